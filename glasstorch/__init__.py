@@ -1,0 +1,30 @@
+"""glasstorch — PyTorch's engine rebuilt in Python, layer for layer.
+
+``import glasstorch as torch`` gives the public surface; the layers live in the sub-packages
+(``_core`` L0, ``_device`` L1, ``_tensor`` L2, ``_ops`` L3, ``tensor`` L5).  See docs/architecture.md.
+"""
+
+from ._core.dtype import (  # noqa: F401
+    bfloat16, bool, can_cast, complex64, complex128, dtype, finfo, float16, float32, float64,
+    get_default_dtype, iinfo, int8, int16, int32, int64, promote_types, set_default_dtype, uint8,
+)
+from ._core.dtype import ALIASES as _ALIASES
+from ._core.device import device  # noqa: F401
+from ._core.shape import Size  # noqa: F401
+from ._tensor.storage import UntypedStorage  # noqa: F401
+from ._tensor.printing import get_printoptions, printoptions, set_printoptions  # noqa: F401
+from .tensor import (  # noqa: F401
+    LEGACY_TYPES as _LEGACY_TYPES, Tensor, channels_last, channels_last_3d, contiguous_format, layout,
+    memory_format, preserve_format, strided,
+)
+from ._functions import *  # noqa: F401,F403
+from ._functions import Generator, default_generator  # noqa: F401
+
+__version__ = "2.13.0+glasstorch"
+
+# torch.float, torch.long, ... and torch.FloatTensor, torch.LongTensor, ...
+globals().update(_ALIASES)
+globals().update(_LEGACY_TYPES)
+cfloat, cdouble = complex64, complex128
+
+del _ALIASES, _LEGACY_TYPES

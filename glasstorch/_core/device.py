@@ -1,0 +1,101 @@
+"""Devices — PyTorch's ``c10/core/Device``: a type (cpu, cuda, meta, emu ...) and an optional index.
+
+Parsing follows PyTorch: ``device('cuda:1')``, ``device('cuda', 1)``, ``device(type='cpu')``, an int means
+the current accelerator with that index.  Invariant: ``device('cpu') == device('cpu')`` and devices
+are hashable; ``str`` gives ``'cuda:1'``, ``repr`` gives ``device(type='cuda', index=1)``.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["device", "DEVICE_TYPES"]
+
+# Types a device string may name. "emu" is the emulated accelerator (PrivateUse1, renamed).
+DEVICE_TYPES = ("cpu", "cuda", "meta", "emu", "mps", "xpu", "hip", "xla", "privateuseone")
+_RE = re.compile(r"^([a-zA-Z_]+)(?::(\d+))?$")
+
+
+class device:
+    """Where a tensor's data lives (``torch.device``).
+
+    Example:
+        >>> device("cuda:1").index
+        1
+    """
+
+    __slots__ = ("type", "index", "_str")
+
+    def __init__(self, type, index=None):  # noqa: A002 - PyTorch's argument name
+        if isinstance(type, device):
+            if index is not None:
+                raise TypeError("device(): unexpected index for a device object")
+            self.type, self.index, self._str = type.type, type.index, type._str
+            return
+        if isinstance(type, int):
+            type, index = "cuda", type
+        if not isinstance(type, str):
+            raise TypeError(f"device() received an invalid combination of arguments - got ({_tname(type)})")
+        m = _RE.match(type)
+        if m is None or m.group(1) not in DEVICE_TYPES:
+            raise RuntimeError(f"Expected one of cpu, cuda, meta, emu, mps, xpu, hip, xla, privateuseone device type "
+                               f"at start of device string: {type}")
+        if m.group(2) is not None:
+            if index is not None:
+                raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: "
+                                   f"{type}")
+            index = int(m.group(2))
+        if index is not None and index < 0:
+            raise RuntimeError(f"Device index must not be negative")
+        self.type = m.group(1)
+        self.index = index
+        self._str = self.type if index is None else f"{self.type}:{index}"
+
+    def __str__(self):
+        return self._str
+
+    def __repr__(self):
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __eq__(self, other):
+        if isinstance(other, device):
+            return self.type == other.type and self.index == other.index
+        if isinstance(other, str):
+            try:
+                return self == device(other)
+            except RuntimeError:
+                return False
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __reduce__(self):
+        return (device, (self.type, self.index))
+
+    def __enter__(self):  # torch.device works as a default-device context manager; here: a no-op scope
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _tname(x):
+    return type(x).__name__
+
+
+CPU = device("cpu")
+META = device("meta")
+
+
+def as_device(d) -> device:
+    """Normalise a device argument (device, str, int or None → cpu)."""
+    if d is None:
+        return CPU
+    if isinstance(d, device):
+        return d
+    if d == "cpu":
+        return CPU
+    return device(d)

@@ -1,0 +1,298 @@
+"""dtypes and type promotion — PyTorch's ``c10/core/ScalarType`` and ``ATen/native/TypeProperties.cpp``.
+
+A :class:`dtype` is an interned singleton (``glasstorch.float32 is glasstorch.float``) that knows its
+numpy storage type.  Promotion follows PyTorch exactly:
+
+* ``promote_types(a, b)`` is the ``promoteTypes`` lattice (note uint8 + int8 -> int16 and
+  float16 + bfloat16 -> float32; an integer never widens a float).
+* ``result_type`` groups operands into three priority classes — tensors with dim > 0, 0-dim tensors,
+  and Python scalars ("wrapped numbers") — promotes inside each class, and lets a lower class change
+  the result only when its *category* (bool < integral < floating < complex) is higher.
+
+Invariant: every dtype has exactly one object; comparisons are by identity.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import ml_dtypes
+import numpy as np
+
+__all__ = [
+    "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+    "float64", "complex64", "complex128", "get_default_dtype", "set_default_dtype", "promote_types",
+    "can_cast", "finfo", "iinfo", "ALL_DTYPES",
+]
+
+# Categories, lowest to highest (PyTorch: bool < integral < floating < complex).
+BOOL_CAT, INT_CAT, FLOAT_CAT, COMPLEX_CAT = 0, 1, 2, 3
+
+
+class dtype:
+    """A tensor element type (``torch.dtype``).
+
+    Example:
+        >>> import glasstorch as torch
+        >>> torch.float32.itemsize, torch.float32.is_floating_point
+        (4, True)
+    """
+
+    __slots__ = ("_name", "_short", "itemsize", "is_floating_point", "is_complex", "is_signed", "np", "_cat",
+                 "_code", "_tensor_type")
+
+    def __init__(self, name, short, np_dtype, cat, code, tensor_type):
+        self._name = name
+        self._short = short  # PyTorch's ScalarType name: Float, Long, BFloat16 ...
+        self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize
+        self._cat = cat
+        self.is_floating_point = cat == FLOAT_CAT
+        self.is_complex = cat == COMPLEX_CAT
+        self.is_signed = name not in ("bool", "uint8")
+        self._code = code  # row/column in the promotion table
+        self._tensor_type = tensor_type  # legacy type name: FloatTensor, LongTensor ...
+
+    def __repr__(self):
+        return f"torch.{self._name}"
+
+    def __reduce__(self):
+        return (_dtype_by_name, (self._name,))
+
+    def to_real(self):
+        """The real counterpart of a complex dtype (complex64 -> float32); identity otherwise."""
+        return {"complex64": float32, "complex128": float64}.get(self._name, self)
+
+    def to_complex(self):
+        """The complex counterpart of a float dtype (float32 -> complex64)."""
+        return {"float16": complex64, "bfloat16": complex64, "float32": complex64,
+                "float64": complex128}.get(self._name, self)
+
+
+def _make(name, short, np_dtype, cat, code, tensor_type):
+    return dtype(name, short, np_dtype, cat, code, tensor_type)
+
+
+# Codes follow the facts sheet's promoteTypes table: u1 i1 i2 i4 i8 f2 f4 f8 c4 c8 b1 bf
+uint8 = _make("uint8", "Byte", np.uint8, INT_CAT, 0, "ByteTensor")
+int8 = _make("int8", "Char", np.int8, INT_CAT, 1, "CharTensor")
+int16 = _make("int16", "Short", np.int16, INT_CAT, 2, "ShortTensor")
+int32 = _make("int32", "Int", np.int32, INT_CAT, 3, "IntTensor")
+int64 = _make("int64", "Long", np.int64, INT_CAT, 4, "LongTensor")
+float16 = _make("float16", "Half", np.float16, FLOAT_CAT, 5, "HalfTensor")
+float32 = _make("float32", "Float", np.float32, FLOAT_CAT, 6, "FloatTensor")
+float64 = _make("float64", "Double", np.float64, FLOAT_CAT, 7, "DoubleTensor")
+complex64 = _make("complex64", "ComplexFloat", np.complex64, COMPLEX_CAT, 8, "ComplexFloatTensor")
+complex128 = _make("complex128", "ComplexDouble", np.complex128, COMPLEX_CAT, 9, "ComplexDoubleTensor")
+bool = _make("bool", "Bool", np.bool_, BOOL_CAT, 10, "BoolTensor")  # noqa: A001 - torch.bool
+bfloat16 = _make("bfloat16", "BFloat16", ml_dtypes.bfloat16, FLOAT_CAT, 11, "BFloat16Tensor")
+
+ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)
+_BY_CODE = sorted(ALL_DTYPES, key=lambda d: d._code)
+
+# PyTorch's aliases: torch.float is float32, torch.long is int64, ...
+ALIASES = {
+    "float": float32, "double": float64, "half": float16, "long": int64, "int": int32, "short": int16,
+    "cfloat": complex64, "cdouble": complex128,
+}
+_BY_NAME = {d._name: d for d in ALL_DTYPES} | ALIASES
+
+
+def _dtype_by_name(name):
+    return _BY_NAME[name]
+
+
+# promoteTypes, indexed by code (row, column). Letters: the facts sheet's short codes.
+_u1, _i1, _i2, _i4, _i8, _f2, _f4, _f8, _c4, _c8, _b1, _bf = _BY_CODE
+_PROMOTE = [
+    # u1   i1   i2   i4   i8   f2   f4   f8   c4   c8   b1   bf
+    [_u1, _i2, _i2, _i4, _i8, _f2, _f4, _f8, _c4, _c8, _u1, _bf],  # u1
+    [_i2, _i1, _i2, _i4, _i8, _f2, _f4, _f8, _c4, _c8, _i1, _bf],  # i1
+    [_i2, _i2, _i2, _i4, _i8, _f2, _f4, _f8, _c4, _c8, _i2, _bf],  # i2
+    [_i4, _i4, _i4, _i4, _i8, _f2, _f4, _f8, _c4, _c8, _i4, _bf],  # i4
+    [_i8, _i8, _i8, _i8, _i8, _f2, _f4, _f8, _c4, _c8, _i8, _bf],  # i8
+    [_f2, _f2, _f2, _f2, _f2, _f2, _f4, _f8, _c4, _c8, _f2, _f4],  # f2
+    [_f4, _f4, _f4, _f4, _f4, _f4, _f4, _f8, _c4, _c8, _f4, _f4],  # f4
+    [_f8, _f8, _f8, _f8, _f8, _f8, _f8, _f8, _c8, _c8, _f8, _f8],  # f8
+    [_c4, _c4, _c4, _c4, _c4, _c4, _c4, _c8, _c4, _c8, _c4, _c4],  # c4
+    [_c8, _c8, _c8, _c8, _c8, _c8, _c8, _c8, _c8, _c8, _c8, _c8],  # c8
+    [_u1, _i1, _i2, _i4, _i8, _f2, _f4, _f8, _c4, _c8, _b1, _bf],  # b1
+    [_bf, _bf, _bf, _bf, _bf, _f4, _f4, _f8, _c4, _c8, _bf, _bf],  # bf
+]
+
+
+def promote_types(type1: dtype, type2: dtype) -> dtype:
+    """The smallest dtype both inputs can be cast to without losing category (``torch.promote_types``).
+
+    Example:
+        >>> promote_types(uint8, int8)
+        torch.int16
+    """
+    return _PROMOTE[type1._code][type2._code]
+
+
+def can_cast(from_: dtype, to: dtype) -> builtins.bool:
+    """Whether casting is allowed under PyTorch's rules for in-place and ``out=`` (``torch.can_cast``).
+
+    Disallowed: complex -> non-complex, floating -> integral, non-bool -> bool.
+    """
+    if from_.is_complex and not to.is_complex:
+        return False
+    if from_.is_floating_point and to._cat < FLOAT_CAT:
+        return False
+    if from_ is not bool and to is bool:
+        return False
+    return True
+
+
+_default_dtype = float32
+
+
+def get_default_dtype() -> dtype:
+    """The dtype of Python floats and of float factories (``torch.get_default_dtype``)."""
+    return _default_dtype
+
+
+def get_default_complex_dtype() -> dtype:
+    return complex128 if _default_dtype is float64 else complex64
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the default floating dtype; only float32, float64, float16 and bfloat16 are allowed."""
+    global _default_dtype
+    if not isinstance(d, dtype):
+        raise TypeError(f"invalid dtype object: only floating-point types are supported as the default type")
+    if d not in (float32, float64, float16, bfloat16):
+        raise TypeError("only floating-point types are supported as the default type")
+    _default_dtype = d
+
+
+def scalar_dtype(value) -> dtype:
+    """The dtype a Python scalar counts as when wrapped (bool, int64, default float, default complex)."""
+    if isinstance(value, builtins.bool):
+        return bool
+    if isinstance(value, int):
+        return int64
+    if isinstance(value, float):
+        return _default_dtype
+    if isinstance(value, complex):
+        return get_default_complex_dtype()
+    raise TypeError(f"expected a Python scalar, got {type(value).__name__}")
+
+
+def combine_categories(higher: dtype | None, lower: dtype | None) -> dtype | None:
+    """Merge a higher-priority group's dtype with a lower one's (PyTorch's ``combine_categories``)."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.is_complex:
+        return higher
+    if higher.is_floating_point and not lower.is_complex:
+        return higher
+    if higher is bool or lower.is_floating_point or lower.is_complex:
+        return promote_types(higher, lower)
+    return higher
+
+
+def result_type_groups(dim_dtype, zero_dtype, wrapped_dtype) -> dtype:
+    """Combine the three priority groups: ``combine(dim, combine(zero, wrapped))``."""
+    out = combine_categories(dim_dtype, combine_categories(zero_dtype, wrapped_dtype))
+    return out if out is not None else _default_dtype
+
+
+def _promote_opt(a, b):
+    return b if a is None else promote_types(a, b)
+
+
+def result_type_of(operands) -> dtype:
+    """``torch.result_type`` over any mix of tensors (objects with ``dtype`` and ``dim()``) and scalars."""
+    dim_dt = zero_dt = wrapped_dt = None
+    for op in operands:
+        if isinstance(op, (builtins.bool, int, float, complex)):
+            wrapped_dt = _promote_opt(wrapped_dt, scalar_dtype(op))
+        elif getattr(op, "_is_wrapped_number", False):
+            wrapped_dt = _promote_opt(wrapped_dt, _wrapped_dtype(op.dtype))
+        elif op.dim() == 0:
+            zero_dt = _promote_opt(zero_dt, op.dtype)
+        else:
+            dim_dt = _promote_opt(dim_dt, op.dtype)
+    return result_type_groups(dim_dt, zero_dt, wrapped_dt)
+
+
+def _wrapped_dtype(d):
+    # A wrapped number counts as its category's default (int64 / default float / default complex).
+    if d.is_complex:
+        return get_default_complex_dtype()
+    if d.is_floating_point:
+        return _default_dtype
+    return d if d is bool else int64
+
+
+class finfo:
+    """Machine limits of a floating dtype (``torch.finfo``).
+
+    Example:
+        >>> finfo(float16).max
+        65504.0
+    """
+
+    __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
+
+    def __init__(self, type: dtype | None = None):  # noqa: A002 - PyTorch's argument name
+        type = _default_dtype if type is None else type
+        if not (type.is_floating_point or type.is_complex):
+            raise TypeError(f"torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
+                            f"'{repr(type).removeprefix('torch.')}'")
+        real = type.to_real()
+        info = ml_dtypes.finfo(real.np) if real is bfloat16 else np.finfo(real.np)
+        self.bits = real.itemsize * 8
+        self.eps = float(info.eps)
+        self.max = float(info.max)
+        self.min = float(info.min)
+        self.tiny = float(info.tiny)
+        self.smallest_normal = self.tiny
+        self.resolution = float(info.resolution)
+        self.dtype = repr(real).removeprefix("torch.")
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.tiny:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """Machine limits of an integral dtype (``torch.iinfo``)."""
+
+    __slots__ = ("bits", "max", "min", "dtype")
+
+    def __init__(self, type: dtype):  # noqa: A002
+        if type.is_floating_point or type.is_complex:
+            raise TypeError(f"torch.iinfo() requires an integer input type. Use torch.finfo to handle "
+                            f"'{repr(type).removeprefix('torch.')}'")
+        if type is bool:
+            self.bits, self.min, self.max = 8, 0, 1
+        else:
+            info = np.iinfo(type.np)
+            self.bits, self.min, self.max = info.bits, int(info.min), int(info.max)
+        self.dtype = repr(type).removeprefix("torch.")
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+
+
+_FROM_NUMPY = {d.np: d for d in ALL_DTYPES}
+
+
+def from_numpy_dtype(np_dtype) -> dtype:
+    """The glasstorch dtype storing numpy's ``np_dtype``; TypeError for types PyTorch cannot hold."""
+    d = _FROM_NUMPY.get(np.dtype(np_dtype))
+    if d is None:
+        raise TypeError(f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype)}. The only supported types "
+                        "are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
+                        "uint64, uint32, uint16, uint8, and bool.")
+    return d
+
+
+def name_of(d: dtype) -> str:
+    """PyTorch's ScalarType name (Float, Long, ...) used in error messages."""
+    return d._short

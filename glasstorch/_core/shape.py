@@ -1,0 +1,262 @@
+"""Shape and stride arithmetic — PyTorch's ``c10/core/Contiguity.h``, ``ATen/TensorUtils.cpp``
+(computeStride), ``ATen/InferSize.h``, ``ATen/ExpandUtils.cpp`` and ``c10/core/WrapDimMinimal.h``.
+
+Pure functions over tuples of ints: no tensors here.  Strides are in elements.  Invariant: these
+rules are PyTorch's exactly, because views, ``reshape`` and output layouts are built on them.
+"""
+
+from __future__ import annotations
+
+import operator
+from functools import reduce
+
+__all__ = [
+    "Size", "contiguous_strides", "is_contiguous", "is_non_overlapping_and_dense", "compute_stride",
+    "infer_size", "wrap_dim", "broadcast_shapes", "prod",
+]
+
+
+class Size(tuple):
+    """A tensor's shape (``torch.Size``): a tuple of ints that prints as ``torch.Size([2, 3])``."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"torch.Size([{', '.join(str(s) for s in self)}])"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        return prod(self)
+
+    def __getitem__(self, item):
+        out = tuple.__getitem__(self, item)
+        return Size(out) if isinstance(item, slice) else out
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, n):
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
+def prod(xs) -> int:
+    return reduce(operator.mul, xs, 1)
+
+
+def contiguous_strides(sizes) -> tuple:
+    """Row-major strides; a size-0 dim counts as 1 so strides stay positive (PyTorch's rule)."""
+    strides = [1] * len(sizes)
+    acc = 1
+    for d in range(len(sizes) - 1, -1, -1):
+        strides[d] = acc
+        acc *= max(sizes[d], 1)
+    return tuple(strides)
+
+
+def is_contiguous(sizes, strides) -> bool:
+    """Row-major contiguity, ignoring size-1 dims; an empty tensor is contiguous."""
+    expected = 1
+    for d in range(len(sizes) - 1, -1, -1):
+        s = sizes[d]
+        if s == 0:
+            return True
+        if s != 1:
+            if strides[d] != expected:
+                # keep scanning: a later zero-size dim still makes the tensor contiguous
+                return 0 in sizes
+            expected *= s
+    return True
+
+
+def is_non_overlapping_and_dense(sizes, strides) -> bool:
+    """True when some permutation of the dims is contiguous (PyTorch's definition)."""
+    n = len(sizes)
+    if n == 1:
+        return sizes[0] < 2 or strides[0] == 1
+    order = sorted(range(n), key=lambda d: (sizes[d] < 2, strides[d]))
+    expected = 1
+    for d in order:
+        if sizes[d] < 2:
+            return True
+        if strides[d] != expected:
+            return False
+        expected *= sizes[d]
+    return True
+
+
+def channels_last_strides(sizes) -> tuple:
+    """NHWC strides for NCHW sizes (``torch.channels_last``)."""
+    N, C, H, W = (max(s, 1) for s in sizes)
+    return (H * W * C, 1, W * C, C)
+
+
+def is_channels_last_contiguous(sizes, strides) -> bool:
+    if len(sizes) != 4:
+        return False
+    expected = 1
+    for d in (1, 3, 2, 0):
+        s = sizes[d]
+        if s == 0:
+            return True
+        if s != 1:
+            if strides[d] != expected:
+                return False
+            expected *= s
+    return True
+
+
+def is_channels_last_strides_2d(sizes, strides) -> bool:
+    """The heuristic PyTorch uses to *guess* a channels-last layout (``preserve_format``)."""
+    if len(sizes) != 4 or strides[1] == 0:
+        return False
+    min_stride = 0
+    for d in (1, 3, 2, 0):
+        if sizes[d] == 0:
+            return False
+        if strides[d] < min_stride:
+            return False
+        # N111 or N stride == C stride: ambiguous, PyTorch keeps NCHW
+        if d == 0 and min_stride == strides[1]:
+            return False
+        min_stride = strides[d]
+        if sizes[d] > 1:
+            min_stride *= sizes[d]
+    return True
+
+
+def compute_stride(oldshape, oldstride, newshape):
+    """Strides that let ``newshape`` view memory laid out as (oldshape, oldstride), or None.
+
+    PyTorch's ``computeStride``: the old dims split into chunks of memory-contiguous dims; each chunk
+    must be matched exactly by a run of new dims with the same element count.
+    """
+    numel = prod(oldshape)
+    if numel == 0:
+        if tuple(oldshape) == tuple(newshape):
+            return tuple(oldstride)
+        return contiguous_strides(newshape)
+    newstride = [0] * len(newshape)
+    view_d = len(newshape) - 1
+    chunk_base_stride = oldstride[-1] if oldstride else 1
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(oldshape) - 1, -1, -1):
+        tensor_numel *= oldshape[tensor_d]
+        if tensor_d == 0 or (oldshape[tensor_d - 1] != 1 and
+                             oldstride[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or newshape[view_d] == 1):
+                newstride[view_d] = view_numel * chunk_base_stride
+                view_numel *= newshape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = oldstride[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(newstride)
+
+
+def infer_size(shape, numel) -> tuple:
+    """Resolve one ``-1`` in ``shape`` against ``numel`` (PyTorch's ``infer_size``), with its errors."""
+    newsize = 1
+    infer_dim = None
+    for d, s in enumerate(shape):
+        if s == -1:
+            if infer_dim is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer_dim = d
+        elif s >= 0:
+            newsize *= s
+        else:
+            raise RuntimeError(f"invalid shape dimension {s} at index {d} of shape {_fmt(shape)}")
+    if numel == newsize or (infer_dim is not None and newsize > 0 and numel % newsize == 0):
+        if infer_dim is None:
+            return tuple(shape)
+        if newsize == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {_fmt(shape)} because the "
+                               "unspecified dimension size -1 can be any value and is ambiguous")
+        out = list(shape)
+        out[infer_dim] = numel // newsize
+        return tuple(out)
+    if infer_dim is not None and newsize == 0:
+        raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {_fmt(shape)} because the "
+                           "unspecified dimension size -1 can be any value and is ambiguous")
+    raise RuntimeError(f"shape '{_fmt(shape)}' is invalid for input of size {numel}")
+
+
+def _fmt(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def wrap_dim(dim, ndim, wrap_scalar=True) -> int:
+    """Wrap a possibly negative ``dim`` into ``[0, ndim)``; a 0-dim tensor accepts -1 and 0."""
+    if ndim <= 0:
+        if not wrap_scalar:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        ndim = 1
+    if dim < -ndim or dim >= ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
+    return dim + ndim if dim < 0 else dim
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    """Right-aligned broadcast of shapes with PyTorch's error text."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for shape in shapes:
+        off = ndim - len(shape)
+        for i, s in enumerate(shape):
+            d = off + i
+            cur = out[d]
+            if cur == s or s == 1:
+                continue
+            if cur == 1:
+                out[d] = s
+            else:
+                raise RuntimeError(f"The size of tensor a ({cur}) must match the size of tensor b ({s}) at "
+                                   f"non-singleton dimension {d}")
+    return tuple(out)
+
+
+def expand_strides(sizes, strides, target):
+    """Sizes and strides of ``expand(target)``; raises PyTorch's expand errors."""
+    if len(target) < len(sizes):
+        raise RuntimeError(f"expand: the number of sizes provided ({len(target)}) must be greater or equal to the "
+                           f"number of dimensions in the tensor ({len(sizes)})")
+    ndim = len(target)
+    off = ndim - len(sizes)
+    new_sizes = [0] * ndim
+    new_strides = [0] * ndim
+    for d in range(ndim - 1, -1, -1):
+        t = target[d]
+        if d < off:
+            if t < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({t}) isn't allowed in a leading, "
+                                   "non-existing dimension " + str(d))
+            new_sizes[d], new_strides[d] = t, (0 if t != 1 else new_sizes[d + 1] * new_strides[d + 1]
+                                               if d + 1 < ndim else 0)
+            continue
+        s, st = sizes[d - off], strides[d - off]
+        if t == -1:
+            t = s
+        if s == t:
+            new_sizes[d], new_strides[d] = s, st
+        elif s == 1:
+            new_sizes[d], new_strides[d] = t, 0
+        else:
+            raise RuntimeError(f"The expanded size of the tensor ({t}) must match the existing size ({s}) at "
+                               f"non-singleton dimension {d}.  Target sizes: {_fmt(target)}.  Tensor sizes: "
+                               f"{_fmt(sizes)}")
+    return tuple(new_sizes), tuple(new_strides)

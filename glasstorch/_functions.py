@@ -1,0 +1,464 @@
+"""Public ``glasstorch.*`` functions for tensor creation, random draws and views.
+
+PyTorch counterpart: the ``torch.*`` factory and shape functions (``torch/_C/_VariableFunctions``).
+Each parses Python arguments the way PyTorch's argument parser does (varargs sizes or one sequence,
+keyword-only ``dtype``/``device``/``requires_grad``/``generator``), then calls the impl-level factory
+or view.  Invariant: defaults (dtype inference, the default dtype) are PyTorch's.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+import warnings
+
+import numpy as np
+
+from ._core import dtype as _dt
+from ._core import shape as _shape
+from ._core.device import as_device
+from ._device.generator import Generator, default_generator
+from ._ops import factories as _fac
+from ._ops.kernels.cpu import random as _rand
+from ._tensor.impl import empty_strided_impl
+from .tensor import Tensor, _finish, _strides_for, parse_size, preserve_format, wrap
+
+__all__ = [
+    "tensor", "as_tensor", "from_numpy", "asarray", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
+    "empty_like", "full_like", "empty_strided", "arange", "range", "linspace", "logspace", "eye", "rand", "randn",
+    "randint", "randperm", "normal", "bernoulli", "rand_like", "randn_like", "randint_like", "manual_seed", "seed",
+    "initial_seed", "get_rng_state", "set_rng_state", "is_tensor", "is_storage", "numel", "is_floating_point",
+    "is_complex", "result_type", "transpose", "swapaxes", "swapdims", "t", "permute", "reshape", "squeeze",
+    "unsqueeze", "flatten", "unflatten", "movedim", "moveaxis", "narrow", "select", "split", "chunk", "unbind",
+    "tensor_split", "broadcast_to", "broadcast_shapes", "diagonal", "as_strided", "detach", "clone", "t",
+    "default_generator", "Generator",
+]
+
+
+def _dtype_or_default(dtype):
+    return _dt.get_default_dtype() if dtype is None else dtype
+
+
+def _sizes(args, kwargs, fname):
+    if "size" in kwargs:
+        if args:
+            raise TypeError(f"{fname}() got multiple values for argument 'size'")
+        args = (kwargs.pop("size"),)
+    return parse_size(args, fname)
+
+
+def _new(impl, requires_grad):
+    return _finish(impl, requires_grad)
+
+
+# -- from data -------------------------------------------------------------------------------------------
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+    """A new tensor holding a copy of ``data`` (PyTorch's dtype inference).
+
+    Example:
+        >>> tensor([1, 2.5]).dtype
+        torch.float32
+    """
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() or "
+                      "sourceTensor.clone().detach().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
+    return _new(_fac.tensor_impl(data, dtype, as_device(device)), requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """Share ``data``'s memory when it is a tensor or numpy array of the right dtype; copy otherwise."""
+    if isinstance(data, Tensor):
+        if dtype is None and device is None:
+            return data
+        return data.to(dtype=dtype, device=device)
+    if isinstance(data, np.ndarray) and (device is None or as_device(device).type == "cpu"):
+        out = from_numpy(data)
+        return out if dtype is None or dtype is out.dtype else out.to(dtype)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> Tensor:
+    if copy:
+        out = tensor(obj, dtype=dtype, device=device)
+    else:
+        out = as_tensor(obj, dtype=dtype, device=device)
+    return out.requires_grad_(requires_grad) if requires_grad else out
+
+
+def from_numpy(ndarray) -> Tensor:
+    """A tensor sharing memory with ``ndarray`` (writes in either are seen by both)."""
+    return wrap(_fac.numpy_impl(ndarray))
+
+
+# -- filled factories --------------------------------------------------------------------------------------
+
+def _filled(fname, value, args, kwargs):
+    dtype = kwargs.pop("dtype", None)
+    device = as_device(kwargs.pop("device", None))
+    requires_grad = kwargs.pop("requires_grad", False)
+    kwargs.pop("layout", None), kwargs.pop("pin_memory", None), kwargs.pop("memory_format", None)
+    kwargs.pop("out", None)
+    sizes = _sizes(args, kwargs, fname)
+    if kwargs:
+        raise TypeError(f"{fname}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    dtype = _dtype_or_default(dtype)
+    if value is None:
+        return _new(_fac.empty_impl(sizes, dtype, device), requires_grad)
+    return _new(_fac.full_impl(sizes, value, dtype, device), requires_grad)
+
+
+def zeros(*size, **kwargs) -> Tensor:
+    """A tensor of zeros; ``zeros(2, 3)`` or ``zeros((2, 3))``."""
+    return _filled("zeros", 0, size, kwargs)
+
+
+def ones(*size, **kwargs) -> Tensor:
+    return _filled("ones", 1, size, kwargs)
+
+
+def empty(*size, **kwargs) -> Tensor:
+    """Uninitialised memory of the given shape."""
+    return _filled("empty", None, size, kwargs)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False,
+         out=None) -> Tensor:
+    """A tensor filled with ``fill_value``; its dtype is inferred from the value when not given."""
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    if dtype is None:
+        dtype = _dt.scalar_dtype(fill_value) if isinstance(fill_value, (bool, int, float, complex)) else \
+            _fac.infer_dtype(fill_value)
+    sizes = parse_size((size,), "full")
+    return _new(_fac.full_impl(sizes, fill_value, dtype, as_device(device)), requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
+    return _new(empty_strided_impl(tuple(size), tuple(stride), _dtype_or_default(dtype), as_device(device)),
+                requires_grad)
+
+
+def _like(fname, value, input, dtype, device, requires_grad, memory_format):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fname}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    impl = input._impl
+    dtype = impl.dtype if dtype is None else dtype
+    dev = impl.device if device is None else as_device(device)
+    out = empty_strided_impl(impl.sizes, _strides_for(impl, memory_format), dtype, dev)
+    if value is not None:
+        _fac.check_fits(value, dtype)
+        _fac._copy.fill_(out, value)
+    return _new(out, requires_grad)
+
+
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=preserve_format, **_):
+    return _like("zeros_like", 0, input, dtype, device, requires_grad, memory_format)
+
+
+def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=preserve_format, **_):
+    return _like("ones_like", 1, input, dtype, device, requires_grad, memory_format)
+
+
+def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=preserve_format, **_):
+    return _like("empty_like", None, input, dtype, device, requires_grad, memory_format)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=preserve_format,
+              **_):
+    return _like("full_like", fill_value, input, dtype, device, requires_grad, memory_format)
+
+
+# -- ranges ----------------------------------------------------------------------------------------------
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
+    """Values from ``start`` up to (not including) ``end``; length ``ceil((end - start) / step)``.
+
+    The dtype is int64 when start, end and step are all integers, else the default float dtype.
+    """
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if dtype is None:
+        is_int = all(isinstance(v, (int, np.integer)) for v in vals)
+        dtype = _dt.int64 if is_int else _dt.get_default_dtype()
+    return _new(_fac.arange_impl(*vals, dtype, as_device(device)), requires_grad)
+
+
+def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:  # noqa: A001
+    """Deprecated inclusive range (``torch.range``): ``end`` is included; default float dtype."""
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                  "[start, end).", UserWarning, stacklevel=2)
+    if end is None:
+        start, end = 0, start
+    dtype = _dtype_or_default(dtype)
+    n = builtins.int(math.floor((end - start) / step)) + 1
+    out = _fac.empty_impl((max(n, 0),), dtype, as_device(device))
+    if out.storage._data is not None:
+        np.copyto(out.as_numpy(), start + step * np.arange(max(n, 0), dtype=np.float64), casting="unsafe")
+    return _new(out, requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    steps = operator.index(steps)
+    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    if dtype is None:
+        dtype = _dt.get_default_complex_dtype() if isinstance(start, complex) or isinstance(end, complex) else \
+            _dt.get_default_dtype()
+    return _new(_fac.linspace_impl(start, end, steps, dtype, as_device(device)), requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
+    """``base ** linspace(start, end, steps)``."""
+    dtype = _dtype_or_default(dtype)
+    lin = _fac.linspace_impl(start, end, operator.index(steps), _dt.float64, as_device(device))
+    out = _fac.empty_impl(lin.sizes, dtype, lin.device)
+    if out.storage._data is not None:
+        with np.errstate(over="ignore"):
+            np.copyto(out.as_numpy(), np.power(float(base), lin.as_numpy()), casting="unsafe")
+    return _new(out, requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
+    """The ``n x m`` identity matrix."""
+    return _new(_fac.eye_impl(n, n if m is None else m, _dtype_or_default(dtype), as_device(device)), requires_grad)
+
+
+# -- random ----------------------------------------------------------------------------------------------
+
+def _gen(generator):
+    return default_generator if generator is None else generator
+
+
+def _random_factory(fname, kernel, params, size, kwargs, dtype_default=None):
+    generator = kwargs.pop("generator", None)
+    dtype = kwargs.pop("dtype", None)
+    device = as_device(kwargs.pop("device", None))
+    requires_grad = kwargs.pop("requires_grad", False)
+    kwargs.pop("layout", None), kwargs.pop("pin_memory", None), kwargs.pop("out", None)
+    sizes = _sizes(size, kwargs, fname)
+    dtype = dtype or dtype_default or _dt.get_default_dtype()
+    out = _fac.empty_impl(sizes, dtype, device)
+    kernel(out, *params, _gen(generator))
+    return _new(out, requires_grad)
+
+
+def rand(*size, **kwargs) -> Tensor:
+    """Uniform samples in [0, 1)."""
+    return _random_factory("rand", _rand.uniform_, (0.0, 1.0), size, kwargs)
+
+
+def randn(*size, **kwargs) -> Tensor:
+    """Standard normal samples."""
+    return _random_factory("randn", _rand.normal_, (0.0, 1.0), size, kwargs)
+
+
+def randint(*args, size=None, **kwargs) -> Tensor:
+    """Integers uniform in ``[low, high)``: ``randint(high, size)`` or ``randint(low, high, size)``."""
+    if size is None:
+        *bounds, size = args
+    else:
+        bounds = list(args)
+    low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
+    return _random_factory("randint", _rand.random_, (builtins.int(low), builtins.int(high)), (size,), kwargs,
+                           _dt.int64)
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
+    """A random permutation of ``0 .. n-1``."""
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    out = _fac.empty_impl((n,), dtype or _dt.int64, as_device(device))
+    perm = _rand.randperm(n, _gen(generator))
+    if out.storage._data is not None:
+        np.copyto(out.as_numpy(), perm, casting="unsafe")
+    return _new(out, requires_grad)
+
+
+def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=preserve_format, generator=None):
+    out = empty_like(input, dtype=dtype, device=device, memory_format=memory_format)
+    return out.uniform_(generator=generator).requires_grad_(requires_grad)
+
+
+def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=preserve_format, generator=None):
+    out = empty_like(input, dtype=dtype, device=device, memory_format=memory_format)
+    return out.normal_(generator=generator).requires_grad_(requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False,
+                 memory_format=preserve_format, generator=None):
+    if high is None:
+        low, high = 0, low
+    out = empty_like(input, dtype=dtype, device=device, memory_format=memory_format)
+    return out.random_(low, high, generator=generator)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False,
+           out=None) -> Tensor:
+    """Normal samples: scalar mean/std with ``size``, or elementwise from tensor ``mean``/``std``."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        m = mean._impl.as_numpy() if isinstance(mean, Tensor) else mean
+        s = std._impl.as_numpy() if isinstance(std, Tensor) else std
+        if np.any(np.asarray(s) < 0):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+        like = mean if isinstance(mean, Tensor) else std
+        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+        res = zeros(shape, dtype=like.dtype, device=like.device).normal_(generator=generator)
+        np.copyto(res._impl.as_numpy(), res._impl.as_numpy() * s + m, casting="unsafe")
+        return res
+    if size is None:
+        raise TypeError("normal() missing required argument 'size' when mean and std are numbers")
+    res = empty(parse_size((size,), "normal"), dtype=dtype, device=device)
+    return res.normal_(mean, std, generator=generator).requires_grad_(requires_grad)
+
+
+def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
+    """0/1 samples with probabilities ``input`` (or a scalar ``p``), in ``input``'s dtype."""
+    res = empty_like(input)
+    return res.bernoulli_(input if p is None else p, generator=generator)
+
+
+def manual_seed(seed) -> Generator:
+    """Seed the default generator; returns it."""
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def get_rng_state() -> Tensor:
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state) -> None:
+    default_generator.set_state(new_state)
+
+
+# -- predicates and promotion ---------------------------------------------------------------------------
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def is_storage(obj) -> bool:
+    return type(obj).__name__ in ("UntypedStorage", "TypedStorage")
+
+
+def numel(input) -> int:
+    return input.numel()
+
+
+def is_floating_point(input) -> bool:
+    return input.is_floating_point()
+
+
+def is_complex(input) -> bool:
+    return input.is_complex()
+
+
+def result_type(tensor1, tensor2) -> _dt.dtype:
+    """The dtype an elementwise op on these operands computes in (``torch.result_type``)."""
+    return _dt.result_type_of((tensor1, tensor2))
+
+
+# -- functional views ------------------------------------------------------------------------------------
+
+def transpose(input, dim0, dim1):
+    return input.transpose(dim0, dim1)
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input):
+    return input.t()
+
+
+def permute(input, dims):
+    return input.permute(dims)
+
+
+def reshape(input, shape):
+    return input.reshape(shape)
+
+
+def squeeze(input, dim=None):
+    return input.squeeze(dim)
+
+
+def unsqueeze(input, dim):
+    return input.unsqueeze(dim)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    return input.flatten(start_dim, end_dim)
+
+
+def unflatten(input, dim, sizes):
+    return input.unflatten(dim, sizes)
+
+
+def movedim(input, source, destination):
+    return input.movedim(source, destination)
+
+
+moveaxis = movedim
+
+
+def narrow(input, dim, start, length):
+    return input.narrow(dim, start, length)
+
+
+def select(input, dim, index):
+    return input.select(dim, index)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    return tensor.split(split_size_or_sections, dim)
+
+
+def chunk(input, chunks, dim=0):
+    return input.chunk(chunks, dim)
+
+
+def unbind(input, dim=0):
+    return input.unbind(dim)
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    return input.tensor_split(indices_or_sections, dim)
+
+
+def broadcast_to(input, size):
+    return input.broadcast_to(size)
+
+
+def broadcast_shapes(*shapes):
+    """The shape all ``shapes`` broadcast to, with PyTorch's error text."""
+    norm = [(s,) if isinstance(s, builtins.int) else tuple(s) for s in shapes]
+    return _shape.Size(_shape.broadcast_shapes(*norm))
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    return input.diagonal(offset, dim1, dim2)
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    return input.as_strided(size, stride, storage_offset)
+
+
+def detach(input):
+    return input.detach()
+
+
+def clone(input, *, memory_format=preserve_format):
+    return input.clone(memory_format=memory_format)

@@ -1,0 +1,1 @@
+"""L3 — operators ("ATen"): kernels over TensorImpls, factories, and (next) the dispatcher and codegen."""

@@ -1,0 +1,1 @@
+"""Kernels per backend: ``kernels/<backend>/<family>.py``."""

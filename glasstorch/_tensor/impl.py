@@ -1,0 +1,186 @@
+"""TensorImpl — PyTorch's ``c10/core/TensorImpl.h``: a description of how to read a Storage.
+
+A TensorImpl is (storage, sizes, strides, storage_offset, dtype, device) plus a version counter and
+the autograd metadata.  Element ``i`` of dim ``d`` lives at byte
+``(offset + sum_d(index_d * stride_d)) * itemsize`` of the storage.  Views are new TensorImpls over the
+same Storage and the same VersionCounter; they never copy.
+
+Kernels work on TensorImpls; the public ``glasstorch.Tensor`` is a thin facade over one.
+
+Invariants:
+- ``sizes``/``strides`` are tuples of equal length; strides are in elements and never negative;
+- every element the geometry can reach lies inside the storage;
+- views share ``version``; ``x.data`` and new tensors get a fresh one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core import shape as _shape
+from .._core.device import CPU
+from .storage import UntypedStorage
+
+__all__ = ["TensorImpl", "VersionCounter", "AutogradMeta", "empty_impl", "empty_strided_impl"]
+
+
+class VersionCounter:
+    """A shared box with the number of in-place writes to a storage region (``VariableVersion``)."""
+
+    __slots__ = ("version",)
+
+    def __init__(self, version=0):
+        self.version = version
+
+    def bump(self):
+        self.version += 1
+
+
+class AutogradMeta:
+    """What autograd keeps on a tensor (``AutogradMeta``); absent (None) when nothing is recorded."""
+
+    __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad", "hooks", "post_acc_grad_hooks",
+                 "grad_accumulator", "name", "creation_meta", "version_at_grad_fn")
+
+    def __init__(self, requires_grad=False):
+        self.requires_grad = requires_grad
+        self.grad = None
+        self.grad_fn = None
+        self.output_nr = 0
+        self.retains_grad = False
+        self.hooks = None
+        self.post_acc_grad_hooks = None
+        self.grad_accumulator = None
+        self.name = None
+        self.creation_meta = None
+        self.version_at_grad_fn = None
+
+
+class TensorImpl:
+    """The internal tensor: geometry over a Storage (``TensorImpl``)."""
+
+    __slots__ = ("storage", "sizes", "strides", "offset", "dtype", "device", "version", "autograd", "base",
+                 "is_wrapped_number", "allow_metadata_change", "_np", "_np_key", "_contig", "__weakref__")
+
+    def __init__(self, storage: UntypedStorage, sizes: tuple, strides: tuple, offset: int, dtype, device,
+                 version: VersionCounter | None = None):
+        self.storage = storage
+        self.sizes = sizes
+        self.strides = strides
+        self.offset = offset
+        self.dtype = dtype
+        self.device = device
+        self.version = VersionCounter() if version is None else version
+        self.autograd = None
+        self.base = None  # the root base *Tensor* of a differentiable view
+        self.is_wrapped_number = False
+        self.allow_metadata_change = True
+        self._np = None
+        self._np_key = None
+        self._contig = None
+
+    # -- geometry -------------------------------------------------------------------------------
+    @property
+    def ndim(self) -> int:
+        return len(self.sizes)
+
+    def numel(self) -> int:
+        n = 1
+        for s in self.sizes:
+            n *= s
+        return n
+
+    def is_contiguous(self) -> bool:
+        c = self._contig
+        if c is None:
+            c = self._contig = _shape.is_contiguous(self.sizes, self.strides)
+        return c
+
+    def set_geometry(self, sizes, strides, offset):
+        """Restride in place (``set_sizes_and_strides``); invalidates cached views of the data."""
+        self.sizes, self.strides, self.offset = sizes, strides, offset
+        self._np = None
+        self._contig = None
+
+    @property
+    def is_meta(self) -> bool:
+        return self.device.type == "meta"
+
+    # -- data -----------------------------------------------------------------------------------
+    def as_numpy(self) -> np.ndarray:
+        """A numpy view of exactly this tensor's elements (no copy); cached until the storage moves.
+
+        Raises on ``meta``, which has no data.
+        """
+        data = self.storage._data
+        arr = self._np
+        if arr is not None and self._np_key is data:
+            return arr
+        if data is None:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        isz = self.dtype.itemsize
+        arr = np.ndarray(self.sizes, self.dtype.np, data, self.offset * isz, tuple(s * isz for s in self.strides))
+        self._np = arr
+        self._np_key = data
+        return arr
+
+    def data_ptr(self) -> int:
+        if self.storage._data is None:
+            return 0
+        return self.storage._ptr + self.offset * self.dtype.itemsize
+
+    def view_impl(self, sizes, strides, offset) -> TensorImpl:
+        """A new TensorImpl over the same storage and version counter (the core of every view)."""
+        out = TensorImpl(self.storage, sizes, strides, offset, self.dtype, self.device, self.version)
+        return out
+
+    def __repr__(self):
+        return (f"TensorImpl(sizes={self.sizes}, strides={self.strides}, offset={self.offset}, dtype={self.dtype}, "
+                f"device={self.device})")
+
+
+def storage_nbytes_for(sizes, strides, offset, itemsize) -> int:
+    """Bytes a storage needs so that every element of this geometry is inside it."""
+    if any(s == 0 for s in sizes):
+        return offset * itemsize if offset else 0
+    extent = 1 + sum((s - 1) * st for s, st in zip(sizes, strides))
+    return (offset + extent) * itemsize
+
+
+def empty_strided_impl(sizes, strides, dtype, device=CPU) -> TensorImpl:
+    """Fresh uninitialised storage with exactly this geometry (``empty_strided``)."""
+    nbytes = storage_nbytes_for(sizes, strides, 0, dtype.itemsize)
+    storage = UntypedStorage(nbytes, device=device)
+    return TensorImpl(storage, tuple(sizes), tuple(strides), 0, dtype, device)
+
+
+def empty_impl(sizes, dtype, device=CPU) -> TensorImpl:
+    """Fresh uninitialised contiguous storage (``empty``)."""
+    sizes = tuple(sizes)
+    for s in sizes:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"[{', '.join(str(x) for x in sizes)}]")
+    return empty_strided_impl(sizes, _shape.contiguous_strides(sizes), dtype, device)
+
+
+def from_numpy_impl(arr: np.ndarray, dtype, device=CPU) -> TensorImpl:
+    """A TensorImpl sharing ``arr``'s memory (``from_numpy``); strides must be non-negative multiples."""
+    isz = arr.itemsize
+    if any(s < 0 for s in arr.strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
+                         "strides are not currently supported. (You can probably work around this by making a "
+                         "copy of your array  with array.copy().) ")
+    if any(s % isz for s in arr.strides):
+        raise ValueError("given numpy array strides not a multiple of the element byte size. Copy the numpy "
+                         "array to reallocate the memory.")
+    strides = tuple(s // isz for s in arr.strides)
+    sizes = tuple(arr.shape)
+    nbytes = storage_nbytes_for(sizes, strides, 0, isz)
+    if nbytes:
+        flat = np.lib.stride_tricks.as_strided(arr, shape=(nbytes // isz,), strides=(isz,))
+        data = flat.view(np.uint8)
+    else:
+        data = np.empty(0, np.uint8)
+    storage = UntypedStorage._wrap(data, nbytes, device)
+    return TensorImpl(storage, sizes, strides, 0, dtype, device)

@@ -1,0 +1,902 @@
+"""The public Tensor — PyTorch's ``torch/_tensor.py`` over ``torch/csrc/autograd/python_variable.cpp``.
+
+``Tensor`` is a thin facade over one TensorImpl (``self._impl``): it parses Python arguments, calls the
+impl-level operation and wraps the resulting impl.  Views made here record their root base in
+``impl.base`` so ``v._base`` answers as PyTorch does.
+
+Invariant: a Tensor never owns data itself; identity (``is``, hooks, ``id``) lives on the facade,
+everything about memory lives on the impl.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+import warnings
+
+import numpy as np
+
+from ._core import dtype as _dt
+from ._core import shape as _shape
+from ._core.device import as_device, device
+from ._core.shape import Size
+from ._device.generator import Generator, default_generator
+from ._ops import factories as _fac
+from ._ops.kernels.cpu import copy as _copy
+from ._ops.kernels.cpu import random as _rand
+from ._tensor import views as _views
+from ._tensor.impl import AutogradMeta, TensorImpl, empty_strided_impl
+
+__all__ = ["Tensor", "wrap", "memory_format", "contiguous_format", "channels_last", "channels_last_3d",
+           "preserve_format", "layout", "strided"]
+
+
+class memory_format:
+    """A memory layout tag (``torch.memory_format``)."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"torch.{self._name}"
+
+    def __reduce__(self):
+        return self._name
+
+
+contiguous_format = memory_format("contiguous_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+preserve_format = memory_format("preserve_format")
+
+
+class layout:
+    __slots__ = ("_name",)
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"torch.{self._name}"
+
+
+strided = layout("strided")
+
+
+def wrap(impl: TensorImpl, cls=None) -> Tensor:
+    """The public Tensor for an impl (the only place that makes facades for fresh results)."""
+    t = object.__new__(Tensor if cls is None else cls)
+    t._impl = impl
+    return t
+
+
+def _view_of(src: Tensor, impl: TensorImpl) -> Tensor:
+    """Wrap a view impl, recording the root base as PyTorch's ``_base`` does."""
+    base = src._impl.base
+    impl.base = src if base is None else base
+    return wrap(impl)
+
+
+def _as_int(x, what="size"):
+    try:
+        return operator.index(x)
+    except TypeError:
+        raise TypeError(f"{what} must be tuple of ints, not {type(x).__name__}") from None
+
+
+def parse_size(args, fname="view", argname="size") -> tuple:
+    """Varargs sizes ``f(2, 3)`` or one sequence ``f((2, 3))``, as PyTorch's IntArrayRef parsing."""
+    if len(args) == 1 and not isinstance(args[0], (int, np.integer)) and not _is_int_tensor(args[0]):
+        seq = args[0]
+        if isinstance(seq, (tuple, list, Size)):
+            return tuple(_size_item(x, fname, argname) for x in seq)
+        raise TypeError(f"{fname}(): argument '{argname}' (position 1) must be tuple of ints, not "
+                        f"{type(seq).__name__}")
+    return tuple(_size_item(x, fname, argname) for x in args)
+
+
+def _size_item(x, fname, argname):
+    if isinstance(x, bool) or isinstance(x, float):
+        raise TypeError(f"{fname}(): argument '{argname}' (position 1) must be tuple of ints, but found element "
+                        f"of type {type(x).__name__} at pos 0")
+    if isinstance(x, Tensor):
+        return x.__index__()
+    return operator.index(x)
+
+
+def _is_int_tensor(x):
+    return isinstance(x, Tensor) and x._impl.numel() == 1 and x._impl.dtype._cat <= _dt.INT_CAT
+
+
+class _TensorMeta(type):
+    """Lets ``isinstance(t, torch.FloatTensor)`` test the dtype, as PyTorch's legacy types do."""
+
+    def __instancecheck__(cls, obj):
+        want = cls.__dict__.get("_legacy_dtype")
+        if want is None:
+            return type.__instancecheck__(cls, obj)
+        return isinstance(obj, Tensor) and obj._impl.dtype is want and obj._impl.device.type == "cpu"
+
+
+class Tensor(metaclass=_TensorMeta):
+    """A multi-dimensional array over a Storage (``torch.Tensor``).
+
+    Example:
+        >>> import glasstorch as torch
+        >>> x = torch.arange(6).view(2, 3)
+        >>> x.t().stride()
+        (1, 3)
+    """
+
+    __slots__ = ("_impl", "__dict__", "__weakref__")
+    __hash__ = object.__hash__
+    _legacy_dtype = None
+
+    # -- legacy constructor: torch.Tensor(2, 3), torch.Tensor([1, 2]) ---------------------------------
+    def __new__(cls, *args, **kwargs):
+        legacy = cls.__dict__.get("_legacy_dtype")
+        dtype = legacy or _dt.get_default_dtype()
+        out_cls = Tensor if legacy is not None else cls
+        dev = as_device(kwargs.pop("device", None))
+        if kwargs:
+            raise TypeError(f"new() received an invalid combination of arguments - got {tuple(kwargs)}")
+        if not args:
+            impl = _fac.empty_impl((0,), dtype, dev)
+        elif len(args) == 1 and isinstance(args[0], Tensor):
+            if legacy is not None and args[0].dtype is not dtype:
+                raise TypeError(f"expected {_dt.name_of(dtype)} (got {_dt.name_of(args[0].dtype)})")
+            return args[0] if out_cls is Tensor else wrap(args[0]._impl, out_cls)
+        elif len(args) == 1 and not isinstance(args[0], (int, np.integer)) and not isinstance(args[0], Size):
+            impl = _fac.tensor_impl(args[0], dtype, dev)
+        else:
+            impl = _fac.empty_impl(parse_size(args, "new"), dtype, dev)
+        return wrap(impl, out_cls)
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    # -- metadata -----------------------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._impl.sizes)
+
+    def size(self, dim=None):
+        sizes = self._impl.sizes
+        if dim is None:
+            return Size(sizes)
+        return sizes[_shape.wrap_dim(dim, len(sizes), False)]
+
+    def stride(self, dim=None):
+        strides = self._impl.strides
+        if dim is None:
+            return strides
+        return strides[_shape.wrap_dim(dim, len(strides), False)]
+
+    def storage_offset(self) -> int:
+        return self._impl.offset
+
+    @property
+    def dtype(self):
+        return self._impl.dtype
+
+    @property
+    def device(self) -> device:
+        return self._impl.device
+
+    @property
+    def layout(self):
+        return strided
+
+    def dim(self) -> int:
+        return len(self._impl.sizes)
+
+    ndimension = dim
+
+    @property
+    def ndim(self) -> int:
+        return len(self._impl.sizes)
+
+    def numel(self) -> int:
+        return self._impl.numel()
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._impl.dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._impl.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._impl.numel() * self._impl.dtype.itemsize
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._impl.device.type == "cuda"
+
+    @property
+    def is_meta(self) -> bool:
+        return self._impl.device.type == "meta"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._impl.device.type == "cpu"
+
+    @property
+    def is_sparse(self) -> bool:
+        return False
+
+    @property
+    def is_quantized(self) -> bool:
+        return False
+
+    @property
+    def is_mkldnn(self) -> bool:
+        return False
+
+    def is_floating_point(self) -> bool:
+        return self._impl.dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self._impl.dtype.is_complex
+
+    def is_signed(self) -> bool:
+        return self._impl.dtype.is_signed
+
+    def get_device(self) -> int:
+        d = self._impl.device
+        return -1 if d.type == "cpu" else (d.index or 0)
+
+    def is_contiguous(self, memory_format=contiguous_format) -> bool:
+        impl = self._impl
+        if memory_format is channels_last:
+            return _shape.is_channels_last_contiguous(impl.sizes, impl.strides)
+        return impl.is_contiguous()
+
+    def is_non_overlapping_and_dense(self) -> bool:
+        return _shape.is_non_overlapping_and_dense(self._impl.sizes, self._impl.strides)
+
+    def untyped_storage(self):
+        return self._impl.storage
+
+    def data_ptr(self) -> int:
+        return self._impl.data_ptr()
+
+    def is_set_to(self, other) -> bool:
+        a, b = self._impl, other._impl
+        return a.storage is b.storage and a.offset == b.offset and a.sizes == b.sizes and a.strides == b.strides
+
+    # -- autograd metadata (the engine arrives with the autograd layer) -------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        meta = self._impl.autograd
+        return meta is not None and (meta.requires_grad or meta.grad_fn is not None)
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True) -> Tensor:
+        impl = self._impl
+        if not self.is_leaf:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables." + (
+                "" if requires_grad else " If you want to use a computed variable in a subgraph that doesn't "
+                "require differentiation use var_no_grad = var.detach()."))
+        if requires_grad and not (impl.dtype.is_floating_point or impl.dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if impl.autograd is None:
+            if not requires_grad:
+                return self
+            impl.autograd = AutogradMeta()
+        impl.autograd.requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def grad(self):
+        meta = self._impl.autograd
+        return None if meta is None else meta.grad
+
+    @grad.setter
+    def grad(self, value):
+        impl = self._impl
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value.dtype is not impl.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._impl.device != impl.device:
+                raise RuntimeError("assigned grad has data located on a different device")
+            if value._impl.sizes != impl.sizes:
+                raise RuntimeError("assigned grad has data of a different size")
+        if impl.autograd is None:
+            if value is None:
+                return
+            impl.autograd = AutogradMeta()
+        impl.autograd.grad = value
+
+    @grad.deleter
+    def grad(self):
+        self.grad = None
+
+    @property
+    def grad_fn(self):
+        meta = self._impl.autograd
+        return None if meta is None else meta.grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        meta = self._impl.autograd
+        return meta is None or meta.grad_fn is None
+
+    @property
+    def _version(self) -> int:
+        return self._impl.version.version
+
+    @property
+    def _base(self):
+        return self._impl.base
+
+    def _is_view(self) -> bool:
+        return self._impl.base is not None
+
+    @property
+    def data(self) -> Tensor:
+        """The same memory without autograd history and with its own version counter."""
+        impl = self._impl
+        out = TensorImpl(impl.storage, impl.sizes, impl.strides, impl.offset, impl.dtype, impl.device)
+        out.allow_metadata_change = False
+        return wrap(out)
+
+    @data.setter
+    def data(self, new):
+        if not isinstance(new, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(new).__name__}")
+        src, dst = new._impl, self._impl
+        dst.storage, dst.dtype, dst.device = src.storage, src.dtype, src.device
+        dst.set_geometry(src.sizes, src.strides, src.offset)
+
+    def detach(self) -> Tensor:
+        """A tensor sharing storage and version counter, outside the autograd graph."""
+        impl = self._impl
+        return wrap(impl.view_impl(impl.sizes, impl.strides, impl.offset))
+
+    def detach_(self) -> Tensor:
+        if self._impl.base is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel"
+                               " (DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of "
+                               "DDP buckets, and hence detach_() cannot be called on these gradients. To fix this error,"
+                               " please refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the "
+                               "solution.")
+        if self._impl.autograd is not None:
+            self._impl.autograd.requires_grad = False
+            self._impl.autograd.grad_fn = None
+        return self
+
+    # -- conversion to Python / numpy --------------------------------------------------------------
+    def _scalar_check(self, what):
+        n = self._impl.numel()
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        if self._impl.is_meta:
+            raise RuntimeError(f"Tensor.{what}() cannot be called on meta tensors")
+
+    def item(self):
+        self._scalar_check("item")
+        return _py_scalar(self._impl)
+
+    def tolist(self):
+        impl = self._impl
+        arr = impl.as_numpy()
+        if impl.dtype in (_dt.bfloat16, _dt.float16):
+            arr = arr.astype(np.float32)
+        return arr.tolist()
+
+    def numpy(self, *, force=False) -> np.ndarray:
+        impl = self._impl
+        if impl.is_meta:
+            raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor to "
+                            "host memory first.")
+        if not force and self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if impl.dtype is _dt.bfloat16:
+            raise TypeError("Got unsupported ScalarType BFloat16")
+        return impl.as_numpy().view()
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.detach().numpy() if self._impl.dtype is not _dt.bfloat16 else self._impl.as_numpy()
+        return arr if dtype is None else arr.astype(dtype)
+
+    def __index__(self):
+        impl = self._impl
+        if impl.numel() != 1 or impl.dtype._cat > _dt.INT_CAT:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        self._scalar_check("item")
+        return int(_py_scalar(impl))
+
+    def __int__(self):
+        if self._impl.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        self._scalar_check("item")
+        return int(_py_scalar(self._impl).real if self._impl.dtype.is_complex else _py_scalar(self._impl))
+
+    def __float__(self):
+        if self._impl.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        self._scalar_check("item")
+        return float(_py_scalar(self._impl))
+
+    def __complex__(self):
+        if self._impl.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        self._scalar_check("item")
+        return complex(_py_scalar(self._impl))
+
+    def __bool__(self):
+        n = self._impl.numel()
+        if n == 0:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+        if n > 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        self._scalar_check("item")
+        return builtins.bool(_py_scalar(self._impl))
+
+    def __len__(self):
+        if not self._impl.sizes:
+            raise TypeError("len() of a 0-d tensor")
+        return self._impl.sizes[0]
+
+    def __iter__(self):
+        if not self._impl.sizes:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __repr__(self, *, tensor_contents=None):
+        return _printing.tensor_repr(self)
+
+    def __str__(self):
+        return _printing.tensor_repr(self)
+
+    def __format__(self, spec):
+        if self._impl.sizes == () and not self._impl.is_meta:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild_from_numpy, (self.detach()._impl.as_numpy().copy(), self.requires_grad))
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        out = self.clone()
+        out._impl.autograd = None
+        if self.requires_grad and self.is_leaf:
+            out.requires_grad_(True)
+        memo[id(self)] = out
+        return out
+
+    def __contains__(self, item):
+        return builtins.bool((self._impl.as_numpy() == np.asarray(item)).any())
+
+    # -- copies and conversions ----------------------------------------------------------------------
+    def contiguous(self, memory_format=contiguous_format) -> Tensor:
+        if self.is_contiguous(memory_format):
+            return self
+        return self.clone(memory_format=memory_format)
+
+    def clone(self, *, memory_format=preserve_format) -> Tensor:
+        impl = self._impl
+        out = empty_strided_impl(impl.sizes, _strides_for(impl, memory_format), impl.dtype, impl.device)
+        _copy.copy_(out, impl)
+        return wrap(out)
+
+    def copy_(self, src, non_blocking=False) -> Tensor:
+        if not isinstance(src, Tensor):
+            raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
+        _check_inplace(self)
+        if src._impl.is_meta and not self._impl.is_meta:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        _copy.copy_(self._impl, src._impl)
+        self._impl.version.bump()
+        return self
+
+    def fill_(self, value) -> Tensor:
+        _check_inplace(self)
+        if isinstance(value, Tensor):
+            if value.dim() != 0:
+                raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                                   f"{value.dim()} dimensions.")
+            value = value.item()
+        _copy.fill_(self._impl, value)
+        self._impl.version.bump()
+        return self
+
+    def zero_(self) -> Tensor:
+        return self.fill_(0)
+
+    def to(self, *args, **kwargs) -> Tensor:
+        """Convert dtype and/or device; returns ``self`` when nothing changes and ``copy`` is False."""
+        dtype, dev, copy, memory_format = _parse_to(self, args, kwargs)
+        impl = self._impl
+        dtype = impl.dtype if dtype is None else dtype
+        dev = impl.device if dev is None else dev
+        if not copy and dtype is impl.dtype and dev == impl.device and memory_format is preserve_format:
+            return self
+        if impl.is_meta and dev.type != "meta":
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        out = empty_strided_impl(impl.sizes, _strides_for(impl, memory_format), dtype, dev)
+        _copy.copy_(out, impl)
+        return wrap(out)
+
+    def cpu(self, memory_format=preserve_format) -> Tensor:
+        return self.to("cpu", memory_format=memory_format)
+
+    def cuda(self, device=None, non_blocking=False):
+        raise AssertionError("Torch not compiled with CUDA enabled")
+
+    def type(self, dtype=None, non_blocking=False):
+        impl = self._impl
+        if dtype is None:
+            mid = "" if impl.device.type == "cpu" else f"{impl.device.type}."
+            return f"torch.{mid}{impl.dtype._tensor_type}"
+        if isinstance(dtype, str):
+            dtype = _LEGACY_BY_NAME[dtype.removeprefix("torch.")]
+        elif isinstance(dtype, type) and issubclass(dtype, Tensor):
+            dtype = dtype._legacy_dtype
+        return self.to(dtype)
+
+    def type_as(self, other) -> Tensor:
+        return self.to(other._impl.dtype, other._impl.device)
+
+    def float(self, memory_format=preserve_format):
+        return self.to(_dt.float32, memory_format=memory_format)
+
+    def double(self, memory_format=preserve_format):
+        return self.to(_dt.float64, memory_format=memory_format)
+
+    def half(self, memory_format=preserve_format):
+        return self.to(_dt.float16, memory_format=memory_format)
+
+    def bfloat16(self, memory_format=preserve_format):
+        return self.to(_dt.bfloat16, memory_format=memory_format)
+
+    def long(self, memory_format=preserve_format):
+        return self.to(_dt.int64, memory_format=memory_format)
+
+    def int(self, memory_format=preserve_format):
+        return self.to(_dt.int32, memory_format=memory_format)
+
+    def short(self, memory_format=preserve_format):
+        return self.to(_dt.int16, memory_format=memory_format)
+
+    def char(self, memory_format=preserve_format):
+        return self.to(_dt.int8, memory_format=memory_format)
+
+    def byte(self, memory_format=preserve_format):
+        return self.to(_dt.uint8, memory_format=memory_format)
+
+    def bool(self, memory_format=preserve_format):
+        return self.to(_dt.bool, memory_format=memory_format)
+
+    def cfloat(self, memory_format=preserve_format):
+        return self.to(_dt.complex64, memory_format=memory_format)
+
+    def cdouble(self, memory_format=preserve_format):
+        return self.to(_dt.complex128, memory_format=memory_format)
+
+    # -- new_* factories ------------------------------------------------------------------------------
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False, **_):
+        return _finish(_fac.empty_impl(parse_size(size, "new_empty"), dtype or self.dtype,
+                                       as_device(device) if device else self.device), requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **_):
+        return _finish(_fac.full_impl(parse_size(size, "new_zeros"), 0, dtype or self.dtype,
+                                      as_device(device) if device else self.device), requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False, **_):
+        return _finish(_fac.full_impl(parse_size(size, "new_ones"), 1, dtype or self.dtype,
+                                      as_device(device) if device else self.device), requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, **_):
+        return _finish(_fac.full_impl(parse_size((size,), "new_full"), fill_value, dtype or self.dtype,
+                                      as_device(device) if device else self.device), requires_grad)
+
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+        if isinstance(data, Tensor):
+            warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
+                          "or sourceTensor.clone().detach().requires_grad_(True), rather than "
+                          "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
+        return _finish(_fac.tensor_impl(data, dtype or self.dtype, as_device(device) if device else self.device),
+                       requires_grad)
+
+    # -- random, in place ------------------------------------------------------------------------------
+    def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
+        from_ = kw.pop("from", from_)
+        return self._random(_rand.uniform_, float(from_), float(to), generator)
+
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        return self._random(_rand.normal_, float(mean), float(std), generator)
+
+    def exponential_(self, lambd=1.0, *, generator=None):
+        return self._random(_rand.exponential_, float(lambd), generator)
+
+    def bernoulli_(self, p=0.5, *, generator=None):
+        p = p._impl.as_numpy() if isinstance(p, Tensor) else float(p)
+        return self._random(_rand.bernoulli_, p, generator)
+
+    def random_(self, from_=0, to=None, *, generator=None, **kw):
+        from_ = kw.pop("from", from_)
+        if to is None:
+            from_, to = 0, (from_ if from_ else _random_upper(self._impl.dtype))
+        return self._random(_rand.random_, int(from_), int(to), generator)
+
+    def _random(self, kernel, *args):
+        _check_inplace(self)
+        *params, gen = args
+        kernel(self._impl, *params, default_generator if gen is None else gen)
+        self._impl.version.bump()
+        return self
+
+    # -- views ---------------------------------------------------------------------------------------
+    def view(self, *shape):
+        if len(shape) == 1 and isinstance(shape[0], _dt.dtype):
+            return _view_of(self, _views.view_dtype(self._impl, shape[0]))
+        return _view_of(self, _views.view(self._impl, parse_size(shape, "view")))
+
+    def view_as(self, other):
+        return self.view(other._impl.sizes)
+
+    def reshape(self, *shape):
+        """A view when the geometry allows it, otherwise a contiguous copy."""
+        impl = self._impl
+        sizes = _shape.infer_size(parse_size(shape, "reshape", "shape"), impl.numel())
+        strides = _shape.contiguous_strides(sizes) if impl.is_contiguous() else \
+            _shape.compute_stride(impl.sizes, impl.strides, sizes)
+        if strides is not None:
+            return _view_of(self, impl.view_impl(sizes, strides, impl.offset))
+        return self.clone(memory_format=contiguous_format).view(sizes)
+
+    def reshape_as(self, other):
+        return self.reshape(other._impl.sizes)
+
+    def as_strided(self, size, stride, storage_offset=None):
+        return _view_of(self, _views.as_strided(self._impl, size, stride, storage_offset))
+
+    def transpose(self, dim0, dim1):
+        return _view_of(self, _views.transpose(self._impl, dim0, dim1))
+
+    swapaxes = swapdims = transpose
+
+    def t(self):
+        return _view_of(self, _views.t(self._impl))
+
+    @property
+    def T(self):
+        n = self._impl.ndim
+        if n != 2 and n != 0:
+            warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+                          "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
+                          "batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
+                          "dimensions of a tensor.", UserWarning, stacklevel=2)
+        return self.permute(tuple(range(n - 1, -1, -1)))
+
+    @property
+    def mT(self):
+        if self._impl.ndim < 2:
+            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got "
+                               f"{self._impl.ndim}-D tensor.")
+        return self.transpose(-2, -1)
+
+    @property
+    def H(self):
+        return self.T if not self.is_complex() else self.T.conj()
+
+    @property
+    def mH(self):
+        return self.mT
+
+    def permute(self, *dims):
+        return _view_of(self, _views.permute(self._impl, parse_size(dims, "permute", "dims")))
+
+    def expand(self, *sizes):
+        return _view_of(self, _views.expand(self._impl, parse_size(sizes, "expand")))
+
+    def expand_as(self, other):
+        return self.expand(other._impl.sizes)
+
+    def broadcast_to(self, size):
+        return self.expand(size)
+
+    def narrow(self, dim, start, length):
+        return _view_of(self, _views.narrow(self._impl, dim, operator.index(start), length))
+
+    def select(self, dim, index):
+        return _view_of(self, _views.select(self._impl, dim, operator.index(index)))
+
+    def unsqueeze(self, dim):
+        return _view_of(self, _views.unsqueeze(self._impl, dim))
+
+    def squeeze(self, dim=None):
+        return _view_of(self, _views.squeeze(self._impl, dim))
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        sizes = _views.flatten(self._impl, start_dim, end_dim)
+        if sizes == self._impl.sizes and self._impl.ndim <= 1:
+            return self
+        return self.reshape(sizes)
+
+    def unflatten(self, dim, sizes):
+        return _view_of(self, _views.unflatten(self._impl, dim, sizes))
+
+    def movedim(self, source, destination):
+        return _view_of(self, _views.movedim(self._impl, source, destination))
+
+    moveaxis = movedim
+
+    def unfold(self, dimension, size, step):
+        return _view_of(self, _views.unfold(self._impl, dimension, size, step))
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        return _view_of(self, _views.diagonal(self._impl, offset, dim1, dim2))
+
+    def split(self, split_size, dim=0):
+        if isinstance(split_size, (list, tuple)):
+            return self.split_with_sizes(split_size, dim)
+        return tuple(_view_of(self, v) for v in _views.split(self._impl, operator.index(split_size), dim))
+
+    def split_with_sizes(self, split_sizes, dim=0):
+        return tuple(_view_of(self, v) for v in _views.split_with_sizes(self._impl, list(split_sizes), dim))
+
+    def chunk(self, chunks, dim=0):
+        return tuple(_view_of(self, v) for v in _views.chunk(self._impl, chunks, dim))
+
+    def unbind(self, dim=0):
+        return tuple(_view_of(self, v) for v in _views.unbind(self._impl, dim))
+
+    def tensor_split(self, indices_or_sections, dim=0):
+        ios = indices_or_sections
+        if isinstance(ios, Tensor):
+            ios = ios.item() if ios.dim() == 0 else ios.tolist()
+        return tuple(_view_of(self, v) for v in _views.tensor_split(self._impl, ios, dim))
+
+    def __getitem__(self, idx):
+        if _views.is_basic_index(idx):
+            return _view_of(self, _views.basic_index(self._impl, idx))
+        return _advanced_getitem(self, idx)
+
+    def __setitem__(self, idx, value):
+        if not _views.is_basic_index(idx):
+            return _advanced_setitem(self, idx, value)
+        _check_inplace(self)
+        target = _views.basic_index(self._impl, idx)
+        if isinstance(value, Tensor):
+            _copy.copy_(target, value._impl)
+        elif isinstance(value, (builtins.bool, builtins.int, builtins.float, builtins.complex, np.generic)):
+            _fac.check_fits(value, target.dtype)
+            _copy.fill_(target, value)
+        else:
+            _copy.copy_(target, _fac.tensor_impl(value, target.dtype))
+        self._impl.version.bump()
+
+
+# -- helpers used by the facade ----------------------------------------------------------------------
+
+def _py_scalar(impl: TensorImpl):
+    arr = impl.as_numpy()
+    v = arr.reshape(()).item() if arr.ndim else arr.item()
+    if impl.dtype is _dt.bfloat16:
+        return float(v)
+    return v
+
+
+def _check_inplace(t: Tensor):
+    """Writes to a tensor whose elements overlap (an expanded tensor) are refused, as PyTorch does."""
+    impl = t._impl
+    if impl.numel() > 1 and any(st == 0 and sz > 1 for st, sz in zip(impl.strides, impl.sizes)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
+                           "memory location. Please clone() the tensor before performing the operation.")
+
+
+def _strides_for(impl: TensorImpl, memory_format) -> tuple:
+    if memory_format is preserve_format:
+        return _fac.strides_like(impl)
+    if memory_format is channels_last:
+        if impl.ndim != 4:
+            raise RuntimeError("required rank 4 tensor to use channels_last format")
+        return _shape.channels_last_strides(impl.sizes)
+    return _shape.contiguous_strides(impl.sizes)
+
+
+def _finish(impl: TensorImpl, requires_grad: bool) -> Tensor:
+    t = wrap(impl)
+    if requires_grad:
+        if not (impl.dtype.is_floating_point or impl.dtype.is_complex):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        impl.autograd = AutogradMeta(True)
+    return t
+
+
+def _random_upper(dtype):
+    if dtype.is_floating_point:
+        return (1 << {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[dtype._name]) + 1
+    if dtype is _dt.bool:
+        return 2
+    return int(np.iinfo(dtype.np).max) + 1
+
+
+def _parse_to(t, args, kwargs):
+    dtype = kwargs.pop("dtype", None)
+    dev = kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    memory_format = kwargs.pop("memory_format", preserve_format)
+    if kwargs:
+        raise TypeError(f"to() received an invalid combination of arguments - got unexpected {list(kwargs)}")
+    rest = list(args)
+    while rest:
+        a = rest.pop(0)
+        if isinstance(a, _dt.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype, dev = a._impl.dtype, a._impl.device
+        elif isinstance(a, (str, device, builtins.int)):
+            dev = a
+        elif isinstance(a, builtins.bool):
+            copy = a
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
+        if rest and isinstance(rest[0], builtins.bool) and len(rest) <= 2:
+            # to(dtype, non_blocking, copy) / to(device, dtype, non_blocking, copy)
+            if len(rest) == 2:
+                copy = rest[1]
+            rest = []
+    return dtype, (None if dev is None else as_device(dev)), copy, memory_format
+
+
+def _advanced_getitem(t, idx):
+    raise NotImplementedError("indexing with tensors, lists or booleans (advanced indexing) arrives with the "
+                              "operators layer (index, index_put); basic indexing uses ints, slices, None and ...")
+
+
+def _advanced_setitem(t, idx, value):
+    raise NotImplementedError("assignment with tensor, list or boolean indices (index_put_) arrives with the "
+                              "operators layer; basic indexing uses ints, slices, None and ...")
+
+
+def _rebuild_from_numpy(arr, requires_grad):
+    out = wrap(_fac.tensor_impl(arr))
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+# -- legacy typed tensor classes (torch.FloatTensor ...) ------------------------------------------------
+
+def _legacy_class(dt):
+    return _TensorMeta(dt._tensor_type, (Tensor,), {"_legacy_dtype": dt, "__slots__": ()})
+
+
+LEGACY_TYPES = {dt._tensor_type: _legacy_class(dt) for dt in _dt.ALL_DTYPES}
+_LEGACY_BY_NAME = {name: cls._legacy_dtype for name, cls in LEGACY_TYPES.items()}
+
+
+def _state_to_tensor(arr):
+    return wrap(_fac.tensor_impl(arr, _dt.uint8))
+
+
+def _state_from_tensor(t):
+    if isinstance(t, Tensor):
+        if t.dtype is not _dt.uint8:
+            raise TypeError(f"expected a torch.ByteTensor, but got {t.type()}")
+        return t._impl.as_numpy()
+    return np.asarray(t, dtype=np.uint8)
+
+
+Generator.state_to_tensor = staticmethod(_state_to_tensor)
+Generator.state_from_tensor = staticmethod(_state_from_tensor)
+
+from ._tensor import printing as _printing  # noqa: E402  (printing reads Tensor attributes only)
