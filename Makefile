@@ -1,0 +1,40 @@
+# Two commands do all set-up on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+BASE   := $(VENV)/.installed-base
+FULL   := $(VENV)/.installed-test
+
+.PHONY: setup run test bench lint format clean
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(BASE): pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install -q -e .
+	touch $@
+
+# The test extra pins torch==2.13.0, the CPU wheel on this machine's disk (the oracle of every test).
+$(FULL): pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install -q -e '.[test]'
+	touch $@ $(BASE)
+
+setup: $(FULL)
+
+run: $(BASE)
+	$(PY) -m glasstorch.demo
+
+test: $(FULL)
+	$(PY) -m pytest
+
+bench: $(FULL)
+	$(PY) benchmarks/run.py
+
+lint: $(FULL)
+	$(VENV)/bin/ruff check glasstorch tests benchmarks tools
+
+format: $(FULL)
+	$(VENV)/bin/ruff format glasstorch tests benchmarks tools
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
