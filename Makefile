@@ -11,12 +11,12 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(BASE): pyproject.toml | $(VENV)/bin/python
-	$(PY) -m pip install -q -e .
+	$(PY) -m pip install -q -e . --config-settings editable_mode=compat
 	touch $@
 
 # The test extra pins torch==2.13.0, the CPU wheel on this machine's disk (the oracle of every test).
 $(FULL): pyproject.toml | $(VENV)/bin/python
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e '.[test]' --config-settings editable_mode=compat
 	touch $@ $(BASE)
 
 setup: $(FULL)

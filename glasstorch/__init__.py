@@ -19,6 +19,12 @@ from .tensor import (  # noqa: F401
 )
 from ._functions import *  # noqa: F401,F403
 from ._functions import Generator, default_generator  # noqa: F401
+from ._generated import methods as _methods
+from ._generated.functions import *  # noqa: F401,F403
+from ._binding_support import return_types  # noqa: F401
+from ._ops.dispatcher import show_dispatch_trace  # noqa: F401
+
+_methods.install(Tensor)
 
 __version__ = "2.13.0+glasstorch"
 
@@ -27,4 +33,4 @@ globals().update(_ALIASES)
 globals().update(_LEGACY_TYPES)
 cfloat, cdouble = complex64, complex128
 
-del _ALIASES, _LEGACY_TYPES
+del _ALIASES, _LEGACY_TYPES, _methods

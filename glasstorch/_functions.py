@@ -62,8 +62,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         torch.float32
     """
     if isinstance(data, Tensor):
-        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() or "
-                      "sourceTensor.clone().detach().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
                       UserWarning, stacklevel=2)
     return _new(_fac.tensor_impl(data, dtype, as_device(device)), requires_grad)
 
@@ -95,45 +95,63 @@ def from_numpy(ndarray) -> Tensor:
 
 # -- filled factories --------------------------------------------------------------------------------------
 
-def _filled(fname, value, args, kwargs):
-    dtype = kwargs.pop("dtype", None)
-    device = as_device(kwargs.pop("device", None))
-    requires_grad = kwargs.pop("requires_grad", False)
-    kwargs.pop("layout", None), kwargs.pop("pin_memory", None), kwargs.pop("memory_format", None)
-    kwargs.pop("out", None)
-    sizes = _sizes(args, kwargs, fname)
-    if kwargs:
-        raise TypeError(f"{fname}() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    dtype = _dtype_or_default(dtype)
+def _filled(fname, value, size, dtype, device, requires_grad, kw):
+    if kw:
+        size = _sizes(size, kw, fname)
+        if kw:
+            raise TypeError(f"{fname}() got an unexpected keyword argument '{next(iter(kw))}'")
+    sizes = parse_size(size, fname)
+    dtype = _dt.get_default_dtype() if dtype is None else dtype
+    device = as_device(device)
     if value is None:
         return _new(_fac.empty_impl(sizes, dtype, device), requires_grad)
     return _new(_fac.full_impl(sizes, value, dtype, device), requires_grad)
 
 
-def zeros(*size, **kwargs) -> Tensor:
-    """A tensor of zeros; ``zeros(2, 3)`` or ``zeros((2, 3))``."""
-    return _filled("zeros", 0, size, kwargs)
+def zeros(*size, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
+          memory_format=None, **kw) -> Tensor:
+    """A tensor of zeros; ``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))``."""
+    return _filled("zeros", 0, size, dtype, device, requires_grad, kw)
 
 
-def ones(*size, **kwargs) -> Tensor:
-    return _filled("ones", 1, size, kwargs)
+def ones(*size, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
+         memory_format=None, **kw) -> Tensor:
+    return _filled("ones", 1, size, dtype, device, requires_grad, kw)
 
 
-def empty(*size, **kwargs) -> Tensor:
+def empty(*size, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
+          memory_format=None, **kw) -> Tensor:
     """Uninitialised memory of the given shape."""
-    return _filled("empty", None, size, kwargs)
+    return _filled("empty", None, size, dtype, device, requires_grad, kw)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False,
          out=None) -> Tensor:
     """A tensor filled with ``fill_value``; its dtype is inferred from the value when not given."""
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
+    fill_value = _number_arg("full", fill_value, 2)
     if dtype is None:
         dtype = _dt.scalar_dtype(fill_value) if isinstance(fill_value, (bool, int, float, complex)) else \
             _fac.infer_dtype(fill_value)
+    if not isinstance(size, (tuple, list)):  # full's size is always one sequence, never varargs
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
     sizes = parse_size((size,), "full")
     return _new(_fac.full_impl(sizes, fill_value, dtype, as_device(device)), requires_grad)
+
+
+def _number_arg(fname, value, pos, argname="fill_value"):
+    """The argument parser's ``Scalar``: a Python/numpy number or a 0-dim tensor (read with ``item()``)."""
+    if isinstance(value, Tensor) and value.dim() == 0:
+        return value.item()
+    if isinstance(value, np.generic) and isinstance(value, (np.number, np.bool_)):
+        return value.item()
+    if not isinstance(value, (bool, builtins.int, float, complex)):
+        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Number, not {type(value).__name__}")
+    if isinstance(value, builtins.int) and not isinstance(value, bool):
+        if value < -(1 << 63):
+            raise OverflowError("can't convert negative int to unsigned")
+        if value >= 1 << 64:
+            raise OverflowError("int too big to convert")
+    return value
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
@@ -147,9 +165,11 @@ def _like(fname, value, input, dtype, device, requires_grad, memory_format):
     impl = input._impl
     dtype = impl.dtype if dtype is None else dtype
     dev = impl.device if device is None else as_device(device)
+    if value is not None:
+        value = _number_arg(fname, value, 2)
     out = empty_strided_impl(impl.sizes, _strides_for(impl, memory_format), dtype, dev)
     if value is not None:
-        _fac.check_fits(value, dtype)
+        _fac.check_fits(value, dtype, out.numel())
         _fac._copy.fill_(out, value)
     return _new(out, requires_grad)
 

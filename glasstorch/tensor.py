@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 import operator
 import warnings
+from weakref import ref as _weakref
 
 import numpy as np
 
@@ -21,7 +22,9 @@ from ._core import shape as _shape
 from ._core.device import as_device, device
 from ._core.shape import Size
 from ._device.generator import Generator, default_generator
+from ._ops import dispatcher as _dispatcher
 from ._ops import factories as _fac
+from ._ops import python_arg_parser as _arg_parser
 from ._ops.kernels.cpu import copy as _copy
 from ._ops.kernels.cpu import random as _rand
 from ._tensor import views as _views
@@ -66,16 +69,22 @@ strided = layout("strided")
 
 
 def wrap(impl: TensorImpl, cls=None) -> Tensor:
-    """The public Tensor for an impl (the only place that makes facades for fresh results)."""
+    """The public Tensor for an impl: the existing one if the impl has one alive (PyTorch's pyobj slot)."""
+    ref = impl.pyobj
+    if ref is not None:
+        t = ref()
+        if t is not None:
+            return t
     t = object.__new__(Tensor if cls is None else cls)
     t._impl = impl
+    impl.pyobj = _weakref(t)
     return t
 
 
 def _view_of(src: Tensor, impl: TensorImpl) -> Tensor:
     """Wrap a view impl, recording the root base as PyTorch's ``_base`` does."""
     base = src._impl.base
-    impl.base = src if base is None else base
+    impl.base = src._impl if base is None else base
     return wrap(impl)
 
 
@@ -88,6 +97,11 @@ def _as_int(x, what="size"):
 
 def parse_size(args, fname="view", argname="size") -> tuple:
     """Varargs sizes ``f(2, 3)`` or one sequence ``f((2, 3))``, as PyTorch's IntArrayRef parsing."""
+    for a in args:
+        if type(a) is not int:
+            break
+    else:
+        return args
     if len(args) == 1 and not isinstance(args[0], (int, np.integer)) and not _is_int_tensor(args[0]):
         seq = args[0]
         if isinstance(seq, (tuple, list, Size)):
@@ -110,17 +124,17 @@ def _is_int_tensor(x):
     return isinstance(x, Tensor) and x._impl.numel() == 1 and x._impl.dtype._cat <= _dt.INT_CAT
 
 
-class _TensorMeta(type):
-    """Lets ``isinstance(t, torch.FloatTensor)`` test the dtype, as PyTorch's legacy types do."""
+class _LegacyTensorMeta(type):
+    """Lets ``isinstance(t, torch.FloatTensor)`` test the dtype, as PyTorch's legacy types do.
+
+    Only the legacy classes use this metaclass, so ``isinstance(x, Tensor)`` stays a plain, fast check.
+    """
 
     def __instancecheck__(cls, obj):
-        want = cls.__dict__.get("_legacy_dtype")
-        if want is None:
-            return type.__instancecheck__(cls, obj)
-        return isinstance(obj, Tensor) and obj._impl.dtype is want and obj._impl.device.type == "cpu"
+        return isinstance(obj, Tensor) and obj._impl.dtype is cls._legacy_dtype and obj._impl.device.type == "cpu"
 
 
-class Tensor(metaclass=_TensorMeta):
+class Tensor:
     """A multi-dimensional array over a Storage (``torch.Tensor``).
 
     Example:
@@ -339,7 +353,8 @@ class Tensor(metaclass=_TensorMeta):
 
     @property
     def _base(self):
-        return self._impl.base
+        base = self._impl.base
+        return None if base is None else wrap(base)
 
     def _is_view(self) -> bool:
         return self._impl.base is not None
@@ -511,6 +526,7 @@ class Tensor(metaclass=_TensorMeta):
                 raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                    f"{value.dim()} dimensions.")
             value = value.item()
+        _fac.check_fits(value, self._impl.dtype)
         _copy.fill_(self._impl, value)
         self._impl.version.bump()
         return self
@@ -877,7 +893,7 @@ def _rebuild_from_numpy(arr, requires_grad):
 # -- legacy typed tensor classes (torch.FloatTensor ...) ------------------------------------------------
 
 def _legacy_class(dt):
-    return _TensorMeta(dt._tensor_type, (Tensor,), {"_legacy_dtype": dt, "__slots__": ()})
+    return _LegacyTensorMeta(dt._tensor_type, (Tensor,), {"_legacy_dtype": dt, "__slots__": ()})
 
 
 LEGACY_TYPES = {dt._tensor_type: _legacy_class(dt) for dt in _dt.ALL_DTYPES}
@@ -897,6 +913,8 @@ def _state_from_tensor(t):
 
 
 Generator.state_to_tensor = staticmethod(_state_to_tensor)
+_dispatcher.set_tensor_type(TensorImpl)
+_arg_parser.set_tensor_class(Tensor)
 Generator.state_from_tensor = staticmethod(_state_from_tensor)
 
 from ._tensor import printing as _printing  # noqa: E402  (printing reads Tensor attributes only)

@@ -37,7 +37,7 @@ def extent(size, stride, offset=0) -> int:
     """Elements a storage needs for this geometry (0 when the geometry is empty)."""
     if 0 in size:
         return offset
-    return offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    return offset + 1 + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
 
 
 def build(m, recipe):

@@ -7,7 +7,12 @@ numpy storage type.  Promotion follows PyTorch exactly:
   float16 + bfloat16 -> float32; an integer never widens a float).
 * ``result_type`` groups operands into three priority classes — tensors with dim > 0, 0-dim tensors,
   and Python scalars ("wrapped numbers") — promotes inside each class, and lets a lower class change
-  the result only when its *category* (bool < integral < floating < complex) is higher.
+  the result only when its *category* (bool < integral < floating < complex) is higher.  A complex
+  lower class meeting a floating higher one keeps the float's width: float16 + complex -> complex32,
+  bfloat16/float32 + complex -> complex64, float64 + complex -> complex128 (``toComplexType``).
+
+``complex32`` (``torch.chalf``) exists for promotion and ``finfo``; numpy has no complex-half type, so
+its storage type is a pair of float16 fields and few kernels accept it (PyTorch calls it experimental).
 
 Invariant: every dtype has exactly one object; comparisons are by identity.
 """
@@ -21,7 +26,7 @@ import numpy as np
 
 __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
-    "float64", "complex64", "complex128", "get_default_dtype", "set_default_dtype", "promote_types",
+    "float64", "complex32", "complex64", "complex128", "get_default_dtype", "set_default_dtype", "promote_types",
     "can_cast", "finfo", "iinfo", "ALL_DTYPES",
 ]
 
@@ -61,11 +66,12 @@ class dtype:
 
     def to_real(self):
         """The real counterpart of a complex dtype (complex64 -> float32); identity otherwise."""
-        return {"complex64": float32, "complex128": float64}.get(self._name, self)
+        return {"complex32": float16, "complex64": float32, "complex128": float64}.get(self._name, self)
 
     def to_complex(self):
-        """The complex counterpart of a float dtype (float32 -> complex64)."""
-        return {"float16": complex64, "bfloat16": complex64, "float32": complex64,
+        """The complex counterpart of a float dtype (PyTorch's ``toComplexType``: float16 -> complex32,
+        bfloat16 and float32 -> complex64, float64 -> complex128); identity for complex dtypes."""
+        return {"float16": complex32, "bfloat16": complex64, "float32": complex64,
                 "float64": complex128}.get(self._name, self)
 
 
@@ -86,38 +92,42 @@ complex64 = _make("complex64", "ComplexFloat", np.complex64, COMPLEX_CAT, 8, "Co
 complex128 = _make("complex128", "ComplexDouble", np.complex128, COMPLEX_CAT, 9, "ComplexDoubleTensor")
 bool = _make("bool", "Bool", np.bool_, BOOL_CAT, 10, "BoolTensor")  # noqa: A001 - torch.bool
 bfloat16 = _make("bfloat16", "BFloat16", ml_dtypes.bfloat16, FLOAT_CAT, 11, "BFloat16Tensor")
+# No numpy complex-half: stored as (real, imag) float16 pairs, so itemsize is PyTorch's 4.
+complex32 = _make("complex32", "ComplexHalf", [("real", np.float16), ("imag", np.float16)], COMPLEX_CAT, 12,
+                  "ComplexHalfTensor")
 
 ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)
-_BY_CODE = sorted(ALL_DTYPES, key=lambda d: d._code)
+_BY_CODE = sorted(ALL_DTYPES + (complex32,), key=lambda d: d._code)
 
 # PyTorch's aliases: torch.float is float32, torch.long is int64, ...
 ALIASES = {
     "float": float32, "double": float64, "half": float16, "long": int64, "int": int32, "short": int16,
-    "cfloat": complex64, "cdouble": complex128,
+    "cfloat": complex64, "cdouble": complex128, "chalf": complex32,
 }
-_BY_NAME = {d._name: d for d in ALL_DTYPES} | ALIASES
+_BY_NAME = {d._name: d for d in _BY_CODE} | ALIASES
 
 
 def _dtype_by_name(name):
     return _BY_NAME[name]
 
 
-# promoteTypes, indexed by code (row, column). Letters: the facts sheet's short codes.
-_u1, _i1, _i2, _i4, _i8, _f2, _f4, _f8, _c4, _c8, _b1, _bf = _BY_CODE
+# promoteTypes, indexed by code (row, column). Letters: the facts sheet's short codes (c2 = complex32).
+_u1, _i1, _i2, _i4, _i8, _f2, _f4, _f8, _c4, _c8, _b1, _bf, _c2 = _BY_CODE
 _PROMOTE = [
-    # u1   i1   i2   i4   i8   f2   f4   f8   c4   c8   b1   bf
-    [_u1, _i2, _i2, _i4, _i8, _f2, _f4, _f8, _c4, _c8, _u1, _bf],  # u1
-    [_i2, _i1, _i2, _i4, _i8, _f2, _f4, _f8, _c4, _c8, _i1, _bf],  # i1
-    [_i2, _i2, _i2, _i4, _i8, _f2, _f4, _f8, _c4, _c8, _i2, _bf],  # i2
-    [_i4, _i4, _i4, _i4, _i8, _f2, _f4, _f8, _c4, _c8, _i4, _bf],  # i4
-    [_i8, _i8, _i8, _i8, _i8, _f2, _f4, _f8, _c4, _c8, _i8, _bf],  # i8
-    [_f2, _f2, _f2, _f2, _f2, _f2, _f4, _f8, _c4, _c8, _f2, _f4],  # f2
-    [_f4, _f4, _f4, _f4, _f4, _f4, _f4, _f8, _c4, _c8, _f4, _f4],  # f4
-    [_f8, _f8, _f8, _f8, _f8, _f8, _f8, _f8, _c8, _c8, _f8, _f8],  # f8
-    [_c4, _c4, _c4, _c4, _c4, _c4, _c4, _c8, _c4, _c8, _c4, _c4],  # c4
-    [_c8, _c8, _c8, _c8, _c8, _c8, _c8, _c8, _c8, _c8, _c8, _c8],  # c8
-    [_u1, _i1, _i2, _i4, _i8, _f2, _f4, _f8, _c4, _c8, _b1, _bf],  # b1
-    [_bf, _bf, _bf, _bf, _bf, _f4, _f4, _f8, _c4, _c8, _bf, _bf],  # bf
+    # u1   i1   i2   i4   i8   f2   f4   f8   c4   c8   b1   bf   c2
+    [_u1, _i2, _i2, _i4, _i8, _f2, _f4, _f8, _c4, _c8, _u1, _bf, _c2],  # u1
+    [_i2, _i1, _i2, _i4, _i8, _f2, _f4, _f8, _c4, _c8, _i1, _bf, _c2],  # i1
+    [_i2, _i2, _i2, _i4, _i8, _f2, _f4, _f8, _c4, _c8, _i2, _bf, _c2],  # i2
+    [_i4, _i4, _i4, _i4, _i8, _f2, _f4, _f8, _c4, _c8, _i4, _bf, _c2],  # i4
+    [_i8, _i8, _i8, _i8, _i8, _f2, _f4, _f8, _c4, _c8, _i8, _bf, _c2],  # i8
+    [_f2, _f2, _f2, _f2, _f2, _f2, _f4, _f8, _c4, _c8, _f2, _f4, _c2],  # f2
+    [_f4, _f4, _f4, _f4, _f4, _f4, _f4, _f8, _c4, _c8, _f4, _f4, _c4],  # f4
+    [_f8, _f8, _f8, _f8, _f8, _f8, _f8, _f8, _c8, _c8, _f8, _f8, _c8],  # f8
+    [_c4, _c4, _c4, _c4, _c4, _c4, _c4, _c8, _c4, _c8, _c4, _c4, _c4],  # c4
+    [_c8, _c8, _c8, _c8, _c8, _c8, _c8, _c8, _c8, _c8, _c8, _c8, _c8],  # c8
+    [_u1, _i1, _i2, _i4, _i8, _f2, _f4, _f8, _c4, _c8, _b1, _bf, _c2],  # b1
+    [_bf, _bf, _bf, _bf, _bf, _f4, _f4, _f8, _c4, _c8, _bf, _bf, _c4],  # bf
+    [_c2, _c2, _c2, _c2, _c2, _c2, _c4, _c8, _c4, _c8, _c2, _c4, _c2],  # c2
 ]
 
 
@@ -154,14 +164,15 @@ def get_default_dtype() -> dtype:
 
 
 def get_default_complex_dtype() -> dtype:
-    return complex128 if _default_dtype is float64 else complex64
+    """PyTorch's ``default_complex_dtype``: complex128 for float64, complex32 for float16, else complex64."""
+    return {float64: complex128, float16: complex32}.get(_default_dtype, complex64)
 
 
 def set_default_dtype(d: dtype) -> None:
     """Set the default floating dtype; only float32, float64, float16 and bfloat16 are allowed."""
     global _default_dtype
     if not isinstance(d, dtype):
-        raise TypeError(f"invalid dtype object: only floating-point types are supported as the default type")
+        raise TypeError("invalid dtype object: only floating-point types are supported as the default type")
     if d not in (float32, float64, float16, bfloat16):
         raise TypeError("only floating-point types are supported as the default type")
     _default_dtype = d
@@ -188,9 +199,12 @@ def combine_categories(higher: dtype | None, lower: dtype | None) -> dtype | Non
         return higher
     if higher.is_complex:
         return higher
-    if higher.is_floating_point and not lower.is_complex:
+    if lower.is_complex:
+        # a floating higher class keeps its width; an integral or bool one takes the complex type
+        return higher.to_complex() if higher.is_floating_point else lower
+    if higher.is_floating_point:
         return higher
-    if higher is bool or lower.is_floating_point or lower.is_complex:
+    if higher is bool or lower.is_floating_point:
         return promote_types(higher, lower)
     return higher
 
@@ -229,8 +243,12 @@ def _wrapped_dtype(d):
     return d if d is bool else int64
 
 
+# std::numeric_limits<T>::digits10 — finfo.resolution is 10 ** -digits10 (torch/csrc/TypeInfo.cpp).
+_DIGITS10 = {"float16": 3, "bfloat16": 2, "float32": 6, "float64": 15}
+
+
 class finfo:
-    """Machine limits of a floating dtype (``torch.finfo``).
+    """Machine limits of a floating dtype (``torch.finfo``); a complex dtype answers for its real part.
 
     Example:
         >>> finfo(float16).max
@@ -242,8 +260,9 @@ class finfo:
     def __init__(self, type: dtype | None = None):  # noqa: A002 - PyTorch's argument name
         type = _default_dtype if type is None else type
         if not (type.is_floating_point or type.is_complex):
-            raise TypeError(f"torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
-                            f"'{repr(type).removeprefix('torch.')}'")
+            # PyTorch names the class, not the dtype, in this message.
+            raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
+                            "'torch.finfo'")
         real = type.to_real()
         info = ml_dtypes.finfo(real.np) if real is bfloat16 else np.finfo(real.np)
         self.bits = real.itemsize * 8
@@ -252,32 +271,37 @@ class finfo:
         self.min = float(info.min)
         self.tiny = float(info.tiny)
         self.smallest_normal = self.tiny
-        self.resolution = float(info.resolution)
-        self.dtype = repr(real).removeprefix("torch.")
+        self.resolution = 10.0 ** -_DIGITS10[real._name]
+        self.dtype = real._name
 
     def __repr__(self):
-        return (f"finfo(resolution={self.resolution}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
-                f"smallest_normal={self.tiny:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+        # C++ ostream formatting of doubles: six significant digits (Python's ``g``)
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+
+    __str__ = __repr__
 
 
 class iinfo:
-    """Machine limits of an integral dtype (``torch.iinfo``)."""
+    """Machine limits of an integral dtype (``torch.iinfo``); bool is refused, as in PyTorch."""
 
     __slots__ = ("bits", "max", "min", "dtype")
 
     def __init__(self, type: dtype):  # noqa: A002
-        if type.is_floating_point or type.is_complex:
-            raise TypeError(f"torch.iinfo() requires an integer input type. Use torch.finfo to handle "
-                            f"'{repr(type).removeprefix('torch.')}'")
         if type is bool:
-            self.bits, self.min, self.max = 8, 0, 1
-        else:
-            info = np.iinfo(type.np)
-            self.bits, self.min, self.max = info.bits, int(info.min), int(info.max)
-        self.dtype = repr(type).removeprefix("torch.")
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if type.is_floating_point or type.is_complex:
+            # PyTorch names the class, not the dtype, in this message.
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
+        info = np.iinfo(type.np)
+        self.bits, self.min, self.max = info.bits, int(info.min), int(info.max)
+        self.dtype = type._name
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        # PyTorch prints min/max through a double: iinfo(min=-2.14748e+09, max=2.14748e+09, dtype=int32)
+        return f"iinfo(min={float(self.min):g}, max={float(self.max):g}, dtype={self.dtype})"
+
+    __str__ = __repr__
 
 
 _FROM_NUMPY = {d.np: d for d in ALL_DTYPES}

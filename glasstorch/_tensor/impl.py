@@ -19,6 +19,7 @@ import numpy as np
 
 from .._core import shape as _shape
 from .._core.device import CPU
+from .._core.dispatch_key import backend_keyset_for_device
 from .storage import UntypedStorage
 
 __all__ = ["TensorImpl", "VersionCounter", "AutogradMeta", "empty_impl", "empty_strided_impl"]
@@ -56,11 +57,22 @@ class AutogradMeta:
         self.version_at_grad_fn = None
 
 
+_KEYSETS: dict = {}
+
+
+def _keyset_for(device) -> int:
+    ks = _KEYSETS.get(device.type)
+    if ks is None:
+        ks = _KEYSETS[device.type] = backend_keyset_for_device(device.type)
+    return ks
+
+
 class TensorImpl:
     """The internal tensor: geometry over a Storage (``TensorImpl``)."""
 
     __slots__ = ("storage", "sizes", "strides", "offset", "dtype", "device", "version", "autograd", "base",
-                 "is_wrapped_number", "allow_metadata_change", "_np", "_np_key", "_contig", "__weakref__")
+                 "key_set", "pyobj", "is_wrapped_number", "allow_metadata_change", "_np", "_np_key", "_contig",
+                 "__weakref__")
 
     def __init__(self, storage: UntypedStorage, sizes: tuple, strides: tuple, offset: int, dtype, device,
                  version: VersionCounter | None = None):
@@ -72,7 +84,9 @@ class TensorImpl:
         self.device = device
         self.version = VersionCounter() if version is None else version
         self.autograd = None
-        self.base = None  # the root base *Tensor* of a differentiable view
+        self.base = None  # the root base TensorImpl of a view (``_base``)
+        self.key_set = _keyset_for(device)
+        self.pyobj = None  # weak reference to the public Tensor wrapping this impl (PyTorch's pyobj_slot)
         self.is_wrapped_number = False
         self.allow_metadata_change = True
         self._np = None
@@ -119,7 +133,7 @@ class TensorImpl:
         if data is None:
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         isz = self.dtype.itemsize
-        arr = np.ndarray(self.sizes, self.dtype.np, data, self.offset * isz, tuple(s * isz for s in self.strides))
+        arr = np.ndarray(self.sizes, self.dtype.np, data, self.offset * isz, tuple([s * isz for s in self.strides]))
         self._np = arr
         self._np_key = data
         return arr
@@ -157,11 +171,14 @@ def empty_strided_impl(sizes, strides, dtype, device=CPU) -> TensorImpl:
 def empty_impl(sizes, dtype, device=CPU) -> TensorImpl:
     """Fresh uninitialised contiguous storage (``empty``)."""
     sizes = tuple(sizes)
+    numel = 1
     for s in sizes:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
                                f"[{', '.join(str(x) for x in sizes)}]")
-    return empty_strided_impl(sizes, _shape.contiguous_strides(sizes), dtype, device)
+        numel *= s
+    storage = UntypedStorage(numel * dtype.itemsize, device=device)
+    return TensorImpl(storage, sizes, _shape.contiguous_strides(sizes), 0, dtype, device)
 
 
 def from_numpy_impl(arr: np.ndarray, dtype, device=CPU) -> TensorImpl:

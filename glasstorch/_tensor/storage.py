@@ -28,7 +28,7 @@ class UntypedStorage:
         8
     """
 
-    __slots__ = ("_data", "_nbytes", "device", "allocator", "_ptr", "resizable", "__weakref__")
+    __slots__ = ("_data", "_nbytes", "device", "allocator", "resizable", "__weakref__")
 
     def __init__(self, nbytes=0, *, device=None):
         if not isinstance(nbytes, int):
@@ -44,7 +44,6 @@ class UntypedStorage:
         self._nbytes = nbytes
         self.device = device
         self.allocator = allocator_for(device.type)
-        self._ptr = 0 if data is None else data.__array_interface__["data"][0]
         self.resizable = True
 
     @classmethod
@@ -71,6 +70,11 @@ class UntypedStorage:
         return self._ptr
 
     @property
+    def _ptr(self) -> int:
+        data = self._data
+        return 0 if data is None else data.__array_interface__["data"][0]
+
+    @property
     def is_cuda(self):
         return self.device.type == "cuda"
 
@@ -88,7 +92,6 @@ class UntypedStorage:
             new[:n] = self._data[:n]
         self._data = new
         self._nbytes = nbytes
-        self._ptr = 0 if new is None else new.__array_interface__["data"][0]
         return self
 
     def bytes_view(self) -> np.ndarray:

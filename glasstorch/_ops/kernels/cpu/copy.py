@@ -56,6 +56,9 @@ def fill_(dst: TensorImpl, value) -> TensorImpl:
     if isinstance(value, complex) and not dst.dtype.is_complex:
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
         value = value.real
-    with np.errstate(invalid="ignore", over="ignore"):
-        arr[...] = np.asarray(value).astype(dst.dtype.np)
+    try:
+        arr.fill(value)
+    except (ValueError, OverflowError, TypeError):
+        with np.errstate(invalid="ignore", over="ignore"):
+            arr[...] = np.asarray(value).astype(dst.dtype.np)
     return dst

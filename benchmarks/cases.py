@@ -1,0 +1,64 @@
+"""Benchmark cases: each maps a library module (glasstorch or torch) to a zero-argument callable.
+
+The recipe is written once against the shared API, so both libraries run exactly the same code.
+"""
+
+from __future__ import annotations
+
+
+def _view_small(lib):
+    x = lib.arange(24.0).view(2, 3, 4)
+    return lambda: x.view(6, 4)
+
+
+def _transpose_small(lib):
+    x = lib.arange(24.0).view(2, 3, 4)
+    return lambda: x.transpose(0, 2)
+
+
+def _getitem_basic(lib):
+    x = lib.arange(24.0).view(2, 3, 4)
+    return lambda: x[1, :, ::2]
+
+
+def _reshape_copy(lib):
+    x = lib.arange(24.0).view(2, 3, 4).transpose(0, 2)
+    return lambda: x.reshape(24)
+
+
+def _zeros_small(lib):
+    return lambda: lib.zeros(2, 3)
+
+
+def _tensor_from_list(lib):
+    data = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+    return lambda: lib.tensor(data)
+
+
+def _contiguous_1m(lib):
+    x = lib.ones(1000, 1000).t()
+    return lambda: x.contiguous()
+
+
+def _clone_1m(lib):
+    x = lib.ones(1000, 1000)
+    return lambda: x.clone()
+
+
+def _copy_cast_1m(lib):
+    x = lib.ones(1000, 1000)
+    y = lib.empty(1000, 1000, dtype=lib.float64)
+    return lambda: y.copy_(x)
+
+
+CASES = {
+    "view (2,3,4)->(6,4)": _view_small,
+    "transpose (2,3,4) 0<->2": _transpose_small,
+    "getitem x[1, :, ::2]": _getitem_basic,
+    "reshape needing a copy (24 el.)": _reshape_copy,
+    "zeros(2, 3)": _zeros_small,
+    "tensor(2x3 nested list)": _tensor_from_list,
+    "contiguous() of 1000x1000 .t()": _contiguous_1m,
+    "clone() 1M float32": _clone_1m,
+    "copy_ float32->float64 1M": _copy_cast_1m,
+}

@@ -1,0 +1,69 @@
+"""Kernels of the dispatcher's layer keys that the codegen instantiates per operator.
+
+PyTorch counterparts: ``ADInplaceOrViewType_*.cpp`` (version bumps for in-place and ``out=`` ops,
+view bookkeeping for view ops) and ``RegisterBackendSelect.cpp`` (factories pick their backend from
+the ``device`` argument).  Each kernel receives the key set below its own key and redispatches.
+
+Invariant: these kernels never touch data; they only bump versions, record ``_base`` and choose keys.
+"""
+
+from __future__ import annotations
+
+from .._core.device import CPU
+from .._core.dispatch_key import BACKEND_FOR_DEVICE, bit
+from .._tensor.impl import TensorImpl
+
+__all__ = ["inplace_kernel", "view_kernel", "backend_select_kernel"]
+
+
+def inplace_kernel(op, written: tuple):
+    """Redispatch, then bump the version counter of every argument the op writes (``Tensor(a!)``)."""
+    if len(written) == 1:
+        (w,) = written
+
+        def kernel(ks, *args):
+            out = op.redispatch(ks, *args)
+            t = args[w]
+            if type(t) is TensorImpl:
+                t.version.version += 1
+            return out
+    else:
+        def kernel(ks, *args):
+            out = op.redispatch(ks, *args)
+            for w in written:
+                t = args[w]
+                if type(t) is TensorImpl:
+                    t.version.version += 1
+            return out
+    kernel.__qualname__ = f"ADInplaceOrView::{op.name}"
+    return kernel
+
+
+def view_kernel(op):
+    """Redispatch, then mark each output as a view of the input's root base (``_base``)."""
+
+    def kernel(ks, self, *args):
+        out = op.redispatch(ks, self, *args)
+        root = self.base if self.base is not None else self
+        if type(out) is TensorImpl:
+            out.base = root
+        else:
+            for o in out:
+                o.base = root
+        return out
+    kernel.__qualname__ = f"ADInplaceOrView::{op.name}"
+    return kernel
+
+
+_BACKEND_BITS = {t: bit(k) for t, k in BACKEND_FOR_DEVICE.items()}
+
+
+def backend_select_kernel(op, device_index: int):
+    """For factories (no tensor arguments): add the backend key of the ``device`` argument, redispatch."""
+
+    def kernel(ks, *args):
+        dev = args[device_index] if device_index < len(args) else None
+        dev_type = CPU.type if dev is None else dev.type
+        return op.redispatch(ks | _BACKEND_BITS.get(dev_type, _BACKEND_BITS["cpu"]), *args)
+    kernel.__qualname__ = f"BackendSelect::{op.name}"
+    return kernel

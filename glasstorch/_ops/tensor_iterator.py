@@ -1,0 +1,356 @@
+"""TensorIterator — PyTorch's ``aten/src/ATen/TensorIterator.cpp`` for numpy kernels.
+
+A kernel describes its operands (outputs first, then inputs; a Python scalar stands for a wrapped
+number, see Note [Wrapped numbers]) and a config; :func:`build` then does, in PyTorch's order:
+
+1. device check (0-dim CPU tensors may join a non-CPU op) and meta detection;
+2. memory-overlap checks of the outputs (internal, and partial overlap with an input);
+3. the broadcast shape (PyTorch's error text);
+4. the common dtype (``result_type`` rules; integer->float promotion; a static dtype);
+5. safe-casting checks for ``out=``/in-place ("result type Float can't be cast to ...");
+6. output allocation with the layout of the inputs (the stride-sorting "reorder_dimensions"
+   rule, so ``x.t() + 1`` is transposed too), or the resize of a given ``out`` with PyTorch's rules;
+7. numpy views of every operand, ready for a ufunc with ``dtype=common`` (numpy casts inside the
+   loop, so mixed-dtype inputs are not copied first).
+
+Reductions use :func:`build_reduction`.  :func:`coalesce` merges dimensions that are contiguous for
+every operand (PyTorch's ``coalesce_dimensions``).
+
+Invariant: a built iterator never writes data; kernels write only ``it.out_np`` / ``it.outs``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .._core import dtype as _dt
+from .._core import shape as _shape
+from .._core.device import CPU
+from .._tensor.impl import TensorImpl, empty_strided_impl
+from .._tensor.views import tensor_type_name
+
+__all__ = ["TensorIterator", "build", "build_reduction", "scalar_np", "coalesce", "resize_out",
+           "check_no_internal_overlap", "check_no_partial_overlap", "compute_output_strides", "reduction_dims"]
+
+_SCALARS = (bool, int, float, complex)
+
+
+def _fmt(xs):
+    return "[" + ", ".join(str(x) for x in xs) + "]"
+
+
+class TensorIterator:
+    """The result of :func:`build`: shape, dtypes, outputs and numpy operands."""
+
+    __slots__ = ("shape", "common_dtype", "out", "out_np", "ins_np", "is_meta", "device", "outs")
+
+    def __repr__(self):
+        return f"TensorIterator(shape={self.shape}, common_dtype={self.common_dtype}, meta={self.is_meta})"
+
+
+def scalar_np(value, dtype):
+    """A Python scalar as a numpy scalar of ``dtype``, converting as PyTorch does (ints wrap)."""
+    npdt = dtype.np
+    if dtype._cat == _dt.INT_CAT and not isinstance(value, bool):
+        if isinstance(value, float):
+            return np.array(value).astype(npdt)[()]
+        return np.array(value, dtype=np.int64).astype(npdt)[()] if -2**63 <= value < 2**64 else npdt.type(value)
+    if dtype is _dt.bool:
+        return np.bool_(value)
+    if not dtype.is_complex and isinstance(value, complex):
+        return npdt.type(value.real)
+    return npdt.type(value)
+
+
+# -- overlap checks ----------------------------------------------------------------------------------------
+def _extent(impl: TensorImpl):
+    n = impl.numel()
+    if n == 0:
+        return None
+    lo = impl.offset
+    hi = lo + sum((s - 1) * st for s, st in zip(impl.sizes, impl.strides)) + 1
+    isz = impl.dtype.itemsize
+    return lo * isz, hi * isz
+
+
+def check_no_internal_overlap(impl: TensorImpl) -> None:
+    """An output whose elements share memory (stride 0 on a dim of size > 1) cannot be written."""
+    for s, st in zip(impl.sizes, impl.strides):
+        if st == 0 and s > 1:
+            raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                               "single memory location. Please clone() the tensor before performing the operation.")
+
+
+def check_no_partial_overlap(out: TensorImpl, inp: TensorImpl) -> None:
+    """An input may be exactly the output (in place) but must not otherwise overlap it."""
+    if out.storage is not inp.storage:
+        return
+    if out.offset == inp.offset and out.sizes == inp.sizes and out.strides == inp.strides:
+        return
+    a, b = _extent(out), _extent(inp)
+    if a is None or b is None:
+        return
+    if a[0] < b[1] and b[0] < a[1]:
+        raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor refer "
+                           "to a single memory location. Please clone() the tensor before performing the operation.")
+
+
+# -- layout ------------------------------------------------------------------------------------------------
+def _operand_strides(impl: TensorImpl, shape) -> tuple:
+    """Strides of ``impl`` broadcast to ``shape``: 0 for broadcast and missing leading dims."""
+    off = len(shape) - impl.ndim
+    out = [0] * len(shape)
+    for d in range(impl.ndim):
+        if impl.sizes[d] != 1 or shape[d + off] == 1:
+            out[d + off] = impl.strides[d]
+    return tuple(out)
+
+
+def compute_output_strides(shape, operands) -> tuple:
+    """Strides for a new output: follow the stride order of the inputs (PyTorch's reorder_dimensions)."""
+    ndim = len(shape)
+    if ndim <= 1:
+        return _shape.contiguous_strides(shape)
+    strides = [_operand_strides(op, shape) for op in operands]
+
+    def should_swap(d0, d1):
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(ndim - 1, -1, -1))  # perm[0] is the fastest-moving dim
+    for i in range(1, ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    out = [0] * ndim
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(out)
+
+
+def _new_output(shape, dtype, device, tensor_inputs) -> TensorImpl:
+    same = [t for t in tensor_inputs if t.sizes == shape]
+    if not tensor_inputs or all(t.is_contiguous() for t in tensor_inputs):
+        strides = _shape.contiguous_strides(shape)
+    elif same and all(t.strides == same[0].strides for t in same) and len(same) == len(tensor_inputs) and \
+            _shape.is_non_overlapping_and_dense(shape, same[0].strides):
+        strides = same[0].strides
+    else:
+        strides = compute_output_strides(shape, tensor_inputs)
+    return empty_strided_impl(shape, strides, dtype, device)
+
+
+def resize_out(out: TensorImpl, shape) -> None:
+    """Resize an ``out=`` tensor to ``shape`` in place, warning when it had elements (PyTorch's rule)."""
+    if out.sizes == tuple(shape):
+        return
+    if out.numel() != 0:
+        warnings.warn(f"An output with one or more elements was resized since it had shape {_fmt(out.sizes)}, which "
+                      f"does not match the required output shape {_fmt(shape)}. This behavior is deprecated, and in "
+                      f"a future PyTorch release outputs will not be resized unless they have zero elements. You can "
+                      f"explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+                      UserWarning, stacklevel=5)
+    strides = _shape.contiguous_strides(shape)
+    need = (out.offset + _shape.prod(shape)) * out.dtype.itemsize
+    if need > out.storage.nbytes():
+        out.storage.resize_(need)
+    out.set_geometry(tuple(shape), strides, out.offset)
+
+
+# -- building ----------------------------------------------------------------------------------------------
+def _common_device(tensors):
+    dev = None
+    for t in tensors:
+        if dev is None:
+            dev = t.device
+        elif t.device != dev:
+            if t.ndim == 0 and t.device.type == "cpu":
+                continue  # a CPU scalar may join any device
+            if dev.type == "cpu" and _all_cpu_scalars_so_far(tensors, t):
+                dev = t.device
+                continue
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                               f"{dev} and {t.device}!")
+    return dev
+
+
+def _all_cpu_scalars_so_far(tensors, upto):
+    for t in tensors:
+        if t is upto:
+            return True
+        if not (t.ndim == 0 and t.device.type == "cpu"):
+            return False
+    return True
+
+
+def common_dtype(inputs):
+    """PyTorch's result_type over impls and Python scalars (wrapped numbers)."""
+    dim_dt = zero_dt = wrapped_dt = None
+    for op in inputs:
+        if type(op) is TensorImpl:
+            if op.is_wrapped_number:
+                d = _dt._wrapped_dtype(op.dtype)
+                wrapped_dt = d if wrapped_dt is None else _dt.promote_types(wrapped_dt, d)
+            elif op.sizes:
+                dim_dt = op.dtype if dim_dt is None else _dt.promote_types(dim_dt, op.dtype)
+            else:
+                zero_dt = op.dtype if zero_dt is None else _dt.promote_types(zero_dt, op.dtype)
+        elif op is not None:
+            d = _dt.scalar_dtype(op)
+            wrapped_dt = d if wrapped_dt is None else _dt.promote_types(wrapped_dt, d)
+    return _dt.result_type_groups(dim_dt, zero_dt, wrapped_dt)
+
+
+def build(outs, inputs, *, promote_inputs=True, int_to_float=False, static_dtype=None, safe_cast=True,
+          check_same_dtype=False, resize=True, allow_cpu_scalars=True) -> TensorIterator:
+    """Configure and build an elementwise iterator (``TensorIteratorConfig().add_output(...)...build()``).
+
+    ``outs``: the given outputs (None where the kernel should allocate); ``inputs``: impls or scalars.
+    """
+    it = TensorIterator()
+    tensors = [x for x in inputs if type(x) is TensorImpl]
+    given = [o for o in outs if o is not None]
+    # 1. devices
+    it.device = _common_device(tensors + given) if (len(tensors) + len(given)) > 1 else \
+        (tensors[0].device if tensors else (given[0].device if given else None))
+    it.is_meta = any(t.storage._data is None for t in tensors) or any(o.storage._data is None for o in given)
+    # 2. overlap
+    for o in given:
+        check_no_internal_overlap(o)
+        for t in tensors:
+            check_no_partial_overlap(o, t)
+    # 3. shape
+    if len(tensors) == 1:
+        shape = tensors[0].sizes
+    elif tensors and all(t.sizes == tensors[0].sizes for t in tensors):
+        shape = tensors[0].sizes
+    else:
+        shape = _shape.broadcast_shapes(*(t.sizes for t in tensors))
+    it.shape = shape
+    # 4. dtype
+    if check_same_dtype:
+        dt = tensors[0].dtype if tensors else _dt.get_default_dtype()
+        for t in tensors + given:
+            if t.dtype is not dt:
+                raise RuntimeError(f"Found dtype {_dt.name_of(t.dtype)} but expected {_dt.name_of(dt)}")
+        common = dt
+    else:
+        common = common_dtype(inputs) if promote_inputs else tensors[0].dtype
+    if int_to_float and common._cat <= _dt.INT_CAT:
+        common = _dt.get_default_dtype()
+    it.common_dtype = common
+    out_dtype = common if static_dtype is None else static_dtype
+    # 5./6. outputs
+    results = []
+    for o in outs:
+        if o is None:
+            results.append(_new_output(shape, out_dtype, it.device, tensors) if it.device is not None else
+                           empty_strided_impl(shape, _shape.contiguous_strides(shape), out_dtype, CPU))
+            continue
+        if safe_cast and static_dtype is None and not _dt.can_cast(common, o.dtype):
+            raise RuntimeError(f"result type {_dt.name_of(common)} can't be cast to the desired output type "
+                               f"{_dt.name_of(o.dtype)}")
+        if o.sizes != shape:
+            if not resize or any(o is t for t in tensors) or _is_input(o, tensors):
+                raise RuntimeError(f"output with shape {_fmt(o.sizes)} doesn't match the broadcast shape {_fmt(shape)}")
+            resize_out(o, shape)
+        results.append(o)
+    it.outs = results
+    it.out = results[0] if results else None
+    if it.is_meta:
+        it.out_np = None
+        it.ins_np = None
+        return it
+    # 7. numpy operands
+    it.out_np = it.out.as_numpy() if it.out is not None else None
+    it.ins_np = [x.as_numpy() if type(x) is TensorImpl else scalar_np(x, common) for x in inputs]
+    return it
+
+
+def _is_input(o, tensors):
+    return any(o.storage is t.storage and o.offset == t.offset and o.strides == t.strides for t in tensors)
+
+
+# -- reductions --------------------------------------------------------------------------------------------
+def reduction_dims(dim, ndim) -> tuple:
+    """Wrap reduction dims; ``None`` or ``[]`` means all; duplicates raise PyTorch's error."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if not dims:
+        return tuple(range(ndim))
+    out = []
+    for d in dims:
+        w = _shape.wrap_dim(d, ndim)
+        if w in out:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        out.append(w)
+    return tuple(out) if ndim else ()
+
+
+def reduced_shape(sizes, dims, keepdim) -> tuple:
+    if keepdim:
+        return tuple(1 if d in dims else s for d, s in enumerate(sizes))
+    return tuple(s for d, s in enumerate(sizes) if d not in dims)
+
+
+def build_reduction(self: TensorImpl, dim, keepdim, out_dtype, out: TensorImpl | None, *, name="reduction"):
+    """Output of a reduction over ``dim`` (allocated, or ``out`` resized) and the numpy axes to reduce."""
+    dims = reduction_dims(dim, self.ndim)
+    shape = reduced_shape(self.sizes, dims, keepdim)
+    if out is None:
+        out = empty_strided_impl(shape, _shape.contiguous_strides(shape), out_dtype, self.device)
+    else:
+        if out.dtype is not out_dtype:
+            raise RuntimeError(f"Expected out tensor to have dtype {_dt.name_of(out_dtype)}, but got "
+                               f"{_dt.name_of(out.dtype)} instead")
+        resize_out(out, shape)
+    return out, dims
+
+
+# -- coalescing --------------------------------------------------------------------------------------------
+def coalesce(shape, strides_per_operand):
+    """Merge neighbouring dims that are contiguous for every operand (PyTorch's coalesce_dimensions).
+
+    Returns (new_shape, new_strides_per_operand) with dims in the original order (slowest first).
+    """
+    if len(shape) <= 1:
+        return tuple(shape), [tuple(s) for s in strides_per_operand]
+    sizes = list(shape)
+    strides = [list(s) for s in strides_per_operand]
+    d = len(sizes) - 1
+    while d > 0:
+        inner, outer = d, d - 1
+        can = sizes[inner] == 1 or sizes[outer] == 1 or all(
+            st[inner] * sizes[inner] == st[outer] for st in strides)
+        if can:
+            for st in strides:
+                st[inner] = st[inner] if sizes[inner] != 1 else st[outer]
+            sizes[inner] *= sizes[outer]
+            del sizes[outer]
+            for st in strides:
+                del st[outer]
+        d -= 1
+    return tuple(sizes), [tuple(s) for s in strides]
+
+
+def type_name(impl: TensorImpl) -> str:
+    return tensor_type_name(impl)
