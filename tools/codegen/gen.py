@@ -268,7 +268,9 @@ def gen_bindings(fns, variant: str) -> str:
     head += [f"    {o} as _op_{o}," for o in ops_used]
     head += [")", ""]
     head += rt_lines + ["", ""]
-    tail = [f"__all__ = {names!r}", ""]
+    namespaced = {_pyname(f) for f in fns if f.python_module}
+    public = names if method else [n for n in names if n not in namespaced]
+    tail = [f"__all__ = {public!r}", ""]
     if method:
         tail += ["", "def install(cls):", '    """Attach the generated methods to the Tensor class."""',
                  "    for name in __all__:", "        setattr(cls, name, globals()[name])", ""]
