@@ -62,3 +62,50 @@ CASES = {
     "clone() 1M float32": _clone_1m,
     "copy_ float32->float64 1M": _copy_cast_1m,
 }
+
+
+# -- dispatcher overhead and pointwise throughput (operators issue) ---------------------------------------
+def _add_1elem(lib):
+    a, b = lib.ones(1), lib.ones(1)
+    return lambda: lib.add(a, b)
+
+
+def _add_operator_1elem(lib):
+    a, b = lib.ones(1), lib.ones(1)
+    return lambda: a + b
+
+
+def _add_method_scalar_1elem(lib):
+    a = lib.ones(1)
+    return lambda: a.add(1.0)
+
+
+def _add_1m(lib):
+    a, b = lib.ones(1_000_000), lib.ones(1_000_000)
+    return lambda: lib.add(a, b)
+
+
+def _mul_inplace_1m(lib):
+    a, b = lib.ones(1_000_000), lib.ones(1_000_000)
+    return lambda: a.mul_(b)
+
+
+def _sin_1m(lib):
+    a = lib.ones(1_000_000)
+    return lambda: lib.sin(a)
+
+
+def _add_broadcast_1m(lib):
+    a, b = lib.ones(1000, 1000), lib.ones(1000)
+    return lambda: a + b
+
+
+CASES.update({
+    "add(1-el, 1-el) per-call overhead": _add_1elem,
+    "a + b (1-el) per-call overhead": _add_operator_1elem,
+    "a.add(1.0) (1-el) per-call overhead": _add_method_scalar_1elem,
+    "add 1M float32": _add_1m,
+    "mul_ in place 1M float32": _mul_inplace_1m,
+    "sin 1M float32": _sin_1m,
+    "add broadcast (1000,1000)+(1000,)": _add_broadcast_1m,
+})

@@ -4,6 +4,8 @@
 (``_core`` L0, ``_device`` L1, ``_tensor`` L2, ``_ops`` L3, ``tensor`` L5).  See docs/architecture.md.
 """
 
+import sys
+
 from ._core.dtype import (  # noqa: F401
     bfloat16, bool, can_cast, complex64, complex128, dtype, finfo, float16, float32, float64,
     get_default_dtype, iinfo, int8, int16, int32, int64, promote_types, set_default_dtype, uint8,
@@ -19,12 +21,14 @@ from .tensor import (  # noqa: F401
 )
 from ._functions import *  # noqa: F401,F403
 from ._functions import Generator, default_generator  # noqa: F401
+from . import _tensor_operators as _operators
 from ._generated import methods as _methods
 from ._generated.functions import *  # noqa: F401,F403
 from ._binding_support import return_types  # noqa: F401
 from ._ops.dispatcher import show_dispatch_trace  # noqa: F401
 
 _methods.install(Tensor)
+_operators.install(sys.modules[__name__])
 
 __version__ = "2.13.0+glasstorch"
 
@@ -33,4 +37,4 @@ globals().update(_ALIASES)
 globals().update(_LEGACY_TYPES)
 cfloat, cdouble = complex64, complex128
 
-del _ALIASES, _LEGACY_TYPES, _methods
+del _ALIASES, _LEGACY_TYPES, _methods, _operators, sys

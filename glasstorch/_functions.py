@@ -40,12 +40,45 @@ def _dtype_or_default(dtype):
     return _dt.get_default_dtype() if dtype is None else dtype
 
 
+def _index_like(x) -> bool:
+    """What PyTorch's argument parser accepts as one int of a size (ints, numpy ints, 1-element int tensors)."""
+    if isinstance(x, (builtins.int, np.integer)):
+        return True
+    return isinstance(x, Tensor) and x.numel() == 1 and not (x.is_floating_point() or x.is_complex())
+
+
+def _unpack_dims(fname, seq, argname="size") -> tuple:
+    """IntArrayRef unpacking: the first element is type-checked strictly (no bool), later ones by ``__index__``."""
+    out = []
+    for i, x in enumerate(seq):
+        if i == 0 and (isinstance(x, bool) or not _index_like(x)):
+            raise TypeError(f"{fname}(): argument '{argname}' (position 1) must be tuple of ints, but found element "
+                            f"of type {type(x).__name__} at pos 0")
+        if not _index_like(x):
+            raise TypeError(f"{fname}(): argument '{argname}' failed to unpack the object at pos {i + 1} with error "
+                            f"\"type must be tuple of ints,but got {type(x).__name__}\"")
+        out.append(operator.index(x))
+    return tuple(out)
+
+
 def _sizes(args, kwargs, fname):
+    """A size given as varargs ``f(2, 3)``, one sequence ``f((2, 3))`` or ``size=``, with PyTorch's errors."""
     if "size" in kwargs:
         if args:
             raise TypeError(f"{fname}() got multiple values for argument 'size'")
-        args = (kwargs.pop("size"),)
-    return parse_size(args, fname)
+        seq = kwargs.pop("size")
+        if not isinstance(seq, (tuple, list)):
+            raise TypeError(f"{fname}(): argument 'size' must be tuple of ints, not {type(seq).__name__}")
+    elif not args:
+        raise TypeError(f'{fname}() missing 1 required positional arguments: "size"')
+    elif len(args) == 1 and (isinstance(args[0], bool) or not _index_like(args[0])):
+        seq = args[0]
+        if not isinstance(seq, (tuple, list)):
+            raise TypeError(f"{fname}(): argument 'size' (position 1) must be tuple of ints, not "
+                            f"{type(seq).__name__}")
+    else:
+        seq = args
+    return _unpack_dims(fname, seq)
 
 
 def _new(impl, requires_grad):
@@ -96,11 +129,11 @@ def from_numpy(ndarray) -> Tensor:
 # -- filled factories --------------------------------------------------------------------------------------
 
 def _filled(fname, value, size, dtype, device, requires_grad, kw):
+    sizes = _sizes(size, kw, fname)
     if kw:
-        size = _sizes(size, kw, fname)
-        if kw:
-            raise TypeError(f"{fname}() got an unexpected keyword argument '{next(iter(kw))}'")
-    sizes = parse_size(size, fname)
+        raise TypeError(f"{fname}() got an unexpected keyword argument '{next(iter(kw))}'")
+    if value is not None and any(d < 0 for d in sizes):
+        raise RuntimeError(f"{fname}: Dimension size must be non-negative.")
     dtype = _dt.get_default_dtype() if dtype is None else dtype
     device = as_device(device)
     if value is None:
@@ -134,7 +167,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, layo
             _fac.infer_dtype(fill_value)
     if not isinstance(size, (tuple, list)):  # full's size is always one sequence, never varargs
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
-    sizes = parse_size((size,), "full")
+    sizes = _unpack_dims("full", size)
     return _new(_fac.full_impl(sizes, fill_value, dtype, as_device(device)), requires_grad)
 
 
@@ -196,13 +229,17 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
     """Values from ``start`` up to (not including) ``end``; length ``ceil((end - start) / step)``.
 
-    The dtype is int64 when start, end and step are all integers, else the default float dtype.
+    The dtype is int64 when start, end and step are all integers (bools count), else the default float
+    dtype.  Numbers may be Python/numpy scalars or 0-dim tensors.
     """
+    names = (("end", 1),) if end is None else (("start", 1), ("end", 2), ("step", 3))
     if end is None:
         start, end = 0, start
-    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+        vals = [0, _number_arg("arange", end, 1, "end"), _number_arg("arange", step, 2, "step")]
+    else:
+        vals = [_number_arg("arange", v, pos, name) for v, (name, pos) in zip((start, end, step), names, strict=True)]
     if dtype is None:
-        is_int = all(isinstance(v, (int, np.integer)) for v in vals)
+        is_int = all(isinstance(v, (builtins.int, np.integer)) for v in vals)
         dtype = _dt.int64 if is_int else _dt.get_default_dtype()
     return _new(_fac.arange_impl(*vals, dtype, as_device(device)), requires_grad)
 
@@ -222,10 +259,31 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
     return _new(out, requires_grad)
 
 
+def _range_endpoint(fname, value, which, pos):
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError(f"{fname} only supports 0-dimensional start and end tensors, but got {which} with "
+                               f"{value.dim()} dimension(s).")
+        return value.item()
+    return _number_arg(fname, value, pos, which)
+
+
+def _steps_arg(fname, steps):
+    if isinstance(steps, bool) or not isinstance(steps, (builtins.int, np.integer, Tensor)):
+        raise TypeError(f"{fname}() received an invalid combination of arguments - got steps of type "
+                        f"{type(steps).__name__}")
+    return operator.index(steps)
+
+
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
-    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
-    steps = operator.index(steps)
-    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
+
+    Example:
+        >>> linspace(0, 10, 7, dtype=int32).tolist()
+        [0, 1, 3, 5, 6, 8, 10]
+    """
+    steps = _steps_arg("linspace", steps)
+    start, end = _range_endpoint("linspace", start, "start", 1), _range_endpoint("linspace", end, "end", 2)
     if dtype is None:
         dtype = _dt.get_default_complex_dtype() if isinstance(start, complex) or isinstance(end, complex) else \
             _dt.get_default_dtype()
@@ -234,28 +292,42 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
     """``base ** linspace(start, end, steps)``."""
-    dtype = _dtype_or_default(dtype)
-    lin = _fac.linspace_impl(start, end, operator.index(steps), _dt.float64, as_device(device))
-    out = _fac.empty_impl(lin.sizes, dtype, lin.device)
-    if out.storage._data is not None:
-        with np.errstate(over="ignore"):
-            np.copyto(out.as_numpy(), np.power(float(base), lin.as_numpy()), casting="unsafe")
-    return _new(out, requires_grad)
+    steps = _steps_arg("logspace", steps)
+    start, end = _range_endpoint("logspace", start, "start", 1), _range_endpoint("logspace", end, "end", 2)
+    if dtype is None:
+        dtype = _dt.get_default_complex_dtype() if isinstance(start, complex) or isinstance(end, complex) else \
+            _dt.get_default_dtype()
+    return _new(_fac.logspace_impl(start, end, steps, float(base), dtype, as_device(device)), requires_grad)
+
+
+def _int_arg(fname, value, name, pos):
+    if isinstance(value, Tensor) or isinstance(value, np.integer):
+        return operator.index(value)
+    if isinstance(value, bool) or not isinstance(value, builtins.int):
+        raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be int, not {type(value).__name__}")
+    return value
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
     """The ``n x m`` identity matrix."""
-    return _new(_fac.eye_impl(n, n if m is None else m, _dtype_or_default(dtype), as_device(device)), requires_grad)
+    n = _int_arg("eye", n, "n", 1)
+    m = n if m is None else _int_arg("eye", m, "m", 2)
+    return _new(_fac.eye_impl(n, m, _dtype_or_default(dtype), as_device(device)), requires_grad)
 
 
 # -- random ----------------------------------------------------------------------------------------------
 
-def _gen(generator):
-    return default_generator if generator is None else generator
+def _gen(generator, fname="random"):
+    if generator is None:
+        return default_generator
+    if not isinstance(generator, Generator):
+        raise TypeError(f"{fname}() received an invalid combination of arguments - got generator of type "
+                        f"{type(generator).__name__}, expected torch.Generator")
+    return generator
 
 
 def _random_factory(fname, kernel, params, size, kwargs, dtype_default=None):
-    generator = kwargs.pop("generator", None)
+    generator = _gen(kwargs.pop("generator", None), fname)
     dtype = kwargs.pop("dtype", None)
     device = as_device(kwargs.pop("device", None))
     requires_grad = kwargs.pop("requires_grad", False)
@@ -263,12 +335,12 @@ def _random_factory(fname, kernel, params, size, kwargs, dtype_default=None):
     sizes = _sizes(size, kwargs, fname)
     dtype = dtype or dtype_default or _dt.get_default_dtype()
     out = _fac.empty_impl(sizes, dtype, device)
-    kernel(out, *params, _gen(generator))
+    kernel(out, *params, generator)
     return _new(out, requires_grad)
 
 
 def rand(*size, **kwargs) -> Tensor:
-    """Uniform samples in [0, 1)."""
+    """Uniform samples in [0, 1) (floating and complex dtypes)."""
     return _random_factory("rand", _rand.uniform_, (0.0, 1.0), size, kwargs)
 
 
@@ -278,22 +350,34 @@ def randn(*size, **kwargs) -> Tensor:
 
 
 def randint(*args, size=None, **kwargs) -> Tensor:
-    """Integers uniform in ``[low, high)``: ``randint(high, size)`` or ``randint(low, high, size)``."""
+    """Integers uniform in ``[low, high)``: ``randint(high, size)`` or ``randint(low, high, size)``; int64 default."""
+    args = list(args)
     if size is None:
-        *bounds, size = args
-    else:
-        bounds = list(args)
+        if len(args) < 2:
+            raise TypeError(f"randint() received an invalid combination of arguments - got {len(args)} positional "
+                            "argument(s), expected (high, size) or (low, high, size)")
+        size = args.pop()
+        if not isinstance(size, (tuple, list)):
+            raise TypeError(f"randint(): argument 'size' (position {len(args) + 1}) must be tuple of ints, not "
+                            f"{type(size).__name__}")
+    names = ("high",) if len(args) == 1 else ("low", "high")
+    bounds = [_int_arg("randint", v, name, pos) for pos, (v, name) in enumerate(zip(args, names, strict=True), 1)]
     low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
-    return _random_factory("randint", _rand.random_, (builtins.int(low), builtins.int(high)), (size,), kwargs,
-                           _dt.int64)
+    return _random_factory("randint", _rand.random_, (low, high), (size,), kwargs, _dt.int64)
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
-    """A random permutation of ``0 .. n-1``."""
+    """A random permutation of ``0 .. n-1`` (int64 by default)."""
+    n = _int_arg("randperm", n, "n", 1)
+    dtype = dtype or _dt.int64
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    out = _fac.empty_impl((n,), dtype or _dt.int64, as_device(device))
-    perm = _rand.randperm(n, _gen(generator))
+    if dtype is _dt.bool or dtype.is_complex:
+        raise _fac._not_implemented("randperm", dtype)
+    if n > 0:
+        _fac.check_fits(n - 1, dtype)  # every value 0 .. n-1 must be representable
+    out = _fac.empty_impl((n,), dtype, as_device(device))
+    perm = _rand.randperm(n, _gen(generator, "randperm"))
     if out.storage._data is not None:
         np.copyto(out.as_numpy(), perm, casting="unsafe")
     return _new(out, requires_grad)
@@ -319,27 +403,40 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False,
            out=None) -> Tensor:
-    """Normal samples: scalar mean/std with ``size``, or elementwise from tensor ``mean``/``std``."""
+    """Normal samples: scalar mean/std with ``size``, or elementwise from tensor ``mean``/``std``.
+
+    With a tensor ``mean`` the result has ``mean``'s dtype (else ``std``'s) and the broadcast shape.
+    """
+    gen = _gen(generator, "normal")
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        if isinstance(std, Tensor):
+            if np.any(std._impl.as_numpy() < 0):
+                raise RuntimeError("normal expects all elements of std >= 0.0")
+        elif std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
+        like = mean if isinstance(mean, Tensor) else std
         m = mean._impl.as_numpy() if isinstance(mean, Tensor) else mean
         s = std._impl.as_numpy() if isinstance(std, Tensor) else std
-        if np.any(np.asarray(s) < 0):
-            raise RuntimeError("normal expects all elements of std >= 0.0")
-        like = mean if isinstance(mean, Tensor) else std
-        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
-        res = zeros(shape, dtype=like.dtype, device=like.device).normal_(generator=generator)
-        np.copyto(res._impl.as_numpy(), res._impl.as_numpy() * s + m, casting="unsafe")
-        return res
+        shape = tuple(np.broadcast_shapes(np.shape(m), np.shape(s)))
+        res = _fac.empty_impl(shape, like.dtype, like.device)
+        _rand.normal_(res, 0.0, 1.0, gen)
+        if res.storage._data is not None:
+            with np.errstate(over="ignore", invalid="ignore"):
+                np.copyto(res.as_numpy(), res.as_numpy() * s + m, casting="unsafe")
+        return wrap(res)
     if size is None:
-        raise TypeError("normal() missing required argument 'size' when mean and std are numbers")
-    res = empty(parse_size((size,), "normal"), dtype=dtype, device=device)
-    return res.normal_(mean, std, generator=generator).requires_grad_(requires_grad)
+        raise TypeError("normal() received an invalid combination of arguments - got (float, float), but expected "
+                        "a size when mean and std are numbers")
+    res = _fac.empty_impl(parse_size((size,), "normal"), _dtype_or_default(dtype), as_device(device))
+    _rand.normal_(res, float(mean), float(std), gen)
+    return _new(res, requires_grad)
 
 
 def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
-    """0/1 samples with probabilities ``input`` (or a scalar ``p``), in ``input``'s dtype."""
-    res = empty_like(input)
-    return res.bernoulli_(input if p is None else p, generator=generator)
+    """0/1 samples with probabilities ``input`` (or a scalar ``p``), in ``input``'s dtype; always contiguous."""
+    res = _fac.empty_impl(input._impl.sizes, input._impl.dtype, input._impl.device)
+    _rand.bernoulli_(res, input._impl.as_numpy() if p is None else float(p), _gen(generator, "bernoulli"))
+    return wrap(res)
 
 
 def manual_seed(seed) -> Generator:

@@ -23,6 +23,7 @@ from ._core.device import as_device, device
 from ._core.shape import Size
 from ._device.generator import Generator, default_generator
 from ._ops import dispatcher as _dispatcher
+from ._ops.aten import aten
 from ._ops import factories as _fac
 from ._ops import python_arg_parser as _arg_parser
 from ._ops.kernels.cpu import copy as _copy
@@ -34,38 +35,9 @@ __all__ = ["Tensor", "wrap", "memory_format", "contiguous_format", "channels_las
            "preserve_format", "layout", "strided"]
 
 
-class memory_format:
-    """A memory layout tag (``torch.memory_format``)."""
-
-    __slots__ = ("_name",)
-
-    def __init__(self, name):
-        self._name = name
-
-    def __repr__(self):
-        return f"torch.{self._name}"
-
-    def __reduce__(self):
-        return self._name
-
-
-contiguous_format = memory_format("contiguous_format")
-channels_last = memory_format("channels_last")
-channels_last_3d = memory_format("channels_last_3d")
-preserve_format = memory_format("preserve_format")
-
-
-class layout:
-    __slots__ = ("_name",)
-
-    def __init__(self, name):
-        self._name = name
-
-    def __repr__(self):
-        return f"torch.{self._name}"
-
-
-strided = layout("strided")
+from ._core.layout import (  # noqa: E402,F401
+    channels_last, channels_last_3d, contiguous_format, layout, memory_format, preserve_format, strided,
+)
 
 
 def wrap(impl: TensorImpl, cls=None) -> Tensor:
@@ -79,13 +51,6 @@ def wrap(impl: TensorImpl, cls=None) -> Tensor:
     t._impl = impl
     impl.pyobj = _weakref(t)
     return t
-
-
-def _view_of(src: Tensor, impl: TensorImpl) -> Tensor:
-    """Wrap a view impl, recording the root base as PyTorch's ``_base`` does."""
-    base = src._impl.base
-    impl.base = src._impl if base is None else base
-    return wrap(impl)
 
 
 def _as_int(x, what="size"):
@@ -503,37 +468,6 @@ class Tensor:
             return self
         return self.clone(memory_format=memory_format)
 
-    def clone(self, *, memory_format=preserve_format) -> Tensor:
-        impl = self._impl
-        out = empty_strided_impl(impl.sizes, _strides_for(impl, memory_format), impl.dtype, impl.device)
-        _copy.copy_(out, impl)
-        return wrap(out)
-
-    def copy_(self, src, non_blocking=False) -> Tensor:
-        if not isinstance(src, Tensor):
-            raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
-        _check_inplace(self)
-        if src._impl.is_meta and not self._impl.is_meta:
-            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
-        _copy.copy_(self._impl, src._impl)
-        self._impl.version.bump()
-        return self
-
-    def fill_(self, value) -> Tensor:
-        _check_inplace(self)
-        if isinstance(value, Tensor):
-            if value.dim() != 0:
-                raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
-                                   f"{value.dim()} dimensions.")
-            value = value.item()
-        _fac.check_fits(value, self._impl.dtype)
-        _copy.fill_(self._impl, value)
-        self._impl.version.bump()
-        return self
-
-    def zero_(self) -> Tensor:
-        return self.fill_(0)
-
     def to(self, *args, **kwargs) -> Tensor:
         """Convert dtype and/or device; returns ``self`` when nothing changes and ``copy`` is False."""
         dtype, dev, copy, memory_format = _parse_to(self, args, kwargs)
@@ -542,11 +476,7 @@ class Tensor:
         dev = impl.device if dev is None else dev
         if not copy and dtype is impl.dtype and dev == impl.device and memory_format is preserve_format:
             return self
-        if impl.is_meta and dev.type != "meta":
-            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
-        out = empty_strided_impl(impl.sizes, _strides_for(impl, memory_format), dtype, dev)
-        _copy.copy_(out, impl)
-        return wrap(out)
+        return wrap(aten._to_copy(impl, dtype, None, dev, None, False, memory_format))
 
     def cpu(self, memory_format=preserve_format) -> Tensor:
         return self.to("cpu", memory_format=memory_format)
@@ -658,37 +588,6 @@ class Tensor:
         return self
 
     # -- views ---------------------------------------------------------------------------------------
-    def view(self, *shape):
-        if len(shape) == 1 and isinstance(shape[0], _dt.dtype):
-            return _view_of(self, _views.view_dtype(self._impl, shape[0]))
-        return _view_of(self, _views.view(self._impl, parse_size(shape, "view")))
-
-    def view_as(self, other):
-        return self.view(other._impl.sizes)
-
-    def reshape(self, *shape):
-        """A view when the geometry allows it, otherwise a contiguous copy."""
-        impl = self._impl
-        sizes = _shape.infer_size(parse_size(shape, "reshape", "shape"), impl.numel())
-        strides = _shape.contiguous_strides(sizes) if impl.is_contiguous() else \
-            _shape.compute_stride(impl.sizes, impl.strides, sizes)
-        if strides is not None:
-            return _view_of(self, impl.view_impl(sizes, strides, impl.offset))
-        return self.clone(memory_format=contiguous_format).view(sizes)
-
-    def reshape_as(self, other):
-        return self.reshape(other._impl.sizes)
-
-    def as_strided(self, size, stride, storage_offset=None):
-        return _view_of(self, _views.as_strided(self._impl, size, stride, storage_offset))
-
-    def transpose(self, dim0, dim1):
-        return _view_of(self, _views.transpose(self._impl, dim0, dim1))
-
-    swapaxes = swapdims = transpose
-
-    def t(self):
-        return _view_of(self, _views.t(self._impl))
 
     @property
     def T(self):
@@ -715,88 +614,52 @@ class Tensor:
     def mH(self):
         return self.mT
 
-    def permute(self, *dims):
-        return _view_of(self, _views.permute(self._impl, parse_size(dims, "permute", "dims")))
-
-    def expand(self, *sizes):
-        return _view_of(self, _views.expand(self._impl, parse_size(sizes, "expand")))
-
-    def expand_as(self, other):
-        return self.expand(other._impl.sizes)
-
-    def broadcast_to(self, size):
-        return self.expand(size)
-
-    def narrow(self, dim, start, length):
-        return _view_of(self, _views.narrow(self._impl, dim, operator.index(start), length))
-
-    def select(self, dim, index):
-        return _view_of(self, _views.select(self._impl, dim, operator.index(index)))
-
-    def unsqueeze(self, dim):
-        return _view_of(self, _views.unsqueeze(self._impl, dim))
-
-    def squeeze(self, dim=None):
-        return _view_of(self, _views.squeeze(self._impl, dim))
-
-    def flatten(self, start_dim=0, end_dim=-1):
-        sizes = _views.flatten(self._impl, start_dim, end_dim)
-        if sizes == self._impl.sizes and self._impl.ndim <= 1:
-            return self
-        return self.reshape(sizes)
-
-    def unflatten(self, dim, sizes):
-        return _view_of(self, _views.unflatten(self._impl, dim, sizes))
-
-    def movedim(self, source, destination):
-        return _view_of(self, _views.movedim(self._impl, source, destination))
-
-    moveaxis = movedim
-
-    def unfold(self, dimension, size, step):
-        return _view_of(self, _views.unfold(self._impl, dimension, size, step))
-
-    def diagonal(self, offset=0, dim1=0, dim2=1):
-        return _view_of(self, _views.diagonal(self._impl, offset, dim1, dim2))
-
     def split(self, split_size, dim=0):
+        """Python-level, as PyTorch's: an int size or a list of sizes."""
         if isinstance(split_size, (list, tuple)):
             return self.split_with_sizes(split_size, dim)
-        return tuple(_view_of(self, v) for v in _views.split(self._impl, operator.index(split_size), dim))
-
-    def split_with_sizes(self, split_sizes, dim=0):
-        return tuple(_view_of(self, v) for v in _views.split_with_sizes(self._impl, list(split_sizes), dim))
-
-    def chunk(self, chunks, dim=0):
-        return tuple(_view_of(self, v) for v in _views.chunk(self._impl, chunks, dim))
-
-    def unbind(self, dim=0):
-        return tuple(_view_of(self, v) for v in _views.unbind(self._impl, dim))
-
-    def tensor_split(self, indices_or_sections, dim=0):
-        ios = indices_or_sections
-        if isinstance(ios, Tensor):
-            ios = ios.item() if ios.dim() == 0 else ios.tolist()
-        return tuple(_view_of(self, v) for v in _views.tensor_split(self._impl, ios, dim))
+        return tuple([wrap(v) for v in aten.split_Tensor(self._impl, operator.index(split_size), dim)])
 
     def __getitem__(self, idx):
         if _views.is_basic_index(idx):
-            return _view_of(self, _views.basic_index(self._impl, idx))
+            return wrap(_basic_index(self._impl, idx))
         return _advanced_getitem(self, idx)
 
     def __setitem__(self, idx, value):
         if not _views.is_basic_index(idx):
             return _advanced_setitem(self, idx, value)
-        _check_inplace(self)
-        target = _views.basic_index(self._impl, idx)
+        target = _basic_index(self._impl, idx)
         if isinstance(value, Tensor):
-            _copy.copy_(target, value._impl)
-        elif isinstance(value, (builtins.bool, builtins.int, builtins.float, builtins.complex, np.generic)):
-            _fac.check_fits(value, target.dtype)
-            _copy.fill_(target, value)
+            aten.copy_(target, value._impl, False)
+        else:  # PyTorch makes a tensor of the value (checking it fits the dtype) and copies it in
+            if isinstance(value, (builtins.bool, builtins.int, builtins.float, np.generic)):
+                _fac.check_fits(value, target.dtype)
+            aten.copy_(target, _fac.tensor_impl(value, target.dtype, target.device), False)
+
+
+def _basic_index(impl: TensorImpl, idx) -> TensorImpl:
+    """``x[idx]`` for ints, slices, None and Ellipsis as a chain of view ops (PyTorch's applySlicing)."""
+    items = idx if isinstance(idx, tuple) else (idx,)
+    n_consuming = _views.check_basic_index(impl, items)
+    out = impl
+    d = 0
+    for it in items:
+        if it is None:
+            out = aten.unsqueeze(out, d)
+            d += 1
+        elif it is Ellipsis:
+            d += impl.ndim - n_consuming
+        elif isinstance(it, slice):
+            start, stop, step = _views.slice_bounds(it)
+            out = aten.slice_Tensor(out, d, start, stop, step)
+            d += 1
         else:
-            _copy.copy_(target, _fac.tensor_impl(value, target.dtype))
-        self._impl.version.bump()
+            i = operator.index(it)
+            size = out.sizes[d]
+            if i < -size or i >= size:
+                raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
+            out = aten.select_int(out, d, i)
+    return out if out is not impl else aten.alias(impl)
 
 
 # -- helpers used by the facade ----------------------------------------------------------------------
@@ -818,13 +681,7 @@ def _check_inplace(t: Tensor):
 
 
 def _strides_for(impl: TensorImpl, memory_format) -> tuple:
-    if memory_format is preserve_format:
-        return _fac.strides_like(impl)
-    if memory_format is channels_last:
-        if impl.ndim != 4:
-            raise RuntimeError("required rank 4 tensor to use channels_last format")
-        return _shape.channels_last_strides(impl.sizes)
-    return _shape.contiguous_strides(impl.sizes)
+    return _shape.strides_for_format(impl.sizes, impl.strides, memory_format)
 
 
 def _finish(impl: TensorImpl, requires_grad: bool) -> Tensor:

@@ -56,7 +56,7 @@ def shares_storage(a, b) -> bool:
 
 
 def _values(t) -> np.ndarray:
-    return np.asarray(t.tolist(), dtype=object if t.dtype.is_complex else None).reshape(tuple(t.shape))
+    return np.asarray(t.tolist()).reshape(tuple(t.shape))
 
 
 def _describe(t) -> dict:

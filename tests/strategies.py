@@ -8,7 +8,7 @@ is a Tensor method name or ``"getitem"``.
 
 Strategies:
 
-* ``shapes(min_dims, max_dims, max_size)``   -- tuples of sizes (0-4 dims, sizes 0-5 by default)
+* ``sizes(max_size)`` / ``shapes(min_dims, max_dims, max_size)`` -- sizes 0-5, shapes of 0-4 dims by default
 * ``strided_recipes(...)``                  -- recipes chaining permutes, transposes, step slices, selects,
                                                expands over a contiguous or as_strided base
 * ``view_shapes(numel)``                    -- shapes with exactly ``numel`` elements (factorisations, maybe -1)
@@ -24,17 +24,22 @@ import math
 from hypothesis import strategies as st
 
 __all__ = [
-    "shapes", "strided_recipes", "view_shapes", "basic_indices", "permutations", "strided_geometries", "build",
+    "sizes", "shapes", "strided_recipes", "view_shapes", "basic_indices", "permutations", "strided_geometries", "build",
     "recipe_shape", "extent",
 ]
 
 
+def sizes(max_size=5, min_size=0):
+    """One dim's size; 0 is drawn less often than a plain ``integers`` would (empty tensors stay a minority)."""
+    return st.integers(max(min_size, 1), max_size) | st.integers(min_size, max_size)
+
+
 def shapes(min_dims=0, max_dims=4, max_size=5, min_size=0):
-    return st.lists(st.integers(min_size, max_size), min_size=min_dims, max_size=max_dims).map(tuple)
+    return st.lists(sizes(max_size, min_size), min_size=min_dims, max_size=max_dims).map(tuple)
 
 
 def extent(size, stride, offset=0) -> int:
-    """Elements a storage needs for this geometry (0 when the geometry is empty)."""
+    """Elements a storage needs for this geometry (just ``offset`` when the geometry has no element)."""
     if 0 in size:
         return offset
     return offset + 1 + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
@@ -115,7 +120,7 @@ def _step(draw, shape, max_dims):
         return "select", (d, draw(st.integers(0, shape[d] - 1)))
     if kind == "unsqueeze_expand":
         return "unsqueeze", (draw(st.integers(0, n)),)
-    return "expand", (draw(st.integers(0, 3)),) + shape
+    return "expand", (draw(sizes(3)),) + shape
 
 
 @st.composite
@@ -132,9 +137,9 @@ def strided_recipes(draw, max_dims=4, max_size=5, max_steps=4):
         steps.append(step)
         if step[0] == "unsqueeze":  # follow with an expand of the new size-1 dim
             d = step[1][0]
-            sizes = shape[:d] + (draw(st.integers(0, 4)),) + shape[d + 1:]
-            steps.append(("expand", sizes))
-            shape = sizes
+            new = shape[:d] + (draw(sizes(4)),) + shape[d + 1:]
+            steps.append(("expand", new))
+            shape = new
     return numel, base, tuple(steps)
 
 
@@ -147,34 +152,30 @@ def _slices(draw, size, max_step=3):
     return slice(draw(_bound(size)), draw(_bound(size)), draw(st.none() | st.integers(1, max_step)))
 
 
-def _factor_shape(draw, numel):
-    factors = []
-    n, p = numel, 2
+def _prime_factors(n):
+    factors, p = [], 2
     while n > 1:
         while n % p == 0:
             factors.append(p)
             n //= p
         p += 1
-    ndim = draw(st.integers(max(1 if factors else 0, 0), 4))
-    sizes = [1] * ndim
-    for f in factors:
-        if not sizes:
-            sizes.append(1)
-        sizes[draw(st.integers(0, len(sizes) - 1))] *= f
-    return sizes
+    return factors
 
 
 @st.composite
 def view_shapes(draw, numel):
     """Shapes with ``numel`` elements: a factorisation with 1s, maybe one dim replaced by ``-1``."""
     if numel == 0:
-        sizes = draw(st.lists(st.integers(0, 4), min_size=1, max_size=4))
-        sizes[draw(st.integers(0, len(sizes) - 1))] = 0
-        return tuple(sizes)
-    sizes = _factor_shape(draw, numel)
-    if sizes and draw(st.booleans()):
-        sizes[draw(st.integers(0, len(sizes) - 1))] = -1
-    return tuple(sizes)
+        out = draw(st.lists(st.integers(0, 4), min_size=1, max_size=4))
+        out[draw(st.integers(0, len(out) - 1))] = 0
+        return tuple(out)
+    factors = _prime_factors(numel)
+    out = [1] * draw(st.integers(1 if factors else 0, 4))
+    for f in factors:
+        out[draw(st.integers(0, len(out) - 1))] *= f
+    if out and draw(st.booleans()):
+        out[draw(st.integers(0, len(out) - 1))] = -1
+    return tuple(out)
 
 
 @st.composite

@@ -7,10 +7,10 @@ import itertools
 
 import pytest
 import torch
+from oracle import assert_same_error, dtype_name
 
 import glasstorch as gt
 from glasstorch._core import dtype as gdtype
-from oracle import assert_same_error, dtype_name
 
 NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
          "complex64", "complex128"]
@@ -74,7 +74,8 @@ def test_complex32():
     assert (gt.chalf.is_complex, gt.chalf.is_floating_point, gt.chalf.is_signed) == \
         (torch.chalf.is_complex, torch.chalf.is_floating_point, torch.chalf.is_signed)
     g, t = gt.finfo(gt.chalf), torch.finfo(torch.chalf)
-    assert (g.bits, g.eps, g.max, g.tiny, g.resolution, g.dtype) == (t.bits, t.eps, t.max, t.tiny, t.resolution, t.dtype)
+    for attr in ("bits", "eps", "max", "min", "tiny", "resolution", "dtype"):
+        assert getattr(g, attr) == getattr(t, attr), attr
 
 
 def test_complex32_exported():

@@ -311,7 +311,8 @@ def from_numpy_dtype(np_dtype) -> dtype:
     """The glasstorch dtype storing numpy's ``np_dtype``; TypeError for types PyTorch cannot hold."""
     d = _FROM_NUMPY.get(np.dtype(np_dtype))
     if d is None:
-        raise TypeError(f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype)}. The only supported types "
+        name = np.dtype(np_dtype).type.__name__
+        raise TypeError(f"can't convert np.ndarray of type numpy.{name}. The only supported types "
                         "are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
                         "uint64, uint32, uint16, uint8, and bool.")
     return d

@@ -8,7 +8,9 @@ rules are PyTorch's exactly, because views, ``reshape`` and output layouts are b
 from __future__ import annotations
 
 import operator
-from functools import reduce
+from functools import lru_cache, reduce
+
+from .layout import channels_last, preserve_format
 
 __all__ = [
     "Size", "contiguous_strides", "is_contiguous", "is_non_overlapping_and_dense", "compute_stride",
@@ -53,7 +55,15 @@ def prod(xs) -> int:
 
 
 def contiguous_strides(sizes) -> tuple:
-    """Row-major strides; a size-0 dim counts as 1 so strides stay positive (PyTorch's rule)."""
+    """Row-major strides; a size-0 dim counts as 1 so strides stay positive (PyTorch's rule).
+
+    Cached: kernels ask for the same few shapes over and over.
+    """
+    return _contiguous_strides(sizes if type(sizes) is tuple else tuple(sizes))
+
+
+@lru_cache(maxsize=8192)
+def _contiguous_strides(sizes: tuple) -> tuple:
     strides = [1] * len(sizes)
     acc = 1
     for d in range(len(sizes) - 1, -1, -1):
@@ -260,3 +270,21 @@ def expand_strides(sizes, strides, target):
                                f"non-singleton dimension {d}.  Target sizes: {_fmt(target)}.  Tensor sizes: "
                                f"{_fmt(sizes)}")
     return tuple(new_sizes), tuple(new_strides)
+
+
+def strides_for_format(sizes, strides, memory_format) -> tuple:
+    """Strides of a new tensor shaped like (sizes, strides) in ``memory_format`` (``empty_like`` rules).
+
+    ``preserve_format`` keeps dense non-overlapping strides, else guesses channels-last or row-major.
+    """
+    if memory_format is None or memory_format is preserve_format:
+        if is_non_overlapping_and_dense(sizes, strides):
+            return tuple(strides)
+        if is_channels_last_strides_2d(sizes, strides):
+            return channels_last_strides(sizes)
+        return contiguous_strides(sizes)
+    if memory_format is channels_last:
+        if len(sizes) != 4:
+            raise RuntimeError("required rank 4 tensor to use channels_last format")
+        return channels_last_strides(sizes)
+    return contiguous_strides(sizes)

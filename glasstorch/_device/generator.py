@@ -11,10 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core.device import as_device
+
 __all__ = ["Generator", "DEFAULT_SEED"]
 
 DEFAULT_SEED = 67280421310721  # PyTorch's default_rng_seed_val
-_STATE_BYTES = 48  # seed (8) + PCG64 state (16) + increment (16) + has_uint32 (4) + uinteger (4)
+# The state tensor is as long as PyTorch's (sizeof(CPUGeneratorImplState)); the first 48 bytes are used:
+# seed (8) + PCG64 state (16) + increment (16) + has_uint32 (4) + uinteger (4); the rest are zero.
+_STATE_BYTES = 5056
+_USED_BYTES = 48
 _MASK64 = (1 << 64) - 1
 
 
@@ -34,13 +39,14 @@ class Generator:
     state_from_tensor = staticmethod(lambda t: np.asarray(t, dtype=np.uint8))
 
     def __init__(self, device="cpu"):
-        self.device = device
+        self.device = as_device(device)
         self.manual_seed(DEFAULT_SEED)
 
     def manual_seed(self, seed: int) -> Generator:
+        """Restart the stream from ``seed``; negative seeds wrap to uint64 as in PyTorch."""
         seed = int(seed)
         if seed < -(1 << 63) or seed >= (1 << 64):
-            raise RuntimeError(f"Overflow when unpacking long long")
+            raise ValueError("Overflow when unpacking long long")
         self._seed = seed & _MASK64
         self.np_gen = np.random.Generator(np.random.PCG64(self._seed))
         return self
@@ -59,16 +65,24 @@ class Generator:
         raw = (self._seed.to_bytes(8, "little") + st["state"]["state"].to_bytes(16, "little")
                + st["state"]["inc"].to_bytes(16, "little") + int(st["has_uint32"]).to_bytes(4, "little")
                + int(st["uinteger"]).to_bytes(4, "little"))
-        return Generator.state_to_tensor(np.frombuffer(raw, dtype=np.uint8).copy())
+        out = np.zeros(_STATE_BYTES, dtype=np.uint8)
+        out[:_USED_BYTES] = np.frombuffer(raw, dtype=np.uint8)
+        return Generator.state_to_tensor(out)
 
     def set_state(self, new_state) -> Generator:
+        """Restore a state from ``get_state`` (a uint8 tensor), with PyTorch's errors for anything else."""
+        if not hasattr(new_state, "_impl"):
+            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+        if repr(new_state.dtype) != "torch.uint8":
+            raise TypeError("RNG state must be a torch.ByteTensor")
         raw = bytes(Generator.state_from_tensor(new_state).tobytes())
         if len(raw) != _STATE_BYTES:
-            raise RuntimeError(f"Expected a ByteTensor of {_STATE_BYTES} bytes for the generator state, got "
-                               f"{len(raw)}")
+            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {_STATE_BYTES} but found the input RNG "
+                               f"state size to be {len(raw)}")
         bg = np.random.PCG64()
         bg.state = {"bit_generator": "PCG64",
-                    "state": {"state": int.from_bytes(raw[8:24], "little"), "inc": int.from_bytes(raw[24:40], "little")},
+                    "state": {"state": int.from_bytes(raw[8:24], "little"),
+                              "inc": int.from_bytes(raw[24:40], "little")},
                     "has_uint32": int.from_bytes(raw[40:44], "little"),
                     "uinteger": int.from_bytes(raw[44:48], "little")}
         self._seed = int.from_bytes(raw[:8], "little")

@@ -5,15 +5,58 @@
 from glasstorch._binding_support import _make_rt, _requires_grad, _return_type, _wrap, _wrap_list, _wrap_tuple
 from glasstorch._ops.python_arg_parser import Signatures as _Signatures
 from glasstorch._ops._generated.ops import (  # noqa: F401
+    _to_copy as _op__to_copy,
+    _unsafe_view as _op__unsafe_view,
     add_Tensor as _op_add_Tensor,
     add__Tensor as _op_add__Tensor,
     add_out as _op_add_out,
+    alias as _op_alias,
+    as_strided as _op_as_strided,
+    broadcast_to as _op_broadcast_to,
+    chunk as _op_chunk,
+    clone as _op_clone,
+    copy_ as _op_copy_,
+    diagonal as _op_diagonal,
+    expand as _op_expand,
+    expand_as as _op_expand_as,
+    fill__Scalar as _op_fill__Scalar,
+    fill__Tensor as _op_fill__Tensor,
+    flatten_using_ints as _op_flatten_using_ints,
+    moveaxis_int as _op_moveaxis_int,
+    moveaxis_intlist as _op_moveaxis_intlist,
+    movedim_int as _op_movedim_int,
+    movedim_intlist as _op_movedim_intlist,
     mul_Tensor as _op_mul_Tensor,
     mul__Tensor as _op_mul__Tensor,
     mul_out as _op_mul_out,
+    narrow as _op_narrow,
+    permute as _op_permute,
+    reshape as _op_reshape,
+    reshape_as as _op_reshape_as,
+    select_int as _op_select_int,
     sin as _op_sin,
     sin_ as _op_sin_,
     sin_out as _op_sin_out,
+    slice_Tensor as _op_slice_Tensor,
+    split_Tensor as _op_split_Tensor,
+    split_with_sizes as _op_split_with_sizes,
+    squeeze as _op_squeeze,
+    squeeze_dim as _op_squeeze_dim,
+    squeeze_dims as _op_squeeze_dims,
+    swapaxes as _op_swapaxes,
+    swapdims as _op_swapdims,
+    t as _op_t,
+    tensor_split_indices as _op_tensor_split_indices,
+    tensor_split_sections as _op_tensor_split_sections,
+    transpose_int as _op_transpose_int,
+    unbind_int as _op_unbind_int,
+    unflatten_int as _op_unflatten_int,
+    unfold as _op_unfold,
+    unsqueeze as _op_unsqueeze,
+    view as _op_view,
+    view_as as _op_view_as,
+    view_dtype as _op_view_dtype,
+    zero_ as _op_zero_,
 )
 
 
@@ -68,4 +111,335 @@ def sin_(*args, **kwargs):
     return _wrap(_op_sin_.call(a[0]))
 
 
-__all__ = ['add', 'mul', 'sin', 'sin_']
+_sig_reshape = _Signatures('reshape', [
+    'reshape(Tensor input, SymInt[] shape)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def reshape(*args, **kwargs):
+    """reshape(Tensor input, SymInt[] shape)"""
+    i, a = _sig_reshape.parse(args, kwargs)
+    return _wrap(_op_reshape.call(a[0], a[1]))
+
+
+_sig__unsafe_view = _Signatures('_unsafe_view', [
+    '_unsafe_view(Tensor input, SymInt[] size)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _unsafe_view(*args, **kwargs):
+    """_unsafe_view(Tensor input, SymInt[] size)"""
+    i, a = _sig__unsafe_view.parse(args, kwargs)
+    return _wrap(_op__unsafe_view.call(a[0], a[1]))
+
+
+_sig_as_strided = _Signatures('as_strided', [
+    'as_strided(Tensor input, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def as_strided(*args, **kwargs):
+    """as_strided(Tensor input, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)"""
+    i, a = _sig_as_strided.parse(args, kwargs)
+    return _wrap(_op_as_strided.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_transpose = _Signatures('transpose', [
+    'transpose(Tensor input, int dim0, int dim1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def transpose(*args, **kwargs):
+    """transpose(Tensor input, int dim0, int dim1)"""
+    i, a = _sig_transpose.parse(args, kwargs)
+    return _wrap(_op_transpose_int.call(a[0], a[1], a[2]))
+
+
+_sig_swapaxes = _Signatures('swapaxes', [
+    'swapaxes(Tensor input, int axis0, int axis1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def swapaxes(*args, **kwargs):
+    """swapaxes(Tensor input, int axis0, int axis1)"""
+    i, a = _sig_swapaxes.parse(args, kwargs)
+    return _wrap(_op_swapaxes.call(a[0], a[1], a[2]))
+
+
+_sig_swapdims = _Signatures('swapdims', [
+    'swapdims(Tensor input, int dim0, int dim1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def swapdims(*args, **kwargs):
+    """swapdims(Tensor input, int dim0, int dim1)"""
+    i, a = _sig_swapdims.parse(args, kwargs)
+    return _wrap(_op_swapdims.call(a[0], a[1], a[2]))
+
+
+_sig_t = _Signatures('t', [
+    't(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def t(*args, **kwargs):
+    """t(Tensor input)"""
+    i, a = _sig_t.parse(args, kwargs)
+    return _wrap(_op_t.call(a[0]))
+
+
+_sig_permute = _Signatures('permute', [
+    'permute(Tensor input, int[] dims)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def permute(*args, **kwargs):
+    """permute(Tensor input, int[] dims)"""
+    i, a = _sig_permute.parse(args, kwargs)
+    return _wrap(_op_permute.call(a[0], a[1]))
+
+
+_sig_broadcast_to = _Signatures('broadcast_to', [
+    'broadcast_to(Tensor input, SymInt[] size)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def broadcast_to(*args, **kwargs):
+    """broadcast_to(Tensor input, SymInt[] size)"""
+    i, a = _sig_broadcast_to.parse(args, kwargs)
+    return _wrap(_op_broadcast_to.call(a[0], a[1]))
+
+
+_sig_narrow = _Signatures('narrow', [
+    'narrow(Tensor input, int dim, SymInt start, SymInt length)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def narrow(*args, **kwargs):
+    """narrow(Tensor input, int dim, SymInt start, SymInt length)"""
+    i, a = _sig_narrow.parse(args, kwargs)
+    return _wrap(_op_narrow.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_slice = _Signatures('slice', [
+    'slice(Tensor input, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def slice(*args, **kwargs):
+    """slice(Tensor input, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)"""
+    i, a = _sig_slice.parse(args, kwargs)
+    return _wrap(_op_slice_Tensor.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_select = _Signatures('select', [
+    'select(Tensor input, int dim, SymInt index)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def select(*args, **kwargs):
+    """select(Tensor input, int dim, SymInt index)"""
+    i, a = _sig_select.parse(args, kwargs)
+    return _wrap(_op_select_int.call(a[0], a[1], a[2]))
+
+
+_sig_unsqueeze = _Signatures('unsqueeze', [
+    'unsqueeze(Tensor input, int dim)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def unsqueeze(*args, **kwargs):
+    """unsqueeze(Tensor input, int dim)"""
+    i, a = _sig_unsqueeze.parse(args, kwargs)
+    return _wrap(_op_unsqueeze.call(a[0], a[1]))
+
+
+_sig_squeeze = _Signatures('squeeze', [
+    'squeeze(Tensor input)',
+    'squeeze(Tensor input, int dim)',
+    'squeeze(Tensor input, int[] dim)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def squeeze(*args, **kwargs):
+    """squeeze(Tensor input)"""
+    i, a = _sig_squeeze.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_squeeze.call(a[0]))
+    elif i == 1:
+        return _wrap(_op_squeeze_dim.call(a[0], a[1]))
+    elif i == 2:
+        return _wrap(_op_squeeze_dims.call(a[0], a[1]))
+
+
+_sig_flatten = _Signatures('flatten', [
+    'flatten(Tensor input, int start_dim=0, int end_dim=-1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def flatten(*args, **kwargs):
+    """flatten(Tensor input, int start_dim=0, int end_dim=-1)"""
+    i, a = _sig_flatten.parse(args, kwargs)
+    return _wrap(_op_flatten_using_ints.call(a[0], a[1], a[2]))
+
+
+_sig_unflatten = _Signatures('unflatten', [
+    'unflatten(Tensor input, int dim, SymInt[] sizes)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def unflatten(*args, **kwargs):
+    """unflatten(Tensor input, int dim, SymInt[] sizes)"""
+    i, a = _sig_unflatten.parse(args, kwargs)
+    return _wrap(_op_unflatten_int.call(a[0], a[1], a[2]))
+
+
+_sig_movedim = _Signatures('movedim', [
+    'movedim(Tensor input, int[] source, int[] destination)',
+    'movedim(Tensor input, int source, int destination)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def movedim(*args, **kwargs):
+    """movedim(Tensor input, int[] source, int[] destination)"""
+    i, a = _sig_movedim.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_movedim_intlist.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_movedim_int.call(a[0], a[1], a[2]))
+
+
+_sig_moveaxis = _Signatures('moveaxis', [
+    'moveaxis(Tensor input, int[] source, int[] destination)',
+    'moveaxis(Tensor input, int source, int destination)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def moveaxis(*args, **kwargs):
+    """moveaxis(Tensor input, int[] source, int[] destination)"""
+    i, a = _sig_moveaxis.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_moveaxis_intlist.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_moveaxis_int.call(a[0], a[1], a[2]))
+
+
+_sig_diagonal = _Signatures('diagonal', [
+    'diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def diagonal(*args, **kwargs):
+    """diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1)"""
+    i, a = _sig_diagonal.parse(args, kwargs)
+    return _wrap(_op_diagonal.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_split_with_sizes = _Signatures('split_with_sizes', [
+    'split_with_sizes(Tensor input, SymInt[] split_sizes, int dim=0)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def split_with_sizes(*args, **kwargs):
+    """split_with_sizes(Tensor input, SymInt[] split_sizes, int dim=0)"""
+    i, a = _sig_split_with_sizes.parse(args, kwargs)
+    return _wrap_list(_op_split_with_sizes.call(a[0], a[1], a[2]))
+
+
+_sig_chunk = _Signatures('chunk', [
+    'chunk(Tensor input, int chunks, int dim=0)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def chunk(*args, **kwargs):
+    """chunk(Tensor input, int chunks, int dim=0)"""
+    i, a = _sig_chunk.parse(args, kwargs)
+    return _wrap_list(_op_chunk.call(a[0], a[1], a[2]))
+
+
+_sig_unbind = _Signatures('unbind', [
+    'unbind(Tensor input, int dim=0)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def unbind(*args, **kwargs):
+    """unbind(Tensor input, int dim=0)"""
+    i, a = _sig_unbind.parse(args, kwargs)
+    return _wrap_list(_op_unbind_int.call(a[0], a[1]))
+
+
+_sig_tensor_split = _Signatures('tensor_split', [
+    'tensor_split(Tensor input, SymInt sections, int dim=0)',
+    'tensor_split(Tensor input, SymInt[] indices, int dim=0)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def tensor_split(*args, **kwargs):
+    """tensor_split(Tensor input, SymInt sections, int dim=0)"""
+    i, a = _sig_tensor_split.parse(args, kwargs)
+    if i == 0:
+        return _wrap_list(_op_tensor_split_sections.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap_list(_op_tensor_split_indices.call(a[0], a[1], a[2]))
+
+
+_sig_alias = _Signatures('alias', [
+    'alias(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def alias(*args, **kwargs):
+    """alias(Tensor input)"""
+    i, a = _sig_alias.parse(args, kwargs)
+    return _wrap(_op_alias.call(a[0]))
+
+
+_sig_clone = _Signatures('clone', [
+    'clone(Tensor input, *, MemoryFormat? memory_format=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def clone(*args, **kwargs):
+    """clone(Tensor input, *, MemoryFormat? memory_format=None)"""
+    i, a = _sig_clone.parse(args, kwargs)
+    return _wrap(_op_clone.call(a[0], a[1]))
+
+
+_sig_fill_ = _Signatures('fill_', [
+    'fill_(Tensor input, Scalar value)',
+    'fill_(Tensor input, Tensor value)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fill_(*args, **kwargs):
+    """fill_(Tensor input, Scalar value)"""
+    i, a = _sig_fill_.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_fill__Scalar.call(a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_fill__Tensor.call(a[0], a[1]))
+
+
+_sig_zero_ = _Signatures('zero_', [
+    'zero_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def zero_(*args, **kwargs):
+    """zero_(Tensor input)"""
+    i, a = _sig_zero_.parse(args, kwargs)
+    return _wrap(_op_zero_.call(a[0]))
+
+
+_sig__to_copy = _Signatures('_to_copy', [
+    '_to_copy(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None, bool requires_grad=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _to_copy(*args, **kwargs):
+    """_to_copy(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None, bool requires_grad=False)"""
+    i, a = _sig__to_copy.parse(args, kwargs)
+    return _requires_grad(a[7], _op__to_copy.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+
+
+__all__ = ['add', 'mul', 'sin', 'sin_', 'reshape', '_unsafe_view', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'alias', 'clone', 'fill_', 'zero_', '_to_copy']

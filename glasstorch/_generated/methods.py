@@ -5,15 +5,58 @@
 from glasstorch._binding_support import _make_rt, _requires_grad, _return_type, _wrap, _wrap_list, _wrap_tuple
 from glasstorch._ops.python_arg_parser import Signatures as _Signatures
 from glasstorch._ops._generated.ops import (  # noqa: F401
+    _to_copy as _op__to_copy,
+    _unsafe_view as _op__unsafe_view,
     add_Tensor as _op_add_Tensor,
     add__Tensor as _op_add__Tensor,
     add_out as _op_add_out,
+    alias as _op_alias,
+    as_strided as _op_as_strided,
+    broadcast_to as _op_broadcast_to,
+    chunk as _op_chunk,
+    clone as _op_clone,
+    copy_ as _op_copy_,
+    diagonal as _op_diagonal,
+    expand as _op_expand,
+    expand_as as _op_expand_as,
+    fill__Scalar as _op_fill__Scalar,
+    fill__Tensor as _op_fill__Tensor,
+    flatten_using_ints as _op_flatten_using_ints,
+    moveaxis_int as _op_moveaxis_int,
+    moveaxis_intlist as _op_moveaxis_intlist,
+    movedim_int as _op_movedim_int,
+    movedim_intlist as _op_movedim_intlist,
     mul_Tensor as _op_mul_Tensor,
     mul__Tensor as _op_mul__Tensor,
     mul_out as _op_mul_out,
+    narrow as _op_narrow,
+    permute as _op_permute,
+    reshape as _op_reshape,
+    reshape_as as _op_reshape_as,
+    select_int as _op_select_int,
     sin as _op_sin,
     sin_ as _op_sin_,
     sin_out as _op_sin_out,
+    slice_Tensor as _op_slice_Tensor,
+    split_Tensor as _op_split_Tensor,
+    split_with_sizes as _op_split_with_sizes,
+    squeeze as _op_squeeze,
+    squeeze_dim as _op_squeeze_dim,
+    squeeze_dims as _op_squeeze_dims,
+    swapaxes as _op_swapaxes,
+    swapdims as _op_swapdims,
+    t as _op_t,
+    tensor_split_indices as _op_tensor_split_indices,
+    tensor_split_sections as _op_tensor_split_sections,
+    transpose_int as _op_transpose_int,
+    unbind_int as _op_unbind_int,
+    unflatten_int as _op_unflatten_int,
+    unfold as _op_unfold,
+    unsqueeze as _op_unsqueeze,
+    view as _op_view,
+    view_as as _op_view_as,
+    view_dtype as _op_view_dtype,
+    zero_ as _op_zero_,
 )
 
 
@@ -87,7 +130,379 @@ def sin_(self, *args, **kwargs):
     return self
 
 
-__all__ = ['add', 'add_', 'mul', 'mul_', 'sin', 'sin_']
+_sig_view = _Signatures('view', [
+    'view(SymInt[] size)',
+    'view(ScalarType dtype)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def view(self, *args, **kwargs):
+    """view(SymInt[] size)"""
+    i, a = _sig_view.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_view.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_view_dtype.call(self._impl, a[0]))
+
+
+_sig_view_as = _Signatures('view_as', [
+    'view_as(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def view_as(self, *args, **kwargs):
+    """view_as(Tensor other)"""
+    i, a = _sig_view_as.parse(args, kwargs)
+    return _wrap(_op_view_as.call(self._impl, a[0]))
+
+
+_sig_reshape = _Signatures('reshape', [
+    'reshape(SymInt[] shape)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def reshape(self, *args, **kwargs):
+    """reshape(SymInt[] shape)"""
+    i, a = _sig_reshape.parse(args, kwargs)
+    return _wrap(_op_reshape.call(self._impl, a[0]))
+
+
+_sig_reshape_as = _Signatures('reshape_as', [
+    'reshape_as(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def reshape_as(self, *args, **kwargs):
+    """reshape_as(Tensor other)"""
+    i, a = _sig_reshape_as.parse(args, kwargs)
+    return _wrap(_op_reshape_as.call(self._impl, a[0]))
+
+
+_sig_as_strided = _Signatures('as_strided', [
+    'as_strided(SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def as_strided(self, *args, **kwargs):
+    """as_strided(SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)"""
+    i, a = _sig_as_strided.parse(args, kwargs)
+    return _wrap(_op_as_strided.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_transpose = _Signatures('transpose', [
+    'transpose(int dim0, int dim1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def transpose(self, *args, **kwargs):
+    """transpose(int dim0, int dim1)"""
+    i, a = _sig_transpose.parse(args, kwargs)
+    return _wrap(_op_transpose_int.call(self._impl, a[0], a[1]))
+
+
+_sig_swapaxes = _Signatures('swapaxes', [
+    'swapaxes(int axis0, int axis1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def swapaxes(self, *args, **kwargs):
+    """swapaxes(int axis0, int axis1)"""
+    i, a = _sig_swapaxes.parse(args, kwargs)
+    return _wrap(_op_swapaxes.call(self._impl, a[0], a[1]))
+
+
+_sig_swapdims = _Signatures('swapdims', [
+    'swapdims(int dim0, int dim1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def swapdims(self, *args, **kwargs):
+    """swapdims(int dim0, int dim1)"""
+    i, a = _sig_swapdims.parse(args, kwargs)
+    return _wrap(_op_swapdims.call(self._impl, a[0], a[1]))
+
+
+_sig_t = _Signatures('t', [
+    't()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def t(self, *args, **kwargs):
+    """t()"""
+    i, a = _sig_t.parse(args, kwargs)
+    return _wrap(_op_t.call(self._impl))
+
+
+_sig_permute = _Signatures('permute', [
+    'permute(int[] dims)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def permute(self, *args, **kwargs):
+    """permute(int[] dims)"""
+    i, a = _sig_permute.parse(args, kwargs)
+    return _wrap(_op_permute.call(self._impl, a[0]))
+
+
+_sig_expand = _Signatures('expand', [
+    'expand(SymInt[] size, *, bool implicit=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def expand(self, *args, **kwargs):
+    """expand(SymInt[] size, *, bool implicit=False)"""
+    i, a = _sig_expand.parse(args, kwargs)
+    return _wrap(_op_expand.call(self._impl, a[0], a[1]))
+
+
+_sig_expand_as = _Signatures('expand_as', [
+    'expand_as(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def expand_as(self, *args, **kwargs):
+    """expand_as(Tensor other)"""
+    i, a = _sig_expand_as.parse(args, kwargs)
+    return _wrap(_op_expand_as.call(self._impl, a[0]))
+
+
+_sig_broadcast_to = _Signatures('broadcast_to', [
+    'broadcast_to(SymInt[] size)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def broadcast_to(self, *args, **kwargs):
+    """broadcast_to(SymInt[] size)"""
+    i, a = _sig_broadcast_to.parse(args, kwargs)
+    return _wrap(_op_broadcast_to.call(self._impl, a[0]))
+
+
+_sig_narrow = _Signatures('narrow', [
+    'narrow(int dim, SymInt start, SymInt length)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def narrow(self, *args, **kwargs):
+    """narrow(int dim, SymInt start, SymInt length)"""
+    i, a = _sig_narrow.parse(args, kwargs)
+    return _wrap(_op_narrow.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_select = _Signatures('select', [
+    'select(int dim, SymInt index)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def select(self, *args, **kwargs):
+    """select(int dim, SymInt index)"""
+    i, a = _sig_select.parse(args, kwargs)
+    return _wrap(_op_select_int.call(self._impl, a[0], a[1]))
+
+
+_sig_unsqueeze = _Signatures('unsqueeze', [
+    'unsqueeze(int dim)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def unsqueeze(self, *args, **kwargs):
+    """unsqueeze(int dim)"""
+    i, a = _sig_unsqueeze.parse(args, kwargs)
+    return _wrap(_op_unsqueeze.call(self._impl, a[0]))
+
+
+_sig_squeeze = _Signatures('squeeze', [
+    'squeeze()',
+    'squeeze(int dim)',
+    'squeeze(int[] dim)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def squeeze(self, *args, **kwargs):
+    """squeeze()"""
+    i, a = _sig_squeeze.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_squeeze.call(self._impl))
+    elif i == 1:
+        return _wrap(_op_squeeze_dim.call(self._impl, a[0]))
+    elif i == 2:
+        return _wrap(_op_squeeze_dims.call(self._impl, a[0]))
+
+
+_sig_flatten = _Signatures('flatten', [
+    'flatten(int start_dim=0, int end_dim=-1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def flatten(self, *args, **kwargs):
+    """flatten(int start_dim=0, int end_dim=-1)"""
+    i, a = _sig_flatten.parse(args, kwargs)
+    return _wrap(_op_flatten_using_ints.call(self._impl, a[0], a[1]))
+
+
+_sig_unflatten = _Signatures('unflatten', [
+    'unflatten(int dim, SymInt[] sizes)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def unflatten(self, *args, **kwargs):
+    """unflatten(int dim, SymInt[] sizes)"""
+    i, a = _sig_unflatten.parse(args, kwargs)
+    return _wrap(_op_unflatten_int.call(self._impl, a[0], a[1]))
+
+
+_sig_movedim = _Signatures('movedim', [
+    'movedim(int[] source, int[] destination)',
+    'movedim(int source, int destination)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def movedim(self, *args, **kwargs):
+    """movedim(int[] source, int[] destination)"""
+    i, a = _sig_movedim.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_movedim_intlist.call(self._impl, a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_movedim_int.call(self._impl, a[0], a[1]))
+
+
+_sig_moveaxis = _Signatures('moveaxis', [
+    'moveaxis(int[] source, int[] destination)',
+    'moveaxis(int source, int destination)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def moveaxis(self, *args, **kwargs):
+    """moveaxis(int[] source, int[] destination)"""
+    i, a = _sig_moveaxis.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_moveaxis_intlist.call(self._impl, a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_moveaxis_int.call(self._impl, a[0], a[1]))
+
+
+_sig_unfold = _Signatures('unfold', [
+    'unfold(int dimension, int size, int step)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def unfold(self, *args, **kwargs):
+    """unfold(int dimension, int size, int step)"""
+    i, a = _sig_unfold.parse(args, kwargs)
+    return _wrap(_op_unfold.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_diagonal = _Signatures('diagonal', [
+    'diagonal(int offset=0, int dim1=0, int dim2=1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def diagonal(self, *args, **kwargs):
+    """diagonal(int offset=0, int dim1=0, int dim2=1)"""
+    i, a = _sig_diagonal.parse(args, kwargs)
+    return _wrap(_op_diagonal.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_split_with_sizes = _Signatures('split_with_sizes', [
+    'split_with_sizes(SymInt[] split_sizes, int dim=0)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def split_with_sizes(self, *args, **kwargs):
+    """split_with_sizes(SymInt[] split_sizes, int dim=0)"""
+    i, a = _sig_split_with_sizes.parse(args, kwargs)
+    return _wrap_list(_op_split_with_sizes.call(self._impl, a[0], a[1]))
+
+
+_sig_chunk = _Signatures('chunk', [
+    'chunk(int chunks, int dim=0)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def chunk(self, *args, **kwargs):
+    """chunk(int chunks, int dim=0)"""
+    i, a = _sig_chunk.parse(args, kwargs)
+    return _wrap_list(_op_chunk.call(self._impl, a[0], a[1]))
+
+
+_sig_unbind = _Signatures('unbind', [
+    'unbind(int dim=0)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def unbind(self, *args, **kwargs):
+    """unbind(int dim=0)"""
+    i, a = _sig_unbind.parse(args, kwargs)
+    return _wrap_list(_op_unbind_int.call(self._impl, a[0]))
+
+
+_sig_tensor_split = _Signatures('tensor_split', [
+    'tensor_split(SymInt sections, int dim=0)',
+    'tensor_split(SymInt[] indices, int dim=0)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def tensor_split(self, *args, **kwargs):
+    """tensor_split(SymInt sections, int dim=0)"""
+    i, a = _sig_tensor_split.parse(args, kwargs)
+    if i == 0:
+        return _wrap_list(_op_tensor_split_sections.call(self._impl, a[0], a[1]))
+    elif i == 1:
+        return _wrap_list(_op_tensor_split_indices.call(self._impl, a[0], a[1]))
+
+
+_sig_clone = _Signatures('clone', [
+    'clone(*, MemoryFormat? memory_format=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def clone(self, *args, **kwargs):
+    """clone(*, MemoryFormat? memory_format=None)"""
+    i, a = _sig_clone.parse(args, kwargs)
+    return _wrap(_op_clone.call(self._impl, a[0]))
+
+
+_sig_copy_ = _Signatures('copy_', [
+    'copy_(Tensor src, bool non_blocking=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def copy_(self, *args, **kwargs):
+    """copy_(Tensor src, bool non_blocking=False)"""
+    i, a = _sig_copy_.parse(args, kwargs)
+    _op_copy_.call(self._impl, a[0], a[1])
+    return self
+
+
+_sig_fill_ = _Signatures('fill_', [
+    'fill_(Scalar value)',
+    'fill_(Tensor value)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def fill_(self, *args, **kwargs):
+    """fill_(Scalar value)"""
+    i, a = _sig_fill_.parse(args, kwargs)
+    if i == 0:
+        _op_fill__Scalar.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_fill__Tensor.call(self._impl, a[0])
+        return self
+
+
+_sig_zero_ = _Signatures('zero_', [
+    'zero_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def zero_(self, *args, **kwargs):
+    """zero_()"""
+    i, a = _sig_zero_.parse(args, kwargs)
+    _op_zero_.call(self._impl)
+    return self
+
+
+__all__ = ['add', 'add_', 'mul', 'mul_', 'sin', 'sin_', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'clone', 'copy_', 'fill_', 'zero_']
 
 
 def install(cls):

@@ -19,13 +19,14 @@ import warnings
 import numpy as np
 
 from .._core import dtype as _dt
-from .._core.device import CPU
 from .._core import shape as _shape
+from .._core.device import CPU
 from .._core.shape import contiguous_strides
-from .._tensor.impl import TensorImpl, empty_impl, from_numpy_impl
+from .._tensor.impl import TensorImpl, empty_impl, empty_strided_impl, from_numpy_impl
 from .kernels.cpu import copy as _copy
 
-__all__ = ["tensor_impl", "infer_dtype", "full_impl", "arange_impl", "linspace_impl", "eye_impl", "check_fits"]
+__all__ = ["tensor_impl", "infer_dtype", "full_impl", "arange_impl", "linspace_impl", "logspace_impl", "eye_impl",
+           "check_fits"]
 
 _SCALARS = (bool, int, float, complex)
 
@@ -162,7 +163,7 @@ def _store(obj, sizes, dim, conv):
     if dim == len(sizes):
         return conv(obj)
     if isinstance(obj, np.ndarray):
-        for d, (got, want) in enumerate(zip(obj.shape, sizes[dim:])):
+        for d, (got, want) in enumerate(zip(obj.shape, sizes[dim:], strict=False)):
             if got != want:
                 raise ValueError(f"expected sequence of length {want} at dim {dim + d} (got {got})")
         if obj.ndim != len(sizes) - dim:
@@ -197,11 +198,14 @@ def tensor_impl(data, dtype=None, device=CPU) -> TensorImpl:
         impl = data._impl
         if impl.is_meta:
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
-        return _fill_from(empty_impl(impl.sizes, target, device), impl.as_numpy())
+        # Tensor.to(dtype, copy=True): the copy keeps the source's layout (preserve_format)
+        return _fill_from(empty_strided_impl(impl.sizes, strides_like(impl), target, device), impl.as_numpy())
     sizes = _compute_sizes(data)
     target = infer_dtype(data) if dtype is None else dtype
-    if isinstance(data, np.ndarray):
-        return _fill_from(empty_impl(sizes, target, device), data)
+    if isinstance(data, np.ndarray):  # tensor_from_numpy(...).to(dtype, copy=True): the layout is preserved
+        src = from_numpy_impl(data, infer_dtype(data)) if all(st >= 0 for st in data.strides) else None
+        strides = strides_like(src) if src is not None else contiguous_strides(sizes)
+        return _fill_from(empty_strided_impl(sizes, strides, target, device), data)
     plain = _store(data, sizes, 0, _leaf_converter(target))
     try:
         arr = np.asarray(plain, dtype=_source_np(target, plain))
@@ -256,7 +260,7 @@ def check_fits(value, dtype, numel=None) -> None:
     ``-max``), a float into an integer type must be finite and in range, a finite float into a floating
     type must not exceed its max (inf and NaN pass), a complex value into a real type needs a zero
     imaginary part; bool takes anything.  PyTorch's one-element fill of float16/bfloat16 goes through
-    double, so ``numel`` <= 1 there only refuses non-real values (named ``double``).
+    double, so ``numel == 1`` there only refuses non-real values (named ``double``).
     """
     if dtype is _dt.bool:
         return
@@ -265,7 +269,7 @@ def check_fits(value, dtype, numel=None) -> None:
     if isinstance(value, bool):
         return
     name = _C_NAMES[dtype._name]
-    if dtype in (_dt.float16, _dt.bfloat16) and numel is not None and numel <= 1:
+    if dtype in (_dt.float16, _dt.bfloat16) and numel == 1:
         dtype, name = _dt.float64, "double"
     err = RuntimeError(f"value cannot be converted to type {name} without overflow")
     if isinstance(value, complex):
@@ -309,54 +313,205 @@ def _scalar_float(x):
     return x.item() if _is_tensor(x) else x
 
 
+def _not_implemented(kernel, dtype):
+    return NotImplementedError(f'"{kernel}" not implemented for \'{_dt.name_of(dtype)}\'')
+
+
+def _fmt_double(x) -> str:
+    """A double as C++ ``operator<<`` prints it (six significant digits)."""
+    return f"{float(x):g}"
+
+
 def arange_impl(start, end, step, dtype, device=CPU) -> TensorImpl:
-    """``arange``: length ``ceil((end - start) / step)`` computed in double, values ``start + i*step``."""
+    """``arange`` (``RangeFactories.cpp`` + ``RangeUtils.h``).
+
+    Checks in double: step nonzero, finite bounds, step sign.  Length: for int64 the bounds and step are
+    first truncated to int64 and the length is an exact ceiling division; for every other dtype it is
+    ``ceil((end - start) / step)`` in double.  Values are ``start + i * step`` in the accumulate type
+    (int64 for integral dtypes, so a fractional start/step is truncated first; double for floats).
+    """
     start, end, step = (_scalar_float(v) for v in (start, end, step))
-    if step == 0:
+    if dtype is _dt.bool or dtype.is_complex:
+        raise _not_implemented("arange_cpu", dtype)
+    for v in (start, end, step):
+        check_fits(v, _dt.float64)  # Scalar::to<double>: a complex value with an imaginary part fails
+    start, end, step = (v.real if isinstance(v, complex) else v for v in (start, end, step))
+    fstart, fend, fstep = float(start), float(end), float(step)
+    if fstep == 0:
         raise RuntimeError("step must be nonzero")
-    if not (math.isfinite(start) and math.isfinite(end)):
-        raise RuntimeError(f"unsupported range: {start} -> {end}")
-    if (step > 0 and end < start) or (step < 0 and end > start):
+    if not (math.isfinite(fstart) and math.isfinite(fend)):
+        raise RuntimeError(f"unsupported range: {_fmt_double(fstart)} -> {_fmt_double(fend)}")
+    if not ((fstep > 0 and fend >= fstart) or (fstep < 0 and fend <= fstart)):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    if dtype._cat <= _dt.INT_CAT and all(isinstance(v, (int, np.integer)) for v in (start, end, step)):
-        n = max(-((start - end) // step), 0)
-        out = empty_impl((n,), dtype, device)
-        if out.storage._data is not None:
-            np.copyto(out.as_numpy(), np.arange(n, dtype=np.int64) * step + start, casting="unsafe")
+    integral = dtype._cat == _dt.INT_CAT
+    if integral:
+        for v in (start, end, step):
+            check_fits(v, _dt.int64)  # the accumulate type of every integral dtype is int64
+        istart, iend, istep = (builtins.int(v) for v in (start, end, step))  # truncation toward zero
+    if dtype is _dt.int64:
+        if istep == 0:
+            raise ValueError("step must be nonzero")
+        n = -((istart - iend) // istep)  # exact ceil((end - start) / step)
+    else:
+        n = math.ceil((float(end) - float(start)) / float(step))
+    n = max(builtins.int(n), 0)
+    out = empty_impl((n,), dtype, device)
+    if out.storage._data is not None and n:
+        if integral:
+            vals = istart + istep * np.arange(n, dtype=np.int64)
+        else:
+            vals = _arange_float_values(fstart, fstep, n, dtype)
+        with np.errstate(over="ignore", invalid="ignore"):
+            np.copyto(out.as_numpy(), vals, casting="unsafe")
+    return out
+
+
+# How PyTorch's CPU range kernels round, reproduced so that values match bit for bit:
+# * cpu_serial_kernel_vec fills a contiguous output two SIMD vectors at a time and the tail one element at a
+#   time.  A vector computes its first value ``base`` with the element formula (rounded to the dtype) and the
+#   rest as ``base + k * step``.  Widths are AVX2's (32-byte registers), PyTorch's default CPU capability;
+#   outputs longer than one parallel grain (32768 elements) are treated as one chunk.
+# * The kernels are compiled with floating-point contraction: ``a + b * c`` in float or double is one fused
+#   multiply-add (a single rounding).  float16/bfloat16 arithmetic rounds after every operation instead.
+_VEC_BYTES = 32
+
+
+def _vector_layout(n: int, dtype):
+    """For each index: the index its SIMD vector starts at, and its offset ``k`` inside that vector."""
+    width = max(_VEC_BYTES // dtype.itemsize, 1)
+    idx = np.arange(n, dtype=np.int64)
+    vectorised = (n // (2 * width)) * 2 * width
+    start = np.where(idx < vectorised, (idx // width) * width, idx)
+    return start, idx - start
+
+
+_SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's splitter for doubles
+
+
+def _fma(a, b, c) -> np.ndarray:
+    """``a * b + c`` with one rounding, in float64 (error-free product and sum; Dekker / Knuth)."""
+    a, b, c = (np.asarray(x, dtype=np.float64) for x in (a, b, c))
+    with np.errstate(over="ignore", invalid="ignore"):
+        p = a * b
+        ta, tb = _SPLIT * a, _SPLIT * b
+        a_hi, b_hi = ta - (ta - a), tb - (tb - b)
+        a_lo, b_lo = a - a_hi, b - b_hi
+        e = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+        s = p + c
+        bb = s - p
+        t = (p - (s - bb)) + (c - bb)
+        out = s + (t + e)
+        return np.where(np.isfinite(out), out, p + c)
+
+
+def _arange_float_values(start: float, step: float, n: int, dtype) -> np.ndarray:
+    """``arange`` values as the kernel computes them, before the final cast to ``dtype``.
+
+    The accumulate type is double (float for float16/bfloat16): an element is ``fma(step, i, start)``; in a
+    vector ``fma(k, step, base)``, except bfloat16 vectors, which round ``k * step`` first.
+    """
+    base_idx, k = _vector_layout(n, dtype)
+    if dtype in (_dt.float16, _dt.bfloat16):
+        f32 = np.float32
+        s, st = float(f32(start)), float(f32(step))
+        base = _fma(st, base_idx, s).astype(f32).astype(dtype.np).astype(np.float64)
+        if dtype is _dt.bfloat16:
+            return (base + (k * st).astype(f32).astype(np.float64)).astype(f32)
+        return _fma(k, st, base).astype(f32)
+    base = _fma(step, base_idx, start)
+    if dtype is _dt.float32:
+        base = base.astype(np.float32).astype(np.float64)
+    return _fma(k, step, base)
+
+
+def _range_kernel_types(dtype):
+    """LinspaceKernel's types: integral dtypes step in double; floats step in their own precision."""
+    if dtype._cat <= _dt.INT_CAT:
+        return np.float64
+    return dtype.np.type
+
+
+def _two_sided(start, end, steps, dtype, vectorised=True):
+    """linspace_kernel: ``start + step*i`` below ``steps // 2``, ``end - step*(steps-1-i)`` from there on.
+
+    The step is computed in the dtype's own precision for floats and in double for integral dtypes.  float32,
+    float64 and integral dtypes evaluate each formula as one fused multiply-add; float16, bfloat16 and complex
+    round every operation.  With ``vectorised`` the SIMD layout above applies (logspace's kernel is scalar).
+    Returns the values in the step type and that type.
+    """
+    st = _range_kernel_types(dtype)
+    fused = st in (np.float64, np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        s0 = np.asarray(start).astype(dtype.np).astype(st)
+        s1 = np.asarray(end).astype(dtype.np).astype(st)
+        step = ((s1 - s0) / st(steps - 1)).astype(st)
+        if vectorised:
+            base_idx, k = _vector_layout(steps, dtype)
+        else:
+            base_idx, k = np.arange(steps), np.zeros(steps, dtype=np.int64)
+        half = steps // 2
+        if fused:
+            lo = _fma(step, base_idx, s0).astype(st)
+            hi = _fma(-step, steps - 1 - base_idx, s1).astype(st)
+        else:
+            lo = (s0 + step * base_idx.astype(st)).astype(st)
+            hi = (s1 - step * (steps - 1 - base_idx).astype(st)).astype(st)
+        base = np.where(base_idx < half, lo, hi)
+        if dtype._cat <= _dt.INT_CAT:  # Vectorized<int>::arange(base, step): base is truncated to the dtype
+            base = np.where(k > 0, base.astype(dtype.np).astype(st), base)
+        if fused:
+            return _fma(k, step, base).astype(st), st
+        return (base + (k.astype(st) * step).astype(st)).astype(st), st
+
+
+def _check_endpoints(start, end, dtype):
+    if dtype is _dt.bool:
+        return
+    check_fits(start, dtype)  # Scalar::to<scalar_t>
+    check_fits(end, dtype)
+
+
+def linspace_impl(start, end, steps, dtype, device=CPU) -> TensorImpl:
+    """``linspace``: the first half counts up from ``start``, the second half down from ``end``.
+
+    As PyTorch's CPU kernel (scalar path): ``start``/``end`` are converted to the dtype first; the step
+    is computed in double for integral dtypes (values truncated) and in the dtype itself for floats.
+    """
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if dtype is _dt.bool:
+        raise _not_implemented("linspace_cpu", dtype)
+    start, end = _scalar_float(start), _scalar_float(end)
+    _check_endpoints(start, end, dtype)
+    out = empty_impl((steps,), dtype, device)
+    if out.storage._data is None or steps == 0:
         return out
-    n = math.ceil((float(end) - float(start)) / float(step))
-    if n < 0:
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    out = empty_impl((int(n),), dtype, device)
-    if out.storage._data is not None:
-        vals = np.arange(n, dtype=np.float64) * float(step) + float(start)
-        if dtype._cat <= _dt.INT_CAT:
-            vals = np.arange(n, dtype=np.int64) * int(step) + int(start)
+    if steps == 1:
+        return _copy.fill_(out, start)
+    vals, _ = _two_sided(start, end, steps, dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
         np.copyto(out.as_numpy(), vals, casting="unsafe")
     return out
 
 
-def linspace_impl(start, end, steps, dtype, device=CPU) -> TensorImpl:
-    """``linspace``: the first half counts up from ``start``, the second half down from ``end``."""
+def logspace_impl(start, end, steps, base, dtype, device=CPU) -> TensorImpl:
+    """``logspace``: ``base ** linspace(start, end, steps)`` with the exponent made as linspace makes it;
+    the power is taken in the same type as the step (double for integral dtypes)."""
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if dtype is _dt.bool:
+        raise _not_implemented("logspace_cpu", dtype)
+    start, end = _scalar_float(start), _scalar_float(end)
+    _check_endpoints(start, end, dtype)
     out = empty_impl((steps,), dtype, device)
     if out.storage._data is None or steps == 0:
         return out
-    start, end = _scalar_float(start), _scalar_float(end)
     if steps == 1:
-        return _copy.fill_(out, start)
-    if dtype._cat <= _dt.INT_CAT:
-        step = (float(end) - float(start)) / (steps - 1)
-        vals = start + step * np.arange(steps)
+        return _copy.fill_(out, float(base) ** float(start.real if isinstance(start, complex) else start))
+    exps, st = _two_sided(start, end, steps, dtype, vectorised=False)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        vals = np.power(st(base), exps).astype(st)
         np.copyto(out.as_numpy(), vals, casting="unsafe")
-        return out
-    cdt = np.complex128 if dtype.is_complex else np.float64
-    step = (cdt(end) - cdt(start)) / (steps - 1)
-    idx = np.arange(steps)
-    half = steps // 2
-    vals = np.where(idx < half, cdt(start) + step * idx, cdt(end) - step * (steps - idx - 1))
-    np.copyto(out.as_numpy(), vals, casting="unsafe")
     return out
 
 

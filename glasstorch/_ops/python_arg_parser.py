@@ -280,8 +280,8 @@ class _Signature:
         params = self.params
         out = [_MISSING] * self.n
         npos = len(self.positional)
-        if self.varargs and len(args) > 1:
-            args = (tuple(args),)
+        if self.varargs and args and (len(args) > 1 or not isinstance(args[0], (list, tuple))):
+            args = (tuple(args),)  # view(2, 3) and view(6) as view((2, 3)) and view((6,))
         if len(args) > npos:
             raise _Failure(f"takes {npos} positional arguments but {len(args)} were given", None)
         for i, v in enumerate(args):

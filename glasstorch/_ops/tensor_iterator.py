@@ -28,8 +28,9 @@ import numpy as np
 from .._core import dtype as _dt
 from .._core import shape as _shape
 from .._core.device import CPU
-from .._tensor.impl import TensorImpl, empty_strided_impl
+from .._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
 from .._tensor.views import tensor_type_name
+from .overlap import check_no_internal_overlap, check_no_partial_overlap
 
 __all__ = ["TensorIterator", "build", "build_reduction", "scalar_np", "coalesce", "resize_out",
            "check_no_internal_overlap", "check_no_partial_overlap", "compute_output_strides", "reduction_dims"]
@@ -62,39 +63,6 @@ def scalar_np(value, dtype):
     if not dtype.is_complex and isinstance(value, complex):
         return npdt.type(value.real)
     return npdt.type(value)
-
-
-# -- overlap checks ----------------------------------------------------------------------------------------
-def _extent(impl: TensorImpl):
-    n = impl.numel()
-    if n == 0:
-        return None
-    lo = impl.offset
-    hi = lo + sum((s - 1) * st for s, st in zip(impl.sizes, impl.strides)) + 1
-    isz = impl.dtype.itemsize
-    return lo * isz, hi * isz
-
-
-def check_no_internal_overlap(impl: TensorImpl) -> None:
-    """An output whose elements share memory (stride 0 on a dim of size > 1) cannot be written."""
-    for s, st in zip(impl.sizes, impl.strides):
-        if st == 0 and s > 1:
-            raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
-                               "single memory location. Please clone() the tensor before performing the operation.")
-
-
-def check_no_partial_overlap(out: TensorImpl, inp: TensorImpl) -> None:
-    """An input may be exactly the output (in place) but must not otherwise overlap it."""
-    if out.storage is not inp.storage:
-        return
-    if out.offset == inp.offset and out.sizes == inp.sizes and out.strides == inp.strides:
-        return
-    a, b = _extent(out), _extent(inp)
-    if a is None or b is None:
-        return
-    if a[0] < b[1] and b[0] < a[1]:
-        raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor refer "
-                           "to a single memory location. Please clone() the tensor before performing the operation.")
 
 
 # -- layout ------------------------------------------------------------------------------------------------
@@ -225,6 +193,10 @@ def build(outs, inputs, *, promote_inputs=True, int_to_float=False, static_dtype
 
     ``outs``: the given outputs (None where the kernel should allocate); ``inputs``: impls or scalars.
     """
+    if len(outs) == 1 and outs[0] is None and not check_same_dtype:
+        it = _fast_functional(inputs, int_to_float, static_dtype)
+        if it is not None:
+            return it
     it = TensorIterator()
     tensors = [x for x in inputs if type(x) is TensorImpl]
     given = [o for o in outs if o is not None]
@@ -281,6 +253,44 @@ def build(outs, inputs, *, promote_inputs=True, int_to_float=False, static_dtype
         return it
     # 7. numpy operands
     it.out_np = it.out.as_numpy() if it.out is not None else None
+    it.ins_np = [x.as_numpy() if type(x) is TensorImpl else scalar_np(x, common) for x in inputs]
+    return it
+
+
+def _fast_functional(inputs, int_to_float, static_dtype):
+    """The common case in one pass: no out=, every tensor input contiguous with one shape, device, dtype.
+
+    Returns None when any condition fails; the general path then handles everything.
+    """
+    first = None
+    has_scalar = False
+    for x in inputs:
+        if type(x) is TensorImpl:
+            if first is None:
+                first = x
+                if x.storage._data is None or not x.is_contiguous():
+                    return None
+            elif x.sizes != first.sizes or x.dtype is not first.dtype or x.device is not first.device or \
+                    x.storage._data is None or not x.is_contiguous():
+                return None
+        elif x is None:
+            return None
+        else:
+            has_scalar = True
+    if first is None:
+        return None
+    common = common_dtype(inputs) if has_scalar else first.dtype
+    if int_to_float and common._cat <= _dt.INT_CAT:
+        common = _dt.get_default_dtype()
+    it = TensorIterator()
+    it.shape = first.sizes
+    it.device = first.device
+    it.is_meta = False
+    it.common_dtype = common
+    out = empty_contiguous(first.sizes, common if static_dtype is None else static_dtype, first.device)
+    it.out = out
+    it.outs = [out]
+    it.out_np = out.as_numpy()
     it.ins_np = [x.as_numpy() if type(x) is TensorImpl else scalar_np(x, common) for x in inputs]
     return it
 

@@ -133,6 +133,10 @@ class TensorImpl:
         if data is None:
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         isz = self.dtype.itemsize
+        if 0 in self.sizes:
+            arr = np.empty(self.sizes, self.dtype.np)  # nothing to share; offsets may lie past the buffer
+            self._np, self._np_key = arr, data
+            return arr
         arr = np.ndarray(self.sizes, self.dtype.np, data, self.offset * isz, tuple([s * isz for s in self.strides]))
         self._np = arr
         self._np_key = data
@@ -156,7 +160,7 @@ class TensorImpl:
 def storage_nbytes_for(sizes, strides, offset, itemsize) -> int:
     """Bytes a storage needs so that every element of this geometry is inside it."""
     if any(s == 0 for s in sizes):
-        return offset * itemsize if offset else 0
+        return 0  # PyTorch's computeStorageNbytes: an empty geometry needs no bytes, whatever its offset
     extent = 1 + sum((s - 1) * st for s, st in zip(sizes, strides))
     return (offset + extent) * itemsize
 
@@ -166,6 +170,15 @@ def empty_strided_impl(sizes, strides, dtype, device=CPU) -> TensorImpl:
     nbytes = storage_nbytes_for(sizes, strides, 0, dtype.itemsize)
     storage = UntypedStorage(nbytes, device=device)
     return TensorImpl(storage, tuple(sizes), tuple(strides), 0, dtype, device)
+
+
+def empty_contiguous(sizes: tuple, dtype, device) -> TensorImpl:
+    """Fresh contiguous storage for validated sizes: the allocation fast path of every kernel."""
+    numel = 1
+    for s in sizes:
+        numel *= s
+    storage = UntypedStorage._allocate(numel * dtype.itemsize, device)
+    return TensorImpl(storage, sizes, _shape.contiguous_strides(sizes), 0, dtype, device)
 
 
 def empty_impl(sizes, dtype, device=CPU) -> TensorImpl:

@@ -47,6 +47,18 @@ class UntypedStorage:
         self.resizable = True
 
     @classmethod
+    def _allocate(cls, nbytes: int, device) -> UntypedStorage:
+        """A new storage from the device's allocator; ``device`` is already a device object."""
+        self = cls.__new__(cls)
+        alloc = allocator_for(device.type)
+        self._data = alloc.allocate(nbytes)
+        self._nbytes = nbytes
+        self.device = device
+        self.allocator = alloc
+        self.resizable = True
+        return self
+
+    @classmethod
     def _wrap(cls, data: np.ndarray | None, nbytes: int, device) -> UntypedStorage:
         """A storage over an existing byte buffer (``from_numpy``), sharing its memory."""
         self = cls.__new__(cls)

@@ -41,8 +41,8 @@ def view(impl: TensorImpl, shape) -> TensorImpl:
     """``view(*shape)``: same memory read with new sizes; needs stride-compatible geometry."""
     numel = impl.numel()
     sizes = _shape.infer_size(shape, numel)
-    if impl.is_contiguous():
-        strides = _shape.contiguous_strides(sizes)
+    if numel and impl.strides == _shape.contiguous_strides(impl.sizes):
+        strides = _shape.contiguous_strides(sizes)  # what computeStride gives for canonical strides, faster
     else:
         strides = _shape.compute_stride(impl.sizes, impl.strides, sizes)
         if strides is None:
@@ -172,7 +172,8 @@ def slice_(impl: TensorImpl, dim: int, start=None, end=None, step: int = 1) -> T
     return impl.view_impl(tuple(sizes), tuple(strides), offset)
 
 
-def narrow(impl: TensorImpl, dim: int, start: int, length: int) -> TensorImpl:
+def narrow_bounds(impl: TensorImpl, dim: int, start: int, length: int) -> tuple:
+    """(wrapped dim, non-negative start) for ``narrow``, with PyTorch's checks and messages."""
     if impl.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     if length < 0:
@@ -185,6 +186,11 @@ def narrow(impl: TensorImpl, dim: int, start: int, length: int) -> TensorImpl:
         start += size
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return d, start
+
+
+def narrow(impl: TensorImpl, dim: int, start: int, length: int) -> TensorImpl:
+    d, start = narrow_bounds(impl, dim, start, length)
     return slice_(impl, d, start, start + length, 1)
 
 
@@ -244,7 +250,8 @@ def flatten(impl: TensorImpl, start_dim: int = 0, end_dim: int = -1):
     return impl.sizes[:s] + (middle,) + impl.sizes[e + 1:]
 
 
-def unflatten(impl: TensorImpl, dim: int, sizes) -> TensorImpl:
+def unflatten_sizes(impl: TensorImpl, dim: int, sizes) -> tuple:
+    """The full new shape of ``unflatten(dim, sizes)`` (one ``-1`` allowed), with PyTorch's errors."""
     d = wrap_dim(dim, impl.ndim)
     sizes = tuple(sizes)
     if not sizes:
@@ -257,7 +264,11 @@ def unflatten(impl: TensorImpl, dim: int, sizes) -> TensorImpl:
         if _shape.prod(sizes) != here:
             raise RuntimeError(f"unflatten: Provided sizes {_fmt(sizes)} don't multiply up to the size of dim {d} "
                                f"({here}) in the input tensor")
-    return view(impl, impl.sizes[:d] + tuple(inferred) + impl.sizes[d + 1:])
+    return impl.sizes[:d] + tuple(inferred) + impl.sizes[d + 1:]
+
+
+def unflatten(impl: TensorImpl, dim: int, sizes) -> TensorImpl:
+    return view(impl, unflatten_sizes(impl, dim, sizes))
 
 
 def movedim(impl: TensorImpl, source, destination) -> TensorImpl:
@@ -414,15 +425,30 @@ def is_basic_index(idx) -> bool:
     return True
 
 
-def basic_index(impl: TensorImpl, idx) -> TensorImpl:
-    """``x[idx]`` for ints, slices (positive steps), None and one Ellipsis: a view."""
-    items = idx if isinstance(idx, tuple) else (idx,)
+def check_basic_index(impl: TensorImpl, items: tuple) -> int:
+    """Validate a basic index; returns how many dims it consumes (ints and slices)."""
     n_consuming = sum(1 for it in items if it is not None and it is not Ellipsis)
-    n_ell = sum(1 for it in items if it is Ellipsis)
-    if n_ell > 1:
+    if sum(1 for it in items if it is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if n_consuming > impl.ndim:
         raise IndexError(f"too many indices for tensor of dimension {impl.ndim}")
+    return n_consuming
+
+
+def slice_bounds(it: slice) -> tuple:
+    """(start, stop, step) of a Python slice as ints/None; a zero step is PyTorch's ValueError."""
+    step = 1 if it.step is None else _as_index_int(it.step)
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    start = None if it.start is None else _as_index_int(it.start)
+    stop = None if it.stop is None else _as_index_int(it.stop)
+    return start, stop, step
+
+
+def basic_index(impl: TensorImpl, idx) -> TensorImpl:
+    """``x[idx]`` for ints, slices (positive steps), None and one Ellipsis: a view."""
+    items = idx if isinstance(idx, tuple) else (idx,)
+    n_consuming = check_basic_index(impl, items)
     out = impl
     d = 0
     for it in items:
@@ -432,12 +458,7 @@ def basic_index(impl: TensorImpl, idx) -> TensorImpl:
         elif it is Ellipsis:
             d += impl.ndim - n_consuming
         elif isinstance(it, slice):
-            step = 1 if it.step is None else _as_index_int(it.step)
-            if step == 0:
-                raise ValueError("slice step cannot be zero")
-            start = None if it.start is None else _as_index_int(it.start)
-            stop = None if it.stop is None else _as_index_int(it.stop)
-            out = slice_(out, d, start, stop, step)
+            out = slice_(out, d, *slice_bounds(it))
             d += 1
         else:
             i = _as_index_int(it)

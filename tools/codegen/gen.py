@@ -128,6 +128,8 @@ def gen_ops(fns) -> str:
     lines.append("\n\n# -- ADInplaceOrView and BackendSelect " + "-" * 67)
     for f in fns:
         s = f.func
+        if set(f.dispatch) == {"CompositeImplicitAutograd"}:
+            continue  # a decomposition: the ops it calls do their own version/view bookkeeping
         if s.is_inplace or s.is_out:
             written = tuple(i for i, a in enumerate(s.arguments) if a.is_write)
             lines.append(f'_layer({f.ident}, "ADInplaceOrView", _layers.inplace_kernel({f.ident}, {written!r}))')

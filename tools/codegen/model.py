@@ -13,6 +13,7 @@ Entry fields understood (PyTorch's names): ``func``, ``variants``, ``dispatch``,
 from __future__ import annotations
 
 import ast
+import importlib.util
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,9 +21,21 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
 
-from glasstorch._ops.schema import FunctionSchema, SchemaError, parse_schema  # noqa: E402
+
+def _load_schema_module():
+    """Load glasstorch/_ops/schema.py by path: the generator must not import glasstorch itself, whose
+    import runs the (possibly stale or broken) generated code."""
+    path = ROOT / "glasstorch" / "_ops" / "schema.py"
+    spec = importlib.util.spec_from_file_location("_glasstorch_codegen_schema", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+_schema = _load_schema_module()
+FunctionSchema, SchemaError, parse_schema = _schema.FunctionSchema, _schema.SchemaError, _schema.parse_schema
 
 YAML_DIR = ROOT / "glasstorch" / "_ops" / "native_functions"
 KERNEL_ROOTS = (ROOT / "glasstorch" / "_ops" / "kernels", ROOT / "glasstorch" / "_ops" / "decompositions")

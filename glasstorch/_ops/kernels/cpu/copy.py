@@ -13,6 +13,7 @@ import numpy as np
 
 from ...._core.shape import broadcast_shapes
 from ...._tensor.impl import TensorImpl
+from ...overlap import check_no_internal_overlap, check_no_partial_overlap
 
 __all__ = ["copy_", "fill_", "check_copy_shapes"]
 
@@ -32,6 +33,8 @@ def check_copy_shapes(dst: TensorImpl, src_sizes) -> None:
 
 def copy_(dst: TensorImpl, src: TensorImpl) -> TensorImpl:
     check_copy_shapes(dst, src.sizes)
+    check_no_internal_overlap(dst)
+    check_no_partial_overlap(dst, src)
     if dst.storage._data is None:
         return dst
     if src.storage._data is None:

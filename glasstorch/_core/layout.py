@@ -1,0 +1,46 @@
+"""Layouts and memory formats — PyTorch's ``c10/core/Layout.h`` and ``c10/core/MemoryFormat.h``.
+
+Singletons compared by identity: ``torch.strided``, ``torch.contiguous_format``, ``torch.channels_last``,
+``torch.channels_last_3d``, ``torch.preserve_format``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["memory_format", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format", "layout",
+           "strided"]
+
+
+class memory_format:
+    """A memory layout tag (``torch.memory_format``)."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"torch.{self._name}"
+
+    def __reduce__(self):
+        return self._name
+
+
+contiguous_format = memory_format("contiguous_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+preserve_format = memory_format("preserve_format")
+
+
+class layout:
+    """A tensor layout (``torch.layout``); only ``strided`` exists here."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"torch.{self._name}"
+
+
+strided = layout("strided")

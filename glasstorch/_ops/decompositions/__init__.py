@@ -1,0 +1,1 @@
+"""CompositeImplicitAutograd kernels: operators written in terms of other operators."""

@@ -1,0 +1,193 @@
+"""Loss decompositions — PyTorch's CompositeImplicitAutograd kernels of ``Loss.cpp`` and ``LossNLL.cpp``.
+
+- ``cross_entropy_loss``: class indices → ``log_softmax`` + ``nll_loss_nd``; class probabilities (input and
+  target of one shape) → ``-(log_softmax(x) * target [* weight]).sum(...)``; ``label_smoothing`` mixes the
+  NLL term with the uniform-target term exactly as PyTorch's ``cross_entropy_loss_label_smoothing``;
+- ``nll_loss_nd``: 1-D/2-D → ``nll_loss`` (``nll_loss_forward``), 4-D → ``nll_loss2d``, 3-D and >4-D are
+  reshaped to ``(N, C, 1, -1)`` for ``nll_loss2d``;
+- ``l1_loss`` = ``apply_loss_reduction(|x - y|)``; ``kl_div`` from ``xlogy``/``exp``.
+
+Every function takes TensorImpls in schema order and calls other operators through ``aten``, so autograd
+sees the same graph PyTorch builds.
+
+Invariant: no data is touched here; all arithmetic happens in the operators called.
+"""
+
+from __future__ import annotations
+
+from ..._core import dtype as _dt
+from ..aten import aten
+
+__all__ = ["cross_entropy_loss", "nll_loss", "nll_loss_out", "nll_loss_nd", "nll_loss2d", "nll_loss2d_out",
+           "l1_loss", "kl_div", "apply_loss_reduction"]
+
+NONE, MEAN, SUM = 0, 1, 2
+
+
+def _fmt(xs) -> str:
+    return "[" + ", ".join(str(x) for x in xs) + "]"
+
+
+def apply_loss_reduction(unreduced, reduction):
+    """``at::native::apply_loss_reduction``: mean, sum, or the tensor itself for any other value."""
+    if reduction == MEAN:
+        return aten.mean(unreduced, None)
+    if reduction == SUM:
+        return aten.sum(unreduced, None)
+    return unreduced
+
+
+def _contiguous(t):
+    return t if t.is_contiguous() else aten.clone(t, None)
+
+
+# -- nll ------------------------------------------------------------------------------------------------
+def nll_loss(self, target, weight, reduction, ignore_index):
+    return aten.nll_loss_forward(self, target, weight, reduction, ignore_index)[0]
+
+
+def nll_loss_out(self, target, weight, reduction, ignore_index, out):
+    from ..._tensor.impl import empty_contiguous
+    total_weight = empty_contiguous((), self.dtype, self.device)
+    return aten.nll_loss_forward_output(self, target, weight, reduction, ignore_index, out, total_weight)[0]
+
+
+def nll_loss2d(self, target, weight, reduction, ignore_index):
+    return aten.nll_loss2d_forward(self, target, weight, reduction, ignore_index)[0]
+
+
+def nll_loss2d_out(self, target, weight, reduction, ignore_index, out):
+    from ..._tensor.impl import empty_contiguous
+    total_weight = empty_contiguous((), self.dtype, self.device)
+    return aten.nll_loss2d_forward_output(self, target, weight, reduction, ignore_index, out, total_weight)[0]
+
+
+def nll_loss_nd(self, target, weight, reduction, ignore_index):
+    """``nll_loss_nd``: route by the input's rank (``nll_loss_nd_symint``)."""
+    if self.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {self.ndim})")
+    if self.ndim != 1:
+        tb = target.sizes[0] if target.ndim else 0
+        if self.sizes[0] != tb:
+            raise ValueError(f"Expected input batch_size ({self.sizes[0]}) to match target batch_size ({tb}).")
+    if self.ndim in (1, 2):
+        return nll_loss(self, target, weight, reduction, ignore_index)
+    if self.ndim == 4:
+        return nll_loss2d(self, target, weight, reduction, ignore_index)
+    n, c = self.sizes[0], self.sizes[1]
+    out_size = (n,) + tuple(self.sizes[2:])
+    if tuple(target.sizes[1:]) != tuple(self.sizes[2:]):
+        raise RuntimeError(f"Expected target size {_fmt(out_size)}, got {_fmt(target.sizes)}")
+    inp, tgt = self, target
+    if inp.numel() > 0:
+        inp = _contiguous(inp)
+        tgt = _contiguous(tgt)
+    else:
+        inp = aten.clone(inp, None)
+        tgt = aten.clone(tgt, None)
+    inp = aten.view(inp, [n, c, 1, -1])
+    tgt = aten.view(tgt, [n, 1, -1])
+    if reduction != NONE:
+        return nll_loss2d(inp, tgt, weight, reduction, ignore_index)
+    out = nll_loss2d(inp, tgt, weight, reduction, ignore_index)
+    return aten.view(out, list(out_size))
+
+
+# -- cross entropy ----------------------------------------------------------------------------------------
+def _weight_view(weight, ndim, class_dim):
+    if ndim <= 1:
+        return weight
+    shape = [1] * ndim
+    shape[class_dim] = weight.sizes[0]
+    return aten.view(weight, shape)
+
+
+def _prob_target(self, target, weight, reduction, label_smoothing):
+    """``cross_entropy_loss_prob_target``: soft targets of the input's shape."""
+    class_dim = 0 if self.ndim == 1 else 1
+    n_classes = self.sizes[class_dim]
+    if weight is not None and not (weight.ndim == 1 and weight.numel() == n_classes):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {n_classes} classes or "
+                           f"no classes but got weight tensor of shape: {_fmt(weight.sizes)}")
+    inp = aten.log_softmax_int(self, class_dim, self.dtype)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
+        target = aten.add_Tensor(aten.mul_Tensor(target, 1 - label_smoothing), label_smoothing / n_classes, 1)
+    prod = aten.mul_Tensor(inp, target)
+    if weight is not None:
+        prod = aten.mul_Tensor(prod, _weight_view(weight, inp.ndim, class_dim))
+    if reduction == MEAN:
+        total = aten.neg(aten.sum(prod, None))
+        if inp.numel() == 0:
+            return aten.fill__Scalar(total, float("nan"))
+        return aten.div_Tensor(total, inp.numel() // n_classes)
+    if reduction == SUM:
+        return aten.neg(aten.sum(prod, None))
+    if reduction == NONE:
+        return aten.neg(aten.sum_dim_IntList(prod, [class_dim], False, None))
+    raise RuntimeError(f"Invalid reduction type encountered in cross_entropy: {reduction}")
+
+
+def _label_smoothing(self, target, weight, reduction, ignore_index, label_smoothing):
+    """``cross_entropy_loss_label_smoothing``: (1 - eps) * nll + eps / C * (uniform-target loss)."""
+    class_dim = 0 if self.ndim == 1 else 1
+    inp = aten.log_softmax_int(self, class_dim, self.dtype)
+    nllloss = nll_loss_nd(inp, target, weight, reduction, ignore_index)
+    n_classes = self.sizes[class_dim]
+    ignore_mask = aten.eq_Scalar(target, ignore_index)
+    if weight is not None:
+        smooth = aten.neg(aten.sum_dim_IntList(aten.mul_Tensor(inp, _weight_view(weight, inp.ndim, class_dim)),
+                                               [class_dim], False, None))
+    else:
+        smooth = aten.neg(aten.sum_dim_IntList(inp, [class_dim], False, None))
+    smooth = aten.masked_fill__Scalar(smooth, ignore_mask, 0.0)
+    if reduction == MEAN:
+        if weight is not None:
+            kept = aten.masked_select(target, aten.logical_not(ignore_mask))
+            denom = aten.sum(aten.gather(weight, 0, aten.flatten_using_ints(kept, 0, -1), False), None)
+        else:
+            denom = aten.sum(aten.logical_not(ignore_mask), None)
+        ret = aten.div_Tensor(aten.sum(smooth, None), denom)
+    elif reduction == SUM:
+        ret = aten.sum(smooth, None)
+    elif reduction == NONE:
+        ret = smooth
+    else:
+        raise RuntimeError(f"Invalid reduction type encountered in cross_entropy: {reduction}")
+    return aten.add_Tensor(aten.mul_Tensor(nllloss, 1 - label_smoothing),
+                           aten.mul_Tensor(ret, label_smoothing / n_classes), 1)
+
+
+def cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoothing):
+    """``cross_entropy_loss_symint``: soft targets when shapes match, else class indices."""
+    if tuple(self.sizes) == tuple(target.sizes):
+        if not target.dtype.is_floating_point:
+            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                               f"{_dt.name_of(target.dtype)}")
+        if not ignore_index < 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _prob_target(self, target, weight, reduction, label_smoothing)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
+        return _label_smoothing(self, target, weight, reduction, ignore_index, label_smoothing)
+    class_dim = 0 if self.ndim == 1 else 1
+    return nll_loss_nd(aten.log_softmax_int(self, class_dim, self.dtype), target, weight, reduction, ignore_index)
+
+
+# -- l1, kl ----------------------------------------------------------------------------------------------
+def l1_loss(self, target, reduction):
+    return apply_loss_reduction(aten.abs(aten.sub_Tensor(self, target, 1)), reduction)
+
+
+def kl_div(self, target, reduction, log_target):
+    if self.dtype.is_complex or target.dtype.is_complex:
+        raise RuntimeError("kl_div: Complex inputs not supported.")
+    if not self.dtype.is_floating_point or not target.dtype.is_floating_point:
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    if log_target:
+        out = aten.mul_Tensor(aten.exp(target), aten.sub_Tensor(target, self, 1))
+    else:
+        out = aten.sub_Tensor(aten.xlogy_Tensor(target, target), aten.mul_Tensor(target, self), 1)
+    return apply_loss_reduction(out, reduction)

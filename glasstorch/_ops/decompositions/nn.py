@@ -1,0 +1,192 @@
+"""Neural-network decompositions (CompositeImplicitAutograd, plus a few CompositeExplicitAutograd kernels
+that only call other operators) — PyTorch's composites in ``SoftMax.cpp``, ``Activation.cpp``,
+``layer_norm.cpp``, ``Normalization.cpp``, ``group_norm.cpp`` and ``Dropout.cpp``.
+
+The structure is PyTorch's, so a dispatch trace shows the same operators:
+
+- ``softmax.int`` / ``log_softmax.int`` convert to ``dtype`` (when given) and call ``_softmax`` /
+  ``_log_softmax(self, dim, half_to_float=False)``;
+- ``layer_norm`` -> ``native_layer_norm(...)[0]``; ``batch_norm`` -> ``native_batch_norm(...)[0]`` after
+  PyTorch's argument checks; ``group_norm`` -> ``native_group_norm(input, w, b, N, C, HxW, groups, eps)[0]``;
+- ``rms_norm`` -> ``_fused_rms_norm(...)[0]``, or the unfused form (normalize, round, then ``mul`` by the
+  weight with type promotion) when the weight's dtype differs from the input's, as PyTorch's CPU path does;
+- ``dropout`` is the identity when not training or ``p == 0`` (it returns ``input`` itself), else
+  ``native_dropout(input, p, train)[0]``;
+- ``selu``, ``celu`` -> ``elu``; ``relu6`` -> ``hardtanh(0, 6)``; ``log_sigmoid`` -> ``log_sigmoid_forward``.
+
+Invariant: nothing here touches tensor data; every computation is another operator call.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from ..._core import shape as _shape
+from ..._tensor.impl import TensorImpl, empty_contiguous
+from ..aten import aten
+from ..dispatcher import find_op
+from ..kernels.cpu import copy as _copy
+from ..kernels.cpu.activation import typemeta_name
+from ..kernels.cpu.normalization import check_rms_norm_inputs
+
+__all__ = ["softmax_int", "softmax_int_out", "log_softmax_int", "log_softmax_int_out", "celu", "celu_", "selu",
+           "selu_", "relu6", "relu6_", "log_sigmoid", "log_sigmoid_out", "layer_norm", "batch_norm",
+           "batch_norm_legit_no_training", "group_norm", "rms_norm", "dropout", "dropout_"]
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _fmt(xs) -> str:
+    return "[" + ", ".join(str(x) for x in xs) + "]"
+
+
+def _to_dtype(self: TensorImpl, dtype) -> TensorImpl:
+    """``self.toType(dtype)``: ``self`` when already of that dtype, else a converted copy (``_to_copy``)."""
+    if dtype is None or dtype is self.dtype:
+        return self
+    to_copy = find_op("aten::_to_copy")
+    if to_copy is not None:
+        return to_copy.call(self, dtype, None, None, None, False, None)
+    out = empty_contiguous(self.sizes, dtype, self.device)  # until aten::_to_copy is declared
+    return _copy.copy_(out, self)
+
+
+# -- softmax ------------------------------------------------------------------------------------------------
+def softmax_int(self, dim, dtype):
+    return aten._softmax(_to_dtype(self, dtype), dim, False)
+
+
+def softmax_int_out(self, dim, dtype, out):
+    return aten._softmax_out(_to_dtype(self, dtype), dim, False, out)
+
+
+def log_softmax_int(self, dim, dtype):
+    return aten._log_softmax(_to_dtype(self, dtype), dim, False)
+
+
+def log_softmax_int_out(self, dim, dtype, out):
+    return aten._log_softmax_out(_to_dtype(self, dtype), dim, False, out)
+
+
+# -- activations --------------------------------------------------------------------------------------------
+def _celu_inv_alpha(alpha) -> float:
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return 1.0 / float(alpha)
+
+
+def celu(self, alpha):
+    """``celu(x, alpha) = elu(x, alpha, scale=1, input_scale=1/alpha)``."""
+    return aten.elu(self, alpha, 1.0, _celu_inv_alpha(alpha))
+
+
+def celu_(self, alpha):
+    return aten.elu_(self, alpha, 1.0, _celu_inv_alpha(alpha))
+
+
+def selu(self):
+    return aten.elu(self, _SELU_ALPHA, _SELU_SCALE, 1)
+
+
+def selu_(self):
+    return aten.elu_(self, _SELU_ALPHA, _SELU_SCALE, 1)
+
+
+def relu6(self):
+    return aten.hardtanh(self, 0, 6)
+
+
+def relu6_(self):
+    return aten.hardtanh_(self, 0, 6)
+
+
+def log_sigmoid(self):
+    return aten.log_sigmoid_forward(self)[0]
+
+
+def log_sigmoid_out(self, out):
+    buffer = empty_contiguous((0,), self.dtype, self.device)
+    return aten.log_sigmoid_forward_output(self, out, buffer)[0]
+
+
+# -- normalization ------------------------------------------------------------------------------------------
+def layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable):
+    return aten.native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
+
+
+def _size(t: TensorImpl, d: int) -> int:
+    return t.sizes[_shape.wrap_dim(d, t.ndim, wrap_scalar=False)]
+
+
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    """PyTorch's ``_batch_norm_impl_index`` checks, then ``native_batch_norm``."""
+    num_features = _size(input, 1)
+    if input.numel() == 0:
+        return aten.mul_Tensor(input, 1)  # a fresh empty result that does not alias the input
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None:
+            if t.numel() != num_features:
+                raise RuntimeError(f"{name} should contain {num_features} elements not {t.numel()}")
+        elif not training:
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t.numel() != num_features:
+            raise RuntimeError(f"{name} should contain {num_features} elements not {t.numel()}")
+    return aten.native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)[0]
+
+
+def batch_norm_legit_no_training(input, weight, bias, running_mean, running_var, momentum, eps):
+    """``_native_batch_norm_legit_no_training``: evaluation-mode batch norm."""
+    return aten._native_batch_norm_legit(input, weight, bias, running_mean, running_var, False, momentum, eps)
+
+
+def group_norm(input, num_groups, weight, bias, eps, cudnn_enabled):
+    n, c = _size(input, 0), _size(input, 1)
+    if num_groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {_fmt(input.sizes)} and num_groups={num_groups}")
+    # PyTorch prints the weight's shape in both messages ([0] when there is no weight)
+    wshape = _fmt(weight.sizes) if weight is not None else "[0]"
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and not (t.ndim == 1 and t.numel() == c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, but "
+                               f"got {name} of shape {wshape} and input of shape {_fmt(input.sizes)}")
+    hxw = _shape.prod(input.sizes[2:])
+    return aten.native_group_norm(input, weight, bias, n, c, hxw, num_groups, eps)[0]
+
+
+def rms_norm(input, normalized_shape, weight, eps):
+    check_rms_norm_inputs(input, normalized_shape, weight)
+    if weight is None or weight.dtype is input.dtype:
+        return aten._fused_rms_norm(input, normalized_shape, weight, eps)[0]
+    warnings.warn(f"Mismatch dtype between input and weight: input dtype = {typemeta_name(input.dtype)}, weight "
+                  f"dtype = {typemeta_name(weight.dtype)}, Cannot dispatch to fused implementation.", UserWarning,
+                  stacklevel=4)
+    return aten.mul_Tensor(aten._fused_rms_norm(input, normalized_shape, None, eps)[0], weight)
+
+
+# -- dropout ------------------------------------------------------------------------------------------------
+def _check_p(p) -> None:
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
+
+
+def dropout(input, p, train):
+    _check_p(p)
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    return aten.native_dropout(input, p, train)[0]
+
+
+def dropout_(self, p, train):
+    _check_p(p)
+    if p == 0 or not train or self.numel() == 0:
+        return self
+    if p == 1:
+        return aten.mul__Tensor(self, 0)
+    _, mask = aten.native_dropout(self, p, train)
+    aten.mul__Tensor(self, mask)
+    return aten.mul__Tensor(self, 1.0 / (1.0 - p))

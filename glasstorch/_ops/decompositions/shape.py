@@ -1,0 +1,243 @@
+"""Shape decompositions — PyTorch's CompositeImplicitAutograd kernels of ``TensorShape.cpp``,
+``TensorTransformations.cpp``, ``Repeat.cpp`` and ``PadNd.cpp``.
+
+Each function takes TensorImpls in schema order and is written in terms of other operators (called
+through ``aten``) and zero-copy views, exactly as PyTorch's composite kernels are; ``pad`` is the
+dispatcher behind ``torch.nn.functional.pad`` (PyTorch's ``pad`` → ``_pad_enum``).
+
+Invariant: nothing here touches data directly except through an operator or ``copy_``.
+"""
+
+from __future__ import annotations
+
+from ..._core import shape as _shape
+from ..._core.shape import wrap_dim
+from ..._tensor import views as _views
+from ..._tensor.impl import empty_impl
+from ..aten import aten
+from ..kernels.cpu import copy as _copy
+from ..kernels.cpu.shape import circular_pad
+
+__all__ = [
+    "concat", "concat_out", "concatenate", "concatenate_out", "hstack", "hstack_out", "vstack", "vstack_out",
+    "dstack", "dstack_out", "column_stack", "column_stack_out", "tile", "repeat_interleave_self_Tensor",
+    "repeat_interleave_self_int", "fliplr", "flipud", "rot90", "diag", "pad", "pad_enum",
+    "pad_circular",
+]
+
+PAD_MODES = {"reflect": 0, "replicate": 1, "circular": 2, "constant": 3}
+_PAD_NAMES = {v: k for k, v in PAD_MODES.items()}
+
+
+def _reshape(impl, sizes):
+    """``reshape``: a view when the strides allow it, else a contiguous copy."""
+    sizes = _shape.infer_size(tuple(sizes), impl.numel())
+    strides = _shape.contiguous_strides(sizes) if impl.is_contiguous() else \
+        _shape.compute_stride(impl.sizes, impl.strides, sizes)
+    if strides is not None:
+        return impl.view_impl(sizes, strides, impl.offset)
+    out = empty_impl(impl.sizes, impl.dtype, impl.device)
+    _copy.copy_(out, impl)
+    return out.view_impl(sizes, _shape.contiguous_strides(sizes), 0)
+
+
+# -- concatenation aliases and stacks ---------------------------------------------------------------------------
+def concat(tensors, dim):
+    return aten.cat(tensors, dim)
+
+
+def concat_out(tensors, dim, out):
+    return aten.cat_out(tensors, dim, out)
+
+
+concatenate, concatenate_out = concat, concat_out
+
+
+def _atleast(t, n):
+    if t.ndim >= n:
+        return t
+    if n == 1:
+        return _reshape(t, (1,))
+    if n == 2:
+        return _reshape(t, (1, 1)) if t.ndim == 0 else _views.unsqueeze(t, 0)
+    if t.ndim == 0:
+        return _reshape(t, (1, 1, 1))
+    if t.ndim == 1:
+        return _views.unsqueeze(_views.unsqueeze(t, 0), -1)
+    return _views.unsqueeze(t, -1)
+
+
+def _nonempty(tensors, name):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return tensors
+
+
+def _hstack_parts(tensors):
+    parts = [_atleast(t, 1) for t in _nonempty(tensors, "hstack")]
+    return parts, (0 if parts[0].ndim == 1 else 1)
+
+
+def hstack(tensors):
+    parts, dim = _hstack_parts(tensors)
+    return aten.cat(parts, dim)
+
+
+def hstack_out(tensors, out):
+    parts, dim = _hstack_parts(tensors)
+    return aten.cat_out(parts, dim, out)
+
+
+def vstack(tensors):
+    return aten.cat([_atleast(t, 2) for t in _nonempty(tensors, "vstack")], 0)
+
+
+def vstack_out(tensors, out):
+    return aten.cat_out([_atleast(t, 2) for t in _nonempty(tensors, "vstack")], 0, out)
+
+
+def dstack(tensors):
+    return aten.cat([_atleast(t, 3) for t in _nonempty(tensors, "dstack")], 2)
+
+
+def dstack_out(tensors, out):
+    return aten.cat_out([_atleast(t, 3) for t in _nonempty(tensors, "dstack")], 2, out)
+
+
+def _column_parts(tensors):
+    return [_reshape(t, (t.numel(), 1)) if t.ndim <= 1 else t for t in _nonempty(tensors, "column_stack")]
+
+
+def column_stack(tensors):
+    return aten.cat(_column_parts(tensors), 1)
+
+
+def column_stack_out(tensors, out):
+    return aten.cat_out(_column_parts(tensors), 1, out)
+
+
+# -- repetition -------------------------------------------------------------------------------------------------
+def tile(self, dims):
+    dims = tuple(dims)
+    if self.ndim > len(dims):
+        dims = (1,) * (self.ndim - len(dims)) + dims
+    return aten.repeat(self, dims)
+
+
+def repeat_interleave_self_int(self, repeats, dim, output_size):
+    inp = self if dim is not None else _reshape(self, (-1,))
+    d = wrap_dim(0 if dim is None else dim, self.ndim)
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    expanded = _views.expand(_views.unsqueeze(inp, d + 1),
+                             inp.sizes[:d + 1] + (repeats,) + inp.sizes[d + 1:])
+    shape = inp.sizes[:d] + (inp.sizes[d] * repeats,) + inp.sizes[d + 1:]
+    out = empty_impl(shape, self.dtype, self.device)
+    if out.storage._data is not None and out.numel():
+        _copy.copy_(out.view_impl(expanded.sizes, _shape.contiguous_strides(expanded.sizes), 0), expanded)
+    return out
+
+
+def repeat_interleave_self_Tensor(self, repeats, dim, output_size):
+    inp = self
+    if dim is None:
+        inp, dim = _reshape(self, (-1,)), 0
+    size = inp.sizes[wrap_dim(dim, inp.ndim)]
+    if repeats.ndim == 0 or (repeats.ndim == 1 and repeats.sizes[0] == 1):
+        repeats = _views.expand(_reshape(repeats, (1,)), (size,))
+    elif repeats.ndim == 1:
+        if repeats.sizes[0] != size:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                               f"{repeats.sizes[0]} and input.size({dim}) = {size}")
+    else:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    return aten.index_select(inp, dim, aten.repeat_interleave_Tensor(repeats, output_size))
+
+
+# -- flips ------------------------------------------------------------------------------------------------------
+def fliplr(self):
+    if self.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return aten.flip(self, (1,))
+
+
+def flipud(self):
+    if self.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return aten.flip(self, (0,))
+
+
+def rot90(self, k, dims):
+    dims = tuple(dims)
+    n = self.ndim
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if n < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
+    d0, d1 = dims
+    if d0 == d1 or abs(d0 - d1) == n:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    if not -n <= d0 < n:
+        raise RuntimeError(f"Rotation dim0 out of range, dim0 = {d0}")
+    if not -n <= d1 < n:
+        raise RuntimeError(f"Rotation dim1 out of range, dim1 = {d1}")
+    k %= 4
+    if k == 1:
+        return _views.transpose(aten.flip(self, (d1,)), d0, d1)
+    if k == 2:
+        return aten.flip(self, dims)
+    if k == 3:
+        return _views.transpose(aten.flip(self, (d0,)), d0, d1)
+    out = empty_impl(self.sizes, self.dtype, self.device)
+    return _copy.copy_(out, self) if out.storage._data is not None else out
+
+
+def diag(self, diagonal):
+    if self.ndim not in (1, 2):
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {self.ndim}D")
+    if self.ndim == 1:
+        return aten.diag_embed(self, diagonal, 0, 1)
+    view = _views.diagonal(self, diagonal, 0, 1)
+    out = empty_impl(view.sizes, self.dtype, self.device)
+    return _copy.copy_(out, view) if out.storage._data is not None else out
+
+
+# -- padding ----------------------------------------------------------------------------------------------------
+_PAD_HELP = ("Supported combinations for non-constant padding:\n"
+             "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+
+
+def pad_circular(self, pad):
+    return circular_pad(self, pad)
+
+
+def pad_enum(self, pad, mode, value):
+    pad = tuple(pad)
+    n = self.ndim
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > n * 2:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {n}")
+    name = _PAD_NAMES.get(mode)
+    if name == "constant":
+        return aten.constant_pad_nd(self, pad, 0.0 if value is None else value)
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{name}" doesn\'t take in value argument')
+    nd = len(pad) // 2
+    if nd in (1, 2, 3) and n in (nd + 1, nd + 2):
+        if name == "circular":
+            return aten._pad_circular(self, pad)
+        if name in ("reflect", "replicate") and nd < 3:
+            op = getattr(aten, f"{'reflection' if name == 'reflect' else 'replication'}_pad{nd}d")
+            return op(self, pad)
+    raise NotImplementedError(f"Padding size {len(pad)} is not supported for {n}D input tensor.\n{_PAD_HELP}")
+
+
+def pad(self, pad, mode, value):
+    if mode not in PAD_MODES:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    return aten._pad_enum(self, pad, PAD_MODES[mode], value)

@@ -1,0 +1,1 @@
+"""CompositeExplicitAutograd kernels: one backend-agnostic kernel serves CPU, Meta and every device."""

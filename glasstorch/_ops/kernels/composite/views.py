@@ -1,0 +1,109 @@
+"""View, copy and fill kernels registered as CompositeExplicitAutograd — PyTorch's ``TensorShape.cpp``.
+
+The view kernels adapt the geometry functions of ``glasstorch/_tensor/views.py`` to the schemas'
+argument order; being metadata-only they serve every backend (the meta device included).  The copy
+and fill kernels allocate through the tensor layer and write through ``kernels/cpu/copy.py``.
+
+Invariant: view kernels never allocate; ``_base`` is set by the ADInplaceOrView layer, not here.
+"""
+
+from __future__ import annotations
+
+from ...._core import shape as _shape
+from ...._tensor import views as _views
+from ...._tensor.impl import TensorImpl, empty_strided_impl
+from ...factories import check_fits
+from ..cpu import copy as _copy
+
+__all__ = ["view", "view_dtype", "unsafe_view", "as_strided", "transpose", "t", "permute", "expand", "slice_Tensor",
+           "select_int", "unsqueeze", "squeeze", "squeeze_dim", "squeeze_dims", "movedim", "unfold", "diagonal",
+           "split_Tensor", "split_with_sizes", "chunk", "unbind_int", "tensor_split", "alias", "clone", "copy_",
+           "fill_Scalar", "fill_Tensor", "zero_", "to_copy"]
+
+view = _views.view
+view_dtype = _views.view_dtype
+as_strided = _views.as_strided
+transpose = _views.transpose
+t = _views.t
+permute = _views.permute
+unsqueeze = _views.unsqueeze
+movedim = _views.movedim
+unfold = _views.unfold
+diagonal = _views.diagonal
+split_with_sizes = _views.split_with_sizes
+chunk = _views.chunk
+unbind_int = _views.unbind
+tensor_split = _views.tensor_split
+alias = _views.alias
+
+
+def expand(self: TensorImpl, size, implicit=False) -> TensorImpl:
+    return _views.expand(self, size)
+
+
+def slice_Tensor(self: TensorImpl, dim=0, start=None, end=None, step=1) -> TensorImpl:  # noqa: N802
+    return _views.slice_(self, dim, start, end, step)
+
+
+def select_int(self: TensorImpl, dim, index) -> TensorImpl:
+    return _views.select(self, dim, index)
+
+
+def squeeze(self: TensorImpl) -> TensorImpl:
+    return _views.squeeze(self, None)
+
+
+def squeeze_dim(self: TensorImpl, dim) -> TensorImpl:
+    return _views.squeeze(self, dim)
+
+
+def squeeze_dims(self: TensorImpl, dim) -> TensorImpl:
+    return _views.squeeze(self, tuple(dim))
+
+
+def split_Tensor(self: TensorImpl, split_size, dim=0) -> list:  # noqa: N802
+    return _views.split(self, split_size, dim)
+
+
+def unsafe_view(self: TensorImpl, size) -> TensorImpl:
+    """``_unsafe_view``: a view that autograd treats as a fresh tensor (reshape's copy path)."""
+    return _views.view(self, size)
+
+
+def clone(self: TensorImpl, memory_format=None) -> TensorImpl:
+    """A copy; ``preserve_format`` keeps dense strides (PyTorch's clone)."""
+    out = empty_strided_impl(self.sizes, _shape.strides_for_format(self.sizes, self.strides, memory_format),
+                             self.dtype, self.device)
+    return _copy.copy_(out, self)
+
+
+def copy_(self: TensorImpl, src: TensorImpl, non_blocking=False) -> TensorImpl:
+    if type(src) is not TensorImpl:
+        return fill_Scalar(self, src)
+    return _copy.copy_(self, src)
+
+
+def fill_Scalar(self: TensorImpl, value) -> TensorImpl:  # noqa: N802
+    check_fits(value, self.dtype)
+    return _copy.fill_(self, value)
+
+
+def fill_Tensor(self: TensorImpl, value: TensorImpl) -> TensorImpl:  # noqa: N802
+    if value.ndim != 0:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
+                           "dimensions.")
+    return _copy.copy_(self, value)
+
+
+def zero_(self: TensorImpl) -> TensorImpl:
+    return _copy.fill_(self, 0)
+
+
+def to_copy(self: TensorImpl, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
+            memory_format=None) -> TensorImpl:
+    """``_to_copy``: a copy in a new dtype and/or on a new device (the kernel behind ``Tensor.to``)."""
+    if self.storage._data is None and device is not None and device.type != "meta":
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+    out = empty_strided_impl(self.sizes, _shape.strides_for_format(self.sizes, self.strides, memory_format),
+                             self.dtype if dtype is None else dtype, self.device if device is None else device)
+    return _copy.copy_(out, self)

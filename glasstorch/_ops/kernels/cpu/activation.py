@@ -1,0 +1,344 @@
+"""Activation and softmax CPU kernels — PyTorch's ``Activation.cpp``, ``SoftMax.cpp``, ``GatedLinearUnit.cpp``
+and their ``cpu/Activation.cpp`` / ``cpu/SoftMaxKernel.cpp`` loops, on numpy.
+
+Pointwise activations are *structured*: ``kernel(self, <scalars...>, out)`` lets TensorIterator check
+and allocate (``out=None``), then evaluates one numpy expression.  Like PyTorch's kernels, float16 and
+bfloat16 inputs are computed in float32 (the "opmath" type) and rounded once when stored; float64 stays
+float64.  Each kernel accepts the dtypes PyTorch's ``AT_DISPATCH`` accepts and raises PyTorch's
+``"<kernel name>" not implemented for '<dtype>'`` otherwise.
+
+Softmax and log-softmax subtract the maximum along ``dim`` first, so large inputs cannot overflow.
+
+Also here: ``embedding`` and ``embedding_renorm_`` (PyTorch's ``Embedding.cpp``), which are lookups rather than
+activations but belong to the same ``nn.functional`` family.
+
+Invariant: kernels write only into their output (or ``self`` for the ``_`` variants, via ``out=self``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...._core import dtype as _dt
+from ...._core import shape as _shape
+from ...._tensor.impl import TensorImpl, empty_contiguous
+from ...._tensor.views import tensor_type_name
+from ...tensor_iterator import build, resize_out
+
+__all__ = [
+    "relu_kernel", "relu_inplace_kernel", "gelu_out", "silu_out", "softplus_out", "elu_out", "leaky_relu_out",
+    "hardtanh_out", "hardsigmoid_out", "hardswish_out", "mish_out", "threshold_out", "log_sigmoid_forward_out",
+    "glu_out", "softmax_out", "log_softmax_out", "embedding_kernel", "embedding_renorm_kernel",
+    "FLOATING", "not_implemented", "opmath", "typemeta_name", "check_out_dtype",
+]
+
+FLOATING = frozenset({_dt.float32, _dt.float64, _dt.float16, _dt.bfloat16})
+_COMPLEX = frozenset({_dt.complex64, _dt.complex128})
+_INTEGRAL = frozenset({_dt.uint8, _dt.int8, _dt.int16, _dt.int32, _dt.int64})
+
+# caffe2::TypeMeta names, which PyTorch prints in "Expected out tensor to have dtype ..." messages
+_TYPEMETA = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+             "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+             "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+# -- shared helpers -----------------------------------------------------------------------------------------
+def not_implemented(kernel: str, dtype) -> NotImplementedError:
+    """PyTorch's AT_DISPATCH failure: ``"gelu_cpu" not implemented for 'Long'``."""
+    return NotImplementedError(f'"{kernel}" not implemented for \'{_dt.name_of(dtype)}\'')
+
+
+def opmath(dtype) -> np.dtype:
+    """The numpy type a kernel computes in: float32 for the half types (``at::opmath_type``)."""
+    if dtype in (_dt.float16, _dt.bfloat16):
+        return np.dtype(np.float32)
+    return dtype.np
+
+
+def typemeta_name(dtype) -> str:
+    return _TYPEMETA.get(dtype._name, dtype._name)
+
+
+def check_out_dtype(out: TensorImpl, dtype) -> None:
+    """A structured kernel's ``out=`` must already have the result dtype (``set_output_raw_strided``)."""
+    if out.dtype is not dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {typemeta_name(dtype)}, but got "
+                           f"{typemeta_name(out.dtype)} instead")
+
+
+def _pointwise(self, out, kernel: str, fn, allowed=FLOATING):
+    """Run ``fn`` (numpy, on the opmath type) over ``self`` into ``out`` through TensorIterator."""
+    it = build((out,), (self,), check_same_dtype=True)
+    dt = it.common_dtype
+    if dt not in allowed:
+        raise not_implemented(kernel, dt)
+    if not it.is_meta and it.out.numel():
+        x = it.ins_np[0].astype(opmath(dt), copy=False)
+        with np.errstate(all="ignore"):
+            np.copyto(it.out_np, fn(x), casting="unsafe")
+    return it.out
+
+
+def _scalar(value, npdt):
+    """A Scalar argument converted to the computation type (C++ ``Scalar::to<opmath_t>``)."""
+    if isinstance(value, complex) and npdt.kind != "c":
+        value = value.real
+    return npdt.type(value)
+
+
+_erf_obj = np.frompyfunc(math.erf, 1, 1)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    """Elementwise erf in double precision (numpy has none; ``math.erf`` is correctly rounded enough)."""
+    return _erf_obj(x.astype(np.float64)).astype(np.float64)
+
+
+# -- relu / hardtanh / threshold (clamp-like, integers allowed) ---------------------------------------------
+def _check_clampable(dtype, what: str) -> None:
+    if dtype is _dt.bool:
+        raise RuntimeError(f"Boolean inputs not supported for {what}" if what == "relu" else
+                           f"Bool inputs not supported for {what}")
+    if dtype.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
+
+
+def _relu(self, out):
+    _check_clampable(self.dtype, "relu")
+    it = build((out,), (self,), check_same_dtype=True)
+    if not it.is_meta and it.out.numel():
+        np.maximum(it.ins_np[0], np.zeros((), it.common_dtype.np), out=it.out_np)
+    return it.out
+
+
+def relu_kernel(self):
+    """``relu``: ``max(x, 0)`` (PyTorch: ``clamp_min(self, 0)``); NaN stays NaN."""
+    return _relu(self, None)
+
+
+def relu_inplace_kernel(self):
+    return _relu(self, self)
+
+
+def hardtanh_out(self, min_val, max_val, out):
+    """``clamp(x, min_val, max_val)``; integer inputs truncate the limits to integers first."""
+    dt = self.dtype
+    _check_clampable(dt, "hardtanh")
+    if dt in _INTEGRAL:
+        min_val, max_val = int(min_val), int(max_val)
+        if dt is _dt.uint8 and (min_val < 0 or max_val < 0):
+            raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    it = build((out,), (self,), check_same_dtype=True)
+    if not it.is_meta and it.out.numel():
+        ct = opmath(it.common_dtype)
+        x = it.ins_np[0].astype(ct, copy=False)
+        lo, hi = _scalar(min_val, ct), _scalar(max_val, ct)
+        # min(max(x, lo), hi) with NaN propagated (np.maximum/np.minimum keep NaN)
+        np.copyto(it.out_np, np.minimum(np.maximum(x, lo), hi), casting="unsafe")
+    return it.out
+
+
+def threshold_out(self, threshold, value, out):
+    """``x <= threshold ? value : x``, with ``threshold`` and ``value`` converted to the dtype."""
+    dt = self.dtype
+    if dt is _dt.bool or dt.is_complex:
+        raise not_implemented("threshold_cpu", dt)
+    it = build((out,), (self,), check_same_dtype=True)
+    if not it.is_meta and it.out.numel():
+        x = it.ins_np[0]
+        t = np.asarray(threshold).astype(dt.np)
+        v = np.asarray(value).astype(dt.np)
+        np.copyto(it.out_np, np.where(x <= t, v, x), casting="unsafe")
+    return it.out
+
+
+# -- smooth activations (floating only) -----------------------------------------------------------------------
+def gelu_out(self, approximate, out):
+    """``x * Φ(x)`` exactly (``approximate='none'``) or with the tanh approximation."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    if approximate == "tanh":
+        def fn(x):
+            inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * x * x * x)
+            return 0.5 * x * (1 + np.tanh(inner))
+    else:
+        def fn(x):
+            return (x * 0.5 * (1.0 + _erf(x * (1.0 / math.sqrt(2.0))))).astype(x.dtype)
+    return _pointwise(self, out, "GeluKernelImpl", fn)
+
+
+def silu_out(self, out):
+    """``x * sigmoid(x)`` (complex inputs too, as in PyTorch)."""
+    return _pointwise(self, out, "silu_cpu", lambda x: x / (1 + np.exp(-x)), FLOATING | _COMPLEX)
+
+
+def softplus_out(self, beta, threshold, out):
+    """``log(1 + exp(beta * x)) / beta``, or ``x`` itself where ``beta * x > threshold``."""
+    def fn(x):
+        b, t = _scalar(beta, x.dtype), _scalar(threshold, x.dtype)
+        bx = x * b
+        return np.where(bx > t, x, np.log1p(np.exp(bx)) / b)
+    return _pointwise(self, out, "softplus_cpu", fn)
+
+
+def elu_out(self, alpha, scale, input_scale, out):
+    """``x * scale`` for ``x > 0``, else ``alpha * scale * (exp(x * input_scale) - 1)``."""
+    def fn(x):
+        a, s, i = _scalar(alpha, x.dtype), _scalar(scale, x.dtype), _scalar(input_scale, x.dtype)
+        return np.where(x > 0, x * s, np.expm1(x * i) * (a * s))
+    return _pointwise(self, out, "elu_cpu", fn)
+
+
+def leaky_relu_out(self, negative_slope, out):
+    def fn(x):
+        return np.where(x > 0, x, x * _scalar(negative_slope, x.dtype))
+    return _pointwise(self, out, "leaky_relu_cpu", fn)
+
+
+def hardsigmoid_out(self, out):
+    return _pointwise(self, out, "hardsigmoid_cpu", lambda x: np.minimum(np.maximum(x + 3, 0), 6) / 6)
+
+
+def hardswish_out(self, out):
+    return _pointwise(self, out, "hardswish_cpu", lambda x: x * np.minimum(np.maximum(x + 3, 0), 6) / 6)
+
+
+def mish_out(self, out):
+    """``x * tanh(softplus(x))``."""
+    return _pointwise(self, out, "mish_cpu", lambda x: x * np.tanh(np.log1p(np.exp(x))))
+
+
+def log_sigmoid_forward_out(self, output, buffer):
+    """``log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))``; ``buffer`` keeps ``exp(-|x|)`` for the backward."""
+    it = build((output, buffer), (self,), check_same_dtype=True)
+    dt = it.common_dtype
+    if dt not in FLOATING:
+        raise not_implemented("log_sigmoid_cpu", dt)
+    out, buf = it.outs
+    if not it.is_meta and out.numel():
+        x = it.ins_np[0].astype(opmath(dt), copy=False)
+        with np.errstate(all="ignore"):
+            e = np.exp(-np.abs(x))
+            np.copyto(out.as_numpy(), np.minimum(x, 0) - np.log1p(e), casting="unsafe")
+            np.copyto(buf.as_numpy(), e, casting="unsafe")
+    return out, buf
+
+
+def glu_out(self, dim, out):
+    """Gated linear unit: the first half along ``dim`` times the sigmoid of the second half."""
+    if self.ndim == 0:
+        raise RuntimeError("glu does not support 0-dimensional tensors")
+    d = _shape.wrap_dim(dim, self.ndim)
+    n = self.sizes[d]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
+    half = n // 2
+    shape = self.sizes[:d] + (half,) + self.sizes[d + 1:]
+    first = self.view_impl(shape, self.strides, self.offset)
+    second = self.view_impl(shape, self.strides, self.offset + half * self.strides[d])
+    it = build((out,), (first, second))
+    dt = it.common_dtype
+    if dt not in FLOATING:
+        raise not_implemented("glu_cpu", dt)
+    if not it.is_meta and it.out.numel():
+        ct = opmath(dt)
+        a, b = (x.astype(ct, copy=False) for x in it.ins_np)
+        with np.errstate(all="ignore"):
+            np.copyto(it.out_np, a / (1 + np.exp(-b)), casting="unsafe")
+    return it.out
+
+
+# -- softmax --------------------------------------------------------------------------------------------------
+def _softmax_common(self, dim, half_to_float, out, log: bool):
+    d = _shape.wrap_dim(dim, self.ndim)
+    if out is None:
+        out = empty_contiguous(self.sizes, self.dtype, self.device)
+    else:
+        check_out_dtype(out, self.dtype)
+        resize_out(out, self.sizes)
+    if half_to_float:
+        raise RuntimeError("softmax with half to float conversion is not supported on CPU")
+    if self.numel() == 0 or out.storage._data is None:
+        return out
+    name = "log_softmax" if log else "softmax"
+    lastdim = self.ndim == 0 or d == self.ndim - 1
+    if self.dtype not in FLOATING:
+        raise not_implemented(f"{name}_lastdim_kernel_impl" if lastdim else f"{name}_kernel_impl", self.dtype)
+    x = self.as_numpy().reshape(self.sizes or (1,)).astype(opmath(self.dtype), copy=False)
+    axis = d if self.ndim else 0
+    with np.errstate(all="ignore"):
+        shifted = x - np.max(x, axis=axis, keepdims=True)
+        e = np.exp(shifted)
+        total = np.sum(e, axis=axis, keepdims=True)
+        res = shifted - np.log(total) if log else e / total
+    np.copyto(out.as_numpy(), res.reshape(self.sizes), casting="unsafe")
+    return out
+
+
+def softmax_out(self, dim, half_to_float, out):
+    """``exp(x - max) / sum(exp(x - max))`` along ``dim``; the result is contiguous."""
+    return _softmax_common(self, dim, half_to_float, out, log=False)
+
+
+def log_softmax_out(self, dim, half_to_float, out):
+    """``x - max - log(sum(exp(x - max)))`` along ``dim``."""
+    return _softmax_common(self, dim, half_to_float, out, log=True)
+
+
+# -- embedding --------------------------------------------------------------------------------------------------
+def _check_indices(indices: TensorImpl, fname: str) -> None:
+    if indices.dtype not in (_dt.int64, _dt.int32):
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {tensor_type_name(indices)} instead (while checking arguments for "
+                           f"{fname})")
+
+
+def _lookup_rows(indices: TensorImpl, num: int) -> np.ndarray:
+    idx = indices.as_numpy().astype(np.int64).reshape(-1)
+    if idx.size and (idx.min() < 0 or idx.max() >= num):
+        raise IndexError("index out of range in self")
+    return idx
+
+
+def embedding_kernel(weight, indices, padding_idx, scale_grad_by_freq, sparse):
+    """Rows of ``weight`` picked by ``indices``: shape ``indices.shape + (embedding_dim,)``.
+
+    ``padding_idx`` and ``scale_grad_by_freq`` only change the backward; the forward is a plain lookup.
+    """
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    _check_indices(indices, "embedding")
+    out = empty_contiguous(indices.sizes + (weight.sizes[1],), weight.dtype, weight.device)
+    if out.storage._data is None or indices.storage._data is None:
+        return out
+    idx = _lookup_rows(indices, weight.sizes[0])
+    np.copyto(out.as_numpy(), weight.as_numpy()[idx].reshape(out.sizes))
+    return out
+
+
+def embedding_renorm_kernel(self, indices, max_norm, norm_type):
+    """Rescale, in place, each row named in ``indices`` whose p-norm exceeds ``max_norm`` to ``max_norm``."""
+    if self.ndim != 2:
+        raise RuntimeError("'self' must be 2-D")
+    _check_indices(indices, "embedding_renorm_")
+    if self.storage._data is None or indices.storage._data is None:
+        return self
+    idx = np.unique(_lookup_rows(indices, self.sizes[0]))
+    w = self.as_numpy()
+    for i in idx:
+        row = w[i].astype(np.float64)
+        a = np.abs(row)
+        if norm_type == 1:
+            norm = a.sum()
+        elif norm_type == 2:
+            norm = math.sqrt(float((a * a).sum()))
+        elif math.isinf(norm_type):
+            norm = a.max() if norm_type > 0 else a.min()
+        else:
+            norm = float((a ** norm_type).sum()) ** (1.0 / norm_type)
+        if norm > max_norm:
+            scale = max_norm / (norm + 1e-7)
+            w[i] = (w[i].astype(opmath(self.dtype)) * opmath(self.dtype).type(scale)).astype(w.dtype)
+    return self

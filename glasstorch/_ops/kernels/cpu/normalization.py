@@ -1,0 +1,265 @@
+"""Normalization CPU kernels — PyTorch's ``layer_norm.cpp``, ``Normalization.cpp`` (batch norm) and
+``group_norm.cpp`` with their ``cpu/*_kernel.cpp`` loops, on numpy.
+
+Every kernel returns ``(output, mean, rstd)``-style triples as PyTorch does, so a backward can reuse the
+statistics.  Statistics are computed in float64 for float32/float64 inputs and in float32 for the half
+types (PyTorch's opmath); the variance is the biased one, ``rstd = 1 / sqrt(var + eps)``.
+
+Mixed precision ("mixed dtype (CPU)"): a float16/bfloat16 input may come with float32 parameters; the
+statistics are then float32.  Any other dtype mismatch raises PyTorch's errors.
+
+Invariant: only ``native_batch_norm`` in training mode writes to its inputs (the running statistics).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...._core import dtype as _dt
+from ...._tensor.impl import TensorImpl, empty_contiguous
+from .activation import FLOATING, not_implemented
+
+__all__ = ["native_layer_norm_kernel", "native_batch_norm_kernel", "batch_norm_legit_kernel",
+           "batch_norm_legit_no_stats_kernel", "native_group_norm_kernel", "fused_rms_norm_kernel",
+           "check_layer_norm_inputs", "check_rms_norm_inputs"]
+
+_HALF = (_dt.float16, _dt.bfloat16)
+
+
+def _fmt(xs) -> str:
+    return "[" + ", ".join(str(x) for x in xs) + "]"
+
+
+def _is_meta(*impls) -> bool:
+    return any(t is not None and t.storage._data is None for t in impls)
+
+
+def _is_mixed_type(x: TensorImpl, *params) -> bool:
+    """``is_mixed_type``: some parameter's dtype differs from the input's."""
+    return any(p is not None and p.dtype is not x.dtype for p in params)
+
+
+def _check_mixed_data_type(x: TensorImpl, *params) -> None:
+    """Mixed precision is only a half-type input with float32 parameters."""
+    for p in params:
+        if p is not None and p.dtype is not _dt.float32:
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if x.dtype not in _HALF:
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
+def _param_dtype(x: TensorImpl, mixed: bool):
+    return _dt.float32 if mixed else x.dtype
+
+
+def _compute_type(dtype):
+    return np.float32 if dtype in _HALF else np.float64
+
+
+def _np(t: TensorImpl | None, ct):
+    return None if t is None else t.as_numpy().astype(ct)
+
+
+# -- layer norm ---------------------------------------------------------------------------------------------
+def check_layer_norm_inputs(x: TensorImpl, normalized_shape, weight, bias) -> int:
+    """PyTorch's ``_check_layer_norm_inputs``; returns the first normalized dimension."""
+    normalized_shape = tuple(normalized_shape)
+    k = len(normalized_shape)
+    if k < 1:
+        raise RuntimeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           f"element, but got normalized_shape = {_fmt(normalized_shape)}")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and p.sizes != normalized_shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{_fmt(p.sizes)} and normalized_shape = {_fmt(normalized_shape)}")
+    if x.ndim < k or x.sizes[x.ndim - k:] != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={_fmt(normalized_shape)}, expected input with shape "
+                           f"[*{''.join(', ' + str(s) for s in normalized_shape)}], but got input of size"
+                           f"{_fmt(x.sizes)}")
+    return x.ndim - k
+
+
+def native_layer_norm_kernel(input, normalized_shape, weight, bias, eps):
+    """``(out, mean, rstd)`` normalizing over the trailing ``normalized_shape`` dims; mean/rstd keep those
+    dims as size 1."""
+    axis = check_layer_norm_inputs(input, normalized_shape, weight, bias)
+    mixed = _is_mixed_type(input, weight, bias)
+    if mixed:
+        _check_mixed_data_type(input, weight, bias)
+    if input.dtype not in FLOATING:
+        raise not_implemented("LayerNormKernelImpl", input.dtype)
+    stat_shape = input.sizes[:axis] + (1,) * (input.ndim - axis)
+    out = empty_contiguous(input.sizes, input.dtype, input.device)
+    pdt = _param_dtype(input, mixed)
+    mean = empty_contiguous(stat_shape, pdt, input.device)
+    rstd = empty_contiguous(stat_shape, pdt, input.device)
+    if _is_meta(input, weight, bias) or input.numel() == 0:
+        return out, mean, rstd
+    ct = _compute_type(input.dtype)
+    x = input.as_numpy().astype(ct)
+    axes = tuple(range(axis, input.ndim))
+    with np.errstate(all="ignore"):
+        mu = x.mean(axis=axes, keepdims=True)
+        centered = x - mu
+        var = (centered * centered).mean(axis=axes, keepdims=True)
+        r = 1.0 / np.sqrt(var + ct(eps))
+        y = centered * r
+        if weight is not None:
+            y = y * _np(weight, ct)
+        if bias is not None:
+            y = y + _np(bias, ct)
+    np.copyto(out.as_numpy(), y, casting="unsafe")
+    np.copyto(mean.as_numpy(), mu, casting="unsafe")
+    np.copyto(rstd.as_numpy(), r, casting="unsafe")
+    return out, mean, rstd
+
+
+# -- batch norm ---------------------------------------------------------------------------------------------
+def native_batch_norm_kernel(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """Per-channel (dim 1) normalization: batch statistics in training (updating the running ones in place
+    with ``momentum`` and the unbiased variance), the running statistics in evaluation.
+
+    Returns ``(out, save_mean, save_invstd)``; in evaluation the saved statistics are empty.
+    """
+    if input.ndim < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of [-{max(input.ndim, 1)}, "
+                         f"{max(input.ndim, 1) - 1}], but got 1)")
+    mixed = _is_mixed_type(input, weight, bias, running_mean, running_var)
+    if mixed:
+        _check_mixed_data_type(input, weight, bias, running_mean, running_var)
+    pdt = _param_dtype(input, mixed)
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError(f"running_{'mean' if running_mean is None else 'var'} must be defined in evaluation mode")
+    if training and input.numel() == 0:
+        raise RuntimeError(f"input tensor must have at least one element, but got input_sizes = {_fmt(input.sizes)}")
+    if input.dtype not in FLOATING:
+        raise not_implemented("batch_norm", input.dtype)
+    c = input.sizes[1]
+    out = empty_contiguous(input.sizes, input.dtype, input.device)
+    save_mean = empty_contiguous((c,) if training else (0,), pdt, input.device)
+    save_invstd = empty_contiguous((c,) if training else (0,), pdt, input.device)
+    if _is_meta(input, weight, bias, running_mean, running_var) or input.numel() == 0:
+        return out, save_mean, save_invstd
+    ct = _compute_type(input.dtype)
+    x = input.as_numpy().astype(ct)
+    axes = (0,) + tuple(range(2, input.ndim))
+    bshape = (1, c) + (1,) * (input.ndim - 2)
+    with np.errstate(all="ignore"):
+        if training:
+            mu = x.mean(axis=axes)
+            centered = x - mu.reshape(bshape)
+            var = (centered * centered).mean(axis=axes)
+            invstd = 1.0 / np.sqrt(var + ct(eps))
+            n = input.numel() // c
+            if running_mean is not None:
+                rm = running_mean.as_numpy()
+                np.copyto(rm, (1 - momentum) * rm.astype(ct) + momentum * mu, casting="unsafe")
+            if running_var is not None:
+                rv = running_var.as_numpy()
+                unbiased = var * n / ct(n - 1)  # n == 1 gives NaN, as in PyTorch
+                np.copyto(rv, (1 - momentum) * rv.astype(ct) + momentum * unbiased, casting="unsafe")
+            np.copyto(save_mean.as_numpy(), mu, casting="unsafe")
+            np.copyto(save_invstd.as_numpy(), invstd, casting="unsafe")
+        else:
+            mu = _np(running_mean, ct)
+            invstd = 1.0 / np.sqrt(_np(running_var, ct) + ct(eps))
+            centered = x - mu.reshape(bshape)
+        y = centered * invstd.reshape(bshape)
+        if weight is not None:
+            y = y * _np(weight, ct).reshape(bshape)
+        if bias is not None:
+            y = y + _np(bias, ct).reshape(bshape)
+    np.copyto(out.as_numpy(), y, casting="unsafe")
+    return out, save_mean, save_invstd
+
+
+def batch_norm_legit_kernel(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """``_native_batch_norm_legit``: native_batch_norm with (written) running statistics."""
+    return native_batch_norm_kernel(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+def batch_norm_legit_no_stats_kernel(input, weight, bias, training, momentum, eps):
+    """``_native_batch_norm_legit.no_stats``: always normalizes with the batch statistics."""
+    return native_batch_norm_kernel(input, weight, bias, None, None, True, momentum, eps)
+
+
+# -- group norm ---------------------------------------------------------------------------------------------
+def native_group_norm_kernel(input, weight, bias, N, C, HxW, group, eps):
+    """``(out, mean, rstd)``: channels split into ``group`` groups, each normalized over its channels and
+    spatial positions; mean/rstd have shape ``(N, group)``; the affine parameters are per channel."""
+    mixed = _is_mixed_type(input, weight, bias)
+    if mixed:
+        _check_mixed_data_type(input, weight, bias)
+    if input.numel() != N * C * HxW:
+        raise RuntimeError(f"Expected input to have {N * C * HxW} elements, but got {input.numel()}")
+    if input.dtype not in FLOATING:
+        raise not_implemented("GroupNormKernelImpl", input.dtype)
+    pdt = _param_dtype(input, mixed)
+    out = empty_contiguous(input.sizes, input.dtype, input.device)
+    mean = empty_contiguous((N, group), pdt, input.device)
+    rstd = empty_contiguous((N, group), pdt, input.device)
+    if _is_meta(input, weight, bias) or input.numel() == 0:
+        return out, mean, rstd
+    ct = _compute_type(input.dtype)
+    x = input.as_numpy().astype(ct).reshape(N, group, -1)
+    with np.errstate(all="ignore"):
+        mu = x.mean(axis=2, keepdims=True)
+        centered = x - mu
+        var = (centered * centered).mean(axis=2, keepdims=True)
+        r = 1.0 / np.sqrt(var + ct(eps))
+        y = (centered * r).reshape(N, C, HxW)
+        if weight is not None:
+            y = y * _np(weight, ct).reshape(1, C, 1)
+        if bias is not None:
+            y = y + _np(bias, ct).reshape(1, C, 1)
+    np.copyto(out.as_numpy(), y.reshape(input.sizes), casting="unsafe")
+    np.copyto(mean.as_numpy(), mu.reshape(N, group), casting="unsafe")
+    np.copyto(rstd.as_numpy(), r.reshape(N, group), casting="unsafe")
+    return out, mean, rstd
+
+
+# -- RMS norm -----------------------------------------------------------------------------------------------
+def check_rms_norm_inputs(x: TensorImpl, normalized_shape, weight) -> int:
+    """PyTorch's ``_check_rms_norm_inputs``; returns the first normalized dimension."""
+    normalized_shape = tuple(normalized_shape)
+    k = len(normalized_shape)
+    if k < 1:
+        raise RuntimeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           f"element, but got normalized_shape = {_fmt(normalized_shape)}")
+    if weight is not None and weight.sizes != normalized_shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{_fmt(weight.sizes)} and normalized_shape = {_fmt(normalized_shape)}")
+    if x.ndim < k or x.sizes[x.ndim - k:] != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={_fmt(normalized_shape)}, expected input with shape "
+                           f"[*{', '.join(str(s) for s in normalized_shape)}], but got input of size{_fmt(x.sizes)}")
+    return x.ndim - k
+
+
+def _opmath_of(dtype):
+    return _dt.float32 if dtype in _HALF else dtype
+
+
+def fused_rms_norm_kernel(input, normalized_shape, weight, eps):
+    """``(out, rstd)``: ``x * rsqrt(mean(x**2) + eps)`` over the trailing dims, in the opmath type, rounded
+    to the input dtype (times ``weight`` when given); ``eps`` defaults to the opmath type's epsilon."""
+    axis = check_rms_norm_inputs(input, normalized_shape, weight)
+    if not (input.dtype in FLOATING or input.dtype.is_complex):
+        raise not_implemented("rms_norm", input.dtype)
+    odt = _opmath_of(input.dtype)
+    out = empty_contiguous(input.sizes, input.dtype, input.device)
+    rstd = empty_contiguous(input.sizes[:axis] + (1,) * (input.ndim - axis), odt, input.device)
+    if _is_meta(input, weight) or input.numel() == 0:
+        return out, rstd
+    ct = odt.np
+    if eps is None:
+        eps = float(np.finfo(odt.to_real().np).eps)
+    x = input.as_numpy().astype(ct)
+    axes = tuple(range(axis, input.ndim))
+    with np.errstate(all="ignore"):
+        r = 1.0 / np.sqrt((x * x).mean(axis=axes, keepdims=True) + ct.type(eps))
+        y = x * r.astype(ct)
+        if weight is not None:
+            y = y * weight.as_numpy().astype(ct)
+    np.copyto(out.as_numpy(), y, casting="unsafe")
+    np.copyto(rstd.as_numpy(), r, casting="unsafe")
+    return out, rstd

@@ -1,0 +1,304 @@
+"""Random operators as dispatcher kernels — PyTorch's ``Distributions.cpp`` / ``DistributionTemplates.h``
+(argument checks, overloads) over the sampling loops of ``kernels/cpu/random.py``; plus ``multinomial``
+(``Sampling``/``Distributions.cpp``) and ``native_dropout`` (``Dropout.cpp``).
+
+Every kernel takes the ``Generator?`` argument last among its inputs; ``None`` means the default
+generator (``at::get_generator_or_default``).  The in-place kernels return ``self``; the dispatcher's
+ADInplaceOrView layer bumps its version.  On meta tensors the checks run and no numbers are drawn.
+
+The streams are glasstorch's (PCG64), not PyTorch's mt19937: results are reproducible with
+``manual_seed`` but not bit-equal to PyTorch.
+
+Invariant: argument checks happen before any draw, so a failed call leaves the generator untouched.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...._core import dtype as _dt
+from ...._core import shape as _shape
+from ...._device import generator as _generator
+from ...._tensor.impl import TensorImpl, empty_contiguous
+from ...tensor_iterator import check_no_internal_overlap, resize_out
+from . import random as _rand
+from .activation import FLOATING, not_implemented
+
+__all__ = ["uniform_impl_", "normal_impl_", "exponential_impl_", "bernoulli_tensor_impl_", "bernoulli_scalar_impl_",
+           "bernoulli_impl", "bernoulli_out_impl", "bernoulli_p_impl", "random_impl_", "random_to_impl_",
+           "random_from_impl_", "multinomial_impl", "multinomial_out_impl", "native_dropout_impl"]
+
+_DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
+_CPP_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double"}
+_INT_CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+                  "int32": "int", "int64": "long int"}
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _gen(generator):
+    return _generator.default_generator if generator is None else generator
+
+
+def _has_data(t: TensorImpl) -> bool:
+    return t.storage._data is not None
+
+
+def _g(x) -> str:
+    """A double as C++ ``operator<<`` prints it (6 significant digits)."""
+    return f"{float(x):g}"
+
+
+def _check_int64(*values) -> None:
+    for v in values:
+        if v is not None and not _INT64_MIN <= v <= _INT64_MAX:
+            raise ValueError("Overflow when unpacking long long")
+
+
+# -- uniform_, normal_, exponential_ --------------------------------------------------------------------------
+def uniform_impl_(self, from_, to, generator):
+    """``self.uniform_(from, to)``: floating and complex (each part) dtypes; PyTorch's bound checks."""
+    check_no_internal_overlap(self)
+    real = self.dtype.to_real()
+    if real not in FLOATING:
+        raise not_implemented("check_uniform_bounds", self.dtype)
+    info = _dt.finfo(real)
+    lo, hi = float(info.min), float(info.max)
+    for value, name in ((from_, "from"), (to, "to")):
+        if not lo <= value <= hi:
+            raise RuntimeError(f"{name} is out of bounds for {_CPP_NAMES[real._name]}")
+    if from_ > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_g(from_)} > to={_g(to)}")
+    if to - from_ > hi:
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{_dt.name_of(real)}>::max(), but found "
+                           f"to={_g(to)} and from={_g(from_)} which result in to-from to exceed the limit")
+    if _has_data(self):
+        _rand.uniform_(self, from_, to, _gen(generator))
+    return self
+
+
+def normal_impl_(self, mean, std, generator):
+    """``self.normal_(mean, std)``; a complex tensor draws each part with ``std / sqrt(2)``."""
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
+    check_no_internal_overlap(self)
+    if self.dtype.to_real() not in FLOATING:
+        raise not_implemented("normal_kernel_cpu", self.dtype)
+    if _has_data(self):
+        _rand.normal_(self, mean, std, _gen(generator))
+    return self
+
+
+def exponential_impl_(self, lambd, generator):
+    """``self.exponential_(lambd)``: density ``lambd * exp(-lambd * x)``."""
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_g(lambd)}")
+    if self.dtype not in FLOATING:
+        raise RuntimeError(f"Exponential distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {_dt.name_of(self.dtype)}")
+    check_no_internal_overlap(self)
+    if _has_data(self):
+        _rand.exponential_(self, lambd, _gen(generator))
+    return self
+
+
+# -- bernoulli ------------------------------------------------------------------------------------------------
+def bernoulli_tensor_impl_(self, p, generator):
+    """``self.bernoulli_(p)``: 1 with probability ``p`` (broadcast to ``self``), else 0."""
+    check_no_internal_overlap(self)
+    if self.dtype.is_complex:
+        raise not_implemented("bernoulli_tensor_cpu_self_", self.dtype)
+    sizes, strides = _shape.expand_strides(p.sizes, p.strides, self.sizes)
+    if not (p.dtype in FLOATING):
+        raise not_implemented("bernoulli_tensor_cpu_p_", p.dtype)
+    if _has_data(self) and _has_data(p):
+        probs = p.view_impl(sizes, strides, p.offset).as_numpy()
+        _rand.bernoulli_(self, probs, _gen(generator))
+    return self
+
+
+def bernoulli_scalar_impl_(self, p, generator):
+    """``self.bernoulli_(p)`` with one probability for every element."""
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
+    check_no_internal_overlap(self)
+    if self.dtype.is_complex:
+        raise not_implemented("bernoulli_scalar_cpu_", self.dtype)
+    if _has_data(self):
+        _rand.bernoulli_(self, float(p), _gen(generator))
+    return self
+
+
+def bernoulli_impl(self, generator):
+    """``torch.bernoulli(p)``: a new tensor like ``p`` with 1 drawn with probability ``p``."""
+    out = empty_contiguous(self.sizes, self.dtype, self.device)
+    return bernoulli_tensor_impl_(out, self, generator)
+
+
+def bernoulli_out_impl(self, generator, out):
+    resize_out(out, self.sizes)
+    return bernoulli_tensor_impl_(out, self, generator)
+
+
+def bernoulli_p_impl(self, p, generator):
+    """``torch.bernoulli(input, p)``: shape and dtype of ``input``, one probability ``p``."""
+    out = empty_contiguous(self.sizes, self.dtype, self.device)
+    return bernoulli_scalar_impl_(out, p, generator)
+
+
+# -- random_ --------------------------------------------------------------------------------------------------
+def _random_check_type(self, what: str) -> None:
+    if self.dtype.is_complex:
+        raise RuntimeError(f"{what} handles only integral, floating-point and boolean types")
+
+
+def _max_inclusive(dtype) -> int:
+    """The largest value ``random_()`` draws: ``2**digits`` for floats, the type's max for integers."""
+    if dtype.is_floating_point:
+        return 1 << _DIGITS[dtype._name]
+    if dtype is _dt.bool:
+        return 1
+    return int(np.iinfo(dtype.np).max)
+
+
+def random_impl_(self, generator):
+    """``self.random_()``: integers uniform over ``[0, max]`` of the dtype (``[0, 2**mantissa]`` for floats)."""
+    check_no_internal_overlap(self)
+    if self.dtype.is_complex:
+        raise not_implemented("random_kernel_cpu", self.dtype)
+    if _has_data(self):
+        _rand.random_(self, 0, _max_inclusive(self.dtype) + 1, _gen(generator))
+    return self
+
+
+def random_from_impl_(self, from_, to, generator):
+    """``self.random_(from, to)``: integers uniform in ``[from, to)``; ``to=None`` means up to the dtype's max."""
+    _check_int64(from_, to)
+    check_no_internal_overlap(self)
+    if to is not None:
+        return _random_range(self, from_, to, generator)
+    _random_check_type(self, "random_from_to_impl")
+    to_inc = _max_inclusive(self.dtype)
+    if self.dtype.is_floating_point:
+        if from_ > to_inc:
+            raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted "
+                               f"to dtype, but got from={from_} > to_inc={to_inc}")
+    elif not int(np.iinfo(self.dtype.np).min if self.dtype is not _dt.bool else 0) <= from_ <= to_inc:
+        raise RuntimeError(f"from is out of bounds for {_INT_CPP_NAMES[self.dtype._name]}")
+    if _has_data(self):
+        _rand.random_(self, from_, to_inc + 1, _gen(generator))
+    return self
+
+
+def random_to_impl_(self, to, generator):
+    """``self.random_(to)``: integers uniform in ``[0, to)``."""
+    _check_int64(to)
+    check_no_internal_overlap(self)
+    return _random_range(self, 0, to, generator)
+
+
+def _random_range(self, from_, to, generator):
+    if from_ >= to:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+    _random_check_type(self, "check_random_bounds")
+    if _has_data(self):
+        _rand.random_(self, from_, to, _gen(generator))
+    return self
+
+
+# -- multinomial ----------------------------------------------------------------------------------------------
+def _multinomial_checks(self, n_sample, replacement, out_dtype) -> None:
+    if not (0 < self.ndim <= 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {_dt.name_of(self.dtype)}")
+    if out_dtype is not _dt.int64:
+        raise RuntimeError(f"multinomial expects Long tensor out, got: {_dt.name_of(out_dtype)}")
+    if n_sample <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    n_categories = self.sizes[-1]
+    if not replacement and n_sample > n_categories:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if n_categories > 1 << 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+
+
+def _multinomial_draw(probs: np.ndarray, n_sample: int, replacement: bool, gen) -> np.ndarray:
+    """Rows of category indices.  Without replacement (or one sample): the largest ``p / q`` with ``q``
+    exponential draws (PyTorch's exponential trick); with replacement: inverse-CDF sampling."""
+    if not replacement or n_sample == 1:
+        if not (np.all(probs < np.inf) and np.all(probs >= 0)):  # NaN fails both
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if np.any(probs.sum(axis=1) == 0):
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        q = gen.np_gen.exponential(1.0, probs.shape)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            keys = probs / q
+        order = np.argsort(-keys, axis=1, kind="stable")
+        return order[:, :n_sample]
+    if np.any(probs < 0):
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+    if not np.all(np.isfinite(probs)):
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+    total = probs.sum(axis=1, keepdims=True)
+    if np.any(total <= 0):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    cdf = np.cumsum(probs / total, axis=1)
+    u = gen.np_gen.random((probs.shape[0], n_sample))
+    rows = []
+    for r in range(probs.shape[0]):
+        idx = np.searchsorted(cdf[r], u[r], side="right")
+        last = int(np.flatnonzero(probs[r] > 0)[-1])  # rounding can leave u above the final cdf entry
+        rows.append(np.minimum(idx, last))
+    return np.stack(rows)
+
+
+def multinomial_out_impl(self, num_samples, replacement, generator, out):
+    """``num_samples`` category indices per row of the (unnormalized) probabilities ``self``."""
+    _multinomial_checks(self, num_samples, replacement, out.dtype)
+    shape = (num_samples,) if self.ndim == 1 else (self.sizes[0], num_samples)
+    resize_out(out, shape)
+    if self.numel() == 0 or not _has_data(self) or not _has_data(out):
+        return out
+    probs = self.as_numpy().astype(np.float64).reshape(-1, self.sizes[-1])
+    res = _multinomial_draw(probs, num_samples, replacement, _gen(generator))
+    np.copyto(out.as_numpy(), res.reshape(shape), casting="unsafe")
+    return out
+
+
+def multinomial_impl(self, num_samples, replacement, generator):
+    out = empty_contiguous((0,), _dt.int64, self.device)
+    return multinomial_out_impl(self, num_samples, replacement, generator, out)
+
+
+# -- dropout --------------------------------------------------------------------------------------------------
+def native_dropout_impl(input, p, train):
+    """``(output, mask)``: in training each element is kept with probability ``1 - p`` and scaled by
+    ``1 / (1 - p)``; ``mask`` (bool) records the kept ones.  Not training: a copy and an all-True mask."""
+    if input.numel() == 0:
+        return input, empty_contiguous(input.sizes, input.dtype, input.device)
+    out = empty_contiguous(input.sizes, input.dtype, input.device)
+    mask = empty_contiguous(input.sizes, _dt.bool, input.device)
+    if train is None or train:
+        p1m = 1.0 - p
+        if not 0 <= p1m <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p1m)}")
+        if input.dtype.is_complex:
+            raise not_implemented("bernoulli_scalar_cpu_", input.dtype)
+        if not input.dtype.is_floating_point:  # the output is scaled in place by a float
+            raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                               f"{_dt.name_of(input.dtype)}")
+        if not _has_data(input):
+            return out, mask
+        scale = 0.0 if p1m == 0 else 1.0 / p1m
+        keep = empty_contiguous(input.sizes, input.dtype, input.device)
+        _rand.bernoulli_(keep, p1m, _gen(None))
+        k = keep.as_numpy()
+        ct = np.float32 if input.dtype in (_dt.float16, _dt.bfloat16) else input.dtype.np
+        with np.errstate(all="ignore"):
+            np.copyto(out.as_numpy(), input.as_numpy().astype(ct) * k.astype(ct) * ct(scale), casting="unsafe")
+        np.copyto(mask.as_numpy(), k != 0)
+        return out, mask
+    if _has_data(input):
+        np.copyto(out.as_numpy(), input.as_numpy())
+        mask.as_numpy()[...] = True
+    return out, mask

@@ -1,0 +1,45 @@
+"""Memory-overlap checks — PyTorch's ``aten/src/ATen/MemoryOverlap.cpp``.
+
+An output may be exactly one of the inputs (the in-place case) but may not otherwise share memory
+with an input, nor have elements that share memory with each other (an expanded tensor).
+
+Invariant: the checks read geometry only; they never look at data.
+"""
+
+from __future__ import annotations
+
+from .._tensor.impl import TensorImpl
+
+__all__ = ["check_no_internal_overlap", "check_no_partial_overlap"]
+
+
+def _extent(impl: TensorImpl):
+    n = impl.numel()
+    if n == 0:
+        return None
+    lo = impl.offset
+    hi = lo + sum((s - 1) * st for s, st in zip(impl.sizes, impl.strides)) + 1
+    isz = impl.dtype.itemsize
+    return lo * isz, hi * isz
+
+
+def check_no_internal_overlap(impl: TensorImpl) -> None:
+    """An output whose elements share memory (stride 0 on a dim of size > 1) cannot be written."""
+    for s, st in zip(impl.sizes, impl.strides):
+        if st == 0 and s > 1:
+            raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                               "single memory location. Please clone() the tensor before performing the operation.")
+
+
+def check_no_partial_overlap(out: TensorImpl, inp: TensorImpl) -> None:
+    """An input may be exactly the output (in place) but must not otherwise overlap it."""
+    if out.storage is not inp.storage:
+        return
+    if out.offset == inp.offset and out.sizes == inp.sizes and out.strides == inp.strides:
+        return
+    a, b = _extent(out), _extent(inp)
+    if a is None or b is None:
+        return
+    if a[0] < b[1] and b[0] < a[1]:
+        raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor refer "
+                           "to a single memory location. Please clone() the tensor before performing the operation.")

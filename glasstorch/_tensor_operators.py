@@ -1,0 +1,121 @@
+"""Python operators on Tensor (``+ - * / // % ** @ == < & | ^ ~ -x`` and their reflected/in-place forms).
+
+PyTorch counterpart: the number protocol of ``torch/csrc/autograd/python_variable_methods.cpp`` and the
+reflected operators of ``torch/_tensor.py``.  Every operator routes through the same generated
+bindings (and so the same dispatcher ops) as the named functions: ``a + b`` is ``a.add(b)``,
+``2 - a`` is ``torch.rsub(a, 2)``, ``2 / a`` is ``a.reciprocal() * 2``, ``2 ** a`` is ``torch.pow(2, a)``.
+
+Invariant: an operand that is neither a Tensor nor a Python/numpy number makes the operator return
+``NotImplemented``, so Python can try the other operand (as PyTorch does for ``t == None``).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .tensor import Tensor
+
+__all__ = ["install"]
+
+_NUMBER = (bool, int, float, complex, np.generic)
+
+
+def _ok(other) -> bool:
+    return isinstance(other, (Tensor, *_NUMBER)) or isinstance(other, numbers.Number)
+
+
+def _forward(method: str):
+    def op(self, other):
+        if not _ok(other):
+            return NotImplemented
+        return getattr(self, method)(other)
+    op.__name__ = method
+    return op
+
+
+def _inplace(method: str):
+    def op(self, other):
+        if not _ok(other):
+            return NotImplemented
+        getattr(self, method)(other)
+        return self
+    op.__name__ = method
+    return op
+
+
+def _functional(fname: str, swap: bool):
+    def op(self, other):
+        if not _ok(other):
+            return NotImplemented
+        fn = getattr(_F, fname)
+        return fn(other, self) if swap else fn(self, other)
+    op.__name__ = fname
+    return op
+
+
+def _rsub(self, other):
+    if not _ok(other):
+        return NotImplemented
+    return _F.rsub(self, other)
+
+
+def _rtruediv(self, other):
+    if not _ok(other):
+        return NotImplemented
+    return self.reciprocal() * other
+
+
+def _neg(self):
+    return self.neg()
+
+
+def _pos(self):
+    if self.dtype.__repr__() == "torch.bool":
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return self
+
+
+def _abs(self):
+    return self.abs()
+
+
+def _invert(self):
+    return self.bitwise_not()
+
+
+_F = None  # glasstorch's function namespace, bound by install()
+
+
+def install(functions) -> None:
+    """Attach the operators to Tensor; ``functions`` is the ``glasstorch`` namespace of generated functions."""
+    global _F
+    _F = functions
+    table = {
+        "__add__": _forward("add"), "__radd__": _forward("add"), "__iadd__": _inplace("add_"),
+        "__sub__": _forward("sub"), "__rsub__": _rsub, "__isub__": _inplace("sub_"),
+        "__mul__": _forward("mul"), "__rmul__": _forward("mul"), "__imul__": _inplace("mul_"),
+        "__truediv__": _forward("div"), "__rtruediv__": _rtruediv, "__itruediv__": _inplace("div_"),
+        "__floordiv__": _forward("floor_divide"), "__rfloordiv__": _functional("floor_divide", True),
+        "__ifloordiv__": _inplace("floor_divide_"),
+        "__mod__": _forward("remainder"), "__rmod__": _functional("remainder", True),
+        "__imod__": _inplace("remainder_"),
+        "__pow__": _forward("pow"), "__rpow__": _functional("pow", True), "__ipow__": _inplace("pow_"),
+        "__matmul__": _forward("matmul"), "__rmatmul__": _functional("matmul", True),
+        "__eq__": _forward("eq"), "__ne__": _forward("ne"), "__lt__": _forward("lt"), "__le__": _forward("le"),
+        "__gt__": _forward("gt"), "__ge__": _forward("ge"),
+        "__and__": _forward("bitwise_and"), "__rand__": _forward("bitwise_and"),
+        "__iand__": _inplace("bitwise_and_"),
+        "__or__": _forward("bitwise_or"), "__ror__": _forward("bitwise_or"), "__ior__": _inplace("bitwise_or_"),
+        "__xor__": _forward("bitwise_xor"), "__rxor__": _forward("bitwise_xor"),
+        "__ixor__": _inplace("bitwise_xor_"),
+        "__lshift__": _forward("bitwise_left_shift"), "__rlshift__": _functional("bitwise_left_shift", True),
+        "__ilshift__": _inplace("bitwise_left_shift_"),
+        "__rshift__": _forward("bitwise_right_shift"), "__rrshift__": _functional("bitwise_right_shift", True),
+        "__irshift__": _inplace("bitwise_right_shift_"),
+        "__neg__": _neg, "__pos__": _pos, "__abs__": _abs, "__invert__": _invert,
+    }
+    for name, fn in table.items():
+        setattr(Tensor, name, fn)
+    Tensor.__hash__ = object.__hash__  # defining __eq__ must not make tensors unhashable
