@@ -28,6 +28,9 @@ from ._binding_support import return_types  # noqa: F401
 from ._ops.dispatcher import show_dispatch_trace  # noqa: F401
 
 _methods.install(Tensor)
+from . import library  # noqa: E402,F401
+from ._ops_namespace import ops  # noqa: E402,F401
+from .utils import _python_dispatch  # noqa: E402,F401
 _operators.install(sys.modules[__name__])
 
 __version__ = "2.13.0+glasstorch"

@@ -23,6 +23,7 @@ Invariant: ``table[k]`` is a function of the registrations only; calls never mut
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 import warnings
@@ -36,14 +37,22 @@ __all__ = ["OperatorHandle", "Kernel", "FALLTHROUGH", "register_op", "get_op", "
 
 
 class Kernel:
-    """One registered kernel: the function, whether it takes the key set, and where it came from."""
+    """One registered kernel: the function, whether it takes the key set, and where it came from.
 
-    __slots__ = ("fn", "with_keyset", "label")
+    A *boxed* kernel (backend fallbacks) also receives the OperatorHandle first: ``fn(op, ks, *args)``.
+    """
 
-    def __init__(self, fn, with_keyset=False, label=None):
+    __slots__ = ("fn", "with_keyset", "label", "boxed")
+
+    def __init__(self, fn, with_keyset=False, label=None, boxed=False):
         self.fn = fn
         self.with_keyset = with_keyset
         self.label = label or getattr(fn, "__qualname__", repr(fn))
+        self.boxed = boxed
+
+    def bind(self, op) -> Kernel:
+        """The per-operator kernel of a boxed fallback (the op handle bound as first argument)."""
+        return Kernel(functools.partial(self.fn, op), self.with_keyset, self.label)
 
     def __repr__(self):
         return f"Kernel({self.label})"
@@ -169,7 +178,8 @@ class OperatorHandle:
             k = self._direct("Autograd")
             if k is not None:
                 return k
-        return _backend_fallbacks.get(key)
+        fb = _backend_fallbacks.get(key)
+        return fb.bind(self) if fb is not None and fb.boxed else fb
 
     def _backend_has_kernel(self, autograd_key: str) -> bool:
         backend = autograd_key.removeprefix("Autograd")
@@ -244,8 +254,11 @@ def register_kernel(name: str, key: str, fn, *, with_keyset=False, label=None) -
 
 
 def register_fallback(key: str, fn, *, with_keyset=True, label=None) -> None:
-    """A boxed fallback for every op at ``key`` (``m.fallback``); ``FALLTHROUGH`` skips the key."""
-    _backend_fallbacks[key] = FALLTHROUGH if fn is FALLTHROUGH else Kernel(fn, with_keyset, label)
+    """A boxed fallback for every op at ``key`` (``m.fallback``): ``fn(op, keyset, *args)``.
+
+    ``FALLTHROUGH`` makes every op skip the key.
+    """
+    _backend_fallbacks[key] = FALLTHROUGH if fn is FALLTHROUGH else Kernel(fn, with_keyset, label, boxed=True)
     for op in _ops.values():
         op.update_table()
 

@@ -431,13 +431,13 @@ def _range_kernel_types(dtype):
     return dtype.np.type
 
 
-def _two_sided(start, end, steps, dtype, vectorised=True):
+def _two_sided(start, end, steps, dtype):
     """linspace_kernel: ``start + step*i`` below ``steps // 2``, ``end - step*(steps-1-i)`` from there on.
 
-    The step is computed in the dtype's own precision for floats and in double for integral dtypes.  float32,
-    float64 and integral dtypes evaluate each formula as one fused multiply-add; float16, bfloat16 and complex
-    round every operation.  With ``vectorised`` the SIMD layout above applies (logspace's kernel is scalar).
-    Returns the values in the step type and that type.
+    ``start``/``end`` are first converted to the dtype; the step is computed in the dtype's own precision for
+    floats and in double for integral dtypes.  float32, float64 and integral dtypes evaluate each formula as
+    one fused multiply-add (every element on its own, also in the SIMD loop); float16, bfloat16 and complex
+    round after every operation.  Returns the values in the step type and that type.
     """
     st = _range_kernel_types(dtype)
     fused = st in (np.float64, np.float32)
@@ -445,23 +445,15 @@ def _two_sided(start, end, steps, dtype, vectorised=True):
         s0 = np.asarray(start).astype(dtype.np).astype(st)
         s1 = np.asarray(end).astype(dtype.np).astype(st)
         step = ((s1 - s0) / st(steps - 1)).astype(st)
-        if vectorised:
-            base_idx, k = _vector_layout(steps, dtype)
-        else:
-            base_idx, k = np.arange(steps), np.zeros(steps, dtype=np.int64)
-        half = steps // 2
+        idx = np.arange(steps)
+        up = idx < steps // 2
         if fused:
-            lo = _fma(step, base_idx, s0).astype(st)
-            hi = _fma(-step, steps - 1 - base_idx, s1).astype(st)
+            vals = np.where(up, _fma(step, idx, s0), _fma(-step, steps - 1 - idx, s1))
         else:
-            lo = (s0 + step * base_idx.astype(st)).astype(st)
-            hi = (s1 - step * (steps - 1 - base_idx).astype(st)).astype(st)
-        base = np.where(base_idx < half, lo, hi)
-        if dtype._cat <= _dt.INT_CAT:  # Vectorized<int>::arange(base, step): base is truncated to the dtype
-            base = np.where(k > 0, base.astype(dtype.np).astype(st), base)
-        if fused:
-            return _fma(k, step, base).astype(st), st
-        return (base + (k.astype(st) * step).astype(st)).astype(st), st
+            lo = (s0 + (step * idx.astype(st)).astype(st)).astype(st)
+            hi = (s1 - (step * (steps - 1 - idx).astype(st)).astype(st)).astype(st)
+            vals = np.where(up, lo, hi)
+        return vals.astype(st), st
 
 
 def _check_endpoints(start, end, dtype):
@@ -508,7 +500,7 @@ def logspace_impl(start, end, steps, base, dtype, device=CPU) -> TensorImpl:
         return out
     if steps == 1:
         return _copy.fill_(out, float(base) ** float(start.real if isinstance(start, complex) else start))
-    exps, st = _two_sided(start, end, steps, dtype, vectorised=False)
+    exps, st = _two_sided(start, end, steps, dtype)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         vals = np.power(st(base), exps).astype(st)
         np.copyto(out.as_numpy(), vals, casting="unsafe")

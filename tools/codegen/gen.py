@@ -40,6 +40,9 @@ NUMBERS_AS_TENSORS = {
     "__lshift__", "__rshift__", "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__",
 }
 TENSOR_OPTIONS = ("dtype", "layout", "device", "pin_memory")
+# Views whose output is not a differentiable view of the input (derivatives.yaml marks them
+# output_differentiability: [False]): they share storage and version but record no _base.
+NON_DIFFERENTIABLE_VIEWS = {"view.dtype"}
 
 
 # -- python signatures -------------------------------------------------------------------------------------
@@ -133,7 +136,7 @@ def gen_ops(fns) -> str:
         if s.is_inplace or s.is_out:
             written = tuple(i for i, a in enumerate(s.arguments) if a.is_write)
             lines.append(f'_layer({f.ident}, "ADInplaceOrView", _layers.inplace_kernel({f.ident}, {written!r}))')
-        elif s.is_view:
+        elif s.is_view and f.name not in NON_DIFFERENTIABLE_VIEWS:
             lines.append(f'_layer({f.ident}, "ADInplaceOrView", _layers.view_kernel({f.ident}))')
         if not s.tensor_arg_indices and any(a.name == "device" for a in s.arguments):
             dev = [i for i, a in enumerate(s.arguments) if a.name == "device"][0]

@@ -56,8 +56,8 @@ def narrow(self: TensorImpl, dim, start, length) -> TensorImpl:
 
 def flatten(self: TensorImpl, start_dim=0, end_dim=-1) -> TensorImpl:
     sizes = _flatten_sizes(self, start_dim, end_dim)
-    if self.ndim <= 1 and sizes == self.sizes:
-        return self
+    if self.ndim and sizes == self.sizes:
+        return self  # start_dim == end_dim: PyTorch returns the input itself
     return reshape(self, sizes)
 
 

@@ -293,9 +293,9 @@ def native_dropout_impl(input, p, train):
         keep = empty_contiguous(input.sizes, input.dtype, input.device)
         _rand.bernoulli_(keep, p1m, _gen(None))
         k = keep.as_numpy()
-        ct = np.float32 if input.dtype in (_dt.float16, _dt.bfloat16) else input.dtype.np
+        ct = np.dtype(np.float32) if input.dtype in (_dt.float16, _dt.bfloat16) else input.dtype.np
         with np.errstate(all="ignore"):
-            np.copyto(out.as_numpy(), input.as_numpy().astype(ct) * k.astype(ct) * ct(scale), casting="unsafe")
+            np.copyto(out.as_numpy(), input.as_numpy().astype(ct) * k.astype(ct) * ct.type(scale), casting="unsafe")
         np.copyto(mask.as_numpy(), k != 0)
         return out, mask
     if _has_data(input):

@@ -1,0 +1,498 @@
+"""Matrix-product composites (CompositeImplicitAutograd) — PyTorch's ``LinearAlgebra.cpp`` (matmul, outer,
+ger) and ``Linear.cpp`` (linear, einsum).
+
+Each is written in terms of other operators called through the dispatcher (``dot``/``mv``/``mm``/``bmm``,
+the view operators, ``mul``, ``add_``), following PyTorch's own decomposition step by step, so results,
+dtypes, aliasing and error messages are PyTorch's:
+
+- ``matmul`` picks dot / mv / mm for 1-2 dimensional operands, *folds* the batch dimensions of a >= 3-d
+  operand into the rows of one ``mm`` when that costs no copy (``_should_fold``), and otherwise
+  broadcasts the batch dimensions, flattens them and calls ``bmm``;
+- ``einsum`` parses the equation, aligns every operand to one dimension order (diagonals for repeated
+  labels, size-1 dimensions for missing ones) and contracts operands pairwise, left to right (or along
+  ``path``), each contraction being one ``bmm`` (``_sumproduct_pair``).
+
+Invariant: no kernel is called directly; everything dispatches, so autograd will see the primitives.
+"""
+
+from __future__ import annotations
+
+import collections
+import warnings
+
+import numpy as np
+
+from ..._core import dtype as _dt
+from ..._core import shape as _shape
+from ..._core.layout import contiguous_format
+from ..._tensor.impl import TensorImpl, empty_strided_impl
+from ..aten import aten
+from ..dispatcher import find_op
+from ..tensor_iterator import reduced_shape, resize_out
+
+__all__ = ["matmul", "matmul_out", "linear", "linear_out", "outer", "outer_out", "ger", "ger_out", "einsum"]
+
+
+def _requires_grad(t: TensorImpl) -> bool:
+    return t.autograd is not None and bool(t.autograd.requires_grad)
+
+
+# -- matmul --------------------------------------------------------------------------------------------------
+def _should_fold(t1: TensorImpl, t2: TensorImpl, has_out: bool) -> bool:
+    """Can the >= 3-d operand's batch dims fold into one matrix (an ``mm``/``mv``) without a copy?"""
+    larger = t1.ndim >= t2.ndim
+    if larger:
+        sizes, strides, dim_small = t1.sizes, t1.strides, t2.ndim
+    else:  # the larger operand is t2, seen transposed (mT)
+        sizes = t2.sizes[:-2] + (t2.sizes[-1], t2.sizes[-2])
+        strides = t2.strides[:-2] + (t2.strides[-1], t2.strides[-2])
+        dim_small = t1.ndim
+    if not (len(sizes) >= 3 and dim_small <= 2):
+        return False
+    if _requires_grad(t2 if larger else t1) and not has_out:
+        return True  # avoids materialising an expanded gradient in the backward (PyTorch's reason)
+    if t1.ndim == 2:
+        return False  # folding would need a transpose and a contiguous copy of the result
+    if _shape.prod(sizes) == 0:
+        return True
+    return all(strides[i] == strides[i + 1] * sizes[i + 1] for i in range(len(sizes) - 2))
+
+
+def _squeeze0_(t: TensorImpl) -> TensorImpl:
+    """``squeeze_(0)`` on a result we own: drop the leading size-1 dim in place."""
+    t.set_geometry(t.sizes[1:], t.strides[1:], t.offset)
+    return t
+
+
+def _matmul_folded(t1, t2, out):
+    transpose = t2.ndim > t1.ndim
+    big = aten.transpose_int(t2, -2, -1) if transpose else t1
+    small = (aten.t(t1) if t1.ndim == 2 else t1) if transpose else t2
+    output_shape = list(big.sizes[:-1])
+    folded = _shape.prod(output_shape)
+    is_matrix = small.ndim == 2
+    if is_matrix:
+        output_shape.append(small.sizes[1])
+    big_folded = aten.reshape(big, (folded, big.sizes[-1]))
+    if out is None:
+        if not is_matrix:
+            return aten._unsafe_view(aten.mv(big_folded, small), output_shape)
+        output = aten._unsafe_view(aten.mm(big_folded, small), output_shape)
+        if transpose:  # output.mT.contiguous()
+            output = aten.transpose_int(output, -2, -1)
+            return output if output.is_contiguous() else aten.clone(output, contiguous_format)
+        return output
+    resize_out(out, output_shape)
+    if is_matrix:
+        reshaped = aten.reshape(out, (folded, small.sizes[-1]))
+        aten.mm_out(big_folded, small, reshaped)
+    else:
+        reshaped = aten.reshape(out, (folded,))
+        aten.mv_out(big_folded, small, reshaped)
+    if reshaped.storage is not out.storage:
+        aten.copy_(out, reshaped, False)
+    return out
+
+
+def _matmul_batched(t1, t2, out):
+    d1, d2 = t1.ndim, t2.ndim
+    n = t1.sizes[-2] if d1 > 1 else 1
+    m1 = t1.sizes[-1]
+    batch1 = t1.sizes[:max(d1 - 2, 0)]
+    m2 = t2.sizes[-2] if d2 > 1 else t2.sizes[0]
+    p = t2.sizes[-1] if d2 > 1 else 1
+    batch2 = t2.sizes[:max(d2 - 2, 0)]
+    if d1 == 3 and d2 == 3 and batch1[0] != batch2[0]:  # broadcasting a batch of one: fold instead
+        if batch1[0] == 1 and _requires_grad(t1):
+            return _matmul(aten.squeeze_dim(t1, 0), t2, out)
+        if batch2[0] == 1 and _requires_grad(t2):
+            return _matmul(t1, aten.squeeze_dim(t2, 0), out)
+    output_shape = list(_shape.broadcast_shapes(batch1, batch2))
+    nbatch = _shape.prod(output_shape)
+    t1e = aten.reshape(aten.expand(t1, output_shape + [n, m1], False), (nbatch, n, m1))
+    vector_rhs = d2 == 1
+    if vector_rhs:
+        t2e = aten.unsqueeze(aten.reshape(aten.expand(t2, output_shape + [m2], False), (nbatch, m2)), 2)
+    else:
+        t2e = aten.reshape(aten.expand(t2, output_shape + [m2, p], False), (nbatch, m2, p))
+    if d1 > 1:
+        output_shape.append(n)
+    if d2 > 1:
+        output_shape.append(p)
+    if out is None:
+        result = aten.bmm(t1e, t2e)
+        if vector_rhs:
+            result = aten.squeeze_dim(result, -1)
+        return aten._unsafe_view(result, output_shape)
+    resize_out(out, output_shape)
+    reshaped = aten.reshape(out, (nbatch, n, p))
+    aten.bmm_out(t1e, t2e, reshaped)
+    if vector_rhs:
+        reshaped = aten.squeeze_dim(reshaped, -1)
+    if reshaped.storage is not out.storage:
+        aten.copy_(out, aten.view(reshaped, out.sizes), False)
+    return out
+
+
+def _matmul(t1: TensorImpl, t2: TensorImpl, out):
+    """PyTorch's ``_matmul_impl``: ``out`` is None for the functional form."""
+    d1, d2 = t1.ndim, t2.ndim
+    if d1 == 0 or d2 == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D")
+    if out is not None and (_requires_grad(t1) or _requires_grad(t2) or _requires_grad(out)):
+        raise RuntimeError("matmul(): functions with out=... arguments don't support automatic differentiation, "
+                           "but one of the arguments requires grad.")
+    if d1 == 1 and d2 == 1:
+        return aten.dot(t1, t2) if out is None else aten.dot_out(t1, t2, out)
+    if d1 == 2 and d2 == 1:
+        return aten.mv(t1, t2) if out is None else aten.mv_out(t1, t2, out)
+    if d1 == 1 and d2 == 2:
+        if out is None:
+            return _squeeze0_(aten.mm(aten.unsqueeze(t1, 0), t2))
+        return _squeeze0_(aten.mm_out(aten.unsqueeze(t1, 0), t2, out))
+    if d1 == 2 and d2 == 2:
+        return aten.mm(t1, t2) if out is None else aten.mm_out(t1, t2, out)
+    if _should_fold(t1, t2, out is not None):
+        return _matmul_folded(t1, t2, out)
+    return _matmul_batched(t1, t2, out)
+
+
+def matmul(self: TensorImpl, other: TensorImpl) -> TensorImpl:
+    """The matrix product with NumPy's broadcasting rules for 1-d and batched operands."""
+    return _matmul(self, other, None)
+
+
+def matmul_out(self: TensorImpl, other: TensorImpl, out: TensorImpl) -> TensorImpl:
+    return _matmul(self, other, out)
+
+
+# -- linear / outer ------------------------------------------------------------------------------------------
+def linear(input: TensorImpl, weight: TensorImpl, bias=None) -> TensorImpl:
+    """``input @ weight.T + bias``: one fused ``addmm`` for 2-d (and contiguous 3-d) inputs with a bias."""
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.ndim}D and "
+                           f"{weight.ndim}D")
+    if input.ndim == 2 and bias is not None:
+        return aten.addmm(bias, input, aten.t(weight), 1, 1)
+    if input.ndim == 3 and bias is not None and input.is_contiguous():
+        b, s, k = input.sizes
+        result = aten.addmm(bias, aten.view(input, (b * s, k)), aten.t(weight), 1, 1)
+        return aten.view(result, (b, s, result.sizes[1]))
+    output = matmul(input, aten.t(weight))
+    if bias is not None:
+        aten.add__Tensor(output, bias, 1)
+    return output
+
+
+def linear_out(input: TensorImpl, weight: TensorImpl, bias, out: TensorImpl) -> TensorImpl:
+    if input.ndim == 2 and bias is not None:
+        return aten.addmm_out(bias, input, aten.t(weight), 1, 1, out)
+    aten.matmul_out(input, aten.t(weight), out)
+    if bias is not None:
+        aten.add__Tensor(out, bias, 1)
+    return out
+
+
+def _check_1d(t: TensorImpl, arg: str, fn: str) -> None:
+    if t.ndim != 1:
+        raise RuntimeError(f"{fn}: Expected 1-D argument {arg}, but got {t.ndim}-D")
+
+
+def outer(self: TensorImpl, vec2: TensorImpl) -> TensorImpl:
+    """``self[:, None] * vec2`` (with ``mul``'s type promotion)."""
+    _check_1d(self, "self", "outer")
+    _check_1d(vec2, "vec2", "outer")
+    return aten.mul_Tensor(aten.reshape(self, (self.sizes[0], 1)), vec2)
+
+
+def outer_out(self: TensorImpl, vec2: TensorImpl, out: TensorImpl) -> TensorImpl:
+    _check_1d(self, "self", "outer")
+    _check_1d(vec2, "vec2", "outer")
+    return aten.mul_out(aten.reshape(self, (self.sizes[0], 1)), vec2, out)
+
+
+def ger(self: TensorImpl, vec2: TensorImpl) -> TensorImpl:
+    return aten.outer(self, vec2)
+
+
+def ger_out(self: TensorImpl, vec2: TensorImpl, out: TensorImpl) -> TensorImpl:
+    warnings.warn("torch.ger is deprecated and will be removed in a future PyTorch release. Use torch.outer "
+                  "instead.", UserWarning, stacklevel=5)
+    return aten.outer_out(self, vec2, out)
+
+
+# -- einsum --------------------------------------------------------------------------------------------------
+_TOTAL_LABELS = 52
+_ELLIPSIS = _TOTAL_LABELS
+
+
+def _subscript(label: str) -> int:
+    return ord(label) - ord("A") if label.isupper() else ord(label) - ord("a") + 26
+
+
+def _label(s: int) -> str:
+    return chr(s + ord("A")) if s < 26 else chr(s - 26 + ord("a"))
+
+
+def _is_label(c: str) -> bool:
+    return c.isascii() and c.isalpha()
+
+
+def _sum(t: TensorImpl, dims, keepdim: bool) -> TensorImpl:
+    """``t.sum(dims, keepdim)`` with PyTorch's dtypes (integers and bool sum to int64).
+
+    Uses the ``sum.dim_IntList`` operator once it is registered; until then a numpy reduction."""
+    op = find_op("aten::sum.dim_IntList")
+    if op is not None:
+        return op.call(t, list(dims), keepdim, None)
+    dtype = _dt.int64 if t.dtype._cat <= _dt.INT_CAT else t.dtype
+    shape = reduced_shape(t.sizes, tuple(dims), keepdim)
+    out = empty_strided_impl(shape, _shape.contiguous_strides(shape), dtype, t.device)
+    if t.storage._data is not None:
+        acc = np.float32 if dtype in (_dt.float16, _dt.bfloat16) else dtype.np
+        res = np.sum(t.as_numpy(), axis=tuple(dims), keepdims=keepdim, dtype=acc)
+        np.copyto(out.as_numpy(), res, casting="unsafe")
+    return out
+
+
+def _parse_lhs(lhs: str, num_ops: int) -> list:
+    op_labels = [[] for _ in range(num_ops)]
+    ell_in_input, curr, i = False, 0, 0
+    while i < len(lhs):
+        c = lhs[i]
+        if c == ".":
+            if ell_in_input:
+                raise RuntimeError(f"einsum(): found '.' for operand {curr} for which an ellipsis was already found")
+            if not (i + 2 < len(lhs) and lhs[i + 1] == "." and lhs[i + 2] == "."):
+                raise RuntimeError(f"einsum(): found '.' for operand {curr} that is not part of any ellipsis")
+            i += 2
+            op_labels[curr].append(_ELLIPSIS)
+            ell_in_input = True
+        elif c == ",":
+            curr += 1
+            if curr >= num_ops:
+                raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+            ell_in_input = False
+        elif c != " ":
+            if not _is_label(c):
+                raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, "
+                                   "subscripts must be in [a-zA-Z]")
+            op_labels[curr].append(_subscript(c))
+        i += 1
+    if curr != num_ops - 1:
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    return op_labels
+
+
+def _count_labels(operands, op_labels):
+    label_count, ell_num_dim = [0] * _TOTAL_LABELS, 0
+    for i, (op, labels) in enumerate(zip(operands, op_labels)):
+        nlabels, has_ellipsis = len(labels), _ELLIPSIS in labels
+        if has_ellipsis:
+            nlabels -= 1
+            ell_num_dim = max(ell_num_dim, op.ndim - nlabels)
+        for s in labels:
+            if s != _ELLIPSIS:
+                label_count[s] += 1
+        if (nlabels > op.ndim) if has_ellipsis else (nlabels != op.ndim):
+            what = "is more than the number of dimensions (" if has_ellipsis else \
+                "does not match the number of dimensions ("
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({nlabels}) {what}{op.ndim}) for "
+                               f"operand {i}" + ("" if has_ellipsis else " and no ellipsis was given"))
+    return label_count, ell_num_dim
+
+
+def _plan_output(equation, arrow, lhs_len, label_count, ell_num_dim):
+    """Positions of every label (and of the ellipsis dims) in the aligned order: output dims first."""
+    perm_index_of = [-1] * _TOTAL_LABELS
+    perm, ell_index, ell_in_output = 0, 0, False
+    if arrow < 0:  # implicit output: the ellipsis, then the labels seen once, in alphabetical order
+        perm, ell_in_output = ell_num_dim, True
+        for s in range(_TOTAL_LABELS):
+            if label_count[s] == 1:
+                perm_index_of[s] = perm
+                perm += 1
+    else:
+        rhs, i = equation[arrow + 2:], 0
+        while i < len(rhs):
+            c = rhs[i]
+            if c == ".":
+                if ell_in_output:
+                    raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was already found")
+                if not (i + 2 < len(rhs) and rhs[i + 1] == "." and rhs[i + 2] == "."):
+                    raise RuntimeError("einsum(): found '.' for output that is not part of any ellipsis (...)")
+                i += 2
+                ell_index, perm, ell_in_output = perm, perm + ell_num_dim, True
+            elif c != " ":
+                if not _is_label(c):
+                    raise RuntimeError(f"einsum(): invalid subscript given at index {lhs_len + 2 + i} in the equation "
+                                       "string, subscripts must be in [a-zA-Z]")
+                s = _subscript(c)
+                if not (label_count[s] > 0 and perm_index_of[s] == -1):
+                    why = "appears more than once in the output" if perm_index_of[s] > -1 else \
+                        "does not appear in the equation for any input operand"
+                    raise RuntimeError(f"einsum(): output subscript {c} {why}")
+                perm_index_of[s] = perm
+                perm += 1
+            i += 1
+    out_num_dim = perm
+    if not ell_in_output:
+        ell_index, perm = perm, perm + ell_num_dim
+    for s in range(_TOTAL_LABELS):
+        if label_count[s] > 0 and perm_index_of[s] == -1:
+            perm_index_of[s] = perm
+            perm += 1
+    return perm_index_of, ell_index, out_num_dim, perm
+
+
+def _align(i, op, labels, ctx):
+    """Permute operand ``i`` to the aligned order: diagonals for repeated labels, size-1 dims for missing ones."""
+    perm_index_of, ell_index, ell_num_dim, perm_total, label_size, ell_sizes, dim_counts = ctx
+    permutation = [-1] * perm_total
+    dim = 0
+    for s in labels:
+        if s == _ELLIPSIS:
+            ndim = op.ndim - (len(labels) - 1)
+            for j in range(ell_num_dim - ndim, ell_num_dim):
+                size = op.sizes[dim]
+                if size != 1:
+                    if ell_sizes[j] != 1 and ell_sizes[j] != size:
+                        raise RuntimeError(f"einsum(): dimension {dim} covered by ellipsis in operand {i}has size {size} "
+                                           f"which does not broadcast with previously seen ellipsis with size "
+                                           f"{ell_sizes[j]} for the respective dimension")
+                    ell_sizes[j] = size
+                    dim_counts[ell_index + j] += 1
+                permutation[ell_index + j] = dim
+                dim += 1
+        elif permutation[perm_index_of[s]] == -1:
+            size = op.sizes[dim]
+            if size != 1:
+                if label_size[s] != 1 and label_size[s] != size:
+                    raise RuntimeError(f"einsum(): subscript {_label(s)} has size {size} for operand {i} which does not "
+                                       f"broadcast with previously seen size {label_size[s]}")
+                label_size[s] = size
+                dim_counts[perm_index_of[s]] += 1
+            permutation[perm_index_of[s]] = dim
+            dim += 1
+        else:  # a repeated label: take the diagonal, keep it where the label first appeared
+            prev = permutation[perm_index_of[s]]
+            if op.sizes[dim] != op.sizes[prev]:
+                raise RuntimeError(f"einsum(): subscript {_label(s)} is repeated for operand {i} but the sizes don't "
+                                   f"match, {op.sizes[dim]} != {op.sizes[prev]}")
+            op = aten.movedim_int(aten.diagonal(op, 0, prev, dim), -1, prev)
+    for k in range(perm_total):
+        if permutation[k] == -1:
+            op = aten.unsqueeze(op, dim)
+            permutation[k] = dim
+            dim += 1
+    return aten.permute(op, permutation)
+
+
+def _sumproduct_pair(left: TensorImpl, right: TensorImpl, sum_dims: list) -> TensorImpl:
+    """``(left * right).sum(sum_dims, keepdim=True)`` as one ``bmm`` over (shared, left-only, summed, right-only)."""
+    if left.ndim != right.ndim:
+        raise RuntimeError("number of dimensions must match")
+    if not sum_dims:
+        return aten.mul_Tensor(left, right)
+    summed = set(sum_dims)
+    lro, lo, ro = [], [], []
+    lro_size = lo_size = ro_size = sum_size = 1
+    for i in range(left.ndim):
+        sl, sr = left.sizes[i] != 1, right.sizes[i] != 1
+        if i in summed:
+            if sl and sr:
+                if left.sizes[i] != right.sizes[i]:
+                    raise RuntimeError("non-broadcast dimensions must match")
+                sum_size *= left.sizes[i]
+            elif sl:
+                left = _sum(left, [i], True)
+            elif sr:
+                right = _sum(right, [i], True)
+        elif sl and sr:
+            if left.sizes[i] != right.sizes[i]:
+                raise RuntimeError("non-broadcast dimensions must match")
+            lro.append(i)
+            lro_size *= left.sizes[i]
+        elif sl:
+            lo.append(i)
+            lo_size *= left.sizes[i]
+        else:
+            ro.append(i)
+            ro_size *= right.sizes[i]
+    out_size = [left.sizes[d] for d in lro + lo] + [1] * len(sum_dims) + [right.sizes[d] for d in ro]
+    order = lro + lo + list(sum_dims) + ro
+    operm = [0] * len(order)
+    for k, d in enumerate(order):
+        operm[d] = k
+    left = aten.reshape(aten.permute(left, order), (lro_size, lo_size, sum_size))
+    right = aten.reshape(aten.permute(right, lro + list(sum_dims) + ro + lo), (lro_size, sum_size, ro_size))
+    return aten.permute(aten.view(aten.bmm(left, right), out_size), operm)
+
+
+def _contract(ops, path, dim_counts, out_num_dim, perm_total):
+    ops = collections.deque(ops)
+    steps = iter(path or ())
+    while len(ops) > 1:
+        i, j = 0, 1
+        if path is not None:
+            i, j = next(steps), next(steps)
+            if j < i:
+                i, j = j, i
+            if not (i != j and i >= 0 and j < len(ops)):
+                why = ") cannot contract an operand with itself" if i == j else ") operand index is out of bounds"
+                raise RuntimeError(f"einsum(): invalid contraction ({i}, {j}{why}")
+        a, b = ops[i], ops[j]
+        del ops[j]
+        del ops[i]
+        sum_dims, a_sum, b_sum = [], [], []
+        for dim in range(out_num_dim, perm_total):
+            if a.sizes[dim] != 1 and b.sizes[dim] != 1:
+                dim_counts[dim] -= 1
+                if dim_counts[dim] == 1:
+                    sum_dims.append(dim)
+                    dim_counts[dim] = 0
+            elif dim_counts[dim] == 1:
+                if a.sizes[dim] != 1:
+                    a_sum.append(dim)
+                    dim_counts[dim] = 0
+                elif b.sizes[dim] != 1:
+                    b_sum.append(dim)
+                    dim_counts[dim] = 0
+        if a_sum:
+            a = _sum(a, a_sum, True)
+        if b_sum:
+            b = _sum(b, b_sum, True)
+        result = _sumproduct_pair(a, b, sum_dims)
+        if path is not None:
+            ops.append(result)
+        else:
+            ops.appendleft(result)
+    return ops[0]
+
+
+def einsum(equation: str, tensors, path=None) -> TensorImpl:
+    """Einstein summation over ``tensors`` as described by ``equation`` (PyTorch's algorithm and errors)."""
+    operands = list(tensors)
+    if not operands:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    num_ops = len(operands)
+    if path is not None:
+        path_size = 1 if num_ops == 1 else (num_ops - 1) * 2
+        if len(path) != path_size:
+            raise RuntimeError(f"einsum(): expected contraction path given in path parameter to have size {path_size} "
+                               f"but got {len(path)}")
+    arrow = equation.find("->")
+    lhs = equation if arrow < 0 else equation[:arrow]
+    op_labels = _parse_lhs(lhs, num_ops)
+    label_count, ell_num_dim = _count_labels(operands, op_labels)
+    perm_index_of, ell_index, out_num_dim, perm_total = _plan_output(equation, arrow, len(lhs), label_count,
+                                                                      ell_num_dim)
+    dim_counts = [0] * perm_total
+    ctx = (perm_index_of, ell_index, ell_num_dim, perm_total, [1] * _TOTAL_LABELS, [1] * ell_num_dim, dim_counts)
+    aligned = [_align(i, op, labels, ctx) for i, (op, labels) in enumerate(zip(operands, op_labels))]
+    result = _contract(aligned, path, dim_counts, out_num_dim, perm_total)
+    if perm_total - out_num_dim > 0:
+        if num_ops > 1:  # contracted dims are all size 1 by now
+            return aten.view(result, result.sizes[:out_num_dim] + result.sizes[perm_total:])
+        return _sum(result, list(range(out_num_dim, perm_total)), False)
+    return result

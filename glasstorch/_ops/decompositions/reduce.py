@@ -1,0 +1,75 @@
+"""Reduction decompositions (CompositeImplicitAutograd) — PyTorch's ``ReduceOps.cpp`` / ``TensorCompare.cpp``
+composites.
+
+The legacy ``unbiased=`` forms of var/std/var_mean/std_mean are the ``correction=`` overloads with
+correction 1 (unbiased) or 0; the binary ``max(Tensor, Tensor)`` / ``min`` overloads are ``maximum`` /
+``minimum``.  Each calls the target operator through the dispatcher, so autograd and tracing see it.
+"""
+
+from __future__ import annotations
+
+from ..aten import aten
+
+__all__ = ["var_dim", "var_unbiased", "var_dim_out", "std_dim", "std_unbiased", "std_dim_out", "var_mean_dim",
+           "var_mean_unbiased", "std_mean_dim", "std_mean_unbiased", "max_other", "max_other_out", "min_other",
+           "min_other_out"]
+
+
+def _correction(unbiased: bool) -> int:
+    return 1 if unbiased else 0
+
+
+def var_dim(self, dim, unbiased, keepdim):
+    return aten.var_correction(self, dim, _correction(unbiased), keepdim)
+
+
+def var_unbiased(self, unbiased):
+    return aten.var_correction(self, None, _correction(unbiased), False)
+
+
+def var_dim_out(self, dim, unbiased, keepdim, out):
+    return aten.var_correction_out(self, dim, _correction(unbiased), keepdim, out)
+
+
+def std_dim(self, dim, unbiased, keepdim):
+    return aten.std_correction(self, dim, _correction(unbiased), keepdim)
+
+
+def std_unbiased(self, unbiased):
+    return aten.std_correction(self, None, _correction(unbiased), False)
+
+
+def std_dim_out(self, dim, unbiased, keepdim, out):
+    return aten.std_correction_out(self, dim, _correction(unbiased), keepdim, out)
+
+
+def var_mean_dim(self, dim, unbiased, keepdim):
+    return aten.var_mean_correction(self, dim, _correction(unbiased), keepdim)
+
+
+def var_mean_unbiased(self, unbiased):
+    return aten.var_mean_correction(self, None, _correction(unbiased), False)
+
+
+def std_mean_dim(self, dim, unbiased, keepdim):
+    return aten.std_mean_correction(self, dim, _correction(unbiased), keepdim)
+
+
+def std_mean_unbiased(self, unbiased):
+    return aten.std_mean_correction(self, None, _correction(unbiased), False)
+
+
+def max_other(self, other):
+    return aten.maximum(self, other)
+
+
+def max_other_out(self, other, out):
+    return aten.maximum_out(self, other, out)
+
+
+def min_other(self, other):
+    return aten.minimum(self, other)
+
+
+def min_other_out(self, other, out):
+    return aten.minimum_out(self, other, out)

@@ -1,0 +1,1 @@
+"""glasstorch.utils — PyTorch's torch.utils (data loading arrives with the nn/optim layer)."""
