@@ -644,6 +644,8 @@ def test_arange_length_rule_many():
     starts, ends, steps = [0, 0.1, -1.3, 2], [1, 2.05, 0.7, 3.3], [0.1, 0.15, 0.2, 0.3, 0.05, 1 / 7]
     for s in starts:
         for e in ends:
+            if e <= s:
+                continue
             for st in steps:
                 _check(lambda m, s=s, e=e, st=st: m.arange(s, e, st))
                 _check(lambda m, s=s, e=e, st=st: m.arange(e, s, -st))
@@ -699,12 +701,33 @@ def test_linspace(name):
     _check(LINSPACE_CASES[name])
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "complex64", "int64", "int16"])
 def test_linspace_many_steps(dtype):
-    """Long outputs: PyTorch's vectorised kernel may differ from the scalar formula by an ulp."""
-    rtol = {"float32": 1e-6, "float64": 1e-14, "float16": 1e-3}[dtype]
-    _check(lambda m: m.linspace(-3, 7, 100, dtype=getattr(m, dtype)), rtol=rtol, atol=rtol)
-    _check(lambda m: m.linspace(0, 100, 101, dtype=m.int64))
+    """Long outputs, bit for bit: the kernel's fused multiply-adds and two-sided formula."""
+    _check(lambda m: m.linspace(-3.3, 7.1, 100, dtype=getattr(m, dtype)))
+    _check(lambda m: m.linspace(0.1, -1.3, 77, dtype=getattr(m, dtype)))
+
+
+def test_range_values_bit_exact_many():
+    """arange and linspace over many awkward inputs, exactly (SIMD layout, fused multiply-adds, chunks)."""
+    bounds = [0, 0.1, -1.3, 2, 100.3, 1 / 3]
+    for a in bounds:
+        for b in bounds:
+            if a == b:
+                continue
+            for step in (0.1, 0.15, 0.05, 1 / 7, 0.013):
+                step = step if b > a else -step
+                for name in ("float32", "float64", "float16", "bfloat16", "int32"):
+                    _check(lambda m, name=name, step=step: m.arange(a, b, step, dtype=getattr(m, name)))
+            for n in (7, 33, 100):
+                for name in ("float32", "float64", "bfloat16", "int64", "complex64"):
+                    _check(lambda m, name=name, n=n: m.linspace(a, b, n, dtype=getattr(m, name)))
+
+
+def test_arange_long_output():
+    """More than one parallel grain (32768 elements): each chunk restarts the vector loop."""
+    _check(lambda m: m.arange(0, 1000.37, 0.013))
+    _check(lambda m: m.arange(-5, 5, 1e-4, dtype=m.float64))
 
 
 LINSPACE_ERRORS = {
@@ -751,11 +774,17 @@ LOGSPACE_CASES = {
 
 @pytest.mark.parametrize("name", list(LOGSPACE_CASES))
 def test_logspace(name):
-    _check(LOGSPACE_CASES[name], rtol=1e-6)
+    g, t = both(LOGSPACE_CASES[name])
+    if t.dtype in (torch.float32, torch.float16, torch.bfloat16):
+        # PyTorch's float pow is not reproduced bit for bit: allow one or two units in the last place
+        assert_same(g, t, rtol={torch.float32: 3e-7, torch.float16: 2e-3, torch.bfloat16: 1.6e-2}[t.dtype])
+    else:
+        assert_same(g, t)
 
 
 def test_logspace_complex():
-    _check(lambda m: m.logspace(0, 1, 3, dtype=m.complex64), rtol=1e-6)
+    _check(lambda m: m.logspace(0, 1, 3, dtype=m.complex64))
+    _check(lambda m: m.logspace(-0.5, 1.5, 9, base=2.5, dtype=m.complex128))
 
 
 # -- eye ----------------------------------------------------------------------------------------------
@@ -783,7 +812,6 @@ EYE_ERRORS = {
     "negative_n": lambda m: m.eye(-1),
     "negative_m": lambda m: m.eye(2, -1),
     "float_n": lambda m: m.eye(2.5),
-    "float_m": lambda m: m.eye(2, 1.5),
 }
 
 
@@ -1027,8 +1055,10 @@ def test_random_errors(name):
     _error(RANDOM_ERRORS[name])
 
 
-def test_random_invalid_call_types():
-    for fn in (lambda m: m.normal(0.0, 1.0), lambda m: m.randint(10), lambda m: m.rand(2, generator=1)):
+def test_invalid_call_types():
+    """Calls PyTorch's parser rejects with a long "invalid combination of arguments" text: TypeError too."""
+    for fn in (lambda m: m.normal(0.0, 1.0), lambda m: m.randint(10), lambda m: m.rand(2, generator=1),
+               lambda m: m.eye(2, 1.5), lambda m: m.rand(), lambda m: m.randn()):
         with pytest.raises(TypeError):
             fn(torch)
         with pytest.raises(TypeError):
@@ -1090,7 +1120,7 @@ def test_inplace_random_bumps_version(method, args):
     assert out is t
     assert t._version == v + 1 and view._version == v + 1
     torch_t = torch.zeros(4)
-    getattr(torch_t, method)(*(args if not isinstance(args[0], gt.Tensor) else (torch.full((4,), 0.5),)))
+    getattr(torch_t, method)(*(args if not args or not isinstance(args[0], gt.Tensor) else (torch.full((4,), 0.5),)))
     assert torch_t._version == t._version
 
 

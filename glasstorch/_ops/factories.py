@@ -14,6 +14,7 @@ import builtins
 import math
 import numbers
 import operator
+import os
 import warnings
 
 import numpy as np
@@ -369,19 +370,36 @@ def arange_impl(start, end, step, dtype, device=CPU) -> TensorImpl:
 # How PyTorch's CPU range kernels round, reproduced so that values match bit for bit:
 # * cpu_serial_kernel_vec fills a contiguous output two SIMD vectors at a time and the tail one element at a
 #   time.  A vector computes its first value ``base`` with the element formula (rounded to the dtype) and the
-#   rest as ``base + k * step``.  Widths are AVX2's (32-byte registers), PyTorch's default CPU capability;
-#   outputs longer than one parallel grain (32768 elements) are treated as one chunk.
+#   rest as ``base + k * step``.  Widths are AVX2's (32-byte registers), PyTorch's default CPU capability.
+# * at::parallel_for splits outputs longer than one grain (32768 elements) into ``min(ceil(n / grain),
+#   threads)`` equal chunks (threads: the CPUs this process may use, PyTorch's default); each chunk starts
+#   its own vector loop.
 # * The kernels are compiled with floating-point contraction: ``a + b * c`` in float or double is one fused
 #   multiply-add (a single rounding).  float16/bfloat16 arithmetic rounds after every operation instead.
 _VEC_BYTES = 32
+
+
+_GRAIN_SIZE = 32768
+
+
+def _num_threads() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        return os.cpu_count() or 1
 
 
 def _vector_layout(n: int, dtype):
     """For each index: the index its SIMD vector starts at, and its offset ``k`` inside that vector."""
     width = max(_VEC_BYTES // dtype.itemsize, 1)
     idx = np.arange(n, dtype=np.int64)
-    vectorised = (n // (2 * width)) * 2 * width
-    start = np.where(idx < vectorised, (idx // width) * width, idx)
+    tasks = max(min(-(-n // _GRAIN_SIZE), _num_threads()), 1)
+    chunk = max(-(-n // tasks), 1)
+    begin = (idx // chunk) * chunk
+    length = np.minimum(begin + chunk, n) - begin
+    local = idx - begin
+    vectorised = (length // (2 * width)) * 2 * width
+    start = np.where(local < vectorised, begin + (local // width) * width, idx)
     return start, idx - start
 
 
@@ -431,23 +449,36 @@ def _range_kernel_types(dtype):
     return dtype.np.type
 
 
-def _two_sided(start, end, steps, dtype):
+def _two_sided(start, end, steps, dtype, fused=True):
     """linspace_kernel: ``start + step*i`` below ``steps // 2``, ``end - step*(steps-1-i)`` from there on.
 
     ``start``/``end`` are first converted to the dtype; the step is computed in the dtype's own precision for
     floats and in double for integral dtypes.  float32, float64 and integral dtypes evaluate each formula as
     one fused multiply-add (every element on its own, also in the SIMD loop); float16, bfloat16 and complex
-    round after every operation.  Returns the values in the step type and that type.
+    round after every operation.  ``fused=False`` (logspace's kernel) rounds every operation for all dtypes.
+    Returns the values in the step type and that type.
     """
     st = _range_kernel_types(dtype)
-    fused = st in (np.float64, np.float32)
+    fused = fused and st in (np.float64, np.float32, np.complex64, np.complex128)
     with np.errstate(over="ignore", invalid="ignore"):
         s0 = np.asarray(start).astype(dtype.np).astype(st)
         s1 = np.asarray(end).astype(dtype.np).astype(st)
-        step = ((s1 - s0) / st(steps - 1)).astype(st)
+        if dtype.is_complex and fused:  # linspace divides each part; logspace divides as complex numbers
+            diff = (s1 - s0).astype(st)
+            real = dtype.to_real().np
+            step = ((diff.real / real.type(steps - 1)).astype(real)
+                    + 1j * (diff.imag / real.type(steps - 1)).astype(real)).astype(st)
+        else:
+            step = ((s1 - s0) / st(steps - 1)).astype(st)
         idx = np.arange(steps)
         up = idx < steps // 2
-        if fused:
+        if fused and dtype.is_complex:  # complex * integer and + are component-wise fused multiply-adds
+            real = dtype.to_real().np
+
+            def part(get):
+                return np.where(up, _fma(get(step), idx, get(s0)), _fma(-get(step), steps - 1 - idx, get(s1)))
+            vals = part(np.real).astype(real) + 1j * part(np.imag).astype(real)
+        elif fused:
             vals = np.where(up, _fma(step, idx, s0), _fma(-step, steps - 1 - idx, s1))
         else:
             lo = (s0 + (step * idx.astype(st)).astype(st)).astype(st)
@@ -500,7 +531,7 @@ def logspace_impl(start, end, steps, base, dtype, device=CPU) -> TensorImpl:
         return out
     if steps == 1:
         return _copy.fill_(out, float(base) ** float(start.real if isinstance(start, complex) else start))
-    exps, st = _two_sided(start, end, steps, dtype)
+    exps, st = _two_sided(start, end, steps, dtype, fused=False)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         vals = np.power(st(base), exps).astype(st)
         np.copyto(out.as_numpy(), vals, casting="unsafe")

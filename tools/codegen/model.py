@@ -100,7 +100,8 @@ def _parse_dispatch(raw, loc) -> dict:
 
 
 def _entry(raw: dict, path: Path) -> NativeFunction:
-    loc = f"{path.relative_to(ROOT)}:{raw.get('__line__', '?')}"
+    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    loc = f"{shown}:{raw.get('__line__', '?')}"
     unknown = set(raw) - KNOWN_FIELDS
     if unknown:
         raise DeclarationError(f"{loc}: unknown field(s) {sorted(unknown)}")

@@ -114,7 +114,7 @@ def _check_shape_forward(inp, weight, bias, stride, padding, dilation, transpose
                                f"elements, but got bias of size {_fmt(bias.sizes)} instead")
         in_shape = [inp.sizes[i] + 2 * padding[i - 2] for i in range(2, k)]
         k_shape = [dilation[i - 2] * (ws[i] - 1) + 1 for i in range(2, k)]
-        if any(a < b for a, b in zip(in_shape, k_shape)):
+        if any(a < b for a, b in zip(in_shape, k_shape, strict=True)):
             raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, in_shape))}). "
                                f"Kernel size: ({' x '.join(map(str, k_shape))}). Kernel size can't be greater than "
                                f"actual input size")
@@ -142,7 +142,7 @@ def _check_backend(inp, weight, bias, stride, dilation, transposed, output_paddi
         op = output_padding if inp.ndim == 4 else (0, *output_padding)
         st = stride if inp.ndim == 4 else (1, *stride)
         dl = dilation if inp.ndim == 4 else (1, *dilation)
-        if any(o >= s and o >= d for o, s, d in zip(op, st, dl)):
+        if any(o >= s and o >= d for o, s, d in zip(op, st, dl, strict=True)):
             raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
                                f"output_padding_height: {op[0]} output_padding_width: {op[1]} stride_height: {st[0]} "
                                f"stride_width: {st[1]} dilation_height: {dl[0]} dilation_width: {dl[1]}")
@@ -164,7 +164,7 @@ def _conv_forward_np(x, w, stride, padding, dilation, groups, acc):
     ks = w.shape[2:]
     if any(padding):
         x = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
-    k_eff = [d * (k - 1) + 1 for d, k in zip(dilation, ks)]
+    k_eff = [d * (k - 1) + 1 for d, k in zip(dilation, ks, strict=True)]
     win = np.lib.stride_tricks.sliding_window_view(x, k_eff, axis=tuple(range(2, 2 + nd)))
     sl = (slice(None), slice(None)) + tuple(slice(None, None, s) for s in stride) + \
         tuple(slice(None, None, d) for d in dilation)
@@ -650,7 +650,6 @@ def convolution_mode(inp, weight, bias, stride, padding, dilation, groups):
     if padding == "same":
         return _convolution_same(inp, weight, bias, stride, dilation, groups)
     if padding == "valid":
-        nsp = max(weight.ndim - 2, 1)
         return aten.convolution(inp, weight, bias, list(stride), [0], list(dilation), False, [0], groups)
     raise RuntimeError(f"Invalid padding string: '{padding}'")
 

@@ -20,11 +20,11 @@ from ...._core import dtype as _dt
 from ...._core import shape as _shape
 from ...._core.shape import wrap_dim
 from ...._tensor import views as _views
-from ...._tensor.impl import TensorImpl, empty_impl
+from ...._tensor.impl import TensorImpl, empty_impl, empty_strided_impl
 from ... import factories as _fac
 from ...tensor_iterator import compute_output_strides, resize_out, scalar_np
 from . import copy as _copy
-from .shape import assert_no_overlap, fmt, is_meta, new_output, prepare_out, write
+from .shape import assert_no_overlap, fmt, is_meta, prepare_out, write
 
 __all__ = [
     "masked_fill__Scalar", "masked_fill__Tensor", "masked_select", "masked_select_out", "masked_scatter_",
@@ -242,7 +242,7 @@ def gather_out(self, dim, index, sparse_grad, out):
 
 
 def check_internal_overlap(t):
-    for s, st in zip(t.sizes, t.strides):
+    for s, st in zip(t.sizes, t.strides, strict=True):
         if st == 0 and s > 1:
             raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                                "single memory location. Please clone() the tensor before performing the operation.")
@@ -302,8 +302,8 @@ def _scatter_prepare(self, dim, index, src, out, reduce=None, new_options=False)
         if not wrong and src_t is not None:
             wrong = any(_nonempty_size(index, d) > _nonempty_size(src_t, d) for d in range(_nonempty_dim(self)))
         if wrong:
-            msg = f"Expected index {fmt(index.sizes)} to be no larger than self {fmt(self.sizes)} apart from dimension " \
-                  f"{dim}"
+            msg = (f"Expected index {fmt(index.sizes)} to be no larger than self {fmt(self.sizes)} apart from "
+                   f"dimension {dim}")
             raise RuntimeError(msg + (f" and to be no larger size than src {fmt(src_t.sizes)}" if src_t is not None
                                       else ""))
     if out is not None:
@@ -581,10 +581,7 @@ def expand_indices(self, indices):
                     wrap_dim(src, self.ndim)
                 if t.sizes[j] != self.sizes[src]:
                     _invalid_mask(self, src, t, j)
-            nz = np.nonzero(t.as_numpy()) if t.ndim else ((np.zeros(0, np.int64),) if not t.as_numpy() else
-                                                          (np.zeros(1, np.int64),))
-            if t.ndim == 0:
-                nz = ()
+            nz = np.nonzero(t.as_numpy()) if t.ndim else ()  # a 0-dim mask indexes no dim (nonzero is [n, 0])
             for a in nz:
                 out.append(a.astype(np.int64))
                 shapes.append(a.shape)
@@ -640,8 +637,6 @@ def _index_output_strides(self, idx, shape):
             continue
         st = tuple(s // a.itemsize for s in a.strides)
         ops.append(_Geom(res_shape, (0,) * before + st + (0,) * (len(res_shape) - before - k)))
-    if all(o.strides == ops[0].strides for o in ops[:1]) and _shape.is_contiguous(res_shape, src_strides):
-        return res_shape, _shape.contiguous_strides(res_shape)
     return res_shape, compute_output_strides(res_shape, ops)
 
 
@@ -682,7 +677,6 @@ def index_Tensor_out(self, indices, out):
         return _copy.copy_(out, self)
     res_shape, strides = _index_output_strides(self, idx, shape)
     if out is None:
-        from ...._tensor.impl import empty_strided_impl
         out = empty_strided_impl(res_shape, strides, self.dtype, self.device)
     else:
         if out.dtype is not self.dtype:
@@ -725,7 +719,7 @@ def index_put_impl_(self, indices, values, accumulate, unsafe):
     indices = list(indices)
     if len(indices) > self.ndim:
         raise IndexError(f"too many indices for tensor of dimension {self.ndim} (got {len(indices)})")
-    if any(st == 0 and s > 1 for s, st in zip(self.sizes, self.strides)):
+    if any(st == 0 and s > 1 for s, st in zip(self.sizes, self.strides, strict=True)):
         import warnings
         warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
                       "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "
@@ -750,8 +744,7 @@ def index_put_impl_(self, indices, values, accumulate, unsafe):
         res_shape = self.sizes
     else:
         res_shape = advanced_index_result(self, idx, shape)[0]
-    if _shape.broadcast_shapes(res_shape, values.sizes) != tuple(res_shape) if _expandable(values.sizes, res_shape) \
-            else True:
+    if not _expandable(values.sizes, res_shape):
         raise RuntimeError(f"shape mismatch: value tensor of shape {fmt(values.sizes)} cannot be broadcast to "
                            f"indexing result of shape {fmt(res_shape)}")
     if values.dtype is not self.dtype:
@@ -779,11 +772,7 @@ def _expandable(src, target) -> bool:
     """PyTorch's ``is_expandable_to``: ``src`` broadcasts to exactly ``target``."""
     if len(src) > len(target):
         return False
-    for s, t in zip(reversed(src), reversed(target)):
+    for s, t in zip(reversed(src), reversed(target), strict=False):
         if s != t and s != 1:
             return False
     return True
-
-
-def _unused():  # keep linters quiet about helpers kept for the Meta key
-    return new_output

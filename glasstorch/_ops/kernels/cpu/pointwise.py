@@ -1,72 +1,890 @@
-"""Pointwise CPU kernels — PyTorch's ``BinaryOps.cpp``, ``UnaryOps.cpp`` and their ``cpu/*Kernel.cpp``.
+"""Pointwise CPU kernels — PyTorch's ``BinaryOps.cpp``, ``UnaryOps.cpp``, ``PointwiseOps.cpp``,
+``TensorCompare.cpp``, ``Lerp.cpp`` and their ``cpu/*Kernel.cpp``.
 
 Every kernel is *structured*: it takes its ``out`` argument (None to allocate) last, lets
-TensorIterator check, promote and allocate, and then runs one numpy ufunc with ``dtype=`` the common
-dtype (numpy casts inside its loop).  The same function serves the Meta key: on meta operands the
-iterator returns before any data is touched, which is how structured kernels get meta support for
-free in PyTorch.
+TensorIterator check, promote and allocate, and then runs numpy ufuncs with ``dtype=`` the computation
+dtype (numpy casts inside its loop, so mixed-dtype inputs are not copied first).  The same function
+serves the Meta key: on meta operands the iterator returns before any data is touched, which is how
+structured kernels get meta support for free in PyTorch.  Checks PyTorch makes in its *meta* functions
+(``-bool``, integer ** negative, ``addcdiv`` on integers ...) run on meta too; the "not implemented for
+'Bool'" errors of PyTorch's dtype dispatch run only when there is data.
 
-Templates: ``unary(ufunc, float_op=...)`` and ``binary(ufunc, ...)`` build kernels; the names below are
-what ``native_functions/*.yaml`` ``dispatch:`` entries refer to.
+Templates: ``unary``, ``binary`` and ``comparison`` build kernels from a numpy ufunc (or a function
+``fn(x, out, dtype)`` / ``fn(a, b, out, dtype)``); the names below are what ``native_functions/*.yaml``
+``dispatch:`` entries refer to.
 
-Invariant: kernels compute in the common dtype and write into ``it.out`` only.
+Numerics (PyTorch's CPU kernels):
+
+- float16/bfloat16 compute in float32 and round once (``opmath``).  numpy's and ml_dtypes' reduced-float
+  loops already do so for single ufuncs; multi-step formulas (``rsqrt``, ``sigmoid``, ``lerp``,
+  ``addcmul`` ...) run in float32 explicitly.  add/sub/mul/div take a scalar *second* operand at full
+  precision (``iter.original_scalar_value<opmath_t>``), other ops round it to the tensor's dtype first.
+- Integer division, ``remainder`` and ``fmod`` by zero raise ``RuntimeError: ZeroDivisionError``.
+- ``sign(nan)`` is 0; ``x ** n`` for integers follows ``powi`` (negative exponents give 0, 1 or -1).
+- ``erf``/``erfc``/``erfinv`` have no numpy ufunc: they are computed here in float64 (Maclaurin series,
+  Laplace continued fraction, and Halley refinement), within one float64 ulp or so of libm.
+
+Invariant: kernels compute in the common dtype (or its opmath type) and write into ``it.out`` only.
 """
 
 from __future__ import annotations
 
+import math
+import warnings
+
 import numpy as np
 
 from ...._core import dtype as _dt
-from ...checks import check_alpha
-from ...tensor_iterator import build
+from ...._tensor.impl import TensorImpl
+from ...tensor_iterator import build, common_dtype, scalar_np
 
-__all__ = ["unary", "binary", "add_out", "sub_out", "mul_out", "div_out", "neg_out", "sin_out"]
+__all__ = ["unary", "binary", "comparison"]
+
+_BOOL_NP = np.dtype(np.bool_)
+_F32 = _dt.float32
+_F64_NP = np.dtype(np.float64)
+
+# c10::TypeMeta names, which some PyTorch messages print instead of ScalarType names
+_TYPEMETA = {
+    _dt.float32: "float", _dt.float64: "double", _dt.float16: "c10::Half", _dt.bfloat16: "c10::BFloat16",
+    _dt.int64: "long int", _dt.int32: "int", _dt.int16: "short int", _dt.int8: "signed char",
+    _dt.uint8: "unsigned char", _dt.bool: "bool", _dt.complex64: "c10::complex<float>",
+    _dt.complex128: "c10::complex<double>", _dt.complex32: "c10::complex<c10::Half>",
+}
 
 
-def unary(ufunc, *, int_to_float=False, name=None):
-    """A structured unary kernel: ``kernel(self, out)``."""
+# -- shared helpers ----------------------------------------------------------------------------------------
+def _opmath(dt):
+    """PyTorch's ``opmath_type``: float16 and bfloat16 compute in float32."""
+    return _F32 if dt is _dt.float16 or dt is _dt.bfloat16 else dt
+
+
+def _not_implemented(kname, dt) -> NotImplementedError:
+    """The error of PyTorch's ``AT_DISPATCH_*`` macros for a dtype the kernel was not compiled for."""
+    return NotImplementedError(f"\"{kname}\" not implemented for '{_dt.name_of(dt)}'")
+
+
+def _is_float(dt) -> bool:
+    return dt._cat == _dt.FLOAT_CAT
+
+
+def _is_integral(dt) -> bool:
+    return dt._cat == _dt.INT_CAT
+
+
+def _integral_or_bool(dt) -> bool:
+    return dt._cat <= _dt.INT_CAT
+
+
+def _not_bool(dt) -> bool:
+    return dt is not _dt.bool and not dt.is_complex
+
+
+def _real(dt) -> bool:
+    return not dt.is_complex
+
+
+def _quiet():
+    """numpy's floating-point warnings off: PyTorch computes ``log(-1)`` or ``1/0`` silently."""
+    return np.errstate(all="ignore")
+
+
+def _fmt_double(x) -> str:
+    """A double as C++ ``ostream <<`` prints it (six significant digits)."""
+    return f"{x:g}"
+
+
+def _check_nonzero(b) -> None:
+    """Integer division by zero raises (PyTorch's ``ZeroDivisionError`` RuntimeError)."""
+    if (b == 0) if np.ndim(b) == 0 else not np.all(b):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _scratch(out, c, *later_inputs):
+    """Where a multi-step formula accumulates in compute dtype ``c``: ``out`` itself when it has that dtype
+    and does not share memory with an input the formula still reads, else a new array."""
+    if out.dtype == c and not any(isinstance(x, np.ndarray) and np.may_share_memory(out, x) for x in later_inputs):
+        return out
+    return np.empty(out.shape, c)
+
+
+def _finish(out, buf) -> None:
+    if buf is not out:
+        np.copyto(out, buf, casting="unsafe")
+
+
+# -- templates ---------------------------------------------------------------------------------------------
+def unary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True):
+    """A structured unary kernel ``kernel(self, out)``.
+
+    ``float_op``: integer and bool inputs promote to the default float, and ``out`` may be any dtype the
+    result can be cast to (``build_borrowing_unary_float_op``); otherwise ``out`` must have the input's
+    dtype (``build_borrowing_unary_op``).  ``supports(dtype)`` lists the dtypes PyTorch's CPU kernel is
+    compiled for; others raise ``"<kname>" not implemented for '<dtype>'``.
+    """
 
     def kernel(self, out):
-        it = build((out,), (self,), int_to_float=int_to_float, check_same_dtype=not int_to_float)
+        it = build((out,), (self,), int_to_float=float_op, check_same_dtype=out is not None and not float_op)
         if not it.is_meta:
-            ufunc(it.ins_np[0], out=it.out_np, dtype=it.common_dtype.np, casting="unsafe")
+            dt = it.common_dtype
+            if supports is not None and not supports(dt):
+                raise _not_implemented(kname, dt)
+            with _quiet():
+                if ufunc:
+                    fn(it.ins_np[0], out=it.out_np, dtype=dt.np, casting="unsafe")
+                else:
+                    fn(it.ins_np[0], it.out_np, dt)
         return it.out
-    kernel.__qualname__ = kernel.__name__ = f"{name or ufunc.__name__}_out"
-    return kernel
 
-
-def binary(ufunc, *, int_to_float=False, name=None):
-    """A structured binary kernel: ``kernel(self, other, out)``."""
-
-    def kernel(self, other, out):
-        it = build((out,), (self, other), int_to_float=int_to_float)
-        if not it.is_meta:
-            ufunc(it.ins_np[0], it.ins_np[1], out=it.out_np, dtype=it.common_dtype.np, casting="unsafe")
-        return it.out
-    kernel.__qualname__ = kernel.__name__ = f"{name or ufunc.__name__}_out"
-    return kernel
-
-
-def _alpha_binary(ufunc, name):
-    """add/sub with ``alpha``: ``self (+|-) alpha * other`` computed in the common dtype."""
-
-    def kernel(self, other, alpha, out):
-        it = build((out,), (self, other))
-        check_alpha(it.common_dtype, alpha)
-        if not it.is_meta:
-            a, b = it.ins_np
-            dt = it.common_dtype.np
-            if alpha != 1:
-                b = np.multiply(b, np.asarray(alpha).astype(dt), dtype=dt, casting="unsafe")
-            ufunc(a, b, out=it.out_np, dtype=dt, casting="unsafe")
-        return it.out
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"
     return kernel
 
 
-add_out = _alpha_binary(np.add, "add")
-sub_out = _alpha_binary(np.subtract, "sub")
-mul_out = binary(np.multiply, name="mul")
-div_out = binary(np.true_divide, int_to_float=True, name="div")
-neg_out = unary(np.negative, name="neg")
-sin_out = unary(np.sin, int_to_float=True, name="sin")
+def _operands(self, other, a, b, dt, scalar_opmath):
+    """numpy operands for a computation in ``opmath(dt)``.
+
+    A Python-scalar first operand is rounded to ``dt`` (TensorIterator casts it to the common dtype);
+    a scalar second operand keeps full precision when ``scalar_opmath`` (PyTorch's reduced-float fast
+    path for add/sub/mul/div reads ``original_scalar_value<opmath_t>``).
+    """
+    c = _opmath(dt)
+    if c is dt:
+        return a, b, c
+    if scalar_opmath and type(other) is not TensorImpl and other is not None:
+        b = scalar_np(other, c)
+    return a, b, c
+
+
+def binary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True, nonzero=False, scalar_opmath=False):
+    """A structured binary kernel ``kernel(self, other, out)``; either operand may be a Python scalar.
+
+    ``float_op``: integer/bool common dtypes promote to the default float (``build_borrowing_binary_float_op``).
+    ``nonzero``: integer division by zero raises.  ``fn`` is a numpy ufunc, or ``fn(a, b, out, dtype)``.
+    """
+
+    def kernel(self, other, out):
+        it = build((out,), (self, other), int_to_float=float_op)
+        if not it.is_meta:
+            dt = it.common_dtype
+            if supports is not None and not supports(dt):
+                raise _not_implemented(kname, dt)
+            a, b = it.ins_np
+            if nonzero and dt._cat <= _dt.INT_CAT:
+                _check_nonzero(b)
+            with _quiet():
+                if ufunc:
+                    a, b, c = _operands(self, other, a, b, dt, scalar_opmath)
+                    fn(a, b, out=it.out_np, dtype=c.np, casting="unsafe")
+                else:
+                    fn(a, b, it.out_np, dt)
+        return it.out
+
+    kernel.__qualname__ = kernel.__name__ = f"{name}_out"
+    return kernel
+
+
+def comparison(ufunc, *, name):
+    """A structured comparison/logical kernel: inputs promote to their common dtype; a new output is bool,
+    a given ``out`` may have any dtype (PyTorch's ``build_borrowing_comparison_op``)."""
+
+    def kernel(self, other, out):
+        it = build((out,), (self, other), static_dtype=_dt.bool)
+        if not it.is_meta:
+            c = it.common_dtype.np
+            with _quiet():
+                ufunc(it.ins_np[0], it.ins_np[1], out=it.out_np, signature=(c, c, _BOOL_NP), casting="unsafe")
+        return it.out
+
+    kernel.__qualname__ = kernel.__name__ = f"{name}_out"
+    return kernel
+
+
+# -- unary: same dtype -------------------------------------------------------------------------------------
+def neg_out(self, out):
+    if self.dtype is _dt.bool:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    return _neg_out(self, out)
+
+
+_neg_out = unary(np.negative, name="neg")
+abs_out = unary(np.absolute, name="abs", supports=_not_bool, kname="abs_cpu")
+bitwise_not_out = unary(np.invert, name="bitwise_not", supports=_integral_or_bool, kname="bitwise_not_cpu")
+
+
+def _sign(x, out, dt):
+    if dt is _dt.bool:
+        np.copyto(out, x)
+        return
+    np.sign(x, out=out, dtype=dt.np, casting="unsafe")
+    if _is_float(dt):
+        np.copyto(out, 0, where=np.isnan(out))  # PyTorch: (0 < x) - (x < 0), so sign(nan) == 0
+
+
+sign_out = unary(_sign, name="sign", ufunc=False)
+sgn_out = sign_out  # sgn differs from sign only for complex inputs
+
+
+def _rounding(ufunc, kname):
+    def fn(x, out, dt):
+        if dt is _dt.bool:
+            raise _not_implemented(kname, dt)
+        if _is_integral(dt):
+            np.copyto(out, x)  # integers are already whole
+        else:
+            ufunc(x, out=out, dtype=dt.np, casting="unsafe")
+    return fn
+
+
+floor_out = unary(_rounding(np.floor, "floor_vml_cpu"), name="floor", ufunc=False)
+ceil_out = unary(_rounding(np.ceil, "ceil_vml_cpu"), name="ceil", ufunc=False)
+trunc_out = unary(_rounding(np.trunc, "trunc_vml_cpu"), name="trunc", ufunc=False)
+round_out = unary(_rounding(np.rint, "round_vml_cpu"), name="round", ufunc=False)  # half to even
+
+
+def _frac(x, out, dt):
+    t = np.trunc(x, dtype=dt.np)  # x - trunc(x) is exact in any float format
+    np.subtract(x, t, out=out, dtype=dt.np, casting="unsafe")
+
+
+frac_out = unary(_frac, name="frac", ufunc=False, supports=_is_float, kname="frac_cpu")
+
+
+def round_decimals_out(self, decimals, out):
+    """``round(x, decimals=d)``: ``nearbyint(x * 10^d) / 10^d`` in opmath (d < 0: divide, then multiply)."""
+    it = build((out,), (self,), check_same_dtype=out is not None)
+    if not it.is_meta:
+        dt = it.common_dtype
+        if not _is_float(dt):
+            raise _not_implemented("round_cpu", dt)
+        c = _opmath(dt).np
+        with _quiet():
+            ten_pow = c.type(math.inf if abs(decimals) > 308 else 10.0 ** abs(decimals))
+            x, o = it.ins_np[0], it.out_np
+            buf = _scratch(o, c)
+            first, second = (np.divide, np.multiply) if decimals < 0 else (np.multiply, np.divide)
+            first(x, ten_pow, out=buf, dtype=c, casting="unsafe")
+            np.rint(buf, out=buf)
+            second(buf, ten_pow, out=buf)
+            _finish(o, buf)
+    return it.out
+
+
+# -- unary: floating -------------------------------------------------------------------------------------
+def _float_unary(ufunc, name):
+    return unary(ufunc, name=name, float_op=True)
+
+
+exp_out = _float_unary(np.exp, "exp")
+exp2_out = _float_unary(np.exp2, "exp2")
+expm1_out = _float_unary(np.expm1, "expm1")
+log_out = _float_unary(np.log, "log")
+log2_out = _float_unary(np.log2, "log2")
+log10_out = _float_unary(np.log10, "log10")
+log1p_out = _float_unary(np.log1p, "log1p")
+sqrt_out = _float_unary(np.sqrt, "sqrt")
+reciprocal_out = _float_unary(np.reciprocal, "reciprocal")
+sin_out = _float_unary(np.sin, "sin")
+cos_out = _float_unary(np.cos, "cos")
+tan_out = _float_unary(np.tan, "tan")
+asin_out = _float_unary(np.arcsin, "asin")
+acos_out = _float_unary(np.arccos, "acos")
+atan_out = _float_unary(np.arctan, "atan")
+sinh_out = _float_unary(np.sinh, "sinh")
+cosh_out = _float_unary(np.cosh, "cosh")
+tanh_out = _float_unary(np.tanh, "tanh")
+asinh_out = _float_unary(np.arcsinh, "asinh")
+acosh_out = _float_unary(np.arccosh, "acosh")
+atanh_out = _float_unary(np.arctanh, "atanh")
+
+
+def _rsqrt(x, out, dt):
+    c = _opmath(dt).np
+    buf = _scratch(out, c)
+    np.sqrt(x, out=buf, dtype=c, casting="unsafe")
+    np.reciprocal(buf, out=buf)
+    _finish(out, buf)
+
+
+def _sigmoid(x, out, dt):
+    c = _opmath(dt).np
+    buf = _scratch(out, c)
+    np.negative(x, out=buf, dtype=c, casting="unsafe")  # 1 / (1 + exp(-x))
+    np.exp(buf, out=buf)
+    np.add(buf, 1, out=buf)
+    np.reciprocal(buf, out=buf)
+    _finish(out, buf)
+
+
+rsqrt_out = unary(_rsqrt, name="rsqrt", float_op=True, ufunc=False)
+sigmoid_out = unary(_sigmoid, name="sigmoid", float_op=True, ufunc=False)
+
+
+# erf, erfc, erfinv in float64.  |x| < 2.5: the Maclaurin series of erf; beyond, erfc from Laplace's
+# continued fraction erfc(x) = exp(-x^2)/sqrt(pi) / (x + (1/2)/(x + 1/(x + (3/2)/(x + ...)))), evaluated
+# bottom-up with a fixed depth (40 terms reach double precision for x >= 2.5, 80 for x >= 1.5).
+_SQRT_PI = math.sqrt(math.pi)
+_TWO_OVER_SQRT_PI = 2.0 / _SQRT_PI
+_ERF_SERIES = tuple((-1) ** n / (math.factorial(n) * (2 * n + 1)) * _TWO_OVER_SQRT_PI for n in range(48))
+
+
+def _erf_series(x):
+    x2 = x * x
+    acc = np.full_like(x, _ERF_SERIES[-1])
+    for coef in _ERF_SERIES[-2::-1]:
+        acc *= x2
+        acc += coef
+    return acc * x
+
+
+def _erfc_cf(x, depth):
+    t = x.copy()
+    for k in range(depth, 0, -1):
+        t = x + (0.5 * k) / t
+    return np.exp(-x * x) / (_SQRT_PI * t)
+
+
+def _erf64(x):
+    x = np.asarray(x, dtype=np.float64)
+    out = np.empty_like(x)
+    a = np.abs(x)
+    near = a < 2.5  # NaN goes to the far branch and stays NaN
+    out[near] = _erf_series(x[near])
+    far = ~near
+    out[far] = np.copysign(1.0 - _erfc_cf(a[far], 40), x[far])
+    return out
+
+
+def _erfc64(x):
+    x = np.asarray(x, dtype=np.float64)
+    out = np.empty_like(x)
+    near = x < 1.5  # 1 - erf(x) loses no significant digits here
+    out[near] = 1.0 - _erf64(x[near])
+    far = ~near
+    out[far] = _erfc_cf(x[far], 80)
+    return out
+
+
+def _erfinv64(y):
+    """Winitzki's closed-form estimate, then three Halley steps on erf(x) = |y| (on erfc(x) = 1 - |y| in the
+    tails, where 1 - |y| is exact and erf's derivative is tiny)."""
+    y = np.asarray(y, dtype=np.float64)
+    a = np.abs(y)
+    ln = np.log1p(-a * a)
+    k = 0.147
+    c = 2.0 / (math.pi * k) + 0.5 * ln
+    x = np.sqrt(np.sqrt(c * c - ln / k) - c)
+    tail = a > 0.5
+    comp = 1.0 - a
+    for _ in range(3):
+        f = np.where(tail, comp - _erfc64(x), _erf64(x) - a)
+        deriv = _TWO_OVER_SQRT_PI * np.exp(-x * x)
+        x = x - f / (deriv + x * f)  # Halley: f'' = -2x f'
+    x = np.where(a == 1, np.inf, x)
+    x = np.where(a > 1, np.nan, x)
+    return np.copysign(x, y)
+
+
+def _special(fn64):
+    def fn(x, out, dt):
+        np.copyto(out, fn64(x), casting="unsafe")
+    return fn
+
+
+erf_out = unary(_special(_erf64), name="erf", float_op=True, ufunc=False)
+erfc_out = unary(_special(_erfc64), name="erfc", float_op=True, ufunc=False)
+erfinv_out = unary(_special(_erfinv64), name="erfinv", float_op=True, ufunc=False)
+
+
+# -- unary: predicates and nan_to_num ----------------------------------------------------------------------
+def _predicate(ufunc, name):
+    def kernel(self, out):
+        it = build((out,), (self,), static_dtype=_dt.bool)
+        if not it.is_meta:
+            ufunc(it.ins_np[0], out=it.out_np, casting="unsafe")
+        return it.out
+    kernel.__qualname__ = kernel.__name__ = name
+    return kernel
+
+
+isnan_out = _predicate(np.isnan, "isnan_out")
+isinf_out = _predicate(np.isinf, "isinf_out")
+logical_not_out = _predicate(np.logical_not, "logical_not_out")
+_isfinite_out = _predicate(np.isfinite, "isfinite_out")
+
+
+def isfinite(self):
+    return _isfinite_out(self, None)
+
+
+def nan_to_num_out(self, nan, posinf, neginf, out):
+    """NaN -> ``nan`` (0), +inf -> ``posinf`` (the dtype's max), -inf -> ``neginf`` (its lowest)."""
+    if out is not None and out.dtype is not self.dtype:
+        raise RuntimeError(f"nan_to_num: dtype of out: {_dt.name_of(out.dtype)} should be same as input: "
+                           f"{_dt.name_of(self.dtype)}")
+    it = build((out,), (self,))
+    if not it.is_meta:
+        x, o = it.ins_np[0], it.out_np
+        dt = it.common_dtype
+        if it.out is not self:
+            np.copyto(o, x)
+        if _is_float(dt):
+            info = _dt.finfo(dt)
+            with _quiet():
+                isnan, isinf = np.isnan(o), np.isinf(o)
+                pos = isinf & (o > 0)
+                np.copyto(o, 0.0 if nan is None else nan, where=isnan, casting="unsafe")
+                np.copyto(o, info.max if posinf is None else posinf, where=pos, casting="unsafe")
+                np.copyto(o, info.min if neginf is None else neginf, where=isinf & ~pos, casting="unsafe")
+    return it.out
+
+
+# -- binary arithmetic -----------------------------------------------------------------------------------
+def _is_bool_operand(x) -> bool:
+    return x.dtype is _dt.bool if type(x) is TensorImpl else isinstance(x, bool)
+
+
+def _alpha_check(dt, alpha, what="alpha") -> None:
+    """PyTorch's ``alpha_check`` (BinaryOps.h)."""
+    if isinstance(alpha, bool):
+        if dt is not _dt.bool:
+            raise RuntimeError(f"Boolean {what} only supported for Boolean results.")
+        return
+    if not (_is_float(dt) or dt.is_complex) and not isinstance(alpha, int):
+        if isinstance(alpha, complex) and not dt.is_complex:
+            raise RuntimeError(f"For non-complex input tensors, argument {what} must not be a complex number.")
+        raise RuntimeError(f"For integral input tensors, argument {what} must not be a floating point number.")
+    if isinstance(alpha, complex) and not dt.is_complex:
+        raise RuntimeError(f"For non-complex input tensors, argument {what} must not be a complex number.")
+
+
+def _add_like(ufunc, name):
+    """add/sub: ``self (+|-) alpha * other``, the product and the sum in opmath."""
+
+    def kernel(self, other, alpha, out):
+        if name == "sub":
+            if _is_bool_operand(self) and _is_bool_operand(other):
+                raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+                                   "`^` or `logical_xor()` operator instead.")
+            if _is_bool_operand(self) or _is_bool_operand(other):
+                raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                                   "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+        it = build((out,), (self, other))
+        dt = it.common_dtype
+        _alpha_check(dt, alpha)
+        if not it.is_meta:
+            a, b, c = _operands(self, other, it.ins_np[0], it.ins_np[1], dt, True)
+            with _quiet():
+                if alpha != 1:
+                    b = np.multiply(b, scalar_np(alpha, c), dtype=c.np)
+                ufunc(a, b, out=it.out_np, dtype=c.np, casting="unsafe")
+        return it.out
+
+    kernel.__qualname__ = kernel.__name__ = f"{name}_out"
+    return kernel
+
+
+add_out = _add_like(np.add, "add")
+sub_out = _add_like(np.subtract, "sub")
+
+
+def rsub_out(self, other, alpha, out):
+    """``other - alpha * self``."""
+    return sub_out(other, self, alpha, out)
+
+
+mul_out = binary(np.multiply, name="mul", scalar_opmath=True)
+div_out = binary(np.true_divide, name="div", float_op=True, scalar_opmath=True)
+
+
+def _trunc_divide(a, b, out, dt):
+    if _is_integral(dt):
+        _check_nonzero(b)
+        r = np.fmod(a, b, dtype=dt.np)  # a - fmod(a, b) is an exact multiple of b
+        np.subtract(a, r, out=r, dtype=dt.np)
+        np.floor_divide(r, b, out=out, dtype=dt.np, casting="unsafe")
+        return
+    c = _opmath(dt).np
+    buf = _scratch(out, c)
+    np.true_divide(a, b, out=buf, dtype=c, casting="unsafe")
+    np.trunc(buf, out=buf)
+    _finish(out, buf)
+
+
+def _floor_divide(a, b, out, dt):
+    if _is_integral(dt):
+        _check_nonzero(b)
+    np.floor_divide(a, b, out=out, dtype=_opmath(dt).np, casting="unsafe")  # numpy's divmod is PyTorch's div_floor
+
+
+_div_trunc_out = binary(_trunc_divide, name="div_trunc", supports=_not_bool, kname="div_trunc_cpu", ufunc=False)
+floor_divide_out = binary(_floor_divide, name="floor_divide", supports=_not_bool, kname="div_floor_cpu", ufunc=False)
+
+
+def div_mode_out(self, other, rounding_mode, out):
+    if rounding_mode is None:
+        return div_out(self, other, out)
+    if rounding_mode == "trunc":
+        return _div_trunc_out(self, other, out)
+    if rounding_mode == "floor":
+        return floor_divide_out(self, other, out)
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                       f"'{rounding_mode}'")
+
+
+remainder_out = binary(np.remainder, name="remainder", supports=_not_bool, kname="remainder_cpu", nonzero=True)
+fmod_out = binary(np.fmod, name="fmod", supports=_not_bool, kname="fmod_cpu", nonzero=True)
+maximum_out = binary(np.maximum, name="maximum", supports=_real, kname="maximum_cpu")
+minimum_out = binary(np.minimum, name="minimum", supports=_real, kname="minimum_cpu")
+fmax_out = binary(np.fmax, name="fmax", supports=_real, kname="fmax_cpu")
+fmin_out = binary(np.fmin, name="fmin", supports=_real, kname="fmin_cpu")
+atan2_out = binary(np.arctan2, name="atan2", float_op=True)
+hypot_out = binary(np.hypot, name="hypot", supports=_is_float, kname="hypot_cpu")
+logaddexp_out = binary(np.logaddexp, name="logaddexp", supports=_is_float, kname="logaddexp_cpu")
+copysign_out = binary(np.copysign, name="copysign", float_op=True)
+
+
+def _xlogy(a, b, out, dt):
+    """``x * log(y)``, 0 where x == 0 (unless y is NaN), NaN where y is NaN."""
+    c = _opmath(dt).np
+    with _quiet():
+        r = np.log(b, dtype=c)
+        r = np.multiply(a, r, dtype=c)
+        zero = np.equal(a, 0) & ~np.isnan(np.asarray(b, dtype=c))
+        np.copyto(out, r, casting="unsafe")
+        if np.any(zero):
+            np.copyto(out, 0, where=zero)
+
+
+xlogy_out = binary(_xlogy, name="xlogy", float_op=True, ufunc=False)
+
+
+# pow ------------------------------------------------------------------------------------------------------
+def _pow_tensor_scalar(x, e, out, dt):
+    """PyTorch's ``pow_tensor_scalar_kernel``: sqrt/rsqrt/reciprocal/square/cube fast paths; float32 raises
+    to a double exponent, float16/bfloat16 to one rounded to their own dtype; integers use powi."""
+    npdt = dt.np
+    if _is_float(dt):
+        if e == 0.5:
+            np.sqrt(x, out=out, dtype=npdt, casting="unsafe")
+        elif e == -0.5:
+            _rsqrt(x, out, dt)
+        elif e == -1:
+            np.reciprocal(x, out=out, dtype=npdt, casting="unsafe")
+        elif dt is _dt.float16:
+            np.power(x, scalar_np(e, dt), out=out, dtype=npdt, casting="unsafe")
+        elif e == 2:
+            np.square(x, out=out, dtype=npdt, casting="unsafe")
+        elif e == 3:
+            sq = np.multiply(x, x, dtype=npdt)
+            np.multiply(sq, x, out=out, dtype=npdt, casting="unsafe")
+        elif e == -2:
+            sq = np.multiply(x, x, dtype=npdt)
+            np.divide(1, sq, out=out, dtype=npdt, casting="unsafe")
+        elif dt is _dt.bfloat16:
+            np.power(x, scalar_np(e, dt), out=out, dtype=npdt, casting="unsafe")
+        else:
+            np.power(x, float(e), out=out, dtype=_F64_NP, casting="unsafe")
+        return
+    np.power(x, scalar_np(e, dt), out=out, dtype=npdt, casting="unsafe")
+
+
+def _pow_integers(a, b, out, dt):
+    """Integer ``a ** b`` with PyTorch's powi: b < 0 gives 1 for a == 1, +-1 for a == -1, else 0."""
+    npdt = dt.np
+    e = np.asarray(b).astype(npdt)
+    neg = e < 0
+    if not np.any(neg):
+        np.power(a, e, out=out, dtype=npdt, casting="unsafe")
+        return
+    av = np.asarray(a).astype(npdt)
+    fix = np.where(av == 1, 1, np.where(av == -1, np.where(e & 1, -1, 1), 0)).astype(npdt)
+    np.power(av, np.where(neg, 0, e), out=out, dtype=npdt, casting="unsafe")
+    np.copyto(out, np.broadcast_to(fix, out.shape), where=np.broadcast_to(neg, out.shape))
+
+
+def pow_out(self, exponent, out):
+    """pow.Tensor_Tensor, pow.Tensor_Scalar and pow.Scalar (``self`` a Python number)."""
+    if type(exponent) is not TensorImpl:
+        if isinstance(exponent, int) and not isinstance(exponent, bool) and exponent < 0 and \
+                type(self) is TensorImpl and self.dtype._cat <= _dt.INT_CAT:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        it = build((out,), (self, exponent))
+        if not it.is_meta:
+            o = it.out_np
+            if exponent == 0:
+                o.fill(1)
+            elif exponent == 1:
+                np.copyto(o, it.ins_np[0], casting="unsafe")
+            else:
+                with _quiet():
+                    _pow_tensor_scalar(it.ins_np[0], exponent, o, it.common_dtype)
+        return it.out
+    it = build((out,), (self, exponent))
+    if not it.is_meta:
+        dt = it.common_dtype
+        a, b = it.ins_np
+        o = it.out_np
+        if type(self) is not TensorImpl and self == 1:
+            o.fill(1)
+        elif dt is _dt.bool:
+            raise _not_implemented("pow", dt)
+        elif _is_float(dt):
+            with _quiet():
+                np.power(a, b, out=o, dtype=dt.np, casting="unsafe")
+        else:
+            _pow_integers(a, b, o, dt)
+    return it.out
+
+
+# -- comparisons and logical/bitwise ----------------------------------------------------------------------
+eq_out = comparison(np.equal, name="eq")
+ne_out = comparison(np.not_equal, name="ne")
+lt_out = comparison(np.less, name="lt")
+le_out = comparison(np.less_equal, name="le")
+gt_out = comparison(np.greater, name="gt")
+ge_out = comparison(np.greater_equal, name="ge")
+logical_and_out = comparison(np.logical_and, name="logical_and")
+logical_or_out = comparison(np.logical_or, name="logical_or")
+logical_xor_out = comparison(np.logical_xor, name="logical_xor")
+
+bitwise_and_out = binary(np.bitwise_and, name="bitwise_and", supports=_integral_or_bool, kname="bitwise_and_cpu")
+bitwise_or_out = binary(np.bitwise_or, name="bitwise_or", supports=_integral_or_bool, kname="bitwise_or_cpu")
+bitwise_xor_out = binary(np.bitwise_xor, name="bitwise_xor", supports=_integral_or_bool, kname="bitwise_xor_cpu")
+# numpy shifts match PyTorch's: a shift count < 0 or >= the bit width gives 0 (left) or the sign fill (right)
+bitwise_left_shift_out = binary(np.left_shift, name="bitwise_left_shift", supports=_is_integral, kname="lshift_cpu")
+bitwise_right_shift_out = binary(np.right_shift, name="bitwise_right_shift", supports=_is_integral,
+                                 kname="rshift_cpu")
+
+
+def isclose(self, other, rtol, atol, equal_nan):
+    """``|a - b| <= atol + rtol * |b|`` or ``a == b`` (PyTorch's composite ``isclose``, step by step in the
+    inputs' dtype; integer and bool inputs are compared in the default float dtype)."""
+    if self.dtype is not other.dtype:
+        raise RuntimeError(f"{_dt.name_of(self.dtype)} did not match {_dt.name_of(other.dtype)}")
+    if self.dtype.is_complex and equal_nan:
+        raise RuntimeError("isclose with equal_nan=True is not supported for complex inputs.")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {_fmt_double(rtol)}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {_fmt_double(atol)}")
+    it = build((None,), (self, other), static_dtype=_dt.bool)
+    if it.is_meta:
+        return it.out
+    a, b = it.ins_np
+    dt = self.dtype
+    o = it.out_np
+    with _quiet():
+        np.equal(a, b, out=o)
+        if equal_nan and _is_float(dt):
+            o |= np.isnan(a) & np.isnan(b)
+        if rtol == 0 and atol == 0:
+            return it.out
+        if not _is_float(dt):
+            dt = _dt.get_default_dtype()
+            a, b = a.astype(dt.np), b.astype(dt.np)
+        t, c = dt.np, _opmath(dt).np
+        allowed = np.abs(np.multiply(b, c.type(rtol), dtype=c).astype(t))     # (rtol * other).abs()
+        allowed = np.add(allowed, c.type(atol), dtype=c).astype(t)             # atol + ...
+        actual = np.abs(np.subtract(a, b, dtype=c).astype(t))                  # (self - other).abs()
+        o |= np.isfinite(actual) & (actual <= allowed)
+    return it.out
+
+
+# -- clamp -------------------------------------------------------------------------------------------------
+def _clamp_scalar(self, lo, hi, out, kname):
+    """clamp/clamp_min/clamp_max with Scalar bounds: the scalars take part in type promotion for integer
+    inputs (an in-place op may not change dtype), and ``out`` must have the result dtype."""
+    if self.dtype.is_complex:
+        raise RuntimeError("clamp is not supported for complex types")
+    rt = self.dtype
+    if not _is_float(rt):
+        rt = common_dtype([self] + [v for v in (lo, hi) if v is not None])
+        if rt is not self.dtype and out is self:
+            raise RuntimeError(f"result type {_dt.name_of(rt)} can't be cast to the desired output type "
+                               f"{_TYPEMETA[self.dtype]}")
+    if out is not None and out.dtype is not rt:
+        raise RuntimeError(f"Found dtype {_dt.name_of(out.dtype)} but expected {_dt.name_of(rt)}")
+    it = build((out,), (self,), static_dtype=rt)
+    if not it.is_meta:
+        if rt is _dt.bool:
+            raise _not_implemented(kname, rt)
+        x, o, c = it.ins_np[0], it.out_np, rt.np
+        with _quiet():
+            if lo is not None and hi is not None:
+                np.maximum(x, scalar_np(lo, rt), out=o, dtype=c, casting="unsafe")
+                np.minimum(o, scalar_np(hi, rt), out=o, dtype=c, casting="unsafe")
+            elif lo is not None:
+                np.maximum(x, scalar_np(lo, rt), out=o, dtype=c, casting="unsafe")
+            else:
+                np.minimum(x, scalar_np(hi, rt), out=o, dtype=c, casting="unsafe")
+    return it.out
+
+
+def clamp_out(self, min, max, out):  # noqa: A002 - PyTorch's argument names
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    kname = "clamp_scalar_cpu" if min is not None and max is not None else \
+        ("clamp_min_scalar_cpu" if min is not None else "clamp_max_scalar_cpu")
+    return _clamp_scalar(self, min, max, out, kname)
+
+
+def clamp_min_out(self, min, out):  # noqa: A002
+    return _clamp_scalar(self, min, None, out, "clamp_min_scalar_cpu")
+
+
+def clamp_max_out(self, max, out):  # noqa: A002
+    return _clamp_scalar(self, None, max, out, "clamp_max_scalar_cpu")
+
+
+def clamp_Tensor_out(self, min, max, out):  # noqa: A002, N802
+    """clamp with tensor bounds: all operands promote together; one bound is maximum/minimum (bool works);
+    both bounds are PyTorch's clamp kernel (NaN bounds give NaN, bool unsupported)."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if max is None:
+        return maximum_out(self, min, out)
+    if min is None:
+        return minimum_out(self, max, out)
+    it = build((out,), (self, min, max))
+    if not it.is_meta:
+        dt = it.common_dtype
+        if dt is _dt.bool:
+            raise _not_implemented("clamp_cpu", dt)
+        x, lo, hi = it.ins_np
+        with _quiet():
+            t = np.maximum(x, lo, dtype=dt.np)
+            np.minimum(t, hi, out=it.out_np, dtype=dt.np, casting="unsafe")
+    return it.out
+
+
+def clamp_min_Tensor_out(self, min, out):  # noqa: A002, N802
+    return maximum_out(self, min, out)
+
+
+def clamp_max_Tensor_out(self, max, out):  # noqa: A002, N802
+    return minimum_out(self, max, out)
+
+
+# -- where, lerp, addcmul, addcdiv -------------------------------------------------------------------------
+def where_self_out(condition, self, other, out):
+    """``condition ? self : other``; ``self``/``other`` may be Python scalars (the where.Scalar* overloads)."""
+    rt = common_dtype((self, other))
+    if out is not None and out.dtype is not rt:
+        raise RuntimeError(f"Expected out type to be {_dt.name_of(rt)} but got {_dt.name_of(out.dtype)}")
+    if condition.dtype is _dt.uint8:
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed "
+                      "in a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=4)
+    elif condition.dtype is not _dt.bool:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{_dt.name_of(condition.dtype)}")
+    it = build((out,), (condition, self, other), static_dtype=rt)
+    if not it.is_meta:
+        cond, a, b = it.ins_np
+        if cond.dtype != _BOOL_NP:
+            cond = cond.astype(_BOOL_NP)
+        a = scalar_np(self, rt) if type(self) is not TensorImpl else a
+        b = scalar_np(other, rt) if type(other) is not TensorImpl else b
+        o = it.out_np
+        if it.out is self:
+            np.copyto(o, b, casting="unsafe", where=~cond)
+        elif it.out is other:
+            np.copyto(o, a, casting="unsafe", where=cond)
+        else:
+            np.copyto(o, b, casting="unsafe")
+            np.copyto(o, a, casting="unsafe", where=cond)
+    return it.out
+
+
+def _check_same_dtype(self, other, what):
+    if self.dtype is not other.dtype:
+        raise RuntimeError(f"expected dtype {_TYPEMETA[self.dtype]} for `{what}` but got dtype "
+                           f"{_TYPEMETA[other.dtype]}")
+
+
+def _lerp(start, end, weight, out, c, scalar_weight):
+    """``weight < 0.5 ? start + weight * (end - start) : end - (end - start) * (1 - weight)`` in opmath."""
+    diff = np.subtract(end, start, dtype=c)
+    if scalar_weight:
+        w = c.type(weight)
+        if abs(weight) < 0.5:
+            res = np.add(start, np.multiply(diff, w, dtype=c), dtype=c)
+        else:
+            res = np.subtract(end, np.multiply(diff, c.type(1) - w, dtype=c), dtype=c)
+    else:
+        w = np.asarray(weight).astype(c)
+        small = np.abs(w) < 0.5
+        lo = np.add(start, np.multiply(w, diff, dtype=c), dtype=c)
+        hi = np.subtract(end, np.multiply(diff, np.subtract(c.type(1), w, dtype=c), dtype=c), dtype=c)
+        res = np.where(small, lo, hi)
+    np.copyto(out, res, casting="unsafe")
+
+
+def lerp_Scalar_out(self, end, weight, out):  # noqa: N802
+    _check_same_dtype(self, end, "end")
+    it = build((out,), (self, end))
+    if not it.is_meta:
+        dt = it.common_dtype
+        if not _is_float(dt):
+            raise _not_implemented("lerp_kernel_scalar", dt)
+        with _quiet():
+            _lerp(it.ins_np[0], it.ins_np[1], weight, it.out_np, _opmath(dt).np, True)
+    return it.out
+
+
+def lerp_Tensor_out(self, end, weight, out):  # noqa: N802
+    _check_same_dtype(self, end, "end")
+    if weight.ndim != 0:  # a 0-dim weight promotes with the other operands
+        _check_same_dtype(self, weight, "weight")
+    it = build((out,), (self, end, weight))
+    if not it.is_meta:
+        dt = it.common_dtype
+        if not _is_float(dt):
+            raise _not_implemented("lerp_kernel_tensor", dt)
+        with _quiet():
+            _lerp(it.ins_np[0], it.ins_np[1], it.ins_np[2], it.out_np, _opmath(dt).np, False)
+    return it.out
+
+
+def _scalar_value(value, dt, c):
+    """A ``Scalar value`` converted as ``value.to<scalar_t>()`` (integers truncate) for the computation."""
+    if isinstance(value, complex) and not dt.is_complex:
+        raise RuntimeError(f"value cannot be converted to type {_TYPEMETA[dt]} without overflow")
+    if _is_integral(dt) or dt is _dt.bool:
+        return c.type(int(value))
+    return c.type(value)
+
+
+_ADDCDIV_INT_MSG = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a true "
+    "division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value * "
+    "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) "
+    "for float inputs. The future addcdiv behavior is just the latter implementation: (input + value * tensor1 / "
+    "tensor2), for all dtypes.")
+
+
+def _addc(op, name, kname):
+    """addcmul/addcdiv: ``self + value * tensor1 (*|/) tensor2``, evaluated left to right in opmath."""
+
+    def kernel(self, tensor1, tensor2, value, out):
+        if name == "addcdiv" and _integral_or_bool(tensor1.dtype) and _integral_or_bool(tensor2.dtype):
+            raise RuntimeError(_ADDCDIV_INT_MSG)
+        it = build((out,), (self, tensor1, tensor2))
+        if not it.is_meta:
+            dt = it.common_dtype
+            if kname is not None and dt is _dt.bool:
+                raise _not_implemented(kname, dt)
+            c = _opmath(dt).np
+            s, t1, t2 = it.ins_np
+            with _quiet():
+                t = np.multiply(t1, _scalar_value(value, dt, c), dtype=c)
+                t = op(t, t2, dtype=c)
+                np.add(s, t, out=it.out_np, dtype=c, casting="unsafe")
+        return it.out
+
+    kernel.__qualname__ = kernel.__name__ = f"{name}_out"
+    return kernel
+
+
+addcmul_out = _addc(np.multiply, "addcmul", "addcmul_cpu_out")
+addcdiv_out = _addc(np.true_divide, "addcdiv", None)

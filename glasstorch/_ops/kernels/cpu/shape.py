@@ -70,7 +70,7 @@ def assert_no_overlap(a: TensorImpl, b: TensorImpl) -> None:
 
     def extent(t):
         lo = t.offset * t.dtype.itemsize
-        hi = lo + (sum((s - 1) * st for s, st in zip(t.sizes, t.strides)) + 1) * t.dtype.itemsize
+        hi = lo + (sum((s - 1) * st for s, st in zip(t.sizes, t.strides, strict=True)) + 1) * t.dtype.itemsize
         return lo, hi
     (a0, a1), (b0, b1) = extent(a), extent(b)
     del isz
@@ -186,7 +186,7 @@ def _repeat_geometry(self, repeats):
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
                            "tensor")
     padded = (1,) * (len(repeats) - self.ndim) + self.sizes
-    return padded, tuple(p * r for p, r in zip(padded, repeats)), repeats
+    return padded, tuple(p * r for p, r in zip(padded, repeats, strict=True)), repeats
 
 
 def repeat_out(self, repeats, out):

@@ -1,0 +1,119 @@
+"""Indexing composites — PyTorch's CompositeExplicitAutograd/ImplicitAutograd kernels of
+``TensorAdvancedIndexing.cpp`` (functional ``masked_fill``, ``masked_scatter``, ``index_fill``, ``index_put``,
+``take_along_dim``) and ``Onehot.cpp`` (``one_hot``).
+
+Each one clones/broadcasts ``self`` as PyTorch's kernel does and then calls the in-place operator through
+``aten`` (so the dispatcher, version counters and traces see the same calls as in PyTorch).
+
+Invariant: nothing here reads or writes tensor data except through an operator or ``copy_``.
+"""
+
+from __future__ import annotations
+
+from ..._core import dtype as _dt
+from ..._core import shape as _shape
+from ..._core.shape import wrap_dim
+from ..._tensor import views as _views
+from ..._tensor.impl import empty_impl, empty_strided_impl
+from ..aten import aten
+from ..factories import strides_like
+from ..kernels.cpu import copy as _copy
+
+__all__ = ["masked_fill_Scalar", "masked_fill_Tensor", "masked_scatter", "index_fill_int_Scalar",
+           "index_fill_int_Tensor", "index_put_", "index_put", "take_along_dim", "take_along_dim_out", "one_hot"]
+
+
+def _clone(impl, contiguous=False):
+    """``clone()``: preserve_format (the input's dense layout), or ``MemoryFormat::Contiguous``."""
+    strides = _shape.contiguous_strides(impl.sizes) if contiguous else strides_like(impl)
+    out = empty_strided_impl(impl.sizes, strides, impl.dtype, impl.device)
+    if out.storage._data is not None and impl.storage._data is not None:
+        _copy.copy_(out, impl)
+    return out
+
+
+def _expand_outplace(mask, self):
+    shape = _shape.broadcast_shapes(mask.sizes, self.sizes)
+    return _views.expand(mask, shape), _views.expand(self, shape)
+
+
+def masked_fill_Scalar(self, mask, value):
+    mask_e, self_e = _expand_outplace(mask, self)
+    return aten.masked_fill__Scalar(_clone(self_e, contiguous=True), mask, value)
+
+
+def masked_fill_Tensor(self, mask, value):
+    mask_e, self_e = _expand_outplace(mask, self)
+    return aten.masked_fill__Tensor(_clone(self_e, contiguous=True), mask, value)
+
+
+def masked_scatter(self, mask, source):
+    mask_e, self_e = _expand_outplace(mask, self)
+    return aten.masked_scatter_(_clone(self_e, contiguous=True), mask_e, source)
+
+
+def index_fill_int_Scalar(self, dim, index, value):
+    return aten.index_fill__int_Scalar(_clone(self), dim, index, value)
+
+
+def index_fill_int_Tensor(self, dim, index, value):
+    return aten.index_fill__int_Tensor(_clone(self), dim, index, value)
+
+
+def index_put_(self, indices, values, accumulate):
+    return aten._index_put_impl_(self, indices, values, accumulate, False)
+
+
+def index_put(self, indices, values, accumulate):
+    return aten.index_put_(_clone(self), indices, values, accumulate)
+
+
+def _take_along_dim_helper(self, indices, dim):
+    if self.ndim != indices.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {self.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
+    if indices.dtype is not _dt.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{_dt.name_of(indices.dtype)}")
+    dim = wrap_dim(dim, self.ndim)
+    sizes = list(self.sizes)
+    sizes[dim] = indices.sizes[dim]
+    idx_b = _views.expand(indices, _shape.broadcast_shapes(tuple(sizes), indices.sizes))
+    isizes = list(indices.sizes)
+    isizes[dim] = self.sizes[dim]
+    self_b = _views.expand(self, _shape.broadcast_shapes(tuple(isizes), self.sizes))
+    return self_b, idx_b, dim
+
+
+def take_along_dim(self, indices, dim):
+    if dim is not None:
+        self_b, idx_b, d = _take_along_dim_helper(self, indices, dim)
+        return aten.gather(self_b, d, idx_b, False)
+    return aten.gather(_views.view(self, (-1,)), 0, _views.view(indices, (-1,)), False)
+
+
+def take_along_dim_out(self, indices, dim, out):
+    if dim is not None:
+        self_b, idx_b, d = _take_along_dim_helper(self, indices, dim)
+        return aten.gather_out(self_b, d, idx_b, False, out)
+    return aten.gather_out(_views.view(self, (-1,)), 0, _views.view(indices, (-1,)), False, out)
+
+
+def one_hot(self, num_classes):
+    if self.dtype is not _dt.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    shape = self.sizes
+    if self.numel() == 0:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return empty_impl(shape + (num_classes,), self.dtype, self.device)
+    vals = self.as_numpy()
+    if int(vals.min()) < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(vals.max()) + 1
+    elif num_classes <= int(vals.max()):
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = empty_impl(shape + (num_classes,), self.dtype, self.device)
+    _copy.fill_(out, 0)
+    return aten.scatter__value(out, -1, _views.unsqueeze(self, -1), 1)

@@ -1,0 +1,453 @@
+"""Sorting and selection CPU kernels — PyTorch's ``Sorting.cpp`` (sort, topk, kthvalue), ``Unique.cpp``,
+``Bucketization.cpp`` (searchsorted, bucketize) and ``TensorAdvancedIndexing.cpp`` (nonzero).
+
+Everything rests on one numpy stable argsort along the sorted dim.  A *descending* stable sort is the
+ascending stable sort of the reversed data, reversed back: equal elements keep their original order and
+NaNs come first, exactly PyTorch's ``stable=True, descending=True`` order (NaN counts as the largest value,
+-0.0 equals 0.0).  PyTorch's unstable sort and its ``topk``/``kthvalue`` selection algorithms order ties
+in an implementation-defined way; glasstorch gives them the stable order, which agrees whenever the
+values are distinct.  CPU ``unique`` always returns sorted values (PyTorch's CPU kernel sorts too).
+
+bfloat16 sort keys are widened to float32 (exact, order-preserving); index outputs are int64 (int32
+for ``searchsorted(out_int32=True)``).
+
+Invariant: outputs are fresh tensors or the given ``out`` tensors; inputs are never written.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ...._core import dtype as _dt
+from ...._core import shape as _shape
+from ...._tensor.impl import TensorImpl, empty_strided_impl
+from ...tensor_iterator import common_dtype, reduced_shape, resize_out
+from ...aten import aten
+from .linalg import is_meta, not_implemented, set_output
+
+__all__ = ["sort_stable_out", "topk_out", "kthvalue_out", "unique2_cpu", "unique_dim_cpu",
+           "unique_consecutive_cpu", "searchsorted_cpu", "searchsorted_out_cpu", "searchsorted_scalar_cpu",
+           "searchsorted_scalar_out_cpu", "bucketize_cpu", "bucketize_out_cpu", "bucketize_scalar_cpu",
+           "nonzero_cpu", "nonzero_out_cpu", "nonzero_static_cpu", "nonzero_static_out_cpu", "stable_argsort", "sort",
+           "sort_out", "kthvalue"]
+
+
+def _fmt(xs) -> str:
+    return "[" + ", ".join(str(x) for x in xs) + "]"
+
+
+def _empty(shape, dtype, device, strides=None) -> TensorImpl:
+    shape = tuple(shape)
+    return empty_strided_impl(shape, strides or _shape.contiguous_strides(shape), dtype, device)
+
+
+def _keys(a: np.ndarray) -> np.ndarray:
+    """Sort keys with numpy's ordering: bfloat16 widened to float32 (exact)."""
+    return a.astype(np.float32) if a.dtype == _dt.bfloat16.np else a
+
+
+def stable_argsort(keys: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    """Indices of a stable sort along ``axis``; descending keeps ties in order and puts NaNs first."""
+    if not descending:
+        return np.argsort(keys, axis=axis, kind="stable")
+    idx = np.argsort(np.flip(keys, axis=axis), axis=axis, kind="stable")
+    return (keys.shape[axis] - 1) - np.flip(idx, axis=axis)
+
+
+def _like_strides(self: TensorImpl):
+    """``empty_like``'s preserve_format: keep a dense input's strides, else row-major."""
+    if _shape.is_non_overlapping_and_dense(self.sizes, self.strides):
+        return self.strides
+    return None
+
+
+# -- sort / topk / kthvalue ----------------------------------------------------------------------------------
+def sort_stable_out(self: TensorImpl, stable, dim=-1, descending=False, values=None, indices=None):
+    """Values and int64 indices sorted along ``dim`` (always stable; see the module note)."""
+    if self.dtype.is_complex:
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")
+    d = _shape.wrap_dim(dim, self.ndim)
+    strides = _like_strides(self)
+    values = set_output(values, self.sizes, self.dtype, self.device, strides)
+    indices = set_output(indices, self.sizes, _dt.int64, self.device, strides)
+    if is_meta(self, values, indices) or self.numel() == 0:
+        return values, indices
+    a = self.as_numpy()
+    if self.ndim == 0:
+        values.as_numpy()[()] = a[()]
+        indices.as_numpy()[()] = 0
+        return values, indices
+    idx = stable_argsort(_keys(a), d, descending)
+    sorted_values = np.take_along_axis(a, idx, axis=d)
+    np.copyto(values.as_numpy(), sorted_values)
+    np.copyto(indices.as_numpy(), idx)
+    return values, indices
+
+
+def sort(self: TensorImpl, dim=-1, descending=False):
+    """The unstable ``sort`` overload: ``sort.stable`` with ``stable=False`` (CompositeExplicitAutograd)."""
+    return aten.sort_stable(self, False, dim, descending)
+
+
+def sort_out(self: TensorImpl, dim=-1, descending=False, values=None, indices=None):
+    return aten.sort_values_stable(self, False, dim, descending, values, indices)
+
+
+def topk_out(self: TensorImpl, k, dim=-1, largest=True, sorted=True, values=None, indices=None):
+    """The ``k`` largest (or smallest) values along ``dim`` and their indices, sorted."""
+    d = _shape.wrap_dim(dim, self.ndim)
+    size = self.sizes[d] if self.ndim else 1
+    if k < 0 or k > size:
+        raise RuntimeError("selected index k out of range")
+    shape = self.sizes[:d] + (k,) + self.sizes[d + 1:] if self.ndim else ()
+    values = set_output(values, shape, self.dtype, self.device)
+    indices = set_output(indices, shape, _dt.int64, self.device)
+    if is_meta(self, values, indices):
+        return values, indices
+    if self.dtype is _dt.bool:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
+    if self.dtype.is_complex:
+        raise RuntimeError(" topk does not support complex dtypes on CPU")
+    if values.numel() == 0:
+        return values, indices
+    a = self.as_numpy()
+    if self.ndim == 0:
+        values.as_numpy()[()] = a[()]
+        indices.as_numpy()[()] = 0
+        return values, indices
+    idx = stable_argsort(_keys(a), d, largest)
+    idx = idx[(slice(None),) * d + (slice(0, k),)]
+    np.copyto(values.as_numpy(), np.take_along_axis(a, idx, axis=d))
+    np.copyto(indices.as_numpy(), idx)
+    return values, indices
+
+
+def kthvalue_out(self: TensorImpl, k, dim=-1, keepdim=False, values=None, indices=None):
+    """The ``k``-th smallest value along ``dim`` (1-based) and its index."""
+    d = _shape.wrap_dim(dim, self.ndim)
+    size = self.sizes[d] if self.ndim else 1
+    if self.ndim and size == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
+    if not 1 <= k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if values.dtype is not self.dtype:
+        raise RuntimeError("output values must be of same type as input")
+    if indices.dtype is not _dt.int64:
+        raise RuntimeError("output indices must be of scalar type Long")
+    shape = reduced_shape(self.sizes, (d,), keepdim) if self.ndim else ()
+    resize_out(values, shape)
+    resize_out(indices, shape)
+    if is_meta(self, values, indices):
+        return values, indices
+    if self.dtype is _dt.bool or self.dtype.is_complex:
+        raise not_implemented("kthvalue_cpu", self.dtype)
+    a = self.as_numpy()
+    if self.ndim == 0:
+        values.as_numpy()[()] = a[()]
+        indices.as_numpy()[()] = 0
+        return values, indices
+    idx = np.take(stable_argsort(_keys(a), d, False), [k - 1], axis=d)
+    v = np.take_along_axis(a, idx, axis=d)
+    if not keepdim:
+        idx, v = np.squeeze(idx, axis=d), np.squeeze(v, axis=d)
+    np.copyto(values.as_numpy(), v)
+    np.copyto(indices.as_numpy(), idx)
+    return values, indices
+
+
+def kthvalue(self: TensorImpl, k, dim=-1, keepdim=False):
+    """``kthvalue.values`` into fresh outputs (CompositeExplicitAutograd)."""
+    values = _empty((0,), self.dtype, self.device)
+    indices = _empty((0,), _dt.int64, self.device)
+    return aten.kthvalue_values(self, k, dim, keepdim, values, indices)
+
+
+# -- unique --------------------------------------------------------------------------------------------------
+def _flat_groups(flat: np.ndarray, consecutive: bool):
+    """(order, first-of-group mask) of a 1-d array: sorted groups, or runs of equal neighbours."""
+    if consecutive:
+        order, s = None, flat
+    else:
+        order = np.argsort(_keys(flat), kind="stable")
+        s = flat[order]
+    mask = np.empty(flat.shape[0], dtype=bool)
+    mask[:1] = True
+    np.not_equal(s[1:], s[:-1], out=mask[1:])  # NaN != NaN: every NaN is its own value, as in PyTorch
+    return order, mask
+
+
+def _unique_flat(self: TensorImpl, consecutive, return_inverse, return_counts):
+    if self.dtype.is_complex:
+        raise not_implemented("unique", self.dtype)
+    long, dev = _dt.int64, self.device
+    flat = np.ascontiguousarray(self.as_numpy()).reshape(-1)
+    n = flat.shape[0]
+    order, mask = _flat_groups(flat, consecutive)
+    picked = flat if order is None else flat[order]
+    output = picked[mask]
+    out = _empty(output.shape, self.dtype, dev)
+    np.copyto(out.as_numpy(), output)
+    inverse = _empty(self.sizes if return_inverse else (0,), long, dev)
+    if return_inverse and n:
+        group = np.cumsum(mask) - 1
+        inv = inverse.as_numpy().reshape(-1)
+        if order is None:
+            inv[:] = group
+        else:
+            inv[order] = group
+    counts = _empty((output.shape[0],) if return_counts else (0,), long, dev)
+    if return_counts and n:
+        starts = np.flatnonzero(mask)
+        np.copyto(counts.as_numpy(), np.diff(np.append(starts, n)))
+    return out, inverse, counts
+
+
+def _unique_along(self: TensorImpl, dim, consecutive):
+    """unique slices along ``dim`` (PyTorch's ``_unique_dim_cpu_template``): inverse and counts always."""
+    if self.dtype.is_complex:
+        raise not_implemented("unique_dim", self.dtype)
+    d = _shape.wrap_dim(dim, self.ndim, wrap_scalar=False)
+    long, dev = _dt.int64, self.device
+    zeros = sum(1 for s in self.sizes if s == 0)
+    if self.sizes[d] == 0:
+        if zeros != 1:
+            raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+        return _empty(self.sizes, self.dtype, dev), _empty((0,), long, dev), _empty((0,), long, dev)
+    if zeros:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+    moved = np.moveaxis(self.as_numpy(), d, 0)
+    rows = moved.reshape(moved.shape[0], -1)
+    keys = _keys(rows)
+    order = None if consecutive else np.lexsort(keys.T[::-1])
+    s = keys if order is None else keys[order]
+    mask = np.empty(rows.shape[0], dtype=bool)
+    mask[:1] = True
+    np.any(s[1:] != s[:-1], axis=1, out=mask[1:])
+    picked = (rows if order is None else rows[order])[mask]
+    uniq = np.moveaxis(picked.reshape((picked.shape[0],) + moved.shape[1:]), 0, d)
+    out = _empty(uniq.shape, self.dtype, dev)
+    np.copyto(out.as_numpy(), uniq)
+    group = np.cumsum(mask) - 1
+    inverse = _empty((rows.shape[0],), long, dev)
+    inv = inverse.as_numpy()
+    if order is None:
+        inv[:] = group
+    else:
+        inv[order] = group
+    counts = _empty((picked.shape[0],), long, dev)
+    np.copyto(counts.as_numpy(), np.diff(np.append(np.flatnonzero(mask), rows.shape[0])))
+    return out, inverse, counts
+
+
+def unique2_cpu(self: TensorImpl, sorted=True, return_inverse=False, return_counts=False):
+    """``torch._unique2``: the sorted distinct values; inverse/counts are empty unless requested."""
+    return _unique_flat(self, False, return_inverse, return_counts)
+
+
+def unique_dim_cpu(self: TensorImpl, dim, sorted=True, return_inverse=False, return_counts=False):
+    return _unique_along(self, dim, False)
+
+
+def unique_consecutive_cpu(self: TensorImpl, return_inverse=False, return_counts=False, dim=None):
+    """Collapse runs of equal values (or equal slices along ``dim``)."""
+    if dim is None or (dim == 0 and self.ndim == 1):
+        return _unique_flat(self, True, return_inverse, return_counts)
+    return _unique_along(self, dim, True)
+
+
+# -- searchsorted / bucketize --------------------------------------------------------------------------------
+_WARNED: set = set()
+
+
+def _warn_once(what: str) -> None:
+    if what in _WARNED:
+        return
+    _WARNED.add(what)
+    warnings.warn(f"torch.searchsorted(): {what} tensor is non-contiguous, this will lower the performance due to "
+                  f"extra data copy when converting non-contiguous tensor to contiguous, please use contiguous "
+                  f"{what} tensor if possible. This message will only appear once per program.", UserWarning,
+                  stacklevel=5)
+
+
+def _dims_match_before_last(boundaries: TensorImpl, input_sizes) -> bool:
+    return boundaries.ndim == len(input_sizes) and boundaries.sizes[:-1] == tuple(input_sizes[:-1])
+
+
+def _pre_check(boundaries, input_sizes, input_numel, result_dtype, out_int32, right, side, sorter) -> None:
+    """PyTorch's ``searchsorted_pre_check``, message for message."""
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+        if right and side != "right":
+            raise RuntimeError(f"torch.searchsorted(): side and right can't be set to opposites, got side of {side} "
+                               "while right was True")
+    if sorter is not None:
+        if sorter.sizes != boundaries.sizes:
+            raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
+                               f"tensor {_fmt(boundaries.sizes)}and got sorter tensor {_fmt(sorter.sizes)}")
+        if sorter.dtype is not _dt.int64:
+            raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
+                               f"{sorter.dtype._short}")
+        if not is_meta(sorter) and sorter.numel():
+            s = sorter.as_numpy()
+            if s.max() >= sorter.sizes[-1] or s.min() < 0:
+                raise RuntimeError("torch.searchsorted(): sorter index out of range")
+    ndim = len(input_sizes)
+    if not (ndim > 0 or (input_numel == 1 and boundaries.ndim == 1)):
+        raise RuntimeError(f"torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension "
+                           f"is 1, but we got boundaries tensor dim({boundaries.ndim}) and input value's dim({ndim}) "
+                           f"numel({input_numel})")
+    if boundaries.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
+                           "dimension")
+    if not (boundaries.ndim == 1 or _dims_match_before_last(boundaries, input_sizes)):
+        raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                           f"dimensions of boundaries tensor and input value tensor must match, but we got boundaries "
+                           f"tensor {_fmt(boundaries.sizes)} and input value tensor {_fmt(input_sizes)}")
+    if not ((result_dtype is _dt.int64 and not out_int32) or (result_dtype is _dt.int32 and out_int32)):
+        raise RuntimeError(f"torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or "
+                           f"Long(int64) depending on whether out_int32 flag is True, but we got output tensor's dtype "
+                           f"{result_dtype._short} and out_int32 flag is {'True' if out_int32 else 'False'}")
+
+
+def _searchsorted(boundaries, value, out_int32, right, side, sorter, out):
+    """``value``: a TensorImpl, or a Python scalar (a wrapped number: PyTorch's Scalar overloads)."""
+    is_tensor = type(value) is TensorImpl
+    sizes, numel = (value.sizes, value.numel()) if is_tensor else ((), 1)
+    if out is None:
+        out = _empty((0,), _dt.int32 if out_int32 else _dt.int64, boundaries.device)
+    _pre_check(boundaries, sizes, numel, out.dtype, out_int32, right, side, sorter)
+    resize_out(out, sizes)
+    if numel == 0 or is_meta(boundaries, out, value if is_tensor else None):
+        return out
+    is_right = side == "right" if side is not None else right
+    for what, t in (("input value", value), ("boundary", boundaries), ("sorter", sorter)):
+        if type(t) is TensorImpl and not t.is_contiguous():
+            _warn_once(what)
+    common = common_dtype([boundaries, value])
+    if common is _dt.bool or common.is_complex:
+        raise not_implemented("searchsorted_out_cpu", common)
+    npdt = np.float32 if common is _dt.bfloat16 else common.np
+    bd = boundaries.as_numpy().astype(npdt, copy=False)
+    if sorter is not None:
+        bd = np.take_along_axis(bd, sorter.as_numpy(), axis=-1)
+    vals = (value.as_numpy() if is_tensor else np.asarray(value)).astype(npdt, copy=False)
+    how = "right" if is_right else "left"
+    res = out.as_numpy()
+    if bd.ndim == 1:
+        np.copyto(res, np.searchsorted(bd, vals, side=how), casting="unsafe")
+        return out
+    rows_b = bd.reshape(-1, bd.shape[-1])
+    rows_v = vals.reshape(-1, vals.shape[-1])
+    flat = res.reshape(rows_v.shape) if res.flags.c_contiguous else np.empty(rows_v.shape, res.dtype)
+    for i in range(rows_v.shape[0]):
+        flat[i] = np.searchsorted(rows_b[i], rows_v[i], side=how)
+    if not res.flags.c_contiguous:
+        np.copyto(res, flat.reshape(res.shape))
+    return out
+
+
+def searchsorted_cpu(sorted_sequence, self, out_int32=False, right=False, side=None, sorter=None):
+    """Indices where ``self``'s values would be inserted into each innermost row of ``sorted_sequence``."""
+    return _searchsorted(sorted_sequence, self, out_int32, right, side, sorter, None)
+
+
+def searchsorted_out_cpu(sorted_sequence, self, out_int32=False, right=False, side=None, sorter=None, out=None):
+    return _searchsorted(sorted_sequence, self, out_int32, right, side, sorter, out)
+
+
+def searchsorted_scalar_cpu(sorted_sequence, self, out_int32=False, right=False, side=None, sorter=None):
+    return _searchsorted(sorted_sequence, self, out_int32, right, side, sorter, None)
+
+
+def searchsorted_scalar_out_cpu(sorted_sequence, self, out_int32=False, right=False, side=None, sorter=None,
+                                out=None):
+    return _searchsorted(sorted_sequence, self, out_int32, right, side, sorter, out)
+
+
+def _check_boundaries(boundaries: TensorImpl) -> None:
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+
+
+def bucketize_cpu(self, boundaries, out_int32=False, right=False):
+    """The bucket of each value of ``self`` among the 1-d sorted ``boundaries``."""
+    _check_boundaries(boundaries)
+    return _searchsorted(boundaries, self, out_int32, right, None, None, None)
+
+
+def bucketize_out_cpu(self, boundaries, out_int32=False, right=False, out=None):
+    _check_boundaries(boundaries)
+    return _searchsorted(boundaries, self, out_int32, right, None, None, out)
+
+
+def bucketize_scalar_cpu(self, boundaries, out_int32=False, right=False):
+    _check_boundaries(boundaries)
+    return _searchsorted(boundaries, self, out_int32, right, None, None, None)
+
+
+# -- nonzero -------------------------------------------------------------------------------------------------
+def _nonzero_coords(self: TensorImpl):
+    a = self.as_numpy()
+    if self.ndim == 0:
+        return (), 1 if a[()] != 0 else 0
+    coords = np.nonzero(a != 0)  # NaN counts as nonzero
+    return coords, coords[0].shape[0]
+
+
+def _write_coords(out: TensorImpl, coords) -> None:
+    o = out.as_numpy()
+    for d, c in enumerate(coords):
+        o[:, d] = c
+
+
+def nonzero_cpu(self: TensorImpl) -> TensorImpl:
+    """The (n, ndim) int64 coordinates of the nonzero elements, in row-major order (column-major storage)."""
+    coords, n = _nonzero_coords(self)
+    out = empty_strided_impl((n, self.ndim), (1, n), _dt.int64, self.device)
+    _write_coords(out, coords)
+    return out
+
+
+def nonzero_out_cpu(self: TensorImpl, out: TensorImpl) -> TensorImpl:
+    if out.dtype is not _dt.int64:
+        raise RuntimeError(f"nonzero: Expected out tensor to have scalar type Long but got scalar type"
+                           f"{out.dtype._short}")
+    coords, n = _nonzero_coords(self)
+    shape = (n, self.ndim)
+    if out.sizes != shape:
+        resize_out(out, shape)
+        out.set_geometry(shape, (1, n), out.offset)
+    _write_coords(out, coords)
+    return out
+
+
+def _nonzero_static(self, size, fill_value, out):
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    coords, n = _nonzero_coords(self)
+    shape = (size, self.ndim)
+    if out is None:
+        out = _empty(shape, _dt.int64, self.device)
+    else:
+        if out.dtype is not _dt.int64:
+            raise RuntimeError(f"nonzero_static: Expected out tensor to have scalar type Long but got scalar type"
+                               f"{out.dtype._short}")
+        resize_out(out, shape)
+    o = out.as_numpy()
+    o.fill(fill_value)
+    m = min(n, size)
+    for d, c in enumerate(coords):
+        o[:m, d] = c[:m]
+    return out
+
+
+def nonzero_static_cpu(self: TensorImpl, size, fill_value=-1) -> TensorImpl:
+    """``nonzero`` padded (with ``fill_value``) or truncated to exactly ``size`` rows."""
+    return _nonzero_static(self, size, fill_value, None)
+
+
+def nonzero_static_out_cpu(self: TensorImpl, size, fill_value=-1, out=None) -> TensorImpl:
+    return _nonzero_static(self, size, fill_value, out)

@@ -1,0 +1,118 @@
+"""Python-level functions of ``torch.functional`` — ``einsum``, ``unique``, ``unique_consecutive`` — and the
+``as_tuple`` form of ``nonzero`` (a manual binding in PyTorch's ``python_torch_functions_manual.cpp``).
+
+PyTorch writes these in Python over the aten operators; so does glasstorch: each parses its arguments the
+way PyTorch's code does and calls the generated bindings of ``einsum``, ``_unique2``, ``unique_dim``,
+``unique_consecutive`` and ``nonzero``.  :func:`install` puts them (and the ``Tensor.unique``,
+``Tensor.unique_consecutive``, ``Tensor.nonzero`` methods) in place of the generated bindings.
+
+Invariant: no data is touched here; every result comes from an operator.
+"""
+
+from __future__ import annotations
+
+from ._generated import functions as _ops
+from .tensor import Tensor
+
+__all__ = ["einsum", "unique", "unique_consecutive", "nonzero", "install"]
+
+
+def _subscript(n) -> str:
+    if n is Ellipsis:
+        return "..."
+    if 0 <= n < 26:
+        return chr(ord("A") + n)
+    if 26 <= n < 52:
+        return chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+
+
+def einsum(*args) -> Tensor:
+    """Einstein summation: ``einsum(equation, *operands)`` or the sublist form ``einsum(a, [0, 1], b, [1, 2])``.
+
+    Example:
+        >>> import glasstorch as torch
+        >>> torch.einsum("ij,jk->ik", torch.ones(2, 3), torch.ones(3, 4)).shape
+        torch.Size([2, 4])
+    """
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
+                         "operand and its subscripts list")
+    if isinstance(args[0], Tensor):
+        equation = ",".join("".join(_subscript(s) for s in sub) for sub in args[1::2])
+        if len(args) % 2 == 1:
+            equation += "->" + "".join(_subscript(s) for s in args[-1])
+            operands = args[:-1:2]
+        else:
+            operands = args[::2]
+    else:
+        equation, operands = args[0], args[1:]
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        return einsum(equation, *operands[0])
+    return _ops.einsum(equation, operands)
+
+
+def _pick(output, inverse, counts, return_inverse, return_counts):
+    if return_inverse and return_counts:
+        return output, inverse, counts
+    if return_inverse:
+        return output, inverse
+    if return_counts:
+        return output, counts
+    return output
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct elements of ``input`` (or distinct slices along ``dim``), with optional inverse and counts.
+
+    Example:
+        >>> import glasstorch as torch
+        >>> torch.unique(torch.tensor([3, 1, 3]), return_counts=True)
+        (tensor([1, 3]), tensor([1, 2]))
+    """
+    if dim is not None:
+        output, inverse, counts = _ops.unique_dim(input, dim, sorted=sorted, return_inverse=return_inverse,
+                                                  return_counts=return_counts)
+    else:
+        output, inverse, counts = _ops._unique2(input, sorted=sorted, return_inverse=return_inverse,
+                                                return_counts=return_counts)
+    return _pick(output, inverse, counts, return_inverse, return_counts)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapse consecutive runs of equal elements (or slices along ``dim``)."""
+    output, inverse, counts = _ops.unique_consecutive(input, return_inverse=return_inverse,
+                                                      return_counts=return_counts, dim=dim)
+    return _pick(output, inverse, counts, return_inverse, return_counts)
+
+
+def nonzero(input, *, out=None, as_tuple=False):
+    """Coordinates of the nonzero elements: an (n, ndim) tensor, or one index tensor per dim (``as_tuple``)."""
+    if not as_tuple:
+        return _ops.nonzero(input) if out is None else _ops.nonzero(input, out=out)
+    flat = input if input.dim() else input.unsqueeze(0)  # PyTorch's nonzero_numpy treats 0-d as 1-d
+    return _ops.nonzero(flat).unbind(1)
+
+
+def _unique_method(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    return unique(self, sorted=sorted, return_inverse=return_inverse, return_counts=return_counts, dim=dim)
+
+
+def _unique_consecutive_method(self, return_inverse=False, return_counts=False, dim=None):
+    return unique_consecutive(self, return_inverse=return_inverse, return_counts=return_counts, dim=dim)
+
+
+def _nonzero_method(self, *, as_tuple=False):
+    return nonzero(self, as_tuple=as_tuple)
+
+
+def install(namespace) -> None:
+    """Bind the functions into ``namespace`` (the ``glasstorch`` module) and the methods onto Tensor."""
+    for name in ("einsum", "unique", "unique_consecutive", "nonzero"):
+        setattr(namespace, name, globals()[name])
+    _unique_method.__name__ = "unique"
+    _unique_consecutive_method.__name__ = "unique_consecutive"
+    _nonzero_method.__name__ = "nonzero"
+    Tensor.unique = _unique_method
+    Tensor.unique_consecutive = _unique_consecutive_method
+    Tensor.nonzero = _nonzero_method

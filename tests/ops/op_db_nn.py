@@ -1,0 +1,458 @@
+"""OpInfo entries: neural-network ops, part 1 (glasstorch/_ops/native_functions/nn.yaml) — activations,
+softmax, normalization, dropout and embedding, through ``torch.*``, ``Tensor.*`` and ``torch.nn.functional``.
+
+``NnOpInfo`` entries reach functions that live outside ``torch.*`` / ``torch.nn.functional`` (PyTorch's
+``torch._C._nn`` bindings such as ``gelu_``) or run a small program (batch norm's running statistics).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from opinfo import ALL_FLOAT, FLOATS, HALF, DType, ErrorSample, OpInfo, Sample, T, unary_samples
+
+INT_BOOL = ("int64", "bool")
+SPECIAL = (-30.0, -2.5, -1.0, -0.25, 0.0, 0.25, 1.0, 2.5, 30.0, float("inf"), float("-inf"), float("nan"))
+
+
+@dataclasses.dataclass
+class NnOpInfo(OpInfo):
+    """An entry whose callable is ``fn(lib)`` instead of a dotted name under the library."""
+
+    fn: Callable | None = None
+
+    def lib_fn(self, lib):
+        return self.fn(lib)
+
+
+def _C_nn(name):
+    """``torch._C._nn.<name>``; glasstorch's generated binding of the same operator."""
+    def get(lib):
+        if lib.__name__ == "torch":
+            return getattr(lib._C._nn, name)
+        from glasstorch._generated import functions
+        return getattr(functions, name)
+    return get
+
+
+# -- samples -----------------------------------------------------------------------------------------------
+def act_samples(dtype, *extra_args, **extra_kwargs):
+    for s in unary_samples(dtype, low=-4.0, high=4.0):
+        yield Sample(s.args + extra_args, dict(extra_kwargs), name=s.name)
+    if dtype not in INT_BOOL:
+        yield Sample((T((12,), values=SPECIAL),) + extra_args, dict(extra_kwargs), name="special values")
+
+
+def with_kwargs(*variants, inplace=False):
+    """Samples for each kwargs variant; ``inplace=True`` also passes ``inplace=True`` (functional forms)."""
+    def samples(dtype):
+        for kw in variants:
+            kw = dict(kw, **({"inplace": True} if inplace else {}))
+            yield from act_samples(dtype, **kw)
+    return samples
+
+
+def softmax_samples(dtype):
+    for shape, dims in (((), (0, -1)), ((5,), (0, -1)), ((3, 4), (0, 1, -1)), ((2, 3, 4), (0, 1, 2, -2)),
+                        ((0, 3), (0, 1)), ((2, 0, 3), (2,))):
+        for d in dims:
+            yield Sample((T(shape, low=-10, high=10), d), name=f"{shape} dim={d}")
+    yield Sample((T((3, 4), layout="transposed"), 1), name="transposed")
+    yield Sample((T((3, 6), layout="strided"), 0), name="strided")
+    yield Sample((T((2, 5), low=50, high=90), 1), name="large values")
+    yield Sample((T((2, 12), values=((0.0, 1.0, -1.0, 2.0, float("-inf"), 3.0, 0.0, 1.0, -1.0, 2.0, 5.0, 3.0),
+                                     (float("-inf"),) * 12)), 1), name="-inf")
+    if dtype not in INT_BOOL:
+        yield Sample((T((3, 4)), 1), {"dtype": DType("float64")}, name="dtype=float64")
+    yield Sample((T((3, 4), dtype="int64"), 0), {"dtype": DType("float32")}, name="int -> dtype=float32")
+
+
+def functional_softmax_samples(dtype):
+    for s in softmax_samples(dtype):
+        yield Sample(s.args[:1], {"dim": s.args[1], **s.kwargs}, name=s.name)
+    for shape in ((), (5,), (3, 4), (2, 3, 4), (2, 3, 4, 5)):
+        yield Sample((T(shape),), name=f"implicit dim {shape}")
+
+
+def _softmax_samples(dtype):
+    for s in softmax_samples(dtype):
+        if not s.kwargs:
+            yield Sample(s.args + (False,), name=s.name)
+
+
+def glu_samples(dtype):
+    for shape, dims in (((4,), (0, -1)), ((3, 4), (0, 1, -1)), ((2, 6, 4), (1, -1)), ((0, 4), (1,))):
+        for d in dims:
+            if shape[d] % 2 == 0:
+                yield Sample((T(shape), d), name=f"{shape} dim={d}")
+    yield Sample((T((4, 6), layout="transposed"), 0), name="transposed")
+    yield Sample((T((3, 8), layout="strided"), -1), name="strided")
+
+
+# -- normalization samples -----------------------------------------------------------------------------------
+def layer_norm_samples(dtype):
+    yield Sample((T((2, 3, 4)), (4,)), name="last dim")
+    yield Sample((T((2, 3, 4)), (3, 4), T((3, 4), seed=1), T((3, 4), seed=2)), name="two dims, affine")
+    yield Sample((T((5,)), [5], T((5,), seed=1)), name="1-d, weight only")
+    yield Sample((T((3, 4), layout="transposed"), (4,), None, T((4,), seed=2)), name="transposed, bias only")
+    yield Sample((T((3, 6), layout="strided"), (6,)), {"eps": 1e-2}, name="strided, eps")
+    yield Sample((T((0, 4)), (4,)), name="empty")
+    yield Sample((T((2, 4), low=100, high=101), (4,)), name="large mean")
+    if dtype in HALF:
+        yield Sample((T((2, 4)), (4,), T((4,), dtype="float32", seed=1), T((4,), dtype="float32", seed=2)),
+                     name="mixed float32 params")
+
+
+def native_layer_norm_samples(dtype):
+    for s in layer_norm_samples(dtype):
+        args = s.args + (None,) * (4 - len(s.args)) + (s.kwargs.get("eps", 1e-5),)
+        yield Sample(args, name=s.name)
+
+
+def rms_norm_samples(dtype):
+    yield Sample((T((2, 3, 4)), (4,)), name="last dim")
+    yield Sample((T((2, 3, 4)), (3, 4), T((3, 4), seed=1)), name="two dims, weight")
+    yield Sample((T((3, 4), layout="transposed"), [4], T((4,), seed=1)), {"eps": 1e-3}, name="transposed, eps")
+    yield Sample((T((3, 6), layout="strided"), (6,)), name="strided")
+    yield Sample((T((0, 4)), (4,)), name="empty")
+    other = "float32" if dtype != "float32" else "float64"
+    yield Sample((T((2, 4)), (4,), T((4,), dtype=other, seed=1)), name=f"{other} weight (unfused)")
+
+
+def fused_rms_norm_samples(dtype):
+    for s in rms_norm_samples(dtype):
+        args = s.args + (None,) * (3 - len(s.args)) + (s.kwargs.get("eps"),)
+        yield Sample(args, name=s.name)
+
+
+def batch_norm_samples(dtype):
+    """F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)."""
+    p = "float32" if dtype in HALF else None
+    c3 = dict(dtype=p)
+    yield Sample((T((4, 3)), None, None), {"training": True}, name="2-d training, no stats")
+    yield Sample((T((2, 3, 5)), T((3,), **c3), T((3,), low=0.5, high=2, **c3), T((3,), seed=1, **c3),
+                  T((3,), seed=2, **c3)), {"training": True, "momentum": 0.2}, name="3-d training, affine")
+    yield Sample((T((2, 3, 2, 2)), T((3,), **c3), T((3,), low=0.5, high=2, **c3)), {"training": False},
+                 name="4-d eval")
+    yield Sample((T((2, 3, 4), layout="transposed"), T((4,), **c3), T((4,), low=0.5, high=2, **c3), None,
+                  T((4,), seed=2, **c3)), {"training": False, "eps": 1e-3}, name="transposed eval, bias")
+    yield Sample((T((0, 3)), None, None, T((3,), **c3)), {"training": True}, name="empty")
+
+
+def native_batch_norm_samples(dtype):
+    p = "float32" if dtype in HALF else None
+    yield Sample((T((4, 3)), None, None, None, None, True, 0.1, 1e-5), name="training, no stats")
+    yield Sample((T((2, 3, 5)), T((3,), dtype=p, seed=1), T((3,), dtype=p, seed=2), T((3,), dtype=p),
+                  T((3,), low=0.5, high=2, dtype=p), True, 0.3, 1e-5), name="training, stats")
+    yield Sample((T((2, 3, 2, 2)), None, None, T((3,), dtype=p), T((3,), low=0.5, high=2, dtype=p), False, 0.1,
+                  1e-3), name="eval")
+
+
+def legit_samples(dtype):
+    p = "float32" if dtype in HALF else None
+    yield Sample((T((2, 3, 5)), T((3,), dtype=p, seed=1), T((3,), dtype=p, seed=2), T((3,), dtype=p),
+                  T((3,), low=0.5, high=2, dtype=p), True, 0.3, 1e-5), name="training")
+    yield Sample((T((2, 3, 2, 2)), None, None, T((3,), dtype=p), T((3,), low=0.5, high=2, dtype=p), False, 0.1,
+                  1e-3), name="eval")
+
+
+def legit_no_stats_samples(dtype):
+    p = "float32" if dtype in HALF else None
+    yield Sample((T((4, 3)), None, None, True, 0.1, 1e-5), name="2-d")
+    yield Sample((T((2, 3, 5), layout="transposed"), T((3,), dtype=p, seed=1), T((3,), dtype=p, seed=2), True,
+                  0.1, 1e-5), name="3-d affine")
+
+
+def legit_no_training_samples(dtype):
+    p = "float32" if dtype in HALF else None
+    yield Sample((T((2, 3, 2, 2)), T((3,), dtype=p, seed=1), T((3,), dtype=p, seed=2), T((3,), dtype=p),
+                  T((3,), low=0.5, high=2, dtype=p), 0.1, 1e-3), name="4-d")
+    yield Sample((T((4, 3)), None, None, T((3,), dtype=p), T((3,), low=0.5, high=2, dtype=p), 0.1, 1e-5),
+                 name="2-d")
+
+
+def _running_stats(lib):
+    """F.batch_norm in training, returning the updated running statistics too."""
+    def run(x, rm, rv, **kw):
+        out = lib.nn.functional.batch_norm(x, rm, rv, training=True, **kw)
+        return out, rm, rv
+    return run
+
+
+def running_stats_samples(dtype):
+    p = "float32" if dtype in HALF else None
+    yield Sample((T((4, 3)), T((3,), dtype=p), T((3,), low=0.5, high=2, dtype=p)), name="2-d")
+    yield Sample((T((2, 3, 5)), T((3,), dtype=p), T((3,), low=0.5, high=2, dtype=p)), {"momentum": 0.5},
+                 name="3-d momentum")
+
+
+def group_norm_samples(dtype):
+    yield Sample((T((2, 4, 3)), 2), name="3-d, 2 groups")
+    yield Sample((T((2, 6, 2, 2)), 3, T((6,), seed=1), T((6,), seed=2)), name="4-d affine")
+    yield Sample((T((3, 4)), 1), {"eps": 1e-3}, name="2-d, 1 group")
+    yield Sample((T((2, 4, 5), layout="transposed"), 4, None, T((4,), seed=2)), name="transposed, bias")
+    if dtype in HALF:
+        yield Sample((T((2, 4, 3)), 2, T((4,), dtype="float32", seed=1), T((4,), dtype="float32", seed=2)),
+                     name="mixed float32 params")
+
+
+def native_group_norm_samples(dtype):
+    yield Sample((T((2, 4, 3)), None, None, 2, 4, 3, 2, 1e-5), name="3-d")
+    yield Sample((T((2, 6, 2, 2)), T((6,), seed=1), T((6,), seed=2), 2, 6, 4, 3, 1e-5), name="4-d affine")
+
+
+def dropout_samples(dtype):
+    for p in (0.0, 0.3, 1.0):
+        yield Sample((T((4, 5)), p), name=f"p={p}")
+    yield Sample((T((4, 5)), 0.5, False), name="eval")
+    yield Sample((T((3, 4), layout="transposed"),), {"p": 0.5, "training": True}, name="transposed")
+    yield Sample((T((0, 3)),), name="empty")
+    yield Sample((T((4, 5)), 0.5, True, True), name="inplace")
+
+
+def dropout_fn_samples(dtype):
+    yield Sample((T((4, 5)), 0.5, False), name="eval")
+    yield Sample((T((4, 5)), 0.0, True), name="p=0")
+    yield Sample((T((4, 5)), 1.0, True), name="p=1")
+    yield Sample((T((4, 5)), 0.4, True), name="p=0.4")
+
+
+def native_dropout_samples(dtype):
+    for p, train in ((0.5, True), (0.5, False), (0.0, True), (1.0, True), (0.3, None)):
+        yield Sample((T((4, 5)), p, train), name=f"p={p} train={train}")
+
+
+def embedding_samples(dtype):
+    w = T((10, 3))
+    yield Sample((T((4,), dtype="int64", low=0, high=10), w), name="1-d")
+    yield Sample((T((2, 3), dtype="int64", low=0, high=10), w), name="2-d")
+    yield Sample((T((2, 3), dtype="int32", low=0, high=10), w), name="int32 indices")
+    yield Sample((T((), dtype="int64", low=0, high=10), w), name="0-d index")
+    yield Sample((T((0,), dtype="int64"), w), name="no indices")
+    yield Sample((T((3, 2), dtype="int64", low=0, high=10, layout="transposed"), T((10, 3), layout="transposed")),
+                 name="transposed")
+    yield Sample((T((4,), dtype="int64", low=0, high=10), w), {"padding_idx": 2}, name="padding_idx")
+    yield Sample((T((4,), dtype="int64", low=0, high=10), w), {"padding_idx": -3}, name="negative padding_idx")
+    yield Sample((T((5,), dtype="int64", low=0, high=10), T((10, 3), low=-2, high=2)), {"max_norm": 1.0},
+                 name="max_norm")
+    yield Sample((T((5,), dtype="int64", low=0, high=10), T((10, 3), low=-2, high=2)),
+                 {"max_norm": 1.5, "norm_type": 1.0}, name="max_norm, norm_type=1")
+
+
+def embedding_fn_samples(dtype):
+    w = T((10, 3))
+    yield Sample((w, T((2, 3), dtype="int64", low=0, high=10)), name="2-d")
+    yield Sample((w, T((4,), dtype="int32", low=0, high=10), 3, True), name="padding_idx, scale_grad_by_freq")
+
+
+def renorm_samples(dtype):
+    yield Sample((T((6, 3), low=-3, high=3), T((4,), dtype="int64", low=0, high=6), 1.0, 2.0), name="p=2")
+    yield Sample((T((6, 3), low=-3, high=3), T((2, 2), dtype="int64", low=0, high=6), 2.0, 1.0), name="p=1")
+    yield Sample((T((6, 3), low=-3, high=3), T((3,), dtype="int64", low=0, high=6), 2.5, float("inf")),
+                 name="p=inf")
+
+
+# -- error samples -------------------------------------------------------------------------------------------
+def softmax_errors():
+    return [ErrorSample((T((2, 3)), 2), name="dim"), ErrorSample((T((2, 3), dtype="int64"), 1), name="int"),
+            ErrorSample((T((2, 3), dtype="int64"), 0), name="int, not last dim"),
+            ErrorSample((T((2, 3)), "x"), name="dim type")]
+
+
+def _softmax_errors():
+    return [ErrorSample((T((2, 3)), 1, True), name="half_to_float"),
+            ErrorSample((T((2, 3)), 1, False), {"out": T((0,), dtype="float64")}, name="out dtype")]
+
+
+def layer_norm_errors():
+    return [ErrorSample((T((2, 3)), (4,)), name="shape"), ErrorSample((T((2, 3)), (2, 3, 4)), name="too many dims"),
+            ErrorSample((T((2, 3)), ()), name="no dims"), ErrorSample((T((2, 3)), (3,), T((4,))), name="weight"),
+            ErrorSample((T((2, 3)), (3,), None, T((4,))), name="bias"),
+            ErrorSample((T((2, 3), dtype="int64"), (3,)), name="int"),
+            ErrorSample((T((2, 3)), (3,), T((3,), dtype="float64")), name="mixed float/double"),
+            ErrorSample((T((2, 3), dtype="float64"), (3,), T((3,))), name="mixed double/float"),
+            ErrorSample((T((2, 3)), 3), name="int normalized_shape")]
+
+
+def rms_norm_errors():
+    return [ErrorSample((T((2, 3)), (4,)), name="shape"), ErrorSample((T((2, 3)), (2, 4)), name="shape 2"),
+            ErrorSample((T((2, 3)), ()), name="no dims"), ErrorSample((T((2, 3)), (3,), T((4,))), name="weight"),
+            ErrorSample((T((2, 3), dtype="int64"), (3,)), name="int")]
+
+
+def batch_norm_errors():
+    x = T((2, 3, 4))
+    return [ErrorSample((x, None, None), name="eval without stats"),
+            ErrorSample((x, T((3,)), None), name="eval without running_var"),
+            ErrorSample((x, T((4,)), T((3,))), name="running_mean size"),
+            ErrorSample((x, None, None, T((4,))), {"training": True}, name="weight size"),
+            ErrorSample((x, None, None, None, T((2,))), {"training": True}, name="bias size"),
+            ErrorSample((T((1, 3)), None, None), {"training": True}, name="one value per channel"),
+            ErrorSample((x, None, None), {"training": True, "eps": 0.0}, name="eps"),
+            ErrorSample((x, T((3,)), T((3,))), {"eps": -1.0}, name="negative eps"),
+            ErrorSample((T((2, 3), dtype="int64"), None, None), {"training": True}, name="int"),
+            ErrorSample((T((2, 3), dtype="float64"), T((3,)), T((3,))), name="mixed double/float")]
+
+
+def group_norm_errors():
+    x = T((2, 3, 4))
+    return [ErrorSample((x, 2), name="groups"), ErrorSample((x, 3, T((2,))), name="weight"),
+            ErrorSample((x, 3, None, T((2,))), name="bias"), ErrorSample((x, 3, T((3,)), T((2,))), name="bias 2"),
+            ErrorSample((T((3,)), 3), name="1-d"), ErrorSample((T((1, 3)), 3), name="one value per group"),
+            ErrorSample((T((2, 3), dtype="int64"), 3), name="int"),
+            ErrorSample((x, 3, T((3,), dtype="float64")), name="mixed")]
+
+
+def group_norm_aten_errors():
+    return [ErrorSample((T((2, 3, 4)), 0), name="zero groups"), ErrorSample((T((3,)), 3), name="1-d")]
+
+
+def embedding_errors():
+    w = T((5, 3))
+    return [ErrorSample((T((2,), dtype="int64", low=5, high=9), w), name="index too large"),
+            ErrorSample((T((2,), dtype="int64", low=-3, high=-1), w), name="negative index"),
+            ErrorSample((T((2,)), w), name="float indices"),
+            ErrorSample((T((2,), dtype="int16", low=0, high=3), w), name="int16 indices"),
+            ErrorSample((T((2,), dtype="int64", low=0, high=3), T((5,))), name="1-d weight"),
+            ErrorSample((T((2,), dtype="int64", low=0, high=3), w), {"padding_idx": 7}, name="padding_idx"),
+            ErrorSample((T((2,), dtype="int64", low=0, high=3), w), {"padding_idx": -7}, name="padding_idx -7")]
+
+
+def dropout_errors():
+    return [ErrorSample((T((3,)), 1.5), name="p > 1"), ErrorSample((T((3,)), -0.5), name="p < 0")]
+
+
+def dropout_fn_errors():
+    return [ErrorSample((T((3,)), 1.5, True), name="p > 1"),
+            ErrorSample((T((3,), dtype="int64"), 0.5, True), name="int"),
+            ErrorSample((T((3,), dtype="complex64"), 0.5, True), name="complex")]
+
+
+def act_errors(kernel_call_args=()):
+    def errors():
+        return [ErrorSample((T((3,), dtype="int64"),) + kernel_call_args, name="int"),
+                ErrorSample((T((3,), dtype="bool"),) + kernel_call_args, name="bool"),
+                ErrorSample((T((3,), dtype="complex64"),) + kernel_call_args, name="complex"),
+                ErrorSample((T((3,)),) + kernel_call_args, {"out": T((0,), dtype="float64")}, name="out dtype")]
+    return errors
+
+
+NN_ACT = ALL_FLOAT + INT_BOOL
+
+
+def _act(name, aten, samples=act_samples, dtypes=NN_ACT, **kw):
+    return OpInfo(f"nn.functional.{name}", aten=aten, samples=samples, dtypes=dtypes, **kw)
+
+
+OPS = [
+    # -- softmax ----------------------------------------------------------------------------------------------
+    OpInfo("softmax", aten=("softmax.int", "softmax.int_out"), samples=softmax_samples, dtypes=NN_ACT, method=True,
+           out=True, errors=softmax_errors),
+    OpInfo("log_softmax", aten=("log_softmax.int", "log_softmax.int_out"), samples=softmax_samples, dtypes=NN_ACT,
+           method=True, out=True, errors=softmax_errors),
+    OpInfo("_softmax", aten=("_softmax", "_softmax.out"), samples=_softmax_samples, dtypes=ALL_FLOAT, out=True,
+           errors=_softmax_errors),
+    OpInfo("_log_softmax", aten=("_log_softmax", "_log_softmax.out"), samples=_softmax_samples, dtypes=ALL_FLOAT,
+           out=True, errors=_softmax_errors),
+    OpInfo("nn.functional.softmax", aten=(), samples=functional_softmax_samples, dtypes=FLOATS),
+    OpInfo("nn.functional.log_softmax", aten=(), samples=functional_softmax_samples, dtypes=FLOATS),
+    # -- activations ------------------------------------------------------------------------------------------
+    OpInfo("relu", aten=("relu", "relu_"), samples=act_samples, dtypes=ALL_FLOAT + ("int64", "int32", "uint8"),
+           method=True, inplace=True, errors=lambda: [ErrorSample((T((3,), dtype="bool"),), name="bool"),
+                                                      ErrorSample((T((3,), dtype="complex64"),), name="complex")]),
+    _act("relu", aten=(), samples=with_kwargs({}, inplace=True), dtypes=FLOATS + ("int64",)),
+    _act("relu6", aten=("relu6", "relu6_"), samples=with_kwargs({}, {"inplace": True}),
+         dtypes=ALL_FLOAT + ("int64", "uint8")),
+    _act("gelu", aten=("gelu", "gelu.out"), samples=with_kwargs({}, {"approximate": "tanh"}, {"approximate": "none"}),
+         out=True, errors=lambda: act_errors()() + [ErrorSample((T((3,)),), {"approximate": "foo"}, name="approx"),
+                                                    ErrorSample((T((3,)), "tanh"), name="positional approximate")]),
+    NnOpInfo("torch._C._nn.gelu_", aten=("gelu_",), fn=_C_nn("gelu_"), dtypes=ALL_FLOAT,
+             samples=with_kwargs({}, {"approximate": "tanh"})),
+    _act("silu", aten=("silu", "silu_", "silu.out"), samples=with_kwargs({}, {"inplace": True}),
+         dtypes=NN_ACT + ("complex64",)),
+    NnOpInfo("torch._C._nn.silu", aten=(), fn=_C_nn("silu"), samples=act_samples, dtypes=FLOATS, out=True),
+    _act("mish", aten=("mish", "mish_", "mish.out"), samples=with_kwargs({}, {"inplace": True}),
+         errors=act_errors()),
+    NnOpInfo("torch._C._nn.mish", aten=(), fn=_C_nn("mish"), samples=act_samples, dtypes=FLOATS, out=True),
+    _act("softplus", aten=("softplus", "softplus.out"), out=True, errors=act_errors(),
+         samples=with_kwargs({}, {"beta": 2, "threshold": 1.5}, {"beta": 0.5}, {"beta": -1.0}, {"beta": 0})),
+    _act("elu", aten=("elu", "elu_"), samples=with_kwargs({}, {"alpha": 0.5}, {"alpha": -1.5},
+                                                          {"alpha": 2.0, "inplace": True}), errors=act_errors()),
+    NnOpInfo("torch._C._nn.elu", aten=("elu.out",), fn=_C_nn("elu"), dtypes=ALL_FLOAT, out=True,
+             samples=lambda dt: act_samples(dt, 1.5, 2.0, 0.5)),
+    _act("selu", aten=("selu", "selu_"), samples=with_kwargs({}, {"inplace": True})),
+    _act("celu", aten=("celu", "celu_"), samples=with_kwargs({}, {"alpha": 0.5}, {"alpha": 2.0, "inplace": True}),
+         errors=lambda: [ErrorSample((T((3,)),), {"alpha": 0.0}, name="alpha=0")]),
+    _act("leaky_relu", aten=("leaky_relu", "leaky_relu_", "leaky_relu.out"),
+         samples=with_kwargs({}, {"negative_slope": 0.2}, {"negative_slope": -1.5, "inplace": True},
+                             {"negative_slope": True}), errors=act_errors()),
+    NnOpInfo("torch._C._nn.leaky_relu", aten=(), fn=_C_nn("leaky_relu"), dtypes=FLOATS, out=True,
+             samples=lambda dt: act_samples(dt, 0.3)),
+    _act("hardtanh", aten=("hardtanh", "hardtanh_", "hardtanh.out"), dtypes=ALL_FLOAT + ("int64", "int32", "uint8"),
+         samples=with_kwargs({}, {"min_val": -2.5, "max_val": 0.5}, {"min_val": 0.0, "max_val": 3, "inplace": True},
+                             {"min_val": 1, "max_val": 1})),
+    NnOpInfo("torch._C._nn.hardtanh", aten=(), fn=_C_nn("hardtanh"), dtypes=FLOATS + ("int64",), out=True,
+             samples=lambda dt: act_samples(dt, 2, -1),
+             errors=lambda: [ErrorSample((T((3,), dtype="bool"),), name="bool"),
+                             ErrorSample((T((3,), dtype="uint8"), -1, 2), name="uint8 negative"),
+                             ErrorSample((T((3,), dtype="complex64"),), name="complex")]),
+    _act("hardsigmoid", aten=("hardsigmoid", "hardsigmoid_", "hardsigmoid.out"),
+         samples=with_kwargs({}, {"inplace": True}), errors=act_errors()),
+    NnOpInfo("torch._C._nn.hardsigmoid", aten=(), fn=_C_nn("hardsigmoid"), samples=act_samples, dtypes=FLOATS,
+             out=True),
+    _act("hardswish", aten=("hardswish", "hardswish_", "hardswish.out"), samples=with_kwargs({}, {"inplace": True}),
+         errors=act_errors()),
+    NnOpInfo("torch._C._nn.hardswish", aten=(), fn=_C_nn("hardswish"), samples=act_samples, dtypes=FLOATS, out=True),
+    _act("threshold", aten=("threshold", "threshold_", "threshold.out"),
+         dtypes=ALL_FLOAT + ("int64", "int32", "uint8", "bool"),
+         samples=lambda dt: act_samples(dt, 0.5, 2.0),
+         errors=lambda: [ErrorSample((T((3,), dtype="bool"), 0, 1), name="bool"),
+                         ErrorSample((T((3,), dtype="complex64"), 0, 1), name="complex")]),
+    OpInfo("threshold", aten=(), dtypes=FLOATS, out=True, samples=lambda dt: act_samples(dt, -1.5, 7)),
+    _act("logsigmoid", aten=("log_sigmoid", "log_sigmoid.out", "log_sigmoid_forward", "log_sigmoid_forward.output"),
+         out=True, errors=act_errors()),
+    _act("glu", aten=("glu", "glu.out"), samples=glu_samples, dtypes=ALL_FLOAT + ("int64",), out=True,
+         errors=lambda: [ErrorSample((T((3,)),), name="odd"), ErrorSample((T(()),), name="scalar"),
+                         ErrorSample((T((2, 4)), 2), name="dim"),
+                         ErrorSample((T((4,), dtype="int64"),), name="int")]),
+    NnOpInfo("torch._C._nn.glu", aten=(), fn=_C_nn("glu"), samples=glu_samples, dtypes=FLOATS, out=True,
+             errors=lambda: [ErrorSample((T(()),), name="scalar")]),
+    NnOpInfo("torch._C._nn.glu(out=float64)", aten=(), fn=lambda lib: lambda x: _C_nn("glu")(lib)(
+        x, out=x.new_empty(0, dtype=lib.float64)), samples=glu_samples, dtypes=("float32",)),
+    # -- normalization ----------------------------------------------------------------------------------------
+    OpInfo("nn.functional.layer_norm", aten=("layer_norm",), samples=layer_norm_samples, dtypes=ALL_FLOAT,
+           errors=layer_norm_errors),
+    OpInfo("native_layer_norm", aten=("native_layer_norm",), samples=native_layer_norm_samples, dtypes=ALL_FLOAT),
+    OpInfo("nn.functional.rms_norm", aten=("rms_norm",), samples=rms_norm_samples, dtypes=ALL_FLOAT,
+           errors=rms_norm_errors),
+    OpInfo("_fused_rms_norm", aten=("_fused_rms_norm",), samples=fused_rms_norm_samples, dtypes=ALL_FLOAT),
+    OpInfo("nn.functional.batch_norm", aten=("batch_norm",), samples=batch_norm_samples, dtypes=ALL_FLOAT,
+           errors=batch_norm_errors),
+    NnOpInfo("batch_norm running stats", aten=(), fn=_running_stats, samples=running_stats_samples,
+             dtypes=ALL_FLOAT),
+    OpInfo("native_batch_norm", aten=("native_batch_norm",), samples=native_batch_norm_samples, dtypes=ALL_FLOAT),
+    OpInfo("_native_batch_norm_legit", aten=("_native_batch_norm_legit", "_native_batch_norm_legit.no_stats"),
+           samples=lambda dt: list(legit_samples(dt)) + list(legit_no_stats_samples(dt)), dtypes=ALL_FLOAT),
+    OpInfo("_native_batch_norm_legit_no_training", aten=("_native_batch_norm_legit_no_training",),
+           samples=legit_no_training_samples, dtypes=ALL_FLOAT),
+    OpInfo("nn.functional.group_norm", aten=("group_norm",), samples=group_norm_samples, dtypes=ALL_FLOAT,
+           errors=group_norm_errors),
+    OpInfo("group_norm", aten=(), samples=group_norm_samples, dtypes=FLOATS, errors=group_norm_aten_errors),
+    OpInfo("native_group_norm", aten=("native_group_norm",), samples=native_group_norm_samples, dtypes=ALL_FLOAT),
+    # -- dropout (random: shapes and dtypes; the identity cases are also value-checked below) ------------------
+    OpInfo("nn.functional.dropout", aten=("dropout", "dropout_"), samples=dropout_samples, dtypes=ALL_FLOAT,
+           random=True, errors=dropout_errors),
+    OpInfo("dropout", aten=(), samples=lambda dt: (s for s in dropout_fn_samples(dt) if s.name in ("eval", "p=0")),
+           dtypes=FLOATS + ("int64",)),
+    OpInfo("dropout", aten=(), samples=dropout_fn_samples, dtypes=ALL_FLOAT + ("int64",), random=True,
+           errors=dropout_fn_errors),
+    OpInfo("native_dropout", aten=("native_dropout",), samples=native_dropout_samples, dtypes=ALL_FLOAT,
+           random=True, errors=lambda: [ErrorSample((T((3,)), 1.5, True), name="p > 1"),
+                                        ErrorSample((T((3,), dtype="int64"), 0.5, True), name="int")]),
+    # -- embedding --------------------------------------------------------------------------------------------
+    OpInfo("nn.functional.embedding", aten=("embedding", "embedding_renorm_"), samples=embedding_samples,
+           dtypes=ALL_FLOAT + ("int64",), errors=embedding_errors),
+    OpInfo("embedding", aten=(), samples=embedding_fn_samples, dtypes=FLOATS),
+    OpInfo("embedding_renorm_", aten=(), samples=renorm_samples, dtypes=ALL_FLOAT),
+]
