@@ -203,7 +203,7 @@ def _like(fname, value, input, dtype, device, requires_grad, memory_format):
     out = empty_strided_impl(impl.sizes, _strides_for(impl, memory_format), dtype, dev)
     if value is not None:
         _fac.check_fits(value, dtype, out.numel())
-        _fac._copy.fill_(out, value)
+        _fac._copy.fill_(out, _fac.fill_value_for(value, dtype))
     return _new(out, requires_grad)
 
 

@@ -623,18 +623,32 @@ class Tensor:
     def __getitem__(self, idx):
         if _views.is_basic_index(idx):
             return wrap(_basic_index(self._impl, idx))
+        _check_index_types(idx)
         return _advanced_getitem(self, idx)
 
     def __setitem__(self, idx, value):
         if not _views.is_basic_index(idx):
+            _check_index_types(idx)
             return _advanced_setitem(self, idx, value)
         target = _basic_index(self._impl, idx)
         if isinstance(value, Tensor):
-            aten.copy_(target, value._impl, False)
+            aten.copy_(target, _expand_value(value._impl, target), False)
         else:  # PyTorch makes a tensor of the value (checking it fits the dtype) and copies it in
             if isinstance(value, (builtins.bool, builtins.int, builtins.float, np.generic)):
                 _fac.check_fits(value, target.dtype)
             aten.copy_(target, _fac.tensor_impl(value, target.dtype, target.device), False)
+
+
+def _expand_value(value: TensorImpl, target: TensorImpl) -> TensorImpl:
+    """PyTorch's ``copy_to``: drop leading size-1 dims of the value, then expand it to the target's shape."""
+    sizes = value.sizes
+    while len(sizes) > target.ndim and sizes[0] == 1:
+        sizes = sizes[1:]
+    if sizes != value.sizes:
+        value = aten.view(value, sizes)
+    if value.sizes == target.sizes:
+        return value
+    return aten.expand(value, target.sizes, False)
 
 
 def _basic_index(impl: TensorImpl, idx) -> TensorImpl:
@@ -728,6 +742,14 @@ def _parse_to(t, args, kwargs):
                 copy = rest[1]
             rest = []
     return dtype, (None if dev is None else as_device(dev)), copy, memory_format
+
+
+def _check_index_types(idx):
+    for it in idx if isinstance(idx, tuple) else (idx,):
+        if isinstance(it, (float, str, complex)) or (isinstance(it, slice) and any(
+                isinstance(v, float) for v in (it.start, it.stop, it.step))):
+            raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                             f"valid indices (got {type(it).__name__})")
 
 
 def _advanced_getitem(t, idx):

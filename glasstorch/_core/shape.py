@@ -90,6 +90,8 @@ def is_contiguous(sizes, strides) -> bool:
 def is_non_overlapping_and_dense(sizes, strides) -> bool:
     """True when some permutation of the dims is contiguous (PyTorch's definition)."""
     n = len(sizes)
+    if 0 in sizes:
+        return True  # an empty tensor overlaps nothing (PyTorch keeps its strides in empty_like)
     if n == 1:
         return sizes[0] < 2 or strides[0] == 1
     order = sorted(range(n), key=lambda d: (sizes[d] < 2, strides[d]))
@@ -280,11 +282,43 @@ def strides_for_format(sizes, strides, memory_format) -> tuple:
     if memory_format is None or memory_format is preserve_format:
         if is_non_overlapping_and_dense(sizes, strides):
             return tuple(strides)
-        if is_channels_last_strides_2d(sizes, strides):
-            return channels_last_strides(sizes)
-        return contiguous_strides(sizes)
+        return infer_dense_strides(sizes, strides)
     if memory_format is channels_last:
         if len(sizes) != 4:
             raise RuntimeError("required rank 4 tensor to use channels_last format")
         return channels_last_strides(sizes)
     return contiguous_strides(sizes)
+
+
+def infer_dense_strides(sizes, strides) -> tuple:
+    """Dense strides that keep the stride order of (sizes, strides) — PyTorch's ``infer_dense_strides``.
+
+    Dims are ordered fastest-first by stride; equal strides put the larger dim outside (TensorIterator's
+    reorder rule), and stride-0 dims keep their place.
+    """
+    ndim = len(sizes)
+    perm = list(range(ndim - 1, -1, -1))  # perm[0] is the fastest-moving dim
+
+    def should_swap(d0, d1):
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if sizes[d0] > sizes[d1] else 0
+
+    for i in range(1, ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    out = [0] * ndim
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        acc *= max(sizes[d], 1)
+    return tuple(out)

@@ -5,86 +5,2398 @@
 from glasstorch._binding_support import _make_rt, _requires_grad, _return_type, _wrap, _wrap_list, _wrap_tuple
 from glasstorch._ops.python_arg_parser import Signatures as _Signatures
 from glasstorch._ops._generated.ops import (  # noqa: F401
+    _adaptive_avg_pool2d as _op__adaptive_avg_pool2d,
+    _convolution as _op__convolution,
+    _convolution_mode as _op__convolution_mode,
+    _fused_rms_norm as _op__fused_rms_norm,
+    _fused_sdp_choice as _op__fused_sdp_choice,
+    _index_put_impl_ as _op__index_put_impl_,
+    _log_softmax as _op__log_softmax,
+    _log_softmax_out as _op__log_softmax_out,
+    _native_batch_norm_legit as _op__native_batch_norm_legit,
+    _native_batch_norm_legit_no_stats as _op__native_batch_norm_legit_no_stats,
+    _native_batch_norm_legit_no_training as _op__native_batch_norm_legit_no_training,
+    _pad_circular as _op__pad_circular,
+    _pad_enum as _op__pad_enum,
+    _scaled_dot_product_attention_math as _op__scaled_dot_product_attention_math,
+    _scaled_dot_product_flash_attention_for_cpu as _op__scaled_dot_product_flash_attention_for_cpu,
+    _softmax as _op__softmax,
+    _softmax_out as _op__softmax_out,
     _to_copy as _op__to_copy,
+    _unique2 as _op__unique2,
     _unsafe_view as _op__unsafe_view,
+    abs as _op_abs,
+    abs_ as _op_abs_,
+    abs_out as _op_abs_out,
+    acos as _op_acos,
+    acos_ as _op_acos_,
+    acos_out as _op_acos_out,
+    acosh as _op_acosh,
+    acosh_ as _op_acosh_,
+    acosh_out as _op_acosh_out,
+    adaptive_avg_pool2d as _op_adaptive_avg_pool2d,
+    adaptive_avg_pool2d_out as _op_adaptive_avg_pool2d_out,
+    add_Scalar as _op_add_Scalar,
+    add_Scalar_out as _op_add_Scalar_out,
     add_Tensor as _op_add_Tensor,
+    add__Scalar as _op_add__Scalar,
     add__Tensor as _op_add__Tensor,
     add_out as _op_add_out,
+    addbmm as _op_addbmm,
+    addbmm_ as _op_addbmm_,
+    addbmm_out as _op_addbmm_out,
+    addcdiv as _op_addcdiv,
+    addcdiv_ as _op_addcdiv_,
+    addcdiv_out as _op_addcdiv_out,
+    addcmul as _op_addcmul,
+    addcmul_ as _op_addcmul_,
+    addcmul_out as _op_addcmul_out,
+    addmm as _op_addmm,
+    addmm_ as _op_addmm_,
+    addmm_out as _op_addmm_out,
+    addmv as _op_addmv,
+    addmv_ as _op_addmv_,
+    addmv_out as _op_addmv_out,
     alias as _op_alias,
+    all as _op_all,
+    all_all_out as _op_all_all_out,
+    all_dim as _op_all_dim,
+    all_dims as _op_all_dims,
+    all_dims_out as _op_all_dims_out,
+    all_out as _op_all_out,
+    amax as _op_amax,
+    amax_out as _op_amax_out,
+    amin as _op_amin,
+    amin_out as _op_amin_out,
+    any as _op_any,
+    any_all_out as _op_any_all_out,
+    any_dim as _op_any_dim,
+    any_dims as _op_any_dims,
+    any_dims_out as _op_any_dims_out,
+    any_out as _op_any_out,
+    argmax as _op_argmax,
+    argmax_out as _op_argmax_out,
+    argmin as _op_argmin,
+    argmin_out as _op_argmin_out,
+    argsort as _op_argsort,
+    argsort_stable as _op_argsort_stable,
+    argsort_stable_out as _op_argsort_stable_out,
+    argwhere as _op_argwhere,
     as_strided as _op_as_strided,
+    asin as _op_asin,
+    asin_ as _op_asin_,
+    asin_out as _op_asin_out,
+    asinh as _op_asinh,
+    asinh_ as _op_asinh_,
+    asinh_out as _op_asinh_out,
+    atan as _op_atan,
+    atan2 as _op_atan2,
+    atan2_ as _op_atan2_,
+    atan2_out as _op_atan2_out,
+    atan_ as _op_atan_,
+    atan_out as _op_atan_out,
+    atanh as _op_atanh,
+    atanh_ as _op_atanh_,
+    atanh_out as _op_atanh_out,
+    avg_pool2d as _op_avg_pool2d,
+    avg_pool2d_out as _op_avg_pool2d_out,
+    baddbmm as _op_baddbmm,
+    baddbmm_ as _op_baddbmm_,
+    baddbmm_out as _op_baddbmm_out,
+    batch_norm as _op_batch_norm,
+    bernoulli as _op_bernoulli,
+    bernoulli__Tensor as _op_bernoulli__Tensor,
+    bernoulli__float as _op_bernoulli__float,
+    bernoulli_out as _op_bernoulli_out,
+    bernoulli_p as _op_bernoulli_p,
+    binary_cross_entropy as _op_binary_cross_entropy,
+    binary_cross_entropy_out as _op_binary_cross_entropy_out,
+    binary_cross_entropy_with_logits as _op_binary_cross_entropy_with_logits,
+    bitwise_and_Scalar as _op_bitwise_and_Scalar,
+    bitwise_and_Scalar_Tensor as _op_bitwise_and_Scalar_Tensor,
+    bitwise_and_Scalar_Tensor_out as _op_bitwise_and_Scalar_Tensor_out,
+    bitwise_and_Scalar_out as _op_bitwise_and_Scalar_out,
+    bitwise_and_Tensor as _op_bitwise_and_Tensor,
+    bitwise_and_Tensor_out as _op_bitwise_and_Tensor_out,
+    bitwise_and__Scalar as _op_bitwise_and__Scalar,
+    bitwise_and__Tensor as _op_bitwise_and__Tensor,
+    bitwise_left_shift_Scalar_Tensor as _op_bitwise_left_shift_Scalar_Tensor,
+    bitwise_left_shift_Scalar_Tensor_out as _op_bitwise_left_shift_Scalar_Tensor_out,
+    bitwise_left_shift_Tensor as _op_bitwise_left_shift_Tensor,
+    bitwise_left_shift_Tensor_Scalar as _op_bitwise_left_shift_Tensor_Scalar,
+    bitwise_left_shift_Tensor_Scalar_out as _op_bitwise_left_shift_Tensor_Scalar_out,
+    bitwise_left_shift_Tensor_out as _op_bitwise_left_shift_Tensor_out,
+    bitwise_left_shift__Tensor as _op_bitwise_left_shift__Tensor,
+    bitwise_left_shift__Tensor_Scalar as _op_bitwise_left_shift__Tensor_Scalar,
+    bitwise_not as _op_bitwise_not,
+    bitwise_not_ as _op_bitwise_not_,
+    bitwise_not_out as _op_bitwise_not_out,
+    bitwise_or_Scalar as _op_bitwise_or_Scalar,
+    bitwise_or_Scalar_Tensor as _op_bitwise_or_Scalar_Tensor,
+    bitwise_or_Scalar_Tensor_out as _op_bitwise_or_Scalar_Tensor_out,
+    bitwise_or_Scalar_out as _op_bitwise_or_Scalar_out,
+    bitwise_or_Tensor as _op_bitwise_or_Tensor,
+    bitwise_or_Tensor_out as _op_bitwise_or_Tensor_out,
+    bitwise_or__Scalar as _op_bitwise_or__Scalar,
+    bitwise_or__Tensor as _op_bitwise_or__Tensor,
+    bitwise_right_shift_Scalar_Tensor as _op_bitwise_right_shift_Scalar_Tensor,
+    bitwise_right_shift_Scalar_Tensor_out as _op_bitwise_right_shift_Scalar_Tensor_out,
+    bitwise_right_shift_Tensor as _op_bitwise_right_shift_Tensor,
+    bitwise_right_shift_Tensor_Scalar as _op_bitwise_right_shift_Tensor_Scalar,
+    bitwise_right_shift_Tensor_Scalar_out as _op_bitwise_right_shift_Tensor_Scalar_out,
+    bitwise_right_shift_Tensor_out as _op_bitwise_right_shift_Tensor_out,
+    bitwise_right_shift__Tensor as _op_bitwise_right_shift__Tensor,
+    bitwise_right_shift__Tensor_Scalar as _op_bitwise_right_shift__Tensor_Scalar,
+    bitwise_xor_Scalar as _op_bitwise_xor_Scalar,
+    bitwise_xor_Scalar_Tensor as _op_bitwise_xor_Scalar_Tensor,
+    bitwise_xor_Scalar_Tensor_out as _op_bitwise_xor_Scalar_Tensor_out,
+    bitwise_xor_Scalar_out as _op_bitwise_xor_Scalar_out,
+    bitwise_xor_Tensor as _op_bitwise_xor_Tensor,
+    bitwise_xor_Tensor_out as _op_bitwise_xor_Tensor_out,
+    bitwise_xor__Scalar as _op_bitwise_xor__Scalar,
+    bitwise_xor__Tensor as _op_bitwise_xor__Tensor,
+    bmm as _op_bmm,
+    bmm_out as _op_bmm_out,
     broadcast_to as _op_broadcast_to,
+    bucketize_Scalar as _op_bucketize_Scalar,
+    bucketize_Tensor as _op_bucketize_Tensor,
+    bucketize_Tensor_out as _op_bucketize_Tensor_out,
+    cat as _op_cat,
+    cat_out as _op_cat_out,
+    ceil as _op_ceil,
+    ceil_ as _op_ceil_,
+    ceil_out as _op_ceil_out,
+    celu as _op_celu,
+    celu_ as _op_celu_,
     chunk as _op_chunk,
+    clamp as _op_clamp,
+    clamp_ as _op_clamp_,
+    clamp_Tensor as _op_clamp_Tensor,
+    clamp_Tensor_out as _op_clamp_Tensor_out,
+    clamp__Tensor as _op_clamp__Tensor,
+    clamp_max as _op_clamp_max,
+    clamp_max_ as _op_clamp_max_,
+    clamp_max_Tensor as _op_clamp_max_Tensor,
+    clamp_max_Tensor_out as _op_clamp_max_Tensor_out,
+    clamp_max__Tensor as _op_clamp_max__Tensor,
+    clamp_max_out as _op_clamp_max_out,
+    clamp_min as _op_clamp_min,
+    clamp_min_ as _op_clamp_min_,
+    clamp_min_Tensor as _op_clamp_min_Tensor,
+    clamp_min_Tensor_out as _op_clamp_min_Tensor_out,
+    clamp_min__Tensor as _op_clamp_min__Tensor,
+    clamp_min_out as _op_clamp_min_out,
+    clamp_out as _op_clamp_out,
+    clip as _op_clip,
+    clip_ as _op_clip_,
+    clip_Tensor as _op_clip_Tensor,
+    clip_Tensor_out as _op_clip_Tensor_out,
+    clip__Tensor as _op_clip__Tensor,
+    clip_out as _op_clip_out,
     clone as _op_clone,
+    column_stack as _op_column_stack,
+    column_stack_out as _op_column_stack_out,
+    concat as _op_concat,
+    concat_out as _op_concat_out,
+    concatenate as _op_concatenate,
+    concatenate_out as _op_concatenate_out,
+    constant_pad_nd as _op_constant_pad_nd,
+    conv1d as _op_conv1d,
+    conv1d_padding as _op_conv1d_padding,
+    conv2d as _op_conv2d,
+    conv2d_padding as _op_conv2d_padding,
+    convolution as _op_convolution,
     copy_ as _op_copy_,
+    copysign_Scalar as _op_copysign_Scalar,
+    copysign_Scalar_out as _op_copysign_Scalar_out,
+    copysign_Tensor as _op_copysign_Tensor,
+    copysign__Scalar as _op_copysign__Scalar,
+    copysign__Tensor as _op_copysign__Tensor,
+    copysign_out as _op_copysign_out,
+    cos as _op_cos,
+    cos_ as _op_cos_,
+    cos_out as _op_cos_out,
+    cosh as _op_cosh,
+    cosh_ as _op_cosh_,
+    cosh_out as _op_cosh_out,
+    count_nonzero as _op_count_nonzero,
+    count_nonzero_dim_IntList as _op_count_nonzero_dim_IntList,
+    count_nonzero_dim_IntList_out as _op_count_nonzero_dim_IntList_out,
+    count_nonzero_out as _op_count_nonzero_out,
+    cross_entropy_loss as _op_cross_entropy_loss,
+    cumprod as _op_cumprod,
+    cumprod_ as _op_cumprod_,
+    cumprod_out as _op_cumprod_out,
+    cumsum as _op_cumsum,
+    cumsum_ as _op_cumsum_,
+    cumsum_out as _op_cumsum_out,
+    diag as _op_diag,
+    diag_embed as _op_diag_embed,
+    diag_out as _op_diag_out,
     diagonal as _op_diagonal,
+    div_Scalar as _op_div_Scalar,
+    div_Scalar_mode as _op_div_Scalar_mode,
+    div_Scalar_mode_out as _op_div_Scalar_mode_out,
+    div_Scalar_out as _op_div_Scalar_out,
+    div_Tensor as _op_div_Tensor,
+    div_Tensor_mode as _op_div_Tensor_mode,
+    div__Scalar as _op_div__Scalar,
+    div__Scalar_mode as _op_div__Scalar_mode,
+    div__Tensor as _op_div__Tensor,
+    div__Tensor_mode as _op_div__Tensor_mode,
+    div_out as _op_div_out,
+    div_out_mode as _op_div_out_mode,
+    dot as _op_dot,
+    dot_out as _op_dot_out,
+    dropout as _op_dropout,
+    dropout_ as _op_dropout_,
+    dstack as _op_dstack,
+    dstack_out as _op_dstack_out,
+    einsum as _op_einsum,
+    elu as _op_elu,
+    elu_ as _op_elu_,
+    elu_out as _op_elu_out,
+    embedding as _op_embedding,
+    embedding_renorm_ as _op_embedding_renorm_,
+    eq_Scalar as _op_eq_Scalar,
+    eq_Scalar_out as _op_eq_Scalar_out,
+    eq_Tensor as _op_eq_Tensor,
+    eq_Tensor_out as _op_eq_Tensor_out,
+    eq__Scalar as _op_eq__Scalar,
+    eq__Tensor as _op_eq__Tensor,
+    erf as _op_erf,
+    erf_ as _op_erf_,
+    erf_out as _op_erf_out,
+    erfc as _op_erfc,
+    erfc_ as _op_erfc_,
+    erfc_out as _op_erfc_out,
+    erfinv as _op_erfinv,
+    erfinv_ as _op_erfinv_,
+    erfinv_out as _op_erfinv_out,
+    exp as _op_exp,
+    exp2 as _op_exp2,
+    exp2_ as _op_exp2_,
+    exp2_out as _op_exp2_out,
+    exp_ as _op_exp_,
+    exp_out as _op_exp_out,
     expand as _op_expand,
     expand_as as _op_expand_as,
+    expm1 as _op_expm1,
+    expm1_ as _op_expm1_,
+    expm1_out as _op_expm1_out,
+    exponential_ as _op_exponential_,
     fill__Scalar as _op_fill__Scalar,
     fill__Tensor as _op_fill__Tensor,
     flatten_using_ints as _op_flatten_using_ints,
+    flip as _op_flip,
+    fliplr as _op_fliplr,
+    flipud as _op_flipud,
+    floor as _op_floor,
+    floor_ as _op_floor_,
+    floor_divide as _op_floor_divide,
+    floor_divide_Scalar as _op_floor_divide_Scalar,
+    floor_divide_Scalar_out as _op_floor_divide_Scalar_out,
+    floor_divide__Scalar as _op_floor_divide__Scalar,
+    floor_divide__Tensor as _op_floor_divide__Tensor,
+    floor_divide_out as _op_floor_divide_out,
+    floor_out as _op_floor_out,
+    fmax as _op_fmax,
+    fmax_out as _op_fmax_out,
+    fmin as _op_fmin,
+    fmin_out as _op_fmin_out,
+    fmod_Scalar as _op_fmod_Scalar,
+    fmod_Scalar_out as _op_fmod_Scalar_out,
+    fmod_Tensor as _op_fmod_Tensor,
+    fmod_Tensor_out as _op_fmod_Tensor_out,
+    fmod__Scalar as _op_fmod__Scalar,
+    fmod__Tensor as _op_fmod__Tensor,
+    frac as _op_frac,
+    frac_ as _op_frac_,
+    frac_out as _op_frac_out,
+    gather as _op_gather,
+    gather_out as _op_gather_out,
+    ge_Scalar as _op_ge_Scalar,
+    ge_Scalar_out as _op_ge_Scalar_out,
+    ge_Tensor as _op_ge_Tensor,
+    ge_Tensor_out as _op_ge_Tensor_out,
+    ge__Scalar as _op_ge__Scalar,
+    ge__Tensor as _op_ge__Tensor,
+    gelu as _op_gelu,
+    gelu_ as _op_gelu_,
+    gelu_out as _op_gelu_out,
+    ger as _op_ger,
+    ger_out as _op_ger_out,
+    glu as _op_glu,
+    glu_out as _op_glu_out,
+    group_norm as _op_group_norm,
+    gt_Scalar as _op_gt_Scalar,
+    gt_Scalar_out as _op_gt_Scalar_out,
+    gt_Tensor as _op_gt_Tensor,
+    gt_Tensor_out as _op_gt_Tensor_out,
+    gt__Scalar as _op_gt__Scalar,
+    gt__Tensor as _op_gt__Tensor,
+    hardsigmoid as _op_hardsigmoid,
+    hardsigmoid_ as _op_hardsigmoid_,
+    hardsigmoid_out as _op_hardsigmoid_out,
+    hardswish as _op_hardswish,
+    hardswish_ as _op_hardswish_,
+    hardswish_out as _op_hardswish_out,
+    hardtanh as _op_hardtanh,
+    hardtanh_ as _op_hardtanh_,
+    hardtanh_out as _op_hardtanh_out,
+    hstack as _op_hstack,
+    hstack_out as _op_hstack_out,
+    huber_loss as _op_huber_loss,
+    huber_loss_out as _op_huber_loss_out,
+    hypot as _op_hypot,
+    hypot_ as _op_hypot_,
+    hypot_out as _op_hypot_out,
+    index_Tensor as _op_index_Tensor,
+    index_Tensor_out as _op_index_Tensor_out,
+    index_add as _op_index_add,
+    index_add_ as _op_index_add_,
+    index_add_out as _op_index_add_out,
+    index_copy as _op_index_copy,
+    index_copy_ as _op_index_copy_,
+    index_copy_out as _op_index_copy_out,
+    index_fill__int_Scalar as _op_index_fill__int_Scalar,
+    index_fill__int_Tensor as _op_index_fill__int_Tensor,
+    index_fill_int_Scalar as _op_index_fill_int_Scalar,
+    index_fill_int_Tensor as _op_index_fill_int_Tensor,
+    index_put as _op_index_put,
+    index_put_ as _op_index_put_,
+    index_select as _op_index_select,
+    index_select_out as _op_index_select_out,
+    isclose as _op_isclose,
+    isfinite as _op_isfinite,
+    isinf as _op_isinf,
+    isinf_out as _op_isinf_out,
+    isnan as _op_isnan,
+    isnan_out as _op_isnan_out,
+    kl_div as _op_kl_div,
+    kthvalue as _op_kthvalue,
+    kthvalue_values as _op_kthvalue_values,
+    l1_loss as _op_l1_loss,
+    layer_norm as _op_layer_norm,
+    le_Scalar as _op_le_Scalar,
+    le_Scalar_out as _op_le_Scalar_out,
+    le_Tensor as _op_le_Tensor,
+    le_Tensor_out as _op_le_Tensor_out,
+    le__Scalar as _op_le__Scalar,
+    le__Tensor as _op_le__Tensor,
+    leaky_relu as _op_leaky_relu,
+    leaky_relu_ as _op_leaky_relu_,
+    leaky_relu_out as _op_leaky_relu_out,
+    lerp_Scalar as _op_lerp_Scalar,
+    lerp_Scalar_out as _op_lerp_Scalar_out,
+    lerp_Tensor as _op_lerp_Tensor,
+    lerp_Tensor_out as _op_lerp_Tensor_out,
+    lerp__Scalar as _op_lerp__Scalar,
+    lerp__Tensor as _op_lerp__Tensor,
+    linalg_vector_norm as _op_linalg_vector_norm,
+    linalg_vector_norm_out as _op_linalg_vector_norm_out,
+    linear as _op_linear,
+    linear_out as _op_linear_out,
+    log as _op_log,
+    log10 as _op_log10,
+    log10_ as _op_log10_,
+    log10_out as _op_log10_out,
+    log1p as _op_log1p,
+    log1p_ as _op_log1p_,
+    log1p_out as _op_log1p_out,
+    log2 as _op_log2,
+    log2_ as _op_log2_,
+    log2_out as _op_log2_out,
+    log_ as _op_log_,
+    log_out as _op_log_out,
+    log_sigmoid as _op_log_sigmoid,
+    log_sigmoid_forward as _op_log_sigmoid_forward,
+    log_sigmoid_forward_output as _op_log_sigmoid_forward_output,
+    log_sigmoid_out as _op_log_sigmoid_out,
+    log_softmax_int as _op_log_softmax_int,
+    log_softmax_int_out as _op_log_softmax_int_out,
+    logaddexp as _op_logaddexp,
+    logaddexp_out as _op_logaddexp_out,
+    logical_and as _op_logical_and,
+    logical_and_ as _op_logical_and_,
+    logical_and_out as _op_logical_and_out,
+    logical_not as _op_logical_not,
+    logical_not_ as _op_logical_not_,
+    logical_not_out as _op_logical_not_out,
+    logical_or as _op_logical_or,
+    logical_or_ as _op_logical_or_,
+    logical_or_out as _op_logical_or_out,
+    logical_xor as _op_logical_xor,
+    logical_xor_ as _op_logical_xor_,
+    logical_xor_out as _op_logical_xor_out,
+    logsumexp as _op_logsumexp,
+    logsumexp_out as _op_logsumexp_out,
+    lt_Scalar as _op_lt_Scalar,
+    lt_Scalar_out as _op_lt_Scalar_out,
+    lt_Tensor as _op_lt_Tensor,
+    lt_Tensor_out as _op_lt_Tensor_out,
+    lt__Scalar as _op_lt__Scalar,
+    lt__Tensor as _op_lt__Tensor,
+    masked_fill_Scalar as _op_masked_fill_Scalar,
+    masked_fill_Tensor as _op_masked_fill_Tensor,
+    masked_fill__Scalar as _op_masked_fill__Scalar,
+    masked_fill__Tensor as _op_masked_fill__Tensor,
+    masked_scatter as _op_masked_scatter,
+    masked_scatter_ as _op_masked_scatter_,
+    masked_select as _op_masked_select,
+    masked_select_out as _op_masked_select_out,
+    matmul as _op_matmul,
+    matmul_out as _op_matmul_out,
+    max as _op_max,
+    max_dim as _op_max_dim,
+    max_dim_max as _op_max_dim_max,
+    max_other as _op_max_other,
+    max_out as _op_max_out,
+    max_pool2d as _op_max_pool2d,
+    max_pool2d_with_indices as _op_max_pool2d_with_indices,
+    max_pool2d_with_indices_out as _op_max_pool2d_with_indices_out,
+    max_unary_out as _op_max_unary_out,
+    maximum as _op_maximum,
+    maximum_out as _op_maximum_out,
+    mean as _op_mean,
+    mean_dim as _op_mean_dim,
+    mean_dtype_out as _op_mean_dtype_out,
+    mean_out as _op_mean_out,
+    min as _op_min,
+    min_dim as _op_min_dim,
+    min_dim_min as _op_min_dim_min,
+    min_other as _op_min_other,
+    min_out as _op_min_out,
+    min_unary_out as _op_min_unary_out,
+    minimum as _op_minimum,
+    minimum_out as _op_minimum_out,
+    mish as _op_mish,
+    mish_ as _op_mish_,
+    mish_out as _op_mish_out,
+    mm as _op_mm,
+    mm_out as _op_mm_out,
     moveaxis_int as _op_moveaxis_int,
     moveaxis_intlist as _op_moveaxis_intlist,
     movedim_int as _op_movedim_int,
     movedim_intlist as _op_movedim_intlist,
+    mse_loss as _op_mse_loss,
+    mse_loss_out as _op_mse_loss_out,
+    msort as _op_msort,
+    msort_out as _op_msort_out,
+    mul_Scalar as _op_mul_Scalar,
+    mul_Scalar_out as _op_mul_Scalar_out,
     mul_Tensor as _op_mul_Tensor,
+    mul__Scalar as _op_mul__Scalar,
     mul__Tensor as _op_mul__Tensor,
     mul_out as _op_mul_out,
+    multinomial as _op_multinomial,
+    multinomial_out as _op_multinomial_out,
+    mv as _op_mv,
+    mv_out as _op_mv_out,
+    nan_to_num as _op_nan_to_num,
+    nan_to_num_ as _op_nan_to_num_,
+    nan_to_num_out as _op_nan_to_num_out,
     narrow as _op_narrow,
+    narrow_copy as _op_narrow_copy,
+    narrow_copy_out as _op_narrow_copy_out,
+    native_batch_norm as _op_native_batch_norm,
+    native_dropout as _op_native_dropout,
+    native_group_norm as _op_native_group_norm,
+    native_layer_norm as _op_native_layer_norm,
+    ne_Scalar as _op_ne_Scalar,
+    ne_Scalar_out as _op_ne_Scalar_out,
+    ne_Tensor as _op_ne_Tensor,
+    ne_Tensor_out as _op_ne_Tensor_out,
+    ne__Scalar as _op_ne__Scalar,
+    ne__Tensor as _op_ne__Tensor,
+    neg as _op_neg,
+    neg_ as _op_neg_,
+    neg_out as _op_neg_out,
+    nll_loss as _op_nll_loss,
+    nll_loss2d as _op_nll_loss2d,
+    nll_loss2d_forward as _op_nll_loss2d_forward,
+    nll_loss2d_forward_output as _op_nll_loss2d_forward_output,
+    nll_loss2d_out as _op_nll_loss2d_out,
+    nll_loss_forward as _op_nll_loss_forward,
+    nll_loss_forward_output as _op_nll_loss_forward_output,
+    nll_loss_nd as _op_nll_loss_nd,
+    nll_loss_out as _op_nll_loss_out,
+    nonzero as _op_nonzero,
+    nonzero_out as _op_nonzero_out,
+    nonzero_static as _op_nonzero_static,
+    nonzero_static_out as _op_nonzero_static_out,
+    norm_Scalar as _op_norm_Scalar,
+    norm_ScalarOpt_dim as _op_norm_ScalarOpt_dim,
+    norm_ScalarOpt_dim_dtype as _op_norm_ScalarOpt_dim_dtype,
+    norm_ScalarOpt_dtype as _op_norm_ScalarOpt_dtype,
+    norm_ScalarOpt_dtype_out as _op_norm_ScalarOpt_dtype_out,
+    norm_Scalar_out as _op_norm_Scalar_out,
+    norm_dtype_out as _op_norm_dtype_out,
+    norm_out as _op_norm_out,
+    normal_ as _op_normal_,
+    one_hot as _op_one_hot,
+    outer as _op_outer,
+    outer_out as _op_outer_out,
+    pad as _op_pad,
     permute as _op_permute,
+    positive as _op_positive,
+    pow_Scalar as _op_pow_Scalar,
+    pow_Scalar_out as _op_pow_Scalar_out,
+    pow_Tensor_Scalar as _op_pow_Tensor_Scalar,
+    pow_Tensor_Scalar_out as _op_pow_Tensor_Scalar_out,
+    pow_Tensor_Tensor as _op_pow_Tensor_Tensor,
+    pow_Tensor_Tensor_out as _op_pow_Tensor_Tensor_out,
+    pow__Scalar as _op_pow__Scalar,
+    pow__Tensor as _op_pow__Tensor,
+    prod as _op_prod,
+    prod_dim_int as _op_prod_dim_int,
+    prod_int_out as _op_prod_int_out,
+    prod_out as _op_prod_out,
+    random_ as _op_random_,
+    random__from as _op_random__from,
+    random__to as _op_random__to,
+    reciprocal as _op_reciprocal,
+    reciprocal_ as _op_reciprocal_,
+    reciprocal_out as _op_reciprocal_out,
+    reflection_pad1d as _op_reflection_pad1d,
+    reflection_pad1d_out as _op_reflection_pad1d_out,
+    reflection_pad2d as _op_reflection_pad2d,
+    reflection_pad2d_out as _op_reflection_pad2d_out,
+    relu as _op_relu,
+    relu6 as _op_relu6,
+    relu6_ as _op_relu6_,
+    relu_ as _op_relu_,
+    remainder_Scalar as _op_remainder_Scalar,
+    remainder_Scalar_Tensor as _op_remainder_Scalar_Tensor,
+    remainder_Scalar_Tensor_out as _op_remainder_Scalar_Tensor_out,
+    remainder_Scalar_out as _op_remainder_Scalar_out,
+    remainder_Tensor as _op_remainder_Tensor,
+    remainder_Tensor_out as _op_remainder_Tensor_out,
+    remainder__Scalar as _op_remainder__Scalar,
+    remainder__Tensor as _op_remainder__Tensor,
+    repeat as _op_repeat,
+    repeat_interleave_Tensor as _op_repeat_interleave_Tensor,
+    repeat_interleave_self_Tensor as _op_repeat_interleave_self_Tensor,
+    repeat_interleave_self_int as _op_repeat_interleave_self_int,
+    replication_pad1d as _op_replication_pad1d,
+    replication_pad1d_out as _op_replication_pad1d_out,
+    replication_pad2d as _op_replication_pad2d,
+    replication_pad2d_out as _op_replication_pad2d_out,
     reshape as _op_reshape,
     reshape_as as _op_reshape_as,
+    rms_norm as _op_rms_norm,
+    roll as _op_roll,
+    rot90 as _op_rot90,
+    round as _op_round,
+    round_ as _op_round_,
+    round__decimals as _op_round__decimals,
+    round_decimals as _op_round_decimals,
+    round_decimals_out as _op_round_decimals_out,
+    round_out as _op_round_out,
+    rsqrt as _op_rsqrt,
+    rsqrt_ as _op_rsqrt_,
+    rsqrt_out as _op_rsqrt_out,
+    rsub_Scalar as _op_rsub_Scalar,
+    rsub_Scalar_out as _op_rsub_Scalar_out,
+    rsub_Tensor as _op_rsub_Tensor,
+    rsub_Tensor_out as _op_rsub_Tensor_out,
+    scaled_dot_product_attention as _op_scaled_dot_product_attention,
+    scatter__reduce as _op_scatter__reduce,
+    scatter__src as _op_scatter__src,
+    scatter__value as _op_scatter__value,
+    scatter__value_reduce as _op_scatter__value_reduce,
+    scatter_add as _op_scatter_add,
+    scatter_add_ as _op_scatter_add_,
+    scatter_add_out as _op_scatter_add_out,
+    scatter_reduce as _op_scatter_reduce,
+    scatter_reduce__two as _op_scatter_reduce__two,
+    scatter_reduce_out as _op_scatter_reduce_out,
+    scatter_reduce_two as _op_scatter_reduce_two,
+    scatter_reduce_two_out as _op_scatter_reduce_two_out,
+    scatter_src as _op_scatter_src,
+    scatter_src_out as _op_scatter_src_out,
+    scatter_value as _op_scatter_value,
+    scatter_value_out as _op_scatter_value_out,
+    scatter_value_reduce as _op_scatter_value_reduce,
+    scatter_value_reduce_out as _op_scatter_value_reduce_out,
+    searchsorted_Scalar as _op_searchsorted_Scalar,
+    searchsorted_Scalar_out as _op_searchsorted_Scalar_out,
+    searchsorted_Tensor as _op_searchsorted_Tensor,
+    searchsorted_Tensor_out as _op_searchsorted_Tensor_out,
     select_int as _op_select_int,
+    selu as _op_selu,
+    selu_ as _op_selu_,
+    sgn as _op_sgn,
+    sgn_ as _op_sgn_,
+    sgn_out as _op_sgn_out,
+    sigmoid as _op_sigmoid,
+    sigmoid_ as _op_sigmoid_,
+    sigmoid_out as _op_sigmoid_out,
+    sign as _op_sign,
+    sign_ as _op_sign_,
+    sign_out as _op_sign_out,
+    silu as _op_silu,
+    silu_ as _op_silu_,
+    silu_out as _op_silu_out,
     sin as _op_sin,
     sin_ as _op_sin_,
     sin_out as _op_sin_out,
+    sinh as _op_sinh,
+    sinh_ as _op_sinh_,
+    sinh_out as _op_sinh_out,
     slice_Tensor as _op_slice_Tensor,
+    smooth_l1_loss as _op_smooth_l1_loss,
+    smooth_l1_loss_out as _op_smooth_l1_loss_out,
+    softmax_int as _op_softmax_int,
+    softmax_int_out as _op_softmax_int_out,
+    softplus as _op_softplus,
+    softplus_out as _op_softplus_out,
+    sort as _op_sort,
+    sort_stable as _op_sort_stable,
+    sort_values as _op_sort_values,
+    sort_values_stable as _op_sort_values_stable,
     split_Tensor as _op_split_Tensor,
     split_with_sizes as _op_split_with_sizes,
+    sqrt as _op_sqrt,
+    sqrt_ as _op_sqrt_,
+    sqrt_out as _op_sqrt_out,
+    square as _op_square,
+    square_ as _op_square_,
+    square_out as _op_square_out,
     squeeze as _op_squeeze,
     squeeze_dim as _op_squeeze_dim,
     squeeze_dims as _op_squeeze_dims,
+    stack as _op_stack,
+    stack_out as _op_stack_out,
+    std as _op_std,
+    std_correction as _op_std_correction,
+    std_correction_out as _op_std_correction_out,
+    std_dim as _op_std_dim,
+    std_mean as _op_std_mean,
+    std_mean_correction as _op_std_mean_correction,
+    std_mean_correction_out as _op_std_mean_correction_out,
+    std_mean_dim as _op_std_mean_dim,
+    std_out as _op_std_out,
+    sub_Scalar as _op_sub_Scalar,
+    sub_Scalar_out as _op_sub_Scalar_out,
+    sub_Tensor as _op_sub_Tensor,
+    sub__Scalar as _op_sub__Scalar,
+    sub__Tensor as _op_sub__Tensor,
+    sub_out as _op_sub_out,
+    sum as _op_sum,
+    sum_IntList_out as _op_sum_IntList_out,
+    sum_dim_IntList as _op_sum_dim_IntList,
+    sum_out as _op_sum_out,
     swapaxes as _op_swapaxes,
     swapdims as _op_swapdims,
     t as _op_t,
+    take as _op_take,
+    take_along_dim as _op_take_along_dim,
+    take_along_dim_out as _op_take_along_dim_out,
+    take_out as _op_take_out,
+    tan as _op_tan,
+    tan_ as _op_tan_,
+    tan_out as _op_tan_out,
+    tanh as _op_tanh,
+    tanh_ as _op_tanh_,
+    tanh_out as _op_tanh_out,
     tensor_split_indices as _op_tensor_split_indices,
     tensor_split_sections as _op_tensor_split_sections,
+    threshold as _op_threshold,
+    threshold_ as _op_threshold_,
+    threshold_out as _op_threshold_out,
+    tile as _op_tile,
+    topk as _op_topk,
+    topk_values as _op_topk_values,
     transpose_int as _op_transpose_int,
+    tril as _op_tril,
+    tril_ as _op_tril_,
+    tril_out as _op_tril_out,
+    triu as _op_triu,
+    triu_ as _op_triu_,
+    triu_out as _op_triu_out,
+    true_divide_Scalar as _op_true_divide_Scalar,
+    true_divide_Tensor as _op_true_divide_Tensor,
+    true_divide__Scalar as _op_true_divide__Scalar,
+    true_divide__Tensor as _op_true_divide__Tensor,
+    true_divide_out as _op_true_divide_out,
+    trunc as _op_trunc,
+    trunc_ as _op_trunc_,
+    trunc_out as _op_trunc_out,
     unbind_int as _op_unbind_int,
     unflatten_int as _op_unflatten_int,
     unfold as _op_unfold,
+    uniform_ as _op_uniform_,
+    unique_consecutive as _op_unique_consecutive,
+    unique_dim as _op_unique_dim,
     unsqueeze as _op_unsqueeze,
+    var as _op_var,
+    var_correction as _op_var_correction,
+    var_correction_out as _op_var_correction_out,
+    var_dim as _op_var_dim,
+    var_mean as _op_var_mean,
+    var_mean_correction as _op_var_mean_correction,
+    var_mean_correction_out as _op_var_mean_correction_out,
+    var_mean_dim as _op_var_mean_dim,
+    var_out as _op_var_out,
+    vdot as _op_vdot,
+    vdot_out as _op_vdot_out,
     view as _op_view,
     view_as as _op_view_as,
     view_dtype as _op_view_dtype,
+    vstack as _op_vstack,
+    vstack_out as _op_vstack_out,
+    where_Scalar as _op_where_Scalar,
+    where_ScalarOther as _op_where_ScalarOther,
+    where_ScalarSelf as _op_where_ScalarSelf,
+    where_self as _op_where_self,
+    where_self_out as _op_where_self_out,
+    xlogy_OutScalar_Other as _op_xlogy_OutScalar_Other,
+    xlogy_OutScalar_Self as _op_xlogy_OutScalar_Self,
+    xlogy_OutTensor as _op_xlogy_OutTensor,
+    xlogy_Scalar_Other as _op_xlogy_Scalar_Other,
+    xlogy_Scalar_Self as _op_xlogy_Scalar_Self,
+    xlogy_Tensor as _op_xlogy_Tensor,
+    xlogy__Scalar_Other as _op_xlogy__Scalar_Other,
+    xlogy__Tensor as _op_xlogy__Tensor,
     zero_ as _op_zero_,
 )
 
+_rt_scaled_dot_product_flash_attention_for_cpu_0 = _return_type('_scaled_dot_product_flash_attention_for_cpu', ['output', 'logsumexp'])
+_rt_nll_loss_forward_1 = _return_type('nll_loss_forward', ['output', 'total_weight'])
+_rt_nll_loss2d_forward_2 = _return_type('nll_loss2d_forward', ['output', 'total_weight'])
+_rt_max_3 = _return_type('max', ['values', 'indices'])
+_rt_min_4 = _return_type('min', ['values', 'indices'])
+_rt_sort_5 = _return_type('sort', ['values', 'indices'])
+_rt_topk_6 = _return_type('topk', ['values', 'indices'])
+_rt_kthvalue_7 = _return_type('kthvalue', ['values', 'indices'])
 
 
-_sig_add = _Signatures('add', [
-    'add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)',
-], numbers_as_tensors=True, is_method=False)
+_sig_convolution = _Signatures('convolution', [
+    'convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups)',
+], numbers_as_tensors=False, is_method=False)
 
 
-def add(*args, **kwargs):
-    """add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)"""
-    i, a = _sig_add.parse(args, kwargs)
-    if a[3] is None:
-        return _wrap(_op_add_Tensor.call(a[0], a[1], a[2]))
-    return _wrap(_op_add_out.call(a[0], a[1], a[2], a[3]))
+def convolution(*args, **kwargs):
+    """convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups)"""
+    i, a = _sig_convolution.parse(args, kwargs)
+    return _wrap(_op_convolution.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]))
 
 
-_sig_mul = _Signatures('mul', [
-    'mul(Tensor input, Tensor other, *, Tensor? out=None)',
-], numbers_as_tensors=True, is_method=False)
+_sig__convolution = _Signatures('_convolution', [
+    '_convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32)',
+], numbers_as_tensors=False, is_method=False)
 
 
-def mul(*args, **kwargs):
-    """mul(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_mul.parse(args, kwargs)
+def _convolution(*args, **kwargs):
+    """_convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32)"""
+    i, a = _sig__convolution.parse(args, kwargs)
+    return _wrap(_op__convolution.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12]))
+
+
+_sig__convolution_mode = _Signatures('_convolution_mode', [
+    '_convolution_mode(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, str padding, SymInt[] dilation, SymInt groups)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _convolution_mode(*args, **kwargs):
+    """_convolution_mode(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, str padding, SymInt[] dilation, SymInt groups)"""
+    i, a = _sig__convolution_mode.parse(args, kwargs)
+    return _wrap(_op__convolution_mode.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+
+
+_sig_conv1d = _Signatures('conv1d', [
+    'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1)',
+    'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def conv1d(*args, **kwargs):
+    """conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1)"""
+    i, a = _sig_conv1d.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_conv1d.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+    elif i == 1:
+        return _wrap(_op_conv1d_padding.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+
+
+_sig_conv2d = _Signatures('conv2d', [
+    'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1)',
+    'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def conv2d(*args, **kwargs):
+    """conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1)"""
+    i, a = _sig_conv2d.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_conv2d.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+    elif i == 1:
+        return _wrap(_op_conv2d_padding.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+
+
+_sig_max_pool2d = _Signatures('max_pool2d', [
+    'max_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def max_pool2d(*args, **kwargs):
+    """max_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False)"""
+    i, a = _sig_max_pool2d.parse(args, kwargs)
+    return _wrap(_op_max_pool2d.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_max_pool2d_with_indices = _Signatures('max_pool2d_with_indices', [
+    'max_pool2d_with_indices(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def max_pool2d_with_indices(*args, **kwargs):
+    """max_pool2d_with_indices(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor[2]? out=None)"""
+    i, a = _sig_max_pool2d_with_indices.parse(args, kwargs)
+    if a[6] is None:
+        return _wrap_tuple(_op_max_pool2d_with_indices.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+    return _wrap_tuple(_op_max_pool2d_with_indices_out.call(a[0], a[1], a[2], a[3], a[4], a[5], *a[6]))
+
+
+_sig_avg_pool2d = _Signatures('avg_pool2d', [
+    'avg_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def avg_pool2d(*args, **kwargs):
+    """avg_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor? out=None)"""
+    i, a = _sig_avg_pool2d.parse(args, kwargs)
+    if a[7] is None:
+        return _wrap(_op_avg_pool2d.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+    return _wrap(_op_avg_pool2d_out.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
+
+
+_sig_adaptive_avg_pool2d = _Signatures('adaptive_avg_pool2d', [
+    'adaptive_avg_pool2d(Tensor input, SymInt[2] output_size, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def adaptive_avg_pool2d(*args, **kwargs):
+    """adaptive_avg_pool2d(Tensor input, SymInt[2] output_size, *, Tensor? out=None)"""
+    i, a = _sig_adaptive_avg_pool2d.parse(args, kwargs)
     if a[2] is None:
-        return _wrap(_op_mul_Tensor.call(a[0], a[1]))
-    return _wrap(_op_mul_out.call(a[0], a[1], a[2]))
+        return _wrap(_op_adaptive_avg_pool2d.call(a[0], a[1]))
+    return _wrap(_op_adaptive_avg_pool2d_out.call(a[0], a[1], a[2]))
+
+
+_sig__adaptive_avg_pool2d = _Signatures('_adaptive_avg_pool2d', [
+    '_adaptive_avg_pool2d(Tensor input, SymInt[2] output_size)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _adaptive_avg_pool2d(*args, **kwargs):
+    """_adaptive_avg_pool2d(Tensor input, SymInt[2] output_size)"""
+    i, a = _sig__adaptive_avg_pool2d.parse(args, kwargs)
+    return _wrap(_op__adaptive_avg_pool2d.call(a[0], a[1]))
+
+
+_sig_scaled_dot_product_attention = _Signatures('scaled_dot_product_attention', [
+    'scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def scaled_dot_product_attention(*args, **kwargs):
+    """scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False)"""
+    i, a = _sig_scaled_dot_product_attention.parse(args, kwargs)
+    return _wrap(_op_scaled_dot_product_attention.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
+
+
+_sig__fused_sdp_choice = _Signatures('_fused_sdp_choice', [
+    '_fused_sdp_choice(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _fused_sdp_choice(*args, **kwargs):
+    """_fused_sdp_choice(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False)"""
+    i, a = _sig__fused_sdp_choice.parse(args, kwargs)
+    return _op__fused_sdp_choice.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7])
+
+
+_sig__scaled_dot_product_attention_math = _Signatures('_scaled_dot_product_attention_math', [
+    '_scaled_dot_product_attention_math(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, Tensor? dropout_mask=None, *, float? scale=None, bool enable_gqa=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _scaled_dot_product_attention_math(*args, **kwargs):
+    """_scaled_dot_product_attention_math(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, Tensor? dropout_mask=None, *, float? scale=None, bool enable_gqa=False)"""
+    i, a = _sig__scaled_dot_product_attention_math.parse(args, kwargs)
+    return _wrap_tuple(_op__scaled_dot_product_attention_math.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]))
+
+
+_sig__scaled_dot_product_flash_attention_for_cpu = _Signatures('_scaled_dot_product_flash_attention_for_cpu', [
+    '_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _scaled_dot_product_flash_attention_for_cpu(*args, **kwargs):
+    """_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None)"""
+    i, a = _sig__scaled_dot_product_flash_attention_for_cpu.parse(args, kwargs)
+    return _make_rt(_rt_scaled_dot_product_flash_attention_for_cpu_0, _op__scaled_dot_product_flash_attention_for_cpu.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+
+
+_sig_masked_fill = _Signatures('masked_fill', [
+    'masked_fill(Tensor input, Tensor mask, Tensor value)',
+    'masked_fill(Tensor input, Tensor mask, Scalar value)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def masked_fill(*args, **kwargs):
+    """masked_fill(Tensor input, Tensor mask, Tensor value)"""
+    i, a = _sig_masked_fill.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_masked_fill_Tensor.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_masked_fill_Scalar.call(a[0], a[1], a[2]))
+
+
+_sig_masked_select = _Signatures('masked_select', [
+    'masked_select(Tensor input, Tensor mask, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def masked_select(*args, **kwargs):
+    """masked_select(Tensor input, Tensor mask, *, Tensor? out=None)"""
+    i, a = _sig_masked_select.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_masked_select.call(a[0], a[1]))
+    return _wrap(_op_masked_select_out.call(a[0], a[1], a[2]))
+
+
+_sig_masked_scatter = _Signatures('masked_scatter', [
+    'masked_scatter(Tensor input, Tensor mask, Tensor source)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def masked_scatter(*args, **kwargs):
+    """masked_scatter(Tensor input, Tensor mask, Tensor source)"""
+    i, a = _sig_masked_scatter.parse(args, kwargs)
+    return _wrap(_op_masked_scatter.call(a[0], a[1], a[2]))
+
+
+_sig_index_select = _Signatures('index_select', [
+    'index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def index_select(*args, **kwargs):
+    """index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None)"""
+    i, a = _sig_index_select.parse(args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_index_select.call(a[0], a[1], a[2]))
+    return _wrap(_op_index_select_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_gather = _Signatures('gather', [
+    'gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def gather(*args, **kwargs):
+    """gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None)"""
+    i, a = _sig_gather.parse(args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_gather.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_gather_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_take = _Signatures('take', [
+    'take(Tensor input, Tensor index, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def take(*args, **kwargs):
+    """take(Tensor input, Tensor index, *, Tensor? out=None)"""
+    i, a = _sig_take.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_take.call(a[0], a[1]))
+    return _wrap(_op_take_out.call(a[0], a[1], a[2]))
+
+
+_sig_take_along_dim = _Signatures('take_along_dim', [
+    'take_along_dim(Tensor input, Tensor indices, int? dim=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def take_along_dim(*args, **kwargs):
+    """take_along_dim(Tensor input, Tensor indices, int? dim=None, *, Tensor? out=None)"""
+    i, a = _sig_take_along_dim.parse(args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_take_along_dim.call(a[0], a[1], a[2]))
+    return _wrap(_op_take_along_dim_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_scatter = _Signatures('scatter', [
+    'scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)',
+    'scatter(Tensor input, int dim, Tensor index, Scalar value, *, Tensor? out=None)',
+    'scatter(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor? out=None)',
+    'scatter(Tensor input, int dim, Tensor index, Scalar value, *, str reduce, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def scatter(*args, **kwargs):
+    """scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)"""
+    i, a = _sig_scatter.parse(args, kwargs)
+    if i == 0:
+        if a[4] is None:
+            return _wrap(_op_scatter_src.call(a[0], a[1], a[2], a[3]))
+        return _wrap(_op_scatter_src_out.call(a[0], a[1], a[2], a[3], a[4]))
+    elif i == 1:
+        if a[4] is None:
+            return _wrap(_op_scatter_value.call(a[0], a[1], a[2], a[3]))
+        return _wrap(_op_scatter_value_out.call(a[0], a[1], a[2], a[3], a[4]))
+    elif i == 2:
+        if a[5] is None:
+            return _wrap(_op_scatter_reduce.call(a[0], a[1], a[2], a[3], a[4]))
+        return _wrap(_op_scatter_reduce_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+    elif i == 3:
+        if a[5] is None:
+            return _wrap(_op_scatter_value_reduce.call(a[0], a[1], a[2], a[3], a[4]))
+        return _wrap(_op_scatter_value_reduce_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_scatter_add = _Signatures('scatter_add', [
+    'scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def scatter_add(*args, **kwargs):
+    """scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)"""
+    i, a = _sig_scatter_add.parse(args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_scatter_add.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_scatter_add_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_scatter_reduce = _Signatures('scatter_reduce', [
+    'scatter_reduce(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def scatter_reduce(*args, **kwargs):
+    """scatter_reduce(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor? out=None)"""
+    i, a = _sig_scatter_reduce.parse(args, kwargs)
+    if a[6] is None:
+        return _wrap(_op_scatter_reduce_two.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+    return _wrap(_op_scatter_reduce_two_out.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+
+
+_sig_index_add = _Signatures('index_add', [
+    'index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def index_add(*args, **kwargs):
+    """index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor? out=None)"""
+    i, a = _sig_index_add.parse(args, kwargs)
+    if a[5] is None:
+        return _wrap(_op_index_add.call(a[0], a[1], a[2], a[3], a[4]))
+    return _wrap(_op_index_add_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_index_copy = _Signatures('index_copy', [
+    'index_copy(Tensor input, int dim, Tensor index, Tensor source, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def index_copy(*args, **kwargs):
+    """index_copy(Tensor input, int dim, Tensor index, Tensor source, *, Tensor? out=None)"""
+    i, a = _sig_index_copy.parse(args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_index_copy.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_index_copy_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_index_fill = _Signatures('index_fill', [
+    'index_fill(Tensor input, int dim, Tensor index, Tensor value)',
+    'index_fill(Tensor input, int dim, Tensor index, Scalar value)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def index_fill(*args, **kwargs):
+    """index_fill(Tensor input, int dim, Tensor index, Tensor value)"""
+    i, a = _sig_index_fill.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_index_fill_int_Tensor.call(a[0], a[1], a[2], a[3]))
+    elif i == 1:
+        return _wrap(_op_index_fill_int_Scalar.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_index_put_ = _Signatures('index_put_', [
+    'index_put_(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def index_put_(*args, **kwargs):
+    """index_put_(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False)"""
+    i, a = _sig_index_put_.parse(args, kwargs)
+    return _wrap(_op_index_put_.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_index_put = _Signatures('index_put', [
+    'index_put(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def index_put(*args, **kwargs):
+    """index_put(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False)"""
+    i, a = _sig_index_put.parse(args, kwargs)
+    return _wrap(_op_index_put.call(a[0], a[1], a[2], a[3]))
+
+
+_sig__index_put_impl_ = _Signatures('_index_put_impl_', [
+    '_index_put_impl_(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _index_put_impl_(*args, **kwargs):
+    """_index_put_impl_(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False)"""
+    i, a = _sig__index_put_impl_.parse(args, kwargs)
+    return _wrap(_op__index_put_impl_.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_one_hot = _Signatures('one_hot', [
+    'one_hot(Tensor input, int num_classes=-1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def one_hot(*args, **kwargs):
+    """one_hot(Tensor input, int num_classes=-1)"""
+    i, a = _sig_one_hot.parse(args, kwargs)
+    return _wrap(_op_one_hot.call(a[0], a[1]))
+
+
+_sig_mm = _Signatures('mm', [
+    'mm(Tensor input, Tensor mat2, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def mm(*args, **kwargs):
+    """mm(Tensor input, Tensor mat2, *, Tensor? out=None)"""
+    i, a = _sig_mm.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_mm.call(a[0], a[1]))
+    return _wrap(_op_mm_out.call(a[0], a[1], a[2]))
+
+
+_sig_bmm = _Signatures('bmm', [
+    'bmm(Tensor input, Tensor mat2, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def bmm(*args, **kwargs):
+    """bmm(Tensor input, Tensor mat2, *, Tensor? out=None)"""
+    i, a = _sig_bmm.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_bmm.call(a[0], a[1]))
+    return _wrap(_op_bmm_out.call(a[0], a[1], a[2]))
+
+
+_sig_addmm = _Signatures('addmm', [
+    'addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def addmm(*args, **kwargs):
+    """addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"""
+    i, a = _sig_addmm.parse(args, kwargs)
+    if a[5] is None:
+        return _wrap(_op_addmm.call(a[0], a[1], a[2], a[3], a[4]))
+    return _wrap(_op_addmm_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_baddbmm = _Signatures('baddbmm', [
+    'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def baddbmm(*args, **kwargs):
+    """baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"""
+    i, a = _sig_baddbmm.parse(args, kwargs)
+    if a[5] is None:
+        return _wrap(_op_baddbmm.call(a[0], a[1], a[2], a[3], a[4]))
+    return _wrap(_op_baddbmm_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_addbmm = _Signatures('addbmm', [
+    'addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def addbmm(*args, **kwargs):
+    """addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"""
+    i, a = _sig_addbmm.parse(args, kwargs)
+    if a[5] is None:
+        return _wrap(_op_addbmm.call(a[0], a[1], a[2], a[3], a[4]))
+    return _wrap(_op_addbmm_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_addmv = _Signatures('addmv', [
+    'addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def addmv(*args, **kwargs):
+    """addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"""
+    i, a = _sig_addmv.parse(args, kwargs)
+    if a[5] is None:
+        return _wrap(_op_addmv.call(a[0], a[1], a[2], a[3], a[4]))
+    return _wrap(_op_addmv_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_addmv_ = _Signatures('addmv_', [
+    'addmv_(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def addmv_(*args, **kwargs):
+    """addmv_(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)"""
+    i, a = _sig_addmv_.parse(args, kwargs)
+    return _wrap(_op_addmv_.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_mv = _Signatures('mv', [
+    'mv(Tensor input, Tensor vec, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def mv(*args, **kwargs):
+    """mv(Tensor input, Tensor vec, *, Tensor? out=None)"""
+    i, a = _sig_mv.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_mv.call(a[0], a[1]))
+    return _wrap(_op_mv_out.call(a[0], a[1], a[2]))
+
+
+_sig_dot = _Signatures('dot', [
+    'dot(Tensor input, Tensor tensor, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def dot(*args, **kwargs):
+    """dot(Tensor input, Tensor tensor, *, Tensor? out=None)"""
+    i, a = _sig_dot.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_dot.call(a[0], a[1]))
+    return _wrap(_op_dot_out.call(a[0], a[1], a[2]))
+
+
+_sig_vdot = _Signatures('vdot', [
+    'vdot(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def vdot(*args, **kwargs):
+    """vdot(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_vdot.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_vdot.call(a[0], a[1]))
+    return _wrap(_op_vdot_out.call(a[0], a[1], a[2]))
+
+
+_sig_matmul = _Signatures('matmul', [
+    'matmul(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def matmul(*args, **kwargs):
+    """matmul(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_matmul.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_matmul.call(a[0], a[1]))
+    return _wrap(_op_matmul_out.call(a[0], a[1], a[2]))
+
+
+_sig_linear = _Signatures('linear', [
+    'linear(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linear(*args, **kwargs):
+    """linear(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor? out=None)"""
+    i, a = _sig_linear.parse(args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_linear.call(a[0], a[1], a[2]))
+    return _wrap(_op_linear_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_outer = _Signatures('outer', [
+    'outer(Tensor input, Tensor vec2, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def outer(*args, **kwargs):
+    """outer(Tensor input, Tensor vec2, *, Tensor? out=None)"""
+    i, a = _sig_outer.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_outer.call(a[0], a[1]))
+    return _wrap(_op_outer_out.call(a[0], a[1], a[2]))
+
+
+_sig_ger = _Signatures('ger', [
+    'ger(Tensor input, Tensor vec2, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def ger(*args, **kwargs):
+    """ger(Tensor input, Tensor vec2, *, Tensor? out=None)"""
+    i, a = _sig_ger.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_ger.call(a[0], a[1]))
+    return _wrap(_op_ger_out.call(a[0], a[1], a[2]))
+
+
+_sig_einsum = _Signatures('einsum', [
+    'einsum(str equation, Tensor[] tensors, *, int[]? path=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def einsum(*args, **kwargs):
+    """einsum(str equation, Tensor[] tensors, *, int[]? path=None)"""
+    i, a = _sig_einsum.parse(args, kwargs)
+    return _wrap(_op_einsum.call(a[0], a[1], a[2]))
+
+
+_sig_softmax = _Signatures('softmax', [
+    'softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def softmax(*args, **kwargs):
+    """softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None)"""
+    i, a = _sig_softmax.parse(args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_softmax_int.call(a[0], a[1], a[2]))
+    return _wrap(_op_softmax_int_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig__softmax = _Signatures('_softmax', [
+    '_softmax(Tensor input, int dim, bool half_to_float, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _softmax(*args, **kwargs):
+    """_softmax(Tensor input, int dim, bool half_to_float, *, Tensor? out=None)"""
+    i, a = _sig__softmax.parse(args, kwargs)
+    if a[3] is None:
+        return _wrap(_op__softmax.call(a[0], a[1], a[2]))
+    return _wrap(_op__softmax_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_log_softmax = _Signatures('log_softmax', [
+    'log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def log_softmax(*args, **kwargs):
+    """log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None)"""
+    i, a = _sig_log_softmax.parse(args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_log_softmax_int.call(a[0], a[1], a[2]))
+    return _wrap(_op_log_softmax_int_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig__log_softmax = _Signatures('_log_softmax', [
+    '_log_softmax(Tensor input, int dim, bool half_to_float, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _log_softmax(*args, **kwargs):
+    """_log_softmax(Tensor input, int dim, bool half_to_float, *, Tensor? out=None)"""
+    i, a = _sig__log_softmax.parse(args, kwargs)
+    if a[3] is None:
+        return _wrap(_op__log_softmax.call(a[0], a[1], a[2]))
+    return _wrap(_op__log_softmax_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_relu = _Signatures('relu', [
+    'relu(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def relu(*args, **kwargs):
+    """relu(Tensor input)"""
+    i, a = _sig_relu.parse(args, kwargs)
+    return _wrap(_op_relu.call(a[0]))
+
+
+_sig_relu_ = _Signatures('relu_', [
+    'relu_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def relu_(*args, **kwargs):
+    """relu_(Tensor input)"""
+    i, a = _sig_relu_.parse(args, kwargs)
+    return _wrap(_op_relu_.call(a[0]))
+
+
+_sig_relu6 = _Signatures('relu6', [
+    'relu6(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def relu6(*args, **kwargs):
+    """relu6(Tensor input)"""
+    i, a = _sig_relu6.parse(args, kwargs)
+    return _wrap(_op_relu6.call(a[0]))
+
+
+_sig_relu6_ = _Signatures('relu6_', [
+    'relu6_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def relu6_(*args, **kwargs):
+    """relu6_(Tensor input)"""
+    i, a = _sig_relu6_.parse(args, kwargs)
+    return _wrap(_op_relu6_.call(a[0]))
+
+
+_sig_gelu_ = _Signatures('gelu_', [
+    "gelu_(Tensor input, *, str approximate='none')",
+], numbers_as_tensors=False, is_method=False)
+
+
+def gelu_(*args, **kwargs):
+    """gelu_(Tensor input, *, str approximate='none')"""
+    i, a = _sig_gelu_.parse(args, kwargs)
+    return _wrap(_op_gelu_.call(a[0], a[1]))
+
+
+_sig_gelu = _Signatures('gelu', [
+    "gelu(Tensor input, *, str approximate='none', Tensor? out=None)",
+], numbers_as_tensors=False, is_method=False)
+
+
+def gelu(*args, **kwargs):
+    """gelu(Tensor input, *, str approximate='none', Tensor? out=None)"""
+    i, a = _sig_gelu.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_gelu.call(a[0], a[1]))
+    return _wrap(_op_gelu_out.call(a[0], a[1], a[2]))
+
+
+_sig_silu = _Signatures('silu', [
+    'silu(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def silu(*args, **kwargs):
+    """silu(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_silu.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_silu.call(a[0]))
+    return _wrap(_op_silu_out.call(a[0], a[1]))
+
+
+_sig_silu_ = _Signatures('silu_', [
+    'silu_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def silu_(*args, **kwargs):
+    """silu_(Tensor input)"""
+    i, a = _sig_silu_.parse(args, kwargs)
+    return _wrap(_op_silu_.call(a[0]))
+
+
+_sig_mish = _Signatures('mish', [
+    'mish(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def mish(*args, **kwargs):
+    """mish(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_mish.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_mish.call(a[0]))
+    return _wrap(_op_mish_out.call(a[0], a[1]))
+
+
+_sig_mish_ = _Signatures('mish_', [
+    'mish_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def mish_(*args, **kwargs):
+    """mish_(Tensor input)"""
+    i, a = _sig_mish_.parse(args, kwargs)
+    return _wrap(_op_mish_.call(a[0]))
+
+
+_sig_softplus = _Signatures('softplus', [
+    'softplus(Tensor input, Scalar beta=1, Scalar threshold=20, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def softplus(*args, **kwargs):
+    """softplus(Tensor input, Scalar beta=1, Scalar threshold=20, *, Tensor? out=None)"""
+    i, a = _sig_softplus.parse(args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_softplus.call(a[0], a[1], a[2]))
+    return _wrap(_op_softplus_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_elu = _Signatures('elu', [
+    'elu(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def elu(*args, **kwargs):
+    """elu(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor? out=None)"""
+    i, a = _sig_elu.parse(args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_elu.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_elu_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_elu_ = _Signatures('elu_', [
+    'elu_(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def elu_(*args, **kwargs):
+    """elu_(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1)"""
+    i, a = _sig_elu_.parse(args, kwargs)
+    return _wrap(_op_elu_.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_selu = _Signatures('selu', [
+    'selu(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def selu(*args, **kwargs):
+    """selu(Tensor input)"""
+    i, a = _sig_selu.parse(args, kwargs)
+    return _wrap(_op_selu.call(a[0]))
+
+
+_sig_selu_ = _Signatures('selu_', [
+    'selu_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def selu_(*args, **kwargs):
+    """selu_(Tensor input)"""
+    i, a = _sig_selu_.parse(args, kwargs)
+    return _wrap(_op_selu_.call(a[0]))
+
+
+_sig_celu = _Signatures('celu', [
+    'celu(Tensor input, Scalar alpha=1.0)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def celu(*args, **kwargs):
+    """celu(Tensor input, Scalar alpha=1.0)"""
+    i, a = _sig_celu.parse(args, kwargs)
+    return _wrap(_op_celu.call(a[0], a[1]))
+
+
+_sig_celu_ = _Signatures('celu_', [
+    'celu_(Tensor input, Scalar alpha=1.0)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def celu_(*args, **kwargs):
+    """celu_(Tensor input, Scalar alpha=1.0)"""
+    i, a = _sig_celu_.parse(args, kwargs)
+    return _wrap(_op_celu_.call(a[0], a[1]))
+
+
+_sig_leaky_relu = _Signatures('leaky_relu', [
+    'leaky_relu(Tensor input, Scalar negative_slope=0.01, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def leaky_relu(*args, **kwargs):
+    """leaky_relu(Tensor input, Scalar negative_slope=0.01, *, Tensor? out=None)"""
+    i, a = _sig_leaky_relu.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_leaky_relu.call(a[0], a[1]))
+    return _wrap(_op_leaky_relu_out.call(a[0], a[1], a[2]))
+
+
+_sig_leaky_relu_ = _Signatures('leaky_relu_', [
+    'leaky_relu_(Tensor input, Scalar negative_slope=0.01)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def leaky_relu_(*args, **kwargs):
+    """leaky_relu_(Tensor input, Scalar negative_slope=0.01)"""
+    i, a = _sig_leaky_relu_.parse(args, kwargs)
+    return _wrap(_op_leaky_relu_.call(a[0], a[1]))
+
+
+_sig_hardtanh = _Signatures('hardtanh', [
+    'hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def hardtanh(*args, **kwargs):
+    """hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1, *, Tensor? out=None)"""
+    i, a = _sig_hardtanh.parse(args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_hardtanh.call(a[0], a[1], a[2]))
+    return _wrap(_op_hardtanh_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_hardtanh_ = _Signatures('hardtanh_', [
+    'hardtanh_(Tensor input, Scalar min_val=-1, Scalar max_val=1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def hardtanh_(*args, **kwargs):
+    """hardtanh_(Tensor input, Scalar min_val=-1, Scalar max_val=1)"""
+    i, a = _sig_hardtanh_.parse(args, kwargs)
+    return _wrap(_op_hardtanh_.call(a[0], a[1], a[2]))
+
+
+_sig_hardsigmoid = _Signatures('hardsigmoid', [
+    'hardsigmoid(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def hardsigmoid(*args, **kwargs):
+    """hardsigmoid(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_hardsigmoid.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_hardsigmoid.call(a[0]))
+    return _wrap(_op_hardsigmoid_out.call(a[0], a[1]))
+
+
+_sig_hardsigmoid_ = _Signatures('hardsigmoid_', [
+    'hardsigmoid_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def hardsigmoid_(*args, **kwargs):
+    """hardsigmoid_(Tensor input)"""
+    i, a = _sig_hardsigmoid_.parse(args, kwargs)
+    return _wrap(_op_hardsigmoid_.call(a[0]))
+
+
+_sig_hardswish = _Signatures('hardswish', [
+    'hardswish(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def hardswish(*args, **kwargs):
+    """hardswish(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_hardswish.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_hardswish.call(a[0]))
+    return _wrap(_op_hardswish_out.call(a[0], a[1]))
+
+
+_sig_hardswish_ = _Signatures('hardswish_', [
+    'hardswish_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def hardswish_(*args, **kwargs):
+    """hardswish_(Tensor input)"""
+    i, a = _sig_hardswish_.parse(args, kwargs)
+    return _wrap(_op_hardswish_.call(a[0]))
+
+
+_sig_threshold = _Signatures('threshold', [
+    'threshold(Tensor input, Scalar threshold, Scalar value, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def threshold(*args, **kwargs):
+    """threshold(Tensor input, Scalar threshold, Scalar value, *, Tensor? out=None)"""
+    i, a = _sig_threshold.parse(args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_threshold.call(a[0], a[1], a[2]))
+    return _wrap(_op_threshold_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_threshold_ = _Signatures('threshold_', [
+    'threshold_(Tensor input, Scalar threshold, Scalar value)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def threshold_(*args, **kwargs):
+    """threshold_(Tensor input, Scalar threshold, Scalar value)"""
+    i, a = _sig_threshold_.parse(args, kwargs)
+    return _wrap(_op_threshold_.call(a[0], a[1], a[2]))
+
+
+_sig_log_sigmoid = _Signatures('log_sigmoid', [
+    'log_sigmoid(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def log_sigmoid(*args, **kwargs):
+    """log_sigmoid(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_log_sigmoid.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_log_sigmoid.call(a[0]))
+    return _wrap(_op_log_sigmoid_out.call(a[0], a[1]))
+
+
+_sig_glu = _Signatures('glu', [
+    'glu(Tensor input, int dim=-1, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def glu(*args, **kwargs):
+    """glu(Tensor input, int dim=-1, *, Tensor? out=None)"""
+    i, a = _sig_glu.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_glu.call(a[0], a[1]))
+    return _wrap(_op_glu_out.call(a[0], a[1], a[2]))
+
+
+_sig_layer_norm = _Signatures('layer_norm', [
+    'layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def layer_norm(*args, **kwargs):
+    """layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True)"""
+    i, a = _sig_layer_norm.parse(args, kwargs)
+    return _wrap(_op_layer_norm.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_native_layer_norm = _Signatures('native_layer_norm', [
+    'native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def native_layer_norm(*args, **kwargs):
+    """native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps)"""
+    i, a = _sig_native_layer_norm.parse(args, kwargs)
+    return _wrap_tuple(_op_native_layer_norm.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_rms_norm = _Signatures('rms_norm', [
+    'rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def rms_norm(*args, **kwargs):
+    """rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None)"""
+    i, a = _sig_rms_norm.parse(args, kwargs)
+    return _wrap(_op_rms_norm.call(a[0], a[1], a[2], a[3]))
+
+
+_sig__fused_rms_norm = _Signatures('_fused_rms_norm', [
+    '_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _fused_rms_norm(*args, **kwargs):
+    """_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps)"""
+    i, a = _sig__fused_rms_norm.parse(args, kwargs)
+    return _wrap_tuple(_op__fused_rms_norm.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_batch_norm = _Signatures('batch_norm', [
+    'batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def batch_norm(*args, **kwargs):
+    """batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled)"""
+    i, a = _sig_batch_norm.parse(args, kwargs)
+    return _wrap(_op_batch_norm.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]))
+
+
+_sig_native_batch_norm = _Signatures('native_batch_norm', [
+    'native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def native_batch_norm(*args, **kwargs):
+    """native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps)"""
+    i, a = _sig_native_batch_norm.parse(args, kwargs)
+    return _wrap_tuple(_op_native_batch_norm.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
+
+
+_sig__native_batch_norm_legit = _Signatures('_native_batch_norm_legit', [
+    '_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, bool training, float momentum, float eps)',
+    '_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _native_batch_norm_legit(*args, **kwargs):
+    """_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, bool training, float momentum, float eps)"""
+    i, a = _sig__native_batch_norm_legit.parse(args, kwargs)
+    if i == 0:
+        return _wrap_tuple(_op__native_batch_norm_legit.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
+    elif i == 1:
+        return _wrap_tuple(_op__native_batch_norm_legit_no_stats.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig__native_batch_norm_legit_no_training = _Signatures('_native_batch_norm_legit_no_training', [
+    '_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _native_batch_norm_legit_no_training(*args, **kwargs):
+    """_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps)"""
+    i, a = _sig__native_batch_norm_legit_no_training.parse(args, kwargs)
+    return _wrap_tuple(_op__native_batch_norm_legit_no_training.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+
+
+_sig_group_norm = _Signatures('group_norm', [
+    'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def group_norm(*args, **kwargs):
+    """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True)"""
+    i, a = _sig_group_norm.parse(args, kwargs)
+    return _wrap(_op_group_norm.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_native_group_norm = _Signatures('native_group_norm', [
+    'native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def native_group_norm(*args, **kwargs):
+    """native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps)"""
+    i, a = _sig_native_group_norm.parse(args, kwargs)
+    return _wrap_tuple(_op_native_group_norm.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
+
+
+_sig_dropout = _Signatures('dropout', [
+    'dropout(Tensor input, float p, bool train)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def dropout(*args, **kwargs):
+    """dropout(Tensor input, float p, bool train)"""
+    i, a = _sig_dropout.parse(args, kwargs)
+    return _wrap(_op_dropout.call(a[0], a[1], a[2]))
+
+
+_sig_dropout_ = _Signatures('dropout_', [
+    'dropout_(Tensor input, float p, bool train)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def dropout_(*args, **kwargs):
+    """dropout_(Tensor input, float p, bool train)"""
+    i, a = _sig_dropout_.parse(args, kwargs)
+    return _wrap(_op_dropout_.call(a[0], a[1], a[2]))
+
+
+_sig_native_dropout = _Signatures('native_dropout', [
+    'native_dropout(Tensor input, float p, bool? train)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def native_dropout(*args, **kwargs):
+    """native_dropout(Tensor input, float p, bool? train)"""
+    i, a = _sig_native_dropout.parse(args, kwargs)
+    return _wrap_tuple(_op_native_dropout.call(a[0], a[1], a[2]))
+
+
+_sig_embedding = _Signatures('embedding', [
+    'embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def embedding(*args, **kwargs):
+    """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)"""
+    i, a = _sig_embedding.parse(args, kwargs)
+    return _wrap(_op_embedding.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_embedding_renorm_ = _Signatures('embedding_renorm_', [
+    'embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def embedding_renorm_(*args, **kwargs):
+    """embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type)"""
+    i, a = _sig_embedding_renorm_.parse(args, kwargs)
+    return _wrap(_op_embedding_renorm_.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_cross_entropy_loss = _Signatures('cross_entropy_loss', [
+    'cross_entropy_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def cross_entropy_loss(*args, **kwargs):
+    """cross_entropy_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0)"""
+    i, a = _sig_cross_entropy_loss.parse(args, kwargs)
+    return _wrap(_op_cross_entropy_loss.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_nll_loss_nd = _Signatures('nll_loss_nd', [
+    'nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def nll_loss_nd(*args, **kwargs):
+    """nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100)"""
+    i, a = _sig_nll_loss_nd.parse(args, kwargs)
+    return _wrap(_op_nll_loss_nd.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_nll_loss = _Signatures('nll_loss', [
+    'nll_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def nll_loss(*args, **kwargs):
+    """nll_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor? out=None)"""
+    i, a = _sig_nll_loss.parse(args, kwargs)
+    if a[5] is None:
+        return _wrap(_op_nll_loss.call(a[0], a[1], a[2], a[3], a[4]))
+    return _wrap(_op_nll_loss_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_nll_loss_forward = _Signatures('nll_loss_forward', [
+    'nll_loss_forward(Tensor input, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def nll_loss_forward(*args, **kwargs):
+    """nll_loss_forward(Tensor input, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor[2]? out=None)"""
+    i, a = _sig_nll_loss_forward.parse(args, kwargs)
+    if a[5] is None:
+        return _make_rt(_rt_nll_loss_forward_1, _op_nll_loss_forward.call(a[0], a[1], a[2], a[3], a[4]))
+    return _wrap_tuple(_op_nll_loss_forward_output.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
+
+
+_sig_nll_loss2d = _Signatures('nll_loss2d', [
+    'nll_loss2d(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def nll_loss2d(*args, **kwargs):
+    """nll_loss2d(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor? out=None)"""
+    i, a = _sig_nll_loss2d.parse(args, kwargs)
+    if a[5] is None:
+        return _wrap(_op_nll_loss2d.call(a[0], a[1], a[2], a[3], a[4]))
+    return _wrap(_op_nll_loss2d_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_nll_loss2d_forward = _Signatures('nll_loss2d_forward', [
+    'nll_loss2d_forward(Tensor input, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def nll_loss2d_forward(*args, **kwargs):
+    """nll_loss2d_forward(Tensor input, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor[2]? out=None)"""
+    i, a = _sig_nll_loss2d_forward.parse(args, kwargs)
+    if a[5] is None:
+        return _make_rt(_rt_nll_loss2d_forward_2, _op_nll_loss2d_forward.call(a[0], a[1], a[2], a[3], a[4]))
+    return _wrap_tuple(_op_nll_loss2d_forward_output.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
+
+
+_sig_mse_loss = _Signatures('mse_loss', [
+    'mse_loss(Tensor input, Tensor target, int reduction=Mean, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def mse_loss(*args, **kwargs):
+    """mse_loss(Tensor input, Tensor target, int reduction=Mean, *, Tensor? out=None)"""
+    i, a = _sig_mse_loss.parse(args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_mse_loss.call(a[0], a[1], a[2]))
+    return _wrap(_op_mse_loss_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_l1_loss = _Signatures('l1_loss', [
+    'l1_loss(Tensor input, Tensor target, int reduction=Mean)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def l1_loss(*args, **kwargs):
+    """l1_loss(Tensor input, Tensor target, int reduction=Mean)"""
+    i, a = _sig_l1_loss.parse(args, kwargs)
+    return _wrap(_op_l1_loss.call(a[0], a[1], a[2]))
+
+
+_sig_smooth_l1_loss = _Signatures('smooth_l1_loss', [
+    'smooth_l1_loss(Tensor input, Tensor target, int reduction=Mean, float beta=1.0, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def smooth_l1_loss(*args, **kwargs):
+    """smooth_l1_loss(Tensor input, Tensor target, int reduction=Mean, float beta=1.0, *, Tensor? out=None)"""
+    i, a = _sig_smooth_l1_loss.parse(args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_smooth_l1_loss.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_smooth_l1_loss_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_huber_loss = _Signatures('huber_loss', [
+    'huber_loss(Tensor input, Tensor target, int reduction=Mean, float delta=1.0, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def huber_loss(*args, **kwargs):
+    """huber_loss(Tensor input, Tensor target, int reduction=Mean, float delta=1.0, *, Tensor? out=None)"""
+    i, a = _sig_huber_loss.parse(args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_huber_loss.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_huber_loss_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_binary_cross_entropy = _Signatures('binary_cross_entropy', [
+    'binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def binary_cross_entropy(*args, **kwargs):
+    """binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor? out=None)"""
+    i, a = _sig_binary_cross_entropy.parse(args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_binary_cross_entropy.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_binary_cross_entropy_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_binary_cross_entropy_with_logits = _Signatures('binary_cross_entropy_with_logits', [
+    'binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def binary_cross_entropy_with_logits(*args, **kwargs):
+    """binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean)"""
+    i, a = _sig_binary_cross_entropy_with_logits.parse(args, kwargs)
+    return _wrap(_op_binary_cross_entropy_with_logits.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_kl_div = _Signatures('kl_div', [
+    'kl_div(Tensor input, Tensor target, int reduction=Mean, *, bool log_target=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def kl_div(*args, **kwargs):
+    """kl_div(Tensor input, Tensor target, int reduction=Mean, *, bool log_target=False)"""
+    i, a = _sig_kl_div.parse(args, kwargs)
+    return _wrap(_op_kl_div.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_abs = _Signatures('abs', [
+    'abs(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def abs(*args, **kwargs):
+    """abs(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_abs.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_abs.call(a[0]))
+    return _wrap(_op_abs_out.call(a[0], a[1]))
+
+
+_sig_abs_ = _Signatures('abs_', [
+    'abs_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def abs_(*args, **kwargs):
+    """abs_(Tensor input)"""
+    i, a = _sig_abs_.parse(args, kwargs)
+    return _wrap(_op_abs_.call(a[0]))
+
+
+_sig_neg = _Signatures('neg', [
+    'neg(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def neg(*args, **kwargs):
+    """neg(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_neg.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_neg.call(a[0]))
+    return _wrap(_op_neg_out.call(a[0], a[1]))
+
+
+_sig_neg_ = _Signatures('neg_', [
+    'neg_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def neg_(*args, **kwargs):
+    """neg_(Tensor input)"""
+    i, a = _sig_neg_.parse(args, kwargs)
+    return _wrap(_op_neg_.call(a[0]))
+
+
+_sig_sign = _Signatures('sign', [
+    'sign(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def sign(*args, **kwargs):
+    """sign(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_sign.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_sign.call(a[0]))
+    return _wrap(_op_sign_out.call(a[0], a[1]))
+
+
+_sig_sgn = _Signatures('sgn', [
+    'sgn(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def sgn(*args, **kwargs):
+    """sgn(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_sgn.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_sgn.call(a[0]))
+    return _wrap(_op_sgn_out.call(a[0], a[1]))
+
+
+_sig_exp = _Signatures('exp', [
+    'exp(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def exp(*args, **kwargs):
+    """exp(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_exp.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_exp.call(a[0]))
+    return _wrap(_op_exp_out.call(a[0], a[1]))
+
+
+_sig_exp_ = _Signatures('exp_', [
+    'exp_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def exp_(*args, **kwargs):
+    """exp_(Tensor input)"""
+    i, a = _sig_exp_.parse(args, kwargs)
+    return _wrap(_op_exp_.call(a[0]))
+
+
+_sig_exp2 = _Signatures('exp2', [
+    'exp2(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def exp2(*args, **kwargs):
+    """exp2(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_exp2.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_exp2.call(a[0]))
+    return _wrap(_op_exp2_out.call(a[0], a[1]))
+
+
+_sig_exp2_ = _Signatures('exp2_', [
+    'exp2_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def exp2_(*args, **kwargs):
+    """exp2_(Tensor input)"""
+    i, a = _sig_exp2_.parse(args, kwargs)
+    return _wrap(_op_exp2_.call(a[0]))
+
+
+_sig_expm1 = _Signatures('expm1', [
+    'expm1(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def expm1(*args, **kwargs):
+    """expm1(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_expm1.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_expm1.call(a[0]))
+    return _wrap(_op_expm1_out.call(a[0], a[1]))
+
+
+_sig_expm1_ = _Signatures('expm1_', [
+    'expm1_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def expm1_(*args, **kwargs):
+    """expm1_(Tensor input)"""
+    i, a = _sig_expm1_.parse(args, kwargs)
+    return _wrap(_op_expm1_.call(a[0]))
+
+
+_sig_log = _Signatures('log', [
+    'log(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def log(*args, **kwargs):
+    """log(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_log.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_log.call(a[0]))
+    return _wrap(_op_log_out.call(a[0], a[1]))
+
+
+_sig_log_ = _Signatures('log_', [
+    'log_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def log_(*args, **kwargs):
+    """log_(Tensor input)"""
+    i, a = _sig_log_.parse(args, kwargs)
+    return _wrap(_op_log_.call(a[0]))
+
+
+_sig_log2 = _Signatures('log2', [
+    'log2(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def log2(*args, **kwargs):
+    """log2(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_log2.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_log2.call(a[0]))
+    return _wrap(_op_log2_out.call(a[0], a[1]))
+
+
+_sig_log2_ = _Signatures('log2_', [
+    'log2_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def log2_(*args, **kwargs):
+    """log2_(Tensor input)"""
+    i, a = _sig_log2_.parse(args, kwargs)
+    return _wrap(_op_log2_.call(a[0]))
+
+
+_sig_log10 = _Signatures('log10', [
+    'log10(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def log10(*args, **kwargs):
+    """log10(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_log10.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_log10.call(a[0]))
+    return _wrap(_op_log10_out.call(a[0], a[1]))
+
+
+_sig_log10_ = _Signatures('log10_', [
+    'log10_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def log10_(*args, **kwargs):
+    """log10_(Tensor input)"""
+    i, a = _sig_log10_.parse(args, kwargs)
+    return _wrap(_op_log10_.call(a[0]))
+
+
+_sig_log1p = _Signatures('log1p', [
+    'log1p(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def log1p(*args, **kwargs):
+    """log1p(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_log1p.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_log1p.call(a[0]))
+    return _wrap(_op_log1p_out.call(a[0], a[1]))
+
+
+_sig_log1p_ = _Signatures('log1p_', [
+    'log1p_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def log1p_(*args, **kwargs):
+    """log1p_(Tensor input)"""
+    i, a = _sig_log1p_.parse(args, kwargs)
+    return _wrap(_op_log1p_.call(a[0]))
+
+
+_sig_sqrt = _Signatures('sqrt', [
+    'sqrt(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def sqrt(*args, **kwargs):
+    """sqrt(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_sqrt.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_sqrt.call(a[0]))
+    return _wrap(_op_sqrt_out.call(a[0], a[1]))
+
+
+_sig_sqrt_ = _Signatures('sqrt_', [
+    'sqrt_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def sqrt_(*args, **kwargs):
+    """sqrt_(Tensor input)"""
+    i, a = _sig_sqrt_.parse(args, kwargs)
+    return _wrap(_op_sqrt_.call(a[0]))
+
+
+_sig_rsqrt = _Signatures('rsqrt', [
+    'rsqrt(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def rsqrt(*args, **kwargs):
+    """rsqrt(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_rsqrt.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_rsqrt.call(a[0]))
+    return _wrap(_op_rsqrt_out.call(a[0], a[1]))
+
+
+_sig_rsqrt_ = _Signatures('rsqrt_', [
+    'rsqrt_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def rsqrt_(*args, **kwargs):
+    """rsqrt_(Tensor input)"""
+    i, a = _sig_rsqrt_.parse(args, kwargs)
+    return _wrap(_op_rsqrt_.call(a[0]))
+
+
+_sig_reciprocal = _Signatures('reciprocal', [
+    'reciprocal(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def reciprocal(*args, **kwargs):
+    """reciprocal(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_reciprocal.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_reciprocal.call(a[0]))
+    return _wrap(_op_reciprocal_out.call(a[0], a[1]))
+
+
+_sig_reciprocal_ = _Signatures('reciprocal_', [
+    'reciprocal_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def reciprocal_(*args, **kwargs):
+    """reciprocal_(Tensor input)"""
+    i, a = _sig_reciprocal_.parse(args, kwargs)
+    return _wrap(_op_reciprocal_.call(a[0]))
 
 
 _sig_sin = _Signatures('sin', [
@@ -109,6 +2421,2336 @@ def sin_(*args, **kwargs):
     """sin_(Tensor input)"""
     i, a = _sig_sin_.parse(args, kwargs)
     return _wrap(_op_sin_.call(a[0]))
+
+
+_sig_cos = _Signatures('cos', [
+    'cos(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def cos(*args, **kwargs):
+    """cos(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_cos.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_cos.call(a[0]))
+    return _wrap(_op_cos_out.call(a[0], a[1]))
+
+
+_sig_cos_ = _Signatures('cos_', [
+    'cos_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def cos_(*args, **kwargs):
+    """cos_(Tensor input)"""
+    i, a = _sig_cos_.parse(args, kwargs)
+    return _wrap(_op_cos_.call(a[0]))
+
+
+_sig_tan = _Signatures('tan', [
+    'tan(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def tan(*args, **kwargs):
+    """tan(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_tan.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_tan.call(a[0]))
+    return _wrap(_op_tan_out.call(a[0], a[1]))
+
+
+_sig_tan_ = _Signatures('tan_', [
+    'tan_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def tan_(*args, **kwargs):
+    """tan_(Tensor input)"""
+    i, a = _sig_tan_.parse(args, kwargs)
+    return _wrap(_op_tan_.call(a[0]))
+
+
+_sig_asin = _Signatures('asin', [
+    'asin(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def asin(*args, **kwargs):
+    """asin(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_asin.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_asin.call(a[0]))
+    return _wrap(_op_asin_out.call(a[0], a[1]))
+
+
+_sig_asin_ = _Signatures('asin_', [
+    'asin_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def asin_(*args, **kwargs):
+    """asin_(Tensor input)"""
+    i, a = _sig_asin_.parse(args, kwargs)
+    return _wrap(_op_asin_.call(a[0]))
+
+
+_sig_acos = _Signatures('acos', [
+    'acos(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def acos(*args, **kwargs):
+    """acos(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_acos.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_acos.call(a[0]))
+    return _wrap(_op_acos_out.call(a[0], a[1]))
+
+
+_sig_acos_ = _Signatures('acos_', [
+    'acos_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def acos_(*args, **kwargs):
+    """acos_(Tensor input)"""
+    i, a = _sig_acos_.parse(args, kwargs)
+    return _wrap(_op_acos_.call(a[0]))
+
+
+_sig_atan = _Signatures('atan', [
+    'atan(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def atan(*args, **kwargs):
+    """atan(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_atan.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_atan.call(a[0]))
+    return _wrap(_op_atan_out.call(a[0], a[1]))
+
+
+_sig_atan_ = _Signatures('atan_', [
+    'atan_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def atan_(*args, **kwargs):
+    """atan_(Tensor input)"""
+    i, a = _sig_atan_.parse(args, kwargs)
+    return _wrap(_op_atan_.call(a[0]))
+
+
+_sig_sinh = _Signatures('sinh', [
+    'sinh(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def sinh(*args, **kwargs):
+    """sinh(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_sinh.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_sinh.call(a[0]))
+    return _wrap(_op_sinh_out.call(a[0], a[1]))
+
+
+_sig_sinh_ = _Signatures('sinh_', [
+    'sinh_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def sinh_(*args, **kwargs):
+    """sinh_(Tensor input)"""
+    i, a = _sig_sinh_.parse(args, kwargs)
+    return _wrap(_op_sinh_.call(a[0]))
+
+
+_sig_cosh = _Signatures('cosh', [
+    'cosh(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def cosh(*args, **kwargs):
+    """cosh(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_cosh.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_cosh.call(a[0]))
+    return _wrap(_op_cosh_out.call(a[0], a[1]))
+
+
+_sig_cosh_ = _Signatures('cosh_', [
+    'cosh_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def cosh_(*args, **kwargs):
+    """cosh_(Tensor input)"""
+    i, a = _sig_cosh_.parse(args, kwargs)
+    return _wrap(_op_cosh_.call(a[0]))
+
+
+_sig_tanh = _Signatures('tanh', [
+    'tanh(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def tanh(*args, **kwargs):
+    """tanh(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_tanh.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_tanh.call(a[0]))
+    return _wrap(_op_tanh_out.call(a[0], a[1]))
+
+
+_sig_tanh_ = _Signatures('tanh_', [
+    'tanh_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def tanh_(*args, **kwargs):
+    """tanh_(Tensor input)"""
+    i, a = _sig_tanh_.parse(args, kwargs)
+    return _wrap(_op_tanh_.call(a[0]))
+
+
+_sig_asinh = _Signatures('asinh', [
+    'asinh(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def asinh(*args, **kwargs):
+    """asinh(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_asinh.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_asinh.call(a[0]))
+    return _wrap(_op_asinh_out.call(a[0], a[1]))
+
+
+_sig_asinh_ = _Signatures('asinh_', [
+    'asinh_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def asinh_(*args, **kwargs):
+    """asinh_(Tensor input)"""
+    i, a = _sig_asinh_.parse(args, kwargs)
+    return _wrap(_op_asinh_.call(a[0]))
+
+
+_sig_acosh = _Signatures('acosh', [
+    'acosh(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def acosh(*args, **kwargs):
+    """acosh(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_acosh.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_acosh.call(a[0]))
+    return _wrap(_op_acosh_out.call(a[0], a[1]))
+
+
+_sig_acosh_ = _Signatures('acosh_', [
+    'acosh_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def acosh_(*args, **kwargs):
+    """acosh_(Tensor input)"""
+    i, a = _sig_acosh_.parse(args, kwargs)
+    return _wrap(_op_acosh_.call(a[0]))
+
+
+_sig_atanh = _Signatures('atanh', [
+    'atanh(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def atanh(*args, **kwargs):
+    """atanh(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_atanh.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_atanh.call(a[0]))
+    return _wrap(_op_atanh_out.call(a[0], a[1]))
+
+
+_sig_atanh_ = _Signatures('atanh_', [
+    'atanh_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def atanh_(*args, **kwargs):
+    """atanh_(Tensor input)"""
+    i, a = _sig_atanh_.parse(args, kwargs)
+    return _wrap(_op_atanh_.call(a[0]))
+
+
+_sig_sigmoid = _Signatures('sigmoid', [
+    'sigmoid(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def sigmoid(*args, **kwargs):
+    """sigmoid(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_sigmoid.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_sigmoid.call(a[0]))
+    return _wrap(_op_sigmoid_out.call(a[0], a[1]))
+
+
+_sig_sigmoid_ = _Signatures('sigmoid_', [
+    'sigmoid_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def sigmoid_(*args, **kwargs):
+    """sigmoid_(Tensor input)"""
+    i, a = _sig_sigmoid_.parse(args, kwargs)
+    return _wrap(_op_sigmoid_.call(a[0]))
+
+
+_sig_erf = _Signatures('erf', [
+    'erf(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def erf(*args, **kwargs):
+    """erf(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_erf.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_erf.call(a[0]))
+    return _wrap(_op_erf_out.call(a[0], a[1]))
+
+
+_sig_erf_ = _Signatures('erf_', [
+    'erf_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def erf_(*args, **kwargs):
+    """erf_(Tensor input)"""
+    i, a = _sig_erf_.parse(args, kwargs)
+    return _wrap(_op_erf_.call(a[0]))
+
+
+_sig_erfc = _Signatures('erfc', [
+    'erfc(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def erfc(*args, **kwargs):
+    """erfc(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_erfc.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_erfc.call(a[0]))
+    return _wrap(_op_erfc_out.call(a[0], a[1]))
+
+
+_sig_erfc_ = _Signatures('erfc_', [
+    'erfc_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def erfc_(*args, **kwargs):
+    """erfc_(Tensor input)"""
+    i, a = _sig_erfc_.parse(args, kwargs)
+    return _wrap(_op_erfc_.call(a[0]))
+
+
+_sig_erfinv = _Signatures('erfinv', [
+    'erfinv(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def erfinv(*args, **kwargs):
+    """erfinv(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_erfinv.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_erfinv.call(a[0]))
+    return _wrap(_op_erfinv_out.call(a[0], a[1]))
+
+
+_sig_floor = _Signatures('floor', [
+    'floor(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def floor(*args, **kwargs):
+    """floor(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_floor.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_floor.call(a[0]))
+    return _wrap(_op_floor_out.call(a[0], a[1]))
+
+
+_sig_floor_ = _Signatures('floor_', [
+    'floor_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def floor_(*args, **kwargs):
+    """floor_(Tensor input)"""
+    i, a = _sig_floor_.parse(args, kwargs)
+    return _wrap(_op_floor_.call(a[0]))
+
+
+_sig_ceil = _Signatures('ceil', [
+    'ceil(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def ceil(*args, **kwargs):
+    """ceil(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_ceil.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_ceil.call(a[0]))
+    return _wrap(_op_ceil_out.call(a[0], a[1]))
+
+
+_sig_ceil_ = _Signatures('ceil_', [
+    'ceil_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def ceil_(*args, **kwargs):
+    """ceil_(Tensor input)"""
+    i, a = _sig_ceil_.parse(args, kwargs)
+    return _wrap(_op_ceil_.call(a[0]))
+
+
+_sig_trunc = _Signatures('trunc', [
+    'trunc(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def trunc(*args, **kwargs):
+    """trunc(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_trunc.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_trunc.call(a[0]))
+    return _wrap(_op_trunc_out.call(a[0], a[1]))
+
+
+_sig_trunc_ = _Signatures('trunc_', [
+    'trunc_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def trunc_(*args, **kwargs):
+    """trunc_(Tensor input)"""
+    i, a = _sig_trunc_.parse(args, kwargs)
+    return _wrap(_op_trunc_.call(a[0]))
+
+
+_sig_frac = _Signatures('frac', [
+    'frac(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def frac(*args, **kwargs):
+    """frac(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_frac.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_frac.call(a[0]))
+    return _wrap(_op_frac_out.call(a[0], a[1]))
+
+
+_sig_frac_ = _Signatures('frac_', [
+    'frac_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def frac_(*args, **kwargs):
+    """frac_(Tensor input)"""
+    i, a = _sig_frac_.parse(args, kwargs)
+    return _wrap(_op_frac_.call(a[0]))
+
+
+_sig_round = _Signatures('round', [
+    'round(Tensor input, *, Tensor? out=None)',
+    'round(Tensor input, *, int decimals, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def round(*args, **kwargs):
+    """round(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_round.parse(args, kwargs)
+    if i == 0:
+        if a[1] is None:
+            return _wrap(_op_round.call(a[0]))
+        return _wrap(_op_round_out.call(a[0], a[1]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_round_decimals.call(a[0], a[1]))
+        return _wrap(_op_round_decimals_out.call(a[0], a[1], a[2]))
+
+
+_sig_round_ = _Signatures('round_', [
+    'round_(Tensor input)',
+    'round_(Tensor input, *, int decimals)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def round_(*args, **kwargs):
+    """round_(Tensor input)"""
+    i, a = _sig_round_.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_round_.call(a[0]))
+    elif i == 1:
+        return _wrap(_op_round__decimals.call(a[0], a[1]))
+
+
+_sig_square = _Signatures('square', [
+    'square(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def square(*args, **kwargs):
+    """square(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_square.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_square.call(a[0]))
+    return _wrap(_op_square_out.call(a[0], a[1]))
+
+
+_sig_square_ = _Signatures('square_', [
+    'square_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def square_(*args, **kwargs):
+    """square_(Tensor input)"""
+    i, a = _sig_square_.parse(args, kwargs)
+    return _wrap(_op_square_.call(a[0]))
+
+
+_sig_positive = _Signatures('positive', [
+    'positive(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def positive(*args, **kwargs):
+    """positive(Tensor input)"""
+    i, a = _sig_positive.parse(args, kwargs)
+    return _wrap(_op_positive.call(a[0]))
+
+
+_sig_bitwise_not = _Signatures('bitwise_not', [
+    'bitwise_not(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def bitwise_not(*args, **kwargs):
+    """bitwise_not(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_bitwise_not.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_bitwise_not.call(a[0]))
+    return _wrap(_op_bitwise_not_out.call(a[0], a[1]))
+
+
+_sig_logical_not = _Signatures('logical_not', [
+    'logical_not(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def logical_not(*args, **kwargs):
+    """logical_not(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_logical_not.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_logical_not.call(a[0]))
+    return _wrap(_op_logical_not_out.call(a[0], a[1]))
+
+
+_sig_isnan = _Signatures('isnan', [
+    'isnan(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def isnan(*args, **kwargs):
+    """isnan(Tensor input)"""
+    i, a = _sig_isnan.parse(args, kwargs)
+    return _wrap(_op_isnan.call(a[0]))
+
+
+_sig_isinf = _Signatures('isinf', [
+    'isinf(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def isinf(*args, **kwargs):
+    """isinf(Tensor input)"""
+    i, a = _sig_isinf.parse(args, kwargs)
+    return _wrap(_op_isinf.call(a[0]))
+
+
+_sig_isfinite = _Signatures('isfinite', [
+    'isfinite(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def isfinite(*args, **kwargs):
+    """isfinite(Tensor input)"""
+    i, a = _sig_isfinite.parse(args, kwargs)
+    return _wrap(_op_isfinite.call(a[0]))
+
+
+_sig_nan_to_num = _Signatures('nan_to_num', [
+    'nan_to_num(Tensor input, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def nan_to_num(*args, **kwargs):
+    """nan_to_num(Tensor input, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor? out=None)"""
+    i, a = _sig_nan_to_num.parse(args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_nan_to_num.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_nan_to_num_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_nan_to_num_ = _Signatures('nan_to_num_', [
+    'nan_to_num_(Tensor input, float? nan=None, float? posinf=None, float? neginf=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def nan_to_num_(*args, **kwargs):
+    """nan_to_num_(Tensor input, float? nan=None, float? posinf=None, float? neginf=None)"""
+    i, a = _sig_nan_to_num_.parse(args, kwargs)
+    return _wrap(_op_nan_to_num_.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_add = _Signatures('add', [
+    'add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)',
+], numbers_as_tensors=True, is_method=False)
+
+
+def add(*args, **kwargs):
+    """add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)"""
+    i, a = _sig_add.parse(args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_add_Tensor.call(a[0], a[1], a[2]))
+    return _wrap(_op_add_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_sub = _Signatures('sub', [
+    'sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)',
+], numbers_as_tensors=True, is_method=False)
+
+
+def sub(*args, **kwargs):
+    """sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)"""
+    i, a = _sig_sub.parse(args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_sub_Tensor.call(a[0], a[1], a[2]))
+    return _wrap(_op_sub_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_rsub = _Signatures('rsub', [
+    'rsub(Tensor input, Tensor other, *, Scalar alpha=1)',
+    'rsub(Tensor input, Scalar other, Scalar alpha=1)',
+], numbers_as_tensors=True, is_method=False)
+
+
+def rsub(*args, **kwargs):
+    """rsub(Tensor input, Tensor other, *, Scalar alpha=1)"""
+    i, a = _sig_rsub.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_rsub_Tensor.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_rsub_Scalar.call(a[0], a[1], a[2]))
+
+
+_sig_mul = _Signatures('mul', [
+    'mul(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=True, is_method=False)
+
+
+def mul(*args, **kwargs):
+    """mul(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_mul.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_mul_Tensor.call(a[0], a[1]))
+    return _wrap(_op_mul_out.call(a[0], a[1], a[2]))
+
+
+_sig_div = _Signatures('div', [
+    'div(Tensor input, Tensor other, *, Tensor? out=None)',
+    'div(Tensor input, Tensor other, *, str? rounding_mode, Tensor? out=None)',
+    'div(Tensor input, Scalar other, *, str? rounding_mode)',
+], numbers_as_tensors=True, is_method=False)
+
+
+def div(*args, **kwargs):
+    """div(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_div.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_div_Tensor.call(a[0], a[1]))
+        return _wrap(_op_div_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[3] is None:
+            return _wrap(_op_div_Tensor_mode.call(a[0], a[1], a[2]))
+        return _wrap(_op_div_out_mode.call(a[0], a[1], a[2], a[3]))
+    elif i == 2:
+        return _wrap(_op_div_Scalar_mode.call(a[0], a[1], a[2]))
+
+
+_sig_true_divide = _Signatures('true_divide', [
+    'true_divide(Tensor input, Tensor other, *, Tensor? out=None)',
+    'true_divide(Tensor input, Scalar other)',
+], numbers_as_tensors=True, is_method=False)
+
+
+def true_divide(*args, **kwargs):
+    """true_divide(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_true_divide.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_true_divide_Tensor.call(a[0], a[1]))
+        return _wrap(_op_true_divide_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_true_divide_Scalar.call(a[0], a[1]))
+
+
+_sig_floor_divide = _Signatures('floor_divide', [
+    'floor_divide(Tensor input, Tensor other, *, Tensor? out=None)',
+    'floor_divide(Tensor input, Scalar other)',
+], numbers_as_tensors=True, is_method=False)
+
+
+def floor_divide(*args, **kwargs):
+    """floor_divide(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_floor_divide.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_floor_divide.call(a[0], a[1]))
+        return _wrap(_op_floor_divide_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_floor_divide_Scalar.call(a[0], a[1]))
+
+
+_sig_remainder = _Signatures('remainder', [
+    'remainder(Tensor input, Tensor other, *, Tensor? out=None)',
+    'remainder(Scalar input, Tensor other)',
+    'remainder(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=True, is_method=False)
+
+
+def remainder(*args, **kwargs):
+    """remainder(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_remainder.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_remainder_Tensor.call(a[0], a[1]))
+        return _wrap(_op_remainder_Tensor_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_remainder_Scalar_Tensor.call(a[0], a[1]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_remainder_Scalar.call(a[0], a[1]))
+        return _wrap(_op_remainder_Scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_fmod = _Signatures('fmod', [
+    'fmod(Tensor input, Tensor other, *, Tensor? out=None)',
+    'fmod(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fmod(*args, **kwargs):
+    """fmod(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_fmod.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_fmod_Tensor.call(a[0], a[1]))
+        return _wrap(_op_fmod_Tensor_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_fmod_Scalar.call(a[0], a[1]))
+        return _wrap(_op_fmod_Scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_pow = _Signatures('pow', [
+    'pow(Tensor input, Tensor exponent, *, Tensor? out=None)',
+    'pow(Scalar input, Tensor exponent, *, Tensor? out=None)',
+    'pow(Tensor input, Scalar exponent, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def pow(*args, **kwargs):
+    """pow(Tensor input, Tensor exponent, *, Tensor? out=None)"""
+    i, a = _sig_pow.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_pow_Tensor_Tensor.call(a[0], a[1]))
+        return _wrap(_op_pow_Tensor_Tensor_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_pow_Scalar.call(a[0], a[1]))
+        return _wrap(_op_pow_Scalar_out.call(a[0], a[1], a[2]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_pow_Tensor_Scalar.call(a[0], a[1]))
+        return _wrap(_op_pow_Tensor_Scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_maximum = _Signatures('maximum', [
+    'maximum(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def maximum(*args, **kwargs):
+    """maximum(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_maximum.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_maximum.call(a[0], a[1]))
+    return _wrap(_op_maximum_out.call(a[0], a[1], a[2]))
+
+
+_sig_minimum = _Signatures('minimum', [
+    'minimum(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def minimum(*args, **kwargs):
+    """minimum(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_minimum.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_minimum.call(a[0], a[1]))
+    return _wrap(_op_minimum_out.call(a[0], a[1], a[2]))
+
+
+_sig_fmax = _Signatures('fmax', [
+    'fmax(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fmax(*args, **kwargs):
+    """fmax(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_fmax.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_fmax.call(a[0], a[1]))
+    return _wrap(_op_fmax_out.call(a[0], a[1], a[2]))
+
+
+_sig_fmin = _Signatures('fmin', [
+    'fmin(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fmin(*args, **kwargs):
+    """fmin(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_fmin.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_fmin.call(a[0], a[1]))
+    return _wrap(_op_fmin_out.call(a[0], a[1], a[2]))
+
+
+_sig_logaddexp = _Signatures('logaddexp', [
+    'logaddexp(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def logaddexp(*args, **kwargs):
+    """logaddexp(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_logaddexp.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_logaddexp.call(a[0], a[1]))
+    return _wrap(_op_logaddexp_out.call(a[0], a[1], a[2]))
+
+
+_sig_atan2 = _Signatures('atan2', [
+    'atan2(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def atan2(*args, **kwargs):
+    """atan2(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_atan2.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_atan2.call(a[0], a[1]))
+    return _wrap(_op_atan2_out.call(a[0], a[1], a[2]))
+
+
+_sig_hypot = _Signatures('hypot', [
+    'hypot(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def hypot(*args, **kwargs):
+    """hypot(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_hypot.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_hypot.call(a[0], a[1]))
+    return _wrap(_op_hypot_out.call(a[0], a[1], a[2]))
+
+
+_sig_copysign = _Signatures('copysign', [
+    'copysign(Tensor input, Tensor other, *, Tensor? out=None)',
+    'copysign(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def copysign(*args, **kwargs):
+    """copysign(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_copysign.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_copysign_Tensor.call(a[0], a[1]))
+        return _wrap(_op_copysign_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_copysign_Scalar.call(a[0], a[1]))
+        return _wrap(_op_copysign_Scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_xlogy = _Signatures('xlogy', [
+    'xlogy(Tensor input, Tensor other, *, Tensor? out=None)',
+    'xlogy(Scalar input, Tensor other, *, Tensor? out=None)',
+    'xlogy(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=True, is_method=False)
+
+
+def xlogy(*args, **kwargs):
+    """xlogy(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_xlogy.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_xlogy_Tensor.call(a[0], a[1]))
+        return _wrap(_op_xlogy_OutTensor.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_xlogy_Scalar_Self.call(a[0], a[1]))
+        return _wrap(_op_xlogy_OutScalar_Self.call(a[0], a[1], a[2]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_xlogy_Scalar_Other.call(a[0], a[1]))
+        return _wrap(_op_xlogy_OutScalar_Other.call(a[0], a[1], a[2]))
+
+
+_sig_xlogy_ = _Signatures('xlogy_', [
+    'xlogy_(Tensor input, Tensor other)',
+    'xlogy_(Tensor input, Scalar other)',
+], numbers_as_tensors=True, is_method=False)
+
+
+def xlogy_(*args, **kwargs):
+    """xlogy_(Tensor input, Tensor other)"""
+    i, a = _sig_xlogy_.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_xlogy__Tensor.call(a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_xlogy__Scalar_Other.call(a[0], a[1]))
+
+
+_sig_eq = _Signatures('eq', [
+    'eq(Tensor input, Tensor other, *, Tensor? out=None)',
+    'eq(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def eq(*args, **kwargs):
+    """eq(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_eq.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_eq_Tensor.call(a[0], a[1]))
+        return _wrap(_op_eq_Tensor_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_eq_Scalar.call(a[0], a[1]))
+        return _wrap(_op_eq_Scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_ne = _Signatures('ne', [
+    'ne(Tensor input, Tensor other, *, Tensor? out=None)',
+    'ne(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def ne(*args, **kwargs):
+    """ne(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_ne.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_ne_Tensor.call(a[0], a[1]))
+        return _wrap(_op_ne_Tensor_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_ne_Scalar.call(a[0], a[1]))
+        return _wrap(_op_ne_Scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_lt = _Signatures('lt', [
+    'lt(Tensor input, Tensor other, *, Tensor? out=None)',
+    'lt(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def lt(*args, **kwargs):
+    """lt(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_lt.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_lt_Tensor.call(a[0], a[1]))
+        return _wrap(_op_lt_Tensor_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_lt_Scalar.call(a[0], a[1]))
+        return _wrap(_op_lt_Scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_le = _Signatures('le', [
+    'le(Tensor input, Tensor other, *, Tensor? out=None)',
+    'le(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def le(*args, **kwargs):
+    """le(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_le.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_le_Tensor.call(a[0], a[1]))
+        return _wrap(_op_le_Tensor_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_le_Scalar.call(a[0], a[1]))
+        return _wrap(_op_le_Scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_gt = _Signatures('gt', [
+    'gt(Tensor input, Tensor other, *, Tensor? out=None)',
+    'gt(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def gt(*args, **kwargs):
+    """gt(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_gt.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_gt_Tensor.call(a[0], a[1]))
+        return _wrap(_op_gt_Tensor_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_gt_Scalar.call(a[0], a[1]))
+        return _wrap(_op_gt_Scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_ge = _Signatures('ge', [
+    'ge(Tensor input, Tensor other, *, Tensor? out=None)',
+    'ge(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def ge(*args, **kwargs):
+    """ge(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_ge.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_ge_Tensor.call(a[0], a[1]))
+        return _wrap(_op_ge_Tensor_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_ge_Scalar.call(a[0], a[1]))
+        return _wrap(_op_ge_Scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_isclose = _Signatures('isclose', [
+    'isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def isclose(*args, **kwargs):
+    """isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)"""
+    i, a = _sig_isclose.parse(args, kwargs)
+    return _wrap(_op_isclose.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_logical_and = _Signatures('logical_and', [
+    'logical_and(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def logical_and(*args, **kwargs):
+    """logical_and(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_logical_and.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_logical_and.call(a[0], a[1]))
+    return _wrap(_op_logical_and_out.call(a[0], a[1], a[2]))
+
+
+_sig_logical_or = _Signatures('logical_or', [
+    'logical_or(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def logical_or(*args, **kwargs):
+    """logical_or(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_logical_or.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_logical_or.call(a[0], a[1]))
+    return _wrap(_op_logical_or_out.call(a[0], a[1], a[2]))
+
+
+_sig_logical_xor = _Signatures('logical_xor', [
+    'logical_xor(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def logical_xor(*args, **kwargs):
+    """logical_xor(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_logical_xor.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_logical_xor.call(a[0], a[1]))
+    return _wrap(_op_logical_xor_out.call(a[0], a[1], a[2]))
+
+
+_sig_bitwise_and = _Signatures('bitwise_and', [
+    'bitwise_and(Tensor input, Tensor other, *, Tensor? out=None)',
+    'bitwise_and(Scalar input, Tensor other)',
+    'bitwise_and(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=True, is_method=False)
+
+
+def bitwise_and(*args, **kwargs):
+    """bitwise_and(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_bitwise_and.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_bitwise_and_Tensor.call(a[0], a[1]))
+        return _wrap(_op_bitwise_and_Tensor_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_bitwise_and_Scalar_Tensor.call(a[0], a[1]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_bitwise_and_Scalar.call(a[0], a[1]))
+        return _wrap(_op_bitwise_and_Scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_bitwise_or = _Signatures('bitwise_or', [
+    'bitwise_or(Tensor input, Tensor other, *, Tensor? out=None)',
+    'bitwise_or(Scalar input, Tensor other)',
+    'bitwise_or(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=True, is_method=False)
+
+
+def bitwise_or(*args, **kwargs):
+    """bitwise_or(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_bitwise_or.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_bitwise_or_Tensor.call(a[0], a[1]))
+        return _wrap(_op_bitwise_or_Tensor_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_bitwise_or_Scalar_Tensor.call(a[0], a[1]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_bitwise_or_Scalar.call(a[0], a[1]))
+        return _wrap(_op_bitwise_or_Scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_bitwise_xor = _Signatures('bitwise_xor', [
+    'bitwise_xor(Tensor input, Tensor other, *, Tensor? out=None)',
+    'bitwise_xor(Scalar input, Tensor other)',
+    'bitwise_xor(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=True, is_method=False)
+
+
+def bitwise_xor(*args, **kwargs):
+    """bitwise_xor(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_bitwise_xor.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_bitwise_xor_Tensor.call(a[0], a[1]))
+        return _wrap(_op_bitwise_xor_Tensor_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_bitwise_xor_Scalar_Tensor.call(a[0], a[1]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_bitwise_xor_Scalar.call(a[0], a[1]))
+        return _wrap(_op_bitwise_xor_Scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_bitwise_left_shift = _Signatures('bitwise_left_shift', [
+    'bitwise_left_shift(Tensor input, Tensor other, *, Tensor? out=None)',
+    'bitwise_left_shift(Scalar input, Tensor other)',
+    'bitwise_left_shift(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=True, is_method=False)
+
+
+def bitwise_left_shift(*args, **kwargs):
+    """bitwise_left_shift(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_bitwise_left_shift.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_bitwise_left_shift_Tensor.call(a[0], a[1]))
+        return _wrap(_op_bitwise_left_shift_Tensor_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_bitwise_left_shift_Scalar_Tensor.call(a[0], a[1]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_bitwise_left_shift_Tensor_Scalar.call(a[0], a[1]))
+        return _wrap(_op_bitwise_left_shift_Tensor_Scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_bitwise_right_shift = _Signatures('bitwise_right_shift', [
+    'bitwise_right_shift(Tensor input, Tensor other, *, Tensor? out=None)',
+    'bitwise_right_shift(Scalar input, Tensor other)',
+    'bitwise_right_shift(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=True, is_method=False)
+
+
+def bitwise_right_shift(*args, **kwargs):
+    """bitwise_right_shift(Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_bitwise_right_shift.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_bitwise_right_shift_Tensor.call(a[0], a[1]))
+        return _wrap(_op_bitwise_right_shift_Tensor_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_bitwise_right_shift_Scalar_Tensor.call(a[0], a[1]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_bitwise_right_shift_Tensor_Scalar.call(a[0], a[1]))
+        return _wrap(_op_bitwise_right_shift_Tensor_Scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_clamp = _Signatures('clamp', [
+    'clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)',
+    'clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def clamp(*args, **kwargs):
+    """clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)"""
+    i, a = _sig_clamp.parse(args, kwargs)
+    if i == 0:
+        if a[3] is None:
+            return _wrap(_op_clamp_Tensor.call(a[0], a[1], a[2]))
+        return _wrap(_op_clamp_Tensor_out.call(a[0], a[1], a[2], a[3]))
+    elif i == 1:
+        if a[3] is None:
+            return _wrap(_op_clamp.call(a[0], a[1], a[2]))
+        return _wrap(_op_clamp_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_clamp_ = _Signatures('clamp_', [
+    'clamp_(Tensor input, Tensor? min=None, Tensor? max=None)',
+    'clamp_(Tensor input, Scalar? min=None, Scalar? max=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def clamp_(*args, **kwargs):
+    """clamp_(Tensor input, Tensor? min=None, Tensor? max=None)"""
+    i, a = _sig_clamp_.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_clamp__Tensor.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_clamp_.call(a[0], a[1], a[2]))
+
+
+_sig_clamp_min = _Signatures('clamp_min', [
+    'clamp_min(Tensor input, Tensor min, *, Tensor? out=None)',
+    'clamp_min(Tensor input, Scalar min, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def clamp_min(*args, **kwargs):
+    """clamp_min(Tensor input, Tensor min, *, Tensor? out=None)"""
+    i, a = _sig_clamp_min.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_clamp_min_Tensor.call(a[0], a[1]))
+        return _wrap(_op_clamp_min_Tensor_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_clamp_min.call(a[0], a[1]))
+        return _wrap(_op_clamp_min_out.call(a[0], a[1], a[2]))
+
+
+_sig_clamp_min_ = _Signatures('clamp_min_', [
+    'clamp_min_(Tensor input, Tensor min)',
+    'clamp_min_(Tensor input, Scalar min)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def clamp_min_(*args, **kwargs):
+    """clamp_min_(Tensor input, Tensor min)"""
+    i, a = _sig_clamp_min_.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_clamp_min__Tensor.call(a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_clamp_min_.call(a[0], a[1]))
+
+
+_sig_clamp_max = _Signatures('clamp_max', [
+    'clamp_max(Tensor input, Tensor max, *, Tensor? out=None)',
+    'clamp_max(Tensor input, Scalar max, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def clamp_max(*args, **kwargs):
+    """clamp_max(Tensor input, Tensor max, *, Tensor? out=None)"""
+    i, a = _sig_clamp_max.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_clamp_max_Tensor.call(a[0], a[1]))
+        return _wrap(_op_clamp_max_Tensor_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_clamp_max.call(a[0], a[1]))
+        return _wrap(_op_clamp_max_out.call(a[0], a[1], a[2]))
+
+
+_sig_clamp_max_ = _Signatures('clamp_max_', [
+    'clamp_max_(Tensor input, Tensor max)',
+    'clamp_max_(Tensor input, Scalar max)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def clamp_max_(*args, **kwargs):
+    """clamp_max_(Tensor input, Tensor max)"""
+    i, a = _sig_clamp_max_.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_clamp_max__Tensor.call(a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_clamp_max_.call(a[0], a[1]))
+
+
+_sig_clip = _Signatures('clip', [
+    'clip(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)',
+    'clip(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def clip(*args, **kwargs):
+    """clip(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)"""
+    i, a = _sig_clip.parse(args, kwargs)
+    if i == 0:
+        if a[3] is None:
+            return _wrap(_op_clip_Tensor.call(a[0], a[1], a[2]))
+        return _wrap(_op_clip_Tensor_out.call(a[0], a[1], a[2], a[3]))
+    elif i == 1:
+        if a[3] is None:
+            return _wrap(_op_clip.call(a[0], a[1], a[2]))
+        return _wrap(_op_clip_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_clip_ = _Signatures('clip_', [
+    'clip_(Tensor input, Tensor? min=None, Tensor? max=None)',
+    'clip_(Tensor input, Scalar? min=None, Scalar? max=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def clip_(*args, **kwargs):
+    """clip_(Tensor input, Tensor? min=None, Tensor? max=None)"""
+    i, a = _sig_clip_.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_clip__Tensor.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_clip_.call(a[0], a[1], a[2]))
+
+
+_sig_where = _Signatures('where', [
+    'where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None)',
+    'where(Tensor condition, Scalar input, Tensor other)',
+    'where(Tensor condition, Tensor input, Scalar other)',
+    'where(Tensor condition, Scalar input, Scalar other)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def where(*args, **kwargs):
+    """where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None)"""
+    i, a = _sig_where.parse(args, kwargs)
+    if i == 0:
+        if a[3] is None:
+            return _wrap(_op_where_self.call(a[0], a[1], a[2]))
+        return _wrap(_op_where_self_out.call(a[0], a[1], a[2], a[3]))
+    elif i == 1:
+        return _wrap(_op_where_ScalarSelf.call(a[0], a[1], a[2]))
+    elif i == 2:
+        return _wrap(_op_where_ScalarOther.call(a[0], a[1], a[2]))
+    elif i == 3:
+        return _wrap(_op_where_Scalar.call(a[0], a[1], a[2]))
+
+
+_sig_lerp = _Signatures('lerp', [
+    'lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None)',
+    'lerp(Tensor input, Tensor end, Scalar weight, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def lerp(*args, **kwargs):
+    """lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None)"""
+    i, a = _sig_lerp.parse(args, kwargs)
+    if i == 0:
+        if a[3] is None:
+            return _wrap(_op_lerp_Tensor.call(a[0], a[1], a[2]))
+        return _wrap(_op_lerp_Tensor_out.call(a[0], a[1], a[2], a[3]))
+    elif i == 1:
+        if a[3] is None:
+            return _wrap(_op_lerp_Scalar.call(a[0], a[1], a[2]))
+        return _wrap(_op_lerp_Scalar_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_addcmul = _Signatures('addcmul', [
+    'addcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def addcmul(*args, **kwargs):
+    """addcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None)"""
+    i, a = _sig_addcmul.parse(args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_addcmul.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_addcmul_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_addcdiv = _Signatures('addcdiv', [
+    'addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def addcdiv(*args, **kwargs):
+    """addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None)"""
+    i, a = _sig_addcdiv.parse(args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_addcdiv.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_addcdiv_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_bernoulli = _Signatures('bernoulli', [
+    'bernoulli(Tensor input, *, Generator? generator=None, Tensor? out=None)',
+    'bernoulli(Tensor input, float p, *, Generator? generator=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def bernoulli(*args, **kwargs):
+    """bernoulli(Tensor input, *, Generator? generator=None, Tensor? out=None)"""
+    i, a = _sig_bernoulli.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_bernoulli.call(a[0], a[1]))
+        return _wrap(_op_bernoulli_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_bernoulli_p.call(a[0], a[1], a[2]))
+
+
+_sig_multinomial = _Signatures('multinomial', [
+    'multinomial(Tensor input, SymInt num_samples, bool replacement=False, *, Generator? generator=None, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def multinomial(*args, **kwargs):
+    """multinomial(Tensor input, SymInt num_samples, bool replacement=False, *, Generator? generator=None, Tensor? out=None)"""
+    i, a = _sig_multinomial.parse(args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_multinomial.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_multinomial_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_sum = _Signatures('sum', [
+    'sum(Tensor input, *, ScalarType? dtype=None)',
+    'sum(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def sum(*args, **kwargs):
+    """sum(Tensor input, *, ScalarType? dtype=None)"""
+    i, a = _sig_sum.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_sum.call(a[0], a[1]))
+    elif i == 1:
+        if a[4] is None:
+            return _wrap(_op_sum_dim_IntList.call(a[0], a[1], a[2], a[3]))
+        return _wrap(_op_sum_IntList_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_mean = _Signatures('mean', [
+    'mean(Tensor input, *, ScalarType? dtype=None, Tensor? out=None)',
+    'mean(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def mean(*args, **kwargs):
+    """mean(Tensor input, *, ScalarType? dtype=None, Tensor? out=None)"""
+    i, a = _sig_mean.parse(args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_mean.call(a[0], a[1]))
+        return _wrap(_op_mean_dtype_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[4] is None:
+            return _wrap(_op_mean_dim.call(a[0], a[1], a[2], a[3]))
+        return _wrap(_op_mean_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_prod = _Signatures('prod', [
+    'prod(Tensor input, *, ScalarType? dtype=None)',
+    'prod(Tensor input, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def prod(*args, **kwargs):
+    """prod(Tensor input, *, ScalarType? dtype=None)"""
+    i, a = _sig_prod.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_prod.call(a[0], a[1]))
+    elif i == 1:
+        if a[4] is None:
+            return _wrap(_op_prod_dim_int.call(a[0], a[1], a[2], a[3]))
+        return _wrap(_op_prod_int_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_max = _Signatures('max', [
+    'max(Tensor input, *, Tensor? out=None)',
+    'max(Tensor input, Tensor other, *, Tensor? out=None)',
+    'max(Tensor input, int dim, bool keepdim=False, *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def max(*args, **kwargs):
+    """max(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_max.parse(args, kwargs)
+    if i == 0:
+        if a[1] is None:
+            return _wrap(_op_max.call(a[0]))
+        return _wrap(_op_max_unary_out.call(a[0], a[1]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_max_other.call(a[0], a[1]))
+        return _wrap(_op_max_out.call(a[0], a[1], a[2]))
+    elif i == 2:
+        if a[3] is None:
+            return _make_rt(_rt_max_3, _op_max_dim.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_max_3, _op_max_dim_max.call(a[0], a[1], a[2], *a[3]))
+
+
+_sig_min = _Signatures('min', [
+    'min(Tensor input, *, Tensor? out=None)',
+    'min(Tensor input, Tensor other, *, Tensor? out=None)',
+    'min(Tensor input, int dim, bool keepdim=False, *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def min(*args, **kwargs):
+    """min(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_min.parse(args, kwargs)
+    if i == 0:
+        if a[1] is None:
+            return _wrap(_op_min.call(a[0]))
+        return _wrap(_op_min_unary_out.call(a[0], a[1]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_min_other.call(a[0], a[1]))
+        return _wrap(_op_min_out.call(a[0], a[1], a[2]))
+    elif i == 2:
+        if a[3] is None:
+            return _make_rt(_rt_min_4, _op_min_dim.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_min_4, _op_min_dim_min.call(a[0], a[1], a[2], *a[3]))
+
+
+_sig_amax = _Signatures('amax', [
+    'amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def amax(*args, **kwargs):
+    """amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)"""
+    i, a = _sig_amax.parse(args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_amax.call(a[0], a[1], a[2]))
+    return _wrap(_op_amax_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_amin = _Signatures('amin', [
+    'amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def amin(*args, **kwargs):
+    """amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)"""
+    i, a = _sig_amin.parse(args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_amin.call(a[0], a[1], a[2]))
+    return _wrap(_op_amin_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_argmax = _Signatures('argmax', [
+    'argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def argmax(*args, **kwargs):
+    """argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None)"""
+    i, a = _sig_argmax.parse(args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_argmax.call(a[0], a[1], a[2]))
+    return _wrap(_op_argmax_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_argmin = _Signatures('argmin', [
+    'argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def argmin(*args, **kwargs):
+    """argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None)"""
+    i, a = _sig_argmin.parse(args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_argmin.call(a[0], a[1], a[2]))
+    return _wrap(_op_argmin_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_var = _Signatures('var', [
+    'var(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None)',
+    'var(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None)',
+    'var(Tensor input, bool unbiased=True)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def var(*args, **kwargs):
+    """var(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None)"""
+    i, a = _sig_var.parse(args, kwargs)
+    if i == 0:
+        if a[4] is None:
+            return _wrap(_op_var_dim.call(a[0], a[1], a[2], a[3]))
+        return _wrap(_op_var_out.call(a[0], a[1], a[2], a[3], a[4]))
+    elif i == 1:
+        if a[4] is None:
+            return _wrap(_op_var_correction.call(a[0], a[1], a[2], a[3]))
+        return _wrap(_op_var_correction_out.call(a[0], a[1], a[2], a[3], a[4]))
+    elif i == 2:
+        return _wrap(_op_var.call(a[0], a[1]))
+
+
+_sig_std = _Signatures('std', [
+    'std(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None)',
+    'std(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None)',
+    'std(Tensor input, bool unbiased=True)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def std(*args, **kwargs):
+    """std(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None)"""
+    i, a = _sig_std.parse(args, kwargs)
+    if i == 0:
+        if a[4] is None:
+            return _wrap(_op_std_dim.call(a[0], a[1], a[2], a[3]))
+        return _wrap(_op_std_out.call(a[0], a[1], a[2], a[3], a[4]))
+    elif i == 1:
+        if a[4] is None:
+            return _wrap(_op_std_correction.call(a[0], a[1], a[2], a[3]))
+        return _wrap(_op_std_correction_out.call(a[0], a[1], a[2], a[3], a[4]))
+    elif i == 2:
+        return _wrap(_op_std.call(a[0], a[1]))
+
+
+_sig_var_mean = _Signatures('var_mean', [
+    'var_mean(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False)',
+    'var_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)',
+    'var_mean(Tensor input, bool unbiased=True)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def var_mean(*args, **kwargs):
+    """var_mean(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False)"""
+    i, a = _sig_var_mean.parse(args, kwargs)
+    if i == 0:
+        return _wrap_tuple(_op_var_mean_dim.call(a[0], a[1], a[2], a[3]))
+    elif i == 1:
+        return _wrap_tuple(_op_var_mean_correction.call(a[0], a[1], a[2], a[3]))
+    elif i == 2:
+        return _wrap_tuple(_op_var_mean.call(a[0], a[1]))
+
+
+_sig_std_mean = _Signatures('std_mean', [
+    'std_mean(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False)',
+    'std_mean(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)',
+    'std_mean(Tensor input, bool unbiased=True)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def std_mean(*args, **kwargs):
+    """std_mean(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False)"""
+    i, a = _sig_std_mean.parse(args, kwargs)
+    if i == 0:
+        return _wrap_tuple(_op_std_mean_dim.call(a[0], a[1], a[2], a[3]))
+    elif i == 1:
+        return _wrap_tuple(_op_std_mean_correction.call(a[0], a[1], a[2], a[3]))
+    elif i == 2:
+        return _wrap_tuple(_op_std_mean.call(a[0], a[1]))
+
+
+_sig_norm = _Signatures('norm', [
+    'norm(Tensor input, Scalar p=2)',
+    'norm(Tensor input, Scalar? p, *, ScalarType dtype)',
+    'norm(Tensor input, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype, Tensor? out=None)',
+    'norm(Tensor input, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def norm(*args, **kwargs):
+    """norm(Tensor input, Scalar p=2)"""
+    i, a = _sig_norm.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_norm_Scalar.call(a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_norm_ScalarOpt_dtype.call(a[0], a[1], a[2]))
+    elif i == 2:
+        if a[5] is None:
+            return _wrap(_op_norm_ScalarOpt_dim_dtype.call(a[0], a[1], a[2], a[3], a[4]))
+        return _wrap(_op_norm_dtype_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+    elif i == 3:
+        if a[4] is None:
+            return _wrap(_op_norm_ScalarOpt_dim.call(a[0], a[1], a[2], a[3]))
+        return _wrap(_op_norm_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_linalg_vector_norm = _Signatures('linalg_vector_norm', [
+    'linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_vector_norm(*args, **kwargs):
+    """linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)"""
+    i, a = _sig_linalg_vector_norm.parse(args, kwargs)
+    if a[5] is None:
+        return _wrap(_op_linalg_vector_norm.call(a[0], a[1], a[2], a[3], a[4]))
+    return _wrap(_op_linalg_vector_norm_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_logsumexp = _Signatures('logsumexp', [
+    'logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def logsumexp(*args, **kwargs):
+    """logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None)"""
+    i, a = _sig_logsumexp.parse(args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_logsumexp.call(a[0], a[1], a[2]))
+    return _wrap(_op_logsumexp_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_all = _Signatures('all', [
+    'all(Tensor input, *, Tensor? out=None)',
+    'all(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None)',
+    'all(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def all(*args, **kwargs):
+    """all(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_all.parse(args, kwargs)
+    if i == 0:
+        if a[1] is None:
+            return _wrap(_op_all.call(a[0]))
+        return _wrap(_op_all_all_out.call(a[0], a[1]))
+    elif i == 1:
+        if a[3] is None:
+            return _wrap(_op_all_dims.call(a[0], a[1], a[2]))
+        return _wrap(_op_all_dims_out.call(a[0], a[1], a[2], a[3]))
+    elif i == 2:
+        if a[3] is None:
+            return _wrap(_op_all_dim.call(a[0], a[1], a[2]))
+        return _wrap(_op_all_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_any = _Signatures('any', [
+    'any(Tensor input, *, Tensor? out=None)',
+    'any(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None)',
+    'any(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def any(*args, **kwargs):
+    """any(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_any.parse(args, kwargs)
+    if i == 0:
+        if a[1] is None:
+            return _wrap(_op_any.call(a[0]))
+        return _wrap(_op_any_all_out.call(a[0], a[1]))
+    elif i == 1:
+        if a[3] is None:
+            return _wrap(_op_any_dims.call(a[0], a[1], a[2]))
+        return _wrap(_op_any_dims_out.call(a[0], a[1], a[2], a[3]))
+    elif i == 2:
+        if a[3] is None:
+            return _wrap(_op_any_dim.call(a[0], a[1], a[2]))
+        return _wrap(_op_any_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_count_nonzero = _Signatures('count_nonzero', [
+    'count_nonzero(Tensor input, int? dim=None)',
+    'count_nonzero(Tensor input, int[] dim)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def count_nonzero(*args, **kwargs):
+    """count_nonzero(Tensor input, int? dim=None)"""
+    i, a = _sig_count_nonzero.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_count_nonzero.call(a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_count_nonzero_dim_IntList.call(a[0], a[1]))
+
+
+_sig_cumsum = _Signatures('cumsum', [
+    'cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def cumsum(*args, **kwargs):
+    """cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)"""
+    i, a = _sig_cumsum.parse(args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_cumsum.call(a[0], a[1], a[2]))
+    return _wrap(_op_cumsum_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_cumprod = _Signatures('cumprod', [
+    'cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def cumprod(*args, **kwargs):
+    """cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)"""
+    i, a = _sig_cumprod.parse(args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_cumprod.call(a[0], a[1], a[2]))
+    return _wrap(_op_cumprod_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_cat = _Signatures('cat', [
+    'cat(Tensor[] tensors, int dim=0, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def cat(*args, **kwargs):
+    """cat(Tensor[] tensors, int dim=0, *, Tensor? out=None)"""
+    i, a = _sig_cat.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_cat.call(a[0], a[1]))
+    return _wrap(_op_cat_out.call(a[0], a[1], a[2]))
+
+
+_sig_concat = _Signatures('concat', [
+    'concat(Tensor[] tensors, int dim=0, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def concat(*args, **kwargs):
+    """concat(Tensor[] tensors, int dim=0, *, Tensor? out=None)"""
+    i, a = _sig_concat.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_concat.call(a[0], a[1]))
+    return _wrap(_op_concat_out.call(a[0], a[1], a[2]))
+
+
+_sig_concatenate = _Signatures('concatenate', [
+    'concatenate(Tensor[] tensors, int dim=0, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def concatenate(*args, **kwargs):
+    """concatenate(Tensor[] tensors, int dim=0, *, Tensor? out=None)"""
+    i, a = _sig_concatenate.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_concatenate.call(a[0], a[1]))
+    return _wrap(_op_concatenate_out.call(a[0], a[1], a[2]))
+
+
+_sig_stack = _Signatures('stack', [
+    'stack(Tensor[] tensors, int dim=0, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def stack(*args, **kwargs):
+    """stack(Tensor[] tensors, int dim=0, *, Tensor? out=None)"""
+    i, a = _sig_stack.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_stack.call(a[0], a[1]))
+    return _wrap(_op_stack_out.call(a[0], a[1], a[2]))
+
+
+_sig_hstack = _Signatures('hstack', [
+    'hstack(Tensor[] tensors, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def hstack(*args, **kwargs):
+    """hstack(Tensor[] tensors, *, Tensor? out=None)"""
+    i, a = _sig_hstack.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_hstack.call(a[0]))
+    return _wrap(_op_hstack_out.call(a[0], a[1]))
+
+
+_sig_vstack = _Signatures('vstack', [
+    'vstack(Tensor[] tensors, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def vstack(*args, **kwargs):
+    """vstack(Tensor[] tensors, *, Tensor? out=None)"""
+    i, a = _sig_vstack.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_vstack.call(a[0]))
+    return _wrap(_op_vstack_out.call(a[0], a[1]))
+
+
+_sig_dstack = _Signatures('dstack', [
+    'dstack(Tensor[] tensors, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def dstack(*args, **kwargs):
+    """dstack(Tensor[] tensors, *, Tensor? out=None)"""
+    i, a = _sig_dstack.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_dstack.call(a[0]))
+    return _wrap(_op_dstack_out.call(a[0], a[1]))
+
+
+_sig_column_stack = _Signatures('column_stack', [
+    'column_stack(Tensor[] tensors, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def column_stack(*args, **kwargs):
+    """column_stack(Tensor[] tensors, *, Tensor? out=None)"""
+    i, a = _sig_column_stack.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_column_stack.call(a[0]))
+    return _wrap(_op_column_stack_out.call(a[0], a[1]))
+
+
+_sig_tile = _Signatures('tile', [
+    'tile(Tensor input, SymInt[] dims)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def tile(*args, **kwargs):
+    """tile(Tensor input, SymInt[] dims)"""
+    i, a = _sig_tile.parse(args, kwargs)
+    return _wrap(_op_tile.call(a[0], a[1]))
+
+
+_sig_repeat_interleave = _Signatures('repeat_interleave', [
+    'repeat_interleave(Tensor repeats, *, SymInt? output_size=None)',
+    'repeat_interleave(Tensor input, Tensor repeats, int? dim=None, *, SymInt? output_size=None)',
+    'repeat_interleave(Tensor input, SymInt repeats, int? dim=None, *, SymInt? output_size=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def repeat_interleave(*args, **kwargs):
+    """repeat_interleave(Tensor repeats, *, SymInt? output_size=None)"""
+    i, a = _sig_repeat_interleave.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_repeat_interleave_Tensor.call(a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_repeat_interleave_self_Tensor.call(a[0], a[1], a[2], a[3]))
+    elif i == 2:
+        return _wrap(_op_repeat_interleave_self_int.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_flip = _Signatures('flip', [
+    'flip(Tensor input, int[] dims)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def flip(*args, **kwargs):
+    """flip(Tensor input, int[] dims)"""
+    i, a = _sig_flip.parse(args, kwargs)
+    return _wrap(_op_flip.call(a[0], a[1]))
+
+
+_sig_fliplr = _Signatures('fliplr', [
+    'fliplr(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fliplr(*args, **kwargs):
+    """fliplr(Tensor input)"""
+    i, a = _sig_fliplr.parse(args, kwargs)
+    return _wrap(_op_fliplr.call(a[0]))
+
+
+_sig_flipud = _Signatures('flipud', [
+    'flipud(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def flipud(*args, **kwargs):
+    """flipud(Tensor input)"""
+    i, a = _sig_flipud.parse(args, kwargs)
+    return _wrap(_op_flipud.call(a[0]))
+
+
+_sig_roll = _Signatures('roll', [
+    'roll(Tensor input, SymInt[1] shifts, int[1] dims=[])',
+], numbers_as_tensors=False, is_method=False)
+
+
+def roll(*args, **kwargs):
+    """roll(Tensor input, SymInt[1] shifts, int[1] dims=[])"""
+    i, a = _sig_roll.parse(args, kwargs)
+    return _wrap(_op_roll.call(a[0], a[1], a[2]))
+
+
+_sig_rot90 = _Signatures('rot90', [
+    'rot90(Tensor input, int k=1, int[] dims=[0, 1])',
+], numbers_as_tensors=False, is_method=False)
+
+
+def rot90(*args, **kwargs):
+    """rot90(Tensor input, int k=1, int[] dims=[0, 1])"""
+    i, a = _sig_rot90.parse(args, kwargs)
+    return _wrap(_op_rot90.call(a[0], a[1], a[2]))
+
+
+_sig_tril = _Signatures('tril', [
+    'tril(Tensor input, SymInt diagonal=0, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def tril(*args, **kwargs):
+    """tril(Tensor input, SymInt diagonal=0, *, Tensor? out=None)"""
+    i, a = _sig_tril.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_tril.call(a[0], a[1]))
+    return _wrap(_op_tril_out.call(a[0], a[1], a[2]))
+
+
+_sig_triu = _Signatures('triu', [
+    'triu(Tensor input, SymInt diagonal=0, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def triu(*args, **kwargs):
+    """triu(Tensor input, SymInt diagonal=0, *, Tensor? out=None)"""
+    i, a = _sig_triu.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_triu.call(a[0], a[1]))
+    return _wrap(_op_triu_out.call(a[0], a[1], a[2]))
+
+
+_sig_diag = _Signatures('diag', [
+    'diag(Tensor input, int diagonal=0, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def diag(*args, **kwargs):
+    """diag(Tensor input, int diagonal=0, *, Tensor? out=None)"""
+    i, a = _sig_diag.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_diag.call(a[0], a[1]))
+    return _wrap(_op_diag_out.call(a[0], a[1], a[2]))
+
+
+_sig_diag_embed = _Signatures('diag_embed', [
+    'diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def diag_embed(*args, **kwargs):
+    """diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1)"""
+    i, a = _sig_diag_embed.parse(args, kwargs)
+    return _wrap(_op_diag_embed.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_narrow_copy = _Signatures('narrow_copy', [
+    'narrow_copy(Tensor input, int dim, SymInt start, SymInt length, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def narrow_copy(*args, **kwargs):
+    """narrow_copy(Tensor input, int dim, SymInt start, SymInt length, *, Tensor? out=None)"""
+    i, a = _sig_narrow_copy.parse(args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_narrow_copy.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_narrow_copy_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_constant_pad_nd = _Signatures('constant_pad_nd', [
+    'constant_pad_nd(Tensor input, SymInt[] pad, Scalar value=0)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def constant_pad_nd(*args, **kwargs):
+    """constant_pad_nd(Tensor input, SymInt[] pad, Scalar value=0)"""
+    i, a = _sig_constant_pad_nd.parse(args, kwargs)
+    return _wrap(_op_constant_pad_nd.call(a[0], a[1], a[2]))
+
+
+_sig_reflection_pad1d = _Signatures('reflection_pad1d', [
+    'reflection_pad1d(Tensor input, SymInt[2] padding, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def reflection_pad1d(*args, **kwargs):
+    """reflection_pad1d(Tensor input, SymInt[2] padding, *, Tensor? out=None)"""
+    i, a = _sig_reflection_pad1d.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_reflection_pad1d.call(a[0], a[1]))
+    return _wrap(_op_reflection_pad1d_out.call(a[0], a[1], a[2]))
+
+
+_sig_reflection_pad2d = _Signatures('reflection_pad2d', [
+    'reflection_pad2d(Tensor input, SymInt[4] padding, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def reflection_pad2d(*args, **kwargs):
+    """reflection_pad2d(Tensor input, SymInt[4] padding, *, Tensor? out=None)"""
+    i, a = _sig_reflection_pad2d.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_reflection_pad2d.call(a[0], a[1]))
+    return _wrap(_op_reflection_pad2d_out.call(a[0], a[1], a[2]))
+
+
+_sig_replication_pad1d = _Signatures('replication_pad1d', [
+    'replication_pad1d(Tensor input, SymInt[2] padding, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def replication_pad1d(*args, **kwargs):
+    """replication_pad1d(Tensor input, SymInt[2] padding, *, Tensor? out=None)"""
+    i, a = _sig_replication_pad1d.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_replication_pad1d.call(a[0], a[1]))
+    return _wrap(_op_replication_pad1d_out.call(a[0], a[1], a[2]))
+
+
+_sig_replication_pad2d = _Signatures('replication_pad2d', [
+    'replication_pad2d(Tensor input, SymInt[4] padding, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def replication_pad2d(*args, **kwargs):
+    """replication_pad2d(Tensor input, SymInt[4] padding, *, Tensor? out=None)"""
+    i, a = _sig_replication_pad2d.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_replication_pad2d.call(a[0], a[1]))
+    return _wrap(_op_replication_pad2d_out.call(a[0], a[1], a[2]))
+
+
+_sig__pad_circular = _Signatures('_pad_circular', [
+    '_pad_circular(Tensor input, SymInt[] pad)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _pad_circular(*args, **kwargs):
+    """_pad_circular(Tensor input, SymInt[] pad)"""
+    i, a = _sig__pad_circular.parse(args, kwargs)
+    return _wrap(_op__pad_circular.call(a[0], a[1]))
+
+
+_sig__pad_enum = _Signatures('_pad_enum', [
+    '_pad_enum(Tensor input, SymInt[] pad, int mode, float? value=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _pad_enum(*args, **kwargs):
+    """_pad_enum(Tensor input, SymInt[] pad, int mode, float? value=None)"""
+    i, a = _sig__pad_enum.parse(args, kwargs)
+    return _wrap(_op__pad_enum.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_pad = _Signatures('pad', [
+    'pad(Tensor input, SymInt[] pad, str mode="constant", float? value=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def pad(*args, **kwargs):
+    """pad(Tensor input, SymInt[] pad, str mode="constant", float? value=None)"""
+    i, a = _sig_pad.parse(args, kwargs)
+    return _wrap(_op_pad.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_sort = _Signatures('sort', [
+    'sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor[2]? out=None)',
+    'sort(Tensor input, int dim=-1, bool descending=False, *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def sort(*args, **kwargs):
+    """sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor[2]? out=None)"""
+    i, a = _sig_sort.parse(args, kwargs)
+    if i == 0:
+        if a[4] is None:
+            return _make_rt(_rt_sort_5, _op_sort_stable.call(a[0], a[1], a[2], a[3]))
+        return _make_rt(_rt_sort_5, _op_sort_values_stable.call(a[0], a[1], a[2], a[3], *a[4]))
+    elif i == 1:
+        if a[3] is None:
+            return _make_rt(_rt_sort_5, _op_sort.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_sort_5, _op_sort_values.call(a[0], a[1], a[2], *a[3]))
+
+
+_sig_argsort = _Signatures('argsort', [
+    'argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False, Tensor? out=None)',
+    'argsort(Tensor input, int dim=-1, bool descending=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def argsort(*args, **kwargs):
+    """argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False, Tensor? out=None)"""
+    i, a = _sig_argsort.parse(args, kwargs)
+    if i == 0:
+        if a[4] is None:
+            return _wrap(_op_argsort_stable.call(a[0], a[1], a[2], a[3]))
+        return _wrap(_op_argsort_stable_out.call(a[0], a[1], a[2], a[3], a[4]))
+    elif i == 1:
+        return _wrap(_op_argsort.call(a[0], a[1], a[2]))
+
+
+_sig_msort = _Signatures('msort', [
+    'msort(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def msort(*args, **kwargs):
+    """msort(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_msort.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_msort.call(a[0]))
+    return _wrap(_op_msort_out.call(a[0], a[1]))
+
+
+_sig_topk = _Signatures('topk', [
+    'topk(Tensor input, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def topk(*args, **kwargs):
+    """topk(Tensor input, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[2]? out=None)"""
+    i, a = _sig_topk.parse(args, kwargs)
+    if a[5] is None:
+        return _make_rt(_rt_topk_6, _op_topk.call(a[0], a[1], a[2], a[3], a[4]))
+    return _make_rt(_rt_topk_6, _op_topk_values.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
+
+
+_sig_kthvalue = _Signatures('kthvalue', [
+    'kthvalue(Tensor input, SymInt k, int dim=-1, bool keepdim=False, *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def kthvalue(*args, **kwargs):
+    """kthvalue(Tensor input, SymInt k, int dim=-1, bool keepdim=False, *, Tensor[2]? out=None)"""
+    i, a = _sig_kthvalue.parse(args, kwargs)
+    if a[4] is None:
+        return _make_rt(_rt_kthvalue_7, _op_kthvalue.call(a[0], a[1], a[2], a[3]))
+    return _make_rt(_rt_kthvalue_7, _op_kthvalue_values.call(a[0], a[1], a[2], a[3], *a[4]))
+
+
+_sig__unique2 = _Signatures('_unique2', [
+    '_unique2(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _unique2(*args, **kwargs):
+    """_unique2(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False)"""
+    i, a = _sig__unique2.parse(args, kwargs)
+    return _wrap_tuple(_op__unique2.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_unique_dim = _Signatures('unique_dim', [
+    'unique_dim(Tensor input, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def unique_dim(*args, **kwargs):
+    """unique_dim(Tensor input, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False)"""
+    i, a = _sig_unique_dim.parse(args, kwargs)
+    return _wrap_tuple(_op_unique_dim.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_unique_consecutive = _Signatures('unique_consecutive', [
+    'unique_consecutive(Tensor input, bool return_inverse=False, bool return_counts=False, int? dim=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def unique_consecutive(*args, **kwargs):
+    """unique_consecutive(Tensor input, bool return_inverse=False, bool return_counts=False, int? dim=None)"""
+    i, a = _sig_unique_consecutive.parse(args, kwargs)
+    return _wrap_tuple(_op_unique_consecutive.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_searchsorted = _Signatures('searchsorted', [
+    'searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None)',
+    'searchsorted(Tensor sorted_sequence, Scalar input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def searchsorted(*args, **kwargs):
+    """searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None)"""
+    i, a = _sig_searchsorted.parse(args, kwargs)
+    if i == 0:
+        if a[6] is None:
+            return _wrap(_op_searchsorted_Tensor.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+        return _wrap(_op_searchsorted_Tensor_out.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+    elif i == 1:
+        if a[6] is None:
+            return _wrap(_op_searchsorted_Scalar.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+        return _wrap(_op_searchsorted_Scalar_out.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+
+
+_sig_bucketize = _Signatures('bucketize', [
+    'bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor? out=None)',
+    'bucketize(Scalar input, Tensor boundaries, *, bool out_int32=False, bool right=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def bucketize(*args, **kwargs):
+    """bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor? out=None)"""
+    i, a = _sig_bucketize.parse(args, kwargs)
+    if i == 0:
+        if a[4] is None:
+            return _wrap(_op_bucketize_Tensor.call(a[0], a[1], a[2], a[3]))
+        return _wrap(_op_bucketize_Tensor_out.call(a[0], a[1], a[2], a[3], a[4]))
+    elif i == 1:
+        return _wrap(_op_bucketize_Scalar.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_nonzero = _Signatures('nonzero', [
+    'nonzero(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def nonzero(*args, **kwargs):
+    """nonzero(Tensor input, *, Tensor? out=None)"""
+    i, a = _sig_nonzero.parse(args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_nonzero.call(a[0]))
+    return _wrap(_op_nonzero_out.call(a[0], a[1]))
+
+
+_sig_nonzero_static = _Signatures('nonzero_static', [
+    'nonzero_static(Tensor input, *, SymInt size, int fill_value=-1, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def nonzero_static(*args, **kwargs):
+    """nonzero_static(Tensor input, *, SymInt size, int fill_value=-1, Tensor? out=None)"""
+    i, a = _sig_nonzero_static.parse(args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_nonzero_static.call(a[0], a[1], a[2]))
+    return _wrap(_op_nonzero_static_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_argwhere = _Signatures('argwhere', [
+    'argwhere(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def argwhere(*args, **kwargs):
+    """argwhere(Tensor input)"""
+    i, a = _sig_argwhere.parse(args, kwargs)
+    return _wrap(_op_argwhere.call(a[0]))
 
 
 _sig_reshape = _Signatures('reshape', [
@@ -442,4 +5084,7 @@ def _to_copy(*args, **kwargs):
     return _requires_grad(a[7], _op__to_copy.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
 
 
-__all__ = ['add', 'mul', 'sin', 'sin_', 'reshape', '_unsafe_view', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'alias', 'clone', 'fill_', 'zero_', '_to_copy']
+__all__ = ['convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'einsum', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'binary_cross_entropy_with_logits', 'kl_div', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', 'reshape', '_unsafe_view', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'alias', 'clone', 'fill_', 'zero_', '_to_copy']
+
+LINALG_FUNCTIONS = ['linalg_vector_norm']
+NN_FUNCTIONS = ['_pad_circular', '_pad_enum', 'adaptive_avg_pool2d', 'avg_pool2d', 'binary_cross_entropy', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'log_sigmoid_forward', 'max_pool2d_with_indices', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'softplus']

@@ -5,60 +5,2246 @@
 from glasstorch._binding_support import _make_rt, _requires_grad, _return_type, _wrap, _wrap_list, _wrap_tuple
 from glasstorch._ops.python_arg_parser import Signatures as _Signatures
 from glasstorch._ops._generated.ops import (  # noqa: F401
+    _adaptive_avg_pool2d as _op__adaptive_avg_pool2d,
+    _convolution as _op__convolution,
+    _convolution_mode as _op__convolution_mode,
+    _fused_rms_norm as _op__fused_rms_norm,
+    _fused_sdp_choice as _op__fused_sdp_choice,
+    _index_put_impl_ as _op__index_put_impl_,
+    _log_softmax as _op__log_softmax,
+    _log_softmax_out as _op__log_softmax_out,
+    _native_batch_norm_legit as _op__native_batch_norm_legit,
+    _native_batch_norm_legit_no_stats as _op__native_batch_norm_legit_no_stats,
+    _native_batch_norm_legit_no_training as _op__native_batch_norm_legit_no_training,
+    _pad_circular as _op__pad_circular,
+    _pad_enum as _op__pad_enum,
+    _scaled_dot_product_attention_math as _op__scaled_dot_product_attention_math,
+    _scaled_dot_product_flash_attention_for_cpu as _op__scaled_dot_product_flash_attention_for_cpu,
+    _softmax as _op__softmax,
+    _softmax_out as _op__softmax_out,
     _to_copy as _op__to_copy,
+    _unique2 as _op__unique2,
     _unsafe_view as _op__unsafe_view,
+    abs as _op_abs,
+    abs_ as _op_abs_,
+    abs_out as _op_abs_out,
+    acos as _op_acos,
+    acos_ as _op_acos_,
+    acos_out as _op_acos_out,
+    acosh as _op_acosh,
+    acosh_ as _op_acosh_,
+    acosh_out as _op_acosh_out,
+    adaptive_avg_pool2d as _op_adaptive_avg_pool2d,
+    adaptive_avg_pool2d_out as _op_adaptive_avg_pool2d_out,
+    add_Scalar as _op_add_Scalar,
+    add_Scalar_out as _op_add_Scalar_out,
     add_Tensor as _op_add_Tensor,
+    add__Scalar as _op_add__Scalar,
     add__Tensor as _op_add__Tensor,
     add_out as _op_add_out,
+    addbmm as _op_addbmm,
+    addbmm_ as _op_addbmm_,
+    addbmm_out as _op_addbmm_out,
+    addcdiv as _op_addcdiv,
+    addcdiv_ as _op_addcdiv_,
+    addcdiv_out as _op_addcdiv_out,
+    addcmul as _op_addcmul,
+    addcmul_ as _op_addcmul_,
+    addcmul_out as _op_addcmul_out,
+    addmm as _op_addmm,
+    addmm_ as _op_addmm_,
+    addmm_out as _op_addmm_out,
+    addmv as _op_addmv,
+    addmv_ as _op_addmv_,
+    addmv_out as _op_addmv_out,
     alias as _op_alias,
+    all as _op_all,
+    all_all_out as _op_all_all_out,
+    all_dim as _op_all_dim,
+    all_dims as _op_all_dims,
+    all_dims_out as _op_all_dims_out,
+    all_out as _op_all_out,
+    amax as _op_amax,
+    amax_out as _op_amax_out,
+    amin as _op_amin,
+    amin_out as _op_amin_out,
+    any as _op_any,
+    any_all_out as _op_any_all_out,
+    any_dim as _op_any_dim,
+    any_dims as _op_any_dims,
+    any_dims_out as _op_any_dims_out,
+    any_out as _op_any_out,
+    argmax as _op_argmax,
+    argmax_out as _op_argmax_out,
+    argmin as _op_argmin,
+    argmin_out as _op_argmin_out,
+    argsort as _op_argsort,
+    argsort_stable as _op_argsort_stable,
+    argsort_stable_out as _op_argsort_stable_out,
+    argwhere as _op_argwhere,
     as_strided as _op_as_strided,
+    asin as _op_asin,
+    asin_ as _op_asin_,
+    asin_out as _op_asin_out,
+    asinh as _op_asinh,
+    asinh_ as _op_asinh_,
+    asinh_out as _op_asinh_out,
+    atan as _op_atan,
+    atan2 as _op_atan2,
+    atan2_ as _op_atan2_,
+    atan2_out as _op_atan2_out,
+    atan_ as _op_atan_,
+    atan_out as _op_atan_out,
+    atanh as _op_atanh,
+    atanh_ as _op_atanh_,
+    atanh_out as _op_atanh_out,
+    avg_pool2d as _op_avg_pool2d,
+    avg_pool2d_out as _op_avg_pool2d_out,
+    baddbmm as _op_baddbmm,
+    baddbmm_ as _op_baddbmm_,
+    baddbmm_out as _op_baddbmm_out,
+    batch_norm as _op_batch_norm,
+    bernoulli as _op_bernoulli,
+    bernoulli__Tensor as _op_bernoulli__Tensor,
+    bernoulli__float as _op_bernoulli__float,
+    bernoulli_out as _op_bernoulli_out,
+    bernoulli_p as _op_bernoulli_p,
+    binary_cross_entropy as _op_binary_cross_entropy,
+    binary_cross_entropy_out as _op_binary_cross_entropy_out,
+    binary_cross_entropy_with_logits as _op_binary_cross_entropy_with_logits,
+    bitwise_and_Scalar as _op_bitwise_and_Scalar,
+    bitwise_and_Scalar_Tensor as _op_bitwise_and_Scalar_Tensor,
+    bitwise_and_Scalar_Tensor_out as _op_bitwise_and_Scalar_Tensor_out,
+    bitwise_and_Scalar_out as _op_bitwise_and_Scalar_out,
+    bitwise_and_Tensor as _op_bitwise_and_Tensor,
+    bitwise_and_Tensor_out as _op_bitwise_and_Tensor_out,
+    bitwise_and__Scalar as _op_bitwise_and__Scalar,
+    bitwise_and__Tensor as _op_bitwise_and__Tensor,
+    bitwise_left_shift_Scalar_Tensor as _op_bitwise_left_shift_Scalar_Tensor,
+    bitwise_left_shift_Scalar_Tensor_out as _op_bitwise_left_shift_Scalar_Tensor_out,
+    bitwise_left_shift_Tensor as _op_bitwise_left_shift_Tensor,
+    bitwise_left_shift_Tensor_Scalar as _op_bitwise_left_shift_Tensor_Scalar,
+    bitwise_left_shift_Tensor_Scalar_out as _op_bitwise_left_shift_Tensor_Scalar_out,
+    bitwise_left_shift_Tensor_out as _op_bitwise_left_shift_Tensor_out,
+    bitwise_left_shift__Tensor as _op_bitwise_left_shift__Tensor,
+    bitwise_left_shift__Tensor_Scalar as _op_bitwise_left_shift__Tensor_Scalar,
+    bitwise_not as _op_bitwise_not,
+    bitwise_not_ as _op_bitwise_not_,
+    bitwise_not_out as _op_bitwise_not_out,
+    bitwise_or_Scalar as _op_bitwise_or_Scalar,
+    bitwise_or_Scalar_Tensor as _op_bitwise_or_Scalar_Tensor,
+    bitwise_or_Scalar_Tensor_out as _op_bitwise_or_Scalar_Tensor_out,
+    bitwise_or_Scalar_out as _op_bitwise_or_Scalar_out,
+    bitwise_or_Tensor as _op_bitwise_or_Tensor,
+    bitwise_or_Tensor_out as _op_bitwise_or_Tensor_out,
+    bitwise_or__Scalar as _op_bitwise_or__Scalar,
+    bitwise_or__Tensor as _op_bitwise_or__Tensor,
+    bitwise_right_shift_Scalar_Tensor as _op_bitwise_right_shift_Scalar_Tensor,
+    bitwise_right_shift_Scalar_Tensor_out as _op_bitwise_right_shift_Scalar_Tensor_out,
+    bitwise_right_shift_Tensor as _op_bitwise_right_shift_Tensor,
+    bitwise_right_shift_Tensor_Scalar as _op_bitwise_right_shift_Tensor_Scalar,
+    bitwise_right_shift_Tensor_Scalar_out as _op_bitwise_right_shift_Tensor_Scalar_out,
+    bitwise_right_shift_Tensor_out as _op_bitwise_right_shift_Tensor_out,
+    bitwise_right_shift__Tensor as _op_bitwise_right_shift__Tensor,
+    bitwise_right_shift__Tensor_Scalar as _op_bitwise_right_shift__Tensor_Scalar,
+    bitwise_xor_Scalar as _op_bitwise_xor_Scalar,
+    bitwise_xor_Scalar_Tensor as _op_bitwise_xor_Scalar_Tensor,
+    bitwise_xor_Scalar_Tensor_out as _op_bitwise_xor_Scalar_Tensor_out,
+    bitwise_xor_Scalar_out as _op_bitwise_xor_Scalar_out,
+    bitwise_xor_Tensor as _op_bitwise_xor_Tensor,
+    bitwise_xor_Tensor_out as _op_bitwise_xor_Tensor_out,
+    bitwise_xor__Scalar as _op_bitwise_xor__Scalar,
+    bitwise_xor__Tensor as _op_bitwise_xor__Tensor,
+    bmm as _op_bmm,
+    bmm_out as _op_bmm_out,
     broadcast_to as _op_broadcast_to,
+    bucketize_Scalar as _op_bucketize_Scalar,
+    bucketize_Tensor as _op_bucketize_Tensor,
+    bucketize_Tensor_out as _op_bucketize_Tensor_out,
+    cat as _op_cat,
+    cat_out as _op_cat_out,
+    ceil as _op_ceil,
+    ceil_ as _op_ceil_,
+    ceil_out as _op_ceil_out,
+    celu as _op_celu,
+    celu_ as _op_celu_,
     chunk as _op_chunk,
+    clamp as _op_clamp,
+    clamp_ as _op_clamp_,
+    clamp_Tensor as _op_clamp_Tensor,
+    clamp_Tensor_out as _op_clamp_Tensor_out,
+    clamp__Tensor as _op_clamp__Tensor,
+    clamp_max as _op_clamp_max,
+    clamp_max_ as _op_clamp_max_,
+    clamp_max_Tensor as _op_clamp_max_Tensor,
+    clamp_max_Tensor_out as _op_clamp_max_Tensor_out,
+    clamp_max__Tensor as _op_clamp_max__Tensor,
+    clamp_max_out as _op_clamp_max_out,
+    clamp_min as _op_clamp_min,
+    clamp_min_ as _op_clamp_min_,
+    clamp_min_Tensor as _op_clamp_min_Tensor,
+    clamp_min_Tensor_out as _op_clamp_min_Tensor_out,
+    clamp_min__Tensor as _op_clamp_min__Tensor,
+    clamp_min_out as _op_clamp_min_out,
+    clamp_out as _op_clamp_out,
+    clip as _op_clip,
+    clip_ as _op_clip_,
+    clip_Tensor as _op_clip_Tensor,
+    clip_Tensor_out as _op_clip_Tensor_out,
+    clip__Tensor as _op_clip__Tensor,
+    clip_out as _op_clip_out,
     clone as _op_clone,
+    column_stack as _op_column_stack,
+    column_stack_out as _op_column_stack_out,
+    concat as _op_concat,
+    concat_out as _op_concat_out,
+    concatenate as _op_concatenate,
+    concatenate_out as _op_concatenate_out,
+    constant_pad_nd as _op_constant_pad_nd,
+    conv1d as _op_conv1d,
+    conv1d_padding as _op_conv1d_padding,
+    conv2d as _op_conv2d,
+    conv2d_padding as _op_conv2d_padding,
+    convolution as _op_convolution,
     copy_ as _op_copy_,
+    copysign_Scalar as _op_copysign_Scalar,
+    copysign_Scalar_out as _op_copysign_Scalar_out,
+    copysign_Tensor as _op_copysign_Tensor,
+    copysign__Scalar as _op_copysign__Scalar,
+    copysign__Tensor as _op_copysign__Tensor,
+    copysign_out as _op_copysign_out,
+    cos as _op_cos,
+    cos_ as _op_cos_,
+    cos_out as _op_cos_out,
+    cosh as _op_cosh,
+    cosh_ as _op_cosh_,
+    cosh_out as _op_cosh_out,
+    count_nonzero as _op_count_nonzero,
+    count_nonzero_dim_IntList as _op_count_nonzero_dim_IntList,
+    count_nonzero_dim_IntList_out as _op_count_nonzero_dim_IntList_out,
+    count_nonzero_out as _op_count_nonzero_out,
+    cross_entropy_loss as _op_cross_entropy_loss,
+    cumprod as _op_cumprod,
+    cumprod_ as _op_cumprod_,
+    cumprod_out as _op_cumprod_out,
+    cumsum as _op_cumsum,
+    cumsum_ as _op_cumsum_,
+    cumsum_out as _op_cumsum_out,
+    diag as _op_diag,
+    diag_embed as _op_diag_embed,
+    diag_out as _op_diag_out,
     diagonal as _op_diagonal,
+    div_Scalar as _op_div_Scalar,
+    div_Scalar_mode as _op_div_Scalar_mode,
+    div_Scalar_mode_out as _op_div_Scalar_mode_out,
+    div_Scalar_out as _op_div_Scalar_out,
+    div_Tensor as _op_div_Tensor,
+    div_Tensor_mode as _op_div_Tensor_mode,
+    div__Scalar as _op_div__Scalar,
+    div__Scalar_mode as _op_div__Scalar_mode,
+    div__Tensor as _op_div__Tensor,
+    div__Tensor_mode as _op_div__Tensor_mode,
+    div_out as _op_div_out,
+    div_out_mode as _op_div_out_mode,
+    dot as _op_dot,
+    dot_out as _op_dot_out,
+    dropout as _op_dropout,
+    dropout_ as _op_dropout_,
+    dstack as _op_dstack,
+    dstack_out as _op_dstack_out,
+    einsum as _op_einsum,
+    elu as _op_elu,
+    elu_ as _op_elu_,
+    elu_out as _op_elu_out,
+    embedding as _op_embedding,
+    embedding_renorm_ as _op_embedding_renorm_,
+    eq_Scalar as _op_eq_Scalar,
+    eq_Scalar_out as _op_eq_Scalar_out,
+    eq_Tensor as _op_eq_Tensor,
+    eq_Tensor_out as _op_eq_Tensor_out,
+    eq__Scalar as _op_eq__Scalar,
+    eq__Tensor as _op_eq__Tensor,
+    erf as _op_erf,
+    erf_ as _op_erf_,
+    erf_out as _op_erf_out,
+    erfc as _op_erfc,
+    erfc_ as _op_erfc_,
+    erfc_out as _op_erfc_out,
+    erfinv as _op_erfinv,
+    erfinv_ as _op_erfinv_,
+    erfinv_out as _op_erfinv_out,
+    exp as _op_exp,
+    exp2 as _op_exp2,
+    exp2_ as _op_exp2_,
+    exp2_out as _op_exp2_out,
+    exp_ as _op_exp_,
+    exp_out as _op_exp_out,
     expand as _op_expand,
     expand_as as _op_expand_as,
+    expm1 as _op_expm1,
+    expm1_ as _op_expm1_,
+    expm1_out as _op_expm1_out,
+    exponential_ as _op_exponential_,
     fill__Scalar as _op_fill__Scalar,
     fill__Tensor as _op_fill__Tensor,
     flatten_using_ints as _op_flatten_using_ints,
+    flip as _op_flip,
+    fliplr as _op_fliplr,
+    flipud as _op_flipud,
+    floor as _op_floor,
+    floor_ as _op_floor_,
+    floor_divide as _op_floor_divide,
+    floor_divide_Scalar as _op_floor_divide_Scalar,
+    floor_divide_Scalar_out as _op_floor_divide_Scalar_out,
+    floor_divide__Scalar as _op_floor_divide__Scalar,
+    floor_divide__Tensor as _op_floor_divide__Tensor,
+    floor_divide_out as _op_floor_divide_out,
+    floor_out as _op_floor_out,
+    fmax as _op_fmax,
+    fmax_out as _op_fmax_out,
+    fmin as _op_fmin,
+    fmin_out as _op_fmin_out,
+    fmod_Scalar as _op_fmod_Scalar,
+    fmod_Scalar_out as _op_fmod_Scalar_out,
+    fmod_Tensor as _op_fmod_Tensor,
+    fmod_Tensor_out as _op_fmod_Tensor_out,
+    fmod__Scalar as _op_fmod__Scalar,
+    fmod__Tensor as _op_fmod__Tensor,
+    frac as _op_frac,
+    frac_ as _op_frac_,
+    frac_out as _op_frac_out,
+    gather as _op_gather,
+    gather_out as _op_gather_out,
+    ge_Scalar as _op_ge_Scalar,
+    ge_Scalar_out as _op_ge_Scalar_out,
+    ge_Tensor as _op_ge_Tensor,
+    ge_Tensor_out as _op_ge_Tensor_out,
+    ge__Scalar as _op_ge__Scalar,
+    ge__Tensor as _op_ge__Tensor,
+    gelu as _op_gelu,
+    gelu_ as _op_gelu_,
+    gelu_out as _op_gelu_out,
+    ger as _op_ger,
+    ger_out as _op_ger_out,
+    glu as _op_glu,
+    glu_out as _op_glu_out,
+    group_norm as _op_group_norm,
+    gt_Scalar as _op_gt_Scalar,
+    gt_Scalar_out as _op_gt_Scalar_out,
+    gt_Tensor as _op_gt_Tensor,
+    gt_Tensor_out as _op_gt_Tensor_out,
+    gt__Scalar as _op_gt__Scalar,
+    gt__Tensor as _op_gt__Tensor,
+    hardsigmoid as _op_hardsigmoid,
+    hardsigmoid_ as _op_hardsigmoid_,
+    hardsigmoid_out as _op_hardsigmoid_out,
+    hardswish as _op_hardswish,
+    hardswish_ as _op_hardswish_,
+    hardswish_out as _op_hardswish_out,
+    hardtanh as _op_hardtanh,
+    hardtanh_ as _op_hardtanh_,
+    hardtanh_out as _op_hardtanh_out,
+    hstack as _op_hstack,
+    hstack_out as _op_hstack_out,
+    huber_loss as _op_huber_loss,
+    huber_loss_out as _op_huber_loss_out,
+    hypot as _op_hypot,
+    hypot_ as _op_hypot_,
+    hypot_out as _op_hypot_out,
+    index_Tensor as _op_index_Tensor,
+    index_Tensor_out as _op_index_Tensor_out,
+    index_add as _op_index_add,
+    index_add_ as _op_index_add_,
+    index_add_out as _op_index_add_out,
+    index_copy as _op_index_copy,
+    index_copy_ as _op_index_copy_,
+    index_copy_out as _op_index_copy_out,
+    index_fill__int_Scalar as _op_index_fill__int_Scalar,
+    index_fill__int_Tensor as _op_index_fill__int_Tensor,
+    index_fill_int_Scalar as _op_index_fill_int_Scalar,
+    index_fill_int_Tensor as _op_index_fill_int_Tensor,
+    index_put as _op_index_put,
+    index_put_ as _op_index_put_,
+    index_select as _op_index_select,
+    index_select_out as _op_index_select_out,
+    isclose as _op_isclose,
+    isfinite as _op_isfinite,
+    isinf as _op_isinf,
+    isinf_out as _op_isinf_out,
+    isnan as _op_isnan,
+    isnan_out as _op_isnan_out,
+    kl_div as _op_kl_div,
+    kthvalue as _op_kthvalue,
+    kthvalue_values as _op_kthvalue_values,
+    l1_loss as _op_l1_loss,
+    layer_norm as _op_layer_norm,
+    le_Scalar as _op_le_Scalar,
+    le_Scalar_out as _op_le_Scalar_out,
+    le_Tensor as _op_le_Tensor,
+    le_Tensor_out as _op_le_Tensor_out,
+    le__Scalar as _op_le__Scalar,
+    le__Tensor as _op_le__Tensor,
+    leaky_relu as _op_leaky_relu,
+    leaky_relu_ as _op_leaky_relu_,
+    leaky_relu_out as _op_leaky_relu_out,
+    lerp_Scalar as _op_lerp_Scalar,
+    lerp_Scalar_out as _op_lerp_Scalar_out,
+    lerp_Tensor as _op_lerp_Tensor,
+    lerp_Tensor_out as _op_lerp_Tensor_out,
+    lerp__Scalar as _op_lerp__Scalar,
+    lerp__Tensor as _op_lerp__Tensor,
+    linalg_vector_norm as _op_linalg_vector_norm,
+    linalg_vector_norm_out as _op_linalg_vector_norm_out,
+    linear as _op_linear,
+    linear_out as _op_linear_out,
+    log as _op_log,
+    log10 as _op_log10,
+    log10_ as _op_log10_,
+    log10_out as _op_log10_out,
+    log1p as _op_log1p,
+    log1p_ as _op_log1p_,
+    log1p_out as _op_log1p_out,
+    log2 as _op_log2,
+    log2_ as _op_log2_,
+    log2_out as _op_log2_out,
+    log_ as _op_log_,
+    log_out as _op_log_out,
+    log_sigmoid as _op_log_sigmoid,
+    log_sigmoid_forward as _op_log_sigmoid_forward,
+    log_sigmoid_forward_output as _op_log_sigmoid_forward_output,
+    log_sigmoid_out as _op_log_sigmoid_out,
+    log_softmax_int as _op_log_softmax_int,
+    log_softmax_int_out as _op_log_softmax_int_out,
+    logaddexp as _op_logaddexp,
+    logaddexp_out as _op_logaddexp_out,
+    logical_and as _op_logical_and,
+    logical_and_ as _op_logical_and_,
+    logical_and_out as _op_logical_and_out,
+    logical_not as _op_logical_not,
+    logical_not_ as _op_logical_not_,
+    logical_not_out as _op_logical_not_out,
+    logical_or as _op_logical_or,
+    logical_or_ as _op_logical_or_,
+    logical_or_out as _op_logical_or_out,
+    logical_xor as _op_logical_xor,
+    logical_xor_ as _op_logical_xor_,
+    logical_xor_out as _op_logical_xor_out,
+    logsumexp as _op_logsumexp,
+    logsumexp_out as _op_logsumexp_out,
+    lt_Scalar as _op_lt_Scalar,
+    lt_Scalar_out as _op_lt_Scalar_out,
+    lt_Tensor as _op_lt_Tensor,
+    lt_Tensor_out as _op_lt_Tensor_out,
+    lt__Scalar as _op_lt__Scalar,
+    lt__Tensor as _op_lt__Tensor,
+    masked_fill_Scalar as _op_masked_fill_Scalar,
+    masked_fill_Tensor as _op_masked_fill_Tensor,
+    masked_fill__Scalar as _op_masked_fill__Scalar,
+    masked_fill__Tensor as _op_masked_fill__Tensor,
+    masked_scatter as _op_masked_scatter,
+    masked_scatter_ as _op_masked_scatter_,
+    masked_select as _op_masked_select,
+    masked_select_out as _op_masked_select_out,
+    matmul as _op_matmul,
+    matmul_out as _op_matmul_out,
+    max as _op_max,
+    max_dim as _op_max_dim,
+    max_dim_max as _op_max_dim_max,
+    max_other as _op_max_other,
+    max_out as _op_max_out,
+    max_pool2d as _op_max_pool2d,
+    max_pool2d_with_indices as _op_max_pool2d_with_indices,
+    max_pool2d_with_indices_out as _op_max_pool2d_with_indices_out,
+    max_unary_out as _op_max_unary_out,
+    maximum as _op_maximum,
+    maximum_out as _op_maximum_out,
+    mean as _op_mean,
+    mean_dim as _op_mean_dim,
+    mean_dtype_out as _op_mean_dtype_out,
+    mean_out as _op_mean_out,
+    min as _op_min,
+    min_dim as _op_min_dim,
+    min_dim_min as _op_min_dim_min,
+    min_other as _op_min_other,
+    min_out as _op_min_out,
+    min_unary_out as _op_min_unary_out,
+    minimum as _op_minimum,
+    minimum_out as _op_minimum_out,
+    mish as _op_mish,
+    mish_ as _op_mish_,
+    mish_out as _op_mish_out,
+    mm as _op_mm,
+    mm_out as _op_mm_out,
     moveaxis_int as _op_moveaxis_int,
     moveaxis_intlist as _op_moveaxis_intlist,
     movedim_int as _op_movedim_int,
     movedim_intlist as _op_movedim_intlist,
+    mse_loss as _op_mse_loss,
+    mse_loss_out as _op_mse_loss_out,
+    msort as _op_msort,
+    msort_out as _op_msort_out,
+    mul_Scalar as _op_mul_Scalar,
+    mul_Scalar_out as _op_mul_Scalar_out,
     mul_Tensor as _op_mul_Tensor,
+    mul__Scalar as _op_mul__Scalar,
     mul__Tensor as _op_mul__Tensor,
     mul_out as _op_mul_out,
+    multinomial as _op_multinomial,
+    multinomial_out as _op_multinomial_out,
+    mv as _op_mv,
+    mv_out as _op_mv_out,
+    nan_to_num as _op_nan_to_num,
+    nan_to_num_ as _op_nan_to_num_,
+    nan_to_num_out as _op_nan_to_num_out,
     narrow as _op_narrow,
+    narrow_copy as _op_narrow_copy,
+    narrow_copy_out as _op_narrow_copy_out,
+    native_batch_norm as _op_native_batch_norm,
+    native_dropout as _op_native_dropout,
+    native_group_norm as _op_native_group_norm,
+    native_layer_norm as _op_native_layer_norm,
+    ne_Scalar as _op_ne_Scalar,
+    ne_Scalar_out as _op_ne_Scalar_out,
+    ne_Tensor as _op_ne_Tensor,
+    ne_Tensor_out as _op_ne_Tensor_out,
+    ne__Scalar as _op_ne__Scalar,
+    ne__Tensor as _op_ne__Tensor,
+    neg as _op_neg,
+    neg_ as _op_neg_,
+    neg_out as _op_neg_out,
+    nll_loss as _op_nll_loss,
+    nll_loss2d as _op_nll_loss2d,
+    nll_loss2d_forward as _op_nll_loss2d_forward,
+    nll_loss2d_forward_output as _op_nll_loss2d_forward_output,
+    nll_loss2d_out as _op_nll_loss2d_out,
+    nll_loss_forward as _op_nll_loss_forward,
+    nll_loss_forward_output as _op_nll_loss_forward_output,
+    nll_loss_nd as _op_nll_loss_nd,
+    nll_loss_out as _op_nll_loss_out,
+    nonzero as _op_nonzero,
+    nonzero_out as _op_nonzero_out,
+    nonzero_static as _op_nonzero_static,
+    nonzero_static_out as _op_nonzero_static_out,
+    norm_Scalar as _op_norm_Scalar,
+    norm_ScalarOpt_dim as _op_norm_ScalarOpt_dim,
+    norm_ScalarOpt_dim_dtype as _op_norm_ScalarOpt_dim_dtype,
+    norm_ScalarOpt_dtype as _op_norm_ScalarOpt_dtype,
+    norm_ScalarOpt_dtype_out as _op_norm_ScalarOpt_dtype_out,
+    norm_Scalar_out as _op_norm_Scalar_out,
+    norm_dtype_out as _op_norm_dtype_out,
+    norm_out as _op_norm_out,
+    normal_ as _op_normal_,
+    one_hot as _op_one_hot,
+    outer as _op_outer,
+    outer_out as _op_outer_out,
+    pad as _op_pad,
     permute as _op_permute,
+    positive as _op_positive,
+    pow_Scalar as _op_pow_Scalar,
+    pow_Scalar_out as _op_pow_Scalar_out,
+    pow_Tensor_Scalar as _op_pow_Tensor_Scalar,
+    pow_Tensor_Scalar_out as _op_pow_Tensor_Scalar_out,
+    pow_Tensor_Tensor as _op_pow_Tensor_Tensor,
+    pow_Tensor_Tensor_out as _op_pow_Tensor_Tensor_out,
+    pow__Scalar as _op_pow__Scalar,
+    pow__Tensor as _op_pow__Tensor,
+    prod as _op_prod,
+    prod_dim_int as _op_prod_dim_int,
+    prod_int_out as _op_prod_int_out,
+    prod_out as _op_prod_out,
+    random_ as _op_random_,
+    random__from as _op_random__from,
+    random__to as _op_random__to,
+    reciprocal as _op_reciprocal,
+    reciprocal_ as _op_reciprocal_,
+    reciprocal_out as _op_reciprocal_out,
+    reflection_pad1d as _op_reflection_pad1d,
+    reflection_pad1d_out as _op_reflection_pad1d_out,
+    reflection_pad2d as _op_reflection_pad2d,
+    reflection_pad2d_out as _op_reflection_pad2d_out,
+    relu as _op_relu,
+    relu6 as _op_relu6,
+    relu6_ as _op_relu6_,
+    relu_ as _op_relu_,
+    remainder_Scalar as _op_remainder_Scalar,
+    remainder_Scalar_Tensor as _op_remainder_Scalar_Tensor,
+    remainder_Scalar_Tensor_out as _op_remainder_Scalar_Tensor_out,
+    remainder_Scalar_out as _op_remainder_Scalar_out,
+    remainder_Tensor as _op_remainder_Tensor,
+    remainder_Tensor_out as _op_remainder_Tensor_out,
+    remainder__Scalar as _op_remainder__Scalar,
+    remainder__Tensor as _op_remainder__Tensor,
+    repeat as _op_repeat,
+    repeat_interleave_Tensor as _op_repeat_interleave_Tensor,
+    repeat_interleave_self_Tensor as _op_repeat_interleave_self_Tensor,
+    repeat_interleave_self_int as _op_repeat_interleave_self_int,
+    replication_pad1d as _op_replication_pad1d,
+    replication_pad1d_out as _op_replication_pad1d_out,
+    replication_pad2d as _op_replication_pad2d,
+    replication_pad2d_out as _op_replication_pad2d_out,
     reshape as _op_reshape,
     reshape_as as _op_reshape_as,
+    rms_norm as _op_rms_norm,
+    roll as _op_roll,
+    rot90 as _op_rot90,
+    round as _op_round,
+    round_ as _op_round_,
+    round__decimals as _op_round__decimals,
+    round_decimals as _op_round_decimals,
+    round_decimals_out as _op_round_decimals_out,
+    round_out as _op_round_out,
+    rsqrt as _op_rsqrt,
+    rsqrt_ as _op_rsqrt_,
+    rsqrt_out as _op_rsqrt_out,
+    rsub_Scalar as _op_rsub_Scalar,
+    rsub_Scalar_out as _op_rsub_Scalar_out,
+    rsub_Tensor as _op_rsub_Tensor,
+    rsub_Tensor_out as _op_rsub_Tensor_out,
+    scaled_dot_product_attention as _op_scaled_dot_product_attention,
+    scatter__reduce as _op_scatter__reduce,
+    scatter__src as _op_scatter__src,
+    scatter__value as _op_scatter__value,
+    scatter__value_reduce as _op_scatter__value_reduce,
+    scatter_add as _op_scatter_add,
+    scatter_add_ as _op_scatter_add_,
+    scatter_add_out as _op_scatter_add_out,
+    scatter_reduce as _op_scatter_reduce,
+    scatter_reduce__two as _op_scatter_reduce__two,
+    scatter_reduce_out as _op_scatter_reduce_out,
+    scatter_reduce_two as _op_scatter_reduce_two,
+    scatter_reduce_two_out as _op_scatter_reduce_two_out,
+    scatter_src as _op_scatter_src,
+    scatter_src_out as _op_scatter_src_out,
+    scatter_value as _op_scatter_value,
+    scatter_value_out as _op_scatter_value_out,
+    scatter_value_reduce as _op_scatter_value_reduce,
+    scatter_value_reduce_out as _op_scatter_value_reduce_out,
+    searchsorted_Scalar as _op_searchsorted_Scalar,
+    searchsorted_Scalar_out as _op_searchsorted_Scalar_out,
+    searchsorted_Tensor as _op_searchsorted_Tensor,
+    searchsorted_Tensor_out as _op_searchsorted_Tensor_out,
     select_int as _op_select_int,
+    selu as _op_selu,
+    selu_ as _op_selu_,
+    sgn as _op_sgn,
+    sgn_ as _op_sgn_,
+    sgn_out as _op_sgn_out,
+    sigmoid as _op_sigmoid,
+    sigmoid_ as _op_sigmoid_,
+    sigmoid_out as _op_sigmoid_out,
+    sign as _op_sign,
+    sign_ as _op_sign_,
+    sign_out as _op_sign_out,
+    silu as _op_silu,
+    silu_ as _op_silu_,
+    silu_out as _op_silu_out,
     sin as _op_sin,
     sin_ as _op_sin_,
     sin_out as _op_sin_out,
+    sinh as _op_sinh,
+    sinh_ as _op_sinh_,
+    sinh_out as _op_sinh_out,
     slice_Tensor as _op_slice_Tensor,
+    smooth_l1_loss as _op_smooth_l1_loss,
+    smooth_l1_loss_out as _op_smooth_l1_loss_out,
+    softmax_int as _op_softmax_int,
+    softmax_int_out as _op_softmax_int_out,
+    softplus as _op_softplus,
+    softplus_out as _op_softplus_out,
+    sort as _op_sort,
+    sort_stable as _op_sort_stable,
+    sort_values as _op_sort_values,
+    sort_values_stable as _op_sort_values_stable,
     split_Tensor as _op_split_Tensor,
     split_with_sizes as _op_split_with_sizes,
+    sqrt as _op_sqrt,
+    sqrt_ as _op_sqrt_,
+    sqrt_out as _op_sqrt_out,
+    square as _op_square,
+    square_ as _op_square_,
+    square_out as _op_square_out,
     squeeze as _op_squeeze,
     squeeze_dim as _op_squeeze_dim,
     squeeze_dims as _op_squeeze_dims,
+    stack as _op_stack,
+    stack_out as _op_stack_out,
+    std as _op_std,
+    std_correction as _op_std_correction,
+    std_correction_out as _op_std_correction_out,
+    std_dim as _op_std_dim,
+    std_mean as _op_std_mean,
+    std_mean_correction as _op_std_mean_correction,
+    std_mean_correction_out as _op_std_mean_correction_out,
+    std_mean_dim as _op_std_mean_dim,
+    std_out as _op_std_out,
+    sub_Scalar as _op_sub_Scalar,
+    sub_Scalar_out as _op_sub_Scalar_out,
+    sub_Tensor as _op_sub_Tensor,
+    sub__Scalar as _op_sub__Scalar,
+    sub__Tensor as _op_sub__Tensor,
+    sub_out as _op_sub_out,
+    sum as _op_sum,
+    sum_IntList_out as _op_sum_IntList_out,
+    sum_dim_IntList as _op_sum_dim_IntList,
+    sum_out as _op_sum_out,
     swapaxes as _op_swapaxes,
     swapdims as _op_swapdims,
     t as _op_t,
+    take as _op_take,
+    take_along_dim as _op_take_along_dim,
+    take_along_dim_out as _op_take_along_dim_out,
+    take_out as _op_take_out,
+    tan as _op_tan,
+    tan_ as _op_tan_,
+    tan_out as _op_tan_out,
+    tanh as _op_tanh,
+    tanh_ as _op_tanh_,
+    tanh_out as _op_tanh_out,
     tensor_split_indices as _op_tensor_split_indices,
     tensor_split_sections as _op_tensor_split_sections,
+    threshold as _op_threshold,
+    threshold_ as _op_threshold_,
+    threshold_out as _op_threshold_out,
+    tile as _op_tile,
+    topk as _op_topk,
+    topk_values as _op_topk_values,
     transpose_int as _op_transpose_int,
+    tril as _op_tril,
+    tril_ as _op_tril_,
+    tril_out as _op_tril_out,
+    triu as _op_triu,
+    triu_ as _op_triu_,
+    triu_out as _op_triu_out,
+    true_divide_Scalar as _op_true_divide_Scalar,
+    true_divide_Tensor as _op_true_divide_Tensor,
+    true_divide__Scalar as _op_true_divide__Scalar,
+    true_divide__Tensor as _op_true_divide__Tensor,
+    true_divide_out as _op_true_divide_out,
+    trunc as _op_trunc,
+    trunc_ as _op_trunc_,
+    trunc_out as _op_trunc_out,
     unbind_int as _op_unbind_int,
     unflatten_int as _op_unflatten_int,
     unfold as _op_unfold,
+    uniform_ as _op_uniform_,
+    unique_consecutive as _op_unique_consecutive,
+    unique_dim as _op_unique_dim,
     unsqueeze as _op_unsqueeze,
+    var as _op_var,
+    var_correction as _op_var_correction,
+    var_correction_out as _op_var_correction_out,
+    var_dim as _op_var_dim,
+    var_mean as _op_var_mean,
+    var_mean_correction as _op_var_mean_correction,
+    var_mean_correction_out as _op_var_mean_correction_out,
+    var_mean_dim as _op_var_mean_dim,
+    var_out as _op_var_out,
+    vdot as _op_vdot,
+    vdot_out as _op_vdot_out,
     view as _op_view,
     view_as as _op_view_as,
     view_dtype as _op_view_dtype,
+    vstack as _op_vstack,
+    vstack_out as _op_vstack_out,
+    where_Scalar as _op_where_Scalar,
+    where_ScalarOther as _op_where_ScalarOther,
+    where_ScalarSelf as _op_where_ScalarSelf,
+    where_self as _op_where_self,
+    where_self_out as _op_where_self_out,
+    xlogy_OutScalar_Other as _op_xlogy_OutScalar_Other,
+    xlogy_OutScalar_Self as _op_xlogy_OutScalar_Self,
+    xlogy_OutTensor as _op_xlogy_OutTensor,
+    xlogy_Scalar_Other as _op_xlogy_Scalar_Other,
+    xlogy_Scalar_Self as _op_xlogy_Scalar_Self,
+    xlogy_Tensor as _op_xlogy_Tensor,
+    xlogy__Scalar_Other as _op_xlogy__Scalar_Other,
+    xlogy__Tensor as _op_xlogy__Tensor,
     zero_ as _op_zero_,
 )
 
+_rt_max_0 = _return_type('max', ['values', 'indices'])
+_rt_min_1 = _return_type('min', ['values', 'indices'])
+_rt_sort_2 = _return_type('sort', ['values', 'indices'])
+_rt_topk_3 = _return_type('topk', ['values', 'indices'])
+_rt_kthvalue_4 = _return_type('kthvalue', ['values', 'indices'])
+
+
+_sig_masked_fill_ = _Signatures('masked_fill_', [
+    'masked_fill_(Tensor mask, Tensor value)',
+    'masked_fill_(Tensor mask, Scalar value)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def masked_fill_(self, *args, **kwargs):
+    """masked_fill_(Tensor mask, Tensor value)"""
+    i, a = _sig_masked_fill_.parse(args, kwargs)
+    if i == 0:
+        _op_masked_fill__Tensor.call(self._impl, a[0], a[1])
+        return self
+    elif i == 1:
+        _op_masked_fill__Scalar.call(self._impl, a[0], a[1])
+        return self
+
+
+_sig_masked_fill = _Signatures('masked_fill', [
+    'masked_fill(Tensor mask, Tensor value)',
+    'masked_fill(Tensor mask, Scalar value)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def masked_fill(self, *args, **kwargs):
+    """masked_fill(Tensor mask, Tensor value)"""
+    i, a = _sig_masked_fill.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_masked_fill_Tensor.call(self._impl, a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_masked_fill_Scalar.call(self._impl, a[0], a[1]))
+
+
+_sig_masked_select = _Signatures('masked_select', [
+    'masked_select(Tensor mask)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def masked_select(self, *args, **kwargs):
+    """masked_select(Tensor mask)"""
+    i, a = _sig_masked_select.parse(args, kwargs)
+    return _wrap(_op_masked_select.call(self._impl, a[0]))
+
+
+_sig_masked_scatter_ = _Signatures('masked_scatter_', [
+    'masked_scatter_(Tensor mask, Tensor source)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def masked_scatter_(self, *args, **kwargs):
+    """masked_scatter_(Tensor mask, Tensor source)"""
+    i, a = _sig_masked_scatter_.parse(args, kwargs)
+    _op_masked_scatter_.call(self._impl, a[0], a[1])
+    return self
+
+
+_sig_masked_scatter = _Signatures('masked_scatter', [
+    'masked_scatter(Tensor mask, Tensor source)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def masked_scatter(self, *args, **kwargs):
+    """masked_scatter(Tensor mask, Tensor source)"""
+    i, a = _sig_masked_scatter.parse(args, kwargs)
+    return _wrap(_op_masked_scatter.call(self._impl, a[0], a[1]))
+
+
+_sig_index_select = _Signatures('index_select', [
+    'index_select(int dim, Tensor index)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def index_select(self, *args, **kwargs):
+    """index_select(int dim, Tensor index)"""
+    i, a = _sig_index_select.parse(args, kwargs)
+    return _wrap(_op_index_select.call(self._impl, a[0], a[1]))
+
+
+_sig_gather = _Signatures('gather', [
+    'gather(int dim, Tensor index, *, bool sparse_grad=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def gather(self, *args, **kwargs):
+    """gather(int dim, Tensor index, *, bool sparse_grad=False)"""
+    i, a = _sig_gather.parse(args, kwargs)
+    return _wrap(_op_gather.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_take = _Signatures('take', [
+    'take(Tensor index)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def take(self, *args, **kwargs):
+    """take(Tensor index)"""
+    i, a = _sig_take.parse(args, kwargs)
+    return _wrap(_op_take.call(self._impl, a[0]))
+
+
+_sig_take_along_dim = _Signatures('take_along_dim', [
+    'take_along_dim(Tensor indices, int? dim=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def take_along_dim(self, *args, **kwargs):
+    """take_along_dim(Tensor indices, int? dim=None)"""
+    i, a = _sig_take_along_dim.parse(args, kwargs)
+    return _wrap(_op_take_along_dim.call(self._impl, a[0], a[1]))
+
+
+_sig_scatter = _Signatures('scatter', [
+    'scatter(int dim, Tensor index, Tensor src)',
+    'scatter(int dim, Tensor index, Scalar value)',
+    'scatter(int dim, Tensor index, Tensor src, *, str reduce)',
+    'scatter(int dim, Tensor index, Scalar value, *, str reduce)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def scatter(self, *args, **kwargs):
+    """scatter(int dim, Tensor index, Tensor src)"""
+    i, a = _sig_scatter.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_scatter_src.call(self._impl, a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_scatter_value.call(self._impl, a[0], a[1], a[2]))
+    elif i == 2:
+        return _wrap(_op_scatter_reduce.call(self._impl, a[0], a[1], a[2], a[3]))
+    elif i == 3:
+        return _wrap(_op_scatter_value_reduce.call(self._impl, a[0], a[1], a[2], a[3]))
+
+
+_sig_scatter_ = _Signatures('scatter_', [
+    'scatter_(int dim, Tensor index, Tensor src)',
+    'scatter_(int dim, Tensor index, Scalar value)',
+    'scatter_(int dim, Tensor index, Tensor src, *, str reduce)',
+    'scatter_(int dim, Tensor index, Scalar value, *, str reduce)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def scatter_(self, *args, **kwargs):
+    """scatter_(int dim, Tensor index, Tensor src)"""
+    i, a = _sig_scatter_.parse(args, kwargs)
+    if i == 0:
+        _op_scatter__src.call(self._impl, a[0], a[1], a[2])
+        return self
+    elif i == 1:
+        _op_scatter__value.call(self._impl, a[0], a[1], a[2])
+        return self
+    elif i == 2:
+        _op_scatter__reduce.call(self._impl, a[0], a[1], a[2], a[3])
+        return self
+    elif i == 3:
+        _op_scatter__value_reduce.call(self._impl, a[0], a[1], a[2], a[3])
+        return self
+
+
+_sig_scatter_add = _Signatures('scatter_add', [
+    'scatter_add(int dim, Tensor index, Tensor src)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def scatter_add(self, *args, **kwargs):
+    """scatter_add(int dim, Tensor index, Tensor src)"""
+    i, a = _sig_scatter_add.parse(args, kwargs)
+    return _wrap(_op_scatter_add.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_scatter_add_ = _Signatures('scatter_add_', [
+    'scatter_add_(int dim, Tensor index, Tensor src)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def scatter_add_(self, *args, **kwargs):
+    """scatter_add_(int dim, Tensor index, Tensor src)"""
+    i, a = _sig_scatter_add_.parse(args, kwargs)
+    _op_scatter_add_.call(self._impl, a[0], a[1], a[2])
+    return self
+
+
+_sig_scatter_reduce = _Signatures('scatter_reduce', [
+    'scatter_reduce(int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def scatter_reduce(self, *args, **kwargs):
+    """scatter_reduce(int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)"""
+    i, a = _sig_scatter_reduce.parse(args, kwargs)
+    return _wrap(_op_scatter_reduce_two.call(self._impl, a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_scatter_reduce_ = _Signatures('scatter_reduce_', [
+    'scatter_reduce_(int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def scatter_reduce_(self, *args, **kwargs):
+    """scatter_reduce_(int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)"""
+    i, a = _sig_scatter_reduce_.parse(args, kwargs)
+    _op_scatter_reduce__two.call(self._impl, a[0], a[1], a[2], a[3], a[4])
+    return self
+
+
+_sig_index_add = _Signatures('index_add', [
+    'index_add(int dim, Tensor index, Tensor source, *, Scalar alpha=1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def index_add(self, *args, **kwargs):
+    """index_add(int dim, Tensor index, Tensor source, *, Scalar alpha=1)"""
+    i, a = _sig_index_add.parse(args, kwargs)
+    return _wrap(_op_index_add.call(self._impl, a[0], a[1], a[2], a[3]))
+
+
+_sig_index_add_ = _Signatures('index_add_', [
+    'index_add_(int dim, Tensor index, Tensor source, *, Scalar alpha=1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def index_add_(self, *args, **kwargs):
+    """index_add_(int dim, Tensor index, Tensor source, *, Scalar alpha=1)"""
+    i, a = _sig_index_add_.parse(args, kwargs)
+    _op_index_add_.call(self._impl, a[0], a[1], a[2], a[3])
+    return self
+
+
+_sig_index_copy = _Signatures('index_copy', [
+    'index_copy(int dim, Tensor index, Tensor source)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def index_copy(self, *args, **kwargs):
+    """index_copy(int dim, Tensor index, Tensor source)"""
+    i, a = _sig_index_copy.parse(args, kwargs)
+    return _wrap(_op_index_copy.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_index_copy_ = _Signatures('index_copy_', [
+    'index_copy_(int dim, Tensor index, Tensor source)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def index_copy_(self, *args, **kwargs):
+    """index_copy_(int dim, Tensor index, Tensor source)"""
+    i, a = _sig_index_copy_.parse(args, kwargs)
+    _op_index_copy_.call(self._impl, a[0], a[1], a[2])
+    return self
+
+
+_sig_index_fill_ = _Signatures('index_fill_', [
+    'index_fill_(int dim, Tensor index, Tensor value)',
+    'index_fill_(int dim, Tensor index, Scalar value)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def index_fill_(self, *args, **kwargs):
+    """index_fill_(int dim, Tensor index, Tensor value)"""
+    i, a = _sig_index_fill_.parse(args, kwargs)
+    if i == 0:
+        _op_index_fill__int_Tensor.call(self._impl, a[0], a[1], a[2])
+        return self
+    elif i == 1:
+        _op_index_fill__int_Scalar.call(self._impl, a[0], a[1], a[2])
+        return self
+
+
+_sig_index_fill = _Signatures('index_fill', [
+    'index_fill(int dim, Tensor index, Tensor value)',
+    'index_fill(int dim, Tensor index, Scalar value)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def index_fill(self, *args, **kwargs):
+    """index_fill(int dim, Tensor index, Tensor value)"""
+    i, a = _sig_index_fill.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_index_fill_int_Tensor.call(self._impl, a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_index_fill_int_Scalar.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_index_put_ = _Signatures('index_put_', [
+    'index_put_(Tensor?[] indices, Tensor values, bool accumulate=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def index_put_(self, *args, **kwargs):
+    """index_put_(Tensor?[] indices, Tensor values, bool accumulate=False)"""
+    i, a = _sig_index_put_.parse(args, kwargs)
+    _op_index_put_.call(self._impl, a[0], a[1], a[2])
+    return self
+
+
+_sig_index_put = _Signatures('index_put', [
+    'index_put(Tensor?[] indices, Tensor values, bool accumulate=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def index_put(self, *args, **kwargs):
+    """index_put(Tensor?[] indices, Tensor values, bool accumulate=False)"""
+    i, a = _sig_index_put.parse(args, kwargs)
+    return _wrap(_op_index_put.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_mm = _Signatures('mm', [
+    'mm(Tensor mat2)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def mm(self, *args, **kwargs):
+    """mm(Tensor mat2)"""
+    i, a = _sig_mm.parse(args, kwargs)
+    return _wrap(_op_mm.call(self._impl, a[0]))
+
+
+_sig_bmm = _Signatures('bmm', [
+    'bmm(Tensor mat2)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def bmm(self, *args, **kwargs):
+    """bmm(Tensor mat2)"""
+    i, a = _sig_bmm.parse(args, kwargs)
+    return _wrap(_op_bmm.call(self._impl, a[0]))
+
+
+_sig_addmm = _Signatures('addmm', [
+    'addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def addmm(self, *args, **kwargs):
+    """addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)"""
+    i, a = _sig_addmm.parse(args, kwargs)
+    return _wrap(_op_addmm.call(self._impl, a[0], a[1], a[2], a[3]))
+
+
+_sig_addmm_ = _Signatures('addmm_', [
+    'addmm_(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def addmm_(self, *args, **kwargs):
+    """addmm_(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)"""
+    i, a = _sig_addmm_.parse(args, kwargs)
+    _op_addmm_.call(self._impl, a[0], a[1], a[2], a[3])
+    return self
+
+
+_sig_baddbmm = _Signatures('baddbmm', [
+    'baddbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def baddbmm(self, *args, **kwargs):
+    """baddbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"""
+    i, a = _sig_baddbmm.parse(args, kwargs)
+    return _wrap(_op_baddbmm.call(self._impl, a[0], a[1], a[2], a[3]))
+
+
+_sig_baddbmm_ = _Signatures('baddbmm_', [
+    'baddbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def baddbmm_(self, *args, **kwargs):
+    """baddbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"""
+    i, a = _sig_baddbmm_.parse(args, kwargs)
+    _op_baddbmm_.call(self._impl, a[0], a[1], a[2], a[3])
+    return self
+
+
+_sig_addbmm = _Signatures('addbmm', [
+    'addbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def addbmm(self, *args, **kwargs):
+    """addbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"""
+    i, a = _sig_addbmm.parse(args, kwargs)
+    return _wrap(_op_addbmm.call(self._impl, a[0], a[1], a[2], a[3]))
+
+
+_sig_addbmm_ = _Signatures('addbmm_', [
+    'addbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def addbmm_(self, *args, **kwargs):
+    """addbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"""
+    i, a = _sig_addbmm_.parse(args, kwargs)
+    _op_addbmm_.call(self._impl, a[0], a[1], a[2], a[3])
+    return self
+
+
+_sig_addmv = _Signatures('addmv', [
+    'addmv(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def addmv(self, *args, **kwargs):
+    """addmv(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)"""
+    i, a = _sig_addmv.parse(args, kwargs)
+    return _wrap(_op_addmv.call(self._impl, a[0], a[1], a[2], a[3]))
+
+
+_sig_addmv_ = _Signatures('addmv_', [
+    'addmv_(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def addmv_(self, *args, **kwargs):
+    """addmv_(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)"""
+    i, a = _sig_addmv_.parse(args, kwargs)
+    _op_addmv_.call(self._impl, a[0], a[1], a[2], a[3])
+    return self
+
+
+_sig_mv = _Signatures('mv', [
+    'mv(Tensor vec)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def mv(self, *args, **kwargs):
+    """mv(Tensor vec)"""
+    i, a = _sig_mv.parse(args, kwargs)
+    return _wrap(_op_mv.call(self._impl, a[0]))
+
+
+_sig_dot = _Signatures('dot', [
+    'dot(Tensor tensor)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def dot(self, *args, **kwargs):
+    """dot(Tensor tensor)"""
+    i, a = _sig_dot.parse(args, kwargs)
+    return _wrap(_op_dot.call(self._impl, a[0]))
+
+
+_sig_vdot = _Signatures('vdot', [
+    'vdot(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def vdot(self, *args, **kwargs):
+    """vdot(Tensor other)"""
+    i, a = _sig_vdot.parse(args, kwargs)
+    return _wrap(_op_vdot.call(self._impl, a[0]))
+
+
+_sig_matmul = _Signatures('matmul', [
+    'matmul(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def matmul(self, *args, **kwargs):
+    """matmul(Tensor other)"""
+    i, a = _sig_matmul.parse(args, kwargs)
+    return _wrap(_op_matmul.call(self._impl, a[0]))
+
+
+_sig_outer = _Signatures('outer', [
+    'outer(Tensor vec2)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def outer(self, *args, **kwargs):
+    """outer(Tensor vec2)"""
+    i, a = _sig_outer.parse(args, kwargs)
+    return _wrap(_op_outer.call(self._impl, a[0]))
+
+
+_sig_ger = _Signatures('ger', [
+    'ger(Tensor vec2)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def ger(self, *args, **kwargs):
+    """ger(Tensor vec2)"""
+    i, a = _sig_ger.parse(args, kwargs)
+    return _wrap(_op_ger.call(self._impl, a[0]))
+
+
+_sig_softmax = _Signatures('softmax', [
+    'softmax(int dim, ScalarType? dtype=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def softmax(self, *args, **kwargs):
+    """softmax(int dim, ScalarType? dtype=None)"""
+    i, a = _sig_softmax.parse(args, kwargs)
+    return _wrap(_op_softmax_int.call(self._impl, a[0], a[1]))
+
+
+_sig_log_softmax = _Signatures('log_softmax', [
+    'log_softmax(int dim, ScalarType? dtype=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def log_softmax(self, *args, **kwargs):
+    """log_softmax(int dim, ScalarType? dtype=None)"""
+    i, a = _sig_log_softmax.parse(args, kwargs)
+    return _wrap(_op_log_softmax_int.call(self._impl, a[0], a[1]))
+
+
+_sig_relu = _Signatures('relu', [
+    'relu()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def relu(self, *args, **kwargs):
+    """relu()"""
+    i, a = _sig_relu.parse(args, kwargs)
+    return _wrap(_op_relu.call(self._impl))
+
+
+_sig_relu_ = _Signatures('relu_', [
+    'relu_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def relu_(self, *args, **kwargs):
+    """relu_()"""
+    i, a = _sig_relu_.parse(args, kwargs)
+    _op_relu_.call(self._impl)
+    return self
+
+
+_sig_abs = _Signatures('abs', [
+    'abs()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def abs(self, *args, **kwargs):
+    """abs()"""
+    i, a = _sig_abs.parse(args, kwargs)
+    return _wrap(_op_abs.call(self._impl))
+
+
+_sig_abs_ = _Signatures('abs_', [
+    'abs_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def abs_(self, *args, **kwargs):
+    """abs_()"""
+    i, a = _sig_abs_.parse(args, kwargs)
+    _op_abs_.call(self._impl)
+    return self
+
+
+_sig_neg = _Signatures('neg', [
+    'neg()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def neg(self, *args, **kwargs):
+    """neg()"""
+    i, a = _sig_neg.parse(args, kwargs)
+    return _wrap(_op_neg.call(self._impl))
+
+
+_sig_neg_ = _Signatures('neg_', [
+    'neg_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def neg_(self, *args, **kwargs):
+    """neg_()"""
+    i, a = _sig_neg_.parse(args, kwargs)
+    _op_neg_.call(self._impl)
+    return self
+
+
+_sig_sign = _Signatures('sign', [
+    'sign()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def sign(self, *args, **kwargs):
+    """sign()"""
+    i, a = _sig_sign.parse(args, kwargs)
+    return _wrap(_op_sign.call(self._impl))
+
+
+_sig_sign_ = _Signatures('sign_', [
+    'sign_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def sign_(self, *args, **kwargs):
+    """sign_()"""
+    i, a = _sig_sign_.parse(args, kwargs)
+    _op_sign_.call(self._impl)
+    return self
+
+
+_sig_sgn = _Signatures('sgn', [
+    'sgn()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def sgn(self, *args, **kwargs):
+    """sgn()"""
+    i, a = _sig_sgn.parse(args, kwargs)
+    return _wrap(_op_sgn.call(self._impl))
+
+
+_sig_sgn_ = _Signatures('sgn_', [
+    'sgn_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def sgn_(self, *args, **kwargs):
+    """sgn_()"""
+    i, a = _sig_sgn_.parse(args, kwargs)
+    _op_sgn_.call(self._impl)
+    return self
+
+
+_sig_exp = _Signatures('exp', [
+    'exp()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def exp(self, *args, **kwargs):
+    """exp()"""
+    i, a = _sig_exp.parse(args, kwargs)
+    return _wrap(_op_exp.call(self._impl))
+
+
+_sig_exp_ = _Signatures('exp_', [
+    'exp_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def exp_(self, *args, **kwargs):
+    """exp_()"""
+    i, a = _sig_exp_.parse(args, kwargs)
+    _op_exp_.call(self._impl)
+    return self
+
+
+_sig_exp2 = _Signatures('exp2', [
+    'exp2()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def exp2(self, *args, **kwargs):
+    """exp2()"""
+    i, a = _sig_exp2.parse(args, kwargs)
+    return _wrap(_op_exp2.call(self._impl))
+
+
+_sig_exp2_ = _Signatures('exp2_', [
+    'exp2_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def exp2_(self, *args, **kwargs):
+    """exp2_()"""
+    i, a = _sig_exp2_.parse(args, kwargs)
+    _op_exp2_.call(self._impl)
+    return self
+
+
+_sig_expm1 = _Signatures('expm1', [
+    'expm1()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def expm1(self, *args, **kwargs):
+    """expm1()"""
+    i, a = _sig_expm1.parse(args, kwargs)
+    return _wrap(_op_expm1.call(self._impl))
+
+
+_sig_expm1_ = _Signatures('expm1_', [
+    'expm1_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def expm1_(self, *args, **kwargs):
+    """expm1_()"""
+    i, a = _sig_expm1_.parse(args, kwargs)
+    _op_expm1_.call(self._impl)
+    return self
+
+
+_sig_log = _Signatures('log', [
+    'log()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def log(self, *args, **kwargs):
+    """log()"""
+    i, a = _sig_log.parse(args, kwargs)
+    return _wrap(_op_log.call(self._impl))
+
+
+_sig_log_ = _Signatures('log_', [
+    'log_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def log_(self, *args, **kwargs):
+    """log_()"""
+    i, a = _sig_log_.parse(args, kwargs)
+    _op_log_.call(self._impl)
+    return self
+
+
+_sig_log2 = _Signatures('log2', [
+    'log2()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def log2(self, *args, **kwargs):
+    """log2()"""
+    i, a = _sig_log2.parse(args, kwargs)
+    return _wrap(_op_log2.call(self._impl))
+
+
+_sig_log2_ = _Signatures('log2_', [
+    'log2_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def log2_(self, *args, **kwargs):
+    """log2_()"""
+    i, a = _sig_log2_.parse(args, kwargs)
+    _op_log2_.call(self._impl)
+    return self
+
+
+_sig_log10 = _Signatures('log10', [
+    'log10()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def log10(self, *args, **kwargs):
+    """log10()"""
+    i, a = _sig_log10.parse(args, kwargs)
+    return _wrap(_op_log10.call(self._impl))
+
+
+_sig_log10_ = _Signatures('log10_', [
+    'log10_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def log10_(self, *args, **kwargs):
+    """log10_()"""
+    i, a = _sig_log10_.parse(args, kwargs)
+    _op_log10_.call(self._impl)
+    return self
+
+
+_sig_log1p = _Signatures('log1p', [
+    'log1p()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def log1p(self, *args, **kwargs):
+    """log1p()"""
+    i, a = _sig_log1p.parse(args, kwargs)
+    return _wrap(_op_log1p.call(self._impl))
+
+
+_sig_log1p_ = _Signatures('log1p_', [
+    'log1p_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def log1p_(self, *args, **kwargs):
+    """log1p_()"""
+    i, a = _sig_log1p_.parse(args, kwargs)
+    _op_log1p_.call(self._impl)
+    return self
+
+
+_sig_sqrt = _Signatures('sqrt', [
+    'sqrt()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def sqrt(self, *args, **kwargs):
+    """sqrt()"""
+    i, a = _sig_sqrt.parse(args, kwargs)
+    return _wrap(_op_sqrt.call(self._impl))
+
+
+_sig_sqrt_ = _Signatures('sqrt_', [
+    'sqrt_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def sqrt_(self, *args, **kwargs):
+    """sqrt_()"""
+    i, a = _sig_sqrt_.parse(args, kwargs)
+    _op_sqrt_.call(self._impl)
+    return self
+
+
+_sig_rsqrt = _Signatures('rsqrt', [
+    'rsqrt()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def rsqrt(self, *args, **kwargs):
+    """rsqrt()"""
+    i, a = _sig_rsqrt.parse(args, kwargs)
+    return _wrap(_op_rsqrt.call(self._impl))
+
+
+_sig_rsqrt_ = _Signatures('rsqrt_', [
+    'rsqrt_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def rsqrt_(self, *args, **kwargs):
+    """rsqrt_()"""
+    i, a = _sig_rsqrt_.parse(args, kwargs)
+    _op_rsqrt_.call(self._impl)
+    return self
+
+
+_sig_reciprocal = _Signatures('reciprocal', [
+    'reciprocal()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def reciprocal(self, *args, **kwargs):
+    """reciprocal()"""
+    i, a = _sig_reciprocal.parse(args, kwargs)
+    return _wrap(_op_reciprocal.call(self._impl))
+
+
+_sig_reciprocal_ = _Signatures('reciprocal_', [
+    'reciprocal_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def reciprocal_(self, *args, **kwargs):
+    """reciprocal_()"""
+    i, a = _sig_reciprocal_.parse(args, kwargs)
+    _op_reciprocal_.call(self._impl)
+    return self
+
+
+_sig_sin = _Signatures('sin', [
+    'sin()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def sin(self, *args, **kwargs):
+    """sin()"""
+    i, a = _sig_sin.parse(args, kwargs)
+    return _wrap(_op_sin.call(self._impl))
+
+
+_sig_sin_ = _Signatures('sin_', [
+    'sin_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def sin_(self, *args, **kwargs):
+    """sin_()"""
+    i, a = _sig_sin_.parse(args, kwargs)
+    _op_sin_.call(self._impl)
+    return self
+
+
+_sig_cos = _Signatures('cos', [
+    'cos()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def cos(self, *args, **kwargs):
+    """cos()"""
+    i, a = _sig_cos.parse(args, kwargs)
+    return _wrap(_op_cos.call(self._impl))
+
+
+_sig_cos_ = _Signatures('cos_', [
+    'cos_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def cos_(self, *args, **kwargs):
+    """cos_()"""
+    i, a = _sig_cos_.parse(args, kwargs)
+    _op_cos_.call(self._impl)
+    return self
+
+
+_sig_tan = _Signatures('tan', [
+    'tan()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def tan(self, *args, **kwargs):
+    """tan()"""
+    i, a = _sig_tan.parse(args, kwargs)
+    return _wrap(_op_tan.call(self._impl))
+
+
+_sig_tan_ = _Signatures('tan_', [
+    'tan_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def tan_(self, *args, **kwargs):
+    """tan_()"""
+    i, a = _sig_tan_.parse(args, kwargs)
+    _op_tan_.call(self._impl)
+    return self
+
+
+_sig_asin = _Signatures('asin', [
+    'asin()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def asin(self, *args, **kwargs):
+    """asin()"""
+    i, a = _sig_asin.parse(args, kwargs)
+    return _wrap(_op_asin.call(self._impl))
+
+
+_sig_asin_ = _Signatures('asin_', [
+    'asin_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def asin_(self, *args, **kwargs):
+    """asin_()"""
+    i, a = _sig_asin_.parse(args, kwargs)
+    _op_asin_.call(self._impl)
+    return self
+
+
+_sig_acos = _Signatures('acos', [
+    'acos()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def acos(self, *args, **kwargs):
+    """acos()"""
+    i, a = _sig_acos.parse(args, kwargs)
+    return _wrap(_op_acos.call(self._impl))
+
+
+_sig_acos_ = _Signatures('acos_', [
+    'acos_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def acos_(self, *args, **kwargs):
+    """acos_()"""
+    i, a = _sig_acos_.parse(args, kwargs)
+    _op_acos_.call(self._impl)
+    return self
+
+
+_sig_atan = _Signatures('atan', [
+    'atan()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def atan(self, *args, **kwargs):
+    """atan()"""
+    i, a = _sig_atan.parse(args, kwargs)
+    return _wrap(_op_atan.call(self._impl))
+
+
+_sig_atan_ = _Signatures('atan_', [
+    'atan_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def atan_(self, *args, **kwargs):
+    """atan_()"""
+    i, a = _sig_atan_.parse(args, kwargs)
+    _op_atan_.call(self._impl)
+    return self
+
+
+_sig_sinh = _Signatures('sinh', [
+    'sinh()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def sinh(self, *args, **kwargs):
+    """sinh()"""
+    i, a = _sig_sinh.parse(args, kwargs)
+    return _wrap(_op_sinh.call(self._impl))
+
+
+_sig_sinh_ = _Signatures('sinh_', [
+    'sinh_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def sinh_(self, *args, **kwargs):
+    """sinh_()"""
+    i, a = _sig_sinh_.parse(args, kwargs)
+    _op_sinh_.call(self._impl)
+    return self
+
+
+_sig_cosh = _Signatures('cosh', [
+    'cosh()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def cosh(self, *args, **kwargs):
+    """cosh()"""
+    i, a = _sig_cosh.parse(args, kwargs)
+    return _wrap(_op_cosh.call(self._impl))
+
+
+_sig_cosh_ = _Signatures('cosh_', [
+    'cosh_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def cosh_(self, *args, **kwargs):
+    """cosh_()"""
+    i, a = _sig_cosh_.parse(args, kwargs)
+    _op_cosh_.call(self._impl)
+    return self
+
+
+_sig_tanh = _Signatures('tanh', [
+    'tanh()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def tanh(self, *args, **kwargs):
+    """tanh()"""
+    i, a = _sig_tanh.parse(args, kwargs)
+    return _wrap(_op_tanh.call(self._impl))
+
+
+_sig_tanh_ = _Signatures('tanh_', [
+    'tanh_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def tanh_(self, *args, **kwargs):
+    """tanh_()"""
+    i, a = _sig_tanh_.parse(args, kwargs)
+    _op_tanh_.call(self._impl)
+    return self
+
+
+_sig_asinh = _Signatures('asinh', [
+    'asinh()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def asinh(self, *args, **kwargs):
+    """asinh()"""
+    i, a = _sig_asinh.parse(args, kwargs)
+    return _wrap(_op_asinh.call(self._impl))
+
+
+_sig_asinh_ = _Signatures('asinh_', [
+    'asinh_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def asinh_(self, *args, **kwargs):
+    """asinh_()"""
+    i, a = _sig_asinh_.parse(args, kwargs)
+    _op_asinh_.call(self._impl)
+    return self
+
+
+_sig_acosh = _Signatures('acosh', [
+    'acosh()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def acosh(self, *args, **kwargs):
+    """acosh()"""
+    i, a = _sig_acosh.parse(args, kwargs)
+    return _wrap(_op_acosh.call(self._impl))
+
+
+_sig_acosh_ = _Signatures('acosh_', [
+    'acosh_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def acosh_(self, *args, **kwargs):
+    """acosh_()"""
+    i, a = _sig_acosh_.parse(args, kwargs)
+    _op_acosh_.call(self._impl)
+    return self
+
+
+_sig_atanh = _Signatures('atanh', [
+    'atanh()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def atanh(self, *args, **kwargs):
+    """atanh()"""
+    i, a = _sig_atanh.parse(args, kwargs)
+    return _wrap(_op_atanh.call(self._impl))
+
+
+_sig_atanh_ = _Signatures('atanh_', [
+    'atanh_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def atanh_(self, *args, **kwargs):
+    """atanh_()"""
+    i, a = _sig_atanh_.parse(args, kwargs)
+    _op_atanh_.call(self._impl)
+    return self
+
+
+_sig_sigmoid = _Signatures('sigmoid', [
+    'sigmoid()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def sigmoid(self, *args, **kwargs):
+    """sigmoid()"""
+    i, a = _sig_sigmoid.parse(args, kwargs)
+    return _wrap(_op_sigmoid.call(self._impl))
+
+
+_sig_sigmoid_ = _Signatures('sigmoid_', [
+    'sigmoid_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def sigmoid_(self, *args, **kwargs):
+    """sigmoid_()"""
+    i, a = _sig_sigmoid_.parse(args, kwargs)
+    _op_sigmoid_.call(self._impl)
+    return self
+
+
+_sig_erf = _Signatures('erf', [
+    'erf()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def erf(self, *args, **kwargs):
+    """erf()"""
+    i, a = _sig_erf.parse(args, kwargs)
+    return _wrap(_op_erf.call(self._impl))
+
+
+_sig_erf_ = _Signatures('erf_', [
+    'erf_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def erf_(self, *args, **kwargs):
+    """erf_()"""
+    i, a = _sig_erf_.parse(args, kwargs)
+    _op_erf_.call(self._impl)
+    return self
+
+
+_sig_erfc = _Signatures('erfc', [
+    'erfc()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def erfc(self, *args, **kwargs):
+    """erfc()"""
+    i, a = _sig_erfc.parse(args, kwargs)
+    return _wrap(_op_erfc.call(self._impl))
+
+
+_sig_erfc_ = _Signatures('erfc_', [
+    'erfc_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def erfc_(self, *args, **kwargs):
+    """erfc_()"""
+    i, a = _sig_erfc_.parse(args, kwargs)
+    _op_erfc_.call(self._impl)
+    return self
+
+
+_sig_erfinv = _Signatures('erfinv', [
+    'erfinv()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def erfinv(self, *args, **kwargs):
+    """erfinv()"""
+    i, a = _sig_erfinv.parse(args, kwargs)
+    return _wrap(_op_erfinv.call(self._impl))
+
+
+_sig_erfinv_ = _Signatures('erfinv_', [
+    'erfinv_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def erfinv_(self, *args, **kwargs):
+    """erfinv_()"""
+    i, a = _sig_erfinv_.parse(args, kwargs)
+    _op_erfinv_.call(self._impl)
+    return self
+
+
+_sig_floor = _Signatures('floor', [
+    'floor()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def floor(self, *args, **kwargs):
+    """floor()"""
+    i, a = _sig_floor.parse(args, kwargs)
+    return _wrap(_op_floor.call(self._impl))
+
+
+_sig_floor_ = _Signatures('floor_', [
+    'floor_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def floor_(self, *args, **kwargs):
+    """floor_()"""
+    i, a = _sig_floor_.parse(args, kwargs)
+    _op_floor_.call(self._impl)
+    return self
+
+
+_sig_ceil = _Signatures('ceil', [
+    'ceil()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def ceil(self, *args, **kwargs):
+    """ceil()"""
+    i, a = _sig_ceil.parse(args, kwargs)
+    return _wrap(_op_ceil.call(self._impl))
+
+
+_sig_ceil_ = _Signatures('ceil_', [
+    'ceil_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def ceil_(self, *args, **kwargs):
+    """ceil_()"""
+    i, a = _sig_ceil_.parse(args, kwargs)
+    _op_ceil_.call(self._impl)
+    return self
+
+
+_sig_trunc = _Signatures('trunc', [
+    'trunc()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def trunc(self, *args, **kwargs):
+    """trunc()"""
+    i, a = _sig_trunc.parse(args, kwargs)
+    return _wrap(_op_trunc.call(self._impl))
+
+
+_sig_trunc_ = _Signatures('trunc_', [
+    'trunc_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def trunc_(self, *args, **kwargs):
+    """trunc_()"""
+    i, a = _sig_trunc_.parse(args, kwargs)
+    _op_trunc_.call(self._impl)
+    return self
+
+
+_sig_frac = _Signatures('frac', [
+    'frac()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def frac(self, *args, **kwargs):
+    """frac()"""
+    i, a = _sig_frac.parse(args, kwargs)
+    return _wrap(_op_frac.call(self._impl))
+
+
+_sig_frac_ = _Signatures('frac_', [
+    'frac_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def frac_(self, *args, **kwargs):
+    """frac_()"""
+    i, a = _sig_frac_.parse(args, kwargs)
+    _op_frac_.call(self._impl)
+    return self
+
+
+_sig_round = _Signatures('round', [
+    'round()',
+    'round(*, int decimals)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def round(self, *args, **kwargs):
+    """round()"""
+    i, a = _sig_round.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_round.call(self._impl))
+    elif i == 1:
+        return _wrap(_op_round_decimals.call(self._impl, a[0]))
+
+
+_sig_round_ = _Signatures('round_', [
+    'round_()',
+    'round_(*, int decimals)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def round_(self, *args, **kwargs):
+    """round_()"""
+    i, a = _sig_round_.parse(args, kwargs)
+    if i == 0:
+        _op_round_.call(self._impl)
+        return self
+    elif i == 1:
+        _op_round__decimals.call(self._impl, a[0])
+        return self
+
+
+_sig_square = _Signatures('square', [
+    'square()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def square(self, *args, **kwargs):
+    """square()"""
+    i, a = _sig_square.parse(args, kwargs)
+    return _wrap(_op_square.call(self._impl))
+
+
+_sig_square_ = _Signatures('square_', [
+    'square_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def square_(self, *args, **kwargs):
+    """square_()"""
+    i, a = _sig_square_.parse(args, kwargs)
+    _op_square_.call(self._impl)
+    return self
+
+
+_sig_positive = _Signatures('positive', [
+    'positive()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def positive(self, *args, **kwargs):
+    """positive()"""
+    i, a = _sig_positive.parse(args, kwargs)
+    return _wrap(_op_positive.call(self._impl))
+
+
+_sig_bitwise_not = _Signatures('bitwise_not', [
+    'bitwise_not()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def bitwise_not(self, *args, **kwargs):
+    """bitwise_not()"""
+    i, a = _sig_bitwise_not.parse(args, kwargs)
+    return _wrap(_op_bitwise_not.call(self._impl))
+
+
+_sig_bitwise_not_ = _Signatures('bitwise_not_', [
+    'bitwise_not_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def bitwise_not_(self, *args, **kwargs):
+    """bitwise_not_()"""
+    i, a = _sig_bitwise_not_.parse(args, kwargs)
+    _op_bitwise_not_.call(self._impl)
+    return self
+
+
+_sig_logical_not = _Signatures('logical_not', [
+    'logical_not()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def logical_not(self, *args, **kwargs):
+    """logical_not()"""
+    i, a = _sig_logical_not.parse(args, kwargs)
+    return _wrap(_op_logical_not.call(self._impl))
+
+
+_sig_logical_not_ = _Signatures('logical_not_', [
+    'logical_not_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def logical_not_(self, *args, **kwargs):
+    """logical_not_()"""
+    i, a = _sig_logical_not_.parse(args, kwargs)
+    _op_logical_not_.call(self._impl)
+    return self
+
+
+_sig_isnan = _Signatures('isnan', [
+    'isnan()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def isnan(self, *args, **kwargs):
+    """isnan()"""
+    i, a = _sig_isnan.parse(args, kwargs)
+    return _wrap(_op_isnan.call(self._impl))
+
+
+_sig_isinf = _Signatures('isinf', [
+    'isinf()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def isinf(self, *args, **kwargs):
+    """isinf()"""
+    i, a = _sig_isinf.parse(args, kwargs)
+    return _wrap(_op_isinf.call(self._impl))
+
+
+_sig_isfinite = _Signatures('isfinite', [
+    'isfinite()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def isfinite(self, *args, **kwargs):
+    """isfinite()"""
+    i, a = _sig_isfinite.parse(args, kwargs)
+    return _wrap(_op_isfinite.call(self._impl))
+
+
+_sig_nan_to_num = _Signatures('nan_to_num', [
+    'nan_to_num(float? nan=None, float? posinf=None, float? neginf=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def nan_to_num(self, *args, **kwargs):
+    """nan_to_num(float? nan=None, float? posinf=None, float? neginf=None)"""
+    i, a = _sig_nan_to_num.parse(args, kwargs)
+    return _wrap(_op_nan_to_num.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_nan_to_num_ = _Signatures('nan_to_num_', [
+    'nan_to_num_(float? nan=None, float? posinf=None, float? neginf=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def nan_to_num_(self, *args, **kwargs):
+    """nan_to_num_(float? nan=None, float? posinf=None, float? neginf=None)"""
+    i, a = _sig_nan_to_num_.parse(args, kwargs)
+    _op_nan_to_num_.call(self._impl, a[0], a[1], a[2])
+    return self
 
 
 _sig_add = _Signatures('add', [
@@ -81,6 +2267,29 @@ def add_(self, *args, **kwargs):
     """add_(Tensor other, *, Scalar alpha=1)"""
     i, a = _sig_add_.parse(args, kwargs)
     _op_add__Tensor.call(self._impl, a[0], a[1])
+    return self
+
+
+_sig_sub = _Signatures('sub', [
+    'sub(Tensor other, *, Scalar alpha=1)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def sub(self, *args, **kwargs):
+    """sub(Tensor other, *, Scalar alpha=1)"""
+    i, a = _sig_sub.parse(args, kwargs)
+    return _wrap(_op_sub_Tensor.call(self._impl, a[0], a[1]))
+
+
+_sig_sub_ = _Signatures('sub_', [
+    'sub_(Tensor other, *, Scalar alpha=1)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def sub_(self, *args, **kwargs):
+    """sub_(Tensor other, *, Scalar alpha=1)"""
+    i, a = _sig_sub_.parse(args, kwargs)
+    _op_sub__Tensor.call(self._impl, a[0], a[1])
     return self
 
 
@@ -107,27 +2316,1678 @@ def mul_(self, *args, **kwargs):
     return self
 
 
-_sig_sin = _Signatures('sin', [
-    'sin()',
+_sig_div = _Signatures('div', [
+    'div(Tensor other)',
+    'div(Tensor other, *, str? rounding_mode)',
+    'div(Scalar other, *, str? rounding_mode)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def div(self, *args, **kwargs):
+    """div(Tensor other)"""
+    i, a = _sig_div.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_div_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_div_Tensor_mode.call(self._impl, a[0], a[1]))
+    elif i == 2:
+        return _wrap(_op_div_Scalar_mode.call(self._impl, a[0], a[1]))
+
+
+_sig_div_ = _Signatures('div_', [
+    'div_(Tensor other)',
+    'div_(Tensor other, *, str? rounding_mode)',
+    'div_(Scalar other, *, str? rounding_mode)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def div_(self, *args, **kwargs):
+    """div_(Tensor other)"""
+    i, a = _sig_div_.parse(args, kwargs)
+    if i == 0:
+        _op_div__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_div__Tensor_mode.call(self._impl, a[0], a[1])
+        return self
+    elif i == 2:
+        _op_div__Scalar_mode.call(self._impl, a[0], a[1])
+        return self
+
+
+_sig_true_divide = _Signatures('true_divide', [
+    'true_divide(Tensor other)',
+    'true_divide(Scalar other)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def true_divide(self, *args, **kwargs):
+    """true_divide(Tensor other)"""
+    i, a = _sig_true_divide.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_true_divide_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_true_divide_Scalar.call(self._impl, a[0]))
+
+
+_sig_true_divide_ = _Signatures('true_divide_', [
+    'true_divide_(Tensor other)',
+    'true_divide_(Scalar other)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def true_divide_(self, *args, **kwargs):
+    """true_divide_(Tensor other)"""
+    i, a = _sig_true_divide_.parse(args, kwargs)
+    if i == 0:
+        _op_true_divide__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_true_divide__Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_floor_divide = _Signatures('floor_divide', [
+    'floor_divide(Tensor other)',
+    'floor_divide(Scalar other)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def floor_divide(self, *args, **kwargs):
+    """floor_divide(Tensor other)"""
+    i, a = _sig_floor_divide.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_floor_divide.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_floor_divide_Scalar.call(self._impl, a[0]))
+
+
+_sig_floor_divide_ = _Signatures('floor_divide_', [
+    'floor_divide_(Tensor other)',
+    'floor_divide_(Scalar other)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def floor_divide_(self, *args, **kwargs):
+    """floor_divide_(Tensor other)"""
+    i, a = _sig_floor_divide_.parse(args, kwargs)
+    if i == 0:
+        _op_floor_divide__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_floor_divide__Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_remainder = _Signatures('remainder', [
+    'remainder(Tensor other)',
+    'remainder(Scalar other)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def remainder(self, *args, **kwargs):
+    """remainder(Tensor other)"""
+    i, a = _sig_remainder.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_remainder_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_remainder_Scalar.call(self._impl, a[0]))
+
+
+_sig_remainder_ = _Signatures('remainder_', [
+    'remainder_(Tensor other)',
+    'remainder_(Scalar other)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def remainder_(self, *args, **kwargs):
+    """remainder_(Tensor other)"""
+    i, a = _sig_remainder_.parse(args, kwargs)
+    if i == 0:
+        _op_remainder__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_remainder__Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_fmod = _Signatures('fmod', [
+    'fmod(Tensor other)',
+    'fmod(Scalar other)',
 ], numbers_as_tensors=False, is_method=True)
 
 
-def sin(self, *args, **kwargs):
-    """sin()"""
-    i, a = _sig_sin.parse(args, kwargs)
-    return _wrap(_op_sin.call(self._impl))
+def fmod(self, *args, **kwargs):
+    """fmod(Tensor other)"""
+    i, a = _sig_fmod.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_fmod_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_fmod_Scalar.call(self._impl, a[0]))
 
 
-_sig_sin_ = _Signatures('sin_', [
-    'sin_()',
+_sig_fmod_ = _Signatures('fmod_', [
+    'fmod_(Tensor other)',
+    'fmod_(Scalar other)',
 ], numbers_as_tensors=False, is_method=True)
 
 
-def sin_(self, *args, **kwargs):
-    """sin_()"""
-    i, a = _sig_sin_.parse(args, kwargs)
-    _op_sin_.call(self._impl)
+def fmod_(self, *args, **kwargs):
+    """fmod_(Tensor other)"""
+    i, a = _sig_fmod_.parse(args, kwargs)
+    if i == 0:
+        _op_fmod__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_fmod__Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_pow = _Signatures('pow', [
+    'pow(Tensor exponent)',
+    'pow(Scalar exponent)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def pow(self, *args, **kwargs):
+    """pow(Tensor exponent)"""
+    i, a = _sig_pow.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_pow_Tensor_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_pow_Tensor_Scalar.call(self._impl, a[0]))
+
+
+_sig_pow_ = _Signatures('pow_', [
+    'pow_(Tensor exponent)',
+    'pow_(Scalar exponent)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def pow_(self, *args, **kwargs):
+    """pow_(Tensor exponent)"""
+    i, a = _sig_pow_.parse(args, kwargs)
+    if i == 0:
+        _op_pow__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_pow__Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_maximum = _Signatures('maximum', [
+    'maximum(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def maximum(self, *args, **kwargs):
+    """maximum(Tensor other)"""
+    i, a = _sig_maximum.parse(args, kwargs)
+    return _wrap(_op_maximum.call(self._impl, a[0]))
+
+
+_sig_minimum = _Signatures('minimum', [
+    'minimum(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def minimum(self, *args, **kwargs):
+    """minimum(Tensor other)"""
+    i, a = _sig_minimum.parse(args, kwargs)
+    return _wrap(_op_minimum.call(self._impl, a[0]))
+
+
+_sig_fmax = _Signatures('fmax', [
+    'fmax(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def fmax(self, *args, **kwargs):
+    """fmax(Tensor other)"""
+    i, a = _sig_fmax.parse(args, kwargs)
+    return _wrap(_op_fmax.call(self._impl, a[0]))
+
+
+_sig_fmin = _Signatures('fmin', [
+    'fmin(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def fmin(self, *args, **kwargs):
+    """fmin(Tensor other)"""
+    i, a = _sig_fmin.parse(args, kwargs)
+    return _wrap(_op_fmin.call(self._impl, a[0]))
+
+
+_sig_logaddexp = _Signatures('logaddexp', [
+    'logaddexp(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def logaddexp(self, *args, **kwargs):
+    """logaddexp(Tensor other)"""
+    i, a = _sig_logaddexp.parse(args, kwargs)
+    return _wrap(_op_logaddexp.call(self._impl, a[0]))
+
+
+_sig_atan2 = _Signatures('atan2', [
+    'atan2(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def atan2(self, *args, **kwargs):
+    """atan2(Tensor other)"""
+    i, a = _sig_atan2.parse(args, kwargs)
+    return _wrap(_op_atan2.call(self._impl, a[0]))
+
+
+_sig_atan2_ = _Signatures('atan2_', [
+    'atan2_(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def atan2_(self, *args, **kwargs):
+    """atan2_(Tensor other)"""
+    i, a = _sig_atan2_.parse(args, kwargs)
+    _op_atan2_.call(self._impl, a[0])
     return self
+
+
+_sig_hypot = _Signatures('hypot', [
+    'hypot(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def hypot(self, *args, **kwargs):
+    """hypot(Tensor other)"""
+    i, a = _sig_hypot.parse(args, kwargs)
+    return _wrap(_op_hypot.call(self._impl, a[0]))
+
+
+_sig_hypot_ = _Signatures('hypot_', [
+    'hypot_(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def hypot_(self, *args, **kwargs):
+    """hypot_(Tensor other)"""
+    i, a = _sig_hypot_.parse(args, kwargs)
+    _op_hypot_.call(self._impl, a[0])
+    return self
+
+
+_sig_copysign = _Signatures('copysign', [
+    'copysign(Tensor other)',
+    'copysign(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def copysign(self, *args, **kwargs):
+    """copysign(Tensor other)"""
+    i, a = _sig_copysign.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_copysign_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_copysign_Scalar.call(self._impl, a[0]))
+
+
+_sig_copysign_ = _Signatures('copysign_', [
+    'copysign_(Tensor other)',
+    'copysign_(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def copysign_(self, *args, **kwargs):
+    """copysign_(Tensor other)"""
+    i, a = _sig_copysign_.parse(args, kwargs)
+    if i == 0:
+        _op_copysign__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_copysign__Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_xlogy = _Signatures('xlogy', [
+    'xlogy(Tensor other)',
+    'xlogy(Scalar other)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def xlogy(self, *args, **kwargs):
+    """xlogy(Tensor other)"""
+    i, a = _sig_xlogy.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_xlogy_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_xlogy_Scalar_Other.call(self._impl, a[0]))
+
+
+_sig_xlogy_ = _Signatures('xlogy_', [
+    'xlogy_(Tensor other)',
+    'xlogy_(Scalar other)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def xlogy_(self, *args, **kwargs):
+    """xlogy_(Tensor other)"""
+    i, a = _sig_xlogy_.parse(args, kwargs)
+    if i == 0:
+        _op_xlogy__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_xlogy__Scalar_Other.call(self._impl, a[0])
+        return self
+
+
+_sig_eq = _Signatures('eq', [
+    'eq(Tensor other)',
+    'eq(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def eq(self, *args, **kwargs):
+    """eq(Tensor other)"""
+    i, a = _sig_eq.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_eq_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_eq_Scalar.call(self._impl, a[0]))
+
+
+_sig_eq_ = _Signatures('eq_', [
+    'eq_(Tensor other)',
+    'eq_(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def eq_(self, *args, **kwargs):
+    """eq_(Tensor other)"""
+    i, a = _sig_eq_.parse(args, kwargs)
+    if i == 0:
+        _op_eq__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_eq__Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_ne = _Signatures('ne', [
+    'ne(Tensor other)',
+    'ne(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def ne(self, *args, **kwargs):
+    """ne(Tensor other)"""
+    i, a = _sig_ne.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_ne_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_ne_Scalar.call(self._impl, a[0]))
+
+
+_sig_ne_ = _Signatures('ne_', [
+    'ne_(Tensor other)',
+    'ne_(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def ne_(self, *args, **kwargs):
+    """ne_(Tensor other)"""
+    i, a = _sig_ne_.parse(args, kwargs)
+    if i == 0:
+        _op_ne__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_ne__Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_lt = _Signatures('lt', [
+    'lt(Tensor other)',
+    'lt(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def lt(self, *args, **kwargs):
+    """lt(Tensor other)"""
+    i, a = _sig_lt.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_lt_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_lt_Scalar.call(self._impl, a[0]))
+
+
+_sig_lt_ = _Signatures('lt_', [
+    'lt_(Tensor other)',
+    'lt_(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def lt_(self, *args, **kwargs):
+    """lt_(Tensor other)"""
+    i, a = _sig_lt_.parse(args, kwargs)
+    if i == 0:
+        _op_lt__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_lt__Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_le = _Signatures('le', [
+    'le(Tensor other)',
+    'le(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def le(self, *args, **kwargs):
+    """le(Tensor other)"""
+    i, a = _sig_le.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_le_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_le_Scalar.call(self._impl, a[0]))
+
+
+_sig_le_ = _Signatures('le_', [
+    'le_(Tensor other)',
+    'le_(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def le_(self, *args, **kwargs):
+    """le_(Tensor other)"""
+    i, a = _sig_le_.parse(args, kwargs)
+    if i == 0:
+        _op_le__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_le__Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_gt = _Signatures('gt', [
+    'gt(Tensor other)',
+    'gt(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def gt(self, *args, **kwargs):
+    """gt(Tensor other)"""
+    i, a = _sig_gt.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_gt_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_gt_Scalar.call(self._impl, a[0]))
+
+
+_sig_gt_ = _Signatures('gt_', [
+    'gt_(Tensor other)',
+    'gt_(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def gt_(self, *args, **kwargs):
+    """gt_(Tensor other)"""
+    i, a = _sig_gt_.parse(args, kwargs)
+    if i == 0:
+        _op_gt__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_gt__Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_ge = _Signatures('ge', [
+    'ge(Tensor other)',
+    'ge(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def ge(self, *args, **kwargs):
+    """ge(Tensor other)"""
+    i, a = _sig_ge.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_ge_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_ge_Scalar.call(self._impl, a[0]))
+
+
+_sig_ge_ = _Signatures('ge_', [
+    'ge_(Tensor other)',
+    'ge_(Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def ge_(self, *args, **kwargs):
+    """ge_(Tensor other)"""
+    i, a = _sig_ge_.parse(args, kwargs)
+    if i == 0:
+        _op_ge__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_ge__Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_isclose = _Signatures('isclose', [
+    'isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def isclose(self, *args, **kwargs):
+    """isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)"""
+    i, a = _sig_isclose.parse(args, kwargs)
+    return _wrap(_op_isclose.call(self._impl, a[0], a[1], a[2], a[3]))
+
+
+_sig_logical_and = _Signatures('logical_and', [
+    'logical_and(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def logical_and(self, *args, **kwargs):
+    """logical_and(Tensor other)"""
+    i, a = _sig_logical_and.parse(args, kwargs)
+    return _wrap(_op_logical_and.call(self._impl, a[0]))
+
+
+_sig_logical_and_ = _Signatures('logical_and_', [
+    'logical_and_(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def logical_and_(self, *args, **kwargs):
+    """logical_and_(Tensor other)"""
+    i, a = _sig_logical_and_.parse(args, kwargs)
+    _op_logical_and_.call(self._impl, a[0])
+    return self
+
+
+_sig_logical_or = _Signatures('logical_or', [
+    'logical_or(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def logical_or(self, *args, **kwargs):
+    """logical_or(Tensor other)"""
+    i, a = _sig_logical_or.parse(args, kwargs)
+    return _wrap(_op_logical_or.call(self._impl, a[0]))
+
+
+_sig_logical_or_ = _Signatures('logical_or_', [
+    'logical_or_(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def logical_or_(self, *args, **kwargs):
+    """logical_or_(Tensor other)"""
+    i, a = _sig_logical_or_.parse(args, kwargs)
+    _op_logical_or_.call(self._impl, a[0])
+    return self
+
+
+_sig_logical_xor = _Signatures('logical_xor', [
+    'logical_xor(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def logical_xor(self, *args, **kwargs):
+    """logical_xor(Tensor other)"""
+    i, a = _sig_logical_xor.parse(args, kwargs)
+    return _wrap(_op_logical_xor.call(self._impl, a[0]))
+
+
+_sig_logical_xor_ = _Signatures('logical_xor_', [
+    'logical_xor_(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def logical_xor_(self, *args, **kwargs):
+    """logical_xor_(Tensor other)"""
+    i, a = _sig_logical_xor_.parse(args, kwargs)
+    _op_logical_xor_.call(self._impl, a[0])
+    return self
+
+
+_sig_bitwise_and = _Signatures('bitwise_and', [
+    'bitwise_and(Tensor other)',
+    'bitwise_and(Scalar other)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def bitwise_and(self, *args, **kwargs):
+    """bitwise_and(Tensor other)"""
+    i, a = _sig_bitwise_and.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_bitwise_and_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_bitwise_and_Scalar.call(self._impl, a[0]))
+
+
+_sig_bitwise_and_ = _Signatures('bitwise_and_', [
+    'bitwise_and_(Tensor other)',
+    'bitwise_and_(Scalar other)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def bitwise_and_(self, *args, **kwargs):
+    """bitwise_and_(Tensor other)"""
+    i, a = _sig_bitwise_and_.parse(args, kwargs)
+    if i == 0:
+        _op_bitwise_and__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_bitwise_and__Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_bitwise_or = _Signatures('bitwise_or', [
+    'bitwise_or(Tensor other)',
+    'bitwise_or(Scalar other)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def bitwise_or(self, *args, **kwargs):
+    """bitwise_or(Tensor other)"""
+    i, a = _sig_bitwise_or.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_bitwise_or_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_bitwise_or_Scalar.call(self._impl, a[0]))
+
+
+_sig_bitwise_or_ = _Signatures('bitwise_or_', [
+    'bitwise_or_(Tensor other)',
+    'bitwise_or_(Scalar other)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def bitwise_or_(self, *args, **kwargs):
+    """bitwise_or_(Tensor other)"""
+    i, a = _sig_bitwise_or_.parse(args, kwargs)
+    if i == 0:
+        _op_bitwise_or__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_bitwise_or__Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_bitwise_xor = _Signatures('bitwise_xor', [
+    'bitwise_xor(Tensor other)',
+    'bitwise_xor(Scalar other)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def bitwise_xor(self, *args, **kwargs):
+    """bitwise_xor(Tensor other)"""
+    i, a = _sig_bitwise_xor.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_bitwise_xor_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_bitwise_xor_Scalar.call(self._impl, a[0]))
+
+
+_sig_bitwise_xor_ = _Signatures('bitwise_xor_', [
+    'bitwise_xor_(Tensor other)',
+    'bitwise_xor_(Scalar other)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def bitwise_xor_(self, *args, **kwargs):
+    """bitwise_xor_(Tensor other)"""
+    i, a = _sig_bitwise_xor_.parse(args, kwargs)
+    if i == 0:
+        _op_bitwise_xor__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_bitwise_xor__Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_bitwise_left_shift = _Signatures('bitwise_left_shift', [
+    'bitwise_left_shift(Tensor other)',
+    'bitwise_left_shift(Scalar other)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def bitwise_left_shift(self, *args, **kwargs):
+    """bitwise_left_shift(Tensor other)"""
+    i, a = _sig_bitwise_left_shift.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_bitwise_left_shift_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_bitwise_left_shift_Tensor_Scalar.call(self._impl, a[0]))
+
+
+_sig_bitwise_left_shift_ = _Signatures('bitwise_left_shift_', [
+    'bitwise_left_shift_(Tensor other)',
+    'bitwise_left_shift_(Scalar other)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def bitwise_left_shift_(self, *args, **kwargs):
+    """bitwise_left_shift_(Tensor other)"""
+    i, a = _sig_bitwise_left_shift_.parse(args, kwargs)
+    if i == 0:
+        _op_bitwise_left_shift__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_bitwise_left_shift__Tensor_Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_bitwise_right_shift = _Signatures('bitwise_right_shift', [
+    'bitwise_right_shift(Tensor other)',
+    'bitwise_right_shift(Scalar other)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def bitwise_right_shift(self, *args, **kwargs):
+    """bitwise_right_shift(Tensor other)"""
+    i, a = _sig_bitwise_right_shift.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_bitwise_right_shift_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_bitwise_right_shift_Tensor_Scalar.call(self._impl, a[0]))
+
+
+_sig_bitwise_right_shift_ = _Signatures('bitwise_right_shift_', [
+    'bitwise_right_shift_(Tensor other)',
+    'bitwise_right_shift_(Scalar other)',
+], numbers_as_tensors=True, is_method=True)
+
+
+def bitwise_right_shift_(self, *args, **kwargs):
+    """bitwise_right_shift_(Tensor other)"""
+    i, a = _sig_bitwise_right_shift_.parse(args, kwargs)
+    if i == 0:
+        _op_bitwise_right_shift__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_bitwise_right_shift__Tensor_Scalar.call(self._impl, a[0])
+        return self
+
+
+_sig_clamp = _Signatures('clamp', [
+    'clamp(Tensor? min=None, Tensor? max=None)',
+    'clamp(Scalar? min=None, Scalar? max=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def clamp(self, *args, **kwargs):
+    """clamp(Tensor? min=None, Tensor? max=None)"""
+    i, a = _sig_clamp.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_clamp_Tensor.call(self._impl, a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_clamp.call(self._impl, a[0], a[1]))
+
+
+_sig_clamp_ = _Signatures('clamp_', [
+    'clamp_(Tensor? min=None, Tensor? max=None)',
+    'clamp_(Scalar? min=None, Scalar? max=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def clamp_(self, *args, **kwargs):
+    """clamp_(Tensor? min=None, Tensor? max=None)"""
+    i, a = _sig_clamp_.parse(args, kwargs)
+    if i == 0:
+        _op_clamp__Tensor.call(self._impl, a[0], a[1])
+        return self
+    elif i == 1:
+        _op_clamp_.call(self._impl, a[0], a[1])
+        return self
+
+
+_sig_clamp_min = _Signatures('clamp_min', [
+    'clamp_min(Tensor min)',
+    'clamp_min(Scalar min)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def clamp_min(self, *args, **kwargs):
+    """clamp_min(Tensor min)"""
+    i, a = _sig_clamp_min.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_clamp_min_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_clamp_min.call(self._impl, a[0]))
+
+
+_sig_clamp_min_ = _Signatures('clamp_min_', [
+    'clamp_min_(Tensor min)',
+    'clamp_min_(Scalar min)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def clamp_min_(self, *args, **kwargs):
+    """clamp_min_(Tensor min)"""
+    i, a = _sig_clamp_min_.parse(args, kwargs)
+    if i == 0:
+        _op_clamp_min__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_clamp_min_.call(self._impl, a[0])
+        return self
+
+
+_sig_clamp_max = _Signatures('clamp_max', [
+    'clamp_max(Tensor max)',
+    'clamp_max(Scalar max)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def clamp_max(self, *args, **kwargs):
+    """clamp_max(Tensor max)"""
+    i, a = _sig_clamp_max.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_clamp_max_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_clamp_max.call(self._impl, a[0]))
+
+
+_sig_clamp_max_ = _Signatures('clamp_max_', [
+    'clamp_max_(Tensor max)',
+    'clamp_max_(Scalar max)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def clamp_max_(self, *args, **kwargs):
+    """clamp_max_(Tensor max)"""
+    i, a = _sig_clamp_max_.parse(args, kwargs)
+    if i == 0:
+        _op_clamp_max__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_clamp_max_.call(self._impl, a[0])
+        return self
+
+
+_sig_clip = _Signatures('clip', [
+    'clip(Tensor? min=None, Tensor? max=None)',
+    'clip(Scalar? min=None, Scalar? max=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def clip(self, *args, **kwargs):
+    """clip(Tensor? min=None, Tensor? max=None)"""
+    i, a = _sig_clip.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_clip_Tensor.call(self._impl, a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_clip.call(self._impl, a[0], a[1]))
+
+
+_sig_clip_ = _Signatures('clip_', [
+    'clip_(Tensor? min=None, Tensor? max=None)',
+    'clip_(Scalar? min=None, Scalar? max=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def clip_(self, *args, **kwargs):
+    """clip_(Tensor? min=None, Tensor? max=None)"""
+    i, a = _sig_clip_.parse(args, kwargs)
+    if i == 0:
+        _op_clip__Tensor.call(self._impl, a[0], a[1])
+        return self
+    elif i == 1:
+        _op_clip_.call(self._impl, a[0], a[1])
+        return self
+
+
+_sig_where = _Signatures('where', [
+    'where(Tensor condition, Tensor other)',
+    'where(Tensor condition, Scalar other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def where(self, *args, **kwargs):
+    """where(Tensor condition, Tensor other)"""
+    i, a = _sig_where.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_where_self.call(a[0], self._impl, a[1]))
+    elif i == 1:
+        return _wrap(_op_where_ScalarOther.call(a[0], self._impl, a[1]))
+
+
+_sig_lerp = _Signatures('lerp', [
+    'lerp(Tensor end, Tensor weight)',
+    'lerp(Tensor end, Scalar weight)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def lerp(self, *args, **kwargs):
+    """lerp(Tensor end, Tensor weight)"""
+    i, a = _sig_lerp.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_lerp_Tensor.call(self._impl, a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_lerp_Scalar.call(self._impl, a[0], a[1]))
+
+
+_sig_lerp_ = _Signatures('lerp_', [
+    'lerp_(Tensor end, Tensor weight)',
+    'lerp_(Tensor end, Scalar weight)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def lerp_(self, *args, **kwargs):
+    """lerp_(Tensor end, Tensor weight)"""
+    i, a = _sig_lerp_.parse(args, kwargs)
+    if i == 0:
+        _op_lerp__Tensor.call(self._impl, a[0], a[1])
+        return self
+    elif i == 1:
+        _op_lerp__Scalar.call(self._impl, a[0], a[1])
+        return self
+
+
+_sig_addcmul = _Signatures('addcmul', [
+    'addcmul(Tensor tensor1, Tensor tensor2, *, Scalar value=1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def addcmul(self, *args, **kwargs):
+    """addcmul(Tensor tensor1, Tensor tensor2, *, Scalar value=1)"""
+    i, a = _sig_addcmul.parse(args, kwargs)
+    return _wrap(_op_addcmul.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_addcmul_ = _Signatures('addcmul_', [
+    'addcmul_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def addcmul_(self, *args, **kwargs):
+    """addcmul_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)"""
+    i, a = _sig_addcmul_.parse(args, kwargs)
+    _op_addcmul_.call(self._impl, a[0], a[1], a[2])
+    return self
+
+
+_sig_addcdiv = _Signatures('addcdiv', [
+    'addcdiv(Tensor tensor1, Tensor tensor2, *, Scalar value=1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def addcdiv(self, *args, **kwargs):
+    """addcdiv(Tensor tensor1, Tensor tensor2, *, Scalar value=1)"""
+    i, a = _sig_addcdiv.parse(args, kwargs)
+    return _wrap(_op_addcdiv.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_addcdiv_ = _Signatures('addcdiv_', [
+    'addcdiv_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def addcdiv_(self, *args, **kwargs):
+    """addcdiv_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)"""
+    i, a = _sig_addcdiv_.parse(args, kwargs)
+    _op_addcdiv_.call(self._impl, a[0], a[1], a[2])
+    return self
+
+
+_sig_uniform_ = _Signatures('uniform_', [
+    'uniform_(float from=0, float to=1, *, Generator? generator=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def uniform_(self, *args, **kwargs):
+    """uniform_(float from=0, float to=1, *, Generator? generator=None)"""
+    i, a = _sig_uniform_.parse(args, kwargs)
+    _op_uniform_.call(self._impl, a[0], a[1], a[2])
+    return self
+
+
+_sig_normal_ = _Signatures('normal_', [
+    'normal_(float mean=0, float std=1, *, Generator? generator=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def normal_(self, *args, **kwargs):
+    """normal_(float mean=0, float std=1, *, Generator? generator=None)"""
+    i, a = _sig_normal_.parse(args, kwargs)
+    _op_normal_.call(self._impl, a[0], a[1], a[2])
+    return self
+
+
+_sig_exponential_ = _Signatures('exponential_', [
+    'exponential_(float lambd=1, *, Generator? generator=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def exponential_(self, *args, **kwargs):
+    """exponential_(float lambd=1, *, Generator? generator=None)"""
+    i, a = _sig_exponential_.parse(args, kwargs)
+    _op_exponential_.call(self._impl, a[0], a[1])
+    return self
+
+
+_sig_bernoulli_ = _Signatures('bernoulli_', [
+    'bernoulli_(Tensor p, *, Generator? generator=None)',
+    'bernoulli_(float p=0.5, *, Generator? generator=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def bernoulli_(self, *args, **kwargs):
+    """bernoulli_(Tensor p, *, Generator? generator=None)"""
+    i, a = _sig_bernoulli_.parse(args, kwargs)
+    if i == 0:
+        _op_bernoulli__Tensor.call(self._impl, a[0], a[1])
+        return self
+    elif i == 1:
+        _op_bernoulli__float.call(self._impl, a[0], a[1])
+        return self
+
+
+_sig_bernoulli = _Signatures('bernoulli', [
+    'bernoulli(*, Generator? generator=None)',
+    'bernoulli(float p, *, Generator? generator=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def bernoulli(self, *args, **kwargs):
+    """bernoulli(*, Generator? generator=None)"""
+    i, a = _sig_bernoulli.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_bernoulli.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_bernoulli_p.call(self._impl, a[0], a[1]))
+
+
+_sig_random_ = _Signatures('random_', [
+    'random_(*, Generator? generator=None)',
+    'random_(int to, *, Generator? generator=None)',
+    'random_(int from, int? to, *, Generator? generator=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def random_(self, *args, **kwargs):
+    """random_(*, Generator? generator=None)"""
+    i, a = _sig_random_.parse(args, kwargs)
+    if i == 0:
+        _op_random_.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_random__to.call(self._impl, a[0], a[1])
+        return self
+    elif i == 2:
+        _op_random__from.call(self._impl, a[0], a[1], a[2])
+        return self
+
+
+_sig_multinomial = _Signatures('multinomial', [
+    'multinomial(SymInt num_samples, bool replacement=False, *, Generator? generator=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def multinomial(self, *args, **kwargs):
+    """multinomial(SymInt num_samples, bool replacement=False, *, Generator? generator=None)"""
+    i, a = _sig_multinomial.parse(args, kwargs)
+    return _wrap(_op_multinomial.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_sum = _Signatures('sum', [
+    'sum(*, ScalarType? dtype=None)',
+    'sum(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def sum(self, *args, **kwargs):
+    """sum(*, ScalarType? dtype=None)"""
+    i, a = _sig_sum.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_sum.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_sum_dim_IntList.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_mean = _Signatures('mean', [
+    'mean(*, ScalarType? dtype=None)',
+    'mean(int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def mean(self, *args, **kwargs):
+    """mean(*, ScalarType? dtype=None)"""
+    i, a = _sig_mean.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_mean.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_mean_dim.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_prod = _Signatures('prod', [
+    'prod(*, ScalarType? dtype=None)',
+    'prod(int dim, bool keepdim=False, *, ScalarType? dtype=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def prod(self, *args, **kwargs):
+    """prod(*, ScalarType? dtype=None)"""
+    i, a = _sig_prod.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_prod.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_prod_dim_int.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_max = _Signatures('max', [
+    'max()',
+    'max(Tensor other)',
+    'max(int dim, bool keepdim=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def max(self, *args, **kwargs):
+    """max()"""
+    i, a = _sig_max.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_max.call(self._impl))
+    elif i == 1:
+        return _wrap(_op_max_other.call(self._impl, a[0]))
+    elif i == 2:
+        return _make_rt(_rt_max_0, _op_max_dim.call(self._impl, a[0], a[1]))
+
+
+_sig_min = _Signatures('min', [
+    'min()',
+    'min(Tensor other)',
+    'min(int dim, bool keepdim=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def min(self, *args, **kwargs):
+    """min()"""
+    i, a = _sig_min.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_min.call(self._impl))
+    elif i == 1:
+        return _wrap(_op_min_other.call(self._impl, a[0]))
+    elif i == 2:
+        return _make_rt(_rt_min_1, _op_min_dim.call(self._impl, a[0], a[1]))
+
+
+_sig_amax = _Signatures('amax', [
+    'amax(int[1] dim=[], bool keepdim=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def amax(self, *args, **kwargs):
+    """amax(int[1] dim=[], bool keepdim=False)"""
+    i, a = _sig_amax.parse(args, kwargs)
+    return _wrap(_op_amax.call(self._impl, a[0], a[1]))
+
+
+_sig_amin = _Signatures('amin', [
+    'amin(int[1] dim=[], bool keepdim=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def amin(self, *args, **kwargs):
+    """amin(int[1] dim=[], bool keepdim=False)"""
+    i, a = _sig_amin.parse(args, kwargs)
+    return _wrap(_op_amin.call(self._impl, a[0], a[1]))
+
+
+_sig_argmax = _Signatures('argmax', [
+    'argmax(int? dim=None, bool keepdim=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def argmax(self, *args, **kwargs):
+    """argmax(int? dim=None, bool keepdim=False)"""
+    i, a = _sig_argmax.parse(args, kwargs)
+    return _wrap(_op_argmax.call(self._impl, a[0], a[1]))
+
+
+_sig_argmin = _Signatures('argmin', [
+    'argmin(int? dim=None, bool keepdim=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def argmin(self, *args, **kwargs):
+    """argmin(int? dim=None, bool keepdim=False)"""
+    i, a = _sig_argmin.parse(args, kwargs)
+    return _wrap(_op_argmin.call(self._impl, a[0], a[1]))
+
+
+_sig_var = _Signatures('var', [
+    'var(int[1]? dim, bool unbiased=True, bool keepdim=False)',
+    'var(int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)',
+    'var(bool unbiased=True)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def var(self, *args, **kwargs):
+    """var(int[1]? dim, bool unbiased=True, bool keepdim=False)"""
+    i, a = _sig_var.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_var_dim.call(self._impl, a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_var_correction.call(self._impl, a[0], a[1], a[2]))
+    elif i == 2:
+        return _wrap(_op_var.call(self._impl, a[0]))
+
+
+_sig_std = _Signatures('std', [
+    'std(int[1]? dim, bool unbiased=True, bool keepdim=False)',
+    'std(int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)',
+    'std(bool unbiased=True)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def std(self, *args, **kwargs):
+    """std(int[1]? dim, bool unbiased=True, bool keepdim=False)"""
+    i, a = _sig_std.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_std_dim.call(self._impl, a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_std_correction.call(self._impl, a[0], a[1], a[2]))
+    elif i == 2:
+        return _wrap(_op_std.call(self._impl, a[0]))
+
+
+_sig_norm = _Signatures('norm', [
+    'norm(Scalar p=2)',
+    'norm(Scalar? p, *, ScalarType dtype)',
+    'norm(Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype)',
+    'norm(Scalar? p, int[1] dim, bool keepdim=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def norm(self, *args, **kwargs):
+    """norm(Scalar p=2)"""
+    i, a = _sig_norm.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_norm_Scalar.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_norm_ScalarOpt_dtype.call(self._impl, a[0], a[1]))
+    elif i == 2:
+        return _wrap(_op_norm_ScalarOpt_dim_dtype.call(self._impl, a[0], a[1], a[2], a[3]))
+    elif i == 3:
+        return _wrap(_op_norm_ScalarOpt_dim.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_logsumexp = _Signatures('logsumexp', [
+    'logsumexp(int[1] dim, bool keepdim=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def logsumexp(self, *args, **kwargs):
+    """logsumexp(int[1] dim, bool keepdim=False)"""
+    i, a = _sig_logsumexp.parse(args, kwargs)
+    return _wrap(_op_logsumexp.call(self._impl, a[0], a[1]))
+
+
+_sig_all = _Signatures('all', [
+    'all()',
+    'all(int[]? dim=None, bool keepdim=False)',
+    'all(int dim, bool keepdim=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def all(self, *args, **kwargs):
+    """all()"""
+    i, a = _sig_all.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_all.call(self._impl))
+    elif i == 1:
+        return _wrap(_op_all_dims.call(self._impl, a[0], a[1]))
+    elif i == 2:
+        return _wrap(_op_all_dim.call(self._impl, a[0], a[1]))
+
+
+_sig_any = _Signatures('any', [
+    'any()',
+    'any(int[]? dim=None, bool keepdim=False)',
+    'any(int dim, bool keepdim=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def any(self, *args, **kwargs):
+    """any()"""
+    i, a = _sig_any.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_any.call(self._impl))
+    elif i == 1:
+        return _wrap(_op_any_dims.call(self._impl, a[0], a[1]))
+    elif i == 2:
+        return _wrap(_op_any_dim.call(self._impl, a[0], a[1]))
+
+
+_sig_count_nonzero = _Signatures('count_nonzero', [
+    'count_nonzero(int? dim=None)',
+    'count_nonzero(int[] dim)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def count_nonzero(self, *args, **kwargs):
+    """count_nonzero(int? dim=None)"""
+    i, a = _sig_count_nonzero.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_count_nonzero.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_count_nonzero_dim_IntList.call(self._impl, a[0]))
+
+
+_sig_cumsum = _Signatures('cumsum', [
+    'cumsum(int dim, *, ScalarType? dtype=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def cumsum(self, *args, **kwargs):
+    """cumsum(int dim, *, ScalarType? dtype=None)"""
+    i, a = _sig_cumsum.parse(args, kwargs)
+    return _wrap(_op_cumsum.call(self._impl, a[0], a[1]))
+
+
+_sig_cumsum_ = _Signatures('cumsum_', [
+    'cumsum_(int dim, *, ScalarType? dtype=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def cumsum_(self, *args, **kwargs):
+    """cumsum_(int dim, *, ScalarType? dtype=None)"""
+    i, a = _sig_cumsum_.parse(args, kwargs)
+    _op_cumsum_.call(self._impl, a[0], a[1])
+    return self
+
+
+_sig_cumprod = _Signatures('cumprod', [
+    'cumprod(int dim, *, ScalarType? dtype=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def cumprod(self, *args, **kwargs):
+    """cumprod(int dim, *, ScalarType? dtype=None)"""
+    i, a = _sig_cumprod.parse(args, kwargs)
+    return _wrap(_op_cumprod.call(self._impl, a[0], a[1]))
+
+
+_sig_cumprod_ = _Signatures('cumprod_', [
+    'cumprod_(int dim, *, ScalarType? dtype=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def cumprod_(self, *args, **kwargs):
+    """cumprod_(int dim, *, ScalarType? dtype=None)"""
+    i, a = _sig_cumprod_.parse(args, kwargs)
+    _op_cumprod_.call(self._impl, a[0], a[1])
+    return self
+
+
+_sig_repeat = _Signatures('repeat', [
+    'repeat(SymInt[] repeats)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def repeat(self, *args, **kwargs):
+    """repeat(SymInt[] repeats)"""
+    i, a = _sig_repeat.parse(args, kwargs)
+    return _wrap(_op_repeat.call(self._impl, a[0]))
+
+
+_sig_tile = _Signatures('tile', [
+    'tile(SymInt[] dims)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def tile(self, *args, **kwargs):
+    """tile(SymInt[] dims)"""
+    i, a = _sig_tile.parse(args, kwargs)
+    return _wrap(_op_tile.call(self._impl, a[0]))
+
+
+_sig_repeat_interleave = _Signatures('repeat_interleave', [
+    'repeat_interleave(Tensor repeats, int? dim=None, *, SymInt? output_size=None)',
+    'repeat_interleave(SymInt repeats, int? dim=None, *, SymInt? output_size=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def repeat_interleave(self, *args, **kwargs):
+    """repeat_interleave(Tensor repeats, int? dim=None, *, SymInt? output_size=None)"""
+    i, a = _sig_repeat_interleave.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_repeat_interleave_self_Tensor.call(self._impl, a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_repeat_interleave_self_int.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_flip = _Signatures('flip', [
+    'flip(int[] dims)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def flip(self, *args, **kwargs):
+    """flip(int[] dims)"""
+    i, a = _sig_flip.parse(args, kwargs)
+    return _wrap(_op_flip.call(self._impl, a[0]))
+
+
+_sig_fliplr = _Signatures('fliplr', [
+    'fliplr()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def fliplr(self, *args, **kwargs):
+    """fliplr()"""
+    i, a = _sig_fliplr.parse(args, kwargs)
+    return _wrap(_op_fliplr.call(self._impl))
+
+
+_sig_flipud = _Signatures('flipud', [
+    'flipud()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def flipud(self, *args, **kwargs):
+    """flipud()"""
+    i, a = _sig_flipud.parse(args, kwargs)
+    return _wrap(_op_flipud.call(self._impl))
+
+
+_sig_roll = _Signatures('roll', [
+    'roll(SymInt[1] shifts, int[1] dims=[])',
+], numbers_as_tensors=False, is_method=True)
+
+
+def roll(self, *args, **kwargs):
+    """roll(SymInt[1] shifts, int[1] dims=[])"""
+    i, a = _sig_roll.parse(args, kwargs)
+    return _wrap(_op_roll.call(self._impl, a[0], a[1]))
+
+
+_sig_rot90 = _Signatures('rot90', [
+    'rot90(int k=1, int[] dims=[0, 1])',
+], numbers_as_tensors=False, is_method=True)
+
+
+def rot90(self, *args, **kwargs):
+    """rot90(int k=1, int[] dims=[0, 1])"""
+    i, a = _sig_rot90.parse(args, kwargs)
+    return _wrap(_op_rot90.call(self._impl, a[0], a[1]))
+
+
+_sig_tril = _Signatures('tril', [
+    'tril(SymInt diagonal=0)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def tril(self, *args, **kwargs):
+    """tril(SymInt diagonal=0)"""
+    i, a = _sig_tril.parse(args, kwargs)
+    return _wrap(_op_tril.call(self._impl, a[0]))
+
+
+_sig_tril_ = _Signatures('tril_', [
+    'tril_(SymInt diagonal=0)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def tril_(self, *args, **kwargs):
+    """tril_(SymInt diagonal=0)"""
+    i, a = _sig_tril_.parse(args, kwargs)
+    _op_tril_.call(self._impl, a[0])
+    return self
+
+
+_sig_triu = _Signatures('triu', [
+    'triu(SymInt diagonal=0)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def triu(self, *args, **kwargs):
+    """triu(SymInt diagonal=0)"""
+    i, a = _sig_triu.parse(args, kwargs)
+    return _wrap(_op_triu.call(self._impl, a[0]))
+
+
+_sig_triu_ = _Signatures('triu_', [
+    'triu_(SymInt diagonal=0)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def triu_(self, *args, **kwargs):
+    """triu_(SymInt diagonal=0)"""
+    i, a = _sig_triu_.parse(args, kwargs)
+    _op_triu_.call(self._impl, a[0])
+    return self
+
+
+_sig_diag = _Signatures('diag', [
+    'diag(int diagonal=0)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def diag(self, *args, **kwargs):
+    """diag(int diagonal=0)"""
+    i, a = _sig_diag.parse(args, kwargs)
+    return _wrap(_op_diag.call(self._impl, a[0]))
+
+
+_sig_diag_embed = _Signatures('diag_embed', [
+    'diag_embed(int offset=0, int dim1=-2, int dim2=-1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def diag_embed(self, *args, **kwargs):
+    """diag_embed(int offset=0, int dim1=-2, int dim2=-1)"""
+    i, a = _sig_diag_embed.parse(args, kwargs)
+    return _wrap(_op_diag_embed.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_narrow_copy = _Signatures('narrow_copy', [
+    'narrow_copy(int dim, SymInt start, SymInt length)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def narrow_copy(self, *args, **kwargs):
+    """narrow_copy(int dim, SymInt start, SymInt length)"""
+    i, a = _sig_narrow_copy.parse(args, kwargs)
+    return _wrap(_op_narrow_copy.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_sort = _Signatures('sort', [
+    'sort(*, bool? stable, int dim=-1, bool descending=False)',
+    'sort(int dim=-1, bool descending=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def sort(self, *args, **kwargs):
+    """sort(*, bool? stable, int dim=-1, bool descending=False)"""
+    i, a = _sig_sort.parse(args, kwargs)
+    if i == 0:
+        return _make_rt(_rt_sort_2, _op_sort_stable.call(self._impl, a[0], a[1], a[2]))
+    elif i == 1:
+        return _make_rt(_rt_sort_2, _op_sort.call(self._impl, a[0], a[1]))
+
+
+_sig_argsort = _Signatures('argsort', [
+    'argsort(*, bool stable, int dim=-1, bool descending=False)',
+    'argsort(int dim=-1, bool descending=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def argsort(self, *args, **kwargs):
+    """argsort(*, bool stable, int dim=-1, bool descending=False)"""
+    i, a = _sig_argsort.parse(args, kwargs)
+    if i == 0:
+        return _wrap(_op_argsort_stable.call(self._impl, a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_argsort.call(self._impl, a[0], a[1]))
+
+
+_sig_msort = _Signatures('msort', [
+    'msort()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def msort(self, *args, **kwargs):
+    """msort()"""
+    i, a = _sig_msort.parse(args, kwargs)
+    return _wrap(_op_msort.call(self._impl))
+
+
+_sig_topk = _Signatures('topk', [
+    'topk(SymInt k, int dim=-1, bool largest=True, bool sorted=True)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def topk(self, *args, **kwargs):
+    """topk(SymInt k, int dim=-1, bool largest=True, bool sorted=True)"""
+    i, a = _sig_topk.parse(args, kwargs)
+    return _make_rt(_rt_topk_3, _op_topk.call(self._impl, a[0], a[1], a[2], a[3]))
+
+
+_sig_kthvalue = _Signatures('kthvalue', [
+    'kthvalue(SymInt k, int dim=-1, bool keepdim=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def kthvalue(self, *args, **kwargs):
+    """kthvalue(SymInt k, int dim=-1, bool keepdim=False)"""
+    i, a = _sig_kthvalue.parse(args, kwargs)
+    return _make_rt(_rt_kthvalue_4, _op_kthvalue.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_nonzero = _Signatures('nonzero', [
+    'nonzero()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def nonzero(self, *args, **kwargs):
+    """nonzero()"""
+    i, a = _sig_nonzero.parse(args, kwargs)
+    return _wrap(_op_nonzero.call(self._impl))
+
+
+_sig_nonzero_static = _Signatures('nonzero_static', [
+    'nonzero_static(*, SymInt size, int fill_value=-1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def nonzero_static(self, *args, **kwargs):
+    """nonzero_static(*, SymInt size, int fill_value=-1)"""
+    i, a = _sig_nonzero_static.parse(args, kwargs)
+    return _wrap(_op_nonzero_static.call(self._impl, a[0], a[1]))
+
+
+_sig_argwhere = _Signatures('argwhere', [
+    'argwhere()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def argwhere(self, *args, **kwargs):
+    """argwhere()"""
+    i, a = _sig_argwhere.parse(args, kwargs)
+    return _wrap(_op_argwhere.call(self._impl))
 
 
 _sig_view = _Signatures('view', [
@@ -502,7 +4362,7 @@ def zero_(self, *args, **kwargs):
     return self
 
 
-__all__ = ['add', 'add_', 'mul', 'mul_', 'sin', 'sin_', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'clone', 'copy_', 'fill_', 'zero_']
+__all__ = ['masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'nonzero', 'nonzero_static', 'argwhere', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'clone', 'copy_', 'fill_', 'zero_']
 
 
 def install(cls):

@@ -224,6 +224,8 @@ def _fill_from(out: TensorImpl, arr: np.ndarray) -> TensorImpl:
     if out.storage._data is None:
         return out
     dst = out.as_numpy()
+    if np.iscomplexobj(arr) and not out.dtype.is_complex:
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
     with warnings.catch_warnings(), np.errstate(invalid="ignore", over="ignore"):
         warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
         if out.dtype is _dt.complex32:  # (real, imag) float16 fields: numpy has no complex-half
@@ -307,7 +309,19 @@ _C_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "
 def full_impl(sizes, value, dtype, device=CPU) -> TensorImpl:
     out = empty_impl(sizes, dtype, device)
     check_fits(value, dtype, out.numel())
-    return _copy.fill_(out, value)
+    return _copy.fill_(out, fill_value_for(value, dtype))
+
+
+def fill_value_for(value, dtype):
+    """A checked scalar in the form the fill kernel stores silently: a complex value bound for a real dtype has
+    a zero imaginary part (check_fits) and is passed as its real part; a float too large for float16/bfloat16
+    is rounded to infinity here, as PyTorch's one-element fill does."""
+    if isinstance(value, complex) and not dtype.is_complex:
+        value = value.real
+    if dtype in (_dt.float16, _dt.bfloat16) and isinstance(value, float) and math.isfinite(value):
+        with np.errstate(over="ignore"):
+            value = float(np.float64(value).astype(dtype.np))
+    return value
 
 
 def _scalar_float(x):

@@ -351,6 +351,13 @@ class Signatures:
                 return TypeError(f"{name}(): {where} must be {_type_name(p.type)}, not {_value_type_name(v)}")
             if f.what.startswith("got an unexpected") or f.what.startswith("got multiple"):
                 return TypeError(f"{name}() {f.what}")
+            if f.what.startswith("missing"):
+                missing = [p for p in self.sigs[0].params if p.default is _MISSING]
+                missing = missing[len(args):]
+                # PyTorch's message, including its plural quirk ("1 required positional arguments")
+                return TypeError(f"{name}() missing {len(missing)} required positional argument"
+                                 f"{'s' if len(missing) == 1 else ''}: "
+                                 f"{', '.join(chr(34) + p.name + chr(34) for p in missing)}")
         got = ", ".join([_value_type_name(a) for a in args] + [f"{k}={_value_type_name(v)}" for k, v in kwargs.items()])
         if len(self.sigs) == 1:
             return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected "

@@ -84,7 +84,7 @@ class UntypedStorage:
     @property
     def _ptr(self) -> int:
         data = self._data
-        return 0 if data is None else data.__array_interface__["data"][0]
+        return 0 if data is None or not self._nbytes else data.__array_interface__["data"][0]
 
     @property
     def is_cuda(self):

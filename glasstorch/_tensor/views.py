@@ -61,7 +61,7 @@ def view_dtype(impl: TensorImpl, dtype) -> TensorImpl:
     src, dst = impl.dtype._short, dtype._short
     if impl.ndim == 0:
         raise RuntimeError(f"self.dim() cannot be 0 to view {src} as {dst} (different element sizes)")
-    if impl.strides[-1] != 1:
+    if new < old and impl.strides[-1] != 1:
         raise RuntimeError(f"self.stride(-1) must be 1 to view {src} as {dst} (different element sizes), but got "
                            f"{impl.strides[-1]}")
     if new > old:
@@ -72,10 +72,14 @@ def view_dtype(impl: TensorImpl, dtype) -> TensorImpl:
         if impl.offset % ratio:
             raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} to view {src} as {dst} "
                                f"(different element sizes), but got {impl.offset}")
+        if impl.strides[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 to view {src} as {dst} (different element sizes), but "
+                               f"got {impl.strides[-1]}")
         for d in range(impl.ndim - 1):
             if impl.strides[d] % ratio:
                 raise RuntimeError(f"self.stride({d}) must be divisible by {ratio} to view {src} as {dst} "
                                    f"(different element sizes), but got {impl.strides[d]}")
+
         sizes = impl.sizes[:-1] + (impl.sizes[-1] // ratio,)
         strides = tuple(s // ratio for s in impl.strides[:-1]) + (1,)
         offset = impl.offset // ratio
@@ -284,6 +288,8 @@ def movedim(impl: TensorImpl, source, destination) -> TensorImpl:
         raise RuntimeError(f"movedim: repeated dim in `source` ({_fmt(src)})")
     if len(set(wd)) != len(wd):
         raise RuntimeError(f"movedim: repeated dim in `destination` ({_fmt(dst)})")
+    if n == 0:
+        return alias(impl)
     order = [-1] * n
     for s, d in zip(ws, wd):
         order[d] = s
@@ -296,6 +302,8 @@ def unfold(impl: TensorImpl, dimension: int, size: int, step: int) -> TensorImpl
     n = impl.ndim
     d = wrap_dim(dimension, n)
     here = impl.sizes[d] if n else 1
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
     if size > here:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {here} but size is {size}")
     if step <= 0:
@@ -428,8 +436,10 @@ def is_basic_index(idx) -> bool:
 def check_basic_index(impl: TensorImpl, items: tuple) -> int:
     """Validate a basic index; returns how many dims it consumes (ints and slices)."""
     n_consuming = sum(1 for it in items if it is not None and it is not Ellipsis)
-    if sum(1 for it in items if it is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
+    if impl.ndim == 0 and n_consuming and any(not isinstance(it, slice) and it is not None and it is not Ellipsis
+                                              for it in items):
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                         "C++ to convert a 0-dim tensor to a number")
     if n_consuming > impl.ndim:
         raise IndexError(f"too many indices for tensor of dimension {impl.ndim}")
     return n_consuming

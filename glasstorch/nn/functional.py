@@ -180,3 +180,225 @@ for _name in ("one_hot", "pad"):
     if hasattr(_gen, _name):
         globals()[_name] = getattr(_gen, _name)
 del _name
+
+
+# ============================================================================================================
+# Losses, convolution, pooling, attention  (nn_loss.yaml, conv.yaml: NN part 2)
+# ============================================================================================================
+import glasstorch as _torch  # noqa: E402  (the package is importing this module; attributes resolve at call time)
+
+
+class _Reduction:
+    """``torch.nn._reduction``: reduction strings to ``at::Reduction`` and the legacy ``size_average``/``reduce``."""
+
+    @staticmethod
+    def get_enum(reduction: str) -> int:
+        if reduction == "none":
+            return 0
+        if reduction == "mean":
+            return 1
+        if reduction == "elementwise_mean":
+            warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+                          stacklevel=2)
+            return 1
+        if reduction == "sum":
+            return 2
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+    @staticmethod
+    def legacy_get_string(size_average, reduce, emit_warning=True) -> str:
+        if size_average is None:
+            size_average = True
+        if reduce is None:
+            reduce = True
+        if size_average and reduce:
+            ret = "mean"
+        elif reduce:
+            ret = "sum"
+        else:
+            ret = "none"
+        if emit_warning:
+            warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+                          stacklevel=2)
+        return ret
+
+    @staticmethod
+    def legacy_get_enum(size_average, reduce, emit_warning=True) -> int:
+        return _Reduction.get_enum(_Reduction.legacy_get_string(size_average, reduce, emit_warning))
+
+
+def _size_warning(input, target):
+    if target.size() != input.size():
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
+                      f"This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      f"same size.", stacklevel=3)
+
+
+def _broadcast_pair(input, target):
+    """``torch.broadcast_tensors(input, target)``: both expanded to the broadcast shape."""
+    shape = _torch.broadcast_shapes(input.shape, target.shape)
+    return input.expand(shape), target.expand(shape)
+
+
+def _weighted_reduction(loss, weight, reduction, normalize_by_weight):
+    """The Python-level weighted reduction of ``mse_loss``/``l1_loss``/``huber_loss`` (``weight=``)."""
+    weighted = loss * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return _torch.sum(weighted)
+    if reduction == "mean":
+        return _torch.sum(weighted) / _torch.sum(weight) if normalize_by_weight else weighted.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
+    """Cross entropy of logits ``input`` against class indices or class probabilities ``target``."""
+    if size_average is not None or reduce is not None:
+        reduction = _Reduction.legacy_get_string(size_average, reduce)
+    return _gen.cross_entropy_loss(input, target, weight, _Reduction.get_enum(reduction), ignore_index,
+                                   label_smoothing)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    """Negative log likelihood of log-probabilities ``input`` at the class indices ``target``."""
+    if size_average is not None or reduce is not None:
+        reduction = _Reduction.legacy_get_string(size_average, reduce)
+    return _gen.nll_loss_nd(input, target, weight, _Reduction.get_enum(reduction), ignore_index)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean squared error, optionally weighted element by element."""
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _Reduction.legacy_get_string(size_average, reduce)
+    expanded_input, expanded_target = _broadcast_pair(input, target)
+    if weight is not None:
+        if weight.size() != input.size():
+            raise ValueError("Weights and input must have the same size.")
+        return _weighted_reduction(_torch.pow(expanded_input - expanded_target, 2), weight, reduction, True)
+    return _gen.mse_loss(expanded_input, expanded_target, _Reduction.get_enum(reduction))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean absolute error, optionally weighted element by element."""
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _Reduction.legacy_get_string(size_average, reduce)
+    expanded_input, expanded_target = _broadcast_pair(input, target)
+    if weight is not None:
+        if weight.size() != input.size():
+            raise ValueError("Weights and input must have the same size.")
+        return _weighted_reduction(_torch.abs(expanded_input - expanded_target), weight, reduction, True)
+    return _gen.l1_loss(expanded_input, expanded_target, _Reduction.get_enum(reduction))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """Squared error below ``beta``, absolute error above (``beta == 0`` is ``l1_loss``)."""
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _Reduction.legacy_get_string(size_average, reduce)
+    expanded_input, expanded_target = _broadcast_pair(input, target)
+    if beta == 0.0:
+        return _gen.l1_loss(expanded_input, expanded_target, _Reduction.get_enum(reduction))
+    return _gen.smooth_l1_loss(expanded_input, expanded_target, _Reduction.get_enum(reduction), beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """Squared error below ``delta``, ``delta``-scaled absolute error above; optionally weighted."""
+    _size_warning(input, target)
+    expanded_input, expanded_target = _broadcast_pair(input, target)
+    if weight is None:
+        return _gen.huber_loss(expanded_input, expanded_target, _Reduction.get_enum(reduction), delta)
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    unweighted = _gen.huber_loss(expanded_input, expanded_target, _Reduction.get_enum("none"), delta)
+    return _weighted_reduction(unweighted, weight, reduction, False)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """Binary cross entropy of probabilities ``input`` against ``target``."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _Reduction.legacy_get_enum(size_average, reduce)
+    else:
+        reduction_enum = _Reduction.get_enum(reduction)
+    if target.size() != input.size():
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
+                         f"({input.size()}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        new_size = _torch.broadcast_shapes(target.size(), weight.size())
+        weight = weight.expand(new_size)
+    return _gen.binary_cross_entropy(input, target, weight, reduction_enum)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    """Binary cross entropy of logits ``input`` (a fused, stable ``sigmoid`` + BCE), with ``pos_weight``."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _Reduction.legacy_get_enum(size_average, reduce)
+    else:
+        reduction_enum = _Reduction.get_enum(reduction)
+    if not (target.size() == input.size()):
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    return _torch.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction_enum)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """Kullback-Leibler divergence of log-probabilities ``input`` from ``target``."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _Reduction.legacy_get_enum(size_average, reduce)
+    else:
+        if reduction == "mean":
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                          "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                          "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                          stacklevel=2)
+        reduction_enum = _Reduction.get_enum("sum" if reduction == "batchmean" else reduction)
+    reduced = _torch.kl_div(input, target, reduction_enum, log_target=log_target)
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.size()[0]
+    return reduced
+
+
+conv1d = _gen.conv1d  # torch.nn.functional.conv1d is torch.conv1d
+conv2d = _gen.conv2d
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    """2-D max pooling returning (values, flat indices into each input plane)."""
+    if stride is None:
+        stride = []
+    return _gen.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def _max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if stride is None:
+        stride = []
+    return _torch.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """2-D max pooling; ``return_indices=True`` also returns the argmax indices (PyTorch's boolean_dispatch)."""
+    if return_indices:
+        return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+    return _max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """``torch._C._nn.avg_pool2d``: 2-D average pooling."""
+    return _gen.avg_pool2d(input, kernel_size, [] if stride is None else stride, padding, ceil_mode,
+                           count_include_pad, divisor_override)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """2-D average pooling to a fixed ``output_size`` (``None`` keeps that input size)."""
+    if isinstance(output_size, (list, tuple)):
+        sizes = input.size()
+        output_size = [sizes[i - len(output_size)] if v is None else v for i, v in enumerate(output_size)]
+    return _gen.adaptive_avg_pool2d(input, output_size)
+
+
+scaled_dot_product_attention = _gen.scaled_dot_product_attention

@@ -286,7 +286,6 @@ def var_mean_errors(name):
 def norm_errors():
     return [ErrorSample((T((0,)), INF), name="empty inf"),
             ErrorSample((T((3, 4)), 2, 0), {"out": _out("float64")}, name="out dtype"),
-            ErrorSample((T((3, 4)), 2, 0, False), {"dtype": DType("int64")}, name="int dtype"),
             ErrorSample((T((3, 4), dtype="float64"), 2), {"dtype": DType("float32")}, name="narrowing")]
 
 

@@ -119,7 +119,7 @@ def gen_ops(fns) -> str:
     imports, lines = OrderedDict(), []
     lines.append("# -- schemas (RegisterSchema) " + "-" * 77)
     for f in fns:
-        lines.append(f'{f.ident} = _def("{f.func}")')
+        lines.append(f"{f.ident} = _def({str(f.func)!r})")
     lines.append("\n\n# -- kernels (Register<Key>) " + "-" * 77)
     for f in fns:
         for key, kname in f.dispatch.items():

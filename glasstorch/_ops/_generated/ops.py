@@ -6,7 +6,27 @@ from glasstorch._ops import fallbacks as _fallbacks  # noqa: F401  (layer keys f
 from glasstorch._ops import layer_kernels as _layers
 from glasstorch._ops.dispatcher import register_op as _def
 from glasstorch._ops.dispatcher import register_kernel as _register_kernel
+from glasstorch._ops.kernels.cpu import conv as _k_kernels_cpu_conv
+from glasstorch._ops.decompositions import attention as _k_decompositions_attention
+from glasstorch._ops.kernels.cpu import attention as _k_kernels_cpu_attention
+from glasstorch._ops.kernels.cpu import index as _k_kernels_cpu_index
+from glasstorch._ops.decompositions import index as _k_decompositions_index
+from glasstorch._ops.kernels.cpu import linalg as _k_kernels_cpu_linalg
+from glasstorch._ops.decompositions import linalg as _k_decompositions_linalg
+from glasstorch._ops.decompositions import nn as _k_decompositions_nn
+from glasstorch._ops.kernels.cpu import activation as _k_kernels_cpu_activation
+from glasstorch._ops.kernels.cpu import normalization as _k_kernels_cpu_normalization
+from glasstorch._ops.kernels.cpu import random_ops as _k_kernels_cpu_random_ops
+from glasstorch._ops.decompositions import loss as _k_decompositions_loss
+from glasstorch._ops.kernels.cpu import loss as _k_kernels_cpu_loss
 from glasstorch._ops.kernels.cpu import pointwise as _k_kernels_cpu_pointwise
+from glasstorch._ops.decompositions import pointwise as _k_decompositions_pointwise
+from glasstorch._ops.kernels.cpu import reduce as _k_kernels_cpu_reduce
+from glasstorch._ops.decompositions import reduce as _k_decompositions_reduce
+from glasstorch._ops.kernels.cpu import shape as _k_kernels_cpu_shape
+from glasstorch._ops.decompositions import shape as _k_decompositions_shape
+from glasstorch._ops.kernels.cpu import sort as _k_kernels_cpu_sort
+from glasstorch._ops.decompositions import sort as _k_decompositions_sort
 from glasstorch._ops.kernels.composite import views as _k_kernels_composite_views
 from glasstorch._ops.decompositions import views as _k_decompositions_views
 
@@ -20,97 +40,1647 @@ def _layer(op, key, fn):
 
 
 # -- schemas (RegisterSchema) -----------------------------------------------------------------------------
-add_Tensor = _def("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
-add__Tensor = _def("add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)")
-add_out = _def("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)")
-mul_Tensor = _def("mul.Tensor(Tensor self, Tensor other) -> Tensor")
-mul__Tensor = _def("mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)")
-mul_out = _def("mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)")
-sin = _def("sin(Tensor self) -> Tensor")
-sin_ = _def("sin_(Tensor(a!) self) -> Tensor(a!)")
-sin_out = _def("sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)")
-view = _def("view(Tensor(a) self, SymInt[] size) -> Tensor(a)")
-view_dtype = _def("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)")
-view_as = _def("view_as(Tensor(a) self, Tensor other) -> Tensor(a)")
-reshape = _def("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)")
-reshape_as = _def("reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)")
-_unsafe_view = _def("_unsafe_view(Tensor self, SymInt[] size) -> Tensor")
-as_strided = _def("as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)")
-transpose_int = _def("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)")
-swapaxes = _def("swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)")
-swapdims = _def("swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)")
-t = _def("t(Tensor(a) self) -> Tensor(a)")
-permute = _def("permute(Tensor(a) self, int[] dims) -> Tensor(a)")
-expand = _def("expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)")
-expand_as = _def("expand_as(Tensor(a) self, Tensor other) -> Tensor(a)")
-broadcast_to = _def("broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)")
-narrow = _def("narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)")
-slice_Tensor = _def("slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)")
-select_int = _def("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)")
-unsqueeze = _def("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)")
-squeeze = _def("squeeze(Tensor(a) self) -> Tensor(a)")
-squeeze_dim = _def("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)")
-squeeze_dims = _def("squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)")
-flatten_using_ints = _def("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)")
-unflatten_int = _def("unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)")
-movedim_intlist = _def("movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)")
-movedim_int = _def("movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)")
-moveaxis_intlist = _def("moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)")
-moveaxis_int = _def("moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)")
-unfold = _def("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)")
-diagonal = _def("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)")
-split_Tensor = _def("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]")
-split_with_sizes = _def("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]")
-chunk = _def("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]")
-unbind_int = _def("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]")
-tensor_split_sections = _def("tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]")
-tensor_split_indices = _def("tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]")
-alias = _def("alias(Tensor(a) self) -> Tensor(a)")
-clone = _def("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor")
-copy_ = _def("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)")
-fill__Scalar = _def("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)")
-fill__Tensor = _def("fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)")
-zero_ = _def("zero_(Tensor(a!) self) -> Tensor(a!)")
-_to_copy = _def("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor")
+convolution = _def('convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor')
+_convolution = _def('_convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32) -> Tensor')
+_convolution_mode = _def('_convolution_mode(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, str padding, SymInt[] dilation, SymInt groups) -> Tensor')
+conv1d = _def('conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor')
+conv2d = _def('conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor')
+conv1d_padding = _def('conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor')
+conv2d_padding = _def('conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor')
+max_pool2d = _def('max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor')
+max_pool2d_with_indices_out = _def('max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))')
+max_pool2d_with_indices = _def('max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)')
+avg_pool2d_out = _def('avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)')
+avg_pool2d = _def('avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor')
+adaptive_avg_pool2d_out = _def('adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)')
+adaptive_avg_pool2d = _def('adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor')
+_adaptive_avg_pool2d = _def('_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor')
+scaled_dot_product_attention = _def('scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor')
+_fused_sdp_choice = _def('_fused_sdp_choice(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> int')
+_scaled_dot_product_attention_math = _def('_scaled_dot_product_attention_math(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, Tensor? dropout_mask=None, *, float? scale=None, bool enable_gqa=False) -> (Tensor, Tensor)')
+_scaled_dot_product_flash_attention_for_cpu = _def('_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)')
+masked_fill__Tensor = _def('masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)')
+masked_fill__Scalar = _def('masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)')
+masked_fill_Tensor = _def('masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor')
+masked_fill_Scalar = _def('masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor')
+masked_select = _def('masked_select(Tensor self, Tensor mask) -> Tensor')
+masked_select_out = _def('masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!)')
+masked_scatter_ = _def('masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)')
+masked_scatter = _def('masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor')
+index_select = _def('index_select(Tensor self, int dim, Tensor index) -> Tensor')
+index_select_out = _def('index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)')
+gather = _def('gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor')
+gather_out = _def('gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)')
+take = _def('take(Tensor self, Tensor index) -> Tensor')
+take_out = _def('take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)')
+take_along_dim = _def('take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor')
+take_along_dim_out = _def('take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)')
+scatter_src = _def('scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor')
+scatter__src = _def('scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)')
+scatter_src_out = _def('scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)')
+scatter_value = _def('scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor')
+scatter__value = _def('scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)')
+scatter_value_out = _def('scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)')
+scatter_reduce = _def('scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor')
+scatter__reduce = _def('scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)')
+scatter_reduce_out = _def('scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!)')
+scatter_value_reduce = _def('scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor')
+scatter__value_reduce = _def('scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)')
+scatter_value_reduce_out = _def('scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, *, str reduce, Tensor(a!) out) -> Tensor(a!)')
+scatter_add = _def('scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor')
+scatter_add_ = _def('scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)')
+scatter_add_out = _def('scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)')
+scatter_reduce_two = _def('scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor')
+scatter_reduce__two = _def('scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)')
+scatter_reduce_two_out = _def('scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)')
+index_add = _def('index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor')
+index_add_ = _def('index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)')
+index_add_out = _def('index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)')
+index_copy = _def('index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor')
+index_copy_ = _def('index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)')
+index_copy_out = _def('index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!)')
+index_fill__int_Tensor = _def('index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)')
+index_fill__int_Scalar = _def('index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)')
+index_fill_int_Tensor = _def('index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor')
+index_fill_int_Scalar = _def('index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor')
+index_Tensor = _def('index.Tensor(Tensor self, Tensor?[] indices) -> Tensor')
+index_Tensor_out = _def('index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)')
+index_put_ = _def('index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)')
+index_put = _def('index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor')
+_index_put_impl_ = _def('_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor(a!)')
+one_hot = _def('one_hot(Tensor self, int num_classes=-1) -> Tensor')
+mm = _def('mm(Tensor self, Tensor mat2) -> Tensor')
+mm_out = _def('mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)')
+bmm = _def('bmm(Tensor self, Tensor mat2) -> Tensor')
+bmm_out = _def('bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)')
+addmm = _def('addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor')
+addmm_ = _def('addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)')
+addmm_out = _def('addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)')
+baddbmm = _def('baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor')
+baddbmm_ = _def('baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)')
+baddbmm_out = _def('baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)')
+addbmm = _def('addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor')
+addbmm_ = _def('addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)')
+addbmm_out = _def('addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)')
+addmv = _def('addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor')
+addmv_ = _def('addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)')
+addmv_out = _def('addmv.out(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)')
+mv = _def('mv(Tensor self, Tensor vec) -> Tensor')
+mv_out = _def('mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)')
+dot = _def('dot(Tensor self, Tensor tensor) -> Tensor')
+dot_out = _def('dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)')
+vdot = _def('vdot(Tensor self, Tensor other) -> Tensor')
+vdot_out = _def('vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+matmul = _def('matmul(Tensor self, Tensor other) -> Tensor')
+matmul_out = _def('matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+linear = _def('linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor')
+linear_out = _def('linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) out) -> Tensor(a!)')
+outer = _def('outer(Tensor self, Tensor vec2) -> Tensor')
+outer_out = _def('outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)')
+ger = _def('ger(Tensor self, Tensor vec2) -> Tensor')
+ger_out = _def('ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)')
+einsum = _def('einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor')
+softmax_int = _def('softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor')
+softmax_int_out = _def('softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)')
+_softmax = _def('_softmax(Tensor self, int dim, bool half_to_float) -> Tensor')
+_softmax_out = _def('_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)')
+log_softmax_int = _def('log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor')
+log_softmax_int_out = _def('log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)')
+_log_softmax = _def('_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor')
+_log_softmax_out = _def('_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)')
+relu = _def('relu(Tensor self) -> Tensor')
+relu_ = _def('relu_(Tensor(a!) self) -> Tensor(a!)')
+relu6 = _def('relu6(Tensor self) -> Tensor')
+relu6_ = _def('relu6_(Tensor(a!) self) -> Tensor(a!)')
+gelu_out = _def("gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)")
+gelu_ = _def("gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)")
+gelu = _def("gelu(Tensor self, *, str approximate='none') -> Tensor")
+silu = _def('silu(Tensor self) -> Tensor')
+silu_ = _def('silu_(Tensor(a!) self) -> Tensor(a!)')
+silu_out = _def('silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+mish = _def('mish(Tensor self) -> Tensor')
+mish_ = _def('mish_(Tensor(a!) self) -> Tensor(a!)')
+mish_out = _def('mish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+softplus_out = _def('softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)')
+softplus = _def('softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor')
+elu_out = _def('elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)')
+elu = _def('elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor')
+elu_ = _def('elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)')
+selu = _def('selu(Tensor self) -> Tensor')
+selu_ = _def('selu_(Tensor(a!) self) -> Tensor(a!)')
+celu = _def('celu(Tensor self, Scalar alpha=1.0) -> Tensor')
+celu_ = _def('celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)')
+leaky_relu_out = _def('leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)')
+leaky_relu = _def('leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor')
+leaky_relu_ = _def('leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)')
+hardtanh_out = _def('hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)')
+hardtanh = _def('hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor')
+hardtanh_ = _def('hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)')
+hardsigmoid_out = _def('hardsigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+hardsigmoid = _def('hardsigmoid(Tensor self) -> Tensor')
+hardsigmoid_ = _def('hardsigmoid_(Tensor(a!) self) -> Tensor(a!)')
+hardswish_out = _def('hardswish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+hardswish = _def('hardswish(Tensor self) -> Tensor')
+hardswish_ = _def('hardswish_(Tensor(a!) self) -> Tensor(a!)')
+threshold = _def('threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor')
+threshold_ = _def('threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)')
+threshold_out = _def('threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)')
+log_sigmoid_out = _def('log_sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+log_sigmoid = _def('log_sigmoid(Tensor self) -> Tensor')
+log_sigmoid_forward_output = _def('log_sigmoid_forward.output(Tensor self, *, Tensor(a!) output, Tensor(b!) buffer) -> (Tensor(a!), Tensor(b!))')
+log_sigmoid_forward = _def('log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)')
+glu_out = _def('glu.out(Tensor self, int dim=-1, *, Tensor(a!) out) -> Tensor(a!)')
+glu = _def('glu(Tensor self, int dim=-1) -> Tensor')
+layer_norm = _def('layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor')
+native_layer_norm = _def('native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)')
+rms_norm = _def('rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor')
+_fused_rms_norm = _def('_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)')
+batch_norm = _def('batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor')
+native_batch_norm = _def('native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)')
+_native_batch_norm_legit = _def('_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)')
+_native_batch_norm_legit_no_stats = _def('_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)')
+_native_batch_norm_legit_no_training = _def('_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)')
+group_norm = _def('group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor')
+native_group_norm = _def('native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)')
+dropout = _def('dropout(Tensor input, float p, bool train) -> Tensor')
+dropout_ = _def('dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)')
+native_dropout = _def('native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)')
+embedding = _def('embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor')
+embedding_renorm_ = _def('embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)')
+cross_entropy_loss = _def('cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor')
+nll_loss_out = _def('nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)')
+nll_loss_nd = _def('nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor')
+nll_loss = _def('nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor')
+nll_loss_forward_output = _def('nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))')
+nll_loss_forward = _def('nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)')
+nll_loss2d_out = _def('nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)')
+nll_loss2d = _def('nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor')
+nll_loss2d_forward_output = _def('nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))')
+nll_loss2d_forward = _def('nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)')
+mse_loss_out = _def('mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)')
+mse_loss = _def('mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor')
+l1_loss = _def('l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor')
+smooth_l1_loss_out = _def('smooth_l1_loss.out(Tensor self, Tensor target, int reduction=Mean, float beta=1.0, *, Tensor(a!) out) -> Tensor(a!)')
+smooth_l1_loss = _def('smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor')
+huber_loss_out = _def('huber_loss.out(Tensor self, Tensor target, int reduction=Mean, float delta=1.0, *, Tensor(a!) out) -> Tensor(a!)')
+huber_loss = _def('huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor')
+binary_cross_entropy = _def('binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor')
+binary_cross_entropy_out = _def('binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)')
+binary_cross_entropy_with_logits = _def('binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor')
+kl_div = _def('kl_div(Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False) -> Tensor')
+abs = _def('abs(Tensor self) -> Tensor')
+abs_ = _def('abs_(Tensor(a!) self) -> Tensor(a!)')
+abs_out = _def('abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+neg = _def('neg(Tensor self) -> Tensor')
+neg_ = _def('neg_(Tensor(a!) self) -> Tensor(a!)')
+neg_out = _def('neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+sign = _def('sign(Tensor self) -> Tensor')
+sign_ = _def('sign_(Tensor(a!) self) -> Tensor(a!)')
+sign_out = _def('sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+sgn = _def('sgn(Tensor self) -> Tensor')
+sgn_ = _def('sgn_(Tensor(a!) self) -> Tensor(a!)')
+sgn_out = _def('sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+exp = _def('exp(Tensor self) -> Tensor')
+exp_ = _def('exp_(Tensor(a!) self) -> Tensor(a!)')
+exp_out = _def('exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+exp2 = _def('exp2(Tensor self) -> Tensor')
+exp2_ = _def('exp2_(Tensor(a!) self) -> Tensor(a!)')
+exp2_out = _def('exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+expm1 = _def('expm1(Tensor self) -> Tensor')
+expm1_ = _def('expm1_(Tensor(a!) self) -> Tensor(a!)')
+expm1_out = _def('expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+log = _def('log(Tensor self) -> Tensor')
+log_ = _def('log_(Tensor(a!) self) -> Tensor(a!)')
+log_out = _def('log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+log2 = _def('log2(Tensor self) -> Tensor')
+log2_ = _def('log2_(Tensor(a!) self) -> Tensor(a!)')
+log2_out = _def('log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+log10 = _def('log10(Tensor self) -> Tensor')
+log10_ = _def('log10_(Tensor(a!) self) -> Tensor(a!)')
+log10_out = _def('log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+log1p = _def('log1p(Tensor self) -> Tensor')
+log1p_ = _def('log1p_(Tensor(a!) self) -> Tensor(a!)')
+log1p_out = _def('log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+sqrt = _def('sqrt(Tensor self) -> Tensor')
+sqrt_ = _def('sqrt_(Tensor(a!) self) -> Tensor(a!)')
+sqrt_out = _def('sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+rsqrt = _def('rsqrt(Tensor self) -> Tensor')
+rsqrt_ = _def('rsqrt_(Tensor(a!) self) -> Tensor(a!)')
+rsqrt_out = _def('rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+reciprocal = _def('reciprocal(Tensor self) -> Tensor')
+reciprocal_ = _def('reciprocal_(Tensor(a!) self) -> Tensor(a!)')
+reciprocal_out = _def('reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+sin = _def('sin(Tensor self) -> Tensor')
+sin_ = _def('sin_(Tensor(a!) self) -> Tensor(a!)')
+sin_out = _def('sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+cos = _def('cos(Tensor self) -> Tensor')
+cos_ = _def('cos_(Tensor(a!) self) -> Tensor(a!)')
+cos_out = _def('cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+tan = _def('tan(Tensor self) -> Tensor')
+tan_ = _def('tan_(Tensor(a!) self) -> Tensor(a!)')
+tan_out = _def('tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+asin = _def('asin(Tensor self) -> Tensor')
+asin_ = _def('asin_(Tensor(a!) self) -> Tensor(a!)')
+asin_out = _def('asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+acos = _def('acos(Tensor self) -> Tensor')
+acos_ = _def('acos_(Tensor(a!) self) -> Tensor(a!)')
+acos_out = _def('acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+atan = _def('atan(Tensor self) -> Tensor')
+atan_ = _def('atan_(Tensor(a!) self) -> Tensor(a!)')
+atan_out = _def('atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+sinh = _def('sinh(Tensor self) -> Tensor')
+sinh_ = _def('sinh_(Tensor(a!) self) -> Tensor(a!)')
+sinh_out = _def('sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+cosh = _def('cosh(Tensor self) -> Tensor')
+cosh_ = _def('cosh_(Tensor(a!) self) -> Tensor(a!)')
+cosh_out = _def('cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+tanh = _def('tanh(Tensor self) -> Tensor')
+tanh_ = _def('tanh_(Tensor(a!) self) -> Tensor(a!)')
+tanh_out = _def('tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+asinh = _def('asinh(Tensor self) -> Tensor')
+asinh_ = _def('asinh_(Tensor(a!) self) -> Tensor(a!)')
+asinh_out = _def('asinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+acosh = _def('acosh(Tensor self) -> Tensor')
+acosh_ = _def('acosh_(Tensor(a!) self) -> Tensor(a!)')
+acosh_out = _def('acosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+atanh = _def('atanh(Tensor self) -> Tensor')
+atanh_ = _def('atanh_(Tensor(a!) self) -> Tensor(a!)')
+atanh_out = _def('atanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+sigmoid = _def('sigmoid(Tensor self) -> Tensor')
+sigmoid_ = _def('sigmoid_(Tensor(a!) self) -> Tensor(a!)')
+sigmoid_out = _def('sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+erf = _def('erf(Tensor self) -> Tensor')
+erf_ = _def('erf_(Tensor(a!) self) -> Tensor(a!)')
+erf_out = _def('erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+erfc = _def('erfc(Tensor self) -> Tensor')
+erfc_ = _def('erfc_(Tensor(a!) self) -> Tensor(a!)')
+erfc_out = _def('erfc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+erfinv = _def('erfinv(Tensor self) -> Tensor')
+erfinv_ = _def('erfinv_(Tensor(a!) self) -> Tensor(a!)')
+erfinv_out = _def('erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+floor = _def('floor(Tensor self) -> Tensor')
+floor_ = _def('floor_(Tensor(a!) self) -> Tensor(a!)')
+floor_out = _def('floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+ceil = _def('ceil(Tensor self) -> Tensor')
+ceil_ = _def('ceil_(Tensor(a!) self) -> Tensor(a!)')
+ceil_out = _def('ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+trunc = _def('trunc(Tensor self) -> Tensor')
+trunc_ = _def('trunc_(Tensor(a!) self) -> Tensor(a!)')
+trunc_out = _def('trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+frac = _def('frac(Tensor self) -> Tensor')
+frac_ = _def('frac_(Tensor(a!) self) -> Tensor(a!)')
+frac_out = _def('frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+round = _def('round(Tensor self) -> Tensor')
+round_decimals = _def('round.decimals(Tensor self, *, int decimals) -> Tensor')
+round_ = _def('round_(Tensor(a!) self) -> Tensor(a!)')
+round__decimals = _def('round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)')
+round_out = _def('round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+round_decimals_out = _def('round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)')
+square = _def('square(Tensor self) -> Tensor')
+square_ = _def('square_(Tensor(a!) self) -> Tensor(a!)')
+square_out = _def('square.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+positive = _def('positive(Tensor(a) self) -> Tensor(a)')
+bitwise_not = _def('bitwise_not(Tensor self) -> Tensor')
+bitwise_not_ = _def('bitwise_not_(Tensor(a!) self) -> Tensor(a!)')
+bitwise_not_out = _def('bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+logical_not = _def('logical_not(Tensor self) -> Tensor')
+logical_not_ = _def('logical_not_(Tensor(a!) self) -> Tensor(a!)')
+logical_not_out = _def('logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+isnan = _def('isnan(Tensor self) -> Tensor')
+isnan_out = _def('isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+isinf = _def('isinf(Tensor self) -> Tensor')
+isinf_out = _def('isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+isfinite = _def('isfinite(Tensor self) -> Tensor')
+nan_to_num = _def('nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor')
+nan_to_num_ = _def('nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)')
+nan_to_num_out = _def('nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)')
+add_Tensor = _def('add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor')
+add_Scalar = _def('add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor')
+add__Tensor = _def('add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)')
+add__Scalar = _def('add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)')
+add_out = _def('add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)')
+add_Scalar_out = _def('add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)')
+sub_Tensor = _def('sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor')
+sub_Scalar = _def('sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor')
+sub__Tensor = _def('sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)')
+sub__Scalar = _def('sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)')
+sub_out = _def('sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)')
+sub_Scalar_out = _def('sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)')
+rsub_Tensor = _def('rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor')
+rsub_Scalar = _def('rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor')
+rsub_Tensor_out = _def('rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)')
+rsub_Scalar_out = _def('rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)')
+mul_Tensor = _def('mul.Tensor(Tensor self, Tensor other) -> Tensor')
+mul_Scalar = _def('mul.Scalar(Tensor self, Scalar other) -> Tensor')
+mul__Tensor = _def('mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+mul__Scalar = _def('mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)')
+mul_out = _def('mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+mul_Scalar_out = _def('mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
+div_Tensor = _def('div.Tensor(Tensor self, Tensor other) -> Tensor')
+div_Tensor_mode = _def('div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor')
+div_Scalar_mode = _def('div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor')
+div_Scalar = _def('div.Scalar(Tensor self, Scalar other) -> Tensor')
+div__Tensor = _def('div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+div__Tensor_mode = _def('div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)')
+div__Scalar_mode = _def('div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)')
+div__Scalar = _def('div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)')
+div_out = _def('div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+div_out_mode = _def('div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)')
+div_Scalar_out = _def('div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
+div_Scalar_mode_out = _def('div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)')
+true_divide_Tensor = _def('true_divide.Tensor(Tensor self, Tensor other) -> Tensor')
+true_divide_Scalar = _def('true_divide.Scalar(Tensor self, Scalar other) -> Tensor')
+true_divide__Tensor = _def('true_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+true_divide__Scalar = _def('true_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)')
+true_divide_out = _def('true_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+floor_divide = _def('floor_divide(Tensor self, Tensor other) -> Tensor')
+floor_divide_Scalar = _def('floor_divide.Scalar(Tensor self, Scalar other) -> Tensor')
+floor_divide__Tensor = _def('floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+floor_divide__Scalar = _def('floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)')
+floor_divide_out = _def('floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+floor_divide_Scalar_out = _def('floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
+remainder_Tensor = _def('remainder.Tensor(Tensor self, Tensor other) -> Tensor')
+remainder_Scalar_Tensor = _def('remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor')
+remainder_Scalar = _def('remainder.Scalar(Tensor self, Scalar other) -> Tensor')
+remainder__Tensor = _def('remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+remainder__Scalar = _def('remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)')
+remainder_Tensor_out = _def('remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+remainder_Scalar_out = _def('remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
+remainder_Scalar_Tensor_out = _def('remainder.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+fmod_Tensor = _def('fmod.Tensor(Tensor self, Tensor other) -> Tensor')
+fmod_Scalar = _def('fmod.Scalar(Tensor self, Scalar other) -> Tensor')
+fmod__Tensor = _def('fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+fmod__Scalar = _def('fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)')
+fmod_Tensor_out = _def('fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+fmod_Scalar_out = _def('fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
+pow_Tensor_Tensor = _def('pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor')
+pow_Scalar = _def('pow.Scalar(Scalar self, Tensor exponent) -> Tensor')
+pow_Tensor_Scalar = _def('pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor')
+pow__Tensor = _def('pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)')
+pow__Scalar = _def('pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)')
+pow_Tensor_Tensor_out = _def('pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)')
+pow_Scalar_out = _def('pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)')
+pow_Tensor_Scalar_out = _def('pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)')
+maximum = _def('maximum(Tensor self, Tensor other) -> Tensor')
+maximum_out = _def('maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+minimum = _def('minimum(Tensor self, Tensor other) -> Tensor')
+minimum_out = _def('minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+fmax = _def('fmax(Tensor self, Tensor other) -> Tensor')
+fmax_out = _def('fmax.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+fmin = _def('fmin(Tensor self, Tensor other) -> Tensor')
+fmin_out = _def('fmin.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+logaddexp = _def('logaddexp(Tensor self, Tensor other) -> Tensor')
+logaddexp_out = _def('logaddexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+atan2 = _def('atan2(Tensor self, Tensor other) -> Tensor')
+atan2_ = _def('atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+atan2_out = _def('atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+hypot = _def('hypot(Tensor self, Tensor other) -> Tensor')
+hypot_ = _def('hypot_(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+hypot_out = _def('hypot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+copysign_Tensor = _def('copysign.Tensor(Tensor self, Tensor other) -> Tensor')
+copysign_Scalar = _def('copysign.Scalar(Tensor self, Scalar other) -> Tensor')
+copysign__Tensor = _def('copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+copysign__Scalar = _def('copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)')
+copysign_out = _def('copysign.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+copysign_Scalar_out = _def('copysign.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
+xlogy_Tensor = _def('xlogy.Tensor(Tensor self, Tensor other) -> Tensor')
+xlogy_Scalar_Self = _def('xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor')
+xlogy_Scalar_Other = _def('xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor')
+xlogy__Tensor = _def('xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+xlogy__Scalar_Other = _def('xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)')
+xlogy_OutTensor = _def('xlogy.OutTensor(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+xlogy_OutScalar_Self = _def('xlogy.OutScalar_Self(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+xlogy_OutScalar_Other = _def('xlogy.OutScalar_Other(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
+eq_Tensor = _def('eq.Tensor(Tensor self, Tensor other) -> Tensor')
+eq_Scalar = _def('eq.Scalar(Tensor self, Scalar other) -> Tensor')
+eq__Tensor = _def('eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+eq__Scalar = _def('eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)')
+eq_Tensor_out = _def('eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+eq_Scalar_out = _def('eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
+ne_Tensor = _def('ne.Tensor(Tensor self, Tensor other) -> Tensor')
+ne_Scalar = _def('ne.Scalar(Tensor self, Scalar other) -> Tensor')
+ne__Tensor = _def('ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+ne__Scalar = _def('ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)')
+ne_Tensor_out = _def('ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+ne_Scalar_out = _def('ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
+lt_Tensor = _def('lt.Tensor(Tensor self, Tensor other) -> Tensor')
+lt_Scalar = _def('lt.Scalar(Tensor self, Scalar other) -> Tensor')
+lt__Tensor = _def('lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+lt__Scalar = _def('lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)')
+lt_Tensor_out = _def('lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+lt_Scalar_out = _def('lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
+le_Tensor = _def('le.Tensor(Tensor self, Tensor other) -> Tensor')
+le_Scalar = _def('le.Scalar(Tensor self, Scalar other) -> Tensor')
+le__Tensor = _def('le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+le__Scalar = _def('le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)')
+le_Tensor_out = _def('le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+le_Scalar_out = _def('le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
+gt_Tensor = _def('gt.Tensor(Tensor self, Tensor other) -> Tensor')
+gt_Scalar = _def('gt.Scalar(Tensor self, Scalar other) -> Tensor')
+gt__Tensor = _def('gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+gt__Scalar = _def('gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)')
+gt_Tensor_out = _def('gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+gt_Scalar_out = _def('gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
+ge_Tensor = _def('ge.Tensor(Tensor self, Tensor other) -> Tensor')
+ge_Scalar = _def('ge.Scalar(Tensor self, Scalar other) -> Tensor')
+ge__Tensor = _def('ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+ge__Scalar = _def('ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)')
+ge_Tensor_out = _def('ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+ge_Scalar_out = _def('ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
+isclose = _def('isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor')
+logical_and = _def('logical_and(Tensor self, Tensor other) -> Tensor')
+logical_and_ = _def('logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+logical_and_out = _def('logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+logical_or = _def('logical_or(Tensor self, Tensor other) -> Tensor')
+logical_or_ = _def('logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+logical_or_out = _def('logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+logical_xor = _def('logical_xor(Tensor self, Tensor other) -> Tensor')
+logical_xor_ = _def('logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+logical_xor_out = _def('logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+bitwise_and_Tensor = _def('bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor')
+bitwise_and_Scalar_Tensor = _def('bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor')
+bitwise_and_Scalar = _def('bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor')
+bitwise_and__Tensor = _def('bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+bitwise_and__Scalar = _def('bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)')
+bitwise_and_Tensor_out = _def('bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+bitwise_and_Scalar_out = _def('bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
+bitwise_and_Scalar_Tensor_out = _def('bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+bitwise_or_Tensor = _def('bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor')
+bitwise_or_Scalar_Tensor = _def('bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor')
+bitwise_or_Scalar = _def('bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor')
+bitwise_or__Tensor = _def('bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+bitwise_or__Scalar = _def('bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)')
+bitwise_or_Tensor_out = _def('bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+bitwise_or_Scalar_out = _def('bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
+bitwise_or_Scalar_Tensor_out = _def('bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+bitwise_xor_Tensor = _def('bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor')
+bitwise_xor_Scalar_Tensor = _def('bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor')
+bitwise_xor_Scalar = _def('bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor')
+bitwise_xor__Tensor = _def('bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+bitwise_xor__Scalar = _def('bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)')
+bitwise_xor_Tensor_out = _def('bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+bitwise_xor_Scalar_out = _def('bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
+bitwise_xor_Scalar_Tensor_out = _def('bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+bitwise_left_shift_Tensor = _def('bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor')
+bitwise_left_shift_Scalar_Tensor = _def('bitwise_left_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor')
+bitwise_left_shift_Tensor_Scalar = _def('bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor')
+bitwise_left_shift__Tensor = _def('bitwise_left_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+bitwise_left_shift__Tensor_Scalar = _def('bitwise_left_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)')
+bitwise_left_shift_Tensor_out = _def('bitwise_left_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+bitwise_left_shift_Tensor_Scalar_out = _def('bitwise_left_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
+bitwise_left_shift_Scalar_Tensor_out = _def('bitwise_left_shift.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+bitwise_right_shift_Tensor = _def('bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor')
+bitwise_right_shift_Scalar_Tensor = _def('bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor')
+bitwise_right_shift_Tensor_Scalar = _def('bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor')
+bitwise_right_shift__Tensor = _def('bitwise_right_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+bitwise_right_shift__Tensor_Scalar = _def('bitwise_right_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)')
+bitwise_right_shift_Tensor_out = _def('bitwise_right_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+bitwise_right_shift_Tensor_Scalar_out = _def('bitwise_right_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
+bitwise_right_shift_Scalar_Tensor_out = _def('bitwise_right_shift.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+clamp_Tensor = _def('clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor')
+clamp = _def('clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor')
+clamp__Tensor = _def('clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)')
+clamp_ = _def('clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)')
+clamp_Tensor_out = _def('clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)')
+clamp_out = _def('clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)')
+clamp_min_Tensor = _def('clamp_min.Tensor(Tensor self, Tensor min) -> Tensor')
+clamp_min = _def('clamp_min(Tensor self, Scalar min) -> Tensor')
+clamp_min__Tensor = _def('clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)')
+clamp_min_ = _def('clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)')
+clamp_min_Tensor_out = _def('clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!)')
+clamp_min_out = _def('clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)')
+clamp_max_Tensor = _def('clamp_max.Tensor(Tensor self, Tensor max) -> Tensor')
+clamp_max = _def('clamp_max(Tensor self, Scalar max) -> Tensor')
+clamp_max__Tensor = _def('clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)')
+clamp_max_ = _def('clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)')
+clamp_max_Tensor_out = _def('clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)')
+clamp_max_out = _def('clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)')
+clip_Tensor = _def('clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor')
+clip = _def('clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor')
+clip__Tensor = _def('clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)')
+clip_ = _def('clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)')
+clip_Tensor_out = _def('clip.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)')
+clip_out = _def('clip.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)')
+where_self = _def('where.self(Tensor condition, Tensor self, Tensor other) -> Tensor')
+where_ScalarSelf = _def('where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor')
+where_ScalarOther = _def('where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor')
+where_Scalar = _def('where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor')
+where_self_out = _def('where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+lerp_Tensor = _def('lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor')
+lerp_Scalar = _def('lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor')
+lerp__Tensor = _def('lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)')
+lerp__Scalar = _def('lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)')
+lerp_Tensor_out = _def('lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)')
+lerp_Scalar_out = _def('lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)')
+addcmul = _def('addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor')
+addcmul_ = _def('addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)')
+addcmul_out = _def('addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)')
+addcdiv = _def('addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor')
+addcdiv_ = _def('addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)')
+addcdiv_out = _def('addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)')
+uniform_ = _def('uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)')
+normal_ = _def('normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)')
+exponential_ = _def('exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)')
+bernoulli__Tensor = _def('bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)')
+bernoulli__float = _def('bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)')
+bernoulli = _def('bernoulli(Tensor self, *, Generator? generator=None) -> Tensor')
+bernoulli_out = _def('bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)')
+bernoulli_p = _def('bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor')
+random_ = _def('random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)')
+random__to = _def('random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)')
+random__from = _def('random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)')
+multinomial_out = _def('multinomial.out(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)')
+multinomial = _def('multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor')
+sum = _def('sum(Tensor self, *, ScalarType? dtype=None) -> Tensor')
+sum_dim_IntList = _def('sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor')
+sum_IntList_out = _def('sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)')
+sum_out = _def('sum.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)')
+mean = _def('mean(Tensor self, *, ScalarType? dtype=None) -> Tensor')
+mean_dim = _def('mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor')
+mean_out = _def('mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)')
+mean_dtype_out = _def('mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)')
+prod = _def('prod(Tensor self, *, ScalarType? dtype=None) -> Tensor')
+prod_dim_int = _def('prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor')
+prod_int_out = _def('prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)')
+prod_out = _def('prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)')
+max = _def('max(Tensor self) -> Tensor')
+max_other = _def('max.other(Tensor self, Tensor other) -> Tensor')
+max_dim = _def('max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)')
+max_unary_out = _def('max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+max_out = _def('max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+max_dim_max = _def('max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)')
+min = _def('min(Tensor self) -> Tensor')
+min_other = _def('min.other(Tensor self, Tensor other) -> Tensor')
+min_dim = _def('min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)')
+min_unary_out = _def('min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+min_out = _def('min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+min_dim_min = _def('min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)')
+amax = _def('amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor')
+amax_out = _def('amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)')
+amin = _def('amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor')
+amin_out = _def('amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)')
+argmax = _def('argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor')
+argmax_out = _def('argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)')
+argmin = _def('argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor')
+argmin_out = _def('argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)')
+var_dim = _def('var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor')
+var_correction = _def('var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor')
+var = _def('var(Tensor self, bool unbiased=True) -> Tensor')
+var_out = _def('var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)')
+var_correction_out = _def('var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)')
+std_dim = _def('std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor')
+std_correction = _def('std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor')
+std = _def('std(Tensor self, bool unbiased=True) -> Tensor')
+std_out = _def('std.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)')
+std_correction_out = _def('std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)')
+var_mean_dim = _def('var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)')
+var_mean_correction = _def('var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)')
+var_mean = _def('var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)')
+var_mean_correction_out = _def('var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))')
+std_mean_dim = _def('std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)')
+std_mean_correction = _def('std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)')
+std_mean = _def('std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)')
+std_mean_correction_out = _def('std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))')
+norm_Scalar = _def('norm.Scalar(Tensor self, Scalar p=2) -> Tensor')
+norm_ScalarOpt_dtype = _def('norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor')
+norm_ScalarOpt_dim_dtype = _def('norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor')
+norm_ScalarOpt_dim = _def('norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor')
+norm_dtype_out = _def('norm.dtype_out(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype, Tensor(a!) out) -> Tensor(a!)')
+norm_out = _def('norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)')
+norm_Scalar_out = _def('norm.Scalar_out(Tensor self, Scalar p=2, *, Tensor(a!) out) -> Tensor(a!)')
+norm_ScalarOpt_dtype_out = _def('norm.ScalarOpt_dtype_out(Tensor self, Scalar? p, *, ScalarType dtype, Tensor(a!) out) -> Tensor(a!)')
+linalg_vector_norm = _def('linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor')
+linalg_vector_norm_out = _def('linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)')
+logsumexp = _def('logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor')
+logsumexp_out = _def('logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)')
+all = _def('all(Tensor self) -> Tensor')
+all_dims = _def('all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor')
+all_dim = _def('all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor')
+all_all_out = _def('all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+all_dims_out = _def('all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)')
+all_out = _def('all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)')
+any = _def('any(Tensor self) -> Tensor')
+any_dims = _def('any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor')
+any_dim = _def('any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor')
+any_all_out = _def('any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+any_dims_out = _def('any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)')
+any_out = _def('any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)')
+count_nonzero = _def('count_nonzero(Tensor self, int? dim=None) -> Tensor')
+count_nonzero_dim_IntList = _def('count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor')
+count_nonzero_out = _def('count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)')
+count_nonzero_dim_IntList_out = _def('count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)')
+cumsum = _def('cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor')
+cumsum_ = _def('cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)')
+cumsum_out = _def('cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)')
+cumprod = _def('cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor')
+cumprod_ = _def('cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)')
+cumprod_out = _def('cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)')
+cat = _def('cat(Tensor[] tensors, int dim=0) -> Tensor')
+cat_out = _def('cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)')
+concat = _def('concat(Tensor[] tensors, int dim=0) -> Tensor')
+concat_out = _def('concat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)')
+concatenate = _def('concatenate(Tensor[] tensors, int dim=0) -> Tensor')
+concatenate_out = _def('concatenate.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)')
+stack = _def('stack(Tensor[] tensors, int dim=0) -> Tensor')
+stack_out = _def('stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)')
+hstack = _def('hstack(Tensor[] tensors) -> Tensor')
+hstack_out = _def('hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)')
+vstack = _def('vstack(Tensor[] tensors) -> Tensor')
+vstack_out = _def('vstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)')
+dstack = _def('dstack(Tensor[] tensors) -> Tensor')
+dstack_out = _def('dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)')
+column_stack = _def('column_stack(Tensor[] tensors) -> Tensor')
+column_stack_out = _def('column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)')
+repeat = _def('repeat(Tensor self, SymInt[] repeats) -> Tensor')
+tile = _def('tile(Tensor self, SymInt[] dims) -> Tensor')
+repeat_interleave_Tensor = _def('repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor')
+repeat_interleave_self_Tensor = _def('repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor')
+repeat_interleave_self_int = _def('repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor')
+flip = _def('flip(Tensor self, int[] dims) -> Tensor')
+fliplr = _def('fliplr(Tensor self) -> Tensor')
+flipud = _def('flipud(Tensor self) -> Tensor')
+roll = _def('roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor')
+rot90 = _def('rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor')
+tril = _def('tril(Tensor self, SymInt diagonal=0) -> Tensor')
+tril_ = _def('tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)')
+tril_out = _def('tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)')
+triu = _def('triu(Tensor self, SymInt diagonal=0) -> Tensor')
+triu_ = _def('triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)')
+triu_out = _def('triu.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)')
+diag = _def('diag(Tensor self, int diagonal=0) -> Tensor')
+diag_out = _def('diag.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)')
+diag_embed = _def('diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor')
+narrow_copy = _def('narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor')
+narrow_copy_out = _def('narrow_copy.out(Tensor self, int dim, SymInt start, SymInt length, *, Tensor(a!) out) -> Tensor(a!)')
+constant_pad_nd = _def('constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor')
+reflection_pad1d = _def('reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor')
+reflection_pad1d_out = _def('reflection_pad1d.out(Tensor self, SymInt[2] padding, *, Tensor(a!) out) -> Tensor(a!)')
+reflection_pad2d = _def('reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor')
+reflection_pad2d_out = _def('reflection_pad2d.out(Tensor self, SymInt[4] padding, *, Tensor(a!) out) -> Tensor(a!)')
+replication_pad1d = _def('replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor')
+replication_pad1d_out = _def('replication_pad1d.out(Tensor self, SymInt[2] padding, *, Tensor(a!) out) -> Tensor(a!)')
+replication_pad2d = _def('replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor')
+replication_pad2d_out = _def('replication_pad2d.out(Tensor self, SymInt[4] padding, *, Tensor(a!) out) -> Tensor(a!)')
+_pad_circular = _def('_pad_circular(Tensor self, SymInt[] pad) -> Tensor')
+_pad_enum = _def('_pad_enum(Tensor self, SymInt[] pad, int mode, float? value=None) -> Tensor')
+pad = _def('pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor')
+sort_stable = _def('sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)')
+sort_values_stable = _def('sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)')
+sort = _def('sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)')
+sort_values = _def('sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)')
+argsort_stable = _def('argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor')
+argsort_stable_out = _def('argsort.stable_out(Tensor self, *, bool stable, int dim=-1, bool descending=False, Tensor(a!) out) -> Tensor(a!)')
+argsort = _def('argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor')
+msort = _def('msort(Tensor self) -> Tensor')
+msort_out = _def('msort.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+topk = _def('topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)')
+topk_values = _def('topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)')
+kthvalue = _def('kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)')
+kthvalue_values = _def('kthvalue.values(Tensor self, SymInt k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)')
+_unique2 = _def('_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)')
+unique_dim = _def('unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)')
+unique_consecutive = _def('unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)')
+searchsorted_Tensor = _def('searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor')
+searchsorted_Tensor_out = _def('searchsorted.Tensor_out(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)')
+searchsorted_Scalar = _def('searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor')
+searchsorted_Scalar_out = _def('searchsorted.Scalar_out(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)')
+bucketize_Tensor = _def('bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor')
+bucketize_Tensor_out = _def('bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)')
+bucketize_Scalar = _def('bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor')
+nonzero = _def('nonzero(Tensor self) -> Tensor')
+nonzero_out = _def('nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+nonzero_static = _def('nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor')
+nonzero_static_out = _def('nonzero_static.out(Tensor self, *, SymInt size, int fill_value=-1, Tensor(a!) out) -> Tensor(a!)')
+argwhere = _def('argwhere(Tensor self) -> Tensor')
+view = _def('view(Tensor(a) self, SymInt[] size) -> Tensor(a)')
+view_dtype = _def('view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)')
+view_as = _def('view_as(Tensor(a) self, Tensor other) -> Tensor(a)')
+reshape = _def('reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)')
+reshape_as = _def('reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)')
+_unsafe_view = _def('_unsafe_view(Tensor self, SymInt[] size) -> Tensor')
+as_strided = _def('as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)')
+transpose_int = _def('transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)')
+swapaxes = _def('swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)')
+swapdims = _def('swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)')
+t = _def('t(Tensor(a) self) -> Tensor(a)')
+permute = _def('permute(Tensor(a) self, int[] dims) -> Tensor(a)')
+expand = _def('expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)')
+expand_as = _def('expand_as(Tensor(a) self, Tensor other) -> Tensor(a)')
+broadcast_to = _def('broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)')
+narrow = _def('narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)')
+slice_Tensor = _def('slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)')
+select_int = _def('select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)')
+unsqueeze = _def('unsqueeze(Tensor(a) self, int dim) -> Tensor(a)')
+squeeze = _def('squeeze(Tensor(a) self) -> Tensor(a)')
+squeeze_dim = _def('squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)')
+squeeze_dims = _def('squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)')
+flatten_using_ints = _def('flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)')
+unflatten_int = _def('unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)')
+movedim_intlist = _def('movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)')
+movedim_int = _def('movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)')
+moveaxis_intlist = _def('moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)')
+moveaxis_int = _def('moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)')
+unfold = _def('unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)')
+diagonal = _def('diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)')
+split_Tensor = _def('split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]')
+split_with_sizes = _def('split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]')
+chunk = _def('chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]')
+unbind_int = _def('unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]')
+tensor_split_sections = _def('tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]')
+tensor_split_indices = _def('tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]')
+alias = _def('alias(Tensor(a) self) -> Tensor(a)')
+clone = _def('clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor')
+copy_ = _def('copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)')
+fill__Scalar = _def('fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)')
+fill__Tensor = _def('fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)')
+zero_ = _def('zero_(Tensor(a!) self) -> Tensor(a!)')
+_to_copy = _def('_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor')
 
 
 # -- kernels (Register<Key>) -----------------------------------------------------------------------------
+_reg(convolution, "CompositeExplicitAutograd", _k_kernels_cpu_conv.convolution_composite)
+_reg(_convolution, "CompositeExplicitAutograd", _k_kernels_cpu_conv.convolution_kernel)
+_reg(_convolution_mode, "CompositeImplicitAutograd", _k_kernels_cpu_conv.convolution_mode)
+_reg(conv1d, "CompositeImplicitAutograd", _k_kernels_cpu_conv.conv1d)
+_reg(conv2d, "CompositeImplicitAutograd", _k_kernels_cpu_conv.conv2d)
+_reg(conv1d_padding, "CompositeImplicitAutograd", _k_kernels_cpu_conv.conv1d_padding)
+_reg(conv2d_padding, "CompositeImplicitAutograd", _k_kernels_cpu_conv.conv2d_padding)
+_reg(max_pool2d, "CompositeImplicitAutograd", _k_kernels_cpu_conv.max_pool2d)
+_reg(max_pool2d_with_indices_out, "CPU", _k_kernels_cpu_conv.max_pool2d_with_indices_out)
+_reg(max_pool2d_with_indices_out, "Meta", _k_kernels_cpu_conv.max_pool2d_with_indices_out)
 
 
-def _add_Tensor_structured(self, other, alpha):
-    return _k_kernels_cpu_pointwise.add_out(self, other, alpha, None)
+def _max_pool2d_with_indices_structured(self, kernel_size, stride, padding, dilation, ceil_mode):
+    return _k_kernels_cpu_conv.max_pool2d_with_indices_out(self, kernel_size, stride, padding, dilation, ceil_mode, None, None)
 
 
-_reg(add_Tensor, "CPU", _add_Tensor_structured)
-_reg(add_Tensor, "Meta", _add_Tensor_structured)
+_reg(max_pool2d_with_indices, "CPU", _max_pool2d_with_indices_structured)
+_reg(max_pool2d_with_indices, "Meta", _max_pool2d_with_indices_structured)
+_reg(avg_pool2d_out, "CPU", _k_kernels_cpu_conv.avg_pool2d_out)
+_reg(avg_pool2d_out, "Meta", _k_kernels_cpu_conv.avg_pool2d_out)
 
 
-def _add__Tensor_structured(self, other, alpha):
-    return _k_kernels_cpu_pointwise.add_out(self, other, alpha, self)
+def _avg_pool2d_structured(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    return _k_kernels_cpu_conv.avg_pool2d_out(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, None)
 
 
-_reg(add__Tensor, "CPU", _add__Tensor_structured)
-_reg(add__Tensor, "Meta", _add__Tensor_structured)
-_reg(add_out, "CPU", _k_kernels_cpu_pointwise.add_out)
-_reg(add_out, "Meta", _k_kernels_cpu_pointwise.add_out)
+_reg(avg_pool2d, "CPU", _avg_pool2d_structured)
+_reg(avg_pool2d, "Meta", _avg_pool2d_structured)
+_reg(adaptive_avg_pool2d_out, "CPU", _k_kernels_cpu_conv.adaptive_avg_pool2d_out_kernel)
+_reg(adaptive_avg_pool2d_out, "Meta", _k_kernels_cpu_conv.adaptive_avg_pool2d_out_kernel)
+_reg(adaptive_avg_pool2d, "CompositeImplicitAutograd", _k_kernels_cpu_conv.adaptive_avg_pool2d)
+_reg(_adaptive_avg_pool2d, "CPU", _k_kernels_cpu_conv.adaptive_avg_pool2d_kernel)
+_reg(_adaptive_avg_pool2d, "Meta", _k_kernels_cpu_conv.adaptive_avg_pool2d_kernel)
+_reg(scaled_dot_product_attention, "CompositeImplicitAutograd", _k_decompositions_attention.scaled_dot_product_attention)
+_reg(_fused_sdp_choice, "CPU", _k_kernels_cpu_attention.fused_sdp_choice_cpp)
+_reg(_fused_sdp_choice, "Meta", _k_kernels_cpu_attention.fused_sdp_choice_cpp)
+_reg(_scaled_dot_product_attention_math, "CompositeImplicitAutograd", _k_decompositions_attention.scaled_dot_product_attention_math)
+_reg(_scaled_dot_product_flash_attention_for_cpu, "CPU", _k_kernels_cpu_attention.flash_attention_for_cpu)
+_reg(_scaled_dot_product_flash_attention_for_cpu, "Meta", _k_kernels_cpu_attention.flash_attention_for_cpu)
+_reg(masked_fill__Tensor, "CPU", _k_kernels_cpu_index.masked_fill__Tensor)
+_reg(masked_fill__Tensor, "Meta", _k_kernels_cpu_index.masked_fill__Tensor)
+_reg(masked_fill__Scalar, "CPU", _k_kernels_cpu_index.masked_fill__Scalar)
+_reg(masked_fill__Scalar, "Meta", _k_kernels_cpu_index.masked_fill__Scalar)
+_reg(masked_fill_Tensor, "CompositeExplicitAutograd", _k_decompositions_index.masked_fill_Tensor)
+_reg(masked_fill_Scalar, "CompositeExplicitAutograd", _k_decompositions_index.masked_fill_Scalar)
+_reg(masked_select, "CPU", _k_kernels_cpu_index.masked_select)
+_reg(masked_select_out, "CPU", _k_kernels_cpu_index.masked_select_out)
+_reg(masked_scatter_, "CPU", _k_kernels_cpu_index.masked_scatter_)
+_reg(masked_scatter_, "Meta", _k_kernels_cpu_index.masked_scatter_)
+_reg(masked_scatter, "CompositeExplicitAutograd", _k_decompositions_index.masked_scatter)
+_reg(index_select, "CPU", _k_kernels_cpu_index.index_select)
+_reg(index_select, "Meta", _k_kernels_cpu_index.index_select)
+_reg(index_select_out, "CPU", _k_kernels_cpu_index.index_select_out)
+_reg(index_select_out, "Meta", _k_kernels_cpu_index.index_select_out)
 
 
-def _mul_Tensor_structured(self, other):
-    return _k_kernels_cpu_pointwise.mul_out(self, other, None)
+def _gather_structured(self, dim, index, sparse_grad):
+    return _k_kernels_cpu_index.gather_out(self, dim, index, sparse_grad, None)
 
 
-_reg(mul_Tensor, "CPU", _mul_Tensor_structured)
-_reg(mul_Tensor, "Meta", _mul_Tensor_structured)
+_reg(gather, "CPU", _gather_structured)
+_reg(gather, "Meta", _gather_structured)
+_reg(gather_out, "CPU", _k_kernels_cpu_index.gather_out)
+_reg(gather_out, "Meta", _k_kernels_cpu_index.gather_out)
+_reg(take, "CPU", _k_kernels_cpu_index.take)
+_reg(take_out, "CPU", _k_kernels_cpu_index.take_out)
+_reg(take_along_dim, "CompositeImplicitAutograd", _k_decompositions_index.take_along_dim)
+_reg(take_along_dim_out, "CompositeImplicitAutograd", _k_decompositions_index.take_along_dim_out)
 
 
-def _mul__Tensor_structured(self, other):
-    return _k_kernels_cpu_pointwise.mul_out(self, other, self)
+def _scatter_src_structured(self, dim, index, src):
+    return _k_kernels_cpu_index.scatter_src_out(self, dim, index, src, None)
 
 
-_reg(mul__Tensor, "CPU", _mul__Tensor_structured)
-_reg(mul__Tensor, "Meta", _mul__Tensor_structured)
-_reg(mul_out, "CPU", _k_kernels_cpu_pointwise.mul_out)
-_reg(mul_out, "Meta", _k_kernels_cpu_pointwise.mul_out)
+_reg(scatter_src, "CPU", _scatter_src_structured)
+_reg(scatter_src, "Meta", _scatter_src_structured)
+
+
+def _scatter__src_structured(self, dim, index, src):
+    return _k_kernels_cpu_index.scatter_src_out(self, dim, index, src, self)
+
+
+_reg(scatter__src, "CPU", _scatter__src_structured)
+_reg(scatter__src, "Meta", _scatter__src_structured)
+_reg(scatter_src_out, "CPU", _k_kernels_cpu_index.scatter_src_out)
+_reg(scatter_src_out, "Meta", _k_kernels_cpu_index.scatter_src_out)
+
+
+def _scatter_value_structured(self, dim, index, value):
+    return _k_kernels_cpu_index.scatter_value_out(self, dim, index, value, None)
+
+
+_reg(scatter_value, "CPU", _scatter_value_structured)
+_reg(scatter_value, "Meta", _scatter_value_structured)
+
+
+def _scatter__value_structured(self, dim, index, value):
+    return _k_kernels_cpu_index.scatter_value_out(self, dim, index, value, self)
+
+
+_reg(scatter__value, "CPU", _scatter__value_structured)
+_reg(scatter__value, "Meta", _scatter__value_structured)
+_reg(scatter_value_out, "CPU", _k_kernels_cpu_index.scatter_value_out)
+_reg(scatter_value_out, "Meta", _k_kernels_cpu_index.scatter_value_out)
+
+
+def _scatter_reduce_structured(self, dim, index, src, reduce):
+    return _k_kernels_cpu_index.scatter_reduce_out(self, dim, index, src, reduce, None)
+
+
+_reg(scatter_reduce, "CPU", _scatter_reduce_structured)
+_reg(scatter_reduce, "Meta", _scatter_reduce_structured)
+
+
+def _scatter__reduce_structured(self, dim, index, src, reduce):
+    return _k_kernels_cpu_index.scatter_reduce_out(self, dim, index, src, reduce, self)
+
+
+_reg(scatter__reduce, "CPU", _scatter__reduce_structured)
+_reg(scatter__reduce, "Meta", _scatter__reduce_structured)
+_reg(scatter_reduce_out, "CPU", _k_kernels_cpu_index.scatter_reduce_out)
+_reg(scatter_reduce_out, "Meta", _k_kernels_cpu_index.scatter_reduce_out)
+
+
+def _scatter_value_reduce_structured(self, dim, index, value, reduce):
+    return _k_kernels_cpu_index.scatter_value_reduce_out(self, dim, index, value, reduce, None)
+
+
+_reg(scatter_value_reduce, "CPU", _scatter_value_reduce_structured)
+_reg(scatter_value_reduce, "Meta", _scatter_value_reduce_structured)
+
+
+def _scatter__value_reduce_structured(self, dim, index, value, reduce):
+    return _k_kernels_cpu_index.scatter_value_reduce_out(self, dim, index, value, reduce, self)
+
+
+_reg(scatter__value_reduce, "CPU", _scatter__value_reduce_structured)
+_reg(scatter__value_reduce, "Meta", _scatter__value_reduce_structured)
+_reg(scatter_value_reduce_out, "CPU", _k_kernels_cpu_index.scatter_value_reduce_out)
+_reg(scatter_value_reduce_out, "Meta", _k_kernels_cpu_index.scatter_value_reduce_out)
+
+
+def _scatter_add_structured(self, dim, index, src):
+    return _k_kernels_cpu_index.scatter_add_out(self, dim, index, src, None)
+
+
+_reg(scatter_add, "CPU", _scatter_add_structured)
+_reg(scatter_add, "Meta", _scatter_add_structured)
+
+
+def _scatter_add__structured(self, dim, index, src):
+    return _k_kernels_cpu_index.scatter_add_out(self, dim, index, src, self)
+
+
+_reg(scatter_add_, "CPU", _scatter_add__structured)
+_reg(scatter_add_, "Meta", _scatter_add__structured)
+_reg(scatter_add_out, "CPU", _k_kernels_cpu_index.scatter_add_out)
+_reg(scatter_add_out, "Meta", _k_kernels_cpu_index.scatter_add_out)
+
+
+def _scatter_reduce_two_structured(self, dim, index, src, reduce, include_self):
+    return _k_kernels_cpu_index.scatter_reduce_two_out(self, dim, index, src, reduce, include_self, None)
+
+
+_reg(scatter_reduce_two, "CPU", _scatter_reduce_two_structured)
+_reg(scatter_reduce_two, "Meta", _scatter_reduce_two_structured)
+
+
+def _scatter_reduce__two_structured(self, dim, index, src, reduce, include_self):
+    return _k_kernels_cpu_index.scatter_reduce_two_out(self, dim, index, src, reduce, include_self, self)
+
+
+_reg(scatter_reduce__two, "CPU", _scatter_reduce__two_structured)
+_reg(scatter_reduce__two, "Meta", _scatter_reduce__two_structured)
+_reg(scatter_reduce_two_out, "CPU", _k_kernels_cpu_index.scatter_reduce_two_out)
+_reg(scatter_reduce_two_out, "Meta", _k_kernels_cpu_index.scatter_reduce_two_out)
+
+
+def _index_add_structured(self, dim, index, source, alpha):
+    return _k_kernels_cpu_index.index_add_out(self, dim, index, source, alpha, None)
+
+
+_reg(index_add, "CPU", _index_add_structured)
+_reg(index_add, "Meta", _index_add_structured)
+
+
+def _index_add__structured(self, dim, index, source, alpha):
+    return _k_kernels_cpu_index.index_add_out(self, dim, index, source, alpha, self)
+
+
+_reg(index_add_, "CPU", _index_add__structured)
+_reg(index_add_, "Meta", _index_add__structured)
+_reg(index_add_out, "CPU", _k_kernels_cpu_index.index_add_out)
+_reg(index_add_out, "Meta", _k_kernels_cpu_index.index_add_out)
+
+
+def _index_copy_structured(self, dim, index, source):
+    return _k_kernels_cpu_index.index_copy_out(self, dim, index, source, None)
+
+
+_reg(index_copy, "CPU", _index_copy_structured)
+_reg(index_copy, "Meta", _index_copy_structured)
+
+
+def _index_copy__structured(self, dim, index, source):
+    return _k_kernels_cpu_index.index_copy_out(self, dim, index, source, self)
+
+
+_reg(index_copy_, "CPU", _index_copy__structured)
+_reg(index_copy_, "Meta", _index_copy__structured)
+_reg(index_copy_out, "CPU", _k_kernels_cpu_index.index_copy_out)
+_reg(index_copy_out, "Meta", _k_kernels_cpu_index.index_copy_out)
+_reg(index_fill__int_Tensor, "CPU", _k_kernels_cpu_index.index_fill__int_Tensor)
+_reg(index_fill__int_Scalar, "CPU", _k_kernels_cpu_index.index_fill__int_Scalar)
+_reg(index_fill_int_Tensor, "CompositeExplicitAutograd", _k_decompositions_index.index_fill_int_Tensor)
+_reg(index_fill_int_Scalar, "CompositeExplicitAutograd", _k_decompositions_index.index_fill_int_Scalar)
+
+
+def _index_Tensor_structured(self, indices):
+    return _k_kernels_cpu_index.index_Tensor_out(self, indices, None)
+
+
+_reg(index_Tensor, "CPU", _index_Tensor_structured)
+_reg(index_Tensor, "Meta", _index_Tensor_structured)
+_reg(index_Tensor_out, "CPU", _k_kernels_cpu_index.index_Tensor_out)
+_reg(index_Tensor_out, "Meta", _k_kernels_cpu_index.index_Tensor_out)
+_reg(index_put_, "CompositeExplicitAutograd", _k_decompositions_index.index_put_)
+_reg(index_put, "CompositeExplicitAutograd", _k_decompositions_index.index_put)
+_reg(_index_put_impl_, "CPU", _k_kernels_cpu_index.index_put_impl_)
+_reg(_index_put_impl_, "Meta", _k_kernels_cpu_index.index_put_impl_)
+_reg(one_hot, "CompositeImplicitAutograd", _k_decompositions_index.one_hot)
+
+
+def _mm_structured(self, mat2):
+    return _k_kernels_cpu_linalg.mm_out(self, mat2, None)
+
+
+_reg(mm, "CPU", _mm_structured)
+_reg(mm, "Meta", _mm_structured)
+_reg(mm_out, "CPU", _k_kernels_cpu_linalg.mm_out)
+_reg(mm_out, "Meta", _k_kernels_cpu_linalg.mm_out)
+
+
+def _bmm_structured(self, mat2):
+    return _k_kernels_cpu_linalg.bmm_out(self, mat2, None)
+
+
+_reg(bmm, "CPU", _bmm_structured)
+_reg(bmm, "Meta", _bmm_structured)
+_reg(bmm_out, "CPU", _k_kernels_cpu_linalg.bmm_out)
+_reg(bmm_out, "Meta", _k_kernels_cpu_linalg.bmm_out)
+
+
+def _addmm_structured(self, mat1, mat2, beta, alpha):
+    return _k_kernels_cpu_linalg.addmm_out(self, mat1, mat2, beta, alpha, None)
+
+
+_reg(addmm, "CPU", _addmm_structured)
+_reg(addmm, "Meta", _addmm_structured)
+
+
+def _addmm__structured(self, mat1, mat2, beta, alpha):
+    return _k_kernels_cpu_linalg.addmm_out(self, mat1, mat2, beta, alpha, self)
+
+
+_reg(addmm_, "CPU", _addmm__structured)
+_reg(addmm_, "Meta", _addmm__structured)
+_reg(addmm_out, "CPU", _k_kernels_cpu_linalg.addmm_out)
+_reg(addmm_out, "Meta", _k_kernels_cpu_linalg.addmm_out)
+
+
+def _baddbmm_structured(self, batch1, batch2, beta, alpha):
+    return _k_kernels_cpu_linalg.baddbmm_out(self, batch1, batch2, beta, alpha, None)
+
+
+_reg(baddbmm, "CPU", _baddbmm_structured)
+_reg(baddbmm, "Meta", _baddbmm_structured)
+
+
+def _baddbmm__structured(self, batch1, batch2, beta, alpha):
+    return _k_kernels_cpu_linalg.baddbmm_out(self, batch1, batch2, beta, alpha, self)
+
+
+_reg(baddbmm_, "CPU", _baddbmm__structured)
+_reg(baddbmm_, "Meta", _baddbmm__structured)
+_reg(baddbmm_out, "CPU", _k_kernels_cpu_linalg.baddbmm_out)
+_reg(baddbmm_out, "Meta", _k_kernels_cpu_linalg.baddbmm_out)
+_reg(addbmm, "CPU", _k_kernels_cpu_linalg.addbmm)
+_reg(addbmm, "Meta", _k_kernels_cpu_linalg.addbmm)
+_reg(addbmm_, "CPU", _k_kernels_cpu_linalg.addbmm_)
+_reg(addbmm_, "Meta", _k_kernels_cpu_linalg.addbmm_)
+_reg(addbmm_out, "CPU", _k_kernels_cpu_linalg.addbmm_out)
+_reg(addbmm_out, "Meta", _k_kernels_cpu_linalg.addbmm_out)
+
+
+def _addmv_structured(self, mat, vec, beta, alpha):
+    return _k_kernels_cpu_linalg.addmv_out(self, mat, vec, beta, alpha, None)
+
+
+_reg(addmv, "CPU", _addmv_structured)
+_reg(addmv, "Meta", _addmv_structured)
+
+
+def _addmv__structured(self, mat, vec, beta, alpha):
+    return _k_kernels_cpu_linalg.addmv_out(self, mat, vec, beta, alpha, self)
+
+
+_reg(addmv_, "CPU", _addmv__structured)
+_reg(addmv_, "Meta", _addmv__structured)
+_reg(addmv_out, "CPU", _k_kernels_cpu_linalg.addmv_out)
+_reg(addmv_out, "Meta", _k_kernels_cpu_linalg.addmv_out)
+_reg(mv, "CompositeExplicitAutograd", _k_kernels_cpu_linalg.mv)
+_reg(mv_out, "CompositeExplicitAutograd", _k_kernels_cpu_linalg.mv_out)
+_reg(dot, "CPU", _k_kernels_cpu_linalg.dot)
+_reg(dot, "Meta", _k_kernels_cpu_linalg.dot)
+_reg(dot_out, "CompositeExplicitAutograd", _k_kernels_cpu_linalg.dot_out)
+_reg(vdot, "CPU", _k_kernels_cpu_linalg.vdot)
+_reg(vdot, "Meta", _k_kernels_cpu_linalg.vdot)
+_reg(vdot_out, "CompositeExplicitAutograd", _k_kernels_cpu_linalg.vdot_out)
+_reg(matmul, "CompositeImplicitAutograd", _k_decompositions_linalg.matmul)
+_reg(matmul_out, "CompositeImplicitAutograd", _k_decompositions_linalg.matmul_out)
+_reg(linear, "CompositeImplicitAutograd", _k_decompositions_linalg.linear)
+_reg(linear_out, "CompositeExplicitAutograd", _k_decompositions_linalg.linear_out)
+_reg(outer, "CompositeImplicitAutograd", _k_decompositions_linalg.outer)
+_reg(outer_out, "CompositeImplicitAutograd", _k_decompositions_linalg.outer_out)
+_reg(ger, "CompositeImplicitAutograd", _k_decompositions_linalg.ger)
+_reg(ger_out, "CompositeImplicitAutograd", _k_decompositions_linalg.ger_out)
+_reg(einsum, "CompositeImplicitAutograd", _k_decompositions_linalg.einsum)
+_reg(softmax_int, "CompositeImplicitAutograd", _k_decompositions_nn.softmax_int)
+_reg(softmax_int_out, "CompositeExplicitAutograd", _k_decompositions_nn.softmax_int_out)
+
+
+def __softmax_structured(self, dim, half_to_float):
+    return _k_kernels_cpu_activation.softmax_out(self, dim, half_to_float, None)
+
+
+_reg(_softmax, "CPU", __softmax_structured)
+_reg(_softmax, "Meta", __softmax_structured)
+_reg(_softmax_out, "CPU", _k_kernels_cpu_activation.softmax_out)
+_reg(_softmax_out, "Meta", _k_kernels_cpu_activation.softmax_out)
+_reg(log_softmax_int, "CompositeImplicitAutograd", _k_decompositions_nn.log_softmax_int)
+_reg(log_softmax_int_out, "CompositeExplicitAutograd", _k_decompositions_nn.log_softmax_int_out)
+
+
+def __log_softmax_structured(self, dim, half_to_float):
+    return _k_kernels_cpu_activation.log_softmax_out(self, dim, half_to_float, None)
+
+
+_reg(_log_softmax, "CPU", __log_softmax_structured)
+_reg(_log_softmax, "Meta", __log_softmax_structured)
+_reg(_log_softmax_out, "CPU", _k_kernels_cpu_activation.log_softmax_out)
+_reg(_log_softmax_out, "Meta", _k_kernels_cpu_activation.log_softmax_out)
+_reg(relu, "CPU", _k_kernels_cpu_activation.relu_kernel)
+_reg(relu, "Meta", _k_kernels_cpu_activation.relu_kernel)
+_reg(relu_, "CPU", _k_kernels_cpu_activation.relu_inplace_kernel)
+_reg(relu_, "Meta", _k_kernels_cpu_activation.relu_inplace_kernel)
+_reg(relu6, "CompositeImplicitAutograd", _k_decompositions_nn.relu6)
+_reg(relu6_, "CompositeImplicitAutograd", _k_decompositions_nn.relu6_)
+_reg(gelu_out, "CPU", _k_kernels_cpu_activation.gelu_out)
+_reg(gelu_out, "Meta", _k_kernels_cpu_activation.gelu_out)
+
+
+def _gelu__structured(self, approximate):
+    return _k_kernels_cpu_activation.gelu_out(self, approximate, self)
+
+
+_reg(gelu_, "CPU", _gelu__structured)
+_reg(gelu_, "Meta", _gelu__structured)
+
+
+def _gelu_structured(self, approximate):
+    return _k_kernels_cpu_activation.gelu_out(self, approximate, None)
+
+
+_reg(gelu, "CPU", _gelu_structured)
+_reg(gelu, "Meta", _gelu_structured)
+
+
+def _silu_structured(self):
+    return _k_kernels_cpu_activation.silu_out(self, None)
+
+
+_reg(silu, "CPU", _silu_structured)
+_reg(silu, "Meta", _silu_structured)
+
+
+def _silu__structured(self):
+    return _k_kernels_cpu_activation.silu_out(self, self)
+
+
+_reg(silu_, "CPU", _silu__structured)
+_reg(silu_, "Meta", _silu__structured)
+_reg(silu_out, "CPU", _k_kernels_cpu_activation.silu_out)
+_reg(silu_out, "Meta", _k_kernels_cpu_activation.silu_out)
+
+
+def _mish_structured(self):
+    return _k_kernels_cpu_activation.mish_out(self, None)
+
+
+_reg(mish, "CPU", _mish_structured)
+_reg(mish, "Meta", _mish_structured)
+
+
+def _mish__structured(self):
+    return _k_kernels_cpu_activation.mish_out(self, self)
+
+
+_reg(mish_, "CPU", _mish__structured)
+_reg(mish_, "Meta", _mish__structured)
+_reg(mish_out, "CPU", _k_kernels_cpu_activation.mish_out)
+_reg(mish_out, "Meta", _k_kernels_cpu_activation.mish_out)
+_reg(softplus_out, "CPU", _k_kernels_cpu_activation.softplus_out)
+_reg(softplus_out, "Meta", _k_kernels_cpu_activation.softplus_out)
+
+
+def _softplus_structured(self, beta, threshold):
+    return _k_kernels_cpu_activation.softplus_out(self, beta, threshold, None)
+
+
+_reg(softplus, "CPU", _softplus_structured)
+_reg(softplus, "Meta", _softplus_structured)
+_reg(elu_out, "CPU", _k_kernels_cpu_activation.elu_out)
+_reg(elu_out, "Meta", _k_kernels_cpu_activation.elu_out)
+
+
+def _elu_structured(self, alpha, scale, input_scale):
+    return _k_kernels_cpu_activation.elu_out(self, alpha, scale, input_scale, None)
+
+
+_reg(elu, "CPU", _elu_structured)
+_reg(elu, "Meta", _elu_structured)
+
+
+def _elu__structured(self, alpha, scale, input_scale):
+    return _k_kernels_cpu_activation.elu_out(self, alpha, scale, input_scale, self)
+
+
+_reg(elu_, "CPU", _elu__structured)
+_reg(elu_, "Meta", _elu__structured)
+_reg(selu, "CompositeImplicitAutograd", _k_decompositions_nn.selu)
+_reg(selu_, "CompositeImplicitAutograd", _k_decompositions_nn.selu_)
+_reg(celu, "CompositeExplicitAutograd", _k_decompositions_nn.celu)
+_reg(celu_, "CompositeExplicitAutograd", _k_decompositions_nn.celu_)
+_reg(leaky_relu_out, "CPU", _k_kernels_cpu_activation.leaky_relu_out)
+_reg(leaky_relu_out, "Meta", _k_kernels_cpu_activation.leaky_relu_out)
+
+
+def _leaky_relu_structured(self, negative_slope):
+    return _k_kernels_cpu_activation.leaky_relu_out(self, negative_slope, None)
+
+
+_reg(leaky_relu, "CPU", _leaky_relu_structured)
+_reg(leaky_relu, "Meta", _leaky_relu_structured)
+
+
+def _leaky_relu__structured(self, negative_slope):
+    return _k_kernels_cpu_activation.leaky_relu_out(self, negative_slope, self)
+
+
+_reg(leaky_relu_, "CPU", _leaky_relu__structured)
+_reg(leaky_relu_, "Meta", _leaky_relu__structured)
+_reg(hardtanh_out, "CPU", _k_kernels_cpu_activation.hardtanh_out)
+_reg(hardtanh_out, "Meta", _k_kernels_cpu_activation.hardtanh_out)
+
+
+def _hardtanh_structured(self, min_val, max_val):
+    return _k_kernels_cpu_activation.hardtanh_out(self, min_val, max_val, None)
+
+
+_reg(hardtanh, "CPU", _hardtanh_structured)
+_reg(hardtanh, "Meta", _hardtanh_structured)
+
+
+def _hardtanh__structured(self, min_val, max_val):
+    return _k_kernels_cpu_activation.hardtanh_out(self, min_val, max_val, self)
+
+
+_reg(hardtanh_, "CPU", _hardtanh__structured)
+_reg(hardtanh_, "Meta", _hardtanh__structured)
+_reg(hardsigmoid_out, "CPU", _k_kernels_cpu_activation.hardsigmoid_out)
+_reg(hardsigmoid_out, "Meta", _k_kernels_cpu_activation.hardsigmoid_out)
+
+
+def _hardsigmoid_structured(self):
+    return _k_kernels_cpu_activation.hardsigmoid_out(self, None)
+
+
+_reg(hardsigmoid, "CPU", _hardsigmoid_structured)
+_reg(hardsigmoid, "Meta", _hardsigmoid_structured)
+
+
+def _hardsigmoid__structured(self):
+    return _k_kernels_cpu_activation.hardsigmoid_out(self, self)
+
+
+_reg(hardsigmoid_, "CPU", _hardsigmoid__structured)
+_reg(hardsigmoid_, "Meta", _hardsigmoid__structured)
+_reg(hardswish_out, "CPU", _k_kernels_cpu_activation.hardswish_out)
+_reg(hardswish_out, "Meta", _k_kernels_cpu_activation.hardswish_out)
+
+
+def _hardswish_structured(self):
+    return _k_kernels_cpu_activation.hardswish_out(self, None)
+
+
+_reg(hardswish, "CPU", _hardswish_structured)
+_reg(hardswish, "Meta", _hardswish_structured)
+
+
+def _hardswish__structured(self):
+    return _k_kernels_cpu_activation.hardswish_out(self, self)
+
+
+_reg(hardswish_, "CPU", _hardswish__structured)
+_reg(hardswish_, "Meta", _hardswish__structured)
+
+
+def _threshold_structured(self, threshold, value):
+    return _k_kernels_cpu_activation.threshold_out(self, threshold, value, None)
+
+
+_reg(threshold, "CPU", _threshold_structured)
+_reg(threshold, "Meta", _threshold_structured)
+
+
+def _threshold__structured(self, threshold, value):
+    return _k_kernels_cpu_activation.threshold_out(self, threshold, value, self)
+
+
+_reg(threshold_, "CPU", _threshold__structured)
+_reg(threshold_, "Meta", _threshold__structured)
+_reg(threshold_out, "CPU", _k_kernels_cpu_activation.threshold_out)
+_reg(threshold_out, "Meta", _k_kernels_cpu_activation.threshold_out)
+_reg(log_sigmoid_out, "CompositeImplicitAutograd", _k_decompositions_nn.log_sigmoid_out)
+_reg(log_sigmoid, "CompositeImplicitAutograd", _k_decompositions_nn.log_sigmoid)
+_reg(log_sigmoid_forward_output, "CPU", _k_kernels_cpu_activation.log_sigmoid_forward_out)
+_reg(log_sigmoid_forward_output, "Meta", _k_kernels_cpu_activation.log_sigmoid_forward_out)
+
+
+def _log_sigmoid_forward_structured(self):
+    return _k_kernels_cpu_activation.log_sigmoid_forward_out(self, None, None)
+
+
+_reg(log_sigmoid_forward, "CPU", _log_sigmoid_forward_structured)
+_reg(log_sigmoid_forward, "Meta", _log_sigmoid_forward_structured)
+_reg(glu_out, "CPU", _k_kernels_cpu_activation.glu_out)
+_reg(glu_out, "Meta", _k_kernels_cpu_activation.glu_out)
+
+
+def _glu_structured(self, dim):
+    return _k_kernels_cpu_activation.glu_out(self, dim, None)
+
+
+_reg(glu, "CPU", _glu_structured)
+_reg(glu, "Meta", _glu_structured)
+_reg(layer_norm, "CompositeImplicitAutograd", _k_decompositions_nn.layer_norm)
+_reg(native_layer_norm, "CPU", _k_kernels_cpu_normalization.native_layer_norm_kernel)
+_reg(native_layer_norm, "Meta", _k_kernels_cpu_normalization.native_layer_norm_kernel)
+_reg(rms_norm, "CompositeImplicitAutograd", _k_decompositions_nn.rms_norm)
+_reg(_fused_rms_norm, "CPU", _k_kernels_cpu_normalization.fused_rms_norm_kernel)
+_reg(_fused_rms_norm, "Meta", _k_kernels_cpu_normalization.fused_rms_norm_kernel)
+_reg(batch_norm, "CompositeImplicitAutograd", _k_decompositions_nn.batch_norm)
+_reg(native_batch_norm, "CPU", _k_kernels_cpu_normalization.native_batch_norm_kernel)
+_reg(native_batch_norm, "Meta", _k_kernels_cpu_normalization.native_batch_norm_kernel)
+_reg(_native_batch_norm_legit, "CPU", _k_kernels_cpu_normalization.batch_norm_legit_kernel)
+_reg(_native_batch_norm_legit, "Meta", _k_kernels_cpu_normalization.batch_norm_legit_kernel)
+_reg(_native_batch_norm_legit_no_stats, "CPU", _k_kernels_cpu_normalization.batch_norm_legit_no_stats_kernel)
+_reg(_native_batch_norm_legit_no_stats, "Meta", _k_kernels_cpu_normalization.batch_norm_legit_no_stats_kernel)
+_reg(_native_batch_norm_legit_no_training, "CompositeExplicitAutograd", _k_decompositions_nn.batch_norm_legit_no_training)
+_reg(group_norm, "CompositeImplicitAutograd", _k_decompositions_nn.group_norm)
+_reg(native_group_norm, "CPU", _k_kernels_cpu_normalization.native_group_norm_kernel)
+_reg(native_group_norm, "Meta", _k_kernels_cpu_normalization.native_group_norm_kernel)
+_reg(dropout, "CompositeImplicitAutograd", _k_decompositions_nn.dropout)
+_reg(dropout_, "CompositeImplicitAutograd", _k_decompositions_nn.dropout_)
+_reg(native_dropout, "CPU", _k_kernels_cpu_random_ops.native_dropout_impl)
+_reg(native_dropout, "Meta", _k_kernels_cpu_random_ops.native_dropout_impl)
+_reg(embedding, "CompositeExplicitAutograd", _k_kernels_cpu_activation.embedding_kernel)
+_reg(embedding_renorm_, "CPU", _k_kernels_cpu_activation.embedding_renorm_kernel)
+_reg(embedding_renorm_, "Meta", _k_kernels_cpu_activation.embedding_renorm_kernel)
+_reg(cross_entropy_loss, "CompositeImplicitAutograd", _k_decompositions_loss.cross_entropy_loss)
+_reg(nll_loss_out, "CompositeImplicitAutograd", _k_decompositions_loss.nll_loss_out)
+_reg(nll_loss_nd, "CompositeImplicitAutograd", _k_decompositions_loss.nll_loss_nd)
+_reg(nll_loss, "CompositeImplicitAutograd", _k_decompositions_loss.nll_loss)
+_reg(nll_loss_forward_output, "CPU", _k_kernels_cpu_loss.nll_loss_forward_out)
+_reg(nll_loss_forward_output, "Meta", _k_kernels_cpu_loss.nll_loss_forward_out)
+
+
+def _nll_loss_forward_structured(self, target, weight, reduction, ignore_index):
+    return _k_kernels_cpu_loss.nll_loss_forward_out(self, target, weight, reduction, ignore_index, None, None)
+
+
+_reg(nll_loss_forward, "CPU", _nll_loss_forward_structured)
+_reg(nll_loss_forward, "Meta", _nll_loss_forward_structured)
+_reg(nll_loss2d_out, "CompositeImplicitAutograd", _k_decompositions_loss.nll_loss2d_out)
+_reg(nll_loss2d, "CompositeImplicitAutograd", _k_decompositions_loss.nll_loss2d)
+_reg(nll_loss2d_forward_output, "CPU", _k_kernels_cpu_loss.nll_loss2d_forward_out)
+_reg(nll_loss2d_forward_output, "Meta", _k_kernels_cpu_loss.nll_loss2d_forward_out)
+_reg(nll_loss2d_forward, "CPU", _k_kernels_cpu_loss.nll_loss2d_forward_functional)
+_reg(nll_loss2d_forward, "Meta", _k_kernels_cpu_loss.nll_loss2d_forward_functional)
+_reg(mse_loss_out, "CPU", _k_kernels_cpu_loss.mse_loss_out)
+_reg(mse_loss_out, "Meta", _k_kernels_cpu_loss.mse_loss_out)
+
+
+def _mse_loss_structured(self, target, reduction):
+    return _k_kernels_cpu_loss.mse_loss_out(self, target, reduction, None)
+
+
+_reg(mse_loss, "CPU", _mse_loss_structured)
+_reg(mse_loss, "Meta", _mse_loss_structured)
+_reg(l1_loss, "CompositeImplicitAutograd", _k_decompositions_loss.l1_loss)
+_reg(smooth_l1_loss_out, "CPU", _k_kernels_cpu_loss.smooth_l1_loss_out)
+_reg(smooth_l1_loss_out, "Meta", _k_kernels_cpu_loss.smooth_l1_loss_out)
+
+
+def _smooth_l1_loss_structured(self, target, reduction, beta):
+    return _k_kernels_cpu_loss.smooth_l1_loss_out(self, target, reduction, beta, None)
+
+
+_reg(smooth_l1_loss, "CPU", _smooth_l1_loss_structured)
+_reg(smooth_l1_loss, "Meta", _smooth_l1_loss_structured)
+_reg(huber_loss_out, "CPU", _k_kernels_cpu_loss.huber_loss_out)
+_reg(huber_loss_out, "Meta", _k_kernels_cpu_loss.huber_loss_out)
+_reg(huber_loss, "CPU", _k_kernels_cpu_loss.huber_loss_functional)
+_reg(huber_loss, "Meta", _k_kernels_cpu_loss.huber_loss_functional)
+_reg(binary_cross_entropy, "CPU", _k_kernels_cpu_loss.binary_cross_entropy_functional)
+_reg(binary_cross_entropy, "Meta", _k_kernels_cpu_loss.binary_cross_entropy_functional)
+_reg(binary_cross_entropy_out, "CPU", _k_kernels_cpu_loss.binary_cross_entropy_out)
+_reg(binary_cross_entropy_out, "Meta", _k_kernels_cpu_loss.binary_cross_entropy_out)
+_reg(binary_cross_entropy_with_logits, "CompositeExplicitAutograd", _k_kernels_cpu_loss.binary_cross_entropy_with_logits_kernel)
+_reg(kl_div, "CompositeImplicitAutograd", _k_decompositions_loss.kl_div)
+
+
+def _abs_structured(self):
+    return _k_kernels_cpu_pointwise.abs_out(self, None)
+
+
+_reg(abs, "CPU", _abs_structured)
+_reg(abs, "Meta", _abs_structured)
+
+
+def _abs__structured(self):
+    return _k_kernels_cpu_pointwise.abs_out(self, self)
+
+
+_reg(abs_, "CPU", _abs__structured)
+_reg(abs_, "Meta", _abs__structured)
+_reg(abs_out, "CPU", _k_kernels_cpu_pointwise.abs_out)
+_reg(abs_out, "Meta", _k_kernels_cpu_pointwise.abs_out)
+
+
+def _neg_structured(self):
+    return _k_kernels_cpu_pointwise.neg_out(self, None)
+
+
+_reg(neg, "CPU", _neg_structured)
+_reg(neg, "Meta", _neg_structured)
+
+
+def _neg__structured(self):
+    return _k_kernels_cpu_pointwise.neg_out(self, self)
+
+
+_reg(neg_, "CPU", _neg__structured)
+_reg(neg_, "Meta", _neg__structured)
+_reg(neg_out, "CPU", _k_kernels_cpu_pointwise.neg_out)
+_reg(neg_out, "Meta", _k_kernels_cpu_pointwise.neg_out)
+
+
+def _sign_structured(self):
+    return _k_kernels_cpu_pointwise.sign_out(self, None)
+
+
+_reg(sign, "CPU", _sign_structured)
+_reg(sign, "Meta", _sign_structured)
+
+
+def _sign__structured(self):
+    return _k_kernels_cpu_pointwise.sign_out(self, self)
+
+
+_reg(sign_, "CPU", _sign__structured)
+_reg(sign_, "Meta", _sign__structured)
+_reg(sign_out, "CPU", _k_kernels_cpu_pointwise.sign_out)
+_reg(sign_out, "Meta", _k_kernels_cpu_pointwise.sign_out)
+
+
+def _sgn_structured(self):
+    return _k_kernels_cpu_pointwise.sgn_out(self, None)
+
+
+_reg(sgn, "CPU", _sgn_structured)
+_reg(sgn, "Meta", _sgn_structured)
+
+
+def _sgn__structured(self):
+    return _k_kernels_cpu_pointwise.sgn_out(self, self)
+
+
+_reg(sgn_, "CPU", _sgn__structured)
+_reg(sgn_, "Meta", _sgn__structured)
+_reg(sgn_out, "CPU", _k_kernels_cpu_pointwise.sgn_out)
+_reg(sgn_out, "Meta", _k_kernels_cpu_pointwise.sgn_out)
+
+
+def _exp_structured(self):
+    return _k_kernels_cpu_pointwise.exp_out(self, None)
+
+
+_reg(exp, "CPU", _exp_structured)
+_reg(exp, "Meta", _exp_structured)
+
+
+def _exp__structured(self):
+    return _k_kernels_cpu_pointwise.exp_out(self, self)
+
+
+_reg(exp_, "CPU", _exp__structured)
+_reg(exp_, "Meta", _exp__structured)
+_reg(exp_out, "CPU", _k_kernels_cpu_pointwise.exp_out)
+_reg(exp_out, "Meta", _k_kernels_cpu_pointwise.exp_out)
+
+
+def _exp2_structured(self):
+    return _k_kernels_cpu_pointwise.exp2_out(self, None)
+
+
+_reg(exp2, "CPU", _exp2_structured)
+_reg(exp2, "Meta", _exp2_structured)
+
+
+def _exp2__structured(self):
+    return _k_kernels_cpu_pointwise.exp2_out(self, self)
+
+
+_reg(exp2_, "CPU", _exp2__structured)
+_reg(exp2_, "Meta", _exp2__structured)
+_reg(exp2_out, "CPU", _k_kernels_cpu_pointwise.exp2_out)
+_reg(exp2_out, "Meta", _k_kernels_cpu_pointwise.exp2_out)
+
+
+def _expm1_structured(self):
+    return _k_kernels_cpu_pointwise.expm1_out(self, None)
+
+
+_reg(expm1, "CPU", _expm1_structured)
+_reg(expm1, "Meta", _expm1_structured)
+
+
+def _expm1__structured(self):
+    return _k_kernels_cpu_pointwise.expm1_out(self, self)
+
+
+_reg(expm1_, "CPU", _expm1__structured)
+_reg(expm1_, "Meta", _expm1__structured)
+_reg(expm1_out, "CPU", _k_kernels_cpu_pointwise.expm1_out)
+_reg(expm1_out, "Meta", _k_kernels_cpu_pointwise.expm1_out)
+
+
+def _log_structured(self):
+    return _k_kernels_cpu_pointwise.log_out(self, None)
+
+
+_reg(log, "CPU", _log_structured)
+_reg(log, "Meta", _log_structured)
+
+
+def _log__structured(self):
+    return _k_kernels_cpu_pointwise.log_out(self, self)
+
+
+_reg(log_, "CPU", _log__structured)
+_reg(log_, "Meta", _log__structured)
+_reg(log_out, "CPU", _k_kernels_cpu_pointwise.log_out)
+_reg(log_out, "Meta", _k_kernels_cpu_pointwise.log_out)
+
+
+def _log2_structured(self):
+    return _k_kernels_cpu_pointwise.log2_out(self, None)
+
+
+_reg(log2, "CPU", _log2_structured)
+_reg(log2, "Meta", _log2_structured)
+
+
+def _log2__structured(self):
+    return _k_kernels_cpu_pointwise.log2_out(self, self)
+
+
+_reg(log2_, "CPU", _log2__structured)
+_reg(log2_, "Meta", _log2__structured)
+_reg(log2_out, "CPU", _k_kernels_cpu_pointwise.log2_out)
+_reg(log2_out, "Meta", _k_kernels_cpu_pointwise.log2_out)
+
+
+def _log10_structured(self):
+    return _k_kernels_cpu_pointwise.log10_out(self, None)
+
+
+_reg(log10, "CPU", _log10_structured)
+_reg(log10, "Meta", _log10_structured)
+
+
+def _log10__structured(self):
+    return _k_kernels_cpu_pointwise.log10_out(self, self)
+
+
+_reg(log10_, "CPU", _log10__structured)
+_reg(log10_, "Meta", _log10__structured)
+_reg(log10_out, "CPU", _k_kernels_cpu_pointwise.log10_out)
+_reg(log10_out, "Meta", _k_kernels_cpu_pointwise.log10_out)
+
+
+def _log1p_structured(self):
+    return _k_kernels_cpu_pointwise.log1p_out(self, None)
+
+
+_reg(log1p, "CPU", _log1p_structured)
+_reg(log1p, "Meta", _log1p_structured)
+
+
+def _log1p__structured(self):
+    return _k_kernels_cpu_pointwise.log1p_out(self, self)
+
+
+_reg(log1p_, "CPU", _log1p__structured)
+_reg(log1p_, "Meta", _log1p__structured)
+_reg(log1p_out, "CPU", _k_kernels_cpu_pointwise.log1p_out)
+_reg(log1p_out, "Meta", _k_kernels_cpu_pointwise.log1p_out)
+
+
+def _sqrt_structured(self):
+    return _k_kernels_cpu_pointwise.sqrt_out(self, None)
+
+
+_reg(sqrt, "CPU", _sqrt_structured)
+_reg(sqrt, "Meta", _sqrt_structured)
+
+
+def _sqrt__structured(self):
+    return _k_kernels_cpu_pointwise.sqrt_out(self, self)
+
+
+_reg(sqrt_, "CPU", _sqrt__structured)
+_reg(sqrt_, "Meta", _sqrt__structured)
+_reg(sqrt_out, "CPU", _k_kernels_cpu_pointwise.sqrt_out)
+_reg(sqrt_out, "Meta", _k_kernels_cpu_pointwise.sqrt_out)
+
+
+def _rsqrt_structured(self):
+    return _k_kernels_cpu_pointwise.rsqrt_out(self, None)
+
+
+_reg(rsqrt, "CPU", _rsqrt_structured)
+_reg(rsqrt, "Meta", _rsqrt_structured)
+
+
+def _rsqrt__structured(self):
+    return _k_kernels_cpu_pointwise.rsqrt_out(self, self)
+
+
+_reg(rsqrt_, "CPU", _rsqrt__structured)
+_reg(rsqrt_, "Meta", _rsqrt__structured)
+_reg(rsqrt_out, "CPU", _k_kernels_cpu_pointwise.rsqrt_out)
+_reg(rsqrt_out, "Meta", _k_kernels_cpu_pointwise.rsqrt_out)
+
+
+def _reciprocal_structured(self):
+    return _k_kernels_cpu_pointwise.reciprocal_out(self, None)
+
+
+_reg(reciprocal, "CPU", _reciprocal_structured)
+_reg(reciprocal, "Meta", _reciprocal_structured)
+
+
+def _reciprocal__structured(self):
+    return _k_kernels_cpu_pointwise.reciprocal_out(self, self)
+
+
+_reg(reciprocal_, "CPU", _reciprocal__structured)
+_reg(reciprocal_, "Meta", _reciprocal__structured)
+_reg(reciprocal_out, "CPU", _k_kernels_cpu_pointwise.reciprocal_out)
+_reg(reciprocal_out, "Meta", _k_kernels_cpu_pointwise.reciprocal_out)
 
 
 def _sin_structured(self):
@@ -129,6 +1699,2178 @@ _reg(sin_, "CPU", _sin__structured)
 _reg(sin_, "Meta", _sin__structured)
 _reg(sin_out, "CPU", _k_kernels_cpu_pointwise.sin_out)
 _reg(sin_out, "Meta", _k_kernels_cpu_pointwise.sin_out)
+
+
+def _cos_structured(self):
+    return _k_kernels_cpu_pointwise.cos_out(self, None)
+
+
+_reg(cos, "CPU", _cos_structured)
+_reg(cos, "Meta", _cos_structured)
+
+
+def _cos__structured(self):
+    return _k_kernels_cpu_pointwise.cos_out(self, self)
+
+
+_reg(cos_, "CPU", _cos__structured)
+_reg(cos_, "Meta", _cos__structured)
+_reg(cos_out, "CPU", _k_kernels_cpu_pointwise.cos_out)
+_reg(cos_out, "Meta", _k_kernels_cpu_pointwise.cos_out)
+
+
+def _tan_structured(self):
+    return _k_kernels_cpu_pointwise.tan_out(self, None)
+
+
+_reg(tan, "CPU", _tan_structured)
+_reg(tan, "Meta", _tan_structured)
+
+
+def _tan__structured(self):
+    return _k_kernels_cpu_pointwise.tan_out(self, self)
+
+
+_reg(tan_, "CPU", _tan__structured)
+_reg(tan_, "Meta", _tan__structured)
+_reg(tan_out, "CPU", _k_kernels_cpu_pointwise.tan_out)
+_reg(tan_out, "Meta", _k_kernels_cpu_pointwise.tan_out)
+
+
+def _asin_structured(self):
+    return _k_kernels_cpu_pointwise.asin_out(self, None)
+
+
+_reg(asin, "CPU", _asin_structured)
+_reg(asin, "Meta", _asin_structured)
+
+
+def _asin__structured(self):
+    return _k_kernels_cpu_pointwise.asin_out(self, self)
+
+
+_reg(asin_, "CPU", _asin__structured)
+_reg(asin_, "Meta", _asin__structured)
+_reg(asin_out, "CPU", _k_kernels_cpu_pointwise.asin_out)
+_reg(asin_out, "Meta", _k_kernels_cpu_pointwise.asin_out)
+
+
+def _acos_structured(self):
+    return _k_kernels_cpu_pointwise.acos_out(self, None)
+
+
+_reg(acos, "CPU", _acos_structured)
+_reg(acos, "Meta", _acos_structured)
+
+
+def _acos__structured(self):
+    return _k_kernels_cpu_pointwise.acos_out(self, self)
+
+
+_reg(acos_, "CPU", _acos__structured)
+_reg(acos_, "Meta", _acos__structured)
+_reg(acos_out, "CPU", _k_kernels_cpu_pointwise.acos_out)
+_reg(acos_out, "Meta", _k_kernels_cpu_pointwise.acos_out)
+
+
+def _atan_structured(self):
+    return _k_kernels_cpu_pointwise.atan_out(self, None)
+
+
+_reg(atan, "CPU", _atan_structured)
+_reg(atan, "Meta", _atan_structured)
+
+
+def _atan__structured(self):
+    return _k_kernels_cpu_pointwise.atan_out(self, self)
+
+
+_reg(atan_, "CPU", _atan__structured)
+_reg(atan_, "Meta", _atan__structured)
+_reg(atan_out, "CPU", _k_kernels_cpu_pointwise.atan_out)
+_reg(atan_out, "Meta", _k_kernels_cpu_pointwise.atan_out)
+
+
+def _sinh_structured(self):
+    return _k_kernels_cpu_pointwise.sinh_out(self, None)
+
+
+_reg(sinh, "CPU", _sinh_structured)
+_reg(sinh, "Meta", _sinh_structured)
+
+
+def _sinh__structured(self):
+    return _k_kernels_cpu_pointwise.sinh_out(self, self)
+
+
+_reg(sinh_, "CPU", _sinh__structured)
+_reg(sinh_, "Meta", _sinh__structured)
+_reg(sinh_out, "CPU", _k_kernels_cpu_pointwise.sinh_out)
+_reg(sinh_out, "Meta", _k_kernels_cpu_pointwise.sinh_out)
+
+
+def _cosh_structured(self):
+    return _k_kernels_cpu_pointwise.cosh_out(self, None)
+
+
+_reg(cosh, "CPU", _cosh_structured)
+_reg(cosh, "Meta", _cosh_structured)
+
+
+def _cosh__structured(self):
+    return _k_kernels_cpu_pointwise.cosh_out(self, self)
+
+
+_reg(cosh_, "CPU", _cosh__structured)
+_reg(cosh_, "Meta", _cosh__structured)
+_reg(cosh_out, "CPU", _k_kernels_cpu_pointwise.cosh_out)
+_reg(cosh_out, "Meta", _k_kernels_cpu_pointwise.cosh_out)
+
+
+def _tanh_structured(self):
+    return _k_kernels_cpu_pointwise.tanh_out(self, None)
+
+
+_reg(tanh, "CPU", _tanh_structured)
+_reg(tanh, "Meta", _tanh_structured)
+
+
+def _tanh__structured(self):
+    return _k_kernels_cpu_pointwise.tanh_out(self, self)
+
+
+_reg(tanh_, "CPU", _tanh__structured)
+_reg(tanh_, "Meta", _tanh__structured)
+_reg(tanh_out, "CPU", _k_kernels_cpu_pointwise.tanh_out)
+_reg(tanh_out, "Meta", _k_kernels_cpu_pointwise.tanh_out)
+
+
+def _asinh_structured(self):
+    return _k_kernels_cpu_pointwise.asinh_out(self, None)
+
+
+_reg(asinh, "CPU", _asinh_structured)
+_reg(asinh, "Meta", _asinh_structured)
+
+
+def _asinh__structured(self):
+    return _k_kernels_cpu_pointwise.asinh_out(self, self)
+
+
+_reg(asinh_, "CPU", _asinh__structured)
+_reg(asinh_, "Meta", _asinh__structured)
+_reg(asinh_out, "CPU", _k_kernels_cpu_pointwise.asinh_out)
+_reg(asinh_out, "Meta", _k_kernels_cpu_pointwise.asinh_out)
+
+
+def _acosh_structured(self):
+    return _k_kernels_cpu_pointwise.acosh_out(self, None)
+
+
+_reg(acosh, "CPU", _acosh_structured)
+_reg(acosh, "Meta", _acosh_structured)
+
+
+def _acosh__structured(self):
+    return _k_kernels_cpu_pointwise.acosh_out(self, self)
+
+
+_reg(acosh_, "CPU", _acosh__structured)
+_reg(acosh_, "Meta", _acosh__structured)
+_reg(acosh_out, "CPU", _k_kernels_cpu_pointwise.acosh_out)
+_reg(acosh_out, "Meta", _k_kernels_cpu_pointwise.acosh_out)
+
+
+def _atanh_structured(self):
+    return _k_kernels_cpu_pointwise.atanh_out(self, None)
+
+
+_reg(atanh, "CPU", _atanh_structured)
+_reg(atanh, "Meta", _atanh_structured)
+
+
+def _atanh__structured(self):
+    return _k_kernels_cpu_pointwise.atanh_out(self, self)
+
+
+_reg(atanh_, "CPU", _atanh__structured)
+_reg(atanh_, "Meta", _atanh__structured)
+_reg(atanh_out, "CPU", _k_kernels_cpu_pointwise.atanh_out)
+_reg(atanh_out, "Meta", _k_kernels_cpu_pointwise.atanh_out)
+
+
+def _sigmoid_structured(self):
+    return _k_kernels_cpu_pointwise.sigmoid_out(self, None)
+
+
+_reg(sigmoid, "CPU", _sigmoid_structured)
+_reg(sigmoid, "Meta", _sigmoid_structured)
+
+
+def _sigmoid__structured(self):
+    return _k_kernels_cpu_pointwise.sigmoid_out(self, self)
+
+
+_reg(sigmoid_, "CPU", _sigmoid__structured)
+_reg(sigmoid_, "Meta", _sigmoid__structured)
+_reg(sigmoid_out, "CPU", _k_kernels_cpu_pointwise.sigmoid_out)
+_reg(sigmoid_out, "Meta", _k_kernels_cpu_pointwise.sigmoid_out)
+
+
+def _erf_structured(self):
+    return _k_kernels_cpu_pointwise.erf_out(self, None)
+
+
+_reg(erf, "CPU", _erf_structured)
+_reg(erf, "Meta", _erf_structured)
+
+
+def _erf__structured(self):
+    return _k_kernels_cpu_pointwise.erf_out(self, self)
+
+
+_reg(erf_, "CPU", _erf__structured)
+_reg(erf_, "Meta", _erf__structured)
+_reg(erf_out, "CPU", _k_kernels_cpu_pointwise.erf_out)
+_reg(erf_out, "Meta", _k_kernels_cpu_pointwise.erf_out)
+
+
+def _erfc_structured(self):
+    return _k_kernels_cpu_pointwise.erfc_out(self, None)
+
+
+_reg(erfc, "CPU", _erfc_structured)
+_reg(erfc, "Meta", _erfc_structured)
+
+
+def _erfc__structured(self):
+    return _k_kernels_cpu_pointwise.erfc_out(self, self)
+
+
+_reg(erfc_, "CPU", _erfc__structured)
+_reg(erfc_, "Meta", _erfc__structured)
+_reg(erfc_out, "CPU", _k_kernels_cpu_pointwise.erfc_out)
+_reg(erfc_out, "Meta", _k_kernels_cpu_pointwise.erfc_out)
+
+
+def _erfinv_structured(self):
+    return _k_kernels_cpu_pointwise.erfinv_out(self, None)
+
+
+_reg(erfinv, "CPU", _erfinv_structured)
+_reg(erfinv, "Meta", _erfinv_structured)
+
+
+def _erfinv__structured(self):
+    return _k_kernels_cpu_pointwise.erfinv_out(self, self)
+
+
+_reg(erfinv_, "CPU", _erfinv__structured)
+_reg(erfinv_, "Meta", _erfinv__structured)
+_reg(erfinv_out, "CPU", _k_kernels_cpu_pointwise.erfinv_out)
+_reg(erfinv_out, "Meta", _k_kernels_cpu_pointwise.erfinv_out)
+
+
+def _floor_structured(self):
+    return _k_kernels_cpu_pointwise.floor_out(self, None)
+
+
+_reg(floor, "CPU", _floor_structured)
+_reg(floor, "Meta", _floor_structured)
+
+
+def _floor__structured(self):
+    return _k_kernels_cpu_pointwise.floor_out(self, self)
+
+
+_reg(floor_, "CPU", _floor__structured)
+_reg(floor_, "Meta", _floor__structured)
+_reg(floor_out, "CPU", _k_kernels_cpu_pointwise.floor_out)
+_reg(floor_out, "Meta", _k_kernels_cpu_pointwise.floor_out)
+
+
+def _ceil_structured(self):
+    return _k_kernels_cpu_pointwise.ceil_out(self, None)
+
+
+_reg(ceil, "CPU", _ceil_structured)
+_reg(ceil, "Meta", _ceil_structured)
+
+
+def _ceil__structured(self):
+    return _k_kernels_cpu_pointwise.ceil_out(self, self)
+
+
+_reg(ceil_, "CPU", _ceil__structured)
+_reg(ceil_, "Meta", _ceil__structured)
+_reg(ceil_out, "CPU", _k_kernels_cpu_pointwise.ceil_out)
+_reg(ceil_out, "Meta", _k_kernels_cpu_pointwise.ceil_out)
+
+
+def _trunc_structured(self):
+    return _k_kernels_cpu_pointwise.trunc_out(self, None)
+
+
+_reg(trunc, "CPU", _trunc_structured)
+_reg(trunc, "Meta", _trunc_structured)
+
+
+def _trunc__structured(self):
+    return _k_kernels_cpu_pointwise.trunc_out(self, self)
+
+
+_reg(trunc_, "CPU", _trunc__structured)
+_reg(trunc_, "Meta", _trunc__structured)
+_reg(trunc_out, "CPU", _k_kernels_cpu_pointwise.trunc_out)
+_reg(trunc_out, "Meta", _k_kernels_cpu_pointwise.trunc_out)
+
+
+def _frac_structured(self):
+    return _k_kernels_cpu_pointwise.frac_out(self, None)
+
+
+_reg(frac, "CPU", _frac_structured)
+_reg(frac, "Meta", _frac_structured)
+
+
+def _frac__structured(self):
+    return _k_kernels_cpu_pointwise.frac_out(self, self)
+
+
+_reg(frac_, "CPU", _frac__structured)
+_reg(frac_, "Meta", _frac__structured)
+_reg(frac_out, "CPU", _k_kernels_cpu_pointwise.frac_out)
+_reg(frac_out, "Meta", _k_kernels_cpu_pointwise.frac_out)
+
+
+def _round_structured(self):
+    return _k_kernels_cpu_pointwise.round_out(self, None)
+
+
+_reg(round, "CPU", _round_structured)
+_reg(round, "Meta", _round_structured)
+
+
+def _round_decimals_structured(self, decimals):
+    return _k_kernels_cpu_pointwise.round_decimals_out(self, decimals, None)
+
+
+_reg(round_decimals, "CPU", _round_decimals_structured)
+_reg(round_decimals, "Meta", _round_decimals_structured)
+
+
+def _round__structured(self):
+    return _k_kernels_cpu_pointwise.round_out(self, self)
+
+
+_reg(round_, "CPU", _round__structured)
+_reg(round_, "Meta", _round__structured)
+
+
+def _round__decimals_structured(self, decimals):
+    return _k_kernels_cpu_pointwise.round_decimals_out(self, decimals, self)
+
+
+_reg(round__decimals, "CPU", _round__decimals_structured)
+_reg(round__decimals, "Meta", _round__decimals_structured)
+_reg(round_out, "CPU", _k_kernels_cpu_pointwise.round_out)
+_reg(round_out, "Meta", _k_kernels_cpu_pointwise.round_out)
+_reg(round_decimals_out, "CPU", _k_kernels_cpu_pointwise.round_decimals_out)
+_reg(round_decimals_out, "Meta", _k_kernels_cpu_pointwise.round_decimals_out)
+_reg(square, "CompositeImplicitAutograd", _k_decompositions_pointwise.square)
+_reg(square_, "CompositeImplicitAutograd", _k_decompositions_pointwise.square_)
+_reg(square_out, "CompositeImplicitAutograd", _k_decompositions_pointwise.square_out)
+_reg(positive, "CompositeImplicitAutograd", _k_decompositions_pointwise.positive)
+
+
+def _bitwise_not_structured(self):
+    return _k_kernels_cpu_pointwise.bitwise_not_out(self, None)
+
+
+_reg(bitwise_not, "CPU", _bitwise_not_structured)
+_reg(bitwise_not, "Meta", _bitwise_not_structured)
+
+
+def _bitwise_not__structured(self):
+    return _k_kernels_cpu_pointwise.bitwise_not_out(self, self)
+
+
+_reg(bitwise_not_, "CPU", _bitwise_not__structured)
+_reg(bitwise_not_, "Meta", _bitwise_not__structured)
+_reg(bitwise_not_out, "CPU", _k_kernels_cpu_pointwise.bitwise_not_out)
+_reg(bitwise_not_out, "Meta", _k_kernels_cpu_pointwise.bitwise_not_out)
+
+
+def _logical_not_structured(self):
+    return _k_kernels_cpu_pointwise.logical_not_out(self, None)
+
+
+_reg(logical_not, "CPU", _logical_not_structured)
+_reg(logical_not, "Meta", _logical_not_structured)
+
+
+def _logical_not__structured(self):
+    return _k_kernels_cpu_pointwise.logical_not_out(self, self)
+
+
+_reg(logical_not_, "CPU", _logical_not__structured)
+_reg(logical_not_, "Meta", _logical_not__structured)
+_reg(logical_not_out, "CPU", _k_kernels_cpu_pointwise.logical_not_out)
+_reg(logical_not_out, "Meta", _k_kernels_cpu_pointwise.logical_not_out)
+
+
+def _isnan_structured(self):
+    return _k_kernels_cpu_pointwise.isnan_out(self, None)
+
+
+_reg(isnan, "CPU", _isnan_structured)
+_reg(isnan, "Meta", _isnan_structured)
+_reg(isnan_out, "CPU", _k_kernels_cpu_pointwise.isnan_out)
+_reg(isnan_out, "Meta", _k_kernels_cpu_pointwise.isnan_out)
+
+
+def _isinf_structured(self):
+    return _k_kernels_cpu_pointwise.isinf_out(self, None)
+
+
+_reg(isinf, "CPU", _isinf_structured)
+_reg(isinf, "Meta", _isinf_structured)
+_reg(isinf_out, "CPU", _k_kernels_cpu_pointwise.isinf_out)
+_reg(isinf_out, "Meta", _k_kernels_cpu_pointwise.isinf_out)
+_reg(isfinite, "CPU", _k_kernels_cpu_pointwise.isfinite)
+_reg(isfinite, "Meta", _k_kernels_cpu_pointwise.isfinite)
+
+
+def _nan_to_num_structured(self, nan, posinf, neginf):
+    return _k_kernels_cpu_pointwise.nan_to_num_out(self, nan, posinf, neginf, None)
+
+
+_reg(nan_to_num, "CPU", _nan_to_num_structured)
+_reg(nan_to_num, "Meta", _nan_to_num_structured)
+
+
+def _nan_to_num__structured(self, nan, posinf, neginf):
+    return _k_kernels_cpu_pointwise.nan_to_num_out(self, nan, posinf, neginf, self)
+
+
+_reg(nan_to_num_, "CPU", _nan_to_num__structured)
+_reg(nan_to_num_, "Meta", _nan_to_num__structured)
+_reg(nan_to_num_out, "CPU", _k_kernels_cpu_pointwise.nan_to_num_out)
+_reg(nan_to_num_out, "Meta", _k_kernels_cpu_pointwise.nan_to_num_out)
+
+
+def _add_Tensor_structured(self, other, alpha):
+    return _k_kernels_cpu_pointwise.add_out(self, other, alpha, None)
+
+
+_reg(add_Tensor, "CPU", _add_Tensor_structured)
+_reg(add_Tensor, "Meta", _add_Tensor_structured)
+
+
+def _add_Scalar_structured(self, other, alpha):
+    return _k_kernels_cpu_pointwise.add_out(self, other, alpha, None)
+
+
+_reg(add_Scalar, "CPU", _add_Scalar_structured)
+_reg(add_Scalar, "Meta", _add_Scalar_structured)
+
+
+def _add__Tensor_structured(self, other, alpha):
+    return _k_kernels_cpu_pointwise.add_out(self, other, alpha, self)
+
+
+_reg(add__Tensor, "CPU", _add__Tensor_structured)
+_reg(add__Tensor, "Meta", _add__Tensor_structured)
+
+
+def _add__Scalar_structured(self, other, alpha):
+    return _k_kernels_cpu_pointwise.add_out(self, other, alpha, self)
+
+
+_reg(add__Scalar, "CPU", _add__Scalar_structured)
+_reg(add__Scalar, "Meta", _add__Scalar_structured)
+_reg(add_out, "CPU", _k_kernels_cpu_pointwise.add_out)
+_reg(add_out, "Meta", _k_kernels_cpu_pointwise.add_out)
+_reg(add_Scalar_out, "CPU", _k_kernels_cpu_pointwise.add_out)
+_reg(add_Scalar_out, "Meta", _k_kernels_cpu_pointwise.add_out)
+
+
+def _sub_Tensor_structured(self, other, alpha):
+    return _k_kernels_cpu_pointwise.sub_out(self, other, alpha, None)
+
+
+_reg(sub_Tensor, "CPU", _sub_Tensor_structured)
+_reg(sub_Tensor, "Meta", _sub_Tensor_structured)
+
+
+def _sub_Scalar_structured(self, other, alpha):
+    return _k_kernels_cpu_pointwise.sub_out(self, other, alpha, None)
+
+
+_reg(sub_Scalar, "CPU", _sub_Scalar_structured)
+_reg(sub_Scalar, "Meta", _sub_Scalar_structured)
+
+
+def _sub__Tensor_structured(self, other, alpha):
+    return _k_kernels_cpu_pointwise.sub_out(self, other, alpha, self)
+
+
+_reg(sub__Tensor, "CPU", _sub__Tensor_structured)
+_reg(sub__Tensor, "Meta", _sub__Tensor_structured)
+
+
+def _sub__Scalar_structured(self, other, alpha):
+    return _k_kernels_cpu_pointwise.sub_out(self, other, alpha, self)
+
+
+_reg(sub__Scalar, "CPU", _sub__Scalar_structured)
+_reg(sub__Scalar, "Meta", _sub__Scalar_structured)
+_reg(sub_out, "CPU", _k_kernels_cpu_pointwise.sub_out)
+_reg(sub_out, "Meta", _k_kernels_cpu_pointwise.sub_out)
+_reg(sub_Scalar_out, "CPU", _k_kernels_cpu_pointwise.sub_out)
+_reg(sub_Scalar_out, "Meta", _k_kernels_cpu_pointwise.sub_out)
+
+
+def _rsub_Tensor_structured(self, other, alpha):
+    return _k_kernels_cpu_pointwise.rsub_out(self, other, alpha, None)
+
+
+_reg(rsub_Tensor, "CPU", _rsub_Tensor_structured)
+_reg(rsub_Tensor, "Meta", _rsub_Tensor_structured)
+
+
+def _rsub_Scalar_structured(self, other, alpha):
+    return _k_kernels_cpu_pointwise.rsub_out(self, other, alpha, None)
+
+
+_reg(rsub_Scalar, "CPU", _rsub_Scalar_structured)
+_reg(rsub_Scalar, "Meta", _rsub_Scalar_structured)
+_reg(rsub_Tensor_out, "CPU", _k_kernels_cpu_pointwise.rsub_out)
+_reg(rsub_Tensor_out, "Meta", _k_kernels_cpu_pointwise.rsub_out)
+_reg(rsub_Scalar_out, "CPU", _k_kernels_cpu_pointwise.rsub_out)
+_reg(rsub_Scalar_out, "Meta", _k_kernels_cpu_pointwise.rsub_out)
+
+
+def _mul_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.mul_out(self, other, None)
+
+
+_reg(mul_Tensor, "CPU", _mul_Tensor_structured)
+_reg(mul_Tensor, "Meta", _mul_Tensor_structured)
+
+
+def _mul_Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.mul_out(self, other, None)
+
+
+_reg(mul_Scalar, "CPU", _mul_Scalar_structured)
+_reg(mul_Scalar, "Meta", _mul_Scalar_structured)
+
+
+def _mul__Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.mul_out(self, other, self)
+
+
+_reg(mul__Tensor, "CPU", _mul__Tensor_structured)
+_reg(mul__Tensor, "Meta", _mul__Tensor_structured)
+
+
+def _mul__Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.mul_out(self, other, self)
+
+
+_reg(mul__Scalar, "CPU", _mul__Scalar_structured)
+_reg(mul__Scalar, "Meta", _mul__Scalar_structured)
+_reg(mul_out, "CPU", _k_kernels_cpu_pointwise.mul_out)
+_reg(mul_out, "Meta", _k_kernels_cpu_pointwise.mul_out)
+_reg(mul_Scalar_out, "CPU", _k_kernels_cpu_pointwise.mul_out)
+_reg(mul_Scalar_out, "Meta", _k_kernels_cpu_pointwise.mul_out)
+
+
+def _div_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.div_out(self, other, None)
+
+
+_reg(div_Tensor, "CPU", _div_Tensor_structured)
+_reg(div_Tensor, "Meta", _div_Tensor_structured)
+
+
+def _div_Tensor_mode_structured(self, other, rounding_mode):
+    return _k_kernels_cpu_pointwise.div_mode_out(self, other, rounding_mode, None)
+
+
+_reg(div_Tensor_mode, "CPU", _div_Tensor_mode_structured)
+_reg(div_Tensor_mode, "Meta", _div_Tensor_mode_structured)
+
+
+def _div_Scalar_mode_structured(self, other, rounding_mode):
+    return _k_kernels_cpu_pointwise.div_mode_out(self, other, rounding_mode, None)
+
+
+_reg(div_Scalar_mode, "CPU", _div_Scalar_mode_structured)
+_reg(div_Scalar_mode, "Meta", _div_Scalar_mode_structured)
+
+
+def _div_Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.div_out(self, other, None)
+
+
+_reg(div_Scalar, "CPU", _div_Scalar_structured)
+_reg(div_Scalar, "Meta", _div_Scalar_structured)
+
+
+def _div__Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.div_out(self, other, self)
+
+
+_reg(div__Tensor, "CPU", _div__Tensor_structured)
+_reg(div__Tensor, "Meta", _div__Tensor_structured)
+
+
+def _div__Tensor_mode_structured(self, other, rounding_mode):
+    return _k_kernels_cpu_pointwise.div_mode_out(self, other, rounding_mode, self)
+
+
+_reg(div__Tensor_mode, "CPU", _div__Tensor_mode_structured)
+_reg(div__Tensor_mode, "Meta", _div__Tensor_mode_structured)
+
+
+def _div__Scalar_mode_structured(self, other, rounding_mode):
+    return _k_kernels_cpu_pointwise.div_mode_out(self, other, rounding_mode, self)
+
+
+_reg(div__Scalar_mode, "CPU", _div__Scalar_mode_structured)
+_reg(div__Scalar_mode, "Meta", _div__Scalar_mode_structured)
+
+
+def _div__Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.div_out(self, other, self)
+
+
+_reg(div__Scalar, "CPU", _div__Scalar_structured)
+_reg(div__Scalar, "Meta", _div__Scalar_structured)
+_reg(div_out, "CPU", _k_kernels_cpu_pointwise.div_out)
+_reg(div_out, "Meta", _k_kernels_cpu_pointwise.div_out)
+_reg(div_out_mode, "CPU", _k_kernels_cpu_pointwise.div_mode_out)
+_reg(div_out_mode, "Meta", _k_kernels_cpu_pointwise.div_mode_out)
+_reg(div_Scalar_out, "CPU", _k_kernels_cpu_pointwise.div_out)
+_reg(div_Scalar_out, "Meta", _k_kernels_cpu_pointwise.div_out)
+_reg(div_Scalar_mode_out, "CPU", _k_kernels_cpu_pointwise.div_mode_out)
+_reg(div_Scalar_mode_out, "Meta", _k_kernels_cpu_pointwise.div_mode_out)
+_reg(true_divide_Tensor, "CompositeImplicitAutograd", _k_decompositions_pointwise.true_divide_Tensor)
+_reg(true_divide_Scalar, "CompositeImplicitAutograd", _k_decompositions_pointwise.true_divide_Scalar)
+_reg(true_divide__Tensor, "CompositeImplicitAutograd", _k_decompositions_pointwise.true_divide__Tensor)
+_reg(true_divide__Scalar, "CompositeImplicitAutograd", _k_decompositions_pointwise.true_divide__Scalar)
+_reg(true_divide_out, "CompositeImplicitAutograd", _k_decompositions_pointwise.true_divide_out)
+
+
+def _floor_divide_structured(self, other):
+    return _k_kernels_cpu_pointwise.floor_divide_out(self, other, None)
+
+
+_reg(floor_divide, "CPU", _floor_divide_structured)
+_reg(floor_divide, "Meta", _floor_divide_structured)
+
+
+def _floor_divide_Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.floor_divide_out(self, other, None)
+
+
+_reg(floor_divide_Scalar, "CPU", _floor_divide_Scalar_structured)
+_reg(floor_divide_Scalar, "Meta", _floor_divide_Scalar_structured)
+
+
+def _floor_divide__Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.floor_divide_out(self, other, self)
+
+
+_reg(floor_divide__Tensor, "CPU", _floor_divide__Tensor_structured)
+_reg(floor_divide__Tensor, "Meta", _floor_divide__Tensor_structured)
+
+
+def _floor_divide__Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.floor_divide_out(self, other, self)
+
+
+_reg(floor_divide__Scalar, "CPU", _floor_divide__Scalar_structured)
+_reg(floor_divide__Scalar, "Meta", _floor_divide__Scalar_structured)
+_reg(floor_divide_out, "CPU", _k_kernels_cpu_pointwise.floor_divide_out)
+_reg(floor_divide_out, "Meta", _k_kernels_cpu_pointwise.floor_divide_out)
+_reg(floor_divide_Scalar_out, "CPU", _k_kernels_cpu_pointwise.floor_divide_out)
+_reg(floor_divide_Scalar_out, "Meta", _k_kernels_cpu_pointwise.floor_divide_out)
+
+
+def _remainder_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.remainder_out(self, other, None)
+
+
+_reg(remainder_Tensor, "CPU", _remainder_Tensor_structured)
+_reg(remainder_Tensor, "Meta", _remainder_Tensor_structured)
+
+
+def _remainder_Scalar_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.remainder_out(self, other, None)
+
+
+_reg(remainder_Scalar_Tensor, "CPU", _remainder_Scalar_Tensor_structured)
+_reg(remainder_Scalar_Tensor, "Meta", _remainder_Scalar_Tensor_structured)
+
+
+def _remainder_Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.remainder_out(self, other, None)
+
+
+_reg(remainder_Scalar, "CPU", _remainder_Scalar_structured)
+_reg(remainder_Scalar, "Meta", _remainder_Scalar_structured)
+
+
+def _remainder__Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.remainder_out(self, other, self)
+
+
+_reg(remainder__Tensor, "CPU", _remainder__Tensor_structured)
+_reg(remainder__Tensor, "Meta", _remainder__Tensor_structured)
+
+
+def _remainder__Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.remainder_out(self, other, self)
+
+
+_reg(remainder__Scalar, "CPU", _remainder__Scalar_structured)
+_reg(remainder__Scalar, "Meta", _remainder__Scalar_structured)
+_reg(remainder_Tensor_out, "CPU", _k_kernels_cpu_pointwise.remainder_out)
+_reg(remainder_Tensor_out, "Meta", _k_kernels_cpu_pointwise.remainder_out)
+_reg(remainder_Scalar_out, "CPU", _k_kernels_cpu_pointwise.remainder_out)
+_reg(remainder_Scalar_out, "Meta", _k_kernels_cpu_pointwise.remainder_out)
+_reg(remainder_Scalar_Tensor_out, "CPU", _k_kernels_cpu_pointwise.remainder_out)
+_reg(remainder_Scalar_Tensor_out, "Meta", _k_kernels_cpu_pointwise.remainder_out)
+
+
+def _fmod_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.fmod_out(self, other, None)
+
+
+_reg(fmod_Tensor, "CPU", _fmod_Tensor_structured)
+_reg(fmod_Tensor, "Meta", _fmod_Tensor_structured)
+
+
+def _fmod_Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.fmod_out(self, other, None)
+
+
+_reg(fmod_Scalar, "CPU", _fmod_Scalar_structured)
+_reg(fmod_Scalar, "Meta", _fmod_Scalar_structured)
+
+
+def _fmod__Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.fmod_out(self, other, self)
+
+
+_reg(fmod__Tensor, "CPU", _fmod__Tensor_structured)
+_reg(fmod__Tensor, "Meta", _fmod__Tensor_structured)
+
+
+def _fmod__Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.fmod_out(self, other, self)
+
+
+_reg(fmod__Scalar, "CPU", _fmod__Scalar_structured)
+_reg(fmod__Scalar, "Meta", _fmod__Scalar_structured)
+_reg(fmod_Tensor_out, "CPU", _k_kernels_cpu_pointwise.fmod_out)
+_reg(fmod_Tensor_out, "Meta", _k_kernels_cpu_pointwise.fmod_out)
+_reg(fmod_Scalar_out, "CPU", _k_kernels_cpu_pointwise.fmod_out)
+_reg(fmod_Scalar_out, "Meta", _k_kernels_cpu_pointwise.fmod_out)
+
+
+def _pow_Tensor_Tensor_structured(self, exponent):
+    return _k_kernels_cpu_pointwise.pow_out(self, exponent, None)
+
+
+_reg(pow_Tensor_Tensor, "CPU", _pow_Tensor_Tensor_structured)
+_reg(pow_Tensor_Tensor, "Meta", _pow_Tensor_Tensor_structured)
+
+
+def _pow_Scalar_structured(self, exponent):
+    return _k_kernels_cpu_pointwise.pow_out(self, exponent, None)
+
+
+_reg(pow_Scalar, "CPU", _pow_Scalar_structured)
+_reg(pow_Scalar, "Meta", _pow_Scalar_structured)
+
+
+def _pow_Tensor_Scalar_structured(self, exponent):
+    return _k_kernels_cpu_pointwise.pow_out(self, exponent, None)
+
+
+_reg(pow_Tensor_Scalar, "CPU", _pow_Tensor_Scalar_structured)
+_reg(pow_Tensor_Scalar, "Meta", _pow_Tensor_Scalar_structured)
+
+
+def _pow__Tensor_structured(self, exponent):
+    return _k_kernels_cpu_pointwise.pow_out(self, exponent, self)
+
+
+_reg(pow__Tensor, "CPU", _pow__Tensor_structured)
+_reg(pow__Tensor, "Meta", _pow__Tensor_structured)
+
+
+def _pow__Scalar_structured(self, exponent):
+    return _k_kernels_cpu_pointwise.pow_out(self, exponent, self)
+
+
+_reg(pow__Scalar, "CPU", _pow__Scalar_structured)
+_reg(pow__Scalar, "Meta", _pow__Scalar_structured)
+_reg(pow_Tensor_Tensor_out, "CPU", _k_kernels_cpu_pointwise.pow_out)
+_reg(pow_Tensor_Tensor_out, "Meta", _k_kernels_cpu_pointwise.pow_out)
+_reg(pow_Scalar_out, "CPU", _k_kernels_cpu_pointwise.pow_out)
+_reg(pow_Scalar_out, "Meta", _k_kernels_cpu_pointwise.pow_out)
+_reg(pow_Tensor_Scalar_out, "CPU", _k_kernels_cpu_pointwise.pow_out)
+_reg(pow_Tensor_Scalar_out, "Meta", _k_kernels_cpu_pointwise.pow_out)
+
+
+def _maximum_structured(self, other):
+    return _k_kernels_cpu_pointwise.maximum_out(self, other, None)
+
+
+_reg(maximum, "CPU", _maximum_structured)
+_reg(maximum, "Meta", _maximum_structured)
+_reg(maximum_out, "CPU", _k_kernels_cpu_pointwise.maximum_out)
+_reg(maximum_out, "Meta", _k_kernels_cpu_pointwise.maximum_out)
+
+
+def _minimum_structured(self, other):
+    return _k_kernels_cpu_pointwise.minimum_out(self, other, None)
+
+
+_reg(minimum, "CPU", _minimum_structured)
+_reg(minimum, "Meta", _minimum_structured)
+_reg(minimum_out, "CPU", _k_kernels_cpu_pointwise.minimum_out)
+_reg(minimum_out, "Meta", _k_kernels_cpu_pointwise.minimum_out)
+
+
+def _fmax_structured(self, other):
+    return _k_kernels_cpu_pointwise.fmax_out(self, other, None)
+
+
+_reg(fmax, "CPU", _fmax_structured)
+_reg(fmax, "Meta", _fmax_structured)
+_reg(fmax_out, "CPU", _k_kernels_cpu_pointwise.fmax_out)
+_reg(fmax_out, "Meta", _k_kernels_cpu_pointwise.fmax_out)
+
+
+def _fmin_structured(self, other):
+    return _k_kernels_cpu_pointwise.fmin_out(self, other, None)
+
+
+_reg(fmin, "CPU", _fmin_structured)
+_reg(fmin, "Meta", _fmin_structured)
+_reg(fmin_out, "CPU", _k_kernels_cpu_pointwise.fmin_out)
+_reg(fmin_out, "Meta", _k_kernels_cpu_pointwise.fmin_out)
+
+
+def _logaddexp_structured(self, other):
+    return _k_kernels_cpu_pointwise.logaddexp_out(self, other, None)
+
+
+_reg(logaddexp, "CPU", _logaddexp_structured)
+_reg(logaddexp, "Meta", _logaddexp_structured)
+_reg(logaddexp_out, "CPU", _k_kernels_cpu_pointwise.logaddexp_out)
+_reg(logaddexp_out, "Meta", _k_kernels_cpu_pointwise.logaddexp_out)
+
+
+def _atan2_structured(self, other):
+    return _k_kernels_cpu_pointwise.atan2_out(self, other, None)
+
+
+_reg(atan2, "CPU", _atan2_structured)
+_reg(atan2, "Meta", _atan2_structured)
+
+
+def _atan2__structured(self, other):
+    return _k_kernels_cpu_pointwise.atan2_out(self, other, self)
+
+
+_reg(atan2_, "CPU", _atan2__structured)
+_reg(atan2_, "Meta", _atan2__structured)
+_reg(atan2_out, "CPU", _k_kernels_cpu_pointwise.atan2_out)
+_reg(atan2_out, "Meta", _k_kernels_cpu_pointwise.atan2_out)
+
+
+def _hypot_structured(self, other):
+    return _k_kernels_cpu_pointwise.hypot_out(self, other, None)
+
+
+_reg(hypot, "CPU", _hypot_structured)
+_reg(hypot, "Meta", _hypot_structured)
+
+
+def _hypot__structured(self, other):
+    return _k_kernels_cpu_pointwise.hypot_out(self, other, self)
+
+
+_reg(hypot_, "CPU", _hypot__structured)
+_reg(hypot_, "Meta", _hypot__structured)
+_reg(hypot_out, "CPU", _k_kernels_cpu_pointwise.hypot_out)
+_reg(hypot_out, "Meta", _k_kernels_cpu_pointwise.hypot_out)
+
+
+def _copysign_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.copysign_out(self, other, None)
+
+
+_reg(copysign_Tensor, "CPU", _copysign_Tensor_structured)
+_reg(copysign_Tensor, "Meta", _copysign_Tensor_structured)
+
+
+def _copysign_Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.copysign_out(self, other, None)
+
+
+_reg(copysign_Scalar, "CPU", _copysign_Scalar_structured)
+_reg(copysign_Scalar, "Meta", _copysign_Scalar_structured)
+
+
+def _copysign__Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.copysign_out(self, other, self)
+
+
+_reg(copysign__Tensor, "CPU", _copysign__Tensor_structured)
+_reg(copysign__Tensor, "Meta", _copysign__Tensor_structured)
+
+
+def _copysign__Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.copysign_out(self, other, self)
+
+
+_reg(copysign__Scalar, "CPU", _copysign__Scalar_structured)
+_reg(copysign__Scalar, "Meta", _copysign__Scalar_structured)
+_reg(copysign_out, "CPU", _k_kernels_cpu_pointwise.copysign_out)
+_reg(copysign_out, "Meta", _k_kernels_cpu_pointwise.copysign_out)
+_reg(copysign_Scalar_out, "CPU", _k_kernels_cpu_pointwise.copysign_out)
+_reg(copysign_Scalar_out, "Meta", _k_kernels_cpu_pointwise.copysign_out)
+
+
+def _xlogy_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.xlogy_out(self, other, None)
+
+
+_reg(xlogy_Tensor, "CPU", _xlogy_Tensor_structured)
+_reg(xlogy_Tensor, "Meta", _xlogy_Tensor_structured)
+
+
+def _xlogy_Scalar_Self_structured(self, other):
+    return _k_kernels_cpu_pointwise.xlogy_out(self, other, None)
+
+
+_reg(xlogy_Scalar_Self, "CPU", _xlogy_Scalar_Self_structured)
+_reg(xlogy_Scalar_Self, "Meta", _xlogy_Scalar_Self_structured)
+
+
+def _xlogy_Scalar_Other_structured(self, other):
+    return _k_kernels_cpu_pointwise.xlogy_out(self, other, None)
+
+
+_reg(xlogy_Scalar_Other, "CPU", _xlogy_Scalar_Other_structured)
+_reg(xlogy_Scalar_Other, "Meta", _xlogy_Scalar_Other_structured)
+
+
+def _xlogy__Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.xlogy_out(self, other, self)
+
+
+_reg(xlogy__Tensor, "CPU", _xlogy__Tensor_structured)
+_reg(xlogy__Tensor, "Meta", _xlogy__Tensor_structured)
+
+
+def _xlogy__Scalar_Other_structured(self, other):
+    return _k_kernels_cpu_pointwise.xlogy_out(self, other, self)
+
+
+_reg(xlogy__Scalar_Other, "CPU", _xlogy__Scalar_Other_structured)
+_reg(xlogy__Scalar_Other, "Meta", _xlogy__Scalar_Other_structured)
+_reg(xlogy_OutTensor, "CPU", _k_kernels_cpu_pointwise.xlogy_out)
+_reg(xlogy_OutTensor, "Meta", _k_kernels_cpu_pointwise.xlogy_out)
+_reg(xlogy_OutScalar_Self, "CPU", _k_kernels_cpu_pointwise.xlogy_out)
+_reg(xlogy_OutScalar_Self, "Meta", _k_kernels_cpu_pointwise.xlogy_out)
+_reg(xlogy_OutScalar_Other, "CPU", _k_kernels_cpu_pointwise.xlogy_out)
+_reg(xlogy_OutScalar_Other, "Meta", _k_kernels_cpu_pointwise.xlogy_out)
+
+
+def _eq_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.eq_out(self, other, None)
+
+
+_reg(eq_Tensor, "CPU", _eq_Tensor_structured)
+_reg(eq_Tensor, "Meta", _eq_Tensor_structured)
+
+
+def _eq_Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.eq_out(self, other, None)
+
+
+_reg(eq_Scalar, "CPU", _eq_Scalar_structured)
+_reg(eq_Scalar, "Meta", _eq_Scalar_structured)
+
+
+def _eq__Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.eq_out(self, other, self)
+
+
+_reg(eq__Tensor, "CPU", _eq__Tensor_structured)
+_reg(eq__Tensor, "Meta", _eq__Tensor_structured)
+
+
+def _eq__Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.eq_out(self, other, self)
+
+
+_reg(eq__Scalar, "CPU", _eq__Scalar_structured)
+_reg(eq__Scalar, "Meta", _eq__Scalar_structured)
+_reg(eq_Tensor_out, "CPU", _k_kernels_cpu_pointwise.eq_out)
+_reg(eq_Tensor_out, "Meta", _k_kernels_cpu_pointwise.eq_out)
+_reg(eq_Scalar_out, "CPU", _k_kernels_cpu_pointwise.eq_out)
+_reg(eq_Scalar_out, "Meta", _k_kernels_cpu_pointwise.eq_out)
+
+
+def _ne_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.ne_out(self, other, None)
+
+
+_reg(ne_Tensor, "CPU", _ne_Tensor_structured)
+_reg(ne_Tensor, "Meta", _ne_Tensor_structured)
+
+
+def _ne_Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.ne_out(self, other, None)
+
+
+_reg(ne_Scalar, "CPU", _ne_Scalar_structured)
+_reg(ne_Scalar, "Meta", _ne_Scalar_structured)
+
+
+def _ne__Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.ne_out(self, other, self)
+
+
+_reg(ne__Tensor, "CPU", _ne__Tensor_structured)
+_reg(ne__Tensor, "Meta", _ne__Tensor_structured)
+
+
+def _ne__Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.ne_out(self, other, self)
+
+
+_reg(ne__Scalar, "CPU", _ne__Scalar_structured)
+_reg(ne__Scalar, "Meta", _ne__Scalar_structured)
+_reg(ne_Tensor_out, "CPU", _k_kernels_cpu_pointwise.ne_out)
+_reg(ne_Tensor_out, "Meta", _k_kernels_cpu_pointwise.ne_out)
+_reg(ne_Scalar_out, "CPU", _k_kernels_cpu_pointwise.ne_out)
+_reg(ne_Scalar_out, "Meta", _k_kernels_cpu_pointwise.ne_out)
+
+
+def _lt_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.lt_out(self, other, None)
+
+
+_reg(lt_Tensor, "CPU", _lt_Tensor_structured)
+_reg(lt_Tensor, "Meta", _lt_Tensor_structured)
+
+
+def _lt_Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.lt_out(self, other, None)
+
+
+_reg(lt_Scalar, "CPU", _lt_Scalar_structured)
+_reg(lt_Scalar, "Meta", _lt_Scalar_structured)
+
+
+def _lt__Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.lt_out(self, other, self)
+
+
+_reg(lt__Tensor, "CPU", _lt__Tensor_structured)
+_reg(lt__Tensor, "Meta", _lt__Tensor_structured)
+
+
+def _lt__Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.lt_out(self, other, self)
+
+
+_reg(lt__Scalar, "CPU", _lt__Scalar_structured)
+_reg(lt__Scalar, "Meta", _lt__Scalar_structured)
+_reg(lt_Tensor_out, "CPU", _k_kernels_cpu_pointwise.lt_out)
+_reg(lt_Tensor_out, "Meta", _k_kernels_cpu_pointwise.lt_out)
+_reg(lt_Scalar_out, "CPU", _k_kernels_cpu_pointwise.lt_out)
+_reg(lt_Scalar_out, "Meta", _k_kernels_cpu_pointwise.lt_out)
+
+
+def _le_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.le_out(self, other, None)
+
+
+_reg(le_Tensor, "CPU", _le_Tensor_structured)
+_reg(le_Tensor, "Meta", _le_Tensor_structured)
+
+
+def _le_Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.le_out(self, other, None)
+
+
+_reg(le_Scalar, "CPU", _le_Scalar_structured)
+_reg(le_Scalar, "Meta", _le_Scalar_structured)
+
+
+def _le__Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.le_out(self, other, self)
+
+
+_reg(le__Tensor, "CPU", _le__Tensor_structured)
+_reg(le__Tensor, "Meta", _le__Tensor_structured)
+
+
+def _le__Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.le_out(self, other, self)
+
+
+_reg(le__Scalar, "CPU", _le__Scalar_structured)
+_reg(le__Scalar, "Meta", _le__Scalar_structured)
+_reg(le_Tensor_out, "CPU", _k_kernels_cpu_pointwise.le_out)
+_reg(le_Tensor_out, "Meta", _k_kernels_cpu_pointwise.le_out)
+_reg(le_Scalar_out, "CPU", _k_kernels_cpu_pointwise.le_out)
+_reg(le_Scalar_out, "Meta", _k_kernels_cpu_pointwise.le_out)
+
+
+def _gt_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.gt_out(self, other, None)
+
+
+_reg(gt_Tensor, "CPU", _gt_Tensor_structured)
+_reg(gt_Tensor, "Meta", _gt_Tensor_structured)
+
+
+def _gt_Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.gt_out(self, other, None)
+
+
+_reg(gt_Scalar, "CPU", _gt_Scalar_structured)
+_reg(gt_Scalar, "Meta", _gt_Scalar_structured)
+
+
+def _gt__Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.gt_out(self, other, self)
+
+
+_reg(gt__Tensor, "CPU", _gt__Tensor_structured)
+_reg(gt__Tensor, "Meta", _gt__Tensor_structured)
+
+
+def _gt__Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.gt_out(self, other, self)
+
+
+_reg(gt__Scalar, "CPU", _gt__Scalar_structured)
+_reg(gt__Scalar, "Meta", _gt__Scalar_structured)
+_reg(gt_Tensor_out, "CPU", _k_kernels_cpu_pointwise.gt_out)
+_reg(gt_Tensor_out, "Meta", _k_kernels_cpu_pointwise.gt_out)
+_reg(gt_Scalar_out, "CPU", _k_kernels_cpu_pointwise.gt_out)
+_reg(gt_Scalar_out, "Meta", _k_kernels_cpu_pointwise.gt_out)
+
+
+def _ge_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.ge_out(self, other, None)
+
+
+_reg(ge_Tensor, "CPU", _ge_Tensor_structured)
+_reg(ge_Tensor, "Meta", _ge_Tensor_structured)
+
+
+def _ge_Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.ge_out(self, other, None)
+
+
+_reg(ge_Scalar, "CPU", _ge_Scalar_structured)
+_reg(ge_Scalar, "Meta", _ge_Scalar_structured)
+
+
+def _ge__Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.ge_out(self, other, self)
+
+
+_reg(ge__Tensor, "CPU", _ge__Tensor_structured)
+_reg(ge__Tensor, "Meta", _ge__Tensor_structured)
+
+
+def _ge__Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.ge_out(self, other, self)
+
+
+_reg(ge__Scalar, "CPU", _ge__Scalar_structured)
+_reg(ge__Scalar, "Meta", _ge__Scalar_structured)
+_reg(ge_Tensor_out, "CPU", _k_kernels_cpu_pointwise.ge_out)
+_reg(ge_Tensor_out, "Meta", _k_kernels_cpu_pointwise.ge_out)
+_reg(ge_Scalar_out, "CPU", _k_kernels_cpu_pointwise.ge_out)
+_reg(ge_Scalar_out, "Meta", _k_kernels_cpu_pointwise.ge_out)
+_reg(isclose, "CPU", _k_kernels_cpu_pointwise.isclose)
+_reg(isclose, "Meta", _k_kernels_cpu_pointwise.isclose)
+
+
+def _logical_and_structured(self, other):
+    return _k_kernels_cpu_pointwise.logical_and_out(self, other, None)
+
+
+_reg(logical_and, "CPU", _logical_and_structured)
+_reg(logical_and, "Meta", _logical_and_structured)
+
+
+def _logical_and__structured(self, other):
+    return _k_kernels_cpu_pointwise.logical_and_out(self, other, self)
+
+
+_reg(logical_and_, "CPU", _logical_and__structured)
+_reg(logical_and_, "Meta", _logical_and__structured)
+_reg(logical_and_out, "CPU", _k_kernels_cpu_pointwise.logical_and_out)
+_reg(logical_and_out, "Meta", _k_kernels_cpu_pointwise.logical_and_out)
+
+
+def _logical_or_structured(self, other):
+    return _k_kernels_cpu_pointwise.logical_or_out(self, other, None)
+
+
+_reg(logical_or, "CPU", _logical_or_structured)
+_reg(logical_or, "Meta", _logical_or_structured)
+
+
+def _logical_or__structured(self, other):
+    return _k_kernels_cpu_pointwise.logical_or_out(self, other, self)
+
+
+_reg(logical_or_, "CPU", _logical_or__structured)
+_reg(logical_or_, "Meta", _logical_or__structured)
+_reg(logical_or_out, "CPU", _k_kernels_cpu_pointwise.logical_or_out)
+_reg(logical_or_out, "Meta", _k_kernels_cpu_pointwise.logical_or_out)
+
+
+def _logical_xor_structured(self, other):
+    return _k_kernels_cpu_pointwise.logical_xor_out(self, other, None)
+
+
+_reg(logical_xor, "CPU", _logical_xor_structured)
+_reg(logical_xor, "Meta", _logical_xor_structured)
+
+
+def _logical_xor__structured(self, other):
+    return _k_kernels_cpu_pointwise.logical_xor_out(self, other, self)
+
+
+_reg(logical_xor_, "CPU", _logical_xor__structured)
+_reg(logical_xor_, "Meta", _logical_xor__structured)
+_reg(logical_xor_out, "CPU", _k_kernels_cpu_pointwise.logical_xor_out)
+_reg(logical_xor_out, "Meta", _k_kernels_cpu_pointwise.logical_xor_out)
+
+
+def _bitwise_and_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_and_out(self, other, None)
+
+
+_reg(bitwise_and_Tensor, "CPU", _bitwise_and_Tensor_structured)
+_reg(bitwise_and_Tensor, "Meta", _bitwise_and_Tensor_structured)
+
+
+def _bitwise_and_Scalar_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_and_out(self, other, None)
+
+
+_reg(bitwise_and_Scalar_Tensor, "CPU", _bitwise_and_Scalar_Tensor_structured)
+_reg(bitwise_and_Scalar_Tensor, "Meta", _bitwise_and_Scalar_Tensor_structured)
+
+
+def _bitwise_and_Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_and_out(self, other, None)
+
+
+_reg(bitwise_and_Scalar, "CPU", _bitwise_and_Scalar_structured)
+_reg(bitwise_and_Scalar, "Meta", _bitwise_and_Scalar_structured)
+
+
+def _bitwise_and__Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_and_out(self, other, self)
+
+
+_reg(bitwise_and__Tensor, "CPU", _bitwise_and__Tensor_structured)
+_reg(bitwise_and__Tensor, "Meta", _bitwise_and__Tensor_structured)
+
+
+def _bitwise_and__Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_and_out(self, other, self)
+
+
+_reg(bitwise_and__Scalar, "CPU", _bitwise_and__Scalar_structured)
+_reg(bitwise_and__Scalar, "Meta", _bitwise_and__Scalar_structured)
+_reg(bitwise_and_Tensor_out, "CPU", _k_kernels_cpu_pointwise.bitwise_and_out)
+_reg(bitwise_and_Tensor_out, "Meta", _k_kernels_cpu_pointwise.bitwise_and_out)
+_reg(bitwise_and_Scalar_out, "CPU", _k_kernels_cpu_pointwise.bitwise_and_out)
+_reg(bitwise_and_Scalar_out, "Meta", _k_kernels_cpu_pointwise.bitwise_and_out)
+_reg(bitwise_and_Scalar_Tensor_out, "CPU", _k_kernels_cpu_pointwise.bitwise_and_out)
+_reg(bitwise_and_Scalar_Tensor_out, "Meta", _k_kernels_cpu_pointwise.bitwise_and_out)
+
+
+def _bitwise_or_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_or_out(self, other, None)
+
+
+_reg(bitwise_or_Tensor, "CPU", _bitwise_or_Tensor_structured)
+_reg(bitwise_or_Tensor, "Meta", _bitwise_or_Tensor_structured)
+
+
+def _bitwise_or_Scalar_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_or_out(self, other, None)
+
+
+_reg(bitwise_or_Scalar_Tensor, "CPU", _bitwise_or_Scalar_Tensor_structured)
+_reg(bitwise_or_Scalar_Tensor, "Meta", _bitwise_or_Scalar_Tensor_structured)
+
+
+def _bitwise_or_Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_or_out(self, other, None)
+
+
+_reg(bitwise_or_Scalar, "CPU", _bitwise_or_Scalar_structured)
+_reg(bitwise_or_Scalar, "Meta", _bitwise_or_Scalar_structured)
+
+
+def _bitwise_or__Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_or_out(self, other, self)
+
+
+_reg(bitwise_or__Tensor, "CPU", _bitwise_or__Tensor_structured)
+_reg(bitwise_or__Tensor, "Meta", _bitwise_or__Tensor_structured)
+
+
+def _bitwise_or__Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_or_out(self, other, self)
+
+
+_reg(bitwise_or__Scalar, "CPU", _bitwise_or__Scalar_structured)
+_reg(bitwise_or__Scalar, "Meta", _bitwise_or__Scalar_structured)
+_reg(bitwise_or_Tensor_out, "CPU", _k_kernels_cpu_pointwise.bitwise_or_out)
+_reg(bitwise_or_Tensor_out, "Meta", _k_kernels_cpu_pointwise.bitwise_or_out)
+_reg(bitwise_or_Scalar_out, "CPU", _k_kernels_cpu_pointwise.bitwise_or_out)
+_reg(bitwise_or_Scalar_out, "Meta", _k_kernels_cpu_pointwise.bitwise_or_out)
+_reg(bitwise_or_Scalar_Tensor_out, "CPU", _k_kernels_cpu_pointwise.bitwise_or_out)
+_reg(bitwise_or_Scalar_Tensor_out, "Meta", _k_kernels_cpu_pointwise.bitwise_or_out)
+
+
+def _bitwise_xor_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_xor_out(self, other, None)
+
+
+_reg(bitwise_xor_Tensor, "CPU", _bitwise_xor_Tensor_structured)
+_reg(bitwise_xor_Tensor, "Meta", _bitwise_xor_Tensor_structured)
+
+
+def _bitwise_xor_Scalar_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_xor_out(self, other, None)
+
+
+_reg(bitwise_xor_Scalar_Tensor, "CPU", _bitwise_xor_Scalar_Tensor_structured)
+_reg(bitwise_xor_Scalar_Tensor, "Meta", _bitwise_xor_Scalar_Tensor_structured)
+
+
+def _bitwise_xor_Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_xor_out(self, other, None)
+
+
+_reg(bitwise_xor_Scalar, "CPU", _bitwise_xor_Scalar_structured)
+_reg(bitwise_xor_Scalar, "Meta", _bitwise_xor_Scalar_structured)
+
+
+def _bitwise_xor__Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_xor_out(self, other, self)
+
+
+_reg(bitwise_xor__Tensor, "CPU", _bitwise_xor__Tensor_structured)
+_reg(bitwise_xor__Tensor, "Meta", _bitwise_xor__Tensor_structured)
+
+
+def _bitwise_xor__Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_xor_out(self, other, self)
+
+
+_reg(bitwise_xor__Scalar, "CPU", _bitwise_xor__Scalar_structured)
+_reg(bitwise_xor__Scalar, "Meta", _bitwise_xor__Scalar_structured)
+_reg(bitwise_xor_Tensor_out, "CPU", _k_kernels_cpu_pointwise.bitwise_xor_out)
+_reg(bitwise_xor_Tensor_out, "Meta", _k_kernels_cpu_pointwise.bitwise_xor_out)
+_reg(bitwise_xor_Scalar_out, "CPU", _k_kernels_cpu_pointwise.bitwise_xor_out)
+_reg(bitwise_xor_Scalar_out, "Meta", _k_kernels_cpu_pointwise.bitwise_xor_out)
+_reg(bitwise_xor_Scalar_Tensor_out, "CPU", _k_kernels_cpu_pointwise.bitwise_xor_out)
+_reg(bitwise_xor_Scalar_Tensor_out, "Meta", _k_kernels_cpu_pointwise.bitwise_xor_out)
+
+
+def _bitwise_left_shift_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_left_shift_out(self, other, None)
+
+
+_reg(bitwise_left_shift_Tensor, "CPU", _bitwise_left_shift_Tensor_structured)
+_reg(bitwise_left_shift_Tensor, "Meta", _bitwise_left_shift_Tensor_structured)
+
+
+def _bitwise_left_shift_Scalar_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_left_shift_out(self, other, None)
+
+
+_reg(bitwise_left_shift_Scalar_Tensor, "CPU", _bitwise_left_shift_Scalar_Tensor_structured)
+_reg(bitwise_left_shift_Scalar_Tensor, "Meta", _bitwise_left_shift_Scalar_Tensor_structured)
+
+
+def _bitwise_left_shift_Tensor_Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_left_shift_out(self, other, None)
+
+
+_reg(bitwise_left_shift_Tensor_Scalar, "CPU", _bitwise_left_shift_Tensor_Scalar_structured)
+_reg(bitwise_left_shift_Tensor_Scalar, "Meta", _bitwise_left_shift_Tensor_Scalar_structured)
+
+
+def _bitwise_left_shift__Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_left_shift_out(self, other, self)
+
+
+_reg(bitwise_left_shift__Tensor, "CPU", _bitwise_left_shift__Tensor_structured)
+_reg(bitwise_left_shift__Tensor, "Meta", _bitwise_left_shift__Tensor_structured)
+
+
+def _bitwise_left_shift__Tensor_Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_left_shift_out(self, other, self)
+
+
+_reg(bitwise_left_shift__Tensor_Scalar, "CPU", _bitwise_left_shift__Tensor_Scalar_structured)
+_reg(bitwise_left_shift__Tensor_Scalar, "Meta", _bitwise_left_shift__Tensor_Scalar_structured)
+_reg(bitwise_left_shift_Tensor_out, "CPU", _k_kernels_cpu_pointwise.bitwise_left_shift_out)
+_reg(bitwise_left_shift_Tensor_out, "Meta", _k_kernels_cpu_pointwise.bitwise_left_shift_out)
+_reg(bitwise_left_shift_Tensor_Scalar_out, "CPU", _k_kernels_cpu_pointwise.bitwise_left_shift_out)
+_reg(bitwise_left_shift_Tensor_Scalar_out, "Meta", _k_kernels_cpu_pointwise.bitwise_left_shift_out)
+_reg(bitwise_left_shift_Scalar_Tensor_out, "CPU", _k_kernels_cpu_pointwise.bitwise_left_shift_out)
+_reg(bitwise_left_shift_Scalar_Tensor_out, "Meta", _k_kernels_cpu_pointwise.bitwise_left_shift_out)
+
+
+def _bitwise_right_shift_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_right_shift_out(self, other, None)
+
+
+_reg(bitwise_right_shift_Tensor, "CPU", _bitwise_right_shift_Tensor_structured)
+_reg(bitwise_right_shift_Tensor, "Meta", _bitwise_right_shift_Tensor_structured)
+
+
+def _bitwise_right_shift_Scalar_Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_right_shift_out(self, other, None)
+
+
+_reg(bitwise_right_shift_Scalar_Tensor, "CPU", _bitwise_right_shift_Scalar_Tensor_structured)
+_reg(bitwise_right_shift_Scalar_Tensor, "Meta", _bitwise_right_shift_Scalar_Tensor_structured)
+
+
+def _bitwise_right_shift_Tensor_Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_right_shift_out(self, other, None)
+
+
+_reg(bitwise_right_shift_Tensor_Scalar, "CPU", _bitwise_right_shift_Tensor_Scalar_structured)
+_reg(bitwise_right_shift_Tensor_Scalar, "Meta", _bitwise_right_shift_Tensor_Scalar_structured)
+
+
+def _bitwise_right_shift__Tensor_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_right_shift_out(self, other, self)
+
+
+_reg(bitwise_right_shift__Tensor, "CPU", _bitwise_right_shift__Tensor_structured)
+_reg(bitwise_right_shift__Tensor, "Meta", _bitwise_right_shift__Tensor_structured)
+
+
+def _bitwise_right_shift__Tensor_Scalar_structured(self, other):
+    return _k_kernels_cpu_pointwise.bitwise_right_shift_out(self, other, self)
+
+
+_reg(bitwise_right_shift__Tensor_Scalar, "CPU", _bitwise_right_shift__Tensor_Scalar_structured)
+_reg(bitwise_right_shift__Tensor_Scalar, "Meta", _bitwise_right_shift__Tensor_Scalar_structured)
+_reg(bitwise_right_shift_Tensor_out, "CPU", _k_kernels_cpu_pointwise.bitwise_right_shift_out)
+_reg(bitwise_right_shift_Tensor_out, "Meta", _k_kernels_cpu_pointwise.bitwise_right_shift_out)
+_reg(bitwise_right_shift_Tensor_Scalar_out, "CPU", _k_kernels_cpu_pointwise.bitwise_right_shift_out)
+_reg(bitwise_right_shift_Tensor_Scalar_out, "Meta", _k_kernels_cpu_pointwise.bitwise_right_shift_out)
+_reg(bitwise_right_shift_Scalar_Tensor_out, "CPU", _k_kernels_cpu_pointwise.bitwise_right_shift_out)
+_reg(bitwise_right_shift_Scalar_Tensor_out, "Meta", _k_kernels_cpu_pointwise.bitwise_right_shift_out)
+
+
+def _clamp_Tensor_structured(self, min, max):
+    return _k_kernels_cpu_pointwise.clamp_Tensor_out(self, min, max, None)
+
+
+_reg(clamp_Tensor, "CPU", _clamp_Tensor_structured)
+_reg(clamp_Tensor, "Meta", _clamp_Tensor_structured)
+
+
+def _clamp_structured(self, min, max):
+    return _k_kernels_cpu_pointwise.clamp_out(self, min, max, None)
+
+
+_reg(clamp, "CPU", _clamp_structured)
+_reg(clamp, "Meta", _clamp_structured)
+
+
+def _clamp__Tensor_structured(self, min, max):
+    return _k_kernels_cpu_pointwise.clamp_Tensor_out(self, min, max, self)
+
+
+_reg(clamp__Tensor, "CPU", _clamp__Tensor_structured)
+_reg(clamp__Tensor, "Meta", _clamp__Tensor_structured)
+
+
+def _clamp__structured(self, min, max):
+    return _k_kernels_cpu_pointwise.clamp_out(self, min, max, self)
+
+
+_reg(clamp_, "CPU", _clamp__structured)
+_reg(clamp_, "Meta", _clamp__structured)
+_reg(clamp_Tensor_out, "CPU", _k_kernels_cpu_pointwise.clamp_Tensor_out)
+_reg(clamp_Tensor_out, "Meta", _k_kernels_cpu_pointwise.clamp_Tensor_out)
+_reg(clamp_out, "CPU", _k_kernels_cpu_pointwise.clamp_out)
+_reg(clamp_out, "Meta", _k_kernels_cpu_pointwise.clamp_out)
+
+
+def _clamp_min_Tensor_structured(self, min):
+    return _k_kernels_cpu_pointwise.clamp_min_Tensor_out(self, min, None)
+
+
+_reg(clamp_min_Tensor, "CPU", _clamp_min_Tensor_structured)
+_reg(clamp_min_Tensor, "Meta", _clamp_min_Tensor_structured)
+
+
+def _clamp_min_structured(self, min):
+    return _k_kernels_cpu_pointwise.clamp_min_out(self, min, None)
+
+
+_reg(clamp_min, "CPU", _clamp_min_structured)
+_reg(clamp_min, "Meta", _clamp_min_structured)
+
+
+def _clamp_min__Tensor_structured(self, min):
+    return _k_kernels_cpu_pointwise.clamp_min_Tensor_out(self, min, self)
+
+
+_reg(clamp_min__Tensor, "CPU", _clamp_min__Tensor_structured)
+_reg(clamp_min__Tensor, "Meta", _clamp_min__Tensor_structured)
+
+
+def _clamp_min__structured(self, min):
+    return _k_kernels_cpu_pointwise.clamp_min_out(self, min, self)
+
+
+_reg(clamp_min_, "CPU", _clamp_min__structured)
+_reg(clamp_min_, "Meta", _clamp_min__structured)
+_reg(clamp_min_Tensor_out, "CPU", _k_kernels_cpu_pointwise.clamp_min_Tensor_out)
+_reg(clamp_min_Tensor_out, "Meta", _k_kernels_cpu_pointwise.clamp_min_Tensor_out)
+_reg(clamp_min_out, "CPU", _k_kernels_cpu_pointwise.clamp_min_out)
+_reg(clamp_min_out, "Meta", _k_kernels_cpu_pointwise.clamp_min_out)
+
+
+def _clamp_max_Tensor_structured(self, max):
+    return _k_kernels_cpu_pointwise.clamp_max_Tensor_out(self, max, None)
+
+
+_reg(clamp_max_Tensor, "CPU", _clamp_max_Tensor_structured)
+_reg(clamp_max_Tensor, "Meta", _clamp_max_Tensor_structured)
+
+
+def _clamp_max_structured(self, max):
+    return _k_kernels_cpu_pointwise.clamp_max_out(self, max, None)
+
+
+_reg(clamp_max, "CPU", _clamp_max_structured)
+_reg(clamp_max, "Meta", _clamp_max_structured)
+
+
+def _clamp_max__Tensor_structured(self, max):
+    return _k_kernels_cpu_pointwise.clamp_max_Tensor_out(self, max, self)
+
+
+_reg(clamp_max__Tensor, "CPU", _clamp_max__Tensor_structured)
+_reg(clamp_max__Tensor, "Meta", _clamp_max__Tensor_structured)
+
+
+def _clamp_max__structured(self, max):
+    return _k_kernels_cpu_pointwise.clamp_max_out(self, max, self)
+
+
+_reg(clamp_max_, "CPU", _clamp_max__structured)
+_reg(clamp_max_, "Meta", _clamp_max__structured)
+_reg(clamp_max_Tensor_out, "CPU", _k_kernels_cpu_pointwise.clamp_max_Tensor_out)
+_reg(clamp_max_Tensor_out, "Meta", _k_kernels_cpu_pointwise.clamp_max_Tensor_out)
+_reg(clamp_max_out, "CPU", _k_kernels_cpu_pointwise.clamp_max_out)
+_reg(clamp_max_out, "Meta", _k_kernels_cpu_pointwise.clamp_max_out)
+_reg(clip_Tensor, "CompositeImplicitAutograd", _k_decompositions_pointwise.clip_Tensor)
+_reg(clip, "CompositeImplicitAutograd", _k_decompositions_pointwise.clip)
+_reg(clip__Tensor, "CompositeImplicitAutograd", _k_decompositions_pointwise.clip__Tensor)
+_reg(clip_, "CompositeImplicitAutograd", _k_decompositions_pointwise.clip_)
+_reg(clip_Tensor_out, "CompositeImplicitAutograd", _k_decompositions_pointwise.clip_Tensor_out)
+_reg(clip_out, "CompositeImplicitAutograd", _k_decompositions_pointwise.clip_out)
+
+
+def _where_self_structured(condition, self, other):
+    return _k_kernels_cpu_pointwise.where_self_out(condition, self, other, None)
+
+
+_reg(where_self, "CPU", _where_self_structured)
+_reg(where_self, "Meta", _where_self_structured)
+_reg(where_ScalarSelf, "CompositeImplicitAutograd", _k_decompositions_pointwise.where_ScalarSelf)
+_reg(where_ScalarOther, "CompositeImplicitAutograd", _k_decompositions_pointwise.where_ScalarOther)
+_reg(where_Scalar, "CompositeImplicitAutograd", _k_decompositions_pointwise.where_Scalar)
+_reg(where_self_out, "CPU", _k_kernels_cpu_pointwise.where_self_out)
+_reg(where_self_out, "Meta", _k_kernels_cpu_pointwise.where_self_out)
+
+
+def _lerp_Tensor_structured(self, end, weight):
+    return _k_kernels_cpu_pointwise.lerp_Tensor_out(self, end, weight, None)
+
+
+_reg(lerp_Tensor, "CPU", _lerp_Tensor_structured)
+_reg(lerp_Tensor, "Meta", _lerp_Tensor_structured)
+
+
+def _lerp_Scalar_structured(self, end, weight):
+    return _k_kernels_cpu_pointwise.lerp_Scalar_out(self, end, weight, None)
+
+
+_reg(lerp_Scalar, "CPU", _lerp_Scalar_structured)
+_reg(lerp_Scalar, "Meta", _lerp_Scalar_structured)
+
+
+def _lerp__Tensor_structured(self, end, weight):
+    return _k_kernels_cpu_pointwise.lerp_Tensor_out(self, end, weight, self)
+
+
+_reg(lerp__Tensor, "CPU", _lerp__Tensor_structured)
+_reg(lerp__Tensor, "Meta", _lerp__Tensor_structured)
+
+
+def _lerp__Scalar_structured(self, end, weight):
+    return _k_kernels_cpu_pointwise.lerp_Scalar_out(self, end, weight, self)
+
+
+_reg(lerp__Scalar, "CPU", _lerp__Scalar_structured)
+_reg(lerp__Scalar, "Meta", _lerp__Scalar_structured)
+_reg(lerp_Tensor_out, "CPU", _k_kernels_cpu_pointwise.lerp_Tensor_out)
+_reg(lerp_Tensor_out, "Meta", _k_kernels_cpu_pointwise.lerp_Tensor_out)
+_reg(lerp_Scalar_out, "CPU", _k_kernels_cpu_pointwise.lerp_Scalar_out)
+_reg(lerp_Scalar_out, "Meta", _k_kernels_cpu_pointwise.lerp_Scalar_out)
+
+
+def _addcmul_structured(self, tensor1, tensor2, value):
+    return _k_kernels_cpu_pointwise.addcmul_out(self, tensor1, tensor2, value, None)
+
+
+_reg(addcmul, "CPU", _addcmul_structured)
+_reg(addcmul, "Meta", _addcmul_structured)
+
+
+def _addcmul__structured(self, tensor1, tensor2, value):
+    return _k_kernels_cpu_pointwise.addcmul_out(self, tensor1, tensor2, value, self)
+
+
+_reg(addcmul_, "CPU", _addcmul__structured)
+_reg(addcmul_, "Meta", _addcmul__structured)
+_reg(addcmul_out, "CPU", _k_kernels_cpu_pointwise.addcmul_out)
+_reg(addcmul_out, "Meta", _k_kernels_cpu_pointwise.addcmul_out)
+
+
+def _addcdiv_structured(self, tensor1, tensor2, value):
+    return _k_kernels_cpu_pointwise.addcdiv_out(self, tensor1, tensor2, value, None)
+
+
+_reg(addcdiv, "CPU", _addcdiv_structured)
+_reg(addcdiv, "Meta", _addcdiv_structured)
+
+
+def _addcdiv__structured(self, tensor1, tensor2, value):
+    return _k_kernels_cpu_pointwise.addcdiv_out(self, tensor1, tensor2, value, self)
+
+
+_reg(addcdiv_, "CPU", _addcdiv__structured)
+_reg(addcdiv_, "Meta", _addcdiv__structured)
+_reg(addcdiv_out, "CPU", _k_kernels_cpu_pointwise.addcdiv_out)
+_reg(addcdiv_out, "Meta", _k_kernels_cpu_pointwise.addcdiv_out)
+_reg(uniform_, "CPU", _k_kernels_cpu_random_ops.uniform_impl_)
+_reg(uniform_, "Meta", _k_kernels_cpu_random_ops.uniform_impl_)
+_reg(normal_, "CPU", _k_kernels_cpu_random_ops.normal_impl_)
+_reg(normal_, "Meta", _k_kernels_cpu_random_ops.normal_impl_)
+_reg(exponential_, "CPU", _k_kernels_cpu_random_ops.exponential_impl_)
+_reg(exponential_, "Meta", _k_kernels_cpu_random_ops.exponential_impl_)
+_reg(bernoulli__Tensor, "CPU", _k_kernels_cpu_random_ops.bernoulli_tensor_impl_)
+_reg(bernoulli__Tensor, "Meta", _k_kernels_cpu_random_ops.bernoulli_tensor_impl_)
+_reg(bernoulli__float, "CPU", _k_kernels_cpu_random_ops.bernoulli_scalar_impl_)
+_reg(bernoulli__float, "Meta", _k_kernels_cpu_random_ops.bernoulli_scalar_impl_)
+_reg(bernoulli, "CPU", _k_kernels_cpu_random_ops.bernoulli_impl)
+_reg(bernoulli, "Meta", _k_kernels_cpu_random_ops.bernoulli_impl)
+_reg(bernoulli_out, "CPU", _k_kernels_cpu_random_ops.bernoulli_out_impl)
+_reg(bernoulli_out, "Meta", _k_kernels_cpu_random_ops.bernoulli_out_impl)
+_reg(bernoulli_p, "CPU", _k_kernels_cpu_random_ops.bernoulli_p_impl)
+_reg(bernoulli_p, "Meta", _k_kernels_cpu_random_ops.bernoulli_p_impl)
+_reg(random_, "CPU", _k_kernels_cpu_random_ops.random_impl_)
+_reg(random_, "Meta", _k_kernels_cpu_random_ops.random_impl_)
+_reg(random__to, "CPU", _k_kernels_cpu_random_ops.random_to_impl_)
+_reg(random__to, "Meta", _k_kernels_cpu_random_ops.random_to_impl_)
+_reg(random__from, "CPU", _k_kernels_cpu_random_ops.random_from_impl_)
+_reg(random__from, "Meta", _k_kernels_cpu_random_ops.random_from_impl_)
+_reg(multinomial_out, "CPU", _k_kernels_cpu_random_ops.multinomial_out_impl)
+_reg(multinomial_out, "Meta", _k_kernels_cpu_random_ops.multinomial_out_impl)
+_reg(multinomial, "CPU", _k_kernels_cpu_random_ops.multinomial_impl)
+_reg(multinomial, "Meta", _k_kernels_cpu_random_ops.multinomial_impl)
+_reg(sum, "CompositeExplicitAutograd", _k_kernels_cpu_reduce.sum_all)
+
+
+def _sum_dim_IntList_structured(self, dim, keepdim, dtype):
+    return _k_kernels_cpu_reduce.sum_out(self, dim, keepdim, dtype, None)
+
+
+_reg(sum_dim_IntList, "CPU", _sum_dim_IntList_structured)
+_reg(sum_dim_IntList, "Meta", _sum_dim_IntList_structured)
+_reg(sum_IntList_out, "CPU", _k_kernels_cpu_reduce.sum_out)
+_reg(sum_IntList_out, "Meta", _k_kernels_cpu_reduce.sum_out)
+_reg(sum_out, "CompositeExplicitAutograd", _k_kernels_cpu_reduce.sum_all_out)
+_reg(mean, "CompositeExplicitAutograd", _k_kernels_cpu_reduce.mean_all)
+
+
+def _mean_dim_structured(self, dim, keepdim, dtype):
+    return _k_kernels_cpu_reduce.mean_out(self, dim, keepdim, dtype, None)
+
+
+_reg(mean_dim, "CPU", _mean_dim_structured)
+_reg(mean_dim, "Meta", _mean_dim_structured)
+_reg(mean_out, "CPU", _k_kernels_cpu_reduce.mean_out)
+_reg(mean_out, "Meta", _k_kernels_cpu_reduce.mean_out)
+_reg(mean_dtype_out, "CompositeExplicitAutograd", _k_kernels_cpu_reduce.mean_all_out)
+_reg(prod, "CPU", _k_kernels_cpu_reduce.prod_all)
+_reg(prod, "Meta", _k_kernels_cpu_reduce.prod_all)
+
+
+def _prod_dim_int_structured(self, dim, keepdim, dtype):
+    return _k_kernels_cpu_reduce.prod_out(self, dim, keepdim, dtype, None)
+
+
+_reg(prod_dim_int, "CPU", _prod_dim_int_structured)
+_reg(prod_dim_int, "Meta", _prod_dim_int_structured)
+_reg(prod_int_out, "CPU", _k_kernels_cpu_reduce.prod_out)
+_reg(prod_int_out, "Meta", _k_kernels_cpu_reduce.prod_out)
+_reg(prod_out, "CPU", _k_kernels_cpu_reduce.prod_all_out)
+_reg(prod_out, "Meta", _k_kernels_cpu_reduce.prod_all_out)
+_reg(max, "CPU", _k_kernels_cpu_reduce.max_all)
+_reg(max, "Meta", _k_kernels_cpu_reduce.max_all)
+_reg(max_other, "CompositeImplicitAutograd", _k_decompositions_reduce.max_other)
+
+
+def _max_dim_structured(self, dim, keepdim):
+    return _k_kernels_cpu_reduce.max_dim_out(self, dim, keepdim, None, None)
+
+
+_reg(max_dim, "CPU", _max_dim_structured)
+_reg(max_dim, "Meta", _max_dim_structured)
+_reg(max_unary_out, "CPU", _k_kernels_cpu_reduce.max_unary_out)
+_reg(max_unary_out, "Meta", _k_kernels_cpu_reduce.max_unary_out)
+_reg(max_out, "CompositeImplicitAutograd", _k_decompositions_reduce.max_other_out)
+_reg(max_dim_max, "CPU", _k_kernels_cpu_reduce.max_dim_out)
+_reg(max_dim_max, "Meta", _k_kernels_cpu_reduce.max_dim_out)
+_reg(min, "CPU", _k_kernels_cpu_reduce.min_all)
+_reg(min, "Meta", _k_kernels_cpu_reduce.min_all)
+_reg(min_other, "CompositeImplicitAutograd", _k_decompositions_reduce.min_other)
+
+
+def _min_dim_structured(self, dim, keepdim):
+    return _k_kernels_cpu_reduce.min_dim_out(self, dim, keepdim, None, None)
+
+
+_reg(min_dim, "CPU", _min_dim_structured)
+_reg(min_dim, "Meta", _min_dim_structured)
+_reg(min_unary_out, "CPU", _k_kernels_cpu_reduce.min_unary_out)
+_reg(min_unary_out, "Meta", _k_kernels_cpu_reduce.min_unary_out)
+_reg(min_out, "CompositeImplicitAutograd", _k_decompositions_reduce.min_other_out)
+_reg(min_dim_min, "CPU", _k_kernels_cpu_reduce.min_dim_out)
+_reg(min_dim_min, "Meta", _k_kernels_cpu_reduce.min_dim_out)
+
+
+def _amax_structured(self, dim, keepdim):
+    return _k_kernels_cpu_reduce.amax_out(self, dim, keepdim, None)
+
+
+_reg(amax, "CPU", _amax_structured)
+_reg(amax, "Meta", _amax_structured)
+_reg(amax_out, "CPU", _k_kernels_cpu_reduce.amax_out)
+_reg(amax_out, "Meta", _k_kernels_cpu_reduce.amax_out)
+
+
+def _amin_structured(self, dim, keepdim):
+    return _k_kernels_cpu_reduce.amin_out(self, dim, keepdim, None)
+
+
+_reg(amin, "CPU", _amin_structured)
+_reg(amin, "Meta", _amin_structured)
+_reg(amin_out, "CPU", _k_kernels_cpu_reduce.amin_out)
+_reg(amin_out, "Meta", _k_kernels_cpu_reduce.amin_out)
+
+
+def _argmax_structured(self, dim, keepdim):
+    return _k_kernels_cpu_reduce.argmax_out(self, dim, keepdim, None)
+
+
+_reg(argmax, "CPU", _argmax_structured)
+_reg(argmax, "Meta", _argmax_structured)
+_reg(argmax_out, "CPU", _k_kernels_cpu_reduce.argmax_out)
+_reg(argmax_out, "Meta", _k_kernels_cpu_reduce.argmax_out)
+
+
+def _argmin_structured(self, dim, keepdim):
+    return _k_kernels_cpu_reduce.argmin_out(self, dim, keepdim, None)
+
+
+_reg(argmin, "CPU", _argmin_structured)
+_reg(argmin, "Meta", _argmin_structured)
+_reg(argmin_out, "CPU", _k_kernels_cpu_reduce.argmin_out)
+_reg(argmin_out, "Meta", _k_kernels_cpu_reduce.argmin_out)
+_reg(var_dim, "CompositeImplicitAutograd", _k_decompositions_reduce.var_dim)
+_reg(var_correction, "CPU", _k_kernels_cpu_reduce.var_correction)
+_reg(var_correction, "Meta", _k_kernels_cpu_reduce.var_correction)
+_reg(var, "CompositeImplicitAutograd", _k_decompositions_reduce.var_unbiased)
+_reg(var_out, "CompositeImplicitAutograd", _k_decompositions_reduce.var_dim_out)
+_reg(var_correction_out, "CPU", _k_kernels_cpu_reduce.var_correction_out)
+_reg(var_correction_out, "Meta", _k_kernels_cpu_reduce.var_correction_out)
+_reg(std_dim, "CompositeImplicitAutograd", _k_decompositions_reduce.std_dim)
+_reg(std_correction, "CPU", _k_kernels_cpu_reduce.std_correction)
+_reg(std_correction, "Meta", _k_kernels_cpu_reduce.std_correction)
+_reg(std, "CompositeImplicitAutograd", _k_decompositions_reduce.std_unbiased)
+_reg(std_out, "CompositeImplicitAutograd", _k_decompositions_reduce.std_dim_out)
+_reg(std_correction_out, "CPU", _k_kernels_cpu_reduce.std_correction_out)
+_reg(std_correction_out, "Meta", _k_kernels_cpu_reduce.std_correction_out)
+_reg(var_mean_dim, "CompositeImplicitAutograd", _k_decompositions_reduce.var_mean_dim)
+_reg(var_mean_correction, "CPU", _k_kernels_cpu_reduce.var_mean_correction)
+_reg(var_mean_correction, "Meta", _k_kernels_cpu_reduce.var_mean_correction)
+_reg(var_mean, "CompositeImplicitAutograd", _k_decompositions_reduce.var_mean_unbiased)
+_reg(var_mean_correction_out, "CPU", _k_kernels_cpu_reduce.var_mean_correction_out)
+_reg(var_mean_correction_out, "Meta", _k_kernels_cpu_reduce.var_mean_correction_out)
+_reg(std_mean_dim, "CompositeImplicitAutograd", _k_decompositions_reduce.std_mean_dim)
+_reg(std_mean_correction, "CPU", _k_kernels_cpu_reduce.std_mean_correction)
+_reg(std_mean_correction, "Meta", _k_kernels_cpu_reduce.std_mean_correction)
+_reg(std_mean, "CompositeImplicitAutograd", _k_decompositions_reduce.std_mean_unbiased)
+_reg(std_mean_correction_out, "CPU", _k_kernels_cpu_reduce.std_mean_correction_out)
+_reg(std_mean_correction_out, "Meta", _k_kernels_cpu_reduce.std_mean_correction_out)
+_reg(norm_Scalar, "CompositeExplicitAutograd", _k_kernels_cpu_reduce.norm_scalar)
+_reg(norm_ScalarOpt_dtype, "CompositeExplicitAutograd", _k_kernels_cpu_reduce.norm_scalar_dtype)
+
+
+def _norm_ScalarOpt_dim_dtype_structured(self, p, dim, keepdim, dtype):
+    return _k_kernels_cpu_reduce.norm_dtype_out(self, p, dim, keepdim, dtype, None)
+
+
+_reg(norm_ScalarOpt_dim_dtype, "CPU", _norm_ScalarOpt_dim_dtype_structured)
+_reg(norm_ScalarOpt_dim_dtype, "Meta", _norm_ScalarOpt_dim_dtype_structured)
+
+
+def _norm_ScalarOpt_dim_structured(self, p, dim, keepdim):
+    return _k_kernels_cpu_reduce.norm_out(self, p, dim, keepdim, None)
+
+
+_reg(norm_ScalarOpt_dim, "CPU", _norm_ScalarOpt_dim_structured)
+_reg(norm_ScalarOpt_dim, "Meta", _norm_ScalarOpt_dim_structured)
+_reg(norm_dtype_out, "CPU", _k_kernels_cpu_reduce.norm_dtype_out)
+_reg(norm_dtype_out, "Meta", _k_kernels_cpu_reduce.norm_dtype_out)
+_reg(norm_out, "CPU", _k_kernels_cpu_reduce.norm_out)
+_reg(norm_out, "Meta", _k_kernels_cpu_reduce.norm_out)
+_reg(norm_Scalar_out, "CompositeExplicitAutograd", _k_kernels_cpu_reduce.norm_scalar_out)
+_reg(norm_ScalarOpt_dtype_out, "CompositeExplicitAutograd", _k_kernels_cpu_reduce.norm_scalar_dtype_out)
+
+
+def _linalg_vector_norm_structured(self, ord, dim, keepdim, dtype):
+    return _k_kernels_cpu_reduce.linalg_vector_norm_out(self, ord, dim, keepdim, dtype, None)
+
+
+_reg(linalg_vector_norm, "CPU", _linalg_vector_norm_structured)
+_reg(linalg_vector_norm, "Meta", _linalg_vector_norm_structured)
+_reg(linalg_vector_norm_out, "CPU", _k_kernels_cpu_reduce.linalg_vector_norm_out)
+_reg(linalg_vector_norm_out, "Meta", _k_kernels_cpu_reduce.linalg_vector_norm_out)
+_reg(logsumexp, "CompositeExplicitAutograd", _k_kernels_cpu_reduce.logsumexp)
+_reg(logsumexp_out, "CompositeExplicitAutogradNonFunctional", _k_kernels_cpu_reduce.logsumexp_out)
+
+
+def _all_structured(self):
+    return _k_kernels_cpu_reduce.all_all_out(self, None)
+
+
+_reg(all, "CPU", _all_structured)
+_reg(all, "Meta", _all_structured)
+
+
+def _all_dims_structured(self, dim, keepdim):
+    return _k_kernels_cpu_reduce.all_dims_out(self, dim, keepdim, None)
+
+
+_reg(all_dims, "CPU", _all_dims_structured)
+_reg(all_dims, "Meta", _all_dims_structured)
+
+
+def _all_dim_structured(self, dim, keepdim):
+    return _k_kernels_cpu_reduce.all_dim_out(self, dim, keepdim, None)
+
+
+_reg(all_dim, "CPU", _all_dim_structured)
+_reg(all_dim, "Meta", _all_dim_structured)
+_reg(all_all_out, "CPU", _k_kernels_cpu_reduce.all_all_out)
+_reg(all_all_out, "Meta", _k_kernels_cpu_reduce.all_all_out)
+_reg(all_dims_out, "CPU", _k_kernels_cpu_reduce.all_dims_out)
+_reg(all_dims_out, "Meta", _k_kernels_cpu_reduce.all_dims_out)
+_reg(all_out, "CPU", _k_kernels_cpu_reduce.all_dim_out)
+_reg(all_out, "Meta", _k_kernels_cpu_reduce.all_dim_out)
+
+
+def _any_structured(self):
+    return _k_kernels_cpu_reduce.any_all_out(self, None)
+
+
+_reg(any, "CPU", _any_structured)
+_reg(any, "Meta", _any_structured)
+
+
+def _any_dims_structured(self, dim, keepdim):
+    return _k_kernels_cpu_reduce.any_dims_out(self, dim, keepdim, None)
+
+
+_reg(any_dims, "CPU", _any_dims_structured)
+_reg(any_dims, "Meta", _any_dims_structured)
+
+
+def _any_dim_structured(self, dim, keepdim):
+    return _k_kernels_cpu_reduce.any_dim_out(self, dim, keepdim, None)
+
+
+_reg(any_dim, "CPU", _any_dim_structured)
+_reg(any_dim, "Meta", _any_dim_structured)
+_reg(any_all_out, "CPU", _k_kernels_cpu_reduce.any_all_out)
+_reg(any_all_out, "Meta", _k_kernels_cpu_reduce.any_all_out)
+_reg(any_dims_out, "CPU", _k_kernels_cpu_reduce.any_dims_out)
+_reg(any_dims_out, "Meta", _k_kernels_cpu_reduce.any_dims_out)
+_reg(any_out, "CPU", _k_kernels_cpu_reduce.any_dim_out)
+_reg(any_out, "Meta", _k_kernels_cpu_reduce.any_dim_out)
+_reg(count_nonzero, "CompositeExplicitAutograd", _k_kernels_cpu_reduce.count_nonzero)
+_reg(count_nonzero_dim_IntList, "CPU", _k_kernels_cpu_reduce.count_nonzero_dims)
+_reg(count_nonzero_dim_IntList, "Meta", _k_kernels_cpu_reduce.count_nonzero_dims)
+_reg(count_nonzero_out, "CompositeExplicitAutograd", _k_kernels_cpu_reduce.count_nonzero_out)
+_reg(count_nonzero_dim_IntList_out, "CompositeExplicitAutograd", _k_kernels_cpu_reduce.count_nonzero_dims_out)
+
+
+def _cumsum_structured(self, dim, dtype):
+    return _k_kernels_cpu_reduce.cumsum_out(self, dim, dtype, None)
+
+
+_reg(cumsum, "CPU", _cumsum_structured)
+_reg(cumsum, "Meta", _cumsum_structured)
+
+
+def _cumsum__structured(self, dim, dtype):
+    return _k_kernels_cpu_reduce.cumsum_out(self, dim, dtype, self)
+
+
+_reg(cumsum_, "CPU", _cumsum__structured)
+_reg(cumsum_, "Meta", _cumsum__structured)
+_reg(cumsum_out, "CPU", _k_kernels_cpu_reduce.cumsum_out)
+_reg(cumsum_out, "Meta", _k_kernels_cpu_reduce.cumsum_out)
+
+
+def _cumprod_structured(self, dim, dtype):
+    return _k_kernels_cpu_reduce.cumprod_out(self, dim, dtype, None)
+
+
+_reg(cumprod, "CPU", _cumprod_structured)
+_reg(cumprod, "Meta", _cumprod_structured)
+
+
+def _cumprod__structured(self, dim, dtype):
+    return _k_kernels_cpu_reduce.cumprod_out(self, dim, dtype, self)
+
+
+_reg(cumprod_, "CPU", _cumprod__structured)
+_reg(cumprod_, "Meta", _cumprod__structured)
+_reg(cumprod_out, "CPU", _k_kernels_cpu_reduce.cumprod_out)
+_reg(cumprod_out, "Meta", _k_kernels_cpu_reduce.cumprod_out)
+
+
+def _cat_structured(tensors, dim):
+    return _k_kernels_cpu_shape.cat_out(tensors, dim, None)
+
+
+_reg(cat, "CPU", _cat_structured)
+_reg(cat, "Meta", _cat_structured)
+_reg(cat, "CompositeExplicitAutogradNonFunctional", _cat_structured)
+_reg(cat_out, "CPU", _k_kernels_cpu_shape.cat_out)
+_reg(cat_out, "Meta", _k_kernels_cpu_shape.cat_out)
+_reg(cat_out, "CompositeExplicitAutogradNonFunctional", _k_kernels_cpu_shape.cat_out)
+_reg(concat, "CompositeImplicitAutograd", _k_decompositions_shape.concat)
+_reg(concat_out, "CompositeImplicitAutograd", _k_decompositions_shape.concat_out)
+_reg(concatenate, "CompositeImplicitAutograd", _k_decompositions_shape.concatenate)
+_reg(concatenate_out, "CompositeImplicitAutograd", _k_decompositions_shape.concatenate_out)
+_reg(stack, "CompositeExplicitAutograd", _k_kernels_cpu_shape.stack)
+_reg(stack_out, "CompositeExplicitAutograd", _k_kernels_cpu_shape.stack_out)
+_reg(hstack, "CompositeImplicitAutograd", _k_decompositions_shape.hstack)
+_reg(hstack_out, "CompositeImplicitAutograd", _k_decompositions_shape.hstack_out)
+_reg(vstack, "CompositeImplicitAutograd", _k_decompositions_shape.vstack)
+_reg(vstack_out, "CompositeImplicitAutograd", _k_decompositions_shape.vstack_out)
+_reg(dstack, "CompositeImplicitAutograd", _k_decompositions_shape.dstack)
+_reg(dstack_out, "CompositeImplicitAutograd", _k_decompositions_shape.dstack_out)
+_reg(column_stack, "CompositeImplicitAutograd", _k_decompositions_shape.column_stack)
+_reg(column_stack_out, "CompositeImplicitAutograd", _k_decompositions_shape.column_stack_out)
+_reg(repeat, "CompositeExplicitAutograd", _k_kernels_cpu_shape.repeat)
+_reg(tile, "CompositeImplicitAutograd", _k_decompositions_shape.tile)
+_reg(repeat_interleave_Tensor, "CPU", _k_kernels_cpu_shape.repeat_interleave_cpu)
+_reg(repeat_interleave_self_Tensor, "CompositeImplicitAutograd", _k_decompositions_shape.repeat_interleave_self_Tensor)
+_reg(repeat_interleave_self_int, "CompositeImplicitAutograd", _k_decompositions_shape.repeat_interleave_self_int)
+_reg(flip, "CPU", _k_kernels_cpu_shape.flip)
+_reg(flip, "Meta", _k_kernels_cpu_shape.flip)
+_reg(fliplr, "CompositeImplicitAutograd", _k_decompositions_shape.fliplr)
+_reg(flipud, "CompositeImplicitAutograd", _k_decompositions_shape.flipud)
+_reg(roll, "CPU", _k_kernels_cpu_shape.roll)
+_reg(roll, "Meta", _k_kernels_cpu_shape.roll)
+_reg(rot90, "CompositeExplicitAutograd", _k_decompositions_shape.rot90)
+
+
+def _tril_structured(self, diagonal):
+    return _k_kernels_cpu_shape.tril_out(self, diagonal, None)
+
+
+_reg(tril, "CPU", _tril_structured)
+_reg(tril, "Meta", _tril_structured)
+
+
+def _tril__structured(self, diagonal):
+    return _k_kernels_cpu_shape.tril_out(self, diagonal, self)
+
+
+_reg(tril_, "CPU", _tril__structured)
+_reg(tril_, "Meta", _tril__structured)
+_reg(tril_out, "CPU", _k_kernels_cpu_shape.tril_out)
+_reg(tril_out, "Meta", _k_kernels_cpu_shape.tril_out)
+
+
+def _triu_structured(self, diagonal):
+    return _k_kernels_cpu_shape.triu_out(self, diagonal, None)
+
+
+_reg(triu, "CPU", _triu_structured)
+_reg(triu, "Meta", _triu_structured)
+
+
+def _triu__structured(self, diagonal):
+    return _k_kernels_cpu_shape.triu_out(self, diagonal, self)
+
+
+_reg(triu_, "CPU", _triu__structured)
+_reg(triu_, "Meta", _triu__structured)
+_reg(triu_out, "CPU", _k_kernels_cpu_shape.triu_out)
+_reg(triu_out, "Meta", _k_kernels_cpu_shape.triu_out)
+_reg(diag, "CompositeImplicitAutograd", _k_decompositions_shape.diag)
+_reg(diag_out, "CompositeExplicitAutograd", _k_kernels_cpu_shape.diag_out)
+_reg(diag_embed, "CompositeExplicitAutograd", _k_kernels_cpu_shape.diag_embed)
+_reg(narrow_copy, "CPU", _k_kernels_cpu_shape.narrow_copy)
+_reg(narrow_copy, "Meta", _k_kernels_cpu_shape.narrow_copy)
+_reg(narrow_copy_out, "CPU", _k_kernels_cpu_shape.narrow_copy_out)
+_reg(narrow_copy_out, "Meta", _k_kernels_cpu_shape.narrow_copy_out)
+_reg(constant_pad_nd, "CompositeExplicitAutograd", _k_kernels_cpu_shape.constant_pad_nd)
+
+
+def _reflection_pad1d_structured(self, padding):
+    return _k_kernels_cpu_shape.reflection_pad1d_out(self, padding, None)
+
+
+_reg(reflection_pad1d, "CPU", _reflection_pad1d_structured)
+_reg(reflection_pad1d, "Meta", _reflection_pad1d_structured)
+_reg(reflection_pad1d_out, "CPU", _k_kernels_cpu_shape.reflection_pad1d_out)
+_reg(reflection_pad1d_out, "Meta", _k_kernels_cpu_shape.reflection_pad1d_out)
+
+
+def _reflection_pad2d_structured(self, padding):
+    return _k_kernels_cpu_shape.reflection_pad2d_out(self, padding, None)
+
+
+_reg(reflection_pad2d, "CPU", _reflection_pad2d_structured)
+_reg(reflection_pad2d, "Meta", _reflection_pad2d_structured)
+_reg(reflection_pad2d_out, "CPU", _k_kernels_cpu_shape.reflection_pad2d_out)
+_reg(reflection_pad2d_out, "Meta", _k_kernels_cpu_shape.reflection_pad2d_out)
+
+
+def _replication_pad1d_structured(self, padding):
+    return _k_kernels_cpu_shape.replication_pad1d_out(self, padding, None)
+
+
+_reg(replication_pad1d, "CPU", _replication_pad1d_structured)
+_reg(replication_pad1d, "Meta", _replication_pad1d_structured)
+_reg(replication_pad1d_out, "CPU", _k_kernels_cpu_shape.replication_pad1d_out)
+_reg(replication_pad1d_out, "Meta", _k_kernels_cpu_shape.replication_pad1d_out)
+
+
+def _replication_pad2d_structured(self, padding):
+    return _k_kernels_cpu_shape.replication_pad2d_out(self, padding, None)
+
+
+_reg(replication_pad2d, "CPU", _replication_pad2d_structured)
+_reg(replication_pad2d, "Meta", _replication_pad2d_structured)
+_reg(replication_pad2d_out, "CPU", _k_kernels_cpu_shape.replication_pad2d_out)
+_reg(replication_pad2d_out, "Meta", _k_kernels_cpu_shape.replication_pad2d_out)
+_reg(_pad_circular, "CompositeImplicitAutograd", _k_decompositions_shape.pad_circular)
+_reg(_pad_enum, "CompositeImplicitAutograd", _k_decompositions_shape.pad_enum)
+_reg(pad, "CompositeImplicitAutograd", _k_decompositions_shape.pad)
+
+
+def _sort_stable_structured(self, stable, dim, descending):
+    return _k_kernels_cpu_sort.sort_stable_out(self, stable, dim, descending, None, None)
+
+
+_reg(sort_stable, "CPU", _sort_stable_structured)
+_reg(sort_stable, "Meta", _sort_stable_structured)
+_reg(sort_values_stable, "CPU", _k_kernels_cpu_sort.sort_stable_out)
+_reg(sort_values_stable, "Meta", _k_kernels_cpu_sort.sort_stable_out)
+_reg(sort, "CompositeExplicitAutograd", _k_kernels_cpu_sort.sort)
+_reg(sort_values, "CompositeExplicitAutograd", _k_kernels_cpu_sort.sort_out)
+_reg(argsort_stable, "CompositeImplicitAutograd", _k_decompositions_sort.argsort_stable)
+_reg(argsort_stable_out, "CompositeImplicitAutograd", _k_decompositions_sort.argsort_stable_out)
+_reg(argsort, "CompositeImplicitAutograd", _k_decompositions_sort.argsort)
+_reg(msort, "CompositeImplicitAutograd", _k_decompositions_sort.msort)
+_reg(msort_out, "CompositeImplicitAutograd", _k_decompositions_sort.msort_out)
+
+
+def _topk_structured(self, k, dim, largest, sorted):
+    return _k_kernels_cpu_sort.topk_out(self, k, dim, largest, sorted, None, None)
+
+
+_reg(topk, "CPU", _topk_structured)
+_reg(topk, "Meta", _topk_structured)
+_reg(topk_values, "CPU", _k_kernels_cpu_sort.topk_out)
+_reg(topk_values, "Meta", _k_kernels_cpu_sort.topk_out)
+_reg(kthvalue, "CompositeExplicitAutograd", _k_kernels_cpu_sort.kthvalue)
+_reg(kthvalue_values, "CPU", _k_kernels_cpu_sort.kthvalue_out)
+_reg(kthvalue_values, "Meta", _k_kernels_cpu_sort.kthvalue_out)
+_reg(_unique2, "CPU", _k_kernels_cpu_sort.unique2_cpu)
+_reg(unique_dim, "CPU", _k_kernels_cpu_sort.unique_dim_cpu)
+_reg(unique_consecutive, "CPU", _k_kernels_cpu_sort.unique_consecutive_cpu)
+_reg(searchsorted_Tensor, "CPU", _k_kernels_cpu_sort.searchsorted_cpu)
+_reg(searchsorted_Tensor, "Meta", _k_kernels_cpu_sort.searchsorted_cpu)
+_reg(searchsorted_Tensor_out, "CPU", _k_kernels_cpu_sort.searchsorted_out_cpu)
+_reg(searchsorted_Tensor_out, "Meta", _k_kernels_cpu_sort.searchsorted_out_cpu)
+_reg(searchsorted_Scalar, "CPU", _k_kernels_cpu_sort.searchsorted_scalar_cpu)
+_reg(searchsorted_Scalar, "Meta", _k_kernels_cpu_sort.searchsorted_scalar_cpu)
+_reg(searchsorted_Scalar_out, "CPU", _k_kernels_cpu_sort.searchsorted_scalar_out_cpu)
+_reg(searchsorted_Scalar_out, "Meta", _k_kernels_cpu_sort.searchsorted_scalar_out_cpu)
+_reg(bucketize_Tensor, "CPU", _k_kernels_cpu_sort.bucketize_cpu)
+_reg(bucketize_Tensor, "Meta", _k_kernels_cpu_sort.bucketize_cpu)
+_reg(bucketize_Tensor_out, "CPU", _k_kernels_cpu_sort.bucketize_out_cpu)
+_reg(bucketize_Tensor_out, "Meta", _k_kernels_cpu_sort.bucketize_out_cpu)
+_reg(bucketize_Scalar, "CPU", _k_kernels_cpu_sort.bucketize_scalar_cpu)
+_reg(bucketize_Scalar, "Meta", _k_kernels_cpu_sort.bucketize_scalar_cpu)
+_reg(nonzero, "CPU", _k_kernels_cpu_sort.nonzero_cpu)
+_reg(nonzero_out, "CPU", _k_kernels_cpu_sort.nonzero_out_cpu)
+_reg(nonzero_static, "CPU", _k_kernels_cpu_sort.nonzero_static_cpu)
+_reg(nonzero_static_out, "CPU", _k_kernels_cpu_sort.nonzero_static_out_cpu)
+_reg(argwhere, "CompositeImplicitAutograd", _k_decompositions_sort.argwhere)
 _reg(view, "CompositeExplicitAutograd", _k_kernels_composite_views.view)
 _reg(view_dtype, "CompositeExplicitAutograd", _k_kernels_composite_views.view_dtype)
 _reg(view_as, "CompositeImplicitAutograd", _k_decompositions_views.view_as)
@@ -175,14 +3917,367 @@ _reg(_to_copy, "CompositeExplicitAutograd", _k_kernels_composite_views.to_copy)
 
 
 # -- ADInplaceOrView and BackendSelect -------------------------------------------------------------------
-_layer(add__Tensor, "ADInplaceOrView", _layers.inplace_kernel(add__Tensor, (0,)))
-_layer(add_out, "ADInplaceOrView", _layers.inplace_kernel(add_out, (3,)))
-_layer(mul__Tensor, "ADInplaceOrView", _layers.inplace_kernel(mul__Tensor, (0,)))
-_layer(mul_out, "ADInplaceOrView", _layers.inplace_kernel(mul_out, (2,)))
+_layer(max_pool2d_with_indices_out, "ADInplaceOrView", _layers.inplace_kernel(max_pool2d_with_indices_out, (6, 7)))
+_layer(avg_pool2d_out, "ADInplaceOrView", _layers.inplace_kernel(avg_pool2d_out, (7,)))
+_layer(adaptive_avg_pool2d_out, "ADInplaceOrView", _layers.inplace_kernel(adaptive_avg_pool2d_out, (2,)))
+_layer(masked_fill__Tensor, "ADInplaceOrView", _layers.inplace_kernel(masked_fill__Tensor, (0,)))
+_layer(masked_fill__Scalar, "ADInplaceOrView", _layers.inplace_kernel(masked_fill__Scalar, (0,)))
+_layer(masked_select_out, "ADInplaceOrView", _layers.inplace_kernel(masked_select_out, (2,)))
+_layer(masked_scatter_, "ADInplaceOrView", _layers.inplace_kernel(masked_scatter_, (0,)))
+_layer(index_select_out, "ADInplaceOrView", _layers.inplace_kernel(index_select_out, (3,)))
+_layer(gather_out, "ADInplaceOrView", _layers.inplace_kernel(gather_out, (4,)))
+_layer(take_out, "ADInplaceOrView", _layers.inplace_kernel(take_out, (2,)))
+_layer(scatter__src, "ADInplaceOrView", _layers.inplace_kernel(scatter__src, (0,)))
+_layer(scatter_src_out, "ADInplaceOrView", _layers.inplace_kernel(scatter_src_out, (4,)))
+_layer(scatter__value, "ADInplaceOrView", _layers.inplace_kernel(scatter__value, (0,)))
+_layer(scatter_value_out, "ADInplaceOrView", _layers.inplace_kernel(scatter_value_out, (4,)))
+_layer(scatter__reduce, "ADInplaceOrView", _layers.inplace_kernel(scatter__reduce, (0,)))
+_layer(scatter_reduce_out, "ADInplaceOrView", _layers.inplace_kernel(scatter_reduce_out, (5,)))
+_layer(scatter__value_reduce, "ADInplaceOrView", _layers.inplace_kernel(scatter__value_reduce, (0,)))
+_layer(scatter_value_reduce_out, "ADInplaceOrView", _layers.inplace_kernel(scatter_value_reduce_out, (5,)))
+_layer(scatter_add_, "ADInplaceOrView", _layers.inplace_kernel(scatter_add_, (0,)))
+_layer(scatter_add_out, "ADInplaceOrView", _layers.inplace_kernel(scatter_add_out, (4,)))
+_layer(scatter_reduce__two, "ADInplaceOrView", _layers.inplace_kernel(scatter_reduce__two, (0,)))
+_layer(scatter_reduce_two_out, "ADInplaceOrView", _layers.inplace_kernel(scatter_reduce_two_out, (6,)))
+_layer(index_add_, "ADInplaceOrView", _layers.inplace_kernel(index_add_, (0,)))
+_layer(index_add_out, "ADInplaceOrView", _layers.inplace_kernel(index_add_out, (5,)))
+_layer(index_copy_, "ADInplaceOrView", _layers.inplace_kernel(index_copy_, (0,)))
+_layer(index_copy_out, "ADInplaceOrView", _layers.inplace_kernel(index_copy_out, (4,)))
+_layer(index_fill__int_Tensor, "ADInplaceOrView", _layers.inplace_kernel(index_fill__int_Tensor, (0,)))
+_layer(index_fill__int_Scalar, "ADInplaceOrView", _layers.inplace_kernel(index_fill__int_Scalar, (0,)))
+_layer(index_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(index_Tensor_out, (2,)))
+_layer(index_put_, "ADInplaceOrView", _layers.inplace_kernel(index_put_, (0,)))
+_layer(_index_put_impl_, "ADInplaceOrView", _layers.inplace_kernel(_index_put_impl_, (0,)))
+_layer(mm_out, "ADInplaceOrView", _layers.inplace_kernel(mm_out, (2,)))
+_layer(bmm_out, "ADInplaceOrView", _layers.inplace_kernel(bmm_out, (2,)))
+_layer(addmm_, "ADInplaceOrView", _layers.inplace_kernel(addmm_, (0,)))
+_layer(addmm_out, "ADInplaceOrView", _layers.inplace_kernel(addmm_out, (5,)))
+_layer(baddbmm_, "ADInplaceOrView", _layers.inplace_kernel(baddbmm_, (0,)))
+_layer(baddbmm_out, "ADInplaceOrView", _layers.inplace_kernel(baddbmm_out, (5,)))
+_layer(addbmm_, "ADInplaceOrView", _layers.inplace_kernel(addbmm_, (0,)))
+_layer(addbmm_out, "ADInplaceOrView", _layers.inplace_kernel(addbmm_out, (5,)))
+_layer(addmv_, "ADInplaceOrView", _layers.inplace_kernel(addmv_, (0,)))
+_layer(addmv_out, "ADInplaceOrView", _layers.inplace_kernel(addmv_out, (5,)))
+_layer(mv_out, "ADInplaceOrView", _layers.inplace_kernel(mv_out, (2,)))
+_layer(dot_out, "ADInplaceOrView", _layers.inplace_kernel(dot_out, (2,)))
+_layer(vdot_out, "ADInplaceOrView", _layers.inplace_kernel(vdot_out, (2,)))
+_layer(linear_out, "ADInplaceOrView", _layers.inplace_kernel(linear_out, (3,)))
+_layer(softmax_int_out, "ADInplaceOrView", _layers.inplace_kernel(softmax_int_out, (3,)))
+_layer(_softmax_out, "ADInplaceOrView", _layers.inplace_kernel(_softmax_out, (3,)))
+_layer(log_softmax_int_out, "ADInplaceOrView", _layers.inplace_kernel(log_softmax_int_out, (3,)))
+_layer(_log_softmax_out, "ADInplaceOrView", _layers.inplace_kernel(_log_softmax_out, (3,)))
+_layer(relu_, "ADInplaceOrView", _layers.inplace_kernel(relu_, (0,)))
+_layer(gelu_out, "ADInplaceOrView", _layers.inplace_kernel(gelu_out, (2,)))
+_layer(gelu_, "ADInplaceOrView", _layers.inplace_kernel(gelu_, (0,)))
+_layer(silu_, "ADInplaceOrView", _layers.inplace_kernel(silu_, (0,)))
+_layer(silu_out, "ADInplaceOrView", _layers.inplace_kernel(silu_out, (1,)))
+_layer(mish_, "ADInplaceOrView", _layers.inplace_kernel(mish_, (0,)))
+_layer(mish_out, "ADInplaceOrView", _layers.inplace_kernel(mish_out, (1,)))
+_layer(softplus_out, "ADInplaceOrView", _layers.inplace_kernel(softplus_out, (3,)))
+_layer(elu_out, "ADInplaceOrView", _layers.inplace_kernel(elu_out, (4,)))
+_layer(elu_, "ADInplaceOrView", _layers.inplace_kernel(elu_, (0,)))
+_layer(celu_, "ADInplaceOrView", _layers.inplace_kernel(celu_, (0,)))
+_layer(leaky_relu_out, "ADInplaceOrView", _layers.inplace_kernel(leaky_relu_out, (2,)))
+_layer(leaky_relu_, "ADInplaceOrView", _layers.inplace_kernel(leaky_relu_, (0,)))
+_layer(hardtanh_out, "ADInplaceOrView", _layers.inplace_kernel(hardtanh_out, (3,)))
+_layer(hardtanh_, "ADInplaceOrView", _layers.inplace_kernel(hardtanh_, (0,)))
+_layer(hardsigmoid_out, "ADInplaceOrView", _layers.inplace_kernel(hardsigmoid_out, (1,)))
+_layer(hardsigmoid_, "ADInplaceOrView", _layers.inplace_kernel(hardsigmoid_, (0,)))
+_layer(hardswish_out, "ADInplaceOrView", _layers.inplace_kernel(hardswish_out, (1,)))
+_layer(hardswish_, "ADInplaceOrView", _layers.inplace_kernel(hardswish_, (0,)))
+_layer(threshold_, "ADInplaceOrView", _layers.inplace_kernel(threshold_, (0,)))
+_layer(threshold_out, "ADInplaceOrView", _layers.inplace_kernel(threshold_out, (3,)))
+_layer(log_sigmoid_forward_output, "ADInplaceOrView", _layers.inplace_kernel(log_sigmoid_forward_output, (1, 2)))
+_layer(glu_out, "ADInplaceOrView", _layers.inplace_kernel(glu_out, (2,)))
+_layer(embedding_renorm_, "ADInplaceOrView", _layers.inplace_kernel(embedding_renorm_, (0,)))
+_layer(nll_loss_forward_output, "ADInplaceOrView", _layers.inplace_kernel(nll_loss_forward_output, (5, 6)))
+_layer(nll_loss2d_forward_output, "ADInplaceOrView", _layers.inplace_kernel(nll_loss2d_forward_output, (5, 6)))
+_layer(mse_loss_out, "ADInplaceOrView", _layers.inplace_kernel(mse_loss_out, (3,)))
+_layer(smooth_l1_loss_out, "ADInplaceOrView", _layers.inplace_kernel(smooth_l1_loss_out, (4,)))
+_layer(huber_loss_out, "ADInplaceOrView", _layers.inplace_kernel(huber_loss_out, (4,)))
+_layer(binary_cross_entropy_out, "ADInplaceOrView", _layers.inplace_kernel(binary_cross_entropy_out, (4,)))
+_layer(abs_, "ADInplaceOrView", _layers.inplace_kernel(abs_, (0,)))
+_layer(abs_out, "ADInplaceOrView", _layers.inplace_kernel(abs_out, (1,)))
+_layer(neg_, "ADInplaceOrView", _layers.inplace_kernel(neg_, (0,)))
+_layer(neg_out, "ADInplaceOrView", _layers.inplace_kernel(neg_out, (1,)))
+_layer(sign_, "ADInplaceOrView", _layers.inplace_kernel(sign_, (0,)))
+_layer(sign_out, "ADInplaceOrView", _layers.inplace_kernel(sign_out, (1,)))
+_layer(sgn_, "ADInplaceOrView", _layers.inplace_kernel(sgn_, (0,)))
+_layer(sgn_out, "ADInplaceOrView", _layers.inplace_kernel(sgn_out, (1,)))
+_layer(exp_, "ADInplaceOrView", _layers.inplace_kernel(exp_, (0,)))
+_layer(exp_out, "ADInplaceOrView", _layers.inplace_kernel(exp_out, (1,)))
+_layer(exp2_, "ADInplaceOrView", _layers.inplace_kernel(exp2_, (0,)))
+_layer(exp2_out, "ADInplaceOrView", _layers.inplace_kernel(exp2_out, (1,)))
+_layer(expm1_, "ADInplaceOrView", _layers.inplace_kernel(expm1_, (0,)))
+_layer(expm1_out, "ADInplaceOrView", _layers.inplace_kernel(expm1_out, (1,)))
+_layer(log_, "ADInplaceOrView", _layers.inplace_kernel(log_, (0,)))
+_layer(log_out, "ADInplaceOrView", _layers.inplace_kernel(log_out, (1,)))
+_layer(log2_, "ADInplaceOrView", _layers.inplace_kernel(log2_, (0,)))
+_layer(log2_out, "ADInplaceOrView", _layers.inplace_kernel(log2_out, (1,)))
+_layer(log10_, "ADInplaceOrView", _layers.inplace_kernel(log10_, (0,)))
+_layer(log10_out, "ADInplaceOrView", _layers.inplace_kernel(log10_out, (1,)))
+_layer(log1p_, "ADInplaceOrView", _layers.inplace_kernel(log1p_, (0,)))
+_layer(log1p_out, "ADInplaceOrView", _layers.inplace_kernel(log1p_out, (1,)))
+_layer(sqrt_, "ADInplaceOrView", _layers.inplace_kernel(sqrt_, (0,)))
+_layer(sqrt_out, "ADInplaceOrView", _layers.inplace_kernel(sqrt_out, (1,)))
+_layer(rsqrt_, "ADInplaceOrView", _layers.inplace_kernel(rsqrt_, (0,)))
+_layer(rsqrt_out, "ADInplaceOrView", _layers.inplace_kernel(rsqrt_out, (1,)))
+_layer(reciprocal_, "ADInplaceOrView", _layers.inplace_kernel(reciprocal_, (0,)))
+_layer(reciprocal_out, "ADInplaceOrView", _layers.inplace_kernel(reciprocal_out, (1,)))
 _layer(sin_, "ADInplaceOrView", _layers.inplace_kernel(sin_, (0,)))
 _layer(sin_out, "ADInplaceOrView", _layers.inplace_kernel(sin_out, (1,)))
+_layer(cos_, "ADInplaceOrView", _layers.inplace_kernel(cos_, (0,)))
+_layer(cos_out, "ADInplaceOrView", _layers.inplace_kernel(cos_out, (1,)))
+_layer(tan_, "ADInplaceOrView", _layers.inplace_kernel(tan_, (0,)))
+_layer(tan_out, "ADInplaceOrView", _layers.inplace_kernel(tan_out, (1,)))
+_layer(asin_, "ADInplaceOrView", _layers.inplace_kernel(asin_, (0,)))
+_layer(asin_out, "ADInplaceOrView", _layers.inplace_kernel(asin_out, (1,)))
+_layer(acos_, "ADInplaceOrView", _layers.inplace_kernel(acos_, (0,)))
+_layer(acos_out, "ADInplaceOrView", _layers.inplace_kernel(acos_out, (1,)))
+_layer(atan_, "ADInplaceOrView", _layers.inplace_kernel(atan_, (0,)))
+_layer(atan_out, "ADInplaceOrView", _layers.inplace_kernel(atan_out, (1,)))
+_layer(sinh_, "ADInplaceOrView", _layers.inplace_kernel(sinh_, (0,)))
+_layer(sinh_out, "ADInplaceOrView", _layers.inplace_kernel(sinh_out, (1,)))
+_layer(cosh_, "ADInplaceOrView", _layers.inplace_kernel(cosh_, (0,)))
+_layer(cosh_out, "ADInplaceOrView", _layers.inplace_kernel(cosh_out, (1,)))
+_layer(tanh_, "ADInplaceOrView", _layers.inplace_kernel(tanh_, (0,)))
+_layer(tanh_out, "ADInplaceOrView", _layers.inplace_kernel(tanh_out, (1,)))
+_layer(asinh_, "ADInplaceOrView", _layers.inplace_kernel(asinh_, (0,)))
+_layer(asinh_out, "ADInplaceOrView", _layers.inplace_kernel(asinh_out, (1,)))
+_layer(acosh_, "ADInplaceOrView", _layers.inplace_kernel(acosh_, (0,)))
+_layer(acosh_out, "ADInplaceOrView", _layers.inplace_kernel(acosh_out, (1,)))
+_layer(atanh_, "ADInplaceOrView", _layers.inplace_kernel(atanh_, (0,)))
+_layer(atanh_out, "ADInplaceOrView", _layers.inplace_kernel(atanh_out, (1,)))
+_layer(sigmoid_, "ADInplaceOrView", _layers.inplace_kernel(sigmoid_, (0,)))
+_layer(sigmoid_out, "ADInplaceOrView", _layers.inplace_kernel(sigmoid_out, (1,)))
+_layer(erf_, "ADInplaceOrView", _layers.inplace_kernel(erf_, (0,)))
+_layer(erf_out, "ADInplaceOrView", _layers.inplace_kernel(erf_out, (1,)))
+_layer(erfc_, "ADInplaceOrView", _layers.inplace_kernel(erfc_, (0,)))
+_layer(erfc_out, "ADInplaceOrView", _layers.inplace_kernel(erfc_out, (1,)))
+_layer(erfinv_, "ADInplaceOrView", _layers.inplace_kernel(erfinv_, (0,)))
+_layer(erfinv_out, "ADInplaceOrView", _layers.inplace_kernel(erfinv_out, (1,)))
+_layer(floor_, "ADInplaceOrView", _layers.inplace_kernel(floor_, (0,)))
+_layer(floor_out, "ADInplaceOrView", _layers.inplace_kernel(floor_out, (1,)))
+_layer(ceil_, "ADInplaceOrView", _layers.inplace_kernel(ceil_, (0,)))
+_layer(ceil_out, "ADInplaceOrView", _layers.inplace_kernel(ceil_out, (1,)))
+_layer(trunc_, "ADInplaceOrView", _layers.inplace_kernel(trunc_, (0,)))
+_layer(trunc_out, "ADInplaceOrView", _layers.inplace_kernel(trunc_out, (1,)))
+_layer(frac_, "ADInplaceOrView", _layers.inplace_kernel(frac_, (0,)))
+_layer(frac_out, "ADInplaceOrView", _layers.inplace_kernel(frac_out, (1,)))
+_layer(round_, "ADInplaceOrView", _layers.inplace_kernel(round_, (0,)))
+_layer(round__decimals, "ADInplaceOrView", _layers.inplace_kernel(round__decimals, (0,)))
+_layer(round_out, "ADInplaceOrView", _layers.inplace_kernel(round_out, (1,)))
+_layer(round_decimals_out, "ADInplaceOrView", _layers.inplace_kernel(round_decimals_out, (2,)))
+_layer(bitwise_not_, "ADInplaceOrView", _layers.inplace_kernel(bitwise_not_, (0,)))
+_layer(bitwise_not_out, "ADInplaceOrView", _layers.inplace_kernel(bitwise_not_out, (1,)))
+_layer(logical_not_, "ADInplaceOrView", _layers.inplace_kernel(logical_not_, (0,)))
+_layer(logical_not_out, "ADInplaceOrView", _layers.inplace_kernel(logical_not_out, (1,)))
+_layer(isnan_out, "ADInplaceOrView", _layers.inplace_kernel(isnan_out, (1,)))
+_layer(isinf_out, "ADInplaceOrView", _layers.inplace_kernel(isinf_out, (1,)))
+_layer(nan_to_num_, "ADInplaceOrView", _layers.inplace_kernel(nan_to_num_, (0,)))
+_layer(nan_to_num_out, "ADInplaceOrView", _layers.inplace_kernel(nan_to_num_out, (4,)))
+_layer(add__Tensor, "ADInplaceOrView", _layers.inplace_kernel(add__Tensor, (0,)))
+_layer(add__Scalar, "ADInplaceOrView", _layers.inplace_kernel(add__Scalar, (0,)))
+_layer(add_out, "ADInplaceOrView", _layers.inplace_kernel(add_out, (3,)))
+_layer(add_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(add_Scalar_out, (3,)))
+_layer(sub__Tensor, "ADInplaceOrView", _layers.inplace_kernel(sub__Tensor, (0,)))
+_layer(sub__Scalar, "ADInplaceOrView", _layers.inplace_kernel(sub__Scalar, (0,)))
+_layer(sub_out, "ADInplaceOrView", _layers.inplace_kernel(sub_out, (3,)))
+_layer(sub_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(sub_Scalar_out, (3,)))
+_layer(rsub_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(rsub_Tensor_out, (3,)))
+_layer(rsub_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(rsub_Scalar_out, (3,)))
+_layer(mul__Tensor, "ADInplaceOrView", _layers.inplace_kernel(mul__Tensor, (0,)))
+_layer(mul__Scalar, "ADInplaceOrView", _layers.inplace_kernel(mul__Scalar, (0,)))
+_layer(mul_out, "ADInplaceOrView", _layers.inplace_kernel(mul_out, (2,)))
+_layer(mul_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(mul_Scalar_out, (2,)))
+_layer(div__Tensor, "ADInplaceOrView", _layers.inplace_kernel(div__Tensor, (0,)))
+_layer(div__Tensor_mode, "ADInplaceOrView", _layers.inplace_kernel(div__Tensor_mode, (0,)))
+_layer(div__Scalar_mode, "ADInplaceOrView", _layers.inplace_kernel(div__Scalar_mode, (0,)))
+_layer(div__Scalar, "ADInplaceOrView", _layers.inplace_kernel(div__Scalar, (0,)))
+_layer(div_out, "ADInplaceOrView", _layers.inplace_kernel(div_out, (2,)))
+_layer(div_out_mode, "ADInplaceOrView", _layers.inplace_kernel(div_out_mode, (3,)))
+_layer(div_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(div_Scalar_out, (2,)))
+_layer(div_Scalar_mode_out, "ADInplaceOrView", _layers.inplace_kernel(div_Scalar_mode_out, (3,)))
+_layer(floor_divide__Tensor, "ADInplaceOrView", _layers.inplace_kernel(floor_divide__Tensor, (0,)))
+_layer(floor_divide__Scalar, "ADInplaceOrView", _layers.inplace_kernel(floor_divide__Scalar, (0,)))
+_layer(floor_divide_out, "ADInplaceOrView", _layers.inplace_kernel(floor_divide_out, (2,)))
+_layer(floor_divide_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(floor_divide_Scalar_out, (2,)))
+_layer(remainder__Tensor, "ADInplaceOrView", _layers.inplace_kernel(remainder__Tensor, (0,)))
+_layer(remainder__Scalar, "ADInplaceOrView", _layers.inplace_kernel(remainder__Scalar, (0,)))
+_layer(remainder_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(remainder_Tensor_out, (2,)))
+_layer(remainder_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(remainder_Scalar_out, (2,)))
+_layer(remainder_Scalar_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(remainder_Scalar_Tensor_out, (2,)))
+_layer(fmod__Tensor, "ADInplaceOrView", _layers.inplace_kernel(fmod__Tensor, (0,)))
+_layer(fmod__Scalar, "ADInplaceOrView", _layers.inplace_kernel(fmod__Scalar, (0,)))
+_layer(fmod_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(fmod_Tensor_out, (2,)))
+_layer(fmod_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(fmod_Scalar_out, (2,)))
+_layer(pow__Tensor, "ADInplaceOrView", _layers.inplace_kernel(pow__Tensor, (0,)))
+_layer(pow__Scalar, "ADInplaceOrView", _layers.inplace_kernel(pow__Scalar, (0,)))
+_layer(pow_Tensor_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(pow_Tensor_Tensor_out, (2,)))
+_layer(pow_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(pow_Scalar_out, (2,)))
+_layer(pow_Tensor_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(pow_Tensor_Scalar_out, (2,)))
+_layer(maximum_out, "ADInplaceOrView", _layers.inplace_kernel(maximum_out, (2,)))
+_layer(minimum_out, "ADInplaceOrView", _layers.inplace_kernel(minimum_out, (2,)))
+_layer(fmax_out, "ADInplaceOrView", _layers.inplace_kernel(fmax_out, (2,)))
+_layer(fmin_out, "ADInplaceOrView", _layers.inplace_kernel(fmin_out, (2,)))
+_layer(logaddexp_out, "ADInplaceOrView", _layers.inplace_kernel(logaddexp_out, (2,)))
+_layer(atan2_, "ADInplaceOrView", _layers.inplace_kernel(atan2_, (0,)))
+_layer(atan2_out, "ADInplaceOrView", _layers.inplace_kernel(atan2_out, (2,)))
+_layer(hypot_, "ADInplaceOrView", _layers.inplace_kernel(hypot_, (0,)))
+_layer(hypot_out, "ADInplaceOrView", _layers.inplace_kernel(hypot_out, (2,)))
+_layer(copysign__Tensor, "ADInplaceOrView", _layers.inplace_kernel(copysign__Tensor, (0,)))
+_layer(copysign__Scalar, "ADInplaceOrView", _layers.inplace_kernel(copysign__Scalar, (0,)))
+_layer(copysign_out, "ADInplaceOrView", _layers.inplace_kernel(copysign_out, (2,)))
+_layer(copysign_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(copysign_Scalar_out, (2,)))
+_layer(xlogy__Tensor, "ADInplaceOrView", _layers.inplace_kernel(xlogy__Tensor, (0,)))
+_layer(xlogy__Scalar_Other, "ADInplaceOrView", _layers.inplace_kernel(xlogy__Scalar_Other, (0,)))
+_layer(xlogy_OutTensor, "ADInplaceOrView", _layers.inplace_kernel(xlogy_OutTensor, (2,)))
+_layer(xlogy_OutScalar_Self, "ADInplaceOrView", _layers.inplace_kernel(xlogy_OutScalar_Self, (2,)))
+_layer(xlogy_OutScalar_Other, "ADInplaceOrView", _layers.inplace_kernel(xlogy_OutScalar_Other, (2,)))
+_layer(eq__Tensor, "ADInplaceOrView", _layers.inplace_kernel(eq__Tensor, (0,)))
+_layer(eq__Scalar, "ADInplaceOrView", _layers.inplace_kernel(eq__Scalar, (0,)))
+_layer(eq_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(eq_Tensor_out, (2,)))
+_layer(eq_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(eq_Scalar_out, (2,)))
+_layer(ne__Tensor, "ADInplaceOrView", _layers.inplace_kernel(ne__Tensor, (0,)))
+_layer(ne__Scalar, "ADInplaceOrView", _layers.inplace_kernel(ne__Scalar, (0,)))
+_layer(ne_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(ne_Tensor_out, (2,)))
+_layer(ne_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(ne_Scalar_out, (2,)))
+_layer(lt__Tensor, "ADInplaceOrView", _layers.inplace_kernel(lt__Tensor, (0,)))
+_layer(lt__Scalar, "ADInplaceOrView", _layers.inplace_kernel(lt__Scalar, (0,)))
+_layer(lt_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(lt_Tensor_out, (2,)))
+_layer(lt_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(lt_Scalar_out, (2,)))
+_layer(le__Tensor, "ADInplaceOrView", _layers.inplace_kernel(le__Tensor, (0,)))
+_layer(le__Scalar, "ADInplaceOrView", _layers.inplace_kernel(le__Scalar, (0,)))
+_layer(le_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(le_Tensor_out, (2,)))
+_layer(le_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(le_Scalar_out, (2,)))
+_layer(gt__Tensor, "ADInplaceOrView", _layers.inplace_kernel(gt__Tensor, (0,)))
+_layer(gt__Scalar, "ADInplaceOrView", _layers.inplace_kernel(gt__Scalar, (0,)))
+_layer(gt_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(gt_Tensor_out, (2,)))
+_layer(gt_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(gt_Scalar_out, (2,)))
+_layer(ge__Tensor, "ADInplaceOrView", _layers.inplace_kernel(ge__Tensor, (0,)))
+_layer(ge__Scalar, "ADInplaceOrView", _layers.inplace_kernel(ge__Scalar, (0,)))
+_layer(ge_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(ge_Tensor_out, (2,)))
+_layer(ge_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(ge_Scalar_out, (2,)))
+_layer(logical_and_, "ADInplaceOrView", _layers.inplace_kernel(logical_and_, (0,)))
+_layer(logical_and_out, "ADInplaceOrView", _layers.inplace_kernel(logical_and_out, (2,)))
+_layer(logical_or_, "ADInplaceOrView", _layers.inplace_kernel(logical_or_, (0,)))
+_layer(logical_or_out, "ADInplaceOrView", _layers.inplace_kernel(logical_or_out, (2,)))
+_layer(logical_xor_, "ADInplaceOrView", _layers.inplace_kernel(logical_xor_, (0,)))
+_layer(logical_xor_out, "ADInplaceOrView", _layers.inplace_kernel(logical_xor_out, (2,)))
+_layer(bitwise_and__Tensor, "ADInplaceOrView", _layers.inplace_kernel(bitwise_and__Tensor, (0,)))
+_layer(bitwise_and__Scalar, "ADInplaceOrView", _layers.inplace_kernel(bitwise_and__Scalar, (0,)))
+_layer(bitwise_and_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(bitwise_and_Tensor_out, (2,)))
+_layer(bitwise_and_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(bitwise_and_Scalar_out, (2,)))
+_layer(bitwise_and_Scalar_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(bitwise_and_Scalar_Tensor_out, (2,)))
+_layer(bitwise_or__Tensor, "ADInplaceOrView", _layers.inplace_kernel(bitwise_or__Tensor, (0,)))
+_layer(bitwise_or__Scalar, "ADInplaceOrView", _layers.inplace_kernel(bitwise_or__Scalar, (0,)))
+_layer(bitwise_or_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(bitwise_or_Tensor_out, (2,)))
+_layer(bitwise_or_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(bitwise_or_Scalar_out, (2,)))
+_layer(bitwise_or_Scalar_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(bitwise_or_Scalar_Tensor_out, (2,)))
+_layer(bitwise_xor__Tensor, "ADInplaceOrView", _layers.inplace_kernel(bitwise_xor__Tensor, (0,)))
+_layer(bitwise_xor__Scalar, "ADInplaceOrView", _layers.inplace_kernel(bitwise_xor__Scalar, (0,)))
+_layer(bitwise_xor_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(bitwise_xor_Tensor_out, (2,)))
+_layer(bitwise_xor_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(bitwise_xor_Scalar_out, (2,)))
+_layer(bitwise_xor_Scalar_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(bitwise_xor_Scalar_Tensor_out, (2,)))
+_layer(bitwise_left_shift__Tensor, "ADInplaceOrView", _layers.inplace_kernel(bitwise_left_shift__Tensor, (0,)))
+_layer(bitwise_left_shift__Tensor_Scalar, "ADInplaceOrView", _layers.inplace_kernel(bitwise_left_shift__Tensor_Scalar, (0,)))
+_layer(bitwise_left_shift_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(bitwise_left_shift_Tensor_out, (2,)))
+_layer(bitwise_left_shift_Tensor_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(bitwise_left_shift_Tensor_Scalar_out, (2,)))
+_layer(bitwise_left_shift_Scalar_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(bitwise_left_shift_Scalar_Tensor_out, (2,)))
+_layer(bitwise_right_shift__Tensor, "ADInplaceOrView", _layers.inplace_kernel(bitwise_right_shift__Tensor, (0,)))
+_layer(bitwise_right_shift__Tensor_Scalar, "ADInplaceOrView", _layers.inplace_kernel(bitwise_right_shift__Tensor_Scalar, (0,)))
+_layer(bitwise_right_shift_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(bitwise_right_shift_Tensor_out, (2,)))
+_layer(bitwise_right_shift_Tensor_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(bitwise_right_shift_Tensor_Scalar_out, (2,)))
+_layer(bitwise_right_shift_Scalar_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(bitwise_right_shift_Scalar_Tensor_out, (2,)))
+_layer(clamp__Tensor, "ADInplaceOrView", _layers.inplace_kernel(clamp__Tensor, (0,)))
+_layer(clamp_, "ADInplaceOrView", _layers.inplace_kernel(clamp_, (0,)))
+_layer(clamp_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(clamp_Tensor_out, (3,)))
+_layer(clamp_out, "ADInplaceOrView", _layers.inplace_kernel(clamp_out, (3,)))
+_layer(clamp_min__Tensor, "ADInplaceOrView", _layers.inplace_kernel(clamp_min__Tensor, (0,)))
+_layer(clamp_min_, "ADInplaceOrView", _layers.inplace_kernel(clamp_min_, (0,)))
+_layer(clamp_min_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(clamp_min_Tensor_out, (2,)))
+_layer(clamp_min_out, "ADInplaceOrView", _layers.inplace_kernel(clamp_min_out, (2,)))
+_layer(clamp_max__Tensor, "ADInplaceOrView", _layers.inplace_kernel(clamp_max__Tensor, (0,)))
+_layer(clamp_max_, "ADInplaceOrView", _layers.inplace_kernel(clamp_max_, (0,)))
+_layer(clamp_max_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(clamp_max_Tensor_out, (2,)))
+_layer(clamp_max_out, "ADInplaceOrView", _layers.inplace_kernel(clamp_max_out, (2,)))
+_layer(where_self_out, "ADInplaceOrView", _layers.inplace_kernel(where_self_out, (3,)))
+_layer(lerp__Tensor, "ADInplaceOrView", _layers.inplace_kernel(lerp__Tensor, (0,)))
+_layer(lerp__Scalar, "ADInplaceOrView", _layers.inplace_kernel(lerp__Scalar, (0,)))
+_layer(lerp_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(lerp_Tensor_out, (3,)))
+_layer(lerp_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(lerp_Scalar_out, (3,)))
+_layer(addcmul_, "ADInplaceOrView", _layers.inplace_kernel(addcmul_, (0,)))
+_layer(addcmul_out, "ADInplaceOrView", _layers.inplace_kernel(addcmul_out, (4,)))
+_layer(addcdiv_, "ADInplaceOrView", _layers.inplace_kernel(addcdiv_, (0,)))
+_layer(addcdiv_out, "ADInplaceOrView", _layers.inplace_kernel(addcdiv_out, (4,)))
+_layer(uniform_, "ADInplaceOrView", _layers.inplace_kernel(uniform_, (0,)))
+_layer(normal_, "ADInplaceOrView", _layers.inplace_kernel(normal_, (0,)))
+_layer(exponential_, "ADInplaceOrView", _layers.inplace_kernel(exponential_, (0,)))
+_layer(bernoulli__Tensor, "ADInplaceOrView", _layers.inplace_kernel(bernoulli__Tensor, (0,)))
+_layer(bernoulli__float, "ADInplaceOrView", _layers.inplace_kernel(bernoulli__float, (0,)))
+_layer(bernoulli_out, "ADInplaceOrView", _layers.inplace_kernel(bernoulli_out, (2,)))
+_layer(random_, "ADInplaceOrView", _layers.inplace_kernel(random_, (0,)))
+_layer(random__to, "ADInplaceOrView", _layers.inplace_kernel(random__to, (0,)))
+_layer(random__from, "ADInplaceOrView", _layers.inplace_kernel(random__from, (0,)))
+_layer(multinomial_out, "ADInplaceOrView", _layers.inplace_kernel(multinomial_out, (4,)))
+_layer(sum_IntList_out, "ADInplaceOrView", _layers.inplace_kernel(sum_IntList_out, (4,)))
+_layer(sum_out, "ADInplaceOrView", _layers.inplace_kernel(sum_out, (2,)))
+_layer(mean_out, "ADInplaceOrView", _layers.inplace_kernel(mean_out, (4,)))
+_layer(mean_dtype_out, "ADInplaceOrView", _layers.inplace_kernel(mean_dtype_out, (2,)))
+_layer(prod_int_out, "ADInplaceOrView", _layers.inplace_kernel(prod_int_out, (4,)))
+_layer(prod_out, "ADInplaceOrView", _layers.inplace_kernel(prod_out, (2,)))
+_layer(max_unary_out, "ADInplaceOrView", _layers.inplace_kernel(max_unary_out, (1,)))
+_layer(max_dim_max, "ADInplaceOrView", _layers.inplace_kernel(max_dim_max, (3, 4)))
+_layer(min_unary_out, "ADInplaceOrView", _layers.inplace_kernel(min_unary_out, (1,)))
+_layer(min_dim_min, "ADInplaceOrView", _layers.inplace_kernel(min_dim_min, (3, 4)))
+_layer(amax_out, "ADInplaceOrView", _layers.inplace_kernel(amax_out, (3,)))
+_layer(amin_out, "ADInplaceOrView", _layers.inplace_kernel(amin_out, (3,)))
+_layer(argmax_out, "ADInplaceOrView", _layers.inplace_kernel(argmax_out, (3,)))
+_layer(argmin_out, "ADInplaceOrView", _layers.inplace_kernel(argmin_out, (3,)))
+_layer(var_correction_out, "ADInplaceOrView", _layers.inplace_kernel(var_correction_out, (4,)))
+_layer(std_correction_out, "ADInplaceOrView", _layers.inplace_kernel(std_correction_out, (4,)))
+_layer(var_mean_correction_out, "ADInplaceOrView", _layers.inplace_kernel(var_mean_correction_out, (4, 5)))
+_layer(std_mean_correction_out, "ADInplaceOrView", _layers.inplace_kernel(std_mean_correction_out, (4, 5)))
+_layer(norm_dtype_out, "ADInplaceOrView", _layers.inplace_kernel(norm_dtype_out, (5,)))
+_layer(norm_out, "ADInplaceOrView", _layers.inplace_kernel(norm_out, (4,)))
+_layer(norm_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(norm_Scalar_out, (2,)))
+_layer(norm_ScalarOpt_dtype_out, "ADInplaceOrView", _layers.inplace_kernel(norm_ScalarOpt_dtype_out, (3,)))
+_layer(linalg_vector_norm_out, "ADInplaceOrView", _layers.inplace_kernel(linalg_vector_norm_out, (5,)))
+_layer(logsumexp_out, "ADInplaceOrView", _layers.inplace_kernel(logsumexp_out, (3,)))
+_layer(all_all_out, "ADInplaceOrView", _layers.inplace_kernel(all_all_out, (1,)))
+_layer(all_dims_out, "ADInplaceOrView", _layers.inplace_kernel(all_dims_out, (3,)))
+_layer(all_out, "ADInplaceOrView", _layers.inplace_kernel(all_out, (3,)))
+_layer(any_all_out, "ADInplaceOrView", _layers.inplace_kernel(any_all_out, (1,)))
+_layer(any_dims_out, "ADInplaceOrView", _layers.inplace_kernel(any_dims_out, (3,)))
+_layer(any_out, "ADInplaceOrView", _layers.inplace_kernel(any_out, (3,)))
+_layer(count_nonzero_out, "ADInplaceOrView", _layers.inplace_kernel(count_nonzero_out, (2,)))
+_layer(count_nonzero_dim_IntList_out, "ADInplaceOrView", _layers.inplace_kernel(count_nonzero_dim_IntList_out, (2,)))
+_layer(cumsum_, "ADInplaceOrView", _layers.inplace_kernel(cumsum_, (0,)))
+_layer(cumsum_out, "ADInplaceOrView", _layers.inplace_kernel(cumsum_out, (3,)))
+_layer(cumprod_, "ADInplaceOrView", _layers.inplace_kernel(cumprod_, (0,)))
+_layer(cumprod_out, "ADInplaceOrView", _layers.inplace_kernel(cumprod_out, (3,)))
+_layer(cat_out, "ADInplaceOrView", _layers.inplace_kernel(cat_out, (2,)))
+_layer(stack_out, "ADInplaceOrView", _layers.inplace_kernel(stack_out, (2,)))
+_layer(tril_, "ADInplaceOrView", _layers.inplace_kernel(tril_, (0,)))
+_layer(tril_out, "ADInplaceOrView", _layers.inplace_kernel(tril_out, (2,)))
+_layer(triu_, "ADInplaceOrView", _layers.inplace_kernel(triu_, (0,)))
+_layer(triu_out, "ADInplaceOrView", _layers.inplace_kernel(triu_out, (2,)))
+_layer(diag_out, "ADInplaceOrView", _layers.inplace_kernel(diag_out, (2,)))
+_layer(narrow_copy_out, "ADInplaceOrView", _layers.inplace_kernel(narrow_copy_out, (4,)))
+_layer(reflection_pad1d_out, "ADInplaceOrView", _layers.inplace_kernel(reflection_pad1d_out, (2,)))
+_layer(reflection_pad2d_out, "ADInplaceOrView", _layers.inplace_kernel(reflection_pad2d_out, (2,)))
+_layer(replication_pad1d_out, "ADInplaceOrView", _layers.inplace_kernel(replication_pad1d_out, (2,)))
+_layer(replication_pad2d_out, "ADInplaceOrView", _layers.inplace_kernel(replication_pad2d_out, (2,)))
+_layer(sort_values_stable, "ADInplaceOrView", _layers.inplace_kernel(sort_values_stable, (4, 5)))
+_layer(sort_values, "ADInplaceOrView", _layers.inplace_kernel(sort_values, (3, 4)))
+_layer(topk_values, "ADInplaceOrView", _layers.inplace_kernel(topk_values, (5, 6)))
+_layer(kthvalue_values, "ADInplaceOrView", _layers.inplace_kernel(kthvalue_values, (4, 5)))
+_layer(searchsorted_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(searchsorted_Tensor_out, (6,)))
+_layer(searchsorted_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(searchsorted_Scalar_out, (6,)))
+_layer(bucketize_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(bucketize_Tensor_out, (4,)))
+_layer(nonzero_out, "ADInplaceOrView", _layers.inplace_kernel(nonzero_out, (1,)))
+_layer(nonzero_static_out, "ADInplaceOrView", _layers.inplace_kernel(nonzero_static_out, (3,)))
 _layer(view, "ADInplaceOrView", _layers.view_kernel(view))
-_layer(view_dtype, "ADInplaceOrView", _layers.view_kernel(view_dtype))
 _layer(as_strided, "ADInplaceOrView", _layers.view_kernel(as_strided))
 _layer(transpose_int, "ADInplaceOrView", _layers.view_kernel(transpose_int))
 _layer(t, "ADInplaceOrView", _layers.view_kernel(t))

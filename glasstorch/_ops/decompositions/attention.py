@@ -19,6 +19,7 @@ import math
 
 from ..._core import dtype as _dt
 from ..aten import aten
+from ..factories import full_impl
 from ..kernels.cpu.attention import SDP_FLASH
 from ..kernels.cpu.loss import type_meta_name
 
@@ -44,20 +45,18 @@ def _validate(q, k, v, mask):
 
 
 def convert_boolean_attn_mask(mask, dtype):
-    """A boolean mask becomes additive: 0 where attending, ``-inf`` where masked out."""
+    """A boolean mask becomes additive: 0 where attending, ``-inf`` where masked out (``zeros_like`` is a leaf)."""
     if mask is None or mask.dtype is not _dt.bool:
         return mask
-    zeros = aten.zeros_like(mask, dtype, None, None, None, None) if _has("zeros_like") else \
-        aten.mul_Tensor(aten._to_copy(mask, dtype, None, None, None, False, None), 0)
-    return aten.masked_fill_Scalar(zeros, aten.logical_not(mask), float("-inf"))
+    zeros = full_impl(mask.sizes, 0.0, dtype, mask.device)
+    return aten.masked_fill__Scalar(zeros, aten.logical_not(mask), float("-inf"))
 
 
-def _has(ident):
-    try:
-        getattr(aten, ident)
-        return True
-    except AttributeError:
-        return False
+def _safe_softmax(x, dim):
+    """``_safe_softmax``: ``softmax``, with rows that are entirely ``-inf`` giving 0 instead of NaN."""
+    out = aten.softmax_int(x, dim, None)
+    masked_rows = aten.all_dim(aten.eq_Scalar(x, float("-inf")), dim, True)
+    return aten.where_ScalarSelf(masked_rows, 0.0, out)
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
@@ -106,15 +105,13 @@ def scaled_dot_product_attention_math(query, key, value, attn_mask, dropout_p, i
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
                                "is_causal=True")
         lq, lk = q.sizes[-2], k.sizes[-2]
-        ones = aten.ones([lq, lk], dtype=_dt.bool, layout=None, device=q.device, pin_memory=None) \
-            if _has("ones") else aten.fill__Scalar(aten.empty_memory_format([lq, lk], _dt.bool, None, q.device, None,
-                                                                             None), True)
+        ones = full_impl((lq, lk), True, _dt.bool, q.device)
         mask = convert_boolean_attn_mask(aten.tril(ones, 0), q.dtype)
     k, v = _gqa(q, k, v, enable_gqa)
     attn = aten.matmul(q, aten.mul_Tensor(aten.transpose_int(k, -2, -1), factor))
     if mask is not None:
         attn = aten.add_Tensor(attn, mask, 1)
-    attn = aten._safe_softmax(attn, -1, None)
+    attn = _safe_softmax(attn, -1)
     if dropout_p > 0.0:
         if dropout_mask is not None:
             attn = aten.masked_fill_Scalar(attn, aten.logical_not(dropout_mask), 0.0)

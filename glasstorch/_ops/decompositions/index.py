@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from ..._core import dtype as _dt
 from ..._core import shape as _shape
+from ..._core.layout import contiguous_format
 from ..._core.shape import wrap_dim
-from ..._tensor import views as _views
-from ..._tensor.impl import empty_impl, empty_strided_impl
+from ..._tensor.impl import empty_impl
 from ..aten import aten
-from ..factories import strides_like
 from ..kernels.cpu import copy as _copy
 
 __all__ = ["masked_fill_Scalar", "masked_fill_Tensor", "masked_scatter", "index_fill_int_Scalar",
@@ -25,16 +24,12 @@ __all__ = ["masked_fill_Scalar", "masked_fill_Tensor", "masked_scatter", "index_
 
 def _clone(impl, contiguous=False):
     """``clone()``: preserve_format (the input's dense layout), or ``MemoryFormat::Contiguous``."""
-    strides = _shape.contiguous_strides(impl.sizes) if contiguous else strides_like(impl)
-    out = empty_strided_impl(impl.sizes, strides, impl.dtype, impl.device)
-    if out.storage._data is not None and impl.storage._data is not None:
-        _copy.copy_(out, impl)
-    return out
+    return aten.clone(impl, contiguous_format if contiguous else None)
 
 
 def _expand_outplace(mask, self):
     shape = _shape.broadcast_shapes(mask.sizes, self.sizes)
-    return _views.expand(mask, shape), _views.expand(self, shape)
+    return aten.expand(mask, shape, False), aten.expand(self, shape, False)
 
 
 def masked_fill_Scalar(self, mask, value):
@@ -78,10 +73,10 @@ def _take_along_dim_helper(self, indices, dim):
     dim = wrap_dim(dim, self.ndim)
     sizes = list(self.sizes)
     sizes[dim] = indices.sizes[dim]
-    idx_b = _views.expand(indices, _shape.broadcast_shapes(tuple(sizes), indices.sizes))
+    idx_b = aten.expand(indices, _shape.broadcast_shapes(tuple(sizes), indices.sizes), False)
     isizes = list(indices.sizes)
     isizes[dim] = self.sizes[dim]
-    self_b = _views.expand(self, _shape.broadcast_shapes(tuple(isizes), self.sizes))
+    self_b = aten.expand(self, _shape.broadcast_shapes(tuple(isizes), self.sizes), False)
     return self_b, idx_b, dim
 
 
@@ -89,14 +84,14 @@ def take_along_dim(self, indices, dim):
     if dim is not None:
         self_b, idx_b, d = _take_along_dim_helper(self, indices, dim)
         return aten.gather(self_b, d, idx_b, False)
-    return aten.gather(_views.view(self, (-1,)), 0, _views.view(indices, (-1,)), False)
+    return aten.gather(aten.view(self, (-1,)), 0, aten.view(indices, (-1,)), False)
 
 
 def take_along_dim_out(self, indices, dim, out):
     if dim is not None:
         self_b, idx_b, d = _take_along_dim_helper(self, indices, dim)
         return aten.gather_out(self_b, d, idx_b, False, out)
-    return aten.gather_out(_views.view(self, (-1,)), 0, _views.view(indices, (-1,)), False, out)
+    return aten.gather_out(aten.view(self, (-1,)), 0, aten.view(indices, (-1,)), False, out)
 
 
 def one_hot(self, num_classes):
@@ -115,5 +110,5 @@ def one_hot(self, num_classes):
     elif num_classes <= int(vals.max()):
         raise RuntimeError("Class values must be smaller than num_classes.")
     out = empty_impl(shape + (num_classes,), self.dtype, self.device)
-    _copy.fill_(out, 0)
-    return aten.scatter__value(out, -1, _views.unsqueeze(self, -1), 1)
+    aten.zero_(out)
+    return aten.scatter__value(out, -1, aten.unsqueeze(self, -1), 1)

@@ -286,7 +286,7 @@ def _parse_lhs(lhs: str, num_ops: int) -> list:
 
 def _count_labels(operands, op_labels):
     label_count, ell_num_dim = [0] * _TOTAL_LABELS, 0
-    for i, (op, labels) in enumerate(zip(operands, op_labels)):
+    for i, (op, labels) in enumerate(zip(operands, op_labels, strict=True)):
         nlabels, has_ellipsis = len(labels), _ELLIPSIS in labels
         if has_ellipsis:
             nlabels -= 1
@@ -357,9 +357,9 @@ def _align(i, op, labels, ctx):
                 size = op.sizes[dim]
                 if size != 1:
                     if ell_sizes[j] != 1 and ell_sizes[j] != size:
-                        raise RuntimeError(f"einsum(): dimension {dim} covered by ellipsis in operand {i}has size {size} "
-                                           f"which does not broadcast with previously seen ellipsis with size "
-                                           f"{ell_sizes[j]} for the respective dimension")
+                        raise RuntimeError(f"einsum(): dimension {dim} covered by ellipsis in operand {i}has size "
+                                           f"{size} which does not broadcast with previously seen ellipsis with "
+                                           f"size {ell_sizes[j]} for the respective dimension")
                     ell_sizes[j] = size
                     dim_counts[ell_index + j] += 1
                 permutation[ell_index + j] = dim
@@ -368,8 +368,8 @@ def _align(i, op, labels, ctx):
             size = op.sizes[dim]
             if size != 1:
                 if label_size[s] != 1 and label_size[s] != size:
-                    raise RuntimeError(f"einsum(): subscript {_label(s)} has size {size} for operand {i} which does not "
-                                       f"broadcast with previously seen size {label_size[s]}")
+                    raise RuntimeError(f"einsum(): subscript {_label(s)} has size {size} for operand {i} which does "
+                                       f"not broadcast with previously seen size {label_size[s]}")
                 label_size[s] = size
                 dim_counts[perm_index_of[s]] += 1
             permutation[perm_index_of[s]] = dim
@@ -489,7 +489,7 @@ def einsum(equation: str, tensors, path=None) -> TensorImpl:
                                                                       ell_num_dim)
     dim_counts = [0] * perm_total
     ctx = (perm_index_of, ell_index, ell_num_dim, perm_total, [1] * _TOTAL_LABELS, [1] * ell_num_dim, dim_counts)
-    aligned = [_align(i, op, labels, ctx) for i, (op, labels) in enumerate(zip(operands, op_labels))]
+    aligned = [_align(i, op, labels, ctx) for i, (op, labels) in enumerate(zip(operands, op_labels, strict=True))]
     result = _contract(aligned, path, dim_counts, out_num_dim, perm_total)
     if perm_total - out_num_dim > 0:
         if num_ops > 1:  # contracted dims are all size 1 by now

@@ -8,8 +8,8 @@ The structure is PyTorch's, so a dispatch trace shows the same operators:
   ``_log_softmax(self, dim, half_to_float=False)``;
 - ``layer_norm`` -> ``native_layer_norm(...)[0]``; ``batch_norm`` -> ``native_batch_norm(...)[0]`` after
   PyTorch's argument checks; ``group_norm`` -> ``native_group_norm(input, w, b, N, C, HxW, groups, eps)[0]``;
-- ``rms_norm`` -> ``_fused_rms_norm(...)[0]``, or the unfused form (normalize, round, then ``mul`` by the
-  weight with type promotion) when the weight's dtype differs from the input's, as PyTorch's CPU path does;
+- ``rms_norm`` -> its checks, then ``_fused_rms_norm(...)[0]`` (PyTorch's CPU path: even for a weight of another
+  dtype, after a warning, the result is computed fused and has the input's dtype);
 - ``dropout`` is the identity when not training or ``p == 0`` (it returns ``input`` itself), else
   ``native_dropout(input, p, train)[0]``;
 - ``selu``, ``celu`` -> ``elu``; ``relu6`` -> ``hardtanh(0, 6)``; ``log_sigmoid`` -> ``log_sigmoid_forward``.
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import warnings
 
+from ..._core import dtype as _dt
 from ..._core import shape as _shape
 from ..._tensor.impl import TensorImpl, empty_contiguous
 from ..aten import aten
@@ -121,9 +122,9 @@ def _size(t: TensorImpl, d: int) -> int:
 
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
     """PyTorch's ``_batch_norm_impl_index`` checks, then ``native_batch_norm``."""
-    num_features = _size(input, 1)
     if input.numel() == 0:
         return aten.mul_Tensor(input, 1)  # a fresh empty result that does not alias the input
+    num_features = _size(input, 1)
     for name, t in (("running_mean", running_mean), ("running_var", running_var)):
         if t is not None:
             if t.numel() != num_features:
@@ -159,13 +160,14 @@ def group_norm(input, num_groups, weight, bias, eps, cudnn_enabled):
 
 
 def rms_norm(input, normalized_shape, weight, eps):
+    """PyTorch's CPU path: always the fused kernel (``x * rsqrt(mean(x**2) + eps) * weight`` in the opmath type,
+    rounded once to the input dtype), warning when the weight's dtype differs from the input's."""
     check_rms_norm_inputs(input, normalized_shape, weight)
-    if weight is None or weight.dtype is input.dtype:
-        return aten._fused_rms_norm(input, normalized_shape, weight, eps)[0]
-    warnings.warn(f"Mismatch dtype between input and weight: input dtype = {typemeta_name(input.dtype)}, weight "
-                  f"dtype = {typemeta_name(weight.dtype)}, Cannot dispatch to fused implementation.", UserWarning,
-                  stacklevel=4)
-    return aten.mul_Tensor(aten._fused_rms_norm(input, normalized_shape, None, eps)[0], weight)
+    if weight is not None and weight.dtype is not input.dtype:
+        warnings.warn(f"Mismatch dtype between input and weight: input dtype = {typemeta_name(input.dtype)}, weight "
+                      f"dtype = {typemeta_name(weight.dtype)}, Cannot dispatch to fused implementation.", UserWarning,
+                      stacklevel=4)
+    return aten._fused_rms_norm(input, normalized_shape, weight, eps)[0]
 
 
 # -- dropout ------------------------------------------------------------------------------------------------
@@ -178,6 +180,8 @@ def dropout(input, p, train):
     _check_p(p)
     if p == 0 or not train or input.numel() == 0:
         return input
+    if p == 1:  # PyTorch multiplies by a zero of the input's dtype (integers included)
+        return aten.mul_Tensor(input, False if input.dtype is _dt.bool else 0)
     return aten.native_dropout(input, p, train)[0]
 
 
@@ -186,7 +190,7 @@ def dropout_(self, p, train):
     if p == 0 or not train or self.numel() == 0:
         return self
     if p == 1:
-        return aten.mul__Tensor(self, 0)
+        return aten.mul__Tensor(self, False if self.dtype is _dt.bool else 0)
     _, mask = aten.native_dropout(self, p, train)
     aten.mul__Tensor(self, mask)
     return aten.mul__Tensor(self, 1.0 / (1.0 - p))

@@ -10,12 +10,9 @@ Invariant: nothing here touches data directly except through an operator or ``co
 
 from __future__ import annotations
 
-from ..._core import shape as _shape
+from ..._core.layout import contiguous_format
 from ..._core.shape import wrap_dim
-from ..._tensor import views as _views
-from ..._tensor.impl import empty_impl
 from ..aten import aten
-from ..kernels.cpu import copy as _copy
 from ..kernels.cpu.shape import circular_pad
 
 __all__ = [
@@ -30,15 +27,7 @@ _PAD_NAMES = {v: k for k, v in PAD_MODES.items()}
 
 
 def _reshape(impl, sizes):
-    """``reshape``: a view when the strides allow it, else a contiguous copy."""
-    sizes = _shape.infer_size(tuple(sizes), impl.numel())
-    strides = _shape.contiguous_strides(sizes) if impl.is_contiguous() else \
-        _shape.compute_stride(impl.sizes, impl.strides, sizes)
-    if strides is not None:
-        return impl.view_impl(sizes, strides, impl.offset)
-    out = empty_impl(impl.sizes, impl.dtype, impl.device)
-    _copy.copy_(out, impl)
-    return out.view_impl(sizes, _shape.contiguous_strides(sizes), 0)
+    return aten.reshape(impl, tuple(sizes))
 
 
 # -- concatenation aliases and stacks ---------------------------------------------------------------------------
@@ -50,7 +39,12 @@ def concat_out(tensors, dim, out):
     return aten.cat_out(tensors, dim, out)
 
 
-concatenate, concatenate_out = concat, concat_out
+def concatenate(tensors, dim):
+    return aten.cat(tensors, dim)
+
+
+def concatenate_out(tensors, dim, out):
+    return aten.cat_out(tensors, dim, out)
 
 
 def _atleast(t, n):
@@ -59,12 +53,12 @@ def _atleast(t, n):
     if n == 1:
         return _reshape(t, (1,))
     if n == 2:
-        return _reshape(t, (1, 1)) if t.ndim == 0 else _views.unsqueeze(t, 0)
+        return _reshape(t, (1, 1)) if t.ndim == 0 else aten.unsqueeze(t, 0)
     if t.ndim == 0:
         return _reshape(t, (1, 1, 1))
     if t.ndim == 1:
-        return _views.unsqueeze(_views.unsqueeze(t, 0), -1)
-    return _views.unsqueeze(t, -1)
+        return aten.unsqueeze(aten.unsqueeze(t, 0), -1)
+    return aten.unsqueeze(t, -1)
 
 
 def _nonempty(tensors, name):
@@ -130,13 +124,8 @@ def repeat_interleave_self_int(self, repeats, dim, output_size):
     d = wrap_dim(0 if dim is None else dim, self.ndim)
     if repeats < 0:
         raise RuntimeError("Repeats must be non-negative")
-    expanded = _views.expand(_views.unsqueeze(inp, d + 1),
-                             inp.sizes[:d + 1] + (repeats,) + inp.sizes[d + 1:])
-    shape = inp.sizes[:d] + (inp.sizes[d] * repeats,) + inp.sizes[d + 1:]
-    out = empty_impl(shape, self.dtype, self.device)
-    if out.storage._data is not None and out.numel():
-        _copy.copy_(out.view_impl(expanded.sizes, _shape.contiguous_strides(expanded.sizes), 0), expanded)
-    return out
+    expanded = aten.expand(aten.unsqueeze(inp, d + 1), inp.sizes[:d + 1] + (repeats,) + inp.sizes[d + 1:], False)
+    return aten.flatten_using_ints(aten.clone(expanded, contiguous_format), d, d + 1)
 
 
 def repeat_interleave_self_Tensor(self, repeats, dim, output_size):
@@ -145,7 +134,7 @@ def repeat_interleave_self_Tensor(self, repeats, dim, output_size):
         inp, dim = _reshape(self, (-1,)), 0
     size = inp.sizes[wrap_dim(dim, inp.ndim)]
     if repeats.ndim == 0 or (repeats.ndim == 1 and repeats.sizes[0] == 1):
-        repeats = _views.expand(_reshape(repeats, (1,)), (size,))
+        repeats = aten.expand(_reshape(repeats, (1,)), (size,), False)
     elif repeats.ndim == 1:
         if repeats.sizes[0] != size:
             raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
@@ -176,21 +165,17 @@ def rot90(self, k, dims):
     if n < 2:
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
     d0, d1 = dims
-    if d0 == d1 or abs(d0 - d1) == n:
+    w0, w1 = wrap_dim(d0, n), wrap_dim(d1, n)
+    if w0 == w1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
-    if not -n <= d0 < n:
-        raise RuntimeError(f"Rotation dim0 out of range, dim0 = {d0}")
-    if not -n <= d1 < n:
-        raise RuntimeError(f"Rotation dim1 out of range, dim1 = {d1}")
     k %= 4
     if k == 1:
-        return _views.transpose(aten.flip(self, (d1,)), d0, d1)
+        return aten.transpose_int(aten.flip(self, (d1,)), d0, d1)
     if k == 2:
         return aten.flip(self, dims)
     if k == 3:
-        return _views.transpose(aten.flip(self, (d0,)), d0, d1)
-    out = empty_impl(self.sizes, self.dtype, self.device)
-    return _copy.copy_(out, self) if out.storage._data is not None else out
+        return aten.transpose_int(aten.flip(self, (d0,)), d0, d1)
+    return aten.clone(self, contiguous_format)
 
 
 def diag(self, diagonal):
@@ -198,9 +183,7 @@ def diag(self, diagonal):
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {self.ndim}D")
     if self.ndim == 1:
         return aten.diag_embed(self, diagonal, 0, 1)
-    view = _views.diagonal(self, diagonal, 0, 1)
-    out = empty_impl(view.sizes, self.dtype, self.device)
-    return _copy.copy_(out, view) if out.storage._data is not None else out
+    return aten.clone(aten.diagonal(self, diagonal, 0, 1), contiguous_format)
 
 
 # -- padding ----------------------------------------------------------------------------------------------------

@@ -93,7 +93,7 @@ _erf_obj = np.frompyfunc(math.erf, 1, 1)
 
 def _erf(x: np.ndarray) -> np.ndarray:
     """Elementwise erf in double precision (numpy has none; ``math.erf`` is correctly rounded enough)."""
-    return _erf_obj(x.astype(np.float64)).astype(np.float64)
+    return np.asarray(_erf_obj(np.asarray(x, dtype=np.float64)), dtype=np.float64)
 
 
 # -- relu / hardtanh / threshold (clamp-like, integers allowed) ---------------------------------------------
@@ -165,7 +165,7 @@ def gelu_out(self, approximate, out):
             return 0.5 * x * (1 + np.tanh(inner))
     else:
         def fn(x):
-            return (x * 0.5 * (1.0 + _erf(x * (1.0 / math.sqrt(2.0))))).astype(x.dtype)
+            return x * 0.5 * (1.0 + _erf(x * (1.0 / math.sqrt(2.0))))
     return _pointwise(self, out, "GeluKernelImpl", fn)
 
 
@@ -212,6 +212,9 @@ def mish_out(self, out):
 
 def log_sigmoid_forward_out(self, output, buffer):
     """``log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))``; ``buffer`` keeps ``exp(-|x|)`` for the backward."""
+    for o in (output, buffer):
+        if o is not None and o.dtype is not self.dtype:
+            raise RuntimeError(f"expected scalar type {_dt.name_of(self.dtype)} but found {_dt.name_of(o.dtype)}")
     it = build((output, buffer), (self,), check_same_dtype=True)
     dt = it.common_dtype
     if dt not in FLOATING:
@@ -323,6 +326,9 @@ def embedding_renorm_kernel(self, indices, max_norm, norm_type):
     if self.ndim != 2:
         raise RuntimeError("'self' must be 2-D")
     _check_indices(indices, "embedding_renorm_")
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
+                           f"{_dt.name_of(self.dtype)} instead.")
     if self.storage._data is None or indices.storage._data is None:
         return self
     idx = np.unique(_lookup_rows(indices, self.sizes[0]))

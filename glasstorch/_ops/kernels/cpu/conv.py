@@ -153,7 +153,7 @@ def _compute_dtype(dtype):
         return np.float32
     if dtype in _INTS:
         return np.int64
-    return dtype.np
+    return dtype.np.type
 
 
 def _conv_forward_np(x, w, stride, padding, dilation, groups, acc):

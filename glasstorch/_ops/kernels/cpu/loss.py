@@ -28,8 +28,7 @@ from ...tensor_iterator import build, resize_out
 __all__ = [
     "nll_loss_forward_out", "nll_loss2d_forward_out", "nll_loss2d_forward_functional", "mse_loss_out",
     "smooth_l1_loss_out", "huber_loss_out", "huber_loss_functional", "binary_cross_entropy_out",
-    "binary_cross_entropy_functional", "binary_cross_entropy_with_logits_kernel",
-    "binary_cross_entropy_with_logits_out_kernel", "type_meta_name", "reduce_loss_np",
+    "binary_cross_entropy_functional", "binary_cross_entropy_with_logits_kernel", "type_meta_name", "reduce_loss_np",
 ]
 
 NONE, MEAN, SUM = 0, 1, 2
@@ -97,7 +96,7 @@ def reduce_loss_np(arr: np.ndarray, reduction: int, out_np_dtype):
     """
     n = arr.size
     src = arr.dtype
-    wide = np.float32 if src in (np.float16, _dt.bfloat16.np) else src
+    wide = np.float32 if src in (np.float16, _dt.bfloat16.np) else src.type
     s = np.sum(arr, dtype=wide)
     if reduction == MEAN:
         s = np.divide(s, wide(n)) if n else wide(np.nan)
@@ -437,30 +436,52 @@ def _bce_elementwise(x, y, dt):
                        np.multiply(y, logx, dtype=dt), dtype=dt)
 
 
+def _resize_as_(t, shape):
+    """``Tensor.resize_as_``: restride in place without the ``out=`` deprecation warning."""
+    from ...._core import shape as _shape
+    shape = tuple(shape)
+    if t.sizes != shape:
+        need = (t.offset + _shape.prod(shape)) * t.dtype.itemsize
+        if need > t.storage.nbytes():
+            t.storage.resize_(need)
+        t.set_geometry(shape, _shape.contiguous_strides(shape), t.offset)
+    return t
+
+
+def _squeezed(sizes):
+    return tuple(d for d in sizes if d != 1)
+
+
 def binary_cross_entropy_out(self, target, weight, reduction, out):
-    """``binary_cross_entropy.out``: ``-w (y log x + (1 - y) log(1 - x))``, logs clamped at -100."""
+    """``binary_cross_entropy.out``: ``-w (y log x + (1 - y) log(1 - x))``, logs clamped at -100.
+
+    PyTorch writes the elementwise loss into ``out`` (``empty_like(input)`` for the functional form), multiplies
+    by ``weight`` in place, then ``resize_as_``s it to the reduced value.
+    """
     loss = empty_contiguous(self.sizes, self.dtype, self.device) if out is None else out
-    if out is not None and out.sizes != self.sizes:
-        resize_out(out, self.sizes)
-    it = build((loss,), (self, target), check_same_dtype=True)
+    # PyTorch iterates over *squeezed views* of out/input/target: an ``out`` of another shape is not resized
+    # (its resized squeezed view is), so the reduction then reads ``out``'s own, unchanged elements.
+    detached = out is not None and _squeezed(out.sizes) != _squeezed(broadcast_shapes(
+        _squeezed(self.sizes), _squeezed(target.sizes)))
+    it = build((None if detached else loss,), (self, target), check_same_dtype=True)
+    if detached and loss.dtype is not it.common_dtype:
+        raise RuntimeError(f"Found dtype {_dt.name_of(loss.dtype)} but expected {_dt.name_of(it.common_dtype)}")
     _check_floating("binary_cross_entropy", loss.dtype)
     if weight is not None:
-        wit = build((None,), (loss, weight))
-        if wit.shape != loss.sizes:
-            raise RuntimeError(f"output with shape {_fmt(loss.sizes)} doesn't match the broadcast shape "
-                               f"{_fmt(wit.shape)}")
-    if it.is_meta or _meta(weight):
-        if reduction != NONE:
-            resize_out(loss, ())
-        return loss
+        _inplace_check(loss.sizes, loss.dtype, weight.sizes, weight.dtype)
+    reduced = reduction in (MEAN, SUM)
+    if it.is_meta or _meta(weight, loss):
+        return _resize_as_(loss, ()) if reduced else loss
     dt = loss.dtype.np
     x, y = it.ins_np
     val = _bce_elementwise(x, y, dt)
+    if detached:
+        val = loss.as_numpy().copy()
     if weight is not None:
         val = np.multiply(val, weight.as_numpy(), dtype=np.result_type(dt, weight.dtype.np)).astype(dt)
-    if reduction == MEAN or reduction == SUM:
+    if reduced:
         red = reduce_loss_np(np.asarray(val, dt), reduction, dt)
-        resize_out(loss, ())
+        _resize_as_(loss, ())
         loss.as_numpy()[()] = red
     else:
         loss.as_numpy()[...] = val
@@ -473,7 +494,7 @@ def binary_cross_entropy_functional(self, target, weight, reduction):
 
 def _log_sigmoid(x, dt):
     """PyTorch's ``log_sigmoid``: ``min(x, 0) - log1p(exp(-|x|))``, in float32 for float16/bfloat16."""
-    wide = np.float32 if dt in (np.float16, _dt.bfloat16.np) else dt
+    wide = np.float32 if dt in (np.float16, _dt.bfloat16.np) else np.dtype(dt).type
     xf = x.astype(wide, copy=False)
     with np.errstate(over="ignore"):
         return (np.minimum(xf, wide(0)) - np.log1p(np.exp(-np.abs(xf)))).astype(dt)
@@ -554,15 +575,3 @@ def _bce_logits(self, target, weight, pos_weight, reduction):
 def binary_cross_entropy_with_logits_kernel(self, target, weight, pos_weight, reduction):
     """``binary_cross_entropy_with_logits`` (CompositeExplicitAutograd): PyTorch's composite, op by op."""
     return _bce_logits(self, target, weight, pos_weight, reduction)
-
-
-def binary_cross_entropy_with_logits_out_kernel(self, target, weight, pos_weight, reduction, out):
-    """The ``out=`` overload PyTorch autogenerates: compute, then copy into ``out`` (resized)."""
-    res = _bce_logits(self, target, weight, pos_weight, reduction)
-    if not _dt.can_cast(res.dtype, out.dtype):
-        raise RuntimeError(f"result type {_dt.name_of(res.dtype)} can't be cast to the desired output type "
-                           f"{_dt.name_of(out.dtype)}")
-    resize_out(out, res.sizes)
-    if not _meta(res, out):
-        out.as_numpy()[...] = res.as_numpy()
-    return out

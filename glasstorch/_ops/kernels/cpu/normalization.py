@@ -235,20 +235,29 @@ def check_rms_norm_inputs(x: TensorImpl, normalized_shape, weight) -> int:
     return x.ndim - k
 
 
+def _prod(xs) -> int:
+    n = 1
+    for x in xs:
+        n *= x
+    return n
+
+
 def _opmath_of(dtype):
     return _dt.float32 if dtype in _HALF else dtype
 
 
 def fused_rms_norm_kernel(input, normalized_shape, weight, eps):
-    """``(out, rstd)``: ``x * rsqrt(mean(x**2) + eps)`` over the trailing dims, in the opmath type, rounded
-    to the input dtype (times ``weight`` when given); ``eps`` defaults to the opmath type's epsilon."""
-    axis = check_rms_norm_inputs(input, normalized_shape, weight)
+    """``(out, rstd)``: ``x * rsqrt(mean(x**2) + eps) * weight`` over the trailing ``len(normalized_shape)`` dims,
+    in the opmath type, rounded once to the input dtype; ``eps`` defaults to the opmath type's epsilon.
+
+    Like PyTorch's, this kernel checks no shapes (``rms_norm`` does) and multiplies by ``weight`` broadcast."""
     if not (input.dtype in FLOATING or input.dtype.is_complex):
         raise not_implemented("rms_norm", input.dtype)
+    axis = max(input.ndim - len(normalized_shape), 0)
     odt = _opmath_of(input.dtype)
     out = empty_contiguous(input.sizes, input.dtype, input.device)
     rstd = empty_contiguous(input.sizes[:axis] + (1,) * (input.ndim - axis), odt, input.device)
-    if _is_meta(input, weight) or input.numel() == 0:
+    if _is_meta(input, weight):
         return out, rstd
     ct = odt.np
     if eps is None:
@@ -256,7 +265,8 @@ def fused_rms_norm_kernel(input, normalized_shape, weight, eps):
     x = input.as_numpy().astype(ct)
     axes = tuple(range(axis, input.ndim))
     with np.errstate(all="ignore"):
-        r = 1.0 / np.sqrt((x * x).mean(axis=axes, keepdims=True) + ct.type(eps))
+        n = ct.type(_prod(input.sizes[axis:]))  # an empty row has mean 0/0 = NaN, as in PyTorch
+        r = 1.0 / np.sqrt((x * x).sum(axis=axes, keepdims=True) / n + ct.type(eps))
         y = x * r.astype(ct)
         if weight is not None:
             y = y * weight.as_numpy().astype(ct)

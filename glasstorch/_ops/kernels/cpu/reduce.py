@@ -29,7 +29,7 @@ import numpy as np
 from ...._core import dtype as _dt
 from ...._core.shape import wrap_dim
 from ...._tensor.impl import TensorImpl, empty_contiguous
-from ...tensor_iterator import reduced_shape, reduction_dims, resize_out
+from ...tensor_iterator import check_no_internal_overlap, reduced_shape, reduction_dims, resize_out
 
 __all__ = [
     "sum_out", "sum_all", "sum_all_out", "mean_out", "mean_all", "mean_all_out", "prod_out", "prod_all",
@@ -87,6 +87,7 @@ def _output(self: TensorImpl, shape, dtype, out: TensorImpl | None) -> TensorImp
         return empty_contiguous(shape, dtype, self.device)
     _check_out_dtype(out, dtype)
     resize_out(out, shape)
+    check_no_internal_overlap(out)
     return out
 
 
@@ -411,7 +412,7 @@ def _moments(self, dims, correction, keepdim, take_sqrt):
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.asarray(np.add.reduce(a, axis=axes, dtype=acc, keepdims=True))
         mean /= n
-        dev = np.subtract(a, mean, dtype=acc)
+        dev = np.asarray(np.subtract(a, mean, dtype=acc))
         if self.dtype.is_complex:
             sq = np.square(dev.real) + np.square(dev.imag)
         else:
@@ -708,7 +709,7 @@ def _scan(name, ufunc, self, dim, dtype, out):
     out = _output(self, self.sizes, _sum_dtype(self, dtype, out), out)
     if _no_data(self, out):
         return out
-    if out.dtype is _dt.bool:
+    if out.dtype is _dt.bool and self.ndim and self.numel():  # 0-dim and empty inputs skip the typed kernel
         raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
     a, o = _input_np(self, out.dtype), out.as_numpy()
     if not self.ndim:

@@ -440,7 +440,8 @@ def constant_pad_nd_out(self, pad, value, out):
             dst = _views.narrow(dst, i, pad[k], dst.sizes[i] - pad[k])
         if pad[k + 1] > 0:
             dst = _views.narrow(dst, i, 0, dst.sizes[i] - pad[k + 1])
-    return _copy.copy_(dst, src)
+    _copy.copy_(dst, src)
+    return out
 
 
 def constant_pad_nd(self, pad, value):
@@ -531,7 +532,7 @@ def _replication_pad(nd):
             shape[d] = self.sizes[d] + before + after
         if nd == 1 and shape[-1] < 1:
             raise RuntimeError(f"input (W: {self.sizes[-1]}) is too small. Calculated output W: {shape[-1]}")
-        if nd == 2 and (shape[-1] < 1 or shape[-2] < 1):
+        if nd == 2 and shape[-1] < 1 and shape[-2] < 1:
             raise RuntimeError(f"input (H: {self.sizes[-2]}, W: {self.sizes[-1]} ) is too small. Calculated output "
                                f"H: {shape[-2]} W: {shape[-1]}")
         out = prepare_out(out, shape, self.dtype, self.device)

@@ -23,8 +23,8 @@ import numpy as np
 from ...._core import dtype as _dt
 from ...._core import shape as _shape
 from ...._tensor.impl import TensorImpl, empty_strided_impl
-from ...tensor_iterator import common_dtype, reduced_shape, resize_out
 from ...aten import aten
+from ...tensor_iterator import common_dtype, reduced_shape, resize_out
 from .linalg import is_meta, not_implemented, set_output
 
 __all__ = ["sort_stable_out", "topk_out", "kthvalue_out", "unique2_cpu", "unique_dim_cpu",
