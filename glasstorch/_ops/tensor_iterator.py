@@ -114,11 +114,14 @@ def compute_output_strides(shape, operands) -> tuple:
     return tuple(out)
 
 
-def _new_output(shape, dtype, device, tensor_inputs) -> TensorImpl:
+def _new_output(shape, dtype, device, tensor_inputs, n_inputs) -> TensorImpl:
+    """PyTorch's output allocation: the fast set-up when every operand has the output's shape, else the
+    stride-sorting rule (a Python scalar counts as a 0-dim operand)."""
     same = [t for t in tensor_inputs if t.sizes == shape]
-    if not tensor_inputs or all(t.is_contiguous() for t in tensor_inputs):
+    all_same_shape = len(same) == n_inputs
+    if not tensor_inputs or (all_same_shape and all(t.is_contiguous() for t in tensor_inputs)):
         strides = _shape.contiguous_strides(shape)
-    elif same and all(t.strides == same[0].strides for t in same) and len(same) == len(tensor_inputs) and \
+    elif all_same_shape and all(t.strides == same[0].strides for t in same) and \
             _shape.is_non_overlapping_and_dense(shape, same[0].strides):
         strides = same[0].strides
     else:
@@ -234,7 +237,7 @@ def build(outs, inputs, *, promote_inputs=True, int_to_float=False, static_dtype
     results = []
     for o in outs:
         if o is None:
-            results.append(_new_output(shape, out_dtype, it.device, tensors) if it.device is not None else
+            results.append(_new_output(shape, out_dtype, it.device, tensors, len(inputs)) if it.device is not None else
                            empty_strided_impl(shape, _shape.contiguous_strides(shape), out_dtype, CPU))
             continue
         if safe_cast and static_dtype is None and not _dt.can_cast(common, o.dtype):
@@ -279,6 +282,8 @@ def _fast_functional(inputs, int_to_float, static_dtype):
             has_scalar = True
     if first is None:
         return None
+    if has_scalar and first.sizes and first.strides != _shape.contiguous_strides(first.sizes):
+        return None  # a scalar is a 0-dim operand: PyTorch takes the general (stride-sorting) path
     common = common_dtype(inputs) if has_scalar else first.dtype
     if int_to_float and common._cat <= _dt.INT_CAT:
         common = _dt.get_default_dtype()

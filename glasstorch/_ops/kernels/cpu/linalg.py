@@ -26,7 +26,7 @@ import numpy as np
 from ...._core import dtype as _dt
 from ...._core import shape as _shape
 from ...._tensor import views as _views
-from ...._tensor.impl import TensorImpl, empty_strided_impl
+from ...._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
 from ...tensor_iterator import resize_out, scalar_np
 
 __all__ = ["mm_out", "bmm_out", "addmm_out", "baddbmm_out", "addbmm", "addbmm_", "addbmm_out", "addmv_out", "mv",
@@ -39,6 +39,7 @@ _TYPEMETA = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "i
              "float64": "double", "complex32": "c10::complex<c10::Half>", "complex64": "c10::complex<float>",
              "complex128": "c10::complex<double>"}
 _HALF = (_dt.float16, _dt.bfloat16)
+_BLAS_DTYPES = (_dt.float32, _dt.float64, _dt.complex64, _dt.complex128)
 
 
 # -- shared helpers (also used by kernels/cpu/sort.py) -----------------------------------------------------
@@ -69,7 +70,7 @@ def set_output(out, shape, dtype, device, strides=None) -> TensorImpl:
     """A structured kernel's ``set_output_raw_strided``: allocate, or check ``out``'s dtype and resize it."""
     shape = tuple(shape)
     if out is None:
-        return empty_strided_impl(shape, strides or _shape.contiguous_strides(shape), dtype, device)
+        return empty_strided_impl(shape, strides, dtype, device) if strides else empty_contiguous(shape, dtype, device)
     if out.dtype is not dtype:
         raise RuntimeError(f"Expected out tensor to have dtype {typemeta_name(dtype)}, but got "
                            f"{typemeta_name(out.dtype)} instead")
@@ -149,6 +150,15 @@ def _product(a: np.ndarray, b: np.ndarray, out_np: np.ndarray, acc, alpha=1, bet
     np.copyto(out_np, prod, casting="unsafe")
 
 
+def _plain_product(result: TensorImpl, a: TensorImpl, b: TensorImpl) -> bool:
+    """The common case in one BLAS call: same floating dtypes, a non-empty product; False otherwise."""
+    dt = result.dtype
+    if dt not in _BLAS_DTYPES or a.dtype is not dt or b.dtype is not dt or result.numel() == 0 or a.sizes[-1] == 0:
+        return False
+    np.matmul(_blas(a.as_numpy()), _blas(b.as_numpy()), out=result.as_numpy())
+    return True
+
+
 def _expand_size(impl: TensorImpl, shape) -> TensorImpl:
     """``expand_size(self, shape)``: the broadcast view of an addmm-family ``self``."""
     shape = tuple(shape)
@@ -210,7 +220,7 @@ def mm_out(self: TensorImpl, mat2: TensorImpl, out=None) -> TensorImpl:
     if self.sizes[1] != mat2.sizes[0]:
         raise _shapes_error(self, mat2)
     out = set_output(out, (self.sizes[0], mat2.sizes[1]), self.dtype, self.device)
-    if is_meta(self, mat2, out):
+    if is_meta(self, mat2, out) or _plain_product(out, self, mat2):
         return out
     _addmm_impl(out, out, self, mat2, 0, 1)
     return out
@@ -306,7 +316,7 @@ def bmm_out(self: TensorImpl, mat2: TensorImpl, out=None) -> TensorImpl:
     """Batched ``self[i] @ mat2[i]`` of two 3-D tensors; the result has mat2's dtype (PyTorch's rule)."""
     shape = _bmm_meta(self, mat2)
     out = set_output(out, shape, mat2.dtype, mat2.device)
-    if is_meta(self, mat2, out):
+    if is_meta(self, mat2, out) or _plain_product(out, self, mat2):
         return out
     _bmm_impl(out, self, mat2, 0, 1, True)
     return out

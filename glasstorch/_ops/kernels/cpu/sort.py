@@ -56,6 +56,21 @@ def stable_argsort(keys: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     return (keys.shape[axis] - 1) - np.flip(idx, axis=axis)
 
 
+def _select_indices(keys: np.ndarray, k: int, axis: int, largest: bool) -> np.ndarray:
+    """Indices of the ``k`` largest (smallest) keys along ``axis`` in stable sorted order.
+
+    For small ``k`` a partition picks the candidates first (O(n)); only they are sorted."""
+    n = keys.shape[axis]
+    if k * 64 > n:
+        idx = stable_argsort(keys, axis, largest)
+        return idx[(slice(None),) * axis + (slice(0, k),)]
+    part = np.argpartition(keys, n - k if largest else k - 1, axis=axis)
+    cand = part[(slice(None),) * axis + (slice(n - k, n) if largest else slice(0, k),)]
+    cand = np.sort(cand, axis=axis)  # index order, so equal keys stay in index order below
+    order = stable_argsort(np.take_along_axis(keys, cand, axis=axis), axis, largest)
+    return np.take_along_axis(cand, order, axis=axis)
+
+
 def _like_strides(self: TensorImpl):
     """``empty_like``'s preserve_format: keep a dense input's strides, else row-major."""
     if _shape.is_non_overlapping_and_dense(self.sizes, self.strides):
@@ -117,8 +132,7 @@ def topk_out(self: TensorImpl, k, dim=-1, largest=True, sorted=True, values=None
         values.as_numpy()[()] = a[()]
         indices.as_numpy()[()] = 0
         return values, indices
-    idx = stable_argsort(_keys(a), d, largest)
-    idx = idx[(slice(None),) * d + (slice(0, k),)]
+    idx = _select_indices(_keys(a), k, d, largest)
     np.copyto(values.as_numpy(), np.take_along_axis(a, idx, axis=d))
     np.copyto(indices.as_numpy(), idx)
     return values, indices
@@ -148,7 +162,11 @@ def kthvalue_out(self: TensorImpl, k, dim=-1, keepdim=False, values=None, indice
         values.as_numpy()[()] = a[()]
         indices.as_numpy()[()] = 0
         return values, indices
-    idx = np.take(stable_argsort(_keys(a), d, False), [k - 1], axis=d)
+    keys = _keys(a)
+    if self.sizes[d] > 64:  # selection in O(n); ties are then in no particular order, as with PyTorch's quickselect
+        idx = np.take(np.argpartition(keys, k - 1, axis=d), [k - 1], axis=d)
+    else:
+        idx = np.take(stable_argsort(keys, d, False), [k - 1], axis=d)
     v = np.take_along_axis(a, idx, axis=d)
     if not keepdim:
         idx, v = np.squeeze(idx, axis=d), np.squeeze(v, axis=d)
