@@ -4,6 +4,7 @@
 
 from glasstorch._binding_support import _make_rt, _requires_grad, _return_type, _wrap, _wrap_list, _wrap_tuple
 from glasstorch._ops.python_arg_parser import Signatures as _Signatures
+from glasstorch.tensor import Tensor as _T
 from glasstorch._ops._generated.ops import (  # noqa: F401
     _adaptive_avg_pool2d as _op__adaptive_avg_pool2d,
     _convolution as _op__convolution,
@@ -762,6 +763,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     zero_ as _op_zero_,
 )
 
+_all = all  # generated functions may shadow builtins (Tensor.all, torch.sum ...)
+_NUM = (int, float, bool)
+_TN = (_T, int, float, bool)
+
 _rt_scaled_dot_product_flash_attention_for_cpu_0 = _return_type('_scaled_dot_product_flash_attention_for_cpu', ['output', 'logsumexp'])
 _rt_nll_loss_forward_1 = _return_type('nll_loss_forward', ['output', 'total_weight'])
 _rt_nll_loss2d_forward_2 = _return_type('nll_loss2d_forward', ['output', 'total_weight'])
@@ -936,7 +941,10 @@ _sig__scaled_dot_product_flash_attention_for_cpu = _Signatures('_scaled_dot_prod
 
 def _scaled_dot_product_flash_attention_for_cpu(*args, **kwargs):
     """_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None)"""
-    i, a = _sig__scaled_dot_product_flash_attention_for_cpu.parse(args, kwargs)
+    if len(args) == 5 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T and type(args[3]) is float and type(args[4]) is bool:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl, args[3], args[4], None, None]
+    else:
+        i, a = _sig__scaled_dot_product_flash_attention_for_cpu.parse(args, kwargs)
     return _make_rt(_rt_scaled_dot_product_flash_attention_for_cpu_0, _op__scaled_dot_product_flash_attention_for_cpu.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
 
 
@@ -948,7 +956,10 @@ _sig_masked_fill = _Signatures('masked_fill', [
 
 def masked_fill(*args, **kwargs):
     """masked_fill(Tensor input, Tensor mask, Tensor value)"""
-    i, a = _sig_masked_fill.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl]
+    else:
+        i, a = _sig_masked_fill.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_masked_fill_Tensor.call(a[0], a[1], a[2]))
     elif i == 1:
@@ -962,7 +973,10 @@ _sig_masked_select = _Signatures('masked_select', [
 
 def masked_select(*args, **kwargs):
     """masked_select(Tensor input, Tensor mask, *, Tensor? out=None)"""
-    i, a = _sig_masked_select.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_masked_select.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_masked_select.call(a[0], a[1]))
     return _wrap(_op_masked_select_out.call(a[0], a[1], a[2]))
@@ -975,7 +989,10 @@ _sig_masked_scatter = _Signatures('masked_scatter', [
 
 def masked_scatter(*args, **kwargs):
     """masked_scatter(Tensor input, Tensor mask, Tensor source)"""
-    i, a = _sig_masked_scatter.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl]
+    else:
+        i, a = _sig_masked_scatter.parse(args, kwargs)
     return _wrap(_op_masked_scatter.call(a[0], a[1], a[2]))
 
 
@@ -986,7 +1003,10 @@ _sig_index_select = _Signatures('index_select', [
 
 def index_select(*args, **kwargs):
     """index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None)"""
-    i, a = _sig_index_select.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2]._impl, None]
+    else:
+        i, a = _sig_index_select.parse(args, kwargs)
     if a[3] is None:
         return _wrap(_op_index_select.call(a[0], a[1], a[2]))
     return _wrap(_op_index_select_out.call(a[0], a[1], a[2], a[3]))
@@ -999,7 +1019,10 @@ _sig_gather = _Signatures('gather', [
 
 def gather(*args, **kwargs):
     """gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None)"""
-    i, a = _sig_gather.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2]._impl, False, None]
+    else:
+        i, a = _sig_gather.parse(args, kwargs)
     if a[4] is None:
         return _wrap(_op_gather.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_gather_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -1012,7 +1035,10 @@ _sig_take = _Signatures('take', [
 
 def take(*args, **kwargs):
     """take(Tensor input, Tensor index, *, Tensor? out=None)"""
-    i, a = _sig_take.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_take.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_take.call(a[0], a[1]))
     return _wrap(_op_take_out.call(a[0], a[1], a[2]))
@@ -1041,7 +1067,10 @@ _sig_scatter = _Signatures('scatter', [
 
 def scatter(*args, **kwargs):
     """scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)"""
-    i, a = _sig_scatter.parse(args, kwargs)
+    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is _T and type(args[3]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2]._impl, args[3]._impl, None]
+    else:
+        i, a = _sig_scatter.parse(args, kwargs)
     if i == 0:
         if a[4] is None:
             return _wrap(_op_scatter_src.call(a[0], a[1], a[2], a[3]))
@@ -1067,7 +1096,10 @@ _sig_scatter_add = _Signatures('scatter_add', [
 
 def scatter_add(*args, **kwargs):
     """scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)"""
-    i, a = _sig_scatter_add.parse(args, kwargs)
+    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is _T and type(args[3]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2]._impl, args[3]._impl, None]
+    else:
+        i, a = _sig_scatter_add.parse(args, kwargs)
     if a[4] is None:
         return _wrap(_op_scatter_add.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_scatter_add_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -1093,7 +1125,10 @@ _sig_index_add = _Signatures('index_add', [
 
 def index_add(*args, **kwargs):
     """index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor? out=None)"""
-    i, a = _sig_index_add.parse(args, kwargs)
+    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is _T and type(args[3]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2]._impl, args[3]._impl, 1, None]
+    else:
+        i, a = _sig_index_add.parse(args, kwargs)
     if a[5] is None:
         return _wrap(_op_index_add.call(a[0], a[1], a[2], a[3], a[4]))
     return _wrap(_op_index_add_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
@@ -1106,7 +1141,10 @@ _sig_index_copy = _Signatures('index_copy', [
 
 def index_copy(*args, **kwargs):
     """index_copy(Tensor input, int dim, Tensor index, Tensor source, *, Tensor? out=None)"""
-    i, a = _sig_index_copy.parse(args, kwargs)
+    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is _T and type(args[3]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2]._impl, args[3]._impl, None]
+    else:
+        i, a = _sig_index_copy.parse(args, kwargs)
     if a[4] is None:
         return _wrap(_op_index_copy.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_index_copy_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -1120,7 +1158,10 @@ _sig_index_fill = _Signatures('index_fill', [
 
 def index_fill(*args, **kwargs):
     """index_fill(Tensor input, int dim, Tensor index, Tensor value)"""
-    i, a = _sig_index_fill.parse(args, kwargs)
+    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is _T and type(args[3]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2]._impl, args[3]._impl]
+    else:
+        i, a = _sig_index_fill.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_index_fill_int_Tensor.call(a[0], a[1], a[2], a[3]))
     elif i == 1:
@@ -1167,7 +1208,10 @@ _sig_one_hot = _Signatures('one_hot', [
 
 def one_hot(*args, **kwargs):
     """one_hot(Tensor input, int num_classes=-1)"""
-    i, a = _sig_one_hot.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]]
+    else:
+        i, a = _sig_one_hot.parse(args, kwargs)
     return _wrap(_op_one_hot.call(a[0], a[1]))
 
 
@@ -1178,7 +1222,10 @@ _sig_mm = _Signatures('mm', [
 
 def mm(*args, **kwargs):
     """mm(Tensor input, Tensor mat2, *, Tensor? out=None)"""
-    i, a = _sig_mm.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_mm.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_mm.call(a[0], a[1]))
     return _wrap(_op_mm_out.call(a[0], a[1], a[2]))
@@ -1191,7 +1238,10 @@ _sig_bmm = _Signatures('bmm', [
 
 def bmm(*args, **kwargs):
     """bmm(Tensor input, Tensor mat2, *, Tensor? out=None)"""
-    i, a = _sig_bmm.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_bmm.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_bmm.call(a[0], a[1]))
     return _wrap(_op_bmm_out.call(a[0], a[1], a[2]))
@@ -1204,7 +1254,10 @@ _sig_addmm = _Signatures('addmm', [
 
 def addmm(*args, **kwargs):
     """addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"""
-    i, a = _sig_addmm.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl, 1, 1, None]
+    else:
+        i, a = _sig_addmm.parse(args, kwargs)
     if a[5] is None:
         return _wrap(_op_addmm.call(a[0], a[1], a[2], a[3], a[4]))
     return _wrap(_op_addmm_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
@@ -1217,7 +1270,10 @@ _sig_baddbmm = _Signatures('baddbmm', [
 
 def baddbmm(*args, **kwargs):
     """baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"""
-    i, a = _sig_baddbmm.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl, 1, 1, None]
+    else:
+        i, a = _sig_baddbmm.parse(args, kwargs)
     if a[5] is None:
         return _wrap(_op_baddbmm.call(a[0], a[1], a[2], a[3], a[4]))
     return _wrap(_op_baddbmm_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
@@ -1230,7 +1286,10 @@ _sig_addbmm = _Signatures('addbmm', [
 
 def addbmm(*args, **kwargs):
     """addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"""
-    i, a = _sig_addbmm.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl, 1, 1, None]
+    else:
+        i, a = _sig_addbmm.parse(args, kwargs)
     if a[5] is None:
         return _wrap(_op_addbmm.call(a[0], a[1], a[2], a[3], a[4]))
     return _wrap(_op_addbmm_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
@@ -1243,7 +1302,10 @@ _sig_addmv = _Signatures('addmv', [
 
 def addmv(*args, **kwargs):
     """addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"""
-    i, a = _sig_addmv.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl, 1, 1, None]
+    else:
+        i, a = _sig_addmv.parse(args, kwargs)
     if a[5] is None:
         return _wrap(_op_addmv.call(a[0], a[1], a[2], a[3], a[4]))
     return _wrap(_op_addmv_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
@@ -1256,7 +1318,10 @@ _sig_addmv_ = _Signatures('addmv_', [
 
 def addmv_(*args, **kwargs):
     """addmv_(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)"""
-    i, a = _sig_addmv_.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl, 1, 1]
+    else:
+        i, a = _sig_addmv_.parse(args, kwargs)
     return _wrap(_op_addmv_.call(a[0], a[1], a[2], a[3], a[4]))
 
 
@@ -1267,7 +1332,10 @@ _sig_mv = _Signatures('mv', [
 
 def mv(*args, **kwargs):
     """mv(Tensor input, Tensor vec, *, Tensor? out=None)"""
-    i, a = _sig_mv.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_mv.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_mv.call(a[0], a[1]))
     return _wrap(_op_mv_out.call(a[0], a[1], a[2]))
@@ -1280,7 +1348,10 @@ _sig_dot = _Signatures('dot', [
 
 def dot(*args, **kwargs):
     """dot(Tensor input, Tensor tensor, *, Tensor? out=None)"""
-    i, a = _sig_dot.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_dot.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_dot.call(a[0], a[1]))
     return _wrap(_op_dot_out.call(a[0], a[1], a[2]))
@@ -1293,7 +1364,10 @@ _sig_vdot = _Signatures('vdot', [
 
 def vdot(*args, **kwargs):
     """vdot(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_vdot.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_vdot.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_vdot.call(a[0], a[1]))
     return _wrap(_op_vdot_out.call(a[0], a[1], a[2]))
@@ -1306,7 +1380,10 @@ _sig_matmul = _Signatures('matmul', [
 
 def matmul(*args, **kwargs):
     """matmul(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_matmul.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_matmul.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_matmul.call(a[0], a[1]))
     return _wrap(_op_matmul_out.call(a[0], a[1], a[2]))
@@ -1332,7 +1409,10 @@ _sig_outer = _Signatures('outer', [
 
 def outer(*args, **kwargs):
     """outer(Tensor input, Tensor vec2, *, Tensor? out=None)"""
-    i, a = _sig_outer.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_outer.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_outer.call(a[0], a[1]))
     return _wrap(_op_outer_out.call(a[0], a[1], a[2]))
@@ -1345,7 +1425,10 @@ _sig_ger = _Signatures('ger', [
 
 def ger(*args, **kwargs):
     """ger(Tensor input, Tensor vec2, *, Tensor? out=None)"""
-    i, a = _sig_ger.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_ger.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_ger.call(a[0], a[1]))
     return _wrap(_op_ger_out.call(a[0], a[1], a[2]))
@@ -1382,7 +1465,10 @@ _sig__softmax = _Signatures('_softmax', [
 
 def _softmax(*args, **kwargs):
     """_softmax(Tensor input, int dim, bool half_to_float, *, Tensor? out=None)"""
-    i, a = _sig__softmax.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is bool:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2], None]
+    else:
+        i, a = _sig__softmax.parse(args, kwargs)
     if a[3] is None:
         return _wrap(_op__softmax.call(a[0], a[1], a[2]))
     return _wrap(_op__softmax_out.call(a[0], a[1], a[2], a[3]))
@@ -1408,7 +1494,10 @@ _sig__log_softmax = _Signatures('_log_softmax', [
 
 def _log_softmax(*args, **kwargs):
     """_log_softmax(Tensor input, int dim, bool half_to_float, *, Tensor? out=None)"""
-    i, a = _sig__log_softmax.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is bool:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2], None]
+    else:
+        i, a = _sig__log_softmax.parse(args, kwargs)
     if a[3] is None:
         return _wrap(_op__log_softmax.call(a[0], a[1], a[2]))
     return _wrap(_op__log_softmax_out.call(a[0], a[1], a[2], a[3]))
@@ -1421,7 +1510,10 @@ _sig_relu = _Signatures('relu', [
 
 def relu(*args, **kwargs):
     """relu(Tensor input)"""
-    i, a = _sig_relu.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_relu.parse(args, kwargs)
     return _wrap(_op_relu.call(a[0]))
 
 
@@ -1432,7 +1524,10 @@ _sig_relu_ = _Signatures('relu_', [
 
 def relu_(*args, **kwargs):
     """relu_(Tensor input)"""
-    i, a = _sig_relu_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_relu_.parse(args, kwargs)
     return _wrap(_op_relu_.call(a[0]))
 
 
@@ -1443,7 +1538,10 @@ _sig_relu6 = _Signatures('relu6', [
 
 def relu6(*args, **kwargs):
     """relu6(Tensor input)"""
-    i, a = _sig_relu6.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_relu6.parse(args, kwargs)
     return _wrap(_op_relu6.call(a[0]))
 
 
@@ -1454,7 +1552,10 @@ _sig_relu6_ = _Signatures('relu6_', [
 
 def relu6_(*args, **kwargs):
     """relu6_(Tensor input)"""
-    i, a = _sig_relu6_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_relu6_.parse(args, kwargs)
     return _wrap(_op_relu6_.call(a[0]))
 
 
@@ -1465,7 +1566,10 @@ _sig_gelu_ = _Signatures('gelu_', [
 
 def gelu_(*args, **kwargs):
     """gelu_(Tensor input, *, str approximate='none')"""
-    i, a = _sig_gelu_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, 'none']
+    else:
+        i, a = _sig_gelu_.parse(args, kwargs)
     return _wrap(_op_gelu_.call(a[0], a[1]))
 
 
@@ -1476,7 +1580,10 @@ _sig_gelu = _Signatures('gelu', [
 
 def gelu(*args, **kwargs):
     """gelu(Tensor input, *, str approximate='none', Tensor? out=None)"""
-    i, a = _sig_gelu.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, 'none', None]
+    else:
+        i, a = _sig_gelu.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_gelu.call(a[0], a[1]))
     return _wrap(_op_gelu_out.call(a[0], a[1], a[2]))
@@ -1489,7 +1596,10 @@ _sig_silu = _Signatures('silu', [
 
 def silu(*args, **kwargs):
     """silu(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_silu.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_silu.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_silu.call(a[0]))
     return _wrap(_op_silu_out.call(a[0], a[1]))
@@ -1502,7 +1612,10 @@ _sig_silu_ = _Signatures('silu_', [
 
 def silu_(*args, **kwargs):
     """silu_(Tensor input)"""
-    i, a = _sig_silu_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_silu_.parse(args, kwargs)
     return _wrap(_op_silu_.call(a[0]))
 
 
@@ -1513,7 +1626,10 @@ _sig_mish = _Signatures('mish', [
 
 def mish(*args, **kwargs):
     """mish(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_mish.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_mish.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_mish.call(a[0]))
     return _wrap(_op_mish_out.call(a[0], a[1]))
@@ -1526,7 +1642,10 @@ _sig_mish_ = _Signatures('mish_', [
 
 def mish_(*args, **kwargs):
     """mish_(Tensor input)"""
-    i, a = _sig_mish_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_mish_.parse(args, kwargs)
     return _wrap(_op_mish_.call(a[0]))
 
 
@@ -1537,7 +1656,10 @@ _sig_softplus = _Signatures('softplus', [
 
 def softplus(*args, **kwargs):
     """softplus(Tensor input, Scalar beta=1, Scalar threshold=20, *, Tensor? out=None)"""
-    i, a = _sig_softplus.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM and type(args[2]) in _NUM:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2], None]
+    else:
+        i, a = _sig_softplus.parse(args, kwargs)
     if a[3] is None:
         return _wrap(_op_softplus.call(a[0], a[1], a[2]))
     return _wrap(_op_softplus_out.call(a[0], a[1], a[2], a[3]))
@@ -1550,7 +1672,10 @@ _sig_elu = _Signatures('elu', [
 
 def elu(*args, **kwargs):
     """elu(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor? out=None)"""
-    i, a = _sig_elu.parse(args, kwargs)
+    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM and type(args[2]) in _NUM and type(args[3]) in _NUM:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2], args[3], None]
+    else:
+        i, a = _sig_elu.parse(args, kwargs)
     if a[4] is None:
         return _wrap(_op_elu.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_elu_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -1563,7 +1688,10 @@ _sig_elu_ = _Signatures('elu_', [
 
 def elu_(*args, **kwargs):
     """elu_(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1)"""
-    i, a = _sig_elu_.parse(args, kwargs)
+    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM and type(args[2]) in _NUM and type(args[3]) in _NUM:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2], args[3]]
+    else:
+        i, a = _sig_elu_.parse(args, kwargs)
     return _wrap(_op_elu_.call(a[0], a[1], a[2], a[3]))
 
 
@@ -1574,7 +1702,10 @@ _sig_selu = _Signatures('selu', [
 
 def selu(*args, **kwargs):
     """selu(Tensor input)"""
-    i, a = _sig_selu.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_selu.parse(args, kwargs)
     return _wrap(_op_selu.call(a[0]))
 
 
@@ -1585,7 +1716,10 @@ _sig_selu_ = _Signatures('selu_', [
 
 def selu_(*args, **kwargs):
     """selu_(Tensor input)"""
-    i, a = _sig_selu_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_selu_.parse(args, kwargs)
     return _wrap(_op_selu_.call(a[0]))
 
 
@@ -1596,7 +1730,10 @@ _sig_celu = _Signatures('celu', [
 
 def celu(*args, **kwargs):
     """celu(Tensor input, Scalar alpha=1.0)"""
-    i, a = _sig_celu.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]]
+    else:
+        i, a = _sig_celu.parse(args, kwargs)
     return _wrap(_op_celu.call(a[0], a[1]))
 
 
@@ -1607,7 +1744,10 @@ _sig_celu_ = _Signatures('celu_', [
 
 def celu_(*args, **kwargs):
     """celu_(Tensor input, Scalar alpha=1.0)"""
-    i, a = _sig_celu_.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]]
+    else:
+        i, a = _sig_celu_.parse(args, kwargs)
     return _wrap(_op_celu_.call(a[0], a[1]))
 
 
@@ -1618,7 +1758,10 @@ _sig_leaky_relu = _Signatures('leaky_relu', [
 
 def leaky_relu(*args, **kwargs):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01, *, Tensor? out=None)"""
-    i, a = _sig_leaky_relu.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], None]
+    else:
+        i, a = _sig_leaky_relu.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_leaky_relu.call(a[0], a[1]))
     return _wrap(_op_leaky_relu_out.call(a[0], a[1], a[2]))
@@ -1631,7 +1774,10 @@ _sig_leaky_relu_ = _Signatures('leaky_relu_', [
 
 def leaky_relu_(*args, **kwargs):
     """leaky_relu_(Tensor input, Scalar negative_slope=0.01)"""
-    i, a = _sig_leaky_relu_.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]]
+    else:
+        i, a = _sig_leaky_relu_.parse(args, kwargs)
     return _wrap(_op_leaky_relu_.call(a[0], a[1]))
 
 
@@ -1642,7 +1788,10 @@ _sig_hardtanh = _Signatures('hardtanh', [
 
 def hardtanh(*args, **kwargs):
     """hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1, *, Tensor? out=None)"""
-    i, a = _sig_hardtanh.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM and type(args[2]) in _NUM:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2], None]
+    else:
+        i, a = _sig_hardtanh.parse(args, kwargs)
     if a[3] is None:
         return _wrap(_op_hardtanh.call(a[0], a[1], a[2]))
     return _wrap(_op_hardtanh_out.call(a[0], a[1], a[2], a[3]))
@@ -1655,7 +1804,10 @@ _sig_hardtanh_ = _Signatures('hardtanh_', [
 
 def hardtanh_(*args, **kwargs):
     """hardtanh_(Tensor input, Scalar min_val=-1, Scalar max_val=1)"""
-    i, a = _sig_hardtanh_.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM and type(args[2]) in _NUM:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2]]
+    else:
+        i, a = _sig_hardtanh_.parse(args, kwargs)
     return _wrap(_op_hardtanh_.call(a[0], a[1], a[2]))
 
 
@@ -1666,7 +1818,10 @@ _sig_hardsigmoid = _Signatures('hardsigmoid', [
 
 def hardsigmoid(*args, **kwargs):
     """hardsigmoid(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_hardsigmoid.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_hardsigmoid.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_hardsigmoid.call(a[0]))
     return _wrap(_op_hardsigmoid_out.call(a[0], a[1]))
@@ -1679,7 +1834,10 @@ _sig_hardsigmoid_ = _Signatures('hardsigmoid_', [
 
 def hardsigmoid_(*args, **kwargs):
     """hardsigmoid_(Tensor input)"""
-    i, a = _sig_hardsigmoid_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_hardsigmoid_.parse(args, kwargs)
     return _wrap(_op_hardsigmoid_.call(a[0]))
 
 
@@ -1690,7 +1848,10 @@ _sig_hardswish = _Signatures('hardswish', [
 
 def hardswish(*args, **kwargs):
     """hardswish(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_hardswish.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_hardswish.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_hardswish.call(a[0]))
     return _wrap(_op_hardswish_out.call(a[0], a[1]))
@@ -1703,7 +1864,10 @@ _sig_hardswish_ = _Signatures('hardswish_', [
 
 def hardswish_(*args, **kwargs):
     """hardswish_(Tensor input)"""
-    i, a = _sig_hardswish_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_hardswish_.parse(args, kwargs)
     return _wrap(_op_hardswish_.call(a[0]))
 
 
@@ -1714,7 +1878,10 @@ _sig_threshold = _Signatures('threshold', [
 
 def threshold(*args, **kwargs):
     """threshold(Tensor input, Scalar threshold, Scalar value, *, Tensor? out=None)"""
-    i, a = _sig_threshold.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM and type(args[2]) in _NUM:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2], None]
+    else:
+        i, a = _sig_threshold.parse(args, kwargs)
     if a[3] is None:
         return _wrap(_op_threshold.call(a[0], a[1], a[2]))
     return _wrap(_op_threshold_out.call(a[0], a[1], a[2], a[3]))
@@ -1727,7 +1894,10 @@ _sig_threshold_ = _Signatures('threshold_', [
 
 def threshold_(*args, **kwargs):
     """threshold_(Tensor input, Scalar threshold, Scalar value)"""
-    i, a = _sig_threshold_.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM and type(args[2]) in _NUM:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2]]
+    else:
+        i, a = _sig_threshold_.parse(args, kwargs)
     return _wrap(_op_threshold_.call(a[0], a[1], a[2]))
 
 
@@ -1738,7 +1908,10 @@ _sig_log_sigmoid = _Signatures('log_sigmoid', [
 
 def log_sigmoid(*args, **kwargs):
     """log_sigmoid(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_log_sigmoid.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_log_sigmoid.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_log_sigmoid.call(a[0]))
     return _wrap(_op_log_sigmoid_out.call(a[0], a[1]))
@@ -1751,7 +1924,10 @@ _sig_glu = _Signatures('glu', [
 
 def glu(*args, **kwargs):
     """glu(Tensor input, int dim=-1, *, Tensor? out=None)"""
-    i, a = _sig_glu.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], None]
+    else:
+        i, a = _sig_glu.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_glu.call(a[0], a[1]))
     return _wrap(_op_glu_out.call(a[0], a[1], a[2]))
@@ -1878,7 +2054,10 @@ _sig_dropout = _Signatures('dropout', [
 
 def dropout(*args, **kwargs):
     """dropout(Tensor input, float p, bool train)"""
-    i, a = _sig_dropout.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is float and type(args[2]) is bool:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2]]
+    else:
+        i, a = _sig_dropout.parse(args, kwargs)
     return _wrap(_op_dropout.call(a[0], a[1], a[2]))
 
 
@@ -1889,7 +2068,10 @@ _sig_dropout_ = _Signatures('dropout_', [
 
 def dropout_(*args, **kwargs):
     """dropout_(Tensor input, float p, bool train)"""
-    i, a = _sig_dropout_.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is float and type(args[2]) is bool:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2]]
+    else:
+        i, a = _sig_dropout_.parse(args, kwargs)
     return _wrap(_op_dropout_.call(a[0], a[1], a[2]))
 
 
@@ -1911,7 +2093,10 @@ _sig_embedding = _Signatures('embedding', [
 
 def embedding(*args, **kwargs):
     """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)"""
-    i, a = _sig_embedding.parse(args, kwargs)
+    if len(args) == 5 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is int and type(args[3]) is bool and type(args[4]) is bool:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, args[2], args[3], args[4]]
+    else:
+        i, a = _sig_embedding.parse(args, kwargs)
     return _wrap(_op_embedding.call(a[0], a[1], a[2], a[3], a[4]))
 
 
@@ -1922,7 +2107,10 @@ _sig_embedding_renorm_ = _Signatures('embedding_renorm_', [
 
 def embedding_renorm_(*args, **kwargs):
     """embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type)"""
-    i, a = _sig_embedding_renorm_.parse(args, kwargs)
+    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is float and type(args[3]) is float:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, args[2], args[3]]
+    else:
+        i, a = _sig_embedding_renorm_.parse(args, kwargs)
     return _wrap(_op_embedding_renorm_.call(a[0], a[1], a[2], a[3]))
 
 
@@ -2007,7 +2195,10 @@ _sig_mse_loss = _Signatures('mse_loss', [
 
 def mse_loss(*args, **kwargs):
     """mse_loss(Tensor input, Tensor target, int reduction=Mean, *, Tensor? out=None)"""
-    i, a = _sig_mse_loss.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, args[2], None]
+    else:
+        i, a = _sig_mse_loss.parse(args, kwargs)
     if a[3] is None:
         return _wrap(_op_mse_loss.call(a[0], a[1], a[2]))
     return _wrap(_op_mse_loss_out.call(a[0], a[1], a[2], a[3]))
@@ -2020,7 +2211,10 @@ _sig_l1_loss = _Signatures('l1_loss', [
 
 def l1_loss(*args, **kwargs):
     """l1_loss(Tensor input, Tensor target, int reduction=Mean)"""
-    i, a = _sig_l1_loss.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, args[2]]
+    else:
+        i, a = _sig_l1_loss.parse(args, kwargs)
     return _wrap(_op_l1_loss.call(a[0], a[1], a[2]))
 
 
@@ -2031,7 +2225,10 @@ _sig_smooth_l1_loss = _Signatures('smooth_l1_loss', [
 
 def smooth_l1_loss(*args, **kwargs):
     """smooth_l1_loss(Tensor input, Tensor target, int reduction=Mean, float beta=1.0, *, Tensor? out=None)"""
-    i, a = _sig_smooth_l1_loss.parse(args, kwargs)
+    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is int and type(args[3]) is float:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, args[2], args[3], None]
+    else:
+        i, a = _sig_smooth_l1_loss.parse(args, kwargs)
     if a[4] is None:
         return _wrap(_op_smooth_l1_loss.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_smooth_l1_loss_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -2044,7 +2241,10 @@ _sig_huber_loss = _Signatures('huber_loss', [
 
 def huber_loss(*args, **kwargs):
     """huber_loss(Tensor input, Tensor target, int reduction=Mean, float delta=1.0, *, Tensor? out=None)"""
-    i, a = _sig_huber_loss.parse(args, kwargs)
+    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is int and type(args[3]) is float:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, args[2], args[3], None]
+    else:
+        i, a = _sig_huber_loss.parse(args, kwargs)
     if a[4] is None:
         return _wrap(_op_huber_loss.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_huber_loss_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -2081,7 +2281,10 @@ _sig_kl_div = _Signatures('kl_div', [
 
 def kl_div(*args, **kwargs):
     """kl_div(Tensor input, Tensor target, int reduction=Mean, *, bool log_target=False)"""
-    i, a = _sig_kl_div.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, args[2], False]
+    else:
+        i, a = _sig_kl_div.parse(args, kwargs)
     return _wrap(_op_kl_div.call(a[0], a[1], a[2], a[3]))
 
 
@@ -2092,7 +2295,10 @@ _sig_abs = _Signatures('abs', [
 
 def abs(*args, **kwargs):
     """abs(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_abs.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_abs.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_abs.call(a[0]))
     return _wrap(_op_abs_out.call(a[0], a[1]))
@@ -2105,7 +2311,10 @@ _sig_abs_ = _Signatures('abs_', [
 
 def abs_(*args, **kwargs):
     """abs_(Tensor input)"""
-    i, a = _sig_abs_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_abs_.parse(args, kwargs)
     return _wrap(_op_abs_.call(a[0]))
 
 
@@ -2116,7 +2325,10 @@ _sig_neg = _Signatures('neg', [
 
 def neg(*args, **kwargs):
     """neg(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_neg.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_neg.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_neg.call(a[0]))
     return _wrap(_op_neg_out.call(a[0], a[1]))
@@ -2129,7 +2341,10 @@ _sig_neg_ = _Signatures('neg_', [
 
 def neg_(*args, **kwargs):
     """neg_(Tensor input)"""
-    i, a = _sig_neg_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_neg_.parse(args, kwargs)
     return _wrap(_op_neg_.call(a[0]))
 
 
@@ -2140,7 +2355,10 @@ _sig_sign = _Signatures('sign', [
 
 def sign(*args, **kwargs):
     """sign(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_sign.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_sign.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_sign.call(a[0]))
     return _wrap(_op_sign_out.call(a[0], a[1]))
@@ -2153,7 +2371,10 @@ _sig_sgn = _Signatures('sgn', [
 
 def sgn(*args, **kwargs):
     """sgn(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_sgn.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_sgn.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_sgn.call(a[0]))
     return _wrap(_op_sgn_out.call(a[0], a[1]))
@@ -2166,7 +2387,10 @@ _sig_exp = _Signatures('exp', [
 
 def exp(*args, **kwargs):
     """exp(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_exp.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_exp.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_exp.call(a[0]))
     return _wrap(_op_exp_out.call(a[0], a[1]))
@@ -2179,7 +2403,10 @@ _sig_exp_ = _Signatures('exp_', [
 
 def exp_(*args, **kwargs):
     """exp_(Tensor input)"""
-    i, a = _sig_exp_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_exp_.parse(args, kwargs)
     return _wrap(_op_exp_.call(a[0]))
 
 
@@ -2190,7 +2417,10 @@ _sig_exp2 = _Signatures('exp2', [
 
 def exp2(*args, **kwargs):
     """exp2(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_exp2.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_exp2.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_exp2.call(a[0]))
     return _wrap(_op_exp2_out.call(a[0], a[1]))
@@ -2203,7 +2433,10 @@ _sig_exp2_ = _Signatures('exp2_', [
 
 def exp2_(*args, **kwargs):
     """exp2_(Tensor input)"""
-    i, a = _sig_exp2_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_exp2_.parse(args, kwargs)
     return _wrap(_op_exp2_.call(a[0]))
 
 
@@ -2214,7 +2447,10 @@ _sig_expm1 = _Signatures('expm1', [
 
 def expm1(*args, **kwargs):
     """expm1(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_expm1.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_expm1.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_expm1.call(a[0]))
     return _wrap(_op_expm1_out.call(a[0], a[1]))
@@ -2227,7 +2463,10 @@ _sig_expm1_ = _Signatures('expm1_', [
 
 def expm1_(*args, **kwargs):
     """expm1_(Tensor input)"""
-    i, a = _sig_expm1_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_expm1_.parse(args, kwargs)
     return _wrap(_op_expm1_.call(a[0]))
 
 
@@ -2238,7 +2477,10 @@ _sig_log = _Signatures('log', [
 
 def log(*args, **kwargs):
     """log(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_log.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_log.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_log.call(a[0]))
     return _wrap(_op_log_out.call(a[0], a[1]))
@@ -2251,7 +2493,10 @@ _sig_log_ = _Signatures('log_', [
 
 def log_(*args, **kwargs):
     """log_(Tensor input)"""
-    i, a = _sig_log_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_log_.parse(args, kwargs)
     return _wrap(_op_log_.call(a[0]))
 
 
@@ -2262,7 +2507,10 @@ _sig_log2 = _Signatures('log2', [
 
 def log2(*args, **kwargs):
     """log2(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_log2.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_log2.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_log2.call(a[0]))
     return _wrap(_op_log2_out.call(a[0], a[1]))
@@ -2275,7 +2523,10 @@ _sig_log2_ = _Signatures('log2_', [
 
 def log2_(*args, **kwargs):
     """log2_(Tensor input)"""
-    i, a = _sig_log2_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_log2_.parse(args, kwargs)
     return _wrap(_op_log2_.call(a[0]))
 
 
@@ -2286,7 +2537,10 @@ _sig_log10 = _Signatures('log10', [
 
 def log10(*args, **kwargs):
     """log10(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_log10.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_log10.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_log10.call(a[0]))
     return _wrap(_op_log10_out.call(a[0], a[1]))
@@ -2299,7 +2553,10 @@ _sig_log10_ = _Signatures('log10_', [
 
 def log10_(*args, **kwargs):
     """log10_(Tensor input)"""
-    i, a = _sig_log10_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_log10_.parse(args, kwargs)
     return _wrap(_op_log10_.call(a[0]))
 
 
@@ -2310,7 +2567,10 @@ _sig_log1p = _Signatures('log1p', [
 
 def log1p(*args, **kwargs):
     """log1p(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_log1p.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_log1p.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_log1p.call(a[0]))
     return _wrap(_op_log1p_out.call(a[0], a[1]))
@@ -2323,7 +2583,10 @@ _sig_log1p_ = _Signatures('log1p_', [
 
 def log1p_(*args, **kwargs):
     """log1p_(Tensor input)"""
-    i, a = _sig_log1p_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_log1p_.parse(args, kwargs)
     return _wrap(_op_log1p_.call(a[0]))
 
 
@@ -2334,7 +2597,10 @@ _sig_sqrt = _Signatures('sqrt', [
 
 def sqrt(*args, **kwargs):
     """sqrt(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_sqrt.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_sqrt.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_sqrt.call(a[0]))
     return _wrap(_op_sqrt_out.call(a[0], a[1]))
@@ -2347,7 +2613,10 @@ _sig_sqrt_ = _Signatures('sqrt_', [
 
 def sqrt_(*args, **kwargs):
     """sqrt_(Tensor input)"""
-    i, a = _sig_sqrt_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_sqrt_.parse(args, kwargs)
     return _wrap(_op_sqrt_.call(a[0]))
 
 
@@ -2358,7 +2627,10 @@ _sig_rsqrt = _Signatures('rsqrt', [
 
 def rsqrt(*args, **kwargs):
     """rsqrt(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_rsqrt.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_rsqrt.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_rsqrt.call(a[0]))
     return _wrap(_op_rsqrt_out.call(a[0], a[1]))
@@ -2371,7 +2643,10 @@ _sig_rsqrt_ = _Signatures('rsqrt_', [
 
 def rsqrt_(*args, **kwargs):
     """rsqrt_(Tensor input)"""
-    i, a = _sig_rsqrt_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_rsqrt_.parse(args, kwargs)
     return _wrap(_op_rsqrt_.call(a[0]))
 
 
@@ -2382,7 +2657,10 @@ _sig_reciprocal = _Signatures('reciprocal', [
 
 def reciprocal(*args, **kwargs):
     """reciprocal(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_reciprocal.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_reciprocal.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_reciprocal.call(a[0]))
     return _wrap(_op_reciprocal_out.call(a[0], a[1]))
@@ -2395,7 +2673,10 @@ _sig_reciprocal_ = _Signatures('reciprocal_', [
 
 def reciprocal_(*args, **kwargs):
     """reciprocal_(Tensor input)"""
-    i, a = _sig_reciprocal_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_reciprocal_.parse(args, kwargs)
     return _wrap(_op_reciprocal_.call(a[0]))
 
 
@@ -2406,7 +2687,10 @@ _sig_sin = _Signatures('sin', [
 
 def sin(*args, **kwargs):
     """sin(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_sin.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_sin.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_sin.call(a[0]))
     return _wrap(_op_sin_out.call(a[0], a[1]))
@@ -2419,7 +2703,10 @@ _sig_sin_ = _Signatures('sin_', [
 
 def sin_(*args, **kwargs):
     """sin_(Tensor input)"""
-    i, a = _sig_sin_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_sin_.parse(args, kwargs)
     return _wrap(_op_sin_.call(a[0]))
 
 
@@ -2430,7 +2717,10 @@ _sig_cos = _Signatures('cos', [
 
 def cos(*args, **kwargs):
     """cos(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_cos.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_cos.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_cos.call(a[0]))
     return _wrap(_op_cos_out.call(a[0], a[1]))
@@ -2443,7 +2733,10 @@ _sig_cos_ = _Signatures('cos_', [
 
 def cos_(*args, **kwargs):
     """cos_(Tensor input)"""
-    i, a = _sig_cos_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_cos_.parse(args, kwargs)
     return _wrap(_op_cos_.call(a[0]))
 
 
@@ -2454,7 +2747,10 @@ _sig_tan = _Signatures('tan', [
 
 def tan(*args, **kwargs):
     """tan(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_tan.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_tan.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_tan.call(a[0]))
     return _wrap(_op_tan_out.call(a[0], a[1]))
@@ -2467,7 +2763,10 @@ _sig_tan_ = _Signatures('tan_', [
 
 def tan_(*args, **kwargs):
     """tan_(Tensor input)"""
-    i, a = _sig_tan_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_tan_.parse(args, kwargs)
     return _wrap(_op_tan_.call(a[0]))
 
 
@@ -2478,7 +2777,10 @@ _sig_asin = _Signatures('asin', [
 
 def asin(*args, **kwargs):
     """asin(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_asin.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_asin.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_asin.call(a[0]))
     return _wrap(_op_asin_out.call(a[0], a[1]))
@@ -2491,7 +2793,10 @@ _sig_asin_ = _Signatures('asin_', [
 
 def asin_(*args, **kwargs):
     """asin_(Tensor input)"""
-    i, a = _sig_asin_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_asin_.parse(args, kwargs)
     return _wrap(_op_asin_.call(a[0]))
 
 
@@ -2502,7 +2807,10 @@ _sig_acos = _Signatures('acos', [
 
 def acos(*args, **kwargs):
     """acos(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_acos.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_acos.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_acos.call(a[0]))
     return _wrap(_op_acos_out.call(a[0], a[1]))
@@ -2515,7 +2823,10 @@ _sig_acos_ = _Signatures('acos_', [
 
 def acos_(*args, **kwargs):
     """acos_(Tensor input)"""
-    i, a = _sig_acos_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_acos_.parse(args, kwargs)
     return _wrap(_op_acos_.call(a[0]))
 
 
@@ -2526,7 +2837,10 @@ _sig_atan = _Signatures('atan', [
 
 def atan(*args, **kwargs):
     """atan(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_atan.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_atan.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_atan.call(a[0]))
     return _wrap(_op_atan_out.call(a[0], a[1]))
@@ -2539,7 +2853,10 @@ _sig_atan_ = _Signatures('atan_', [
 
 def atan_(*args, **kwargs):
     """atan_(Tensor input)"""
-    i, a = _sig_atan_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_atan_.parse(args, kwargs)
     return _wrap(_op_atan_.call(a[0]))
 
 
@@ -2550,7 +2867,10 @@ _sig_sinh = _Signatures('sinh', [
 
 def sinh(*args, **kwargs):
     """sinh(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_sinh.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_sinh.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_sinh.call(a[0]))
     return _wrap(_op_sinh_out.call(a[0], a[1]))
@@ -2563,7 +2883,10 @@ _sig_sinh_ = _Signatures('sinh_', [
 
 def sinh_(*args, **kwargs):
     """sinh_(Tensor input)"""
-    i, a = _sig_sinh_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_sinh_.parse(args, kwargs)
     return _wrap(_op_sinh_.call(a[0]))
 
 
@@ -2574,7 +2897,10 @@ _sig_cosh = _Signatures('cosh', [
 
 def cosh(*args, **kwargs):
     """cosh(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_cosh.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_cosh.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_cosh.call(a[0]))
     return _wrap(_op_cosh_out.call(a[0], a[1]))
@@ -2587,7 +2913,10 @@ _sig_cosh_ = _Signatures('cosh_', [
 
 def cosh_(*args, **kwargs):
     """cosh_(Tensor input)"""
-    i, a = _sig_cosh_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_cosh_.parse(args, kwargs)
     return _wrap(_op_cosh_.call(a[0]))
 
 
@@ -2598,7 +2927,10 @@ _sig_tanh = _Signatures('tanh', [
 
 def tanh(*args, **kwargs):
     """tanh(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_tanh.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_tanh.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_tanh.call(a[0]))
     return _wrap(_op_tanh_out.call(a[0], a[1]))
@@ -2611,7 +2943,10 @@ _sig_tanh_ = _Signatures('tanh_', [
 
 def tanh_(*args, **kwargs):
     """tanh_(Tensor input)"""
-    i, a = _sig_tanh_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_tanh_.parse(args, kwargs)
     return _wrap(_op_tanh_.call(a[0]))
 
 
@@ -2622,7 +2957,10 @@ _sig_asinh = _Signatures('asinh', [
 
 def asinh(*args, **kwargs):
     """asinh(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_asinh.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_asinh.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_asinh.call(a[0]))
     return _wrap(_op_asinh_out.call(a[0], a[1]))
@@ -2635,7 +2973,10 @@ _sig_asinh_ = _Signatures('asinh_', [
 
 def asinh_(*args, **kwargs):
     """asinh_(Tensor input)"""
-    i, a = _sig_asinh_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_asinh_.parse(args, kwargs)
     return _wrap(_op_asinh_.call(a[0]))
 
 
@@ -2646,7 +2987,10 @@ _sig_acosh = _Signatures('acosh', [
 
 def acosh(*args, **kwargs):
     """acosh(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_acosh.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_acosh.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_acosh.call(a[0]))
     return _wrap(_op_acosh_out.call(a[0], a[1]))
@@ -2659,7 +3003,10 @@ _sig_acosh_ = _Signatures('acosh_', [
 
 def acosh_(*args, **kwargs):
     """acosh_(Tensor input)"""
-    i, a = _sig_acosh_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_acosh_.parse(args, kwargs)
     return _wrap(_op_acosh_.call(a[0]))
 
 
@@ -2670,7 +3017,10 @@ _sig_atanh = _Signatures('atanh', [
 
 def atanh(*args, **kwargs):
     """atanh(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_atanh.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_atanh.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_atanh.call(a[0]))
     return _wrap(_op_atanh_out.call(a[0], a[1]))
@@ -2683,7 +3033,10 @@ _sig_atanh_ = _Signatures('atanh_', [
 
 def atanh_(*args, **kwargs):
     """atanh_(Tensor input)"""
-    i, a = _sig_atanh_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_atanh_.parse(args, kwargs)
     return _wrap(_op_atanh_.call(a[0]))
 
 
@@ -2694,7 +3047,10 @@ _sig_sigmoid = _Signatures('sigmoid', [
 
 def sigmoid(*args, **kwargs):
     """sigmoid(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_sigmoid.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_sigmoid.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_sigmoid.call(a[0]))
     return _wrap(_op_sigmoid_out.call(a[0], a[1]))
@@ -2707,7 +3063,10 @@ _sig_sigmoid_ = _Signatures('sigmoid_', [
 
 def sigmoid_(*args, **kwargs):
     """sigmoid_(Tensor input)"""
-    i, a = _sig_sigmoid_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_sigmoid_.parse(args, kwargs)
     return _wrap(_op_sigmoid_.call(a[0]))
 
 
@@ -2718,7 +3077,10 @@ _sig_erf = _Signatures('erf', [
 
 def erf(*args, **kwargs):
     """erf(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_erf.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_erf.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_erf.call(a[0]))
     return _wrap(_op_erf_out.call(a[0], a[1]))
@@ -2731,7 +3093,10 @@ _sig_erf_ = _Signatures('erf_', [
 
 def erf_(*args, **kwargs):
     """erf_(Tensor input)"""
-    i, a = _sig_erf_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_erf_.parse(args, kwargs)
     return _wrap(_op_erf_.call(a[0]))
 
 
@@ -2742,7 +3107,10 @@ _sig_erfc = _Signatures('erfc', [
 
 def erfc(*args, **kwargs):
     """erfc(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_erfc.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_erfc.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_erfc.call(a[0]))
     return _wrap(_op_erfc_out.call(a[0], a[1]))
@@ -2755,7 +3123,10 @@ _sig_erfc_ = _Signatures('erfc_', [
 
 def erfc_(*args, **kwargs):
     """erfc_(Tensor input)"""
-    i, a = _sig_erfc_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_erfc_.parse(args, kwargs)
     return _wrap(_op_erfc_.call(a[0]))
 
 
@@ -2766,7 +3137,10 @@ _sig_erfinv = _Signatures('erfinv', [
 
 def erfinv(*args, **kwargs):
     """erfinv(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_erfinv.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_erfinv.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_erfinv.call(a[0]))
     return _wrap(_op_erfinv_out.call(a[0], a[1]))
@@ -2779,7 +3153,10 @@ _sig_floor = _Signatures('floor', [
 
 def floor(*args, **kwargs):
     """floor(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_floor.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_floor.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_floor.call(a[0]))
     return _wrap(_op_floor_out.call(a[0], a[1]))
@@ -2792,7 +3169,10 @@ _sig_floor_ = _Signatures('floor_', [
 
 def floor_(*args, **kwargs):
     """floor_(Tensor input)"""
-    i, a = _sig_floor_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_floor_.parse(args, kwargs)
     return _wrap(_op_floor_.call(a[0]))
 
 
@@ -2803,7 +3183,10 @@ _sig_ceil = _Signatures('ceil', [
 
 def ceil(*args, **kwargs):
     """ceil(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_ceil.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_ceil.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_ceil.call(a[0]))
     return _wrap(_op_ceil_out.call(a[0], a[1]))
@@ -2816,7 +3199,10 @@ _sig_ceil_ = _Signatures('ceil_', [
 
 def ceil_(*args, **kwargs):
     """ceil_(Tensor input)"""
-    i, a = _sig_ceil_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_ceil_.parse(args, kwargs)
     return _wrap(_op_ceil_.call(a[0]))
 
 
@@ -2827,7 +3213,10 @@ _sig_trunc = _Signatures('trunc', [
 
 def trunc(*args, **kwargs):
     """trunc(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_trunc.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_trunc.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_trunc.call(a[0]))
     return _wrap(_op_trunc_out.call(a[0], a[1]))
@@ -2840,7 +3229,10 @@ _sig_trunc_ = _Signatures('trunc_', [
 
 def trunc_(*args, **kwargs):
     """trunc_(Tensor input)"""
-    i, a = _sig_trunc_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_trunc_.parse(args, kwargs)
     return _wrap(_op_trunc_.call(a[0]))
 
 
@@ -2851,7 +3243,10 @@ _sig_frac = _Signatures('frac', [
 
 def frac(*args, **kwargs):
     """frac(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_frac.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_frac.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_frac.call(a[0]))
     return _wrap(_op_frac_out.call(a[0], a[1]))
@@ -2864,7 +3259,10 @@ _sig_frac_ = _Signatures('frac_', [
 
 def frac_(*args, **kwargs):
     """frac_(Tensor input)"""
-    i, a = _sig_frac_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_frac_.parse(args, kwargs)
     return _wrap(_op_frac_.call(a[0]))
 
 
@@ -2876,7 +3274,10 @@ _sig_round = _Signatures('round', [
 
 def round(*args, **kwargs):
     """round(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_round.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_round.parse(args, kwargs)
     if i == 0:
         if a[1] is None:
             return _wrap(_op_round.call(a[0]))
@@ -2895,7 +3296,10 @@ _sig_round_ = _Signatures('round_', [
 
 def round_(*args, **kwargs):
     """round_(Tensor input)"""
-    i, a = _sig_round_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_round_.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_round_.call(a[0]))
     elif i == 1:
@@ -2909,7 +3313,10 @@ _sig_square = _Signatures('square', [
 
 def square(*args, **kwargs):
     """square(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_square.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_square.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_square.call(a[0]))
     return _wrap(_op_square_out.call(a[0], a[1]))
@@ -2922,7 +3329,10 @@ _sig_square_ = _Signatures('square_', [
 
 def square_(*args, **kwargs):
     """square_(Tensor input)"""
-    i, a = _sig_square_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_square_.parse(args, kwargs)
     return _wrap(_op_square_.call(a[0]))
 
 
@@ -2933,7 +3343,10 @@ _sig_positive = _Signatures('positive', [
 
 def positive(*args, **kwargs):
     """positive(Tensor input)"""
-    i, a = _sig_positive.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_positive.parse(args, kwargs)
     return _wrap(_op_positive.call(a[0]))
 
 
@@ -2944,7 +3357,10 @@ _sig_bitwise_not = _Signatures('bitwise_not', [
 
 def bitwise_not(*args, **kwargs):
     """bitwise_not(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_bitwise_not.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_bitwise_not.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_bitwise_not.call(a[0]))
     return _wrap(_op_bitwise_not_out.call(a[0], a[1]))
@@ -2957,7 +3373,10 @@ _sig_logical_not = _Signatures('logical_not', [
 
 def logical_not(*args, **kwargs):
     """logical_not(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_logical_not.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_logical_not.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_logical_not.call(a[0]))
     return _wrap(_op_logical_not_out.call(a[0], a[1]))
@@ -2970,7 +3389,10 @@ _sig_isnan = _Signatures('isnan', [
 
 def isnan(*args, **kwargs):
     """isnan(Tensor input)"""
-    i, a = _sig_isnan.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_isnan.parse(args, kwargs)
     return _wrap(_op_isnan.call(a[0]))
 
 
@@ -2981,7 +3403,10 @@ _sig_isinf = _Signatures('isinf', [
 
 def isinf(*args, **kwargs):
     """isinf(Tensor input)"""
-    i, a = _sig_isinf.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_isinf.parse(args, kwargs)
     return _wrap(_op_isinf.call(a[0]))
 
 
@@ -2992,7 +3417,10 @@ _sig_isfinite = _Signatures('isfinite', [
 
 def isfinite(*args, **kwargs):
     """isfinite(Tensor input)"""
-    i, a = _sig_isfinite.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_isfinite.parse(args, kwargs)
     return _wrap(_op_isfinite.call(a[0]))
 
 
@@ -3027,7 +3455,10 @@ _sig_add = _Signatures('add', [
 
 def add(*args, **kwargs):
     """add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)"""
-    i, a = _sig_add.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), 1, None]
+    else:
+        i, a = _sig_add.parse(args, kwargs)
     if a[3] is None:
         return _wrap(_op_add_Tensor.call(a[0], a[1], a[2]))
     return _wrap(_op_add_out.call(a[0], a[1], a[2], a[3]))
@@ -3040,7 +3471,10 @@ _sig_sub = _Signatures('sub', [
 
 def sub(*args, **kwargs):
     """sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)"""
-    i, a = _sig_sub.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), 1, None]
+    else:
+        i, a = _sig_sub.parse(args, kwargs)
     if a[3] is None:
         return _wrap(_op_sub_Tensor.call(a[0], a[1], a[2]))
     return _wrap(_op_sub_out.call(a[0], a[1], a[2], a[3]))
@@ -3054,7 +3488,10 @@ _sig_rsub = _Signatures('rsub', [
 
 def rsub(*args, **kwargs):
     """rsub(Tensor input, Tensor other, *, Scalar alpha=1)"""
-    i, a = _sig_rsub.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), 1]
+    else:
+        i, a = _sig_rsub.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_rsub_Tensor.call(a[0], a[1], a[2]))
     elif i == 1:
@@ -3068,7 +3505,10 @@ _sig_mul = _Signatures('mul', [
 
 def mul(*args, **kwargs):
     """mul(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_mul.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), None]
+    else:
+        i, a = _sig_mul.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_mul_Tensor.call(a[0], a[1]))
     return _wrap(_op_mul_out.call(a[0], a[1], a[2]))
@@ -3083,7 +3523,10 @@ _sig_div = _Signatures('div', [
 
 def div(*args, **kwargs):
     """div(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_div.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), None]
+    else:
+        i, a = _sig_div.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_div_Tensor.call(a[0], a[1]))
@@ -3104,7 +3547,10 @@ _sig_true_divide = _Signatures('true_divide', [
 
 def true_divide(*args, **kwargs):
     """true_divide(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_true_divide.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), None]
+    else:
+        i, a = _sig_true_divide.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_true_divide_Tensor.call(a[0], a[1]))
@@ -3121,7 +3567,10 @@ _sig_floor_divide = _Signatures('floor_divide', [
 
 def floor_divide(*args, **kwargs):
     """floor_divide(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_floor_divide.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), None]
+    else:
+        i, a = _sig_floor_divide.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_floor_divide.call(a[0], a[1]))
@@ -3139,7 +3588,10 @@ _sig_remainder = _Signatures('remainder', [
 
 def remainder(*args, **kwargs):
     """remainder(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_remainder.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), None]
+    else:
+        i, a = _sig_remainder.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_remainder_Tensor.call(a[0], a[1]))
@@ -3160,7 +3612,10 @@ _sig_fmod = _Signatures('fmod', [
 
 def fmod(*args, **kwargs):
     """fmod(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_fmod.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_fmod.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_fmod_Tensor.call(a[0], a[1]))
@@ -3180,7 +3635,10 @@ _sig_pow = _Signatures('pow', [
 
 def pow(*args, **kwargs):
     """pow(Tensor input, Tensor exponent, *, Tensor? out=None)"""
-    i, a = _sig_pow.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_pow.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_pow_Tensor_Tensor.call(a[0], a[1]))
@@ -3202,7 +3660,10 @@ _sig_maximum = _Signatures('maximum', [
 
 def maximum(*args, **kwargs):
     """maximum(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_maximum.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_maximum.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_maximum.call(a[0], a[1]))
     return _wrap(_op_maximum_out.call(a[0], a[1], a[2]))
@@ -3215,7 +3676,10 @@ _sig_minimum = _Signatures('minimum', [
 
 def minimum(*args, **kwargs):
     """minimum(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_minimum.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_minimum.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_minimum.call(a[0], a[1]))
     return _wrap(_op_minimum_out.call(a[0], a[1], a[2]))
@@ -3228,7 +3692,10 @@ _sig_fmax = _Signatures('fmax', [
 
 def fmax(*args, **kwargs):
     """fmax(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_fmax.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_fmax.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_fmax.call(a[0], a[1]))
     return _wrap(_op_fmax_out.call(a[0], a[1], a[2]))
@@ -3241,7 +3708,10 @@ _sig_fmin = _Signatures('fmin', [
 
 def fmin(*args, **kwargs):
     """fmin(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_fmin.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_fmin.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_fmin.call(a[0], a[1]))
     return _wrap(_op_fmin_out.call(a[0], a[1], a[2]))
@@ -3254,7 +3724,10 @@ _sig_logaddexp = _Signatures('logaddexp', [
 
 def logaddexp(*args, **kwargs):
     """logaddexp(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_logaddexp.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_logaddexp.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_logaddexp.call(a[0], a[1]))
     return _wrap(_op_logaddexp_out.call(a[0], a[1], a[2]))
@@ -3267,7 +3740,10 @@ _sig_atan2 = _Signatures('atan2', [
 
 def atan2(*args, **kwargs):
     """atan2(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_atan2.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_atan2.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_atan2.call(a[0], a[1]))
     return _wrap(_op_atan2_out.call(a[0], a[1], a[2]))
@@ -3280,7 +3756,10 @@ _sig_hypot = _Signatures('hypot', [
 
 def hypot(*args, **kwargs):
     """hypot(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_hypot.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_hypot.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_hypot.call(a[0], a[1]))
     return _wrap(_op_hypot_out.call(a[0], a[1], a[2]))
@@ -3294,7 +3773,10 @@ _sig_copysign = _Signatures('copysign', [
 
 def copysign(*args, **kwargs):
     """copysign(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_copysign.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_copysign.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_copysign_Tensor.call(a[0], a[1]))
@@ -3314,7 +3796,10 @@ _sig_xlogy = _Signatures('xlogy', [
 
 def xlogy(*args, **kwargs):
     """xlogy(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_xlogy.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), None]
+    else:
+        i, a = _sig_xlogy.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_xlogy_Tensor.call(a[0], a[1]))
@@ -3337,7 +3822,10 @@ _sig_xlogy_ = _Signatures('xlogy_', [
 
 def xlogy_(*args, **kwargs):
     """xlogy_(Tensor input, Tensor other)"""
-    i, a = _sig_xlogy_.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1])]
+    else:
+        i, a = _sig_xlogy_.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_xlogy__Tensor.call(a[0], a[1]))
     elif i == 1:
@@ -3352,7 +3840,10 @@ _sig_eq = _Signatures('eq', [
 
 def eq(*args, **kwargs):
     """eq(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_eq.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_eq.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_eq_Tensor.call(a[0], a[1]))
@@ -3371,7 +3862,10 @@ _sig_ne = _Signatures('ne', [
 
 def ne(*args, **kwargs):
     """ne(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_ne.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_ne.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_ne_Tensor.call(a[0], a[1]))
@@ -3390,7 +3884,10 @@ _sig_lt = _Signatures('lt', [
 
 def lt(*args, **kwargs):
     """lt(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_lt.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_lt.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_lt_Tensor.call(a[0], a[1]))
@@ -3409,7 +3906,10 @@ _sig_le = _Signatures('le', [
 
 def le(*args, **kwargs):
     """le(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_le.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_le.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_le_Tensor.call(a[0], a[1]))
@@ -3428,7 +3928,10 @@ _sig_gt = _Signatures('gt', [
 
 def gt(*args, **kwargs):
     """gt(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_gt.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_gt.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_gt_Tensor.call(a[0], a[1]))
@@ -3447,7 +3950,10 @@ _sig_ge = _Signatures('ge', [
 
 def ge(*args, **kwargs):
     """ge(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_ge.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_ge.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_ge_Tensor.call(a[0], a[1]))
@@ -3465,7 +3971,10 @@ _sig_isclose = _Signatures('isclose', [
 
 def isclose(*args, **kwargs):
     """isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)"""
-    i, a = _sig_isclose.parse(args, kwargs)
+    if len(args) == 5 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is float and type(args[3]) is float and type(args[4]) is bool:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, args[2], args[3], args[4]]
+    else:
+        i, a = _sig_isclose.parse(args, kwargs)
     return _wrap(_op_isclose.call(a[0], a[1], a[2], a[3], a[4]))
 
 
@@ -3476,7 +3985,10 @@ _sig_logical_and = _Signatures('logical_and', [
 
 def logical_and(*args, **kwargs):
     """logical_and(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_logical_and.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_logical_and.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_logical_and.call(a[0], a[1]))
     return _wrap(_op_logical_and_out.call(a[0], a[1], a[2]))
@@ -3489,7 +4001,10 @@ _sig_logical_or = _Signatures('logical_or', [
 
 def logical_or(*args, **kwargs):
     """logical_or(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_logical_or.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_logical_or.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_logical_or.call(a[0], a[1]))
     return _wrap(_op_logical_or_out.call(a[0], a[1], a[2]))
@@ -3502,7 +4017,10 @@ _sig_logical_xor = _Signatures('logical_xor', [
 
 def logical_xor(*args, **kwargs):
     """logical_xor(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_logical_xor.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_logical_xor.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_logical_xor.call(a[0], a[1]))
     return _wrap(_op_logical_xor_out.call(a[0], a[1], a[2]))
@@ -3517,7 +4035,10 @@ _sig_bitwise_and = _Signatures('bitwise_and', [
 
 def bitwise_and(*args, **kwargs):
     """bitwise_and(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_bitwise_and.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), None]
+    else:
+        i, a = _sig_bitwise_and.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_bitwise_and_Tensor.call(a[0], a[1]))
@@ -3539,7 +4060,10 @@ _sig_bitwise_or = _Signatures('bitwise_or', [
 
 def bitwise_or(*args, **kwargs):
     """bitwise_or(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_bitwise_or.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), None]
+    else:
+        i, a = _sig_bitwise_or.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_bitwise_or_Tensor.call(a[0], a[1]))
@@ -3561,7 +4085,10 @@ _sig_bitwise_xor = _Signatures('bitwise_xor', [
 
 def bitwise_xor(*args, **kwargs):
     """bitwise_xor(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_bitwise_xor.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), None]
+    else:
+        i, a = _sig_bitwise_xor.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_bitwise_xor_Tensor.call(a[0], a[1]))
@@ -3583,7 +4110,10 @@ _sig_bitwise_left_shift = _Signatures('bitwise_left_shift', [
 
 def bitwise_left_shift(*args, **kwargs):
     """bitwise_left_shift(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_bitwise_left_shift.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), None]
+    else:
+        i, a = _sig_bitwise_left_shift.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_bitwise_left_shift_Tensor.call(a[0], a[1]))
@@ -3605,7 +4135,10 @@ _sig_bitwise_right_shift = _Signatures('bitwise_right_shift', [
 
 def bitwise_right_shift(*args, **kwargs):
     """bitwise_right_shift(Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_bitwise_right_shift.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), None]
+    else:
+        i, a = _sig_bitwise_right_shift.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_bitwise_right_shift_Tensor.call(a[0], a[1]))
@@ -3660,7 +4193,10 @@ _sig_clamp_min = _Signatures('clamp_min', [
 
 def clamp_min(*args, **kwargs):
     """clamp_min(Tensor input, Tensor min, *, Tensor? out=None)"""
-    i, a = _sig_clamp_min.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_clamp_min.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_clamp_min_Tensor.call(a[0], a[1]))
@@ -3679,7 +4215,10 @@ _sig_clamp_min_ = _Signatures('clamp_min_', [
 
 def clamp_min_(*args, **kwargs):
     """clamp_min_(Tensor input, Tensor min)"""
-    i, a = _sig_clamp_min_.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl]
+    else:
+        i, a = _sig_clamp_min_.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_clamp_min__Tensor.call(a[0], a[1]))
     elif i == 1:
@@ -3694,7 +4233,10 @@ _sig_clamp_max = _Signatures('clamp_max', [
 
 def clamp_max(*args, **kwargs):
     """clamp_max(Tensor input, Tensor max, *, Tensor? out=None)"""
-    i, a = _sig_clamp_max.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    else:
+        i, a = _sig_clamp_max.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_clamp_max_Tensor.call(a[0], a[1]))
@@ -3713,7 +4255,10 @@ _sig_clamp_max_ = _Signatures('clamp_max_', [
 
 def clamp_max_(*args, **kwargs):
     """clamp_max_(Tensor input, Tensor max)"""
-    i, a = _sig_clamp_max_.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl]
+    else:
+        i, a = _sig_clamp_max_.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_clamp_max__Tensor.call(a[0], a[1]))
     elif i == 1:
@@ -3764,7 +4309,10 @@ _sig_where = _Signatures('where', [
 
 def where(*args, **kwargs):
     """where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None)"""
-    i, a = _sig_where.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl, None]
+    else:
+        i, a = _sig_where.parse(args, kwargs)
     if i == 0:
         if a[3] is None:
             return _wrap(_op_where_self.call(a[0], a[1], a[2]))
@@ -3785,7 +4333,10 @@ _sig_lerp = _Signatures('lerp', [
 
 def lerp(*args, **kwargs):
     """lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None)"""
-    i, a = _sig_lerp.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl, None]
+    else:
+        i, a = _sig_lerp.parse(args, kwargs)
     if i == 0:
         if a[3] is None:
             return _wrap(_op_lerp_Tensor.call(a[0], a[1], a[2]))
@@ -3803,7 +4354,10 @@ _sig_addcmul = _Signatures('addcmul', [
 
 def addcmul(*args, **kwargs):
     """addcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None)"""
-    i, a = _sig_addcmul.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl, 1, None]
+    else:
+        i, a = _sig_addcmul.parse(args, kwargs)
     if a[4] is None:
         return _wrap(_op_addcmul.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_addcmul_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -3816,7 +4370,10 @@ _sig_addcdiv = _Signatures('addcdiv', [
 
 def addcdiv(*args, **kwargs):
     """addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None)"""
-    i, a = _sig_addcdiv.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl, 1, None]
+    else:
+        i, a = _sig_addcdiv.parse(args, kwargs)
     if a[4] is None:
         return _wrap(_op_addcdiv.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_addcdiv_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -3830,7 +4387,10 @@ _sig_bernoulli = _Signatures('bernoulli', [
 
 def bernoulli(*args, **kwargs):
     """bernoulli(Tensor input, *, Generator? generator=None, Tensor? out=None)"""
-    i, a = _sig_bernoulli.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None, None]
+    else:
+        i, a = _sig_bernoulli.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_bernoulli.call(a[0], a[1]))
@@ -3846,7 +4406,10 @@ _sig_multinomial = _Signatures('multinomial', [
 
 def multinomial(*args, **kwargs):
     """multinomial(Tensor input, SymInt num_samples, bool replacement=False, *, Generator? generator=None, Tensor? out=None)"""
-    i, a = _sig_multinomial.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is bool:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2], None, None]
+    else:
+        i, a = _sig_multinomial.parse(args, kwargs)
     if a[4] is None:
         return _wrap(_op_multinomial.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_multinomial_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -3860,7 +4423,10 @@ _sig_sum = _Signatures('sum', [
 
 def sum(*args, **kwargs):
     """sum(Tensor input, *, ScalarType? dtype=None)"""
-    i, a = _sig_sum.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_sum.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_sum.call(a[0], a[1]))
     elif i == 1:
@@ -3877,7 +4443,10 @@ _sig_mean = _Signatures('mean', [
 
 def mean(*args, **kwargs):
     """mean(Tensor input, *, ScalarType? dtype=None, Tensor? out=None)"""
-    i, a = _sig_mean.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None, None]
+    else:
+        i, a = _sig_mean.parse(args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_mean.call(a[0], a[1]))
@@ -3896,7 +4465,10 @@ _sig_prod = _Signatures('prod', [
 
 def prod(*args, **kwargs):
     """prod(Tensor input, *, ScalarType? dtype=None)"""
-    i, a = _sig_prod.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_prod.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_prod.call(a[0], a[1]))
     elif i == 1:
@@ -3914,7 +4486,10 @@ _sig_max = _Signatures('max', [
 
 def max(*args, **kwargs):
     """max(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_max.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_max.parse(args, kwargs)
     if i == 0:
         if a[1] is None:
             return _wrap(_op_max.call(a[0]))
@@ -3938,7 +4513,10 @@ _sig_min = _Signatures('min', [
 
 def min(*args, **kwargs):
     """min(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_min.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_min.parse(args, kwargs)
     if i == 0:
         if a[1] is None:
             return _wrap(_op_min.call(a[0]))
@@ -4095,7 +4673,10 @@ _sig_norm = _Signatures('norm', [
 
 def norm(*args, **kwargs):
     """norm(Tensor input, Scalar p=2)"""
-    i, a = _sig_norm.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]]
+    else:
+        i, a = _sig_norm.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_norm_Scalar.call(a[0], a[1]))
     elif i == 1:
@@ -4145,7 +4726,10 @@ _sig_all = _Signatures('all', [
 
 def all(*args, **kwargs):
     """all(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_all.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_all.parse(args, kwargs)
     if i == 0:
         if a[1] is None:
             return _wrap(_op_all.call(a[0]))
@@ -4169,7 +4753,10 @@ _sig_any = _Signatures('any', [
 
 def any(*args, **kwargs):
     """any(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_any.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_any.parse(args, kwargs)
     if i == 0:
         if a[1] is None:
             return _wrap(_op_any.call(a[0]))
@@ -4206,7 +4793,10 @@ _sig_cumsum = _Signatures('cumsum', [
 
 def cumsum(*args, **kwargs):
     """cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)"""
-    i, a = _sig_cumsum.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], None, None]
+    else:
+        i, a = _sig_cumsum.parse(args, kwargs)
     if a[3] is None:
         return _wrap(_op_cumsum.call(a[0], a[1], a[2]))
     return _wrap(_op_cumsum_out.call(a[0], a[1], a[2], a[3]))
@@ -4219,7 +4809,10 @@ _sig_cumprod = _Signatures('cumprod', [
 
 def cumprod(*args, **kwargs):
     """cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)"""
-    i, a = _sig_cumprod.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], None, None]
+    else:
+        i, a = _sig_cumprod.parse(args, kwargs)
     if a[3] is None:
         return _wrap(_op_cumprod.call(a[0], a[1], a[2]))
     return _wrap(_op_cumprod_out.call(a[0], a[1], a[2], a[3]))
@@ -4349,7 +4942,10 @@ _sig_repeat_interleave = _Signatures('repeat_interleave', [
 
 def repeat_interleave(*args, **kwargs):
     """repeat_interleave(Tensor repeats, *, SymInt? output_size=None)"""
-    i, a = _sig_repeat_interleave.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_repeat_interleave.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_repeat_interleave_Tensor.call(a[0], a[1]))
     elif i == 1:
@@ -4376,7 +4972,10 @@ _sig_fliplr = _Signatures('fliplr', [
 
 def fliplr(*args, **kwargs):
     """fliplr(Tensor input)"""
-    i, a = _sig_fliplr.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_fliplr.parse(args, kwargs)
     return _wrap(_op_fliplr.call(a[0]))
 
 
@@ -4387,7 +4986,10 @@ _sig_flipud = _Signatures('flipud', [
 
 def flipud(*args, **kwargs):
     """flipud(Tensor input)"""
-    i, a = _sig_flipud.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_flipud.parse(args, kwargs)
     return _wrap(_op_flipud.call(a[0]))
 
 
@@ -4420,7 +5022,10 @@ _sig_tril = _Signatures('tril', [
 
 def tril(*args, **kwargs):
     """tril(Tensor input, SymInt diagonal=0, *, Tensor? out=None)"""
-    i, a = _sig_tril.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], None]
+    else:
+        i, a = _sig_tril.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_tril.call(a[0], a[1]))
     return _wrap(_op_tril_out.call(a[0], a[1], a[2]))
@@ -4433,7 +5038,10 @@ _sig_triu = _Signatures('triu', [
 
 def triu(*args, **kwargs):
     """triu(Tensor input, SymInt diagonal=0, *, Tensor? out=None)"""
-    i, a = _sig_triu.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], None]
+    else:
+        i, a = _sig_triu.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_triu.call(a[0], a[1]))
     return _wrap(_op_triu_out.call(a[0], a[1], a[2]))
@@ -4446,7 +5054,10 @@ _sig_diag = _Signatures('diag', [
 
 def diag(*args, **kwargs):
     """diag(Tensor input, int diagonal=0, *, Tensor? out=None)"""
-    i, a = _sig_diag.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], None]
+    else:
+        i, a = _sig_diag.parse(args, kwargs)
     if a[2] is None:
         return _wrap(_op_diag.call(a[0], a[1]))
     return _wrap(_op_diag_out.call(a[0], a[1], a[2]))
@@ -4459,7 +5070,10 @@ _sig_diag_embed = _Signatures('diag_embed', [
 
 def diag_embed(*args, **kwargs):
     """diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1)"""
-    i, a = _sig_diag_embed.parse(args, kwargs)
+    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int and type(args[3]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2], args[3]]
+    else:
+        i, a = _sig_diag_embed.parse(args, kwargs)
     return _wrap(_op_diag_embed.call(a[0], a[1], a[2], a[3]))
 
 
@@ -4470,7 +5084,10 @@ _sig_narrow_copy = _Signatures('narrow_copy', [
 
 def narrow_copy(*args, **kwargs):
     """narrow_copy(Tensor input, int dim, SymInt start, SymInt length, *, Tensor? out=None)"""
-    i, a = _sig_narrow_copy.parse(args, kwargs)
+    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int and type(args[3]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2], args[3], None]
+    else:
+        i, a = _sig_narrow_copy.parse(args, kwargs)
     if a[4] is None:
         return _wrap(_op_narrow_copy.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_narrow_copy_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -4580,7 +5197,10 @@ _sig_sort = _Signatures('sort', [
 
 def sort(*args, **kwargs):
     """sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor[2]? out=None)"""
-    i, a = _sig_sort.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None, -1, False, None]
+    else:
+        i, a = _sig_sort.parse(args, kwargs)
     if i == 0:
         if a[4] is None:
             return _make_rt(_rt_sort_5, _op_sort_stable.call(a[0], a[1], a[2], a[3]))
@@ -4615,7 +5235,10 @@ _sig_msort = _Signatures('msort', [
 
 def msort(*args, **kwargs):
     """msort(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_msort.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_msort.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_msort.call(a[0]))
     return _wrap(_op_msort_out.call(a[0], a[1]))
@@ -4628,7 +5251,10 @@ _sig_topk = _Signatures('topk', [
 
 def topk(*args, **kwargs):
     """topk(Tensor input, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[2]? out=None)"""
-    i, a = _sig_topk.parse(args, kwargs)
+    if len(args) == 5 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int and type(args[3]) is bool and type(args[4]) is bool:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2], args[3], args[4], None]
+    else:
+        i, a = _sig_topk.parse(args, kwargs)
     if a[5] is None:
         return _make_rt(_rt_topk_6, _op_topk.call(a[0], a[1], a[2], a[3], a[4]))
     return _make_rt(_rt_topk_6, _op_topk_values.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
@@ -4641,7 +5267,10 @@ _sig_kthvalue = _Signatures('kthvalue', [
 
 def kthvalue(*args, **kwargs):
     """kthvalue(Tensor input, SymInt k, int dim=-1, bool keepdim=False, *, Tensor[2]? out=None)"""
-    i, a = _sig_kthvalue.parse(args, kwargs)
+    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int and type(args[3]) is bool:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2], args[3], None]
+    else:
+        i, a = _sig_kthvalue.parse(args, kwargs)
     if a[4] is None:
         return _make_rt(_rt_kthvalue_7, _op_kthvalue.call(a[0], a[1], a[2], a[3]))
     return _make_rt(_rt_kthvalue_7, _op_kthvalue_values.call(a[0], a[1], a[2], a[3], *a[4]))
@@ -4654,7 +5283,10 @@ _sig__unique2 = _Signatures('_unique2', [
 
 def _unique2(*args, **kwargs):
     """_unique2(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False)"""
-    i, a = _sig__unique2.parse(args, kwargs)
+    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is bool and type(args[2]) is bool and type(args[3]) is bool:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2], args[3]]
+    else:
+        i, a = _sig__unique2.parse(args, kwargs)
     return _wrap_tuple(_op__unique2.call(a[0], a[1], a[2], a[3]))
 
 
@@ -4665,7 +5297,10 @@ _sig_unique_dim = _Signatures('unique_dim', [
 
 def unique_dim(*args, **kwargs):
     """unique_dim(Tensor input, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False)"""
-    i, a = _sig_unique_dim.parse(args, kwargs)
+    if len(args) == 5 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is bool and type(args[3]) is bool and type(args[4]) is bool:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2], args[3], args[4]]
+    else:
+        i, a = _sig_unique_dim.parse(args, kwargs)
     return _wrap_tuple(_op_unique_dim.call(a[0], a[1], a[2], a[3], a[4]))
 
 
@@ -4688,7 +5323,10 @@ _sig_searchsorted = _Signatures('searchsorted', [
 
 def searchsorted(*args, **kwargs):
     """searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None)"""
-    i, a = _sig_searchsorted.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, False, False, None, None, None]
+    else:
+        i, a = _sig_searchsorted.parse(args, kwargs)
     if i == 0:
         if a[6] is None:
             return _wrap(_op_searchsorted_Tensor.call(a[0], a[1], a[2], a[3], a[4], a[5]))
@@ -4707,7 +5345,10 @@ _sig_bucketize = _Signatures('bucketize', [
 
 def bucketize(*args, **kwargs):
     """bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor? out=None)"""
-    i, a = _sig_bucketize.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, False, False, None]
+    else:
+        i, a = _sig_bucketize.parse(args, kwargs)
     if i == 0:
         if a[4] is None:
             return _wrap(_op_bucketize_Tensor.call(a[0], a[1], a[2], a[3]))
@@ -4723,7 +5364,10 @@ _sig_nonzero = _Signatures('nonzero', [
 
 def nonzero(*args, **kwargs):
     """nonzero(Tensor input, *, Tensor? out=None)"""
-    i, a = _sig_nonzero.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_nonzero.parse(args, kwargs)
     if a[1] is None:
         return _wrap(_op_nonzero.call(a[0]))
     return _wrap(_op_nonzero_out.call(a[0], a[1]))
@@ -4749,7 +5393,10 @@ _sig_argwhere = _Signatures('argwhere', [
 
 def argwhere(*args, **kwargs):
     """argwhere(Tensor input)"""
-    i, a = _sig_argwhere.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_argwhere.parse(args, kwargs)
     return _wrap(_op_argwhere.call(a[0]))
 
 
@@ -4793,7 +5440,10 @@ _sig_transpose = _Signatures('transpose', [
 
 def transpose(*args, **kwargs):
     """transpose(Tensor input, int dim0, int dim1)"""
-    i, a = _sig_transpose.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2]]
+    else:
+        i, a = _sig_transpose.parse(args, kwargs)
     return _wrap(_op_transpose_int.call(a[0], a[1], a[2]))
 
 
@@ -4804,7 +5454,10 @@ _sig_swapaxes = _Signatures('swapaxes', [
 
 def swapaxes(*args, **kwargs):
     """swapaxes(Tensor input, int axis0, int axis1)"""
-    i, a = _sig_swapaxes.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2]]
+    else:
+        i, a = _sig_swapaxes.parse(args, kwargs)
     return _wrap(_op_swapaxes.call(a[0], a[1], a[2]))
 
 
@@ -4815,7 +5468,10 @@ _sig_swapdims = _Signatures('swapdims', [
 
 def swapdims(*args, **kwargs):
     """swapdims(Tensor input, int dim0, int dim1)"""
-    i, a = _sig_swapdims.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2]]
+    else:
+        i, a = _sig_swapdims.parse(args, kwargs)
     return _wrap(_op_swapdims.call(a[0], a[1], a[2]))
 
 
@@ -4826,7 +5482,10 @@ _sig_t = _Signatures('t', [
 
 def t(*args, **kwargs):
     """t(Tensor input)"""
-    i, a = _sig_t.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_t.parse(args, kwargs)
     return _wrap(_op_t.call(a[0]))
 
 
@@ -4859,7 +5518,10 @@ _sig_narrow = _Signatures('narrow', [
 
 def narrow(*args, **kwargs):
     """narrow(Tensor input, int dim, SymInt start, SymInt length)"""
-    i, a = _sig_narrow.parse(args, kwargs)
+    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int and type(args[3]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2], args[3]]
+    else:
+        i, a = _sig_narrow.parse(args, kwargs)
     return _wrap(_op_narrow.call(a[0], a[1], a[2], a[3]))
 
 
@@ -4881,7 +5543,10 @@ _sig_select = _Signatures('select', [
 
 def select(*args, **kwargs):
     """select(Tensor input, int dim, SymInt index)"""
-    i, a = _sig_select.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2]]
+    else:
+        i, a = _sig_select.parse(args, kwargs)
     return _wrap(_op_select_int.call(a[0], a[1], a[2]))
 
 
@@ -4892,7 +5557,10 @@ _sig_unsqueeze = _Signatures('unsqueeze', [
 
 def unsqueeze(*args, **kwargs):
     """unsqueeze(Tensor input, int dim)"""
-    i, a = _sig_unsqueeze.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]]
+    else:
+        i, a = _sig_unsqueeze.parse(args, kwargs)
     return _wrap(_op_unsqueeze.call(a[0], a[1]))
 
 
@@ -4905,7 +5573,10 @@ _sig_squeeze = _Signatures('squeeze', [
 
 def squeeze(*args, **kwargs):
     """squeeze(Tensor input)"""
-    i, a = _sig_squeeze.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_squeeze.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_squeeze.call(a[0]))
     elif i == 1:
@@ -4921,7 +5592,10 @@ _sig_flatten = _Signatures('flatten', [
 
 def flatten(*args, **kwargs):
     """flatten(Tensor input, int start_dim=0, int end_dim=-1)"""
-    i, a = _sig_flatten.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2]]
+    else:
+        i, a = _sig_flatten.parse(args, kwargs)
     return _wrap(_op_flatten_using_ints.call(a[0], a[1], a[2]))
 
 
@@ -4973,7 +5647,10 @@ _sig_diagonal = _Signatures('diagonal', [
 
 def diagonal(*args, **kwargs):
     """diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1)"""
-    i, a = _sig_diagonal.parse(args, kwargs)
+    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int and type(args[3]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2], args[3]]
+    else:
+        i, a = _sig_diagonal.parse(args, kwargs)
     return _wrap(_op_diagonal.call(a[0], a[1], a[2], a[3]))
 
 
@@ -4995,7 +5672,10 @@ _sig_chunk = _Signatures('chunk', [
 
 def chunk(*args, **kwargs):
     """chunk(Tensor input, int chunks, int dim=0)"""
-    i, a = _sig_chunk.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2]]
+    else:
+        i, a = _sig_chunk.parse(args, kwargs)
     return _wrap_list(_op_chunk.call(a[0], a[1], a[2]))
 
 
@@ -5006,7 +5686,10 @@ _sig_unbind = _Signatures('unbind', [
 
 def unbind(*args, **kwargs):
     """unbind(Tensor input, int dim=0)"""
-    i, a = _sig_unbind.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]]
+    else:
+        i, a = _sig_unbind.parse(args, kwargs)
     return _wrap_list(_op_unbind_int.call(a[0], a[1]))
 
 
@@ -5018,7 +5701,10 @@ _sig_tensor_split = _Signatures('tensor_split', [
 
 def tensor_split(*args, **kwargs):
     """tensor_split(Tensor input, SymInt sections, int dim=0)"""
-    i, a = _sig_tensor_split.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2]]
+    else:
+        i, a = _sig_tensor_split.parse(args, kwargs)
     if i == 0:
         return _wrap_list(_op_tensor_split_sections.call(a[0], a[1], a[2]))
     elif i == 1:
@@ -5032,7 +5718,10 @@ _sig_alias = _Signatures('alias', [
 
 def alias(*args, **kwargs):
     """alias(Tensor input)"""
-    i, a = _sig_alias.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_alias.parse(args, kwargs)
     return _wrap(_op_alias.call(a[0]))
 
 
@@ -5043,7 +5732,10 @@ _sig_clone = _Signatures('clone', [
 
 def clone(*args, **kwargs):
     """clone(Tensor input, *, MemoryFormat? memory_format=None)"""
-    i, a = _sig_clone.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_clone.parse(args, kwargs)
     return _wrap(_op_clone.call(a[0], a[1]))
 
 
@@ -5055,7 +5747,10 @@ _sig_fill_ = _Signatures('fill_', [
 
 def fill_(*args, **kwargs):
     """fill_(Tensor input, Scalar value)"""
-    i, a = _sig_fill_.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]]
+    else:
+        i, a = _sig_fill_.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_fill__Scalar.call(a[0], a[1]))
     elif i == 1:
@@ -5069,7 +5764,10 @@ _sig_zero_ = _Signatures('zero_', [
 
 def zero_(*args, **kwargs):
     """zero_(Tensor input)"""
-    i, a = _sig_zero_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_zero_.parse(args, kwargs)
     return _wrap(_op_zero_.call(a[0]))
 
 
@@ -5080,7 +5778,10 @@ _sig__to_copy = _Signatures('_to_copy', [
 
 def _to_copy(*args, **kwargs):
     """_to_copy(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None, bool requires_grad=False)"""
-    i, a = _sig__to_copy.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None, None, None, None, False, None, False]
+    else:
+        i, a = _sig__to_copy.parse(args, kwargs)
     return _requires_grad(a[7], _op__to_copy.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
 
 

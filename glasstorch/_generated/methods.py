@@ -4,6 +4,7 @@
 
 from glasstorch._binding_support import _make_rt, _requires_grad, _return_type, _wrap, _wrap_list, _wrap_tuple
 from glasstorch._ops.python_arg_parser import Signatures as _Signatures
+from glasstorch.tensor import Tensor as _T
 from glasstorch._ops._generated.ops import (  # noqa: F401
     _adaptive_avg_pool2d as _op__adaptive_avg_pool2d,
     _convolution as _op__convolution,
@@ -762,6 +763,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     zero_ as _op_zero_,
 )
 
+_all = all  # generated functions may shadow builtins (Tensor.all, torch.sum ...)
+_NUM = (int, float, bool)
+_TN = (_T, int, float, bool)
+
 _rt_max_0 = _return_type('max', ['values', 'indices'])
 _rt_min_1 = _return_type('min', ['values', 'indices'])
 _rt_sort_2 = _return_type('sort', ['values', 'indices'])
@@ -777,7 +782,10 @@ _sig_masked_fill_ = _Signatures('masked_fill_', [
 
 def masked_fill_(self, *args, **kwargs):
     """masked_fill_(Tensor mask, Tensor value)"""
-    i, a = _sig_masked_fill_.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl]
+    else:
+        i, a = _sig_masked_fill_.parse(args, kwargs)
     if i == 0:
         _op_masked_fill__Tensor.call(self._impl, a[0], a[1])
         return self
@@ -794,7 +802,10 @@ _sig_masked_fill = _Signatures('masked_fill', [
 
 def masked_fill(self, *args, **kwargs):
     """masked_fill(Tensor mask, Tensor value)"""
-    i, a = _sig_masked_fill.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl]
+    else:
+        i, a = _sig_masked_fill.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_masked_fill_Tensor.call(self._impl, a[0], a[1]))
     elif i == 1:
@@ -808,7 +819,10 @@ _sig_masked_select = _Signatures('masked_select', [
 
 def masked_select(self, *args, **kwargs):
     """masked_select(Tensor mask)"""
-    i, a = _sig_masked_select.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_masked_select.parse(args, kwargs)
     return _wrap(_op_masked_select.call(self._impl, a[0]))
 
 
@@ -819,7 +833,10 @@ _sig_masked_scatter_ = _Signatures('masked_scatter_', [
 
 def masked_scatter_(self, *args, **kwargs):
     """masked_scatter_(Tensor mask, Tensor source)"""
-    i, a = _sig_masked_scatter_.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl]
+    else:
+        i, a = _sig_masked_scatter_.parse(args, kwargs)
     _op_masked_scatter_.call(self._impl, a[0], a[1])
     return self
 
@@ -831,7 +848,10 @@ _sig_masked_scatter = _Signatures('masked_scatter', [
 
 def masked_scatter(self, *args, **kwargs):
     """masked_scatter(Tensor mask, Tensor source)"""
-    i, a = _sig_masked_scatter.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl]
+    else:
+        i, a = _sig_masked_scatter.parse(args, kwargs)
     return _wrap(_op_masked_scatter.call(self._impl, a[0], a[1]))
 
 
@@ -842,7 +862,10 @@ _sig_index_select = _Signatures('index_select', [
 
 def index_select(self, *args, **kwargs):
     """index_select(int dim, Tensor index)"""
-    i, a = _sig_index_select.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1]._impl]
+    else:
+        i, a = _sig_index_select.parse(args, kwargs)
     return _wrap(_op_index_select.call(self._impl, a[0], a[1]))
 
 
@@ -853,7 +876,10 @@ _sig_gather = _Signatures('gather', [
 
 def gather(self, *args, **kwargs):
     """gather(int dim, Tensor index, *, bool sparse_grad=False)"""
-    i, a = _sig_gather.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1]._impl, False]
+    else:
+        i, a = _sig_gather.parse(args, kwargs)
     return _wrap(_op_gather.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -864,7 +890,10 @@ _sig_take = _Signatures('take', [
 
 def take(self, *args, **kwargs):
     """take(Tensor index)"""
-    i, a = _sig_take.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_take.parse(args, kwargs)
     return _wrap(_op_take.call(self._impl, a[0]))
 
 
@@ -889,7 +918,10 @@ _sig_scatter = _Signatures('scatter', [
 
 def scatter(self, *args, **kwargs):
     """scatter(int dim, Tensor index, Tensor src)"""
-    i, a = _sig_scatter.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1]._impl, args[2]._impl]
+    else:
+        i, a = _sig_scatter.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_scatter_src.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
@@ -910,7 +942,10 @@ _sig_scatter_ = _Signatures('scatter_', [
 
 def scatter_(self, *args, **kwargs):
     """scatter_(int dim, Tensor index, Tensor src)"""
-    i, a = _sig_scatter_.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1]._impl, args[2]._impl]
+    else:
+        i, a = _sig_scatter_.parse(args, kwargs)
     if i == 0:
         _op_scatter__src.call(self._impl, a[0], a[1], a[2])
         return self
@@ -932,7 +967,10 @@ _sig_scatter_add = _Signatures('scatter_add', [
 
 def scatter_add(self, *args, **kwargs):
     """scatter_add(int dim, Tensor index, Tensor src)"""
-    i, a = _sig_scatter_add.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1]._impl, args[2]._impl]
+    else:
+        i, a = _sig_scatter_add.parse(args, kwargs)
     return _wrap(_op_scatter_add.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -943,7 +981,10 @@ _sig_scatter_add_ = _Signatures('scatter_add_', [
 
 def scatter_add_(self, *args, **kwargs):
     """scatter_add_(int dim, Tensor index, Tensor src)"""
-    i, a = _sig_scatter_add_.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1]._impl, args[2]._impl]
+    else:
+        i, a = _sig_scatter_add_.parse(args, kwargs)
     _op_scatter_add_.call(self._impl, a[0], a[1], a[2])
     return self
 
@@ -978,7 +1019,10 @@ _sig_index_add = _Signatures('index_add', [
 
 def index_add(self, *args, **kwargs):
     """index_add(int dim, Tensor index, Tensor source, *, Scalar alpha=1)"""
-    i, a = _sig_index_add.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1]._impl, args[2]._impl, 1]
+    else:
+        i, a = _sig_index_add.parse(args, kwargs)
     return _wrap(_op_index_add.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
@@ -989,7 +1033,10 @@ _sig_index_add_ = _Signatures('index_add_', [
 
 def index_add_(self, *args, **kwargs):
     """index_add_(int dim, Tensor index, Tensor source, *, Scalar alpha=1)"""
-    i, a = _sig_index_add_.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1]._impl, args[2]._impl, 1]
+    else:
+        i, a = _sig_index_add_.parse(args, kwargs)
     _op_index_add_.call(self._impl, a[0], a[1], a[2], a[3])
     return self
 
@@ -1001,7 +1048,10 @@ _sig_index_copy = _Signatures('index_copy', [
 
 def index_copy(self, *args, **kwargs):
     """index_copy(int dim, Tensor index, Tensor source)"""
-    i, a = _sig_index_copy.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1]._impl, args[2]._impl]
+    else:
+        i, a = _sig_index_copy.parse(args, kwargs)
     return _wrap(_op_index_copy.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -1012,7 +1062,10 @@ _sig_index_copy_ = _Signatures('index_copy_', [
 
 def index_copy_(self, *args, **kwargs):
     """index_copy_(int dim, Tensor index, Tensor source)"""
-    i, a = _sig_index_copy_.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1]._impl, args[2]._impl]
+    else:
+        i, a = _sig_index_copy_.parse(args, kwargs)
     _op_index_copy_.call(self._impl, a[0], a[1], a[2])
     return self
 
@@ -1025,7 +1078,10 @@ _sig_index_fill_ = _Signatures('index_fill_', [
 
 def index_fill_(self, *args, **kwargs):
     """index_fill_(int dim, Tensor index, Tensor value)"""
-    i, a = _sig_index_fill_.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1]._impl, args[2]._impl]
+    else:
+        i, a = _sig_index_fill_.parse(args, kwargs)
     if i == 0:
         _op_index_fill__int_Tensor.call(self._impl, a[0], a[1], a[2])
         return self
@@ -1042,7 +1098,10 @@ _sig_index_fill = _Signatures('index_fill', [
 
 def index_fill(self, *args, **kwargs):
     """index_fill(int dim, Tensor index, Tensor value)"""
-    i, a = _sig_index_fill.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1]._impl, args[2]._impl]
+    else:
+        i, a = _sig_index_fill.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_index_fill_int_Tensor.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
@@ -1079,7 +1138,10 @@ _sig_mm = _Signatures('mm', [
 
 def mm(self, *args, **kwargs):
     """mm(Tensor mat2)"""
-    i, a = _sig_mm.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_mm.parse(args, kwargs)
     return _wrap(_op_mm.call(self._impl, a[0]))
 
 
@@ -1090,7 +1152,10 @@ _sig_bmm = _Signatures('bmm', [
 
 def bmm(self, *args, **kwargs):
     """bmm(Tensor mat2)"""
-    i, a = _sig_bmm.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_bmm.parse(args, kwargs)
     return _wrap(_op_bmm.call(self._impl, a[0]))
 
 
@@ -1101,7 +1166,10 @@ _sig_addmm = _Signatures('addmm', [
 
 def addmm(self, *args, **kwargs):
     """addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)"""
-    i, a = _sig_addmm.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, 1, 1]
+    else:
+        i, a = _sig_addmm.parse(args, kwargs)
     return _wrap(_op_addmm.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
@@ -1112,7 +1180,10 @@ _sig_addmm_ = _Signatures('addmm_', [
 
 def addmm_(self, *args, **kwargs):
     """addmm_(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)"""
-    i, a = _sig_addmm_.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, 1, 1]
+    else:
+        i, a = _sig_addmm_.parse(args, kwargs)
     _op_addmm_.call(self._impl, a[0], a[1], a[2], a[3])
     return self
 
@@ -1124,7 +1195,10 @@ _sig_baddbmm = _Signatures('baddbmm', [
 
 def baddbmm(self, *args, **kwargs):
     """baddbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"""
-    i, a = _sig_baddbmm.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, 1, 1]
+    else:
+        i, a = _sig_baddbmm.parse(args, kwargs)
     return _wrap(_op_baddbmm.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
@@ -1135,7 +1209,10 @@ _sig_baddbmm_ = _Signatures('baddbmm_', [
 
 def baddbmm_(self, *args, **kwargs):
     """baddbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"""
-    i, a = _sig_baddbmm_.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, 1, 1]
+    else:
+        i, a = _sig_baddbmm_.parse(args, kwargs)
     _op_baddbmm_.call(self._impl, a[0], a[1], a[2], a[3])
     return self
 
@@ -1147,7 +1224,10 @@ _sig_addbmm = _Signatures('addbmm', [
 
 def addbmm(self, *args, **kwargs):
     """addbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"""
-    i, a = _sig_addbmm.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, 1, 1]
+    else:
+        i, a = _sig_addbmm.parse(args, kwargs)
     return _wrap(_op_addbmm.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
@@ -1158,7 +1238,10 @@ _sig_addbmm_ = _Signatures('addbmm_', [
 
 def addbmm_(self, *args, **kwargs):
     """addbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"""
-    i, a = _sig_addbmm_.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, 1, 1]
+    else:
+        i, a = _sig_addbmm_.parse(args, kwargs)
     _op_addbmm_.call(self._impl, a[0], a[1], a[2], a[3])
     return self
 
@@ -1170,7 +1253,10 @@ _sig_addmv = _Signatures('addmv', [
 
 def addmv(self, *args, **kwargs):
     """addmv(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)"""
-    i, a = _sig_addmv.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, 1, 1]
+    else:
+        i, a = _sig_addmv.parse(args, kwargs)
     return _wrap(_op_addmv.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
@@ -1181,7 +1267,10 @@ _sig_addmv_ = _Signatures('addmv_', [
 
 def addmv_(self, *args, **kwargs):
     """addmv_(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)"""
-    i, a = _sig_addmv_.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, 1, 1]
+    else:
+        i, a = _sig_addmv_.parse(args, kwargs)
     _op_addmv_.call(self._impl, a[0], a[1], a[2], a[3])
     return self
 
@@ -1193,7 +1282,10 @@ _sig_mv = _Signatures('mv', [
 
 def mv(self, *args, **kwargs):
     """mv(Tensor vec)"""
-    i, a = _sig_mv.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_mv.parse(args, kwargs)
     return _wrap(_op_mv.call(self._impl, a[0]))
 
 
@@ -1204,7 +1296,10 @@ _sig_dot = _Signatures('dot', [
 
 def dot(self, *args, **kwargs):
     """dot(Tensor tensor)"""
-    i, a = _sig_dot.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_dot.parse(args, kwargs)
     return _wrap(_op_dot.call(self._impl, a[0]))
 
 
@@ -1215,7 +1310,10 @@ _sig_vdot = _Signatures('vdot', [
 
 def vdot(self, *args, **kwargs):
     """vdot(Tensor other)"""
-    i, a = _sig_vdot.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_vdot.parse(args, kwargs)
     return _wrap(_op_vdot.call(self._impl, a[0]))
 
 
@@ -1226,7 +1324,10 @@ _sig_matmul = _Signatures('matmul', [
 
 def matmul(self, *args, **kwargs):
     """matmul(Tensor other)"""
-    i, a = _sig_matmul.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_matmul.parse(args, kwargs)
     return _wrap(_op_matmul.call(self._impl, a[0]))
 
 
@@ -1237,7 +1338,10 @@ _sig_outer = _Signatures('outer', [
 
 def outer(self, *args, **kwargs):
     """outer(Tensor vec2)"""
-    i, a = _sig_outer.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_outer.parse(args, kwargs)
     return _wrap(_op_outer.call(self._impl, a[0]))
 
 
@@ -1248,7 +1352,10 @@ _sig_ger = _Signatures('ger', [
 
 def ger(self, *args, **kwargs):
     """ger(Tensor vec2)"""
-    i, a = _sig_ger.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_ger.parse(args, kwargs)
     return _wrap(_op_ger.call(self._impl, a[0]))
 
 
@@ -1281,7 +1388,10 @@ _sig_relu = _Signatures('relu', [
 
 def relu(self, *args, **kwargs):
     """relu()"""
-    i, a = _sig_relu.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_relu.parse(args, kwargs)
     return _wrap(_op_relu.call(self._impl))
 
 
@@ -1292,7 +1402,10 @@ _sig_relu_ = _Signatures('relu_', [
 
 def relu_(self, *args, **kwargs):
     """relu_()"""
-    i, a = _sig_relu_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_relu_.parse(args, kwargs)
     _op_relu_.call(self._impl)
     return self
 
@@ -1304,7 +1417,10 @@ _sig_abs = _Signatures('abs', [
 
 def abs(self, *args, **kwargs):
     """abs()"""
-    i, a = _sig_abs.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_abs.parse(args, kwargs)
     return _wrap(_op_abs.call(self._impl))
 
 
@@ -1315,7 +1431,10 @@ _sig_abs_ = _Signatures('abs_', [
 
 def abs_(self, *args, **kwargs):
     """abs_()"""
-    i, a = _sig_abs_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_abs_.parse(args, kwargs)
     _op_abs_.call(self._impl)
     return self
 
@@ -1327,7 +1446,10 @@ _sig_neg = _Signatures('neg', [
 
 def neg(self, *args, **kwargs):
     """neg()"""
-    i, a = _sig_neg.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_neg.parse(args, kwargs)
     return _wrap(_op_neg.call(self._impl))
 
 
@@ -1338,7 +1460,10 @@ _sig_neg_ = _Signatures('neg_', [
 
 def neg_(self, *args, **kwargs):
     """neg_()"""
-    i, a = _sig_neg_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_neg_.parse(args, kwargs)
     _op_neg_.call(self._impl)
     return self
 
@@ -1350,7 +1475,10 @@ _sig_sign = _Signatures('sign', [
 
 def sign(self, *args, **kwargs):
     """sign()"""
-    i, a = _sig_sign.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_sign.parse(args, kwargs)
     return _wrap(_op_sign.call(self._impl))
 
 
@@ -1361,7 +1489,10 @@ _sig_sign_ = _Signatures('sign_', [
 
 def sign_(self, *args, **kwargs):
     """sign_()"""
-    i, a = _sig_sign_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_sign_.parse(args, kwargs)
     _op_sign_.call(self._impl)
     return self
 
@@ -1373,7 +1504,10 @@ _sig_sgn = _Signatures('sgn', [
 
 def sgn(self, *args, **kwargs):
     """sgn()"""
-    i, a = _sig_sgn.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_sgn.parse(args, kwargs)
     return _wrap(_op_sgn.call(self._impl))
 
 
@@ -1384,7 +1518,10 @@ _sig_sgn_ = _Signatures('sgn_', [
 
 def sgn_(self, *args, **kwargs):
     """sgn_()"""
-    i, a = _sig_sgn_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_sgn_.parse(args, kwargs)
     _op_sgn_.call(self._impl)
     return self
 
@@ -1396,7 +1533,10 @@ _sig_exp = _Signatures('exp', [
 
 def exp(self, *args, **kwargs):
     """exp()"""
-    i, a = _sig_exp.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_exp.parse(args, kwargs)
     return _wrap(_op_exp.call(self._impl))
 
 
@@ -1407,7 +1547,10 @@ _sig_exp_ = _Signatures('exp_', [
 
 def exp_(self, *args, **kwargs):
     """exp_()"""
-    i, a = _sig_exp_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_exp_.parse(args, kwargs)
     _op_exp_.call(self._impl)
     return self
 
@@ -1419,7 +1562,10 @@ _sig_exp2 = _Signatures('exp2', [
 
 def exp2(self, *args, **kwargs):
     """exp2()"""
-    i, a = _sig_exp2.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_exp2.parse(args, kwargs)
     return _wrap(_op_exp2.call(self._impl))
 
 
@@ -1430,7 +1576,10 @@ _sig_exp2_ = _Signatures('exp2_', [
 
 def exp2_(self, *args, **kwargs):
     """exp2_()"""
-    i, a = _sig_exp2_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_exp2_.parse(args, kwargs)
     _op_exp2_.call(self._impl)
     return self
 
@@ -1442,7 +1591,10 @@ _sig_expm1 = _Signatures('expm1', [
 
 def expm1(self, *args, **kwargs):
     """expm1()"""
-    i, a = _sig_expm1.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_expm1.parse(args, kwargs)
     return _wrap(_op_expm1.call(self._impl))
 
 
@@ -1453,7 +1605,10 @@ _sig_expm1_ = _Signatures('expm1_', [
 
 def expm1_(self, *args, **kwargs):
     """expm1_()"""
-    i, a = _sig_expm1_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_expm1_.parse(args, kwargs)
     _op_expm1_.call(self._impl)
     return self
 
@@ -1465,7 +1620,10 @@ _sig_log = _Signatures('log', [
 
 def log(self, *args, **kwargs):
     """log()"""
-    i, a = _sig_log.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_log.parse(args, kwargs)
     return _wrap(_op_log.call(self._impl))
 
 
@@ -1476,7 +1634,10 @@ _sig_log_ = _Signatures('log_', [
 
 def log_(self, *args, **kwargs):
     """log_()"""
-    i, a = _sig_log_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_log_.parse(args, kwargs)
     _op_log_.call(self._impl)
     return self
 
@@ -1488,7 +1649,10 @@ _sig_log2 = _Signatures('log2', [
 
 def log2(self, *args, **kwargs):
     """log2()"""
-    i, a = _sig_log2.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_log2.parse(args, kwargs)
     return _wrap(_op_log2.call(self._impl))
 
 
@@ -1499,7 +1663,10 @@ _sig_log2_ = _Signatures('log2_', [
 
 def log2_(self, *args, **kwargs):
     """log2_()"""
-    i, a = _sig_log2_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_log2_.parse(args, kwargs)
     _op_log2_.call(self._impl)
     return self
 
@@ -1511,7 +1678,10 @@ _sig_log10 = _Signatures('log10', [
 
 def log10(self, *args, **kwargs):
     """log10()"""
-    i, a = _sig_log10.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_log10.parse(args, kwargs)
     return _wrap(_op_log10.call(self._impl))
 
 
@@ -1522,7 +1692,10 @@ _sig_log10_ = _Signatures('log10_', [
 
 def log10_(self, *args, **kwargs):
     """log10_()"""
-    i, a = _sig_log10_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_log10_.parse(args, kwargs)
     _op_log10_.call(self._impl)
     return self
 
@@ -1534,7 +1707,10 @@ _sig_log1p = _Signatures('log1p', [
 
 def log1p(self, *args, **kwargs):
     """log1p()"""
-    i, a = _sig_log1p.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_log1p.parse(args, kwargs)
     return _wrap(_op_log1p.call(self._impl))
 
 
@@ -1545,7 +1721,10 @@ _sig_log1p_ = _Signatures('log1p_', [
 
 def log1p_(self, *args, **kwargs):
     """log1p_()"""
-    i, a = _sig_log1p_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_log1p_.parse(args, kwargs)
     _op_log1p_.call(self._impl)
     return self
 
@@ -1557,7 +1736,10 @@ _sig_sqrt = _Signatures('sqrt', [
 
 def sqrt(self, *args, **kwargs):
     """sqrt()"""
-    i, a = _sig_sqrt.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_sqrt.parse(args, kwargs)
     return _wrap(_op_sqrt.call(self._impl))
 
 
@@ -1568,7 +1750,10 @@ _sig_sqrt_ = _Signatures('sqrt_', [
 
 def sqrt_(self, *args, **kwargs):
     """sqrt_()"""
-    i, a = _sig_sqrt_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_sqrt_.parse(args, kwargs)
     _op_sqrt_.call(self._impl)
     return self
 
@@ -1580,7 +1765,10 @@ _sig_rsqrt = _Signatures('rsqrt', [
 
 def rsqrt(self, *args, **kwargs):
     """rsqrt()"""
-    i, a = _sig_rsqrt.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_rsqrt.parse(args, kwargs)
     return _wrap(_op_rsqrt.call(self._impl))
 
 
@@ -1591,7 +1779,10 @@ _sig_rsqrt_ = _Signatures('rsqrt_', [
 
 def rsqrt_(self, *args, **kwargs):
     """rsqrt_()"""
-    i, a = _sig_rsqrt_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_rsqrt_.parse(args, kwargs)
     _op_rsqrt_.call(self._impl)
     return self
 
@@ -1603,7 +1794,10 @@ _sig_reciprocal = _Signatures('reciprocal', [
 
 def reciprocal(self, *args, **kwargs):
     """reciprocal()"""
-    i, a = _sig_reciprocal.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_reciprocal.parse(args, kwargs)
     return _wrap(_op_reciprocal.call(self._impl))
 
 
@@ -1614,7 +1808,10 @@ _sig_reciprocal_ = _Signatures('reciprocal_', [
 
 def reciprocal_(self, *args, **kwargs):
     """reciprocal_()"""
-    i, a = _sig_reciprocal_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_reciprocal_.parse(args, kwargs)
     _op_reciprocal_.call(self._impl)
     return self
 
@@ -1626,7 +1823,10 @@ _sig_sin = _Signatures('sin', [
 
 def sin(self, *args, **kwargs):
     """sin()"""
-    i, a = _sig_sin.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_sin.parse(args, kwargs)
     return _wrap(_op_sin.call(self._impl))
 
 
@@ -1637,7 +1837,10 @@ _sig_sin_ = _Signatures('sin_', [
 
 def sin_(self, *args, **kwargs):
     """sin_()"""
-    i, a = _sig_sin_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_sin_.parse(args, kwargs)
     _op_sin_.call(self._impl)
     return self
 
@@ -1649,7 +1852,10 @@ _sig_cos = _Signatures('cos', [
 
 def cos(self, *args, **kwargs):
     """cos()"""
-    i, a = _sig_cos.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_cos.parse(args, kwargs)
     return _wrap(_op_cos.call(self._impl))
 
 
@@ -1660,7 +1866,10 @@ _sig_cos_ = _Signatures('cos_', [
 
 def cos_(self, *args, **kwargs):
     """cos_()"""
-    i, a = _sig_cos_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_cos_.parse(args, kwargs)
     _op_cos_.call(self._impl)
     return self
 
@@ -1672,7 +1881,10 @@ _sig_tan = _Signatures('tan', [
 
 def tan(self, *args, **kwargs):
     """tan()"""
-    i, a = _sig_tan.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_tan.parse(args, kwargs)
     return _wrap(_op_tan.call(self._impl))
 
 
@@ -1683,7 +1895,10 @@ _sig_tan_ = _Signatures('tan_', [
 
 def tan_(self, *args, **kwargs):
     """tan_()"""
-    i, a = _sig_tan_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_tan_.parse(args, kwargs)
     _op_tan_.call(self._impl)
     return self
 
@@ -1695,7 +1910,10 @@ _sig_asin = _Signatures('asin', [
 
 def asin(self, *args, **kwargs):
     """asin()"""
-    i, a = _sig_asin.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_asin.parse(args, kwargs)
     return _wrap(_op_asin.call(self._impl))
 
 
@@ -1706,7 +1924,10 @@ _sig_asin_ = _Signatures('asin_', [
 
 def asin_(self, *args, **kwargs):
     """asin_()"""
-    i, a = _sig_asin_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_asin_.parse(args, kwargs)
     _op_asin_.call(self._impl)
     return self
 
@@ -1718,7 +1939,10 @@ _sig_acos = _Signatures('acos', [
 
 def acos(self, *args, **kwargs):
     """acos()"""
-    i, a = _sig_acos.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_acos.parse(args, kwargs)
     return _wrap(_op_acos.call(self._impl))
 
 
@@ -1729,7 +1953,10 @@ _sig_acos_ = _Signatures('acos_', [
 
 def acos_(self, *args, **kwargs):
     """acos_()"""
-    i, a = _sig_acos_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_acos_.parse(args, kwargs)
     _op_acos_.call(self._impl)
     return self
 
@@ -1741,7 +1968,10 @@ _sig_atan = _Signatures('atan', [
 
 def atan(self, *args, **kwargs):
     """atan()"""
-    i, a = _sig_atan.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_atan.parse(args, kwargs)
     return _wrap(_op_atan.call(self._impl))
 
 
@@ -1752,7 +1982,10 @@ _sig_atan_ = _Signatures('atan_', [
 
 def atan_(self, *args, **kwargs):
     """atan_()"""
-    i, a = _sig_atan_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_atan_.parse(args, kwargs)
     _op_atan_.call(self._impl)
     return self
 
@@ -1764,7 +1997,10 @@ _sig_sinh = _Signatures('sinh', [
 
 def sinh(self, *args, **kwargs):
     """sinh()"""
-    i, a = _sig_sinh.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_sinh.parse(args, kwargs)
     return _wrap(_op_sinh.call(self._impl))
 
 
@@ -1775,7 +2011,10 @@ _sig_sinh_ = _Signatures('sinh_', [
 
 def sinh_(self, *args, **kwargs):
     """sinh_()"""
-    i, a = _sig_sinh_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_sinh_.parse(args, kwargs)
     _op_sinh_.call(self._impl)
     return self
 
@@ -1787,7 +2026,10 @@ _sig_cosh = _Signatures('cosh', [
 
 def cosh(self, *args, **kwargs):
     """cosh()"""
-    i, a = _sig_cosh.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_cosh.parse(args, kwargs)
     return _wrap(_op_cosh.call(self._impl))
 
 
@@ -1798,7 +2040,10 @@ _sig_cosh_ = _Signatures('cosh_', [
 
 def cosh_(self, *args, **kwargs):
     """cosh_()"""
-    i, a = _sig_cosh_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_cosh_.parse(args, kwargs)
     _op_cosh_.call(self._impl)
     return self
 
@@ -1810,7 +2055,10 @@ _sig_tanh = _Signatures('tanh', [
 
 def tanh(self, *args, **kwargs):
     """tanh()"""
-    i, a = _sig_tanh.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_tanh.parse(args, kwargs)
     return _wrap(_op_tanh.call(self._impl))
 
 
@@ -1821,7 +2069,10 @@ _sig_tanh_ = _Signatures('tanh_', [
 
 def tanh_(self, *args, **kwargs):
     """tanh_()"""
-    i, a = _sig_tanh_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_tanh_.parse(args, kwargs)
     _op_tanh_.call(self._impl)
     return self
 
@@ -1833,7 +2084,10 @@ _sig_asinh = _Signatures('asinh', [
 
 def asinh(self, *args, **kwargs):
     """asinh()"""
-    i, a = _sig_asinh.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_asinh.parse(args, kwargs)
     return _wrap(_op_asinh.call(self._impl))
 
 
@@ -1844,7 +2098,10 @@ _sig_asinh_ = _Signatures('asinh_', [
 
 def asinh_(self, *args, **kwargs):
     """asinh_()"""
-    i, a = _sig_asinh_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_asinh_.parse(args, kwargs)
     _op_asinh_.call(self._impl)
     return self
 
@@ -1856,7 +2113,10 @@ _sig_acosh = _Signatures('acosh', [
 
 def acosh(self, *args, **kwargs):
     """acosh()"""
-    i, a = _sig_acosh.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_acosh.parse(args, kwargs)
     return _wrap(_op_acosh.call(self._impl))
 
 
@@ -1867,7 +2127,10 @@ _sig_acosh_ = _Signatures('acosh_', [
 
 def acosh_(self, *args, **kwargs):
     """acosh_()"""
-    i, a = _sig_acosh_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_acosh_.parse(args, kwargs)
     _op_acosh_.call(self._impl)
     return self
 
@@ -1879,7 +2142,10 @@ _sig_atanh = _Signatures('atanh', [
 
 def atanh(self, *args, **kwargs):
     """atanh()"""
-    i, a = _sig_atanh.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_atanh.parse(args, kwargs)
     return _wrap(_op_atanh.call(self._impl))
 
 
@@ -1890,7 +2156,10 @@ _sig_atanh_ = _Signatures('atanh_', [
 
 def atanh_(self, *args, **kwargs):
     """atanh_()"""
-    i, a = _sig_atanh_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_atanh_.parse(args, kwargs)
     _op_atanh_.call(self._impl)
     return self
 
@@ -1902,7 +2171,10 @@ _sig_sigmoid = _Signatures('sigmoid', [
 
 def sigmoid(self, *args, **kwargs):
     """sigmoid()"""
-    i, a = _sig_sigmoid.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_sigmoid.parse(args, kwargs)
     return _wrap(_op_sigmoid.call(self._impl))
 
 
@@ -1913,7 +2185,10 @@ _sig_sigmoid_ = _Signatures('sigmoid_', [
 
 def sigmoid_(self, *args, **kwargs):
     """sigmoid_()"""
-    i, a = _sig_sigmoid_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_sigmoid_.parse(args, kwargs)
     _op_sigmoid_.call(self._impl)
     return self
 
@@ -1925,7 +2200,10 @@ _sig_erf = _Signatures('erf', [
 
 def erf(self, *args, **kwargs):
     """erf()"""
-    i, a = _sig_erf.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_erf.parse(args, kwargs)
     return _wrap(_op_erf.call(self._impl))
 
 
@@ -1936,7 +2214,10 @@ _sig_erf_ = _Signatures('erf_', [
 
 def erf_(self, *args, **kwargs):
     """erf_()"""
-    i, a = _sig_erf_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_erf_.parse(args, kwargs)
     _op_erf_.call(self._impl)
     return self
 
@@ -1948,7 +2229,10 @@ _sig_erfc = _Signatures('erfc', [
 
 def erfc(self, *args, **kwargs):
     """erfc()"""
-    i, a = _sig_erfc.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_erfc.parse(args, kwargs)
     return _wrap(_op_erfc.call(self._impl))
 
 
@@ -1959,7 +2243,10 @@ _sig_erfc_ = _Signatures('erfc_', [
 
 def erfc_(self, *args, **kwargs):
     """erfc_()"""
-    i, a = _sig_erfc_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_erfc_.parse(args, kwargs)
     _op_erfc_.call(self._impl)
     return self
 
@@ -1971,7 +2258,10 @@ _sig_erfinv = _Signatures('erfinv', [
 
 def erfinv(self, *args, **kwargs):
     """erfinv()"""
-    i, a = _sig_erfinv.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_erfinv.parse(args, kwargs)
     return _wrap(_op_erfinv.call(self._impl))
 
 
@@ -1982,7 +2272,10 @@ _sig_erfinv_ = _Signatures('erfinv_', [
 
 def erfinv_(self, *args, **kwargs):
     """erfinv_()"""
-    i, a = _sig_erfinv_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_erfinv_.parse(args, kwargs)
     _op_erfinv_.call(self._impl)
     return self
 
@@ -1994,7 +2287,10 @@ _sig_floor = _Signatures('floor', [
 
 def floor(self, *args, **kwargs):
     """floor()"""
-    i, a = _sig_floor.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_floor.parse(args, kwargs)
     return _wrap(_op_floor.call(self._impl))
 
 
@@ -2005,7 +2301,10 @@ _sig_floor_ = _Signatures('floor_', [
 
 def floor_(self, *args, **kwargs):
     """floor_()"""
-    i, a = _sig_floor_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_floor_.parse(args, kwargs)
     _op_floor_.call(self._impl)
     return self
 
@@ -2017,7 +2316,10 @@ _sig_ceil = _Signatures('ceil', [
 
 def ceil(self, *args, **kwargs):
     """ceil()"""
-    i, a = _sig_ceil.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_ceil.parse(args, kwargs)
     return _wrap(_op_ceil.call(self._impl))
 
 
@@ -2028,7 +2330,10 @@ _sig_ceil_ = _Signatures('ceil_', [
 
 def ceil_(self, *args, **kwargs):
     """ceil_()"""
-    i, a = _sig_ceil_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_ceil_.parse(args, kwargs)
     _op_ceil_.call(self._impl)
     return self
 
@@ -2040,7 +2345,10 @@ _sig_trunc = _Signatures('trunc', [
 
 def trunc(self, *args, **kwargs):
     """trunc()"""
-    i, a = _sig_trunc.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_trunc.parse(args, kwargs)
     return _wrap(_op_trunc.call(self._impl))
 
 
@@ -2051,7 +2359,10 @@ _sig_trunc_ = _Signatures('trunc_', [
 
 def trunc_(self, *args, **kwargs):
     """trunc_()"""
-    i, a = _sig_trunc_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_trunc_.parse(args, kwargs)
     _op_trunc_.call(self._impl)
     return self
 
@@ -2063,7 +2374,10 @@ _sig_frac = _Signatures('frac', [
 
 def frac(self, *args, **kwargs):
     """frac()"""
-    i, a = _sig_frac.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_frac.parse(args, kwargs)
     return _wrap(_op_frac.call(self._impl))
 
 
@@ -2074,7 +2388,10 @@ _sig_frac_ = _Signatures('frac_', [
 
 def frac_(self, *args, **kwargs):
     """frac_()"""
-    i, a = _sig_frac_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_frac_.parse(args, kwargs)
     _op_frac_.call(self._impl)
     return self
 
@@ -2087,7 +2404,10 @@ _sig_round = _Signatures('round', [
 
 def round(self, *args, **kwargs):
     """round()"""
-    i, a = _sig_round.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_round.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_round.call(self._impl))
     elif i == 1:
@@ -2102,7 +2422,10 @@ _sig_round_ = _Signatures('round_', [
 
 def round_(self, *args, **kwargs):
     """round_()"""
-    i, a = _sig_round_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_round_.parse(args, kwargs)
     if i == 0:
         _op_round_.call(self._impl)
         return self
@@ -2118,7 +2441,10 @@ _sig_square = _Signatures('square', [
 
 def square(self, *args, **kwargs):
     """square()"""
-    i, a = _sig_square.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_square.parse(args, kwargs)
     return _wrap(_op_square.call(self._impl))
 
 
@@ -2129,7 +2455,10 @@ _sig_square_ = _Signatures('square_', [
 
 def square_(self, *args, **kwargs):
     """square_()"""
-    i, a = _sig_square_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_square_.parse(args, kwargs)
     _op_square_.call(self._impl)
     return self
 
@@ -2141,7 +2470,10 @@ _sig_positive = _Signatures('positive', [
 
 def positive(self, *args, **kwargs):
     """positive()"""
-    i, a = _sig_positive.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_positive.parse(args, kwargs)
     return _wrap(_op_positive.call(self._impl))
 
 
@@ -2152,7 +2484,10 @@ _sig_bitwise_not = _Signatures('bitwise_not', [
 
 def bitwise_not(self, *args, **kwargs):
     """bitwise_not()"""
-    i, a = _sig_bitwise_not.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_bitwise_not.parse(args, kwargs)
     return _wrap(_op_bitwise_not.call(self._impl))
 
 
@@ -2163,7 +2498,10 @@ _sig_bitwise_not_ = _Signatures('bitwise_not_', [
 
 def bitwise_not_(self, *args, **kwargs):
     """bitwise_not_()"""
-    i, a = _sig_bitwise_not_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_bitwise_not_.parse(args, kwargs)
     _op_bitwise_not_.call(self._impl)
     return self
 
@@ -2175,7 +2513,10 @@ _sig_logical_not = _Signatures('logical_not', [
 
 def logical_not(self, *args, **kwargs):
     """logical_not()"""
-    i, a = _sig_logical_not.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_logical_not.parse(args, kwargs)
     return _wrap(_op_logical_not.call(self._impl))
 
 
@@ -2186,7 +2527,10 @@ _sig_logical_not_ = _Signatures('logical_not_', [
 
 def logical_not_(self, *args, **kwargs):
     """logical_not_()"""
-    i, a = _sig_logical_not_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_logical_not_.parse(args, kwargs)
     _op_logical_not_.call(self._impl)
     return self
 
@@ -2198,7 +2542,10 @@ _sig_isnan = _Signatures('isnan', [
 
 def isnan(self, *args, **kwargs):
     """isnan()"""
-    i, a = _sig_isnan.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_isnan.parse(args, kwargs)
     return _wrap(_op_isnan.call(self._impl))
 
 
@@ -2209,7 +2556,10 @@ _sig_isinf = _Signatures('isinf', [
 
 def isinf(self, *args, **kwargs):
     """isinf()"""
-    i, a = _sig_isinf.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_isinf.parse(args, kwargs)
     return _wrap(_op_isinf.call(self._impl))
 
 
@@ -2220,7 +2570,10 @@ _sig_isfinite = _Signatures('isfinite', [
 
 def isfinite(self, *args, **kwargs):
     """isfinite()"""
-    i, a = _sig_isfinite.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_isfinite.parse(args, kwargs)
     return _wrap(_op_isfinite.call(self._impl))
 
 
@@ -2254,7 +2607,10 @@ _sig_add = _Signatures('add', [
 
 def add(self, *args, **kwargs):
     """add(Tensor other, *, Scalar alpha=1)"""
-    i, a = _sig_add.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), 1]
+    else:
+        i, a = _sig_add.parse(args, kwargs)
     return _wrap(_op_add_Tensor.call(self._impl, a[0], a[1]))
 
 
@@ -2265,7 +2621,10 @@ _sig_add_ = _Signatures('add_', [
 
 def add_(self, *args, **kwargs):
     """add_(Tensor other, *, Scalar alpha=1)"""
-    i, a = _sig_add_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), 1]
+    else:
+        i, a = _sig_add_.parse(args, kwargs)
     _op_add__Tensor.call(self._impl, a[0], a[1])
     return self
 
@@ -2277,7 +2636,10 @@ _sig_sub = _Signatures('sub', [
 
 def sub(self, *args, **kwargs):
     """sub(Tensor other, *, Scalar alpha=1)"""
-    i, a = _sig_sub.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), 1]
+    else:
+        i, a = _sig_sub.parse(args, kwargs)
     return _wrap(_op_sub_Tensor.call(self._impl, a[0], a[1]))
 
 
@@ -2288,7 +2650,10 @@ _sig_sub_ = _Signatures('sub_', [
 
 def sub_(self, *args, **kwargs):
     """sub_(Tensor other, *, Scalar alpha=1)"""
-    i, a = _sig_sub_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), 1]
+    else:
+        i, a = _sig_sub_.parse(args, kwargs)
     _op_sub__Tensor.call(self._impl, a[0], a[1])
     return self
 
@@ -2300,7 +2665,10 @@ _sig_mul = _Signatures('mul', [
 
 def mul(self, *args, **kwargs):
     """mul(Tensor other)"""
-    i, a = _sig_mul.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    else:
+        i, a = _sig_mul.parse(args, kwargs)
     return _wrap(_op_mul_Tensor.call(self._impl, a[0]))
 
 
@@ -2311,7 +2679,10 @@ _sig_mul_ = _Signatures('mul_', [
 
 def mul_(self, *args, **kwargs):
     """mul_(Tensor other)"""
-    i, a = _sig_mul_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    else:
+        i, a = _sig_mul_.parse(args, kwargs)
     _op_mul__Tensor.call(self._impl, a[0])
     return self
 
@@ -2325,7 +2696,10 @@ _sig_div = _Signatures('div', [
 
 def div(self, *args, **kwargs):
     """div(Tensor other)"""
-    i, a = _sig_div.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    else:
+        i, a = _sig_div.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_div_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -2343,7 +2717,10 @@ _sig_div_ = _Signatures('div_', [
 
 def div_(self, *args, **kwargs):
     """div_(Tensor other)"""
-    i, a = _sig_div_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    else:
+        i, a = _sig_div_.parse(args, kwargs)
     if i == 0:
         _op_div__Tensor.call(self._impl, a[0])
         return self
@@ -2363,7 +2740,10 @@ _sig_true_divide = _Signatures('true_divide', [
 
 def true_divide(self, *args, **kwargs):
     """true_divide(Tensor other)"""
-    i, a = _sig_true_divide.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    else:
+        i, a = _sig_true_divide.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_true_divide_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -2378,7 +2758,10 @@ _sig_true_divide_ = _Signatures('true_divide_', [
 
 def true_divide_(self, *args, **kwargs):
     """true_divide_(Tensor other)"""
-    i, a = _sig_true_divide_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    else:
+        i, a = _sig_true_divide_.parse(args, kwargs)
     if i == 0:
         _op_true_divide__Tensor.call(self._impl, a[0])
         return self
@@ -2395,7 +2778,10 @@ _sig_floor_divide = _Signatures('floor_divide', [
 
 def floor_divide(self, *args, **kwargs):
     """floor_divide(Tensor other)"""
-    i, a = _sig_floor_divide.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    else:
+        i, a = _sig_floor_divide.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_floor_divide.call(self._impl, a[0]))
     elif i == 1:
@@ -2410,7 +2796,10 @@ _sig_floor_divide_ = _Signatures('floor_divide_', [
 
 def floor_divide_(self, *args, **kwargs):
     """floor_divide_(Tensor other)"""
-    i, a = _sig_floor_divide_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    else:
+        i, a = _sig_floor_divide_.parse(args, kwargs)
     if i == 0:
         _op_floor_divide__Tensor.call(self._impl, a[0])
         return self
@@ -2427,7 +2816,10 @@ _sig_remainder = _Signatures('remainder', [
 
 def remainder(self, *args, **kwargs):
     """remainder(Tensor other)"""
-    i, a = _sig_remainder.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    else:
+        i, a = _sig_remainder.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_remainder_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -2442,7 +2834,10 @@ _sig_remainder_ = _Signatures('remainder_', [
 
 def remainder_(self, *args, **kwargs):
     """remainder_(Tensor other)"""
-    i, a = _sig_remainder_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    else:
+        i, a = _sig_remainder_.parse(args, kwargs)
     if i == 0:
         _op_remainder__Tensor.call(self._impl, a[0])
         return self
@@ -2459,7 +2854,10 @@ _sig_fmod = _Signatures('fmod', [
 
 def fmod(self, *args, **kwargs):
     """fmod(Tensor other)"""
-    i, a = _sig_fmod.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_fmod.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_fmod_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -2474,7 +2872,10 @@ _sig_fmod_ = _Signatures('fmod_', [
 
 def fmod_(self, *args, **kwargs):
     """fmod_(Tensor other)"""
-    i, a = _sig_fmod_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_fmod_.parse(args, kwargs)
     if i == 0:
         _op_fmod__Tensor.call(self._impl, a[0])
         return self
@@ -2491,7 +2892,10 @@ _sig_pow = _Signatures('pow', [
 
 def pow(self, *args, **kwargs):
     """pow(Tensor exponent)"""
-    i, a = _sig_pow.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_pow.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_pow_Tensor_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -2506,7 +2910,10 @@ _sig_pow_ = _Signatures('pow_', [
 
 def pow_(self, *args, **kwargs):
     """pow_(Tensor exponent)"""
-    i, a = _sig_pow_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_pow_.parse(args, kwargs)
     if i == 0:
         _op_pow__Tensor.call(self._impl, a[0])
         return self
@@ -2522,7 +2929,10 @@ _sig_maximum = _Signatures('maximum', [
 
 def maximum(self, *args, **kwargs):
     """maximum(Tensor other)"""
-    i, a = _sig_maximum.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_maximum.parse(args, kwargs)
     return _wrap(_op_maximum.call(self._impl, a[0]))
 
 
@@ -2533,7 +2943,10 @@ _sig_minimum = _Signatures('minimum', [
 
 def minimum(self, *args, **kwargs):
     """minimum(Tensor other)"""
-    i, a = _sig_minimum.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_minimum.parse(args, kwargs)
     return _wrap(_op_minimum.call(self._impl, a[0]))
 
 
@@ -2544,7 +2957,10 @@ _sig_fmax = _Signatures('fmax', [
 
 def fmax(self, *args, **kwargs):
     """fmax(Tensor other)"""
-    i, a = _sig_fmax.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_fmax.parse(args, kwargs)
     return _wrap(_op_fmax.call(self._impl, a[0]))
 
 
@@ -2555,7 +2971,10 @@ _sig_fmin = _Signatures('fmin', [
 
 def fmin(self, *args, **kwargs):
     """fmin(Tensor other)"""
-    i, a = _sig_fmin.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_fmin.parse(args, kwargs)
     return _wrap(_op_fmin.call(self._impl, a[0]))
 
 
@@ -2566,7 +2985,10 @@ _sig_logaddexp = _Signatures('logaddexp', [
 
 def logaddexp(self, *args, **kwargs):
     """logaddexp(Tensor other)"""
-    i, a = _sig_logaddexp.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_logaddexp.parse(args, kwargs)
     return _wrap(_op_logaddexp.call(self._impl, a[0]))
 
 
@@ -2577,7 +2999,10 @@ _sig_atan2 = _Signatures('atan2', [
 
 def atan2(self, *args, **kwargs):
     """atan2(Tensor other)"""
-    i, a = _sig_atan2.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_atan2.parse(args, kwargs)
     return _wrap(_op_atan2.call(self._impl, a[0]))
 
 
@@ -2588,7 +3013,10 @@ _sig_atan2_ = _Signatures('atan2_', [
 
 def atan2_(self, *args, **kwargs):
     """atan2_(Tensor other)"""
-    i, a = _sig_atan2_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_atan2_.parse(args, kwargs)
     _op_atan2_.call(self._impl, a[0])
     return self
 
@@ -2600,7 +3028,10 @@ _sig_hypot = _Signatures('hypot', [
 
 def hypot(self, *args, **kwargs):
     """hypot(Tensor other)"""
-    i, a = _sig_hypot.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_hypot.parse(args, kwargs)
     return _wrap(_op_hypot.call(self._impl, a[0]))
 
 
@@ -2611,7 +3042,10 @@ _sig_hypot_ = _Signatures('hypot_', [
 
 def hypot_(self, *args, **kwargs):
     """hypot_(Tensor other)"""
-    i, a = _sig_hypot_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_hypot_.parse(args, kwargs)
     _op_hypot_.call(self._impl, a[0])
     return self
 
@@ -2624,7 +3058,10 @@ _sig_copysign = _Signatures('copysign', [
 
 def copysign(self, *args, **kwargs):
     """copysign(Tensor other)"""
-    i, a = _sig_copysign.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_copysign.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_copysign_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -2639,7 +3076,10 @@ _sig_copysign_ = _Signatures('copysign_', [
 
 def copysign_(self, *args, **kwargs):
     """copysign_(Tensor other)"""
-    i, a = _sig_copysign_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_copysign_.parse(args, kwargs)
     if i == 0:
         _op_copysign__Tensor.call(self._impl, a[0])
         return self
@@ -2656,7 +3096,10 @@ _sig_xlogy = _Signatures('xlogy', [
 
 def xlogy(self, *args, **kwargs):
     """xlogy(Tensor other)"""
-    i, a = _sig_xlogy.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    else:
+        i, a = _sig_xlogy.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_xlogy_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -2671,7 +3114,10 @@ _sig_xlogy_ = _Signatures('xlogy_', [
 
 def xlogy_(self, *args, **kwargs):
     """xlogy_(Tensor other)"""
-    i, a = _sig_xlogy_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    else:
+        i, a = _sig_xlogy_.parse(args, kwargs)
     if i == 0:
         _op_xlogy__Tensor.call(self._impl, a[0])
         return self
@@ -2688,7 +3134,10 @@ _sig_eq = _Signatures('eq', [
 
 def eq(self, *args, **kwargs):
     """eq(Tensor other)"""
-    i, a = _sig_eq.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_eq.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_eq_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -2703,7 +3152,10 @@ _sig_eq_ = _Signatures('eq_', [
 
 def eq_(self, *args, **kwargs):
     """eq_(Tensor other)"""
-    i, a = _sig_eq_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_eq_.parse(args, kwargs)
     if i == 0:
         _op_eq__Tensor.call(self._impl, a[0])
         return self
@@ -2720,7 +3172,10 @@ _sig_ne = _Signatures('ne', [
 
 def ne(self, *args, **kwargs):
     """ne(Tensor other)"""
-    i, a = _sig_ne.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_ne.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_ne_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -2735,7 +3190,10 @@ _sig_ne_ = _Signatures('ne_', [
 
 def ne_(self, *args, **kwargs):
     """ne_(Tensor other)"""
-    i, a = _sig_ne_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_ne_.parse(args, kwargs)
     if i == 0:
         _op_ne__Tensor.call(self._impl, a[0])
         return self
@@ -2752,7 +3210,10 @@ _sig_lt = _Signatures('lt', [
 
 def lt(self, *args, **kwargs):
     """lt(Tensor other)"""
-    i, a = _sig_lt.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_lt.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_lt_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -2767,7 +3228,10 @@ _sig_lt_ = _Signatures('lt_', [
 
 def lt_(self, *args, **kwargs):
     """lt_(Tensor other)"""
-    i, a = _sig_lt_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_lt_.parse(args, kwargs)
     if i == 0:
         _op_lt__Tensor.call(self._impl, a[0])
         return self
@@ -2784,7 +3248,10 @@ _sig_le = _Signatures('le', [
 
 def le(self, *args, **kwargs):
     """le(Tensor other)"""
-    i, a = _sig_le.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_le.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_le_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -2799,7 +3266,10 @@ _sig_le_ = _Signatures('le_', [
 
 def le_(self, *args, **kwargs):
     """le_(Tensor other)"""
-    i, a = _sig_le_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_le_.parse(args, kwargs)
     if i == 0:
         _op_le__Tensor.call(self._impl, a[0])
         return self
@@ -2816,7 +3286,10 @@ _sig_gt = _Signatures('gt', [
 
 def gt(self, *args, **kwargs):
     """gt(Tensor other)"""
-    i, a = _sig_gt.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_gt.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_gt_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -2831,7 +3304,10 @@ _sig_gt_ = _Signatures('gt_', [
 
 def gt_(self, *args, **kwargs):
     """gt_(Tensor other)"""
-    i, a = _sig_gt_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_gt_.parse(args, kwargs)
     if i == 0:
         _op_gt__Tensor.call(self._impl, a[0])
         return self
@@ -2848,7 +3324,10 @@ _sig_ge = _Signatures('ge', [
 
 def ge(self, *args, **kwargs):
     """ge(Tensor other)"""
-    i, a = _sig_ge.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_ge.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_ge_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -2863,7 +3342,10 @@ _sig_ge_ = _Signatures('ge_', [
 
 def ge_(self, *args, **kwargs):
     """ge_(Tensor other)"""
-    i, a = _sig_ge_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_ge_.parse(args, kwargs)
     if i == 0:
         _op_ge__Tensor.call(self._impl, a[0])
         return self
@@ -2879,7 +3361,10 @@ _sig_isclose = _Signatures('isclose', [
 
 def isclose(self, *args, **kwargs):
     """isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)"""
-    i, a = _sig_isclose.parse(args, kwargs)
+    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is float and type(args[2]) is float and type(args[3]) is bool:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1], args[2], args[3]]
+    else:
+        i, a = _sig_isclose.parse(args, kwargs)
     return _wrap(_op_isclose.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
@@ -2890,7 +3375,10 @@ _sig_logical_and = _Signatures('logical_and', [
 
 def logical_and(self, *args, **kwargs):
     """logical_and(Tensor other)"""
-    i, a = _sig_logical_and.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_logical_and.parse(args, kwargs)
     return _wrap(_op_logical_and.call(self._impl, a[0]))
 
 
@@ -2901,7 +3389,10 @@ _sig_logical_and_ = _Signatures('logical_and_', [
 
 def logical_and_(self, *args, **kwargs):
     """logical_and_(Tensor other)"""
-    i, a = _sig_logical_and_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_logical_and_.parse(args, kwargs)
     _op_logical_and_.call(self._impl, a[0])
     return self
 
@@ -2913,7 +3404,10 @@ _sig_logical_or = _Signatures('logical_or', [
 
 def logical_or(self, *args, **kwargs):
     """logical_or(Tensor other)"""
-    i, a = _sig_logical_or.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_logical_or.parse(args, kwargs)
     return _wrap(_op_logical_or.call(self._impl, a[0]))
 
 
@@ -2924,7 +3418,10 @@ _sig_logical_or_ = _Signatures('logical_or_', [
 
 def logical_or_(self, *args, **kwargs):
     """logical_or_(Tensor other)"""
-    i, a = _sig_logical_or_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_logical_or_.parse(args, kwargs)
     _op_logical_or_.call(self._impl, a[0])
     return self
 
@@ -2936,7 +3433,10 @@ _sig_logical_xor = _Signatures('logical_xor', [
 
 def logical_xor(self, *args, **kwargs):
     """logical_xor(Tensor other)"""
-    i, a = _sig_logical_xor.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_logical_xor.parse(args, kwargs)
     return _wrap(_op_logical_xor.call(self._impl, a[0]))
 
 
@@ -2947,7 +3447,10 @@ _sig_logical_xor_ = _Signatures('logical_xor_', [
 
 def logical_xor_(self, *args, **kwargs):
     """logical_xor_(Tensor other)"""
-    i, a = _sig_logical_xor_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_logical_xor_.parse(args, kwargs)
     _op_logical_xor_.call(self._impl, a[0])
     return self
 
@@ -2960,7 +3463,10 @@ _sig_bitwise_and = _Signatures('bitwise_and', [
 
 def bitwise_and(self, *args, **kwargs):
     """bitwise_and(Tensor other)"""
-    i, a = _sig_bitwise_and.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    else:
+        i, a = _sig_bitwise_and.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_bitwise_and_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -2975,7 +3481,10 @@ _sig_bitwise_and_ = _Signatures('bitwise_and_', [
 
 def bitwise_and_(self, *args, **kwargs):
     """bitwise_and_(Tensor other)"""
-    i, a = _sig_bitwise_and_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    else:
+        i, a = _sig_bitwise_and_.parse(args, kwargs)
     if i == 0:
         _op_bitwise_and__Tensor.call(self._impl, a[0])
         return self
@@ -2992,7 +3501,10 @@ _sig_bitwise_or = _Signatures('bitwise_or', [
 
 def bitwise_or(self, *args, **kwargs):
     """bitwise_or(Tensor other)"""
-    i, a = _sig_bitwise_or.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    else:
+        i, a = _sig_bitwise_or.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_bitwise_or_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3007,7 +3519,10 @@ _sig_bitwise_or_ = _Signatures('bitwise_or_', [
 
 def bitwise_or_(self, *args, **kwargs):
     """bitwise_or_(Tensor other)"""
-    i, a = _sig_bitwise_or_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    else:
+        i, a = _sig_bitwise_or_.parse(args, kwargs)
     if i == 0:
         _op_bitwise_or__Tensor.call(self._impl, a[0])
         return self
@@ -3024,7 +3539,10 @@ _sig_bitwise_xor = _Signatures('bitwise_xor', [
 
 def bitwise_xor(self, *args, **kwargs):
     """bitwise_xor(Tensor other)"""
-    i, a = _sig_bitwise_xor.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    else:
+        i, a = _sig_bitwise_xor.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_bitwise_xor_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3039,7 +3557,10 @@ _sig_bitwise_xor_ = _Signatures('bitwise_xor_', [
 
 def bitwise_xor_(self, *args, **kwargs):
     """bitwise_xor_(Tensor other)"""
-    i, a = _sig_bitwise_xor_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    else:
+        i, a = _sig_bitwise_xor_.parse(args, kwargs)
     if i == 0:
         _op_bitwise_xor__Tensor.call(self._impl, a[0])
         return self
@@ -3056,7 +3577,10 @@ _sig_bitwise_left_shift = _Signatures('bitwise_left_shift', [
 
 def bitwise_left_shift(self, *args, **kwargs):
     """bitwise_left_shift(Tensor other)"""
-    i, a = _sig_bitwise_left_shift.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    else:
+        i, a = _sig_bitwise_left_shift.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_bitwise_left_shift_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3071,7 +3595,10 @@ _sig_bitwise_left_shift_ = _Signatures('bitwise_left_shift_', [
 
 def bitwise_left_shift_(self, *args, **kwargs):
     """bitwise_left_shift_(Tensor other)"""
-    i, a = _sig_bitwise_left_shift_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    else:
+        i, a = _sig_bitwise_left_shift_.parse(args, kwargs)
     if i == 0:
         _op_bitwise_left_shift__Tensor.call(self._impl, a[0])
         return self
@@ -3088,7 +3615,10 @@ _sig_bitwise_right_shift = _Signatures('bitwise_right_shift', [
 
 def bitwise_right_shift(self, *args, **kwargs):
     """bitwise_right_shift(Tensor other)"""
-    i, a = _sig_bitwise_right_shift.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    else:
+        i, a = _sig_bitwise_right_shift.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_bitwise_right_shift_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3103,7 +3633,10 @@ _sig_bitwise_right_shift_ = _Signatures('bitwise_right_shift_', [
 
 def bitwise_right_shift_(self, *args, **kwargs):
     """bitwise_right_shift_(Tensor other)"""
-    i, a = _sig_bitwise_right_shift_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
+        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    else:
+        i, a = _sig_bitwise_right_shift_.parse(args, kwargs)
     if i == 0:
         _op_bitwise_right_shift__Tensor.call(self._impl, a[0])
         return self
@@ -3152,7 +3685,10 @@ _sig_clamp_min = _Signatures('clamp_min', [
 
 def clamp_min(self, *args, **kwargs):
     """clamp_min(Tensor min)"""
-    i, a = _sig_clamp_min.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_clamp_min.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_clamp_min_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3167,7 +3703,10 @@ _sig_clamp_min_ = _Signatures('clamp_min_', [
 
 def clamp_min_(self, *args, **kwargs):
     """clamp_min_(Tensor min)"""
-    i, a = _sig_clamp_min_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_clamp_min_.parse(args, kwargs)
     if i == 0:
         _op_clamp_min__Tensor.call(self._impl, a[0])
         return self
@@ -3184,7 +3723,10 @@ _sig_clamp_max = _Signatures('clamp_max', [
 
 def clamp_max(self, *args, **kwargs):
     """clamp_max(Tensor max)"""
-    i, a = _sig_clamp_max.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_clamp_max.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_clamp_max_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3199,7 +3741,10 @@ _sig_clamp_max_ = _Signatures('clamp_max_', [
 
 def clamp_max_(self, *args, **kwargs):
     """clamp_max_(Tensor max)"""
-    i, a = _sig_clamp_max_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_clamp_max_.parse(args, kwargs)
     if i == 0:
         _op_clamp_max__Tensor.call(self._impl, a[0])
         return self
@@ -3248,7 +3793,10 @@ _sig_where = _Signatures('where', [
 
 def where(self, *args, **kwargs):
     """where(Tensor condition, Tensor other)"""
-    i, a = _sig_where.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl]
+    else:
+        i, a = _sig_where.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_where_self.call(a[0], self._impl, a[1]))
     elif i == 1:
@@ -3263,7 +3811,10 @@ _sig_lerp = _Signatures('lerp', [
 
 def lerp(self, *args, **kwargs):
     """lerp(Tensor end, Tensor weight)"""
-    i, a = _sig_lerp.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl]
+    else:
+        i, a = _sig_lerp.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_lerp_Tensor.call(self._impl, a[0], a[1]))
     elif i == 1:
@@ -3278,7 +3829,10 @@ _sig_lerp_ = _Signatures('lerp_', [
 
 def lerp_(self, *args, **kwargs):
     """lerp_(Tensor end, Tensor weight)"""
-    i, a = _sig_lerp_.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl]
+    else:
+        i, a = _sig_lerp_.parse(args, kwargs)
     if i == 0:
         _op_lerp__Tensor.call(self._impl, a[0], a[1])
         return self
@@ -3294,7 +3848,10 @@ _sig_addcmul = _Signatures('addcmul', [
 
 def addcmul(self, *args, **kwargs):
     """addcmul(Tensor tensor1, Tensor tensor2, *, Scalar value=1)"""
-    i, a = _sig_addcmul.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, 1]
+    else:
+        i, a = _sig_addcmul.parse(args, kwargs)
     return _wrap(_op_addcmul.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -3305,7 +3862,10 @@ _sig_addcmul_ = _Signatures('addcmul_', [
 
 def addcmul_(self, *args, **kwargs):
     """addcmul_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)"""
-    i, a = _sig_addcmul_.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, 1]
+    else:
+        i, a = _sig_addcmul_.parse(args, kwargs)
     _op_addcmul_.call(self._impl, a[0], a[1], a[2])
     return self
 
@@ -3317,7 +3877,10 @@ _sig_addcdiv = _Signatures('addcdiv', [
 
 def addcdiv(self, *args, **kwargs):
     """addcdiv(Tensor tensor1, Tensor tensor2, *, Scalar value=1)"""
-    i, a = _sig_addcdiv.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, 1]
+    else:
+        i, a = _sig_addcdiv.parse(args, kwargs)
     return _wrap(_op_addcdiv.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -3328,7 +3891,10 @@ _sig_addcdiv_ = _Signatures('addcdiv_', [
 
 def addcdiv_(self, *args, **kwargs):
     """addcdiv_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)"""
-    i, a = _sig_addcdiv_.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]._impl, 1]
+    else:
+        i, a = _sig_addcdiv_.parse(args, kwargs)
     _op_addcdiv_.call(self._impl, a[0], a[1], a[2])
     return self
 
@@ -3340,7 +3906,10 @@ _sig_uniform_ = _Signatures('uniform_', [
 
 def uniform_(self, *args, **kwargs):
     """uniform_(float from=0, float to=1, *, Generator? generator=None)"""
-    i, a = _sig_uniform_.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is float and type(args[1]) is float:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1], None]
+    else:
+        i, a = _sig_uniform_.parse(args, kwargs)
     _op_uniform_.call(self._impl, a[0], a[1], a[2])
     return self
 
@@ -3352,7 +3921,10 @@ _sig_normal_ = _Signatures('normal_', [
 
 def normal_(self, *args, **kwargs):
     """normal_(float mean=0, float std=1, *, Generator? generator=None)"""
-    i, a = _sig_normal_.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is float and type(args[1]) is float:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1], None]
+    else:
+        i, a = _sig_normal_.parse(args, kwargs)
     _op_normal_.call(self._impl, a[0], a[1], a[2])
     return self
 
@@ -3364,7 +3936,10 @@ _sig_exponential_ = _Signatures('exponential_', [
 
 def exponential_(self, *args, **kwargs):
     """exponential_(float lambd=1, *, Generator? generator=None)"""
-    i, a = _sig_exponential_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is float:  # fast path: exact types, positional only
+        i, a = 0, [args[0], None]
+    else:
+        i, a = _sig_exponential_.parse(args, kwargs)
     _op_exponential_.call(self._impl, a[0], a[1])
     return self
 
@@ -3377,7 +3952,10 @@ _sig_bernoulli_ = _Signatures('bernoulli_', [
 
 def bernoulli_(self, *args, **kwargs):
     """bernoulli_(Tensor p, *, Generator? generator=None)"""
-    i, a = _sig_bernoulli_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, None]
+    else:
+        i, a = _sig_bernoulli_.parse(args, kwargs)
     if i == 0:
         _op_bernoulli__Tensor.call(self._impl, a[0], a[1])
         return self
@@ -3394,7 +3972,10 @@ _sig_bernoulli = _Signatures('bernoulli', [
 
 def bernoulli(self, *args, **kwargs):
     """bernoulli(*, Generator? generator=None)"""
-    i, a = _sig_bernoulli.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, [None]
+    else:
+        i, a = _sig_bernoulli.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_bernoulli.call(self._impl, a[0]))
     elif i == 1:
@@ -3410,7 +3991,10 @@ _sig_random_ = _Signatures('random_', [
 
 def random_(self, *args, **kwargs):
     """random_(*, Generator? generator=None)"""
-    i, a = _sig_random_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, [None]
+    else:
+        i, a = _sig_random_.parse(args, kwargs)
     if i == 0:
         _op_random_.call(self._impl, a[0])
         return self
@@ -3429,7 +4013,10 @@ _sig_multinomial = _Signatures('multinomial', [
 
 def multinomial(self, *args, **kwargs):
     """multinomial(SymInt num_samples, bool replacement=False, *, Generator? generator=None)"""
-    i, a = _sig_multinomial.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is bool:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1], None]
+    else:
+        i, a = _sig_multinomial.parse(args, kwargs)
     return _wrap(_op_multinomial.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -3441,7 +4028,10 @@ _sig_sum = _Signatures('sum', [
 
 def sum(self, *args, **kwargs):
     """sum(*, ScalarType? dtype=None)"""
-    i, a = _sig_sum.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, [None]
+    else:
+        i, a = _sig_sum.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_sum.call(self._impl, a[0]))
     elif i == 1:
@@ -3456,7 +4046,10 @@ _sig_mean = _Signatures('mean', [
 
 def mean(self, *args, **kwargs):
     """mean(*, ScalarType? dtype=None)"""
-    i, a = _sig_mean.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, [None]
+    else:
+        i, a = _sig_mean.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_mean.call(self._impl, a[0]))
     elif i == 1:
@@ -3471,7 +4064,10 @@ _sig_prod = _Signatures('prod', [
 
 def prod(self, *args, **kwargs):
     """prod(*, ScalarType? dtype=None)"""
-    i, a = _sig_prod.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, [None]
+    else:
+        i, a = _sig_prod.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_prod.call(self._impl, a[0]))
     elif i == 1:
@@ -3487,7 +4083,10 @@ _sig_max = _Signatures('max', [
 
 def max(self, *args, **kwargs):
     """max()"""
-    i, a = _sig_max.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_max.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_max.call(self._impl))
     elif i == 1:
@@ -3505,7 +4104,10 @@ _sig_min = _Signatures('min', [
 
 def min(self, *args, **kwargs):
     """min()"""
-    i, a = _sig_min.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_min.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_min.call(self._impl))
     elif i == 1:
@@ -3604,7 +4206,10 @@ _sig_norm = _Signatures('norm', [
 
 def norm(self, *args, **kwargs):
     """norm(Scalar p=2)"""
-    i, a = _sig_norm.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _NUM:  # fast path: exact types, positional only
+        i, a = 0, [args[0]]
+    else:
+        i, a = _sig_norm.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_norm_Scalar.call(self._impl, a[0]))
     elif i == 1:
@@ -3635,7 +4240,10 @@ _sig_all = _Signatures('all', [
 
 def all(self, *args, **kwargs):
     """all()"""
-    i, a = _sig_all.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_all.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_all.call(self._impl))
     elif i == 1:
@@ -3653,7 +4261,10 @@ _sig_any = _Signatures('any', [
 
 def any(self, *args, **kwargs):
     """any()"""
-    i, a = _sig_any.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_any.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_any.call(self._impl))
     elif i == 1:
@@ -3684,7 +4295,10 @@ _sig_cumsum = _Signatures('cumsum', [
 
 def cumsum(self, *args, **kwargs):
     """cumsum(int dim, *, ScalarType? dtype=None)"""
-    i, a = _sig_cumsum.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0], None]
+    else:
+        i, a = _sig_cumsum.parse(args, kwargs)
     return _wrap(_op_cumsum.call(self._impl, a[0], a[1]))
 
 
@@ -3695,7 +4309,10 @@ _sig_cumsum_ = _Signatures('cumsum_', [
 
 def cumsum_(self, *args, **kwargs):
     """cumsum_(int dim, *, ScalarType? dtype=None)"""
-    i, a = _sig_cumsum_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0], None]
+    else:
+        i, a = _sig_cumsum_.parse(args, kwargs)
     _op_cumsum_.call(self._impl, a[0], a[1])
     return self
 
@@ -3707,7 +4324,10 @@ _sig_cumprod = _Signatures('cumprod', [
 
 def cumprod(self, *args, **kwargs):
     """cumprod(int dim, *, ScalarType? dtype=None)"""
-    i, a = _sig_cumprod.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0], None]
+    else:
+        i, a = _sig_cumprod.parse(args, kwargs)
     return _wrap(_op_cumprod.call(self._impl, a[0], a[1]))
 
 
@@ -3718,7 +4338,10 @@ _sig_cumprod_ = _Signatures('cumprod_', [
 
 def cumprod_(self, *args, **kwargs):
     """cumprod_(int dim, *, ScalarType? dtype=None)"""
-    i, a = _sig_cumprod_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0], None]
+    else:
+        i, a = _sig_cumprod_.parse(args, kwargs)
     _op_cumprod_.call(self._impl, a[0], a[1])
     return self
 
@@ -3730,7 +4353,10 @@ _sig_repeat = _Signatures('repeat', [
 
 def repeat(self, *args, **kwargs):
     """repeat(SymInt[] repeats)"""
-    i, a = _sig_repeat.parse(args, kwargs)
+    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types, positional only
+        i, a = 0, [args]
+    else:
+        i, a = _sig_repeat.parse(args, kwargs)
     return _wrap(_op_repeat.call(self._impl, a[0]))
 
 
@@ -3741,7 +4367,10 @@ _sig_tile = _Signatures('tile', [
 
 def tile(self, *args, **kwargs):
     """tile(SymInt[] dims)"""
-    i, a = _sig_tile.parse(args, kwargs)
+    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types, positional only
+        i, a = 0, [args]
+    else:
+        i, a = _sig_tile.parse(args, kwargs)
     return _wrap(_op_tile.call(self._impl, a[0]))
 
 
@@ -3767,7 +4396,10 @@ _sig_flip = _Signatures('flip', [
 
 def flip(self, *args, **kwargs):
     """flip(int[] dims)"""
-    i, a = _sig_flip.parse(args, kwargs)
+    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types, positional only
+        i, a = 0, [args]
+    else:
+        i, a = _sig_flip.parse(args, kwargs)
     return _wrap(_op_flip.call(self._impl, a[0]))
 
 
@@ -3778,7 +4410,10 @@ _sig_fliplr = _Signatures('fliplr', [
 
 def fliplr(self, *args, **kwargs):
     """fliplr()"""
-    i, a = _sig_fliplr.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_fliplr.parse(args, kwargs)
     return _wrap(_op_fliplr.call(self._impl))
 
 
@@ -3789,7 +4424,10 @@ _sig_flipud = _Signatures('flipud', [
 
 def flipud(self, *args, **kwargs):
     """flipud()"""
-    i, a = _sig_flipud.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_flipud.parse(args, kwargs)
     return _wrap(_op_flipud.call(self._impl))
 
 
@@ -3822,7 +4460,10 @@ _sig_tril = _Signatures('tril', [
 
 def tril(self, *args, **kwargs):
     """tril(SymInt diagonal=0)"""
-    i, a = _sig_tril.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]]
+    else:
+        i, a = _sig_tril.parse(args, kwargs)
     return _wrap(_op_tril.call(self._impl, a[0]))
 
 
@@ -3833,7 +4474,10 @@ _sig_tril_ = _Signatures('tril_', [
 
 def tril_(self, *args, **kwargs):
     """tril_(SymInt diagonal=0)"""
-    i, a = _sig_tril_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]]
+    else:
+        i, a = _sig_tril_.parse(args, kwargs)
     _op_tril_.call(self._impl, a[0])
     return self
 
@@ -3845,7 +4489,10 @@ _sig_triu = _Signatures('triu', [
 
 def triu(self, *args, **kwargs):
     """triu(SymInt diagonal=0)"""
-    i, a = _sig_triu.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]]
+    else:
+        i, a = _sig_triu.parse(args, kwargs)
     return _wrap(_op_triu.call(self._impl, a[0]))
 
 
@@ -3856,7 +4503,10 @@ _sig_triu_ = _Signatures('triu_', [
 
 def triu_(self, *args, **kwargs):
     """triu_(SymInt diagonal=0)"""
-    i, a = _sig_triu_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]]
+    else:
+        i, a = _sig_triu_.parse(args, kwargs)
     _op_triu_.call(self._impl, a[0])
     return self
 
@@ -3868,7 +4518,10 @@ _sig_diag = _Signatures('diag', [
 
 def diag(self, *args, **kwargs):
     """diag(int diagonal=0)"""
-    i, a = _sig_diag.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]]
+    else:
+        i, a = _sig_diag.parse(args, kwargs)
     return _wrap(_op_diag.call(self._impl, a[0]))
 
 
@@ -3879,7 +4532,10 @@ _sig_diag_embed = _Signatures('diag_embed', [
 
 def diag_embed(self, *args, **kwargs):
     """diag_embed(int offset=0, int dim1=-2, int dim2=-1)"""
-    i, a = _sig_diag_embed.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1], args[2]]
+    else:
+        i, a = _sig_diag_embed.parse(args, kwargs)
     return _wrap(_op_diag_embed.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -3890,7 +4546,10 @@ _sig_narrow_copy = _Signatures('narrow_copy', [
 
 def narrow_copy(self, *args, **kwargs):
     """narrow_copy(int dim, SymInt start, SymInt length)"""
-    i, a = _sig_narrow_copy.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1], args[2]]
+    else:
+        i, a = _sig_narrow_copy.parse(args, kwargs)
     return _wrap(_op_narrow_copy.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -3902,7 +4561,10 @@ _sig_sort = _Signatures('sort', [
 
 def sort(self, *args, **kwargs):
     """sort(*, bool? stable, int dim=-1, bool descending=False)"""
-    i, a = _sig_sort.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, [None, -1, False]
+    else:
+        i, a = _sig_sort.parse(args, kwargs)
     if i == 0:
         return _make_rt(_rt_sort_2, _op_sort_stable.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
@@ -3931,7 +4593,10 @@ _sig_msort = _Signatures('msort', [
 
 def msort(self, *args, **kwargs):
     """msort()"""
-    i, a = _sig_msort.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_msort.parse(args, kwargs)
     return _wrap(_op_msort.call(self._impl))
 
 
@@ -3942,7 +4607,10 @@ _sig_topk = _Signatures('topk', [
 
 def topk(self, *args, **kwargs):
     """topk(SymInt k, int dim=-1, bool largest=True, bool sorted=True)"""
-    i, a = _sig_topk.parse(args, kwargs)
+    if len(args) == 4 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is bool and type(args[3]) is bool:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1], args[2], args[3]]
+    else:
+        i, a = _sig_topk.parse(args, kwargs)
     return _make_rt(_rt_topk_3, _op_topk.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
@@ -3953,7 +4621,10 @@ _sig_kthvalue = _Signatures('kthvalue', [
 
 def kthvalue(self, *args, **kwargs):
     """kthvalue(SymInt k, int dim=-1, bool keepdim=False)"""
-    i, a = _sig_kthvalue.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is bool:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1], args[2]]
+    else:
+        i, a = _sig_kthvalue.parse(args, kwargs)
     return _make_rt(_rt_kthvalue_4, _op_kthvalue.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -3964,7 +4635,10 @@ _sig_nonzero = _Signatures('nonzero', [
 
 def nonzero(self, *args, **kwargs):
     """nonzero()"""
-    i, a = _sig_nonzero.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_nonzero.parse(args, kwargs)
     return _wrap(_op_nonzero.call(self._impl))
 
 
@@ -3986,7 +4660,10 @@ _sig_argwhere = _Signatures('argwhere', [
 
 def argwhere(self, *args, **kwargs):
     """argwhere()"""
-    i, a = _sig_argwhere.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_argwhere.parse(args, kwargs)
     return _wrap(_op_argwhere.call(self._impl))
 
 
@@ -3998,7 +4675,10 @@ _sig_view = _Signatures('view', [
 
 def view(self, *args, **kwargs):
     """view(SymInt[] size)"""
-    i, a = _sig_view.parse(args, kwargs)
+    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types, positional only
+        i, a = 0, [args]
+    else:
+        i, a = _sig_view.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_view.call(self._impl, a[0]))
     elif i == 1:
@@ -4012,7 +4692,10 @@ _sig_view_as = _Signatures('view_as', [
 
 def view_as(self, *args, **kwargs):
     """view_as(Tensor other)"""
-    i, a = _sig_view_as.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_view_as.parse(args, kwargs)
     return _wrap(_op_view_as.call(self._impl, a[0]))
 
 
@@ -4023,7 +4706,10 @@ _sig_reshape = _Signatures('reshape', [
 
 def reshape(self, *args, **kwargs):
     """reshape(SymInt[] shape)"""
-    i, a = _sig_reshape.parse(args, kwargs)
+    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types, positional only
+        i, a = 0, [args]
+    else:
+        i, a = _sig_reshape.parse(args, kwargs)
     return _wrap(_op_reshape.call(self._impl, a[0]))
 
 
@@ -4034,7 +4720,10 @@ _sig_reshape_as = _Signatures('reshape_as', [
 
 def reshape_as(self, *args, **kwargs):
     """reshape_as(Tensor other)"""
-    i, a = _sig_reshape_as.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_reshape_as.parse(args, kwargs)
     return _wrap(_op_reshape_as.call(self._impl, a[0]))
 
 
@@ -4056,7 +4745,10 @@ _sig_transpose = _Signatures('transpose', [
 
 def transpose(self, *args, **kwargs):
     """transpose(int dim0, int dim1)"""
-    i, a = _sig_transpose.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1]]
+    else:
+        i, a = _sig_transpose.parse(args, kwargs)
     return _wrap(_op_transpose_int.call(self._impl, a[0], a[1]))
 
 
@@ -4067,7 +4759,10 @@ _sig_swapaxes = _Signatures('swapaxes', [
 
 def swapaxes(self, *args, **kwargs):
     """swapaxes(int axis0, int axis1)"""
-    i, a = _sig_swapaxes.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1]]
+    else:
+        i, a = _sig_swapaxes.parse(args, kwargs)
     return _wrap(_op_swapaxes.call(self._impl, a[0], a[1]))
 
 
@@ -4078,7 +4773,10 @@ _sig_swapdims = _Signatures('swapdims', [
 
 def swapdims(self, *args, **kwargs):
     """swapdims(int dim0, int dim1)"""
-    i, a = _sig_swapdims.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1]]
+    else:
+        i, a = _sig_swapdims.parse(args, kwargs)
     return _wrap(_op_swapdims.call(self._impl, a[0], a[1]))
 
 
@@ -4089,7 +4787,10 @@ _sig_t = _Signatures('t', [
 
 def t(self, *args, **kwargs):
     """t()"""
-    i, a = _sig_t.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_t.parse(args, kwargs)
     return _wrap(_op_t.call(self._impl))
 
 
@@ -4100,7 +4801,10 @@ _sig_permute = _Signatures('permute', [
 
 def permute(self, *args, **kwargs):
     """permute(int[] dims)"""
-    i, a = _sig_permute.parse(args, kwargs)
+    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types, positional only
+        i, a = 0, [args]
+    else:
+        i, a = _sig_permute.parse(args, kwargs)
     return _wrap(_op_permute.call(self._impl, a[0]))
 
 
@@ -4111,7 +4815,10 @@ _sig_expand = _Signatures('expand', [
 
 def expand(self, *args, **kwargs):
     """expand(SymInt[] size, *, bool implicit=False)"""
-    i, a = _sig_expand.parse(args, kwargs)
+    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types, positional only
+        i, a = 0, [args, False]
+    else:
+        i, a = _sig_expand.parse(args, kwargs)
     return _wrap(_op_expand.call(self._impl, a[0], a[1]))
 
 
@@ -4122,7 +4829,10 @@ _sig_expand_as = _Signatures('expand_as', [
 
 def expand_as(self, *args, **kwargs):
     """expand_as(Tensor other)"""
-    i, a = _sig_expand_as.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl]
+    else:
+        i, a = _sig_expand_as.parse(args, kwargs)
     return _wrap(_op_expand_as.call(self._impl, a[0]))
 
 
@@ -4133,7 +4843,10 @@ _sig_broadcast_to = _Signatures('broadcast_to', [
 
 def broadcast_to(self, *args, **kwargs):
     """broadcast_to(SymInt[] size)"""
-    i, a = _sig_broadcast_to.parse(args, kwargs)
+    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types, positional only
+        i, a = 0, [args]
+    else:
+        i, a = _sig_broadcast_to.parse(args, kwargs)
     return _wrap(_op_broadcast_to.call(self._impl, a[0]))
 
 
@@ -4144,7 +4857,10 @@ _sig_narrow = _Signatures('narrow', [
 
 def narrow(self, *args, **kwargs):
     """narrow(int dim, SymInt start, SymInt length)"""
-    i, a = _sig_narrow.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1], args[2]]
+    else:
+        i, a = _sig_narrow.parse(args, kwargs)
     return _wrap(_op_narrow.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -4155,7 +4871,10 @@ _sig_select = _Signatures('select', [
 
 def select(self, *args, **kwargs):
     """select(int dim, SymInt index)"""
-    i, a = _sig_select.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1]]
+    else:
+        i, a = _sig_select.parse(args, kwargs)
     return _wrap(_op_select_int.call(self._impl, a[0], a[1]))
 
 
@@ -4166,7 +4885,10 @@ _sig_unsqueeze = _Signatures('unsqueeze', [
 
 def unsqueeze(self, *args, **kwargs):
     """unsqueeze(int dim)"""
-    i, a = _sig_unsqueeze.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]]
+    else:
+        i, a = _sig_unsqueeze.parse(args, kwargs)
     return _wrap(_op_unsqueeze.call(self._impl, a[0]))
 
 
@@ -4179,7 +4901,10 @@ _sig_squeeze = _Signatures('squeeze', [
 
 def squeeze(self, *args, **kwargs):
     """squeeze()"""
-    i, a = _sig_squeeze.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_squeeze.parse(args, kwargs)
     if i == 0:
         return _wrap(_op_squeeze.call(self._impl))
     elif i == 1:
@@ -4195,7 +4920,10 @@ _sig_flatten = _Signatures('flatten', [
 
 def flatten(self, *args, **kwargs):
     """flatten(int start_dim=0, int end_dim=-1)"""
-    i, a = _sig_flatten.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1]]
+    else:
+        i, a = _sig_flatten.parse(args, kwargs)
     return _wrap(_op_flatten_using_ints.call(self._impl, a[0], a[1]))
 
 
@@ -4247,7 +4975,10 @@ _sig_unfold = _Signatures('unfold', [
 
 def unfold(self, *args, **kwargs):
     """unfold(int dimension, int size, int step)"""
-    i, a = _sig_unfold.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1], args[2]]
+    else:
+        i, a = _sig_unfold.parse(args, kwargs)
     return _wrap(_op_unfold.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -4258,7 +4989,10 @@ _sig_diagonal = _Signatures('diagonal', [
 
 def diagonal(self, *args, **kwargs):
     """diagonal(int offset=0, int dim1=0, int dim2=1)"""
-    i, a = _sig_diagonal.parse(args, kwargs)
+    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1], args[2]]
+    else:
+        i, a = _sig_diagonal.parse(args, kwargs)
     return _wrap(_op_diagonal.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -4280,7 +5014,10 @@ _sig_chunk = _Signatures('chunk', [
 
 def chunk(self, *args, **kwargs):
     """chunk(int chunks, int dim=0)"""
-    i, a = _sig_chunk.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1]]
+    else:
+        i, a = _sig_chunk.parse(args, kwargs)
     return _wrap_list(_op_chunk.call(self._impl, a[0], a[1]))
 
 
@@ -4291,7 +5028,10 @@ _sig_unbind = _Signatures('unbind', [
 
 def unbind(self, *args, **kwargs):
     """unbind(int dim=0)"""
-    i, a = _sig_unbind.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0]]
+    else:
+        i, a = _sig_unbind.parse(args, kwargs)
     return _wrap_list(_op_unbind_int.call(self._impl, a[0]))
 
 
@@ -4303,7 +5043,10 @@ _sig_tensor_split = _Signatures('tensor_split', [
 
 def tensor_split(self, *args, **kwargs):
     """tensor_split(SymInt sections, int dim=0)"""
-    i, a = _sig_tensor_split.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types, positional only
+        i, a = 0, [args[0], args[1]]
+    else:
+        i, a = _sig_tensor_split.parse(args, kwargs)
     if i == 0:
         return _wrap_list(_op_tensor_split_sections.call(self._impl, a[0], a[1]))
     elif i == 1:
@@ -4317,7 +5060,10 @@ _sig_clone = _Signatures('clone', [
 
 def clone(self, *args, **kwargs):
     """clone(*, MemoryFormat? memory_format=None)"""
-    i, a = _sig_clone.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, [None]
+    else:
+        i, a = _sig_clone.parse(args, kwargs)
     return _wrap(_op_clone.call(self._impl, a[0]))
 
 
@@ -4328,7 +5074,10 @@ _sig_copy_ = _Signatures('copy_', [
 
 def copy_(self, *args, **kwargs):
     """copy_(Tensor src, bool non_blocking=False)"""
-    i, a = _sig_copy_.parse(args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is bool:  # fast path: exact types, positional only
+        i, a = 0, [args[0]._impl, args[1]]
+    else:
+        i, a = _sig_copy_.parse(args, kwargs)
     _op_copy_.call(self._impl, a[0], a[1])
     return self
 
@@ -4341,7 +5090,10 @@ _sig_fill_ = _Signatures('fill_', [
 
 def fill_(self, *args, **kwargs):
     """fill_(Scalar value)"""
-    i, a = _sig_fill_.parse(args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) in _NUM:  # fast path: exact types, positional only
+        i, a = 0, [args[0]]
+    else:
+        i, a = _sig_fill_.parse(args, kwargs)
     if i == 0:
         _op_fill__Scalar.call(self._impl, a[0])
         return self
@@ -4357,7 +5109,10 @@ _sig_zero_ = _Signatures('zero_', [
 
 def zero_(self, *args, **kwargs):
     """zero_()"""
-    i, a = _sig_zero_.parse(args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
+        i, a = 0, []
+    else:
+        i, a = _sig_zero_.parse(args, kwargs)
     _op_zero_.call(self._impl)
     return self
 

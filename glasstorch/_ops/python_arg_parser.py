@@ -182,7 +182,7 @@ _BASE_CONVERTERS = {
 }
 
 _PY_TYPE_NAMES = {
-    "Tensor": "Tensor", "int": "int", "SymInt": "SymInt", "float": "float", "bool": "bool", "Scalar": "Number",
+    "Tensor": "Tensor", "int": "int", "SymInt": "int", "float": "float", "bool": "bool", "Scalar": "Number",
     "str": "str", "ScalarType": "torch.dtype", "Device": "torch.device", "Layout": "torch.layout",
     "MemoryFormat": "torch.memory_format", "Generator": "torch.Generator", "Dimname": "name",
 }

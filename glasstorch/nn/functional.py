@@ -395,10 +395,16 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 def adaptive_avg_pool2d(input, output_size):
     """2-D average pooling to a fixed ``output_size`` (``None`` keeps that input size)."""
-    if isinstance(output_size, (list, tuple)):
-        sizes = input.size()
-        output_size = [sizes[i - len(output_size)] if v is None else v for i, v in enumerate(output_size)]
-    return _gen.adaptive_avg_pool2d(input, output_size)
+    return _gen.adaptive_avg_pool2d(input, _list_with_default(output_size, input.size()))
+
+
+def _list_with_default(out_size, defaults):
+    """``torch.nn.modules.utils._list_with_default``: ``None`` entries take the input's trailing sizes."""
+    if isinstance(out_size, int):
+        return out_size
+    if len(defaults) <= len(out_size):
+        raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
+    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):], strict=False)]
 
 
 scaled_dot_product_attention = _gen.scaled_dot_product_attention

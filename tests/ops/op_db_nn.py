@@ -100,7 +100,8 @@ def layer_norm_samples(dtype):
     yield Sample((T((3, 6), layout="strided"), (6,)), {"eps": 1e-2}, name="strided, eps")
     yield Sample((T((0, 4)), (4,)), name="empty")
     # PyTorch computes in float32 as x * rstd - mean * rstd, losing ~1e-5 to cancellation at this mean
-    yield Sample((T((2, 4), low=100, high=101), (4,)), name="large mean", atol=1e-4)
+    if dtype in FLOATS:
+        yield Sample((T((2, 4), low=100, high=101), (4,)), name="large mean", atol=1e-4)
     if dtype in HALF:
         yield Sample((T((2, 4)), (4,), T((4,), dtype="float32", seed=1), T((4,), dtype="float32", seed=2)),
                      name="mixed float32 params")

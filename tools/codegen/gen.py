@@ -24,7 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from model import ROOT, DeclarationError, NativeFunction, kernel_index, load_native_functions, resolve_kernel  # noqa: E402
+from model import (  # noqa: E402
+    ROOT, DeclarationError, NativeFunction, kernel_index, load_native_functions, parse_default, parse_schema,
+    resolve_kernel,
+)
 
 OPS_DIR = ROOT / "glasstorch" / "_ops" / "_generated"  # L3: schemas and kernel registrations
 BINDINGS_DIR = ROOT / "glasstorch" / "_generated"  # L5: Python bindings over the public Tensor
@@ -212,6 +215,44 @@ def _call_args(f: NativeFunction, method: bool, n_pyargs_before_out: int) -> lis
     return args
 
 
+_FAST_CHECKS = {"int": "type({v}) is int", "SymInt": "type({v}) is int", "float": "type({v}) is float",
+                "bool": "type({v}) is bool", "Scalar": "type({v}) in _NUM", "Tensor": "type({v}) is _T"}
+
+
+def _fast_path(sig_text: str, numbers: bool, method: bool):
+    """(condition, converted values) for calls that need no conversion, or None when not worth it.
+
+    The condition accepts only positional arguments of exact types, so the values are exactly what the
+    full parser would produce; everything else goes through ``Signatures.parse``.
+    """
+    schema = parse_schema(sig_text + " -> Tensor")
+    pos = [a for a in schema.arguments if not a.kwarg_only]
+    kw = [a for a in schema.arguments if a.kwarg_only]
+    defaults = []
+    for a in kw:
+        if a.default is None and not a.type.is_optional:
+            return None
+        defaults.append(repr(parse_default(a.default, a.type)) if a.default is not None else "None")
+    if len(pos) == 1 and pos[0].type.is_list and pos[0].type.base in ("int", "SymInt") and not pos[0].type.is_optional:
+        return "args and not kwargs and _all([type(v) is int for v in args])", ["args"] + defaults
+    checks, values = [f"len(args) == {len(pos)}", "not kwargs"], []
+    for i, a in enumerate(pos):
+        t = a.type
+        if t.suffixes or t.base not in _FAST_CHECKS:
+            return None
+        v = f"args[{i}]"
+        if t.base == "Tensor" and numbers:
+            checks.append(f"type({v}) in _TN")
+            values.append(f"({v}._impl if type({v}) is _T else {v})")
+        elif t.base == "Tensor":
+            checks.append(_FAST_CHECKS["Tensor"].format(v=v))
+            values.append(f"{v}._impl")
+        else:
+            checks.append(_FAST_CHECKS[t.base].format(v=v))
+            values.append(v)
+    return " and ".join(checks), values + defaults
+
+
 def gen_bindings(fns, variant: str) -> str:
     method = variant == "method"
     groups = group_overloads(fns, variant)
@@ -228,7 +269,15 @@ def gen_bindings(fns, variant: str) -> str:
         params = "self, *args, **kwargs" if method else "*args, **kwargs"
         lines.append(f"def {pyname}({params}):")
         lines.append(f'    """{sigs[0]}"""')
-        lines.append(f"    i, a = {var}.parse(args, kwargs)")
+        fast = _fast_path(sigs[0], numbers, method) if entries[0][0] is not None else None
+        if fast is not None:
+            cond, values = fast
+            lines.append(f"    if {cond}:  # fast path: exact types, positional only")
+            lines.append(f"        i, a = 0, [{', '.join(values)}]")
+            lines.append("    else:")
+            lines.append(f"        i, a = {var}.parse(args, kwargs)")
+        else:
+            lines.append(f"    i, a = {var}.parse(args, kwargs)")
         for i, (fn, out) in enumerate(entries):
             base = fn or out
             n = len([x for x in base.func.arguments if not (x.is_write and x.kwarg_only)]) - (1 if method else 0)
@@ -269,9 +318,11 @@ def gen_bindings(fns, variant: str) -> str:
             "from glasstorch._binding_support import _make_rt, _requires_grad, _return_type, _wrap, _wrap_list, "
             "_wrap_tuple",
             "from glasstorch._ops.python_arg_parser import Signatures as _Signatures",
+            "from glasstorch.tensor import Tensor as _T",
             "from glasstorch._ops._generated.ops import (  # noqa: F401"]
     head += [f"    {o} as _op_{o}," for o in ops_used]
-    head += [")", ""]
+    head += [")", "", "_all = all  # generated functions may shadow builtins (Tensor.all, torch.sum ...)",
+             "_NUM = (int, float, bool)", "_TN = (_T, int, float, bool)", ""]
     head += rt_lines + ["", ""]
     namespaced = {_pyname(f) for f in fns if f.python_module}
     public = names if method else [n for n in names if n not in namespaced]

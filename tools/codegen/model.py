@@ -36,6 +36,7 @@ def _load_schema_module():
 
 _schema = _load_schema_module()
 FunctionSchema, SchemaError, parse_schema = _schema.FunctionSchema, _schema.SchemaError, _schema.parse_schema
+parse_default = _schema.parse_default
 
 YAML_DIR = ROOT / "glasstorch" / "_ops" / "native_functions"
 KERNEL_ROOTS = (ROOT / "glasstorch" / "_ops" / "kernels", ROOT / "glasstorch" / "_ops" / "decompositions")

@@ -366,9 +366,11 @@ def max_pool2d_with_indices_out(self, kernel_size, stride, padding, dilation, ce
     """``max_pool2d_with_indices.out``: values and flat ``h * W + w`` indices of each window's maximum."""
     op = "max_pool2d"
     k, s, p, d = _pool_params(op, kernel_size, stride, padding, dilation)
-    if self.ndim not in (3, 4):
-        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:"
-                           f"{_fmt(self.sizes)}")
+    if _suggests_channels_last(self):
+        if self.ndim != 4:
+            raise RuntimeError("non-empty 4D (batch mode) tensor expected for input with channels_last layout")
+    elif self.ndim not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     ih, iw = self.sizes[-2:]
     oh = pooling_output_shape(ih, k[0], p[0], s[0], d[0], ceil_mode)
     ow = pooling_output_shape(iw, k[1], p[1], s[1], d[1], ceil_mode)
@@ -418,9 +420,9 @@ def avg_pool2d_out(self, kernel_size, stride, padding, ceil_mode, count_include_
     k, s, p, _ = _pool_params(op, kernel_size, stride, padding)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    if self.ndim not in (3, 4):
-        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:"
-                           f"{_fmt(self.sizes)}")
+    if self.ndim < 3:  # PyTorch reads input.size(-3) before checking the rank
+        lo, hi = -max(self.ndim, 1), max(self.ndim, 1) - 1
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got -3)")
     ih, iw = self.sizes[-2:]
     oh = pooling_output_shape(ih, k[0], p[0], s[0], 1, ceil_mode)
     ow = pooling_output_shape(iw, k[1], p[1], s[1], 1, ceil_mode)

@@ -160,7 +160,12 @@ def _index_select_fill(self, dim, index, out):
         return out
     idx = _idx(index).reshape(-1)
     size = self.sizes[dim] if self.ndim else 1
-    if ((idx < 0) | (idx >= size)).any():
+    if self.ndim > 1 and idx.size and size == 0:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    bad = (idx < 0) | (idx >= size)
+    if bad.any() and self.numel():
+        if self.ndim > 1 and dim == 1:  # PyTorch's contiguous "dim1" gather path has its own message
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(idx[bad][0])} axis_dim={size}")
         raise IndexError("index out of range in self")
     if not out.numel():
         return out

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...._core import dtype as _dt
-from ...._core import shape as _shape
 from ...._device import generator as _generator
+from ...._tensor import views as _views
 from ...._tensor.impl import TensorImpl, empty_contiguous
 from ...tensor_iterator import check_no_internal_overlap, resize_out
 from . import random as _rand
@@ -81,6 +81,8 @@ def normal_impl_(self, mean, std, generator):
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
     check_no_internal_overlap(self)
+    if self.numel() == 0:
+        return self
     if self.dtype.to_real() not in FLOATING:
         raise not_implemented("normal_kernel_cpu", self.dtype)
     if _has_data(self):
@@ -92,6 +94,8 @@ def exponential_impl_(self, lambd, generator):
     """``self.exponential_(lambd)``: density ``lambd * exp(-lambd * x)``."""
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_g(lambd)}")
+    if self.numel() == 0:
+        return self
     if self.dtype not in FLOATING:
         raise RuntimeError(f"Exponential distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified {_dt.name_of(self.dtype)}")
@@ -103,16 +107,18 @@ def exponential_impl_(self, lambd, generator):
 
 # -- bernoulli ------------------------------------------------------------------------------------------------
 def bernoulli_tensor_impl_(self, p, generator):
-    """``self.bernoulli_(p)``: 1 with probability ``p`` (broadcast to ``self``), else 0."""
+    """``self.bernoulli_(p)``: 1 with probability ``p`` (broadcast to ``self``), else 0.  An empty ``self``
+    returns at once, unchecked, as in PyTorch."""
+    if self.numel() == 0:
+        return self
     check_no_internal_overlap(self)
     if self.dtype.is_complex:
         raise not_implemented("bernoulli_tensor_cpu_self_", self.dtype)
-    sizes, strides = _shape.expand_strides(p.sizes, p.strides, self.sizes)
+    probs = _views.expand(p, self.sizes)
     if not (p.dtype in FLOATING):
         raise not_implemented("bernoulli_tensor_cpu_p_", p.dtype)
     if _has_data(self) and _has_data(p):
-        probs = p.view_impl(sizes, strides, p.offset).as_numpy()
-        _rand.bernoulli_(self, probs, _gen(generator))
+        _rand.bernoulli_(self, probs.as_numpy(), _gen(generator))
     return self
 
 
@@ -120,6 +126,8 @@ def bernoulli_scalar_impl_(self, p, generator):
     """``self.bernoulli_(p)`` with one probability for every element."""
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
+    if self.numel() == 0:
+        return self
     check_no_internal_overlap(self)
     if self.dtype.is_complex:
         raise not_implemented("bernoulli_scalar_cpu_", self.dtype)
@@ -163,6 +171,8 @@ def _max_inclusive(dtype) -> int:
 def random_impl_(self, generator):
     """``self.random_()``: integers uniform over ``[0, max]`` of the dtype (``[0, 2**mantissa]`` for floats)."""
     check_no_internal_overlap(self)
+    if self.numel() == 0:
+        return self
     if self.dtype.is_complex:
         raise not_implemented("random_kernel_cpu", self.dtype)
     if _has_data(self):

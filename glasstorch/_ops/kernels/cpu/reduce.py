@@ -87,7 +87,6 @@ def _output(self: TensorImpl, shape, dtype, out: TensorImpl | None) -> TensorImp
         return empty_contiguous(shape, dtype, self.device)
     _check_out_dtype(out, dtype)
     resize_out(out, shape)
-    check_no_internal_overlap(out)
     return out
 
 
@@ -620,7 +619,7 @@ def _logsumexp(self, dim, keepdim, out):
         else:
             m = np.asarray(np.maximum.reduce(a.real if self.dtype.is_complex else a, axis=axes, keepdims=True))
             m = np.where(np.isinf(m), m.dtype.type(0), m)
-            t = np.subtract(a, m)
+            t = np.asarray(np.subtract(a, m))
             np.exp(t, out=t)
             s = np.asarray(np.add.reduce(t, axis=axes, dtype=acc, keepdims=keepdim)).astype(out.dtype.np)
             np.log(s, out=s)
@@ -709,12 +708,13 @@ def _scan(name, ufunc, self, dim, dtype, out):
     out = _output(self, self.sizes, _sum_dtype(self, dtype, out), out)
     if _no_data(self, out):
         return out
-    if out.dtype is _dt.bool and self.ndim and self.numel():  # 0-dim and empty inputs skip the typed kernel
-        raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
     a, o = _input_np(self, out.dtype), out.as_numpy()
-    if not self.ndim:
+    if not self.ndim or not self.numel():  # fill_(self) / nothing: no typed kernel, no iterator
         np.copyto(o, a, casting="unsafe")
         return out
+    if out.dtype is _dt.bool:
+        raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+    check_no_internal_overlap(out)
     acc = _SCAN_ACC.get(out.dtype, out.dtype.np)
     if o.dtype == acc:
         ufunc.accumulate(a, axis=d, dtype=acc, out=o)

@@ -244,8 +244,10 @@ def _unique_along(self: TensorImpl, dim, consecutive):
     mask[:1] = True
     np.any(s[1:] != s[:-1], axis=1, out=mask[1:])
     picked = (rows if order is None else rows[order])[mask]
-    uniq = np.moveaxis(picked.reshape((picked.shape[0],) + moved.shape[1:]), 0, d)
-    out = _empty(uniq.shape, self.dtype, dev)
+    moved_shape = (picked.shape[0],) + moved.shape[1:]
+    uniq = np.moveaxis(picked.reshape(moved_shape), 0, d)
+    cs = _shape.contiguous_strides(moved_shape)  # PyTorch's result is the moved-dim buffer, moved back
+    out = _empty(uniq.shape, self.dtype, dev, cs[1:d + 1] + cs[:1] + cs[d + 1:])
     np.copyto(out.as_numpy(), uniq)
     group = np.cumsum(mask) - 1
     inverse = _empty((rows.shape[0],), long, dev)
