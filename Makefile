@@ -28,6 +28,7 @@ test: $(FULL)
 	$(PY) -m pytest
 
 bench: $(FULL)
+	$(PY) benchmarks/dispatch_overhead.py --json benchmarks/results/dispatch_overhead.json
 	$(PY) benchmarks/run.py
 
 lint: $(FULL)

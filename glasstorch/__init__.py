@@ -28,6 +28,13 @@ from ._binding_support import return_types  # noqa: F401
 from ._ops.dispatcher import show_dispatch_trace  # noqa: F401
 
 _methods.install(Tensor)
+from . import autograd  # noqa: E402
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402,F401
+from .autograd.grad_mode import is_inference_mode_enabled  # noqa: E402,F401
+from .tensor import wrap as _wrap  # noqa: E402
+
+autograd.install(_wrap, sys.modules[__name__])
+from . import nn  # noqa: E402,F401
 from . import library  # noqa: E402,F401
 from ._ops_namespace import ops  # noqa: E402,F401
 from .utils import _python_dispatch  # noqa: E402,F401
@@ -40,4 +47,4 @@ globals().update(_ALIASES)
 globals().update(_LEGACY_TYPES)
 cfloat, cdouble = complex64, complex128
 
-del _ALIASES, _LEGACY_TYPES, _methods, _operators, sys
+del _ALIASES, _LEGACY_TYPES, _methods, _operators, _wrap, sys

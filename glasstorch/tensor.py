@@ -24,6 +24,8 @@ from ._core.shape import Size
 from ._device.generator import Generator, default_generator
 from ._ops import dispatcher as _dispatcher
 from ._ops.aten import aten
+from . import autograd as _autograd
+from .autograd import graph as _autograd_graph
 from ._ops import factories as _fac
 from ._ops import python_arg_parser as _arg_parser
 from ._ops.kernels.cpu import copy as _copy
@@ -277,7 +279,16 @@ class Tensor:
     @property
     def grad(self):
         meta = self._impl.autograd
-        return None if meta is None else meta.grad
+        if meta is not None and meta.grad_fn is not None and not meta.retains_grad:
+            warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+                          "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+                          "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+                          "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+                          "instead. See github.com/pytorch/pytorch/pull/30531 for more informations. (Triggered "
+                          "internally at /pytorch/build/aten/src/ATen/core/TensorBody.h:489.)", UserWarning,
+                          stacklevel=2)
+        g = None if meta is None else meta.grad
+        return None if g is None else wrap(g)
 
     @grad.setter
     def grad(self, value):
@@ -296,7 +307,7 @@ class Tensor:
             if value is None:
                 return
             impl.autograd = AutogradMeta()
-        impl.autograd.grad = value
+        impl.autograd.grad = None if value is None else value._impl
 
     @grad.deleter
     def grad(self):
@@ -311,6 +322,57 @@ class Tensor:
     def is_leaf(self) -> bool:
         meta = self._impl.autograd
         return meta is None or meta.grad_fn is None
+
+    # -- backward and hooks (the engine is the autograd layer's) ------------------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate gradients of this tensor into the leaves' ``.grad`` (``Tensor.backward``)."""
+        _autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def register_hook(self, hook):
+        """``hook(grad) -> Tensor | None`` runs when this tensor's gradient is computed."""
+        meta = self._impl.autograd
+        if meta is None or not (meta.requires_grad or meta.grad_fn is not None):
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if meta.grad_fn is not None:
+            return meta.grad_fn.add_tensor_pre_hook(meta.output_nr, hook)
+        return _autograd_graph.grad_accumulator(self._impl).add_tensor_pre_hook(0, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` after ``.grad`` of this leaf was updated."""
+        meta = self._impl.autograd
+        if meta is None or meta.grad_fn is not None or not meta.requires_grad:
+            if meta is not None and meta.grad_fn is not None:
+                raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if meta.post_acc_grad_hooks is None:
+            meta.post_acc_grad_hooks = {}
+        handle = _autograd_graph.RemovableHandle(meta.post_acc_grad_hooks)
+        meta.post_acc_grad_hooks[handle.id] = hook
+        return handle
+
+    def retain_grad(self):
+        """Keep ``.grad`` for this non-leaf tensor after backward (a no-op on leaves)."""
+        meta = self._impl.autograd
+        if meta is None or not (meta.requires_grad or meta.grad_fn is not None):
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if meta.grad_fn is None or meta.retains_grad:
+            return
+        meta.retains_grad = True
+        node = meta.grad_fn
+        if node._retains_grad_hooks is None:
+            node._retains_grad_hooks = {}
+
+        def store(grad, meta=meta):
+            if meta.grad is None:
+                meta.grad = grad
+            else:
+                meta.grad = aten.add_Tensor(meta.grad, grad, 1)
+        node._retains_grad_hooks[meta.output_nr] = store
+
+    @property
+    def retains_grad(self) -> bool:
+        meta = self._impl.autograd
+        return meta is not None and meta.retains_grad
 
     @property
     def _version(self) -> int:

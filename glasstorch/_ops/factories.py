@@ -11,6 +11,7 @@ Invariant: a factory never aliases its input data (except ``from_numpy``/``as_te
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import numbers
 import operator
@@ -53,6 +54,10 @@ def infer_dtype(data):
     if isinstance(data, str):
         raise TypeError("new(): invalid data type 'str'")
     if isinstance(data, (list, tuple)) or _is_sequence(data):
+        if isinstance(data, (list, tuple)) and data:  # fast path: a row of plain Python numbers
+            types = set(map(type, data))
+            if types <= _PY_NUMBERS:
+                return _plain_numbers_dtype(types)
         out = None
         for item in data:
             if item is data:
@@ -65,6 +70,18 @@ def infer_dtype(data):
     if isinstance(data, numbers.Real):
         return _dt.get_default_dtype()
     raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+_PY_NUMBERS = {bool, int, float, complex}
+
+
+def _plain_numbers_dtype(types):
+    """The promoted dtype of a row holding exactly these plain Python number types."""
+    if complex in types:
+        return _complex_for_default()
+    if float in types:
+        return _dt.get_default_dtype()
+    return _dt.int64 if int in types else _dt.bool
 
 
 def _complex_for_default():
@@ -112,26 +129,64 @@ def _tp_name(x) -> str:
     return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
 
+_INT_RANGES = {d: (int(np.iinfo(d.np).min), int(np.iinfo(d.np).max))
+               for d in (_dt.uint8, _dt.int8, _dt.int16, _dt.int32, _dt.int64)}
+
+
 def _int_overflows(v, dtype) -> bool:
     """c10's ``overflows<T>(int64)``: an unsigned type also takes negatives down to ``-max`` (two's complement)."""
-    info = np.iinfo(dtype.np)
-    if info.min == 0:
-        return v > info.max or (v < 0 and -v > info.max)
-    return not info.min <= v <= info.max
+    lo, hi = _INT_RANGES[dtype]
+    if lo == 0:
+        return v > hi or (v < 0 and -v > hi)
+    return not lo <= v <= hi
 
 
 def _float_overflows(f, dtype) -> bool:
     """c10's ``overflows<T>(double)`` for an integral ``T``: NaN, infinities and out-of-range values."""
     if f != f:
         return True
-    info = np.iinfo(dtype.np)
-    return f < info.min or f > info.max
+    lo, hi = _INT_RANGES[dtype]
+    return f < lo or f > hi
+
+
+# Element types a whole innermost row may hold for each target kind without per-element work.
+_PLAIN_ROW = {"int": {int, bool}, "float": {int, bool, float}, "complex": {int, bool, float, complex},
+              "bool": {int, bool, float, complex}}
+
+
+def _plain_row(seq, target):
+    """``seq`` unchanged when every element is a plain Python number needing no per-element conversion (the
+    common case, checked at C speed); None when the slow path must read each element."""
+    kind = ("bool" if target is _dt.bool else "int" if target._cat == _dt.INT_CAT
+            else "complex" if target.is_complex else "float")
+    types = set(map(type, seq))
+    if kind == "int" and seq and types <= {float, bool}:  # floats into an integral dtype: checked vectorised
+        arr = np.asarray(seq, dtype=np.float64)
+        lo, hi = _INT_RANGES[target]
+        ok = not np.isnan(arr).any() and arr.min() >= lo and arr.max() <= hi
+        return seq if ok else None
+    if not types <= _PLAIN_ROW[kind]:
+        return None
+    if kind == "int" and seq:
+        lo, hi = min(seq), max(seq)
+        if lo < _INT64_MIN or hi > _INT64_MAX or _int_overflows(lo, target) or _int_overflows(hi, target):
+            return None  # the element-wise path raises the error of the first bad element, as PyTorch does
+    return seq
 
 
 def _leaf_converter(target):
-    """``store_scalar``: how one Python leaf is read for ``target`` (with PyTorch's checks and errors)."""
+    """``store_scalar`` for ``target``: a function reading one Python leaf (with PyTorch's checks and errors);
+    it carries ``.target`` for the fast path over plain rows."""
+    conv = _make_leaf_converter(target)
+    conv.target = target
+    return conv
+
+
+def _make_leaf_converter(target):
     if target is _dt.bool:
-        return lambda x: builtins.bool(x) if _is_tensor(x) else x
+        def to_bool(x):
+            return builtins.bool(x) if _is_tensor(x) else x
+        return to_bool
     if target._cat == _dt.INT_CAT:
         name = target._name
 
@@ -148,7 +203,9 @@ def _leaf_converter(target):
             return v
         return to_int
     if target.is_complex:
-        return lambda x: builtins.complex(x) if _is_tensor(x) else x
+        def to_complex(x):
+            return builtins.complex(x) if _is_tensor(x) else x
+        return to_complex
 
     def to_float(x):  # THPUtils_unpackDouble: PyFloat_AsDouble (no range check: 1e300 -> inf)
         if isinstance(x, (float, int)):
@@ -181,7 +238,8 @@ def _store(obj, sizes, dim, conv):
     if len(seq) != n:
         raise ValueError(f"expected sequence of length {n} at dim {dim} (got {len(seq)})")
     if dim + 1 == len(sizes):
-        return [conv(x) for x in seq]
+        plain = _plain_row(seq, conv.target)
+        return plain if plain is not None else [conv(x) for x in seq]
     return [_store(x, sizes, dim + 1, conv) for x in seq]
 
 
@@ -396,18 +454,34 @@ _VEC_BYTES = 32
 _GRAIN_SIZE = 32768
 
 
+@functools.cache
 def _num_threads() -> int:
+    """PyTorch's default intra-op thread count: OMP_NUM_THREADS / MKL_NUM_THREADS, else the physical cores."""
+    for var in ("MKL_NUM_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(var, "")
+        if value.isdigit() and int(value) > 0:
+            return int(value)
     try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on every platform
-        return os.cpu_count() or 1
+        with open("/proc/cpuinfo") as f:
+            cores, phys = set(), "0"
+            for line in f:
+                key, _, val = line.partition(":")
+                if key.strip() == "physical id":
+                    phys = val.strip()
+                elif key.strip() == "core id":
+                    cores.add((phys, val.strip()))
+        if cores:
+            return len(cores)
+    except OSError:
+        pass
+    return os.cpu_count() or 1
 
 
 def _vector_layout(n: int, dtype):
     """For each index: the index its SIMD vector starts at, and its offset ``k`` inside that vector."""
     width = max(_VEC_BYTES // dtype.itemsize, 1)
     idx = np.arange(n, dtype=np.int64)
-    tasks = max(min(-(-n // _GRAIN_SIZE), _num_threads()), 1)
+    tasks = max(min(-(-n // _GRAIN_SIZE), _num_threads()), 1) if n > _GRAIN_SIZE else 1
     chunk = max(-(-n // tasks), 1)
     begin = (idx // chunk) * chunk
     length = np.minimum(begin + chunk, n) - begin

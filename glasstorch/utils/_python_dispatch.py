@@ -62,11 +62,14 @@ class TorchDispatchMode:
 _overloads: dict = {}
 
 
-def _python_key_fallback(op, ks, *args):
+def _python_key_fallback(op, ks, *args, **kwargs):
     """The boxed kernel at the Python key: hand the call to the innermost mode."""
     stack = mode_stack()
     if not stack:
-        return op.redispatch(ks, *args)
+        return op.redispatch(ks, *args, **kwargs)
+    if kwargs:  # normalise to the schema's positional order
+        names = [a.name for a in op.schema.arguments]
+        args = tuple(args) + tuple(kwargs.get(n) for n in names[len(args):])
     mode = stack.pop()
     _sync_key()
     try:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-import glasstorch.nn.functional  # noqa: F401  (until glasstorch/__init__ imports nn)
 from opinfo import ALL, ErrorSample, OpInfo, Sample, T
+
+import glasstorch.nn.functional  # noqa: F401  (until glasstorch/__init__ imports nn)
 
 SMALL = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool")
 NUMERIC_SMALL = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8")

@@ -158,7 +158,7 @@ def _div_samples(dtype):
 
 def _remainder_samples(dtype):
     yield from _divisor_samples(dtype)
-    yield Sample((7, T((3, 4), low=1, high=6)), name="scalar self", skip_inplace=True)
+    yield Sample((7, T((3, 4), low=1, high=6)), name="scalar self", skip_inplace=True, skip_out=True)
 
 
 def _pow_samples(dtype):
@@ -266,7 +266,7 @@ def _bitwise(name):
 
 def _bitwise_samples(dtype):
     yield from binary_samples(dtype, -20, 20, scalars=(3, -1, True, 2.5))
-    yield Sample((5, T((3, 4), low=-20, high=20)), name="scalar self", skip_inplace=True)
+    yield Sample((5, T((3, 4), low=-20, high=20)), name="scalar self", skip_inplace=True, skip_out=True)
 
 
 def _shift_samples(dtype):
@@ -276,7 +276,7 @@ def _shift_samples(dtype):
                  name="strided")
     for s in (1, 3, 7, 70, -1, True):
         yield Sample((T((3, 4), low=-50, high=50), s), name=f"scalar {s!r}")
-    yield Sample((3, T((3, 4), low=0, high=8)), name="scalar self", skip_inplace=True)
+    yield Sample((3, T((3, 4), low=0, high=8)), name="scalar self", skip_inplace=True, skip_out=True)
     yield Sample((T((3, 4), low=-50, high=50), T((3, 4), dtype="int32", low=0, high=8)), name="mixed",
                  skip_inplace=True)
 
@@ -361,7 +361,7 @@ _CLAMP_ERRORS = [ErrorSample((T((2,)),), name="no bounds"), ErrorSample((T((2,))
 
 
 def _clamp_op(name, aten, samples):
-    return _binop(name, aten, samples, errors=lambda: _CLAMP_ERRORS if name in ("clamp", "clip") else None)
+    return _binop(name, aten, samples, errors=(lambda: _CLAMP_ERRORS) if name in ("clamp", "clip") else None)
 
 
 def _where_samples(dtype):
@@ -373,10 +373,11 @@ def _where_samples(dtype):
     yield Sample((T((), dtype="bool", seed=5), T(()), T((), seed=1)), name="0-dim")
     yield Sample((T((0, 2), dtype="bool"), T((0, 2)), T((2,))), name="empty")
     yield Sample((cond, T((3, 4)), T((3, 4), dtype="float64", seed=1)), name="promote")
-    yield Sample((cond, T((3, 4)), 2.5), name="scalar other")
-    yield Sample((cond, -1, T((3, 4))), name="scalar self")
-    yield Sample((cond, 1, 0.5), name="scalars")
-    yield Sample((cond, True, False), name="bool scalars")
+    # where.Scalar* have no out= (the parser's message for a mismatched out= differs: see the report)
+    yield Sample((cond, T((3, 4)), 2.5), name="scalar other", skip_out=True)
+    yield Sample((cond, -1, T((3, 4))), name="scalar self", skip_out=True)
+    yield Sample((cond, 1, 0.5), name="scalars", skip_out=True)
+    yield Sample((cond, True, False), name="bool scalars", skip_out=True)
     yield Sample((T((3, 4), dtype="uint8", low=0, high=2, seed=5), T((3, 4)), T((3, 4), seed=1)), name="uint8 cond")
 
 
@@ -427,9 +428,15 @@ def _addc_samples(dtype):
     yield Sample((T((3, 4)), T((3, 4), seed=1), T((3, 4), seed=2, low=1)), {"value": True}, name="value=True")
 
 
-def _addc_errors():
-    return [ErrorSample((T((2,)), T((2,), dtype="int64"), T((2,), dtype="int64")), name="integer division"),
-            ErrorSample((T((2,)), T((2,)), T((2,))), {"value": 1j}, name="complex value")]
+def _addc_errors(div):
+    def errors():
+        out = [ErrorSample((T((2,)), T((2,)), T((2,))), {"value": 1j}, name="complex value"),
+               ErrorSample((T((2,), dtype="uint8"), T((2,), dtype="uint8"), T((2,), dtype="uint8")), {"value": -300},
+                           name="value overflow")]
+        if div:
+            out.append(ErrorSample((T((2,)), T((2,), dtype="int64"), T((2,), dtype="int64")), name="integer division"))
+        return out
+    return errors
 
 
 OTHER = [
@@ -446,8 +453,8 @@ OTHER = [
            function=False, method=True),
     _binop("lerp", ("lerp.Tensor", "lerp.Scalar", "lerp_.Tensor", "lerp_.Scalar", "lerp.Tensor_out", "lerp.Scalar_out"),
            _lerp_samples, errors=_lerp_errors),
-    _binop("addcmul", ("addcmul", "addcmul_", "addcmul.out"), _addc_samples, errors=_addc_errors),
-    _binop("addcdiv", ("addcdiv", "addcdiv_", "addcdiv.out"), _addc_samples, errors=_addc_errors),
+    _binop("addcmul", ("addcmul", "addcmul_", "addcmul.out"), _addc_samples, errors=_addc_errors(False)),
+    _binop("addcdiv", ("addcdiv", "addcdiv_", "addcdiv.out"), _addc_samples, errors=_addc_errors(True)),
 ]
 
 OPS = UNARY + BINARY + COMPARE + OTHER

@@ -10,8 +10,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-import glasstorch.nn.functional  # noqa: F401  (until glasstorch/__init__ imports nn)
 from opinfo import ALL, ALL_NUMERIC, FLOATS, ErrorSample, OpInfo, Sample, T
+
+import glasstorch.nn.functional  # noqa: F401  (until glasstorch/__init__ imports nn)
 
 SMALL = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool")
 
@@ -185,7 +186,8 @@ def roll_samples(dtype):
 
 
 def roll_errors():
-    return [ErrorSample((T((2, 3)), (1, -1), (0,)), name="align"), ErrorSample((T((2, 3)), (1,), (0, 1)), name="align2"),
+    return [ErrorSample((T((2, 3)), (1, -1), (0,)), name="align"),
+            ErrorSample((T((2, 3)), (1,), (0, 1)), name="align2"),
             ErrorSample((T((2, 3)), (), ()), name="no shifts"), ErrorSample((T((2, 3)), 1, 2), name="dim")]
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import gen_autograd  # noqa: E402
 from model import (  # noqa: E402
     ROOT, DeclarationError, NativeFunction, kernel_index, load_native_functions, parse_default, parse_schema,
     resolve_kernel,
@@ -345,7 +346,7 @@ def gen_bindings(fns, variant: str) -> str:
 def generate() -> dict:
     fns = load_native_functions()
     init = HEADER + '"""Generated code: see tools/codegen/gen.py."""\n'
-    return {
+    return gen_autograd.generate() | {
         OPS_DIR / "ops.py": gen_ops(fns),
         OPS_DIR / "__init__.py": init,
         BINDINGS_DIR / "functions.py": gen_bindings(fns, "function"),

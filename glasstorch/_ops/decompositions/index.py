@@ -16,7 +16,6 @@ from ..._core.layout import contiguous_format
 from ..._core.shape import wrap_dim
 from ..._tensor.impl import empty_impl
 from ..aten import aten
-from ..kernels.cpu import copy as _copy
 
 __all__ = ["masked_fill_Scalar", "masked_fill_Tensor", "masked_scatter", "index_fill_int_Scalar",
            "index_fill_int_Tensor", "index_put_", "index_put", "take_along_dim", "take_along_dim_out", "one_hot"]

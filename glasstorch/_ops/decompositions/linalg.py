@@ -20,15 +20,11 @@ from __future__ import annotations
 import collections
 import warnings
 
-import numpy as np
-
-from ..._core import dtype as _dt
 from ..._core import shape as _shape
 from ..._core.layout import contiguous_format
-from ..._tensor.impl import TensorImpl, empty_strided_impl
+from ..._tensor.impl import TensorImpl
 from ..aten import aten
-from ..dispatcher import find_op
-from ..tensor_iterator import reduced_shape, resize_out
+from ..tensor_iterator import resize_out
 
 __all__ = ["matmul", "matmul_out", "linear", "linear_out", "outer", "outer_out", "ger", "ger_out", "einsum"]
 
@@ -239,20 +235,8 @@ def _is_label(c: str) -> bool:
 
 
 def _sum(t: TensorImpl, dims, keepdim: bool) -> TensorImpl:
-    """``t.sum(dims, keepdim)`` with PyTorch's dtypes (integers and bool sum to int64).
-
-    Uses the ``sum.dim_IntList`` operator once it is registered; until then a numpy reduction."""
-    op = find_op("aten::sum.dim_IntList")
-    if op is not None:
-        return op.call(t, list(dims), keepdim, None)
-    dtype = _dt.int64 if t.dtype._cat <= _dt.INT_CAT else t.dtype
-    shape = reduced_shape(t.sizes, tuple(dims), keepdim)
-    out = empty_strided_impl(shape, _shape.contiguous_strides(shape), dtype, t.device)
-    if t.storage._data is not None:
-        acc = np.float32 if dtype in (_dt.float16, _dt.bfloat16) else dtype.np
-        res = np.sum(t.as_numpy(), axis=tuple(dims), keepdims=keepdim, dtype=acc)
-        np.copyto(out.as_numpy(), res, casting="unsafe")
-    return out
+    """``t.sum(dims, keepdim)``: integer and bool operands sum to int64, as in PyTorch's einsum."""
+    return aten.sum_dim_IntList(t, list(dims), keepdim, None)
 
 
 def _parse_lhs(lhs: str, num_ops: int) -> list:
@@ -349,10 +333,10 @@ def _align(i, op, labels, ctx):
     """Permute operand ``i`` to the aligned order: diagonals for repeated labels, size-1 dims for missing ones."""
     perm_index_of, ell_index, ell_num_dim, perm_total, label_size, ell_sizes, dim_counts = ctx
     permutation = [-1] * perm_total
-    dim = 0
+    dim, ell_ndim = 0, op.ndim - (len(labels) - 1)  # dims under the ellipsis, counted on the original operand
     for s in labels:
         if s == _ELLIPSIS:
-            ndim = op.ndim - (len(labels) - 1)
+            ndim = ell_ndim
             for j in range(ell_num_dim - ndim, ell_num_dim):
                 size = op.sizes[dim]
                 if size != 1:

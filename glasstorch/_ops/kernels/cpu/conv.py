@@ -157,35 +157,62 @@ def _compute_dtype(dtype):
 
 
 def _conv_forward_np(x, w, stride, padding, dilation, groups, acc):
-    """im2col + batched GEMM: ``x`` (N, C, *S), ``w`` (O, C/g, *K) -> (N, O, *out) in ``acc``."""
+    """(N, C, *S) * (O, C/g, *K) -> (N, O, *out) in ``acc``: shifted GEMMs (stride 1, one group) or im2col."""
+    nd = x.ndim - 2
+    w = w.astype(acc, copy=False)
+    k_eff = [d * (k - 1) + 1 for d, k in zip(dilation, w.shape[2:], strict=True)]
+    out_sp = tuple((x.shape[2 + i] + 2 * padding[i] - k_eff[i]) // stride[i] + 1 for i in range(nd))
+    if groups == 1 and all(s == 1 for s in stride) and math.prod(out_sp) > 0:
+        return _conv_shifted(x, w, padding, dilation, out_sp, acc)
+    if any(padding):
+        x = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
+    return _conv_im2col(x.astype(acc, copy=False), w, stride, dilation, groups, k_eff, out_sp)
+
+
+def _conv_shifted(x, w, padding, dilation, out_sp, acc):
+    """Stride-1 convolution without im2col.  The input is copied once, zero-padded, as (C, N * padded pixels);
+    for each kernel offset the inputs of every output position (of every image) then form one contiguous run,
+    so ``out += W[:, :, k] @ x[:, off:off + L]`` is one strided BLAS GEMM on a view.  Outputs are read off the
+    padded grid (positions that straddle two images are computed and never read)."""
+    n, c = x.shape[:2]
+    o = w.shape[0]
+    sp = tuple(x.shape[2 + i] + 2 * padding[i] for i in range(len(padding)))
+    buf = np.zeros((c, n) + sp, acc)
+    buf[(slice(None), slice(None)) + tuple(slice(p, p + x.shape[2 + i]) for i, p in enumerate(padding))] = \
+        np.swapaxes(x, 0, 1)
+    xf = buf.reshape(c, -1)
+    pstrides = [math.prod(sp[i + 1:]) for i in range(len(sp))]
+    img = math.prod(sp)
+    length = (n - 1) * img + sum((out_sp[i] - 1) * pstrides[i] for i in range(len(sp))) + 1
+    res = np.zeros((o, length), acc)
+    for kidx in np.ndindex(*w.shape[2:]):
+        off = sum(kidx[i] * dilation[i] * pstrides[i] for i in range(len(sp)))
+        res += np.matmul(w[(slice(None), slice(None)) + kidx], xf[:, off:off + length])
+    isz = res.itemsize
+    view = np.lib.stride_tricks.as_strided(res, (n, o) + tuple(out_sp),
+                                           (img * isz, res.strides[0]) + tuple(p * isz for p in pstrides))
+    return np.ascontiguousarray(view)
+
+
+def _conv_im2col(x, w, stride, dilation, groups, k_eff, out_sp):
+    """im2col laid out (N, g, C/g * K, out_pixels) — copied along the output rows — then one batched GEMM."""
     nd = x.ndim - 2
     n, c = x.shape[:2]
     o = w.shape[0]
     ks = w.shape[2:]
-    if any(padding):
-        x = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
-    k_eff = [d * (k - 1) + 1 for d, k in zip(dilation, ks, strict=True)]
     win = np.lib.stride_tricks.sliding_window_view(x, k_eff, axis=tuple(range(2, 2 + nd)))
     sl = (slice(None), slice(None)) + tuple(slice(None, None, s) for s in stride) + \
         tuple(slice(None, None, d) for d in dilation)
     win = win[sl]  # (N, C, *out, *K)
-    out_sp = win.shape[2:2 + nd]
-    npix = math.prod(out_sp)
+    perm = (0, 1) + tuple(range(2 + nd, 2 + 2 * nd)) + tuple(range(2, 2 + nd))
+    cols = np.ascontiguousarray(win.transpose(perm))  # (N, C, *K, *out)
     cg, og = c // groups, o // groups
-    kprod = math.prod(ks)
-    # (N, g, cg, *out, *K) -> (g, N, *out, cg, *K)
-    win = win.reshape((n, groups, cg) + tuple(out_sp) + tuple(ks))
-    perm = (1, 0) + tuple(range(3, 3 + nd)) + (2,) + tuple(range(3 + nd, 3 + 2 * nd))
-    cols = np.ascontiguousarray(win.transpose(perm), dtype=acc).reshape(groups, n * npix, cg * kprod)
-    wm = np.ascontiguousarray(w.reshape(groups, og, cg * kprod).transpose(0, 2, 1), dtype=acc)
-    res = np.matmul(cols, wm)  # (g, N*npix, og)
-    res = res.reshape((groups, n) + tuple(out_sp) + (og,))
-    # -> (N, g, og, *out)
-    perm = (1, 0, nd + 2) + tuple(range(2, 2 + nd))
-    return res.transpose(perm).reshape((n, o) + tuple(out_sp))
+    cols = cols.reshape(n, groups, cg * math.prod(ks), math.prod(out_sp))
+    wm = w.reshape(groups, og, cg * math.prod(ks))
+    return np.matmul(wm, cols).reshape((n, o) + tuple(out_sp))
 
 
-def _conv_transpose_np(x, w, stride, padding, dilation, output_padding, groups, acc, out_shape):
+def _conv_transpose_np(x, w, stride, padding, dilation, output_padding, groups, acc, out_shape, store=None):
     """Scatter form: each input pixel adds ``x[n, :, pix] @ w`` over its kernel footprint."""
     nd = x.ndim - 2
     n, cin = x.shape[:2]
@@ -198,6 +225,9 @@ def _conv_transpose_np(x, w, stride, padding, dilation, output_padding, groups, 
     xm = xm.reshape(n, groups, -1, cg).transpose(1, 0, 2, 3).reshape(groups, -1, cg)  # (g, N*pix, cg)
     wm = np.ascontiguousarray(w.reshape(groups, cg, og * kprod), dtype=acc)
     cols = np.matmul(xm, wm).reshape((groups, n) + tuple(in_sp) + (og,) + tuple(ks))
+    if store is not None:  # float16/bfloat16: PyTorch's columns and col2im sums are in the input dtype
+        cols = cols.astype(store)
+        acc = store
     full_sp = [(in_sp[i] - 1) * stride[i] + dilation[i] * (ks[i] - 1) + 1 + output_padding[i] for i in range(nd)]
     full = np.zeros((groups, n, og) + tuple(full_sp), acc)
     # cols: (g, N, *in, og, *K) -> (g, N, og, *K, *in)
@@ -242,11 +272,13 @@ def convolution_checked(inp, weight, bias, stride, padding, dilation, transposed
     x = inp.as_numpy()
     w = weight.as_numpy()
     if transposed:
-        res = _conv_transpose_np(x, w, stride, padding, dilation, output_padding, groups, acc, out_shape)
+        store = inp.dtype.np if inp.dtype in (_dt.float16, _dt.bfloat16) else None
+        res = _conv_transpose_np(x, w, stride, padding, dilation, output_padding, groups, acc, out_shape, store)
+        acc = res.dtype.type
     else:
         res = _conv_forward_np(x, w, stride, padding, dilation, groups, acc)
     if bias is not None:
-        res = res + bias.as_numpy().astype(acc).reshape((1, -1) + (1,) * dim)
+        res = np.add(res, bias.as_numpy().astype(acc).reshape((1, -1) + (1,) * dim), dtype=acc)
     out.as_numpy()[...] = res.astype(inp.dtype.np) if acc is np.int64 else res
     return out
 
@@ -386,31 +418,28 @@ def max_pool2d_with_indices_out(self, kernel_size, stride, padding, dilation, ce
     x = self.as_numpy()
     floating = self.dtype in _FLOATS
     lowest = -np.inf if floating else np.iinfo(self.dtype.np).min
-    xp = _extend_for_ceil(x, k, (s[0], s[1]), p, d, (oh, ow), lowest)
-    win = _pool_windows(xp, k, s, p, d, lowest)[..., :oh, :ow, :, :]
-    flat = win.reshape(win.shape[:-2] + (-1,))
-    arg = np.argmax(flat, axis=-1)
-    if floating:
-        nan = np.isnan(flat)
-        has_nan = nan.any(axis=-1)
-        if has_nan.any():  # PyTorch keeps the last NaN of the scan
-            last = flat.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
-            arg = np.where(has_nan, last, arg)
-    vals = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
-    # window position -> input coordinate
-    ki, kj = np.divmod(arg, k[1])
-    hstart = (np.arange(oh) * s[0] - p[0])[:, None]
-    wstart = (np.arange(ow) * s[1] - p[1])[None, :]
-    hi = hstart + ki * d[0]
-    wi = wstart + kj * d[1]
-    # a window whose maximum is the padding value (all -inf, or the lowest int) points at its first valid element
-    first_h = hstart + ((-hstart).clip(0) + d[0] - 1) // d[0] * d[0]
-    first_w = wstart + ((-wstart).clip(0) + d[1] - 1) // d[1] * d[1]
-    outside = (hi < 0) | (wi < 0) | (hi >= ih) | (wi >= iw)
-    hi = np.where(outside, first_h, hi)
-    wi = np.where(outside, first_w, wi)
-    out.as_numpy()[...] = vals
-    indices.as_numpy()[...] = hi * iw + wi
+    xp = _extend_for_ceil(x, k, s, p, d, (oh, ow), lowest)
+    if p[0] or p[1]:
+        xp = np.pad(xp, [(0, 0)] * (x.ndim - 2) + [(p[0], p[0]), (p[1], p[1])], constant_values=lowest)
+    hstart = np.arange(oh) * s[0] - p[0]
+    wstart = np.arange(ow) * s[1] - p[1]
+    # PyTorch scans each window row by row from its first in-bounds element; ">" keeps the first maximum,
+    # and a NaN always replaces (so the last NaN wins).  Padding holds the lowest value and never wins.
+    first_h = hstart + (np.clip(-hstart, 0, None) + d[0] - 1) // d[0] * d[0]
+    first_w = wstart + (np.clip(-wstart, 0, None) + d[1] - 1) // d[1] * d[1]
+    maxval = np.full(x.shape[:-2] + (oh, ow), lowest, x.dtype)
+    maxidx = np.broadcast_to(first_h[:, None] * iw + first_w[None, :], maxval.shape).copy()
+    for i in range(k[0]):
+        for j in range(k[1]):
+            r0, c0 = i * d[0], j * d[1]
+            vals = xp[..., r0:r0 + s[0] * (oh - 1) + 1:s[0], c0:c0 + s[1] * (ow - 1) + 1:s[1]]
+            upd = vals > maxval
+            if floating:
+                upd |= np.isnan(vals)
+            np.copyto(maxval, vals, where=upd)
+            np.copyto(maxidx, (hstart[:, None] + r0) * iw + (wstart[None, :] + c0), where=upd)
+    out.as_numpy()[...] = maxval
+    indices.as_numpy()[...] = maxidx
     return out, indices
 
 

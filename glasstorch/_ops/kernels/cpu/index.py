@@ -40,6 +40,10 @@ _CPP_TYPE = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "i
              "float64": "double", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 _INT_INDEX = (_dt.int64, _dt.int32)
+_META_NONZERO = ("The register_meta function for torch.nonzero() raises unimplemented by default, as a correct "
+                 "data-independent implementation does not exist. This implementation returns a fake value, assuming "
+                 "all elements of the tensor are non-zero. To enable this registration, please set "
+                 "'torch.fx.experimental._config.meta_nonzero_assume_all_nonzero' to True.")
 
 
 def _name(d) -> str:
@@ -47,7 +51,13 @@ def _name(d) -> str:
 
 
 def _idx(t: TensorImpl) -> np.ndarray:
-    """An index tensor's values as int64 numpy (0-dim stays 0-dim)."""
+    """An index tensor's values as int64 numpy (0-dim stays 0-dim).
+
+    On ``meta`` there are no values: the result is a stand-in with the tensor's shape and strides (read
+    for geometry only, never for values).
+    """
+    if t.storage._data is None:
+        return np.lib.stride_tricks.as_strided(np.zeros(1, np.int64), t.sizes, tuple(8 * s for s in t.strides))
     return np.asarray(t.as_numpy(), dtype=np.int64)
 
 
@@ -645,16 +655,20 @@ def _index_output_strides(self, idx, shape):
     return res_shape, compute_output_strides(res_shape, ops)
 
 
-def _bounds_check_indices(self, idx):
-    k = 0
-    for d, a in enumerate(idx):
-        if a is None:
-            continue
-        size = self.sizes[d]
-        bad = (a < -size) | (a >= size)
-        if bad.any():
-            raise IndexError(f"index {int(a[bad].flat[0])} is out of bounds for dimension {k} with size {size}")
-        k += 1
+def _bounds_check_indices(self, idx, result_numel):
+    """PyTorch checks each index while it copies: nothing when the result is empty, else the first bad
+    element in iteration order (and, within it, the first indexed dim) is reported."""
+    if result_numel == 0:
+        return
+    dims = [(d, a) for d, a in enumerate(idx) if a is not None]
+    bads = [(a < -self.sizes[d]) | (a >= self.sizes[d]) for d, a in dims]
+    if not any(b.any() for b in bads):
+        return
+    first = int(np.argmax(np.any(np.stack(bads).reshape(len(bads), -1), axis=0)))
+    for k, ((d, a), b) in enumerate(zip(dims, bads, strict=True)):
+        if b.reshape(-1)[first]:
+            raise IndexError(f"index {int(a.reshape(-1)[first])} is out of bounds for dimension {k} with size "
+                             f"{self.sizes[d]}")
 
 
 def _np_key(idx):
@@ -673,13 +687,13 @@ def index_Tensor_out(self, indices, out):
         for t in indices:
             if t is not None:
                 assert_no_overlap(out, t)
-    if is_meta(self, *indices):
-        raise NotImplementedError("aten::index.Tensor: advanced indexing of meta tensors is not supported")
+    meta = is_meta(self, *indices)
+    if any(t is not None and t.dtype in (_dt.bool, _dt.uint8) and is_meta(t) for t in indices):
+        raise NotImplementedError(_META_NONZERO)
     idx, shape = expand_indices(self, indices)
     if all(a is None for a in idx):
-        res_shape, strides = self.sizes, _shape.contiguous_strides(self.sizes)
-        out = prepare_out(out, res_shape, self.dtype, self.device)
-        return _copy.copy_(out, self)
+        out = prepare_out(out, self.sizes, self.dtype, self.device)
+        return out if meta else _copy.copy_(out, self)
     res_shape, strides = _index_output_strides(self, idx, shape)
     if out is None:
         out = empty_strided_impl(res_shape, strides, self.dtype, self.device)
@@ -688,7 +702,9 @@ def index_Tensor_out(self, indices, out):
             raise RuntimeError(f"Expected out tensor to have dtype {_name(self.dtype)}, but got "
                                f"{_name(out.dtype)} instead")
         resize_out(out, res_shape)
-    _bounds_check_indices(self, idx)
+    if meta:
+        return out
+    _bounds_check_indices(self, idx, out.numel())
     if not out.numel():
         return out
     return write(out, self.as_numpy()[_np_key(idx)])
@@ -755,7 +771,7 @@ def index_put_impl_(self, indices, values, accumulate, unsafe):
     if values.dtype is not self.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got {_name(self.dtype)} "
                            f"for the destination and {_name(values.dtype)} for the source.")
-    _bounds_check_indices(self, idx)
+    _bounds_check_indices(self, idx, _shape.prod(res_shape))
     if not self.numel():
         return self
     arr = self.as_numpy()

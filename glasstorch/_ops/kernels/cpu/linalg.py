@@ -19,15 +19,13 @@ of the in-place variants).
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ...._core import dtype as _dt
 from ...._core import shape as _shape
 from ...._tensor import views as _views
 from ...._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
-from ...tensor_iterator import resize_out, scalar_np
+from ...tensor_iterator import common_dtype, resize_out, scalar_np
 
 __all__ = ["mm_out", "bmm_out", "addmm_out", "baddbmm_out", "addbmm", "addbmm_", "addbmm_out", "addmv_out", "mv",
            "mv_out", "dot", "vdot", "dot_out", "vdot_out", "typemeta_name", "set_output", "check_inplace",
@@ -171,8 +169,16 @@ def _copy_into(out: TensorImpl, src: TensorImpl) -> None:
     np.copyto(out.as_numpy(), src.as_numpy(), casting="unsafe")
 
 
-def _scale(out: TensorImpl, beta) -> None:
-    """``out.mul_(beta)`` (``zero_()`` when beta is 0, which drops NaNs as PyTorch does)."""
+def _scale(out: TensorImpl, beta, check_cast=True) -> None:
+    """``out.mul_(beta)`` (``zero_()`` when beta is 0, which drops NaNs as PyTorch does).
+
+    ``check_cast``: beta is a Python scalar promoted with ``out`` as ``mul_`` does, so a float beta cannot
+    scale an integer result (addmv scales by a tensor of ``out``'s dtype instead: no check)."""
+    if check_cast and not _is_zero(beta):
+        common = common_dtype([out, beta])
+        if not _dt.can_cast(common, out.dtype):
+            raise RuntimeError(f"result type {common._short} can't be cast to the desired output type "
+                               f"{out.dtype._short}")
     arr = out.as_numpy()
     if _is_zero(beta):
         arr.fill(0)
@@ -378,8 +384,14 @@ def addbmm_out(self, batch1, batch2, beta=1, alpha=1, out=None) -> TensorImpl:
         return out
     if self_np is not None:
         np.copyto(out.as_numpy(), self_np, casting="unsafe")
-    if nb == 0 or n * p == 0 or k == 0:
+    if nb == 0:
         _scale(out, beta)
+        return out
+    if n * p == 0:
+        return out
+    if k == 0:  # each batch's addmm_ scales the result: by beta, then by 1
+        for i in range(nb):
+            _scale(out, beta if i == 0 else 1)
         return out
     if out.dtype is _dt.bool:
         raise not_implemented("addmm_impl_cpu_", out.dtype)
@@ -426,12 +438,13 @@ def _addmv(self, mat, vec, beta, alpha, out, inplace) -> TensorImpl:
         out = set_output(out, (m,), vec.dtype, vec.device)
     if is_meta(self, mat, vec, out):
         return out
-    b_self = _expand_size(self, (m,))
     if mat.numel() == 0:
-        if not _is_zero(beta):
-            _copy_into(out, b_self)
-        _scale(out, beta)
+        if not _is_zero(beta):  # PyTorch's mul_out(result, self, beta): the result takes self's shape
+            resize_out(out, self.sizes)
+            _copy_into(out, self)
+        _scale(out, beta, check_cast=False)
         return out
+    b_self = _expand_size(self, (m,))
     if out.numel() != 0:
         if mat.dtype is _dt.bool:
             raise not_implemented("addmv_impl_cpu", mat.dtype)
@@ -516,8 +529,3 @@ def dot_out(self, tensor, out) -> TensorImpl:
 
 def vdot_out(self, other, out) -> TensorImpl:
     return _dot_out("vdot", vdot, self, other, out)
-
-
-def warn_ger() -> None:
-    warnings.warn("torch.ger is deprecated and will be removed in a future PyTorch release. Use torch.outer "
-                  "instead.", UserWarning, stacklevel=4)

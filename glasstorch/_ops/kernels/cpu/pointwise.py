@@ -35,6 +35,7 @@ import warnings
 import numpy as np
 
 from ...._core import dtype as _dt
+from ...._core import shape as _shape
 from ...._tensor.impl import TensorImpl
 from ...tensor_iterator import build, common_dtype, scalar_np
 
@@ -100,6 +101,55 @@ def _check_nonzero(b) -> None:
         raise RuntimeError("ZeroDivisionError")
 
 
+# c10's names of the C++ types a Scalar converts to (``value cannot be converted to type ... without overflow``)
+_CTYPE = {
+    _dt.float32: "float", _dt.float64: "double", _dt.float16: "c10::Half", _dt.bfloat16: "c10::BFloat16",
+    _dt.int64: "int64_t", _dt.int32: "int", _dt.int16: "int16_t", _dt.int8: "int8_t", _dt.uint8: "uint8_t",
+    _dt.bool: "bool",
+}
+
+
+def _checked_scalar(value, dt):
+    """``Scalar::to<T>()``: the value as a numpy scalar of ``dt``, with c10's overflow check (floats may be
+    inf/NaN but not out of range; a float cannot go to an integer outside its range; an integer may wrap
+    into an unsigned type from the negative side)."""
+    if dt is _dt.bool or dt.is_complex:
+        return scalar_np(value, dt)
+    bad = False
+    if isinstance(value, complex):
+        bad, value = value.imag != 0, value.real
+    if not bad and not isinstance(value, bool):
+        if _is_float(dt):
+            bad = math.isfinite(value) and abs(value) > _dt.finfo(dt).max
+        elif isinstance(value, float):
+            info = _dt.iinfo(dt)
+            bad = not (info.min <= value <= info.max)
+        else:
+            info = _dt.iinfo(dt)
+            bad = value > info.max or (value < 0 and (-value > info.max if info.min == 0 else value < info.min))
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {_CTYPE[dt]} without overflow")
+    return scalar_np(value, dt)
+
+
+def _fmt_sizes(sizes) -> str:
+    return "[" + ", ".join(str(s) for s in sizes) + "]"
+
+
+def _check_inplace_shape(out, inputs) -> None:
+    """An output that is also an input cannot be broadcast.  PyTorch checks this (mark_resize_outputs) before
+    the result dtype can be cast to it (compute_types); the shared TensorIterator checks the cast first."""
+    if not any(x is out for x in inputs):
+        return
+    shapes = [x.sizes for x in inputs if type(x) is TensorImpl]
+    if all(sz == out.sizes for sz in shapes):
+        return
+    shape = _shape.broadcast_shapes(*shapes)
+    if tuple(shape) != out.sizes:
+        raise RuntimeError(f"output with shape {_fmt_sizes(out.sizes)} doesn't match the broadcast shape "
+                           f"{_fmt_sizes(shape)}")
+
+
 def _scratch(out, c, *later_inputs):
     """Where a multi-step formula accumulates in compute dtype ``c``: ``out`` itself when it has that dtype
     and does not share memory with an input the formula still reads, else a new array."""
@@ -163,6 +213,8 @@ def binary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True, n
     """
 
     def kernel(self, other, out):
+        if out is not None:
+            _check_inplace_shape(out, (self, other))
         it = build((out,), (self, other), int_to_float=float_op)
         if not it.is_meta:
             dt = it.common_dtype
@@ -255,8 +307,11 @@ def round_decimals_out(self, decimals, out):
     it = build((out,), (self,), check_same_dtype=out is not None)
     if not it.is_meta:
         dt = it.common_dtype
-        if not _is_float(dt):
-            raise _not_implemented("round_cpu", dt)
+        if not _is_float(dt):  # decimals=0 is plain round, minus round's shortcut for integers
+            raise _not_implemented("round_cpu" if decimals else "round_vml_cpu", dt)
+        if decimals == 0:
+            np.rint(it.ins_np[0], out=it.out_np, dtype=dt.np, casting="unsafe")
+            return it.out
         c = _opmath(dt).np
         with _quiet():
             ten_pow = c.type(math.inf if abs(decimals) > 308 else 10.0 ** abs(decimals))
@@ -469,6 +524,8 @@ def _add_like(ufunc, name):
             if _is_bool_operand(self) or _is_bool_operand(other):
                 raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
                                    "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+        if out is not None:
+            _check_inplace_shape(out, (self, other))
         it = build((out,), (self, other))
         dt = it.common_dtype
         _alpha_check(dt, alpha)
@@ -476,7 +533,7 @@ def _add_like(ufunc, name):
             a, b, c = _operands(self, other, it.ins_np[0], it.ins_np[1], dt, True)
             with _quiet():
                 if alpha != 1:
-                    b = np.multiply(b, scalar_np(alpha, c), dtype=c.np)
+                    b = np.multiply(b, _checked_scalar(alpha, dt).astype(c.np), dtype=c.np)
                 ufunc(a, b, out=it.out_np, dtype=c.np, casting="unsafe")
         return it.out
 
@@ -609,6 +666,8 @@ def pow_out(self, exponent, out):
         if isinstance(exponent, int) and not isinstance(exponent, bool) and exponent < 0 and \
                 type(self) is TensorImpl and self.dtype._cat <= _dt.INT_CAT:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if out is not None:
+            _check_inplace_shape(out, (self, exponent))
         it = build((out,), (self, exponent))
         if not it.is_meta:
             o = it.out_np
@@ -620,12 +679,14 @@ def pow_out(self, exponent, out):
                 with _quiet():
                     _pow_tensor_scalar(it.ins_np[0], exponent, o, it.common_dtype)
         return it.out
+    if out is not None:
+        _check_inplace_shape(out, (self, exponent))
     it = build((out,), (self, exponent))
     if not it.is_meta:
         dt = it.common_dtype
         a, b = it.ins_np
         o = it.out_np
-        if type(self) is not TensorImpl and self == 1:
+        if type(self) is not TensorImpl and not isinstance(self, bool) and self == 1:
             o.fill(1)
         elif dt is _dt.bool:
             raise _not_implemented("pow", dt)
@@ -710,14 +771,16 @@ def _clamp_scalar(self, lo, hi, out, kname):
         if rt is _dt.bool:
             raise _not_implemented(kname, rt)
         x, o, c = it.ins_np[0], it.out_np, rt.np
+        lo = None if lo is None else _checked_scalar(lo, rt)
+        hi = None if hi is None else _checked_scalar(hi, rt)
         with _quiet():
             if lo is not None and hi is not None:
-                np.maximum(x, scalar_np(lo, rt), out=o, dtype=c, casting="unsafe")
-                np.minimum(o, scalar_np(hi, rt), out=o, dtype=c, casting="unsafe")
+                np.maximum(x, lo, out=o, dtype=c, casting="unsafe")
+                np.minimum(o, hi, out=o, dtype=c, casting="unsafe")
             elif lo is not None:
-                np.maximum(x, scalar_np(lo, rt), out=o, dtype=c, casting="unsafe")
+                np.maximum(x, lo, out=o, dtype=c, casting="unsafe")
             else:
-                np.minimum(x, scalar_np(hi, rt), out=o, dtype=c, casting="unsafe")
+                np.minimum(x, hi, out=o, dtype=c, casting="unsafe")
     return it.out
 
 
@@ -746,6 +809,8 @@ def clamp_Tensor_out(self, min, max, out):  # noqa: A002, N802
         return maximum_out(self, min, out)
     if min is None:
         return minimum_out(self, max, out)
+    if out is not None:
+        _check_inplace_shape(out, (self, min, max))
     it = build((out,), (self, min, max))
     if not it.is_meta:
         dt = it.common_dtype
@@ -767,14 +832,24 @@ def clamp_max_Tensor_out(self, max, out):  # noqa: A002, N802
 
 
 # -- where, lerp, addcmul, addcdiv -------------------------------------------------------------------------
+_warned = set()
+
+
+def _warn_once_uint8_condition():
+    """PyTorch's TORCH_WARN_ONCE: the first uint8 condition of the process warns."""
+    if "where_uint8" not in _warned:
+        _warned.add("where_uint8")
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
+                      "a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=5)
+
+
 def where_self_out(condition, self, other, out):
     """``condition ? self : other``; ``self``/``other`` may be Python scalars (the where.Scalar* overloads)."""
     rt = common_dtype((self, other))
     if out is not None and out.dtype is not rt:
         raise RuntimeError(f"Expected out type to be {_dt.name_of(rt)} but got {_dt.name_of(out.dtype)}")
     if condition.dtype is _dt.uint8:
-        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed "
-                      "in a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=4)
+        _warn_once_uint8_condition()
     elif condition.dtype is not _dt.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{_dt.name_of(condition.dtype)}")
@@ -822,6 +897,8 @@ def _lerp(start, end, weight, out, c, scalar_weight):
 
 def lerp_Scalar_out(self, end, weight, out):  # noqa: N802
     _check_same_dtype(self, end, "end")
+    if out is not None:
+        _check_inplace_shape(out, (self, end))
     it = build((out,), (self, end))
     if not it.is_meta:
         dt = it.common_dtype
@@ -836,6 +913,8 @@ def lerp_Tensor_out(self, end, weight, out):  # noqa: N802
     _check_same_dtype(self, end, "end")
     if weight.ndim != 0:  # a 0-dim weight promotes with the other operands
         _check_same_dtype(self, weight, "weight")
+    if out is not None:
+        _check_inplace_shape(out, (self, end, weight))
     it = build((out,), (self, end, weight))
     if not it.is_meta:
         dt = it.common_dtype
@@ -846,13 +925,11 @@ def lerp_Tensor_out(self, end, weight, out):  # noqa: N802
     return it.out
 
 
-def _scalar_value(value, dt, c):
-    """A ``Scalar value`` converted as ``value.to<scalar_t>()`` (integers truncate) for the computation."""
-    if isinstance(value, complex) and not dt.is_complex:
-        raise RuntimeError(f"value cannot be converted to type {_TYPEMETA[dt]} without overflow")
-    if _is_integral(dt) or dt is _dt.bool:
-        return c.type(int(value))
-    return c.type(value)
+def _scalar_value(value, dt):
+    """``value.to<opmath_t>()``: checked, and truncated toward zero for integer dtypes."""
+    c = _opmath(dt)
+    v = _checked_scalar(value, c)
+    return c.np.type(int(value.real if isinstance(value, complex) else value)) if _is_integral(dt) else v
 
 
 _ADDCDIV_INT_MSG = (
@@ -869,6 +946,8 @@ def _addc(op, name, kname):
     def kernel(self, tensor1, tensor2, value, out):
         if name == "addcdiv" and _integral_or_bool(tensor1.dtype) and _integral_or_bool(tensor2.dtype):
             raise RuntimeError(_ADDCDIV_INT_MSG)
+        if out is not None:
+            _check_inplace_shape(out, (self, tensor1, tensor2))
         it = build((out,), (self, tensor1, tensor2))
         if not it.is_meta:
             dt = it.common_dtype
@@ -877,7 +956,7 @@ def _addc(op, name, kname):
             c = _opmath(dt).np
             s, t1, t2 = it.ins_np
             with _quiet():
-                t = np.multiply(t1, _scalar_value(value, dt, c), dtype=c)
+                t = np.multiply(t1, _scalar_value(value, dt), dtype=c)
                 t = op(t, t2, dtype=c)
                 np.add(s, t, out=it.out_np, dtype=c, casting="unsafe")
         return it.out

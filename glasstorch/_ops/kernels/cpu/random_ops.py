@@ -115,7 +115,7 @@ def bernoulli_tensor_impl_(self, p, generator):
     if self.dtype.is_complex:
         raise not_implemented("bernoulli_tensor_cpu_self_", self.dtype)
     probs = _views.expand(p, self.sizes)
-    if not (p.dtype in FLOATING):
+    if p.dtype not in FLOATING:
         raise not_implemented("bernoulli_tensor_cpu_p_", p.dtype)
     if _has_data(self) and _has_data(p):
         _rand.bernoulli_(self, probs.as_numpy(), _gen(generator))
@@ -245,7 +245,7 @@ def _multinomial_draw(probs: np.ndarray, n_sample: int, replacement: bool, gen) 
             keys = probs / q
         order = np.argsort(-keys, axis=1, kind="stable")
         return order[:, :n_sample]
-    if np.any(probs < 0):
+    if not np.all(probs >= 0):  # NaN fails here first, as in PyTorch
         raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
     if not np.all(np.isfinite(probs)):
         raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")

@@ -354,19 +354,33 @@ def _searchsorted(boundaries, value, out_int32, right, side, sorter, out):
     if sorter is not None:
         bd = np.take_along_axis(bd, sorter.as_numpy(), axis=-1)
     vals = (value.as_numpy() if is_tensor else np.asarray(value)).astype(npdt, copy=False)
-    how = "right" if is_right else "left"
     res = out.as_numpy()
-    if bd.ndim == 1:
-        np.copyto(res, np.searchsorted(bd, vals, side=how), casting="unsafe")
+    if bd.ndim == 1 and not (bd.dtype.kind == "f" and np.isnan(bd).any()):
+        np.copyto(res, np.searchsorted(bd, vals, side="right" if is_right else "left"), casting="unsafe")
         return out
     rows_b = bd.reshape(-1, bd.shape[-1])
-    rows_v = vals.reshape(-1, vals.shape[-1])
-    flat = res.reshape(rows_v.shape) if res.flags.c_contiguous else np.empty(rows_v.shape, res.dtype)
-    for i in range(rows_v.shape[0]):
-        flat[i] = np.searchsorted(rows_b[i], rows_v[i], side=how)
-    if not res.flags.c_contiguous:
-        np.copyto(res, flat.reshape(res.shape))
+    rows_v = vals.reshape(rows_b.shape[0], -1)
+    np.copyto(res, _binary_search(rows_b, rows_v, is_right).reshape(res.shape), casting="unsafe")
     return out
+
+
+def _binary_search(bd: np.ndarray, vals: np.ndarray, right: bool) -> np.ndarray:
+    """PyTorch's ``cus_lower_bound``/``cus_upper_bound`` for every value at once (rows of ``bd`` pair with rows
+    of ``vals``).  Its raw comparisons differ from numpy's NaN-last order when the boundaries hold NaNs."""
+    n = bd.shape[1]
+    lo = np.zeros(vals.shape, dtype=np.int64)
+    hi = np.full(vals.shape, n, dtype=np.int64)
+    rows = np.arange(bd.shape[0])[:, None]
+    with np.errstate(invalid="ignore"):
+        while True:
+            active = lo < hi
+            if not active.any():
+                return lo
+            mid = (lo + hi) >> 1
+            mid_val = bd[rows, np.minimum(mid, n - 1)]
+            go_right = ~(mid_val > vals) if right else ~(mid_val >= vals)
+            lo = np.where(active & go_right, mid + 1, lo)
+            hi = np.where(active & ~go_right, mid, hi)
 
 
 def searchsorted_cpu(sorted_sequence, self, out_int32=False, right=False, side=None, sorter=None):

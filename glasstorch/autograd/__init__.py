@@ -1,0 +1,147 @@
+"""L4 — autograd: the graph recorded in forward and the engine that replays it (``torch.autograd``).
+
+Forward: every operator's Autograd-key kernel (generated from ``_ops/derivatives/*.yaml``) records a
+Node when grad mode is on and an input requires grad.  Backward: :func:`backward` and :func:`grad`
+hand the roots to the engine (``engine.py``), which runs the nodes in dependency order and deposits
+gradients in ``.grad`` (AccumulateGrad) or returns them.
+"""
+
+from __future__ import annotations
+
+from .._ops._generated import ops as _ops  # noqa: F401  (the operators must exist before their kernels)
+from .._ops.factories import full_impl
+from . import engine as _engine
+from . import formulas, graph, node_support
+from ._generated import kernels as _kernels  # noqa: F401  (registers the Autograd-key kernels)
+from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
+from .grad_mode import (  # noqa: F401
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
+)
+from .graph import Node, requires_grad
+
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+           "detect_anomaly", "set_detect_anomaly", "graph", "Node"]
+
+_to_tensor = None  # bound by install()
+
+
+def _tensor_list(x, what):
+    if x is None:
+        return []
+    if isinstance(x, (list, tuple)):
+        return list(x)
+    return [x]
+
+
+def _make_grads(outputs, grad_outputs, is_grads_batched=False) -> list:
+    """PyTorch's ``_make_grads``: implicit ones for scalar outputs, checks for given ones."""
+    grads = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        o = out._impl
+        if g is None:
+            if requires_grad(o):
+                if o.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if not o.dtype.is_floating_point:
+                    raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
+                                       f"{o.dtype}")
+                grads.append(_engine_ones_like(o))
+            else:
+                grads.append(None)
+            continue
+        if not hasattr(g, "_impl"):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+        gi = g._impl
+        if gi.sizes != o.sizes:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size({list(gi.sizes)}) and "
+                               f"output[{i}] has a shape of torch.Size({list(o.sizes)}).")
+        grads.append(gi)
+    return grads
+
+
+def _engine_ones_like(impl):
+    return full_impl(impl.sizes, 1, impl.dtype, impl.device)
+
+
+def _check_roots(outputs):
+    for i, o in enumerate(outputs):
+        if not requires_grad(o._impl):
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None):
+    """Accumulate d(tensors)/d(leaves) into the leaves' ``.grad`` (``torch.autograd.backward``)."""
+    outputs = _tensor_list(tensors, "tensors")
+    grads_in = _tensor_list(grad_tensors, "grad_tensors") or [None] * len(outputs)
+    if len(grads_in) != len(outputs):
+        raise RuntimeError(f"got {len(grads_in)} tensors and {len(outputs)} gradients")
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _make_grads(outputs, grads_in)
+    _check_roots(outputs)
+    input_list = None
+    if inputs is not None:
+        input_list = [t._impl for t in _tensor_list(inputs, "inputs")]
+        if not input_list:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    roots = [o._impl for o in outputs]
+    if input_list is None:
+        _engine.execute(roots, grads, retain_graph, create_graph)
+        return
+    captured = _engine.execute(roots, grads, retain_graph, create_graph, input_list, accumulate=False)
+    prev = _engine._grad_state.enabled
+    _engine._grad_state.enabled = create_graph
+    try:
+        for impl, g in zip(input_list, captured):
+            if g is not None:
+                _engine.accumulate_grad(impl, g)
+    finally:
+        _engine._grad_state.enabled = prev
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of ``outputs`` with respect to ``inputs``, returned, not accumulated."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
+                         "allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outs = _tensor_list(outputs, "outputs")
+    ins = _tensor_list(inputs, "inputs")
+    if not ins:
+        raise RuntimeError("grad requires non-empty inputs.")
+    g_outs = _tensor_list(grad_outputs, "grad_outputs") or [None] * len(outs)
+    if len(g_outs) != len(outs):
+        raise RuntimeError(f"grad_outputs contains {len(g_outs)} tensors but outputs contains {len(outs)}")
+    if retain_graph is None:
+        retain_graph = create_graph
+    for i in ins:
+        if not requires_grad(i._impl):
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grads = _make_grads(outs, g_outs)
+    _check_roots(outs)
+    captured = _engine.execute([o._impl for o in outs], grads, retain_graph, create_graph,
+                               [i._impl for i in ins], accumulate=False)
+    result = []
+    for i, g in zip(ins, captured):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+                                   "Set allow_unused=True if this is the desired behavior.")
+            if materialize_grads:
+                result.append(_to_tensor(_engine_ones_like(i._impl)).zero_())
+                continue
+            result.append(None)
+        else:
+            result.append(_to_tensor(g))
+    return tuple(result)
+
+
+def install(wrap, torch_module) -> None:
+    """Bind the tensor layer (wrap impls) and register the autograd kernels with the dispatcher."""
+    global _to_tensor
+    _to_tensor = wrap
+    graph.bind_tensor_class(wrap)
+    formulas.bind(torch_module)
+    node_support.install_fallbacks()

@@ -1,0 +1,288 @@
+"""The autograd engine — PyTorch's ``torch/csrc/autograd/engine.cpp`` (single-threaded CPU part).
+
+``execute(roots, grads, ...)``:
+
+1. a GraphRoot node feeds the root gradients into the roots' gradient edges;
+2. ``compute_dependencies``: a walk over ``next_edges`` counts, per node, how many edges point at it;
+3. ready nodes run highest ``sequence_nr`` first (the most recent forward op; AccumulateGrad, whose
+   number is the largest, as soon as it is ready).  Each run: the tensor pre-hooks and the
+   retain_grad hook of each output, the node's pre-hooks, ``apply``, its post-hooks; then the saved
+   tensors are freed unless the graph is retained;
+4. every output gradient is validated against the metadata of the input it flows into (a gradient
+   that broadcast in forward is summed back to shape; a wrong count or shape raises PyTorch's error)
+   and summed into that node's input buffer; a node whose count reaches zero becomes ready.
+
+With ``inputs`` (``autograd.grad`` or ``backward(inputs=...)``) only nodes on a path to an input run,
+and the gradients reaching the inputs are captured (or accumulated only there).
+
+Invariant: correctness depends only on dependency counting; the ready order is PyTorch's heuristic.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+
+from .._core import shape as _shape
+from .._ops.aten import aten
+from .._tensor.impl import TensorImpl, empty_strided_impl
+from . import graph as _graph
+from .anomaly_mode import check_nan, is_anomaly_enabled, record_failure
+from .grad_mode import state as _grad_state
+from .graph import AccumulateGrad, Node, gradient_edge
+
+__all__ = ["execute", "accumulate_grad", "sum_to"]
+
+
+class GraphRoot(Node):
+    """Feeds the root gradients into the graph (PyTorch's ``GraphRoot``)."""
+
+    __slots__ = ("grads",)
+
+    def __init__(self, edges, grads):
+        super().__init__(_graph.UINT64_MAX)
+        self.next_edges = tuple(edges)
+        self.grads = list(grads)
+
+    def apply(self, grads):
+        return self.grads
+
+
+def _fmt(xs):
+    return "[" + ", ".join(str(x) for x in xs) + "]"
+
+
+def sum_to(grad: TensorImpl, sizes: tuple) -> TensorImpl:
+    """Reduce a broadcast gradient back to ``sizes`` (PyTorch's ``sum_to``)."""
+    if grad.sizes == sizes:
+        return grad
+    lead = grad.ndim - len(sizes)
+    dims = list(range(lead))
+    for i, s in enumerate(sizes):
+        if s == 1 and grad.sizes[lead + i] != 1:
+            dims.append(lead + i)
+    out = aten.sum_dim_IntList(grad, dims, True, None) if dims else grad
+    if lead:
+        out = aten.view(out, sizes)
+    return out
+
+
+def _validate(node: Node, grads: list) -> list:
+    """PyTorch's ``validate_outputs``: count, shape (sum back broadcasts), dtype of each gradient."""
+    edges = node.next_edges
+    if len(grads) != len(edges):
+        raise RuntimeError(f"Function {node.name()} returned an invalid number of gradients - expected "
+                           f"{len(edges)}, but got {len(grads)}")
+    out = list(grads)
+    for i, (g, e) in enumerate(zip(grads, edges)):
+        if e is None or g is None:
+            continue
+        meta = e[0].input_meta[e[1]] if e[1] < len(e[0].input_meta) else None
+        if meta is None:
+            continue
+        sizes, dtype, device = meta
+        if g.sizes != sizes:
+            try:
+                expandable = _shape.broadcast_shapes(sizes, g.sizes) == g.sizes
+            except RuntimeError:
+                expandable = False
+            if not expandable:
+                raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                                   f"{_fmt(g.sizes)} but expected shape compatible with {_fmt(sizes)}")
+            g = sum_to(g, sizes)
+        if g.dtype is not dtype:
+            g = aten._to_copy(g, dtype, None, None, None, False, None)
+        out[i] = g
+    return out
+
+
+def _as_tensors(grads):
+    to_tensor = _graph.to_tensor
+    return tuple(None if g is None else to_tensor(g) for g in grads)
+
+
+def _as_impls(values):
+    return [None if v is None else v._impl for v in values]
+
+
+def _run_node(node: Node, buffer: list, keep_graph: bool) -> list:
+    if node._tensor_pre_hooks:
+        for nr, hooks in node._tensor_pre_hooks.items():
+            for hook in list(hooks.values()):
+                if buffer[nr] is None:
+                    continue
+                res = hook(_graph.to_tensor(buffer[nr]))
+                if res is not None:
+                    buffer[nr] = res._impl
+    if node._retains_grad_hooks:
+        for nr, hook in node._retains_grad_hooks.items():
+            if buffer[nr] is not None:
+                hook(buffer[nr])
+    if node._pre_hooks:
+        for hook in list(node._pre_hooks.values()):
+            res = hook(_as_tensors(buffer))
+            if res is not None:
+                buffer = _as_impls(res)
+    try:
+        outputs = node.apply(buffer)
+    except Exception:
+        if is_anomaly_enabled():
+            record_failure(node)
+        raise
+    if node._post_hooks:
+        for hook in list(node._post_hooks.values()):
+            res = hook(_as_tensors(outputs), _as_tensors(buffer))
+            if res is not None:
+                outputs = _as_impls(res)
+    if not keep_graph:
+        node.release_variables()
+    if is_anomaly_enabled():
+        check_nan(node, outputs)
+    return outputs
+
+
+def _dependencies(root: Node) -> dict:
+    deps: dict = {}
+    seen = {root}
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        for e in n.next_edges:
+            if e is None:
+                continue
+            child = e[0]
+            deps[child] = deps.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return deps
+
+
+def _needed(root: Node, targets: set) -> set:
+    """Nodes on some path from ``root`` to a target node (PyTorch's ``init_to_execute``)."""
+    needed: set = set()
+    visited: set = set()
+    order = []
+    stack = [(root, False)]
+    while stack:
+        n, done = stack.pop()
+        if done:
+            order.append(n)
+            continue
+        if n in visited:
+            continue
+        visited.add(n)
+        stack.append((n, True))
+        for e in n.next_edges:
+            if e is not None and e[0] not in visited:
+                stack.append((e[0], False))
+    for n in order:  # children before parents
+        if n in targets or any(e is not None and e[0] in needed for e in n.next_edges):
+            needed.add(n)
+    return needed
+
+
+def execute(roots: list, grads: list, keep_graph: bool, create_graph: bool, inputs=None,
+            accumulate: bool = True) -> list:
+    """Run backward from ``roots`` seeded with ``grads``; returns the captured grads of ``inputs``."""
+    root = GraphRoot([gradient_edge(r) for r in roots], grads)
+    deps = _dependencies(root)
+    captures = {}
+    needed = None
+    if inputs is not None:
+        edges = [gradient_edge(i) for i in inputs]
+        for k, e in enumerate(edges):
+            if e is not None:
+                captures.setdefault(e[0], []).append((e[1], k))
+        needed = _needed(root, set(captures))
+    captured = [None] * (len(inputs) if inputs is not None else 0)
+    prev = _grad_state.enabled
+    _grad_state.enabled = create_graph
+    try:
+        _loop(root, deps, captures, captured, needed, keep_graph, accumulate)
+    finally:
+        _grad_state.enabled = prev
+    return captured
+
+
+def _loop(root, deps, captures, captured, needed, keep_graph, accumulate):
+    tie = itertools.count()
+    heap = [(-root.sequence_nr, next(tie), root, [])]
+    buffers: dict = {}
+    while heap:
+        _, _, node, buffer = heapq.heappop(heap)
+        if node in captures:
+            for nr, k in captures[node]:
+                g = buffer[nr] if nr < len(buffer) else None
+                hooks = node._tensor_pre_hooks.get(nr) if node._tensor_pre_hooks else None
+                if g is not None and hooks:
+                    for hook in list(hooks.values()):
+                        res = hook(_graph.to_tensor(g))
+                        if res is not None:
+                            g = res._impl
+                captured[k] = g
+            if not accumulate and isinstance(node, AccumulateGrad):
+                continue
+        if needed is not None and node not in needed:
+            continue
+        if not accumulate and needed is not None and node in captures and not any(
+                e is not None and e[0] in needed for e in node.next_edges):
+            continue
+        outputs = _validate(node, _run_node(node, buffer, keep_graph))
+        for g, e in zip(outputs, node.next_edges):
+            if e is None:
+                continue
+            child, nr = e
+            buf = buffers.get(child)
+            if buf is None:
+                buf = buffers[child] = [None] * max(len(child.input_meta), nr + 1)
+            elif len(buf) <= nr:
+                buf.extend([None] * (nr + 1 - len(buf)))
+            if g is not None:
+                buf[nr] = g if buf[nr] is None else aten.add_Tensor(buf[nr], g, 1)
+            deps[child] -= 1
+            if deps[child] == 0:
+                del buffers[child]
+                heapq.heappush(heap, (-child.sequence_nr, next(tie), child, buf))
+
+
+# -- AccumulateGrad ------------------------------------------------------------------------------------------
+def accumulate_grad(leaf: TensorImpl, new: TensorImpl | None) -> None:
+    """PyTorch's AccumulateGrad rules: steal or copy the first gradient, then add in place (or out of
+    place under create_graph); post-accumulate hooks run afterwards."""
+    if new is None:
+        return
+    meta = leaf.autograd
+    old = meta.grad
+    if old is None:
+        if _grad_state.enabled:
+            meta.grad = aten.clone(new, None) if new.autograd is None else new
+        else:
+            meta.grad = _obey_layout(leaf, new)
+    elif _grad_state.enabled:
+        meta.grad = aten.add_Tensor(old, new, 1)
+    else:
+        aten.add__Tensor(old, new, 1)
+    if meta.post_acc_grad_hooks:
+        for hook in list(meta.post_acc_grad_hooks.values()):
+            hook(_graph.to_tensor(leaf))
+
+
+def _obey_layout(leaf: TensorImpl, grad: TensorImpl) -> TensorImpl:
+    """The gradient layout contract: a dense leaf gets a grad with its strides, others a row-major one.
+
+    A fresh gradient that already obeys it is stolen (no copy); anything else is copied.
+    """
+    dense = _shape.is_non_overlapping_and_dense(leaf.sizes, leaf.strides)
+    if dense:
+        ok = all(s == 1 or a == b for s, a, b in zip(leaf.sizes, leaf.strides, grad.strides))
+    else:
+        ok = grad.is_contiguous()
+    if ok and grad.autograd is None and grad.base is None:
+        return grad
+    strides = leaf.strides if dense else _shape.contiguous_strides(leaf.sizes)
+    out = empty_strided_impl(leaf.sizes, strides, grad.dtype, grad.device)
+    return aten.copy_(out, grad, False)
+
+
+_graph.accumulate_grad = accumulate_grad

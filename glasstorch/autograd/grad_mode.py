@@ -1,0 +1,150 @@
+"""Grad modes — PyTorch's ``torch/autograd/grad_mode.py`` and ``c10/core/GradMode.h``.
+
+Grad mode is thread-local.  ``no_grad``/``enable_grad``/``set_grad_enabled``/``inference_mode`` work as
+context managers and as decorators (functions and generator functions); ``set_grad_enabled(False)``
+also works as a plain call.  ``inference_mode`` additionally excludes the Autograd and ADInplaceOrView
+keys from dispatch, so nothing is recorded and no versions are bumped.
+
+Invariant: the autograd kernels record a node only when ``is_grad_enabled()`` is True.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+
+from .._core.dispatch_key import AUTOGRAD_SET, bit, tls as _dispatch_tls
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+           "is_inference_mode_enabled"]
+
+
+class _GradState(threading.local):
+    def __init__(self):
+        self.enabled = True
+        self.inference = False
+
+
+state = _GradState()
+
+
+def is_grad_enabled() -> bool:
+    """Whether operators record the autograd graph on this thread."""
+    return state.enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    return state.inference
+
+
+class _DecoratorContextManager:
+    """Lets a context manager decorate functions and generator functions (PyTorch's helper)."""
+
+    def __call__(self, func):
+        if inspect.isclass(func):
+            raise RuntimeError("Cannot decorate classes; it is ambiguous")
+        if inspect.isgeneratorfunction(func):
+            @functools.wraps(func)
+            def gen_wrapper(*args, **kwargs):
+                gen = func(*args, **kwargs)
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    except BaseException as e:  # noqa: BLE001 - forwarded into the generator
+                        with self.clone():
+                            response = gen.throw(e)
+                    else:
+                        with self.clone():
+                            try:
+                                response = gen.send(request)
+                            except StopIteration as stop:
+                                return stop.value
+
+            return gen_wrapper
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+class no_grad(_DecoratorContextManager):
+    """Disable graph recording inside the block (``torch.no_grad``)."""
+
+    def __init__(self):
+        self.prev = False
+
+    def __enter__(self):
+        self.prev = state.enabled
+        state.enabled = False
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+
+
+class enable_grad(_DecoratorContextManager):
+    """Re-enable graph recording inside a ``no_grad`` block (``torch.enable_grad``)."""
+
+    def __enter__(self):
+        self.prev = state.enabled
+        state.enabled = True
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Set grad mode: immediately as a call, or for a block as a context manager."""
+
+    def __init__(self, mode: bool):
+        self.prev = state.enabled
+        self.mode = bool(mode)
+        state.enabled = self.mode
+
+    def __enter__(self):
+        state.enabled = self.mode
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+_INFERENCE_EXCLUDED = AUTOGRAD_SET | bit("ADInplaceOrView")
+
+
+class inference_mode(_DecoratorContextManager):
+    """No graph, no version counting (``torch.inference_mode``)."""
+
+    def __init__(self, mode: bool = True):
+        self.mode = bool(mode)
+
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool) or mode is None:
+            return super().__new__(cls)
+        return cls()(mode)  # used as @inference_mode without parentheses
+
+    def __enter__(self):
+        self.prev = (state.enabled, state.inference, _dispatch_tls.excluded)
+        if self.mode:
+            state.enabled = False
+            state.inference = True
+            _dispatch_tls.excluded |= _INFERENCE_EXCLUDED
+
+    def __exit__(self, *exc):
+        state.enabled, state.inference, _dispatch_tls.excluded = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)

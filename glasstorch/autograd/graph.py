@@ -1,0 +1,305 @@
+"""The autograd graph — PyTorch's ``torch/csrc/autograd/{node,edge,saved_variable}.h`` and ``accumulate_grad.h``.
+
+A :class:`Node` is the backward of one forward operation.  ``next_edges[i]`` says where the gradient
+for the op's i-th differentiable input goes: ``(node, input_nr)``, or None when that input needs no
+gradient.  Leaves that require grad end in an :class:`AccumulateGrad` sink, created lazily per leaf
+and held weakly by it.  Nodes take a ``sequence_nr`` from a thread-local counter at creation; the
+engine runs ready nodes with the highest number first (AccumulateGrad has the largest).
+
+A :class:`SavedTensor` remembers the version of what it saved and refuses to unpack a tensor that was
+modified in place since, or after the graph was freed — with PyTorch's messages.
+
+Gradients travel as TensorImpls.  Hooks and formulas see public Tensors through ``to_tensor`` (bound by
+the tensor layer).
+
+Invariant: a graph only points from outputs towards inputs, so freeing outputs frees the graph.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import weakref
+
+from .._tensor.impl import AutogradMeta, TensorImpl
+from .._tensor.views import tensor_type_name
+from .anomaly_mode import is_anomaly_enabled
+
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "gradient_edge", "collect_next_edges", "set_history",
+           "requires_grad", "RemovableHandle", "saved_tensors_hooks", "to_tensor", "bind_tensor_class",
+           "UINT64_MAX"]
+
+UINT64_MAX = (1 << 64) - 1
+_seq = threading.local()
+to_tensor = None  # impl -> public Tensor, bound by the tensor layer (bind_tensor_class)
+
+
+def bind_tensor_class(wrap) -> None:
+    global to_tensor
+    to_tensor = wrap
+
+
+def _next_sequence_nr() -> int:
+    n = getattr(_seq, "counter", None)
+    if n is None:
+        n = _seq.counter = itertools.count()
+    return next(n)
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook (``torch.utils.hooks``)."""
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks_dict):
+        self.hooks_dict_ref = weakref.ref(hooks_dict)
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self):
+        d = self.hooks_dict_ref()
+        if d is not None:
+            d.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class Node:
+    """A backward function in the graph (``torch.autograd.graph.Node``)."""
+
+    __slots__ = ("next_edges", "sequence_nr", "_pre_hooks", "_post_hooks", "_tensor_pre_hooks",
+                 "_retains_grad_hooks", "_metadata", "input_meta", "_released", "__weakref__", "__dict__")
+
+    def __init__(self, sequence_nr=None):
+        self.next_edges = ()
+        self.sequence_nr = _next_sequence_nr() if sequence_nr is None else sequence_nr
+        self._pre_hooks = None
+        self._post_hooks = None
+        self._tensor_pre_hooks = None  # output_nr -> {id: hook}
+        self._retains_grad_hooks = None  # output_nr -> hook
+        self._metadata = None
+        self.input_meta = []  # per forward output: (sizes, dtype, device)
+        self._released = False
+
+    # -- what PyTorch shows ----------------------------------------------------------------------
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple:
+        return tuple((None, 0) if e is None else e for e in self.next_edges)
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    def __call__(self, *grads):
+        return self.apply(list(grads))
+
+    # -- hooks -----------------------------------------------------------------------------------
+    def register_hook(self, fn) -> RemovableHandle:
+        """``fn(grad_inputs, grad_outputs)`` after the node ran; may return replacement grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        h = RemovableHandle(self._post_hooks)
+        self._post_hooks[h.id] = fn
+        return h
+
+    def register_prehook(self, fn) -> RemovableHandle:
+        """``fn(grad_outputs)`` before the node runs; may return replacement grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        h = RemovableHandle(self._pre_hooks)
+        self._pre_hooks[h.id] = fn
+        return h
+
+    def add_tensor_pre_hook(self, output_nr: int, fn) -> RemovableHandle:
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        hooks = self._tensor_pre_hooks.setdefault(output_nr, {})
+        h = RemovableHandle(hooks)
+        hooks[h.id] = fn
+        return h
+
+    # -- the computation ----------------------------------------------------------------------------
+    def apply(self, grads: list) -> list:
+        """Gradients for ``next_edges`` from the gradients of the forward outputs (impls or None)."""
+        raise NotImplementedError(f"{self.name()}.apply")
+
+    def release_variables(self) -> None:
+        """Free saved tensors after backward (unless the graph is retained)."""
+        self._released = True
+        for name in getattr(type(self), "_saved_names", ()):
+            saved = getattr(self, name, None)
+            if isinstance(saved, SavedTensor):
+                saved.release()
+
+    def should_compute_output(self, i: int) -> bool:
+        return i < len(self.next_edges) and self.next_edges[i] is not None
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf: adds incoming gradients into ``leaf.grad`` (PyTorch's accumulation rules)."""
+
+    __slots__ = ("impl",)
+
+    def __init__(self, impl: TensorImpl):
+        super().__init__(UINT64_MAX)
+        self.impl = impl
+        self.input_meta = [(impl.sizes, impl.dtype, impl.device)]
+
+    @property
+    def variable(self):
+        return to_tensor(self.impl)
+
+    def apply(self, grads):
+        accumulate_grad(self.impl, grads[0])
+        return []
+
+
+accumulate_grad = None  # the accumulation rule, bound by the engine module (it needs ops)
+
+
+def grad_accumulator(impl: TensorImpl) -> AccumulateGrad:
+    """The leaf's AccumulateGrad, created lazily and held weakly by the leaf."""
+    meta = impl.autograd
+    ref = meta.grad_accumulator
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(impl)
+        meta.grad_accumulator = weakref.ref(node)
+    return node
+
+
+def requires_grad(impl) -> bool:
+    if type(impl) is not TensorImpl:
+        return False
+    meta = impl.autograd
+    return meta is not None and (meta.requires_grad or meta.grad_fn is not None)
+
+
+def gradient_edge(impl: TensorImpl):
+    """Where the gradient of ``impl`` goes: (grad_fn, output_nr), (AccumulateGrad, 0) or None."""
+    meta = impl.autograd
+    if meta is None:
+        return None
+    if meta.grad_fn is not None:
+        return (meta.grad_fn, meta.output_nr)
+    if meta.requires_grad:
+        return (grad_accumulator(impl), 0)
+    return None
+
+
+def collect_next_edges(*impls) -> tuple:
+    return tuple(gradient_edge(t) if type(t) is TensorImpl else None for t in impls)
+
+
+def set_history(out: TensorImpl, node: Node, output_nr: int = 0) -> None:
+    """Make ``out`` an output of ``node`` (PyTorch's ``set_history``)."""
+    meta = out.autograd
+    if meta is None:
+        meta = out.autograd = AutogradMeta()
+    meta.grad_fn = node
+    meta.output_nr = output_nr
+    meta.requires_grad = False
+    while len(node.input_meta) <= output_nr:
+        node.input_meta.append(None)
+    node.input_meta[output_nr] = (out.sizes, out.dtype, out.device)
+
+
+# -- saved tensors ---------------------------------------------------------------------------------------
+_BACKWARD_TWICE = ("Trying to backward through the graph a second time (or directly access saved tensors after "
+                   "they have already been freed). Saved intermediate values of the graph are freed when you call "
+                   ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                   "graph a second time or if you need to access saved tensors after calling backward.")
+
+_hooks_state = threading.local()
+
+
+class SavedTensor:
+    """A tensor saved for backward, with PyTorch's version check (``SavedVariable``)."""
+
+    __slots__ = ("impl", "version", "packed", "unpack_hook", "grad_fn_ref", "output_nr", "is_output", "released",
+                 "was_none")
+
+    def __init__(self, impl, is_output: bool = False):
+        self.released = False
+        self.was_none = impl is None
+        self.packed = None
+        self.unpack_hook = None
+        self.is_output = is_output
+        if impl is None:
+            self.impl = None
+            return
+        self.version = impl.version.version
+        meta = impl.autograd
+        self.output_nr = 0 if meta is None else meta.output_nr
+        # An output saved by its own node would form a cycle node -> saved -> output -> node: keep the
+        # node weakly (PyTorch saves tensor_data() plus grad_fn for the same reason).
+        self.grad_fn_ref = weakref.ref(meta.grad_fn) if is_output and meta is not None and meta.grad_fn else None
+        hooks = getattr(_hooks_state, "stack", None)
+        if hooks:
+            pack, unpack = hooks[-1]
+            self.packed = pack(to_tensor(impl))
+            self.unpack_hook = unpack
+            self.impl = None
+        else:
+            self.impl = impl
+
+    def release(self):
+        self.released = True
+        self.impl = None
+        self.packed = None
+
+    def unpack(self, node_name: str = ""):
+        if self.was_none:
+            return None
+        if self.released:
+            raise RuntimeError(_BACKWARD_TWICE)
+        if self.unpack_hook is not None:
+            t = self.unpack_hook(self.packed)
+            return t._impl if t is not None else None
+        impl = self.impl
+        if impl.version.version != self.version:
+            raise RuntimeError(_version_error(impl, self, node_name))
+        return impl
+
+
+def _version_error(impl, saved, node_name) -> str:
+    shape = ", ".join(str(s) for s in impl.sizes)
+    meta = impl.autograd
+    fn = meta.grad_fn.name() if meta is not None and meta.grad_fn is not None else None
+    which = f", which is output {saved.output_nr} of {fn}," if fn else ""
+    hint = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. The "
+            "variable in question was changed in there or anywhere later. Good luck!") if is_anomaly_enabled() else (
+        "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+        "torch.autograd.set_detect_anomaly(True).")
+    return (f"one of the variables needed for gradient computation has been modified by an inplace operation: "
+            f"[{tensor_type_name(impl)} [{shape}]]{which} is at version {impl.version.version}; expected version "
+            f"{saved.version} instead. {hint}")
+
+
+class saved_tensors_hooks:
+    """Pack/unpack hooks for tensors saved for backward (``torch.autograd.graph.saved_tensors_hooks``)."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        stack = getattr(_hooks_state, "stack", None)
+        if stack is None:
+            stack = _hooks_state.stack = []
+        stack.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        _hooks_state.stack.pop()

@@ -1,0 +1,179 @@
+"""Runtime support of the generated autograd kernels and nodes — PyTorch's ``VariableTypeUtils.h``.
+
+The generated Autograd-key kernel of an op asks: is grad mode on and does a differentiable input
+require grad?  If so it builds the node, points its edges at the inputs' gradient edges, saves what
+the formulas need, redispatches below autograd and makes the outputs the node's outputs.  In-place
+kernels first check PyTorch's leaf rules; ``out=`` kernels refuse to record.
+
+Operators without a formula get :func:`not_implemented_fallback` at the Autograd keys: their floating
+outputs still get a node, whose backward raises "the derivative for 'aten::foo' is not implemented."
+
+Invariant: nothing is recorded when grad mode is off or no input requires grad.
+"""
+
+from __future__ import annotations
+
+from .._core.dispatch_key import AUTOGRAD_KEYS
+from .._ops.aten import aten
+from .._ops.dispatcher import register_fallback, register_kernel
+from .._ops.factories import full_impl
+from .._tensor.impl import TensorImpl
+from . import graph as _graph
+from .anomaly_mode import is_anomaly_enabled, record_forward_stack
+from .grad_mode import state as _grad_state
+from .graph import Node, SavedTensor, collect_next_edges, requires_grad, set_history
+
+__all__ = ["grad_enabled", "requires_grad_any", "record", "check_inplace", "out_not_differentiable",
+           "register_autograd", "materialize", "unwrap", "wrap_saved", "not_implemented_fallback"]
+
+
+def grad_enabled() -> bool:
+    return _grad_state.enabled
+
+
+def requires_grad_any(*impls) -> bool:
+    for t in impls:
+        if type(t) is TensorImpl:
+            meta = t.autograd
+            if meta is not None and (meta.requires_grad or meta.grad_fn is not None):
+                return True
+    return False
+
+
+def _differentiable(impl) -> bool:
+    return type(impl) is TensorImpl and (impl.dtype.is_floating_point or impl.dtype.is_complex)
+
+
+class record:
+    """What a generated kernel does while recording (namespaced for readable generated code)."""
+
+    edges = staticmethod(collect_next_edges)
+
+    @staticmethod
+    def save(impl):
+        return SavedTensor(impl) if type(impl) is TensorImpl else impl
+
+    @staticmethod
+    def save_output(result):
+        if type(result) is TensorImpl:
+            return SavedTensor(result, is_output=True)
+        return tuple(SavedTensor(r, is_output=True) if type(r) is TensorImpl else r for r in result)
+
+    @staticmethod
+    def clone(impl):
+        prev = _grad_state.enabled
+        _grad_state.enabled = False
+        try:
+            return aten.clone(impl, None)
+        finally:
+            _grad_state.enabled = prev
+
+    @staticmethod
+    def meta(impl, what):
+        if type(impl) is not TensorImpl:
+            return None
+        return {"sizes": impl.sizes, "dtype": impl.dtype, "numel": impl.numel(), "device": impl.device,
+                "ndim": impl.ndim}[what]
+
+    @staticmethod
+    def history(result, node: Node, output_differentiability=None) -> None:
+        if is_anomaly_enabled():
+            record_forward_stack(node)
+        if type(result) is TensorImpl:
+            if _differentiable(result):
+                set_history(result, node, 0)
+            return
+        if not isinstance(result, (list, tuple)):
+            return  # an int, float or bool result has no history
+        for i, r in enumerate(result):
+            if output_differentiability is not None and not output_differentiability[i]:
+                continue
+            if _differentiable(r):
+                set_history(r, node, i)
+            elif isinstance(r, (list, tuple)):
+                for j, x in enumerate(r):
+                    if _differentiable(x):
+                        set_history(x, node, j)
+
+
+def check_inplace(self: TensorImpl) -> None:
+    """PyTorch's ``check_inplace``: a leaf (or a view of one) that requires grad cannot be modified."""
+    meta = self.autograd
+    if meta is not None and meta.requires_grad and meta.grad_fn is None:
+        if self.base is not None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    base = self.base
+    if base is not None and base.autograd is not None and base.autograd.requires_grad and base.autograd.grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def out_not_differentiable(name: str, *inputs) -> None:
+    if _grad_state.enabled and requires_grad_any(*inputs):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+                           "but one of the arguments requires grad.")
+
+
+def register_autograd(qualname: str, fn) -> None:
+    register_kernel(qualname, "Autograd", fn, with_keyset=True, label=f"autograd::{qualname}")
+
+
+# -- node helpers ------------------------------------------------------------------------------------------
+def materialize(node: Node, grads: list) -> list:
+    """Undefined output grads become zeros of the output's shape (PyTorch materializes them)."""
+    out = list(grads)
+    for i, g in enumerate(out):
+        if g is None and i < len(node.input_meta) and node.input_meta[i] is not None:
+            sizes, dtype, device = node.input_meta[i]
+            out[i] = _graph.to_tensor(full_impl(sizes, 0, dtype, device))
+        elif g is not None:
+            out[i] = _graph.to_tensor(g)
+    return out
+
+
+def unwrap(t):
+    return None if t is None else t._impl
+
+
+def wrap_saved(saved, node_name: str):
+    if isinstance(saved, SavedTensor):
+        impl = saved.unpack(node_name)
+        return None if impl is None else _graph.to_tensor(impl)
+    if isinstance(saved, tuple):
+        return tuple(wrap_saved(s, node_name) for s in saved)
+    return saved
+
+
+# -- operators without a formula ---------------------------------------------------------------------------
+class NotImplementedBackward(Node):
+    """Stands in for the node of an operator that has no derivative formula."""
+
+    __slots__ = ("op_name",)
+
+    def apply(self, grads):
+        raise RuntimeError(f"the derivative for '{self.op_name}' is not implemented.")
+
+
+def not_implemented_fallback(op, ks, *args, **kwargs):
+    """Autograd-key fallback: run the op; if it should have recorded, record a node that raises in backward."""
+    if not _grad_state.enabled:
+        return op.redispatch(ks, *args, **kwargs)
+    values = list(args) + list(kwargs.values())
+    tensors = [a for a in values if type(a) is TensorImpl]
+    for a in values:
+        if isinstance(a, (list, tuple)):
+            tensors += [x for x in a if type(x) is TensorImpl]
+    if not any(requires_grad(t) for t in tensors):
+        return op.redispatch(ks, *args, **kwargs)
+    out = op.redispatch(ks, *args, **kwargs)
+    node = NotImplementedBackward()
+    node.op_name = op.name
+    node.next_edges = collect_next_edges(*tensors)
+    record.history(out, node)
+    return out
+
+
+def install_fallbacks() -> None:
+    for key in AUTOGRAD_KEYS:
+        register_fallback(key, not_implemented_fallback, label="autograd_not_implemented_fallback")
+
