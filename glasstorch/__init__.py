@@ -35,6 +35,9 @@ from .tensor import wrap as _wrap  # noqa: E402
 
 autograd.install(_wrap, sys.modules[__name__])
 from . import nn  # noqa: E402,F401
+from . import functional as _functional  # noqa: E402
+
+_functional.install(sys.modules[__name__])
 from . import library  # noqa: E402,F401
 from ._ops_namespace import ops  # noqa: E402,F401
 from .utils import _python_dispatch  # noqa: E402,F401
@@ -47,4 +50,4 @@ globals().update(_ALIASES)
 globals().update(_LEGACY_TYPES)
 cfloat, cdouble = complex64, complex128
 
-del _ALIASES, _LEGACY_TYPES, _methods, _operators, _wrap, sys
+del _ALIASES, _LEGACY_TYPES, _methods, _operators, _wrap, _functional, sys

@@ -282,7 +282,7 @@ def _fill_from(out: TensorImpl, arr: np.ndarray) -> TensorImpl:
     if out.storage._data is None:
         return out
     dst = out.as_numpy()
-    if np.iscomplexobj(arr) and not out.dtype.is_complex:
+    if np.iscomplexobj(arr) and not out.dtype.is_complex and out.dtype is not _dt.bool:
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
     with warnings.catch_warnings(), np.errstate(invalid="ignore", over="ignore"):
         warnings.simplefilter("ignore", np.exceptions.ComplexWarning)

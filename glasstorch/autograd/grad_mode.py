@@ -12,21 +12,14 @@ from __future__ import annotations
 
 import functools
 import inspect
-import threading
 
 from .._core.dispatch_key import AUTOGRAD_SET, bit, tls as _dispatch_tls
+from .._core.grad_state import state
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled"]
 
 
-class _GradState(threading.local):
-    def __init__(self):
-        self.enabled = True
-        self.inference = False
-
-
-state = _GradState()
 
 
 def is_grad_enabled() -> bool:

@@ -7,8 +7,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-import glasstorch.nn.functional  # noqa: F401  (until glasstorch/__init__ imports nn)
 from opinfo import FLOATS, HALF, ErrorSample, OpInfo, Sample, T
+
+import glasstorch.nn.functional  # noqa: F401  (until glasstorch/__init__ imports nn)
 
 CONV_DTYPES = FLOATS + HALF + ("int64",)
 POOL_DTYPES = FLOATS + HALF

@@ -8,8 +8,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-import glasstorch.nn.functional  # noqa: F401  (until glasstorch/__init__ imports nn)
 from opinfo import FLOATS, HALF, ErrorSample, OpInfo, Sample, T
+
+import glasstorch.nn.functional  # noqa: F401  (until glasstorch/__init__ imports nn)
 
 LOSS_DTYPES = FLOATS + HALF
 NAN = float("nan")
@@ -319,12 +320,11 @@ def kl_div_errors():
             ErrorSample((T((3,)), T((3,))), {"reduction": "avg"}, name="bad reduction")]
 
 
-def _bce_logits_fn(lib):
-    return lib.binary_cross_entropy_with_logits
-
-
-def _kl_div_fn(lib):
-    return lib.kl_div
+def aten_kl_div_samples(dtype):
+    x, y = T((3, 4), low=-3, high=0), T((3, 4), low=0, high=1, seed=1)
+    for red in (0, 1, 2):
+        for log_target in (False, True):
+            yield Sample((x, y, red), {"log_target": log_target}, name=f"reduction {red} log_target={log_target}")
 
 
 OPS = [
@@ -370,10 +370,8 @@ OPS = [
                fn=_C_nn("binary_cross_entropy"), out=True, samples=aten_bce_samples, dtypes=LOSS_DTYPES),
     OpInfo("nn.functional.binary_cross_entropy_with_logits", aten=(), samples=bce_logits_samples,
            dtypes=LOSS_DTYPES, errors=bce_logits_errors),
-    LossOpInfo("binary_cross_entropy_with_logits", aten=("binary_cross_entropy_with_logits",), fn=_bce_logits_fn,
-               samples=aten_bce_logits_samples, dtypes=LOSS_DTYPES),
+    OpInfo("binary_cross_entropy_with_logits", aten=("binary_cross_entropy_with_logits",),
+           samples=aten_bce_logits_samples, dtypes=LOSS_DTYPES),
     OpInfo("nn.functional.kl_div", aten=(), samples=kl_div_samples, dtypes=LOSS_DTYPES, errors=kl_div_errors),
-    LossOpInfo("kl_div", aten=("kl_div",), fn=_kl_div_fn, dtypes=LOSS_DTYPES,
-               samples=lambda dt: (Sample((T((3, 4), low=-3, high=0), T((3, 4), low=0, high=1, seed=1), r),
-                                          {"log_target": lt}, name=f"{r} {lt}") for r in (0, 1, 2) for lt in (False, True))),
+    OpInfo("kl_div", aten=("kl_div",), samples=aten_kl_div_samples, dtypes=LOSS_DTYPES),
 ]

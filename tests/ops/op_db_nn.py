@@ -8,11 +8,10 @@ softmax, normalization, dropout and embedding, through ``torch.*``, ``Tensor.*``
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Callable
 
 from opinfo import ALL_FLOAT, FLOATS, HALF, DType, ErrorSample, OpInfo, Sample, T, unary_samples
-
-import glasstorch.nn.functional  # noqa: F401  (until glasstorch/__init__ imports nn)
 
 INT_BOOL = ("int64", "bool")
 SPECIAL = (-30.0, -2.5, -1.0, -0.25, 0.0, 0.25, 1.0, 2.5, 30.0, float("inf"), float("-inf"), float("nan"))
@@ -341,6 +340,26 @@ def act_errors(kernel_call_args=()):
     return errors
 
 
+def _warnings_of(call):
+    """The warning messages (category and text) ``call(lib, *args)`` emits."""
+    def get(lib):
+        def run(*args):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                call(lib, *args)
+            return [f"{w.category.__name__}: {w.message}" for w in caught]
+        return run
+    return get
+
+
+WARNINGS = [
+    NnOpInfo("warns: softmax implicit dim", aten=(), dtypes=("float32",), samples=lambda dt: [Sample((T((2, 3)),))],
+             fn=_warnings_of(lambda lib, x: (lib.nn.functional.softmax(x), lib.nn.functional.log_softmax(x)))),
+    NnOpInfo("warns: rms_norm weight dtype", aten=(), dtypes=("float32", "float16"),
+             samples=lambda dt: [Sample((T((2, 3)), T((3,), dtype="float64")))],
+             fn=_warnings_of(lambda lib, x, w: lib.nn.functional.rms_norm(x, (3,), w))),
+]
+
 NN_ACT = ALL_FLOAT + INT_BOOL
 
 
@@ -457,4 +476,4 @@ OPS = [
            dtypes=ALL_FLOAT + ("int64",), errors=embedding_errors),
     OpInfo("embedding", aten=(), samples=embedding_fn_samples, dtypes=FLOATS),
     OpInfo("embedding_renorm_", aten=(), samples=renorm_samples, dtypes=ALL_FLOAT),
-]
+] + WARNINGS

@@ -68,6 +68,7 @@ def uniform_errors():
             ErrorSample((T((3,)), -3e38, 3e38), form="method", name="to - from overflows"),
             ErrorSample((T((3,), dtype="complex64"), 0.0, 1e39), form="method", name="complex bounds"),
             ErrorSample((T((3,)), "x"), form="method", name="from type"),
+            ErrorSample((T((3,)),), {"generator": "x"}, form="method", name="generator type"),
             _overlap()]
 
 
@@ -75,6 +76,7 @@ def normal_errors():
     return [ErrorSample((T((3,), dtype="int64"),), form="method", name="int"),
             ErrorSample((T((3,)), 0.0, -1.0), form="method", name="negative std"),
             ErrorSample((T((3,), dtype="int64"), 0.0, -1.0), form="method", name="int, negative std"),
+            ErrorSample((T((3,)), 0.0, -1.0), {"generator": 1}, form="method", name="generator type first"),
             _overlap()]
 
 
@@ -84,6 +86,7 @@ def exponential_errors():
             ErrorSample((T((3,), dtype="int64"),), form="method", name="int"),
             ErrorSample((T((3,), dtype="complex64"),), form="method", name="complex"),
             ErrorSample((T((3,), dtype="int64"), 0.0), form="method", name="int, lambda 0"),
+            ErrorSample((T((3,)),), {"generator": "x"}, form="method", name="generator type"),
             _overlap()]
 
 
@@ -144,6 +147,7 @@ def multinomial_errors():
             ErrorSample((T((3,), values=(1.0, float("nan"), 2.0)), 2, True), name="nan, replacement"),
             ErrorSample((T((3,), values=(1.0, float("inf"), 2.0)), 2, True), name="inf, replacement"),
             ErrorSample((p, 2), {"out": T((0,))}, name="float out"),
+            ErrorSample((p, 2), {"generator": "x"}, name="generator type"),
             ErrorSample((T((2, 0)), 1), name="no categories")]
 
 
@@ -317,7 +321,6 @@ def _stat_entry(name, call, check, dtypes=FLOATS + HALF, args=BIG):
 
 
 def _nn_dropout(lib):
-    import glasstorch.nn.functional  # noqa: F401  (until glasstorch/__init__ imports nn)
     return lib.nn.functional.dropout
 
 

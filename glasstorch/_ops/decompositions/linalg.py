@@ -55,7 +55,7 @@ def _should_fold(t1: TensorImpl, t2: TensorImpl, has_out: bool) -> bool:
 
 
 def _squeeze0_(t: TensorImpl) -> TensorImpl:
-    """``squeeze_(0)`` on a result we own: drop the leading size-1 dim in place."""
+    """``squeeze_(0)`` on the ``out=`` tensor: drop the leading size-1 dim in place (out= has no autograd)."""
     t.set_geometry(t.sizes[1:], t.strides[1:], t.offset)
     return t
 
@@ -143,8 +143,9 @@ def _matmul(t1: TensorImpl, t2: TensorImpl, out):
     if d1 == 2 and d2 == 1:
         return aten.mv(t1, t2) if out is None else aten.mv_out(t1, t2, out)
     if d1 == 1 and d2 == 2:
-        if out is None:
-            return _squeeze0_(aten.mm(aten.unsqueeze(t1, 0), t2))
+        if out is None:  # squeeze_(0) of a fresh result: a non-aliasing view that autograd records
+            result = aten.mm(aten.unsqueeze(t1, 0), t2)
+            return aten._unsafe_view(result, result.sizes[1:])
         return _squeeze0_(aten.mm_out(aten.unsqueeze(t1, 0), t2, out))
     if d1 == 2 and d2 == 2:
         return aten.mm(t1, t2) if out is None else aten.mm_out(t1, t2, out)

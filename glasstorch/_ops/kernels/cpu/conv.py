@@ -428,7 +428,7 @@ def max_pool2d_with_indices_out(self, kernel_size, stride, padding, dilation, ce
     first_h = hstart + (np.clip(-hstart, 0, None) + d[0] - 1) // d[0] * d[0]
     first_w = wstart + (np.clip(-wstart, 0, None) + d[1] - 1) // d[1] * d[1]
     maxval = np.full(x.shape[:-2] + (oh, ow), lowest, x.dtype)
-    maxidx = np.broadcast_to(first_h[:, None] * iw + first_w[None, :], maxval.shape).copy()
+    maxidx = np.broadcast_to(first_h[:, None] * iw + first_w[None, :], maxval.shape)
     for i in range(k[0]):
         for j in range(k[1]):
             r0, c0 = i * d[0], j * d[1]
@@ -436,8 +436,8 @@ def max_pool2d_with_indices_out(self, kernel_size, stride, padding, dilation, ce
             upd = vals > maxval
             if floating:
                 upd |= np.isnan(vals)
-            np.copyto(maxval, vals, where=upd)
-            np.copyto(maxidx, (hstart[:, None] + r0) * iw + (wstart[None, :] + c0), where=upd)
+            maxval = np.where(upd, vals, maxval)
+            maxidx = np.where(upd, (hstart[:, None] + r0) * iw + (wstart[None, :] + c0), maxidx)
     out.as_numpy()[...] = maxval
     indices.as_numpy()[...] = maxidx
     return out, indices

@@ -14,6 +14,8 @@ Invariant: a kernel writes only its output (``self`` for in-place forms); struct
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ...._core import dtype as _dt
@@ -22,6 +24,7 @@ from ...._core.shape import wrap_dim
 from ...._tensor import views as _views
 from ...._tensor.impl import TensorImpl, empty_impl, empty_strided_impl
 from ... import factories as _fac
+from ...aten import aten
 from ...tensor_iterator import compute_output_strides, resize_out, scalar_np
 from . import copy as _copy
 from .shape import assert_no_overlap, fmt, is_meta, prepare_out, write
@@ -572,19 +575,19 @@ def _invalid_mask(self, src_idx, mask, j):
 def expand_indices(self, indices):
     """PyTorch's ``checkIndexTensorTypes`` + ``expandTensors`` + broadcasting (``make_info``).
 
-    Returns a list (one entry per dim of ``self``, ``None`` for an unindexed dim) of int64 numpy arrays
-    broadcast to one shape, and that shape.
+    Returns (indices, shape, geometry): one entry per dim of ``self`` (``None`` for an unindexed dim) of
+    int64 numpy arrays broadcast to ``shape``, and for each the (sizes, strides) PyTorch's broadcast index
+    tensor has (a mask's ``nonzero().select(1, j)`` column has stride ``mask.dim()``), which decide the
+    layout of ``index``'s output.
     """
-    import warnings
-
     for t in indices:
         if t is not None and t.dtype not in (_dt.int64, _dt.int32, _dt.uint8, _dt.bool):
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    out = []
-    shapes = []
+    out, geoms = [], []
     for t in indices:
         if t is None:
             out.append(None)
+            geoms.append(None)
             continue
         if t.dtype in (_dt.uint8, _dt.bool):
             if t.dtype is _dt.uint8:
@@ -599,20 +602,22 @@ def expand_indices(self, indices):
             nz = np.nonzero(t.as_numpy()) if t.ndim else ()  # a 0-dim mask indexes no dim (nonzero is [n, 0])
             for a in nz:
                 out.append(a.astype(np.int64))
-                shapes.append(a.shape)
+                geoms.append((a.shape, (t.ndim,)))
         else:
-            a = _idx(t)
-            out.append(a)
-            shapes.append(a.shape)
+            out.append(_idx(t))
+            geoms.append((t.sizes, t.strides))
+    shapes = [g[0] for g in geoms if g is not None]
     try:
         shape = _shape.broadcast_shapes(*shapes) if shapes else ()
     except RuntimeError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
                          + ", ".join(fmt(s) for s in shapes)) from None
     out = [None if a is None else np.broadcast_to(a, shape) for a in out]
+    geoms = [None if g is None else _shape.expand_strides(g[0], g[1], shape) for g in geoms]
     while len(out) < self.ndim:
         out.append(None)
-    return out, shape
+        geoms.append(None)
+    return out, shape, geoms
 
 
 def advanced_index_result(self, idx, shape):
@@ -641,17 +646,26 @@ class _Geom:
         self.sizes, self.strides, self.ndim = tuple(sizes), tuple(strides), len(sizes)
 
 
-def _index_output_strides(self, idx, shape):
-    """The layout TensorIterator gives ``index``'s output: it follows the restrided source and indices."""
+def _index_output_strides(self, idx, shape, geoms):
+    """The layout TensorIterator gives ``index``'s output.  Its operands are the restrided source (stride 0
+    over the replacement dims) and each broadcast index reshaped to ``[1]*before + shape + [1]*after``
+    (``reshape_indexer``); an output follows them (TensorIterator's fast setup, else its dim reordering)."""
     res_shape, order, before, n_idx, strides = advanced_index_result(self, idx, shape)
     k = len(shape)
-    src_strides = tuple(strides[:before]) + (0,) * k + tuple(strides[before + n_idx:])
-    ops = [_Geom(res_shape, src_strides)]
-    for a in idx:
-        if a is None:
+    after = len(res_shape) - before - k
+    ops = [_Geom(res_shape, tuple(strides[:before]) + (0,) * k + tuple(strides[before + n_idx:]))]
+    for g in (geoms[d] for d in order):
+        if g is None:
             continue
-        st = tuple(s // a.itemsize for s in a.strides)
-        ops.append(_Geom(res_shape, (0,) * before + st + (0,) * (len(res_shape) - before - k)))
+        sizes = (1,) * before + tuple(shape) + (1,) * after
+        st = _shape.compute_stride(g[0], g[1], sizes)
+        ops.append(_Geom(sizes, st if st is not None else _shape.contiguous_strides(sizes)))
+    if all(o.sizes == res_shape for o in ops):
+        if all(_shape.is_contiguous(o.sizes, o.strides) for o in ops):
+            return res_shape, _shape.contiguous_strides(res_shape)
+        if all(o.strides == ops[0].strides for o in ops) and \
+                _shape.is_non_overlapping_and_dense(res_shape, ops[0].strides):
+            return res_shape, ops[0].strides
     return res_shape, compute_output_strides(res_shape, ops)
 
 
@@ -690,11 +704,11 @@ def index_Tensor_out(self, indices, out):
     meta = is_meta(self, *indices)
     if any(t is not None and t.dtype in (_dt.bool, _dt.uint8) and is_meta(t) for t in indices):
         raise NotImplementedError(_META_NONZERO)
-    idx, shape = expand_indices(self, indices)
+    idx, shape, geoms = expand_indices(self, indices)
     if all(a is None for a in idx):
         out = prepare_out(out, self.sizes, self.dtype, self.device)
         return out if meta else _copy.copy_(out, self)
-    res_shape, strides = _index_output_strides(self, idx, shape)
+    res_shape, strides = _index_output_strides(self, idx, shape, geoms)
     if out is None:
         out = empty_strided_impl(res_shape, strides, self.dtype, self.device)
     else:
@@ -741,7 +755,6 @@ def index_put_impl_(self, indices, values, accumulate, unsafe):
     if len(indices) > self.ndim:
         raise IndexError(f"too many indices for tensor of dimension {self.ndim} (got {len(indices)})")
     if any(st == 0 and s > 1 for s, st in zip(self.sizes, self.strides, strict=True)):
-        import warnings
         warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
                       "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "
                       "tensor", UserWarning, stacklevel=4)
@@ -752,15 +765,14 @@ def index_put_impl_(self, indices, values, accumulate, unsafe):
                 return self
             v = values.as_numpy().reshape(-1)[0]
             v = float(v) if values.dtype is _dt.bfloat16 else v.item()
-            from ...aten import aten
             return aten.masked_fill__Scalar(self, mask if mask.dtype is _dt.bool else _as_bool(mask), v)
     assert_no_overlap(self, values)
     for t in indices:
         if t is not None:
             assert_no_overlap(self, t)
-    if is_meta(self, values, *indices):
-        raise NotImplementedError("aten::_index_put_impl_: advanced indexing of meta tensors is not supported")
-    idx, shape = expand_indices(self, indices)
+    if any(t is not None and t.dtype in (_dt.bool, _dt.uint8) and is_meta(t) for t in indices):
+        raise NotImplementedError(_META_NONZERO)
+    idx, shape, _ = expand_indices(self, indices)
     if all(a is None for a in idx):
         res_shape = self.sizes
     else:
@@ -771,6 +783,8 @@ def index_put_impl_(self, indices, values, accumulate, unsafe):
     if values.dtype is not self.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got {_name(self.dtype)} "
                            f"for the destination and {_name(values.dtype)} for the source.")
+    if is_meta(self, values, *indices):
+        return self
     _bounds_check_indices(self, idx, _shape.prod(res_shape))
     if not self.numel():
         return self

@@ -35,8 +35,13 @@ _INT_CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
-def _gen(generator):
-    return _generator.default_generator if generator is None else generator
+def _gen(generator, fname: str):
+    """The generator to draw from (checked first, as the Python binding would); ``None`` is the default one."""
+    if generator is None:
+        return _generator.default_generator
+    if not isinstance(generator, _generator.Generator):
+        raise TypeError(f"{fname}(): argument 'generator' must be torch.Generator, not {type(generator).__name__}")
+    return generator
 
 
 def _has_data(t: TensorImpl) -> bool:
@@ -57,6 +62,7 @@ def _check_int64(*values) -> None:
 # -- uniform_, normal_, exponential_ --------------------------------------------------------------------------
 def uniform_impl_(self, from_, to, generator):
     """``self.uniform_(from, to)``: floating and complex (each part) dtypes; PyTorch's bound checks."""
+    generator = _gen(generator, "uniform_")
     check_no_internal_overlap(self)
     real = self.dtype.to_real()
     if real not in FLOATING:
@@ -72,12 +78,13 @@ def uniform_impl_(self, from_, to, generator):
         raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{_dt.name_of(real)}>::max(), but found "
                            f"to={_g(to)} and from={_g(from_)} which result in to-from to exceed the limit")
     if _has_data(self):
-        _rand.uniform_(self, from_, to, _gen(generator))
+        _rand.uniform_(self, from_, to, generator)
     return self
 
 
 def normal_impl_(self, mean, std, generator):
     """``self.normal_(mean, std)``; a complex tensor draws each part with ``std / sqrt(2)``."""
+    generator = _gen(generator, "normal_")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
     check_no_internal_overlap(self)
@@ -86,12 +93,13 @@ def normal_impl_(self, mean, std, generator):
     if self.dtype.to_real() not in FLOATING:
         raise not_implemented("normal_kernel_cpu", self.dtype)
     if _has_data(self):
-        _rand.normal_(self, mean, std, _gen(generator))
+        _rand.normal_(self, mean, std, generator)
     return self
 
 
 def exponential_impl_(self, lambd, generator):
     """``self.exponential_(lambd)``: density ``lambd * exp(-lambd * x)``."""
+    generator = _gen(generator, "exponential_")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_g(lambd)}")
     if self.numel() == 0:
@@ -101,7 +109,7 @@ def exponential_impl_(self, lambd, generator):
                            f"floating point but you specified {_dt.name_of(self.dtype)}")
     check_no_internal_overlap(self)
     if _has_data(self):
-        _rand.exponential_(self, lambd, _gen(generator))
+        _rand.exponential_(self, lambd, generator)
     return self
 
 
@@ -109,6 +117,7 @@ def exponential_impl_(self, lambd, generator):
 def bernoulli_tensor_impl_(self, p, generator):
     """``self.bernoulli_(p)``: 1 with probability ``p`` (broadcast to ``self``), else 0.  An empty ``self``
     returns at once, unchecked, as in PyTorch."""
+    generator = _gen(generator, "bernoulli_")
     if self.numel() == 0:
         return self
     check_no_internal_overlap(self)
@@ -118,12 +127,13 @@ def bernoulli_tensor_impl_(self, p, generator):
     if p.dtype not in FLOATING:
         raise not_implemented("bernoulli_tensor_cpu_p_", p.dtype)
     if _has_data(self) and _has_data(p):
-        _rand.bernoulli_(self, probs.as_numpy(), _gen(generator))
+        _rand.bernoulli_(self, probs.as_numpy(), generator)
     return self
 
 
 def bernoulli_scalar_impl_(self, p, generator):
     """``self.bernoulli_(p)`` with one probability for every element."""
+    generator = _gen(generator, "bernoulli_")
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
     if self.numel() == 0:
@@ -132,23 +142,26 @@ def bernoulli_scalar_impl_(self, p, generator):
     if self.dtype.is_complex:
         raise not_implemented("bernoulli_scalar_cpu_", self.dtype)
     if _has_data(self):
-        _rand.bernoulli_(self, float(p), _gen(generator))
+        _rand.bernoulli_(self, float(p), generator)
     return self
 
 
 def bernoulli_impl(self, generator):
     """``torch.bernoulli(p)``: a new tensor like ``p`` with 1 drawn with probability ``p``."""
+    generator = _gen(generator, "bernoulli")
     out = empty_contiguous(self.sizes, self.dtype, self.device)
     return bernoulli_tensor_impl_(out, self, generator)
 
 
 def bernoulli_out_impl(self, generator, out):
+    generator = _gen(generator, "bernoulli")
     resize_out(out, self.sizes)
     return bernoulli_tensor_impl_(out, self, generator)
 
 
 def bernoulli_p_impl(self, p, generator):
     """``torch.bernoulli(input, p)``: shape and dtype of ``input``, one probability ``p``."""
+    generator = _gen(generator, "bernoulli")
     out = empty_contiguous(self.sizes, self.dtype, self.device)
     return bernoulli_scalar_impl_(out, p, generator)
 
@@ -170,18 +183,20 @@ def _max_inclusive(dtype) -> int:
 
 def random_impl_(self, generator):
     """``self.random_()``: integers uniform over ``[0, max]`` of the dtype (``[0, 2**mantissa]`` for floats)."""
+    generator = _gen(generator, "random_")
     check_no_internal_overlap(self)
     if self.numel() == 0:
         return self
     if self.dtype.is_complex:
         raise not_implemented("random_kernel_cpu", self.dtype)
     if _has_data(self):
-        _rand.random_(self, 0, _max_inclusive(self.dtype) + 1, _gen(generator))
+        _rand.random_(self, 0, _max_inclusive(self.dtype) + 1, generator)
     return self
 
 
 def random_from_impl_(self, from_, to, generator):
     """``self.random_(from, to)``: integers uniform in ``[from, to)``; ``to=None`` means up to the dtype's max."""
+    generator = _gen(generator, "random_")
     _check_int64(from_, to)
     check_no_internal_overlap(self)
     if to is not None:
@@ -195,12 +210,13 @@ def random_from_impl_(self, from_, to, generator):
     elif not int(np.iinfo(self.dtype.np).min if self.dtype is not _dt.bool else 0) <= from_ <= to_inc:
         raise RuntimeError(f"from is out of bounds for {_INT_CPP_NAMES[self.dtype._name]}")
     if _has_data(self):
-        _rand.random_(self, from_, to_inc + 1, _gen(generator))
+        _rand.random_(self, from_, to_inc + 1, generator)
     return self
 
 
 def random_to_impl_(self, to, generator):
     """``self.random_(to)``: integers uniform in ``[0, to)``."""
+    generator = _gen(generator, "random_")
     _check_int64(to)
     check_no_internal_overlap(self)
     return _random_range(self, 0, to, generator)
@@ -211,7 +227,7 @@ def _random_range(self, from_, to, generator):
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
     _random_check_type(self, "check_random_bounds")
     if _has_data(self):
-        _rand.random_(self, from_, to, _gen(generator))
+        _rand.random_(self, from_, to, generator)
     return self
 
 
@@ -264,18 +280,20 @@ def _multinomial_draw(probs: np.ndarray, n_sample: int, replacement: bool, gen) 
 
 def multinomial_out_impl(self, num_samples, replacement, generator, out):
     """``num_samples`` category indices per row of the (unnormalized) probabilities ``self``."""
+    generator = _gen(generator, "multinomial")
     _multinomial_checks(self, num_samples, replacement, out.dtype)
     shape = (num_samples,) if self.ndim == 1 else (self.sizes[0], num_samples)
     resize_out(out, shape)
     if self.numel() == 0 or not _has_data(self) or not _has_data(out):
         return out
     probs = self.as_numpy().astype(np.float64).reshape(-1, self.sizes[-1])
-    res = _multinomial_draw(probs, num_samples, replacement, _gen(generator))
+    res = _multinomial_draw(probs, num_samples, replacement, generator)
     np.copyto(out.as_numpy(), res.reshape(shape), casting="unsafe")
     return out
 
 
 def multinomial_impl(self, num_samples, replacement, generator):
+    generator = _gen(generator, "multinomial")
     out = empty_contiguous((0,), _dt.int64, self.device)
     return multinomial_out_impl(self, num_samples, replacement, generator, out)
 
@@ -301,7 +319,7 @@ def native_dropout_impl(input, p, train):
             return out, mask
         scale = 0.0 if p1m == 0 else 1.0 / p1m
         keep = empty_contiguous(input.sizes, input.dtype, input.device)
-        _rand.bernoulli_(keep, p1m, _gen(None))
+        _rand.bernoulli_(keep, p1m, _gen(None, "native_dropout"))
         k = keep.as_numpy()
         ct = np.dtype(np.float32) if input.dtype in (_dt.float16, _dt.bfloat16) else input.dtype.np
         with np.errstate(all="ignore"):

@@ -23,7 +23,7 @@ from ...tensor_iterator import resize_out
 from . import copy as _copy
 
 __all__ = [
-    "cat_out", "stack", "stack_out", "repeat", "repeat_out", "repeat_interleave_cpu", "repeat_interleave_cpu_out",
+    "cat_out", "stack", "stack_out", "repeat", "repeat_out", "repeat_interleave_cpu",
     "flip", "flip_out", "roll", "roll_out", "tril_out", "triu_out", "diag_out", "diag_embed", "diag_embed_out",
     "narrow_copy", "narrow_copy_out", "constant_pad_nd", "constant_pad_nd_out", "reflection_pad1d_out",
     "reflection_pad2d_out", "replication_pad1d_out", "replication_pad2d_out",
@@ -66,14 +66,11 @@ def assert_no_overlap(a: TensorImpl, b: TensorImpl) -> None:
     """PyTorch's ``assert_no_overlap``: written and read tensors must not share any element."""
     if a.storage is not b.storage or a.numel() == 0 or b.numel() == 0:
         return
-    isz = a.dtype.itemsize
-
     def extent(t):
         lo = t.offset * t.dtype.itemsize
         hi = lo + (sum((s - 1) * st for s, st in zip(t.sizes, t.strides, strict=True)) + 1) * t.dtype.itemsize
         return lo, hi
     (a0, a1), (b0, b1) = extent(a), extent(b)
-    del isz
     if a0 < b1 and b0 < a1:
         raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor refer "
                            "to a single memory location. Please clone() the tensor before performing the operation.")
@@ -81,10 +78,6 @@ def assert_no_overlap(a: TensorImpl, b: TensorImpl) -> None:
 
 def not_implemented(kernel: str, dtype) -> NotImplementedError:
     return NotImplementedError(f'"{kernel}" not implemented for \'{_dt.name_of(dtype)}\'')
-
-
-def np_of(t: TensorImpl) -> np.ndarray:
-    return t.as_numpy()
 
 
 # -- cat / stack ----------------------------------------------------------------------------------------------
@@ -224,12 +217,6 @@ def repeat_interleave_cpu(repeats, output_size):
     """``repeat_interleave(repeats)``: index ``i`` repeated ``repeats[i]`` times, in the dtype of ``repeats``."""
     vals = _repeats_values(repeats, output_size)
     out = empty_impl((len(vals),), repeats.dtype, repeats.device)
-    return write(out, vals)
-
-
-def repeat_interleave_cpu_out(repeats, output_size, out):
-    vals = _repeats_values(repeats, output_size)
-    out = prepare_out(out, (len(vals),), repeats.dtype, repeats.device)
     return write(out, vals)
 
 

@@ -6,7 +6,11 @@ ascending stable sort of the reversed data, reversed back: equal elements keep t
 NaNs come first, exactly PyTorch's ``stable=True, descending=True`` order (NaN counts as the largest value,
 -0.0 equals 0.0).  PyTorch's unstable sort and its ``topk``/``kthvalue`` selection algorithms order ties
 in an implementation-defined way; glasstorch gives them the stable order, which agrees whenever the
-values are distinct.  CPU ``unique`` always returns sorted values (PyTorch's CPU kernel sorts too).
+values are distinct (``topk`` with a small ``k`` and large ``kthvalue`` inputs partition first, O(n)).
+CPU ``unique`` always returns sorted values (PyTorch's CPU kernel sorts too); ``unique(dim=...)`` of rows
+holding NaNs is the one known divergence: PyTorch's ``std::sort`` comparator is not an order with NaNs.
+``searchsorted`` uses numpy's binary search, or PyTorch's own comparisons (vectorised) for batched
+boundaries and for boundaries containing NaN, where the two disagree.
 
 bfloat16 sort keys are widened to float32 (exact, order-preserving); index outputs are int64 (int32
 for ``searchsorted(out_int32=True)``).
