@@ -35,18 +35,31 @@ def test_tensor_keyset_carries_backend_autograd_and_adinplaceorview():
 
 
 def test_trace_of_add_on_cpu_and_meta():
+    """As in PyTorch, the autograd kernel always runs first (every tensor carries the autograd key)."""
     a, b = gt.ones(2), gt.ones(2)
-    assert _trace(lambda: gt.add(a, b)) == ["[call] op=[aten::add.Tensor], key=[CPU] kernel=[_add_Tensor_structured]"]
+    assert _trace(lambda: gt.add(a, b)) == [
+        "[call] op=[aten::add.Tensor], key=[AutogradCPU] kernel=[autograd::aten::add.Tensor]",
+        "  [redispatch] op=[aten::add.Tensor], key=[CPU] kernel=[_add_Tensor_structured]"]
     m = gt.ones(2, device="meta")
     assert _trace(lambda: gt.add(m, m)) == [
-        "[call] op=[aten::add.Tensor], key=[Meta] kernel=[_add_Tensor_structured]"]
+        "[call] op=[aten::add.Tensor], key=[AutogradMeta] kernel=[autograd::aten::add.Tensor]",
+        "  [redispatch] op=[aten::add.Tensor], key=[Meta] kernel=[_add_Tensor_structured]"]
 
 
-def test_trace_of_inplace_shows_adinplaceorview_then_backend():
+def test_trace_under_inference_mode_skips_autograd():
+    a = gt.ones(2)
+    with gt.inference_mode():
+        lines = _trace(lambda: gt.add(a, a))
+    assert lines == ["[call] op=[aten::add.Tensor], key=[CPU] kernel=[_add_Tensor_structured]"]
+
+
+def test_trace_of_inplace_shows_autograd_adinplaceorview_then_backend():
     a = gt.ones(2)
     lines = _trace(lambda: a.add_(1))
-    assert lines == ["[call] op=[aten::add_.Tensor], key=[ADInplaceOrView] kernel=[ADInplaceOrView::aten::add_.Tensor]",
-                     "  [redispatch] op=[aten::add_.Tensor], key=[CPU] kernel=[_add__Tensor_structured]"]
+    assert lines == ["[call] op=[aten::add_.Tensor], key=[AutogradCPU] kernel=[autograd::aten::add_.Tensor]",
+                     "  [redispatch] op=[aten::add_.Tensor], key=[ADInplaceOrView] "
+                     "kernel=[ADInplaceOrView::aten::add_.Tensor]",
+                     "    [redispatch] op=[aten::add_.Tensor], key=[CPU] kernel=[_add__Tensor_structured]"]
     assert a._version == 1
 
 
@@ -144,9 +157,10 @@ def test_custom_op_with_fake_and_trace():
     assert m.is_meta and m.shape == (4,)
     assert str(gt.ops.gt_test_custom.scale.default._schema) == "gt_test_custom::scale(Tensor x, float k) -> Tensor"
     lines = _trace(lambda: scale(gt.ones(2), 2.0))
-    assert lines[0] == "[call] op=[gt_test_custom::scale], key=[CPU] kernel=[test_custom_op_with_fake_and_trace." \
-                       "<locals>.scale]"
-    assert re.match(r"\s+\[call\] op=\[aten::mul.Tensor\], key=\[CPU\]", lines[1])
+    assert lines[0] == "[call] op=[gt_test_custom::scale], key=[AutogradCPU] kernel=[autograd_not_implemented_fallback]"
+    assert lines[1] == "  [redispatch] op=[gt_test_custom::scale], key=[CPU] " \
+                       "kernel=[test_custom_op_with_fake_and_trace.<locals>.scale]"
+    assert re.match(r"\s+\[call\] op=\[aten::mul.Tensor\], key=\[AutogradCPU\]", lines[2])
 
 
 def test_library_reserved_namespace_and_cleanup():

@@ -120,7 +120,8 @@ def test_tensor_from_numpy_array_each_dtype(np_dtype):
     g, t = _check(lambda m: m.tensor(arr))
     arr.flat[0] = 1  # tensor() copies
     assert g.tolist() == t.tolist()
-    _check(lambda m: m.tensor(arr[:, ::2]))  # non-contiguous source, contiguous copy
+    _check(lambda m: m.tensor(arr[:, ::2]))  # non-dense source: a contiguous copy
+    _check(lambda m: m.tensor(arr.T))  # transposed source: the copy keeps the layout
     _quiet(lambda: _check(lambda m: m.tensor(arr.T, dtype=m.float64)))
 
 
@@ -200,6 +201,8 @@ TENSOR_ERRORS = {
     "multi_elem_float_tensors": lambda m: m.tensor([m.tensor([1.0, 2]), m.tensor([3.0, 4])]),
     "np_ragged": lambda m: m.tensor([np.array([1, 2]), np.array([3])]),
     "np_object": lambda m: m.tensor(np.array([1, "a"], dtype=object)),
+    "np_negative_stride": lambda m: m.tensor(np.arange(6.0)[::-1]),
+    "np_negative_stride_dtype": lambda m: m.tensor(np.arange(6.0).reshape(2, 3)[:, ::-1], dtype=m.int32),
     "np_str": lambda m: m.tensor(np.array(["a"])),
 }
 

@@ -262,8 +262,8 @@ def tensor_impl(data, dtype=None, device=CPU) -> TensorImpl:
     sizes = _compute_sizes(data)
     target = infer_dtype(data) if dtype is None else dtype
     if isinstance(data, np.ndarray):  # tensor_from_numpy(...).to(dtype, copy=True): the layout is preserved
-        src = from_numpy_impl(data, infer_dtype(data)) if all(st >= 0 for st in data.strides) else None
-        strides = strides_like(src) if src is not None else contiguous_strides(sizes)
+        # (negative numpy strides are refused here, with from_numpy's error, as in PyTorch)
+        strides = strides_like(from_numpy_impl(data, infer_dtype(data)))
         return _fill_from(empty_strided_impl(sizes, strides, target, device), data)
     plain = _store(data, sizes, 0, _leaf_converter(target))
     try:

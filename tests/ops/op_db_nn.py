@@ -355,9 +355,6 @@ def _warnings_of(call):
 WARNINGS = [
     NnOpInfo("warns: softmax implicit dim", aten=(), dtypes=("float32",), samples=lambda dt: [Sample((T((2, 3)),))],
              fn=_warnings_of(lambda lib, x: (lib.nn.functional.softmax(x), lib.nn.functional.log_softmax(x)))),
-    NnOpInfo("warns: rms_norm weight dtype", aten=(), dtypes=("float32", "float16"),
-             samples=lambda dt: [Sample((T((2, 3)), T((3,), dtype="float64")))],
-             fn=_warnings_of(lambda lib, x, w: lib.nn.functional.rms_norm(x, (3,), w))),
 ]
 
 NN_ACT = ALL_FLOAT + INT_BOOL

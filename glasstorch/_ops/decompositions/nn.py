@@ -8,8 +8,8 @@ The structure is PyTorch's, so a dispatch trace shows the same operators:
   ``_log_softmax(self, dim, half_to_float=False)``;
 - ``layer_norm`` -> ``native_layer_norm(...)[0]``; ``batch_norm`` -> ``native_batch_norm(...)[0]`` after
   PyTorch's argument checks; ``group_norm`` -> ``native_group_norm(input, w, b, N, C, HxW, groups, eps)[0]``;
-- ``rms_norm`` -> its checks, then ``_fused_rms_norm(...)[0]`` (PyTorch's CPU path: even for a weight of another
-  dtype, after a warning, the result is computed fused and has the input's dtype);
+- ``rms_norm`` -> its checks, then ``_fused_rms_norm(...)[0]``, itself a composite on the CPU: ``_to_copy`` to the
+  opmath type, ``pow``, ``mean.dim``, ``add_``, ``rsqrt``, ``mul`` (and ``mul`` by the weight), ``_to_copy`` back;
 - ``dropout`` is the identity when not training or ``p == 0`` (it returns ``input`` itself), else
   ``native_dropout(input, p, train)[0]``;
 - ``selu``, ``celu`` -> ``elu``; ``relu6`` -> ``hardtanh(0, 6)``; ``log_sigmoid`` -> ``log_sigmoid_forward``.
@@ -25,14 +25,12 @@ from ..._core import dtype as _dt
 from ..._core import shape as _shape
 from ..._tensor.impl import TensorImpl, empty_contiguous
 from ..aten import aten
-from ..dispatcher import find_op
-from ..kernels.cpu import copy as _copy
-from ..kernels.cpu.activation import typemeta_name
-from ..kernels.cpu.normalization import check_rms_norm_inputs
+from ..kernels.cpu.activation import FLOATING, not_implemented, typemeta_name
 
 __all__ = ["softmax_int", "softmax_int_out", "log_softmax_int", "log_softmax_int_out", "celu", "celu_", "selu",
            "selu_", "relu6", "relu6_", "log_sigmoid", "log_sigmoid_out", "layer_norm", "batch_norm",
-           "batch_norm_legit_no_training", "group_norm", "rms_norm", "dropout", "dropout_"]
+           "batch_norm_legit_no_training", "group_norm", "rms_norm", "fused_rms_norm", "check_rms_norm_inputs",
+           "dropout", "dropout_"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -46,11 +44,7 @@ def _to_dtype(self: TensorImpl, dtype) -> TensorImpl:
     """``self.toType(dtype)``: ``self`` when already of that dtype, else a converted copy (``_to_copy``)."""
     if dtype is None or dtype is self.dtype:
         return self
-    to_copy = find_op("aten::_to_copy")
-    if to_copy is not None:
-        return to_copy.call(self, dtype, None, None, None, False, None)
-    out = empty_contiguous(self.sizes, dtype, self.device)  # until aten::_to_copy is declared
-    return _copy.copy_(out, self)
+    return aten._to_copy(self, dtype, None, None, None, False, None)
 
 
 # -- softmax ------------------------------------------------------------------------------------------------
@@ -159,14 +153,57 @@ def group_norm(input, num_groups, weight, bias, eps, cudnn_enabled):
     return aten.native_group_norm(input, weight, bias, n, c, hxw, num_groups, eps)[0]
 
 
+def check_rms_norm_inputs(x: TensorImpl, normalized_shape, weight) -> None:
+    """PyTorch's ``_check_rms_norm_inputs``."""
+    normalized_shape = tuple(normalized_shape)
+    k = len(normalized_shape)
+    if k < 1:
+        raise RuntimeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           f"element, but got normalized_shape = {_fmt(normalized_shape)}")
+    if weight is not None and weight.sizes != normalized_shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{_fmt(weight.sizes)} and normalized_shape = {_fmt(normalized_shape)}")
+    if x.ndim < k or x.sizes[x.ndim - k:] != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={_fmt(normalized_shape)}, expected input with shape "
+                           f"[*{', '.join(str(s) for s in normalized_shape)}], but got input of size{_fmt(x.sizes)}")
+
+
+def _rms_norm_composite(input, normalized_shape, weight, eps):
+    """``(y, rstd)``: in the opmath type (float32 for the half types), ``rstd = rsqrt(mean(x**2) + eps)`` over the
+    trailing dims and ``y = x * rstd * weight``, converted back to the input dtype once at the end."""
+    if not (input.dtype in FLOATING or input.dtype.is_complex):
+        raise not_implemented("rms_norm", input.dtype)
+    dims = [input.ndim - i - 1 for i in range(len(normalized_shape))]
+    opmath = _dt.float32 if input.dtype in (_dt.float16, _dt.bfloat16) else input.dtype
+    if eps is None:
+        eps = _dt.finfo(opmath.to_real()).eps
+    upcast = _to_dtype(input, opmath)
+    rstd = aten.rsqrt(aten.add__Scalar(aten.mean_dim(aten.pow_Tensor_Scalar(upcast, 2), dims, True, None), eps, 1))
+    result = aten.mul_Tensor(upcast, rstd)
+    if weight is not None:
+        result = aten.mul_Tensor(result, weight)
+    return _to_dtype(result, input.dtype), rstd
+
+
+def fused_rms_norm(input, normalized_shape, weight, eps):
+    """``_fused_rms_norm``: ``(output, rstd)``; like PyTorch's CPU version it checks no shapes."""
+    return _rms_norm_composite(input, normalized_shape, weight, eps)
+
+
+_warned = set()  # TORCH_WARN_ONCE: once per process
+
+
 def rms_norm(input, normalized_shape, weight, eps):
-    """PyTorch's CPU path: always the fused kernel (``x * rsqrt(mean(x**2) + eps) * weight`` in the opmath type,
-    rounded once to the input dtype), warning when the weight's dtype differs from the input's."""
+    """The checks, then ``_fused_rms_norm`` — or, when the weight's dtype differs from the input's, the same
+    composite called directly after a warning (once per process), as PyTorch does."""
     check_rms_norm_inputs(input, normalized_shape, weight)
     if weight is not None and weight.dtype is not input.dtype:
-        warnings.warn(f"Mismatch dtype between input and weight: input dtype = {typemeta_name(input.dtype)}, weight "
-                      f"dtype = {typemeta_name(weight.dtype)}, Cannot dispatch to fused implementation.", UserWarning,
-                      stacklevel=4)
+        if "rms_norm" not in _warned:
+            _warned.add("rms_norm")
+            warnings.warn(f"Mismatch dtype between input and weight: input dtype = {typemeta_name(input.dtype)}, "
+                          f"weight dtype = {typemeta_name(weight.dtype)}, Cannot dispatch to fused implementation.",
+                          UserWarning, stacklevel=4)
+        return _rms_norm_composite(input, normalized_shape, weight, eps)[0]
     return aten._fused_rms_norm(input, normalized_shape, weight, eps)[0]
 
 

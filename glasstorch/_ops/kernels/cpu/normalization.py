@@ -1,5 +1,6 @@
 """Normalization CPU kernels — PyTorch's ``layer_norm.cpp``, ``Normalization.cpp`` (batch norm) and
-``group_norm.cpp`` with their ``cpu/*_kernel.cpp`` loops, on numpy.
+``group_norm.cpp`` with their ``cpu/*_kernel.cpp`` loops, on numpy.  (RMS norm has no kernel: on the CPU it is
+a composite of pointwise ops and ``mean``, see ``decompositions/nn.py``.)
 
 Every kernel returns ``(output, mean, rstd)``-style triples as PyTorch does, so a backward can reuse the
 statistics.  Statistics are computed in float64 for float32/float64 inputs and in float32 for the half
@@ -20,8 +21,7 @@ from ...._tensor.impl import TensorImpl, empty_contiguous
 from .activation import FLOATING, not_implemented
 
 __all__ = ["native_layer_norm_kernel", "native_batch_norm_kernel", "batch_norm_legit_kernel",
-           "batch_norm_legit_no_stats_kernel", "native_group_norm_kernel", "fused_rms_norm_kernel",
-           "check_layer_norm_inputs", "check_rms_norm_inputs"]
+           "batch_norm_legit_no_stats_kernel", "native_group_norm_kernel", "check_layer_norm_inputs"]
 
 _HALF = (_dt.float16, _dt.bfloat16)
 
@@ -216,60 +216,3 @@ def native_group_norm_kernel(input, weight, bias, N, C, HxW, group, eps):
     np.copyto(mean.as_numpy(), mu.reshape(N, group), casting="unsafe")
     np.copyto(rstd.as_numpy(), r.reshape(N, group), casting="unsafe")
     return out, mean, rstd
-
-
-# -- RMS norm -----------------------------------------------------------------------------------------------
-def check_rms_norm_inputs(x: TensorImpl, normalized_shape, weight) -> int:
-    """PyTorch's ``_check_rms_norm_inputs``; returns the first normalized dimension."""
-    normalized_shape = tuple(normalized_shape)
-    k = len(normalized_shape)
-    if k < 1:
-        raise RuntimeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
-                           f"element, but got normalized_shape = {_fmt(normalized_shape)}")
-    if weight is not None and weight.sizes != normalized_shape:
-        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
-                           f"{_fmt(weight.sizes)} and normalized_shape = {_fmt(normalized_shape)}")
-    if x.ndim < k or x.sizes[x.ndim - k:] != normalized_shape:
-        raise RuntimeError(f"Given normalized_shape={_fmt(normalized_shape)}, expected input with shape "
-                           f"[*{', '.join(str(s) for s in normalized_shape)}], but got input of size{_fmt(x.sizes)}")
-    return x.ndim - k
-
-
-def _prod(xs) -> int:
-    n = 1
-    for x in xs:
-        n *= x
-    return n
-
-
-def _opmath_of(dtype):
-    return _dt.float32 if dtype in _HALF else dtype
-
-
-def fused_rms_norm_kernel(input, normalized_shape, weight, eps):
-    """``(out, rstd)``: ``x * rsqrt(mean(x**2) + eps) * weight`` over the trailing ``len(normalized_shape)`` dims,
-    in the opmath type, rounded once to the input dtype; ``eps`` defaults to the opmath type's epsilon.
-
-    Like PyTorch's, this kernel checks no shapes (``rms_norm`` does) and multiplies by ``weight`` broadcast."""
-    if not (input.dtype in FLOATING or input.dtype.is_complex):
-        raise not_implemented("rms_norm", input.dtype)
-    axis = max(input.ndim - len(normalized_shape), 0)
-    odt = _opmath_of(input.dtype)
-    out = empty_contiguous(input.sizes, input.dtype, input.device)
-    rstd = empty_contiguous(input.sizes[:axis] + (1,) * (input.ndim - axis), odt, input.device)
-    if _is_meta(input, weight):
-        return out, rstd
-    ct = odt.np
-    if eps is None:
-        eps = float(np.finfo(odt.to_real().np).eps)
-    x = input.as_numpy().astype(ct)
-    axes = tuple(range(axis, input.ndim))
-    with np.errstate(all="ignore"):
-        n = ct.type(_prod(input.sizes[axis:]))  # an empty row has mean 0/0 = NaN, as in PyTorch
-        r = 1.0 / np.sqrt((x * x).sum(axis=axes, keepdims=True) / n + ct.type(eps))
-        y = x * r.astype(ct)
-        if weight is not None:
-            y = y * weight.as_numpy().astype(ct)
-    np.copyto(out.as_numpy(), y, casting="unsafe")
-    np.copyto(rstd.as_numpy(), r, casting="unsafe")
-    return out, rstd
