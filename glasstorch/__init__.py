@@ -7,7 +7,7 @@
 import sys
 
 from ._core.dtype import (  # noqa: F401
-    bfloat16, bool, can_cast, complex64, complex128, dtype, finfo, float16, float32, float64,
+    bfloat16, bool, can_cast, complex32, complex64, complex128, dtype, finfo, float16, float32, float64,
     get_default_dtype, iinfo, int8, int16, int32, int64, promote_types, set_default_dtype, uint8,
 )
 from ._core.dtype import ALIASES as _ALIASES
@@ -48,6 +48,6 @@ __version__ = "2.13.0+glasstorch"
 # torch.float, torch.long, ... and torch.FloatTensor, torch.LongTensor, ...
 globals().update(_ALIASES)
 globals().update(_LEGACY_TYPES)
-cfloat, cdouble = complex64, complex128
+cfloat, cdouble, chalf = complex64, complex128, complex32
 
 del _ALIASES, _LEGACY_TYPES, _methods, _operators, _wrap, _functional, sys

@@ -259,6 +259,9 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        impl = self._impl
+        if value and not (impl.dtype.is_floating_point or impl.dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True) -> Tensor:
@@ -461,16 +464,25 @@ class Tensor:
         return int(_py_scalar(impl))
 
     def __int__(self):
-        if self._impl.numel() != 1:
-            raise ValueError("only one element tensors can be converted to Python scalars")
-        self._scalar_check("item")
-        return int(_py_scalar(self._impl).real if self._impl.dtype.is_complex else _py_scalar(self._impl))
+        return int(self._python_number("int64_t"))
 
     def __float__(self):
+        return float(self._python_number("double"))
+
+    def _python_number(self, c_type):
+        """The one value for ``int()``/``float()``: complex values must be real (c10's overflow check)."""
         if self._impl.numel() != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         self._scalar_check("item")
-        return float(_py_scalar(self._impl))
+        if self.requires_grad:
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+                          "Consider using tensor.detach() first.", UserWarning, stacklevel=3)
+        v = _py_scalar(self._impl)
+        if isinstance(v, complex):
+            if v.imag != 0:
+                raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
+            v = v.real
+        return v
 
     def __complex__(self):
         if self._impl.numel() != 1:
@@ -552,7 +564,10 @@ class Tensor:
             mid = "" if impl.device.type == "cpu" else f"{impl.device.type}."
             return f"torch.{mid}{impl.dtype._tensor_type}"
         if isinstance(dtype, str):
-            dtype = _LEGACY_BY_NAME[dtype.removeprefix("torch.")]
+            name = dtype.removeprefix("torch.")
+            if name not in _LEGACY_BY_NAME:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = _LEGACY_BY_NAME[name]
         elif isinstance(dtype, type) and issubclass(dtype, Tensor):
             dtype = dtype._legacy_dtype
         return self.to(dtype)
@@ -695,9 +710,10 @@ class Tensor:
         target = _basic_index(self._impl, idx)
         if isinstance(value, Tensor):
             aten.copy_(target, _expand_value(value._impl, target), False)
-        else:  # PyTorch makes a tensor of the value (checking it fits the dtype) and copies it in
-            if isinstance(value, (builtins.bool, builtins.int, builtins.float, np.generic)):
-                _fac.check_fits(value, target.dtype)
+        else:  # PyTorch makes a one-element tensor of the value (checking it fits the dtype) and copies it in
+            if isinstance(value, (builtins.bool, builtins.int, builtins.float, builtins.complex, np.generic)):
+                _fac.check_fits(value, target.dtype, numel=1)
+                value = _fac.fill_value_for(value, target.dtype)
             aten.copy_(target, _fac.tensor_impl(value, target.dtype, target.device), False)
 
 

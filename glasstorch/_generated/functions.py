@@ -563,6 +563,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     reflection_pad1d_out as _op_reflection_pad1d_out,
     reflection_pad2d as _op_reflection_pad2d,
     reflection_pad2d_out as _op_reflection_pad2d_out,
+    reflection_pad3d as _op_reflection_pad3d,
+    reflection_pad3d_out as _op_reflection_pad3d_out,
     relu as _op_relu,
     relu6 as _op_relu6,
     relu6_ as _op_relu6_,
@@ -583,6 +585,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     replication_pad1d_out as _op_replication_pad1d_out,
     replication_pad2d as _op_replication_pad2d,
     replication_pad2d_out as _op_replication_pad2d_out,
+    replication_pad3d as _op_replication_pad3d,
+    replication_pad3d_out as _op_replication_pad3d_out,
     reshape as _op_reshape,
     reshape_as as _op_reshape_as,
     rms_norm as _op_rms_norm,
@@ -5156,6 +5160,32 @@ def replication_pad2d(*args, **kwargs):
     return _wrap(_op_replication_pad2d_out.call(a[0], a[1], a[2]))
 
 
+_sig_reflection_pad3d = _Signatures('reflection_pad3d', [
+    'reflection_pad3d(Tensor input, SymInt[6] padding, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def reflection_pad3d(*args, **kwargs):
+    """reflection_pad3d(Tensor input, SymInt[6] padding, *, Tensor? out=None)"""
+    i, a = _sig_reflection_pad3d.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_reflection_pad3d.call(a[0], a[1]))
+    return _wrap(_op_reflection_pad3d_out.call(a[0], a[1], a[2]))
+
+
+_sig_replication_pad3d = _Signatures('replication_pad3d', [
+    'replication_pad3d(Tensor input, SymInt[6] padding, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def replication_pad3d(*args, **kwargs):
+    """replication_pad3d(Tensor input, SymInt[6] padding, *, Tensor? out=None)"""
+    i, a = _sig_replication_pad3d.parse(args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_replication_pad3d.call(a[0], a[1]))
+    return _wrap(_op_replication_pad3d_out.call(a[0], a[1], a[2]))
+
+
 _sig__pad_circular = _Signatures('_pad_circular', [
     '_pad_circular(Tensor input, SymInt[] pad)',
 ], numbers_as_tensors=False, is_method=False)
@@ -5788,4 +5818,4 @@ def _to_copy(*args, **kwargs):
 __all__ = ['convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'einsum', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'binary_cross_entropy_with_logits', 'kl_div', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', 'reshape', '_unsafe_view', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'alias', 'clone', 'fill_', 'zero_', '_to_copy']
 
 LINALG_FUNCTIONS = ['linalg_vector_norm']
-NN_FUNCTIONS = ['_pad_circular', '_pad_enum', 'adaptive_avg_pool2d', 'avg_pool2d', 'binary_cross_entropy', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'log_sigmoid_forward', 'max_pool2d_with_indices', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'softplus']
+NN_FUNCTIONS = ['_pad_circular', '_pad_enum', 'adaptive_avg_pool2d', 'avg_pool2d', 'binary_cross_entropy', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'log_sigmoid_forward', 'max_pool2d_with_indices', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'softplus']

@@ -11,16 +11,19 @@ from __future__ import annotations
 from .._ops._generated import ops as _ops  # noqa: F401  (the operators must exist before their kernels)
 from .._ops.factories import full_impl
 from . import engine as _engine
-from . import formulas, graph, node_support
+from . import formulas, functional, graph, node_support  # noqa: F401
 from ._generated import kernels as _kernels  # noqa: F401  (registers the Autograd-key kernels)
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
+from .function import Function, InplaceFunction, once_differentiable  # noqa: F401
 from .grad_mode import (  # noqa: F401
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
 )
+from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
 from .graph import Node, requires_grad
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "detect_anomaly", "set_detect_anomaly", "graph", "Node"]
+           "detect_anomaly", "set_detect_anomaly", "graph", "Node", "Function", "InplaceFunction",
+           "once_differentiable", "gradcheck", "gradgradcheck", "functional"]
 
 _to_tensor = None  # bound by install()
 

@@ -2,18 +2,47 @@
 
 Formulas are Python expressions over public Tensors (``grad * other``), evaluated by the generated
 Node classes; these helpers cover what one expression cannot say directly.  Broadcasting needs no
-helper: the engine sums a gradient back to its input's shape (``validate_outputs``).
+helper: the engine sums a gradient back to its input's shape (``validate_outputs``).  The math follows
+PyTorch's formulas (same masks, tie rules and order of operations, so float32 results agree).
 
-Invariant: every helper is built from differentiable operators, so double backward works.
+Invariant: every helper is built from differentiable operators (no in-place writes, no ``copy_``), so
+double backward works.
 """
 
 from __future__ import annotations
 
-__all__ = ["sdpa_backward", "gelu_backward", "silu_backward", "clamp_backward", "minmax_backward", "amax_backward",
-           "value_selecting_backward", "logsumexp_backward", "cat_grads", "embedding_backward", "nll_loss_backward",
-           "layer_norm_backward", "var_backward", "sum_backward", "mean_backward", "expand_backward", "unsqueeze_dims", "softmax_backward",
-           "log_softmax_backward", "restore_reduced_dims", "select_backward", "slice_backward", "permute_backward",
-           "maybe_multiply", "zeros_like_grad", "reshape_backward"]
+import math
+
+__all__ = [
+    # generic
+    "maybe_multiply", "zeros_like_grad", "tensor_list", "where_grad", "cat_along", "cat_grads", "pad_dim",
+    "unsqueeze_dims", "restore_reduced_dims", "reshape_backward",
+    # pointwise
+    "div_self_backward", "div_other_backward", "pow_backward", "pow_backward_self", "pow_backward_exponent",
+    "pow_scalar_backward_exponent", "clamp_backward", "clamp_backward_min_max", "minmax_backward",
+    "fminmax_backward", "copysign_backward", "xlogy_self_backward", "xlogy_scalar_other_backward",
+    # reductions
+    "sum_backward", "mean_backward", "expand_backward", "amax_backward", "evenly_distribute_backward",
+    "value_selecting_backward", "logsumexp_backward", "var_backward", "std_backward", "var_mean_backward",
+    "std_mean_backward", "norm_backward", "prod_backward", "prod_dim_backward", "cumsum_backward",
+    "cumprod_backward",
+    # views and shapes
+    "select_backward", "slice_backward", "permute_backward", "diagonal_backward", "unfold_backward",
+    "as_strided_backward", "repeat_backward", "roll_backward", "constant_pad_backward", "reflection_pad_backward",
+    "replication_pad_backward",
+    # indexing
+    "gather_backward", "index_select_backward", "index_backward", "masked_fill_value_backward",
+    "masked_select_backward", "masked_scatter_source_backward", "take_backward", "index_source_backward",
+    "index_fill_value_backward", "scatter_reduce_backward",
+    # activations, losses, normalisation, convolution, pooling
+    "softmax_backward", "log_softmax_backward", "gelu_backward", "silu_backward", "mish_backward",
+    "softplus_backward", "elu_backward", "hardswish_backward", "log_sigmoid_backward", "glu_backward",
+    "embedding_backward", "nll_loss_backward", "mse_loss_backward", "smooth_l1_loss_backward",
+    "huber_loss_backward", "bce_backward", "bce_target_backward", "bce_logits_backward",
+    "bce_logits_target_backward", "layer_norm_backward", "batch_norm_backward", "group_norm_backward",
+    "rms_norm_backward", "convolution_backward", "max_pool2d_backward", "avg_pool2d_backward",
+    "adaptive_avg_pool2d_backward", "sdpa_backward",
+]
 
 _T = None  # glasstorch module, bound lazily by the generated nodes (formulas use the public API)
 
@@ -23,8 +52,58 @@ def bind(torch_module) -> None:
     _T = torch_module
 
 
+# -- generic ---------------------------------------------------------------------------------------------------
 def maybe_multiply(grad, alpha):
     return grad if alpha == 1 else grad * alpha
+
+
+def zeros_like_grad(sizes, dtype, device):
+    return _T.zeros(sizes, dtype=dtype, device=device)
+
+
+def tensor_list(items):
+    """A saved ``Tensor[]`` / ``Tensor?[]`` argument (TensorImpls) as public Tensors."""
+    from . import graph
+
+    return [x if x is None or isinstance(x, _T.Tensor) else graph.to_tensor(x) for x in items]
+
+
+def where_grad(mask, grad):
+    """``where(mask, grad, 0)``: the gradient where ``mask`` holds, 0 elsewhere (NaN/inf grads stay put)."""
+    return _T.where(mask, grad, _T.zeros((), dtype=grad.dtype, device=grad.device))
+
+
+def pad_dim(t, dim, before, after, value=0.0):
+    """``constant_pad_nd`` along one dimension (negative amounts crop)."""
+    dim = dim % t.dim()
+    pad = [0, 0] * (t.dim() - dim)
+    pad[-2], pad[-1] = before, after
+    return _T.constant_pad_nd(t, pad, value)
+
+
+def _needs_graph(tensors) -> bool:
+    return _T.is_grad_enabled() and any(t.requires_grad for t in tensors)
+
+
+def cat_along(tensors, dim):
+    """``cat`` that stays differentiable under ``create_graph`` (padded pieces summed: ``cat`` has no formula
+    while the codegen cannot take ``Tensor[]`` inputs)."""
+    tensors = list(tensors)
+    if not _needs_graph(tensors):
+        return _T.cat(tensors, dim)
+    dim = dim % tensors[0].dim()
+    total = sum(t.shape[dim] for t in tensors)
+    out, start = None, 0
+    for t in tensors:
+        n = t.shape[dim]
+        piece = pad_dim(t, dim, start, total - start - n)
+        out = piece if out is None else out + piece
+        start += n
+    return out
+
+
+def cat_grads(grads, dim):
+    return cat_along(grads, dim)
 
 
 def unsqueeze_dims(grad, dims, ndim):
@@ -33,30 +112,139 @@ def unsqueeze_dims(grad, dims, ndim):
     return grad
 
 
+def _dims(dim, ndim):
+    """The reduced dims of an ``int[1]?`` argument; None or [] mean all."""
+    if dim is None:
+        return list(range(ndim))
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    return list(range(ndim)) if not dims else [d % max(ndim, 1) for d in dims]
+
+
 def restore_reduced_dims(grad, dim, keepdim, sizes):
     """The gradient of a reduction, with the reduced dims put back as size 1."""
     ndim = len(sizes)
     if keepdim or ndim == 0:
         return grad
-    dims = range(ndim) if dim is None or (not isinstance(dim, int) and len(dim) == 0) else \
-        ([dim] if isinstance(dim, int) else list(dim))
-    return unsqueeze_dims(grad, dims, ndim)
+    return unsqueeze_dims(grad, _dims(dim, ndim), ndim)
 
 
+def reshape_backward(grad, sizes):
+    return grad.reshape(sizes)
+
+
+def _safe_size(sizes, dims):
+    n = 1
+    for d in dims:
+        n *= sizes[d]
+    return n
+
+
+# -- pointwise ---------------------------------------------------------------------------------------------------
+def div_self_backward(grad, other, rounding_mode=None):
+    if rounding_mode is not None:
+        return _T.zeros_like(grad)
+    return grad / other
+
+
+def div_other_backward(grad, self, other, rounding_mode=None):
+    if rounding_mode is not None:
+        return _T.zeros_like(grad)
+    return -grad * ((self / other) / other)
+
+
+def pow_backward(grad, self, exponent):
+    if exponent == 0:
+        return _T.zeros_like(self)
+    e = float(exponent)
+    return grad * (e * self.pow(e - 1))
+
+
+def pow_backward_self(grad, self, exponent):
+    zero = _T.zeros((), dtype=grad.dtype, device=grad.device)
+    return _T.where(exponent == 0.0, zero, grad * (exponent * self.pow(exponent - 1)))
+
+
+def pow_backward_exponent(grad, self, exponent, result):
+    cond = (self == 0).logical_and(exponent >= 0)
+    dtype = _T.result_type(self, exponent)
+    zero = _T.zeros((), dtype=grad.dtype, device=grad.device)
+    return grad * _T.where(cond, zero, result * self.to(dtype).log())
+
+
+def _log_scalar(b):
+    b = float(b)
+    return math.log(b) if b > 0 else (-math.inf if b == 0 else math.nan)
+
+
+def pow_scalar_backward_exponent(grad, base, exponent, result):
+    if base == 0:
+        zero = _T.zeros((), dtype=grad.dtype, device=grad.device)
+        return grad * _T.where(exponent >= 0, zero, result * _log_scalar(base))
+    return grad * (result * _log_scalar(base))
+
+
+def clamp_backward(grad, self, min, max):  # noqa: A002 - PyTorch's argument names
+    if min is not None and max is not None:
+        return where_grad((self >= min).logical_and(self <= max), grad)
+    if min is not None:
+        return where_grad(self >= min, grad)
+    if max is not None:
+        return where_grad(self <= max, grad)
+    return grad
+
+
+def clamp_backward_min_max(grad, self, min, max):  # noqa: A002
+    """(d min, d max) of clamp.Tensor: a bound gets the gradient where it is the value taken."""
+    if min is not None and max is not None:
+        gmin = where_grad((self < min).logical_and(min < max), grad)
+        gmax = where_grad((self > max).logical_or(max < min), grad)
+        return gmin, gmax
+    if min is not None:
+        return where_grad(self < min, grad), None
+    if max is not None:
+        return None, where_grad(self > max, grad)
+    return None, None
+
+
+def minmax_backward(grad, x, other, is_max):
+    """maximum/minimum: the gradient goes to the winner; ties split it in half (PyTorch's rule)."""
+    loses = (x < other) if is_max else (x > other)
+    return _T.where(x == other, grad / 2, grad).masked_fill(loses, 0)
+
+
+def fminmax_backward(grad, x, other, is_max, for_self):
+    """fmax/fmin: like maximum/minimum but NaN loses and ties go to ``self``."""
+    takes_self = ((x >= other) if is_max else (x <= other)).logical_or(other.isnan())
+    return grad.masked_fill(takes_self.logical_not() if for_self else takes_self, 0)
+
+
+def copysign_backward(grad, self, result):
+    ratio = (result / self).masked_fill(self == 0, 0)
+    return grad * ratio
+
+
+def xlogy_self_backward(grad, self, other):
+    return _T.xlogy(grad, other).masked_fill((self == 0.0).logical_and(other <= 0.0), 0.0)
+
+
+def xlogy_scalar_other_backward(grad, self, other):
+    out = _T.xlogy(grad, other)
+    return out if other > 0 else out.masked_fill(self == 0.0, 0.0)
+
+
+# -- reductions --------------------------------------------------------------------------------------------------
 def sum_backward(grad, sizes, dim, keepdim):
     return restore_reduced_dims(grad, dim, keepdim, sizes).expand(sizes)
 
 
-def mean_backward(grad, sizes, dim, keepdim, numel_in, numel_out):
-    n = numel_in // max(numel_out, 1) if numel_out else numel_in
+def mean_backward(grad, sizes, dim, numel, keepdim):
+    all_reduce = dim is None or (not isinstance(dim, int) and len(dim) == 0)
+    n = numel if all_reduce else _safe_size(sizes, _dims(dim, len(sizes))) if sizes else 1
     return sum_backward(grad, sizes, dim, keepdim) / n
 
 
 def expand_backward(grad, sizes):
-    return grad.sum_to_size(sizes) if hasattr(grad, "sum_to_size") else _sum_to(grad, sizes)
-
-
-def _sum_to(grad, sizes):
+    sizes = tuple(sizes)
     lead = grad.dim() - len(sizes)
     if lead:
         grad = grad.sum(tuple(range(lead)))
@@ -66,30 +254,175 @@ def _sum_to(grad, sizes):
     return grad
 
 
-def softmax_backward(grad, result, dim):
-    return result * (grad - (grad * result).sum(dim, keepdim=True))
+def amax_backward(grad, x, dim, keepdim, result):
+    """amax/amin: the gradient is shared evenly by the elements equal to the result."""
+    sizes = tuple(x.shape)
+    g = restore_reduced_dims(grad, dim, keepdim, sizes)
+    mask = restore_reduced_dims(result, dim, keepdim, sizes) == x
+    if x.dim() == 0:
+        return g * mask
+    return (g / mask.sum(_dims(dim, x.dim()), keepdim=True)) * mask
 
 
-def log_softmax_backward(grad, result, dim):
-    return grad - result.exp() * grad.sum(dim, keepdim=True)
+def evenly_distribute_backward(grad, x, value):
+    """max()/min() of all elements: the gradient is shared by every element equal to the result."""
+    mask = (x == value).logical_or(x.isnan().logical_and(value.isnan()))
+    return mask * (grad / mask.sum())
 
 
-def select_backward(grad, sizes, dim, index):
+def value_selecting_backward(grad, dim, indices, sizes, keepdim):
+    """max(dim)/min(dim)/sort/topk/kthvalue values: scatter the gradient back to the selected positions."""
+    if not len(sizes):
+        return grad.reshape(sizes)
+    if not keepdim:
+        grad, indices = grad.unsqueeze(dim), indices.unsqueeze(dim)
     out = _T.zeros(sizes, dtype=grad.dtype, device=grad.device)
-    out.select(dim, index).copy_(grad)
-    return out
+    return out.scatter(dim, indices, grad)
+
+
+def logsumexp_backward(grad, x, result, dim, keepdim):
+    sizes = tuple(x.shape)
+    g = restore_reduced_dims(grad, dim, keepdim, sizes)
+    r = restore_reduced_dims(result, dim, keepdim, sizes)
+    return g * (x - r).exp()
+
+
+def var_backward(grad, x, dim, correction, keepdim):
+    c = 1 if correction is None else correction
+    if x.dim() == 0 or dim is None:
+        dof = x.numel() - c
+        if dof <= 0:
+            return grad * _T.where(x == x.mean(), math.nan, math.inf)
+        return (2.0 / dof) * grad * (x - x.mean())
+    dims = _dims(dim, x.dim())
+    if not keepdim and x.dim() > 1:
+        grad = unsqueeze_dims(grad, dims, x.dim())
+    n = _safe_size(tuple(x.shape), [dim] if isinstance(dim, int) else list(dim))
+    return (2.0 / (n - c)) * grad * (x - x.mean(dims, keepdim=True))
+
+
+def std_backward(result, grad, x, dim, correction, keepdim):
+    grad_var = (grad / (result * 2)).masked_fill(result == 0, 0)
+    return var_backward(grad_var, x, dim, correction, keepdim)
+
+
+def var_mean_backward(gvar, gmean, x, dim, correction, keepdim):
+    out = var_backward(gvar, x, dim, correction, keepdim)
+    return out + mean_backward(gmean, tuple(x.shape), dim, x.numel(), keepdim)
+
+
+def std_mean_backward(gstd, gmean, x, std, dim, correction, keepdim):
+    out = std_backward(std, gstd, x, dim, correction, keepdim)
+    return out + mean_backward(gmean, tuple(x.shape), dim, x.numel(), keepdim)
+
+
+def norm_backward(grad, x, p, norm, dim=(), keepdim=False):
+    """p-norm (norm, linalg_vector_norm): PyTorch's case split on p (0, 1, 2, inf, <1, <2, other)."""
+    p = 2.0 if p is None else float(p)
+    ndim = x.dim()
+    dims = [] if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    if not keepdim and ndim != 0:
+        grad = unsqueeze_dims(grad, dims, ndim)
+        norm = unsqueeze_dims(norm, dims, ndim)
+    if p == 0.0:
+        return _T.zeros_like(x)
+    if p == 1.0:
+        return x.sgn() * grad
+    if p == 2.0:
+        return grad * (x / norm).masked_fill(norm == 0, 0)
+    if math.isinf(p):
+        xa = x.abs()
+        mask = xa.eq(norm).logical_or(xa.isnan())
+        count = mask.sum(_dims(dims, ndim), keepdim=True) if ndim else mask.sum()
+        return x.sgn() * ((grad / count) * mask)
+    if p < 1.0:
+        scaled = x.sgn() * x.abs().pow(p - 1).masked_fill(x == 0, 0)
+        return scaled * grad * norm.pow(1 - p)
+    if p < 2.0:
+        scaled = x.sgn() * x.abs().pow(p - 1)
+    else:
+        scaled = x * x.abs().pow(p - 2)
+    scale = (grad / norm.pow(p - 1)).masked_fill(norm == 0, 0)
+    return scaled * scale
+
+
+def _exclusive_cumprod(x, dim, reverse=False):
+    """prod of the elements before each one along ``dim`` (after it, with ``reverse``); no division."""
+    n = x.shape[dim]
+    if reverse:
+        return _exclusive_cumprod(x.flip(dim), dim).flip(dim)
+    return pad_dim(x.narrow(dim, 0, n - 1), dim, 1, 0, 1.0).cumprod(dim)
+
+
+def _prod_safe_zeros_backward(grad, x, dim):
+    if x.numel() == 0:
+        return grad.expand_as(x)
+    return grad * (_exclusive_cumprod(x, dim) * _exclusive_cumprod(x, dim, reverse=True))
+
+
+def prod_backward(grad, x, result):
+    if x.dim() == 0:
+        return grad
+    if not bool((x == 0).any()):
+        return grad * (result / x)
+    flat = x.contiguous().view(-1)
+    return _prod_safe_zeros_backward(grad, flat, 0).view_as(x)
+
+
+def prod_dim_backward(grad, x, result, dim, keepdim):
+    if x.dim() == 0:
+        return grad
+    dim = dim % x.dim()
+    if not keepdim:
+        grad, result = grad.unsqueeze(dim), result.unsqueeze(dim)
+    if not bool((x == 0).any()):
+        return grad * (result / x)
+    return _prod_safe_zeros_backward(grad, x, dim)
+
+
+def _reversed_cumsum(t, dim):
+    return t.flip(dim).cumsum(dim).flip(dim)
+
+
+def cumsum_backward(grad, dim):
+    if grad.numel() <= 1 or grad.dim() == 0 or grad.shape[dim] == 1:
+        return grad
+    return _reversed_cumsum(grad, dim)
+
+
+def cumprod_backward(grad, x, dim, result):
+    """d/dx_j of cumprod = sum_{k>=j} g_k prod_{i<=k, i!=j} x_i; divides only when no input is zero."""
+    if x.numel() <= 1 or x.dim() == 0:
+        return grad
+    dim = dim % x.dim()
+    if not bool((x == 0).any()):
+        return _reversed_cumsum(result * grad, dim) / x
+    # h_j = g_j + x_{j+1} h_{j+1} (Horner from the end); grad_j = prod_{i<j} x_i * h_j
+    n = x.shape[dim]
+    hs = [grad.narrow(dim, n - 1, 1)]
+    for j in range(n - 2, -1, -1):
+        hs.append(grad.narrow(dim, j, 1) + x.narrow(dim, j + 1, 1) * hs[-1])
+    h = cat_along(hs[::-1], dim)
+    return _exclusive_cumprod(x, dim) * h
+
+
+# -- views and shapes -------------------------------------------------------------------------------------------
+def select_backward(grad, sizes, dim, index):
+    dim = dim % len(sizes)
+    index = index % sizes[dim]
+    return pad_dim(grad.unsqueeze(dim), dim, index, sizes[dim] - index - 1)
 
 
 def slice_backward(grad, sizes, dim, start, end, step):
+    dim = dim % len(sizes)
+    positions = range(*slice(start, end, step).indices(sizes[dim]))
+    if step == 1:
+        n = len(positions)
+        first = positions.start if n else 0
+        return pad_dim(grad, dim, first, sizes[dim] - first - n)
     out = _T.zeros(sizes, dtype=grad.dtype, device=grad.device)
-    out[_slicer(len(sizes), dim, start, end, step)].copy_(grad)
-    return out
-
-
-def _slicer(ndim, dim, start, end, step):
-    idx = [slice(None)] * ndim
-    idx[dim % ndim] = slice(start, end, step)
-    return tuple(idx)
+    index = _T.tensor(list(positions), dtype=_T.int64, device=grad.device)
+    return out.index_add(dim, index, grad)
 
 
 def permute_backward(grad, dims):
@@ -99,18 +432,203 @@ def permute_backward(grad, dims):
     return grad.permute(inverse)
 
 
-def reshape_backward(grad, sizes):
-    return grad.reshape(sizes)
+def diagonal_backward(grad, sizes, offset, dim1, dim2):
+    ndim = len(sizes)
+    d1, d2 = dim1 % ndim, dim2 % ndim
+    out = grad.diag_embed(offset, d1, d2)
+    for d in (d1, d2):
+        out = pad_dim(out, d, 0, sizes[d] - out.shape[d])
+    return out
 
 
-def zeros_like_grad(sizes, dtype, device):
-    return _T.zeros(sizes, dtype=dtype, device=device)
+def unfold_backward(grad, sizes, dim, size, step):
+    if len(sizes) == 0:
+        return grad.reshape(sizes)
+    dim = dim % len(sizes)
+    windows = grad.shape[dim]
+    positions = [w * step + k for w in range(windows) for k in range(size)]
+    g = grad.movedim(-1, dim + 1).flatten(dim, dim + 1)
+    index = _T.tensor(positions, dtype=_T.int64, device=grad.device)
+    out = _T.zeros(sizes, dtype=grad.dtype, device=grad.device)
+    return out.index_add(dim, index, g)
 
 
-# -- activations, losses, normalisation -----------------------------------------------------------------------
+def _storage_indices(sizes, strides, offset, device):
+    idx = _T.full((), offset, dtype=_T.int64, device=device)
+    for d, (n, s) in enumerate(zip(sizes, strides, strict=True)):
+        shape = [1] * len(sizes)
+        shape[d] = n
+        idx = idx + _T.arange(n, dtype=_T.int64, device=device).reshape(shape) * s
+    return idx.expand(tuple(sizes)).reshape(-1)
+
+
+def as_strided_backward(grad, x, size, stride, storage_offset):
+    """Scatter the gradient onto x's storage positions, then read x's geometry back (shared spots averaged)."""
+    dev = grad.device
+    off = x.storage_offset() if storage_offset is None else storage_offset
+    out_idx = _storage_indices(size, stride, off, dev)
+    in_idx = _storage_indices(tuple(x.shape), x.stride(), x.storage_offset(), dev)
+    length = 1 + max([int(out_idx.max()) if out_idx.numel() else 0, int(in_idx.max()) if in_idx.numel() else 0])
+    buf = _T.zeros(length, dtype=grad.dtype, device=dev).index_add(0, out_idx, grad.reshape(-1))
+    count = _T.zeros(length, dtype=grad.dtype, device=dev).index_add(0, in_idx, _T.ones(in_idx.shape, dtype=grad.dtype,
+                                                                                          device=dev))
+    return (buf.index_select(0, in_idx) / count.index_select(0, in_idx)).reshape(tuple(x.shape))
+
+
+def repeat_backward(grad, repeats, sizes):
+    if any(r == 0 for r in repeats):
+        return _T.zeros(sizes, dtype=grad.dtype, device=grad.device)
+    lead = grad.dim() - len(sizes)
+    if lead:
+        grad = grad.sum(tuple(range(lead)))
+    shape, dims = [], []
+    for d, n in enumerate(sizes):
+        r = repeats[d + lead]
+        if r != 1:
+            shape.append(r)
+            dims.append(len(shape) - 1)
+        shape.append(n)
+    grad = grad.reshape(shape)
+    return grad.sum(dims) if dims else grad
+
+
+def roll_backward(grad, shifts, dims):
+    return grad.roll([-s for s in reversed(list(shifts))], list(reversed(list(dims))))
+
+
+def constant_pad_backward(grad, pad):
+    return _T.constant_pad_nd(grad, [-p for p in pad])
+
+
+def _pad_backward(grad, sizes, padding, source_index):
+    """Reflection/replication padding: each output position reads one input position along each padded dim."""
+    for k in range(len(padding) // 2):
+        dim = grad.dim() - 1 - k
+        n = sizes[dim]
+        left = padding[2 * k]
+        index = [source_index(j - left, n) for j in range(grad.shape[dim])]
+        index = _T.tensor(index, dtype=_T.int64, device=grad.device)
+        shape = list(grad.shape)
+        shape[dim] = n
+        grad = _T.zeros(shape, dtype=grad.dtype, device=grad.device).index_add(dim, index, grad)
+    return grad
+
+
+def reflection_pad_backward(grad, sizes, padding):
+    def reflect(i, n):
+        if i < 0:
+            return -i
+        return 2 * (n - 1) - i if i >= n else i
+    return _pad_backward(grad, sizes, padding, reflect)
+
+
+def replication_pad_backward(grad, sizes, padding):
+    return _pad_backward(grad, sizes, padding, lambda i, n: min(max(i, 0), n - 1))
+
+
+# -- indexing ---------------------------------------------------------------------------------------------------
+def gather_backward(grad, x, dim, index):
+    return _T.zeros_like(x, dtype=grad.dtype).scatter_add(dim, index, grad)
+
+
+def index_select_backward(grad, sizes, dim, index):
+    out = _T.zeros(sizes, dtype=grad.dtype, device=grad.device)
+    if len(sizes) == 0:
+        return out + grad.reshape(sizes)
+    return out.index_add(dim, index.reshape(-1) if index.dim() == 0 else index, grad)
+
+
+def index_backward(grad, sizes, indices):
+    out = _T.zeros(sizes, dtype=grad.dtype, device=grad.device)
+    return out.index_put(tensor_list(indices), grad, True)
+
+
+def masked_fill_value_backward(grad, mask):
+    return where_grad(mask, grad).sum()
+
+
+def masked_select_backward(grad, x, mask):
+    shape = _T.broadcast_shapes(tuple(x.shape), tuple(mask.shape))
+    return _T.zeros(shape, dtype=grad.dtype, device=grad.device).masked_scatter(mask, grad)
+
+
+def masked_scatter_source_backward(grad, mask, sizes):
+    numel = 1
+    for s in sizes:
+        numel *= s
+    selected = grad.masked_select(mask)
+    missing = numel - selected.numel()
+    if missing > 0:
+        selected = _T.constant_pad_nd(selected, [0, missing])
+    return selected.view(sizes)
+
+
+def take_backward(grad, x, index):
+    n = x.numel()
+    flat = index.reshape(-1)
+    flat = _T.where(flat < 0, flat + n, flat)
+    out = _T.zeros(n, dtype=grad.dtype, device=grad.device).index_add(0, flat, grad.reshape(-1))
+    return out.reshape(tuple(x.shape))
+
+
+def index_source_backward(grad, dim, index, source):
+    """index_add/index_copy source: the rows of grad that the source rows went to."""
+    if source.dim() > 0:
+        return grad.index_select(dim, index).expand_as(source)
+    return grad.index_select(dim, index.squeeze(0))
+
+
+def index_fill_value_backward(grad, dim, index):
+    return grad.index_select(dim, _T.unique(index.reshape(-1))).sum()
+
+
+def scatter_reduce_backward(grad, x, dim, index, src, reduce, include_self, result):
+    """(d self, d src) of scatter_reduce for sum / prod / mean / amax / amin."""
+    if reduce == "sum":
+        gself, gsrc = grad, grad.gather(dim, index)
+    elif reduce == "prod":
+        masked_self = x.masked_fill(x == 0, 1)
+        masked_self_result = masked_self.scatter_reduce(dim, index, src, reduce, include_self=include_self)
+        gself = grad * masked_self_result / masked_self
+        src_zero = src == 0
+        src_num_zeros = _T.zeros_like(grad).scatter_add(dim, index, src_zero.to(grad.dtype)).gather(dim, index)
+        src_single_zero = src_zero.logical_and(src_num_zeros == 1)
+        masked_src = src.masked_fill(src_single_zero, 1)
+        masked_src_result = x.scatter_reduce(dim, index, masked_src, reduce, include_self=include_self)
+        gsrc = _T.where(src_single_zero, (grad * masked_src_result).gather(dim, index),
+                        (grad * result).gather(dim, index) / src.masked_fill(src_zero, 1))
+    elif reduce == "mean":
+        n = _T.ones_like(grad) if include_self else _T.zeros_like(grad)
+        n = n.scatter_add(dim, index, _T.ones_like(src))
+        n = n.masked_fill(n == 0, 1)
+        gself = grad / n
+        gsrc = grad.gather(dim, index) / n.gather(dim, index)
+    elif reduce in ("amax", "amin"):
+        value = result.gather(dim, index)
+        self_is_result = (x == result).to(grad.dtype)
+        src_is_result = (src == value).to(grad.dtype)
+        distributed = grad / self_is_result.scatter_add(dim, index, src_is_result)
+        gself = (x == result) * distributed
+        gsrc = (src == value) * distributed.gather(dim, index)
+    else:
+        raise RuntimeError(f"the derivative of scatter_reduce with reduce={reduce!r} is not implemented.")
+    if not include_self:
+        gself = gself.scatter(dim, index, 0)
+    return gself, gsrc
+
+
+# -- activations ------------------------------------------------------------------------------------------------
 _SQRT_2 = 2 ** 0.5
-_SQRT_2_OVER_PI = (2 / 3.141592653589793) ** 0.5
-_INV_SQRT_2PI = 1 / (2 * 3.141592653589793) ** 0.5
+_SQRT_2_OVER_PI = (2 / math.pi) ** 0.5
+_INV_SQRT_2PI = 1 / (2 * math.pi) ** 0.5
+
+
+def softmax_backward(grad, result, dim):
+    return result * (grad - (grad * result).sum(dim, keepdim=True))
+
+
+def log_softmax_backward(grad, result, dim):
+    return grad - result.exp() * grad.sum(dim, keepdim=True)
 
 
 def gelu_backward(grad, x, approximate):
@@ -129,53 +647,47 @@ def silu_backward(grad, x):
     return grad * (s * (1 + x * (1 - s)))
 
 
-def clamp_backward(grad, x, min, max):  # noqa: A002 - PyTorch's argument names
-    mask = None
-    if min is not None:
-        mask = x >= min
-    if max is not None:
-        upper = x <= max
-        mask = upper if mask is None else mask & upper
-    return grad if mask is None else grad * mask
+def mish_backward(grad, x):
+    s = x.sigmoid()
+    t = _T.nn.functional.softplus(x).tanh()
+    return grad * (t + x * s * (1 - t * t))
 
 
-def minmax_backward(grad, x, other, take_x_when_greater):
-    """maximum/minimum: the gradient goes to the winner; ties split it in half (PyTorch's rule)."""
-    wins = (x > other) if take_x_when_greater else (x < other)
-    ties = x == other
-    return grad * wins + grad * ties * 0.5
+def softplus_backward(grad, x, beta, threshold):
+    z = (x * beta).exp()
+    return _T.where(x * beta > threshold, grad, grad * z / (z + 1.0))
 
 
-def amax_backward(grad, x, dim, keepdim, result):
-    g = restore_reduced_dims(grad, dim, keepdim, tuple(x.shape))
-    r = restore_reduced_dims(result, dim, keepdim, tuple(x.shape))
-    mask = x == r
-    count = mask.sum(dim if dim else None, keepdim=True) if dim else mask.sum()
-    return g * mask / count
+def elu_backward(grad, x, alpha, scale, input_scale):
+    neg = grad * input_scale * (alpha * scale) * (x * input_scale).exp()
+    return _T.where(x <= 0, neg, grad * scale)
 
 
-def value_selecting_backward(grad, dim, indices, sizes, keepdim):
-    """max(dim)/min(dim)/sort values: scatter the gradient back to the selected positions."""
-    if not keepdim and len(sizes):
-        grad, indices = grad.unsqueeze(dim), indices.unsqueeze(dim)
-    out = _T.zeros(sizes, dtype=grad.dtype, device=grad.device)
-    return out.scatter(dim, indices, grad) if len(sizes) else grad.reshape(sizes)
+def hardswish_backward(grad, x):
+    zero = _T.zeros((), dtype=grad.dtype, device=grad.device)
+    return _T.where(x < -3, zero, _T.where(x <= 3, grad * (x / 3 + 0.5), grad))
 
 
-def logsumexp_backward(grad, x, result, dim, keepdim):
-    g = restore_reduced_dims(grad, dim, keepdim, tuple(x.shape))
-    r = restore_reduced_dims(result, dim, keepdim, tuple(x.shape))
-    return g * (x - r).exp()
+def log_sigmoid_backward(grad, x):
+    z = (-x.abs()).exp()
+    return _T.where(x < 0, grad / (1 + z), grad * (z / (1 + z)))
 
 
-def cat_grads(grads, dim):
-    return _T.cat(list(grads), dim)
+def glu_backward(grad, x, dim):
+    a, b = x.chunk(2, dim)
+    sb = b.sigmoid()
+    return cat_along([grad * sb, grad * a * sb * (1 - sb)], dim)
 
 
-def embedding_backward(grad, indices, num_weights, padding_idx):
+# -- embedding and losses ------------------------------------------------------------------------------------------
+def embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq=False):
     d = grad.shape[-1]
     flat = indices.reshape(-1)
     g = grad.reshape(-1, d)
+    if scale_grad_by_freq:
+        counts = _T.zeros(num_weights, dtype=grad.dtype, device=grad.device).index_add(
+            0, flat, _T.ones(flat.shape, dtype=grad.dtype, device=grad.device))
+        g = g / counts.index_select(0, flat).unsqueeze(1)
     if padding_idx is not None and padding_idx >= 0:
         g = g * (flat != padding_idx).unsqueeze(1)
     out = _T.zeros(num_weights, d, dtype=grad.dtype, device=grad.device)
@@ -183,13 +695,14 @@ def embedding_backward(grad, indices, num_weights, padding_idx):
 
 
 def nll_loss_backward(grad, x, target, weight, reduction, ignore_index, total_weight):
-    """d loss / d input: -w[target] at the target class, scaled by the reduction."""
+    """d loss / d input: -w[target] at the target class, scaled by the reduction (nll_loss and nll_loss2d)."""
     batched = x.dim() > 1
     xs = x if batched else x.unsqueeze(0)
     t = target if batched else target.unsqueeze(0)
-    safe_t = t.masked_fill(t == ignore_index, 0)
+    ignored = t == ignore_index
+    safe_t = t.masked_fill(ignored, 0)
     w = weight[safe_t] if weight is not None else _T.ones(tuple(safe_t.shape), dtype=x.dtype, device=x.device)
-    w = w * (t != ignore_index)
+    w = w.masked_fill(ignored, 0)
     if reduction == 1:  # mean
         w = w / total_weight
     g = grad if reduction != 0 else grad.reshape(tuple(t.shape))
@@ -199,6 +712,65 @@ def nll_loss_backward(grad, x, target, weight, reduction, ignore_index, total_we
     return out if batched else out.squeeze(0)
 
 
+def _loss_norm(reduction, numel):
+    return 1.0 / numel if reduction == 1 else 1.0
+
+
+def mse_loss_backward(grad, x, target, reduction):
+    norm = 2.0 / x.numel() if reduction == 1 else 2.0
+    return norm * (x - target) * grad
+
+
+def smooth_l1_loss_backward(grad, x, target, reduction, beta):
+    norm = _loss_norm(reduction, x.numel())
+    d = x - target
+    if beta == 0:
+        return norm * d.sign() * grad
+    return _T.where(d < -beta, -norm * grad, _T.where(d > beta, norm * grad, norm * d * grad / beta))
+
+
+def huber_loss_backward(grad, x, target, reduction, delta):
+    norm = _loss_norm(reduction, x.numel())
+    d = x - target
+    return _T.where(d < -delta, -norm * grad * delta, _T.where(d > delta, norm * grad * delta, norm * d * grad))
+
+
+def bce_backward(grad, x, target, weight, reduction):
+    out = grad * (x - target) / ((1 - x) * x).clamp_min(1e-12)
+    if weight is not None:
+        out = out * weight
+    return out / x.numel() if reduction == 1 else out
+
+
+def bce_target_backward(grad, x, target, weight, reduction):
+    out = -(x / (1 - x)).log() * grad
+    if weight is not None:
+        out = out * weight
+    return out / target.numel() if reduction == 1 else out
+
+
+def bce_logits_backward(grad, x, target, weight, pos_weight, reduction):
+    if pos_weight is not None:
+        t = pos_weight * target
+        out = (t + 1 - target) * x.sigmoid() - t
+    else:
+        out = x.sigmoid() - target
+    out = out * grad
+    if weight is not None:
+        out = out * weight
+    return out / x.numel() if reduction == 1 else out
+
+
+def bce_logits_target_backward(grad, x, target, weight, pos_weight, reduction):
+    lsig = _T.nn.functional.logsigmoid
+    out = lsig(-x) - lsig(x) * pos_weight if pos_weight is not None else -x
+    out = out * grad
+    if weight is not None:
+        out = out * weight
+    return out / target.numel() if reduction == 1 else out
+
+
+# -- normalisation ---------------------------------------------------------------------------------------------------
 def layer_norm_backward(grad, x, normalized_shape, mean, rstd, weight, bias):
     """(d input, d weight, d bias) of native_layer_norm from its saved mean and rstd."""
     axes = tuple(range(x.dim() - len(normalized_shape), x.dim()))
@@ -211,25 +783,175 @@ def layer_norm_backward(grad, x, normalized_shape, mean, rstd, weight, bias):
     return dx, dweight, dbias
 
 
-def var_backward(grad, x, dim, correction, keepdim):
-    sizes = tuple(x.shape)
-    g = restore_reduced_dims(grad, dim, keepdim, sizes)
-    dims = None if dim is None else dim
-    n = x.numel() if dims is None else _count(sizes, dims)
-    c = 1 if correction is None else correction
-    return (2.0 / max(n - c, 0)) * g * (x - x.mean(dims, keepdim=True) if dims is not None else x - x.mean())
+def _channel_shape(x):
+    return (1, -1) + (1,) * (x.dim() - 2)
 
 
-def _count(sizes, dims):
-    dims = [dims] if isinstance(dims, int) else list(dims)
-    if not dims:
-        dims = range(len(sizes))
+def batch_norm_backward(grad, x, weight, bias, running_mean, running_var, save_mean, save_invstd, training, eps):
+    """(d input, d weight, d bias) of native_batch_norm (training: batch statistics; eval: running ones)."""
+    axes = [0] + list(range(2, x.dim()))
+    shape = _channel_shape(x)
+    if training:
+        mean, invstd = save_mean, save_invstd
+    else:
+        mean, invstd = running_mean, (running_var + eps).rsqrt()
+    mean, invstd = mean.reshape(shape), invstd.reshape(shape)
+    xhat = (x - mean) * invstd
+    w = weight.reshape(shape) if weight is not None else None
+    if training:
+        g_mean = grad.mean(axes, keepdim=True)
+        proj = (grad * xhat).mean(axes, keepdim=True)
+        dx = (grad - g_mean - xhat * proj) * invstd
+    else:
+        dx = grad * invstd
+    if w is not None:
+        dx = dx * w
+    dweight = (grad * xhat).sum(axes) if weight is not None else None
+    dbias = grad.sum(axes) if bias is not None else None
+    return dx, dweight, dbias
+
+
+def group_norm_backward(grads, x, mean, rstd, weight, bias, N, C, HxW, group):  # noqa: N803 - PyTorch's names
+    """(d input, d weight, d bias) of native_group_norm, including the gradients of its mean/rstd outputs."""
+    grad, gmean, grstd = grads[0], grads[1], grads[2]
+    xg = x.reshape(N, group, -1)
+    m = mean.reshape(N, group, 1)
+    r = rstd.reshape(N, group, 1)
+    xhat = (xg - m) * r
+    wshape = (1, C) + (1,) * (x.dim() - 2)
+    gw = grad * weight.reshape(wshape) if weight is not None else grad
+    gwg = gw.reshape(N, group, -1)
+    n = xg.shape[-1]
+    dx = r * (gwg - gwg.mean(-1, keepdim=True) - xhat * (gwg * xhat).mean(-1, keepdim=True))
+    dx = dx + gmean.reshape(N, group, 1) / n - grstd.reshape(N, group, 1) * r * r * r * (xg - m) / n
+    dx = dx.reshape(tuple(x.shape))
+    xh = xhat.reshape(N, C, -1)
+    g3 = grad.reshape(N, C, -1)
+    dweight = (g3 * xh).sum((0, 2)) if weight is not None else None
+    dbias = g3.sum((0, 2)) if bias is not None else None
+    return dx, dweight, dbias
+
+
+def rms_norm_backward(grads, x, normalized_shape, rstd, weight):
+    """(d input, d weight) of _fused_rms_norm, including the gradient of its rstd output."""
+    grad, grstd = grads[0], grads[1]
+    axes = tuple(range(x.dim() - len(normalized_shape), x.dim()))
+    outer = tuple(range(x.dim() - len(normalized_shape)))
     n = 1
-    for d in dims:
-        n *= sizes[d % len(sizes)]
-    return n
+    for s in normalized_shape:
+        n *= s
+    gw = grad * weight if weight is not None else grad
+    dx = rstd * (gw - x * (rstd * rstd) * (gw * x).mean(axes, keepdim=True))
+    dx = dx - grstd * rstd * rstd * rstd * x / n
+    dweight = (grad * x * rstd).sum(outer) if weight is not None else None
+    return dx, dweight
 
 
+# -- convolution and pooling ---------------------------------------------------------------------------------------
+def _weight_grad(inp, gout, stride, padding, dilation, groups, ksize):
+    """d weight of a (non-transposed) convolution: a convolution of the input with the output gradient."""
+    n, g = inp.shape[0], groups
+    cg = inp.shape[1] // g
+    og = gout.shape[1] // g
+    sp = inp.shape[2:]
+    osp = gout.shape[2:]
+    nd = len(sp)
+    x = inp.reshape(n, g, cg, *sp).movedim(2, 0).reshape(cg, g * n, *sp)
+    w = gout.reshape(n, g, og, *osp).movedim(0, 2).reshape(g * og, n, *osp)
+    out = _T.convolution(x, w, None, list(dilation), list(padding), list(stride), False, [0] * nd, g)
+    for d in range(nd):
+        out = out.narrow(2 + d, 0, ksize[d])
+    return out.transpose(0, 1)
+
+
+def convolution_backward(grad, inp, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """(d input, d weight, d bias) of convolution, from (transposed) convolutions of grad."""
+    nd = weight.dim() - 2
+    stride = _expand(stride, nd)
+    padding = _expand(padding, nd)
+    dilation = _expand(dilation, nd)
+    output_padding = _expand(output_padding, nd)
+    ksize = tuple(weight.shape[2:])
+    if not transposed:
+        natural = [(grad.shape[2 + d] - 1) * stride[d] - 2 * padding[d] + dilation[d] * (ksize[d] - 1) + 1
+                   for d in range(nd)]
+        op = [inp.shape[2 + d] - natural[d] for d in range(nd)]
+        dinp = _T.convolution(grad, weight, None, stride, padding, dilation, True, op, groups)
+        dw = _weight_grad(inp, grad, stride, padding, dilation, groups, ksize)
+    else:
+        dinp = _T.convolution(grad, weight, None, stride, padding, dilation, False, [0] * nd, groups)
+        dw = _weight_grad(grad, inp, stride, padding, dilation, groups, ksize)
+    dbias = grad.sum([0] + list(range(2, grad.dim()))) if bias is not None else None
+    return dinp, dw, dbias
+
+
+def _expand(values, n):
+    values = list(values)
+    return values * n if len(values) == 1 else values
+
+
+def max_pool2d_backward(grad, x, indices):
+    flat = x.shape[:-2] + (x.shape[-2] * x.shape[-1],)
+    out = _T.zeros(flat, dtype=grad.dtype, device=grad.device)
+    return out.scatter_add(-1, indices.flatten(-2), grad.flatten(-2)).reshape(tuple(x.shape))
+
+
+def _pool_matrix(osize, isize, windows, dtype, device):
+    """(osize, isize) matrix with weight w for input i in window o: out = A @ in along one dim."""
+    rows = []
+    for start, end, w in windows:
+        row = [0.0] * isize
+        for i in range(max(start, 0), min(end, isize)):
+            row[i] = w
+        rows.append(row)
+    return _T.tensor(rows, dtype=dtype, device=device).reshape(osize, isize)
+
+
+def _avg_windows(osize, isize, k, s, p, count_include_pad, divisor_override):
+    out = []
+    for o in range(osize):
+        start = o * s - p
+        end = min(start + k, isize + p)
+        pool = end - start
+        cs, ce = max(start, 0), min(end, isize)
+        if divisor_override:
+            w = 1.0
+        else:
+            w = 1.0 / (pool if count_include_pad else max(ce - cs, 1))
+        out.append((cs, ce, w))
+    return out
+
+
+def avg_pool2d_backward(grad, x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """The average pool is separable: out = A_h x A_w^T per plane, so d x = A_h^T g A_w."""
+    k = _expand(kernel_size, 2)
+    s = _expand(stride, 2) if len(stride) else k
+    p = _expand(padding, 2)
+    (h, w), (oh, ow) = x.shape[-2:], grad.shape[-2:]
+    ah = _pool_matrix(oh, h, _avg_windows(oh, h, k[0], s[0], p[0], count_include_pad, divisor_override),
+                      grad.dtype, grad.device)
+    aw = _pool_matrix(ow, w, _avg_windows(ow, w, k[1], s[1], p[1], count_include_pad, divisor_override),
+                      grad.dtype, grad.device)
+    out = ah.t().matmul(grad).matmul(aw)
+    return out / divisor_override if divisor_override else out
+
+
+def adaptive_avg_pool2d_backward(grad, x):
+    (h, w), (oh, ow) = x.shape[-2:], grad.shape[-2:]
+
+    def windows(o_n, i_n):
+        out = []
+        for o in range(o_n):
+            start = (o * i_n) // o_n
+            end = -((-(o + 1) * i_n) // o_n)
+            out.append((start, end, 1.0 / (end - start)))
+        return out
+    ah = _pool_matrix(oh, h, windows(oh, h), grad.dtype, grad.device)
+    aw = _pool_matrix(ow, w, windows(ow, w), grad.dtype, grad.device)
+    return ah.t().matmul(grad).matmul(aw)
+
+
+# -- attention ------------------------------------------------------------------------------------------------------
 def sdpa_backward(grad, query, key, value, attn_mask, dropout_p, is_causal, scale, logsumexp):
     """(dq, dk, dv) of softmax(q k^T * scale + mask) v, recomputing the probabilities from logsumexp."""
     E = query.shape[-1]

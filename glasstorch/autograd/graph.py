@@ -18,6 +18,7 @@ Invariant: a graph only points from outputs towards inputs, so freeing outputs f
 from __future__ import annotations
 
 import itertools
+import re
 import threading
 import weakref
 
@@ -251,6 +252,8 @@ class SavedTensor:
             self.packed = pack(to_tensor(impl))
             self.unpack_hook = unpack
             self.impl = None
+        elif is_output:
+            self.impl = impl.view_impl(impl.sizes, impl.strides, impl.offset)  # the data, not the history
         else:
             self.impl = impl
 
@@ -270,18 +273,33 @@ class SavedTensor:
         impl = self.impl
         if impl.version.version != self.version:
             raise RuntimeError(_version_error(impl, self, node_name))
+        if self.is_output:
+            # A fresh tensor with the output's data and history each time (PyTorch's SavedVariable::unpack).
+            out = impl.view_impl(impl.sizes, impl.strides, impl.offset)
+            node = self.grad_fn_ref() if self.grad_fn_ref is not None else None
+            if node is not None:
+                out.autograd = AutogradMeta()
+                out.autograd.grad_fn = node
+                out.autograd.output_nr = self.output_nr
+            return out
         return impl
 
 
 def _version_error(impl, saved, node_name) -> str:
     shape = ", ".join(str(s) for s in impl.sizes)
     meta = impl.autograd
-    fn = meta.grad_fn.name() if meta is not None and meta.grad_fn is not None else None
-    which = f", which is output {saved.output_nr} of {fn}," if fn else ""
+    # A saved output names the node that produced it; a saved input its current grad_fn.  PyTorch 2.13
+    # prints the node's name without its "Backward<N>" suffix ("output 0 of Exp").
+    node = saved.grad_fn_ref() if saved.grad_fn_ref is not None else None
+    output_nr = saved.output_nr
+    if node is None and meta is not None and meta.grad_fn is not None:
+        node, output_nr = meta.grad_fn, meta.output_nr
+    fn = re.sub(r"Backward\d*$", "", node.name()) if node is not None else None
+    which = f", which is output {output_nr} of {fn}," if fn else ""
     hint = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. The "
             "variable in question was changed in there or anywhere later. Good luck!") if is_anomaly_enabled() else (
         "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
-        "torch.autograd.set_detect_anomaly(True).")
+        "torch.autograd.set_detect_anomaly(True, check_nan=False).")
     return (f"one of the variables needed for gradient computation has been modified by an inplace operation: "
             f"[{tensor_type_name(impl)} [{shape}]]{which} is at version {impl.version.version}; expected version "
             f"{saved.version} instead. {hint}")

@@ -27,6 +27,13 @@ class NnOpInfo(OpInfo):
         return self.fn(lib)
 
 
+def no_grad(*ops):
+    """Entries whose gradients are not the point (programs over the library, warnings, out= forms)."""
+    for op in ops:
+        op.grad = False
+    return list(ops)
+
+
 def _C_nn(name):
     """``torch._C._nn.<name>``; glasstorch's generated binding of the same operator."""
     def get(lib):
@@ -274,7 +281,8 @@ def layer_norm_errors():
             ErrorSample((T((2, 3)), (3,), None, T((4,))), name="bias"),
             ErrorSample((T((2, 3), dtype="int64"), (3,)), name="int"),
             ErrorSample((T((2, 3)), (3,), T((3,), dtype="float64")), name="mixed float/double"),
-            ErrorSample((T((2, 3), dtype="float64"), (3,), T((3,))), name="mixed double/float")]
+            ErrorSample((T((2, 3), dtype="float64"), (3,), T((3,))), name="mixed double/float"),
+            ErrorSample((T((2, 3)), 3), name="int normalized_shape")]
 
 
 def rms_norm_errors():
@@ -352,10 +360,10 @@ def _warnings_of(call):
     return get
 
 
-WARNINGS = [
+WARNINGS = no_grad(
     NnOpInfo("warns: softmax implicit dim", aten=(), dtypes=("float32",), samples=lambda dt: [Sample((T((2, 3)),))],
              fn=_warnings_of(lambda lib, x: (lib.nn.functional.softmax(x), lib.nn.functional.log_softmax(x)))),
-]
+)
 
 NN_ACT = ALL_FLOAT + INT_BOOL
 
@@ -436,8 +444,8 @@ OPS = [
                          ErrorSample((T((4,), dtype="int64"),), name="int")]),
     NnOpInfo("torch._C._nn.glu", aten=(), fn=_C_nn("glu"), samples=glu_samples, dtypes=FLOATS, out=True,
              errors=lambda: [ErrorSample((T(()),), name="scalar")]),
-    NnOpInfo("torch._C._nn.glu(out=float64)", aten=(), fn=lambda lib: lambda x: _C_nn("glu")(lib)(
-        x, out=x.new_empty(0, dtype=lib.float64)), samples=glu_samples, dtypes=("float32",)),
+    *no_grad(NnOpInfo("torch._C._nn.glu(out=float64)", aten=(), fn=lambda lib: lambda x: _C_nn("glu")(lib)(
+        x, out=x.new_empty(0, dtype=lib.float64)), samples=glu_samples, dtypes=("float32",))),
     # -- normalization ----------------------------------------------------------------------------------------
     OpInfo("nn.functional.layer_norm", aten=("layer_norm",), samples=layer_norm_samples, dtypes=ALL_FLOAT,
            errors=layer_norm_errors),
@@ -447,8 +455,8 @@ OPS = [
     OpInfo("_fused_rms_norm", aten=("_fused_rms_norm",), samples=fused_rms_norm_samples, dtypes=ALL_FLOAT),
     OpInfo("nn.functional.batch_norm", aten=("batch_norm",), samples=batch_norm_samples, dtypes=ALL_FLOAT,
            errors=batch_norm_errors),
-    NnOpInfo("batch_norm running stats", aten=(), fn=_running_stats, samples=running_stats_samples,
-             dtypes=ALL_FLOAT),
+    *no_grad(NnOpInfo("batch_norm running stats", aten=(), fn=_running_stats, samples=running_stats_samples,
+                      dtypes=ALL_FLOAT)),
     OpInfo("native_batch_norm", aten=("native_batch_norm",), samples=native_batch_norm_samples, dtypes=ALL_FLOAT),
     OpInfo("_native_batch_norm_legit", aten=("_native_batch_norm_legit", "_native_batch_norm_legit.no_stats"),
            samples=lambda dt: list(legit_samples(dt)) + list(legit_no_stats_samples(dt)), dtypes=ALL_FLOAT),

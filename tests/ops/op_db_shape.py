@@ -267,9 +267,10 @@ def cpn_errors():
 
 PAD_CASES = {
     "reflect": [((2, 3), (1, 2)), ((1, 2, 3), (2, 1)), ((1, 2, 3), (2, 1, 1, 1)), ((2, 2, 3, 4), (1, 2, 0, 1)),
-                ((1, 2, 3), (-1, 1)), ((0, 2, 3), (1, 1))],
+                ((1, 2, 3), (-1, 1)), ((0, 2, 3), (1, 1)), ((1, 2, 3, 4), (1, 1, 2, 0, 1, 1)),
+                ((1, 1, 2, 3, 4), (3, 0, 1, 1, 1, 0))],
     "replicate": [((2, 3), (3, 1)), ((1, 2, 3), (2, 1, 1, 1)), ((2, 2, 3, 4), (1, 2, 3, 1)), ((1, 2, 3), (-1, 2)),
-                  ((0, 2, 3), (1, 1))],
+                  ((0, 2, 3), (1, 1)), ((1, 2, 2, 3), (1, 0, 2, 1, 3, 1))],
     "circular": [((2, 3), (2, 1)), ((1, 2, 3), (3, 0)), ((1, 2, 3), (1, 1, 2, 1)), ((1, 1, 2, 3), (2, 1, 1, 1)),
                  ((1, 2, 3), (-1, -2)), ((1, 1, 2, 2, 3), (1, 1, 1, 1, 1, 0))],
     "constant": [((2, 3), (1, 2)), ((3,), (1, 1)), ((2, 3), (1, 1, 1, 1)), ((1, 2, 3), (-1, 1))],
@@ -308,28 +309,32 @@ def pad_errors():
 def nn_pad_samples(nd, mode):
     def samples(dtype):
         shapes = {1: [((2, 3), (1, 2)), ((2, 2, 4), (0, 3)), ((0, 2, 3), (1, 1)), ((2, 3), (-1, 1))],
-                  2: [((1, 2, 3), (1, 2, 1, 1)), ((2, 1, 3, 4), (0, 1, 2, 0)), ((1, 2, 3), (-1, 1, 0, -1))]}[nd]
+                  2: [((1, 2, 3), (1, 2, 1, 1)), ((2, 1, 3, 4), (0, 1, 2, 0)), ((1, 2, 3), (-1, 1, 0, -1))],
+                  3: [((1, 2, 3, 4), (1, 2, 1, 1, 1, 0)), ((2, 1, 2, 3, 4), (0, 1, 2, 0, 1, 1)),
+                      ((1, 2, 3, 4), (-2, -2, 0, 0, 0, 0))]}[nd]
         for shape, pad in shapes:
             yield Sample((T(shape), pad), name=f"{shape} {pad}")
-        yield Sample((T((2, 3, 4), layout="transposed"), (1,) * (2 * nd)), name="transposed")
+        yield Sample((T((2, 3, 4, 2)[:nd + 1], layout="transposed"), (1,) * (2 * nd)), name="transposed")
     return samples
 
 
 def nn_pad_errors(nd, mode):
     def errors():
-        bad_ndim = (T((3,)) if nd == 1 else T((2, 3)),)
-        out = [ErrorSample(bad_ndim + ((1,) * (2 * nd),), name="ndim"),
-               ErrorSample((T((1, 2, 3)) if nd == 1 else T((1, 2, 3, 4)), (1,) * (2 * nd + 1)), name="length"),
-               ErrorSample((T((2, 0, 3)) if nd == 1 else T((1, 0, 3, 4)), (1,) * (2 * nd)), name="empty dim"),
-               ErrorSample((T((1, 2, 3), dtype="bool") if nd == 1 else T((1, 2, 3), dtype="bool"), (1,) * (2 * nd)),
-                           name="bool")]
+        good = T((1, 2, 3, 4)[:nd + 1])
+        out = [ErrorSample((T((2, 3, 4)[:nd]), (1,) * (2 * nd)), name="ndim"),
+               ErrorSample((good, (1,) * (2 * nd + 1)), name="length"),
+               ErrorSample((T((1, 0, 3, 4)[:nd + 1]), (1,) * (2 * nd)), name="empty dim"),
+               ErrorSample((T((1, 2, 3, 4)[:nd + 1], dtype="bool"), (1,) * (2 * nd)), name="bool")]
         if mode == "reflection":
-            out.append(ErrorSample((T((1, 2, 3)), (3, 1) + (0,) * (2 * nd - 2)), name="too big"))
-            if nd == 2:
-                out.append(ErrorSample((T((1, 2, 3)), (0, 0, 2, 1)), name="too big h"))
+            out.append(ErrorSample((good, (5, 1) + (0,) * (2 * nd - 2)), name="too big"))
+            if nd >= 2:
+                out.append(ErrorSample((good, (0, 0, 3, 1) + (0,) * (2 * nd - 4)), name="too big h"))
+            if nd == 3:
+                out.append(ErrorSample((good, (0, 0, 0, 0, 2, 1)), name="too big d"))
         else:
-            out.append(ErrorSample((T((2, 3)) if nd == 1 else T((1, 2, 3)), (-3, -1) + (0,) * (2 * nd - 2)),
-                                   name="too small"))
+            out.append(ErrorSample((good, (-3, -2) + (0,) * (2 * nd - 2)), name="too small w"))
+        if nd >= 2:
+            out.append(ErrorSample((good, (-2, -2) * nd), name="too small all"))
         return out
     return errors
 
@@ -337,7 +342,7 @@ def nn_pad_errors(nd, mode):
 def _nn_pad_entries():
     out = []
     for mode in ("reflection", "replication"):
-        for nd in (1, 2):
+        for nd in (1, 2, 3):
             name = f"{mode}_pad{nd}d"
             out.append(FnOpInfo(name, aten=(name, f"{name}.out"), fn=_C_nn(name), samples=nn_pad_samples(nd, mode),
                                 dtypes=ALL_NUMERIC, out=True, errors=nn_pad_errors(nd, mode)))
@@ -365,9 +370,9 @@ OPS = [
            errors=lambda: [ErrorSample((T(()),), name="0-d")]),
     OpInfo("roll", aten=("roll",), samples=roll_samples, dtypes=ALL, method=True, errors=roll_errors),
     OpInfo("rot90", aten=("rot90",), samples=rot90_samples, dtypes=SMALL, method=True, errors=rot90_errors),
-    OpInfo("tril", aten=("tril", "tril_", "tril.out"), samples=tri_samples, dtypes=ALL, method=True, inplace=True,
+    OpInfo("tril", aten=("tril", "tril_", "tril.out"), samples=tri_samples, dtypes=SMALL, method=True, inplace=True,
            out=True, errors=tri_errors),
-    OpInfo("triu", aten=("triu", "triu_", "triu.out"), samples=tri_samples, dtypes=ALL, method=True, inplace=True,
+    OpInfo("triu", aten=("triu", "triu_", "triu.out"), samples=tri_samples, dtypes=SMALL, method=True, inplace=True,
            out=True, errors=tri_errors),
     OpInfo("diag", aten=("diag", "diag.out"), samples=diag_samples, dtypes=ALL, method=True, out=True,
            errors=lambda: [ErrorSample((T((2, 2, 2)),), name="3-d"), ErrorSample((T(()),), name="0-d")]),

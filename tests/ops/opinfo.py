@@ -100,6 +100,12 @@ class OpInfo:
     atol: float | None = None
     random: bool = False  # results are random: compare shape/dtype only
     method_name: str | None = None
+    # gradients (test_op_grad / test_op_gradcheck): floating inputs require grad in both libraries
+    grad: bool = True  # False: not differentiable, or the function form mutates its input
+    grad_samples: Callable[[str], Iterable[Sample]] | None = None  # default: up to 3 picked from samples
+    grad_rtol: float | None = None
+    grad_atol: float | None = None
+    gradcheck: bool = True  # False: the samples sit on points where the op is not differentiable
 
     @property
     def method_attr(self) -> str:

@@ -12,6 +12,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -19,7 +20,7 @@ import glasstorch as gt
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from opinfo import OpInfo, Sample, assert_close, assert_same_error, realize_all, run_both  # noqa: E402
+from opinfo import OpInfo, Sample, T, assert_close, assert_same_error, realize_all, run_both  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools" / "codegen"))
@@ -147,3 +148,199 @@ def test_every_declared_op_has_an_entry():
     assert not missing, f"operators without an OpInfo entry: {missing}"
     unknown = sorted(covered - declared)
     assert not unknown, f"OpInfo entries name undeclared overloads: {unknown}"
+
+
+# -- gradients -----------------------------------------------------------------------------------------------
+# Every differentiable entry: the floating tensor inputs require grad in both libraries (same values), the
+# function form runs, every floating output that requires grad gets the same seeded random grad_output, and
+# autograd.grad(..., allow_unused=True) must give torch's input gradients (None where torch gives None).
+GRAD_DTYPES = ("float32", "float64")
+GRAD_TOL = {"float32": (2e-5, 2e-5), "float64": (1e-7, 1e-7)}
+MAX_GRAD_SAMPLES = 3
+_SKIP_GRAD_NAMES = ("special", "nan", "inf")  # NaN/inf operands: gradients there are not the point
+
+
+def _spec_leaves(obj, out):
+    if isinstance(obj, T):
+        out.append(obj)
+    elif isinstance(obj, (list, tuple)):
+        for o in obj:
+            _spec_leaves(o, out)
+    elif isinstance(obj, dict):
+        for o in obj.values():
+            _spec_leaves(o, out)
+    return out
+
+
+def _grad_usable(sample: Sample, dtype: str) -> bool:
+    if any(w in sample.name.lower() for w in _SKIP_GRAD_NAMES):
+        return False
+    if sample.kwargs.get("inplace") or "out" in sample.kwargs:
+        return False
+    return any((s.dtype or dtype) in ("float32", "float64") for s in _spec_leaves((sample.args, sample.kwargs), []))
+
+
+def _numel(spec: T) -> int:
+    n = 1
+    for s in spec.shape:
+        n *= s
+    return n
+
+
+def grad_samples(op: OpInfo, dtype: str) -> list:
+    """The samples the gradient tests use: ``op.grad_samples``, or up to 3 spread over the usable ones."""
+    if op.grad_samples is not None:
+        return list(op.grad_samples(dtype))
+    usable = [s for s in op.samples(dtype) if _grad_usable(s, dtype)]
+    full = [s for s in usable if all(_numel(t) for t in _spec_leaves((s.args, s.kwargs), []))]
+    pool = full or usable
+    picks = sorted({0, len(pool) // 2, len(pool) - 1}) if pool else []
+    return [pool[i] for i in picks][:MAX_GRAD_SAMPLES]
+
+
+def _float_tensors(obj, lib, out):
+    if isinstance(obj, lib.Tensor):
+        if obj.dtype.is_floating_point:
+            out.append(obj)
+    elif isinstance(obj, (list, tuple)):
+        for o in obj:
+            _float_tensors(o, lib, out)
+    elif isinstance(obj, dict):
+        for o in obj.values():
+            _float_tensors(o, lib, out)
+    return out
+
+
+def _grad_output(shape, dtype, lib, seed):
+    arr = np.random.default_rng(seed).standard_normal(tuple(shape))
+    return lib.tensor(arr.reshape(-1).tolist(), dtype=dtype).reshape(tuple(shape))
+
+
+def _call(op: OpInfo, lib, args, kwargs):
+    if op.function:
+        return op.lib_fn(lib)(*args, **kwargs)
+    return getattr(args[0], op.method_attr)(*args[1:], **kwargs)
+
+
+def _run_grad(op: OpInfo, sample: Sample, dtype: str, lib):
+    """(which outputs require grad, their grad_fn names, the input gradients) for one library."""
+    args = realize_all(sample.args, lib, dtype)
+    kwargs = realize_all(sample.kwargs, lib, dtype)
+    inputs = _float_tensors((args, kwargs), lib, [])
+    for t in inputs:
+        t.requires_grad_(True)
+    out = _call(op, lib, args, kwargs)
+    flat = [o for o in _float_tensors(out, lib, [])]
+    diff = [o for o in flat if o.requires_grad]
+    names = [type(o.grad_fn).__name__ if o.grad_fn is not None else None for o in diff]
+    if not diff:
+        return [o.requires_grad for o in flat], names, None
+    g_outs = [_grad_output(o.shape, o.dtype, lib, seed) for seed, o in enumerate(diff)]
+    grads = lib.autograd.grad(diff, inputs, g_outs, allow_unused=True)
+    return [o.requires_grad for o in flat], names, grads
+
+
+def _grad_cases():
+    for op in OP_DB:
+        if not op.grad or op.random or not any(d in GRAD_DTYPES for d in op.dtypes):
+            continue
+        if op.name.endswith("_") or op.name.split(".")[-1].endswith("_"):
+            continue  # the function form mutates its input: a leaf that requires grad cannot be modified
+        for dtype in GRAD_DTYPES:
+            if dtype in op.dtypes:
+                yield pytest.param(op, dtype, id=f"{op.name}-{dtype}")
+
+
+def _generated_node_ops() -> dict:
+    """Generated Node class name -> the overload whose formula it runs."""
+    from gen_autograd import load_derivatives
+    from model import load_native_functions
+
+    return {e["node"]: e["f"].name for e in load_derivatives(load_native_functions())}
+
+
+_NODE_OPS: dict | None = None
+
+
+@pytest.mark.parametrize("op,dtype", list(_grad_cases()))
+def test_op_grad(op: OpInfo, dtype: str):
+    global _NODE_OPS
+    if _NODE_OPS is None:
+        _NODE_OPS = _generated_node_ops()
+    samples = grad_samples(op, dtype)
+    if not samples:
+        pytest.skip("no sample with a floating input")
+    rtol, atol = GRAD_TOL[dtype]
+    for sample in samples:
+        where = f"{op.name} grad {sample!r}"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got, want = run_both(lambda s=sample: _run_grad(op, s, dtype, gt),
+                                 lambda s=sample: _run_grad(op, s, dtype, torch))
+        if isinstance(want, Exception):
+            assert_same_error(got, want, check_message=False)
+            continue
+        assert got[0] == want[0], f"{where}: outputs requiring grad {got[0]} != torch {want[0]}"
+        for g_name, t_name in zip(got[1], want[1], strict=False):
+            if _NODE_OPS.get(g_name) in op.aten:  # our own formula ran: it must carry torch's node name
+                assert g_name == t_name, f"{where}: grad_fn {g_name} != torch {t_name}"
+        if want[2] is None:
+            continue
+        for i, (g, w) in enumerate(zip(got[2], want[2], strict=True)):
+            if w is None:
+                assert g is None, f"{where}: input {i} got a gradient, torch's is None"
+                continue
+            assert g is not None, f"{where}: input {i} got no gradient, torch's is {tuple(w.shape)}"
+            assert_close(g, w, rtol=op.grad_rtol or sample.rtol or rtol, atol=op.grad_atol or sample.atol or atol,
+                         where=f"{where} d/d input {i}")
+
+
+def _gradcheck_cases():
+    for op in OP_DB:
+        if op.grad and op.gradcheck and not op.random and "float64" in op.dtypes and not op.name.endswith("_"):
+            yield pytest.param(op, id=op.name)
+
+
+@pytest.mark.parametrize("op", list(_gradcheck_cases()))
+def test_op_gradcheck(op: OpInfo):
+    """glasstorch.autograd.gradcheck (finite differences vs our backward) in float64 on small samples."""
+    gradcheck = getattr(gt.autograd, "gradcheck", None)
+    if gradcheck is None:
+        pytest.skip("glasstorch.autograd.gradcheck does not exist yet")
+    samples = [s for s in grad_samples(op, "float64")
+               if sum(_numel(t) for t in _spec_leaves((s.args, s.kwargs), [])) <= 64][:2]
+    if not samples:
+        pytest.skip("no small sample with a floating input")
+    for sample in samples:
+        args = realize_all(sample.args, gt, "float64")
+        kwargs = realize_all(sample.kwargs, gt, "float64")
+        inputs = _float_tensors((args, kwargs), gt, [])
+        if not inputs:
+            continue
+        for t in inputs:
+            t.requires_grad_(True)
+        probe = _float_tensors(_call(op, gt, args, kwargs), gt, [])
+        if not any(o.requires_grad for o in probe):
+            continue
+
+        def fn(*xs, args=args, kwargs=kwargs, inputs=inputs):
+            ids = {id(t): x for t, x in zip(inputs, xs, strict=True)}
+            a, k = _substitute((args, kwargs), ids)
+            outs = _float_tensors(_call(op, gt, a, k), gt, [])
+            return tuple(o for o in outs if o.requires_grad)
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert gradcheck(fn, tuple(inputs), eps=1e-6, atol=1e-5, rtol=1e-3), f"{op.name} {sample!r}"
+
+
+def _substitute(obj, ids):
+    if id(obj) in ids:
+        return ids[id(obj)]
+    if isinstance(obj, tuple):
+        return tuple(_substitute(o, ids) for o in obj)
+    if isinstance(obj, list):
+        return [_substitute(o, ids) for o in obj]
+    if isinstance(obj, dict):
+        return {k: _substitute(v, ids) for k, v in obj.items()}
+    return obj

@@ -721,6 +721,10 @@ replication_pad1d = _def('replication_pad1d(Tensor self, SymInt[2] padding) -> T
 replication_pad1d_out = _def('replication_pad1d.out(Tensor self, SymInt[2] padding, *, Tensor(a!) out) -> Tensor(a!)')
 replication_pad2d = _def('replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor')
 replication_pad2d_out = _def('replication_pad2d.out(Tensor self, SymInt[4] padding, *, Tensor(a!) out) -> Tensor(a!)')
+reflection_pad3d = _def('reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor')
+reflection_pad3d_out = _def('reflection_pad3d.out(Tensor self, SymInt[6] padding, *, Tensor(a!) out) -> Tensor(a!)')
+replication_pad3d = _def('replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor')
+replication_pad3d_out = _def('replication_pad3d.out(Tensor self, SymInt[6] padding, *, Tensor(a!) out) -> Tensor(a!)')
 _pad_circular = _def('_pad_circular(Tensor self, SymInt[] pad) -> Tensor')
 _pad_enum = _def('_pad_enum(Tensor self, SymInt[] pad, int mode, float? value=None) -> Tensor')
 pad = _def('pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor')
@@ -3815,6 +3819,26 @@ _reg(replication_pad2d, "CPU", _replication_pad2d_structured)
 _reg(replication_pad2d, "Meta", _replication_pad2d_structured)
 _reg(replication_pad2d_out, "CPU", _k_kernels_cpu_shape.replication_pad2d_out)
 _reg(replication_pad2d_out, "Meta", _k_kernels_cpu_shape.replication_pad2d_out)
+
+
+def _reflection_pad3d_structured(self, padding):
+    return _k_kernels_cpu_shape.reflection_pad3d_out(self, padding, None)
+
+
+_reg(reflection_pad3d, "CPU", _reflection_pad3d_structured)
+_reg(reflection_pad3d, "Meta", _reflection_pad3d_structured)
+_reg(reflection_pad3d_out, "CPU", _k_kernels_cpu_shape.reflection_pad3d_out)
+_reg(reflection_pad3d_out, "Meta", _k_kernels_cpu_shape.reflection_pad3d_out)
+
+
+def _replication_pad3d_structured(self, padding):
+    return _k_kernels_cpu_shape.replication_pad3d_out(self, padding, None)
+
+
+_reg(replication_pad3d, "CPU", _replication_pad3d_structured)
+_reg(replication_pad3d, "Meta", _replication_pad3d_structured)
+_reg(replication_pad3d_out, "CPU", _k_kernels_cpu_shape.replication_pad3d_out)
+_reg(replication_pad3d_out, "Meta", _k_kernels_cpu_shape.replication_pad3d_out)
 _reg(_pad_circular, "CompositeImplicitAutograd", _k_decompositions_shape.pad_circular)
 _reg(_pad_enum, "CompositeImplicitAutograd", _k_decompositions_shape.pad_enum)
 _reg(pad, "CompositeImplicitAutograd", _k_decompositions_shape.pad)
@@ -4267,6 +4291,8 @@ _layer(reflection_pad1d_out, "ADInplaceOrView", _layers.inplace_kernel(reflectio
 _layer(reflection_pad2d_out, "ADInplaceOrView", _layers.inplace_kernel(reflection_pad2d_out, (2,)))
 _layer(replication_pad1d_out, "ADInplaceOrView", _layers.inplace_kernel(replication_pad1d_out, (2,)))
 _layer(replication_pad2d_out, "ADInplaceOrView", _layers.inplace_kernel(replication_pad2d_out, (2,)))
+_layer(reflection_pad3d_out, "ADInplaceOrView", _layers.inplace_kernel(reflection_pad3d_out, (2,)))
+_layer(replication_pad3d_out, "ADInplaceOrView", _layers.inplace_kernel(replication_pad3d_out, (2,)))
 _layer(sort_values_stable, "ADInplaceOrView", _layers.inplace_kernel(sort_values_stable, (4, 5)))
 _layer(sort_values, "ADInplaceOrView", _layers.inplace_kernel(sort_values, (3, 4)))
 _layer(topk_values, "ADInplaceOrView", _layers.inplace_kernel(topk_values, (5, 6)))

@@ -214,7 +214,7 @@ def pad_enum(self, pad, mode, value):
     if nd in (1, 2, 3) and n in (nd + 1, nd + 2):
         if name == "circular":
             return aten._pad_circular(self, pad)
-        if name in ("reflect", "replicate") and nd < 3:
+        if name in ("reflect", "replicate"):
             op = getattr(aten, f"{'reflection' if name == 'reflect' else 'replication'}_pad{nd}d")
             return op(self, pad)
     raise NotImplementedError(f"Padding size {len(pad)} is not supported for {n}D input tensor.\n{_PAD_HELP}")

@@ -43,7 +43,9 @@ def copy_(dst: TensorImpl, src: TensorImpl) -> TensorImpl:
             and dst.strides == src.strides and dst.dtype is src.dtype:
         return dst  # copying a tensor onto itself
     s = src.as_numpy()
-    if src.dtype.is_complex and not dst.dtype.is_complex:
+    if src.dtype.is_complex and dst.dtype._name == "bool":
+        s = s != 0  # a complex value is True when either part is non-zero
+    elif src.dtype.is_complex and not dst.dtype.is_complex:
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
         s = s.real
     with np.errstate(invalid="ignore", over="ignore"):

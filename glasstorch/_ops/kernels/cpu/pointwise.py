@@ -190,18 +190,32 @@ def unary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True):
     return kernel
 
 
+def _in_dtype(x, dt):
+    """An operand cast to the common dtype, as TensorIterator does before a reduced-float kernel widens it
+    to float32 (only arrays of another dtype need it; scalars from the iterator already have ``dt``).
+    float64 reaches float16/bfloat16 through float32, as ``c10::Half(float)`` does."""
+    if not isinstance(x, np.ndarray) or x.dtype == dt.np:
+        return x
+    if x.dtype == _F64_NP and _opmath(dt) is not dt:
+        x = x.astype(np.float32)
+    return x.astype(dt.np)
+
+
 def _operands(self, other, a, b, dt, scalar_opmath):
     """numpy operands for a computation in ``opmath(dt)``.
 
-    A Python-scalar first operand is rounded to ``dt`` (TensorIterator casts it to the common dtype);
-    a scalar second operand keeps full precision when ``scalar_opmath`` (PyTorch's reduced-float fast
-    path for add/sub/mul/div reads ``original_scalar_value<opmath_t>``).
+    For float16/bfloat16 the operands are first cast to ``dt`` (TensorIterator's common-dtype cast), except
+    a one-element second operand of add/sub/mul/div (``scalar_opmath``), which PyTorch's reduced-float
+    fast path reads at full precision (``iter.original_scalar_value<opmath_t>``).
     """
     c = _opmath(dt)
     if c is dt:
         return a, b, c
-    if scalar_opmath and type(other) is not TensorImpl and other is not None:
+    a = _in_dtype(a, dt)
+    if scalar_opmath and type(other) is not TensorImpl:
         b = scalar_np(other, c)
+    elif not (scalar_opmath and other.numel() == 1):
+        b = _in_dtype(b, dt)
     return a, b, c
 
 
@@ -442,7 +456,10 @@ def _erfinv64(y):
 
 def _special(fn64):
     def fn(x, out, dt):
-        np.copyto(out, fn64(x), casting="unsafe")
+        res = fn64(x)
+        if _opmath(dt) is not dt:  # PyTorch computes float16/bfloat16 in float and rounds that
+            res = res.astype(np.float32)
+        np.copyto(out, res, casting="unsafe")
     return fn
 
 
@@ -604,6 +621,8 @@ copysign_out = binary(np.copysign, name="copysign", float_op=True)
 def _xlogy(a, b, out, dt):
     """``x * log(y)``, 0 where x == 0 (unless y is NaN), NaN where y is NaN."""
     c = _opmath(dt).np
+    if c != dt.np:
+        a, b = _in_dtype(a, dt), _in_dtype(b, dt)
     with _quiet():
         r = np.log(b, dtype=c)
         r = np.multiply(a, r, dtype=c)
@@ -921,7 +940,7 @@ def lerp_Tensor_out(self, end, weight, out):  # noqa: N802
         if not _is_float(dt):
             raise _not_implemented("lerp_kernel_tensor", dt)
         with _quiet():
-            _lerp(it.ins_np[0], it.ins_np[1], it.ins_np[2], it.out_np, _opmath(dt).np, False)
+            _lerp(it.ins_np[0], it.ins_np[1], _in_dtype(it.ins_np[2], dt), it.out_np, _opmath(dt).np, False)
     return it.out
 
 
@@ -954,7 +973,7 @@ def _addc(op, name, kname):
             if kname is not None and dt is _dt.bool:
                 raise _not_implemented(kname, dt)
             c = _opmath(dt).np
-            s, t1, t2 = it.ins_np
+            s, t1, t2 = (_in_dtype(x, dt) for x in it.ins_np) if c != dt.np else it.ins_np
             with _quiet():
                 t = np.multiply(t1, _scalar_value(value, dt), dtype=c)
                 t = op(t, t2, dtype=c)

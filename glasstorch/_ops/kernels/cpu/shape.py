@@ -26,7 +26,8 @@ __all__ = [
     "cat_out", "stack", "stack_out", "repeat", "repeat_out", "repeat_interleave_cpu",
     "flip", "flip_out", "roll", "roll_out", "tril_out", "triu_out", "diag_out", "diag_embed", "diag_embed_out",
     "narrow_copy", "narrow_copy_out", "constant_pad_nd", "constant_pad_nd_out", "reflection_pad1d_out",
-    "reflection_pad2d_out", "replication_pad1d_out", "replication_pad2d_out",
+    "reflection_pad2d_out", "reflection_pad3d_out", "replication_pad1d_out", "replication_pad2d_out",
+    "replication_pad3d_out", "circular_pad",
 ]
 
 
@@ -470,6 +471,12 @@ def _pad_apply(self, pads_by_dim, mode, out):
     return write(out, arr)
 
 
+def _check_3d_output(self, shape):
+    if shape[-1] < 1 and shape[-2] < 1 and shape[-3] < 1:
+        raise RuntimeError(f"input (D: {self.sizes[-3]} H: {self.sizes[-2]}, W: {self.sizes[-1]}) is too small. "
+                           f"Calculated output D: {shape[-3]} H: {shape[-2]} W: {shape[-1]}")
+
+
 def _reflection_pad(nd):
     name = f"reflection_pad{nd}d"
 
@@ -497,6 +504,8 @@ def _reflection_pad(nd):
         if nd == 2 and not (ow >= 1 or shape[-2] >= 1):
             raise RuntimeError(f"input (H: {self.sizes[-2]}, W: {self.sizes[-1]}) is too small. Calculated output H: "
                                f"{shape[-2]} W: {ow}")
+        if nd == 3:
+            _check_3d_output(self, shape)
         out = prepare_out(out, shape, self.dtype, self.device)
         return _pad_apply(self, pads, "reflect", out)
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"
@@ -522,6 +531,8 @@ def _replication_pad(nd):
         if nd == 2 and shape[-1] < 1 and shape[-2] < 1:
             raise RuntimeError(f"input (H: {self.sizes[-2]}, W: {self.sizes[-1]} ) is too small. Calculated output "
                                f"H: {shape[-2]} W: {shape[-1]}")
+        if nd == 3:
+            _check_3d_output(self, shape)
         out = prepare_out(out, shape, self.dtype, self.device)
         return _pad_apply(self, pads, "replicate", out)
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"
@@ -530,8 +541,10 @@ def _replication_pad(nd):
 
 reflection_pad1d_out = _reflection_pad(1)
 reflection_pad2d_out = _reflection_pad(2)
+reflection_pad3d_out = _reflection_pad(3)
 replication_pad1d_out = _replication_pad(1)
 replication_pad2d_out = _replication_pad(2)
+replication_pad3d_out = _replication_pad(3)
 
 
 def circular_pad(self, pad) -> TensorImpl:

@@ -1,0 +1,431 @@
+"""Custom autograd Functions — PyTorch's ``torch/autograd/function.py`` over ``python_function.cpp``.
+
+A subclass of :class:`Function` declares a static ``forward`` (either ``forward(ctx, *args)``, or
+``forward(*args)`` plus ``setup_context(ctx, inputs, output)``) and a static ``backward(ctx, *grads)``.
+``MyFn.apply(*args)``:
+
+1. builds the context, which *is* the backward node: an instance of ``MyFnBackward`` (a
+   :class:`BackwardCFunction`, created with the class by :class:`FunctionMeta`);
+2. runs forward (and setup_context) with grad mode off;
+3. if grad mode is on and a tensor input requires grad, points the node's edges at the tensor inputs'
+   gradient edges and makes the differentiable outputs its outputs: an input returned unchanged comes
+   back as a view of it, a ``mark_dirty`` input is rebased onto the node, ``mark_non_differentiable``
+   and integer outputs get no history;
+4. saves what ``save_for_backward`` named as version-checked :class:`SavedTensor` s.
+
+In backward the engine calls the node with one gradient per forward output (undefined ones become
+zeros unless ``set_materialize_grads(False)``); the user's backward returns one gradient per forward
+argument, None for non-tensors.
+
+Invariant: the node's ``next_edges`` has one entry per *tensor* argument, in order.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+
+from .._ops.aten import aten
+from .._ops.factories import full_impl
+from .._tensor.impl import AutogradMeta, TensorImpl
+from . import graph as _graph
+from .anomaly_mode import is_anomaly_enabled, record_forward_stack
+from .grad_mode import state as _grad_state
+from .graph import Node, SavedTensor, collect_next_edges, requires_grad, set_history
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "FunctionMeta", "InplaceFunction", "once_differentiable"]
+
+_LEGACY_CALL = ("Legacy autograd function with non-static forward method is deprecated. Please use new-style "
+                "autograd function with static forward method. (Example: "
+                "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+
+def _impl_of(x):
+    """The TensorImpl behind a public Tensor, or None for anything else."""
+    impl = getattr(x, "_impl", None)
+    return impl if type(impl) is TensorImpl else None
+
+
+class _NoGrad:
+    """Grad mode off for a block, without the decorator machinery (the hot path of ``apply``)."""
+
+    __slots__ = ("prev",)
+
+    def __enter__(self):
+        self.prev = _grad_state.enabled
+        _grad_state.enabled = False
+
+    def __exit__(self, *exc):
+        _grad_state.enabled = self.prev
+
+
+class FunctionCtx:
+    """What ``forward``/``setup_context`` may record for ``backward`` (``torch.autograd.function.FunctionCtx``)."""
+
+    def save_for_backward(self, *tensors):
+        """Save tensors (or None) for backward; read them back with ``ctx.saved_tensors``."""
+        self.to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        """Save tensors for a ``jvp`` (forward-mode AD)."""
+        self.saved_for_forward = tensors
+
+    def mark_dirty(self, *args):
+        """Declare inputs modified in place by forward (they must be returned as outputs)."""
+        self.dirty_tensors = args
+
+    def mark_non_differentiable(self, *args):
+        """Declare outputs that get no gradient (``requires_grad=False``)."""
+        self.non_differentiable = args
+
+    def set_materialize_grads(self, value: bool):
+        """Whether undefined output gradients reach backward as zeros (default) or as None."""
+        self.materialize_grads = bool(value)
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The node (and ctx) of one ``Function.apply`` call; subclassed per Function as ``<Name>Backward``."""
+
+    _forward_cls = None
+
+    def __init__(self):
+        Node.__init__(self)
+        self.to_save = ()
+        self.dirty_tensors = ()
+        self.non_differentiable = ()
+        self.materialize_grads = True
+        self.needs_input_grad = ()
+        self._is_tensor_input = ()
+        self._output_info = []  # per forward output: (sizes, dtype, device) of a tensor, else None
+        self._saved = None  # the SavedTensors, once forward has finished (executable calls only)
+
+    __repr__ = object.__repr__  # a Python class in PyTorch: "<module.MyFnBackward object at 0x...>"
+
+    # -- saved tensors ------------------------------------------------------------------------------
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._saved is None:
+            return tuple(self.to_save)
+        name = self.name()
+        return tuple(None if (impl := s.unpack(name)) is None else _graph.to_tensor(impl) for s in self._saved)
+
+    @property
+    def saved_variables(self) -> tuple:
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
+
+    def release_variables(self) -> None:
+        self._released = True
+        if self._saved:
+            for s in self._saved:
+                s.release()
+
+    # -- backward --------------------------------------------------------------------------------------
+    def _user_backward(self):
+        cls = self._forward_cls
+        backward_fn, vjp_fn = cls.backward, cls.vjp
+        if backward_fn is not Function.backward and vjp_fn is not Function.vjp:
+            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You "
+                               "should only implement one of them.")
+        return vjp_fn if vjp_fn is not Function.vjp else backward_fn
+
+    def apply(self, grads):
+        """Engine entry: gradients (impls) of the forward outputs -> gradients of the tensor inputs.
+
+        Called with public Tensors instead of a list (``grad_fn.apply(g)``), it runs the user's backward
+        directly, as PyTorch's ``BackwardCFunction.apply`` does.
+        """
+        if not isinstance(grads, list):
+            return self._user_backward()(self, grads)
+        n_out = max(len(self._output_info), len(grads))
+        args = []
+        for i in range(n_out):
+            g = grads[i] if i < len(grads) else None
+            info = self._output_info[i] if i < len(self._output_info) else None
+            if g is None and info is not None and self.materialize_grads:
+                g = full_impl(info[0], 0, info[1], info[2])
+            args.append(None if g is None else _graph.to_tensor(g))
+        result = self._user_backward()(self, *args)
+        return self._check_grads(result)
+
+    def _check_grads(self, result) -> list:
+        if not isinstance(result, tuple):
+            result = (result,)
+        n_in = len(self._is_tensor_input)
+        if len(result) != n_in:
+            if len(result) > n_in and all(r is None for r in result[n_in:]):
+                result = result[:n_in]
+            else:
+                raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients (expected "
+                                   f"{n_in}, got {len(result)})")
+        out = []
+        for i, (g, is_tensor) in enumerate(zip(result, self._is_tensor_input, strict=False)):
+            if not is_tensor:
+                if g is not None:
+                    raise RuntimeError(f"function {self.name()} returned a gradient different than None at position "
+                                       f"{i + 1}, but the corresponding forward input was not a Variable")
+                continue
+            if g is None:
+                out.append(None)
+                continue
+            impl = _impl_of(g)
+            if impl is None:
+                raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
+            out.append(impl)
+        return out
+
+
+class FunctionMeta(type):
+    """Creates ``<Name>Backward``, the node class of every Function subclass (PyTorch's ``FunctionMeta``)."""
+
+    def __init__(cls, name, bases, attrs):
+        backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+        backward_cls.__module__ = __name__
+        backward_cls.__qualname__ = name + "Backward"
+        cls._backward_cls = backward_cls
+        super().__init__(name, bases, attrs)
+
+
+def _setup_context_defined(cls) -> bool:
+    return cls.setup_context is not Function.setup_context
+
+
+def _kwargs_to_args(forward, args, kwargs) -> tuple:
+    """Keyword arguments naming positional parameters of ``forward(ctx, ...)`` become positional (in order)."""
+    if not kwargs:
+        return args
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    names = [p.name for p in list(inspect.signature(forward).parameters.values())[1:] if p.kind in kinds]
+    out = list(args)
+    rest = dict(kwargs)
+    for name in names[len(args):]:
+        if name not in rest:
+            break
+        out.append(rest.pop(name))
+    if rest:
+        raise TypeError(f"forward() got an unexpected keyword argument '{next(iter(rest))}'")
+    return tuple(out)
+
+
+def _bind_default_args(func, args, kwargs) -> tuple:
+    bound = inspect.signature(func).bind(*args, **kwargs)
+    bound.apply_defaults()
+    if bound.kwargs:
+        raise ValueError("This function doesn't support keyword only arguments")
+    return bound.args
+
+
+class Function(FunctionCtx, metaclass=FunctionMeta):
+    """Base class of custom differentiable operations (``torch.autograd.Function``)."""
+
+    generate_vmap_rule = False
+
+    def __init__(self, *args, **kwargs):
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all static, "
+                      "so you should invoke them on the class itself. Instantiating an autograd function will raise "
+                      "an error in a future version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(_LEGACY_CALL)
+
+    @staticmethod
+    def forward(*args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it "
+                                  "with forward mode AD.")
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override the vmap "
+                                  "staticmethod or set generate_vmap_rule=True.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run forward and, when gradients are wanted, record a ``<Name>Backward`` node for the outputs."""
+        with_setup = _setup_context_defined(cls)
+        args = _bind_default_args(cls.forward, args, kwargs) if with_setup else _kwargs_to_args(cls.forward, args,
+                                                                                                 kwargs)
+        ctx = cls._backward_cls()
+        impls = [_impl_of(a) for a in args]
+        ctx._is_tensor_input = tuple(i is not None for i in impls)
+        ctx.needs_input_grad = tuple(i is not None and requires_grad(i) for i in impls)
+        tensor_impls = [i for i in impls if i is not None]
+        executable = _grad_state.enabled and any(ctx.needs_input_grad)
+        if executable:
+            ctx.next_edges = collect_next_edges(*tensor_impls)
+        with _NoGrad():
+            if with_setup:
+                output = cls.forward(*args)
+                cls.setup_context(ctx, args, output)
+            else:
+                output = cls.forward(ctx, *args)
+        result = _wrap_outputs(ctx, tensor_impls, output, executable)
+        if executable:
+            _save_variables(ctx, result)
+            if is_anomaly_enabled():
+                record_forward_stack(ctx)
+        else:
+            ctx.to_save = ()
+        return result
+
+    @staticmethod
+    def _compiled_autograd_key(ctx):
+        return (ctx._autograd_function_id,)
+
+
+class InplaceFunction(Function):
+    """A Function with an ``inplace`` flag (``torch.autograd.function.InplaceFunction``)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
+def _alias(impl: TensorImpl) -> TensorImpl:
+    """A view of ``impl`` on all of it, made without recording (``view_as`` under no_grad)."""
+    with _NoGrad():
+        return aten.alias(impl)
+
+
+def _wrap_outputs(ctx, input_impls, output, executable):
+    """PyTorch's ``_wrap_outputs``: give the outputs their history (or none) and remember their metadata."""
+    is_tuple = isinstance(output, tuple)
+    outputs = output if is_tuple else (output,)
+    inputs = {id(i) for i in input_impls}
+    dirty = {id(i) for t in (ctx.dirty_tensors or ()) if (i := _impl_of(t)) is not None}
+    non_diff = {id(i) for t in (ctx.non_differentiable or ()) if (i := _impl_of(t)) is not None}
+    wrapped = []
+    info = []
+    for i, out in enumerate(outputs):
+        impl = _impl_of(out)
+        if impl is None:
+            wrapped.append(out)
+            info.append(None)
+            continue
+        is_input = id(impl) in inputs
+        is_modified = id(impl) in dirty
+        differentiable = executable and id(impl) not in non_diff and (
+            impl.dtype.is_floating_point or impl.dtype.is_complex)
+        if not differentiable:
+            if not requires_grad(impl):
+                if is_input and not is_modified:
+                    impl = _alias(impl)
+            elif is_input:
+                impl = impl.view_impl(impl.sizes, impl.strides, impl.offset)  # a detached alias
+            else:
+                impl.autograd.requires_grad = False
+                impl.autograd.grad_fn = None
+        elif is_modified:
+            meta = impl.autograd
+            if meta is not None and meta.requires_grad and meta.grad_fn is None:
+                raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+            impl.version.bump()
+            if meta is None:
+                impl.autograd = AutogradMeta()
+            set_history(impl, ctx, i)
+        elif is_input:
+            impl = _alias(impl)
+            set_history(impl, ctx, i)
+        else:
+            set_history(impl, ctx, i)
+        info.append((impl.sizes, impl.dtype, impl.device))
+        wrapped.append(_graph.to_tensor(impl) if impl is not _impl_of(out) else out)
+    while len(ctx.input_meta) < len(outputs):
+        ctx.input_meta.append(None)
+    ctx._output_info = info
+    return tuple(wrapped) if is_tuple else wrapped[0]
+
+
+def _save_variables(ctx, result) -> None:
+    outs = result if isinstance(result, tuple) else (result,)
+    out_ids = {id(i) for o in outs if (i := _impl_of(o)) is not None}
+    saved = []
+    for i, t in enumerate(ctx.to_save or ()):
+        if t is None:
+            saved.append(SavedTensor(None))
+            continue
+        impl = _impl_of(t)
+        if impl is None:
+            raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
+                            f"{type(t).__name__}")
+        saved.append(SavedTensor(impl, is_output=id(impl) in out_ids))
+    ctx._saved = saved
+    ctx.to_save = ()
+
+
+# -- once_differentiable -----------------------------------------------------------------------------------
+_TWICE = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+class Error(Node):
+    """A node whose backward raises (PyTorch's ``torch::autograd::Error``, made by ``DelayedError``)."""
+
+    def __init__(self, msg: str):
+        super().__init__()
+        self.msg = msg
+
+    def name(self) -> str:
+        return "torch::autograd::Error"
+
+    def __repr__(self):
+        return f"<Error object at {hex(id(self))}>"
+
+    def apply(self, grads):
+        raise RuntimeError(self.msg)
+
+
+def _delayed_error(msg: str, values: tuple) -> tuple:
+    """Outputs equal to ``values`` whose gradient raises ``msg`` (PyTorch's ``DelayedError``)."""
+    node = Error(msg)
+    fakes = []
+    for v in values:
+        impl = _impl_of(v)
+        if impl is None:
+            fakes.append(None)
+            continue
+        fake = impl.view_impl(impl.sizes, impl.strides, impl.offset)
+        fake.autograd = AutogradMeta(requires_grad=True)
+        fakes.append(fake)
+    node.next_edges = collect_next_edges(*fakes)
+    out = []
+    for i, fake in enumerate(fakes):
+        if fake is None:
+            out.append(None)
+            continue
+        res = fake.view_impl(fake.sizes, fake.strides, fake.offset)
+        set_history(res, node, i)
+        out.append(_graph.to_tensor(res))
+    return tuple(out)
+
+
+def once_differentiable(fn):
+    """Decorate a ``backward`` that is not itself differentiable: double backward through it raises."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with _NoGrad():
+            outputs = fn(ctx, *args)
+        if not _grad_state.enabled:
+            return outputs
+        if not any((impl := _impl_of(a)) is not None and requires_grad(impl) for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        res = _delayed_error(_TWICE, (outputs,) if single else outputs)
+        return res[0] if single else res
+
+    return wrapper

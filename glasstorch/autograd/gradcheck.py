@@ -1,0 +1,384 @@
+"""Finite-difference gradient checks — PyTorch's ``torch/autograd/gradcheck.py`` (``gradcheck``, ``gradgradcheck``).
+
+``gradcheck(func, inputs)`` compares, for every differentiable output ``o`` and every input ``x`` that
+requires grad, two Jacobians of shape ``(x.numel(), o.numel())``:
+
+- numerical: central differences ``(f(x + eps e_j) - f(x - eps e_j)) / (2 eps)``, perturbing one element
+  of ``x.data`` at a time (so no version bump and no graph);
+- analytical: one backward per element of ``o`` with a one-hot ``grad_output``; it is computed twice and
+  both must agree (to ``nondet_tol``), otherwise backward is "not reentrant".
+
+They must satisfy ``allclose(analytical, numerical, rtol, atol)``.  Then backward must be linear in
+``grad_output`` (zero in, zero out) and cope with undefined output gradients.  A failure raises
+:class:`GradcheckError` (a RuntimeError), or returns False with ``raise_exception=False``.
+
+``gradgradcheck`` runs gradcheck on the function ``(inputs, grad_outputs) -> autograd.grad(...,
+create_graph=True)``, checking second derivatives.
+
+Invariant: the inputs are restored exactly after every perturbation.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import warnings
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+
+
+class GradcheckError(RuntimeError):
+    """Raised by :func:`gradcheck` and :func:`gradgradcheck` when a check fails."""
+
+
+_NONDET_HINT = """
+
+NOTE: If your op relies on non-deterministic operations i.e., it is listed here:
+https://pytorch.org/docs/stable/generated/torch.use_deterministic_algorithms.html
+this failure might be expected.
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck.
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `nondet_tol=<tol>` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `gradcheck_nondet_tol=<tol>`.
+- is a Module test (e.g., in common_nn.py), then modify the corresponding
+  module_test entry to have `gradcheck_nondet_tol=<tol>`
+"""
+
+_UNDEFINED_HINT = 'Please look at "Notes about undefined output gradients" in "tools/autograd/derivatives.yaml"'
+
+
+def _torch():
+    return sys.modules["glasstorch"]
+
+
+def _is_tensor(x) -> bool:
+    return isinstance(x, _torch().Tensor)
+
+
+def _as_tuple(x) -> tuple:
+    if isinstance(x, tuple):
+        return x
+    if isinstance(x, list):
+        return tuple(x)
+    return (x,)
+
+
+def _differentiable_outputs(x) -> tuple:
+    return tuple(o for o in _as_tuple(x) if _is_tensor(o) and o.requires_grad)
+
+
+def _diff_inputs(inputs) -> list:
+    return [x for x in inputs if _is_tensor(x) and x.requires_grad]
+
+
+def _check_inputs(inputs) -> None:
+    torch = _torch()
+    any_grad = False
+    for idx, inp in enumerate(inputs):
+        if not (_is_tensor(inp) and inp.requires_grad):
+            continue
+        if inp.dtype not in (torch.float64, torch.complex128):
+            warnings.warn(f"Input #{idx} requires gradient and is not a double precision floating point or complex. "
+                          "This check will likely fail if all the inputs are not of double precision floating point "
+                          "or complex. ", stacklevel=3)
+        if not all(st > 0 or sz <= 1 for st, sz in zip(inp.stride(), inp.size(), strict=False)):
+            raise RuntimeError(f"The {idx}th input has a dimension with stride 0. gradcheck only supports inputs that "
+                               "are non-overlapping to be able to compute the numerical gradients correctly. You "
+                               "should call .contiguous on the input before passing it to gradcheck.")
+        any_grad = True
+    if not any_grad:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of them have "
+                         "requires_grad=True.")
+
+
+# -- numerical Jacobian -------------------------------------------------------------------------------------
+def _numerical_jacobian(func, inputs, outputs, eps) -> list:
+    """``J[j][i]``: (inputs[j].numel(), outputs[i].numel()) for every input j that requires grad, every output i."""
+    torch = _torch()
+    outs = [o for o in outputs if _is_tensor(o)]
+    result = []
+    for inp in _diff_inputs(inputs):
+        data = inp.data
+        cols = [[] for _ in outs]
+        for idx in itertools.product(*[range(n) for n in data.size()]):
+            entry = data[idx] if idx else data
+            orig = entry.clone()
+            entry.copy_(orig - eps)
+            lo = [o for o in _as_tuple(func(*inputs)) if _is_tensor(o)]
+            entry.copy_(orig + eps)
+            hi = [o for o in _as_tuple(func(*inputs)) if _is_tensor(o)]
+            entry.copy_(orig)
+            for k, (a, b) in enumerate(zip(lo, hi, strict=False)):
+                cols[k].append(((b - a) / (2 * eps)).detach().reshape(-1))
+        jac = []
+        for k, o in enumerate(outs):
+            if cols[k]:
+                jac.append(torch.stack(cols[k], 0))
+            else:
+                jac.append(torch.zeros(0, o.numel(), dtype=o.dtype))
+        result.append(jac)
+    return result
+
+
+# -- analytical Jacobian ------------------------------------------------------------------------------------
+def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes) -> list:
+    """``J[j]``: (inputs[j].numel(), output.numel()) from one backward per output element, run twice."""
+    torch = _torch()
+    diff = _diff_inputs(inputs)
+
+    def rows():
+        grad_out = torch.zeros_like(output)
+        flat = grad_out.view(-1)
+        per_input = [[] for _ in diff]
+        for k in range(output.numel()):
+            flat.zero_()
+            flat[k] = 1
+            grads = torch.autograd.grad(output, diff, grad_out, retain_graph=True, allow_unused=True)
+            for j, g in enumerate(grads):
+                per_input[j].append(None if g is None else g.clone())
+        return per_input
+
+    def stack(per_input):
+        types_ok = sizes_ok = True
+        jacs = []
+        for inp, grads in zip(diff, per_input, strict=False):
+            cols = []
+            for g in grads:
+                if g is None:
+                    cols.append(torch.zeros(inp.numel(), dtype=inp.dtype))
+                    continue
+                if g.dtype != inp.dtype:
+                    types_ok = False
+                if g.size() != inp.size():
+                    sizes_ok = False
+                    cols.append(torch.zeros(inp.numel(), dtype=inp.dtype))
+                    continue
+                cols.append(g.reshape(-1).to(inp.dtype))
+            jacs.append(torch.stack(cols, 1) if cols else torch.zeros(inp.numel(), 0, dtype=inp.dtype))
+        return jacs, types_ok, sizes_ok
+
+    jac1, types_ok, sizes_ok = stack(rows())
+    jac2, _, _ = stack(rows())
+    reentrant = all(a.numel() == 0 or float((a - b).abs().max()) <= nondet_tol
+                    for a, b in zip(jac1, jac2, strict=True))
+    if not types_ok and check_grad_dtypes:
+        raise GradcheckError("Gradient has dtype mismatch")
+    if not sizes_ok:
+        raise GradcheckError("Analytical gradient has incorrect size")
+    if not reentrant:
+        raise GradcheckError("Backward is not reentrant, i.e., running backward with same input and grad_output "
+                             "multiple times gives different values, although analytical gradient matches numerical "
+                             f"gradient.The tolerance for nondeterminism was {nondet_tol}." + _NONDET_HINT)
+    return jac1
+
+
+def _allclose(a, b, rtol, atol) -> bool:
+    """``allclose(a, b)`` after type promotion: ``|a - b| <= atol + rtol * |b|`` everywhere (NaN fails)."""
+    torch = _torch()
+    dt = torch.promote_types(a.dtype, b.dtype)
+    a, b = a.to(dt), b.to(dt)
+    if a.numel() == 0:
+        return True
+    return bool(((a - b).abs() <= atol + rtol * b.abs()).all())
+
+
+def _mismatch(a, n, i, j) -> str:
+    return f"Jacobian mismatch for output {i:d} with respect to input {j:d},\nnumerical:{n}\nanalytical:{a}\n"
+
+
+def _slow_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol) -> None:
+    func_out = _as_tuple(func_out)
+    numerical = _numerical_jacobian(func, inputs, func_out, eps)
+    if not outputs:
+        for per_input in numerical:
+            for jac in per_input:
+                if bool(jac.ne(0).any()):
+                    raise GradcheckError("Numerical gradient for function expected to be zero")
+        return
+    tensor_outs = [o for o in func_out if _is_tensor(o)]
+    keep = [k for k, o in enumerate(tensor_outs) if o.requires_grad]
+    for i, o in enumerate(outputs):
+        analytical = _analytical_jacobian(inputs, o, nondet_tol, check_grad_dtypes)
+        for j, (a, per_input) in enumerate(zip(analytical, numerical, strict=False)):
+            n = per_input[keep[i]]
+            if not _allclose(a, n, rtol, atol):
+                raise GradcheckError(_mismatch(a, n, i, j))
+
+
+def _fast_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol) -> None:
+    """``v^T J u`` for random unit ``u`` (per input) and ``v`` (per output), numerically and analytically.
+
+    On a mismatch the full slow check runs, so the error shows whole Jacobians.
+    """
+    torch = _torch()
+    diff = _diff_inputs(inputs)
+    if not outputs:
+        return _slow_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
+    us = []
+    for x in diff:
+        u = torch.rand(x.shape, dtype=x.dtype)
+        us.append(u / u.norm() if u.numel() else u)
+    vs = [torch.rand(o.shape, dtype=o.dtype) for o in outputs]
+    # numerical J u for every input, by perturbing along u
+    num = []
+    for x, u in zip(diff, us, strict=False):
+        data = x.data
+        orig = data.clone()
+        data.copy_(orig - eps * u)
+        lo = _differentiable_like(func(*inputs), func_out)
+        data.copy_(orig + eps * u)
+        hi = _differentiable_like(func(*inputs), func_out)
+        data.copy_(orig)
+        num.append([(b - a) / (2 * eps) for a, b in zip(lo, hi, strict=False)])
+    for i, (o, v) in enumerate(zip(outputs, vs, strict=False)):
+        grads = torch.autograd.grad(o, diff, v, retain_graph=True, allow_unused=True)
+        for j, (g, u) in enumerate(zip(grads, us, strict=False)):
+            ana = (g * u).sum() if g is not None else torch.zeros((), dtype=u.dtype)
+            numv = (num[j][i].to(v.dtype) * v).sum()
+            if not _allclose(ana.reshape(1), numv.reshape(1), rtol, atol):
+                return _slow_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
+    return None
+
+
+def _differentiable_like(out, reference) -> list:
+    ref = _as_tuple(reference)
+    return [o.detach() for o, r in zip(_as_tuple(out), ref, strict=False) if _is_tensor(r) and r.requires_grad]
+
+
+def _check_backward_linear(outputs, inputs) -> None:
+    """Backward must be multiplied by grad_output: zero grad_outputs give zero (or no) gradients."""
+    torch = _torch()
+    diff = _diff_inputs(inputs)
+    grads = torch.autograd.grad(outputs, diff, [torch.zeros_like(o) for o in outputs], allow_unused=True)
+    for gi, di in zip(grads, diff, strict=False):
+        if gi is None:
+            continue
+        if not bool(gi.eq(0).all()):
+            raise GradcheckError("backward not multiplied by grad_output")
+        if gi.dtype != di.dtype:
+            raise GradcheckError("grad is incorrect type")
+        if gi.device != di.device:
+            raise GradcheckError("grad is incorrect device")
+        if gi.size() != di.size():
+            raise GradcheckError("grad is incorrect size")
+
+
+def _check_undefined_grad(func, inputs) -> None:
+    """Backward must accept undefined (None) output gradients and then produce undefined or zero ones."""
+    from . import engine as _engine
+
+    diff = _diff_inputs(inputs)
+    outs = _differentiable_outputs(func(*inputs))
+    if not outs:
+        return
+
+    def warn():
+        warnings.warn("Backwards compatibility: New undefined gradient support checking feature is enabled by "
+                      "default, but it may break existing callers of this function. If this is true for you, you can "
+                      'call this function with "check_undefined_grad=False" to disable the feature', stacklevel=4)
+
+    groups = [outs] + ([[o] for o in outs] if len(outs) > 1 else [])
+    for group in groups:
+        try:
+            captured = _engine.execute([o._impl for o in group], [None] * len(group), True, False,
+                                       [d._impl for d in diff], accumulate=False)
+        except RuntimeError as e:
+            warn()
+            raise GradcheckError(f"Expected backward function to handle undefined output grads. {_UNDEFINED_HINT}"
+                                 ) from e
+        for g in captured:
+            if g is not None and bool(_torch().autograd.graph.to_tensor(g).ne(0).any()):
+                warn()
+                raise GradcheckError("Expected all input grads to be undefined or zero when all output grads are "
+                                     f"undefined or zero. {_UNDEFINED_HINT}")
+
+
+def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes,
+                      check_backward_ad, fast_mode) -> bool:
+    tupled = _as_tuple(inputs)
+    _check_inputs(tupled)
+    func_out = func(*tupled)
+    outputs = _differentiable_outputs(func_out)
+    check = _fast_check if fast_mode else _slow_check
+    check(func, func_out, tupled, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
+    if not check_backward_ad:
+        return True
+    if outputs:
+        _check_backward_linear(outputs, tupled)
+    if check_undefined_grad:
+        _check_undefined_grad(func, tupled)
+    return True
+
+
+def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+              raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+              check_grad_dtypes: bool = False, check_batched_grad: bool = False,
+              check_batched_forward_grad: bool = False, check_forward_ad: bool = False,
+              check_backward_ad: bool = True, fast_mode: bool = False, masked=None) -> bool:
+    """Check the analytical gradients of ``func`` against finite differences (``torch.autograd.gradcheck``).
+
+    ``check_batched_grad``, ``check_forward_ad`` and ``masked`` are accepted; batched (vmap) and forward-AD
+    checks are not performed.
+    """
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
+    if check_batched_grad and not check_backward_ad:
+        raise AssertionError("Setting check_batched_grad=True requires check_backward_ad to be True")
+    if check_batched_forward_grad and not check_forward_ad:
+        raise AssertionError("Setting check_batched_forward_grad=True requires check_forward_ad to be True")
+    args = (func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes, check_backward_ad,
+            fast_mode)
+    if not raise_exception:
+        try:
+            return _gradcheck_helper(*args)
+        except GradcheckError:
+            return False
+    return _gradcheck_helper(*args)
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+                  gen_non_contig_grad_outputs: bool = False, raise_exception: bool = True, nondet_tol: float = 0.0,
+                  check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
+                  check_batched_grad: bool = False, check_fwd_over_rev: bool = False,
+                  check_rev_over_rev: bool = True, fast_mode: bool = False, masked: bool = False) -> bool:
+    """Check second derivatives: gradcheck of ``(inputs, grad_outputs) -> grad(func(inputs), grad_outputs)``.
+
+    Without ``grad_outputs``, random ones in [-1, 1) that require grad are drawn, one per differentiable
+    output.
+    """
+    if not (check_fwd_over_rev or check_rev_over_rev):
+        raise AssertionError("Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True")
+    if check_undefined_grad and not check_rev_over_rev:
+        raise AssertionError("Setting check_undefined_grad=True requires check_rev_over_rev to be True")
+    if check_batched_grad and not check_rev_over_rev:
+        raise AssertionError("Setting check_batched_grad=True requires check_rev_over_rev to be True")
+    torch = _torch()
+    tupled_inputs = _as_tuple(inputs)
+    if grad_outputs is None:
+        outs = _differentiable_outputs(func(*tupled_inputs))
+        tupled_grad_outputs = tuple(
+            (torch.rand(o.shape, dtype=o.dtype if (o.is_floating_point() or o.is_complex()) else torch.float64)
+             * 2 - 1).requires_grad_() for o in outs)
+    else:
+        tupled_grad_outputs = _as_tuple(grad_outputs)
+    n_inputs = len(tupled_inputs)
+    diff_input_idx = {i for i, x in enumerate(tupled_inputs) if _is_tensor(x) and x.requires_grad}
+    diff_grad_idx = {i for i, g in enumerate(tupled_grad_outputs) if g.requires_grad}
+
+    def new_func(*args):
+        # gradcheck may hand in detached copies: restore which ones require grad
+        ins = tuple(x.requires_grad_() if i in diff_input_idx else x for i, x in enumerate(args[:n_inputs]))
+        outputs = _differentiable_outputs(func(*ins))
+        gouts = tuple(g.requires_grad_() if i in diff_grad_idx else g for i, g in enumerate(args[n_inputs:]))
+        diff_ins = tuple(x for x in ins if _is_tensor(x) and x.requires_grad)
+        grads = torch.autograd.grad(outputs, diff_ins, gouts, create_graph=True, allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(new_func, tupled_inputs + tupled_grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception, nondet_tol=nondet_tol,
+                     check_undefined_grad=check_undefined_grad, check_grad_dtypes=check_grad_dtypes,
+                     check_batched_grad=check_batched_grad, fast_mode=fast_mode)
