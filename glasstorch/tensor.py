@@ -21,17 +21,15 @@ from ._core import dtype as _dt
 from ._core import shape as _shape
 from ._core.device import as_device, device
 from ._core.shape import Size
-from ._device.generator import Generator, default_generator
+from ._device.generator import Generator
 from ._ops import dispatcher as _dispatcher
+from ._ops import indexing as _indexing
 from ._ops.aten import aten
 from . import autograd as _autograd
 from .autograd import graph as _autograd_graph
 from ._ops import factories as _fac
 from ._ops import python_arg_parser as _arg_parser
-from ._ops.kernels.cpu import copy as _copy
-from ._ops.kernels.cpu import random as _rand
-from ._tensor import views as _views
-from ._tensor.impl import AutogradMeta, TensorImpl, empty_strided_impl
+from ._tensor.impl import AutogradMeta, TensorImpl
 
 __all__ = ["Tensor", "wrap", "memory_format", "contiguous_format", "channels_last", "channels_last_3d",
            "preserve_format", "layout", "strided"]
@@ -636,34 +634,6 @@ class Tensor:
         return _finish(_fac.tensor_impl(data, dtype or self.dtype, as_device(device) if device else self.device),
                        requires_grad)
 
-    # -- random, in place ------------------------------------------------------------------------------
-    def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
-        from_ = kw.pop("from", from_)
-        return self._random(_rand.uniform_, float(from_), float(to), generator)
-
-    def normal_(self, mean=0.0, std=1.0, *, generator=None):
-        return self._random(_rand.normal_, float(mean), float(std), generator)
-
-    def exponential_(self, lambd=1.0, *, generator=None):
-        return self._random(_rand.exponential_, float(lambd), generator)
-
-    def bernoulli_(self, p=0.5, *, generator=None):
-        p = p._impl.as_numpy() if isinstance(p, Tensor) else float(p)
-        return self._random(_rand.bernoulli_, p, generator)
-
-    def random_(self, from_=0, to=None, *, generator=None, **kw):
-        from_ = kw.pop("from", from_)
-        if to is None:
-            from_, to = 0, (from_ if from_ else _random_upper(self._impl.dtype))
-        return self._random(_rand.random_, int(from_), int(to), generator)
-
-    def _random(self, kernel, *args):
-        _check_inplace(self)
-        *params, gen = args
-        kernel(self._impl, *params, default_generator if gen is None else gen)
-        self._impl.version.bump()
-        return self
-
     # -- views ---------------------------------------------------------------------------------------
 
     @property
@@ -698,60 +668,12 @@ class Tensor:
         return tuple([wrap(v) for v in aten.split_Tensor(self._impl, operator.index(split_size), dim)])
 
     def __getitem__(self, idx):
-        if _views.is_basic_index(idx):
-            return wrap(_basic_index(self._impl, idx))
-        _check_index_types(idx)
-        return _advanced_getitem(self, idx)
+        """``x[idx]``: basic items are views (select/slice/unsqueeze), index tensors go to ``aten::index``."""
+        return _indexing.getitem(self, idx)
 
     def __setitem__(self, idx, value):
-        if not _views.is_basic_index(idx):
-            _check_index_types(idx)
-            return _advanced_setitem(self, idx, value)
-        target = _basic_index(self._impl, idx)
-        if isinstance(value, Tensor):
-            aten.copy_(target, _expand_value(value._impl, target), False)
-        else:  # PyTorch makes a one-element tensor of the value (checking it fits the dtype) and copies it in
-            if isinstance(value, (builtins.bool, builtins.int, builtins.float, builtins.complex, np.generic)):
-                _fac.check_fits(value, target.dtype, numel=1)
-                value = _fac.fill_value_for(value, target.dtype)
-            aten.copy_(target, _fac.tensor_impl(value, target.dtype, target.device), False)
-
-
-def _expand_value(value: TensorImpl, target: TensorImpl) -> TensorImpl:
-    """PyTorch's ``copy_to``: drop leading size-1 dims of the value, then expand it to the target's shape."""
-    sizes = value.sizes
-    while len(sizes) > target.ndim and sizes[0] == 1:
-        sizes = sizes[1:]
-    if sizes != value.sizes:
-        value = aten.view(value, sizes)
-    if value.sizes == target.sizes:
-        return value
-    return aten.expand(value, target.sizes, False)
-
-
-def _basic_index(impl: TensorImpl, idx) -> TensorImpl:
-    """``x[idx]`` for ints, slices, None and Ellipsis as a chain of view ops (PyTorch's applySlicing)."""
-    items = idx if isinstance(idx, tuple) else (idx,)
-    n_consuming = _views.check_basic_index(impl, items)
-    out = impl
-    d = 0
-    for it in items:
-        if it is None:
-            out = aten.unsqueeze(out, d)
-            d += 1
-        elif it is Ellipsis:
-            d += impl.ndim - n_consuming
-        elif isinstance(it, slice):
-            start, stop, step = _views.slice_bounds(it)
-            out = aten.slice_Tensor(out, d, start, stop, step)
-            d += 1
-        else:
-            i = operator.index(it)
-            size = out.sizes[d]
-            if i < -size or i >= size:
-                raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
-            out = aten.select_int(out, d, i)
-    return out if out is not impl else aten.alias(impl)
+        """``x[idx] = value``: ``copy_`` into the view, or ``aten::index_put_`` for index tensors."""
+        _indexing.setitem(self, idx, value)
 
 
 # -- helpers used by the facade ----------------------------------------------------------------------
@@ -785,14 +707,6 @@ def _finish(impl: TensorImpl, requires_grad: bool) -> Tensor:
     return t
 
 
-def _random_upper(dtype):
-    if dtype.is_floating_point:
-        return (1 << {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[dtype._name]) + 1
-    if dtype is _dt.bool:
-        return 2
-    return int(np.iinfo(dtype.np).max) + 1
-
-
 def _parse_to(t, args, kwargs):
     dtype = kwargs.pop("dtype", None)
     dev = kwargs.pop("device", None)
@@ -820,24 +734,6 @@ def _parse_to(t, args, kwargs):
                 copy = rest[1]
             rest = []
     return dtype, (None if dev is None else as_device(dev)), copy, memory_format
-
-
-def _check_index_types(idx):
-    for it in idx if isinstance(idx, tuple) else (idx,):
-        if isinstance(it, (float, str, complex)) or (isinstance(it, slice) and any(
-                isinstance(v, float) for v in (it.start, it.stop, it.step))):
-            raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
-                             f"valid indices (got {type(it).__name__})")
-
-
-def _advanced_getitem(t, idx):
-    raise NotImplementedError("indexing with tensors, lists or booleans (advanced indexing) arrives with the "
-                              "operators layer (index, index_put); basic indexing uses ints, slices, None and ...")
-
-
-def _advanced_setitem(t, idx, value):
-    raise NotImplementedError("assignment with tensor, list or boolean indices (index_put_) arrives with the "
-                              "operators layer; basic indexing uses ints, slices, None and ...")
 
 
 def _rebuild_from_numpy(arr, requires_grad):
@@ -871,6 +767,7 @@ def _state_from_tensor(t):
 
 Generator.state_to_tensor = staticmethod(_state_to_tensor)
 _dispatcher.set_tensor_type(TensorImpl)
+_indexing.bind_wrap(wrap)
 _arg_parser.set_tensor_class(Tensor)
 Generator.state_from_tensor = staticmethod(_state_from_tensor)
 

@@ -38,6 +38,7 @@ from .._tensor import views as _views
 from .._tensor.impl import TensorImpl, empty_impl
 from . import factories as _fac
 from .aten import aten
+from .python_arg_parser import tensor_class as _tensor_cls
 from .kernels.cpu import copy as _copy
 
 __all__ = ["getitem", "setitem", "advanced_getitem", "advanced_setitem", "translate_index"]
@@ -47,14 +48,12 @@ _SEQ_WARNING = ("Using a non-tuple sequence for multidimensional indexing is dep
                 "index, x[torch.tensor(seq)], which will result either in an error or a different result")
 
 
-def _tensor_cls():
-    from ..tensor import Tensor
-    return Tensor
+_wrap = None  # impl -> public Tensor, bound by the tensor layer (bind_wrap)
 
 
-def _wrap(impl):
-    from ..tensor import wrap
-    return wrap(impl)
+def bind_wrap(fn) -> None:
+    global _wrap
+    _wrap = fn
 
 
 # -- classifying index items ------------------------------------------------------------------------------------

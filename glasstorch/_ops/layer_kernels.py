@@ -10,31 +10,39 @@ Invariant: these kernels never touch data; they only bump versions, record ``_ba
 from __future__ import annotations
 
 from .._core.device import CPU
-from .._core.dispatch_key import BACKEND_FOR_DEVICE, bit
+from .._core.dispatch_key import AUTOGRAD_SET, BACKEND_FOR_DEVICE, bit, tls
 from .._tensor.impl import TensorImpl
 
 __all__ = ["inplace_kernel", "view_kernel", "backend_select_kernel"]
 
 
+_BELOW = bit("ADInplaceOrView") | AUTOGRAD_SET  # PyTorch's AutoDispatchBelowADInplaceOrView
+
+
+def _redispatch_below(op, ks, args, kwargs):
+    """Redispatch with autograd and ADInplaceOrView excluded for nested calls, so an in-place op built
+    from other in-place ops bumps each version once (PyTorch's AutoDispatchBelowADInplaceOrView)."""
+    prev = tls.excluded
+    tls.excluded = prev | _BELOW
+    try:
+        return op.redispatch(ks, *args, **kwargs)
+    finally:
+        tls.excluded = prev
+
+
 def inplace_kernel(op, written: tuple):
     """Redispatch, then bump the version counter of every argument the op writes (``Tensor(a!)``)."""
-    if len(written) == 1:
-        (w,) = written
-
-        def kernel(ks, *args):
-            out = op.redispatch(ks, *args)
-            t = args[w]
+    def kernel(ks, *args, **kwargs):
+        out = _redispatch_below(op, ks, args, kwargs)
+        for w in written:
+            t = args[w] if w < len(args) else None
             if type(t) is TensorImpl:
                 t.version.version += 1
-            return out
-    else:
-        def kernel(ks, *args):
-            out = op.redispatch(ks, *args)
-            for w in written:
-                t = args[w]
-                if type(t) is TensorImpl:
-                    t.version.version += 1
-            return out
+            elif isinstance(t, (list, tuple)):
+                for x in t:
+                    if type(x) is TensorImpl:
+                        x.version.version += 1
+        return out
     kernel.__qualname__ = f"ADInplaceOrView::{op.name}"
     return kernel
 

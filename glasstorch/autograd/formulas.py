@@ -15,7 +15,7 @@ import math
 
 __all__ = [
     # generic
-    "maybe_multiply", "zeros_like_grad", "tensor_list", "where_grad", "cat_along", "cat_grads", "pad_dim",
+    "maybe_multiply", "zeros_like", "zeros_like_grad", "where", "tensor_list", "where_grad", "cat_along", "cat_grads", "pad_dim",
     "unsqueeze_dims", "restore_reduced_dims", "reshape_backward",
     # pointwise
     "div_self_backward", "div_other_backward", "pow_backward", "pow_backward_self", "pow_backward_exponent",
@@ -31,12 +31,12 @@ __all__ = [
     "as_strided_backward", "repeat_backward", "roll_backward", "constant_pad_backward", "reflection_pad_backward",
     "replication_pad_backward",
     # indexing
-    "gather_backward", "index_select_backward", "index_backward", "masked_fill_value_backward",
+    "gather_backward", "index_select_backward", "index_backward", "aten_index", "aten_index_put", "masked_fill_value_backward",
     "masked_select_backward", "masked_scatter_source_backward", "take_backward", "index_source_backward",
     "index_fill_value_backward", "scatter_reduce_backward",
     # activations, losses, normalisation, convolution, pooling
     "softmax_backward", "log_softmax_backward", "gelu_backward", "silu_backward", "mish_backward",
-    "softplus_backward", "elu_backward", "hardswish_backward", "log_sigmoid_backward", "glu_backward",
+    "softplus_backward", "elu_backward", "threshold_backward", "hardtanh_backward", "hardswish_backward", "log_sigmoid_backward", "glu_backward",
     "embedding_backward", "nll_loss_backward", "mse_loss_backward", "smooth_l1_loss_backward",
     "huber_loss_backward", "bce_backward", "bce_target_backward", "bce_logits_backward",
     "bce_logits_target_backward", "layer_norm_backward", "batch_norm_backward", "group_norm_backward",
@@ -57,6 +57,10 @@ def maybe_multiply(grad, alpha):
     return grad if alpha == 1 else grad * alpha
 
 
+def zeros_like(t):
+    return _T.zeros_like(t)
+
+
 def zeros_like_grad(sizes, dtype, device):
     return _T.zeros(sizes, dtype=dtype, device=device)
 
@@ -66,6 +70,10 @@ def tensor_list(items):
     from . import graph
 
     return [x if x is None or isinstance(x, _T.Tensor) else graph.to_tensor(x) for x in items]
+
+
+def where(condition, a, b):
+    return _T.where(condition, a, b)
 
 
 def where_grad(mask, grad):
@@ -527,8 +535,8 @@ def replication_pad_backward(grad, sizes, padding):
 
 
 # -- indexing ---------------------------------------------------------------------------------------------------
-def gather_backward(grad, x, dim, index):
-    return _T.zeros_like(x, dtype=grad.dtype).scatter_add(dim, index, grad)
+def gather_backward(grad, sizes, dim, index):
+    return _T.zeros(sizes, dtype=grad.dtype, device=grad.device).scatter_add(dim, index, grad)
 
 
 def index_select_backward(grad, sizes, dim, index):
@@ -538,17 +546,25 @@ def index_select_backward(grad, sizes, dim, index):
     return out.index_add(dim, index.reshape(-1) if index.dim() == 0 else index, grad)
 
 
+def aten_index(t, indices):
+    """``t[indices]`` with aten's meaning of a ``Tensor?[]`` list (None: the whole dim)."""
+    return _T.ops.aten.index.Tensor(t, tensor_list(indices))
+
+
+def aten_index_put(t, indices, values, accumulate):
+    return _T.ops.aten.index_put(t, tensor_list(indices), values, accumulate)
+
+
 def index_backward(grad, sizes, indices):
-    out = _T.zeros(sizes, dtype=grad.dtype, device=grad.device)
-    return out.index_put(tensor_list(indices), grad, True)
+    return aten_index_put(_T.zeros(sizes, dtype=grad.dtype, device=grad.device), indices, grad, True)
 
 
 def masked_fill_value_backward(grad, mask):
     return where_grad(mask, grad).sum()
 
 
-def masked_select_backward(grad, x, mask):
-    shape = _T.broadcast_shapes(tuple(x.shape), tuple(mask.shape))
+def masked_select_backward(grad, sizes, mask):
+    shape = _T.broadcast_shapes(tuple(sizes), tuple(mask.shape))
     return _T.zeros(shape, dtype=grad.dtype, device=grad.device).masked_scatter(mask, grad)
 
 
@@ -563,18 +579,20 @@ def masked_scatter_source_backward(grad, mask, sizes):
     return selected.view(sizes)
 
 
-def take_backward(grad, x, index):
-    n = x.numel()
+def take_backward(grad, sizes, index):
+    n = 1
+    for d in sizes:
+        n *= d
     flat = index.reshape(-1)
     flat = _T.where(flat < 0, flat + n, flat)
     out = _T.zeros(n, dtype=grad.dtype, device=grad.device).index_add(0, flat, grad.reshape(-1))
-    return out.reshape(tuple(x.shape))
+    return out.reshape(tuple(sizes))
 
 
-def index_source_backward(grad, dim, index, source):
+def index_source_backward(grad, dim, index, source_sizes):
     """index_add/index_copy source: the rows of grad that the source rows went to."""
-    if source.dim() > 0:
-        return grad.index_select(dim, index).expand_as(source)
+    if len(source_sizes) > 0:
+        return grad.index_select(dim, index).expand(tuple(source_sizes))
     return grad.index_select(dim, index.squeeze(0))
 
 
@@ -661,6 +679,14 @@ def softplus_backward(grad, x, beta, threshold):
 def elu_backward(grad, x, alpha, scale, input_scale):
     neg = grad * input_scale * (alpha * scale) * (x * input_scale).exp()
     return _T.where(x <= 0, neg, grad * scale)
+
+
+def threshold_backward(grad, x, threshold):
+    return _T.where(x <= threshold, _T.zeros((), dtype=grad.dtype, device=grad.device), grad)
+
+
+def hardtanh_backward(grad, x, min_val, max_val):
+    return _T.where((x <= min_val).logical_or(x >= max_val), _T.zeros((), dtype=grad.dtype, device=grad.device), grad)
 
 
 def hardswish_backward(grad, x):
@@ -890,10 +916,11 @@ def _expand(values, n):
     return values * n if len(values) == 1 else values
 
 
-def max_pool2d_backward(grad, x, indices):
-    flat = x.shape[:-2] + (x.shape[-2] * x.shape[-1],)
+def max_pool2d_backward(grad, sizes, indices):
+    sizes = tuple(sizes)
+    flat = sizes[:-2] + (sizes[-2] * sizes[-1],)
     out = _T.zeros(flat, dtype=grad.dtype, device=grad.device)
-    return out.scatter_add(-1, indices.flatten(-2), grad.flatten(-2)).reshape(tuple(x.shape))
+    return out.scatter_add(-1, indices.flatten(-2), grad.flatten(-2)).reshape(sizes)
 
 
 def _pool_matrix(osize, isize, windows, dtype, device):
@@ -922,12 +949,12 @@ def _avg_windows(osize, isize, k, s, p, count_include_pad, divisor_override):
     return out
 
 
-def avg_pool2d_backward(grad, x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+def avg_pool2d_backward(grad, sizes, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """The average pool is separable: out = A_h x A_w^T per plane, so d x = A_h^T g A_w."""
     k = _expand(kernel_size, 2)
     s = _expand(stride, 2) if len(stride) else k
     p = _expand(padding, 2)
-    (h, w), (oh, ow) = x.shape[-2:], grad.shape[-2:]
+    (h, w), (oh, ow) = tuple(sizes)[-2:], grad.shape[-2:]
     ah = _pool_matrix(oh, h, _avg_windows(oh, h, k[0], s[0], p[0], count_include_pad, divisor_override),
                       grad.dtype, grad.device)
     aw = _pool_matrix(ow, w, _avg_windows(ow, w, k[1], s[1], p[1], count_include_pad, divisor_override),
@@ -936,8 +963,8 @@ def avg_pool2d_backward(grad, x, kernel_size, stride, padding, ceil_mode, count_
     return out / divisor_override if divisor_override else out
 
 
-def adaptive_avg_pool2d_backward(grad, x):
-    (h, w), (oh, ow) = x.shape[-2:], grad.shape[-2:]
+def adaptive_avg_pool2d_backward(grad, sizes):
+    (h, w), (oh, ow) = tuple(sizes)[-2:], grad.shape[-2:]
 
     def windows(o_n, i_n):
         out = []

@@ -53,7 +53,10 @@ class RemovableHandle:
     _ids = itertools.count()
 
     def __init__(self, hooks_dict):
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
+        try:
+            self.hooks_dict_ref = weakref.ref(hooks_dict)
+        except TypeError:  # a plain dict cannot be weakly referenced: hold it
+            self.hooks_dict_ref = lambda d=hooks_dict: d
         self.id = next(RemovableHandle._ids)
 
     def remove(self):
@@ -100,7 +103,7 @@ class Node:
         return self._metadata
 
     def __repr__(self):
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     def __call__(self, *grads):
         return self.apply(list(grads))
@@ -156,6 +159,9 @@ class AccumulateGrad(Node):
         super().__init__(UINT64_MAX)
         self.impl = impl
         self.input_meta = [(impl.sizes, impl.dtype, impl.device)]
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
 
     @property
     def variable(self):

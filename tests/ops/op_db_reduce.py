@@ -23,6 +23,7 @@ _INPUTS = [
     ("strided", T((3, 6), layout="strided")), ("expanded", T((3, 4), layout="expanded")),
 ]
 _FLOATS = ("float32", "float64", "float16", "bfloat16")
+_DTYPES = tuple(d for d in ALL if d != "int16")  # int16 adds nothing int8/int32 do not cover
 
 
 def _spec(t: T, low, high) -> T:
@@ -55,9 +56,8 @@ def sum_samples(dtype, low=-5.0, high=5.0, nodim_out=False):
     for name, t in _INPUTS:
         t = _spec(t, low, high)
         yield Sample((t,), name=f"{name} all", skip_out=not nodim_out)
-        for dim, dname in _dim_lists(len(t.shape)):
-            yield Sample((t, dim), name=f"{name} {dname}")
-            yield Sample((t, dim, True), name=f"{name} {dname} keepdim")
+        for dim, keepdim, dname in _dim_lists(len(t.shape)):
+            yield Sample((t, dim, keepdim), name=f"{name} {dname}")
     yield Sample((T((3, 4)), None), name="dim None")
     yield Sample((T((3, 4)),), {"dtype": DType("float64")}, name="all dtype=float64", skip_out=not nodim_out)
     yield Sample((T((2, 3, 4), layout="transposed"), [0, 2]), {"keepdim": True, "dtype": DType("float32")},
@@ -74,9 +74,8 @@ def prod_samples(dtype):
     for name, t in _INPUTS:
         t = _spec(t, -2.0, 2.0)
         yield Sample((t,), name=f"{name} all", skip_out=True)
-        for dim, dname in _single_dims(max(len(t.shape), 1)):
-            yield Sample((t, dim), name=f"{name} {dname}")
-            yield Sample((t, dim, True), name=f"{name} {dname} keepdim")
+        for dim, keepdim, dname in _single_dims(len(t.shape)):
+            yield Sample((t, dim, keepdim), name=f"{name} {dname}")
     yield Sample((T((2, 3, 4), low=-2, high=2), 1), {"dtype": DType("float64")}, name="dtype=float64")
     yield Sample((T((4, 6), low=-2, high=2),), {"dtype": DType("int32")}, name="all dtype=int32", skip_out=True)
 
@@ -84,9 +83,8 @@ def prod_samples(dtype):
 def minmax_samples(dtype):
     for name, t in _INPUTS + list(_nan_inputs(dtype)):
         yield Sample((t,), name=f"{name} all")
-        for dim, dname in _single_dims(max(len(t.shape), 1)):
-            yield Sample((t, dim), name=f"{name} {dname}")
-            yield Sample((t, dim, True), name=f"{name} {dname} keepdim")
+        for dim, keepdim, dname in _single_dims(len(t.shape)):
+            yield Sample((t, dim, keepdim), name=f"{name} {dname}")
     yield Sample((T((2, 3, 4), low=0, high=3), 2), {"keepdim": False}, name="small ints ties")
 
 
@@ -101,28 +99,25 @@ def binary_minmax_samples(dtype):
 def amax_samples(dtype):
     for name, t in _INPUTS + list(_nan_inputs(dtype)):
         yield Sample((t,), name=f"{name} default dims")
-        for dim, dname in _dim_lists(len(t.shape)):
-            yield Sample((t, dim), name=f"{name} {dname}")
-            yield Sample((t, dim, True), name=f"{name} {dname} keepdim")
+        for dim, keepdim, dname in _dim_lists(len(t.shape)):
+            yield Sample((t, dim, keepdim), name=f"{name} {dname}")
 
 
 def argmax_samples(dtype):
     for name, t in _INPUTS + list(_nan_inputs(dtype)):
         yield Sample((t,), name=f"{name} flat")
         yield Sample((t,), {"keepdim": True}, name=f"{name} flat keepdim")
-        for dim, dname in _single_dims(max(len(t.shape), 1)):
-            yield Sample((t, dim), name=f"{name} {dname}")
-            yield Sample((t, dim, True), name=f"{name} {dname} keepdim")
+        for dim, keepdim, dname in _single_dims(len(t.shape)):
+            yield Sample((t, dim, keepdim), name=f"{name} {dname}")
 
 
 def var_samples(dtype):
     for name, t in _INPUTS:
         yield Sample((t,), name=f"{name} all", skip_out=True)
         yield Sample((t, False), name=f"{name} all biased", skip_out=True)
-        for dim, dname in _dim_lists(len(t.shape)):
-            yield Sample((t, dim), name=f"{name} {dname}")
-            yield Sample((t, dim, False, True), name=f"{name} {dname} biased keepdim")
-            yield Sample((t, dim), {"correction": 0, "keepdim": True}, name=f"{name} {dname} correction=0")
+        for dim, keepdim, dname in _dim_lists(len(t.shape)):
+            yield Sample((t, dim, not keepdim, keepdim), name=f"{name} {dname} unbiased={not keepdim}")
+            yield Sample((t, dim), {"correction": 0, "keepdim": not keepdim}, name=f"{name} {dname} correction=0")
     yield Sample((T((3, 4)),), {"dim": 1, "correction": 2}, name="correction=2")
     yield Sample((T((3, 4)),), {"dim": 0, "correction": 1.5}, name="correction=1.5")
     yield Sample((T((3, 4)),), {"dim": 0, "correction": 5}, name="correction > N")
@@ -136,9 +131,8 @@ def norm_samples(dtype):
         yield Sample((t,), name=f"{name} default", skip_out=True)
         for p in (1, 3, INF, -INF, 0):
             yield Sample((t, p), name=f"{name} p={p}", skip_out=True)
-        for dim, dname in _dim_lists(len(t.shape)):
-            yield Sample((t, 2, dim), name=f"{name} {dname}")
-            yield Sample((t, INF, dim, True), name=f"{name} inf {dname} keepdim")
+        for dim, keepdim, dname in _dim_lists(len(t.shape)):
+            yield Sample((t, INF if keepdim else 2, dim, keepdim), name=f"{name} {dname}")
     yield Sample((T((3, 4)), 0.5, (0, 1), False), name="p=0.5 dims")
     yield Sample((T((3, 4)), -1, 1, True), name="p=-1")
     yield Sample((T((2, 3, 4)), 2, [0, 2], False), {"dtype": DType("float64")}, name="dtype=float64")
@@ -152,18 +146,16 @@ def vector_norm_samples(dtype):
         yield Sample((t,), name=f"{name} default")
         for ord in (1, 2.0, INF, -INF, 0, 3, -1.5):
             yield Sample((t, ord), name=f"{name} ord={ord}")
-        for dim, dname in _dim_lists(len(t.shape)):
-            yield Sample((t, 2, dim), name=f"{name} {dname}")
-            yield Sample((t, 1, dim, True), name=f"{name} ord=1 {dname} keepdim")
+        for dim, keepdim, dname in _dim_lists(len(t.shape)):
+            yield Sample((t, 1 if keepdim else 2, dim, keepdim), name=f"{name} {dname}")
         yield Sample((t,), {"dim": None, "keepdim": True}, name=f"{name} dim=None keepdim")
     yield Sample((T((3, 4)),), {"ord": 2, "dim": 1, "dtype": DType("float64")}, name="dtype=float64")
 
 
 def logsumexp_samples(dtype):
     for name, t in _INPUTS:
-        for dim, dname in _dim_lists(len(t.shape)):
-            yield Sample((t, dim), name=f"{name} {dname}")
-            yield Sample((t, dim, True), name=f"{name} {dname} keepdim")
+        for dim, keepdim, dname in _dim_lists(len(t.shape)):
+            yield Sample((t, dim, keepdim or dim == []), name=f"{name} {dname}")
     if dtype in _FLOATS:
         yield Sample((T((3, 2), values=((INF, 1.0), (-INF, -INF), (NAN, 0.0))), 1), name="infinities")
     yield Sample((T((3, 4), low=50, high=90), 1), name="large values")
@@ -172,27 +164,25 @@ def logsumexp_samples(dtype):
 def allany_samples(dtype):
     for name, t in _INPUTS + [("zeros", T((2, 3), values=((0, 0, 1), (0, 0, 0))))]:
         yield Sample((t,), name=f"{name} all")
-        for dim, dname in _single_dims(max(len(t.shape), 1)):
-            yield Sample((t, dim), name=f"{name} {dname}")
-            yield Sample((t, dim, True), name=f"{name} {dname} keepdim")
-        for dim, dname in _dim_lists(len(t.shape)):
+        for dim, keepdim, dname in _single_dims(len(t.shape)):
+            yield Sample((t, dim, keepdim), name=f"{name} {dname}")
+        for dim, keepdim, dname in _dim_lists(len(t.shape)):
             if isinstance(dim, (list, tuple)):
-                yield Sample((t, dim), name=f"{name} {dname}")
-                yield Sample((t,), {"dim": dim, "keepdim": True}, name=f"{name} {dname} keepdim")
+                yield Sample((t,), {"dim": dim, "keepdim": keepdim}, name=f"{name} {dname}")
         yield Sample((t, None), name=f"{name} dim None")
 
 
 def count_nonzero_samples(dtype):
     for name, t in _INPUTS + [("zeros", T((2, 3), values=((0, 0, 1), (0, 0, 0))))]:
         yield Sample((t,), name=f"{name} all")
-        for dim, dname in _dim_lists(len(t.shape)):
+        for dim, _, dname in _dim_lists(len(t.shape)):
             yield Sample((t, dim), name=f"{name} {dname}")
 
 
 def cum_samples(dtype, low=-5.0, high=5.0):
     for name, t in _INPUTS:
         t = _spec(t, low, high)
-        for dim, dname in _single_dims(max(len(t.shape), 1)):
+        for dim, _, dname in _single_dims(len(t.shape)):
             yield Sample((t, dim), name=f"{name} {dname}")
     yield Sample((T((3, 4), low=low, high=high), 1), {"dtype": DType("float64")}, name="dtype=float64",
                  skip_inplace=True)
@@ -345,23 +335,23 @@ class _LinalgOpInfo(OpInfo):
 OPS = [
     OpInfo("sum", aten=("sum", "sum.dim_IntList", "sum.IntList_out", "sum.out"), samples=sum_samples, dtypes=ALL,
            method=True, out=True, errors=sum_errors),
-    OpInfo("mean", aten=("mean", "mean.dim", "mean.out", "mean.dtype_out"), samples=mean_samples, dtypes=ALL,
+    OpInfo("mean", aten=("mean", "mean.dim", "mean.out", "mean.dtype_out"), samples=mean_samples, dtypes=_DTYPES,
            method=True, out=True, errors=mean_errors),
-    OpInfo("prod", aten=("prod", "prod.dim_int", "prod.int_out", "prod.out"), samples=prod_samples, dtypes=ALL,
+    OpInfo("prod", aten=("prod", "prod.dim_int", "prod.int_out", "prod.out"), samples=prod_samples, dtypes=_DTYPES,
            method=True, out=True, errors=lambda: [ErrorSample((T((3, 4)), 2), name="out of range")]),
-    OpInfo("max", aten=("max", "max.dim", "max.unary_out", "max.dim_max"), samples=minmax_samples, dtypes=ALL,
+    OpInfo("max", aten=("max", "max.dim", "max.unary_out", "max.dim_max"), samples=minmax_samples, dtypes=_DTYPES,
            method=True, out=True, errors=minmax_errors("max")),
-    OpInfo("min", aten=("min", "min.dim", "min.unary_out", "min.dim_min"), samples=minmax_samples, dtypes=ALL,
+    OpInfo("min", aten=("min", "min.dim", "min.unary_out", "min.dim_min"), samples=minmax_samples, dtypes=_DTYPES,
            method=True, out=True, errors=minmax_errors("min")),
-    OpInfo("max", aten=("max.other", "max.out"), samples=binary_minmax_samples, dtypes=ALL, method=True, out=True),
-    OpInfo("min", aten=("min.other", "min.out"), samples=binary_minmax_samples, dtypes=ALL, method=True, out=True),
-    OpInfo("amax", aten=("amax", "amax.out"), samples=amax_samples, dtypes=ALL, method=True, out=True,
+    OpInfo("max", aten=("max.other", "max.out"), samples=binary_minmax_samples, dtypes=_DTYPES, method=True, out=True),
+    OpInfo("min", aten=("min.other", "min.out"), samples=binary_minmax_samples, dtypes=_DTYPES, method=True, out=True),
+    OpInfo("amax", aten=("amax", "amax.out"), samples=amax_samples, dtypes=_DTYPES, method=True, out=True,
            errors=amax_errors),
-    OpInfo("amin", aten=("amin", "amin.out"), samples=amax_samples, dtypes=ALL, method=True, out=True,
+    OpInfo("amin", aten=("amin", "amin.out"), samples=amax_samples, dtypes=_DTYPES, method=True, out=True,
            errors=amax_errors),
-    OpInfo("argmax", aten=("argmax", "argmax.out"), samples=argmax_samples, dtypes=ALL, method=True, out=True,
+    OpInfo("argmax", aten=("argmax", "argmax.out"), samples=argmax_samples, dtypes=_DTYPES, method=True, out=True,
            errors=argmax_errors),
-    OpInfo("argmin", aten=("argmin", "argmin.out"), samples=argmax_samples, dtypes=ALL, method=True, out=True,
+    OpInfo("argmin", aten=("argmin", "argmin.out"), samples=argmax_samples, dtypes=_DTYPES, method=True, out=True,
            errors=argmax_errors),
     OpInfo("var", aten=("var", "var.dim", "var.correction", "var.out", "var.correction_out"), samples=var_samples,
            dtypes=ALL_FLOAT, method=True, out=True, errors=var_errors),
@@ -376,17 +366,17 @@ OPS = [
            samples=norm_samples, dtypes=ALL_FLOAT, method=True, out=True, errors=norm_errors),
     _LinalgOpInfo("linalg.vector_norm", aten=("linalg_vector_norm", "linalg_vector_norm.out"),
                   samples=vector_norm_samples, dtypes=ALL_FLOAT, out=True, errors=vector_norm_errors),
-    OpInfo("logsumexp", aten=("logsumexp", "logsumexp.out"), samples=logsumexp_samples, dtypes=ALL, method=True,
+    OpInfo("logsumexp", aten=("logsumexp", "logsumexp.out"), samples=logsumexp_samples, dtypes=_DTYPES, method=True,
            out=True, errors=logsumexp_errors),
     OpInfo("all", aten=("all", "all.dim", "all.dims", "all.all_out", "all.out", "all.dims_out"),
-           samples=allany_samples, dtypes=ALL, method=True, out=True, errors=allany_errors),
+           samples=allany_samples, dtypes=_DTYPES, method=True, out=True, errors=allany_errors),
     OpInfo("any", aten=("any", "any.dim", "any.dims", "any.all_out", "any.out", "any.dims_out"),
-           samples=allany_samples, dtypes=ALL, method=True, out=True, errors=allany_errors),
+           samples=allany_samples, dtypes=_DTYPES, method=True, out=True, errors=allany_errors),
     OpInfo("count_nonzero", aten=("count_nonzero", "count_nonzero.dim_IntList", "count_nonzero.out",
                                   "count_nonzero.dim_IntList_out"),
-           samples=count_nonzero_samples, dtypes=ALL, method=True, errors=count_nonzero_errors),
+           samples=count_nonzero_samples, dtypes=_DTYPES, method=True, errors=count_nonzero_errors),
     OpInfo("cumsum", aten=("cumsum", "cumsum_", "cumsum.out"), samples=cum_samples, dtypes=ALL, method=True,
            inplace=True, out=True, errors=cum_errors),
-    OpInfo("cumprod", aten=("cumprod", "cumprod_", "cumprod.out"), samples=cumprod_samples, dtypes=ALL,
+    OpInfo("cumprod", aten=("cumprod", "cumprod_", "cumprod.out"), samples=cumprod_samples, dtypes=_DTYPES,
            method=True, inplace=True, out=True, errors=cum_errors),
 ]

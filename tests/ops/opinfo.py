@@ -142,7 +142,7 @@ def realize(spec: T, lib, dtype: str):
     """Build the tensor ``spec`` in ``lib`` (glasstorch or torch) from shared numpy data."""
     dt = spec.dtype or dtype
     base = _numpy_values(spec, dt)
-    t = lib.tensor(base.tolist() if base.ndim else base.item(), dtype=getattr(lib, dt))
+    t = lib.tensor(base.tolist() if base.ndim else base.item(), dtype=getattr(lib, dt)).reshape(base.shape)
     if spec.layout == "transposed" and t.dim() >= 2:
         t = t.transpose(-1, -2).contiguous().transpose(-1, -2)
     elif spec.layout == "strided" and t.dim() >= 1:

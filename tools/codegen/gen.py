@@ -334,7 +334,7 @@ def gen_bindings(fns, variant: str) -> str:
     else:
         py_modules = {}
         for f in fns:
-            if f.python_module and "function" in f.variants:
+            if f.python_module and "function" in f.variants and not f.manual_python_binding:
                 py_modules.setdefault(f.python_module, set()).add(_pyname(f))
         for mod, ns in sorted(py_modules.items()):
             tail.append(f"{mod.upper()}_FUNCTIONS = {sorted(ns)!r}")

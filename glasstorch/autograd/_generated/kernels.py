@@ -9,6 +9,2682 @@ from glasstorch.autograd.node_support import (  # noqa: F401
 from glasstorch._ops.dispatcher import get_op as _get_op
 
 
+_op_convolution = _get_op('aten::convolution')
+
+
+def _autograd_convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    if grad_enabled() and requires_grad_any(input, weight, bias):
+        node = _n.ConvolutionBackward0()
+        node.next_edges = record.edges(input, weight, bias)
+        node.input_ = record.save(input)
+        node.weight_ = record.save(weight)
+        node.bias_ = record.save(bias)
+        node.stride_ = stride
+        node.padding_ = padding
+        node.dilation_ = dilation
+        node.transposed_ = transposed
+        node.output_padding_ = output_padding
+        node.groups_ = groups
+        result = _op_convolution.redispatch(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+        record.history(result, node, None)
+        return result
+    return _op_convolution.redispatch(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+
+
+register_autograd('aten::convolution', _autograd_convolution)
+
+
+_op__convolution = _get_op('aten::_convolution')
+
+
+def _autograd__convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32):
+    if grad_enabled() and requires_grad_any(input, weight, bias):
+        node = _n.ConvolutionBackward0()
+        node.next_edges = record.edges(input, weight, bias)
+        node.input_ = record.save(input)
+        node.weight_ = record.save(weight)
+        node.bias_ = record.save(bias)
+        node.stride_ = stride
+        node.padding_ = padding
+        node.dilation_ = dilation
+        node.transposed_ = transposed
+        node.output_padding_ = output_padding
+        node.groups_ = groups
+        result = _op__convolution.redispatch(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32)
+        record.history(result, node, None)
+        return result
+    return _op__convolution.redispatch(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32)
+
+
+register_autograd('aten::_convolution', _autograd__convolution)
+
+
+_op_max_pool2d_with_indices = _get_op('aten::max_pool2d_with_indices')
+
+
+def _autograd_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation, ceil_mode):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.MaxPool2dWithIndicesBackward0()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_max_pool2d_with_indices.redispatch(ks, self, kernel_size, stride, padding, dilation, ceil_mode)
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result)
+        return result
+    return _op_max_pool2d_with_indices.redispatch(ks, self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+register_autograd('aten::max_pool2d_with_indices', _autograd_max_pool2d_with_indices)
+
+
+_op_max_pool2d_with_indices_out = _get_op('aten::max_pool2d_with_indices.out')
+
+
+def _autograd_max_pool2d_with_indices_out(ks, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices):
+    out_not_differentiable('max_pool2d_with_indices', self)
+    return _op_max_pool2d_with_indices_out.redispatch(ks, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices)
+
+
+register_autograd('aten::max_pool2d_with_indices.out', _autograd_max_pool2d_with_indices_out)
+
+
+_op_avg_pool2d = _get_op('aten::avg_pool2d')
+
+
+def _autograd_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.AvgPool2dBackward0()
+        node.next_edges = record.edges(self)
+        node.kernel_size_ = kernel_size
+        node.stride_ = stride
+        node.padding_ = padding
+        node.ceil_mode_ = ceil_mode
+        node.count_include_pad_ = count_include_pad
+        node.divisor_override_ = divisor_override
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_avg_pool2d.redispatch(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        record.history(result, node, None)
+        return result
+    return _op_avg_pool2d.redispatch(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+register_autograd('aten::avg_pool2d', _autograd_avg_pool2d)
+
+
+_op_avg_pool2d_out = _get_op('aten::avg_pool2d.out')
+
+
+def _autograd_avg_pool2d_out(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out):
+    out_not_differentiable('avg_pool2d', self)
+    return _op_avg_pool2d_out.redispatch(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+
+
+register_autograd('aten::avg_pool2d.out', _autograd_avg_pool2d_out)
+
+
+_op__adaptive_avg_pool2d = _get_op('aten::_adaptive_avg_pool2d')
+
+
+def _autograd__adaptive_avg_pool2d(ks, self, output_size):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.AdaptiveAvgPool2dBackward0()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__adaptive_avg_pool2d.redispatch(ks, self, output_size)
+        record.history(result, node, None)
+        return result
+    return _op__adaptive_avg_pool2d.redispatch(ks, self, output_size)
+
+
+register_autograd('aten::_adaptive_avg_pool2d', _autograd__adaptive_avg_pool2d)
+
+
+_op_view = _get_op('aten::view')
+
+
+def _autograd_view(ks, self, size):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.ViewBackward0()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_view.redispatch(ks, self, size)
+        record.history(result, node, None)
+        return result
+    return _op_view.redispatch(ks, self, size)
+
+
+register_autograd('aten::view', _autograd_view)
+
+
+_op_view_dtype = _get_op('aten::view.dtype')
+
+
+def _autograd_view_dtype(ks, self, dtype):
+    if grad_enabled() and False:
+        node = _n.ViewBackward1()
+        node.next_edges = record.edges()
+        result = _op_view_dtype.redispatch(ks, self, dtype)
+        record.history(result, node, [False])
+        return result
+    return _op_view_dtype.redispatch(ks, self, dtype)
+
+
+register_autograd('aten::view.dtype', _autograd_view_dtype)
+
+
+_op__unsafe_view = _get_op('aten::_unsafe_view')
+
+
+def _autograd__unsafe_view(ks, self, size):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.UnsafeViewBackward0()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__unsafe_view.redispatch(ks, self, size)
+        record.history(result, node, None)
+        return result
+    return _op__unsafe_view.redispatch(ks, self, size)
+
+
+register_autograd('aten::_unsafe_view', _autograd__unsafe_view)
+
+
+_op_as_strided = _get_op('aten::as_strided')
+
+
+def _autograd_as_strided(ks, self, size, stride, storage_offset):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.AsStridedBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.size_ = size
+        node.stride_ = stride
+        node.storage_offset_ = storage_offset
+        result = _op_as_strided.redispatch(ks, self, size, stride, storage_offset)
+        record.history(result, node, None)
+        return result
+    return _op_as_strided.redispatch(ks, self, size, stride, storage_offset)
+
+
+register_autograd('aten::as_strided', _autograd_as_strided)
+
+
+_op_transpose_int = _get_op('aten::transpose.int')
+
+
+def _autograd_transpose_int(ks, self, dim0, dim1):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.TransposeBackward0()
+        node.next_edges = record.edges(self)
+        node.dim0_ = dim0
+        node.dim1_ = dim1
+        result = _op_transpose_int.redispatch(ks, self, dim0, dim1)
+        record.history(result, node, None)
+        return result
+    return _op_transpose_int.redispatch(ks, self, dim0, dim1)
+
+
+register_autograd('aten::transpose.int', _autograd_transpose_int)
+
+
+_op_t = _get_op('aten::t')
+
+
+def _autograd_t(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.TBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_t.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_t.redispatch(ks, self)
+
+
+register_autograd('aten::t', _autograd_t)
+
+
+_op_permute = _get_op('aten::permute')
+
+
+def _autograd_permute(ks, self, dims):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.PermuteBackward0()
+        node.next_edges = record.edges(self)
+        node.dims_ = dims
+        result = _op_permute.redispatch(ks, self, dims)
+        record.history(result, node, None)
+        return result
+    return _op_permute.redispatch(ks, self, dims)
+
+
+register_autograd('aten::permute', _autograd_permute)
+
+
+_op_movedim_intlist = _get_op('aten::movedim.intlist')
+
+
+def _autograd_movedim_intlist(ks, self, source, destination):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.MovedimBackward0()
+        node.next_edges = record.edges(self)
+        node.source_ = source
+        node.destination_ = destination
+        result = _op_movedim_intlist.redispatch(ks, self, source, destination)
+        record.history(result, node, None)
+        return result
+    return _op_movedim_intlist.redispatch(ks, self, source, destination)
+
+
+register_autograd('aten::movedim.intlist', _autograd_movedim_intlist)
+
+
+_op_movedim_int = _get_op('aten::movedim.int')
+
+
+def _autograd_movedim_int(ks, self, source, destination):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.MovedimBackward1()
+        node.next_edges = record.edges(self)
+        node.source_ = source
+        node.destination_ = destination
+        result = _op_movedim_int.redispatch(ks, self, source, destination)
+        record.history(result, node, None)
+        return result
+    return _op_movedim_int.redispatch(ks, self, source, destination)
+
+
+register_autograd('aten::movedim.int', _autograd_movedim_int)
+
+
+_op_expand = _get_op('aten::expand')
+
+
+def _autograd_expand(ks, self, size, implicit):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.ExpandBackward0()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_expand.redispatch(ks, self, size, implicit)
+        record.history(result, node, None)
+        return result
+    return _op_expand.redispatch(ks, self, size, implicit)
+
+
+register_autograd('aten::expand', _autograd_expand)
+
+
+_op_unsqueeze = _get_op('aten::unsqueeze')
+
+
+def _autograd_unsqueeze(ks, self, dim):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.UnsqueezeBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        result = _op_unsqueeze.redispatch(ks, self, dim)
+        record.history(result, node, None)
+        return result
+    return _op_unsqueeze.redispatch(ks, self, dim)
+
+
+register_autograd('aten::unsqueeze', _autograd_unsqueeze)
+
+
+_op_squeeze = _get_op('aten::squeeze')
+
+
+def _autograd_squeeze(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.SqueezeBackward0()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_squeeze.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_squeeze.redispatch(ks, self)
+
+
+register_autograd('aten::squeeze', _autograd_squeeze)
+
+
+_op_squeeze_dim = _get_op('aten::squeeze.dim')
+
+
+def _autograd_squeeze_dim(ks, self, dim):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.SqueezeBackward1()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_squeeze_dim.redispatch(ks, self, dim)
+        record.history(result, node, None)
+        return result
+    return _op_squeeze_dim.redispatch(ks, self, dim)
+
+
+register_autograd('aten::squeeze.dim', _autograd_squeeze_dim)
+
+
+_op_squeeze_dims = _get_op('aten::squeeze.dims')
+
+
+def _autograd_squeeze_dims(ks, self, dim):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.SqueezeBackward2()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_squeeze_dims.redispatch(ks, self, dim)
+        record.history(result, node, None)
+        return result
+    return _op_squeeze_dims.redispatch(ks, self, dim)
+
+
+register_autograd('aten::squeeze.dims', _autograd_squeeze_dims)
+
+
+_op_select_int = _get_op('aten::select.int')
+
+
+def _autograd_select_int(ks, self, dim, index):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.SelectBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        node.index_ = index
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_select_int.redispatch(ks, self, dim, index)
+        record.history(result, node, None)
+        return result
+    return _op_select_int.redispatch(ks, self, dim, index)
+
+
+register_autograd('aten::select.int', _autograd_select_int)
+
+
+_op_slice_Tensor = _get_op('aten::slice.Tensor')
+
+
+def _autograd_slice_Tensor(ks, self, dim, start, end, step):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.SliceBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        node.start_ = start
+        node.end_ = end
+        node.step_ = step
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_slice_Tensor.redispatch(ks, self, dim, start, end, step)
+        record.history(result, node, None)
+        return result
+    return _op_slice_Tensor.redispatch(ks, self, dim, start, end, step)
+
+
+register_autograd('aten::slice.Tensor', _autograd_slice_Tensor)
+
+
+_op_diagonal = _get_op('aten::diagonal')
+
+
+def _autograd_diagonal(ks, self, offset, dim1, dim2):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.DiagonalBackward0()
+        node.next_edges = record.edges(self)
+        node.offset_ = offset
+        node.dim1_ = dim1
+        node.dim2_ = dim2
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_diagonal.redispatch(ks, self, offset, dim1, dim2)
+        record.history(result, node, None)
+        return result
+    return _op_diagonal.redispatch(ks, self, offset, dim1, dim2)
+
+
+register_autograd('aten::diagonal', _autograd_diagonal)
+
+
+_op_unfold = _get_op('aten::unfold')
+
+
+def _autograd_unfold(ks, self, dimension, size, step):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.UnfoldBackward0()
+        node.next_edges = record.edges(self)
+        node.dimension_ = dimension
+        node.size_ = size
+        node.step_ = step
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_unfold.redispatch(ks, self, dimension, size, step)
+        record.history(result, node, None)
+        return result
+    return _op_unfold.redispatch(ks, self, dimension, size, step)
+
+
+register_autograd('aten::unfold', _autograd_unfold)
+
+
+_op_split_Tensor = _get_op('aten::split.Tensor')
+
+
+def _autograd_split_Tensor(ks, self, split_size, dim):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.SplitBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        result = _op_split_Tensor.redispatch(ks, self, split_size, dim)
+        record.history(result, node, None)
+        return result
+    return _op_split_Tensor.redispatch(ks, self, split_size, dim)
+
+
+register_autograd('aten::split.Tensor', _autograd_split_Tensor)
+
+
+_op_split_with_sizes = _get_op('aten::split_with_sizes')
+
+
+def _autograd_split_with_sizes(ks, self, split_sizes, dim):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.SplitWithSizesBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        result = _op_split_with_sizes.redispatch(ks, self, split_sizes, dim)
+        record.history(result, node, None)
+        return result
+    return _op_split_with_sizes.redispatch(ks, self, split_sizes, dim)
+
+
+register_autograd('aten::split_with_sizes', _autograd_split_with_sizes)
+
+
+_op_chunk = _get_op('aten::chunk')
+
+
+def _autograd_chunk(ks, self, chunks, dim):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.ChunkBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        result = _op_chunk.redispatch(ks, self, chunks, dim)
+        record.history(result, node, None)
+        return result
+    return _op_chunk.redispatch(ks, self, chunks, dim)
+
+
+register_autograd('aten::chunk', _autograd_chunk)
+
+
+_op_tensor_split_sections = _get_op('aten::tensor_split.sections')
+
+
+def _autograd_tensor_split_sections(ks, self, sections, dim):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.TensorSplitBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        result = _op_tensor_split_sections.redispatch(ks, self, sections, dim)
+        record.history(result, node, None)
+        return result
+    return _op_tensor_split_sections.redispatch(ks, self, sections, dim)
+
+
+register_autograd('aten::tensor_split.sections', _autograd_tensor_split_sections)
+
+
+_op_tensor_split_indices = _get_op('aten::tensor_split.indices')
+
+
+def _autograd_tensor_split_indices(ks, self, indices, dim):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.TensorSplitBackward1()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        result = _op_tensor_split_indices.redispatch(ks, self, indices, dim)
+        record.history(result, node, None)
+        return result
+    return _op_tensor_split_indices.redispatch(ks, self, indices, dim)
+
+
+register_autograd('aten::tensor_split.indices', _autograd_tensor_split_indices)
+
+
+_op_unbind_int = _get_op('aten::unbind.int')
+
+
+def _autograd_unbind_int(ks, self, dim):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.UnbindBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        result = _op_unbind_int.redispatch(ks, self, dim)
+        record.history(result, node, None)
+        return result
+    return _op_unbind_int.redispatch(ks, self, dim)
+
+
+register_autograd('aten::unbind.int', _autograd_unbind_int)
+
+
+_op_alias = _get_op('aten::alias')
+
+
+def _autograd_alias(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.AliasBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_alias.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_alias.redispatch(ks, self)
+
+
+register_autograd('aten::alias', _autograd_alias)
+
+
+_op_clone = _get_op('aten::clone')
+
+
+def _autograd_clone(ks, self, memory_format):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.CloneBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_clone.redispatch(ks, self, memory_format)
+        record.history(result, node, None)
+        return result
+    return _op_clone.redispatch(ks, self, memory_format)
+
+
+register_autograd('aten::clone', _autograd_clone)
+
+
+_op__to_copy = _get_op('aten::_to_copy')
+
+
+def _autograd__to_copy(ks, self, dtype, layout, device, pin_memory, non_blocking, memory_format):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.ToCopyBackward0()
+        node.next_edges = record.edges(self)
+        node.self_dtype_ = record.meta(self, 'dtype')
+        result = _op__to_copy.redispatch(ks, self, dtype, layout, device, pin_memory, non_blocking, memory_format)
+        record.history(result, node, None)
+        return result
+    return _op__to_copy.redispatch(ks, self, dtype, layout, device, pin_memory, non_blocking, memory_format)
+
+
+register_autograd('aten::_to_copy', _autograd__to_copy)
+
+
+_op_masked_fill_Scalar = _get_op('aten::masked_fill.Scalar')
+
+
+def _autograd_masked_fill_Scalar(ks, self, mask, value):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.MaskedFillBackward0()
+        node.next_edges = record.edges(self)
+        node.mask_ = record.save(mask)
+        result = _op_masked_fill_Scalar.redispatch(ks, self, mask, value)
+        record.history(result, node, None)
+        return result
+    return _op_masked_fill_Scalar.redispatch(ks, self, mask, value)
+
+
+register_autograd('aten::masked_fill.Scalar', _autograd_masked_fill_Scalar)
+
+
+_op_masked_fill__Scalar = _get_op('aten::masked_fill_.Scalar')
+
+
+def _autograd_masked_fill__Scalar(ks, self, mask, value):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.MaskedFillBackward0()
+        node.next_edges = record.edges(self)
+        node.mask_ = record.save(mask)
+        result = _op_masked_fill__Scalar.redispatch(ks, self, mask, value)
+        record.history(result, node, None)
+        return result
+    return _op_masked_fill__Scalar.redispatch(ks, self, mask, value)
+
+
+register_autograd('aten::masked_fill_.Scalar', _autograd_masked_fill__Scalar)
+
+
+_op_masked_fill_Tensor = _get_op('aten::masked_fill.Tensor')
+
+
+def _autograd_masked_fill_Tensor(ks, self, mask, value):
+    if grad_enabled() and requires_grad_any(self, value):
+        node = _n.MaskedFillBackward1()
+        node.next_edges = record.edges(self, value)
+        node.mask_ = record.save(mask)
+        result = _op_masked_fill_Tensor.redispatch(ks, self, mask, value)
+        record.history(result, node, None)
+        return result
+    return _op_masked_fill_Tensor.redispatch(ks, self, mask, value)
+
+
+register_autograd('aten::masked_fill.Tensor', _autograd_masked_fill_Tensor)
+
+
+_op_masked_fill__Tensor = _get_op('aten::masked_fill_.Tensor')
+
+
+def _autograd_masked_fill__Tensor(ks, self, mask, value):
+    if grad_enabled() and (requires_grad_any(self, value)):
+        check_inplace(self)
+        node = _n.MaskedFillBackward1()
+        node.next_edges = record.edges(self, value)
+        node.mask_ = record.save(mask)
+        result = _op_masked_fill__Tensor.redispatch(ks, self, mask, value)
+        record.history(result, node, None)
+        return result
+    return _op_masked_fill__Tensor.redispatch(ks, self, mask, value)
+
+
+register_autograd('aten::masked_fill_.Tensor', _autograd_masked_fill__Tensor)
+
+
+_op_masked_scatter = _get_op('aten::masked_scatter')
+
+
+def _autograd_masked_scatter(ks, self, mask, source):
+    if grad_enabled() and requires_grad_any(self, source):
+        node = _n.MaskedScatterBackward0()
+        node.next_edges = record.edges(self, source)
+        node.mask_ = record.save(mask)
+        node.source_sizes_ = record.meta(source, 'sizes')
+        result = _op_masked_scatter.redispatch(ks, self, mask, source)
+        record.history(result, node, None)
+        return result
+    return _op_masked_scatter.redispatch(ks, self, mask, source)
+
+
+register_autograd('aten::masked_scatter', _autograd_masked_scatter)
+
+
+_op_masked_scatter_ = _get_op('aten::masked_scatter_')
+
+
+def _autograd_masked_scatter_(ks, self, mask, source):
+    if grad_enabled() and (requires_grad_any(self, source)):
+        check_inplace(self)
+        node = _n.MaskedScatterBackward0()
+        node.next_edges = record.edges(self, source)
+        node.mask_ = record.save(mask)
+        node.source_sizes_ = record.meta(source, 'sizes')
+        result = _op_masked_scatter_.redispatch(ks, self, mask, source)
+        record.history(result, node, None)
+        return result
+    return _op_masked_scatter_.redispatch(ks, self, mask, source)
+
+
+register_autograd('aten::masked_scatter_', _autograd_masked_scatter_)
+
+
+_op_masked_select = _get_op('aten::masked_select')
+
+
+def _autograd_masked_select(ks, self, mask):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.MaskedSelectBackward0()
+        node.next_edges = record.edges(self)
+        node.mask_ = record.save(mask)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_masked_select.redispatch(ks, self, mask)
+        record.history(result, node, None)
+        return result
+    return _op_masked_select.redispatch(ks, self, mask)
+
+
+register_autograd('aten::masked_select', _autograd_masked_select)
+
+
+_op_masked_select_out = _get_op('aten::masked_select.out')
+
+
+def _autograd_masked_select_out(ks, self, mask, out):
+    out_not_differentiable('masked_select', self, mask)
+    return _op_masked_select_out.redispatch(ks, self, mask, out)
+
+
+register_autograd('aten::masked_select.out', _autograd_masked_select_out)
+
+
+_op_index_select = _get_op('aten::index_select')
+
+
+def _autograd_index_select(ks, self, dim, index):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.IndexSelectBackward0()
+        node.next_edges = record.edges(self)
+        node.index_ = record.save(index)
+        node.dim_ = dim
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_index_select.redispatch(ks, self, dim, index)
+        record.history(result, node, None)
+        return result
+    return _op_index_select.redispatch(ks, self, dim, index)
+
+
+register_autograd('aten::index_select', _autograd_index_select)
+
+
+_op_index_select_out = _get_op('aten::index_select.out')
+
+
+def _autograd_index_select_out(ks, self, dim, index, out):
+    out_not_differentiable('index_select', self, index)
+    return _op_index_select_out.redispatch(ks, self, dim, index, out)
+
+
+register_autograd('aten::index_select.out', _autograd_index_select_out)
+
+
+_op_gather = _get_op('aten::gather')
+
+
+def _autograd_gather(ks, self, dim, index, sparse_grad):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.GatherBackward0()
+        node.next_edges = record.edges(self)
+        node.index_ = record.save(index)
+        node.dim_ = dim
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_gather.redispatch(ks, self, dim, index, sparse_grad)
+        record.history(result, node, None)
+        return result
+    return _op_gather.redispatch(ks, self, dim, index, sparse_grad)
+
+
+register_autograd('aten::gather', _autograd_gather)
+
+
+_op_gather_out = _get_op('aten::gather.out')
+
+
+def _autograd_gather_out(ks, self, dim, index, sparse_grad, out):
+    out_not_differentiable('gather', self, index)
+    return _op_gather_out.redispatch(ks, self, dim, index, sparse_grad, out)
+
+
+register_autograd('aten::gather.out', _autograd_gather_out)
+
+
+_op_take = _get_op('aten::take')
+
+
+def _autograd_take(ks, self, index):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.TakeBackward0()
+        node.next_edges = record.edges(self)
+        node.index_ = record.save(index)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_take.redispatch(ks, self, index)
+        record.history(result, node, None)
+        return result
+    return _op_take.redispatch(ks, self, index)
+
+
+register_autograd('aten::take', _autograd_take)
+
+
+_op_take_out = _get_op('aten::take.out')
+
+
+def _autograd_take_out(ks, self, index, out):
+    out_not_differentiable('take', self, index)
+    return _op_take_out.redispatch(ks, self, index, out)
+
+
+register_autograd('aten::take.out', _autograd_take_out)
+
+
+_op_scatter_src = _get_op('aten::scatter.src')
+
+
+def _autograd_scatter_src(ks, self, dim, index, src):
+    if grad_enabled() and requires_grad_any(self, src):
+        node = _n.ScatterBackward0()
+        node.next_edges = record.edges(self, src)
+        node.index_ = record.save(index)
+        node.dim_ = dim
+        result = _op_scatter_src.redispatch(ks, self, dim, index, src)
+        record.history(result, node, None)
+        return result
+    return _op_scatter_src.redispatch(ks, self, dim, index, src)
+
+
+register_autograd('aten::scatter.src', _autograd_scatter_src)
+
+
+_op_scatter__src = _get_op('aten::scatter_.src')
+
+
+def _autograd_scatter__src(ks, self, dim, index, src):
+    if grad_enabled() and (requires_grad_any(self, src)):
+        check_inplace(self)
+        node = _n.ScatterBackward0()
+        node.next_edges = record.edges(self, src)
+        node.index_ = record.save(index)
+        node.dim_ = dim
+        result = _op_scatter__src.redispatch(ks, self, dim, index, src)
+        record.history(result, node, None)
+        return result
+    return _op_scatter__src.redispatch(ks, self, dim, index, src)
+
+
+register_autograd('aten::scatter_.src', _autograd_scatter__src)
+
+
+_op_scatter_src_out = _get_op('aten::scatter.src_out')
+
+
+def _autograd_scatter_src_out(ks, self, dim, index, src, out):
+    out_not_differentiable('scatter', self, index, src)
+    return _op_scatter_src_out.redispatch(ks, self, dim, index, src, out)
+
+
+register_autograd('aten::scatter.src_out', _autograd_scatter_src_out)
+
+
+_op_scatter_value = _get_op('aten::scatter.value')
+
+
+def _autograd_scatter_value(ks, self, dim, index, value):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.ScatterBackward1()
+        node.next_edges = record.edges(self)
+        node.index_ = record.save(index)
+        node.dim_ = dim
+        result = _op_scatter_value.redispatch(ks, self, dim, index, value)
+        record.history(result, node, None)
+        return result
+    return _op_scatter_value.redispatch(ks, self, dim, index, value)
+
+
+register_autograd('aten::scatter.value', _autograd_scatter_value)
+
+
+_op_scatter__value = _get_op('aten::scatter_.value')
+
+
+def _autograd_scatter__value(ks, self, dim, index, value):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.ScatterBackward1()
+        node.next_edges = record.edges(self)
+        node.index_ = record.save(index)
+        node.dim_ = dim
+        result = _op_scatter__value.redispatch(ks, self, dim, index, value)
+        record.history(result, node, None)
+        return result
+    return _op_scatter__value.redispatch(ks, self, dim, index, value)
+
+
+register_autograd('aten::scatter_.value', _autograd_scatter__value)
+
+
+_op_scatter_value_out = _get_op('aten::scatter.value_out')
+
+
+def _autograd_scatter_value_out(ks, self, dim, index, value, out):
+    out_not_differentiable('scatter', self, index)
+    return _op_scatter_value_out.redispatch(ks, self, dim, index, value, out)
+
+
+register_autograd('aten::scatter.value_out', _autograd_scatter_value_out)
+
+
+_op_scatter_add = _get_op('aten::scatter_add')
+
+
+def _autograd_scatter_add(ks, self, dim, index, src):
+    if grad_enabled() and requires_grad_any(self, src):
+        node = _n.ScatterAddBackward0()
+        node.next_edges = record.edges(self, src)
+        node.index_ = record.save(index)
+        node.dim_ = dim
+        result = _op_scatter_add.redispatch(ks, self, dim, index, src)
+        record.history(result, node, None)
+        return result
+    return _op_scatter_add.redispatch(ks, self, dim, index, src)
+
+
+register_autograd('aten::scatter_add', _autograd_scatter_add)
+
+
+_op_scatter_add_ = _get_op('aten::scatter_add_')
+
+
+def _autograd_scatter_add_(ks, self, dim, index, src):
+    if grad_enabled() and (requires_grad_any(self, src)):
+        check_inplace(self)
+        node = _n.ScatterAddBackward0()
+        node.next_edges = record.edges(self, src)
+        node.index_ = record.save(index)
+        node.dim_ = dim
+        result = _op_scatter_add_.redispatch(ks, self, dim, index, src)
+        record.history(result, node, None)
+        return result
+    return _op_scatter_add_.redispatch(ks, self, dim, index, src)
+
+
+register_autograd('aten::scatter_add_', _autograd_scatter_add_)
+
+
+_op_scatter_add_out = _get_op('aten::scatter_add.out')
+
+
+def _autograd_scatter_add_out(ks, self, dim, index, src, out):
+    out_not_differentiable('scatter_add', self, index, src)
+    return _op_scatter_add_out.redispatch(ks, self, dim, index, src, out)
+
+
+register_autograd('aten::scatter_add.out', _autograd_scatter_add_out)
+
+
+_op_scatter_reduce_two = _get_op('aten::scatter_reduce.two')
+
+
+def _autograd_scatter_reduce_two(ks, self, dim, index, src, reduce, include_self):
+    if grad_enabled() and requires_grad_any(self, src):
+        node = _n.ScatterReduceBackward0()
+        node.next_edges = record.edges(self, src)
+        node.self_ = record.save(self)
+        node.index_ = record.save(index)
+        node.src_ = record.save(src)
+        node.dim_ = dim
+        node.reduce_ = reduce
+        node.include_self_ = include_self
+        result = _op_scatter_reduce_two.redispatch(ks, self, dim, index, src, reduce, include_self)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_scatter_reduce_two.redispatch(ks, self, dim, index, src, reduce, include_self)
+
+
+register_autograd('aten::scatter_reduce.two', _autograd_scatter_reduce_two)
+
+
+_op_scatter_reduce__two = _get_op('aten::scatter_reduce_.two')
+
+
+def _autograd_scatter_reduce__two(ks, self, dim, index, src, reduce, include_self):
+    if grad_enabled() and (requires_grad_any(self, src)):
+        check_inplace(self)
+        node = _n.ScatterReduceBackward0()
+        node.next_edges = record.edges(self, src)
+        node.self_ = record.save(record.clone(self))
+        node.index_ = record.save(index)
+        node.src_ = record.save(src)
+        node.dim_ = dim
+        node.reduce_ = reduce
+        node.include_self_ = include_self
+        result = _op_scatter_reduce__two.redispatch(ks, self, dim, index, src, reduce, include_self)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_scatter_reduce__two.redispatch(ks, self, dim, index, src, reduce, include_self)
+
+
+register_autograd('aten::scatter_reduce_.two', _autograd_scatter_reduce__two)
+
+
+_op_scatter_reduce_two_out = _get_op('aten::scatter_reduce.two_out')
+
+
+def _autograd_scatter_reduce_two_out(ks, self, dim, index, src, reduce, include_self, out):
+    out_not_differentiable('scatter_reduce', self, index, src)
+    return _op_scatter_reduce_two_out.redispatch(ks, self, dim, index, src, reduce, include_self, out)
+
+
+register_autograd('aten::scatter_reduce.two_out', _autograd_scatter_reduce_two_out)
+
+
+_op_index_add = _get_op('aten::index_add')
+
+
+def _autograd_index_add(ks, self, dim, index, source, alpha):
+    if grad_enabled() and requires_grad_any(self, source):
+        node = _n.IndexAddBackward0()
+        node.next_edges = record.edges(self, source)
+        node.index_ = record.save(index)
+        node.dim_ = dim
+        node.alpha_ = alpha
+        node.source_sizes_ = record.meta(source, 'sizes')
+        result = _op_index_add.redispatch(ks, self, dim, index, source, alpha)
+        record.history(result, node, None)
+        return result
+    return _op_index_add.redispatch(ks, self, dim, index, source, alpha)
+
+
+register_autograd('aten::index_add', _autograd_index_add)
+
+
+_op_index_add_ = _get_op('aten::index_add_')
+
+
+def _autograd_index_add_(ks, self, dim, index, source, alpha):
+    if grad_enabled() and (requires_grad_any(self, source)):
+        check_inplace(self)
+        node = _n.IndexAddBackward0()
+        node.next_edges = record.edges(self, source)
+        node.index_ = record.save(index)
+        node.dim_ = dim
+        node.alpha_ = alpha
+        node.source_sizes_ = record.meta(source, 'sizes')
+        result = _op_index_add_.redispatch(ks, self, dim, index, source, alpha)
+        record.history(result, node, None)
+        return result
+    return _op_index_add_.redispatch(ks, self, dim, index, source, alpha)
+
+
+register_autograd('aten::index_add_', _autograd_index_add_)
+
+
+_op_index_add_out = _get_op('aten::index_add.out')
+
+
+def _autograd_index_add_out(ks, self, dim, index, source, alpha, out):
+    out_not_differentiable('index_add', self, index, source)
+    return _op_index_add_out.redispatch(ks, self, dim, index, source, alpha, out)
+
+
+register_autograd('aten::index_add.out', _autograd_index_add_out)
+
+
+_op_index_copy = _get_op('aten::index_copy')
+
+
+def _autograd_index_copy(ks, self, dim, index, source):
+    if grad_enabled() and requires_grad_any(self, source):
+        node = _n.IndexCopyBackward0()
+        node.next_edges = record.edges(self, source)
+        node.index_ = record.save(index)
+        node.dim_ = dim
+        node.source_sizes_ = record.meta(source, 'sizes')
+        result = _op_index_copy.redispatch(ks, self, dim, index, source)
+        record.history(result, node, None)
+        return result
+    return _op_index_copy.redispatch(ks, self, dim, index, source)
+
+
+register_autograd('aten::index_copy', _autograd_index_copy)
+
+
+_op_index_copy_ = _get_op('aten::index_copy_')
+
+
+def _autograd_index_copy_(ks, self, dim, index, source):
+    if grad_enabled() and (requires_grad_any(self, source)):
+        check_inplace(self)
+        node = _n.IndexCopyBackward0()
+        node.next_edges = record.edges(self, source)
+        node.index_ = record.save(index)
+        node.dim_ = dim
+        node.source_sizes_ = record.meta(source, 'sizes')
+        result = _op_index_copy_.redispatch(ks, self, dim, index, source)
+        record.history(result, node, None)
+        return result
+    return _op_index_copy_.redispatch(ks, self, dim, index, source)
+
+
+register_autograd('aten::index_copy_', _autograd_index_copy_)
+
+
+_op_index_copy_out = _get_op('aten::index_copy.out')
+
+
+def _autograd_index_copy_out(ks, self, dim, index, source, out):
+    out_not_differentiable('index_copy', self, index, source)
+    return _op_index_copy_out.redispatch(ks, self, dim, index, source, out)
+
+
+register_autograd('aten::index_copy.out', _autograd_index_copy_out)
+
+
+_op_index_fill_int_Scalar = _get_op('aten::index_fill.int_Scalar')
+
+
+def _autograd_index_fill_int_Scalar(ks, self, dim, index, value):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.IndexFillBackward0()
+        node.next_edges = record.edges(self)
+        node.index_ = record.save(index)
+        node.dim_ = dim
+        result = _op_index_fill_int_Scalar.redispatch(ks, self, dim, index, value)
+        record.history(result, node, None)
+        return result
+    return _op_index_fill_int_Scalar.redispatch(ks, self, dim, index, value)
+
+
+register_autograd('aten::index_fill.int_Scalar', _autograd_index_fill_int_Scalar)
+
+
+_op_index_fill__int_Scalar = _get_op('aten::index_fill_.int_Scalar')
+
+
+def _autograd_index_fill__int_Scalar(ks, self, dim, index, value):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.IndexFillBackward0()
+        node.next_edges = record.edges(self)
+        node.index_ = record.save(index)
+        node.dim_ = dim
+        result = _op_index_fill__int_Scalar.redispatch(ks, self, dim, index, value)
+        record.history(result, node, None)
+        return result
+    return _op_index_fill__int_Scalar.redispatch(ks, self, dim, index, value)
+
+
+register_autograd('aten::index_fill_.int_Scalar', _autograd_index_fill__int_Scalar)
+
+
+_op_index_fill_int_Tensor = _get_op('aten::index_fill.int_Tensor')
+
+
+def _autograd_index_fill_int_Tensor(ks, self, dim, index, value):
+    if grad_enabled() and requires_grad_any(self, value):
+        node = _n.IndexFillBackward1()
+        node.next_edges = record.edges(self, value)
+        node.index_ = record.save(index)
+        node.dim_ = dim
+        result = _op_index_fill_int_Tensor.redispatch(ks, self, dim, index, value)
+        record.history(result, node, None)
+        return result
+    return _op_index_fill_int_Tensor.redispatch(ks, self, dim, index, value)
+
+
+register_autograd('aten::index_fill.int_Tensor', _autograd_index_fill_int_Tensor)
+
+
+_op_index_fill__int_Tensor = _get_op('aten::index_fill_.int_Tensor')
+
+
+def _autograd_index_fill__int_Tensor(ks, self, dim, index, value):
+    if grad_enabled() and (requires_grad_any(self, value)):
+        check_inplace(self)
+        node = _n.IndexFillBackward1()
+        node.next_edges = record.edges(self, value)
+        node.index_ = record.save(index)
+        node.dim_ = dim
+        result = _op_index_fill__int_Tensor.redispatch(ks, self, dim, index, value)
+        record.history(result, node, None)
+        return result
+    return _op_index_fill__int_Tensor.redispatch(ks, self, dim, index, value)
+
+
+register_autograd('aten::index_fill_.int_Tensor', _autograd_index_fill__int_Tensor)
+
+
+_op_index_Tensor = _get_op('aten::index.Tensor')
+
+
+def _autograd_index_Tensor(ks, self, indices):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.IndexBackward0()
+        node.next_edges = record.edges(self)
+        node.indices_ = indices
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_index_Tensor.redispatch(ks, self, indices)
+        record.history(result, node, None)
+        return result
+    return _op_index_Tensor.redispatch(ks, self, indices)
+
+
+register_autograd('aten::index.Tensor', _autograd_index_Tensor)
+
+
+_op_index_Tensor_out = _get_op('aten::index.Tensor_out')
+
+
+def _autograd_index_Tensor_out(ks, self, indices, out):
+    out_not_differentiable('index', self, indices)
+    return _op_index_Tensor_out.redispatch(ks, self, indices, out)
+
+
+register_autograd('aten::index.Tensor_out', _autograd_index_Tensor_out)
+
+
+_op_index_put = _get_op('aten::index_put')
+
+
+def _autograd_index_put(ks, self, indices, values, accumulate):
+    if grad_enabled() and requires_grad_any(self, values):
+        node = _n.IndexPutBackward0()
+        node.next_edges = record.edges(self, values)
+        node.values_ = record.save(values)
+        node.indices_ = indices
+        node.accumulate_ = accumulate
+        result = _op_index_put.redispatch(ks, self, indices, values, accumulate)
+        record.history(result, node, None)
+        return result
+    return _op_index_put.redispatch(ks, self, indices, values, accumulate)
+
+
+register_autograd('aten::index_put', _autograd_index_put)
+
+
+_op_index_put_ = _get_op('aten::index_put_')
+
+
+def _autograd_index_put_(ks, self, indices, values, accumulate):
+    if grad_enabled() and (requires_grad_any(self, values)):
+        check_inplace(self)
+        node = _n.IndexPutBackward0()
+        node.next_edges = record.edges(self, values)
+        node.values_ = record.save(values)
+        node.indices_ = indices
+        node.accumulate_ = accumulate
+        result = _op_index_put_.redispatch(ks, self, indices, values, accumulate)
+        record.history(result, node, None)
+        return result
+    return _op_index_put_.redispatch(ks, self, indices, values, accumulate)
+
+
+register_autograd('aten::index_put_', _autograd_index_put_)
+
+
+_op_mm = _get_op('aten::mm')
+
+
+def _autograd_mm(ks, self, mat2):
+    if grad_enabled() and requires_grad_any(self, mat2):
+        node = _n.MmBackward0()
+        node.next_edges = record.edges(self, mat2)
+        node.self_ = record.save(self)
+        node.mat2_ = record.save(mat2)
+        result = _op_mm.redispatch(ks, self, mat2)
+        record.history(result, node, None)
+        return result
+    return _op_mm.redispatch(ks, self, mat2)
+
+
+register_autograd('aten::mm', _autograd_mm)
+
+
+_op_mm_out = _get_op('aten::mm.out')
+
+
+def _autograd_mm_out(ks, self, mat2, out):
+    out_not_differentiable('mm', self, mat2)
+    return _op_mm_out.redispatch(ks, self, mat2, out)
+
+
+register_autograd('aten::mm.out', _autograd_mm_out)
+
+
+_op_bmm = _get_op('aten::bmm')
+
+
+def _autograd_bmm(ks, self, mat2):
+    if grad_enabled() and requires_grad_any(self, mat2):
+        node = _n.BmmBackward0()
+        node.next_edges = record.edges(self, mat2)
+        node.self_ = record.save(self)
+        node.mat2_ = record.save(mat2)
+        result = _op_bmm.redispatch(ks, self, mat2)
+        record.history(result, node, None)
+        return result
+    return _op_bmm.redispatch(ks, self, mat2)
+
+
+register_autograd('aten::bmm', _autograd_bmm)
+
+
+_op_bmm_out = _get_op('aten::bmm.out')
+
+
+def _autograd_bmm_out(ks, self, mat2, out):
+    out_not_differentiable('bmm', self, mat2)
+    return _op_bmm_out.redispatch(ks, self, mat2, out)
+
+
+register_autograd('aten::bmm.out', _autograd_bmm_out)
+
+
+_op_addmm = _get_op('aten::addmm')
+
+
+def _autograd_addmm(ks, self, mat1, mat2, beta, alpha):
+    if grad_enabled() and requires_grad_any(self, mat1, mat2):
+        node = _n.AddmmBackward0()
+        node.next_edges = record.edges(self, mat1, mat2)
+        node.mat1_ = record.save(mat1)
+        node.mat2_ = record.save(mat2)
+        node.beta_ = beta
+        node.alpha_ = alpha
+        result = _op_addmm.redispatch(ks, self, mat1, mat2, beta, alpha)
+        record.history(result, node, None)
+        return result
+    return _op_addmm.redispatch(ks, self, mat1, mat2, beta, alpha)
+
+
+register_autograd('aten::addmm', _autograd_addmm)
+
+
+_op_addmm_ = _get_op('aten::addmm_')
+
+
+def _autograd_addmm_(ks, self, mat1, mat2, beta, alpha):
+    if grad_enabled() and (requires_grad_any(self, mat1, mat2)):
+        check_inplace(self)
+        node = _n.AddmmBackward0()
+        node.next_edges = record.edges(self, mat1, mat2)
+        node.mat1_ = record.save(mat1)
+        node.mat2_ = record.save(mat2)
+        node.beta_ = beta
+        node.alpha_ = alpha
+        result = _op_addmm_.redispatch(ks, self, mat1, mat2, beta, alpha)
+        record.history(result, node, None)
+        return result
+    return _op_addmm_.redispatch(ks, self, mat1, mat2, beta, alpha)
+
+
+register_autograd('aten::addmm_', _autograd_addmm_)
+
+
+_op_addmm_out = _get_op('aten::addmm.out')
+
+
+def _autograd_addmm_out(ks, self, mat1, mat2, beta, alpha, out):
+    out_not_differentiable('addmm', self, mat1, mat2)
+    return _op_addmm_out.redispatch(ks, self, mat1, mat2, beta, alpha, out)
+
+
+register_autograd('aten::addmm.out', _autograd_addmm_out)
+
+
+_op_baddbmm = _get_op('aten::baddbmm')
+
+
+def _autograd_baddbmm(ks, self, batch1, batch2, beta, alpha):
+    if grad_enabled() and requires_grad_any(self, batch1, batch2):
+        node = _n.BaddbmmBackward0()
+        node.next_edges = record.edges(self, batch1, batch2)
+        node.batch1_ = record.save(batch1)
+        node.batch2_ = record.save(batch2)
+        node.beta_ = beta
+        node.alpha_ = alpha
+        result = _op_baddbmm.redispatch(ks, self, batch1, batch2, beta, alpha)
+        record.history(result, node, None)
+        return result
+    return _op_baddbmm.redispatch(ks, self, batch1, batch2, beta, alpha)
+
+
+register_autograd('aten::baddbmm', _autograd_baddbmm)
+
+
+_op_baddbmm_ = _get_op('aten::baddbmm_')
+
+
+def _autograd_baddbmm_(ks, self, batch1, batch2, beta, alpha):
+    if grad_enabled() and (requires_grad_any(self, batch1, batch2)):
+        check_inplace(self)
+        node = _n.BaddbmmBackward0()
+        node.next_edges = record.edges(self, batch1, batch2)
+        node.batch1_ = record.save(batch1)
+        node.batch2_ = record.save(batch2)
+        node.beta_ = beta
+        node.alpha_ = alpha
+        result = _op_baddbmm_.redispatch(ks, self, batch1, batch2, beta, alpha)
+        record.history(result, node, None)
+        return result
+    return _op_baddbmm_.redispatch(ks, self, batch1, batch2, beta, alpha)
+
+
+register_autograd('aten::baddbmm_', _autograd_baddbmm_)
+
+
+_op_baddbmm_out = _get_op('aten::baddbmm.out')
+
+
+def _autograd_baddbmm_out(ks, self, batch1, batch2, beta, alpha, out):
+    out_not_differentiable('baddbmm', self, batch1, batch2)
+    return _op_baddbmm_out.redispatch(ks, self, batch1, batch2, beta, alpha, out)
+
+
+register_autograd('aten::baddbmm.out', _autograd_baddbmm_out)
+
+
+_op_addbmm = _get_op('aten::addbmm')
+
+
+def _autograd_addbmm(ks, self, batch1, batch2, beta, alpha):
+    if grad_enabled() and requires_grad_any(self, batch1, batch2):
+        node = _n.AddbmmBackward0()
+        node.next_edges = record.edges(self, batch1, batch2)
+        node.batch1_ = record.save(batch1)
+        node.batch2_ = record.save(batch2)
+        node.beta_ = beta
+        node.alpha_ = alpha
+        node.batch1_sizes_ = record.meta(batch1, 'sizes')
+        node.batch2_sizes_ = record.meta(batch2, 'sizes')
+        result = _op_addbmm.redispatch(ks, self, batch1, batch2, beta, alpha)
+        record.history(result, node, None)
+        return result
+    return _op_addbmm.redispatch(ks, self, batch1, batch2, beta, alpha)
+
+
+register_autograd('aten::addbmm', _autograd_addbmm)
+
+
+_op_addbmm_ = _get_op('aten::addbmm_')
+
+
+def _autograd_addbmm_(ks, self, batch1, batch2, beta, alpha):
+    if grad_enabled() and (requires_grad_any(self, batch1, batch2)):
+        check_inplace(self)
+        node = _n.AddbmmBackward0()
+        node.next_edges = record.edges(self, batch1, batch2)
+        node.batch1_ = record.save(batch1)
+        node.batch2_ = record.save(batch2)
+        node.beta_ = beta
+        node.alpha_ = alpha
+        node.batch1_sizes_ = record.meta(batch1, 'sizes')
+        node.batch2_sizes_ = record.meta(batch2, 'sizes')
+        result = _op_addbmm_.redispatch(ks, self, batch1, batch2, beta, alpha)
+        record.history(result, node, None)
+        return result
+    return _op_addbmm_.redispatch(ks, self, batch1, batch2, beta, alpha)
+
+
+register_autograd('aten::addbmm_', _autograd_addbmm_)
+
+
+_op_addbmm_out = _get_op('aten::addbmm.out')
+
+
+def _autograd_addbmm_out(ks, self, batch1, batch2, beta, alpha, out):
+    out_not_differentiable('addbmm', self, batch1, batch2)
+    return _op_addbmm_out.redispatch(ks, self, batch1, batch2, beta, alpha, out)
+
+
+register_autograd('aten::addbmm.out', _autograd_addbmm_out)
+
+
+_op_addmv = _get_op('aten::addmv')
+
+
+def _autograd_addmv(ks, self, mat, vec, beta, alpha):
+    if grad_enabled() and requires_grad_any(self, mat, vec):
+        node = _n.AddmvBackward0()
+        node.next_edges = record.edges(self, mat, vec)
+        node.mat_ = record.save(mat)
+        node.vec_ = record.save(vec)
+        node.beta_ = beta
+        node.alpha_ = alpha
+        result = _op_addmv.redispatch(ks, self, mat, vec, beta, alpha)
+        record.history(result, node, None)
+        return result
+    return _op_addmv.redispatch(ks, self, mat, vec, beta, alpha)
+
+
+register_autograd('aten::addmv', _autograd_addmv)
+
+
+_op_addmv_ = _get_op('aten::addmv_')
+
+
+def _autograd_addmv_(ks, self, mat, vec, beta, alpha):
+    if grad_enabled() and (requires_grad_any(self, mat, vec)):
+        check_inplace(self)
+        node = _n.AddmvBackward0()
+        node.next_edges = record.edges(self, mat, vec)
+        node.mat_ = record.save(mat)
+        node.vec_ = record.save(vec)
+        node.beta_ = beta
+        node.alpha_ = alpha
+        result = _op_addmv_.redispatch(ks, self, mat, vec, beta, alpha)
+        record.history(result, node, None)
+        return result
+    return _op_addmv_.redispatch(ks, self, mat, vec, beta, alpha)
+
+
+register_autograd('aten::addmv_', _autograd_addmv_)
+
+
+_op_addmv_out = _get_op('aten::addmv.out')
+
+
+def _autograd_addmv_out(ks, self, mat, vec, beta, alpha, out):
+    out_not_differentiable('addmv', self, mat, vec)
+    return _op_addmv_out.redispatch(ks, self, mat, vec, beta, alpha, out)
+
+
+register_autograd('aten::addmv.out', _autograd_addmv_out)
+
+
+_op_mv = _get_op('aten::mv')
+
+
+def _autograd_mv(ks, self, vec):
+    if grad_enabled() and requires_grad_any(self, vec):
+        node = _n.MvBackward0()
+        node.next_edges = record.edges(self, vec)
+        node.self_ = record.save(self)
+        node.vec_ = record.save(vec)
+        result = _op_mv.redispatch(ks, self, vec)
+        record.history(result, node, None)
+        return result
+    return _op_mv.redispatch(ks, self, vec)
+
+
+register_autograd('aten::mv', _autograd_mv)
+
+
+_op_mv_out = _get_op('aten::mv.out')
+
+
+def _autograd_mv_out(ks, self, vec, out):
+    out_not_differentiable('mv', self, vec)
+    return _op_mv_out.redispatch(ks, self, vec, out)
+
+
+register_autograd('aten::mv.out', _autograd_mv_out)
+
+
+_op_dot = _get_op('aten::dot')
+
+
+def _autograd_dot(ks, self, tensor):
+    if grad_enabled() and requires_grad_any(self, tensor):
+        node = _n.DotBackward0()
+        node.next_edges = record.edges(self, tensor)
+        node.self_ = record.save(self)
+        node.tensor_ = record.save(tensor)
+        result = _op_dot.redispatch(ks, self, tensor)
+        record.history(result, node, None)
+        return result
+    return _op_dot.redispatch(ks, self, tensor)
+
+
+register_autograd('aten::dot', _autograd_dot)
+
+
+_op_dot_out = _get_op('aten::dot.out')
+
+
+def _autograd_dot_out(ks, self, tensor, out):
+    out_not_differentiable('dot', self, tensor)
+    return _op_dot_out.redispatch(ks, self, tensor, out)
+
+
+register_autograd('aten::dot.out', _autograd_dot_out)
+
+
+_op_vdot = _get_op('aten::vdot')
+
+
+def _autograd_vdot(ks, self, other):
+    if grad_enabled() and requires_grad_any(self, other):
+        node = _n.VdotBackward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(self)
+        node.other_ = record.save(other)
+        result = _op_vdot.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_vdot.redispatch(ks, self, other)
+
+
+register_autograd('aten::vdot', _autograd_vdot)
+
+
+_op_vdot_out = _get_op('aten::vdot.out')
+
+
+def _autograd_vdot_out(ks, self, other, out):
+    out_not_differentiable('vdot', self, other)
+    return _op_vdot_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::vdot.out', _autograd_vdot_out)
+
+
+_op_nll_loss_forward = _get_op('aten::nll_loss_forward')
+
+
+def _autograd_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.NllLossBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.target_ = record.save(target)
+        node.weight_ = record.save(weight)
+        node.reduction_ = reduction
+        node.ignore_index_ = ignore_index
+        result = _op_nll_loss_forward.redispatch(ks, self, target, weight, reduction, ignore_index)
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result)
+        return result
+    return _op_nll_loss_forward.redispatch(ks, self, target, weight, reduction, ignore_index)
+
+
+register_autograd('aten::nll_loss_forward', _autograd_nll_loss_forward)
+
+
+_op_nll_loss2d_forward = _get_op('aten::nll_loss2d_forward')
+
+
+def _autograd_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.NllLoss2dBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.target_ = record.save(target)
+        node.weight_ = record.save(weight)
+        node.reduction_ = reduction
+        node.ignore_index_ = ignore_index
+        result = _op_nll_loss2d_forward.redispatch(ks, self, target, weight, reduction, ignore_index)
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result)
+        return result
+    return _op_nll_loss2d_forward.redispatch(ks, self, target, weight, reduction, ignore_index)
+
+
+register_autograd('aten::nll_loss2d_forward', _autograd_nll_loss2d_forward)
+
+
+_op_mse_loss = _get_op('aten::mse_loss')
+
+
+def _autograd_mse_loss(ks, self, target, reduction):
+    if grad_enabled() and requires_grad_any(self, target):
+        node = _n.MseLossBackward0()
+        node.next_edges = record.edges(self, target)
+        node.self_ = record.save(self)
+        node.target_ = record.save(target)
+        node.reduction_ = reduction
+        result = _op_mse_loss.redispatch(ks, self, target, reduction)
+        record.history(result, node, None)
+        return result
+    return _op_mse_loss.redispatch(ks, self, target, reduction)
+
+
+register_autograd('aten::mse_loss', _autograd_mse_loss)
+
+
+_op_mse_loss_out = _get_op('aten::mse_loss.out')
+
+
+def _autograd_mse_loss_out(ks, self, target, reduction, out):
+    out_not_differentiable('mse_loss', self, target)
+    return _op_mse_loss_out.redispatch(ks, self, target, reduction, out)
+
+
+register_autograd('aten::mse_loss.out', _autograd_mse_loss_out)
+
+
+_op_smooth_l1_loss = _get_op('aten::smooth_l1_loss')
+
+
+def _autograd_smooth_l1_loss(ks, self, target, reduction, beta):
+    if grad_enabled() and requires_grad_any(self, target):
+        node = _n.SmoothL1LossBackward0()
+        node.next_edges = record.edges(self, target)
+        node.self_ = record.save(self)
+        node.target_ = record.save(target)
+        node.reduction_ = reduction
+        node.beta_ = beta
+        result = _op_smooth_l1_loss.redispatch(ks, self, target, reduction, beta)
+        record.history(result, node, None)
+        return result
+    return _op_smooth_l1_loss.redispatch(ks, self, target, reduction, beta)
+
+
+register_autograd('aten::smooth_l1_loss', _autograd_smooth_l1_loss)
+
+
+_op_smooth_l1_loss_out = _get_op('aten::smooth_l1_loss.out')
+
+
+def _autograd_smooth_l1_loss_out(ks, self, target, reduction, beta, out):
+    out_not_differentiable('smooth_l1_loss', self, target)
+    return _op_smooth_l1_loss_out.redispatch(ks, self, target, reduction, beta, out)
+
+
+register_autograd('aten::smooth_l1_loss.out', _autograd_smooth_l1_loss_out)
+
+
+_op_huber_loss = _get_op('aten::huber_loss')
+
+
+def _autograd_huber_loss(ks, self, target, reduction, delta):
+    if grad_enabled() and requires_grad_any(self, target):
+        node = _n.HuberLossBackward0()
+        node.next_edges = record.edges(self, target)
+        node.self_ = record.save(self)
+        node.target_ = record.save(target)
+        node.reduction_ = reduction
+        node.delta_ = delta
+        result = _op_huber_loss.redispatch(ks, self, target, reduction, delta)
+        record.history(result, node, None)
+        return result
+    return _op_huber_loss.redispatch(ks, self, target, reduction, delta)
+
+
+register_autograd('aten::huber_loss', _autograd_huber_loss)
+
+
+_op_huber_loss_out = _get_op('aten::huber_loss.out')
+
+
+def _autograd_huber_loss_out(ks, self, target, reduction, delta, out):
+    out_not_differentiable('huber_loss', self, target)
+    return _op_huber_loss_out.redispatch(ks, self, target, reduction, delta, out)
+
+
+register_autograd('aten::huber_loss.out', _autograd_huber_loss_out)
+
+
+_op_binary_cross_entropy = _get_op('aten::binary_cross_entropy')
+
+
+def _autograd_binary_cross_entropy(ks, self, target, weight, reduction):
+    if grad_enabled() and requires_grad_any(self, target):
+        node = _n.BinaryCrossEntropyBackward0()
+        node.next_edges = record.edges(self, target)
+        node.self_ = record.save(self)
+        node.target_ = record.save(target)
+        node.weight_ = record.save(weight)
+        node.reduction_ = reduction
+        result = _op_binary_cross_entropy.redispatch(ks, self, target, weight, reduction)
+        record.history(result, node, None)
+        return result
+    return _op_binary_cross_entropy.redispatch(ks, self, target, weight, reduction)
+
+
+register_autograd('aten::binary_cross_entropy', _autograd_binary_cross_entropy)
+
+
+_op_binary_cross_entropy_out = _get_op('aten::binary_cross_entropy.out')
+
+
+def _autograd_binary_cross_entropy_out(ks, self, target, weight, reduction, out):
+    out_not_differentiable('binary_cross_entropy', self, target, weight)
+    return _op_binary_cross_entropy_out.redispatch(ks, self, target, weight, reduction, out)
+
+
+register_autograd('aten::binary_cross_entropy.out', _autograd_binary_cross_entropy_out)
+
+
+_op_binary_cross_entropy_with_logits = _get_op('aten::binary_cross_entropy_with_logits')
+
+
+def _autograd_binary_cross_entropy_with_logits(ks, self, target, weight, pos_weight, reduction):
+    if grad_enabled() and requires_grad_any(self, target):
+        node = _n.BinaryCrossEntropyWithLogitsBackward0()
+        node.next_edges = record.edges(self, target)
+        node.self_ = record.save(self)
+        node.target_ = record.save(target)
+        node.weight_ = record.save(weight)
+        node.pos_weight_ = record.save(pos_weight)
+        node.reduction_ = reduction
+        result = _op_binary_cross_entropy_with_logits.redispatch(ks, self, target, weight, pos_weight, reduction)
+        record.history(result, node, None)
+        return result
+    return _op_binary_cross_entropy_with_logits.redispatch(ks, self, target, weight, pos_weight, reduction)
+
+
+register_autograd('aten::binary_cross_entropy_with_logits', _autograd_binary_cross_entropy_with_logits)
+
+
+_op_relu = _get_op('aten::relu')
+
+
+def _autograd_relu(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.ReluBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_relu.redispatch(ks, self)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_relu.redispatch(ks, self)
+
+
+register_autograd('aten::relu', _autograd_relu)
+
+
+_op_relu_ = _get_op('aten::relu_')
+
+
+def _autograd_relu_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.ReluBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_relu_.redispatch(ks, self)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_relu_.redispatch(ks, self)
+
+
+register_autograd('aten::relu_', _autograd_relu_)
+
+
+_op_threshold = _get_op('aten::threshold')
+
+
+def _autograd_threshold(ks, self, threshold, value):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.ThresholdBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.threshold_ = threshold
+        result = _op_threshold.redispatch(ks, self, threshold, value)
+        record.history(result, node, None)
+        return result
+    return _op_threshold.redispatch(ks, self, threshold, value)
+
+
+register_autograd('aten::threshold', _autograd_threshold)
+
+
+_op_threshold_ = _get_op('aten::threshold_')
+
+
+def _autograd_threshold_(ks, self, threshold, value):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.ThresholdBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        node.threshold_ = threshold
+        result = _op_threshold_.redispatch(ks, self, threshold, value)
+        record.history(result, node, None)
+        return result
+    return _op_threshold_.redispatch(ks, self, threshold, value)
+
+
+register_autograd('aten::threshold_', _autograd_threshold_)
+
+
+_op_threshold_out = _get_op('aten::threshold.out')
+
+
+def _autograd_threshold_out(ks, self, threshold, value, out):
+    out_not_differentiable('threshold', self)
+    return _op_threshold_out.redispatch(ks, self, threshold, value, out)
+
+
+register_autograd('aten::threshold.out', _autograd_threshold_out)
+
+
+_op_gelu = _get_op('aten::gelu')
+
+
+def _autograd_gelu(ks, self, approximate):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.GeluBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.approximate_ = approximate
+        result = _op_gelu.redispatch(ks, self, approximate)
+        record.history(result, node, None)
+        return result
+    return _op_gelu.redispatch(ks, self, approximate)
+
+
+register_autograd('aten::gelu', _autograd_gelu)
+
+
+_op_gelu_out = _get_op('aten::gelu.out')
+
+
+def _autograd_gelu_out(ks, self, approximate, out):
+    out_not_differentiable('gelu', self)
+    return _op_gelu_out.redispatch(ks, self, approximate, out)
+
+
+register_autograd('aten::gelu.out', _autograd_gelu_out)
+
+
+_op_gelu_ = _get_op('aten::gelu_')
+
+
+def _autograd_gelu_(ks, self, approximate):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.GeluBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        node.approximate_ = approximate
+        result = _op_gelu_.redispatch(ks, self, approximate)
+        record.history(result, node, None)
+        return result
+    return _op_gelu_.redispatch(ks, self, approximate)
+
+
+register_autograd('aten::gelu_', _autograd_gelu_)
+
+
+_op_silu = _get_op('aten::silu')
+
+
+def _autograd_silu(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.SiluBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_silu.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_silu.redispatch(ks, self)
+
+
+register_autograd('aten::silu', _autograd_silu)
+
+
+_op_silu_ = _get_op('aten::silu_')
+
+
+def _autograd_silu_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.SiluBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        result = _op_silu_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_silu_.redispatch(ks, self)
+
+
+register_autograd('aten::silu_', _autograd_silu_)
+
+
+_op_silu_out = _get_op('aten::silu.out')
+
+
+def _autograd_silu_out(ks, self, out):
+    out_not_differentiable('silu', self)
+    return _op_silu_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::silu.out', _autograd_silu_out)
+
+
+_op_mish = _get_op('aten::mish')
+
+
+def _autograd_mish(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.MishBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_mish.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_mish.redispatch(ks, self)
+
+
+register_autograd('aten::mish', _autograd_mish)
+
+
+_op_mish_ = _get_op('aten::mish_')
+
+
+def _autograd_mish_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.MishBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        result = _op_mish_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_mish_.redispatch(ks, self)
+
+
+register_autograd('aten::mish_', _autograd_mish_)
+
+
+_op_mish_out = _get_op('aten::mish.out')
+
+
+def _autograd_mish_out(ks, self, out):
+    out_not_differentiable('mish', self)
+    return _op_mish_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::mish.out', _autograd_mish_out)
+
+
+_op_softplus = _get_op('aten::softplus')
+
+
+def _autograd_softplus(ks, self, beta, threshold):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.SoftplusBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.beta_ = beta
+        node.threshold_ = threshold
+        result = _op_softplus.redispatch(ks, self, beta, threshold)
+        record.history(result, node, None)
+        return result
+    return _op_softplus.redispatch(ks, self, beta, threshold)
+
+
+register_autograd('aten::softplus', _autograd_softplus)
+
+
+_op_softplus_out = _get_op('aten::softplus.out')
+
+
+def _autograd_softplus_out(ks, self, beta, threshold, out):
+    out_not_differentiable('softplus', self)
+    return _op_softplus_out.redispatch(ks, self, beta, threshold, out)
+
+
+register_autograd('aten::softplus.out', _autograd_softplus_out)
+
+
+_op_elu = _get_op('aten::elu')
+
+
+def _autograd_elu(ks, self, alpha, scale, input_scale):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.EluBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.alpha_ = alpha
+        node.scale_ = scale
+        node.input_scale_ = input_scale
+        result = _op_elu.redispatch(ks, self, alpha, scale, input_scale)
+        record.history(result, node, None)
+        return result
+    return _op_elu.redispatch(ks, self, alpha, scale, input_scale)
+
+
+register_autograd('aten::elu', _autograd_elu)
+
+
+_op_elu_out = _get_op('aten::elu.out')
+
+
+def _autograd_elu_out(ks, self, alpha, scale, input_scale, out):
+    out_not_differentiable('elu', self)
+    return _op_elu_out.redispatch(ks, self, alpha, scale, input_scale, out)
+
+
+register_autograd('aten::elu.out', _autograd_elu_out)
+
+
+_op_elu_ = _get_op('aten::elu_')
+
+
+def _autograd_elu_(ks, self, alpha, scale, input_scale):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.EluBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        node.alpha_ = alpha
+        node.scale_ = scale
+        node.input_scale_ = input_scale
+        result = _op_elu_.redispatch(ks, self, alpha, scale, input_scale)
+        record.history(result, node, None)
+        return result
+    return _op_elu_.redispatch(ks, self, alpha, scale, input_scale)
+
+
+register_autograd('aten::elu_', _autograd_elu_)
+
+
+_op_celu = _get_op('aten::celu')
+
+
+def _autograd_celu(ks, self, alpha):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.CeluBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.alpha_ = alpha
+        result = _op_celu.redispatch(ks, self, alpha)
+        record.history(result, node, None)
+        return result
+    return _op_celu.redispatch(ks, self, alpha)
+
+
+register_autograd('aten::celu', _autograd_celu)
+
+
+_op_celu_ = _get_op('aten::celu_')
+
+
+def _autograd_celu_(ks, self, alpha):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.CeluBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        node.alpha_ = alpha
+        result = _op_celu_.redispatch(ks, self, alpha)
+        record.history(result, node, None)
+        return result
+    return _op_celu_.redispatch(ks, self, alpha)
+
+
+register_autograd('aten::celu_', _autograd_celu_)
+
+
+_op_leaky_relu = _get_op('aten::leaky_relu')
+
+
+def _autograd_leaky_relu(ks, self, negative_slope):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.LeakyReluBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.negative_slope_ = negative_slope
+        result = _op_leaky_relu.redispatch(ks, self, negative_slope)
+        record.history(result, node, None)
+        return result
+    return _op_leaky_relu.redispatch(ks, self, negative_slope)
+
+
+register_autograd('aten::leaky_relu', _autograd_leaky_relu)
+
+
+_op_leaky_relu_out = _get_op('aten::leaky_relu.out')
+
+
+def _autograd_leaky_relu_out(ks, self, negative_slope, out):
+    out_not_differentiable('leaky_relu', self)
+    return _op_leaky_relu_out.redispatch(ks, self, negative_slope, out)
+
+
+register_autograd('aten::leaky_relu.out', _autograd_leaky_relu_out)
+
+
+_op_leaky_relu_ = _get_op('aten::leaky_relu_')
+
+
+def _autograd_leaky_relu_(ks, self, negative_slope):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.LeakyReluBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        node.negative_slope_ = negative_slope
+        result = _op_leaky_relu_.redispatch(ks, self, negative_slope)
+        record.history(result, node, None)
+        return result
+    return _op_leaky_relu_.redispatch(ks, self, negative_slope)
+
+
+register_autograd('aten::leaky_relu_', _autograd_leaky_relu_)
+
+
+_op_hardtanh = _get_op('aten::hardtanh')
+
+
+def _autograd_hardtanh(ks, self, min_val, max_val):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.HardtanhBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.min_val_ = min_val
+        node.max_val_ = max_val
+        result = _op_hardtanh.redispatch(ks, self, min_val, max_val)
+        record.history(result, node, None)
+        return result
+    return _op_hardtanh.redispatch(ks, self, min_val, max_val)
+
+
+register_autograd('aten::hardtanh', _autograd_hardtanh)
+
+
+_op_hardtanh_out = _get_op('aten::hardtanh.out')
+
+
+def _autograd_hardtanh_out(ks, self, min_val, max_val, out):
+    out_not_differentiable('hardtanh', self)
+    return _op_hardtanh_out.redispatch(ks, self, min_val, max_val, out)
+
+
+register_autograd('aten::hardtanh.out', _autograd_hardtanh_out)
+
+
+_op_hardtanh_ = _get_op('aten::hardtanh_')
+
+
+def _autograd_hardtanh_(ks, self, min_val, max_val):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.HardtanhBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        node.min_val_ = min_val
+        node.max_val_ = max_val
+        result = _op_hardtanh_.redispatch(ks, self, min_val, max_val)
+        record.history(result, node, None)
+        return result
+    return _op_hardtanh_.redispatch(ks, self, min_val, max_val)
+
+
+register_autograd('aten::hardtanh_', _autograd_hardtanh_)
+
+
+_op_hardsigmoid = _get_op('aten::hardsigmoid')
+
+
+def _autograd_hardsigmoid(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.HardsigmoidBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_hardsigmoid.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_hardsigmoid.redispatch(ks, self)
+
+
+register_autograd('aten::hardsigmoid', _autograd_hardsigmoid)
+
+
+_op_hardsigmoid_out = _get_op('aten::hardsigmoid.out')
+
+
+def _autograd_hardsigmoid_out(ks, self, out):
+    out_not_differentiable('hardsigmoid', self)
+    return _op_hardsigmoid_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::hardsigmoid.out', _autograd_hardsigmoid_out)
+
+
+_op_hardsigmoid_ = _get_op('aten::hardsigmoid_')
+
+
+def _autograd_hardsigmoid_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.HardsigmoidBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        result = _op_hardsigmoid_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_hardsigmoid_.redispatch(ks, self)
+
+
+register_autograd('aten::hardsigmoid_', _autograd_hardsigmoid_)
+
+
+_op_hardswish = _get_op('aten::hardswish')
+
+
+def _autograd_hardswish(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.HardswishBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_hardswish.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_hardswish.redispatch(ks, self)
+
+
+register_autograd('aten::hardswish', _autograd_hardswish)
+
+
+_op_hardswish_out = _get_op('aten::hardswish.out')
+
+
+def _autograd_hardswish_out(ks, self, out):
+    out_not_differentiable('hardswish', self)
+    return _op_hardswish_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::hardswish.out', _autograd_hardswish_out)
+
+
+_op_hardswish_ = _get_op('aten::hardswish_')
+
+
+def _autograd_hardswish_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.HardswishBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        result = _op_hardswish_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_hardswish_.redispatch(ks, self)
+
+
+register_autograd('aten::hardswish_', _autograd_hardswish_)
+
+
+_op_log_sigmoid_forward = _get_op('aten::log_sigmoid_forward')
+
+
+def _autograd_log_sigmoid_forward(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.LogSigmoidBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_log_sigmoid_forward.redispatch(ks, self)
+        record.history(result, node, [True, False])
+        return result
+    return _op_log_sigmoid_forward.redispatch(ks, self)
+
+
+register_autograd('aten::log_sigmoid_forward', _autograd_log_sigmoid_forward)
+
+
+_op_glu = _get_op('aten::glu')
+
+
+def _autograd_glu(ks, self, dim):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.GluBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.dim_ = dim
+        result = _op_glu.redispatch(ks, self, dim)
+        record.history(result, node, None)
+        return result
+    return _op_glu.redispatch(ks, self, dim)
+
+
+register_autograd('aten::glu', _autograd_glu)
+
+
+_op_glu_out = _get_op('aten::glu.out')
+
+
+def _autograd_glu_out(ks, self, dim, out):
+    out_not_differentiable('glu', self)
+    return _op_glu_out.redispatch(ks, self, dim, out)
+
+
+register_autograd('aten::glu.out', _autograd_glu_out)
+
+
+_op__softmax = _get_op('aten::_softmax')
+
+
+def _autograd__softmax(ks, self, dim, half_to_float):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.SoftmaxBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        result = _op__softmax.redispatch(ks, self, dim, half_to_float)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op__softmax.redispatch(ks, self, dim, half_to_float)
+
+
+register_autograd('aten::_softmax', _autograd__softmax)
+
+
+_op__softmax_out = _get_op('aten::_softmax.out')
+
+
+def _autograd__softmax_out(ks, self, dim, half_to_float, out):
+    out_not_differentiable('_softmax', self)
+    return _op__softmax_out.redispatch(ks, self, dim, half_to_float, out)
+
+
+register_autograd('aten::_softmax.out', _autograd__softmax_out)
+
+
+_op__log_softmax = _get_op('aten::_log_softmax')
+
+
+def _autograd__log_softmax(ks, self, dim, half_to_float):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.LogSoftmaxBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        result = _op__log_softmax.redispatch(ks, self, dim, half_to_float)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op__log_softmax.redispatch(ks, self, dim, half_to_float)
+
+
+register_autograd('aten::_log_softmax', _autograd__log_softmax)
+
+
+_op__log_softmax_out = _get_op('aten::_log_softmax.out')
+
+
+def _autograd__log_softmax_out(ks, self, dim, half_to_float, out):
+    out_not_differentiable('_log_softmax', self)
+    return _op__log_softmax_out.redispatch(ks, self, dim, half_to_float, out)
+
+
+register_autograd('aten::_log_softmax.out', _autograd__log_softmax_out)
+
+
+_op_native_layer_norm = _get_op('aten::native_layer_norm')
+
+
+def _autograd_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
+    if grad_enabled() and requires_grad_any(input, weight, bias):
+        node = _n.NativeLayerNormBackward0()
+        node.next_edges = record.edges(input, weight, bias)
+        node.input_ = record.save(input)
+        node.weight_ = record.save(weight)
+        node.bias_ = record.save(bias)
+        node.normalized_shape_ = normalized_shape
+        result = _op_native_layer_norm.redispatch(ks, input, normalized_shape, weight, bias, eps)
+        record.history(result, node, [True, False, False])
+        node.result_ = record.save_output(result)
+        return result
+    return _op_native_layer_norm.redispatch(ks, input, normalized_shape, weight, bias, eps)
+
+
+register_autograd('aten::native_layer_norm', _autograd_native_layer_norm)
+
+
+_op__fused_rms_norm = _get_op('aten::_fused_rms_norm')
+
+
+def _autograd__fused_rms_norm(ks, input, normalized_shape, weight, eps):
+    if grad_enabled() and requires_grad_any(input, weight):
+        node = _n.FusedRmsNormBackward0()
+        node.next_edges = record.edges(input, weight)
+        node.input_ = record.save(input)
+        node.weight_ = record.save(weight)
+        node.normalized_shape_ = normalized_shape
+        result = _op__fused_rms_norm.redispatch(ks, input, normalized_shape, weight, eps)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op__fused_rms_norm.redispatch(ks, input, normalized_shape, weight, eps)
+
+
+register_autograd('aten::_fused_rms_norm', _autograd__fused_rms_norm)
+
+
+_op_native_batch_norm = _get_op('aten::native_batch_norm')
+
+
+def _autograd_native_batch_norm(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
+    if grad_enabled() and requires_grad_any(input, weight, bias):
+        node = _n.NativeBatchNormBackward0()
+        node.next_edges = record.edges(input, weight, bias)
+        node.input_ = record.save(input)
+        node.weight_ = record.save(weight)
+        node.bias_ = record.save(bias)
+        node.running_mean_ = record.save(running_mean)
+        node.running_var_ = record.save(running_var)
+        node.training_ = training
+        node.eps_ = eps
+        result = _op_native_batch_norm.redispatch(ks, input, weight, bias, running_mean, running_var, training, momentum, eps)
+        record.history(result, node, [True, False, False])
+        node.result_ = record.save_output(result)
+        return result
+    return _op_native_batch_norm.redispatch(ks, input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+register_autograd('aten::native_batch_norm', _autograd_native_batch_norm)
+
+
+_op__native_batch_norm_legit = _get_op('aten::_native_batch_norm_legit')
+
+
+def _autograd__native_batch_norm_legit(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
+    if grad_enabled() and requires_grad_any(input, weight, bias):
+        node = _n.NativeBatchNormLegitBackward0()
+        node.next_edges = record.edges(input, weight, bias)
+        node.input_ = record.save(input)
+        node.weight_ = record.save(weight)
+        node.bias_ = record.save(bias)
+        node.running_mean_ = record.save(running_mean)
+        node.running_var_ = record.save(running_var)
+        node.training_ = training
+        node.eps_ = eps
+        result = _op__native_batch_norm_legit.redispatch(ks, input, weight, bias, running_mean, running_var, training, momentum, eps)
+        record.history(result, node, [True, False, False])
+        node.result_ = record.save_output(result)
+        return result
+    return _op__native_batch_norm_legit.redispatch(ks, input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+register_autograd('aten::_native_batch_norm_legit', _autograd__native_batch_norm_legit)
+
+
+_op__native_batch_norm_legit_no_stats = _get_op('aten::_native_batch_norm_legit.no_stats')
+
+
+def _autograd__native_batch_norm_legit_no_stats(ks, input, weight, bias, training, momentum, eps):
+    if grad_enabled() and requires_grad_any(input, weight, bias):
+        node = _n.NativeBatchNormLegitBackward1()
+        node.next_edges = record.edges(input, weight, bias)
+        node.input_ = record.save(input)
+        node.weight_ = record.save(weight)
+        node.bias_ = record.save(bias)
+        node.training_ = training
+        node.eps_ = eps
+        result = _op__native_batch_norm_legit_no_stats.redispatch(ks, input, weight, bias, training, momentum, eps)
+        record.history(result, node, [True, False, False])
+        node.result_ = record.save_output(result)
+        return result
+    return _op__native_batch_norm_legit_no_stats.redispatch(ks, input, weight, bias, training, momentum, eps)
+
+
+register_autograd('aten::_native_batch_norm_legit.no_stats', _autograd__native_batch_norm_legit_no_stats)
+
+
+_op__native_batch_norm_legit_no_training = _get_op('aten::_native_batch_norm_legit_no_training')
+
+
+def _autograd__native_batch_norm_legit_no_training(ks, input, weight, bias, running_mean, running_var, momentum, eps):
+    if grad_enabled() and requires_grad_any(input, weight, bias):
+        node = _n.NativeBatchNormLegitNoTrainingBackward0()
+        node.next_edges = record.edges(input, weight, bias)
+        node.input_ = record.save(input)
+        node.weight_ = record.save(weight)
+        node.bias_ = record.save(bias)
+        node.running_mean_ = record.save(running_mean)
+        node.running_var_ = record.save(running_var)
+        node.eps_ = eps
+        result = _op__native_batch_norm_legit_no_training.redispatch(ks, input, weight, bias, running_mean, running_var, momentum, eps)
+        record.history(result, node, [True, False, False])
+        node.result_ = record.save_output(result)
+        return result
+    return _op__native_batch_norm_legit_no_training.redispatch(ks, input, weight, bias, running_mean, running_var, momentum, eps)
+
+
+register_autograd('aten::_native_batch_norm_legit_no_training', _autograd__native_batch_norm_legit_no_training)
+
+
+_op_native_group_norm = _get_op('aten::native_group_norm')
+
+
+def _autograd_native_group_norm(ks, input, weight, bias, N, C, HxW, group, eps):
+    if grad_enabled() and requires_grad_any(input, weight, bias):
+        node = _n.NativeGroupNormBackward0()
+        node.next_edges = record.edges(input, weight, bias)
+        node.input_ = record.save(input)
+        node.weight_ = record.save(weight)
+        node.bias_ = record.save(bias)
+        node.N_ = N
+        node.C_ = C
+        node.HxW_ = HxW
+        node.group_ = group
+        result = _op_native_group_norm.redispatch(ks, input, weight, bias, N, C, HxW, group, eps)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_native_group_norm.redispatch(ks, input, weight, bias, N, C, HxW, group, eps)
+
+
+register_autograd('aten::native_group_norm', _autograd_native_group_norm)
+
+
+_op_native_dropout = _get_op('aten::native_dropout')
+
+
+def _autograd_native_dropout(ks, input, p, train):
+    if grad_enabled() and requires_grad_any(input):
+        node = _n.NativeDropoutBackward0()
+        node.next_edges = record.edges(input)
+        node.p_ = p
+        node.train_ = train
+        result = _op_native_dropout.redispatch(ks, input, p, train)
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result)
+        return result
+    return _op_native_dropout.redispatch(ks, input, p, train)
+
+
+register_autograd('aten::native_dropout', _autograd_native_dropout)
+
+
+_op_embedding = _get_op('aten::embedding')
+
+
+def _autograd_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
+    if grad_enabled() and requires_grad_any(weight):
+        node = _n.EmbeddingBackward0()
+        node.next_edges = record.edges(weight)
+        node.indices_ = record.save(indices)
+        node.padding_idx_ = padding_idx
+        node.scale_grad_by_freq_ = scale_grad_by_freq
+        node.weight_sizes_ = record.meta(weight, 'sizes')
+        result = _op_embedding.redispatch(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse)
+        record.history(result, node, None)
+        return result
+    return _op_embedding.redispatch(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse)
+
+
+register_autograd('aten::embedding', _autograd_embedding)
+
+
+_op__scaled_dot_product_flash_attention_for_cpu = _get_op('aten::_scaled_dot_product_flash_attention_for_cpu')
+
+
+def _autograd__scaled_dot_product_flash_attention_for_cpu(ks, query, key, value, dropout_p, is_causal, attn_mask, scale):
+    if grad_enabled() and requires_grad_any(query, key, value):
+        node = _n.ScaledDotProductFlashAttentionForCpuBackward0()
+        node.next_edges = record.edges(query, key, value)
+        node.query_ = record.save(query)
+        node.key_ = record.save(key)
+        node.value_ = record.save(value)
+        node.attn_mask_ = record.save(attn_mask)
+        node.dropout_p_ = dropout_p
+        node.is_causal_ = is_causal
+        node.scale_ = scale
+        result = _op__scaled_dot_product_flash_attention_for_cpu.redispatch(ks, query, key, value, dropout_p, is_causal, attn_mask, scale)
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result)
+        return result
+    return _op__scaled_dot_product_flash_attention_for_cpu.redispatch(ks, query, key, value, dropout_p, is_causal, attn_mask, scale)
+
+
+register_autograd('aten::_scaled_dot_product_flash_attention_for_cpu', _autograd__scaled_dot_product_flash_attention_for_cpu)
+
+
 _op_add_Tensor = _get_op('aten::add.Tensor')
 
 
@@ -145,12 +2821,84 @@ def _autograd_sub_out(ks, self, other, alpha, out):
 register_autograd('aten::sub.out', _autograd_sub_out)
 
 
+_op_sub_Scalar = _get_op('aten::sub.Scalar')
+
+
+def _autograd_sub_Scalar(ks, self, other, alpha):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.SubBackward1()
+        node.next_edges = record.edges(self)
+        result = _op_sub_Scalar.redispatch(ks, self, other, alpha)
+        record.history(result, node, None)
+        return result
+    return _op_sub_Scalar.redispatch(ks, self, other, alpha)
+
+
+register_autograd('aten::sub.Scalar', _autograd_sub_Scalar)
+
+
+_op_sub__Scalar = _get_op('aten::sub_.Scalar')
+
+
+def _autograd_sub__Scalar(ks, self, other, alpha):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.SubBackward1()
+        node.next_edges = record.edges(self)
+        result = _op_sub__Scalar.redispatch(ks, self, other, alpha)
+        record.history(result, node, None)
+        return result
+    return _op_sub__Scalar.redispatch(ks, self, other, alpha)
+
+
+register_autograd('aten::sub_.Scalar', _autograd_sub__Scalar)
+
+
+_op_sub_Scalar_out = _get_op('aten::sub.Scalar_out')
+
+
+def _autograd_sub_Scalar_out(ks, self, other, alpha, out):
+    out_not_differentiable('sub', self)
+    return _op_sub_Scalar_out.redispatch(ks, self, other, alpha, out)
+
+
+register_autograd('aten::sub.Scalar_out', _autograd_sub_Scalar_out)
+
+
+_op_rsub_Tensor = _get_op('aten::rsub.Tensor')
+
+
+def _autograd_rsub_Tensor(ks, self, other, alpha):
+    if grad_enabled() and requires_grad_any(self, other):
+        node = _n.RsubBackward0()
+        node.next_edges = record.edges(self, other)
+        node.alpha_ = alpha
+        result = _op_rsub_Tensor.redispatch(ks, self, other, alpha)
+        record.history(result, node, None)
+        return result
+    return _op_rsub_Tensor.redispatch(ks, self, other, alpha)
+
+
+register_autograd('aten::rsub.Tensor', _autograd_rsub_Tensor)
+
+
+_op_rsub_Tensor_out = _get_op('aten::rsub.Tensor_out')
+
+
+def _autograd_rsub_Tensor_out(ks, self, other, alpha, out):
+    out_not_differentiable('rsub', self, other)
+    return _op_rsub_Tensor_out.redispatch(ks, self, other, alpha, out)
+
+
+register_autograd('aten::rsub.Tensor_out', _autograd_rsub_Tensor_out)
+
+
 _op_rsub_Scalar = _get_op('aten::rsub.Scalar')
 
 
 def _autograd_rsub_Scalar(ks, self, other, alpha):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.RsubBackward0()
+        node = _n.RsubBackward1()
         node.next_edges = record.edges(self)
         node.alpha_ = alpha
         result = _op_rsub_Scalar.redispatch(ks, self, other, alpha)
@@ -361,6 +3109,628 @@ def _autograd_div_Scalar_out(ks, self, other, out):
 register_autograd('aten::div.Scalar_out', _autograd_div_Scalar_out)
 
 
+_op_div_Tensor_mode = _get_op('aten::div.Tensor_mode')
+
+
+def _autograd_div_Tensor_mode(ks, self, other, rounding_mode):
+    if grad_enabled() and requires_grad_any(self, other):
+        node = _n.DivBackward2()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(self)
+        node.other_ = record.save(other)
+        node.rounding_mode_ = rounding_mode
+        result = _op_div_Tensor_mode.redispatch(ks, self, other, rounding_mode)
+        record.history(result, node, None)
+        return result
+    return _op_div_Tensor_mode.redispatch(ks, self, other, rounding_mode)
+
+
+register_autograd('aten::div.Tensor_mode', _autograd_div_Tensor_mode)
+
+
+_op_div__Tensor_mode = _get_op('aten::div_.Tensor_mode')
+
+
+def _autograd_div__Tensor_mode(ks, self, other, rounding_mode):
+    if grad_enabled() and (requires_grad_any(self, other)):
+        check_inplace(self)
+        node = _n.DivBackward2()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(record.clone(self))
+        node.other_ = record.save(other)
+        node.rounding_mode_ = rounding_mode
+        result = _op_div__Tensor_mode.redispatch(ks, self, other, rounding_mode)
+        record.history(result, node, None)
+        return result
+    return _op_div__Tensor_mode.redispatch(ks, self, other, rounding_mode)
+
+
+register_autograd('aten::div_.Tensor_mode', _autograd_div__Tensor_mode)
+
+
+_op_div_Scalar_mode = _get_op('aten::div.Scalar_mode')
+
+
+def _autograd_div_Scalar_mode(ks, self, other, rounding_mode):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.DivBackward3()
+        node.next_edges = record.edges(self)
+        node.other_ = other
+        node.rounding_mode_ = rounding_mode
+        result = _op_div_Scalar_mode.redispatch(ks, self, other, rounding_mode)
+        record.history(result, node, None)
+        return result
+    return _op_div_Scalar_mode.redispatch(ks, self, other, rounding_mode)
+
+
+register_autograd('aten::div.Scalar_mode', _autograd_div_Scalar_mode)
+
+
+_op_div__Scalar_mode = _get_op('aten::div_.Scalar_mode')
+
+
+def _autograd_div__Scalar_mode(ks, self, other, rounding_mode):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.DivBackward3()
+        node.next_edges = record.edges(self)
+        node.other_ = other
+        node.rounding_mode_ = rounding_mode
+        result = _op_div__Scalar_mode.redispatch(ks, self, other, rounding_mode)
+        record.history(result, node, None)
+        return result
+    return _op_div__Scalar_mode.redispatch(ks, self, other, rounding_mode)
+
+
+register_autograd('aten::div_.Scalar_mode', _autograd_div__Scalar_mode)
+
+
+_op_div_Scalar_mode_out = _get_op('aten::div.Scalar_mode_out')
+
+
+def _autograd_div_Scalar_mode_out(ks, self, other, rounding_mode, out):
+    out_not_differentiable('div', self)
+    return _op_div_Scalar_mode_out.redispatch(ks, self, other, rounding_mode, out)
+
+
+register_autograd('aten::div.Scalar_mode_out', _autograd_div_Scalar_mode_out)
+
+
+_op_remainder_Scalar = _get_op('aten::remainder.Scalar')
+
+
+def _autograd_remainder_Scalar(ks, self, other):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.RemainderBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_remainder_Scalar.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_remainder_Scalar.redispatch(ks, self, other)
+
+
+register_autograd('aten::remainder.Scalar', _autograd_remainder_Scalar)
+
+
+_op_remainder__Scalar = _get_op('aten::remainder_.Scalar')
+
+
+def _autograd_remainder__Scalar(ks, self, other):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.RemainderBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_remainder__Scalar.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_remainder__Scalar.redispatch(ks, self, other)
+
+
+register_autograd('aten::remainder_.Scalar', _autograd_remainder__Scalar)
+
+
+_op_remainder_Scalar_out = _get_op('aten::remainder.Scalar_out')
+
+
+def _autograd_remainder_Scalar_out(ks, self, other, out):
+    out_not_differentiable('remainder', self)
+    return _op_remainder_Scalar_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::remainder.Scalar_out', _autograd_remainder_Scalar_out)
+
+
+_op_remainder_Tensor = _get_op('aten::remainder.Tensor')
+
+
+def _autograd_remainder_Tensor(ks, self, other):
+    if grad_enabled() and requires_grad_any(self, other):
+        node = _n.RemainderBackward1()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(self)
+        node.other_ = record.save(other)
+        result = _op_remainder_Tensor.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_remainder_Tensor.redispatch(ks, self, other)
+
+
+register_autograd('aten::remainder.Tensor', _autograd_remainder_Tensor)
+
+
+_op_remainder__Tensor = _get_op('aten::remainder_.Tensor')
+
+
+def _autograd_remainder__Tensor(ks, self, other):
+    if grad_enabled() and (requires_grad_any(self, other)):
+        check_inplace(self)
+        node = _n.RemainderBackward1()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(record.clone(self))
+        node.other_ = record.save(other)
+        result = _op_remainder__Tensor.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_remainder__Tensor.redispatch(ks, self, other)
+
+
+register_autograd('aten::remainder_.Tensor', _autograd_remainder__Tensor)
+
+
+_op_remainder_Tensor_out = _get_op('aten::remainder.Tensor_out')
+
+
+def _autograd_remainder_Tensor_out(ks, self, other, out):
+    out_not_differentiable('remainder', self, other)
+    return _op_remainder_Tensor_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::remainder.Tensor_out', _autograd_remainder_Tensor_out)
+
+
+_op_fmod_Scalar = _get_op('aten::fmod.Scalar')
+
+
+def _autograd_fmod_Scalar(ks, self, other):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.FmodBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_fmod_Scalar.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_fmod_Scalar.redispatch(ks, self, other)
+
+
+register_autograd('aten::fmod.Scalar', _autograd_fmod_Scalar)
+
+
+_op_fmod__Scalar = _get_op('aten::fmod_.Scalar')
+
+
+def _autograd_fmod__Scalar(ks, self, other):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.FmodBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_fmod__Scalar.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_fmod__Scalar.redispatch(ks, self, other)
+
+
+register_autograd('aten::fmod_.Scalar', _autograd_fmod__Scalar)
+
+
+_op_fmod_Scalar_out = _get_op('aten::fmod.Scalar_out')
+
+
+def _autograd_fmod_Scalar_out(ks, self, other, out):
+    out_not_differentiable('fmod', self)
+    return _op_fmod_Scalar_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::fmod.Scalar_out', _autograd_fmod_Scalar_out)
+
+
+_op_fmod_Tensor = _get_op('aten::fmod.Tensor')
+
+
+def _autograd_fmod_Tensor(ks, self, other):
+    if grad_enabled() and requires_grad_any(self, other):
+        node = _n.FmodBackward1()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(self)
+        node.other_ = record.save(other)
+        result = _op_fmod_Tensor.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_fmod_Tensor.redispatch(ks, self, other)
+
+
+register_autograd('aten::fmod.Tensor', _autograd_fmod_Tensor)
+
+
+_op_fmod__Tensor = _get_op('aten::fmod_.Tensor')
+
+
+def _autograd_fmod__Tensor(ks, self, other):
+    if grad_enabled() and (requires_grad_any(self, other)):
+        check_inplace(self)
+        node = _n.FmodBackward1()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(record.clone(self))
+        node.other_ = record.save(other)
+        result = _op_fmod__Tensor.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_fmod__Tensor.redispatch(ks, self, other)
+
+
+register_autograd('aten::fmod_.Tensor', _autograd_fmod__Tensor)
+
+
+_op_fmod_Tensor_out = _get_op('aten::fmod.Tensor_out')
+
+
+def _autograd_fmod_Tensor_out(ks, self, other, out):
+    out_not_differentiable('fmod', self, other)
+    return _op_fmod_Tensor_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::fmod.Tensor_out', _autograd_fmod_Tensor_out)
+
+
+_op_pow_Tensor_Scalar = _get_op('aten::pow.Tensor_Scalar')
+
+
+def _autograd_pow_Tensor_Scalar(ks, self, exponent):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.PowBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.exponent_ = exponent
+        result = _op_pow_Tensor_Scalar.redispatch(ks, self, exponent)
+        record.history(result, node, None)
+        return result
+    return _op_pow_Tensor_Scalar.redispatch(ks, self, exponent)
+
+
+register_autograd('aten::pow.Tensor_Scalar', _autograd_pow_Tensor_Scalar)
+
+
+_op_pow_Tensor_Scalar_out = _get_op('aten::pow.Tensor_Scalar_out')
+
+
+def _autograd_pow_Tensor_Scalar_out(ks, self, exponent, out):
+    out_not_differentiable('pow', self)
+    return _op_pow_Tensor_Scalar_out.redispatch(ks, self, exponent, out)
+
+
+register_autograd('aten::pow.Tensor_Scalar_out', _autograd_pow_Tensor_Scalar_out)
+
+
+_op_pow_Tensor_Tensor = _get_op('aten::pow.Tensor_Tensor')
+
+
+def _autograd_pow_Tensor_Tensor(ks, self, exponent):
+    if grad_enabled() and requires_grad_any(self, exponent):
+        node = _n.PowBackward1()
+        node.next_edges = record.edges(self, exponent)
+        node.self_ = record.save(self)
+        node.exponent_ = record.save(exponent)
+        result = _op_pow_Tensor_Tensor.redispatch(ks, self, exponent)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_pow_Tensor_Tensor.redispatch(ks, self, exponent)
+
+
+register_autograd('aten::pow.Tensor_Tensor', _autograd_pow_Tensor_Tensor)
+
+
+_op_pow_Tensor_Tensor_out = _get_op('aten::pow.Tensor_Tensor_out')
+
+
+def _autograd_pow_Tensor_Tensor_out(ks, self, exponent, out):
+    out_not_differentiable('pow', self, exponent)
+    return _op_pow_Tensor_Tensor_out.redispatch(ks, self, exponent, out)
+
+
+register_autograd('aten::pow.Tensor_Tensor_out', _autograd_pow_Tensor_Tensor_out)
+
+
+_op_pow_Scalar = _get_op('aten::pow.Scalar')
+
+
+def _autograd_pow_Scalar(ks, self, exponent):
+    if grad_enabled() and requires_grad_any(exponent):
+        node = _n.PowBackward2()
+        node.next_edges = record.edges(exponent)
+        node.exponent_ = record.save(exponent)
+        node.self_ = self
+        result = _op_pow_Scalar.redispatch(ks, self, exponent)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_pow_Scalar.redispatch(ks, self, exponent)
+
+
+register_autograd('aten::pow.Scalar', _autograd_pow_Scalar)
+
+
+_op_pow__Scalar = _get_op('aten::pow_.Scalar')
+
+
+def _autograd_pow__Scalar(ks, self, exponent):
+    if grad_enabled() and (requires_grad_any(exponent)):
+        check_inplace(self)
+        node = _n.PowBackward2()
+        node.next_edges = record.edges(exponent)
+        node.exponent_ = record.save(exponent)
+        node.self_ = self
+        result = _op_pow__Scalar.redispatch(ks, self, exponent)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_pow__Scalar.redispatch(ks, self, exponent)
+
+
+register_autograd('aten::pow_.Scalar', _autograd_pow__Scalar)
+
+
+_op_pow_Scalar_out = _get_op('aten::pow.Scalar_out')
+
+
+def _autograd_pow_Scalar_out(ks, self, exponent, out):
+    out_not_differentiable('pow', exponent)
+    return _op_pow_Scalar_out.redispatch(ks, self, exponent, out)
+
+
+register_autograd('aten::pow.Scalar_out', _autograd_pow_Scalar_out)
+
+
+_op_addcmul = _get_op('aten::addcmul')
+
+
+def _autograd_addcmul(ks, self, tensor1, tensor2, value):
+    if grad_enabled() and requires_grad_any(self, tensor1, tensor2):
+        node = _n.AddcmulBackward0()
+        node.next_edges = record.edges(self, tensor1, tensor2)
+        node.tensor1_ = record.save(tensor1)
+        node.tensor2_ = record.save(tensor2)
+        node.value_ = value
+        result = _op_addcmul.redispatch(ks, self, tensor1, tensor2, value)
+        record.history(result, node, None)
+        return result
+    return _op_addcmul.redispatch(ks, self, tensor1, tensor2, value)
+
+
+register_autograd('aten::addcmul', _autograd_addcmul)
+
+
+_op_addcmul_ = _get_op('aten::addcmul_')
+
+
+def _autograd_addcmul_(ks, self, tensor1, tensor2, value):
+    if grad_enabled() and (requires_grad_any(self, tensor1, tensor2)):
+        check_inplace(self)
+        node = _n.AddcmulBackward0()
+        node.next_edges = record.edges(self, tensor1, tensor2)
+        node.tensor1_ = record.save(tensor1)
+        node.tensor2_ = record.save(tensor2)
+        node.value_ = value
+        result = _op_addcmul_.redispatch(ks, self, tensor1, tensor2, value)
+        record.history(result, node, None)
+        return result
+    return _op_addcmul_.redispatch(ks, self, tensor1, tensor2, value)
+
+
+register_autograd('aten::addcmul_', _autograd_addcmul_)
+
+
+_op_addcmul_out = _get_op('aten::addcmul.out')
+
+
+def _autograd_addcmul_out(ks, self, tensor1, tensor2, value, out):
+    out_not_differentiable('addcmul', self, tensor1, tensor2)
+    return _op_addcmul_out.redispatch(ks, self, tensor1, tensor2, value, out)
+
+
+register_autograd('aten::addcmul.out', _autograd_addcmul_out)
+
+
+_op_addcdiv = _get_op('aten::addcdiv')
+
+
+def _autograd_addcdiv(ks, self, tensor1, tensor2, value):
+    if grad_enabled() and requires_grad_any(self, tensor1, tensor2):
+        node = _n.AddcdivBackward0()
+        node.next_edges = record.edges(self, tensor1, tensor2)
+        node.tensor1_ = record.save(tensor1)
+        node.tensor2_ = record.save(tensor2)
+        node.value_ = value
+        result = _op_addcdiv.redispatch(ks, self, tensor1, tensor2, value)
+        record.history(result, node, None)
+        return result
+    return _op_addcdiv.redispatch(ks, self, tensor1, tensor2, value)
+
+
+register_autograd('aten::addcdiv', _autograd_addcdiv)
+
+
+_op_addcdiv_ = _get_op('aten::addcdiv_')
+
+
+def _autograd_addcdiv_(ks, self, tensor1, tensor2, value):
+    if grad_enabled() and (requires_grad_any(self, tensor1, tensor2)):
+        check_inplace(self)
+        node = _n.AddcdivBackward0()
+        node.next_edges = record.edges(self, tensor1, tensor2)
+        node.tensor1_ = record.save(tensor1)
+        node.tensor2_ = record.save(tensor2)
+        node.value_ = value
+        result = _op_addcdiv_.redispatch(ks, self, tensor1, tensor2, value)
+        record.history(result, node, None)
+        return result
+    return _op_addcdiv_.redispatch(ks, self, tensor1, tensor2, value)
+
+
+register_autograd('aten::addcdiv_', _autograd_addcdiv_)
+
+
+_op_addcdiv_out = _get_op('aten::addcdiv.out')
+
+
+def _autograd_addcdiv_out(ks, self, tensor1, tensor2, value, out):
+    out_not_differentiable('addcdiv', self, tensor1, tensor2)
+    return _op_addcdiv_out.redispatch(ks, self, tensor1, tensor2, value, out)
+
+
+register_autograd('aten::addcdiv.out', _autograd_addcdiv_out)
+
+
+_op_lerp_Scalar = _get_op('aten::lerp.Scalar')
+
+
+def _autograd_lerp_Scalar(ks, self, end, weight):
+    if grad_enabled() and requires_grad_any(self, end):
+        node = _n.LerpBackward0()
+        node.next_edges = record.edges(self, end)
+        node.weight_ = weight
+        result = _op_lerp_Scalar.redispatch(ks, self, end, weight)
+        record.history(result, node, None)
+        return result
+    return _op_lerp_Scalar.redispatch(ks, self, end, weight)
+
+
+register_autograd('aten::lerp.Scalar', _autograd_lerp_Scalar)
+
+
+_op_lerp__Scalar = _get_op('aten::lerp_.Scalar')
+
+
+def _autograd_lerp__Scalar(ks, self, end, weight):
+    if grad_enabled() and (requires_grad_any(self, end)):
+        check_inplace(self)
+        node = _n.LerpBackward0()
+        node.next_edges = record.edges(self, end)
+        node.weight_ = weight
+        result = _op_lerp__Scalar.redispatch(ks, self, end, weight)
+        record.history(result, node, None)
+        return result
+    return _op_lerp__Scalar.redispatch(ks, self, end, weight)
+
+
+register_autograd('aten::lerp_.Scalar', _autograd_lerp__Scalar)
+
+
+_op_lerp_Scalar_out = _get_op('aten::lerp.Scalar_out')
+
+
+def _autograd_lerp_Scalar_out(ks, self, end, weight, out):
+    out_not_differentiable('lerp', self, end)
+    return _op_lerp_Scalar_out.redispatch(ks, self, end, weight, out)
+
+
+register_autograd('aten::lerp.Scalar_out', _autograd_lerp_Scalar_out)
+
+
+_op_lerp_Tensor = _get_op('aten::lerp.Tensor')
+
+
+def _autograd_lerp_Tensor(ks, self, end, weight):
+    if grad_enabled() and requires_grad_any(self, end, weight):
+        node = _n.LerpBackward1()
+        node.next_edges = record.edges(self, end, weight)
+        node.self_ = record.save(self)
+        node.end_ = record.save(end)
+        node.weight_ = record.save(weight)
+        result = _op_lerp_Tensor.redispatch(ks, self, end, weight)
+        record.history(result, node, None)
+        return result
+    return _op_lerp_Tensor.redispatch(ks, self, end, weight)
+
+
+register_autograd('aten::lerp.Tensor', _autograd_lerp_Tensor)
+
+
+_op_lerp__Tensor = _get_op('aten::lerp_.Tensor')
+
+
+def _autograd_lerp__Tensor(ks, self, end, weight):
+    if grad_enabled() and (requires_grad_any(self, end, weight)):
+        check_inplace(self)
+        node = _n.LerpBackward1()
+        node.next_edges = record.edges(self, end, weight)
+        node.self_ = record.save(record.clone(self))
+        node.end_ = record.save(end)
+        node.weight_ = record.save(weight)
+        result = _op_lerp__Tensor.redispatch(ks, self, end, weight)
+        record.history(result, node, None)
+        return result
+    return _op_lerp__Tensor.redispatch(ks, self, end, weight)
+
+
+register_autograd('aten::lerp_.Tensor', _autograd_lerp__Tensor)
+
+
+_op_lerp_Tensor_out = _get_op('aten::lerp.Tensor_out')
+
+
+def _autograd_lerp_Tensor_out(ks, self, end, weight, out):
+    out_not_differentiable('lerp', self, end, weight)
+    return _op_lerp_Tensor_out.redispatch(ks, self, end, weight, out)
+
+
+register_autograd('aten::lerp.Tensor_out', _autograd_lerp_Tensor_out)
+
+
+_op_abs = _get_op('aten::abs')
+
+
+def _autograd_abs(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.AbsBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_abs.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_abs.redispatch(ks, self)
+
+
+register_autograd('aten::abs', _autograd_abs)
+
+
+_op_abs_ = _get_op('aten::abs_')
+
+
+def _autograd_abs_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.AbsBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        result = _op_abs_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_abs_.redispatch(ks, self)
+
+
+register_autograd('aten::abs_', _autograd_abs_)
+
+
+_op_abs_out = _get_op('aten::abs.out')
+
+
+def _autograd_abs_out(ks, self, out):
+    out_not_differentiable('abs', self)
+    return _op_abs_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::abs.out', _autograd_abs_out)
+
+
 _op_neg = _get_op('aten::neg')
 
 
@@ -403,6 +3773,94 @@ def _autograd_neg_out(ks, self, out):
 
 
 register_autograd('aten::neg.out', _autograd_neg_out)
+
+
+_op_sign = _get_op('aten::sign')
+
+
+def _autograd_sign(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.SignBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_sign.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_sign.redispatch(ks, self)
+
+
+register_autograd('aten::sign', _autograd_sign)
+
+
+_op_sign_ = _get_op('aten::sign_')
+
+
+def _autograd_sign_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.SignBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_sign_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_sign_.redispatch(ks, self)
+
+
+register_autograd('aten::sign_', _autograd_sign_)
+
+
+_op_sign_out = _get_op('aten::sign.out')
+
+
+def _autograd_sign_out(ks, self, out):
+    out_not_differentiable('sign', self)
+    return _op_sign_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::sign.out', _autograd_sign_out)
+
+
+_op_sgn = _get_op('aten::sgn')
+
+
+def _autograd_sgn(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.SgnBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_sgn.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_sgn.redispatch(ks, self)
+
+
+register_autograd('aten::sgn', _autograd_sgn)
+
+
+_op_sgn_ = _get_op('aten::sgn_')
+
+
+def _autograd_sgn_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.SgnBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_sgn_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_sgn_.redispatch(ks, self)
+
+
+register_autograd('aten::sgn_', _autograd_sgn_)
+
+
+_op_sgn_out = _get_op('aten::sgn.out')
+
+
+def _autograd_sgn_out(ks, self, out):
+    out_not_differentiable('sgn', self)
+    return _op_sgn_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::sgn.out', _autograd_sgn_out)
 
 
 _op_exp = _get_op('aten::exp')
@@ -451,6 +3909,98 @@ def _autograd_exp_out(ks, self, out):
 register_autograd('aten::exp.out', _autograd_exp_out)
 
 
+_op_exp2 = _get_op('aten::exp2')
+
+
+def _autograd_exp2(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.Exp2Backward0()
+        node.next_edges = record.edges(self)
+        result = _op_exp2.redispatch(ks, self)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_exp2.redispatch(ks, self)
+
+
+register_autograd('aten::exp2', _autograd_exp2)
+
+
+_op_exp2_ = _get_op('aten::exp2_')
+
+
+def _autograd_exp2_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.Exp2Backward0()
+        node.next_edges = record.edges(self)
+        result = _op_exp2_.redispatch(ks, self)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_exp2_.redispatch(ks, self)
+
+
+register_autograd('aten::exp2_', _autograd_exp2_)
+
+
+_op_exp2_out = _get_op('aten::exp2.out')
+
+
+def _autograd_exp2_out(ks, self, out):
+    out_not_differentiable('exp2', self)
+    return _op_exp2_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::exp2.out', _autograd_exp2_out)
+
+
+_op_expm1 = _get_op('aten::expm1')
+
+
+def _autograd_expm1(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.Expm1Backward0()
+        node.next_edges = record.edges(self)
+        result = _op_expm1.redispatch(ks, self)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_expm1.redispatch(ks, self)
+
+
+register_autograd('aten::expm1', _autograd_expm1)
+
+
+_op_expm1_ = _get_op('aten::expm1_')
+
+
+def _autograd_expm1_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.Expm1Backward0()
+        node.next_edges = record.edges(self)
+        result = _op_expm1_.redispatch(ks, self)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_expm1_.redispatch(ks, self)
+
+
+register_autograd('aten::expm1_', _autograd_expm1_)
+
+
+_op_expm1_out = _get_op('aten::expm1.out')
+
+
+def _autograd_expm1_out(ks, self, out):
+    out_not_differentiable('expm1', self)
+    return _op_expm1_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::expm1.out', _autograd_expm1_out)
+
+
 _op_log = _get_op('aten::log')
 
 
@@ -497,252 +4047,142 @@ def _autograd_log_out(ks, self, out):
 register_autograd('aten::log.out', _autograd_log_out)
 
 
-_op_sin = _get_op('aten::sin')
+_op_log2 = _get_op('aten::log2')
 
 
-def _autograd_sin(ks, self):
+def _autograd_log2(ks, self):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.SinBackward0()
+        node = _n.Log2Backward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
-        result = _op_sin.redispatch(ks, self)
+        result = _op_log2.redispatch(ks, self)
         record.history(result, node, None)
         return result
-    return _op_sin.redispatch(ks, self)
+    return _op_log2.redispatch(ks, self)
 
 
-register_autograd('aten::sin', _autograd_sin)
+register_autograd('aten::log2', _autograd_log2)
 
 
-_op_sin_ = _get_op('aten::sin_')
+_op_log2_ = _get_op('aten::log2_')
 
 
-def _autograd_sin_(ks, self):
+def _autograd_log2_(ks, self):
     if grad_enabled() and (requires_grad_any(self)):
         check_inplace(self)
-        node = _n.SinBackward0()
+        node = _n.Log2Backward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
-        result = _op_sin_.redispatch(ks, self)
+        result = _op_log2_.redispatch(ks, self)
         record.history(result, node, None)
         return result
-    return _op_sin_.redispatch(ks, self)
+    return _op_log2_.redispatch(ks, self)
 
 
-register_autograd('aten::sin_', _autograd_sin_)
+register_autograd('aten::log2_', _autograd_log2_)
 
 
-_op_sin_out = _get_op('aten::sin.out')
+_op_log2_out = _get_op('aten::log2.out')
 
 
-def _autograd_sin_out(ks, self, out):
-    out_not_differentiable('sin', self)
-    return _op_sin_out.redispatch(ks, self, out)
+def _autograd_log2_out(ks, self, out):
+    out_not_differentiable('log2', self)
+    return _op_log2_out.redispatch(ks, self, out)
 
 
-register_autograd('aten::sin.out', _autograd_sin_out)
+register_autograd('aten::log2.out', _autograd_log2_out)
 
 
-_op_cos = _get_op('aten::cos')
+_op_log10 = _get_op('aten::log10')
 
 
-def _autograd_cos(ks, self):
+def _autograd_log10(ks, self):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.CosBackward0()
+        node = _n.Log10Backward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
-        result = _op_cos.redispatch(ks, self)
+        result = _op_log10.redispatch(ks, self)
         record.history(result, node, None)
         return result
-    return _op_cos.redispatch(ks, self)
+    return _op_log10.redispatch(ks, self)
 
 
-register_autograd('aten::cos', _autograd_cos)
+register_autograd('aten::log10', _autograd_log10)
 
 
-_op_cos_ = _get_op('aten::cos_')
+_op_log10_ = _get_op('aten::log10_')
 
 
-def _autograd_cos_(ks, self):
+def _autograd_log10_(ks, self):
     if grad_enabled() and (requires_grad_any(self)):
         check_inplace(self)
-        node = _n.CosBackward0()
+        node = _n.Log10Backward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
-        result = _op_cos_.redispatch(ks, self)
+        result = _op_log10_.redispatch(ks, self)
         record.history(result, node, None)
         return result
-    return _op_cos_.redispatch(ks, self)
+    return _op_log10_.redispatch(ks, self)
 
 
-register_autograd('aten::cos_', _autograd_cos_)
+register_autograd('aten::log10_', _autograd_log10_)
 
 
-_op_cos_out = _get_op('aten::cos.out')
+_op_log10_out = _get_op('aten::log10.out')
 
 
-def _autograd_cos_out(ks, self, out):
-    out_not_differentiable('cos', self)
-    return _op_cos_out.redispatch(ks, self, out)
+def _autograd_log10_out(ks, self, out):
+    out_not_differentiable('log10', self)
+    return _op_log10_out.redispatch(ks, self, out)
 
 
-register_autograd('aten::cos.out', _autograd_cos_out)
+register_autograd('aten::log10.out', _autograd_log10_out)
 
 
-_op_tanh = _get_op('aten::tanh')
+_op_log1p = _get_op('aten::log1p')
 
 
-def _autograd_tanh(ks, self):
+def _autograd_log1p(ks, self):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.TanhBackward0()
-        node.next_edges = record.edges(self)
-        result = _op_tanh.redispatch(ks, self)
-        record.history(result, node, None)
-        node.result_ = record.save_output(result)
-        return result
-    return _op_tanh.redispatch(ks, self)
-
-
-register_autograd('aten::tanh', _autograd_tanh)
-
-
-_op_tanh_ = _get_op('aten::tanh_')
-
-
-def _autograd_tanh_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
-        check_inplace(self)
-        node = _n.TanhBackward0()
-        node.next_edges = record.edges(self)
-        result = _op_tanh_.redispatch(ks, self)
-        record.history(result, node, None)
-        node.result_ = record.save_output(result)
-        return result
-    return _op_tanh_.redispatch(ks, self)
-
-
-register_autograd('aten::tanh_', _autograd_tanh_)
-
-
-_op_tanh_out = _get_op('aten::tanh.out')
-
-
-def _autograd_tanh_out(ks, self, out):
-    out_not_differentiable('tanh', self)
-    return _op_tanh_out.redispatch(ks, self, out)
-
-
-register_autograd('aten::tanh.out', _autograd_tanh_out)
-
-
-_op_sigmoid = _get_op('aten::sigmoid')
-
-
-def _autograd_sigmoid(ks, self):
-    if grad_enabled() and requires_grad_any(self):
-        node = _n.SigmoidBackward0()
-        node.next_edges = record.edges(self)
-        result = _op_sigmoid.redispatch(ks, self)
-        record.history(result, node, None)
-        node.result_ = record.save_output(result)
-        return result
-    return _op_sigmoid.redispatch(ks, self)
-
-
-register_autograd('aten::sigmoid', _autograd_sigmoid)
-
-
-_op_sigmoid_ = _get_op('aten::sigmoid_')
-
-
-def _autograd_sigmoid_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
-        check_inplace(self)
-        node = _n.SigmoidBackward0()
-        node.next_edges = record.edges(self)
-        result = _op_sigmoid_.redispatch(ks, self)
-        record.history(result, node, None)
-        node.result_ = record.save_output(result)
-        return result
-    return _op_sigmoid_.redispatch(ks, self)
-
-
-register_autograd('aten::sigmoid_', _autograd_sigmoid_)
-
-
-_op_sigmoid_out = _get_op('aten::sigmoid.out')
-
-
-def _autograd_sigmoid_out(ks, self, out):
-    out_not_differentiable('sigmoid', self)
-    return _op_sigmoid_out.redispatch(ks, self, out)
-
-
-register_autograd('aten::sigmoid.out', _autograd_sigmoid_out)
-
-
-_op_relu = _get_op('aten::relu')
-
-
-def _autograd_relu(ks, self):
-    if grad_enabled() and requires_grad_any(self):
-        node = _n.ReluBackward0()
-        node.next_edges = record.edges(self)
-        result = _op_relu.redispatch(ks, self)
-        record.history(result, node, None)
-        node.result_ = record.save_output(result)
-        return result
-    return _op_relu.redispatch(ks, self)
-
-
-register_autograd('aten::relu', _autograd_relu)
-
-
-_op_relu_ = _get_op('aten::relu_')
-
-
-def _autograd_relu_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
-        check_inplace(self)
-        node = _n.ReluBackward0()
-        node.next_edges = record.edges(self)
-        result = _op_relu_.redispatch(ks, self)
-        record.history(result, node, None)
-        node.result_ = record.save_output(result)
-        return result
-    return _op_relu_.redispatch(ks, self)
-
-
-register_autograd('aten::relu_', _autograd_relu_)
-
-
-_op_pow_Tensor_Scalar = _get_op('aten::pow.Tensor_Scalar')
-
-
-def _autograd_pow_Tensor_Scalar(ks, self, exponent):
-    if grad_enabled() and requires_grad_any(self):
-        node = _n.PowBackward0()
+        node = _n.Log1pBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
-        node.exponent_ = exponent
-        result = _op_pow_Tensor_Scalar.redispatch(ks, self, exponent)
+        result = _op_log1p.redispatch(ks, self)
         record.history(result, node, None)
         return result
-    return _op_pow_Tensor_Scalar.redispatch(ks, self, exponent)
+    return _op_log1p.redispatch(ks, self)
 
 
-register_autograd('aten::pow.Tensor_Scalar', _autograd_pow_Tensor_Scalar)
+register_autograd('aten::log1p', _autograd_log1p)
 
 
-_op_pow_Tensor_Scalar_out = _get_op('aten::pow.Tensor_Scalar_out')
+_op_log1p_ = _get_op('aten::log1p_')
 
 
-def _autograd_pow_Tensor_Scalar_out(ks, self, exponent, out):
-    out_not_differentiable('pow', self)
-    return _op_pow_Tensor_Scalar_out.redispatch(ks, self, exponent, out)
+def _autograd_log1p_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.Log1pBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        result = _op_log1p_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_log1p_.redispatch(ks, self)
 
 
-register_autograd('aten::pow.Tensor_Scalar_out', _autograd_pow_Tensor_Scalar_out)
+register_autograd('aten::log1p_', _autograd_log1p_)
+
+
+_op_log1p_out = _get_op('aten::log1p.out')
+
+
+def _autograd_log1p_out(ks, self, out):
+    out_not_differentiable('log1p', self)
+    return _op_log1p_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::log1p.out', _autograd_log1p_out)
 
 
 _op_sqrt = _get_op('aten::sqrt')
@@ -929,142 +4369,602 @@ def _autograd_square_out(ks, self, out):
 register_autograd('aten::square.out', _autograd_square_out)
 
 
-_op_abs = _get_op('aten::abs')
+_op_sin = _get_op('aten::sin')
 
 
-def _autograd_abs(ks, self):
+def _autograd_sin(ks, self):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.AbsBackward0()
+        node = _n.SinBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
-        result = _op_abs.redispatch(ks, self)
+        result = _op_sin.redispatch(ks, self)
         record.history(result, node, None)
         return result
-    return _op_abs.redispatch(ks, self)
+    return _op_sin.redispatch(ks, self)
 
 
-register_autograd('aten::abs', _autograd_abs)
+register_autograd('aten::sin', _autograd_sin)
 
 
-_op_abs_ = _get_op('aten::abs_')
+_op_sin_ = _get_op('aten::sin_')
 
 
-def _autograd_abs_(ks, self):
+def _autograd_sin_(ks, self):
     if grad_enabled() and (requires_grad_any(self)):
         check_inplace(self)
-        node = _n.AbsBackward0()
+        node = _n.SinBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
-        result = _op_abs_.redispatch(ks, self)
+        result = _op_sin_.redispatch(ks, self)
         record.history(result, node, None)
         return result
-    return _op_abs_.redispatch(ks, self)
+    return _op_sin_.redispatch(ks, self)
 
 
-register_autograd('aten::abs_', _autograd_abs_)
+register_autograd('aten::sin_', _autograd_sin_)
 
 
-_op_abs_out = _get_op('aten::abs.out')
+_op_sin_out = _get_op('aten::sin.out')
 
 
-def _autograd_abs_out(ks, self, out):
-    out_not_differentiable('abs', self)
-    return _op_abs_out.redispatch(ks, self, out)
+def _autograd_sin_out(ks, self, out):
+    out_not_differentiable('sin', self)
+    return _op_sin_out.redispatch(ks, self, out)
 
 
-register_autograd('aten::abs.out', _autograd_abs_out)
+register_autograd('aten::sin.out', _autograd_sin_out)
 
 
-_op_log1p = _get_op('aten::log1p')
+_op_cos = _get_op('aten::cos')
 
 
-def _autograd_log1p(ks, self):
+def _autograd_cos(ks, self):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.Log1pBackward0()
+        node = _n.CosBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
-        result = _op_log1p.redispatch(ks, self)
+        result = _op_cos.redispatch(ks, self)
         record.history(result, node, None)
         return result
-    return _op_log1p.redispatch(ks, self)
+    return _op_cos.redispatch(ks, self)
 
 
-register_autograd('aten::log1p', _autograd_log1p)
+register_autograd('aten::cos', _autograd_cos)
 
 
-_op_log1p_ = _get_op('aten::log1p_')
+_op_cos_ = _get_op('aten::cos_')
 
 
-def _autograd_log1p_(ks, self):
+def _autograd_cos_(ks, self):
     if grad_enabled() and (requires_grad_any(self)):
         check_inplace(self)
-        node = _n.Log1pBackward0()
+        node = _n.CosBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
-        result = _op_log1p_.redispatch(ks, self)
+        result = _op_cos_.redispatch(ks, self)
         record.history(result, node, None)
         return result
-    return _op_log1p_.redispatch(ks, self)
+    return _op_cos_.redispatch(ks, self)
 
 
-register_autograd('aten::log1p_', _autograd_log1p_)
+register_autograd('aten::cos_', _autograd_cos_)
 
 
-_op_log1p_out = _get_op('aten::log1p.out')
+_op_cos_out = _get_op('aten::cos.out')
 
 
-def _autograd_log1p_out(ks, self, out):
-    out_not_differentiable('log1p', self)
-    return _op_log1p_out.redispatch(ks, self, out)
+def _autograd_cos_out(ks, self, out):
+    out_not_differentiable('cos', self)
+    return _op_cos_out.redispatch(ks, self, out)
 
 
-register_autograd('aten::log1p.out', _autograd_log1p_out)
+register_autograd('aten::cos.out', _autograd_cos_out)
 
 
-_op_expm1 = _get_op('aten::expm1')
+_op_tan = _get_op('aten::tan')
 
 
-def _autograd_expm1(ks, self):
+def _autograd_tan(ks, self):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.Expm1Backward0()
+        node = _n.TanBackward0()
         node.next_edges = record.edges(self)
-        result = _op_expm1.redispatch(ks, self)
+        result = _op_tan.redispatch(ks, self)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
-    return _op_expm1.redispatch(ks, self)
+    return _op_tan.redispatch(ks, self)
 
 
-register_autograd('aten::expm1', _autograd_expm1)
+register_autograd('aten::tan', _autograd_tan)
 
 
-_op_expm1_ = _get_op('aten::expm1_')
+_op_tan_ = _get_op('aten::tan_')
 
 
-def _autograd_expm1_(ks, self):
+def _autograd_tan_(ks, self):
     if grad_enabled() and (requires_grad_any(self)):
         check_inplace(self)
-        node = _n.Expm1Backward0()
+        node = _n.TanBackward0()
         node.next_edges = record.edges(self)
-        result = _op_expm1_.redispatch(ks, self)
+        result = _op_tan_.redispatch(ks, self)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
-    return _op_expm1_.redispatch(ks, self)
+    return _op_tan_.redispatch(ks, self)
 
 
-register_autograd('aten::expm1_', _autograd_expm1_)
+register_autograd('aten::tan_', _autograd_tan_)
 
 
-_op_expm1_out = _get_op('aten::expm1.out')
+_op_tan_out = _get_op('aten::tan.out')
 
 
-def _autograd_expm1_out(ks, self, out):
-    out_not_differentiable('expm1', self)
-    return _op_expm1_out.redispatch(ks, self, out)
+def _autograd_tan_out(ks, self, out):
+    out_not_differentiable('tan', self)
+    return _op_tan_out.redispatch(ks, self, out)
 
 
-register_autograd('aten::expm1.out', _autograd_expm1_out)
+register_autograd('aten::tan.out', _autograd_tan_out)
+
+
+_op_asin = _get_op('aten::asin')
+
+
+def _autograd_asin(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.AsinBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_asin.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_asin.redispatch(ks, self)
+
+
+register_autograd('aten::asin', _autograd_asin)
+
+
+_op_asin_ = _get_op('aten::asin_')
+
+
+def _autograd_asin_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.AsinBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        result = _op_asin_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_asin_.redispatch(ks, self)
+
+
+register_autograd('aten::asin_', _autograd_asin_)
+
+
+_op_asin_out = _get_op('aten::asin.out')
+
+
+def _autograd_asin_out(ks, self, out):
+    out_not_differentiable('asin', self)
+    return _op_asin_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::asin.out', _autograd_asin_out)
+
+
+_op_acos = _get_op('aten::acos')
+
+
+def _autograd_acos(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.AcosBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_acos.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_acos.redispatch(ks, self)
+
+
+register_autograd('aten::acos', _autograd_acos)
+
+
+_op_acos_ = _get_op('aten::acos_')
+
+
+def _autograd_acos_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.AcosBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        result = _op_acos_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_acos_.redispatch(ks, self)
+
+
+register_autograd('aten::acos_', _autograd_acos_)
+
+
+_op_acos_out = _get_op('aten::acos.out')
+
+
+def _autograd_acos_out(ks, self, out):
+    out_not_differentiable('acos', self)
+    return _op_acos_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::acos.out', _autograd_acos_out)
+
+
+_op_atan = _get_op('aten::atan')
+
+
+def _autograd_atan(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.AtanBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_atan.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_atan.redispatch(ks, self)
+
+
+register_autograd('aten::atan', _autograd_atan)
+
+
+_op_atan_ = _get_op('aten::atan_')
+
+
+def _autograd_atan_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.AtanBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        result = _op_atan_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_atan_.redispatch(ks, self)
+
+
+register_autograd('aten::atan_', _autograd_atan_)
+
+
+_op_atan_out = _get_op('aten::atan.out')
+
+
+def _autograd_atan_out(ks, self, out):
+    out_not_differentiable('atan', self)
+    return _op_atan_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::atan.out', _autograd_atan_out)
+
+
+_op_sinh = _get_op('aten::sinh')
+
+
+def _autograd_sinh(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.SinhBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_sinh.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_sinh.redispatch(ks, self)
+
+
+register_autograd('aten::sinh', _autograd_sinh)
+
+
+_op_sinh_ = _get_op('aten::sinh_')
+
+
+def _autograd_sinh_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.SinhBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        result = _op_sinh_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_sinh_.redispatch(ks, self)
+
+
+register_autograd('aten::sinh_', _autograd_sinh_)
+
+
+_op_sinh_out = _get_op('aten::sinh.out')
+
+
+def _autograd_sinh_out(ks, self, out):
+    out_not_differentiable('sinh', self)
+    return _op_sinh_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::sinh.out', _autograd_sinh_out)
+
+
+_op_cosh = _get_op('aten::cosh')
+
+
+def _autograd_cosh(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.CoshBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_cosh.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_cosh.redispatch(ks, self)
+
+
+register_autograd('aten::cosh', _autograd_cosh)
+
+
+_op_cosh_ = _get_op('aten::cosh_')
+
+
+def _autograd_cosh_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.CoshBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        result = _op_cosh_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_cosh_.redispatch(ks, self)
+
+
+register_autograd('aten::cosh_', _autograd_cosh_)
+
+
+_op_cosh_out = _get_op('aten::cosh.out')
+
+
+def _autograd_cosh_out(ks, self, out):
+    out_not_differentiable('cosh', self)
+    return _op_cosh_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::cosh.out', _autograd_cosh_out)
+
+
+_op_tanh = _get_op('aten::tanh')
+
+
+def _autograd_tanh(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.TanhBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_tanh.redispatch(ks, self)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_tanh.redispatch(ks, self)
+
+
+register_autograd('aten::tanh', _autograd_tanh)
+
+
+_op_tanh_ = _get_op('aten::tanh_')
+
+
+def _autograd_tanh_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.TanhBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_tanh_.redispatch(ks, self)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_tanh_.redispatch(ks, self)
+
+
+register_autograd('aten::tanh_', _autograd_tanh_)
+
+
+_op_tanh_out = _get_op('aten::tanh.out')
+
+
+def _autograd_tanh_out(ks, self, out):
+    out_not_differentiable('tanh', self)
+    return _op_tanh_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::tanh.out', _autograd_tanh_out)
+
+
+_op_asinh = _get_op('aten::asinh')
+
+
+def _autograd_asinh(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.AsinhBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_asinh.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_asinh.redispatch(ks, self)
+
+
+register_autograd('aten::asinh', _autograd_asinh)
+
+
+_op_asinh_ = _get_op('aten::asinh_')
+
+
+def _autograd_asinh_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.AsinhBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        result = _op_asinh_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_asinh_.redispatch(ks, self)
+
+
+register_autograd('aten::asinh_', _autograd_asinh_)
+
+
+_op_asinh_out = _get_op('aten::asinh.out')
+
+
+def _autograd_asinh_out(ks, self, out):
+    out_not_differentiable('asinh', self)
+    return _op_asinh_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::asinh.out', _autograd_asinh_out)
+
+
+_op_acosh = _get_op('aten::acosh')
+
+
+def _autograd_acosh(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.AcoshBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_acosh.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_acosh.redispatch(ks, self)
+
+
+register_autograd('aten::acosh', _autograd_acosh)
+
+
+_op_acosh_ = _get_op('aten::acosh_')
+
+
+def _autograd_acosh_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.AcoshBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        result = _op_acosh_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_acosh_.redispatch(ks, self)
+
+
+register_autograd('aten::acosh_', _autograd_acosh_)
+
+
+_op_acosh_out = _get_op('aten::acosh.out')
+
+
+def _autograd_acosh_out(ks, self, out):
+    out_not_differentiable('acosh', self)
+    return _op_acosh_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::acosh.out', _autograd_acosh_out)
+
+
+_op_atanh = _get_op('aten::atanh')
+
+
+def _autograd_atanh(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.AtanhBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_atanh.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_atanh.redispatch(ks, self)
+
+
+register_autograd('aten::atanh', _autograd_atanh)
+
+
+_op_atanh_ = _get_op('aten::atanh_')
+
+
+def _autograd_atanh_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.AtanhBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        result = _op_atanh_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_atanh_.redispatch(ks, self)
+
+
+register_autograd('aten::atanh_', _autograd_atanh_)
+
+
+_op_atanh_out = _get_op('aten::atanh.out')
+
+
+def _autograd_atanh_out(ks, self, out):
+    out_not_differentiable('atanh', self)
+    return _op_atanh_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::atanh.out', _autograd_atanh_out)
+
+
+_op_sigmoid = _get_op('aten::sigmoid')
+
+
+def _autograd_sigmoid(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.SigmoidBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_sigmoid.redispatch(ks, self)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_sigmoid.redispatch(ks, self)
+
+
+register_autograd('aten::sigmoid', _autograd_sigmoid)
+
+
+_op_sigmoid_ = _get_op('aten::sigmoid_')
+
+
+def _autograd_sigmoid_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.SigmoidBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_sigmoid_.redispatch(ks, self)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_sigmoid_.redispatch(ks, self)
+
+
+register_autograd('aten::sigmoid_', _autograd_sigmoid_)
+
+
+_op_sigmoid_out = _get_op('aten::sigmoid.out')
+
+
+def _autograd_sigmoid_out(ks, self, out):
+    out_not_differentiable('sigmoid', self)
+    return _op_sigmoid_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::sigmoid.out', _autograd_sigmoid_out)
 
 
 _op_erf = _get_op('aten::erf')
@@ -1113,54 +5013,723 @@ def _autograd_erf_out(ks, self, out):
 register_autograd('aten::erf.out', _autograd_erf_out)
 
 
-_op_clamp = _get_op('aten::clamp')
+_op_erfc = _get_op('aten::erfc')
 
 
-def _autograd_clamp(ks, self, min, max):
+def _autograd_erfc(ks, self):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.ClampBackward0()
+        node = _n.ErfcBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
-        node.min_ = min
-        node.max_ = max
-        result = _op_clamp.redispatch(ks, self, min, max)
+        result = _op_erfc.redispatch(ks, self)
         record.history(result, node, None)
         return result
-    return _op_clamp.redispatch(ks, self, min, max)
+    return _op_erfc.redispatch(ks, self)
 
 
-register_autograd('aten::clamp', _autograd_clamp)
+register_autograd('aten::erfc', _autograd_erfc)
 
 
-_op_clamp_ = _get_op('aten::clamp_')
+_op_erfc_ = _get_op('aten::erfc_')
 
 
-def _autograd_clamp_(ks, self, min, max):
+def _autograd_erfc_(ks, self):
     if grad_enabled() and (requires_grad_any(self)):
         check_inplace(self)
-        node = _n.ClampBackward0()
+        node = _n.ErfcBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
-        node.min_ = min
-        node.max_ = max
-        result = _op_clamp_.redispatch(ks, self, min, max)
+        result = _op_erfc_.redispatch(ks, self)
         record.history(result, node, None)
         return result
-    return _op_clamp_.redispatch(ks, self, min, max)
+    return _op_erfc_.redispatch(ks, self)
 
 
-register_autograd('aten::clamp_', _autograd_clamp_)
+register_autograd('aten::erfc_', _autograd_erfc_)
 
 
-_op_clamp_out = _get_op('aten::clamp.out')
+_op_erfc_out = _get_op('aten::erfc.out')
 
 
-def _autograd_clamp_out(ks, self, min, max, out):
-    out_not_differentiable('clamp', self)
-    return _op_clamp_out.redispatch(ks, self, min, max, out)
+def _autograd_erfc_out(ks, self, out):
+    out_not_differentiable('erfc', self)
+    return _op_erfc_out.redispatch(ks, self, out)
 
 
-register_autograd('aten::clamp.out', _autograd_clamp_out)
+register_autograd('aten::erfc.out', _autograd_erfc_out)
+
+
+_op_erfinv = _get_op('aten::erfinv')
+
+
+def _autograd_erfinv(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.ErfinvBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_erfinv.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_erfinv.redispatch(ks, self)
+
+
+register_autograd('aten::erfinv', _autograd_erfinv)
+
+
+_op_erfinv_ = _get_op('aten::erfinv_')
+
+
+def _autograd_erfinv_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.ErfinvBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        result = _op_erfinv_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_erfinv_.redispatch(ks, self)
+
+
+register_autograd('aten::erfinv_', _autograd_erfinv_)
+
+
+_op_erfinv_out = _get_op('aten::erfinv.out')
+
+
+def _autograd_erfinv_out(ks, self, out):
+    out_not_differentiable('erfinv', self)
+    return _op_erfinv_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::erfinv.out', _autograd_erfinv_out)
+
+
+_op_floor = _get_op('aten::floor')
+
+
+def _autograd_floor(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.FloorBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_floor.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_floor.redispatch(ks, self)
+
+
+register_autograd('aten::floor', _autograd_floor)
+
+
+_op_floor_ = _get_op('aten::floor_')
+
+
+def _autograd_floor_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.FloorBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_floor_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_floor_.redispatch(ks, self)
+
+
+register_autograd('aten::floor_', _autograd_floor_)
+
+
+_op_floor_out = _get_op('aten::floor.out')
+
+
+def _autograd_floor_out(ks, self, out):
+    out_not_differentiable('floor', self)
+    return _op_floor_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::floor.out', _autograd_floor_out)
+
+
+_op_ceil = _get_op('aten::ceil')
+
+
+def _autograd_ceil(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.CeilBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_ceil.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_ceil.redispatch(ks, self)
+
+
+register_autograd('aten::ceil', _autograd_ceil)
+
+
+_op_ceil_ = _get_op('aten::ceil_')
+
+
+def _autograd_ceil_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.CeilBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_ceil_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_ceil_.redispatch(ks, self)
+
+
+register_autograd('aten::ceil_', _autograd_ceil_)
+
+
+_op_ceil_out = _get_op('aten::ceil.out')
+
+
+def _autograd_ceil_out(ks, self, out):
+    out_not_differentiable('ceil', self)
+    return _op_ceil_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::ceil.out', _autograd_ceil_out)
+
+
+_op_trunc = _get_op('aten::trunc')
+
+
+def _autograd_trunc(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.TruncBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_trunc.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_trunc.redispatch(ks, self)
+
+
+register_autograd('aten::trunc', _autograd_trunc)
+
+
+_op_trunc_ = _get_op('aten::trunc_')
+
+
+def _autograd_trunc_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.TruncBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_trunc_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_trunc_.redispatch(ks, self)
+
+
+register_autograd('aten::trunc_', _autograd_trunc_)
+
+
+_op_trunc_out = _get_op('aten::trunc.out')
+
+
+def _autograd_trunc_out(ks, self, out):
+    out_not_differentiable('trunc', self)
+    return _op_trunc_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::trunc.out', _autograd_trunc_out)
+
+
+_op_frac = _get_op('aten::frac')
+
+
+def _autograd_frac(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.FracBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_frac.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_frac.redispatch(ks, self)
+
+
+register_autograd('aten::frac', _autograd_frac)
+
+
+_op_frac_ = _get_op('aten::frac_')
+
+
+def _autograd_frac_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.FracBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_frac_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_frac_.redispatch(ks, self)
+
+
+register_autograd('aten::frac_', _autograd_frac_)
+
+
+_op_frac_out = _get_op('aten::frac.out')
+
+
+def _autograd_frac_out(ks, self, out):
+    out_not_differentiable('frac', self)
+    return _op_frac_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::frac.out', _autograd_frac_out)
+
+
+_op_round = _get_op('aten::round')
+
+
+def _autograd_round(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.RoundBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_round.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_round.redispatch(ks, self)
+
+
+register_autograd('aten::round', _autograd_round)
+
+
+_op_round_ = _get_op('aten::round_')
+
+
+def _autograd_round_(ks, self):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.RoundBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_round_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_round_.redispatch(ks, self)
+
+
+register_autograd('aten::round_', _autograd_round_)
+
+
+_op_round_out = _get_op('aten::round.out')
+
+
+def _autograd_round_out(ks, self, out):
+    out_not_differentiable('round', self)
+    return _op_round_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::round.out', _autograd_round_out)
+
+
+_op_round_decimals = _get_op('aten::round.decimals')
+
+
+def _autograd_round_decimals(ks, self, decimals):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.RoundBackward1()
+        node.next_edges = record.edges(self)
+        result = _op_round_decimals.redispatch(ks, self, decimals)
+        record.history(result, node, None)
+        return result
+    return _op_round_decimals.redispatch(ks, self, decimals)
+
+
+register_autograd('aten::round.decimals', _autograd_round_decimals)
+
+
+_op_round__decimals = _get_op('aten::round_.decimals')
+
+
+def _autograd_round__decimals(ks, self, decimals):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.RoundBackward1()
+        node.next_edges = record.edges(self)
+        result = _op_round__decimals.redispatch(ks, self, decimals)
+        record.history(result, node, None)
+        return result
+    return _op_round__decimals.redispatch(ks, self, decimals)
+
+
+register_autograd('aten::round_.decimals', _autograd_round__decimals)
+
+
+_op_round_decimals_out = _get_op('aten::round.decimals_out')
+
+
+def _autograd_round_decimals_out(ks, self, decimals, out):
+    out_not_differentiable('round', self)
+    return _op_round_decimals_out.redispatch(ks, self, decimals, out)
+
+
+register_autograd('aten::round.decimals_out', _autograd_round_decimals_out)
+
+
+_op_nan_to_num = _get_op('aten::nan_to_num')
+
+
+def _autograd_nan_to_num(ks, self, nan, posinf, neginf):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.NanToNumBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_nan_to_num.redispatch(ks, self, nan, posinf, neginf)
+        record.history(result, node, None)
+        return result
+    return _op_nan_to_num.redispatch(ks, self, nan, posinf, neginf)
+
+
+register_autograd('aten::nan_to_num', _autograd_nan_to_num)
+
+
+_op_nan_to_num_ = _get_op('aten::nan_to_num_')
+
+
+def _autograd_nan_to_num_(ks, self, nan, posinf, neginf):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.NanToNumBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        result = _op_nan_to_num_.redispatch(ks, self, nan, posinf, neginf)
+        record.history(result, node, None)
+        return result
+    return _op_nan_to_num_.redispatch(ks, self, nan, posinf, neginf)
+
+
+register_autograd('aten::nan_to_num_', _autograd_nan_to_num_)
+
+
+_op_nan_to_num_out = _get_op('aten::nan_to_num.out')
+
+
+def _autograd_nan_to_num_out(ks, self, nan, posinf, neginf, out):
+    out_not_differentiable('nan_to_num', self)
+    return _op_nan_to_num_out.redispatch(ks, self, nan, posinf, neginf, out)
+
+
+register_autograd('aten::nan_to_num.out', _autograd_nan_to_num_out)
+
+
+_op_atan2 = _get_op('aten::atan2')
+
+
+def _autograd_atan2(ks, self, other):
+    if grad_enabled() and requires_grad_any(self, other):
+        node = _n.Atan2Backward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(self)
+        node.other_ = record.save(other)
+        result = _op_atan2.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_atan2.redispatch(ks, self, other)
+
+
+register_autograd('aten::atan2', _autograd_atan2)
+
+
+_op_atan2_ = _get_op('aten::atan2_')
+
+
+def _autograd_atan2_(ks, self, other):
+    if grad_enabled() and (requires_grad_any(self, other)):
+        check_inplace(self)
+        node = _n.Atan2Backward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(record.clone(self))
+        node.other_ = record.save(other)
+        result = _op_atan2_.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_atan2_.redispatch(ks, self, other)
+
+
+register_autograd('aten::atan2_', _autograd_atan2_)
+
+
+_op_atan2_out = _get_op('aten::atan2.out')
+
+
+def _autograd_atan2_out(ks, self, other, out):
+    out_not_differentiable('atan2', self, other)
+    return _op_atan2_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::atan2.out', _autograd_atan2_out)
+
+
+_op_hypot = _get_op('aten::hypot')
+
+
+def _autograd_hypot(ks, self, other):
+    if grad_enabled() and requires_grad_any(self, other):
+        node = _n.HypotBackward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(self)
+        node.other_ = record.save(other)
+        result = _op_hypot.redispatch(ks, self, other)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_hypot.redispatch(ks, self, other)
+
+
+register_autograd('aten::hypot', _autograd_hypot)
+
+
+_op_hypot_ = _get_op('aten::hypot_')
+
+
+def _autograd_hypot_(ks, self, other):
+    if grad_enabled() and (requires_grad_any(self, other)):
+        check_inplace(self)
+        node = _n.HypotBackward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(record.clone(self))
+        node.other_ = record.save(other)
+        result = _op_hypot_.redispatch(ks, self, other)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_hypot_.redispatch(ks, self, other)
+
+
+register_autograd('aten::hypot_', _autograd_hypot_)
+
+
+_op_hypot_out = _get_op('aten::hypot.out')
+
+
+def _autograd_hypot_out(ks, self, other, out):
+    out_not_differentiable('hypot', self, other)
+    return _op_hypot_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::hypot.out', _autograd_hypot_out)
+
+
+_op_copysign_Tensor = _get_op('aten::copysign.Tensor')
+
+
+def _autograd_copysign_Tensor(ks, self, other):
+    if grad_enabled() and requires_grad_any(self, other):
+        node = _n.CopysignBackward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(self)
+        node.other_ = record.save(other)
+        result = _op_copysign_Tensor.redispatch(ks, self, other)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_copysign_Tensor.redispatch(ks, self, other)
+
+
+register_autograd('aten::copysign.Tensor', _autograd_copysign_Tensor)
+
+
+_op_copysign__Tensor = _get_op('aten::copysign_.Tensor')
+
+
+def _autograd_copysign__Tensor(ks, self, other):
+    if grad_enabled() and (requires_grad_any(self, other)):
+        check_inplace(self)
+        node = _n.CopysignBackward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(record.clone(self))
+        node.other_ = record.save(other)
+        result = _op_copysign__Tensor.redispatch(ks, self, other)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_copysign__Tensor.redispatch(ks, self, other)
+
+
+register_autograd('aten::copysign_.Tensor', _autograd_copysign__Tensor)
+
+
+_op_copysign_out = _get_op('aten::copysign.out')
+
+
+def _autograd_copysign_out(ks, self, other, out):
+    out_not_differentiable('copysign', self, other)
+    return _op_copysign_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::copysign.out', _autograd_copysign_out)
+
+
+_op_copysign_Scalar = _get_op('aten::copysign.Scalar')
+
+
+def _autograd_copysign_Scalar(ks, self, other):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.CopysignBackward1()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_copysign_Scalar.redispatch(ks, self, other)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_copysign_Scalar.redispatch(ks, self, other)
+
+
+register_autograd('aten::copysign.Scalar', _autograd_copysign_Scalar)
+
+
+_op_copysign__Scalar = _get_op('aten::copysign_.Scalar')
+
+
+def _autograd_copysign__Scalar(ks, self, other):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.CopysignBackward1()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        result = _op_copysign__Scalar.redispatch(ks, self, other)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_copysign__Scalar.redispatch(ks, self, other)
+
+
+register_autograd('aten::copysign_.Scalar', _autograd_copysign__Scalar)
+
+
+_op_copysign_Scalar_out = _get_op('aten::copysign.Scalar_out')
+
+
+def _autograd_copysign_Scalar_out(ks, self, other, out):
+    out_not_differentiable('copysign', self)
+    return _op_copysign_Scalar_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::copysign.Scalar_out', _autograd_copysign_Scalar_out)
+
+
+_op_xlogy_Tensor = _get_op('aten::xlogy.Tensor')
+
+
+def _autograd_xlogy_Tensor(ks, self, other):
+    if grad_enabled() and requires_grad_any(self, other):
+        node = _n.XlogyBackward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(self)
+        node.other_ = record.save(other)
+        result = _op_xlogy_Tensor.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_xlogy_Tensor.redispatch(ks, self, other)
+
+
+register_autograd('aten::xlogy.Tensor', _autograd_xlogy_Tensor)
+
+
+_op_xlogy__Tensor = _get_op('aten::xlogy_.Tensor')
+
+
+def _autograd_xlogy__Tensor(ks, self, other):
+    if grad_enabled() and (requires_grad_any(self, other)):
+        check_inplace(self)
+        node = _n.XlogyBackward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(record.clone(self))
+        node.other_ = record.save(other)
+        result = _op_xlogy__Tensor.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_xlogy__Tensor.redispatch(ks, self, other)
+
+
+register_autograd('aten::xlogy_.Tensor', _autograd_xlogy__Tensor)
+
+
+_op_xlogy_Scalar_Self = _get_op('aten::xlogy.Scalar_Self')
+
+
+def _autograd_xlogy_Scalar_Self(ks, self, other):
+    if grad_enabled() and requires_grad_any(other):
+        node = _n.XlogyBackward1()
+        node.next_edges = record.edges(other)
+        node.other_ = record.save(other)
+        node.self_ = self
+        result = _op_xlogy_Scalar_Self.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_xlogy_Scalar_Self.redispatch(ks, self, other)
+
+
+register_autograd('aten::xlogy.Scalar_Self', _autograd_xlogy_Scalar_Self)
+
+
+_op_xlogy_Scalar_Other = _get_op('aten::xlogy.Scalar_Other')
+
+
+def _autograd_xlogy_Scalar_Other(ks, self, other):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.XlogyBackward2()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.other_ = other
+        result = _op_xlogy_Scalar_Other.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_xlogy_Scalar_Other.redispatch(ks, self, other)
+
+
+register_autograd('aten::xlogy.Scalar_Other', _autograd_xlogy_Scalar_Other)
+
+
+_op_xlogy__Scalar_Other = _get_op('aten::xlogy_.Scalar_Other')
+
+
+def _autograd_xlogy__Scalar_Other(ks, self, other):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.XlogyBackward2()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        node.other_ = other
+        result = _op_xlogy__Scalar_Other.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_xlogy__Scalar_Other.redispatch(ks, self, other)
+
+
+register_autograd('aten::xlogy_.Scalar_Other', _autograd_xlogy__Scalar_Other)
+
+
+_op_logaddexp = _get_op('aten::logaddexp')
+
+
+def _autograd_logaddexp(ks, self, other):
+    if grad_enabled() and requires_grad_any(self, other):
+        node = _n.LogaddexpBackward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(self)
+        node.other_ = record.save(other)
+        result = _op_logaddexp.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_logaddexp.redispatch(ks, self, other)
+
+
+register_autograd('aten::logaddexp', _autograd_logaddexp)
+
+
+_op_logaddexp_out = _get_op('aten::logaddexp.out')
+
+
+def _autograd_logaddexp_out(ks, self, other, out):
+    out_not_differentiable('logaddexp', self, other)
+    return _op_logaddexp_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::logaddexp.out', _autograd_logaddexp_out)
 
 
 _op_maximum = _get_op('aten::maximum')
@@ -1192,6 +5761,35 @@ def _autograd_maximum_out(ks, self, other, out):
 register_autograd('aten::maximum.out', _autograd_maximum_out)
 
 
+_op_fmax = _get_op('aten::fmax')
+
+
+def _autograd_fmax(ks, self, other):
+    if grad_enabled() and requires_grad_any(self, other):
+        node = _n.FmaxBackward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(self)
+        node.other_ = record.save(other)
+        result = _op_fmax.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_fmax.redispatch(ks, self, other)
+
+
+register_autograd('aten::fmax', _autograd_fmax)
+
+
+_op_fmax_out = _get_op('aten::fmax.out')
+
+
+def _autograd_fmax_out(ks, self, other, out):
+    out_not_differentiable('fmax', self, other)
+    return _op_fmax_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::fmax.out', _autograd_fmax_out)
+
+
 _op_minimum = _get_op('aten::minimum')
 
 
@@ -1221,150 +5819,325 @@ def _autograd_minimum_out(ks, self, other, out):
 register_autograd('aten::minimum.out', _autograd_minimum_out)
 
 
-_op_lerp_Scalar = _get_op('aten::lerp.Scalar')
+_op_fmin = _get_op('aten::fmin')
 
 
-def _autograd_lerp_Scalar(ks, self, end, weight):
-    if grad_enabled() and requires_grad_any(self, end):
-        node = _n.LerpBackward0()
-        node.next_edges = record.edges(self, end)
-        node.weight_ = weight
-        result = _op_lerp_Scalar.redispatch(ks, self, end, weight)
+def _autograd_fmin(ks, self, other):
+    if grad_enabled() and requires_grad_any(self, other):
+        node = _n.FminBackward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(self)
+        node.other_ = record.save(other)
+        result = _op_fmin.redispatch(ks, self, other)
         record.history(result, node, None)
         return result
-    return _op_lerp_Scalar.redispatch(ks, self, end, weight)
+    return _op_fmin.redispatch(ks, self, other)
 
 
-register_autograd('aten::lerp.Scalar', _autograd_lerp_Scalar)
+register_autograd('aten::fmin', _autograd_fmin)
 
 
-_op_lerp__Scalar = _get_op('aten::lerp_.Scalar')
+_op_fmin_out = _get_op('aten::fmin.out')
 
 
-def _autograd_lerp__Scalar(ks, self, end, weight):
-    if grad_enabled() and (requires_grad_any(self, end)):
+def _autograd_fmin_out(ks, self, other, out):
+    out_not_differentiable('fmin', self, other)
+    return _op_fmin_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::fmin.out', _autograd_fmin_out)
+
+
+_op_clamp_Tensor = _get_op('aten::clamp.Tensor')
+
+
+def _autograd_clamp_Tensor(ks, self, min, max):
+    if grad_enabled() and requires_grad_any(self, min, max):
+        node = _n.ClampBackward0()
+        node.next_edges = record.edges(self, min, max)
+        node.self_ = record.save(self)
+        node.min_ = record.save(min)
+        node.max_ = record.save(max)
+        result = _op_clamp_Tensor.redispatch(ks, self, min, max)
+        record.history(result, node, None)
+        return result
+    return _op_clamp_Tensor.redispatch(ks, self, min, max)
+
+
+register_autograd('aten::clamp.Tensor', _autograd_clamp_Tensor)
+
+
+_op_clamp__Tensor = _get_op('aten::clamp_.Tensor')
+
+
+def _autograd_clamp__Tensor(ks, self, min, max):
+    if grad_enabled() and (requires_grad_any(self, min, max)):
         check_inplace(self)
-        node = _n.LerpBackward0()
-        node.next_edges = record.edges(self, end)
-        node.weight_ = weight
-        result = _op_lerp__Scalar.redispatch(ks, self, end, weight)
+        node = _n.ClampBackward0()
+        node.next_edges = record.edges(self, min, max)
+        node.self_ = record.save(record.clone(self))
+        node.min_ = record.save(min)
+        node.max_ = record.save(max)
+        result = _op_clamp__Tensor.redispatch(ks, self, min, max)
         record.history(result, node, None)
         return result
-    return _op_lerp__Scalar.redispatch(ks, self, end, weight)
+    return _op_clamp__Tensor.redispatch(ks, self, min, max)
 
 
-register_autograd('aten::lerp_.Scalar', _autograd_lerp__Scalar)
+register_autograd('aten::clamp_.Tensor', _autograd_clamp__Tensor)
 
 
-_op_lerp_Scalar_out = _get_op('aten::lerp.Scalar_out')
+_op_clamp_Tensor_out = _get_op('aten::clamp.Tensor_out')
 
 
-def _autograd_lerp_Scalar_out(ks, self, end, weight, out):
-    out_not_differentiable('lerp', self, end)
-    return _op_lerp_Scalar_out.redispatch(ks, self, end, weight, out)
+def _autograd_clamp_Tensor_out(ks, self, min, max, out):
+    out_not_differentiable('clamp', self, min, max)
+    return _op_clamp_Tensor_out.redispatch(ks, self, min, max, out)
 
 
-register_autograd('aten::lerp.Scalar_out', _autograd_lerp_Scalar_out)
+register_autograd('aten::clamp.Tensor_out', _autograd_clamp_Tensor_out)
 
 
-_op_addcmul = _get_op('aten::addcmul')
+_op_clamp_out = _get_op('aten::clamp.out')
 
 
-def _autograd_addcmul(ks, self, tensor1, tensor2, value):
-    if grad_enabled() and requires_grad_any(self, tensor1, tensor2):
-        node = _n.AddcmulBackward0()
-        node.next_edges = record.edges(self, tensor1, tensor2)
-        node.tensor1_ = record.save(tensor1)
-        node.tensor2_ = record.save(tensor2)
-        node.value_ = value
-        result = _op_addcmul.redispatch(ks, self, tensor1, tensor2, value)
+def _autograd_clamp_out(ks, self, min, max, out):
+    out_not_differentiable('clamp', self)
+    return _op_clamp_out.redispatch(ks, self, min, max, out)
+
+
+register_autograd('aten::clamp.out', _autograd_clamp_out)
+
+
+_op_clamp = _get_op('aten::clamp')
+
+
+def _autograd_clamp(ks, self, min, max):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.ClampBackward1()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.min_ = min
+        node.max_ = max
+        result = _op_clamp.redispatch(ks, self, min, max)
         record.history(result, node, None)
         return result
-    return _op_addcmul.redispatch(ks, self, tensor1, tensor2, value)
+    return _op_clamp.redispatch(ks, self, min, max)
 
 
-register_autograd('aten::addcmul', _autograd_addcmul)
+register_autograd('aten::clamp', _autograd_clamp)
 
 
-_op_addcmul_ = _get_op('aten::addcmul_')
+_op_clamp_ = _get_op('aten::clamp_')
 
 
-def _autograd_addcmul_(ks, self, tensor1, tensor2, value):
-    if grad_enabled() and (requires_grad_any(self, tensor1, tensor2)):
+def _autograd_clamp_(ks, self, min, max):
+    if grad_enabled() and (requires_grad_any(self)):
         check_inplace(self)
-        node = _n.AddcmulBackward0()
-        node.next_edges = record.edges(self, tensor1, tensor2)
-        node.tensor1_ = record.save(tensor1)
-        node.tensor2_ = record.save(tensor2)
-        node.value_ = value
-        result = _op_addcmul_.redispatch(ks, self, tensor1, tensor2, value)
+        node = _n.ClampBackward1()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        node.min_ = min
+        node.max_ = max
+        result = _op_clamp_.redispatch(ks, self, min, max)
         record.history(result, node, None)
         return result
-    return _op_addcmul_.redispatch(ks, self, tensor1, tensor2, value)
+    return _op_clamp_.redispatch(ks, self, min, max)
 
 
-register_autograd('aten::addcmul_', _autograd_addcmul_)
+register_autograd('aten::clamp_', _autograd_clamp_)
 
 
-_op_addcmul_out = _get_op('aten::addcmul.out')
+_op_clamp_min = _get_op('aten::clamp_min')
 
 
-def _autograd_addcmul_out(ks, self, tensor1, tensor2, value, out):
-    out_not_differentiable('addcmul', self, tensor1, tensor2)
-    return _op_addcmul_out.redispatch(ks, self, tensor1, tensor2, value, out)
-
-
-register_autograd('aten::addcmul.out', _autograd_addcmul_out)
-
-
-_op_addcdiv = _get_op('aten::addcdiv')
-
-
-def _autograd_addcdiv(ks, self, tensor1, tensor2, value):
-    if grad_enabled() and requires_grad_any(self, tensor1, tensor2):
-        node = _n.AddcdivBackward0()
-        node.next_edges = record.edges(self, tensor1, tensor2)
-        node.tensor1_ = record.save(tensor1)
-        node.tensor2_ = record.save(tensor2)
-        node.value_ = value
-        result = _op_addcdiv.redispatch(ks, self, tensor1, tensor2, value)
+def _autograd_clamp_min(ks, self, min):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.ClampMinBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.min_ = min
+        result = _op_clamp_min.redispatch(ks, self, min)
         record.history(result, node, None)
         return result
-    return _op_addcdiv.redispatch(ks, self, tensor1, tensor2, value)
+    return _op_clamp_min.redispatch(ks, self, min)
 
 
-register_autograd('aten::addcdiv', _autograd_addcdiv)
+register_autograd('aten::clamp_min', _autograd_clamp_min)
 
 
-_op_addcdiv_ = _get_op('aten::addcdiv_')
+_op_clamp_min_ = _get_op('aten::clamp_min_')
 
 
-def _autograd_addcdiv_(ks, self, tensor1, tensor2, value):
-    if grad_enabled() and (requires_grad_any(self, tensor1, tensor2)):
+def _autograd_clamp_min_(ks, self, min):
+    if grad_enabled() and (requires_grad_any(self)):
         check_inplace(self)
-        node = _n.AddcdivBackward0()
-        node.next_edges = record.edges(self, tensor1, tensor2)
-        node.tensor1_ = record.save(tensor1)
-        node.tensor2_ = record.save(tensor2)
-        node.value_ = value
-        result = _op_addcdiv_.redispatch(ks, self, tensor1, tensor2, value)
+        node = _n.ClampMinBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        node.min_ = min
+        result = _op_clamp_min_.redispatch(ks, self, min)
         record.history(result, node, None)
         return result
-    return _op_addcdiv_.redispatch(ks, self, tensor1, tensor2, value)
+    return _op_clamp_min_.redispatch(ks, self, min)
 
 
-register_autograd('aten::addcdiv_', _autograd_addcdiv_)
+register_autograd('aten::clamp_min_', _autograd_clamp_min_)
 
 
-_op_addcdiv_out = _get_op('aten::addcdiv.out')
+_op_clamp_min_out = _get_op('aten::clamp_min.out')
 
 
-def _autograd_addcdiv_out(ks, self, tensor1, tensor2, value, out):
-    out_not_differentiable('addcdiv', self, tensor1, tensor2)
-    return _op_addcdiv_out.redispatch(ks, self, tensor1, tensor2, value, out)
+def _autograd_clamp_min_out(ks, self, min, out):
+    out_not_differentiable('clamp_min', self)
+    return _op_clamp_min_out.redispatch(ks, self, min, out)
 
 
-register_autograd('aten::addcdiv.out', _autograd_addcdiv_out)
+register_autograd('aten::clamp_min.out', _autograd_clamp_min_out)
+
+
+_op_clamp_min_Tensor = _get_op('aten::clamp_min.Tensor')
+
+
+def _autograd_clamp_min_Tensor(ks, self, min):
+    if grad_enabled() and requires_grad_any(self, min):
+        node = _n.ClampMinBackward1()
+        node.next_edges = record.edges(self, min)
+        node.self_ = record.save(self)
+        node.min_ = record.save(min)
+        result = _op_clamp_min_Tensor.redispatch(ks, self, min)
+        record.history(result, node, None)
+        return result
+    return _op_clamp_min_Tensor.redispatch(ks, self, min)
+
+
+register_autograd('aten::clamp_min.Tensor', _autograd_clamp_min_Tensor)
+
+
+_op_clamp_min__Tensor = _get_op('aten::clamp_min_.Tensor')
+
+
+def _autograd_clamp_min__Tensor(ks, self, min):
+    if grad_enabled() and (requires_grad_any(self, min)):
+        check_inplace(self)
+        node = _n.ClampMinBackward1()
+        node.next_edges = record.edges(self, min)
+        node.self_ = record.save(record.clone(self))
+        node.min_ = record.save(min)
+        result = _op_clamp_min__Tensor.redispatch(ks, self, min)
+        record.history(result, node, None)
+        return result
+    return _op_clamp_min__Tensor.redispatch(ks, self, min)
+
+
+register_autograd('aten::clamp_min_.Tensor', _autograd_clamp_min__Tensor)
+
+
+_op_clamp_min_Tensor_out = _get_op('aten::clamp_min.Tensor_out')
+
+
+def _autograd_clamp_min_Tensor_out(ks, self, min, out):
+    out_not_differentiable('clamp_min', self, min)
+    return _op_clamp_min_Tensor_out.redispatch(ks, self, min, out)
+
+
+register_autograd('aten::clamp_min.Tensor_out', _autograd_clamp_min_Tensor_out)
+
+
+_op_clamp_max = _get_op('aten::clamp_max')
+
+
+def _autograd_clamp_max(ks, self, max):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.ClampMaxBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.max_ = max
+        result = _op_clamp_max.redispatch(ks, self, max)
+        record.history(result, node, None)
+        return result
+    return _op_clamp_max.redispatch(ks, self, max)
+
+
+register_autograd('aten::clamp_max', _autograd_clamp_max)
+
+
+_op_clamp_max_ = _get_op('aten::clamp_max_')
+
+
+def _autograd_clamp_max_(ks, self, max):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.ClampMaxBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        node.max_ = max
+        result = _op_clamp_max_.redispatch(ks, self, max)
+        record.history(result, node, None)
+        return result
+    return _op_clamp_max_.redispatch(ks, self, max)
+
+
+register_autograd('aten::clamp_max_', _autograd_clamp_max_)
+
+
+_op_clamp_max_out = _get_op('aten::clamp_max.out')
+
+
+def _autograd_clamp_max_out(ks, self, max, out):
+    out_not_differentiable('clamp_max', self)
+    return _op_clamp_max_out.redispatch(ks, self, max, out)
+
+
+register_autograd('aten::clamp_max.out', _autograd_clamp_max_out)
+
+
+_op_clamp_max_Tensor = _get_op('aten::clamp_max.Tensor')
+
+
+def _autograd_clamp_max_Tensor(ks, self, max):
+    if grad_enabled() and requires_grad_any(self, max):
+        node = _n.ClampMaxBackward1()
+        node.next_edges = record.edges(self, max)
+        node.self_ = record.save(self)
+        node.max_ = record.save(max)
+        result = _op_clamp_max_Tensor.redispatch(ks, self, max)
+        record.history(result, node, None)
+        return result
+    return _op_clamp_max_Tensor.redispatch(ks, self, max)
+
+
+register_autograd('aten::clamp_max.Tensor', _autograd_clamp_max_Tensor)
+
+
+_op_clamp_max__Tensor = _get_op('aten::clamp_max_.Tensor')
+
+
+def _autograd_clamp_max__Tensor(ks, self, max):
+    if grad_enabled() and (requires_grad_any(self, max)):
+        check_inplace(self)
+        node = _n.ClampMaxBackward1()
+        node.next_edges = record.edges(self, max)
+        node.self_ = record.save(record.clone(self))
+        node.max_ = record.save(max)
+        result = _op_clamp_max__Tensor.redispatch(ks, self, max)
+        record.history(result, node, None)
+        return result
+    return _op_clamp_max__Tensor.redispatch(ks, self, max)
+
+
+register_autograd('aten::clamp_max_.Tensor', _autograd_clamp_max__Tensor)
+
+
+_op_clamp_max_Tensor_out = _get_op('aten::clamp_max.Tensor_out')
+
+
+def _autograd_clamp_max_Tensor_out(ks, self, max, out):
+    out_not_differentiable('clamp_max', self, max)
+    return _op_clamp_max_Tensor_out.redispatch(ks, self, max, out)
+
+
+register_autograd('aten::clamp_max.Tensor_out', _autograd_clamp_max_Tensor_out)
 
 
 _op_where_self = _get_op('aten::where.self')
@@ -1395,351 +6168,31 @@ def _autograd_where_self_out(ks, condition, self, other, out):
 register_autograd('aten::where.self_out', _autograd_where_self_out)
 
 
-_op_masked_fill_Scalar = _get_op('aten::masked_fill.Scalar')
+_op_bernoulli = _get_op('aten::bernoulli')
 
 
-def _autograd_masked_fill_Scalar(ks, self, mask, value):
+def _autograd_bernoulli(ks, self, generator):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.MaskedFillBackward0()
+        node = _n.BernoulliBackward0()
         node.next_edges = record.edges(self)
-        node.mask_ = record.save(mask)
-        result = _op_masked_fill_Scalar.redispatch(ks, self, mask, value)
+        result = _op_bernoulli.redispatch(ks, self, generator)
         record.history(result, node, None)
         return result
-    return _op_masked_fill_Scalar.redispatch(ks, self, mask, value)
+    return _op_bernoulli.redispatch(ks, self, generator)
 
 
-register_autograd('aten::masked_fill.Scalar', _autograd_masked_fill_Scalar)
+register_autograd('aten::bernoulli', _autograd_bernoulli)
 
 
-_op_masked_fill__Scalar = _get_op('aten::masked_fill_.Scalar')
+_op_bernoulli_out = _get_op('aten::bernoulli.out')
 
 
-def _autograd_masked_fill__Scalar(ks, self, mask, value):
-    if grad_enabled() and (requires_grad_any(self)):
-        check_inplace(self)
-        node = _n.MaskedFillBackward0()
-        node.next_edges = record.edges(self)
-        node.mask_ = record.save(mask)
-        result = _op_masked_fill__Scalar.redispatch(ks, self, mask, value)
-        record.history(result, node, None)
-        return result
-    return _op_masked_fill__Scalar.redispatch(ks, self, mask, value)
+def _autograd_bernoulli_out(ks, self, generator, out):
+    out_not_differentiable('bernoulli', self)
+    return _op_bernoulli_out.redispatch(ks, self, generator, out)
 
 
-register_autograd('aten::masked_fill_.Scalar', _autograd_masked_fill__Scalar)
-
-
-_op_tril = _get_op('aten::tril')
-
-
-def _autograd_tril(ks, self, diagonal):
-    if grad_enabled() and requires_grad_any(self):
-        node = _n.TrilBackward0()
-        node.next_edges = record.edges(self)
-        node.diagonal_ = diagonal
-        result = _op_tril.redispatch(ks, self, diagonal)
-        record.history(result, node, None)
-        return result
-    return _op_tril.redispatch(ks, self, diagonal)
-
-
-register_autograd('aten::tril', _autograd_tril)
-
-
-_op_tril_ = _get_op('aten::tril_')
-
-
-def _autograd_tril_(ks, self, diagonal):
-    if grad_enabled() and (requires_grad_any(self)):
-        check_inplace(self)
-        node = _n.TrilBackward0()
-        node.next_edges = record.edges(self)
-        node.diagonal_ = diagonal
-        result = _op_tril_.redispatch(ks, self, diagonal)
-        record.history(result, node, None)
-        return result
-    return _op_tril_.redispatch(ks, self, diagonal)
-
-
-register_autograd('aten::tril_', _autograd_tril_)
-
-
-_op_tril_out = _get_op('aten::tril.out')
-
-
-def _autograd_tril_out(ks, self, diagonal, out):
-    out_not_differentiable('tril', self)
-    return _op_tril_out.redispatch(ks, self, diagonal, out)
-
-
-register_autograd('aten::tril.out', _autograd_tril_out)
-
-
-_op_triu = _get_op('aten::triu')
-
-
-def _autograd_triu(ks, self, diagonal):
-    if grad_enabled() and requires_grad_any(self):
-        node = _n.TriuBackward0()
-        node.next_edges = record.edges(self)
-        node.diagonal_ = diagonal
-        result = _op_triu.redispatch(ks, self, diagonal)
-        record.history(result, node, None)
-        return result
-    return _op_triu.redispatch(ks, self, diagonal)
-
-
-register_autograd('aten::triu', _autograd_triu)
-
-
-_op_triu_ = _get_op('aten::triu_')
-
-
-def _autograd_triu_(ks, self, diagonal):
-    if grad_enabled() and (requires_grad_any(self)):
-        check_inplace(self)
-        node = _n.TriuBackward0()
-        node.next_edges = record.edges(self)
-        node.diagonal_ = diagonal
-        result = _op_triu_.redispatch(ks, self, diagonal)
-        record.history(result, node, None)
-        return result
-    return _op_triu_.redispatch(ks, self, diagonal)
-
-
-register_autograd('aten::triu_', _autograd_triu_)
-
-
-_op_triu_out = _get_op('aten::triu.out')
-
-
-def _autograd_triu_out(ks, self, diagonal, out):
-    out_not_differentiable('triu', self)
-    return _op_triu_out.redispatch(ks, self, diagonal, out)
-
-
-register_autograd('aten::triu.out', _autograd_triu_out)
-
-
-_op_mm = _get_op('aten::mm')
-
-
-def _autograd_mm(ks, self, mat2):
-    if grad_enabled() and requires_grad_any(self, mat2):
-        node = _n.MmBackward0()
-        node.next_edges = record.edges(self, mat2)
-        node.self_ = record.save(self)
-        node.mat2_ = record.save(mat2)
-        result = _op_mm.redispatch(ks, self, mat2)
-        record.history(result, node, None)
-        return result
-    return _op_mm.redispatch(ks, self, mat2)
-
-
-register_autograd('aten::mm', _autograd_mm)
-
-
-_op_mm_out = _get_op('aten::mm.out')
-
-
-def _autograd_mm_out(ks, self, mat2, out):
-    out_not_differentiable('mm', self, mat2)
-    return _op_mm_out.redispatch(ks, self, mat2, out)
-
-
-register_autograd('aten::mm.out', _autograd_mm_out)
-
-
-_op_bmm = _get_op('aten::bmm')
-
-
-def _autograd_bmm(ks, self, mat2):
-    if grad_enabled() and requires_grad_any(self, mat2):
-        node = _n.BmmBackward0()
-        node.next_edges = record.edges(self, mat2)
-        node.self_ = record.save(self)
-        node.mat2_ = record.save(mat2)
-        result = _op_bmm.redispatch(ks, self, mat2)
-        record.history(result, node, None)
-        return result
-    return _op_bmm.redispatch(ks, self, mat2)
-
-
-register_autograd('aten::bmm', _autograd_bmm)
-
-
-_op_bmm_out = _get_op('aten::bmm.out')
-
-
-def _autograd_bmm_out(ks, self, mat2, out):
-    out_not_differentiable('bmm', self, mat2)
-    return _op_bmm_out.redispatch(ks, self, mat2, out)
-
-
-register_autograd('aten::bmm.out', _autograd_bmm_out)
-
-
-_op_addmm = _get_op('aten::addmm')
-
-
-def _autograd_addmm(ks, self, mat1, mat2, beta, alpha):
-    if grad_enabled() and requires_grad_any(self, mat1, mat2):
-        node = _n.AddmmBackward0()
-        node.next_edges = record.edges(self, mat1, mat2)
-        node.mat1_ = record.save(mat1)
-        node.mat2_ = record.save(mat2)
-        node.beta_ = beta
-        node.alpha_ = alpha
-        result = _op_addmm.redispatch(ks, self, mat1, mat2, beta, alpha)
-        record.history(result, node, None)
-        return result
-    return _op_addmm.redispatch(ks, self, mat1, mat2, beta, alpha)
-
-
-register_autograd('aten::addmm', _autograd_addmm)
-
-
-_op_addmm_ = _get_op('aten::addmm_')
-
-
-def _autograd_addmm_(ks, self, mat1, mat2, beta, alpha):
-    if grad_enabled() and (requires_grad_any(self, mat1, mat2)):
-        check_inplace(self)
-        node = _n.AddmmBackward0()
-        node.next_edges = record.edges(self, mat1, mat2)
-        node.mat1_ = record.save(mat1)
-        node.mat2_ = record.save(mat2)
-        node.beta_ = beta
-        node.alpha_ = alpha
-        result = _op_addmm_.redispatch(ks, self, mat1, mat2, beta, alpha)
-        record.history(result, node, None)
-        return result
-    return _op_addmm_.redispatch(ks, self, mat1, mat2, beta, alpha)
-
-
-register_autograd('aten::addmm_', _autograd_addmm_)
-
-
-_op_addmm_out = _get_op('aten::addmm.out')
-
-
-def _autograd_addmm_out(ks, self, mat1, mat2, beta, alpha, out):
-    out_not_differentiable('addmm', self, mat1, mat2)
-    return _op_addmm_out.redispatch(ks, self, mat1, mat2, beta, alpha, out)
-
-
-register_autograd('aten::addmm.out', _autograd_addmm_out)
-
-
-_op_baddbmm = _get_op('aten::baddbmm')
-
-
-def _autograd_baddbmm(ks, self, batch1, batch2, beta, alpha):
-    if grad_enabled() and requires_grad_any(self, batch1, batch2):
-        node = _n.BaddbmmBackward0()
-        node.next_edges = record.edges(self, batch1, batch2)
-        node.batch1_ = record.save(batch1)
-        node.batch2_ = record.save(batch2)
-        node.beta_ = beta
-        node.alpha_ = alpha
-        result = _op_baddbmm.redispatch(ks, self, batch1, batch2, beta, alpha)
-        record.history(result, node, None)
-        return result
-    return _op_baddbmm.redispatch(ks, self, batch1, batch2, beta, alpha)
-
-
-register_autograd('aten::baddbmm', _autograd_baddbmm)
-
-
-_op_baddbmm_ = _get_op('aten::baddbmm_')
-
-
-def _autograd_baddbmm_(ks, self, batch1, batch2, beta, alpha):
-    if grad_enabled() and (requires_grad_any(self, batch1, batch2)):
-        check_inplace(self)
-        node = _n.BaddbmmBackward0()
-        node.next_edges = record.edges(self, batch1, batch2)
-        node.batch1_ = record.save(batch1)
-        node.batch2_ = record.save(batch2)
-        node.beta_ = beta
-        node.alpha_ = alpha
-        result = _op_baddbmm_.redispatch(ks, self, batch1, batch2, beta, alpha)
-        record.history(result, node, None)
-        return result
-    return _op_baddbmm_.redispatch(ks, self, batch1, batch2, beta, alpha)
-
-
-register_autograd('aten::baddbmm_', _autograd_baddbmm_)
-
-
-_op_baddbmm_out = _get_op('aten::baddbmm.out')
-
-
-def _autograd_baddbmm_out(ks, self, batch1, batch2, beta, alpha, out):
-    out_not_differentiable('baddbmm', self, batch1, batch2)
-    return _op_baddbmm_out.redispatch(ks, self, batch1, batch2, beta, alpha, out)
-
-
-register_autograd('aten::baddbmm.out', _autograd_baddbmm_out)
-
-
-_op_mv = _get_op('aten::mv')
-
-
-def _autograd_mv(ks, self, vec):
-    if grad_enabled() and requires_grad_any(self, vec):
-        node = _n.MvBackward0()
-        node.next_edges = record.edges(self, vec)
-        node.self_ = record.save(self)
-        node.vec_ = record.save(vec)
-        result = _op_mv.redispatch(ks, self, vec)
-        record.history(result, node, None)
-        return result
-    return _op_mv.redispatch(ks, self, vec)
-
-
-register_autograd('aten::mv', _autograd_mv)
-
-
-_op_mv_out = _get_op('aten::mv.out')
-
-
-def _autograd_mv_out(ks, self, vec, out):
-    out_not_differentiable('mv', self, vec)
-    return _op_mv_out.redispatch(ks, self, vec, out)
-
-
-register_autograd('aten::mv.out', _autograd_mv_out)
-
-
-_op_dot = _get_op('aten::dot')
-
-
-def _autograd_dot(ks, self, tensor):
-    if grad_enabled() and requires_grad_any(self, tensor):
-        node = _n.DotBackward0()
-        node.next_edges = record.edges(self, tensor)
-        node.self_ = record.save(self)
-        node.tensor_ = record.save(tensor)
-        result = _op_dot.redispatch(ks, self, tensor)
-        record.history(result, node, None)
-        return result
-    return _op_dot.redispatch(ks, self, tensor)
-
-
-register_autograd('aten::dot', _autograd_dot)
-
-
-_op_dot_out = _get_op('aten::dot.out')
-
-
-def _autograd_dot_out(ks, self, tensor, out):
-    out_not_differentiable('dot', self, tensor)
-    return _op_dot_out.redispatch(ks, self, tensor, out)
-
-
-register_autograd('aten::dot.out', _autograd_dot_out)
+register_autograd('aten::bernoulli.out', _autograd_bernoulli_out)
 
 
 _op_sum = _get_op('aten::sum')
@@ -1840,35 +6293,53 @@ def _autograd_mean_dim(ks, self, dim, keepdim, dtype):
 register_autograd('aten::mean.dim', _autograd_mean_dim)
 
 
-_op_amax = _get_op('aten::amax')
+_op_prod = _get_op('aten::prod')
 
 
-def _autograd_amax(ks, self, dim, keepdim):
+def _autograd_prod(ks, self, dtype):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.AmaxBackward0()
+        node = _n.ProdBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_prod.redispatch(ks, self, dtype)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_prod.redispatch(ks, self, dtype)
+
+
+register_autograd('aten::prod', _autograd_prod)
+
+
+_op_prod_out = _get_op('aten::prod.out')
+
+
+def _autograd_prod_out(ks, self, dtype, out):
+    out_not_differentiable('prod', self)
+    return _op_prod_out.redispatch(ks, self, dtype, out)
+
+
+register_autograd('aten::prod.out', _autograd_prod_out)
+
+
+_op_prod_dim_int = _get_op('aten::prod.dim_int')
+
+
+def _autograd_prod_dim_int(ks, self, dim, keepdim, dtype):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.ProdBackward1()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.dim_ = dim
         node.keepdim_ = keepdim
-        result = _op_amax.redispatch(ks, self, dim, keepdim)
+        result = _op_prod_dim_int.redispatch(ks, self, dim, keepdim, dtype)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
-    return _op_amax.redispatch(ks, self, dim, keepdim)
+    return _op_prod_dim_int.redispatch(ks, self, dim, keepdim, dtype)
 
 
-register_autograd('aten::amax', _autograd_amax)
-
-
-_op_amax_out = _get_op('aten::amax.out')
-
-
-def _autograd_amax_out(ks, self, dim, keepdim, out):
-    out_not_differentiable('amax', self)
-    return _op_amax_out.redispatch(ks, self, dim, keepdim, out)
-
-
-register_autograd('aten::amax.out', _autograd_amax_out)
+register_autograd('aten::prod.dim_int', _autograd_prod_dim_int)
 
 
 _op_max_dim = _get_op('aten::max.dim')
@@ -1900,6 +6371,135 @@ def _autograd_max_out(ks, self, other, out):
 
 
 register_autograd('aten::max.out', _autograd_max_out)
+
+
+_op_max = _get_op('aten::max')
+
+
+def _autograd_max(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.MaxBackward1()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_max.redispatch(ks, self)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_max.redispatch(ks, self)
+
+
+register_autograd('aten::max', _autograd_max)
+
+
+_op_min_dim = _get_op('aten::min.dim')
+
+
+def _autograd_min_dim(ks, self, dim, keepdim):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.MinBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        node.keepdim_ = keepdim
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_min_dim.redispatch(ks, self, dim, keepdim)
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result)
+        return result
+    return _op_min_dim.redispatch(ks, self, dim, keepdim)
+
+
+register_autograd('aten::min.dim', _autograd_min_dim)
+
+
+_op_min_out = _get_op('aten::min.out')
+
+
+def _autograd_min_out(ks, self, other, out):
+    out_not_differentiable('min', self, other)
+    return _op_min_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::min.out', _autograd_min_out)
+
+
+_op_min = _get_op('aten::min')
+
+
+def _autograd_min(ks, self):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.MinBackward1()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_min.redispatch(ks, self)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_min.redispatch(ks, self)
+
+
+register_autograd('aten::min', _autograd_min)
+
+
+_op_amax = _get_op('aten::amax')
+
+
+def _autograd_amax(ks, self, dim, keepdim):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.AmaxBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.dim_ = dim
+        node.keepdim_ = keepdim
+        result = _op_amax.redispatch(ks, self, dim, keepdim)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_amax.redispatch(ks, self, dim, keepdim)
+
+
+register_autograd('aten::amax', _autograd_amax)
+
+
+_op_amax_out = _get_op('aten::amax.out')
+
+
+def _autograd_amax_out(ks, self, dim, keepdim, out):
+    out_not_differentiable('amax', self)
+    return _op_amax_out.redispatch(ks, self, dim, keepdim, out)
+
+
+register_autograd('aten::amax.out', _autograd_amax_out)
+
+
+_op_amin = _get_op('aten::amin')
+
+
+def _autograd_amin(ks, self, dim, keepdim):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.AminBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.dim_ = dim
+        node.keepdim_ = keepdim
+        result = _op_amin.redispatch(ks, self, dim, keepdim)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_amin.redispatch(ks, self, dim, keepdim)
+
+
+register_autograd('aten::amin', _autograd_amin)
+
+
+_op_amin_out = _get_op('aten::amin.out')
+
+
+def _autograd_amin_out(ks, self, dim, keepdim, out):
+    out_not_differentiable('amin', self)
+    return _op_amin_out.redispatch(ks, self, dim, keepdim, out)
+
+
+register_autograd('aten::amin.out', _autograd_amin_out)
 
 
 _op_logsumexp = _get_op('aten::logsumexp')
@@ -1975,567 +6575,775 @@ def _autograd_var_correction_out(ks, self, dim, correction, keepdim, out):
 register_autograd('aten::var.correction_out', _autograd_var_correction_out)
 
 
-_op_view = _get_op('aten::view')
+_op_std_correction = _get_op('aten::std.correction')
 
 
-def _autograd_view(ks, self, size):
+def _autograd_std_correction(ks, self, dim, correction, keepdim):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.ViewBackward0()
+        node = _n.StdBackward0()
         node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.dim_ = dim
+        node.correction_ = correction
+        node.keepdim_ = keepdim
+        result = _op_std_correction.redispatch(ks, self, dim, correction, keepdim)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_std_correction.redispatch(ks, self, dim, correction, keepdim)
+
+
+register_autograd('aten::std.correction', _autograd_std_correction)
+
+
+_op_std_out = _get_op('aten::std.out')
+
+
+def _autograd_std_out(ks, self, dim, unbiased, keepdim, out):
+    out_not_differentiable('std', self)
+    return _op_std_out.redispatch(ks, self, dim, unbiased, keepdim, out)
+
+
+register_autograd('aten::std.out', _autograd_std_out)
+
+
+_op_std_correction_out = _get_op('aten::std.correction_out')
+
+
+def _autograd_std_correction_out(ks, self, dim, correction, keepdim, out):
+    out_not_differentiable('std', self)
+    return _op_std_correction_out.redispatch(ks, self, dim, correction, keepdim, out)
+
+
+register_autograd('aten::std.correction_out', _autograd_std_correction_out)
+
+
+_op_var_mean_correction = _get_op('aten::var_mean.correction')
+
+
+def _autograd_var_mean_correction(ks, self, dim, correction, keepdim):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.VarMeanBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.dim_ = dim
+        node.correction_ = correction
+        node.keepdim_ = keepdim
+        result = _op_var_mean_correction.redispatch(ks, self, dim, correction, keepdim)
+        record.history(result, node, None)
+        return result
+    return _op_var_mean_correction.redispatch(ks, self, dim, correction, keepdim)
+
+
+register_autograd('aten::var_mean.correction', _autograd_var_mean_correction)
+
+
+_op_var_mean_correction_out = _get_op('aten::var_mean.correction_out')
+
+
+def _autograd_var_mean_correction_out(ks, self, dim, correction, keepdim, out0, out1):
+    out_not_differentiable('var_mean', self)
+    return _op_var_mean_correction_out.redispatch(ks, self, dim, correction, keepdim, out0, out1)
+
+
+register_autograd('aten::var_mean.correction_out', _autograd_var_mean_correction_out)
+
+
+_op_std_mean_correction = _get_op('aten::std_mean.correction')
+
+
+def _autograd_std_mean_correction(ks, self, dim, correction, keepdim):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.StdMeanBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.dim_ = dim
+        node.correction_ = correction
+        node.keepdim_ = keepdim
+        result = _op_std_mean_correction.redispatch(ks, self, dim, correction, keepdim)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_std_mean_correction.redispatch(ks, self, dim, correction, keepdim)
+
+
+register_autograd('aten::std_mean.correction', _autograd_std_mean_correction)
+
+
+_op_std_mean_correction_out = _get_op('aten::std_mean.correction_out')
+
+
+def _autograd_std_mean_correction_out(ks, self, dim, correction, keepdim, out0, out1):
+    out_not_differentiable('std_mean', self)
+    return _op_std_mean_correction_out.redispatch(ks, self, dim, correction, keepdim, out0, out1)
+
+
+register_autograd('aten::std_mean.correction_out', _autograd_std_mean_correction_out)
+
+
+_op_norm_Scalar = _get_op('aten::norm.Scalar')
+
+
+def _autograd_norm_Scalar(ks, self, p):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.NormBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.p_ = p
+        result = _op_norm_Scalar.redispatch(ks, self, p)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_norm_Scalar.redispatch(ks, self, p)
+
+
+register_autograd('aten::norm.Scalar', _autograd_norm_Scalar)
+
+
+_op_norm_out = _get_op('aten::norm.out')
+
+
+def _autograd_norm_out(ks, self, p, dim, keepdim, out):
+    out_not_differentiable('norm', self)
+    return _op_norm_out.redispatch(ks, self, p, dim, keepdim, out)
+
+
+register_autograd('aten::norm.out', _autograd_norm_out)
+
+
+_op_norm_Scalar_out = _get_op('aten::norm.Scalar_out')
+
+
+def _autograd_norm_Scalar_out(ks, self, p, out):
+    out_not_differentiable('norm', self)
+    return _op_norm_Scalar_out.redispatch(ks, self, p, out)
+
+
+register_autograd('aten::norm.Scalar_out', _autograd_norm_Scalar_out)
+
+
+_op_norm_ScalarOpt_dim = _get_op('aten::norm.ScalarOpt_dim')
+
+
+def _autograd_norm_ScalarOpt_dim(ks, self, p, dim, keepdim):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.NormBackward1()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.p_ = p
+        node.dim_ = dim
+        node.keepdim_ = keepdim
+        result = _op_norm_ScalarOpt_dim.redispatch(ks, self, p, dim, keepdim)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_norm_ScalarOpt_dim.redispatch(ks, self, p, dim, keepdim)
+
+
+register_autograd('aten::norm.ScalarOpt_dim', _autograd_norm_ScalarOpt_dim)
+
+
+_op_norm_ScalarOpt_dtype = _get_op('aten::norm.ScalarOpt_dtype')
+
+
+def _autograd_norm_ScalarOpt_dtype(ks, self, p, dtype):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.NormBackward2()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.p_ = p
+        result = _op_norm_ScalarOpt_dtype.redispatch(ks, self, p, dtype)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_norm_ScalarOpt_dtype.redispatch(ks, self, p, dtype)
+
+
+register_autograd('aten::norm.ScalarOpt_dtype', _autograd_norm_ScalarOpt_dtype)
+
+
+_op_norm_ScalarOpt_dtype_out = _get_op('aten::norm.ScalarOpt_dtype_out')
+
+
+def _autograd_norm_ScalarOpt_dtype_out(ks, self, p, dtype, out):
+    out_not_differentiable('norm', self)
+    return _op_norm_ScalarOpt_dtype_out.redispatch(ks, self, p, dtype, out)
+
+
+register_autograd('aten::norm.ScalarOpt_dtype_out', _autograd_norm_ScalarOpt_dtype_out)
+
+
+_op_norm_ScalarOpt_dim_dtype = _get_op('aten::norm.ScalarOpt_dim_dtype')
+
+
+def _autograd_norm_ScalarOpt_dim_dtype(ks, self, p, dim, keepdim, dtype):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.NormBackward3()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.p_ = p
+        node.dim_ = dim
+        node.keepdim_ = keepdim
+        result = _op_norm_ScalarOpt_dim_dtype.redispatch(ks, self, p, dim, keepdim, dtype)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_norm_ScalarOpt_dim_dtype.redispatch(ks, self, p, dim, keepdim, dtype)
+
+
+register_autograd('aten::norm.ScalarOpt_dim_dtype', _autograd_norm_ScalarOpt_dim_dtype)
+
+
+_op_linalg_vector_norm = _get_op('aten::linalg_vector_norm')
+
+
+def _autograd_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.LinalgVectorNormBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.ord_ = ord
+        node.dim_ = dim
+        node.keepdim_ = keepdim
+        result = _op_linalg_vector_norm.redispatch(ks, self, ord, dim, keepdim, dtype)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_linalg_vector_norm.redispatch(ks, self, ord, dim, keepdim, dtype)
+
+
+register_autograd('aten::linalg_vector_norm', _autograd_linalg_vector_norm)
+
+
+_op_linalg_vector_norm_out = _get_op('aten::linalg_vector_norm.out')
+
+
+def _autograd_linalg_vector_norm_out(ks, self, ord, dim, keepdim, dtype, out):
+    out_not_differentiable('linalg_vector_norm', self)
+    return _op_linalg_vector_norm_out.redispatch(ks, self, ord, dim, keepdim, dtype, out)
+
+
+register_autograd('aten::linalg_vector_norm.out', _autograd_linalg_vector_norm_out)
+
+
+_op_cumsum = _get_op('aten::cumsum')
+
+
+def _autograd_cumsum(ks, self, dim, dtype):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.CumsumBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        node.self_dtype_ = record.meta(self, 'dtype')
+        result = _op_cumsum.redispatch(ks, self, dim, dtype)
+        record.history(result, node, None)
+        return result
+    return _op_cumsum.redispatch(ks, self, dim, dtype)
+
+
+register_autograd('aten::cumsum', _autograd_cumsum)
+
+
+_op_cumsum_ = _get_op('aten::cumsum_')
+
+
+def _autograd_cumsum_(ks, self, dim, dtype):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.CumsumBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        node.self_dtype_ = record.meta(self, 'dtype')
+        result = _op_cumsum_.redispatch(ks, self, dim, dtype)
+        record.history(result, node, None)
+        return result
+    return _op_cumsum_.redispatch(ks, self, dim, dtype)
+
+
+register_autograd('aten::cumsum_', _autograd_cumsum_)
+
+
+_op_cumsum_out = _get_op('aten::cumsum.out')
+
+
+def _autograd_cumsum_out(ks, self, dim, dtype, out):
+    out_not_differentiable('cumsum', self)
+    return _op_cumsum_out.redispatch(ks, self, dim, dtype, out)
+
+
+register_autograd('aten::cumsum.out', _autograd_cumsum_out)
+
+
+_op_cumprod = _get_op('aten::cumprod')
+
+
+def _autograd_cumprod(ks, self, dim, dtype):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.CumprodBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.dim_ = dim
+        node.self_dtype_ = record.meta(self, 'dtype')
+        result = _op_cumprod.redispatch(ks, self, dim, dtype)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_cumprod.redispatch(ks, self, dim, dtype)
+
+
+register_autograd('aten::cumprod', _autograd_cumprod)
+
+
+_op_cumprod_ = _get_op('aten::cumprod_')
+
+
+def _autograd_cumprod_(ks, self, dim, dtype):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.CumprodBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        node.dim_ = dim
+        node.self_dtype_ = record.meta(self, 'dtype')
+        result = _op_cumprod_.redispatch(ks, self, dim, dtype)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_cumprod_.redispatch(ks, self, dim, dtype)
+
+
+register_autograd('aten::cumprod_', _autograd_cumprod_)
+
+
+_op_cumprod_out = _get_op('aten::cumprod.out')
+
+
+def _autograd_cumprod_out(ks, self, dim, dtype, out):
+    out_not_differentiable('cumprod', self)
+    return _op_cumprod_out.redispatch(ks, self, dim, dtype, out)
+
+
+register_autograd('aten::cumprod.out', _autograd_cumprod_out)
+
+
+_op_tril = _get_op('aten::tril')
+
+
+def _autograd_tril(ks, self, diagonal):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.TrilBackward0()
+        node.next_edges = record.edges(self)
+        node.diagonal_ = diagonal
+        result = _op_tril.redispatch(ks, self, diagonal)
+        record.history(result, node, None)
+        return result
+    return _op_tril.redispatch(ks, self, diagonal)
+
+
+register_autograd('aten::tril', _autograd_tril)
+
+
+_op_tril_ = _get_op('aten::tril_')
+
+
+def _autograd_tril_(ks, self, diagonal):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.TrilBackward0()
+        node.next_edges = record.edges(self)
+        node.diagonal_ = diagonal
+        result = _op_tril_.redispatch(ks, self, diagonal)
+        record.history(result, node, None)
+        return result
+    return _op_tril_.redispatch(ks, self, diagonal)
+
+
+register_autograd('aten::tril_', _autograd_tril_)
+
+
+_op_tril_out = _get_op('aten::tril.out')
+
+
+def _autograd_tril_out(ks, self, diagonal, out):
+    out_not_differentiable('tril', self)
+    return _op_tril_out.redispatch(ks, self, diagonal, out)
+
+
+register_autograd('aten::tril.out', _autograd_tril_out)
+
+
+_op_triu = _get_op('aten::triu')
+
+
+def _autograd_triu(ks, self, diagonal):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.TriuBackward0()
+        node.next_edges = record.edges(self)
+        node.diagonal_ = diagonal
+        result = _op_triu.redispatch(ks, self, diagonal)
+        record.history(result, node, None)
+        return result
+    return _op_triu.redispatch(ks, self, diagonal)
+
+
+register_autograd('aten::triu', _autograd_triu)
+
+
+_op_triu_ = _get_op('aten::triu_')
+
+
+def _autograd_triu_(ks, self, diagonal):
+    if grad_enabled() and (requires_grad_any(self)):
+        check_inplace(self)
+        node = _n.TriuBackward0()
+        node.next_edges = record.edges(self)
+        node.diagonal_ = diagonal
+        result = _op_triu_.redispatch(ks, self, diagonal)
+        record.history(result, node, None)
+        return result
+    return _op_triu_.redispatch(ks, self, diagonal)
+
+
+register_autograd('aten::triu_', _autograd_triu_)
+
+
+_op_triu_out = _get_op('aten::triu.out')
+
+
+def _autograd_triu_out(ks, self, diagonal, out):
+    out_not_differentiable('triu', self)
+    return _op_triu_out.redispatch(ks, self, diagonal, out)
+
+
+register_autograd('aten::triu.out', _autograd_triu_out)
+
+
+_op_repeat = _get_op('aten::repeat')
+
+
+def _autograd_repeat(ks, self, repeats):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.RepeatBackward0()
+        node.next_edges = record.edges(self)
+        node.repeats_ = repeats
         node.self_sizes_ = record.meta(self, 'sizes')
-        result = _op_view.redispatch(ks, self, size)
+        result = _op_repeat.redispatch(ks, self, repeats)
         record.history(result, node, None)
         return result
-    return _op_view.redispatch(ks, self, size)
+    return _op_repeat.redispatch(ks, self, repeats)
 
 
-register_autograd('aten::view', _autograd_view)
+register_autograd('aten::repeat', _autograd_repeat)
 
 
-_op__unsafe_view = _get_op('aten::_unsafe_view')
+_op_flip = _get_op('aten::flip')
 
 
-def _autograd__unsafe_view(ks, self, size):
+def _autograd_flip(ks, self, dims):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.UnsafeViewBackward0()
-        node.next_edges = record.edges(self)
-        node.self_sizes_ = record.meta(self, 'sizes')
-        result = _op__unsafe_view.redispatch(ks, self, size)
-        record.history(result, node, None)
-        return result
-    return _op__unsafe_view.redispatch(ks, self, size)
-
-
-register_autograd('aten::_unsafe_view', _autograd__unsafe_view)
-
-
-_op_transpose_int = _get_op('aten::transpose.int')
-
-
-def _autograd_transpose_int(ks, self, dim0, dim1):
-    if grad_enabled() and requires_grad_any(self):
-        node = _n.TransposeBackward0()
-        node.next_edges = record.edges(self)
-        node.dim0_ = dim0
-        node.dim1_ = dim1
-        result = _op_transpose_int.redispatch(ks, self, dim0, dim1)
-        record.history(result, node, None)
-        return result
-    return _op_transpose_int.redispatch(ks, self, dim0, dim1)
-
-
-register_autograd('aten::transpose.int', _autograd_transpose_int)
-
-
-_op_t = _get_op('aten::t')
-
-
-def _autograd_t(ks, self):
-    if grad_enabled() and requires_grad_any(self):
-        node = _n.TBackward0()
-        node.next_edges = record.edges(self)
-        result = _op_t.redispatch(ks, self)
-        record.history(result, node, None)
-        return result
-    return _op_t.redispatch(ks, self)
-
-
-register_autograd('aten::t', _autograd_t)
-
-
-_op_permute = _get_op('aten::permute')
-
-
-def _autograd_permute(ks, self, dims):
-    if grad_enabled() and requires_grad_any(self):
-        node = _n.PermuteBackward0()
+        node = _n.FlipBackward0()
         node.next_edges = record.edges(self)
         node.dims_ = dims
-        result = _op_permute.redispatch(ks, self, dims)
+        result = _op_flip.redispatch(ks, self, dims)
         record.history(result, node, None)
         return result
-    return _op_permute.redispatch(ks, self, dims)
+    return _op_flip.redispatch(ks, self, dims)
 
 
-register_autograd('aten::permute', _autograd_permute)
+register_autograd('aten::flip', _autograd_flip)
 
 
-_op_expand = _get_op('aten::expand')
+_op_roll = _get_op('aten::roll')
 
 
-def _autograd_expand(ks, self, size, implicit):
+def _autograd_roll(ks, self, shifts, dims):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.ExpandBackward0()
+        node = _n.RollBackward0()
         node.next_edges = record.edges(self)
-        node.self_sizes_ = record.meta(self, 'sizes')
-        result = _op_expand.redispatch(ks, self, size, implicit)
+        node.shifts_ = shifts
+        node.dims_ = dims
+        result = _op_roll.redispatch(ks, self, shifts, dims)
         record.history(result, node, None)
         return result
-    return _op_expand.redispatch(ks, self, size, implicit)
+    return _op_roll.redispatch(ks, self, shifts, dims)
 
 
-register_autograd('aten::expand', _autograd_expand)
+register_autograd('aten::roll', _autograd_roll)
 
 
-_op_unsqueeze = _get_op('aten::unsqueeze')
+_op_rot90 = _get_op('aten::rot90')
 
 
-def _autograd_unsqueeze(ks, self, dim):
+def _autograd_rot90(ks, self, k, dims):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.UnsqueezeBackward0()
+        node = _n.Rot90Backward0()
         node.next_edges = record.edges(self)
-        node.dim_ = dim
-        result = _op_unsqueeze.redispatch(ks, self, dim)
+        node.k_ = k
+        node.dims_ = dims
+        result = _op_rot90.redispatch(ks, self, k, dims)
         record.history(result, node, None)
         return result
-    return _op_unsqueeze.redispatch(ks, self, dim)
+    return _op_rot90.redispatch(ks, self, k, dims)
 
 
-register_autograd('aten::unsqueeze', _autograd_unsqueeze)
+register_autograd('aten::rot90', _autograd_rot90)
 
 
-_op_squeeze = _get_op('aten::squeeze')
+_op_diag_embed = _get_op('aten::diag_embed')
 
 
-def _autograd_squeeze(ks, self):
+def _autograd_diag_embed(ks, self, offset, dim1, dim2):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.SqueezeBackward0()
+        node = _n.DiagEmbedBackward0()
         node.next_edges = record.edges(self)
-        node.self_sizes_ = record.meta(self, 'sizes')
-        result = _op_squeeze.redispatch(ks, self)
+        node.offset_ = offset
+        node.dim1_ = dim1
+        node.dim2_ = dim2
+        result = _op_diag_embed.redispatch(ks, self, offset, dim1, dim2)
         record.history(result, node, None)
         return result
-    return _op_squeeze.redispatch(ks, self)
+    return _op_diag_embed.redispatch(ks, self, offset, dim1, dim2)
 
 
-register_autograd('aten::squeeze', _autograd_squeeze)
+register_autograd('aten::diag_embed', _autograd_diag_embed)
 
 
-_op_squeeze_dim = _get_op('aten::squeeze.dim')
+_op_narrow_copy = _get_op('aten::narrow_copy')
 
 
-def _autograd_squeeze_dim(ks, self, dim):
+def _autograd_narrow_copy(ks, self, dim, start, length):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.SqueezeBackward1()
-        node.next_edges = record.edges(self)
-        node.self_sizes_ = record.meta(self, 'sizes')
-        result = _op_squeeze_dim.redispatch(ks, self, dim)
-        record.history(result, node, None)
-        return result
-    return _op_squeeze_dim.redispatch(ks, self, dim)
-
-
-register_autograd('aten::squeeze.dim', _autograd_squeeze_dim)
-
-
-_op_squeeze_dims = _get_op('aten::squeeze.dims')
-
-
-def _autograd_squeeze_dims(ks, self, dim):
-    if grad_enabled() and requires_grad_any(self):
-        node = _n.SqueezeBackward2()
-        node.next_edges = record.edges(self)
-        node.self_sizes_ = record.meta(self, 'sizes')
-        result = _op_squeeze_dims.redispatch(ks, self, dim)
-        record.history(result, node, None)
-        return result
-    return _op_squeeze_dims.redispatch(ks, self, dim)
-
-
-register_autograd('aten::squeeze.dims', _autograd_squeeze_dims)
-
-
-_op_select_int = _get_op('aten::select.int')
-
-
-def _autograd_select_int(ks, self, dim, index):
-    if grad_enabled() and requires_grad_any(self):
-        node = _n.SelectBackward0()
-        node.next_edges = record.edges(self)
-        node.dim_ = dim
-        node.index_ = index
-        node.self_sizes_ = record.meta(self, 'sizes')
-        result = _op_select_int.redispatch(ks, self, dim, index)
-        record.history(result, node, None)
-        return result
-    return _op_select_int.redispatch(ks, self, dim, index)
-
-
-register_autograd('aten::select.int', _autograd_select_int)
-
-
-_op_slice_Tensor = _get_op('aten::slice.Tensor')
-
-
-def _autograd_slice_Tensor(ks, self, dim, start, end, step):
-    if grad_enabled() and requires_grad_any(self):
-        node = _n.SliceBackward0()
+        node = _n.NarrowCopyBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
         node.start_ = start
-        node.end_ = end
-        node.step_ = step
+        node.length_ = length
         node.self_sizes_ = record.meta(self, 'sizes')
-        result = _op_slice_Tensor.redispatch(ks, self, dim, start, end, step)
+        result = _op_narrow_copy.redispatch(ks, self, dim, start, length)
         record.history(result, node, None)
         return result
-    return _op_slice_Tensor.redispatch(ks, self, dim, start, end, step)
+    return _op_narrow_copy.redispatch(ks, self, dim, start, length)
 
 
-register_autograd('aten::slice.Tensor', _autograd_slice_Tensor)
+register_autograd('aten::narrow_copy', _autograd_narrow_copy)
 
 
-_op_split_Tensor = _get_op('aten::split.Tensor')
+_op_narrow_copy_out = _get_op('aten::narrow_copy.out')
 
 
-def _autograd_split_Tensor(ks, self, split_size, dim):
+def _autograd_narrow_copy_out(ks, self, dim, start, length, out):
+    out_not_differentiable('narrow_copy', self)
+    return _op_narrow_copy_out.redispatch(ks, self, dim, start, length, out)
+
+
+register_autograd('aten::narrow_copy.out', _autograd_narrow_copy_out)
+
+
+_op_constant_pad_nd = _get_op('aten::constant_pad_nd')
+
+
+def _autograd_constant_pad_nd(ks, self, pad, value):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.SplitBackward0()
+        node = _n.ConstantPadNdBackward0()
+        node.next_edges = record.edges(self)
+        node.pad_ = pad
+        result = _op_constant_pad_nd.redispatch(ks, self, pad, value)
+        record.history(result, node, None)
+        return result
+    return _op_constant_pad_nd.redispatch(ks, self, pad, value)
+
+
+register_autograd('aten::constant_pad_nd', _autograd_constant_pad_nd)
+
+
+_op_reflection_pad1d = _get_op('aten::reflection_pad1d')
+
+
+def _autograd_reflection_pad1d(ks, self, padding):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.ReflectionPad1dBackward0()
+        node.next_edges = record.edges(self)
+        node.padding_ = padding
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_reflection_pad1d.redispatch(ks, self, padding)
+        record.history(result, node, None)
+        return result
+    return _op_reflection_pad1d.redispatch(ks, self, padding)
+
+
+register_autograd('aten::reflection_pad1d', _autograd_reflection_pad1d)
+
+
+_op_reflection_pad1d_out = _get_op('aten::reflection_pad1d.out')
+
+
+def _autograd_reflection_pad1d_out(ks, self, padding, out):
+    out_not_differentiable('reflection_pad1d', self)
+    return _op_reflection_pad1d_out.redispatch(ks, self, padding, out)
+
+
+register_autograd('aten::reflection_pad1d.out', _autograd_reflection_pad1d_out)
+
+
+_op_reflection_pad2d = _get_op('aten::reflection_pad2d')
+
+
+def _autograd_reflection_pad2d(ks, self, padding):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.ReflectionPad2dBackward0()
+        node.next_edges = record.edges(self)
+        node.padding_ = padding
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_reflection_pad2d.redispatch(ks, self, padding)
+        record.history(result, node, None)
+        return result
+    return _op_reflection_pad2d.redispatch(ks, self, padding)
+
+
+register_autograd('aten::reflection_pad2d', _autograd_reflection_pad2d)
+
+
+_op_reflection_pad2d_out = _get_op('aten::reflection_pad2d.out')
+
+
+def _autograd_reflection_pad2d_out(ks, self, padding, out):
+    out_not_differentiable('reflection_pad2d', self)
+    return _op_reflection_pad2d_out.redispatch(ks, self, padding, out)
+
+
+register_autograd('aten::reflection_pad2d.out', _autograd_reflection_pad2d_out)
+
+
+_op_replication_pad1d = _get_op('aten::replication_pad1d')
+
+
+def _autograd_replication_pad1d(ks, self, padding):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.ReplicationPad1dBackward0()
+        node.next_edges = record.edges(self)
+        node.padding_ = padding
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_replication_pad1d.redispatch(ks, self, padding)
+        record.history(result, node, None)
+        return result
+    return _op_replication_pad1d.redispatch(ks, self, padding)
+
+
+register_autograd('aten::replication_pad1d', _autograd_replication_pad1d)
+
+
+_op_replication_pad1d_out = _get_op('aten::replication_pad1d.out')
+
+
+def _autograd_replication_pad1d_out(ks, self, padding, out):
+    out_not_differentiable('replication_pad1d', self)
+    return _op_replication_pad1d_out.redispatch(ks, self, padding, out)
+
+
+register_autograd('aten::replication_pad1d.out', _autograd_replication_pad1d_out)
+
+
+_op_replication_pad2d = _get_op('aten::replication_pad2d')
+
+
+def _autograd_replication_pad2d(ks, self, padding):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.ReplicationPad2dBackward0()
+        node.next_edges = record.edges(self)
+        node.padding_ = padding
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_replication_pad2d.redispatch(ks, self, padding)
+        record.history(result, node, None)
+        return result
+    return _op_replication_pad2d.redispatch(ks, self, padding)
+
+
+register_autograd('aten::replication_pad2d', _autograd_replication_pad2d)
+
+
+_op_replication_pad2d_out = _get_op('aten::replication_pad2d.out')
+
+
+def _autograd_replication_pad2d_out(ks, self, padding, out):
+    out_not_differentiable('replication_pad2d', self)
+    return _op_replication_pad2d_out.redispatch(ks, self, padding, out)
+
+
+register_autograd('aten::replication_pad2d.out', _autograd_replication_pad2d_out)
+
+
+_op_sort = _get_op('aten::sort')
+
+
+def _autograd_sort(ks, self, dim, descending):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.SortBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
-        result = _op_split_Tensor.redispatch(ks, self, split_size, dim)
-        record.history(result, node, None)
-        return result
-    return _op_split_Tensor.redispatch(ks, self, split_size, dim)
-
-
-register_autograd('aten::split.Tensor', _autograd_split_Tensor)
-
-
-_op_split_with_sizes = _get_op('aten::split_with_sizes')
-
-
-def _autograd_split_with_sizes(ks, self, split_sizes, dim):
-    if grad_enabled() and requires_grad_any(self):
-        node = _n.SplitWithSizesBackward0()
-        node.next_edges = record.edges(self)
-        node.dim_ = dim
-        result = _op_split_with_sizes.redispatch(ks, self, split_sizes, dim)
-        record.history(result, node, None)
-        return result
-    return _op_split_with_sizes.redispatch(ks, self, split_sizes, dim)
-
-
-register_autograd('aten::split_with_sizes', _autograd_split_with_sizes)
-
-
-_op_unbind_int = _get_op('aten::unbind.int')
-
-
-def _autograd_unbind_int(ks, self, dim):
-    if grad_enabled() and requires_grad_any(self):
-        node = _n.UnbindBackward0()
-        node.next_edges = record.edges(self)
-        node.dim_ = dim
-        result = _op_unbind_int.redispatch(ks, self, dim)
-        record.history(result, node, None)
-        return result
-    return _op_unbind_int.redispatch(ks, self, dim)
-
-
-register_autograd('aten::unbind.int', _autograd_unbind_int)
-
-
-_op_alias = _get_op('aten::alias')
-
-
-def _autograd_alias(ks, self):
-    if grad_enabled() and requires_grad_any(self):
-        node = _n.AliasBackward0()
-        node.next_edges = record.edges(self)
-        result = _op_alias.redispatch(ks, self)
-        record.history(result, node, None)
-        return result
-    return _op_alias.redispatch(ks, self)
-
-
-register_autograd('aten::alias', _autograd_alias)
-
-
-_op_clone = _get_op('aten::clone')
-
-
-def _autograd_clone(ks, self, memory_format):
-    if grad_enabled() and requires_grad_any(self):
-        node = _n.CloneBackward0()
-        node.next_edges = record.edges(self)
-        result = _op_clone.redispatch(ks, self, memory_format)
-        record.history(result, node, None)
-        return result
-    return _op_clone.redispatch(ks, self, memory_format)
-
-
-register_autograd('aten::clone', _autograd_clone)
-
-
-_op__to_copy = _get_op('aten::_to_copy')
-
-
-def _autograd__to_copy(ks, self, dtype, layout, device, pin_memory, non_blocking, memory_format):
-    if grad_enabled() and requires_grad_any(self):
-        node = _n.ToCopyBackward0()
-        node.next_edges = record.edges(self)
-        node.self_dtype_ = record.meta(self, 'dtype')
-        result = _op__to_copy.redispatch(ks, self, dtype, layout, device, pin_memory, non_blocking, memory_format)
-        record.history(result, node, None)
-        return result
-    return _op__to_copy.redispatch(ks, self, dtype, layout, device, pin_memory, non_blocking, memory_format)
-
-
-register_autograd('aten::_to_copy', _autograd__to_copy)
-
-
-_op__softmax = _get_op('aten::_softmax')
-
-
-def _autograd__softmax(ks, self, dim, half_to_float):
-    if grad_enabled() and requires_grad_any(self):
-        node = _n.SoftmaxBackward0()
-        node.next_edges = record.edges(self)
-        node.dim_ = dim
-        result = _op__softmax.redispatch(ks, self, dim, half_to_float)
-        record.history(result, node, None)
-        node.result_ = record.save_output(result)
-        return result
-    return _op__softmax.redispatch(ks, self, dim, half_to_float)
-
-
-register_autograd('aten::_softmax', _autograd__softmax)
-
-
-_op__softmax_out = _get_op('aten::_softmax.out')
-
-
-def _autograd__softmax_out(ks, self, dim, half_to_float, out):
-    out_not_differentiable('_softmax', self)
-    return _op__softmax_out.redispatch(ks, self, dim, half_to_float, out)
-
-
-register_autograd('aten::_softmax.out', _autograd__softmax_out)
-
-
-_op__log_softmax = _get_op('aten::_log_softmax')
-
-
-def _autograd__log_softmax(ks, self, dim, half_to_float):
-    if grad_enabled() and requires_grad_any(self):
-        node = _n.LogSoftmaxBackward0()
-        node.next_edges = record.edges(self)
-        node.dim_ = dim
-        result = _op__log_softmax.redispatch(ks, self, dim, half_to_float)
-        record.history(result, node, None)
-        node.result_ = record.save_output(result)
-        return result
-    return _op__log_softmax.redispatch(ks, self, dim, half_to_float)
-
-
-register_autograd('aten::_log_softmax', _autograd__log_softmax)
-
-
-_op__log_softmax_out = _get_op('aten::_log_softmax.out')
-
-
-def _autograd__log_softmax_out(ks, self, dim, half_to_float, out):
-    out_not_differentiable('_log_softmax', self)
-    return _op__log_softmax_out.redispatch(ks, self, dim, half_to_float, out)
-
-
-register_autograd('aten::_log_softmax.out', _autograd__log_softmax_out)
-
-
-_op_gelu = _get_op('aten::gelu')
-
-
-def _autograd_gelu(ks, self, approximate):
-    if grad_enabled() and requires_grad_any(self):
-        node = _n.GeluBackward0()
-        node.next_edges = record.edges(self)
-        node.self_ = record.save(self)
-        node.approximate_ = approximate
-        result = _op_gelu.redispatch(ks, self, approximate)
-        record.history(result, node, None)
-        return result
-    return _op_gelu.redispatch(ks, self, approximate)
-
-
-register_autograd('aten::gelu', _autograd_gelu)
-
-
-_op_gelu_out = _get_op('aten::gelu.out')
-
-
-def _autograd_gelu_out(ks, self, approximate, out):
-    out_not_differentiable('gelu', self)
-    return _op_gelu_out.redispatch(ks, self, approximate, out)
-
-
-register_autograd('aten::gelu.out', _autograd_gelu_out)
-
-
-_op_gelu_ = _get_op('aten::gelu_')
-
-
-def _autograd_gelu_(ks, self, approximate):
-    if grad_enabled() and (requires_grad_any(self)):
-        check_inplace(self)
-        node = _n.GeluBackward0()
-        node.next_edges = record.edges(self)
-        node.self_ = record.save(record.clone(self))
-        node.approximate_ = approximate
-        result = _op_gelu_.redispatch(ks, self, approximate)
-        record.history(result, node, None)
-        return result
-    return _op_gelu_.redispatch(ks, self, approximate)
-
-
-register_autograd('aten::gelu_', _autograd_gelu_)
-
-
-_op_silu = _get_op('aten::silu')
-
-
-def _autograd_silu(ks, self):
-    if grad_enabled() and requires_grad_any(self):
-        node = _n.SiluBackward0()
-        node.next_edges = record.edges(self)
-        node.self_ = record.save(self)
-        result = _op_silu.redispatch(ks, self)
-        record.history(result, node, None)
-        return result
-    return _op_silu.redispatch(ks, self)
-
-
-register_autograd('aten::silu', _autograd_silu)
-
-
-_op_silu_ = _get_op('aten::silu_')
-
-
-def _autograd_silu_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
-        check_inplace(self)
-        node = _n.SiluBackward0()
-        node.next_edges = record.edges(self)
-        node.self_ = record.save(record.clone(self))
-        result = _op_silu_.redispatch(ks, self)
-        record.history(result, node, None)
-        return result
-    return _op_silu_.redispatch(ks, self)
-
-
-register_autograd('aten::silu_', _autograd_silu_)
-
-
-_op_silu_out = _get_op('aten::silu.out')
-
-
-def _autograd_silu_out(ks, self, out):
-    out_not_differentiable('silu', self)
-    return _op_silu_out.redispatch(ks, self, out)
-
-
-register_autograd('aten::silu.out', _autograd_silu_out)
-
-
-_op_embedding = _get_op('aten::embedding')
-
-
-def _autograd_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
-    if grad_enabled() and requires_grad_any(weight):
-        node = _n.EmbeddingBackward0()
-        node.next_edges = record.edges(weight)
-        node.indices_ = record.save(indices)
-        node.padding_idx_ = padding_idx
-        node.weight_sizes_ = record.meta(weight, 'sizes')
-        result = _op_embedding.redispatch(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse)
-        record.history(result, node, None)
-        return result
-    return _op_embedding.redispatch(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse)
-
-
-register_autograd('aten::embedding', _autograd_embedding)
-
-
-_op_nll_loss_forward = _get_op('aten::nll_loss_forward')
-
-
-def _autograd_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
-    if grad_enabled() and requires_grad_any(self):
-        node = _n.NllLossBackward0()
-        node.next_edges = record.edges(self)
-        node.self_ = record.save(self)
-        node.target_ = record.save(target)
-        node.weight_ = record.save(weight)
-        node.reduction_ = reduction
-        node.ignore_index_ = ignore_index
-        result = _op_nll_loss_forward.redispatch(ks, self, target, weight, reduction, ignore_index)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_sort.redispatch(ks, self, dim, descending)
         record.history(result, node, [True, False])
         node.result_ = record.save_output(result)
         return result
-    return _op_nll_loss_forward.redispatch(ks, self, target, weight, reduction, ignore_index)
+    return _op_sort.redispatch(ks, self, dim, descending)
 
 
-register_autograd('aten::nll_loss_forward', _autograd_nll_loss_forward)
+register_autograd('aten::sort', _autograd_sort)
 
 
-_op_native_layer_norm = _get_op('aten::native_layer_norm')
+_op_sort_stable = _get_op('aten::sort.stable')
 
 
-def _autograd_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
-    if grad_enabled() and requires_grad_any(input, weight, bias):
-        node = _n.NativeLayerNormBackward0()
-        node.next_edges = record.edges(input, weight, bias)
-        node.input_ = record.save(input)
-        node.weight_ = record.save(weight)
-        node.bias_ = record.save(bias)
-        node.normalized_shape_ = normalized_shape
-        result = _op_native_layer_norm.redispatch(ks, input, normalized_shape, weight, bias, eps)
-        record.history(result, node, [True, False, False])
-        node.result_ = record.save_output(result)
-        return result
-    return _op_native_layer_norm.redispatch(ks, input, normalized_shape, weight, bias, eps)
-
-
-register_autograd('aten::native_layer_norm', _autograd_native_layer_norm)
-
-
-_op_native_dropout = _get_op('aten::native_dropout')
-
-
-def _autograd_native_dropout(ks, input, p, train):
-    if grad_enabled() and requires_grad_any(input):
-        node = _n.NativeDropoutBackward0()
-        node.next_edges = record.edges(input)
-        node.p_ = p
-        result = _op_native_dropout.redispatch(ks, input, p, train)
+def _autograd_sort_stable(ks, self, stable, dim, descending):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.SortBackward1()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_sort_stable.redispatch(ks, self, stable, dim, descending)
         record.history(result, node, [True, False])
         node.result_ = record.save_output(result)
         return result
-    return _op_native_dropout.redispatch(ks, input, p, train)
+    return _op_sort_stable.redispatch(ks, self, stable, dim, descending)
 
 
-register_autograd('aten::native_dropout', _autograd_native_dropout)
+register_autograd('aten::sort.stable', _autograd_sort_stable)
 
 
-_op__scaled_dot_product_flash_attention_for_cpu = _get_op('aten::_scaled_dot_product_flash_attention_for_cpu')
+_op_topk = _get_op('aten::topk')
 
 
-def _autograd__scaled_dot_product_flash_attention_for_cpu(ks, query, key, value, dropout_p, is_causal, attn_mask, scale):
-    if grad_enabled() and requires_grad_any(query, key, value):
-        node = _n.ScaledDotProductFlashAttentionForCpuBackward0()
-        node.next_edges = record.edges(query, key, value)
-        node.query_ = record.save(query)
-        node.key_ = record.save(key)
-        node.value_ = record.save(value)
-        node.attn_mask_ = record.save(attn_mask)
-        node.dropout_p_ = dropout_p
-        node.is_causal_ = is_causal
-        node.scale_ = scale
-        result = _op__scaled_dot_product_flash_attention_for_cpu.redispatch(ks, query, key, value, dropout_p, is_causal, attn_mask, scale)
+def _autograd_topk(ks, self, k, dim, largest, sorted):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.TopkBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_topk.redispatch(ks, self, k, dim, largest, sorted)
         record.history(result, node, [True, False])
         node.result_ = record.save_output(result)
         return result
-    return _op__scaled_dot_product_flash_attention_for_cpu.redispatch(ks, query, key, value, dropout_p, is_causal, attn_mask, scale)
+    return _op_topk.redispatch(ks, self, k, dim, largest, sorted)
 
 
-register_autograd('aten::_scaled_dot_product_flash_attention_for_cpu', _autograd__scaled_dot_product_flash_attention_for_cpu)
+register_autograd('aten::topk', _autograd_topk)
+
+
+_op_kthvalue = _get_op('aten::kthvalue')
+
+
+def _autograd_kthvalue(ks, self, k, dim, keepdim):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.KthvalueBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        node.keepdim_ = keepdim
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_kthvalue.redispatch(ks, self, k, dim, keepdim)
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result)
+        return result
+    return _op_kthvalue.redispatch(ks, self, k, dim, keepdim)
+
+
+register_autograd('aten::kthvalue', _autograd_kthvalue)

@@ -7,921 +7,989 @@ from glasstorch.autograd.graph import Node, SavedTensor  # noqa: F401
 from glasstorch.autograd.node_support import materialize, unwrap, wrap_saved
 
 
-def _AddBackward0_0(grad, grads, alpha):
-    return grad
+def _ConvolutionBackward0_0(grad, grads, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    return convolution_backward(grad, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
 
 
-def _AddBackward0_1(grad, grads, alpha):
-    return maybe_multiply(grad, alpha)
+class ConvolutionBackward0(Node):
+    """Backward of ``convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:5)."""
 
-
-class AddBackward0(Node):
-    """Backward of ``add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:7)."""
-
-    __slots__ = ('alpha_',)
-    _saved_names = ()
-    _inputs = ('self', 'other')
+    __slots__ = ('input_', 'weight_', 'bias_', 'stride_', 'padding_', 'dilation_', 'transposed_', 'output_padding_', 'groups_')
+    _saved_names = ('input_', 'weight_', 'bias_')
+    _inputs = ('input', 'weight', 'bias')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        alpha = node.alpha_
-        out = [None] * 2
-        if node.should_compute_output(0):
-            out[0] = unwrap(_AddBackward0_0(grad, grads, alpha))
-        if node.should_compute_output(1):
-            out[1] = unwrap(_AddBackward0_1(grad, grads, alpha))
+        input = wrap_saved(node.input_, 'ConvolutionBackward0')
+        weight = wrap_saved(node.weight_, 'ConvolutionBackward0')
+        bias = wrap_saved(node.bias_, 'ConvolutionBackward0')
+        stride = node.stride_
+        padding = node.padding_
+        dilation = node.dilation_
+        transposed = node.transposed_
+        output_padding = node.output_padding_
+        groups = node.groups_
+        out = [None] * 3
+        if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
+            res = _ConvolutionBackward0_0(grad, grads, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+            out[2] = unwrap(res[2])
         return out
 
     @property
-    def _saved_alpha(self):
-        return self.alpha_
-
-
-def _AddBackward1_0(grad, grads):
-    return grad
-
-
-class AddBackward1(Node):
-    """Backward of ``add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:11)."""
-
-    __slots__ = ()
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_AddBackward1_0(grad, grads))
-        return out
-
-
-def _SubBackward0_0(grad, grads, alpha):
-    return grad
-
-
-def _SubBackward0_1(grad, grads, alpha):
-    return -maybe_multiply(grad, alpha)
-
-
-class SubBackward0(Node):
-    """Backward of ``sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:14)."""
-
-    __slots__ = ('alpha_',)
-    _saved_names = ()
-    _inputs = ('self', 'other')
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        alpha = node.alpha_
-        out = [None] * 2
-        if node.should_compute_output(0):
-            out[0] = unwrap(_SubBackward0_0(grad, grads, alpha))
-        if node.should_compute_output(1):
-            out[1] = unwrap(_SubBackward0_1(grad, grads, alpha))
-        return out
-
-    @property
-    def _saved_alpha(self):
-        return self.alpha_
-
-
-def _RsubBackward0_0(grad, grads, alpha):
-    return -maybe_multiply(grad, alpha)
-
-
-class RsubBackward0(Node):
-    """Backward of ``rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:18)."""
-
-    __slots__ = ('alpha_',)
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        alpha = node.alpha_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_RsubBackward0_0(grad, grads, alpha))
-        return out
-
-    @property
-    def _saved_alpha(self):
-        return self.alpha_
-
-
-def _MulBackward0_0(grad, grads, self, other):
-    return grad * other
-
-
-def _MulBackward0_1(grad, grads, self, other):
-    return grad * self
-
-
-class MulBackward0(Node):
-    """Backward of ``mul.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:21)."""
-
-    __slots__ = ('self_', 'other_')
-    _saved_names = ('self_', 'other_')
-    _inputs = ('self', 'other')
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self = wrap_saved(node.self_, 'MulBackward0')
-        other = wrap_saved(node.other_, 'MulBackward0')
-        out = [None] * 2
-        if node.should_compute_output(0):
-            out[0] = unwrap(_MulBackward0_0(grad, grads, self, other))
-        if node.should_compute_output(1):
-            out[1] = unwrap(_MulBackward0_1(grad, grads, self, other))
-        return out
-
-    @property
-    def _saved_self(self):
-        return wrap_saved(self.self_, 'MulBackward0')
-
-    @property
-    def _saved_other(self):
-        return wrap_saved(self.other_, 'MulBackward0')
-
-
-def _MulBackward1_0(grad, grads, other):
-    return grad * other
-
-
-class MulBackward1(Node):
-    """Backward of ``mul.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:25)."""
-
-    __slots__ = ('other_',)
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        other = node.other_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_MulBackward1_0(grad, grads, other))
-        return out
-
-    @property
-    def _saved_other(self):
-        return self.other_
-
-
-def _DivBackward0_0(grad, grads, self, other):
-    return grad / other
-
-
-def _DivBackward0_1(grad, grads, self, other):
-    return -grad * self / (other * other)
-
-
-class DivBackward0(Node):
-    """Backward of ``div.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:28)."""
-
-    __slots__ = ('self_', 'other_')
-    _saved_names = ('self_', 'other_')
-    _inputs = ('self', 'other')
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self = wrap_saved(node.self_, 'DivBackward0')
-        other = wrap_saved(node.other_, 'DivBackward0')
-        out = [None] * 2
-        if node.should_compute_output(0):
-            out[0] = unwrap(_DivBackward0_0(grad, grads, self, other))
-        if node.should_compute_output(1):
-            out[1] = unwrap(_DivBackward0_1(grad, grads, self, other))
-        return out
-
-    @property
-    def _saved_self(self):
-        return wrap_saved(self.self_, 'DivBackward0')
-
-    @property
-    def _saved_other(self):
-        return wrap_saved(self.other_, 'DivBackward0')
-
-
-def _DivBackward1_0(grad, grads, other):
-    return grad / other
-
-
-class DivBackward1(Node):
-    """Backward of ``div.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:32)."""
-
-    __slots__ = ('other_',)
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        other = node.other_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_DivBackward1_0(grad, grads, other))
-        return out
-
-    @property
-    def _saved_other(self):
-        return self.other_
-
-
-def _NegBackward0_0(grad, grads):
-    return -grad
-
-
-class NegBackward0(Node):
-    """Backward of ``neg(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:35)."""
-
-    __slots__ = ()
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_NegBackward0_0(grad, grads))
-        return out
-
-
-def _ExpBackward0_0(grad, grads, result):
-    return grad * result
-
-
-class ExpBackward0(Node):
-    """Backward of ``exp(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:38)."""
-
-    __slots__ = ('result_',)
-    _saved_names = ('result_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        result = wrap_saved(node.result_, 'ExpBackward0')
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_ExpBackward0_0(grad, grads, result))
-        return out
-
-    @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'ExpBackward0')
-
-
-def _LogBackward0_0(grad, grads, self):
-    return grad / self
-
-
-class LogBackward0(Node):
-    """Backward of ``log(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:41)."""
-
-    __slots__ = ('self_',)
-    _saved_names = ('self_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self = wrap_saved(node.self_, 'LogBackward0')
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_LogBackward0_0(grad, grads, self))
-        return out
-
-    @property
-    def _saved_self(self):
-        return wrap_saved(self.self_, 'LogBackward0')
-
-
-def _SinBackward0_0(grad, grads, self):
-    return grad * self.cos()
-
-
-class SinBackward0(Node):
-    """Backward of ``sin(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:44)."""
-
-    __slots__ = ('self_',)
-    _saved_names = ('self_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self = wrap_saved(node.self_, 'SinBackward0')
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_SinBackward0_0(grad, grads, self))
-        return out
-
-    @property
-    def _saved_self(self):
-        return wrap_saved(self.self_, 'SinBackward0')
-
-
-def _CosBackward0_0(grad, grads, self):
-    return -grad * self.sin()
-
-
-class CosBackward0(Node):
-    """Backward of ``cos(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:47)."""
-
-    __slots__ = ('self_',)
-    _saved_names = ('self_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self = wrap_saved(node.self_, 'CosBackward0')
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_CosBackward0_0(grad, grads, self))
-        return out
-
-    @property
-    def _saved_self(self):
-        return wrap_saved(self.self_, 'CosBackward0')
-
-
-def _TanhBackward0_0(grad, grads, result):
-    return grad * (1 - result * result)
-
-
-class TanhBackward0(Node):
-    """Backward of ``tanh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:50)."""
-
-    __slots__ = ('result_',)
-    _saved_names = ('result_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        result = wrap_saved(node.result_, 'TanhBackward0')
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_TanhBackward0_0(grad, grads, result))
-        return out
-
-    @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'TanhBackward0')
-
-
-def _SigmoidBackward0_0(grad, grads, result):
-    return grad * result * (1 - result)
-
-
-class SigmoidBackward0(Node):
-    """Backward of ``sigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:53)."""
-
-    __slots__ = ('result_',)
-    _saved_names = ('result_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        result = wrap_saved(node.result_, 'SigmoidBackward0')
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_SigmoidBackward0_0(grad, grads, result))
-        return out
-
-    @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'SigmoidBackward0')
-
-
-def _ReluBackward0_0(grad, grads, result):
-    return grad * (result > 0)
-
-
-class ReluBackward0(Node):
-    """Backward of ``relu(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:56)."""
-
-    __slots__ = ('result_',)
-    _saved_names = ('result_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        result = wrap_saved(node.result_, 'ReluBackward0')
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_ReluBackward0_0(grad, grads, result))
-        return out
-
-    @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'ReluBackward0')
-
-
-def _PowBackward0_0(grad, grads, self, exponent):
-    return grad * 0 if exponent == 0 else grad * exponent * self.pow(exponent - 1)
-
-
-class PowBackward0(Node):
-    """Backward of ``pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:59)."""
-
-    __slots__ = ('self_', 'exponent_')
-    _saved_names = ('self_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self = wrap_saved(node.self_, 'PowBackward0')
-        exponent = node.exponent_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_PowBackward0_0(grad, grads, self, exponent))
-        return out
-
-    @property
-    def _saved_self(self):
-        return wrap_saved(self.self_, 'PowBackward0')
-
-    @property
-    def _saved_exponent(self):
-        return self.exponent_
-
-
-def _SqrtBackward0_0(grad, grads, result):
-    return grad / (2 * result)
-
-
-class SqrtBackward0(Node):
-    """Backward of ``sqrt(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:62)."""
-
-    __slots__ = ('result_',)
-    _saved_names = ('result_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        result = wrap_saved(node.result_, 'SqrtBackward0')
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_SqrtBackward0_0(grad, grads, result))
-        return out
-
-    @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'SqrtBackward0')
-
-
-def _RsqrtBackward0_0(grad, grads, result):
-    return -0.5 * grad * result * result * result
-
-
-class RsqrtBackward0(Node):
-    """Backward of ``rsqrt(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:65)."""
-
-    __slots__ = ('result_',)
-    _saved_names = ('result_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        result = wrap_saved(node.result_, 'RsqrtBackward0')
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_RsqrtBackward0_0(grad, grads, result))
-        return out
-
-    @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'RsqrtBackward0')
-
-
-def _ReciprocalBackward0_0(grad, grads, result):
-    return -grad * result * result
-
-
-class ReciprocalBackward0(Node):
-    """Backward of ``reciprocal(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:68)."""
-
-    __slots__ = ('result_',)
-    _saved_names = ('result_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        result = wrap_saved(node.result_, 'ReciprocalBackward0')
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_ReciprocalBackward0_0(grad, grads, result))
-        return out
-
-    @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'ReciprocalBackward0')
-
-
-def _SquareBackward0_0(grad, grads, self):
-    return 2 * grad * self
-
-
-class SquareBackward0(Node):
-    """Backward of ``square(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:71)."""
-
-    __slots__ = ('self_',)
-    _saved_names = ('self_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self = wrap_saved(node.self_, 'SquareBackward0')
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_SquareBackward0_0(grad, grads, self))
-        return out
-
-    @property
-    def _saved_self(self):
-        return wrap_saved(self.self_, 'SquareBackward0')
-
-
-def _AbsBackward0_0(grad, grads, self):
-    return grad * self.sign()
-
-
-class AbsBackward0(Node):
-    """Backward of ``abs(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:74)."""
-
-    __slots__ = ('self_',)
-    _saved_names = ('self_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self = wrap_saved(node.self_, 'AbsBackward0')
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_AbsBackward0_0(grad, grads, self))
-        return out
-
-    @property
-    def _saved_self(self):
-        return wrap_saved(self.self_, 'AbsBackward0')
-
-
-def _Log1pBackward0_0(grad, grads, self):
-    return grad / (1 + self)
-
-
-class Log1pBackward0(Node):
-    """Backward of ``log1p(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:77)."""
-
-    __slots__ = ('self_',)
-    _saved_names = ('self_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self = wrap_saved(node.self_, 'Log1pBackward0')
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_Log1pBackward0_0(grad, grads, self))
-        return out
-
-    @property
-    def _saved_self(self):
-        return wrap_saved(self.self_, 'Log1pBackward0')
-
-
-def _Expm1Backward0_0(grad, grads, result):
-    return grad * (result + 1)
-
-
-class Expm1Backward0(Node):
-    """Backward of ``expm1(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:80)."""
-
-    __slots__ = ('result_',)
-    _saved_names = ('result_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        result = wrap_saved(node.result_, 'Expm1Backward0')
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_Expm1Backward0_0(grad, grads, result))
-        return out
-
-    @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'Expm1Backward0')
-
-
-def _ErfBackward0_0(grad, grads, self):
-    return grad * 1.1283791670955126 * (-self * self).exp()
-
-
-class ErfBackward0(Node):
-    """Backward of ``erf(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:83)."""
-
-    __slots__ = ('self_',)
-    _saved_names = ('self_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self = wrap_saved(node.self_, 'ErfBackward0')
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_ErfBackward0_0(grad, grads, self))
-        return out
-
-    @property
-    def _saved_self(self):
-        return wrap_saved(self.self_, 'ErfBackward0')
-
-
-def _ClampBackward0_0(grad, grads, self, min, max):
-    return clamp_backward(grad, self, min, max)
-
-
-class ClampBackward0(Node):
-    """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:86)."""
-
-    __slots__ = ('self_', 'min_', 'max_')
-    _saved_names = ('self_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self = wrap_saved(node.self_, 'ClampBackward0')
-        min = node.min_
-        max = node.max_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_ClampBackward0_0(grad, grads, self, min, max))
-        return out
-
-    @property
-    def _saved_self(self):
-        return wrap_saved(self.self_, 'ClampBackward0')
-
-    @property
-    def _saved_min(self):
-        return self.min_
-
-    @property
-    def _saved_max(self):
-        return self.max_
-
-
-def _MaximumBackward0_0(grad, grads, self, other):
-    return minmax_backward(grad, self, other, True)
-
-
-def _MaximumBackward0_1(grad, grads, self, other):
-    return minmax_backward(grad, other, self, True)
-
-
-class MaximumBackward0(Node):
-    """Backward of ``maximum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:89)."""
-
-    __slots__ = ('self_', 'other_')
-    _saved_names = ('self_', 'other_')
-    _inputs = ('self', 'other')
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self = wrap_saved(node.self_, 'MaximumBackward0')
-        other = wrap_saved(node.other_, 'MaximumBackward0')
-        out = [None] * 2
-        if node.should_compute_output(0):
-            out[0] = unwrap(_MaximumBackward0_0(grad, grads, self, other))
-        if node.should_compute_output(1):
-            out[1] = unwrap(_MaximumBackward0_1(grad, grads, self, other))
-        return out
-
-    @property
-    def _saved_self(self):
-        return wrap_saved(self.self_, 'MaximumBackward0')
-
-    @property
-    def _saved_other(self):
-        return wrap_saved(self.other_, 'MaximumBackward0')
-
-
-def _MinimumBackward0_0(grad, grads, self, other):
-    return minmax_backward(grad, self, other, False)
-
-
-def _MinimumBackward0_1(grad, grads, self, other):
-    return minmax_backward(grad, other, self, False)
-
-
-class MinimumBackward0(Node):
-    """Backward of ``minimum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:93)."""
-
-    __slots__ = ('self_', 'other_')
-    _saved_names = ('self_', 'other_')
-    _inputs = ('self', 'other')
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self = wrap_saved(node.self_, 'MinimumBackward0')
-        other = wrap_saved(node.other_, 'MinimumBackward0')
-        out = [None] * 2
-        if node.should_compute_output(0):
-            out[0] = unwrap(_MinimumBackward0_0(grad, grads, self, other))
-        if node.should_compute_output(1):
-            out[1] = unwrap(_MinimumBackward0_1(grad, grads, self, other))
-        return out
-
-    @property
-    def _saved_self(self):
-        return wrap_saved(self.self_, 'MinimumBackward0')
-
-    @property
-    def _saved_other(self):
-        return wrap_saved(self.other_, 'MinimumBackward0')
-
-
-def _LerpBackward0_0(grad, grads, weight):
-    return grad * (1 - weight)
-
-
-def _LerpBackward0_1(grad, grads, weight):
-    return grad * weight
-
-
-class LerpBackward0(Node):
-    """Backward of ``lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:97)."""
-
-    __slots__ = ('weight_',)
-    _saved_names = ()
-    _inputs = ('self', 'end')
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        weight = node.weight_
-        out = [None] * 2
-        if node.should_compute_output(0):
-            out[0] = unwrap(_LerpBackward0_0(grad, grads, weight))
-        if node.should_compute_output(1):
-            out[1] = unwrap(_LerpBackward0_1(grad, grads, weight))
-        return out
+    def _saved_input(self):
+        return wrap_saved(self.input_, 'ConvolutionBackward0')
 
     @property
     def _saved_weight(self):
-        return self.weight_
+        return wrap_saved(self.weight_, 'ConvolutionBackward0')
+
+    @property
+    def _saved_bias(self):
+        return wrap_saved(self.bias_, 'ConvolutionBackward0')
+
+    @property
+    def _saved_stride(self):
+        return self.stride_
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
+
+    @property
+    def _saved_dilation(self):
+        return self.dilation_
+
+    @property
+    def _saved_transposed(self):
+        return self.transposed_
+
+    @property
+    def _saved_output_padding(self):
+        return self.output_padding_
+
+    @property
+    def _saved_groups(self):
+        return self.groups_
 
 
-def _AddcmulBackward0_0(grad, grads, tensor1, tensor2, value):
+def _ConvolutionBackward0_0(grad, grads, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    return convolution_backward(grad, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+
+
+class ConvolutionBackward0(Node):
+    """Backward of ``_convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:8)."""
+
+    __slots__ = ('input_', 'weight_', 'bias_', 'stride_', 'padding_', 'dilation_', 'transposed_', 'output_padding_', 'groups_')
+    _saved_names = ('input_', 'weight_', 'bias_')
+    _inputs = ('input', 'weight', 'bias')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        input = wrap_saved(node.input_, 'ConvolutionBackward0')
+        weight = wrap_saved(node.weight_, 'ConvolutionBackward0')
+        bias = wrap_saved(node.bias_, 'ConvolutionBackward0')
+        stride = node.stride_
+        padding = node.padding_
+        dilation = node.dilation_
+        transposed = node.transposed_
+        output_padding = node.output_padding_
+        groups = node.groups_
+        out = [None] * 3
+        if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
+            res = _ConvolutionBackward0_0(grad, grads, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+            out[2] = unwrap(res[2])
+        return out
+
+    @property
+    def _saved_input(self):
+        return wrap_saved(self.input_, 'ConvolutionBackward0')
+
+    @property
+    def _saved_weight(self):
+        return wrap_saved(self.weight_, 'ConvolutionBackward0')
+
+    @property
+    def _saved_bias(self):
+        return wrap_saved(self.bias_, 'ConvolutionBackward0')
+
+    @property
+    def _saved_stride(self):
+        return self.stride_
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
+
+    @property
+    def _saved_dilation(self):
+        return self.dilation_
+
+    @property
+    def _saved_transposed(self):
+        return self.transposed_
+
+    @property
+    def _saved_output_padding(self):
+        return self.output_padding_
+
+    @property
+    def _saved_groups(self):
+        return self.groups_
+
+
+def _MaxPool2dWithIndicesBackward0_0(grad, grads, self_sizes, result):
+    return max_pool2d_backward(grad, self_sizes, result[1])
+
+
+class MaxPool2dWithIndicesBackward0(Node):
+    """Backward of ``max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/conv.yaml:11)."""
+
+    __slots__ = ('self_sizes_', 'result_')
+    _saved_names = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        result = wrap_saved(node.result_, 'MaxPool2dWithIndicesBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MaxPool2dWithIndicesBackward0_0(grad, grads, self_sizes, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'MaxPool2dWithIndicesBackward0')
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _AvgPool2dBackward0_0(grad, grads, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, self_sizes):
+    return avg_pool2d_backward(grad, self_sizes, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+class AvgPool2dBackward0(Node):
+    """Backward of ``avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:15)."""
+
+    __slots__ = ('kernel_size_', 'stride_', 'padding_', 'ceil_mode_', 'count_include_pad_', 'divisor_override_', 'self_sizes_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        kernel_size = node.kernel_size_
+        stride = node.stride_
+        padding = node.padding_
+        ceil_mode = node.ceil_mode_
+        count_include_pad = node.count_include_pad_
+        divisor_override = node.divisor_override_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AvgPool2dBackward0_0(grad, grads, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, self_sizes))
+        return out
+
+    @property
+    def _saved_kernel_size(self):
+        return self.kernel_size_
+
+    @property
+    def _saved_stride(self):
+        return self.stride_
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
+
+    @property
+    def _saved_ceil_mode(self):
+        return self.ceil_mode_
+
+    @property
+    def _saved_count_include_pad(self):
+        return self.count_include_pad_
+
+    @property
+    def _saved_divisor_override(self):
+        return self.divisor_override_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _AdaptiveAvgPool2dBackward0_0(grad, grads, self_sizes):
+    return adaptive_avg_pool2d_backward(grad, self_sizes)
+
+
+class AdaptiveAvgPool2dBackward0(Node):
+    """Backward of ``_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:18)."""
+
+    __slots__ = ('self_sizes_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AdaptiveAvgPool2dBackward0_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _ViewBackward0_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes)
+
+
+class ViewBackward0(Node):
+    """Backward of ``view(Tensor(a) self, SymInt[] size) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:10)."""
+
+    __slots__ = ('self_sizes_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ViewBackward0_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+class ViewBackward1(Node):
+    """Backward of ``view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:14)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ()
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 0
+        return out
+
+
+def _UnsafeViewBackward0_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes)
+
+
+class UnsafeViewBackward0(Node):
+    """Backward of ``_unsafe_view(Tensor self, SymInt[] size) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:17)."""
+
+    __slots__ = ('self_sizes_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UnsafeViewBackward0_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _AsStridedBackward0_0(grad, grads, self, size, stride, storage_offset):
+    return as_strided_backward(grad, self, size, stride, storage_offset)
+
+
+class AsStridedBackward0(Node):
+    """Backward of ``as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:20)."""
+
+    __slots__ = ('self_', 'size_', 'stride_', 'storage_offset_')
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'AsStridedBackward0')
+        size = node.size_
+        stride = node.stride_
+        storage_offset = node.storage_offset_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AsStridedBackward0_0(grad, grads, self, size, stride, storage_offset))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'AsStridedBackward0')
+
+    @property
+    def _saved_size(self):
+        return self.size_
+
+    @property
+    def _saved_stride(self):
+        return self.stride_
+
+    @property
+    def _saved_storage_offset(self):
+        return self.storage_offset_
+
+
+def _TransposeBackward0_0(grad, grads, dim0, dim1):
+    return grad.transpose(dim0, dim1)
+
+
+class TransposeBackward0(Node):
+    """Backward of ``transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:23)."""
+
+    __slots__ = ('dim0_', 'dim1_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim0 = node.dim0_
+        dim1 = node.dim1_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TransposeBackward0_0(grad, grads, dim0, dim1))
+        return out
+
+    @property
+    def _saved_dim0(self):
+        return self.dim0_
+
+    @property
+    def _saved_dim1(self):
+        return self.dim1_
+
+
+def _TBackward0_0(grad, grads):
+    return grad.t()
+
+
+class TBackward0(Node):
+    """Backward of ``t(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:26)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TBackward0_0(grad, grads))
+        return out
+
+
+def _PermuteBackward0_0(grad, grads, dims):
+    return permute_backward(grad, dims)
+
+
+class PermuteBackward0(Node):
+    """Backward of ``permute(Tensor(a) self, int[] dims) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:29)."""
+
+    __slots__ = ('dims_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dims = node.dims_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_PermuteBackward0_0(grad, grads, dims))
+        return out
+
+    @property
+    def _saved_dims(self):
+        return self.dims_
+
+
+def _MovedimBackward0_0(grad, grads, source, destination):
+    return grad.movedim(destination, source)
+
+
+class MovedimBackward0(Node):
+    """Backward of ``movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:34)."""
+
+    __slots__ = ('source_', 'destination_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        source = node.source_
+        destination = node.destination_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MovedimBackward0_0(grad, grads, source, destination))
+        return out
+
+    @property
+    def _saved_source(self):
+        return self.source_
+
+    @property
+    def _saved_destination(self):
+        return self.destination_
+
+
+def _MovedimBackward1_0(grad, grads, source, destination):
+    return grad.movedim(destination, source)
+
+
+class MovedimBackward1(Node):
+    """Backward of ``movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:37)."""
+
+    __slots__ = ('source_', 'destination_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        source = node.source_
+        destination = node.destination_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MovedimBackward1_0(grad, grads, source, destination))
+        return out
+
+    @property
+    def _saved_source(self):
+        return self.source_
+
+    @property
+    def _saved_destination(self):
+        return self.destination_
+
+
+def _ExpandBackward0_0(grad, grads, self_sizes):
+    return expand_backward(grad, self_sizes)
+
+
+class ExpandBackward0(Node):
+    """Backward of ``expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:40)."""
+
+    __slots__ = ('self_sizes_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ExpandBackward0_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _UnsqueezeBackward0_0(grad, grads, dim):
+    return grad.squeeze(dim)
+
+
+class UnsqueezeBackward0(Node):
+    """Backward of ``unsqueeze(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:43)."""
+
+    __slots__ = ('dim_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UnsqueezeBackward0_0(grad, grads, dim))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _SqueezeBackward0_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes)
+
+
+class SqueezeBackward0(Node):
+    """Backward of ``squeeze(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:46)."""
+
+    __slots__ = ('self_sizes_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SqueezeBackward0_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _SqueezeBackward1_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes)
+
+
+class SqueezeBackward1(Node):
+    """Backward of ``squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:49)."""
+
+    __slots__ = ('self_sizes_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SqueezeBackward1_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _SqueezeBackward2_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes)
+
+
+class SqueezeBackward2(Node):
+    """Backward of ``squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:52)."""
+
+    __slots__ = ('self_sizes_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SqueezeBackward2_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _SelectBackward0_0(grad, grads, dim, index, self_sizes):
+    return select_backward(grad, self_sizes, dim, index)
+
+
+class SelectBackward0(Node):
+    """Backward of ``select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:55)."""
+
+    __slots__ = ('dim_', 'index_', 'self_sizes_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        index = node.index_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SelectBackward0_0(grad, grads, dim, index, self_sizes))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_index(self):
+        return self.index_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _SliceBackward0_0(grad, grads, dim, start, end, step, self_sizes):
+    return slice_backward(grad, self_sizes, dim, start, end, step)
+
+
+class SliceBackward0(Node):
+    """Backward of ``slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:58)."""
+
+    __slots__ = ('dim_', 'start_', 'end_', 'step_', 'self_sizes_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        start = node.start_
+        end = node.end_
+        step = node.step_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SliceBackward0_0(grad, grads, dim, start, end, step, self_sizes))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_start(self):
+        return self.start_
+
+    @property
+    def _saved_end(self):
+        return self.end_
+
+    @property
+    def _saved_step(self):
+        return self.step_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _DiagonalBackward0_0(grad, grads, offset, dim1, dim2, self_sizes):
+    return diagonal_backward(grad, self_sizes, offset, dim1, dim2)
+
+
+class DiagonalBackward0(Node):
+    """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:61)."""
+
+    __slots__ = ('offset_', 'dim1_', 'dim2_', 'self_sizes_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        offset = node.offset_
+        dim1 = node.dim1_
+        dim2 = node.dim2_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_DiagonalBackward0_0(grad, grads, offset, dim1, dim2, self_sizes))
+        return out
+
+    @property
+    def _saved_offset(self):
+        return self.offset_
+
+    @property
+    def _saved_dim1(self):
+        return self.dim1_
+
+    @property
+    def _saved_dim2(self):
+        return self.dim2_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _UnfoldBackward0_0(grad, grads, dimension, size, step, self_sizes):
+    return unfold_backward(grad, self_sizes, dimension, size, step)
+
+
+class UnfoldBackward0(Node):
+    """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:64)."""
+
+    __slots__ = ('dimension_', 'size_', 'step_', 'self_sizes_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dimension = node.dimension_
+        size = node.size_
+        step = node.step_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UnfoldBackward0_0(grad, grads, dimension, size, step, self_sizes))
+        return out
+
+    @property
+    def _saved_dimension(self):
+        return self.dimension_
+
+    @property
+    def _saved_size(self):
+        return self.size_
+
+    @property
+    def _saved_step(self):
+        return self.step_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _SplitBackward0_0(grad, grads, dim):
+    return cat_grads(grads, dim)
+
+
+class SplitBackward0(Node):
+    """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:67)."""
+
+    __slots__ = ('dim_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SplitBackward0_0(grad, grads, dim))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _SplitWithSizesBackward0_0(grad, grads, dim):
+    return cat_grads(grads, dim)
+
+
+class SplitWithSizesBackward0(Node):
+    """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:70)."""
+
+    __slots__ = ('dim_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SplitWithSizesBackward0_0(grad, grads, dim))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _ChunkBackward0_0(grad, grads, dim):
+    return cat_grads(grads, dim)
+
+
+class ChunkBackward0(Node):
+    """Backward of ``chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:73)."""
+
+    __slots__ = ('dim_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ChunkBackward0_0(grad, grads, dim))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _TensorSplitBackward0_0(grad, grads, dim):
+    return cat_grads(grads, dim)
+
+
+class TensorSplitBackward0(Node):
+    """Backward of ``tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:76)."""
+
+    __slots__ = ('dim_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TensorSplitBackward0_0(grad, grads, dim))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _TensorSplitBackward1_0(grad, grads, dim):
+    return cat_grads(grads, dim)
+
+
+class TensorSplitBackward1(Node):
+    """Backward of ``tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:79)."""
+
+    __slots__ = ('dim_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TensorSplitBackward1_0(grad, grads, dim))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _UnbindBackward0_0(grad, grads, dim):
+    return cat_grads([g.unsqueeze(dim) for g in grads], dim)
+
+
+class UnbindBackward0(Node):
+    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:82)."""
+
+    __slots__ = ('dim_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UnbindBackward0_0(grad, grads, dim))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _AliasBackward0_0(grad, grads):
     return grad
 
 
-def _AddcmulBackward0_1(grad, grads, tensor1, tensor2, value):
-    return grad * tensor2 * value
+class AliasBackward0(Node):
+    """Backward of ``alias(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:85)."""
 
-
-def _AddcmulBackward0_2(grad, grads, tensor1, tensor2, value):
-    return grad * tensor1 * value
-
-
-class AddcmulBackward0(Node):
-    """Backward of ``addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:101)."""
-
-    __slots__ = ('tensor1_', 'tensor2_', 'value_')
-    _saved_names = ('tensor1_', 'tensor2_')
-    _inputs = ('self', 'tensor1', 'tensor2')
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        tensor1 = wrap_saved(node.tensor1_, 'AddcmulBackward0')
-        tensor2 = wrap_saved(node.tensor2_, 'AddcmulBackward0')
-        value = node.value_
-        out = [None] * 3
+        out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_AddcmulBackward0_0(grad, grads, tensor1, tensor2, value))
-        if node.should_compute_output(1):
-            out[1] = unwrap(_AddcmulBackward0_1(grad, grads, tensor1, tensor2, value))
-        if node.should_compute_output(2):
-            out[2] = unwrap(_AddcmulBackward0_2(grad, grads, tensor1, tensor2, value))
+            out[0] = unwrap(_AliasBackward0_0(grad, grads))
         return out
 
-    @property
-    def _saved_tensor1(self):
-        return wrap_saved(self.tensor1_, 'AddcmulBackward0')
 
-    @property
-    def _saved_tensor2(self):
-        return wrap_saved(self.tensor2_, 'AddcmulBackward0')
-
-    @property
-    def _saved_value(self):
-        return self.value_
-
-
-def _AddcdivBackward0_0(grad, grads, tensor1, tensor2, value):
+def _CloneBackward0_0(grad, grads):
     return grad
 
 
-def _AddcdivBackward0_1(grad, grads, tensor1, tensor2, value):
-    return grad * value / tensor2
+class CloneBackward0(Node):
+    """Backward of ``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:88)."""
 
-
-def _AddcdivBackward0_2(grad, grads, tensor1, tensor2, value):
-    return -grad * value * tensor1 / (tensor2 * tensor2)
-
-
-class AddcdivBackward0(Node):
-    """Backward of ``addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:106)."""
-
-    __slots__ = ('tensor1_', 'tensor2_', 'value_')
-    _saved_names = ('tensor1_', 'tensor2_')
-    _inputs = ('self', 'tensor1', 'tensor2')
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        tensor1 = wrap_saved(node.tensor1_, 'AddcdivBackward0')
-        tensor2 = wrap_saved(node.tensor2_, 'AddcdivBackward0')
-        value = node.value_
-        out = [None] * 3
+        out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_AddcdivBackward0_0(grad, grads, tensor1, tensor2, value))
-        if node.should_compute_output(1):
-            out[1] = unwrap(_AddcdivBackward0_1(grad, grads, tensor1, tensor2, value))
-        if node.should_compute_output(2):
-            out[2] = unwrap(_AddcdivBackward0_2(grad, grads, tensor1, tensor2, value))
+            out[0] = unwrap(_CloneBackward0_0(grad, grads))
         return out
 
-    @property
-    def _saved_tensor1(self):
-        return wrap_saved(self.tensor1_, 'AddcdivBackward0')
 
-    @property
-    def _saved_tensor2(self):
-        return wrap_saved(self.tensor2_, 'AddcdivBackward0')
-
-    @property
-    def _saved_value(self):
-        return self.value_
+def _ToCopyBackward0_0(grad, grads, self_dtype):
+    return grad.to(self_dtype)
 
 
-def _WhereBackward0_0(grad, grads, condition):
-    return grad * condition
+class ToCopyBackward0(Node):
+    """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:91)."""
 
-
-def _WhereBackward0_1(grad, grads, condition):
-    return grad * condition.logical_not()
-
-
-class WhereBackward0(Node):
-    """Backward of ``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:111)."""
-
-    __slots__ = ('condition_',)
-    _saved_names = ('condition_',)
-    _inputs = ('self', 'other')
+    __slots__ = ('self_dtype_',)
+    _saved_names = ()
+    _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        condition = wrap_saved(node.condition_, 'WhereBackward0')
-        out = [None] * 2
+        self_dtype = node.self_dtype_
+        out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_WhereBackward0_0(grad, grads, condition))
-        if node.should_compute_output(1):
-            out[1] = unwrap(_WhereBackward0_1(grad, grads, condition))
+            out[0] = unwrap(_ToCopyBackward0_0(grad, grads, self_dtype))
         return out
 
     @property
-    def _saved_condition(self):
-        return wrap_saved(self.condition_, 'WhereBackward0')
+    def _saved_self_dtype(self):
+        return self.self_dtype_
 
 
 def _MaskedFillBackward0_0(grad, grads, mask):
@@ -929,7 +997,7 @@ def _MaskedFillBackward0_0(grad, grads, mask):
 
 
 class MaskedFillBackward0(Node):
-    """Backward of ``masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:115)."""
+    """Backward of ``masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:4)."""
 
     __slots__ = ('mask_',)
     _saved_names = ('mask_',)
@@ -949,54 +1017,584 @@ class MaskedFillBackward0(Node):
         return wrap_saved(self.mask_, 'MaskedFillBackward0')
 
 
-def _TrilBackward0_0(grad, grads, diagonal):
-    return grad.tril(diagonal)
+def _MaskedFillBackward1_0(grad, grads, mask):
+    return grad.masked_fill(mask, 0)
 
 
-class TrilBackward0(Node):
-    """Backward of ``tril(Tensor self, SymInt diagonal=0) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:118)."""
+def _MaskedFillBackward1_1(grad, grads, mask):
+    return masked_fill_value_backward(grad, mask)
 
-    __slots__ = ('diagonal_',)
+
+class MaskedFillBackward1(Node):
+    """Backward of ``masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:7)."""
+
+    __slots__ = ('mask_',)
+    _saved_names = ('mask_',)
+    _inputs = ('self', 'value')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        mask = wrap_saved(node.mask_, 'MaskedFillBackward1')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MaskedFillBackward1_0(grad, grads, mask))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_MaskedFillBackward1_1(grad, grads, mask))
+        return out
+
+    @property
+    def _saved_mask(self):
+        return wrap_saved(self.mask_, 'MaskedFillBackward1')
+
+
+def _MaskedScatterBackward0_0(grad, grads, mask, source_sizes):
+    return grad.masked_fill(mask, 0)
+
+
+def _MaskedScatterBackward0_1(grad, grads, mask, source_sizes):
+    return masked_scatter_source_backward(grad, mask, source_sizes)
+
+
+class MaskedScatterBackward0(Node):
+    """Backward of ``masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:11)."""
+
+    __slots__ = ('mask_', 'source_sizes_')
+    _saved_names = ('mask_',)
+    _inputs = ('self', 'source')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        mask = wrap_saved(node.mask_, 'MaskedScatterBackward0')
+        source_sizes = node.source_sizes_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MaskedScatterBackward0_0(grad, grads, mask, source_sizes))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_MaskedScatterBackward0_1(grad, grads, mask, source_sizes))
+        return out
+
+    @property
+    def _saved_mask(self):
+        return wrap_saved(self.mask_, 'MaskedScatterBackward0')
+
+    @property
+    def _saved_source_sizes(self):
+        return self.source_sizes_
+
+
+def _MaskedSelectBackward0_0(grad, grads, mask, self_sizes):
+    return masked_select_backward(grad, self_sizes, mask)
+
+
+class MaskedSelectBackward0(Node):
+    """Backward of ``masked_select(Tensor self, Tensor mask) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:15)."""
+
+    __slots__ = ('mask_', 'self_sizes_')
+    _saved_names = ('mask_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        mask = wrap_saved(node.mask_, 'MaskedSelectBackward0')
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MaskedSelectBackward0_0(grad, grads, mask, self_sizes))
+        return out
+
+    @property
+    def _saved_mask(self):
+        return wrap_saved(self.mask_, 'MaskedSelectBackward0')
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _IndexSelectBackward0_0(grad, grads, index, dim, self_sizes):
+    return index_select_backward(grad, self_sizes, dim, index)
+
+
+class IndexSelectBackward0(Node):
+    """Backward of ``index_select(Tensor self, int dim, Tensor index) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:18)."""
+
+    __slots__ = ('index_', 'dim_', 'self_sizes_')
+    _saved_names = ('index_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        index = wrap_saved(node.index_, 'IndexSelectBackward0')
+        dim = node.dim_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_IndexSelectBackward0_0(grad, grads, index, dim, self_sizes))
+        return out
+
+    @property
+    def _saved_index(self):
+        return wrap_saved(self.index_, 'IndexSelectBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _GatherBackward0_0(grad, grads, index, dim, self_sizes):
+    return gather_backward(grad, self_sizes, dim, index)
+
+
+class GatherBackward0(Node):
+    """Backward of ``gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:21)."""
+
+    __slots__ = ('index_', 'dim_', 'self_sizes_')
+    _saved_names = ('index_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        index = wrap_saved(node.index_, 'GatherBackward0')
+        dim = node.dim_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_GatherBackward0_0(grad, grads, index, dim, self_sizes))
+        return out
+
+    @property
+    def _saved_index(self):
+        return wrap_saved(self.index_, 'GatherBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _TakeBackward0_0(grad, grads, index, self_sizes):
+    return take_backward(grad, self_sizes, index)
+
+
+class TakeBackward0(Node):
+    """Backward of ``take(Tensor self, Tensor index) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:24)."""
+
+    __slots__ = ('index_', 'self_sizes_')
+    _saved_names = ('index_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        index = wrap_saved(node.index_, 'TakeBackward0')
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TakeBackward0_0(grad, grads, index, self_sizes))
+        return out
+
+    @property
+    def _saved_index(self):
+        return wrap_saved(self.index_, 'TakeBackward0')
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _ScatterBackward0_0(grad, grads, index, dim):
+    return grad.scatter(dim, index, 0)
+
+
+def _ScatterBackward0_1(grad, grads, index, dim):
+    return grad.gather(dim, index)
+
+
+class ScatterBackward0(Node):
+    """Backward of ``scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:27)."""
+
+    __slots__ = ('index_', 'dim_')
+    _saved_names = ('index_',)
+    _inputs = ('self', 'src')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        index = wrap_saved(node.index_, 'ScatterBackward0')
+        dim = node.dim_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ScatterBackward0_0(grad, grads, index, dim))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_ScatterBackward0_1(grad, grads, index, dim))
+        return out
+
+    @property
+    def _saved_index(self):
+        return wrap_saved(self.index_, 'ScatterBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _ScatterBackward1_0(grad, grads, index, dim):
+    return grad.scatter(dim, index, 0)
+
+
+class ScatterBackward1(Node):
+    """Backward of ``scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:31)."""
+
+    __slots__ = ('index_', 'dim_')
+    _saved_names = ('index_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        index = wrap_saved(node.index_, 'ScatterBackward1')
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ScatterBackward1_0(grad, grads, index, dim))
+        return out
+
+    @property
+    def _saved_index(self):
+        return wrap_saved(self.index_, 'ScatterBackward1')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _ScatterAddBackward0_0(grad, grads, index, dim):
+    return grad
+
+
+def _ScatterAddBackward0_1(grad, grads, index, dim):
+    return grad.gather(dim, index)
+
+
+class ScatterAddBackward0(Node):
+    """Backward of ``scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:34)."""
+
+    __slots__ = ('index_', 'dim_')
+    _saved_names = ('index_',)
+    _inputs = ('self', 'src')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        index = wrap_saved(node.index_, 'ScatterAddBackward0')
+        dim = node.dim_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ScatterAddBackward0_0(grad, grads, index, dim))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_ScatterAddBackward0_1(grad, grads, index, dim))
+        return out
+
+    @property
+    def _saved_index(self):
+        return wrap_saved(self.index_, 'ScatterAddBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _ScatterReduceBackward0_0(grad, grads, self, index, src, dim, reduce, include_self, result):
+    return scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)
+
+
+class ScatterReduceBackward0(Node):
+    """Backward of ``scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:38)."""
+
+    __slots__ = ('self_', 'index_', 'src_', 'dim_', 'reduce_', 'include_self_', 'result_')
+    _saved_names = ('self_', 'index_', 'src_', 'result_')
+    _inputs = ('self', 'src')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'ScatterReduceBackward0')
+        index = wrap_saved(node.index_, 'ScatterReduceBackward0')
+        src = wrap_saved(node.src_, 'ScatterReduceBackward0')
+        dim = node.dim_
+        reduce = node.reduce_
+        include_self = node.include_self_
+        result = wrap_saved(node.result_, 'ScatterReduceBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0) or node.should_compute_output(1):
+            res = _ScatterReduceBackward0_0(grad, grads, self, index, src, dim, reduce, include_self, result)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'ScatterReduceBackward0')
+
+    @property
+    def _saved_index(self):
+        return wrap_saved(self.index_, 'ScatterReduceBackward0')
+
+    @property
+    def _saved_src(self):
+        return wrap_saved(self.src_, 'ScatterReduceBackward0')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'ScatterReduceBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_reduce(self):
+        return self.reduce_
+
+    @property
+    def _saved_include_self(self):
+        return self.include_self_
+
+
+def _IndexAddBackward0_0(grad, grads, index, dim, alpha, source_sizes):
+    return grad
+
+
+def _IndexAddBackward0_1(grad, grads, index, dim, alpha, source_sizes):
+    return maybe_multiply(index_source_backward(grad, dim, index, source_sizes), alpha)
+
+
+class IndexAddBackward0(Node):
+    """Backward of ``index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:41)."""
+
+    __slots__ = ('index_', 'dim_', 'alpha_', 'source_sizes_')
+    _saved_names = ('index_',)
+    _inputs = ('self', 'source')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        index = wrap_saved(node.index_, 'IndexAddBackward0')
+        dim = node.dim_
+        alpha = node.alpha_
+        source_sizes = node.source_sizes_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_IndexAddBackward0_0(grad, grads, index, dim, alpha, source_sizes))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_IndexAddBackward0_1(grad, grads, index, dim, alpha, source_sizes))
+        return out
+
+    @property
+    def _saved_index(self):
+        return wrap_saved(self.index_, 'IndexAddBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_alpha(self):
+        return self.alpha_
+
+    @property
+    def _saved_source_sizes(self):
+        return self.source_sizes_
+
+
+def _IndexCopyBackward0_0(grad, grads, index, dim, source_sizes):
+    return grad.index_fill(dim, index, 0)
+
+
+def _IndexCopyBackward0_1(grad, grads, index, dim, source_sizes):
+    return index_source_backward(grad, dim, index, source_sizes)
+
+
+class IndexCopyBackward0(Node):
+    """Backward of ``index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:45)."""
+
+    __slots__ = ('index_', 'dim_', 'source_sizes_')
+    _saved_names = ('index_',)
+    _inputs = ('self', 'source')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        index = wrap_saved(node.index_, 'IndexCopyBackward0')
+        dim = node.dim_
+        source_sizes = node.source_sizes_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_IndexCopyBackward0_0(grad, grads, index, dim, source_sizes))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_IndexCopyBackward0_1(grad, grads, index, dim, source_sizes))
+        return out
+
+    @property
+    def _saved_index(self):
+        return wrap_saved(self.index_, 'IndexCopyBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_source_sizes(self):
+        return self.source_sizes_
+
+
+def _IndexFillBackward0_0(grad, grads, index, dim):
+    return grad.index_fill(dim, index, 0)
+
+
+class IndexFillBackward0(Node):
+    """Backward of ``index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:49)."""
+
+    __slots__ = ('index_', 'dim_')
+    _saved_names = ('index_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        index = wrap_saved(node.index_, 'IndexFillBackward0')
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_IndexFillBackward0_0(grad, grads, index, dim))
+        return out
+
+    @property
+    def _saved_index(self):
+        return wrap_saved(self.index_, 'IndexFillBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _IndexFillBackward1_0(grad, grads, index, dim):
+    return grad.index_fill(dim, index, 0)
+
+
+def _IndexFillBackward1_1(grad, grads, index, dim):
+    return index_fill_value_backward(grad, dim, index)
+
+
+class IndexFillBackward1(Node):
+    """Backward of ``index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:52)."""
+
+    __slots__ = ('index_', 'dim_')
+    _saved_names = ('index_',)
+    _inputs = ('self', 'value')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        index = wrap_saved(node.index_, 'IndexFillBackward1')
+        dim = node.dim_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_IndexFillBackward1_0(grad, grads, index, dim))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_IndexFillBackward1_1(grad, grads, index, dim))
+        return out
+
+    @property
+    def _saved_index(self):
+        return wrap_saved(self.index_, 'IndexFillBackward1')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _IndexBackward0_0(grad, grads, indices, self_sizes):
+    return index_backward(grad, self_sizes, indices)
+
+
+class IndexBackward0(Node):
+    """Backward of ``index.Tensor(Tensor self, Tensor?[] indices) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:56)."""
+
+    __slots__ = ('indices_', 'self_sizes_')
     _saved_names = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        diagonal = node.diagonal_
+        indices = node.indices_
+        self_sizes = node.self_sizes_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_TrilBackward0_0(grad, grads, diagonal))
+            out[0] = unwrap(_IndexBackward0_0(grad, grads, indices, self_sizes))
         return out
 
     @property
-    def _saved_diagonal(self):
-        return self.diagonal_
+    def _saved_indices(self):
+        return self.indices_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
 
 
-def _TriuBackward0_0(grad, grads, diagonal):
-    return grad.triu(diagonal)
+def _IndexPutBackward0_0(grad, grads, values, indices, accumulate):
+    return grad if accumulate else aten_index_put(grad, indices, zeros_like(values), False)
 
 
-class TriuBackward0(Node):
-    """Backward of ``triu(Tensor self, SymInt diagonal=0) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:121)."""
+def _IndexPutBackward0_1(grad, grads, values, indices, accumulate):
+    return aten_index(grad, indices)
 
-    __slots__ = ('diagonal_',)
-    _saved_names = ()
-    _inputs = ('self',)
+
+class IndexPutBackward0(Node):
+    """Backward of ``index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:59)."""
+
+    __slots__ = ('values_', 'indices_', 'accumulate_')
+    _saved_names = ('values_',)
+    _inputs = ('self', 'values')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        diagonal = node.diagonal_
-        out = [None] * 1
+        values = wrap_saved(node.values_, 'IndexPutBackward0')
+        indices = node.indices_
+        accumulate = node.accumulate_
+        out = [None] * 2
         if node.should_compute_output(0):
-            out[0] = unwrap(_TriuBackward0_0(grad, grads, diagonal))
+            out[0] = unwrap(_IndexPutBackward0_0(grad, grads, values, indices, accumulate))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_IndexPutBackward0_1(grad, grads, values, indices, accumulate))
         return out
 
     @property
-    def _saved_diagonal(self):
-        return self.diagonal_
+    def _saved_values(self):
+        return wrap_saved(self.values_, 'IndexPutBackward0')
+
+    @property
+    def _saved_indices(self):
+        return self.indices_
+
+    @property
+    def _saved_accumulate(self):
+        return self.accumulate_
 
 
 def _MmBackward0_0(grad, grads, self, mat2):
@@ -1008,7 +1606,7 @@ def _MmBackward0_1(grad, grads, self, mat2):
 
 
 class MmBackward0(Node):
-    """Backward of ``mm(Tensor self, Tensor mat2) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:125)."""
+    """Backward of ``mm(Tensor self, Tensor mat2) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:4)."""
 
     __slots__ = ('self_', 'mat2_')
     _saved_names = ('self_', 'mat2_')
@@ -1044,7 +1642,7 @@ def _BmmBackward0_1(grad, grads, self, mat2):
 
 
 class BmmBackward0(Node):
-    """Backward of ``bmm(Tensor self, Tensor mat2) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:129)."""
+    """Backward of ``bmm(Tensor self, Tensor mat2) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:8)."""
 
     __slots__ = ('self_', 'mat2_')
     _saved_names = ('self_', 'mat2_')
@@ -1084,7 +1682,7 @@ def _AddmmBackward0_2(grad, grads, mat1, mat2, beta, alpha):
 
 
 class AddmmBackward0(Node):
-    """Backward of ``addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:133)."""
+    """Backward of ``addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:12)."""
 
     __slots__ = ('mat1_', 'mat2_', 'beta_', 'alpha_')
     _saved_names = ('mat1_', 'mat2_')
@@ -1136,7 +1734,7 @@ def _BaddbmmBackward0_2(grad, grads, batch1, batch2, beta, alpha):
 
 
 class BaddbmmBackward0(Node):
-    """Backward of ``baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:138)."""
+    """Backward of ``baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:17)."""
 
     __slots__ = ('batch1_', 'batch2_', 'beta_', 'alpha_')
     _saved_names = ('batch1_', 'batch2_')
@@ -1175,6 +1773,120 @@ class BaddbmmBackward0(Node):
         return self.alpha_
 
 
+def _AddbmmBackward0_0(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, batch2_sizes):
+    return maybe_multiply(grad, beta)
+
+
+def _AddbmmBackward0_1(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, batch2_sizes):
+    return maybe_multiply(grad.unsqueeze(0).expand(batch1_sizes[0], batch1_sizes[1], batch2_sizes[2]).bmm(batch2.transpose(1, 2)), alpha)
+
+
+def _AddbmmBackward0_2(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, batch2_sizes):
+    return maybe_multiply(batch1.transpose(1, 2).bmm(grad.unsqueeze(0).expand(batch1_sizes[0], batch1_sizes[1], batch2_sizes[2])), alpha)
+
+
+class AddbmmBackward0(Node):
+    """Backward of ``addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:22)."""
+
+    __slots__ = ('batch1_', 'batch2_', 'beta_', 'alpha_', 'batch1_sizes_', 'batch2_sizes_')
+    _saved_names = ('batch1_', 'batch2_')
+    _inputs = ('self', 'batch1', 'batch2')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        batch1 = wrap_saved(node.batch1_, 'AddbmmBackward0')
+        batch2 = wrap_saved(node.batch2_, 'AddbmmBackward0')
+        beta = node.beta_
+        alpha = node.alpha_
+        batch1_sizes = node.batch1_sizes_
+        batch2_sizes = node.batch2_sizes_
+        out = [None] * 3
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AddbmmBackward0_0(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, batch2_sizes))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_AddbmmBackward0_1(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, batch2_sizes))
+        if node.should_compute_output(2):
+            out[2] = unwrap(_AddbmmBackward0_2(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, batch2_sizes))
+        return out
+
+    @property
+    def _saved_batch1(self):
+        return wrap_saved(self.batch1_, 'AddbmmBackward0')
+
+    @property
+    def _saved_batch2(self):
+        return wrap_saved(self.batch2_, 'AddbmmBackward0')
+
+    @property
+    def _saved_beta(self):
+        return self.beta_
+
+    @property
+    def _saved_alpha(self):
+        return self.alpha_
+
+    @property
+    def _saved_batch1_sizes(self):
+        return self.batch1_sizes_
+
+    @property
+    def _saved_batch2_sizes(self):
+        return self.batch2_sizes_
+
+
+def _AddmvBackward0_0(grad, grads, mat, vec, beta, alpha):
+    return maybe_multiply(grad, beta)
+
+
+def _AddmvBackward0_1(grad, grads, mat, vec, beta, alpha):
+    return maybe_multiply(grad.unsqueeze(1) * vec.unsqueeze(0), alpha)
+
+
+def _AddmvBackward0_2(grad, grads, mat, vec, beta, alpha):
+    return maybe_multiply(mat.t().mv(grad), alpha)
+
+
+class AddmvBackward0(Node):
+    """Backward of ``addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:27)."""
+
+    __slots__ = ('mat_', 'vec_', 'beta_', 'alpha_')
+    _saved_names = ('mat_', 'vec_')
+    _inputs = ('self', 'mat', 'vec')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        mat = wrap_saved(node.mat_, 'AddmvBackward0')
+        vec = wrap_saved(node.vec_, 'AddmvBackward0')
+        beta = node.beta_
+        alpha = node.alpha_
+        out = [None] * 3
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AddmvBackward0_0(grad, grads, mat, vec, beta, alpha))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_AddmvBackward0_1(grad, grads, mat, vec, beta, alpha))
+        if node.should_compute_output(2):
+            out[2] = unwrap(_AddmvBackward0_2(grad, grads, mat, vec, beta, alpha))
+        return out
+
+    @property
+    def _saved_mat(self):
+        return wrap_saved(self.mat_, 'AddmvBackward0')
+
+    @property
+    def _saved_vec(self):
+        return wrap_saved(self.vec_, 'AddmvBackward0')
+
+    @property
+    def _saved_beta(self):
+        return self.beta_
+
+    @property
+    def _saved_alpha(self):
+        return self.alpha_
+
+
 def _MvBackward0_0(grad, grads, self, vec):
     return grad.unsqueeze(1) * vec.unsqueeze(0)
 
@@ -1184,7 +1896,7 @@ def _MvBackward0_1(grad, grads, self, vec):
 
 
 class MvBackward0(Node):
-    """Backward of ``mv(Tensor self, Tensor vec) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:143)."""
+    """Backward of ``mv(Tensor self, Tensor vec) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:32)."""
 
     __slots__ = ('self_', 'vec_')
     _saved_names = ('self_', 'vec_')
@@ -1220,7 +1932,7 @@ def _DotBackward0_1(grad, grads, self, tensor):
 
 
 class DotBackward0(Node):
-    """Backward of ``dot(Tensor self, Tensor tensor) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:147)."""
+    """Backward of ``dot(Tensor self, Tensor tensor) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:36)."""
 
     __slots__ = ('self_', 'tensor_')
     _saved_names = ('self_', 'tensor_')
@@ -1247,924 +1959,40 @@ class DotBackward0(Node):
         return wrap_saved(self.tensor_, 'DotBackward0')
 
 
-def _SumBackward0_0(grad, grads, self_dtype, self_sizes):
-    return grad.expand(self_sizes).to(self_dtype)
+def _VdotBackward0_0(grad, grads, self, other):
+    return grad * other
 
 
-class SumBackward0(Node):
-    """Backward of ``sum(Tensor self, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:152)."""
-
-    __slots__ = ('self_dtype_', 'self_sizes_')
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self_dtype = node.self_dtype_
-        self_sizes = node.self_sizes_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_SumBackward0_0(grad, grads, self_dtype, self_sizes))
-        return out
-
-    @property
-    def _saved_self_dtype(self):
-        return self.self_dtype_
-
-    @property
-    def _saved_self_sizes(self):
-        return self.self_sizes_
+def _VdotBackward0_1(grad, grads, self, other):
+    return grad * self
 
 
-def _SumBackward1_0(grad, grads, dim, keepdim, self_dtype, self_sizes):
-    return sum_backward(grad, self_sizes, dim, keepdim).to(self_dtype)
+class VdotBackward0(Node):
+    """Backward of ``vdot(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:40)."""
 
-
-class SumBackward1(Node):
-    """Backward of ``sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:155)."""
-
-    __slots__ = ('dim_', 'keepdim_', 'self_dtype_', 'self_sizes_')
-    _saved_names = ()
-    _inputs = ('self',)
+    __slots__ = ('self_', 'other_')
+    _saved_names = ('self_', 'other_')
+    _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        dim = node.dim_
-        keepdim = node.keepdim_
-        self_dtype = node.self_dtype_
-        self_sizes = node.self_sizes_
-        out = [None] * 1
+        self = wrap_saved(node.self_, 'VdotBackward0')
+        other = wrap_saved(node.other_, 'VdotBackward0')
+        out = [None] * 2
         if node.should_compute_output(0):
-            out[0] = unwrap(_SumBackward1_0(grad, grads, dim, keepdim, self_dtype, self_sizes))
-        return out
-
-    @property
-    def _saved_dim(self):
-        return self.dim_
-
-    @property
-    def _saved_keepdim(self):
-        return self.keepdim_
-
-    @property
-    def _saved_self_dtype(self):
-        return self.self_dtype_
-
-    @property
-    def _saved_self_sizes(self):
-        return self.self_sizes_
-
-
-def _MeanBackward0_0(grad, grads, self_numel, self_sizes):
-    return grad.expand(self_sizes) / self_numel
-
-
-class MeanBackward0(Node):
-    """Backward of ``mean(Tensor self, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:158)."""
-
-    __slots__ = ('self_numel_', 'self_sizes_')
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self_numel = node.self_numel_
-        self_sizes = node.self_sizes_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_MeanBackward0_0(grad, grads, self_numel, self_sizes))
-        return out
-
-    @property
-    def _saved_self_numel(self):
-        return self.self_numel_
-
-    @property
-    def _saved_self_sizes(self):
-        return self.self_sizes_
-
-
-def _MeanBackward1_0(grad, grads, dim, keepdim, self_numel, self_sizes):
-    return sum_backward(grad, self_sizes, dim, keepdim) / (self_numel // max(grad.numel(), 1))
-
-
-class MeanBackward1(Node):
-    """Backward of ``mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:161)."""
-
-    __slots__ = ('dim_', 'keepdim_', 'self_numel_', 'self_sizes_')
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        dim = node.dim_
-        keepdim = node.keepdim_
-        self_numel = node.self_numel_
-        self_sizes = node.self_sizes_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_MeanBackward1_0(grad, grads, dim, keepdim, self_numel, self_sizes))
-        return out
-
-    @property
-    def _saved_dim(self):
-        return self.dim_
-
-    @property
-    def _saved_keepdim(self):
-        return self.keepdim_
-
-    @property
-    def _saved_self_numel(self):
-        return self.self_numel_
-
-    @property
-    def _saved_self_sizes(self):
-        return self.self_sizes_
-
-
-def _AmaxBackward0_0(grad, grads, self, dim, keepdim, result):
-    return amax_backward(grad, self, dim, keepdim, result)
-
-
-class AmaxBackward0(Node):
-    """Backward of ``amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:164)."""
-
-    __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
-    _saved_names = ('self_', 'result_')
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self = wrap_saved(node.self_, 'AmaxBackward0')
-        dim = node.dim_
-        keepdim = node.keepdim_
-        result = wrap_saved(node.result_, 'AmaxBackward0')
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_AmaxBackward0_0(grad, grads, self, dim, keepdim, result))
+            out[0] = unwrap(_VdotBackward0_0(grad, grads, self, other))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_VdotBackward0_1(grad, grads, self, other))
         return out
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'AmaxBackward0')
+        return wrap_saved(self.self_, 'VdotBackward0')
 
     @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'AmaxBackward0')
-
-    @property
-    def _saved_dim(self):
-        return self.dim_
-
-    @property
-    def _saved_keepdim(self):
-        return self.keepdim_
-
-
-def _MaxBackward0_0(grad, grads, dim, keepdim, self_sizes, result):
-    return value_selecting_backward(grad, dim, result[1], self_sizes, keepdim)
-
-
-class MaxBackward0(Node):
-    """Backward of ``max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/core.yaml:167)."""
-
-    __slots__ = ('dim_', 'keepdim_', 'self_sizes_', 'result_')
-    _saved_names = ('result_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        dim = node.dim_
-        keepdim = node.keepdim_
-        self_sizes = node.self_sizes_
-        result = wrap_saved(node.result_, 'MaxBackward0')
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_MaxBackward0_0(grad, grads, dim, keepdim, self_sizes, result))
-        return out
-
-    @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'MaxBackward0')
-
-    @property
-    def _saved_dim(self):
-        return self.dim_
-
-    @property
-    def _saved_keepdim(self):
-        return self.keepdim_
-
-    @property
-    def _saved_self_sizes(self):
-        return self.self_sizes_
-
-
-def _LogsumexpBackward0_0(grad, grads, self, dim, keepdim, result):
-    return logsumexp_backward(grad, self, result, dim, keepdim)
-
-
-class LogsumexpBackward0(Node):
-    """Backward of ``logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:171)."""
-
-    __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
-    _saved_names = ('self_', 'result_')
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self = wrap_saved(node.self_, 'LogsumexpBackward0')
-        dim = node.dim_
-        keepdim = node.keepdim_
-        result = wrap_saved(node.result_, 'LogsumexpBackward0')
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_LogsumexpBackward0_0(grad, grads, self, dim, keepdim, result))
-        return out
-
-    @property
-    def _saved_self(self):
-        return wrap_saved(self.self_, 'LogsumexpBackward0')
-
-    @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'LogsumexpBackward0')
-
-    @property
-    def _saved_dim(self):
-        return self.dim_
-
-    @property
-    def _saved_keepdim(self):
-        return self.keepdim_
-
-
-def _VarBackward0_0(grad, grads, self, dim, correction, keepdim):
-    return var_backward(grad, self, dim, correction, keepdim)
-
-
-class VarBackward0(Node):
-    """Backward of ``var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:174)."""
-
-    __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_')
-    _saved_names = ('self_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self = wrap_saved(node.self_, 'VarBackward0')
-        dim = node.dim_
-        correction = node.correction_
-        keepdim = node.keepdim_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_VarBackward0_0(grad, grads, self, dim, correction, keepdim))
-        return out
-
-    @property
-    def _saved_self(self):
-        return wrap_saved(self.self_, 'VarBackward0')
-
-    @property
-    def _saved_dim(self):
-        return self.dim_
-
-    @property
-    def _saved_correction(self):
-        return self.correction_
-
-    @property
-    def _saved_keepdim(self):
-        return self.keepdim_
-
-
-def _ViewBackward0_0(grad, grads, self_sizes):
-    return grad.reshape(self_sizes)
-
-
-class ViewBackward0(Node):
-    """Backward of ``view(Tensor(a) self, SymInt[] size) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:178)."""
-
-    __slots__ = ('self_sizes_',)
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self_sizes = node.self_sizes_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_ViewBackward0_0(grad, grads, self_sizes))
-        return out
-
-    @property
-    def _saved_self_sizes(self):
-        return self.self_sizes_
-
-
-def _UnsafeViewBackward0_0(grad, grads, self_sizes):
-    return grad.reshape(self_sizes)
-
-
-class UnsafeViewBackward0(Node):
-    """Backward of ``_unsafe_view(Tensor self, SymInt[] size) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:181)."""
-
-    __slots__ = ('self_sizes_',)
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self_sizes = node.self_sizes_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_UnsafeViewBackward0_0(grad, grads, self_sizes))
-        return out
-
-    @property
-    def _saved_self_sizes(self):
-        return self.self_sizes_
-
-
-def _TransposeBackward0_0(grad, grads, dim0, dim1):
-    return grad.transpose(dim0, dim1)
-
-
-class TransposeBackward0(Node):
-    """Backward of ``transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:184)."""
-
-    __slots__ = ('dim0_', 'dim1_')
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        dim0 = node.dim0_
-        dim1 = node.dim1_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_TransposeBackward0_0(grad, grads, dim0, dim1))
-        return out
-
-    @property
-    def _saved_dim0(self):
-        return self.dim0_
-
-    @property
-    def _saved_dim1(self):
-        return self.dim1_
-
-
-def _TBackward0_0(grad, grads):
-    return grad.t()
-
-
-class TBackward0(Node):
-    """Backward of ``t(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:187)."""
-
-    __slots__ = ()
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_TBackward0_0(grad, grads))
-        return out
-
-
-def _PermuteBackward0_0(grad, grads, dims):
-    return permute_backward(grad, dims)
-
-
-class PermuteBackward0(Node):
-    """Backward of ``permute(Tensor(a) self, int[] dims) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:190)."""
-
-    __slots__ = ('dims_',)
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        dims = node.dims_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_PermuteBackward0_0(grad, grads, dims))
-        return out
-
-    @property
-    def _saved_dims(self):
-        return self.dims_
-
-
-def _ExpandBackward0_0(grad, grads, self_sizes):
-    return expand_backward(grad, self_sizes)
-
-
-class ExpandBackward0(Node):
-    """Backward of ``expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:193)."""
-
-    __slots__ = ('self_sizes_',)
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self_sizes = node.self_sizes_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_ExpandBackward0_0(grad, grads, self_sizes))
-        return out
-
-    @property
-    def _saved_self_sizes(self):
-        return self.self_sizes_
-
-
-def _UnsqueezeBackward0_0(grad, grads, dim):
-    return grad.squeeze(dim)
-
-
-class UnsqueezeBackward0(Node):
-    """Backward of ``unsqueeze(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:196)."""
-
-    __slots__ = ('dim_',)
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        dim = node.dim_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_UnsqueezeBackward0_0(grad, grads, dim))
-        return out
-
-    @property
-    def _saved_dim(self):
-        return self.dim_
-
-
-def _SqueezeBackward0_0(grad, grads, self_sizes):
-    return grad.reshape(self_sizes)
-
-
-class SqueezeBackward0(Node):
-    """Backward of ``squeeze(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:199)."""
-
-    __slots__ = ('self_sizes_',)
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self_sizes = node.self_sizes_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_SqueezeBackward0_0(grad, grads, self_sizes))
-        return out
-
-    @property
-    def _saved_self_sizes(self):
-        return self.self_sizes_
-
-
-def _SqueezeBackward1_0(grad, grads, self_sizes):
-    return grad.reshape(self_sizes)
-
-
-class SqueezeBackward1(Node):
-    """Backward of ``squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:202)."""
-
-    __slots__ = ('self_sizes_',)
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self_sizes = node.self_sizes_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_SqueezeBackward1_0(grad, grads, self_sizes))
-        return out
-
-    @property
-    def _saved_self_sizes(self):
-        return self.self_sizes_
-
-
-def _SqueezeBackward2_0(grad, grads, self_sizes):
-    return grad.reshape(self_sizes)
-
-
-class SqueezeBackward2(Node):
-    """Backward of ``squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:205)."""
-
-    __slots__ = ('self_sizes_',)
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self_sizes = node.self_sizes_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_SqueezeBackward2_0(grad, grads, self_sizes))
-        return out
-
-    @property
-    def _saved_self_sizes(self):
-        return self.self_sizes_
-
-
-def _SelectBackward0_0(grad, grads, dim, index, self_sizes):
-    return select_backward(grad, self_sizes, dim, index)
-
-
-class SelectBackward0(Node):
-    """Backward of ``select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:208)."""
-
-    __slots__ = ('dim_', 'index_', 'self_sizes_')
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        dim = node.dim_
-        index = node.index_
-        self_sizes = node.self_sizes_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_SelectBackward0_0(grad, grads, dim, index, self_sizes))
-        return out
-
-    @property
-    def _saved_dim(self):
-        return self.dim_
-
-    @property
-    def _saved_index(self):
-        return self.index_
-
-    @property
-    def _saved_self_sizes(self):
-        return self.self_sizes_
-
-
-def _SliceBackward0_0(grad, grads, dim, start, end, step, self_sizes):
-    return slice_backward(grad, self_sizes, dim, start, end, step)
-
-
-class SliceBackward0(Node):
-    """Backward of ``slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:211)."""
-
-    __slots__ = ('dim_', 'start_', 'end_', 'step_', 'self_sizes_')
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        dim = node.dim_
-        start = node.start_
-        end = node.end_
-        step = node.step_
-        self_sizes = node.self_sizes_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_SliceBackward0_0(grad, grads, dim, start, end, step, self_sizes))
-        return out
-
-    @property
-    def _saved_dim(self):
-        return self.dim_
-
-    @property
-    def _saved_start(self):
-        return self.start_
-
-    @property
-    def _saved_end(self):
-        return self.end_
-
-    @property
-    def _saved_step(self):
-        return self.step_
-
-    @property
-    def _saved_self_sizes(self):
-        return self.self_sizes_
-
-
-def _SplitBackward0_0(grad, grads, dim):
-    return cat_grads(grads, dim)
-
-
-class SplitBackward0(Node):
-    """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:214)."""
-
-    __slots__ = ('dim_',)
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        dim = node.dim_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_SplitBackward0_0(grad, grads, dim))
-        return out
-
-    @property
-    def _saved_dim(self):
-        return self.dim_
-
-
-def _SplitWithSizesBackward0_0(grad, grads, dim):
-    return cat_grads(grads, dim)
-
-
-class SplitWithSizesBackward0(Node):
-    """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:217)."""
-
-    __slots__ = ('dim_',)
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        dim = node.dim_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_SplitWithSizesBackward0_0(grad, grads, dim))
-        return out
-
-    @property
-    def _saved_dim(self):
-        return self.dim_
-
-
-def _UnbindBackward0_0(grad, grads, dim):
-    return cat_grads([g.unsqueeze(dim) for g in grads], dim)
-
-
-class UnbindBackward0(Node):
-    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:220)."""
-
-    __slots__ = ('dim_',)
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        dim = node.dim_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_UnbindBackward0_0(grad, grads, dim))
-        return out
-
-    @property
-    def _saved_dim(self):
-        return self.dim_
-
-
-def _AliasBackward0_0(grad, grads):
-    return grad
-
-
-class AliasBackward0(Node):
-    """Backward of ``alias(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:223)."""
-
-    __slots__ = ()
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_AliasBackward0_0(grad, grads))
-        return out
-
-
-def _CloneBackward0_0(grad, grads):
-    return grad
-
-
-class CloneBackward0(Node):
-    """Backward of ``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:226)."""
-
-    __slots__ = ()
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_CloneBackward0_0(grad, grads))
-        return out
-
-
-def _ToCopyBackward0_0(grad, grads, self_dtype):
-    return grad.to(self_dtype)
-
-
-class ToCopyBackward0(Node):
-    """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:229)."""
-
-    __slots__ = ('self_dtype_',)
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self_dtype = node.self_dtype_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_ToCopyBackward0_0(grad, grads, self_dtype))
-        return out
-
-    @property
-    def _saved_self_dtype(self):
-        return self.self_dtype_
-
-
-def _SoftmaxBackward0_0(grad, grads, dim, result):
-    return softmax_backward(grad, result, dim)
-
-
-class SoftmaxBackward0(Node):
-    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:233)."""
-
-    __slots__ = ('dim_', 'result_')
-    _saved_names = ('result_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        dim = node.dim_
-        result = wrap_saved(node.result_, 'SoftmaxBackward0')
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_SoftmaxBackward0_0(grad, grads, dim, result))
-        return out
-
-    @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'SoftmaxBackward0')
-
-    @property
-    def _saved_dim(self):
-        return self.dim_
-
-
-def _LogSoftmaxBackward0_0(grad, grads, dim, result):
-    return log_softmax_backward(grad, result, dim)
-
-
-class LogSoftmaxBackward0(Node):
-    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:236)."""
-
-    __slots__ = ('dim_', 'result_')
-    _saved_names = ('result_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        dim = node.dim_
-        result = wrap_saved(node.result_, 'LogSoftmaxBackward0')
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_LogSoftmaxBackward0_0(grad, grads, dim, result))
-        return out
-
-    @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'LogSoftmaxBackward0')
-
-    @property
-    def _saved_dim(self):
-        return self.dim_
-
-
-def _GeluBackward0_0(grad, grads, self, approximate):
-    return gelu_backward(grad, self, approximate)
-
-
-class GeluBackward0(Node):
-    """Backward of ``gelu(Tensor self, *, str approximate='none') -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:239)."""
-
-    __slots__ = ('self_', 'approximate_')
-    _saved_names = ('self_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self = wrap_saved(node.self_, 'GeluBackward0')
-        approximate = node.approximate_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_GeluBackward0_0(grad, grads, self, approximate))
-        return out
-
-    @property
-    def _saved_self(self):
-        return wrap_saved(self.self_, 'GeluBackward0')
-
-    @property
-    def _saved_approximate(self):
-        return self.approximate_
-
-
-def _SiluBackward0_0(grad, grads, self):
-    return silu_backward(grad, self)
-
-
-class SiluBackward0(Node):
-    """Backward of ``silu(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:242)."""
-
-    __slots__ = ('self_',)
-    _saved_names = ('self_',)
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        self = wrap_saved(node.self_, 'SiluBackward0')
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_SiluBackward0_0(grad, grads, self))
-        return out
-
-    @property
-    def _saved_self(self):
-        return wrap_saved(self.self_, 'SiluBackward0')
-
-
-def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, weight_sizes):
-    return embedding_backward(grad, indices, weight_sizes[0], padding_idx)
-
-
-class EmbeddingBackward0(Node):
-    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:245)."""
-
-    __slots__ = ('indices_', 'padding_idx_', 'weight_sizes_')
-    _saved_names = ('indices_',)
-    _inputs = ('weight',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        indices = wrap_saved(node.indices_, 'EmbeddingBackward0')
-        padding_idx = node.padding_idx_
-        weight_sizes = node.weight_sizes_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_EmbeddingBackward0_0(grad, grads, indices, padding_idx, weight_sizes))
-        return out
-
-    @property
-    def _saved_indices(self):
-        return wrap_saved(self.indices_, 'EmbeddingBackward0')
-
-    @property
-    def _saved_padding_idx(self):
-        return self.padding_idx_
-
-    @property
-    def _saved_weight_sizes(self):
-        return self.weight_sizes_
+    def _saved_other(self):
+        return wrap_saved(self.other_, 'VdotBackward0')
 
 
 def _NllLossBackward0_0(grad, grads, self, target, weight, reduction, ignore_index, result):
@@ -2172,7 +2000,7 @@ def _NllLossBackward0_0(grad, grads, self, target, weight, reduction, ignore_ind
 
 
 class NllLossBackward0(Node):
-    """Backward of ``nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)`` (glasstorch/_ops/derivatives/core.yaml:248)."""
+    """Backward of ``nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)`` (glasstorch/_ops/derivatives/loss.yaml:5)."""
 
     __slots__ = ('self_', 'target_', 'weight_', 'reduction_', 'ignore_index_', 'result_')
     _saved_names = ('self_', 'target_', 'weight_', 'result_')
@@ -2217,12 +2045,762 @@ class NllLossBackward0(Node):
         return self.ignore_index_
 
 
+def _NllLoss2dBackward0_0(grad, grads, self, target, weight, reduction, ignore_index, result):
+    return nll_loss_backward(grad, self, target, weight, reduction, ignore_index, result[1])
+
+
+class NllLoss2dBackward0(Node):
+    """Backward of ``nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)`` (glasstorch/_ops/derivatives/loss.yaml:9)."""
+
+    __slots__ = ('self_', 'target_', 'weight_', 'reduction_', 'ignore_index_', 'result_')
+    _saved_names = ('self_', 'target_', 'weight_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'NllLoss2dBackward0')
+        target = wrap_saved(node.target_, 'NllLoss2dBackward0')
+        weight = wrap_saved(node.weight_, 'NllLoss2dBackward0')
+        reduction = node.reduction_
+        ignore_index = node.ignore_index_
+        result = wrap_saved(node.result_, 'NllLoss2dBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NllLoss2dBackward0_0(grad, grads, self, target, weight, reduction, ignore_index, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'NllLoss2dBackward0')
+
+    @property
+    def _saved_target(self):
+        return wrap_saved(self.target_, 'NllLoss2dBackward0')
+
+    @property
+    def _saved_weight(self):
+        return wrap_saved(self.weight_, 'NllLoss2dBackward0')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'NllLoss2dBackward0')
+
+    @property
+    def _saved_reduction(self):
+        return self.reduction_
+
+    @property
+    def _saved_ignore_index(self):
+        return self.ignore_index_
+
+
+def _MseLossBackward0_0(grad, grads, self, target, reduction):
+    return mse_loss_backward(grad, self, target, reduction)
+
+
+def _MseLossBackward0_1(grad, grads, self, target, reduction):
+    return mse_loss_backward(grad, target, self, reduction)
+
+
+class MseLossBackward0(Node):
+    """Backward of ``mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:13)."""
+
+    __slots__ = ('self_', 'target_', 'reduction_')
+    _saved_names = ('self_', 'target_')
+    _inputs = ('self', 'target')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'MseLossBackward0')
+        target = wrap_saved(node.target_, 'MseLossBackward0')
+        reduction = node.reduction_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MseLossBackward0_0(grad, grads, self, target, reduction))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_MseLossBackward0_1(grad, grads, self, target, reduction))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'MseLossBackward0')
+
+    @property
+    def _saved_target(self):
+        return wrap_saved(self.target_, 'MseLossBackward0')
+
+    @property
+    def _saved_reduction(self):
+        return self.reduction_
+
+
+def _SmoothL1LossBackward0_0(grad, grads, self, target, reduction, beta):
+    return smooth_l1_loss_backward(grad, self, target, reduction, beta)
+
+
+def _SmoothL1LossBackward0_1(grad, grads, self, target, reduction, beta):
+    return smooth_l1_loss_backward(grad, target, self, reduction, beta)
+
+
+class SmoothL1LossBackward0(Node):
+    """Backward of ``smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:17)."""
+
+    __slots__ = ('self_', 'target_', 'reduction_', 'beta_')
+    _saved_names = ('self_', 'target_')
+    _inputs = ('self', 'target')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'SmoothL1LossBackward0')
+        target = wrap_saved(node.target_, 'SmoothL1LossBackward0')
+        reduction = node.reduction_
+        beta = node.beta_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SmoothL1LossBackward0_0(grad, grads, self, target, reduction, beta))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_SmoothL1LossBackward0_1(grad, grads, self, target, reduction, beta))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'SmoothL1LossBackward0')
+
+    @property
+    def _saved_target(self):
+        return wrap_saved(self.target_, 'SmoothL1LossBackward0')
+
+    @property
+    def _saved_reduction(self):
+        return self.reduction_
+
+    @property
+    def _saved_beta(self):
+        return self.beta_
+
+
+def _HuberLossBackward0_0(grad, grads, self, target, reduction, delta):
+    return huber_loss_backward(grad, self, target, reduction, delta)
+
+
+def _HuberLossBackward0_1(grad, grads, self, target, reduction, delta):
+    return huber_loss_backward(grad, target, self, reduction, delta)
+
+
+class HuberLossBackward0(Node):
+    """Backward of ``huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:21)."""
+
+    __slots__ = ('self_', 'target_', 'reduction_', 'delta_')
+    _saved_names = ('self_', 'target_')
+    _inputs = ('self', 'target')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'HuberLossBackward0')
+        target = wrap_saved(node.target_, 'HuberLossBackward0')
+        reduction = node.reduction_
+        delta = node.delta_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_HuberLossBackward0_0(grad, grads, self, target, reduction, delta))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_HuberLossBackward0_1(grad, grads, self, target, reduction, delta))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'HuberLossBackward0')
+
+    @property
+    def _saved_target(self):
+        return wrap_saved(self.target_, 'HuberLossBackward0')
+
+    @property
+    def _saved_reduction(self):
+        return self.reduction_
+
+    @property
+    def _saved_delta(self):
+        return self.delta_
+
+
+def _BinaryCrossEntropyBackward0_0(grad, grads, self, target, weight, reduction):
+    return bce_backward(grad, self, target, weight, reduction)
+
+
+def _BinaryCrossEntropyBackward0_1(grad, grads, self, target, weight, reduction):
+    return bce_target_backward(grad, self, target, weight, reduction)
+
+
+class BinaryCrossEntropyBackward0(Node):
+    """Backward of ``binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:25)."""
+
+    __slots__ = ('self_', 'target_', 'weight_', 'reduction_')
+    _saved_names = ('self_', 'target_', 'weight_')
+    _inputs = ('self', 'target')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'BinaryCrossEntropyBackward0')
+        target = wrap_saved(node.target_, 'BinaryCrossEntropyBackward0')
+        weight = wrap_saved(node.weight_, 'BinaryCrossEntropyBackward0')
+        reduction = node.reduction_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_BinaryCrossEntropyBackward0_0(grad, grads, self, target, weight, reduction))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_BinaryCrossEntropyBackward0_1(grad, grads, self, target, weight, reduction))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'BinaryCrossEntropyBackward0')
+
+    @property
+    def _saved_target(self):
+        return wrap_saved(self.target_, 'BinaryCrossEntropyBackward0')
+
+    @property
+    def _saved_weight(self):
+        return wrap_saved(self.weight_, 'BinaryCrossEntropyBackward0')
+
+    @property
+    def _saved_reduction(self):
+        return self.reduction_
+
+
+def _BinaryCrossEntropyWithLogitsBackward0_0(grad, grads, self, target, weight, pos_weight, reduction):
+    return bce_logits_backward(grad, self, target, weight, pos_weight, reduction)
+
+
+def _BinaryCrossEntropyWithLogitsBackward0_1(grad, grads, self, target, weight, pos_weight, reduction):
+    return bce_logits_target_backward(grad, self, target, weight, pos_weight, reduction)
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Node):
+    """Backward of ``binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:29)."""
+
+    __slots__ = ('self_', 'target_', 'weight_', 'pos_weight_', 'reduction_')
+    _saved_names = ('self_', 'target_', 'weight_', 'pos_weight_')
+    _inputs = ('self', 'target')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'BinaryCrossEntropyWithLogitsBackward0')
+        target = wrap_saved(node.target_, 'BinaryCrossEntropyWithLogitsBackward0')
+        weight = wrap_saved(node.weight_, 'BinaryCrossEntropyWithLogitsBackward0')
+        pos_weight = wrap_saved(node.pos_weight_, 'BinaryCrossEntropyWithLogitsBackward0')
+        reduction = node.reduction_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_BinaryCrossEntropyWithLogitsBackward0_0(grad, grads, self, target, weight, pos_weight, reduction))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_BinaryCrossEntropyWithLogitsBackward0_1(grad, grads, self, target, weight, pos_weight, reduction))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'BinaryCrossEntropyWithLogitsBackward0')
+
+    @property
+    def _saved_target(self):
+        return wrap_saved(self.target_, 'BinaryCrossEntropyWithLogitsBackward0')
+
+    @property
+    def _saved_weight(self):
+        return wrap_saved(self.weight_, 'BinaryCrossEntropyWithLogitsBackward0')
+
+    @property
+    def _saved_pos_weight(self):
+        return wrap_saved(self.pos_weight_, 'BinaryCrossEntropyWithLogitsBackward0')
+
+    @property
+    def _saved_reduction(self):
+        return self.reduction_
+
+
+def _ReluBackward0_0(grad, grads, result):
+    return threshold_backward(grad, result, 0)
+
+
+class ReluBackward0(Node):
+    """Backward of ``relu(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:5)."""
+
+    __slots__ = ('result_',)
+    _saved_names = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'ReluBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ReluBackward0_0(grad, grads, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'ReluBackward0')
+
+
+def _ThresholdBackward0_0(grad, grads, self, threshold):
+    return threshold_backward(grad, self, threshold)
+
+
+class ThresholdBackward0(Node):
+    """Backward of ``threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:8)."""
+
+    __slots__ = ('self_', 'threshold_')
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'ThresholdBackward0')
+        threshold = node.threshold_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ThresholdBackward0_0(grad, grads, self, threshold))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'ThresholdBackward0')
+
+    @property
+    def _saved_threshold(self):
+        return self.threshold_
+
+
+def _GeluBackward0_0(grad, grads, self, approximate):
+    return gelu_backward(grad, self, approximate)
+
+
+class GeluBackward0(Node):
+    """Backward of ``gelu(Tensor self, *, str approximate='none') -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:11)."""
+
+    __slots__ = ('self_', 'approximate_')
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'GeluBackward0')
+        approximate = node.approximate_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_GeluBackward0_0(grad, grads, self, approximate))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'GeluBackward0')
+
+    @property
+    def _saved_approximate(self):
+        return self.approximate_
+
+
+def _SiluBackward0_0(grad, grads, self):
+    return silu_backward(grad, self)
+
+
+class SiluBackward0(Node):
+    """Backward of ``silu(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:14)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'SiluBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SiluBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'SiluBackward0')
+
+
+def _MishBackward0_0(grad, grads, self):
+    return mish_backward(grad, self)
+
+
+class MishBackward0(Node):
+    """Backward of ``mish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:17)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'MishBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MishBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'MishBackward0')
+
+
+def _SoftplusBackward0_0(grad, grads, self, beta, threshold):
+    return softplus_backward(grad, self, beta, threshold)
+
+
+class SoftplusBackward0(Node):
+    """Backward of ``softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:20)."""
+
+    __slots__ = ('self_', 'beta_', 'threshold_')
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'SoftplusBackward0')
+        beta = node.beta_
+        threshold = node.threshold_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SoftplusBackward0_0(grad, grads, self, beta, threshold))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'SoftplusBackward0')
+
+    @property
+    def _saved_beta(self):
+        return self.beta_
+
+    @property
+    def _saved_threshold(self):
+        return self.threshold_
+
+
+def _EluBackward0_0(grad, grads, self, alpha, scale, input_scale):
+    return elu_backward(grad, self, alpha, scale, input_scale)
+
+
+class EluBackward0(Node):
+    """Backward of ``elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:23)."""
+
+    __slots__ = ('self_', 'alpha_', 'scale_', 'input_scale_')
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'EluBackward0')
+        alpha = node.alpha_
+        scale = node.scale_
+        input_scale = node.input_scale_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_EluBackward0_0(grad, grads, self, alpha, scale, input_scale))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'EluBackward0')
+
+    @property
+    def _saved_alpha(self):
+        return self.alpha_
+
+    @property
+    def _saved_scale(self):
+        return self.scale_
+
+    @property
+    def _saved_input_scale(self):
+        return self.input_scale_
+
+
+def _CeluBackward0_0(grad, grads, self, alpha):
+    return elu_backward(grad, self, alpha, 1, 1.0 / float(alpha))
+
+
+class CeluBackward0(Node):
+    """Backward of ``celu(Tensor self, Scalar alpha=1.0) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:26)."""
+
+    __slots__ = ('self_', 'alpha_')
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'CeluBackward0')
+        alpha = node.alpha_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CeluBackward0_0(grad, grads, self, alpha))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'CeluBackward0')
+
+    @property
+    def _saved_alpha(self):
+        return self.alpha_
+
+
+def _LeakyReluBackward0_0(grad, grads, self, negative_slope):
+    return where(self > 0, grad, grad * negative_slope)
+
+
+class LeakyReluBackward0(Node):
+    """Backward of ``leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:29)."""
+
+    __slots__ = ('self_', 'negative_slope_')
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'LeakyReluBackward0')
+        negative_slope = node.negative_slope_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LeakyReluBackward0_0(grad, grads, self, negative_slope))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'LeakyReluBackward0')
+
+    @property
+    def _saved_negative_slope(self):
+        return self.negative_slope_
+
+
+def _HardtanhBackward0_0(grad, grads, self, min_val, max_val):
+    return hardtanh_backward(grad, self, min_val, max_val)
+
+
+class HardtanhBackward0(Node):
+    """Backward of ``hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:32)."""
+
+    __slots__ = ('self_', 'min_val_', 'max_val_')
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'HardtanhBackward0')
+        min_val = node.min_val_
+        max_val = node.max_val_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_HardtanhBackward0_0(grad, grads, self, min_val, max_val))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'HardtanhBackward0')
+
+    @property
+    def _saved_min_val(self):
+        return self.min_val_
+
+    @property
+    def _saved_max_val(self):
+        return self.max_val_
+
+
+def _HardsigmoidBackward0_0(grad, grads, self):
+    return where_grad((self > -3).logical_and(self < 3), grad * (1.0 / 6))
+
+
+class HardsigmoidBackward0(Node):
+    """Backward of ``hardsigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:35)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'HardsigmoidBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_HardsigmoidBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'HardsigmoidBackward0')
+
+
+def _HardswishBackward0_0(grad, grads, self):
+    return hardswish_backward(grad, self)
+
+
+class HardswishBackward0(Node):
+    """Backward of ``hardswish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:38)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'HardswishBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_HardswishBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'HardswishBackward0')
+
+
+def _LogSigmoidBackward0_0(grad, grads, self):
+    return log_sigmoid_backward(grad, self)
+
+
+class LogSigmoidBackward0(Node):
+    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:41)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'LogSigmoidBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LogSigmoidBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'LogSigmoidBackward0')
+
+
+def _GluBackward0_0(grad, grads, self, dim):
+    return glu_backward(grad, self, dim)
+
+
+class GluBackward0(Node):
+    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:45)."""
+
+    __slots__ = ('self_', 'dim_')
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'GluBackward0')
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_GluBackward0_0(grad, grads, self, dim))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'GluBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _SoftmaxBackward0_0(grad, grads, dim, result):
+    return softmax_backward(grad, result, dim)
+
+
+class SoftmaxBackward0(Node):
+    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:48)."""
+
+    __slots__ = ('dim_', 'result_')
+    _saved_names = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        result = wrap_saved(node.result_, 'SoftmaxBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SoftmaxBackward0_0(grad, grads, dim, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'SoftmaxBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _LogSoftmaxBackward0_0(grad, grads, dim, result):
+    return log_softmax_backward(grad, result, dim)
+
+
+class LogSoftmaxBackward0(Node):
+    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:51)."""
+
+    __slots__ = ('dim_', 'result_')
+    _saved_names = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        result = wrap_saved(node.result_, 'LogSoftmaxBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LogSoftmaxBackward0_0(grad, grads, dim, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'LogSoftmaxBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
 def _NativeLayerNormBackward0_0(grad, grads, input, weight, bias, normalized_shape, result):
     return layer_norm_backward(grad, input, normalized_shape, result[1], result[2], weight, bias)
 
 
 class NativeLayerNormBackward0(Node):
-    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/core.yaml:252)."""
+    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:54)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'normalized_shape_', 'result_')
     _saved_names = ('input_', 'weight_', 'bias_', 'result_')
@@ -2265,14 +2843,356 @@ class NativeLayerNormBackward0(Node):
         return self.normalized_shape_
 
 
-def _NativeDropoutBackward0_0(grad, grads, p, result):
-    return grad * result[1] * (0.0 if p >= 1 else 1.0 / (1 - p))
+def _FusedRmsNormBackward0_0(grad, grads, input, weight, normalized_shape, result):
+    return rms_norm_backward(grads, input, normalized_shape, result[1], weight)
+
+
+class FusedRmsNormBackward0(Node):
+    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:58)."""
+
+    __slots__ = ('input_', 'weight_', 'normalized_shape_', 'result_')
+    _saved_names = ('input_', 'weight_', 'result_')
+    _inputs = ('input', 'weight')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        input = wrap_saved(node.input_, 'FusedRmsNormBackward0')
+        weight = wrap_saved(node.weight_, 'FusedRmsNormBackward0')
+        normalized_shape = node.normalized_shape_
+        result = wrap_saved(node.result_, 'FusedRmsNormBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0) or node.should_compute_output(1):
+            res = _FusedRmsNormBackward0_0(grad, grads, input, weight, normalized_shape, result)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+        return out
+
+    @property
+    def _saved_input(self):
+        return wrap_saved(self.input_, 'FusedRmsNormBackward0')
+
+    @property
+    def _saved_weight(self):
+        return wrap_saved(self.weight_, 'FusedRmsNormBackward0')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'FusedRmsNormBackward0')
+
+    @property
+    def _saved_normalized_shape(self):
+        return self.normalized_shape_
+
+
+def _NativeBatchNormBackward0_0(grad, grads, input, weight, bias, running_mean, running_var, training, eps, result):
+    return batch_norm_backward(grad, input, weight, bias, running_mean, running_var, result[1], result[2], training, eps)
+
+
+class NativeBatchNormBackward0(Node):
+    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:61)."""
+
+    __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
+    _saved_names = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
+    _inputs = ('input', 'weight', 'bias')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        input = wrap_saved(node.input_, 'NativeBatchNormBackward0')
+        weight = wrap_saved(node.weight_, 'NativeBatchNormBackward0')
+        bias = wrap_saved(node.bias_, 'NativeBatchNormBackward0')
+        running_mean = wrap_saved(node.running_mean_, 'NativeBatchNormBackward0')
+        running_var = wrap_saved(node.running_var_, 'NativeBatchNormBackward0')
+        training = node.training_
+        eps = node.eps_
+        result = wrap_saved(node.result_, 'NativeBatchNormBackward0')
+        out = [None] * 3
+        if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
+            res = _NativeBatchNormBackward0_0(grad, grads, input, weight, bias, running_mean, running_var, training, eps, result)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+            out[2] = unwrap(res[2])
+        return out
+
+    @property
+    def _saved_input(self):
+        return wrap_saved(self.input_, 'NativeBatchNormBackward0')
+
+    @property
+    def _saved_weight(self):
+        return wrap_saved(self.weight_, 'NativeBatchNormBackward0')
+
+    @property
+    def _saved_bias(self):
+        return wrap_saved(self.bias_, 'NativeBatchNormBackward0')
+
+    @property
+    def _saved_running_mean(self):
+        return wrap_saved(self.running_mean_, 'NativeBatchNormBackward0')
+
+    @property
+    def _saved_running_var(self):
+        return wrap_saved(self.running_var_, 'NativeBatchNormBackward0')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'NativeBatchNormBackward0')
+
+    @property
+    def _saved_training(self):
+        return self.training_
+
+    @property
+    def _saved_eps(self):
+        return self.eps_
+
+
+def _NativeBatchNormLegitBackward0_0(grad, grads, input, weight, bias, running_mean, running_var, training, eps, result):
+    return batch_norm_backward(grad, input, weight, bias, running_mean, running_var, result[1], result[2], training, eps)
+
+
+class NativeBatchNormLegitBackward0(Node):
+    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:65)."""
+
+    __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
+    _saved_names = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
+    _inputs = ('input', 'weight', 'bias')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        input = wrap_saved(node.input_, 'NativeBatchNormLegitBackward0')
+        weight = wrap_saved(node.weight_, 'NativeBatchNormLegitBackward0')
+        bias = wrap_saved(node.bias_, 'NativeBatchNormLegitBackward0')
+        running_mean = wrap_saved(node.running_mean_, 'NativeBatchNormLegitBackward0')
+        running_var = wrap_saved(node.running_var_, 'NativeBatchNormLegitBackward0')
+        training = node.training_
+        eps = node.eps_
+        result = wrap_saved(node.result_, 'NativeBatchNormLegitBackward0')
+        out = [None] * 3
+        if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
+            res = _NativeBatchNormLegitBackward0_0(grad, grads, input, weight, bias, running_mean, running_var, training, eps, result)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+            out[2] = unwrap(res[2])
+        return out
+
+    @property
+    def _saved_input(self):
+        return wrap_saved(self.input_, 'NativeBatchNormLegitBackward0')
+
+    @property
+    def _saved_weight(self):
+        return wrap_saved(self.weight_, 'NativeBatchNormLegitBackward0')
+
+    @property
+    def _saved_bias(self):
+        return wrap_saved(self.bias_, 'NativeBatchNormLegitBackward0')
+
+    @property
+    def _saved_running_mean(self):
+        return wrap_saved(self.running_mean_, 'NativeBatchNormLegitBackward0')
+
+    @property
+    def _saved_running_var(self):
+        return wrap_saved(self.running_var_, 'NativeBatchNormLegitBackward0')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'NativeBatchNormLegitBackward0')
+
+    @property
+    def _saved_training(self):
+        return self.training_
+
+    @property
+    def _saved_eps(self):
+        return self.eps_
+
+
+def _NativeBatchNormLegitBackward1_0(grad, grads, input, weight, bias, training, eps, result):
+    return batch_norm_backward(grad, input, weight, bias, None, None, result[1], result[2], training, eps)
+
+
+class NativeBatchNormLegitBackward1(Node):
+    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:69)."""
+
+    __slots__ = ('input_', 'weight_', 'bias_', 'training_', 'eps_', 'result_')
+    _saved_names = ('input_', 'weight_', 'bias_', 'result_')
+    _inputs = ('input', 'weight', 'bias')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        input = wrap_saved(node.input_, 'NativeBatchNormLegitBackward1')
+        weight = wrap_saved(node.weight_, 'NativeBatchNormLegitBackward1')
+        bias = wrap_saved(node.bias_, 'NativeBatchNormLegitBackward1')
+        training = node.training_
+        eps = node.eps_
+        result = wrap_saved(node.result_, 'NativeBatchNormLegitBackward1')
+        out = [None] * 3
+        if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
+            res = _NativeBatchNormLegitBackward1_0(grad, grads, input, weight, bias, training, eps, result)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+            out[2] = unwrap(res[2])
+        return out
+
+    @property
+    def _saved_input(self):
+        return wrap_saved(self.input_, 'NativeBatchNormLegitBackward1')
+
+    @property
+    def _saved_weight(self):
+        return wrap_saved(self.weight_, 'NativeBatchNormLegitBackward1')
+
+    @property
+    def _saved_bias(self):
+        return wrap_saved(self.bias_, 'NativeBatchNormLegitBackward1')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'NativeBatchNormLegitBackward1')
+
+    @property
+    def _saved_training(self):
+        return self.training_
+
+    @property
+    def _saved_eps(self):
+        return self.eps_
+
+
+def _NativeBatchNormLegitNoTrainingBackward0_0(grad, grads, input, weight, bias, running_mean, running_var, eps, result):
+    return batch_norm_backward(grad, input, weight, bias, running_mean, running_var, result[1], result[2], False, eps)
+
+
+class NativeBatchNormLegitNoTrainingBackward0(Node):
+    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:73)."""
+
+    __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
+    _saved_names = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
+    _inputs = ('input', 'weight', 'bias')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        input = wrap_saved(node.input_, 'NativeBatchNormLegitNoTrainingBackward0')
+        weight = wrap_saved(node.weight_, 'NativeBatchNormLegitNoTrainingBackward0')
+        bias = wrap_saved(node.bias_, 'NativeBatchNormLegitNoTrainingBackward0')
+        running_mean = wrap_saved(node.running_mean_, 'NativeBatchNormLegitNoTrainingBackward0')
+        running_var = wrap_saved(node.running_var_, 'NativeBatchNormLegitNoTrainingBackward0')
+        eps = node.eps_
+        result = wrap_saved(node.result_, 'NativeBatchNormLegitNoTrainingBackward0')
+        out = [None] * 3
+        if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
+            res = _NativeBatchNormLegitNoTrainingBackward0_0(grad, grads, input, weight, bias, running_mean, running_var, eps, result)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+            out[2] = unwrap(res[2])
+        return out
+
+    @property
+    def _saved_input(self):
+        return wrap_saved(self.input_, 'NativeBatchNormLegitNoTrainingBackward0')
+
+    @property
+    def _saved_weight(self):
+        return wrap_saved(self.weight_, 'NativeBatchNormLegitNoTrainingBackward0')
+
+    @property
+    def _saved_bias(self):
+        return wrap_saved(self.bias_, 'NativeBatchNormLegitNoTrainingBackward0')
+
+    @property
+    def _saved_running_mean(self):
+        return wrap_saved(self.running_mean_, 'NativeBatchNormLegitNoTrainingBackward0')
+
+    @property
+    def _saved_running_var(self):
+        return wrap_saved(self.running_var_, 'NativeBatchNormLegitNoTrainingBackward0')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'NativeBatchNormLegitNoTrainingBackward0')
+
+    @property
+    def _saved_eps(self):
+        return self.eps_
+
+
+def _NativeGroupNormBackward0_0(grad, grads, input, weight, bias, N, C, HxW, group, result):
+    return group_norm_backward(grads, input, result[1], result[2], weight, bias, N, C, HxW, group)
+
+
+class NativeGroupNormBackward0(Node):
+    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:77)."""
+
+    __slots__ = ('input_', 'weight_', 'bias_', 'N_', 'C_', 'HxW_', 'group_', 'result_')
+    _saved_names = ('input_', 'weight_', 'bias_', 'result_')
+    _inputs = ('input', 'weight', 'bias')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        input = wrap_saved(node.input_, 'NativeGroupNormBackward0')
+        weight = wrap_saved(node.weight_, 'NativeGroupNormBackward0')
+        bias = wrap_saved(node.bias_, 'NativeGroupNormBackward0')
+        N = node.N_
+        C = node.C_
+        HxW = node.HxW_
+        group = node.group_
+        result = wrap_saved(node.result_, 'NativeGroupNormBackward0')
+        out = [None] * 3
+        if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
+            res = _NativeGroupNormBackward0_0(grad, grads, input, weight, bias, N, C, HxW, group, result)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+            out[2] = unwrap(res[2])
+        return out
+
+    @property
+    def _saved_input(self):
+        return wrap_saved(self.input_, 'NativeGroupNormBackward0')
+
+    @property
+    def _saved_weight(self):
+        return wrap_saved(self.weight_, 'NativeGroupNormBackward0')
+
+    @property
+    def _saved_bias(self):
+        return wrap_saved(self.bias_, 'NativeGroupNormBackward0')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'NativeGroupNormBackward0')
+
+    @property
+    def _saved_N(self):
+        return self.N_
+
+    @property
+    def _saved_C(self):
+        return self.C_
+
+    @property
+    def _saved_HxW(self):
+        return self.HxW_
+
+    @property
+    def _saved_group(self):
+        return self.group_
+
+
+def _NativeDropoutBackward0_0(grad, grads, p, train, result):
+    return grad * result[1] * (1.0 if not train else 0.0 if p == 1 else 1.0 / (1.0 - p))
 
 
 class NativeDropoutBackward0(Node):
-    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/core.yaml:256)."""
+    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:80)."""
 
-    __slots__ = ('p_', 'result_')
+    __slots__ = ('p_', 'train_', 'result_')
     _saved_names = ('result_',)
     _inputs = ('input',)
 
@@ -2280,10 +3200,11 @@ class NativeDropoutBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         p = node.p_
+        train = node.train_
         result = wrap_saved(node.result_, 'NativeDropoutBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_NativeDropoutBackward0_0(grad, grads, p, result))
+            out[0] = unwrap(_NativeDropoutBackward0_0(grad, grads, p, train, result))
         return out
 
     @property
@@ -2294,13 +3215,57 @@ class NativeDropoutBackward0(Node):
     def _saved_p(self):
         return self.p_
 
+    @property
+    def _saved_train(self):
+        return self.train_
+
+
+def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq, weight_sizes):
+    return embedding_backward(grad, indices, weight_sizes[0], padding_idx, scale_grad_by_freq)
+
+
+class EmbeddingBackward0(Node):
+    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:84)."""
+
+    __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'weight_sizes_')
+    _saved_names = ('indices_',)
+    _inputs = ('weight',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        indices = wrap_saved(node.indices_, 'EmbeddingBackward0')
+        padding_idx = node.padding_idx_
+        scale_grad_by_freq = node.scale_grad_by_freq_
+        weight_sizes = node.weight_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq, weight_sizes))
+        return out
+
+    @property
+    def _saved_indices(self):
+        return wrap_saved(self.indices_, 'EmbeddingBackward0')
+
+    @property
+    def _saved_padding_idx(self):
+        return self.padding_idx_
+
+    @property
+    def _saved_scale_grad_by_freq(self):
+        return self.scale_grad_by_freq_
+
+    @property
+    def _saved_weight_sizes(self):
+        return self.weight_sizes_
+
 
 def _ScaledDotProductFlashAttentionForCpuBackward0_0(grad, grads, query, key, value, attn_mask, dropout_p, is_causal, scale, result):
     return sdpa_backward(grad, query, key, value, attn_mask, dropout_p, is_causal, scale, result[1])
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(Node):
-    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/core.yaml:260)."""
+    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:87)."""
 
     __slots__ = ('query_', 'key_', 'value_', 'attn_mask_', 'dropout_p_', 'is_causal_', 'scale_', 'result_')
     _saved_names = ('query_', 'key_', 'value_', 'attn_mask_', 'result_')
@@ -2356,3 +3321,3779 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
     @property
     def _saved_scale(self):
         return self.scale_
+
+
+def _AddBackward0_0(grad, grads, alpha):
+    return grad
+
+
+def _AddBackward0_1(grad, grads, alpha):
+    return maybe_multiply(grad, alpha)
+
+
+class AddBackward0(Node):
+    """Backward of ``add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:6)."""
+
+    __slots__ = ('alpha_',)
+    _saved_names = ()
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        alpha = node.alpha_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AddBackward0_0(grad, grads, alpha))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_AddBackward0_1(grad, grads, alpha))
+        return out
+
+    @property
+    def _saved_alpha(self):
+        return self.alpha_
+
+
+def _AddBackward1_0(grad, grads):
+    return grad
+
+
+class AddBackward1(Node):
+    """Backward of ``add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:10)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AddBackward1_0(grad, grads))
+        return out
+
+
+def _SubBackward0_0(grad, grads, alpha):
+    return grad
+
+
+def _SubBackward0_1(grad, grads, alpha):
+    return maybe_multiply(-grad, alpha)
+
+
+class SubBackward0(Node):
+    """Backward of ``sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:13)."""
+
+    __slots__ = ('alpha_',)
+    _saved_names = ()
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        alpha = node.alpha_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SubBackward0_0(grad, grads, alpha))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_SubBackward0_1(grad, grads, alpha))
+        return out
+
+    @property
+    def _saved_alpha(self):
+        return self.alpha_
+
+
+def _SubBackward1_0(grad, grads):
+    return grad
+
+
+class SubBackward1(Node):
+    """Backward of ``sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:17)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SubBackward1_0(grad, grads))
+        return out
+
+
+def _RsubBackward0_0(grad, grads, alpha):
+    return maybe_multiply(-grad, alpha)
+
+
+def _RsubBackward0_1(grad, grads, alpha):
+    return grad
+
+
+class RsubBackward0(Node):
+    """Backward of ``rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:20)."""
+
+    __slots__ = ('alpha_',)
+    _saved_names = ()
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        alpha = node.alpha_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_RsubBackward0_0(grad, grads, alpha))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_RsubBackward0_1(grad, grads, alpha))
+        return out
+
+    @property
+    def _saved_alpha(self):
+        return self.alpha_
+
+
+def _RsubBackward1_0(grad, grads, alpha):
+    return maybe_multiply(-grad, alpha)
+
+
+class RsubBackward1(Node):
+    """Backward of ``rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:24)."""
+
+    __slots__ = ('alpha_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        alpha = node.alpha_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_RsubBackward1_0(grad, grads, alpha))
+        return out
+
+    @property
+    def _saved_alpha(self):
+        return self.alpha_
+
+
+def _MulBackward0_0(grad, grads, self, other):
+    return grad * other
+
+
+def _MulBackward0_1(grad, grads, self, other):
+    return grad * self
+
+
+class MulBackward0(Node):
+    """Backward of ``mul.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:27)."""
+
+    __slots__ = ('self_', 'other_')
+    _saved_names = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'MulBackward0')
+        other = wrap_saved(node.other_, 'MulBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MulBackward0_0(grad, grads, self, other))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_MulBackward0_1(grad, grads, self, other))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'MulBackward0')
+
+    @property
+    def _saved_other(self):
+        return wrap_saved(self.other_, 'MulBackward0')
+
+
+def _MulBackward1_0(grad, grads, other):
+    return grad * other
+
+
+class MulBackward1(Node):
+    """Backward of ``mul.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:31)."""
+
+    __slots__ = ('other_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = node.other_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MulBackward1_0(grad, grads, other))
+        return out
+
+    @property
+    def _saved_other(self):
+        return self.other_
+
+
+def _DivBackward0_0(grad, grads, self, other):
+    return div_self_backward(grad, other)
+
+
+def _DivBackward0_1(grad, grads, self, other):
+    return div_other_backward(grad, self, other)
+
+
+class DivBackward0(Node):
+    """Backward of ``div.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:34)."""
+
+    __slots__ = ('self_', 'other_')
+    _saved_names = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'DivBackward0')
+        other = wrap_saved(node.other_, 'DivBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_DivBackward0_0(grad, grads, self, other))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_DivBackward0_1(grad, grads, self, other))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'DivBackward0')
+
+    @property
+    def _saved_other(self):
+        return wrap_saved(self.other_, 'DivBackward0')
+
+
+def _DivBackward1_0(grad, grads, other):
+    return div_self_backward(grad, other)
+
+
+class DivBackward1(Node):
+    """Backward of ``div.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:38)."""
+
+    __slots__ = ('other_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = node.other_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_DivBackward1_0(grad, grads, other))
+        return out
+
+    @property
+    def _saved_other(self):
+        return self.other_
+
+
+def _DivBackward2_0(grad, grads, self, other, rounding_mode):
+    return div_self_backward(grad, other, rounding_mode)
+
+
+def _DivBackward2_1(grad, grads, self, other, rounding_mode):
+    return div_other_backward(grad, self, other, rounding_mode)
+
+
+class DivBackward2(Node):
+    """Backward of ``div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:41)."""
+
+    __slots__ = ('self_', 'other_', 'rounding_mode_')
+    _saved_names = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'DivBackward2')
+        other = wrap_saved(node.other_, 'DivBackward2')
+        rounding_mode = node.rounding_mode_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_DivBackward2_0(grad, grads, self, other, rounding_mode))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_DivBackward2_1(grad, grads, self, other, rounding_mode))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'DivBackward2')
+
+    @property
+    def _saved_other(self):
+        return wrap_saved(self.other_, 'DivBackward2')
+
+    @property
+    def _saved_rounding_mode(self):
+        return self.rounding_mode_
+
+
+def _DivBackward3_0(grad, grads, other, rounding_mode):
+    return div_self_backward(grad, other, rounding_mode)
+
+
+class DivBackward3(Node):
+    """Backward of ``div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:45)."""
+
+    __slots__ = ('other_', 'rounding_mode_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = node.other_
+        rounding_mode = node.rounding_mode_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_DivBackward3_0(grad, grads, other, rounding_mode))
+        return out
+
+    @property
+    def _saved_other(self):
+        return self.other_
+
+    @property
+    def _saved_rounding_mode(self):
+        return self.rounding_mode_
+
+
+def _RemainderBackward0_0(grad, grads):
+    return grad
+
+
+class RemainderBackward0(Node):
+    """Backward of ``remainder.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:48)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_RemainderBackward0_0(grad, grads))
+        return out
+
+
+def _RemainderBackward1_0(grad, grads, self, other):
+    return grad
+
+
+def _RemainderBackward1_1(grad, grads, self, other):
+    return -grad * self.div(other, rounding_mode="floor")
+
+
+class RemainderBackward1(Node):
+    """Backward of ``remainder.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:51)."""
+
+    __slots__ = ('self_', 'other_')
+    _saved_names = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'RemainderBackward1')
+        other = wrap_saved(node.other_, 'RemainderBackward1')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_RemainderBackward1_0(grad, grads, self, other))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_RemainderBackward1_1(grad, grads, self, other))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'RemainderBackward1')
+
+    @property
+    def _saved_other(self):
+        return wrap_saved(self.other_, 'RemainderBackward1')
+
+
+def _FmodBackward0_0(grad, grads):
+    return grad
+
+
+class FmodBackward0(Node):
+    """Backward of ``fmod.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:55)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FmodBackward0_0(grad, grads))
+        return out
+
+
+def _FmodBackward1_0(grad, grads, self, other):
+    return grad
+
+
+def _FmodBackward1_1(grad, grads, self, other):
+    return -grad * self.div(other, rounding_mode="trunc")
+
+
+class FmodBackward1(Node):
+    """Backward of ``fmod.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:58)."""
+
+    __slots__ = ('self_', 'other_')
+    _saved_names = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'FmodBackward1')
+        other = wrap_saved(node.other_, 'FmodBackward1')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FmodBackward1_0(grad, grads, self, other))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_FmodBackward1_1(grad, grads, self, other))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'FmodBackward1')
+
+    @property
+    def _saved_other(self):
+        return wrap_saved(self.other_, 'FmodBackward1')
+
+
+def _PowBackward0_0(grad, grads, self, exponent):
+    return pow_backward(grad, self, exponent)
+
+
+class PowBackward0(Node):
+    """Backward of ``pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:62)."""
+
+    __slots__ = ('self_', 'exponent_')
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'PowBackward0')
+        exponent = node.exponent_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_PowBackward0_0(grad, grads, self, exponent))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'PowBackward0')
+
+    @property
+    def _saved_exponent(self):
+        return self.exponent_
+
+
+def _PowBackward1_0(grad, grads, self, exponent, result):
+    return pow_backward_self(grad, self, exponent)
+
+
+def _PowBackward1_1(grad, grads, self, exponent, result):
+    return pow_backward_exponent(grad, self, exponent, result)
+
+
+class PowBackward1(Node):
+    """Backward of ``pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:65)."""
+
+    __slots__ = ('self_', 'exponent_', 'result_')
+    _saved_names = ('self_', 'exponent_', 'result_')
+    _inputs = ('self', 'exponent')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'PowBackward1')
+        exponent = wrap_saved(node.exponent_, 'PowBackward1')
+        result = wrap_saved(node.result_, 'PowBackward1')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_PowBackward1_0(grad, grads, self, exponent, result))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_PowBackward1_1(grad, grads, self, exponent, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'PowBackward1')
+
+    @property
+    def _saved_exponent(self):
+        return wrap_saved(self.exponent_, 'PowBackward1')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'PowBackward1')
+
+
+def _PowBackward2_0(grad, grads, exponent, self, result):
+    return pow_scalar_backward_exponent(grad, self, exponent, result)
+
+
+class PowBackward2(Node):
+    """Backward of ``pow.Scalar(Scalar self, Tensor exponent) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:69)."""
+
+    __slots__ = ('exponent_', 'self_', 'result_')
+    _saved_names = ('exponent_', 'result_')
+    _inputs = ('exponent',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        exponent = wrap_saved(node.exponent_, 'PowBackward2')
+        self = node.self_
+        result = wrap_saved(node.result_, 'PowBackward2')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_PowBackward2_0(grad, grads, exponent, self, result))
+        return out
+
+    @property
+    def _saved_exponent(self):
+        return wrap_saved(self.exponent_, 'PowBackward2')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'PowBackward2')
+
+    @property
+    def _saved_self(self):
+        return self.self_
+
+
+def _AddcmulBackward0_0(grad, grads, tensor1, tensor2, value):
+    return grad
+
+
+def _AddcmulBackward0_1(grad, grads, tensor1, tensor2, value):
+    return grad * (tensor2 * value)
+
+
+def _AddcmulBackward0_2(grad, grads, tensor1, tensor2, value):
+    return grad * (tensor1 * value)
+
+
+class AddcmulBackward0(Node):
+    """Backward of ``addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:72)."""
+
+    __slots__ = ('tensor1_', 'tensor2_', 'value_')
+    _saved_names = ('tensor1_', 'tensor2_')
+    _inputs = ('self', 'tensor1', 'tensor2')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        tensor1 = wrap_saved(node.tensor1_, 'AddcmulBackward0')
+        tensor2 = wrap_saved(node.tensor2_, 'AddcmulBackward0')
+        value = node.value_
+        out = [None] * 3
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AddcmulBackward0_0(grad, grads, tensor1, tensor2, value))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_AddcmulBackward0_1(grad, grads, tensor1, tensor2, value))
+        if node.should_compute_output(2):
+            out[2] = unwrap(_AddcmulBackward0_2(grad, grads, tensor1, tensor2, value))
+        return out
+
+    @property
+    def _saved_tensor1(self):
+        return wrap_saved(self.tensor1_, 'AddcmulBackward0')
+
+    @property
+    def _saved_tensor2(self):
+        return wrap_saved(self.tensor2_, 'AddcmulBackward0')
+
+    @property
+    def _saved_value(self):
+        return self.value_
+
+
+def _AddcdivBackward0_0(grad, grads, tensor1, tensor2, value):
+    return grad
+
+
+def _AddcdivBackward0_1(grad, grads, tensor1, tensor2, value):
+    return grad * (value / tensor2)
+
+
+def _AddcdivBackward0_2(grad, grads, tensor1, tensor2, value):
+    return -grad * (value * tensor1 / (tensor2 * tensor2))
+
+
+class AddcdivBackward0(Node):
+    """Backward of ``addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:77)."""
+
+    __slots__ = ('tensor1_', 'tensor2_', 'value_')
+    _saved_names = ('tensor1_', 'tensor2_')
+    _inputs = ('self', 'tensor1', 'tensor2')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        tensor1 = wrap_saved(node.tensor1_, 'AddcdivBackward0')
+        tensor2 = wrap_saved(node.tensor2_, 'AddcdivBackward0')
+        value = node.value_
+        out = [None] * 3
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AddcdivBackward0_0(grad, grads, tensor1, tensor2, value))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_AddcdivBackward0_1(grad, grads, tensor1, tensor2, value))
+        if node.should_compute_output(2):
+            out[2] = unwrap(_AddcdivBackward0_2(grad, grads, tensor1, tensor2, value))
+        return out
+
+    @property
+    def _saved_tensor1(self):
+        return wrap_saved(self.tensor1_, 'AddcdivBackward0')
+
+    @property
+    def _saved_tensor2(self):
+        return wrap_saved(self.tensor2_, 'AddcdivBackward0')
+
+    @property
+    def _saved_value(self):
+        return self.value_
+
+
+def _LerpBackward0_0(grad, grads, weight):
+    return grad * (1 - float(weight))
+
+
+def _LerpBackward0_1(grad, grads, weight):
+    return grad * weight
+
+
+class LerpBackward0(Node):
+    """Backward of ``lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:82)."""
+
+    __slots__ = ('weight_',)
+    _saved_names = ()
+    _inputs = ('self', 'end')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        weight = node.weight_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LerpBackward0_0(grad, grads, weight))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_LerpBackward0_1(grad, grads, weight))
+        return out
+
+    @property
+    def _saved_weight(self):
+        return self.weight_
+
+
+def _LerpBackward1_0(grad, grads, self, end, weight):
+    return grad * (1 - weight)
+
+
+def _LerpBackward1_1(grad, grads, self, end, weight):
+    return grad * weight
+
+
+def _LerpBackward1_2(grad, grads, self, end, weight):
+    return grad * (end - self)
+
+
+class LerpBackward1(Node):
+    """Backward of ``lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:86)."""
+
+    __slots__ = ('self_', 'end_', 'weight_')
+    _saved_names = ('self_', 'end_', 'weight_')
+    _inputs = ('self', 'end', 'weight')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'LerpBackward1')
+        end = wrap_saved(node.end_, 'LerpBackward1')
+        weight = wrap_saved(node.weight_, 'LerpBackward1')
+        out = [None] * 3
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LerpBackward1_0(grad, grads, self, end, weight))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_LerpBackward1_1(grad, grads, self, end, weight))
+        if node.should_compute_output(2):
+            out[2] = unwrap(_LerpBackward1_2(grad, grads, self, end, weight))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'LerpBackward1')
+
+    @property
+    def _saved_end(self):
+        return wrap_saved(self.end_, 'LerpBackward1')
+
+    @property
+    def _saved_weight(self):
+        return wrap_saved(self.weight_, 'LerpBackward1')
+
+
+def _AbsBackward0_0(grad, grads, self):
+    return grad * self.sgn()
+
+
+class AbsBackward0(Node):
+    """Backward of ``abs(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:92)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'AbsBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AbsBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'AbsBackward0')
+
+
+def _NegBackward0_0(grad, grads):
+    return -grad
+
+
+class NegBackward0(Node):
+    """Backward of ``neg(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:95)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NegBackward0_0(grad, grads))
+        return out
+
+
+def _SignBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class SignBackward0(Node):
+    """Backward of ``sign(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:98)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SignBackward0_0(grad, grads))
+        return out
+
+
+def _SgnBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class SgnBackward0(Node):
+    """Backward of ``sgn(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:101)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SgnBackward0_0(grad, grads))
+        return out
+
+
+def _ExpBackward0_0(grad, grads, result):
+    return grad * result
+
+
+class ExpBackward0(Node):
+    """Backward of ``exp(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:104)."""
+
+    __slots__ = ('result_',)
+    _saved_names = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'ExpBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ExpBackward0_0(grad, grads, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'ExpBackward0')
+
+
+def _Exp2Backward0_0(grad, grads, result):
+    return grad * result * 0.6931471805599453
+
+
+class Exp2Backward0(Node):
+    """Backward of ``exp2(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:107)."""
+
+    __slots__ = ('result_',)
+    _saved_names = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'Exp2Backward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_Exp2Backward0_0(grad, grads, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'Exp2Backward0')
+
+
+def _Expm1Backward0_0(grad, grads, result):
+    return grad * (result + 1)
+
+
+class Expm1Backward0(Node):
+    """Backward of ``expm1(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:110)."""
+
+    __slots__ = ('result_',)
+    _saved_names = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'Expm1Backward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_Expm1Backward0_0(grad, grads, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'Expm1Backward0')
+
+
+def _LogBackward0_0(grad, grads, self):
+    return grad / self
+
+
+class LogBackward0(Node):
+    """Backward of ``log(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:113)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'LogBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LogBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'LogBackward0')
+
+
+def _Log2Backward0_0(grad, grads, self):
+    return grad / (self * 0.6931471805599453)
+
+
+class Log2Backward0(Node):
+    """Backward of ``log2(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:116)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'Log2Backward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_Log2Backward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'Log2Backward0')
+
+
+def _Log10Backward0_0(grad, grads, self):
+    return grad / (self * 2.3025850929940456)
+
+
+class Log10Backward0(Node):
+    """Backward of ``log10(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:119)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'Log10Backward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_Log10Backward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'Log10Backward0')
+
+
+def _Log1pBackward0_0(grad, grads, self):
+    return grad / (self + 1)
+
+
+class Log1pBackward0(Node):
+    """Backward of ``log1p(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:122)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'Log1pBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_Log1pBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'Log1pBackward0')
+
+
+def _SqrtBackward0_0(grad, grads, result):
+    return grad / (2 * result)
+
+
+class SqrtBackward0(Node):
+    """Backward of ``sqrt(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:125)."""
+
+    __slots__ = ('result_',)
+    _saved_names = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'SqrtBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SqrtBackward0_0(grad, grads, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'SqrtBackward0')
+
+
+def _RsqrtBackward0_0(grad, grads, result):
+    return -0.5 * grad * result.pow(3)
+
+
+class RsqrtBackward0(Node):
+    """Backward of ``rsqrt(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:128)."""
+
+    __slots__ = ('result_',)
+    _saved_names = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'RsqrtBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_RsqrtBackward0_0(grad, grads, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'RsqrtBackward0')
+
+
+def _ReciprocalBackward0_0(grad, grads, result):
+    return -grad * (result * result)
+
+
+class ReciprocalBackward0(Node):
+    """Backward of ``reciprocal(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:131)."""
+
+    __slots__ = ('result_',)
+    _saved_names = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'ReciprocalBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ReciprocalBackward0_0(grad, grads, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'ReciprocalBackward0')
+
+
+def _SquareBackward0_0(grad, grads, self):
+    return grad * (2.0 * self)
+
+
+class SquareBackward0(Node):
+    """Backward of ``square(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:134)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'SquareBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SquareBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'SquareBackward0')
+
+
+def _SinBackward0_0(grad, grads, self):
+    return grad * self.cos()
+
+
+class SinBackward0(Node):
+    """Backward of ``sin(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:137)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'SinBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SinBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'SinBackward0')
+
+
+def _CosBackward0_0(grad, grads, self):
+    return grad * -self.sin()
+
+
+class CosBackward0(Node):
+    """Backward of ``cos(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:140)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'CosBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CosBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'CosBackward0')
+
+
+def _TanBackward0_0(grad, grads, result):
+    return grad * (1 + result.pow(2))
+
+
+class TanBackward0(Node):
+    """Backward of ``tan(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:143)."""
+
+    __slots__ = ('result_',)
+    _saved_names = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'TanBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TanBackward0_0(grad, grads, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'TanBackward0')
+
+
+def _AsinBackward0_0(grad, grads, self):
+    return grad * (-self * self + 1).rsqrt()
+
+
+class AsinBackward0(Node):
+    """Backward of ``asin(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:146)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'AsinBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AsinBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'AsinBackward0')
+
+
+def _AcosBackward0_0(grad, grads, self):
+    return grad * -((-self * self + 1).rsqrt())
+
+
+class AcosBackward0(Node):
+    """Backward of ``acos(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:149)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'AcosBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AcosBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'AcosBackward0')
+
+
+def _AtanBackward0_0(grad, grads, self):
+    return grad / (self * self + 1)
+
+
+class AtanBackward0(Node):
+    """Backward of ``atan(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:152)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'AtanBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AtanBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'AtanBackward0')
+
+
+def _SinhBackward0_0(grad, grads, self):
+    return grad * self.cosh()
+
+
+class SinhBackward0(Node):
+    """Backward of ``sinh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:155)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'SinhBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SinhBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'SinhBackward0')
+
+
+def _CoshBackward0_0(grad, grads, self):
+    return grad * self.sinh()
+
+
+class CoshBackward0(Node):
+    """Backward of ``cosh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:158)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'CoshBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CoshBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'CoshBackward0')
+
+
+def _TanhBackward0_0(grad, grads, result):
+    return grad * (1 - result * result)
+
+
+class TanhBackward0(Node):
+    """Backward of ``tanh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:161)."""
+
+    __slots__ = ('result_',)
+    _saved_names = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'TanhBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TanhBackward0_0(grad, grads, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'TanhBackward0')
+
+
+def _AsinhBackward0_0(grad, grads, self):
+    return grad * (self.pow(2) + 1).rsqrt()
+
+
+class AsinhBackward0(Node):
+    """Backward of ``asinh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:164)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'AsinhBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AsinhBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'AsinhBackward0')
+
+
+def _AcoshBackward0_0(grad, grads, self):
+    return grad * (self * self - 1).rsqrt()
+
+
+class AcoshBackward0(Node):
+    """Backward of ``acosh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:167)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'AcoshBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AcoshBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'AcoshBackward0')
+
+
+def _AtanhBackward0_0(grad, grads, self):
+    return grad * 1 / (1 - self.pow(2))
+
+
+class AtanhBackward0(Node):
+    """Backward of ``atanh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:170)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'AtanhBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AtanhBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'AtanhBackward0')
+
+
+def _SigmoidBackward0_0(grad, grads, result):
+    return grad * (1 - result) * result
+
+
+class SigmoidBackward0(Node):
+    """Backward of ``sigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:173)."""
+
+    __slots__ = ('result_',)
+    _saved_names = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'SigmoidBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SigmoidBackward0_0(grad, grads, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'SigmoidBackward0')
+
+
+def _ErfBackward0_0(grad, grads, self):
+    return 1.1283791670955126 * (-(self.pow(2))).exp() * grad
+
+
+class ErfBackward0(Node):
+    """Backward of ``erf(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:176)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'ErfBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ErfBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'ErfBackward0')
+
+
+def _ErfcBackward0_0(grad, grads, self):
+    return -1.1283791670955126 * (-(self.pow(2))).exp() * grad
+
+
+class ErfcBackward0(Node):
+    """Backward of ``erfc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:179)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'ErfcBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ErfcBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'ErfcBackward0')
+
+
+def _ErfinvBackward0_0(grad, grads, self):
+    return 0.886226925452758 * self.erfinv().pow(2).exp() * grad
+
+
+class ErfinvBackward0(Node):
+    """Backward of ``erfinv(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:182)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'ErfinvBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ErfinvBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'ErfinvBackward0')
+
+
+def _FloorBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class FloorBackward0(Node):
+    """Backward of ``floor(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:185)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FloorBackward0_0(grad, grads))
+        return out
+
+
+def _CeilBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class CeilBackward0(Node):
+    """Backward of ``ceil(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:188)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CeilBackward0_0(grad, grads))
+        return out
+
+
+def _TruncBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class TruncBackward0(Node):
+    """Backward of ``trunc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:191)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TruncBackward0_0(grad, grads))
+        return out
+
+
+def _FracBackward0_0(grad, grads):
+    return grad
+
+
+class FracBackward0(Node):
+    """Backward of ``frac(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:194)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FracBackward0_0(grad, grads))
+        return out
+
+
+def _RoundBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class RoundBackward0(Node):
+    """Backward of ``round(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:197)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_RoundBackward0_0(grad, grads))
+        return out
+
+
+def _RoundBackward1_0(grad, grads):
+    return zeros_like(grad)
+
+
+class RoundBackward1(Node):
+    """Backward of ``round.decimals(Tensor self, *, int decimals) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:200)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_RoundBackward1_0(grad, grads))
+        return out
+
+
+def _NanToNumBackward0_0(grad, grads, self):
+    return grad * self.isfinite()
+
+
+class NanToNumBackward0(Node):
+    """Backward of ``nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:203)."""
+
+    __slots__ = ('self_',)
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'NanToNumBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NanToNumBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'NanToNumBackward0')
+
+
+def _Atan2Backward0_0(grad, grads, self, other):
+    return grad * other * (self * self + other * other).reciprocal()
+
+
+def _Atan2Backward0_1(grad, grads, self, other):
+    return grad * -self * (self * self + other * other).reciprocal()
+
+
+class Atan2Backward0(Node):
+    """Backward of ``atan2(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:207)."""
+
+    __slots__ = ('self_', 'other_')
+    _saved_names = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'Atan2Backward0')
+        other = wrap_saved(node.other_, 'Atan2Backward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_Atan2Backward0_0(grad, grads, self, other))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_Atan2Backward0_1(grad, grads, self, other))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'Atan2Backward0')
+
+    @property
+    def _saved_other(self):
+        return wrap_saved(self.other_, 'Atan2Backward0')
+
+
+def _HypotBackward0_0(grad, grads, self, other, result):
+    return grad * self / result
+
+
+def _HypotBackward0_1(grad, grads, self, other, result):
+    return grad * other / result
+
+
+class HypotBackward0(Node):
+    """Backward of ``hypot(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:211)."""
+
+    __slots__ = ('self_', 'other_', 'result_')
+    _saved_names = ('self_', 'other_', 'result_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'HypotBackward0')
+        other = wrap_saved(node.other_, 'HypotBackward0')
+        result = wrap_saved(node.result_, 'HypotBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_HypotBackward0_0(grad, grads, self, other, result))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_HypotBackward0_1(grad, grads, self, other, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'HypotBackward0')
+
+    @property
+    def _saved_other(self):
+        return wrap_saved(self.other_, 'HypotBackward0')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'HypotBackward0')
+
+
+def _CopysignBackward0_0(grad, grads, self, other, result):
+    return copysign_backward(grad, self, result)
+
+
+def _CopysignBackward0_1(grad, grads, self, other, result):
+    return zeros_like(other)
+
+
+class CopysignBackward0(Node):
+    """Backward of ``copysign.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:215)."""
+
+    __slots__ = ('self_', 'other_', 'result_')
+    _saved_names = ('self_', 'other_', 'result_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'CopysignBackward0')
+        other = wrap_saved(node.other_, 'CopysignBackward0')
+        result = wrap_saved(node.result_, 'CopysignBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CopysignBackward0_0(grad, grads, self, other, result))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_CopysignBackward0_1(grad, grads, self, other, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'CopysignBackward0')
+
+    @property
+    def _saved_other(self):
+        return wrap_saved(self.other_, 'CopysignBackward0')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'CopysignBackward0')
+
+
+def _CopysignBackward1_0(grad, grads, self, result):
+    return copysign_backward(grad, self, result)
+
+
+class CopysignBackward1(Node):
+    """Backward of ``copysign.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:219)."""
+
+    __slots__ = ('self_', 'result_')
+    _saved_names = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'CopysignBackward1')
+        result = wrap_saved(node.result_, 'CopysignBackward1')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CopysignBackward1_0(grad, grads, self, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'CopysignBackward1')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'CopysignBackward1')
+
+
+def _XlogyBackward0_0(grad, grads, self, other):
+    return xlogy_self_backward(grad, self, other)
+
+
+def _XlogyBackward0_1(grad, grads, self, other):
+    return grad * self / other
+
+
+class XlogyBackward0(Node):
+    """Backward of ``xlogy.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:222)."""
+
+    __slots__ = ('self_', 'other_')
+    _saved_names = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'XlogyBackward0')
+        other = wrap_saved(node.other_, 'XlogyBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_XlogyBackward0_0(grad, grads, self, other))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_XlogyBackward0_1(grad, grads, self, other))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'XlogyBackward0')
+
+    @property
+    def _saved_other(self):
+        return wrap_saved(self.other_, 'XlogyBackward0')
+
+
+def _XlogyBackward1_0(grad, grads, other, self):
+    return grad * self / other
+
+
+class XlogyBackward1(Node):
+    """Backward of ``xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:226)."""
+
+    __slots__ = ('other_', 'self_')
+    _saved_names = ('other_',)
+    _inputs = ('other',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = wrap_saved(node.other_, 'XlogyBackward1')
+        self = node.self_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_XlogyBackward1_0(grad, grads, other, self))
+        return out
+
+    @property
+    def _saved_other(self):
+        return wrap_saved(self.other_, 'XlogyBackward1')
+
+    @property
+    def _saved_self(self):
+        return self.self_
+
+
+def _XlogyBackward2_0(grad, grads, self, other):
+    return xlogy_scalar_other_backward(grad, self, other)
+
+
+class XlogyBackward2(Node):
+    """Backward of ``xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:229)."""
+
+    __slots__ = ('self_', 'other_')
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'XlogyBackward2')
+        other = node.other_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_XlogyBackward2_0(grad, grads, self, other))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'XlogyBackward2')
+
+    @property
+    def _saved_other(self):
+        return self.other_
+
+
+def _LogaddexpBackward0_0(grad, grads, self, other):
+    return grad / (1 + (other - self).exp())
+
+
+def _LogaddexpBackward0_1(grad, grads, self, other):
+    return grad / (1 + (self - other).exp())
+
+
+class LogaddexpBackward0(Node):
+    """Backward of ``logaddexp(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:232)."""
+
+    __slots__ = ('self_', 'other_')
+    _saved_names = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'LogaddexpBackward0')
+        other = wrap_saved(node.other_, 'LogaddexpBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LogaddexpBackward0_0(grad, grads, self, other))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_LogaddexpBackward0_1(grad, grads, self, other))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'LogaddexpBackward0')
+
+    @property
+    def _saved_other(self):
+        return wrap_saved(self.other_, 'LogaddexpBackward0')
+
+
+def _MaximumBackward0_0(grad, grads, self, other):
+    return minmax_backward(grad, self, other, True)
+
+
+def _MaximumBackward0_1(grad, grads, self, other):
+    return minmax_backward(grad, other, self, False)
+
+
+class MaximumBackward0(Node):
+    """Backward of ``maximum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:236)."""
+
+    __slots__ = ('self_', 'other_')
+    _saved_names = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'MaximumBackward0')
+        other = wrap_saved(node.other_, 'MaximumBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MaximumBackward0_0(grad, grads, self, other))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_MaximumBackward0_1(grad, grads, self, other))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'MaximumBackward0')
+
+    @property
+    def _saved_other(self):
+        return wrap_saved(self.other_, 'MaximumBackward0')
+
+
+def _FmaxBackward0_0(grad, grads, self, other):
+    return fminmax_backward(grad, self, other, True, True)
+
+
+def _FmaxBackward0_1(grad, grads, self, other):
+    return fminmax_backward(grad, self, other, True, False)
+
+
+class FmaxBackward0(Node):
+    """Backward of ``fmax(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:240)."""
+
+    __slots__ = ('self_', 'other_')
+    _saved_names = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'FmaxBackward0')
+        other = wrap_saved(node.other_, 'FmaxBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FmaxBackward0_0(grad, grads, self, other))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_FmaxBackward0_1(grad, grads, self, other))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'FmaxBackward0')
+
+    @property
+    def _saved_other(self):
+        return wrap_saved(self.other_, 'FmaxBackward0')
+
+
+def _MinimumBackward0_0(grad, grads, self, other):
+    return minmax_backward(grad, self, other, False)
+
+
+def _MinimumBackward0_1(grad, grads, self, other):
+    return minmax_backward(grad, other, self, True)
+
+
+class MinimumBackward0(Node):
+    """Backward of ``minimum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:244)."""
+
+    __slots__ = ('self_', 'other_')
+    _saved_names = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'MinimumBackward0')
+        other = wrap_saved(node.other_, 'MinimumBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MinimumBackward0_0(grad, grads, self, other))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_MinimumBackward0_1(grad, grads, self, other))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'MinimumBackward0')
+
+    @property
+    def _saved_other(self):
+        return wrap_saved(self.other_, 'MinimumBackward0')
+
+
+def _FminBackward0_0(grad, grads, self, other):
+    return fminmax_backward(grad, self, other, False, True)
+
+
+def _FminBackward0_1(grad, grads, self, other):
+    return fminmax_backward(grad, self, other, False, False)
+
+
+class FminBackward0(Node):
+    """Backward of ``fmin(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:248)."""
+
+    __slots__ = ('self_', 'other_')
+    _saved_names = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'FminBackward0')
+        other = wrap_saved(node.other_, 'FminBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FminBackward0_0(grad, grads, self, other))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_FminBackward0_1(grad, grads, self, other))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'FminBackward0')
+
+    @property
+    def _saved_other(self):
+        return wrap_saved(self.other_, 'FminBackward0')
+
+
+def _ClampBackward0_0(grad, grads, self, min, max):
+    return clamp_backward(grad, self, min, max)
+
+
+def _ClampBackward0_1(grad, grads, self, min, max):
+    return clamp_backward_min_max(grad, self, min, max)
+
+
+class ClampBackward0(Node):
+    """Backward of ``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:253)."""
+
+    __slots__ = ('self_', 'min_', 'max_')
+    _saved_names = ('self_', 'min_', 'max_')
+    _inputs = ('self', 'min', 'max')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'ClampBackward0')
+        min = wrap_saved(node.min_, 'ClampBackward0')
+        max = wrap_saved(node.max_, 'ClampBackward0')
+        out = [None] * 3
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ClampBackward0_0(grad, grads, self, min, max))
+        if node.should_compute_output(1) or node.should_compute_output(2):
+            res = _ClampBackward0_1(grad, grads, self, min, max)
+            out[1] = unwrap(res[0])
+            out[2] = unwrap(res[1])
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'ClampBackward0')
+
+    @property
+    def _saved_min(self):
+        return wrap_saved(self.min_, 'ClampBackward0')
+
+    @property
+    def _saved_max(self):
+        return wrap_saved(self.max_, 'ClampBackward0')
+
+
+def _ClampBackward1_0(grad, grads, self, min, max):
+    return clamp_backward(grad, self, min, max)
+
+
+class ClampBackward1(Node):
+    """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:257)."""
+
+    __slots__ = ('self_', 'min_', 'max_')
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'ClampBackward1')
+        min = node.min_
+        max = node.max_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ClampBackward1_0(grad, grads, self, min, max))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'ClampBackward1')
+
+    @property
+    def _saved_min(self):
+        return self.min_
+
+    @property
+    def _saved_max(self):
+        return self.max_
+
+
+def _ClampMinBackward0_0(grad, grads, self, min):
+    return where_grad(self >= min, grad)
+
+
+class ClampMinBackward0(Node):
+    """Backward of ``clamp_min(Tensor self, Scalar min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:260)."""
+
+    __slots__ = ('self_', 'min_')
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'ClampMinBackward0')
+        min = node.min_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ClampMinBackward0_0(grad, grads, self, min))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'ClampMinBackward0')
+
+    @property
+    def _saved_min(self):
+        return self.min_
+
+
+def _ClampMinBackward1_0(grad, grads, self, min):
+    return where_grad(self >= min, grad)
+
+
+def _ClampMinBackward1_1(grad, grads, self, min):
+    return where_grad(self < min, grad)
+
+
+class ClampMinBackward1(Node):
+    """Backward of ``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:263)."""
+
+    __slots__ = ('self_', 'min_')
+    _saved_names = ('self_', 'min_')
+    _inputs = ('self', 'min')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'ClampMinBackward1')
+        min = wrap_saved(node.min_, 'ClampMinBackward1')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ClampMinBackward1_0(grad, grads, self, min))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_ClampMinBackward1_1(grad, grads, self, min))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'ClampMinBackward1')
+
+    @property
+    def _saved_min(self):
+        return wrap_saved(self.min_, 'ClampMinBackward1')
+
+
+def _ClampMaxBackward0_0(grad, grads, self, max):
+    return where_grad(self <= max, grad)
+
+
+class ClampMaxBackward0(Node):
+    """Backward of ``clamp_max(Tensor self, Scalar max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:267)."""
+
+    __slots__ = ('self_', 'max_')
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'ClampMaxBackward0')
+        max = node.max_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ClampMaxBackward0_0(grad, grads, self, max))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'ClampMaxBackward0')
+
+    @property
+    def _saved_max(self):
+        return self.max_
+
+
+def _ClampMaxBackward1_0(grad, grads, self, max):
+    return where_grad(self <= max, grad)
+
+
+def _ClampMaxBackward1_1(grad, grads, self, max):
+    return where_grad(self > max, grad)
+
+
+class ClampMaxBackward1(Node):
+    """Backward of ``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:270)."""
+
+    __slots__ = ('self_', 'max_')
+    _saved_names = ('self_', 'max_')
+    _inputs = ('self', 'max')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'ClampMaxBackward1')
+        max = wrap_saved(node.max_, 'ClampMaxBackward1')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ClampMaxBackward1_0(grad, grads, self, max))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_ClampMaxBackward1_1(grad, grads, self, max))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'ClampMaxBackward1')
+
+    @property
+    def _saved_max(self):
+        return wrap_saved(self.max_, 'ClampMaxBackward1')
+
+
+def _WhereBackward0_0(grad, grads, condition):
+    return where_grad(condition, grad)
+
+
+def _WhereBackward0_1(grad, grads, condition):
+    return where_grad(condition.logical_not(), grad)
+
+
+class WhereBackward0(Node):
+    """Backward of ``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:274)."""
+
+    __slots__ = ('condition_',)
+    _saved_names = ('condition_',)
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        condition = wrap_saved(node.condition_, 'WhereBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_WhereBackward0_0(grad, grads, condition))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_WhereBackward0_1(grad, grads, condition))
+        return out
+
+    @property
+    def _saved_condition(self):
+        return wrap_saved(self.condition_, 'WhereBackward0')
+
+
+def _BernoulliBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class BernoulliBackward0(Node):
+    """Backward of ``bernoulli(Tensor self, *, Generator? generator=None) -> Tensor`` (glasstorch/_ops/derivatives/random.yaml:5)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_BernoulliBackward0_0(grad, grads))
+        return out
+
+
+def _SumBackward0_0(grad, grads, self_dtype, self_sizes):
+    return grad.expand(self_sizes).to(self_dtype)
+
+
+class SumBackward0(Node):
+    """Backward of ``sum(Tensor self, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:3)."""
+
+    __slots__ = ('self_dtype_', 'self_sizes_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_dtype = node.self_dtype_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SumBackward0_0(grad, grads, self_dtype, self_sizes))
+        return out
+
+    @property
+    def _saved_self_dtype(self):
+        return self.self_dtype_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _SumBackward1_0(grad, grads, dim, keepdim, self_dtype, self_sizes):
+    return sum_backward(grad, self_sizes, dim, keepdim).to(self_dtype)
+
+
+class SumBackward1(Node):
+    """Backward of ``sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:6)."""
+
+    __slots__ = ('dim_', 'keepdim_', 'self_dtype_', 'self_sizes_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        keepdim = node.keepdim_
+        self_dtype = node.self_dtype_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SumBackward1_0(grad, grads, dim, keepdim, self_dtype, self_sizes))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+    @property
+    def _saved_self_dtype(self):
+        return self.self_dtype_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _MeanBackward0_0(grad, grads, self_numel, self_sizes):
+    return grad.expand(self_sizes) / self_numel
+
+
+class MeanBackward0(Node):
+    """Backward of ``mean(Tensor self, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:9)."""
+
+    __slots__ = ('self_numel_', 'self_sizes_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_numel = node.self_numel_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MeanBackward0_0(grad, grads, self_numel, self_sizes))
+        return out
+
+    @property
+    def _saved_self_numel(self):
+        return self.self_numel_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _MeanBackward1_0(grad, grads, dim, keepdim, self_numel, self_sizes):
+    return mean_backward(grad, self_sizes, dim, self_numel, keepdim)
+
+
+class MeanBackward1(Node):
+    """Backward of ``mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:12)."""
+
+    __slots__ = ('dim_', 'keepdim_', 'self_numel_', 'self_sizes_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        keepdim = node.keepdim_
+        self_numel = node.self_numel_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MeanBackward1_0(grad, grads, dim, keepdim, self_numel, self_sizes))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+    @property
+    def _saved_self_numel(self):
+        return self.self_numel_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _ProdBackward0_0(grad, grads, self, result):
+    return prod_backward(grad, self.to(grad.dtype), result)
+
+
+class ProdBackward0(Node):
+    """Backward of ``prod(Tensor self, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:15)."""
+
+    __slots__ = ('self_', 'result_')
+    _saved_names = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'ProdBackward0')
+        result = wrap_saved(node.result_, 'ProdBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ProdBackward0_0(grad, grads, self, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'ProdBackward0')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'ProdBackward0')
+
+
+def _ProdBackward1_0(grad, grads, self, dim, keepdim, result):
+    return prod_dim_backward(grad, self.to(grad.dtype), result, dim, keepdim)
+
+
+class ProdBackward1(Node):
+    """Backward of ``prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:18)."""
+
+    __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
+    _saved_names = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'ProdBackward1')
+        dim = node.dim_
+        keepdim = node.keepdim_
+        result = wrap_saved(node.result_, 'ProdBackward1')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ProdBackward1_0(grad, grads, self, dim, keepdim, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'ProdBackward1')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'ProdBackward1')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+
+def _MaxBackward0_0(grad, grads, dim, keepdim, self_sizes, result):
+    return value_selecting_backward(grad, dim, result[1], self_sizes, keepdim)
+
+
+class MaxBackward0(Node):
+    """Backward of ``max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/reduce.yaml:21)."""
+
+    __slots__ = ('dim_', 'keepdim_', 'self_sizes_', 'result_')
+    _saved_names = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        keepdim = node.keepdim_
+        self_sizes = node.self_sizes_
+        result = wrap_saved(node.result_, 'MaxBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MaxBackward0_0(grad, grads, dim, keepdim, self_sizes, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'MaxBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _MaxBackward1_0(grad, grads, self, result):
+    return evenly_distribute_backward(grad, self, result)
+
+
+class MaxBackward1(Node):
+    """Backward of ``max(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:25)."""
+
+    __slots__ = ('self_', 'result_')
+    _saved_names = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'MaxBackward1')
+        result = wrap_saved(node.result_, 'MaxBackward1')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MaxBackward1_0(grad, grads, self, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'MaxBackward1')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'MaxBackward1')
+
+
+def _MinBackward0_0(grad, grads, dim, keepdim, self_sizes, result):
+    return value_selecting_backward(grad, dim, result[1], self_sizes, keepdim)
+
+
+class MinBackward0(Node):
+    """Backward of ``min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/reduce.yaml:28)."""
+
+    __slots__ = ('dim_', 'keepdim_', 'self_sizes_', 'result_')
+    _saved_names = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        keepdim = node.keepdim_
+        self_sizes = node.self_sizes_
+        result = wrap_saved(node.result_, 'MinBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MinBackward0_0(grad, grads, dim, keepdim, self_sizes, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'MinBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _MinBackward1_0(grad, grads, self, result):
+    return evenly_distribute_backward(grad, self, result)
+
+
+class MinBackward1(Node):
+    """Backward of ``min(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:32)."""
+
+    __slots__ = ('self_', 'result_')
+    _saved_names = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'MinBackward1')
+        result = wrap_saved(node.result_, 'MinBackward1')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MinBackward1_0(grad, grads, self, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'MinBackward1')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'MinBackward1')
+
+
+def _AmaxBackward0_0(grad, grads, self, dim, keepdim, result):
+    return amax_backward(grad, self, dim, keepdim, result)
+
+
+class AmaxBackward0(Node):
+    """Backward of ``amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:35)."""
+
+    __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
+    _saved_names = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'AmaxBackward0')
+        dim = node.dim_
+        keepdim = node.keepdim_
+        result = wrap_saved(node.result_, 'AmaxBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AmaxBackward0_0(grad, grads, self, dim, keepdim, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'AmaxBackward0')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'AmaxBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+
+def _AminBackward0_0(grad, grads, self, dim, keepdim, result):
+    return amax_backward(grad, self, dim, keepdim, result)
+
+
+class AminBackward0(Node):
+    """Backward of ``amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:38)."""
+
+    __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
+    _saved_names = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'AminBackward0')
+        dim = node.dim_
+        keepdim = node.keepdim_
+        result = wrap_saved(node.result_, 'AminBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AminBackward0_0(grad, grads, self, dim, keepdim, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'AminBackward0')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'AminBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+
+def _LogsumexpBackward0_0(grad, grads, self, dim, keepdim, result):
+    return logsumexp_backward(grad, self, result, dim, keepdim)
+
+
+class LogsumexpBackward0(Node):
+    """Backward of ``logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:41)."""
+
+    __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
+    _saved_names = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'LogsumexpBackward0')
+        dim = node.dim_
+        keepdim = node.keepdim_
+        result = wrap_saved(node.result_, 'LogsumexpBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LogsumexpBackward0_0(grad, grads, self, dim, keepdim, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'LogsumexpBackward0')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'LogsumexpBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+
+def _VarBackward0_0(grad, grads, self, dim, correction, keepdim):
+    return var_backward(grad, self, dim, correction, keepdim)
+
+
+class VarBackward0(Node):
+    """Backward of ``var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:44)."""
+
+    __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_')
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'VarBackward0')
+        dim = node.dim_
+        correction = node.correction_
+        keepdim = node.keepdim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_VarBackward0_0(grad, grads, self, dim, correction, keepdim))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'VarBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_correction(self):
+        return self.correction_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+
+def _StdBackward0_0(grad, grads, self, dim, correction, keepdim, result):
+    return std_backward(result, grad, self, dim, correction, keepdim)
+
+
+class StdBackward0(Node):
+    """Backward of ``std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:47)."""
+
+    __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_', 'result_')
+    _saved_names = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'StdBackward0')
+        dim = node.dim_
+        correction = node.correction_
+        keepdim = node.keepdim_
+        result = wrap_saved(node.result_, 'StdBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_StdBackward0_0(grad, grads, self, dim, correction, keepdim, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'StdBackward0')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'StdBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_correction(self):
+        return self.correction_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+
+def _VarMeanBackward0_0(grad, grads, self, dim, correction, keepdim):
+    return var_mean_backward(grads[0], grads[1], self, dim, correction, keepdim)
+
+
+class VarMeanBackward0(Node):
+    """Backward of ``var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/reduce.yaml:50)."""
+
+    __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_')
+    _saved_names = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'VarMeanBackward0')
+        dim = node.dim_
+        correction = node.correction_
+        keepdim = node.keepdim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_VarMeanBackward0_0(grad, grads, self, dim, correction, keepdim))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'VarMeanBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_correction(self):
+        return self.correction_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+
+def _StdMeanBackward0_0(grad, grads, self, dim, correction, keepdim, result):
+    return std_mean_backward(grads[0], grads[1], self, result[0], dim, correction, keepdim)
+
+
+class StdMeanBackward0(Node):
+    """Backward of ``std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/reduce.yaml:53)."""
+
+    __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_', 'result_')
+    _saved_names = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'StdMeanBackward0')
+        dim = node.dim_
+        correction = node.correction_
+        keepdim = node.keepdim_
+        result = wrap_saved(node.result_, 'StdMeanBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_StdMeanBackward0_0(grad, grads, self, dim, correction, keepdim, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'StdMeanBackward0')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'StdMeanBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_correction(self):
+        return self.correction_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+
+def _NormBackward0_0(grad, grads, self, p, result):
+    return norm_backward(grad, self, p, result)
+
+
+class NormBackward0(Node):
+    """Backward of ``norm.Scalar(Tensor self, Scalar p=2) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:56)."""
+
+    __slots__ = ('self_', 'p_', 'result_')
+    _saved_names = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'NormBackward0')
+        p = node.p_
+        result = wrap_saved(node.result_, 'NormBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NormBackward0_0(grad, grads, self, p, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'NormBackward0')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'NormBackward0')
+
+    @property
+    def _saved_p(self):
+        return self.p_
+
+
+def _NormBackward1_0(grad, grads, self, p, dim, keepdim, result):
+    return norm_backward(grad, self, p, result, dim, keepdim)
+
+
+class NormBackward1(Node):
+    """Backward of ``norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:59)."""
+
+    __slots__ = ('self_', 'p_', 'dim_', 'keepdim_', 'result_')
+    _saved_names = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'NormBackward1')
+        p = node.p_
+        dim = node.dim_
+        keepdim = node.keepdim_
+        result = wrap_saved(node.result_, 'NormBackward1')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NormBackward1_0(grad, grads, self, p, dim, keepdim, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'NormBackward1')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'NormBackward1')
+
+    @property
+    def _saved_p(self):
+        return self.p_
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+
+def _NormBackward2_0(grad, grads, self, p, result):
+    return norm_backward(grad, self.to(grad.dtype), p, result)
+
+
+class NormBackward2(Node):
+    """Backward of ``norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:62)."""
+
+    __slots__ = ('self_', 'p_', 'result_')
+    _saved_names = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'NormBackward2')
+        p = node.p_
+        result = wrap_saved(node.result_, 'NormBackward2')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NormBackward2_0(grad, grads, self, p, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'NormBackward2')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'NormBackward2')
+
+    @property
+    def _saved_p(self):
+        return self.p_
+
+
+def _NormBackward3_0(grad, grads, self, p, dim, keepdim, result):
+    return norm_backward(grad, self.to(grad.dtype), p, result, dim, keepdim)
+
+
+class NormBackward3(Node):
+    """Backward of ``norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:65)."""
+
+    __slots__ = ('self_', 'p_', 'dim_', 'keepdim_', 'result_')
+    _saved_names = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'NormBackward3')
+        p = node.p_
+        dim = node.dim_
+        keepdim = node.keepdim_
+        result = wrap_saved(node.result_, 'NormBackward3')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NormBackward3_0(grad, grads, self, p, dim, keepdim, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'NormBackward3')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'NormBackward3')
+
+    @property
+    def _saved_p(self):
+        return self.p_
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+
+def _LinalgVectorNormBackward0_0(grad, grads, self, ord, dim, keepdim, result):
+    return norm_backward(grad, self, ord, result, dim, keepdim)
+
+
+class LinalgVectorNormBackward0(Node):
+    """Backward of ``linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:68)."""
+
+    __slots__ = ('self_', 'ord_', 'dim_', 'keepdim_', 'result_')
+    _saved_names = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'LinalgVectorNormBackward0')
+        ord = node.ord_
+        dim = node.dim_
+        keepdim = node.keepdim_
+        result = wrap_saved(node.result_, 'LinalgVectorNormBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LinalgVectorNormBackward0_0(grad, grads, self, ord, dim, keepdim, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'LinalgVectorNormBackward0')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'LinalgVectorNormBackward0')
+
+    @property
+    def _saved_ord(self):
+        return self.ord_
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+
+def _CumsumBackward0_0(grad, grads, dim, self_dtype):
+    return cumsum_backward(grad.to(self_dtype), dim)
+
+
+class CumsumBackward0(Node):
+    """Backward of ``cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:71)."""
+
+    __slots__ = ('dim_', 'self_dtype_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        self_dtype = node.self_dtype_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CumsumBackward0_0(grad, grads, dim, self_dtype))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_self_dtype(self):
+        return self.self_dtype_
+
+
+def _CumprodBackward0_0(grad, grads, self, dim, self_dtype, result):
+    return cumprod_backward(grad.to(self_dtype), self, dim, result)
+
+
+class CumprodBackward0(Node):
+    """Backward of ``cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:74)."""
+
+    __slots__ = ('self_', 'dim_', 'self_dtype_', 'result_')
+    _saved_names = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = wrap_saved(node.self_, 'CumprodBackward0')
+        dim = node.dim_
+        self_dtype = node.self_dtype_
+        result = wrap_saved(node.result_, 'CumprodBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CumprodBackward0_0(grad, grads, self, dim, self_dtype, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return wrap_saved(self.self_, 'CumprodBackward0')
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'CumprodBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_self_dtype(self):
+        return self.self_dtype_
+
+
+def _TrilBackward0_0(grad, grads, diagonal):
+    return grad.tril(diagonal)
+
+
+class TrilBackward0(Node):
+    """Backward of ``tril(Tensor self, SymInt diagonal=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:6)."""
+
+    __slots__ = ('diagonal_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        diagonal = node.diagonal_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TrilBackward0_0(grad, grads, diagonal))
+        return out
+
+    @property
+    def _saved_diagonal(self):
+        return self.diagonal_
+
+
+def _TriuBackward0_0(grad, grads, diagonal):
+    return grad.triu(diagonal)
+
+
+class TriuBackward0(Node):
+    """Backward of ``triu(Tensor self, SymInt diagonal=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:9)."""
+
+    __slots__ = ('diagonal_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        diagonal = node.diagonal_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TriuBackward0_0(grad, grads, diagonal))
+        return out
+
+    @property
+    def _saved_diagonal(self):
+        return self.diagonal_
+
+
+def _RepeatBackward0_0(grad, grads, repeats, self_sizes):
+    return repeat_backward(grad, repeats, self_sizes)
+
+
+class RepeatBackward0(Node):
+    """Backward of ``repeat(Tensor self, SymInt[] repeats) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:12)."""
+
+    __slots__ = ('repeats_', 'self_sizes_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        repeats = node.repeats_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_RepeatBackward0_0(grad, grads, repeats, self_sizes))
+        return out
+
+    @property
+    def _saved_repeats(self):
+        return self.repeats_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _FlipBackward0_0(grad, grads, dims):
+    return grad.flip(dims)
+
+
+class FlipBackward0(Node):
+    """Backward of ``flip(Tensor self, int[] dims) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:15)."""
+
+    __slots__ = ('dims_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dims = node.dims_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FlipBackward0_0(grad, grads, dims))
+        return out
+
+    @property
+    def _saved_dims(self):
+        return self.dims_
+
+
+def _RollBackward0_0(grad, grads, shifts, dims):
+    return roll_backward(grad, shifts, dims)
+
+
+class RollBackward0(Node):
+    """Backward of ``roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:18)."""
+
+    __slots__ = ('shifts_', 'dims_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        shifts = node.shifts_
+        dims = node.dims_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_RollBackward0_0(grad, grads, shifts, dims))
+        return out
+
+    @property
+    def _saved_shifts(self):
+        return self.shifts_
+
+    @property
+    def _saved_dims(self):
+        return self.dims_
+
+
+def _Rot90Backward0_0(grad, grads, k, dims):
+    return grad.rot90(-k, dims)
+
+
+class Rot90Backward0(Node):
+    """Backward of ``rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:21)."""
+
+    __slots__ = ('k_', 'dims_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        k = node.k_
+        dims = node.dims_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_Rot90Backward0_0(grad, grads, k, dims))
+        return out
+
+    @property
+    def _saved_k(self):
+        return self.k_
+
+    @property
+    def _saved_dims(self):
+        return self.dims_
+
+
+def _DiagEmbedBackward0_0(grad, grads, offset, dim1, dim2):
+    return grad.diagonal(offset, dim1, dim2)
+
+
+class DiagEmbedBackward0(Node):
+    """Backward of ``diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:24)."""
+
+    __slots__ = ('offset_', 'dim1_', 'dim2_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        offset = node.offset_
+        dim1 = node.dim1_
+        dim2 = node.dim2_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_DiagEmbedBackward0_0(grad, grads, offset, dim1, dim2))
+        return out
+
+    @property
+    def _saved_offset(self):
+        return self.offset_
+
+    @property
+    def _saved_dim1(self):
+        return self.dim1_
+
+    @property
+    def _saved_dim2(self):
+        return self.dim2_
+
+
+def _NarrowCopyBackward0_0(grad, grads, dim, start, length, self_sizes):
+    return slice_backward(grad, self_sizes, dim, start, start + length, 1)
+
+
+class NarrowCopyBackward0(Node):
+    """Backward of ``narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:27)."""
+
+    __slots__ = ('dim_', 'start_', 'length_', 'self_sizes_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        start = node.start_
+        length = node.length_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NarrowCopyBackward0_0(grad, grads, dim, start, length, self_sizes))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_start(self):
+        return self.start_
+
+    @property
+    def _saved_length(self):
+        return self.length_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _ConstantPadNdBackward0_0(grad, grads, pad):
+    return constant_pad_backward(grad, pad)
+
+
+class ConstantPadNdBackward0(Node):
+    """Backward of ``constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:30)."""
+
+    __slots__ = ('pad_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        pad = node.pad_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ConstantPadNdBackward0_0(grad, grads, pad))
+        return out
+
+    @property
+    def _saved_pad(self):
+        return self.pad_
+
+
+def _ReflectionPad1dBackward0_0(grad, grads, padding, self_sizes):
+    return reflection_pad_backward(grad, self_sizes, padding)
+
+
+class ReflectionPad1dBackward0(Node):
+    """Backward of ``reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:33)."""
+
+    __slots__ = ('padding_', 'self_sizes_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        padding = node.padding_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ReflectionPad1dBackward0_0(grad, grads, padding, self_sizes))
+        return out
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _ReflectionPad2dBackward0_0(grad, grads, padding, self_sizes):
+    return reflection_pad_backward(grad, self_sizes, padding)
+
+
+class ReflectionPad2dBackward0(Node):
+    """Backward of ``reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:36)."""
+
+    __slots__ = ('padding_', 'self_sizes_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        padding = node.padding_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ReflectionPad2dBackward0_0(grad, grads, padding, self_sizes))
+        return out
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _ReplicationPad1dBackward0_0(grad, grads, padding, self_sizes):
+    return replication_pad_backward(grad, self_sizes, padding)
+
+
+class ReplicationPad1dBackward0(Node):
+    """Backward of ``replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:39)."""
+
+    __slots__ = ('padding_', 'self_sizes_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        padding = node.padding_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ReplicationPad1dBackward0_0(grad, grads, padding, self_sizes))
+        return out
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _ReplicationPad2dBackward0_0(grad, grads, padding, self_sizes):
+    return replication_pad_backward(grad, self_sizes, padding)
+
+
+class ReplicationPad2dBackward0(Node):
+    """Backward of ``replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:42)."""
+
+    __slots__ = ('padding_', 'self_sizes_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        padding = node.padding_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ReplicationPad2dBackward0_0(grad, grads, padding, self_sizes))
+        return out
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _SortBackward0_0(grad, grads, dim, self_sizes, result):
+    return value_selecting_backward(grad, dim, result[1], self_sizes, True)
+
+
+class SortBackward0(Node):
+    """Backward of ``sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:5)."""
+
+    __slots__ = ('dim_', 'self_sizes_', 'result_')
+    _saved_names = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        self_sizes = node.self_sizes_
+        result = wrap_saved(node.result_, 'SortBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SortBackward0_0(grad, grads, dim, self_sizes, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'SortBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _SortBackward1_0(grad, grads, dim, self_sizes, result):
+    return value_selecting_backward(grad, dim, result[1], self_sizes, True)
+
+
+class SortBackward1(Node):
+    """Backward of ``sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:9)."""
+
+    __slots__ = ('dim_', 'self_sizes_', 'result_')
+    _saved_names = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        self_sizes = node.self_sizes_
+        result = wrap_saved(node.result_, 'SortBackward1')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SortBackward1_0(grad, grads, dim, self_sizes, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'SortBackward1')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _TopkBackward0_0(grad, grads, dim, self_sizes, result):
+    return value_selecting_backward(grad, dim, result[1], self_sizes, True)
+
+
+class TopkBackward0(Node):
+    """Backward of ``topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:13)."""
+
+    __slots__ = ('dim_', 'self_sizes_', 'result_')
+    _saved_names = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        self_sizes = node.self_sizes_
+        result = wrap_saved(node.result_, 'TopkBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TopkBackward0_0(grad, grads, dim, self_sizes, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'TopkBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _KthvalueBackward0_0(grad, grads, dim, keepdim, self_sizes, result):
+    return value_selecting_backward(grad, dim, result[1], self_sizes, keepdim)
+
+
+class KthvalueBackward0(Node):
+    """Backward of ``kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:17)."""
+
+    __slots__ = ('dim_', 'keepdim_', 'self_sizes_', 'result_')
+    _saved_names = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        keepdim = node.keepdim_
+        self_sizes = node.self_sizes_
+        result = wrap_saved(node.result_, 'KthvalueBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_KthvalueBackward0_0(grad, grads, dim, keepdim, self_sizes, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'KthvalueBackward0')
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
