@@ -30,6 +30,7 @@ import numpy as np
 
 from .._core import dtype as _dt
 from .._core.device import as_device, device
+from .._device.generator import Generator
 from .schema import Type, parse_default, parse_schema
 
 __all__ = ["Signatures", "tensor_class", "set_tensor_class"]
@@ -175,9 +176,15 @@ def _any(v):
     return v
 
 
+def _generator(v):
+    if isinstance(v, Generator):
+        return v
+    raise _Mismatch
+
+
 _BASE_CONVERTERS = {
     "Tensor": _tensor, "int": _int, "SymInt": _int, "float": _float, "bool": _bool, "Scalar": _scalar, "str": _str,
-    "ScalarType": _dtype, "Device": _device, "Layout": _any, "MemoryFormat": _any, "Generator": _any, "Any": _any,
+    "ScalarType": _dtype, "Device": _device, "Layout": _any, "MemoryFormat": _any, "Generator": _generator, "Any": _any,
     "Dimname": _str, "Storage": _any, "Stream": _any,
 }
 
@@ -235,11 +242,9 @@ class _Param:
         self.type = arg.type
         self.conv = _converter(arg.type, numbers_as_tensors)
         self.kwarg_only = arg.kwarg_only
-        self.required = arg.default is None and not arg.type.is_optional
-        if arg.default is None:
-            self.default = None if arg.type.is_optional else _MISSING
-        else:
-            self.default = parse_default(arg.default, arg.type)
+        # As in PyTorch's parser, an optional type without a default is still a required argument.
+        self.required = arg.default is None
+        self.default = _MISSING if arg.default is None else parse_default(arg.default, arg.type)
 
     def describe(self) -> str:
         text = f"{_type_name(self.type)} {self.name}"
@@ -283,7 +288,8 @@ class _Signature:
         if self.varargs and args and (len(args) > 1 or not isinstance(args[0], (list, tuple))):
             args = (tuple(args),)  # view(2, 3) and view(6) as view((2, 3)) and view((6,))
         if len(args) > npos:
-            raise _Failure(f"takes {npos} positional arguments but {len(args)} were given", None)
+            raise _Failure(f"takes {npos} positional argument{'' if npos == 1 else 's'} but {len(args)} were given",
+                           None)
         for i, v in enumerate(args):
             p = params[i]
             try:
@@ -349,7 +355,7 @@ class Signatures:
                 where = f"argument '{p.name}'" + (f" (position {i + 1})" if not p.kwarg_only and
                                                   i < len(args) else "")
                 return TypeError(f"{name}(): {where} must be {_type_name(p.type)}, not {_value_type_name(v)}")
-            if f.what.startswith("got an unexpected") or f.what.startswith("got multiple"):
+            if f.what.startswith(("got an unexpected", "got multiple", "takes ")):
                 return TypeError(f"{name}() {f.what}")
             if f.what.startswith("missing"):
                 missing = [p for p in self.sigs[0].params if p.default is _MISSING]
@@ -358,7 +364,10 @@ class Signatures:
                 return TypeError(f"{name}() missing {len(missing)} required positional argument"
                                  f"{'s' if len(missing) == 1 else ''}: "
                                  f"{', '.join(chr(34) + p.name + chr(34) for p in missing)}")
-        got = ", ".join([_value_type_name(a) for a in args] + [f"{k}={_value_type_name(v)}" for k, v in kwargs.items()])
+        got = ", ".join(_value_type_name(a) for a in args)
+        if kwargs:  # PyTorch's formatting quirk: keywords alone are followed by ", "
+            kw = ", ".join(f"{k}={_value_type_name(v)}" for k, v in kwargs.items())
+            got = f"{got}, {kw}" if args else f"{kw}, "
         if len(self.sigs) == 1:
             return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected "
                              f"{self.sigs[0].describe()}")

@@ -113,7 +113,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     outs = _tensor_list(outputs, "outputs")
     ins = _tensor_list(inputs, "inputs")
     if not ins:
-        raise RuntimeError("grad requires non-empty inputs.")
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     g_outs = _tensor_list(grad_outputs, "grad_outputs") or [None] * len(outs)
     if len(g_outs) != len(outs):
         raise RuntimeError(f"grad_outputs contains {len(g_outs)} tensors but outputs contains {len(outs)}")
@@ -127,11 +127,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     captured = _engine.execute([o._impl for o in outs], grads, retain_graph, create_graph,
                                [i._impl for i in ins], accumulate=False)
     result = []
-    for i, g in zip(ins, captured):
+    for k, (i, g) in enumerate(zip(ins, captured)):
         if g is None:
             if not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
-                                   "Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {k} appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
             if materialize_grads:
                 result.append(_to_tensor(_engine_ones_like(i._impl)).zero_())
                 continue

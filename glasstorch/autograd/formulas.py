@@ -15,8 +15,8 @@ import math
 
 __all__ = [
     # generic
-    "maybe_multiply", "zeros_like", "zeros_like_grad", "where", "tensor_list", "where_grad", "cat_along", "cat_grads", "pad_dim",
-    "unsqueeze_dims", "restore_reduced_dims", "reshape_backward",
+    "maybe_multiply", "zeros_like", "zeros_like_grad", "where", "where_grad", "not_implemented", "tensor_list",
+    "cat_along", "cat_grads", "pad_dim", "unsqueeze_dims", "restore_reduced_dims", "reshape_backward",
     # pointwise
     "div_self_backward", "div_other_backward", "pow_backward", "pow_backward_self", "pow_backward_exponent",
     "pow_scalar_backward_exponent", "clamp_backward", "clamp_backward_min_max", "minmax_backward",
@@ -29,16 +29,16 @@ __all__ = [
     # views and shapes
     "select_backward", "slice_backward", "permute_backward", "diagonal_backward", "unfold_backward",
     "as_strided_backward", "repeat_backward", "roll_backward", "constant_pad_backward", "reflection_pad_backward",
-    "replication_pad_backward",
+    "replication_pad_backward", "cat_tensors_backward", "stack_tensors_backward",
     # indexing
-    "gather_backward", "index_select_backward", "index_backward", "aten_index", "aten_index_put", "masked_fill_value_backward",
-    "masked_select_backward", "masked_scatter_source_backward", "take_backward", "index_source_backward",
-    "index_fill_value_backward", "scatter_reduce_backward",
+    "gather_backward", "index_select_backward", "index_backward", "aten_index", "aten_index_put",
+    "masked_fill_value_backward", "masked_select_backward", "masked_scatter_source_backward", "take_backward",
+    "index_source_backward", "index_fill_value_backward", "scatter_reduce_backward",
     # activations, losses, normalisation, convolution, pooling
     "softmax_backward", "log_softmax_backward", "gelu_backward", "silu_backward", "mish_backward",
-    "softplus_backward", "elu_backward", "threshold_backward", "hardtanh_backward", "hardswish_backward", "log_sigmoid_backward", "glu_backward",
-    "embedding_backward", "nll_loss_backward", "mse_loss_backward", "smooth_l1_loss_backward",
-    "huber_loss_backward", "bce_backward", "bce_target_backward", "bce_logits_backward",
+    "softplus_backward", "elu_backward", "threshold_backward", "hardtanh_backward", "hardswish_backward",
+    "log_sigmoid_backward", "glu_backward", "embedding_backward", "nll_loss_backward", "mse_loss_backward",
+    "smooth_l1_loss_backward", "huber_loss_backward", "bce_backward", "bce_target_backward", "bce_logits_backward",
     "bce_logits_target_backward", "layer_norm_backward", "batch_norm_backward", "group_norm_backward",
     "rms_norm_backward", "convolution_backward", "max_pool2d_backward", "avg_pool2d_backward",
     "adaptive_avg_pool2d_backward", "sdpa_backward",
@@ -70,6 +70,11 @@ def tensor_list(items):
     from . import graph
 
     return [x if x is None or isinstance(x, _T.Tensor) else graph.to_tensor(x) for x in items]
+
+
+def not_implemented(name):
+    """PyTorch's ``not_implemented("op")`` formula: the output requires grad, its backward raises."""
+    raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
 
 
 def where(condition, a, b):
@@ -112,6 +117,24 @@ def cat_along(tensors, dim):
 
 def cat_grads(grads, dim):
     return cat_along(grads, dim)
+
+
+def cat_tensors_backward(grad, sizes, dtypes, dim):
+    """The pieces of ``grad`` that each ``cat`` input became (0-size 1-d inputs are skipped by cat)."""
+    out, start = [], 0
+    ndim = grad.dim()
+    for s, dt in zip(sizes, dtypes, strict=True):
+        if len(s) == 1 and s[0] == 0:
+            out.append(_T.zeros(s, dtype=dt, device=grad.device))
+            continue
+        d = dim % ndim
+        out.append(grad.narrow(d, start, s[d]).to(dt))
+        start += s[d]
+    return out
+
+
+def stack_tensors_backward(grad, dim, dtypes):
+    return [g.to(dt) for g, dt in zip(grad.unbind(dim), dtypes, strict=True)]
 
 
 def unsqueeze_dims(grad, dims, ndim):
@@ -724,7 +747,7 @@ def nll_loss_backward(grad, x, target, weight, reduction, ignore_index, total_we
     """d loss / d input: -w[target] at the target class, scaled by the reduction (nll_loss and nll_loss2d)."""
     batched = x.dim() > 1
     xs = x if batched else x.unsqueeze(0)
-    t = target if batched else target.unsqueeze(0)
+    t = (target if batched else target.unsqueeze(0)).long()
     ignored = t == ignore_index
     safe_t = t.masked_fill(ignored, 0)
     w = weight[safe_t] if weight is not None else _T.ones(tuple(safe_t.shape), dtype=x.dtype, device=x.device)
@@ -882,7 +905,7 @@ def _weight_grad(inp, gout, stride, padding, dilation, groups, ksize):
     sp = inp.shape[2:]
     osp = gout.shape[2:]
     nd = len(sp)
-    x = inp.reshape(n, g, cg, *sp).movedim(2, 0).reshape(cg, g * n, *sp)
+    x = inp.reshape(n, g, cg, *sp).permute(2, 1, 0, *range(3, 3 + nd)).reshape(cg, g * n, *sp)
     w = gout.reshape(n, g, og, *osp).movedim(0, 2).reshape(g * og, n, *osp)
     out = _T.convolution(x, w, None, list(dilation), list(padding), list(stride), False, [0] * nd, g)
     for d in range(nd):

@@ -22,6 +22,7 @@ import re
 import threading
 import weakref
 
+from .._core.grad_state import state as _grad_state
 from .._tensor.impl import AutogradMeta, TensorImpl
 from .._tensor.views import tensor_type_name
 from .anomaly_mode import is_anomaly_enabled
@@ -182,6 +183,11 @@ def grad_accumulator(impl: TensorImpl) -> AccumulateGrad:
     node = ref() if ref is not None else None
     if node is None:
         node = AccumulateGrad(impl)
+        # The leaf's tensor hooks live on the leaf (AutogradMeta.hooks), so an accumulator created
+        # again after the previous one died still runs the hooks registered through it.
+        if meta.hooks is None:
+            meta.hooks = {}
+        node._tensor_pre_hooks = meta.hooks
         meta.grad_accumulator = weakref.ref(node)
     return node
 
@@ -255,7 +261,12 @@ class SavedTensor:
         hooks = getattr(_hooks_state, "stack", None)
         if hooks:
             pack, unpack = hooks[-1]
-            self.packed = pack(to_tensor(impl))
+            prev = _grad_state.enabled
+            _grad_state.enabled = False  # PyTorch runs pack hooks without recording
+            try:
+                self.packed = pack(to_tensor(impl))
+            finally:
+                _grad_state.enabled = prev
             self.unpack_hook = unpack
             self.impl = None
         elif is_output:

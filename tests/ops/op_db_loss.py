@@ -109,6 +109,18 @@ def cross_entropy_errors():
     ]
 
 
+# log_softmax of float16/bfloat16 may differ from PyTorch's by an ulp (its own kernel); weights double that
+CE_HALF_TOL = {"float16": 4e-3, "bfloat16": 3.2e-2}
+
+
+def cross_entropy_samples_tol(dtype):
+    tol = CE_HALF_TOL.get(dtype)
+    for s in cross_entropy_samples(dtype):
+        if tol is not None:
+            s.rtol = s.atol = tol
+        yield s
+
+
 def nll_samples(dtype):
     for s in cross_entropy_samples(dtype):
         if "probs" in s.name or "smoothing" in s.name:
@@ -328,7 +340,7 @@ def aten_kl_div_samples(dtype):
 
 
 OPS = [
-    OpInfo("nn.functional.cross_entropy", aten=("cross_entropy_loss",), samples=cross_entropy_samples,
+    OpInfo("nn.functional.cross_entropy", aten=("cross_entropy_loss",), samples=cross_entropy_samples_tol,
            dtypes=LOSS_DTYPES, errors=cross_entropy_errors),
     OpInfo("nn.functional.nll_loss", aten=("nll_loss_nd",), samples=nll_samples, dtypes=LOSS_DTYPES,
            errors=nll_errors),

@@ -31,17 +31,19 @@ def _spec(t: T, low, high) -> T:
 
 
 def _dim_lists(ndim):
-    """(dim, name) for an ``int[1]?`` dim argument of a tensor with ``ndim`` dims."""
+    """(dim, keepdim, name) for an ``int[1]?`` dim argument of a tensor with ``ndim`` dims."""
     if ndim == 0:
-        return [(0, "dim 0"), (-1, "dim -1"), ([0], "dims [0]")]
-    out = [(0, "dim 0"), (-1, "dim -1"), ([], "dims []"), ((-1, 0) if ndim > 1 else (0,), "dims (-1, 0)")]
+        return [(0, False, "dim 0"), (-1, True, "dim -1 keepdim"), ([0], False, "dims [0]")]
+    out = [(0, False, "dim 0"), (-1, True, "dim -1 keepdim"), ([], False, "dims []"),
+           ((-1, 0) if ndim > 1 else (0,), True, "dims (-1, 0) keepdim")]
     if ndim == 3:
-        out.append(([2, 0], "dims [2, 0]"))
+        out.append(([2, 0], False, "dims [2, 0]"))
     return out
 
 
 def _single_dims(ndim):
-    return [(0, "dim 0"), (-1, "dim -1")] + ([(1, "dim 1")] if ndim > 1 else [])
+    """(dim, keepdim, name) for an ``int`` dim argument."""
+    return [(0, False, "dim 0"), (-1, True, "dim -1 keepdim")] + ([(1, False, "dim 1")] if ndim > 1 else [])
 
 
 def _nan_inputs(dtype):

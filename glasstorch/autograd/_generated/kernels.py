@@ -7347,3 +7347,51 @@ def _autograd_kthvalue(ks, self, k, dim, keepdim):
 
 
 register_autograd('aten::kthvalue', _autograd_kthvalue)
+
+
+_op_unique_dim = _get_op('aten::unique_dim')
+
+
+def _autograd_unique_dim(ks, self, dim, sorted, return_inverse, return_counts):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.UniqueDimBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_unique_dim.redispatch(ks, self, dim, sorted, return_inverse, return_counts)
+        record.history(result, node, [True, False, False])
+        return result
+    return _op_unique_dim.redispatch(ks, self, dim, sorted, return_inverse, return_counts)
+
+
+register_autograd('aten::unique_dim', _autograd_unique_dim)
+
+
+_op_unique_consecutive = _get_op('aten::unique_consecutive')
+
+
+def _autograd_unique_consecutive(ks, self, return_inverse, return_counts, dim):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.UniqueConsecutiveBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_unique_consecutive.redispatch(ks, self, return_inverse, return_counts, dim)
+        record.history(result, node, [True, False, False])
+        return result
+    return _op_unique_consecutive.redispatch(ks, self, return_inverse, return_counts, dim)
+
+
+register_autograd('aten::unique_consecutive', _autograd_unique_consecutive)
+
+
+_op__unique2 = _get_op('aten::_unique2')
+
+
+def _autograd__unique2(ks, self, sorted, return_inverse, return_counts):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.Unique2Backward0()
+        node.next_edges = record.edges(self)
+        result = _op__unique2.redispatch(ks, self, sorted, return_inverse, return_counts)
+        record.history(result, node, [True, False, False])
+        return result
+    return _op__unique2.redispatch(ks, self, sorted, return_inverse, return_counts)
+
+
+register_autograd('aten::_unique2', _autograd__unique2)

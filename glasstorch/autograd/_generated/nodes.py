@@ -5254,7 +5254,7 @@ def _MaximumBackward0_0(grad, grads, self, other):
 
 
 def _MaximumBackward0_1(grad, grads, self, other):
-    return minmax_backward(grad, other, self, False)
+    return minmax_backward(grad, other, self, True)
 
 
 class MaximumBackward0(Node):
@@ -5326,7 +5326,7 @@ def _MinimumBackward0_0(grad, grads, self, other):
 
 
 def _MinimumBackward0_1(grad, grads, self, other):
-    return minmax_backward(grad, other, self, True)
+    return minmax_backward(grad, other, self, False)
 
 
 class MinimumBackward0(Node):
@@ -7097,3 +7097,63 @@ class KthvalueBackward0(Node):
     @property
     def _saved_self_sizes(self):
         return self.self_sizes_
+
+
+def _UniqueDimBackward0_0(grad, grads):
+    return not_implemented("unique_dim")
+
+
+class UniqueDimBackward0(Node):
+    """Backward of ``unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:22)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UniqueDimBackward0_0(grad, grads))
+        return out
+
+
+def _UniqueConsecutiveBackward0_0(grad, grads):
+    return not_implemented("unique_consecutive")
+
+
+class UniqueConsecutiveBackward0(Node):
+    """Backward of ``unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:26)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UniqueConsecutiveBackward0_0(grad, grads))
+        return out
+
+
+def _Unique2Backward0_0(grad, grads):
+    return not_implemented("_unique2")
+
+
+class Unique2Backward0(Node):
+    """Backward of ``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:30)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_Unique2Backward0_0(grad, grads))
+        return out

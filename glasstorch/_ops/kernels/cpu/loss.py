@@ -396,6 +396,11 @@ def smooth_l1_loss_out(self, target, reduction, beta, out):
 
 def _huber(delta):
     def fn(a, b, dt):
+        if dt == np.float16:  # PyTorch computes float16 in float32 and rounds once (bfloat16: op by op)
+            z = np.abs(np.subtract(a, b, dtype=np.float32))
+            f32 = np.float32
+            res = np.where(z < f32(delta), f32(0.5) * z * z, f32(delta) * (z - f32(0.5) * f32(delta)))
+            return res.astype(dt)
         z = np.abs(np.subtract(a, b, dtype=dt))
         d = dt.type(delta)
         half = dt.type(0.5)

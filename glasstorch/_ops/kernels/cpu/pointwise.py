@@ -42,7 +42,7 @@ from ...tensor_iterator import build, common_dtype, scalar_np
 __all__ = ["unary", "binary", "comparison"]
 
 _BOOL_NP = np.dtype(np.bool_)
-_F32 = _dt.float32
+_F32, _F16, _BF16 = _dt.float32, _dt.float16, _dt.bfloat16
 _F64_NP = np.dtype(np.float64)
 
 # c10::TypeMeta names, which some PyTorch messages print instead of ScalarType names
@@ -57,7 +57,7 @@ _TYPEMETA = {
 # -- shared helpers ----------------------------------------------------------------------------------------
 def _opmath(dt):
     """PyTorch's ``opmath_type``: float16 and bfloat16 compute in float32."""
-    return _F32 if dt is _dt.float16 or dt is _dt.bfloat16 else dt
+    return _F32 if dt is _F16 or dt is _BF16 else dt
 
 
 def _not_implemented(kname, dt) -> NotImplementedError:
@@ -95,9 +95,10 @@ def _fmt_double(x) -> str:
     return f"{x:g}"
 
 
-def _check_nonzero(b) -> None:
-    """Integer division by zero raises (PyTorch's ``ZeroDivisionError`` RuntimeError)."""
-    if (b == 0) if np.ndim(b) == 0 else not np.all(b):
+def _check_nonzero(b, out) -> None:
+    """Integer division by zero raises (PyTorch's ``ZeroDivisionError`` RuntimeError) -- when some element is
+    computed at all: every divisor element reaches a non-empty broadcast output."""
+    if out.size and ((b == 0) if np.ndim(b) == 0 else not np.all(b)):
         raise RuntimeError("ZeroDivisionError")
 
 
@@ -179,7 +180,7 @@ def unary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True):
             dt = it.common_dtype
             if supports is not None and not supports(dt):
                 raise _not_implemented(kname, dt)
-            with _quiet():
+            with np.errstate(all="ignore"):
                 if ufunc:
                     fn(it.ins_np[0], out=it.out_np, dtype=dt.np, casting="unsafe")
                 else:
@@ -236,13 +237,15 @@ def binary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True, n
                 raise _not_implemented(kname, dt)
             a, b = it.ins_np
             if nonzero and dt._cat <= _dt.INT_CAT:
-                _check_nonzero(b)
-            with _quiet():
-                if ufunc:
+                _check_nonzero(b, it.out_np)
+            with np.errstate(all="ignore"):
+                if not ufunc:
+                    fn(a, b, it.out_np, dt)
+                elif dt is _F16 or dt is _BF16:
                     a, b, c = _operands(self, other, a, b, dt, scalar_opmath)
                     fn(a, b, out=it.out_np, dtype=c.np, casting="unsafe")
                 else:
-                    fn(a, b, it.out_np, dt)
+                    fn(a, b, out=it.out_np, dtype=dt.np, casting="unsafe")
         return it.out
 
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"
@@ -545,10 +548,14 @@ def _add_like(ufunc, name):
             _check_inplace_shape(out, (self, other))
         it = build((out,), (self, other))
         dt = it.common_dtype
-        _alpha_check(dt, alpha)
+        if alpha.__class__ is not int:  # an int alpha suits every dtype
+            _alpha_check(dt, alpha)
         if not it.is_meta:
-            a, b, c = _operands(self, other, it.ins_np[0], it.ins_np[1], dt, True)
-            with _quiet():
+            if dt is _F16 or dt is _BF16:
+                a, b, c = _operands(self, other, it.ins_np[0], it.ins_np[1], dt, True)
+            else:
+                (a, b), c = it.ins_np, dt
+            with np.errstate(all="ignore"):
                 if alpha != 1:
                     b = np.multiply(b, _checked_scalar(alpha, dt).astype(c.np), dtype=c.np)
                 ufunc(a, b, out=it.out_np, dtype=c.np, casting="unsafe")
@@ -573,7 +580,7 @@ div_out = binary(np.true_divide, name="div", float_op=True, scalar_opmath=True)
 
 def _trunc_divide(a, b, out, dt):
     if _is_integral(dt):
-        _check_nonzero(b)
+        _check_nonzero(b, out)
         r = np.fmod(a, b, dtype=dt.np)  # a - fmod(a, b) is an exact multiple of b
         np.subtract(a, r, out=r, dtype=dt.np)
         np.floor_divide(r, b, out=out, dtype=dt.np, casting="unsafe")
@@ -587,7 +594,7 @@ def _trunc_divide(a, b, out, dt):
 
 def _floor_divide(a, b, out, dt):
     if _is_integral(dt):
-        _check_nonzero(b)
+        _check_nonzero(b, out)
     np.floor_divide(a, b, out=out, dtype=_opmath(dt).np, casting="unsafe")  # numpy's divmod is PyTorch's div_floor
 
 
