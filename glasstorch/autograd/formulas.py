@@ -29,7 +29,7 @@ __all__ = [
     # views and shapes
     "select_backward", "slice_backward", "permute_backward", "diagonal_backward", "unfold_backward",
     "as_strided_backward", "repeat_backward", "roll_backward", "constant_pad_backward", "reflection_pad_backward",
-    "replication_pad_backward", "cat_tensors_backward", "stack_tensors_backward",
+    "replication_pad_backward", "circular_pad_backward", "cat_tensors_backward", "stack_tensors_backward",
     # indexing
     "gather_backward", "index_select_backward", "index_backward", "aten_index", "aten_index_put",
     "masked_fill_value_backward", "masked_select_backward", "masked_scatter_source_backward", "take_backward",
@@ -555,6 +555,10 @@ def reflection_pad_backward(grad, sizes, padding):
 
 def replication_pad_backward(grad, sizes, padding):
     return _pad_backward(grad, sizes, padding, lambda i, n: min(max(i, 0), n - 1))
+
+
+def circular_pad_backward(grad, sizes, padding):
+    return _pad_backward(grad, sizes, padding, lambda i, n: i % n)
 
 
 # -- indexing ---------------------------------------------------------------------------------------------------

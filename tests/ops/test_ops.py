@@ -336,6 +336,10 @@ def _gradcheck_cases():
             yield pytest.param(op, id=op.name)
 
 
+# (entry, sample) pairs whose gradient is not the derivative on purpose
+GRADCHECK_SKIP = {("embedding", "padding_idx, scale_grad_by_freq"): "scale_grad_by_freq scales the gradient"}
+
+
 def _gradcheck_sample(sample: Sample) -> bool:
     """Small samples of plain random values (explicit values sit on ties and kinks on purpose)."""
     specs = _float_specs(sample, "float64")
@@ -350,7 +354,8 @@ def test_op_gradcheck(op: OpInfo):
     if gradcheck is None:
         pytest.skip("glasstorch.autograd.gradcheck does not exist yet")
     checked = 0
-    for sample in [s for s in grad_samples(op, "float64") if _gradcheck_sample(s)][:2]:
+    samples = [s for s in grad_samples(op, "float64") if _gradcheck_sample(s) and (op.name, s.name) not in GRADCHECK_SKIP]
+    for sample in samples[:2]:
         try:
             skip = _torch_differentiable_inputs(op, sample, "float64", len(_float_specs(sample, "float64")))
             with warnings.catch_warnings():

@@ -19,6 +19,7 @@ tensor), and the helpers of ``glasstorch/autograd/formulas.py``.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections import OrderedDict
 from pathlib import Path
@@ -36,7 +37,10 @@ META_SUFFIXES = ("_sizes", "_dtype", "_numel", "_device", "_ndim")
 
 
 def _camel(name: str) -> str:
-    return "".join(p[:1].upper() + p[1:] for p in name.strip("_").split("_") if p)
+    """PyTorch's node naming: ``max_pool2d_with_indices`` -> ``MaxPool2DWithIndices`` (a letter after a
+    digit is capitalised too), leading underscores dropped."""
+    camel = "".join(p[:1].upper() + p[1:] for p in name.strip("_").split("_") if p)
+    return re.sub(r"(?<=\d)([a-z])", lambda m: m.group(1).upper(), camel)
 
 
 def load_derivatives(fns) -> list:
@@ -50,12 +54,12 @@ def load_derivatives(fns) -> list:
             f = by_schema.get(schema_text) or by_schema.get(str(parse_schema(schema_text)))
             if f is None:
                 raise DeclarationError(f"{loc}: no declared operator has the schema {schema_text!r}")
-            base = f.func.name.split("::")[-1].rstrip("_").removesuffix("_forward")
-            n = counts.get(base, 0)
+            base = _camel(f.func.name.split("::")[-1].rstrip("_").removesuffix("_forward"))
+            n = counts.get(base, 0)  # overloads are counted per node name (convolution, _convolution ...)
             counts[base] = n + 1
             formulas = OrderedDict((k, str(v)) for k, v in raw.items()
                                    if k not in ("name", "__line__", "output_differentiability", "dispatch"))
-            entries.append({"f": f, "loc": loc, "formulas": formulas, "node": f"{_camel(base)}Backward{n}",
+            entries.append({"f": f, "loc": loc, "formulas": formulas, "node": f"{base}Backward{n}",
                             "out_diff": raw.get("output_differentiability")})
     return entries
 

@@ -39,7 +39,7 @@ _op__convolution = _get_op('aten::_convolution')
 
 def _autograd__convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32):
     if grad_enabled() and requires_grad_any(input, weight, bias):
-        node = _n.ConvolutionBackward0()
+        node = _n.ConvolutionBackward1()
         node.next_edges = record.edges(input, weight, bias)
         node.input_ = record.save(input)
         node.weight_ = record.save(weight)
@@ -64,7 +64,7 @@ _op_max_pool2d_with_indices = _get_op('aten::max_pool2d_with_indices')
 
 def _autograd_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation, ceil_mode):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.MaxPool2dWithIndicesBackward0()
+        node = _n.MaxPool2DWithIndicesBackward0()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_max_pool2d_with_indices.redispatch(ks, self, kernel_size, stride, padding, dilation, ceil_mode)
@@ -93,7 +93,7 @@ _op_avg_pool2d = _get_op('aten::avg_pool2d')
 
 def _autograd_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.AvgPool2dBackward0()
+        node = _n.AvgPool2DBackward0()
         node.next_edges = record.edges(self)
         node.kernel_size_ = kernel_size
         node.stride_ = stride
@@ -127,7 +127,7 @@ _op__adaptive_avg_pool2d = _get_op('aten::_adaptive_avg_pool2d')
 
 def _autograd__adaptive_avg_pool2d(ks, self, output_size):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.AdaptiveAvgPool2dBackward0()
+        node = _n.AdaptiveAvgPool2DBackward0()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op__adaptive_avg_pool2d.redispatch(ks, self, output_size)
@@ -1667,7 +1667,7 @@ _op_nll_loss2d_forward = _get_op('aten::nll_loss2d_forward')
 
 def _autograd_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.NllLoss2dBackward0()
+        node = _n.NllLoss2DBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.target_ = record.save(target)
@@ -4144,7 +4144,7 @@ _op_log1p = _get_op('aten::log1p')
 
 def _autograd_log1p(ks, self):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.Log1pBackward0()
+        node = _n.Log1PBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_log1p.redispatch(ks, self)
@@ -4162,7 +4162,7 @@ _op_log1p_ = _get_op('aten::log1p_')
 def _autograd_log1p_(ks, self):
     if grad_enabled() and (requires_grad_any(self)):
         check_inplace(self)
-        node = _n.Log1pBackward0()
+        node = _n.Log1PBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_log1p_.redispatch(ks, self)
@@ -7161,7 +7161,7 @@ _op_reflection_pad1d = _get_op('aten::reflection_pad1d')
 
 def _autograd_reflection_pad1d(ks, self, padding):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.ReflectionPad1dBackward0()
+        node = _n.ReflectionPad1DBackward0()
         node.next_edges = record.edges(self)
         node.padding_ = padding
         node.self_sizes_ = record.meta(self, 'sizes')
@@ -7190,7 +7190,7 @@ _op_reflection_pad2d = _get_op('aten::reflection_pad2d')
 
 def _autograd_reflection_pad2d(ks, self, padding):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.ReflectionPad2dBackward0()
+        node = _n.ReflectionPad2DBackward0()
         node.next_edges = record.edges(self)
         node.padding_ = padding
         node.self_sizes_ = record.meta(self, 'sizes')
@@ -7219,7 +7219,7 @@ _op_replication_pad1d = _get_op('aten::replication_pad1d')
 
 def _autograd_replication_pad1d(ks, self, padding):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.ReplicationPad1dBackward0()
+        node = _n.ReplicationPad1DBackward0()
         node.next_edges = record.edges(self)
         node.padding_ = padding
         node.self_sizes_ = record.meta(self, 'sizes')
@@ -7248,7 +7248,7 @@ _op_replication_pad2d = _get_op('aten::replication_pad2d')
 
 def _autograd_replication_pad2d(ks, self, padding):
     if grad_enabled() and requires_grad_any(self):
-        node = _n.ReplicationPad2dBackward0()
+        node = _n.ReplicationPad2DBackward0()
         node.next_edges = record.edges(self)
         node.padding_ = padding
         node.self_sizes_ = record.meta(self, 'sizes')
@@ -7270,6 +7270,82 @@ def _autograd_replication_pad2d_out(ks, self, padding, out):
 
 
 register_autograd('aten::replication_pad2d.out', _autograd_replication_pad2d_out)
+
+
+_op_reflection_pad3d = _get_op('aten::reflection_pad3d')
+
+
+def _autograd_reflection_pad3d(ks, self, padding):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.ReflectionPad3DBackward0()
+        node.next_edges = record.edges(self)
+        node.padding_ = padding
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_reflection_pad3d.redispatch(ks, self, padding)
+        record.history(result, node, None)
+        return result
+    return _op_reflection_pad3d.redispatch(ks, self, padding)
+
+
+register_autograd('aten::reflection_pad3d', _autograd_reflection_pad3d)
+
+
+_op_reflection_pad3d_out = _get_op('aten::reflection_pad3d.out')
+
+
+def _autograd_reflection_pad3d_out(ks, self, padding, out):
+    out_not_differentiable('reflection_pad3d', self)
+    return _op_reflection_pad3d_out.redispatch(ks, self, padding, out)
+
+
+register_autograd('aten::reflection_pad3d.out', _autograd_reflection_pad3d_out)
+
+
+_op_replication_pad3d = _get_op('aten::replication_pad3d')
+
+
+def _autograd_replication_pad3d(ks, self, padding):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.ReplicationPad3DBackward0()
+        node.next_edges = record.edges(self)
+        node.padding_ = padding
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_replication_pad3d.redispatch(ks, self, padding)
+        record.history(result, node, None)
+        return result
+    return _op_replication_pad3d.redispatch(ks, self, padding)
+
+
+register_autograd('aten::replication_pad3d', _autograd_replication_pad3d)
+
+
+_op_replication_pad3d_out = _get_op('aten::replication_pad3d.out')
+
+
+def _autograd_replication_pad3d_out(ks, self, padding, out):
+    out_not_differentiable('replication_pad3d', self)
+    return _op_replication_pad3d_out.redispatch(ks, self, padding, out)
+
+
+register_autograd('aten::replication_pad3d.out', _autograd_replication_pad3d_out)
+
+
+_op__pad_circular = _get_op('aten::_pad_circular')
+
+
+def _autograd__pad_circular(ks, self, pad):
+    if grad_enabled() and requires_grad_any(self):
+        node = _n.PadCircularBackward0()
+        node.next_edges = record.edges(self)
+        node.pad_ = pad
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__pad_circular.redispatch(ks, self, pad)
+        record.history(result, node, None)
+        return result
+    return _op__pad_circular.redispatch(ks, self, pad)
+
+
+register_autograd('aten::_pad_circular', _autograd__pad_circular)
 
 
 _op_sort = _get_op('aten::sort')

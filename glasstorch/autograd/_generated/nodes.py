@@ -75,11 +75,11 @@ class ConvolutionBackward0(Node):
         return self.groups_
 
 
-def _ConvolutionBackward0_0(grad, grads, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+def _ConvolutionBackward1_0(grad, grads, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     return convolution_backward(grad, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
 
 
-class ConvolutionBackward0(Node):
+class ConvolutionBackward1(Node):
     """Backward of ``_convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:8)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'stride_', 'padding_', 'dilation_', 'transposed_', 'output_padding_', 'groups_')
@@ -89,9 +89,9 @@ class ConvolutionBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        input = wrap_saved(node.input_, 'ConvolutionBackward0')
-        weight = wrap_saved(node.weight_, 'ConvolutionBackward0')
-        bias = wrap_saved(node.bias_, 'ConvolutionBackward0')
+        input = wrap_saved(node.input_, 'ConvolutionBackward1')
+        weight = wrap_saved(node.weight_, 'ConvolutionBackward1')
+        bias = wrap_saved(node.bias_, 'ConvolutionBackward1')
         stride = node.stride_
         padding = node.padding_
         dilation = node.dilation_
@@ -100,7 +100,7 @@ class ConvolutionBackward0(Node):
         groups = node.groups_
         out = [None] * 3
         if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
-            res = _ConvolutionBackward0_0(grad, grads, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+            res = _ConvolutionBackward1_0(grad, grads, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
             out[0] = unwrap(res[0])
             out[1] = unwrap(res[1])
             out[2] = unwrap(res[2])
@@ -108,15 +108,15 @@ class ConvolutionBackward0(Node):
 
     @property
     def _saved_input(self):
-        return wrap_saved(self.input_, 'ConvolutionBackward0')
+        return wrap_saved(self.input_, 'ConvolutionBackward1')
 
     @property
     def _saved_weight(self):
-        return wrap_saved(self.weight_, 'ConvolutionBackward0')
+        return wrap_saved(self.weight_, 'ConvolutionBackward1')
 
     @property
     def _saved_bias(self):
-        return wrap_saved(self.bias_, 'ConvolutionBackward0')
+        return wrap_saved(self.bias_, 'ConvolutionBackward1')
 
     @property
     def _saved_stride(self):
@@ -143,11 +143,11 @@ class ConvolutionBackward0(Node):
         return self.groups_
 
 
-def _MaxPool2dWithIndicesBackward0_0(grad, grads, self_sizes, result):
+def _MaxPool2DWithIndicesBackward0_0(grad, grads, self_sizes, result):
     return max_pool2d_backward(grad, self_sizes, result[1])
 
 
-class MaxPool2dWithIndicesBackward0(Node):
+class MaxPool2DWithIndicesBackward0(Node):
     """Backward of ``max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/conv.yaml:11)."""
 
     __slots__ = ('self_sizes_', 'result_')
@@ -158,26 +158,26 @@ class MaxPool2dWithIndicesBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         self_sizes = node.self_sizes_
-        result = wrap_saved(node.result_, 'MaxPool2dWithIndicesBackward0')
+        result = wrap_saved(node.result_, 'MaxPool2DWithIndicesBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_MaxPool2dWithIndicesBackward0_0(grad, grads, self_sizes, result))
+            out[0] = unwrap(_MaxPool2DWithIndicesBackward0_0(grad, grads, self_sizes, result))
         return out
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'MaxPool2dWithIndicesBackward0')
+        return wrap_saved(self.result_, 'MaxPool2DWithIndicesBackward0')
 
     @property
     def _saved_self_sizes(self):
         return self.self_sizes_
 
 
-def _AvgPool2dBackward0_0(grad, grads, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, self_sizes):
+def _AvgPool2DBackward0_0(grad, grads, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, self_sizes):
     return avg_pool2d_backward(grad, self_sizes, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
-class AvgPool2dBackward0(Node):
+class AvgPool2DBackward0(Node):
     """Backward of ``avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:15)."""
 
     __slots__ = ('kernel_size_', 'stride_', 'padding_', 'ceil_mode_', 'count_include_pad_', 'divisor_override_', 'self_sizes_')
@@ -196,7 +196,7 @@ class AvgPool2dBackward0(Node):
         self_sizes = node.self_sizes_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_AvgPool2dBackward0_0(grad, grads, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, self_sizes))
+            out[0] = unwrap(_AvgPool2DBackward0_0(grad, grads, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, self_sizes))
         return out
 
     @property
@@ -228,11 +228,11 @@ class AvgPool2dBackward0(Node):
         return self.self_sizes_
 
 
-def _AdaptiveAvgPool2dBackward0_0(grad, grads, self_sizes):
+def _AdaptiveAvgPool2DBackward0_0(grad, grads, self_sizes):
     return adaptive_avg_pool2d_backward(grad, self_sizes)
 
 
-class AdaptiveAvgPool2dBackward0(Node):
+class AdaptiveAvgPool2DBackward0(Node):
     """Backward of ``_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:18)."""
 
     __slots__ = ('self_sizes_',)
@@ -245,7 +245,7 @@ class AdaptiveAvgPool2dBackward0(Node):
         self_sizes = node.self_sizes_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_AdaptiveAvgPool2dBackward0_0(grad, grads, self_sizes))
+            out[0] = unwrap(_AdaptiveAvgPool2DBackward0_0(grad, grads, self_sizes))
         return out
 
     @property
@@ -2045,11 +2045,11 @@ class NllLossBackward0(Node):
         return self.ignore_index_
 
 
-def _NllLoss2dBackward0_0(grad, grads, self, target, weight, reduction, ignore_index, result):
+def _NllLoss2DBackward0_0(grad, grads, self, target, weight, reduction, ignore_index, result):
     return nll_loss_backward(grad, self, target, weight, reduction, ignore_index, result[1])
 
 
-class NllLoss2dBackward0(Node):
+class NllLoss2DBackward0(Node):
     """Backward of ``nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)`` (glasstorch/_ops/derivatives/loss.yaml:9)."""
 
     __slots__ = ('self_', 'target_', 'weight_', 'reduction_', 'ignore_index_', 'result_')
@@ -2059,32 +2059,32 @@ class NllLoss2dBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'NllLoss2dBackward0')
-        target = wrap_saved(node.target_, 'NllLoss2dBackward0')
-        weight = wrap_saved(node.weight_, 'NllLoss2dBackward0')
+        self = wrap_saved(node.self_, 'NllLoss2DBackward0')
+        target = wrap_saved(node.target_, 'NllLoss2DBackward0')
+        weight = wrap_saved(node.weight_, 'NllLoss2DBackward0')
         reduction = node.reduction_
         ignore_index = node.ignore_index_
-        result = wrap_saved(node.result_, 'NllLoss2dBackward0')
+        result = wrap_saved(node.result_, 'NllLoss2DBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_NllLoss2dBackward0_0(grad, grads, self, target, weight, reduction, ignore_index, result))
+            out[0] = unwrap(_NllLoss2DBackward0_0(grad, grads, self, target, weight, reduction, ignore_index, result))
         return out
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'NllLoss2dBackward0')
+        return wrap_saved(self.self_, 'NllLoss2DBackward0')
 
     @property
     def _saved_target(self):
-        return wrap_saved(self.target_, 'NllLoss2dBackward0')
+        return wrap_saved(self.target_, 'NllLoss2DBackward0')
 
     @property
     def _saved_weight(self):
-        return wrap_saved(self.weight_, 'NllLoss2dBackward0')
+        return wrap_saved(self.weight_, 'NllLoss2DBackward0')
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'NllLoss2dBackward0')
+        return wrap_saved(self.result_, 'NllLoss2DBackward0')
 
     @property
     def _saved_reduction(self):
@@ -4299,11 +4299,11 @@ class Log10Backward0(Node):
         return wrap_saved(self.self_, 'Log10Backward0')
 
 
-def _Log1pBackward0_0(grad, grads, self):
+def _Log1PBackward0_0(grad, grads, self):
     return grad / (self + 1)
 
 
-class Log1pBackward0(Node):
+class Log1PBackward0(Node):
     """Backward of ``log1p(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:122)."""
 
     __slots__ = ('self_',)
@@ -4313,15 +4313,15 @@ class Log1pBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'Log1pBackward0')
+        self = wrap_saved(node.self_, 'Log1PBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_Log1pBackward0_0(grad, grads, self))
+            out[0] = unwrap(_Log1PBackward0_0(grad, grads, self))
         return out
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'Log1pBackward0')
+        return wrap_saved(self.self_, 'Log1PBackward0')
 
 
 def _SqrtBackward0_0(grad, grads, result):
@@ -6834,11 +6834,11 @@ class ConstantPadNdBackward0(Node):
         return self.pad_
 
 
-def _ReflectionPad1dBackward0_0(grad, grads, padding, self_sizes):
+def _ReflectionPad1DBackward0_0(grad, grads, padding, self_sizes):
     return reflection_pad_backward(grad, self_sizes, padding)
 
 
-class ReflectionPad1dBackward0(Node):
+class ReflectionPad1DBackward0(Node):
     """Backward of ``reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:33)."""
 
     __slots__ = ('padding_', 'self_sizes_')
@@ -6852,7 +6852,7 @@ class ReflectionPad1dBackward0(Node):
         self_sizes = node.self_sizes_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_ReflectionPad1dBackward0_0(grad, grads, padding, self_sizes))
+            out[0] = unwrap(_ReflectionPad1DBackward0_0(grad, grads, padding, self_sizes))
         return out
 
     @property
@@ -6864,11 +6864,11 @@ class ReflectionPad1dBackward0(Node):
         return self.self_sizes_
 
 
-def _ReflectionPad2dBackward0_0(grad, grads, padding, self_sizes):
+def _ReflectionPad2DBackward0_0(grad, grads, padding, self_sizes):
     return reflection_pad_backward(grad, self_sizes, padding)
 
 
-class ReflectionPad2dBackward0(Node):
+class ReflectionPad2DBackward0(Node):
     """Backward of ``reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:36)."""
 
     __slots__ = ('padding_', 'self_sizes_')
@@ -6882,7 +6882,7 @@ class ReflectionPad2dBackward0(Node):
         self_sizes = node.self_sizes_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_ReflectionPad2dBackward0_0(grad, grads, padding, self_sizes))
+            out[0] = unwrap(_ReflectionPad2DBackward0_0(grad, grads, padding, self_sizes))
         return out
 
     @property
@@ -6894,11 +6894,11 @@ class ReflectionPad2dBackward0(Node):
         return self.self_sizes_
 
 
-def _ReplicationPad1dBackward0_0(grad, grads, padding, self_sizes):
+def _ReplicationPad1DBackward0_0(grad, grads, padding, self_sizes):
     return replication_pad_backward(grad, self_sizes, padding)
 
 
-class ReplicationPad1dBackward0(Node):
+class ReplicationPad1DBackward0(Node):
     """Backward of ``replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:39)."""
 
     __slots__ = ('padding_', 'self_sizes_')
@@ -6912,7 +6912,7 @@ class ReplicationPad1dBackward0(Node):
         self_sizes = node.self_sizes_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_ReplicationPad1dBackward0_0(grad, grads, padding, self_sizes))
+            out[0] = unwrap(_ReplicationPad1DBackward0_0(grad, grads, padding, self_sizes))
         return out
 
     @property
@@ -6924,11 +6924,11 @@ class ReplicationPad1dBackward0(Node):
         return self.self_sizes_
 
 
-def _ReplicationPad2dBackward0_0(grad, grads, padding, self_sizes):
+def _ReplicationPad2DBackward0_0(grad, grads, padding, self_sizes):
     return replication_pad_backward(grad, self_sizes, padding)
 
 
-class ReplicationPad2dBackward0(Node):
+class ReplicationPad2DBackward0(Node):
     """Backward of ``replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:42)."""
 
     __slots__ = ('padding_', 'self_sizes_')
@@ -6942,12 +6942,102 @@ class ReplicationPad2dBackward0(Node):
         self_sizes = node.self_sizes_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_ReplicationPad2dBackward0_0(grad, grads, padding, self_sizes))
+            out[0] = unwrap(_ReplicationPad2DBackward0_0(grad, grads, padding, self_sizes))
         return out
 
     @property
     def _saved_padding(self):
         return self.padding_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _ReflectionPad3DBackward0_0(grad, grads, padding, self_sizes):
+    return reflection_pad_backward(grad, self_sizes, padding)
+
+
+class ReflectionPad3DBackward0(Node):
+    """Backward of ``reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:45)."""
+
+    __slots__ = ('padding_', 'self_sizes_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        padding = node.padding_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ReflectionPad3DBackward0_0(grad, grads, padding, self_sizes))
+        return out
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _ReplicationPad3DBackward0_0(grad, grads, padding, self_sizes):
+    return replication_pad_backward(grad, self_sizes, padding)
+
+
+class ReplicationPad3DBackward0(Node):
+    """Backward of ``replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:48)."""
+
+    __slots__ = ('padding_', 'self_sizes_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        padding = node.padding_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ReplicationPad3DBackward0_0(grad, grads, padding, self_sizes))
+        return out
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _PadCircularBackward0_0(grad, grads, pad, self_sizes):
+    return circular_pad_backward(grad, self_sizes, pad)
+
+
+class PadCircularBackward0(Node):
+    """Backward of ``_pad_circular(Tensor self, SymInt[] pad) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:53)."""
+
+    __slots__ = ('pad_', 'self_sizes_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        pad = node.pad_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_PadCircularBackward0_0(grad, grads, pad, self_sizes))
+        return out
+
+    @property
+    def _saved_pad(self):
+        return self.pad_
 
     @property
     def _saved_self_sizes(self):

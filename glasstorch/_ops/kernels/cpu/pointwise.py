@@ -164,6 +164,20 @@ def _finish(out, buf) -> None:
         np.copyto(out, buf, casting="unsafe")
 
 
+def _fma(x, y, z, c):
+    """``x * y + z`` rounded once to ``c``, as the fused multiply-add of PyTorch's vectorized kernels
+    (add with alpha, lerp, addcmul): float32 goes through float64 (the product is exact there), float64
+    through long double; integers wrap as usual.  Operands must already be values of ``c``."""
+    if c == np.float32:
+        wide = _F64_NP
+    elif c == np.float64:
+        wide = np.longdouble
+    else:
+        return np.add(np.multiply(x, y, dtype=c), z, dtype=c)
+    r = np.asarray(np.multiply(x, y, dtype=wide))
+    return np.add(r, z, dtype=wide).astype(c)
+
+
 # -- templates ---------------------------------------------------------------------------------------------
 def unary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True):
     """A structured unary kernel ``kernel(self, out)``.
@@ -552,13 +566,19 @@ def _add_like(ufunc, name):
             _alpha_check(dt, alpha)
         if not it.is_meta:
             if dt is _F16 or dt is _BF16:
-                a, b, c = _operands(self, other, it.ins_np[0], it.ins_np[1], dt, True)
+                a, b, c = _operands(self, other, it.ins_np[0], it.ins_np[1], dt, False)
             else:
                 (a, b), c = it.ins_np, dt
             with np.errstate(all="ignore"):
-                if alpha != 1:
-                    b = np.multiply(b, _checked_scalar(alpha, dt).astype(c.np), dtype=c.np)
-                ufunc(a, b, out=it.out_np, dtype=c.np, casting="unsafe")
+                if alpha == 1:
+                    ufunc(a, b, out=it.out_np, dtype=c.np, casting="unsafe")
+                else:  # add: fma(other, alpha, self); sub: fma(other, -alpha, self)
+                    al = _checked_scalar(alpha, dt).astype(c.np)
+                    al = al if ufunc is np.add else -al
+                    if dt._cat == _dt.FLOAT_CAT:
+                        np.copyto(it.out_np, _fma(b, al, a, c.np), casting="unsafe")
+                    else:
+                        np.add(a, np.multiply(b, al, dtype=c.np), out=it.out_np, dtype=c.np, casting="unsafe")
         return it.out
 
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"
@@ -585,9 +605,8 @@ def _trunc_divide(a, b, out, dt):
         np.subtract(a, r, out=r, dtype=dt.np)
         np.floor_divide(r, b, out=out, dtype=dt.np, casting="unsafe")
         return
-    c = _opmath(dt).np
-    buf = _scratch(out, c)
-    np.true_divide(a, b, out=buf, dtype=c, casting="unsafe")
+    buf = _scratch(out, dt.np)  # the quotient is rounded to the dtype (float16/bfloat16 too) before trunc
+    np.true_divide(a, b, out=buf, dtype=dt.np, casting="unsafe")
     np.trunc(buf, out=buf)
     _finish(out, buf)
 
@@ -628,8 +647,9 @@ copysign_out = binary(np.copysign, name="copysign", float_op=True)
 def _xlogy(a, b, out, dt):
     """``x * log(y)``, 0 where x == 0 (unless y is NaN), NaN where y is NaN."""
     c = _opmath(dt).np
-    if c != dt.np:
+    if c != dt.np:  # float16/bfloat16: log(y) is rounded to the dtype before the product (Half arithmetic)
         a, b = _in_dtype(a, dt), _in_dtype(b, dt)
+        c = dt.np
     with _quiet():
         r = np.log(b, dtype=c)
         r = np.multiply(a, r, dtype=c)
@@ -904,20 +924,19 @@ def _check_same_dtype(self, other, what):
 
 
 def _lerp(start, end, weight, out, c, scalar_weight):
-    """``weight < 0.5 ? start + weight * (end - start) : end - (end - start) * (1 - weight)`` in opmath."""
-    diff = np.subtract(end, start, dtype=c)
+    """``|weight| < 0.5 ? start + weight * (end - start) : end - (end - start) * (1 - weight)`` in opmath,
+    each branch one fused multiply-add as in PyTorch's ``lerp_vec``."""
+    diff = np.asarray(np.subtract(end, start, dtype=c))
     if scalar_weight:
         w = c.type(weight)
         if abs(weight) < 0.5:
-            res = np.add(start, np.multiply(diff, w, dtype=c), dtype=c)
+            res = _fma(w, diff, start, c)
         else:
-            res = np.subtract(end, np.multiply(diff, c.type(1) - w, dtype=c), dtype=c)
+            res = _fma(-(c.type(1) - w), diff, end, c)
     else:
         w = np.asarray(weight).astype(c)
         small = np.abs(w) < 0.5
-        lo = np.add(start, np.multiply(w, diff, dtype=c), dtype=c)
-        hi = np.subtract(end, np.multiply(diff, np.subtract(c.type(1), w, dtype=c), dtype=c), dtype=c)
-        res = np.where(small, lo, hi)
+        res = np.where(small, _fma(w, diff, start, c), _fma(-np.subtract(c.type(1), w, dtype=c), diff, end, c))
     np.copyto(out, res, casting="unsafe")
 
 
@@ -983,8 +1002,10 @@ def _addc(op, name, kname):
             s, t1, t2 = (_in_dtype(x, dt) for x in it.ins_np) if c != dt.np else it.ins_np
             with _quiet():
                 t = np.multiply(t1, _scalar_value(value, dt), dtype=c)
-                t = op(t, t2, dtype=c)
-                np.add(s, t, out=it.out_np, dtype=c, casting="unsafe")
+                if op is np.multiply and dt._cat == _dt.FLOAT_CAT:  # fma(value * t1, t2, self)
+                    np.copyto(it.out_np, _fma(t, t2, s, c), casting="unsafe")
+                else:
+                    np.add(s, op(t, t2, dtype=c), out=it.out_np, dtype=c, casting="unsafe")
         return it.out
 
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"

@@ -21,6 +21,7 @@ is read.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
 
@@ -58,6 +59,7 @@ _SUM_ACC = {_dt.float16: _F32, _dt.bfloat16: _F32}
 _SCAN_ACC = {_dt.float16: _F32, _dt.bfloat16: _F32, _dt.float32: _F64, _dt.complex64: np.dtype(np.complex128),
              _dt.uint8: _I64, _dt.int8: _I64, _dt.int16: _I64, _dt.int32: _I64}
 _name = _dt.name_of
+_NO_CONTEXT = contextlib.nullcontext()
 
 
 # -- shared steps --------------------------------------------------------------------------------------------
@@ -95,8 +97,8 @@ def _reduction_output(self, dims, keepdim, dtype, out):
 
 
 def _axes(self: TensorImpl, dims):
-    """numpy ``axis=`` for wrapped dims (a 0-dim tensor reduces over its single element)."""
-    return dims if self.sizes else None
+    """numpy ``axis=`` for wrapped dims: None (numpy's fast path) when every dim is reduced."""
+    return None if len(dims) == len(self.sizes) else dims
 
 
 def _count(self: TensorImpl, dims) -> int:
@@ -189,7 +191,7 @@ def mean_out(self, dim, keepdim, dtype, out):
         axes, n = _axes(self, dims), _count(self, dims)
         acc = _SUM_ACC.get(out.dtype, out.dtype.np)
         o = out.as_numpy()
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore") if n == 0 else _NO_CONTEXT:  # 0/0 is nan
             if o.dtype == acc:
                 np.add.reduce(a, axis=axes, dtype=acc, out=o, keepdims=keepdim)
                 np.true_divide(o, n, out=o)
@@ -311,7 +313,7 @@ def _zero_numel_check(self, d, fname):
         raise IndexError(f"{fname}: Expected reduction dim {d} to have non-zero size.")
 
 
-def _minmax_dim(name, argfn, self, dim, keepdim, values, indices):
+def _minmax_dim(name, argfn, valfn, self, dim, keepdim, values, indices):
     d = wrap_dim(dim, self.ndim)
     _zero_numel_check(self, d, f"{name}()")
     if self.dtype.is_complex:
@@ -330,16 +332,16 @@ def _minmax_dim(name, argfn, self, dim, keepdim, values, indices):
             if not keepdim:
                 vo, io = np.expand_dims(vo, d), np.expand_dims(io, d)
             argfn(a, axis=d, out=io, keepdims=True)  # first index of the extreme; NaN counts as the extreme
-            np.copyto(vo, np.take_along_axis(a, io, axis=d))
+            valfn.reduce(a, axis=d, out=vo, keepdims=True)
     return values, indices
 
 
 def max_dim_out(self, dim, keepdim, max, max_values):  # noqa: A002 - PyTorch's argument names
-    return _minmax_dim("max", np.argmax, self, dim, keepdim, max, max_values)
+    return _minmax_dim("max", np.argmax, np.maximum, self, dim, keepdim, max, max_values)
 
 
 def min_dim_out(self, dim, keepdim, min, min_indices):  # noqa: A002
-    return _minmax_dim("min", np.argmin, self, dim, keepdim, min, min_indices)
+    return _minmax_dim("min", np.argmin, np.minimum, self, dim, keepdim, min, min_indices)
 
 
 def _amax(name, ufunc, self, dim, keepdim, out):
@@ -408,7 +410,7 @@ def _moments(self, dims, correction, keepdim, take_sqrt):
     a = self.as_numpy()
     axes, n = _axes(self, dims), _count(self, dims)
     acc = np.complex128 if self.dtype.is_complex else np.float64
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore") if n == 0 or n - correction <= 0 else _NO_CONTEXT:
         mean = np.asarray(np.add.reduce(a, axis=axes, dtype=acc, keepdims=True))
         mean /= n
         dev = np.asarray(np.subtract(a, mean, dtype=acc))
@@ -523,7 +525,12 @@ def _vector_norm_into(self, ord, dims, keepdim, out):  # noqa: A002 - PyTorch's 
     axes = _axes(self, dims)
     p = float(ord)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if p == 2.0:
+        if p == 2.0 and axes is None and a.dtype == acc and acc.kind == "f":
+            flat = a.reshape(-1)
+            r = np.sqrt(np.dot(flat, flat))  # sum of squares in one BLAS call
+            if keepdim:
+                r = np.reshape(r, out.sizes)
+        elif p == 2.0:
             r = np.sqrt(np.add.reduce(np.square(a, dtype=acc), axis=axes, keepdims=keepdim))
         elif p == 1.0:
             r = np.add.reduce(np.abs(a, dtype=acc), axis=axes, keepdims=keepdim)
@@ -718,8 +725,10 @@ def _scan(name, ufunc, self, dim, dtype, out):
     acc = _SCAN_ACC.get(out.dtype, out.dtype.np)
     if o.dtype == acc:
         ufunc.accumulate(a, axis=d, dtype=acc, out=o)
-    else:
-        np.copyto(o, ufunc.accumulate(a, axis=d, dtype=acc), casting="unsafe")
+    else:  # widen once, scan in place, round once (faster than a casting scan)
+        wide = a.astype(acc)
+        ufunc.accumulate(wide, axis=d, out=wide)
+        np.copyto(o, wide, casting="unsafe")
     return out
 
 

@@ -1,0 +1,77 @@
+"""OpInfo entries: views, copies and fills (glasstorch/_ops/native_functions/views.yaml).
+
+tests/test_views.py checks the geometry of every view in depth (strides, offsets, aliasing, version
+sharing, hypothesis-generated layouts); these entries put the same operators through the common
+harness: function/method forms, dtypes, and error parity.
+"""
+
+from __future__ import annotations
+
+from opinfo import ALL, DType, ErrorSample, OpInfo, Sample, T
+
+SRC = [T((2, 3, 4)), T((2, 3, 4), layout="transposed"), T((2, 3, 8), layout="strided")]
+SRC_2D = [T((3, 4)), T((3, 4), layout="transposed")]
+
+
+def _each(srcs, *args, **kwargs):
+    def samples(dtype):
+        for i, src in enumerate(srcs):
+            yield Sample((src, *args), dict(kwargs), name=f"src{i} {args} {kwargs}")
+    return samples
+
+
+def _chain(*gens):
+    def samples(dtype):
+        for g in gens:
+            yield from g(dtype)
+    return samples
+
+
+def _views(name, samples, aten, *, function=True, method=True, errors=None, dtypes=ALL):
+    return OpInfo(name, aten=aten, samples=samples, dtypes=dtypes, function=function, method=method, errors=errors)
+
+
+OPS = [
+    _views("Tensor.view", _chain(_each([T((2, 3, 4))], 6, 4), _each([T((2, 3, 4))], -1)), ("view",), method=False,
+           errors=lambda: [ErrorSample((T((3, 4), layout="transposed"), 12), name="incompatible")]),
+    OpInfo("Tensor.view", aten=("view.dtype",), samples=_each([T((2, 3, 4))], DType("int32")), dtypes=("float32",),
+           function=True, method=False),
+    _views("Tensor.view_as", _each([T((2, 3, 4))], T((4, 6))), ("view_as",), method=False),
+    _views("reshape", _chain(_each(SRC, 6, -1), _each(SRC, (24,))), ("reshape", "_unsafe_view")),
+    _views("Tensor.reshape_as", _each(SRC, T((4, 6))), ("reshape_as",), method=False),
+    _views("as_strided", _each([T((3, 4))], (2, 2), (1, 2), 1), ("as_strided",)),
+    _views("transpose", _each(SRC, 0, 2), ("transpose.int",),
+           errors=lambda: [ErrorSample((T((2, 3)), 0, 3), name="dim")]),
+    _views("swapaxes", _each(SRC, 1, -1), ("swapaxes",)),
+    _views("swapdims", _each(SRC, 0, 1), ("swapdims",)),
+    _views("t", _each(SRC_2D), ("t",), errors=lambda: [ErrorSample((T((2, 2, 2)),), name="3d")]),
+    _views("permute", _each(SRC, (2, 0, 1)), ("permute",)),
+    _views("Tensor.expand", _each([T((3, 1))], 2, 3, 4), ("expand",), method=False),
+    _views("Tensor.expand_as", _each([T((3, 1))], T((2, 3, 4))), ("expand_as",), method=False),
+    _views("broadcast_to", _each([T((3, 1))], (2, 3, 4)), ("broadcast_to",)),
+    _views("narrow", _each(SRC, 1, 1, 2), ("narrow",)),
+    _views("select", _each(SRC, 1, -1), ("select.int",)),
+    _views("ops.aten.slice.Tensor", _chain(_each(SRC, 1, 0, 2, 1), _each(SRC, 2, -3, None, 2)), ("slice.Tensor",),
+           method=False),
+    _views("unsqueeze", _each(SRC, 1), ("unsqueeze",)),
+    _views("squeeze", _chain(_each([T((2, 1, 3, 1))]), _each([T((2, 1, 3, 1))], 1), _each([T((2, 1, 3, 1))], (1, 3))),
+           ("squeeze", "squeeze.dim", "squeeze.dims")),
+    _views("flatten", _chain(_each(SRC), _each(SRC, 1)), ("flatten.using_ints",)),
+    _views("unflatten", _each(SRC, 2, (2, 2)), ("unflatten.int",)),
+    _views("movedim", _chain(_each(SRC, 0, 2), _each(SRC, (0, 1), (2, 0))), ("movedim.int", "movedim.intlist")),
+    _views("moveaxis", _chain(_each(SRC, 0, 2), _each(SRC, (0, 1), (2, 0))), ("moveaxis.int", "moveaxis.intlist")),
+    _views("Tensor.unfold", _each([T((2, 6))], 1, 2, 2), ("unfold",), method=False),
+    _views("diagonal", _chain(_each(SRC_2D), _each(SRC, 1, 0, 2)), ("diagonal",)),
+    _views("split", _chain(_each(SRC, 2, 2), _each(SRC, [1, 3], 2)), ("split.Tensor", "split_with_sizes")),
+    _views("chunk", _each(SRC, 3, 2), ("chunk",)),
+    _views("unbind", _each(SRC, 1), ("unbind.int",)),
+    _views("tensor_split", _chain(_each(SRC, 3, 2), _each(SRC, [1, 3], 2)),
+           ("tensor_split.sections", "tensor_split.indices")),
+    _views("ops.aten.alias", _each(SRC), ("alias",), method=False),
+    _views("clone", _each(SRC), ("clone",)),
+    _views("Tensor.copy_", _each([T((3, 4))], T((4,), seed=3)), ("copy_",), method=False),
+    _views("Tensor.fill_", _chain(_each([T((3, 4))], 2), _each([T((3, 4))], T((), seed=2))),
+           ("fill_.Scalar", "fill_.Tensor"), method=False),
+    _views("Tensor.zero_", _each(SRC_2D), ("zero_",), method=False),
+    _views("Tensor.to", _chain(_each(SRC, DType("float64")), _each(SRC, DType("int32"))), ("_to_copy",), method=False),
+]
