@@ -408,3 +408,10 @@ def _list_with_default(out_size, defaults):
 
 
 scaled_dot_product_attention = _gen.scaled_dot_product_attention
+
+
+# -- linear (aten::linear, the nn namespace of the generated bindings) --------------------------------------
+linear = _gen.linear
+bilinear = getattr(_gen, "bilinear", None)
+if bilinear is None:
+    del bilinear

@@ -172,7 +172,9 @@ def gen_kernels(entries, fns) -> str:
            "from glasstorch.autograd._generated import nodes as _n",
            "from glasstorch.autograd.node_support import (  # noqa: F401",
            "    check_inplace, grad_enabled, out_not_differentiable, record, register_autograd, requires_grad_any,",
-           ")", "from glasstorch._ops.dispatcher import get_op as _get_op", "", ""]
+           ")", "from glasstorch._core.grad_state import state as _gs",
+           "from glasstorch._ops.dispatcher import get_op as _get_op",
+           "from glasstorch._tensor.impl import TensorImpl as _TI", "", ""]
     covered = set()
     for e in entries:
         f = e["f"]
@@ -201,12 +203,12 @@ def _kernel(e, f, args, saved_t, saved_v, saved_m, uses_result, diff_inputs, kin
     node = e["node"]
     lines = [f"_op_{f.ident} = _get_op({f.func.qualified_name!r})", "", "",
              f"def _autograd_{f.ident}(ks, {params}):"]
+    # The common case (no input has autograd metadata) costs attribute reads only; the full check follows.
+    meta = " or ".join(f"(type({n}) is _TI and {n}.autograd is not None)" for n in diff_inputs) or "False"
     rg = f"requires_grad_any({', '.join(diff_inputs)})" if diff_inputs else "False"
+    lines.append(f"    if _gs.enabled and ({meta}) and {rg}:")
     if kind == "inplace":
-        lines.append("    if grad_enabled() and (" + rg + "):")
         lines.append("        check_inplace(self)")
-    else:
-        lines.append("    if grad_enabled() and " + rg + ":")
     lines.append(f"        node = _n.{node}()")
     lines.append(f"        node.next_edges = record.edges({', '.join(diff_inputs)})")
     save_self_clone = kind == "inplace" and "self" in saved_t

@@ -6,14 +6,16 @@ from glasstorch.autograd._generated import nodes as _n
 from glasstorch.autograd.node_support import (  # noqa: F401
     check_inplace, grad_enabled, out_not_differentiable, record, register_autograd, requires_grad_any,
 )
+from glasstorch._core.grad_state import state as _gs
 from glasstorch._ops.dispatcher import get_op as _get_op
+from glasstorch._tensor.impl import TensorImpl as _TI
 
 
 _op_convolution = _get_op('aten::convolution')
 
 
 def _autograd_convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    if grad_enabled() and requires_grad_any(input, weight, bias):
+    if _gs.enabled and ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias):
         node = _n.ConvolutionBackward0()
         node.next_edges = record.edges(input, weight, bias)
         node.input_ = record.save(input)
@@ -38,7 +40,7 @@ _op__convolution = _get_op('aten::_convolution')
 
 
 def _autograd__convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32):
-    if grad_enabled() and requires_grad_any(input, weight, bias):
+    if _gs.enabled and ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias):
         node = _n.ConvolutionBackward1()
         node.next_edges = record.edges(input, weight, bias)
         node.input_ = record.save(input)
@@ -63,7 +65,7 @@ _op_max_pool2d_with_indices = _get_op('aten::max_pool2d_with_indices')
 
 
 def _autograd_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation, ceil_mode):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.MaxPool2DWithIndicesBackward0()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
@@ -92,7 +94,7 @@ _op_avg_pool2d = _get_op('aten::avg_pool2d')
 
 
 def _autograd_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.AvgPool2DBackward0()
         node.next_edges = record.edges(self)
         node.kernel_size_ = kernel_size
@@ -126,7 +128,7 @@ _op__adaptive_avg_pool2d = _get_op('aten::_adaptive_avg_pool2d')
 
 
 def _autograd__adaptive_avg_pool2d(ks, self, output_size):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.AdaptiveAvgPool2DBackward0()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
@@ -143,7 +145,7 @@ _op_view = _get_op('aten::view')
 
 
 def _autograd_view(ks, self, size):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ViewBackward0()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
@@ -160,7 +162,7 @@ _op_view_dtype = _get_op('aten::view.dtype')
 
 
 def _autograd_view_dtype(ks, self, dtype):
-    if grad_enabled() and False:
+    if _gs.enabled and (False) and False:
         node = _n.ViewBackward1()
         node.next_edges = record.edges()
         result = _op_view_dtype.redispatch(ks, self, dtype)
@@ -176,7 +178,7 @@ _op__unsafe_view = _get_op('aten::_unsafe_view')
 
 
 def _autograd__unsafe_view(ks, self, size):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.UnsafeViewBackward0()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
@@ -193,7 +195,7 @@ _op_as_strided = _get_op('aten::as_strided')
 
 
 def _autograd_as_strided(ks, self, size, stride, storage_offset):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.AsStridedBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -213,7 +215,7 @@ _op_transpose_int = _get_op('aten::transpose.int')
 
 
 def _autograd_transpose_int(ks, self, dim0, dim1):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.TransposeBackward0()
         node.next_edges = record.edges(self)
         node.dim0_ = dim0
@@ -231,7 +233,7 @@ _op_t = _get_op('aten::t')
 
 
 def _autograd_t(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.TBackward0()
         node.next_edges = record.edges(self)
         result = _op_t.redispatch(ks, self)
@@ -247,7 +249,7 @@ _op_permute = _get_op('aten::permute')
 
 
 def _autograd_permute(ks, self, dims):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.PermuteBackward0()
         node.next_edges = record.edges(self)
         node.dims_ = dims
@@ -264,7 +266,7 @@ _op_movedim_intlist = _get_op('aten::movedim.intlist')
 
 
 def _autograd_movedim_intlist(ks, self, source, destination):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.MovedimBackward0()
         node.next_edges = record.edges(self)
         node.source_ = source
@@ -282,7 +284,7 @@ _op_movedim_int = _get_op('aten::movedim.int')
 
 
 def _autograd_movedim_int(ks, self, source, destination):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.MovedimBackward1()
         node.next_edges = record.edges(self)
         node.source_ = source
@@ -300,7 +302,7 @@ _op_expand = _get_op('aten::expand')
 
 
 def _autograd_expand(ks, self, size, implicit):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ExpandBackward0()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
@@ -317,7 +319,7 @@ _op_unsqueeze = _get_op('aten::unsqueeze')
 
 
 def _autograd_unsqueeze(ks, self, dim):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.UnsqueezeBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -334,7 +336,7 @@ _op_squeeze = _get_op('aten::squeeze')
 
 
 def _autograd_squeeze(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.SqueezeBackward0()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
@@ -351,7 +353,7 @@ _op_squeeze_dim = _get_op('aten::squeeze.dim')
 
 
 def _autograd_squeeze_dim(ks, self, dim):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.SqueezeBackward1()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
@@ -368,7 +370,7 @@ _op_squeeze_dims = _get_op('aten::squeeze.dims')
 
 
 def _autograd_squeeze_dims(ks, self, dim):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.SqueezeBackward2()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
@@ -385,7 +387,7 @@ _op_select_int = _get_op('aten::select.int')
 
 
 def _autograd_select_int(ks, self, dim, index):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.SelectBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -404,7 +406,7 @@ _op_slice_Tensor = _get_op('aten::slice.Tensor')
 
 
 def _autograd_slice_Tensor(ks, self, dim, start, end, step):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.SliceBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -425,7 +427,7 @@ _op_diagonal = _get_op('aten::diagonal')
 
 
 def _autograd_diagonal(ks, self, offset, dim1, dim2):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.DiagonalBackward0()
         node.next_edges = record.edges(self)
         node.offset_ = offset
@@ -445,7 +447,7 @@ _op_unfold = _get_op('aten::unfold')
 
 
 def _autograd_unfold(ks, self, dimension, size, step):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.UnfoldBackward0()
         node.next_edges = record.edges(self)
         node.dimension_ = dimension
@@ -465,7 +467,7 @@ _op_split_Tensor = _get_op('aten::split.Tensor')
 
 
 def _autograd_split_Tensor(ks, self, split_size, dim):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.SplitBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -482,7 +484,7 @@ _op_split_with_sizes = _get_op('aten::split_with_sizes')
 
 
 def _autograd_split_with_sizes(ks, self, split_sizes, dim):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.SplitWithSizesBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -499,7 +501,7 @@ _op_chunk = _get_op('aten::chunk')
 
 
 def _autograd_chunk(ks, self, chunks, dim):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ChunkBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -516,7 +518,7 @@ _op_tensor_split_sections = _get_op('aten::tensor_split.sections')
 
 
 def _autograd_tensor_split_sections(ks, self, sections, dim):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.TensorSplitBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -533,7 +535,7 @@ _op_tensor_split_indices = _get_op('aten::tensor_split.indices')
 
 
 def _autograd_tensor_split_indices(ks, self, indices, dim):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.TensorSplitBackward1()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -550,7 +552,7 @@ _op_unbind_int = _get_op('aten::unbind.int')
 
 
 def _autograd_unbind_int(ks, self, dim):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.UnbindBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -567,7 +569,7 @@ _op_alias = _get_op('aten::alias')
 
 
 def _autograd_alias(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.AliasBackward0()
         node.next_edges = record.edges(self)
         result = _op_alias.redispatch(ks, self)
@@ -583,7 +585,7 @@ _op_clone = _get_op('aten::clone')
 
 
 def _autograd_clone(ks, self, memory_format):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.CloneBackward0()
         node.next_edges = record.edges(self)
         result = _op_clone.redispatch(ks, self, memory_format)
@@ -599,7 +601,7 @@ _op__to_copy = _get_op('aten::_to_copy')
 
 
 def _autograd__to_copy(ks, self, dtype, layout, device, pin_memory, non_blocking, memory_format):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ToCopyBackward0()
         node.next_edges = record.edges(self)
         node.self_dtype_ = record.meta(self, 'dtype')
@@ -616,7 +618,7 @@ _op_masked_fill_Scalar = _get_op('aten::masked_fill.Scalar')
 
 
 def _autograd_masked_fill_Scalar(ks, self, mask, value):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.MaskedFillBackward0()
         node.next_edges = record.edges(self)
         node.mask_ = record.save(mask)
@@ -633,7 +635,7 @@ _op_masked_fill__Scalar = _get_op('aten::masked_fill_.Scalar')
 
 
 def _autograd_masked_fill__Scalar(ks, self, mask, value):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.MaskedFillBackward0()
         node.next_edges = record.edges(self)
@@ -651,7 +653,7 @@ _op_masked_fill_Tensor = _get_op('aten::masked_fill.Tensor')
 
 
 def _autograd_masked_fill_Tensor(ks, self, mask, value):
-    if grad_enabled() and requires_grad_any(self, value):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and requires_grad_any(self, value):
         node = _n.MaskedFillBackward1()
         node.next_edges = record.edges(self, value)
         node.mask_ = record.save(mask)
@@ -668,7 +670,7 @@ _op_masked_fill__Tensor = _get_op('aten::masked_fill_.Tensor')
 
 
 def _autograd_masked_fill__Tensor(ks, self, mask, value):
-    if grad_enabled() and (requires_grad_any(self, value)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and requires_grad_any(self, value):
         check_inplace(self)
         node = _n.MaskedFillBackward1()
         node.next_edges = record.edges(self, value)
@@ -686,7 +688,7 @@ _op_masked_scatter = _get_op('aten::masked_scatter')
 
 
 def _autograd_masked_scatter(ks, self, mask, source):
-    if grad_enabled() and requires_grad_any(self, source):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and requires_grad_any(self, source):
         node = _n.MaskedScatterBackward0()
         node.next_edges = record.edges(self, source)
         node.mask_ = record.save(mask)
@@ -704,7 +706,7 @@ _op_masked_scatter_ = _get_op('aten::masked_scatter_')
 
 
 def _autograd_masked_scatter_(ks, self, mask, source):
-    if grad_enabled() and (requires_grad_any(self, source)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and requires_grad_any(self, source):
         check_inplace(self)
         node = _n.MaskedScatterBackward0()
         node.next_edges = record.edges(self, source)
@@ -723,7 +725,7 @@ _op_masked_select = _get_op('aten::masked_select')
 
 
 def _autograd_masked_select(ks, self, mask):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.MaskedSelectBackward0()
         node.next_edges = record.edges(self)
         node.mask_ = record.save(mask)
@@ -752,7 +754,7 @@ _op_index_select = _get_op('aten::index_select')
 
 
 def _autograd_index_select(ks, self, dim, index):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.IndexSelectBackward0()
         node.next_edges = record.edges(self)
         node.index_ = record.save(index)
@@ -782,7 +784,7 @@ _op_gather = _get_op('aten::gather')
 
 
 def _autograd_gather(ks, self, dim, index, sparse_grad):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.GatherBackward0()
         node.next_edges = record.edges(self)
         node.index_ = record.save(index)
@@ -812,7 +814,7 @@ _op_take = _get_op('aten::take')
 
 
 def _autograd_take(ks, self, index):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.TakeBackward0()
         node.next_edges = record.edges(self)
         node.index_ = record.save(index)
@@ -841,7 +843,7 @@ _op_scatter_src = _get_op('aten::scatter.src')
 
 
 def _autograd_scatter_src(ks, self, dim, index, src):
-    if grad_enabled() and requires_grad_any(self, src):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and requires_grad_any(self, src):
         node = _n.ScatterBackward0()
         node.next_edges = record.edges(self, src)
         node.index_ = record.save(index)
@@ -859,7 +861,7 @@ _op_scatter__src = _get_op('aten::scatter_.src')
 
 
 def _autograd_scatter__src(ks, self, dim, index, src):
-    if grad_enabled() and (requires_grad_any(self, src)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and requires_grad_any(self, src):
         check_inplace(self)
         node = _n.ScatterBackward0()
         node.next_edges = record.edges(self, src)
@@ -889,7 +891,7 @@ _op_scatter_value = _get_op('aten::scatter.value')
 
 
 def _autograd_scatter_value(ks, self, dim, index, value):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ScatterBackward1()
         node.next_edges = record.edges(self)
         node.index_ = record.save(index)
@@ -907,7 +909,7 @@ _op_scatter__value = _get_op('aten::scatter_.value')
 
 
 def _autograd_scatter__value(ks, self, dim, index, value):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.ScatterBackward1()
         node.next_edges = record.edges(self)
@@ -937,7 +939,7 @@ _op_scatter_add = _get_op('aten::scatter_add')
 
 
 def _autograd_scatter_add(ks, self, dim, index, src):
-    if grad_enabled() and requires_grad_any(self, src):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and requires_grad_any(self, src):
         node = _n.ScatterAddBackward0()
         node.next_edges = record.edges(self, src)
         node.index_ = record.save(index)
@@ -955,7 +957,7 @@ _op_scatter_add_ = _get_op('aten::scatter_add_')
 
 
 def _autograd_scatter_add_(ks, self, dim, index, src):
-    if grad_enabled() and (requires_grad_any(self, src)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and requires_grad_any(self, src):
         check_inplace(self)
         node = _n.ScatterAddBackward0()
         node.next_edges = record.edges(self, src)
@@ -985,7 +987,7 @@ _op_scatter_reduce_two = _get_op('aten::scatter_reduce.two')
 
 
 def _autograd_scatter_reduce_two(ks, self, dim, index, src, reduce, include_self):
-    if grad_enabled() and requires_grad_any(self, src):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and requires_grad_any(self, src):
         node = _n.ScatterReduceBackward0()
         node.next_edges = record.edges(self, src)
         node.self_ = record.save(self)
@@ -1008,7 +1010,7 @@ _op_scatter_reduce__two = _get_op('aten::scatter_reduce_.two')
 
 
 def _autograd_scatter_reduce__two(ks, self, dim, index, src, reduce, include_self):
-    if grad_enabled() and (requires_grad_any(self, src)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and requires_grad_any(self, src):
         check_inplace(self)
         node = _n.ScatterReduceBackward0()
         node.next_edges = record.edges(self, src)
@@ -1043,7 +1045,7 @@ _op_index_add = _get_op('aten::index_add')
 
 
 def _autograd_index_add(ks, self, dim, index, source, alpha):
-    if grad_enabled() and requires_grad_any(self, source):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and requires_grad_any(self, source):
         node = _n.IndexAddBackward0()
         node.next_edges = record.edges(self, source)
         node.index_ = record.save(index)
@@ -1063,7 +1065,7 @@ _op_index_add_ = _get_op('aten::index_add_')
 
 
 def _autograd_index_add_(ks, self, dim, index, source, alpha):
-    if grad_enabled() and (requires_grad_any(self, source)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and requires_grad_any(self, source):
         check_inplace(self)
         node = _n.IndexAddBackward0()
         node.next_edges = record.edges(self, source)
@@ -1095,7 +1097,7 @@ _op_index_copy = _get_op('aten::index_copy')
 
 
 def _autograd_index_copy(ks, self, dim, index, source):
-    if grad_enabled() and requires_grad_any(self, source):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and requires_grad_any(self, source):
         node = _n.IndexCopyBackward0()
         node.next_edges = record.edges(self, source)
         node.index_ = record.save(index)
@@ -1114,7 +1116,7 @@ _op_index_copy_ = _get_op('aten::index_copy_')
 
 
 def _autograd_index_copy_(ks, self, dim, index, source):
-    if grad_enabled() and (requires_grad_any(self, source)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and requires_grad_any(self, source):
         check_inplace(self)
         node = _n.IndexCopyBackward0()
         node.next_edges = record.edges(self, source)
@@ -1145,7 +1147,7 @@ _op_index_fill_int_Scalar = _get_op('aten::index_fill.int_Scalar')
 
 
 def _autograd_index_fill_int_Scalar(ks, self, dim, index, value):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.IndexFillBackward0()
         node.next_edges = record.edges(self)
         node.index_ = record.save(index)
@@ -1163,7 +1165,7 @@ _op_index_fill__int_Scalar = _get_op('aten::index_fill_.int_Scalar')
 
 
 def _autograd_index_fill__int_Scalar(ks, self, dim, index, value):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.IndexFillBackward0()
         node.next_edges = record.edges(self)
@@ -1182,7 +1184,7 @@ _op_index_fill_int_Tensor = _get_op('aten::index_fill.int_Tensor')
 
 
 def _autograd_index_fill_int_Tensor(ks, self, dim, index, value):
-    if grad_enabled() and requires_grad_any(self, value):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and requires_grad_any(self, value):
         node = _n.IndexFillBackward1()
         node.next_edges = record.edges(self, value)
         node.index_ = record.save(index)
@@ -1200,7 +1202,7 @@ _op_index_fill__int_Tensor = _get_op('aten::index_fill_.int_Tensor')
 
 
 def _autograd_index_fill__int_Tensor(ks, self, dim, index, value):
-    if grad_enabled() and (requires_grad_any(self, value)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and requires_grad_any(self, value):
         check_inplace(self)
         node = _n.IndexFillBackward1()
         node.next_edges = record.edges(self, value)
@@ -1219,7 +1221,7 @@ _op_index_Tensor = _get_op('aten::index.Tensor')
 
 
 def _autograd_index_Tensor(ks, self, indices):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.IndexBackward0()
         node.next_edges = record.edges(self)
         node.indices_ = indices
@@ -1248,7 +1250,7 @@ _op_index_put = _get_op('aten::index_put')
 
 
 def _autograd_index_put(ks, self, indices, values, accumulate):
-    if grad_enabled() and requires_grad_any(self, values):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None)) and requires_grad_any(self, values):
         node = _n.IndexPutBackward0()
         node.next_edges = record.edges(self, values)
         node.values_ = record.save(values)
@@ -1267,7 +1269,7 @@ _op_index_put_ = _get_op('aten::index_put_')
 
 
 def _autograd_index_put_(ks, self, indices, values, accumulate):
-    if grad_enabled() and (requires_grad_any(self, values)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None)) and requires_grad_any(self, values):
         check_inplace(self)
         node = _n.IndexPutBackward0()
         node.next_edges = record.edges(self, values)
@@ -1287,7 +1289,7 @@ _op_mm = _get_op('aten::mm')
 
 
 def _autograd_mm(ks, self, mat2):
-    if grad_enabled() and requires_grad_any(self, mat2):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None)) and requires_grad_any(self, mat2):
         node = _n.MmBackward0()
         node.next_edges = record.edges(self, mat2)
         node.self_ = record.save(self)
@@ -1316,7 +1318,7 @@ _op_bmm = _get_op('aten::bmm')
 
 
 def _autograd_bmm(ks, self, mat2):
-    if grad_enabled() and requires_grad_any(self, mat2):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None)) and requires_grad_any(self, mat2):
         node = _n.BmmBackward0()
         node.next_edges = record.edges(self, mat2)
         node.self_ = record.save(self)
@@ -1345,7 +1347,7 @@ _op_addmm = _get_op('aten::addmm')
 
 
 def _autograd_addmm(ks, self, mat1, mat2, beta, alpha):
-    if grad_enabled() and requires_grad_any(self, mat1, mat2):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(mat1) is _TI and mat1.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None)) and requires_grad_any(self, mat1, mat2):
         node = _n.AddmmBackward0()
         node.next_edges = record.edges(self, mat1, mat2)
         node.mat1_ = record.save(mat1)
@@ -1365,7 +1367,7 @@ _op_addmm_ = _get_op('aten::addmm_')
 
 
 def _autograd_addmm_(ks, self, mat1, mat2, beta, alpha):
-    if grad_enabled() and (requires_grad_any(self, mat1, mat2)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(mat1) is _TI and mat1.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None)) and requires_grad_any(self, mat1, mat2):
         check_inplace(self)
         node = _n.AddmmBackward0()
         node.next_edges = record.edges(self, mat1, mat2)
@@ -1397,7 +1399,7 @@ _op_baddbmm = _get_op('aten::baddbmm')
 
 
 def _autograd_baddbmm(ks, self, batch1, batch2, beta, alpha):
-    if grad_enabled() and requires_grad_any(self, batch1, batch2):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None)) and requires_grad_any(self, batch1, batch2):
         node = _n.BaddbmmBackward0()
         node.next_edges = record.edges(self, batch1, batch2)
         node.batch1_ = record.save(batch1)
@@ -1417,7 +1419,7 @@ _op_baddbmm_ = _get_op('aten::baddbmm_')
 
 
 def _autograd_baddbmm_(ks, self, batch1, batch2, beta, alpha):
-    if grad_enabled() and (requires_grad_any(self, batch1, batch2)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None)) and requires_grad_any(self, batch1, batch2):
         check_inplace(self)
         node = _n.BaddbmmBackward0()
         node.next_edges = record.edges(self, batch1, batch2)
@@ -1449,7 +1451,7 @@ _op_addbmm = _get_op('aten::addbmm')
 
 
 def _autograd_addbmm(ks, self, batch1, batch2, beta, alpha):
-    if grad_enabled() and requires_grad_any(self, batch1, batch2):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None)) and requires_grad_any(self, batch1, batch2):
         node = _n.AddbmmBackward0()
         node.next_edges = record.edges(self, batch1, batch2)
         node.batch1_ = record.save(batch1)
@@ -1471,7 +1473,7 @@ _op_addbmm_ = _get_op('aten::addbmm_')
 
 
 def _autograd_addbmm_(ks, self, batch1, batch2, beta, alpha):
-    if grad_enabled() and (requires_grad_any(self, batch1, batch2)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None)) and requires_grad_any(self, batch1, batch2):
         check_inplace(self)
         node = _n.AddbmmBackward0()
         node.next_edges = record.edges(self, batch1, batch2)
@@ -1505,7 +1507,7 @@ _op_addmv = _get_op('aten::addmv')
 
 
 def _autograd_addmv(ks, self, mat, vec, beta, alpha):
-    if grad_enabled() and requires_grad_any(self, mat, vec):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(mat) is _TI and mat.autograd is not None) or (type(vec) is _TI and vec.autograd is not None)) and requires_grad_any(self, mat, vec):
         node = _n.AddmvBackward0()
         node.next_edges = record.edges(self, mat, vec)
         node.mat_ = record.save(mat)
@@ -1525,7 +1527,7 @@ _op_addmv_ = _get_op('aten::addmv_')
 
 
 def _autograd_addmv_(ks, self, mat, vec, beta, alpha):
-    if grad_enabled() and (requires_grad_any(self, mat, vec)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(mat) is _TI and mat.autograd is not None) or (type(vec) is _TI and vec.autograd is not None)) and requires_grad_any(self, mat, vec):
         check_inplace(self)
         node = _n.AddmvBackward0()
         node.next_edges = record.edges(self, mat, vec)
@@ -1557,7 +1559,7 @@ _op_mv = _get_op('aten::mv')
 
 
 def _autograd_mv(ks, self, vec):
-    if grad_enabled() and requires_grad_any(self, vec):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(vec) is _TI and vec.autograd is not None)) and requires_grad_any(self, vec):
         node = _n.MvBackward0()
         node.next_edges = record.edges(self, vec)
         node.self_ = record.save(self)
@@ -1586,7 +1588,7 @@ _op_dot = _get_op('aten::dot')
 
 
 def _autograd_dot(ks, self, tensor):
-    if grad_enabled() and requires_grad_any(self, tensor):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(tensor) is _TI and tensor.autograd is not None)) and requires_grad_any(self, tensor):
         node = _n.DotBackward0()
         node.next_edges = record.edges(self, tensor)
         node.self_ = record.save(self)
@@ -1615,7 +1617,7 @@ _op_vdot = _get_op('aten::vdot')
 
 
 def _autograd_vdot(ks, self, other):
-    if grad_enabled() and requires_grad_any(self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.VdotBackward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self)
@@ -1644,7 +1646,7 @@ _op_nll_loss_forward = _get_op('aten::nll_loss_forward')
 
 
 def _autograd_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.NllLossBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -1666,7 +1668,7 @@ _op_nll_loss2d_forward = _get_op('aten::nll_loss2d_forward')
 
 
 def _autograd_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.NllLoss2DBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -1688,7 +1690,7 @@ _op_mse_loss = _get_op('aten::mse_loss')
 
 
 def _autograd_mse_loss(ks, self, target, reduction):
-    if grad_enabled() and requires_grad_any(self, target):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None)) and requires_grad_any(self, target):
         node = _n.MseLossBackward0()
         node.next_edges = record.edges(self, target)
         node.self_ = record.save(self)
@@ -1718,7 +1720,7 @@ _op_smooth_l1_loss = _get_op('aten::smooth_l1_loss')
 
 
 def _autograd_smooth_l1_loss(ks, self, target, reduction, beta):
-    if grad_enabled() and requires_grad_any(self, target):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None)) and requires_grad_any(self, target):
         node = _n.SmoothL1LossBackward0()
         node.next_edges = record.edges(self, target)
         node.self_ = record.save(self)
@@ -1749,7 +1751,7 @@ _op_huber_loss = _get_op('aten::huber_loss')
 
 
 def _autograd_huber_loss(ks, self, target, reduction, delta):
-    if grad_enabled() and requires_grad_any(self, target):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None)) and requires_grad_any(self, target):
         node = _n.HuberLossBackward0()
         node.next_edges = record.edges(self, target)
         node.self_ = record.save(self)
@@ -1780,7 +1782,7 @@ _op_binary_cross_entropy = _get_op('aten::binary_cross_entropy')
 
 
 def _autograd_binary_cross_entropy(ks, self, target, weight, reduction):
-    if grad_enabled() and requires_grad_any(self, target):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None)) and requires_grad_any(self, target):
         node = _n.BinaryCrossEntropyBackward0()
         node.next_edges = record.edges(self, target)
         node.self_ = record.save(self)
@@ -1811,7 +1813,7 @@ _op_binary_cross_entropy_with_logits = _get_op('aten::binary_cross_entropy_with_
 
 
 def _autograd_binary_cross_entropy_with_logits(ks, self, target, weight, pos_weight, reduction):
-    if grad_enabled() and requires_grad_any(self, target):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None)) and requires_grad_any(self, target):
         node = _n.BinaryCrossEntropyWithLogitsBackward0()
         node.next_edges = record.edges(self, target)
         node.self_ = record.save(self)
@@ -1832,7 +1834,7 @@ _op_relu = _get_op('aten::relu')
 
 
 def _autograd_relu(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ReluBackward0()
         node.next_edges = record.edges(self)
         result = _op_relu.redispatch(ks, self)
@@ -1849,7 +1851,7 @@ _op_relu_ = _get_op('aten::relu_')
 
 
 def _autograd_relu_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.ReluBackward0()
         node.next_edges = record.edges(self)
@@ -1867,7 +1869,7 @@ _op_threshold = _get_op('aten::threshold')
 
 
 def _autograd_threshold(ks, self, threshold, value):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ThresholdBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -1885,7 +1887,7 @@ _op_threshold_ = _get_op('aten::threshold_')
 
 
 def _autograd_threshold_(ks, self, threshold, value):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.ThresholdBackward0()
         node.next_edges = record.edges(self)
@@ -1915,7 +1917,7 @@ _op_gelu = _get_op('aten::gelu')
 
 
 def _autograd_gelu(ks, self, approximate):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.GeluBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -1944,7 +1946,7 @@ _op_gelu_ = _get_op('aten::gelu_')
 
 
 def _autograd_gelu_(ks, self, approximate):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.GeluBackward0()
         node.next_edges = record.edges(self)
@@ -1963,7 +1965,7 @@ _op_silu = _get_op('aten::silu')
 
 
 def _autograd_silu(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.SiluBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -1980,7 +1982,7 @@ _op_silu_ = _get_op('aten::silu_')
 
 
 def _autograd_silu_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.SiluBackward0()
         node.next_edges = record.edges(self)
@@ -2009,7 +2011,7 @@ _op_mish = _get_op('aten::mish')
 
 
 def _autograd_mish(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.MishBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -2026,7 +2028,7 @@ _op_mish_ = _get_op('aten::mish_')
 
 
 def _autograd_mish_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.MishBackward0()
         node.next_edges = record.edges(self)
@@ -2055,7 +2057,7 @@ _op_softplus = _get_op('aten::softplus')
 
 
 def _autograd_softplus(ks, self, beta, threshold):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.SoftplusBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -2085,7 +2087,7 @@ _op_elu = _get_op('aten::elu')
 
 
 def _autograd_elu(ks, self, alpha, scale, input_scale):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.EluBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -2116,7 +2118,7 @@ _op_elu_ = _get_op('aten::elu_')
 
 
 def _autograd_elu_(ks, self, alpha, scale, input_scale):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.EluBackward0()
         node.next_edges = record.edges(self)
@@ -2137,7 +2139,7 @@ _op_celu = _get_op('aten::celu')
 
 
 def _autograd_celu(ks, self, alpha):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.CeluBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -2155,7 +2157,7 @@ _op_celu_ = _get_op('aten::celu_')
 
 
 def _autograd_celu_(ks, self, alpha):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.CeluBackward0()
         node.next_edges = record.edges(self)
@@ -2174,7 +2176,7 @@ _op_leaky_relu = _get_op('aten::leaky_relu')
 
 
 def _autograd_leaky_relu(ks, self, negative_slope):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.LeakyReluBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -2203,7 +2205,7 @@ _op_leaky_relu_ = _get_op('aten::leaky_relu_')
 
 
 def _autograd_leaky_relu_(ks, self, negative_slope):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.LeakyReluBackward0()
         node.next_edges = record.edges(self)
@@ -2222,7 +2224,7 @@ _op_hardtanh = _get_op('aten::hardtanh')
 
 
 def _autograd_hardtanh(ks, self, min_val, max_val):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.HardtanhBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -2252,7 +2254,7 @@ _op_hardtanh_ = _get_op('aten::hardtanh_')
 
 
 def _autograd_hardtanh_(ks, self, min_val, max_val):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.HardtanhBackward0()
         node.next_edges = record.edges(self)
@@ -2272,7 +2274,7 @@ _op_hardsigmoid = _get_op('aten::hardsigmoid')
 
 
 def _autograd_hardsigmoid(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.HardsigmoidBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -2300,7 +2302,7 @@ _op_hardsigmoid_ = _get_op('aten::hardsigmoid_')
 
 
 def _autograd_hardsigmoid_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.HardsigmoidBackward0()
         node.next_edges = record.edges(self)
@@ -2318,7 +2320,7 @@ _op_hardswish = _get_op('aten::hardswish')
 
 
 def _autograd_hardswish(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.HardswishBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -2346,7 +2348,7 @@ _op_hardswish_ = _get_op('aten::hardswish_')
 
 
 def _autograd_hardswish_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.HardswishBackward0()
         node.next_edges = record.edges(self)
@@ -2364,7 +2366,7 @@ _op_log_sigmoid_forward = _get_op('aten::log_sigmoid_forward')
 
 
 def _autograd_log_sigmoid_forward(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.LogSigmoidBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -2381,7 +2383,7 @@ _op_glu = _get_op('aten::glu')
 
 
 def _autograd_glu(ks, self, dim):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.GluBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -2410,7 +2412,7 @@ _op__softmax = _get_op('aten::_softmax')
 
 
 def _autograd__softmax(ks, self, dim, half_to_float):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.SoftmaxBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -2439,7 +2441,7 @@ _op__log_softmax = _get_op('aten::_log_softmax')
 
 
 def _autograd__log_softmax(ks, self, dim, half_to_float):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.LogSoftmaxBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -2468,7 +2470,7 @@ _op_native_layer_norm = _get_op('aten::native_layer_norm')
 
 
 def _autograd_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
-    if grad_enabled() and requires_grad_any(input, weight, bias):
+    if _gs.enabled and ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias):
         node = _n.NativeLayerNormBackward0()
         node.next_edges = record.edges(input, weight, bias)
         node.input_ = record.save(input)
@@ -2489,7 +2491,7 @@ _op__fused_rms_norm = _get_op('aten::_fused_rms_norm')
 
 
 def _autograd__fused_rms_norm(ks, input, normalized_shape, weight, eps):
-    if grad_enabled() and requires_grad_any(input, weight):
+    if _gs.enabled and ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None)) and requires_grad_any(input, weight):
         node = _n.FusedRmsNormBackward0()
         node.next_edges = record.edges(input, weight)
         node.input_ = record.save(input)
@@ -2509,7 +2511,7 @@ _op_native_batch_norm = _get_op('aten::native_batch_norm')
 
 
 def _autograd_native_batch_norm(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
-    if grad_enabled() and requires_grad_any(input, weight, bias):
+    if _gs.enabled and ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias):
         node = _n.NativeBatchNormBackward0()
         node.next_edges = record.edges(input, weight, bias)
         node.input_ = record.save(input)
@@ -2533,7 +2535,7 @@ _op__native_batch_norm_legit = _get_op('aten::_native_batch_norm_legit')
 
 
 def _autograd__native_batch_norm_legit(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
-    if grad_enabled() and requires_grad_any(input, weight, bias):
+    if _gs.enabled and ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias):
         node = _n.NativeBatchNormLegitBackward0()
         node.next_edges = record.edges(input, weight, bias)
         node.input_ = record.save(input)
@@ -2557,7 +2559,7 @@ _op__native_batch_norm_legit_no_stats = _get_op('aten::_native_batch_norm_legit.
 
 
 def _autograd__native_batch_norm_legit_no_stats(ks, input, weight, bias, training, momentum, eps):
-    if grad_enabled() and requires_grad_any(input, weight, bias):
+    if _gs.enabled and ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias):
         node = _n.NativeBatchNormLegitBackward1()
         node.next_edges = record.edges(input, weight, bias)
         node.input_ = record.save(input)
@@ -2579,7 +2581,7 @@ _op__native_batch_norm_legit_no_training = _get_op('aten::_native_batch_norm_leg
 
 
 def _autograd__native_batch_norm_legit_no_training(ks, input, weight, bias, running_mean, running_var, momentum, eps):
-    if grad_enabled() and requires_grad_any(input, weight, bias):
+    if _gs.enabled and ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias):
         node = _n.NativeBatchNormLegitNoTrainingBackward0()
         node.next_edges = record.edges(input, weight, bias)
         node.input_ = record.save(input)
@@ -2602,7 +2604,7 @@ _op_native_group_norm = _get_op('aten::native_group_norm')
 
 
 def _autograd_native_group_norm(ks, input, weight, bias, N, C, HxW, group, eps):
-    if grad_enabled() and requires_grad_any(input, weight, bias):
+    if _gs.enabled and ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias):
         node = _n.NativeGroupNormBackward0()
         node.next_edges = record.edges(input, weight, bias)
         node.input_ = record.save(input)
@@ -2626,7 +2628,7 @@ _op_native_dropout = _get_op('aten::native_dropout')
 
 
 def _autograd_native_dropout(ks, input, p, train):
-    if grad_enabled() and requires_grad_any(input):
+    if _gs.enabled and ((type(input) is _TI and input.autograd is not None)) and requires_grad_any(input):
         node = _n.NativeDropoutBackward0()
         node.next_edges = record.edges(input)
         node.p_ = p
@@ -2645,7 +2647,7 @@ _op_embedding = _get_op('aten::embedding')
 
 
 def _autograd_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
-    if grad_enabled() and requires_grad_any(weight):
+    if _gs.enabled and ((type(weight) is _TI and weight.autograd is not None)) and requires_grad_any(weight):
         node = _n.EmbeddingBackward0()
         node.next_edges = record.edges(weight)
         node.indices_ = record.save(indices)
@@ -2665,7 +2667,7 @@ _op__scaled_dot_product_flash_attention_for_cpu = _get_op('aten::_scaled_dot_pro
 
 
 def _autograd__scaled_dot_product_flash_attention_for_cpu(ks, query, key, value, dropout_p, is_causal, attn_mask, scale):
-    if grad_enabled() and requires_grad_any(query, key, value):
+    if _gs.enabled and ((type(query) is _TI and query.autograd is not None) or (type(key) is _TI and key.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and requires_grad_any(query, key, value):
         node = _n.ScaledDotProductFlashAttentionForCpuBackward0()
         node.next_edges = record.edges(query, key, value)
         node.query_ = record.save(query)
@@ -2689,7 +2691,7 @@ _op_add_Tensor = _get_op('aten::add.Tensor')
 
 
 def _autograd_add_Tensor(ks, self, other, alpha):
-    if grad_enabled() and requires_grad_any(self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.AddBackward0()
         node.next_edges = record.edges(self, other)
         node.alpha_ = alpha
@@ -2706,7 +2708,7 @@ _op_add__Tensor = _get_op('aten::add_.Tensor')
 
 
 def _autograd_add__Tensor(ks, self, other, alpha):
-    if grad_enabled() and (requires_grad_any(self, other)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.AddBackward0()
         node.next_edges = record.edges(self, other)
@@ -2735,7 +2737,7 @@ _op_add_Scalar = _get_op('aten::add.Scalar')
 
 
 def _autograd_add_Scalar(ks, self, other, alpha):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.AddBackward1()
         node.next_edges = record.edges(self)
         result = _op_add_Scalar.redispatch(ks, self, other, alpha)
@@ -2751,7 +2753,7 @@ _op_add__Scalar = _get_op('aten::add_.Scalar')
 
 
 def _autograd_add__Scalar(ks, self, other, alpha):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.AddBackward1()
         node.next_edges = record.edges(self)
@@ -2779,7 +2781,7 @@ _op_sub_Tensor = _get_op('aten::sub.Tensor')
 
 
 def _autograd_sub_Tensor(ks, self, other, alpha):
-    if grad_enabled() and requires_grad_any(self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.SubBackward0()
         node.next_edges = record.edges(self, other)
         node.alpha_ = alpha
@@ -2796,7 +2798,7 @@ _op_sub__Tensor = _get_op('aten::sub_.Tensor')
 
 
 def _autograd_sub__Tensor(ks, self, other, alpha):
-    if grad_enabled() and (requires_grad_any(self, other)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.SubBackward0()
         node.next_edges = record.edges(self, other)
@@ -2825,7 +2827,7 @@ _op_sub_Scalar = _get_op('aten::sub.Scalar')
 
 
 def _autograd_sub_Scalar(ks, self, other, alpha):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.SubBackward1()
         node.next_edges = record.edges(self)
         result = _op_sub_Scalar.redispatch(ks, self, other, alpha)
@@ -2841,7 +2843,7 @@ _op_sub__Scalar = _get_op('aten::sub_.Scalar')
 
 
 def _autograd_sub__Scalar(ks, self, other, alpha):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.SubBackward1()
         node.next_edges = record.edges(self)
@@ -2869,7 +2871,7 @@ _op_rsub_Tensor = _get_op('aten::rsub.Tensor')
 
 
 def _autograd_rsub_Tensor(ks, self, other, alpha):
-    if grad_enabled() and requires_grad_any(self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.RsubBackward0()
         node.next_edges = record.edges(self, other)
         node.alpha_ = alpha
@@ -2897,7 +2899,7 @@ _op_rsub_Scalar = _get_op('aten::rsub.Scalar')
 
 
 def _autograd_rsub_Scalar(ks, self, other, alpha):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.RsubBackward1()
         node.next_edges = record.edges(self)
         node.alpha_ = alpha
@@ -2925,7 +2927,7 @@ _op_mul_Tensor = _get_op('aten::mul.Tensor')
 
 
 def _autograd_mul_Tensor(ks, self, other):
-    if grad_enabled() and requires_grad_any(self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.MulBackward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self)
@@ -2943,7 +2945,7 @@ _op_mul__Tensor = _get_op('aten::mul_.Tensor')
 
 
 def _autograd_mul__Tensor(ks, self, other):
-    if grad_enabled() and (requires_grad_any(self, other)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.MulBackward0()
         node.next_edges = record.edges(self, other)
@@ -2973,7 +2975,7 @@ _op_mul_Scalar = _get_op('aten::mul.Scalar')
 
 
 def _autograd_mul_Scalar(ks, self, other):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.MulBackward1()
         node.next_edges = record.edges(self)
         node.other_ = other
@@ -2990,7 +2992,7 @@ _op_mul__Scalar = _get_op('aten::mul_.Scalar')
 
 
 def _autograd_mul__Scalar(ks, self, other):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.MulBackward1()
         node.next_edges = record.edges(self)
@@ -3019,7 +3021,7 @@ _op_div_Tensor = _get_op('aten::div.Tensor')
 
 
 def _autograd_div_Tensor(ks, self, other):
-    if grad_enabled() and requires_grad_any(self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.DivBackward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self)
@@ -3037,7 +3039,7 @@ _op_div__Tensor = _get_op('aten::div_.Tensor')
 
 
 def _autograd_div__Tensor(ks, self, other):
-    if grad_enabled() and (requires_grad_any(self, other)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.DivBackward0()
         node.next_edges = record.edges(self, other)
@@ -3067,7 +3069,7 @@ _op_div_Scalar = _get_op('aten::div.Scalar')
 
 
 def _autograd_div_Scalar(ks, self, other):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.DivBackward1()
         node.next_edges = record.edges(self)
         node.other_ = other
@@ -3084,7 +3086,7 @@ _op_div__Scalar = _get_op('aten::div_.Scalar')
 
 
 def _autograd_div__Scalar(ks, self, other):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.DivBackward1()
         node.next_edges = record.edges(self)
@@ -3113,7 +3115,7 @@ _op_div_Tensor_mode = _get_op('aten::div.Tensor_mode')
 
 
 def _autograd_div_Tensor_mode(ks, self, other, rounding_mode):
-    if grad_enabled() and requires_grad_any(self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.DivBackward2()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self)
@@ -3132,7 +3134,7 @@ _op_div__Tensor_mode = _get_op('aten::div_.Tensor_mode')
 
 
 def _autograd_div__Tensor_mode(ks, self, other, rounding_mode):
-    if grad_enabled() and (requires_grad_any(self, other)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.DivBackward2()
         node.next_edges = record.edges(self, other)
@@ -3152,7 +3154,7 @@ _op_div_Scalar_mode = _get_op('aten::div.Scalar_mode')
 
 
 def _autograd_div_Scalar_mode(ks, self, other, rounding_mode):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.DivBackward3()
         node.next_edges = record.edges(self)
         node.other_ = other
@@ -3170,7 +3172,7 @@ _op_div__Scalar_mode = _get_op('aten::div_.Scalar_mode')
 
 
 def _autograd_div__Scalar_mode(ks, self, other, rounding_mode):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.DivBackward3()
         node.next_edges = record.edges(self)
@@ -3200,7 +3202,7 @@ _op_remainder_Scalar = _get_op('aten::remainder.Scalar')
 
 
 def _autograd_remainder_Scalar(ks, self, other):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.RemainderBackward0()
         node.next_edges = record.edges(self)
         result = _op_remainder_Scalar.redispatch(ks, self, other)
@@ -3216,7 +3218,7 @@ _op_remainder__Scalar = _get_op('aten::remainder_.Scalar')
 
 
 def _autograd_remainder__Scalar(ks, self, other):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.RemainderBackward0()
         node.next_edges = record.edges(self)
@@ -3244,7 +3246,7 @@ _op_remainder_Tensor = _get_op('aten::remainder.Tensor')
 
 
 def _autograd_remainder_Tensor(ks, self, other):
-    if grad_enabled() and requires_grad_any(self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.RemainderBackward1()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self)
@@ -3262,7 +3264,7 @@ _op_remainder__Tensor = _get_op('aten::remainder_.Tensor')
 
 
 def _autograd_remainder__Tensor(ks, self, other):
-    if grad_enabled() and (requires_grad_any(self, other)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.RemainderBackward1()
         node.next_edges = record.edges(self, other)
@@ -3292,7 +3294,7 @@ _op_fmod_Scalar = _get_op('aten::fmod.Scalar')
 
 
 def _autograd_fmod_Scalar(ks, self, other):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.FmodBackward0()
         node.next_edges = record.edges(self)
         result = _op_fmod_Scalar.redispatch(ks, self, other)
@@ -3308,7 +3310,7 @@ _op_fmod__Scalar = _get_op('aten::fmod_.Scalar')
 
 
 def _autograd_fmod__Scalar(ks, self, other):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.FmodBackward0()
         node.next_edges = record.edges(self)
@@ -3336,7 +3338,7 @@ _op_fmod_Tensor = _get_op('aten::fmod.Tensor')
 
 
 def _autograd_fmod_Tensor(ks, self, other):
-    if grad_enabled() and requires_grad_any(self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.FmodBackward1()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self)
@@ -3354,7 +3356,7 @@ _op_fmod__Tensor = _get_op('aten::fmod_.Tensor')
 
 
 def _autograd_fmod__Tensor(ks, self, other):
-    if grad_enabled() and (requires_grad_any(self, other)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.FmodBackward1()
         node.next_edges = record.edges(self, other)
@@ -3384,7 +3386,7 @@ _op_pow_Tensor_Scalar = _get_op('aten::pow.Tensor_Scalar')
 
 
 def _autograd_pow_Tensor_Scalar(ks, self, exponent):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.PowBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -3413,7 +3415,7 @@ _op_pow_Tensor_Tensor = _get_op('aten::pow.Tensor_Tensor')
 
 
 def _autograd_pow_Tensor_Tensor(ks, self, exponent):
-    if grad_enabled() and requires_grad_any(self, exponent):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(exponent) is _TI and exponent.autograd is not None)) and requires_grad_any(self, exponent):
         node = _n.PowBackward1()
         node.next_edges = record.edges(self, exponent)
         node.self_ = record.save(self)
@@ -3443,7 +3445,7 @@ _op_pow_Scalar = _get_op('aten::pow.Scalar')
 
 
 def _autograd_pow_Scalar(ks, self, exponent):
-    if grad_enabled() and requires_grad_any(exponent):
+    if _gs.enabled and ((type(exponent) is _TI and exponent.autograd is not None)) and requires_grad_any(exponent):
         node = _n.PowBackward2()
         node.next_edges = record.edges(exponent)
         node.exponent_ = record.save(exponent)
@@ -3462,7 +3464,7 @@ _op_pow__Scalar = _get_op('aten::pow_.Scalar')
 
 
 def _autograd_pow__Scalar(ks, self, exponent):
-    if grad_enabled() and (requires_grad_any(exponent)):
+    if _gs.enabled and ((type(exponent) is _TI and exponent.autograd is not None)) and requires_grad_any(exponent):
         check_inplace(self)
         node = _n.PowBackward2()
         node.next_edges = record.edges(exponent)
@@ -3493,7 +3495,7 @@ _op_addcmul = _get_op('aten::addcmul')
 
 
 def _autograd_addcmul(ks, self, tensor1, tensor2, value):
-    if grad_enabled() and requires_grad_any(self, tensor1, tensor2):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None)) and requires_grad_any(self, tensor1, tensor2):
         node = _n.AddcmulBackward0()
         node.next_edges = record.edges(self, tensor1, tensor2)
         node.tensor1_ = record.save(tensor1)
@@ -3512,7 +3514,7 @@ _op_addcmul_ = _get_op('aten::addcmul_')
 
 
 def _autograd_addcmul_(ks, self, tensor1, tensor2, value):
-    if grad_enabled() and (requires_grad_any(self, tensor1, tensor2)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None)) and requires_grad_any(self, tensor1, tensor2):
         check_inplace(self)
         node = _n.AddcmulBackward0()
         node.next_edges = record.edges(self, tensor1, tensor2)
@@ -3543,7 +3545,7 @@ _op_addcdiv = _get_op('aten::addcdiv')
 
 
 def _autograd_addcdiv(ks, self, tensor1, tensor2, value):
-    if grad_enabled() and requires_grad_any(self, tensor1, tensor2):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None)) and requires_grad_any(self, tensor1, tensor2):
         node = _n.AddcdivBackward0()
         node.next_edges = record.edges(self, tensor1, tensor2)
         node.tensor1_ = record.save(tensor1)
@@ -3562,7 +3564,7 @@ _op_addcdiv_ = _get_op('aten::addcdiv_')
 
 
 def _autograd_addcdiv_(ks, self, tensor1, tensor2, value):
-    if grad_enabled() and (requires_grad_any(self, tensor1, tensor2)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None)) and requires_grad_any(self, tensor1, tensor2):
         check_inplace(self)
         node = _n.AddcdivBackward0()
         node.next_edges = record.edges(self, tensor1, tensor2)
@@ -3593,7 +3595,7 @@ _op_lerp_Scalar = _get_op('aten::lerp.Scalar')
 
 
 def _autograd_lerp_Scalar(ks, self, end, weight):
-    if grad_enabled() and requires_grad_any(self, end):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None)) and requires_grad_any(self, end):
         node = _n.LerpBackward0()
         node.next_edges = record.edges(self, end)
         node.weight_ = weight
@@ -3610,7 +3612,7 @@ _op_lerp__Scalar = _get_op('aten::lerp_.Scalar')
 
 
 def _autograd_lerp__Scalar(ks, self, end, weight):
-    if grad_enabled() and (requires_grad_any(self, end)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None)) and requires_grad_any(self, end):
         check_inplace(self)
         node = _n.LerpBackward0()
         node.next_edges = record.edges(self, end)
@@ -3639,7 +3641,7 @@ _op_lerp_Tensor = _get_op('aten::lerp.Tensor')
 
 
 def _autograd_lerp_Tensor(ks, self, end, weight):
-    if grad_enabled() and requires_grad_any(self, end, weight):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None) or (type(weight) is _TI and weight.autograd is not None)) and requires_grad_any(self, end, weight):
         node = _n.LerpBackward1()
         node.next_edges = record.edges(self, end, weight)
         node.self_ = record.save(self)
@@ -3658,7 +3660,7 @@ _op_lerp__Tensor = _get_op('aten::lerp_.Tensor')
 
 
 def _autograd_lerp__Tensor(ks, self, end, weight):
-    if grad_enabled() and (requires_grad_any(self, end, weight)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None) or (type(weight) is _TI and weight.autograd is not None)) and requires_grad_any(self, end, weight):
         check_inplace(self)
         node = _n.LerpBackward1()
         node.next_edges = record.edges(self, end, weight)
@@ -3689,7 +3691,7 @@ _op_abs = _get_op('aten::abs')
 
 
 def _autograd_abs(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.AbsBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -3706,7 +3708,7 @@ _op_abs_ = _get_op('aten::abs_')
 
 
 def _autograd_abs_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.AbsBackward0()
         node.next_edges = record.edges(self)
@@ -3735,7 +3737,7 @@ _op_neg = _get_op('aten::neg')
 
 
 def _autograd_neg(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.NegBackward0()
         node.next_edges = record.edges(self)
         result = _op_neg.redispatch(ks, self)
@@ -3751,7 +3753,7 @@ _op_neg_ = _get_op('aten::neg_')
 
 
 def _autograd_neg_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.NegBackward0()
         node.next_edges = record.edges(self)
@@ -3779,7 +3781,7 @@ _op_sign = _get_op('aten::sign')
 
 
 def _autograd_sign(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.SignBackward0()
         node.next_edges = record.edges(self)
         result = _op_sign.redispatch(ks, self)
@@ -3795,7 +3797,7 @@ _op_sign_ = _get_op('aten::sign_')
 
 
 def _autograd_sign_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.SignBackward0()
         node.next_edges = record.edges(self)
@@ -3823,7 +3825,7 @@ _op_sgn = _get_op('aten::sgn')
 
 
 def _autograd_sgn(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.SgnBackward0()
         node.next_edges = record.edges(self)
         result = _op_sgn.redispatch(ks, self)
@@ -3839,7 +3841,7 @@ _op_sgn_ = _get_op('aten::sgn_')
 
 
 def _autograd_sgn_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.SgnBackward0()
         node.next_edges = record.edges(self)
@@ -3867,7 +3869,7 @@ _op_exp = _get_op('aten::exp')
 
 
 def _autograd_exp(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ExpBackward0()
         node.next_edges = record.edges(self)
         result = _op_exp.redispatch(ks, self)
@@ -3884,7 +3886,7 @@ _op_exp_ = _get_op('aten::exp_')
 
 
 def _autograd_exp_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.ExpBackward0()
         node.next_edges = record.edges(self)
@@ -3913,7 +3915,7 @@ _op_exp2 = _get_op('aten::exp2')
 
 
 def _autograd_exp2(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.Exp2Backward0()
         node.next_edges = record.edges(self)
         result = _op_exp2.redispatch(ks, self)
@@ -3930,7 +3932,7 @@ _op_exp2_ = _get_op('aten::exp2_')
 
 
 def _autograd_exp2_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.Exp2Backward0()
         node.next_edges = record.edges(self)
@@ -3959,7 +3961,7 @@ _op_expm1 = _get_op('aten::expm1')
 
 
 def _autograd_expm1(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.Expm1Backward0()
         node.next_edges = record.edges(self)
         result = _op_expm1.redispatch(ks, self)
@@ -3976,7 +3978,7 @@ _op_expm1_ = _get_op('aten::expm1_')
 
 
 def _autograd_expm1_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.Expm1Backward0()
         node.next_edges = record.edges(self)
@@ -4005,7 +4007,7 @@ _op_log = _get_op('aten::log')
 
 
 def _autograd_log(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.LogBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -4022,7 +4024,7 @@ _op_log_ = _get_op('aten::log_')
 
 
 def _autograd_log_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.LogBackward0()
         node.next_edges = record.edges(self)
@@ -4051,7 +4053,7 @@ _op_log2 = _get_op('aten::log2')
 
 
 def _autograd_log2(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.Log2Backward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -4068,7 +4070,7 @@ _op_log2_ = _get_op('aten::log2_')
 
 
 def _autograd_log2_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.Log2Backward0()
         node.next_edges = record.edges(self)
@@ -4097,7 +4099,7 @@ _op_log10 = _get_op('aten::log10')
 
 
 def _autograd_log10(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.Log10Backward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -4114,7 +4116,7 @@ _op_log10_ = _get_op('aten::log10_')
 
 
 def _autograd_log10_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.Log10Backward0()
         node.next_edges = record.edges(self)
@@ -4143,7 +4145,7 @@ _op_log1p = _get_op('aten::log1p')
 
 
 def _autograd_log1p(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.Log1PBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -4160,7 +4162,7 @@ _op_log1p_ = _get_op('aten::log1p_')
 
 
 def _autograd_log1p_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.Log1PBackward0()
         node.next_edges = record.edges(self)
@@ -4189,7 +4191,7 @@ _op_sqrt = _get_op('aten::sqrt')
 
 
 def _autograd_sqrt(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.SqrtBackward0()
         node.next_edges = record.edges(self)
         result = _op_sqrt.redispatch(ks, self)
@@ -4206,7 +4208,7 @@ _op_sqrt_ = _get_op('aten::sqrt_')
 
 
 def _autograd_sqrt_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.SqrtBackward0()
         node.next_edges = record.edges(self)
@@ -4235,7 +4237,7 @@ _op_rsqrt = _get_op('aten::rsqrt')
 
 
 def _autograd_rsqrt(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.RsqrtBackward0()
         node.next_edges = record.edges(self)
         result = _op_rsqrt.redispatch(ks, self)
@@ -4252,7 +4254,7 @@ _op_rsqrt_ = _get_op('aten::rsqrt_')
 
 
 def _autograd_rsqrt_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.RsqrtBackward0()
         node.next_edges = record.edges(self)
@@ -4281,7 +4283,7 @@ _op_reciprocal = _get_op('aten::reciprocal')
 
 
 def _autograd_reciprocal(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ReciprocalBackward0()
         node.next_edges = record.edges(self)
         result = _op_reciprocal.redispatch(ks, self)
@@ -4298,7 +4300,7 @@ _op_reciprocal_ = _get_op('aten::reciprocal_')
 
 
 def _autograd_reciprocal_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.ReciprocalBackward0()
         node.next_edges = record.edges(self)
@@ -4327,7 +4329,7 @@ _op_square = _get_op('aten::square')
 
 
 def _autograd_square(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.SquareBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -4344,7 +4346,7 @@ _op_square_ = _get_op('aten::square_')
 
 
 def _autograd_square_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.SquareBackward0()
         node.next_edges = record.edges(self)
@@ -4373,7 +4375,7 @@ _op_sin = _get_op('aten::sin')
 
 
 def _autograd_sin(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.SinBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -4390,7 +4392,7 @@ _op_sin_ = _get_op('aten::sin_')
 
 
 def _autograd_sin_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.SinBackward0()
         node.next_edges = record.edges(self)
@@ -4419,7 +4421,7 @@ _op_cos = _get_op('aten::cos')
 
 
 def _autograd_cos(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.CosBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -4436,7 +4438,7 @@ _op_cos_ = _get_op('aten::cos_')
 
 
 def _autograd_cos_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.CosBackward0()
         node.next_edges = record.edges(self)
@@ -4465,7 +4467,7 @@ _op_tan = _get_op('aten::tan')
 
 
 def _autograd_tan(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.TanBackward0()
         node.next_edges = record.edges(self)
         result = _op_tan.redispatch(ks, self)
@@ -4482,7 +4484,7 @@ _op_tan_ = _get_op('aten::tan_')
 
 
 def _autograd_tan_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.TanBackward0()
         node.next_edges = record.edges(self)
@@ -4511,7 +4513,7 @@ _op_asin = _get_op('aten::asin')
 
 
 def _autograd_asin(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.AsinBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -4528,7 +4530,7 @@ _op_asin_ = _get_op('aten::asin_')
 
 
 def _autograd_asin_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.AsinBackward0()
         node.next_edges = record.edges(self)
@@ -4557,7 +4559,7 @@ _op_acos = _get_op('aten::acos')
 
 
 def _autograd_acos(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.AcosBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -4574,7 +4576,7 @@ _op_acos_ = _get_op('aten::acos_')
 
 
 def _autograd_acos_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.AcosBackward0()
         node.next_edges = record.edges(self)
@@ -4603,7 +4605,7 @@ _op_atan = _get_op('aten::atan')
 
 
 def _autograd_atan(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.AtanBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -4620,7 +4622,7 @@ _op_atan_ = _get_op('aten::atan_')
 
 
 def _autograd_atan_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.AtanBackward0()
         node.next_edges = record.edges(self)
@@ -4649,7 +4651,7 @@ _op_sinh = _get_op('aten::sinh')
 
 
 def _autograd_sinh(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.SinhBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -4666,7 +4668,7 @@ _op_sinh_ = _get_op('aten::sinh_')
 
 
 def _autograd_sinh_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.SinhBackward0()
         node.next_edges = record.edges(self)
@@ -4695,7 +4697,7 @@ _op_cosh = _get_op('aten::cosh')
 
 
 def _autograd_cosh(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.CoshBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -4712,7 +4714,7 @@ _op_cosh_ = _get_op('aten::cosh_')
 
 
 def _autograd_cosh_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.CoshBackward0()
         node.next_edges = record.edges(self)
@@ -4741,7 +4743,7 @@ _op_tanh = _get_op('aten::tanh')
 
 
 def _autograd_tanh(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.TanhBackward0()
         node.next_edges = record.edges(self)
         result = _op_tanh.redispatch(ks, self)
@@ -4758,7 +4760,7 @@ _op_tanh_ = _get_op('aten::tanh_')
 
 
 def _autograd_tanh_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.TanhBackward0()
         node.next_edges = record.edges(self)
@@ -4787,7 +4789,7 @@ _op_asinh = _get_op('aten::asinh')
 
 
 def _autograd_asinh(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.AsinhBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -4804,7 +4806,7 @@ _op_asinh_ = _get_op('aten::asinh_')
 
 
 def _autograd_asinh_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.AsinhBackward0()
         node.next_edges = record.edges(self)
@@ -4833,7 +4835,7 @@ _op_acosh = _get_op('aten::acosh')
 
 
 def _autograd_acosh(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.AcoshBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -4850,7 +4852,7 @@ _op_acosh_ = _get_op('aten::acosh_')
 
 
 def _autograd_acosh_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.AcoshBackward0()
         node.next_edges = record.edges(self)
@@ -4879,7 +4881,7 @@ _op_atanh = _get_op('aten::atanh')
 
 
 def _autograd_atanh(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.AtanhBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -4896,7 +4898,7 @@ _op_atanh_ = _get_op('aten::atanh_')
 
 
 def _autograd_atanh_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.AtanhBackward0()
         node.next_edges = record.edges(self)
@@ -4925,7 +4927,7 @@ _op_sigmoid = _get_op('aten::sigmoid')
 
 
 def _autograd_sigmoid(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.SigmoidBackward0()
         node.next_edges = record.edges(self)
         result = _op_sigmoid.redispatch(ks, self)
@@ -4942,7 +4944,7 @@ _op_sigmoid_ = _get_op('aten::sigmoid_')
 
 
 def _autograd_sigmoid_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.SigmoidBackward0()
         node.next_edges = record.edges(self)
@@ -4971,7 +4973,7 @@ _op_erf = _get_op('aten::erf')
 
 
 def _autograd_erf(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ErfBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -4988,7 +4990,7 @@ _op_erf_ = _get_op('aten::erf_')
 
 
 def _autograd_erf_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.ErfBackward0()
         node.next_edges = record.edges(self)
@@ -5017,7 +5019,7 @@ _op_erfc = _get_op('aten::erfc')
 
 
 def _autograd_erfc(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ErfcBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -5034,7 +5036,7 @@ _op_erfc_ = _get_op('aten::erfc_')
 
 
 def _autograd_erfc_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.ErfcBackward0()
         node.next_edges = record.edges(self)
@@ -5063,7 +5065,7 @@ _op_erfinv = _get_op('aten::erfinv')
 
 
 def _autograd_erfinv(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ErfinvBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -5080,7 +5082,7 @@ _op_erfinv_ = _get_op('aten::erfinv_')
 
 
 def _autograd_erfinv_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.ErfinvBackward0()
         node.next_edges = record.edges(self)
@@ -5109,7 +5111,7 @@ _op_floor = _get_op('aten::floor')
 
 
 def _autograd_floor(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.FloorBackward0()
         node.next_edges = record.edges(self)
         result = _op_floor.redispatch(ks, self)
@@ -5125,7 +5127,7 @@ _op_floor_ = _get_op('aten::floor_')
 
 
 def _autograd_floor_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.FloorBackward0()
         node.next_edges = record.edges(self)
@@ -5153,7 +5155,7 @@ _op_ceil = _get_op('aten::ceil')
 
 
 def _autograd_ceil(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.CeilBackward0()
         node.next_edges = record.edges(self)
         result = _op_ceil.redispatch(ks, self)
@@ -5169,7 +5171,7 @@ _op_ceil_ = _get_op('aten::ceil_')
 
 
 def _autograd_ceil_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.CeilBackward0()
         node.next_edges = record.edges(self)
@@ -5197,7 +5199,7 @@ _op_trunc = _get_op('aten::trunc')
 
 
 def _autograd_trunc(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.TruncBackward0()
         node.next_edges = record.edges(self)
         result = _op_trunc.redispatch(ks, self)
@@ -5213,7 +5215,7 @@ _op_trunc_ = _get_op('aten::trunc_')
 
 
 def _autograd_trunc_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.TruncBackward0()
         node.next_edges = record.edges(self)
@@ -5241,7 +5243,7 @@ _op_frac = _get_op('aten::frac')
 
 
 def _autograd_frac(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.FracBackward0()
         node.next_edges = record.edges(self)
         result = _op_frac.redispatch(ks, self)
@@ -5257,7 +5259,7 @@ _op_frac_ = _get_op('aten::frac_')
 
 
 def _autograd_frac_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.FracBackward0()
         node.next_edges = record.edges(self)
@@ -5285,7 +5287,7 @@ _op_round = _get_op('aten::round')
 
 
 def _autograd_round(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.RoundBackward0()
         node.next_edges = record.edges(self)
         result = _op_round.redispatch(ks, self)
@@ -5301,7 +5303,7 @@ _op_round_ = _get_op('aten::round_')
 
 
 def _autograd_round_(ks, self):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.RoundBackward0()
         node.next_edges = record.edges(self)
@@ -5329,7 +5331,7 @@ _op_round_decimals = _get_op('aten::round.decimals')
 
 
 def _autograd_round_decimals(ks, self, decimals):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.RoundBackward1()
         node.next_edges = record.edges(self)
         result = _op_round_decimals.redispatch(ks, self, decimals)
@@ -5345,7 +5347,7 @@ _op_round__decimals = _get_op('aten::round_.decimals')
 
 
 def _autograd_round__decimals(ks, self, decimals):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.RoundBackward1()
         node.next_edges = record.edges(self)
@@ -5373,7 +5375,7 @@ _op_nan_to_num = _get_op('aten::nan_to_num')
 
 
 def _autograd_nan_to_num(ks, self, nan, posinf, neginf):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.NanToNumBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -5390,7 +5392,7 @@ _op_nan_to_num_ = _get_op('aten::nan_to_num_')
 
 
 def _autograd_nan_to_num_(ks, self, nan, posinf, neginf):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.NanToNumBackward0()
         node.next_edges = record.edges(self)
@@ -5419,7 +5421,7 @@ _op_atan2 = _get_op('aten::atan2')
 
 
 def _autograd_atan2(ks, self, other):
-    if grad_enabled() and requires_grad_any(self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.Atan2Backward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self)
@@ -5437,7 +5439,7 @@ _op_atan2_ = _get_op('aten::atan2_')
 
 
 def _autograd_atan2_(ks, self, other):
-    if grad_enabled() and (requires_grad_any(self, other)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.Atan2Backward0()
         node.next_edges = record.edges(self, other)
@@ -5467,7 +5469,7 @@ _op_hypot = _get_op('aten::hypot')
 
 
 def _autograd_hypot(ks, self, other):
-    if grad_enabled() and requires_grad_any(self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.HypotBackward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self)
@@ -5486,7 +5488,7 @@ _op_hypot_ = _get_op('aten::hypot_')
 
 
 def _autograd_hypot_(ks, self, other):
-    if grad_enabled() and (requires_grad_any(self, other)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.HypotBackward0()
         node.next_edges = record.edges(self, other)
@@ -5517,7 +5519,7 @@ _op_copysign_Tensor = _get_op('aten::copysign.Tensor')
 
 
 def _autograd_copysign_Tensor(ks, self, other):
-    if grad_enabled() and requires_grad_any(self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.CopysignBackward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self)
@@ -5536,7 +5538,7 @@ _op_copysign__Tensor = _get_op('aten::copysign_.Tensor')
 
 
 def _autograd_copysign__Tensor(ks, self, other):
-    if grad_enabled() and (requires_grad_any(self, other)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.CopysignBackward0()
         node.next_edges = record.edges(self, other)
@@ -5567,7 +5569,7 @@ _op_copysign_Scalar = _get_op('aten::copysign.Scalar')
 
 
 def _autograd_copysign_Scalar(ks, self, other):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.CopysignBackward1()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -5585,7 +5587,7 @@ _op_copysign__Scalar = _get_op('aten::copysign_.Scalar')
 
 
 def _autograd_copysign__Scalar(ks, self, other):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.CopysignBackward1()
         node.next_edges = record.edges(self)
@@ -5615,7 +5617,7 @@ _op_xlogy_Tensor = _get_op('aten::xlogy.Tensor')
 
 
 def _autograd_xlogy_Tensor(ks, self, other):
-    if grad_enabled() and requires_grad_any(self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.XlogyBackward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self)
@@ -5633,7 +5635,7 @@ _op_xlogy__Tensor = _get_op('aten::xlogy_.Tensor')
 
 
 def _autograd_xlogy__Tensor(ks, self, other):
-    if grad_enabled() and (requires_grad_any(self, other)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.XlogyBackward0()
         node.next_edges = record.edges(self, other)
@@ -5652,7 +5654,7 @@ _op_xlogy_Scalar_Self = _get_op('aten::xlogy.Scalar_Self')
 
 
 def _autograd_xlogy_Scalar_Self(ks, self, other):
-    if grad_enabled() and requires_grad_any(other):
+    if _gs.enabled and ((type(other) is _TI and other.autograd is not None)) and requires_grad_any(other):
         node = _n.XlogyBackward1()
         node.next_edges = record.edges(other)
         node.other_ = record.save(other)
@@ -5670,7 +5672,7 @@ _op_xlogy_Scalar_Other = _get_op('aten::xlogy.Scalar_Other')
 
 
 def _autograd_xlogy_Scalar_Other(ks, self, other):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.XlogyBackward2()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -5688,7 +5690,7 @@ _op_xlogy__Scalar_Other = _get_op('aten::xlogy_.Scalar_Other')
 
 
 def _autograd_xlogy__Scalar_Other(ks, self, other):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.XlogyBackward2()
         node.next_edges = record.edges(self)
@@ -5707,7 +5709,7 @@ _op_logaddexp = _get_op('aten::logaddexp')
 
 
 def _autograd_logaddexp(ks, self, other):
-    if grad_enabled() and requires_grad_any(self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.LogaddexpBackward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self)
@@ -5736,7 +5738,7 @@ _op_maximum = _get_op('aten::maximum')
 
 
 def _autograd_maximum(ks, self, other):
-    if grad_enabled() and requires_grad_any(self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.MaximumBackward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self)
@@ -5765,7 +5767,7 @@ _op_fmax = _get_op('aten::fmax')
 
 
 def _autograd_fmax(ks, self, other):
-    if grad_enabled() and requires_grad_any(self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.FmaxBackward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self)
@@ -5794,7 +5796,7 @@ _op_minimum = _get_op('aten::minimum')
 
 
 def _autograd_minimum(ks, self, other):
-    if grad_enabled() and requires_grad_any(self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.MinimumBackward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self)
@@ -5823,7 +5825,7 @@ _op_fmin = _get_op('aten::fmin')
 
 
 def _autograd_fmin(ks, self, other):
-    if grad_enabled() and requires_grad_any(self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.FminBackward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self)
@@ -5852,7 +5854,7 @@ _op_clamp_Tensor = _get_op('aten::clamp.Tensor')
 
 
 def _autograd_clamp_Tensor(ks, self, min, max):
-    if grad_enabled() and requires_grad_any(self, min, max):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None) or (type(max) is _TI and max.autograd is not None)) and requires_grad_any(self, min, max):
         node = _n.ClampBackward0()
         node.next_edges = record.edges(self, min, max)
         node.self_ = record.save(self)
@@ -5871,7 +5873,7 @@ _op_clamp__Tensor = _get_op('aten::clamp_.Tensor')
 
 
 def _autograd_clamp__Tensor(ks, self, min, max):
-    if grad_enabled() and (requires_grad_any(self, min, max)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None) or (type(max) is _TI and max.autograd is not None)) and requires_grad_any(self, min, max):
         check_inplace(self)
         node = _n.ClampBackward0()
         node.next_edges = record.edges(self, min, max)
@@ -5913,7 +5915,7 @@ _op_clamp = _get_op('aten::clamp')
 
 
 def _autograd_clamp(ks, self, min, max):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ClampBackward1()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -5932,7 +5934,7 @@ _op_clamp_ = _get_op('aten::clamp_')
 
 
 def _autograd_clamp_(ks, self, min, max):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.ClampBackward1()
         node.next_edges = record.edges(self)
@@ -5952,7 +5954,7 @@ _op_clamp_min = _get_op('aten::clamp_min')
 
 
 def _autograd_clamp_min(ks, self, min):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ClampMinBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -5970,7 +5972,7 @@ _op_clamp_min_ = _get_op('aten::clamp_min_')
 
 
 def _autograd_clamp_min_(ks, self, min):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.ClampMinBackward0()
         node.next_edges = record.edges(self)
@@ -6000,7 +6002,7 @@ _op_clamp_min_Tensor = _get_op('aten::clamp_min.Tensor')
 
 
 def _autograd_clamp_min_Tensor(ks, self, min):
-    if grad_enabled() and requires_grad_any(self, min):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None)) and requires_grad_any(self, min):
         node = _n.ClampMinBackward1()
         node.next_edges = record.edges(self, min)
         node.self_ = record.save(self)
@@ -6018,7 +6020,7 @@ _op_clamp_min__Tensor = _get_op('aten::clamp_min_.Tensor')
 
 
 def _autograd_clamp_min__Tensor(ks, self, min):
-    if grad_enabled() and (requires_grad_any(self, min)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None)) and requires_grad_any(self, min):
         check_inplace(self)
         node = _n.ClampMinBackward1()
         node.next_edges = record.edges(self, min)
@@ -6048,7 +6050,7 @@ _op_clamp_max = _get_op('aten::clamp_max')
 
 
 def _autograd_clamp_max(ks, self, max):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ClampMaxBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -6066,7 +6068,7 @@ _op_clamp_max_ = _get_op('aten::clamp_max_')
 
 
 def _autograd_clamp_max_(ks, self, max):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.ClampMaxBackward0()
         node.next_edges = record.edges(self)
@@ -6096,7 +6098,7 @@ _op_clamp_max_Tensor = _get_op('aten::clamp_max.Tensor')
 
 
 def _autograd_clamp_max_Tensor(ks, self, max):
-    if grad_enabled() and requires_grad_any(self, max):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(max) is _TI and max.autograd is not None)) and requires_grad_any(self, max):
         node = _n.ClampMaxBackward1()
         node.next_edges = record.edges(self, max)
         node.self_ = record.save(self)
@@ -6114,7 +6116,7 @@ _op_clamp_max__Tensor = _get_op('aten::clamp_max_.Tensor')
 
 
 def _autograd_clamp_max__Tensor(ks, self, max):
-    if grad_enabled() and (requires_grad_any(self, max)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(max) is _TI and max.autograd is not None)) and requires_grad_any(self, max):
         check_inplace(self)
         node = _n.ClampMaxBackward1()
         node.next_edges = record.edges(self, max)
@@ -6144,7 +6146,7 @@ _op_where_self = _get_op('aten::where.self')
 
 
 def _autograd_where_self(ks, condition, self, other):
-    if grad_enabled() and requires_grad_any(self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.WhereBackward0()
         node.next_edges = record.edges(self, other)
         node.condition_ = record.save(condition)
@@ -6172,7 +6174,7 @@ _op_bernoulli = _get_op('aten::bernoulli')
 
 
 def _autograd_bernoulli(ks, self, generator):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.BernoulliBackward0()
         node.next_edges = record.edges(self)
         result = _op_bernoulli.redispatch(ks, self, generator)
@@ -6199,7 +6201,7 @@ _op_sum = _get_op('aten::sum')
 
 
 def _autograd_sum(ks, self, dtype):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.SumBackward0()
         node.next_edges = record.edges(self)
         node.self_dtype_ = record.meta(self, 'dtype')
@@ -6228,7 +6230,7 @@ _op_sum_dim_IntList = _get_op('aten::sum.dim_IntList')
 
 
 def _autograd_sum_dim_IntList(ks, self, dim, keepdim, dtype):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.SumBackward1()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -6248,7 +6250,7 @@ _op_mean = _get_op('aten::mean')
 
 
 def _autograd_mean(ks, self, dtype):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.MeanBackward0()
         node.next_edges = record.edges(self)
         node.self_numel_ = record.meta(self, 'numel')
@@ -6277,7 +6279,7 @@ _op_mean_dim = _get_op('aten::mean.dim')
 
 
 def _autograd_mean_dim(ks, self, dim, keepdim, dtype):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.MeanBackward1()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -6297,7 +6299,7 @@ _op_prod = _get_op('aten::prod')
 
 
 def _autograd_prod(ks, self, dtype):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ProdBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -6326,7 +6328,7 @@ _op_prod_dim_int = _get_op('aten::prod.dim_int')
 
 
 def _autograd_prod_dim_int(ks, self, dim, keepdim, dtype):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ProdBackward1()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -6346,7 +6348,7 @@ _op_max_dim = _get_op('aten::max.dim')
 
 
 def _autograd_max_dim(ks, self, dim, keepdim):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.MaxBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -6377,7 +6379,7 @@ _op_max = _get_op('aten::max')
 
 
 def _autograd_max(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.MaxBackward1()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -6395,7 +6397,7 @@ _op_min_dim = _get_op('aten::min.dim')
 
 
 def _autograd_min_dim(ks, self, dim, keepdim):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.MinBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -6426,7 +6428,7 @@ _op_min = _get_op('aten::min')
 
 
 def _autograd_min(ks, self):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.MinBackward1()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -6444,7 +6446,7 @@ _op_amax = _get_op('aten::amax')
 
 
 def _autograd_amax(ks, self, dim, keepdim):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.AmaxBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -6475,7 +6477,7 @@ _op_amin = _get_op('aten::amin')
 
 
 def _autograd_amin(ks, self, dim, keepdim):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.AminBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -6506,7 +6508,7 @@ _op_logsumexp = _get_op('aten::logsumexp')
 
 
 def _autograd_logsumexp(ks, self, dim, keepdim):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.LogsumexpBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -6537,7 +6539,7 @@ _op_var_correction = _get_op('aten::var.correction')
 
 
 def _autograd_var_correction(ks, self, dim, correction, keepdim):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.VarBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -6579,7 +6581,7 @@ _op_std_correction = _get_op('aten::std.correction')
 
 
 def _autograd_std_correction(ks, self, dim, correction, keepdim):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.StdBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -6622,7 +6624,7 @@ _op_var_mean_correction = _get_op('aten::var_mean.correction')
 
 
 def _autograd_var_mean_correction(ks, self, dim, correction, keepdim):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.VarMeanBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -6653,7 +6655,7 @@ _op_std_mean_correction = _get_op('aten::std_mean.correction')
 
 
 def _autograd_std_mean_correction(ks, self, dim, correction, keepdim):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.StdMeanBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -6685,7 +6687,7 @@ _op_norm_Scalar = _get_op('aten::norm.Scalar')
 
 
 def _autograd_norm_Scalar(ks, self, p):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.NormBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -6726,7 +6728,7 @@ _op_norm_ScalarOpt_dim = _get_op('aten::norm.ScalarOpt_dim')
 
 
 def _autograd_norm_ScalarOpt_dim(ks, self, p, dim, keepdim):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.NormBackward1()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -6747,7 +6749,7 @@ _op_norm_ScalarOpt_dtype = _get_op('aten::norm.ScalarOpt_dtype')
 
 
 def _autograd_norm_ScalarOpt_dtype(ks, self, p, dtype):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.NormBackward2()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -6777,7 +6779,7 @@ _op_norm_ScalarOpt_dim_dtype = _get_op('aten::norm.ScalarOpt_dim_dtype')
 
 
 def _autograd_norm_ScalarOpt_dim_dtype(ks, self, p, dim, keepdim, dtype):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.NormBackward3()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -6798,7 +6800,7 @@ _op_linalg_vector_norm = _get_op('aten::linalg_vector_norm')
 
 
 def _autograd_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.LinalgVectorNormBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -6830,7 +6832,7 @@ _op_cumsum = _get_op('aten::cumsum')
 
 
 def _autograd_cumsum(ks, self, dim, dtype):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.CumsumBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -6848,7 +6850,7 @@ _op_cumsum_ = _get_op('aten::cumsum_')
 
 
 def _autograd_cumsum_(ks, self, dim, dtype):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.CumsumBackward0()
         node.next_edges = record.edges(self)
@@ -6878,7 +6880,7 @@ _op_cumprod = _get_op('aten::cumprod')
 
 
 def _autograd_cumprod(ks, self, dim, dtype):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.CumprodBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -6898,7 +6900,7 @@ _op_cumprod_ = _get_op('aten::cumprod_')
 
 
 def _autograd_cumprod_(ks, self, dim, dtype):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.CumprodBackward0()
         node.next_edges = record.edges(self)
@@ -6930,7 +6932,7 @@ _op_tril = _get_op('aten::tril')
 
 
 def _autograd_tril(ks, self, diagonal):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.TrilBackward0()
         node.next_edges = record.edges(self)
         node.diagonal_ = diagonal
@@ -6947,7 +6949,7 @@ _op_tril_ = _get_op('aten::tril_')
 
 
 def _autograd_tril_(ks, self, diagonal):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.TrilBackward0()
         node.next_edges = record.edges(self)
@@ -6976,7 +6978,7 @@ _op_triu = _get_op('aten::triu')
 
 
 def _autograd_triu(ks, self, diagonal):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.TriuBackward0()
         node.next_edges = record.edges(self)
         node.diagonal_ = diagonal
@@ -6993,7 +6995,7 @@ _op_triu_ = _get_op('aten::triu_')
 
 
 def _autograd_triu_(ks, self, diagonal):
-    if grad_enabled() and (requires_grad_any(self)):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         check_inplace(self)
         node = _n.TriuBackward0()
         node.next_edges = record.edges(self)
@@ -7022,7 +7024,7 @@ _op_repeat = _get_op('aten::repeat')
 
 
 def _autograd_repeat(ks, self, repeats):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.RepeatBackward0()
         node.next_edges = record.edges(self)
         node.repeats_ = repeats
@@ -7040,7 +7042,7 @@ _op_flip = _get_op('aten::flip')
 
 
 def _autograd_flip(ks, self, dims):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.FlipBackward0()
         node.next_edges = record.edges(self)
         node.dims_ = dims
@@ -7057,7 +7059,7 @@ _op_roll = _get_op('aten::roll')
 
 
 def _autograd_roll(ks, self, shifts, dims):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.RollBackward0()
         node.next_edges = record.edges(self)
         node.shifts_ = shifts
@@ -7075,7 +7077,7 @@ _op_rot90 = _get_op('aten::rot90')
 
 
 def _autograd_rot90(ks, self, k, dims):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.Rot90Backward0()
         node.next_edges = record.edges(self)
         node.k_ = k
@@ -7093,7 +7095,7 @@ _op_diag_embed = _get_op('aten::diag_embed')
 
 
 def _autograd_diag_embed(ks, self, offset, dim1, dim2):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.DiagEmbedBackward0()
         node.next_edges = record.edges(self)
         node.offset_ = offset
@@ -7112,7 +7114,7 @@ _op_narrow_copy = _get_op('aten::narrow_copy')
 
 
 def _autograd_narrow_copy(ks, self, dim, start, length):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.NarrowCopyBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -7143,7 +7145,7 @@ _op_constant_pad_nd = _get_op('aten::constant_pad_nd')
 
 
 def _autograd_constant_pad_nd(ks, self, pad, value):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ConstantPadNdBackward0()
         node.next_edges = record.edges(self)
         node.pad_ = pad
@@ -7160,7 +7162,7 @@ _op_reflection_pad1d = _get_op('aten::reflection_pad1d')
 
 
 def _autograd_reflection_pad1d(ks, self, padding):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ReflectionPad1DBackward0()
         node.next_edges = record.edges(self)
         node.padding_ = padding
@@ -7189,7 +7191,7 @@ _op_reflection_pad2d = _get_op('aten::reflection_pad2d')
 
 
 def _autograd_reflection_pad2d(ks, self, padding):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ReflectionPad2DBackward0()
         node.next_edges = record.edges(self)
         node.padding_ = padding
@@ -7218,7 +7220,7 @@ _op_replication_pad1d = _get_op('aten::replication_pad1d')
 
 
 def _autograd_replication_pad1d(ks, self, padding):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ReplicationPad1DBackward0()
         node.next_edges = record.edges(self)
         node.padding_ = padding
@@ -7247,7 +7249,7 @@ _op_replication_pad2d = _get_op('aten::replication_pad2d')
 
 
 def _autograd_replication_pad2d(ks, self, padding):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ReplicationPad2DBackward0()
         node.next_edges = record.edges(self)
         node.padding_ = padding
@@ -7276,7 +7278,7 @@ _op_reflection_pad3d = _get_op('aten::reflection_pad3d')
 
 
 def _autograd_reflection_pad3d(ks, self, padding):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ReflectionPad3DBackward0()
         node.next_edges = record.edges(self)
         node.padding_ = padding
@@ -7305,7 +7307,7 @@ _op_replication_pad3d = _get_op('aten::replication_pad3d')
 
 
 def _autograd_replication_pad3d(ks, self, padding):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.ReplicationPad3DBackward0()
         node.next_edges = record.edges(self)
         node.padding_ = padding
@@ -7334,7 +7336,7 @@ _op__pad_circular = _get_op('aten::_pad_circular')
 
 
 def _autograd__pad_circular(ks, self, pad):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.PadCircularBackward0()
         node.next_edges = record.edges(self)
         node.pad_ = pad
@@ -7352,7 +7354,7 @@ _op_sort = _get_op('aten::sort')
 
 
 def _autograd_sort(ks, self, dim, descending):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.SortBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -7371,7 +7373,7 @@ _op_sort_stable = _get_op('aten::sort.stable')
 
 
 def _autograd_sort_stable(ks, self, stable, dim, descending):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.SortBackward1()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -7390,7 +7392,7 @@ _op_topk = _get_op('aten::topk')
 
 
 def _autograd_topk(ks, self, k, dim, largest, sorted):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.TopkBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -7409,7 +7411,7 @@ _op_kthvalue = _get_op('aten::kthvalue')
 
 
 def _autograd_kthvalue(ks, self, k, dim, keepdim):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.KthvalueBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -7429,7 +7431,7 @@ _op_unique_dim = _get_op('aten::unique_dim')
 
 
 def _autograd_unique_dim(ks, self, dim, sorted, return_inverse, return_counts):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.UniqueDimBackward0()
         node.next_edges = record.edges(self)
         result = _op_unique_dim.redispatch(ks, self, dim, sorted, return_inverse, return_counts)
@@ -7445,7 +7447,7 @@ _op_unique_consecutive = _get_op('aten::unique_consecutive')
 
 
 def _autograd_unique_consecutive(ks, self, return_inverse, return_counts, dim):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.UniqueConsecutiveBackward0()
         node.next_edges = record.edges(self)
         result = _op_unique_consecutive.redispatch(ks, self, return_inverse, return_counts, dim)
@@ -7461,7 +7463,7 @@ _op__unique2 = _get_op('aten::_unique2')
 
 
 def _autograd__unique2(ks, self, sorted, return_inverse, return_counts):
-    if grad_enabled() and requires_grad_any(self):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
         node = _n.Unique2Backward0()
         node.next_edges = record.edges(self)
         result = _op__unique2.redispatch(ks, self, sorted, return_inverse, return_counts)

@@ -614,7 +614,26 @@ def _trunc_divide(a, b, out, dt):
 def _floor_divide(a, b, out, dt):
     if _is_integral(dt):
         _check_nonzero(b, out)
-    np.floor_divide(a, b, out=out, dtype=_opmath(dt).np, casting="unsafe")  # numpy's divmod is PyTorch's div_floor
+    if dt is _F16 or dt is _BF16:
+        _div_floor_steps(a, b, out, dt.np)
+        return
+    np.floor_divide(a, b, out=out, dtype=dt.np, casting="unsafe")  # numpy's divmod is c10::div_floor_floating
+
+
+def _div_floor_steps(a, b, out, t):
+    """c10::div_floor_floating evaluated in float16/bfloat16 arithmetic, every step rounded to the dtype:
+    ``div = (a - fmod(a, b)) / b``, one less when the remainder's sign differs from b's, then ``floor(div)``
+    rounded half up; ``a / b`` when ``b == 0``, a signed zero when ``div == 0``."""
+    one = t.type(1)
+    mod = np.fmod(a, b, dtype=t)
+    quot = np.true_divide(a, b, dtype=t)
+    div = np.asarray(np.true_divide(np.subtract(a, mod, dtype=t), b, dtype=t))
+    np.subtract(div, one, out=div, where=(mod != 0) & ((np.asarray(b) < 0) != (mod < 0)))
+    res = np.floor(div)
+    np.add(res, one, out=res, where=np.subtract(div, res) > t.type(0.5))
+    res = np.where(div == 0, np.copysign(t.type(0), quot), res)
+    res = np.where(np.asarray(b) == 0, quot, res)
+    np.copyto(out, res, casting="unsafe")
 
 
 _div_trunc_out = binary(_trunc_divide, name="div_trunc", supports=_not_bool, kname="div_trunc_cpu", ufunc=False)
@@ -651,7 +670,9 @@ def _xlogy(a, b, out, dt):
         a, b = _in_dtype(a, dt), _in_dtype(b, dt)
         c = dt.np
     with _quiet():
-        r = np.log(b, dtype=c)
+        # float32: PyTorch's scalar std::log is (nearly always) the correctly rounded log; numpy's SIMD logf
+        # is not, so take the log in float64 and round it
+        r = np.log(b, dtype=_F64_NP).astype(c) if dt is _F32 else np.log(b, dtype=c)
         r = np.multiply(a, r, dtype=c)
         zero = np.equal(a, 0) & ~np.isnan(np.asarray(b, dtype=c))
         np.copyto(out, r, casting="unsafe")

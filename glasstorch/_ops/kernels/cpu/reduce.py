@@ -62,6 +62,11 @@ _name = _dt.name_of
 _NO_CONTEXT = contextlib.nullcontext()
 
 
+def _quiet(dtype):
+    """ml_dtypes' bfloat16 comparisons warn on NaN ("invalid value encountered"); PyTorch does not."""
+    return np.errstate(invalid="ignore") if dtype is _dt.bfloat16 else _NO_CONTEXT
+
+
 # -- shared steps --------------------------------------------------------------------------------------------
 def _no_data(*impls) -> bool:
     """Meta operands: shapes and dtypes only."""
@@ -217,8 +222,8 @@ def _prod_into(self, dims, keepdim, out):
     # reduction would keep a float32 accumulator, so take the last element of a half-precision scan.
     if len(dims) == 1:
         axis = dims[0]
-    else:  # all dims
-        a, axis = a.reshape(-1), 0
+    else:  # all dims, in memory order as PyTorch's iterator walks them
+        a, axis = a.ravel(order="K"), 0
     if a.shape[axis] == 0:
         out.as_numpy().fill(1)
         return
@@ -261,7 +266,8 @@ def _minmax_all(name, ufunc, self):
         raise NotImplementedError(f"\"{name}_all\" not implemented for '{_name(self.dtype)}'")
     out = empty_contiguous((), self.dtype, self.device)
     if not _no_data(self):
-        ufunc.reduce(self.as_numpy(), axis=None, out=out.as_numpy())
+        with _quiet(self.dtype):
+            ufunc.reduce(self.as_numpy(), axis=None, out=out.as_numpy())
     return out
 
 
@@ -295,7 +301,8 @@ def _minmax_unary_out(name, ufunc, self, out):
         if self.numel() == 0:  # no emptiness check on this path: the reduction's identity
             _store(out, _identity(self.dtype, name == "min"))
         else:
-            _store(out, ufunc.reduce(self.as_numpy(), axis=None))
+            with _quiet(self.dtype):
+                _store(out, ufunc.reduce(self.as_numpy(), axis=None))
     return out
 
 
@@ -331,8 +338,9 @@ def _minmax_dim(name, argfn, valfn, self, dim, keepdim, values, indices):
         else:
             if not keepdim:
                 vo, io = np.expand_dims(vo, d), np.expand_dims(io, d)
-            argfn(a, axis=d, out=io, keepdims=True)  # first index of the extreme; NaN counts as the extreme
-            valfn.reduce(a, axis=d, out=vo, keepdims=True)
+            with _quiet(self.dtype):
+                argfn(a, axis=d, out=io, keepdims=True)  # first index of the extreme; NaN counts as the extreme
+                valfn.reduce(a, axis=d, out=vo, keepdims=True)
     return values, indices
 
 
@@ -358,7 +366,8 @@ def _amax(name, ufunc, self, dim, keepdim, out):
     if self.dtype.is_complex:
         raise NotImplementedError(f"\"{name[1:]}_values_cpu\" not implemented for '{_name(self.dtype)}'")
     if not _no_data(self, out):
-        ufunc.reduce(self.as_numpy(), axis=_axes(self, dims), out=out.as_numpy(), keepdims=keepdim)
+        with _quiet(self.dtype):
+            ufunc.reduce(self.as_numpy(), axis=_axes(self, dims), out=out.as_numpy(), keepdims=keepdim)
     return out
 
 
@@ -386,10 +395,11 @@ def _argext(name, fn, self, dim, keepdim, out):
     out = _reduction_output(self, dims, keepdim, _dt.int64, out)
     if not _no_data(self, out):
         a, o = self.as_numpy(), out.as_numpy()
-        if dim is None or not self.ndim:
-            o.fill(fn(a) if self.ndim else 0)  # dim=None: index into the flattened (row-major) tensor
-        else:
-            fn(a, axis=dims[0], out=o if keepdim else np.expand_dims(o, dims[0]), keepdims=True)
+        with _quiet(self.dtype):
+            if dim is None or not self.ndim:
+                o.fill(fn(a) if self.ndim else 0)  # dim=None: index into the flattened (row-major) tensor
+            else:
+                fn(a, axis=dims[0], out=o if keepdim else np.expand_dims(o, dims[0]), keepdims=True)
     return out
 
 
