@@ -412,6 +412,3 @@ scaled_dot_product_attention = _gen.scaled_dot_product_attention
 
 # -- linear (aten::linear, the nn namespace of the generated bindings) --------------------------------------
 linear = _gen.linear
-bilinear = getattr(_gen, "bilinear", None)
-if bilinear is None:
-    del bilinear
