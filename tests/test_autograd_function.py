@@ -618,3 +618,87 @@ def test_anomaly_nan_in_custom_backward():
                 N.apply(_leaf(m, [1.0])).sum().backward()
 
     _same_error(recipe)
+
+
+def test_outputs_that_alias_inputs():
+    def recipe(m):
+        class V(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.view(-1), x[0], x, x
+
+            @staticmethod
+            def backward(ctx, g, h, i, j):
+                return g.view(2, 2) + i + j
+
+        x = _leaf(m, [[1.0, 2.0], [3.0, 4.0]])
+        a, b, c, d = V.apply(x)
+        res = [(t._base is x, t._is_view(), t.grad_fn is a.grad_fn) for t in (a, b, c, d)] + [c is d, c is x]
+        (a.sum() + c.sum() * 2 + d.sum()).backward()
+        return res, x.grad
+
+    _same(recipe)
+
+
+def test_mark_dirty_without_history():
+    def recipe(m):
+        class D(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.mul_(2)
+                ctx.mark_dirty(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        x = _leaf(m, [1.0, 2.0])
+        with m.no_grad():
+            r = D.apply(x)
+        res = [r is x, r.requires_grad, x._version, r.grad_fn]
+        y = m.tensor([1.0, 2.0])
+        r = D.apply(y)
+        return res + [r is y, r.requires_grad, y._version, y]
+
+    _same(recipe)
+
+
+def test_mark_dirty_not_returned():
+    def recipe(m):
+        class D(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                x.mul_(2)
+                ctx.mark_dirty(x)
+                return y * 1
+
+            @staticmethod
+            def backward(ctx, g):
+                return None, g
+
+        D.apply(m.ones(2), _leaf(m, [1.0, 2.0]))
+
+    _same_error(recipe)
+
+
+def test_needs_input_grad_in_backward():
+    def recipe(m):
+        seen = []
+
+        class N(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                return x * y
+
+            @staticmethod
+            def backward(ctx, g):
+                seen.append(ctx.needs_input_grad)
+                return (g * 2 if ctx.needs_input_grad[0] else None), (g if ctx.needs_input_grad[1] else None)
+
+        x = _leaf(m, [1.0, 2.0])
+        N.apply(x, m.tensor([1.0, 1.0])).sum().backward()
+        N.apply(m.tensor([1.0, 1.0]), x).sum().backward()
+        return seen, x.grad
+
+    _same(recipe)

@@ -181,7 +181,7 @@ def test_retain_grad_and_non_leaf_grad():
     _close(recipe, 1e-5)
 
 
-@pytest.mark.xfail(strict=True, reason="tensor.py says 'for more informations.'; torch 2.13 says 'for more information.'")
+@pytest.mark.xfail(strict=True, reason="tensor.py: 'for more informations.'; torch 2.13: 'for more information.'")
 def test_non_leaf_grad_warning():
     def recipe(m):
         y = _leaf(m, [1.0]) * 2
@@ -592,3 +592,66 @@ def test_detect_anomaly_inplace_hint():
                 y.sum().backward()
 
     _same_error(recipe)
+
+
+# -- torch.autograd.graph utilities ------------------------------------------------------------------------
+def test_register_multi_grad_hook_all():
+    def recipe(m):
+        log = []
+        a = _leaf(m, [1.0, 2.0])
+        b = _leaf(m, [3.0, 4.0])
+        c = a * b
+        d = a * b
+        m.autograd.graph.register_multi_grad_hook(
+            (a, b, c, d), lambda grads: log.append([None if g is None else g.tolist() for g in grads]))
+        c.sum().backward(retain_graph=True)
+        c.sum().backward(inputs=(a,), retain_graph=True)
+        return log
+
+    _same(recipe)
+
+
+def test_register_multi_grad_hook_with_autograd_grad():
+    def recipe(m):
+        log = []
+        a = _leaf(m, [1.0, 2.0])
+        c = a * 2
+        d = c * 3
+        m.autograd.graph.register_multi_grad_hook((c, d), lambda grads: log.append(_vals(grads)))
+        m.autograd.grad((c + d).sum(), [a])
+        m.autograd.graph.register_multi_grad_hook((a, c), lambda grads: log.append("unreached"))
+        try:
+            m.autograd.grad((c + d).sum(), [a])
+        except RuntimeError as e:
+            log.append(str(e))
+        return log
+
+    _same(recipe)
+
+
+def test_register_multi_grad_hook_any_and_remove():
+    def recipe(m):
+        log = []
+        a = _leaf(m, [1.0, 2.0])
+        b = _leaf(m, [3.0, 4.0])
+        c = a * b
+        h = m.autograd.graph.register_multi_grad_hook((a, b, c), lambda g: log.append(g.tolist()), mode="any")
+        (c * 2).sum().backward(retain_graph=True)
+        h.remove()
+        (c * 2).sum().backward()
+        return log
+
+    _same(recipe)
+
+
+def test_graph_utilities():
+    def recipe(m):
+        x = _leaf(m, [1.0, 2.0])
+        y = x * 2
+        e = m.autograd.graph.get_gradient_edge(y)
+        v0 = x._version
+        m.autograd.graph.increment_version(x)
+        return (e.node is y.grad_fn, e.output_nr, tuple(e) == (y.grad_fn, 0),
+                m.autograd.graph.get_gradient_edge(x).node.name(), x._version - v0)
+
+    _same(recipe)

@@ -125,7 +125,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grads = _make_grads(outs, g_outs)
     _check_roots(outs)
     captured = _engine.execute([o._impl for o in outs], grads, retain_graph, create_graph,
-                               [i._impl for i in ins], accumulate=False)
+                               [i._impl for i in ins], accumulate=False, is_grad=True)
     result = []
     for k, (i, g) in enumerate(zip(ins, captured)):
         if g is None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import threading
 
 from .._core import shape as _shape
 from .._ops.aten import aten
@@ -31,7 +32,7 @@ from .anomaly_mode import check_nan, is_anomaly_enabled, record_failure
 from .grad_mode import state as _grad_state
 from .graph import AccumulateGrad, Node, gradient_edge
 
-__all__ = ["execute", "accumulate_grad", "sum_to"]
+__all__ = ["execute", "accumulate_grad", "sum_to", "current_graph_task_id", "will_execute_node"]
 
 
 class GraphRoot(Node):
@@ -183,8 +184,11 @@ def _needed(root: Node, targets: set) -> set:
 
 
 def execute(roots: list, grads: list, keep_graph: bool, create_graph: bool, inputs=None,
-            accumulate: bool = True) -> list:
-    """Run backward from ``roots`` seeded with ``grads``; returns the captured grads of ``inputs``."""
+            accumulate: bool = True, is_grad: bool = False) -> list:
+    """Run backward from ``roots`` seeded with ``grads``; returns the captured grads of ``inputs``.
+
+    ``is_grad``: this is ``autograd.grad`` (not ``backward(inputs=...)``), for :func:`will_execute_node`.
+    """
     root = GraphRoot([gradient_edge(r) for r in roots], grads)
     deps = _dependencies(root)
     captures = {}
@@ -198,11 +202,47 @@ def execute(roots: list, grads: list, keep_graph: bool, create_graph: bool, inpu
     captured = [None] * (len(inputs) if inputs is not None else 0)
     prev = _grad_state.enabled
     _grad_state.enabled = create_graph
+    stack = _tasks.__dict__.setdefault("stack", [])
+    stack.append(_GraphTask(deps, needed, is_grad))
     try:
         _loop(root, deps, captures, captured, needed, keep_graph, accumulate)
     finally:
         _grad_state.enabled = prev
+        stack.pop()
     return captured
+
+
+# -- the running backward, for hooks that must know it (register_multi_grad_hook) ----------------------------
+_tasks = threading.local()
+_task_ids = itertools.count()
+
+
+class _GraphTask:
+    __slots__ = ("id", "deps", "needed", "is_grad")
+
+    def __init__(self, deps, needed, is_grad):
+        self.id = next(_task_ids)
+        self.deps = deps
+        self.needed = needed
+        self.is_grad = is_grad
+
+
+def current_graph_task_id() -> int:
+    """An id of the backward running on this thread, or -1 (``torch._C._current_graph_task_id``)."""
+    stack = getattr(_tasks, "stack", None)
+    return stack[-1].id if stack else -1
+
+
+def will_execute_node(node) -> bool:
+    """Whether the running backward will run ``node`` (``torch._C._will_engine_execute_node``)."""
+    stack = getattr(_tasks, "stack", None)
+    if not stack:
+        raise RuntimeError("_will_engine_execute_node should only be called during the backward pass")
+    task = stack[-1]
+    if task.is_grad and isinstance(node, AccumulateGrad):
+        raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are currently running "
+                           "autograd.grad(). This is currently not supported.")
+    return node in task.deps and (task.needed is None or node in task.needed)
 
 
 def _loop(root, deps, captures, captured, needed, keep_graph, accumulate):

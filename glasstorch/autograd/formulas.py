@@ -765,6 +765,18 @@ def nll_loss_backward(grad, x, target, weight, reduction, ignore_index, total_we
     return out if batched else out.squeeze(0)
 
 
+_DTYPE_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "bfloat16": "BFloat16"}
+
+
+def _check_same_dtype(x, *others):
+    """PyTorch's elementwise loss-backward kernels take one dtype ("Found dtype Double but expected Float")."""
+    for o in others:
+        if o.dtype != x.dtype:
+            name = str(o.dtype).removeprefix("torch.")
+            want = str(x.dtype).removeprefix("torch.")
+            raise RuntimeError(f"Found dtype {_DTYPE_NAMES.get(name, name)} but expected {_DTYPE_NAMES.get(want, want)}")
+
+
 def _loss_norm(reduction, numel):
     return 1.0 / numel if reduction == 1 else 1.0
 
@@ -783,12 +795,14 @@ def smooth_l1_loss_backward(grad, x, target, reduction, beta):
 
 
 def huber_loss_backward(grad, x, target, reduction, delta):
+    _check_same_dtype(x, grad, target)
     norm = _loss_norm(reduction, x.numel())
     d = x - target
     return _T.where(d < -delta, -norm * grad * delta, _T.where(d > delta, norm * grad * delta, norm * d * grad))
 
 
 def bce_backward(grad, x, target, weight, reduction):
+    _check_same_dtype(x, grad, target)
     out = grad * (x - target) / ((1 - x) * x).clamp_min(1e-12)
     if weight is not None:
         out = out * weight
@@ -824,10 +838,14 @@ def bce_logits_target_backward(grad, x, target, weight, pos_weight, reduction):
 
 
 # -- normalisation ---------------------------------------------------------------------------------------------------
-def layer_norm_backward(grad, x, normalized_shape, mean, rstd, weight, bias):
-    """(d input, d weight, d bias) of native_layer_norm from its saved mean and rstd."""
+def layer_norm_backward(grad, x, normalized_shape, mean, rstd, weight, bias, eps):
+    """(d input, d weight, d bias) of native_layer_norm from its saved mean and rstd (recomputed from the input
+    under create_graph: the saved statistics are not differentiable outputs)."""
     axes = tuple(range(x.dim() - len(normalized_shape), x.dim()))
     outer = tuple(range(x.dim() - len(normalized_shape)))
+    if _needs_graph([x]):
+        mean = x.mean(axes, keepdim=True)
+        rstd = ((x - mean).pow(2).mean(axes, keepdim=True) + eps).rsqrt()
     xhat = (x - mean) * rstd
     gw = grad * weight if weight is not None else grad
     dx = rstd * (gw - gw.mean(axes, keepdim=True) - xhat * (gw * xhat).mean(axes, keepdim=True))
@@ -844,7 +862,10 @@ def batch_norm_backward(grad, x, weight, bias, running_mean, running_var, save_m
     """(d input, d weight, d bias) of native_batch_norm (training: batch statistics; eval: running ones)."""
     axes = [0] + list(range(2, x.dim()))
     shape = _channel_shape(x)
-    if training:
+    if training and _needs_graph([x]):  # create_graph: batch statistics as functions of the input
+        mean = x.mean(axes, keepdim=True)
+        invstd = ((x - mean).pow(2).mean(axes, keepdim=True) + eps).rsqrt()
+    elif training:
         mean, invstd = save_mean, save_invstd
     else:
         mean, invstd = running_mean, (running_var + eps).rsqrt()

@@ -309,6 +309,11 @@ def _wrap_outputs(ctx, input_impls, output, executable):
     inputs = {id(i) for i in input_impls}
     dirty = {id(i) for t in (ctx.dirty_tensors or ()) if (i := _impl_of(t)) is not None}
     non_diff = {id(i) for t in (ctx.non_differentiable or ()) if (i := _impl_of(t)) is not None}
+    if dirty:
+        returned = {id(i) for o in outputs if (i := _impl_of(o)) is not None}
+        if not dirty <= returned:
+            raise RuntimeError("Some elements marked as dirty during the forward method were not returned as output. "
+                               "The inputs that are modified inplace must all be outputs of the Function.")
     wrapped = []
     info = []
     for i, out in enumerate(outputs):
@@ -319,6 +324,8 @@ def _wrap_outputs(ctx, input_impls, output, executable):
             continue
         is_input = id(impl) in inputs
         is_modified = id(impl) in dirty
+        if is_modified:
+            impl.version.bump()  # marking dirty counts as a write, with or without history
         differentiable = executable and id(impl) not in non_diff and (
             impl.dtype.is_floating_point or impl.dtype.is_complex)
         if not differentiable:
@@ -334,7 +341,6 @@ def _wrap_outputs(ctx, input_impls, output, executable):
             meta = impl.autograd
             if meta is not None and meta.requires_grad and meta.grad_fn is None:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
-            impl.version.bump()
             if meta is None:
                 impl.autograd = AutogradMeta()
             set_history(impl, ctx, i)

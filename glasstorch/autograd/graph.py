@@ -21,6 +21,7 @@ import itertools
 import re
 import threading
 import weakref
+from typing import NamedTuple
 
 from .._core.grad_state import state as _grad_state
 from .._tensor.impl import AutogradMeta, TensorImpl
@@ -29,7 +30,7 @@ from .anomaly_mode import is_anomaly_enabled
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "gradient_edge", "collect_next_edges", "set_history",
            "requires_grad", "RemovableHandle", "saved_tensors_hooks", "to_tensor", "bind_tensor_class",
-           "UINT64_MAX"]
+           "UINT64_MAX", "GradientEdge", "get_gradient_edge", "increment_version", "register_multi_grad_hook"]
 
 UINT64_MAX = (1 << 64) - 1
 _seq = threading.local()
@@ -338,3 +339,96 @@ class saved_tensors_hooks:
 
     def __exit__(self, *exc):
         _hooks_state.stack.pop()
+
+
+# -- graph utilities of torch.autograd.graph -----------------------------------------------------------------
+class GradientEdge(NamedTuple):
+    """Where the gradient of a tensor enters the graph (``torch.autograd.graph.GradientEdge``)."""
+
+    node: object
+    output_nr: int
+    ownership_token: object = None
+
+
+def get_gradient_edge(tensor) -> GradientEdge:
+    """The edge of ``tensor``'s gradient: its grad_fn and output number, or its grad accumulator."""
+    impl = tensor._impl
+    if not requires_grad(impl):
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require "
+                           "gradients")
+    node, nr = gradient_edge(impl)
+    return GradientEdge(node, nr)
+
+
+def increment_version(tensor) -> None:
+    """Bump the version counter(s) as an in-place write would (``torch.autograd.graph.increment_version``)."""
+    for t in (tensor,) if not isinstance(tensor, (list, tuple)) else tensor:
+        t._impl.version.bump()
+
+
+class _MultiHandle:
+    __slots__ = ("handles",)
+
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode: str = "all"):
+    """One hook over several tensors (``torch.autograd.graph.register_multi_grad_hook``).
+
+    ``mode="all"``: ``fn(grads)`` once per backward, after the gradients of every tensor that backward
+    will reach were computed (None for the others).  ``mode="any"``: ``fn(grad)`` with the first one.
+    """
+    from . import engine as _engine
+
+    supported = ("all", "any")
+    if mode not in supported:
+        raise ValueError(f"Expects mode to be one of {supported} but got {mode}")
+    lock = threading.Lock()
+    if mode == "all":
+        nodes = [gradient_edge(t._impl)[0] for t in tensors]  # held: a leaf's accumulator stays the same
+        state: dict = {}  # graph task id -> [calls so far, expected calls, grads]
+
+        def make(idx):
+            def hook(grad):
+                task = _engine.current_graph_task_id()
+                if task == -1:
+                    raise AssertionError("expected this hook to be called inside a backward call")
+                with lock:
+                    entry = state.get(task)
+                    if entry is None:
+                        expected = sum(map(_engine.will_execute_node, nodes))
+                        entry = state[task] = [0, expected, [None] * len(nodes)]
+                    entry[0] += 1
+                    entry[2][idx] = grad
+                    done = entry[0] == entry[1]
+                    if done:
+                        del state[task]
+                if done:
+                    fn(entry[2])
+            return hook
+
+        return _MultiHandle(tuple(t.register_hook(make(i)) for i, t in enumerate(tensors)))
+    ran: set = set()
+
+    def any_hook(grad):
+        task = _engine.current_graph_task_id()
+        if task == -1:
+            raise AssertionError("expected this hook to be called inside a backward call")
+        with lock:
+            if task in ran:
+                return
+            ran.add(task)
+        fn(grad)
+
+    return _MultiHandle(tuple(t.register_hook(any_hook) for t in tensors if t.requires_grad))

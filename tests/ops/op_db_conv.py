@@ -74,6 +74,8 @@ def conv2d_samples(dtype):
     yield Sample((x, _x((4, 3, 1, 1), 3)), name="1x1", **t)
     yield Sample((T((2, 3, 6, 7), layout="transposed", low=-2, high=2), w), name="transposed input", **t)
     yield Sample((_x((1, 3, 3, 3)), w), {"padding": 3, "stride": 3}, name="big padding", **t)
+    yield Sample((_x((0, 3, 5, 5)), w, b), name="empty batch", **t)
+    yield Sample((_x((2, 0, 5, 5)), _x((4, 0, 3, 3), 1)), name="no input channels", **t)
 
 
 def conv2d_errors():
@@ -173,6 +175,7 @@ def max_pool_samples(dtype, with_indices=False):
     yield Sample((T((1, 1, 4, 4), values=SPECIAL_POOL), 2), dict(extra), name="nan and -inf")
     yield Sample((T((1, 1, 4, 4), values=SPECIAL_POOL), 3), {"padding": 1, **extra}, name="-inf windows padded")
     yield Sample((T((1, 1, 4, 4), values=((((2.0,) * 4),) * 4,)), 2), dict(extra), name="ties")
+    yield Sample((T((0, 2, 4, 4)), 2), dict(extra), name="empty batch")
 
 
 def max_pool_errors():
@@ -185,6 +188,7 @@ def max_pool_errors():
         ErrorSample((x, (2, 2, 2)), name="kernel length"),
         ErrorSample((T((2, 5)), 2), name="2-d input"),
         ErrorSample((T((1, 2, 2, 2)), 3), {"padding": 1, "dilation": 2}, name="output too small"),
+        ErrorSample((T((1, 0, 5, 5)), 2), name="empty channels"),
     ]
 
 
@@ -225,12 +229,14 @@ def adaptive_samples(dtype):
     for size in ((3, 4), 2, (1, 1), (7, 5), (None, 3), (4, 1)):
         yield Sample((T((2, 3, 7, 8)), size), name=f"{size}")
     yield Sample((T((3, 5, 6)), (2, 4)), name="unbatched")
+    yield Sample((T((2, 0, 5, 6)), (2, 4)), name="no channels")
     yield Sample((T((2, 3, 7, 8), layout="transposed"), (3, 3)), name="transposed")
 
 
 def adaptive_errors():
     return [ErrorSample((T((1, 2, 5, 5)), (2, 2, 2)), name="output_size length"),
             ErrorSample((T((1, 2, 5, 5)), (-1, 2)), name="negative output_size"),
+            ErrorSample((T((1, 2, 0, 5)), (2, 2)), name="empty height"),
             ErrorSample((T((5, 5)), (2, 2)), name="2-d input")]
 
 

@@ -2477,6 +2477,7 @@ def _autograd_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
         node.weight_ = record.save(weight)
         node.bias_ = record.save(bias)
         node.normalized_shape_ = normalized_shape
+        node.eps_ = eps
         result = _op_native_layer_norm.redispatch(ks, input, normalized_shape, weight, bias, eps)
         record.history(result, node, [True, False, False])
         node.result_ = record.save_output(result)

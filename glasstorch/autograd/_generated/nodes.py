@@ -2795,14 +2795,14 @@ class LogSoftmaxBackward0(Node):
         return self.dim_
 
 
-def _NativeLayerNormBackward0_0(grad, grads, input, weight, bias, normalized_shape, result):
-    return layer_norm_backward(grad, input, normalized_shape, result[1], result[2], weight, bias)
+def _NativeLayerNormBackward0_0(grad, grads, input, weight, bias, normalized_shape, eps, result):
+    return layer_norm_backward(grad, input, normalized_shape, result[1], result[2], weight, bias, eps)
 
 
 class NativeLayerNormBackward0(Node):
     """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:54)."""
 
-    __slots__ = ('input_', 'weight_', 'bias_', 'normalized_shape_', 'result_')
+    __slots__ = ('input_', 'weight_', 'bias_', 'normalized_shape_', 'eps_', 'result_')
     _saved_names = ('input_', 'weight_', 'bias_', 'result_')
     _inputs = ('input', 'weight', 'bias')
 
@@ -2813,10 +2813,11 @@ class NativeLayerNormBackward0(Node):
         weight = wrap_saved(node.weight_, 'NativeLayerNormBackward0')
         bias = wrap_saved(node.bias_, 'NativeLayerNormBackward0')
         normalized_shape = node.normalized_shape_
+        eps = node.eps_
         result = wrap_saved(node.result_, 'NativeLayerNormBackward0')
         out = [None] * 3
         if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
-            res = _NativeLayerNormBackward0_0(grad, grads, input, weight, bias, normalized_shape, result)
+            res = _NativeLayerNormBackward0_0(grad, grads, input, weight, bias, normalized_shape, eps, result)
             out[0] = unwrap(res[0])
             out[1] = unwrap(res[1])
             out[2] = unwrap(res[2])
@@ -2841,6 +2842,10 @@ class NativeLayerNormBackward0(Node):
     @property
     def _saved_normalized_shape(self):
         return self.normalized_shape_
+
+    @property
+    def _saved_eps(self):
+        return self.eps_
 
 
 def _FusedRmsNormBackward0_0(grad, grads, input, weight, normalized_shape, result):

@@ -1,20 +1,30 @@
 """Convolution and pooling CPU kernels — PyTorch's ``aten/src/ATen/native/{Convolution,ConvUtils,Pool,
 DilatedMaxPool2d,AveragePool2d,AdaptiveAveragePooling}.cpp`` and their ``cpu/*Kernel.cpp``.
 
-Convolution is im2col + GEMM on numpy: the zero-padded input is viewed as sliding windows
-(``np.lib.stride_tricks.sliding_window_view``, no copy), strided and dilated by slicing, gathered once into
-a ``(groups, N * out_pixels, C/groups * kernel)`` matrix and multiplied by the weight with ``np.matmul``
-(BLAS for float32/float64).  float16/bfloat16 accumulate in float32 and round once; integer dtypes
-accumulate in int64 and wrap like PyTorch's.  Transposed convolution scatters ``x @ w`` back onto the
-output grid, one kernel offset at a time.  Any number of spatial dims (1-D, 2-D, 3-D).
+Convolution runs on BLAS GEMMs (``np.matmul``), never on Python loops over pixels:
+
+- stride 1, one group (the common case): the input is copied once, zero-padded, as (C, N * padded pixels);
+  for each kernel offset the inputs of every output position form one contiguous run, so the convolution
+  is ``sum_k W[:, :, k] @ x[:, off_k:off_k + L]`` — one strided GEMM per kernel offset, no im2col;
+- otherwise im2col: the padded input is viewed as sliding windows (``sliding_window_view``, no copy),
+  strided and dilated by slicing, copied once as (N, groups, C/groups * kernel, out pixels) and multiplied
+  by the (groups, O/groups, C/groups * kernel) weight in one batched GEMM;
+- transposed: ``x @ w`` scattered back onto the output grid one kernel offset at a time (col2im); for
+  float16/bfloat16 the columns and their sums are kept in the input dtype, as PyTorch's slow path does.
+
+float16/bfloat16 otherwise accumulate in float32 and round once; integer dtypes accumulate in int64 and
+wrap like PyTorch's.  Any number of spatial dims (1-D, 2-D, 3-D).
 
 ``_convolution`` checks its arguments in PyTorch's order with PyTorch's messages
 (``expand_param_if_needed``, ``check_shape_forward``); its output is channels-last when the input or the
 weight suggests it (4-D only), as PyTorch's CPU backends do.
 
-Pooling: ``max_pool2d_with_indices`` (flat ``h * W + w`` indices of the first maximum in scan order, NaN
-propagating), ``avg_pool2d`` (``count_include_pad``, ``divisor_override``) and ``_adaptive_avg_pool2d``, with
-PyTorch's output-size rule (``pooling_output_shape`` with ``ceil_mode``) and shape checks.
+Pooling loops over the kernel offsets with whole-output numpy operations, in PyTorch's scan order:
+``max_pool2d_with_indices`` (flat ``h * W + w`` indices of the first maximum; a NaN always wins, so the last
+NaN's index), ``avg_pool2d`` (sums added one offset at a time; ``count_include_pad``, ``divisor_override``)
+and ``_adaptive_avg_pool2d``, with PyTorch's output-size rule (``pooling_output_shape``, ``ceil_mode``) and
+shape checks.  The CompositeImplicitAutograd wrappers (``conv1d``/``conv2d``, ``padding="same"``,
+``max_pool2d``, ``adaptive_avg_pool2d``) sit at the end of this module and call operators through ``aten``.
 
 Invariant: every kernel also runs on ``meta`` tensors, computing only the output geometry.
 """
@@ -514,7 +524,7 @@ def _adaptive_out(self, output_size, out):
     ndim = self.ndim
     if ndim not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {_fmt(self.sizes)}")
-    for i in range(1, ndim):
+    for i in (ndim - 2, ndim - 1):
         if self.sizes[i] <= 0:
             raise RuntimeError(f"adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, "
                                f"but input has sizes {_fmt(self.sizes)} with dimension {i} being empty")

@@ -167,7 +167,8 @@ def _finish(out, buf) -> None:
 def _fma(x, y, z, c):
     """``x * y + z`` rounded once to ``c``, as the fused multiply-add of PyTorch's vectorized kernels
     (add with alpha, lerp, addcmul): float32 goes through float64 (the product is exact there), float64
-    through long double; integers wrap as usual.  Operands must already be values of ``c``."""
+    through long double (the result stays in that wider type until it is stored); integers wrap as usual.
+    Operands must already be values of ``c``."""
     if c == np.float32:
         wide = _F64_NP
     elif c == np.float64:
@@ -175,7 +176,20 @@ def _fma(x, y, z, c):
     else:
         return np.add(np.multiply(x, y, dtype=c), z, dtype=c)
     r = np.asarray(np.multiply(x, y, dtype=wide))
-    return np.add(r, z, dtype=wide).astype(c)
+    np.add(r, z, out=r, dtype=wide)
+    return r
+
+
+def _store_rounded(out, r, c) -> None:
+    """Store a wide (``_fma``) result: rounded to ``c`` first when ``out`` is narrower still (float32 opmath
+    results of float16/bfloat16 are rounded twice in PyTorch too)."""
+    if r.dtype != c and out.dtype != c:
+        r = r.astype(c)
+    np.copyto(out, r, casting="unsafe")
+
+
+def _fma_into(out, x, y, z, c) -> None:
+    _store_rounded(out, _fma(x, y, z, c), c)
 
 
 # -- templates ---------------------------------------------------------------------------------------------
@@ -576,7 +590,7 @@ def _add_like(ufunc, name):
                     al = _checked_scalar(alpha, dt).astype(c.np)
                     al = al if ufunc is np.add else -al
                     if dt._cat == _dt.FLOAT_CAT:
-                        np.copyto(it.out_np, _fma(b, al, a, c.np), casting="unsafe")
+                        _fma_into(it.out_np, b, al, a, c.np)
                     else:
                         np.add(a, np.multiply(b, al, dtype=c.np), out=it.out_np, dtype=c.np, casting="unsafe")
         return it.out
@@ -685,31 +699,31 @@ xlogy_out = binary(_xlogy, name="xlogy", float_op=True, ufunc=False)
 
 # pow ------------------------------------------------------------------------------------------------------
 def _pow_tensor_scalar(x, e, out, dt):
-    """PyTorch's ``pow_tensor_scalar_kernel``: sqrt/rsqrt/reciprocal/square/cube fast paths; float32 raises
-    to a double exponent, float16/bfloat16 to one rounded to their own dtype; integers use powi."""
+    """PyTorch's ``pow_tensor_scalar_kernel``: sqrt/rsqrt/reciprocal fast paths for 0.5/-0.5/-1, square and
+    cube as products (and 1/(x*x) for -2) except for float16; otherwise ``pow`` with the exponent converted
+    to the tensor's dtype.  Integers use powi."""
     npdt = dt.np
     if _is_float(dt):
         if e == 0.5:
             np.sqrt(x, out=out, dtype=npdt, casting="unsafe")
-        elif e == -0.5:
+            return
+        if e == -0.5:
             _rsqrt(x, out, dt)
-        elif e == -1:
+            return
+        if e == -1:
             np.reciprocal(x, out=out, dtype=npdt, casting="unsafe")
-        elif dt is _dt.float16:
-            np.power(x, scalar_np(e, dt), out=out, dtype=npdt, casting="unsafe")
-        elif e == 2:
-            np.square(x, out=out, dtype=npdt, casting="unsafe")
-        elif e == 3:
-            sq = np.multiply(x, x, dtype=npdt)
-            np.multiply(sq, x, out=out, dtype=npdt, casting="unsafe")
-        elif e == -2:
-            sq = np.multiply(x, x, dtype=npdt)
-            np.divide(1, sq, out=out, dtype=npdt, casting="unsafe")
-        elif dt is _dt.bfloat16:
-            np.power(x, scalar_np(e, dt), out=out, dtype=npdt, casting="unsafe")
-        else:
-            np.power(x, float(e), out=out, dtype=_F64_NP, casting="unsafe")
-        return
+            return
+        if dt is not _F16:
+            if e == 2:
+                np.square(x, out=out, dtype=npdt, casting="unsafe")
+                return
+            if e in (3, -2):
+                sq = np.multiply(x, x, dtype=npdt)
+                if e == 3:
+                    np.multiply(sq, x, out=out, dtype=npdt, casting="unsafe")
+                else:
+                    np.divide(1, sq, out=out, dtype=npdt, casting="unsafe")
+                return
     np.power(x, scalar_np(e, dt), out=out, dtype=npdt, casting="unsafe")
 
 
@@ -951,14 +965,14 @@ def _lerp(start, end, weight, out, c, scalar_weight):
     if scalar_weight:
         w = c.type(weight)
         if abs(weight) < 0.5:
-            res = _fma(w, diff, start, c)
+            _fma_into(out, w, diff, start, c)
         else:
-            res = _fma(-(c.type(1) - w), diff, end, c)
-    else:
-        w = np.asarray(weight).astype(c)
-        small = np.abs(w) < 0.5
-        res = np.where(small, _fma(w, diff, start, c), _fma(-np.subtract(c.type(1), w, dtype=c), diff, end, c))
-    np.copyto(out, res, casting="unsafe")
+            _fma_into(out, -(c.type(1) - w), diff, end, c)
+        return
+    w = np.asarray(weight).astype(c)
+    small = np.abs(w) < 0.5
+    res = np.where(small, _fma(w, diff, start, c), _fma(-np.subtract(c.type(1), w, dtype=c), diff, end, c))
+    _store_rounded(out, res, c)
 
 
 def lerp_Scalar_out(self, end, weight, out):  # noqa: N802
@@ -1024,7 +1038,7 @@ def _addc(op, name, kname):
             with _quiet():
                 t = np.multiply(t1, _scalar_value(value, dt), dtype=c)
                 if op is np.multiply and dt._cat == _dt.FLOAT_CAT:  # fma(value * t1, t2, self)
-                    np.copyto(it.out_np, _fma(t, t2, s, c), casting="unsafe")
+                    _fma_into(it.out_np, t, t2, s, c)
                 else:
                     np.add(s, op(t, t2, dtype=c), out=it.out_np, dtype=c, casting="unsafe")
         return it.out
