@@ -285,7 +285,7 @@ class Tensor:
                           "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
                           "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
                           "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
-                          "instead. See github.com/pytorch/pytorch/pull/30531 for more informations. (Triggered "
+                          "instead. See github.com/pytorch/pytorch/pull/30531 for more information. (Triggered "
                           "internally at /pytorch/build/aten/src/ATen/core/TensorBody.h:489.)", UserWarning,
                           stacklevel=2)
         g = None if meta is None else meta.grad
@@ -369,6 +369,14 @@ class Tensor:
             else:
                 meta.grad = aten.add_Tensor(meta.grad, grad, 1)
         node._retains_grad_hooks[meta.output_nr] = store
+
+    @property
+    def output_nr(self) -> int:
+        meta = self._impl.autograd
+        return 0 if meta is None else meta.output_nr
+
+    def is_inference(self) -> bool:
+        return False  # glasstorch's inference_mode records nothing but does not mark tensors
 
     @property
     def retains_grad(self) -> bool:

@@ -181,7 +181,6 @@ def test_retain_grad_and_non_leaf_grad():
     _close(recipe, 1e-5)
 
 
-@pytest.mark.xfail(strict=True, reason="tensor.py: 'for more informations.'; torch 2.13: 'for more information.'")
 def test_non_leaf_grad_warning():
     def recipe(m):
         y = _leaf(m, [1.0]) * 2
@@ -536,7 +535,6 @@ def test_grad_modes_as_decorators():
     _same(recipe)
 
 
-@pytest.mark.xfail(strict=True, reason="grad_mode.no_grad has no __new__ accepting the function (PyTorch 2.x does)")
 def test_no_grad_decorator_without_parentheses():
     def recipe(m):
         @m.no_grad

@@ -127,7 +127,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     captured = _engine.execute([o._impl for o in outs], grads, retain_graph, create_graph,
                                [i._impl for i in ins], accumulate=False, is_grad=True)
     result = []
-    for k, (i, g) in enumerate(zip(ins, captured)):
+    for k, (i, g) in enumerate(zip(ins, captured, strict=True)):
         if g is None:
             if not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {k} appears to not have been used in the "

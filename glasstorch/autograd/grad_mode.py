@@ -73,9 +73,14 @@ class _DecoratorContextManager:
 
 
 class no_grad(_DecoratorContextManager):
-    """Disable graph recording inside the block (``torch.no_grad``)."""
+    """Disable graph recording inside the block (``torch.no_grad``); ``@no_grad`` works without parentheses."""
 
-    def __init__(self):
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+    def __init__(self, orig_func=None):
         self.prev = False
 
     def __enter__(self):

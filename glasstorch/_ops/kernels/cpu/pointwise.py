@@ -175,9 +175,11 @@ def _fma(x, y, z, c):
         wide = np.longdouble
     else:
         return np.add(np.multiply(x, y, dtype=c), z, dtype=c)
-    r = np.asarray(np.multiply(x, y, dtype=wide))
-    np.add(r, z, out=r, dtype=wide)
-    return r
+    r = np.multiply(x, y, dtype=wide)
+    if isinstance(r, np.ndarray) and r.shape == np.broadcast_shapes(r.shape, np.shape(z)):
+        np.add(r, z, out=r, dtype=wide)
+        return r
+    return np.asarray(np.add(r, z, dtype=wide))
 
 
 def _store_rounded(out, r, c) -> None:

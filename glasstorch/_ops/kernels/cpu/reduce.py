@@ -75,9 +75,12 @@ def _warn(message: str) -> None:
     warnings.warn(message, UserWarning, stacklevel=level)
 
 
-def _quiet(dtype):
-    """ml_dtypes' bfloat16 comparisons warn on NaN ("invalid value encountered"); PyTorch does not."""
-    return np.errstate(invalid="ignore") if dtype is _dt.bfloat16 else _NO_CONTEXT
+def _quiet(*dtypes):
+    """numpy's floating-point warnings off (overflow to inf, 0/0, NaN compares): PyTorch computes silently."""
+    for dt in dtypes:
+        if dt._cat >= _dt.FLOAT_CAT:
+            return np.errstate(all="ignore")
+    return _NO_CONTEXT
 
 
 # -- shared steps --------------------------------------------------------------------------------------------
@@ -127,16 +130,35 @@ def _count(self: TensorImpl, dims) -> int:
     return n
 
 
-def _input_np(self: TensorImpl, dtype) -> np.ndarray:
-    """``self`` as numpy, cast to the computation dtype first unless that cast is exact (``self.to(dtype)``)."""
+def _input_np(self: TensorImpl, dtype, acc=None) -> np.ndarray:
+    """``self`` as numpy for a computation that PyTorch runs on ``self.to(dtype)`` accumulating in ``acc``.
+
+    numpy converts each element straight to ``acc``; that equals converting to ``dtype`` first when ``acc`` is
+    ``dtype`` or the conversion to ``dtype`` is exact (a widening within a category, or from bool).  Otherwise
+    (float32 -> float16, int -> float16 with a float32 accumulator ...) the input is cast first.
+    """
     a = self.as_numpy()
-    if self.dtype is dtype or _dt.promote_types(self.dtype, dtype) is dtype:
+    src = self.dtype
+    if src is dtype or (acc is not None and acc == dtype.np) or src is _dt.bool or \
+            (src._cat == dtype._cat and _dt.promote_types(src, dtype) is dtype):
         return a
     return a.astype(dtype.np)
 
 
 def _store(out: TensorImpl, value) -> None:
     np.copyto(out.as_numpy(), value, casting="unsafe")
+
+
+def _sum_acc(a: np.ndarray, axes, n: int, acc):
+    """The accumulation dtype of a sum: float32 sums that numpy would add row by row (a reduced axis that is not
+    the innermost in memory) lose accuracy with length, where PyTorch's cascade sum does not; those accumulate
+    in float64 and round once, which stays within PyTorch's own error."""
+    if acc != _F32 or n <= 128:
+        return acc
+    if axes is None:
+        return acc if a.flags.c_contiguous or a.flags.f_contiguous else _F64
+    inner = min((abs(st), d) for d, (sz, st) in enumerate(zip(a.shape, a.strides, strict=True)) if sz > 1)[1]
+    return acc if inner in axes else _F64
 
 
 def _reduce_into(ufunc, a, axes, keepdim, out: TensorImpl, acc) -> None:
@@ -180,8 +202,10 @@ def sum_out(self, dim, keepdim, dtype, out):
     dims = _dims_of(self, dim)
     out = _reduction_output(self, dims, keepdim, _sum_dtype(self, dtype, out), out)
     if not _no_data(self, out):
-        _reduce_into(np.add, _input_np(self, out.dtype), _axes(self, dims), keepdim, out,
-                     _SUM_ACC.get(out.dtype, out.dtype.np))
+        acc = _SUM_ACC.get(out.dtype, out.dtype.np)
+        a, axes = _input_np(self, out.dtype, acc), _axes(self, dims)
+        with _quiet(self.dtype, out.dtype):
+            _reduce_into(np.add, a, axes, keepdim, out, _sum_acc(a, axes, _count(self, dims), acc))
     return out
 
 
@@ -205,11 +229,12 @@ def mean_out(self, dim, keepdim, dtype, out):
         raise RuntimeError(f"result type {_name(_dt.get_default_dtype())} can't be cast to the desired output type "
                            f"{_name(out.dtype)}")
     if not _no_data(self, out):
-        a = _input_np(self, out.dtype)
-        axes, n = _axes(self, dims), _count(self, dims)
         acc = _SUM_ACC.get(out.dtype, out.dtype.np)
+        a = _input_np(self, _dt.float32 if acc != out.dtype.np else out.dtype, acc)  # half: sum in float
+        axes, n = _axes(self, dims), _count(self, dims)
+        acc = _sum_acc(a, axes, n, acc)
         o = out.as_numpy()
-        with np.errstate(invalid="ignore", divide="ignore") if n == 0 else _NO_CONTEXT:  # 0/0 is nan
+        with _quiet(out.dtype):  # 0/0 is nan
             if o.dtype == acc:
                 np.add.reduce(a, axis=axes, dtype=acc, out=o, keepdims=keepdim)
                 np.true_divide(o, n, out=o)
@@ -227,7 +252,7 @@ def mean_all_out(self, dtype, out):
 
 
 def _prod_into(self, dims, keepdim, out):
-    a = _input_np(self, out.dtype)
+    a = _input_np(self, out.dtype, None if out.dtype is _dt.float16 else out.dtype.np)
     if out.dtype is not _dt.float16 or not self.ndim:
         _reduce_into(np.multiply, a, _axes(self, dims), keepdim, out, out.dtype.np)
         return
@@ -250,7 +275,8 @@ def prod_out(self, dim, keepdim, dtype, out):
     dims = _one_dim(self, dim)
     out = _reduction_output(self, dims, keepdim, _sum_dtype(self, dtype, out), out)
     if not _no_data(self, out):
-        _prod_into(self, dims, keepdim, out)
+        with _quiet(self.dtype, out.dtype):
+            _prod_into(self, dims, keepdim, out)
     return out
 
 
@@ -258,7 +284,8 @@ def prod_all(self, dtype):
     dims = tuple(range(self.ndim))
     out = _reduction_output(self, dims, False, _sum_dtype(self, dtype, None), None)
     if not _no_data(self):
-        _prod_into(self, dims, False, out)
+        with _quiet(self.dtype, out.dtype):
+            _prod_into(self, dims, False, out)
     return out
 
 
@@ -433,7 +460,7 @@ def _moments(self, dims, correction, keepdim, take_sqrt):
     a = self.as_numpy()
     axes, n = _axes(self, dims), _count(self, dims)
     acc = np.complex128 if self.dtype.is_complex else np.float64
-    with np.errstate(invalid="ignore", divide="ignore") if n == 0 or n - correction <= 0 else _NO_CONTEXT:
+    with _quiet(self.dtype):
         mean = np.asarray(np.add.reduce(a, axis=axes, dtype=acc, keepdims=True))
         mean /= n
         dev = np.asarray(np.subtract(a, mean, dtype=acc))
@@ -547,7 +574,7 @@ def _vector_norm_into(self, ord, dims, keepdim, out):  # noqa: A002 - PyTorch's 
         a = np.abs(a)
     axes = _axes(self, dims)
     p = float(ord)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+    with _quiet(out.dtype):
         if p == 2.0 and axes is None and a.dtype == acc and acc.kind == "f":
             flat = a.reshape(-1)
             r = np.sqrt(np.dot(flat, flat))  # sum of squares in one BLAS call
@@ -642,7 +669,7 @@ def _logsumexp(self, dim, keepdim, out):
         a = a.astype(_dt.get_default_dtype().np)
     axes = _axes(self, dims)
     acc = _SUM_ACC.get(out.dtype, out.dtype.np)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+    with _quiet(out.dtype):
         if self.numel() == 0:
             s = np.add.reduce(np.exp(a), axis=axes, dtype=acc, keepdims=keepdim)
             s = np.log(np.asarray(s).astype(out.dtype.np))
@@ -738,20 +765,21 @@ def _scan(name, ufunc, self, dim, dtype, out):
     out = _output(self, self.sizes, _sum_dtype(self, dtype, out), out)
     if _no_data(self, out):
         return out
-    a, o = _input_np(self, out.dtype), out.as_numpy()
+    acc = _SCAN_ACC.get(out.dtype, out.dtype.np)
+    a, o = _input_np(self, out.dtype, acc), out.as_numpy()
     if not self.ndim or not self.numel():  # fill_(self) / nothing: no typed kernel, no iterator
         np.copyto(o, a, casting="unsafe")
         return out
     if out.dtype is _dt.bool:
         raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
     check_no_internal_overlap(out)
-    acc = _SCAN_ACC.get(out.dtype, out.dtype.np)
-    if o.dtype == acc:
-        ufunc.accumulate(a, axis=d, dtype=acc, out=o)
-    else:  # widen once, scan in place, round once (faster than a casting scan)
-        wide = a.astype(acc)
-        ufunc.accumulate(wide, axis=d, out=wide)
-        np.copyto(o, wide, casting="unsafe")
+    with _quiet(out.dtype):
+        if o.dtype == acc:
+            ufunc.accumulate(a, axis=d, dtype=acc, out=o)
+        else:  # widen once, scan in place, round once (faster than a casting scan)
+            wide = a.astype(acc)
+            ufunc.accumulate(wide, axis=d, out=wide)
+            np.copyto(o, wide, casting="unsafe")
     return out
 
 
