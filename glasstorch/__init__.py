@@ -35,6 +35,7 @@ from .tensor import wrap as _wrap  # noqa: E402
 
 autograd.install(_wrap, sys.modules[__name__])
 from . import nn  # noqa: E402,F401
+from . import linalg  # noqa: E402,F401
 from . import functional as _functional  # noqa: E402
 
 _functional.install(sys.modules[__name__])
