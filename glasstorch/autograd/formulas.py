@@ -163,6 +163,11 @@ def reshape_backward(grad, sizes):
     return grad.reshape(sizes)
 
 
+def _sum_over(t, dims):
+    """``t.sum(dims)``, where an empty ``dims`` sums nothing (``sum(())`` would reduce every dim)."""
+    return t.sum(tuple(dims)) if len(dims) else t
+
+
 def _safe_size(sizes, dims):
     n = 1
     for d in dims:
@@ -255,6 +260,8 @@ def copysign_backward(grad, self, result):
 
 
 def xlogy_self_backward(grad, self, other):
+    if not isinstance(other, _T.Tensor):
+        return xlogy_scalar_other_backward(grad, self, other)
     return _T.xlogy(grad, other).masked_fill((self == 0.0).logical_and(other <= 0.0), 0.0)
 
 
@@ -329,7 +336,8 @@ def var_backward(grad, x, dim, correction, keepdim):
     if not keepdim and x.dim() > 1:
         grad = unsqueeze_dims(grad, dims, x.dim())
     n = _safe_size(tuple(x.shape), [dim] if isinstance(dim, int) else list(dim))
-    return (2.0 / (n - c)) * grad * (x - x.mean(dims, keepdim=True))
+    scale = 2.0 / (n - c) if n != c else math.inf  # C++ double division: 2 / 0 is inf
+    return scale * grad * (x - x.mean(dims, keepdim=True))
 
 
 def std_backward(result, grad, x, dim, correction, keepdim):
@@ -356,7 +364,7 @@ def norm_backward(grad, x, p, norm, dim=(), keepdim=False):
         grad = unsqueeze_dims(grad, dims, ndim)
         norm = unsqueeze_dims(norm, dims, ndim)
     if p == 0.0:
-        return _T.zeros_like(x)
+        return None  # PyTorch returns an undefined gradient: the 0-"norm" counts nonzeros
     if p == 1.0:
         return x.sgn() * grad
     if p == 2.0:
@@ -772,9 +780,10 @@ def _check_same_dtype(x, *others):
     """PyTorch's elementwise loss-backward kernels take one dtype ("Found dtype Double but expected Float")."""
     for o in others:
         if o.dtype != x.dtype:
-            name = str(o.dtype).removeprefix("torch.")
+            found = str(o.dtype).removeprefix("torch.")
             want = str(x.dtype).removeprefix("torch.")
-            raise RuntimeError(f"Found dtype {_DTYPE_NAMES.get(name, name)} but expected {_DTYPE_NAMES.get(want, want)}")
+            found, want = _DTYPE_NAMES.get(found, found), _DTYPE_NAMES.get(want, want)
+            raise RuntimeError(f"Found dtype {found} but expected {want}")
 
 
 def _loss_norm(reduction, numel):
@@ -849,8 +858,8 @@ def layer_norm_backward(grad, x, normalized_shape, mean, rstd, weight, bias, eps
     xhat = (x - mean) * rstd
     gw = grad * weight if weight is not None else grad
     dx = rstd * (gw - gw.mean(axes, keepdim=True) - xhat * (gw * xhat).mean(axes, keepdim=True))
-    dweight = (grad * xhat).sum(outer) if weight is not None else None
-    dbias = grad.sum(outer) if bias is not None else None
+    dweight = _sum_over(grad * xhat, outer) if weight is not None else None
+    dbias = _sum_over(grad, outer) if bias is not None else None
     return dx, dweight, dbias
 
 
@@ -917,7 +926,7 @@ def rms_norm_backward(grads, x, normalized_shape, rstd, weight):
     gw = grad * weight if weight is not None else grad
     dx = rstd * (gw - x * (rstd * rstd) * (gw * x).mean(axes, keepdim=True))
     dx = dx - grstd * rstd * rstd * rstd * x / n
-    dweight = (grad * x * rstd).sum(outer) if weight is not None else None
+    dweight = _sum_over(grad * x * rstd, outer) if weight is not None else None
     return dx, dweight
 
 
@@ -946,6 +955,9 @@ def convolution_backward(grad, inp, weight, bias, stride, padding, dilation, tra
     dilation = _expand(dilation, nd)
     output_padding = _expand(output_padding, nd)
     ksize = tuple(weight.shape[2:])
+    dbias = grad.sum([0] + list(range(2, grad.dim()))) if bias is not None else None
+    if inp.numel() == 0 or grad.numel() == 0:
+        return _T.zeros_like(inp), _T.zeros_like(weight), dbias
     if not transposed:
         natural = [(grad.shape[2 + d] - 1) * stride[d] - 2 * padding[d] + dilation[d] * (ksize[d] - 1) + 1
                    for d in range(nd)]
@@ -955,7 +967,6 @@ def convolution_backward(grad, inp, weight, bias, stride, padding, dilation, tra
     else:
         dinp = _T.convolution(grad, weight, None, stride, padding, dilation, False, [0] * nd, groups)
         dw = _weight_grad(grad, inp, stride, padding, dilation, groups, ksize)
-    dbias = grad.sum([0] + list(range(2, grad.dim()))) if bias is not None else None
     return dinp, dw, dbias
 
 
@@ -1012,6 +1023,11 @@ def avg_pool2d_backward(grad, sizes, kernel_size, stride, padding, ceil_mode, co
 
 
 def adaptive_avg_pool2d_backward(grad, sizes):
+    for d in range(grad.dim() - 3, grad.dim()):
+        if grad.shape[d] == 0:
+            raise RuntimeError(f"adaptive_avg_pool2d_backward(): Expected grad_output to have non-zero size for "
+                               f"non-batch dimensions, but grad_output has sizes {list(grad.shape)} with dimension {d} "
+                               f"being empty")
     (h, w), (oh, ow) = tuple(sizes)[-2:], grad.shape[-2:]
 
     def windows(o_n, i_n):
@@ -1039,7 +1055,8 @@ def sdpa_backward(grad, query, key, value, attn_mask, dropout_p, is_causal, scal
     if attn_mask is not None:
         scores = scores.masked_fill(attn_mask.logical_not(), float("-inf")) if attn_mask.dtype == _T.bool \
             else scores + attn_mask
-    probs = (scores - logsumexp.unsqueeze(-1)).exp()
+    lse = logsumexp.unsqueeze(-1)
+    probs = (scores - lse).exp().masked_fill(lse == float("-inf"), 0)  # a fully masked row attends to nothing
     dv = probs.transpose(-2, -1).matmul(grad)
     dprobs = grad.matmul(value.transpose(-2, -1))
     dscores = probs * (dprobs - (dprobs * probs).sum(-1, keepdim=True))

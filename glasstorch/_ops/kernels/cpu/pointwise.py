@@ -13,16 +13,21 @@ Templates: ``unary``, ``binary`` and ``comparison`` build kernels from a numpy u
 ``fn(x, out, dtype)`` / ``fn(a, b, out, dtype)``); the names below are what ``native_functions/*.yaml``
 ``dispatch:`` entries refer to.
 
-Numerics (PyTorch's CPU kernels):
+Numerics (PyTorch's CPU kernels, checked bit for bit against torch where the algorithm is not libm's):
 
 - float16/bfloat16 compute in float32 and round once (``opmath``).  numpy's and ml_dtypes' reduced-float
   loops already do so for single ufuncs; multi-step formulas (``rsqrt``, ``sigmoid``, ``lerp``,
-  ``addcmul`` ...) run in float32 explicitly.  add/sub/mul/div take a scalar *second* operand at full
-  precision (``iter.original_scalar_value<opmath_t>``), other ops round it to the tensor's dtype first.
+  ``addcmul`` ...) run in float32 explicitly.  Operands are first cast to the common dtype, except that
+  mul/div read a one-element second operand at full precision (``original_scalar_value<opmath_t>``).
+  A few kernels round every step to the reduced dtype, as PyTorch's scalar code does: ``xlogy``,
+  ``div(rounding_mode='trunc')`` and ``floor_divide``.
+- add/sub with ``alpha``, ``lerp`` and ``addcmul`` are one fused multiply-add (vectorized ``fmadd``):
+  emulated in float64 for float32 and in long double for float64.
 - Integer division, ``remainder`` and ``fmod`` by zero raise ``RuntimeError: ZeroDivisionError``.
 - ``sign(nan)`` is 0; ``x ** n`` for integers follows ``powi`` (negative exponents give 0, 1 or -1).
 - ``erf``/``erfc``/``erfinv`` have no numpy ufunc: they are computed here in float64 (Maclaurin series,
   Laplace continued fraction, and Halley refinement), within one float64 ulp or so of libm.
+- Transcendental float32 functions agree with PyTorch's SLEEF kernels to an ulp, not bit for bit.
 
 Invariant: kernels compute in the common dtype (or its opmath type) and write into ``it.out`` only.
 """
@@ -174,12 +179,12 @@ def _fma(x, y, z, c):
     elif c == np.float64:
         wide = np.longdouble
     else:
-        return np.add(np.multiply(x, y, dtype=c), z, dtype=c)
-    r = np.multiply(x, y, dtype=wide)
+        return np.add(np.multiply(x, y, dtype=c, casting="unsafe"), z, dtype=c, casting="unsafe")
+    r = np.multiply(x, y, dtype=wide, casting="unsafe")
     if isinstance(r, np.ndarray) and r.shape == np.broadcast_shapes(r.shape, np.shape(z)):
-        np.add(r, z, out=r, dtype=wide)
+        np.add(r, z, out=r, dtype=wide, casting="unsafe")
         return r
-    return np.asarray(np.add(r, z, dtype=wide))
+    return np.asarray(np.add(r, z, dtype=wide, casting="unsafe"))
 
 
 def _store_rounded(out, r, c) -> None:
@@ -210,11 +215,14 @@ def unary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True):
             dt = it.common_dtype
             if supports is not None and not supports(dt):
                 raise _not_implemented(kname, dt)
+            x = it.ins_np[0]
+            if dt is _BF16 and x.dtype != dt.np:  # ml_dtypes loops take no casts from other integer widths
+                x = _in_dtype(x, dt)
             with np.errstate(all="ignore"):
                 if ufunc:
-                    fn(it.ins_np[0], out=it.out_np, dtype=dt.np, casting="unsafe")
+                    fn(x, out=it.out_np, dtype=dt.np, casting="unsafe")
                 else:
-                    fn(it.ins_np[0], it.out_np, dt)
+                    fn(x, it.out_np, dt)
         return it.out
 
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"
@@ -614,46 +622,82 @@ mul_out = binary(np.multiply, name="mul", scalar_opmath=True)
 div_out = binary(np.true_divide, name="div", float_op=True, scalar_opmath=True)
 
 
-def _trunc_divide(a, b, out, dt):
-    if _is_integral(dt):
-        _check_nonzero(b, out)
-        r = np.fmod(a, b, dtype=dt.np)  # a - fmod(a, b) is an exact multiple of b
-        np.subtract(a, r, out=r, dtype=dt.np)
-        np.floor_divide(r, b, out=out, dtype=dt.np, casting="unsafe")
-        return
-    buf = _scratch(out, dt.np)  # the quotient is rounded to the dtype (float16/bfloat16 too) before trunc
-    np.true_divide(a, b, out=buf, dtype=dt.np, casting="unsafe")
-    np.trunc(buf, out=buf)
-    _finish(out, buf)
+def _div_rounding(kind):
+    """div(rounding_mode='trunc'|'floor') and floor_divide.
+
+    Integers: exact, zero divisors raise.  float32/float64: ``trunc(a / b)``, and numpy's floor_divide, whose
+    divmod is c10's ``div_floor_floating``.  float16/bfloat16: a one-element divisor is read at full precision
+    and the quotient computed in float32 (PyTorch's reduced-float scalar fast path); otherwise every step is
+    rounded to the dtype, as PyTorch's reduced-float arithmetic does.
+    """
+    trunc = kind == "trunc"
+
+    def kernel(self, other, out):
+        if out is not None:
+            _check_inplace_shape(out, (self, other))
+        it = build((out,), (self, other))
+        if it.is_meta:
+            return it.out
+        dt = it.common_dtype
+        if dt is _dt.bool:
+            raise _not_implemented("div_trunc_cpu" if trunc else "div_floor_cpu", dt)
+        a, b = it.ins_np
+        o = it.out_np
+        with np.errstate(all="ignore"):
+            if _is_integral(dt):
+                _check_nonzero(b, o)
+                if trunc:  # a - fmod(a, b) is an exact multiple of b
+                    r = np.asarray(np.fmod(a, b, dtype=dt.np, casting="unsafe"))
+                    np.subtract(a, r, out=r, dtype=dt.np, casting="unsafe")
+                    np.floor_divide(r, b, out=o, dtype=dt.np, casting="unsafe")
+                else:
+                    np.floor_divide(a, b, out=o, dtype=dt.np, casting="unsafe")
+            elif dt is _F16 or dt is _BF16:
+                if type(other) is not TensorImpl or other.numel() == 1:
+                    bf = scalar_np(other, _F32) if type(other) is not TensorImpl else np.asarray(b).astype(np.float32)
+                    af = _in_dtype(a, dt).astype(np.float32)
+                    if trunc:
+                        np.copyto(o, np.trunc(np.true_divide(af, bf)), casting="unsafe")
+                    else:
+                        np.copyto(o, np.floor_divide(af, bf), casting="unsafe")
+                elif trunc:
+                    q = np.true_divide(_in_dtype(a, dt), _in_dtype(b, dt), dtype=dt.np, casting="unsafe")
+                    np.trunc(q, out=o, casting="unsafe")
+                else:
+                    _div_floor_steps(a, b, o, dt)
+            elif trunc:
+                buf = _scratch(o, dt.np, a, b)
+                np.true_divide(a, b, out=buf, dtype=dt.np, casting="unsafe")
+                np.trunc(buf, out=buf)
+                _finish(o, buf)
+            else:
+                np.floor_divide(a, b, out=o, dtype=dt.np, casting="unsafe")
+        return it.out
+
+    kernel.__qualname__ = kernel.__name__ = "div_trunc_out" if trunc else "floor_divide_out"
+    return kernel
 
 
-def _floor_divide(a, b, out, dt):
-    if _is_integral(dt):
-        _check_nonzero(b, out)
-    if dt is _F16 or dt is _BF16:
-        _div_floor_steps(a, b, out, dt.np)
-        return
-    np.floor_divide(a, b, out=out, dtype=dt.np, casting="unsafe")  # numpy's divmod is c10::div_floor_floating
-
-
-def _div_floor_steps(a, b, out, t):
+def _div_floor_steps(a, b, out, dt):
     """c10::div_floor_floating evaluated in float16/bfloat16 arithmetic, every step rounded to the dtype:
     ``div = (a - fmod(a, b)) / b``, one less when the remainder's sign differs from b's, then ``floor(div)``
     rounded half up; ``a / b`` when ``b == 0``, a signed zero when ``div == 0``."""
+    t = dt.np
+    a, b = np.asarray(_in_dtype(a, dt), dtype=t), np.asarray(_in_dtype(b, dt), dtype=t)
     one = t.type(1)
-    mod = np.fmod(a, b, dtype=t)
-    quot = np.true_divide(a, b, dtype=t)
-    div = np.asarray(np.true_divide(np.subtract(a, mod, dtype=t), b, dtype=t))
-    np.subtract(div, one, out=div, where=(mod != 0) & ((np.asarray(b) < 0) != (mod < 0)))
+    mod = np.fmod(a, b)
+    quot = np.true_divide(a, b)
+    div = np.asarray(np.true_divide(np.subtract(a, mod), b))
+    div = np.where((mod != 0) & ((b < 0) != (mod < 0)), np.subtract(div, one), div)
     res = np.floor(div)
-    np.add(res, one, out=res, where=np.subtract(div, res) > t.type(0.5))
+    res = np.where(np.subtract(div, res) > t.type(0.5), np.add(res, one), res)
     res = np.where(div == 0, np.copysign(t.type(0), quot), res)
-    res = np.where(np.asarray(b) == 0, quot, res)
+    res = np.where(b == 0, quot, res)
     np.copyto(out, res, casting="unsafe")
 
 
-_div_trunc_out = binary(_trunc_divide, name="div_trunc", supports=_not_bool, kname="div_trunc_cpu", ufunc=False)
-floor_divide_out = binary(_floor_divide, name="floor_divide", supports=_not_bool, kname="div_floor_cpu", ufunc=False)
+_div_trunc_out = _div_rounding("trunc")
+floor_divide_out = _div_rounding("floor")
 
 
 def div_mode_out(self, other, rounding_mode, out):
@@ -688,9 +732,9 @@ def _xlogy(a, b, out, dt):
     with _quiet():
         # float32: PyTorch's scalar std::log is (nearly always) the correctly rounded log; numpy's SIMD logf
         # is not, so take the log in float64 and round it
-        r = np.log(b, dtype=_F64_NP).astype(c) if dt is _F32 else np.log(b, dtype=c)
-        r = np.multiply(a, r, dtype=c)
-        zero = np.equal(a, 0) & ~np.isnan(np.asarray(b, dtype=c))
+        r = np.log(b, dtype=_F64_NP, casting="unsafe").astype(c) if dt is _F32 else np.log(b, dtype=c, casting="unsafe")
+        r = np.multiply(a, r, dtype=c, casting="unsafe")
+        zero = np.equal(a, 0) & ~np.isnan(np.asarray(b).astype(c))
         np.copyto(out, r, casting="unsafe")
         if np.any(zero):
             np.copyto(out, 0, where=zero)
@@ -706,6 +750,7 @@ def _pow_tensor_scalar(x, e, out, dt):
     to the tensor's dtype.  Integers use powi."""
     npdt = dt.np
     if _is_float(dt):
+        x = _in_dtype(x, dt)
         if e == 0.5:
             np.sqrt(x, out=out, dtype=npdt, casting="unsafe")
             return
@@ -720,7 +765,7 @@ def _pow_tensor_scalar(x, e, out, dt):
                 np.square(x, out=out, dtype=npdt, casting="unsafe")
                 return
             if e in (3, -2):
-                sq = np.multiply(x, x, dtype=npdt)
+                sq = np.multiply(x, x, dtype=npdt, casting="unsafe")
                 if e == 3:
                     np.multiply(sq, x, out=out, dtype=npdt, casting="unsafe")
                 else:
@@ -740,7 +785,7 @@ def _pow_integers(a, b, out, dt):
     av = np.asarray(a).astype(npdt)
     fix = np.where(av == 1, 1, np.where(av == -1, np.where(e & 1, -1, 1), 0)).astype(npdt)
     np.power(av, np.where(neg, 0, e), out=out, dtype=npdt, casting="unsafe")
-    np.copyto(out, np.broadcast_to(fix, out.shape), where=np.broadcast_to(neg, out.shape))
+    np.copyto(out, np.broadcast_to(fix, out.shape), where=np.broadcast_to(neg, out.shape), casting="unsafe")
 
 
 def pow_out(self, exponent, out):
@@ -773,9 +818,9 @@ def pow_out(self, exponent, out):
             o.fill(1)
         elif dt is _dt.bool:
             raise _not_implemented("pow", dt)
-        elif _is_float(dt):
+        elif _is_float(dt):  # operands in the dtype first (numpy's power has no mixed bfloat16 loops)
             with _quiet():
-                np.power(a, b, out=o, dtype=dt.np, casting="unsafe")
+                np.power(_in_dtype(a, dt), _in_dtype(b, dt), out=o, dtype=dt.np, casting="unsafe")
         else:
             _pow_integers(a, b, o, dt)
     return it.out
@@ -853,7 +898,7 @@ def _clamp_scalar(self, lo, hi, out, kname):
     if not it.is_meta:
         if rt is _dt.bool:
             raise _not_implemented(kname, rt)
-        x, o, c = it.ins_np[0], it.out_np, rt.np
+        x, o, c = _in_dtype(it.ins_np[0], rt) if rt is _BF16 else it.ins_np[0], it.out_np, rt.np
         lo = None if lo is None else _checked_scalar(lo, rt)
         hi = None if hi is None else _checked_scalar(hi, rt)
         with _quiet():
@@ -899,9 +944,9 @@ def clamp_Tensor_out(self, min, max, out):  # noqa: A002, N802
         dt = it.common_dtype
         if dt is _dt.bool:
             raise _not_implemented("clamp_cpu", dt)
-        x, lo, hi = it.ins_np
+        x, lo, hi = (_in_dtype(v, dt) for v in it.ins_np) if dt is _BF16 else it.ins_np
         with _quiet():
-            t = np.maximum(x, lo, dtype=dt.np)
+            t = np.maximum(x, lo, dtype=dt.np, casting="unsafe")
             np.minimum(t, hi, out=it.out_np, dtype=dt.np, casting="unsafe")
     return it.out
 
@@ -963,7 +1008,7 @@ def _check_same_dtype(self, other, what):
 def _lerp(start, end, weight, out, c, scalar_weight):
     """``|weight| < 0.5 ? start + weight * (end - start) : end - (end - start) * (1 - weight)`` in opmath,
     each branch one fused multiply-add as in PyTorch's ``lerp_vec``."""
-    diff = np.asarray(np.subtract(end, start, dtype=c))
+    diff = np.asarray(np.subtract(end, start, dtype=c, casting="unsafe"))
     if scalar_weight:
         w = c.type(weight)
         if abs(weight) < 0.5:
@@ -973,7 +1018,8 @@ def _lerp(start, end, weight, out, c, scalar_weight):
         return
     w = np.asarray(weight).astype(c)
     small = np.abs(w) < 0.5
-    res = np.where(small, _fma(w, diff, start, c), _fma(-np.subtract(c.type(1), w, dtype=c), diff, end, c))
+    one_minus_w = np.subtract(c.type(1), w, dtype=c, casting="unsafe")
+    res = np.where(small, _fma(w, diff, start, c), _fma(-one_minus_w, diff, end, c))
     _store_rounded(out, res, c)
 
 
@@ -1011,7 +1057,7 @@ def _scalar_value(value, dt):
     """``value.to<opmath_t>()``: checked, and truncated toward zero for integer dtypes."""
     c = _opmath(dt)
     v = _checked_scalar(value, c)
-    return c.np.type(int(value.real if isinstance(value, complex) else value)) if _is_integral(dt) else v
+    return scalar_np(int(value.real if isinstance(value, complex) else value), c) if _is_integral(dt) else v
 
 
 _ADDCDIV_INT_MSG = (
@@ -1038,11 +1084,11 @@ def _addc(op, name, kname):
             c = _opmath(dt).np
             s, t1, t2 = (_in_dtype(x, dt) for x in it.ins_np) if c != dt.np else it.ins_np
             with _quiet():
-                t = np.multiply(t1, _scalar_value(value, dt), dtype=c)
+                t = np.multiply(t1, _scalar_value(value, dt), dtype=c, casting="unsafe")
                 if op is np.multiply and dt._cat == _dt.FLOAT_CAT:  # fma(value * t1, t2, self)
                     _fma_into(it.out_np, t, t2, s, c)
                 else:
-                    np.add(s, op(t, t2, dtype=c), out=it.out_np, dtype=c, casting="unsafe")
+                    np.add(s, op(t, t2, dtype=c, casting="unsafe"), out=it.out_np, dtype=c, casting="unsafe")
         return it.out
 
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"
