@@ -6579,7 +6579,7 @@ def _TrilBackward0_0(grad, grads, diagonal):
 
 
 class TrilBackward0(Node):
-    """Backward of ``tril(Tensor self, SymInt diagonal=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:6)."""
+    """Backward of ``tril(Tensor self, SymInt diagonal=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:11)."""
 
     __slots__ = ('diagonal_',)
     _saved_names = ()
@@ -6604,7 +6604,7 @@ def _TriuBackward0_0(grad, grads, diagonal):
 
 
 class TriuBackward0(Node):
-    """Backward of ``triu(Tensor self, SymInt diagonal=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:9)."""
+    """Backward of ``triu(Tensor self, SymInt diagonal=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:14)."""
 
     __slots__ = ('diagonal_',)
     _saved_names = ()
@@ -6629,7 +6629,7 @@ def _RepeatBackward0_0(grad, grads, repeats, self_sizes):
 
 
 class RepeatBackward0(Node):
-    """Backward of ``repeat(Tensor self, SymInt[] repeats) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:12)."""
+    """Backward of ``repeat(Tensor self, SymInt[] repeats) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:17)."""
 
     __slots__ = ('repeats_', 'self_sizes_')
     _saved_names = ()
@@ -6659,7 +6659,7 @@ def _FlipBackward0_0(grad, grads, dims):
 
 
 class FlipBackward0(Node):
-    """Backward of ``flip(Tensor self, int[] dims) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:15)."""
+    """Backward of ``flip(Tensor self, int[] dims) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:20)."""
 
     __slots__ = ('dims_',)
     _saved_names = ()
@@ -6684,7 +6684,7 @@ def _RollBackward0_0(grad, grads, shifts, dims):
 
 
 class RollBackward0(Node):
-    """Backward of ``roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:18)."""
+    """Backward of ``roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:23)."""
 
     __slots__ = ('shifts_', 'dims_')
     _saved_names = ()
@@ -6714,7 +6714,7 @@ def _Rot90Backward0_0(grad, grads, k, dims):
 
 
 class Rot90Backward0(Node):
-    """Backward of ``rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:21)."""
+    """Backward of ``rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:26)."""
 
     __slots__ = ('k_', 'dims_')
     _saved_names = ()
@@ -6744,7 +6744,7 @@ def _DiagEmbedBackward0_0(grad, grads, offset, dim1, dim2):
 
 
 class DiagEmbedBackward0(Node):
-    """Backward of ``diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:24)."""
+    """Backward of ``diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:29)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_')
     _saved_names = ()
@@ -6779,7 +6779,7 @@ def _NarrowCopyBackward0_0(grad, grads, dim, start, length, self_sizes):
 
 
 class NarrowCopyBackward0(Node):
-    """Backward of ``narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:27)."""
+    """Backward of ``narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:32)."""
 
     __slots__ = ('dim_', 'start_', 'length_', 'self_sizes_')
     _saved_names = ()
@@ -6819,7 +6819,7 @@ def _ConstantPadNdBackward0_0(grad, grads, pad):
 
 
 class ConstantPadNdBackward0(Node):
-    """Backward of ``constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:30)."""
+    """Backward of ``constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:35)."""
 
     __slots__ = ('pad_',)
     _saved_names = ()
@@ -6844,7 +6844,7 @@ def _ReflectionPad1DBackward0_0(grad, grads, padding, self_sizes):
 
 
 class ReflectionPad1DBackward0(Node):
-    """Backward of ``reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:33)."""
+    """Backward of ``reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:38)."""
 
     __slots__ = ('padding_', 'self_sizes_')
     _saved_names = ()
@@ -6874,7 +6874,7 @@ def _ReflectionPad2DBackward0_0(grad, grads, padding, self_sizes):
 
 
 class ReflectionPad2DBackward0(Node):
-    """Backward of ``reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:36)."""
+    """Backward of ``reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:41)."""
 
     __slots__ = ('padding_', 'self_sizes_')
     _saved_names = ()
@@ -6904,7 +6904,7 @@ def _ReplicationPad1DBackward0_0(grad, grads, padding, self_sizes):
 
 
 class ReplicationPad1DBackward0(Node):
-    """Backward of ``replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:39)."""
+    """Backward of ``replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:44)."""
 
     __slots__ = ('padding_', 'self_sizes_')
     _saved_names = ()
@@ -6934,7 +6934,7 @@ def _ReplicationPad2DBackward0_0(grad, grads, padding, self_sizes):
 
 
 class ReplicationPad2DBackward0(Node):
-    """Backward of ``replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:42)."""
+    """Backward of ``replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:47)."""
 
     __slots__ = ('padding_', 'self_sizes_')
     _saved_names = ()
@@ -6964,7 +6964,7 @@ def _ReflectionPad3DBackward0_0(grad, grads, padding, self_sizes):
 
 
 class ReflectionPad3DBackward0(Node):
-    """Backward of ``reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:45)."""
+    """Backward of ``reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:50)."""
 
     __slots__ = ('padding_', 'self_sizes_')
     _saved_names = ()
@@ -6994,7 +6994,7 @@ def _ReplicationPad3DBackward0_0(grad, grads, padding, self_sizes):
 
 
 class ReplicationPad3DBackward0(Node):
-    """Backward of ``replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:48)."""
+    """Backward of ``replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:53)."""
 
     __slots__ = ('padding_', 'self_sizes_')
     _saved_names = ()
@@ -7024,7 +7024,7 @@ def _PadCircularBackward0_0(grad, grads, pad, self_sizes):
 
 
 class PadCircularBackward0(Node):
-    """Backward of ``_pad_circular(Tensor self, SymInt[] pad) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:53)."""
+    """Backward of ``_pad_circular(Tensor self, SymInt[] pad) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:58)."""
 
     __slots__ = ('pad_', 'self_sizes_')
     _saved_names = ()
