@@ -1,5 +1,10 @@
 """Run every OpInfo entry against torch: function, method, out= and in-place forms, and error samples.
 
+Gradients (the second half): ``test_op_grad`` compares input gradients with torch's on up to 3 samples per
+entry (float32 and float64), ``test_op_grad_inplace`` the in-place forms on a non-leaf, ``test_op_double_grad``
+second derivatives (create_graph) on one float64 sample, ``test_op_gradcheck`` runs glasstorch's own
+finite-difference gradcheck, and ``test_node_names_match_torch`` checks the generated Node class names.
+
 Also checks coverage: every operator declared in ``native_functions/*.yaml`` must be covered by an
 entry's ``aten`` list (or be listed in ``NOT_DIRECTLY_TESTED`` with a reason).
 """
@@ -164,6 +169,10 @@ _NONDIFF = "is not differentiable with respect to argument"
 # (entry, sample) pairs where torch's gradient is no oracle, with the reason
 GRAD_SKIP = {("reflection_pad3d", "(1, 2, 3, 4) (-2, -2, 0, 0, 0, 0)"):
              "torch returns uninitialized memory as the gradient of a negative reflection padding"}
+# (entry, sample) -> (rtol, atol) where float32 rounding dominates: x ~ 100 normalized in float32 leaves torch's own
+# gradient ~1e-4 away from the float64 one, and ours as far on the other side
+GRAD_TOL_OVERRIDE = {("native_layer_norm", "large mean"): (1e-3, 1e-3),
+                     ("nn.functional.layer_norm", "large mean"): (1e-3, 1e-3)}
 # torch's own backward fails on these (e.g. group_norm with bias but no weight): no oracle for that sample
 _TORCH_GRAD_BUGS = ("tensor does not have a device",)
 
@@ -322,11 +331,11 @@ def test_op_grad(op: OpInfo, dtype: str):
     samples = grad_samples(op, dtype)
     if not samples:
         pytest.skip("no sample with a floating input")
-    rtol, atol = GRAD_TOL[dtype]
     accepted = []  # PyTorch refuses requires_grad on a non-differentiable argument; glasstorch accepted it
     for sample in samples:
         if (op.name, sample.name) in GRAD_SKIP:
             continue
+        rtol, atol = GRAD_TOL_OVERRIDE.get((op.name, sample.name), GRAD_TOL[dtype])
         where = f"{op.name} grad {sample!r}"
         skip = frozenset()
         with warnings.catch_warnings():
@@ -358,9 +367,75 @@ def test_op_grad(op: OpInfo, dtype: str):
             assert g is not None, f"{where}: input {i} got no gradient, torch's is {tuple(w.shape)}"
             if w._is_zerotensor():  # torch's efficient zeros (sgn, ...) have no storage to compare
                 w = torch.zeros(w.shape, dtype=w.dtype)
+            if (op.name, sample.name) in GRAD_TOL_OVERRIDE:
+                assert_close(g, w, rtol=rtol, atol=atol, where=f"{where} d/d input {i}")
+                continue
             assert_close(g, w, rtol=op.grad_rtol or sample.rtol or rtol, atol=op.grad_atol or sample.atol or atol,
                          where=f"{where} d/d input {i}")
     assert not accepted, "glasstorch lets a non-differentiable argument require grad:\n" + "\n".join(accepted)
+
+
+def _run_grad_inplace(op: OpInfo, sample: Sample, dtype: str, lib, skip=frozenset()):
+    """The in-place form on a non-leaf copy of ``self``: ``y = self * 1; y.op_(...)``; gradients as _run_grad."""
+    args = realize_all(sample.args, lib, dtype)
+    kwargs = realize_all(sample.kwargs, lib, dtype)
+    inputs = [t for i, t in enumerate(_float_tensors((args, kwargs), lib, [])) if i not in skip]
+    for t in inputs:
+        t.requires_grad_(True)
+    y = args[0] * 1
+    out = getattr(y, op.method_attr + "_")(*args[1:], **kwargs)
+    assert out is y
+    if not y.requires_grad or not inputs:
+        return [y.requires_grad], None
+    g_out = _grad_output(y.shape, y.dtype, lib, 0)
+    return [True], lib.autograd.grad([y], inputs, [g_out], allow_unused=True)
+
+
+def _inplace_grad_cases():
+    for p in _grad_cases():
+        op, dtype = p.values
+        if op.inplace and op.method:
+            yield p
+
+
+@pytest.mark.parametrize("op,dtype", list(_inplace_grad_cases()))
+def test_op_grad_inplace(op: OpInfo, dtype: str):
+    """In-place forms record the functional formula (on a non-leaf, with ``self`` saved before the write)."""
+    rtol, atol = GRAD_TOL[dtype]
+    for sample in grad_samples(op, dtype):
+        if sample.skip_inplace or (op.name, sample.name) in GRAD_SKIP or not isinstance(sample.args[0], T):
+            continue
+        where = f"{op.name}_ grad {sample!r}"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                skip = _torch_differentiable_inputs(op, sample, dtype, len(_float_specs(sample, dtype)))
+            except Exception:  # noqa: BLE001 - the function form's business
+                skip = frozenset()
+            try:
+                _run_grad_inplace(op, sample, dtype, torch, skip)
+            except NotImplementedError as e:
+                if "inplace version of" in str(e):
+                    continue  # PyTorch has no formula for asinh_/acosh_/atanh_; glasstorch reuses the functional one
+            except Exception:  # noqa: BLE001, S110 - compared below
+                pass
+            got, want = run_both(lambda s=sample, k=skip: _run_grad_inplace(op, s, dtype, gt, k),
+                                 lambda s=sample, k=skip: _run_grad_inplace(op, s, dtype, torch, k))
+        if isinstance(want, Exception):
+            assert_same_error(got, want, check_message=False)
+            continue
+        assert got[0] == want[0], f"{where}: result requires grad {got[0]} != torch {want[0]}"
+        if want[1] is None:
+            continue
+        for i, (g, w) in enumerate(zip(got[1], want[1], strict=True)):
+            if w is None:
+                assert g is None, f"{where}: input {i} got a gradient, torch's is None"
+                continue
+            assert g is not None, f"{where}: input {i} got no gradient, torch's is {tuple(w.shape)}"
+            if w._is_zerotensor():
+                w = torch.zeros(w.shape, dtype=w.dtype)
+            assert_close(g, w, rtol=op.grad_rtol or sample.rtol or rtol, atol=op.grad_atol or sample.atol or atol,
+                         where=f"{where} d/d input {i}")
 
 
 def _run_double_grad(op: OpInfo, sample: Sample, lib, skip, which):

@@ -6171,6 +6171,262 @@ def _autograd_where_self_out(ks, condition, self, other, out):
 register_autograd('aten::where.self_out', _autograd_where_self_out)
 
 
+_op_eq__Scalar = _get_op('aten::eq_.Scalar')
+
+
+def _autograd_eq__Scalar(ks, self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+        node = _n.EqBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_eq__Scalar.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_eq__Scalar.redispatch(ks, self, other)
+
+
+register_autograd('aten::eq_.Scalar', _autograd_eq__Scalar)
+
+
+_op_eq__Tensor = _get_op('aten::eq_.Tensor')
+
+
+def _autograd_eq__Tensor(ks, self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+        node = _n.EqBackward1()
+        node.next_edges = record.edges(self, other)
+        result = _op_eq__Tensor.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_eq__Tensor.redispatch(ks, self, other)
+
+
+register_autograd('aten::eq_.Tensor', _autograd_eq__Tensor)
+
+
+_op_ge__Scalar = _get_op('aten::ge_.Scalar')
+
+
+def _autograd_ge__Scalar(ks, self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+        node = _n.GeBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_ge__Scalar.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_ge__Scalar.redispatch(ks, self, other)
+
+
+register_autograd('aten::ge_.Scalar', _autograd_ge__Scalar)
+
+
+_op_ge__Tensor = _get_op('aten::ge_.Tensor')
+
+
+def _autograd_ge__Tensor(ks, self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+        node = _n.GeBackward1()
+        node.next_edges = record.edges(self, other)
+        result = _op_ge__Tensor.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_ge__Tensor.redispatch(ks, self, other)
+
+
+register_autograd('aten::ge_.Tensor', _autograd_ge__Tensor)
+
+
+_op_gt__Scalar = _get_op('aten::gt_.Scalar')
+
+
+def _autograd_gt__Scalar(ks, self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+        node = _n.GtBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_gt__Scalar.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_gt__Scalar.redispatch(ks, self, other)
+
+
+register_autograd('aten::gt_.Scalar', _autograd_gt__Scalar)
+
+
+_op_gt__Tensor = _get_op('aten::gt_.Tensor')
+
+
+def _autograd_gt__Tensor(ks, self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+        node = _n.GtBackward1()
+        node.next_edges = record.edges(self, other)
+        result = _op_gt__Tensor.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_gt__Tensor.redispatch(ks, self, other)
+
+
+register_autograd('aten::gt_.Tensor', _autograd_gt__Tensor)
+
+
+_op_le__Scalar = _get_op('aten::le_.Scalar')
+
+
+def _autograd_le__Scalar(ks, self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+        node = _n.LeBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_le__Scalar.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_le__Scalar.redispatch(ks, self, other)
+
+
+register_autograd('aten::le_.Scalar', _autograd_le__Scalar)
+
+
+_op_le__Tensor = _get_op('aten::le_.Tensor')
+
+
+def _autograd_le__Tensor(ks, self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+        node = _n.LeBackward1()
+        node.next_edges = record.edges(self, other)
+        result = _op_le__Tensor.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_le__Tensor.redispatch(ks, self, other)
+
+
+register_autograd('aten::le_.Tensor', _autograd_le__Tensor)
+
+
+_op_lt__Scalar = _get_op('aten::lt_.Scalar')
+
+
+def _autograd_lt__Scalar(ks, self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+        node = _n.LtBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_lt__Scalar.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_lt__Scalar.redispatch(ks, self, other)
+
+
+register_autograd('aten::lt_.Scalar', _autograd_lt__Scalar)
+
+
+_op_lt__Tensor = _get_op('aten::lt_.Tensor')
+
+
+def _autograd_lt__Tensor(ks, self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+        node = _n.LtBackward1()
+        node.next_edges = record.edges(self, other)
+        result = _op_lt__Tensor.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_lt__Tensor.redispatch(ks, self, other)
+
+
+register_autograd('aten::lt_.Tensor', _autograd_lt__Tensor)
+
+
+_op_ne__Scalar = _get_op('aten::ne_.Scalar')
+
+
+def _autograd_ne__Scalar(ks, self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+        node = _n.NeBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_ne__Scalar.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_ne__Scalar.redispatch(ks, self, other)
+
+
+register_autograd('aten::ne_.Scalar', _autograd_ne__Scalar)
+
+
+_op_ne__Tensor = _get_op('aten::ne_.Tensor')
+
+
+def _autograd_ne__Tensor(ks, self, other):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+        node = _n.NeBackward1()
+        node.next_edges = record.edges(self, other)
+        result = _op_ne__Tensor.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_ne__Tensor.redispatch(ks, self, other)
+
+
+register_autograd('aten::ne_.Tensor', _autograd_ne__Tensor)
+
+
+_op_logical_not_ = _get_op('aten::logical_not_')
+
+
+def _autograd_logical_not_(ks, self):
+    if _gs.enabled and (False) and False:
+        node = _n.LogicalNotBackward0()
+        node.next_edges = record.edges()
+        result = _op_logical_not_.redispatch(ks, self)
+        record.history(result, node, None)
+        return result
+    return _op_logical_not_.redispatch(ks, self)
+
+
+register_autograd('aten::logical_not_', _autograd_logical_not_)
+
+
+_op_logical_and_ = _get_op('aten::logical_and_')
+
+
+def _autograd_logical_and_(ks, self, other):
+    if _gs.enabled and (False) and False:
+        node = _n.LogicalAndBackward0()
+        node.next_edges = record.edges()
+        result = _op_logical_and_.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_logical_and_.redispatch(ks, self, other)
+
+
+register_autograd('aten::logical_and_', _autograd_logical_and_)
+
+
+_op_logical_or_ = _get_op('aten::logical_or_')
+
+
+def _autograd_logical_or_(ks, self, other):
+    if _gs.enabled and (False) and False:
+        node = _n.LogicalOrBackward0()
+        node.next_edges = record.edges()
+        result = _op_logical_or_.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_logical_or_.redispatch(ks, self, other)
+
+
+register_autograd('aten::logical_or_', _autograd_logical_or_)
+
+
+_op_logical_xor_ = _get_op('aten::logical_xor_')
+
+
+def _autograd_logical_xor_(ks, self, other):
+    if _gs.enabled and (False) and False:
+        node = _n.LogicalXorBackward0()
+        node.next_edges = record.edges()
+        result = _op_logical_xor_.redispatch(ks, self, other)
+        record.history(result, node, None)
+        return result
+    return _op_logical_xor_.redispatch(ks, self, other)
+
+
+register_autograd('aten::logical_xor_', _autograd_logical_xor_)
+
+
 _op_bernoulli = _get_op('aten::bernoulli')
 
 

@@ -5639,6 +5639,338 @@ class WhereBackward0(Node):
         return wrap_saved(self.condition_, 'WhereBackward0')
 
 
+def _EqBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class EqBackward0(Node):
+    """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:281)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_EqBackward0_0(grad, grads))
+        return out
+
+
+def _EqBackward1_0(grad, grads):
+    return zeros_like(grad)
+
+
+def _EqBackward1_1(grad, grads):
+    return zeros_like(grad)
+
+
+class EqBackward1(Node):
+    """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:284)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_EqBackward1_0(grad, grads))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_EqBackward1_1(grad, grads))
+        return out
+
+
+def _GeBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class GeBackward0(Node):
+    """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:288)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_GeBackward0_0(grad, grads))
+        return out
+
+
+def _GeBackward1_0(grad, grads):
+    return zeros_like(grad)
+
+
+def _GeBackward1_1(grad, grads):
+    return zeros_like(grad)
+
+
+class GeBackward1(Node):
+    """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:291)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_GeBackward1_0(grad, grads))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_GeBackward1_1(grad, grads))
+        return out
+
+
+def _GtBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class GtBackward0(Node):
+    """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:295)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_GtBackward0_0(grad, grads))
+        return out
+
+
+def _GtBackward1_0(grad, grads):
+    return zeros_like(grad)
+
+
+def _GtBackward1_1(grad, grads):
+    return zeros_like(grad)
+
+
+class GtBackward1(Node):
+    """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:298)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_GtBackward1_0(grad, grads))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_GtBackward1_1(grad, grads))
+        return out
+
+
+def _LeBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class LeBackward0(Node):
+    """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:302)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LeBackward0_0(grad, grads))
+        return out
+
+
+def _LeBackward1_0(grad, grads):
+    return zeros_like(grad)
+
+
+def _LeBackward1_1(grad, grads):
+    return zeros_like(grad)
+
+
+class LeBackward1(Node):
+    """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:305)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LeBackward1_0(grad, grads))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_LeBackward1_1(grad, grads))
+        return out
+
+
+def _LtBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class LtBackward0(Node):
+    """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:309)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LtBackward0_0(grad, grads))
+        return out
+
+
+def _LtBackward1_0(grad, grads):
+    return zeros_like(grad)
+
+
+def _LtBackward1_1(grad, grads):
+    return zeros_like(grad)
+
+
+class LtBackward1(Node):
+    """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:312)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LtBackward1_0(grad, grads))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_LtBackward1_1(grad, grads))
+        return out
+
+
+def _NeBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class NeBackward0(Node):
+    """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:316)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NeBackward0_0(grad, grads))
+        return out
+
+
+def _NeBackward1_0(grad, grads):
+    return zeros_like(grad)
+
+
+def _NeBackward1_1(grad, grads):
+    return zeros_like(grad)
+
+
+class NeBackward1(Node):
+    """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:319)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NeBackward1_0(grad, grads))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_NeBackward1_1(grad, grads))
+        return out
+
+
+class LogicalNotBackward0(Node):
+    """Backward of ``logical_not_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:323)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ()
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 0
+        return out
+
+
+class LogicalAndBackward0(Node):
+    """Backward of ``logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:325)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ()
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 0
+        return out
+
+
+class LogicalOrBackward0(Node):
+    """Backward of ``logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:327)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ()
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 0
+        return out
+
+
+class LogicalXorBackward0(Node):
+    """Backward of ``logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:329)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ()
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 0
+        return out
+
+
 def _BernoulliBackward0_0(grad, grads):
     return zeros_like(grad)
 
