@@ -151,6 +151,10 @@ def gen_nodes(entries) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def _signature(f) -> tuple:
+    return tuple((a.name, str(a.type)) for a in f.func.arguments if not (a.is_write and a.kwarg_only))
+
+
 def _variants(fns, f):
     """The in-place and out= overloads that reuse ``f``'s formula."""
     name = f.func.name
@@ -159,8 +163,8 @@ def _variants(fns, f):
     for g in fns:
         if g is f:
             continue
-        if g.func.name == name + "_" and g.func.overload_name == ov:
-            found.append(("inplace", g))
+        if g.func.name == name + "_" and _signature(g) == _signature(f):
+            found.append(("inplace", g))  # paired by arguments, not overload name (pow_.Scalar is not pow.Scalar)
         elif g.func.name == name and g.func.is_out and (g.func.overload_name == "out" and not ov or
                                                          g.func.overload_name in (f"{ov}_out", "out")):
             found.append(("out", g))

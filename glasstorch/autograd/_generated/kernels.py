@@ -3401,6 +3401,25 @@ def _autograd_pow_Tensor_Scalar(ks, self, exponent):
 register_autograd('aten::pow.Tensor_Scalar', _autograd_pow_Tensor_Scalar)
 
 
+_op_pow__Scalar = _get_op('aten::pow_.Scalar')
+
+
+def _autograd_pow__Scalar(ks, self, exponent):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.PowBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        node.exponent_ = exponent
+        result = _op_pow__Scalar.redispatch(ks, self, exponent)
+        record.history(result, node, None)
+        return result
+    return _op_pow__Scalar.redispatch(ks, self, exponent)
+
+
+register_autograd('aten::pow_.Scalar', _autograd_pow__Scalar)
+
+
 _op_pow_Tensor_Scalar_out = _get_op('aten::pow.Tensor_Scalar_out')
 
 
@@ -3431,6 +3450,26 @@ def _autograd_pow_Tensor_Tensor(ks, self, exponent):
 register_autograd('aten::pow.Tensor_Tensor', _autograd_pow_Tensor_Tensor)
 
 
+_op_pow__Tensor = _get_op('aten::pow_.Tensor')
+
+
+def _autograd_pow__Tensor(ks, self, exponent):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(exponent) is _TI and exponent.autograd is not None)) and requires_grad_any(self, exponent):
+        check_inplace(self)
+        node = _n.PowBackward1()
+        node.next_edges = record.edges(self, exponent)
+        node.self_ = record.save(record.clone(self))
+        node.exponent_ = record.save(exponent)
+        result = _op_pow__Tensor.redispatch(ks, self, exponent)
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_pow__Tensor.redispatch(ks, self, exponent)
+
+
+register_autograd('aten::pow_.Tensor', _autograd_pow__Tensor)
+
+
 _op_pow_Tensor_Tensor_out = _get_op('aten::pow.Tensor_Tensor_out')
 
 
@@ -3459,26 +3498,6 @@ def _autograd_pow_Scalar(ks, self, exponent):
 
 
 register_autograd('aten::pow.Scalar', _autograd_pow_Scalar)
-
-
-_op_pow__Scalar = _get_op('aten::pow_.Scalar')
-
-
-def _autograd_pow__Scalar(ks, self, exponent):
-    if _gs.enabled and ((type(exponent) is _TI and exponent.autograd is not None)) and requires_grad_any(exponent):
-        check_inplace(self)
-        node = _n.PowBackward2()
-        node.next_edges = record.edges(exponent)
-        node.exponent_ = record.save(exponent)
-        node.self_ = self
-        result = _op_pow__Scalar.redispatch(ks, self, exponent)
-        record.history(result, node, None)
-        node.result_ = record.save_output(result)
-        return result
-    return _op_pow__Scalar.redispatch(ks, self, exponent)
-
-
-register_autograd('aten::pow_.Scalar', _autograd_pow__Scalar)
 
 
 _op_pow_Scalar_out = _get_op('aten::pow.Scalar_out')
