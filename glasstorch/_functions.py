@@ -29,10 +29,7 @@ __all__ = [
     "empty_like", "full_like", "empty_strided", "arange", "range", "linspace", "logspace", "eye", "rand", "randn",
     "randint", "randperm", "normal", "bernoulli", "rand_like", "randn_like", "randint_like", "manual_seed", "seed",
     "initial_seed", "get_rng_state", "set_rng_state", "is_tensor", "is_storage", "numel", "is_floating_point",
-    "is_complex", "result_type", "transpose", "swapaxes", "swapdims", "t", "permute", "reshape", "squeeze",
-    "unsqueeze", "flatten", "unflatten", "movedim", "moveaxis", "narrow", "select", "split", "chunk", "unbind",
-    "tensor_split", "broadcast_to", "broadcast_shapes", "diagonal", "as_strided", "detach", "clone", "t",
-    "default_generator", "Generator",
+    "is_complex", "result_type", "split", "broadcast_shapes", "detach", "default_generator", "Generator",
 ]
 
 
@@ -489,74 +486,10 @@ def result_type(tensor1, tensor2) -> _dt.dtype:
 
 # -- functional views ------------------------------------------------------------------------------------
 
-def transpose(input, dim0, dim1):
-    return input.transpose(dim0, dim1)
-
-
-swapaxes = swapdims = transpose
-
-
-def t(input):
-    return input.t()
-
-
-def permute(input, dims):
-    return input.permute(dims)
-
-
-def reshape(input, shape):
-    return input.reshape(shape)
-
-
-def squeeze(input, dim=None):
-    return input.squeeze(dim)
-
-
-def unsqueeze(input, dim):
-    return input.unsqueeze(dim)
-
-
-def flatten(input, start_dim=0, end_dim=-1):
-    return input.flatten(start_dim, end_dim)
-
-
-def unflatten(input, dim, sizes):
-    return input.unflatten(dim, sizes)
-
-
-def movedim(input, source, destination):
-    return input.movedim(source, destination)
-
-
-moveaxis = movedim
-
-
-def narrow(input, dim, start, length):
-    return input.narrow(dim, start, length)
-
-
-def select(input, dim, index):
-    return input.select(dim, index)
-
 
 def split(tensor, split_size_or_sections, dim=0):
     return tensor.split(split_size_or_sections, dim)
 
-
-def chunk(input, chunks, dim=0):
-    return input.chunk(chunks, dim)
-
-
-def unbind(input, dim=0):
-    return input.unbind(dim)
-
-
-def tensor_split(input, indices_or_sections, dim=0):
-    return input.tensor_split(indices_or_sections, dim)
-
-
-def broadcast_to(input, size):
-    return input.broadcast_to(size)
 
 
 def broadcast_shapes(*shapes):
@@ -565,17 +498,8 @@ def broadcast_shapes(*shapes):
     return _shape.Size(_shape.broadcast_shapes(*norm))
 
 
-def diagonal(input, offset=0, dim1=0, dim2=1):
-    return input.diagonal(offset, dim1, dim2)
-
-
-def as_strided(input, size, stride, storage_offset=None):
-    return input.as_strided(size, stride, storage_offset)
-
 
 def detach(input):
     return input.detach()
 
 
-def clone(input, *, memory_format=preserve_format):
-    return input.clone(memory_format=memory_format)
