@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 BASE   := $(VENV)/.installed-base
 FULL   := $(VENV)/.installed-test
 
-.PHONY: setup run test bench lint format clean
+.PHONY: setup run demo test bench lint format clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,13 @@ $(FULL): pyproject.toml | $(VENV)/bin/python
 
 setup: $(FULL)
 
+# The main job: train a small character-level GPT on glasstorch (the Python stdlib's source as the corpus,
+# about a minute or two on 2 cores), checkpoint it to out/gpt and print a sample. See examples/gpt.
 run: $(BASE)
+	$(PY) -m examples.gpt.train --out out/gpt
+
+# The guided tour of Tensor over Storage.
+demo: $(BASE)
 	$(PY) -m glasstorch.demo
 
 test: $(FULL)
@@ -30,6 +36,7 @@ test: $(FULL)
 bench: $(FULL)
 	$(PY) benchmarks/dispatch_overhead.py --json benchmarks/results/dispatch_overhead.json
 	$(PY) benchmarks/run.py
+	$(PY) benchmarks/gpt_bench.py
 
 lint: $(FULL)
 	$(VENV)/bin/ruff check glasstorch tests benchmarks tools

@@ -109,3 +109,38 @@ CASES.update({
     "sin 1M float32": _sin_1m,
     "add broadcast (1000,1000)+(1000,)": _add_broadcast_1m,
 })
+
+
+# -- the per-call target with autograd recording, and more pointwise throughput ---------------------------
+def _add_operator_1elem_grad(lib):
+    a, b = lib.ones(1, requires_grad=True), lib.ones(1, requires_grad=True)
+    return lambda: a + b
+
+
+def _add_1elem_grad(lib):
+    a, b = lib.ones(1, requires_grad=True), lib.ones(1, requires_grad=True)
+    return lambda: lib.add(a, b)
+
+
+def _mul_1m(lib):
+    a, b = lib.ones(1_000_000), lib.ones(1_000_000)
+    return lambda: lib.mul(a, b)
+
+
+def _relu_1m(lib):
+    a = lib.linspace(-1.0, 1.0, 1_000_000)
+    return lambda: lib.relu(a)
+
+
+def _exp_1m(lib):
+    a = lib.linspace(-1.0, 1.0, 1_000_000)
+    return lambda: lib.exp(a)
+
+
+CASES.update({
+    "a + b (1-el, requires_grad) per-call": _add_operator_1elem_grad,
+    "add(1-el, 1-el, requires_grad) per-call": _add_1elem_grad,
+    "mul 1M float32": _mul_1m,
+    "relu 1M float32": _relu_1m,
+    "exp 1M float32": _exp_1m,
+})

@@ -1,12 +1,15 @@
 """Per-call overhead of a small op, itemised by layer, side by side with PyTorch in one process.
 
-``add`` of two 1-element float32 tensors: PyTorch's whole call against glasstorch's whole call, then
-glasstorch's layers measured one at a time (each row times the layer plus what is below it, so the
-difference between rows is the cost of one layer):
+``add`` of two 1-element float32 tensors, without and with ``requires_grad``: PyTorch's whole call
+against glasstorch's whole call, then glasstorch's layers measured one at a time.  Each row times the
+layer plus everything below it; the "layer" column is the row minus the row it wraps, so the layers
+add up to the whole call:
 
-    binding (argument parsing)  ->  dispatcher (key set, TLS, table)  ->  kernel (TensorIterator)  ->  numpy
+    operator (a + b)  ->  binding (argument parsing, wrap)  ->  dispatcher (key set, TLS, table)
+      ->  Autograd kernel (recording or not)  ->  structured kernel (TensorIterator + numpy)
+      ->  TensorIterator (checks, dtype)  ->  output allocation (storage, TensorImpl, numpy view)
 
-Usage: python benchmarks/dispatch_overhead.py [--json PATH]
+Usage: python benchmarks/dispatch_overhead.py [--json PATH] [--number N]
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import argparse
 import importlib
 import json
 import sys
+import time
 import timeit
 from pathlib import Path
 
@@ -22,54 +26,90 @@ import numpy as np
 import torch
 
 import glasstorch as gt
-from glasstorch._generated import functions as gfun
+from glasstorch._core.dispatch_key import tls
 from glasstorch._ops import tensor_iterator as ti
 from glasstorch._ops.aten import aten
 from glasstorch._ops.kernels.cpu import pointwise
+from glasstorch._tensor.impl import empty_contiguous
 
 wrap = importlib.import_module("glasstorch.tensor").wrap
 
-N = 20000
 
-
-def _us(fn) -> float:
+def _us(fn, number) -> float:
+    """Best of 7 rounds, in CPU time of this process (time slices lent to other processes do not count)."""
     fn()
-    return min(timeit.repeat(fn, number=N, repeat=5)) / N * 1e6
+    return min(timeit.repeat(fn, number=number, repeat=7, timer=time.process_time)) / number * 1e6
 
 
-def measure() -> dict:
-    torch.set_num_threads(1)
-    ta, tb = torch.ones(1), torch.ones(1)
-    a, b = gt.ones(1), gt.ones(1)
+def _top_kernel(handle, *impls):
+    """The kernel a call reaches first and the key set it receives, as ``OperatorHandle.call`` computes them."""
+    ks = 0
+    for t in impls:
+        ks |= t.key_set
+    ks = ((ks | tls.included) & ~tls.excluded | 1) & handle.mask
+    key = ks.bit_length() - 1
+    return handle.table[key], (1 << key) - 1 & ks
+
+
+def _layers(grad: bool, number: int) -> list:
+    """(label, microseconds, label of the row it wraps or None) for one setting of requires_grad."""
+    ta, tb = torch.ones(1, requires_grad=grad), torch.ones(1, requires_grad=grad)
+    a, b = gt.ones(1, requires_grad=grad), gt.ones(1, requires_grad=grad)
     ia, ib = a._impl, b._impl
     na, nb = ia.as_numpy(), ib.as_numpy()
     out = np.empty(1, np.float32)
     handle = aten.add_Tensor
-    rows = {
-        "torch.add(a, b)": _us(lambda: torch.add(ta, tb)),
-        "torch: a + b": _us(lambda: ta + tb),
-        "glasstorch.add(a, b)  [binding + dispatcher + kernel + wrap]": _us(lambda: gt.add(a, b)),
-        "glasstorch: a + b     [operator -> method binding]": _us(lambda: a + b),
-        "  argument parsing only": _us(lambda: gfun._sig_add.parse((a, b), {})),
-        "  dispatcher call + kernel (impls in, impl out)": _us(lambda: handle.call(ia, ib, 1)),
-        "  kernel: add_out (TensorIterator + numpy)": _us(lambda: pointwise.add_out(ia, ib, 1, None)),
-        "  TensorIterator build only": _us(lambda: ti.build((None,), (ia, ib))),
-        "  numpy np.add(out=...) only": _us(lambda: np.add(na, nb, out=out)),
-        "  wrap impl -> Tensor (+ making the impl)": _us(lambda: wrap(ia.view_impl(ia.sizes, ia.strides, 0))),
-    }
+    kernel, ks_below = _top_kernel(handle, ia, ib)
+    assert kernel.label.startswith("autograd::"), kernel.label
+    tag = " (requires_grad)" if grad else ""
+    rows = [
+        (f"torch.add(a, b){tag}", _us(lambda: torch.add(ta, tb), number), None),
+        (f"torch: a + b{tag}", _us(lambda: ta + tb, number), None),
+        (f"glasstorch.add(a, b){tag}", _us(lambda: gt.add(a, b), number), "binding: dispatcher call"),
+        (f"glasstorch: a + b{tag}", _us(lambda: a + b, number), "operator: a.add(b)"),
+        ("operator: a.add(b)", _us(lambda: a.add(b), number), "binding: dispatcher call"),
+        ("binding: dispatcher call", _us(lambda: handle.call(ia, ib, 1), number), "dispatcher: Autograd kernel"),
+        ("dispatcher: Autograd kernel", _us(lambda: kernel.fn(ks_below, ia, ib, 1), number),
+         "autograd: redispatch below"),
+        ("autograd: redispatch below", _us(lambda: handle.redispatch(ks_below, ia, ib, 1), number),
+         "kernel: add_out"),
+        ("kernel: add_out", _us(lambda: pointwise.add_out(ia, ib, 1, None), number), "TensorIterator.build"),
+        ("TensorIterator.build", _us(lambda: ti.build((None,), (ia, ib)), number), "output allocation"),
+        ("output allocation", _us(lambda: empty_contiguous(ia.sizes, ia.dtype, ia.device).as_numpy(), number), None),
+        ("numpy np.add(out=...)", _us(lambda: np.add(na, nb, out=out), number), None),
+        ("wrap impl -> Tensor (+ new impl)", _us(lambda: wrap(ia.view_impl(ia.sizes, ia.strides, 0)), number), None),
+    ]
     return rows
+
+
+def measure(number: int = 20000) -> dict:
+    torch.set_num_threads(1)
+    result = {}
+    for grad in (False, True):
+        rows = _layers(grad, number)
+        times = {label: us for label, us, _ in rows}
+        base = rows[0][1]
+        section = []
+        for label, us, below in rows:
+            layer = us - times[below] if below is not None else None
+            section.append({"row": label, "us": us, "x_torch_add": us / base, "layer_us": layer})
+        result["requires_grad" if grad else "no_grad_inputs"] = section
+    return result
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--number", type=int, default=20000)
     args = ap.parse_args(argv)
-    rows = measure()
-    base = rows["torch.add(a, b)"]
-    for name, us in rows.items():
-        print(f"{name:<62} {us:8.2f} us   {us / base:6.2f}x torch.add")
+    result = measure(args.number)
+    for name, section in result.items():
+        print(f"\n== {name} ==   {'total':>9}  {'x torch.add':>11}  {'this layer':>10}")
+        for r in section:
+            layer = "" if r["layer_us"] is None else f"{r['layer_us']:8.2f} us"
+            print(f"{r['row']:<44} {r['us']:8.2f} us  {r['x_torch_add']:9.2f}x  {layer}")
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=2) + "\n")
+        args.json.write_text(json.dumps(result, indent=2) + "\n")
     return 0
 
 

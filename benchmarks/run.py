@@ -1,52 +1,77 @@
 """Side-by-side benchmarks: glasstorch and PyTorch in one process, same inputs, same thread count.
 
 Each case is a pair of zero-argument callables built from the same recipe in both libraries; we
-report the median time per call and the ratio glasstorch / PyTorch.  Results go to
-``benchmarks/results/latest.json`` and ``latest.md``.  Speed is measured here, never asserted in tests.
+report the median time per call and the median ratio glasstorch / PyTorch over rounds in which the two
+alternate.  Results go to ``benchmarks/results/latest.json`` and ``latest.md``.  Speed is measured here,
+never asserted in tests.
 
-Usage: python benchmarks/run.py [--filter SUBSTRING] [--repeat N]
+Usage: python benchmarks/run.py [--filter SUBSTRING[,SUBSTRING...]] [--repeat N] [--threads N] [--out DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-import torch
+# numpy's OpenBLAS (glasstorch's matmul) must use the thread count torch gets, or a matmul compares one torch
+# thread with every core's worth of OpenBLAS threads (fighting each other on a shared machine).  OpenBLAS
+# reads the variable once, when numpy loads, so it is set before anything imports numpy.
+_THREADS = sys.argv[sys.argv.index("--threads") + 1] if "--threads" in sys.argv[:-1] else "1"
+os.environ["OPENBLAS_NUM_THREADS"] = _THREADS
 
-import glasstorch
+import torch  # noqa: E402
+
+import glasstorch  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from autograd_cases import AUTOGRAD_CASES, engine_profile  # noqa: E402
 from cases import CASES  # noqa: E402
 
+# One thread: the CPU time of this process, which time slices given to other processes on a shared machine
+# do not inflate.  Several threads: wall time (CPU time would add the threads up).
+_clock = time.process_time
 
-def _time_per_call(fn, budget=0.2, repeat=5):
-    """Median seconds per call over ``repeat`` rounds, each long enough to dominate timer noise."""
+
+def _calibrate(fn, budget):
+    """Calls per round so that one round lasts about ``budget`` seconds."""
     fn()
     n = 1
     while True:
-        t0 = time.perf_counter()
+        t0 = _clock()
         for _ in range(n):
             fn()
-        dt = time.perf_counter() - t0
-        if dt > budget / repeat or n > 1 << 22:
-            break
+        if _clock() - t0 > budget or n > 1 << 22:
+            return n
         n *= 2
-    rounds = []
+
+
+def _round(fn, n):
+    t0 = _clock()
+    for _ in range(n):
+        fn()
+    return (_clock() - t0) / n
+
+
+def _time_pair(g_fn, t_fn, budget=0.2, repeat=5):
+    """Median seconds per call of each, and the median of the per-round ratios.
+
+    The two libraries alternate round by round, so a burst of load from elsewhere on a shared machine
+    hits both sides of a ratio alike."""
+    ng, nt = _calibrate(g_fn, budget / repeat), _calibrate(t_fn, budget / repeat)
+    gs, ts = [], []
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        rounds.append((time.perf_counter() - t0) / n)
-    return statistics.median(rounds)
+        gs.append(_round(g_fn, ng))
+        ts.append(_round(t_fn, nt))
+    return statistics.median(gs), statistics.median(ts), statistics.median(g / t for g, t in zip(gs, ts, strict=True))
 
 
 def main(argv=None):
@@ -54,26 +79,44 @@ def main(argv=None):
     ap.add_argument("--filter", default="")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--out", type=Path, default=HERE / "results", help="folder for latest.json / latest.md")
     args = ap.parse_args(argv)
+    global _clock
+    _clock = time.process_time if args.threads == 1 else time.perf_counter
     torch.set_num_threads(args.threads)
     rows = []
-    for name, make in CASES.items():
-        if args.filter not in name:
+    for name, make in {**CASES, **AUTOGRAD_CASES}.items():
+        if not any(f in name for f in args.filter.split(",")):
             continue
         g_fn, t_fn = make(glasstorch), make(torch)
-        g, t = _time_per_call(g_fn, repeat=args.repeat), _time_per_call(t_fn, repeat=args.repeat)
-        rows.append({"case": name, "glasstorch_us": g * 1e6, "torch_us": t * 1e6, "ratio": g / t})
-        print(f"{name:<40} glasstorch {g * 1e6:10.2f} us   torch {t * 1e6:10.2f} us   ratio {g / t:6.2f}x",
-              flush=True)
-    meta = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": platform.machine(),
+        g, t, ratio = _time_pair(g_fn, t_fn, repeat=args.repeat)
+        row = {"case": name, "glasstorch_us": g * 1e6, "torch_us": t * 1e6, "ratio": ratio}
+        line = f"{name:<52} glasstorch {g * 1e6:10.2f} us   torch {t * 1e6:10.2f} us   ratio {ratio:6.2f}x"
+        prof = engine_profile(make) if name in AUTOGRAD_CASES else None
+        if prof is not None:
+            row["engine"] = prof
+            line += (f"   [{prof['nodes_per_backward']:.0f} nodes: {prof['backward_us_per_node']:.1f} us/node, "
+                     f"engine {prof['engine_us_per_node']:.1f} us/node]")
+        rows.append(row)
+        print(line, flush=True)
+    meta = {"date": datetime.now(UTC).isoformat(timespec="seconds"), "machine": platform.machine(),
             "processor": platform.processor(), "python": platform.python_version(), "torch": torch.__version__,
-            "glasstorch": glasstorch.__version__, "threads": args.threads}
-    out = HERE / "results"
-    out.mkdir(exist_ok=True)
+            "glasstorch": glasstorch.__version__, "threads": args.threads, "clock": _clock.__name__}
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
     (out / "latest.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
-    lines = [f"Benchmarks of {meta['date']} on {meta['machine']} ({meta['threads']} thread), torch {meta['torch']}",
+    lines = [f"Benchmarks of {meta['date']} on {meta['machine']} ({meta['threads']} thread, {meta['clock']}), "
+             f"torch {meta['torch']}",
              "", "| case | glasstorch (us) | torch (us) | ratio |", "|---|---:|---:|---:|"]
     lines += [f"| {r['case']} | {r['glasstorch_us']:.2f} | {r['torch_us']:.2f} | {r['ratio']:.2f}x |" for r in rows]
+    engine_rows = [r for r in rows if "engine" in r]
+    if engine_rows:
+        lines += ["", "Autograd engine, per backward (glasstorch): nodes run, wall time per node, and the engine's "
+                  "own share per node (everything but the nodes' apply).", "",
+                  "| case | nodes | us/node | engine us/node |", "|---|---:|---:|---:|"]
+        lines += [f"| {r['case']} | {r['engine']['nodes_per_backward']:.0f} | "
+                  f"{r['engine']['backward_us_per_node']:.1f} | {r['engine']['engine_us_per_node']:.1f} |"
+                  for r in engine_rows]
     (out / "latest.md").write_text("\n".join(lines) + "\n")
     print(f"\nwrote {out / 'latest.json'} and {out / 'latest.md'}")
 

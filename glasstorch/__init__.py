@@ -35,6 +35,13 @@ from .tensor import wrap as _wrap  # noqa: E402
 
 autograd.install(_wrap, sys.modules[__name__])
 from . import nn  # noqa: E402,F401
+from . import optim  # noqa: E402,F401
+from . import amp  # noqa: E402,F401
+from .amp.autocast_mode import (  # noqa: E402,F401
+    autocast, autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache, get_autocast_cpu_dtype,
+    get_autocast_dtype, get_autocast_gpu_dtype, is_autocast_cache_enabled, is_autocast_cpu_enabled,
+    is_autocast_enabled, set_autocast_cache_enabled, set_autocast_dtype, set_autocast_enabled,
+)
 from . import linalg  # noqa: E402,F401
 from . import functional as _functional  # noqa: E402
 
@@ -43,12 +50,28 @@ from . import library  # noqa: E402,F401
 from ._ops_namespace import ops  # noqa: E402,F401
 from .utils import _python_dispatch  # noqa: E402,F401
 _operators.install(sys.modules[__name__])
-
-__version__ = "2.13.0+glasstorch"
+# Compatibility surface and user APIs of the serialization / data / device-module issue.
+from . import backends, cuda, distributed, serialization, utils, version  # noqa: E402,F401
+from .backends import (  # noqa: E402,F401
+    are_deterministic_algorithms_enabled,
+    get_deterministic_debug_mode,
+    get_float32_matmul_precision,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode,
+    set_float32_matmul_precision,
+    use_deterministic_algorithms,
+)
+from .serialization import load, save  # noqa: E402,F401
+from .utils import data as _data  # noqa: E402,F401  (glasstorch.utils.data as an attribute, as in PyTorch)
+from .version import __version__  # noqa: E402,F401  "2.13.0+glasstorch": see glasstorch/version.py
+# The emulated accelerator (device "emu", PyTorch's PrivateUse1): registers its allocator and kernels.
+from . import emu  # noqa: E402,F401
+from . import accelerator  # noqa: E402,F401
+from ._device.caching_allocator import OutOfMemoryError  # noqa: E402,F401
 
 # torch.float, torch.long, ... and torch.FloatTensor, torch.LongTensor, ...
 globals().update(_ALIASES)
 globals().update(_LEGACY_TYPES)
 cfloat, cdouble, chalf = complex64, complex128, complex32
 
-del _ALIASES, _LEGACY_TYPES, _methods, _operators, _wrap, _functional, sys
+del _ALIASES, _LEGACY_TYPES, _methods, _operators, _wrap, _functional, _data, sys

@@ -1,17 +1,71 @@
 """Runtime helpers of the generated Python bindings (``glasstorch/_generated``) — wrap impls as Tensors.
 
 PyTorch counterpart: ``torch/csrc/autograd/utils/wrap_outputs.h`` and ``torch/csrc/utils/structseq.cpp``
-(the named tuples ``torch.return_types.max`` etc.).  Invariant: a result impl that already has a
-public Tensor (in-place and ``out=`` results) comes back as that same Tensor object.
+(the named tuples ``torch.return_types.max`` etc.), and the subclass test of
+``torch/csrc/utils/disable_torch_function.cpp`` (``check_has_torch_function``) for the fast paths.
+Invariant: a result impl that already has a public Tensor (in-place and ``out=`` results) comes back as
+that same Tensor object.
 """
 
 from __future__ import annotations
 
+import inspect
+
 from .tensor import Tensor, wrap
 
-__all__ = ["_wrap", "_wrap_list", "_wrap_tuple", "_return_type", "_make_rt", "_requires_grad", "return_types"]
+__all__ = ["_wrap", "_wrap_list", "_wrap_tuple", "_return_type", "_make_rt", "_requires_grad", "return_types",
+           "_TS", "plain_tensor_subclass", "register_disabled_torch_function", "_disabled_torch_function_impl"]
 
 _wrap = wrap
+
+
+def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
+    """PyTorch's ``torch._C._disabled_torch_function_impl``: as a class's ``__torch_function__`` it switches the
+    protocol off for that class (``nn.Parameter``); called directly it just runs ``func``."""
+    return func(*args, **(kwargs or {}))
+
+
+# ``__torch_function__`` values that mean "no override"; a layer defining another such sentinel registers it.
+_NO_OVERRIDE: list = [_disabled_torch_function_impl]
+
+
+def register_disabled_torch_function(impl) -> None:
+    """Declare a ``__torch_function__`` value that disables the protocol (a plain subclass stays fast)."""
+    _NO_OVERRIDE.append(impl)
+
+
+def plain_tensor_subclass(cls) -> bool:
+    """Whether ``cls``'s instances may take a binding's fast path, as exact Tensors do: a Tensor subclass
+    that has no ``__torch_function__`` or has the disabled impl (PyTorch's ``check_has_torch_function``).
+
+    glasstorch's Tensor defines no ``__torch_function__`` yet, so today every subclass that does not define
+    one qualifies; once Tensor gets PyTorch's default (which converts results to the subclass), plain
+    subclasses go through the full parser and only the disabled impl (``nn.Parameter``) stays fast."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        return False
+    own = inspect.getattr_static(cls, "__torch_function__", None)
+    if own is None:
+        return True
+    fn = getattr(own, "__func__", own)  # a classmethod/staticmethod wraps the function
+    return any(fn is x or own is x for x in _NO_OVERRIDE)
+
+
+class _TensorSubclasses(dict):
+    """``_TS[cls]``: :func:`plain_tensor_subclass`, computed once per class (the generated fast paths test
+    ``type(x) is Tensor or _TS[type(x)]``, so an exact Tensor never reaches the table).
+
+    A class's answer is cached: assigning ``__torch_function__`` on a class after its instances went
+    through a binding is not seen (PyTorch looks it up per call, but classes do not change in practice).
+    """
+
+    __slots__ = ()
+
+    def __missing__(self, cls):
+        ok = self[cls] = plain_tensor_subclass(cls)
+        return ok
+
+
+_TS = _TensorSubclasses()
 
 
 def _wrap_list(impls):
@@ -39,7 +93,7 @@ def _return_type(name: str, fields: list):
         return tuple.__new__(cls, values)
 
     def __repr__(self):
-        body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self, strict=True))
         return f"torch.return_types.{name}(\n{body})"
 
     def __reduce__(self):

@@ -1,20 +1,22 @@
-"""Python-level functions of ``torch.functional`` — ``einsum``, ``unique``, ``unique_consecutive`` — and the
-``as_tuple`` form of ``nonzero`` (a manual binding in PyTorch's ``python_torch_functions_manual.cpp``).
+"""Python-level functions of ``torch.functional`` — ``einsum``, ``unique``, ``unique_consecutive``, ``norm`` — and
+the ``as_tuple`` form of ``nonzero`` (a manual binding in PyTorch's ``python_torch_functions_manual.cpp``).
 
 PyTorch writes these in Python over the aten operators; so does glasstorch: each parses its arguments the
 way PyTorch's code does and calls the generated bindings of ``einsum``, ``_unique2``, ``unique_dim``,
-``unique_consecutive`` and ``nonzero``.  :func:`install` puts them (and the ``Tensor.unique``,
-``Tensor.unique_consecutive``, ``Tensor.nonzero`` methods) in place of the generated bindings.
+``unique_consecutive``, ``nonzero`` and ``linalg.vector_norm``/``linalg.matrix_norm``.  :func:`install` puts
+them (and the ``Tensor.unique``, ``Tensor.unique_consecutive``, ``Tensor.nonzero``, ``Tensor.norm`` methods) in
+place of the generated bindings.
 
 Invariant: no data is touched here; every result comes from an operator.
 """
 
 from __future__ import annotations
 
+from . import linalg as _linalg
 from ._generated import functions as _ops
 from .tensor import Tensor
 
-__all__ = ["einsum", "unique", "unique_consecutive", "nonzero", "install"]
+__all__ = ["einsum", "unique", "unique_consecutive", "nonzero", "norm", "install"]
 
 
 def _subscript(n) -> str:
@@ -94,6 +96,33 @@ def nonzero(input, *, out=None, as_tuple=False):
     return _ops.nonzero(flat).unbind(1)
 
 
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """The vector or matrix norm of ``input`` (``torch.norm``, deprecated in PyTorch but widely used).
+
+    A number ``p`` (``inf`` included; None means 2) is ``linalg.vector_norm`` over ``dim`` (all dims when None);
+    ``'fro'`` over at most two dims is the 2-norm of the elements; ``'nuc'``, and ``'fro'`` over more dims, are
+    ``linalg.matrix_norm`` (which checks the dims and refuses other strings).
+
+    Example:
+        >>> import glasstorch as torch
+        >>> torch.norm(torch.tensor([[3., 4.]]))
+        tensor(5.)
+    """
+    dims = [dim] if isinstance(dim, int) else dim
+    extra = {} if out is None else {"out": out}
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            return _linalg.vector_norm(input, 2, dims, keepdim, dtype=dtype, **extra)
+        if dims is None:
+            dims = list(range(input.dim()))
+        return _linalg.matrix_norm(input, p, dims, keepdim, dtype=dtype, **extra)
+    return _linalg.vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype, **extra)
+
+
+def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
+    return norm(self, p, dim, keepdim, dtype=dtype)
+
+
 def _unique_method(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
     return unique(self, sorted=sorted, return_inverse=return_inverse, return_counts=return_counts, dim=dim)
 
@@ -108,11 +137,9 @@ def _nonzero_method(self, *, as_tuple=False):
 
 def install(namespace) -> None:
     """Bind the functions into ``namespace`` (the ``glasstorch`` module) and the methods onto Tensor."""
-    for name in ("einsum", "unique", "unique_consecutive", "nonzero"):
+    for name in ("einsum", "unique", "unique_consecutive", "nonzero", "norm"):
         setattr(namespace, name, globals()[name])
-    _unique_method.__name__ = "unique"
-    _unique_consecutive_method.__name__ = "unique_consecutive"
-    _nonzero_method.__name__ = "nonzero"
-    Tensor.unique = _unique_method
-    Tensor.unique_consecutive = _unique_consecutive_method
-    Tensor.nonzero = _nonzero_method
+    for method, name in ((_unique_method, "unique"), (_unique_consecutive_method, "unique_consecutive"),
+                         (_nonzero_method, "nonzero"), (_norm_method, "norm")):
+        method.__name__ = name
+        setattr(Tensor, name, method)

@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import inspect
+import threading
 import typing
 import weakref
 
@@ -27,6 +28,7 @@ from ._core.dispatch_key import ALIAS_KEYS, RUNTIME_KEYS
 from ._ops import dispatcher as _dispatcher
 from ._ops.schema import parse_schema
 from ._ops_namespace import OpOverload, to_impls, to_tensors
+from .autograd.function import Function
 from .tensor import Tensor
 
 __all__ = ["Library", "define", "impl", "custom_op", "register_fake", "register_kernel", "register_autograd",
@@ -191,9 +193,10 @@ class CustomOpDef:
         return fn
 
     def register_autograd(self, backward, /, *, setup_context=None):
-        """Store the backward formula; the autograd layer runs it for this op."""
+        """Make the op differentiable: ``backward(ctx, *grads)`` returns one gradient per input, after
+        ``setup_context(ctx, inputs, output)`` saved what it needs (``torch.library.register_autograd``)."""
         self._backward, self._setup_context = backward, setup_context
-        _autograd_formulas[self._qualname] = (backward, setup_context)
+        _install_autograd(self._lib, self._qualname, backward, setup_context)
 
     def __call__(self, *args, **kwargs):
         return self._opoverload(*args, **kwargs)
@@ -202,7 +205,40 @@ class CustomOpDef:
         return f"<CustomOpDef({self._qualname})>"
 
 
-_autograd_formulas: dict = {}
+_autograd_state = threading.local()  # the key set below Autograd, for the forward of the running op
+
+
+def _install_autograd(lib: Library, qualname: str, backward, setup_context) -> None:
+    """Register an Autograd-key kernel that runs the op as an ``autograd.Function`` (as PyTorch does: its node
+    is ``GeneratedBackwardFor_<ns>_<name>_<overload>Backward``); the forward redispatches below Autograd."""
+    handle = _dispatcher.get_op(qualname)
+    ns, name = qualname.split("::")
+    overload = handle.schema.overload_name or "default"
+
+    def forward(*args):
+        return to_tensors(handle.redispatch(_autograd_state.ks, *to_impls(list(args))))
+
+    def setup(ctx, inputs, output):
+        if setup_context is not None:
+            setup_context(ctx, inputs, output)
+
+    def grads(ctx, *grad_outputs):
+        res = backward(ctx, *grad_outputs)
+        return res if isinstance(res, tuple) else (res,)
+
+    fn_cls = type(f"GeneratedBackwardFor_{ns}_{name}_{overload}", (Function,), {
+        "forward": staticmethod(forward), "setup_context": staticmethod(setup), "backward": staticmethod(grads)})
+
+    def kernel(ks, *args):
+        prev = getattr(_autograd_state, "ks", None)
+        _autograd_state.ks = ks
+        try:
+            return fn_cls.apply(*args)
+        finally:
+            _autograd_state.ks = prev
+
+    kernel.__qualname__ = f"autograd::{qualname}"
+    lib.impl(qualname, kernel, "Autograd", with_keyset=True)
 
 
 def custom_op(name: str, fn=None, /, *, mutates_args, device_types=None, schema: str | None = None):
@@ -233,7 +269,8 @@ def register_kernel(op, device_types, fn=None, /, *, lib=None):
 def register_autograd(op, backward, /, *, setup_context=None, lib=None):
     if isinstance(op, CustomOpDef):
         return op.register_autograd(backward, setup_context=setup_context)
-    _autograd_formulas[op] = (backward, setup_context)
+    qualname = op._handle.name if isinstance(op, OpOverload) else op
+    _install_autograd(lib or _fragment(qualname.split("::")[0]), qualname, backward, setup_context)
 
 
 def get_kernel(op, dispatch_key: str):

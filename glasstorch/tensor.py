@@ -27,6 +27,7 @@ from ._ops import indexing as _indexing
 from ._ops.aten import aten
 from . import autograd as _autograd
 from .autograd import graph as _autograd_graph
+from .autograd.graph import current_grad_fn as _current_grad_fn
 from ._ops import factories as _fac
 from ._ops import python_arg_parser as _arg_parser
 from ._tensor.impl import AutogradMeta, TensorImpl
@@ -245,6 +246,15 @@ class Tensor:
     def data_ptr(self) -> int:
         return self._impl.data_ptr()
 
+    def record_stream(self, stream) -> None:
+        """Mark this tensor's memory as used on ``stream``: once freed, it is reused only after the work queued
+        there by then completes (device tensors; the caching allocator keeps the block until then)."""
+        record = getattr(self._impl.storage, "_record_stream", None)
+        if record is None:
+            raise RuntimeError(f"Could not run 'aten::record_stream' with arguments from the "
+                               f"'{self._impl.device.type.upper()}' backend.")
+        record(stream._handle)
+
     def is_set_to(self, other) -> bool:
         a, b = self._impl, other._impl
         return a.storage is b.storage and a.offset == b.offset and a.sizes == b.sizes and a.strides == b.strides
@@ -252,8 +262,13 @@ class Tensor:
     # -- autograd metadata (the engine arrives with the autograd layer) -------------------------------
     @property
     def requires_grad(self) -> bool:
-        meta = self._impl.autograd
-        return meta is not None and (meta.requires_grad or meta.grad_fn is not None)
+        impl = self._impl
+        meta = impl.autograd
+        if meta is None:
+            return False
+        if impl.base is None:
+            return meta.requires_grad or meta.grad_fn is not None
+        return _autograd_graph.requires_grad(impl) or _current_grad_fn(impl) is not None
 
     @requires_grad.setter
     def requires_grad(self, value):
@@ -316,13 +331,11 @@ class Tensor:
 
     @property
     def grad_fn(self):
-        meta = self._impl.autograd
-        return None if meta is None else meta.grad_fn
+        return _current_grad_fn(self._impl)
 
     @property
     def is_leaf(self) -> bool:
-        meta = self._impl.autograd
-        return meta is None or meta.grad_fn is None
+        return _current_grad_fn(self._impl) is None
 
     # -- backward and hooks (the engine is the autograd layer's) ------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -332,7 +345,7 @@ class Tensor:
     def register_hook(self, hook):
         """``hook(grad) -> Tensor | None`` runs when this tensor's gradient is computed."""
         meta = self._impl.autograd
-        if meta is None or not (meta.requires_grad or meta.grad_fn is not None):
+        if meta is None or not (meta.requires_grad or _current_grad_fn(self._impl) is not None):
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if meta.grad_fn is not None:
             return meta.grad_fn.add_tensor_pre_hook(meta.output_nr, hook)
@@ -354,7 +367,7 @@ class Tensor:
     def retain_grad(self):
         """Keep ``.grad`` for this non-leaf tensor after backward (a no-op on leaves)."""
         meta = self._impl.autograd
-        if meta is None or not (meta.requires_grad or meta.grad_fn is not None):
+        if meta is None or not (meta.requires_grad or _current_grad_fn(self._impl) is not None):
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if meta.grad_fn is None or meta.retains_grad:
             return
@@ -408,13 +421,27 @@ class Tensor:
         if not isinstance(new, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(new).__name__}")
         src, dst = new._impl, self._impl
-        dst.storage, dst.dtype, dst.device = src.storage, src.dtype, src.device
+        dst.storage, dst.dtype, dst.device, dst.key_set = src.storage, src.dtype, src.device, src.key_set
         dst.set_geometry(src.sizes, src.strides, src.offset)
 
     def detach(self) -> Tensor:
         """A tensor sharing storage and version counter, outside the autograd graph."""
         impl = self._impl
         return wrap(impl.view_impl(impl.sizes, impl.strides, impl.offset))
+
+    @staticmethod
+    def _make_subclass(cls, data, require_grad=False):
+        """A ``cls`` instance over ``data``'s memory and version counter, detached (how ``Parameter`` is made)."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not "
+                            "possible. Make sure your class inherits from Tensor.")
+        impl = data._impl
+        out = wrap(impl.view_impl(impl.sizes, impl.strides, impl.offset), cls)
+        if require_grad:
+            if not (impl.dtype.is_floating_point or impl.dtype.is_complex):
+                raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+            out._impl.autograd = AutogradMeta(True)
+        return out
 
     def detach_(self) -> Tensor:
         if self._impl.base is not None:
@@ -449,9 +476,9 @@ class Tensor:
 
     def numpy(self, *, force=False) -> np.ndarray:
         impl = self._impl
-        if impl.is_meta:
-            raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor to "
-                            "host memory first.")
+        if impl.device.type != "cpu":
+            raise TypeError(f"can't convert {impl.device} device type tensor to numpy. Use Tensor.cpu() to copy the "
+                            f"tensor to host memory first.")
         if not force and self.requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if impl.dtype is _dt.bfloat16:

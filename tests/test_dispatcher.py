@@ -29,8 +29,9 @@ def test_key_order_matches_pytorch_priorities():
 
 
 def test_tensor_keyset_carries_backend_autograd_and_adinplaceorview():
+    """As torch's ``DispatchKeySet(CPU, ADInplaceOrView, AutogradCPU, AutocastCPU)``."""
     ks = gt.ones(2)._impl.key_set
-    assert dk.keyset_names(ks) == ["AutogradCPU", "ADInplaceOrView", "CPU"]
+    assert dk.keyset_names(ks) == ["AutocastCPU", "AutogradCPU", "ADInplaceOrView", "CPU"]
     assert dk.keyset_names(gt.ones(2, device="meta")._impl.key_set) == ["AutogradMeta", "ADInplaceOrView", "Meta"]
 
 

@@ -89,12 +89,16 @@ BACKEND_FOR_DEVICE = {"cpu": "CPU", "cuda": "CUDA", "emu": "PrivateUse1", "priva
 
 
 def backend_keyset_for_device(device_type: str) -> int:
-    """The key set a new tensor on this device carries: backend + its autograd key + ADInplaceOrView.
+    """The key set a new tensor on this device carries: backend + its autograd key + ADInplaceOrView + its
+    autocast key.
 
-    PyTorch puts the autograd keys on *every* non-inference tensor, whether or not it requires grad.
+    PyTorch puts the autograd keys on *every* non-inference tensor, whether or not it requires grad, and the
+    autocast key too (the thread-local excluded set hides it until ``autocast`` is entered).
     """
     backend = BACKEND_FOR_DEVICE.get(device_type, "CPU")
-    return bit(backend) | bit(AUTOGRAD_FOR_BACKEND[backend]) | bit("ADInplaceOrView")
+    ks = bit(backend) | bit(AUTOGRAD_FOR_BACKEND[backend]) | bit("ADInplaceOrView")
+    autocast = AUTOCAST_FOR_BACKEND.get(backend)
+    return ks | bit(autocast) if autocast is not None else ks
 
 
 # -- alias keys (registration only) -----------------------------------------------------------------

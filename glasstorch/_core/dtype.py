@@ -27,7 +27,8 @@ import numpy as np
 __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
     "float64", "complex32", "complex64", "complex128", "get_default_dtype", "set_default_dtype", "promote_types",
-    "can_cast", "finfo", "iinfo", "ALL_DTYPES",
+    "can_cast", "finfo", "iinfo", "ALL_DTYPES", "cpp_type_name", "check_linalg_norm_dtype",
+    "float_digits",
 ]
 
 # Categories, lowest to highest (PyTorch: bool < integral < floating < complex).
@@ -243,8 +244,19 @@ def _wrapped_dtype(d):
     return d if d is bool else int64
 
 
-# std::numeric_limits<T>::digits10 — finfo.resolution is 10 ** -digits10 (torch/csrc/TypeInfo.cpp).
-_DIGITS10 = {"float16": 3, "bfloat16": 2, "float32": 6, "float64": 15}
+# std::numeric_limits<T>::digits (significand bits, the implicit one included) and ::digits10 of each floating
+# type; finfo.resolution is 10 ** -digits10 (torch/csrc/TypeInfo.cpp).
+_DIGITS = {"float16": (11, 3), "bfloat16": (8, 2), "float32": (24, 6), "float64": (53, 15)}
+
+
+def float_digits(d: dtype) -> int:
+    """``std::numeric_limits<T>::digits`` of a floating dtype (of the real part, for a complex one): 24 for float32.
+
+    Example:
+        >>> float_digits(bfloat16)
+        8
+    """
+    return _DIGITS[d.to_real()._name][0]
 
 
 class finfo:
@@ -271,7 +283,7 @@ class finfo:
         self.min = float(info.min)
         self.tiny = float(info.tiny)
         self.smallest_normal = self.tiny
-        self.resolution = 10.0 ** -_DIGITS10[real._name]
+        self.resolution = 10.0 ** -_DIGITS[real._name][1]
         self.dtype = real._name
 
     def __repr__(self):
@@ -321,3 +333,42 @@ def from_numpy_dtype(np_dtype) -> dtype:
 def name_of(d: dtype) -> str:
     """PyTorch's ScalarType name (Float, Long, ...) used in error messages."""
     return d._short
+
+
+def check_linalg_norm_dtype(dtype, self_dtype, fn_name: str) -> None:
+    """ATen's ``check_linalg_norm_dtype``: a norm's requested ``dtype`` (None: no request) must be floating or
+    complex like the input's, and the input must promote to it without narrowing."""
+    if dtype is None:
+        return
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(f"{fn_name}: dtype should be floating point or complex, but got {dtype._short}")
+    if dtype.is_complex != self_dtype.is_complex:
+        kind = "complex" if self_dtype.is_complex else "real"
+        raise RuntimeError(f"{fn_name}: dtype should be {kind} for {kind} inputs, but got {dtype._short}")
+    if promote_types(self_dtype, dtype) is not dtype:
+        raise RuntimeError(f"{fn_name}: the dtype of the input ({self_dtype._short}) should be convertible "
+                           f"without narrowing to the specified dtype ({dtype._short})")
+
+
+# The C++ element types' names as PyTorch's messages print them, in two spellings:
+# "scalar" -- the token c10's Scalar accessors are declared with ("value cannot be converted to type int64_t
+#             without overflow");
+# "typeid" -- the demangled typeid of the kernel's scalar_t ("from is out of bounds for long int").
+_CPP_TYPE_NAMES = {
+    bool: ("bool", "bool"), uint8: ("uint8_t", "unsigned char"), int8: ("int8_t", "signed char"),
+    int16: ("int16_t", "short int"), int32: ("int", "int"), int64: ("int64_t", "long int"),
+    float16: ("c10::Half", "c10::Half"), bfloat16: ("c10::BFloat16", "c10::BFloat16"), float32: ("float", "float"),
+    float64: ("double", "double"), complex32: ("c10::complex<c10::Half>", "c10::complex<c10::Half>"),
+    complex64: ("c10::complex<float>", "c10::complex<float>"),
+    complex128: ("c10::complex<double>", "c10::complex<double>"),
+}
+
+
+def cpp_type_name(d: dtype, style: str = "scalar") -> str:
+    """The C++ name of ``d``'s element type in PyTorch's messages: ``style`` is "scalar" or "typeid".
+
+    Example:
+        >>> cpp_type_name(int64), cpp_type_name(int64, "typeid")
+        ('int64_t', 'long int')
+    """
+    return _CPP_TYPE_NAMES[d][style == "typeid"]

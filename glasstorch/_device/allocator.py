@@ -17,6 +17,8 @@ class Allocator:
     """The interface every device allocator fills in."""
 
     name = "abstract"
+    # Device backends (emu, cuda) own their memory through a Storage subclass; None: plain UntypedStorage.
+    storage_class = None
 
     def allocate(self, nbytes: int):
         raise NotImplementedError

@@ -2,8 +2,9 @@
 
 """glasstorch.* functions generated from native_functions/*.yaml."""
 
-from glasstorch._binding_support import _make_rt, _requires_grad, _return_type, _wrap, _wrap_list, _wrap_tuple
+from glasstorch._binding_support import _TS, _make_rt, _requires_grad, _return_type, _wrap, _wrap_list, _wrap_tuple
 from glasstorch._ops.python_arg_parser import Signatures as _Signatures
+from glasstorch.overrides import _binding_fallback as _tf_fallback
 from glasstorch.tensor import Tensor as _T
 from glasstorch._ops._generated.ops import (  # noqa: F401
     _adaptive_avg_pool2d as _op__adaptive_avg_pool2d,
@@ -788,7 +789,10 @@ _sig_convolution = _Signatures('convolution', [
 
 def convolution(*args, **kwargs):
     """convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups)"""
-    i, a = _sig_convolution.parse(args, kwargs)
+    try:
+        i, a = _sig_convolution.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, convolution, args, kwargs)
     return _wrap(_op_convolution.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]))
 
 
@@ -799,7 +803,10 @@ _sig__convolution = _Signatures('_convolution', [
 
 def _convolution(*args, **kwargs):
     """_convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32)"""
-    i, a = _sig__convolution.parse(args, kwargs)
+    try:
+        i, a = _sig__convolution.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _convolution, args, kwargs)
     return _wrap(_op__convolution.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12]))
 
 
@@ -810,7 +817,10 @@ _sig__convolution_mode = _Signatures('_convolution_mode', [
 
 def _convolution_mode(*args, **kwargs):
     """_convolution_mode(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, str padding, SymInt[] dilation, SymInt groups)"""
-    i, a = _sig__convolution_mode.parse(args, kwargs)
+    try:
+        i, a = _sig__convolution_mode.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _convolution_mode, args, kwargs)
     return _wrap(_op__convolution_mode.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
 
 
@@ -822,7 +832,10 @@ _sig_conv1d = _Signatures('conv1d', [
 
 def conv1d(*args, **kwargs):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1)"""
-    i, a = _sig_conv1d.parse(args, kwargs)
+    try:
+        i, a = _sig_conv1d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, conv1d, args, kwargs)
     if i == 0:
         return _wrap(_op_conv1d.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
     elif i == 1:
@@ -837,7 +850,10 @@ _sig_conv2d = _Signatures('conv2d', [
 
 def conv2d(*args, **kwargs):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1)"""
-    i, a = _sig_conv2d.parse(args, kwargs)
+    try:
+        i, a = _sig_conv2d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, conv2d, args, kwargs)
     if i == 0:
         return _wrap(_op_conv2d.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
     elif i == 1:
@@ -851,7 +867,10 @@ _sig_max_pool2d = _Signatures('max_pool2d', [
 
 def max_pool2d(*args, **kwargs):
     """max_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False)"""
-    i, a = _sig_max_pool2d.parse(args, kwargs)
+    try:
+        i, a = _sig_max_pool2d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, max_pool2d, args, kwargs)
     return _wrap(_op_max_pool2d.call(a[0], a[1], a[2], a[3], a[4], a[5]))
 
 
@@ -862,7 +881,10 @@ _sig_max_pool2d_with_indices = _Signatures('max_pool2d_with_indices', [
 
 def max_pool2d_with_indices(*args, **kwargs):
     """max_pool2d_with_indices(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor[2]? out=None)"""
-    i, a = _sig_max_pool2d_with_indices.parse(args, kwargs)
+    try:
+        i, a = _sig_max_pool2d_with_indices.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, max_pool2d_with_indices, args, kwargs)
     if a[6] is None:
         return _wrap_tuple(_op_max_pool2d_with_indices.call(a[0], a[1], a[2], a[3], a[4], a[5]))
     return _wrap_tuple(_op_max_pool2d_with_indices_out.call(a[0], a[1], a[2], a[3], a[4], a[5], *a[6]))
@@ -875,7 +897,10 @@ _sig_avg_pool2d = _Signatures('avg_pool2d', [
 
 def avg_pool2d(*args, **kwargs):
     """avg_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor? out=None)"""
-    i, a = _sig_avg_pool2d.parse(args, kwargs)
+    try:
+        i, a = _sig_avg_pool2d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, avg_pool2d, args, kwargs)
     if a[7] is None:
         return _wrap(_op_avg_pool2d.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
     return _wrap(_op_avg_pool2d_out.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
@@ -888,7 +913,10 @@ _sig_adaptive_avg_pool2d = _Signatures('adaptive_avg_pool2d', [
 
 def adaptive_avg_pool2d(*args, **kwargs):
     """adaptive_avg_pool2d(Tensor input, SymInt[2] output_size, *, Tensor? out=None)"""
-    i, a = _sig_adaptive_avg_pool2d.parse(args, kwargs)
+    try:
+        i, a = _sig_adaptive_avg_pool2d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, adaptive_avg_pool2d, args, kwargs)
     if a[2] is None:
         return _wrap(_op_adaptive_avg_pool2d.call(a[0], a[1]))
     return _wrap(_op_adaptive_avg_pool2d_out.call(a[0], a[1], a[2]))
@@ -901,7 +929,10 @@ _sig__adaptive_avg_pool2d = _Signatures('_adaptive_avg_pool2d', [
 
 def _adaptive_avg_pool2d(*args, **kwargs):
     """_adaptive_avg_pool2d(Tensor input, SymInt[2] output_size)"""
-    i, a = _sig__adaptive_avg_pool2d.parse(args, kwargs)
+    try:
+        i, a = _sig__adaptive_avg_pool2d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _adaptive_avg_pool2d, args, kwargs)
     return _wrap(_op__adaptive_avg_pool2d.call(a[0], a[1]))
 
 
@@ -912,7 +943,10 @@ _sig_scaled_dot_product_attention = _Signatures('scaled_dot_product_attention', 
 
 def scaled_dot_product_attention(*args, **kwargs):
     """scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False)"""
-    i, a = _sig_scaled_dot_product_attention.parse(args, kwargs)
+    try:
+        i, a = _sig_scaled_dot_product_attention.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, scaled_dot_product_attention, args, kwargs)
     return _wrap(_op_scaled_dot_product_attention.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
 
 
@@ -923,7 +957,10 @@ _sig__fused_sdp_choice = _Signatures('_fused_sdp_choice', [
 
 def _fused_sdp_choice(*args, **kwargs):
     """_fused_sdp_choice(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False)"""
-    i, a = _sig__fused_sdp_choice.parse(args, kwargs)
+    try:
+        i, a = _sig__fused_sdp_choice.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _fused_sdp_choice, args, kwargs)
     return _op__fused_sdp_choice.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7])
 
 
@@ -934,7 +971,10 @@ _sig__scaled_dot_product_attention_math = _Signatures('_scaled_dot_product_atten
 
 def _scaled_dot_product_attention_math(*args, **kwargs):
     """_scaled_dot_product_attention_math(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, Tensor? dropout_mask=None, *, float? scale=None, bool enable_gqa=False)"""
-    i, a = _sig__scaled_dot_product_attention_math.parse(args, kwargs)
+    try:
+        i, a = _sig__scaled_dot_product_attention_math.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _scaled_dot_product_attention_math, args, kwargs)
     return _wrap_tuple(_op__scaled_dot_product_attention_math.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]))
 
 
@@ -945,10 +985,13 @@ _sig__scaled_dot_product_flash_attention_for_cpu = _Signatures('_scaled_dot_prod
 
 def _scaled_dot_product_flash_attention_for_cpu(*args, **kwargs):
     """_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None)"""
-    if len(args) == 5 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T and type(args[3]) is float and type(args[4]) is bool:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl, args[3], args[4], None, None]
+    if len(args) == 5 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]) and type(args[3]) is float and type(args[4]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _make_rt(_rt_scaled_dot_product_flash_attention_for_cpu_0, _op__scaled_dot_product_flash_attention_for_cpu.call(args[0]._impl, args[1]._impl, args[2]._impl, args[3], args[4], None, None))
     else:
-        i, a = _sig__scaled_dot_product_flash_attention_for_cpu.parse(args, kwargs)
+        try:
+            i, a = _sig__scaled_dot_product_flash_attention_for_cpu.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, _scaled_dot_product_flash_attention_for_cpu, args, kwargs)
     return _make_rt(_rt_scaled_dot_product_flash_attention_for_cpu_0, _op__scaled_dot_product_flash_attention_for_cpu.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
 
 
@@ -960,10 +1003,13 @@ _sig_masked_fill = _Signatures('masked_fill', [
 
 def masked_fill(*args, **kwargs):
     """masked_fill(Tensor input, Tensor mask, Tensor value)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_masked_fill_Tensor.call(args[0]._impl, args[1]._impl, args[2]._impl))
     else:
-        i, a = _sig_masked_fill.parse(args, kwargs)
+        try:
+            i, a = _sig_masked_fill.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, masked_fill, args, kwargs)
     if i == 0:
         return _wrap(_op_masked_fill_Tensor.call(a[0], a[1], a[2]))
     elif i == 1:
@@ -977,10 +1023,13 @@ _sig_masked_select = _Signatures('masked_select', [
 
 def masked_select(*args, **kwargs):
     """masked_select(Tensor input, Tensor mask, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_masked_select.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_masked_select.parse(args, kwargs)
+        try:
+            i, a = _sig_masked_select.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, masked_select, args, kwargs)
     if a[2] is None:
         return _wrap(_op_masked_select.call(a[0], a[1]))
     return _wrap(_op_masked_select_out.call(a[0], a[1], a[2]))
@@ -993,10 +1042,13 @@ _sig_masked_scatter = _Signatures('masked_scatter', [
 
 def masked_scatter(*args, **kwargs):
     """masked_scatter(Tensor input, Tensor mask, Tensor source)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_masked_scatter.call(args[0]._impl, args[1]._impl, args[2]._impl))
     else:
-        i, a = _sig_masked_scatter.parse(args, kwargs)
+        try:
+            i, a = _sig_masked_scatter.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, masked_scatter, args, kwargs)
     return _wrap(_op_masked_scatter.call(a[0], a[1], a[2]))
 
 
@@ -1007,10 +1059,13 @@ _sig_index_select = _Signatures('index_select', [
 
 def index_select(*args, **kwargs):
     """index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2]._impl, None]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_index_select.call(args[0]._impl, args[1], args[2]._impl))
     else:
-        i, a = _sig_index_select.parse(args, kwargs)
+        try:
+            i, a = _sig_index_select.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, index_select, args, kwargs)
     if a[3] is None:
         return _wrap(_op_index_select.call(a[0], a[1], a[2]))
     return _wrap(_op_index_select_out.call(a[0], a[1], a[2], a[3]))
@@ -1023,10 +1078,13 @@ _sig_gather = _Signatures('gather', [
 
 def gather(*args, **kwargs):
     """gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2]._impl, False, None]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_gather.call(args[0]._impl, args[1], args[2]._impl, False))
     else:
-        i, a = _sig_gather.parse(args, kwargs)
+        try:
+            i, a = _sig_gather.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, gather, args, kwargs)
     if a[4] is None:
         return _wrap(_op_gather.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_gather_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -1039,10 +1097,13 @@ _sig_take = _Signatures('take', [
 
 def take(*args, **kwargs):
     """take(Tensor input, Tensor index, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_take.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_take.parse(args, kwargs)
+        try:
+            i, a = _sig_take.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, take, args, kwargs)
     if a[2] is None:
         return _wrap(_op_take.call(a[0], a[1]))
     return _wrap(_op_take_out.call(a[0], a[1], a[2]))
@@ -1055,7 +1116,10 @@ _sig_take_along_dim = _Signatures('take_along_dim', [
 
 def take_along_dim(*args, **kwargs):
     """take_along_dim(Tensor input, Tensor indices, int? dim=None, *, Tensor? out=None)"""
-    i, a = _sig_take_along_dim.parse(args, kwargs)
+    try:
+        i, a = _sig_take_along_dim.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, take_along_dim, args, kwargs)
     if a[3] is None:
         return _wrap(_op_take_along_dim.call(a[0], a[1], a[2]))
     return _wrap(_op_take_along_dim_out.call(a[0], a[1], a[2], a[3]))
@@ -1071,10 +1135,13 @@ _sig_scatter = _Signatures('scatter', [
 
 def scatter(*args, **kwargs):
     """scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is _T and type(args[3]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2]._impl, args[3]._impl, None]
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and (type(args[2]) is _T or _TS[type(args[2])]) and (type(args[3]) is _T or _TS[type(args[3])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_scatter_src.call(args[0]._impl, args[1], args[2]._impl, args[3]._impl))
     else:
-        i, a = _sig_scatter.parse(args, kwargs)
+        try:
+            i, a = _sig_scatter.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, scatter, args, kwargs)
     if i == 0:
         if a[4] is None:
             return _wrap(_op_scatter_src.call(a[0], a[1], a[2], a[3]))
@@ -1100,10 +1167,13 @@ _sig_scatter_add = _Signatures('scatter_add', [
 
 def scatter_add(*args, **kwargs):
     """scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is _T and type(args[3]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2]._impl, args[3]._impl, None]
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and (type(args[2]) is _T or _TS[type(args[2])]) and (type(args[3]) is _T or _TS[type(args[3])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_scatter_add.call(args[0]._impl, args[1], args[2]._impl, args[3]._impl))
     else:
-        i, a = _sig_scatter_add.parse(args, kwargs)
+        try:
+            i, a = _sig_scatter_add.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, scatter_add, args, kwargs)
     if a[4] is None:
         return _wrap(_op_scatter_add.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_scatter_add_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -1116,7 +1186,10 @@ _sig_scatter_reduce = _Signatures('scatter_reduce', [
 
 def scatter_reduce(*args, **kwargs):
     """scatter_reduce(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor? out=None)"""
-    i, a = _sig_scatter_reduce.parse(args, kwargs)
+    try:
+        i, a = _sig_scatter_reduce.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, scatter_reduce, args, kwargs)
     if a[6] is None:
         return _wrap(_op_scatter_reduce_two.call(a[0], a[1], a[2], a[3], a[4], a[5]))
     return _wrap(_op_scatter_reduce_two_out.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
@@ -1129,10 +1202,13 @@ _sig_index_add = _Signatures('index_add', [
 
 def index_add(*args, **kwargs):
     """index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is _T and type(args[3]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2]._impl, args[3]._impl, 1, None]
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and (type(args[2]) is _T or _TS[type(args[2])]) and (type(args[3]) is _T or _TS[type(args[3])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_index_add.call(args[0]._impl, args[1], args[2]._impl, args[3]._impl, 1))
     else:
-        i, a = _sig_index_add.parse(args, kwargs)
+        try:
+            i, a = _sig_index_add.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, index_add, args, kwargs)
     if a[5] is None:
         return _wrap(_op_index_add.call(a[0], a[1], a[2], a[3], a[4]))
     return _wrap(_op_index_add_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
@@ -1145,10 +1221,13 @@ _sig_index_copy = _Signatures('index_copy', [
 
 def index_copy(*args, **kwargs):
     """index_copy(Tensor input, int dim, Tensor index, Tensor source, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is _T and type(args[3]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2]._impl, args[3]._impl, None]
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and (type(args[2]) is _T or _TS[type(args[2])]) and (type(args[3]) is _T or _TS[type(args[3])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_index_copy.call(args[0]._impl, args[1], args[2]._impl, args[3]._impl))
     else:
-        i, a = _sig_index_copy.parse(args, kwargs)
+        try:
+            i, a = _sig_index_copy.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, index_copy, args, kwargs)
     if a[4] is None:
         return _wrap(_op_index_copy.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_index_copy_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -1162,10 +1241,13 @@ _sig_index_fill = _Signatures('index_fill', [
 
 def index_fill(*args, **kwargs):
     """index_fill(Tensor input, int dim, Tensor index, Tensor value)"""
-    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is _T and type(args[3]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2]._impl, args[3]._impl]
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and (type(args[2]) is _T or _TS[type(args[2])]) and (type(args[3]) is _T or _TS[type(args[3])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_index_fill_int_Tensor.call(args[0]._impl, args[1], args[2]._impl, args[3]._impl))
     else:
-        i, a = _sig_index_fill.parse(args, kwargs)
+        try:
+            i, a = _sig_index_fill.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, index_fill, args, kwargs)
     if i == 0:
         return _wrap(_op_index_fill_int_Tensor.call(a[0], a[1], a[2], a[3]))
     elif i == 1:
@@ -1179,7 +1261,10 @@ _sig_index_put_ = _Signatures('index_put_', [
 
 def index_put_(*args, **kwargs):
     """index_put_(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False)"""
-    i, a = _sig_index_put_.parse(args, kwargs)
+    try:
+        i, a = _sig_index_put_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, index_put_, args, kwargs)
     return _wrap(_op_index_put_.call(a[0], a[1], a[2], a[3]))
 
 
@@ -1190,7 +1275,10 @@ _sig_index_put = _Signatures('index_put', [
 
 def index_put(*args, **kwargs):
     """index_put(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False)"""
-    i, a = _sig_index_put.parse(args, kwargs)
+    try:
+        i, a = _sig_index_put.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, index_put, args, kwargs)
     return _wrap(_op_index_put.call(a[0], a[1], a[2], a[3]))
 
 
@@ -1201,7 +1289,10 @@ _sig__index_put_impl_ = _Signatures('_index_put_impl_', [
 
 def _index_put_impl_(*args, **kwargs):
     """_index_put_impl_(Tensor input, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False)"""
-    i, a = _sig__index_put_impl_.parse(args, kwargs)
+    try:
+        i, a = _sig__index_put_impl_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _index_put_impl_, args, kwargs)
     return _wrap(_op__index_put_impl_.call(a[0], a[1], a[2], a[3], a[4]))
 
 
@@ -1212,10 +1303,13 @@ _sig_one_hot = _Signatures('one_hot', [
 
 def one_hot(*args, **kwargs):
     """one_hot(Tensor input, int num_classes=-1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_one_hot.call(args[0]._impl, args[1]))
     else:
-        i, a = _sig_one_hot.parse(args, kwargs)
+        try:
+            i, a = _sig_one_hot.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, one_hot, args, kwargs)
     return _wrap(_op_one_hot.call(a[0], a[1]))
 
 
@@ -1226,10 +1320,13 @@ _sig_mm = _Signatures('mm', [
 
 def mm(*args, **kwargs):
     """mm(Tensor input, Tensor mat2, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_mm.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_mm.parse(args, kwargs)
+        try:
+            i, a = _sig_mm.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, mm, args, kwargs)
     if a[2] is None:
         return _wrap(_op_mm.call(a[0], a[1]))
     return _wrap(_op_mm_out.call(a[0], a[1], a[2]))
@@ -1242,10 +1339,13 @@ _sig_bmm = _Signatures('bmm', [
 
 def bmm(*args, **kwargs):
     """bmm(Tensor input, Tensor mat2, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_bmm.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_bmm.parse(args, kwargs)
+        try:
+            i, a = _sig_bmm.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bmm, args, kwargs)
     if a[2] is None:
         return _wrap(_op_bmm.call(a[0], a[1]))
     return _wrap(_op_bmm_out.call(a[0], a[1], a[2]))
@@ -1258,10 +1358,13 @@ _sig_addmm = _Signatures('addmm', [
 
 def addmm(*args, **kwargs):
     """addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl, 1, 1, None]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_addmm.call(args[0]._impl, args[1]._impl, args[2]._impl, 1, 1))
     else:
-        i, a = _sig_addmm.parse(args, kwargs)
+        try:
+            i, a = _sig_addmm.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, addmm, args, kwargs)
     if a[5] is None:
         return _wrap(_op_addmm.call(a[0], a[1], a[2], a[3], a[4]))
     return _wrap(_op_addmm_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
@@ -1274,10 +1377,13 @@ _sig_baddbmm = _Signatures('baddbmm', [
 
 def baddbmm(*args, **kwargs):
     """baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl, 1, 1, None]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_baddbmm.call(args[0]._impl, args[1]._impl, args[2]._impl, 1, 1))
     else:
-        i, a = _sig_baddbmm.parse(args, kwargs)
+        try:
+            i, a = _sig_baddbmm.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, baddbmm, args, kwargs)
     if a[5] is None:
         return _wrap(_op_baddbmm.call(a[0], a[1], a[2], a[3], a[4]))
     return _wrap(_op_baddbmm_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
@@ -1290,10 +1396,13 @@ _sig_addbmm = _Signatures('addbmm', [
 
 def addbmm(*args, **kwargs):
     """addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl, 1, 1, None]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_addbmm.call(args[0]._impl, args[1]._impl, args[2]._impl, 1, 1))
     else:
-        i, a = _sig_addbmm.parse(args, kwargs)
+        try:
+            i, a = _sig_addbmm.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, addbmm, args, kwargs)
     if a[5] is None:
         return _wrap(_op_addbmm.call(a[0], a[1], a[2], a[3], a[4]))
     return _wrap(_op_addbmm_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
@@ -1306,10 +1415,13 @@ _sig_addmv = _Signatures('addmv', [
 
 def addmv(*args, **kwargs):
     """addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl, 1, 1, None]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_addmv.call(args[0]._impl, args[1]._impl, args[2]._impl, 1, 1))
     else:
-        i, a = _sig_addmv.parse(args, kwargs)
+        try:
+            i, a = _sig_addmv.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, addmv, args, kwargs)
     if a[5] is None:
         return _wrap(_op_addmv.call(a[0], a[1], a[2], a[3], a[4]))
     return _wrap(_op_addmv_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
@@ -1322,10 +1434,13 @@ _sig_addmv_ = _Signatures('addmv_', [
 
 def addmv_(*args, **kwargs):
     """addmv_(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl, 1, 1]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_addmv_.call(args[0]._impl, args[1]._impl, args[2]._impl, 1, 1))
     else:
-        i, a = _sig_addmv_.parse(args, kwargs)
+        try:
+            i, a = _sig_addmv_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, addmv_, args, kwargs)
     return _wrap(_op_addmv_.call(a[0], a[1], a[2], a[3], a[4]))
 
 
@@ -1336,10 +1451,13 @@ _sig_mv = _Signatures('mv', [
 
 def mv(*args, **kwargs):
     """mv(Tensor input, Tensor vec, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_mv.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_mv.parse(args, kwargs)
+        try:
+            i, a = _sig_mv.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, mv, args, kwargs)
     if a[2] is None:
         return _wrap(_op_mv.call(a[0], a[1]))
     return _wrap(_op_mv_out.call(a[0], a[1], a[2]))
@@ -1352,10 +1470,13 @@ _sig_dot = _Signatures('dot', [
 
 def dot(*args, **kwargs):
     """dot(Tensor input, Tensor tensor, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_dot.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_dot.parse(args, kwargs)
+        try:
+            i, a = _sig_dot.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, dot, args, kwargs)
     if a[2] is None:
         return _wrap(_op_dot.call(a[0], a[1]))
     return _wrap(_op_dot_out.call(a[0], a[1], a[2]))
@@ -1368,10 +1489,13 @@ _sig_vdot = _Signatures('vdot', [
 
 def vdot(*args, **kwargs):
     """vdot(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_vdot.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_vdot.parse(args, kwargs)
+        try:
+            i, a = _sig_vdot.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, vdot, args, kwargs)
     if a[2] is None:
         return _wrap(_op_vdot.call(a[0], a[1]))
     return _wrap(_op_vdot_out.call(a[0], a[1], a[2]))
@@ -1384,10 +1508,13 @@ _sig_matmul = _Signatures('matmul', [
 
 def matmul(*args, **kwargs):
     """matmul(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_matmul.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_matmul.parse(args, kwargs)
+        try:
+            i, a = _sig_matmul.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, matmul, args, kwargs)
     if a[2] is None:
         return _wrap(_op_matmul.call(a[0], a[1]))
     return _wrap(_op_matmul_out.call(a[0], a[1], a[2]))
@@ -1400,7 +1527,10 @@ _sig_linear = _Signatures('linear', [
 
 def linear(*args, **kwargs):
     """linear(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor? out=None)"""
-    i, a = _sig_linear.parse(args, kwargs)
+    try:
+        i, a = _sig_linear.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linear, args, kwargs)
     if a[3] is None:
         return _wrap(_op_linear.call(a[0], a[1], a[2]))
     return _wrap(_op_linear_out.call(a[0], a[1], a[2], a[3]))
@@ -1413,10 +1543,13 @@ _sig_outer = _Signatures('outer', [
 
 def outer(*args, **kwargs):
     """outer(Tensor input, Tensor vec2, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_outer.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_outer.parse(args, kwargs)
+        try:
+            i, a = _sig_outer.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, outer, args, kwargs)
     if a[2] is None:
         return _wrap(_op_outer.call(a[0], a[1]))
     return _wrap(_op_outer_out.call(a[0], a[1], a[2]))
@@ -1429,10 +1562,13 @@ _sig_ger = _Signatures('ger', [
 
 def ger(*args, **kwargs):
     """ger(Tensor input, Tensor vec2, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_ger.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_ger.parse(args, kwargs)
+        try:
+            i, a = _sig_ger.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, ger, args, kwargs)
     if a[2] is None:
         return _wrap(_op_ger.call(a[0], a[1]))
     return _wrap(_op_ger_out.call(a[0], a[1], a[2]))
@@ -1445,7 +1581,10 @@ _sig_einsum = _Signatures('einsum', [
 
 def einsum(*args, **kwargs):
     """einsum(str equation, Tensor[] tensors, *, int[]? path=None)"""
-    i, a = _sig_einsum.parse(args, kwargs)
+    try:
+        i, a = _sig_einsum.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, einsum, args, kwargs)
     return _wrap(_op_einsum.call(a[0], a[1], a[2]))
 
 
@@ -1456,7 +1595,10 @@ _sig_softmax = _Signatures('softmax', [
 
 def softmax(*args, **kwargs):
     """softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None)"""
-    i, a = _sig_softmax.parse(args, kwargs)
+    try:
+        i, a = _sig_softmax.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, softmax, args, kwargs)
     if a[3] is None:
         return _wrap(_op_softmax_int.call(a[0], a[1], a[2]))
     return _wrap(_op_softmax_int_out.call(a[0], a[1], a[2], a[3]))
@@ -1469,10 +1611,13 @@ _sig__softmax = _Signatures('_softmax', [
 
 def _softmax(*args, **kwargs):
     """_softmax(Tensor input, int dim, bool half_to_float, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is bool:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2], None]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op__softmax.call(args[0]._impl, args[1], args[2]))
     else:
-        i, a = _sig__softmax.parse(args, kwargs)
+        try:
+            i, a = _sig__softmax.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, _softmax, args, kwargs)
     if a[3] is None:
         return _wrap(_op__softmax.call(a[0], a[1], a[2]))
     return _wrap(_op__softmax_out.call(a[0], a[1], a[2], a[3]))
@@ -1485,7 +1630,10 @@ _sig_log_softmax = _Signatures('log_softmax', [
 
 def log_softmax(*args, **kwargs):
     """log_softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None)"""
-    i, a = _sig_log_softmax.parse(args, kwargs)
+    try:
+        i, a = _sig_log_softmax.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, log_softmax, args, kwargs)
     if a[3] is None:
         return _wrap(_op_log_softmax_int.call(a[0], a[1], a[2]))
     return _wrap(_op_log_softmax_int_out.call(a[0], a[1], a[2], a[3]))
@@ -1498,10 +1646,13 @@ _sig__log_softmax = _Signatures('_log_softmax', [
 
 def _log_softmax(*args, **kwargs):
     """_log_softmax(Tensor input, int dim, bool half_to_float, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is bool:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2], None]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op__log_softmax.call(args[0]._impl, args[1], args[2]))
     else:
-        i, a = _sig__log_softmax.parse(args, kwargs)
+        try:
+            i, a = _sig__log_softmax.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, _log_softmax, args, kwargs)
     if a[3] is None:
         return _wrap(_op__log_softmax.call(a[0], a[1], a[2]))
     return _wrap(_op__log_softmax_out.call(a[0], a[1], a[2], a[3]))
@@ -1514,10 +1665,13 @@ _sig_relu = _Signatures('relu', [
 
 def relu(*args, **kwargs):
     """relu(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_relu.call(args[0]._impl))
     else:
-        i, a = _sig_relu.parse(args, kwargs)
+        try:
+            i, a = _sig_relu.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, relu, args, kwargs)
     return _wrap(_op_relu.call(a[0]))
 
 
@@ -1528,10 +1682,13 @@ _sig_relu_ = _Signatures('relu_', [
 
 def relu_(*args, **kwargs):
     """relu_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_relu_.call(args[0]._impl))
     else:
-        i, a = _sig_relu_.parse(args, kwargs)
+        try:
+            i, a = _sig_relu_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, relu_, args, kwargs)
     return _wrap(_op_relu_.call(a[0]))
 
 
@@ -1542,10 +1699,13 @@ _sig_relu6 = _Signatures('relu6', [
 
 def relu6(*args, **kwargs):
     """relu6(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_relu6.call(args[0]._impl))
     else:
-        i, a = _sig_relu6.parse(args, kwargs)
+        try:
+            i, a = _sig_relu6.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, relu6, args, kwargs)
     return _wrap(_op_relu6.call(a[0]))
 
 
@@ -1556,10 +1716,13 @@ _sig_relu6_ = _Signatures('relu6_', [
 
 def relu6_(*args, **kwargs):
     """relu6_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_relu6_.call(args[0]._impl))
     else:
-        i, a = _sig_relu6_.parse(args, kwargs)
+        try:
+            i, a = _sig_relu6_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, relu6_, args, kwargs)
     return _wrap(_op_relu6_.call(a[0]))
 
 
@@ -1570,10 +1733,13 @@ _sig_gelu_ = _Signatures('gelu_', [
 
 def gelu_(*args, **kwargs):
     """gelu_(Tensor input, *, str approximate='none')"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, 'none']
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_gelu_.call(args[0]._impl, 'none'))
     else:
-        i, a = _sig_gelu_.parse(args, kwargs)
+        try:
+            i, a = _sig_gelu_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, gelu_, args, kwargs)
     return _wrap(_op_gelu_.call(a[0], a[1]))
 
 
@@ -1584,10 +1750,13 @@ _sig_gelu = _Signatures('gelu', [
 
 def gelu(*args, **kwargs):
     """gelu(Tensor input, *, str approximate='none', Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, 'none', None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_gelu.call(args[0]._impl, 'none'))
     else:
-        i, a = _sig_gelu.parse(args, kwargs)
+        try:
+            i, a = _sig_gelu.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, gelu, args, kwargs)
     if a[2] is None:
         return _wrap(_op_gelu.call(a[0], a[1]))
     return _wrap(_op_gelu_out.call(a[0], a[1], a[2]))
@@ -1600,10 +1769,13 @@ _sig_silu = _Signatures('silu', [
 
 def silu(*args, **kwargs):
     """silu(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_silu.call(args[0]._impl))
     else:
-        i, a = _sig_silu.parse(args, kwargs)
+        try:
+            i, a = _sig_silu.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, silu, args, kwargs)
     if a[1] is None:
         return _wrap(_op_silu.call(a[0]))
     return _wrap(_op_silu_out.call(a[0], a[1]))
@@ -1616,10 +1788,13 @@ _sig_silu_ = _Signatures('silu_', [
 
 def silu_(*args, **kwargs):
     """silu_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_silu_.call(args[0]._impl))
     else:
-        i, a = _sig_silu_.parse(args, kwargs)
+        try:
+            i, a = _sig_silu_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, silu_, args, kwargs)
     return _wrap(_op_silu_.call(a[0]))
 
 
@@ -1630,10 +1805,13 @@ _sig_mish = _Signatures('mish', [
 
 def mish(*args, **kwargs):
     """mish(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_mish.call(args[0]._impl))
     else:
-        i, a = _sig_mish.parse(args, kwargs)
+        try:
+            i, a = _sig_mish.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, mish, args, kwargs)
     if a[1] is None:
         return _wrap(_op_mish.call(a[0]))
     return _wrap(_op_mish_out.call(a[0], a[1]))
@@ -1646,10 +1824,13 @@ _sig_mish_ = _Signatures('mish_', [
 
 def mish_(*args, **kwargs):
     """mish_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_mish_.call(args[0]._impl))
     else:
-        i, a = _sig_mish_.parse(args, kwargs)
+        try:
+            i, a = _sig_mish_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, mish_, args, kwargs)
     return _wrap(_op_mish_.call(a[0]))
 
 
@@ -1660,10 +1841,13 @@ _sig_softplus = _Signatures('softplus', [
 
 def softplus(*args, **kwargs):
     """softplus(Tensor input, Scalar beta=1, Scalar threshold=20, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM and type(args[2]) in _NUM:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2], None]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and type(args[2]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_softplus.call(args[0]._impl, args[1], args[2]))
     else:
-        i, a = _sig_softplus.parse(args, kwargs)
+        try:
+            i, a = _sig_softplus.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, softplus, args, kwargs)
     if a[3] is None:
         return _wrap(_op_softplus.call(a[0], a[1], a[2]))
     return _wrap(_op_softplus_out.call(a[0], a[1], a[2], a[3]))
@@ -1676,10 +1860,13 @@ _sig_elu = _Signatures('elu', [
 
 def elu(*args, **kwargs):
     """elu(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM and type(args[2]) in _NUM and type(args[3]) in _NUM:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2], args[3], None]
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and type(args[2]) in _NUM and type(args[3]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_elu.call(args[0]._impl, args[1], args[2], args[3]))
     else:
-        i, a = _sig_elu.parse(args, kwargs)
+        try:
+            i, a = _sig_elu.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, elu, args, kwargs)
     if a[4] is None:
         return _wrap(_op_elu.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_elu_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -1692,10 +1879,13 @@ _sig_elu_ = _Signatures('elu_', [
 
 def elu_(*args, **kwargs):
     """elu_(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1)"""
-    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM and type(args[2]) in _NUM and type(args[3]) in _NUM:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2], args[3]]
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and type(args[2]) in _NUM and type(args[3]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_elu_.call(args[0]._impl, args[1], args[2], args[3]))
     else:
-        i, a = _sig_elu_.parse(args, kwargs)
+        try:
+            i, a = _sig_elu_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, elu_, args, kwargs)
     return _wrap(_op_elu_.call(a[0], a[1], a[2], a[3]))
 
 
@@ -1706,10 +1896,13 @@ _sig_selu = _Signatures('selu', [
 
 def selu(*args, **kwargs):
     """selu(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_selu.call(args[0]._impl))
     else:
-        i, a = _sig_selu.parse(args, kwargs)
+        try:
+            i, a = _sig_selu.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, selu, args, kwargs)
     return _wrap(_op_selu.call(a[0]))
 
 
@@ -1720,10 +1913,13 @@ _sig_selu_ = _Signatures('selu_', [
 
 def selu_(*args, **kwargs):
     """selu_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_selu_.call(args[0]._impl))
     else:
-        i, a = _sig_selu_.parse(args, kwargs)
+        try:
+            i, a = _sig_selu_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, selu_, args, kwargs)
     return _wrap(_op_selu_.call(a[0]))
 
 
@@ -1734,10 +1930,13 @@ _sig_celu = _Signatures('celu', [
 
 def celu(*args, **kwargs):
     """celu(Tensor input, Scalar alpha=1.0)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_celu.call(args[0]._impl, args[1]))
     else:
-        i, a = _sig_celu.parse(args, kwargs)
+        try:
+            i, a = _sig_celu.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, celu, args, kwargs)
     return _wrap(_op_celu.call(a[0], a[1]))
 
 
@@ -1748,10 +1947,13 @@ _sig_celu_ = _Signatures('celu_', [
 
 def celu_(*args, **kwargs):
     """celu_(Tensor input, Scalar alpha=1.0)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_celu_.call(args[0]._impl, args[1]))
     else:
-        i, a = _sig_celu_.parse(args, kwargs)
+        try:
+            i, a = _sig_celu_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, celu_, args, kwargs)
     return _wrap(_op_celu_.call(a[0], a[1]))
 
 
@@ -1762,10 +1964,13 @@ _sig_leaky_relu = _Signatures('leaky_relu', [
 
 def leaky_relu(*args, **kwargs):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_leaky_relu.call(args[0]._impl, args[1]))
     else:
-        i, a = _sig_leaky_relu.parse(args, kwargs)
+        try:
+            i, a = _sig_leaky_relu.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, leaky_relu, args, kwargs)
     if a[2] is None:
         return _wrap(_op_leaky_relu.call(a[0], a[1]))
     return _wrap(_op_leaky_relu_out.call(a[0], a[1], a[2]))
@@ -1778,10 +1983,13 @@ _sig_leaky_relu_ = _Signatures('leaky_relu_', [
 
 def leaky_relu_(*args, **kwargs):
     """leaky_relu_(Tensor input, Scalar negative_slope=0.01)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_leaky_relu_.call(args[0]._impl, args[1]))
     else:
-        i, a = _sig_leaky_relu_.parse(args, kwargs)
+        try:
+            i, a = _sig_leaky_relu_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, leaky_relu_, args, kwargs)
     return _wrap(_op_leaky_relu_.call(a[0], a[1]))
 
 
@@ -1792,10 +2000,13 @@ _sig_hardtanh = _Signatures('hardtanh', [
 
 def hardtanh(*args, **kwargs):
     """hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM and type(args[2]) in _NUM:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2], None]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and type(args[2]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_hardtanh.call(args[0]._impl, args[1], args[2]))
     else:
-        i, a = _sig_hardtanh.parse(args, kwargs)
+        try:
+            i, a = _sig_hardtanh.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, hardtanh, args, kwargs)
     if a[3] is None:
         return _wrap(_op_hardtanh.call(a[0], a[1], a[2]))
     return _wrap(_op_hardtanh_out.call(a[0], a[1], a[2], a[3]))
@@ -1808,10 +2019,13 @@ _sig_hardtanh_ = _Signatures('hardtanh_', [
 
 def hardtanh_(*args, **kwargs):
     """hardtanh_(Tensor input, Scalar min_val=-1, Scalar max_val=1)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM and type(args[2]) in _NUM:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2]]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and type(args[2]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_hardtanh_.call(args[0]._impl, args[1], args[2]))
     else:
-        i, a = _sig_hardtanh_.parse(args, kwargs)
+        try:
+            i, a = _sig_hardtanh_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, hardtanh_, args, kwargs)
     return _wrap(_op_hardtanh_.call(a[0], a[1], a[2]))
 
 
@@ -1822,10 +2036,13 @@ _sig_hardsigmoid = _Signatures('hardsigmoid', [
 
 def hardsigmoid(*args, **kwargs):
     """hardsigmoid(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_hardsigmoid.call(args[0]._impl))
     else:
-        i, a = _sig_hardsigmoid.parse(args, kwargs)
+        try:
+            i, a = _sig_hardsigmoid.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, hardsigmoid, args, kwargs)
     if a[1] is None:
         return _wrap(_op_hardsigmoid.call(a[0]))
     return _wrap(_op_hardsigmoid_out.call(a[0], a[1]))
@@ -1838,10 +2055,13 @@ _sig_hardsigmoid_ = _Signatures('hardsigmoid_', [
 
 def hardsigmoid_(*args, **kwargs):
     """hardsigmoid_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_hardsigmoid_.call(args[0]._impl))
     else:
-        i, a = _sig_hardsigmoid_.parse(args, kwargs)
+        try:
+            i, a = _sig_hardsigmoid_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, hardsigmoid_, args, kwargs)
     return _wrap(_op_hardsigmoid_.call(a[0]))
 
 
@@ -1852,10 +2072,13 @@ _sig_hardswish = _Signatures('hardswish', [
 
 def hardswish(*args, **kwargs):
     """hardswish(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_hardswish.call(args[0]._impl))
     else:
-        i, a = _sig_hardswish.parse(args, kwargs)
+        try:
+            i, a = _sig_hardswish.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, hardswish, args, kwargs)
     if a[1] is None:
         return _wrap(_op_hardswish.call(a[0]))
     return _wrap(_op_hardswish_out.call(a[0], a[1]))
@@ -1868,10 +2091,13 @@ _sig_hardswish_ = _Signatures('hardswish_', [
 
 def hardswish_(*args, **kwargs):
     """hardswish_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_hardswish_.call(args[0]._impl))
     else:
-        i, a = _sig_hardswish_.parse(args, kwargs)
+        try:
+            i, a = _sig_hardswish_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, hardswish_, args, kwargs)
     return _wrap(_op_hardswish_.call(a[0]))
 
 
@@ -1882,10 +2108,13 @@ _sig_threshold = _Signatures('threshold', [
 
 def threshold(*args, **kwargs):
     """threshold(Tensor input, Scalar threshold, Scalar value, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM and type(args[2]) in _NUM:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2], None]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and type(args[2]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_threshold.call(args[0]._impl, args[1], args[2]))
     else:
-        i, a = _sig_threshold.parse(args, kwargs)
+        try:
+            i, a = _sig_threshold.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, threshold, args, kwargs)
     if a[3] is None:
         return _wrap(_op_threshold.call(a[0], a[1], a[2]))
     return _wrap(_op_threshold_out.call(a[0], a[1], a[2], a[3]))
@@ -1898,10 +2127,13 @@ _sig_threshold_ = _Signatures('threshold_', [
 
 def threshold_(*args, **kwargs):
     """threshold_(Tensor input, Scalar threshold, Scalar value)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM and type(args[2]) in _NUM:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2]]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and type(args[2]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_threshold_.call(args[0]._impl, args[1], args[2]))
     else:
-        i, a = _sig_threshold_.parse(args, kwargs)
+        try:
+            i, a = _sig_threshold_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, threshold_, args, kwargs)
     return _wrap(_op_threshold_.call(a[0], a[1], a[2]))
 
 
@@ -1912,10 +2144,13 @@ _sig_log_sigmoid = _Signatures('log_sigmoid', [
 
 def log_sigmoid(*args, **kwargs):
     """log_sigmoid(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_log_sigmoid.call(args[0]._impl))
     else:
-        i, a = _sig_log_sigmoid.parse(args, kwargs)
+        try:
+            i, a = _sig_log_sigmoid.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, log_sigmoid, args, kwargs)
     if a[1] is None:
         return _wrap(_op_log_sigmoid.call(a[0]))
     return _wrap(_op_log_sigmoid_out.call(a[0], a[1]))
@@ -1928,10 +2163,13 @@ _sig_glu = _Signatures('glu', [
 
 def glu(*args, **kwargs):
     """glu(Tensor input, int dim=-1, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_glu.call(args[0]._impl, args[1]))
     else:
-        i, a = _sig_glu.parse(args, kwargs)
+        try:
+            i, a = _sig_glu.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, glu, args, kwargs)
     if a[2] is None:
         return _wrap(_op_glu.call(a[0], a[1]))
     return _wrap(_op_glu_out.call(a[0], a[1], a[2]))
@@ -1944,7 +2182,10 @@ _sig_layer_norm = _Signatures('layer_norm', [
 
 def layer_norm(*args, **kwargs):
     """layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True)"""
-    i, a = _sig_layer_norm.parse(args, kwargs)
+    try:
+        i, a = _sig_layer_norm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, layer_norm, args, kwargs)
     return _wrap(_op_layer_norm.call(a[0], a[1], a[2], a[3], a[4], a[5]))
 
 
@@ -1955,7 +2196,10 @@ _sig_native_layer_norm = _Signatures('native_layer_norm', [
 
 def native_layer_norm(*args, **kwargs):
     """native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps)"""
-    i, a = _sig_native_layer_norm.parse(args, kwargs)
+    try:
+        i, a = _sig_native_layer_norm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, native_layer_norm, args, kwargs)
     return _wrap_tuple(_op_native_layer_norm.call(a[0], a[1], a[2], a[3], a[4]))
 
 
@@ -1966,7 +2210,10 @@ _sig_rms_norm = _Signatures('rms_norm', [
 
 def rms_norm(*args, **kwargs):
     """rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None)"""
-    i, a = _sig_rms_norm.parse(args, kwargs)
+    try:
+        i, a = _sig_rms_norm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, rms_norm, args, kwargs)
     return _wrap(_op_rms_norm.call(a[0], a[1], a[2], a[3]))
 
 
@@ -1977,7 +2224,10 @@ _sig__fused_rms_norm = _Signatures('_fused_rms_norm', [
 
 def _fused_rms_norm(*args, **kwargs):
     """_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps)"""
-    i, a = _sig__fused_rms_norm.parse(args, kwargs)
+    try:
+        i, a = _sig__fused_rms_norm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _fused_rms_norm, args, kwargs)
     return _wrap_tuple(_op__fused_rms_norm.call(a[0], a[1], a[2], a[3]))
 
 
@@ -1988,7 +2238,10 @@ _sig_batch_norm = _Signatures('batch_norm', [
 
 def batch_norm(*args, **kwargs):
     """batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled)"""
-    i, a = _sig_batch_norm.parse(args, kwargs)
+    try:
+        i, a = _sig_batch_norm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, batch_norm, args, kwargs)
     return _wrap(_op_batch_norm.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]))
 
 
@@ -1999,7 +2252,10 @@ _sig_native_batch_norm = _Signatures('native_batch_norm', [
 
 def native_batch_norm(*args, **kwargs):
     """native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps)"""
-    i, a = _sig_native_batch_norm.parse(args, kwargs)
+    try:
+        i, a = _sig_native_batch_norm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, native_batch_norm, args, kwargs)
     return _wrap_tuple(_op_native_batch_norm.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
 
 
@@ -2011,7 +2267,10 @@ _sig__native_batch_norm_legit = _Signatures('_native_batch_norm_legit', [
 
 def _native_batch_norm_legit(*args, **kwargs):
     """_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, bool training, float momentum, float eps)"""
-    i, a = _sig__native_batch_norm_legit.parse(args, kwargs)
+    try:
+        i, a = _sig__native_batch_norm_legit.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _native_batch_norm_legit, args, kwargs)
     if i == 0:
         return _wrap_tuple(_op__native_batch_norm_legit.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
     elif i == 1:
@@ -2025,7 +2284,10 @@ _sig__native_batch_norm_legit_no_training = _Signatures('_native_batch_norm_legi
 
 def _native_batch_norm_legit_no_training(*args, **kwargs):
     """_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps)"""
-    i, a = _sig__native_batch_norm_legit_no_training.parse(args, kwargs)
+    try:
+        i, a = _sig__native_batch_norm_legit_no_training.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _native_batch_norm_legit_no_training, args, kwargs)
     return _wrap_tuple(_op__native_batch_norm_legit_no_training.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
 
 
@@ -2036,7 +2298,10 @@ _sig_group_norm = _Signatures('group_norm', [
 
 def group_norm(*args, **kwargs):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True)"""
-    i, a = _sig_group_norm.parse(args, kwargs)
+    try:
+        i, a = _sig_group_norm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, group_norm, args, kwargs)
     return _wrap(_op_group_norm.call(a[0], a[1], a[2], a[3], a[4], a[5]))
 
 
@@ -2047,7 +2312,10 @@ _sig_native_group_norm = _Signatures('native_group_norm', [
 
 def native_group_norm(*args, **kwargs):
     """native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps)"""
-    i, a = _sig_native_group_norm.parse(args, kwargs)
+    try:
+        i, a = _sig_native_group_norm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, native_group_norm, args, kwargs)
     return _wrap_tuple(_op_native_group_norm.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
 
 
@@ -2058,10 +2326,13 @@ _sig_dropout = _Signatures('dropout', [
 
 def dropout(*args, **kwargs):
     """dropout(Tensor input, float p, bool train)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is float and type(args[2]) is bool:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2]]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is float and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_dropout.call(args[0]._impl, args[1], args[2]))
     else:
-        i, a = _sig_dropout.parse(args, kwargs)
+        try:
+            i, a = _sig_dropout.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, dropout, args, kwargs)
     return _wrap(_op_dropout.call(a[0], a[1], a[2]))
 
 
@@ -2072,10 +2343,13 @@ _sig_dropout_ = _Signatures('dropout_', [
 
 def dropout_(*args, **kwargs):
     """dropout_(Tensor input, float p, bool train)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is float and type(args[2]) is bool:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2]]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is float and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_dropout_.call(args[0]._impl, args[1], args[2]))
     else:
-        i, a = _sig_dropout_.parse(args, kwargs)
+        try:
+            i, a = _sig_dropout_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, dropout_, args, kwargs)
     return _wrap(_op_dropout_.call(a[0], a[1], a[2]))
 
 
@@ -2086,7 +2360,10 @@ _sig_native_dropout = _Signatures('native_dropout', [
 
 def native_dropout(*args, **kwargs):
     """native_dropout(Tensor input, float p, bool? train)"""
-    i, a = _sig_native_dropout.parse(args, kwargs)
+    try:
+        i, a = _sig_native_dropout.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, native_dropout, args, kwargs)
     return _wrap_tuple(_op_native_dropout.call(a[0], a[1], a[2]))
 
 
@@ -2097,10 +2374,13 @@ _sig_embedding = _Signatures('embedding', [
 
 def embedding(*args, **kwargs):
     """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)"""
-    if len(args) == 5 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is int and type(args[3]) is bool and type(args[4]) is bool:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, args[2], args[3], args[4]]
+    if len(args) == 5 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int and type(args[3]) is bool and type(args[4]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_embedding.call(args[0]._impl, args[1]._impl, args[2], args[3], args[4]))
     else:
-        i, a = _sig_embedding.parse(args, kwargs)
+        try:
+            i, a = _sig_embedding.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, embedding, args, kwargs)
     return _wrap(_op_embedding.call(a[0], a[1], a[2], a[3], a[4]))
 
 
@@ -2111,10 +2391,13 @@ _sig_embedding_renorm_ = _Signatures('embedding_renorm_', [
 
 def embedding_renorm_(*args, **kwargs):
     """embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type)"""
-    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is float and type(args[3]) is float:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, args[2], args[3]]
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is float and type(args[3]) is float:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_embedding_renorm_.call(args[0]._impl, args[1]._impl, args[2], args[3]))
     else:
-        i, a = _sig_embedding_renorm_.parse(args, kwargs)
+        try:
+            i, a = _sig_embedding_renorm_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, embedding_renorm_, args, kwargs)
     return _wrap(_op_embedding_renorm_.call(a[0], a[1], a[2], a[3]))
 
 
@@ -2125,7 +2408,10 @@ _sig_cross_entropy_loss = _Signatures('cross_entropy_loss', [
 
 def cross_entropy_loss(*args, **kwargs):
     """cross_entropy_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0)"""
-    i, a = _sig_cross_entropy_loss.parse(args, kwargs)
+    try:
+        i, a = _sig_cross_entropy_loss.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cross_entropy_loss, args, kwargs)
     return _wrap(_op_cross_entropy_loss.call(a[0], a[1], a[2], a[3], a[4], a[5]))
 
 
@@ -2136,7 +2422,10 @@ _sig_nll_loss_nd = _Signatures('nll_loss_nd', [
 
 def nll_loss_nd(*args, **kwargs):
     """nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100)"""
-    i, a = _sig_nll_loss_nd.parse(args, kwargs)
+    try:
+        i, a = _sig_nll_loss_nd.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, nll_loss_nd, args, kwargs)
     return _wrap(_op_nll_loss_nd.call(a[0], a[1], a[2], a[3], a[4]))
 
 
@@ -2147,7 +2436,10 @@ _sig_nll_loss = _Signatures('nll_loss', [
 
 def nll_loss(*args, **kwargs):
     """nll_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor? out=None)"""
-    i, a = _sig_nll_loss.parse(args, kwargs)
+    try:
+        i, a = _sig_nll_loss.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, nll_loss, args, kwargs)
     if a[5] is None:
         return _wrap(_op_nll_loss.call(a[0], a[1], a[2], a[3], a[4]))
     return _wrap(_op_nll_loss_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
@@ -2160,7 +2452,10 @@ _sig_nll_loss_forward = _Signatures('nll_loss_forward', [
 
 def nll_loss_forward(*args, **kwargs):
     """nll_loss_forward(Tensor input, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor[2]? out=None)"""
-    i, a = _sig_nll_loss_forward.parse(args, kwargs)
+    try:
+        i, a = _sig_nll_loss_forward.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, nll_loss_forward, args, kwargs)
     if a[5] is None:
         return _make_rt(_rt_nll_loss_forward_1, _op_nll_loss_forward.call(a[0], a[1], a[2], a[3], a[4]))
     return _wrap_tuple(_op_nll_loss_forward_output.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
@@ -2173,7 +2468,10 @@ _sig_nll_loss2d = _Signatures('nll_loss2d', [
 
 def nll_loss2d(*args, **kwargs):
     """nll_loss2d(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor? out=None)"""
-    i, a = _sig_nll_loss2d.parse(args, kwargs)
+    try:
+        i, a = _sig_nll_loss2d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, nll_loss2d, args, kwargs)
     if a[5] is None:
         return _wrap(_op_nll_loss2d.call(a[0], a[1], a[2], a[3], a[4]))
     return _wrap(_op_nll_loss2d_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
@@ -2186,7 +2484,10 @@ _sig_nll_loss2d_forward = _Signatures('nll_loss2d_forward', [
 
 def nll_loss2d_forward(*args, **kwargs):
     """nll_loss2d_forward(Tensor input, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor[2]? out=None)"""
-    i, a = _sig_nll_loss2d_forward.parse(args, kwargs)
+    try:
+        i, a = _sig_nll_loss2d_forward.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, nll_loss2d_forward, args, kwargs)
     if a[5] is None:
         return _make_rt(_rt_nll_loss2d_forward_2, _op_nll_loss2d_forward.call(a[0], a[1], a[2], a[3], a[4]))
     return _wrap_tuple(_op_nll_loss2d_forward_output.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
@@ -2199,10 +2500,13 @@ _sig_mse_loss = _Signatures('mse_loss', [
 
 def mse_loss(*args, **kwargs):
     """mse_loss(Tensor input, Tensor target, int reduction=Mean, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, args[2], None]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_mse_loss.call(args[0]._impl, args[1]._impl, args[2]))
     else:
-        i, a = _sig_mse_loss.parse(args, kwargs)
+        try:
+            i, a = _sig_mse_loss.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, mse_loss, args, kwargs)
     if a[3] is None:
         return _wrap(_op_mse_loss.call(a[0], a[1], a[2]))
     return _wrap(_op_mse_loss_out.call(a[0], a[1], a[2], a[3]))
@@ -2215,10 +2519,13 @@ _sig_l1_loss = _Signatures('l1_loss', [
 
 def l1_loss(*args, **kwargs):
     """l1_loss(Tensor input, Tensor target, int reduction=Mean)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, args[2]]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_l1_loss.call(args[0]._impl, args[1]._impl, args[2]))
     else:
-        i, a = _sig_l1_loss.parse(args, kwargs)
+        try:
+            i, a = _sig_l1_loss.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, l1_loss, args, kwargs)
     return _wrap(_op_l1_loss.call(a[0], a[1], a[2]))
 
 
@@ -2229,10 +2536,13 @@ _sig_smooth_l1_loss = _Signatures('smooth_l1_loss', [
 
 def smooth_l1_loss(*args, **kwargs):
     """smooth_l1_loss(Tensor input, Tensor target, int reduction=Mean, float beta=1.0, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is int and type(args[3]) is float:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, args[2], args[3], None]
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int and type(args[3]) is float:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_smooth_l1_loss.call(args[0]._impl, args[1]._impl, args[2], args[3]))
     else:
-        i, a = _sig_smooth_l1_loss.parse(args, kwargs)
+        try:
+            i, a = _sig_smooth_l1_loss.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, smooth_l1_loss, args, kwargs)
     if a[4] is None:
         return _wrap(_op_smooth_l1_loss.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_smooth_l1_loss_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -2245,10 +2555,13 @@ _sig_huber_loss = _Signatures('huber_loss', [
 
 def huber_loss(*args, **kwargs):
     """huber_loss(Tensor input, Tensor target, int reduction=Mean, float delta=1.0, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is int and type(args[3]) is float:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, args[2], args[3], None]
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int and type(args[3]) is float:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_huber_loss.call(args[0]._impl, args[1]._impl, args[2], args[3]))
     else:
-        i, a = _sig_huber_loss.parse(args, kwargs)
+        try:
+            i, a = _sig_huber_loss.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, huber_loss, args, kwargs)
     if a[4] is None:
         return _wrap(_op_huber_loss.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_huber_loss_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -2261,7 +2574,10 @@ _sig_binary_cross_entropy = _Signatures('binary_cross_entropy', [
 
 def binary_cross_entropy(*args, **kwargs):
     """binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor? out=None)"""
-    i, a = _sig_binary_cross_entropy.parse(args, kwargs)
+    try:
+        i, a = _sig_binary_cross_entropy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, binary_cross_entropy, args, kwargs)
     if a[4] is None:
         return _wrap(_op_binary_cross_entropy.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_binary_cross_entropy_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -2274,7 +2590,10 @@ _sig_binary_cross_entropy_with_logits = _Signatures('binary_cross_entropy_with_l
 
 def binary_cross_entropy_with_logits(*args, **kwargs):
     """binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean)"""
-    i, a = _sig_binary_cross_entropy_with_logits.parse(args, kwargs)
+    try:
+        i, a = _sig_binary_cross_entropy_with_logits.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, binary_cross_entropy_with_logits, args, kwargs)
     return _wrap(_op_binary_cross_entropy_with_logits.call(a[0], a[1], a[2], a[3], a[4]))
 
 
@@ -2285,10 +2604,13 @@ _sig_kl_div = _Signatures('kl_div', [
 
 def kl_div(*args, **kwargs):
     """kl_div(Tensor input, Tensor target, int reduction=Mean, *, bool log_target=False)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, args[2], False]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_kl_div.call(args[0]._impl, args[1]._impl, args[2], False))
     else:
-        i, a = _sig_kl_div.parse(args, kwargs)
+        try:
+            i, a = _sig_kl_div.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, kl_div, args, kwargs)
     return _wrap(_op_kl_div.call(a[0], a[1], a[2], a[3]))
 
 
@@ -2299,10 +2621,13 @@ _sig_abs = _Signatures('abs', [
 
 def abs(*args, **kwargs):
     """abs(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_abs.call(args[0]._impl))
     else:
-        i, a = _sig_abs.parse(args, kwargs)
+        try:
+            i, a = _sig_abs.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, abs, args, kwargs)
     if a[1] is None:
         return _wrap(_op_abs.call(a[0]))
     return _wrap(_op_abs_out.call(a[0], a[1]))
@@ -2315,10 +2640,13 @@ _sig_abs_ = _Signatures('abs_', [
 
 def abs_(*args, **kwargs):
     """abs_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_abs_.call(args[0]._impl))
     else:
-        i, a = _sig_abs_.parse(args, kwargs)
+        try:
+            i, a = _sig_abs_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, abs_, args, kwargs)
     return _wrap(_op_abs_.call(a[0]))
 
 
@@ -2329,10 +2657,13 @@ _sig_neg = _Signatures('neg', [
 
 def neg(*args, **kwargs):
     """neg(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_neg.call(args[0]._impl))
     else:
-        i, a = _sig_neg.parse(args, kwargs)
+        try:
+            i, a = _sig_neg.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, neg, args, kwargs)
     if a[1] is None:
         return _wrap(_op_neg.call(a[0]))
     return _wrap(_op_neg_out.call(a[0], a[1]))
@@ -2345,10 +2676,13 @@ _sig_neg_ = _Signatures('neg_', [
 
 def neg_(*args, **kwargs):
     """neg_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_neg_.call(args[0]._impl))
     else:
-        i, a = _sig_neg_.parse(args, kwargs)
+        try:
+            i, a = _sig_neg_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, neg_, args, kwargs)
     return _wrap(_op_neg_.call(a[0]))
 
 
@@ -2359,10 +2693,13 @@ _sig_sign = _Signatures('sign', [
 
 def sign(*args, **kwargs):
     """sign(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_sign.call(args[0]._impl))
     else:
-        i, a = _sig_sign.parse(args, kwargs)
+        try:
+            i, a = _sig_sign.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sign, args, kwargs)
     if a[1] is None:
         return _wrap(_op_sign.call(a[0]))
     return _wrap(_op_sign_out.call(a[0], a[1]))
@@ -2375,10 +2712,13 @@ _sig_sgn = _Signatures('sgn', [
 
 def sgn(*args, **kwargs):
     """sgn(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_sgn.call(args[0]._impl))
     else:
-        i, a = _sig_sgn.parse(args, kwargs)
+        try:
+            i, a = _sig_sgn.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sgn, args, kwargs)
     if a[1] is None:
         return _wrap(_op_sgn.call(a[0]))
     return _wrap(_op_sgn_out.call(a[0], a[1]))
@@ -2391,10 +2731,13 @@ _sig_exp = _Signatures('exp', [
 
 def exp(*args, **kwargs):
     """exp(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_exp.call(args[0]._impl))
     else:
-        i, a = _sig_exp.parse(args, kwargs)
+        try:
+            i, a = _sig_exp.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, exp, args, kwargs)
     if a[1] is None:
         return _wrap(_op_exp.call(a[0]))
     return _wrap(_op_exp_out.call(a[0], a[1]))
@@ -2407,10 +2750,13 @@ _sig_exp_ = _Signatures('exp_', [
 
 def exp_(*args, **kwargs):
     """exp_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_exp_.call(args[0]._impl))
     else:
-        i, a = _sig_exp_.parse(args, kwargs)
+        try:
+            i, a = _sig_exp_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, exp_, args, kwargs)
     return _wrap(_op_exp_.call(a[0]))
 
 
@@ -2421,10 +2767,13 @@ _sig_exp2 = _Signatures('exp2', [
 
 def exp2(*args, **kwargs):
     """exp2(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_exp2.call(args[0]._impl))
     else:
-        i, a = _sig_exp2.parse(args, kwargs)
+        try:
+            i, a = _sig_exp2.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, exp2, args, kwargs)
     if a[1] is None:
         return _wrap(_op_exp2.call(a[0]))
     return _wrap(_op_exp2_out.call(a[0], a[1]))
@@ -2437,10 +2786,13 @@ _sig_exp2_ = _Signatures('exp2_', [
 
 def exp2_(*args, **kwargs):
     """exp2_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_exp2_.call(args[0]._impl))
     else:
-        i, a = _sig_exp2_.parse(args, kwargs)
+        try:
+            i, a = _sig_exp2_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, exp2_, args, kwargs)
     return _wrap(_op_exp2_.call(a[0]))
 
 
@@ -2451,10 +2803,13 @@ _sig_expm1 = _Signatures('expm1', [
 
 def expm1(*args, **kwargs):
     """expm1(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_expm1.call(args[0]._impl))
     else:
-        i, a = _sig_expm1.parse(args, kwargs)
+        try:
+            i, a = _sig_expm1.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, expm1, args, kwargs)
     if a[1] is None:
         return _wrap(_op_expm1.call(a[0]))
     return _wrap(_op_expm1_out.call(a[0], a[1]))
@@ -2467,10 +2822,13 @@ _sig_expm1_ = _Signatures('expm1_', [
 
 def expm1_(*args, **kwargs):
     """expm1_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_expm1_.call(args[0]._impl))
     else:
-        i, a = _sig_expm1_.parse(args, kwargs)
+        try:
+            i, a = _sig_expm1_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, expm1_, args, kwargs)
     return _wrap(_op_expm1_.call(a[0]))
 
 
@@ -2481,10 +2839,13 @@ _sig_log = _Signatures('log', [
 
 def log(*args, **kwargs):
     """log(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_log.call(args[0]._impl))
     else:
-        i, a = _sig_log.parse(args, kwargs)
+        try:
+            i, a = _sig_log.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, log, args, kwargs)
     if a[1] is None:
         return _wrap(_op_log.call(a[0]))
     return _wrap(_op_log_out.call(a[0], a[1]))
@@ -2497,10 +2858,13 @@ _sig_log_ = _Signatures('log_', [
 
 def log_(*args, **kwargs):
     """log_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_log_.call(args[0]._impl))
     else:
-        i, a = _sig_log_.parse(args, kwargs)
+        try:
+            i, a = _sig_log_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, log_, args, kwargs)
     return _wrap(_op_log_.call(a[0]))
 
 
@@ -2511,10 +2875,13 @@ _sig_log2 = _Signatures('log2', [
 
 def log2(*args, **kwargs):
     """log2(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_log2.call(args[0]._impl))
     else:
-        i, a = _sig_log2.parse(args, kwargs)
+        try:
+            i, a = _sig_log2.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, log2, args, kwargs)
     if a[1] is None:
         return _wrap(_op_log2.call(a[0]))
     return _wrap(_op_log2_out.call(a[0], a[1]))
@@ -2527,10 +2894,13 @@ _sig_log2_ = _Signatures('log2_', [
 
 def log2_(*args, **kwargs):
     """log2_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_log2_.call(args[0]._impl))
     else:
-        i, a = _sig_log2_.parse(args, kwargs)
+        try:
+            i, a = _sig_log2_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, log2_, args, kwargs)
     return _wrap(_op_log2_.call(a[0]))
 
 
@@ -2541,10 +2911,13 @@ _sig_log10 = _Signatures('log10', [
 
 def log10(*args, **kwargs):
     """log10(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_log10.call(args[0]._impl))
     else:
-        i, a = _sig_log10.parse(args, kwargs)
+        try:
+            i, a = _sig_log10.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, log10, args, kwargs)
     if a[1] is None:
         return _wrap(_op_log10.call(a[0]))
     return _wrap(_op_log10_out.call(a[0], a[1]))
@@ -2557,10 +2930,13 @@ _sig_log10_ = _Signatures('log10_', [
 
 def log10_(*args, **kwargs):
     """log10_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_log10_.call(args[0]._impl))
     else:
-        i, a = _sig_log10_.parse(args, kwargs)
+        try:
+            i, a = _sig_log10_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, log10_, args, kwargs)
     return _wrap(_op_log10_.call(a[0]))
 
 
@@ -2571,10 +2947,13 @@ _sig_log1p = _Signatures('log1p', [
 
 def log1p(*args, **kwargs):
     """log1p(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_log1p.call(args[0]._impl))
     else:
-        i, a = _sig_log1p.parse(args, kwargs)
+        try:
+            i, a = _sig_log1p.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, log1p, args, kwargs)
     if a[1] is None:
         return _wrap(_op_log1p.call(a[0]))
     return _wrap(_op_log1p_out.call(a[0], a[1]))
@@ -2587,10 +2966,13 @@ _sig_log1p_ = _Signatures('log1p_', [
 
 def log1p_(*args, **kwargs):
     """log1p_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_log1p_.call(args[0]._impl))
     else:
-        i, a = _sig_log1p_.parse(args, kwargs)
+        try:
+            i, a = _sig_log1p_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, log1p_, args, kwargs)
     return _wrap(_op_log1p_.call(a[0]))
 
 
@@ -2601,10 +2983,13 @@ _sig_sqrt = _Signatures('sqrt', [
 
 def sqrt(*args, **kwargs):
     """sqrt(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_sqrt.call(args[0]._impl))
     else:
-        i, a = _sig_sqrt.parse(args, kwargs)
+        try:
+            i, a = _sig_sqrt.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sqrt, args, kwargs)
     if a[1] is None:
         return _wrap(_op_sqrt.call(a[0]))
     return _wrap(_op_sqrt_out.call(a[0], a[1]))
@@ -2617,10 +3002,13 @@ _sig_sqrt_ = _Signatures('sqrt_', [
 
 def sqrt_(*args, **kwargs):
     """sqrt_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_sqrt_.call(args[0]._impl))
     else:
-        i, a = _sig_sqrt_.parse(args, kwargs)
+        try:
+            i, a = _sig_sqrt_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sqrt_, args, kwargs)
     return _wrap(_op_sqrt_.call(a[0]))
 
 
@@ -2631,10 +3019,13 @@ _sig_rsqrt = _Signatures('rsqrt', [
 
 def rsqrt(*args, **kwargs):
     """rsqrt(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_rsqrt.call(args[0]._impl))
     else:
-        i, a = _sig_rsqrt.parse(args, kwargs)
+        try:
+            i, a = _sig_rsqrt.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, rsqrt, args, kwargs)
     if a[1] is None:
         return _wrap(_op_rsqrt.call(a[0]))
     return _wrap(_op_rsqrt_out.call(a[0], a[1]))
@@ -2647,10 +3038,13 @@ _sig_rsqrt_ = _Signatures('rsqrt_', [
 
 def rsqrt_(*args, **kwargs):
     """rsqrt_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_rsqrt_.call(args[0]._impl))
     else:
-        i, a = _sig_rsqrt_.parse(args, kwargs)
+        try:
+            i, a = _sig_rsqrt_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, rsqrt_, args, kwargs)
     return _wrap(_op_rsqrt_.call(a[0]))
 
 
@@ -2661,10 +3055,13 @@ _sig_reciprocal = _Signatures('reciprocal', [
 
 def reciprocal(*args, **kwargs):
     """reciprocal(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_reciprocal.call(args[0]._impl))
     else:
-        i, a = _sig_reciprocal.parse(args, kwargs)
+        try:
+            i, a = _sig_reciprocal.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, reciprocal, args, kwargs)
     if a[1] is None:
         return _wrap(_op_reciprocal.call(a[0]))
     return _wrap(_op_reciprocal_out.call(a[0], a[1]))
@@ -2677,10 +3074,13 @@ _sig_reciprocal_ = _Signatures('reciprocal_', [
 
 def reciprocal_(*args, **kwargs):
     """reciprocal_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_reciprocal_.call(args[0]._impl))
     else:
-        i, a = _sig_reciprocal_.parse(args, kwargs)
+        try:
+            i, a = _sig_reciprocal_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, reciprocal_, args, kwargs)
     return _wrap(_op_reciprocal_.call(a[0]))
 
 
@@ -2691,10 +3091,13 @@ _sig_sin = _Signatures('sin', [
 
 def sin(*args, **kwargs):
     """sin(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_sin.call(args[0]._impl))
     else:
-        i, a = _sig_sin.parse(args, kwargs)
+        try:
+            i, a = _sig_sin.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sin, args, kwargs)
     if a[1] is None:
         return _wrap(_op_sin.call(a[0]))
     return _wrap(_op_sin_out.call(a[0], a[1]))
@@ -2707,10 +3110,13 @@ _sig_sin_ = _Signatures('sin_', [
 
 def sin_(*args, **kwargs):
     """sin_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_sin_.call(args[0]._impl))
     else:
-        i, a = _sig_sin_.parse(args, kwargs)
+        try:
+            i, a = _sig_sin_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sin_, args, kwargs)
     return _wrap(_op_sin_.call(a[0]))
 
 
@@ -2721,10 +3127,13 @@ _sig_cos = _Signatures('cos', [
 
 def cos(*args, **kwargs):
     """cos(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_cos.call(args[0]._impl))
     else:
-        i, a = _sig_cos.parse(args, kwargs)
+        try:
+            i, a = _sig_cos.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, cos, args, kwargs)
     if a[1] is None:
         return _wrap(_op_cos.call(a[0]))
     return _wrap(_op_cos_out.call(a[0], a[1]))
@@ -2737,10 +3146,13 @@ _sig_cos_ = _Signatures('cos_', [
 
 def cos_(*args, **kwargs):
     """cos_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_cos_.call(args[0]._impl))
     else:
-        i, a = _sig_cos_.parse(args, kwargs)
+        try:
+            i, a = _sig_cos_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, cos_, args, kwargs)
     return _wrap(_op_cos_.call(a[0]))
 
 
@@ -2751,10 +3163,13 @@ _sig_tan = _Signatures('tan', [
 
 def tan(*args, **kwargs):
     """tan(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_tan.call(args[0]._impl))
     else:
-        i, a = _sig_tan.parse(args, kwargs)
+        try:
+            i, a = _sig_tan.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, tan, args, kwargs)
     if a[1] is None:
         return _wrap(_op_tan.call(a[0]))
     return _wrap(_op_tan_out.call(a[0], a[1]))
@@ -2767,10 +3182,13 @@ _sig_tan_ = _Signatures('tan_', [
 
 def tan_(*args, **kwargs):
     """tan_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_tan_.call(args[0]._impl))
     else:
-        i, a = _sig_tan_.parse(args, kwargs)
+        try:
+            i, a = _sig_tan_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, tan_, args, kwargs)
     return _wrap(_op_tan_.call(a[0]))
 
 
@@ -2781,10 +3199,13 @@ _sig_asin = _Signatures('asin', [
 
 def asin(*args, **kwargs):
     """asin(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_asin.call(args[0]._impl))
     else:
-        i, a = _sig_asin.parse(args, kwargs)
+        try:
+            i, a = _sig_asin.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, asin, args, kwargs)
     if a[1] is None:
         return _wrap(_op_asin.call(a[0]))
     return _wrap(_op_asin_out.call(a[0], a[1]))
@@ -2797,10 +3218,13 @@ _sig_asin_ = _Signatures('asin_', [
 
 def asin_(*args, **kwargs):
     """asin_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_asin_.call(args[0]._impl))
     else:
-        i, a = _sig_asin_.parse(args, kwargs)
+        try:
+            i, a = _sig_asin_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, asin_, args, kwargs)
     return _wrap(_op_asin_.call(a[0]))
 
 
@@ -2811,10 +3235,13 @@ _sig_acos = _Signatures('acos', [
 
 def acos(*args, **kwargs):
     """acos(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_acos.call(args[0]._impl))
     else:
-        i, a = _sig_acos.parse(args, kwargs)
+        try:
+            i, a = _sig_acos.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, acos, args, kwargs)
     if a[1] is None:
         return _wrap(_op_acos.call(a[0]))
     return _wrap(_op_acos_out.call(a[0], a[1]))
@@ -2827,10 +3254,13 @@ _sig_acos_ = _Signatures('acos_', [
 
 def acos_(*args, **kwargs):
     """acos_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_acos_.call(args[0]._impl))
     else:
-        i, a = _sig_acos_.parse(args, kwargs)
+        try:
+            i, a = _sig_acos_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, acos_, args, kwargs)
     return _wrap(_op_acos_.call(a[0]))
 
 
@@ -2841,10 +3271,13 @@ _sig_atan = _Signatures('atan', [
 
 def atan(*args, **kwargs):
     """atan(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_atan.call(args[0]._impl))
     else:
-        i, a = _sig_atan.parse(args, kwargs)
+        try:
+            i, a = _sig_atan.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, atan, args, kwargs)
     if a[1] is None:
         return _wrap(_op_atan.call(a[0]))
     return _wrap(_op_atan_out.call(a[0], a[1]))
@@ -2857,10 +3290,13 @@ _sig_atan_ = _Signatures('atan_', [
 
 def atan_(*args, **kwargs):
     """atan_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_atan_.call(args[0]._impl))
     else:
-        i, a = _sig_atan_.parse(args, kwargs)
+        try:
+            i, a = _sig_atan_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, atan_, args, kwargs)
     return _wrap(_op_atan_.call(a[0]))
 
 
@@ -2871,10 +3307,13 @@ _sig_sinh = _Signatures('sinh', [
 
 def sinh(*args, **kwargs):
     """sinh(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_sinh.call(args[0]._impl))
     else:
-        i, a = _sig_sinh.parse(args, kwargs)
+        try:
+            i, a = _sig_sinh.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sinh, args, kwargs)
     if a[1] is None:
         return _wrap(_op_sinh.call(a[0]))
     return _wrap(_op_sinh_out.call(a[0], a[1]))
@@ -2887,10 +3326,13 @@ _sig_sinh_ = _Signatures('sinh_', [
 
 def sinh_(*args, **kwargs):
     """sinh_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_sinh_.call(args[0]._impl))
     else:
-        i, a = _sig_sinh_.parse(args, kwargs)
+        try:
+            i, a = _sig_sinh_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sinh_, args, kwargs)
     return _wrap(_op_sinh_.call(a[0]))
 
 
@@ -2901,10 +3343,13 @@ _sig_cosh = _Signatures('cosh', [
 
 def cosh(*args, **kwargs):
     """cosh(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_cosh.call(args[0]._impl))
     else:
-        i, a = _sig_cosh.parse(args, kwargs)
+        try:
+            i, a = _sig_cosh.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, cosh, args, kwargs)
     if a[1] is None:
         return _wrap(_op_cosh.call(a[0]))
     return _wrap(_op_cosh_out.call(a[0], a[1]))
@@ -2917,10 +3362,13 @@ _sig_cosh_ = _Signatures('cosh_', [
 
 def cosh_(*args, **kwargs):
     """cosh_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_cosh_.call(args[0]._impl))
     else:
-        i, a = _sig_cosh_.parse(args, kwargs)
+        try:
+            i, a = _sig_cosh_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, cosh_, args, kwargs)
     return _wrap(_op_cosh_.call(a[0]))
 
 
@@ -2931,10 +3379,13 @@ _sig_tanh = _Signatures('tanh', [
 
 def tanh(*args, **kwargs):
     """tanh(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_tanh.call(args[0]._impl))
     else:
-        i, a = _sig_tanh.parse(args, kwargs)
+        try:
+            i, a = _sig_tanh.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, tanh, args, kwargs)
     if a[1] is None:
         return _wrap(_op_tanh.call(a[0]))
     return _wrap(_op_tanh_out.call(a[0], a[1]))
@@ -2947,10 +3398,13 @@ _sig_tanh_ = _Signatures('tanh_', [
 
 def tanh_(*args, **kwargs):
     """tanh_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_tanh_.call(args[0]._impl))
     else:
-        i, a = _sig_tanh_.parse(args, kwargs)
+        try:
+            i, a = _sig_tanh_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, tanh_, args, kwargs)
     return _wrap(_op_tanh_.call(a[0]))
 
 
@@ -2961,10 +3415,13 @@ _sig_asinh = _Signatures('asinh', [
 
 def asinh(*args, **kwargs):
     """asinh(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_asinh.call(args[0]._impl))
     else:
-        i, a = _sig_asinh.parse(args, kwargs)
+        try:
+            i, a = _sig_asinh.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, asinh, args, kwargs)
     if a[1] is None:
         return _wrap(_op_asinh.call(a[0]))
     return _wrap(_op_asinh_out.call(a[0], a[1]))
@@ -2977,10 +3434,13 @@ _sig_asinh_ = _Signatures('asinh_', [
 
 def asinh_(*args, **kwargs):
     """asinh_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_asinh_.call(args[0]._impl))
     else:
-        i, a = _sig_asinh_.parse(args, kwargs)
+        try:
+            i, a = _sig_asinh_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, asinh_, args, kwargs)
     return _wrap(_op_asinh_.call(a[0]))
 
 
@@ -2991,10 +3451,13 @@ _sig_acosh = _Signatures('acosh', [
 
 def acosh(*args, **kwargs):
     """acosh(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_acosh.call(args[0]._impl))
     else:
-        i, a = _sig_acosh.parse(args, kwargs)
+        try:
+            i, a = _sig_acosh.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, acosh, args, kwargs)
     if a[1] is None:
         return _wrap(_op_acosh.call(a[0]))
     return _wrap(_op_acosh_out.call(a[0], a[1]))
@@ -3007,10 +3470,13 @@ _sig_acosh_ = _Signatures('acosh_', [
 
 def acosh_(*args, **kwargs):
     """acosh_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_acosh_.call(args[0]._impl))
     else:
-        i, a = _sig_acosh_.parse(args, kwargs)
+        try:
+            i, a = _sig_acosh_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, acosh_, args, kwargs)
     return _wrap(_op_acosh_.call(a[0]))
 
 
@@ -3021,10 +3487,13 @@ _sig_atanh = _Signatures('atanh', [
 
 def atanh(*args, **kwargs):
     """atanh(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_atanh.call(args[0]._impl))
     else:
-        i, a = _sig_atanh.parse(args, kwargs)
+        try:
+            i, a = _sig_atanh.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, atanh, args, kwargs)
     if a[1] is None:
         return _wrap(_op_atanh.call(a[0]))
     return _wrap(_op_atanh_out.call(a[0], a[1]))
@@ -3037,10 +3506,13 @@ _sig_atanh_ = _Signatures('atanh_', [
 
 def atanh_(*args, **kwargs):
     """atanh_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_atanh_.call(args[0]._impl))
     else:
-        i, a = _sig_atanh_.parse(args, kwargs)
+        try:
+            i, a = _sig_atanh_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, atanh_, args, kwargs)
     return _wrap(_op_atanh_.call(a[0]))
 
 
@@ -3051,10 +3523,13 @@ _sig_sigmoid = _Signatures('sigmoid', [
 
 def sigmoid(*args, **kwargs):
     """sigmoid(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_sigmoid.call(args[0]._impl))
     else:
-        i, a = _sig_sigmoid.parse(args, kwargs)
+        try:
+            i, a = _sig_sigmoid.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sigmoid, args, kwargs)
     if a[1] is None:
         return _wrap(_op_sigmoid.call(a[0]))
     return _wrap(_op_sigmoid_out.call(a[0], a[1]))
@@ -3067,10 +3542,13 @@ _sig_sigmoid_ = _Signatures('sigmoid_', [
 
 def sigmoid_(*args, **kwargs):
     """sigmoid_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_sigmoid_.call(args[0]._impl))
     else:
-        i, a = _sig_sigmoid_.parse(args, kwargs)
+        try:
+            i, a = _sig_sigmoid_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sigmoid_, args, kwargs)
     return _wrap(_op_sigmoid_.call(a[0]))
 
 
@@ -3081,10 +3559,13 @@ _sig_erf = _Signatures('erf', [
 
 def erf(*args, **kwargs):
     """erf(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_erf.call(args[0]._impl))
     else:
-        i, a = _sig_erf.parse(args, kwargs)
+        try:
+            i, a = _sig_erf.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, erf, args, kwargs)
     if a[1] is None:
         return _wrap(_op_erf.call(a[0]))
     return _wrap(_op_erf_out.call(a[0], a[1]))
@@ -3097,10 +3578,13 @@ _sig_erf_ = _Signatures('erf_', [
 
 def erf_(*args, **kwargs):
     """erf_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_erf_.call(args[0]._impl))
     else:
-        i, a = _sig_erf_.parse(args, kwargs)
+        try:
+            i, a = _sig_erf_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, erf_, args, kwargs)
     return _wrap(_op_erf_.call(a[0]))
 
 
@@ -3111,10 +3595,13 @@ _sig_erfc = _Signatures('erfc', [
 
 def erfc(*args, **kwargs):
     """erfc(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_erfc.call(args[0]._impl))
     else:
-        i, a = _sig_erfc.parse(args, kwargs)
+        try:
+            i, a = _sig_erfc.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, erfc, args, kwargs)
     if a[1] is None:
         return _wrap(_op_erfc.call(a[0]))
     return _wrap(_op_erfc_out.call(a[0], a[1]))
@@ -3127,10 +3614,13 @@ _sig_erfc_ = _Signatures('erfc_', [
 
 def erfc_(*args, **kwargs):
     """erfc_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_erfc_.call(args[0]._impl))
     else:
-        i, a = _sig_erfc_.parse(args, kwargs)
+        try:
+            i, a = _sig_erfc_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, erfc_, args, kwargs)
     return _wrap(_op_erfc_.call(a[0]))
 
 
@@ -3141,10 +3631,13 @@ _sig_erfinv = _Signatures('erfinv', [
 
 def erfinv(*args, **kwargs):
     """erfinv(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_erfinv.call(args[0]._impl))
     else:
-        i, a = _sig_erfinv.parse(args, kwargs)
+        try:
+            i, a = _sig_erfinv.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, erfinv, args, kwargs)
     if a[1] is None:
         return _wrap(_op_erfinv.call(a[0]))
     return _wrap(_op_erfinv_out.call(a[0], a[1]))
@@ -3157,10 +3650,13 @@ _sig_floor = _Signatures('floor', [
 
 def floor(*args, **kwargs):
     """floor(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_floor.call(args[0]._impl))
     else:
-        i, a = _sig_floor.parse(args, kwargs)
+        try:
+            i, a = _sig_floor.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, floor, args, kwargs)
     if a[1] is None:
         return _wrap(_op_floor.call(a[0]))
     return _wrap(_op_floor_out.call(a[0], a[1]))
@@ -3173,10 +3669,13 @@ _sig_floor_ = _Signatures('floor_', [
 
 def floor_(*args, **kwargs):
     """floor_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_floor_.call(args[0]._impl))
     else:
-        i, a = _sig_floor_.parse(args, kwargs)
+        try:
+            i, a = _sig_floor_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, floor_, args, kwargs)
     return _wrap(_op_floor_.call(a[0]))
 
 
@@ -3187,10 +3686,13 @@ _sig_ceil = _Signatures('ceil', [
 
 def ceil(*args, **kwargs):
     """ceil(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_ceil.call(args[0]._impl))
     else:
-        i, a = _sig_ceil.parse(args, kwargs)
+        try:
+            i, a = _sig_ceil.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, ceil, args, kwargs)
     if a[1] is None:
         return _wrap(_op_ceil.call(a[0]))
     return _wrap(_op_ceil_out.call(a[0], a[1]))
@@ -3203,10 +3705,13 @@ _sig_ceil_ = _Signatures('ceil_', [
 
 def ceil_(*args, **kwargs):
     """ceil_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_ceil_.call(args[0]._impl))
     else:
-        i, a = _sig_ceil_.parse(args, kwargs)
+        try:
+            i, a = _sig_ceil_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, ceil_, args, kwargs)
     return _wrap(_op_ceil_.call(a[0]))
 
 
@@ -3217,10 +3722,13 @@ _sig_trunc = _Signatures('trunc', [
 
 def trunc(*args, **kwargs):
     """trunc(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_trunc.call(args[0]._impl))
     else:
-        i, a = _sig_trunc.parse(args, kwargs)
+        try:
+            i, a = _sig_trunc.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, trunc, args, kwargs)
     if a[1] is None:
         return _wrap(_op_trunc.call(a[0]))
     return _wrap(_op_trunc_out.call(a[0], a[1]))
@@ -3233,10 +3741,13 @@ _sig_trunc_ = _Signatures('trunc_', [
 
 def trunc_(*args, **kwargs):
     """trunc_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_trunc_.call(args[0]._impl))
     else:
-        i, a = _sig_trunc_.parse(args, kwargs)
+        try:
+            i, a = _sig_trunc_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, trunc_, args, kwargs)
     return _wrap(_op_trunc_.call(a[0]))
 
 
@@ -3247,10 +3758,13 @@ _sig_frac = _Signatures('frac', [
 
 def frac(*args, **kwargs):
     """frac(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_frac.call(args[0]._impl))
     else:
-        i, a = _sig_frac.parse(args, kwargs)
+        try:
+            i, a = _sig_frac.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, frac, args, kwargs)
     if a[1] is None:
         return _wrap(_op_frac.call(a[0]))
     return _wrap(_op_frac_out.call(a[0], a[1]))
@@ -3263,10 +3777,13 @@ _sig_frac_ = _Signatures('frac_', [
 
 def frac_(*args, **kwargs):
     """frac_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_frac_.call(args[0]._impl))
     else:
-        i, a = _sig_frac_.parse(args, kwargs)
+        try:
+            i, a = _sig_frac_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, frac_, args, kwargs)
     return _wrap(_op_frac_.call(a[0]))
 
 
@@ -3278,10 +3795,13 @@ _sig_round = _Signatures('round', [
 
 def round(*args, **kwargs):
     """round(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_round.call(args[0]._impl))
     else:
-        i, a = _sig_round.parse(args, kwargs)
+        try:
+            i, a = _sig_round.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, round, args, kwargs)
     if i == 0:
         if a[1] is None:
             return _wrap(_op_round.call(a[0]))
@@ -3300,10 +3820,13 @@ _sig_round_ = _Signatures('round_', [
 
 def round_(*args, **kwargs):
     """round_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_round_.call(args[0]._impl))
     else:
-        i, a = _sig_round_.parse(args, kwargs)
+        try:
+            i, a = _sig_round_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, round_, args, kwargs)
     if i == 0:
         return _wrap(_op_round_.call(a[0]))
     elif i == 1:
@@ -3317,10 +3840,13 @@ _sig_square = _Signatures('square', [
 
 def square(*args, **kwargs):
     """square(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_square.call(args[0]._impl))
     else:
-        i, a = _sig_square.parse(args, kwargs)
+        try:
+            i, a = _sig_square.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, square, args, kwargs)
     if a[1] is None:
         return _wrap(_op_square.call(a[0]))
     return _wrap(_op_square_out.call(a[0], a[1]))
@@ -3333,10 +3859,13 @@ _sig_square_ = _Signatures('square_', [
 
 def square_(*args, **kwargs):
     """square_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_square_.call(args[0]._impl))
     else:
-        i, a = _sig_square_.parse(args, kwargs)
+        try:
+            i, a = _sig_square_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, square_, args, kwargs)
     return _wrap(_op_square_.call(a[0]))
 
 
@@ -3347,10 +3876,13 @@ _sig_positive = _Signatures('positive', [
 
 def positive(*args, **kwargs):
     """positive(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_positive.call(args[0]._impl))
     else:
-        i, a = _sig_positive.parse(args, kwargs)
+        try:
+            i, a = _sig_positive.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, positive, args, kwargs)
     return _wrap(_op_positive.call(a[0]))
 
 
@@ -3361,10 +3893,13 @@ _sig_bitwise_not = _Signatures('bitwise_not', [
 
 def bitwise_not(*args, **kwargs):
     """bitwise_not(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_bitwise_not.call(args[0]._impl))
     else:
-        i, a = _sig_bitwise_not.parse(args, kwargs)
+        try:
+            i, a = _sig_bitwise_not.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bitwise_not, args, kwargs)
     if a[1] is None:
         return _wrap(_op_bitwise_not.call(a[0]))
     return _wrap(_op_bitwise_not_out.call(a[0], a[1]))
@@ -3377,10 +3912,13 @@ _sig_logical_not = _Signatures('logical_not', [
 
 def logical_not(*args, **kwargs):
     """logical_not(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_logical_not.call(args[0]._impl))
     else:
-        i, a = _sig_logical_not.parse(args, kwargs)
+        try:
+            i, a = _sig_logical_not.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, logical_not, args, kwargs)
     if a[1] is None:
         return _wrap(_op_logical_not.call(a[0]))
     return _wrap(_op_logical_not_out.call(a[0], a[1]))
@@ -3393,10 +3931,13 @@ _sig_isnan = _Signatures('isnan', [
 
 def isnan(*args, **kwargs):
     """isnan(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_isnan.call(args[0]._impl))
     else:
-        i, a = _sig_isnan.parse(args, kwargs)
+        try:
+            i, a = _sig_isnan.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, isnan, args, kwargs)
     return _wrap(_op_isnan.call(a[0]))
 
 
@@ -3407,10 +3948,13 @@ _sig_isinf = _Signatures('isinf', [
 
 def isinf(*args, **kwargs):
     """isinf(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_isinf.call(args[0]._impl))
     else:
-        i, a = _sig_isinf.parse(args, kwargs)
+        try:
+            i, a = _sig_isinf.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, isinf, args, kwargs)
     return _wrap(_op_isinf.call(a[0]))
 
 
@@ -3421,10 +3965,13 @@ _sig_isfinite = _Signatures('isfinite', [
 
 def isfinite(*args, **kwargs):
     """isfinite(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_isfinite.call(args[0]._impl))
     else:
-        i, a = _sig_isfinite.parse(args, kwargs)
+        try:
+            i, a = _sig_isfinite.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, isfinite, args, kwargs)
     return _wrap(_op_isfinite.call(a[0]))
 
 
@@ -3435,7 +3982,10 @@ _sig_nan_to_num = _Signatures('nan_to_num', [
 
 def nan_to_num(*args, **kwargs):
     """nan_to_num(Tensor input, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor? out=None)"""
-    i, a = _sig_nan_to_num.parse(args, kwargs)
+    try:
+        i, a = _sig_nan_to_num.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, nan_to_num, args, kwargs)
     if a[4] is None:
         return _wrap(_op_nan_to_num.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_nan_to_num_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -3448,7 +3998,10 @@ _sig_nan_to_num_ = _Signatures('nan_to_num_', [
 
 def nan_to_num_(*args, **kwargs):
     """nan_to_num_(Tensor input, float? nan=None, float? posinf=None, float? neginf=None)"""
-    i, a = _sig_nan_to_num_.parse(args, kwargs)
+    try:
+        i, a = _sig_nan_to_num_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, nan_to_num_, args, kwargs)
     return _wrap(_op_nan_to_num_.call(a[0], a[1], a[2], a[3]))
 
 
@@ -3459,10 +4012,13 @@ _sig_add = _Signatures('add', [
 
 def add(*args, **kwargs):
     """add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), 1, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]) and (type(args[1]) in _TN or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_add_Tensor.call((args[0] if type(args[0]) in _NUM else args[0]._impl), (args[1] if type(args[1]) in _NUM else args[1]._impl), 1))
     else:
-        i, a = _sig_add.parse(args, kwargs)
+        try:
+            i, a = _sig_add.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, add, args, kwargs)
     if a[3] is None:
         return _wrap(_op_add_Tensor.call(a[0], a[1], a[2]))
     return _wrap(_op_add_out.call(a[0], a[1], a[2], a[3]))
@@ -3475,10 +4031,13 @@ _sig_sub = _Signatures('sub', [
 
 def sub(*args, **kwargs):
     """sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), 1, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]) and (type(args[1]) in _TN or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_sub_Tensor.call((args[0] if type(args[0]) in _NUM else args[0]._impl), (args[1] if type(args[1]) in _NUM else args[1]._impl), 1))
     else:
-        i, a = _sig_sub.parse(args, kwargs)
+        try:
+            i, a = _sig_sub.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sub, args, kwargs)
     if a[3] is None:
         return _wrap(_op_sub_Tensor.call(a[0], a[1], a[2]))
     return _wrap(_op_sub_out.call(a[0], a[1], a[2], a[3]))
@@ -3487,15 +4046,18 @@ def sub(*args, **kwargs):
 _sig_rsub = _Signatures('rsub', [
     'rsub(Tensor input, Tensor other, *, Scalar alpha=1)',
     'rsub(Tensor input, Scalar other, Scalar alpha=1)',
-], numbers_as_tensors=True, is_method=False)
+], numbers_as_tensors=False, is_method=False)
 
 
 def rsub(*args, **kwargs):
     """rsub(Tensor input, Tensor other, *, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), 1]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_rsub_Tensor.call(args[0]._impl, args[1]._impl, 1))
     else:
-        i, a = _sig_rsub.parse(args, kwargs)
+        try:
+            i, a = _sig_rsub.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, rsub, args, kwargs)
     if i == 0:
         return _wrap(_op_rsub_Tensor.call(a[0], a[1], a[2]))
     elif i == 1:
@@ -3509,10 +4071,13 @@ _sig_mul = _Signatures('mul', [
 
 def mul(*args, **kwargs):
     """mul(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), None]
+    if len(args) == 2 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]) and (type(args[1]) in _TN or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_mul_Tensor.call((args[0] if type(args[0]) in _NUM else args[0]._impl), (args[1] if type(args[1]) in _NUM else args[1]._impl)))
     else:
-        i, a = _sig_mul.parse(args, kwargs)
+        try:
+            i, a = _sig_mul.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, mul, args, kwargs)
     if a[2] is None:
         return _wrap(_op_mul_Tensor.call(a[0], a[1]))
     return _wrap(_op_mul_out.call(a[0], a[1], a[2]))
@@ -3527,10 +4092,13 @@ _sig_div = _Signatures('div', [
 
 def div(*args, **kwargs):
     """div(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), None]
+    if len(args) == 2 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]) and (type(args[1]) in _TN or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_div_Tensor.call((args[0] if type(args[0]) in _NUM else args[0]._impl), (args[1] if type(args[1]) in _NUM else args[1]._impl)))
     else:
-        i, a = _sig_div.parse(args, kwargs)
+        try:
+            i, a = _sig_div.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, div, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_div_Tensor.call(a[0], a[1]))
@@ -3551,10 +4119,13 @@ _sig_true_divide = _Signatures('true_divide', [
 
 def true_divide(*args, **kwargs):
     """true_divide(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), None]
+    if len(args) == 2 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]) and (type(args[1]) in _TN or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_true_divide_Tensor.call((args[0] if type(args[0]) in _NUM else args[0]._impl), (args[1] if type(args[1]) in _NUM else args[1]._impl)))
     else:
-        i, a = _sig_true_divide.parse(args, kwargs)
+        try:
+            i, a = _sig_true_divide.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, true_divide, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_true_divide_Tensor.call(a[0], a[1]))
@@ -3571,10 +4142,13 @@ _sig_floor_divide = _Signatures('floor_divide', [
 
 def floor_divide(*args, **kwargs):
     """floor_divide(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), None]
+    if len(args) == 2 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]) and (type(args[1]) in _TN or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_floor_divide.call((args[0] if type(args[0]) in _NUM else args[0]._impl), (args[1] if type(args[1]) in _NUM else args[1]._impl)))
     else:
-        i, a = _sig_floor_divide.parse(args, kwargs)
+        try:
+            i, a = _sig_floor_divide.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, floor_divide, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_floor_divide.call(a[0], a[1]))
@@ -3587,15 +4161,18 @@ _sig_remainder = _Signatures('remainder', [
     'remainder(Tensor input, Tensor other, *, Tensor? out=None)',
     'remainder(Scalar input, Tensor other)',
     'remainder(Tensor input, Scalar other, *, Tensor? out=None)',
-], numbers_as_tensors=True, is_method=False)
+], numbers_as_tensors=False, is_method=False)
 
 
 def remainder(*args, **kwargs):
     """remainder(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_remainder_Tensor.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_remainder.parse(args, kwargs)
+        try:
+            i, a = _sig_remainder.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, remainder, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_remainder_Tensor.call(a[0], a[1]))
@@ -3616,10 +4193,13 @@ _sig_fmod = _Signatures('fmod', [
 
 def fmod(*args, **kwargs):
     """fmod(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_fmod_Tensor.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_fmod.parse(args, kwargs)
+        try:
+            i, a = _sig_fmod.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, fmod, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_fmod_Tensor.call(a[0], a[1]))
@@ -3639,10 +4219,13 @@ _sig_pow = _Signatures('pow', [
 
 def pow(*args, **kwargs):
     """pow(Tensor input, Tensor exponent, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_pow_Tensor_Tensor.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_pow.parse(args, kwargs)
+        try:
+            i, a = _sig_pow.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, pow, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_pow_Tensor_Tensor.call(a[0], a[1]))
@@ -3664,10 +4247,13 @@ _sig_maximum = _Signatures('maximum', [
 
 def maximum(*args, **kwargs):
     """maximum(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_maximum.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_maximum.parse(args, kwargs)
+        try:
+            i, a = _sig_maximum.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, maximum, args, kwargs)
     if a[2] is None:
         return _wrap(_op_maximum.call(a[0], a[1]))
     return _wrap(_op_maximum_out.call(a[0], a[1], a[2]))
@@ -3680,10 +4266,13 @@ _sig_minimum = _Signatures('minimum', [
 
 def minimum(*args, **kwargs):
     """minimum(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_minimum.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_minimum.parse(args, kwargs)
+        try:
+            i, a = _sig_minimum.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, minimum, args, kwargs)
     if a[2] is None:
         return _wrap(_op_minimum.call(a[0], a[1]))
     return _wrap(_op_minimum_out.call(a[0], a[1], a[2]))
@@ -3696,10 +4285,13 @@ _sig_fmax = _Signatures('fmax', [
 
 def fmax(*args, **kwargs):
     """fmax(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_fmax.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_fmax.parse(args, kwargs)
+        try:
+            i, a = _sig_fmax.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, fmax, args, kwargs)
     if a[2] is None:
         return _wrap(_op_fmax.call(a[0], a[1]))
     return _wrap(_op_fmax_out.call(a[0], a[1], a[2]))
@@ -3712,10 +4304,13 @@ _sig_fmin = _Signatures('fmin', [
 
 def fmin(*args, **kwargs):
     """fmin(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_fmin.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_fmin.parse(args, kwargs)
+        try:
+            i, a = _sig_fmin.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, fmin, args, kwargs)
     if a[2] is None:
         return _wrap(_op_fmin.call(a[0], a[1]))
     return _wrap(_op_fmin_out.call(a[0], a[1], a[2]))
@@ -3728,10 +4323,13 @@ _sig_logaddexp = _Signatures('logaddexp', [
 
 def logaddexp(*args, **kwargs):
     """logaddexp(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_logaddexp.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_logaddexp.parse(args, kwargs)
+        try:
+            i, a = _sig_logaddexp.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, logaddexp, args, kwargs)
     if a[2] is None:
         return _wrap(_op_logaddexp.call(a[0], a[1]))
     return _wrap(_op_logaddexp_out.call(a[0], a[1], a[2]))
@@ -3744,10 +4342,13 @@ _sig_atan2 = _Signatures('atan2', [
 
 def atan2(*args, **kwargs):
     """atan2(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_atan2.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_atan2.parse(args, kwargs)
+        try:
+            i, a = _sig_atan2.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, atan2, args, kwargs)
     if a[2] is None:
         return _wrap(_op_atan2.call(a[0], a[1]))
     return _wrap(_op_atan2_out.call(a[0], a[1], a[2]))
@@ -3760,10 +4361,13 @@ _sig_hypot = _Signatures('hypot', [
 
 def hypot(*args, **kwargs):
     """hypot(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_hypot.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_hypot.parse(args, kwargs)
+        try:
+            i, a = _sig_hypot.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, hypot, args, kwargs)
     if a[2] is None:
         return _wrap(_op_hypot.call(a[0], a[1]))
     return _wrap(_op_hypot_out.call(a[0], a[1], a[2]))
@@ -3777,10 +4381,13 @@ _sig_copysign = _Signatures('copysign', [
 
 def copysign(*args, **kwargs):
     """copysign(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_copysign_Tensor.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_copysign.parse(args, kwargs)
+        try:
+            i, a = _sig_copysign.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, copysign, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_copysign_Tensor.call(a[0], a[1]))
@@ -3795,15 +4402,18 @@ _sig_xlogy = _Signatures('xlogy', [
     'xlogy(Tensor input, Tensor other, *, Tensor? out=None)',
     'xlogy(Scalar input, Tensor other, *, Tensor? out=None)',
     'xlogy(Tensor input, Scalar other, *, Tensor? out=None)',
-], numbers_as_tensors=True, is_method=False)
+], numbers_as_tensors=False, is_method=False)
 
 
 def xlogy(*args, **kwargs):
     """xlogy(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_xlogy_Tensor.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_xlogy.parse(args, kwargs)
+        try:
+            i, a = _sig_xlogy.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, xlogy, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_xlogy_Tensor.call(a[0], a[1]))
@@ -3821,15 +4431,18 @@ def xlogy(*args, **kwargs):
 _sig_xlogy_ = _Signatures('xlogy_', [
     'xlogy_(Tensor input, Tensor other)',
     'xlogy_(Tensor input, Scalar other)',
-], numbers_as_tensors=True, is_method=False)
+], numbers_as_tensors=False, is_method=False)
 
 
 def xlogy_(*args, **kwargs):
     """xlogy_(Tensor input, Tensor other)"""
-    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1])]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_xlogy__Tensor.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_xlogy_.parse(args, kwargs)
+        try:
+            i, a = _sig_xlogy_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, xlogy_, args, kwargs)
     if i == 0:
         return _wrap(_op_xlogy__Tensor.call(a[0], a[1]))
     elif i == 1:
@@ -3844,10 +4457,13 @@ _sig_eq = _Signatures('eq', [
 
 def eq(*args, **kwargs):
     """eq(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_eq_Tensor.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_eq.parse(args, kwargs)
+        try:
+            i, a = _sig_eq.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, eq, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_eq_Tensor.call(a[0], a[1]))
@@ -3866,10 +4482,13 @@ _sig_ne = _Signatures('ne', [
 
 def ne(*args, **kwargs):
     """ne(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_ne_Tensor.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_ne.parse(args, kwargs)
+        try:
+            i, a = _sig_ne.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, ne, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_ne_Tensor.call(a[0], a[1]))
@@ -3888,10 +4507,13 @@ _sig_lt = _Signatures('lt', [
 
 def lt(*args, **kwargs):
     """lt(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_lt_Tensor.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_lt.parse(args, kwargs)
+        try:
+            i, a = _sig_lt.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, lt, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_lt_Tensor.call(a[0], a[1]))
@@ -3910,10 +4532,13 @@ _sig_le = _Signatures('le', [
 
 def le(*args, **kwargs):
     """le(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_le_Tensor.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_le.parse(args, kwargs)
+        try:
+            i, a = _sig_le.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, le, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_le_Tensor.call(a[0], a[1]))
@@ -3932,10 +4557,13 @@ _sig_gt = _Signatures('gt', [
 
 def gt(*args, **kwargs):
     """gt(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_gt_Tensor.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_gt.parse(args, kwargs)
+        try:
+            i, a = _sig_gt.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, gt, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_gt_Tensor.call(a[0], a[1]))
@@ -3954,10 +4582,13 @@ _sig_ge = _Signatures('ge', [
 
 def ge(*args, **kwargs):
     """ge(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_ge_Tensor.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_ge.parse(args, kwargs)
+        try:
+            i, a = _sig_ge.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, ge, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_ge_Tensor.call(a[0], a[1]))
@@ -3975,10 +4606,13 @@ _sig_isclose = _Signatures('isclose', [
 
 def isclose(*args, **kwargs):
     """isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)"""
-    if len(args) == 5 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is float and type(args[3]) is float and type(args[4]) is bool:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, args[2], args[3], args[4]]
+    if len(args) == 5 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is float and type(args[3]) is float and type(args[4]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_isclose.call(args[0]._impl, args[1]._impl, args[2], args[3], args[4]))
     else:
-        i, a = _sig_isclose.parse(args, kwargs)
+        try:
+            i, a = _sig_isclose.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, isclose, args, kwargs)
     return _wrap(_op_isclose.call(a[0], a[1], a[2], a[3], a[4]))
 
 
@@ -3989,10 +4623,13 @@ _sig_logical_and = _Signatures('logical_and', [
 
 def logical_and(*args, **kwargs):
     """logical_and(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_logical_and.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_logical_and.parse(args, kwargs)
+        try:
+            i, a = _sig_logical_and.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, logical_and, args, kwargs)
     if a[2] is None:
         return _wrap(_op_logical_and.call(a[0], a[1]))
     return _wrap(_op_logical_and_out.call(a[0], a[1], a[2]))
@@ -4005,10 +4642,13 @@ _sig_logical_or = _Signatures('logical_or', [
 
 def logical_or(*args, **kwargs):
     """logical_or(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_logical_or.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_logical_or.parse(args, kwargs)
+        try:
+            i, a = _sig_logical_or.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, logical_or, args, kwargs)
     if a[2] is None:
         return _wrap(_op_logical_or.call(a[0], a[1]))
     return _wrap(_op_logical_or_out.call(a[0], a[1], a[2]))
@@ -4021,10 +4661,13 @@ _sig_logical_xor = _Signatures('logical_xor', [
 
 def logical_xor(*args, **kwargs):
     """logical_xor(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_logical_xor.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_logical_xor.parse(args, kwargs)
+        try:
+            i, a = _sig_logical_xor.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, logical_xor, args, kwargs)
     if a[2] is None:
         return _wrap(_op_logical_xor.call(a[0], a[1]))
     return _wrap(_op_logical_xor_out.call(a[0], a[1], a[2]))
@@ -4034,15 +4677,18 @@ _sig_bitwise_and = _Signatures('bitwise_and', [
     'bitwise_and(Tensor input, Tensor other, *, Tensor? out=None)',
     'bitwise_and(Scalar input, Tensor other)',
     'bitwise_and(Tensor input, Scalar other, *, Tensor? out=None)',
-], numbers_as_tensors=True, is_method=False)
+], numbers_as_tensors=False, is_method=False)
 
 
 def bitwise_and(*args, **kwargs):
     """bitwise_and(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_bitwise_and_Tensor.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_bitwise_and.parse(args, kwargs)
+        try:
+            i, a = _sig_bitwise_and.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bitwise_and, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_bitwise_and_Tensor.call(a[0], a[1]))
@@ -4059,15 +4705,18 @@ _sig_bitwise_or = _Signatures('bitwise_or', [
     'bitwise_or(Tensor input, Tensor other, *, Tensor? out=None)',
     'bitwise_or(Scalar input, Tensor other)',
     'bitwise_or(Tensor input, Scalar other, *, Tensor? out=None)',
-], numbers_as_tensors=True, is_method=False)
+], numbers_as_tensors=False, is_method=False)
 
 
 def bitwise_or(*args, **kwargs):
     """bitwise_or(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_bitwise_or_Tensor.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_bitwise_or.parse(args, kwargs)
+        try:
+            i, a = _sig_bitwise_or.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bitwise_or, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_bitwise_or_Tensor.call(a[0], a[1]))
@@ -4084,15 +4733,18 @@ _sig_bitwise_xor = _Signatures('bitwise_xor', [
     'bitwise_xor(Tensor input, Tensor other, *, Tensor? out=None)',
     'bitwise_xor(Scalar input, Tensor other)',
     'bitwise_xor(Tensor input, Scalar other, *, Tensor? out=None)',
-], numbers_as_tensors=True, is_method=False)
+], numbers_as_tensors=False, is_method=False)
 
 
 def bitwise_xor(*args, **kwargs):
     """bitwise_xor(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_bitwise_xor_Tensor.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_bitwise_xor.parse(args, kwargs)
+        try:
+            i, a = _sig_bitwise_xor.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bitwise_xor, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_bitwise_xor_Tensor.call(a[0], a[1]))
@@ -4109,15 +4761,18 @@ _sig_bitwise_left_shift = _Signatures('bitwise_left_shift', [
     'bitwise_left_shift(Tensor input, Tensor other, *, Tensor? out=None)',
     'bitwise_left_shift(Scalar input, Tensor other)',
     'bitwise_left_shift(Tensor input, Scalar other, *, Tensor? out=None)',
-], numbers_as_tensors=True, is_method=False)
+], numbers_as_tensors=False, is_method=False)
 
 
 def bitwise_left_shift(*args, **kwargs):
     """bitwise_left_shift(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_bitwise_left_shift_Tensor.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_bitwise_left_shift.parse(args, kwargs)
+        try:
+            i, a = _sig_bitwise_left_shift.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bitwise_left_shift, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_bitwise_left_shift_Tensor.call(a[0], a[1]))
@@ -4134,15 +4789,18 @@ _sig_bitwise_right_shift = _Signatures('bitwise_right_shift', [
     'bitwise_right_shift(Tensor input, Tensor other, *, Tensor? out=None)',
     'bitwise_right_shift(Scalar input, Tensor other)',
     'bitwise_right_shift(Tensor input, Scalar other, *, Tensor? out=None)',
-], numbers_as_tensors=True, is_method=False)
+], numbers_as_tensors=False, is_method=False)
 
 
 def bitwise_right_shift(*args, **kwargs):
     """bitwise_right_shift(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) in _TN and type(args[1]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), (args[1]._impl if type(args[1]) is _T else args[1]), None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_bitwise_right_shift_Tensor.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_bitwise_right_shift.parse(args, kwargs)
+        try:
+            i, a = _sig_bitwise_right_shift.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bitwise_right_shift, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_bitwise_right_shift_Tensor.call(a[0], a[1]))
@@ -4163,7 +4821,10 @@ _sig_clamp = _Signatures('clamp', [
 
 def clamp(*args, **kwargs):
     """clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)"""
-    i, a = _sig_clamp.parse(args, kwargs)
+    try:
+        i, a = _sig_clamp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, clamp, args, kwargs)
     if i == 0:
         if a[3] is None:
             return _wrap(_op_clamp_Tensor.call(a[0], a[1], a[2]))
@@ -4182,7 +4843,10 @@ _sig_clamp_ = _Signatures('clamp_', [
 
 def clamp_(*args, **kwargs):
     """clamp_(Tensor input, Tensor? min=None, Tensor? max=None)"""
-    i, a = _sig_clamp_.parse(args, kwargs)
+    try:
+        i, a = _sig_clamp_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, clamp_, args, kwargs)
     if i == 0:
         return _wrap(_op_clamp__Tensor.call(a[0], a[1], a[2]))
     elif i == 1:
@@ -4197,10 +4861,13 @@ _sig_clamp_min = _Signatures('clamp_min', [
 
 def clamp_min(*args, **kwargs):
     """clamp_min(Tensor input, Tensor min, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_clamp_min_Tensor.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_clamp_min.parse(args, kwargs)
+        try:
+            i, a = _sig_clamp_min.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, clamp_min, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_clamp_min_Tensor.call(a[0], a[1]))
@@ -4219,10 +4886,13 @@ _sig_clamp_min_ = _Signatures('clamp_min_', [
 
 def clamp_min_(*args, **kwargs):
     """clamp_min_(Tensor input, Tensor min)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_clamp_min__Tensor.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_clamp_min_.parse(args, kwargs)
+        try:
+            i, a = _sig_clamp_min_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, clamp_min_, args, kwargs)
     if i == 0:
         return _wrap(_op_clamp_min__Tensor.call(a[0], a[1]))
     elif i == 1:
@@ -4237,10 +4907,13 @@ _sig_clamp_max = _Signatures('clamp_max', [
 
 def clamp_max(*args, **kwargs):
     """clamp_max(Tensor input, Tensor max, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_clamp_max_Tensor.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_clamp_max.parse(args, kwargs)
+        try:
+            i, a = _sig_clamp_max.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, clamp_max, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_clamp_max_Tensor.call(a[0], a[1]))
@@ -4259,10 +4932,13 @@ _sig_clamp_max_ = _Signatures('clamp_max_', [
 
 def clamp_max_(*args, **kwargs):
     """clamp_max_(Tensor input, Tensor max)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_clamp_max__Tensor.call(args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_clamp_max_.parse(args, kwargs)
+        try:
+            i, a = _sig_clamp_max_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, clamp_max_, args, kwargs)
     if i == 0:
         return _wrap(_op_clamp_max__Tensor.call(a[0], a[1]))
     elif i == 1:
@@ -4277,7 +4953,10 @@ _sig_clip = _Signatures('clip', [
 
 def clip(*args, **kwargs):
     """clip(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)"""
-    i, a = _sig_clip.parse(args, kwargs)
+    try:
+        i, a = _sig_clip.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, clip, args, kwargs)
     if i == 0:
         if a[3] is None:
             return _wrap(_op_clip_Tensor.call(a[0], a[1], a[2]))
@@ -4296,7 +4975,10 @@ _sig_clip_ = _Signatures('clip_', [
 
 def clip_(*args, **kwargs):
     """clip_(Tensor input, Tensor? min=None, Tensor? max=None)"""
-    i, a = _sig_clip_.parse(args, kwargs)
+    try:
+        i, a = _sig_clip_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, clip_, args, kwargs)
     if i == 0:
         return _wrap(_op_clip__Tensor.call(a[0], a[1], a[2]))
     elif i == 1:
@@ -4313,10 +4995,13 @@ _sig_where = _Signatures('where', [
 
 def where(*args, **kwargs):
     """where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl, None]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_where_self.call(args[0]._impl, args[1]._impl, args[2]._impl))
     else:
-        i, a = _sig_where.parse(args, kwargs)
+        try:
+            i, a = _sig_where.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, where, args, kwargs)
     if i == 0:
         if a[3] is None:
             return _wrap(_op_where_self.call(a[0], a[1], a[2]))
@@ -4337,10 +5022,13 @@ _sig_lerp = _Signatures('lerp', [
 
 def lerp(*args, **kwargs):
     """lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl, None]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_lerp_Tensor.call(args[0]._impl, args[1]._impl, args[2]._impl))
     else:
-        i, a = _sig_lerp.parse(args, kwargs)
+        try:
+            i, a = _sig_lerp.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, lerp, args, kwargs)
     if i == 0:
         if a[3] is None:
             return _wrap(_op_lerp_Tensor.call(a[0], a[1], a[2]))
@@ -4358,10 +5046,13 @@ _sig_addcmul = _Signatures('addcmul', [
 
 def addcmul(*args, **kwargs):
     """addcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl, 1, None]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_addcmul.call(args[0]._impl, args[1]._impl, args[2]._impl, 1))
     else:
-        i, a = _sig_addcmul.parse(args, kwargs)
+        try:
+            i, a = _sig_addcmul.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, addcmul, args, kwargs)
     if a[4] is None:
         return _wrap(_op_addcmul.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_addcmul_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -4374,10 +5065,13 @@ _sig_addcdiv = _Signatures('addcdiv', [
 
 def addcdiv(*args, **kwargs):
     """addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, args[2]._impl, 1, None]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_addcdiv.call(args[0]._impl, args[1]._impl, args[2]._impl, 1))
     else:
-        i, a = _sig_addcdiv.parse(args, kwargs)
+        try:
+            i, a = _sig_addcdiv.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, addcdiv, args, kwargs)
     if a[4] is None:
         return _wrap(_op_addcdiv.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_addcdiv_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -4391,10 +5085,13 @@ _sig_bernoulli = _Signatures('bernoulli', [
 
 def bernoulli(*args, **kwargs):
     """bernoulli(Tensor input, *, Generator? generator=None, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_bernoulli.call(args[0]._impl, None))
     else:
-        i, a = _sig_bernoulli.parse(args, kwargs)
+        try:
+            i, a = _sig_bernoulli.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bernoulli, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_bernoulli.call(a[0], a[1]))
@@ -4410,10 +5107,13 @@ _sig_multinomial = _Signatures('multinomial', [
 
 def multinomial(*args, **kwargs):
     """multinomial(Tensor input, SymInt num_samples, bool replacement=False, *, Generator? generator=None, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is bool:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2], None, None]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_multinomial.call(args[0]._impl, args[1], args[2], None))
     else:
-        i, a = _sig_multinomial.parse(args, kwargs)
+        try:
+            i, a = _sig_multinomial.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, multinomial, args, kwargs)
     if a[4] is None:
         return _wrap(_op_multinomial.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_multinomial_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -4427,10 +5127,13 @@ _sig_sum = _Signatures('sum', [
 
 def sum(*args, **kwargs):
     """sum(Tensor input, *, ScalarType? dtype=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_sum.call(args[0]._impl, None))
     else:
-        i, a = _sig_sum.parse(args, kwargs)
+        try:
+            i, a = _sig_sum.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sum, args, kwargs)
     if i == 0:
         return _wrap(_op_sum.call(a[0], a[1]))
     elif i == 1:
@@ -4447,10 +5150,13 @@ _sig_mean = _Signatures('mean', [
 
 def mean(*args, **kwargs):
     """mean(Tensor input, *, ScalarType? dtype=None, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_mean.call(args[0]._impl, None))
     else:
-        i, a = _sig_mean.parse(args, kwargs)
+        try:
+            i, a = _sig_mean.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, mean, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_mean.call(a[0], a[1]))
@@ -4469,10 +5175,13 @@ _sig_prod = _Signatures('prod', [
 
 def prod(*args, **kwargs):
     """prod(Tensor input, *, ScalarType? dtype=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_prod.call(args[0]._impl, None))
     else:
-        i, a = _sig_prod.parse(args, kwargs)
+        try:
+            i, a = _sig_prod.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, prod, args, kwargs)
     if i == 0:
         return _wrap(_op_prod.call(a[0], a[1]))
     elif i == 1:
@@ -4490,10 +5199,13 @@ _sig_max = _Signatures('max', [
 
 def max(*args, **kwargs):
     """max(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_max.call(args[0]._impl))
     else:
-        i, a = _sig_max.parse(args, kwargs)
+        try:
+            i, a = _sig_max.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, max, args, kwargs)
     if i == 0:
         if a[1] is None:
             return _wrap(_op_max.call(a[0]))
@@ -4517,10 +5229,13 @@ _sig_min = _Signatures('min', [
 
 def min(*args, **kwargs):
     """min(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_min.call(args[0]._impl))
     else:
-        i, a = _sig_min.parse(args, kwargs)
+        try:
+            i, a = _sig_min.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, min, args, kwargs)
     if i == 0:
         if a[1] is None:
             return _wrap(_op_min.call(a[0]))
@@ -4542,7 +5257,10 @@ _sig_amax = _Signatures('amax', [
 
 def amax(*args, **kwargs):
     """amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)"""
-    i, a = _sig_amax.parse(args, kwargs)
+    try:
+        i, a = _sig_amax.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, amax, args, kwargs)
     if a[3] is None:
         return _wrap(_op_amax.call(a[0], a[1], a[2]))
     return _wrap(_op_amax_out.call(a[0], a[1], a[2], a[3]))
@@ -4555,7 +5273,10 @@ _sig_amin = _Signatures('amin', [
 
 def amin(*args, **kwargs):
     """amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)"""
-    i, a = _sig_amin.parse(args, kwargs)
+    try:
+        i, a = _sig_amin.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, amin, args, kwargs)
     if a[3] is None:
         return _wrap(_op_amin.call(a[0], a[1], a[2]))
     return _wrap(_op_amin_out.call(a[0], a[1], a[2], a[3]))
@@ -4568,7 +5289,10 @@ _sig_argmax = _Signatures('argmax', [
 
 def argmax(*args, **kwargs):
     """argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None)"""
-    i, a = _sig_argmax.parse(args, kwargs)
+    try:
+        i, a = _sig_argmax.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, argmax, args, kwargs)
     if a[3] is None:
         return _wrap(_op_argmax.call(a[0], a[1], a[2]))
     return _wrap(_op_argmax_out.call(a[0], a[1], a[2], a[3]))
@@ -4581,7 +5305,10 @@ _sig_argmin = _Signatures('argmin', [
 
 def argmin(*args, **kwargs):
     """argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None)"""
-    i, a = _sig_argmin.parse(args, kwargs)
+    try:
+        i, a = _sig_argmin.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, argmin, args, kwargs)
     if a[3] is None:
         return _wrap(_op_argmin.call(a[0], a[1], a[2]))
     return _wrap(_op_argmin_out.call(a[0], a[1], a[2], a[3]))
@@ -4596,7 +5323,10 @@ _sig_var = _Signatures('var', [
 
 def var(*args, **kwargs):
     """var(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None)"""
-    i, a = _sig_var.parse(args, kwargs)
+    try:
+        i, a = _sig_var.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, var, args, kwargs)
     if i == 0:
         if a[4] is None:
             return _wrap(_op_var_dim.call(a[0], a[1], a[2], a[3]))
@@ -4618,7 +5348,10 @@ _sig_std = _Signatures('std', [
 
 def std(*args, **kwargs):
     """std(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None)"""
-    i, a = _sig_std.parse(args, kwargs)
+    try:
+        i, a = _sig_std.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, std, args, kwargs)
     if i == 0:
         if a[4] is None:
             return _wrap(_op_std_dim.call(a[0], a[1], a[2], a[3]))
@@ -4640,7 +5373,10 @@ _sig_var_mean = _Signatures('var_mean', [
 
 def var_mean(*args, **kwargs):
     """var_mean(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False)"""
-    i, a = _sig_var_mean.parse(args, kwargs)
+    try:
+        i, a = _sig_var_mean.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, var_mean, args, kwargs)
     if i == 0:
         return _wrap_tuple(_op_var_mean_dim.call(a[0], a[1], a[2], a[3]))
     elif i == 1:
@@ -4658,7 +5394,10 @@ _sig_std_mean = _Signatures('std_mean', [
 
 def std_mean(*args, **kwargs):
     """std_mean(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False)"""
-    i, a = _sig_std_mean.parse(args, kwargs)
+    try:
+        i, a = _sig_std_mean.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, std_mean, args, kwargs)
     if i == 0:
         return _wrap_tuple(_op_std_mean_dim.call(a[0], a[1], a[2], a[3]))
     elif i == 1:
@@ -4677,10 +5416,13 @@ _sig_norm = _Signatures('norm', [
 
 def norm(*args, **kwargs):
     """norm(Tensor input, Scalar p=2)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_norm_Scalar.call(args[0]._impl, args[1]))
     else:
-        i, a = _sig_norm.parse(args, kwargs)
+        try:
+            i, a = _sig_norm.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, norm, args, kwargs)
     if i == 0:
         return _wrap(_op_norm_Scalar.call(a[0], a[1]))
     elif i == 1:
@@ -4702,7 +5444,10 @@ _sig_linalg_vector_norm = _Signatures('linalg_vector_norm', [
 
 def linalg_vector_norm(*args, **kwargs):
     """linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)"""
-    i, a = _sig_linalg_vector_norm.parse(args, kwargs)
+    try:
+        i, a = _sig_linalg_vector_norm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_vector_norm, args, kwargs)
     if a[5] is None:
         return _wrap(_op_linalg_vector_norm.call(a[0], a[1], a[2], a[3], a[4]))
     return _wrap(_op_linalg_vector_norm_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
@@ -4715,7 +5460,10 @@ _sig_logsumexp = _Signatures('logsumexp', [
 
 def logsumexp(*args, **kwargs):
     """logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None)"""
-    i, a = _sig_logsumexp.parse(args, kwargs)
+    try:
+        i, a = _sig_logsumexp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logsumexp, args, kwargs)
     if a[3] is None:
         return _wrap(_op_logsumexp.call(a[0], a[1], a[2]))
     return _wrap(_op_logsumexp_out.call(a[0], a[1], a[2], a[3]))
@@ -4730,10 +5478,13 @@ _sig_all = _Signatures('all', [
 
 def all(*args, **kwargs):
     """all(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_all.call(args[0]._impl))
     else:
-        i, a = _sig_all.parse(args, kwargs)
+        try:
+            i, a = _sig_all.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, all, args, kwargs)
     if i == 0:
         if a[1] is None:
             return _wrap(_op_all.call(a[0]))
@@ -4757,10 +5508,13 @@ _sig_any = _Signatures('any', [
 
 def any(*args, **kwargs):
     """any(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_any.call(args[0]._impl))
     else:
-        i, a = _sig_any.parse(args, kwargs)
+        try:
+            i, a = _sig_any.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, any, args, kwargs)
     if i == 0:
         if a[1] is None:
             return _wrap(_op_any.call(a[0]))
@@ -4783,7 +5537,10 @@ _sig_count_nonzero = _Signatures('count_nonzero', [
 
 def count_nonzero(*args, **kwargs):
     """count_nonzero(Tensor input, int? dim=None)"""
-    i, a = _sig_count_nonzero.parse(args, kwargs)
+    try:
+        i, a = _sig_count_nonzero.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, count_nonzero, args, kwargs)
     if i == 0:
         return _wrap(_op_count_nonzero.call(a[0], a[1]))
     elif i == 1:
@@ -4797,10 +5554,13 @@ _sig_cumsum = _Signatures('cumsum', [
 
 def cumsum(*args, **kwargs):
     """cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], None, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_cumsum.call(args[0]._impl, args[1], None))
     else:
-        i, a = _sig_cumsum.parse(args, kwargs)
+        try:
+            i, a = _sig_cumsum.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, cumsum, args, kwargs)
     if a[3] is None:
         return _wrap(_op_cumsum.call(a[0], a[1], a[2]))
     return _wrap(_op_cumsum_out.call(a[0], a[1], a[2], a[3]))
@@ -4813,10 +5573,13 @@ _sig_cumprod = _Signatures('cumprod', [
 
 def cumprod(*args, **kwargs):
     """cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], None, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_cumprod.call(args[0]._impl, args[1], None))
     else:
-        i, a = _sig_cumprod.parse(args, kwargs)
+        try:
+            i, a = _sig_cumprod.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, cumprod, args, kwargs)
     if a[3] is None:
         return _wrap(_op_cumprod.call(a[0], a[1], a[2]))
     return _wrap(_op_cumprod_out.call(a[0], a[1], a[2], a[3]))
@@ -4829,7 +5592,10 @@ _sig_cat = _Signatures('cat', [
 
 def cat(*args, **kwargs):
     """cat(Tensor[] tensors, int dim=0, *, Tensor? out=None)"""
-    i, a = _sig_cat.parse(args, kwargs)
+    try:
+        i, a = _sig_cat.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cat, args, kwargs)
     if a[2] is None:
         return _wrap(_op_cat.call(a[0], a[1]))
     return _wrap(_op_cat_out.call(a[0], a[1], a[2]))
@@ -4842,7 +5608,10 @@ _sig_concat = _Signatures('concat', [
 
 def concat(*args, **kwargs):
     """concat(Tensor[] tensors, int dim=0, *, Tensor? out=None)"""
-    i, a = _sig_concat.parse(args, kwargs)
+    try:
+        i, a = _sig_concat.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, concat, args, kwargs)
     if a[2] is None:
         return _wrap(_op_concat.call(a[0], a[1]))
     return _wrap(_op_concat_out.call(a[0], a[1], a[2]))
@@ -4855,7 +5624,10 @@ _sig_concatenate = _Signatures('concatenate', [
 
 def concatenate(*args, **kwargs):
     """concatenate(Tensor[] tensors, int dim=0, *, Tensor? out=None)"""
-    i, a = _sig_concatenate.parse(args, kwargs)
+    try:
+        i, a = _sig_concatenate.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, concatenate, args, kwargs)
     if a[2] is None:
         return _wrap(_op_concatenate.call(a[0], a[1]))
     return _wrap(_op_concatenate_out.call(a[0], a[1], a[2]))
@@ -4868,7 +5640,10 @@ _sig_stack = _Signatures('stack', [
 
 def stack(*args, **kwargs):
     """stack(Tensor[] tensors, int dim=0, *, Tensor? out=None)"""
-    i, a = _sig_stack.parse(args, kwargs)
+    try:
+        i, a = _sig_stack.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, stack, args, kwargs)
     if a[2] is None:
         return _wrap(_op_stack.call(a[0], a[1]))
     return _wrap(_op_stack_out.call(a[0], a[1], a[2]))
@@ -4881,7 +5656,10 @@ _sig_hstack = _Signatures('hstack', [
 
 def hstack(*args, **kwargs):
     """hstack(Tensor[] tensors, *, Tensor? out=None)"""
-    i, a = _sig_hstack.parse(args, kwargs)
+    try:
+        i, a = _sig_hstack.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, hstack, args, kwargs)
     if a[1] is None:
         return _wrap(_op_hstack.call(a[0]))
     return _wrap(_op_hstack_out.call(a[0], a[1]))
@@ -4894,7 +5672,10 @@ _sig_vstack = _Signatures('vstack', [
 
 def vstack(*args, **kwargs):
     """vstack(Tensor[] tensors, *, Tensor? out=None)"""
-    i, a = _sig_vstack.parse(args, kwargs)
+    try:
+        i, a = _sig_vstack.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, vstack, args, kwargs)
     if a[1] is None:
         return _wrap(_op_vstack.call(a[0]))
     return _wrap(_op_vstack_out.call(a[0], a[1]))
@@ -4907,7 +5688,10 @@ _sig_dstack = _Signatures('dstack', [
 
 def dstack(*args, **kwargs):
     """dstack(Tensor[] tensors, *, Tensor? out=None)"""
-    i, a = _sig_dstack.parse(args, kwargs)
+    try:
+        i, a = _sig_dstack.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, dstack, args, kwargs)
     if a[1] is None:
         return _wrap(_op_dstack.call(a[0]))
     return _wrap(_op_dstack_out.call(a[0], a[1]))
@@ -4920,7 +5704,10 @@ _sig_column_stack = _Signatures('column_stack', [
 
 def column_stack(*args, **kwargs):
     """column_stack(Tensor[] tensors, *, Tensor? out=None)"""
-    i, a = _sig_column_stack.parse(args, kwargs)
+    try:
+        i, a = _sig_column_stack.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, column_stack, args, kwargs)
     if a[1] is None:
         return _wrap(_op_column_stack.call(a[0]))
     return _wrap(_op_column_stack_out.call(a[0], a[1]))
@@ -4933,7 +5720,10 @@ _sig_tile = _Signatures('tile', [
 
 def tile(*args, **kwargs):
     """tile(Tensor input, SymInt[] dims)"""
-    i, a = _sig_tile.parse(args, kwargs)
+    try:
+        i, a = _sig_tile.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, tile, args, kwargs)
     return _wrap(_op_tile.call(a[0], a[1]))
 
 
@@ -4946,10 +5736,13 @@ _sig_repeat_interleave = _Signatures('repeat_interleave', [
 
 def repeat_interleave(*args, **kwargs):
     """repeat_interleave(Tensor repeats, *, SymInt? output_size=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_repeat_interleave_Tensor.call(args[0]._impl, None))
     else:
-        i, a = _sig_repeat_interleave.parse(args, kwargs)
+        try:
+            i, a = _sig_repeat_interleave.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, repeat_interleave, args, kwargs)
     if i == 0:
         return _wrap(_op_repeat_interleave_Tensor.call(a[0], a[1]))
     elif i == 1:
@@ -4965,7 +5758,10 @@ _sig_flip = _Signatures('flip', [
 
 def flip(*args, **kwargs):
     """flip(Tensor input, int[] dims)"""
-    i, a = _sig_flip.parse(args, kwargs)
+    try:
+        i, a = _sig_flip.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, flip, args, kwargs)
     return _wrap(_op_flip.call(a[0], a[1]))
 
 
@@ -4976,10 +5772,13 @@ _sig_fliplr = _Signatures('fliplr', [
 
 def fliplr(*args, **kwargs):
     """fliplr(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_fliplr.call(args[0]._impl))
     else:
-        i, a = _sig_fliplr.parse(args, kwargs)
+        try:
+            i, a = _sig_fliplr.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, fliplr, args, kwargs)
     return _wrap(_op_fliplr.call(a[0]))
 
 
@@ -4990,10 +5789,13 @@ _sig_flipud = _Signatures('flipud', [
 
 def flipud(*args, **kwargs):
     """flipud(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_flipud.call(args[0]._impl))
     else:
-        i, a = _sig_flipud.parse(args, kwargs)
+        try:
+            i, a = _sig_flipud.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, flipud, args, kwargs)
     return _wrap(_op_flipud.call(a[0]))
 
 
@@ -5004,7 +5806,10 @@ _sig_roll = _Signatures('roll', [
 
 def roll(*args, **kwargs):
     """roll(Tensor input, SymInt[1] shifts, int[1] dims=[])"""
-    i, a = _sig_roll.parse(args, kwargs)
+    try:
+        i, a = _sig_roll.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, roll, args, kwargs)
     return _wrap(_op_roll.call(a[0], a[1], a[2]))
 
 
@@ -5015,7 +5820,10 @@ _sig_rot90 = _Signatures('rot90', [
 
 def rot90(*args, **kwargs):
     """rot90(Tensor input, int k=1, int[] dims=[0, 1])"""
-    i, a = _sig_rot90.parse(args, kwargs)
+    try:
+        i, a = _sig_rot90.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, rot90, args, kwargs)
     return _wrap(_op_rot90.call(a[0], a[1], a[2]))
 
 
@@ -5026,10 +5834,13 @@ _sig_tril = _Signatures('tril', [
 
 def tril(*args, **kwargs):
     """tril(Tensor input, SymInt diagonal=0, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_tril.call(args[0]._impl, args[1]))
     else:
-        i, a = _sig_tril.parse(args, kwargs)
+        try:
+            i, a = _sig_tril.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, tril, args, kwargs)
     if a[2] is None:
         return _wrap(_op_tril.call(a[0], a[1]))
     return _wrap(_op_tril_out.call(a[0], a[1], a[2]))
@@ -5042,10 +5853,13 @@ _sig_triu = _Signatures('triu', [
 
 def triu(*args, **kwargs):
     """triu(Tensor input, SymInt diagonal=0, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_triu.call(args[0]._impl, args[1]))
     else:
-        i, a = _sig_triu.parse(args, kwargs)
+        try:
+            i, a = _sig_triu.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, triu, args, kwargs)
     if a[2] is None:
         return _wrap(_op_triu.call(a[0], a[1]))
     return _wrap(_op_triu_out.call(a[0], a[1], a[2]))
@@ -5058,10 +5872,13 @@ _sig_diag = _Signatures('diag', [
 
 def diag(*args, **kwargs):
     """diag(Tensor input, int diagonal=0, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_diag.call(args[0]._impl, args[1]))
     else:
-        i, a = _sig_diag.parse(args, kwargs)
+        try:
+            i, a = _sig_diag.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, diag, args, kwargs)
     if a[2] is None:
         return _wrap(_op_diag.call(a[0], a[1]))
     return _wrap(_op_diag_out.call(a[0], a[1], a[2]))
@@ -5074,10 +5891,13 @@ _sig_diag_embed = _Signatures('diag_embed', [
 
 def diag_embed(*args, **kwargs):
     """diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1)"""
-    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int and type(args[3]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2], args[3]]
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int and type(args[3]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_diag_embed.call(args[0]._impl, args[1], args[2], args[3]))
     else:
-        i, a = _sig_diag_embed.parse(args, kwargs)
+        try:
+            i, a = _sig_diag_embed.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, diag_embed, args, kwargs)
     return _wrap(_op_diag_embed.call(a[0], a[1], a[2], a[3]))
 
 
@@ -5088,10 +5908,13 @@ _sig_narrow_copy = _Signatures('narrow_copy', [
 
 def narrow_copy(*args, **kwargs):
     """narrow_copy(Tensor input, int dim, SymInt start, SymInt length, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int and type(args[3]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2], args[3], None]
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int and type(args[3]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_narrow_copy.call(args[0]._impl, args[1], args[2], args[3]))
     else:
-        i, a = _sig_narrow_copy.parse(args, kwargs)
+        try:
+            i, a = _sig_narrow_copy.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, narrow_copy, args, kwargs)
     if a[4] is None:
         return _wrap(_op_narrow_copy.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_narrow_copy_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -5104,7 +5927,10 @@ _sig_constant_pad_nd = _Signatures('constant_pad_nd', [
 
 def constant_pad_nd(*args, **kwargs):
     """constant_pad_nd(Tensor input, SymInt[] pad, Scalar value=0)"""
-    i, a = _sig_constant_pad_nd.parse(args, kwargs)
+    try:
+        i, a = _sig_constant_pad_nd.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, constant_pad_nd, args, kwargs)
     return _wrap(_op_constant_pad_nd.call(a[0], a[1], a[2]))
 
 
@@ -5115,7 +5941,10 @@ _sig_reflection_pad1d = _Signatures('reflection_pad1d', [
 
 def reflection_pad1d(*args, **kwargs):
     """reflection_pad1d(Tensor input, SymInt[2] padding, *, Tensor? out=None)"""
-    i, a = _sig_reflection_pad1d.parse(args, kwargs)
+    try:
+        i, a = _sig_reflection_pad1d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, reflection_pad1d, args, kwargs)
     if a[2] is None:
         return _wrap(_op_reflection_pad1d.call(a[0], a[1]))
     return _wrap(_op_reflection_pad1d_out.call(a[0], a[1], a[2]))
@@ -5128,7 +5957,10 @@ _sig_reflection_pad2d = _Signatures('reflection_pad2d', [
 
 def reflection_pad2d(*args, **kwargs):
     """reflection_pad2d(Tensor input, SymInt[4] padding, *, Tensor? out=None)"""
-    i, a = _sig_reflection_pad2d.parse(args, kwargs)
+    try:
+        i, a = _sig_reflection_pad2d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, reflection_pad2d, args, kwargs)
     if a[2] is None:
         return _wrap(_op_reflection_pad2d.call(a[0], a[1]))
     return _wrap(_op_reflection_pad2d_out.call(a[0], a[1], a[2]))
@@ -5141,7 +5973,10 @@ _sig_replication_pad1d = _Signatures('replication_pad1d', [
 
 def replication_pad1d(*args, **kwargs):
     """replication_pad1d(Tensor input, SymInt[2] padding, *, Tensor? out=None)"""
-    i, a = _sig_replication_pad1d.parse(args, kwargs)
+    try:
+        i, a = _sig_replication_pad1d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, replication_pad1d, args, kwargs)
     if a[2] is None:
         return _wrap(_op_replication_pad1d.call(a[0], a[1]))
     return _wrap(_op_replication_pad1d_out.call(a[0], a[1], a[2]))
@@ -5154,7 +5989,10 @@ _sig_replication_pad2d = _Signatures('replication_pad2d', [
 
 def replication_pad2d(*args, **kwargs):
     """replication_pad2d(Tensor input, SymInt[4] padding, *, Tensor? out=None)"""
-    i, a = _sig_replication_pad2d.parse(args, kwargs)
+    try:
+        i, a = _sig_replication_pad2d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, replication_pad2d, args, kwargs)
     if a[2] is None:
         return _wrap(_op_replication_pad2d.call(a[0], a[1]))
     return _wrap(_op_replication_pad2d_out.call(a[0], a[1], a[2]))
@@ -5167,7 +6005,10 @@ _sig_reflection_pad3d = _Signatures('reflection_pad3d', [
 
 def reflection_pad3d(*args, **kwargs):
     """reflection_pad3d(Tensor input, SymInt[6] padding, *, Tensor? out=None)"""
-    i, a = _sig_reflection_pad3d.parse(args, kwargs)
+    try:
+        i, a = _sig_reflection_pad3d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, reflection_pad3d, args, kwargs)
     if a[2] is None:
         return _wrap(_op_reflection_pad3d.call(a[0], a[1]))
     return _wrap(_op_reflection_pad3d_out.call(a[0], a[1], a[2]))
@@ -5180,7 +6021,10 @@ _sig_replication_pad3d = _Signatures('replication_pad3d', [
 
 def replication_pad3d(*args, **kwargs):
     """replication_pad3d(Tensor input, SymInt[6] padding, *, Tensor? out=None)"""
-    i, a = _sig_replication_pad3d.parse(args, kwargs)
+    try:
+        i, a = _sig_replication_pad3d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, replication_pad3d, args, kwargs)
     if a[2] is None:
         return _wrap(_op_replication_pad3d.call(a[0], a[1]))
     return _wrap(_op_replication_pad3d_out.call(a[0], a[1], a[2]))
@@ -5193,7 +6037,10 @@ _sig__pad_circular = _Signatures('_pad_circular', [
 
 def _pad_circular(*args, **kwargs):
     """_pad_circular(Tensor input, SymInt[] pad)"""
-    i, a = _sig__pad_circular.parse(args, kwargs)
+    try:
+        i, a = _sig__pad_circular.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _pad_circular, args, kwargs)
     return _wrap(_op__pad_circular.call(a[0], a[1]))
 
 
@@ -5204,7 +6051,10 @@ _sig__pad_enum = _Signatures('_pad_enum', [
 
 def _pad_enum(*args, **kwargs):
     """_pad_enum(Tensor input, SymInt[] pad, int mode, float? value=None)"""
-    i, a = _sig__pad_enum.parse(args, kwargs)
+    try:
+        i, a = _sig__pad_enum.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _pad_enum, args, kwargs)
     return _wrap(_op__pad_enum.call(a[0], a[1], a[2], a[3]))
 
 
@@ -5215,7 +6065,10 @@ _sig_pad = _Signatures('pad', [
 
 def pad(*args, **kwargs):
     """pad(Tensor input, SymInt[] pad, str mode="constant", float? value=None)"""
-    i, a = _sig_pad.parse(args, kwargs)
+    try:
+        i, a = _sig_pad.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, pad, args, kwargs)
     return _wrap(_op_pad.call(a[0], a[1], a[2], a[3]))
 
 
@@ -5227,10 +6080,13 @@ _sig_sort = _Signatures('sort', [
 
 def sort(*args, **kwargs):
     """sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor[2]? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None, -1, False, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _make_rt(_rt_sort_5, _op_sort_stable.call(args[0]._impl, None, -1, False))
     else:
-        i, a = _sig_sort.parse(args, kwargs)
+        try:
+            i, a = _sig_sort.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sort, args, kwargs)
     if i == 0:
         if a[4] is None:
             return _make_rt(_rt_sort_5, _op_sort_stable.call(a[0], a[1], a[2], a[3]))
@@ -5249,7 +6105,10 @@ _sig_argsort = _Signatures('argsort', [
 
 def argsort(*args, **kwargs):
     """argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False, Tensor? out=None)"""
-    i, a = _sig_argsort.parse(args, kwargs)
+    try:
+        i, a = _sig_argsort.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, argsort, args, kwargs)
     if i == 0:
         if a[4] is None:
             return _wrap(_op_argsort_stable.call(a[0], a[1], a[2], a[3]))
@@ -5265,10 +6124,13 @@ _sig_msort = _Signatures('msort', [
 
 def msort(*args, **kwargs):
     """msort(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_msort.call(args[0]._impl))
     else:
-        i, a = _sig_msort.parse(args, kwargs)
+        try:
+            i, a = _sig_msort.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, msort, args, kwargs)
     if a[1] is None:
         return _wrap(_op_msort.call(a[0]))
     return _wrap(_op_msort_out.call(a[0], a[1]))
@@ -5281,10 +6143,13 @@ _sig_topk = _Signatures('topk', [
 
 def topk(*args, **kwargs):
     """topk(Tensor input, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[2]? out=None)"""
-    if len(args) == 5 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int and type(args[3]) is bool and type(args[4]) is bool:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2], args[3], args[4], None]
+    if len(args) == 5 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int and type(args[3]) is bool and type(args[4]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _make_rt(_rt_topk_6, _op_topk.call(args[0]._impl, args[1], args[2], args[3], args[4]))
     else:
-        i, a = _sig_topk.parse(args, kwargs)
+        try:
+            i, a = _sig_topk.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, topk, args, kwargs)
     if a[5] is None:
         return _make_rt(_rt_topk_6, _op_topk.call(a[0], a[1], a[2], a[3], a[4]))
     return _make_rt(_rt_topk_6, _op_topk_values.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
@@ -5297,10 +6162,13 @@ _sig_kthvalue = _Signatures('kthvalue', [
 
 def kthvalue(*args, **kwargs):
     """kthvalue(Tensor input, SymInt k, int dim=-1, bool keepdim=False, *, Tensor[2]? out=None)"""
-    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int and type(args[3]) is bool:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2], args[3], None]
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int and type(args[3]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _make_rt(_rt_kthvalue_7, _op_kthvalue.call(args[0]._impl, args[1], args[2], args[3]))
     else:
-        i, a = _sig_kthvalue.parse(args, kwargs)
+        try:
+            i, a = _sig_kthvalue.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, kthvalue, args, kwargs)
     if a[4] is None:
         return _make_rt(_rt_kthvalue_7, _op_kthvalue.call(a[0], a[1], a[2], a[3]))
     return _make_rt(_rt_kthvalue_7, _op_kthvalue_values.call(a[0], a[1], a[2], a[3], *a[4]))
@@ -5313,10 +6181,13 @@ _sig__unique2 = _Signatures('_unique2', [
 
 def _unique2(*args, **kwargs):
     """_unique2(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False)"""
-    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is bool and type(args[2]) is bool and type(args[3]) is bool:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2], args[3]]
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is bool and type(args[2]) is bool and type(args[3]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap_tuple(_op__unique2.call(args[0]._impl, args[1], args[2], args[3]))
     else:
-        i, a = _sig__unique2.parse(args, kwargs)
+        try:
+            i, a = _sig__unique2.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, _unique2, args, kwargs)
     return _wrap_tuple(_op__unique2.call(a[0], a[1], a[2], a[3]))
 
 
@@ -5327,10 +6198,13 @@ _sig_unique_dim = _Signatures('unique_dim', [
 
 def unique_dim(*args, **kwargs):
     """unique_dim(Tensor input, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False)"""
-    if len(args) == 5 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is bool and type(args[3]) is bool and type(args[4]) is bool:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2], args[3], args[4]]
+    if len(args) == 5 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is bool and type(args[3]) is bool and type(args[4]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap_tuple(_op_unique_dim.call(args[0]._impl, args[1], args[2], args[3], args[4]))
     else:
-        i, a = _sig_unique_dim.parse(args, kwargs)
+        try:
+            i, a = _sig_unique_dim.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, unique_dim, args, kwargs)
     return _wrap_tuple(_op_unique_dim.call(a[0], a[1], a[2], a[3], a[4]))
 
 
@@ -5341,7 +6215,10 @@ _sig_unique_consecutive = _Signatures('unique_consecutive', [
 
 def unique_consecutive(*args, **kwargs):
     """unique_consecutive(Tensor input, bool return_inverse=False, bool return_counts=False, int? dim=None)"""
-    i, a = _sig_unique_consecutive.parse(args, kwargs)
+    try:
+        i, a = _sig_unique_consecutive.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, unique_consecutive, args, kwargs)
     return _wrap_tuple(_op_unique_consecutive.call(a[0], a[1], a[2], a[3]))
 
 
@@ -5353,10 +6230,13 @@ _sig_searchsorted = _Signatures('searchsorted', [
 
 def searchsorted(*args, **kwargs):
     """searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, False, False, None, None, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_searchsorted_Tensor.call(args[0]._impl, args[1]._impl, False, False, None, None))
     else:
-        i, a = _sig_searchsorted.parse(args, kwargs)
+        try:
+            i, a = _sig_searchsorted.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, searchsorted, args, kwargs)
     if i == 0:
         if a[6] is None:
             return _wrap(_op_searchsorted_Tensor.call(a[0], a[1], a[2], a[3], a[4], a[5]))
@@ -5375,10 +6255,13 @@ _sig_bucketize = _Signatures('bucketize', [
 
 def bucketize(*args, **kwargs):
     """bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, False, False, None]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_bucketize_Tensor.call(args[0]._impl, args[1]._impl, False, False))
     else:
-        i, a = _sig_bucketize.parse(args, kwargs)
+        try:
+            i, a = _sig_bucketize.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bucketize, args, kwargs)
     if i == 0:
         if a[4] is None:
             return _wrap(_op_bucketize_Tensor.call(a[0], a[1], a[2], a[3]))
@@ -5394,10 +6277,13 @@ _sig_nonzero = _Signatures('nonzero', [
 
 def nonzero(*args, **kwargs):
     """nonzero(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_nonzero.call(args[0]._impl))
     else:
-        i, a = _sig_nonzero.parse(args, kwargs)
+        try:
+            i, a = _sig_nonzero.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, nonzero, args, kwargs)
     if a[1] is None:
         return _wrap(_op_nonzero.call(a[0]))
     return _wrap(_op_nonzero_out.call(a[0], a[1]))
@@ -5410,7 +6296,10 @@ _sig_nonzero_static = _Signatures('nonzero_static', [
 
 def nonzero_static(*args, **kwargs):
     """nonzero_static(Tensor input, *, SymInt size, int fill_value=-1, Tensor? out=None)"""
-    i, a = _sig_nonzero_static.parse(args, kwargs)
+    try:
+        i, a = _sig_nonzero_static.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, nonzero_static, args, kwargs)
     if a[3] is None:
         return _wrap(_op_nonzero_static.call(a[0], a[1], a[2]))
     return _wrap(_op_nonzero_static_out.call(a[0], a[1], a[2], a[3]))
@@ -5423,10 +6312,13 @@ _sig_argwhere = _Signatures('argwhere', [
 
 def argwhere(*args, **kwargs):
     """argwhere(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_argwhere.call(args[0]._impl))
     else:
-        i, a = _sig_argwhere.parse(args, kwargs)
+        try:
+            i, a = _sig_argwhere.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, argwhere, args, kwargs)
     return _wrap(_op_argwhere.call(a[0]))
 
 
@@ -5437,7 +6329,10 @@ _sig_reshape = _Signatures('reshape', [
 
 def reshape(*args, **kwargs):
     """reshape(Tensor input, SymInt[] shape)"""
-    i, a = _sig_reshape.parse(args, kwargs)
+    try:
+        i, a = _sig_reshape.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, reshape, args, kwargs)
     return _wrap(_op_reshape.call(a[0], a[1]))
 
 
@@ -5448,7 +6343,10 @@ _sig__unsafe_view = _Signatures('_unsafe_view', [
 
 def _unsafe_view(*args, **kwargs):
     """_unsafe_view(Tensor input, SymInt[] size)"""
-    i, a = _sig__unsafe_view.parse(args, kwargs)
+    try:
+        i, a = _sig__unsafe_view.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _unsafe_view, args, kwargs)
     return _wrap(_op__unsafe_view.call(a[0], a[1]))
 
 
@@ -5459,7 +6357,10 @@ _sig_as_strided = _Signatures('as_strided', [
 
 def as_strided(*args, **kwargs):
     """as_strided(Tensor input, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)"""
-    i, a = _sig_as_strided.parse(args, kwargs)
+    try:
+        i, a = _sig_as_strided.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, as_strided, args, kwargs)
     return _wrap(_op_as_strided.call(a[0], a[1], a[2], a[3]))
 
 
@@ -5470,10 +6371,13 @@ _sig_transpose = _Signatures('transpose', [
 
 def transpose(*args, **kwargs):
     """transpose(Tensor input, int dim0, int dim1)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2]]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_transpose_int.call(args[0]._impl, args[1], args[2]))
     else:
-        i, a = _sig_transpose.parse(args, kwargs)
+        try:
+            i, a = _sig_transpose.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, transpose, args, kwargs)
     return _wrap(_op_transpose_int.call(a[0], a[1], a[2]))
 
 
@@ -5484,10 +6388,13 @@ _sig_swapaxes = _Signatures('swapaxes', [
 
 def swapaxes(*args, **kwargs):
     """swapaxes(Tensor input, int axis0, int axis1)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2]]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_swapaxes.call(args[0]._impl, args[1], args[2]))
     else:
-        i, a = _sig_swapaxes.parse(args, kwargs)
+        try:
+            i, a = _sig_swapaxes.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, swapaxes, args, kwargs)
     return _wrap(_op_swapaxes.call(a[0], a[1], a[2]))
 
 
@@ -5498,10 +6405,13 @@ _sig_swapdims = _Signatures('swapdims', [
 
 def swapdims(*args, **kwargs):
     """swapdims(Tensor input, int dim0, int dim1)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2]]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_swapdims.call(args[0]._impl, args[1], args[2]))
     else:
-        i, a = _sig_swapdims.parse(args, kwargs)
+        try:
+            i, a = _sig_swapdims.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, swapdims, args, kwargs)
     return _wrap(_op_swapdims.call(a[0], a[1], a[2]))
 
 
@@ -5512,10 +6422,13 @@ _sig_t = _Signatures('t', [
 
 def t(*args, **kwargs):
     """t(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_t.call(args[0]._impl))
     else:
-        i, a = _sig_t.parse(args, kwargs)
+        try:
+            i, a = _sig_t.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, t, args, kwargs)
     return _wrap(_op_t.call(a[0]))
 
 
@@ -5526,7 +6439,10 @@ _sig_permute = _Signatures('permute', [
 
 def permute(*args, **kwargs):
     """permute(Tensor input, int[] dims)"""
-    i, a = _sig_permute.parse(args, kwargs)
+    try:
+        i, a = _sig_permute.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, permute, args, kwargs)
     return _wrap(_op_permute.call(a[0], a[1]))
 
 
@@ -5537,7 +6453,10 @@ _sig_broadcast_to = _Signatures('broadcast_to', [
 
 def broadcast_to(*args, **kwargs):
     """broadcast_to(Tensor input, SymInt[] size)"""
-    i, a = _sig_broadcast_to.parse(args, kwargs)
+    try:
+        i, a = _sig_broadcast_to.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, broadcast_to, args, kwargs)
     return _wrap(_op_broadcast_to.call(a[0], a[1]))
 
 
@@ -5548,10 +6467,13 @@ _sig_narrow = _Signatures('narrow', [
 
 def narrow(*args, **kwargs):
     """narrow(Tensor input, int dim, SymInt start, SymInt length)"""
-    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int and type(args[3]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2], args[3]]
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int and type(args[3]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_narrow.call(args[0]._impl, args[1], args[2], args[3]))
     else:
-        i, a = _sig_narrow.parse(args, kwargs)
+        try:
+            i, a = _sig_narrow.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, narrow, args, kwargs)
     return _wrap(_op_narrow.call(a[0], a[1], a[2], a[3]))
 
 
@@ -5562,7 +6484,10 @@ _sig_slice = _Signatures('slice', [
 
 def slice(*args, **kwargs):
     """slice(Tensor input, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)"""
-    i, a = _sig_slice.parse(args, kwargs)
+    try:
+        i, a = _sig_slice.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, slice, args, kwargs)
     return _wrap(_op_slice_Tensor.call(a[0], a[1], a[2], a[3], a[4]))
 
 
@@ -5573,10 +6498,13 @@ _sig_select = _Signatures('select', [
 
 def select(*args, **kwargs):
     """select(Tensor input, int dim, SymInt index)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2]]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_select_int.call(args[0]._impl, args[1], args[2]))
     else:
-        i, a = _sig_select.parse(args, kwargs)
+        try:
+            i, a = _sig_select.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, select, args, kwargs)
     return _wrap(_op_select_int.call(a[0], a[1], a[2]))
 
 
@@ -5587,10 +6515,13 @@ _sig_unsqueeze = _Signatures('unsqueeze', [
 
 def unsqueeze(*args, **kwargs):
     """unsqueeze(Tensor input, int dim)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_unsqueeze.call(args[0]._impl, args[1]))
     else:
-        i, a = _sig_unsqueeze.parse(args, kwargs)
+        try:
+            i, a = _sig_unsqueeze.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, unsqueeze, args, kwargs)
     return _wrap(_op_unsqueeze.call(a[0], a[1]))
 
 
@@ -5603,10 +6534,13 @@ _sig_squeeze = _Signatures('squeeze', [
 
 def squeeze(*args, **kwargs):
     """squeeze(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_squeeze.call(args[0]._impl))
     else:
-        i, a = _sig_squeeze.parse(args, kwargs)
+        try:
+            i, a = _sig_squeeze.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, squeeze, args, kwargs)
     if i == 0:
         return _wrap(_op_squeeze.call(a[0]))
     elif i == 1:
@@ -5622,10 +6556,13 @@ _sig_flatten = _Signatures('flatten', [
 
 def flatten(*args, **kwargs):
     """flatten(Tensor input, int start_dim=0, int end_dim=-1)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2]]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_flatten_using_ints.call(args[0]._impl, args[1], args[2]))
     else:
-        i, a = _sig_flatten.parse(args, kwargs)
+        try:
+            i, a = _sig_flatten.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, flatten, args, kwargs)
     return _wrap(_op_flatten_using_ints.call(a[0], a[1], a[2]))
 
 
@@ -5636,7 +6573,10 @@ _sig_unflatten = _Signatures('unflatten', [
 
 def unflatten(*args, **kwargs):
     """unflatten(Tensor input, int dim, SymInt[] sizes)"""
-    i, a = _sig_unflatten.parse(args, kwargs)
+    try:
+        i, a = _sig_unflatten.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, unflatten, args, kwargs)
     return _wrap(_op_unflatten_int.call(a[0], a[1], a[2]))
 
 
@@ -5648,7 +6588,10 @@ _sig_movedim = _Signatures('movedim', [
 
 def movedim(*args, **kwargs):
     """movedim(Tensor input, int[] source, int[] destination)"""
-    i, a = _sig_movedim.parse(args, kwargs)
+    try:
+        i, a = _sig_movedim.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, movedim, args, kwargs)
     if i == 0:
         return _wrap(_op_movedim_intlist.call(a[0], a[1], a[2]))
     elif i == 1:
@@ -5663,7 +6606,10 @@ _sig_moveaxis = _Signatures('moveaxis', [
 
 def moveaxis(*args, **kwargs):
     """moveaxis(Tensor input, int[] source, int[] destination)"""
-    i, a = _sig_moveaxis.parse(args, kwargs)
+    try:
+        i, a = _sig_moveaxis.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, moveaxis, args, kwargs)
     if i == 0:
         return _wrap(_op_moveaxis_intlist.call(a[0], a[1], a[2]))
     elif i == 1:
@@ -5677,10 +6623,13 @@ _sig_diagonal = _Signatures('diagonal', [
 
 def diagonal(*args, **kwargs):
     """diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1)"""
-    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int and type(args[3]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2], args[3]]
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int and type(args[3]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_diagonal.call(args[0]._impl, args[1], args[2], args[3]))
     else:
-        i, a = _sig_diagonal.parse(args, kwargs)
+        try:
+            i, a = _sig_diagonal.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, diagonal, args, kwargs)
     return _wrap(_op_diagonal.call(a[0], a[1], a[2], a[3]))
 
 
@@ -5691,7 +6640,10 @@ _sig_split_with_sizes = _Signatures('split_with_sizes', [
 
 def split_with_sizes(*args, **kwargs):
     """split_with_sizes(Tensor input, SymInt[] split_sizes, int dim=0)"""
-    i, a = _sig_split_with_sizes.parse(args, kwargs)
+    try:
+        i, a = _sig_split_with_sizes.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, split_with_sizes, args, kwargs)
     return _wrap_list(_op_split_with_sizes.call(a[0], a[1], a[2]))
 
 
@@ -5702,10 +6654,13 @@ _sig_chunk = _Signatures('chunk', [
 
 def chunk(*args, **kwargs):
     """chunk(Tensor input, int chunks, int dim=0)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2]]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap_list(_op_chunk.call(args[0]._impl, args[1], args[2]))
     else:
-        i, a = _sig_chunk.parse(args, kwargs)
+        try:
+            i, a = _sig_chunk.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, chunk, args, kwargs)
     return _wrap_list(_op_chunk.call(a[0], a[1], a[2]))
 
 
@@ -5716,10 +6671,13 @@ _sig_unbind = _Signatures('unbind', [
 
 def unbind(*args, **kwargs):
     """unbind(Tensor input, int dim=0)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap_list(_op_unbind_int.call(args[0]._impl, args[1]))
     else:
-        i, a = _sig_unbind.parse(args, kwargs)
+        try:
+            i, a = _sig_unbind.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, unbind, args, kwargs)
     return _wrap_list(_op_unbind_int.call(a[0], a[1]))
 
 
@@ -5731,10 +6689,13 @@ _sig_tensor_split = _Signatures('tensor_split', [
 
 def tensor_split(*args, **kwargs):
     """tensor_split(Tensor input, SymInt sections, int dim=0)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is _T and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2]]
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap_list(_op_tensor_split_sections.call(args[0]._impl, args[1], args[2]))
     else:
-        i, a = _sig_tensor_split.parse(args, kwargs)
+        try:
+            i, a = _sig_tensor_split.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, tensor_split, args, kwargs)
     if i == 0:
         return _wrap_list(_op_tensor_split_sections.call(a[0], a[1], a[2]))
     elif i == 1:
@@ -5748,10 +6709,13 @@ _sig_alias = _Signatures('alias', [
 
 def alias(*args, **kwargs):
     """alias(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_alias.call(args[0]._impl))
     else:
-        i, a = _sig_alias.parse(args, kwargs)
+        try:
+            i, a = _sig_alias.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, alias, args, kwargs)
     return _wrap(_op_alias.call(a[0]))
 
 
@@ -5762,10 +6726,13 @@ _sig_clone = _Signatures('clone', [
 
 def clone(*args, **kwargs):
     """clone(Tensor input, *, MemoryFormat? memory_format=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_clone.call(args[0]._impl, None))
     else:
-        i, a = _sig_clone.parse(args, kwargs)
+        try:
+            i, a = _sig_clone.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, clone, args, kwargs)
     return _wrap(_op_clone.call(a[0], a[1]))
 
 
@@ -5777,10 +6744,13 @@ _sig_fill_ = _Signatures('fill_', [
 
 def fill_(*args, **kwargs):
     """fill_(Tensor input, Scalar value)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) in _NUM:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_fill__Scalar.call(args[0]._impl, args[1]))
     else:
-        i, a = _sig_fill_.parse(args, kwargs)
+        try:
+            i, a = _sig_fill_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, fill_, args, kwargs)
     if i == 0:
         return _wrap(_op_fill__Scalar.call(a[0], a[1]))
     elif i == 1:
@@ -5794,10 +6764,13 @@ _sig_zero_ = _Signatures('zero_', [
 
 def zero_(*args, **kwargs):
     """zero_(Tensor input)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_zero_.call(args[0]._impl))
     else:
-        i, a = _sig_zero_.parse(args, kwargs)
+        try:
+            i, a = _sig_zero_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, zero_, args, kwargs)
     return _wrap(_op_zero_.call(a[0]))
 
 
@@ -5808,10 +6781,13 @@ _sig__to_copy = _Signatures('_to_copy', [
 
 def _to_copy(*args, **kwargs):
     """_to_copy(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None, bool requires_grad=False)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         i, a = 0, [args[0]._impl, None, None, None, None, False, None, False]
     else:
-        i, a = _sig__to_copy.parse(args, kwargs)
+        try:
+            i, a = _sig__to_copy.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, _to_copy, args, kwargs)
     return _requires_grad(a[7], _op__to_copy.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
 
 

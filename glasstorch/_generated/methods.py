@@ -2,8 +2,9 @@
 
 """Tensor methods generated from native_functions/*.yaml."""
 
-from glasstorch._binding_support import _make_rt, _requires_grad, _return_type, _wrap, _wrap_list, _wrap_tuple
+from glasstorch._binding_support import _TS, _make_rt, _requires_grad, _return_type, _wrap, _wrap_list, _wrap_tuple
 from glasstorch._ops.python_arg_parser import Signatures as _Signatures
+from glasstorch.overrides import _binding_fallback as _tf_fallback
 from glasstorch.tensor import Tensor as _T
 from glasstorch._ops._generated.ops import (  # noqa: F401
     _adaptive_avg_pool2d as _op__adaptive_avg_pool2d,
@@ -786,10 +787,14 @@ _sig_masked_fill_ = _Signatures('masked_fill_', [
 
 def masked_fill_(self, *args, **kwargs):
     """masked_fill_(Tensor mask, Tensor value)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_masked_fill__Tensor.call(self._impl, args[0]._impl, args[1]._impl)
+        return self
     else:
-        i, a = _sig_masked_fill_.parse(args, kwargs)
+        try:
+            i, a = _sig_masked_fill_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, masked_fill_, (self,) + args, kwargs)
     if i == 0:
         _op_masked_fill__Tensor.call(self._impl, a[0], a[1])
         return self
@@ -806,10 +811,13 @@ _sig_masked_fill = _Signatures('masked_fill', [
 
 def masked_fill(self, *args, **kwargs):
     """masked_fill(Tensor mask, Tensor value)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_masked_fill_Tensor.call(self._impl, args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_masked_fill.parse(args, kwargs)
+        try:
+            i, a = _sig_masked_fill.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, masked_fill, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_masked_fill_Tensor.call(self._impl, a[0], a[1]))
     elif i == 1:
@@ -823,10 +831,13 @@ _sig_masked_select = _Signatures('masked_select', [
 
 def masked_select(self, *args, **kwargs):
     """masked_select(Tensor mask)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_masked_select.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_masked_select.parse(args, kwargs)
+        try:
+            i, a = _sig_masked_select.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, masked_select, (self,) + args, kwargs)
     return _wrap(_op_masked_select.call(self._impl, a[0]))
 
 
@@ -837,10 +848,14 @@ _sig_masked_scatter_ = _Signatures('masked_scatter_', [
 
 def masked_scatter_(self, *args, **kwargs):
     """masked_scatter_(Tensor mask, Tensor source)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_masked_scatter_.call(self._impl, args[0]._impl, args[1]._impl)
+        return self
     else:
-        i, a = _sig_masked_scatter_.parse(args, kwargs)
+        try:
+            i, a = _sig_masked_scatter_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, masked_scatter_, (self,) + args, kwargs)
     _op_masked_scatter_.call(self._impl, a[0], a[1])
     return self
 
@@ -852,10 +867,13 @@ _sig_masked_scatter = _Signatures('masked_scatter', [
 
 def masked_scatter(self, *args, **kwargs):
     """masked_scatter(Tensor mask, Tensor source)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_masked_scatter.call(self._impl, args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_masked_scatter.parse(args, kwargs)
+        try:
+            i, a = _sig_masked_scatter.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, masked_scatter, (self,) + args, kwargs)
     return _wrap(_op_masked_scatter.call(self._impl, a[0], a[1]))
 
 
@@ -866,10 +884,13 @@ _sig_index_select = _Signatures('index_select', [
 
 def index_select(self, *args, **kwargs):
     """index_select(int dim, Tensor index)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1]._impl]
+    if len(args) == 2 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_index_select.call(self._impl, args[0], args[1]._impl))
     else:
-        i, a = _sig_index_select.parse(args, kwargs)
+        try:
+            i, a = _sig_index_select.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, index_select, (self,) + args, kwargs)
     return _wrap(_op_index_select.call(self._impl, a[0], a[1]))
 
 
@@ -880,10 +901,13 @@ _sig_gather = _Signatures('gather', [
 
 def gather(self, *args, **kwargs):
     """gather(int dim, Tensor index, *, bool sparse_grad=False)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1]._impl, False]
+    if len(args) == 2 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_gather.call(self._impl, args[0], args[1]._impl, False))
     else:
-        i, a = _sig_gather.parse(args, kwargs)
+        try:
+            i, a = _sig_gather.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, gather, (self,) + args, kwargs)
     return _wrap(_op_gather.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -894,10 +918,13 @@ _sig_take = _Signatures('take', [
 
 def take(self, *args, **kwargs):
     """take(Tensor index)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_take.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_take.parse(args, kwargs)
+        try:
+            i, a = _sig_take.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, take, (self,) + args, kwargs)
     return _wrap(_op_take.call(self._impl, a[0]))
 
 
@@ -908,7 +935,10 @@ _sig_take_along_dim = _Signatures('take_along_dim', [
 
 def take_along_dim(self, *args, **kwargs):
     """take_along_dim(Tensor indices, int? dim=None)"""
-    i, a = _sig_take_along_dim.parse(args, kwargs)
+    try:
+        i, a = _sig_take_along_dim.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, take_along_dim, (self,) + args, kwargs)
     return _wrap(_op_take_along_dim.call(self._impl, a[0], a[1]))
 
 
@@ -922,10 +952,13 @@ _sig_scatter = _Signatures('scatter', [
 
 def scatter(self, *args, **kwargs):
     """scatter(int dim, Tensor index, Tensor src)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1]._impl, args[2]._impl]
+    if len(args) == 3 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_scatter_src.call(self._impl, args[0], args[1]._impl, args[2]._impl))
     else:
-        i, a = _sig_scatter.parse(args, kwargs)
+        try:
+            i, a = _sig_scatter.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, scatter, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_scatter_src.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
@@ -946,10 +979,14 @@ _sig_scatter_ = _Signatures('scatter_', [
 
 def scatter_(self, *args, **kwargs):
     """scatter_(int dim, Tensor index, Tensor src)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1]._impl, args[2]._impl]
+    if len(args) == 3 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_scatter__src.call(self._impl, args[0], args[1]._impl, args[2]._impl)
+        return self
     else:
-        i, a = _sig_scatter_.parse(args, kwargs)
+        try:
+            i, a = _sig_scatter_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, scatter_, (self,) + args, kwargs)
     if i == 0:
         _op_scatter__src.call(self._impl, a[0], a[1], a[2])
         return self
@@ -971,10 +1008,13 @@ _sig_scatter_add = _Signatures('scatter_add', [
 
 def scatter_add(self, *args, **kwargs):
     """scatter_add(int dim, Tensor index, Tensor src)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1]._impl, args[2]._impl]
+    if len(args) == 3 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_scatter_add.call(self._impl, args[0], args[1]._impl, args[2]._impl))
     else:
-        i, a = _sig_scatter_add.parse(args, kwargs)
+        try:
+            i, a = _sig_scatter_add.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, scatter_add, (self,) + args, kwargs)
     return _wrap(_op_scatter_add.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -985,10 +1025,14 @@ _sig_scatter_add_ = _Signatures('scatter_add_', [
 
 def scatter_add_(self, *args, **kwargs):
     """scatter_add_(int dim, Tensor index, Tensor src)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1]._impl, args[2]._impl]
+    if len(args) == 3 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_scatter_add_.call(self._impl, args[0], args[1]._impl, args[2]._impl)
+        return self
     else:
-        i, a = _sig_scatter_add_.parse(args, kwargs)
+        try:
+            i, a = _sig_scatter_add_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, scatter_add_, (self,) + args, kwargs)
     _op_scatter_add_.call(self._impl, a[0], a[1], a[2])
     return self
 
@@ -1000,7 +1044,10 @@ _sig_scatter_reduce = _Signatures('scatter_reduce', [
 
 def scatter_reduce(self, *args, **kwargs):
     """scatter_reduce(int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)"""
-    i, a = _sig_scatter_reduce.parse(args, kwargs)
+    try:
+        i, a = _sig_scatter_reduce.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, scatter_reduce, (self,) + args, kwargs)
     return _wrap(_op_scatter_reduce_two.call(self._impl, a[0], a[1], a[2], a[3], a[4]))
 
 
@@ -1011,7 +1058,10 @@ _sig_scatter_reduce_ = _Signatures('scatter_reduce_', [
 
 def scatter_reduce_(self, *args, **kwargs):
     """scatter_reduce_(int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)"""
-    i, a = _sig_scatter_reduce_.parse(args, kwargs)
+    try:
+        i, a = _sig_scatter_reduce_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, scatter_reduce_, (self,) + args, kwargs)
     _op_scatter_reduce__two.call(self._impl, a[0], a[1], a[2], a[3], a[4])
     return self
 
@@ -1023,10 +1073,13 @@ _sig_index_add = _Signatures('index_add', [
 
 def index_add(self, *args, **kwargs):
     """index_add(int dim, Tensor index, Tensor source, *, Scalar alpha=1)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1]._impl, args[2]._impl, 1]
+    if len(args) == 3 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_index_add.call(self._impl, args[0], args[1]._impl, args[2]._impl, 1))
     else:
-        i, a = _sig_index_add.parse(args, kwargs)
+        try:
+            i, a = _sig_index_add.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, index_add, (self,) + args, kwargs)
     return _wrap(_op_index_add.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
@@ -1037,10 +1090,14 @@ _sig_index_add_ = _Signatures('index_add_', [
 
 def index_add_(self, *args, **kwargs):
     """index_add_(int dim, Tensor index, Tensor source, *, Scalar alpha=1)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1]._impl, args[2]._impl, 1]
+    if len(args) == 3 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_index_add_.call(self._impl, args[0], args[1]._impl, args[2]._impl, 1)
+        return self
     else:
-        i, a = _sig_index_add_.parse(args, kwargs)
+        try:
+            i, a = _sig_index_add_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, index_add_, (self,) + args, kwargs)
     _op_index_add_.call(self._impl, a[0], a[1], a[2], a[3])
     return self
 
@@ -1052,10 +1109,13 @@ _sig_index_copy = _Signatures('index_copy', [
 
 def index_copy(self, *args, **kwargs):
     """index_copy(int dim, Tensor index, Tensor source)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1]._impl, args[2]._impl]
+    if len(args) == 3 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_index_copy.call(self._impl, args[0], args[1]._impl, args[2]._impl))
     else:
-        i, a = _sig_index_copy.parse(args, kwargs)
+        try:
+            i, a = _sig_index_copy.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, index_copy, (self,) + args, kwargs)
     return _wrap(_op_index_copy.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -1066,10 +1126,14 @@ _sig_index_copy_ = _Signatures('index_copy_', [
 
 def index_copy_(self, *args, **kwargs):
     """index_copy_(int dim, Tensor index, Tensor source)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1]._impl, args[2]._impl]
+    if len(args) == 3 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_index_copy_.call(self._impl, args[0], args[1]._impl, args[2]._impl)
+        return self
     else:
-        i, a = _sig_index_copy_.parse(args, kwargs)
+        try:
+            i, a = _sig_index_copy_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, index_copy_, (self,) + args, kwargs)
     _op_index_copy_.call(self._impl, a[0], a[1], a[2])
     return self
 
@@ -1082,10 +1146,14 @@ _sig_index_fill_ = _Signatures('index_fill_', [
 
 def index_fill_(self, *args, **kwargs):
     """index_fill_(int dim, Tensor index, Tensor value)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1]._impl, args[2]._impl]
+    if len(args) == 3 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_index_fill__int_Tensor.call(self._impl, args[0], args[1]._impl, args[2]._impl)
+        return self
     else:
-        i, a = _sig_index_fill_.parse(args, kwargs)
+        try:
+            i, a = _sig_index_fill_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, index_fill_, (self,) + args, kwargs)
     if i == 0:
         _op_index_fill__int_Tensor.call(self._impl, a[0], a[1], a[2])
         return self
@@ -1102,10 +1170,13 @@ _sig_index_fill = _Signatures('index_fill', [
 
 def index_fill(self, *args, **kwargs):
     """index_fill(int dim, Tensor index, Tensor value)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is _T and type(args[2]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1]._impl, args[2]._impl]
+    if len(args) == 3 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_index_fill_int_Tensor.call(self._impl, args[0], args[1]._impl, args[2]._impl))
     else:
-        i, a = _sig_index_fill.parse(args, kwargs)
+        try:
+            i, a = _sig_index_fill.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, index_fill, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_index_fill_int_Tensor.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
@@ -1119,7 +1190,10 @@ _sig_index_put_ = _Signatures('index_put_', [
 
 def index_put_(self, *args, **kwargs):
     """index_put_(Tensor?[] indices, Tensor values, bool accumulate=False)"""
-    i, a = _sig_index_put_.parse(args, kwargs)
+    try:
+        i, a = _sig_index_put_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, index_put_, (self,) + args, kwargs)
     _op_index_put_.call(self._impl, a[0], a[1], a[2])
     return self
 
@@ -1131,7 +1205,10 @@ _sig_index_put = _Signatures('index_put', [
 
 def index_put(self, *args, **kwargs):
     """index_put(Tensor?[] indices, Tensor values, bool accumulate=False)"""
-    i, a = _sig_index_put.parse(args, kwargs)
+    try:
+        i, a = _sig_index_put.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, index_put, (self,) + args, kwargs)
     return _wrap(_op_index_put.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -1142,10 +1219,13 @@ _sig_mm = _Signatures('mm', [
 
 def mm(self, *args, **kwargs):
     """mm(Tensor mat2)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_mm.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_mm.parse(args, kwargs)
+        try:
+            i, a = _sig_mm.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, mm, (self,) + args, kwargs)
     return _wrap(_op_mm.call(self._impl, a[0]))
 
 
@@ -1156,10 +1236,13 @@ _sig_bmm = _Signatures('bmm', [
 
 def bmm(self, *args, **kwargs):
     """bmm(Tensor mat2)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_bmm.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_bmm.parse(args, kwargs)
+        try:
+            i, a = _sig_bmm.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bmm, (self,) + args, kwargs)
     return _wrap(_op_bmm.call(self._impl, a[0]))
 
 
@@ -1170,10 +1253,13 @@ _sig_addmm = _Signatures('addmm', [
 
 def addmm(self, *args, **kwargs):
     """addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, 1, 1]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_addmm.call(self._impl, args[0]._impl, args[1]._impl, 1, 1))
     else:
-        i, a = _sig_addmm.parse(args, kwargs)
+        try:
+            i, a = _sig_addmm.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, addmm, (self,) + args, kwargs)
     return _wrap(_op_addmm.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
@@ -1184,10 +1270,14 @@ _sig_addmm_ = _Signatures('addmm_', [
 
 def addmm_(self, *args, **kwargs):
     """addmm_(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, 1, 1]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_addmm_.call(self._impl, args[0]._impl, args[1]._impl, 1, 1)
+        return self
     else:
-        i, a = _sig_addmm_.parse(args, kwargs)
+        try:
+            i, a = _sig_addmm_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, addmm_, (self,) + args, kwargs)
     _op_addmm_.call(self._impl, a[0], a[1], a[2], a[3])
     return self
 
@@ -1199,10 +1289,13 @@ _sig_baddbmm = _Signatures('baddbmm', [
 
 def baddbmm(self, *args, **kwargs):
     """baddbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, 1, 1]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_baddbmm.call(self._impl, args[0]._impl, args[1]._impl, 1, 1))
     else:
-        i, a = _sig_baddbmm.parse(args, kwargs)
+        try:
+            i, a = _sig_baddbmm.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, baddbmm, (self,) + args, kwargs)
     return _wrap(_op_baddbmm.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
@@ -1213,10 +1306,14 @@ _sig_baddbmm_ = _Signatures('baddbmm_', [
 
 def baddbmm_(self, *args, **kwargs):
     """baddbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, 1, 1]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_baddbmm_.call(self._impl, args[0]._impl, args[1]._impl, 1, 1)
+        return self
     else:
-        i, a = _sig_baddbmm_.parse(args, kwargs)
+        try:
+            i, a = _sig_baddbmm_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, baddbmm_, (self,) + args, kwargs)
     _op_baddbmm_.call(self._impl, a[0], a[1], a[2], a[3])
     return self
 
@@ -1228,10 +1325,13 @@ _sig_addbmm = _Signatures('addbmm', [
 
 def addbmm(self, *args, **kwargs):
     """addbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, 1, 1]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_addbmm.call(self._impl, args[0]._impl, args[1]._impl, 1, 1))
     else:
-        i, a = _sig_addbmm.parse(args, kwargs)
+        try:
+            i, a = _sig_addbmm.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, addbmm, (self,) + args, kwargs)
     return _wrap(_op_addbmm.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
@@ -1242,10 +1342,14 @@ _sig_addbmm_ = _Signatures('addbmm_', [
 
 def addbmm_(self, *args, **kwargs):
     """addbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, 1, 1]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_addbmm_.call(self._impl, args[0]._impl, args[1]._impl, 1, 1)
+        return self
     else:
-        i, a = _sig_addbmm_.parse(args, kwargs)
+        try:
+            i, a = _sig_addbmm_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, addbmm_, (self,) + args, kwargs)
     _op_addbmm_.call(self._impl, a[0], a[1], a[2], a[3])
     return self
 
@@ -1257,10 +1361,13 @@ _sig_addmv = _Signatures('addmv', [
 
 def addmv(self, *args, **kwargs):
     """addmv(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, 1, 1]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_addmv.call(self._impl, args[0]._impl, args[1]._impl, 1, 1))
     else:
-        i, a = _sig_addmv.parse(args, kwargs)
+        try:
+            i, a = _sig_addmv.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, addmv, (self,) + args, kwargs)
     return _wrap(_op_addmv.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
@@ -1271,10 +1378,14 @@ _sig_addmv_ = _Signatures('addmv_', [
 
 def addmv_(self, *args, **kwargs):
     """addmv_(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, 1, 1]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_addmv_.call(self._impl, args[0]._impl, args[1]._impl, 1, 1)
+        return self
     else:
-        i, a = _sig_addmv_.parse(args, kwargs)
+        try:
+            i, a = _sig_addmv_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, addmv_, (self,) + args, kwargs)
     _op_addmv_.call(self._impl, a[0], a[1], a[2], a[3])
     return self
 
@@ -1286,10 +1397,13 @@ _sig_mv = _Signatures('mv', [
 
 def mv(self, *args, **kwargs):
     """mv(Tensor vec)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_mv.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_mv.parse(args, kwargs)
+        try:
+            i, a = _sig_mv.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, mv, (self,) + args, kwargs)
     return _wrap(_op_mv.call(self._impl, a[0]))
 
 
@@ -1300,10 +1414,13 @@ _sig_dot = _Signatures('dot', [
 
 def dot(self, *args, **kwargs):
     """dot(Tensor tensor)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_dot.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_dot.parse(args, kwargs)
+        try:
+            i, a = _sig_dot.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, dot, (self,) + args, kwargs)
     return _wrap(_op_dot.call(self._impl, a[0]))
 
 
@@ -1314,10 +1431,13 @@ _sig_vdot = _Signatures('vdot', [
 
 def vdot(self, *args, **kwargs):
     """vdot(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_vdot.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_vdot.parse(args, kwargs)
+        try:
+            i, a = _sig_vdot.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, vdot, (self,) + args, kwargs)
     return _wrap(_op_vdot.call(self._impl, a[0]))
 
 
@@ -1328,10 +1448,13 @@ _sig_matmul = _Signatures('matmul', [
 
 def matmul(self, *args, **kwargs):
     """matmul(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_matmul.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_matmul.parse(args, kwargs)
+        try:
+            i, a = _sig_matmul.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, matmul, (self,) + args, kwargs)
     return _wrap(_op_matmul.call(self._impl, a[0]))
 
 
@@ -1342,10 +1465,13 @@ _sig_outer = _Signatures('outer', [
 
 def outer(self, *args, **kwargs):
     """outer(Tensor vec2)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_outer.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_outer.parse(args, kwargs)
+        try:
+            i, a = _sig_outer.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, outer, (self,) + args, kwargs)
     return _wrap(_op_outer.call(self._impl, a[0]))
 
 
@@ -1356,10 +1482,13 @@ _sig_ger = _Signatures('ger', [
 
 def ger(self, *args, **kwargs):
     """ger(Tensor vec2)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_ger.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_ger.parse(args, kwargs)
+        try:
+            i, a = _sig_ger.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, ger, (self,) + args, kwargs)
     return _wrap(_op_ger.call(self._impl, a[0]))
 
 
@@ -1370,7 +1499,10 @@ _sig_softmax = _Signatures('softmax', [
 
 def softmax(self, *args, **kwargs):
     """softmax(int dim, ScalarType? dtype=None)"""
-    i, a = _sig_softmax.parse(args, kwargs)
+    try:
+        i, a = _sig_softmax.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, softmax, (self,) + args, kwargs)
     return _wrap(_op_softmax_int.call(self._impl, a[0], a[1]))
 
 
@@ -1381,7 +1513,10 @@ _sig_log_softmax = _Signatures('log_softmax', [
 
 def log_softmax(self, *args, **kwargs):
     """log_softmax(int dim, ScalarType? dtype=None)"""
-    i, a = _sig_log_softmax.parse(args, kwargs)
+    try:
+        i, a = _sig_log_softmax.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, log_softmax, (self,) + args, kwargs)
     return _wrap(_op_log_softmax_int.call(self._impl, a[0], a[1]))
 
 
@@ -1392,10 +1527,13 @@ _sig_relu = _Signatures('relu', [
 
 def relu(self, *args, **kwargs):
     """relu()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_relu.call(self._impl))
     else:
-        i, a = _sig_relu.parse(args, kwargs)
+        try:
+            i, a = _sig_relu.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, relu, (self,) + args, kwargs)
     return _wrap(_op_relu.call(self._impl))
 
 
@@ -1406,10 +1544,14 @@ _sig_relu_ = _Signatures('relu_', [
 
 def relu_(self, *args, **kwargs):
     """relu_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_relu_.call(self._impl)
+        return self
     else:
-        i, a = _sig_relu_.parse(args, kwargs)
+        try:
+            i, a = _sig_relu_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, relu_, (self,) + args, kwargs)
     _op_relu_.call(self._impl)
     return self
 
@@ -1421,10 +1563,13 @@ _sig_abs = _Signatures('abs', [
 
 def abs(self, *args, **kwargs):
     """abs()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_abs.call(self._impl))
     else:
-        i, a = _sig_abs.parse(args, kwargs)
+        try:
+            i, a = _sig_abs.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, abs, (self,) + args, kwargs)
     return _wrap(_op_abs.call(self._impl))
 
 
@@ -1435,10 +1580,14 @@ _sig_abs_ = _Signatures('abs_', [
 
 def abs_(self, *args, **kwargs):
     """abs_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_abs_.call(self._impl)
+        return self
     else:
-        i, a = _sig_abs_.parse(args, kwargs)
+        try:
+            i, a = _sig_abs_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, abs_, (self,) + args, kwargs)
     _op_abs_.call(self._impl)
     return self
 
@@ -1450,10 +1599,13 @@ _sig_neg = _Signatures('neg', [
 
 def neg(self, *args, **kwargs):
     """neg()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_neg.call(self._impl))
     else:
-        i, a = _sig_neg.parse(args, kwargs)
+        try:
+            i, a = _sig_neg.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, neg, (self,) + args, kwargs)
     return _wrap(_op_neg.call(self._impl))
 
 
@@ -1464,10 +1616,14 @@ _sig_neg_ = _Signatures('neg_', [
 
 def neg_(self, *args, **kwargs):
     """neg_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_neg_.call(self._impl)
+        return self
     else:
-        i, a = _sig_neg_.parse(args, kwargs)
+        try:
+            i, a = _sig_neg_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, neg_, (self,) + args, kwargs)
     _op_neg_.call(self._impl)
     return self
 
@@ -1479,10 +1635,13 @@ _sig_sign = _Signatures('sign', [
 
 def sign(self, *args, **kwargs):
     """sign()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_sign.call(self._impl))
     else:
-        i, a = _sig_sign.parse(args, kwargs)
+        try:
+            i, a = _sig_sign.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sign, (self,) + args, kwargs)
     return _wrap(_op_sign.call(self._impl))
 
 
@@ -1493,10 +1652,14 @@ _sig_sign_ = _Signatures('sign_', [
 
 def sign_(self, *args, **kwargs):
     """sign_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_sign_.call(self._impl)
+        return self
     else:
-        i, a = _sig_sign_.parse(args, kwargs)
+        try:
+            i, a = _sig_sign_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sign_, (self,) + args, kwargs)
     _op_sign_.call(self._impl)
     return self
 
@@ -1508,10 +1671,13 @@ _sig_sgn = _Signatures('sgn', [
 
 def sgn(self, *args, **kwargs):
     """sgn()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_sgn.call(self._impl))
     else:
-        i, a = _sig_sgn.parse(args, kwargs)
+        try:
+            i, a = _sig_sgn.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sgn, (self,) + args, kwargs)
     return _wrap(_op_sgn.call(self._impl))
 
 
@@ -1522,10 +1688,14 @@ _sig_sgn_ = _Signatures('sgn_', [
 
 def sgn_(self, *args, **kwargs):
     """sgn_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_sgn_.call(self._impl)
+        return self
     else:
-        i, a = _sig_sgn_.parse(args, kwargs)
+        try:
+            i, a = _sig_sgn_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sgn_, (self,) + args, kwargs)
     _op_sgn_.call(self._impl)
     return self
 
@@ -1537,10 +1707,13 @@ _sig_exp = _Signatures('exp', [
 
 def exp(self, *args, **kwargs):
     """exp()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_exp.call(self._impl))
     else:
-        i, a = _sig_exp.parse(args, kwargs)
+        try:
+            i, a = _sig_exp.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, exp, (self,) + args, kwargs)
     return _wrap(_op_exp.call(self._impl))
 
 
@@ -1551,10 +1724,14 @@ _sig_exp_ = _Signatures('exp_', [
 
 def exp_(self, *args, **kwargs):
     """exp_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_exp_.call(self._impl)
+        return self
     else:
-        i, a = _sig_exp_.parse(args, kwargs)
+        try:
+            i, a = _sig_exp_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, exp_, (self,) + args, kwargs)
     _op_exp_.call(self._impl)
     return self
 
@@ -1566,10 +1743,13 @@ _sig_exp2 = _Signatures('exp2', [
 
 def exp2(self, *args, **kwargs):
     """exp2()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_exp2.call(self._impl))
     else:
-        i, a = _sig_exp2.parse(args, kwargs)
+        try:
+            i, a = _sig_exp2.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, exp2, (self,) + args, kwargs)
     return _wrap(_op_exp2.call(self._impl))
 
 
@@ -1580,10 +1760,14 @@ _sig_exp2_ = _Signatures('exp2_', [
 
 def exp2_(self, *args, **kwargs):
     """exp2_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_exp2_.call(self._impl)
+        return self
     else:
-        i, a = _sig_exp2_.parse(args, kwargs)
+        try:
+            i, a = _sig_exp2_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, exp2_, (self,) + args, kwargs)
     _op_exp2_.call(self._impl)
     return self
 
@@ -1595,10 +1779,13 @@ _sig_expm1 = _Signatures('expm1', [
 
 def expm1(self, *args, **kwargs):
     """expm1()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_expm1.call(self._impl))
     else:
-        i, a = _sig_expm1.parse(args, kwargs)
+        try:
+            i, a = _sig_expm1.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, expm1, (self,) + args, kwargs)
     return _wrap(_op_expm1.call(self._impl))
 
 
@@ -1609,10 +1796,14 @@ _sig_expm1_ = _Signatures('expm1_', [
 
 def expm1_(self, *args, **kwargs):
     """expm1_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_expm1_.call(self._impl)
+        return self
     else:
-        i, a = _sig_expm1_.parse(args, kwargs)
+        try:
+            i, a = _sig_expm1_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, expm1_, (self,) + args, kwargs)
     _op_expm1_.call(self._impl)
     return self
 
@@ -1624,10 +1815,13 @@ _sig_log = _Signatures('log', [
 
 def log(self, *args, **kwargs):
     """log()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_log.call(self._impl))
     else:
-        i, a = _sig_log.parse(args, kwargs)
+        try:
+            i, a = _sig_log.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, log, (self,) + args, kwargs)
     return _wrap(_op_log.call(self._impl))
 
 
@@ -1638,10 +1832,14 @@ _sig_log_ = _Signatures('log_', [
 
 def log_(self, *args, **kwargs):
     """log_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_log_.call(self._impl)
+        return self
     else:
-        i, a = _sig_log_.parse(args, kwargs)
+        try:
+            i, a = _sig_log_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, log_, (self,) + args, kwargs)
     _op_log_.call(self._impl)
     return self
 
@@ -1653,10 +1851,13 @@ _sig_log2 = _Signatures('log2', [
 
 def log2(self, *args, **kwargs):
     """log2()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_log2.call(self._impl))
     else:
-        i, a = _sig_log2.parse(args, kwargs)
+        try:
+            i, a = _sig_log2.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, log2, (self,) + args, kwargs)
     return _wrap(_op_log2.call(self._impl))
 
 
@@ -1667,10 +1868,14 @@ _sig_log2_ = _Signatures('log2_', [
 
 def log2_(self, *args, **kwargs):
     """log2_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_log2_.call(self._impl)
+        return self
     else:
-        i, a = _sig_log2_.parse(args, kwargs)
+        try:
+            i, a = _sig_log2_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, log2_, (self,) + args, kwargs)
     _op_log2_.call(self._impl)
     return self
 
@@ -1682,10 +1887,13 @@ _sig_log10 = _Signatures('log10', [
 
 def log10(self, *args, **kwargs):
     """log10()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_log10.call(self._impl))
     else:
-        i, a = _sig_log10.parse(args, kwargs)
+        try:
+            i, a = _sig_log10.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, log10, (self,) + args, kwargs)
     return _wrap(_op_log10.call(self._impl))
 
 
@@ -1696,10 +1904,14 @@ _sig_log10_ = _Signatures('log10_', [
 
 def log10_(self, *args, **kwargs):
     """log10_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_log10_.call(self._impl)
+        return self
     else:
-        i, a = _sig_log10_.parse(args, kwargs)
+        try:
+            i, a = _sig_log10_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, log10_, (self,) + args, kwargs)
     _op_log10_.call(self._impl)
     return self
 
@@ -1711,10 +1923,13 @@ _sig_log1p = _Signatures('log1p', [
 
 def log1p(self, *args, **kwargs):
     """log1p()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_log1p.call(self._impl))
     else:
-        i, a = _sig_log1p.parse(args, kwargs)
+        try:
+            i, a = _sig_log1p.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, log1p, (self,) + args, kwargs)
     return _wrap(_op_log1p.call(self._impl))
 
 
@@ -1725,10 +1940,14 @@ _sig_log1p_ = _Signatures('log1p_', [
 
 def log1p_(self, *args, **kwargs):
     """log1p_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_log1p_.call(self._impl)
+        return self
     else:
-        i, a = _sig_log1p_.parse(args, kwargs)
+        try:
+            i, a = _sig_log1p_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, log1p_, (self,) + args, kwargs)
     _op_log1p_.call(self._impl)
     return self
 
@@ -1740,10 +1959,13 @@ _sig_sqrt = _Signatures('sqrt', [
 
 def sqrt(self, *args, **kwargs):
     """sqrt()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_sqrt.call(self._impl))
     else:
-        i, a = _sig_sqrt.parse(args, kwargs)
+        try:
+            i, a = _sig_sqrt.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sqrt, (self,) + args, kwargs)
     return _wrap(_op_sqrt.call(self._impl))
 
 
@@ -1754,10 +1976,14 @@ _sig_sqrt_ = _Signatures('sqrt_', [
 
 def sqrt_(self, *args, **kwargs):
     """sqrt_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_sqrt_.call(self._impl)
+        return self
     else:
-        i, a = _sig_sqrt_.parse(args, kwargs)
+        try:
+            i, a = _sig_sqrt_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sqrt_, (self,) + args, kwargs)
     _op_sqrt_.call(self._impl)
     return self
 
@@ -1769,10 +1995,13 @@ _sig_rsqrt = _Signatures('rsqrt', [
 
 def rsqrt(self, *args, **kwargs):
     """rsqrt()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_rsqrt.call(self._impl))
     else:
-        i, a = _sig_rsqrt.parse(args, kwargs)
+        try:
+            i, a = _sig_rsqrt.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, rsqrt, (self,) + args, kwargs)
     return _wrap(_op_rsqrt.call(self._impl))
 
 
@@ -1783,10 +2012,14 @@ _sig_rsqrt_ = _Signatures('rsqrt_', [
 
 def rsqrt_(self, *args, **kwargs):
     """rsqrt_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_rsqrt_.call(self._impl)
+        return self
     else:
-        i, a = _sig_rsqrt_.parse(args, kwargs)
+        try:
+            i, a = _sig_rsqrt_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, rsqrt_, (self,) + args, kwargs)
     _op_rsqrt_.call(self._impl)
     return self
 
@@ -1798,10 +2031,13 @@ _sig_reciprocal = _Signatures('reciprocal', [
 
 def reciprocal(self, *args, **kwargs):
     """reciprocal()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_reciprocal.call(self._impl))
     else:
-        i, a = _sig_reciprocal.parse(args, kwargs)
+        try:
+            i, a = _sig_reciprocal.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, reciprocal, (self,) + args, kwargs)
     return _wrap(_op_reciprocal.call(self._impl))
 
 
@@ -1812,10 +2048,14 @@ _sig_reciprocal_ = _Signatures('reciprocal_', [
 
 def reciprocal_(self, *args, **kwargs):
     """reciprocal_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_reciprocal_.call(self._impl)
+        return self
     else:
-        i, a = _sig_reciprocal_.parse(args, kwargs)
+        try:
+            i, a = _sig_reciprocal_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, reciprocal_, (self,) + args, kwargs)
     _op_reciprocal_.call(self._impl)
     return self
 
@@ -1827,10 +2067,13 @@ _sig_sin = _Signatures('sin', [
 
 def sin(self, *args, **kwargs):
     """sin()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_sin.call(self._impl))
     else:
-        i, a = _sig_sin.parse(args, kwargs)
+        try:
+            i, a = _sig_sin.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sin, (self,) + args, kwargs)
     return _wrap(_op_sin.call(self._impl))
 
 
@@ -1841,10 +2084,14 @@ _sig_sin_ = _Signatures('sin_', [
 
 def sin_(self, *args, **kwargs):
     """sin_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_sin_.call(self._impl)
+        return self
     else:
-        i, a = _sig_sin_.parse(args, kwargs)
+        try:
+            i, a = _sig_sin_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sin_, (self,) + args, kwargs)
     _op_sin_.call(self._impl)
     return self
 
@@ -1856,10 +2103,13 @@ _sig_cos = _Signatures('cos', [
 
 def cos(self, *args, **kwargs):
     """cos()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_cos.call(self._impl))
     else:
-        i, a = _sig_cos.parse(args, kwargs)
+        try:
+            i, a = _sig_cos.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, cos, (self,) + args, kwargs)
     return _wrap(_op_cos.call(self._impl))
 
 
@@ -1870,10 +2120,14 @@ _sig_cos_ = _Signatures('cos_', [
 
 def cos_(self, *args, **kwargs):
     """cos_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_cos_.call(self._impl)
+        return self
     else:
-        i, a = _sig_cos_.parse(args, kwargs)
+        try:
+            i, a = _sig_cos_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, cos_, (self,) + args, kwargs)
     _op_cos_.call(self._impl)
     return self
 
@@ -1885,10 +2139,13 @@ _sig_tan = _Signatures('tan', [
 
 def tan(self, *args, **kwargs):
     """tan()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_tan.call(self._impl))
     else:
-        i, a = _sig_tan.parse(args, kwargs)
+        try:
+            i, a = _sig_tan.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, tan, (self,) + args, kwargs)
     return _wrap(_op_tan.call(self._impl))
 
 
@@ -1899,10 +2156,14 @@ _sig_tan_ = _Signatures('tan_', [
 
 def tan_(self, *args, **kwargs):
     """tan_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_tan_.call(self._impl)
+        return self
     else:
-        i, a = _sig_tan_.parse(args, kwargs)
+        try:
+            i, a = _sig_tan_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, tan_, (self,) + args, kwargs)
     _op_tan_.call(self._impl)
     return self
 
@@ -1914,10 +2175,13 @@ _sig_asin = _Signatures('asin', [
 
 def asin(self, *args, **kwargs):
     """asin()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_asin.call(self._impl))
     else:
-        i, a = _sig_asin.parse(args, kwargs)
+        try:
+            i, a = _sig_asin.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, asin, (self,) + args, kwargs)
     return _wrap(_op_asin.call(self._impl))
 
 
@@ -1928,10 +2192,14 @@ _sig_asin_ = _Signatures('asin_', [
 
 def asin_(self, *args, **kwargs):
     """asin_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_asin_.call(self._impl)
+        return self
     else:
-        i, a = _sig_asin_.parse(args, kwargs)
+        try:
+            i, a = _sig_asin_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, asin_, (self,) + args, kwargs)
     _op_asin_.call(self._impl)
     return self
 
@@ -1943,10 +2211,13 @@ _sig_acos = _Signatures('acos', [
 
 def acos(self, *args, **kwargs):
     """acos()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_acos.call(self._impl))
     else:
-        i, a = _sig_acos.parse(args, kwargs)
+        try:
+            i, a = _sig_acos.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, acos, (self,) + args, kwargs)
     return _wrap(_op_acos.call(self._impl))
 
 
@@ -1957,10 +2228,14 @@ _sig_acos_ = _Signatures('acos_', [
 
 def acos_(self, *args, **kwargs):
     """acos_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_acos_.call(self._impl)
+        return self
     else:
-        i, a = _sig_acos_.parse(args, kwargs)
+        try:
+            i, a = _sig_acos_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, acos_, (self,) + args, kwargs)
     _op_acos_.call(self._impl)
     return self
 
@@ -1972,10 +2247,13 @@ _sig_atan = _Signatures('atan', [
 
 def atan(self, *args, **kwargs):
     """atan()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_atan.call(self._impl))
     else:
-        i, a = _sig_atan.parse(args, kwargs)
+        try:
+            i, a = _sig_atan.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, atan, (self,) + args, kwargs)
     return _wrap(_op_atan.call(self._impl))
 
 
@@ -1986,10 +2264,14 @@ _sig_atan_ = _Signatures('atan_', [
 
 def atan_(self, *args, **kwargs):
     """atan_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_atan_.call(self._impl)
+        return self
     else:
-        i, a = _sig_atan_.parse(args, kwargs)
+        try:
+            i, a = _sig_atan_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, atan_, (self,) + args, kwargs)
     _op_atan_.call(self._impl)
     return self
 
@@ -2001,10 +2283,13 @@ _sig_sinh = _Signatures('sinh', [
 
 def sinh(self, *args, **kwargs):
     """sinh()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_sinh.call(self._impl))
     else:
-        i, a = _sig_sinh.parse(args, kwargs)
+        try:
+            i, a = _sig_sinh.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sinh, (self,) + args, kwargs)
     return _wrap(_op_sinh.call(self._impl))
 
 
@@ -2015,10 +2300,14 @@ _sig_sinh_ = _Signatures('sinh_', [
 
 def sinh_(self, *args, **kwargs):
     """sinh_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_sinh_.call(self._impl)
+        return self
     else:
-        i, a = _sig_sinh_.parse(args, kwargs)
+        try:
+            i, a = _sig_sinh_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sinh_, (self,) + args, kwargs)
     _op_sinh_.call(self._impl)
     return self
 
@@ -2030,10 +2319,13 @@ _sig_cosh = _Signatures('cosh', [
 
 def cosh(self, *args, **kwargs):
     """cosh()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_cosh.call(self._impl))
     else:
-        i, a = _sig_cosh.parse(args, kwargs)
+        try:
+            i, a = _sig_cosh.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, cosh, (self,) + args, kwargs)
     return _wrap(_op_cosh.call(self._impl))
 
 
@@ -2044,10 +2336,14 @@ _sig_cosh_ = _Signatures('cosh_', [
 
 def cosh_(self, *args, **kwargs):
     """cosh_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_cosh_.call(self._impl)
+        return self
     else:
-        i, a = _sig_cosh_.parse(args, kwargs)
+        try:
+            i, a = _sig_cosh_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, cosh_, (self,) + args, kwargs)
     _op_cosh_.call(self._impl)
     return self
 
@@ -2059,10 +2355,13 @@ _sig_tanh = _Signatures('tanh', [
 
 def tanh(self, *args, **kwargs):
     """tanh()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_tanh.call(self._impl))
     else:
-        i, a = _sig_tanh.parse(args, kwargs)
+        try:
+            i, a = _sig_tanh.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, tanh, (self,) + args, kwargs)
     return _wrap(_op_tanh.call(self._impl))
 
 
@@ -2073,10 +2372,14 @@ _sig_tanh_ = _Signatures('tanh_', [
 
 def tanh_(self, *args, **kwargs):
     """tanh_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_tanh_.call(self._impl)
+        return self
     else:
-        i, a = _sig_tanh_.parse(args, kwargs)
+        try:
+            i, a = _sig_tanh_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, tanh_, (self,) + args, kwargs)
     _op_tanh_.call(self._impl)
     return self
 
@@ -2088,10 +2391,13 @@ _sig_asinh = _Signatures('asinh', [
 
 def asinh(self, *args, **kwargs):
     """asinh()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_asinh.call(self._impl))
     else:
-        i, a = _sig_asinh.parse(args, kwargs)
+        try:
+            i, a = _sig_asinh.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, asinh, (self,) + args, kwargs)
     return _wrap(_op_asinh.call(self._impl))
 
 
@@ -2102,10 +2408,14 @@ _sig_asinh_ = _Signatures('asinh_', [
 
 def asinh_(self, *args, **kwargs):
     """asinh_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_asinh_.call(self._impl)
+        return self
     else:
-        i, a = _sig_asinh_.parse(args, kwargs)
+        try:
+            i, a = _sig_asinh_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, asinh_, (self,) + args, kwargs)
     _op_asinh_.call(self._impl)
     return self
 
@@ -2117,10 +2427,13 @@ _sig_acosh = _Signatures('acosh', [
 
 def acosh(self, *args, **kwargs):
     """acosh()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_acosh.call(self._impl))
     else:
-        i, a = _sig_acosh.parse(args, kwargs)
+        try:
+            i, a = _sig_acosh.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, acosh, (self,) + args, kwargs)
     return _wrap(_op_acosh.call(self._impl))
 
 
@@ -2131,10 +2444,14 @@ _sig_acosh_ = _Signatures('acosh_', [
 
 def acosh_(self, *args, **kwargs):
     """acosh_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_acosh_.call(self._impl)
+        return self
     else:
-        i, a = _sig_acosh_.parse(args, kwargs)
+        try:
+            i, a = _sig_acosh_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, acosh_, (self,) + args, kwargs)
     _op_acosh_.call(self._impl)
     return self
 
@@ -2146,10 +2463,13 @@ _sig_atanh = _Signatures('atanh', [
 
 def atanh(self, *args, **kwargs):
     """atanh()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_atanh.call(self._impl))
     else:
-        i, a = _sig_atanh.parse(args, kwargs)
+        try:
+            i, a = _sig_atanh.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, atanh, (self,) + args, kwargs)
     return _wrap(_op_atanh.call(self._impl))
 
 
@@ -2160,10 +2480,14 @@ _sig_atanh_ = _Signatures('atanh_', [
 
 def atanh_(self, *args, **kwargs):
     """atanh_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_atanh_.call(self._impl)
+        return self
     else:
-        i, a = _sig_atanh_.parse(args, kwargs)
+        try:
+            i, a = _sig_atanh_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, atanh_, (self,) + args, kwargs)
     _op_atanh_.call(self._impl)
     return self
 
@@ -2175,10 +2499,13 @@ _sig_sigmoid = _Signatures('sigmoid', [
 
 def sigmoid(self, *args, **kwargs):
     """sigmoid()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_sigmoid.call(self._impl))
     else:
-        i, a = _sig_sigmoid.parse(args, kwargs)
+        try:
+            i, a = _sig_sigmoid.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sigmoid, (self,) + args, kwargs)
     return _wrap(_op_sigmoid.call(self._impl))
 
 
@@ -2189,10 +2516,14 @@ _sig_sigmoid_ = _Signatures('sigmoid_', [
 
 def sigmoid_(self, *args, **kwargs):
     """sigmoid_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_sigmoid_.call(self._impl)
+        return self
     else:
-        i, a = _sig_sigmoid_.parse(args, kwargs)
+        try:
+            i, a = _sig_sigmoid_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sigmoid_, (self,) + args, kwargs)
     _op_sigmoid_.call(self._impl)
     return self
 
@@ -2204,10 +2535,13 @@ _sig_erf = _Signatures('erf', [
 
 def erf(self, *args, **kwargs):
     """erf()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_erf.call(self._impl))
     else:
-        i, a = _sig_erf.parse(args, kwargs)
+        try:
+            i, a = _sig_erf.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, erf, (self,) + args, kwargs)
     return _wrap(_op_erf.call(self._impl))
 
 
@@ -2218,10 +2552,14 @@ _sig_erf_ = _Signatures('erf_', [
 
 def erf_(self, *args, **kwargs):
     """erf_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_erf_.call(self._impl)
+        return self
     else:
-        i, a = _sig_erf_.parse(args, kwargs)
+        try:
+            i, a = _sig_erf_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, erf_, (self,) + args, kwargs)
     _op_erf_.call(self._impl)
     return self
 
@@ -2233,10 +2571,13 @@ _sig_erfc = _Signatures('erfc', [
 
 def erfc(self, *args, **kwargs):
     """erfc()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_erfc.call(self._impl))
     else:
-        i, a = _sig_erfc.parse(args, kwargs)
+        try:
+            i, a = _sig_erfc.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, erfc, (self,) + args, kwargs)
     return _wrap(_op_erfc.call(self._impl))
 
 
@@ -2247,10 +2588,14 @@ _sig_erfc_ = _Signatures('erfc_', [
 
 def erfc_(self, *args, **kwargs):
     """erfc_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_erfc_.call(self._impl)
+        return self
     else:
-        i, a = _sig_erfc_.parse(args, kwargs)
+        try:
+            i, a = _sig_erfc_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, erfc_, (self,) + args, kwargs)
     _op_erfc_.call(self._impl)
     return self
 
@@ -2262,10 +2607,13 @@ _sig_erfinv = _Signatures('erfinv', [
 
 def erfinv(self, *args, **kwargs):
     """erfinv()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_erfinv.call(self._impl))
     else:
-        i, a = _sig_erfinv.parse(args, kwargs)
+        try:
+            i, a = _sig_erfinv.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, erfinv, (self,) + args, kwargs)
     return _wrap(_op_erfinv.call(self._impl))
 
 
@@ -2276,10 +2624,14 @@ _sig_erfinv_ = _Signatures('erfinv_', [
 
 def erfinv_(self, *args, **kwargs):
     """erfinv_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_erfinv_.call(self._impl)
+        return self
     else:
-        i, a = _sig_erfinv_.parse(args, kwargs)
+        try:
+            i, a = _sig_erfinv_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, erfinv_, (self,) + args, kwargs)
     _op_erfinv_.call(self._impl)
     return self
 
@@ -2291,10 +2643,13 @@ _sig_floor = _Signatures('floor', [
 
 def floor(self, *args, **kwargs):
     """floor()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_floor.call(self._impl))
     else:
-        i, a = _sig_floor.parse(args, kwargs)
+        try:
+            i, a = _sig_floor.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, floor, (self,) + args, kwargs)
     return _wrap(_op_floor.call(self._impl))
 
 
@@ -2305,10 +2660,14 @@ _sig_floor_ = _Signatures('floor_', [
 
 def floor_(self, *args, **kwargs):
     """floor_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_floor_.call(self._impl)
+        return self
     else:
-        i, a = _sig_floor_.parse(args, kwargs)
+        try:
+            i, a = _sig_floor_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, floor_, (self,) + args, kwargs)
     _op_floor_.call(self._impl)
     return self
 
@@ -2320,10 +2679,13 @@ _sig_ceil = _Signatures('ceil', [
 
 def ceil(self, *args, **kwargs):
     """ceil()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_ceil.call(self._impl))
     else:
-        i, a = _sig_ceil.parse(args, kwargs)
+        try:
+            i, a = _sig_ceil.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, ceil, (self,) + args, kwargs)
     return _wrap(_op_ceil.call(self._impl))
 
 
@@ -2334,10 +2696,14 @@ _sig_ceil_ = _Signatures('ceil_', [
 
 def ceil_(self, *args, **kwargs):
     """ceil_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_ceil_.call(self._impl)
+        return self
     else:
-        i, a = _sig_ceil_.parse(args, kwargs)
+        try:
+            i, a = _sig_ceil_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, ceil_, (self,) + args, kwargs)
     _op_ceil_.call(self._impl)
     return self
 
@@ -2349,10 +2715,13 @@ _sig_trunc = _Signatures('trunc', [
 
 def trunc(self, *args, **kwargs):
     """trunc()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_trunc.call(self._impl))
     else:
-        i, a = _sig_trunc.parse(args, kwargs)
+        try:
+            i, a = _sig_trunc.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, trunc, (self,) + args, kwargs)
     return _wrap(_op_trunc.call(self._impl))
 
 
@@ -2363,10 +2732,14 @@ _sig_trunc_ = _Signatures('trunc_', [
 
 def trunc_(self, *args, **kwargs):
     """trunc_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_trunc_.call(self._impl)
+        return self
     else:
-        i, a = _sig_trunc_.parse(args, kwargs)
+        try:
+            i, a = _sig_trunc_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, trunc_, (self,) + args, kwargs)
     _op_trunc_.call(self._impl)
     return self
 
@@ -2378,10 +2751,13 @@ _sig_frac = _Signatures('frac', [
 
 def frac(self, *args, **kwargs):
     """frac()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_frac.call(self._impl))
     else:
-        i, a = _sig_frac.parse(args, kwargs)
+        try:
+            i, a = _sig_frac.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, frac, (self,) + args, kwargs)
     return _wrap(_op_frac.call(self._impl))
 
 
@@ -2392,10 +2768,14 @@ _sig_frac_ = _Signatures('frac_', [
 
 def frac_(self, *args, **kwargs):
     """frac_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_frac_.call(self._impl)
+        return self
     else:
-        i, a = _sig_frac_.parse(args, kwargs)
+        try:
+            i, a = _sig_frac_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, frac_, (self,) + args, kwargs)
     _op_frac_.call(self._impl)
     return self
 
@@ -2408,10 +2788,13 @@ _sig_round = _Signatures('round', [
 
 def round(self, *args, **kwargs):
     """round()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_round.call(self._impl))
     else:
-        i, a = _sig_round.parse(args, kwargs)
+        try:
+            i, a = _sig_round.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, round, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_round.call(self._impl))
     elif i == 1:
@@ -2426,10 +2809,14 @@ _sig_round_ = _Signatures('round_', [
 
 def round_(self, *args, **kwargs):
     """round_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_round_.call(self._impl)
+        return self
     else:
-        i, a = _sig_round_.parse(args, kwargs)
+        try:
+            i, a = _sig_round_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, round_, (self,) + args, kwargs)
     if i == 0:
         _op_round_.call(self._impl)
         return self
@@ -2445,10 +2832,13 @@ _sig_square = _Signatures('square', [
 
 def square(self, *args, **kwargs):
     """square()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_square.call(self._impl))
     else:
-        i, a = _sig_square.parse(args, kwargs)
+        try:
+            i, a = _sig_square.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, square, (self,) + args, kwargs)
     return _wrap(_op_square.call(self._impl))
 
 
@@ -2459,10 +2849,14 @@ _sig_square_ = _Signatures('square_', [
 
 def square_(self, *args, **kwargs):
     """square_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_square_.call(self._impl)
+        return self
     else:
-        i, a = _sig_square_.parse(args, kwargs)
+        try:
+            i, a = _sig_square_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, square_, (self,) + args, kwargs)
     _op_square_.call(self._impl)
     return self
 
@@ -2474,10 +2868,13 @@ _sig_positive = _Signatures('positive', [
 
 def positive(self, *args, **kwargs):
     """positive()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_positive.call(self._impl))
     else:
-        i, a = _sig_positive.parse(args, kwargs)
+        try:
+            i, a = _sig_positive.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, positive, (self,) + args, kwargs)
     return _wrap(_op_positive.call(self._impl))
 
 
@@ -2488,10 +2885,13 @@ _sig_bitwise_not = _Signatures('bitwise_not', [
 
 def bitwise_not(self, *args, **kwargs):
     """bitwise_not()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_bitwise_not.call(self._impl))
     else:
-        i, a = _sig_bitwise_not.parse(args, kwargs)
+        try:
+            i, a = _sig_bitwise_not.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bitwise_not, (self,) + args, kwargs)
     return _wrap(_op_bitwise_not.call(self._impl))
 
 
@@ -2502,10 +2902,14 @@ _sig_bitwise_not_ = _Signatures('bitwise_not_', [
 
 def bitwise_not_(self, *args, **kwargs):
     """bitwise_not_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_bitwise_not_.call(self._impl)
+        return self
     else:
-        i, a = _sig_bitwise_not_.parse(args, kwargs)
+        try:
+            i, a = _sig_bitwise_not_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bitwise_not_, (self,) + args, kwargs)
     _op_bitwise_not_.call(self._impl)
     return self
 
@@ -2517,10 +2921,13 @@ _sig_logical_not = _Signatures('logical_not', [
 
 def logical_not(self, *args, **kwargs):
     """logical_not()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_logical_not.call(self._impl))
     else:
-        i, a = _sig_logical_not.parse(args, kwargs)
+        try:
+            i, a = _sig_logical_not.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, logical_not, (self,) + args, kwargs)
     return _wrap(_op_logical_not.call(self._impl))
 
 
@@ -2531,10 +2938,14 @@ _sig_logical_not_ = _Signatures('logical_not_', [
 
 def logical_not_(self, *args, **kwargs):
     """logical_not_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_logical_not_.call(self._impl)
+        return self
     else:
-        i, a = _sig_logical_not_.parse(args, kwargs)
+        try:
+            i, a = _sig_logical_not_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, logical_not_, (self,) + args, kwargs)
     _op_logical_not_.call(self._impl)
     return self
 
@@ -2546,10 +2957,13 @@ _sig_isnan = _Signatures('isnan', [
 
 def isnan(self, *args, **kwargs):
     """isnan()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_isnan.call(self._impl))
     else:
-        i, a = _sig_isnan.parse(args, kwargs)
+        try:
+            i, a = _sig_isnan.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, isnan, (self,) + args, kwargs)
     return _wrap(_op_isnan.call(self._impl))
 
 
@@ -2560,10 +2974,13 @@ _sig_isinf = _Signatures('isinf', [
 
 def isinf(self, *args, **kwargs):
     """isinf()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_isinf.call(self._impl))
     else:
-        i, a = _sig_isinf.parse(args, kwargs)
+        try:
+            i, a = _sig_isinf.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, isinf, (self,) + args, kwargs)
     return _wrap(_op_isinf.call(self._impl))
 
 
@@ -2574,10 +2991,13 @@ _sig_isfinite = _Signatures('isfinite', [
 
 def isfinite(self, *args, **kwargs):
     """isfinite()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_isfinite.call(self._impl))
     else:
-        i, a = _sig_isfinite.parse(args, kwargs)
+        try:
+            i, a = _sig_isfinite.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, isfinite, (self,) + args, kwargs)
     return _wrap(_op_isfinite.call(self._impl))
 
 
@@ -2588,7 +3008,10 @@ _sig_nan_to_num = _Signatures('nan_to_num', [
 
 def nan_to_num(self, *args, **kwargs):
     """nan_to_num(float? nan=None, float? posinf=None, float? neginf=None)"""
-    i, a = _sig_nan_to_num.parse(args, kwargs)
+    try:
+        i, a = _sig_nan_to_num.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, nan_to_num, (self,) + args, kwargs)
     return _wrap(_op_nan_to_num.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -2599,7 +3022,10 @@ _sig_nan_to_num_ = _Signatures('nan_to_num_', [
 
 def nan_to_num_(self, *args, **kwargs):
     """nan_to_num_(float? nan=None, float? posinf=None, float? neginf=None)"""
-    i, a = _sig_nan_to_num_.parse(args, kwargs)
+    try:
+        i, a = _sig_nan_to_num_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, nan_to_num_, (self,) + args, kwargs)
     _op_nan_to_num_.call(self._impl, a[0], a[1], a[2])
     return self
 
@@ -2611,10 +3037,13 @@ _sig_add = _Signatures('add', [
 
 def add(self, *args, **kwargs):
     """add(Tensor other, *, Scalar alpha=1)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), 1]
+    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_add_Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl), 1))
     else:
-        i, a = _sig_add.parse(args, kwargs)
+        try:
+            i, a = _sig_add.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, add, (self,) + args, kwargs)
     return _wrap(_op_add_Tensor.call(self._impl, a[0], a[1]))
 
 
@@ -2625,10 +3054,14 @@ _sig_add_ = _Signatures('add_', [
 
 def add_(self, *args, **kwargs):
     """add_(Tensor other, *, Scalar alpha=1)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), 1]
+    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_add__Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl), 1)
+        return self
     else:
-        i, a = _sig_add_.parse(args, kwargs)
+        try:
+            i, a = _sig_add_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, add_, (self,) + args, kwargs)
     _op_add__Tensor.call(self._impl, a[0], a[1])
     return self
 
@@ -2640,10 +3073,13 @@ _sig_sub = _Signatures('sub', [
 
 def sub(self, *args, **kwargs):
     """sub(Tensor other, *, Scalar alpha=1)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), 1]
+    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_sub_Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl), 1))
     else:
-        i, a = _sig_sub.parse(args, kwargs)
+        try:
+            i, a = _sig_sub.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sub, (self,) + args, kwargs)
     return _wrap(_op_sub_Tensor.call(self._impl, a[0], a[1]))
 
 
@@ -2654,10 +3090,14 @@ _sig_sub_ = _Signatures('sub_', [
 
 def sub_(self, *args, **kwargs):
     """sub_(Tensor other, *, Scalar alpha=1)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0]), 1]
+    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_sub__Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl), 1)
+        return self
     else:
-        i, a = _sig_sub_.parse(args, kwargs)
+        try:
+            i, a = _sig_sub_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sub_, (self,) + args, kwargs)
     _op_sub__Tensor.call(self._impl, a[0], a[1])
     return self
 
@@ -2669,10 +3109,13 @@ _sig_mul = _Signatures('mul', [
 
 def mul(self, *args, **kwargs):
     """mul(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_mul_Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl)))
     else:
-        i, a = _sig_mul.parse(args, kwargs)
+        try:
+            i, a = _sig_mul.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, mul, (self,) + args, kwargs)
     return _wrap(_op_mul_Tensor.call(self._impl, a[0]))
 
 
@@ -2683,10 +3126,14 @@ _sig_mul_ = _Signatures('mul_', [
 
 def mul_(self, *args, **kwargs):
     """mul_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_mul__Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl))
+        return self
     else:
-        i, a = _sig_mul_.parse(args, kwargs)
+        try:
+            i, a = _sig_mul_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, mul_, (self,) + args, kwargs)
     _op_mul__Tensor.call(self._impl, a[0])
     return self
 
@@ -2700,10 +3147,13 @@ _sig_div = _Signatures('div', [
 
 def div(self, *args, **kwargs):
     """div(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_div_Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl)))
     else:
-        i, a = _sig_div.parse(args, kwargs)
+        try:
+            i, a = _sig_div.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, div, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_div_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -2721,10 +3171,14 @@ _sig_div_ = _Signatures('div_', [
 
 def div_(self, *args, **kwargs):
     """div_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_div__Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl))
+        return self
     else:
-        i, a = _sig_div_.parse(args, kwargs)
+        try:
+            i, a = _sig_div_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, div_, (self,) + args, kwargs)
     if i == 0:
         _op_div__Tensor.call(self._impl, a[0])
         return self
@@ -2744,10 +3198,13 @@ _sig_true_divide = _Signatures('true_divide', [
 
 def true_divide(self, *args, **kwargs):
     """true_divide(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_true_divide_Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl)))
     else:
-        i, a = _sig_true_divide.parse(args, kwargs)
+        try:
+            i, a = _sig_true_divide.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, true_divide, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_true_divide_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -2762,10 +3219,14 @@ _sig_true_divide_ = _Signatures('true_divide_', [
 
 def true_divide_(self, *args, **kwargs):
     """true_divide_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_true_divide__Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl))
+        return self
     else:
-        i, a = _sig_true_divide_.parse(args, kwargs)
+        try:
+            i, a = _sig_true_divide_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, true_divide_, (self,) + args, kwargs)
     if i == 0:
         _op_true_divide__Tensor.call(self._impl, a[0])
         return self
@@ -2782,10 +3243,13 @@ _sig_floor_divide = _Signatures('floor_divide', [
 
 def floor_divide(self, *args, **kwargs):
     """floor_divide(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_floor_divide.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl)))
     else:
-        i, a = _sig_floor_divide.parse(args, kwargs)
+        try:
+            i, a = _sig_floor_divide.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, floor_divide, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_floor_divide.call(self._impl, a[0]))
     elif i == 1:
@@ -2800,10 +3264,14 @@ _sig_floor_divide_ = _Signatures('floor_divide_', [
 
 def floor_divide_(self, *args, **kwargs):
     """floor_divide_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_floor_divide__Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl))
+        return self
     else:
-        i, a = _sig_floor_divide_.parse(args, kwargs)
+        try:
+            i, a = _sig_floor_divide_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, floor_divide_, (self,) + args, kwargs)
     if i == 0:
         _op_floor_divide__Tensor.call(self._impl, a[0])
         return self
@@ -2815,15 +3283,18 @@ def floor_divide_(self, *args, **kwargs):
 _sig_remainder = _Signatures('remainder', [
     'remainder(Tensor other)',
     'remainder(Scalar other)',
-], numbers_as_tensors=True, is_method=True)
+], numbers_as_tensors=False, is_method=True)
 
 
 def remainder(self, *args, **kwargs):
     """remainder(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_remainder_Tensor.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_remainder.parse(args, kwargs)
+        try:
+            i, a = _sig_remainder.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, remainder, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_remainder_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -2833,15 +3304,19 @@ def remainder(self, *args, **kwargs):
 _sig_remainder_ = _Signatures('remainder_', [
     'remainder_(Tensor other)',
     'remainder_(Scalar other)',
-], numbers_as_tensors=True, is_method=True)
+], numbers_as_tensors=False, is_method=True)
 
 
 def remainder_(self, *args, **kwargs):
     """remainder_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_remainder__Tensor.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_remainder_.parse(args, kwargs)
+        try:
+            i, a = _sig_remainder_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, remainder_, (self,) + args, kwargs)
     if i == 0:
         _op_remainder__Tensor.call(self._impl, a[0])
         return self
@@ -2858,10 +3333,13 @@ _sig_fmod = _Signatures('fmod', [
 
 def fmod(self, *args, **kwargs):
     """fmod(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_fmod_Tensor.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_fmod.parse(args, kwargs)
+        try:
+            i, a = _sig_fmod.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, fmod, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_fmod_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -2876,10 +3354,14 @@ _sig_fmod_ = _Signatures('fmod_', [
 
 def fmod_(self, *args, **kwargs):
     """fmod_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_fmod__Tensor.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_fmod_.parse(args, kwargs)
+        try:
+            i, a = _sig_fmod_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, fmod_, (self,) + args, kwargs)
     if i == 0:
         _op_fmod__Tensor.call(self._impl, a[0])
         return self
@@ -2896,10 +3378,13 @@ _sig_pow = _Signatures('pow', [
 
 def pow(self, *args, **kwargs):
     """pow(Tensor exponent)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_pow_Tensor_Tensor.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_pow.parse(args, kwargs)
+        try:
+            i, a = _sig_pow.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, pow, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_pow_Tensor_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -2914,10 +3399,14 @@ _sig_pow_ = _Signatures('pow_', [
 
 def pow_(self, *args, **kwargs):
     """pow_(Tensor exponent)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_pow__Tensor.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_pow_.parse(args, kwargs)
+        try:
+            i, a = _sig_pow_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, pow_, (self,) + args, kwargs)
     if i == 0:
         _op_pow__Tensor.call(self._impl, a[0])
         return self
@@ -2933,10 +3422,13 @@ _sig_maximum = _Signatures('maximum', [
 
 def maximum(self, *args, **kwargs):
     """maximum(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_maximum.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_maximum.parse(args, kwargs)
+        try:
+            i, a = _sig_maximum.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, maximum, (self,) + args, kwargs)
     return _wrap(_op_maximum.call(self._impl, a[0]))
 
 
@@ -2947,10 +3439,13 @@ _sig_minimum = _Signatures('minimum', [
 
 def minimum(self, *args, **kwargs):
     """minimum(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_minimum.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_minimum.parse(args, kwargs)
+        try:
+            i, a = _sig_minimum.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, minimum, (self,) + args, kwargs)
     return _wrap(_op_minimum.call(self._impl, a[0]))
 
 
@@ -2961,10 +3456,13 @@ _sig_fmax = _Signatures('fmax', [
 
 def fmax(self, *args, **kwargs):
     """fmax(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_fmax.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_fmax.parse(args, kwargs)
+        try:
+            i, a = _sig_fmax.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, fmax, (self,) + args, kwargs)
     return _wrap(_op_fmax.call(self._impl, a[0]))
 
 
@@ -2975,10 +3473,13 @@ _sig_fmin = _Signatures('fmin', [
 
 def fmin(self, *args, **kwargs):
     """fmin(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_fmin.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_fmin.parse(args, kwargs)
+        try:
+            i, a = _sig_fmin.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, fmin, (self,) + args, kwargs)
     return _wrap(_op_fmin.call(self._impl, a[0]))
 
 
@@ -2989,10 +3490,13 @@ _sig_logaddexp = _Signatures('logaddexp', [
 
 def logaddexp(self, *args, **kwargs):
     """logaddexp(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_logaddexp.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_logaddexp.parse(args, kwargs)
+        try:
+            i, a = _sig_logaddexp.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, logaddexp, (self,) + args, kwargs)
     return _wrap(_op_logaddexp.call(self._impl, a[0]))
 
 
@@ -3003,10 +3507,13 @@ _sig_atan2 = _Signatures('atan2', [
 
 def atan2(self, *args, **kwargs):
     """atan2(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_atan2.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_atan2.parse(args, kwargs)
+        try:
+            i, a = _sig_atan2.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, atan2, (self,) + args, kwargs)
     return _wrap(_op_atan2.call(self._impl, a[0]))
 
 
@@ -3017,10 +3524,14 @@ _sig_atan2_ = _Signatures('atan2_', [
 
 def atan2_(self, *args, **kwargs):
     """atan2_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_atan2_.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_atan2_.parse(args, kwargs)
+        try:
+            i, a = _sig_atan2_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, atan2_, (self,) + args, kwargs)
     _op_atan2_.call(self._impl, a[0])
     return self
 
@@ -3032,10 +3543,13 @@ _sig_hypot = _Signatures('hypot', [
 
 def hypot(self, *args, **kwargs):
     """hypot(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_hypot.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_hypot.parse(args, kwargs)
+        try:
+            i, a = _sig_hypot.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, hypot, (self,) + args, kwargs)
     return _wrap(_op_hypot.call(self._impl, a[0]))
 
 
@@ -3046,10 +3560,14 @@ _sig_hypot_ = _Signatures('hypot_', [
 
 def hypot_(self, *args, **kwargs):
     """hypot_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_hypot_.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_hypot_.parse(args, kwargs)
+        try:
+            i, a = _sig_hypot_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, hypot_, (self,) + args, kwargs)
     _op_hypot_.call(self._impl, a[0])
     return self
 
@@ -3062,10 +3580,13 @@ _sig_copysign = _Signatures('copysign', [
 
 def copysign(self, *args, **kwargs):
     """copysign(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_copysign_Tensor.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_copysign.parse(args, kwargs)
+        try:
+            i, a = _sig_copysign.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, copysign, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_copysign_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3080,10 +3601,14 @@ _sig_copysign_ = _Signatures('copysign_', [
 
 def copysign_(self, *args, **kwargs):
     """copysign_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_copysign__Tensor.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_copysign_.parse(args, kwargs)
+        try:
+            i, a = _sig_copysign_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, copysign_, (self,) + args, kwargs)
     if i == 0:
         _op_copysign__Tensor.call(self._impl, a[0])
         return self
@@ -3095,15 +3620,18 @@ def copysign_(self, *args, **kwargs):
 _sig_xlogy = _Signatures('xlogy', [
     'xlogy(Tensor other)',
     'xlogy(Scalar other)',
-], numbers_as_tensors=True, is_method=True)
+], numbers_as_tensors=False, is_method=True)
 
 
 def xlogy(self, *args, **kwargs):
     """xlogy(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_xlogy_Tensor.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_xlogy.parse(args, kwargs)
+        try:
+            i, a = _sig_xlogy.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, xlogy, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_xlogy_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3113,15 +3641,19 @@ def xlogy(self, *args, **kwargs):
 _sig_xlogy_ = _Signatures('xlogy_', [
     'xlogy_(Tensor other)',
     'xlogy_(Scalar other)',
-], numbers_as_tensors=True, is_method=True)
+], numbers_as_tensors=False, is_method=True)
 
 
 def xlogy_(self, *args, **kwargs):
     """xlogy_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_xlogy__Tensor.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_xlogy_.parse(args, kwargs)
+        try:
+            i, a = _sig_xlogy_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, xlogy_, (self,) + args, kwargs)
     if i == 0:
         _op_xlogy__Tensor.call(self._impl, a[0])
         return self
@@ -3138,10 +3670,13 @@ _sig_eq = _Signatures('eq', [
 
 def eq(self, *args, **kwargs):
     """eq(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_eq_Tensor.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_eq.parse(args, kwargs)
+        try:
+            i, a = _sig_eq.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, eq, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_eq_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3156,10 +3691,14 @@ _sig_eq_ = _Signatures('eq_', [
 
 def eq_(self, *args, **kwargs):
     """eq_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_eq__Tensor.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_eq_.parse(args, kwargs)
+        try:
+            i, a = _sig_eq_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, eq_, (self,) + args, kwargs)
     if i == 0:
         _op_eq__Tensor.call(self._impl, a[0])
         return self
@@ -3176,10 +3715,13 @@ _sig_ne = _Signatures('ne', [
 
 def ne(self, *args, **kwargs):
     """ne(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_ne_Tensor.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_ne.parse(args, kwargs)
+        try:
+            i, a = _sig_ne.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, ne, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_ne_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3194,10 +3736,14 @@ _sig_ne_ = _Signatures('ne_', [
 
 def ne_(self, *args, **kwargs):
     """ne_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_ne__Tensor.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_ne_.parse(args, kwargs)
+        try:
+            i, a = _sig_ne_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, ne_, (self,) + args, kwargs)
     if i == 0:
         _op_ne__Tensor.call(self._impl, a[0])
         return self
@@ -3214,10 +3760,13 @@ _sig_lt = _Signatures('lt', [
 
 def lt(self, *args, **kwargs):
     """lt(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_lt_Tensor.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_lt.parse(args, kwargs)
+        try:
+            i, a = _sig_lt.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, lt, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_lt_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3232,10 +3781,14 @@ _sig_lt_ = _Signatures('lt_', [
 
 def lt_(self, *args, **kwargs):
     """lt_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_lt__Tensor.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_lt_.parse(args, kwargs)
+        try:
+            i, a = _sig_lt_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, lt_, (self,) + args, kwargs)
     if i == 0:
         _op_lt__Tensor.call(self._impl, a[0])
         return self
@@ -3252,10 +3805,13 @@ _sig_le = _Signatures('le', [
 
 def le(self, *args, **kwargs):
     """le(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_le_Tensor.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_le.parse(args, kwargs)
+        try:
+            i, a = _sig_le.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, le, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_le_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3270,10 +3826,14 @@ _sig_le_ = _Signatures('le_', [
 
 def le_(self, *args, **kwargs):
     """le_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_le__Tensor.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_le_.parse(args, kwargs)
+        try:
+            i, a = _sig_le_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, le_, (self,) + args, kwargs)
     if i == 0:
         _op_le__Tensor.call(self._impl, a[0])
         return self
@@ -3290,10 +3850,13 @@ _sig_gt = _Signatures('gt', [
 
 def gt(self, *args, **kwargs):
     """gt(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_gt_Tensor.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_gt.parse(args, kwargs)
+        try:
+            i, a = _sig_gt.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, gt, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_gt_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3308,10 +3871,14 @@ _sig_gt_ = _Signatures('gt_', [
 
 def gt_(self, *args, **kwargs):
     """gt_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_gt__Tensor.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_gt_.parse(args, kwargs)
+        try:
+            i, a = _sig_gt_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, gt_, (self,) + args, kwargs)
     if i == 0:
         _op_gt__Tensor.call(self._impl, a[0])
         return self
@@ -3328,10 +3895,13 @@ _sig_ge = _Signatures('ge', [
 
 def ge(self, *args, **kwargs):
     """ge(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_ge_Tensor.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_ge.parse(args, kwargs)
+        try:
+            i, a = _sig_ge.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, ge, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_ge_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3346,10 +3916,14 @@ _sig_ge_ = _Signatures('ge_', [
 
 def ge_(self, *args, **kwargs):
     """ge_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_ge__Tensor.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_ge_.parse(args, kwargs)
+        try:
+            i, a = _sig_ge_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, ge_, (self,) + args, kwargs)
     if i == 0:
         _op_ge__Tensor.call(self._impl, a[0])
         return self
@@ -3365,10 +3939,13 @@ _sig_isclose = _Signatures('isclose', [
 
 def isclose(self, *args, **kwargs):
     """isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)"""
-    if len(args) == 4 and not kwargs and type(args[0]) is _T and type(args[1]) is float and type(args[2]) is float and type(args[3]) is bool:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1], args[2], args[3]]
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is float and type(args[2]) is float and type(args[3]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_isclose.call(self._impl, args[0]._impl, args[1], args[2], args[3]))
     else:
-        i, a = _sig_isclose.parse(args, kwargs)
+        try:
+            i, a = _sig_isclose.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, isclose, (self,) + args, kwargs)
     return _wrap(_op_isclose.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
@@ -3379,10 +3956,13 @@ _sig_logical_and = _Signatures('logical_and', [
 
 def logical_and(self, *args, **kwargs):
     """logical_and(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_logical_and.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_logical_and.parse(args, kwargs)
+        try:
+            i, a = _sig_logical_and.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, logical_and, (self,) + args, kwargs)
     return _wrap(_op_logical_and.call(self._impl, a[0]))
 
 
@@ -3393,10 +3973,14 @@ _sig_logical_and_ = _Signatures('logical_and_', [
 
 def logical_and_(self, *args, **kwargs):
     """logical_and_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_logical_and_.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_logical_and_.parse(args, kwargs)
+        try:
+            i, a = _sig_logical_and_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, logical_and_, (self,) + args, kwargs)
     _op_logical_and_.call(self._impl, a[0])
     return self
 
@@ -3408,10 +3992,13 @@ _sig_logical_or = _Signatures('logical_or', [
 
 def logical_or(self, *args, **kwargs):
     """logical_or(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_logical_or.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_logical_or.parse(args, kwargs)
+        try:
+            i, a = _sig_logical_or.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, logical_or, (self,) + args, kwargs)
     return _wrap(_op_logical_or.call(self._impl, a[0]))
 
 
@@ -3422,10 +4009,14 @@ _sig_logical_or_ = _Signatures('logical_or_', [
 
 def logical_or_(self, *args, **kwargs):
     """logical_or_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_logical_or_.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_logical_or_.parse(args, kwargs)
+        try:
+            i, a = _sig_logical_or_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, logical_or_, (self,) + args, kwargs)
     _op_logical_or_.call(self._impl, a[0])
     return self
 
@@ -3437,10 +4028,13 @@ _sig_logical_xor = _Signatures('logical_xor', [
 
 def logical_xor(self, *args, **kwargs):
     """logical_xor(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_logical_xor.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_logical_xor.parse(args, kwargs)
+        try:
+            i, a = _sig_logical_xor.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, logical_xor, (self,) + args, kwargs)
     return _wrap(_op_logical_xor.call(self._impl, a[0]))
 
 
@@ -3451,10 +4045,14 @@ _sig_logical_xor_ = _Signatures('logical_xor_', [
 
 def logical_xor_(self, *args, **kwargs):
     """logical_xor_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_logical_xor_.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_logical_xor_.parse(args, kwargs)
+        try:
+            i, a = _sig_logical_xor_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, logical_xor_, (self,) + args, kwargs)
     _op_logical_xor_.call(self._impl, a[0])
     return self
 
@@ -3462,15 +4060,18 @@ def logical_xor_(self, *args, **kwargs):
 _sig_bitwise_and = _Signatures('bitwise_and', [
     'bitwise_and(Tensor other)',
     'bitwise_and(Scalar other)',
-], numbers_as_tensors=True, is_method=True)
+], numbers_as_tensors=False, is_method=True)
 
 
 def bitwise_and(self, *args, **kwargs):
     """bitwise_and(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_bitwise_and_Tensor.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_bitwise_and.parse(args, kwargs)
+        try:
+            i, a = _sig_bitwise_and.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bitwise_and, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_bitwise_and_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3480,15 +4081,19 @@ def bitwise_and(self, *args, **kwargs):
 _sig_bitwise_and_ = _Signatures('bitwise_and_', [
     'bitwise_and_(Tensor other)',
     'bitwise_and_(Scalar other)',
-], numbers_as_tensors=True, is_method=True)
+], numbers_as_tensors=False, is_method=True)
 
 
 def bitwise_and_(self, *args, **kwargs):
     """bitwise_and_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_bitwise_and__Tensor.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_bitwise_and_.parse(args, kwargs)
+        try:
+            i, a = _sig_bitwise_and_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bitwise_and_, (self,) + args, kwargs)
     if i == 0:
         _op_bitwise_and__Tensor.call(self._impl, a[0])
         return self
@@ -3500,15 +4105,18 @@ def bitwise_and_(self, *args, **kwargs):
 _sig_bitwise_or = _Signatures('bitwise_or', [
     'bitwise_or(Tensor other)',
     'bitwise_or(Scalar other)',
-], numbers_as_tensors=True, is_method=True)
+], numbers_as_tensors=False, is_method=True)
 
 
 def bitwise_or(self, *args, **kwargs):
     """bitwise_or(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_bitwise_or_Tensor.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_bitwise_or.parse(args, kwargs)
+        try:
+            i, a = _sig_bitwise_or.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bitwise_or, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_bitwise_or_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3518,15 +4126,19 @@ def bitwise_or(self, *args, **kwargs):
 _sig_bitwise_or_ = _Signatures('bitwise_or_', [
     'bitwise_or_(Tensor other)',
     'bitwise_or_(Scalar other)',
-], numbers_as_tensors=True, is_method=True)
+], numbers_as_tensors=False, is_method=True)
 
 
 def bitwise_or_(self, *args, **kwargs):
     """bitwise_or_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_bitwise_or__Tensor.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_bitwise_or_.parse(args, kwargs)
+        try:
+            i, a = _sig_bitwise_or_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bitwise_or_, (self,) + args, kwargs)
     if i == 0:
         _op_bitwise_or__Tensor.call(self._impl, a[0])
         return self
@@ -3538,15 +4150,18 @@ def bitwise_or_(self, *args, **kwargs):
 _sig_bitwise_xor = _Signatures('bitwise_xor', [
     'bitwise_xor(Tensor other)',
     'bitwise_xor(Scalar other)',
-], numbers_as_tensors=True, is_method=True)
+], numbers_as_tensors=False, is_method=True)
 
 
 def bitwise_xor(self, *args, **kwargs):
     """bitwise_xor(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_bitwise_xor_Tensor.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_bitwise_xor.parse(args, kwargs)
+        try:
+            i, a = _sig_bitwise_xor.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bitwise_xor, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_bitwise_xor_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3556,15 +4171,19 @@ def bitwise_xor(self, *args, **kwargs):
 _sig_bitwise_xor_ = _Signatures('bitwise_xor_', [
     'bitwise_xor_(Tensor other)',
     'bitwise_xor_(Scalar other)',
-], numbers_as_tensors=True, is_method=True)
+], numbers_as_tensors=False, is_method=True)
 
 
 def bitwise_xor_(self, *args, **kwargs):
     """bitwise_xor_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_bitwise_xor__Tensor.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_bitwise_xor_.parse(args, kwargs)
+        try:
+            i, a = _sig_bitwise_xor_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bitwise_xor_, (self,) + args, kwargs)
     if i == 0:
         _op_bitwise_xor__Tensor.call(self._impl, a[0])
         return self
@@ -3576,15 +4195,18 @@ def bitwise_xor_(self, *args, **kwargs):
 _sig_bitwise_left_shift = _Signatures('bitwise_left_shift', [
     'bitwise_left_shift(Tensor other)',
     'bitwise_left_shift(Scalar other)',
-], numbers_as_tensors=True, is_method=True)
+], numbers_as_tensors=False, is_method=True)
 
 
 def bitwise_left_shift(self, *args, **kwargs):
     """bitwise_left_shift(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_bitwise_left_shift_Tensor.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_bitwise_left_shift.parse(args, kwargs)
+        try:
+            i, a = _sig_bitwise_left_shift.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bitwise_left_shift, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_bitwise_left_shift_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3594,15 +4216,19 @@ def bitwise_left_shift(self, *args, **kwargs):
 _sig_bitwise_left_shift_ = _Signatures('bitwise_left_shift_', [
     'bitwise_left_shift_(Tensor other)',
     'bitwise_left_shift_(Scalar other)',
-], numbers_as_tensors=True, is_method=True)
+], numbers_as_tensors=False, is_method=True)
 
 
 def bitwise_left_shift_(self, *args, **kwargs):
     """bitwise_left_shift_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_bitwise_left_shift__Tensor.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_bitwise_left_shift_.parse(args, kwargs)
+        try:
+            i, a = _sig_bitwise_left_shift_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bitwise_left_shift_, (self,) + args, kwargs)
     if i == 0:
         _op_bitwise_left_shift__Tensor.call(self._impl, a[0])
         return self
@@ -3614,15 +4240,18 @@ def bitwise_left_shift_(self, *args, **kwargs):
 _sig_bitwise_right_shift = _Signatures('bitwise_right_shift', [
     'bitwise_right_shift(Tensor other)',
     'bitwise_right_shift(Scalar other)',
-], numbers_as_tensors=True, is_method=True)
+], numbers_as_tensors=False, is_method=True)
 
 
 def bitwise_right_shift(self, *args, **kwargs):
     """bitwise_right_shift(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_bitwise_right_shift_Tensor.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_bitwise_right_shift.parse(args, kwargs)
+        try:
+            i, a = _sig_bitwise_right_shift.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bitwise_right_shift, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_bitwise_right_shift_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3632,15 +4261,19 @@ def bitwise_right_shift(self, *args, **kwargs):
 _sig_bitwise_right_shift_ = _Signatures('bitwise_right_shift_', [
     'bitwise_right_shift_(Tensor other)',
     'bitwise_right_shift_(Scalar other)',
-], numbers_as_tensors=True, is_method=True)
+], numbers_as_tensors=False, is_method=True)
 
 
 def bitwise_right_shift_(self, *args, **kwargs):
     """bitwise_right_shift_(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _TN:  # fast path: exact types, positional only
-        i, a = 0, [(args[0]._impl if type(args[0]) is _T else args[0])]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_bitwise_right_shift__Tensor.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_bitwise_right_shift_.parse(args, kwargs)
+        try:
+            i, a = _sig_bitwise_right_shift_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bitwise_right_shift_, (self,) + args, kwargs)
     if i == 0:
         _op_bitwise_right_shift__Tensor.call(self._impl, a[0])
         return self
@@ -3657,7 +4290,10 @@ _sig_clamp = _Signatures('clamp', [
 
 def clamp(self, *args, **kwargs):
     """clamp(Tensor? min=None, Tensor? max=None)"""
-    i, a = _sig_clamp.parse(args, kwargs)
+    try:
+        i, a = _sig_clamp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, clamp, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_clamp_Tensor.call(self._impl, a[0], a[1]))
     elif i == 1:
@@ -3672,7 +4308,10 @@ _sig_clamp_ = _Signatures('clamp_', [
 
 def clamp_(self, *args, **kwargs):
     """clamp_(Tensor? min=None, Tensor? max=None)"""
-    i, a = _sig_clamp_.parse(args, kwargs)
+    try:
+        i, a = _sig_clamp_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, clamp_, (self,) + args, kwargs)
     if i == 0:
         _op_clamp__Tensor.call(self._impl, a[0], a[1])
         return self
@@ -3689,10 +4328,13 @@ _sig_clamp_min = _Signatures('clamp_min', [
 
 def clamp_min(self, *args, **kwargs):
     """clamp_min(Tensor min)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_clamp_min_Tensor.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_clamp_min.parse(args, kwargs)
+        try:
+            i, a = _sig_clamp_min.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, clamp_min, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_clamp_min_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3707,10 +4349,14 @@ _sig_clamp_min_ = _Signatures('clamp_min_', [
 
 def clamp_min_(self, *args, **kwargs):
     """clamp_min_(Tensor min)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_clamp_min__Tensor.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_clamp_min_.parse(args, kwargs)
+        try:
+            i, a = _sig_clamp_min_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, clamp_min_, (self,) + args, kwargs)
     if i == 0:
         _op_clamp_min__Tensor.call(self._impl, a[0])
         return self
@@ -3727,10 +4373,13 @@ _sig_clamp_max = _Signatures('clamp_max', [
 
 def clamp_max(self, *args, **kwargs):
     """clamp_max(Tensor max)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_clamp_max_Tensor.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_clamp_max.parse(args, kwargs)
+        try:
+            i, a = _sig_clamp_max.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, clamp_max, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_clamp_max_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3745,10 +4394,14 @@ _sig_clamp_max_ = _Signatures('clamp_max_', [
 
 def clamp_max_(self, *args, **kwargs):
     """clamp_max_(Tensor max)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_clamp_max__Tensor.call(self._impl, args[0]._impl)
+        return self
     else:
-        i, a = _sig_clamp_max_.parse(args, kwargs)
+        try:
+            i, a = _sig_clamp_max_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, clamp_max_, (self,) + args, kwargs)
     if i == 0:
         _op_clamp_max__Tensor.call(self._impl, a[0])
         return self
@@ -3765,7 +4418,10 @@ _sig_clip = _Signatures('clip', [
 
 def clip(self, *args, **kwargs):
     """clip(Tensor? min=None, Tensor? max=None)"""
-    i, a = _sig_clip.parse(args, kwargs)
+    try:
+        i, a = _sig_clip.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, clip, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_clip_Tensor.call(self._impl, a[0], a[1]))
     elif i == 1:
@@ -3780,7 +4436,10 @@ _sig_clip_ = _Signatures('clip_', [
 
 def clip_(self, *args, **kwargs):
     """clip_(Tensor? min=None, Tensor? max=None)"""
-    i, a = _sig_clip_.parse(args, kwargs)
+    try:
+        i, a = _sig_clip_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, clip_, (self,) + args, kwargs)
     if i == 0:
         _op_clip__Tensor.call(self._impl, a[0], a[1])
         return self
@@ -3797,10 +4456,13 @@ _sig_where = _Signatures('where', [
 
 def where(self, *args, **kwargs):
     """where(Tensor condition, Tensor other)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_where_self.call(args[0]._impl, self._impl, args[1]._impl))
     else:
-        i, a = _sig_where.parse(args, kwargs)
+        try:
+            i, a = _sig_where.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, where, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_where_self.call(a[0], self._impl, a[1]))
     elif i == 1:
@@ -3815,10 +4477,13 @@ _sig_lerp = _Signatures('lerp', [
 
 def lerp(self, *args, **kwargs):
     """lerp(Tensor end, Tensor weight)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_lerp_Tensor.call(self._impl, args[0]._impl, args[1]._impl))
     else:
-        i, a = _sig_lerp.parse(args, kwargs)
+        try:
+            i, a = _sig_lerp.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, lerp, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_lerp_Tensor.call(self._impl, a[0], a[1]))
     elif i == 1:
@@ -3833,10 +4498,14 @@ _sig_lerp_ = _Signatures('lerp_', [
 
 def lerp_(self, *args, **kwargs):
     """lerp_(Tensor end, Tensor weight)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_lerp__Tensor.call(self._impl, args[0]._impl, args[1]._impl)
+        return self
     else:
-        i, a = _sig_lerp_.parse(args, kwargs)
+        try:
+            i, a = _sig_lerp_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, lerp_, (self,) + args, kwargs)
     if i == 0:
         _op_lerp__Tensor.call(self._impl, a[0], a[1])
         return self
@@ -3852,10 +4521,13 @@ _sig_addcmul = _Signatures('addcmul', [
 
 def addcmul(self, *args, **kwargs):
     """addcmul(Tensor tensor1, Tensor tensor2, *, Scalar value=1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, 1]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_addcmul.call(self._impl, args[0]._impl, args[1]._impl, 1))
     else:
-        i, a = _sig_addcmul.parse(args, kwargs)
+        try:
+            i, a = _sig_addcmul.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, addcmul, (self,) + args, kwargs)
     return _wrap(_op_addcmul.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -3866,10 +4538,14 @@ _sig_addcmul_ = _Signatures('addcmul_', [
 
 def addcmul_(self, *args, **kwargs):
     """addcmul_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, 1]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_addcmul_.call(self._impl, args[0]._impl, args[1]._impl, 1)
+        return self
     else:
-        i, a = _sig_addcmul_.parse(args, kwargs)
+        try:
+            i, a = _sig_addcmul_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, addcmul_, (self,) + args, kwargs)
     _op_addcmul_.call(self._impl, a[0], a[1], a[2])
     return self
 
@@ -3881,10 +4557,13 @@ _sig_addcdiv = _Signatures('addcdiv', [
 
 def addcdiv(self, *args, **kwargs):
     """addcdiv(Tensor tensor1, Tensor tensor2, *, Scalar value=1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, 1]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_addcdiv.call(self._impl, args[0]._impl, args[1]._impl, 1))
     else:
-        i, a = _sig_addcdiv.parse(args, kwargs)
+        try:
+            i, a = _sig_addcdiv.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, addcdiv, (self,) + args, kwargs)
     return _wrap(_op_addcdiv.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -3895,10 +4574,14 @@ _sig_addcdiv_ = _Signatures('addcdiv_', [
 
 def addcdiv_(self, *args, **kwargs):
     """addcdiv_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]._impl, 1]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_addcdiv_.call(self._impl, args[0]._impl, args[1]._impl, 1)
+        return self
     else:
-        i, a = _sig_addcdiv_.parse(args, kwargs)
+        try:
+            i, a = _sig_addcdiv_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, addcdiv_, (self,) + args, kwargs)
     _op_addcdiv_.call(self._impl, a[0], a[1], a[2])
     return self
 
@@ -3910,10 +4593,14 @@ _sig_uniform_ = _Signatures('uniform_', [
 
 def uniform_(self, *args, **kwargs):
     """uniform_(float from=0, float to=1, *, Generator? generator=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is float and type(args[1]) is float:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1], None]
+    if len(args) == 2 and not kwargs and type(args[0]) is float and type(args[1]) is float:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_uniform_.call(self._impl, args[0], args[1], None)
+        return self
     else:
-        i, a = _sig_uniform_.parse(args, kwargs)
+        try:
+            i, a = _sig_uniform_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, uniform_, (self,) + args, kwargs)
     _op_uniform_.call(self._impl, a[0], a[1], a[2])
     return self
 
@@ -3925,10 +4612,14 @@ _sig_normal_ = _Signatures('normal_', [
 
 def normal_(self, *args, **kwargs):
     """normal_(float mean=0, float std=1, *, Generator? generator=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is float and type(args[1]) is float:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1], None]
+    if len(args) == 2 and not kwargs and type(args[0]) is float and type(args[1]) is float:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_normal_.call(self._impl, args[0], args[1], None)
+        return self
     else:
-        i, a = _sig_normal_.parse(args, kwargs)
+        try:
+            i, a = _sig_normal_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, normal_, (self,) + args, kwargs)
     _op_normal_.call(self._impl, a[0], a[1], a[2])
     return self
 
@@ -3940,10 +4631,14 @@ _sig_exponential_ = _Signatures('exponential_', [
 
 def exponential_(self, *args, **kwargs):
     """exponential_(float lambd=1, *, Generator? generator=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is float:  # fast path: exact types, positional only
-        i, a = 0, [args[0], None]
+    if len(args) == 1 and not kwargs and type(args[0]) is float:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_exponential_.call(self._impl, args[0], None)
+        return self
     else:
-        i, a = _sig_exponential_.parse(args, kwargs)
+        try:
+            i, a = _sig_exponential_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, exponential_, (self,) + args, kwargs)
     _op_exponential_.call(self._impl, a[0], a[1])
     return self
 
@@ -3956,10 +4651,14 @@ _sig_bernoulli_ = _Signatures('bernoulli_', [
 
 def bernoulli_(self, *args, **kwargs):
     """bernoulli_(Tensor p, *, Generator? generator=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, None]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_bernoulli__Tensor.call(self._impl, args[0]._impl, None)
+        return self
     else:
-        i, a = _sig_bernoulli_.parse(args, kwargs)
+        try:
+            i, a = _sig_bernoulli_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bernoulli_, (self,) + args, kwargs)
     if i == 0:
         _op_bernoulli__Tensor.call(self._impl, a[0], a[1])
         return self
@@ -3976,10 +4675,13 @@ _sig_bernoulli = _Signatures('bernoulli', [
 
 def bernoulli(self, *args, **kwargs):
     """bernoulli(*, Generator? generator=None)"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, [None]
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_bernoulli.call(self._impl, None))
     else:
-        i, a = _sig_bernoulli.parse(args, kwargs)
+        try:
+            i, a = _sig_bernoulli.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bernoulli, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_bernoulli.call(self._impl, a[0]))
     elif i == 1:
@@ -3995,10 +4697,14 @@ _sig_random_ = _Signatures('random_', [
 
 def random_(self, *args, **kwargs):
     """random_(*, Generator? generator=None)"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, [None]
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_random_.call(self._impl, None)
+        return self
     else:
-        i, a = _sig_random_.parse(args, kwargs)
+        try:
+            i, a = _sig_random_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, random_, (self,) + args, kwargs)
     if i == 0:
         _op_random_.call(self._impl, a[0])
         return self
@@ -4017,10 +4723,13 @@ _sig_multinomial = _Signatures('multinomial', [
 
 def multinomial(self, *args, **kwargs):
     """multinomial(SymInt num_samples, bool replacement=False, *, Generator? generator=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is bool:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1], None]
+    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_multinomial.call(self._impl, args[0], args[1], None))
     else:
-        i, a = _sig_multinomial.parse(args, kwargs)
+        try:
+            i, a = _sig_multinomial.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, multinomial, (self,) + args, kwargs)
     return _wrap(_op_multinomial.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -4032,10 +4741,13 @@ _sig_sum = _Signatures('sum', [
 
 def sum(self, *args, **kwargs):
     """sum(*, ScalarType? dtype=None)"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, [None]
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_sum.call(self._impl, None))
     else:
-        i, a = _sig_sum.parse(args, kwargs)
+        try:
+            i, a = _sig_sum.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sum, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_sum.call(self._impl, a[0]))
     elif i == 1:
@@ -4050,10 +4762,13 @@ _sig_mean = _Signatures('mean', [
 
 def mean(self, *args, **kwargs):
     """mean(*, ScalarType? dtype=None)"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, [None]
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_mean.call(self._impl, None))
     else:
-        i, a = _sig_mean.parse(args, kwargs)
+        try:
+            i, a = _sig_mean.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, mean, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_mean.call(self._impl, a[0]))
     elif i == 1:
@@ -4068,10 +4783,13 @@ _sig_prod = _Signatures('prod', [
 
 def prod(self, *args, **kwargs):
     """prod(*, ScalarType? dtype=None)"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, [None]
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_prod.call(self._impl, None))
     else:
-        i, a = _sig_prod.parse(args, kwargs)
+        try:
+            i, a = _sig_prod.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, prod, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_prod.call(self._impl, a[0]))
     elif i == 1:
@@ -4087,10 +4805,13 @@ _sig_max = _Signatures('max', [
 
 def max(self, *args, **kwargs):
     """max()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_max.call(self._impl))
     else:
-        i, a = _sig_max.parse(args, kwargs)
+        try:
+            i, a = _sig_max.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, max, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_max.call(self._impl))
     elif i == 1:
@@ -4108,10 +4829,13 @@ _sig_min = _Signatures('min', [
 
 def min(self, *args, **kwargs):
     """min()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_min.call(self._impl))
     else:
-        i, a = _sig_min.parse(args, kwargs)
+        try:
+            i, a = _sig_min.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, min, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_min.call(self._impl))
     elif i == 1:
@@ -4127,7 +4851,10 @@ _sig_amax = _Signatures('amax', [
 
 def amax(self, *args, **kwargs):
     """amax(int[1] dim=[], bool keepdim=False)"""
-    i, a = _sig_amax.parse(args, kwargs)
+    try:
+        i, a = _sig_amax.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, amax, (self,) + args, kwargs)
     return _wrap(_op_amax.call(self._impl, a[0], a[1]))
 
 
@@ -4138,7 +4865,10 @@ _sig_amin = _Signatures('amin', [
 
 def amin(self, *args, **kwargs):
     """amin(int[1] dim=[], bool keepdim=False)"""
-    i, a = _sig_amin.parse(args, kwargs)
+    try:
+        i, a = _sig_amin.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, amin, (self,) + args, kwargs)
     return _wrap(_op_amin.call(self._impl, a[0], a[1]))
 
 
@@ -4149,7 +4879,10 @@ _sig_argmax = _Signatures('argmax', [
 
 def argmax(self, *args, **kwargs):
     """argmax(int? dim=None, bool keepdim=False)"""
-    i, a = _sig_argmax.parse(args, kwargs)
+    try:
+        i, a = _sig_argmax.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, argmax, (self,) + args, kwargs)
     return _wrap(_op_argmax.call(self._impl, a[0], a[1]))
 
 
@@ -4160,7 +4893,10 @@ _sig_argmin = _Signatures('argmin', [
 
 def argmin(self, *args, **kwargs):
     """argmin(int? dim=None, bool keepdim=False)"""
-    i, a = _sig_argmin.parse(args, kwargs)
+    try:
+        i, a = _sig_argmin.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, argmin, (self,) + args, kwargs)
     return _wrap(_op_argmin.call(self._impl, a[0], a[1]))
 
 
@@ -4173,7 +4909,10 @@ _sig_var = _Signatures('var', [
 
 def var(self, *args, **kwargs):
     """var(int[1]? dim, bool unbiased=True, bool keepdim=False)"""
-    i, a = _sig_var.parse(args, kwargs)
+    try:
+        i, a = _sig_var.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, var, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_var_dim.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
@@ -4191,7 +4930,10 @@ _sig_std = _Signatures('std', [
 
 def std(self, *args, **kwargs):
     """std(int[1]? dim, bool unbiased=True, bool keepdim=False)"""
-    i, a = _sig_std.parse(args, kwargs)
+    try:
+        i, a = _sig_std.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, std, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_std_dim.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
@@ -4210,10 +4952,13 @@ _sig_norm = _Signatures('norm', [
 
 def norm(self, *args, **kwargs):
     """norm(Scalar p=2)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _NUM:  # fast path: exact types, positional only
-        i, a = 0, [args[0]]
+    if len(args) == 1 and not kwargs and type(args[0]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_norm_Scalar.call(self._impl, args[0]))
     else:
-        i, a = _sig_norm.parse(args, kwargs)
+        try:
+            i, a = _sig_norm.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, norm, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_norm_Scalar.call(self._impl, a[0]))
     elif i == 1:
@@ -4231,7 +4976,10 @@ _sig_logsumexp = _Signatures('logsumexp', [
 
 def logsumexp(self, *args, **kwargs):
     """logsumexp(int[1] dim, bool keepdim=False)"""
-    i, a = _sig_logsumexp.parse(args, kwargs)
+    try:
+        i, a = _sig_logsumexp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logsumexp, (self,) + args, kwargs)
     return _wrap(_op_logsumexp.call(self._impl, a[0], a[1]))
 
 
@@ -4244,10 +4992,13 @@ _sig_all = _Signatures('all', [
 
 def all(self, *args, **kwargs):
     """all()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_all.call(self._impl))
     else:
-        i, a = _sig_all.parse(args, kwargs)
+        try:
+            i, a = _sig_all.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, all, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_all.call(self._impl))
     elif i == 1:
@@ -4265,10 +5016,13 @@ _sig_any = _Signatures('any', [
 
 def any(self, *args, **kwargs):
     """any()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_any.call(self._impl))
     else:
-        i, a = _sig_any.parse(args, kwargs)
+        try:
+            i, a = _sig_any.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, any, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_any.call(self._impl))
     elif i == 1:
@@ -4285,7 +5039,10 @@ _sig_count_nonzero = _Signatures('count_nonzero', [
 
 def count_nonzero(self, *args, **kwargs):
     """count_nonzero(int? dim=None)"""
-    i, a = _sig_count_nonzero.parse(args, kwargs)
+    try:
+        i, a = _sig_count_nonzero.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, count_nonzero, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_count_nonzero.call(self._impl, a[0]))
     elif i == 1:
@@ -4299,10 +5056,13 @@ _sig_cumsum = _Signatures('cumsum', [
 
 def cumsum(self, *args, **kwargs):
     """cumsum(int dim, *, ScalarType? dtype=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0], None]
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_cumsum.call(self._impl, args[0], None))
     else:
-        i, a = _sig_cumsum.parse(args, kwargs)
+        try:
+            i, a = _sig_cumsum.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, cumsum, (self,) + args, kwargs)
     return _wrap(_op_cumsum.call(self._impl, a[0], a[1]))
 
 
@@ -4313,10 +5073,14 @@ _sig_cumsum_ = _Signatures('cumsum_', [
 
 def cumsum_(self, *args, **kwargs):
     """cumsum_(int dim, *, ScalarType? dtype=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0], None]
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_cumsum_.call(self._impl, args[0], None)
+        return self
     else:
-        i, a = _sig_cumsum_.parse(args, kwargs)
+        try:
+            i, a = _sig_cumsum_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, cumsum_, (self,) + args, kwargs)
     _op_cumsum_.call(self._impl, a[0], a[1])
     return self
 
@@ -4328,10 +5092,13 @@ _sig_cumprod = _Signatures('cumprod', [
 
 def cumprod(self, *args, **kwargs):
     """cumprod(int dim, *, ScalarType? dtype=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0], None]
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_cumprod.call(self._impl, args[0], None))
     else:
-        i, a = _sig_cumprod.parse(args, kwargs)
+        try:
+            i, a = _sig_cumprod.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, cumprod, (self,) + args, kwargs)
     return _wrap(_op_cumprod.call(self._impl, a[0], a[1]))
 
 
@@ -4342,10 +5109,14 @@ _sig_cumprod_ = _Signatures('cumprod_', [
 
 def cumprod_(self, *args, **kwargs):
     """cumprod_(int dim, *, ScalarType? dtype=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0], None]
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_cumprod_.call(self._impl, args[0], None)
+        return self
     else:
-        i, a = _sig_cumprod_.parse(args, kwargs)
+        try:
+            i, a = _sig_cumprod_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, cumprod_, (self,) + args, kwargs)
     _op_cumprod_.call(self._impl, a[0], a[1])
     return self
 
@@ -4357,10 +5128,13 @@ _sig_repeat = _Signatures('repeat', [
 
 def repeat(self, *args, **kwargs):
     """repeat(SymInt[] repeats)"""
-    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types, positional only
-        i, a = 0, [args]
+    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_repeat.call(self._impl, args))
     else:
-        i, a = _sig_repeat.parse(args, kwargs)
+        try:
+            i, a = _sig_repeat.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, repeat, (self,) + args, kwargs)
     return _wrap(_op_repeat.call(self._impl, a[0]))
 
 
@@ -4371,10 +5145,13 @@ _sig_tile = _Signatures('tile', [
 
 def tile(self, *args, **kwargs):
     """tile(SymInt[] dims)"""
-    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types, positional only
-        i, a = 0, [args]
+    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_tile.call(self._impl, args))
     else:
-        i, a = _sig_tile.parse(args, kwargs)
+        try:
+            i, a = _sig_tile.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, tile, (self,) + args, kwargs)
     return _wrap(_op_tile.call(self._impl, a[0]))
 
 
@@ -4386,7 +5163,10 @@ _sig_repeat_interleave = _Signatures('repeat_interleave', [
 
 def repeat_interleave(self, *args, **kwargs):
     """repeat_interleave(Tensor repeats, int? dim=None, *, SymInt? output_size=None)"""
-    i, a = _sig_repeat_interleave.parse(args, kwargs)
+    try:
+        i, a = _sig_repeat_interleave.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, repeat_interleave, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_repeat_interleave_self_Tensor.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
@@ -4400,10 +5180,13 @@ _sig_flip = _Signatures('flip', [
 
 def flip(self, *args, **kwargs):
     """flip(int[] dims)"""
-    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types, positional only
-        i, a = 0, [args]
+    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_flip.call(self._impl, args))
     else:
-        i, a = _sig_flip.parse(args, kwargs)
+        try:
+            i, a = _sig_flip.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, flip, (self,) + args, kwargs)
     return _wrap(_op_flip.call(self._impl, a[0]))
 
 
@@ -4414,10 +5197,13 @@ _sig_fliplr = _Signatures('fliplr', [
 
 def fliplr(self, *args, **kwargs):
     """fliplr()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_fliplr.call(self._impl))
     else:
-        i, a = _sig_fliplr.parse(args, kwargs)
+        try:
+            i, a = _sig_fliplr.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, fliplr, (self,) + args, kwargs)
     return _wrap(_op_fliplr.call(self._impl))
 
 
@@ -4428,10 +5214,13 @@ _sig_flipud = _Signatures('flipud', [
 
 def flipud(self, *args, **kwargs):
     """flipud()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_flipud.call(self._impl))
     else:
-        i, a = _sig_flipud.parse(args, kwargs)
+        try:
+            i, a = _sig_flipud.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, flipud, (self,) + args, kwargs)
     return _wrap(_op_flipud.call(self._impl))
 
 
@@ -4442,7 +5231,10 @@ _sig_roll = _Signatures('roll', [
 
 def roll(self, *args, **kwargs):
     """roll(SymInt[1] shifts, int[1] dims=[])"""
-    i, a = _sig_roll.parse(args, kwargs)
+    try:
+        i, a = _sig_roll.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, roll, (self,) + args, kwargs)
     return _wrap(_op_roll.call(self._impl, a[0], a[1]))
 
 
@@ -4453,7 +5245,10 @@ _sig_rot90 = _Signatures('rot90', [
 
 def rot90(self, *args, **kwargs):
     """rot90(int k=1, int[] dims=[0, 1])"""
-    i, a = _sig_rot90.parse(args, kwargs)
+    try:
+        i, a = _sig_rot90.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, rot90, (self,) + args, kwargs)
     return _wrap(_op_rot90.call(self._impl, a[0], a[1]))
 
 
@@ -4464,10 +5259,13 @@ _sig_tril = _Signatures('tril', [
 
 def tril(self, *args, **kwargs):
     """tril(SymInt diagonal=0)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]]
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_tril.call(self._impl, args[0]))
     else:
-        i, a = _sig_tril.parse(args, kwargs)
+        try:
+            i, a = _sig_tril.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, tril, (self,) + args, kwargs)
     return _wrap(_op_tril.call(self._impl, a[0]))
 
 
@@ -4478,10 +5276,14 @@ _sig_tril_ = _Signatures('tril_', [
 
 def tril_(self, *args, **kwargs):
     """tril_(SymInt diagonal=0)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]]
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_tril_.call(self._impl, args[0])
+        return self
     else:
-        i, a = _sig_tril_.parse(args, kwargs)
+        try:
+            i, a = _sig_tril_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, tril_, (self,) + args, kwargs)
     _op_tril_.call(self._impl, a[0])
     return self
 
@@ -4493,10 +5295,13 @@ _sig_triu = _Signatures('triu', [
 
 def triu(self, *args, **kwargs):
     """triu(SymInt diagonal=0)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]]
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_triu.call(self._impl, args[0]))
     else:
-        i, a = _sig_triu.parse(args, kwargs)
+        try:
+            i, a = _sig_triu.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, triu, (self,) + args, kwargs)
     return _wrap(_op_triu.call(self._impl, a[0]))
 
 
@@ -4507,10 +5312,14 @@ _sig_triu_ = _Signatures('triu_', [
 
 def triu_(self, *args, **kwargs):
     """triu_(SymInt diagonal=0)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]]
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_triu_.call(self._impl, args[0])
+        return self
     else:
-        i, a = _sig_triu_.parse(args, kwargs)
+        try:
+            i, a = _sig_triu_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, triu_, (self,) + args, kwargs)
     _op_triu_.call(self._impl, a[0])
     return self
 
@@ -4522,10 +5331,13 @@ _sig_diag = _Signatures('diag', [
 
 def diag(self, *args, **kwargs):
     """diag(int diagonal=0)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]]
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_diag.call(self._impl, args[0]))
     else:
-        i, a = _sig_diag.parse(args, kwargs)
+        try:
+            i, a = _sig_diag.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, diag, (self,) + args, kwargs)
     return _wrap(_op_diag.call(self._impl, a[0]))
 
 
@@ -4536,10 +5348,13 @@ _sig_diag_embed = _Signatures('diag_embed', [
 
 def diag_embed(self, *args, **kwargs):
     """diag_embed(int offset=0, int dim1=-2, int dim2=-1)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1], args[2]]
+    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_diag_embed.call(self._impl, args[0], args[1], args[2]))
     else:
-        i, a = _sig_diag_embed.parse(args, kwargs)
+        try:
+            i, a = _sig_diag_embed.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, diag_embed, (self,) + args, kwargs)
     return _wrap(_op_diag_embed.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -4550,10 +5365,13 @@ _sig_narrow_copy = _Signatures('narrow_copy', [
 
 def narrow_copy(self, *args, **kwargs):
     """narrow_copy(int dim, SymInt start, SymInt length)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1], args[2]]
+    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_narrow_copy.call(self._impl, args[0], args[1], args[2]))
     else:
-        i, a = _sig_narrow_copy.parse(args, kwargs)
+        try:
+            i, a = _sig_narrow_copy.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, narrow_copy, (self,) + args, kwargs)
     return _wrap(_op_narrow_copy.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -4565,10 +5383,13 @@ _sig_sort = _Signatures('sort', [
 
 def sort(self, *args, **kwargs):
     """sort(*, bool? stable, int dim=-1, bool descending=False)"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, [None, -1, False]
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _make_rt(_rt_sort_2, _op_sort_stable.call(self._impl, None, -1, False))
     else:
-        i, a = _sig_sort.parse(args, kwargs)
+        try:
+            i, a = _sig_sort.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sort, (self,) + args, kwargs)
     if i == 0:
         return _make_rt(_rt_sort_2, _op_sort_stable.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
@@ -4583,7 +5404,10 @@ _sig_argsort = _Signatures('argsort', [
 
 def argsort(self, *args, **kwargs):
     """argsort(*, bool stable, int dim=-1, bool descending=False)"""
-    i, a = _sig_argsort.parse(args, kwargs)
+    try:
+        i, a = _sig_argsort.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, argsort, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_argsort_stable.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
@@ -4597,10 +5421,13 @@ _sig_msort = _Signatures('msort', [
 
 def msort(self, *args, **kwargs):
     """msort()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_msort.call(self._impl))
     else:
-        i, a = _sig_msort.parse(args, kwargs)
+        try:
+            i, a = _sig_msort.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, msort, (self,) + args, kwargs)
     return _wrap(_op_msort.call(self._impl))
 
 
@@ -4611,10 +5438,13 @@ _sig_topk = _Signatures('topk', [
 
 def topk(self, *args, **kwargs):
     """topk(SymInt k, int dim=-1, bool largest=True, bool sorted=True)"""
-    if len(args) == 4 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is bool and type(args[3]) is bool:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1], args[2], args[3]]
+    if len(args) == 4 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is bool and type(args[3]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _make_rt(_rt_topk_3, _op_topk.call(self._impl, args[0], args[1], args[2], args[3]))
     else:
-        i, a = _sig_topk.parse(args, kwargs)
+        try:
+            i, a = _sig_topk.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, topk, (self,) + args, kwargs)
     return _make_rt(_rt_topk_3, _op_topk.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
@@ -4625,10 +5455,13 @@ _sig_kthvalue = _Signatures('kthvalue', [
 
 def kthvalue(self, *args, **kwargs):
     """kthvalue(SymInt k, int dim=-1, bool keepdim=False)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is bool:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1], args[2]]
+    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _make_rt(_rt_kthvalue_4, _op_kthvalue.call(self._impl, args[0], args[1], args[2]))
     else:
-        i, a = _sig_kthvalue.parse(args, kwargs)
+        try:
+            i, a = _sig_kthvalue.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, kthvalue, (self,) + args, kwargs)
     return _make_rt(_rt_kthvalue_4, _op_kthvalue.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -4639,10 +5472,13 @@ _sig_nonzero = _Signatures('nonzero', [
 
 def nonzero(self, *args, **kwargs):
     """nonzero()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_nonzero.call(self._impl))
     else:
-        i, a = _sig_nonzero.parse(args, kwargs)
+        try:
+            i, a = _sig_nonzero.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, nonzero, (self,) + args, kwargs)
     return _wrap(_op_nonzero.call(self._impl))
 
 
@@ -4653,7 +5489,10 @@ _sig_nonzero_static = _Signatures('nonzero_static', [
 
 def nonzero_static(self, *args, **kwargs):
     """nonzero_static(*, SymInt size, int fill_value=-1)"""
-    i, a = _sig_nonzero_static.parse(args, kwargs)
+    try:
+        i, a = _sig_nonzero_static.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, nonzero_static, (self,) + args, kwargs)
     return _wrap(_op_nonzero_static.call(self._impl, a[0], a[1]))
 
 
@@ -4664,10 +5503,13 @@ _sig_argwhere = _Signatures('argwhere', [
 
 def argwhere(self, *args, **kwargs):
     """argwhere()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_argwhere.call(self._impl))
     else:
-        i, a = _sig_argwhere.parse(args, kwargs)
+        try:
+            i, a = _sig_argwhere.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, argwhere, (self,) + args, kwargs)
     return _wrap(_op_argwhere.call(self._impl))
 
 
@@ -4679,10 +5521,13 @@ _sig_view = _Signatures('view', [
 
 def view(self, *args, **kwargs):
     """view(SymInt[] size)"""
-    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types, positional only
-        i, a = 0, [args]
+    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_view.call(self._impl, args))
     else:
-        i, a = _sig_view.parse(args, kwargs)
+        try:
+            i, a = _sig_view.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, view, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_view.call(self._impl, a[0]))
     elif i == 1:
@@ -4696,10 +5541,13 @@ _sig_view_as = _Signatures('view_as', [
 
 def view_as(self, *args, **kwargs):
     """view_as(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_view_as.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_view_as.parse(args, kwargs)
+        try:
+            i, a = _sig_view_as.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, view_as, (self,) + args, kwargs)
     return _wrap(_op_view_as.call(self._impl, a[0]))
 
 
@@ -4710,10 +5558,13 @@ _sig_reshape = _Signatures('reshape', [
 
 def reshape(self, *args, **kwargs):
     """reshape(SymInt[] shape)"""
-    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types, positional only
-        i, a = 0, [args]
+    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_reshape.call(self._impl, args))
     else:
-        i, a = _sig_reshape.parse(args, kwargs)
+        try:
+            i, a = _sig_reshape.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, reshape, (self,) + args, kwargs)
     return _wrap(_op_reshape.call(self._impl, a[0]))
 
 
@@ -4724,10 +5575,13 @@ _sig_reshape_as = _Signatures('reshape_as', [
 
 def reshape_as(self, *args, **kwargs):
     """reshape_as(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_reshape_as.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_reshape_as.parse(args, kwargs)
+        try:
+            i, a = _sig_reshape_as.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, reshape_as, (self,) + args, kwargs)
     return _wrap(_op_reshape_as.call(self._impl, a[0]))
 
 
@@ -4738,7 +5592,10 @@ _sig_as_strided = _Signatures('as_strided', [
 
 def as_strided(self, *args, **kwargs):
     """as_strided(SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)"""
-    i, a = _sig_as_strided.parse(args, kwargs)
+    try:
+        i, a = _sig_as_strided.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, as_strided, (self,) + args, kwargs)
     return _wrap(_op_as_strided.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -4749,10 +5606,13 @@ _sig_transpose = _Signatures('transpose', [
 
 def transpose(self, *args, **kwargs):
     """transpose(int dim0, int dim1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1]]
+    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_transpose_int.call(self._impl, args[0], args[1]))
     else:
-        i, a = _sig_transpose.parse(args, kwargs)
+        try:
+            i, a = _sig_transpose.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, transpose, (self,) + args, kwargs)
     return _wrap(_op_transpose_int.call(self._impl, a[0], a[1]))
 
 
@@ -4763,10 +5623,13 @@ _sig_swapaxes = _Signatures('swapaxes', [
 
 def swapaxes(self, *args, **kwargs):
     """swapaxes(int axis0, int axis1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1]]
+    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_swapaxes.call(self._impl, args[0], args[1]))
     else:
-        i, a = _sig_swapaxes.parse(args, kwargs)
+        try:
+            i, a = _sig_swapaxes.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, swapaxes, (self,) + args, kwargs)
     return _wrap(_op_swapaxes.call(self._impl, a[0], a[1]))
 
 
@@ -4777,10 +5640,13 @@ _sig_swapdims = _Signatures('swapdims', [
 
 def swapdims(self, *args, **kwargs):
     """swapdims(int dim0, int dim1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1]]
+    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_swapdims.call(self._impl, args[0], args[1]))
     else:
-        i, a = _sig_swapdims.parse(args, kwargs)
+        try:
+            i, a = _sig_swapdims.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, swapdims, (self,) + args, kwargs)
     return _wrap(_op_swapdims.call(self._impl, a[0], a[1]))
 
 
@@ -4791,10 +5657,13 @@ _sig_t = _Signatures('t', [
 
 def t(self, *args, **kwargs):
     """t()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_t.call(self._impl))
     else:
-        i, a = _sig_t.parse(args, kwargs)
+        try:
+            i, a = _sig_t.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, t, (self,) + args, kwargs)
     return _wrap(_op_t.call(self._impl))
 
 
@@ -4805,10 +5674,13 @@ _sig_permute = _Signatures('permute', [
 
 def permute(self, *args, **kwargs):
     """permute(int[] dims)"""
-    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types, positional only
-        i, a = 0, [args]
+    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_permute.call(self._impl, args))
     else:
-        i, a = _sig_permute.parse(args, kwargs)
+        try:
+            i, a = _sig_permute.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, permute, (self,) + args, kwargs)
     return _wrap(_op_permute.call(self._impl, a[0]))
 
 
@@ -4819,10 +5691,13 @@ _sig_expand = _Signatures('expand', [
 
 def expand(self, *args, **kwargs):
     """expand(SymInt[] size, *, bool implicit=False)"""
-    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types, positional only
-        i, a = 0, [args, False]
+    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_expand.call(self._impl, args, False))
     else:
-        i, a = _sig_expand.parse(args, kwargs)
+        try:
+            i, a = _sig_expand.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, expand, (self,) + args, kwargs)
     return _wrap(_op_expand.call(self._impl, a[0], a[1]))
 
 
@@ -4833,10 +5708,13 @@ _sig_expand_as = _Signatures('expand_as', [
 
 def expand_as(self, *args, **kwargs):
     """expand_as(Tensor other)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is _T:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl]
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_expand_as.call(self._impl, args[0]._impl))
     else:
-        i, a = _sig_expand_as.parse(args, kwargs)
+        try:
+            i, a = _sig_expand_as.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, expand_as, (self,) + args, kwargs)
     return _wrap(_op_expand_as.call(self._impl, a[0]))
 
 
@@ -4847,10 +5725,13 @@ _sig_broadcast_to = _Signatures('broadcast_to', [
 
 def broadcast_to(self, *args, **kwargs):
     """broadcast_to(SymInt[] size)"""
-    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types, positional only
-        i, a = 0, [args]
+    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_broadcast_to.call(self._impl, args))
     else:
-        i, a = _sig_broadcast_to.parse(args, kwargs)
+        try:
+            i, a = _sig_broadcast_to.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, broadcast_to, (self,) + args, kwargs)
     return _wrap(_op_broadcast_to.call(self._impl, a[0]))
 
 
@@ -4861,10 +5742,13 @@ _sig_narrow = _Signatures('narrow', [
 
 def narrow(self, *args, **kwargs):
     """narrow(int dim, SymInt start, SymInt length)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1], args[2]]
+    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_narrow.call(self._impl, args[0], args[1], args[2]))
     else:
-        i, a = _sig_narrow.parse(args, kwargs)
+        try:
+            i, a = _sig_narrow.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, narrow, (self,) + args, kwargs)
     return _wrap(_op_narrow.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -4875,10 +5759,13 @@ _sig_select = _Signatures('select', [
 
 def select(self, *args, **kwargs):
     """select(int dim, SymInt index)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1]]
+    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_select_int.call(self._impl, args[0], args[1]))
     else:
-        i, a = _sig_select.parse(args, kwargs)
+        try:
+            i, a = _sig_select.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, select, (self,) + args, kwargs)
     return _wrap(_op_select_int.call(self._impl, a[0], a[1]))
 
 
@@ -4889,10 +5776,13 @@ _sig_unsqueeze = _Signatures('unsqueeze', [
 
 def unsqueeze(self, *args, **kwargs):
     """unsqueeze(int dim)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]]
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_unsqueeze.call(self._impl, args[0]))
     else:
-        i, a = _sig_unsqueeze.parse(args, kwargs)
+        try:
+            i, a = _sig_unsqueeze.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, unsqueeze, (self,) + args, kwargs)
     return _wrap(_op_unsqueeze.call(self._impl, a[0]))
 
 
@@ -4905,10 +5795,13 @@ _sig_squeeze = _Signatures('squeeze', [
 
 def squeeze(self, *args, **kwargs):
     """squeeze()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_squeeze.call(self._impl))
     else:
-        i, a = _sig_squeeze.parse(args, kwargs)
+        try:
+            i, a = _sig_squeeze.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, squeeze, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_squeeze.call(self._impl))
     elif i == 1:
@@ -4924,10 +5817,13 @@ _sig_flatten = _Signatures('flatten', [
 
 def flatten(self, *args, **kwargs):
     """flatten(int start_dim=0, int end_dim=-1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1]]
+    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_flatten_using_ints.call(self._impl, args[0], args[1]))
     else:
-        i, a = _sig_flatten.parse(args, kwargs)
+        try:
+            i, a = _sig_flatten.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, flatten, (self,) + args, kwargs)
     return _wrap(_op_flatten_using_ints.call(self._impl, a[0], a[1]))
 
 
@@ -4938,7 +5834,10 @@ _sig_unflatten = _Signatures('unflatten', [
 
 def unflatten(self, *args, **kwargs):
     """unflatten(int dim, SymInt[] sizes)"""
-    i, a = _sig_unflatten.parse(args, kwargs)
+    try:
+        i, a = _sig_unflatten.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, unflatten, (self,) + args, kwargs)
     return _wrap(_op_unflatten_int.call(self._impl, a[0], a[1]))
 
 
@@ -4950,7 +5849,10 @@ _sig_movedim = _Signatures('movedim', [
 
 def movedim(self, *args, **kwargs):
     """movedim(int[] source, int[] destination)"""
-    i, a = _sig_movedim.parse(args, kwargs)
+    try:
+        i, a = _sig_movedim.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, movedim, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_movedim_intlist.call(self._impl, a[0], a[1]))
     elif i == 1:
@@ -4965,7 +5867,10 @@ _sig_moveaxis = _Signatures('moveaxis', [
 
 def moveaxis(self, *args, **kwargs):
     """moveaxis(int[] source, int[] destination)"""
-    i, a = _sig_moveaxis.parse(args, kwargs)
+    try:
+        i, a = _sig_moveaxis.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, moveaxis, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_moveaxis_intlist.call(self._impl, a[0], a[1]))
     elif i == 1:
@@ -4979,10 +5884,13 @@ _sig_unfold = _Signatures('unfold', [
 
 def unfold(self, *args, **kwargs):
     """unfold(int dimension, int size, int step)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1], args[2]]
+    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_unfold.call(self._impl, args[0], args[1], args[2]))
     else:
-        i, a = _sig_unfold.parse(args, kwargs)
+        try:
+            i, a = _sig_unfold.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, unfold, (self,) + args, kwargs)
     return _wrap(_op_unfold.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -4993,10 +5901,13 @@ _sig_diagonal = _Signatures('diagonal', [
 
 def diagonal(self, *args, **kwargs):
     """diagonal(int offset=0, int dim1=0, int dim2=1)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1], args[2]]
+    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_diagonal.call(self._impl, args[0], args[1], args[2]))
     else:
-        i, a = _sig_diagonal.parse(args, kwargs)
+        try:
+            i, a = _sig_diagonal.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, diagonal, (self,) + args, kwargs)
     return _wrap(_op_diagonal.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -5007,7 +5918,10 @@ _sig_split_with_sizes = _Signatures('split_with_sizes', [
 
 def split_with_sizes(self, *args, **kwargs):
     """split_with_sizes(SymInt[] split_sizes, int dim=0)"""
-    i, a = _sig_split_with_sizes.parse(args, kwargs)
+    try:
+        i, a = _sig_split_with_sizes.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, split_with_sizes, (self,) + args, kwargs)
     return _wrap_list(_op_split_with_sizes.call(self._impl, a[0], a[1]))
 
 
@@ -5018,10 +5932,13 @@ _sig_chunk = _Signatures('chunk', [
 
 def chunk(self, *args, **kwargs):
     """chunk(int chunks, int dim=0)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1]]
+    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap_list(_op_chunk.call(self._impl, args[0], args[1]))
     else:
-        i, a = _sig_chunk.parse(args, kwargs)
+        try:
+            i, a = _sig_chunk.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, chunk, (self,) + args, kwargs)
     return _wrap_list(_op_chunk.call(self._impl, a[0], a[1]))
 
 
@@ -5032,10 +5949,13 @@ _sig_unbind = _Signatures('unbind', [
 
 def unbind(self, *args, **kwargs):
     """unbind(int dim=0)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0]]
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap_list(_op_unbind_int.call(self._impl, args[0]))
     else:
-        i, a = _sig_unbind.parse(args, kwargs)
+        try:
+            i, a = _sig_unbind.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, unbind, (self,) + args, kwargs)
     return _wrap_list(_op_unbind_int.call(self._impl, a[0]))
 
 
@@ -5047,10 +5967,13 @@ _sig_tensor_split = _Signatures('tensor_split', [
 
 def tensor_split(self, *args, **kwargs):
     """tensor_split(SymInt sections, int dim=0)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types, positional only
-        i, a = 0, [args[0], args[1]]
+    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap_list(_op_tensor_split_sections.call(self._impl, args[0], args[1]))
     else:
-        i, a = _sig_tensor_split.parse(args, kwargs)
+        try:
+            i, a = _sig_tensor_split.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, tensor_split, (self,) + args, kwargs)
     if i == 0:
         return _wrap_list(_op_tensor_split_sections.call(self._impl, a[0], a[1]))
     elif i == 1:
@@ -5064,10 +5987,13 @@ _sig_clone = _Signatures('clone', [
 
 def clone(self, *args, **kwargs):
     """clone(*, MemoryFormat? memory_format=None)"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, [None]
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_clone.call(self._impl, None))
     else:
-        i, a = _sig_clone.parse(args, kwargs)
+        try:
+            i, a = _sig_clone.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, clone, (self,) + args, kwargs)
     return _wrap(_op_clone.call(self._impl, a[0]))
 
 
@@ -5078,10 +6004,14 @@ _sig_copy_ = _Signatures('copy_', [
 
 def copy_(self, *args, **kwargs):
     """copy_(Tensor src, bool non_blocking=False)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is _T and type(args[1]) is bool:  # fast path: exact types, positional only
-        i, a = 0, [args[0]._impl, args[1]]
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_copy_.call(self._impl, args[0]._impl, args[1])
+        return self
     else:
-        i, a = _sig_copy_.parse(args, kwargs)
+        try:
+            i, a = _sig_copy_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, copy_, (self,) + args, kwargs)
     _op_copy_.call(self._impl, a[0], a[1])
     return self
 
@@ -5094,10 +6024,14 @@ _sig_fill_ = _Signatures('fill_', [
 
 def fill_(self, *args, **kwargs):
     """fill_(Scalar value)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _NUM:  # fast path: exact types, positional only
-        i, a = 0, [args[0]]
+    if len(args) == 1 and not kwargs and type(args[0]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_fill__Scalar.call(self._impl, args[0])
+        return self
     else:
-        i, a = _sig_fill_.parse(args, kwargs)
+        try:
+            i, a = _sig_fill_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, fill_, (self,) + args, kwargs)
     if i == 0:
         _op_fill__Scalar.call(self._impl, a[0])
         return self
@@ -5113,10 +6047,14 @@ _sig_zero_ = _Signatures('zero_', [
 
 def zero_(self, *args, **kwargs):
     """zero_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types, positional only
-        i, a = 0, []
+    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_zero_.call(self._impl)
+        return self
     else:
-        i, a = _sig_zero_.parse(args, kwargs)
+        try:
+            i, a = _sig_zero_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, zero_, (self,) + args, kwargs)
     _op_zero_.call(self._impl)
     return self
 

@@ -107,9 +107,11 @@ class OperatorHandle:
         k = self.table[key]
         if k is None:
             raise _missing(self, key)
+        if kwargs:
+            return k.fn((1 << key) - 1 & ks, *args, **kwargs) if k.with_keyset else k.fn(*args, **kwargs)
         if k.with_keyset:
-            return k.fn((1 << key) - 1 & ks, *args, **kwargs)
-        return k.fn(*args, **kwargs)
+            return k.fn((1 << key) - 1 & ks, *args)
+        return k.fn(*args)
 
     def redispatch(self, ks, *args, **kwargs):
         """Continue dispatch with an explicit key set (already masked below the calling layer)."""
@@ -120,9 +122,11 @@ class OperatorHandle:
         k = self.table[key]
         if k is None:
             raise _missing(self, key)
+        if kwargs:
+            return k.fn((1 << key) - 1 & ks, *args, **kwargs) if k.with_keyset else k.fn(*args, **kwargs)
         if k.with_keyset:
-            return k.fn((1 << key) - 1 & ks, *args, **kwargs)
-        return k.fn(*args, **kwargs)
+            return k.fn((1 << key) - 1 & ks, *args)
+        return k.fn(*args)
 
     # -- registration -----------------------------------------------------------------------------------
     def register(self, key: str, kernel: Kernel):

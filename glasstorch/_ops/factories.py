@@ -23,7 +23,6 @@ import numpy as np
 from .._core import dtype as _dt
 from .._core import shape as _shape
 from .._core.device import CPU
-from .._core.shape import contiguous_strides
 from .._tensor.impl import TensorImpl, empty_impl, empty_strided_impl, from_numpy_impl
 from .kernels.cpu import copy as _copy
 
@@ -31,6 +30,7 @@ __all__ = ["tensor_impl", "infer_dtype", "full_impl", "arange_impl", "linspace_i
            "check_fits"]
 
 _SCALARS = (bool, int, float, complex)
+_F16 = np.dtype(np.float16)
 
 
 def _is_tensor(x):
@@ -288,10 +288,10 @@ def _fill_from(out: TensorImpl, arr: np.ndarray) -> TensorImpl:
         warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
         if out.dtype is _dt.complex32:  # (real, imag) float16 fields: numpy has no complex-half
             arr = np.asarray(arr).astype(np.complex128)
-            np.copyto(dst["real"], arr.real, casting="unsafe")
-            np.copyto(dst["imag"], arr.imag, casting="unsafe")
+            np.copyto(dst["real"], _copy.cast_ready(arr.real, _F16), casting="unsafe")
+            np.copyto(dst["imag"], _copy.cast_ready(arr.imag, _F16), casting="unsafe")
         else:
-            np.copyto(dst, arr, casting="unsafe")
+            np.copyto(dst, _copy.cast_ready(np.asarray(arr), dst.dtype), casting="unsafe")
     return out
 
 
@@ -329,7 +329,7 @@ def check_fits(value, dtype, numel=None) -> None:
         value = value.item()
     if isinstance(value, bool):
         return
-    name = _C_NAMES[dtype._name]
+    name = _dt.cpp_type_name(dtype)
     if dtype in (_dt.float16, _dt.bfloat16) and numel == 1:
         dtype, name = _dt.float64, "double"
     err = RuntimeError(f"value cannot be converted to type {name} without overflow")
@@ -357,13 +357,6 @@ def _float_overflows_float(f, dtype) -> bool:
     return math.isfinite(f) and abs(f) > _dt.finfo(dtype).max
 
 
-# The C++ type names c10 puts in its overflow messages.
-_C_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
-            "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
-            "complex32": "c10::complex<c10::Half>", "complex64": "c10::complex<float>",
-            "complex128": "c10::complex<double>"}
-
-
 def full_impl(sizes, value, dtype, device=CPU) -> TensorImpl:
     out = empty_impl(sizes, dtype, device)
     check_fits(value, dtype, out.numel())
@@ -372,13 +365,14 @@ def full_impl(sizes, value, dtype, device=CPU) -> TensorImpl:
 
 def fill_value_for(value, dtype):
     """A checked scalar in the form the fill kernel stores silently: a complex value bound for a real dtype has
-    a zero imaginary part (check_fits) and is passed as its real part; a float too large for float16/bfloat16
-    is rounded to infinity here, as PyTorch's one-element fill does."""
-    if isinstance(value, complex) and not dtype.is_complex:
+    a zero imaginary part (check_fits) and is passed as its real part (bool takes it whole: either part makes
+    True); a float too large for float16/bfloat16 is rounded to infinity here, as PyTorch's one-element fill
+    does."""
+    if isinstance(value, complex) and not dtype.is_complex and dtype is not _dt.bool:
         value = value.real
     if dtype in (_dt.float16, _dt.bfloat16) and isinstance(value, float) and math.isfinite(value):
         with np.errstate(over="ignore"):
-            value = float(np.float64(value).astype(dtype.np))
+            value = float(_copy.cast_ready(np.float64(value), dtype.np).astype(dtype.np))
     return value
 
 
@@ -652,8 +646,4 @@ def numpy_impl(arr: np.ndarray) -> TensorImpl:
 
 def strides_like(impl: TensorImpl) -> tuple:
     """Strides ``preserve_format`` gives a new tensor like ``impl`` (PyTorch's empty_like rule)."""
-    if _shape.is_non_overlapping_and_dense(impl.sizes, impl.strides):
-        return impl.strides
-    if _shape.is_channels_last_strides_2d(impl.sizes, impl.strides):
-        return _shape.channels_last_strides(impl.sizes)
-    return contiguous_strides(impl.sizes)
+    return _shape.strides_for_format(impl.sizes, impl.strides, None)

@@ -252,13 +252,15 @@ def _value_to_impl(tensor, value) -> TensorImpl:
         return value._impl
     if _check_long(value) or isinstance(value, builtins.bool):
         value = int(value)
+        if not -(1 << 63) <= value < (1 << 63):
+            raise ValueError("Overflow when unpacking long long")
     elif isinstance(value, float):
         value = float(value)
     elif isinstance(value, complex):
         value = complex(value)
     else:
         raise TypeError(f"can't assign a {_type_name(value)} to a {_views.tensor_type_name(impl)}")
-    _fac.check_fits(value, impl.dtype)
+    _fac.check_fits(value, impl.dtype, 1)  # scalarToTensor: a one-element fill (half/bfloat16 through double)
     out = empty_impl((), impl.dtype, impl.device)
     if out.storage._data is not None:
         _copy.fill_(out, value)

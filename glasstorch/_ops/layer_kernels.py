@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from .._core.device import CPU
 from .._core.dispatch_key import AUTOGRAD_SET, BACKEND_FOR_DEVICE, bit, tls
-from .._tensor.impl import TensorImpl
+from .._core.grad_state import state as _grad_state
+from .._tensor.impl import AutogradMeta, CreationMeta, TensorImpl
 
 __all__ = ["inplace_kernel", "view_kernel", "backend_select_kernel"]
 
@@ -47,17 +48,31 @@ def inplace_kernel(op, written: tuple):
     return kernel
 
 
-def view_kernel(op):
-    """Redispatch, then mark each output as a view of the input's root base (``_base``)."""
+def _mark_creation(view: TensorImpl, creation: str) -> None:
+    meta = view.autograd
+    if meta is None:
+        meta = view.autograd = AutogradMeta()
+    meta.creation_meta = creation
+    meta.version_at_grad_fn = view.version.version
 
+
+def view_kernel(op):
+    """Redispatch, then mark each output as a view of the input's root base (``_base``) and, when the view
+    may not be written in place under autograd later, how it was created (PyTorch's ``CreationMeta``)."""
     def kernel(ks, self, *args):
         out = op.redispatch(ks, self, *args)
         root = self.base if self.base is not None else self
         if type(out) is TensorImpl:
             out.base = root
+            if not _grad_state.enabled:
+                _mark_creation(out, CreationMeta.INFERENCE_MODE if _grad_state.inference else
+                               CreationMeta.NO_GRAD_MODE)
         else:
+            creation = CreationMeta.MULTI_OUTPUT_NODE if _grad_state.enabled else (
+                CreationMeta.INFERENCE_MODE if _grad_state.inference else CreationMeta.NO_GRAD_MODE)
             for o in out:
                 o.base = root
+                _mark_creation(o, creation)
         return out
     kernel.__qualname__ = f"ADInplaceOrView::{op.name}"
     return kernel

@@ -6,12 +6,20 @@ A :class:`Signatures` object holds the Python signatures of one public name (``a
     add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)
     sum(Tensor input, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)
 
-``parse(args, kwargs)`` tries them in order and returns ``(index, values)`` with every value
-converted (Tensors unwrapped to TensorImpls, sizes to tuples, dtypes checked) and defaults filled.
-When nothing matches it raises PyTorch's TypeError: the single-signature form names the offending
-argument ("argument 'other' (position 2) must be Tensor, not str"); the multi-signature form lists
-every signature ("received an invalid combination of arguments - got (Tensor, str), but expected one
-of: ...").
+``parse(args, kwargs)`` returns ``(index, values)``: the overload that accepts the call and its values,
+converted (Tensors unwrapped to TensorImpls, sizes to tuples, dtypes checked) with defaults filled.  It
+follows ``FunctionSignature::parse`` step by step, because the errors depend on the order of the steps:
+
+* parameters are visited in order, each taken from the next positional argument or else from the keywords,
+  where NumPy's names also work (``axis`` for ``dim``, ``keepdims`` for ``keepdim``, ``x``/``a``/``x1``
+  for ``input``, ``x2`` for ``other``);
+* a value's *type check* decides whether an overload fits; some values pass the check and fail later, once
+  the overload is chosen ("argument 'size' failed to unpack the object at pos 2 ...": an int list is checked
+  on its first element only), and a tensor list with a non-Tensor element fails at once;
+* one overload raises its own precise error ("argument 'other' (position 2) must be Tensor, not str",
+  "missing 1 required positional arguments", "got an unexpected keyword argument 'foo'"); so does the only
+  overload whose argument count fits the call, when all fail; otherwise the "invalid combination of
+  arguments" message lists every overload (:mod:`.invalid_arguments`).
 
 Note [Wrapped numbers]: where PyTorch allows a Python number in a Tensor slot (binary arithmetic),
 the number travels through the dispatcher *as the Python scalar* instead of a 0-dim "wrapped number"
@@ -23,14 +31,16 @@ Invariant: conversion never copies tensor data; a parse failure never has side e
 
 from __future__ import annotations
 
-import numbers
 import operator
 
 import numpy as np
 
 from .._core import dtype as _dt
+from .._core import layout as _layout
 from .._core.device import as_device, device
+from .._core.shape import Size
 from .._device.generator import Generator
+from .invalid_arguments import format_invalid_args, register_tp_name, tp_name
 from .schema import Type, parse_default, parse_schema
 
 __all__ = ["Signatures", "tensor_class", "set_tensor_class"]
@@ -38,22 +48,83 @@ __all__ = ["Signatures", "tensor_class", "set_tensor_class"]
 _Tensor = None  # the public Tensor class, bound by the tensor layer (set_tensor_class)
 _MISSING = object()
 
+for _cls, _name in ((_dt.dtype, "torch.dtype"), (device, "torch.device"), (Generator, "torch._C.Generator"),
+                    (_layout.layout, "torch.layout"), (_layout.memory_format, "torch.memory_format"),
+                    (Size, "torch.Size"), (_dt.finfo, "torch.finfo"), (_dt.iinfo, "torch.iinfo")):
+    register_tp_name(_cls, _name)
+
 
 class _Mismatch(Exception):
-    """Raised by a converter: the value does not fit this parameter's type."""
+    """A converter's verdict: the value fails the parameter's type check."""
+
+    failed_idx = -1
+
+
+class _FirstElementMismatch(_Mismatch):
+    """An int list whose first element is not an int (PyTorch reports it by its index, 0)."""
+
+    failed_idx = 0
+
+
+class _Unpack(Exception):
+    """An int list passed its check (first element) but element ``idx`` does not convert."""
+
+    def __init__(self, idx, obj, error=""):
+        self.idx, self.obj, self.error = idx, obj, error
+
+
+class _NotTensor(Exception):
+    """Element ``idx`` of a tensor list is not a Tensor: PyTorch raises this during the check itself."""
+
+    def __init__(self, idx, obj):
+        self.idx, self.obj = idx, obj
+
+
+class _Later(Exception):
+    """A conversion error PyTorch raises only once this overload is chosen (``exc``)."""
+
+    def __init__(self, exc):
+        self.exc = exc
 
 
 def set_tensor_class(cls) -> None:
     global _Tensor
     _Tensor = cls
+    register_tp_name(cls, "Tensor")
 
 
 def tensor_class():
     return _Tensor
 
 
-# -- converters (value -> converted value, or raise _Mismatch) --------------------------------------------
-_PY_SCALARS = (bool, int, float, complex)
+# -- checks and conversions, one per parameter type (FunctionParameter::check + PythonArgs accessors) ----------
+_INT64_MIN, _INT64_MAX, _UINT64_END = -(1 << 63), 1 << 63, 1 << 64
+
+
+def _is_long(v) -> bool:
+    """THPUtils_checkLong: a Python int that is not a bool, or a numpy integer."""
+    return (isinstance(v, int) and not isinstance(v, bool)) or isinstance(v, np.integer)
+
+
+def _is_int_or_symint(v) -> bool:
+    """A value an int (SymInt) parameter accepts: ints, one-element integral (or bool) tensors, ``__index__``."""
+    if _is_long(v):
+        return True
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, _Tensor):
+        return v._impl.numel() == 1 and v._impl.dtype._cat <= _dt.INT_CAT
+    if getattr(type(v), "__index__", None) is None:
+        return False
+    try:
+        operator.index(v)
+    except Exception:  # noqa: BLE001 - PyNumber_Index failing for any reason means "not an index"
+        return False
+    return True
+
+
+def _zero_dim_no_grad(v) -> bool:
+    return v._impl.ndim == 0 and not v.requires_grad
 
 
 def _tensor(v):
@@ -62,90 +133,70 @@ def _tensor(v):
     raise _Mismatch
 
 
+def _number(v):
+    """THPUtils_checkScalar plus the unpacking of ``PythonArgs::scalar``; _Mismatch when not a number."""
+    if isinstance(v, (bool, float, complex)):
+        return v
+    if isinstance(v, int):
+        if not _INT64_MIN <= v < _UINT64_END:  # an int64, else a uint64 Scalar
+            raise _Later(OverflowError("int too big to convert"))
+        return v
+    if isinstance(v, np.generic):
+        if isinstance(v, np.integer):
+            return int(v)
+        if isinstance(v, np.complexfloating):
+            return complex(v)
+        if isinstance(v, (np.floating, np.bool_)):
+            return float(v)  # numpy bools unpack as doubles
+    raise _Mismatch
+
+
 def _tensor_or_number(v):
     if isinstance(v, _Tensor):
         return v._impl
-    if isinstance(v, _PY_SCALARS):
+    return _number(v)
+
+
+def _scalar(v):
+    if isinstance(v, _Tensor):
+        if _zero_dim_no_grad(v):
+            return v.item()
+        raise _Mismatch
+    return _number(v)
+
+
+def _int(v):
+    if type(v) is int:
+        if not _INT64_MIN <= v < _INT64_MAX:
+            raise _Later(ValueError("Overflow when unpacking long long"))
         return v
-    if isinstance(v, np.generic):
+    if _is_long(v):
+        return int(v)
+    if isinstance(v, _Tensor) and _zero_dim_no_grad(v) and v._impl.dtype._cat == _dt.INT_CAT:
         return v.item()
     raise _Mismatch
 
 
-def _opt(conv):
-    def convert(v):
-        return None if v is None else conv(v)
-    return convert
-
-
-def _tensor_list(v):
-    if isinstance(v, (list, tuple)):
-        out = []
-        for x in v:
-            if not isinstance(x, _Tensor):
-                raise _Mismatch
-            out.append(x._impl)
-        return out
-    raise _Mismatch
-
-
-def _opt_tensor_list(v):
-    if isinstance(v, (list, tuple)):
-        return [None if x is None else _tensor(x) for x in v]
-    raise _Mismatch
-
-
-def _int(v):
-    if isinstance(v, bool):
-        raise _Mismatch
+def _symint(v):
     if type(v) is int:
         return v
-    if isinstance(v, _Tensor):
-        if v._impl.numel() == 1 and v._impl.dtype._cat <= _dt.INT_CAT and v._impl.dtype is not _dt.bool:
-            return v.__index__()
+    if not _is_int_or_symint(v):
         raise _Mismatch
-    try:
-        return operator.index(v)
-    except TypeError:
-        raise _Mismatch from None
-
-
-def _int_list(size):
-    def convert(v):
-        if isinstance(v, (list, tuple)):
-            return tuple(_int(x) for x in v)
-        if size is not None and not isinstance(v, bool):
-            return (_int(v),) * size
-        raise _Mismatch
-    return convert
+    return v.item() if isinstance(v, _Tensor) else operator.index(v)
 
 
 def _float(v):
-    if isinstance(v, (float, int)) and not isinstance(v, bool):
+    if isinstance(v, (float, int)):  # PyLong_Check takes bools too
         return float(v)
-    if isinstance(v, np.floating | np.integer):
-        return float(v)
-    if isinstance(v, _Tensor) and v._impl.numel() == 1:
-        return float(v)
+    if isinstance(v, np.generic) and isinstance(v, (np.number, np.bool_)):
+        return float(v.real) if isinstance(v, np.complexfloating) else float(v)
+    if isinstance(v, _Tensor) and _zero_dim_no_grad(v):
+        return float(v.item().real) if v._impl.dtype.is_complex else float(v.item())
     raise _Mismatch
 
 
 def _bool(v):
-    if isinstance(v, (bool, np.bool_)):
-        return bool(v)
-    if isinstance(v, _Tensor) and v._impl.numel() == 1 and v._impl.dtype is _dt.bool:
-        return bool(v)
-    raise _Mismatch
-
-
-def _scalar(v):
-    if isinstance(v, _PY_SCALARS):
-        return v
-    if isinstance(v, np.generic):
-        return v.item()
-    if isinstance(v, _Tensor) and v._impl.numel() == 1 and v._impl.ndim == 0:
-        return v.item()
-    if isinstance(v, numbers.Number):
+    if type(v) is bool:
         return v
     raise _Mismatch
 
@@ -153,59 +204,88 @@ def _scalar(v):
 def _str(v):
     if isinstance(v, str):
         return v
+    if isinstance(v, bytes):
+        return v.decode()
     raise _Mismatch
+
+
+_PY_SCALAR_TYPES = {float: _dt.float64, int: _dt.int64, bool: _dt.bool, complex: _dt.complex128}
 
 
 def _dtype(v):
     if isinstance(v, _dt.dtype):
         return v
-    if v in (float, int, bool, complex):
-        return {float: _dt.float64, int: _dt.int64, bool: _dt.bool, complex: _dt.complex128}[v]
+    if isinstance(v, type) and v in _PY_SCALAR_TYPES:
+        return _PY_SCALAR_TYPES[v]
     raise _Mismatch
 
 
 def _device(v):
     if isinstance(v, device):
         return v
-    if isinstance(v, (str, int)) and not isinstance(v, bool):
-        return as_device(v)
+    if _is_long(v) or isinstance(v, str):
+        try:
+            return as_device(int(v) if _is_long(v) else v)
+        except (RuntimeError, ValueError) as e:
+            raise _Later(e) from None
     raise _Mismatch
+
+
+def _isinstance_of(cls):
+    def check(v):
+        if isinstance(v, cls):
+            return v
+        raise _Mismatch
+    return check
 
 
 def _any(v):
     return v
 
 
-def _generator(v):
-    if isinstance(v, Generator):
-        return v
-    raise _Mismatch
+def _tensor_list(v):
+    """TENSOR_LIST: a tuple or list of Tensors; a non-Tensor element raises during the check."""
+    if not isinstance(v, (list, tuple)):
+        raise _Mismatch
+    out = []
+    for idx, x in enumerate(v):
+        if not isinstance(x, _Tensor):
+            raise _NotTensor(idx, x)
+        out.append(x._impl)
+    return out
 
 
-_BASE_CONVERTERS = {
-    "Tensor": _tensor, "int": _int, "SymInt": _int, "float": _float, "bool": _bool, "Scalar": _scalar, "str": _str,
-    "ScalarType": _dtype, "Device": _device, "Layout": _any, "MemoryFormat": _any, "Generator": _generator, "Any": _any,
-    "Dimname": _str, "Storage": _any, "Stream": _any,
-}
+def _int_list(size):
+    """INT_LIST / SYM_INT_LIST: checked on the first element only; every element converted afterwards."""
+    def convert(v):
+        if isinstance(v, (list, tuple)):
+            for x in v:  # the common case: plain ints in range
+                if type(x) is not int or not _INT64_MIN <= x < _INT64_MAX:
+                    break
+            else:
+                return tuple(v)
+            if not _is_int_or_symint(v[0]):
+                raise _FirstElementMismatch
+            return tuple(_unpack_index(x, i) for i, x in enumerate(v))
+        if size and _is_int_or_symint(v):
+            return (_unpack_index(v, 0),) * size
+        raise _Mismatch
+    return convert
 
-_PY_TYPE_NAMES = {
-    "Tensor": "Tensor", "int": "int", "SymInt": "int", "float": "float", "bool": "bool", "Scalar": "Number",
-    "str": "str", "ScalarType": "torch.dtype", "Device": "torch.device", "Layout": "torch.layout",
-    "MemoryFormat": "torch.memory_format", "Generator": "torch.Generator", "Dimname": "name",
-}
 
-
-def _converter(t: Type, numbers_as_tensors: bool):
-    if t.base == "Tensor" and t.is_list:
-        inner_opt = "?" in t.suffixes[:-1] if not t.is_optional else "?" in t.suffixes[:-2]
-        conv = _opt_tensor_list if inner_opt else _tensor_list
-    elif t.is_list:
-        conv = _int_list(t.list_size) if t.base in ("int", "SymInt") else _list_of(_BASE_CONVERTERS[t.base])
-    elif t.base == "Tensor" and numbers_as_tensors:
-        conv = _tensor_or_number
-    else:
-        conv = _BASE_CONVERTERS[t.base]
-    return _opt(conv) if t.is_optional else conv
+def _unpack_index(x, idx) -> int:
+    """THPUtils_unpackIndex for element ``idx`` of an int list (_Unpack when it is not an index)."""
+    if type(x) is int:
+        if not _INT64_MIN <= x < _INT64_MAX:
+            raise _Unpack(idx, x, "Overflow when unpacking long long")
+        return x
+    try:
+        v = operator.index(x)
+    except Exception:  # noqa: BLE001 - whatever __index__ raised, PyTorch reports the element's type
+        raise _Unpack(idx, x) from None
+    if not _INT64_MIN <= v < _INT64_MAX:
+        raise _Unpack(idx, x, "Overflow when unpacking long long")
+    return v
 
 
 def _list_of(conv):
@@ -216,62 +296,104 @@ def _list_of(conv):
     return convert
 
 
-def _type_name(t: Type) -> str:
+_BASE_CONVERTERS = {
+    "Tensor": _tensor, "int": _int, "SymInt": _symint, "float": _float, "bool": _bool, "Scalar": _scalar, "str": _str,
+    "ScalarType": _dtype, "Device": _device, "Layout": _isinstance_of(_layout.layout),
+    "MemoryFormat": _isinstance_of(_layout.memory_format), "Generator": _isinstance_of(Generator), "Any": _any,
+    "Dimname": _str, "Storage": _any, "Stream": _any,
+}
+
+# FunctionParameter::type_name(): the names PyTorch's messages give each parameter type
+_TYPE_NAMES = {
+    "Tensor": "Tensor", "int": "int", "SymInt": "int", "float": "float", "bool": "bool", "Scalar": "Number",
+    "str": "str", "ScalarType": "torch.dtype", "Device": "torch.device", "Layout": "torch.layout",
+    "MemoryFormat": "torch.memory_format", "Generator": "torch.Generator", "Dimname": "name",
+    "Storage": "torch.Storage", "Stream": "torch.Stream", "Any": "object",
+}
+_LIST_TYPE_NAMES = {"Tensor": "tuple of Tensors", "int": "tuple of ints", "SymInt": "tuple of ints",
+                    "float": "tuple of floats", "Scalar": "tuple of Scalars", "Dimname": "tuple of names"}
+
+
+def _converter(t: Type, numbers_as_tensors: bool):
     if t.base == "Tensor" and t.is_list:
-        return "tuple of Tensors"
+        conv = _tensor_list  # Tensor[] and Tensor?[] alike: PyTorch's check wants Tensors in both
+    elif t.is_list:
+        conv = _int_list(t.list_size) if t.base in ("int", "SymInt") else _list_of(_BASE_CONVERTERS[t.base])
+    elif t.base == "Tensor" and numbers_as_tensors:
+        conv = _tensor_or_number
+    else:
+        conv = _BASE_CONVERTERS[t.base]
+    return conv
+
+
+def _type_name(t: Type) -> str:
     if t.is_list:
-        return f"tuple of {_PY_TYPE_NAMES.get(t.base, t.base)}s"
-    return _PY_TYPE_NAMES.get(t.base, t.base)
+        return _LIST_TYPE_NAMES.get(t.base, f"tuple of {_TYPE_NAMES.get(t.base, t.base)}s")
+    return _TYPE_NAMES.get(t.base, t.base)
 
 
-def _value_type_name(v) -> str:
-    if _Tensor is not None and isinstance(v, _Tensor):
-        return "Tensor"
-    if isinstance(v, (tuple, list)):
-        return f"{type(v).__name__} of {', '.join(_value_type_name(x) for x in v)}" if v else type(v).__name__
-    if isinstance(v, _dt.dtype):
-        return "torch.dtype"
-    return type(v).__name__
+# NumPy's names PyTorch also accepts as keywords (numpy_compatibility_arg_names)
+_NUMPY_NAMES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"), "other": ("x2",)}
 
 
 class _Param:
-    __slots__ = ("name", "type", "conv", "default", "kwarg_only", "required")
+    __slots__ = ("name", "type", "conv", "default", "kwarg_only", "optional", "allow_none", "numpy_names",
+                 "type_name", "size", "is_int_list")
 
     def __init__(self, arg, numbers_as_tensors):
         self.name = arg.name
         self.type = arg.type
         self.conv = _converter(arg.type, numbers_as_tensors)
         self.kwarg_only = arg.kwarg_only
-        # As in PyTorch's parser, an optional type without a default is still a required argument.
-        self.required = arg.default is None
-        self.default = _MISSING if arg.default is None else parse_default(arg.default, arg.type)
+        # PyTorch: a parameter is optional when it has a default; None is allowed for T? and for default None
+        self.optional = arg.default is not None
+        self.allow_none = arg.type.is_optional or arg.default == "None"
+        self.default = None if arg.default is None else parse_default(arg.default, arg.type)
+        self.numpy_names = _NUMPY_NAMES.get(arg.name, ())
+        self.type_name = _type_name(arg.type)
+        self.size = arg.type.list_size or 0
+        self.is_int_list = arg.type.is_list and arg.type.base in ("int", "SymInt")
 
     def describe(self) -> str:
-        text = f"{_type_name(self.type)} {self.name}"
-        if self.default is not _MISSING:
+        text = f"{self.type_name} {self.name}"
+        if self.optional:
             d = self.default
             shown = "None" if d is None else (str(list(d)).replace("[", "(").replace("]", ")") if isinstance(d, tuple)
                                               else str(d))
             text += f" = {shown}"
         return text
 
+    def lookup_alias(self, kwargs):
+        """The value under one of NumPy's names for this parameter, else _MISSING."""
+        for alias in self.numpy_names:
+            obj = kwargs.get(alias, _MISSING)
+            if obj is not _MISSING:
+                return obj
+        return _MISSING
+
 
 class _Signature:
-    __slots__ = ("name", "params", "positional", "by_name", "varargs", "text", "n")
+    __slots__ = ("name", "params", "n", "max_pos_args", "min_args", "max_args", "varargs", "hidden", "deprecated",
+                 "index", "text")
 
-    def __init__(self, name, text, numbers_as_tensors, is_method):
+    def __init__(self, name, text, numbers_as_tensors, index):
+        text, _, flag = text.partition("|")
         schema = parse_schema(_as_schema(text))
         self.name = name
-        self.params = [_Param(a, numbers_as_tensors) for a in schema.arguments]
-        self.positional = [p for p in self.params if not p.kwarg_only]
-        self.by_name = {p.name: i for i, p in enumerate(self.params)}
-        self.n = len(self.params)
-        # f(2, 3) for f(int[] size): an int list as the only positional parameter takes varargs
-        self.varargs = len(self.positional) == 1 and self.positional[0].type.is_list and \
-            self.positional[0].type.base in ("int", "SymInt")
+        self.index = index
         self.text = text
+        self.params = [_Param(a, numbers_as_tensors) for a in schema.arguments]
+        self.n = len(self.params)
+        self.max_pos_args = sum(not p.kwarg_only for p in self.params)
+        self.min_args = sum(not p.optional for p in self.params)
+        self.max_args = self.n
+        self.deprecated = flag == "deprecated"
+        self.hidden = flag in ("deprecated", "hidden")
+        # expand(5, 3) for expand((5, 3)): a lone positional int list also takes the positional args themselves
+        self.varargs = self.max_pos_args == 1 and self.params[0].is_int_list
 
     def describe(self) -> str:
+        """FunctionSignature::toString: ``(Tensor input, *, torch.dtype dtype = None)``."""
         parts, star = [], False
         for p in self.params:
             if p.kwarg_only and not star:
@@ -280,46 +402,113 @@ class _Signature:
             parts.append(p.describe())
         return "(" + ", ".join(parts) + ")"
 
-    def bind(self, args, kwargs):
-        """Converted values in parameter order, or raise _Mismatch / _Failure with details."""
-        params = self.params
-        out = [_MISSING] * self.n
-        npos = len(self.positional)
-        if self.varargs and args and (len(args) > 1 or not isinstance(args[0], (list, tuple))):
-            args = (tuple(args),)  # view(2, 3) and view(6) as view((2, 3)) and view((6,))
-        if len(args) > npos:
-            raise _Failure(f"takes {npos} positional argument{'' if npos == 1 else 's'} but {len(args)} were given",
-                           None)
-        for i, v in enumerate(args):
-            p = params[i]
-            try:
-                out[i] = p.conv(v)
-            except _Mismatch:
-                raise _Failure("type", (i, p, v)) from None
-        for k, v in kwargs.items():
-            i = self.by_name.get(k)
-            if i is None:
-                raise _Failure(f"got an unexpected keyword argument '{k}'", None)
-            if out[i] is not _MISSING:
-                raise _Failure(f"got multiple values for argument '{k}'", None)
-            p = params[i]
-            try:
-                out[i] = p.conv(v)
-            except _Mismatch:
-                raise _Failure("type", (i, p, v)) from None
-        for i in range(self.n):
-            if out[i] is _MISSING:
-                d = params[i].default
-                if d is _MISSING:
-                    raise _Failure(f"missing required argument '{params[i].name}'", None)
-                out[i] = d
+    def bind(self, args, kwargs, raise_exception: bool):
+        """Converted values in parameter order; None when the call does not fit (or the error, when asked)."""
+        nargs = len(args)
+        remaining = len(kwargs) if kwargs else 0
+        # (PyTorch also allows it for no arguments at all, where it changes nothing)
+        allow_varargs = self.varargs and nargs > 0 and (type(args[0]) is int or (
+            not isinstance(args[0], (list, tuple)) and _is_int_or_symint(args[0])))
+        if nargs > self.max_pos_args and not allow_varargs:
+            return self._fail(raise_exception, self._extra_args, nargs)
+        out = [None] * self.n
+        later = None
+        arg_pos = 0
+        for i, p in enumerate(self.params):
+            is_kwd = False
+            if arg_pos < nargs:
+                if p.kwarg_only:
+                    return self._fail(raise_exception, self._extra_args, nargs)
+                obj = args[arg_pos]
+            elif kwargs:
+                obj = kwargs.get(p.name, _MISSING)
+                if obj is _MISSING and p.numpy_names:
+                    obj = p.lookup_alias(kwargs)
+                is_kwd = True
+            else:
+                obj = _MISSING
+            if obj is _MISSING:
+                if not p.optional:
+                    return self._fail(raise_exception, self._missing_args, i)
+                out[i] = p.default
+                continue
+            if obj is None and p.allow_none:
+                out[i] = p.default
+            else:
+                if allow_varargs and arg_pos == 0 and not is_kwd and not isinstance(obj, (list, tuple)) and \
+                        not (p.size and _is_int_or_symint(obj)):  # permute(1, 2, 3) as permute((1, 2, 3))
+                    try:
+                        out[i] = p.conv(args)
+                    except _Unpack as u:
+                        later = later or _Later(self._unpack_error(p, u))
+                    arg_pos = nargs
+                    continue
+                try:
+                    out[i] = p.conv(obj)
+                except _Mismatch as m:
+                    if raise_exception:
+                        raise self._type_error(p, obj, is_kwd, arg_pos, m.failed_idx) from None
+                    return None
+                except _Unpack as u:
+                    later = later or _Later(self._unpack_error(p, u))
+                except _Later as e:
+                    later = later or e
+                except _NotTensor as e:
+                    raise TypeError(f"expected Tensor as element {e.idx} in argument {i}, but got "
+                                    f"{tp_name(e.obj)}") from None
+            if is_kwd:
+                remaining -= 1
+            else:
+                arg_pos += 1
+        if remaining > 0:
+            return self._fail(raise_exception, self._extra_kwargs, kwargs, nargs)
+        if later is not None:
+            raise later.exc
         return out
 
+    @staticmethod
+    def _fail(raise_exception, make_error, *details):
+        if raise_exception:
+            raise make_error(*details)
+        return None
 
-class _Failure(Exception):
-    def __init__(self, what, detail):
-        self.what = what
-        self.detail = detail
+    def _extra_args(self, nargs) -> TypeError:
+        if self.min_args != self.max_pos_args:
+            return TypeError(f"{self.name}() takes from {self.min_args} to {self.max_pos_args} positional arguments "
+                             f"but {nargs} were given")
+        n = self.max_pos_args
+        return TypeError(f"{self.name}() takes {n} positional argument{'' if n == 1 else 's'} but {nargs} "
+                         f"{'was' if nargs == 1 else 'were'} given")
+
+    def _missing_args(self, idx) -> TypeError:
+        names = [f'"{p.name}"' for p in self.params[idx:] if not p.optional]
+        # PyTorch's plural quirk: "1 required positional arguments", "2 required positional argument"
+        return TypeError(f"{self.name}() missing {len(names)} required positional argument"
+                         f"{'s' if len(names) == 1 else ''}: {', '.join(names)}")
+
+    def _extra_kwargs(self, kwargs, nargs) -> TypeError:
+        by_name = [p.name for p in self.params]
+        for key in kwargs:
+            if not isinstance(key, str):
+                return TypeError("keywords must be strings")
+            if key not in by_name:
+                return TypeError(f"{self.name}() got an unexpected keyword argument '{key}'")
+            if by_name.index(key) < nargs:
+                return TypeError(f"{self.name}() got multiple values for argument '{key}'")
+        return TypeError("invalid keyword arguments")
+
+    def _type_error(self, p, obj, is_kwd, arg_pos, failed_idx) -> TypeError:
+        if is_kwd:
+            return TypeError(f"{self.name}(): argument '{p.name}' must be {p.type_name}, not {tp_name(obj)}")
+        where = f"{self.name}(): argument '{p.name}' (position {arg_pos + 1}) must be {p.type_name}"
+        if failed_idx != -1:
+            return TypeError(f"{where}, but found element of type {tp_name(obj[failed_idx])} at pos {failed_idx}")
+        return TypeError(f"{where}, not {tp_name(obj)}")
+
+    def _unpack_error(self, p, u: _Unpack) -> TypeError:
+        error = u.error or f"type must be {p.type_name},but got {tp_name(u.obj)}"
+        return TypeError(f"{self.name}(): argument '{p.name}' failed to unpack the object at pos {u.idx + 1} with "
+                         f'error "{error}"')
 
 
 def _as_schema(text: str) -> str:
@@ -328,49 +517,35 @@ def _as_schema(text: str) -> str:
 
 
 class Signatures:
-    """The overloads of one Python-visible name, tried in order (``PythonArgParser``)."""
+    """The overloads of one Python-visible name, tried in order (``PythonArgParser``).
+
+    A signature text may end in ``|hidden`` (never listed in errors) or ``|deprecated`` (also tried last).
+    """
 
     __slots__ = ("name", "sigs", "is_method")
 
     def __init__(self, name: str, texts: list, *, numbers_as_tensors=False, is_method=False):
         self.name = name
         self.is_method = is_method
-        self.sigs = [_Signature(name, t, numbers_as_tensors, is_method) for t in texts]
+        sigs = [_Signature(name, t, numbers_as_tensors, i) for i, t in enumerate(texts)]
+        self.sigs = [s for s in sigs if not s.deprecated] + [s for s in sigs if s.deprecated]
 
     def parse(self, args, kwargs):
-        failures = []
-        for i, sig in enumerate(self.sigs):
-            try:
-                return i, sig.bind(args, kwargs)
-            except _Failure as f:
-                failures.append(f)
-        raise self._error(args, kwargs, failures)
+        sigs = self.sigs
+        if len(sigs) == 1:
+            return 0, sigs[0].bind(args, kwargs, True)
+        for sig in sigs:
+            out = sig.bind(args, kwargs, False)
+            if out is not None:
+                return sig.index, out
+        raise self._error(args, kwargs)
 
-    def _error(self, args, kwargs, failures) -> TypeError:
-        name = self.name
-        if len(self.sigs) == 1:
-            f = failures[0]
-            if f.what == "type":
-                i, p, v = f.detail
-                where = f"argument '{p.name}'" + (f" (position {i + 1})" if not p.kwarg_only and
-                                                  i < len(args) else "")
-                return TypeError(f"{name}(): {where} must be {_type_name(p.type)}, not {_value_type_name(v)}")
-            if f.what.startswith(("got an unexpected", "got multiple", "takes ")):
-                return TypeError(f"{name}() {f.what}")
-            if f.what.startswith("missing"):
-                missing = [p for p in self.sigs[0].params if p.default is _MISSING]
-                missing = missing[len(args):]
-                # PyTorch's message, including its plural quirk ("1 required positional arguments")
-                return TypeError(f"{name}() missing {len(missing)} required positional argument"
-                                 f"{'s' if len(missing) == 1 else ''}: "
-                                 f"{', '.join(chr(34) + p.name + chr(34) for p in missing)}")
-        got = ", ".join(_value_type_name(a) for a in args)
-        if kwargs:  # PyTorch's formatting quirk: keywords alone are followed by ", "
-            kw = ", ".join(f"{k}={_value_type_name(v)}" for k, v in kwargs.items())
-            got = f"{got}, {kw}" if args else f"{kw}, "
-        if len(self.sigs) == 1:
-            return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected "
-                             f"{self.sigs[0].describe()}")
-        lines = [f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:"]
-        lines += [f" * {s.describe()}" for s in self.sigs]
-        return TypeError("\n".join(lines) + "\n")
+    def _error(self, args, kwargs) -> TypeError:
+        """PythonArgParser::print_error: the one overload whose argument count fits explains itself; else the
+        list of every overload."""
+        num_args = len(args) + (len(kwargs) if kwargs else 0)
+        plausible = [s for s in self.sigs if s.min_args <= num_args <= s.max_args and not s.hidden]
+        if len(plausible) == 1:
+            plausible[0].bind(args, kwargs, True)
+        options = [s.describe() for s in self.sigs if not s.hidden]
+        return TypeError(format_invalid_args(args, kwargs, f"{self.name}()", options))

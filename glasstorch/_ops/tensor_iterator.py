@@ -14,13 +14,15 @@ number, see Note [Wrapped numbers]) and a config; :func:`build` then does, in Py
    loop, so mixed-dtype inputs are not copied first).
 
 Reductions use :func:`build_reduction`.  :func:`coalesce` merges dimensions that are contiguous for
-every operand (PyTorch's ``coalesce_dimensions``).
+every operand (PyTorch's ``coalesce_dimensions``).  :func:`fp_ignore` / :func:`fp_restore` bracket a
+kernel's numpy calls so floating-point exceptions stay silent, as in PyTorch (see Note [Quiet numpy]).
 
 Invariant: a built iterator never writes data; kernels write only ``it.out_np`` / ``it.outs``.
 """
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -33,9 +35,33 @@ from .._tensor.views import tensor_type_name
 from .overlap import check_no_internal_overlap, check_no_partial_overlap
 
 __all__ = ["TensorIterator", "build", "build_reduction", "scalar_np", "coalesce", "resize_out",
-           "check_no_internal_overlap", "check_no_partial_overlap", "compute_output_strides", "reduction_dims"]
+           "check_no_internal_overlap", "check_no_partial_overlap", "compute_output_strides", "reduction_dims",
+           "fp_ignore", "fp_restore", "dense_scalar"]
 
 _SCALARS = (bool, int, float, complex)
+_SCALAR_CAT = {bool: _dt.BOOL_CAT, int: _dt.INT_CAT, float: _dt.FLOAT_CAT, complex: _dt.COMPLEX_CAT}
+
+# Note [Quiet numpy]
+# PyTorch computes 1/0, log(-1) or an overflow silently; numpy warns unless its error state says "ignore".
+# ``np.errstate(all="ignore")`` costs a few microseconds per entry, as much as a whole 1-element add, so
+# kernels set numpy's error-state context variable directly (numpy >= 2 keeps it in a ContextVar, which is
+# exactly what errstate sets): ``token = fp_ignore()`` ... ``fp_restore(token)`` in a ``finally``.  The
+# user's own numpy error state is untouched outside our kernels.
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+
+    # fp_ignore() silences numpy's floating-point errors until fp_restore(token); both are C calls.
+    fp_ignore = functools.partial(_extobj_contextvar.set, _make_extobj(all="ignore"))
+    fp_restore = _extobj_contextvar.reset
+except ImportError:  # another numpy layout: the public, slower context manager
+    def fp_ignore():
+        """Silence numpy's floating-point errors until :func:`fp_restore` (returns the token to restore)."""
+        state = np.errstate(all="ignore")
+        state.__enter__()
+        return state
+
+    def fp_restore(state):
+        state.__exit__(None, None, None)
 
 
 def _fmt(xs):
@@ -63,6 +89,37 @@ def scalar_np(value, dtype):
     if not dtype.is_complex and isinstance(value, complex):
         return npdt.type(value.real)
     return npdt.type(value)
+
+
+# Note [Per-call cost]
+# A 1-element ``a + b`` spends most of its time in Python frames, not in numpy, so the functional fast set-up
+# lives inline in build() (no helper call per check) and reads TensorImpl.as_numpy's cache directly for the
+# inputs.  The general path below is PyTorch's build() order, step by step.
+
+# Note [Dense scalar operands]
+# PyTorch's vectorized loops treat a scalar operand (stride 0) as a broadcast register.  numpy's SIMD loops
+# for maximum/minimum run only when both operands are contiguous: a 0-dim operand makes them about twice
+# as slow on large tensors.  dense_scalar() spells a scalar as a contiguous array for big outputs: zeros come
+# from one cached read-only buffer per dtype (relu, clamp(min=0)), other values from np.full.
+_DENSE_MIN = 1 << 16  # below this many elements a 0-dim operand costs less than materialising it
+_DENSE_CACHE_MAX = 1 << 22  # elements of the largest cached zero buffer (16 MiB of float32)
+_zeros: dict = {}
+
+
+def dense_scalar(value, shape, npdt):
+    """``value`` (a scalar of dtype ``npdt``) as an operand of ``shape`` that numpy's SIMD loops take: a
+    contiguous array for large shapes, ``value`` itself for small ones."""
+    n = _shape.prod(shape)
+    if n < _DENSE_MIN:
+        return value
+    if n <= _DENSE_CACHE_MAX and value == 0 and not np.signbit(value):
+        buf = _zeros.get(npdt)
+        if buf is None or buf.size < n:
+            buf = np.zeros(max(n, 1 << 20), npdt)
+            buf.flags.writeable = False
+            _zeros[npdt] = buf
+        return buf[:n].reshape(shape)
+    return np.full(shape, value, npdt)
 
 
 # -- layout ------------------------------------------------------------------------------------------------
@@ -195,11 +252,105 @@ def build(outs, inputs, *, promote_inputs=True, int_to_float=False, static_dtype
     """Configure and build an elementwise iterator (``TensorIteratorConfig().add_output(...)...build()``).
 
     ``outs``: the given outputs (None where the kernel should allocate); ``inputs``: impls or scalars.
+
+    PyTorch's ``fast_set_up`` is inlined here, for the common case of a functional call whose tensor inputs
+    are all contiguous with one shape, device and dtype (see Note [Per-call cost]); anything else takes
+    the general path.
     """
-    if len(outs) == 1 and outs[0] is None and not check_same_dtype:
-        it = _fast_functional(inputs, int_to_float, static_dtype)
+    if len(outs) == 1 and outs[0] is None:
+        first = None
+        has_scalar = False
+        for x in inputs:
+            if type(x) is TensorImpl:
+                if first is None:
+                    first = x
+                elif x.sizes != first.sizes or x.dtype is not first.dtype or x.device is not first.device:
+                    break
+                if not (x._contig or x.is_contiguous()) or x.storage._data is None:
+                    break
+            elif x is None:
+                break
+            else:
+                has_scalar = True
+        else:
+            # a scalar is a 0-dim operand: with one, PyTorch takes the general (stride-sorting) path unless the
+            # tensors are row-major in every dim (only size-0/1 dims may carry other strides and be contiguous)
+            sizes = first.sizes if first is not None else None
+            if first is not None and not (has_scalar and (1 in sizes or 0 in sizes) and
+                                          first.strides != _shape.contiguous_strides(sizes)):
+                common = first.dtype
+                if has_scalar and promote_inputs and not check_same_dtype:
+                    # one tensor dtype plus wrapped numbers: they matter only from a higher category up
+                    for x in inputs:
+                        if type(x) is not TensorImpl and _SCALAR_CAT.get(type(x), 9) > common._cat:
+                            common = common_dtype(inputs)
+                            break
+                if int_to_float and common._cat <= _dt.INT_CAT:
+                    common = _dt.get_default_dtype()
+                out = empty_contiguous(sizes, common if static_dtype is None else static_dtype, first.device)
+                it = TensorIterator()
+                it.shape = sizes
+                it.device = first.device
+                it.is_meta = False
+                it.common_dtype = common
+                it.out = out
+                it.outs = [out]
+                it.out_np = out.as_numpy()
+                it.ins_np = ins = []
+                for x in inputs:
+                    if type(x) is TensorImpl:  # TensorImpl.as_numpy's cache, read without a call
+                        arr = x._np
+                        ins.append(arr if arr is not None and x._np_key is x.storage._data else x.as_numpy())
+                    else:
+                        ins.append(scalar_np(x, common))
+                return it
+    elif len(outs) == 1 and outs[0] is inputs[0] and static_dtype is None:
+        it = _fast_inplace(outs[0], inputs, promote_inputs and not check_same_dtype, int_to_float)
         if it is not None:
             return it
+    return _build_general(outs, inputs, promote_inputs, int_to_float, static_dtype, safe_cast, check_same_dtype,
+                          resize)
+
+
+def _fast_inplace(o: TensorImpl, inputs, promote, int_to_float):
+    """``self.op_(...)`` when every tensor is contiguous with ``self``'s shape, device and dtype and no Python
+    number promotes beyond ``self``'s category: no broadcast, resize or cast can happen, so only the partial
+    overlap of ``self`` with the other inputs is left to check.  None when any condition fails."""
+    if type(o) is not TensorImpl or not (o._contig or o.is_contiguous()) or o.storage._data is None:
+        return None
+    cat = o.dtype._cat
+    if int_to_float and cat <= _dt.INT_CAT:
+        return None  # the result would be floating: the cast check of the general path raises
+    for x in inputs:
+        if type(x) is TensorImpl:
+            if x is not o and (x.sizes != o.sizes or x.dtype is not o.dtype or x.device is not o.device or
+                               not (x._contig or x.is_contiguous())):
+                return None
+        elif x is None or (promote and _SCALAR_CAT.get(type(x), 9) > cat):
+            return None
+    ins = []
+    for x in inputs:
+        if type(x) is TensorImpl:
+            if x is not o:
+                check_no_partial_overlap(o, x)
+            arr = x._np  # TensorImpl.as_numpy's cache, read without a call
+            ins.append(arr if arr is not None and x._np_key is x.storage._data else x.as_numpy())
+        else:
+            ins.append(scalar_np(x, o.dtype))
+    it = TensorIterator()
+    it.shape = o.sizes
+    it.device = o.device
+    it.is_meta = False
+    it.common_dtype = o.dtype
+    it.out = o
+    it.outs = [o]
+    it.out_np = ins[0]
+    it.ins_np = ins
+    return it
+
+
+def _build_general(outs, inputs, promote_inputs, int_to_float, static_dtype, safe_cast, check_same_dtype,
+                   resize) -> TensorIterator:
     it = TensorIterator()
     tensors = [x for x in inputs if type(x) is TensorImpl]
     given = [o for o in outs if o is not None]
@@ -220,6 +371,9 @@ def build(outs, inputs, *, promote_inputs=True, int_to_float=False, static_dtype
     else:
         shape = _shape.broadcast_shapes(*(t.sizes for t in tensors))
     it.shape = shape
+    for o in given:  # mark_resize_outputs: an output that is also an input cannot be broadcast (before dtypes)
+        if o.sizes != shape and any(o is t for t in tensors):
+            raise RuntimeError(f"output with shape {_fmt(o.sizes)} doesn't match the broadcast shape {_fmt(shape)}")
     # 4. dtype
     if check_same_dtype:
         dt = tensors[0].dtype if tensors else _dt.get_default_dtype()
@@ -256,46 +410,6 @@ def build(outs, inputs, *, promote_inputs=True, int_to_float=False, static_dtype
         return it
     # 7. numpy operands
     it.out_np = it.out.as_numpy() if it.out is not None else None
-    it.ins_np = [x.as_numpy() if type(x) is TensorImpl else scalar_np(x, common) for x in inputs]
-    return it
-
-
-def _fast_functional(inputs, int_to_float, static_dtype):
-    """The common case in one pass: no out=, every tensor input contiguous with one shape, device, dtype.
-
-    Returns None when any condition fails; the general path then handles everything.
-    """
-    first = None
-    has_scalar = False
-    for x in inputs:
-        if type(x) is TensorImpl:
-            if first is None:
-                first = x
-                if x.storage._data is None or not x.is_contiguous():
-                    return None
-            elif x.sizes != first.sizes or x.dtype is not first.dtype or x.device is not first.device or \
-                    x.storage._data is None or not x.is_contiguous():
-                return None
-        elif x is None:
-            return None
-        else:
-            has_scalar = True
-    if first is None:
-        return None
-    if has_scalar and first.sizes and first.strides != _shape.contiguous_strides(first.sizes):
-        return None  # a scalar is a 0-dim operand: PyTorch takes the general (stride-sorting) path
-    common = common_dtype(inputs) if has_scalar else first.dtype
-    if int_to_float and common._cat <= _dt.INT_CAT:
-        common = _dt.get_default_dtype()
-    it = TensorIterator()
-    it.shape = first.sizes
-    it.device = first.device
-    it.is_meta = False
-    it.common_dtype = common
-    out = empty_contiguous(first.sizes, common if static_dtype is None else static_dtype, first.device)
-    it.out = out
-    it.outs = [out]
-    it.out_np = out.as_numpy()
     it.ins_np = [x.as_numpy() if type(x) is TensorImpl else scalar_np(x, common) for x in inputs]
     return it
 

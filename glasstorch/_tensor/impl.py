@@ -37,6 +37,17 @@ class VersionCounter:
         self.version += 1
 
 
+class CreationMeta:
+    """How a view was created (PyTorch's ``CreationMeta``), kept on its AutogradMeta; None is DEFAULT.
+    Views made in no-grad mode or by an op returning several views may not be rebased in place."""
+
+    DEFAULT = None
+    NO_GRAD_MODE = "no_grad_mode"
+    INFERENCE_MODE = "inference_mode"
+    MULTI_OUTPUT_NODE = "multi_output_node"
+    IN_CUSTOM_FUNCTION = "in_custom_function"
+
+
 class AutogradMeta:
     """What autograd keeps on a tensor (``AutogradMeta``); absent (None) when nothing is recorded."""
 
@@ -169,7 +180,7 @@ def empty_strided_impl(sizes, strides, dtype, device=CPU) -> TensorImpl:
     """Fresh uninitialised storage with exactly this geometry (``empty_strided``)."""
     nbytes = storage_nbytes_for(sizes, strides, 0, dtype.itemsize)
     storage = UntypedStorage(nbytes, device=device)
-    return TensorImpl(storage, tuple(sizes), tuple(strides), 0, dtype, device)
+    return TensorImpl(storage, tuple(sizes), tuple(strides), 0, dtype, storage.device)
 
 
 def empty_contiguous(sizes: tuple, dtype, device) -> TensorImpl:
@@ -178,7 +189,7 @@ def empty_contiguous(sizes: tuple, dtype, device) -> TensorImpl:
     for s in sizes:
         numel *= s
     storage = UntypedStorage._allocate(numel * dtype.itemsize, device)
-    return TensorImpl(storage, sizes, _shape.contiguous_strides(sizes), 0, dtype, device)
+    return TensorImpl(storage, sizes, _shape.contiguous_strides(sizes), 0, dtype, storage.device)
 
 
 def empty_impl(sizes, dtype, device=CPU) -> TensorImpl:
@@ -191,7 +202,7 @@ def empty_impl(sizes, dtype, device=CPU) -> TensorImpl:
                                f"[{', '.join(str(x) for x in sizes)}]")
         numel *= s
     storage = UntypedStorage(numel * dtype.itemsize, device=device)
-    return TensorImpl(storage, sizes, _shape.contiguous_strides(sizes), 0, dtype, device)
+    return TensorImpl(storage, sizes, _shape.contiguous_strides(sizes), 0, dtype, storage.device)
 
 
 def from_numpy_impl(arr: np.ndarray, dtype, device=CPU) -> TensorImpl:
@@ -213,4 +224,4 @@ def from_numpy_impl(arr: np.ndarray, dtype, device=CPU) -> TensorImpl:
     else:
         data = np.empty(0, np.uint8)
     storage = UntypedStorage._wrap(data, nbytes, device)
-    return TensorImpl(storage, sizes, strides, 0, dtype, device)
+    return TensorImpl(storage, sizes, strides, 0, dtype, storage.device)

@@ -40,10 +40,13 @@ class UntypedStorage:
         self._init(allocator_for(dev.type).allocate(nbytes), nbytes, dev)
 
     def _init(self, data, nbytes, device):
+        alloc = allocator_for(device.type)
+        if alloc.storage_class is not None:  # a device backend's storage (emu): it owns the device memory
+            self.__class__ = alloc.storage_class
         self._data = data
         self._nbytes = nbytes
         self.device = device
-        self.allocator = allocator_for(device.type)
+        self.allocator = alloc
         self.resizable = True
 
     @classmethod
@@ -51,6 +54,8 @@ class UntypedStorage:
         """A new storage from the device's allocator; ``device`` is already a device object."""
         self = cls.__new__(cls)
         alloc = allocator_for(device.type)
+        if alloc.storage_class is not None:  # a device backend's storage (emu): it owns the device memory
+            self.__class__ = alloc.storage_class
         self._data = alloc.allocate(nbytes)
         self._nbytes = nbytes
         self.device = device

@@ -275,7 +275,8 @@ def unflatten(impl: TensorImpl, dim: int, sizes) -> TensorImpl:
     return view(impl, unflatten_sizes(impl, dim, sizes))
 
 
-def movedim(impl: TensorImpl, source, destination) -> TensorImpl:
+def movedim_order(impl: TensorImpl, source, destination) -> list | None:
+    """The permutation ``movedim`` applies (None for a 0-dim tensor), with PyTorch's checks."""
     n = impl.ndim
     src = (source,) if isinstance(source, int) else tuple(source)
     dst = (destination,) if isinstance(destination, int) else tuple(destination)
@@ -289,13 +290,17 @@ def movedim(impl: TensorImpl, source, destination) -> TensorImpl:
     if len(set(wd)) != len(wd):
         raise RuntimeError(f"movedim: repeated dim in `destination` ({_fmt(dst)})")
     if n == 0:
-        return alias(impl)
+        return None
     order = [-1] * n
-    for s, d in zip(ws, wd):
+    for s, d in zip(ws, wd, strict=True):
         order[d] = s
     rest = iter(d for d in range(n) if d not in set(ws))
-    order = [o if o != -1 else next(rest) for o in order]
-    return permute(impl, order)
+    return [o if o != -1 else next(rest) for o in order]
+
+
+def movedim(impl: TensorImpl, source, destination) -> TensorImpl:
+    order = movedim_order(impl, source, destination)
+    return alias(impl) if order is None else permute(impl, order)
 
 
 def unfold(impl: TensorImpl, dimension: int, size: int, step: int) -> TensorImpl:
@@ -368,7 +373,9 @@ def split_with_sizes(impl: TensorImpl, split_sizes, dim: int = 0) -> list:
     return out
 
 
-def chunk(impl: TensorImpl, chunks: int, dim: int = 0) -> list:
+def chunk_plan(impl: TensorImpl, chunks: int, dim: int = 0):
+    """How ``chunk`` splits (PyTorch's composite): (dim, split_size, None) for ``split``, or
+    (dim, None, sizes) for ``split_with_sizes`` when the dimension is empty."""
     if impl.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
@@ -379,8 +386,13 @@ def chunk(impl: TensorImpl, chunks: int, dim: int = 0) -> list:
     if split_size == 0 and size == 0:
         sizes = [split_size] * chunks
         sizes[-1] = size - split_size * (chunks - 1)
-        return split_with_sizes(impl, sizes, d)
-    return split(impl, split_size, d)
+        return d, None, sizes
+    return d, split_size, None
+
+
+def chunk(impl: TensorImpl, chunks: int, dim: int = 0) -> list:
+    d, split_size, sizes = chunk_plan(impl, chunks, dim)
+    return split(impl, split_size, d) if sizes is None else split_with_sizes(impl, sizes, d)
 
 
 def unbind(impl: TensorImpl, dim: int = 0) -> list:
@@ -390,7 +402,8 @@ def unbind(impl: TensorImpl, dim: int = 0) -> list:
     return [select(impl, d, i) for i in range(impl.sizes[d])]
 
 
-def tensor_split(impl: TensorImpl, indices_or_sections, dim: int = 0) -> list:
+def tensor_split_bounds(impl: TensorImpl, indices_or_sections, dim: int = 0):
+    """(dim, [(start, end), ...]) of the pieces ``tensor_split`` returns, with PyTorch's checks."""
     if impl.ndim == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = wrap_dim(dim, impl.ndim)
@@ -403,11 +416,16 @@ def tensor_split(impl: TensorImpl, indices_or_sections, dim: int = 0) -> list:
         out, start = [], 0
         for i in range(n):
             length = q + (1 if i < r else 0)
-            out.append(slice_(impl, d, start, start + length))
+            out.append((start, start + length))
             start += length
-        return out
+        return d, out
     bounds = [0] + [int(i) for i in indices_or_sections] + [size]
-    return [slice_(impl, d, bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
+    return d, [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
+
+
+def tensor_split(impl: TensorImpl, indices_or_sections, dim: int = 0) -> list:
+    d, pieces = tensor_split_bounds(impl, indices_or_sections, dim)
+    return [slice_(impl, d, a, b) for a, b in pieces]
 
 
 # -- basic indexing ------------------------------------------------------------------------------------

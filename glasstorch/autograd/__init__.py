@@ -11,7 +11,7 @@ from __future__ import annotations
 from .._ops._generated import ops as _ops  # noqa: F401  (the operators must exist before their kernels)
 from .._ops.factories import full_impl
 from . import engine as _engine
-from . import formulas, functional, graph, node_support  # noqa: F401
+from . import formulas, functional, graph, manual_kernels, node_support  # noqa: F401  (manual: copy_)
 from ._generated import kernels as _kernels  # noqa: F401  (registers the Autograd-key kernels)
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from .function import Function, InplaceFunction, once_differentiable  # noqa: F401

@@ -20,9 +20,11 @@ Invariant: correctness depends only on dependency counting; the ready order is P
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import threading
+import time
 
 from .._core import shape as _shape
 from .._ops.aten import aten
@@ -32,7 +34,41 @@ from .anomaly_mode import check_nan, is_anomaly_enabled, record_failure
 from .grad_mode import state as _grad_state
 from .graph import AccumulateGrad, Node, gradient_edge
 
-__all__ = ["execute", "accumulate_grad", "sum_to", "current_graph_task_id", "will_execute_node"]
+__all__ = ["execute", "accumulate_grad", "sum_to", "current_graph_task_id", "will_execute_node", "profile_nodes",
+           "NodeStats"]
+
+
+class NodeStats:
+    """What :func:`profile_nodes` counts: nodes run, seconds inside their ``apply``, seconds of backward
+    (both on ``clock``)."""
+
+    __slots__ = ("nodes", "apply_s", "backward_s", "clock")
+
+    def __init__(self, clock):
+        self.nodes = 0
+        self.apply_s = 0.0
+        self.backward_s = 0.0
+        self.clock = clock
+
+    def __repr__(self):
+        return f"NodeStats(nodes={self.nodes}, apply_s={self.apply_s:.6f}, backward_s={self.backward_s:.6f})"
+
+
+_stats: NodeStats | None = None  # set while profile_nodes() is active
+
+
+@contextlib.contextmanager
+def profile_nodes(clock=time.thread_time):
+    """Count the nodes every backward in the block runs and time them (the benchmarks' per-node cost).
+
+    The default clock is this thread's CPU time, which other processes on a shared machine do not inflate
+    (each reading costs about a microsecond; ``time.perf_counter`` is cheaper and counts wall time)."""
+    global _stats
+    prev, _stats = _stats, NodeStats(clock)
+    try:
+        yield _stats
+    finally:
+        _stats = prev
 
 
 class GraphRoot(Node):
@@ -68,33 +104,26 @@ def sum_to(grad: TensorImpl, sizes: tuple) -> TensorImpl:
     return out
 
 
-def _validate(node: Node, grads: list) -> list:
-    """PyTorch's ``validate_outputs``: count, shape (sum back broadcasts), dtype of each gradient."""
-    edges = node.next_edges
-    if len(grads) != len(edges):
-        raise RuntimeError(f"Function {node.name()} returned an invalid number of gradients - expected "
-                           f"{len(edges)}, but got {len(grads)}")
-    out = list(grads)
-    for i, (g, e) in enumerate(zip(grads, edges)):
-        if e is None or g is None:
-            continue
-        meta = e[0].input_meta[e[1]] if e[1] < len(e[0].input_meta) else None
-        if meta is None:
-            continue
-        sizes, dtype, device = meta
-        if g.sizes != sizes:
-            try:
-                expandable = _shape.broadcast_shapes(sizes, g.sizes) == g.sizes
-            except RuntimeError:
-                expandable = False
-            if not expandable:
-                raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got "
-                                   f"{_fmt(g.sizes)} but expected shape compatible with {_fmt(sizes)}")
-            g = sum_to(g, sizes)
-        if g.dtype is not dtype:
-            g = aten._to_copy(g, dtype, None, None, None, False, None)
-        out[i] = g
-    return out
+def _wrong_count(node: Node, grads) -> RuntimeError:
+    return RuntimeError(f"Function {node.name()} returned an invalid number of gradients - expected "
+                        f"{len(node.next_edges)}, but got {len(grads)}")
+
+
+def _conform(node: Node, i: int, g: TensorImpl, meta) -> TensorImpl:
+    """A gradient brought to its input's shape (summing a broadcast) and dtype, or PyTorch's error."""
+    sizes, dtype, _ = meta
+    if g.sizes != sizes:
+        try:
+            expandable = _shape.broadcast_shapes(sizes, g.sizes) == g.sizes
+        except RuntimeError:
+            expandable = False
+        if not expandable:
+            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                               f"{_fmt(g.sizes)} but expected shape compatible with {_fmt(sizes)}")
+        g = sum_to(g, sizes)
+    if g.dtype is not dtype:
+        g = aten._to_copy(g, dtype, None, None, None, False, None)
+    return g
 
 
 def _as_tensors(grads):
@@ -106,7 +135,8 @@ def _as_impls(values):
     return [None if v is None else v._impl for v in values]
 
 
-def _run_node(node: Node, buffer: list, keep_graph: bool) -> list:
+def _pre_hooks(node: Node, buffer: list) -> list:
+    """Tensor pre-hooks and the retain_grad hook of each output, then the node's pre-hooks."""
     if node._tensor_pre_hooks:
         for nr, hooks in node._tensor_pre_hooks.items():
             for hook in list(hooks.values()):
@@ -124,22 +154,29 @@ def _run_node(node: Node, buffer: list, keep_graph: bool) -> list:
             res = hook(_as_tensors(buffer))
             if res is not None:
                 buffer = _as_impls(res)
-    try:
-        outputs = node.apply(buffer)
-    except Exception:
-        if is_anomaly_enabled():
-            record_failure(node)
-        raise
-    if node._post_hooks:
-        for hook in list(node._post_hooks.values()):
-            res = hook(_as_tensors(outputs), _as_tensors(buffer))
-            if res is not None:
-                outputs = _as_impls(res)
-    if not keep_graph:
-        node.release_variables()
-    if is_anomaly_enabled():
-        check_nan(node, outputs)
+    return buffer
+
+
+def _post_hooks(node: Node, outputs, buffer: list):
+    for hook in list(node._post_hooks.values()):
+        res = hook(_as_tensors(outputs), _as_tensors(buffer))
+        if res is not None:
+            outputs = _as_impls(res)
     return outputs
+
+
+def _apply_timed(node: Node, buffer: list, stats: NodeStats):
+    t0 = stats.clock()
+    outputs = node.apply(buffer)
+    stats.apply_s += stats.clock() - t0
+    stats.nodes += 1
+    return outputs
+
+
+def _failed(node: Node) -> None:
+    """A node's backward raised: anomaly mode prints the forward stack that created it."""
+    if is_anomaly_enabled():
+        record_failure(node)
 
 
 def _dependencies(root: Node) -> dict:
@@ -189,6 +226,8 @@ def execute(roots: list, grads: list, keep_graph: bool, create_graph: bool, inpu
 
     ``is_grad``: this is ``autograd.grad`` (not ``backward(inputs=...)``), for :func:`will_execute_node`.
     """
+    stats = _stats
+    t0 = stats.clock() if stats is not None else 0.0
     root = GraphRoot([gradient_edge(r) for r in roots], grads)
     deps = _dependencies(root)
     captures = {}
@@ -209,6 +248,8 @@ def execute(roots: list, grads: list, keep_graph: bool, create_graph: bool, inpu
     finally:
         _grad_state.enabled = prev
         stack.pop()
+        if stats is not None:
+            stats.backward_s += stats.clock() - t0
     return captured
 
 
@@ -246,44 +287,83 @@ def will_execute_node(node) -> bool:
 
 
 def _loop(root, deps, captures, captured, needed, keep_graph, accumulate):
+    """Run ready nodes, highest sequence_nr first.  One node's turn (PyTorch's ``evaluate_function``): its
+    pre-hooks, ``apply``, post-hooks, freeing its saved tensors, then each gradient checked against the
+    metadata of the input it flows into (``validate_outputs``; matching ones cost two comparisons) and
+    summed into that node's buffer.  Everything per node is inline: this loop is the engine's own cost."""
     tie = itertools.count()
     heap = [(-root.sequence_nr, next(tie), root, [])]
     buffers: dict = {}
+    pop, push, add = heapq.heappop, heapq.heappush, aten.add_Tensor
+    stats = _stats
     while heap:
-        _, _, node, buffer = heapq.heappop(heap)
-        if node in captures:
-            for nr, k in captures[node]:
-                g = buffer[nr] if nr < len(buffer) else None
-                hooks = node._tensor_pre_hooks.get(nr) if node._tensor_pre_hooks else None
-                if g is not None and hooks:
-                    for hook in list(hooks.values()):
-                        res = hook(_graph.to_tensor(g))
-                        if res is not None:
-                            g = res._impl
-                captured[k] = g
+        node, buffer = pop(heap)[2:]
+        if captures and node in captures:
+            _capture(node, buffer, captures[node], captured)
             if not accumulate and isinstance(node, AccumulateGrad):
                 continue
-        if needed is not None and node not in needed:
+        if needed is not None and _skip(node, needed, captures, accumulate):
             continue
-        if not accumulate and needed is not None and node in captures and not any(
-                e is not None and e[0] in needed for e in node.next_edges):
-            continue
-        outputs = _validate(node, _run_node(node, buffer, keep_graph))
-        for g, e in zip(outputs, node.next_edges):
+        if node._tensor_pre_hooks or node._retains_grad_hooks or node._pre_hooks:
+            buffer = _pre_hooks(node, buffer)
+        try:
+            outputs = node.apply(buffer) if stats is None else _apply_timed(node, buffer, stats)
+        except Exception:
+            _failed(node)
+            raise
+        if node._post_hooks:
+            outputs = _post_hooks(node, outputs, buffer)
+        if not keep_graph:
+            node.release_variables()
+        if is_anomaly_enabled():
+            check_nan(node, outputs)
+        edges = node.next_edges
+        if len(outputs) != len(edges):
+            raise _wrong_count(node, outputs)
+        for i, e in enumerate(edges):
             if e is None:
                 continue
             child, nr = e
+            g = outputs[i]
+            if g is not None:
+                metas = child.input_meta
+                meta = metas[nr] if nr < len(metas) else None
+                if meta is not None and (g.sizes != meta[0] or g.dtype is not meta[1]):
+                    g = _conform(node, i, g, meta)
             buf = buffers.get(child)
             if buf is None:
                 buf = buffers[child] = [None] * max(len(child.input_meta), nr + 1)
             elif len(buf) <= nr:
                 buf.extend([None] * (nr + 1 - len(buf)))
             if g is not None:
-                buf[nr] = g if buf[nr] is None else aten.add_Tensor(buf[nr], g, 1)
-            deps[child] -= 1
-            if deps[child] == 0:
+                buf[nr] = g if buf[nr] is None else add(buf[nr], g, 1)
+            left = deps[child] - 1
+            deps[child] = left
+            if not left:
                 del buffers[child]
-                heapq.heappush(heap, (-child.sequence_nr, next(tie), child, buf))
+                push(heap, (-child.sequence_nr, next(tie), child, buf))
+
+
+def _capture(node, buffer, targets, captured) -> None:
+    """The gradients reaching an ``inputs=`` node, after its tensor pre-hooks (``autograd.grad``)."""
+    for nr, k in targets:
+        g = buffer[nr] if nr < len(buffer) else None
+        hooks = node._tensor_pre_hooks.get(nr) if node._tensor_pre_hooks else None
+        if g is not None and hooks:
+            for hook in list(hooks.values()):
+                res = hook(_graph.to_tensor(g))
+                if res is not None:
+                    g = res._impl
+        captured[k] = g
+
+
+def _skip(node, needed, captures, accumulate) -> bool:
+    """With ``inputs=``: nodes off every path to an input do not run, nor (for ``autograd.grad``) the input
+    nodes themselves once nothing needed lies beyond them."""
+    if node not in needed:
+        return True
+    return not accumulate and node in captures and not any(
+        e is not None and e[0] in needed for e in node.next_edges)
 
 
 # -- AccumulateGrad ------------------------------------------------------------------------------------------
@@ -315,7 +395,7 @@ def _obey_layout(leaf: TensorImpl, grad: TensorImpl) -> TensorImpl:
     """
     dense = _shape.is_non_overlapping_and_dense(leaf.sizes, leaf.strides)
     if dense:
-        ok = all(s == 1 or a == b for s, a, b in zip(leaf.sizes, leaf.strides, grad.strides))
+        ok = all(s == 1 or a == b for s, a, b in zip(leaf.sizes, leaf.strides, grad.strides, strict=True))
     else:
         ok = grad.is_contiguous()
     if ok and grad.autograd is None and grad.base is None:

@@ -16,7 +16,7 @@ import math
 __all__ = [
     # generic
     "maybe_multiply", "zeros_like", "zeros_like_grad", "where", "where_grad", "not_implemented", "tensor_list",
-    "cat_along", "cat_grads", "pad_dim", "unsqueeze_dims", "restore_reduced_dims", "reshape_backward",
+    "cat_grads", "pad_dim", "unsqueeze_dims", "restore_reduced_dims", "reshape_backward",
     # pointwise
     "div_self_backward", "div_other_backward", "pow_backward", "pow_backward_self", "pow_backward_exponent",
     "pow_scalar_backward_exponent", "clamp_backward", "clamp_backward_min_max", "minmax_backward",
@@ -98,25 +98,9 @@ def _needs_graph(tensors) -> bool:
     return _T.is_grad_enabled() and any(t.requires_grad for t in tensors)
 
 
-def cat_along(tensors, dim):
-    """``cat`` that stays differentiable under ``create_graph`` (padded pieces summed: ``cat`` has no formula
-    while the codegen cannot take ``Tensor[]`` inputs)."""
-    tensors = list(tensors)
-    if not _needs_graph(tensors):
-        return _T.cat(tensors, dim)
-    dim = dim % tensors[0].dim()
-    total = sum(t.shape[dim] for t in tensors)
-    out, start = None, 0
-    for t in tensors:
-        n = t.shape[dim]
-        piece = pad_dim(t, dim, start, total - start - n)
-        out = piece if out is None else out + piece
-        start += n
-    return out
-
-
 def cat_grads(grads, dim):
-    return cat_along(grads, dim)
+    """The gradient of a split (split, chunk, unbind ...): its outputs' gradients put back together."""
+    return _T.cat(list(grads), dim)
 
 
 def cat_tensors_backward(grad, sizes, dtypes, dim):
@@ -441,7 +425,7 @@ def cumprod_backward(grad, x, dim, result):
     hs = [grad.narrow(dim, n - 1, 1)]
     for j in range(n - 2, -1, -1):
         hs.append(grad.narrow(dim, j, 1) + x.narrow(dim, j + 1, 1) * hs[-1])
-    h = cat_along(hs[::-1], dim)
+    h = _T.cat(hs[::-1], dim)
     return _exclusive_cumprod(x, dim) * h
 
 
@@ -501,17 +485,20 @@ def _storage_indices(sizes, strides, offset, device):
     return idx.expand(tuple(sizes)).reshape(-1)
 
 
-def as_strided_backward(grad, x, size, stride, storage_offset):
-    """Scatter the gradient onto x's storage positions, then read x's geometry back (shared spots averaged)."""
+def as_strided_backward(grad, geometry, size, stride, storage_offset):
+    """Scatter the gradient onto the input's storage positions, then read the input's geometry back (shared
+    spots averaged).  Only the input's geometry (sizes, strides, offset) is saved, as PyTorch's TensorGeometry:
+    writing into the input later does not invalidate this backward."""
+    x_sizes, x_strides, x_offset = geometry
     dev = grad.device
-    off = x.storage_offset() if storage_offset is None else storage_offset
+    off = x_offset if storage_offset is None else storage_offset
     out_idx = _storage_indices(size, stride, off, dev)
-    in_idx = _storage_indices(tuple(x.shape), x.stride(), x.storage_offset(), dev)
+    in_idx = _storage_indices(x_sizes, x_strides, x_offset, dev)
     length = 1 + max([int(out_idx.max()) if out_idx.numel() else 0, int(in_idx.max()) if in_idx.numel() else 0])
     buf = _T.zeros(length, dtype=grad.dtype, device=dev).index_add(0, out_idx, grad.reshape(-1))
     count = _T.zeros(length, dtype=grad.dtype, device=dev).index_add(0, in_idx, _T.ones(in_idx.shape, dtype=grad.dtype,
                                                                                           device=dev))
-    return (buf.index_select(0, in_idx) / count.index_select(0, in_idx)).reshape(tuple(x.shape))
+    return (buf.index_select(0, in_idx) / count.index_select(0, in_idx)).reshape(x_sizes)
 
 
 def repeat_backward(grad, repeats, sizes):
@@ -737,7 +724,7 @@ def log_sigmoid_backward(grad, x):
 def glu_backward(grad, x, dim):
     a, b = x.chunk(2, dim)
     sb = b.sigmoid()
-    return cat_along([grad * sb, grad * a * sb * (1 - sb)], dim)
+    return _T.cat([grad * sb, grad * a * sb * (1 - sb)], dim)
 
 
 # -- embedding and losses ------------------------------------------------------------------------------------------

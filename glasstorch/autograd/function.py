@@ -33,6 +33,7 @@ from . import graph as _graph
 from .anomaly_mode import is_anomaly_enabled, record_forward_stack
 from .grad_mode import state as _grad_state
 from .graph import Node, SavedTensor, collect_next_edges, requires_grad, set_history
+from .view_history import rebase_history
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "FunctionMeta", "InplaceFunction", "once_differentiable"]
 
@@ -302,6 +303,15 @@ def _alias(impl: TensorImpl) -> TensorImpl:
         return aten.alias(impl)
 
 
+_VIEW_DIRTY_MULTI = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function cannot return more "
+    "than one Tensor. This is not supported by the current autograd engine. You should either make sure the input "
+    "is not a view (using .clone() for example) or make your Function only return one Tensor (potentially "
+    "splitting it into two Functions: one doing the inplace that returns a single Tensor and a second one that "
+    "does the other operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
+    "this change.")
+
+
 def _wrap_outputs(ctx, input_impls, output, executable):
     """PyTorch's ``_wrap_outputs``: give the outputs their history (or none) and remember their metadata."""
     is_tuple = isinstance(output, tuple)
@@ -341,9 +351,14 @@ def _wrap_outputs(ctx, input_impls, output, executable):
             meta = impl.autograd
             if meta is not None and meta.requires_grad and meta.grad_fn is None:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
-            if meta is None:
-                impl.autograd = AutogradMeta()
-            set_history(impl, ctx, i)
+            if impl.base is not None:
+                if len(outputs) > 1:
+                    raise RuntimeError(_VIEW_DIRTY_MULTI)
+                rebase_history(impl, ctx)  # the base's history becomes CopySlices(ctx)
+            else:
+                if meta is None:
+                    impl.autograd = AutogradMeta()
+                set_history(impl, ctx, i)
         elif is_input:
             impl = _alias(impl)
             set_history(impl, ctx, i)

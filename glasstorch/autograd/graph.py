@@ -29,7 +29,8 @@ from .._tensor.views import tensor_type_name
 from .anomaly_mode import is_anomaly_enabled
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "gradient_edge", "collect_next_edges", "set_history",
-           "requires_grad", "RemovableHandle", "saved_tensors_hooks", "to_tensor", "bind_tensor_class",
+           "requires_grad", "current_grad_fn", "RemovableHandle", "saved_tensors_hooks", "to_tensor",
+           "bind_tensor_class",
            "UINT64_MAX", "GradientEdge", "get_gradient_edge", "increment_version", "register_multi_grad_hook"]
 
 UINT64_MAX = (1 << 64) - 1
@@ -194,10 +195,15 @@ def grad_accumulator(impl: TensorImpl) -> AccumulateGrad:
 
 
 def requires_grad(impl) -> bool:
+    """PyTorch's ``requires_grad()``: a leaf flag, a grad_fn, or (for a view) a base that requires grad."""
     if type(impl) is not TensorImpl:
         return False
     meta = impl.autograd
-    return meta is not None and (meta.requires_grad or meta.grad_fn is not None)
+    if meta is None:
+        return False
+    if meta.requires_grad or meta.grad_fn is not None:
+        return True
+    return impl.base is not None and requires_grad(impl.base)
 
 
 def gradient_edge(impl: TensorImpl):
@@ -205,6 +211,8 @@ def gradient_edge(impl: TensorImpl):
     meta = impl.autograd
     if meta is None:
         return None
+    if impl.base is not None and meta.version_at_grad_fn != impl.version.version:
+        refresh_view_grad_fn(impl)  # the base (or another view of it) was written in place since
     if meta.grad_fn is not None:
         return (meta.grad_fn, meta.output_nr)
     if meta.requires_grad:
@@ -216,17 +224,49 @@ def collect_next_edges(*impls) -> tuple:
     return tuple(gradient_edge(t) if type(t) is TensorImpl else None for t in impls)
 
 
+def current_grad_fn(impl: TensorImpl):
+    """``impl``'s grad_fn, regenerated first if ``impl`` is a view whose base changed in place."""
+    meta = impl.autograd
+    if meta is None:
+        return None
+    if impl.base is not None and meta.version_at_grad_fn != impl.version.version:
+        refresh_view_grad_fn(impl)
+    return meta.grad_fn
+
+
+def _refresh_unbound(impl) -> None:
+    raise AssertionError("autograd.view_history did not bind refresh_view_grad_fn")
+
+
+refresh_view_grad_fn = _refresh_unbound  # a view's grad_fn after an in-place write (bound by view_history)
+
+
 def set_history(out: TensorImpl, node: Node, output_nr: int = 0) -> None:
     """Make ``out`` an output of ``node`` (PyTorch's ``set_history``)."""
     meta = out.autograd
     if meta is None:
         meta = out.autograd = AutogradMeta()
+    elif meta.retains_grad and meta.grad_fn is not None and meta.grad_fn is not node:
+        _move_retains_grad(meta, node, output_nr)
+    if out.base is not None:
+        meta.version_at_grad_fn = out.version.version
     meta.grad_fn = node
     meta.output_nr = output_nr
     meta.requires_grad = False
     while len(node.input_meta) <= output_nr:
         node.input_meta.append(None)
     node.input_meta[output_nr] = (out.sizes, out.dtype, out.device)
+
+
+def _move_retains_grad(meta, node: Node, output_nr: int) -> None:
+    """A tensor that retains its grad keeps doing so after an in-place op gave it a new grad_fn (the hook
+    moves; its other hooks stay with the old grad_fn — PyTorch's ``update_tensor_hooks_on_new_gradfn``)."""
+    old = meta.grad_fn
+    hook = old._retains_grad_hooks.pop(meta.output_nr, None) if old._retains_grad_hooks else None
+    if hook is not None:
+        if node._retains_grad_hooks is None:
+            node._retains_grad_hooks = {}
+        node._retains_grad_hooks[output_nr] = hook
 
 
 # -- saved tensors ---------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from . import graph as _graph
 from .anomaly_mode import is_anomaly_enabled, record_forward_stack
 from .grad_mode import state as _grad_state
 from .graph import Node, SavedTensor, collect_next_edges, requires_grad, set_history
+from .view_history import handle_view_on_rebase, rebase_history
 
 __all__ = ["grad_enabled", "requires_grad_any", "record", "check_inplace", "out_not_differentiable",
            "register_autograd", "materialize", "unwrap", "wrap_saved", "not_implemented_fallback"]
@@ -35,7 +36,8 @@ def requires_grad_any(*impls) -> bool:
     for t in impls:
         if type(t) is TensorImpl:
             meta = t.autograd
-            if meta is not None and (meta.requires_grad or meta.grad_fn is not None):
+            if meta is not None and (meta.requires_grad or meta.grad_fn is not None or (
+                    t.base is not None and requires_grad(t.base))):
                 return True
     return False
 
@@ -61,17 +63,16 @@ class record:
 
     @staticmethod
     def clone(impl):
-        prev = _grad_state.enabled
-        _grad_state.enabled = False
-        try:
-            return aten.clone(impl, None)
-        finally:
-            _grad_state.enabled = prev
+        """The old value of an in-place op's ``self``, cloned with history (PyTorch's ``original_self``), so
+        double backward reaches what it was computed from."""
+        return aten.clone(impl, None)
 
     @staticmethod
     def meta(impl, what):
         if type(impl) is not TensorImpl:
             return None
+        if what == "geometry":  # PyTorch's TensorGeometry: where the input lay, not its (mutable) values
+            return impl.sizes, impl.strides, impl.offset
         return {"sizes": impl.sizes, "dtype": impl.dtype, "numel": impl.numel(), "device": impl.device,
                 "ndim": impl.ndim}[what]
 
@@ -96,9 +97,23 @@ class record:
                         set_history(x, node, j)
 
 
+    @staticmethod
+    def history_inplace(result, node: Node, output_differentiability=None) -> None:
+        """After an in-place op: a view's write becomes its base's history (CopySlices); else as ``history``."""
+        if type(result) is TensorImpl and result.base is not None and _differentiable(result):
+            if is_anomaly_enabled():
+                record_forward_stack(node)
+            rebase_history(result, node)
+            return
+        record.history(result, node, output_differentiability)
+
+
 def check_inplace(self: TensorImpl) -> None:
-    """PyTorch's ``check_inplace``: a leaf (or a view of one) that requires grad cannot be modified."""
+    """PyTorch's ``check_inplace``: a leaf (or a view of one) that requires grad cannot be modified, nor a
+    view whose creation forbids it (no-grad mode, several views from one op)."""
     meta = self.autograd
+    if self.base is not None and meta is not None and meta.creation_meta is not None:
+        handle_view_on_rebase(self)
     if meta is not None and meta.requires_grad and meta.grad_fn is None:
         if self.base is not None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")

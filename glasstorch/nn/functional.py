@@ -412,3 +412,113 @@ scaled_dot_product_attention = _gen.scaled_dot_product_attention
 
 # -- linear (aten::linear, the nn namespace of the generated bindings) --------------------------------------
 linear = _gen.linear
+
+
+# ============================================================================================================
+# nn.Module support: functions the layers need (issue 5)
+# ============================================================================================================
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """``softmax(-x)`` along ``dim``."""
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    return (-input).softmax(dim) if dtype is None else (-input).softmax(dim, dtype=dtype)
+
+
+def softsign(input):
+    """``x / (1 + |x|)``."""
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    """``x - tanh(x)``."""
+    return input - input.tanh()
+
+
+def hardshrink(input, lambd=0.5):
+    """``x`` where ``|x| > lambd``, else 0."""
+    return input.masked_fill((input >= -lambd) & (input <= lambd), 0)
+
+
+def softshrink(input, lambd=0.5):
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    return input - input.clamp(-lambd, lambd)
+
+
+def prelu(input, weight):
+    """``x if x > 0 else weight * x``, one weight per channel (dim 1) or one shared."""
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {str(input.dtype).removeprefix('torch.')} and "
+                           f"{str(weight.dtype).removeprefix('torch.')}")
+    if weight.numel() != 1:
+        if input.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.size(1) if input.dim() > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{weight.numel()} and channel size = {channels}.")
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
+    if input.dim() >= 2 and weight.numel() != 1:
+        weight = weight.reshape([1, weight.numel()] + [1] * (input.dim() - 2))
+    return _torch.where(input > 0, input, weight * input)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o]``."""
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {list(input1.shape[:-1])} and "
+                           f"{list(input2.shape[:-1])}")
+    if input1.size(-1) != weight.size(1):
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.size(-1)} but expected "
+                           f"{weight.size(1)}")
+    if input2.size(-1) != weight.size(2):
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.size(-1)} but expected "
+                           f"{weight.size(2)}")
+    out = _torch.einsum("...i,oij,...j->...o", input1, weight, input2)
+    return out if bias is None else out + bias
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input / max(||input||_p, eps)`` along ``dim``."""
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is None:
+        return input / denom
+    return _torch.div(input, denom, out=out)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """Cosine of the angle between ``x1`` and ``x2`` along ``dim`` (each norm clamped to ``eps``).
+
+    As ATen does, each input is divided by its own (clamped) norm first, which keeps the result in [-1, 1];
+    the clamp is applied without recording it, so gradients are those of the unclamped norms.
+    """
+    x1, x2 = _broadcast_pair(x1, x2)
+    n1 = _torch.linalg.vector_norm(x1, 2, dim=dim, keepdim=True).clone()
+    n2 = _torch.linalg.vector_norm(x2, 2, dim=dim, keepdim=True).clone()
+    with _torch.no_grad():
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """``||x1 - x2 + eps||_p`` over the last dim."""
+    last = max(x1.dim(), x2.dim()) - 1
+    return _torch.linalg.vector_norm(x1 - x2 + eps, p, dim=last, keepdim=keepdim)
+
+
+# multi-head attention: its own file (nn/_mha.py), re-exported here as torch.nn.functional has it
+from ._mha import (  # noqa: E402,F401
+    _canonical_mask,
+    _in_projection,
+    _in_projection_packed,
+    _mha_shape_check,
+    _none_or_dtype,
+    multi_head_attention_forward,
+)

@@ -1,1 +1,2 @@
-"""glasstorch.utils — PyTorch's torch.utils (data loading arrives with the nn/optim layer)."""
+"""glasstorch.utils — PyTorch's torch.utils: ``data`` (datasets, samplers, DataLoader), ``safetensors``
+(the Hugging Face tensor file format) and ``_python_dispatch`` (TorchDispatchMode)."""

@@ -82,6 +82,18 @@ def prod_samples(dtype):
     yield Sample((T((4, 6), low=-2, high=2),), {"dtype": DType("int32")}, name="all dtype=int32", skip_out=True)
 
 
+def prod_grad_samples(dtype):
+    """Gradients: plain values, and zeros (one, two and all in a slice), where prod's backward cannot divide."""
+    yield Sample((T((2, 3, 4), low=-2, high=2),), name="3-d all")
+    yield Sample((T((3, 4), low=-2, high=2), 1), name="2-d dim 1")
+    zeros = T((3, 4), values=((1.5, 0.0, -2.0, 3.0), (0.0, 2.0, 0.0, -1.0), (0.0, 0.0, 0.0, 0.0)))
+    yield Sample((zeros,), name="zeros all")
+    yield Sample((T((2, 3), values=((1.5, 0.0, -2.0), (3.0, 0.5, 2.0))),), name="one zero all")
+    yield Sample((zeros, 1), name="zeros dim 1")
+    yield Sample((zeros, 0, True), name="zeros dim 0 keepdim")
+    yield Sample((T((4, 6), low=-2, high=2),), {"dtype": DType("int32")}, name="all dtype=int32")
+
+
 def minmax_samples(dtype):
     for name, t in _INPUTS + list(_nan_inputs(dtype)):
         yield Sample((t,), name=f"{name} all")
@@ -340,7 +352,8 @@ OPS = [
     OpInfo("mean", aten=("mean", "mean.dim", "mean.out", "mean.dtype_out"), samples=mean_samples, dtypes=_DTYPES,
            method=True, out=True, errors=mean_errors),
     OpInfo("prod", aten=("prod", "prod.dim_int", "prod.int_out", "prod.out"), samples=prod_samples, dtypes=_DTYPES,
-           method=True, out=True, errors=lambda: [ErrorSample((T((3, 4)), 2), name="out of range")]),
+           method=True, out=True, errors=lambda: [ErrorSample((T((3, 4)), 2), name="out of range")],
+           grad_samples=prod_grad_samples),
     OpInfo("max", aten=("max", "max.dim", "max.unary_out", "max.dim_max"), samples=minmax_samples, dtypes=_DTYPES,
            method=True, out=True, errors=minmax_errors("max")),
     OpInfo("min", aten=("min", "min.dim", "min.unary_out", "min.dim_min"), samples=minmax_samples, dtypes=_DTYPES,

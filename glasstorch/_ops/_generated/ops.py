@@ -31,12 +31,22 @@ from glasstorch._ops.kernels.composite import views as _k_kernels_composite_view
 from glasstorch._ops.decompositions import views as _k_decompositions_views
 
 
-def _reg(op, key, fn):
-    _register_kernel(op.name, key, fn)
+def _reg(op, key, fn, label=None):
+    _register_kernel(op.name, key, fn, label=label)
 
 
 def _layer(op, key, fn):
     _register_kernel(op.name, key, fn, with_keyset=True)
+
+
+def _functional(kernel, nargs, wrapper):
+    """A structured op's functional kernel: the out= kernel itself when it takes ``out=None``
+    right after the ``nargs`` functional arguments (a Python frame less per call), else ``wrapper``."""
+    code, defaults = getattr(kernel, "__code__", None), getattr(kernel, "__defaults__", None)
+    if code is not None and code.co_argcount == nargs + 1 and code.co_varnames[nargs] == "out" \
+            and defaults and defaults[-1] is None:
+        return kernel
+    return wrapper
 
 
 # -- schemas (RegisterSchema) -----------------------------------------------------------------------------
@@ -828,8 +838,8 @@ def _avg_pool2d_structured(self, kernel_size, stride, padding, ceil_mode, count_
     return _k_kernels_cpu_conv.avg_pool2d_out(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, None)
 
 
-_reg(avg_pool2d, "CPU", _avg_pool2d_structured)
-_reg(avg_pool2d, "Meta", _avg_pool2d_structured)
+_reg(avg_pool2d, "CPU", _functional(_k_kernels_cpu_conv.avg_pool2d_out, 7, _avg_pool2d_structured), '_avg_pool2d_structured')
+_reg(avg_pool2d, "Meta", _functional(_k_kernels_cpu_conv.avg_pool2d_out, 7, _avg_pool2d_structured), '_avg_pool2d_structured')
 _reg(adaptive_avg_pool2d_out, "CPU", _k_kernels_cpu_conv.adaptive_avg_pool2d_out_kernel)
 _reg(adaptive_avg_pool2d_out, "Meta", _k_kernels_cpu_conv.adaptive_avg_pool2d_out_kernel)
 _reg(adaptive_avg_pool2d, "CompositeImplicitAutograd", _k_kernels_cpu_conv.adaptive_avg_pool2d)
@@ -862,8 +872,8 @@ def _gather_structured(self, dim, index, sparse_grad):
     return _k_kernels_cpu_index.gather_out(self, dim, index, sparse_grad, None)
 
 
-_reg(gather, "CPU", _gather_structured)
-_reg(gather, "Meta", _gather_structured)
+_reg(gather, "CPU", _functional(_k_kernels_cpu_index.gather_out, 4, _gather_structured), '_gather_structured')
+_reg(gather, "Meta", _functional(_k_kernels_cpu_index.gather_out, 4, _gather_structured), '_gather_structured')
 _reg(gather_out, "CPU", _k_kernels_cpu_index.gather_out)
 _reg(gather_out, "Meta", _k_kernels_cpu_index.gather_out)
 _reg(take, "CPU", _k_kernels_cpu_index.take)
@@ -876,8 +886,8 @@ def _scatter_src_structured(self, dim, index, src):
     return _k_kernels_cpu_index.scatter_src_out(self, dim, index, src, None)
 
 
-_reg(scatter_src, "CPU", _scatter_src_structured)
-_reg(scatter_src, "Meta", _scatter_src_structured)
+_reg(scatter_src, "CPU", _functional(_k_kernels_cpu_index.scatter_src_out, 4, _scatter_src_structured), '_scatter_src_structured')
+_reg(scatter_src, "Meta", _functional(_k_kernels_cpu_index.scatter_src_out, 4, _scatter_src_structured), '_scatter_src_structured')
 
 
 def _scatter__src_structured(self, dim, index, src):
@@ -894,8 +904,8 @@ def _scatter_value_structured(self, dim, index, value):
     return _k_kernels_cpu_index.scatter_value_out(self, dim, index, value, None)
 
 
-_reg(scatter_value, "CPU", _scatter_value_structured)
-_reg(scatter_value, "Meta", _scatter_value_structured)
+_reg(scatter_value, "CPU", _functional(_k_kernels_cpu_index.scatter_value_out, 4, _scatter_value_structured), '_scatter_value_structured')
+_reg(scatter_value, "Meta", _functional(_k_kernels_cpu_index.scatter_value_out, 4, _scatter_value_structured), '_scatter_value_structured')
 
 
 def _scatter__value_structured(self, dim, index, value):
@@ -912,8 +922,8 @@ def _scatter_reduce_structured(self, dim, index, src, reduce):
     return _k_kernels_cpu_index.scatter_reduce_out(self, dim, index, src, reduce, None)
 
 
-_reg(scatter_reduce, "CPU", _scatter_reduce_structured)
-_reg(scatter_reduce, "Meta", _scatter_reduce_structured)
+_reg(scatter_reduce, "CPU", _functional(_k_kernels_cpu_index.scatter_reduce_out, 5, _scatter_reduce_structured), '_scatter_reduce_structured')
+_reg(scatter_reduce, "Meta", _functional(_k_kernels_cpu_index.scatter_reduce_out, 5, _scatter_reduce_structured), '_scatter_reduce_structured')
 
 
 def _scatter__reduce_structured(self, dim, index, src, reduce):
@@ -930,8 +940,8 @@ def _scatter_value_reduce_structured(self, dim, index, value, reduce):
     return _k_kernels_cpu_index.scatter_value_reduce_out(self, dim, index, value, reduce, None)
 
 
-_reg(scatter_value_reduce, "CPU", _scatter_value_reduce_structured)
-_reg(scatter_value_reduce, "Meta", _scatter_value_reduce_structured)
+_reg(scatter_value_reduce, "CPU", _functional(_k_kernels_cpu_index.scatter_value_reduce_out, 5, _scatter_value_reduce_structured), '_scatter_value_reduce_structured')
+_reg(scatter_value_reduce, "Meta", _functional(_k_kernels_cpu_index.scatter_value_reduce_out, 5, _scatter_value_reduce_structured), '_scatter_value_reduce_structured')
 
 
 def _scatter__value_reduce_structured(self, dim, index, value, reduce):
@@ -948,8 +958,8 @@ def _scatter_add_structured(self, dim, index, src):
     return _k_kernels_cpu_index.scatter_add_out(self, dim, index, src, None)
 
 
-_reg(scatter_add, "CPU", _scatter_add_structured)
-_reg(scatter_add, "Meta", _scatter_add_structured)
+_reg(scatter_add, "CPU", _functional(_k_kernels_cpu_index.scatter_add_out, 4, _scatter_add_structured), '_scatter_add_structured')
+_reg(scatter_add, "Meta", _functional(_k_kernels_cpu_index.scatter_add_out, 4, _scatter_add_structured), '_scatter_add_structured')
 
 
 def _scatter_add__structured(self, dim, index, src):
@@ -966,8 +976,8 @@ def _scatter_reduce_two_structured(self, dim, index, src, reduce, include_self):
     return _k_kernels_cpu_index.scatter_reduce_two_out(self, dim, index, src, reduce, include_self, None)
 
 
-_reg(scatter_reduce_two, "CPU", _scatter_reduce_two_structured)
-_reg(scatter_reduce_two, "Meta", _scatter_reduce_two_structured)
+_reg(scatter_reduce_two, "CPU", _functional(_k_kernels_cpu_index.scatter_reduce_two_out, 6, _scatter_reduce_two_structured), '_scatter_reduce_two_structured')
+_reg(scatter_reduce_two, "Meta", _functional(_k_kernels_cpu_index.scatter_reduce_two_out, 6, _scatter_reduce_two_structured), '_scatter_reduce_two_structured')
 
 
 def _scatter_reduce__two_structured(self, dim, index, src, reduce, include_self):
@@ -984,8 +994,8 @@ def _index_add_structured(self, dim, index, source, alpha):
     return _k_kernels_cpu_index.index_add_out(self, dim, index, source, alpha, None)
 
 
-_reg(index_add, "CPU", _index_add_structured)
-_reg(index_add, "Meta", _index_add_structured)
+_reg(index_add, "CPU", _functional(_k_kernels_cpu_index.index_add_out, 5, _index_add_structured), '_index_add_structured')
+_reg(index_add, "Meta", _functional(_k_kernels_cpu_index.index_add_out, 5, _index_add_structured), '_index_add_structured')
 
 
 def _index_add__structured(self, dim, index, source, alpha):
@@ -1002,8 +1012,8 @@ def _index_copy_structured(self, dim, index, source):
     return _k_kernels_cpu_index.index_copy_out(self, dim, index, source, None)
 
 
-_reg(index_copy, "CPU", _index_copy_structured)
-_reg(index_copy, "Meta", _index_copy_structured)
+_reg(index_copy, "CPU", _functional(_k_kernels_cpu_index.index_copy_out, 4, _index_copy_structured), '_index_copy_structured')
+_reg(index_copy, "Meta", _functional(_k_kernels_cpu_index.index_copy_out, 4, _index_copy_structured), '_index_copy_structured')
 
 
 def _index_copy__structured(self, dim, index, source):
@@ -1024,8 +1034,8 @@ def _index_Tensor_structured(self, indices):
     return _k_kernels_cpu_index.index_Tensor_out(self, indices, None)
 
 
-_reg(index_Tensor, "CPU", _index_Tensor_structured)
-_reg(index_Tensor, "Meta", _index_Tensor_structured)
+_reg(index_Tensor, "CPU", _functional(_k_kernels_cpu_index.index_Tensor_out, 2, _index_Tensor_structured), '_index_Tensor_structured')
+_reg(index_Tensor, "Meta", _functional(_k_kernels_cpu_index.index_Tensor_out, 2, _index_Tensor_structured), '_index_Tensor_structured')
 _reg(index_Tensor_out, "CPU", _k_kernels_cpu_index.index_Tensor_out)
 _reg(index_Tensor_out, "Meta", _k_kernels_cpu_index.index_Tensor_out)
 _reg(index_put_, "CompositeExplicitAutograd", _k_decompositions_index.index_put_)
@@ -1039,8 +1049,8 @@ def _mm_structured(self, mat2):
     return _k_kernels_cpu_linalg.mm_out(self, mat2, None)
 
 
-_reg(mm, "CPU", _mm_structured)
-_reg(mm, "Meta", _mm_structured)
+_reg(mm, "CPU", _functional(_k_kernels_cpu_linalg.mm_out, 2, _mm_structured), '_mm_structured')
+_reg(mm, "Meta", _functional(_k_kernels_cpu_linalg.mm_out, 2, _mm_structured), '_mm_structured')
 _reg(mm_out, "CPU", _k_kernels_cpu_linalg.mm_out)
 _reg(mm_out, "Meta", _k_kernels_cpu_linalg.mm_out)
 
@@ -1049,8 +1059,8 @@ def _bmm_structured(self, mat2):
     return _k_kernels_cpu_linalg.bmm_out(self, mat2, None)
 
 
-_reg(bmm, "CPU", _bmm_structured)
-_reg(bmm, "Meta", _bmm_structured)
+_reg(bmm, "CPU", _functional(_k_kernels_cpu_linalg.bmm_out, 2, _bmm_structured), '_bmm_structured')
+_reg(bmm, "Meta", _functional(_k_kernels_cpu_linalg.bmm_out, 2, _bmm_structured), '_bmm_structured')
 _reg(bmm_out, "CPU", _k_kernels_cpu_linalg.bmm_out)
 _reg(bmm_out, "Meta", _k_kernels_cpu_linalg.bmm_out)
 
@@ -1059,8 +1069,8 @@ def _addmm_structured(self, mat1, mat2, beta, alpha):
     return _k_kernels_cpu_linalg.addmm_out(self, mat1, mat2, beta, alpha, None)
 
 
-_reg(addmm, "CPU", _addmm_structured)
-_reg(addmm, "Meta", _addmm_structured)
+_reg(addmm, "CPU", _functional(_k_kernels_cpu_linalg.addmm_out, 5, _addmm_structured), '_addmm_structured')
+_reg(addmm, "Meta", _functional(_k_kernels_cpu_linalg.addmm_out, 5, _addmm_structured), '_addmm_structured')
 
 
 def _addmm__structured(self, mat1, mat2, beta, alpha):
@@ -1077,8 +1087,8 @@ def _baddbmm_structured(self, batch1, batch2, beta, alpha):
     return _k_kernels_cpu_linalg.baddbmm_out(self, batch1, batch2, beta, alpha, None)
 
 
-_reg(baddbmm, "CPU", _baddbmm_structured)
-_reg(baddbmm, "Meta", _baddbmm_structured)
+_reg(baddbmm, "CPU", _functional(_k_kernels_cpu_linalg.baddbmm_out, 5, _baddbmm_structured), '_baddbmm_structured')
+_reg(baddbmm, "Meta", _functional(_k_kernels_cpu_linalg.baddbmm_out, 5, _baddbmm_structured), '_baddbmm_structured')
 
 
 def _baddbmm__structured(self, batch1, batch2, beta, alpha):
@@ -1101,8 +1111,8 @@ def _addmv_structured(self, mat, vec, beta, alpha):
     return _k_kernels_cpu_linalg.addmv_out(self, mat, vec, beta, alpha, None)
 
 
-_reg(addmv, "CPU", _addmv_structured)
-_reg(addmv, "Meta", _addmv_structured)
+_reg(addmv, "CPU", _functional(_k_kernels_cpu_linalg.addmv_out, 5, _addmv_structured), '_addmv_structured')
+_reg(addmv, "Meta", _functional(_k_kernels_cpu_linalg.addmv_out, 5, _addmv_structured), '_addmv_structured')
 
 
 def _addmv__structured(self, mat, vec, beta, alpha):
@@ -1138,8 +1148,8 @@ def __softmax_structured(self, dim, half_to_float):
     return _k_kernels_cpu_activation.softmax_out(self, dim, half_to_float, None)
 
 
-_reg(_softmax, "CPU", __softmax_structured)
-_reg(_softmax, "Meta", __softmax_structured)
+_reg(_softmax, "CPU", _functional(_k_kernels_cpu_activation.softmax_out, 3, __softmax_structured), '__softmax_structured')
+_reg(_softmax, "Meta", _functional(_k_kernels_cpu_activation.softmax_out, 3, __softmax_structured), '__softmax_structured')
 _reg(_softmax_out, "CPU", _k_kernels_cpu_activation.softmax_out)
 _reg(_softmax_out, "Meta", _k_kernels_cpu_activation.softmax_out)
 _reg(log_softmax_int, "CompositeImplicitAutograd", _k_decompositions_nn.log_softmax_int)
@@ -1150,8 +1160,8 @@ def __log_softmax_structured(self, dim, half_to_float):
     return _k_kernels_cpu_activation.log_softmax_out(self, dim, half_to_float, None)
 
 
-_reg(_log_softmax, "CPU", __log_softmax_structured)
-_reg(_log_softmax, "Meta", __log_softmax_structured)
+_reg(_log_softmax, "CPU", _functional(_k_kernels_cpu_activation.log_softmax_out, 3, __log_softmax_structured), '__log_softmax_structured')
+_reg(_log_softmax, "Meta", _functional(_k_kernels_cpu_activation.log_softmax_out, 3, __log_softmax_structured), '__log_softmax_structured')
 _reg(_log_softmax_out, "CPU", _k_kernels_cpu_activation.log_softmax_out)
 _reg(_log_softmax_out, "Meta", _k_kernels_cpu_activation.log_softmax_out)
 _reg(relu, "CPU", _k_kernels_cpu_activation.relu_kernel)
@@ -1176,16 +1186,16 @@ def _gelu_structured(self, approximate):
     return _k_kernels_cpu_activation.gelu_out(self, approximate, None)
 
 
-_reg(gelu, "CPU", _gelu_structured)
-_reg(gelu, "Meta", _gelu_structured)
+_reg(gelu, "CPU", _functional(_k_kernels_cpu_activation.gelu_out, 2, _gelu_structured), '_gelu_structured')
+_reg(gelu, "Meta", _functional(_k_kernels_cpu_activation.gelu_out, 2, _gelu_structured), '_gelu_structured')
 
 
 def _silu_structured(self):
     return _k_kernels_cpu_activation.silu_out(self, None)
 
 
-_reg(silu, "CPU", _silu_structured)
-_reg(silu, "Meta", _silu_structured)
+_reg(silu, "CPU", _functional(_k_kernels_cpu_activation.silu_out, 1, _silu_structured), '_silu_structured')
+_reg(silu, "Meta", _functional(_k_kernels_cpu_activation.silu_out, 1, _silu_structured), '_silu_structured')
 
 
 def _silu__structured(self):
@@ -1202,8 +1212,8 @@ def _mish_structured(self):
     return _k_kernels_cpu_activation.mish_out(self, None)
 
 
-_reg(mish, "CPU", _mish_structured)
-_reg(mish, "Meta", _mish_structured)
+_reg(mish, "CPU", _functional(_k_kernels_cpu_activation.mish_out, 1, _mish_structured), '_mish_structured')
+_reg(mish, "Meta", _functional(_k_kernels_cpu_activation.mish_out, 1, _mish_structured), '_mish_structured')
 
 
 def _mish__structured(self):
@@ -1222,8 +1232,8 @@ def _softplus_structured(self, beta, threshold):
     return _k_kernels_cpu_activation.softplus_out(self, beta, threshold, None)
 
 
-_reg(softplus, "CPU", _softplus_structured)
-_reg(softplus, "Meta", _softplus_structured)
+_reg(softplus, "CPU", _functional(_k_kernels_cpu_activation.softplus_out, 3, _softplus_structured), '_softplus_structured')
+_reg(softplus, "Meta", _functional(_k_kernels_cpu_activation.softplus_out, 3, _softplus_structured), '_softplus_structured')
 _reg(elu_out, "CPU", _k_kernels_cpu_activation.elu_out)
 _reg(elu_out, "Meta", _k_kernels_cpu_activation.elu_out)
 
@@ -1232,8 +1242,8 @@ def _elu_structured(self, alpha, scale, input_scale):
     return _k_kernels_cpu_activation.elu_out(self, alpha, scale, input_scale, None)
 
 
-_reg(elu, "CPU", _elu_structured)
-_reg(elu, "Meta", _elu_structured)
+_reg(elu, "CPU", _functional(_k_kernels_cpu_activation.elu_out, 4, _elu_structured), '_elu_structured')
+_reg(elu, "Meta", _functional(_k_kernels_cpu_activation.elu_out, 4, _elu_structured), '_elu_structured')
 
 
 def _elu__structured(self, alpha, scale, input_scale):
@@ -1254,8 +1264,8 @@ def _leaky_relu_structured(self, negative_slope):
     return _k_kernels_cpu_activation.leaky_relu_out(self, negative_slope, None)
 
 
-_reg(leaky_relu, "CPU", _leaky_relu_structured)
-_reg(leaky_relu, "Meta", _leaky_relu_structured)
+_reg(leaky_relu, "CPU", _functional(_k_kernels_cpu_activation.leaky_relu_out, 2, _leaky_relu_structured), '_leaky_relu_structured')
+_reg(leaky_relu, "Meta", _functional(_k_kernels_cpu_activation.leaky_relu_out, 2, _leaky_relu_structured), '_leaky_relu_structured')
 
 
 def _leaky_relu__structured(self, negative_slope):
@@ -1272,8 +1282,8 @@ def _hardtanh_structured(self, min_val, max_val):
     return _k_kernels_cpu_activation.hardtanh_out(self, min_val, max_val, None)
 
 
-_reg(hardtanh, "CPU", _hardtanh_structured)
-_reg(hardtanh, "Meta", _hardtanh_structured)
+_reg(hardtanh, "CPU", _functional(_k_kernels_cpu_activation.hardtanh_out, 3, _hardtanh_structured), '_hardtanh_structured')
+_reg(hardtanh, "Meta", _functional(_k_kernels_cpu_activation.hardtanh_out, 3, _hardtanh_structured), '_hardtanh_structured')
 
 
 def _hardtanh__structured(self, min_val, max_val):
@@ -1290,8 +1300,8 @@ def _hardsigmoid_structured(self):
     return _k_kernels_cpu_activation.hardsigmoid_out(self, None)
 
 
-_reg(hardsigmoid, "CPU", _hardsigmoid_structured)
-_reg(hardsigmoid, "Meta", _hardsigmoid_structured)
+_reg(hardsigmoid, "CPU", _functional(_k_kernels_cpu_activation.hardsigmoid_out, 1, _hardsigmoid_structured), '_hardsigmoid_structured')
+_reg(hardsigmoid, "Meta", _functional(_k_kernels_cpu_activation.hardsigmoid_out, 1, _hardsigmoid_structured), '_hardsigmoid_structured')
 
 
 def _hardsigmoid__structured(self):
@@ -1308,8 +1318,8 @@ def _hardswish_structured(self):
     return _k_kernels_cpu_activation.hardswish_out(self, None)
 
 
-_reg(hardswish, "CPU", _hardswish_structured)
-_reg(hardswish, "Meta", _hardswish_structured)
+_reg(hardswish, "CPU", _functional(_k_kernels_cpu_activation.hardswish_out, 1, _hardswish_structured), '_hardswish_structured')
+_reg(hardswish, "Meta", _functional(_k_kernels_cpu_activation.hardswish_out, 1, _hardswish_structured), '_hardswish_structured')
 
 
 def _hardswish__structured(self):
@@ -1324,8 +1334,8 @@ def _threshold_structured(self, threshold, value):
     return _k_kernels_cpu_activation.threshold_out(self, threshold, value, None)
 
 
-_reg(threshold, "CPU", _threshold_structured)
-_reg(threshold, "Meta", _threshold_structured)
+_reg(threshold, "CPU", _functional(_k_kernels_cpu_activation.threshold_out, 3, _threshold_structured), '_threshold_structured')
+_reg(threshold, "Meta", _functional(_k_kernels_cpu_activation.threshold_out, 3, _threshold_structured), '_threshold_structured')
 
 
 def _threshold__structured(self, threshold, value):
@@ -1356,8 +1366,8 @@ def _glu_structured(self, dim):
     return _k_kernels_cpu_activation.glu_out(self, dim, None)
 
 
-_reg(glu, "CPU", _glu_structured)
-_reg(glu, "Meta", _glu_structured)
+_reg(glu, "CPU", _functional(_k_kernels_cpu_activation.glu_out, 2, _glu_structured), '_glu_structured')
+_reg(glu, "Meta", _functional(_k_kernels_cpu_activation.glu_out, 2, _glu_structured), '_glu_structured')
 _reg(layer_norm, "CompositeImplicitAutograd", _k_decompositions_nn.layer_norm)
 _reg(native_layer_norm, "CPU", _k_kernels_cpu_normalization.native_layer_norm_kernel)
 _reg(native_layer_norm, "Meta", _k_kernels_cpu_normalization.native_layer_norm_kernel)
@@ -1409,8 +1419,8 @@ def _mse_loss_structured(self, target, reduction):
     return _k_kernels_cpu_loss.mse_loss_out(self, target, reduction, None)
 
 
-_reg(mse_loss, "CPU", _mse_loss_structured)
-_reg(mse_loss, "Meta", _mse_loss_structured)
+_reg(mse_loss, "CPU", _functional(_k_kernels_cpu_loss.mse_loss_out, 3, _mse_loss_structured), '_mse_loss_structured')
+_reg(mse_loss, "Meta", _functional(_k_kernels_cpu_loss.mse_loss_out, 3, _mse_loss_structured), '_mse_loss_structured')
 _reg(l1_loss, "CompositeImplicitAutograd", _k_decompositions_loss.l1_loss)
 _reg(smooth_l1_loss_out, "CPU", _k_kernels_cpu_loss.smooth_l1_loss_out)
 _reg(smooth_l1_loss_out, "Meta", _k_kernels_cpu_loss.smooth_l1_loss_out)
@@ -1420,8 +1430,8 @@ def _smooth_l1_loss_structured(self, target, reduction, beta):
     return _k_kernels_cpu_loss.smooth_l1_loss_out(self, target, reduction, beta, None)
 
 
-_reg(smooth_l1_loss, "CPU", _smooth_l1_loss_structured)
-_reg(smooth_l1_loss, "Meta", _smooth_l1_loss_structured)
+_reg(smooth_l1_loss, "CPU", _functional(_k_kernels_cpu_loss.smooth_l1_loss_out, 4, _smooth_l1_loss_structured), '_smooth_l1_loss_structured')
+_reg(smooth_l1_loss, "Meta", _functional(_k_kernels_cpu_loss.smooth_l1_loss_out, 4, _smooth_l1_loss_structured), '_smooth_l1_loss_structured')
 _reg(huber_loss_out, "CPU", _k_kernels_cpu_loss.huber_loss_out)
 _reg(huber_loss_out, "Meta", _k_kernels_cpu_loss.huber_loss_out)
 _reg(huber_loss, "CPU", _k_kernels_cpu_loss.huber_loss_functional)
@@ -1438,8 +1448,8 @@ def _abs_structured(self):
     return _k_kernels_cpu_pointwise.abs_out(self, None)
 
 
-_reg(abs, "CPU", _abs_structured)
-_reg(abs, "Meta", _abs_structured)
+_reg(abs, "CPU", _functional(_k_kernels_cpu_pointwise.abs_out, 1, _abs_structured), '_abs_structured')
+_reg(abs, "Meta", _functional(_k_kernels_cpu_pointwise.abs_out, 1, _abs_structured), '_abs_structured')
 
 
 def _abs__structured(self):
@@ -1456,8 +1466,8 @@ def _neg_structured(self):
     return _k_kernels_cpu_pointwise.neg_out(self, None)
 
 
-_reg(neg, "CPU", _neg_structured)
-_reg(neg, "Meta", _neg_structured)
+_reg(neg, "CPU", _functional(_k_kernels_cpu_pointwise.neg_out, 1, _neg_structured), '_neg_structured')
+_reg(neg, "Meta", _functional(_k_kernels_cpu_pointwise.neg_out, 1, _neg_structured), '_neg_structured')
 
 
 def _neg__structured(self):
@@ -1474,8 +1484,8 @@ def _sign_structured(self):
     return _k_kernels_cpu_pointwise.sign_out(self, None)
 
 
-_reg(sign, "CPU", _sign_structured)
-_reg(sign, "Meta", _sign_structured)
+_reg(sign, "CPU", _functional(_k_kernels_cpu_pointwise.sign_out, 1, _sign_structured), '_sign_structured')
+_reg(sign, "Meta", _functional(_k_kernels_cpu_pointwise.sign_out, 1, _sign_structured), '_sign_structured')
 
 
 def _sign__structured(self):
@@ -1492,8 +1502,8 @@ def _sgn_structured(self):
     return _k_kernels_cpu_pointwise.sgn_out(self, None)
 
 
-_reg(sgn, "CPU", _sgn_structured)
-_reg(sgn, "Meta", _sgn_structured)
+_reg(sgn, "CPU", _functional(_k_kernels_cpu_pointwise.sgn_out, 1, _sgn_structured), '_sgn_structured')
+_reg(sgn, "Meta", _functional(_k_kernels_cpu_pointwise.sgn_out, 1, _sgn_structured), '_sgn_structured')
 
 
 def _sgn__structured(self):
@@ -1510,8 +1520,8 @@ def _exp_structured(self):
     return _k_kernels_cpu_pointwise.exp_out(self, None)
 
 
-_reg(exp, "CPU", _exp_structured)
-_reg(exp, "Meta", _exp_structured)
+_reg(exp, "CPU", _functional(_k_kernels_cpu_pointwise.exp_out, 1, _exp_structured), '_exp_structured')
+_reg(exp, "Meta", _functional(_k_kernels_cpu_pointwise.exp_out, 1, _exp_structured), '_exp_structured')
 
 
 def _exp__structured(self):
@@ -1528,8 +1538,8 @@ def _exp2_structured(self):
     return _k_kernels_cpu_pointwise.exp2_out(self, None)
 
 
-_reg(exp2, "CPU", _exp2_structured)
-_reg(exp2, "Meta", _exp2_structured)
+_reg(exp2, "CPU", _functional(_k_kernels_cpu_pointwise.exp2_out, 1, _exp2_structured), '_exp2_structured')
+_reg(exp2, "Meta", _functional(_k_kernels_cpu_pointwise.exp2_out, 1, _exp2_structured), '_exp2_structured')
 
 
 def _exp2__structured(self):
@@ -1546,8 +1556,8 @@ def _expm1_structured(self):
     return _k_kernels_cpu_pointwise.expm1_out(self, None)
 
 
-_reg(expm1, "CPU", _expm1_structured)
-_reg(expm1, "Meta", _expm1_structured)
+_reg(expm1, "CPU", _functional(_k_kernels_cpu_pointwise.expm1_out, 1, _expm1_structured), '_expm1_structured')
+_reg(expm1, "Meta", _functional(_k_kernels_cpu_pointwise.expm1_out, 1, _expm1_structured), '_expm1_structured')
 
 
 def _expm1__structured(self):
@@ -1564,8 +1574,8 @@ def _log_structured(self):
     return _k_kernels_cpu_pointwise.log_out(self, None)
 
 
-_reg(log, "CPU", _log_structured)
-_reg(log, "Meta", _log_structured)
+_reg(log, "CPU", _functional(_k_kernels_cpu_pointwise.log_out, 1, _log_structured), '_log_structured')
+_reg(log, "Meta", _functional(_k_kernels_cpu_pointwise.log_out, 1, _log_structured), '_log_structured')
 
 
 def _log__structured(self):
@@ -1582,8 +1592,8 @@ def _log2_structured(self):
     return _k_kernels_cpu_pointwise.log2_out(self, None)
 
 
-_reg(log2, "CPU", _log2_structured)
-_reg(log2, "Meta", _log2_structured)
+_reg(log2, "CPU", _functional(_k_kernels_cpu_pointwise.log2_out, 1, _log2_structured), '_log2_structured')
+_reg(log2, "Meta", _functional(_k_kernels_cpu_pointwise.log2_out, 1, _log2_structured), '_log2_structured')
 
 
 def _log2__structured(self):
@@ -1600,8 +1610,8 @@ def _log10_structured(self):
     return _k_kernels_cpu_pointwise.log10_out(self, None)
 
 
-_reg(log10, "CPU", _log10_structured)
-_reg(log10, "Meta", _log10_structured)
+_reg(log10, "CPU", _functional(_k_kernels_cpu_pointwise.log10_out, 1, _log10_structured), '_log10_structured')
+_reg(log10, "Meta", _functional(_k_kernels_cpu_pointwise.log10_out, 1, _log10_structured), '_log10_structured')
 
 
 def _log10__structured(self):
@@ -1618,8 +1628,8 @@ def _log1p_structured(self):
     return _k_kernels_cpu_pointwise.log1p_out(self, None)
 
 
-_reg(log1p, "CPU", _log1p_structured)
-_reg(log1p, "Meta", _log1p_structured)
+_reg(log1p, "CPU", _functional(_k_kernels_cpu_pointwise.log1p_out, 1, _log1p_structured), '_log1p_structured')
+_reg(log1p, "Meta", _functional(_k_kernels_cpu_pointwise.log1p_out, 1, _log1p_structured), '_log1p_structured')
 
 
 def _log1p__structured(self):
@@ -1636,8 +1646,8 @@ def _sqrt_structured(self):
     return _k_kernels_cpu_pointwise.sqrt_out(self, None)
 
 
-_reg(sqrt, "CPU", _sqrt_structured)
-_reg(sqrt, "Meta", _sqrt_structured)
+_reg(sqrt, "CPU", _functional(_k_kernels_cpu_pointwise.sqrt_out, 1, _sqrt_structured), '_sqrt_structured')
+_reg(sqrt, "Meta", _functional(_k_kernels_cpu_pointwise.sqrt_out, 1, _sqrt_structured), '_sqrt_structured')
 
 
 def _sqrt__structured(self):
@@ -1654,8 +1664,8 @@ def _rsqrt_structured(self):
     return _k_kernels_cpu_pointwise.rsqrt_out(self, None)
 
 
-_reg(rsqrt, "CPU", _rsqrt_structured)
-_reg(rsqrt, "Meta", _rsqrt_structured)
+_reg(rsqrt, "CPU", _functional(_k_kernels_cpu_pointwise.rsqrt_out, 1, _rsqrt_structured), '_rsqrt_structured')
+_reg(rsqrt, "Meta", _functional(_k_kernels_cpu_pointwise.rsqrt_out, 1, _rsqrt_structured), '_rsqrt_structured')
 
 
 def _rsqrt__structured(self):
@@ -1672,8 +1682,8 @@ def _reciprocal_structured(self):
     return _k_kernels_cpu_pointwise.reciprocal_out(self, None)
 
 
-_reg(reciprocal, "CPU", _reciprocal_structured)
-_reg(reciprocal, "Meta", _reciprocal_structured)
+_reg(reciprocal, "CPU", _functional(_k_kernels_cpu_pointwise.reciprocal_out, 1, _reciprocal_structured), '_reciprocal_structured')
+_reg(reciprocal, "Meta", _functional(_k_kernels_cpu_pointwise.reciprocal_out, 1, _reciprocal_structured), '_reciprocal_structured')
 
 
 def _reciprocal__structured(self):
@@ -1690,8 +1700,8 @@ def _sin_structured(self):
     return _k_kernels_cpu_pointwise.sin_out(self, None)
 
 
-_reg(sin, "CPU", _sin_structured)
-_reg(sin, "Meta", _sin_structured)
+_reg(sin, "CPU", _functional(_k_kernels_cpu_pointwise.sin_out, 1, _sin_structured), '_sin_structured')
+_reg(sin, "Meta", _functional(_k_kernels_cpu_pointwise.sin_out, 1, _sin_structured), '_sin_structured')
 
 
 def _sin__structured(self):
@@ -1708,8 +1718,8 @@ def _cos_structured(self):
     return _k_kernels_cpu_pointwise.cos_out(self, None)
 
 
-_reg(cos, "CPU", _cos_structured)
-_reg(cos, "Meta", _cos_structured)
+_reg(cos, "CPU", _functional(_k_kernels_cpu_pointwise.cos_out, 1, _cos_structured), '_cos_structured')
+_reg(cos, "Meta", _functional(_k_kernels_cpu_pointwise.cos_out, 1, _cos_structured), '_cos_structured')
 
 
 def _cos__structured(self):
@@ -1726,8 +1736,8 @@ def _tan_structured(self):
     return _k_kernels_cpu_pointwise.tan_out(self, None)
 
 
-_reg(tan, "CPU", _tan_structured)
-_reg(tan, "Meta", _tan_structured)
+_reg(tan, "CPU", _functional(_k_kernels_cpu_pointwise.tan_out, 1, _tan_structured), '_tan_structured')
+_reg(tan, "Meta", _functional(_k_kernels_cpu_pointwise.tan_out, 1, _tan_structured), '_tan_structured')
 
 
 def _tan__structured(self):
@@ -1744,8 +1754,8 @@ def _asin_structured(self):
     return _k_kernels_cpu_pointwise.asin_out(self, None)
 
 
-_reg(asin, "CPU", _asin_structured)
-_reg(asin, "Meta", _asin_structured)
+_reg(asin, "CPU", _functional(_k_kernels_cpu_pointwise.asin_out, 1, _asin_structured), '_asin_structured')
+_reg(asin, "Meta", _functional(_k_kernels_cpu_pointwise.asin_out, 1, _asin_structured), '_asin_structured')
 
 
 def _asin__structured(self):
@@ -1762,8 +1772,8 @@ def _acos_structured(self):
     return _k_kernels_cpu_pointwise.acos_out(self, None)
 
 
-_reg(acos, "CPU", _acos_structured)
-_reg(acos, "Meta", _acos_structured)
+_reg(acos, "CPU", _functional(_k_kernels_cpu_pointwise.acos_out, 1, _acos_structured), '_acos_structured')
+_reg(acos, "Meta", _functional(_k_kernels_cpu_pointwise.acos_out, 1, _acos_structured), '_acos_structured')
 
 
 def _acos__structured(self):
@@ -1780,8 +1790,8 @@ def _atan_structured(self):
     return _k_kernels_cpu_pointwise.atan_out(self, None)
 
 
-_reg(atan, "CPU", _atan_structured)
-_reg(atan, "Meta", _atan_structured)
+_reg(atan, "CPU", _functional(_k_kernels_cpu_pointwise.atan_out, 1, _atan_structured), '_atan_structured')
+_reg(atan, "Meta", _functional(_k_kernels_cpu_pointwise.atan_out, 1, _atan_structured), '_atan_structured')
 
 
 def _atan__structured(self):
@@ -1798,8 +1808,8 @@ def _sinh_structured(self):
     return _k_kernels_cpu_pointwise.sinh_out(self, None)
 
 
-_reg(sinh, "CPU", _sinh_structured)
-_reg(sinh, "Meta", _sinh_structured)
+_reg(sinh, "CPU", _functional(_k_kernels_cpu_pointwise.sinh_out, 1, _sinh_structured), '_sinh_structured')
+_reg(sinh, "Meta", _functional(_k_kernels_cpu_pointwise.sinh_out, 1, _sinh_structured), '_sinh_structured')
 
 
 def _sinh__structured(self):
@@ -1816,8 +1826,8 @@ def _cosh_structured(self):
     return _k_kernels_cpu_pointwise.cosh_out(self, None)
 
 
-_reg(cosh, "CPU", _cosh_structured)
-_reg(cosh, "Meta", _cosh_structured)
+_reg(cosh, "CPU", _functional(_k_kernels_cpu_pointwise.cosh_out, 1, _cosh_structured), '_cosh_structured')
+_reg(cosh, "Meta", _functional(_k_kernels_cpu_pointwise.cosh_out, 1, _cosh_structured), '_cosh_structured')
 
 
 def _cosh__structured(self):
@@ -1834,8 +1844,8 @@ def _tanh_structured(self):
     return _k_kernels_cpu_pointwise.tanh_out(self, None)
 
 
-_reg(tanh, "CPU", _tanh_structured)
-_reg(tanh, "Meta", _tanh_structured)
+_reg(tanh, "CPU", _functional(_k_kernels_cpu_pointwise.tanh_out, 1, _tanh_structured), '_tanh_structured')
+_reg(tanh, "Meta", _functional(_k_kernels_cpu_pointwise.tanh_out, 1, _tanh_structured), '_tanh_structured')
 
 
 def _tanh__structured(self):
@@ -1852,8 +1862,8 @@ def _asinh_structured(self):
     return _k_kernels_cpu_pointwise.asinh_out(self, None)
 
 
-_reg(asinh, "CPU", _asinh_structured)
-_reg(asinh, "Meta", _asinh_structured)
+_reg(asinh, "CPU", _functional(_k_kernels_cpu_pointwise.asinh_out, 1, _asinh_structured), '_asinh_structured')
+_reg(asinh, "Meta", _functional(_k_kernels_cpu_pointwise.asinh_out, 1, _asinh_structured), '_asinh_structured')
 
 
 def _asinh__structured(self):
@@ -1870,8 +1880,8 @@ def _acosh_structured(self):
     return _k_kernels_cpu_pointwise.acosh_out(self, None)
 
 
-_reg(acosh, "CPU", _acosh_structured)
-_reg(acosh, "Meta", _acosh_structured)
+_reg(acosh, "CPU", _functional(_k_kernels_cpu_pointwise.acosh_out, 1, _acosh_structured), '_acosh_structured')
+_reg(acosh, "Meta", _functional(_k_kernels_cpu_pointwise.acosh_out, 1, _acosh_structured), '_acosh_structured')
 
 
 def _acosh__structured(self):
@@ -1888,8 +1898,8 @@ def _atanh_structured(self):
     return _k_kernels_cpu_pointwise.atanh_out(self, None)
 
 
-_reg(atanh, "CPU", _atanh_structured)
-_reg(atanh, "Meta", _atanh_structured)
+_reg(atanh, "CPU", _functional(_k_kernels_cpu_pointwise.atanh_out, 1, _atanh_structured), '_atanh_structured')
+_reg(atanh, "Meta", _functional(_k_kernels_cpu_pointwise.atanh_out, 1, _atanh_structured), '_atanh_structured')
 
 
 def _atanh__structured(self):
@@ -1906,8 +1916,8 @@ def _sigmoid_structured(self):
     return _k_kernels_cpu_pointwise.sigmoid_out(self, None)
 
 
-_reg(sigmoid, "CPU", _sigmoid_structured)
-_reg(sigmoid, "Meta", _sigmoid_structured)
+_reg(sigmoid, "CPU", _functional(_k_kernels_cpu_pointwise.sigmoid_out, 1, _sigmoid_structured), '_sigmoid_structured')
+_reg(sigmoid, "Meta", _functional(_k_kernels_cpu_pointwise.sigmoid_out, 1, _sigmoid_structured), '_sigmoid_structured')
 
 
 def _sigmoid__structured(self):
@@ -1924,8 +1934,8 @@ def _erf_structured(self):
     return _k_kernels_cpu_pointwise.erf_out(self, None)
 
 
-_reg(erf, "CPU", _erf_structured)
-_reg(erf, "Meta", _erf_structured)
+_reg(erf, "CPU", _functional(_k_kernels_cpu_pointwise.erf_out, 1, _erf_structured), '_erf_structured')
+_reg(erf, "Meta", _functional(_k_kernels_cpu_pointwise.erf_out, 1, _erf_structured), '_erf_structured')
 
 
 def _erf__structured(self):
@@ -1942,8 +1952,8 @@ def _erfc_structured(self):
     return _k_kernels_cpu_pointwise.erfc_out(self, None)
 
 
-_reg(erfc, "CPU", _erfc_structured)
-_reg(erfc, "Meta", _erfc_structured)
+_reg(erfc, "CPU", _functional(_k_kernels_cpu_pointwise.erfc_out, 1, _erfc_structured), '_erfc_structured')
+_reg(erfc, "Meta", _functional(_k_kernels_cpu_pointwise.erfc_out, 1, _erfc_structured), '_erfc_structured')
 
 
 def _erfc__structured(self):
@@ -1960,8 +1970,8 @@ def _erfinv_structured(self):
     return _k_kernels_cpu_pointwise.erfinv_out(self, None)
 
 
-_reg(erfinv, "CPU", _erfinv_structured)
-_reg(erfinv, "Meta", _erfinv_structured)
+_reg(erfinv, "CPU", _functional(_k_kernels_cpu_pointwise.erfinv_out, 1, _erfinv_structured), '_erfinv_structured')
+_reg(erfinv, "Meta", _functional(_k_kernels_cpu_pointwise.erfinv_out, 1, _erfinv_structured), '_erfinv_structured')
 
 
 def _erfinv__structured(self):
@@ -1978,8 +1988,8 @@ def _floor_structured(self):
     return _k_kernels_cpu_pointwise.floor_out(self, None)
 
 
-_reg(floor, "CPU", _floor_structured)
-_reg(floor, "Meta", _floor_structured)
+_reg(floor, "CPU", _functional(_k_kernels_cpu_pointwise.floor_out, 1, _floor_structured), '_floor_structured')
+_reg(floor, "Meta", _functional(_k_kernels_cpu_pointwise.floor_out, 1, _floor_structured), '_floor_structured')
 
 
 def _floor__structured(self):
@@ -1996,8 +2006,8 @@ def _ceil_structured(self):
     return _k_kernels_cpu_pointwise.ceil_out(self, None)
 
 
-_reg(ceil, "CPU", _ceil_structured)
-_reg(ceil, "Meta", _ceil_structured)
+_reg(ceil, "CPU", _functional(_k_kernels_cpu_pointwise.ceil_out, 1, _ceil_structured), '_ceil_structured')
+_reg(ceil, "Meta", _functional(_k_kernels_cpu_pointwise.ceil_out, 1, _ceil_structured), '_ceil_structured')
 
 
 def _ceil__structured(self):
@@ -2014,8 +2024,8 @@ def _trunc_structured(self):
     return _k_kernels_cpu_pointwise.trunc_out(self, None)
 
 
-_reg(trunc, "CPU", _trunc_structured)
-_reg(trunc, "Meta", _trunc_structured)
+_reg(trunc, "CPU", _functional(_k_kernels_cpu_pointwise.trunc_out, 1, _trunc_structured), '_trunc_structured')
+_reg(trunc, "Meta", _functional(_k_kernels_cpu_pointwise.trunc_out, 1, _trunc_structured), '_trunc_structured')
 
 
 def _trunc__structured(self):
@@ -2032,8 +2042,8 @@ def _frac_structured(self):
     return _k_kernels_cpu_pointwise.frac_out(self, None)
 
 
-_reg(frac, "CPU", _frac_structured)
-_reg(frac, "Meta", _frac_structured)
+_reg(frac, "CPU", _functional(_k_kernels_cpu_pointwise.frac_out, 1, _frac_structured), '_frac_structured')
+_reg(frac, "Meta", _functional(_k_kernels_cpu_pointwise.frac_out, 1, _frac_structured), '_frac_structured')
 
 
 def _frac__structured(self):
@@ -2050,16 +2060,16 @@ def _round_structured(self):
     return _k_kernels_cpu_pointwise.round_out(self, None)
 
 
-_reg(round, "CPU", _round_structured)
-_reg(round, "Meta", _round_structured)
+_reg(round, "CPU", _functional(_k_kernels_cpu_pointwise.round_out, 1, _round_structured), '_round_structured')
+_reg(round, "Meta", _functional(_k_kernels_cpu_pointwise.round_out, 1, _round_structured), '_round_structured')
 
 
 def _round_decimals_structured(self, decimals):
     return _k_kernels_cpu_pointwise.round_decimals_out(self, decimals, None)
 
 
-_reg(round_decimals, "CPU", _round_decimals_structured)
-_reg(round_decimals, "Meta", _round_decimals_structured)
+_reg(round_decimals, "CPU", _functional(_k_kernels_cpu_pointwise.round_decimals_out, 2, _round_decimals_structured), '_round_decimals_structured')
+_reg(round_decimals, "Meta", _functional(_k_kernels_cpu_pointwise.round_decimals_out, 2, _round_decimals_structured), '_round_decimals_structured')
 
 
 def _round__structured(self):
@@ -2090,8 +2100,8 @@ def _bitwise_not_structured(self):
     return _k_kernels_cpu_pointwise.bitwise_not_out(self, None)
 
 
-_reg(bitwise_not, "CPU", _bitwise_not_structured)
-_reg(bitwise_not, "Meta", _bitwise_not_structured)
+_reg(bitwise_not, "CPU", _functional(_k_kernels_cpu_pointwise.bitwise_not_out, 1, _bitwise_not_structured), '_bitwise_not_structured')
+_reg(bitwise_not, "Meta", _functional(_k_kernels_cpu_pointwise.bitwise_not_out, 1, _bitwise_not_structured), '_bitwise_not_structured')
 
 
 def _bitwise_not__structured(self):
@@ -2108,8 +2118,8 @@ def _logical_not_structured(self):
     return _k_kernels_cpu_pointwise.logical_not_out(self, None)
 
 
-_reg(logical_not, "CPU", _logical_not_structured)
-_reg(logical_not, "Meta", _logical_not_structured)
+_reg(logical_not, "CPU", _functional(_k_kernels_cpu_pointwise.logical_not_out, 1, _logical_not_structured), '_logical_not_structured')
+_reg(logical_not, "Meta", _functional(_k_kernels_cpu_pointwise.logical_not_out, 1, _logical_not_structured), '_logical_not_structured')
 
 
 def _logical_not__structured(self):
@@ -2126,8 +2136,8 @@ def _isnan_structured(self):
     return _k_kernels_cpu_pointwise.isnan_out(self, None)
 
 
-_reg(isnan, "CPU", _isnan_structured)
-_reg(isnan, "Meta", _isnan_structured)
+_reg(isnan, "CPU", _functional(_k_kernels_cpu_pointwise.isnan_out, 1, _isnan_structured), '_isnan_structured')
+_reg(isnan, "Meta", _functional(_k_kernels_cpu_pointwise.isnan_out, 1, _isnan_structured), '_isnan_structured')
 _reg(isnan_out, "CPU", _k_kernels_cpu_pointwise.isnan_out)
 _reg(isnan_out, "Meta", _k_kernels_cpu_pointwise.isnan_out)
 
@@ -2136,8 +2146,8 @@ def _isinf_structured(self):
     return _k_kernels_cpu_pointwise.isinf_out(self, None)
 
 
-_reg(isinf, "CPU", _isinf_structured)
-_reg(isinf, "Meta", _isinf_structured)
+_reg(isinf, "CPU", _functional(_k_kernels_cpu_pointwise.isinf_out, 1, _isinf_structured), '_isinf_structured')
+_reg(isinf, "Meta", _functional(_k_kernels_cpu_pointwise.isinf_out, 1, _isinf_structured), '_isinf_structured')
 _reg(isinf_out, "CPU", _k_kernels_cpu_pointwise.isinf_out)
 _reg(isinf_out, "Meta", _k_kernels_cpu_pointwise.isinf_out)
 _reg(isfinite, "CPU", _k_kernels_cpu_pointwise.isfinite)
@@ -2148,8 +2158,8 @@ def _nan_to_num_structured(self, nan, posinf, neginf):
     return _k_kernels_cpu_pointwise.nan_to_num_out(self, nan, posinf, neginf, None)
 
 
-_reg(nan_to_num, "CPU", _nan_to_num_structured)
-_reg(nan_to_num, "Meta", _nan_to_num_structured)
+_reg(nan_to_num, "CPU", _functional(_k_kernels_cpu_pointwise.nan_to_num_out, 4, _nan_to_num_structured), '_nan_to_num_structured')
+_reg(nan_to_num, "Meta", _functional(_k_kernels_cpu_pointwise.nan_to_num_out, 4, _nan_to_num_structured), '_nan_to_num_structured')
 
 
 def _nan_to_num__structured(self, nan, posinf, neginf):
@@ -2166,16 +2176,16 @@ def _add_Tensor_structured(self, other, alpha):
     return _k_kernels_cpu_pointwise.add_out(self, other, alpha, None)
 
 
-_reg(add_Tensor, "CPU", _add_Tensor_structured)
-_reg(add_Tensor, "Meta", _add_Tensor_structured)
+_reg(add_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.add_out, 3, _add_Tensor_structured), '_add_Tensor_structured')
+_reg(add_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.add_out, 3, _add_Tensor_structured), '_add_Tensor_structured')
 
 
 def _add_Scalar_structured(self, other, alpha):
     return _k_kernels_cpu_pointwise.add_out(self, other, alpha, None)
 
 
-_reg(add_Scalar, "CPU", _add_Scalar_structured)
-_reg(add_Scalar, "Meta", _add_Scalar_structured)
+_reg(add_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.add_out, 3, _add_Scalar_structured), '_add_Scalar_structured')
+_reg(add_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.add_out, 3, _add_Scalar_structured), '_add_Scalar_structured')
 
 
 def _add__Tensor_structured(self, other, alpha):
@@ -2202,16 +2212,16 @@ def _sub_Tensor_structured(self, other, alpha):
     return _k_kernels_cpu_pointwise.sub_out(self, other, alpha, None)
 
 
-_reg(sub_Tensor, "CPU", _sub_Tensor_structured)
-_reg(sub_Tensor, "Meta", _sub_Tensor_structured)
+_reg(sub_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.sub_out, 3, _sub_Tensor_structured), '_sub_Tensor_structured')
+_reg(sub_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.sub_out, 3, _sub_Tensor_structured), '_sub_Tensor_structured')
 
 
 def _sub_Scalar_structured(self, other, alpha):
     return _k_kernels_cpu_pointwise.sub_out(self, other, alpha, None)
 
 
-_reg(sub_Scalar, "CPU", _sub_Scalar_structured)
-_reg(sub_Scalar, "Meta", _sub_Scalar_structured)
+_reg(sub_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.sub_out, 3, _sub_Scalar_structured), '_sub_Scalar_structured')
+_reg(sub_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.sub_out, 3, _sub_Scalar_structured), '_sub_Scalar_structured')
 
 
 def _sub__Tensor_structured(self, other, alpha):
@@ -2238,16 +2248,16 @@ def _rsub_Tensor_structured(self, other, alpha):
     return _k_kernels_cpu_pointwise.rsub_out(self, other, alpha, None)
 
 
-_reg(rsub_Tensor, "CPU", _rsub_Tensor_structured)
-_reg(rsub_Tensor, "Meta", _rsub_Tensor_structured)
+_reg(rsub_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.rsub_out, 3, _rsub_Tensor_structured), '_rsub_Tensor_structured')
+_reg(rsub_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.rsub_out, 3, _rsub_Tensor_structured), '_rsub_Tensor_structured')
 
 
 def _rsub_Scalar_structured(self, other, alpha):
     return _k_kernels_cpu_pointwise.rsub_out(self, other, alpha, None)
 
 
-_reg(rsub_Scalar, "CPU", _rsub_Scalar_structured)
-_reg(rsub_Scalar, "Meta", _rsub_Scalar_structured)
+_reg(rsub_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.rsub_out, 3, _rsub_Scalar_structured), '_rsub_Scalar_structured')
+_reg(rsub_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.rsub_out, 3, _rsub_Scalar_structured), '_rsub_Scalar_structured')
 _reg(rsub_Tensor_out, "CPU", _k_kernels_cpu_pointwise.rsub_out)
 _reg(rsub_Tensor_out, "Meta", _k_kernels_cpu_pointwise.rsub_out)
 _reg(rsub_Scalar_out, "CPU", _k_kernels_cpu_pointwise.rsub_out)
@@ -2258,16 +2268,16 @@ def _mul_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.mul_out(self, other, None)
 
 
-_reg(mul_Tensor, "CPU", _mul_Tensor_structured)
-_reg(mul_Tensor, "Meta", _mul_Tensor_structured)
+_reg(mul_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.mul_out, 2, _mul_Tensor_structured), '_mul_Tensor_structured')
+_reg(mul_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.mul_out, 2, _mul_Tensor_structured), '_mul_Tensor_structured')
 
 
 def _mul_Scalar_structured(self, other):
     return _k_kernels_cpu_pointwise.mul_out(self, other, None)
 
 
-_reg(mul_Scalar, "CPU", _mul_Scalar_structured)
-_reg(mul_Scalar, "Meta", _mul_Scalar_structured)
+_reg(mul_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.mul_out, 2, _mul_Scalar_structured), '_mul_Scalar_structured')
+_reg(mul_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.mul_out, 2, _mul_Scalar_structured), '_mul_Scalar_structured')
 
 
 def _mul__Tensor_structured(self, other):
@@ -2294,32 +2304,32 @@ def _div_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.div_out(self, other, None)
 
 
-_reg(div_Tensor, "CPU", _div_Tensor_structured)
-_reg(div_Tensor, "Meta", _div_Tensor_structured)
+_reg(div_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.div_out, 2, _div_Tensor_structured), '_div_Tensor_structured')
+_reg(div_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.div_out, 2, _div_Tensor_structured), '_div_Tensor_structured')
 
 
 def _div_Tensor_mode_structured(self, other, rounding_mode):
     return _k_kernels_cpu_pointwise.div_mode_out(self, other, rounding_mode, None)
 
 
-_reg(div_Tensor_mode, "CPU", _div_Tensor_mode_structured)
-_reg(div_Tensor_mode, "Meta", _div_Tensor_mode_structured)
+_reg(div_Tensor_mode, "CPU", _functional(_k_kernels_cpu_pointwise.div_mode_out, 3, _div_Tensor_mode_structured), '_div_Tensor_mode_structured')
+_reg(div_Tensor_mode, "Meta", _functional(_k_kernels_cpu_pointwise.div_mode_out, 3, _div_Tensor_mode_structured), '_div_Tensor_mode_structured')
 
 
 def _div_Scalar_mode_structured(self, other, rounding_mode):
     return _k_kernels_cpu_pointwise.div_mode_out(self, other, rounding_mode, None)
 
 
-_reg(div_Scalar_mode, "CPU", _div_Scalar_mode_structured)
-_reg(div_Scalar_mode, "Meta", _div_Scalar_mode_structured)
+_reg(div_Scalar_mode, "CPU", _functional(_k_kernels_cpu_pointwise.div_mode_out, 3, _div_Scalar_mode_structured), '_div_Scalar_mode_structured')
+_reg(div_Scalar_mode, "Meta", _functional(_k_kernels_cpu_pointwise.div_mode_out, 3, _div_Scalar_mode_structured), '_div_Scalar_mode_structured')
 
 
 def _div_Scalar_structured(self, other):
     return _k_kernels_cpu_pointwise.div_out(self, other, None)
 
 
-_reg(div_Scalar, "CPU", _div_Scalar_structured)
-_reg(div_Scalar, "Meta", _div_Scalar_structured)
+_reg(div_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.div_out, 2, _div_Scalar_structured), '_div_Scalar_structured')
+_reg(div_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.div_out, 2, _div_Scalar_structured), '_div_Scalar_structured')
 
 
 def _div__Tensor_structured(self, other):
@@ -2371,16 +2381,16 @@ def _floor_divide_structured(self, other):
     return _k_kernels_cpu_pointwise.floor_divide_out(self, other, None)
 
 
-_reg(floor_divide, "CPU", _floor_divide_structured)
-_reg(floor_divide, "Meta", _floor_divide_structured)
+_reg(floor_divide, "CPU", _functional(_k_kernels_cpu_pointwise.floor_divide_out, 2, _floor_divide_structured), '_floor_divide_structured')
+_reg(floor_divide, "Meta", _functional(_k_kernels_cpu_pointwise.floor_divide_out, 2, _floor_divide_structured), '_floor_divide_structured')
 
 
 def _floor_divide_Scalar_structured(self, other):
     return _k_kernels_cpu_pointwise.floor_divide_out(self, other, None)
 
 
-_reg(floor_divide_Scalar, "CPU", _floor_divide_Scalar_structured)
-_reg(floor_divide_Scalar, "Meta", _floor_divide_Scalar_structured)
+_reg(floor_divide_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.floor_divide_out, 2, _floor_divide_Scalar_structured), '_floor_divide_Scalar_structured')
+_reg(floor_divide_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.floor_divide_out, 2, _floor_divide_Scalar_structured), '_floor_divide_Scalar_structured')
 
 
 def _floor_divide__Tensor_structured(self, other):
@@ -2407,24 +2417,24 @@ def _remainder_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.remainder_out(self, other, None)
 
 
-_reg(remainder_Tensor, "CPU", _remainder_Tensor_structured)
-_reg(remainder_Tensor, "Meta", _remainder_Tensor_structured)
+_reg(remainder_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.remainder_out, 2, _remainder_Tensor_structured), '_remainder_Tensor_structured')
+_reg(remainder_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.remainder_out, 2, _remainder_Tensor_structured), '_remainder_Tensor_structured')
 
 
 def _remainder_Scalar_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.remainder_out(self, other, None)
 
 
-_reg(remainder_Scalar_Tensor, "CPU", _remainder_Scalar_Tensor_structured)
-_reg(remainder_Scalar_Tensor, "Meta", _remainder_Scalar_Tensor_structured)
+_reg(remainder_Scalar_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.remainder_out, 2, _remainder_Scalar_Tensor_structured), '_remainder_Scalar_Tensor_structured')
+_reg(remainder_Scalar_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.remainder_out, 2, _remainder_Scalar_Tensor_structured), '_remainder_Scalar_Tensor_structured')
 
 
 def _remainder_Scalar_structured(self, other):
     return _k_kernels_cpu_pointwise.remainder_out(self, other, None)
 
 
-_reg(remainder_Scalar, "CPU", _remainder_Scalar_structured)
-_reg(remainder_Scalar, "Meta", _remainder_Scalar_structured)
+_reg(remainder_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.remainder_out, 2, _remainder_Scalar_structured), '_remainder_Scalar_structured')
+_reg(remainder_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.remainder_out, 2, _remainder_Scalar_structured), '_remainder_Scalar_structured')
 
 
 def _remainder__Tensor_structured(self, other):
@@ -2453,16 +2463,16 @@ def _fmod_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.fmod_out(self, other, None)
 
 
-_reg(fmod_Tensor, "CPU", _fmod_Tensor_structured)
-_reg(fmod_Tensor, "Meta", _fmod_Tensor_structured)
+_reg(fmod_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.fmod_out, 2, _fmod_Tensor_structured), '_fmod_Tensor_structured')
+_reg(fmod_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.fmod_out, 2, _fmod_Tensor_structured), '_fmod_Tensor_structured')
 
 
 def _fmod_Scalar_structured(self, other):
     return _k_kernels_cpu_pointwise.fmod_out(self, other, None)
 
 
-_reg(fmod_Scalar, "CPU", _fmod_Scalar_structured)
-_reg(fmod_Scalar, "Meta", _fmod_Scalar_structured)
+_reg(fmod_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.fmod_out, 2, _fmod_Scalar_structured), '_fmod_Scalar_structured')
+_reg(fmod_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.fmod_out, 2, _fmod_Scalar_structured), '_fmod_Scalar_structured')
 
 
 def _fmod__Tensor_structured(self, other):
@@ -2489,24 +2499,24 @@ def _pow_Tensor_Tensor_structured(self, exponent):
     return _k_kernels_cpu_pointwise.pow_out(self, exponent, None)
 
 
-_reg(pow_Tensor_Tensor, "CPU", _pow_Tensor_Tensor_structured)
-_reg(pow_Tensor_Tensor, "Meta", _pow_Tensor_Tensor_structured)
+_reg(pow_Tensor_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.pow_out, 2, _pow_Tensor_Tensor_structured), '_pow_Tensor_Tensor_structured')
+_reg(pow_Tensor_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.pow_out, 2, _pow_Tensor_Tensor_structured), '_pow_Tensor_Tensor_structured')
 
 
 def _pow_Scalar_structured(self, exponent):
     return _k_kernels_cpu_pointwise.pow_out(self, exponent, None)
 
 
-_reg(pow_Scalar, "CPU", _pow_Scalar_structured)
-_reg(pow_Scalar, "Meta", _pow_Scalar_structured)
+_reg(pow_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.pow_out, 2, _pow_Scalar_structured), '_pow_Scalar_structured')
+_reg(pow_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.pow_out, 2, _pow_Scalar_structured), '_pow_Scalar_structured')
 
 
 def _pow_Tensor_Scalar_structured(self, exponent):
     return _k_kernels_cpu_pointwise.pow_out(self, exponent, None)
 
 
-_reg(pow_Tensor_Scalar, "CPU", _pow_Tensor_Scalar_structured)
-_reg(pow_Tensor_Scalar, "Meta", _pow_Tensor_Scalar_structured)
+_reg(pow_Tensor_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.pow_out, 2, _pow_Tensor_Scalar_structured), '_pow_Tensor_Scalar_structured')
+_reg(pow_Tensor_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.pow_out, 2, _pow_Tensor_Scalar_structured), '_pow_Tensor_Scalar_structured')
 
 
 def _pow__Tensor_structured(self, exponent):
@@ -2535,8 +2545,8 @@ def _maximum_structured(self, other):
     return _k_kernels_cpu_pointwise.maximum_out(self, other, None)
 
 
-_reg(maximum, "CPU", _maximum_structured)
-_reg(maximum, "Meta", _maximum_structured)
+_reg(maximum, "CPU", _functional(_k_kernels_cpu_pointwise.maximum_out, 2, _maximum_structured), '_maximum_structured')
+_reg(maximum, "Meta", _functional(_k_kernels_cpu_pointwise.maximum_out, 2, _maximum_structured), '_maximum_structured')
 _reg(maximum_out, "CPU", _k_kernels_cpu_pointwise.maximum_out)
 _reg(maximum_out, "Meta", _k_kernels_cpu_pointwise.maximum_out)
 
@@ -2545,8 +2555,8 @@ def _minimum_structured(self, other):
     return _k_kernels_cpu_pointwise.minimum_out(self, other, None)
 
 
-_reg(minimum, "CPU", _minimum_structured)
-_reg(minimum, "Meta", _minimum_structured)
+_reg(minimum, "CPU", _functional(_k_kernels_cpu_pointwise.minimum_out, 2, _minimum_structured), '_minimum_structured')
+_reg(minimum, "Meta", _functional(_k_kernels_cpu_pointwise.minimum_out, 2, _minimum_structured), '_minimum_structured')
 _reg(minimum_out, "CPU", _k_kernels_cpu_pointwise.minimum_out)
 _reg(minimum_out, "Meta", _k_kernels_cpu_pointwise.minimum_out)
 
@@ -2555,8 +2565,8 @@ def _fmax_structured(self, other):
     return _k_kernels_cpu_pointwise.fmax_out(self, other, None)
 
 
-_reg(fmax, "CPU", _fmax_structured)
-_reg(fmax, "Meta", _fmax_structured)
+_reg(fmax, "CPU", _functional(_k_kernels_cpu_pointwise.fmax_out, 2, _fmax_structured), '_fmax_structured')
+_reg(fmax, "Meta", _functional(_k_kernels_cpu_pointwise.fmax_out, 2, _fmax_structured), '_fmax_structured')
 _reg(fmax_out, "CPU", _k_kernels_cpu_pointwise.fmax_out)
 _reg(fmax_out, "Meta", _k_kernels_cpu_pointwise.fmax_out)
 
@@ -2565,8 +2575,8 @@ def _fmin_structured(self, other):
     return _k_kernels_cpu_pointwise.fmin_out(self, other, None)
 
 
-_reg(fmin, "CPU", _fmin_structured)
-_reg(fmin, "Meta", _fmin_structured)
+_reg(fmin, "CPU", _functional(_k_kernels_cpu_pointwise.fmin_out, 2, _fmin_structured), '_fmin_structured')
+_reg(fmin, "Meta", _functional(_k_kernels_cpu_pointwise.fmin_out, 2, _fmin_structured), '_fmin_structured')
 _reg(fmin_out, "CPU", _k_kernels_cpu_pointwise.fmin_out)
 _reg(fmin_out, "Meta", _k_kernels_cpu_pointwise.fmin_out)
 
@@ -2575,8 +2585,8 @@ def _logaddexp_structured(self, other):
     return _k_kernels_cpu_pointwise.logaddexp_out(self, other, None)
 
 
-_reg(logaddexp, "CPU", _logaddexp_structured)
-_reg(logaddexp, "Meta", _logaddexp_structured)
+_reg(logaddexp, "CPU", _functional(_k_kernels_cpu_pointwise.logaddexp_out, 2, _logaddexp_structured), '_logaddexp_structured')
+_reg(logaddexp, "Meta", _functional(_k_kernels_cpu_pointwise.logaddexp_out, 2, _logaddexp_structured), '_logaddexp_structured')
 _reg(logaddexp_out, "CPU", _k_kernels_cpu_pointwise.logaddexp_out)
 _reg(logaddexp_out, "Meta", _k_kernels_cpu_pointwise.logaddexp_out)
 
@@ -2585,8 +2595,8 @@ def _atan2_structured(self, other):
     return _k_kernels_cpu_pointwise.atan2_out(self, other, None)
 
 
-_reg(atan2, "CPU", _atan2_structured)
-_reg(atan2, "Meta", _atan2_structured)
+_reg(atan2, "CPU", _functional(_k_kernels_cpu_pointwise.atan2_out, 2, _atan2_structured), '_atan2_structured')
+_reg(atan2, "Meta", _functional(_k_kernels_cpu_pointwise.atan2_out, 2, _atan2_structured), '_atan2_structured')
 
 
 def _atan2__structured(self, other):
@@ -2603,8 +2613,8 @@ def _hypot_structured(self, other):
     return _k_kernels_cpu_pointwise.hypot_out(self, other, None)
 
 
-_reg(hypot, "CPU", _hypot_structured)
-_reg(hypot, "Meta", _hypot_structured)
+_reg(hypot, "CPU", _functional(_k_kernels_cpu_pointwise.hypot_out, 2, _hypot_structured), '_hypot_structured')
+_reg(hypot, "Meta", _functional(_k_kernels_cpu_pointwise.hypot_out, 2, _hypot_structured), '_hypot_structured')
 
 
 def _hypot__structured(self, other):
@@ -2621,16 +2631,16 @@ def _copysign_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.copysign_out(self, other, None)
 
 
-_reg(copysign_Tensor, "CPU", _copysign_Tensor_structured)
-_reg(copysign_Tensor, "Meta", _copysign_Tensor_structured)
+_reg(copysign_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.copysign_out, 2, _copysign_Tensor_structured), '_copysign_Tensor_structured')
+_reg(copysign_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.copysign_out, 2, _copysign_Tensor_structured), '_copysign_Tensor_structured')
 
 
 def _copysign_Scalar_structured(self, other):
     return _k_kernels_cpu_pointwise.copysign_out(self, other, None)
 
 
-_reg(copysign_Scalar, "CPU", _copysign_Scalar_structured)
-_reg(copysign_Scalar, "Meta", _copysign_Scalar_structured)
+_reg(copysign_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.copysign_out, 2, _copysign_Scalar_structured), '_copysign_Scalar_structured')
+_reg(copysign_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.copysign_out, 2, _copysign_Scalar_structured), '_copysign_Scalar_structured')
 
 
 def _copysign__Tensor_structured(self, other):
@@ -2657,24 +2667,24 @@ def _xlogy_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.xlogy_out(self, other, None)
 
 
-_reg(xlogy_Tensor, "CPU", _xlogy_Tensor_structured)
-_reg(xlogy_Tensor, "Meta", _xlogy_Tensor_structured)
+_reg(xlogy_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.xlogy_out, 2, _xlogy_Tensor_structured), '_xlogy_Tensor_structured')
+_reg(xlogy_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.xlogy_out, 2, _xlogy_Tensor_structured), '_xlogy_Tensor_structured')
 
 
 def _xlogy_Scalar_Self_structured(self, other):
     return _k_kernels_cpu_pointwise.xlogy_out(self, other, None)
 
 
-_reg(xlogy_Scalar_Self, "CPU", _xlogy_Scalar_Self_structured)
-_reg(xlogy_Scalar_Self, "Meta", _xlogy_Scalar_Self_structured)
+_reg(xlogy_Scalar_Self, "CPU", _functional(_k_kernels_cpu_pointwise.xlogy_out, 2, _xlogy_Scalar_Self_structured), '_xlogy_Scalar_Self_structured')
+_reg(xlogy_Scalar_Self, "Meta", _functional(_k_kernels_cpu_pointwise.xlogy_out, 2, _xlogy_Scalar_Self_structured), '_xlogy_Scalar_Self_structured')
 
 
 def _xlogy_Scalar_Other_structured(self, other):
     return _k_kernels_cpu_pointwise.xlogy_out(self, other, None)
 
 
-_reg(xlogy_Scalar_Other, "CPU", _xlogy_Scalar_Other_structured)
-_reg(xlogy_Scalar_Other, "Meta", _xlogy_Scalar_Other_structured)
+_reg(xlogy_Scalar_Other, "CPU", _functional(_k_kernels_cpu_pointwise.xlogy_out, 2, _xlogy_Scalar_Other_structured), '_xlogy_Scalar_Other_structured')
+_reg(xlogy_Scalar_Other, "Meta", _functional(_k_kernels_cpu_pointwise.xlogy_out, 2, _xlogy_Scalar_Other_structured), '_xlogy_Scalar_Other_structured')
 
 
 def _xlogy__Tensor_structured(self, other):
@@ -2703,16 +2713,16 @@ def _eq_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.eq_out(self, other, None)
 
 
-_reg(eq_Tensor, "CPU", _eq_Tensor_structured)
-_reg(eq_Tensor, "Meta", _eq_Tensor_structured)
+_reg(eq_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.eq_out, 2, _eq_Tensor_structured), '_eq_Tensor_structured')
+_reg(eq_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.eq_out, 2, _eq_Tensor_structured), '_eq_Tensor_structured')
 
 
 def _eq_Scalar_structured(self, other):
     return _k_kernels_cpu_pointwise.eq_out(self, other, None)
 
 
-_reg(eq_Scalar, "CPU", _eq_Scalar_structured)
-_reg(eq_Scalar, "Meta", _eq_Scalar_structured)
+_reg(eq_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.eq_out, 2, _eq_Scalar_structured), '_eq_Scalar_structured')
+_reg(eq_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.eq_out, 2, _eq_Scalar_structured), '_eq_Scalar_structured')
 
 
 def _eq__Tensor_structured(self, other):
@@ -2739,16 +2749,16 @@ def _ne_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.ne_out(self, other, None)
 
 
-_reg(ne_Tensor, "CPU", _ne_Tensor_structured)
-_reg(ne_Tensor, "Meta", _ne_Tensor_structured)
+_reg(ne_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.ne_out, 2, _ne_Tensor_structured), '_ne_Tensor_structured')
+_reg(ne_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.ne_out, 2, _ne_Tensor_structured), '_ne_Tensor_structured')
 
 
 def _ne_Scalar_structured(self, other):
     return _k_kernels_cpu_pointwise.ne_out(self, other, None)
 
 
-_reg(ne_Scalar, "CPU", _ne_Scalar_structured)
-_reg(ne_Scalar, "Meta", _ne_Scalar_structured)
+_reg(ne_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.ne_out, 2, _ne_Scalar_structured), '_ne_Scalar_structured')
+_reg(ne_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.ne_out, 2, _ne_Scalar_structured), '_ne_Scalar_structured')
 
 
 def _ne__Tensor_structured(self, other):
@@ -2775,16 +2785,16 @@ def _lt_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.lt_out(self, other, None)
 
 
-_reg(lt_Tensor, "CPU", _lt_Tensor_structured)
-_reg(lt_Tensor, "Meta", _lt_Tensor_structured)
+_reg(lt_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.lt_out, 2, _lt_Tensor_structured), '_lt_Tensor_structured')
+_reg(lt_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.lt_out, 2, _lt_Tensor_structured), '_lt_Tensor_structured')
 
 
 def _lt_Scalar_structured(self, other):
     return _k_kernels_cpu_pointwise.lt_out(self, other, None)
 
 
-_reg(lt_Scalar, "CPU", _lt_Scalar_structured)
-_reg(lt_Scalar, "Meta", _lt_Scalar_structured)
+_reg(lt_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.lt_out, 2, _lt_Scalar_structured), '_lt_Scalar_structured')
+_reg(lt_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.lt_out, 2, _lt_Scalar_structured), '_lt_Scalar_structured')
 
 
 def _lt__Tensor_structured(self, other):
@@ -2811,16 +2821,16 @@ def _le_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.le_out(self, other, None)
 
 
-_reg(le_Tensor, "CPU", _le_Tensor_structured)
-_reg(le_Tensor, "Meta", _le_Tensor_structured)
+_reg(le_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.le_out, 2, _le_Tensor_structured), '_le_Tensor_structured')
+_reg(le_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.le_out, 2, _le_Tensor_structured), '_le_Tensor_structured')
 
 
 def _le_Scalar_structured(self, other):
     return _k_kernels_cpu_pointwise.le_out(self, other, None)
 
 
-_reg(le_Scalar, "CPU", _le_Scalar_structured)
-_reg(le_Scalar, "Meta", _le_Scalar_structured)
+_reg(le_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.le_out, 2, _le_Scalar_structured), '_le_Scalar_structured')
+_reg(le_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.le_out, 2, _le_Scalar_structured), '_le_Scalar_structured')
 
 
 def _le__Tensor_structured(self, other):
@@ -2847,16 +2857,16 @@ def _gt_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.gt_out(self, other, None)
 
 
-_reg(gt_Tensor, "CPU", _gt_Tensor_structured)
-_reg(gt_Tensor, "Meta", _gt_Tensor_structured)
+_reg(gt_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.gt_out, 2, _gt_Tensor_structured), '_gt_Tensor_structured')
+_reg(gt_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.gt_out, 2, _gt_Tensor_structured), '_gt_Tensor_structured')
 
 
 def _gt_Scalar_structured(self, other):
     return _k_kernels_cpu_pointwise.gt_out(self, other, None)
 
 
-_reg(gt_Scalar, "CPU", _gt_Scalar_structured)
-_reg(gt_Scalar, "Meta", _gt_Scalar_structured)
+_reg(gt_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.gt_out, 2, _gt_Scalar_structured), '_gt_Scalar_structured')
+_reg(gt_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.gt_out, 2, _gt_Scalar_structured), '_gt_Scalar_structured')
 
 
 def _gt__Tensor_structured(self, other):
@@ -2883,16 +2893,16 @@ def _ge_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.ge_out(self, other, None)
 
 
-_reg(ge_Tensor, "CPU", _ge_Tensor_structured)
-_reg(ge_Tensor, "Meta", _ge_Tensor_structured)
+_reg(ge_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.ge_out, 2, _ge_Tensor_structured), '_ge_Tensor_structured')
+_reg(ge_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.ge_out, 2, _ge_Tensor_structured), '_ge_Tensor_structured')
 
 
 def _ge_Scalar_structured(self, other):
     return _k_kernels_cpu_pointwise.ge_out(self, other, None)
 
 
-_reg(ge_Scalar, "CPU", _ge_Scalar_structured)
-_reg(ge_Scalar, "Meta", _ge_Scalar_structured)
+_reg(ge_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.ge_out, 2, _ge_Scalar_structured), '_ge_Scalar_structured')
+_reg(ge_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.ge_out, 2, _ge_Scalar_structured), '_ge_Scalar_structured')
 
 
 def _ge__Tensor_structured(self, other):
@@ -2921,8 +2931,8 @@ def _logical_and_structured(self, other):
     return _k_kernels_cpu_pointwise.logical_and_out(self, other, None)
 
 
-_reg(logical_and, "CPU", _logical_and_structured)
-_reg(logical_and, "Meta", _logical_and_structured)
+_reg(logical_and, "CPU", _functional(_k_kernels_cpu_pointwise.logical_and_out, 2, _logical_and_structured), '_logical_and_structured')
+_reg(logical_and, "Meta", _functional(_k_kernels_cpu_pointwise.logical_and_out, 2, _logical_and_structured), '_logical_and_structured')
 
 
 def _logical_and__structured(self, other):
@@ -2939,8 +2949,8 @@ def _logical_or_structured(self, other):
     return _k_kernels_cpu_pointwise.logical_or_out(self, other, None)
 
 
-_reg(logical_or, "CPU", _logical_or_structured)
-_reg(logical_or, "Meta", _logical_or_structured)
+_reg(logical_or, "CPU", _functional(_k_kernels_cpu_pointwise.logical_or_out, 2, _logical_or_structured), '_logical_or_structured')
+_reg(logical_or, "Meta", _functional(_k_kernels_cpu_pointwise.logical_or_out, 2, _logical_or_structured), '_logical_or_structured')
 
 
 def _logical_or__structured(self, other):
@@ -2957,8 +2967,8 @@ def _logical_xor_structured(self, other):
     return _k_kernels_cpu_pointwise.logical_xor_out(self, other, None)
 
 
-_reg(logical_xor, "CPU", _logical_xor_structured)
-_reg(logical_xor, "Meta", _logical_xor_structured)
+_reg(logical_xor, "CPU", _functional(_k_kernels_cpu_pointwise.logical_xor_out, 2, _logical_xor_structured), '_logical_xor_structured')
+_reg(logical_xor, "Meta", _functional(_k_kernels_cpu_pointwise.logical_xor_out, 2, _logical_xor_structured), '_logical_xor_structured')
 
 
 def _logical_xor__structured(self, other):
@@ -2975,24 +2985,24 @@ def _bitwise_and_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.bitwise_and_out(self, other, None)
 
 
-_reg(bitwise_and_Tensor, "CPU", _bitwise_and_Tensor_structured)
-_reg(bitwise_and_Tensor, "Meta", _bitwise_and_Tensor_structured)
+_reg(bitwise_and_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.bitwise_and_out, 2, _bitwise_and_Tensor_structured), '_bitwise_and_Tensor_structured')
+_reg(bitwise_and_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.bitwise_and_out, 2, _bitwise_and_Tensor_structured), '_bitwise_and_Tensor_structured')
 
 
 def _bitwise_and_Scalar_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.bitwise_and_out(self, other, None)
 
 
-_reg(bitwise_and_Scalar_Tensor, "CPU", _bitwise_and_Scalar_Tensor_structured)
-_reg(bitwise_and_Scalar_Tensor, "Meta", _bitwise_and_Scalar_Tensor_structured)
+_reg(bitwise_and_Scalar_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.bitwise_and_out, 2, _bitwise_and_Scalar_Tensor_structured), '_bitwise_and_Scalar_Tensor_structured')
+_reg(bitwise_and_Scalar_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.bitwise_and_out, 2, _bitwise_and_Scalar_Tensor_structured), '_bitwise_and_Scalar_Tensor_structured')
 
 
 def _bitwise_and_Scalar_structured(self, other):
     return _k_kernels_cpu_pointwise.bitwise_and_out(self, other, None)
 
 
-_reg(bitwise_and_Scalar, "CPU", _bitwise_and_Scalar_structured)
-_reg(bitwise_and_Scalar, "Meta", _bitwise_and_Scalar_structured)
+_reg(bitwise_and_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.bitwise_and_out, 2, _bitwise_and_Scalar_structured), '_bitwise_and_Scalar_structured')
+_reg(bitwise_and_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.bitwise_and_out, 2, _bitwise_and_Scalar_structured), '_bitwise_and_Scalar_structured')
 
 
 def _bitwise_and__Tensor_structured(self, other):
@@ -3021,24 +3031,24 @@ def _bitwise_or_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.bitwise_or_out(self, other, None)
 
 
-_reg(bitwise_or_Tensor, "CPU", _bitwise_or_Tensor_structured)
-_reg(bitwise_or_Tensor, "Meta", _bitwise_or_Tensor_structured)
+_reg(bitwise_or_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.bitwise_or_out, 2, _bitwise_or_Tensor_structured), '_bitwise_or_Tensor_structured')
+_reg(bitwise_or_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.bitwise_or_out, 2, _bitwise_or_Tensor_structured), '_bitwise_or_Tensor_structured')
 
 
 def _bitwise_or_Scalar_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.bitwise_or_out(self, other, None)
 
 
-_reg(bitwise_or_Scalar_Tensor, "CPU", _bitwise_or_Scalar_Tensor_structured)
-_reg(bitwise_or_Scalar_Tensor, "Meta", _bitwise_or_Scalar_Tensor_structured)
+_reg(bitwise_or_Scalar_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.bitwise_or_out, 2, _bitwise_or_Scalar_Tensor_structured), '_bitwise_or_Scalar_Tensor_structured')
+_reg(bitwise_or_Scalar_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.bitwise_or_out, 2, _bitwise_or_Scalar_Tensor_structured), '_bitwise_or_Scalar_Tensor_structured')
 
 
 def _bitwise_or_Scalar_structured(self, other):
     return _k_kernels_cpu_pointwise.bitwise_or_out(self, other, None)
 
 
-_reg(bitwise_or_Scalar, "CPU", _bitwise_or_Scalar_structured)
-_reg(bitwise_or_Scalar, "Meta", _bitwise_or_Scalar_structured)
+_reg(bitwise_or_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.bitwise_or_out, 2, _bitwise_or_Scalar_structured), '_bitwise_or_Scalar_structured')
+_reg(bitwise_or_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.bitwise_or_out, 2, _bitwise_or_Scalar_structured), '_bitwise_or_Scalar_structured')
 
 
 def _bitwise_or__Tensor_structured(self, other):
@@ -3067,24 +3077,24 @@ def _bitwise_xor_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.bitwise_xor_out(self, other, None)
 
 
-_reg(bitwise_xor_Tensor, "CPU", _bitwise_xor_Tensor_structured)
-_reg(bitwise_xor_Tensor, "Meta", _bitwise_xor_Tensor_structured)
+_reg(bitwise_xor_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.bitwise_xor_out, 2, _bitwise_xor_Tensor_structured), '_bitwise_xor_Tensor_structured')
+_reg(bitwise_xor_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.bitwise_xor_out, 2, _bitwise_xor_Tensor_structured), '_bitwise_xor_Tensor_structured')
 
 
 def _bitwise_xor_Scalar_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.bitwise_xor_out(self, other, None)
 
 
-_reg(bitwise_xor_Scalar_Tensor, "CPU", _bitwise_xor_Scalar_Tensor_structured)
-_reg(bitwise_xor_Scalar_Tensor, "Meta", _bitwise_xor_Scalar_Tensor_structured)
+_reg(bitwise_xor_Scalar_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.bitwise_xor_out, 2, _bitwise_xor_Scalar_Tensor_structured), '_bitwise_xor_Scalar_Tensor_structured')
+_reg(bitwise_xor_Scalar_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.bitwise_xor_out, 2, _bitwise_xor_Scalar_Tensor_structured), '_bitwise_xor_Scalar_Tensor_structured')
 
 
 def _bitwise_xor_Scalar_structured(self, other):
     return _k_kernels_cpu_pointwise.bitwise_xor_out(self, other, None)
 
 
-_reg(bitwise_xor_Scalar, "CPU", _bitwise_xor_Scalar_structured)
-_reg(bitwise_xor_Scalar, "Meta", _bitwise_xor_Scalar_structured)
+_reg(bitwise_xor_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.bitwise_xor_out, 2, _bitwise_xor_Scalar_structured), '_bitwise_xor_Scalar_structured')
+_reg(bitwise_xor_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.bitwise_xor_out, 2, _bitwise_xor_Scalar_structured), '_bitwise_xor_Scalar_structured')
 
 
 def _bitwise_xor__Tensor_structured(self, other):
@@ -3113,24 +3123,24 @@ def _bitwise_left_shift_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.bitwise_left_shift_out(self, other, None)
 
 
-_reg(bitwise_left_shift_Tensor, "CPU", _bitwise_left_shift_Tensor_structured)
-_reg(bitwise_left_shift_Tensor, "Meta", _bitwise_left_shift_Tensor_structured)
+_reg(bitwise_left_shift_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.bitwise_left_shift_out, 2, _bitwise_left_shift_Tensor_structured), '_bitwise_left_shift_Tensor_structured')
+_reg(bitwise_left_shift_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.bitwise_left_shift_out, 2, _bitwise_left_shift_Tensor_structured), '_bitwise_left_shift_Tensor_structured')
 
 
 def _bitwise_left_shift_Scalar_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.bitwise_left_shift_out(self, other, None)
 
 
-_reg(bitwise_left_shift_Scalar_Tensor, "CPU", _bitwise_left_shift_Scalar_Tensor_structured)
-_reg(bitwise_left_shift_Scalar_Tensor, "Meta", _bitwise_left_shift_Scalar_Tensor_structured)
+_reg(bitwise_left_shift_Scalar_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.bitwise_left_shift_out, 2, _bitwise_left_shift_Scalar_Tensor_structured), '_bitwise_left_shift_Scalar_Tensor_structured')
+_reg(bitwise_left_shift_Scalar_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.bitwise_left_shift_out, 2, _bitwise_left_shift_Scalar_Tensor_structured), '_bitwise_left_shift_Scalar_Tensor_structured')
 
 
 def _bitwise_left_shift_Tensor_Scalar_structured(self, other):
     return _k_kernels_cpu_pointwise.bitwise_left_shift_out(self, other, None)
 
 
-_reg(bitwise_left_shift_Tensor_Scalar, "CPU", _bitwise_left_shift_Tensor_Scalar_structured)
-_reg(bitwise_left_shift_Tensor_Scalar, "Meta", _bitwise_left_shift_Tensor_Scalar_structured)
+_reg(bitwise_left_shift_Tensor_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.bitwise_left_shift_out, 2, _bitwise_left_shift_Tensor_Scalar_structured), '_bitwise_left_shift_Tensor_Scalar_structured')
+_reg(bitwise_left_shift_Tensor_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.bitwise_left_shift_out, 2, _bitwise_left_shift_Tensor_Scalar_structured), '_bitwise_left_shift_Tensor_Scalar_structured')
 
 
 def _bitwise_left_shift__Tensor_structured(self, other):
@@ -3159,24 +3169,24 @@ def _bitwise_right_shift_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.bitwise_right_shift_out(self, other, None)
 
 
-_reg(bitwise_right_shift_Tensor, "CPU", _bitwise_right_shift_Tensor_structured)
-_reg(bitwise_right_shift_Tensor, "Meta", _bitwise_right_shift_Tensor_structured)
+_reg(bitwise_right_shift_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.bitwise_right_shift_out, 2, _bitwise_right_shift_Tensor_structured), '_bitwise_right_shift_Tensor_structured')
+_reg(bitwise_right_shift_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.bitwise_right_shift_out, 2, _bitwise_right_shift_Tensor_structured), '_bitwise_right_shift_Tensor_structured')
 
 
 def _bitwise_right_shift_Scalar_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.bitwise_right_shift_out(self, other, None)
 
 
-_reg(bitwise_right_shift_Scalar_Tensor, "CPU", _bitwise_right_shift_Scalar_Tensor_structured)
-_reg(bitwise_right_shift_Scalar_Tensor, "Meta", _bitwise_right_shift_Scalar_Tensor_structured)
+_reg(bitwise_right_shift_Scalar_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.bitwise_right_shift_out, 2, _bitwise_right_shift_Scalar_Tensor_structured), '_bitwise_right_shift_Scalar_Tensor_structured')
+_reg(bitwise_right_shift_Scalar_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.bitwise_right_shift_out, 2, _bitwise_right_shift_Scalar_Tensor_structured), '_bitwise_right_shift_Scalar_Tensor_structured')
 
 
 def _bitwise_right_shift_Tensor_Scalar_structured(self, other):
     return _k_kernels_cpu_pointwise.bitwise_right_shift_out(self, other, None)
 
 
-_reg(bitwise_right_shift_Tensor_Scalar, "CPU", _bitwise_right_shift_Tensor_Scalar_structured)
-_reg(bitwise_right_shift_Tensor_Scalar, "Meta", _bitwise_right_shift_Tensor_Scalar_structured)
+_reg(bitwise_right_shift_Tensor_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.bitwise_right_shift_out, 2, _bitwise_right_shift_Tensor_Scalar_structured), '_bitwise_right_shift_Tensor_Scalar_structured')
+_reg(bitwise_right_shift_Tensor_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.bitwise_right_shift_out, 2, _bitwise_right_shift_Tensor_Scalar_structured), '_bitwise_right_shift_Tensor_Scalar_structured')
 
 
 def _bitwise_right_shift__Tensor_structured(self, other):
@@ -3205,16 +3215,16 @@ def _clamp_Tensor_structured(self, min, max):
     return _k_kernels_cpu_pointwise.clamp_Tensor_out(self, min, max, None)
 
 
-_reg(clamp_Tensor, "CPU", _clamp_Tensor_structured)
-_reg(clamp_Tensor, "Meta", _clamp_Tensor_structured)
+_reg(clamp_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.clamp_Tensor_out, 3, _clamp_Tensor_structured), '_clamp_Tensor_structured')
+_reg(clamp_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.clamp_Tensor_out, 3, _clamp_Tensor_structured), '_clamp_Tensor_structured')
 
 
 def _clamp_structured(self, min, max):
     return _k_kernels_cpu_pointwise.clamp_out(self, min, max, None)
 
 
-_reg(clamp, "CPU", _clamp_structured)
-_reg(clamp, "Meta", _clamp_structured)
+_reg(clamp, "CPU", _functional(_k_kernels_cpu_pointwise.clamp_out, 3, _clamp_structured), '_clamp_structured')
+_reg(clamp, "Meta", _functional(_k_kernels_cpu_pointwise.clamp_out, 3, _clamp_structured), '_clamp_structured')
 
 
 def _clamp__Tensor_structured(self, min, max):
@@ -3241,16 +3251,16 @@ def _clamp_min_Tensor_structured(self, min):
     return _k_kernels_cpu_pointwise.clamp_min_Tensor_out(self, min, None)
 
 
-_reg(clamp_min_Tensor, "CPU", _clamp_min_Tensor_structured)
-_reg(clamp_min_Tensor, "Meta", _clamp_min_Tensor_structured)
+_reg(clamp_min_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.clamp_min_Tensor_out, 2, _clamp_min_Tensor_structured), '_clamp_min_Tensor_structured')
+_reg(clamp_min_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.clamp_min_Tensor_out, 2, _clamp_min_Tensor_structured), '_clamp_min_Tensor_structured')
 
 
 def _clamp_min_structured(self, min):
     return _k_kernels_cpu_pointwise.clamp_min_out(self, min, None)
 
 
-_reg(clamp_min, "CPU", _clamp_min_structured)
-_reg(clamp_min, "Meta", _clamp_min_structured)
+_reg(clamp_min, "CPU", _functional(_k_kernels_cpu_pointwise.clamp_min_out, 2, _clamp_min_structured), '_clamp_min_structured')
+_reg(clamp_min, "Meta", _functional(_k_kernels_cpu_pointwise.clamp_min_out, 2, _clamp_min_structured), '_clamp_min_structured')
 
 
 def _clamp_min__Tensor_structured(self, min):
@@ -3277,16 +3287,16 @@ def _clamp_max_Tensor_structured(self, max):
     return _k_kernels_cpu_pointwise.clamp_max_Tensor_out(self, max, None)
 
 
-_reg(clamp_max_Tensor, "CPU", _clamp_max_Tensor_structured)
-_reg(clamp_max_Tensor, "Meta", _clamp_max_Tensor_structured)
+_reg(clamp_max_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.clamp_max_Tensor_out, 2, _clamp_max_Tensor_structured), '_clamp_max_Tensor_structured')
+_reg(clamp_max_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.clamp_max_Tensor_out, 2, _clamp_max_Tensor_structured), '_clamp_max_Tensor_structured')
 
 
 def _clamp_max_structured(self, max):
     return _k_kernels_cpu_pointwise.clamp_max_out(self, max, None)
 
 
-_reg(clamp_max, "CPU", _clamp_max_structured)
-_reg(clamp_max, "Meta", _clamp_max_structured)
+_reg(clamp_max, "CPU", _functional(_k_kernels_cpu_pointwise.clamp_max_out, 2, _clamp_max_structured), '_clamp_max_structured')
+_reg(clamp_max, "Meta", _functional(_k_kernels_cpu_pointwise.clamp_max_out, 2, _clamp_max_structured), '_clamp_max_structured')
 
 
 def _clamp_max__Tensor_structured(self, max):
@@ -3319,8 +3329,8 @@ def _where_self_structured(condition, self, other):
     return _k_kernels_cpu_pointwise.where_self_out(condition, self, other, None)
 
 
-_reg(where_self, "CPU", _where_self_structured)
-_reg(where_self, "Meta", _where_self_structured)
+_reg(where_self, "CPU", _functional(_k_kernels_cpu_pointwise.where_self_out, 3, _where_self_structured), '_where_self_structured')
+_reg(where_self, "Meta", _functional(_k_kernels_cpu_pointwise.where_self_out, 3, _where_self_structured), '_where_self_structured')
 _reg(where_ScalarSelf, "CompositeImplicitAutograd", _k_decompositions_pointwise.where_ScalarSelf)
 _reg(where_ScalarOther, "CompositeImplicitAutograd", _k_decompositions_pointwise.where_ScalarOther)
 _reg(where_Scalar, "CompositeImplicitAutograd", _k_decompositions_pointwise.where_Scalar)
@@ -3332,16 +3342,16 @@ def _lerp_Tensor_structured(self, end, weight):
     return _k_kernels_cpu_pointwise.lerp_Tensor_out(self, end, weight, None)
 
 
-_reg(lerp_Tensor, "CPU", _lerp_Tensor_structured)
-_reg(lerp_Tensor, "Meta", _lerp_Tensor_structured)
+_reg(lerp_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.lerp_Tensor_out, 3, _lerp_Tensor_structured), '_lerp_Tensor_structured')
+_reg(lerp_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.lerp_Tensor_out, 3, _lerp_Tensor_structured), '_lerp_Tensor_structured')
 
 
 def _lerp_Scalar_structured(self, end, weight):
     return _k_kernels_cpu_pointwise.lerp_Scalar_out(self, end, weight, None)
 
 
-_reg(lerp_Scalar, "CPU", _lerp_Scalar_structured)
-_reg(lerp_Scalar, "Meta", _lerp_Scalar_structured)
+_reg(lerp_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.lerp_Scalar_out, 3, _lerp_Scalar_structured), '_lerp_Scalar_structured')
+_reg(lerp_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.lerp_Scalar_out, 3, _lerp_Scalar_structured), '_lerp_Scalar_structured')
 
 
 def _lerp__Tensor_structured(self, end, weight):
@@ -3368,8 +3378,8 @@ def _addcmul_structured(self, tensor1, tensor2, value):
     return _k_kernels_cpu_pointwise.addcmul_out(self, tensor1, tensor2, value, None)
 
 
-_reg(addcmul, "CPU", _addcmul_structured)
-_reg(addcmul, "Meta", _addcmul_structured)
+_reg(addcmul, "CPU", _functional(_k_kernels_cpu_pointwise.addcmul_out, 4, _addcmul_structured), '_addcmul_structured')
+_reg(addcmul, "Meta", _functional(_k_kernels_cpu_pointwise.addcmul_out, 4, _addcmul_structured), '_addcmul_structured')
 
 
 def _addcmul__structured(self, tensor1, tensor2, value):
@@ -3386,8 +3396,8 @@ def _addcdiv_structured(self, tensor1, tensor2, value):
     return _k_kernels_cpu_pointwise.addcdiv_out(self, tensor1, tensor2, value, None)
 
 
-_reg(addcdiv, "CPU", _addcdiv_structured)
-_reg(addcdiv, "Meta", _addcdiv_structured)
+_reg(addcdiv, "CPU", _functional(_k_kernels_cpu_pointwise.addcdiv_out, 4, _addcdiv_structured), '_addcdiv_structured')
+_reg(addcdiv, "Meta", _functional(_k_kernels_cpu_pointwise.addcdiv_out, 4, _addcdiv_structured), '_addcdiv_structured')
 
 
 def _addcdiv__structured(self, tensor1, tensor2, value):
@@ -3431,8 +3441,8 @@ def _sum_dim_IntList_structured(self, dim, keepdim, dtype):
     return _k_kernels_cpu_reduce.sum_out(self, dim, keepdim, dtype, None)
 
 
-_reg(sum_dim_IntList, "CPU", _sum_dim_IntList_structured)
-_reg(sum_dim_IntList, "Meta", _sum_dim_IntList_structured)
+_reg(sum_dim_IntList, "CPU", _functional(_k_kernels_cpu_reduce.sum_out, 4, _sum_dim_IntList_structured), '_sum_dim_IntList_structured')
+_reg(sum_dim_IntList, "Meta", _functional(_k_kernels_cpu_reduce.sum_out, 4, _sum_dim_IntList_structured), '_sum_dim_IntList_structured')
 _reg(sum_IntList_out, "CPU", _k_kernels_cpu_reduce.sum_out)
 _reg(sum_IntList_out, "Meta", _k_kernels_cpu_reduce.sum_out)
 _reg(sum_out, "CompositeExplicitAutograd", _k_kernels_cpu_reduce.sum_all_out)
@@ -3443,8 +3453,8 @@ def _mean_dim_structured(self, dim, keepdim, dtype):
     return _k_kernels_cpu_reduce.mean_out(self, dim, keepdim, dtype, None)
 
 
-_reg(mean_dim, "CPU", _mean_dim_structured)
-_reg(mean_dim, "Meta", _mean_dim_structured)
+_reg(mean_dim, "CPU", _functional(_k_kernels_cpu_reduce.mean_out, 4, _mean_dim_structured), '_mean_dim_structured')
+_reg(mean_dim, "Meta", _functional(_k_kernels_cpu_reduce.mean_out, 4, _mean_dim_structured), '_mean_dim_structured')
 _reg(mean_out, "CPU", _k_kernels_cpu_reduce.mean_out)
 _reg(mean_out, "Meta", _k_kernels_cpu_reduce.mean_out)
 _reg(mean_dtype_out, "CompositeExplicitAutograd", _k_kernels_cpu_reduce.mean_all_out)
@@ -3456,8 +3466,8 @@ def _prod_dim_int_structured(self, dim, keepdim, dtype):
     return _k_kernels_cpu_reduce.prod_out(self, dim, keepdim, dtype, None)
 
 
-_reg(prod_dim_int, "CPU", _prod_dim_int_structured)
-_reg(prod_dim_int, "Meta", _prod_dim_int_structured)
+_reg(prod_dim_int, "CPU", _functional(_k_kernels_cpu_reduce.prod_out, 4, _prod_dim_int_structured), '_prod_dim_int_structured')
+_reg(prod_dim_int, "Meta", _functional(_k_kernels_cpu_reduce.prod_out, 4, _prod_dim_int_structured), '_prod_dim_int_structured')
 _reg(prod_int_out, "CPU", _k_kernels_cpu_reduce.prod_out)
 _reg(prod_int_out, "Meta", _k_kernels_cpu_reduce.prod_out)
 _reg(prod_out, "CPU", _k_kernels_cpu_reduce.prod_all_out)
@@ -3500,8 +3510,8 @@ def _amax_structured(self, dim, keepdim):
     return _k_kernels_cpu_reduce.amax_out(self, dim, keepdim, None)
 
 
-_reg(amax, "CPU", _amax_structured)
-_reg(amax, "Meta", _amax_structured)
+_reg(amax, "CPU", _functional(_k_kernels_cpu_reduce.amax_out, 3, _amax_structured), '_amax_structured')
+_reg(amax, "Meta", _functional(_k_kernels_cpu_reduce.amax_out, 3, _amax_structured), '_amax_structured')
 _reg(amax_out, "CPU", _k_kernels_cpu_reduce.amax_out)
 _reg(amax_out, "Meta", _k_kernels_cpu_reduce.amax_out)
 
@@ -3510,8 +3520,8 @@ def _amin_structured(self, dim, keepdim):
     return _k_kernels_cpu_reduce.amin_out(self, dim, keepdim, None)
 
 
-_reg(amin, "CPU", _amin_structured)
-_reg(amin, "Meta", _amin_structured)
+_reg(amin, "CPU", _functional(_k_kernels_cpu_reduce.amin_out, 3, _amin_structured), '_amin_structured')
+_reg(amin, "Meta", _functional(_k_kernels_cpu_reduce.amin_out, 3, _amin_structured), '_amin_structured')
 _reg(amin_out, "CPU", _k_kernels_cpu_reduce.amin_out)
 _reg(amin_out, "Meta", _k_kernels_cpu_reduce.amin_out)
 
@@ -3520,8 +3530,8 @@ def _argmax_structured(self, dim, keepdim):
     return _k_kernels_cpu_reduce.argmax_out(self, dim, keepdim, None)
 
 
-_reg(argmax, "CPU", _argmax_structured)
-_reg(argmax, "Meta", _argmax_structured)
+_reg(argmax, "CPU", _functional(_k_kernels_cpu_reduce.argmax_out, 3, _argmax_structured), '_argmax_structured')
+_reg(argmax, "Meta", _functional(_k_kernels_cpu_reduce.argmax_out, 3, _argmax_structured), '_argmax_structured')
 _reg(argmax_out, "CPU", _k_kernels_cpu_reduce.argmax_out)
 _reg(argmax_out, "Meta", _k_kernels_cpu_reduce.argmax_out)
 
@@ -3530,8 +3540,8 @@ def _argmin_structured(self, dim, keepdim):
     return _k_kernels_cpu_reduce.argmin_out(self, dim, keepdim, None)
 
 
-_reg(argmin, "CPU", _argmin_structured)
-_reg(argmin, "Meta", _argmin_structured)
+_reg(argmin, "CPU", _functional(_k_kernels_cpu_reduce.argmin_out, 3, _argmin_structured), '_argmin_structured')
+_reg(argmin, "Meta", _functional(_k_kernels_cpu_reduce.argmin_out, 3, _argmin_structured), '_argmin_structured')
 _reg(argmin_out, "CPU", _k_kernels_cpu_reduce.argmin_out)
 _reg(argmin_out, "Meta", _k_kernels_cpu_reduce.argmin_out)
 _reg(var_dim, "CompositeImplicitAutograd", _k_decompositions_reduce.var_dim)
@@ -3568,16 +3578,16 @@ def _norm_ScalarOpt_dim_dtype_structured(self, p, dim, keepdim, dtype):
     return _k_kernels_cpu_reduce.norm_dtype_out(self, p, dim, keepdim, dtype, None)
 
 
-_reg(norm_ScalarOpt_dim_dtype, "CPU", _norm_ScalarOpt_dim_dtype_structured)
-_reg(norm_ScalarOpt_dim_dtype, "Meta", _norm_ScalarOpt_dim_dtype_structured)
+_reg(norm_ScalarOpt_dim_dtype, "CPU", _functional(_k_kernels_cpu_reduce.norm_dtype_out, 5, _norm_ScalarOpt_dim_dtype_structured), '_norm_ScalarOpt_dim_dtype_structured')
+_reg(norm_ScalarOpt_dim_dtype, "Meta", _functional(_k_kernels_cpu_reduce.norm_dtype_out, 5, _norm_ScalarOpt_dim_dtype_structured), '_norm_ScalarOpt_dim_dtype_structured')
 
 
 def _norm_ScalarOpt_dim_structured(self, p, dim, keepdim):
     return _k_kernels_cpu_reduce.norm_out(self, p, dim, keepdim, None)
 
 
-_reg(norm_ScalarOpt_dim, "CPU", _norm_ScalarOpt_dim_structured)
-_reg(norm_ScalarOpt_dim, "Meta", _norm_ScalarOpt_dim_structured)
+_reg(norm_ScalarOpt_dim, "CPU", _functional(_k_kernels_cpu_reduce.norm_out, 4, _norm_ScalarOpt_dim_structured), '_norm_ScalarOpt_dim_structured')
+_reg(norm_ScalarOpt_dim, "Meta", _functional(_k_kernels_cpu_reduce.norm_out, 4, _norm_ScalarOpt_dim_structured), '_norm_ScalarOpt_dim_structured')
 _reg(norm_dtype_out, "CPU", _k_kernels_cpu_reduce.norm_dtype_out)
 _reg(norm_dtype_out, "Meta", _k_kernels_cpu_reduce.norm_dtype_out)
 _reg(norm_out, "CPU", _k_kernels_cpu_reduce.norm_out)
@@ -3590,8 +3600,8 @@ def _linalg_vector_norm_structured(self, ord, dim, keepdim, dtype):
     return _k_kernels_cpu_reduce.linalg_vector_norm_out(self, ord, dim, keepdim, dtype, None)
 
 
-_reg(linalg_vector_norm, "CPU", _linalg_vector_norm_structured)
-_reg(linalg_vector_norm, "Meta", _linalg_vector_norm_structured)
+_reg(linalg_vector_norm, "CPU", _functional(_k_kernels_cpu_reduce.linalg_vector_norm_out, 5, _linalg_vector_norm_structured), '_linalg_vector_norm_structured')
+_reg(linalg_vector_norm, "Meta", _functional(_k_kernels_cpu_reduce.linalg_vector_norm_out, 5, _linalg_vector_norm_structured), '_linalg_vector_norm_structured')
 _reg(linalg_vector_norm_out, "CPU", _k_kernels_cpu_reduce.linalg_vector_norm_out)
 _reg(linalg_vector_norm_out, "Meta", _k_kernels_cpu_reduce.linalg_vector_norm_out)
 _reg(logsumexp, "CompositeExplicitAutograd", _k_kernels_cpu_reduce.logsumexp)
@@ -3602,24 +3612,24 @@ def _all_structured(self):
     return _k_kernels_cpu_reduce.all_all_out(self, None)
 
 
-_reg(all, "CPU", _all_structured)
-_reg(all, "Meta", _all_structured)
+_reg(all, "CPU", _functional(_k_kernels_cpu_reduce.all_all_out, 1, _all_structured), '_all_structured')
+_reg(all, "Meta", _functional(_k_kernels_cpu_reduce.all_all_out, 1, _all_structured), '_all_structured')
 
 
 def _all_dims_structured(self, dim, keepdim):
     return _k_kernels_cpu_reduce.all_dims_out(self, dim, keepdim, None)
 
 
-_reg(all_dims, "CPU", _all_dims_structured)
-_reg(all_dims, "Meta", _all_dims_structured)
+_reg(all_dims, "CPU", _functional(_k_kernels_cpu_reduce.all_dims_out, 3, _all_dims_structured), '_all_dims_structured')
+_reg(all_dims, "Meta", _functional(_k_kernels_cpu_reduce.all_dims_out, 3, _all_dims_structured), '_all_dims_structured')
 
 
 def _all_dim_structured(self, dim, keepdim):
     return _k_kernels_cpu_reduce.all_dim_out(self, dim, keepdim, None)
 
 
-_reg(all_dim, "CPU", _all_dim_structured)
-_reg(all_dim, "Meta", _all_dim_structured)
+_reg(all_dim, "CPU", _functional(_k_kernels_cpu_reduce.all_dim_out, 3, _all_dim_structured), '_all_dim_structured')
+_reg(all_dim, "Meta", _functional(_k_kernels_cpu_reduce.all_dim_out, 3, _all_dim_structured), '_all_dim_structured')
 _reg(all_all_out, "CPU", _k_kernels_cpu_reduce.all_all_out)
 _reg(all_all_out, "Meta", _k_kernels_cpu_reduce.all_all_out)
 _reg(all_dims_out, "CPU", _k_kernels_cpu_reduce.all_dims_out)
@@ -3632,24 +3642,24 @@ def _any_structured(self):
     return _k_kernels_cpu_reduce.any_all_out(self, None)
 
 
-_reg(any, "CPU", _any_structured)
-_reg(any, "Meta", _any_structured)
+_reg(any, "CPU", _functional(_k_kernels_cpu_reduce.any_all_out, 1, _any_structured), '_any_structured')
+_reg(any, "Meta", _functional(_k_kernels_cpu_reduce.any_all_out, 1, _any_structured), '_any_structured')
 
 
 def _any_dims_structured(self, dim, keepdim):
     return _k_kernels_cpu_reduce.any_dims_out(self, dim, keepdim, None)
 
 
-_reg(any_dims, "CPU", _any_dims_structured)
-_reg(any_dims, "Meta", _any_dims_structured)
+_reg(any_dims, "CPU", _functional(_k_kernels_cpu_reduce.any_dims_out, 3, _any_dims_structured), '_any_dims_structured')
+_reg(any_dims, "Meta", _functional(_k_kernels_cpu_reduce.any_dims_out, 3, _any_dims_structured), '_any_dims_structured')
 
 
 def _any_dim_structured(self, dim, keepdim):
     return _k_kernels_cpu_reduce.any_dim_out(self, dim, keepdim, None)
 
 
-_reg(any_dim, "CPU", _any_dim_structured)
-_reg(any_dim, "Meta", _any_dim_structured)
+_reg(any_dim, "CPU", _functional(_k_kernels_cpu_reduce.any_dim_out, 3, _any_dim_structured), '_any_dim_structured')
+_reg(any_dim, "Meta", _functional(_k_kernels_cpu_reduce.any_dim_out, 3, _any_dim_structured), '_any_dim_structured')
 _reg(any_all_out, "CPU", _k_kernels_cpu_reduce.any_all_out)
 _reg(any_all_out, "Meta", _k_kernels_cpu_reduce.any_all_out)
 _reg(any_dims_out, "CPU", _k_kernels_cpu_reduce.any_dims_out)
@@ -3667,8 +3677,8 @@ def _cumsum_structured(self, dim, dtype):
     return _k_kernels_cpu_reduce.cumsum_out(self, dim, dtype, None)
 
 
-_reg(cumsum, "CPU", _cumsum_structured)
-_reg(cumsum, "Meta", _cumsum_structured)
+_reg(cumsum, "CPU", _functional(_k_kernels_cpu_reduce.cumsum_out, 3, _cumsum_structured), '_cumsum_structured')
+_reg(cumsum, "Meta", _functional(_k_kernels_cpu_reduce.cumsum_out, 3, _cumsum_structured), '_cumsum_structured')
 
 
 def _cumsum__structured(self, dim, dtype):
@@ -3685,8 +3695,8 @@ def _cumprod_structured(self, dim, dtype):
     return _k_kernels_cpu_reduce.cumprod_out(self, dim, dtype, None)
 
 
-_reg(cumprod, "CPU", _cumprod_structured)
-_reg(cumprod, "Meta", _cumprod_structured)
+_reg(cumprod, "CPU", _functional(_k_kernels_cpu_reduce.cumprod_out, 3, _cumprod_structured), '_cumprod_structured')
+_reg(cumprod, "Meta", _functional(_k_kernels_cpu_reduce.cumprod_out, 3, _cumprod_structured), '_cumprod_structured')
 
 
 def _cumprod__structured(self, dim, dtype):
@@ -3703,9 +3713,9 @@ def _cat_structured(tensors, dim):
     return _k_kernels_cpu_shape.cat_out(tensors, dim, None)
 
 
-_reg(cat, "CPU", _cat_structured)
-_reg(cat, "Meta", _cat_structured)
-_reg(cat, "CompositeExplicitAutogradNonFunctional", _cat_structured)
+_reg(cat, "CPU", _functional(_k_kernels_cpu_shape.cat_out, 2, _cat_structured), '_cat_structured')
+_reg(cat, "Meta", _functional(_k_kernels_cpu_shape.cat_out, 2, _cat_structured), '_cat_structured')
+_reg(cat, "CompositeExplicitAutogradNonFunctional", _functional(_k_kernels_cpu_shape.cat_out, 2, _cat_structured), '_cat_structured')
 _reg(cat_out, "CPU", _k_kernels_cpu_shape.cat_out)
 _reg(cat_out, "Meta", _k_kernels_cpu_shape.cat_out)
 _reg(cat_out, "CompositeExplicitAutogradNonFunctional", _k_kernels_cpu_shape.cat_out)
@@ -3741,8 +3751,8 @@ def _tril_structured(self, diagonal):
     return _k_kernels_cpu_shape.tril_out(self, diagonal, None)
 
 
-_reg(tril, "CPU", _tril_structured)
-_reg(tril, "Meta", _tril_structured)
+_reg(tril, "CPU", _functional(_k_kernels_cpu_shape.tril_out, 2, _tril_structured), '_tril_structured')
+_reg(tril, "Meta", _functional(_k_kernels_cpu_shape.tril_out, 2, _tril_structured), '_tril_structured')
 
 
 def _tril__structured(self, diagonal):
@@ -3759,8 +3769,8 @@ def _triu_structured(self, diagonal):
     return _k_kernels_cpu_shape.triu_out(self, diagonal, None)
 
 
-_reg(triu, "CPU", _triu_structured)
-_reg(triu, "Meta", _triu_structured)
+_reg(triu, "CPU", _functional(_k_kernels_cpu_shape.triu_out, 2, _triu_structured), '_triu_structured')
+_reg(triu, "Meta", _functional(_k_kernels_cpu_shape.triu_out, 2, _triu_structured), '_triu_structured')
 
 
 def _triu__structured(self, diagonal):
@@ -3785,8 +3795,8 @@ def _reflection_pad1d_structured(self, padding):
     return _k_kernels_cpu_shape.reflection_pad1d_out(self, padding, None)
 
 
-_reg(reflection_pad1d, "CPU", _reflection_pad1d_structured)
-_reg(reflection_pad1d, "Meta", _reflection_pad1d_structured)
+_reg(reflection_pad1d, "CPU", _functional(_k_kernels_cpu_shape.reflection_pad1d_out, 2, _reflection_pad1d_structured), '_reflection_pad1d_structured')
+_reg(reflection_pad1d, "Meta", _functional(_k_kernels_cpu_shape.reflection_pad1d_out, 2, _reflection_pad1d_structured), '_reflection_pad1d_structured')
 _reg(reflection_pad1d_out, "CPU", _k_kernels_cpu_shape.reflection_pad1d_out)
 _reg(reflection_pad1d_out, "Meta", _k_kernels_cpu_shape.reflection_pad1d_out)
 
@@ -3795,8 +3805,8 @@ def _reflection_pad2d_structured(self, padding):
     return _k_kernels_cpu_shape.reflection_pad2d_out(self, padding, None)
 
 
-_reg(reflection_pad2d, "CPU", _reflection_pad2d_structured)
-_reg(reflection_pad2d, "Meta", _reflection_pad2d_structured)
+_reg(reflection_pad2d, "CPU", _functional(_k_kernels_cpu_shape.reflection_pad2d_out, 2, _reflection_pad2d_structured), '_reflection_pad2d_structured')
+_reg(reflection_pad2d, "Meta", _functional(_k_kernels_cpu_shape.reflection_pad2d_out, 2, _reflection_pad2d_structured), '_reflection_pad2d_structured')
 _reg(reflection_pad2d_out, "CPU", _k_kernels_cpu_shape.reflection_pad2d_out)
 _reg(reflection_pad2d_out, "Meta", _k_kernels_cpu_shape.reflection_pad2d_out)
 
@@ -3805,8 +3815,8 @@ def _replication_pad1d_structured(self, padding):
     return _k_kernels_cpu_shape.replication_pad1d_out(self, padding, None)
 
 
-_reg(replication_pad1d, "CPU", _replication_pad1d_structured)
-_reg(replication_pad1d, "Meta", _replication_pad1d_structured)
+_reg(replication_pad1d, "CPU", _functional(_k_kernels_cpu_shape.replication_pad1d_out, 2, _replication_pad1d_structured), '_replication_pad1d_structured')
+_reg(replication_pad1d, "Meta", _functional(_k_kernels_cpu_shape.replication_pad1d_out, 2, _replication_pad1d_structured), '_replication_pad1d_structured')
 _reg(replication_pad1d_out, "CPU", _k_kernels_cpu_shape.replication_pad1d_out)
 _reg(replication_pad1d_out, "Meta", _k_kernels_cpu_shape.replication_pad1d_out)
 
@@ -3815,8 +3825,8 @@ def _replication_pad2d_structured(self, padding):
     return _k_kernels_cpu_shape.replication_pad2d_out(self, padding, None)
 
 
-_reg(replication_pad2d, "CPU", _replication_pad2d_structured)
-_reg(replication_pad2d, "Meta", _replication_pad2d_structured)
+_reg(replication_pad2d, "CPU", _functional(_k_kernels_cpu_shape.replication_pad2d_out, 2, _replication_pad2d_structured), '_replication_pad2d_structured')
+_reg(replication_pad2d, "Meta", _functional(_k_kernels_cpu_shape.replication_pad2d_out, 2, _replication_pad2d_structured), '_replication_pad2d_structured')
 _reg(replication_pad2d_out, "CPU", _k_kernels_cpu_shape.replication_pad2d_out)
 _reg(replication_pad2d_out, "Meta", _k_kernels_cpu_shape.replication_pad2d_out)
 
@@ -3825,8 +3835,8 @@ def _reflection_pad3d_structured(self, padding):
     return _k_kernels_cpu_shape.reflection_pad3d_out(self, padding, None)
 
 
-_reg(reflection_pad3d, "CPU", _reflection_pad3d_structured)
-_reg(reflection_pad3d, "Meta", _reflection_pad3d_structured)
+_reg(reflection_pad3d, "CPU", _functional(_k_kernels_cpu_shape.reflection_pad3d_out, 2, _reflection_pad3d_structured), '_reflection_pad3d_structured')
+_reg(reflection_pad3d, "Meta", _functional(_k_kernels_cpu_shape.reflection_pad3d_out, 2, _reflection_pad3d_structured), '_reflection_pad3d_structured')
 _reg(reflection_pad3d_out, "CPU", _k_kernels_cpu_shape.reflection_pad3d_out)
 _reg(reflection_pad3d_out, "Meta", _k_kernels_cpu_shape.reflection_pad3d_out)
 
@@ -3835,8 +3845,8 @@ def _replication_pad3d_structured(self, padding):
     return _k_kernels_cpu_shape.replication_pad3d_out(self, padding, None)
 
 
-_reg(replication_pad3d, "CPU", _replication_pad3d_structured)
-_reg(replication_pad3d, "Meta", _replication_pad3d_structured)
+_reg(replication_pad3d, "CPU", _functional(_k_kernels_cpu_shape.replication_pad3d_out, 2, _replication_pad3d_structured), '_replication_pad3d_structured')
+_reg(replication_pad3d, "Meta", _functional(_k_kernels_cpu_shape.replication_pad3d_out, 2, _replication_pad3d_structured), '_replication_pad3d_structured')
 _reg(replication_pad3d_out, "CPU", _k_kernels_cpu_shape.replication_pad3d_out)
 _reg(replication_pad3d_out, "Meta", _k_kernels_cpu_shape.replication_pad3d_out)
 _reg(_pad_circular, "CompositeImplicitAutograd", _k_decompositions_shape.pad_circular)
@@ -3918,18 +3928,18 @@ _reg(squeeze_dim, "CompositeExplicitAutograd", _k_kernels_composite_views.squeez
 _reg(squeeze_dims, "CompositeExplicitAutograd", _k_kernels_composite_views.squeeze_dims)
 _reg(flatten_using_ints, "CompositeImplicitAutograd", _k_decompositions_views.flatten)
 _reg(unflatten_int, "CompositeImplicitAutograd", _k_decompositions_views.unflatten)
-_reg(movedim_intlist, "CompositeExplicitAutograd", _k_kernels_composite_views.movedim)
-_reg(movedim_int, "CompositeExplicitAutograd", _k_kernels_composite_views.movedim)
+_reg(movedim_intlist, "CompositeImplicitAutograd", _k_decompositions_views.movedim)
+_reg(movedim_int, "CompositeImplicitAutograd", _k_decompositions_views.movedim)
 _reg(moveaxis_intlist, "CompositeImplicitAutograd", _k_decompositions_views.moveaxis)
 _reg(moveaxis_int, "CompositeImplicitAutograd", _k_decompositions_views.moveaxis)
 _reg(unfold, "CompositeExplicitAutograd", _k_kernels_composite_views.unfold)
 _reg(diagonal, "CompositeExplicitAutograd", _k_kernels_composite_views.diagonal)
 _reg(split_Tensor, "CompositeExplicitAutograd", _k_kernels_composite_views.split_Tensor)
 _reg(split_with_sizes, "CompositeExplicitAutograd", _k_kernels_composite_views.split_with_sizes)
-_reg(chunk, "CompositeExplicitAutograd", _k_kernels_composite_views.chunk)
+_reg(chunk, "CompositeImplicitAutograd", _k_decompositions_views.chunk)
 _reg(unbind_int, "CompositeExplicitAutograd", _k_kernels_composite_views.unbind_int)
-_reg(tensor_split_sections, "CompositeExplicitAutograd", _k_kernels_composite_views.tensor_split)
-_reg(tensor_split_indices, "CompositeExplicitAutograd", _k_kernels_composite_views.tensor_split)
+_reg(tensor_split_sections, "CompositeImplicitAutograd", _k_decompositions_views.tensor_split)
+_reg(tensor_split_indices, "CompositeImplicitAutograd", _k_decompositions_views.tensor_split)
 _reg(alias, "CompositeExplicitAutograd", _k_kernels_composite_views.alias)
 _reg(clone, "CompositeExplicitAutograd", _k_kernels_composite_views.clone)
 _reg(copy_, "CompositeExplicitAutograd", _k_kernels_composite_views.copy_)
@@ -4314,16 +4324,11 @@ _layer(unsqueeze, "ADInplaceOrView", _layers.view_kernel(unsqueeze))
 _layer(squeeze, "ADInplaceOrView", _layers.view_kernel(squeeze))
 _layer(squeeze_dim, "ADInplaceOrView", _layers.view_kernel(squeeze_dim))
 _layer(squeeze_dims, "ADInplaceOrView", _layers.view_kernel(squeeze_dims))
-_layer(movedim_intlist, "ADInplaceOrView", _layers.view_kernel(movedim_intlist))
-_layer(movedim_int, "ADInplaceOrView", _layers.view_kernel(movedim_int))
 _layer(unfold, "ADInplaceOrView", _layers.view_kernel(unfold))
 _layer(diagonal, "ADInplaceOrView", _layers.view_kernel(diagonal))
 _layer(split_Tensor, "ADInplaceOrView", _layers.view_kernel(split_Tensor))
 _layer(split_with_sizes, "ADInplaceOrView", _layers.view_kernel(split_with_sizes))
-_layer(chunk, "ADInplaceOrView", _layers.view_kernel(chunk))
 _layer(unbind_int, "ADInplaceOrView", _layers.view_kernel(unbind_int))
-_layer(tensor_split_sections, "ADInplaceOrView", _layers.view_kernel(tensor_split_sections))
-_layer(tensor_split_indices, "ADInplaceOrView", _layers.view_kernel(tensor_split_indices))
 _layer(alias, "ADInplaceOrView", _layers.view_kernel(alias))
 _layer(copy_, "ADInplaceOrView", _layers.inplace_kernel(copy_, (0,)))
 _layer(fill__Scalar, "ADInplaceOrView", _layers.inplace_kernel(fill__Scalar, (0,)))

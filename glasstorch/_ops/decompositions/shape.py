@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from ..._core.layout import contiguous_format
 from ..._core.shape import wrap_dim
+from ..._tensor.impl import empty_impl
 from ..aten import aten
-from ..kernels.cpu.shape import circular_pad
 
 __all__ = [
     "concat", "concat_out", "concatenate", "concatenate_out", "hstack", "hstack_out", "vstack", "vstack_out",
@@ -193,8 +193,48 @@ _PAD_HELP = ("Supported combinations for non-constant padding:\n"
              "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
 
 
+def _circular_out_shape(self, pad) -> list:
+    n_padded = len(pad) // 2
+    n_keep = self.ndim - n_padded
+    if n_keep not in (1, 2):
+        raise RuntimeError(f"Invalid padding size, expected 1 or 2 non-padded dimensions, which would be equivalent "
+                           f"to padding of length {(self.ndim - 1) * 2} or {(self.ndim - 2) * 2} respectively but got "
+                           f"{len(pad)}")
+    shape = list(self.sizes)
+    for i in range(n_padded):
+        before, after = pad[2 * (n_padded - i - 1)], pad[2 * (n_padded - i - 1) + 1]
+        size = self.sizes[n_keep + i]
+        shape[n_keep + i] = size + before + after
+        if not (before <= size and after <= size):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if shape[n_keep + i] < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+    return shape
+
+
 def pad_circular(self, pad):
-    return circular_pad(self, pad)
+    """PyTorch's ``_pad_circular``: copy the (cropped) input into the middle of a new tensor, then copy the wrapped
+    borders from that middle, last dim first (differentiable through copy_ into slices: CopySlices)."""
+    pad = tuple(pad)
+    shape = _circular_out_shape(self, pad)
+    out = empty_impl(shape, self.dtype, self.device)
+    dst, src = out, self
+    dims = [self.ndim - 1 - i for i in range(len(pad) // 2)]  # pad[2i], pad[2i+1] pad dim ndim-1-i
+    for i, d in enumerate(dims):
+        before, after = pad[2 * i], pad[2 * i + 1]
+        dst = aten.slice_Tensor(dst, d, max(before, 0), shape[d] - max(after, 0), 1)
+        src = aten.slice_Tensor(src, d, max(-before, 0), self.sizes[d] - max(-after, 0), 1)
+    aten.copy_(dst, src, False)
+    for i, d in enumerate(dims):
+        before, after = pad[2 * i], pad[2 * i + 1]
+        end = shape[d] - max(after, 0)
+        if before > 0:
+            aten.copy_(aten.slice_Tensor(out, d, 0, before, 1), aten.slice_Tensor(out, d, end - before, end, 1), False)
+        if after > 0:
+            start = max(before, 0)
+            aten.copy_(aten.slice_Tensor(out, d, shape[d] - after, shape[d], 1),
+                       aten.slice_Tensor(out, d, start, start + after, 1), False)
+    return out
 
 
 def pad_enum(self, pad, mode, value):

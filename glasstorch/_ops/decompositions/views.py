@@ -10,12 +10,12 @@ from __future__ import annotations
 from ..._core import shape as _shape
 from ..._core.layout import contiguous_format
 from ..._tensor.impl import TensorImpl
+from ..._tensor.views import chunk_plan, movedim_order, narrow_bounds, tensor_split_bounds, unflatten_sizes
 from ..._tensor.views import flatten as _flatten_sizes
-from ..._tensor.views import narrow_bounds, unflatten_sizes
 from ..aten import aten
 
 __all__ = ["view_as", "reshape", "reshape_as", "swapaxes", "swapdims", "expand_as", "broadcast_to", "narrow",
-           "flatten", "unflatten", "moveaxis"]
+           "flatten", "unflatten", "moveaxis", "movedim", "chunk", "tensor_split"]
 
 
 def view_as(self: TensorImpl, other: TensorImpl) -> TensorImpl:
@@ -69,3 +69,20 @@ def moveaxis(self: TensorImpl, source, destination) -> TensorImpl:
     if isinstance(source, int):
         return aten.movedim_int(self, source, destination)
     return aten.movedim_intlist(self, source, destination)
+
+
+def movedim(self: TensorImpl, source, destination) -> TensorImpl:
+    order = movedim_order(self, source, destination)
+    return aten.alias(self) if order is None else aten.permute(self, order)
+
+
+def chunk(self: TensorImpl, chunks, dim=0) -> list:
+    """PyTorch's composite: ``split`` by ceil(size / chunks) (``split_with_sizes`` for an empty dim)."""
+    d, split_size, sizes = chunk_plan(self, chunks, dim)
+    return aten.split_Tensor(self, split_size, d) if sizes is None else aten.split_with_sizes(self, sizes, d)
+
+
+def tensor_split(self: TensorImpl, indices_or_sections, dim=0) -> list:
+    """PyTorch's composite: one ``slice`` per piece (so the pieces are ordinary views, not a multi-output)."""
+    d, pieces = tensor_split_bounds(self, indices_or_sections, dim)
+    return [aten.slice_Tensor(self, d, a, b, 1) for a, b in pieces]

@@ -6,9 +6,22 @@ from glasstorch.autograd._generated import nodes as _n
 from glasstorch.autograd.node_support import (  # noqa: F401
     check_inplace, grad_enabled, out_not_differentiable, record, register_autograd, requires_grad_any,
 )
+from glasstorch._core.dtype import name_of
 from glasstorch._core.grad_state import state as _gs
 from glasstorch._ops.dispatcher import get_op as _get_op
 from glasstorch._tensor.impl import TensorImpl as _TI
+
+
+def _not_differentiable(fn, arg):
+    """PyTorch's check_no_requires_grad: a tensor argument without a formula cannot require grad."""
+    raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{arg}'. "
+                       "This input cannot have requires_grad True.")
+
+
+def _check_differentiable_dtype(r):
+    """PyTorch's set_history: a differentiable output of a recorded op must be floating or complex."""
+    if type(r) is _TI and not (r.dtype.is_floating_point or r.dtype.is_complex):
+        raise RuntimeError(f"Autograd not support dtype: {name_of(r.dtype)}")
 
 
 _op_convolution = _get_op('aten::convolution')
@@ -28,6 +41,7 @@ def _autograd_convolution(ks, input, weight, bias, stride, padding, dilation, tr
         node.output_padding_ = output_padding
         node.groups_ = groups
         result = _op_convolution.redispatch(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_convolution.redispatch(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
@@ -53,6 +67,7 @@ def _autograd__convolution(ks, input, weight, bias, stride, padding, dilation, t
         node.output_padding_ = output_padding
         node.groups_ = groups
         result = _op__convolution.redispatch(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op__convolution.redispatch(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32)
@@ -65,11 +80,12 @@ _op_max_pool2d_with_indices = _get_op('aten::max_pool2d_with_indices')
 
 
 def _autograd_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation, ceil_mode):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.MaxPool2DWithIndicesBackward0()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_max_pool2d_with_indices.redispatch(ks, self, kernel_size, stride, padding, dilation, ceil_mode)
+        _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False])
         node.result_ = record.save_output(result)
         return result
@@ -94,7 +110,7 @@ _op_avg_pool2d = _get_op('aten::avg_pool2d')
 
 
 def _autograd_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.AvgPool2DBackward0()
         node.next_edges = record.edges(self)
         node.kernel_size_ = kernel_size
@@ -105,6 +121,7 @@ def _autograd_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, coun
         node.divisor_override_ = divisor_override
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_avg_pool2d.redispatch(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_avg_pool2d.redispatch(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -128,11 +145,12 @@ _op__adaptive_avg_pool2d = _get_op('aten::_adaptive_avg_pool2d')
 
 
 def _autograd__adaptive_avg_pool2d(ks, self, output_size):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.AdaptiveAvgPool2DBackward0()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op__adaptive_avg_pool2d.redispatch(ks, self, output_size)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op__adaptive_avg_pool2d.redispatch(ks, self, output_size)
@@ -145,11 +163,12 @@ _op_view = _get_op('aten::view')
 
 
 def _autograd_view(ks, self, size):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.ViewBackward0()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_view.redispatch(ks, self, size)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_view.redispatch(ks, self, size)
@@ -162,12 +181,6 @@ _op_view_dtype = _get_op('aten::view.dtype')
 
 
 def _autograd_view_dtype(ks, self, dtype):
-    if _gs.enabled and (False) and False:
-        node = _n.ViewBackward1()
-        node.next_edges = record.edges()
-        result = _op_view_dtype.redispatch(ks, self, dtype)
-        record.history(result, node, [False])
-        return result
     return _op_view_dtype.redispatch(ks, self, dtype)
 
 
@@ -178,11 +191,12 @@ _op__unsafe_view = _get_op('aten::_unsafe_view')
 
 
 def _autograd__unsafe_view(ks, self, size):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.UnsafeViewBackward0()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op__unsafe_view.redispatch(ks, self, size)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op__unsafe_view.redispatch(ks, self, size)
@@ -195,14 +209,15 @@ _op_as_strided = _get_op('aten::as_strided')
 
 
 def _autograd_as_strided(ks, self, size, stride, storage_offset):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.AsStridedBackward0()
         node.next_edges = record.edges(self)
-        node.self_ = record.save(self)
         node.size_ = size
         node.stride_ = stride
         node.storage_offset_ = storage_offset
+        node.self_geometry_ = record.meta(self, 'geometry')
         result = _op_as_strided.redispatch(ks, self, size, stride, storage_offset)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_as_strided.redispatch(ks, self, size, stride, storage_offset)
@@ -215,12 +230,13 @@ _op_transpose_int = _get_op('aten::transpose.int')
 
 
 def _autograd_transpose_int(ks, self, dim0, dim1):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.TransposeBackward0()
         node.next_edges = record.edges(self)
         node.dim0_ = dim0
         node.dim1_ = dim1
         result = _op_transpose_int.redispatch(ks, self, dim0, dim1)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_transpose_int.redispatch(ks, self, dim0, dim1)
@@ -233,10 +249,11 @@ _op_t = _get_op('aten::t')
 
 
 def _autograd_t(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.TBackward0()
         node.next_edges = record.edges(self)
         result = _op_t.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_t.redispatch(ks, self)
@@ -249,11 +266,12 @@ _op_permute = _get_op('aten::permute')
 
 
 def _autograd_permute(ks, self, dims):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.PermuteBackward0()
         node.next_edges = record.edges(self)
         node.dims_ = dims
         result = _op_permute.redispatch(ks, self, dims)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_permute.redispatch(ks, self, dims)
@@ -262,51 +280,16 @@ def _autograd_permute(ks, self, dims):
 register_autograd('aten::permute', _autograd_permute)
 
 
-_op_movedim_intlist = _get_op('aten::movedim.intlist')
-
-
-def _autograd_movedim_intlist(ks, self, source, destination):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
-        node = _n.MovedimBackward0()
-        node.next_edges = record.edges(self)
-        node.source_ = source
-        node.destination_ = destination
-        result = _op_movedim_intlist.redispatch(ks, self, source, destination)
-        record.history(result, node, None)
-        return result
-    return _op_movedim_intlist.redispatch(ks, self, source, destination)
-
-
-register_autograd('aten::movedim.intlist', _autograd_movedim_intlist)
-
-
-_op_movedim_int = _get_op('aten::movedim.int')
-
-
-def _autograd_movedim_int(ks, self, source, destination):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
-        node = _n.MovedimBackward1()
-        node.next_edges = record.edges(self)
-        node.source_ = source
-        node.destination_ = destination
-        result = _op_movedim_int.redispatch(ks, self, source, destination)
-        record.history(result, node, None)
-        return result
-    return _op_movedim_int.redispatch(ks, self, source, destination)
-
-
-register_autograd('aten::movedim.int', _autograd_movedim_int)
-
-
 _op_expand = _get_op('aten::expand')
 
 
 def _autograd_expand(ks, self, size, implicit):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.ExpandBackward0()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_expand.redispatch(ks, self, size, implicit)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_expand.redispatch(ks, self, size, implicit)
@@ -319,11 +302,12 @@ _op_unsqueeze = _get_op('aten::unsqueeze')
 
 
 def _autograd_unsqueeze(ks, self, dim):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.UnsqueezeBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
         result = _op_unsqueeze.redispatch(ks, self, dim)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_unsqueeze.redispatch(ks, self, dim)
@@ -336,11 +320,12 @@ _op_squeeze = _get_op('aten::squeeze')
 
 
 def _autograd_squeeze(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.SqueezeBackward0()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_squeeze.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_squeeze.redispatch(ks, self)
@@ -353,11 +338,12 @@ _op_squeeze_dim = _get_op('aten::squeeze.dim')
 
 
 def _autograd_squeeze_dim(ks, self, dim):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.SqueezeBackward1()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_squeeze_dim.redispatch(ks, self, dim)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_squeeze_dim.redispatch(ks, self, dim)
@@ -370,11 +356,12 @@ _op_squeeze_dims = _get_op('aten::squeeze.dims')
 
 
 def _autograd_squeeze_dims(ks, self, dim):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.SqueezeBackward2()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_squeeze_dims.redispatch(ks, self, dim)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_squeeze_dims.redispatch(ks, self, dim)
@@ -387,13 +374,14 @@ _op_select_int = _get_op('aten::select.int')
 
 
 def _autograd_select_int(ks, self, dim, index):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.SelectBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
         node.index_ = index
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_select_int.redispatch(ks, self, dim, index)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_select_int.redispatch(ks, self, dim, index)
@@ -406,7 +394,7 @@ _op_slice_Tensor = _get_op('aten::slice.Tensor')
 
 
 def _autograd_slice_Tensor(ks, self, dim, start, end, step):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.SliceBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -415,6 +403,7 @@ def _autograd_slice_Tensor(ks, self, dim, start, end, step):
         node.step_ = step
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_slice_Tensor.redispatch(ks, self, dim, start, end, step)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_slice_Tensor.redispatch(ks, self, dim, start, end, step)
@@ -427,7 +416,7 @@ _op_diagonal = _get_op('aten::diagonal')
 
 
 def _autograd_diagonal(ks, self, offset, dim1, dim2):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.DiagonalBackward0()
         node.next_edges = record.edges(self)
         node.offset_ = offset
@@ -435,6 +424,7 @@ def _autograd_diagonal(ks, self, offset, dim1, dim2):
         node.dim2_ = dim2
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_diagonal.redispatch(ks, self, offset, dim1, dim2)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_diagonal.redispatch(ks, self, offset, dim1, dim2)
@@ -447,7 +437,7 @@ _op_unfold = _get_op('aten::unfold')
 
 
 def _autograd_unfold(ks, self, dimension, size, step):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.UnfoldBackward0()
         node.next_edges = record.edges(self)
         node.dimension_ = dimension
@@ -455,6 +445,7 @@ def _autograd_unfold(ks, self, dimension, size, step):
         node.step_ = step
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_unfold.redispatch(ks, self, dimension, size, step)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_unfold.redispatch(ks, self, dimension, size, step)
@@ -467,7 +458,7 @@ _op_split_Tensor = _get_op('aten::split.Tensor')
 
 
 def _autograd_split_Tensor(ks, self, split_size, dim):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.SplitBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -484,7 +475,7 @@ _op_split_with_sizes = _get_op('aten::split_with_sizes')
 
 
 def _autograd_split_with_sizes(ks, self, split_sizes, dim):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.SplitWithSizesBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -497,62 +488,11 @@ def _autograd_split_with_sizes(ks, self, split_sizes, dim):
 register_autograd('aten::split_with_sizes', _autograd_split_with_sizes)
 
 
-_op_chunk = _get_op('aten::chunk')
-
-
-def _autograd_chunk(ks, self, chunks, dim):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
-        node = _n.ChunkBackward0()
-        node.next_edges = record.edges(self)
-        node.dim_ = dim
-        result = _op_chunk.redispatch(ks, self, chunks, dim)
-        record.history(result, node, None)
-        return result
-    return _op_chunk.redispatch(ks, self, chunks, dim)
-
-
-register_autograd('aten::chunk', _autograd_chunk)
-
-
-_op_tensor_split_sections = _get_op('aten::tensor_split.sections')
-
-
-def _autograd_tensor_split_sections(ks, self, sections, dim):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
-        node = _n.TensorSplitBackward0()
-        node.next_edges = record.edges(self)
-        node.dim_ = dim
-        result = _op_tensor_split_sections.redispatch(ks, self, sections, dim)
-        record.history(result, node, None)
-        return result
-    return _op_tensor_split_sections.redispatch(ks, self, sections, dim)
-
-
-register_autograd('aten::tensor_split.sections', _autograd_tensor_split_sections)
-
-
-_op_tensor_split_indices = _get_op('aten::tensor_split.indices')
-
-
-def _autograd_tensor_split_indices(ks, self, indices, dim):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
-        node = _n.TensorSplitBackward1()
-        node.next_edges = record.edges(self)
-        node.dim_ = dim
-        result = _op_tensor_split_indices.redispatch(ks, self, indices, dim)
-        record.history(result, node, None)
-        return result
-    return _op_tensor_split_indices.redispatch(ks, self, indices, dim)
-
-
-register_autograd('aten::tensor_split.indices', _autograd_tensor_split_indices)
-
-
 _op_unbind_int = _get_op('aten::unbind.int')
 
 
 def _autograd_unbind_int(ks, self, dim):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.UnbindBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -569,10 +509,11 @@ _op_alias = _get_op('aten::alias')
 
 
 def _autograd_alias(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.AliasBackward0()
         node.next_edges = record.edges(self)
         result = _op_alias.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_alias.redispatch(ks, self)
@@ -585,10 +526,11 @@ _op_clone = _get_op('aten::clone')
 
 
 def _autograd_clone(ks, self, memory_format):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.CloneBackward0()
         node.next_edges = record.edges(self)
         result = _op_clone.redispatch(ks, self, memory_format)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_clone.redispatch(ks, self, memory_format)
@@ -601,11 +543,12 @@ _op__to_copy = _get_op('aten::_to_copy')
 
 
 def _autograd__to_copy(ks, self, dtype, layout, device, pin_memory, non_blocking, memory_format):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self) and (dtype is None or dtype.is_floating_point or dtype.is_complex):
         node = _n.ToCopyBackward0()
         node.next_edges = record.edges(self)
         node.self_dtype_ = record.meta(self, 'dtype')
         result = _op__to_copy.redispatch(ks, self, dtype, layout, device, pin_memory, non_blocking, memory_format)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op__to_copy.redispatch(ks, self, dtype, layout, device, pin_memory, non_blocking, memory_format)
@@ -614,15 +557,70 @@ def _autograd__to_copy(ks, self, dtype, layout, device, pin_memory, non_blocking
 register_autograd('aten::_to_copy', _autograd__to_copy)
 
 
+_op_fill__Scalar = _get_op('aten::fill_.Scalar')
+
+
+def _autograd_fill__Scalar(ks, self, value):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.FillBackward2()
+        node.next_edges = record.edges(self)
+        result = _op_fill__Scalar.redispatch(ks, self, value)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_fill__Scalar.redispatch(ks, self, value)
+
+
+register_autograd('aten::fill_.Scalar', _autograd_fill__Scalar)
+
+
+_op_fill__Tensor = _get_op('aten::fill_.Tensor')
+
+
+def _autograd_fill__Tensor(ks, self, value):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and requires_grad_any(self, value):
+        check_inplace(self)
+        node = _n.FillBackward3()
+        node.next_edges = record.edges(self, value)
+        result = _op_fill__Tensor.redispatch(ks, self, value)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_fill__Tensor.redispatch(ks, self, value)
+
+
+register_autograd('aten::fill_.Tensor', _autograd_fill__Tensor)
+
+
+_op_zero_ = _get_op('aten::zero_')
+
+
+def _autograd_zero_(ks, self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.ZeroBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_zero_.redispatch(ks, self)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_zero_.redispatch(ks, self)
+
+
+register_autograd('aten::zero_', _autograd_zero_)
+
+
 _op_masked_fill_Scalar = _get_op('aten::masked_fill.Scalar')
 
 
 def _autograd_masked_fill_Scalar(ks, self, mask, value):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.MaskedFillBackward0()
         node.next_edges = record.edges(self)
         node.mask_ = record.save(mask)
         result = _op_masked_fill_Scalar.redispatch(ks, self, mask, value)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_masked_fill_Scalar.redispatch(ks, self, mask, value)
@@ -635,13 +633,14 @@ _op_masked_fill__Scalar = _get_op('aten::masked_fill_.Scalar')
 
 
 def _autograd_masked_fill__Scalar(ks, self, mask, value):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.MaskedFillBackward0()
         node.next_edges = record.edges(self)
         node.mask_ = record.save(mask)
         result = _op_masked_fill__Scalar.redispatch(ks, self, mask, value)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_masked_fill__Scalar.redispatch(ks, self, mask, value)
 
@@ -658,6 +657,7 @@ def _autograd_masked_fill_Tensor(ks, self, mask, value):
         node.next_edges = record.edges(self, value)
         node.mask_ = record.save(mask)
         result = _op_masked_fill_Tensor.redispatch(ks, self, mask, value)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_masked_fill_Tensor.redispatch(ks, self, mask, value)
@@ -676,7 +676,8 @@ def _autograd_masked_fill__Tensor(ks, self, mask, value):
         node.next_edges = record.edges(self, value)
         node.mask_ = record.save(mask)
         result = _op_masked_fill__Tensor.redispatch(ks, self, mask, value)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_masked_fill__Tensor.redispatch(ks, self, mask, value)
 
@@ -694,6 +695,7 @@ def _autograd_masked_scatter(ks, self, mask, source):
         node.mask_ = record.save(mask)
         node.source_sizes_ = record.meta(source, 'sizes')
         result = _op_masked_scatter.redispatch(ks, self, mask, source)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_masked_scatter.redispatch(ks, self, mask, source)
@@ -713,7 +715,8 @@ def _autograd_masked_scatter_(ks, self, mask, source):
         node.mask_ = record.save(mask)
         node.source_sizes_ = record.meta(source, 'sizes')
         result = _op_masked_scatter_.redispatch(ks, self, mask, source)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_masked_scatter_.redispatch(ks, self, mask, source)
 
@@ -725,12 +728,13 @@ _op_masked_select = _get_op('aten::masked_select')
 
 
 def _autograd_masked_select(ks, self, mask):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.MaskedSelectBackward0()
         node.next_edges = record.edges(self)
         node.mask_ = record.save(mask)
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_masked_select.redispatch(ks, self, mask)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_masked_select.redispatch(ks, self, mask)
@@ -754,13 +758,14 @@ _op_index_select = _get_op('aten::index_select')
 
 
 def _autograd_index_select(ks, self, dim, index):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.IndexSelectBackward0()
         node.next_edges = record.edges(self)
         node.index_ = record.save(index)
         node.dim_ = dim
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_index_select.redispatch(ks, self, dim, index)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_index_select.redispatch(ks, self, dim, index)
@@ -784,13 +789,14 @@ _op_gather = _get_op('aten::gather')
 
 
 def _autograd_gather(ks, self, dim, index, sparse_grad):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.GatherBackward0()
         node.next_edges = record.edges(self)
         node.index_ = record.save(index)
         node.dim_ = dim
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_gather.redispatch(ks, self, dim, index, sparse_grad)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_gather.redispatch(ks, self, dim, index, sparse_grad)
@@ -814,12 +820,13 @@ _op_take = _get_op('aten::take')
 
 
 def _autograd_take(ks, self, index):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.TakeBackward0()
         node.next_edges = record.edges(self)
         node.index_ = record.save(index)
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_take.redispatch(ks, self, index)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_take.redispatch(ks, self, index)
@@ -849,6 +856,7 @@ def _autograd_scatter_src(ks, self, dim, index, src):
         node.index_ = record.save(index)
         node.dim_ = dim
         result = _op_scatter_src.redispatch(ks, self, dim, index, src)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_scatter_src.redispatch(ks, self, dim, index, src)
@@ -868,7 +876,8 @@ def _autograd_scatter__src(ks, self, dim, index, src):
         node.index_ = record.save(index)
         node.dim_ = dim
         result = _op_scatter__src.redispatch(ks, self, dim, index, src)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_scatter__src.redispatch(ks, self, dim, index, src)
 
@@ -891,12 +900,13 @@ _op_scatter_value = _get_op('aten::scatter.value')
 
 
 def _autograd_scatter_value(ks, self, dim, index, value):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.ScatterBackward1()
         node.next_edges = record.edges(self)
         node.index_ = record.save(index)
         node.dim_ = dim
         result = _op_scatter_value.redispatch(ks, self, dim, index, value)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_scatter_value.redispatch(ks, self, dim, index, value)
@@ -909,14 +919,15 @@ _op_scatter__value = _get_op('aten::scatter_.value')
 
 
 def _autograd_scatter__value(ks, self, dim, index, value):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.ScatterBackward1()
         node.next_edges = record.edges(self)
         node.index_ = record.save(index)
         node.dim_ = dim
         result = _op_scatter__value.redispatch(ks, self, dim, index, value)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_scatter__value.redispatch(ks, self, dim, index, value)
 
@@ -942,9 +953,10 @@ def _autograd_scatter_add(ks, self, dim, index, src):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and requires_grad_any(self, src):
         node = _n.ScatterAddBackward0()
         node.next_edges = record.edges(self, src)
-        node.index_ = record.save(index)
+        node.index_ = record.save(index) if node.should_compute_output(1) else None
         node.dim_ = dim
         result = _op_scatter_add.redispatch(ks, self, dim, index, src)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_scatter_add.redispatch(ks, self, dim, index, src)
@@ -961,10 +973,11 @@ def _autograd_scatter_add_(ks, self, dim, index, src):
         check_inplace(self)
         node = _n.ScatterAddBackward0()
         node.next_edges = record.edges(self, src)
-        node.index_ = record.save(index)
+        node.index_ = record.save(index) if node.should_compute_output(1) else None
         node.dim_ = dim
         result = _op_scatter_add_.redispatch(ks, self, dim, index, src)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_scatter_add_.redispatch(ks, self, dim, index, src)
 
@@ -997,6 +1010,7 @@ def _autograd_scatter_reduce_two(ks, self, dim, index, src, reduce, include_self
         node.reduce_ = reduce
         node.include_self_ = include_self
         result = _op_scatter_reduce_two.redispatch(ks, self, dim, index, src, reduce, include_self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -1021,7 +1035,8 @@ def _autograd_scatter_reduce__two(ks, self, dim, index, src, reduce, include_sel
         node.reduce_ = reduce
         node.include_self_ = include_self
         result = _op_scatter_reduce__two.redispatch(ks, self, dim, index, src, reduce, include_self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_scatter_reduce__two.redispatch(ks, self, dim, index, src, reduce, include_self)
@@ -1048,11 +1063,12 @@ def _autograd_index_add(ks, self, dim, index, source, alpha):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and requires_grad_any(self, source):
         node = _n.IndexAddBackward0()
         node.next_edges = record.edges(self, source)
-        node.index_ = record.save(index)
+        node.index_ = record.save(index) if node.should_compute_output(1) else None
         node.dim_ = dim
         node.alpha_ = alpha
         node.source_sizes_ = record.meta(source, 'sizes')
         result = _op_index_add.redispatch(ks, self, dim, index, source, alpha)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_index_add.redispatch(ks, self, dim, index, source, alpha)
@@ -1069,12 +1085,13 @@ def _autograd_index_add_(ks, self, dim, index, source, alpha):
         check_inplace(self)
         node = _n.IndexAddBackward0()
         node.next_edges = record.edges(self, source)
-        node.index_ = record.save(index)
+        node.index_ = record.save(index) if node.should_compute_output(1) else None
         node.dim_ = dim
         node.alpha_ = alpha
         node.source_sizes_ = record.meta(source, 'sizes')
         result = _op_index_add_.redispatch(ks, self, dim, index, source, alpha)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_index_add_.redispatch(ks, self, dim, index, source, alpha)
 
@@ -1104,6 +1121,7 @@ def _autograd_index_copy(ks, self, dim, index, source):
         node.dim_ = dim
         node.source_sizes_ = record.meta(source, 'sizes')
         result = _op_index_copy.redispatch(ks, self, dim, index, source)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_index_copy.redispatch(ks, self, dim, index, source)
@@ -1124,7 +1142,8 @@ def _autograd_index_copy_(ks, self, dim, index, source):
         node.dim_ = dim
         node.source_sizes_ = record.meta(source, 'sizes')
         result = _op_index_copy_.redispatch(ks, self, dim, index, source)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_index_copy_.redispatch(ks, self, dim, index, source)
 
@@ -1147,12 +1166,13 @@ _op_index_fill_int_Scalar = _get_op('aten::index_fill.int_Scalar')
 
 
 def _autograd_index_fill_int_Scalar(ks, self, dim, index, value):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.IndexFillBackward0()
         node.next_edges = record.edges(self)
         node.index_ = record.save(index)
         node.dim_ = dim
         result = _op_index_fill_int_Scalar.redispatch(ks, self, dim, index, value)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_index_fill_int_Scalar.redispatch(ks, self, dim, index, value)
@@ -1165,14 +1185,15 @@ _op_index_fill__int_Scalar = _get_op('aten::index_fill_.int_Scalar')
 
 
 def _autograd_index_fill__int_Scalar(ks, self, dim, index, value):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.IndexFillBackward0()
         node.next_edges = record.edges(self)
         node.index_ = record.save(index)
         node.dim_ = dim
         result = _op_index_fill__int_Scalar.redispatch(ks, self, dim, index, value)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_index_fill__int_Scalar.redispatch(ks, self, dim, index, value)
 
@@ -1190,6 +1211,7 @@ def _autograd_index_fill_int_Tensor(ks, self, dim, index, value):
         node.index_ = record.save(index)
         node.dim_ = dim
         result = _op_index_fill_int_Tensor.redispatch(ks, self, dim, index, value)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_index_fill_int_Tensor.redispatch(ks, self, dim, index, value)
@@ -1209,7 +1231,8 @@ def _autograd_index_fill__int_Tensor(ks, self, dim, index, value):
         node.index_ = record.save(index)
         node.dim_ = dim
         result = _op_index_fill__int_Tensor.redispatch(ks, self, dim, index, value)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_index_fill__int_Tensor.redispatch(ks, self, dim, index, value)
 
@@ -1221,14 +1244,19 @@ _op_index_Tensor = _get_op('aten::index.Tensor')
 
 
 def _autograd_index_Tensor(ks, self, indices):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
-        node = _n.IndexBackward0()
-        node.next_edges = record.edges(self)
-        node.indices_ = indices
-        node.self_sizes_ = record.meta(self, 'sizes')
-        result = _op_index_Tensor.redispatch(ks, self, indices)
-        record.history(result, node, None)
-        return result
+    if _gs.enabled:
+        _rg = (type(self) is _TI and self.autograd is not None) and requires_grad_any(self)
+        if any(type(t) is _TI and t.autograd is not None for t in indices) and requires_grad_any(*indices):
+            _not_differentiable('index', 'indices')
+        if _rg:
+            node = _n.IndexBackward0()
+            node.next_edges = record.edges(self)
+            node.indices_ = indices
+            node.self_sizes_ = record.meta(self, 'sizes')
+            result = _op_index_Tensor.redispatch(ks, self, indices)
+            _check_differentiable_dtype(result)
+            record.history(result, node, None)
+            return result
     return _op_index_Tensor.redispatch(ks, self, indices)
 
 
@@ -1239,7 +1267,7 @@ _op_index_Tensor_out = _get_op('aten::index.Tensor_out')
 
 
 def _autograd_index_Tensor_out(ks, self, indices, out):
-    out_not_differentiable('index', self, indices)
+    out_not_differentiable('index', self, *indices)
     return _op_index_Tensor_out.redispatch(ks, self, indices, out)
 
 
@@ -1250,15 +1278,20 @@ _op_index_put = _get_op('aten::index_put')
 
 
 def _autograd_index_put(ks, self, indices, values, accumulate):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None)) and requires_grad_any(self, values):
-        node = _n.IndexPutBackward0()
-        node.next_edges = record.edges(self, values)
-        node.values_ = record.save(values)
-        node.indices_ = indices
-        node.accumulate_ = accumulate
-        result = _op_index_put.redispatch(ks, self, indices, values, accumulate)
-        record.history(result, node, None)
-        return result
+    if _gs.enabled:
+        _rg = ((type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None)) and requires_grad_any(self, values)
+        if any(type(t) is _TI and t.autograd is not None for t in indices) and requires_grad_any(*indices):
+            _not_differentiable('index_put', 'indices')
+        if _rg:
+            node = _n.IndexPutBackward0()
+            node.next_edges = record.edges(self, values)
+            node.values_ = record.save(values) if node.should_compute_output(0) else None
+            node.indices_ = indices
+            node.accumulate_ = accumulate
+            result = _op_index_put.redispatch(ks, self, indices, values, accumulate)
+            _check_differentiable_dtype(result)
+            record.history(result, node, None)
+            return result
     return _op_index_put.redispatch(ks, self, indices, values, accumulate)
 
 
@@ -1269,20 +1302,52 @@ _op_index_put_ = _get_op('aten::index_put_')
 
 
 def _autograd_index_put_(ks, self, indices, values, accumulate):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None)) and requires_grad_any(self, values):
-        check_inplace(self)
-        node = _n.IndexPutBackward0()
-        node.next_edges = record.edges(self, values)
-        node.values_ = record.save(values)
-        node.indices_ = indices
-        node.accumulate_ = accumulate
-        result = _op_index_put_.redispatch(ks, self, indices, values, accumulate)
-        record.history(result, node, None)
-        return result
+    if _gs.enabled:
+        _rg = ((type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None)) and requires_grad_any(self, values)
+        if _rg:
+            check_inplace(self)
+        if any(type(t) is _TI and t.autograd is not None for t in indices) and requires_grad_any(*indices):
+            _not_differentiable('index_put_', 'indices')
+        if _rg:
+            node = _n.IndexPutBackward0()
+            node.next_edges = record.edges(self, values)
+            node.values_ = record.save(values) if node.should_compute_output(0) else None
+            node.indices_ = indices
+            node.accumulate_ = accumulate
+            result = _op_index_put_.redispatch(ks, self, indices, values, accumulate)
+            _check_differentiable_dtype(result)
+            record.history_inplace(result, node)
+            return result
     return _op_index_put_.redispatch(ks, self, indices, values, accumulate)
 
 
 register_autograd('aten::index_put_', _autograd_index_put_)
+
+
+_op__index_put_impl_ = _get_op('aten::_index_put_impl_')
+
+
+def _autograd__index_put_impl_(ks, self, indices, values, accumulate, unsafe):
+    if _gs.enabled:
+        _rg = ((type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None)) and requires_grad_any(self, values)
+        if _rg:
+            check_inplace(self)
+        if any(type(t) is _TI and t.autograd is not None for t in indices) and requires_grad_any(*indices):
+            _not_differentiable('_index_put_impl_', 'indices')
+        if _rg:
+            node = _n.IndexPutImplBackward0()
+            node.next_edges = record.edges(self, values)
+            node.values_ = record.save(values) if node.should_compute_output(0) else None
+            node.indices_ = indices
+            node.accumulate_ = accumulate
+            result = _op__index_put_impl_.redispatch(ks, self, indices, values, accumulate, unsafe)
+            _check_differentiable_dtype(result)
+            record.history_inplace(result, node)
+            return result
+    return _op__index_put_impl_.redispatch(ks, self, indices, values, accumulate, unsafe)
+
+
+register_autograd('aten::_index_put_impl_', _autograd__index_put_impl_)
 
 
 _op_mm = _get_op('aten::mm')
@@ -1292,9 +1357,10 @@ def _autograd_mm(ks, self, mat2):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None)) and requires_grad_any(self, mat2):
         node = _n.MmBackward0()
         node.next_edges = record.edges(self, mat2)
-        node.self_ = record.save(self)
-        node.mat2_ = record.save(mat2)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.mat2_ = record.save(mat2) if node.should_compute_output(0) else None
         result = _op_mm.redispatch(ks, self, mat2)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_mm.redispatch(ks, self, mat2)
@@ -1321,9 +1387,10 @@ def _autograd_bmm(ks, self, mat2):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None)) and requires_grad_any(self, mat2):
         node = _n.BmmBackward0()
         node.next_edges = record.edges(self, mat2)
-        node.self_ = record.save(self)
-        node.mat2_ = record.save(mat2)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.mat2_ = record.save(mat2) if node.should_compute_output(0) else None
         result = _op_bmm.redispatch(ks, self, mat2)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_bmm.redispatch(ks, self, mat2)
@@ -1350,11 +1417,12 @@ def _autograd_addmm(ks, self, mat1, mat2, beta, alpha):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(mat1) is _TI and mat1.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None)) and requires_grad_any(self, mat1, mat2):
         node = _n.AddmmBackward0()
         node.next_edges = record.edges(self, mat1, mat2)
-        node.mat1_ = record.save(mat1)
-        node.mat2_ = record.save(mat2)
+        node.mat1_ = record.save(mat1) if node.should_compute_output(2) else None
+        node.mat2_ = record.save(mat2) if node.should_compute_output(1) else None
         node.beta_ = beta
         node.alpha_ = alpha
         result = _op_addmm.redispatch(ks, self, mat1, mat2, beta, alpha)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_addmm.redispatch(ks, self, mat1, mat2, beta, alpha)
@@ -1371,12 +1439,13 @@ def _autograd_addmm_(ks, self, mat1, mat2, beta, alpha):
         check_inplace(self)
         node = _n.AddmmBackward0()
         node.next_edges = record.edges(self, mat1, mat2)
-        node.mat1_ = record.save(mat1)
-        node.mat2_ = record.save(mat2)
+        node.mat1_ = record.save(mat1) if node.should_compute_output(2) else None
+        node.mat2_ = record.save(mat2) if node.should_compute_output(1) else None
         node.beta_ = beta
         node.alpha_ = alpha
         result = _op_addmm_.redispatch(ks, self, mat1, mat2, beta, alpha)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_addmm_.redispatch(ks, self, mat1, mat2, beta, alpha)
 
@@ -1402,11 +1471,12 @@ def _autograd_baddbmm(ks, self, batch1, batch2, beta, alpha):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None)) and requires_grad_any(self, batch1, batch2):
         node = _n.BaddbmmBackward0()
         node.next_edges = record.edges(self, batch1, batch2)
-        node.batch1_ = record.save(batch1)
-        node.batch2_ = record.save(batch2)
+        node.batch1_ = record.save(batch1) if node.should_compute_output(2) else None
+        node.batch2_ = record.save(batch2) if node.should_compute_output(1) else None
         node.beta_ = beta
         node.alpha_ = alpha
         result = _op_baddbmm.redispatch(ks, self, batch1, batch2, beta, alpha)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_baddbmm.redispatch(ks, self, batch1, batch2, beta, alpha)
@@ -1423,12 +1493,13 @@ def _autograd_baddbmm_(ks, self, batch1, batch2, beta, alpha):
         check_inplace(self)
         node = _n.BaddbmmBackward0()
         node.next_edges = record.edges(self, batch1, batch2)
-        node.batch1_ = record.save(batch1)
-        node.batch2_ = record.save(batch2)
+        node.batch1_ = record.save(batch1) if node.should_compute_output(2) else None
+        node.batch2_ = record.save(batch2) if node.should_compute_output(1) else None
         node.beta_ = beta
         node.alpha_ = alpha
         result = _op_baddbmm_.redispatch(ks, self, batch1, batch2, beta, alpha)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_baddbmm_.redispatch(ks, self, batch1, batch2, beta, alpha)
 
@@ -1454,13 +1525,14 @@ def _autograd_addbmm(ks, self, batch1, batch2, beta, alpha):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None)) and requires_grad_any(self, batch1, batch2):
         node = _n.AddbmmBackward0()
         node.next_edges = record.edges(self, batch1, batch2)
-        node.batch1_ = record.save(batch1)
-        node.batch2_ = record.save(batch2)
+        node.batch1_ = record.save(batch1) if node.should_compute_output(2) else None
+        node.batch2_ = record.save(batch2) if node.should_compute_output(1) else None
         node.beta_ = beta
         node.alpha_ = alpha
         node.batch1_sizes_ = record.meta(batch1, 'sizes')
         node.batch2_sizes_ = record.meta(batch2, 'sizes')
         result = _op_addbmm.redispatch(ks, self, batch1, batch2, beta, alpha)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_addbmm.redispatch(ks, self, batch1, batch2, beta, alpha)
@@ -1477,14 +1549,15 @@ def _autograd_addbmm_(ks, self, batch1, batch2, beta, alpha):
         check_inplace(self)
         node = _n.AddbmmBackward0()
         node.next_edges = record.edges(self, batch1, batch2)
-        node.batch1_ = record.save(batch1)
-        node.batch2_ = record.save(batch2)
+        node.batch1_ = record.save(batch1) if node.should_compute_output(2) else None
+        node.batch2_ = record.save(batch2) if node.should_compute_output(1) else None
         node.beta_ = beta
         node.alpha_ = alpha
         node.batch1_sizes_ = record.meta(batch1, 'sizes')
         node.batch2_sizes_ = record.meta(batch2, 'sizes')
         result = _op_addbmm_.redispatch(ks, self, batch1, batch2, beta, alpha)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_addbmm_.redispatch(ks, self, batch1, batch2, beta, alpha)
 
@@ -1510,11 +1583,12 @@ def _autograd_addmv(ks, self, mat, vec, beta, alpha):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(mat) is _TI and mat.autograd is not None) or (type(vec) is _TI and vec.autograd is not None)) and requires_grad_any(self, mat, vec):
         node = _n.AddmvBackward0()
         node.next_edges = record.edges(self, mat, vec)
-        node.mat_ = record.save(mat)
-        node.vec_ = record.save(vec)
+        node.mat_ = record.save(mat) if node.should_compute_output(2) else None
+        node.vec_ = record.save(vec) if node.should_compute_output(1) else None
         node.beta_ = beta
         node.alpha_ = alpha
         result = _op_addmv.redispatch(ks, self, mat, vec, beta, alpha)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_addmv.redispatch(ks, self, mat, vec, beta, alpha)
@@ -1531,12 +1605,13 @@ def _autograd_addmv_(ks, self, mat, vec, beta, alpha):
         check_inplace(self)
         node = _n.AddmvBackward0()
         node.next_edges = record.edges(self, mat, vec)
-        node.mat_ = record.save(mat)
-        node.vec_ = record.save(vec)
+        node.mat_ = record.save(mat) if node.should_compute_output(2) else None
+        node.vec_ = record.save(vec) if node.should_compute_output(1) else None
         node.beta_ = beta
         node.alpha_ = alpha
         result = _op_addmv_.redispatch(ks, self, mat, vec, beta, alpha)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_addmv_.redispatch(ks, self, mat, vec, beta, alpha)
 
@@ -1562,9 +1637,10 @@ def _autograd_mv(ks, self, vec):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(vec) is _TI and vec.autograd is not None)) and requires_grad_any(self, vec):
         node = _n.MvBackward0()
         node.next_edges = record.edges(self, vec)
-        node.self_ = record.save(self)
-        node.vec_ = record.save(vec)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.vec_ = record.save(vec) if node.should_compute_output(0) else None
         result = _op_mv.redispatch(ks, self, vec)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_mv.redispatch(ks, self, vec)
@@ -1591,9 +1667,10 @@ def _autograd_dot(ks, self, tensor):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(tensor) is _TI and tensor.autograd is not None)) and requires_grad_any(self, tensor):
         node = _n.DotBackward0()
         node.next_edges = record.edges(self, tensor)
-        node.self_ = record.save(self)
-        node.tensor_ = record.save(tensor)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.tensor_ = record.save(tensor) if node.should_compute_output(0) else None
         result = _op_dot.redispatch(ks, self, tensor)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_dot.redispatch(ks, self, tensor)
@@ -1620,9 +1697,10 @@ def _autograd_vdot(ks, self, other):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.VdotBackward0()
         node.next_edges = record.edges(self, other)
-        node.self_ = record.save(self)
-        node.other_ = record.save(other)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.other_ = record.save(other) if node.should_compute_output(0) else None
         result = _op_vdot.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_vdot.redispatch(ks, self, other)
@@ -1646,18 +1724,23 @@ _op_nll_loss_forward = _get_op('aten::nll_loss_forward')
 
 
 def _autograd_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
-        node = _n.NllLossBackward0()
-        node.next_edges = record.edges(self)
-        node.self_ = record.save(self)
-        node.target_ = record.save(target)
-        node.weight_ = record.save(weight)
-        node.reduction_ = reduction
-        node.ignore_index_ = ignore_index
-        result = _op_nll_loss_forward.redispatch(ks, self, target, weight, reduction, ignore_index)
-        record.history(result, node, [True, False])
-        node.result_ = record.save_output(result)
-        return result
+    if _gs.enabled:
+        _rg = (type(self) is _TI and self.autograd is not None) and requires_grad_any(self)
+        if (type(weight) is _TI and weight.autograd is not None) and requires_grad_any(weight):
+            _not_differentiable('nll_loss_forward', 'weight')
+        if _rg:
+            node = _n.NllLossBackward0()
+            node.next_edges = record.edges(self)
+            node.self_ = record.save(self)
+            node.target_ = record.save(target)
+            node.weight_ = record.save(weight)
+            node.reduction_ = reduction
+            node.ignore_index_ = ignore_index
+            result = _op_nll_loss_forward.redispatch(ks, self, target, weight, reduction, ignore_index)
+            _check_differentiable_dtype(result[0])
+            record.history(result, node, [True, False])
+            node.result_ = record.save_output(result)
+            return result
     return _op_nll_loss_forward.redispatch(ks, self, target, weight, reduction, ignore_index)
 
 
@@ -1668,18 +1751,23 @@ _op_nll_loss2d_forward = _get_op('aten::nll_loss2d_forward')
 
 
 def _autograd_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
-        node = _n.NllLoss2DBackward0()
-        node.next_edges = record.edges(self)
-        node.self_ = record.save(self)
-        node.target_ = record.save(target)
-        node.weight_ = record.save(weight)
-        node.reduction_ = reduction
-        node.ignore_index_ = ignore_index
-        result = _op_nll_loss2d_forward.redispatch(ks, self, target, weight, reduction, ignore_index)
-        record.history(result, node, [True, False])
-        node.result_ = record.save_output(result)
-        return result
+    if _gs.enabled:
+        _rg = (type(self) is _TI and self.autograd is not None) and requires_grad_any(self)
+        if (type(weight) is _TI and weight.autograd is not None) and requires_grad_any(weight):
+            _not_differentiable('nll_loss2d_forward', 'weight')
+        if _rg:
+            node = _n.NllLoss2DBackward0()
+            node.next_edges = record.edges(self)
+            node.self_ = record.save(self)
+            node.target_ = record.save(target)
+            node.weight_ = record.save(weight)
+            node.reduction_ = reduction
+            node.ignore_index_ = ignore_index
+            result = _op_nll_loss2d_forward.redispatch(ks, self, target, weight, reduction, ignore_index)
+            _check_differentiable_dtype(result[0])
+            record.history(result, node, [True, False])
+            node.result_ = record.save_output(result)
+            return result
     return _op_nll_loss2d_forward.redispatch(ks, self, target, weight, reduction, ignore_index)
 
 
@@ -1697,6 +1785,7 @@ def _autograd_mse_loss(ks, self, target, reduction):
         node.target_ = record.save(target)
         node.reduction_ = reduction
         result = _op_mse_loss.redispatch(ks, self, target, reduction)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_mse_loss.redispatch(ks, self, target, reduction)
@@ -1728,6 +1817,7 @@ def _autograd_smooth_l1_loss(ks, self, target, reduction, beta):
         node.reduction_ = reduction
         node.beta_ = beta
         result = _op_smooth_l1_loss.redispatch(ks, self, target, reduction, beta)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_smooth_l1_loss.redispatch(ks, self, target, reduction, beta)
@@ -1759,6 +1849,7 @@ def _autograd_huber_loss(ks, self, target, reduction, delta):
         node.reduction_ = reduction
         node.delta_ = delta
         result = _op_huber_loss.redispatch(ks, self, target, reduction, delta)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_huber_loss.redispatch(ks, self, target, reduction, delta)
@@ -1782,16 +1873,21 @@ _op_binary_cross_entropy = _get_op('aten::binary_cross_entropy')
 
 
 def _autograd_binary_cross_entropy(ks, self, target, weight, reduction):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None)) and requires_grad_any(self, target):
-        node = _n.BinaryCrossEntropyBackward0()
-        node.next_edges = record.edges(self, target)
-        node.self_ = record.save(self)
-        node.target_ = record.save(target)
-        node.weight_ = record.save(weight)
-        node.reduction_ = reduction
-        result = _op_binary_cross_entropy.redispatch(ks, self, target, weight, reduction)
-        record.history(result, node, None)
-        return result
+    if _gs.enabled:
+        _rg = ((type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None)) and requires_grad_any(self, target)
+        if (type(weight) is _TI and weight.autograd is not None) and requires_grad_any(weight):
+            _not_differentiable('binary_cross_entropy', 'weight')
+        if _rg:
+            node = _n.BinaryCrossEntropyBackward0()
+            node.next_edges = record.edges(self, target)
+            node.self_ = record.save(self)
+            node.target_ = record.save(target)
+            node.weight_ = record.save(weight)
+            node.reduction_ = reduction
+            result = _op_binary_cross_entropy.redispatch(ks, self, target, weight, reduction)
+            _check_differentiable_dtype(result)
+            record.history(result, node, None)
+            return result
     return _op_binary_cross_entropy.redispatch(ks, self, target, weight, reduction)
 
 
@@ -1813,17 +1909,24 @@ _op_binary_cross_entropy_with_logits = _get_op('aten::binary_cross_entropy_with_
 
 
 def _autograd_binary_cross_entropy_with_logits(ks, self, target, weight, pos_weight, reduction):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None)) and requires_grad_any(self, target):
-        node = _n.BinaryCrossEntropyWithLogitsBackward0()
-        node.next_edges = record.edges(self, target)
-        node.self_ = record.save(self)
-        node.target_ = record.save(target)
-        node.weight_ = record.save(weight)
-        node.pos_weight_ = record.save(pos_weight)
-        node.reduction_ = reduction
-        result = _op_binary_cross_entropy_with_logits.redispatch(ks, self, target, weight, pos_weight, reduction)
-        record.history(result, node, None)
-        return result
+    if _gs.enabled:
+        _rg = ((type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None)) and requires_grad_any(self, target)
+        if (type(weight) is _TI and weight.autograd is not None) and requires_grad_any(weight):
+            _not_differentiable('binary_cross_entropy_with_logits', 'weight')
+        if (type(pos_weight) is _TI and pos_weight.autograd is not None) and requires_grad_any(pos_weight):
+            _not_differentiable('binary_cross_entropy_with_logits', 'pos_weight')
+        if _rg:
+            node = _n.BinaryCrossEntropyWithLogitsBackward0()
+            node.next_edges = record.edges(self, target)
+            node.self_ = record.save(self)
+            node.target_ = record.save(target)
+            node.weight_ = record.save(weight)
+            node.pos_weight_ = record.save(pos_weight)
+            node.reduction_ = reduction
+            result = _op_binary_cross_entropy_with_logits.redispatch(ks, self, target, weight, pos_weight, reduction)
+            _check_differentiable_dtype(result)
+            record.history(result, node, None)
+            return result
     return _op_binary_cross_entropy_with_logits.redispatch(ks, self, target, weight, pos_weight, reduction)
 
 
@@ -1834,10 +1937,11 @@ _op_relu = _get_op('aten::relu')
 
 
 def _autograd_relu(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.ReluBackward0()
         node.next_edges = record.edges(self)
         result = _op_relu.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -1851,12 +1955,13 @@ _op_relu_ = _get_op('aten::relu_')
 
 
 def _autograd_relu_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.ReluBackward0()
         node.next_edges = record.edges(self)
         result = _op_relu_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_relu_.redispatch(ks, self)
@@ -1869,12 +1974,13 @@ _op_threshold = _get_op('aten::threshold')
 
 
 def _autograd_threshold(ks, self, threshold, value):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.ThresholdBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.threshold_ = threshold
         result = _op_threshold.redispatch(ks, self, threshold, value)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_threshold.redispatch(ks, self, threshold, value)
@@ -1887,14 +1993,15 @@ _op_threshold_ = _get_op('aten::threshold_')
 
 
 def _autograd_threshold_(ks, self, threshold, value):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.ThresholdBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         node.threshold_ = threshold
         result = _op_threshold_.redispatch(ks, self, threshold, value)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_threshold_.redispatch(ks, self, threshold, value)
 
@@ -1917,12 +2024,13 @@ _op_gelu = _get_op('aten::gelu')
 
 
 def _autograd_gelu(ks, self, approximate):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.GeluBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.approximate_ = approximate
         result = _op_gelu.redispatch(ks, self, approximate)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_gelu.redispatch(ks, self, approximate)
@@ -1946,14 +2054,15 @@ _op_gelu_ = _get_op('aten::gelu_')
 
 
 def _autograd_gelu_(ks, self, approximate):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.GeluBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         node.approximate_ = approximate
         result = _op_gelu_.redispatch(ks, self, approximate)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_gelu_.redispatch(ks, self, approximate)
 
@@ -1965,11 +2074,12 @@ _op_silu = _get_op('aten::silu')
 
 
 def _autograd_silu(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.SiluBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_silu.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_silu.redispatch(ks, self)
@@ -1982,13 +2092,14 @@ _op_silu_ = _get_op('aten::silu_')
 
 
 def _autograd_silu_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.SiluBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_silu_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_silu_.redispatch(ks, self)
 
@@ -2011,11 +2122,12 @@ _op_mish = _get_op('aten::mish')
 
 
 def _autograd_mish(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.MishBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_mish.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_mish.redispatch(ks, self)
@@ -2028,13 +2140,14 @@ _op_mish_ = _get_op('aten::mish_')
 
 
 def _autograd_mish_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.MishBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_mish_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_mish_.redispatch(ks, self)
 
@@ -2057,13 +2170,14 @@ _op_softplus = _get_op('aten::softplus')
 
 
 def _autograd_softplus(ks, self, beta, threshold):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.SoftplusBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.beta_ = beta
         node.threshold_ = threshold
         result = _op_softplus.redispatch(ks, self, beta, threshold)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_softplus.redispatch(ks, self, beta, threshold)
@@ -2087,7 +2201,7 @@ _op_elu = _get_op('aten::elu')
 
 
 def _autograd_elu(ks, self, alpha, scale, input_scale):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.EluBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -2095,6 +2209,7 @@ def _autograd_elu(ks, self, alpha, scale, input_scale):
         node.scale_ = scale
         node.input_scale_ = input_scale
         result = _op_elu.redispatch(ks, self, alpha, scale, input_scale)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_elu.redispatch(ks, self, alpha, scale, input_scale)
@@ -2118,7 +2233,7 @@ _op_elu_ = _get_op('aten::elu_')
 
 
 def _autograd_elu_(ks, self, alpha, scale, input_scale):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.EluBackward0()
         node.next_edges = record.edges(self)
@@ -2127,7 +2242,8 @@ def _autograd_elu_(ks, self, alpha, scale, input_scale):
         node.scale_ = scale
         node.input_scale_ = input_scale
         result = _op_elu_.redispatch(ks, self, alpha, scale, input_scale)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_elu_.redispatch(ks, self, alpha, scale, input_scale)
 
@@ -2139,12 +2255,13 @@ _op_celu = _get_op('aten::celu')
 
 
 def _autograd_celu(ks, self, alpha):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.CeluBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.alpha_ = alpha
         result = _op_celu.redispatch(ks, self, alpha)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_celu.redispatch(ks, self, alpha)
@@ -2157,14 +2274,15 @@ _op_celu_ = _get_op('aten::celu_')
 
 
 def _autograd_celu_(ks, self, alpha):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.CeluBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         node.alpha_ = alpha
         result = _op_celu_.redispatch(ks, self, alpha)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_celu_.redispatch(ks, self, alpha)
 
@@ -2176,12 +2294,13 @@ _op_leaky_relu = _get_op('aten::leaky_relu')
 
 
 def _autograd_leaky_relu(ks, self, negative_slope):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.LeakyReluBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.negative_slope_ = negative_slope
         result = _op_leaky_relu.redispatch(ks, self, negative_slope)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_leaky_relu.redispatch(ks, self, negative_slope)
@@ -2205,14 +2324,15 @@ _op_leaky_relu_ = _get_op('aten::leaky_relu_')
 
 
 def _autograd_leaky_relu_(ks, self, negative_slope):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.LeakyReluBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         node.negative_slope_ = negative_slope
         result = _op_leaky_relu_.redispatch(ks, self, negative_slope)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_leaky_relu_.redispatch(ks, self, negative_slope)
 
@@ -2224,13 +2344,14 @@ _op_hardtanh = _get_op('aten::hardtanh')
 
 
 def _autograd_hardtanh(ks, self, min_val, max_val):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.HardtanhBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.min_val_ = min_val
         node.max_val_ = max_val
         result = _op_hardtanh.redispatch(ks, self, min_val, max_val)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_hardtanh.redispatch(ks, self, min_val, max_val)
@@ -2254,7 +2375,7 @@ _op_hardtanh_ = _get_op('aten::hardtanh_')
 
 
 def _autograd_hardtanh_(ks, self, min_val, max_val):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.HardtanhBackward0()
         node.next_edges = record.edges(self)
@@ -2262,7 +2383,8 @@ def _autograd_hardtanh_(ks, self, min_val, max_val):
         node.min_val_ = min_val
         node.max_val_ = max_val
         result = _op_hardtanh_.redispatch(ks, self, min_val, max_val)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_hardtanh_.redispatch(ks, self, min_val, max_val)
 
@@ -2274,11 +2396,12 @@ _op_hardsigmoid = _get_op('aten::hardsigmoid')
 
 
 def _autograd_hardsigmoid(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.HardsigmoidBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_hardsigmoid.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_hardsigmoid.redispatch(ks, self)
@@ -2302,13 +2425,14 @@ _op_hardsigmoid_ = _get_op('aten::hardsigmoid_')
 
 
 def _autograd_hardsigmoid_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.HardsigmoidBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_hardsigmoid_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_hardsigmoid_.redispatch(ks, self)
 
@@ -2320,11 +2444,12 @@ _op_hardswish = _get_op('aten::hardswish')
 
 
 def _autograd_hardswish(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.HardswishBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_hardswish.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_hardswish.redispatch(ks, self)
@@ -2348,13 +2473,14 @@ _op_hardswish_ = _get_op('aten::hardswish_')
 
 
 def _autograd_hardswish_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.HardswishBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_hardswish_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_hardswish_.redispatch(ks, self)
 
@@ -2366,11 +2492,12 @@ _op_log_sigmoid_forward = _get_op('aten::log_sigmoid_forward')
 
 
 def _autograd_log_sigmoid_forward(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.LogSigmoidBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_log_sigmoid_forward.redispatch(ks, self)
+        _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False])
         return result
     return _op_log_sigmoid_forward.redispatch(ks, self)
@@ -2383,12 +2510,13 @@ _op_glu = _get_op('aten::glu')
 
 
 def _autograd_glu(ks, self, dim):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.GluBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.dim_ = dim
         result = _op_glu.redispatch(ks, self, dim)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_glu.redispatch(ks, self, dim)
@@ -2412,11 +2540,12 @@ _op__softmax = _get_op('aten::_softmax')
 
 
 def _autograd__softmax(ks, self, dim, half_to_float):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.SoftmaxBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
         result = _op__softmax.redispatch(ks, self, dim, half_to_float)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -2441,11 +2570,12 @@ _op__log_softmax = _get_op('aten::_log_softmax')
 
 
 def _autograd__log_softmax(ks, self, dim, half_to_float):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.LogSoftmaxBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
         result = _op__log_softmax.redispatch(ks, self, dim, half_to_float)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -2479,6 +2609,7 @@ def _autograd_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
         node.normalized_shape_ = normalized_shape
         node.eps_ = eps
         result = _op_native_layer_norm.redispatch(ks, input, normalized_shape, weight, bias, eps)
+        _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False, False])
         node.result_ = record.save_output(result)
         return result
@@ -2499,6 +2630,8 @@ def _autograd__fused_rms_norm(ks, input, normalized_shape, weight, eps):
         node.weight_ = record.save(weight)
         node.normalized_shape_ = normalized_shape
         result = _op__fused_rms_norm.redispatch(ks, input, normalized_shape, weight, eps)
+        _check_differentiable_dtype(result[0])
+        _check_differentiable_dtype(result[1])
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -2512,20 +2645,27 @@ _op_native_batch_norm = _get_op('aten::native_batch_norm')
 
 
 def _autograd_native_batch_norm(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
-    if _gs.enabled and ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias):
-        node = _n.NativeBatchNormBackward0()
-        node.next_edges = record.edges(input, weight, bias)
-        node.input_ = record.save(input)
-        node.weight_ = record.save(weight)
-        node.bias_ = record.save(bias)
-        node.running_mean_ = record.save(running_mean)
-        node.running_var_ = record.save(running_var)
-        node.training_ = training
-        node.eps_ = eps
-        result = _op_native_batch_norm.redispatch(ks, input, weight, bias, running_mean, running_var, training, momentum, eps)
-        record.history(result, node, [True, False, False])
-        node.result_ = record.save_output(result)
-        return result
+    if _gs.enabled:
+        _rg = ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias)
+        if (type(running_mean) is _TI and running_mean.autograd is not None) and requires_grad_any(running_mean):
+            _not_differentiable('native_batch_norm', 'running_mean')
+        if (type(running_var) is _TI and running_var.autograd is not None) and requires_grad_any(running_var):
+            _not_differentiable('native_batch_norm', 'running_var')
+        if _rg:
+            node = _n.NativeBatchNormBackward0()
+            node.next_edges = record.edges(input, weight, bias)
+            node.input_ = record.save(input)
+            node.weight_ = record.save(weight)
+            node.bias_ = record.save(bias)
+            node.running_mean_ = record.save(running_mean)
+            node.running_var_ = record.save(running_var)
+            node.training_ = training
+            node.eps_ = eps
+            result = _op_native_batch_norm.redispatch(ks, input, weight, bias, running_mean, running_var, training, momentum, eps)
+            _check_differentiable_dtype(result[0])
+            record.history(result, node, [True, False, False])
+            node.result_ = record.save_output(result)
+            return result
     return _op_native_batch_norm.redispatch(ks, input, weight, bias, running_mean, running_var, training, momentum, eps)
 
 
@@ -2536,20 +2676,27 @@ _op__native_batch_norm_legit = _get_op('aten::_native_batch_norm_legit')
 
 
 def _autograd__native_batch_norm_legit(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
-    if _gs.enabled and ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias):
-        node = _n.NativeBatchNormLegitBackward0()
-        node.next_edges = record.edges(input, weight, bias)
-        node.input_ = record.save(input)
-        node.weight_ = record.save(weight)
-        node.bias_ = record.save(bias)
-        node.running_mean_ = record.save(running_mean)
-        node.running_var_ = record.save(running_var)
-        node.training_ = training
-        node.eps_ = eps
-        result = _op__native_batch_norm_legit.redispatch(ks, input, weight, bias, running_mean, running_var, training, momentum, eps)
-        record.history(result, node, [True, False, False])
-        node.result_ = record.save_output(result)
-        return result
+    if _gs.enabled:
+        _rg = ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias)
+        if (type(running_mean) is _TI and running_mean.autograd is not None) and requires_grad_any(running_mean):
+            _not_differentiable('_native_batch_norm_legit', 'running_mean')
+        if (type(running_var) is _TI and running_var.autograd is not None) and requires_grad_any(running_var):
+            _not_differentiable('_native_batch_norm_legit', 'running_var')
+        if _rg:
+            node = _n.NativeBatchNormLegitBackward0()
+            node.next_edges = record.edges(input, weight, bias)
+            node.input_ = record.save(input)
+            node.weight_ = record.save(weight)
+            node.bias_ = record.save(bias)
+            node.running_mean_ = record.save(running_mean)
+            node.running_var_ = record.save(running_var)
+            node.training_ = training
+            node.eps_ = eps
+            result = _op__native_batch_norm_legit.redispatch(ks, input, weight, bias, running_mean, running_var, training, momentum, eps)
+            _check_differentiable_dtype(result[0])
+            record.history(result, node, [True, False, False])
+            node.result_ = record.save_output(result)
+            return result
     return _op__native_batch_norm_legit.redispatch(ks, input, weight, bias, running_mean, running_var, training, momentum, eps)
 
 
@@ -2569,6 +2716,7 @@ def _autograd__native_batch_norm_legit_no_stats(ks, input, weight, bias, trainin
         node.training_ = training
         node.eps_ = eps
         result = _op__native_batch_norm_legit_no_stats.redispatch(ks, input, weight, bias, training, momentum, eps)
+        _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False, False])
         node.result_ = record.save_output(result)
         return result
@@ -2582,19 +2730,26 @@ _op__native_batch_norm_legit_no_training = _get_op('aten::_native_batch_norm_leg
 
 
 def _autograd__native_batch_norm_legit_no_training(ks, input, weight, bias, running_mean, running_var, momentum, eps):
-    if _gs.enabled and ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias):
-        node = _n.NativeBatchNormLegitNoTrainingBackward0()
-        node.next_edges = record.edges(input, weight, bias)
-        node.input_ = record.save(input)
-        node.weight_ = record.save(weight)
-        node.bias_ = record.save(bias)
-        node.running_mean_ = record.save(running_mean)
-        node.running_var_ = record.save(running_var)
-        node.eps_ = eps
-        result = _op__native_batch_norm_legit_no_training.redispatch(ks, input, weight, bias, running_mean, running_var, momentum, eps)
-        record.history(result, node, [True, False, False])
-        node.result_ = record.save_output(result)
-        return result
+    if _gs.enabled:
+        _rg = ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias)
+        if (type(running_mean) is _TI and running_mean.autograd is not None) and requires_grad_any(running_mean):
+            _not_differentiable('_native_batch_norm_legit_no_training', 'running_mean')
+        if (type(running_var) is _TI and running_var.autograd is not None) and requires_grad_any(running_var):
+            _not_differentiable('_native_batch_norm_legit_no_training', 'running_var')
+        if _rg:
+            node = _n.NativeBatchNormLegitNoTrainingBackward0()
+            node.next_edges = record.edges(input, weight, bias)
+            node.input_ = record.save(input)
+            node.weight_ = record.save(weight)
+            node.bias_ = record.save(bias)
+            node.running_mean_ = record.save(running_mean)
+            node.running_var_ = record.save(running_var)
+            node.eps_ = eps
+            result = _op__native_batch_norm_legit_no_training.redispatch(ks, input, weight, bias, running_mean, running_var, momentum, eps)
+            _check_differentiable_dtype(result[0])
+            record.history(result, node, [True, False, False])
+            node.result_ = record.save_output(result)
+            return result
     return _op__native_batch_norm_legit_no_training.redispatch(ks, input, weight, bias, running_mean, running_var, momentum, eps)
 
 
@@ -2616,6 +2771,9 @@ def _autograd_native_group_norm(ks, input, weight, bias, N, C, HxW, group, eps):
         node.HxW_ = HxW
         node.group_ = group
         result = _op_native_group_norm.redispatch(ks, input, weight, bias, N, C, HxW, group, eps)
+        _check_differentiable_dtype(result[0])
+        _check_differentiable_dtype(result[1])
+        _check_differentiable_dtype(result[2])
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -2629,12 +2787,13 @@ _op_native_dropout = _get_op('aten::native_dropout')
 
 
 def _autograd_native_dropout(ks, input, p, train):
-    if _gs.enabled and ((type(input) is _TI and input.autograd is not None)) and requires_grad_any(input):
+    if _gs.enabled and (type(input) is _TI and input.autograd is not None) and requires_grad_any(input):
         node = _n.NativeDropoutBackward0()
         node.next_edges = record.edges(input)
         node.p_ = p
         node.train_ = train
         result = _op_native_dropout.redispatch(ks, input, p, train)
+        _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False])
         node.result_ = record.save_output(result)
         return result
@@ -2648,7 +2807,7 @@ _op_embedding = _get_op('aten::embedding')
 
 
 def _autograd_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
-    if _gs.enabled and ((type(weight) is _TI and weight.autograd is not None)) and requires_grad_any(weight):
+    if _gs.enabled and (type(weight) is _TI and weight.autograd is not None) and requires_grad_any(weight):
         node = _n.EmbeddingBackward0()
         node.next_edges = record.edges(weight)
         node.indices_ = record.save(indices)
@@ -2656,6 +2815,7 @@ def _autograd_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sp
         node.scale_grad_by_freq_ = scale_grad_by_freq
         node.weight_sizes_ = record.meta(weight, 'sizes')
         result = _op_embedding.redispatch(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_embedding.redispatch(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse)
@@ -2664,24 +2824,47 @@ def _autograd_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sp
 register_autograd('aten::embedding', _autograd_embedding)
 
 
+_op_embedding_renorm_ = _get_op('aten::embedding_renorm_')
+
+
+def _autograd_embedding_renorm_(ks, self, indices, max_norm, norm_type):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.EmbeddingRenormBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_embedding_renorm_.redispatch(ks, self, indices, max_norm, norm_type)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_embedding_renorm_.redispatch(ks, self, indices, max_norm, norm_type)
+
+
+register_autograd('aten::embedding_renorm_', _autograd_embedding_renorm_)
+
+
 _op__scaled_dot_product_flash_attention_for_cpu = _get_op('aten::_scaled_dot_product_flash_attention_for_cpu')
 
 
 def _autograd__scaled_dot_product_flash_attention_for_cpu(ks, query, key, value, dropout_p, is_causal, attn_mask, scale):
-    if _gs.enabled and ((type(query) is _TI and query.autograd is not None) or (type(key) is _TI and key.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and requires_grad_any(query, key, value):
-        node = _n.ScaledDotProductFlashAttentionForCpuBackward0()
-        node.next_edges = record.edges(query, key, value)
-        node.query_ = record.save(query)
-        node.key_ = record.save(key)
-        node.value_ = record.save(value)
-        node.attn_mask_ = record.save(attn_mask)
-        node.dropout_p_ = dropout_p
-        node.is_causal_ = is_causal
-        node.scale_ = scale
-        result = _op__scaled_dot_product_flash_attention_for_cpu.redispatch(ks, query, key, value, dropout_p, is_causal, attn_mask, scale)
-        record.history(result, node, [True, False])
-        node.result_ = record.save_output(result)
-        return result
+    if _gs.enabled:
+        _rg = ((type(query) is _TI and query.autograd is not None) or (type(key) is _TI and key.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and requires_grad_any(query, key, value)
+        if (type(attn_mask) is _TI and attn_mask.autograd is not None) and requires_grad_any(attn_mask):
+            _not_differentiable('_scaled_dot_product_flash_attention_for_cpu', 'attn_mask')
+        if _rg:
+            node = _n.ScaledDotProductFlashAttentionForCpuBackward0()
+            node.next_edges = record.edges(query, key, value)
+            node.query_ = record.save(query)
+            node.key_ = record.save(key)
+            node.value_ = record.save(value)
+            node.attn_mask_ = record.save(attn_mask)
+            node.dropout_p_ = dropout_p
+            node.is_causal_ = is_causal
+            node.scale_ = scale
+            result = _op__scaled_dot_product_flash_attention_for_cpu.redispatch(ks, query, key, value, dropout_p, is_causal, attn_mask, scale)
+            _check_differentiable_dtype(result[0])
+            record.history(result, node, [True, False])
+            node.result_ = record.save_output(result)
+            return result
     return _op__scaled_dot_product_flash_attention_for_cpu.redispatch(ks, query, key, value, dropout_p, is_causal, attn_mask, scale)
 
 
@@ -2697,6 +2880,7 @@ def _autograd_add_Tensor(ks, self, other, alpha):
         node.next_edges = record.edges(self, other)
         node.alpha_ = alpha
         result = _op_add_Tensor.redispatch(ks, self, other, alpha)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_add_Tensor.redispatch(ks, self, other, alpha)
@@ -2715,7 +2899,8 @@ def _autograd_add__Tensor(ks, self, other, alpha):
         node.next_edges = record.edges(self, other)
         node.alpha_ = alpha
         result = _op_add__Tensor.redispatch(ks, self, other, alpha)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_add__Tensor.redispatch(ks, self, other, alpha)
 
@@ -2738,10 +2923,11 @@ _op_add_Scalar = _get_op('aten::add.Scalar')
 
 
 def _autograd_add_Scalar(ks, self, other, alpha):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.AddBackward1()
         node.next_edges = record.edges(self)
         result = _op_add_Scalar.redispatch(ks, self, other, alpha)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_add_Scalar.redispatch(ks, self, other, alpha)
@@ -2754,12 +2940,13 @@ _op_add__Scalar = _get_op('aten::add_.Scalar')
 
 
 def _autograd_add__Scalar(ks, self, other, alpha):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.AddBackward1()
         node.next_edges = record.edges(self)
         result = _op_add__Scalar.redispatch(ks, self, other, alpha)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_add__Scalar.redispatch(ks, self, other, alpha)
 
@@ -2787,6 +2974,7 @@ def _autograd_sub_Tensor(ks, self, other, alpha):
         node.next_edges = record.edges(self, other)
         node.alpha_ = alpha
         result = _op_sub_Tensor.redispatch(ks, self, other, alpha)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_sub_Tensor.redispatch(ks, self, other, alpha)
@@ -2805,7 +2993,8 @@ def _autograd_sub__Tensor(ks, self, other, alpha):
         node.next_edges = record.edges(self, other)
         node.alpha_ = alpha
         result = _op_sub__Tensor.redispatch(ks, self, other, alpha)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_sub__Tensor.redispatch(ks, self, other, alpha)
 
@@ -2828,10 +3017,11 @@ _op_sub_Scalar = _get_op('aten::sub.Scalar')
 
 
 def _autograd_sub_Scalar(ks, self, other, alpha):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.SubBackward1()
         node.next_edges = record.edges(self)
         result = _op_sub_Scalar.redispatch(ks, self, other, alpha)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_sub_Scalar.redispatch(ks, self, other, alpha)
@@ -2844,12 +3034,13 @@ _op_sub__Scalar = _get_op('aten::sub_.Scalar')
 
 
 def _autograd_sub__Scalar(ks, self, other, alpha):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.SubBackward1()
         node.next_edges = record.edges(self)
         result = _op_sub__Scalar.redispatch(ks, self, other, alpha)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_sub__Scalar.redispatch(ks, self, other, alpha)
 
@@ -2877,6 +3068,7 @@ def _autograd_rsub_Tensor(ks, self, other, alpha):
         node.next_edges = record.edges(self, other)
         node.alpha_ = alpha
         result = _op_rsub_Tensor.redispatch(ks, self, other, alpha)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_rsub_Tensor.redispatch(ks, self, other, alpha)
@@ -2900,11 +3092,12 @@ _op_rsub_Scalar = _get_op('aten::rsub.Scalar')
 
 
 def _autograd_rsub_Scalar(ks, self, other, alpha):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.RsubBackward1()
         node.next_edges = record.edges(self)
         node.alpha_ = alpha
         result = _op_rsub_Scalar.redispatch(ks, self, other, alpha)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_rsub_Scalar.redispatch(ks, self, other, alpha)
@@ -2931,9 +3124,10 @@ def _autograd_mul_Tensor(ks, self, other):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.MulBackward0()
         node.next_edges = record.edges(self, other)
-        node.self_ = record.save(self)
-        node.other_ = record.save(other)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.other_ = record.save(other) if node.should_compute_output(0) else None
         result = _op_mul_Tensor.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_mul_Tensor.redispatch(ks, self, other)
@@ -2950,10 +3144,11 @@ def _autograd_mul__Tensor(ks, self, other):
         check_inplace(self)
         node = _n.MulBackward0()
         node.next_edges = record.edges(self, other)
-        node.self_ = record.save(record.clone(self))
-        node.other_ = record.save(other)
+        node.self_ = record.save(record.clone(self)) if node.should_compute_output(1) else None
+        node.other_ = record.save(other) if node.should_compute_output(0) else None
         result = _op_mul__Tensor.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_mul__Tensor.redispatch(ks, self, other)
 
@@ -2976,11 +3171,12 @@ _op_mul_Scalar = _get_op('aten::mul.Scalar')
 
 
 def _autograd_mul_Scalar(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.MulBackward1()
         node.next_edges = record.edges(self)
         node.other_ = other
         result = _op_mul_Scalar.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_mul_Scalar.redispatch(ks, self, other)
@@ -2993,13 +3189,14 @@ _op_mul__Scalar = _get_op('aten::mul_.Scalar')
 
 
 def _autograd_mul__Scalar(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.MulBackward1()
         node.next_edges = record.edges(self)
         node.other_ = other
         result = _op_mul__Scalar.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_mul__Scalar.redispatch(ks, self, other)
 
@@ -3025,9 +3222,10 @@ def _autograd_div_Tensor(ks, self, other):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.DivBackward0()
         node.next_edges = record.edges(self, other)
-        node.self_ = record.save(self)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
         node.other_ = record.save(other)
         result = _op_div_Tensor.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_div_Tensor.redispatch(ks, self, other)
@@ -3044,10 +3242,11 @@ def _autograd_div__Tensor(ks, self, other):
         check_inplace(self)
         node = _n.DivBackward0()
         node.next_edges = record.edges(self, other)
-        node.self_ = record.save(record.clone(self))
+        node.self_ = record.save(record.clone(self)) if node.should_compute_output(1) else None
         node.other_ = record.save(other)
         result = _op_div__Tensor.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_div__Tensor.redispatch(ks, self, other)
 
@@ -3070,11 +3269,12 @@ _op_div_Scalar = _get_op('aten::div.Scalar')
 
 
 def _autograd_div_Scalar(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.DivBackward1()
         node.next_edges = record.edges(self)
         node.other_ = other
         result = _op_div_Scalar.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_div_Scalar.redispatch(ks, self, other)
@@ -3087,13 +3287,14 @@ _op_div__Scalar = _get_op('aten::div_.Scalar')
 
 
 def _autograd_div__Scalar(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.DivBackward1()
         node.next_edges = record.edges(self)
         node.other_ = other
         result = _op_div__Scalar.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_div__Scalar.redispatch(ks, self, other)
 
@@ -3119,10 +3320,11 @@ def _autograd_div_Tensor_mode(ks, self, other, rounding_mode):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.DivBackward2()
         node.next_edges = record.edges(self, other)
-        node.self_ = record.save(self)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
         node.other_ = record.save(other)
         node.rounding_mode_ = rounding_mode
         result = _op_div_Tensor_mode.redispatch(ks, self, other, rounding_mode)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_div_Tensor_mode.redispatch(ks, self, other, rounding_mode)
@@ -3139,11 +3341,12 @@ def _autograd_div__Tensor_mode(ks, self, other, rounding_mode):
         check_inplace(self)
         node = _n.DivBackward2()
         node.next_edges = record.edges(self, other)
-        node.self_ = record.save(record.clone(self))
+        node.self_ = record.save(record.clone(self)) if node.should_compute_output(1) else None
         node.other_ = record.save(other)
         node.rounding_mode_ = rounding_mode
         result = _op_div__Tensor_mode.redispatch(ks, self, other, rounding_mode)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_div__Tensor_mode.redispatch(ks, self, other, rounding_mode)
 
@@ -3155,12 +3358,13 @@ _op_div_Scalar_mode = _get_op('aten::div.Scalar_mode')
 
 
 def _autograd_div_Scalar_mode(ks, self, other, rounding_mode):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.DivBackward3()
         node.next_edges = record.edges(self)
         node.other_ = other
         node.rounding_mode_ = rounding_mode
         result = _op_div_Scalar_mode.redispatch(ks, self, other, rounding_mode)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_div_Scalar_mode.redispatch(ks, self, other, rounding_mode)
@@ -3173,14 +3377,15 @@ _op_div__Scalar_mode = _get_op('aten::div_.Scalar_mode')
 
 
 def _autograd_div__Scalar_mode(ks, self, other, rounding_mode):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.DivBackward3()
         node.next_edges = record.edges(self)
         node.other_ = other
         node.rounding_mode_ = rounding_mode
         result = _op_div__Scalar_mode.redispatch(ks, self, other, rounding_mode)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_div__Scalar_mode.redispatch(ks, self, other, rounding_mode)
 
@@ -3203,10 +3408,11 @@ _op_remainder_Scalar = _get_op('aten::remainder.Scalar')
 
 
 def _autograd_remainder_Scalar(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.RemainderBackward0()
         node.next_edges = record.edges(self)
         result = _op_remainder_Scalar.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_remainder_Scalar.redispatch(ks, self, other)
@@ -3219,12 +3425,13 @@ _op_remainder__Scalar = _get_op('aten::remainder_.Scalar')
 
 
 def _autograd_remainder__Scalar(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.RemainderBackward0()
         node.next_edges = record.edges(self)
         result = _op_remainder__Scalar.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_remainder__Scalar.redispatch(ks, self, other)
 
@@ -3250,9 +3457,10 @@ def _autograd_remainder_Tensor(ks, self, other):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.RemainderBackward1()
         node.next_edges = record.edges(self, other)
-        node.self_ = record.save(self)
-        node.other_ = record.save(other)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.other_ = record.save(other) if node.should_compute_output(1) else None
         result = _op_remainder_Tensor.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_remainder_Tensor.redispatch(ks, self, other)
@@ -3269,10 +3477,11 @@ def _autograd_remainder__Tensor(ks, self, other):
         check_inplace(self)
         node = _n.RemainderBackward1()
         node.next_edges = record.edges(self, other)
-        node.self_ = record.save(record.clone(self))
-        node.other_ = record.save(other)
+        node.self_ = record.save(record.clone(self)) if node.should_compute_output(1) else None
+        node.other_ = record.save(other) if node.should_compute_output(1) else None
         result = _op_remainder__Tensor.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_remainder__Tensor.redispatch(ks, self, other)
 
@@ -3295,10 +3504,11 @@ _op_fmod_Scalar = _get_op('aten::fmod.Scalar')
 
 
 def _autograd_fmod_Scalar(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.FmodBackward0()
         node.next_edges = record.edges(self)
         result = _op_fmod_Scalar.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_fmod_Scalar.redispatch(ks, self, other)
@@ -3311,12 +3521,13 @@ _op_fmod__Scalar = _get_op('aten::fmod_.Scalar')
 
 
 def _autograd_fmod__Scalar(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.FmodBackward0()
         node.next_edges = record.edges(self)
         result = _op_fmod__Scalar.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_fmod__Scalar.redispatch(ks, self, other)
 
@@ -3342,9 +3553,10 @@ def _autograd_fmod_Tensor(ks, self, other):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.FmodBackward1()
         node.next_edges = record.edges(self, other)
-        node.self_ = record.save(self)
-        node.other_ = record.save(other)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.other_ = record.save(other) if node.should_compute_output(1) else None
         result = _op_fmod_Tensor.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_fmod_Tensor.redispatch(ks, self, other)
@@ -3361,10 +3573,11 @@ def _autograd_fmod__Tensor(ks, self, other):
         check_inplace(self)
         node = _n.FmodBackward1()
         node.next_edges = record.edges(self, other)
-        node.self_ = record.save(record.clone(self))
-        node.other_ = record.save(other)
+        node.self_ = record.save(record.clone(self)) if node.should_compute_output(1) else None
+        node.other_ = record.save(other) if node.should_compute_output(1) else None
         result = _op_fmod__Tensor.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_fmod__Tensor.redispatch(ks, self, other)
 
@@ -3387,12 +3600,13 @@ _op_pow_Tensor_Scalar = _get_op('aten::pow.Tensor_Scalar')
 
 
 def _autograd_pow_Tensor_Scalar(ks, self, exponent):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.PowBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.exponent_ = exponent
         result = _op_pow_Tensor_Scalar.redispatch(ks, self, exponent)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_pow_Tensor_Scalar.redispatch(ks, self, exponent)
@@ -3405,14 +3619,15 @@ _op_pow__Scalar = _get_op('aten::pow_.Scalar')
 
 
 def _autograd_pow__Scalar(ks, self, exponent):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.PowBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         node.exponent_ = exponent
         result = _op_pow__Scalar.redispatch(ks, self, exponent)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_pow__Scalar.redispatch(ks, self, exponent)
 
@@ -3441,6 +3656,7 @@ def _autograd_pow_Tensor_Tensor(ks, self, exponent):
         node.self_ = record.save(self)
         node.exponent_ = record.save(exponent)
         result = _op_pow_Tensor_Tensor.redispatch(ks, self, exponent)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -3461,7 +3677,8 @@ def _autograd_pow__Tensor(ks, self, exponent):
         node.self_ = record.save(record.clone(self))
         node.exponent_ = record.save(exponent)
         result = _op_pow__Tensor.redispatch(ks, self, exponent)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_pow__Tensor.redispatch(ks, self, exponent)
@@ -3485,12 +3702,13 @@ _op_pow_Scalar = _get_op('aten::pow.Scalar')
 
 
 def _autograd_pow_Scalar(ks, self, exponent):
-    if _gs.enabled and ((type(exponent) is _TI and exponent.autograd is not None)) and requires_grad_any(exponent):
+    if _gs.enabled and (type(exponent) is _TI and exponent.autograd is not None) and requires_grad_any(exponent):
         node = _n.PowBackward2()
         node.next_edges = record.edges(exponent)
         node.exponent_ = record.save(exponent)
         node.self_ = self
         result = _op_pow_Scalar.redispatch(ks, self, exponent)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -3518,10 +3736,11 @@ def _autograd_addcmul(ks, self, tensor1, tensor2, value):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None)) and requires_grad_any(self, tensor1, tensor2):
         node = _n.AddcmulBackward0()
         node.next_edges = record.edges(self, tensor1, tensor2)
-        node.tensor1_ = record.save(tensor1)
-        node.tensor2_ = record.save(tensor2)
+        node.tensor1_ = record.save(tensor1) if node.should_compute_output(2) else None
+        node.tensor2_ = record.save(tensor2) if node.should_compute_output(1) else None
         node.value_ = value
         result = _op_addcmul.redispatch(ks, self, tensor1, tensor2, value)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_addcmul.redispatch(ks, self, tensor1, tensor2, value)
@@ -3538,11 +3757,12 @@ def _autograd_addcmul_(ks, self, tensor1, tensor2, value):
         check_inplace(self)
         node = _n.AddcmulBackward0()
         node.next_edges = record.edges(self, tensor1, tensor2)
-        node.tensor1_ = record.save(tensor1)
-        node.tensor2_ = record.save(tensor2)
+        node.tensor1_ = record.save(tensor1) if node.should_compute_output(2) else None
+        node.tensor2_ = record.save(tensor2) if node.should_compute_output(1) else None
         node.value_ = value
         result = _op_addcmul_.redispatch(ks, self, tensor1, tensor2, value)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_addcmul_.redispatch(ks, self, tensor1, tensor2, value)
 
@@ -3568,10 +3788,11 @@ def _autograd_addcdiv(ks, self, tensor1, tensor2, value):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None)) and requires_grad_any(self, tensor1, tensor2):
         node = _n.AddcdivBackward0()
         node.next_edges = record.edges(self, tensor1, tensor2)
-        node.tensor1_ = record.save(tensor1)
+        node.tensor1_ = record.save(tensor1) if node.should_compute_output(2) else None
         node.tensor2_ = record.save(tensor2)
         node.value_ = value
         result = _op_addcdiv.redispatch(ks, self, tensor1, tensor2, value)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_addcdiv.redispatch(ks, self, tensor1, tensor2, value)
@@ -3588,11 +3809,12 @@ def _autograd_addcdiv_(ks, self, tensor1, tensor2, value):
         check_inplace(self)
         node = _n.AddcdivBackward0()
         node.next_edges = record.edges(self, tensor1, tensor2)
-        node.tensor1_ = record.save(tensor1)
+        node.tensor1_ = record.save(tensor1) if node.should_compute_output(2) else None
         node.tensor2_ = record.save(tensor2)
         node.value_ = value
         result = _op_addcdiv_.redispatch(ks, self, tensor1, tensor2, value)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_addcdiv_.redispatch(ks, self, tensor1, tensor2, value)
 
@@ -3620,6 +3842,7 @@ def _autograd_lerp_Scalar(ks, self, end, weight):
         node.next_edges = record.edges(self, end)
         node.weight_ = weight
         result = _op_lerp_Scalar.redispatch(ks, self, end, weight)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_lerp_Scalar.redispatch(ks, self, end, weight)
@@ -3638,7 +3861,8 @@ def _autograd_lerp__Scalar(ks, self, end, weight):
         node.next_edges = record.edges(self, end)
         node.weight_ = weight
         result = _op_lerp__Scalar.redispatch(ks, self, end, weight)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_lerp__Scalar.redispatch(ks, self, end, weight)
 
@@ -3664,10 +3888,11 @@ def _autograd_lerp_Tensor(ks, self, end, weight):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None) or (type(weight) is _TI and weight.autograd is not None)) and requires_grad_any(self, end, weight):
         node = _n.LerpBackward1()
         node.next_edges = record.edges(self, end, weight)
-        node.self_ = record.save(self)
-        node.end_ = record.save(end)
+        node.self_ = record.save(self) if node.should_compute_output(2) else None
+        node.end_ = record.save(end) if node.should_compute_output(2) else None
         node.weight_ = record.save(weight)
         result = _op_lerp_Tensor.redispatch(ks, self, end, weight)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_lerp_Tensor.redispatch(ks, self, end, weight)
@@ -3684,11 +3909,12 @@ def _autograd_lerp__Tensor(ks, self, end, weight):
         check_inplace(self)
         node = _n.LerpBackward1()
         node.next_edges = record.edges(self, end, weight)
-        node.self_ = record.save(record.clone(self))
-        node.end_ = record.save(end)
+        node.self_ = record.save(record.clone(self)) if node.should_compute_output(2) else None
+        node.end_ = record.save(end) if node.should_compute_output(2) else None
         node.weight_ = record.save(weight)
         result = _op_lerp__Tensor.redispatch(ks, self, end, weight)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_lerp__Tensor.redispatch(ks, self, end, weight)
 
@@ -3711,11 +3937,12 @@ _op_abs = _get_op('aten::abs')
 
 
 def _autograd_abs(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.AbsBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_abs.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_abs.redispatch(ks, self)
@@ -3728,13 +3955,14 @@ _op_abs_ = _get_op('aten::abs_')
 
 
 def _autograd_abs_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.AbsBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_abs_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_abs_.redispatch(ks, self)
 
@@ -3757,10 +3985,11 @@ _op_neg = _get_op('aten::neg')
 
 
 def _autograd_neg(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.NegBackward0()
         node.next_edges = record.edges(self)
         result = _op_neg.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_neg.redispatch(ks, self)
@@ -3773,12 +4002,13 @@ _op_neg_ = _get_op('aten::neg_')
 
 
 def _autograd_neg_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.NegBackward0()
         node.next_edges = record.edges(self)
         result = _op_neg_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_neg_.redispatch(ks, self)
 
@@ -3801,10 +4031,11 @@ _op_sign = _get_op('aten::sign')
 
 
 def _autograd_sign(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.SignBackward0()
         node.next_edges = record.edges(self)
         result = _op_sign.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_sign.redispatch(ks, self)
@@ -3817,12 +4048,13 @@ _op_sign_ = _get_op('aten::sign_')
 
 
 def _autograd_sign_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.SignBackward0()
         node.next_edges = record.edges(self)
         result = _op_sign_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_sign_.redispatch(ks, self)
 
@@ -3845,10 +4077,11 @@ _op_sgn = _get_op('aten::sgn')
 
 
 def _autograd_sgn(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.SgnBackward0()
         node.next_edges = record.edges(self)
         result = _op_sgn.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_sgn.redispatch(ks, self)
@@ -3861,12 +4094,13 @@ _op_sgn_ = _get_op('aten::sgn_')
 
 
 def _autograd_sgn_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.SgnBackward0()
         node.next_edges = record.edges(self)
         result = _op_sgn_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_sgn_.redispatch(ks, self)
 
@@ -3889,10 +4123,11 @@ _op_exp = _get_op('aten::exp')
 
 
 def _autograd_exp(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.ExpBackward0()
         node.next_edges = record.edges(self)
         result = _op_exp.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -3906,12 +4141,13 @@ _op_exp_ = _get_op('aten::exp_')
 
 
 def _autograd_exp_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.ExpBackward0()
         node.next_edges = record.edges(self)
         result = _op_exp_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_exp_.redispatch(ks, self)
@@ -3935,10 +4171,11 @@ _op_exp2 = _get_op('aten::exp2')
 
 
 def _autograd_exp2(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.Exp2Backward0()
         node.next_edges = record.edges(self)
         result = _op_exp2.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -3952,12 +4189,13 @@ _op_exp2_ = _get_op('aten::exp2_')
 
 
 def _autograd_exp2_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.Exp2Backward0()
         node.next_edges = record.edges(self)
         result = _op_exp2_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_exp2_.redispatch(ks, self)
@@ -3981,10 +4219,11 @@ _op_expm1 = _get_op('aten::expm1')
 
 
 def _autograd_expm1(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.Expm1Backward0()
         node.next_edges = record.edges(self)
         result = _op_expm1.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -3998,12 +4237,13 @@ _op_expm1_ = _get_op('aten::expm1_')
 
 
 def _autograd_expm1_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.Expm1Backward0()
         node.next_edges = record.edges(self)
         result = _op_expm1_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_expm1_.redispatch(ks, self)
@@ -4027,11 +4267,12 @@ _op_log = _get_op('aten::log')
 
 
 def _autograd_log(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.LogBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_log.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_log.redispatch(ks, self)
@@ -4044,13 +4285,14 @@ _op_log_ = _get_op('aten::log_')
 
 
 def _autograd_log_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.LogBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_log_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_log_.redispatch(ks, self)
 
@@ -4073,11 +4315,12 @@ _op_log2 = _get_op('aten::log2')
 
 
 def _autograd_log2(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.Log2Backward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_log2.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_log2.redispatch(ks, self)
@@ -4090,13 +4333,14 @@ _op_log2_ = _get_op('aten::log2_')
 
 
 def _autograd_log2_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.Log2Backward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_log2_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_log2_.redispatch(ks, self)
 
@@ -4119,11 +4363,12 @@ _op_log10 = _get_op('aten::log10')
 
 
 def _autograd_log10(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.Log10Backward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_log10.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_log10.redispatch(ks, self)
@@ -4136,13 +4381,14 @@ _op_log10_ = _get_op('aten::log10_')
 
 
 def _autograd_log10_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.Log10Backward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_log10_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_log10_.redispatch(ks, self)
 
@@ -4165,11 +4411,12 @@ _op_log1p = _get_op('aten::log1p')
 
 
 def _autograd_log1p(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.Log1PBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_log1p.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_log1p.redispatch(ks, self)
@@ -4182,13 +4429,14 @@ _op_log1p_ = _get_op('aten::log1p_')
 
 
 def _autograd_log1p_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.Log1PBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_log1p_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_log1p_.redispatch(ks, self)
 
@@ -4211,10 +4459,11 @@ _op_sqrt = _get_op('aten::sqrt')
 
 
 def _autograd_sqrt(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.SqrtBackward0()
         node.next_edges = record.edges(self)
         result = _op_sqrt.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -4228,12 +4477,13 @@ _op_sqrt_ = _get_op('aten::sqrt_')
 
 
 def _autograd_sqrt_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.SqrtBackward0()
         node.next_edges = record.edges(self)
         result = _op_sqrt_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_sqrt_.redispatch(ks, self)
@@ -4257,10 +4507,11 @@ _op_rsqrt = _get_op('aten::rsqrt')
 
 
 def _autograd_rsqrt(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.RsqrtBackward0()
         node.next_edges = record.edges(self)
         result = _op_rsqrt.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -4274,12 +4525,13 @@ _op_rsqrt_ = _get_op('aten::rsqrt_')
 
 
 def _autograd_rsqrt_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.RsqrtBackward0()
         node.next_edges = record.edges(self)
         result = _op_rsqrt_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_rsqrt_.redispatch(ks, self)
@@ -4303,10 +4555,11 @@ _op_reciprocal = _get_op('aten::reciprocal')
 
 
 def _autograd_reciprocal(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.ReciprocalBackward0()
         node.next_edges = record.edges(self)
         result = _op_reciprocal.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -4320,12 +4573,13 @@ _op_reciprocal_ = _get_op('aten::reciprocal_')
 
 
 def _autograd_reciprocal_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.ReciprocalBackward0()
         node.next_edges = record.edges(self)
         result = _op_reciprocal_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_reciprocal_.redispatch(ks, self)
@@ -4349,11 +4603,12 @@ _op_square = _get_op('aten::square')
 
 
 def _autograd_square(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.SquareBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_square.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_square.redispatch(ks, self)
@@ -4366,13 +4621,14 @@ _op_square_ = _get_op('aten::square_')
 
 
 def _autograd_square_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.SquareBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_square_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_square_.redispatch(ks, self)
 
@@ -4395,11 +4651,12 @@ _op_sin = _get_op('aten::sin')
 
 
 def _autograd_sin(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.SinBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_sin.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_sin.redispatch(ks, self)
@@ -4412,13 +4669,14 @@ _op_sin_ = _get_op('aten::sin_')
 
 
 def _autograd_sin_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.SinBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_sin_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_sin_.redispatch(ks, self)
 
@@ -4441,11 +4699,12 @@ _op_cos = _get_op('aten::cos')
 
 
 def _autograd_cos(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.CosBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_cos.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_cos.redispatch(ks, self)
@@ -4458,13 +4717,14 @@ _op_cos_ = _get_op('aten::cos_')
 
 
 def _autograd_cos_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.CosBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_cos_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_cos_.redispatch(ks, self)
 
@@ -4487,10 +4747,11 @@ _op_tan = _get_op('aten::tan')
 
 
 def _autograd_tan(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.TanBackward0()
         node.next_edges = record.edges(self)
         result = _op_tan.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -4504,12 +4765,13 @@ _op_tan_ = _get_op('aten::tan_')
 
 
 def _autograd_tan_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.TanBackward0()
         node.next_edges = record.edges(self)
         result = _op_tan_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_tan_.redispatch(ks, self)
@@ -4533,11 +4795,12 @@ _op_asin = _get_op('aten::asin')
 
 
 def _autograd_asin(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.AsinBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_asin.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_asin.redispatch(ks, self)
@@ -4550,13 +4813,14 @@ _op_asin_ = _get_op('aten::asin_')
 
 
 def _autograd_asin_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.AsinBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_asin_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_asin_.redispatch(ks, self)
 
@@ -4579,11 +4843,12 @@ _op_acos = _get_op('aten::acos')
 
 
 def _autograd_acos(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.AcosBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_acos.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_acos.redispatch(ks, self)
@@ -4596,13 +4861,14 @@ _op_acos_ = _get_op('aten::acos_')
 
 
 def _autograd_acos_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.AcosBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_acos_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_acos_.redispatch(ks, self)
 
@@ -4625,11 +4891,12 @@ _op_atan = _get_op('aten::atan')
 
 
 def _autograd_atan(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.AtanBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_atan.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_atan.redispatch(ks, self)
@@ -4642,13 +4909,14 @@ _op_atan_ = _get_op('aten::atan_')
 
 
 def _autograd_atan_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.AtanBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_atan_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_atan_.redispatch(ks, self)
 
@@ -4671,11 +4939,12 @@ _op_sinh = _get_op('aten::sinh')
 
 
 def _autograd_sinh(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.SinhBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_sinh.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_sinh.redispatch(ks, self)
@@ -4688,13 +4957,14 @@ _op_sinh_ = _get_op('aten::sinh_')
 
 
 def _autograd_sinh_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.SinhBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_sinh_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_sinh_.redispatch(ks, self)
 
@@ -4717,11 +4987,12 @@ _op_cosh = _get_op('aten::cosh')
 
 
 def _autograd_cosh(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.CoshBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_cosh.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_cosh.redispatch(ks, self)
@@ -4734,13 +5005,14 @@ _op_cosh_ = _get_op('aten::cosh_')
 
 
 def _autograd_cosh_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.CoshBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_cosh_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_cosh_.redispatch(ks, self)
 
@@ -4763,10 +5035,11 @@ _op_tanh = _get_op('aten::tanh')
 
 
 def _autograd_tanh(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.TanhBackward0()
         node.next_edges = record.edges(self)
         result = _op_tanh.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -4780,12 +5053,13 @@ _op_tanh_ = _get_op('aten::tanh_')
 
 
 def _autograd_tanh_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.TanhBackward0()
         node.next_edges = record.edges(self)
         result = _op_tanh_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_tanh_.redispatch(ks, self)
@@ -4809,11 +5083,12 @@ _op_asinh = _get_op('aten::asinh')
 
 
 def _autograd_asinh(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.AsinhBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_asinh.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_asinh.redispatch(ks, self)
@@ -4826,13 +5101,14 @@ _op_asinh_ = _get_op('aten::asinh_')
 
 
 def _autograd_asinh_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.AsinhBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_asinh_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_asinh_.redispatch(ks, self)
 
@@ -4855,11 +5131,12 @@ _op_acosh = _get_op('aten::acosh')
 
 
 def _autograd_acosh(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.AcoshBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_acosh.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_acosh.redispatch(ks, self)
@@ -4872,13 +5149,14 @@ _op_acosh_ = _get_op('aten::acosh_')
 
 
 def _autograd_acosh_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.AcoshBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_acosh_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_acosh_.redispatch(ks, self)
 
@@ -4901,11 +5179,12 @@ _op_atanh = _get_op('aten::atanh')
 
 
 def _autograd_atanh(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.AtanhBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_atanh.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_atanh.redispatch(ks, self)
@@ -4918,13 +5197,14 @@ _op_atanh_ = _get_op('aten::atanh_')
 
 
 def _autograd_atanh_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.AtanhBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_atanh_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_atanh_.redispatch(ks, self)
 
@@ -4947,10 +5227,11 @@ _op_sigmoid = _get_op('aten::sigmoid')
 
 
 def _autograd_sigmoid(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.SigmoidBackward0()
         node.next_edges = record.edges(self)
         result = _op_sigmoid.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -4964,12 +5245,13 @@ _op_sigmoid_ = _get_op('aten::sigmoid_')
 
 
 def _autograd_sigmoid_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.SigmoidBackward0()
         node.next_edges = record.edges(self)
         result = _op_sigmoid_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_sigmoid_.redispatch(ks, self)
@@ -4993,11 +5275,12 @@ _op_erf = _get_op('aten::erf')
 
 
 def _autograd_erf(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.ErfBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_erf.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_erf.redispatch(ks, self)
@@ -5010,13 +5293,14 @@ _op_erf_ = _get_op('aten::erf_')
 
 
 def _autograd_erf_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.ErfBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_erf_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_erf_.redispatch(ks, self)
 
@@ -5039,11 +5323,12 @@ _op_erfc = _get_op('aten::erfc')
 
 
 def _autograd_erfc(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.ErfcBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_erfc.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_erfc.redispatch(ks, self)
@@ -5056,13 +5341,14 @@ _op_erfc_ = _get_op('aten::erfc_')
 
 
 def _autograd_erfc_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.ErfcBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_erfc_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_erfc_.redispatch(ks, self)
 
@@ -5085,11 +5371,12 @@ _op_erfinv = _get_op('aten::erfinv')
 
 
 def _autograd_erfinv(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.ErfinvBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_erfinv.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_erfinv.redispatch(ks, self)
@@ -5102,13 +5389,14 @@ _op_erfinv_ = _get_op('aten::erfinv_')
 
 
 def _autograd_erfinv_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.ErfinvBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_erfinv_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_erfinv_.redispatch(ks, self)
 
@@ -5131,10 +5419,11 @@ _op_floor = _get_op('aten::floor')
 
 
 def _autograd_floor(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.FloorBackward0()
         node.next_edges = record.edges(self)
         result = _op_floor.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_floor.redispatch(ks, self)
@@ -5147,12 +5436,13 @@ _op_floor_ = _get_op('aten::floor_')
 
 
 def _autograd_floor_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.FloorBackward0()
         node.next_edges = record.edges(self)
         result = _op_floor_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_floor_.redispatch(ks, self)
 
@@ -5175,10 +5465,11 @@ _op_ceil = _get_op('aten::ceil')
 
 
 def _autograd_ceil(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.CeilBackward0()
         node.next_edges = record.edges(self)
         result = _op_ceil.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_ceil.redispatch(ks, self)
@@ -5191,12 +5482,13 @@ _op_ceil_ = _get_op('aten::ceil_')
 
 
 def _autograd_ceil_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.CeilBackward0()
         node.next_edges = record.edges(self)
         result = _op_ceil_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_ceil_.redispatch(ks, self)
 
@@ -5219,10 +5511,11 @@ _op_trunc = _get_op('aten::trunc')
 
 
 def _autograd_trunc(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.TruncBackward0()
         node.next_edges = record.edges(self)
         result = _op_trunc.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_trunc.redispatch(ks, self)
@@ -5235,12 +5528,13 @@ _op_trunc_ = _get_op('aten::trunc_')
 
 
 def _autograd_trunc_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.TruncBackward0()
         node.next_edges = record.edges(self)
         result = _op_trunc_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_trunc_.redispatch(ks, self)
 
@@ -5263,10 +5557,11 @@ _op_frac = _get_op('aten::frac')
 
 
 def _autograd_frac(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.FracBackward0()
         node.next_edges = record.edges(self)
         result = _op_frac.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_frac.redispatch(ks, self)
@@ -5279,12 +5574,13 @@ _op_frac_ = _get_op('aten::frac_')
 
 
 def _autograd_frac_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.FracBackward0()
         node.next_edges = record.edges(self)
         result = _op_frac_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_frac_.redispatch(ks, self)
 
@@ -5307,10 +5603,11 @@ _op_round = _get_op('aten::round')
 
 
 def _autograd_round(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.RoundBackward0()
         node.next_edges = record.edges(self)
         result = _op_round.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_round.redispatch(ks, self)
@@ -5323,12 +5620,13 @@ _op_round_ = _get_op('aten::round_')
 
 
 def _autograd_round_(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.RoundBackward0()
         node.next_edges = record.edges(self)
         result = _op_round_.redispatch(ks, self)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_round_.redispatch(ks, self)
 
@@ -5351,10 +5649,11 @@ _op_round_decimals = _get_op('aten::round.decimals')
 
 
 def _autograd_round_decimals(ks, self, decimals):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.RoundBackward1()
         node.next_edges = record.edges(self)
         result = _op_round_decimals.redispatch(ks, self, decimals)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_round_decimals.redispatch(ks, self, decimals)
@@ -5367,12 +5666,13 @@ _op_round__decimals = _get_op('aten::round_.decimals')
 
 
 def _autograd_round__decimals(ks, self, decimals):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.RoundBackward1()
         node.next_edges = record.edges(self)
         result = _op_round__decimals.redispatch(ks, self, decimals)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_round__decimals.redispatch(ks, self, decimals)
 
@@ -5395,11 +5695,12 @@ _op_nan_to_num = _get_op('aten::nan_to_num')
 
 
 def _autograd_nan_to_num(ks, self, nan, posinf, neginf):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.NanToNumBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_nan_to_num.redispatch(ks, self, nan, posinf, neginf)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_nan_to_num.redispatch(ks, self, nan, posinf, neginf)
@@ -5412,13 +5713,14 @@ _op_nan_to_num_ = _get_op('aten::nan_to_num_')
 
 
 def _autograd_nan_to_num_(ks, self, nan, posinf, neginf):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.NanToNumBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_nan_to_num_.redispatch(ks, self, nan, posinf, neginf)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_nan_to_num_.redispatch(ks, self, nan, posinf, neginf)
 
@@ -5447,6 +5749,7 @@ def _autograd_atan2(ks, self, other):
         node.self_ = record.save(self)
         node.other_ = record.save(other)
         result = _op_atan2.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_atan2.redispatch(ks, self, other)
@@ -5466,7 +5769,8 @@ def _autograd_atan2_(ks, self, other):
         node.self_ = record.save(record.clone(self))
         node.other_ = record.save(other)
         result = _op_atan2_.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_atan2_.redispatch(ks, self, other)
 
@@ -5492,9 +5796,10 @@ def _autograd_hypot(ks, self, other):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.HypotBackward0()
         node.next_edges = record.edges(self, other)
-        node.self_ = record.save(self)
-        node.other_ = record.save(other)
+        node.self_ = record.save(self) if node.should_compute_output(0) else None
+        node.other_ = record.save(other) if node.should_compute_output(1) else None
         result = _op_hypot.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -5512,10 +5817,11 @@ def _autograd_hypot_(ks, self, other):
         check_inplace(self)
         node = _n.HypotBackward0()
         node.next_edges = record.edges(self, other)
-        node.self_ = record.save(record.clone(self))
-        node.other_ = record.save(other)
+        node.self_ = record.save(record.clone(self)) if node.should_compute_output(0) else None
+        node.other_ = record.save(other) if node.should_compute_output(1) else None
         result = _op_hypot_.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_hypot_.redispatch(ks, self, other)
@@ -5542,9 +5848,10 @@ def _autograd_copysign_Tensor(ks, self, other):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
         node = _n.CopysignBackward0()
         node.next_edges = record.edges(self, other)
-        node.self_ = record.save(self)
-        node.other_ = record.save(other)
+        node.self_ = record.save(self) if node.should_compute_output(0) else None
+        node.other_ = record.save(other) if node.should_compute_output(1) else None
         result = _op_copysign_Tensor.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -5562,10 +5869,11 @@ def _autograd_copysign__Tensor(ks, self, other):
         check_inplace(self)
         node = _n.CopysignBackward0()
         node.next_edges = record.edges(self, other)
-        node.self_ = record.save(record.clone(self))
-        node.other_ = record.save(other)
+        node.self_ = record.save(record.clone(self)) if node.should_compute_output(0) else None
+        node.other_ = record.save(other) if node.should_compute_output(1) else None
         result = _op_copysign__Tensor.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_copysign__Tensor.redispatch(ks, self, other)
@@ -5589,11 +5897,12 @@ _op_copysign_Scalar = _get_op('aten::copysign.Scalar')
 
 
 def _autograd_copysign_Scalar(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.CopysignBackward1()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_copysign_Scalar.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -5607,13 +5916,14 @@ _op_copysign__Scalar = _get_op('aten::copysign_.Scalar')
 
 
 def _autograd_copysign__Scalar(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.CopysignBackward1()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         result = _op_copysign__Scalar.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_copysign__Scalar.redispatch(ks, self, other)
@@ -5643,6 +5953,7 @@ def _autograd_xlogy_Tensor(ks, self, other):
         node.self_ = record.save(self)
         node.other_ = record.save(other)
         result = _op_xlogy_Tensor.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_xlogy_Tensor.redispatch(ks, self, other)
@@ -5662,7 +5973,8 @@ def _autograd_xlogy__Tensor(ks, self, other):
         node.self_ = record.save(record.clone(self))
         node.other_ = record.save(other)
         result = _op_xlogy__Tensor.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_xlogy__Tensor.redispatch(ks, self, other)
 
@@ -5674,12 +5986,13 @@ _op_xlogy_Scalar_Self = _get_op('aten::xlogy.Scalar_Self')
 
 
 def _autograd_xlogy_Scalar_Self(ks, self, other):
-    if _gs.enabled and ((type(other) is _TI and other.autograd is not None)) and requires_grad_any(other):
+    if _gs.enabled and (type(other) is _TI and other.autograd is not None) and requires_grad_any(other):
         node = _n.XlogyBackward1()
         node.next_edges = record.edges(other)
         node.other_ = record.save(other)
         node.self_ = self
         result = _op_xlogy_Scalar_Self.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_xlogy_Scalar_Self.redispatch(ks, self, other)
@@ -5692,12 +6005,13 @@ _op_xlogy_Scalar_Other = _get_op('aten::xlogy.Scalar_Other')
 
 
 def _autograd_xlogy_Scalar_Other(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.XlogyBackward2()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.other_ = other
         result = _op_xlogy_Scalar_Other.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_xlogy_Scalar_Other.redispatch(ks, self, other)
@@ -5710,14 +6024,15 @@ _op_xlogy__Scalar_Other = _get_op('aten::xlogy_.Scalar_Other')
 
 
 def _autograd_xlogy__Scalar_Other(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.XlogyBackward2()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         node.other_ = other
         result = _op_xlogy__Scalar_Other.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_xlogy__Scalar_Other.redispatch(ks, self, other)
 
@@ -5735,6 +6050,7 @@ def _autograd_logaddexp(ks, self, other):
         node.self_ = record.save(self)
         node.other_ = record.save(other)
         result = _op_logaddexp.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_logaddexp.redispatch(ks, self, other)
@@ -5764,6 +6080,7 @@ def _autograd_maximum(ks, self, other):
         node.self_ = record.save(self)
         node.other_ = record.save(other)
         result = _op_maximum.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_maximum.redispatch(ks, self, other)
@@ -5793,6 +6110,7 @@ def _autograd_fmax(ks, self, other):
         node.self_ = record.save(self)
         node.other_ = record.save(other)
         result = _op_fmax.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_fmax.redispatch(ks, self, other)
@@ -5822,6 +6140,7 @@ def _autograd_minimum(ks, self, other):
         node.self_ = record.save(self)
         node.other_ = record.save(other)
         result = _op_minimum.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_minimum.redispatch(ks, self, other)
@@ -5851,6 +6170,7 @@ def _autograd_fmin(ks, self, other):
         node.self_ = record.save(self)
         node.other_ = record.save(other)
         result = _op_fmin.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_fmin.redispatch(ks, self, other)
@@ -5881,6 +6201,7 @@ def _autograd_clamp_Tensor(ks, self, min, max):
         node.min_ = record.save(min)
         node.max_ = record.save(max)
         result = _op_clamp_Tensor.redispatch(ks, self, min, max)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_clamp_Tensor.redispatch(ks, self, min, max)
@@ -5901,7 +6222,8 @@ def _autograd_clamp__Tensor(ks, self, min, max):
         node.min_ = record.save(min)
         node.max_ = record.save(max)
         result = _op_clamp__Tensor.redispatch(ks, self, min, max)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_clamp__Tensor.redispatch(ks, self, min, max)
 
@@ -5935,13 +6257,14 @@ _op_clamp = _get_op('aten::clamp')
 
 
 def _autograd_clamp(ks, self, min, max):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.ClampBackward1()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.min_ = min
         node.max_ = max
         result = _op_clamp.redispatch(ks, self, min, max)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_clamp.redispatch(ks, self, min, max)
@@ -5954,7 +6277,7 @@ _op_clamp_ = _get_op('aten::clamp_')
 
 
 def _autograd_clamp_(ks, self, min, max):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.ClampBackward1()
         node.next_edges = record.edges(self)
@@ -5962,7 +6285,8 @@ def _autograd_clamp_(ks, self, min, max):
         node.min_ = min
         node.max_ = max
         result = _op_clamp_.redispatch(ks, self, min, max)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_clamp_.redispatch(ks, self, min, max)
 
@@ -5974,12 +6298,13 @@ _op_clamp_min = _get_op('aten::clamp_min')
 
 
 def _autograd_clamp_min(ks, self, min):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.ClampMinBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.min_ = min
         result = _op_clamp_min.redispatch(ks, self, min)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_clamp_min.redispatch(ks, self, min)
@@ -5992,14 +6317,15 @@ _op_clamp_min_ = _get_op('aten::clamp_min_')
 
 
 def _autograd_clamp_min_(ks, self, min):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.ClampMinBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         node.min_ = min
         result = _op_clamp_min_.redispatch(ks, self, min)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_clamp_min_.redispatch(ks, self, min)
 
@@ -6028,6 +6354,7 @@ def _autograd_clamp_min_Tensor(ks, self, min):
         node.self_ = record.save(self)
         node.min_ = record.save(min)
         result = _op_clamp_min_Tensor.redispatch(ks, self, min)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_clamp_min_Tensor.redispatch(ks, self, min)
@@ -6047,7 +6374,8 @@ def _autograd_clamp_min__Tensor(ks, self, min):
         node.self_ = record.save(record.clone(self))
         node.min_ = record.save(min)
         result = _op_clamp_min__Tensor.redispatch(ks, self, min)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_clamp_min__Tensor.redispatch(ks, self, min)
 
@@ -6070,12 +6398,13 @@ _op_clamp_max = _get_op('aten::clamp_max')
 
 
 def _autograd_clamp_max(ks, self, max):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.ClampMaxBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.max_ = max
         result = _op_clamp_max.redispatch(ks, self, max)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_clamp_max.redispatch(ks, self, max)
@@ -6088,14 +6417,15 @@ _op_clamp_max_ = _get_op('aten::clamp_max_')
 
 
 def _autograd_clamp_max_(ks, self, max):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.ClampMaxBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         node.max_ = max
         result = _op_clamp_max_.redispatch(ks, self, max)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_clamp_max_.redispatch(ks, self, max)
 
@@ -6124,6 +6454,7 @@ def _autograd_clamp_max_Tensor(ks, self, max):
         node.self_ = record.save(self)
         node.max_ = record.save(max)
         result = _op_clamp_max_Tensor.redispatch(ks, self, max)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_clamp_max_Tensor.redispatch(ks, self, max)
@@ -6143,7 +6474,8 @@ def _autograd_clamp_max__Tensor(ks, self, max):
         node.self_ = record.save(record.clone(self))
         node.max_ = record.save(max)
         result = _op_clamp_max__Tensor.redispatch(ks, self, max)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_clamp_max__Tensor.redispatch(ks, self, max)
 
@@ -6171,6 +6503,7 @@ def _autograd_where_self(ks, condition, self, other):
         node.next_edges = record.edges(self, other)
         node.condition_ = record.save(condition)
         result = _op_where_self.redispatch(ks, condition, self, other)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_where_self.redispatch(ks, condition, self, other)
@@ -6194,11 +6527,13 @@ _op_eq__Scalar = _get_op('aten::eq_.Scalar')
 
 
 def _autograd_eq__Scalar(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+        check_inplace(self)
         node = _n.EqBackward0()
         node.next_edges = record.edges(self)
         result = _op_eq__Scalar.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_eq__Scalar.redispatch(ks, self, other)
 
@@ -6211,10 +6546,12 @@ _op_eq__Tensor = _get_op('aten::eq_.Tensor')
 
 def _autograd_eq__Tensor(ks, self, other):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+        check_inplace(self)
         node = _n.EqBackward1()
         node.next_edges = record.edges(self, other)
         result = _op_eq__Tensor.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_eq__Tensor.redispatch(ks, self, other)
 
@@ -6226,11 +6563,13 @@ _op_ge__Scalar = _get_op('aten::ge_.Scalar')
 
 
 def _autograd_ge__Scalar(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+        check_inplace(self)
         node = _n.GeBackward0()
         node.next_edges = record.edges(self)
         result = _op_ge__Scalar.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_ge__Scalar.redispatch(ks, self, other)
 
@@ -6243,10 +6582,12 @@ _op_ge__Tensor = _get_op('aten::ge_.Tensor')
 
 def _autograd_ge__Tensor(ks, self, other):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+        check_inplace(self)
         node = _n.GeBackward1()
         node.next_edges = record.edges(self, other)
         result = _op_ge__Tensor.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_ge__Tensor.redispatch(ks, self, other)
 
@@ -6258,11 +6599,13 @@ _op_gt__Scalar = _get_op('aten::gt_.Scalar')
 
 
 def _autograd_gt__Scalar(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+        check_inplace(self)
         node = _n.GtBackward0()
         node.next_edges = record.edges(self)
         result = _op_gt__Scalar.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_gt__Scalar.redispatch(ks, self, other)
 
@@ -6275,10 +6618,12 @@ _op_gt__Tensor = _get_op('aten::gt_.Tensor')
 
 def _autograd_gt__Tensor(ks, self, other):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+        check_inplace(self)
         node = _n.GtBackward1()
         node.next_edges = record.edges(self, other)
         result = _op_gt__Tensor.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_gt__Tensor.redispatch(ks, self, other)
 
@@ -6290,11 +6635,13 @@ _op_le__Scalar = _get_op('aten::le_.Scalar')
 
 
 def _autograd_le__Scalar(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+        check_inplace(self)
         node = _n.LeBackward0()
         node.next_edges = record.edges(self)
         result = _op_le__Scalar.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_le__Scalar.redispatch(ks, self, other)
 
@@ -6307,10 +6654,12 @@ _op_le__Tensor = _get_op('aten::le_.Tensor')
 
 def _autograd_le__Tensor(ks, self, other):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+        check_inplace(self)
         node = _n.LeBackward1()
         node.next_edges = record.edges(self, other)
         result = _op_le__Tensor.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_le__Tensor.redispatch(ks, self, other)
 
@@ -6322,11 +6671,13 @@ _op_lt__Scalar = _get_op('aten::lt_.Scalar')
 
 
 def _autograd_lt__Scalar(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+        check_inplace(self)
         node = _n.LtBackward0()
         node.next_edges = record.edges(self)
         result = _op_lt__Scalar.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_lt__Scalar.redispatch(ks, self, other)
 
@@ -6339,10 +6690,12 @@ _op_lt__Tensor = _get_op('aten::lt_.Tensor')
 
 def _autograd_lt__Tensor(ks, self, other):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+        check_inplace(self)
         node = _n.LtBackward1()
         node.next_edges = record.edges(self, other)
         result = _op_lt__Tensor.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_lt__Tensor.redispatch(ks, self, other)
 
@@ -6354,11 +6707,13 @@ _op_ne__Scalar = _get_op('aten::ne_.Scalar')
 
 
 def _autograd_ne__Scalar(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+        check_inplace(self)
         node = _n.NeBackward0()
         node.next_edges = record.edges(self)
         result = _op_ne__Scalar.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_ne__Scalar.redispatch(ks, self, other)
 
@@ -6371,10 +6726,12 @@ _op_ne__Tensor = _get_op('aten::ne_.Tensor')
 
 def _autograd_ne__Tensor(ks, self, other):
     if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+        check_inplace(self)
         node = _n.NeBackward1()
         node.next_edges = record.edges(self, other)
         result = _op_ne__Tensor.redispatch(ks, self, other)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_ne__Tensor.redispatch(ks, self, other)
 
@@ -6386,12 +6743,6 @@ _op_logical_not_ = _get_op('aten::logical_not_')
 
 
 def _autograd_logical_not_(ks, self):
-    if _gs.enabled and (False) and False:
-        node = _n.LogicalNotBackward0()
-        node.next_edges = record.edges()
-        result = _op_logical_not_.redispatch(ks, self)
-        record.history(result, node, None)
-        return result
     return _op_logical_not_.redispatch(ks, self)
 
 
@@ -6402,12 +6753,6 @@ _op_logical_and_ = _get_op('aten::logical_and_')
 
 
 def _autograd_logical_and_(ks, self, other):
-    if _gs.enabled and (False) and False:
-        node = _n.LogicalAndBackward0()
-        node.next_edges = record.edges()
-        result = _op_logical_and_.redispatch(ks, self, other)
-        record.history(result, node, None)
-        return result
     return _op_logical_and_.redispatch(ks, self, other)
 
 
@@ -6418,12 +6763,6 @@ _op_logical_or_ = _get_op('aten::logical_or_')
 
 
 def _autograd_logical_or_(ks, self, other):
-    if _gs.enabled and (False) and False:
-        node = _n.LogicalOrBackward0()
-        node.next_edges = record.edges()
-        result = _op_logical_or_.redispatch(ks, self, other)
-        record.history(result, node, None)
-        return result
     return _op_logical_or_.redispatch(ks, self, other)
 
 
@@ -6434,12 +6773,6 @@ _op_logical_xor_ = _get_op('aten::logical_xor_')
 
 
 def _autograd_logical_xor_(ks, self, other):
-    if _gs.enabled and (False) and False:
-        node = _n.LogicalXorBackward0()
-        node.next_edges = record.edges()
-        result = _op_logical_xor_.redispatch(ks, self, other)
-        record.history(result, node, None)
-        return result
     return _op_logical_xor_.redispatch(ks, self, other)
 
 
@@ -6450,10 +6783,11 @@ _op_bernoulli = _get_op('aten::bernoulli')
 
 
 def _autograd_bernoulli(ks, self, generator):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.BernoulliBackward0()
         node.next_edges = record.edges(self)
         result = _op_bernoulli.redispatch(ks, self, generator)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_bernoulli.redispatch(ks, self, generator)
@@ -6473,16 +6807,162 @@ def _autograd_bernoulli_out(ks, self, generator, out):
 register_autograd('aten::bernoulli.out', _autograd_bernoulli_out)
 
 
+_op_bernoulli__Tensor = _get_op('aten::bernoulli_.Tensor')
+
+
+def _autograd_bernoulli__Tensor(ks, self, p, generator):
+    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(p) is _TI and p.autograd is not None)) and requires_grad_any(self, p):
+        check_inplace(self)
+        node = _n.BernoulliBackward1()
+        node.next_edges = record.edges(self, p)
+        node.p_ = record.save(p) if node.should_compute_output(1) else None
+        result = _op_bernoulli__Tensor.redispatch(ks, self, p, generator)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_bernoulli__Tensor.redispatch(ks, self, p, generator)
+
+
+register_autograd('aten::bernoulli_.Tensor', _autograd_bernoulli__Tensor)
+
+
+_op_bernoulli__float = _get_op('aten::bernoulli_.float')
+
+
+def _autograd_bernoulli__float(ks, self, p, generator):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.BernoulliBackward2()
+        node.next_edges = record.edges(self)
+        result = _op_bernoulli__float.redispatch(ks, self, p, generator)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_bernoulli__float.redispatch(ks, self, p, generator)
+
+
+register_autograd('aten::bernoulli_.float', _autograd_bernoulli__float)
+
+
+_op_exponential_ = _get_op('aten::exponential_')
+
+
+def _autograd_exponential_(ks, self, lambd, generator):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.ExponentialBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_exponential_.redispatch(ks, self, lambd, generator)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_exponential_.redispatch(ks, self, lambd, generator)
+
+
+register_autograd('aten::exponential_', _autograd_exponential_)
+
+
+_op_normal_ = _get_op('aten::normal_')
+
+
+def _autograd_normal_(ks, self, mean, std, generator):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.NormalBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_normal_.redispatch(ks, self, mean, std, generator)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_normal_.redispatch(ks, self, mean, std, generator)
+
+
+register_autograd('aten::normal_', _autograd_normal_)
+
+
+_op_random__from = _get_op('aten::random_.from')
+
+
+def _autograd_random__from(ks, self, from_, to, generator):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.RandomBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_random__from.redispatch(ks, self, from_, to, generator)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_random__from.redispatch(ks, self, from_, to, generator)
+
+
+register_autograd('aten::random_.from', _autograd_random__from)
+
+
+_op_random__to = _get_op('aten::random_.to')
+
+
+def _autograd_random__to(ks, self, to, generator):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.RandomBackward1()
+        node.next_edges = record.edges(self)
+        result = _op_random__to.redispatch(ks, self, to, generator)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_random__to.redispatch(ks, self, to, generator)
+
+
+register_autograd('aten::random_.to', _autograd_random__to)
+
+
+_op_random_ = _get_op('aten::random_')
+
+
+def _autograd_random_(ks, self, generator):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.RandomBackward2()
+        node.next_edges = record.edges(self)
+        result = _op_random_.redispatch(ks, self, generator)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_random_.redispatch(ks, self, generator)
+
+
+register_autograd('aten::random_', _autograd_random_)
+
+
+_op_uniform_ = _get_op('aten::uniform_')
+
+
+def _autograd_uniform_(ks, self, from_, to, generator):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.UniformBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_uniform_.redispatch(ks, self, from_, to, generator)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_uniform_.redispatch(ks, self, from_, to, generator)
+
+
+register_autograd('aten::uniform_', _autograd_uniform_)
+
+
 _op_sum = _get_op('aten::sum')
 
 
 def _autograd_sum(ks, self, dtype):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.SumBackward0()
         node.next_edges = record.edges(self)
         node.self_dtype_ = record.meta(self, 'dtype')
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_sum.redispatch(ks, self, dtype)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_sum.redispatch(ks, self, dtype)
@@ -6506,7 +6986,7 @@ _op_sum_dim_IntList = _get_op('aten::sum.dim_IntList')
 
 
 def _autograd_sum_dim_IntList(ks, self, dim, keepdim, dtype):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.SumBackward1()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -6514,6 +6994,7 @@ def _autograd_sum_dim_IntList(ks, self, dim, keepdim, dtype):
         node.self_dtype_ = record.meta(self, 'dtype')
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_sum_dim_IntList.redispatch(ks, self, dim, keepdim, dtype)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_sum_dim_IntList.redispatch(ks, self, dim, keepdim, dtype)
@@ -6526,12 +7007,13 @@ _op_mean = _get_op('aten::mean')
 
 
 def _autograd_mean(ks, self, dtype):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.MeanBackward0()
         node.next_edges = record.edges(self)
         node.self_numel_ = record.meta(self, 'numel')
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_mean.redispatch(ks, self, dtype)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_mean.redispatch(ks, self, dtype)
@@ -6555,7 +7037,7 @@ _op_mean_dim = _get_op('aten::mean.dim')
 
 
 def _autograd_mean_dim(ks, self, dim, keepdim, dtype):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.MeanBackward1()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -6563,6 +7045,7 @@ def _autograd_mean_dim(ks, self, dim, keepdim, dtype):
         node.self_numel_ = record.meta(self, 'numel')
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_mean_dim.redispatch(ks, self, dim, keepdim, dtype)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_mean_dim.redispatch(ks, self, dim, keepdim, dtype)
@@ -6575,11 +7058,12 @@ _op_prod = _get_op('aten::prod')
 
 
 def _autograd_prod(ks, self, dtype):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.ProdBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_prod.redispatch(ks, self, dtype)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -6604,13 +7088,14 @@ _op_prod_dim_int = _get_op('aten::prod.dim_int')
 
 
 def _autograd_prod_dim_int(ks, self, dim, keepdim, dtype):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.ProdBackward1()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.dim_ = dim
         node.keepdim_ = keepdim
         result = _op_prod_dim_int.redispatch(ks, self, dim, keepdim, dtype)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -6624,13 +7109,14 @@ _op_max_dim = _get_op('aten::max.dim')
 
 
 def _autograd_max_dim(ks, self, dim, keepdim):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.MaxBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
         node.keepdim_ = keepdim
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_max_dim.redispatch(ks, self, dim, keepdim)
+        _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False])
         node.result_ = record.save_output(result)
         return result
@@ -6655,11 +7141,12 @@ _op_max = _get_op('aten::max')
 
 
 def _autograd_max(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.MaxBackward1()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_max.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -6673,13 +7160,14 @@ _op_min_dim = _get_op('aten::min.dim')
 
 
 def _autograd_min_dim(ks, self, dim, keepdim):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.MinBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
         node.keepdim_ = keepdim
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_min_dim.redispatch(ks, self, dim, keepdim)
+        _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False])
         node.result_ = record.save_output(result)
         return result
@@ -6704,11 +7192,12 @@ _op_min = _get_op('aten::min')
 
 
 def _autograd_min(ks, self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.MinBackward1()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_min.redispatch(ks, self)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -6722,13 +7211,14 @@ _op_amax = _get_op('aten::amax')
 
 
 def _autograd_amax(ks, self, dim, keepdim):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.AmaxBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.dim_ = dim
         node.keepdim_ = keepdim
         result = _op_amax.redispatch(ks, self, dim, keepdim)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -6753,13 +7243,14 @@ _op_amin = _get_op('aten::amin')
 
 
 def _autograd_amin(ks, self, dim, keepdim):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.AminBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.dim_ = dim
         node.keepdim_ = keepdim
         result = _op_amin.redispatch(ks, self, dim, keepdim)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -6784,13 +7275,14 @@ _op_logsumexp = _get_op('aten::logsumexp')
 
 
 def _autograd_logsumexp(ks, self, dim, keepdim):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.LogsumexpBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.dim_ = dim
         node.keepdim_ = keepdim
         result = _op_logsumexp.redispatch(ks, self, dim, keepdim)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -6815,7 +7307,7 @@ _op_var_correction = _get_op('aten::var.correction')
 
 
 def _autograd_var_correction(ks, self, dim, correction, keepdim):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.VarBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -6823,6 +7315,7 @@ def _autograd_var_correction(ks, self, dim, correction, keepdim):
         node.correction_ = correction
         node.keepdim_ = keepdim
         result = _op_var_correction.redispatch(ks, self, dim, correction, keepdim)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_var_correction.redispatch(ks, self, dim, correction, keepdim)
@@ -6857,7 +7350,7 @@ _op_std_correction = _get_op('aten::std.correction')
 
 
 def _autograd_std_correction(ks, self, dim, correction, keepdim):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.StdBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -6865,6 +7358,7 @@ def _autograd_std_correction(ks, self, dim, correction, keepdim):
         node.correction_ = correction
         node.keepdim_ = keepdim
         result = _op_std_correction.redispatch(ks, self, dim, correction, keepdim)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -6900,7 +7394,7 @@ _op_var_mean_correction = _get_op('aten::var_mean.correction')
 
 
 def _autograd_var_mean_correction(ks, self, dim, correction, keepdim):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.VarMeanBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -6908,6 +7402,8 @@ def _autograd_var_mean_correction(ks, self, dim, correction, keepdim):
         node.correction_ = correction
         node.keepdim_ = keepdim
         result = _op_var_mean_correction.redispatch(ks, self, dim, correction, keepdim)
+        _check_differentiable_dtype(result[0])
+        _check_differentiable_dtype(result[1])
         record.history(result, node, None)
         return result
     return _op_var_mean_correction.redispatch(ks, self, dim, correction, keepdim)
@@ -6931,7 +7427,7 @@ _op_std_mean_correction = _get_op('aten::std_mean.correction')
 
 
 def _autograd_std_mean_correction(ks, self, dim, correction, keepdim):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.StdMeanBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -6939,6 +7435,8 @@ def _autograd_std_mean_correction(ks, self, dim, correction, keepdim):
         node.correction_ = correction
         node.keepdim_ = keepdim
         result = _op_std_mean_correction.redispatch(ks, self, dim, correction, keepdim)
+        _check_differentiable_dtype(result[0])
+        _check_differentiable_dtype(result[1])
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -6963,12 +7461,13 @@ _op_norm_Scalar = _get_op('aten::norm.Scalar')
 
 
 def _autograd_norm_Scalar(ks, self, p):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.NormBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.p_ = p
         result = _op_norm_Scalar.redispatch(ks, self, p)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -7004,7 +7503,7 @@ _op_norm_ScalarOpt_dim = _get_op('aten::norm.ScalarOpt_dim')
 
 
 def _autograd_norm_ScalarOpt_dim(ks, self, p, dim, keepdim):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.NormBackward1()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -7012,6 +7511,7 @@ def _autograd_norm_ScalarOpt_dim(ks, self, p, dim, keepdim):
         node.dim_ = dim
         node.keepdim_ = keepdim
         result = _op_norm_ScalarOpt_dim.redispatch(ks, self, p, dim, keepdim)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -7025,12 +7525,13 @@ _op_norm_ScalarOpt_dtype = _get_op('aten::norm.ScalarOpt_dtype')
 
 
 def _autograd_norm_ScalarOpt_dtype(ks, self, p, dtype):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.NormBackward2()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.p_ = p
         result = _op_norm_ScalarOpt_dtype.redispatch(ks, self, p, dtype)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -7055,7 +7556,7 @@ _op_norm_ScalarOpt_dim_dtype = _get_op('aten::norm.ScalarOpt_dim_dtype')
 
 
 def _autograd_norm_ScalarOpt_dim_dtype(ks, self, p, dim, keepdim, dtype):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.NormBackward3()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -7063,6 +7564,7 @@ def _autograd_norm_ScalarOpt_dim_dtype(ks, self, p, dim, keepdim, dtype):
         node.dim_ = dim
         node.keepdim_ = keepdim
         result = _op_norm_ScalarOpt_dim_dtype.redispatch(ks, self, p, dim, keepdim, dtype)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -7076,7 +7578,7 @@ _op_linalg_vector_norm = _get_op('aten::linalg_vector_norm')
 
 
 def _autograd_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.LinalgVectorNormBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -7084,6 +7586,7 @@ def _autograd_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
         node.dim_ = dim
         node.keepdim_ = keepdim
         result = _op_linalg_vector_norm.redispatch(ks, self, ord, dim, keepdim, dtype)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -7108,12 +7611,13 @@ _op_cumsum = _get_op('aten::cumsum')
 
 
 def _autograd_cumsum(ks, self, dim, dtype):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.CumsumBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
         node.self_dtype_ = record.meta(self, 'dtype')
         result = _op_cumsum.redispatch(ks, self, dim, dtype)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_cumsum.redispatch(ks, self, dim, dtype)
@@ -7126,14 +7630,15 @@ _op_cumsum_ = _get_op('aten::cumsum_')
 
 
 def _autograd_cumsum_(ks, self, dim, dtype):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.CumsumBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
         node.self_dtype_ = record.meta(self, 'dtype')
         result = _op_cumsum_.redispatch(ks, self, dim, dtype)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_cumsum_.redispatch(ks, self, dim, dtype)
 
@@ -7156,13 +7661,14 @@ _op_cumprod = _get_op('aten::cumprod')
 
 
 def _autograd_cumprod(ks, self, dim, dtype):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.CumprodBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.dim_ = dim
         node.self_dtype_ = record.meta(self, 'dtype')
         result = _op_cumprod.redispatch(ks, self, dim, dtype)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         node.result_ = record.save_output(result)
         return result
@@ -7176,7 +7682,7 @@ _op_cumprod_ = _get_op('aten::cumprod_')
 
 
 def _autograd_cumprod_(ks, self, dim, dtype):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.CumprodBackward0()
         node.next_edges = record.edges(self)
@@ -7184,7 +7690,8 @@ def _autograd_cumprod_(ks, self, dim, dtype):
         node.dim_ = dim
         node.self_dtype_ = record.meta(self, 'dtype')
         result = _op_cumprod_.redispatch(ks, self, dim, dtype)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_cumprod_.redispatch(ks, self, dim, dtype)
@@ -7204,15 +7711,79 @@ def _autograd_cumprod_out(ks, self, dim, dtype, out):
 register_autograd('aten::cumprod.out', _autograd_cumprod_out)
 
 
+_op_cat = _get_op('aten::cat')
+
+
+def _autograd_cat(ks, tensors, dim):
+    if _gs.enabled and any(type(t) is _TI and t.autograd is not None for t in tensors) and requires_grad_any(*tensors):
+        node = _n.CatBackward0()
+        node.next_edges = record.edges(*tensors)
+        node.tensors_size_ = len(tensors)
+        node.dim_ = dim
+        node.tensors_dtype_ = tuple(record.meta(t, 'dtype') for t in tensors)
+        node.tensors_sizes_ = tuple(record.meta(t, 'sizes') for t in tensors)
+        result = _op_cat.redispatch(ks, tensors, dim)
+        _check_differentiable_dtype(result)
+        record.history(result, node, None)
+        return result
+    return _op_cat.redispatch(ks, tensors, dim)
+
+
+register_autograd('aten::cat', _autograd_cat)
+
+
+_op_cat_out = _get_op('aten::cat.out')
+
+
+def _autograd_cat_out(ks, tensors, dim, out):
+    out_not_differentiable('cat', *tensors)
+    return _op_cat_out.redispatch(ks, tensors, dim, out)
+
+
+register_autograd('aten::cat.out', _autograd_cat_out)
+
+
+_op_stack = _get_op('aten::stack')
+
+
+def _autograd_stack(ks, tensors, dim):
+    if _gs.enabled and any(type(t) is _TI and t.autograd is not None for t in tensors) and requires_grad_any(*tensors):
+        node = _n.StackBackward0()
+        node.next_edges = record.edges(*tensors)
+        node.tensors_size_ = len(tensors)
+        node.dim_ = dim
+        node.tensors_dtype_ = tuple(record.meta(t, 'dtype') for t in tensors)
+        result = _op_stack.redispatch(ks, tensors, dim)
+        _check_differentiable_dtype(result)
+        record.history(result, node, None)
+        return result
+    return _op_stack.redispatch(ks, tensors, dim)
+
+
+register_autograd('aten::stack', _autograd_stack)
+
+
+_op_stack_out = _get_op('aten::stack.out')
+
+
+def _autograd_stack_out(ks, tensors, dim, out):
+    out_not_differentiable('stack', *tensors)
+    return _op_stack_out.redispatch(ks, tensors, dim, out)
+
+
+register_autograd('aten::stack.out', _autograd_stack_out)
+
+
 _op_tril = _get_op('aten::tril')
 
 
 def _autograd_tril(ks, self, diagonal):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.TrilBackward0()
         node.next_edges = record.edges(self)
         node.diagonal_ = diagonal
         result = _op_tril.redispatch(ks, self, diagonal)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_tril.redispatch(ks, self, diagonal)
@@ -7225,13 +7796,14 @@ _op_tril_ = _get_op('aten::tril_')
 
 
 def _autograd_tril_(ks, self, diagonal):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.TrilBackward0()
         node.next_edges = record.edges(self)
         node.diagonal_ = diagonal
         result = _op_tril_.redispatch(ks, self, diagonal)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_tril_.redispatch(ks, self, diagonal)
 
@@ -7254,11 +7826,12 @@ _op_triu = _get_op('aten::triu')
 
 
 def _autograd_triu(ks, self, diagonal):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.TriuBackward0()
         node.next_edges = record.edges(self)
         node.diagonal_ = diagonal
         result = _op_triu.redispatch(ks, self, diagonal)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_triu.redispatch(ks, self, diagonal)
@@ -7271,13 +7844,14 @@ _op_triu_ = _get_op('aten::triu_')
 
 
 def _autograd_triu_(ks, self, diagonal):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         check_inplace(self)
         node = _n.TriuBackward0()
         node.next_edges = record.edges(self)
         node.diagonal_ = diagonal
         result = _op_triu_.redispatch(ks, self, diagonal)
-        record.history(result, node, None)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
         return result
     return _op_triu_.redispatch(ks, self, diagonal)
 
@@ -7300,12 +7874,13 @@ _op_repeat = _get_op('aten::repeat')
 
 
 def _autograd_repeat(ks, self, repeats):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.RepeatBackward0()
         node.next_edges = record.edges(self)
         node.repeats_ = repeats
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_repeat.redispatch(ks, self, repeats)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_repeat.redispatch(ks, self, repeats)
@@ -7318,11 +7893,12 @@ _op_flip = _get_op('aten::flip')
 
 
 def _autograd_flip(ks, self, dims):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.FlipBackward0()
         node.next_edges = record.edges(self)
         node.dims_ = dims
         result = _op_flip.redispatch(ks, self, dims)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_flip.redispatch(ks, self, dims)
@@ -7335,12 +7911,13 @@ _op_roll = _get_op('aten::roll')
 
 
 def _autograd_roll(ks, self, shifts, dims):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.RollBackward0()
         node.next_edges = record.edges(self)
         node.shifts_ = shifts
         node.dims_ = dims
         result = _op_roll.redispatch(ks, self, shifts, dims)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_roll.redispatch(ks, self, shifts, dims)
@@ -7353,12 +7930,13 @@ _op_rot90 = _get_op('aten::rot90')
 
 
 def _autograd_rot90(ks, self, k, dims):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.Rot90Backward0()
         node.next_edges = record.edges(self)
         node.k_ = k
         node.dims_ = dims
         result = _op_rot90.redispatch(ks, self, k, dims)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_rot90.redispatch(ks, self, k, dims)
@@ -7371,13 +7949,14 @@ _op_diag_embed = _get_op('aten::diag_embed')
 
 
 def _autograd_diag_embed(ks, self, offset, dim1, dim2):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.DiagEmbedBackward0()
         node.next_edges = record.edges(self)
         node.offset_ = offset
         node.dim1_ = dim1
         node.dim2_ = dim2
         result = _op_diag_embed.redispatch(ks, self, offset, dim1, dim2)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_diag_embed.redispatch(ks, self, offset, dim1, dim2)
@@ -7390,7 +7969,7 @@ _op_narrow_copy = _get_op('aten::narrow_copy')
 
 
 def _autograd_narrow_copy(ks, self, dim, start, length):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.NarrowCopyBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -7398,6 +7977,7 @@ def _autograd_narrow_copy(ks, self, dim, start, length):
         node.length_ = length
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_narrow_copy.redispatch(ks, self, dim, start, length)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_narrow_copy.redispatch(ks, self, dim, start, length)
@@ -7421,11 +8001,12 @@ _op_constant_pad_nd = _get_op('aten::constant_pad_nd')
 
 
 def _autograd_constant_pad_nd(ks, self, pad, value):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.ConstantPadNdBackward0()
         node.next_edges = record.edges(self)
         node.pad_ = pad
         result = _op_constant_pad_nd.redispatch(ks, self, pad, value)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_constant_pad_nd.redispatch(ks, self, pad, value)
@@ -7438,12 +8019,13 @@ _op_reflection_pad1d = _get_op('aten::reflection_pad1d')
 
 
 def _autograd_reflection_pad1d(ks, self, padding):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.ReflectionPad1DBackward0()
         node.next_edges = record.edges(self)
         node.padding_ = padding
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_reflection_pad1d.redispatch(ks, self, padding)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_reflection_pad1d.redispatch(ks, self, padding)
@@ -7467,12 +8049,13 @@ _op_reflection_pad2d = _get_op('aten::reflection_pad2d')
 
 
 def _autograd_reflection_pad2d(ks, self, padding):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.ReflectionPad2DBackward0()
         node.next_edges = record.edges(self)
         node.padding_ = padding
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_reflection_pad2d.redispatch(ks, self, padding)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_reflection_pad2d.redispatch(ks, self, padding)
@@ -7496,12 +8079,13 @@ _op_replication_pad1d = _get_op('aten::replication_pad1d')
 
 
 def _autograd_replication_pad1d(ks, self, padding):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.ReplicationPad1DBackward0()
         node.next_edges = record.edges(self)
         node.padding_ = padding
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_replication_pad1d.redispatch(ks, self, padding)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_replication_pad1d.redispatch(ks, self, padding)
@@ -7525,12 +8109,13 @@ _op_replication_pad2d = _get_op('aten::replication_pad2d')
 
 
 def _autograd_replication_pad2d(ks, self, padding):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.ReplicationPad2DBackward0()
         node.next_edges = record.edges(self)
         node.padding_ = padding
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_replication_pad2d.redispatch(ks, self, padding)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_replication_pad2d.redispatch(ks, self, padding)
@@ -7554,12 +8139,13 @@ _op_reflection_pad3d = _get_op('aten::reflection_pad3d')
 
 
 def _autograd_reflection_pad3d(ks, self, padding):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.ReflectionPad3DBackward0()
         node.next_edges = record.edges(self)
         node.padding_ = padding
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_reflection_pad3d.redispatch(ks, self, padding)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_reflection_pad3d.redispatch(ks, self, padding)
@@ -7583,12 +8169,13 @@ _op_replication_pad3d = _get_op('aten::replication_pad3d')
 
 
 def _autograd_replication_pad3d(ks, self, padding):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.ReplicationPad3DBackward0()
         node.next_edges = record.edges(self)
         node.padding_ = padding
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_replication_pad3d.redispatch(ks, self, padding)
+        _check_differentiable_dtype(result)
         record.history(result, node, None)
         return result
     return _op_replication_pad3d.redispatch(ks, self, padding)
@@ -7608,34 +8195,17 @@ def _autograd_replication_pad3d_out(ks, self, padding, out):
 register_autograd('aten::replication_pad3d.out', _autograd_replication_pad3d_out)
 
 
-_op__pad_circular = _get_op('aten::_pad_circular')
-
-
-def _autograd__pad_circular(ks, self, pad):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
-        node = _n.PadCircularBackward0()
-        node.next_edges = record.edges(self)
-        node.pad_ = pad
-        node.self_sizes_ = record.meta(self, 'sizes')
-        result = _op__pad_circular.redispatch(ks, self, pad)
-        record.history(result, node, None)
-        return result
-    return _op__pad_circular.redispatch(ks, self, pad)
-
-
-register_autograd('aten::_pad_circular', _autograd__pad_circular)
-
-
 _op_sort = _get_op('aten::sort')
 
 
 def _autograd_sort(ks, self, dim, descending):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.SortBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_sort.redispatch(ks, self, dim, descending)
+        _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False])
         node.result_ = record.save_output(result)
         return result
@@ -7649,12 +8219,13 @@ _op_sort_stable = _get_op('aten::sort.stable')
 
 
 def _autograd_sort_stable(ks, self, stable, dim, descending):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.SortBackward1()
         node.next_edges = record.edges(self)
         node.dim_ = dim
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_sort_stable.redispatch(ks, self, stable, dim, descending)
+        _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False])
         node.result_ = record.save_output(result)
         return result
@@ -7668,12 +8239,13 @@ _op_topk = _get_op('aten::topk')
 
 
 def _autograd_topk(ks, self, k, dim, largest, sorted):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.TopkBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_topk.redispatch(ks, self, k, dim, largest, sorted)
+        _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False])
         node.result_ = record.save_output(result)
         return result
@@ -7687,13 +8259,14 @@ _op_kthvalue = _get_op('aten::kthvalue')
 
 
 def _autograd_kthvalue(ks, self, k, dim, keepdim):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.KthvalueBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
         node.keepdim_ = keepdim
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_kthvalue.redispatch(ks, self, k, dim, keepdim)
+        _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False])
         node.result_ = record.save_output(result)
         return result
@@ -7707,10 +8280,11 @@ _op_unique_dim = _get_op('aten::unique_dim')
 
 
 def _autograd_unique_dim(ks, self, dim, sorted, return_inverse, return_counts):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.UniqueDimBackward0()
         node.next_edges = record.edges(self)
         result = _op_unique_dim.redispatch(ks, self, dim, sorted, return_inverse, return_counts)
+        _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False, False])
         return result
     return _op_unique_dim.redispatch(ks, self, dim, sorted, return_inverse, return_counts)
@@ -7723,10 +8297,11 @@ _op_unique_consecutive = _get_op('aten::unique_consecutive')
 
 
 def _autograd_unique_consecutive(ks, self, return_inverse, return_counts, dim):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.UniqueConsecutiveBackward0()
         node.next_edges = record.edges(self)
         result = _op_unique_consecutive.redispatch(ks, self, return_inverse, return_counts, dim)
+        _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False, False])
         return result
     return _op_unique_consecutive.redispatch(ks, self, return_inverse, return_counts, dim)
@@ -7739,10 +8314,11 @@ _op__unique2 = _get_op('aten::_unique2')
 
 
 def _autograd__unique2(ks, self, sorted, return_inverse, return_counts):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None)) and requires_grad_any(self):
+    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
         node = _n.Unique2Backward0()
         node.next_edges = record.edges(self)
         result = _op__unique2.redispatch(ks, self, sorted, return_inverse, return_counts)
+        _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False, False])
         return result
     return _op__unique2.redispatch(ks, self, sorted, return_inverse, return_counts)

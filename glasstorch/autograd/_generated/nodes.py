@@ -3,8 +3,16 @@
 """Backward nodes generated from _ops/derivatives/*.yaml (one class per formula entry)."""
 
 from glasstorch.autograd.formulas import *  # noqa: F401,F403
-from glasstorch.autograd.graph import Node, SavedTensor  # noqa: F401
+from glasstorch.autograd.graph import _BACKWARD_TWICE, Node, SavedTensor  # noqa: F401
 from glasstorch.autograd.node_support import materialize, unwrap, wrap_saved
+
+
+def _unpack(node, saved, node_name):
+    """A saved tensor argument.  A Python number stands for PyTorch's wrapped-number tensor: like any saved
+    tensor it is gone once the graph is freed."""
+    if node._released and saved is not None and not isinstance(saved, SavedTensor):
+        raise RuntimeError(_BACKWARD_TWICE)
+    return wrap_saved(saved, node_name)
 
 
 def _ConvolutionBackward0_0(grad, grads, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
@@ -21,9 +29,9 @@ class ConvolutionBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        input = wrap_saved(node.input_, 'ConvolutionBackward0')
-        weight = wrap_saved(node.weight_, 'ConvolutionBackward0')
-        bias = wrap_saved(node.bias_, 'ConvolutionBackward0')
+        input = _unpack(node, node.input_, 'ConvolutionBackward0')
+        weight = _unpack(node, node.weight_, 'ConvolutionBackward0')
+        bias = _unpack(node, node.bias_, 'ConvolutionBackward0')
         stride = node.stride_
         padding = node.padding_
         dilation = node.dilation_
@@ -40,15 +48,15 @@ class ConvolutionBackward0(Node):
 
     @property
     def _saved_input(self):
-        return wrap_saved(self.input_, 'ConvolutionBackward0')
+        return _unpack(self, self.input_, 'ConvolutionBackward0')
 
     @property
     def _saved_weight(self):
-        return wrap_saved(self.weight_, 'ConvolutionBackward0')
+        return _unpack(self, self.weight_, 'ConvolutionBackward0')
 
     @property
     def _saved_bias(self):
-        return wrap_saved(self.bias_, 'ConvolutionBackward0')
+        return _unpack(self, self.bias_, 'ConvolutionBackward0')
 
     @property
     def _saved_stride(self):
@@ -89,9 +97,9 @@ class ConvolutionBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        input = wrap_saved(node.input_, 'ConvolutionBackward1')
-        weight = wrap_saved(node.weight_, 'ConvolutionBackward1')
-        bias = wrap_saved(node.bias_, 'ConvolutionBackward1')
+        input = _unpack(node, node.input_, 'ConvolutionBackward1')
+        weight = _unpack(node, node.weight_, 'ConvolutionBackward1')
+        bias = _unpack(node, node.bias_, 'ConvolutionBackward1')
         stride = node.stride_
         padding = node.padding_
         dilation = node.dilation_
@@ -108,15 +116,15 @@ class ConvolutionBackward1(Node):
 
     @property
     def _saved_input(self):
-        return wrap_saved(self.input_, 'ConvolutionBackward1')
+        return _unpack(self, self.input_, 'ConvolutionBackward1')
 
     @property
     def _saved_weight(self):
-        return wrap_saved(self.weight_, 'ConvolutionBackward1')
+        return _unpack(self, self.weight_, 'ConvolutionBackward1')
 
     @property
     def _saved_bias(self):
-        return wrap_saved(self.bias_, 'ConvolutionBackward1')
+        return _unpack(self, self.bias_, 'ConvolutionBackward1')
 
     @property
     def _saved_stride(self):
@@ -258,7 +266,7 @@ def _ViewBackward0_0(grad, grads, self_sizes):
 
 
 class ViewBackward0(Node):
-    """Backward of ``view(Tensor(a) self, SymInt[] size) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:10)."""
+    """Backward of ``view(Tensor(a) self, SymInt[] size) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:14)."""
 
     __slots__ = ('self_sizes_',)
     _saved_names = ()
@@ -278,26 +286,12 @@ class ViewBackward0(Node):
         return self.self_sizes_
 
 
-class ViewBackward1(Node):
-    """Backward of ``view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:14)."""
-
-    __slots__ = ()
-    _saved_names = ()
-    _inputs = ()
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        out = [None] * 0
-        return out
-
-
 def _UnsafeViewBackward0_0(grad, grads, self_sizes):
     return grad.reshape(self_sizes)
 
 
 class UnsafeViewBackward0(Node):
-    """Backward of ``_unsafe_view(Tensor self, SymInt[] size) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:17)."""
+    """Backward of ``_unsafe_view(Tensor self, SymInt[] size) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:21)."""
 
     __slots__ = ('self_sizes_',)
     _saved_names = ()
@@ -317,32 +311,28 @@ class UnsafeViewBackward0(Node):
         return self.self_sizes_
 
 
-def _AsStridedBackward0_0(grad, grads, self, size, stride, storage_offset):
-    return as_strided_backward(grad, self, size, stride, storage_offset)
+def _AsStridedBackward0_0(grad, grads, size, stride, storage_offset, self_geometry):
+    return as_strided_backward(grad, self_geometry, size, stride, storage_offset)
 
 
 class AsStridedBackward0(Node):
-    """Backward of ``as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:20)."""
+    """Backward of ``as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:24)."""
 
-    __slots__ = ('self_', 'size_', 'stride_', 'storage_offset_')
-    _saved_names = ('self_',)
+    __slots__ = ('size_', 'stride_', 'storage_offset_', 'self_geometry_')
+    _saved_names = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'AsStridedBackward0')
         size = node.size_
         stride = node.stride_
         storage_offset = node.storage_offset_
+        self_geometry = node.self_geometry_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_AsStridedBackward0_0(grad, grads, self, size, stride, storage_offset))
+            out[0] = unwrap(_AsStridedBackward0_0(grad, grads, size, stride, storage_offset, self_geometry))
         return out
-
-    @property
-    def _saved_self(self):
-        return wrap_saved(self.self_, 'AsStridedBackward0')
 
     @property
     def _saved_size(self):
@@ -356,13 +346,17 @@ class AsStridedBackward0(Node):
     def _saved_storage_offset(self):
         return self.storage_offset_
 
+    @property
+    def _saved_self_geometry(self):
+        return self.self_geometry_
+
 
 def _TransposeBackward0_0(grad, grads, dim0, dim1):
     return grad.transpose(dim0, dim1)
 
 
 class TransposeBackward0(Node):
-    """Backward of ``transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:23)."""
+    """Backward of ``transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:27)."""
 
     __slots__ = ('dim0_', 'dim1_')
     _saved_names = ()
@@ -392,7 +386,7 @@ def _TBackward0_0(grad, grads):
 
 
 class TBackward0(Node):
-    """Backward of ``t(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:26)."""
+    """Backward of ``t(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:30)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -412,7 +406,7 @@ def _PermuteBackward0_0(grad, grads, dims):
 
 
 class PermuteBackward0(Node):
-    """Backward of ``permute(Tensor(a) self, int[] dims) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:29)."""
+    """Backward of ``permute(Tensor(a) self, int[] dims) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:33)."""
 
     __slots__ = ('dims_',)
     _saved_names = ()
@@ -432,72 +426,12 @@ class PermuteBackward0(Node):
         return self.dims_
 
 
-def _MovedimBackward0_0(grad, grads, source, destination):
-    return grad.movedim(destination, source)
-
-
-class MovedimBackward0(Node):
-    """Backward of ``movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:34)."""
-
-    __slots__ = ('source_', 'destination_')
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        source = node.source_
-        destination = node.destination_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_MovedimBackward0_0(grad, grads, source, destination))
-        return out
-
-    @property
-    def _saved_source(self):
-        return self.source_
-
-    @property
-    def _saved_destination(self):
-        return self.destination_
-
-
-def _MovedimBackward1_0(grad, grads, source, destination):
-    return grad.movedim(destination, source)
-
-
-class MovedimBackward1(Node):
-    """Backward of ``movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:37)."""
-
-    __slots__ = ('source_', 'destination_')
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        source = node.source_
-        destination = node.destination_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_MovedimBackward1_0(grad, grads, source, destination))
-        return out
-
-    @property
-    def _saved_source(self):
-        return self.source_
-
-    @property
-    def _saved_destination(self):
-        return self.destination_
-
-
 def _ExpandBackward0_0(grad, grads, self_sizes):
     return expand_backward(grad, self_sizes)
 
 
 class ExpandBackward0(Node):
-    """Backward of ``expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:40)."""
+    """Backward of ``expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:36)."""
 
     __slots__ = ('self_sizes_',)
     _saved_names = ()
@@ -522,7 +456,7 @@ def _UnsqueezeBackward0_0(grad, grads, dim):
 
 
 class UnsqueezeBackward0(Node):
-    """Backward of ``unsqueeze(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:43)."""
+    """Backward of ``unsqueeze(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:39)."""
 
     __slots__ = ('dim_',)
     _saved_names = ()
@@ -547,7 +481,7 @@ def _SqueezeBackward0_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward0(Node):
-    """Backward of ``squeeze(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:46)."""
+    """Backward of ``squeeze(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:42)."""
 
     __slots__ = ('self_sizes_',)
     _saved_names = ()
@@ -572,7 +506,7 @@ def _SqueezeBackward1_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward1(Node):
-    """Backward of ``squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:49)."""
+    """Backward of ``squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:45)."""
 
     __slots__ = ('self_sizes_',)
     _saved_names = ()
@@ -597,7 +531,7 @@ def _SqueezeBackward2_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward2(Node):
-    """Backward of ``squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:52)."""
+    """Backward of ``squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:48)."""
 
     __slots__ = ('self_sizes_',)
     _saved_names = ()
@@ -622,7 +556,7 @@ def _SelectBackward0_0(grad, grads, dim, index, self_sizes):
 
 
 class SelectBackward0(Node):
-    """Backward of ``select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:55)."""
+    """Backward of ``select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:51)."""
 
     __slots__ = ('dim_', 'index_', 'self_sizes_')
     _saved_names = ()
@@ -657,7 +591,7 @@ def _SliceBackward0_0(grad, grads, dim, start, end, step, self_sizes):
 
 
 class SliceBackward0(Node):
-    """Backward of ``slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:58)."""
+    """Backward of ``slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:54)."""
 
     __slots__ = ('dim_', 'start_', 'end_', 'step_', 'self_sizes_')
     _saved_names = ()
@@ -702,7 +636,7 @@ def _DiagonalBackward0_0(grad, grads, offset, dim1, dim2, self_sizes):
 
 
 class DiagonalBackward0(Node):
-    """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:61)."""
+    """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:57)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_', 'self_sizes_')
     _saved_names = ()
@@ -742,7 +676,7 @@ def _UnfoldBackward0_0(grad, grads, dimension, size, step, self_sizes):
 
 
 class UnfoldBackward0(Node):
-    """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:64)."""
+    """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:60)."""
 
     __slots__ = ('dimension_', 'size_', 'step_', 'self_sizes_')
     _saved_names = ()
@@ -782,7 +716,7 @@ def _SplitBackward0_0(grad, grads, dim):
 
 
 class SplitBackward0(Node):
-    """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:67)."""
+    """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:63)."""
 
     __slots__ = ('dim_',)
     _saved_names = ()
@@ -807,7 +741,7 @@ def _SplitWithSizesBackward0_0(grad, grads, dim):
 
 
 class SplitWithSizesBackward0(Node):
-    """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:70)."""
+    """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:66)."""
 
     __slots__ = ('dim_',)
     _saved_names = ()
@@ -827,87 +761,12 @@ class SplitWithSizesBackward0(Node):
         return self.dim_
 
 
-def _ChunkBackward0_0(grad, grads, dim):
-    return cat_grads(grads, dim)
-
-
-class ChunkBackward0(Node):
-    """Backward of ``chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:73)."""
-
-    __slots__ = ('dim_',)
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        dim = node.dim_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_ChunkBackward0_0(grad, grads, dim))
-        return out
-
-    @property
-    def _saved_dim(self):
-        return self.dim_
-
-
-def _TensorSplitBackward0_0(grad, grads, dim):
-    return cat_grads(grads, dim)
-
-
-class TensorSplitBackward0(Node):
-    """Backward of ``tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:76)."""
-
-    __slots__ = ('dim_',)
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        dim = node.dim_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_TensorSplitBackward0_0(grad, grads, dim))
-        return out
-
-    @property
-    def _saved_dim(self):
-        return self.dim_
-
-
-def _TensorSplitBackward1_0(grad, grads, dim):
-    return cat_grads(grads, dim)
-
-
-class TensorSplitBackward1(Node):
-    """Backward of ``tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:79)."""
-
-    __slots__ = ('dim_',)
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        dim = node.dim_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_TensorSplitBackward1_0(grad, grads, dim))
-        return out
-
-    @property
-    def _saved_dim(self):
-        return self.dim_
-
-
 def _UnbindBackward0_0(grad, grads, dim):
     return cat_grads([g.unsqueeze(dim) for g in grads], dim)
 
 
 class UnbindBackward0(Node):
-    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:82)."""
+    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:69)."""
 
     __slots__ = ('dim_',)
     _saved_names = ()
@@ -932,7 +791,7 @@ def _AliasBackward0_0(grad, grads):
 
 
 class AliasBackward0(Node):
-    """Backward of ``alias(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:85)."""
+    """Backward of ``alias(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:72)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -952,7 +811,7 @@ def _CloneBackward0_0(grad, grads):
 
 
 class CloneBackward0(Node):
-    """Backward of ``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:88)."""
+    """Backward of ``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:75)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -972,7 +831,7 @@ def _ToCopyBackward0_0(grad, grads, self_dtype):
 
 
 class ToCopyBackward0(Node):
-    """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:91)."""
+    """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:78)."""
 
     __slots__ = ('self_dtype_',)
     _saved_names = ()
@@ -992,12 +851,78 @@ class ToCopyBackward0(Node):
         return self.self_dtype_
 
 
+def _FillBackward2_0(grad, grads):
+    return zeros_like(grad)
+
+
+class FillBackward2(Node):
+    """Backward of ``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:95)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FillBackward2_0(grad, grads))
+        return out
+
+
+def _FillBackward3_0(grad, grads):
+    return zeros_like(grad)
+
+
+def _FillBackward3_1(grad, grads):
+    return grad.sum()
+
+
+class FillBackward3(Node):
+    """Backward of ``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:98)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self', 'value')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FillBackward3_0(grad, grads))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_FillBackward3_1(grad, grads))
+        return out
+
+
+def _ZeroBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class ZeroBackward0(Node):
+    """Backward of ``zero_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:102)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ZeroBackward0_0(grad, grads))
+        return out
+
+
 def _MaskedFillBackward0_0(grad, grads, mask):
     return grad.masked_fill(mask, 0)
 
 
 class MaskedFillBackward0(Node):
-    """Backward of ``masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:4)."""
+    """Backward of ``masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:5)."""
 
     __slots__ = ('mask_',)
     _saved_names = ('mask_',)
@@ -1006,7 +931,7 @@ class MaskedFillBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        mask = wrap_saved(node.mask_, 'MaskedFillBackward0')
+        mask = _unpack(node, node.mask_, 'MaskedFillBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_MaskedFillBackward0_0(grad, grads, mask))
@@ -1014,7 +939,7 @@ class MaskedFillBackward0(Node):
 
     @property
     def _saved_mask(self):
-        return wrap_saved(self.mask_, 'MaskedFillBackward0')
+        return _unpack(self, self.mask_, 'MaskedFillBackward0')
 
 
 def _MaskedFillBackward1_0(grad, grads, mask):
@@ -1026,7 +951,7 @@ def _MaskedFillBackward1_1(grad, grads, mask):
 
 
 class MaskedFillBackward1(Node):
-    """Backward of ``masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:7)."""
+    """Backward of ``masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:9)."""
 
     __slots__ = ('mask_',)
     _saved_names = ('mask_',)
@@ -1035,7 +960,7 @@ class MaskedFillBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        mask = wrap_saved(node.mask_, 'MaskedFillBackward1')
+        mask = _unpack(node, node.mask_, 'MaskedFillBackward1')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_MaskedFillBackward1_0(grad, grads, mask))
@@ -1045,7 +970,7 @@ class MaskedFillBackward1(Node):
 
     @property
     def _saved_mask(self):
-        return wrap_saved(self.mask_, 'MaskedFillBackward1')
+        return _unpack(self, self.mask_, 'MaskedFillBackward1')
 
 
 def _MaskedScatterBackward0_0(grad, grads, mask, source_sizes):
@@ -1057,7 +982,7 @@ def _MaskedScatterBackward0_1(grad, grads, mask, source_sizes):
 
 
 class MaskedScatterBackward0(Node):
-    """Backward of ``masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:11)."""
+    """Backward of ``masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:14)."""
 
     __slots__ = ('mask_', 'source_sizes_')
     _saved_names = ('mask_',)
@@ -1066,7 +991,7 @@ class MaskedScatterBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        mask = wrap_saved(node.mask_, 'MaskedScatterBackward0')
+        mask = _unpack(node, node.mask_, 'MaskedScatterBackward0')
         source_sizes = node.source_sizes_
         out = [None] * 2
         if node.should_compute_output(0):
@@ -1077,7 +1002,7 @@ class MaskedScatterBackward0(Node):
 
     @property
     def _saved_mask(self):
-        return wrap_saved(self.mask_, 'MaskedScatterBackward0')
+        return _unpack(self, self.mask_, 'MaskedScatterBackward0')
 
     @property
     def _saved_source_sizes(self):
@@ -1089,7 +1014,7 @@ def _MaskedSelectBackward0_0(grad, grads, mask, self_sizes):
 
 
 class MaskedSelectBackward0(Node):
-    """Backward of ``masked_select(Tensor self, Tensor mask) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:15)."""
+    """Backward of ``masked_select(Tensor self, Tensor mask) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:19)."""
 
     __slots__ = ('mask_', 'self_sizes_')
     _saved_names = ('mask_',)
@@ -1098,7 +1023,7 @@ class MaskedSelectBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        mask = wrap_saved(node.mask_, 'MaskedSelectBackward0')
+        mask = _unpack(node, node.mask_, 'MaskedSelectBackward0')
         self_sizes = node.self_sizes_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -1107,7 +1032,7 @@ class MaskedSelectBackward0(Node):
 
     @property
     def _saved_mask(self):
-        return wrap_saved(self.mask_, 'MaskedSelectBackward0')
+        return _unpack(self, self.mask_, 'MaskedSelectBackward0')
 
     @property
     def _saved_self_sizes(self):
@@ -1119,7 +1044,7 @@ def _IndexSelectBackward0_0(grad, grads, index, dim, self_sizes):
 
 
 class IndexSelectBackward0(Node):
-    """Backward of ``index_select(Tensor self, int dim, Tensor index) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:18)."""
+    """Backward of ``index_select(Tensor self, int dim, Tensor index) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:23)."""
 
     __slots__ = ('index_', 'dim_', 'self_sizes_')
     _saved_names = ('index_',)
@@ -1128,7 +1053,7 @@ class IndexSelectBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        index = wrap_saved(node.index_, 'IndexSelectBackward0')
+        index = _unpack(node, node.index_, 'IndexSelectBackward0')
         dim = node.dim_
         self_sizes = node.self_sizes_
         out = [None] * 1
@@ -1138,7 +1063,7 @@ class IndexSelectBackward0(Node):
 
     @property
     def _saved_index(self):
-        return wrap_saved(self.index_, 'IndexSelectBackward0')
+        return _unpack(self, self.index_, 'IndexSelectBackward0')
 
     @property
     def _saved_dim(self):
@@ -1154,7 +1079,7 @@ def _GatherBackward0_0(grad, grads, index, dim, self_sizes):
 
 
 class GatherBackward0(Node):
-    """Backward of ``gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:21)."""
+    """Backward of ``gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:27)."""
 
     __slots__ = ('index_', 'dim_', 'self_sizes_')
     _saved_names = ('index_',)
@@ -1163,7 +1088,7 @@ class GatherBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        index = wrap_saved(node.index_, 'GatherBackward0')
+        index = _unpack(node, node.index_, 'GatherBackward0')
         dim = node.dim_
         self_sizes = node.self_sizes_
         out = [None] * 1
@@ -1173,7 +1098,7 @@ class GatherBackward0(Node):
 
     @property
     def _saved_index(self):
-        return wrap_saved(self.index_, 'GatherBackward0')
+        return _unpack(self, self.index_, 'GatherBackward0')
 
     @property
     def _saved_dim(self):
@@ -1189,7 +1114,7 @@ def _TakeBackward0_0(grad, grads, index, self_sizes):
 
 
 class TakeBackward0(Node):
-    """Backward of ``take(Tensor self, Tensor index) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:24)."""
+    """Backward of ``take(Tensor self, Tensor index) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:31)."""
 
     __slots__ = ('index_', 'self_sizes_')
     _saved_names = ('index_',)
@@ -1198,7 +1123,7 @@ class TakeBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        index = wrap_saved(node.index_, 'TakeBackward0')
+        index = _unpack(node, node.index_, 'TakeBackward0')
         self_sizes = node.self_sizes_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -1207,7 +1132,7 @@ class TakeBackward0(Node):
 
     @property
     def _saved_index(self):
-        return wrap_saved(self.index_, 'TakeBackward0')
+        return _unpack(self, self.index_, 'TakeBackward0')
 
     @property
     def _saved_self_sizes(self):
@@ -1223,7 +1148,7 @@ def _ScatterBackward0_1(grad, grads, index, dim):
 
 
 class ScatterBackward0(Node):
-    """Backward of ``scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:27)."""
+    """Backward of ``scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:35)."""
 
     __slots__ = ('index_', 'dim_')
     _saved_names = ('index_',)
@@ -1232,7 +1157,7 @@ class ScatterBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        index = wrap_saved(node.index_, 'ScatterBackward0')
+        index = _unpack(node, node.index_, 'ScatterBackward0')
         dim = node.dim_
         out = [None] * 2
         if node.should_compute_output(0):
@@ -1243,7 +1168,7 @@ class ScatterBackward0(Node):
 
     @property
     def _saved_index(self):
-        return wrap_saved(self.index_, 'ScatterBackward0')
+        return _unpack(self, self.index_, 'ScatterBackward0')
 
     @property
     def _saved_dim(self):
@@ -1255,7 +1180,7 @@ def _ScatterBackward1_0(grad, grads, index, dim):
 
 
 class ScatterBackward1(Node):
-    """Backward of ``scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:31)."""
+    """Backward of ``scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:40)."""
 
     __slots__ = ('index_', 'dim_')
     _saved_names = ('index_',)
@@ -1264,7 +1189,7 @@ class ScatterBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        index = wrap_saved(node.index_, 'ScatterBackward1')
+        index = _unpack(node, node.index_, 'ScatterBackward1')
         dim = node.dim_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -1273,7 +1198,7 @@ class ScatterBackward1(Node):
 
     @property
     def _saved_index(self):
-        return wrap_saved(self.index_, 'ScatterBackward1')
+        return _unpack(self, self.index_, 'ScatterBackward1')
 
     @property
     def _saved_dim(self):
@@ -1289,7 +1214,7 @@ def _ScatterAddBackward0_1(grad, grads, index, dim):
 
 
 class ScatterAddBackward0(Node):
-    """Backward of ``scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:34)."""
+    """Backward of ``scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:44)."""
 
     __slots__ = ('index_', 'dim_')
     _saved_names = ('index_',)
@@ -1298,7 +1223,7 @@ class ScatterAddBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        index = wrap_saved(node.index_, 'ScatterAddBackward0')
+        index = _unpack(node, node.index_, 'ScatterAddBackward0')
         dim = node.dim_
         out = [None] * 2
         if node.should_compute_output(0):
@@ -1309,7 +1234,7 @@ class ScatterAddBackward0(Node):
 
     @property
     def _saved_index(self):
-        return wrap_saved(self.index_, 'ScatterAddBackward0')
+        return _unpack(self, self.index_, 'ScatterAddBackward0')
 
     @property
     def _saved_dim(self):
@@ -1321,7 +1246,7 @@ def _ScatterReduceBackward0_0(grad, grads, self, index, src, dim, reduce, includ
 
 
 class ScatterReduceBackward0(Node):
-    """Backward of ``scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:38)."""
+    """Backward of ``scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:49)."""
 
     __slots__ = ('self_', 'index_', 'src_', 'dim_', 'reduce_', 'include_self_', 'result_')
     _saved_names = ('self_', 'index_', 'src_', 'result_')
@@ -1330,9 +1255,9 @@ class ScatterReduceBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'ScatterReduceBackward0')
-        index = wrap_saved(node.index_, 'ScatterReduceBackward0')
-        src = wrap_saved(node.src_, 'ScatterReduceBackward0')
+        self = _unpack(node, node.self_, 'ScatterReduceBackward0')
+        index = _unpack(node, node.index_, 'ScatterReduceBackward0')
+        src = _unpack(node, node.src_, 'ScatterReduceBackward0')
         dim = node.dim_
         reduce = node.reduce_
         include_self = node.include_self_
@@ -1346,15 +1271,15 @@ class ScatterReduceBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'ScatterReduceBackward0')
+        return _unpack(self, self.self_, 'ScatterReduceBackward0')
 
     @property
     def _saved_index(self):
-        return wrap_saved(self.index_, 'ScatterReduceBackward0')
+        return _unpack(self, self.index_, 'ScatterReduceBackward0')
 
     @property
     def _saved_src(self):
-        return wrap_saved(self.src_, 'ScatterReduceBackward0')
+        return _unpack(self, self.src_, 'ScatterReduceBackward0')
 
     @property
     def _saved_result(self):
@@ -1382,7 +1307,7 @@ def _IndexAddBackward0_1(grad, grads, index, dim, alpha, source_sizes):
 
 
 class IndexAddBackward0(Node):
-    """Backward of ``index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:41)."""
+    """Backward of ``index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:53)."""
 
     __slots__ = ('index_', 'dim_', 'alpha_', 'source_sizes_')
     _saved_names = ('index_',)
@@ -1391,7 +1316,7 @@ class IndexAddBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        index = wrap_saved(node.index_, 'IndexAddBackward0')
+        index = _unpack(node, node.index_, 'IndexAddBackward0')
         dim = node.dim_
         alpha = node.alpha_
         source_sizes = node.source_sizes_
@@ -1404,7 +1329,7 @@ class IndexAddBackward0(Node):
 
     @property
     def _saved_index(self):
-        return wrap_saved(self.index_, 'IndexAddBackward0')
+        return _unpack(self, self.index_, 'IndexAddBackward0')
 
     @property
     def _saved_dim(self):
@@ -1428,7 +1353,7 @@ def _IndexCopyBackward0_1(grad, grads, index, dim, source_sizes):
 
 
 class IndexCopyBackward0(Node):
-    """Backward of ``index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:45)."""
+    """Backward of ``index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:58)."""
 
     __slots__ = ('index_', 'dim_', 'source_sizes_')
     _saved_names = ('index_',)
@@ -1437,7 +1362,7 @@ class IndexCopyBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        index = wrap_saved(node.index_, 'IndexCopyBackward0')
+        index = _unpack(node, node.index_, 'IndexCopyBackward0')
         dim = node.dim_
         source_sizes = node.source_sizes_
         out = [None] * 2
@@ -1449,7 +1374,7 @@ class IndexCopyBackward0(Node):
 
     @property
     def _saved_index(self):
-        return wrap_saved(self.index_, 'IndexCopyBackward0')
+        return _unpack(self, self.index_, 'IndexCopyBackward0')
 
     @property
     def _saved_dim(self):
@@ -1465,7 +1390,7 @@ def _IndexFillBackward0_0(grad, grads, index, dim):
 
 
 class IndexFillBackward0(Node):
-    """Backward of ``index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:49)."""
+    """Backward of ``index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:63)."""
 
     __slots__ = ('index_', 'dim_')
     _saved_names = ('index_',)
@@ -1474,7 +1399,7 @@ class IndexFillBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        index = wrap_saved(node.index_, 'IndexFillBackward0')
+        index = _unpack(node, node.index_, 'IndexFillBackward0')
         dim = node.dim_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -1483,7 +1408,7 @@ class IndexFillBackward0(Node):
 
     @property
     def _saved_index(self):
-        return wrap_saved(self.index_, 'IndexFillBackward0')
+        return _unpack(self, self.index_, 'IndexFillBackward0')
 
     @property
     def _saved_dim(self):
@@ -1499,7 +1424,7 @@ def _IndexFillBackward1_1(grad, grads, index, dim):
 
 
 class IndexFillBackward1(Node):
-    """Backward of ``index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:52)."""
+    """Backward of ``index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:67)."""
 
     __slots__ = ('index_', 'dim_')
     _saved_names = ('index_',)
@@ -1508,7 +1433,7 @@ class IndexFillBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        index = wrap_saved(node.index_, 'IndexFillBackward1')
+        index = _unpack(node, node.index_, 'IndexFillBackward1')
         dim = node.dim_
         out = [None] * 2
         if node.should_compute_output(0):
@@ -1519,7 +1444,7 @@ class IndexFillBackward1(Node):
 
     @property
     def _saved_index(self):
-        return wrap_saved(self.index_, 'IndexFillBackward1')
+        return _unpack(self, self.index_, 'IndexFillBackward1')
 
     @property
     def _saved_dim(self):
@@ -1531,7 +1456,7 @@ def _IndexBackward0_0(grad, grads, indices, self_sizes):
 
 
 class IndexBackward0(Node):
-    """Backward of ``index.Tensor(Tensor self, Tensor?[] indices) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:56)."""
+    """Backward of ``index.Tensor(Tensor self, Tensor?[] indices) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:72)."""
 
     __slots__ = ('indices_', 'self_sizes_')
     _saved_names = ()
@@ -1565,7 +1490,7 @@ def _IndexPutBackward0_1(grad, grads, values, indices, accumulate):
 
 
 class IndexPutBackward0(Node):
-    """Backward of ``index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:59)."""
+    """Backward of ``index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:75)."""
 
     __slots__ = ('values_', 'indices_', 'accumulate_')
     _saved_names = ('values_',)
@@ -1574,7 +1499,7 @@ class IndexPutBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        values = wrap_saved(node.values_, 'IndexPutBackward0')
+        values = _unpack(node, node.values_, 'IndexPutBackward0')
         indices = node.indices_
         accumulate = node.accumulate_
         out = [None] * 2
@@ -1586,7 +1511,48 @@ class IndexPutBackward0(Node):
 
     @property
     def _saved_values(self):
-        return wrap_saved(self.values_, 'IndexPutBackward0')
+        return _unpack(self, self.values_, 'IndexPutBackward0')
+
+    @property
+    def _saved_indices(self):
+        return self.indices_
+
+    @property
+    def _saved_accumulate(self):
+        return self.accumulate_
+
+
+def _IndexPutImplBackward0_0(grad, grads, values, indices, accumulate):
+    return grad if accumulate else aten_index_put(grad, indices, zeros_like(values), False)
+
+
+def _IndexPutImplBackward0_1(grad, grads, values, indices, accumulate):
+    return aten_index(grad, indices)
+
+
+class IndexPutImplBackward0(Node):
+    """Backward of ``_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor(a!)`` (glasstorch/_ops/derivatives/index.yaml:80)."""
+
+    __slots__ = ('values_', 'indices_', 'accumulate_')
+    _saved_names = ('values_',)
+    _inputs = ('self', 'values')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        values = _unpack(node, node.values_, 'IndexPutImplBackward0')
+        indices = node.indices_
+        accumulate = node.accumulate_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_IndexPutImplBackward0_0(grad, grads, values, indices, accumulate))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_IndexPutImplBackward0_1(grad, grads, values, indices, accumulate))
+        return out
+
+    @property
+    def _saved_values(self):
+        return _unpack(self, self.values_, 'IndexPutImplBackward0')
 
     @property
     def _saved_indices(self):
@@ -1615,8 +1581,8 @@ class MmBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'MmBackward0')
-        mat2 = wrap_saved(node.mat2_, 'MmBackward0')
+        self = _unpack(node, node.self_, 'MmBackward0')
+        mat2 = _unpack(node, node.mat2_, 'MmBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_MmBackward0_0(grad, grads, self, mat2))
@@ -1626,11 +1592,11 @@ class MmBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'MmBackward0')
+        return _unpack(self, self.self_, 'MmBackward0')
 
     @property
     def _saved_mat2(self):
-        return wrap_saved(self.mat2_, 'MmBackward0')
+        return _unpack(self, self.mat2_, 'MmBackward0')
 
 
 def _BmmBackward0_0(grad, grads, self, mat2):
@@ -1651,8 +1617,8 @@ class BmmBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'BmmBackward0')
-        mat2 = wrap_saved(node.mat2_, 'BmmBackward0')
+        self = _unpack(node, node.self_, 'BmmBackward0')
+        mat2 = _unpack(node, node.mat2_, 'BmmBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_BmmBackward0_0(grad, grads, self, mat2))
@@ -1662,11 +1628,11 @@ class BmmBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'BmmBackward0')
+        return _unpack(self, self.self_, 'BmmBackward0')
 
     @property
     def _saved_mat2(self):
-        return wrap_saved(self.mat2_, 'BmmBackward0')
+        return _unpack(self, self.mat2_, 'BmmBackward0')
 
 
 def _AddmmBackward0_0(grad, grads, mat1, mat2, beta, alpha):
@@ -1691,8 +1657,8 @@ class AddmmBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        mat1 = wrap_saved(node.mat1_, 'AddmmBackward0')
-        mat2 = wrap_saved(node.mat2_, 'AddmmBackward0')
+        mat1 = _unpack(node, node.mat1_, 'AddmmBackward0')
+        mat2 = _unpack(node, node.mat2_, 'AddmmBackward0')
         beta = node.beta_
         alpha = node.alpha_
         out = [None] * 3
@@ -1706,11 +1672,11 @@ class AddmmBackward0(Node):
 
     @property
     def _saved_mat1(self):
-        return wrap_saved(self.mat1_, 'AddmmBackward0')
+        return _unpack(self, self.mat1_, 'AddmmBackward0')
 
     @property
     def _saved_mat2(self):
-        return wrap_saved(self.mat2_, 'AddmmBackward0')
+        return _unpack(self, self.mat2_, 'AddmmBackward0')
 
     @property
     def _saved_beta(self):
@@ -1743,8 +1709,8 @@ class BaddbmmBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        batch1 = wrap_saved(node.batch1_, 'BaddbmmBackward0')
-        batch2 = wrap_saved(node.batch2_, 'BaddbmmBackward0')
+        batch1 = _unpack(node, node.batch1_, 'BaddbmmBackward0')
+        batch2 = _unpack(node, node.batch2_, 'BaddbmmBackward0')
         beta = node.beta_
         alpha = node.alpha_
         out = [None] * 3
@@ -1758,11 +1724,11 @@ class BaddbmmBackward0(Node):
 
     @property
     def _saved_batch1(self):
-        return wrap_saved(self.batch1_, 'BaddbmmBackward0')
+        return _unpack(self, self.batch1_, 'BaddbmmBackward0')
 
     @property
     def _saved_batch2(self):
-        return wrap_saved(self.batch2_, 'BaddbmmBackward0')
+        return _unpack(self, self.batch2_, 'BaddbmmBackward0')
 
     @property
     def _saved_beta(self):
@@ -1795,8 +1761,8 @@ class AddbmmBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        batch1 = wrap_saved(node.batch1_, 'AddbmmBackward0')
-        batch2 = wrap_saved(node.batch2_, 'AddbmmBackward0')
+        batch1 = _unpack(node, node.batch1_, 'AddbmmBackward0')
+        batch2 = _unpack(node, node.batch2_, 'AddbmmBackward0')
         beta = node.beta_
         alpha = node.alpha_
         batch1_sizes = node.batch1_sizes_
@@ -1812,11 +1778,11 @@ class AddbmmBackward0(Node):
 
     @property
     def _saved_batch1(self):
-        return wrap_saved(self.batch1_, 'AddbmmBackward0')
+        return _unpack(self, self.batch1_, 'AddbmmBackward0')
 
     @property
     def _saved_batch2(self):
-        return wrap_saved(self.batch2_, 'AddbmmBackward0')
+        return _unpack(self, self.batch2_, 'AddbmmBackward0')
 
     @property
     def _saved_beta(self):
@@ -1857,8 +1823,8 @@ class AddmvBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        mat = wrap_saved(node.mat_, 'AddmvBackward0')
-        vec = wrap_saved(node.vec_, 'AddmvBackward0')
+        mat = _unpack(node, node.mat_, 'AddmvBackward0')
+        vec = _unpack(node, node.vec_, 'AddmvBackward0')
         beta = node.beta_
         alpha = node.alpha_
         out = [None] * 3
@@ -1872,11 +1838,11 @@ class AddmvBackward0(Node):
 
     @property
     def _saved_mat(self):
-        return wrap_saved(self.mat_, 'AddmvBackward0')
+        return _unpack(self, self.mat_, 'AddmvBackward0')
 
     @property
     def _saved_vec(self):
-        return wrap_saved(self.vec_, 'AddmvBackward0')
+        return _unpack(self, self.vec_, 'AddmvBackward0')
 
     @property
     def _saved_beta(self):
@@ -1905,8 +1871,8 @@ class MvBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'MvBackward0')
-        vec = wrap_saved(node.vec_, 'MvBackward0')
+        self = _unpack(node, node.self_, 'MvBackward0')
+        vec = _unpack(node, node.vec_, 'MvBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_MvBackward0_0(grad, grads, self, vec))
@@ -1916,11 +1882,11 @@ class MvBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'MvBackward0')
+        return _unpack(self, self.self_, 'MvBackward0')
 
     @property
     def _saved_vec(self):
-        return wrap_saved(self.vec_, 'MvBackward0')
+        return _unpack(self, self.vec_, 'MvBackward0')
 
 
 def _DotBackward0_0(grad, grads, self, tensor):
@@ -1941,8 +1907,8 @@ class DotBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'DotBackward0')
-        tensor = wrap_saved(node.tensor_, 'DotBackward0')
+        self = _unpack(node, node.self_, 'DotBackward0')
+        tensor = _unpack(node, node.tensor_, 'DotBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_DotBackward0_0(grad, grads, self, tensor))
@@ -1952,11 +1918,11 @@ class DotBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'DotBackward0')
+        return _unpack(self, self.self_, 'DotBackward0')
 
     @property
     def _saved_tensor(self):
-        return wrap_saved(self.tensor_, 'DotBackward0')
+        return _unpack(self, self.tensor_, 'DotBackward0')
 
 
 def _VdotBackward0_0(grad, grads, self, other):
@@ -1977,8 +1943,8 @@ class VdotBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'VdotBackward0')
-        other = wrap_saved(node.other_, 'VdotBackward0')
+        self = _unpack(node, node.self_, 'VdotBackward0')
+        other = _unpack(node, node.other_, 'VdotBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_VdotBackward0_0(grad, grads, self, other))
@@ -1988,11 +1954,11 @@ class VdotBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'VdotBackward0')
+        return _unpack(self, self.self_, 'VdotBackward0')
 
     @property
     def _saved_other(self):
-        return wrap_saved(self.other_, 'VdotBackward0')
+        return _unpack(self, self.other_, 'VdotBackward0')
 
 
 def _NllLossBackward0_0(grad, grads, self, target, weight, reduction, ignore_index, result):
@@ -2009,9 +1975,9 @@ class NllLossBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'NllLossBackward0')
-        target = wrap_saved(node.target_, 'NllLossBackward0')
-        weight = wrap_saved(node.weight_, 'NllLossBackward0')
+        self = _unpack(node, node.self_, 'NllLossBackward0')
+        target = _unpack(node, node.target_, 'NllLossBackward0')
+        weight = _unpack(node, node.weight_, 'NllLossBackward0')
         reduction = node.reduction_
         ignore_index = node.ignore_index_
         result = wrap_saved(node.result_, 'NllLossBackward0')
@@ -2022,15 +1988,15 @@ class NllLossBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'NllLossBackward0')
+        return _unpack(self, self.self_, 'NllLossBackward0')
 
     @property
     def _saved_target(self):
-        return wrap_saved(self.target_, 'NllLossBackward0')
+        return _unpack(self, self.target_, 'NllLossBackward0')
 
     @property
     def _saved_weight(self):
-        return wrap_saved(self.weight_, 'NllLossBackward0')
+        return _unpack(self, self.weight_, 'NllLossBackward0')
 
     @property
     def _saved_result(self):
@@ -2050,7 +2016,7 @@ def _NllLoss2DBackward0_0(grad, grads, self, target, weight, reduction, ignore_i
 
 
 class NllLoss2DBackward0(Node):
-    """Backward of ``nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)`` (glasstorch/_ops/derivatives/loss.yaml:9)."""
+    """Backward of ``nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)`` (glasstorch/_ops/derivatives/loss.yaml:10)."""
 
     __slots__ = ('self_', 'target_', 'weight_', 'reduction_', 'ignore_index_', 'result_')
     _saved_names = ('self_', 'target_', 'weight_', 'result_')
@@ -2059,9 +2025,9 @@ class NllLoss2DBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'NllLoss2DBackward0')
-        target = wrap_saved(node.target_, 'NllLoss2DBackward0')
-        weight = wrap_saved(node.weight_, 'NllLoss2DBackward0')
+        self = _unpack(node, node.self_, 'NllLoss2DBackward0')
+        target = _unpack(node, node.target_, 'NllLoss2DBackward0')
+        weight = _unpack(node, node.weight_, 'NllLoss2DBackward0')
         reduction = node.reduction_
         ignore_index = node.ignore_index_
         result = wrap_saved(node.result_, 'NllLoss2DBackward0')
@@ -2072,15 +2038,15 @@ class NllLoss2DBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'NllLoss2DBackward0')
+        return _unpack(self, self.self_, 'NllLoss2DBackward0')
 
     @property
     def _saved_target(self):
-        return wrap_saved(self.target_, 'NllLoss2DBackward0')
+        return _unpack(self, self.target_, 'NllLoss2DBackward0')
 
     @property
     def _saved_weight(self):
-        return wrap_saved(self.weight_, 'NllLoss2DBackward0')
+        return _unpack(self, self.weight_, 'NllLoss2DBackward0')
 
     @property
     def _saved_result(self):
@@ -2104,7 +2070,7 @@ def _MseLossBackward0_1(grad, grads, self, target, reduction):
 
 
 class MseLossBackward0(Node):
-    """Backward of ``mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:13)."""
+    """Backward of ``mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:15)."""
 
     __slots__ = ('self_', 'target_', 'reduction_')
     _saved_names = ('self_', 'target_')
@@ -2113,8 +2079,8 @@ class MseLossBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'MseLossBackward0')
-        target = wrap_saved(node.target_, 'MseLossBackward0')
+        self = _unpack(node, node.self_, 'MseLossBackward0')
+        target = _unpack(node, node.target_, 'MseLossBackward0')
         reduction = node.reduction_
         out = [None] * 2
         if node.should_compute_output(0):
@@ -2125,11 +2091,11 @@ class MseLossBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'MseLossBackward0')
+        return _unpack(self, self.self_, 'MseLossBackward0')
 
     @property
     def _saved_target(self):
-        return wrap_saved(self.target_, 'MseLossBackward0')
+        return _unpack(self, self.target_, 'MseLossBackward0')
 
     @property
     def _saved_reduction(self):
@@ -2145,7 +2111,7 @@ def _SmoothL1LossBackward0_1(grad, grads, self, target, reduction, beta):
 
 
 class SmoothL1LossBackward0(Node):
-    """Backward of ``smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:17)."""
+    """Backward of ``smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:19)."""
 
     __slots__ = ('self_', 'target_', 'reduction_', 'beta_')
     _saved_names = ('self_', 'target_')
@@ -2154,8 +2120,8 @@ class SmoothL1LossBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'SmoothL1LossBackward0')
-        target = wrap_saved(node.target_, 'SmoothL1LossBackward0')
+        self = _unpack(node, node.self_, 'SmoothL1LossBackward0')
+        target = _unpack(node, node.target_, 'SmoothL1LossBackward0')
         reduction = node.reduction_
         beta = node.beta_
         out = [None] * 2
@@ -2167,11 +2133,11 @@ class SmoothL1LossBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'SmoothL1LossBackward0')
+        return _unpack(self, self.self_, 'SmoothL1LossBackward0')
 
     @property
     def _saved_target(self):
-        return wrap_saved(self.target_, 'SmoothL1LossBackward0')
+        return _unpack(self, self.target_, 'SmoothL1LossBackward0')
 
     @property
     def _saved_reduction(self):
@@ -2191,7 +2157,7 @@ def _HuberLossBackward0_1(grad, grads, self, target, reduction, delta):
 
 
 class HuberLossBackward0(Node):
-    """Backward of ``huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:21)."""
+    """Backward of ``huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:23)."""
 
     __slots__ = ('self_', 'target_', 'reduction_', 'delta_')
     _saved_names = ('self_', 'target_')
@@ -2200,8 +2166,8 @@ class HuberLossBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'HuberLossBackward0')
-        target = wrap_saved(node.target_, 'HuberLossBackward0')
+        self = _unpack(node, node.self_, 'HuberLossBackward0')
+        target = _unpack(node, node.target_, 'HuberLossBackward0')
         reduction = node.reduction_
         delta = node.delta_
         out = [None] * 2
@@ -2213,11 +2179,11 @@ class HuberLossBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'HuberLossBackward0')
+        return _unpack(self, self.self_, 'HuberLossBackward0')
 
     @property
     def _saved_target(self):
-        return wrap_saved(self.target_, 'HuberLossBackward0')
+        return _unpack(self, self.target_, 'HuberLossBackward0')
 
     @property
     def _saved_reduction(self):
@@ -2237,7 +2203,7 @@ def _BinaryCrossEntropyBackward0_1(grad, grads, self, target, weight, reduction)
 
 
 class BinaryCrossEntropyBackward0(Node):
-    """Backward of ``binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:25)."""
+    """Backward of ``binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:27)."""
 
     __slots__ = ('self_', 'target_', 'weight_', 'reduction_')
     _saved_names = ('self_', 'target_', 'weight_')
@@ -2246,9 +2212,9 @@ class BinaryCrossEntropyBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'BinaryCrossEntropyBackward0')
-        target = wrap_saved(node.target_, 'BinaryCrossEntropyBackward0')
-        weight = wrap_saved(node.weight_, 'BinaryCrossEntropyBackward0')
+        self = _unpack(node, node.self_, 'BinaryCrossEntropyBackward0')
+        target = _unpack(node, node.target_, 'BinaryCrossEntropyBackward0')
+        weight = _unpack(node, node.weight_, 'BinaryCrossEntropyBackward0')
         reduction = node.reduction_
         out = [None] * 2
         if node.should_compute_output(0):
@@ -2259,15 +2225,15 @@ class BinaryCrossEntropyBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'BinaryCrossEntropyBackward0')
+        return _unpack(self, self.self_, 'BinaryCrossEntropyBackward0')
 
     @property
     def _saved_target(self):
-        return wrap_saved(self.target_, 'BinaryCrossEntropyBackward0')
+        return _unpack(self, self.target_, 'BinaryCrossEntropyBackward0')
 
     @property
     def _saved_weight(self):
-        return wrap_saved(self.weight_, 'BinaryCrossEntropyBackward0')
+        return _unpack(self, self.weight_, 'BinaryCrossEntropyBackward0')
 
     @property
     def _saved_reduction(self):
@@ -2283,7 +2249,7 @@ def _BinaryCrossEntropyWithLogitsBackward0_1(grad, grads, self, target, weight, 
 
 
 class BinaryCrossEntropyWithLogitsBackward0(Node):
-    """Backward of ``binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:29)."""
+    """Backward of ``binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:31)."""
 
     __slots__ = ('self_', 'target_', 'weight_', 'pos_weight_', 'reduction_')
     _saved_names = ('self_', 'target_', 'weight_', 'pos_weight_')
@@ -2292,10 +2258,10 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'BinaryCrossEntropyWithLogitsBackward0')
-        target = wrap_saved(node.target_, 'BinaryCrossEntropyWithLogitsBackward0')
-        weight = wrap_saved(node.weight_, 'BinaryCrossEntropyWithLogitsBackward0')
-        pos_weight = wrap_saved(node.pos_weight_, 'BinaryCrossEntropyWithLogitsBackward0')
+        self = _unpack(node, node.self_, 'BinaryCrossEntropyWithLogitsBackward0')
+        target = _unpack(node, node.target_, 'BinaryCrossEntropyWithLogitsBackward0')
+        weight = _unpack(node, node.weight_, 'BinaryCrossEntropyWithLogitsBackward0')
+        pos_weight = _unpack(node, node.pos_weight_, 'BinaryCrossEntropyWithLogitsBackward0')
         reduction = node.reduction_
         out = [None] * 2
         if node.should_compute_output(0):
@@ -2306,19 +2272,19 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'BinaryCrossEntropyWithLogitsBackward0')
+        return _unpack(self, self.self_, 'BinaryCrossEntropyWithLogitsBackward0')
 
     @property
     def _saved_target(self):
-        return wrap_saved(self.target_, 'BinaryCrossEntropyWithLogitsBackward0')
+        return _unpack(self, self.target_, 'BinaryCrossEntropyWithLogitsBackward0')
 
     @property
     def _saved_weight(self):
-        return wrap_saved(self.weight_, 'BinaryCrossEntropyWithLogitsBackward0')
+        return _unpack(self, self.weight_, 'BinaryCrossEntropyWithLogitsBackward0')
 
     @property
     def _saved_pos_weight(self):
-        return wrap_saved(self.pos_weight_, 'BinaryCrossEntropyWithLogitsBackward0')
+        return _unpack(self, self.pos_weight_, 'BinaryCrossEntropyWithLogitsBackward0')
 
     @property
     def _saved_reduction(self):
@@ -2364,7 +2330,7 @@ class ThresholdBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'ThresholdBackward0')
+        self = _unpack(node, node.self_, 'ThresholdBackward0')
         threshold = node.threshold_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -2373,7 +2339,7 @@ class ThresholdBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'ThresholdBackward0')
+        return _unpack(self, self.self_, 'ThresholdBackward0')
 
     @property
     def _saved_threshold(self):
@@ -2394,7 +2360,7 @@ class GeluBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'GeluBackward0')
+        self = _unpack(node, node.self_, 'GeluBackward0')
         approximate = node.approximate_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -2403,7 +2369,7 @@ class GeluBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'GeluBackward0')
+        return _unpack(self, self.self_, 'GeluBackward0')
 
     @property
     def _saved_approximate(self):
@@ -2424,7 +2390,7 @@ class SiluBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'SiluBackward0')
+        self = _unpack(node, node.self_, 'SiluBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_SiluBackward0_0(grad, grads, self))
@@ -2432,7 +2398,7 @@ class SiluBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'SiluBackward0')
+        return _unpack(self, self.self_, 'SiluBackward0')
 
 
 def _MishBackward0_0(grad, grads, self):
@@ -2449,7 +2415,7 @@ class MishBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'MishBackward0')
+        self = _unpack(node, node.self_, 'MishBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_MishBackward0_0(grad, grads, self))
@@ -2457,7 +2423,7 @@ class MishBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'MishBackward0')
+        return _unpack(self, self.self_, 'MishBackward0')
 
 
 def _SoftplusBackward0_0(grad, grads, self, beta, threshold):
@@ -2474,7 +2440,7 @@ class SoftplusBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'SoftplusBackward0')
+        self = _unpack(node, node.self_, 'SoftplusBackward0')
         beta = node.beta_
         threshold = node.threshold_
         out = [None] * 1
@@ -2484,7 +2450,7 @@ class SoftplusBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'SoftplusBackward0')
+        return _unpack(self, self.self_, 'SoftplusBackward0')
 
     @property
     def _saved_beta(self):
@@ -2509,7 +2475,7 @@ class EluBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'EluBackward0')
+        self = _unpack(node, node.self_, 'EluBackward0')
         alpha = node.alpha_
         scale = node.scale_
         input_scale = node.input_scale_
@@ -2520,7 +2486,7 @@ class EluBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'EluBackward0')
+        return _unpack(self, self.self_, 'EluBackward0')
 
     @property
     def _saved_alpha(self):
@@ -2549,7 +2515,7 @@ class CeluBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'CeluBackward0')
+        self = _unpack(node, node.self_, 'CeluBackward0')
         alpha = node.alpha_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -2558,7 +2524,7 @@ class CeluBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'CeluBackward0')
+        return _unpack(self, self.self_, 'CeluBackward0')
 
     @property
     def _saved_alpha(self):
@@ -2579,7 +2545,7 @@ class LeakyReluBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'LeakyReluBackward0')
+        self = _unpack(node, node.self_, 'LeakyReluBackward0')
         negative_slope = node.negative_slope_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -2588,7 +2554,7 @@ class LeakyReluBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'LeakyReluBackward0')
+        return _unpack(self, self.self_, 'LeakyReluBackward0')
 
     @property
     def _saved_negative_slope(self):
@@ -2609,7 +2575,7 @@ class HardtanhBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'HardtanhBackward0')
+        self = _unpack(node, node.self_, 'HardtanhBackward0')
         min_val = node.min_val_
         max_val = node.max_val_
         out = [None] * 1
@@ -2619,7 +2585,7 @@ class HardtanhBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'HardtanhBackward0')
+        return _unpack(self, self.self_, 'HardtanhBackward0')
 
     @property
     def _saved_min_val(self):
@@ -2644,7 +2610,7 @@ class HardsigmoidBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'HardsigmoidBackward0')
+        self = _unpack(node, node.self_, 'HardsigmoidBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_HardsigmoidBackward0_0(grad, grads, self))
@@ -2652,7 +2618,7 @@ class HardsigmoidBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'HardsigmoidBackward0')
+        return _unpack(self, self.self_, 'HardsigmoidBackward0')
 
 
 def _HardswishBackward0_0(grad, grads, self):
@@ -2669,7 +2635,7 @@ class HardswishBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'HardswishBackward0')
+        self = _unpack(node, node.self_, 'HardswishBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_HardswishBackward0_0(grad, grads, self))
@@ -2677,7 +2643,7 @@ class HardswishBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'HardswishBackward0')
+        return _unpack(self, self.self_, 'HardswishBackward0')
 
 
 def _LogSigmoidBackward0_0(grad, grads, self):
@@ -2694,7 +2660,7 @@ class LogSigmoidBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'LogSigmoidBackward0')
+        self = _unpack(node, node.self_, 'LogSigmoidBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_LogSigmoidBackward0_0(grad, grads, self))
@@ -2702,7 +2668,7 @@ class LogSigmoidBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'LogSigmoidBackward0')
+        return _unpack(self, self.self_, 'LogSigmoidBackward0')
 
 
 def _GluBackward0_0(grad, grads, self, dim):
@@ -2719,7 +2685,7 @@ class GluBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'GluBackward0')
+        self = _unpack(node, node.self_, 'GluBackward0')
         dim = node.dim_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -2728,7 +2694,7 @@ class GluBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'GluBackward0')
+        return _unpack(self, self.self_, 'GluBackward0')
 
     @property
     def _saved_dim(self):
@@ -2809,9 +2775,9 @@ class NativeLayerNormBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        input = wrap_saved(node.input_, 'NativeLayerNormBackward0')
-        weight = wrap_saved(node.weight_, 'NativeLayerNormBackward0')
-        bias = wrap_saved(node.bias_, 'NativeLayerNormBackward0')
+        input = _unpack(node, node.input_, 'NativeLayerNormBackward0')
+        weight = _unpack(node, node.weight_, 'NativeLayerNormBackward0')
+        bias = _unpack(node, node.bias_, 'NativeLayerNormBackward0')
         normalized_shape = node.normalized_shape_
         eps = node.eps_
         result = wrap_saved(node.result_, 'NativeLayerNormBackward0')
@@ -2825,15 +2791,15 @@ class NativeLayerNormBackward0(Node):
 
     @property
     def _saved_input(self):
-        return wrap_saved(self.input_, 'NativeLayerNormBackward0')
+        return _unpack(self, self.input_, 'NativeLayerNormBackward0')
 
     @property
     def _saved_weight(self):
-        return wrap_saved(self.weight_, 'NativeLayerNormBackward0')
+        return _unpack(self, self.weight_, 'NativeLayerNormBackward0')
 
     @property
     def _saved_bias(self):
-        return wrap_saved(self.bias_, 'NativeLayerNormBackward0')
+        return _unpack(self, self.bias_, 'NativeLayerNormBackward0')
 
     @property
     def _saved_result(self):
@@ -2862,8 +2828,8 @@ class FusedRmsNormBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        input = wrap_saved(node.input_, 'FusedRmsNormBackward0')
-        weight = wrap_saved(node.weight_, 'FusedRmsNormBackward0')
+        input = _unpack(node, node.input_, 'FusedRmsNormBackward0')
+        weight = _unpack(node, node.weight_, 'FusedRmsNormBackward0')
         normalized_shape = node.normalized_shape_
         result = wrap_saved(node.result_, 'FusedRmsNormBackward0')
         out = [None] * 2
@@ -2875,11 +2841,11 @@ class FusedRmsNormBackward0(Node):
 
     @property
     def _saved_input(self):
-        return wrap_saved(self.input_, 'FusedRmsNormBackward0')
+        return _unpack(self, self.input_, 'FusedRmsNormBackward0')
 
     @property
     def _saved_weight(self):
-        return wrap_saved(self.weight_, 'FusedRmsNormBackward0')
+        return _unpack(self, self.weight_, 'FusedRmsNormBackward0')
 
     @property
     def _saved_result(self):
@@ -2904,11 +2870,11 @@ class NativeBatchNormBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        input = wrap_saved(node.input_, 'NativeBatchNormBackward0')
-        weight = wrap_saved(node.weight_, 'NativeBatchNormBackward0')
-        bias = wrap_saved(node.bias_, 'NativeBatchNormBackward0')
-        running_mean = wrap_saved(node.running_mean_, 'NativeBatchNormBackward0')
-        running_var = wrap_saved(node.running_var_, 'NativeBatchNormBackward0')
+        input = _unpack(node, node.input_, 'NativeBatchNormBackward0')
+        weight = _unpack(node, node.weight_, 'NativeBatchNormBackward0')
+        bias = _unpack(node, node.bias_, 'NativeBatchNormBackward0')
+        running_mean = _unpack(node, node.running_mean_, 'NativeBatchNormBackward0')
+        running_var = _unpack(node, node.running_var_, 'NativeBatchNormBackward0')
         training = node.training_
         eps = node.eps_
         result = wrap_saved(node.result_, 'NativeBatchNormBackward0')
@@ -2922,23 +2888,23 @@ class NativeBatchNormBackward0(Node):
 
     @property
     def _saved_input(self):
-        return wrap_saved(self.input_, 'NativeBatchNormBackward0')
+        return _unpack(self, self.input_, 'NativeBatchNormBackward0')
 
     @property
     def _saved_weight(self):
-        return wrap_saved(self.weight_, 'NativeBatchNormBackward0')
+        return _unpack(self, self.weight_, 'NativeBatchNormBackward0')
 
     @property
     def _saved_bias(self):
-        return wrap_saved(self.bias_, 'NativeBatchNormBackward0')
+        return _unpack(self, self.bias_, 'NativeBatchNormBackward0')
 
     @property
     def _saved_running_mean(self):
-        return wrap_saved(self.running_mean_, 'NativeBatchNormBackward0')
+        return _unpack(self, self.running_mean_, 'NativeBatchNormBackward0')
 
     @property
     def _saved_running_var(self):
-        return wrap_saved(self.running_var_, 'NativeBatchNormBackward0')
+        return _unpack(self, self.running_var_, 'NativeBatchNormBackward0')
 
     @property
     def _saved_result(self):
@@ -2967,11 +2933,11 @@ class NativeBatchNormLegitBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        input = wrap_saved(node.input_, 'NativeBatchNormLegitBackward0')
-        weight = wrap_saved(node.weight_, 'NativeBatchNormLegitBackward0')
-        bias = wrap_saved(node.bias_, 'NativeBatchNormLegitBackward0')
-        running_mean = wrap_saved(node.running_mean_, 'NativeBatchNormLegitBackward0')
-        running_var = wrap_saved(node.running_var_, 'NativeBatchNormLegitBackward0')
+        input = _unpack(node, node.input_, 'NativeBatchNormLegitBackward0')
+        weight = _unpack(node, node.weight_, 'NativeBatchNormLegitBackward0')
+        bias = _unpack(node, node.bias_, 'NativeBatchNormLegitBackward0')
+        running_mean = _unpack(node, node.running_mean_, 'NativeBatchNormLegitBackward0')
+        running_var = _unpack(node, node.running_var_, 'NativeBatchNormLegitBackward0')
         training = node.training_
         eps = node.eps_
         result = wrap_saved(node.result_, 'NativeBatchNormLegitBackward0')
@@ -2985,23 +2951,23 @@ class NativeBatchNormLegitBackward0(Node):
 
     @property
     def _saved_input(self):
-        return wrap_saved(self.input_, 'NativeBatchNormLegitBackward0')
+        return _unpack(self, self.input_, 'NativeBatchNormLegitBackward0')
 
     @property
     def _saved_weight(self):
-        return wrap_saved(self.weight_, 'NativeBatchNormLegitBackward0')
+        return _unpack(self, self.weight_, 'NativeBatchNormLegitBackward0')
 
     @property
     def _saved_bias(self):
-        return wrap_saved(self.bias_, 'NativeBatchNormLegitBackward0')
+        return _unpack(self, self.bias_, 'NativeBatchNormLegitBackward0')
 
     @property
     def _saved_running_mean(self):
-        return wrap_saved(self.running_mean_, 'NativeBatchNormLegitBackward0')
+        return _unpack(self, self.running_mean_, 'NativeBatchNormLegitBackward0')
 
     @property
     def _saved_running_var(self):
-        return wrap_saved(self.running_var_, 'NativeBatchNormLegitBackward0')
+        return _unpack(self, self.running_var_, 'NativeBatchNormLegitBackward0')
 
     @property
     def _saved_result(self):
@@ -3030,9 +2996,9 @@ class NativeBatchNormLegitBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        input = wrap_saved(node.input_, 'NativeBatchNormLegitBackward1')
-        weight = wrap_saved(node.weight_, 'NativeBatchNormLegitBackward1')
-        bias = wrap_saved(node.bias_, 'NativeBatchNormLegitBackward1')
+        input = _unpack(node, node.input_, 'NativeBatchNormLegitBackward1')
+        weight = _unpack(node, node.weight_, 'NativeBatchNormLegitBackward1')
+        bias = _unpack(node, node.bias_, 'NativeBatchNormLegitBackward1')
         training = node.training_
         eps = node.eps_
         result = wrap_saved(node.result_, 'NativeBatchNormLegitBackward1')
@@ -3046,15 +3012,15 @@ class NativeBatchNormLegitBackward1(Node):
 
     @property
     def _saved_input(self):
-        return wrap_saved(self.input_, 'NativeBatchNormLegitBackward1')
+        return _unpack(self, self.input_, 'NativeBatchNormLegitBackward1')
 
     @property
     def _saved_weight(self):
-        return wrap_saved(self.weight_, 'NativeBatchNormLegitBackward1')
+        return _unpack(self, self.weight_, 'NativeBatchNormLegitBackward1')
 
     @property
     def _saved_bias(self):
-        return wrap_saved(self.bias_, 'NativeBatchNormLegitBackward1')
+        return _unpack(self, self.bias_, 'NativeBatchNormLegitBackward1')
 
     @property
     def _saved_result(self):
@@ -3083,11 +3049,11 @@ class NativeBatchNormLegitNoTrainingBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        input = wrap_saved(node.input_, 'NativeBatchNormLegitNoTrainingBackward0')
-        weight = wrap_saved(node.weight_, 'NativeBatchNormLegitNoTrainingBackward0')
-        bias = wrap_saved(node.bias_, 'NativeBatchNormLegitNoTrainingBackward0')
-        running_mean = wrap_saved(node.running_mean_, 'NativeBatchNormLegitNoTrainingBackward0')
-        running_var = wrap_saved(node.running_var_, 'NativeBatchNormLegitNoTrainingBackward0')
+        input = _unpack(node, node.input_, 'NativeBatchNormLegitNoTrainingBackward0')
+        weight = _unpack(node, node.weight_, 'NativeBatchNormLegitNoTrainingBackward0')
+        bias = _unpack(node, node.bias_, 'NativeBatchNormLegitNoTrainingBackward0')
+        running_mean = _unpack(node, node.running_mean_, 'NativeBatchNormLegitNoTrainingBackward0')
+        running_var = _unpack(node, node.running_var_, 'NativeBatchNormLegitNoTrainingBackward0')
         eps = node.eps_
         result = wrap_saved(node.result_, 'NativeBatchNormLegitNoTrainingBackward0')
         out = [None] * 3
@@ -3100,23 +3066,23 @@ class NativeBatchNormLegitNoTrainingBackward0(Node):
 
     @property
     def _saved_input(self):
-        return wrap_saved(self.input_, 'NativeBatchNormLegitNoTrainingBackward0')
+        return _unpack(self, self.input_, 'NativeBatchNormLegitNoTrainingBackward0')
 
     @property
     def _saved_weight(self):
-        return wrap_saved(self.weight_, 'NativeBatchNormLegitNoTrainingBackward0')
+        return _unpack(self, self.weight_, 'NativeBatchNormLegitNoTrainingBackward0')
 
     @property
     def _saved_bias(self):
-        return wrap_saved(self.bias_, 'NativeBatchNormLegitNoTrainingBackward0')
+        return _unpack(self, self.bias_, 'NativeBatchNormLegitNoTrainingBackward0')
 
     @property
     def _saved_running_mean(self):
-        return wrap_saved(self.running_mean_, 'NativeBatchNormLegitNoTrainingBackward0')
+        return _unpack(self, self.running_mean_, 'NativeBatchNormLegitNoTrainingBackward0')
 
     @property
     def _saved_running_var(self):
-        return wrap_saved(self.running_var_, 'NativeBatchNormLegitNoTrainingBackward0')
+        return _unpack(self, self.running_var_, 'NativeBatchNormLegitNoTrainingBackward0')
 
     @property
     def _saved_result(self):
@@ -3141,9 +3107,9 @@ class NativeGroupNormBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        input = wrap_saved(node.input_, 'NativeGroupNormBackward0')
-        weight = wrap_saved(node.weight_, 'NativeGroupNormBackward0')
-        bias = wrap_saved(node.bias_, 'NativeGroupNormBackward0')
+        input = _unpack(node, node.input_, 'NativeGroupNormBackward0')
+        weight = _unpack(node, node.weight_, 'NativeGroupNormBackward0')
+        bias = _unpack(node, node.bias_, 'NativeGroupNormBackward0')
         N = node.N_
         C = node.C_
         HxW = node.HxW_
@@ -3159,15 +3125,15 @@ class NativeGroupNormBackward0(Node):
 
     @property
     def _saved_input(self):
-        return wrap_saved(self.input_, 'NativeGroupNormBackward0')
+        return _unpack(self, self.input_, 'NativeGroupNormBackward0')
 
     @property
     def _saved_weight(self):
-        return wrap_saved(self.weight_, 'NativeGroupNormBackward0')
+        return _unpack(self, self.weight_, 'NativeGroupNormBackward0')
 
     @property
     def _saved_bias(self):
-        return wrap_saved(self.bias_, 'NativeGroupNormBackward0')
+        return _unpack(self, self.bias_, 'NativeGroupNormBackward0')
 
     @property
     def _saved_result(self):
@@ -3239,7 +3205,7 @@ class EmbeddingBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        indices = wrap_saved(node.indices_, 'EmbeddingBackward0')
+        indices = _unpack(node, node.indices_, 'EmbeddingBackward0')
         padding_idx = node.padding_idx_
         scale_grad_by_freq = node.scale_grad_by_freq_
         weight_sizes = node.weight_sizes_
@@ -3250,7 +3216,7 @@ class EmbeddingBackward0(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.indices_, 'EmbeddingBackward0')
+        return _unpack(self, self.indices_, 'EmbeddingBackward0')
 
     @property
     def _saved_padding_idx(self):
@@ -3265,12 +3231,32 @@ class EmbeddingBackward0(Node):
         return self.weight_sizes_
 
 
+def _EmbeddingRenormBackward0_0(grad, grads):
+    return not_implemented("embedding_renorm")
+
+
+class EmbeddingRenormBackward0(Node):
+    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:90)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_EmbeddingRenormBackward0_0(grad, grads))
+        return out
+
+
 def _ScaledDotProductFlashAttentionForCpuBackward0_0(grad, grads, query, key, value, attn_mask, dropout_p, is_causal, scale, result):
     return sdpa_backward(grad, query, key, value, attn_mask, dropout_p, is_causal, scale, result[1])
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(Node):
-    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:87)."""
+    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:94)."""
 
     __slots__ = ('query_', 'key_', 'value_', 'attn_mask_', 'dropout_p_', 'is_causal_', 'scale_', 'result_')
     _saved_names = ('query_', 'key_', 'value_', 'attn_mask_', 'result_')
@@ -3279,10 +3265,10 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        query = wrap_saved(node.query_, 'ScaledDotProductFlashAttentionForCpuBackward0')
-        key = wrap_saved(node.key_, 'ScaledDotProductFlashAttentionForCpuBackward0')
-        value = wrap_saved(node.value_, 'ScaledDotProductFlashAttentionForCpuBackward0')
-        attn_mask = wrap_saved(node.attn_mask_, 'ScaledDotProductFlashAttentionForCpuBackward0')
+        query = _unpack(node, node.query_, 'ScaledDotProductFlashAttentionForCpuBackward0')
+        key = _unpack(node, node.key_, 'ScaledDotProductFlashAttentionForCpuBackward0')
+        value = _unpack(node, node.value_, 'ScaledDotProductFlashAttentionForCpuBackward0')
+        attn_mask = _unpack(node, node.attn_mask_, 'ScaledDotProductFlashAttentionForCpuBackward0')
         dropout_p = node.dropout_p_
         is_causal = node.is_causal_
         scale = node.scale_
@@ -3297,19 +3283,19 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
 
     @property
     def _saved_query(self):
-        return wrap_saved(self.query_, 'ScaledDotProductFlashAttentionForCpuBackward0')
+        return _unpack(self, self.query_, 'ScaledDotProductFlashAttentionForCpuBackward0')
 
     @property
     def _saved_key(self):
-        return wrap_saved(self.key_, 'ScaledDotProductFlashAttentionForCpuBackward0')
+        return _unpack(self, self.key_, 'ScaledDotProductFlashAttentionForCpuBackward0')
 
     @property
     def _saved_value(self):
-        return wrap_saved(self.value_, 'ScaledDotProductFlashAttentionForCpuBackward0')
+        return _unpack(self, self.value_, 'ScaledDotProductFlashAttentionForCpuBackward0')
 
     @property
     def _saved_attn_mask(self):
-        return wrap_saved(self.attn_mask_, 'ScaledDotProductFlashAttentionForCpuBackward0')
+        return _unpack(self, self.attn_mask_, 'ScaledDotProductFlashAttentionForCpuBackward0')
 
     @property
     def _saved_result(self):
@@ -3504,8 +3490,8 @@ class MulBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'MulBackward0')
-        other = wrap_saved(node.other_, 'MulBackward0')
+        self = _unpack(node, node.self_, 'MulBackward0')
+        other = _unpack(node, node.other_, 'MulBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_MulBackward0_0(grad, grads, self, other))
@@ -3515,11 +3501,11 @@ class MulBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'MulBackward0')
+        return _unpack(self, self.self_, 'MulBackward0')
 
     @property
     def _saved_other(self):
-        return wrap_saved(self.other_, 'MulBackward0')
+        return _unpack(self, self.other_, 'MulBackward0')
 
 
 def _MulBackward1_0(grad, grads, other):
@@ -3565,8 +3551,8 @@ class DivBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'DivBackward0')
-        other = wrap_saved(node.other_, 'DivBackward0')
+        self = _unpack(node, node.self_, 'DivBackward0')
+        other = _unpack(node, node.other_, 'DivBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_DivBackward0_0(grad, grads, self, other))
@@ -3576,11 +3562,11 @@ class DivBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'DivBackward0')
+        return _unpack(self, self.self_, 'DivBackward0')
 
     @property
     def _saved_other(self):
-        return wrap_saved(self.other_, 'DivBackward0')
+        return _unpack(self, self.other_, 'DivBackward0')
 
 
 def _DivBackward1_0(grad, grads, other):
@@ -3626,8 +3612,8 @@ class DivBackward2(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'DivBackward2')
-        other = wrap_saved(node.other_, 'DivBackward2')
+        self = _unpack(node, node.self_, 'DivBackward2')
+        other = _unpack(node, node.other_, 'DivBackward2')
         rounding_mode = node.rounding_mode_
         out = [None] * 2
         if node.should_compute_output(0):
@@ -3638,11 +3624,11 @@ class DivBackward2(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'DivBackward2')
+        return _unpack(self, self.self_, 'DivBackward2')
 
     @property
     def _saved_other(self):
-        return wrap_saved(self.other_, 'DivBackward2')
+        return _unpack(self, self.other_, 'DivBackward2')
 
     @property
     def _saved_rounding_mode(self):
@@ -3717,8 +3703,8 @@ class RemainderBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'RemainderBackward1')
-        other = wrap_saved(node.other_, 'RemainderBackward1')
+        self = _unpack(node, node.self_, 'RemainderBackward1')
+        other = _unpack(node, node.other_, 'RemainderBackward1')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_RemainderBackward1_0(grad, grads, self, other))
@@ -3728,11 +3714,11 @@ class RemainderBackward1(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'RemainderBackward1')
+        return _unpack(self, self.self_, 'RemainderBackward1')
 
     @property
     def _saved_other(self):
-        return wrap_saved(self.other_, 'RemainderBackward1')
+        return _unpack(self, self.other_, 'RemainderBackward1')
 
 
 def _FmodBackward0_0(grad, grads):
@@ -3773,8 +3759,8 @@ class FmodBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'FmodBackward1')
-        other = wrap_saved(node.other_, 'FmodBackward1')
+        self = _unpack(node, node.self_, 'FmodBackward1')
+        other = _unpack(node, node.other_, 'FmodBackward1')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_FmodBackward1_0(grad, grads, self, other))
@@ -3784,11 +3770,11 @@ class FmodBackward1(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'FmodBackward1')
+        return _unpack(self, self.self_, 'FmodBackward1')
 
     @property
     def _saved_other(self):
-        return wrap_saved(self.other_, 'FmodBackward1')
+        return _unpack(self, self.other_, 'FmodBackward1')
 
 
 def _PowBackward0_0(grad, grads, self, exponent):
@@ -3805,7 +3791,7 @@ class PowBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'PowBackward0')
+        self = _unpack(node, node.self_, 'PowBackward0')
         exponent = node.exponent_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -3814,7 +3800,7 @@ class PowBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'PowBackward0')
+        return _unpack(self, self.self_, 'PowBackward0')
 
     @property
     def _saved_exponent(self):
@@ -3839,8 +3825,8 @@ class PowBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'PowBackward1')
-        exponent = wrap_saved(node.exponent_, 'PowBackward1')
+        self = _unpack(node, node.self_, 'PowBackward1')
+        exponent = _unpack(node, node.exponent_, 'PowBackward1')
         result = wrap_saved(node.result_, 'PowBackward1')
         out = [None] * 2
         if node.should_compute_output(0):
@@ -3851,11 +3837,11 @@ class PowBackward1(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'PowBackward1')
+        return _unpack(self, self.self_, 'PowBackward1')
 
     @property
     def _saved_exponent(self):
-        return wrap_saved(self.exponent_, 'PowBackward1')
+        return _unpack(self, self.exponent_, 'PowBackward1')
 
     @property
     def _saved_result(self):
@@ -3876,7 +3862,7 @@ class PowBackward2(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        exponent = wrap_saved(node.exponent_, 'PowBackward2')
+        exponent = _unpack(node, node.exponent_, 'PowBackward2')
         self = node.self_
         result = wrap_saved(node.result_, 'PowBackward2')
         out = [None] * 1
@@ -3886,7 +3872,7 @@ class PowBackward2(Node):
 
     @property
     def _saved_exponent(self):
-        return wrap_saved(self.exponent_, 'PowBackward2')
+        return _unpack(self, self.exponent_, 'PowBackward2')
 
     @property
     def _saved_result(self):
@@ -3919,8 +3905,8 @@ class AddcmulBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        tensor1 = wrap_saved(node.tensor1_, 'AddcmulBackward0')
-        tensor2 = wrap_saved(node.tensor2_, 'AddcmulBackward0')
+        tensor1 = _unpack(node, node.tensor1_, 'AddcmulBackward0')
+        tensor2 = _unpack(node, node.tensor2_, 'AddcmulBackward0')
         value = node.value_
         out = [None] * 3
         if node.should_compute_output(0):
@@ -3933,11 +3919,11 @@ class AddcmulBackward0(Node):
 
     @property
     def _saved_tensor1(self):
-        return wrap_saved(self.tensor1_, 'AddcmulBackward0')
+        return _unpack(self, self.tensor1_, 'AddcmulBackward0')
 
     @property
     def _saved_tensor2(self):
-        return wrap_saved(self.tensor2_, 'AddcmulBackward0')
+        return _unpack(self, self.tensor2_, 'AddcmulBackward0')
 
     @property
     def _saved_value(self):
@@ -3966,8 +3952,8 @@ class AddcdivBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        tensor1 = wrap_saved(node.tensor1_, 'AddcdivBackward0')
-        tensor2 = wrap_saved(node.tensor2_, 'AddcdivBackward0')
+        tensor1 = _unpack(node, node.tensor1_, 'AddcdivBackward0')
+        tensor2 = _unpack(node, node.tensor2_, 'AddcdivBackward0')
         value = node.value_
         out = [None] * 3
         if node.should_compute_output(0):
@@ -3980,11 +3966,11 @@ class AddcdivBackward0(Node):
 
     @property
     def _saved_tensor1(self):
-        return wrap_saved(self.tensor1_, 'AddcdivBackward0')
+        return _unpack(self, self.tensor1_, 'AddcdivBackward0')
 
     @property
     def _saved_tensor2(self):
-        return wrap_saved(self.tensor2_, 'AddcdivBackward0')
+        return _unpack(self, self.tensor2_, 'AddcdivBackward0')
 
     @property
     def _saved_value(self):
@@ -4044,9 +4030,9 @@ class LerpBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'LerpBackward1')
-        end = wrap_saved(node.end_, 'LerpBackward1')
-        weight = wrap_saved(node.weight_, 'LerpBackward1')
+        self = _unpack(node, node.self_, 'LerpBackward1')
+        end = _unpack(node, node.end_, 'LerpBackward1')
+        weight = _unpack(node, node.weight_, 'LerpBackward1')
         out = [None] * 3
         if node.should_compute_output(0):
             out[0] = unwrap(_LerpBackward1_0(grad, grads, self, end, weight))
@@ -4058,15 +4044,15 @@ class LerpBackward1(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'LerpBackward1')
+        return _unpack(self, self.self_, 'LerpBackward1')
 
     @property
     def _saved_end(self):
-        return wrap_saved(self.end_, 'LerpBackward1')
+        return _unpack(self, self.end_, 'LerpBackward1')
 
     @property
     def _saved_weight(self):
-        return wrap_saved(self.weight_, 'LerpBackward1')
+        return _unpack(self, self.weight_, 'LerpBackward1')
 
 
 def _AbsBackward0_0(grad, grads, self):
@@ -4083,7 +4069,7 @@ class AbsBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'AbsBackward0')
+        self = _unpack(node, node.self_, 'AbsBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_AbsBackward0_0(grad, grads, self))
@@ -4091,7 +4077,7 @@ class AbsBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'AbsBackward0')
+        return _unpack(self, self.self_, 'AbsBackward0')
 
 
 def _NegBackward0_0(grad, grads):
@@ -4243,7 +4229,7 @@ class LogBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'LogBackward0')
+        self = _unpack(node, node.self_, 'LogBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_LogBackward0_0(grad, grads, self))
@@ -4251,7 +4237,7 @@ class LogBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'LogBackward0')
+        return _unpack(self, self.self_, 'LogBackward0')
 
 
 def _Log2Backward0_0(grad, grads, self):
@@ -4268,7 +4254,7 @@ class Log2Backward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'Log2Backward0')
+        self = _unpack(node, node.self_, 'Log2Backward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_Log2Backward0_0(grad, grads, self))
@@ -4276,7 +4262,7 @@ class Log2Backward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'Log2Backward0')
+        return _unpack(self, self.self_, 'Log2Backward0')
 
 
 def _Log10Backward0_0(grad, grads, self):
@@ -4293,7 +4279,7 @@ class Log10Backward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'Log10Backward0')
+        self = _unpack(node, node.self_, 'Log10Backward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_Log10Backward0_0(grad, grads, self))
@@ -4301,7 +4287,7 @@ class Log10Backward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'Log10Backward0')
+        return _unpack(self, self.self_, 'Log10Backward0')
 
 
 def _Log1PBackward0_0(grad, grads, self):
@@ -4318,7 +4304,7 @@ class Log1PBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'Log1PBackward0')
+        self = _unpack(node, node.self_, 'Log1PBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_Log1PBackward0_0(grad, grads, self))
@@ -4326,7 +4312,7 @@ class Log1PBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'Log1PBackward0')
+        return _unpack(self, self.self_, 'Log1PBackward0')
 
 
 def _SqrtBackward0_0(grad, grads, result):
@@ -4418,7 +4404,7 @@ class SquareBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'SquareBackward0')
+        self = _unpack(node, node.self_, 'SquareBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_SquareBackward0_0(grad, grads, self))
@@ -4426,7 +4412,7 @@ class SquareBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'SquareBackward0')
+        return _unpack(self, self.self_, 'SquareBackward0')
 
 
 def _SinBackward0_0(grad, grads, self):
@@ -4443,7 +4429,7 @@ class SinBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'SinBackward0')
+        self = _unpack(node, node.self_, 'SinBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_SinBackward0_0(grad, grads, self))
@@ -4451,7 +4437,7 @@ class SinBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'SinBackward0')
+        return _unpack(self, self.self_, 'SinBackward0')
 
 
 def _CosBackward0_0(grad, grads, self):
@@ -4468,7 +4454,7 @@ class CosBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'CosBackward0')
+        self = _unpack(node, node.self_, 'CosBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_CosBackward0_0(grad, grads, self))
@@ -4476,7 +4462,7 @@ class CosBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'CosBackward0')
+        return _unpack(self, self.self_, 'CosBackward0')
 
 
 def _TanBackward0_0(grad, grads, result):
@@ -4518,7 +4504,7 @@ class AsinBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'AsinBackward0')
+        self = _unpack(node, node.self_, 'AsinBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_AsinBackward0_0(grad, grads, self))
@@ -4526,7 +4512,7 @@ class AsinBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'AsinBackward0')
+        return _unpack(self, self.self_, 'AsinBackward0')
 
 
 def _AcosBackward0_0(grad, grads, self):
@@ -4543,7 +4529,7 @@ class AcosBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'AcosBackward0')
+        self = _unpack(node, node.self_, 'AcosBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_AcosBackward0_0(grad, grads, self))
@@ -4551,7 +4537,7 @@ class AcosBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'AcosBackward0')
+        return _unpack(self, self.self_, 'AcosBackward0')
 
 
 def _AtanBackward0_0(grad, grads, self):
@@ -4568,7 +4554,7 @@ class AtanBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'AtanBackward0')
+        self = _unpack(node, node.self_, 'AtanBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_AtanBackward0_0(grad, grads, self))
@@ -4576,7 +4562,7 @@ class AtanBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'AtanBackward0')
+        return _unpack(self, self.self_, 'AtanBackward0')
 
 
 def _SinhBackward0_0(grad, grads, self):
@@ -4593,7 +4579,7 @@ class SinhBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'SinhBackward0')
+        self = _unpack(node, node.self_, 'SinhBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_SinhBackward0_0(grad, grads, self))
@@ -4601,7 +4587,7 @@ class SinhBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'SinhBackward0')
+        return _unpack(self, self.self_, 'SinhBackward0')
 
 
 def _CoshBackward0_0(grad, grads, self):
@@ -4618,7 +4604,7 @@ class CoshBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'CoshBackward0')
+        self = _unpack(node, node.self_, 'CoshBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_CoshBackward0_0(grad, grads, self))
@@ -4626,7 +4612,7 @@ class CoshBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'CoshBackward0')
+        return _unpack(self, self.self_, 'CoshBackward0')
 
 
 def _TanhBackward0_0(grad, grads, result):
@@ -4668,7 +4654,7 @@ class AsinhBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'AsinhBackward0')
+        self = _unpack(node, node.self_, 'AsinhBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_AsinhBackward0_0(grad, grads, self))
@@ -4676,7 +4662,7 @@ class AsinhBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'AsinhBackward0')
+        return _unpack(self, self.self_, 'AsinhBackward0')
 
 
 def _AcoshBackward0_0(grad, grads, self):
@@ -4693,7 +4679,7 @@ class AcoshBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'AcoshBackward0')
+        self = _unpack(node, node.self_, 'AcoshBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_AcoshBackward0_0(grad, grads, self))
@@ -4701,7 +4687,7 @@ class AcoshBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'AcoshBackward0')
+        return _unpack(self, self.self_, 'AcoshBackward0')
 
 
 def _AtanhBackward0_0(grad, grads, self):
@@ -4718,7 +4704,7 @@ class AtanhBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'AtanhBackward0')
+        self = _unpack(node, node.self_, 'AtanhBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_AtanhBackward0_0(grad, grads, self))
@@ -4726,7 +4712,7 @@ class AtanhBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'AtanhBackward0')
+        return _unpack(self, self.self_, 'AtanhBackward0')
 
 
 def _SigmoidBackward0_0(grad, grads, result):
@@ -4768,7 +4754,7 @@ class ErfBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'ErfBackward0')
+        self = _unpack(node, node.self_, 'ErfBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_ErfBackward0_0(grad, grads, self))
@@ -4776,7 +4762,7 @@ class ErfBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'ErfBackward0')
+        return _unpack(self, self.self_, 'ErfBackward0')
 
 
 def _ErfcBackward0_0(grad, grads, self):
@@ -4793,7 +4779,7 @@ class ErfcBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'ErfcBackward0')
+        self = _unpack(node, node.self_, 'ErfcBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_ErfcBackward0_0(grad, grads, self))
@@ -4801,7 +4787,7 @@ class ErfcBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'ErfcBackward0')
+        return _unpack(self, self.self_, 'ErfcBackward0')
 
 
 def _ErfinvBackward0_0(grad, grads, self):
@@ -4818,7 +4804,7 @@ class ErfinvBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'ErfinvBackward0')
+        self = _unpack(node, node.self_, 'ErfinvBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_ErfinvBackward0_0(grad, grads, self))
@@ -4826,7 +4812,7 @@ class ErfinvBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'ErfinvBackward0')
+        return _unpack(self, self.self_, 'ErfinvBackward0')
 
 
 def _FloorBackward0_0(grad, grads):
@@ -4963,7 +4949,7 @@ class NanToNumBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'NanToNumBackward0')
+        self = _unpack(node, node.self_, 'NanToNumBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_NanToNumBackward0_0(grad, grads, self))
@@ -4971,7 +4957,7 @@ class NanToNumBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'NanToNumBackward0')
+        return _unpack(self, self.self_, 'NanToNumBackward0')
 
 
 def _Atan2Backward0_0(grad, grads, self, other):
@@ -4992,8 +4978,8 @@ class Atan2Backward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'Atan2Backward0')
-        other = wrap_saved(node.other_, 'Atan2Backward0')
+        self = _unpack(node, node.self_, 'Atan2Backward0')
+        other = _unpack(node, node.other_, 'Atan2Backward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_Atan2Backward0_0(grad, grads, self, other))
@@ -5003,11 +4989,11 @@ class Atan2Backward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'Atan2Backward0')
+        return _unpack(self, self.self_, 'Atan2Backward0')
 
     @property
     def _saved_other(self):
-        return wrap_saved(self.other_, 'Atan2Backward0')
+        return _unpack(self, self.other_, 'Atan2Backward0')
 
 
 def _HypotBackward0_0(grad, grads, self, other, result):
@@ -5028,8 +5014,8 @@ class HypotBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'HypotBackward0')
-        other = wrap_saved(node.other_, 'HypotBackward0')
+        self = _unpack(node, node.self_, 'HypotBackward0')
+        other = _unpack(node, node.other_, 'HypotBackward0')
         result = wrap_saved(node.result_, 'HypotBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
@@ -5040,11 +5026,11 @@ class HypotBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'HypotBackward0')
+        return _unpack(self, self.self_, 'HypotBackward0')
 
     @property
     def _saved_other(self):
-        return wrap_saved(self.other_, 'HypotBackward0')
+        return _unpack(self, self.other_, 'HypotBackward0')
 
     @property
     def _saved_result(self):
@@ -5069,8 +5055,8 @@ class CopysignBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'CopysignBackward0')
-        other = wrap_saved(node.other_, 'CopysignBackward0')
+        self = _unpack(node, node.self_, 'CopysignBackward0')
+        other = _unpack(node, node.other_, 'CopysignBackward0')
         result = wrap_saved(node.result_, 'CopysignBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
@@ -5081,11 +5067,11 @@ class CopysignBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'CopysignBackward0')
+        return _unpack(self, self.self_, 'CopysignBackward0')
 
     @property
     def _saved_other(self):
-        return wrap_saved(self.other_, 'CopysignBackward0')
+        return _unpack(self, self.other_, 'CopysignBackward0')
 
     @property
     def _saved_result(self):
@@ -5106,7 +5092,7 @@ class CopysignBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'CopysignBackward1')
+        self = _unpack(node, node.self_, 'CopysignBackward1')
         result = wrap_saved(node.result_, 'CopysignBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -5115,7 +5101,7 @@ class CopysignBackward1(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'CopysignBackward1')
+        return _unpack(self, self.self_, 'CopysignBackward1')
 
     @property
     def _saved_result(self):
@@ -5140,8 +5126,8 @@ class XlogyBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'XlogyBackward0')
-        other = wrap_saved(node.other_, 'XlogyBackward0')
+        self = _unpack(node, node.self_, 'XlogyBackward0')
+        other = _unpack(node, node.other_, 'XlogyBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_XlogyBackward0_0(grad, grads, self, other))
@@ -5151,11 +5137,11 @@ class XlogyBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'XlogyBackward0')
+        return _unpack(self, self.self_, 'XlogyBackward0')
 
     @property
     def _saved_other(self):
-        return wrap_saved(self.other_, 'XlogyBackward0')
+        return _unpack(self, self.other_, 'XlogyBackward0')
 
 
 def _XlogyBackward1_0(grad, grads, other, self):
@@ -5172,7 +5158,7 @@ class XlogyBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        other = wrap_saved(node.other_, 'XlogyBackward1')
+        other = _unpack(node, node.other_, 'XlogyBackward1')
         self = node.self_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -5181,7 +5167,7 @@ class XlogyBackward1(Node):
 
     @property
     def _saved_other(self):
-        return wrap_saved(self.other_, 'XlogyBackward1')
+        return _unpack(self, self.other_, 'XlogyBackward1')
 
     @property
     def _saved_self(self):
@@ -5202,7 +5188,7 @@ class XlogyBackward2(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'XlogyBackward2')
+        self = _unpack(node, node.self_, 'XlogyBackward2')
         other = node.other_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -5211,7 +5197,7 @@ class XlogyBackward2(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'XlogyBackward2')
+        return _unpack(self, self.self_, 'XlogyBackward2')
 
     @property
     def _saved_other(self):
@@ -5236,8 +5222,8 @@ class LogaddexpBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'LogaddexpBackward0')
-        other = wrap_saved(node.other_, 'LogaddexpBackward0')
+        self = _unpack(node, node.self_, 'LogaddexpBackward0')
+        other = _unpack(node, node.other_, 'LogaddexpBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_LogaddexpBackward0_0(grad, grads, self, other))
@@ -5247,11 +5233,11 @@ class LogaddexpBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'LogaddexpBackward0')
+        return _unpack(self, self.self_, 'LogaddexpBackward0')
 
     @property
     def _saved_other(self):
-        return wrap_saved(self.other_, 'LogaddexpBackward0')
+        return _unpack(self, self.other_, 'LogaddexpBackward0')
 
 
 def _MaximumBackward0_0(grad, grads, self, other):
@@ -5272,8 +5258,8 @@ class MaximumBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'MaximumBackward0')
-        other = wrap_saved(node.other_, 'MaximumBackward0')
+        self = _unpack(node, node.self_, 'MaximumBackward0')
+        other = _unpack(node, node.other_, 'MaximumBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_MaximumBackward0_0(grad, grads, self, other))
@@ -5283,11 +5269,11 @@ class MaximumBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'MaximumBackward0')
+        return _unpack(self, self.self_, 'MaximumBackward0')
 
     @property
     def _saved_other(self):
-        return wrap_saved(self.other_, 'MaximumBackward0')
+        return _unpack(self, self.other_, 'MaximumBackward0')
 
 
 def _FmaxBackward0_0(grad, grads, self, other):
@@ -5308,8 +5294,8 @@ class FmaxBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'FmaxBackward0')
-        other = wrap_saved(node.other_, 'FmaxBackward0')
+        self = _unpack(node, node.self_, 'FmaxBackward0')
+        other = _unpack(node, node.other_, 'FmaxBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_FmaxBackward0_0(grad, grads, self, other))
@@ -5319,11 +5305,11 @@ class FmaxBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'FmaxBackward0')
+        return _unpack(self, self.self_, 'FmaxBackward0')
 
     @property
     def _saved_other(self):
-        return wrap_saved(self.other_, 'FmaxBackward0')
+        return _unpack(self, self.other_, 'FmaxBackward0')
 
 
 def _MinimumBackward0_0(grad, grads, self, other):
@@ -5344,8 +5330,8 @@ class MinimumBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'MinimumBackward0')
-        other = wrap_saved(node.other_, 'MinimumBackward0')
+        self = _unpack(node, node.self_, 'MinimumBackward0')
+        other = _unpack(node, node.other_, 'MinimumBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_MinimumBackward0_0(grad, grads, self, other))
@@ -5355,11 +5341,11 @@ class MinimumBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'MinimumBackward0')
+        return _unpack(self, self.self_, 'MinimumBackward0')
 
     @property
     def _saved_other(self):
-        return wrap_saved(self.other_, 'MinimumBackward0')
+        return _unpack(self, self.other_, 'MinimumBackward0')
 
 
 def _FminBackward0_0(grad, grads, self, other):
@@ -5380,8 +5366,8 @@ class FminBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'FminBackward0')
-        other = wrap_saved(node.other_, 'FminBackward0')
+        self = _unpack(node, node.self_, 'FminBackward0')
+        other = _unpack(node, node.other_, 'FminBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_FminBackward0_0(grad, grads, self, other))
@@ -5391,11 +5377,11 @@ class FminBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'FminBackward0')
+        return _unpack(self, self.self_, 'FminBackward0')
 
     @property
     def _saved_other(self):
-        return wrap_saved(self.other_, 'FminBackward0')
+        return _unpack(self, self.other_, 'FminBackward0')
 
 
 def _ClampBackward0_0(grad, grads, self, min, max):
@@ -5416,9 +5402,9 @@ class ClampBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'ClampBackward0')
-        min = wrap_saved(node.min_, 'ClampBackward0')
-        max = wrap_saved(node.max_, 'ClampBackward0')
+        self = _unpack(node, node.self_, 'ClampBackward0')
+        min = _unpack(node, node.min_, 'ClampBackward0')
+        max = _unpack(node, node.max_, 'ClampBackward0')
         out = [None] * 3
         if node.should_compute_output(0):
             out[0] = unwrap(_ClampBackward0_0(grad, grads, self, min, max))
@@ -5430,15 +5416,15 @@ class ClampBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'ClampBackward0')
+        return _unpack(self, self.self_, 'ClampBackward0')
 
     @property
     def _saved_min(self):
-        return wrap_saved(self.min_, 'ClampBackward0')
+        return _unpack(self, self.min_, 'ClampBackward0')
 
     @property
     def _saved_max(self):
-        return wrap_saved(self.max_, 'ClampBackward0')
+        return _unpack(self, self.max_, 'ClampBackward0')
 
 
 def _ClampBackward1_0(grad, grads, self, min, max):
@@ -5455,7 +5441,7 @@ class ClampBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'ClampBackward1')
+        self = _unpack(node, node.self_, 'ClampBackward1')
         min = node.min_
         max = node.max_
         out = [None] * 1
@@ -5465,7 +5451,7 @@ class ClampBackward1(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'ClampBackward1')
+        return _unpack(self, self.self_, 'ClampBackward1')
 
     @property
     def _saved_min(self):
@@ -5490,7 +5476,7 @@ class ClampMinBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'ClampMinBackward0')
+        self = _unpack(node, node.self_, 'ClampMinBackward0')
         min = node.min_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -5499,7 +5485,7 @@ class ClampMinBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'ClampMinBackward0')
+        return _unpack(self, self.self_, 'ClampMinBackward0')
 
     @property
     def _saved_min(self):
@@ -5524,8 +5510,8 @@ class ClampMinBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'ClampMinBackward1')
-        min = wrap_saved(node.min_, 'ClampMinBackward1')
+        self = _unpack(node, node.self_, 'ClampMinBackward1')
+        min = _unpack(node, node.min_, 'ClampMinBackward1')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_ClampMinBackward1_0(grad, grads, self, min))
@@ -5535,11 +5521,11 @@ class ClampMinBackward1(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'ClampMinBackward1')
+        return _unpack(self, self.self_, 'ClampMinBackward1')
 
     @property
     def _saved_min(self):
-        return wrap_saved(self.min_, 'ClampMinBackward1')
+        return _unpack(self, self.min_, 'ClampMinBackward1')
 
 
 def _ClampMaxBackward0_0(grad, grads, self, max):
@@ -5556,7 +5542,7 @@ class ClampMaxBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'ClampMaxBackward0')
+        self = _unpack(node, node.self_, 'ClampMaxBackward0')
         max = node.max_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -5565,7 +5551,7 @@ class ClampMaxBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'ClampMaxBackward0')
+        return _unpack(self, self.self_, 'ClampMaxBackward0')
 
     @property
     def _saved_max(self):
@@ -5590,8 +5576,8 @@ class ClampMaxBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'ClampMaxBackward1')
-        max = wrap_saved(node.max_, 'ClampMaxBackward1')
+        self = _unpack(node, node.self_, 'ClampMaxBackward1')
+        max = _unpack(node, node.max_, 'ClampMaxBackward1')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_ClampMaxBackward1_0(grad, grads, self, max))
@@ -5601,11 +5587,11 @@ class ClampMaxBackward1(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'ClampMaxBackward1')
+        return _unpack(self, self.self_, 'ClampMaxBackward1')
 
     @property
     def _saved_max(self):
-        return wrap_saved(self.max_, 'ClampMaxBackward1')
+        return _unpack(self, self.max_, 'ClampMaxBackward1')
 
 
 def _WhereBackward0_0(grad, grads, condition):
@@ -5626,7 +5612,7 @@ class WhereBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        condition = wrap_saved(node.condition_, 'WhereBackward0')
+        condition = _unpack(node, node.condition_, 'WhereBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_WhereBackward0_0(grad, grads, condition))
@@ -5636,7 +5622,7 @@ class WhereBackward0(Node):
 
     @property
     def _saved_condition(self):
-        return wrap_saved(self.condition_, 'WhereBackward0')
+        return _unpack(self, self.condition_, 'WhereBackward0')
 
 
 def _EqBackward0_0(grad, grads):
@@ -5644,7 +5630,7 @@ def _EqBackward0_0(grad, grads):
 
 
 class EqBackward0(Node):
-    """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:281)."""
+    """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:282)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -5668,7 +5654,7 @@ def _EqBackward1_1(grad, grads):
 
 
 class EqBackward1(Node):
-    """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:284)."""
+    """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:285)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -5690,7 +5676,7 @@ def _GeBackward0_0(grad, grads):
 
 
 class GeBackward0(Node):
-    """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:288)."""
+    """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:289)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -5714,7 +5700,7 @@ def _GeBackward1_1(grad, grads):
 
 
 class GeBackward1(Node):
-    """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:291)."""
+    """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:292)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -5736,7 +5722,7 @@ def _GtBackward0_0(grad, grads):
 
 
 class GtBackward0(Node):
-    """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:295)."""
+    """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:296)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -5760,7 +5746,7 @@ def _GtBackward1_1(grad, grads):
 
 
 class GtBackward1(Node):
-    """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:298)."""
+    """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:299)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -5782,7 +5768,7 @@ def _LeBackward0_0(grad, grads):
 
 
 class LeBackward0(Node):
-    """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:302)."""
+    """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:303)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -5806,7 +5792,7 @@ def _LeBackward1_1(grad, grads):
 
 
 class LeBackward1(Node):
-    """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:305)."""
+    """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:306)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -5828,7 +5814,7 @@ def _LtBackward0_0(grad, grads):
 
 
 class LtBackward0(Node):
-    """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:309)."""
+    """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:310)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -5852,7 +5838,7 @@ def _LtBackward1_1(grad, grads):
 
 
 class LtBackward1(Node):
-    """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:312)."""
+    """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:313)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -5874,7 +5860,7 @@ def _NeBackward0_0(grad, grads):
 
 
 class NeBackward0(Node):
-    """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:316)."""
+    """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:317)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -5898,7 +5884,7 @@ def _NeBackward1_1(grad, grads):
 
 
 class NeBackward1(Node):
-    """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:319)."""
+    """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:320)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -5915,68 +5901,12 @@ class NeBackward1(Node):
         return out
 
 
-class LogicalNotBackward0(Node):
-    """Backward of ``logical_not_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:323)."""
-
-    __slots__ = ()
-    _saved_names = ()
-    _inputs = ()
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        out = [None] * 0
-        return out
-
-
-class LogicalAndBackward0(Node):
-    """Backward of ``logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:325)."""
-
-    __slots__ = ()
-    _saved_names = ()
-    _inputs = ()
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        out = [None] * 0
-        return out
-
-
-class LogicalOrBackward0(Node):
-    """Backward of ``logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:327)."""
-
-    __slots__ = ()
-    _saved_names = ()
-    _inputs = ()
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        out = [None] * 0
-        return out
-
-
-class LogicalXorBackward0(Node):
-    """Backward of ``logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:329)."""
-
-    __slots__ = ()
-    _saved_names = ()
-    _inputs = ()
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        out = [None] * 0
-        return out
-
-
 def _BernoulliBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
 class BernoulliBackward0(Node):
-    """Backward of ``bernoulli(Tensor self, *, Generator? generator=None) -> Tensor`` (glasstorch/_ops/derivatives/random.yaml:5)."""
+    """Backward of ``bernoulli(Tensor self, *, Generator? generator=None) -> Tensor`` (glasstorch/_ops/derivatives/random.yaml:6)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -5988,6 +5918,177 @@ class BernoulliBackward0(Node):
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_BernoulliBackward0_0(grad, grads))
+        return out
+
+
+def _BernoulliBackward1_0(grad, grads, p):
+    return zeros_like(grad)
+
+
+def _BernoulliBackward1_1(grad, grads, p):
+    return zeros_like(p)
+
+
+class BernoulliBackward1(Node):
+    """Backward of ``bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:9)."""
+
+    __slots__ = ('p_',)
+    _saved_names = ('p_',)
+    _inputs = ('self', 'p')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        p = _unpack(node, node.p_, 'BernoulliBackward1')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_BernoulliBackward1_0(grad, grads, p))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_BernoulliBackward1_1(grad, grads, p))
+        return out
+
+    @property
+    def _saved_p(self):
+        return _unpack(self, self.p_, 'BernoulliBackward1')
+
+
+def _BernoulliBackward2_0(grad, grads):
+    return zeros_like(grad)
+
+
+class BernoulliBackward2(Node):
+    """Backward of ``bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:13)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_BernoulliBackward2_0(grad, grads))
+        return out
+
+
+def _ExponentialBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class ExponentialBackward0(Node):
+    """Backward of ``exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:16)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ExponentialBackward0_0(grad, grads))
+        return out
+
+
+def _NormalBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class NormalBackward0(Node):
+    """Backward of ``normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:19)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NormalBackward0_0(grad, grads))
+        return out
+
+
+def _RandomBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class RandomBackward0(Node):
+    """Backward of ``random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:22)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_RandomBackward0_0(grad, grads))
+        return out
+
+
+def _RandomBackward1_0(grad, grads):
+    return zeros_like(grad)
+
+
+class RandomBackward1(Node):
+    """Backward of ``random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:25)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_RandomBackward1_0(grad, grads))
+        return out
+
+
+def _RandomBackward2_0(grad, grads):
+    return zeros_like(grad)
+
+
+class RandomBackward2(Node):
+    """Backward of ``random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:28)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_RandomBackward2_0(grad, grads))
+        return out
+
+
+def _UniformBackward0_0(grad, grads):
+    return zeros_like(grad)
+
+
+class UniformBackward0(Node):
+    """Backward of ``uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:31)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UniformBackward0_0(grad, grads))
         return out
 
 
@@ -6145,7 +6246,7 @@ class ProdBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'ProdBackward0')
+        self = _unpack(node, node.self_, 'ProdBackward0')
         result = wrap_saved(node.result_, 'ProdBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -6154,7 +6255,7 @@ class ProdBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'ProdBackward0')
+        return _unpack(self, self.self_, 'ProdBackward0')
 
     @property
     def _saved_result(self):
@@ -6175,7 +6276,7 @@ class ProdBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'ProdBackward1')
+        self = _unpack(node, node.self_, 'ProdBackward1')
         dim = node.dim_
         keepdim = node.keepdim_
         result = wrap_saved(node.result_, 'ProdBackward1')
@@ -6186,7 +6287,7 @@ class ProdBackward1(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'ProdBackward1')
+        return _unpack(self, self.self_, 'ProdBackward1')
 
     @property
     def _saved_result(self):
@@ -6255,7 +6356,7 @@ class MaxBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'MaxBackward1')
+        self = _unpack(node, node.self_, 'MaxBackward1')
         result = wrap_saved(node.result_, 'MaxBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -6264,7 +6365,7 @@ class MaxBackward1(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'MaxBackward1')
+        return _unpack(self, self.self_, 'MaxBackward1')
 
     @property
     def _saved_result(self):
@@ -6325,7 +6426,7 @@ class MinBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'MinBackward1')
+        self = _unpack(node, node.self_, 'MinBackward1')
         result = wrap_saved(node.result_, 'MinBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -6334,7 +6435,7 @@ class MinBackward1(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'MinBackward1')
+        return _unpack(self, self.self_, 'MinBackward1')
 
     @property
     def _saved_result(self):
@@ -6355,7 +6456,7 @@ class AmaxBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'AmaxBackward0')
+        self = _unpack(node, node.self_, 'AmaxBackward0')
         dim = node.dim_
         keepdim = node.keepdim_
         result = wrap_saved(node.result_, 'AmaxBackward0')
@@ -6366,7 +6467,7 @@ class AmaxBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'AmaxBackward0')
+        return _unpack(self, self.self_, 'AmaxBackward0')
 
     @property
     def _saved_result(self):
@@ -6395,7 +6496,7 @@ class AminBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'AminBackward0')
+        self = _unpack(node, node.self_, 'AminBackward0')
         dim = node.dim_
         keepdim = node.keepdim_
         result = wrap_saved(node.result_, 'AminBackward0')
@@ -6406,7 +6507,7 @@ class AminBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'AminBackward0')
+        return _unpack(self, self.self_, 'AminBackward0')
 
     @property
     def _saved_result(self):
@@ -6435,7 +6536,7 @@ class LogsumexpBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'LogsumexpBackward0')
+        self = _unpack(node, node.self_, 'LogsumexpBackward0')
         dim = node.dim_
         keepdim = node.keepdim_
         result = wrap_saved(node.result_, 'LogsumexpBackward0')
@@ -6446,7 +6547,7 @@ class LogsumexpBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'LogsumexpBackward0')
+        return _unpack(self, self.self_, 'LogsumexpBackward0')
 
     @property
     def _saved_result(self):
@@ -6475,7 +6576,7 @@ class VarBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'VarBackward0')
+        self = _unpack(node, node.self_, 'VarBackward0')
         dim = node.dim_
         correction = node.correction_
         keepdim = node.keepdim_
@@ -6486,7 +6587,7 @@ class VarBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'VarBackward0')
+        return _unpack(self, self.self_, 'VarBackward0')
 
     @property
     def _saved_dim(self):
@@ -6515,7 +6616,7 @@ class StdBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'StdBackward0')
+        self = _unpack(node, node.self_, 'StdBackward0')
         dim = node.dim_
         correction = node.correction_
         keepdim = node.keepdim_
@@ -6527,7 +6628,7 @@ class StdBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'StdBackward0')
+        return _unpack(self, self.self_, 'StdBackward0')
 
     @property
     def _saved_result(self):
@@ -6560,7 +6661,7 @@ class VarMeanBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'VarMeanBackward0')
+        self = _unpack(node, node.self_, 'VarMeanBackward0')
         dim = node.dim_
         correction = node.correction_
         keepdim = node.keepdim_
@@ -6571,7 +6672,7 @@ class VarMeanBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'VarMeanBackward0')
+        return _unpack(self, self.self_, 'VarMeanBackward0')
 
     @property
     def _saved_dim(self):
@@ -6600,7 +6701,7 @@ class StdMeanBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'StdMeanBackward0')
+        self = _unpack(node, node.self_, 'StdMeanBackward0')
         dim = node.dim_
         correction = node.correction_
         keepdim = node.keepdim_
@@ -6612,7 +6713,7 @@ class StdMeanBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'StdMeanBackward0')
+        return _unpack(self, self.self_, 'StdMeanBackward0')
 
     @property
     def _saved_result(self):
@@ -6645,7 +6746,7 @@ class NormBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'NormBackward0')
+        self = _unpack(node, node.self_, 'NormBackward0')
         p = node.p_
         result = wrap_saved(node.result_, 'NormBackward0')
         out = [None] * 1
@@ -6655,7 +6756,7 @@ class NormBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'NormBackward0')
+        return _unpack(self, self.self_, 'NormBackward0')
 
     @property
     def _saved_result(self):
@@ -6680,7 +6781,7 @@ class NormBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'NormBackward1')
+        self = _unpack(node, node.self_, 'NormBackward1')
         p = node.p_
         dim = node.dim_
         keepdim = node.keepdim_
@@ -6692,7 +6793,7 @@ class NormBackward1(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'NormBackward1')
+        return _unpack(self, self.self_, 'NormBackward1')
 
     @property
     def _saved_result(self):
@@ -6725,7 +6826,7 @@ class NormBackward2(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'NormBackward2')
+        self = _unpack(node, node.self_, 'NormBackward2')
         p = node.p_
         result = wrap_saved(node.result_, 'NormBackward2')
         out = [None] * 1
@@ -6735,7 +6836,7 @@ class NormBackward2(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'NormBackward2')
+        return _unpack(self, self.self_, 'NormBackward2')
 
     @property
     def _saved_result(self):
@@ -6760,7 +6861,7 @@ class NormBackward3(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'NormBackward3')
+        self = _unpack(node, node.self_, 'NormBackward3')
         p = node.p_
         dim = node.dim_
         keepdim = node.keepdim_
@@ -6772,7 +6873,7 @@ class NormBackward3(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'NormBackward3')
+        return _unpack(self, self.self_, 'NormBackward3')
 
     @property
     def _saved_result(self):
@@ -6805,7 +6906,7 @@ class LinalgVectorNormBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'LinalgVectorNormBackward0')
+        self = _unpack(node, node.self_, 'LinalgVectorNormBackward0')
         ord = node.ord_
         dim = node.dim_
         keepdim = node.keepdim_
@@ -6817,7 +6918,7 @@ class LinalgVectorNormBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'LinalgVectorNormBackward0')
+        return _unpack(self, self.self_, 'LinalgVectorNormBackward0')
 
     @property
     def _saved_result(self):
@@ -6880,7 +6981,7 @@ class CumprodBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = wrap_saved(node.self_, 'CumprodBackward0')
+        self = _unpack(node, node.self_, 'CumprodBackward0')
         dim = node.dim_
         self_dtype = node.self_dtype_
         result = wrap_saved(node.result_, 'CumprodBackward0')
@@ -6891,7 +6992,7 @@ class CumprodBackward0(Node):
 
     @property
     def _saved_self(self):
-        return wrap_saved(self.self_, 'CumprodBackward0')
+        return _unpack(self, self.self_, 'CumprodBackward0')
 
     @property
     def _saved_result(self):
@@ -6906,12 +7007,79 @@ class CumprodBackward0(Node):
         return self.self_dtype_
 
 
+def _CatBackward0_0(grad, grads, dim, tensors_dtype, tensors_sizes):
+    return cat_tensors_backward(grad, tensors_sizes, tensors_dtype, dim)
+
+
+class CatBackward0(Node):
+    """Backward of ``cat(Tensor[] tensors, int dim=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:6)."""
+
+    __slots__ = ('dim_', 'tensors_dtype_', 'tensors_sizes_', 'tensors_size_')
+    _saved_names = ()
+    _inputs = ('tensors',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        tensors_dtype = node.tensors_dtype_
+        tensors_sizes = node.tensors_sizes_
+        n_tensors = node.tensors_size_
+        out = [None] * n_tensors
+        if any(node.should_compute_output(i) for i in range(n_tensors)):
+            out[0:n_tensors] = [unwrap(g) for g in _CatBackward0_0(grad, grads, dim, tensors_dtype, tensors_sizes)]
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_tensors_dtype(self):
+        return self.tensors_dtype_
+
+    @property
+    def _saved_tensors_sizes(self):
+        return self.tensors_sizes_
+
+
+def _StackBackward0_0(grad, grads, dim, tensors_dtype):
+    return stack_tensors_backward(grad, dim, tensors_dtype)
+
+
+class StackBackward0(Node):
+    """Backward of ``stack(Tensor[] tensors, int dim=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:9)."""
+
+    __slots__ = ('dim_', 'tensors_dtype_', 'tensors_size_')
+    _saved_names = ()
+    _inputs = ('tensors',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        tensors_dtype = node.tensors_dtype_
+        n_tensors = node.tensors_size_
+        out = [None] * n_tensors
+        if any(node.should_compute_output(i) for i in range(n_tensors)):
+            out[0:n_tensors] = [unwrap(g) for g in _StackBackward0_0(grad, grads, dim, tensors_dtype)]
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_tensors_dtype(self):
+        return self.tensors_dtype_
+
+
 def _TrilBackward0_0(grad, grads, diagonal):
     return grad.tril(diagonal)
 
 
 class TrilBackward0(Node):
-    """Backward of ``tril(Tensor self, SymInt diagonal=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:11)."""
+    """Backward of ``tril(Tensor self, SymInt diagonal=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:12)."""
 
     __slots__ = ('diagonal_',)
     _saved_names = ()
@@ -6936,7 +7104,7 @@ def _TriuBackward0_0(grad, grads, diagonal):
 
 
 class TriuBackward0(Node):
-    """Backward of ``triu(Tensor self, SymInt diagonal=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:14)."""
+    """Backward of ``triu(Tensor self, SymInt diagonal=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:15)."""
 
     __slots__ = ('diagonal_',)
     _saved_names = ()
@@ -6961,7 +7129,7 @@ def _RepeatBackward0_0(grad, grads, repeats, self_sizes):
 
 
 class RepeatBackward0(Node):
-    """Backward of ``repeat(Tensor self, SymInt[] repeats) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:17)."""
+    """Backward of ``repeat(Tensor self, SymInt[] repeats) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:18)."""
 
     __slots__ = ('repeats_', 'self_sizes_')
     _saved_names = ()
@@ -6991,7 +7159,7 @@ def _FlipBackward0_0(grad, grads, dims):
 
 
 class FlipBackward0(Node):
-    """Backward of ``flip(Tensor self, int[] dims) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:20)."""
+    """Backward of ``flip(Tensor self, int[] dims) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:21)."""
 
     __slots__ = ('dims_',)
     _saved_names = ()
@@ -7016,7 +7184,7 @@ def _RollBackward0_0(grad, grads, shifts, dims):
 
 
 class RollBackward0(Node):
-    """Backward of ``roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:23)."""
+    """Backward of ``roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:24)."""
 
     __slots__ = ('shifts_', 'dims_')
     _saved_names = ()
@@ -7046,7 +7214,7 @@ def _Rot90Backward0_0(grad, grads, k, dims):
 
 
 class Rot90Backward0(Node):
-    """Backward of ``rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:26)."""
+    """Backward of ``rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:27)."""
 
     __slots__ = ('k_', 'dims_')
     _saved_names = ()
@@ -7076,7 +7244,7 @@ def _DiagEmbedBackward0_0(grad, grads, offset, dim1, dim2):
 
 
 class DiagEmbedBackward0(Node):
-    """Backward of ``diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:29)."""
+    """Backward of ``diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:30)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_')
     _saved_names = ()
@@ -7111,7 +7279,7 @@ def _NarrowCopyBackward0_0(grad, grads, dim, start, length, self_sizes):
 
 
 class NarrowCopyBackward0(Node):
-    """Backward of ``narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:32)."""
+    """Backward of ``narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:33)."""
 
     __slots__ = ('dim_', 'start_', 'length_', 'self_sizes_')
     _saved_names = ()
@@ -7151,7 +7319,7 @@ def _ConstantPadNdBackward0_0(grad, grads, pad):
 
 
 class ConstantPadNdBackward0(Node):
-    """Backward of ``constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:35)."""
+    """Backward of ``constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:36)."""
 
     __slots__ = ('pad_',)
     _saved_names = ()
@@ -7176,7 +7344,7 @@ def _ReflectionPad1DBackward0_0(grad, grads, padding, self_sizes):
 
 
 class ReflectionPad1DBackward0(Node):
-    """Backward of ``reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:38)."""
+    """Backward of ``reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:39)."""
 
     __slots__ = ('padding_', 'self_sizes_')
     _saved_names = ()
@@ -7206,7 +7374,7 @@ def _ReflectionPad2DBackward0_0(grad, grads, padding, self_sizes):
 
 
 class ReflectionPad2DBackward0(Node):
-    """Backward of ``reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:41)."""
+    """Backward of ``reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:42)."""
 
     __slots__ = ('padding_', 'self_sizes_')
     _saved_names = ()
@@ -7236,7 +7404,7 @@ def _ReplicationPad1DBackward0_0(grad, grads, padding, self_sizes):
 
 
 class ReplicationPad1DBackward0(Node):
-    """Backward of ``replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:44)."""
+    """Backward of ``replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:45)."""
 
     __slots__ = ('padding_', 'self_sizes_')
     _saved_names = ()
@@ -7266,7 +7434,7 @@ def _ReplicationPad2DBackward0_0(grad, grads, padding, self_sizes):
 
 
 class ReplicationPad2DBackward0(Node):
-    """Backward of ``replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:47)."""
+    """Backward of ``replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:48)."""
 
     __slots__ = ('padding_', 'self_sizes_')
     _saved_names = ()
@@ -7296,7 +7464,7 @@ def _ReflectionPad3DBackward0_0(grad, grads, padding, self_sizes):
 
 
 class ReflectionPad3DBackward0(Node):
-    """Backward of ``reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:50)."""
+    """Backward of ``reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:51)."""
 
     __slots__ = ('padding_', 'self_sizes_')
     _saved_names = ()
@@ -7326,7 +7494,7 @@ def _ReplicationPad3DBackward0_0(grad, grads, padding, self_sizes):
 
 
 class ReplicationPad3DBackward0(Node):
-    """Backward of ``replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:53)."""
+    """Backward of ``replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:54)."""
 
     __slots__ = ('padding_', 'self_sizes_')
     _saved_names = ()
@@ -7345,36 +7513,6 @@ class ReplicationPad3DBackward0(Node):
     @property
     def _saved_padding(self):
         return self.padding_
-
-    @property
-    def _saved_self_sizes(self):
-        return self.self_sizes_
-
-
-def _PadCircularBackward0_0(grad, grads, pad, self_sizes):
-    return circular_pad_backward(grad, self_sizes, pad)
-
-
-class PadCircularBackward0(Node):
-    """Backward of ``_pad_circular(Tensor self, SymInt[] pad) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:58)."""
-
-    __slots__ = ('pad_', 'self_sizes_')
-    _saved_names = ()
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        pad = node.pad_
-        self_sizes = node.self_sizes_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_PadCircularBackward0_0(grad, grads, pad, self_sizes))
-        return out
-
-    @property
-    def _saved_pad(self):
-        return self.pad_
 
     @property
     def _saved_self_sizes(self):

@@ -16,8 +16,8 @@ from ...factories import check_fits
 from ..cpu import copy as _copy
 
 __all__ = ["view", "view_dtype", "unsafe_view", "as_strided", "transpose", "t", "permute", "expand", "slice_Tensor",
-           "select_int", "unsqueeze", "squeeze", "squeeze_dim", "squeeze_dims", "movedim", "unfold", "diagonal",
-           "split_Tensor", "split_with_sizes", "chunk", "unbind_int", "tensor_split", "alias", "clone", "copy_",
+           "select_int", "unsqueeze", "squeeze", "squeeze_dim", "squeeze_dims", "unfold", "diagonal",
+           "split_Tensor", "split_with_sizes", "unbind_int", "alias", "clone", "copy_",
            "fill_Scalar", "fill_Tensor", "zero_", "to_copy"]
 
 view = _views.view
@@ -27,13 +27,10 @@ transpose = _views.transpose
 t = _views.t
 permute = _views.permute
 unsqueeze = _views.unsqueeze
-movedim = _views.movedim
 unfold = _views.unfold
 diagonal = _views.diagonal
 split_with_sizes = _views.split_with_sizes
-chunk = _views.chunk
 unbind_int = _views.unbind
-tensor_split = _views.tensor_split
 alias = _views.alias
 
 

@@ -25,7 +25,7 @@ from ...._core import dtype as _dt
 from ...._core import shape as _shape
 from ...._tensor.impl import TensorImpl, empty_contiguous
 from ...._tensor.views import tensor_type_name
-from ...tensor_iterator import build, resize_out
+from ...tensor_iterator import build, dense_scalar, resize_out
 
 __all__ = [
     "relu_kernel", "relu_inplace_kernel", "gelu_out", "silu_out", "softplus_out", "elu_out", "leaky_relu_out",
@@ -139,7 +139,8 @@ def _relu(self, out):
     _check_clampable(self.dtype, "relu")
     it = build((out,), (self,), check_same_dtype=True)
     if not it.is_meta and it.out.numel():
-        np.maximum(it.ins_np[0], np.zeros((), it.common_dtype.np), out=it.out_np)
+        zero = dense_scalar(it.common_dtype.np.type(0), it.shape, it.common_dtype.np)
+        np.maximum(zero, it.ins_np[0], out=it.out_np)  # max(0, x): NaN stays NaN, -0.0 stays -0.0 (as PyTorch)
     return it.out
 
 

@@ -3,23 +3,43 @@
 ``copy_(dst, src)`` writes ``src`` into ``dst`` in place, broadcasting ``src`` to ``dst``'s shape and
 converting dtype (float -> int truncates toward zero, nonzero -> True).  Meta tensors check shapes only.
 Invariant: ``dst``'s geometry never changes; its version counter is bumped by the caller's layer.
+
+Note [c10 casts]: PyTorch converts elements with C++ casts, and two differ from numpy's direct casts.
+``c10::Half`` is built from a ``float`` only, so a double becomes a half through float32 -- rounded twice
+(``1 + 2**-11 + 2**-30`` -> 1.0, where a direct cast gives 1.0009765625); and a floating value bound for
+``uint8`` is truncated through ``int64`` (``static_cast_with_inter_type``: ``2**40 + 7`` -> 7).
+:func:`cast_ready` prepares a source array so that numpy's unsafe cast gives PyTorch's bits.
 """
 
 from __future__ import annotations
 
 import warnings
 
+import ml_dtypes
 import numpy as np
 
 from ...._core.shape import broadcast_shapes
 from ...._tensor.impl import TensorImpl
 from ...overlap import check_no_internal_overlap, check_no_partial_overlap
 
-__all__ = ["copy_", "fill_", "check_copy_shapes"]
+__all__ = ["copy_", "fill_", "check_copy_shapes", "cast_ready"]
+
+_F16, _F64, _U8 = np.dtype(np.float16), np.dtype(np.float64), np.dtype(np.uint8)
+_BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
 def _fmt(xs):
     return "[" + ", ".join(str(x) for x in xs) + "]"
+
+
+def cast_ready(src: np.ndarray, dst: np.dtype) -> np.ndarray:
+    """``src`` as numpy must see it for an unsafe cast into ``dst`` to match c10's (Note [c10 casts])."""
+    if dst == _F16:
+        return src.astype(np.float32) if src.dtype == _F64 else src
+    if dst == _U8 and (src.dtype.kind == "f" or src.dtype == _BF16):
+        with np.errstate(invalid="ignore", over="ignore"):
+            return src.astype(np.int64)
+    return src
 
 
 def check_copy_shapes(dst: TensorImpl, src_sizes) -> None:
@@ -48,22 +68,28 @@ def copy_(dst: TensorImpl, src: TensorImpl) -> TensorImpl:
     elif src.dtype.is_complex and not dst.dtype.is_complex:
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
         s = s.real
+    out = dst.as_numpy()
     with np.errstate(invalid="ignore", over="ignore"):
-        np.copyto(dst.as_numpy(), s, casting="unsafe")
+        np.copyto(out, cast_ready(s, out.dtype), casting="unsafe")
     return dst
 
 
 def fill_(dst: TensorImpl, value) -> TensorImpl:
-    """Write one scalar into every element, converted to ``dst``'s dtype."""
+    """Write one scalar into every element, converted to ``dst``'s dtype.
+
+    A complex value bound for a real dtype was checked by the caller (c10's ``Scalar::to`` refuses a non-zero
+    imaginary part), so no warning here, unlike ``copy_``; into bool it is True when either part is non-zero.
+    """
     if dst.storage._data is None:
         return dst
     arr = dst.as_numpy()
     if isinstance(value, complex) and not dst.dtype.is_complex:
-        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
-        value = value.real
-    try:
-        arr.fill(value)
-    except (ValueError, OverflowError, TypeError):
-        with np.errstate(invalid="ignore", over="ignore"):
+        value = value != 0 if arr.dtype == np.bool_ else value.real
+    with np.errstate(invalid="ignore", over="ignore"):
+        if isinstance(value, float) and arr.dtype == _F16:
+            value = np.float32(value)  # a double reaches c10::Half through float (Note [c10 casts])
+        try:
+            arr.fill(value)
+        except (ValueError, OverflowError, TypeError):
             arr[...] = np.asarray(value).astype(dst.dtype.np)
     return dst

@@ -40,9 +40,8 @@ import warnings
 import numpy as np
 
 from ...._core import dtype as _dt
-from ...._core import shape as _shape
 from ...._tensor.impl import TensorImpl
-from ...tensor_iterator import build, common_dtype, scalar_np
+from ...tensor_iterator import build, common_dtype, dense_scalar, fp_ignore, fp_restore, scalar_np
 
 __all__ = ["unary", "binary", "comparison"]
 
@@ -90,9 +89,17 @@ def _real(dt) -> bool:
     return not dt.is_complex
 
 
-def _quiet():
-    """numpy's floating-point warnings off: PyTorch computes ``log(-1)`` or ``1/0`` silently."""
-    return np.errstate(all="ignore")
+class _quiet:  # noqa: N801 - used like np.errstate
+    """numpy's floating-point warnings off: PyTorch computes ``log(-1)`` or ``1/0`` silently (a cheap
+    ``np.errstate(all="ignore")``, see Note [Quiet numpy] in tensor_iterator.py)."""
+
+    __slots__ = ("_token",)
+
+    def __enter__(self):
+        self._token = fp_ignore()
+
+    def __exit__(self, *exc):
+        fp_restore(self._token)
 
 
 def _fmt_double(x) -> str:
@@ -136,24 +143,6 @@ def _checked_scalar(value, dt):
     if bad:
         raise RuntimeError(f"value cannot be converted to type {_CTYPE[dt]} without overflow")
     return scalar_np(value, dt)
-
-
-def _fmt_sizes(sizes) -> str:
-    return "[" + ", ".join(str(s) for s in sizes) + "]"
-
-
-def _check_inplace_shape(out, inputs) -> None:
-    """An output that is also an input cannot be broadcast.  PyTorch checks this (mark_resize_outputs) before
-    the result dtype can be cast to it (compute_types); the shared TensorIterator checks the cast first."""
-    if not any(x is out for x in inputs):
-        return
-    shapes = [x.sizes for x in inputs if type(x) is TensorImpl]
-    if all(sz == out.sizes for sz in shapes):
-        return
-    shape = _shape.broadcast_shapes(*shapes)
-    if tuple(shape) != out.sizes:
-        raise RuntimeError(f"output with shape {_fmt_sizes(out.sizes)} doesn't match the broadcast shape "
-                           f"{_fmt_sizes(shape)}")
 
 
 def _scratch(out, c, *later_inputs):
@@ -209,7 +198,7 @@ def unary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True):
     compiled for; others raise ``"<kname>" not implemented for '<dtype>'``.
     """
 
-    def kernel(self, out):
+    def kernel(self, out=None):
         it = build((out,), (self,), int_to_float=float_op, check_same_dtype=out is not None and not float_op)
         if not it.is_meta:
             dt = it.common_dtype
@@ -218,11 +207,16 @@ def unary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True):
             x = it.ins_np[0]
             if dt is _BF16 and x.dtype != dt.np:  # ml_dtypes loops take no casts from other integer widths
                 x = _in_dtype(x, dt)
-            with np.errstate(all="ignore"):
-                if ufunc:
-                    fn(x, out=it.out_np, dtype=dt.np, casting="unsafe")
-                else:
+            token = fp_ignore()
+            try:
+                if not ufunc:
                     fn(x, it.out_np, dt)
+                elif x.dtype == dt.np and it.out_np.dtype == x.dtype:
+                    fn(x, out=it.out_np)
+                else:
+                    fn(x, out=it.out_np, dtype=dt.np, casting="unsafe")
+            finally:
+                fp_restore(token)
         return it.out
 
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"
@@ -265,9 +259,7 @@ def binary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True, n
     ``nonzero``: integer division by zero raises.  ``fn`` is a numpy ufunc, or ``fn(a, b, out, dtype)``.
     """
 
-    def kernel(self, other, out):
-        if out is not None:
-            _check_inplace_shape(out, (self, other))
+    def kernel(self, other, out=None):
         it = build((out,), (self, other), int_to_float=float_op)
         if not it.is_meta:
             dt = it.common_dtype
@@ -276,7 +268,8 @@ def binary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True, n
             a, b = it.ins_np
             if nonzero and dt._cat <= _dt.INT_CAT:
                 _check_nonzero(b, it.out_np)
-            with np.errstate(all="ignore"):
+            token = fp_ignore()
+            try:
                 if not ufunc:
                     fn(a, b, it.out_np, dt)
                 elif dt is _F16 or dt is _BF16:
@@ -284,6 +277,8 @@ def binary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True, n
                     fn(a, b, out=it.out_np, dtype=c.np, casting="unsafe")
                 else:
                     fn(a, b, out=it.out_np, dtype=dt.np, casting="unsafe")
+            finally:
+                fp_restore(token)
         return it.out
 
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"
@@ -294,12 +289,15 @@ def comparison(ufunc, *, name):
     """A structured comparison/logical kernel: inputs promote to their common dtype; a new output is bool,
     a given ``out`` may have any dtype (PyTorch's ``build_borrowing_comparison_op``)."""
 
-    def kernel(self, other, out):
+    def kernel(self, other, out=None):
         it = build((out,), (self, other), static_dtype=_dt.bool)
         if not it.is_meta:
             c = it.common_dtype.np
-            with _quiet():
+            token = fp_ignore()
+            try:
                 ufunc(it.ins_np[0], it.ins_np[1], out=it.out_np, signature=(c, c, _BOOL_NP), casting="unsafe")
+            finally:
+                fp_restore(token)
         return it.out
 
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"
@@ -511,7 +509,7 @@ erfinv_out = unary(_special(_erfinv64), name="erfinv", float_op=True, ufunc=Fals
 
 # -- unary: predicates and nan_to_num ----------------------------------------------------------------------
 def _predicate(ufunc, name):
-    def kernel(self, out):
+    def kernel(self, out=None):
         it = build((out,), (self,), static_dtype=_dt.bool)
         if not it.is_meta:
             ufunc(it.ins_np[0], out=it.out_np, casting="unsafe")
@@ -573,40 +571,52 @@ def _alpha_check(dt, alpha, what="alpha") -> None:
 
 def _add_like(ufunc, name):
     """add/sub: ``self (+|-) alpha * other``, the product and the sum in opmath."""
+    is_sub = name == "sub"
 
-    def kernel(self, other, alpha, out):
-        if name == "sub":
-            if _is_bool_operand(self) and _is_bool_operand(other):
-                raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
-                                   "`^` or `logical_xor()` operator instead.")
-            if _is_bool_operand(self) or _is_bool_operand(other):
-                raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
-                                   "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-        if out is not None:
-            _check_inplace_shape(out, (self, other))
+    def kernel(self, other, alpha, out=None):
+        if is_sub:
+            _check_sub_bool(self, other)
         it = build((out,), (self, other))
         dt = it.common_dtype
         if alpha.__class__ is not int:  # an int alpha suits every dtype
             _alpha_check(dt, alpha)
-        if not it.is_meta:
-            if dt is _F16 or dt is _BF16:
-                a, b, c = _operands(self, other, it.ins_np[0], it.ins_np[1], dt, False)
+        if it.is_meta:
+            return it.out
+        a, b = it.ins_np
+        c = dt
+        if dt is _F16 or dt is _BF16:
+            a, b, c = _operands(self, other, a, b, dt, False)
+        token = fp_ignore()
+        try:
+            if alpha == 1:
+                ufunc(a, b, out=it.out_np, dtype=c.np, casting="unsafe")
             else:
-                (a, b), c = it.ins_np, dt
-            with np.errstate(all="ignore"):
-                if alpha == 1:
-                    ufunc(a, b, out=it.out_np, dtype=c.np, casting="unsafe")
-                else:  # add: fma(other, alpha, self); sub: fma(other, -alpha, self)
-                    al = _checked_scalar(alpha, dt).astype(c.np)
-                    al = al if ufunc is np.add else -al
-                    if dt._cat == _dt.FLOAT_CAT:
-                        _fma_into(it.out_np, b, al, a, c.np)
-                    else:
-                        np.add(a, np.multiply(b, al, dtype=c.np), out=it.out_np, dtype=c.np, casting="unsafe")
+                _add_alpha(ufunc, a, b, alpha, it.out_np, dt, c)
+        finally:
+            fp_restore(token)
         return it.out
 
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"
     return kernel
+
+
+def _check_sub_bool(self, other) -> None:
+    if _is_bool_operand(self) and _is_bool_operand(other):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+                           "`^` or `logical_xor()` operator instead.")
+    if _is_bool_operand(self) or _is_bool_operand(other):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                           "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def _add_alpha(ufunc, a, b, alpha, out, dt, c) -> None:
+    """add: ``fma(other, alpha, self)``; sub: ``fma(other, -alpha, self)`` (floats round once)."""
+    al = _checked_scalar(alpha, dt).astype(c.np)
+    al = al if ufunc is np.add else -al
+    if dt._cat == _dt.FLOAT_CAT:
+        _fma_into(out, b, al, a, c.np)
+    else:
+        np.add(a, np.multiply(b, al, dtype=c.np), out=out, dtype=c.np, casting="unsafe")
 
 
 add_out = _add_like(np.add, "add")
@@ -632,9 +642,7 @@ def _div_rounding(kind):
     """
     trunc = kind == "trunc"
 
-    def kernel(self, other, out):
-        if out is not None:
-            _check_inplace_shape(out, (self, other))
+    def kernel(self, other, out=None):
         it = build((out,), (self, other))
         if it.is_meta:
             return it.out
@@ -643,7 +651,7 @@ def _div_rounding(kind):
             raise _not_implemented("div_trunc_cpu" if trunc else "div_floor_cpu", dt)
         a, b = it.ins_np
         o = it.out_np
-        with np.errstate(all="ignore"):
+        with _quiet():
             if _is_integral(dt):
                 _check_nonzero(b, o)
                 if trunc:  # a - fmod(a, b) is an exact multiple of b
@@ -794,8 +802,6 @@ def pow_out(self, exponent, out):
         if isinstance(exponent, int) and not isinstance(exponent, bool) and exponent < 0 and \
                 type(self) is TensorImpl and self.dtype._cat <= _dt.INT_CAT:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        if out is not None:
-            _check_inplace_shape(out, (self, exponent))
         it = build((out,), (self, exponent))
         if not it.is_meta:
             o = it.out_np
@@ -807,8 +813,6 @@ def pow_out(self, exponent, out):
                 with _quiet():
                     _pow_tensor_scalar(it.ins_np[0], exponent, o, it.common_dtype)
         return it.out
-    if out is not None:
-        _check_inplace_shape(out, (self, exponent))
     it = build((out,), (self, exponent))
     if not it.is_meta:
         dt = it.common_dtype
@@ -899,16 +903,17 @@ def _clamp_scalar(self, lo, hi, out, kname):
         if rt is _dt.bool:
             raise _not_implemented(kname, rt)
         x, o, c = _in_dtype(it.ins_np[0], rt) if rt is _BF16 else it.ins_np[0], it.out_np, rt.np
-        lo = None if lo is None else _checked_scalar(lo, rt)
-        hi = None if hi is None else _checked_scalar(hi, rt)
+        lo = None if lo is None else dense_scalar(_checked_scalar(lo, rt), o.shape, c)
+        hi = None if hi is None else dense_scalar(_checked_scalar(hi, rt), o.shape, c)
         with _quiet():
+            # the bound first: numpy returns the second operand on ties, so -0.0 survives clamp(min=0) as in PyTorch
             if lo is not None and hi is not None:
-                np.maximum(x, lo, out=o, dtype=c, casting="unsafe")
-                np.minimum(o, hi, out=o, dtype=c, casting="unsafe")
+                np.maximum(lo, x, out=o, dtype=c, casting="unsafe")
+                np.minimum(hi, o, out=o, dtype=c, casting="unsafe")
             elif lo is not None:
-                np.maximum(x, lo, out=o, dtype=c, casting="unsafe")
+                np.maximum(lo, x, out=o, dtype=c, casting="unsafe")
             else:
-                np.minimum(x, hi, out=o, dtype=c, casting="unsafe")
+                np.minimum(hi, x, out=o, dtype=c, casting="unsafe")
     return it.out
 
 
@@ -937,8 +942,6 @@ def clamp_Tensor_out(self, min, max, out):  # noqa: A002, N802
         return maximum_out(self, min, out)
     if min is None:
         return minimum_out(self, max, out)
-    if out is not None:
-        _check_inplace_shape(out, (self, min, max))
     it = build((out,), (self, min, max))
     if not it.is_meta:
         dt = it.common_dtype
@@ -1025,8 +1028,6 @@ def _lerp(start, end, weight, out, c, scalar_weight):
 
 def lerp_Scalar_out(self, end, weight, out):  # noqa: N802
     _check_same_dtype(self, end, "end")
-    if out is not None:
-        _check_inplace_shape(out, (self, end))
     it = build((out,), (self, end))
     if not it.is_meta:
         dt = it.common_dtype
@@ -1041,8 +1042,6 @@ def lerp_Tensor_out(self, end, weight, out):  # noqa: N802
     _check_same_dtype(self, end, "end")
     if weight.ndim != 0:  # a 0-dim weight promotes with the other operands
         _check_same_dtype(self, weight, "weight")
-    if out is not None:
-        _check_inplace_shape(out, (self, end, weight))
     it = build((out,), (self, end, weight))
     if not it.is_meta:
         dt = it.common_dtype
@@ -1071,11 +1070,9 @@ _ADDCDIV_INT_MSG = (
 def _addc(op, name, kname):
     """addcmul/addcdiv: ``self + value * tensor1 (*|/) tensor2``, evaluated left to right in opmath."""
 
-    def kernel(self, tensor1, tensor2, value, out):
+    def kernel(self, tensor1, tensor2, value, out=None):
         if name == "addcdiv" and _integral_or_bool(tensor1.dtype) and _integral_or_bool(tensor2.dtype):
             raise RuntimeError(_ADDCDIV_INT_MSG)
-        if out is not None:
-            _check_inplace_shape(out, (self, tensor1, tensor2))
         it = build((out,), (self, tensor1, tensor2))
         if not it.is_meta:
             dt = it.common_dtype

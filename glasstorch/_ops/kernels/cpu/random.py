@@ -21,12 +21,6 @@ from ...._tensor.impl import TensorImpl
 
 __all__ = ["uniform_", "normal_", "bernoulli_", "random_", "randperm", "exponential_"]
 
-_MANTISSA = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
-# std::numeric_limits<T>::digits and the C++ type names PyTorch prints in random_'s bound checks.
-_DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
-_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
-               "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
-               "float64": "double"}
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
@@ -66,7 +60,7 @@ def _as_dst(dst: TensorImpl, real: np.ndarray) -> np.ndarray:
 
 def _unit(n: int, dtype, gen) -> np.ndarray:
     """``n`` uniform [0, 1) draws with ``dtype``'s mantissa width, as float64."""
-    bits = _MANTISSA.get(dtype._name, 24)
+    bits = _dt.float_digits(dtype)
     if bits == 53:
         return gen.np_gen.random(n)
     if bits == 24:
@@ -125,7 +119,7 @@ def bernoulli_(dst: TensorImpl, p, gen) -> TensorImpl:
 
 def _check_random_bounds(dtype, low: int, high: int) -> None:
     """``check_from_to_in_range``: ``from`` and ``to - 1`` must be values of the dtype."""
-    name = _TYPE_NAMES.get(dtype._name, dtype._name)
+    name = _dt.cpp_type_name(dtype, "typeid")
     if dtype.is_floating_point:
         info = _dt.finfo(dtype)
         lo, hi = info.min, info.max
@@ -138,7 +132,7 @@ def _check_random_bounds(dtype, low: int, high: int) -> None:
         if not lo <= value <= hi:
             raise RuntimeError(f"{what} is out of bounds for {name}")
     if dtype.is_floating_point:
-        digits = _DIGITS[dtype._name]
+        digits = _dt.float_digits(dtype)
         for value, what in ((low, "from"), (high - 1, "to - 1")):
             if not -(1 << digits) <= value <= (1 << digits):
                 warnings.warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "

@@ -28,10 +28,6 @@ __all__ = ["uniform_impl_", "normal_impl_", "exponential_impl_", "bernoulli_tens
            "bernoulli_impl", "bernoulli_out_impl", "bernoulli_p_impl", "random_impl_", "random_to_impl_",
            "random_from_impl_", "multinomial_impl", "multinomial_out_impl", "native_dropout_impl"]
 
-_DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
-_CPP_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double"}
-_INT_CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-                  "int32": "int", "int64": "long int"}
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
@@ -71,7 +67,7 @@ def uniform_impl_(self, from_, to, generator):
     lo, hi = float(info.min), float(info.max)
     for value, name in ((from_, "from"), (to, "to")):
         if not lo <= value <= hi:
-            raise RuntimeError(f"{name} is out of bounds for {_CPP_NAMES[real._name]}")
+            raise RuntimeError(f"{name} is out of bounds for {_dt.cpp_type_name(real, 'typeid')}")
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_g(from_)} > to={_g(to)}")
     if to - from_ > hi:
@@ -175,7 +171,7 @@ def _random_check_type(self, what: str) -> None:
 def _max_inclusive(dtype) -> int:
     """The largest value ``random_()`` draws: ``2**digits`` for floats, the type's max for integers."""
     if dtype.is_floating_point:
-        return 1 << _DIGITS[dtype._name]
+        return 1 << _dt.float_digits(dtype)
     if dtype is _dt.bool:
         return 1
     return int(np.iinfo(dtype.np).max)
@@ -208,7 +204,7 @@ def random_from_impl_(self, from_, to, generator):
             raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted "
                                f"to dtype, but got from={from_} > to_inc={to_inc}")
     elif not int(np.iinfo(self.dtype.np).min if self.dtype is not _dt.bool else 0) <= from_ <= to_inc:
-        raise RuntimeError(f"from is out of bounds for {_INT_CPP_NAMES[self.dtype._name]}")
+        raise RuntimeError(f"from is out of bounds for {_dt.cpp_type_name(self.dtype, 'typeid')}")
     if _has_data(self):
         _rand.random_(self, from_, to_inc + 1, generator)
     return self

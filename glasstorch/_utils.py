@@ -1,0 +1,257 @@
+"""Tensor rebuild functions for checkpoints — PyTorch's ``torch/_utils.py`` (``_rebuild_tensor_v2`` & co).
+
+A checkpoint's pickle names these functions (as ``torch._utils._rebuild_tensor_v2``, ...) and calls them
+with a storage and the tensor's geometry; :mod:`glasstorch.serialization` maps those names to the functions
+here, so files written by PyTorch load in glasstorch and the other way round.
+
+Storages in a checkpoint are typed: PyTorch pickles a tensor's storage as ``torch.FloatStorage``-style
+records.  :class:`TypedStorage` is that pairing (an :class:`UntypedStorage` plus the dtype it is read
+as); :class:`StorageType` stands in for the legacy ``torch.<Type>Storage`` classes when loading.
+
+Invariant: a rebuilt tensor is a new TensorImpl over the given storage (never a copy), with exactly the
+saved sizes, strides and offset; two tensors rebuilt over one storage share memory.  (The one exception:
+PyTorch's lazy conj/neg bits, which glasstorch does not have, are materialised into a new tensor.)
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from weakref import ref as _weakref
+
+from . import nn as _nn
+from ._core import dtype as _dt
+from ._core.device import as_device
+from ._core.layout import strided
+from ._tensor.impl import TensorImpl, from_numpy_impl, storage_nbytes_for
+from ._tensor.storage import UntypedStorage
+from .tensor import Tensor, wrap
+
+__all__ = ["TypedStorage", "StorageType", "STORAGE_TYPE_NAMES", "V3_DTYPES", "parameter_class"]
+
+# dtype -> the legacy storage class name PyTorch pickles (``_dtype_to_storage_type_map``)
+STORAGE_TYPE_NAMES = {
+    _dt.float64: "DoubleStorage", _dt.float32: "FloatStorage", _dt.float16: "HalfStorage", _dt.int64: "LongStorage",
+    _dt.int32: "IntStorage", _dt.int16: "ShortStorage", _dt.int8: "CharStorage", _dt.uint8: "ByteStorage",
+    _dt.bool: "BoolStorage", _dt.bfloat16: "BFloat16Storage", _dt.complex128: "ComplexDoubleStorage",
+    _dt.complex64: "ComplexFloatStorage",
+}
+_DTYPE_OF_STORAGE_TYPE = {name: dt for dt, name in STORAGE_TYPE_NAMES.items()}
+# dtypes PyTorch saves as an UntypedStorage plus a dtype argument (``_rebuild_tensor_v3``)
+V3_DTYPES = (_dt.complex32,)
+
+
+class TypedStorage:
+    """A storage read as one dtype (``torch.storage.TypedStorage``, kept to what checkpoints need).
+
+    Inside a checkpoint every tensor's storage is typed; a typed storage saved on its own (PyTorch's
+    ``tensor.storage()``) loads back as one of these.
+    """
+
+    __slots__ = ("_untyped_storage", "dtype")
+
+    def __init__(self, untyped: UntypedStorage, dtype):
+        self._untyped_storage = untyped
+        self.dtype = dtype
+
+    @property
+    def device(self):
+        return self._untyped_storage.device
+
+    def _size(self) -> int:
+        return self._untyped_storage.nbytes() // self.dtype.itemsize
+
+    size = __len__ = _size
+
+    def nbytes(self) -> int:
+        return self._untyped_storage.nbytes()
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    def untyped(self) -> UntypedStorage:
+        return self._untyped_storage
+
+    def tolist(self) -> list:
+        return _tensor_over(self._untyped_storage, self.dtype, 0, (self._size(),), (1,)).tolist()
+
+    def __repr__(self):
+        body = "\n".join(f" {v}" for v in self.tolist()) if self.device.type != "meta" else "..."
+        return (f"{body}\n[torch.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of size "
+                f"{self._size()}]")
+
+
+class StorageType:
+    """The load-side stand-in for ``torch.FloatStorage`` & co: only its dtype matters."""
+
+    __slots__ = ("name", "dtype")
+
+    def __init__(self, name: str):
+        if name not in _DTYPE_OF_STORAGE_TYPE:
+            raise KeyError(name)
+        self.name = name
+        self.dtype = _DTYPE_OF_STORAGE_TYPE[name]
+
+    def __repr__(self):
+        return f"StorageType(dtype={self.dtype})"
+
+    def __eq__(self, other):
+        return isinstance(other, StorageType) and other.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+
+def parameter_class():
+    """``nn.Parameter`` if the nn layer defines it yet, else None (then parameters load as plain tensors)."""
+    return getattr(_nn, "Parameter", None)
+
+
+def _element_size(dtype) -> int:
+    return dtype.itemsize
+
+
+def _rebuild_tensor(storage, storage_offset, size, stride) -> Tensor:
+    """A tensor of ``storage``'s dtype over ``storage`` with this geometry (``set_``), bounds-checked."""
+    untyped = storage._untyped_storage if isinstance(storage, TypedStorage) else storage
+    return _tensor_over(untyped, storage.dtype, storage_offset, size, stride)
+
+
+def _tensor_over(untyped: UntypedStorage, dtype, storage_offset, size, stride) -> Tensor:
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    if storage_offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape: {len(size)} sizes and {len(stride)} strides")
+    need = storage_nbytes_for(size, stride, storage_offset, dtype.itemsize)
+    if need > untyped.nbytes():
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {storage_offset}, "
+                           f"and itemsize {dtype.itemsize} requiring a storage size of {need} are out of bounds for "
+                           f"storage of size {untyped.nbytes()}")
+    return wrap(TensorImpl(untyped, size, stride, storage_offset, dtype, untyped.device))
+
+
+def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata=None):
+    tensor = _rebuild_tensor(storage, storage_offset, size, stride)
+    tensor = set_tensor_metadata(tensor, metadata)
+    tensor.requires_grad = requires_grad
+    return tensor
+
+
+def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype, metadata=None):
+    untyped = storage._untyped_storage if isinstance(storage, TypedStorage) else storage
+    tensor = _tensor_over(untyped, dtype, storage_offset, size, stride)
+    tensor = set_tensor_metadata(tensor, metadata)
+    tensor.requires_grad = requires_grad
+    return tensor
+
+
+def set_tensor_metadata(tensor: Tensor, metadata) -> Tensor:
+    """Apply PyTorch's lazy conj/neg bits; glasstorch has no lazy bits, so they are materialised (a copy)."""
+    if not metadata:
+        return tensor
+    if not isinstance(metadata, dict):
+        raise RuntimeError(f"expected dict, got {type(metadata).__name__}")
+    if metadata.get("conj"):
+        tensor = tensor.conj_physical() if hasattr(tensor, "conj_physical") else tensor.conj()
+    if metadata.get("neg"):
+        tensor = tensor.neg()
+    return tensor
+
+
+def _rebuild_parameter(data, requires_grad, backward_hooks):
+    cls = parameter_class()
+    if cls is None:
+        return data.detach().requires_grad_(requires_grad)
+    return cls(data, requires_grad)
+
+
+def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
+    return _set_obj_state(_rebuild_parameter(data, requires_grad, backward_hooks), state)
+
+
+def _rebuild_meta_tensor_no_storage(dtype, size, stride, requires_grad):
+    untyped = UntypedStorage(storage_nbytes_for(tuple(size), tuple(stride), 0, dtype.itemsize), device="meta")
+    tensor = _tensor_over(untyped, dtype, 0, size, stride)
+    tensor.requires_grad = requires_grad
+    return tensor
+
+
+def _rebuild_device_tensor_from_cpu_tensor(data, dtype, device, requires_grad):
+    tensor = data.to(dtype=dtype, device=as_device(device))
+    tensor.requires_grad = requires_grad
+    return tensor
+
+
+def _rebuild_device_tensor_from_numpy(data, dtype, device, requires_grad):
+    tensor = wrap(from_numpy_impl(data, _dt.from_numpy_dtype(data.dtype))).to(dtype=dtype, device=as_device(device))
+    tensor.requires_grad = requires_grad
+    return tensor
+
+
+def _rebuild_from_type_v2(func, new_type, args, state):
+    """Rebuild with ``func(*args)``, re-class to ``new_type`` and restore Python attributes (``torch._tensor``)."""
+    ret = func(*args)
+    if type(ret) is not new_type:
+        ret = _as_subclass(ret, new_type)
+    setstate = getattr(type(ret), "__setstate__", None)
+    if setstate is not None and setstate is not getattr(Tensor, "__setstate__", None):
+        ret.__setstate__(state)
+        return ret
+    return _set_obj_state(ret, state)
+
+
+def _as_subclass(t: Tensor, new_type) -> Tensor:
+    """The same impl under a facade of class ``new_type`` (``Tensor.as_subclass``)."""
+    out = object.__new__(new_type)
+    out._impl = t._impl
+    t._impl.pyobj = _weakref(out)
+    return out
+
+
+def _get_obj_state(obj):
+    """The Python attributes of a tensor: its ``__dict__`` (None when empty), PyTorch's ``_get_obj_state``."""
+    state = getattr(obj, "__dict__", None)
+    return dict(state) if state else None
+
+
+def _set_obj_state(obj, state):
+    if isinstance(state, tuple):
+        if len(state) != 2:
+            raise RuntimeError(f"Invalid serialized state: {state}")
+        dict_state, slots_state = state
+    else:
+        dict_state, slots_state = state, None
+    for k, v in (dict_state or {}).items():
+        setattr(obj, k, v)
+    for k, v in (slots_state or {}).items():
+        setattr(obj, k, v)
+    return obj
+
+
+def _get_layout(name: str):
+    """The layout named ``'torch.strided'`` (pickled layouts go through this, as in PyTorch)."""
+    if name != "torch.strided":
+        raise RuntimeError(f"glasstorch supports only the strided layout, the checkpoint names {name}")
+    return strided
+
+
+def empty_hooks() -> OrderedDict:
+    """The backward-hooks slot of a pickled tensor: always empty (PyTorch's Note [Don't serialize hooks])."""
+    return OrderedDict()
+
+
+def _tensor_setstate(t: Tensor, state) -> None:
+    """PyTorch's ``Tensor.__setstate__`` for very old checkpoints that BUILD a tensor.
+
+    A 4-tuple ``(storage, offset, size, stride)`` re-points the tensor (``set_``); a 5-tuple is a legacy
+    Variable ``(data, _, hooks, requires_grad, _)``; otherwise ``(requires_grad, _, hooks)``.
+    """
+    if not isinstance(state, tuple) or len(state) not in (3, 4, 5):
+        raise RuntimeError(f"Invalid serialized tensor state: {state!r}")
+    if len(state) == 4:
+        t.data = _rebuild_tensor(*state)
+        return
+    if len(state) == 5:
+        t.data = state[0]
+        state = (state[3], state[4], state[2])
+    t.requires_grad = bool(state[0])

@@ -1,0 +1,3 @@
+"""Pass infrastructure (``torch.fx.passes.infra``)."""
+
+from . import pass_base  # noqa: F401

@@ -1,0 +1,15 @@
+"""``glasstorch.optim`` — PyTorch's ``torch.optim``: optimizers and learning-rate schedulers.
+
+Layer L6: optimizers update leaf tensors in place with ordinary tensor ops under ``no_grad``; schedulers
+only rewrite ``param_groups[i]["lr"]``.  See :mod:`glasstorch.optim.optimizer` for the shared contract.
+"""
+
+from . import lr_scheduler  # noqa: F401
+from .adagrad import Adagrad
+from .adam import Adam
+from .adamw import AdamW
+from .optimizer import Optimizer
+from .rmsprop import RMSprop
+from .sgd import SGD
+
+__all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
