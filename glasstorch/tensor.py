@@ -581,7 +581,8 @@ class Tensor:
         impl = self._impl
         dtype = impl.dtype if dtype is None else dtype
         dev = impl.device if dev is None else dev
-        if not copy and dtype is impl.dtype and dev == impl.device and memory_format is preserve_format:
+        same_device = dev.type == impl.device.type and (dev.index is None or dev.index == impl.device.index)
+        if not copy and dtype is impl.dtype and same_device and memory_format is preserve_format:
             return self
         return wrap(aten._to_copy(impl, dtype, None, dev, None, False, memory_format))
 

@@ -24,6 +24,7 @@ from .._core import dtype as _dt
 from .._core import shape as _shape
 from .._core.device import CPU
 from .._tensor.impl import TensorImpl, empty_impl, empty_strided_impl, from_numpy_impl
+from .aten import aten
 from .kernels.cpu import copy as _copy
 
 __all__ = ["tensor_impl", "infer_dtype", "full_impl", "arange_impl", "linspace_impl", "logspace_impl", "eye_impl",
@@ -360,7 +361,12 @@ def _float_overflows_float(f, dtype) -> bool:
 def full_impl(sizes, value, dtype, device=CPU) -> TensorImpl:
     out = empty_impl(sizes, dtype, device)
     check_fits(value, dtype, out.numel())
+    if device.type not in _HOST_FILLED:  # an accelerator fills on its own stream rather than from the host
+        return aten.fill__Scalar(out, fill_value_for(value, dtype))
     return _copy.fill_(out, fill_value_for(value, dtype))
+
+
+_HOST_FILLED = {"cpu", "meta"}
 
 
 def fill_value_for(value, dtype):
