@@ -75,3 +75,13 @@ globals().update(_LEGACY_TYPES)
 cfloat, cdouble, chalf = complex64, complex128, complex32
 
 del _ALIASES, _LEGACY_TYPES, _methods, _operators, _wrap, _functional, _data, sys
+
+_LAZY_SUBMODULES = {"fx"}  # the compile stack loads on first use (``glasstorch.fx`` without an explicit import)
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")

@@ -27,10 +27,14 @@ def _ok(other) -> bool:
 
 
 def _forward(method: str):
+    # The generated method itself (resolved once: install runs after the methods are attached), called directly
+    # as PyTorch's C++ number protocol does — a subclass overriding ``add`` does not change ``+``.
+    fn = getattr(Tensor, method)
+
     def op(self, other):
-        if not _ok(other):
-            return NotImplemented
-        return getattr(self, method)(other)
+        if type(other) is Tensor or _ok(other):
+            return fn(self, other)
+        return NotImplemented
     op.__name__ = method
     return op
 

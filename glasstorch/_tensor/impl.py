@@ -51,21 +51,22 @@ class CreationMeta:
 class AutogradMeta:
     """What autograd keeps on a tensor (``AutogradMeta``); absent (None) when nothing is recorded."""
 
-    __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad", "hooks", "post_acc_grad_hooks",
-                 "grad_accumulator", "name", "creation_meta", "version_at_grad_fn")
+    __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "__dict__")
+
+    # Rarely set: class-level defaults, so the metadata every recorded output gets costs four stores.
+    retains_grad = False
+    hooks = None
+    post_acc_grad_hooks = None
+    grad_accumulator = None
+    name = None
+    creation_meta = None
+    version_at_grad_fn = None
 
     def __init__(self, requires_grad=False):
         self.requires_grad = requires_grad
         self.grad = None
         self.grad_fn = None
         self.output_nr = 0
-        self.retains_grad = False
-        self.hooks = None
-        self.post_acc_grad_hooks = None
-        self.grad_accumulator = None
-        self.name = None
-        self.creation_meta = None
-        self.version_at_grad_fn = None
 
 
 _KEYSETS: dict = {}

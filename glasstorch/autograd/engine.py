@@ -40,15 +40,19 @@ __all__ = ["execute", "accumulate_grad", "sum_to", "current_graph_task_id", "wil
 
 class NodeStats:
     """What :func:`profile_nodes` counts: nodes run, seconds inside their ``apply``, seconds of backward
-    (both on ``clock``)."""
+    (both on ``clock``), and what one reading of ``clock`` costs (each node's run takes two)."""
 
-    __slots__ = ("nodes", "apply_s", "backward_s", "clock")
+    __slots__ = ("nodes", "apply_s", "backward_s", "clock", "clock_cost_s")
 
     def __init__(self, clock):
         self.nodes = 0
         self.apply_s = 0.0
         self.backward_s = 0.0
         self.clock = clock
+        t0 = clock()
+        for _ in range(200):
+            clock()
+        self.clock_cost_s = (clock() - t0) / 201
 
     def __repr__(self):
         return f"NodeStats(nodes={self.nodes}, apply_s={self.apply_s:.6f}, backward_s={self.backward_s:.6f})"

@@ -34,20 +34,22 @@ __all__ = ["Node", "AccumulateGrad", "SavedTensor", "gradient_edge", "collect_ne
            "UINT64_MAX", "GradientEdge", "get_gradient_edge", "increment_version", "register_multi_grad_hook"]
 
 UINT64_MAX = (1 << 64) - 1
-_seq = threading.local()
+
+
+class _SequenceCounter(threading.local):
+    """Each thread numbers its nodes from 0 (PyTorch's thread-local sequence_nr)."""
+
+    def __init__(self):
+        self.next = itertools.count().__next__
+
+
+_seq = _SequenceCounter()
 to_tensor = None  # impl -> public Tensor, bound by the tensor layer (bind_tensor_class)
 
 
 def bind_tensor_class(wrap) -> None:
     global to_tensor
     to_tensor = wrap
-
-
-def _next_sequence_nr() -> int:
-    n = getattr(_seq, "counter", None)
-    if n is None:
-        n = _seq.counter = itertools.count()
-    return next(n)
 
 
 class RemovableHandle:
@@ -77,19 +79,21 @@ class RemovableHandle:
 class Node:
     """A backward function in the graph (``torch.autograd.graph.Node``)."""
 
-    __slots__ = ("next_edges", "sequence_nr", "_pre_hooks", "_post_hooks", "_tensor_pre_hooks",
-                 "_retains_grad_hooks", "_metadata", "input_meta", "_released", "__weakref__", "__dict__")
+    __slots__ = ("next_edges", "sequence_nr", "input_meta", "__weakref__", "__dict__")
+
+    # Rarely set: class-level defaults, so creating a node (every recorded op) stores three attributes only;
+    # a node that gets hooks keeps them in its instance dict.
+    _pre_hooks = None
+    _post_hooks = None
+    _tensor_pre_hooks = None  # output_nr -> {id: hook}
+    _retains_grad_hooks = None  # output_nr -> hook
+    _metadata = None
+    _released = False
 
     def __init__(self, sequence_nr=None):
         self.next_edges = ()
-        self.sequence_nr = _next_sequence_nr() if sequence_nr is None else sequence_nr
-        self._pre_hooks = None
-        self._post_hooks = None
-        self._tensor_pre_hooks = None  # output_nr -> {id: hook}
-        self._retains_grad_hooks = None  # output_nr -> hook
-        self._metadata = None
+        self.sequence_nr = _seq.next() if sequence_nr is None else sequence_nr
         self.input_meta = []  # per forward output: (sizes, dtype, device)
-        self._released = False
 
     # -- what PyTorch shows ----------------------------------------------------------------------
     def name(self) -> str:
@@ -221,7 +225,7 @@ def gradient_edge(impl: TensorImpl):
 
 
 def collect_next_edges(*impls) -> tuple:
-    return tuple(gradient_edge(t) if type(t) is TensorImpl else None for t in impls)
+    return tuple([gradient_edge(t) if type(t) is TensorImpl else None for t in impls])
 
 
 def current_grad_fn(impl: TensorImpl):
@@ -253,9 +257,13 @@ def set_history(out: TensorImpl, node: Node, output_nr: int = 0) -> None:
     meta.grad_fn = node
     meta.output_nr = output_nr
     meta.requires_grad = False
-    while len(node.input_meta) <= output_nr:
-        node.input_meta.append(None)
-    node.input_meta[output_nr] = (out.sizes, out.dtype, out.device)
+    input_meta = node.input_meta
+    if output_nr == len(input_meta):
+        input_meta.append((out.sizes, out.dtype, out.device))
+        return
+    while len(input_meta) <= output_nr:
+        input_meta.append(None)
+    input_meta[output_nr] = (out.sizes, out.dtype, out.device)
 
 
 def _move_retains_grad(meta, node: Node, output_nr: int) -> None:

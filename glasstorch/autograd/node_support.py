@@ -19,6 +19,7 @@ from .._ops.dispatcher import register_fallback, register_kernel
 from .._ops.factories import full_impl
 from .._tensor.impl import TensorImpl
 from . import graph as _graph
+from .anomaly_mode import _state as _anomaly
 from .anomaly_mode import is_anomaly_enabled, record_forward_stack
 from .grad_mode import state as _grad_state
 from .graph import Node, SavedTensor, collect_next_edges, requires_grad, set_history
@@ -78,10 +79,11 @@ class record:
 
     @staticmethod
     def history(result, node: Node, output_differentiability=None) -> None:
-        if is_anomaly_enabled():
+        if _anomaly.enabled:
             record_forward_stack(node)
         if type(result) is TensorImpl:
-            if _differentiable(result):
+            dtype = result.dtype
+            if dtype.is_floating_point or dtype.is_complex:
                 set_history(result, node, 0)
             return
         if not isinstance(result, (list, tuple)):

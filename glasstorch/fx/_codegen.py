@@ -29,7 +29,7 @@ import sys
 
 import glasstorch
 
-from .node import Node, _get_qualified_name, _type_repr
+from .node import Node, _get_qualified_name, _resolves, _type_repr
 
 __all__ = ["PythonCode", "CodeGen"]
 
@@ -91,16 +91,6 @@ def _format_target(base: str, target: str) -> str:
     for e in target.split("."):
         r = f"{r}.{e}" if e.isidentifier() else f'getattr({r}, "{e}")'
     return r
-
-
-def _resolves(path: str, obj) -> bool:
-    """Whether ``torch.a.b`` (torch = glasstorch) leads to ``obj``."""
-    cur = glasstorch
-    for atom in path.split(".")[1:]:
-        cur = getattr(cur, atom, None)
-        if cur is None:
-            return False
-    return cur is obj
 
 
 def _is_from_torch(obj) -> bool:

@@ -86,7 +86,8 @@ def keyword_normalizer(fn):
         try:
             bound = sig.bind(*args, **kwargs)
         except TypeError:
-            return args, kwargs  # let the recorded call fail the way the function would
+            fn(*args, **kwargs)  # raises Python's own TypeError for the bad call, at trace time
+            return args, kwargs
         bound.apply_defaults()
         pos, kw = [], {}
         for name, value in bound.arguments.items():
@@ -164,14 +165,12 @@ def patch_wrapped_functions(patcher: _Patcher) -> None:
 
 
 def autowrap_check(patcher: _Patcher, frame_dict: dict, leaves: dict) -> None:
-    """Wrap, in ``frame_dict`` (a module's globals), every name bound to a leaf function.
+    """Wrap, in ``frame_dict`` (a module's globals), every public name bound to a leaf function.
 
-    ``leaves`` maps ``id(function)`` to ``(normalizer or None, mark_wrapped)``.  Private names are left alone
-    except in glasstorch's own modules (``nn.functional._max_pool2d``)."""
+    ``leaves`` maps ``id(function)`` to ``(normalizer or None, mark_wrapped)``."""
     if not patcher.visit_once(frame_dict):
         return
-    own = str(frame_dict.get("__name__", "")).startswith("glasstorch")
     for name, value in list(frame_dict.items()):
-        if (own or not name.startswith("_")) and callable(value) and id(value) in leaves:
+        if not name.startswith("_") and callable(value) and id(value) in leaves:
             normalize, mark = leaves[id(value)]
             patcher.patch(frame_dict, name, _create_wrapped_func(value, normalize, mark))

@@ -26,8 +26,8 @@ import types
 import glasstorch as _glasstorch
 
 from .. import _functions as _hand_written
-from .._ops_namespace import OpOverload, OpOverloadPacket
 from .. import functional as _hand_written_functional
+from .._ops_namespace import OpOverload, OpOverloadPacket
 from ..nn import functional as _F
 from ..nn.modules.container import Sequential
 from ..nn.modules.module import Module
@@ -79,9 +79,7 @@ def _assert_is_none(value, msg: str) -> None:
 _AS_CALLED = frozenset({"avg_pool2d", "bilinear", "cosine_similarity", "hardshrink", "pairwise_distance", "prelu",
                         "softshrink"})
 # Python functions PyTorch traces through (no __torch_function__ check): not leaves.
-_TRACED_THROUGH = frozenset({"sigmoid", "tanh", "max_pool2d"})
-# private nn.functional helpers that PyTorch dispatches through __torch_function__
-_PRIVATE_LEAVES = frozenset({"_max_pool2d"})
+_TRACED_THROUGH = frozenset({"sigmoid", "tanh"})
 # hand-written glasstorch.* functions over tensors: Python functions in PyTorch (keywords normalised) ...
 _TOP_LEVEL_PYTHON = frozenset({"split", "unique", "unique_consecutive", "norm"})
 # ... and C builtins in PyTorch (recorded as called)
@@ -98,7 +96,7 @@ def _torch_function_leaves() -> dict:
     for name, fn in vars(_F).items():
         if not isinstance(fn, types.FunctionType) or not fn.__module__.startswith("glasstorch.nn"):
             continue
-        if name in _TRACED_THROUGH or (name.startswith("_") and name not in _PRIVATE_LEAVES):
+        if name in _TRACED_THROUGH or name.startswith("_"):
             continue
         leaves[id(fn)] = (None if name in _AS_CALLED else _patching.keyword_normalizer(fn), False)
     for module in (_hand_written, _hand_written_functional):

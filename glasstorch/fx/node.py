@@ -87,6 +87,16 @@ def _torch_path(module: str) -> str:
     return "torch" + module[len("glasstorch"):]
 
 
+def _resolves(path: str, obj) -> bool:
+    """Whether ``torch.a.b`` (``torch`` = the glasstorch package) leads to ``obj`` by attribute access."""
+    cur = sys.modules.get("glasstorch")
+    for atom in path.split(".")[1:]:
+        cur = getattr(cur, atom, None)
+        if cur is None:
+            return False
+    return cur is obj
+
+
 def _is_op_overload(obj) -> bool:
     return type(obj).__name__ == "OpOverload" and hasattr(obj, "_schema")
 
@@ -113,6 +123,9 @@ def _get_qualified_name(func) -> str:
     if module is None:
         raise RuntimeError(f"cannot find module for {func}")
     if module.startswith("glasstorch"):
+        own = f"{_torch_path(module)}.{name}"
+        if "._" not in module and _resolves(own, func):  # a public module of its own: torch.functional.einsum
+            return own
         for home in _PUBLIC_HOMES:
             mod = sys.modules.get(home)
             if mod is not None and getattr(mod, name, None) is func:

@@ -86,6 +86,7 @@ def test_graph_module_from_dict_root():
 
 def test_str_and_print_readable_match_torch():
     gm_gt, gm_th = trace_both(build_nested)
+    assert repr(gm_gt) == repr(gm_th)
     assert str(gm_gt) == normalize(str(gm_th))
     assert gm_gt.print_readable(print_output=False) == normalize(gm_th.print_readable(print_output=False))
 

@@ -212,3 +212,20 @@ def test_shape_prop_memory_formats_and_errors():
         ShapeProp(gm).propagate(glasstorch.randn(2, 3))
     with pytest.raises(NotImplementedError):
         ShapeProp(gm, fake_mode=object())
+
+
+def test_cse_merges_repeated_attribute_reads():
+    class M(glasstorch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("b", glasstorch.arange(3.0))
+
+        def forward(self, x):
+            return (x + self.b) * (x + self.b)  # two get_attr nodes, then two identical adds
+    gm = gfx.symbolic_trace(M())
+    assert len(gm.graph.find_nodes(op="get_attr")) == 2
+    assert eliminate_common_subexpressions(gm.graph) is True
+    gm.recompile()
+    assert len(gm.graph.find_nodes(op="get_attr")) == 1
+    assert len(gm.graph.find_nodes(op="call_function", target=operator.add)) == 1
+    assert gm(glasstorch.ones(3)).tolist() == [1.0, 4.0, 9.0]

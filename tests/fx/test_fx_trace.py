@@ -317,3 +317,33 @@ def test_type_annotations_print_like_torch():
     assert_same_code(*gms)
     assert "def forward(self, x : torch.Tensor, n : int = 3) -> torch.Tensor:" in gms[0].code
     assert "%x : torch.Tensor [num_users=1]" in str(gms[0].graph)
+
+
+def _functional_calls(lib):
+    F = lib.nn.functional
+
+    def f(x, idx, w, tgt):
+        e = F.embedding(idx, w)
+        a = F.scaled_dot_product_attention(e, e, e, is_causal=True)
+        loss = F.cross_entropy(x, tgt) + F.mse_loss(x, x * 2, reduction="sum")
+        p = F.max_pool2d(x.view(1, 1, 2, 4), 2)
+        s = F.log_softmax(x, dim=1) + F.silu(x) + F.leaky_relu(x, 0.2) + F.hardtanh(x) + F.elu(x)
+        q = lib.split(x, 2, dim=1)
+        z = lib.zeros_like(x) + lib.ones_like(x, dtype=lib.float32)
+        u = F.normalize(x, dim=1) + F.dropout(x, p=0.0, training=False)
+        return a, loss, p, s, q, z, u, F.linear(x, w[:4, :4]), lib.einsum("ij,ij->i", x, x)
+    return f
+
+
+def test_functional_calls_are_recorded_like_torch():
+    gm_gt, gm_th = trace_both(_functional_calls)
+    # torch.split is defined in torch/functional.py; glasstorch's lives in a private module
+    assert gm_gt.code == normalize(gm_th.code).replace("torch.functional.split(", "torch.split(")
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal((2, 4)).astype(np.float32), np.array([[0, 1], [2, 3]]),
+              rng.standard_normal((5, 4)).astype(np.float32), np.array([1, 3])]
+    out_gt = gm_gt(*[glasstorch.from_numpy(a) for a in arrays])
+    out_th = _functional_calls(torch)(*[torch.from_numpy(a) for a in arrays])
+    for a, b in zip(out_gt, out_th, strict=True):
+        for u, v in zip(a if isinstance(a, tuple) else [a], b if isinstance(b, tuple) else [b], strict=True):
+            np.testing.assert_allclose(to_np(u), to_np(v), rtol=1e-5, atol=1e-5)

@@ -5,9 +5,9 @@ Two nodes are the same expression when they have the same opcode, target and arg
 merges); the later one is replaced by the earlier one and erased.  Merged are only nodes that are pure:
 
 * ``call_function`` on glasstorch functions, OpOverloads, ``operator``/``math`` functions and ``getattr``;
-  ``call_method`` on any method;
+  ``call_method`` on any method; ``get_attr`` of the same attribute (the same object);
 * never random ops (``dropout``, ``rand*``, ``bernoulli`` ...), in-place or otherwise mutating calls
-  (``add_``, ``out=``, ``inplace=True``, ``setitem``), ``call_module``, ``get_attr`` or user functions;
+  (``add_``, ``out=``, ``inplace=True``, ``setitem``), ``call_module`` or user functions;
 * only when every argument is hashable by value (Nodes by identity; numbers keep their type, so
   ``x + 1`` and ``x + 1.0`` stay apart).
 
@@ -94,18 +94,21 @@ def eliminate_common_subexpressions(graph: Graph, banned_ops=frozenset()) -> boo
             if _module_may_write(node):
                 seen.clear()
             continue
-        if node.op not in ("call_function", "call_method"):
+        if node.op == "get_attr":  # the same attribute read twice is the same object
+            key = ("get_attr", node.target)
+        elif node.op not in ("call_function", "call_method"):
             continue
-        if is_mutating(node):
+        elif is_mutating(node):
             seen.clear()
             continue
-        if is_random(node) or not _pure_target(node) or node.target in banned_ops:
+        elif is_random(node) or not _pure_target(node) or node.target in banned_ops:
             continue
-        try:
-            key = (node.op, node.target, _freeze(node.args), _freeze(node.kwargs))
-            hash(key)
-        except (_Unhashable, TypeError):
-            continue
+        else:
+            try:
+                key = (node.op, node.target, _freeze(node.args), _freeze(node.kwargs))
+                hash(key)
+            except (_Unhashable, TypeError):
+                continue
         earlier = seen.get(key)
         if earlier is None:
             seen[key] = node
