@@ -161,12 +161,11 @@ def _finish(out, buf) -> None:
 def _fma(x, y, z, c):
     """``x * y + z`` rounded once to ``c``, as the fused multiply-add of PyTorch's vectorized kernels
     (add with alpha, lerp, addcmul): float32 goes through float64 (the product is exact there), float64
-    through long double (the result stays in that wider type until it is stored); integers wrap as usual.
-    Operands must already be values of ``c``."""
+    through :func:`_fma64` (exact); integers wrap as usual.  Operands must already be values of ``c``."""
     if c == np.float32:
         wide = _F64_NP
     elif c == np.float64:
-        wide = np.longdouble
+        return _fma64(x, y, z)
     else:
         return np.add(np.multiply(x, y, dtype=c, casting="unsafe"), z, dtype=c, casting="unsafe")
     r = np.multiply(x, y, dtype=wide, casting="unsafe")
@@ -174,6 +173,64 @@ def _fma(x, y, z, c):
         np.add(r, z, out=r, dtype=wide, casting="unsafe")
         return r
     return np.asarray(np.add(r, z, dtype=wide, casting="unsafe"))
+
+
+_SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitter for float64
+
+
+def _two_sum(a, b):
+    """a + b = s + e exactly (Knuth's TwoSum)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _fma64(x, y, z):
+    """float64 ``x * y + z`` with one rounding, from float64 operations only (Note [Exact fma]).
+
+    Note [Exact fma]: numpy has no fused multiply-add, and long double (64-bit mantissa on x86) rounds the
+    106-bit product and then the sum, so about one result in a few thousand is an ulp off PyTorch's hardware
+    fma.  Boldo and Melquiond's emulation is exact: the product as an unevaluated sum (Dekker's TwoProduct
+    with Veltkamp's split), TwoSum with z, the two low parts added with rounding to odd (round to nearest,
+    then step to the odd neighbour towards the exact value when inexact), and one final round to nearest.
+    Huge operands (where the split would overflow) are scaled by powers of two first, which is exact; where
+    an operand is not finite the plain long-double result stands."""
+    x, y, z = np.broadcast_arrays(np.asarray(x, _F64_NP), np.asarray(y, _F64_NP), np.asarray(z, _F64_NP))
+    big = (np.abs(x) > _BIG) | (np.abs(y) > _BIG)
+    if not big.any():
+        return _fma64_core(x, y, z)
+    r = _fma64_core(x, y, z)
+    sx = np.where(np.abs(x) > _BIG, _DOWN, 1.0)[big]
+    sy = np.where(np.abs(y) > _BIG, _DOWN, 1.0)[big]
+    with np.errstate(over="ignore", under="ignore"):
+        r[big] = _fma64_core(x[big] * sx, y[big] * sy, z[big] * (sx * sy)) / (sx * sy)
+    return r
+
+
+_BIG = 2.0 ** 480  # beyond this the split or the partial products may overflow
+_DOWN = 2.0 ** -540
+
+
+def _fma64_core(x, y, z):
+    with np.errstate(over="ignore", invalid="ignore"):
+        p = x * y
+        t = _SPLIT * x
+        xh = t - (t - x)
+        xl = x - xh
+        t = _SPLIT * y
+        yh = t - (t - y)
+        yl = y - yh
+        pl = ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
+        th, tl = _two_sum(z, p)
+        v, ev = _two_sum(tl, pl)
+        even = (v.view(np.int64) & 1) == 0
+        v = np.where((ev != 0) & even, np.nextafter(v, np.copysign(np.inf, ev)), v)
+        r = th + v
+        bad = ~np.isfinite(r)
+        if bad.any():
+            plain = np.add(np.multiply(x, y, dtype=np.longdouble), z, dtype=np.longdouble).astype(_F64_NP)
+            r = np.where(bad, plain, r)
+    return r
 
 
 def _store_rounded(out, r, c) -> None:
