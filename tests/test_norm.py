@@ -129,8 +129,6 @@ def test_nuclear_norm():
     assert_same(run(gt), run(torch), rtol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="max.dim_max with out= should return torch.return_types.max_out: the "
-                   "generated bindings (tools/codegen/gen.py, glasstorch/_binding_support.py) build return_types.max")
 @pytest.mark.parametrize("op", ["max", "min", "sort"])
 def test_out_call_returns_the_out_named_tuple(op):
     def run(m):

@@ -776,10 +776,15 @@ _rt_scaled_dot_product_flash_attention_for_cpu_0 = _return_type('_scaled_dot_pro
 _rt_nll_loss_forward_1 = _return_type('nll_loss_forward', ['output', 'total_weight'])
 _rt_nll_loss2d_forward_2 = _return_type('nll_loss2d_forward', ['output', 'total_weight'])
 _rt_max_3 = _return_type('max', ['values', 'indices'])
-_rt_min_4 = _return_type('min', ['values', 'indices'])
-_rt_sort_5 = _return_type('sort', ['values', 'indices'])
-_rt_topk_6 = _return_type('topk', ['values', 'indices'])
-_rt_kthvalue_7 = _return_type('kthvalue', ['values', 'indices'])
+_rt_max_out_4 = _return_type('max_out', ['values', 'indices'])
+_rt_min_5 = _return_type('min', ['values', 'indices'])
+_rt_min_out_6 = _return_type('min_out', ['values', 'indices'])
+_rt_sort_7 = _return_type('sort', ['values', 'indices'])
+_rt_sort_out_8 = _return_type('sort_out', ['values', 'indices'])
+_rt_topk_9 = _return_type('topk', ['values', 'indices'])
+_rt_topk_out_10 = _return_type('topk_out', ['values', 'indices'])
+_rt_kthvalue_11 = _return_type('kthvalue', ['values', 'indices'])
+_rt_kthvalue_out_12 = _return_type('kthvalue_out', ['values', 'indices'])
 
 
 _sig_convolution = _Signatures('convolution', [
@@ -5217,7 +5222,7 @@ def max(*args, **kwargs):
     elif i == 2:
         if a[3] is None:
             return _make_rt(_rt_max_3, _op_max_dim.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_max_3, _op_max_dim_max.call(a[0], a[1], a[2], *a[3]))
+        return _make_rt(_rt_max_out_4, _op_max_dim_max.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_min = _Signatures('min', [
@@ -5246,8 +5251,8 @@ def min(*args, **kwargs):
         return _wrap(_op_min_out.call(a[0], a[1], a[2]))
     elif i == 2:
         if a[3] is None:
-            return _make_rt(_rt_min_4, _op_min_dim.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_min_4, _op_min_dim_min.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_min_5, _op_min_dim.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_min_out_6, _op_min_dim_min.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_amax = _Signatures('amax', [
@@ -6081,7 +6086,7 @@ _sig_sort = _Signatures('sort', [
 def sort(*args, **kwargs):
     """sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor[2]? out=None)"""
     if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _make_rt(_rt_sort_5, _op_sort_stable.call(args[0]._impl, None, -1, False))
+        return _make_rt(_rt_sort_7, _op_sort_stable.call(args[0]._impl, None, -1, False))
     else:
         try:
             i, a = _sig_sort.parse(args, kwargs)
@@ -6089,12 +6094,12 @@ def sort(*args, **kwargs):
             return _tf_fallback(e, sort, args, kwargs)
     if i == 0:
         if a[4] is None:
-            return _make_rt(_rt_sort_5, _op_sort_stable.call(a[0], a[1], a[2], a[3]))
-        return _make_rt(_rt_sort_5, _op_sort_values_stable.call(a[0], a[1], a[2], a[3], *a[4]))
+            return _make_rt(_rt_sort_7, _op_sort_stable.call(a[0], a[1], a[2], a[3]))
+        return _make_rt(_rt_sort_out_8, _op_sort_values_stable.call(a[0], a[1], a[2], a[3], *a[4]))
     elif i == 1:
         if a[3] is None:
-            return _make_rt(_rt_sort_5, _op_sort.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_sort_5, _op_sort_values.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_sort_7, _op_sort.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_sort_out_8, _op_sort_values.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_argsort = _Signatures('argsort', [
@@ -6144,15 +6149,15 @@ _sig_topk = _Signatures('topk', [
 def topk(*args, **kwargs):
     """topk(Tensor input, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[2]? out=None)"""
     if len(args) == 5 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int and type(args[3]) is bool and type(args[4]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _make_rt(_rt_topk_6, _op_topk.call(args[0]._impl, args[1], args[2], args[3], args[4]))
+        return _make_rt(_rt_topk_9, _op_topk.call(args[0]._impl, args[1], args[2], args[3], args[4]))
     else:
         try:
             i, a = _sig_topk.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, topk, args, kwargs)
     if a[5] is None:
-        return _make_rt(_rt_topk_6, _op_topk.call(a[0], a[1], a[2], a[3], a[4]))
-    return _make_rt(_rt_topk_6, _op_topk_values.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
+        return _make_rt(_rt_topk_9, _op_topk.call(a[0], a[1], a[2], a[3], a[4]))
+    return _make_rt(_rt_topk_out_10, _op_topk_values.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
 
 
 _sig_kthvalue = _Signatures('kthvalue', [
@@ -6163,15 +6168,15 @@ _sig_kthvalue = _Signatures('kthvalue', [
 def kthvalue(*args, **kwargs):
     """kthvalue(Tensor input, SymInt k, int dim=-1, bool keepdim=False, *, Tensor[2]? out=None)"""
     if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int and type(args[3]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _make_rt(_rt_kthvalue_7, _op_kthvalue.call(args[0]._impl, args[1], args[2], args[3]))
+        return _make_rt(_rt_kthvalue_11, _op_kthvalue.call(args[0]._impl, args[1], args[2], args[3]))
     else:
         try:
             i, a = _sig_kthvalue.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, kthvalue, args, kwargs)
     if a[4] is None:
-        return _make_rt(_rt_kthvalue_7, _op_kthvalue.call(a[0], a[1], a[2], a[3]))
-    return _make_rt(_rt_kthvalue_7, _op_kthvalue_values.call(a[0], a[1], a[2], a[3], *a[4]))
+        return _make_rt(_rt_kthvalue_11, _op_kthvalue.call(a[0], a[1], a[2], a[3]))
+    return _make_rt(_rt_kthvalue_out_12, _op_kthvalue_values.call(a[0], a[1], a[2], a[3], *a[4]))
 
 
 _sig__unique2 = _Signatures('_unique2', [

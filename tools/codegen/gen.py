@@ -216,8 +216,9 @@ def _returns_code(f: NativeFunction, method: bool, call: str, rt_types: dict) ->
         return [call, "return None"]
     names = [r.name for r in rets]
     if all(names):
-        key = (_pyname(f), tuple(names))
-        rt_types.setdefault(key, f"_rt_{_pyname(f).strip('_')}_{len(rt_types)}")
+        # out= overloads return PyTorch's <name>_out structseq (torch.return_types.max_out)
+        key = (_pyname(f) + ("_out" if s.is_out else ""), tuple(names))
+        rt_types.setdefault(key, f"_rt_{key[0].strip('_')}_{len(rt_types)}")
         return [f"return _make_rt({rt_types[key]}, {call})"]
     return [f"return _wrap_tuple({call})"]
 
