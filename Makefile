@@ -39,7 +39,7 @@ bench: $(FULL)
 	$(PY) benchmarks/gpt_bench.py
 
 lint: $(FULL)
-	$(VENV)/bin/ruff check glasstorch tests benchmarks tools
+	$(VENV)/bin/ruff check glasstorch tests benchmarks tools examples
 
 format: $(FULL)
 	$(VENV)/bin/ruff format glasstorch tests benchmarks tools

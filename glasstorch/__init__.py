@@ -68,6 +68,9 @@ from .version import __version__  # noqa: E402,F401  "2.13.0+glasstorch": see gl
 from . import emu  # noqa: E402,F401
 from . import accelerator  # noqa: E402,F401
 from ._device.caching_allocator import OutOfMemoryError  # noqa: E402,F401
+from ._device.threads import (  # noqa: E402,F401
+    get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads,
+)
 
 # torch.float, torch.long, ... and torch.FloatTensor, torch.LongTensor, ...
 globals().update(_ALIASES)

@@ -35,6 +35,9 @@ TINY = ["--n-layer", "2", "--n-head", "2", "--n-embd", "32", "--block-size", "16
         "--eval-iters", "2", "--threads", "1", "--no-progress", "--lr", "1e-2"]
 CONFIG = GPTConfig(block_size=16, vocab_size=23, n_layer=2, n_head=2, n_embd=32)
 TOL = {torch.float64: dict(rtol=1e-9, atol=1e-11), torch.float32: dict(rtol=2e-4, atol=2e-5)}
+# Adam divides by sqrt(v): where a gradient is at rounding level, float32 noise moves a weight by up to a fraction
+# of lr (1e-2 here), so after the steps float32 is held to 1% of lr; float64 stays as tight as for the gradients.
+STEP_TOL = {torch.float64: TOL[torch.float64], torch.float32: dict(rtol=1e-3, atol=1e-4)}
 
 
 def _to_gt(t: torch.Tensor):
@@ -58,8 +61,8 @@ def _batch(seed=1):
     return (x, y), (_to_gt(x), _to_gt(y))
 
 
-def _close(g_tensor, t_tensor, dtype, what):
-    np.testing.assert_allclose(g_tensor.detach().numpy(), t_tensor.detach().numpy(), err_msg=what, **TOL[dtype])
+def _close(g_tensor, t_tensor, dtype, what, tol=TOL):
+    np.testing.assert_allclose(g_tensor.detach().numpy(), t_tensor.detach().numpy(), err_msg=what, **tol[dtype])
 
 
 def _make_opt(m, lib):
@@ -99,7 +102,7 @@ def test_three_adamw_steps_match_torch(dtype):
         assert g_sched.get_last_lr() == pytest.approx(t_sched.get_last_lr()), step
     g_params = dict(gm.named_parameters())
     for name, p in tm.named_parameters():
-        _close(g_params[name], p, dtype, f"{name} after 3 AdamW steps")
+        _close(g_params[name], p, dtype, f"{name} after 3 AdamW steps", STEP_TOL)
 
 
 def test_generate_respects_top_k_and_block_size():

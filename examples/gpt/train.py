@@ -28,7 +28,7 @@ from .model import GPTConfig, build_gpt  # noqa: E402
 from .plot import plot_losses  # noqa: E402
 
 # The `make run` model: small enough that glasstorch trains it in about a minute or two on 2 cores.
-DEFAULTS = dict(n_layer=2, n_head=4, n_embd=64, block_size=64, batch_size=16, iters=300, lr=3e-3)
+DEFAULTS = dict(n_layer=2, n_head=4, n_embd=64, block_size=64, batch_size=16, iters=500, lr=3e-3)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,88 @@
+"""Intra-op thread count — PyTorch's ``at::set_num_threads`` / ``get_num_threads`` (``ATen/Parallel.h``).
+
+glasstorch's kernels are numpy's, and numpy's parallelism is its BLAS (OpenBLAS in numpy's wheels): setting
+the thread count sets the BLAS pool of every BLAS library loaded in the process, found by its exported
+``*openblas_set_num_threads*`` symbol (what threadpoolctl does, without the dependency).  Inter-op threads
+are a number PyTorch reports; glasstorch runs one op at a time, so it is only recorded.
+
+Invariant: ``get_num_threads()`` returns what the BLAS pool was last set to (default: the CPUs this process
+may use, PyTorch's default).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+__all__ = ["set_num_threads", "get_num_threads", "set_num_interop_threads", "get_num_interop_threads"]
+
+_SETTERS = ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads", "openblas_set_num_threads64_",
+            "openblas_set_num_threads", "MKL_Set_Num_Threads")
+
+
+def _default_threads() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+_state = {"intra": _default_threads(), "inter": _default_threads(), "inter_used": False}
+
+
+def _blas_setters() -> list:
+    """The thread-count setters of the BLAS libraries mapped into this process (Linux: /proc/self/maps)."""
+    try:
+        with open("/proc/self/maps") as f:
+            paths = sorted({line.split()[-1] for line in f if line.rstrip().endswith(".so") or ".so." in line})
+    except OSError:
+        return []
+    found = []
+    for path in paths:
+        if "blas" not in path.lower() and "mkl" not in path.lower():
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in _SETTERS:
+            fn = getattr(lib, name, None)
+            if fn is not None:
+                fn.argtypes = [ctypes.c_int]
+                found.append(fn)
+                break
+    return found
+
+
+def _check_int(n, what: str) -> int:
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise RuntimeError(f"{what} expects an int, but got {type(n).__name__}")
+    if n <= 0:
+        raise RuntimeError(f"{what} expects a positive integer")
+    return n
+
+
+def set_num_threads(n: int) -> None:
+    """Use ``n`` threads inside ops (the BLAS pool); ``torch.set_num_threads``."""
+    n = _check_int(n, "set_num_threads")
+    for fn in _blas_setters():
+        fn(n)
+    _state["intra"] = n
+
+
+def get_num_threads() -> int:
+    return _state["intra"]
+
+
+def set_num_interop_threads(n: int) -> None:
+    """``torch.set_num_interop_threads``: may be set once, before any inter-op parallel work."""
+    n = _check_int(n, "set_num_interop_threads")
+    if _state["inter_used"]:
+        raise RuntimeError("Error: cannot set number of interop threads after parallel work has started or "
+                           "set_num_interop_threads called")
+    _state["inter"] = n
+    _state["inter_used"] = True
+
+
+def get_num_interop_threads() -> int:
+    return _state["inter"]
