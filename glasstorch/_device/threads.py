@@ -5,8 +5,8 @@ the thread count sets the BLAS pool of every BLAS library loaded in the process,
 ``*openblas_set_num_threads*`` symbol (what threadpoolctl does, without the dependency).  Inter-op threads
 are a number PyTorch reports; glasstorch runs one op at a time, so it is only recorded.
 
-Invariant: ``get_num_threads()`` returns what the BLAS pool was last set to (default: the CPUs this process
-may use, PyTorch's default).
+Invariant: ``get_num_threads()`` returns what the BLAS pool was last set to (default: PyTorch's default,
+which kernels that split work the way PyTorch's parallel_for does also read).
 """
 
 from __future__ import annotations
@@ -21,10 +21,25 @@ _SETTERS = ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads
 
 
 def _default_threads() -> int:
+    """PyTorch's default intra-op thread count: OMP_NUM_THREADS / MKL_NUM_THREADS, else the physical cores."""
+    for var in ("MKL_NUM_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(var, "")
+        if value.isdigit() and int(value) > 0:
+            return int(value)
     try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
+        with open("/proc/cpuinfo") as f:
+            cores, phys = set(), "0"
+            for line in f:
+                key, _, val = line.partition(":")
+                if key.strip() == "physical id":
+                    phys = val.strip()
+                elif key.strip() == "core id":
+                    cores.add((phys, val.strip()))
+        if cores:
+            return len(cores)
+    except OSError:
+        pass
+    return os.cpu_count() or 1
 
 
 _state = {"intra": _default_threads(), "inter": _default_threads(), "inter_used": False}

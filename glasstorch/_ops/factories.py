@@ -11,11 +11,9 @@ Invariant: a factory never aliases its input data (except ``from_numpy``/``as_te
 from __future__ import annotations
 
 import builtins
-import functools
 import math
 import numbers
 import operator
-import os
 import warnings
 
 import numpy as np
@@ -23,6 +21,7 @@ import numpy as np
 from .._core import dtype as _dt
 from .._core import shape as _shape
 from .._core.device import CPU
+from .._device.threads import get_num_threads
 from .._tensor.impl import TensorImpl, empty_impl, empty_strided_impl, from_numpy_impl
 from .aten import aten
 from .kernels.cpu import copy as _copy
@@ -454,34 +453,11 @@ _VEC_BYTES = 32
 _GRAIN_SIZE = 32768
 
 
-@functools.cache
-def _num_threads() -> int:
-    """PyTorch's default intra-op thread count: OMP_NUM_THREADS / MKL_NUM_THREADS, else the physical cores."""
-    for var in ("MKL_NUM_THREADS", "OMP_NUM_THREADS"):
-        value = os.environ.get(var, "")
-        if value.isdigit() and int(value) > 0:
-            return int(value)
-    try:
-        with open("/proc/cpuinfo") as f:
-            cores, phys = set(), "0"
-            for line in f:
-                key, _, val = line.partition(":")
-                if key.strip() == "physical id":
-                    phys = val.strip()
-                elif key.strip() == "core id":
-                    cores.add((phys, val.strip()))
-        if cores:
-            return len(cores)
-    except OSError:
-        pass
-    return os.cpu_count() or 1
-
-
 def _vector_layout(n: int, dtype):
     """For each index: the index its SIMD vector starts at, and its offset ``k`` inside that vector."""
     width = max(_VEC_BYTES // dtype.itemsize, 1)
     idx = np.arange(n, dtype=np.int64)
-    tasks = max(min(-(-n // _GRAIN_SIZE), _num_threads()), 1) if n > _GRAIN_SIZE else 1
+    tasks = max(min(-(-n // _GRAIN_SIZE), get_num_threads()), 1) if n > _GRAIN_SIZE else 1
     chunk = max(-(-n // tasks), 1)
     begin = (idx // chunk) * chunk
     length = np.minimum(begin + chunk, n) - begin

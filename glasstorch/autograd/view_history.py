@@ -30,12 +30,12 @@ from .._core.dtype import int64
 from .._core.layout import contiguous_format
 from .._ops.aten import aten
 from .._ops.factories import arange_impl, full_impl
-from .._tensor.impl import AutogradMeta, CreationMeta, TensorImpl, empty_strided_impl
+from .._tensor.impl import CreationMeta, TensorImpl, empty_strided_impl
 from . import graph as _graph
 from .graph import Node, gradient_edge, requires_grad, set_history
 
 __all__ = ["CreationMeta", "CopySlices", "AsStridedBackward0", "rebase_history", "refresh_view_grad_fn",
-           "handle_view_on_rebase", "mark_view_creation", "CopyBackwards"]
+           "handle_view_on_rebase", "CopyBackwards"]
 
 
 _WHY = {
@@ -79,15 +79,6 @@ def handle_view_on_rebase(view: TensorImpl, indirect: bool = False) -> None:
     else:
         msg = f"A view was created in no_grad mode and {modified} modified inplace with grad mode enabled."
     raise RuntimeError(msg + _WHY[creation])
-
-
-def mark_view_creation(view: TensorImpl, creation: str) -> None:
-    """Record a non-default CreationMeta on a fresh view (called by the ADInplaceOrView view kernels)."""
-    meta = view.autograd
-    if meta is None:
-        meta = view.autograd = AutogradMeta()
-    meta.creation_meta = creation
-    meta.version_at_grad_fn = view.version.version
 
 
 # -- geometry ------------------------------------------------------------------------------------------------
