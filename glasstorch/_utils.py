@@ -23,7 +23,7 @@ from ._core import dtype as _dt
 from ._core.device import as_device
 from ._core.layout import strided
 from ._tensor.impl import TensorImpl, from_numpy_impl, storage_nbytes_for
-from ._tensor.storage import UntypedStorage
+from ._tensor.storage import UntypedStorage, _rebuild_untyped_storage
 from .tensor import Tensor, wrap
 
 __all__ = ["TypedStorage", "StorageType", "STORAGE_TYPE_NAMES", "V3_DTYPES", "parameter_class"]
@@ -141,6 +141,13 @@ def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, bac
     untyped = storage._untyped_storage if isinstance(storage, TypedStorage) else storage
     tensor = _tensor_over(untyped, dtype, storage_offset, size, stride)
     tensor = set_tensor_metadata(tensor, metadata)
+    tensor.requires_grad = requires_grad
+    return tensor
+
+
+def _rebuild_pickled_tensor(storage_state, storage_offset, size, stride, dtype, requires_grad):
+    """The unpickling side of ``Tensor.__reduce_ex__``: a tensor with the saved geometry over its own storage."""
+    tensor = _tensor_over(_rebuild_untyped_storage(*storage_state), dtype, storage_offset, size, stride)
     tensor.requires_grad = requires_grad
     return tensor
 

@@ -554,15 +554,33 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __reduce_ex__(self, proto):
-        return (_rebuild_from_numpy, (self.detach()._impl.as_numpy().copy(), self.requires_grad))
+        # PyTorch's layout: the whole storage by value plus the geometry, so a view keeps its strides and offset.
+        # Like PyTorch's plain pickling, each tensor carries its own copy of the storage (no sharing after load).
+        from ._utils import _rebuild_pickled_tensor
+
+        impl = self._impl
+        return (_rebuild_pickled_tensor, (impl.storage.__reduce_ex__(proto)[1], impl.offset, impl.sizes,
+                                          impl.strides, impl.dtype, self.requires_grad))
 
     def __deepcopy__(self, memo):
+        """PyTorch's deepcopy: leaves only; the copy keeps strides and offset, and tensors that shared a storage
+        share one copied storage (the memo is keyed by storage); ``.grad`` is deep-copied along."""
         if id(self) in memo:
             return memo[id(self)]
-        out = self.clone()
-        out._impl.autograd = None
-        if self.requires_grad and self.is_leaf:
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+                               "because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        impl = self._impl
+        storage = memo.get(id(impl.storage))
+        if storage is None:
+            storage = memo[id(impl.storage)] = impl.storage.clone()
+        out = wrap(TensorImpl(storage, impl.sizes, impl.strides, impl.offset, impl.dtype, impl.device))
+        if self.requires_grad:
             out.requires_grad_(True)
+        if self.grad is not None:
+            out.grad = self.grad.__deepcopy__(memo)
         memo[id(self)] = out
         return out
 
@@ -770,13 +788,6 @@ def _parse_to(t, args, kwargs):
                 copy = rest[1]
             rest = []
     return dtype, (None if dev is None else as_device(dev)), copy, memory_format
-
-
-def _rebuild_from_numpy(arr, requires_grad):
-    out = wrap(_fac.tensor_impl(arr))
-    if requires_grad:
-        out.requires_grad_(True)
-    return out
 
 
 # -- legacy typed tensor classes (torch.FloatTensor ...) ------------------------------------------------

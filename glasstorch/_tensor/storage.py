@@ -167,3 +167,20 @@ class UntypedStorage:
         return self is other
 
     __hash__ = object.__hash__
+
+    def __reduce_ex__(self, proto):
+        # by value; pickle's memo keeps one copy per storage, so tensors that shared it still share after loading
+        data = None if self._data is None else self.bytes_view().tobytes()
+        return (_rebuild_untyped_storage, (data, self._nbytes, str(self.device)))
+
+
+def _rebuild_untyped_storage(data, nbytes, device):
+    """The unpickling side of ``UntypedStorage.__reduce_ex__``: a new storage holding the pickled bytes."""
+    dev = as_device(device)
+    if data is None:
+        return UntypedStorage(nbytes, device=dev)
+    if dev.type == "cpu":
+        return UntypedStorage._wrap(np.frombuffer(bytearray(data), np.uint8), nbytes, dev)
+    out = UntypedStorage(nbytes, device=dev)
+    out.bytes_view()[:] = np.frombuffer(data, np.uint8)
+    return out
