@@ -14,9 +14,10 @@ import math
 from ._core import dtype as _dt
 from ._core.shape import wrap_dim
 from ._generated import functions as _gen
+from ._ops.kernels.cpu.spectral import LinAlgError
 from ._ops.tensor_iterator import resize_out
 
-__all__ = ["matrix_norm"]
+__all__ = ["matrix_norm", "norm", "LinAlgError"]
 for _name in getattr(_gen, "LINALG_FUNCTIONS", ()):
     _short = _name.removeprefix("linalg_")
     globals()[_short] = getattr(_gen, _name)
@@ -49,7 +50,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     """A matrix norm over the two dims ``dim`` of ``A`` (``torch.linalg.matrix_norm``).
 
     ``ord``: ``'fro'`` (Frobenius), ``1``/``-1`` (max/min column sum), ``inf``/``-inf`` (max/min row sum);
-    ``'nuc'`` and ``2``/``-2`` need singular values, which no operator computes yet (NotImplementedError).
+    ``'nuc'`` (sum of the singular values), ``2``/``-2`` (largest/smallest singular value).
 
     Raises:
         RuntimeError: PyTorch's messages for an unknown order, a non-matrix or integer input, bad dims or dtype.
@@ -70,9 +71,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         spectral = abs(o) == 2.0
     d0, d1 = _matrix_norm_checks(A, dim, dtype, low_precision=not spectral)
     if spectral:
-        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs singular values (aten::linalg_svdvals), "
-                                  "which glasstorch does not implement yet")
-    if ord == "fro":
+        result = _spectral_norm(A, ord, d0, d1, keepdim, dtype)
+    elif ord == "fro":
         result = _gen.linalg_vector_norm(A, 2, [d0, d1], keepdim, dtype=dtype)
     else:
         if abs(o) == math.inf:  # the inf norm is the 1 norm of the transpose
@@ -85,3 +85,44 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         return result
     resize_out(out._impl, result.shape)
     return out.copy_(result)
+
+
+def _spectral_norm(A, ord, d0, d1, keepdim, dtype):
+    """``'nuc'``, ``2`` and ``-2``: a reduction of the singular values of ``A`` with ``(d0, d1)`` moved last."""
+    if dtype is not None:
+        A = A.to(dtype)
+    perm = [i for i in range(A.dim()) if i not in (d0, d1)] + [d0, d1]
+    sv = svdvals(A.permute(perm))  # noqa: F821 - bound from the generated linalg functions above
+    if ord == "nuc":
+        result = _gen.sum(sv, [-1], keepdim)
+    else:
+        result = _gen.amax(sv, -1, keepdim) if float(ord) > 0 else _gen.amin(sv, -1, keepdim)
+    if keepdim:
+        inverse = [perm.index(i) for i in range(A.dim())]
+        result = result.unsqueeze(-1).permute(inverse)
+    return result
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
+    """A vector or matrix norm (``torch.linalg.norm``): a matrix norm when ``ord`` is given and ``dim`` names two
+    dims (or ``A`` is 2-D without ``dim``), else the vector norm (``ord`` 2 by default) over ``dim``.
+
+    Raises:
+        RuntimeError: PyTorch's messages for a bad ``dim`` length, or an ``ord`` without ``dim`` on a >2-D input.
+
+    Example:
+        >>> import glasstorch as torch
+        >>> torch.linalg.norm(torch.tensor([[3., 4.]]), "nuc")
+        tensor(5.)
+    """
+    dims = [dim] if isinstance(dim, int) else (None if dim is None else list(dim))
+    if dims is not None and len(dims) not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got "
+                           f"[{', '.join(str(d) for d in dims)}]")
+    if dims is None and ord is not None and A.dim() not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+                           f"{A.dim()}D.")
+    extra = {} if out is None else {"out": out}
+    if isinstance(ord, str) or (ord is not None and (len(dims) == 2 if dims is not None else A.dim() == 2)):
+        return matrix_norm(A, ord, dims if dims is not None else [0, 1], keepdim, dtype=dtype, **extra)
+    return vector_norm(A, 2.0 if ord is None else ord, dims, keepdim, dtype=dtype, **extra)  # noqa: F821

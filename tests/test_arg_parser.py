@@ -128,8 +128,9 @@ def test_kwarg_order_is_libstdcxx_unordered_map():
     _check("m.clamp(x, zeta=1, alpha=2, mid=3, q=4)")
 
 
-# PyTorch's own overload lists differ from the generated bindings' (tools/codegen/gen.py, outside this issue).
-CODEGEN_GAPS = [
+# Overload lists and order (tools/codegen/python_overloads.py: PyTorch's sort_overloads), legacy signatures
+# (tools/codegen/deprecated.yaml), and the generated fast paths' int64 range checks.
+OVERLOAD_LISTS = [
     pytest.param("x.view(dtype='a')", id="view-overload-order"),
     pytest.param("x.view(foo=1)", id="view-overload-order-kw"),
     pytest.param("x.view('a')", id="view-overload-order-type"),
@@ -139,18 +140,125 @@ CODEGEN_GAPS = [
     pytest.param("x.view((2, 3), (1,))", id="view-overload-order-tuples"),
     pytest.param("m.narrow(x, 0, True, 1)", id="narrow-Tensor-overload"),
     pytest.param("x.add(x, alpha=2, beta=3)", id="add-deprecated-overloads-kw"),
-    # the generated fast path takes exact ints without the range check (THPUtils_unpackLong)
+    # the generated fast path takes exact ints only inside the int64 range (THPUtils_unpackLong)
     pytest.param("x.view(2, 2**70)", id="fast-path-int-list-overflow"),
     pytest.param("m.transpose(x, 0, 2**70)", id="fast-path-int-overflow"),
     pytest.param("m.mul(x, 2**70)", id="fast-path-scalar-overflow"),
+    pytest.param("m.mul(x, -2**63 - 1)", id="fast-path-scalar-negative-overflow"),
+    pytest.param("x.add(2**64)", id="fast-path-method-scalar-overflow"),
+    pytest.param("x.add(2**63)", id="uint64-scalar"),
+    pytest.param("x.narrow(0, 2**70, 1)", id="symint-overflow"),
+    pytest.param("x.select(0, 2**70)", id="symint-overflow-select"),
     pytest.param("x.fill_('a')", id="fill_-overload-order"),
     pytest.param("m.where(x > 0, x, 'a')", id="where-ScalarSelf-named-self-and-where(condition)"),
     pytest.param("m.mm(x)", id="mm-out_dtype-overload"),
     pytest.param("m.add(x, 1, 2)", id="add-deprecated-overloads"),
+    pytest.param("x.add(2, x)", id="add-deprecated-method"),
+    pytest.param("m.sub(x, 2, x, out=m.empty(2, 3))", id="sub-deprecated-out"),
+    pytest.param("m.addmm(2, m.ones(2, 2), 3, m.ones(2, 2), m.ones(2, 2)).sum().item()", id="addmm-deprecated"),
+    pytest.param("m.addmv(2, m.ones(2), m.ones(2, 2), m.ones(2)).tolist()", id="addmv-deprecated-beta-only"),
+    pytest.param("m.addcmul(x, 2, x, x).sum().item()", id="addcmul-deprecated"),
+    pytest.param("m.movedim(x, 'a', 1)", id="movedim-int-before-list"),
+    pytest.param("m.remainder('a', x)", id="remainder-Scalar-self"),
+    pytest.param("m.pow(x, 'a')", id="pow-Scalar-self"),
+    pytest.param("x.random_('a')", id="random_-order"),
+    pytest.param("m.conv2d(x, foo=1)", id="default-texts"),
+    pytest.param("m.scatter(x, 0, 'a', x)", id="scatter-order"),
+    pytest.param("m.repeat_interleave(x, 'a')", id="repeat_interleave-order"),
+    pytest.param("m.where(x > 0)", id="where-condition"),
+    pytest.param("m.where(m.tensor(2.0))", id="where-condition-0-dim"),
+    pytest.param("m.where(m.zeros(0, 3))", id="where-condition-empty"),
+    pytest.param("m.where(condition=x)", id="where-condition-kw"),
+    pytest.param("m.narrow(x, 1, m.tensor(1), 2).tolist()", id="narrow-Tensor"),
+    pytest.param("x.narrow(1, m.tensor(-2, dtype=m.uint8), 2)", id="narrow-Tensor-uint8"),
+    pytest.param("x.narrow(1, m.tensor([1]), 2)", id="narrow-Tensor-1-dim"),
+    pytest.param("x.narrow(1, m.tensor(1.0), 2)", id="narrow-Tensor-float"),
+    pytest.param("x.narrow(1, m.tensor(True), 2)", id="narrow-Tensor-bool"),
+    pytest.param("m.narrow(x, 1, start=m.tensor(2), length=2)", id="narrow-Tensor-out-of-range"),
+    pytest.param("m.mm(x, x.t(), m.float32)", id="mm-out_dtype-cpu"),
+    pytest.param("m.bmm(x[None], x.t()[None], out_dtype=m.float32)", id="bmm-out_dtype-cpu"),
+    pytest.param("m.mm(x, x.t(), m.float32, out=m.empty(0))", id="mm-out_dtype-out-cpu"),
+    # methods without parameters are METH_NOARGS functions in PyTorch
+    pytest.param("x.abs(1)", id="noargs-positional"), pytest.param("x.exp_(1, 2)", id="noargs-two"),
+    pytest.param("x.t(foo=1)", id="noargs-keyword"), pytest.param("x.sigmoid(1, foo=1)", id="noargs-both"),
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="overload order/names come from tools/codegen/gen.py (not this issue's file)")
-@pytest.mark.parametrize("code", CODEGEN_GAPS)
-def test_codegen_overload_lists(code):
-    _check(code)
+def _first_line(code):
+    """The outcome with a NotImplementedError cut to its first sentence (torch lists its build's backends)."""
+    out = _outcome(gt, code), _outcome(torch, code)
+    return tuple(o[:1] + (o[1].split(". This could be")[0],) if isinstance(o, tuple) and o[0] == "NotImplementedError"
+                 else o for o in out)
+
+
+@pytest.mark.parametrize("code", OVERLOAD_LISTS)
+def test_overload_lists(code):
+    g, t = _first_line(code)
+    assert g == t
+
+
+def test_where_condition_values():
+    for m in (gt, torch):
+        x = m.tensor([[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]])
+        idx = m.where(x)
+        assert type(idx) is tuple and [i.tolist() for i in idx] == [[0, 0, 1], [0, 2, 2]]
+        assert all(i.dtype == m.int64 for i in idx)
+
+
+def test_deprecated_overload_warns_once():
+    """PyTorch warns about a legacy signature once per process (the flag is reset here to see the text)."""
+    from glasstorch._ops import python_arg_parser
+    python_arg_parser._warned_deprecated = False
+    x = gt.ones(2, 2)
+    with pytest.warns(UserWarning) as record:
+        gt.addmm(2, x, 3, x, x)
+    assert str(record[0].message) == (
+        "This overload of addmm is deprecated:\n\taddmm(Number beta, Tensor input, Number alpha, Tensor mat1, "
+        "Tensor mat2, *, Tensor out = None)\nConsider using one of the following signatures instead:\n"
+        "\taddmm(Tensor input, Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1, Tensor out = None)"
+        "\n\taddmm(Tensor input, Tensor mat1, Tensor mat2, torch.dtype out_dtype, *, Number beta = 1, "
+        "Number alpha = 1, Tensor out = None)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gt.add(x, 2, x)  # a second legacy call stays silent
+
+
+META_OUT_DTYPE = [
+    "m.mm(a, b, out_dtype=m.float32)", "m.mm(a, b, m.float16)", "m.mm(a, b, m.float64)", "m.mm(f, f.t(), m.float16)",
+    "m.mm(a, a, m.float32)", "m.mm(a[0], b, m.float32)", "m.mm(a, b, m.float32, out=m.empty(0, device='meta'))",
+    "m.mm(a, b, m.float32, out=m.empty(0, device='meta', dtype=m.half))", "m.bmm(a[None], b[None], m.float32)",
+    "m.bmm(a[None], b[None], m.float64)", "m.addmm(b[0], a, b, m.float32, beta=2)", "m.addmm(b[0], a, b, m.int32)",
+]
+
+
+@pytest.mark.parametrize("code", META_OUT_DTYPE)
+def test_out_dtype_meta(code):
+    """The out_dtype overloads have only a Meta kernel on CPU builds: shapes, dtypes and errors there."""
+    def run(m):
+        env = {"m": m, "a": m.empty(2, 3, device="meta", dtype=m.half), "b": m.empty(3, 4, device="meta", dtype=m.half),
+               "f": m.empty(2, 3, device="meta")}
+        try:
+            r = eval(code, env)  # noqa: S307 - the cases are literals of this file
+        except RuntimeError as e:
+            return str(e)
+        return tuple(r.shape), str(r.dtype), r.device.type
+    assert run(gt) == run(torch)
+
+
+def test_every_overload_list_matches_torch():
+    """The "expected one of" list of every generated binding with several overloads is torch's (same order,
+    names and defaults), seen through a call no overload accepts."""
+    from glasstorch._generated import functions, methods
+    bad = [object()] * 17
+    skip = {"_convolution", "_native_batch_norm_legit", "norm"}  # overloads (or binding) glasstorch lacks
+    for module, owner, tmod in ((functions, gt, torch), (methods, gt.ones(1), torch.ones(1))):
+        for name in module.__all__:
+            sig = getattr(module, f"_sig_{name}")
+            target = getattr(tmod, name, None)
+            if len([s for s in sig.sigs if not s.hidden]) < 2 or target is None or name in skip:
+                continue
+            with pytest.raises(TypeError) as ours:
+                getattr(owner, name)(*bad)
+            with pytest.raises(TypeError) as theirs:
+                target(*bad)
+            assert str(ours.value).split("expected")[-1] == str(theirs.value).split("expected")[-1], name

@@ -10,9 +10,18 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _adaptive_avg_pool2d as _op__adaptive_avg_pool2d,
     _convolution as _op__convolution,
     _convolution_mode as _op__convolution_mode,
+    _foreach_add__Scalar as _op__foreach_add__Scalar,
+    _foreach_mul__Tensor as _op__foreach_mul__Tensor,
+    _foreach_norm_Scalar as _op__foreach_norm_Scalar,
+    _fused_adam_ as _op__fused_adam_,
+    _fused_adam__tensor_lr as _op__fused_adam__tensor_lr,
+    _fused_adamw_ as _op__fused_adamw_,
+    _fused_adamw__tensor_lr as _op__fused_adamw__tensor_lr,
     _fused_rms_norm as _op__fused_rms_norm,
     _fused_sdp_choice as _op__fused_sdp_choice,
     _index_put_impl_ as _op__index_put_impl_,
+    _linalg_svd as _op__linalg_svd,
+    _linalg_svd_U as _op__linalg_svd_U,
     _log_softmax as _op__log_softmax,
     _log_softmax_out as _op__log_softmax_out,
     _native_batch_norm_legit as _op__native_batch_norm_legit,
@@ -55,6 +64,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     addcmul_out as _op_addcmul_out,
     addmm as _op_addmm,
     addmm_ as _op_addmm_,
+    addmm_dtype as _op_addmm_dtype,
+    addmm_dtype_out as _op_addmm_dtype_out,
     addmm_out as _op_addmm_out,
     addmv as _op_addmv,
     addmv_ as _op_addmv_,
@@ -104,6 +115,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     avg_pool2d_out as _op_avg_pool2d_out,
     baddbmm as _op_baddbmm,
     baddbmm_ as _op_baddbmm_,
+    baddbmm_dtype as _op_baddbmm_dtype,
+    baddbmm_dtype_out as _op_baddbmm_dtype_out,
     baddbmm_out as _op_baddbmm_out,
     batch_norm as _op_batch_norm,
     bernoulli as _op_bernoulli,
@@ -158,6 +171,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     bitwise_xor__Scalar as _op_bitwise_xor__Scalar,
     bitwise_xor__Tensor as _op_bitwise_xor__Tensor,
     bmm as _op_bmm,
+    bmm_dtype as _op_bmm_dtype,
+    bmm_dtype_out as _op_bmm_dtype_out,
     bmm_out as _op_bmm_out,
     broadcast_to as _op_broadcast_to,
     bucketize_Scalar as _op_bucketize_Scalar,
@@ -395,6 +410,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     lerp_Tensor_out as _op_lerp_Tensor_out,
     lerp__Scalar as _op_lerp__Scalar,
     lerp__Tensor as _op_lerp__Tensor,
+    linalg_svd as _op_linalg_svd,
+    linalg_svd_U as _op_linalg_svd_U,
+    linalg_svdvals as _op_linalg_svdvals,
+    linalg_svdvals_out as _op_linalg_svdvals_out,
     linalg_vector_norm as _op_linalg_vector_norm,
     linalg_vector_norm_out as _op_linalg_vector_norm_out,
     linear as _op_linear,
@@ -476,6 +495,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     mish_ as _op_mish_,
     mish_out as _op_mish_out,
     mm as _op_mm,
+    mm_dtype as _op_mm_dtype,
+    mm_dtype_out as _op_mm_dtype_out,
     mm_out as _op_mm_out,
     moveaxis_int as _op_moveaxis_int,
     moveaxis_intlist as _op_moveaxis_intlist,
@@ -499,6 +520,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     nan_to_num_ as _op_nan_to_num_,
     nan_to_num_out as _op_nan_to_num_out,
     narrow as _op_narrow,
+    narrow_Tensor as _op_narrow_Tensor,
     narrow_copy as _op_narrow_copy,
     narrow_copy_out as _op_narrow_copy_out,
     native_batch_norm as _op_native_batch_norm,
@@ -708,6 +730,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     tanh_out as _op_tanh_out,
     tensor_split_indices as _op_tensor_split_indices,
     tensor_split_sections as _op_tensor_split_sections,
+    tensor_split_tensor_indices_or_sections as _op_tensor_split_tensor_indices_or_sections,
     threshold as _op_threshold,
     threshold_ as _op_threshold_,
     threshold_out as _op_threshold_out,
@@ -752,6 +775,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     view_dtype as _op_view_dtype,
     vstack as _op_vstack,
     vstack_out as _op_vstack_out,
+    where as _op_where,
     where_Scalar as _op_where_Scalar,
     where_ScalarOther as _op_where_ScalarOther,
     where_ScalarSelf as _op_where_ScalarSelf,
@@ -773,18 +797,22 @@ _NUM = (int, float, bool)
 _TN = (_T, int, float, bool)
 
 _rt_scaled_dot_product_flash_attention_for_cpu_0 = _return_type('_scaled_dot_product_flash_attention_for_cpu', ['output', 'logsumexp'])
-_rt_nll_loss_forward_1 = _return_type('nll_loss_forward', ['output', 'total_weight'])
-_rt_nll_loss2d_forward_2 = _return_type('nll_loss2d_forward', ['output', 'total_weight'])
-_rt_max_3 = _return_type('max', ['values', 'indices'])
-_rt_max_out_4 = _return_type('max_out', ['values', 'indices'])
-_rt_min_5 = _return_type('min', ['values', 'indices'])
-_rt_min_out_6 = _return_type('min_out', ['values', 'indices'])
-_rt_sort_7 = _return_type('sort', ['values', 'indices'])
-_rt_sort_out_8 = _return_type('sort_out', ['values', 'indices'])
-_rt_topk_9 = _return_type('topk', ['values', 'indices'])
-_rt_topk_out_10 = _return_type('topk_out', ['values', 'indices'])
-_rt_kthvalue_11 = _return_type('kthvalue', ['values', 'indices'])
-_rt_kthvalue_out_12 = _return_type('kthvalue_out', ['values', 'indices'])
+_rt_linalg_svd_1 = _return_type('_linalg_svd', ['U', 'S', 'Vh'])
+_rt_linalg_svd_out_2 = _return_type('_linalg_svd_out', ['U', 'S', 'Vh'])
+_rt_linalg_svd_3 = _return_type('linalg_svd', ['U', 'S', 'Vh'])
+_rt_linalg_svd_out_4 = _return_type('linalg_svd_out', ['U', 'S', 'Vh'])
+_rt_nll_loss_forward_5 = _return_type('nll_loss_forward', ['output', 'total_weight'])
+_rt_nll_loss2d_forward_6 = _return_type('nll_loss2d_forward', ['output', 'total_weight'])
+_rt_max_7 = _return_type('max', ['values', 'indices'])
+_rt_max_out_8 = _return_type('max_out', ['values', 'indices'])
+_rt_min_9 = _return_type('min', ['values', 'indices'])
+_rt_min_out_10 = _return_type('min_out', ['values', 'indices'])
+_rt_sort_11 = _return_type('sort', ['values', 'indices'])
+_rt_sort_out_12 = _return_type('sort_out', ['values', 'indices'])
+_rt_topk_13 = _return_type('topk', ['values', 'indices'])
+_rt_topk_out_14 = _return_type('topk_out', ['values', 'indices'])
+_rt_kthvalue_15 = _return_type('kthvalue', ['values', 'indices'])
+_rt_kthvalue_out_16 = _return_type('kthvalue_out', ['values', 'indices'])
 
 
 _sig_convolution = _Signatures('convolution', [
@@ -1064,7 +1092,7 @@ _sig_index_select = _Signatures('index_select', [
 
 def index_select(*args, **kwargs):
     """index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_index_select.call(args[0]._impl, args[1], args[2]._impl))
     else:
         try:
@@ -1083,7 +1111,7 @@ _sig_gather = _Signatures('gather', [
 
 def gather(*args, **kwargs):
     """gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_gather.call(args[0]._impl, args[1], args[2]._impl, False))
     else:
         try:
@@ -1132,15 +1160,15 @@ def take_along_dim(*args, **kwargs):
 
 _sig_scatter = _Signatures('scatter', [
     'scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)',
-    'scatter(Tensor input, int dim, Tensor index, Scalar value, *, Tensor? out=None)',
     'scatter(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor? out=None)',
+    'scatter(Tensor input, int dim, Tensor index, Scalar value, *, Tensor? out=None)',
     'scatter(Tensor input, int dim, Tensor index, Scalar value, *, str reduce, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
 
 def scatter(*args, **kwargs):
     """scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and (type(args[2]) is _T or _TS[type(args[2])]) and (type(args[3]) is _T or _TS[type(args[3])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and (type(args[2]) is _T or _TS[type(args[2])]) and (type(args[3]) is _T or _TS[type(args[3])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_scatter_src.call(args[0]._impl, args[1], args[2]._impl, args[3]._impl))
     else:
         try:
@@ -1152,13 +1180,13 @@ def scatter(*args, **kwargs):
             return _wrap(_op_scatter_src.call(a[0], a[1], a[2], a[3]))
         return _wrap(_op_scatter_src_out.call(a[0], a[1], a[2], a[3], a[4]))
     elif i == 1:
-        if a[4] is None:
-            return _wrap(_op_scatter_value.call(a[0], a[1], a[2], a[3]))
-        return _wrap(_op_scatter_value_out.call(a[0], a[1], a[2], a[3], a[4]))
-    elif i == 2:
         if a[5] is None:
             return _wrap(_op_scatter_reduce.call(a[0], a[1], a[2], a[3], a[4]))
         return _wrap(_op_scatter_reduce_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+    elif i == 2:
+        if a[4] is None:
+            return _wrap(_op_scatter_value.call(a[0], a[1], a[2], a[3]))
+        return _wrap(_op_scatter_value_out.call(a[0], a[1], a[2], a[3], a[4]))
     elif i == 3:
         if a[5] is None:
             return _wrap(_op_scatter_value_reduce.call(a[0], a[1], a[2], a[3], a[4]))
@@ -1172,7 +1200,7 @@ _sig_scatter_add = _Signatures('scatter_add', [
 
 def scatter_add(*args, **kwargs):
     """scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and (type(args[2]) is _T or _TS[type(args[2])]) and (type(args[3]) is _T or _TS[type(args[3])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and (type(args[2]) is _T or _TS[type(args[2])]) and (type(args[3]) is _T or _TS[type(args[3])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_scatter_add.call(args[0]._impl, args[1], args[2]._impl, args[3]._impl))
     else:
         try:
@@ -1207,7 +1235,7 @@ _sig_index_add = _Signatures('index_add', [
 
 def index_add(*args, **kwargs):
     """index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and (type(args[2]) is _T or _TS[type(args[2])]) and (type(args[3]) is _T or _TS[type(args[3])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and (type(args[2]) is _T or _TS[type(args[2])]) and (type(args[3]) is _T or _TS[type(args[3])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_index_add.call(args[0]._impl, args[1], args[2]._impl, args[3]._impl, 1))
     else:
         try:
@@ -1226,7 +1254,7 @@ _sig_index_copy = _Signatures('index_copy', [
 
 def index_copy(*args, **kwargs):
     """index_copy(Tensor input, int dim, Tensor index, Tensor source, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and (type(args[2]) is _T or _TS[type(args[2])]) and (type(args[3]) is _T or _TS[type(args[3])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and (type(args[2]) is _T or _TS[type(args[2])]) and (type(args[3]) is _T or _TS[type(args[3])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_index_copy.call(args[0]._impl, args[1], args[2]._impl, args[3]._impl))
     else:
         try:
@@ -1246,7 +1274,7 @@ _sig_index_fill = _Signatures('index_fill', [
 
 def index_fill(*args, **kwargs):
     """index_fill(Tensor input, int dim, Tensor index, Tensor value)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and (type(args[2]) is _T or _TS[type(args[2])]) and (type(args[3]) is _T or _TS[type(args[3])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and (type(args[2]) is _T or _TS[type(args[2])]) and (type(args[3]) is _T or _TS[type(args[3])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_index_fill_int_Tensor.call(args[0]._impl, args[1], args[2]._impl, args[3]._impl))
     else:
         try:
@@ -1308,7 +1336,7 @@ _sig_one_hot = _Signatures('one_hot', [
 
 def one_hot(*args, **kwargs):
     """one_hot(Tensor input, int num_classes=-1)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_one_hot.call(args[0]._impl, args[1]))
     else:
         try:
@@ -1320,6 +1348,7 @@ def one_hot(*args, **kwargs):
 
 _sig_mm = _Signatures('mm', [
     'mm(Tensor input, Tensor mat2, *, Tensor? out=None)',
+    'mm(Tensor input, Tensor mat2, ScalarType out_dtype, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
 
@@ -1332,13 +1361,19 @@ def mm(*args, **kwargs):
             i, a = _sig_mm.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, mm, args, kwargs)
-    if a[2] is None:
-        return _wrap(_op_mm.call(a[0], a[1]))
-    return _wrap(_op_mm_out.call(a[0], a[1], a[2]))
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_mm.call(a[0], a[1]))
+        return _wrap(_op_mm_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[3] is None:
+            return _wrap(_op_mm_dtype.call(a[0], a[1], a[2]))
+        return _wrap(_op_mm_dtype_out.call(a[0], a[1], a[2], a[3]))
 
 
 _sig_bmm = _Signatures('bmm', [
     'bmm(Tensor input, Tensor mat2, *, Tensor? out=None)',
+    'bmm(Tensor input, Tensor mat2, ScalarType out_dtype, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
 
@@ -1351,13 +1386,21 @@ def bmm(*args, **kwargs):
             i, a = _sig_bmm.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, bmm, args, kwargs)
-    if a[2] is None:
-        return _wrap(_op_bmm.call(a[0], a[1]))
-    return _wrap(_op_bmm_out.call(a[0], a[1], a[2]))
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_bmm.call(a[0], a[1]))
+        return _wrap(_op_bmm_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[3] is None:
+            return _wrap(_op_bmm_dtype.call(a[0], a[1], a[2]))
+        return _wrap(_op_bmm_dtype_out.call(a[0], a[1], a[2], a[3]))
 
 
 _sig_addmm = _Signatures('addmm', [
+    'addmm(Scalar beta, Tensor input, Scalar alpha, Tensor mat1, Tensor mat2, *, Tensor? out=None)|deprecated',
+    'addmm(Scalar beta, Tensor input, Tensor mat1, Tensor mat2, *, Tensor? out=None)|deprecated',
     'addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)',
+    'addmm(Tensor input, Tensor mat1, Tensor mat2, ScalarType out_dtype, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
 
@@ -1370,13 +1413,29 @@ def addmm(*args, **kwargs):
             i, a = _sig_addmm.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, addmm, args, kwargs)
-    if a[5] is None:
-        return _wrap(_op_addmm.call(a[0], a[1], a[2], a[3], a[4]))
-    return _wrap(_op_addmm_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+    if i == 0:
+        if a[5] is None:
+            return _wrap(_op_addmm.call(a[1], a[3], a[4], a[0], a[2]))
+        return _wrap(_op_addmm_out.call(a[1], a[3], a[4], a[0], a[2], a[5]))
+    elif i == 1:
+        if a[4] is None:
+            return _wrap(_op_addmm.call(a[1], a[2], a[3], a[0], 1))
+        return _wrap(_op_addmm_out.call(a[1], a[2], a[3], a[0], 1, a[4]))
+    elif i == 2:
+        if a[5] is None:
+            return _wrap(_op_addmm.call(a[0], a[1], a[2], a[3], a[4]))
+        return _wrap(_op_addmm_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+    elif i == 3:
+        if a[6] is None:
+            return _wrap(_op_addmm_dtype.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+        return _wrap(_op_addmm_dtype_out.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
 
 
 _sig_baddbmm = _Signatures('baddbmm', [
+    'baddbmm(Scalar beta, Tensor input, Scalar alpha, Tensor batch1, Tensor batch2, *, Tensor? out=None)|deprecated',
+    'baddbmm(Scalar beta, Tensor input, Tensor batch1, Tensor batch2, *, Tensor? out=None)|deprecated',
     'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)',
+    'baddbmm(Tensor input, Tensor batch1, Tensor batch2, ScalarType out_dtype, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
 
@@ -1389,12 +1448,27 @@ def baddbmm(*args, **kwargs):
             i, a = _sig_baddbmm.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, baddbmm, args, kwargs)
-    if a[5] is None:
-        return _wrap(_op_baddbmm.call(a[0], a[1], a[2], a[3], a[4]))
-    return _wrap(_op_baddbmm_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+    if i == 0:
+        if a[5] is None:
+            return _wrap(_op_baddbmm.call(a[1], a[3], a[4], a[0], a[2]))
+        return _wrap(_op_baddbmm_out.call(a[1], a[3], a[4], a[0], a[2], a[5]))
+    elif i == 1:
+        if a[4] is None:
+            return _wrap(_op_baddbmm.call(a[1], a[2], a[3], a[0], 1))
+        return _wrap(_op_baddbmm_out.call(a[1], a[2], a[3], a[0], 1, a[4]))
+    elif i == 2:
+        if a[5] is None:
+            return _wrap(_op_baddbmm.call(a[0], a[1], a[2], a[3], a[4]))
+        return _wrap(_op_baddbmm_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+    elif i == 3:
+        if a[6] is None:
+            return _wrap(_op_baddbmm_dtype.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+        return _wrap(_op_baddbmm_dtype_out.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
 
 
 _sig_addbmm = _Signatures('addbmm', [
+    'addbmm(Scalar beta, Tensor input, Scalar alpha, Tensor batch1, Tensor batch2, *, Tensor? out=None)|deprecated',
+    'addbmm(Scalar beta, Tensor input, Tensor batch1, Tensor batch2, *, Tensor? out=None)|deprecated',
     'addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
@@ -1408,12 +1482,23 @@ def addbmm(*args, **kwargs):
             i, a = _sig_addbmm.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, addbmm, args, kwargs)
-    if a[5] is None:
-        return _wrap(_op_addbmm.call(a[0], a[1], a[2], a[3], a[4]))
-    return _wrap(_op_addbmm_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+    if i == 0:
+        if a[5] is None:
+            return _wrap(_op_addbmm.call(a[1], a[3], a[4], a[0], a[2]))
+        return _wrap(_op_addbmm_out.call(a[1], a[3], a[4], a[0], a[2], a[5]))
+    elif i == 1:
+        if a[4] is None:
+            return _wrap(_op_addbmm.call(a[1], a[2], a[3], a[0], 1))
+        return _wrap(_op_addbmm_out.call(a[1], a[2], a[3], a[0], 1, a[4]))
+    elif i == 2:
+        if a[5] is None:
+            return _wrap(_op_addbmm.call(a[0], a[1], a[2], a[3], a[4]))
+        return _wrap(_op_addbmm_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
 
 
 _sig_addmv = _Signatures('addmv', [
+    'addmv(Scalar beta, Tensor input, Scalar alpha, Tensor mat, Tensor vec, *, Tensor? out=None)|deprecated',
+    'addmv(Scalar beta, Tensor input, Tensor mat, Tensor vec, *, Tensor? out=None)|deprecated',
     'addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
@@ -1427,12 +1512,23 @@ def addmv(*args, **kwargs):
             i, a = _sig_addmv.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, addmv, args, kwargs)
-    if a[5] is None:
-        return _wrap(_op_addmv.call(a[0], a[1], a[2], a[3], a[4]))
-    return _wrap(_op_addmv_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+    if i == 0:
+        if a[5] is None:
+            return _wrap(_op_addmv.call(a[1], a[3], a[4], a[0], a[2]))
+        return _wrap(_op_addmv_out.call(a[1], a[3], a[4], a[0], a[2], a[5]))
+    elif i == 1:
+        if a[4] is None:
+            return _wrap(_op_addmv.call(a[1], a[2], a[3], a[0], 1))
+        return _wrap(_op_addmv_out.call(a[1], a[2], a[3], a[0], 1, a[4]))
+    elif i == 2:
+        if a[5] is None:
+            return _wrap(_op_addmv.call(a[0], a[1], a[2], a[3], a[4]))
+        return _wrap(_op_addmv_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
 
 
 _sig_addmv_ = _Signatures('addmv_', [
+    'addmv_(Scalar beta, Tensor input, Scalar alpha, Tensor mat, Tensor vec)|deprecated',
+    'addmv_(Scalar beta, Tensor input, Tensor mat, Tensor vec)|deprecated',
     'addmv_(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)',
 ], numbers_as_tensors=False, is_method=False)
 
@@ -1446,7 +1542,12 @@ def addmv_(*args, **kwargs):
             i, a = _sig_addmv_.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, addmv_, args, kwargs)
-    return _wrap(_op_addmv_.call(a[0], a[1], a[2], a[3], a[4]))
+    if i == 0:
+        return _wrap(_op_addmv_.call(a[1], a[3], a[4], a[0], a[2]))
+    elif i == 1:
+        return _wrap(_op_addmv_.call(a[1], a[2], a[3], a[0], 1))
+    elif i == 2:
+        return _wrap(_op_addmv_.call(a[0], a[1], a[2], a[3], a[4]))
 
 
 _sig_mv = _Signatures('mv', [
@@ -1593,6 +1694,63 @@ def einsum(*args, **kwargs):
     return _wrap(_op_einsum.call(a[0], a[1], a[2]))
 
 
+_sig__linalg_svd = _Signatures('_linalg_svd', [
+    '_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None, Tensor[3]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _linalg_svd(*args, **kwargs):
+    """_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None, Tensor[3]? out=None)"""
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is bool and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _make_rt(_rt_linalg_svd_1, _op__linalg_svd.call(args[0]._impl, args[1], args[2], None))
+    else:
+        try:
+            i, a = _sig__linalg_svd.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, _linalg_svd, args, kwargs)
+    if a[4] is None:
+        return _make_rt(_rt_linalg_svd_1, _op__linalg_svd.call(a[0], a[1], a[2], a[3]))
+    return _make_rt(_rt_linalg_svd_out_2, _op__linalg_svd_U.call(a[0], a[1], a[2], a[3], *a[4]))
+
+
+_sig_linalg_svd = _Signatures('linalg_svd', [
+    'linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None, Tensor[3]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_svd(*args, **kwargs):
+    """linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None, Tensor[3]? out=None)"""
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _make_rt(_rt_linalg_svd_3, _op_linalg_svd.call(args[0]._impl, args[1], None))
+    else:
+        try:
+            i, a = _sig_linalg_svd.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, linalg_svd, args, kwargs)
+    if a[3] is None:
+        return _make_rt(_rt_linalg_svd_3, _op_linalg_svd.call(a[0], a[1], a[2]))
+    return _make_rt(_rt_linalg_svd_out_4, _op_linalg_svd_U.call(a[0], a[1], a[2], *a[3]))
+
+
+_sig_linalg_svdvals = _Signatures('linalg_svdvals', [
+    'linalg_svdvals(Tensor A, *, str? driver=None, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_svdvals(*args, **kwargs):
+    """linalg_svdvals(Tensor A, *, str? driver=None, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_linalg_svdvals.call(args[0]._impl, None))
+    else:
+        try:
+            i, a = _sig_linalg_svdvals.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, linalg_svdvals, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_linalg_svdvals.call(a[0], a[1]))
+    return _wrap(_op_linalg_svdvals_out.call(a[0], a[1], a[2]))
+
+
 _sig_softmax = _Signatures('softmax', [
     'softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
@@ -1616,7 +1774,7 @@ _sig__softmax = _Signatures('_softmax', [
 
 def _softmax(*args, **kwargs):
     """_softmax(Tensor input, int dim, bool half_to_float, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op__softmax.call(args[0]._impl, args[1], args[2]))
     else:
         try:
@@ -1651,7 +1809,7 @@ _sig__log_softmax = _Signatures('_log_softmax', [
 
 def _log_softmax(*args, **kwargs):
     """_log_softmax(Tensor input, int dim, bool half_to_float, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op__log_softmax.call(args[0]._impl, args[1], args[2]))
     else:
         try:
@@ -1846,7 +2004,7 @@ _sig_softplus = _Signatures('softplus', [
 
 def softplus(*args, **kwargs):
     """softplus(Tensor input, Scalar beta=1, Scalar threshold=20, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and type(args[2]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) and type(args[2]) in _NUM and (type(args[2]) is not int or -9223372036854775808 <= args[2] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_softplus.call(args[0]._impl, args[1], args[2]))
     else:
         try:
@@ -1865,7 +2023,7 @@ _sig_elu = _Signatures('elu', [
 
 def elu(*args, **kwargs):
     """elu(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and type(args[2]) in _NUM and type(args[3]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) and type(args[2]) in _NUM and (type(args[2]) is not int or -9223372036854775808 <= args[2] < 18446744073709551616) and type(args[3]) in _NUM and (type(args[3]) is not int or -9223372036854775808 <= args[3] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_elu.call(args[0]._impl, args[1], args[2], args[3]))
     else:
         try:
@@ -1884,7 +2042,7 @@ _sig_elu_ = _Signatures('elu_', [
 
 def elu_(*args, **kwargs):
     """elu_(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and type(args[2]) in _NUM and type(args[3]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) and type(args[2]) in _NUM and (type(args[2]) is not int or -9223372036854775808 <= args[2] < 18446744073709551616) and type(args[3]) in _NUM and (type(args[3]) is not int or -9223372036854775808 <= args[3] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_elu_.call(args[0]._impl, args[1], args[2], args[3]))
     else:
         try:
@@ -1935,7 +2093,7 @@ _sig_celu = _Signatures('celu', [
 
 def celu(*args, **kwargs):
     """celu(Tensor input, Scalar alpha=1.0)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_celu.call(args[0]._impl, args[1]))
     else:
         try:
@@ -1952,7 +2110,7 @@ _sig_celu_ = _Signatures('celu_', [
 
 def celu_(*args, **kwargs):
     """celu_(Tensor input, Scalar alpha=1.0)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_celu_.call(args[0]._impl, args[1]))
     else:
         try:
@@ -1969,7 +2127,7 @@ _sig_leaky_relu = _Signatures('leaky_relu', [
 
 def leaky_relu(*args, **kwargs):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_leaky_relu.call(args[0]._impl, args[1]))
     else:
         try:
@@ -1988,7 +2146,7 @@ _sig_leaky_relu_ = _Signatures('leaky_relu_', [
 
 def leaky_relu_(*args, **kwargs):
     """leaky_relu_(Tensor input, Scalar negative_slope=0.01)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_leaky_relu_.call(args[0]._impl, args[1]))
     else:
         try:
@@ -2005,7 +2163,7 @@ _sig_hardtanh = _Signatures('hardtanh', [
 
 def hardtanh(*args, **kwargs):
     """hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and type(args[2]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) and type(args[2]) in _NUM and (type(args[2]) is not int or -9223372036854775808 <= args[2] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_hardtanh.call(args[0]._impl, args[1], args[2]))
     else:
         try:
@@ -2024,7 +2182,7 @@ _sig_hardtanh_ = _Signatures('hardtanh_', [
 
 def hardtanh_(*args, **kwargs):
     """hardtanh_(Tensor input, Scalar min_val=-1, Scalar max_val=1)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and type(args[2]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) and type(args[2]) in _NUM and (type(args[2]) is not int or -9223372036854775808 <= args[2] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_hardtanh_.call(args[0]._impl, args[1], args[2]))
     else:
         try:
@@ -2113,7 +2271,7 @@ _sig_threshold = _Signatures('threshold', [
 
 def threshold(*args, **kwargs):
     """threshold(Tensor input, Scalar threshold, Scalar value, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and type(args[2]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) and type(args[2]) in _NUM and (type(args[2]) is not int or -9223372036854775808 <= args[2] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_threshold.call(args[0]._impl, args[1], args[2]))
     else:
         try:
@@ -2132,7 +2290,7 @@ _sig_threshold_ = _Signatures('threshold_', [
 
 def threshold_(*args, **kwargs):
     """threshold_(Tensor input, Scalar threshold, Scalar value)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and type(args[2]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) and type(args[2]) in _NUM and (type(args[2]) is not int or -9223372036854775808 <= args[2] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_threshold_.call(args[0]._impl, args[1], args[2]))
     else:
         try:
@@ -2168,7 +2326,7 @@ _sig_glu = _Signatures('glu', [
 
 def glu(*args, **kwargs):
     """glu(Tensor input, int dim=-1, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_glu.call(args[0]._impl, args[1]))
     else:
         try:
@@ -2379,7 +2537,7 @@ _sig_embedding = _Signatures('embedding', [
 
 def embedding(*args, **kwargs):
     """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)"""
-    if len(args) == 5 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int and type(args[3]) is bool and type(args[4]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 5 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808 and type(args[3]) is bool and type(args[4]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_embedding.call(args[0]._impl, args[1]._impl, args[2], args[3], args[4]))
     else:
         try:
@@ -2462,7 +2620,7 @@ def nll_loss_forward(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, nll_loss_forward, args, kwargs)
     if a[5] is None:
-        return _make_rt(_rt_nll_loss_forward_1, _op_nll_loss_forward.call(a[0], a[1], a[2], a[3], a[4]))
+        return _make_rt(_rt_nll_loss_forward_5, _op_nll_loss_forward.call(a[0], a[1], a[2], a[3], a[4]))
     return _wrap_tuple(_op_nll_loss_forward_output.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
 
 
@@ -2494,7 +2652,7 @@ def nll_loss2d_forward(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, nll_loss2d_forward, args, kwargs)
     if a[5] is None:
-        return _make_rt(_rt_nll_loss2d_forward_2, _op_nll_loss2d_forward.call(a[0], a[1], a[2], a[3], a[4]))
+        return _make_rt(_rt_nll_loss2d_forward_6, _op_nll_loss2d_forward.call(a[0], a[1], a[2], a[3], a[4]))
     return _wrap_tuple(_op_nll_loss2d_forward_output.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
 
 
@@ -2505,7 +2663,7 @@ _sig_mse_loss = _Signatures('mse_loss', [
 
 def mse_loss(*args, **kwargs):
     """mse_loss(Tensor input, Tensor target, int reduction=Mean, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_mse_loss.call(args[0]._impl, args[1]._impl, args[2]))
     else:
         try:
@@ -2524,7 +2682,7 @@ _sig_l1_loss = _Signatures('l1_loss', [
 
 def l1_loss(*args, **kwargs):
     """l1_loss(Tensor input, Tensor target, int reduction=Mean)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_l1_loss.call(args[0]._impl, args[1]._impl, args[2]))
     else:
         try:
@@ -2541,7 +2699,7 @@ _sig_smooth_l1_loss = _Signatures('smooth_l1_loss', [
 
 def smooth_l1_loss(*args, **kwargs):
     """smooth_l1_loss(Tensor input, Tensor target, int reduction=Mean, float beta=1.0, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int and type(args[3]) is float:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808 and type(args[3]) is float:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_smooth_l1_loss.call(args[0]._impl, args[1]._impl, args[2], args[3]))
     else:
         try:
@@ -2560,7 +2718,7 @@ _sig_huber_loss = _Signatures('huber_loss', [
 
 def huber_loss(*args, **kwargs):
     """huber_loss(Tensor input, Tensor target, int reduction=Mean, float delta=1.0, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int and type(args[3]) is float:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808 and type(args[3]) is float:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_huber_loss.call(args[0]._impl, args[1]._impl, args[2], args[3]))
     else:
         try:
@@ -2609,7 +2767,7 @@ _sig_kl_div = _Signatures('kl_div', [
 
 def kl_div(*args, **kwargs):
     """kl_div(Tensor input, Tensor target, int reduction=Mean, *, bool log_target=False)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_kl_div.call(args[0]._impl, args[1]._impl, args[2], False))
     else:
         try:
@@ -2617,6 +2775,90 @@ def kl_div(*args, **kwargs):
         except TypeError as e:
             return _tf_fallback(e, kl_div, args, kwargs)
     return _wrap(_op_kl_div.call(a[0], a[1], a[2], a[3]))
+
+
+_sig__fused_adam_ = _Signatures('_fused_adam_', [
+    '_fused_adam_(Tensor[] self, Tensor[] grads, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, Tensor lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None)',
+    '_fused_adam_(Tensor[] self, Tensor[] grads, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _fused_adam_(*args, **kwargs):
+    """_fused_adam_(Tensor[] self, Tensor[] grads, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, Tensor lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None)"""
+    try:
+        i, a = _sig__fused_adam_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _fused_adam_, args, kwargs)
+    if i == 0:
+        _op__fused_adam__tensor_lr.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14])
+        return None
+    elif i == 1:
+        _op__fused_adam_.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14])
+        return None
+
+
+_sig__fused_adamw_ = _Signatures('_fused_adamw_', [
+    '_fused_adamw_(Tensor[] self, Tensor[] grads, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, Tensor lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None)',
+    '_fused_adamw_(Tensor[] self, Tensor[] grads, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _fused_adamw_(*args, **kwargs):
+    """_fused_adamw_(Tensor[] self, Tensor[] grads, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, Tensor lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None)"""
+    try:
+        i, a = _sig__fused_adamw_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _fused_adamw_, args, kwargs)
+    if i == 0:
+        _op__fused_adamw__tensor_lr.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14])
+        return None
+    elif i == 1:
+        _op__fused_adamw_.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14])
+        return None
+
+
+_sig__foreach_norm = _Signatures('_foreach_norm', [
+    '_foreach_norm(Tensor[] self, Scalar ord=2, ScalarType? dtype=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_norm(*args, **kwargs):
+    """_foreach_norm(Tensor[] self, Scalar ord=2, ScalarType? dtype=None)"""
+    try:
+        i, a = _sig__foreach_norm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_norm, args, kwargs)
+    return _wrap_list(_op__foreach_norm_Scalar.call(a[0], a[1], a[2]))
+
+
+_sig__foreach_mul_ = _Signatures('_foreach_mul_', [
+    '_foreach_mul_(Tensor[] self, Tensor other)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_mul_(*args, **kwargs):
+    """_foreach_mul_(Tensor[] self, Tensor other)"""
+    try:
+        i, a = _sig__foreach_mul_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_mul_, args, kwargs)
+    _op__foreach_mul__Tensor.call(a[0], a[1])
+    return None
+
+
+_sig__foreach_add_ = _Signatures('_foreach_add_', [
+    '_foreach_add_(Tensor[] self, Scalar scalar)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _foreach_add_(*args, **kwargs):
+    """_foreach_add_(Tensor[] self, Scalar scalar)"""
+    try:
+        i, a = _sig__foreach_add_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _foreach_add_, args, kwargs)
+    _op__foreach_add__Scalar.call(a[0], a[1])
+    return None
 
 
 _sig_abs = _Signatures('abs', [
@@ -4011,41 +4253,53 @@ def nan_to_num_(*args, **kwargs):
 
 
 _sig_add = _Signatures('add', [
+    'add(Tensor input, Scalar alpha, Tensor other, *, Tensor? out=None)|deprecated',
     'add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)',
 ], numbers_as_tensors=True, is_method=False)
 
 
 def add(*args, **kwargs):
     """add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]) and (type(args[1]) in _TN or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]) and (type(args[1]) is _T or type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_add_Tensor.call((args[0] if type(args[0]) in _NUM else args[0]._impl), (args[1] if type(args[1]) in _NUM else args[1]._impl), 1))
     else:
         try:
             i, a = _sig_add.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, add, args, kwargs)
-    if a[3] is None:
-        return _wrap(_op_add_Tensor.call(a[0], a[1], a[2]))
-    return _wrap(_op_add_out.call(a[0], a[1], a[2], a[3]))
+    if i == 0:
+        if a[3] is None:
+            return _wrap(_op_add_Tensor.call(a[0], a[2], a[1]))
+        return _wrap(_op_add_out.call(a[0], a[2], a[1], a[3]))
+    elif i == 1:
+        if a[3] is None:
+            return _wrap(_op_add_Tensor.call(a[0], a[1], a[2]))
+        return _wrap(_op_add_out.call(a[0], a[1], a[2], a[3]))
 
 
 _sig_sub = _Signatures('sub', [
+    'sub(Tensor input, Scalar alpha, Tensor other, *, Tensor? out=None)|deprecated',
     'sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)',
 ], numbers_as_tensors=True, is_method=False)
 
 
 def sub(*args, **kwargs):
     """sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]) and (type(args[1]) in _TN or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]) and (type(args[1]) is _T or type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_sub_Tensor.call((args[0] if type(args[0]) in _NUM else args[0]._impl), (args[1] if type(args[1]) in _NUM else args[1]._impl), 1))
     else:
         try:
             i, a = _sig_sub.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, sub, args, kwargs)
-    if a[3] is None:
-        return _wrap(_op_sub_Tensor.call(a[0], a[1], a[2]))
-    return _wrap(_op_sub_out.call(a[0], a[1], a[2], a[3]))
+    if i == 0:
+        if a[3] is None:
+            return _wrap(_op_sub_Tensor.call(a[0], a[2], a[1]))
+        return _wrap(_op_sub_out.call(a[0], a[2], a[1], a[3]))
+    elif i == 1:
+        if a[3] is None:
+            return _wrap(_op_sub_Tensor.call(a[0], a[1], a[2]))
+        return _wrap(_op_sub_out.call(a[0], a[1], a[2], a[3]))
 
 
 _sig_rsub = _Signatures('rsub', [
@@ -4076,7 +4330,7 @@ _sig_mul = _Signatures('mul', [
 
 def mul(*args, **kwargs):
     """mul(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]) and (type(args[1]) in _TN or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]) and (type(args[1]) is _T or type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_mul_Tensor.call((args[0] if type(args[0]) in _NUM else args[0]._impl), (args[1] if type(args[1]) in _NUM else args[1]._impl)))
     else:
         try:
@@ -4097,7 +4351,7 @@ _sig_div = _Signatures('div', [
 
 def div(*args, **kwargs):
     """div(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]) and (type(args[1]) in _TN or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]) and (type(args[1]) is _T or type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_div_Tensor.call((args[0] if type(args[0]) in _NUM else args[0]._impl), (args[1] if type(args[1]) in _NUM else args[1]._impl)))
     else:
         try:
@@ -4124,7 +4378,7 @@ _sig_true_divide = _Signatures('true_divide', [
 
 def true_divide(*args, **kwargs):
     """true_divide(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]) and (type(args[1]) in _TN or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]) and (type(args[1]) is _T or type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_true_divide_Tensor.call((args[0] if type(args[0]) in _NUM else args[0]._impl), (args[1] if type(args[1]) in _NUM else args[1]._impl)))
     else:
         try:
@@ -4147,7 +4401,7 @@ _sig_floor_divide = _Signatures('floor_divide', [
 
 def floor_divide(*args, **kwargs):
     """floor_divide(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]) and (type(args[1]) in _TN or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]) and (type(args[1]) is _T or type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_floor_divide.call((args[0] if type(args[0]) in _NUM else args[0]._impl), (args[1] if type(args[1]) in _NUM else args[1]._impl)))
     else:
         try:
@@ -4164,7 +4418,7 @@ def floor_divide(*args, **kwargs):
 
 _sig_remainder = _Signatures('remainder', [
     'remainder(Tensor input, Tensor other, *, Tensor? out=None)',
-    'remainder(Scalar input, Tensor other)',
+    'remainder(Scalar self, Tensor other)',
     'remainder(Tensor input, Scalar other, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
@@ -4217,7 +4471,7 @@ def fmod(*args, **kwargs):
 
 _sig_pow = _Signatures('pow', [
     'pow(Tensor input, Tensor exponent, *, Tensor? out=None)',
-    'pow(Scalar input, Tensor exponent, *, Tensor? out=None)',
+    'pow(Scalar self, Tensor exponent, *, Tensor? out=None)',
     'pow(Tensor input, Scalar exponent, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
@@ -4405,7 +4659,7 @@ def copysign(*args, **kwargs):
 
 _sig_xlogy = _Signatures('xlogy', [
     'xlogy(Tensor input, Tensor other, *, Tensor? out=None)',
-    'xlogy(Scalar input, Tensor other, *, Tensor? out=None)',
+    'xlogy(Scalar self, Tensor other, *, Tensor? out=None)',
     'xlogy(Tensor input, Scalar other, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
@@ -4680,7 +4934,7 @@ def logical_xor(*args, **kwargs):
 
 _sig_bitwise_and = _Signatures('bitwise_and', [
     'bitwise_and(Tensor input, Tensor other, *, Tensor? out=None)',
-    'bitwise_and(Scalar input, Tensor other)',
+    'bitwise_and(Scalar self, Tensor other)',
     'bitwise_and(Tensor input, Scalar other, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
@@ -4708,7 +4962,7 @@ def bitwise_and(*args, **kwargs):
 
 _sig_bitwise_or = _Signatures('bitwise_or', [
     'bitwise_or(Tensor input, Tensor other, *, Tensor? out=None)',
-    'bitwise_or(Scalar input, Tensor other)',
+    'bitwise_or(Scalar self, Tensor other)',
     'bitwise_or(Tensor input, Scalar other, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
@@ -4736,7 +4990,7 @@ def bitwise_or(*args, **kwargs):
 
 _sig_bitwise_xor = _Signatures('bitwise_xor', [
     'bitwise_xor(Tensor input, Tensor other, *, Tensor? out=None)',
-    'bitwise_xor(Scalar input, Tensor other)',
+    'bitwise_xor(Scalar self, Tensor other)',
     'bitwise_xor(Tensor input, Scalar other, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
@@ -4764,7 +5018,7 @@ def bitwise_xor(*args, **kwargs):
 
 _sig_bitwise_left_shift = _Signatures('bitwise_left_shift', [
     'bitwise_left_shift(Tensor input, Tensor other, *, Tensor? out=None)',
-    'bitwise_left_shift(Scalar input, Tensor other)',
+    'bitwise_left_shift(Scalar self, Tensor other)',
     'bitwise_left_shift(Tensor input, Scalar other, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
@@ -4792,7 +5046,7 @@ def bitwise_left_shift(*args, **kwargs):
 
 _sig_bitwise_right_shift = _Signatures('bitwise_right_shift', [
     'bitwise_right_shift(Tensor input, Tensor other, *, Tensor? out=None)',
-    'bitwise_right_shift(Scalar input, Tensor other)',
+    'bitwise_right_shift(Scalar self, Tensor other)',
     'bitwise_right_shift(Tensor input, Scalar other, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
@@ -4991,31 +5245,34 @@ def clip_(*args, **kwargs):
 
 
 _sig_where = _Signatures('where', [
+    'where(Tensor condition)',
     'where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None)',
-    'where(Tensor condition, Scalar input, Tensor other)',
+    'where(Tensor condition, Scalar self, Tensor other)',
     'where(Tensor condition, Tensor input, Scalar other)',
-    'where(Tensor condition, Scalar input, Scalar other)',
+    'where(Tensor condition, Scalar self, Scalar other)',
 ], numbers_as_tensors=False, is_method=False)
 
 
 def where(*args, **kwargs):
-    """where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_where_self.call(args[0]._impl, args[1]._impl, args[2]._impl))
+    """where(Tensor condition)"""
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap_list(_op_where.call(args[0]._impl))
     else:
         try:
             i, a = _sig_where.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, where, args, kwargs)
     if i == 0:
+        return _wrap_list(_op_where.call(a[0]))
+    elif i == 1:
         if a[3] is None:
             return _wrap(_op_where_self.call(a[0], a[1], a[2]))
         return _wrap(_op_where_self_out.call(a[0], a[1], a[2], a[3]))
-    elif i == 1:
-        return _wrap(_op_where_ScalarSelf.call(a[0], a[1], a[2]))
     elif i == 2:
-        return _wrap(_op_where_ScalarOther.call(a[0], a[1], a[2]))
+        return _wrap(_op_where_ScalarSelf.call(a[0], a[1], a[2]))
     elif i == 3:
+        return _wrap(_op_where_ScalarOther.call(a[0], a[1], a[2]))
+    elif i == 4:
         return _wrap(_op_where_Scalar.call(a[0], a[1], a[2]))
 
 
@@ -5045,6 +5302,7 @@ def lerp(*args, **kwargs):
 
 
 _sig_addcmul = _Signatures('addcmul', [
+    'addcmul(Tensor input, Scalar value, Tensor tensor1, Tensor tensor2, *, Tensor? out=None)|deprecated',
     'addcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
@@ -5058,12 +5316,18 @@ def addcmul(*args, **kwargs):
             i, a = _sig_addcmul.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, addcmul, args, kwargs)
-    if a[4] is None:
-        return _wrap(_op_addcmul.call(a[0], a[1], a[2], a[3]))
-    return _wrap(_op_addcmul_out.call(a[0], a[1], a[2], a[3], a[4]))
+    if i == 0:
+        if a[4] is None:
+            return _wrap(_op_addcmul.call(a[0], a[2], a[3], a[1]))
+        return _wrap(_op_addcmul_out.call(a[0], a[2], a[3], a[1], a[4]))
+    elif i == 1:
+        if a[4] is None:
+            return _wrap(_op_addcmul.call(a[0], a[1], a[2], a[3]))
+        return _wrap(_op_addcmul_out.call(a[0], a[1], a[2], a[3], a[4]))
 
 
 _sig_addcdiv = _Signatures('addcdiv', [
+    'addcdiv(Tensor input, Scalar value, Tensor tensor1, Tensor tensor2, *, Tensor? out=None)|deprecated',
     'addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
@@ -5077,9 +5341,14 @@ def addcdiv(*args, **kwargs):
             i, a = _sig_addcdiv.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, addcdiv, args, kwargs)
-    if a[4] is None:
-        return _wrap(_op_addcdiv.call(a[0], a[1], a[2], a[3]))
-    return _wrap(_op_addcdiv_out.call(a[0], a[1], a[2], a[3], a[4]))
+    if i == 0:
+        if a[4] is None:
+            return _wrap(_op_addcdiv.call(a[0], a[2], a[3], a[1]))
+        return _wrap(_op_addcdiv_out.call(a[0], a[2], a[3], a[1], a[4]))
+    elif i == 1:
+        if a[4] is None:
+            return _wrap(_op_addcdiv.call(a[0], a[1], a[2], a[3]))
+        return _wrap(_op_addcdiv_out.call(a[0], a[1], a[2], a[3], a[4]))
 
 
 _sig_bernoulli = _Signatures('bernoulli', [
@@ -5112,7 +5381,7 @@ _sig_multinomial = _Signatures('multinomial', [
 
 def multinomial(*args, **kwargs):
     """multinomial(Tensor input, SymInt num_samples, bool replacement=False, *, Generator? generator=None, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_multinomial.call(args[0]._impl, args[1], args[2], None))
     else:
         try:
@@ -5221,8 +5490,8 @@ def max(*args, **kwargs):
         return _wrap(_op_max_out.call(a[0], a[1], a[2]))
     elif i == 2:
         if a[3] is None:
-            return _make_rt(_rt_max_3, _op_max_dim.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_max_out_4, _op_max_dim_max.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_max_7, _op_max_dim.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_max_out_8, _op_max_dim_max.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_min = _Signatures('min', [
@@ -5251,8 +5520,8 @@ def min(*args, **kwargs):
         return _wrap(_op_min_out.call(a[0], a[1], a[2]))
     elif i == 2:
         if a[3] is None:
-            return _make_rt(_rt_min_5, _op_min_dim.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_min_out_6, _op_min_dim_min.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_min_9, _op_min_dim.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_min_out_10, _op_min_dim_min.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_amax = _Signatures('amax', [
@@ -5328,10 +5597,13 @@ _sig_var = _Signatures('var', [
 
 def var(*args, **kwargs):
     """var(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None)"""
-    try:
-        i, a = _sig_var.parse(args, kwargs)
-    except TypeError as e:
-        return _tf_fallback(e, var, args, kwargs)
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_var.call(args[0]._impl, args[1]))
+    else:
+        try:
+            i, a = _sig_var.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, var, args, kwargs)
     if i == 0:
         if a[4] is None:
             return _wrap(_op_var_dim.call(a[0], a[1], a[2], a[3]))
@@ -5353,10 +5625,13 @@ _sig_std = _Signatures('std', [
 
 def std(*args, **kwargs):
     """std(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None)"""
-    try:
-        i, a = _sig_std.parse(args, kwargs)
-    except TypeError as e:
-        return _tf_fallback(e, std, args, kwargs)
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_std.call(args[0]._impl, args[1]))
+    else:
+        try:
+            i, a = _sig_std.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, std, args, kwargs)
     if i == 0:
         if a[4] is None:
             return _wrap(_op_std_dim.call(a[0], a[1], a[2], a[3]))
@@ -5378,10 +5653,13 @@ _sig_var_mean = _Signatures('var_mean', [
 
 def var_mean(*args, **kwargs):
     """var_mean(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False)"""
-    try:
-        i, a = _sig_var_mean.parse(args, kwargs)
-    except TypeError as e:
-        return _tf_fallback(e, var_mean, args, kwargs)
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap_tuple(_op_var_mean.call(args[0]._impl, args[1]))
+    else:
+        try:
+            i, a = _sig_var_mean.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, var_mean, args, kwargs)
     if i == 0:
         return _wrap_tuple(_op_var_mean_dim.call(a[0], a[1], a[2], a[3]))
     elif i == 1:
@@ -5399,10 +5677,13 @@ _sig_std_mean = _Signatures('std_mean', [
 
 def std_mean(*args, **kwargs):
     """std_mean(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False)"""
-    try:
-        i, a = _sig_std_mean.parse(args, kwargs)
-    except TypeError as e:
-        return _tf_fallback(e, std_mean, args, kwargs)
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap_tuple(_op_std_mean.call(args[0]._impl, args[1]))
+    else:
+        try:
+            i, a = _sig_std_mean.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, std_mean, args, kwargs)
     if i == 0:
         return _wrap_tuple(_op_std_mean_dim.call(a[0], a[1], a[2], a[3]))
     elif i == 1:
@@ -5421,7 +5702,7 @@ _sig_norm = _Signatures('norm', [
 
 def norm(*args, **kwargs):
     """norm(Tensor input, Scalar p=2)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_norm_Scalar.call(args[0]._impl, args[1]))
     else:
         try:
@@ -5559,7 +5840,7 @@ _sig_cumsum = _Signatures('cumsum', [
 
 def cumsum(*args, **kwargs):
     """cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_cumsum.call(args[0]._impl, args[1], None))
     else:
         try:
@@ -5578,7 +5859,7 @@ _sig_cumprod = _Signatures('cumprod', [
 
 def cumprod(*args, **kwargs):
     """cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_cumprod.call(args[0]._impl, args[1], None))
     else:
         try:
@@ -5733,14 +6014,14 @@ def tile(*args, **kwargs):
 
 
 _sig_repeat_interleave = _Signatures('repeat_interleave', [
-    'repeat_interleave(Tensor repeats, *, SymInt? output_size=None)',
     'repeat_interleave(Tensor input, Tensor repeats, int? dim=None, *, SymInt? output_size=None)',
+    'repeat_interleave(Tensor repeats, *, SymInt? output_size=None)',
     'repeat_interleave(Tensor input, SymInt repeats, int? dim=None, *, SymInt? output_size=None)',
 ], numbers_as_tensors=False, is_method=False)
 
 
 def repeat_interleave(*args, **kwargs):
-    """repeat_interleave(Tensor repeats, *, SymInt? output_size=None)"""
+    """repeat_interleave(Tensor input, Tensor repeats, int? dim=None, *, SymInt? output_size=None)"""
     if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_repeat_interleave_Tensor.call(args[0]._impl, None))
     else:
@@ -5749,9 +6030,9 @@ def repeat_interleave(*args, **kwargs):
         except TypeError as e:
             return _tf_fallback(e, repeat_interleave, args, kwargs)
     if i == 0:
-        return _wrap(_op_repeat_interleave_Tensor.call(a[0], a[1]))
-    elif i == 1:
         return _wrap(_op_repeat_interleave_self_Tensor.call(a[0], a[1], a[2], a[3]))
+    elif i == 1:
+        return _wrap(_op_repeat_interleave_Tensor.call(a[0], a[1]))
     elif i == 2:
         return _wrap(_op_repeat_interleave_self_int.call(a[0], a[1], a[2], a[3]))
 
@@ -5839,7 +6120,7 @@ _sig_tril = _Signatures('tril', [
 
 def tril(*args, **kwargs):
     """tril(Tensor input, SymInt diagonal=0, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_tril.call(args[0]._impl, args[1]))
     else:
         try:
@@ -5858,7 +6139,7 @@ _sig_triu = _Signatures('triu', [
 
 def triu(*args, **kwargs):
     """triu(Tensor input, SymInt diagonal=0, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_triu.call(args[0]._impl, args[1]))
     else:
         try:
@@ -5877,7 +6158,7 @@ _sig_diag = _Signatures('diag', [
 
 def diag(*args, **kwargs):
     """diag(Tensor input, int diagonal=0, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_diag.call(args[0]._impl, args[1]))
     else:
         try:
@@ -5896,7 +6177,7 @@ _sig_diag_embed = _Signatures('diag_embed', [
 
 def diag_embed(*args, **kwargs):
     """diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int and type(args[3]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808 and type(args[3]) is int and -9223372036854775808 <= args[3] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_diag_embed.call(args[0]._impl, args[1], args[2], args[3]))
     else:
         try:
@@ -5913,7 +6194,7 @@ _sig_narrow_copy = _Signatures('narrow_copy', [
 
 def narrow_copy(*args, **kwargs):
     """narrow_copy(Tensor input, int dim, SymInt start, SymInt length, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int and type(args[3]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808 and type(args[3]) is int and -9223372036854775808 <= args[3] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_narrow_copy.call(args[0]._impl, args[1], args[2], args[3]))
     else:
         try:
@@ -6086,7 +6367,7 @@ _sig_sort = _Signatures('sort', [
 def sort(*args, **kwargs):
     """sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor[2]? out=None)"""
     if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _make_rt(_rt_sort_7, _op_sort_stable.call(args[0]._impl, None, -1, False))
+        return _make_rt(_rt_sort_11, _op_sort_stable.call(args[0]._impl, None, -1, False))
     else:
         try:
             i, a = _sig_sort.parse(args, kwargs)
@@ -6094,12 +6375,12 @@ def sort(*args, **kwargs):
             return _tf_fallback(e, sort, args, kwargs)
     if i == 0:
         if a[4] is None:
-            return _make_rt(_rt_sort_7, _op_sort_stable.call(a[0], a[1], a[2], a[3]))
-        return _make_rt(_rt_sort_out_8, _op_sort_values_stable.call(a[0], a[1], a[2], a[3], *a[4]))
+            return _make_rt(_rt_sort_11, _op_sort_stable.call(a[0], a[1], a[2], a[3]))
+        return _make_rt(_rt_sort_out_12, _op_sort_values_stable.call(a[0], a[1], a[2], a[3], *a[4]))
     elif i == 1:
         if a[3] is None:
-            return _make_rt(_rt_sort_7, _op_sort.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_sort_out_8, _op_sort_values.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_sort_11, _op_sort.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_sort_out_12, _op_sort_values.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_argsort = _Signatures('argsort', [
@@ -6110,10 +6391,13 @@ _sig_argsort = _Signatures('argsort', [
 
 def argsort(*args, **kwargs):
     """argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False, Tensor? out=None)"""
-    try:
-        i, a = _sig_argsort.parse(args, kwargs)
-    except TypeError as e:
-        return _tf_fallback(e, argsort, args, kwargs)
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_argsort.call(args[0]._impl, args[1], args[2]))
+    else:
+        try:
+            i, a = _sig_argsort.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, argsort, args, kwargs)
     if i == 0:
         if a[4] is None:
             return _wrap(_op_argsort_stable.call(a[0], a[1], a[2], a[3]))
@@ -6148,16 +6432,16 @@ _sig_topk = _Signatures('topk', [
 
 def topk(*args, **kwargs):
     """topk(Tensor input, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[2]? out=None)"""
-    if len(args) == 5 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int and type(args[3]) is bool and type(args[4]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _make_rt(_rt_topk_9, _op_topk.call(args[0]._impl, args[1], args[2], args[3], args[4]))
+    if len(args) == 5 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808 and type(args[3]) is bool and type(args[4]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _make_rt(_rt_topk_13, _op_topk.call(args[0]._impl, args[1], args[2], args[3], args[4]))
     else:
         try:
             i, a = _sig_topk.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, topk, args, kwargs)
     if a[5] is None:
-        return _make_rt(_rt_topk_9, _op_topk.call(a[0], a[1], a[2], a[3], a[4]))
-    return _make_rt(_rt_topk_out_10, _op_topk_values.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
+        return _make_rt(_rt_topk_13, _op_topk.call(a[0], a[1], a[2], a[3], a[4]))
+    return _make_rt(_rt_topk_out_14, _op_topk_values.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
 
 
 _sig_kthvalue = _Signatures('kthvalue', [
@@ -6167,16 +6451,16 @@ _sig_kthvalue = _Signatures('kthvalue', [
 
 def kthvalue(*args, **kwargs):
     """kthvalue(Tensor input, SymInt k, int dim=-1, bool keepdim=False, *, Tensor[2]? out=None)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int and type(args[3]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _make_rt(_rt_kthvalue_11, _op_kthvalue.call(args[0]._impl, args[1], args[2], args[3]))
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808 and type(args[3]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _make_rt(_rt_kthvalue_15, _op_kthvalue.call(args[0]._impl, args[1], args[2], args[3]))
     else:
         try:
             i, a = _sig_kthvalue.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, kthvalue, args, kwargs)
     if a[4] is None:
-        return _make_rt(_rt_kthvalue_11, _op_kthvalue.call(a[0], a[1], a[2], a[3]))
-    return _make_rt(_rt_kthvalue_out_12, _op_kthvalue_values.call(a[0], a[1], a[2], a[3], *a[4]))
+        return _make_rt(_rt_kthvalue_15, _op_kthvalue.call(a[0], a[1], a[2], a[3]))
+    return _make_rt(_rt_kthvalue_out_16, _op_kthvalue_values.call(a[0], a[1], a[2], a[3], *a[4]))
 
 
 _sig__unique2 = _Signatures('_unique2', [
@@ -6203,7 +6487,7 @@ _sig_unique_dim = _Signatures('unique_dim', [
 
 def unique_dim(*args, **kwargs):
     """unique_dim(Tensor input, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False)"""
-    if len(args) == 5 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is bool and type(args[3]) is bool and type(args[4]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 5 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is bool and type(args[3]) is bool and type(args[4]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap_tuple(_op_unique_dim.call(args[0]._impl, args[1], args[2], args[3], args[4]))
     else:
         try:
@@ -6229,7 +6513,7 @@ def unique_consecutive(*args, **kwargs):
 
 _sig_searchsorted = _Signatures('searchsorted', [
     'searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None)',
-    'searchsorted(Tensor sorted_sequence, Scalar input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None)',
+    'searchsorted(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
 
@@ -6254,7 +6538,7 @@ def searchsorted(*args, **kwargs):
 
 _sig_bucketize = _Signatures('bucketize', [
     'bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor? out=None)',
-    'bucketize(Scalar input, Tensor boundaries, *, bool out_int32=False, bool right=False)',
+    'bucketize(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False)',
 ], numbers_as_tensors=False, is_method=False)
 
 
@@ -6376,7 +6660,7 @@ _sig_transpose = _Signatures('transpose', [
 
 def transpose(*args, **kwargs):
     """transpose(Tensor input, int dim0, int dim1)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_transpose_int.call(args[0]._impl, args[1], args[2]))
     else:
         try:
@@ -6393,7 +6677,7 @@ _sig_swapaxes = _Signatures('swapaxes', [
 
 def swapaxes(*args, **kwargs):
     """swapaxes(Tensor input, int axis0, int axis1)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_swapaxes.call(args[0]._impl, args[1], args[2]))
     else:
         try:
@@ -6410,7 +6694,7 @@ _sig_swapdims = _Signatures('swapdims', [
 
 def swapdims(*args, **kwargs):
     """swapdims(Tensor input, int dim0, int dim1)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_swapdims.call(args[0]._impl, args[1], args[2]))
     else:
         try:
@@ -6466,20 +6750,24 @@ def broadcast_to(*args, **kwargs):
 
 
 _sig_narrow = _Signatures('narrow', [
+    'narrow(Tensor input, int dim, Tensor start, SymInt length)',
     'narrow(Tensor input, int dim, SymInt start, SymInt length)',
 ], numbers_as_tensors=False, is_method=False)
 
 
 def narrow(*args, **kwargs):
-    """narrow(Tensor input, int dim, SymInt start, SymInt length)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int and type(args[3]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_narrow.call(args[0]._impl, args[1], args[2], args[3]))
+    """narrow(Tensor input, int dim, Tensor start, SymInt length)"""
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and (type(args[2]) is _T or _TS[type(args[2])]) and type(args[3]) is int and -9223372036854775808 <= args[3] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_narrow_Tensor.call(args[0]._impl, args[1], args[2]._impl, args[3]))
     else:
         try:
             i, a = _sig_narrow.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, narrow, args, kwargs)
-    return _wrap(_op_narrow.call(a[0], a[1], a[2], a[3]))
+    if i == 0:
+        return _wrap(_op_narrow_Tensor.call(a[0], a[1], a[2], a[3]))
+    elif i == 1:
+        return _wrap(_op_narrow.call(a[0], a[1], a[2], a[3]))
 
 
 _sig_slice = _Signatures('slice', [
@@ -6503,7 +6791,7 @@ _sig_select = _Signatures('select', [
 
 def select(*args, **kwargs):
     """select(Tensor input, int dim, SymInt index)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_select_int.call(args[0]._impl, args[1], args[2]))
     else:
         try:
@@ -6520,7 +6808,7 @@ _sig_unsqueeze = _Signatures('unsqueeze', [
 
 def unsqueeze(*args, **kwargs):
     """unsqueeze(Tensor input, int dim)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_unsqueeze.call(args[0]._impl, args[1]))
     else:
         try:
@@ -6561,7 +6849,7 @@ _sig_flatten = _Signatures('flatten', [
 
 def flatten(*args, **kwargs):
     """flatten(Tensor input, int start_dim=0, int end_dim=-1)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_flatten_using_ints.call(args[0]._impl, args[1], args[2]))
     else:
         try:
@@ -6586,39 +6874,45 @@ def unflatten(*args, **kwargs):
 
 
 _sig_movedim = _Signatures('movedim', [
-    'movedim(Tensor input, int[] source, int[] destination)',
     'movedim(Tensor input, int source, int destination)',
+    'movedim(Tensor input, int[] source, int[] destination)',
 ], numbers_as_tensors=False, is_method=False)
 
 
 def movedim(*args, **kwargs):
-    """movedim(Tensor input, int[] source, int[] destination)"""
-    try:
-        i, a = _sig_movedim.parse(args, kwargs)
-    except TypeError as e:
-        return _tf_fallback(e, movedim, args, kwargs)
+    """movedim(Tensor input, int source, int destination)"""
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_movedim_int.call(args[0]._impl, args[1], args[2]))
+    else:
+        try:
+            i, a = _sig_movedim.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, movedim, args, kwargs)
     if i == 0:
-        return _wrap(_op_movedim_intlist.call(a[0], a[1], a[2]))
-    elif i == 1:
         return _wrap(_op_movedim_int.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_movedim_intlist.call(a[0], a[1], a[2]))
 
 
 _sig_moveaxis = _Signatures('moveaxis', [
-    'moveaxis(Tensor input, int[] source, int[] destination)',
     'moveaxis(Tensor input, int source, int destination)',
+    'moveaxis(Tensor input, int[] source, int[] destination)',
 ], numbers_as_tensors=False, is_method=False)
 
 
 def moveaxis(*args, **kwargs):
-    """moveaxis(Tensor input, int[] source, int[] destination)"""
-    try:
-        i, a = _sig_moveaxis.parse(args, kwargs)
-    except TypeError as e:
-        return _tf_fallback(e, moveaxis, args, kwargs)
+    """moveaxis(Tensor input, int source, int destination)"""
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_moveaxis_int.call(args[0]._impl, args[1], args[2]))
+    else:
+        try:
+            i, a = _sig_moveaxis.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, moveaxis, args, kwargs)
     if i == 0:
-        return _wrap(_op_moveaxis_intlist.call(a[0], a[1], a[2]))
-    elif i == 1:
         return _wrap(_op_moveaxis_int.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_moveaxis_intlist.call(a[0], a[1], a[2]))
 
 
 _sig_diagonal = _Signatures('diagonal', [
@@ -6628,7 +6922,7 @@ _sig_diagonal = _Signatures('diagonal', [
 
 def diagonal(*args, **kwargs):
     """diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int and type(args[3]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808 and type(args[3]) is int and -9223372036854775808 <= args[3] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_diagonal.call(args[0]._impl, args[1], args[2], args[3]))
     else:
         try:
@@ -6659,7 +6953,7 @@ _sig_chunk = _Signatures('chunk', [
 
 def chunk(*args, **kwargs):
     """chunk(Tensor input, int chunks, int dim=0)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap_list(_op_chunk.call(args[0]._impl, args[1], args[2]))
     else:
         try:
@@ -6676,7 +6970,7 @@ _sig_unbind = _Signatures('unbind', [
 
 def unbind(*args, **kwargs):
     """unbind(Tensor input, int dim=0)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap_list(_op_unbind_int.call(args[0]._impl, args[1]))
     else:
         try:
@@ -6687,24 +6981,24 @@ def unbind(*args, **kwargs):
 
 
 _sig_tensor_split = _Signatures('tensor_split', [
-    'tensor_split(Tensor input, SymInt sections, int dim=0)',
     'tensor_split(Tensor input, SymInt[] indices, int dim=0)',
+    'tensor_split(Tensor input, Tensor tensor_indices_or_sections, int dim=0)',
+    'tensor_split(Tensor input, SymInt sections, int dim=0)',
 ], numbers_as_tensors=False, is_method=False)
 
 
 def tensor_split(*args, **kwargs):
-    """tensor_split(Tensor input, SymInt sections, int dim=0)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap_list(_op_tensor_split_sections.call(args[0]._impl, args[1], args[2]))
-    else:
-        try:
-            i, a = _sig_tensor_split.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, tensor_split, args, kwargs)
+    """tensor_split(Tensor input, SymInt[] indices, int dim=0)"""
+    try:
+        i, a = _sig_tensor_split.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, tensor_split, args, kwargs)
     if i == 0:
-        return _wrap_list(_op_tensor_split_sections.call(a[0], a[1], a[2]))
-    elif i == 1:
         return _wrap_list(_op_tensor_split_indices.call(a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap_list(_op_tensor_split_tensor_indices_or_sections.call(a[0], a[1], a[2]))
+    elif i == 2:
+        return _wrap_list(_op_tensor_split_sections.call(a[0], a[1], a[2]))
 
 
 _sig_alias = _Signatures('alias', [
@@ -6742,24 +7036,24 @@ def clone(*args, **kwargs):
 
 
 _sig_fill_ = _Signatures('fill_', [
-    'fill_(Tensor input, Scalar value)',
     'fill_(Tensor input, Tensor value)',
+    'fill_(Tensor input, Scalar value)',
 ], numbers_as_tensors=False, is_method=False)
 
 
 def fill_(*args, **kwargs):
-    """fill_(Tensor input, Scalar value)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_fill__Scalar.call(args[0]._impl, args[1]))
+    """fill_(Tensor input, Tensor value)"""
+    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_fill__Tensor.call(args[0]._impl, args[1]._impl))
     else:
         try:
             i, a = _sig_fill_.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, fill_, args, kwargs)
     if i == 0:
-        return _wrap(_op_fill__Scalar.call(a[0], a[1]))
-    elif i == 1:
         return _wrap(_op_fill__Tensor.call(a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_fill__Scalar.call(a[0], a[1]))
 
 
 _sig_zero_ = _Signatures('zero_', [
@@ -6796,7 +7090,7 @@ def _to_copy(*args, **kwargs):
     return _requires_grad(a[7], _op__to_copy.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
 
 
-__all__ = ['convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'einsum', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'binary_cross_entropy_with_logits', 'kl_div', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', 'reshape', '_unsafe_view', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'alias', 'clone', 'fill_', 'zero_', '_to_copy']
+__all__ = ['convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'einsum', '_linalg_svd', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', '_foreach_mul_', '_foreach_add_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', 'reshape', '_unsafe_view', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'alias', 'clone', 'fill_', 'zero_', '_to_copy']
 
-LINALG_FUNCTIONS = ['linalg_vector_norm']
+LINALG_FUNCTIONS = ['linalg_svd', 'linalg_svdvals', 'linalg_vector_norm']
 NN_FUNCTIONS = ['_pad_circular', '_pad_enum', 'adaptive_avg_pool2d', 'avg_pool2d', 'binary_cross_entropy', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'softplus']

@@ -10,9 +10,18 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _adaptive_avg_pool2d as _op__adaptive_avg_pool2d,
     _convolution as _op__convolution,
     _convolution_mode as _op__convolution_mode,
+    _foreach_add__Scalar as _op__foreach_add__Scalar,
+    _foreach_mul__Tensor as _op__foreach_mul__Tensor,
+    _foreach_norm_Scalar as _op__foreach_norm_Scalar,
+    _fused_adam_ as _op__fused_adam_,
+    _fused_adam__tensor_lr as _op__fused_adam__tensor_lr,
+    _fused_adamw_ as _op__fused_adamw_,
+    _fused_adamw__tensor_lr as _op__fused_adamw__tensor_lr,
     _fused_rms_norm as _op__fused_rms_norm,
     _fused_sdp_choice as _op__fused_sdp_choice,
     _index_put_impl_ as _op__index_put_impl_,
+    _linalg_svd as _op__linalg_svd,
+    _linalg_svd_U as _op__linalg_svd_U,
     _log_softmax as _op__log_softmax,
     _log_softmax_out as _op__log_softmax_out,
     _native_batch_norm_legit as _op__native_batch_norm_legit,
@@ -55,6 +64,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     addcmul_out as _op_addcmul_out,
     addmm as _op_addmm,
     addmm_ as _op_addmm_,
+    addmm_dtype as _op_addmm_dtype,
+    addmm_dtype_out as _op_addmm_dtype_out,
     addmm_out as _op_addmm_out,
     addmv as _op_addmv,
     addmv_ as _op_addmv_,
@@ -104,6 +115,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     avg_pool2d_out as _op_avg_pool2d_out,
     baddbmm as _op_baddbmm,
     baddbmm_ as _op_baddbmm_,
+    baddbmm_dtype as _op_baddbmm_dtype,
+    baddbmm_dtype_out as _op_baddbmm_dtype_out,
     baddbmm_out as _op_baddbmm_out,
     batch_norm as _op_batch_norm,
     bernoulli as _op_bernoulli,
@@ -158,6 +171,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     bitwise_xor__Scalar as _op_bitwise_xor__Scalar,
     bitwise_xor__Tensor as _op_bitwise_xor__Tensor,
     bmm as _op_bmm,
+    bmm_dtype as _op_bmm_dtype,
+    bmm_dtype_out as _op_bmm_dtype_out,
     bmm_out as _op_bmm_out,
     broadcast_to as _op_broadcast_to,
     bucketize_Scalar as _op_bucketize_Scalar,
@@ -395,6 +410,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     lerp_Tensor_out as _op_lerp_Tensor_out,
     lerp__Scalar as _op_lerp__Scalar,
     lerp__Tensor as _op_lerp__Tensor,
+    linalg_svd as _op_linalg_svd,
+    linalg_svd_U as _op_linalg_svd_U,
+    linalg_svdvals as _op_linalg_svdvals,
+    linalg_svdvals_out as _op_linalg_svdvals_out,
     linalg_vector_norm as _op_linalg_vector_norm,
     linalg_vector_norm_out as _op_linalg_vector_norm_out,
     linear as _op_linear,
@@ -476,6 +495,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     mish_ as _op_mish_,
     mish_out as _op_mish_out,
     mm as _op_mm,
+    mm_dtype as _op_mm_dtype,
+    mm_dtype_out as _op_mm_dtype_out,
     mm_out as _op_mm_out,
     moveaxis_int as _op_moveaxis_int,
     moveaxis_intlist as _op_moveaxis_intlist,
@@ -499,6 +520,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     nan_to_num_ as _op_nan_to_num_,
     nan_to_num_out as _op_nan_to_num_out,
     narrow as _op_narrow,
+    narrow_Tensor as _op_narrow_Tensor,
     narrow_copy as _op_narrow_copy,
     narrow_copy_out as _op_narrow_copy_out,
     native_batch_norm as _op_native_batch_norm,
@@ -708,6 +730,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     tanh_out as _op_tanh_out,
     tensor_split_indices as _op_tensor_split_indices,
     tensor_split_sections as _op_tensor_split_sections,
+    tensor_split_tensor_indices_or_sections as _op_tensor_split_tensor_indices_or_sections,
     threshold as _op_threshold,
     threshold_ as _op_threshold_,
     threshold_out as _op_threshold_out,
@@ -752,6 +775,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     view_dtype as _op_view_dtype,
     vstack as _op_vstack,
     vstack_out as _op_vstack_out,
+    where as _op_where,
     where_Scalar as _op_where_Scalar,
     where_ScalarOther as _op_where_ScalarOther,
     where_ScalarSelf as _op_where_ScalarSelf,
@@ -884,7 +908,7 @@ _sig_index_select = _Signatures('index_select', [
 
 def index_select(self, *args, **kwargs):
     """index_select(int dim, Tensor index)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_index_select.call(self._impl, args[0], args[1]._impl))
     else:
         try:
@@ -901,7 +925,7 @@ _sig_gather = _Signatures('gather', [
 
 def gather(self, *args, **kwargs):
     """gather(int dim, Tensor index, *, bool sparse_grad=False)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_gather.call(self._impl, args[0], args[1]._impl, False))
     else:
         try:
@@ -944,15 +968,15 @@ def take_along_dim(self, *args, **kwargs):
 
 _sig_scatter = _Signatures('scatter', [
     'scatter(int dim, Tensor index, Tensor src)',
-    'scatter(int dim, Tensor index, Scalar value)',
     'scatter(int dim, Tensor index, Tensor src, *, str reduce)',
+    'scatter(int dim, Tensor index, Scalar value)',
     'scatter(int dim, Tensor index, Scalar value, *, str reduce)',
 ], numbers_as_tensors=False, is_method=True)
 
 
 def scatter(self, *args, **kwargs):
     """scatter(int dim, Tensor index, Tensor src)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_scatter_src.call(self._impl, args[0], args[1]._impl, args[2]._impl))
     else:
         try:
@@ -962,24 +986,24 @@ def scatter(self, *args, **kwargs):
     if i == 0:
         return _wrap(_op_scatter_src.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
-        return _wrap(_op_scatter_value.call(self._impl, a[0], a[1], a[2]))
-    elif i == 2:
         return _wrap(_op_scatter_reduce.call(self._impl, a[0], a[1], a[2], a[3]))
+    elif i == 2:
+        return _wrap(_op_scatter_value.call(self._impl, a[0], a[1], a[2]))
     elif i == 3:
         return _wrap(_op_scatter_value_reduce.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
 _sig_scatter_ = _Signatures('scatter_', [
     'scatter_(int dim, Tensor index, Tensor src)',
-    'scatter_(int dim, Tensor index, Scalar value)',
     'scatter_(int dim, Tensor index, Tensor src, *, str reduce)',
+    'scatter_(int dim, Tensor index, Scalar value)',
     'scatter_(int dim, Tensor index, Scalar value, *, str reduce)',
 ], numbers_as_tensors=False, is_method=True)
 
 
 def scatter_(self, *args, **kwargs):
     """scatter_(int dim, Tensor index, Tensor src)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         _op_scatter__src.call(self._impl, args[0], args[1]._impl, args[2]._impl)
         return self
     else:
@@ -991,10 +1015,10 @@ def scatter_(self, *args, **kwargs):
         _op_scatter__src.call(self._impl, a[0], a[1], a[2])
         return self
     elif i == 1:
-        _op_scatter__value.call(self._impl, a[0], a[1], a[2])
+        _op_scatter__reduce.call(self._impl, a[0], a[1], a[2], a[3])
         return self
     elif i == 2:
-        _op_scatter__reduce.call(self._impl, a[0], a[1], a[2], a[3])
+        _op_scatter__value.call(self._impl, a[0], a[1], a[2])
         return self
     elif i == 3:
         _op_scatter__value_reduce.call(self._impl, a[0], a[1], a[2], a[3])
@@ -1008,7 +1032,7 @@ _sig_scatter_add = _Signatures('scatter_add', [
 
 def scatter_add(self, *args, **kwargs):
     """scatter_add(int dim, Tensor index, Tensor src)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_scatter_add.call(self._impl, args[0], args[1]._impl, args[2]._impl))
     else:
         try:
@@ -1025,7 +1049,7 @@ _sig_scatter_add_ = _Signatures('scatter_add_', [
 
 def scatter_add_(self, *args, **kwargs):
     """scatter_add_(int dim, Tensor index, Tensor src)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         _op_scatter_add_.call(self._impl, args[0], args[1]._impl, args[2]._impl)
         return self
     else:
@@ -1073,7 +1097,7 @@ _sig_index_add = _Signatures('index_add', [
 
 def index_add(self, *args, **kwargs):
     """index_add(int dim, Tensor index, Tensor source, *, Scalar alpha=1)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_index_add.call(self._impl, args[0], args[1]._impl, args[2]._impl, 1))
     else:
         try:
@@ -1090,7 +1114,7 @@ _sig_index_add_ = _Signatures('index_add_', [
 
 def index_add_(self, *args, **kwargs):
     """index_add_(int dim, Tensor index, Tensor source, *, Scalar alpha=1)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         _op_index_add_.call(self._impl, args[0], args[1]._impl, args[2]._impl, 1)
         return self
     else:
@@ -1109,7 +1133,7 @@ _sig_index_copy = _Signatures('index_copy', [
 
 def index_copy(self, *args, **kwargs):
     """index_copy(int dim, Tensor index, Tensor source)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_index_copy.call(self._impl, args[0], args[1]._impl, args[2]._impl))
     else:
         try:
@@ -1126,7 +1150,7 @@ _sig_index_copy_ = _Signatures('index_copy_', [
 
 def index_copy_(self, *args, **kwargs):
     """index_copy_(int dim, Tensor index, Tensor source)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         _op_index_copy_.call(self._impl, args[0], args[1]._impl, args[2]._impl)
         return self
     else:
@@ -1146,7 +1170,7 @@ _sig_index_fill_ = _Signatures('index_fill_', [
 
 def index_fill_(self, *args, **kwargs):
     """index_fill_(int dim, Tensor index, Tensor value)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         _op_index_fill__int_Tensor.call(self._impl, args[0], args[1]._impl, args[2]._impl)
         return self
     else:
@@ -1170,7 +1194,7 @@ _sig_index_fill = _Signatures('index_fill', [
 
 def index_fill(self, *args, **kwargs):
     """index_fill(int dim, Tensor index, Tensor value)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_index_fill_int_Tensor.call(self._impl, args[0], args[1]._impl, args[2]._impl))
     else:
         try:
@@ -1247,6 +1271,8 @@ def bmm(self, *args, **kwargs):
 
 
 _sig_addmm = _Signatures('addmm', [
+    'addmm(Scalar beta, Scalar alpha, Tensor mat1, Tensor mat2)|deprecated',
+    'addmm(Scalar beta, Tensor mat1, Tensor mat2)|deprecated',
     'addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)',
 ], numbers_as_tensors=False, is_method=True)
 
@@ -1260,10 +1286,17 @@ def addmm(self, *args, **kwargs):
             i, a = _sig_addmm.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, addmm, (self,) + args, kwargs)
-    return _wrap(_op_addmm.call(self._impl, a[0], a[1], a[2], a[3]))
+    if i == 0:
+        return _wrap(_op_addmm.call(self._impl, a[2], a[3], a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_addmm.call(self._impl, a[1], a[2], a[0], 1))
+    elif i == 2:
+        return _wrap(_op_addmm.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
 _sig_addmm_ = _Signatures('addmm_', [
+    'addmm_(Scalar beta, Scalar alpha, Tensor mat1, Tensor mat2)|deprecated',
+    'addmm_(Scalar beta, Tensor mat1, Tensor mat2)|deprecated',
     'addmm_(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)',
 ], numbers_as_tensors=False, is_method=True)
 
@@ -1278,11 +1311,20 @@ def addmm_(self, *args, **kwargs):
             i, a = _sig_addmm_.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, addmm_, (self,) + args, kwargs)
-    _op_addmm_.call(self._impl, a[0], a[1], a[2], a[3])
-    return self
+    if i == 0:
+        _op_addmm_.call(self._impl, a[2], a[3], a[0], a[1])
+        return self
+    elif i == 1:
+        _op_addmm_.call(self._impl, a[1], a[2], a[0], 1)
+        return self
+    elif i == 2:
+        _op_addmm_.call(self._impl, a[0], a[1], a[2], a[3])
+        return self
 
 
 _sig_baddbmm = _Signatures('baddbmm', [
+    'baddbmm(Scalar beta, Scalar alpha, Tensor batch1, Tensor batch2)|deprecated',
+    'baddbmm(Scalar beta, Tensor batch1, Tensor batch2)|deprecated',
     'baddbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)',
 ], numbers_as_tensors=False, is_method=True)
 
@@ -1296,10 +1338,17 @@ def baddbmm(self, *args, **kwargs):
             i, a = _sig_baddbmm.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, baddbmm, (self,) + args, kwargs)
-    return _wrap(_op_baddbmm.call(self._impl, a[0], a[1], a[2], a[3]))
+    if i == 0:
+        return _wrap(_op_baddbmm.call(self._impl, a[2], a[3], a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_baddbmm.call(self._impl, a[1], a[2], a[0], 1))
+    elif i == 2:
+        return _wrap(_op_baddbmm.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
 _sig_baddbmm_ = _Signatures('baddbmm_', [
+    'baddbmm_(Scalar beta, Scalar alpha, Tensor batch1, Tensor batch2)|deprecated',
+    'baddbmm_(Scalar beta, Tensor batch1, Tensor batch2)|deprecated',
     'baddbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)',
 ], numbers_as_tensors=False, is_method=True)
 
@@ -1314,11 +1363,20 @@ def baddbmm_(self, *args, **kwargs):
             i, a = _sig_baddbmm_.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, baddbmm_, (self,) + args, kwargs)
-    _op_baddbmm_.call(self._impl, a[0], a[1], a[2], a[3])
-    return self
+    if i == 0:
+        _op_baddbmm_.call(self._impl, a[2], a[3], a[0], a[1])
+        return self
+    elif i == 1:
+        _op_baddbmm_.call(self._impl, a[1], a[2], a[0], 1)
+        return self
+    elif i == 2:
+        _op_baddbmm_.call(self._impl, a[0], a[1], a[2], a[3])
+        return self
 
 
 _sig_addbmm = _Signatures('addbmm', [
+    'addbmm(Scalar beta, Scalar alpha, Tensor batch1, Tensor batch2)|deprecated',
+    'addbmm(Scalar beta, Tensor batch1, Tensor batch2)|deprecated',
     'addbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)',
 ], numbers_as_tensors=False, is_method=True)
 
@@ -1332,10 +1390,17 @@ def addbmm(self, *args, **kwargs):
             i, a = _sig_addbmm.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, addbmm, (self,) + args, kwargs)
-    return _wrap(_op_addbmm.call(self._impl, a[0], a[1], a[2], a[3]))
+    if i == 0:
+        return _wrap(_op_addbmm.call(self._impl, a[2], a[3], a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_addbmm.call(self._impl, a[1], a[2], a[0], 1))
+    elif i == 2:
+        return _wrap(_op_addbmm.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
 _sig_addbmm_ = _Signatures('addbmm_', [
+    'addbmm_(Scalar beta, Scalar alpha, Tensor batch1, Tensor batch2)|deprecated',
+    'addbmm_(Scalar beta, Tensor batch1, Tensor batch2)|deprecated',
     'addbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)',
 ], numbers_as_tensors=False, is_method=True)
 
@@ -1350,11 +1415,20 @@ def addbmm_(self, *args, **kwargs):
             i, a = _sig_addbmm_.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, addbmm_, (self,) + args, kwargs)
-    _op_addbmm_.call(self._impl, a[0], a[1], a[2], a[3])
-    return self
+    if i == 0:
+        _op_addbmm_.call(self._impl, a[2], a[3], a[0], a[1])
+        return self
+    elif i == 1:
+        _op_addbmm_.call(self._impl, a[1], a[2], a[0], 1)
+        return self
+    elif i == 2:
+        _op_addbmm_.call(self._impl, a[0], a[1], a[2], a[3])
+        return self
 
 
 _sig_addmv = _Signatures('addmv', [
+    'addmv(Scalar beta, Scalar alpha, Tensor mat, Tensor vec)|deprecated',
+    'addmv(Scalar beta, Tensor mat, Tensor vec)|deprecated',
     'addmv(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)',
 ], numbers_as_tensors=False, is_method=True)
 
@@ -1368,10 +1442,17 @@ def addmv(self, *args, **kwargs):
             i, a = _sig_addmv.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, addmv, (self,) + args, kwargs)
-    return _wrap(_op_addmv.call(self._impl, a[0], a[1], a[2], a[3]))
+    if i == 0:
+        return _wrap(_op_addmv.call(self._impl, a[2], a[3], a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_addmv.call(self._impl, a[1], a[2], a[0], 1))
+    elif i == 2:
+        return _wrap(_op_addmv.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
 _sig_addmv_ = _Signatures('addmv_', [
+    'addmv_(Scalar beta, Scalar alpha, Tensor mat, Tensor vec)|deprecated',
+    'addmv_(Scalar beta, Tensor mat, Tensor vec)|deprecated',
     'addmv_(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)',
 ], numbers_as_tensors=False, is_method=True)
 
@@ -1386,8 +1467,15 @@ def addmv_(self, *args, **kwargs):
             i, a = _sig_addmv_.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, addmv_, (self,) + args, kwargs)
-    _op_addmv_.call(self._impl, a[0], a[1], a[2], a[3])
-    return self
+    if i == 0:
+        _op_addmv_.call(self._impl, a[2], a[3], a[0], a[1])
+        return self
+    elif i == 1:
+        _op_addmv_.call(self._impl, a[1], a[2], a[0], 1)
+        return self
+    elif i == 2:
+        _op_addmv_.call(self._impl, a[0], a[1], a[2], a[3])
+        return self
 
 
 _sig_mv = _Signatures('mv', [
@@ -3031,30 +3119,35 @@ def nan_to_num_(self, *args, **kwargs):
 
 
 _sig_add = _Signatures('add', [
+    'add(Scalar alpha, Tensor other)|deprecated',
     'add(Tensor other, *, Scalar alpha=1)',
 ], numbers_as_tensors=True, is_method=True)
 
 
 def add(self, *args, **kwargs):
     """add(Tensor other, *, Scalar alpha=1)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_add_Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl), 1))
     else:
         try:
             i, a = _sig_add.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, add, (self,) + args, kwargs)
-    return _wrap(_op_add_Tensor.call(self._impl, a[0], a[1]))
+    if i == 0:
+        return _wrap(_op_add_Tensor.call(self._impl, a[1], a[0]))
+    elif i == 1:
+        return _wrap(_op_add_Tensor.call(self._impl, a[0], a[1]))
 
 
 _sig_add_ = _Signatures('add_', [
+    'add_(Scalar alpha, Tensor other)|deprecated',
     'add_(Tensor other, *, Scalar alpha=1)',
 ], numbers_as_tensors=True, is_method=True)
 
 
 def add_(self, *args, **kwargs):
     """add_(Tensor other, *, Scalar alpha=1)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         _op_add__Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl), 1)
         return self
     else:
@@ -3062,35 +3155,44 @@ def add_(self, *args, **kwargs):
             i, a = _sig_add_.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, add_, (self,) + args, kwargs)
-    _op_add__Tensor.call(self._impl, a[0], a[1])
-    return self
+    if i == 0:
+        _op_add__Tensor.call(self._impl, a[1], a[0])
+        return self
+    elif i == 1:
+        _op_add__Tensor.call(self._impl, a[0], a[1])
+        return self
 
 
 _sig_sub = _Signatures('sub', [
+    'sub(Scalar alpha, Tensor other)|deprecated',
     'sub(Tensor other, *, Scalar alpha=1)',
 ], numbers_as_tensors=True, is_method=True)
 
 
 def sub(self, *args, **kwargs):
     """sub(Tensor other, *, Scalar alpha=1)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_sub_Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl), 1))
     else:
         try:
             i, a = _sig_sub.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, sub, (self,) + args, kwargs)
-    return _wrap(_op_sub_Tensor.call(self._impl, a[0], a[1]))
+    if i == 0:
+        return _wrap(_op_sub_Tensor.call(self._impl, a[1], a[0]))
+    elif i == 1:
+        return _wrap(_op_sub_Tensor.call(self._impl, a[0], a[1]))
 
 
 _sig_sub_ = _Signatures('sub_', [
+    'sub_(Scalar alpha, Tensor other)|deprecated',
     'sub_(Tensor other, *, Scalar alpha=1)',
 ], numbers_as_tensors=True, is_method=True)
 
 
 def sub_(self, *args, **kwargs):
     """sub_(Tensor other, *, Scalar alpha=1)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         _op_sub__Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl), 1)
         return self
     else:
@@ -3098,8 +3200,12 @@ def sub_(self, *args, **kwargs):
             i, a = _sig_sub_.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, sub_, (self,) + args, kwargs)
-    _op_sub__Tensor.call(self._impl, a[0], a[1])
-    return self
+    if i == 0:
+        _op_sub__Tensor.call(self._impl, a[1], a[0])
+        return self
+    elif i == 1:
+        _op_sub__Tensor.call(self._impl, a[0], a[1])
+        return self
 
 
 _sig_mul = _Signatures('mul', [
@@ -3109,7 +3215,7 @@ _sig_mul = _Signatures('mul', [
 
 def mul(self, *args, **kwargs):
     """mul(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_mul_Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl)))
     else:
         try:
@@ -3126,7 +3232,7 @@ _sig_mul_ = _Signatures('mul_', [
 
 def mul_(self, *args, **kwargs):
     """mul_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         _op_mul__Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl))
         return self
     else:
@@ -3147,7 +3253,7 @@ _sig_div = _Signatures('div', [
 
 def div(self, *args, **kwargs):
     """div(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_div_Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl)))
     else:
         try:
@@ -3171,7 +3277,7 @@ _sig_div_ = _Signatures('div_', [
 
 def div_(self, *args, **kwargs):
     """div_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         _op_div__Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl))
         return self
     else:
@@ -3198,7 +3304,7 @@ _sig_true_divide = _Signatures('true_divide', [
 
 def true_divide(self, *args, **kwargs):
     """true_divide(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_true_divide_Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl)))
     else:
         try:
@@ -3219,7 +3325,7 @@ _sig_true_divide_ = _Signatures('true_divide_', [
 
 def true_divide_(self, *args, **kwargs):
     """true_divide_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         _op_true_divide__Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl))
         return self
     else:
@@ -3243,7 +3349,7 @@ _sig_floor_divide = _Signatures('floor_divide', [
 
 def floor_divide(self, *args, **kwargs):
     """floor_divide(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_floor_divide.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl)))
     else:
         try:
@@ -3264,7 +3370,7 @@ _sig_floor_divide_ = _Signatures('floor_divide_', [
 
 def floor_divide_(self, *args, **kwargs):
     """floor_divide_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) in _TN or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
         _op_floor_divide__Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl))
         return self
     else:
@@ -4515,6 +4621,7 @@ def lerp_(self, *args, **kwargs):
 
 
 _sig_addcmul = _Signatures('addcmul', [
+    'addcmul(Scalar value, Tensor tensor1, Tensor tensor2)|deprecated',
     'addcmul(Tensor tensor1, Tensor tensor2, *, Scalar value=1)',
 ], numbers_as_tensors=False, is_method=True)
 
@@ -4528,10 +4635,14 @@ def addcmul(self, *args, **kwargs):
             i, a = _sig_addcmul.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, addcmul, (self,) + args, kwargs)
-    return _wrap(_op_addcmul.call(self._impl, a[0], a[1], a[2]))
+    if i == 0:
+        return _wrap(_op_addcmul.call(self._impl, a[1], a[2], a[0]))
+    elif i == 1:
+        return _wrap(_op_addcmul.call(self._impl, a[0], a[1], a[2]))
 
 
 _sig_addcmul_ = _Signatures('addcmul_', [
+    'addcmul_(Scalar value, Tensor tensor1, Tensor tensor2)|deprecated',
     'addcmul_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)',
 ], numbers_as_tensors=False, is_method=True)
 
@@ -4546,11 +4657,16 @@ def addcmul_(self, *args, **kwargs):
             i, a = _sig_addcmul_.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, addcmul_, (self,) + args, kwargs)
-    _op_addcmul_.call(self._impl, a[0], a[1], a[2])
-    return self
+    if i == 0:
+        _op_addcmul_.call(self._impl, a[1], a[2], a[0])
+        return self
+    elif i == 1:
+        _op_addcmul_.call(self._impl, a[0], a[1], a[2])
+        return self
 
 
 _sig_addcdiv = _Signatures('addcdiv', [
+    'addcdiv(Scalar value, Tensor tensor1, Tensor tensor2)|deprecated',
     'addcdiv(Tensor tensor1, Tensor tensor2, *, Scalar value=1)',
 ], numbers_as_tensors=False, is_method=True)
 
@@ -4564,10 +4680,14 @@ def addcdiv(self, *args, **kwargs):
             i, a = _sig_addcdiv.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, addcdiv, (self,) + args, kwargs)
-    return _wrap(_op_addcdiv.call(self._impl, a[0], a[1], a[2]))
+    if i == 0:
+        return _wrap(_op_addcdiv.call(self._impl, a[1], a[2], a[0]))
+    elif i == 1:
+        return _wrap(_op_addcdiv.call(self._impl, a[0], a[1], a[2]))
 
 
 _sig_addcdiv_ = _Signatures('addcdiv_', [
+    'addcdiv_(Scalar value, Tensor tensor1, Tensor tensor2)|deprecated',
     'addcdiv_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)',
 ], numbers_as_tensors=False, is_method=True)
 
@@ -4582,8 +4702,12 @@ def addcdiv_(self, *args, **kwargs):
             i, a = _sig_addcdiv_.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, addcdiv_, (self,) + args, kwargs)
-    _op_addcdiv_.call(self._impl, a[0], a[1], a[2])
-    return self
+    if i == 0:
+        _op_addcdiv_.call(self._impl, a[1], a[2], a[0])
+        return self
+    elif i == 1:
+        _op_addcdiv_.call(self._impl, a[0], a[1], a[2])
+        return self
 
 
 _sig_uniform_ = _Signatures('uniform_', [
@@ -4690,8 +4814,8 @@ def bernoulli(self, *args, **kwargs):
 
 _sig_random_ = _Signatures('random_', [
     'random_(*, Generator? generator=None)',
-    'random_(int to, *, Generator? generator=None)',
     'random_(int from, int? to, *, Generator? generator=None)',
+    'random_(int to, *, Generator? generator=None)',
 ], numbers_as_tensors=False, is_method=True)
 
 
@@ -4709,10 +4833,10 @@ def random_(self, *args, **kwargs):
         _op_random_.call(self._impl, a[0])
         return self
     elif i == 1:
-        _op_random__to.call(self._impl, a[0], a[1])
+        _op_random__from.call(self._impl, a[0], a[1], a[2])
         return self
     elif i == 2:
-        _op_random__from.call(self._impl, a[0], a[1], a[2])
+        _op_random__to.call(self._impl, a[0], a[1])
         return self
 
 
@@ -4723,7 +4847,7 @@ _sig_multinomial = _Signatures('multinomial', [
 
 def multinomial(self, *args, **kwargs):
     """multinomial(SymInt num_samples, bool replacement=False, *, Generator? generator=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_multinomial.call(self._impl, args[0], args[1], None))
     else:
         try:
@@ -4909,10 +5033,13 @@ _sig_var = _Signatures('var', [
 
 def var(self, *args, **kwargs):
     """var(int[1]? dim, bool unbiased=True, bool keepdim=False)"""
-    try:
-        i, a = _sig_var.parse(args, kwargs)
-    except TypeError as e:
-        return _tf_fallback(e, var, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_var.call(self._impl, args[0]))
+    else:
+        try:
+            i, a = _sig_var.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, var, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_var_dim.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
@@ -4930,10 +5057,13 @@ _sig_std = _Signatures('std', [
 
 def std(self, *args, **kwargs):
     """std(int[1]? dim, bool unbiased=True, bool keepdim=False)"""
-    try:
-        i, a = _sig_std.parse(args, kwargs)
-    except TypeError as e:
-        return _tf_fallback(e, std, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs and type(args[0]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_std.call(self._impl, args[0]))
+    else:
+        try:
+            i, a = _sig_std.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, std, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_std_dim.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
@@ -4952,7 +5082,7 @@ _sig_norm = _Signatures('norm', [
 
 def norm(self, *args, **kwargs):
     """norm(Scalar p=2)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_norm_Scalar.call(self._impl, args[0]))
     else:
         try:
@@ -5056,7 +5186,7 @@ _sig_cumsum = _Signatures('cumsum', [
 
 def cumsum(self, *args, **kwargs):
     """cumsum(int dim, *, ScalarType? dtype=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_cumsum.call(self._impl, args[0], None))
     else:
         try:
@@ -5073,7 +5203,7 @@ _sig_cumsum_ = _Signatures('cumsum_', [
 
 def cumsum_(self, *args, **kwargs):
     """cumsum_(int dim, *, ScalarType? dtype=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         _op_cumsum_.call(self._impl, args[0], None)
         return self
     else:
@@ -5092,7 +5222,7 @@ _sig_cumprod = _Signatures('cumprod', [
 
 def cumprod(self, *args, **kwargs):
     """cumprod(int dim, *, ScalarType? dtype=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_cumprod.call(self._impl, args[0], None))
     else:
         try:
@@ -5109,7 +5239,7 @@ _sig_cumprod_ = _Signatures('cumprod_', [
 
 def cumprod_(self, *args, **kwargs):
     """cumprod_(int dim, *, ScalarType? dtype=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         _op_cumprod_.call(self._impl, args[0], None)
         return self
     else:
@@ -5128,7 +5258,7 @@ _sig_repeat = _Signatures('repeat', [
 
 def repeat(self, *args, **kwargs):
     """repeat(SymInt[] repeats)"""
-    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_repeat.call(self._impl, args))
     else:
         try:
@@ -5145,7 +5275,7 @@ _sig_tile = _Signatures('tile', [
 
 def tile(self, *args, **kwargs):
     """tile(SymInt[] dims)"""
-    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_tile.call(self._impl, args))
     else:
         try:
@@ -5180,7 +5310,7 @@ _sig_flip = _Signatures('flip', [
 
 def flip(self, *args, **kwargs):
     """flip(int[] dims)"""
-    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_flip.call(self._impl, args))
     else:
         try:
@@ -5259,7 +5389,7 @@ _sig_tril = _Signatures('tril', [
 
 def tril(self, *args, **kwargs):
     """tril(SymInt diagonal=0)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_tril.call(self._impl, args[0]))
     else:
         try:
@@ -5276,7 +5406,7 @@ _sig_tril_ = _Signatures('tril_', [
 
 def tril_(self, *args, **kwargs):
     """tril_(SymInt diagonal=0)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         _op_tril_.call(self._impl, args[0])
         return self
     else:
@@ -5295,7 +5425,7 @@ _sig_triu = _Signatures('triu', [
 
 def triu(self, *args, **kwargs):
     """triu(SymInt diagonal=0)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_triu.call(self._impl, args[0]))
     else:
         try:
@@ -5312,7 +5442,7 @@ _sig_triu_ = _Signatures('triu_', [
 
 def triu_(self, *args, **kwargs):
     """triu_(SymInt diagonal=0)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         _op_triu_.call(self._impl, args[0])
         return self
     else:
@@ -5331,7 +5461,7 @@ _sig_diag = _Signatures('diag', [
 
 def diag(self, *args, **kwargs):
     """diag(int diagonal=0)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_diag.call(self._impl, args[0]))
     else:
         try:
@@ -5348,7 +5478,7 @@ _sig_diag_embed = _Signatures('diag_embed', [
 
 def diag_embed(self, *args, **kwargs):
     """diag_embed(int offset=0, int dim1=-2, int dim2=-1)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_diag_embed.call(self._impl, args[0], args[1], args[2]))
     else:
         try:
@@ -5365,7 +5495,7 @@ _sig_narrow_copy = _Signatures('narrow_copy', [
 
 def narrow_copy(self, *args, **kwargs):
     """narrow_copy(int dim, SymInt start, SymInt length)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_narrow_copy.call(self._impl, args[0], args[1], args[2]))
     else:
         try:
@@ -5404,10 +5534,13 @@ _sig_argsort = _Signatures('argsort', [
 
 def argsort(self, *args, **kwargs):
     """argsort(*, bool stable, int dim=-1, bool descending=False)"""
-    try:
-        i, a = _sig_argsort.parse(args, kwargs)
-    except TypeError as e:
-        return _tf_fallback(e, argsort, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_argsort.call(self._impl, args[0], args[1]))
+    else:
+        try:
+            i, a = _sig_argsort.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, argsort, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_argsort_stable.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
@@ -5438,7 +5571,7 @@ _sig_topk = _Signatures('topk', [
 
 def topk(self, *args, **kwargs):
     """topk(SymInt k, int dim=-1, bool largest=True, bool sorted=True)"""
-    if len(args) == 4 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is bool and type(args[3]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is bool and type(args[3]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _make_rt(_rt_topk_3, _op_topk.call(self._impl, args[0], args[1], args[2], args[3]))
     else:
         try:
@@ -5455,7 +5588,7 @@ _sig_kthvalue = _Signatures('kthvalue', [
 
 def kthvalue(self, *args, **kwargs):
     """kthvalue(SymInt k, int dim=-1, bool keepdim=False)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _make_rt(_rt_kthvalue_4, _op_kthvalue.call(self._impl, args[0], args[1], args[2]))
     else:
         try:
@@ -5514,14 +5647,14 @@ def argwhere(self, *args, **kwargs):
 
 
 _sig_view = _Signatures('view', [
-    'view(SymInt[] size)',
     'view(ScalarType dtype)',
+    'view(SymInt[] size)',
 ], numbers_as_tensors=False, is_method=True)
 
 
 def view(self, *args, **kwargs):
-    """view(SymInt[] size)"""
-    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    """view(ScalarType dtype)"""
+    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_view.call(self._impl, args))
     else:
         try:
@@ -5529,9 +5662,9 @@ def view(self, *args, **kwargs):
         except TypeError as e:
             return _tf_fallback(e, view, (self,) + args, kwargs)
     if i == 0:
-        return _wrap(_op_view.call(self._impl, a[0]))
-    elif i == 1:
         return _wrap(_op_view_dtype.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_view.call(self._impl, a[0]))
 
 
 _sig_view_as = _Signatures('view_as', [
@@ -5558,7 +5691,7 @@ _sig_reshape = _Signatures('reshape', [
 
 def reshape(self, *args, **kwargs):
     """reshape(SymInt[] shape)"""
-    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_reshape.call(self._impl, args))
     else:
         try:
@@ -5606,7 +5739,7 @@ _sig_transpose = _Signatures('transpose', [
 
 def transpose(self, *args, **kwargs):
     """transpose(int dim0, int dim1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_transpose_int.call(self._impl, args[0], args[1]))
     else:
         try:
@@ -5623,7 +5756,7 @@ _sig_swapaxes = _Signatures('swapaxes', [
 
 def swapaxes(self, *args, **kwargs):
     """swapaxes(int axis0, int axis1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_swapaxes.call(self._impl, args[0], args[1]))
     else:
         try:
@@ -5640,7 +5773,7 @@ _sig_swapdims = _Signatures('swapdims', [
 
 def swapdims(self, *args, **kwargs):
     """swapdims(int dim0, int dim1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_swapdims.call(self._impl, args[0], args[1]))
     else:
         try:
@@ -5674,7 +5807,7 @@ _sig_permute = _Signatures('permute', [
 
 def permute(self, *args, **kwargs):
     """permute(int[] dims)"""
-    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_permute.call(self._impl, args))
     else:
         try:
@@ -5691,7 +5824,7 @@ _sig_expand = _Signatures('expand', [
 
 def expand(self, *args, **kwargs):
     """expand(SymInt[] size, *, bool implicit=False)"""
-    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_expand.call(self._impl, args, False))
     else:
         try:
@@ -5725,7 +5858,7 @@ _sig_broadcast_to = _Signatures('broadcast_to', [
 
 def broadcast_to(self, *args, **kwargs):
     """broadcast_to(SymInt[] size)"""
-    if args and not kwargs and _all([type(v) is int for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_broadcast_to.call(self._impl, args))
     else:
         try:
@@ -5736,20 +5869,24 @@ def broadcast_to(self, *args, **kwargs):
 
 
 _sig_narrow = _Signatures('narrow', [
+    'narrow(int dim, Tensor start, SymInt length)',
     'narrow(int dim, SymInt start, SymInt length)',
 ], numbers_as_tensors=False, is_method=True)
 
 
 def narrow(self, *args, **kwargs):
-    """narrow(int dim, SymInt start, SymInt length)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_narrow.call(self._impl, args[0], args[1], args[2]))
+    """narrow(int dim, Tensor start, SymInt length)"""
+    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_narrow_Tensor.call(self._impl, args[0], args[1]._impl, args[2]))
     else:
         try:
             i, a = _sig_narrow.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, narrow, (self,) + args, kwargs)
-    return _wrap(_op_narrow.call(self._impl, a[0], a[1], a[2]))
+    if i == 0:
+        return _wrap(_op_narrow_Tensor.call(self._impl, a[0], a[1], a[2]))
+    elif i == 1:
+        return _wrap(_op_narrow.call(self._impl, a[0], a[1], a[2]))
 
 
 _sig_select = _Signatures('select', [
@@ -5759,7 +5896,7 @@ _sig_select = _Signatures('select', [
 
 def select(self, *args, **kwargs):
     """select(int dim, SymInt index)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_select_int.call(self._impl, args[0], args[1]))
     else:
         try:
@@ -5776,7 +5913,7 @@ _sig_unsqueeze = _Signatures('unsqueeze', [
 
 def unsqueeze(self, *args, **kwargs):
     """unsqueeze(int dim)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_unsqueeze.call(self._impl, args[0]))
     else:
         try:
@@ -5817,7 +5954,7 @@ _sig_flatten = _Signatures('flatten', [
 
 def flatten(self, *args, **kwargs):
     """flatten(int start_dim=0, int end_dim=-1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_flatten_using_ints.call(self._impl, args[0], args[1]))
     else:
         try:
@@ -5842,39 +5979,45 @@ def unflatten(self, *args, **kwargs):
 
 
 _sig_movedim = _Signatures('movedim', [
-    'movedim(int[] source, int[] destination)',
     'movedim(int source, int destination)',
+    'movedim(int[] source, int[] destination)',
 ], numbers_as_tensors=False, is_method=True)
 
 
 def movedim(self, *args, **kwargs):
-    """movedim(int[] source, int[] destination)"""
-    try:
-        i, a = _sig_movedim.parse(args, kwargs)
-    except TypeError as e:
-        return _tf_fallback(e, movedim, (self,) + args, kwargs)
+    """movedim(int source, int destination)"""
+    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_movedim_int.call(self._impl, args[0], args[1]))
+    else:
+        try:
+            i, a = _sig_movedim.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, movedim, (self,) + args, kwargs)
     if i == 0:
-        return _wrap(_op_movedim_intlist.call(self._impl, a[0], a[1]))
-    elif i == 1:
         return _wrap(_op_movedim_int.call(self._impl, a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_movedim_intlist.call(self._impl, a[0], a[1]))
 
 
 _sig_moveaxis = _Signatures('moveaxis', [
-    'moveaxis(int[] source, int[] destination)',
     'moveaxis(int source, int destination)',
+    'moveaxis(int[] source, int[] destination)',
 ], numbers_as_tensors=False, is_method=True)
 
 
 def moveaxis(self, *args, **kwargs):
-    """moveaxis(int[] source, int[] destination)"""
-    try:
-        i, a = _sig_moveaxis.parse(args, kwargs)
-    except TypeError as e:
-        return _tf_fallback(e, moveaxis, (self,) + args, kwargs)
+    """moveaxis(int source, int destination)"""
+    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
+        return _wrap(_op_moveaxis_int.call(self._impl, args[0], args[1]))
+    else:
+        try:
+            i, a = _sig_moveaxis.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, moveaxis, (self,) + args, kwargs)
     if i == 0:
-        return _wrap(_op_moveaxis_intlist.call(self._impl, a[0], a[1]))
-    elif i == 1:
         return _wrap(_op_moveaxis_int.call(self._impl, a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_moveaxis_intlist.call(self._impl, a[0], a[1]))
 
 
 _sig_unfold = _Signatures('unfold', [
@@ -5884,7 +6027,7 @@ _sig_unfold = _Signatures('unfold', [
 
 def unfold(self, *args, **kwargs):
     """unfold(int dimension, int size, int step)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_unfold.call(self._impl, args[0], args[1], args[2]))
     else:
         try:
@@ -5901,7 +6044,7 @@ _sig_diagonal = _Signatures('diagonal', [
 
 def diagonal(self, *args, **kwargs):
     """diagonal(int offset=0, int dim1=0, int dim2=1)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and type(args[1]) is int and type(args[2]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap(_op_diagonal.call(self._impl, args[0], args[1], args[2]))
     else:
         try:
@@ -5932,7 +6075,7 @@ _sig_chunk = _Signatures('chunk', [
 
 def chunk(self, *args, **kwargs):
     """chunk(int chunks, int dim=0)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap_list(_op_chunk.call(self._impl, args[0], args[1]))
     else:
         try:
@@ -5949,7 +6092,7 @@ _sig_unbind = _Signatures('unbind', [
 
 def unbind(self, *args, **kwargs):
     """unbind(int dim=0)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
         return _wrap_list(_op_unbind_int.call(self._impl, args[0]))
     else:
         try:
@@ -5960,24 +6103,24 @@ def unbind(self, *args, **kwargs):
 
 
 _sig_tensor_split = _Signatures('tensor_split', [
-    'tensor_split(SymInt sections, int dim=0)',
     'tensor_split(SymInt[] indices, int dim=0)',
+    'tensor_split(Tensor tensor_indices_or_sections, int dim=0)',
+    'tensor_split(SymInt sections, int dim=0)',
 ], numbers_as_tensors=False, is_method=True)
 
 
 def tensor_split(self, *args, **kwargs):
-    """tensor_split(SymInt sections, int dim=0)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and type(args[1]) is int:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap_list(_op_tensor_split_sections.call(self._impl, args[0], args[1]))
-    else:
-        try:
-            i, a = _sig_tensor_split.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, tensor_split, (self,) + args, kwargs)
+    """tensor_split(SymInt[] indices, int dim=0)"""
+    try:
+        i, a = _sig_tensor_split.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, tensor_split, (self,) + args, kwargs)
     if i == 0:
-        return _wrap_list(_op_tensor_split_sections.call(self._impl, a[0], a[1]))
-    elif i == 1:
         return _wrap_list(_op_tensor_split_indices.call(self._impl, a[0], a[1]))
+    elif i == 1:
+        return _wrap_list(_op_tensor_split_tensor_indices_or_sections.call(self._impl, a[0], a[1]))
+    elif i == 2:
+        return _wrap_list(_op_tensor_split_sections.call(self._impl, a[0], a[1]))
 
 
 _sig_clone = _Signatures('clone', [
@@ -6017,15 +6160,15 @@ def copy_(self, *args, **kwargs):
 
 
 _sig_fill_ = _Signatures('fill_', [
-    'fill_(Scalar value)',
     'fill_(Tensor value)',
+    'fill_(Scalar value)',
 ], numbers_as_tensors=False, is_method=True)
 
 
 def fill_(self, *args, **kwargs):
-    """fill_(Scalar value)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _NUM:  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_fill__Scalar.call(self._impl, args[0])
+    """fill_(Tensor value)"""
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+        _op_fill__Tensor.call(self._impl, args[0]._impl)
         return self
     else:
         try:
@@ -6033,10 +6176,10 @@ def fill_(self, *args, **kwargs):
         except TypeError as e:
             return _tf_fallback(e, fill_, (self,) + args, kwargs)
     if i == 0:
-        _op_fill__Scalar.call(self._impl, a[0])
+        _op_fill__Tensor.call(self._impl, a[0])
         return self
     elif i == 1:
-        _op_fill__Tensor.call(self._impl, a[0])
+        _op_fill__Scalar.call(self._impl, a[0])
         return self
 
 

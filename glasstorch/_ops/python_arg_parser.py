@@ -32,6 +32,7 @@ Invariant: conversion never copies tensor data; a parse failure never has side e
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 
@@ -40,6 +41,7 @@ from .._core import layout as _layout
 from .._core.device import as_device, device
 from .._core.shape import Size
 from .._device.generator import Generator
+from .._tensor.impl import from_numpy_impl
 from .invalid_arguments import format_invalid_args, register_tp_name, tp_name
 from .schema import Type, parse_default, parse_schema
 
@@ -47,6 +49,7 @@ __all__ = ["Signatures", "tensor_class", "set_tensor_class"]
 
 _Tensor = None  # the public Tensor class, bound by the tensor layer (set_tensor_class)
 _MISSING = object()
+_warned_deprecated = False  # PyTorch warns about a legacy signature once per process
 
 for _cls, _name in ((_dt.dtype, "torch.dtype"), (device, "torch.device"), (Generator, "torch._C.Generator"),
                     (_layout.layout, "torch.layout"), (_layout.memory_format, "torch.memory_format"),
@@ -139,7 +142,7 @@ def _number(v):
         return v
     if isinstance(v, int):
         if not _INT64_MIN <= v < _UINT64_END:  # an int64, else a uint64 Scalar
-            raise _Later(OverflowError("int too big to convert"))
+            raise _Later(OverflowError("can't convert negative int to unsigned" if v < 0 else "int too big to convert"))
         return v
     if isinstance(v, np.generic):
         if isinstance(v, np.integer):
@@ -155,6 +158,19 @@ def _tensor_or_number(v):
     if isinstance(v, _Tensor):
         return v._impl
     return _number(v)
+
+
+_WRAPPED_DTYPES = {bool: _dt.bool, int: _dt.int64, float: _dt.float64, complex: _dt.complex128}
+
+
+def _out_tensor_or_number(v):
+    """``out=`` where numbers stand in for Tensors: PyTorch wraps the number in a 0-dim tensor (int64,
+    float64, ...), so the kernel's output checks speak ("result type Float can't be cast to ... Long")."""
+    if isinstance(v, _Tensor):
+        return v._impl
+    v = _number(v)
+    dtype = _WRAPPED_DTYPES[type(v)] if type(v) in _WRAPPED_DTYPES else _dt.int64
+    return from_numpy_impl(np.array(v, dtype=dtype.np), dtype)
 
 
 def _scalar(v):
@@ -179,6 +195,8 @@ def _int(v):
 
 def _symint(v):
     if type(v) is int:
+        if not _INT64_MIN <= v < _INT64_MAX:
+            raise _Later(ValueError("Overflow when unpacking long long"))
         return v
     if not _is_int_or_symint(v):
         raise _Mismatch
@@ -314,7 +332,9 @@ _LIST_TYPE_NAMES = {"Tensor": "tuple of Tensors", "int": "tuple of ints", "SymIn
                     "float": "tuple of floats", "Scalar": "tuple of Scalars", "Dimname": "tuple of names"}
 
 
-def _converter(t: Type, numbers_as_tensors: bool):
+def _converter(t: Type, numbers_as_tensors: bool, name: str = ""):
+    if t.base == "Tensor" and numbers_as_tensors and name == "out" and not t.is_list:
+        return _out_tensor_or_number
     if t.base == "Tensor" and t.is_list:
         conv = _tensor_list  # Tensor[] and Tensor?[] alike: PyTorch's check wants Tensors in both
     elif t.is_list:
@@ -336,19 +356,32 @@ def _type_name(t: Type) -> str:
 _NUMPY_NAMES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"), "other": ("x2",)}
 
 
+def _default_text(text: str) -> str:
+    """A default as PyTorch's messages show it: the C++ default expression of the binding (``{-2,-1}`` for a
+    list, ``None`` for an empty one, a string in double quotes, ``at::Reduction::Mean``)."""
+    if text.startswith("["):
+        inner = text[1:-1].replace(" ", "")
+        return "{" + inner + "}" if inner else "None"
+    if text[:1] in "'\"":
+        return '"' + text[1:-1] + '"'
+    return {"Mean": "at::Reduction::Mean", "Sum": "at::Reduction::Sum", "contiguous_format": "torch.contiguous_format"
+            }.get(text, text)
+
+
 class _Param:
-    __slots__ = ("name", "type", "conv", "default", "kwarg_only", "optional", "allow_none", "numpy_names",
-                 "type_name", "size", "is_int_list")
+    __slots__ = ("name", "type", "conv", "default", "default_text", "kwarg_only", "optional", "allow_none",
+                 "numpy_names", "type_name", "size", "is_int_list")
 
     def __init__(self, arg, numbers_as_tensors):
         self.name = arg.name
         self.type = arg.type
-        self.conv = _converter(arg.type, numbers_as_tensors)
+        self.conv = _converter(arg.type, numbers_as_tensors, arg.name)
         self.kwarg_only = arg.kwarg_only
         # PyTorch: a parameter is optional when it has a default; None is allowed for T? and for default None
         self.optional = arg.default is not None
         self.allow_none = arg.type.is_optional or arg.default == "None"
         self.default = None if arg.default is None else parse_default(arg.default, arg.type)
+        self.default_text = None if arg.default is None else _default_text(arg.default)
         self.numpy_names = _NUMPY_NAMES.get(arg.name, ())
         self.type_name = _type_name(arg.type)
         self.size = arg.type.list_size or 0
@@ -357,10 +390,7 @@ class _Param:
     def describe(self) -> str:
         text = f"{self.type_name} {self.name}"
         if self.optional:
-            d = self.default
-            shown = "None" if d is None else (str(list(d)).replace("[", "(").replace("]", ")") if isinstance(d, tuple)
-                                              else str(d))
-            text += f" = {shown}"
+            text += f" = {self.default_text}"
         return text
 
     def lookup_alias(self, kwargs):
@@ -533,12 +563,33 @@ class Signatures:
     def parse(self, args, kwargs):
         sigs = self.sigs
         if len(sigs) == 1:
+            if self.is_method and not sigs[0].n and (args or kwargs):
+                raise self._noargs_error(args, kwargs)
             return 0, sigs[0].bind(args, kwargs, True)
         for sig in sigs:
             out = sig.bind(args, kwargs, False)
             if out is not None:
+                if sig.deprecated:
+                    self._warn_deprecated(sig)
                 return sig.index, out
         raise self._error(args, kwargs)
+
+    def _noargs_error(self, args, kwargs) -> TypeError:
+        """A method without parameters is a METH_NOARGS C function in PyTorch: CPython words the error, naming
+        the method by its defining class (``x.abs(1)``; a ``*args`` call would say ``Tensor.abs``)."""
+        if kwargs:
+            return TypeError(f"TensorBase.{self.name}() takes no keyword arguments")
+        return TypeError(f"TensorBase.{self.name}() takes no arguments ({len(args)} given)")
+
+    def _warn_deprecated(self, sig) -> None:
+        """PyTorch warns once per process, for whichever legacy signature is used first."""
+        global _warned_deprecated
+        if _warned_deprecated:
+            return
+        _warned_deprecated = True
+        others = "".join(f"\n\t{self.name}{s.describe()}" for s in self.sigs if not s.hidden)
+        warnings.warn(f"This overload of {self.name} is deprecated:\n\t{self.name}{sig.describe()}\n"
+                      f"Consider using one of the following signatures instead:{others}", UserWarning, stacklevel=4)
 
     def _error(self, args, kwargs) -> TypeError:
         """PythonArgParser::print_error: the one overload whose argument count fits explains itself; else the

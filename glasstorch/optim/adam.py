@@ -15,9 +15,9 @@ from .. import _functions as _fn
 from .._generated import functions as _gen
 from ..tensor import Tensor
 from ..tensor import preserve_format as _PRESERVE
+from ._fast import fast_adam
 from .optimizer import (
     Optimizer,
-    _amp_skip_or_unscale,
     _check_capturable,
     _check_state_steps,
     _device_dtype_check_for_fused,
@@ -182,7 +182,11 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, for
          capturable: bool = False, differentiable: bool = False, fused: bool | None = None, grad_scale=None,
          found_inf=None, has_complex: bool = False, decoupled_weight_decay: bool = False, *, amsgrad: bool, beta1,
          beta2, lr, weight_decay, eps, maximize: bool) -> None:
-    """Functional Adam/AdamW (``torch.optim.adam.adam``); every tensor argument is updated in place."""
+    """Functional Adam/AdamW (``torch.optim.adam.adam``); every tensor argument is updated in place.
+
+    ``fused=True`` runs ``_fused_adam_``/``_fused_adamw_``; otherwise the single-tensor step (which CPU
+    ``foreach=True`` shares: PyTorch's foreach kernels are per-tensor loops there, with the same rounding).
+    """
     if fused is None and foreach is None:
         _, foreach = _resolve_impl(params, None, None, differentiable)
         if foreach and isinstance(lr, Tensor) and not capturable:
@@ -190,13 +194,12 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, for
     foreach, fused = bool(foreach), bool(fused)
     _check_state_steps(state_steps)
     if fused:
-        if not params:
-            return
-        if differentiable:
-            raise RuntimeError("Adam with fused=True does not support differentiable=True")
-        if _amp_skip_or_unscale(grads, grad_scale, found_inf):
-            return
-    elif grad_scale is not None or found_inf is not None:
+        _fused_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, grad_scale, found_inf,
+                    amsgrad=amsgrad, beta1=beta1, beta2=beta2, lr=lr, weight_decay=weight_decay, eps=eps,
+                    maximize=maximize, differentiable=differentiable,
+                    decoupled_weight_decay=decoupled_weight_decay)
+        return
+    if grad_scale is not None or found_inf is not None:
         raise AssertionError("Expected grad_scale and found_inf to be None")
     _single_tensor_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, amsgrad=amsgrad,
                         beta1=beta1, beta2=beta2, lr=lr, weight_decay=weight_decay, eps=eps, maximize=maximize,
@@ -204,12 +207,51 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, for
                         decoupled_weight_decay=decoupled_weight_decay)
 
 
+def _group_by_device_and_dtype(params) -> dict:
+    groups: dict = {}
+    for i, p in enumerate(params):
+        groups.setdefault((p.device, p.dtype), []).append(i)
+    return groups
+
+
+def _fused_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, grad_scale, found_inf, *,
+                amsgrad, beta1, beta2, lr, weight_decay, eps, maximize, differentiable,
+                decoupled_weight_decay) -> None:
+    """PyTorch's ``_fused_adam``: per (device, dtype) group, ``step += 1`` and one fused op call."""
+    if not params:
+        return
+    if differentiable:
+        raise RuntimeError("Adam with fused=True does not support differentiable=True")
+    beta1, beta2 = _to_scalar(beta1), _to_scalar(beta2)
+    func = _gen._fused_adamw_ if decoupled_weight_decay else _gen._fused_adam_
+    for (device, _), idx in _group_by_device_and_dtype(params).items():
+        def pick(seq, idx=idx):
+            return [seq[i] for i in idx]
+
+        steps = pick(state_steps)
+        scale = grad_scale.to(device) if grad_scale is not None else None
+        inf = found_inf.to(device) if found_inf is not None else None
+        _gen._foreach_add_(steps, 1)
+        func(pick(params), pick(grads), pick(exp_avgs), pick(exp_avg_sqs),
+             pick(max_exp_avg_sqs) if amsgrad else [], steps, amsgrad=amsgrad, lr=lr, beta1=beta1,
+             beta2=beta2, weight_decay=weight_decay, eps=eps, maximize=maximize, grad_scale=scale, found_inf=inf)
+        if inf is not None:
+            for s in steps:
+                s.sub_(inf)
+
+
 def _single_tensor_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, amsgrad, beta1,
                         beta2, lr, weight_decay, eps, maximize, capturable, differentiable,
                         decoupled_weight_decay) -> None:
     lr, beta1, beta2 = _to_scalar(lr), _to_scalar(beta1), _to_scalar(beta2)
+    rest = range(len(params))
+    if not (capturable or differentiable):
+        rest = fast_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, amsgrad=amsgrad,
+                         beta1=beta1, beta2=beta2, lr=lr, weight_decay=weight_decay, eps=eps, maximize=maximize,
+                         decoupled_weight_decay=decoupled_weight_decay)
     beta1_cache = {(beta1.device, beta1.dtype): beta1} if isinstance(beta1, Tensor) else None
-    for i, param in enumerate(params):
+    for i in rest:
+        param = params[i]
         grad = grads[i] if not maximize else -grads[i]
         exp_avg, exp_avg_sq, step_t = exp_avgs[i], exp_avg_sqs[i], state_steps[i]
         if capturable:

@@ -1,5 +1,7 @@
 """OpInfo entries: matrix products (glasstorch/_ops/native_functions/linalg.yaml) — mm, bmm, addmm, baddbmm,
-addbmm, addmv, mv, dot, vdot, matmul (every broadcasting case), linear, outer, ger and einsum.
+addbmm, addmv, mv, dot, vdot, matmul (every broadcasting case), linear, outer, ger and einsum; the out_dtype
+overloads (Meta only, as in PyTorch's CPU build); the singular value decomposition (_linalg_svd, linalg.svd,
+linalg.svdvals), its singular vectors compared up to their sign.
 
 Products are compared with tolerances that grow with the dtype's rounding (float16/bfloat16 are
 accumulated in float32 and rounded once, as PyTorch's CPU gemm does; integer products are exact).
@@ -10,8 +12,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+import torch
 from opinfo import ALL_FLOAT, ALL_NUMERIC, FLOATS, ErrorSample, OpInfo, Sample, T
 
+import glasstorch as gt
 import glasstorch.functional as _gt_functional
 
 INTS_FLOATS = ALL_NUMERIC
@@ -316,6 +320,126 @@ def einsum_errors():
     return out
 
 
+# -- out_dtype overloads: PyTorch's CPU build has only their Meta kernel --------------------------------------
+def _meta_call(name, **fixed):
+    """``lib.<name>`` on meta copies of the tensor arguments, ``out_dtype`` given by name (shapes and dtypes only)."""
+    def fn(lib):
+        def call(*args, out_dtype, **kwargs):
+            args = [a.to("meta") if isinstance(a, (torch.Tensor, gt.Tensor)) else a for a in args]
+            return getattr(lib, name)(*args, out_dtype=getattr(lib, out_dtype), **kwargs, **fixed)
+        return call
+    return fn
+
+
+def _cpu_missing(name):
+    """The first sentence of the CPU call's error: PyTorch registers no CPU kernel for these overloads."""
+    def fn(lib):
+        def call(*args, out_dtype, **kwargs):
+            try:
+                getattr(lib, name)(*args, out_dtype=getattr(lib, out_dtype), **kwargs)
+            except NotImplementedError as e:
+                return str(e).split(". ")[0]
+            return "no error"
+        return call
+    return fn
+
+
+def out_dtype_samples(shapes):
+    def gen(dtype):
+        for out_dtype in ("float32", dtype, "float64"):
+            yield Sample(tuple(T(s, seed=i) for i, s in enumerate(shapes)), {"out_dtype": out_dtype},
+                         name=f"-> {out_dtype}")
+        yield Sample(tuple(T(s[:-1] + (s[-1] + 1,), seed=i) for i, s in enumerate(shapes)), {"out_dtype": dtype},
+                     name="shapes")
+    return gen
+
+
+def out_dtype_cpu_samples(shapes):
+    def gen(dtype):
+        yield Sample(tuple(T(s, seed=i) for i, s in enumerate(shapes)), {"out_dtype": "float32"}, name="cpu")
+        yield Sample(tuple(T(s, seed=i) for i, s in enumerate(shapes)), {"out_dtype": "float32", "out": T((0,))},
+                     name="cpu out=")
+    return gen
+
+
+_OUT_DTYPE_SHAPES = {"mm": ((2, 3), (3, 4)), "bmm": ((2, 2, 3), (2, 3, 4)), "addmm": ((4,), (2, 3), (3, 4)),
+                     "baddbmm": ((2, 2, 4), (2, 2, 3), (2, 3, 4))}
+
+
+def _out_dtype_entries():
+    entries = []
+    for name, shapes in _OUT_DTYPE_SHAPES.items():
+        aten = (f"{name}.dtype", f"{name}.dtype_out")
+        if name != "baddbmm":  # torch's own meta function of baddbmm.dtype fails (multiplies by the dtype)
+            entries.append(LibOpInfo(f"{name}.dtype", aten=aten, samples=out_dtype_samples(shapes), dtypes=ALL_FLOAT,
+                                     out=True, random=True, grad=False, fn=_meta_call(name)))
+        entries.append(LibOpInfo(f"{name}.dtype cpu", aten=aten, samples=out_dtype_cpu_samples(shapes),
+                                 dtypes=("float32",), grad=False, fn=_cpu_missing(name)))
+    return entries
+
+
+# -- singular value decomposition ----------------------------------------------------------------------------
+SVD_SHAPES = [(3, 3), (4, 2), (2, 4), (2, 3, 3), (2, 4, 3), (1, 1), (0, 3), (3, 0), (2, 0, 2)]
+
+
+def _unsigned(U, S, Vh):
+    """Singular vectors are unique up to a sign (for distinct singular values): make each column of U, and
+    the matching row of Vh, have a positive largest-magnitude entry.  Extra columns of a full U or Vh (any
+    basis of the complement) are dropped; their shapes are compared separately."""
+    k = S.shape[-1]
+    if U.numel() == 0 or k == 0:
+        return U, S, Vh
+    U, Vh = U[..., :k], Vh[..., :k, :]
+    pick = U.abs().argmax(-2, keepdim=True)
+    sign = U.gather(-2, pick).sign()
+    return U * sign, S, Vh * sign.transpose(-2, -1)
+
+
+def _svd_fn(kind):
+    def fn(lib):
+        def call(A, *args, **kwargs):
+            if kind == "out":
+                outs = (A.new_empty(0), A.new_empty(0), A.new_empty(0))
+                res = lib.linalg.svd(A, *args, out=outs, **kwargs)
+                assert all(r is o for r, o in zip(res, outs, strict=True))
+            else:
+                res = (lib._linalg_svd if kind == "_linalg_svd" else lib.linalg.svd)(A, *args, **kwargs)
+            U, S, Vh = res
+            return _unsigned(U, S, Vh) + (tuple(U.shape), tuple(Vh.shape), U.stride(), Vh.stride())
+        return call
+    return fn
+
+
+def svd_samples(dtype):
+    for shape in SVD_SHAPES:
+        yield Sample((T(shape),), name=f"{shape}", rtol=1e-4, atol=1e-4)
+    yield Sample((T((4, 3), layout="transposed"),), name="transposed", rtol=1e-4, atol=1e-4)
+    yield Sample((T((3, 4)),), {"full_matrices": False}, name="reduced", rtol=1e-4, atol=1e-4)
+    yield Sample((T((2, 4, 3)), False), name="reduced positional", rtol=1e-4, atol=1e-4)
+
+
+def _linalg_svd_samples(dtype):
+    yield from svd_samples(dtype)
+    yield Sample((T((3, 4)), False, False), name="no uv", rtol=1e-4, atol=1e-4)
+
+
+def svd_errors():
+    return [ErrorSample((T((3,)),), name="1-d"), ErrorSample((T((2, 2), dtype="int64"),), name="int"),
+            ErrorSample((T((2, 2), dtype="float16"),), name="half"),
+            ErrorSample((T((2, 2)),), {"driver": "gesvd"}, name="driver"),
+            ErrorSample((T((2, 2), values=((1.0, float("nan")), (0.0, 1.0))),), name="nan")]
+
+
+def svdvals_samples(dtype):
+    for shape in SVD_SHAPES:
+        yield Sample((T(shape),), name=f"{shape}", rtol=1e-5, atol=1e-5)
+    yield Sample((T((3, 5), layout="strided"),), name="strided", rtol=1e-5, atol=1e-5)
+    yield Sample((T((2, 2), values=((1.0, float("inf")), (0.0, 1.0))),), name="inf", skip_out=True)
+
+
+_SVD_GRAD = {"grad_rtol": 1e-3, "grad_atol": 1e-4}
+
+
 OPS = [
     OpInfo("mm", aten=("mm", "mm.out"), samples=mm_samples, dtypes=INTS_FLOATS, method=True, out=True,
            errors=mm_errors),
@@ -344,4 +468,12 @@ OPS = [
     OpInfo("ger", aten=("ger", "ger.out"), samples=outer_samples, dtypes=FLOATS + ("int64",), method=True, out=True),
     LibOpInfo("einsum", aten=("einsum",), samples=einsum_samples, dtypes=INTS_FLOATS + ("bool",), errors=einsum_errors,
               fn=_einsum),
-]
+    LibOpInfo("_linalg_svd", aten=("_linalg_svd",), samples=_linalg_svd_samples, dtypes=FLOATS, errors=svd_errors,
+              fn=_svd_fn("_linalg_svd"), **_SVD_GRAD),
+    LibOpInfo("linalg.svd", aten=("linalg_svd",), samples=svd_samples, dtypes=FLOATS, errors=svd_errors,
+              fn=_svd_fn("function"), **_SVD_GRAD),
+    LibOpInfo("linalg.svd out=", aten=("linalg_svd.U", "_linalg_svd.U"), samples=svd_samples, dtypes=FLOATS,
+              grad=False, fn=_svd_fn("out")),
+    OpInfo("linalg.svdvals", aten=("linalg_svdvals", "linalg_svdvals.out"), samples=svdvals_samples, dtypes=FLOATS,
+           out=True, errors=svd_errors, **_SVD_GRAD),
+] + _out_dtype_entries()

@@ -349,6 +349,43 @@ def _nn_pad_entries():
     return out
 
 
+# -- narrow with a tensor start; where(condition) -----------------------------------------------------------------
+def narrow_tensor_samples(dtype):
+    for shape, dim, start, length in (((5, 4), 0, 1, 3), ((5, 4), 1, -3, 2), ((3,), 0, 0, 3), ((2, 6), -1, 6, 0)):
+        yield Sample((T(shape), dim, T((), dtype="int64", values=start), length), name=f"{shape} {dim} {start}")
+    yield Sample((T((4, 3), layout="transposed"), 1, T((), dtype="uint8", values=1), 2), name="uint8 start")
+    yield Sample((T((4, 3)), 0, T((), dtype="int32", values=2), 2), name="int32 start")
+
+
+def narrow_tensor_errors():
+    return [ErrorSample((T((4, 3)), 0, T((1,), dtype="int64", values=(1,)), 2), name="1-d start"),
+            ErrorSample((T((4, 3)), 0, T((), dtype="float32", values=1.0), 2), name="float start"),
+            ErrorSample((T((4, 3)), 0, T((), dtype="bool", values=True), 2), name="bool start"),
+            ErrorSample((T((4, 3)), 0, T((), dtype="int64", values=3), 2), name="out of range"),
+            ErrorSample((T((4, 3)), 2, T((), dtype="int64", values=0), 2), name="dim")]
+
+
+def tensor_split_tensor_samples(dtype):
+    for shape, spec, dim in (((10,), 3, 0), ((10,), (2, 5), 0), ((2, 7), (1, 3, 9), 1), ((4, 3), 5, -2), ((5,), (), 0),
+                             ((3, 4), (-1,), 1)):
+        t = T((), dtype="int64", values=spec) if isinstance(spec, int) else T((len(spec),), dtype="int64", values=spec)
+        yield Sample((T(shape), t, dim), name=f"{shape} {spec} dim={dim}")
+
+
+def tensor_split_tensor_errors():
+    return [ErrorSample((T((6,)), T((), dtype="float32", values=2.0))),
+            ErrorSample((T((6,)), T((), dtype="int32", values=2)), name="int32"),
+            ErrorSample((T((6,)), T((1, 1), dtype="int64", values=((2,),))), name="2-d"),
+            ErrorSample((T(()), T((), dtype="int64", values=2)), name="0-d self"),
+            ErrorSample((T((6,)), T((), dtype="int64", values=0)), name="0 sections")]
+
+
+def where_condition_samples(dtype):
+    for shape in ((), (5,), (3, 4), (2, 3, 4), (0,), (2, 0, 3)):
+        yield Sample((T(shape, low=-1, high=2),), name=f"{shape}")
+    yield Sample((T((3, 4), low=-1, high=2, layout="transposed"),), name="transposed")
+
+
 OPS = [
     OpInfo("cat", aten=("cat", "cat.out"), samples=cat_samples, dtypes=ALL, out=True, errors=cat_errors),
     OpInfo("concat", aten=("concat", "concat.out"), samples=cat_samples, dtypes=("float32", "int64"), out=True),
@@ -389,4 +426,10 @@ OPS = [
     FnOpInfo("_pad_enum", aten=(), fn=_C_nn("_pad_enum"), dtypes=FLOATS,
              samples=lambda dtype: (Sample((T((1, 2, 3)), (1, 2), m), name=f"mode {m}") for m in range(4))),
     *_nn_pad_entries(),
+    OpInfo("narrow", aten=("narrow.Tensor",), samples=narrow_tensor_samples, dtypes=SMALL, method=True,
+           errors=narrow_tensor_errors),
+    OpInfo("tensor_split", aten=("tensor_split.tensor_indices_or_sections",), samples=tensor_split_tensor_samples,
+           dtypes=SMALL, method=True, errors=tensor_split_tensor_errors),
+    FnOpInfo("where (condition)", aten=("where",), fn=lambda lib: lib.where, samples=where_condition_samples,
+             dtypes=SMALL, grad=False),
 ]

@@ -8,8 +8,11 @@ Python under ``glasstorch/_ops/_generated/``:
                   ops written from their ``out=`` kernel, ADInplaceOrView kernels for in-place, out= and
                   view ops, BackendSelect kernels for factories;
 - ``functions.py`` the ``glasstorch.*`` functions (python_torch_functions.cpp) with PyTorch's argument
-                  handling: overloads tried in order, ``out=`` folded into the functional signature,
-                  varargs sizes, Python numbers where PyTorch accepts them;
+                  handling: overloads tried in PyTorch's order (``python_overloads.py``: sorted by signature
+                  text, then Tensor before Scalar and the like), the legacy orders of ``deprecated.yaml``,
+                  ``out=`` folded into the functional signature, varargs sizes, Python numbers where PyTorch
+                  accepts them, and a fast path for exact positional types of the first overload that no
+                  earlier one could take;
 - ``methods.py``  the Tensor methods and in-place ``_`` variants (python_variable_methods.cpp).
 
 Usage: ``python tools/codegen/gen.py`` writes the files; ``--check`` exits 1 if they are stale.
@@ -26,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import gen_autograd  # noqa: E402
+import python_overloads  # noqa: E402
 from model import (  # noqa: E402
     ROOT,
     DeclarationError,
@@ -58,7 +62,8 @@ NON_DIFFERENTIABLE_VIEWS = {"view.dtype"}
 
 # -- python signatures -------------------------------------------------------------------------------------
 def _arg_text(a, rename_self):
-    name = "input" if (a.name == "self" and rename_self) else a.name
+    # PyTorch spells a Tensor ``self`` ``input`` in functions; a Scalar ``self`` keeps its name (where.ScalarSelf)
+    name = "input" if (a.name == "self" and rename_self and str(a.type) == "Tensor") else a.name
     t = a.type.base + "".join(a.type.suffixes)
     return f"{t} {name}" + (f"={a.default}" if a.default is not None else "")
 
@@ -95,23 +100,26 @@ def _functional_key(f: NativeFunction):
     return tuple((a.name, str(a.type)) for a in f.func.arguments if not (a.is_write and a.kwarg_only))
 
 
-def group_overloads(fns, variant: str) -> OrderedDict[str, list]:
-    """Python name -> [(functional NativeFunction or None, out NativeFunction or None)], declaration order."""
+def group_overloads(fns, variant: str, deprecated=()) -> OrderedDict[str, list]:
+    """Python name -> [Overload], in the order PyTorch's parser tries them (``python_overloads``)."""
     groups: OrderedDict[str, list] = OrderedDict()
     for f in fns:
         if variant not in f.variants or f.manual_python_binding or f.func.is_out:
             continue
-        groups.setdefault(_pyname(f), []).append([f, None])
+        groups.setdefault(_pyname(f), []).append(python_overloads.Overload(f))
     for f in fns:
         if not f.func.is_out or variant != "function" or f.manual_python_binding:
             continue
         entries = groups.setdefault(_pyname(f), [])
         for e in entries:
-            if e[1] is None and _functional_key(e[0]) == _functional_key(f):
-                e[1] = f
+            if e.out is None and _functional_key(e.fn) == _functional_key(f):
+                e.out = f
                 break
         else:
-            entries.append([None, f])
+            entries.append(python_overloads.Overload(None, f))
+    for name, entries in groups.items():
+        entries += python_overloads.deprecated_overloads(deprecated, name, variant)
+        groups[name] = python_overloads.sort_overloads(entries, variant == "method")
     return groups
 
 
@@ -238,19 +246,25 @@ def _call_args(f: NativeFunction, method: bool, n_pyargs_before_out: int) -> lis
 
 
 # A Tensor argument is an exact Tensor or a subclass that leaves __torch_function__ alone (nn.Parameter):
-# ``_TS[cls]`` answers once per class, and an exact Tensor never pays for the lookup.
-_FAST_CHECKS = {"int": "type({v}) is int", "SymInt": "type({v}) is int", "float": "type({v}) is float",
-                "bool": "type({v}) is bool", "Scalar": "type({v}) in _NUM",
+# ``_TS[cls]`` answers once per class, and an exact Tensor never pays for the lookup.  An int must fit an int64
+# (a Scalar int: an int64 or a uint64); the full parser raises PyTorch's overflow errors for the others.
+_I64 = "-9223372036854775808 <= {v} < 9223372036854775808"
+_SCALAR_INT = "(type({v}) is not int or -9223372036854775808 <= {v} < 18446744073709551616)"
+_FAST_CHECKS = {"int": "type({v}) is int and " + _I64, "SymInt": "type({v}) is int and " + _I64,
+                "float": "type({v}) is float", "bool": "type({v}) is bool",
+                "Scalar": "type({v}) in _NUM and " + _SCALAR_INT,
                 "Tensor": "(type({v}) is _T or _TS[type({v})])"}
-_FAST_NUMBER_OR_TENSOR = "(type({v}) in _TN or _TS[type({v})])"
+_FAST_NUMBER_OR_TENSOR = "(type({v}) is _T or type({v}) in _NUM and " + _SCALAR_INT + " or _TS[type({v})])"
+_FAST_KINDS = {"int": "int", "SymInt": "int", "float": "float", "bool": "bool", "Scalar": "number", "Tensor": "Tensor"}
 
 
 def _fast_path(sig_text: str, numbers: bool, method: bool):
-    """(condition, converted values) for calls that need no conversion, or None when not worth it.
+    """(condition, converted values, kinds) for calls that need no conversion, or None when not worth it.
 
     The condition accepts only positional arguments of exact types (Tensors and plain Tensor subclasses,
     see ``_binding_support._TS``), so the values are exactly what the full parser would produce;
-    everything else goes through ``Signatures.parse``.
+    everything else goes through ``Signatures.parse``.  ``kinds`` names the Python types it lets through
+    per position ("varargs" for an int list given as separate ints), for :func:`_rejects`.
     """
     schema = parse_schema(sig_text + " -> Tensor")
     pos = [a for a in schema.arguments if not a.kwarg_only]
@@ -261,8 +275,9 @@ def _fast_path(sig_text: str, numbers: bool, method: bool):
             return None
         defaults.append(repr(parse_default(a.default, a.type)) if a.default is not None else "None")
     if len(pos) == 1 and pos[0].type.is_list and pos[0].type.base in ("int", "SymInt") and not pos[0].type.is_optional:
-        return "args and not kwargs and _all([type(v) is int for v in args])", ["args"] + defaults
-    checks, values = [f"len(args) == {len(pos)}", "not kwargs"], []
+        cond = "args and not kwargs and _all([type(v) is int and " + _I64.format(v="v") + " for v in args])"
+        return cond, ["args"] + defaults, "varargs"
+    checks, values, kinds = [f"len(args) == {len(pos)}", "not kwargs"], [], []
     for i, a in enumerate(pos):
         t = a.type
         if t.suffixes or t.base not in _FAST_CHECKS:
@@ -271,13 +286,50 @@ def _fast_path(sig_text: str, numbers: bool, method: bool):
         if t.base == "Tensor" and numbers:
             checks.append(_FAST_NUMBER_OR_TENSOR.format(v=v))
             values.append(f"({v} if type({v}) in _NUM else {v}._impl)")
+            kinds.append("Tensor|number")
         elif t.base == "Tensor":
             checks.append(_FAST_CHECKS["Tensor"].format(v=v))
             values.append(f"{v}._impl")
+            kinds.append("Tensor")
         else:
             checks.append(_FAST_CHECKS[t.base].format(v=v))
             values.append(v)
-    return " and ".join(checks), values + defaults
+            kinds.append(_FAST_KINDS[t.base])
+    return " and ".join(checks), values + defaults, kinds
+
+
+# Parameter types that may accept a value of each fast-path kind (python_arg_parser's checks, generously)
+_MAY_ACCEPT = {
+    "int": {"int", "SymInt", "float", "Scalar", "Device", "int?", "SymInt?", "float?", "Scalar?", "Device?", "Any"},
+    "float": {"float", "Scalar", "float?", "Scalar?", "Any"},
+    "bool": {"bool", "float", "Scalar", "bool?", "float?", "Scalar?", "Any"},
+    "Tensor": {"Tensor", "Tensor?", "int", "SymInt", "float", "Scalar", "int?", "SymInt?", "float?", "Scalar?", "Any"},
+}
+_MAY_ACCEPT["number"] = _MAY_ACCEPT["int"] | _MAY_ACCEPT["float"] | _MAY_ACCEPT["bool"]
+_MAY_ACCEPT["Tensor|number"] = _MAY_ACCEPT["number"] | _MAY_ACCEPT["Tensor"]
+
+
+def _rejects(sig_text: str, kinds, numbers: bool) -> bool:
+    """Whether the overload ``sig_text`` surely rejects every call the fast path ``kinds`` lets through (so a
+    later overload may own the fast path): too many or too few positionals, or a type it cannot take."""
+    schema = parse_schema(sig_text + " -> Tensor")
+    pos = [a for a in schema.arguments if not a.kwarg_only]
+    required = [a for a in schema.arguments if a.default is None]
+    lone_list = len(pos) == 1 and pos[0].type.is_list and pos[0].type.base in ("int", "SymInt")
+    if kinds == "varargs":
+        return not lone_list and (not pos or _type_rejects(pos[0].type, "int", numbers))
+    if lone_list:  # it takes positional ints as its list (varargs)
+        return kinds[0] in ("float", "bool")
+    if len(kinds) > len(pos) or any(a.kwarg_only for a in required) or len(required) > len(kinds):
+        return True
+    return any(_type_rejects(a.type, k, numbers) for a, k in zip(pos, kinds, strict=False))
+
+
+def _type_rejects(t, kind: str, numbers: bool) -> bool:
+    accepted = _MAY_ACCEPT[kind] | ({"Tensor", "Tensor?"} if numbers and kind != "Tensor" else set())
+    if t.is_list:
+        return kind not in ("int", "Tensor", "Tensor|number", "number") or t.base not in ("int", "SymInt")
+    return str(t) not in accepted
 
 
 def _fast_return(fn: NativeFunction, method: bool, values: list, rt_types: dict) -> list | None:
@@ -299,12 +351,66 @@ def _parse_lines(var: str, pyname: str, method: bool, indent: str) -> list:
             f"{indent}    return _tf_fallback(e, {pyname}, {args}, kwargs)"]
 
 
+def _overload_body(ov, method: bool, rt_types: dict) -> list:
+    """The statements that run overload ``ov`` once ``a`` holds its parsed values."""
+    fn, out = ov.fn, ov.out
+    base = ov.base
+    n = len([x for x in base.func.arguments if not (x.is_write and x.kwarg_only)]) - (1 if method else 0)
+    out_idx = n if (out is not None or base.func.is_out) else None
+    args_of = _deprecated_args(base, method) if ov.deprecated else (lambda f: _call_args(f, method, n))
+    if fn is not None:
+        target = fn.target if ov.deprecated else fn
+        body = _returns_code(target, method, f"_op_{target.ident}.call({', '.join(args_of(fn))})", rt_types)
+    if out_idx is not None:
+        o = out or base
+        target = o.target if ov.deprecated else o
+        outs = f"a[{out_idx}]" if len(target.func.out_arguments) == 1 else f"*a[{out_idx}]"
+        call_args = args_of(o)[:-1] if ov.deprecated else _call_args(o, method, n)
+        body_out = _returns_code(target, method, f"_op_{target.ident}.call({', '.join(call_args + [outs])})",
+                                 rt_types)
+        body = ([f"if a[{out_idx}] is None:"] + ["    " + x for x in body] + body_out) if fn is not None else body_out
+    if _has_tensor_options(base):
+        rg_idx = n + (1 if out_idx is not None else 0)
+        body = [x.replace("return _wrap(", f"return _requires_grad(a[{rg_idx}], ") if x.startswith(
+            "return _wrap(") else x for x in body]
+    return body
+
+
+def _deprecated_args(base, method: bool):
+    """Argument expressions of a legacy signature's target call: each legacy name at its parsed position."""
+    names = [a.name for a in base.func.arguments if not (a.is_write and a.kwarg_only)]
+    if method:
+        names.remove("self")
+    pos = {name: f"a[{j}]" for j, name in enumerate(names)}
+    if method:
+        pos["self"] = "self._impl"
+    return lambda d: [pos.get(c, c) for c in d.call]
+
+
+def _fast_lines(entries, sigs, numbers: bool, method: bool, var: str, pyname: str, rt_types: dict) -> list:
+    """The parse step: a fast path for the first overload that has one and that no earlier overload could
+    take (PyTorch tries them in order), then the full parser."""
+    for k, ov in enumerate(entries):
+        fast = _fast_path(sigs[k], numbers, method) if ov.fn is not None and not ov.deprecated else None
+        if fast is None:
+            continue
+        cond, values, kinds = fast
+        if not all(_rejects(sigs[j], kinds, numbers) for j in range(k) if not entries[j].deprecated):
+            continue
+        direct = _fast_return(ov.fn, method, values, rt_types)
+        lines = [f"    if {cond}:  # fast path: exact types (plain Tensor subclasses too), positional only"]
+        lines += ["        " + x for x in direct] if direct else [f"        i, a = {k}, [{', '.join(values)}]"]
+        return lines + ["    else:"] + _parse_lines(var, pyname, method, "        ")
+    return _parse_lines(var, pyname, method, "    ")
+
+
 def gen_bindings(fns, variant: str) -> str:
     method = variant == "method"
-    groups = group_overloads(fns, variant)
+    groups = group_overloads(fns, variant, python_overloads.load_deprecated(fns))
     lines, rt_types, names = [], {}, []
     for pyname, entries in groups.items():
-        sigs = [python_signature(pyname, fn or out, method, out) for fn, out in entries]
+        sigs = [python_signature(pyname, ov.base, method, ov.out) + ("|deprecated" if ov.deprecated else "")
+                for ov in entries]
         numbers = pyname in NUMBERS_AS_TENSORS
         var = f"_sig_{pyname}"
         lines.append(f"{var} = _Signatures({pyname!r}, [")
@@ -314,47 +420,14 @@ def gen_bindings(fns, variant: str) -> str:
         lines.append("")
         params = "self, *args, **kwargs" if method else "*args, **kwargs"
         lines.append(f"def {pyname}({params}):")
-        lines.append(f'    """{sigs[0]}"""')
-        fast = _fast_path(sigs[0], numbers, method) if entries[0][0] is not None else None
-        if fast is not None:
-            cond, values = fast
-            lines.append(f"    if {cond}:  # fast path: exact types (plain Tensor subclasses too), positional only")
-            direct = _fast_return(entries[0][0], method, values, rt_types)
-            lines += ["        " + x for x in direct] if direct else [f"        i, a = 0, [{', '.join(values)}]"]
-            lines.append("    else:")
-            lines += _parse_lines(var, pyname, method, "        ")
-        else:
-            lines += _parse_lines(var, pyname, method, "    ")
-        for i, (fn, out) in enumerate(entries):
-            base = fn or out
-            n = len([x for x in base.func.arguments if not (x.is_write and x.kwarg_only)]) - (1 if method else 0)
-            body = []
-            rg = _has_tensor_options(base)
-            out_idx = n if (out is not None or base.func.is_out) else None
-            if fn is not None:
-                call = f"_op_{fn.ident}.call({', '.join(_call_args(fn, method, n))})"
-                body_fn = _returns_code(fn, method, call, rt_types)
-            if out is not None or base.func.is_out:
-                o = out or base
-                nouts = len(o.func.out_arguments)
-                outs = f"a[{out_idx}]" if nouts == 1 else f"*a[{out_idx}]"
-                call = f"_op_{o.ident}.call({', '.join(_call_args(o, method, n) + [outs])})"
-                body_out = _returns_code(o, method, call, rt_types)
-                if fn is not None:
-                    body = [f"if a[{out_idx}] is None:"] + ["    " + x for x in body_fn] + body_out
-                else:
-                    body = body_out
-            else:
-                body = body_fn
-            if rg:
-                rg_idx = n + (1 if out_idx is not None else 0)
-                body = [x.replace("return _wrap(", f"return _requires_grad(a[{rg_idx}], ") if x.startswith(
-                    "return _wrap(") else x for x in body]
-            cond = "if" if i == 0 else "elif"
+        lines.append(f'    """{next(s for ov, s in zip(entries, sigs, strict=True) if not ov.deprecated)}"""')
+        lines += _fast_lines(entries, sigs, numbers, method, var, pyname, rt_types)
+        for i, ov in enumerate(entries):
+            body = _overload_body(ov, method, rt_types)
             if len(entries) == 1:
                 lines += ["    " + x for x in body]
             else:
-                lines.append(f"    {cond} i == {i}:")
+                lines.append(f"    {'if' if i == 0 else 'elif'} i == {i}:")
                 lines += ["        " + x for x in body]
         lines += ["", ""]
         names.append(pyname)

@@ -275,6 +275,7 @@ def _unpack(node, saved, node_name):
 def gen_nodes(infos) -> str:
     out = [HEADER, '"""Backward nodes generated from _ops/derivatives/*.yaml (one class per formula entry)."""\n',
            "from glasstorch.autograd.formulas import *  # noqa: F401,F403",
+           "from glasstorch.autograd.linalg_formulas import *  # noqa: F401,F403",
            "from glasstorch.autograd.graph import _BACKWARD_TWICE, Node, SavedTensor  # noqa: F401",
            "from glasstorch.autograd.node_support import materialize, unwrap, wrap_saved", NODES_PRELUDE, ""]
     for info in infos:

@@ -13,12 +13,14 @@ from glasstorch._ops.kernels.cpu import index as _k_kernels_cpu_index
 from glasstorch._ops.decompositions import index as _k_decompositions_index
 from glasstorch._ops.kernels.cpu import linalg as _k_kernels_cpu_linalg
 from glasstorch._ops.decompositions import linalg as _k_decompositions_linalg
+from glasstorch._ops.kernels.cpu import spectral as _k_kernels_cpu_spectral
 from glasstorch._ops.decompositions import nn as _k_decompositions_nn
 from glasstorch._ops.kernels.cpu import activation as _k_kernels_cpu_activation
 from glasstorch._ops.kernels.cpu import normalization as _k_kernels_cpu_normalization
 from glasstorch._ops.kernels.cpu import random_ops as _k_kernels_cpu_random_ops
 from glasstorch._ops.decompositions import loss as _k_decompositions_loss
 from glasstorch._ops.kernels.cpu import loss as _k_kernels_cpu_loss
+from glasstorch._ops.kernels.cpu import optim as _k_kernels_cpu_optim
 from glasstorch._ops.kernels.cpu import pointwise as _k_kernels_cpu_pointwise
 from glasstorch._ops.decompositions import pointwise as _k_decompositions_pointwise
 from glasstorch._ops.kernels.cpu import reduce as _k_kernels_cpu_reduce
@@ -121,14 +123,22 @@ _index_put_impl_ = _def('_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Te
 one_hot = _def('one_hot(Tensor self, int num_classes=-1) -> Tensor')
 mm = _def('mm(Tensor self, Tensor mat2) -> Tensor')
 mm_out = _def('mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)')
+mm_dtype = _def('mm.dtype(Tensor self, Tensor mat2, ScalarType out_dtype) -> Tensor')
+mm_dtype_out = _def('mm.dtype_out(Tensor self, Tensor mat2, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)')
 bmm = _def('bmm(Tensor self, Tensor mat2) -> Tensor')
 bmm_out = _def('bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)')
+bmm_dtype = _def('bmm.dtype(Tensor self, Tensor mat2, ScalarType out_dtype) -> Tensor')
+bmm_dtype_out = _def('bmm.dtype_out(Tensor self, Tensor mat2, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)')
 addmm = _def('addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor')
 addmm_ = _def('addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)')
 addmm_out = _def('addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)')
+addmm_dtype = _def('addmm.dtype(Tensor self, Tensor mat1, Tensor mat2, ScalarType out_dtype, *, Scalar beta=1, Scalar alpha=1) -> Tensor')
+addmm_dtype_out = _def('addmm.dtype_out(Tensor self, Tensor mat1, Tensor mat2, ScalarType out_dtype, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)')
 baddbmm = _def('baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor')
 baddbmm_ = _def('baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)')
 baddbmm_out = _def('baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)')
+baddbmm_dtype = _def('baddbmm.dtype(Tensor self, Tensor batch1, Tensor batch2, ScalarType out_dtype, *, Scalar beta=1, Scalar alpha=1) -> Tensor')
+baddbmm_dtype_out = _def('baddbmm.dtype_out(Tensor self, Tensor batch1, Tensor batch2, ScalarType out_dtype, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)')
 addbmm = _def('addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor')
 addbmm_ = _def('addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)')
 addbmm_out = _def('addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)')
@@ -150,6 +160,12 @@ outer_out = _def('outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tens
 ger = _def('ger(Tensor self, Tensor vec2) -> Tensor')
 ger_out = _def('ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)')
 einsum = _def('einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor')
+_linalg_svd = _def('_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)')
+_linalg_svd_U = _def('_linalg_svd.U(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None, Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh)')
+linalg_svd = _def('linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)')
+linalg_svd_U = _def('linalg_svd.U(Tensor A, bool full_matrices=True, *, str? driver=None, Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh)')
+linalg_svdvals = _def('linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor')
+linalg_svdvals_out = _def('linalg_svdvals.out(Tensor A, *, str? driver=None, Tensor(a!) out) -> Tensor(a!)')
 softmax_int = _def('softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor')
 softmax_int_out = _def('softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)')
 _softmax = _def('_softmax(Tensor self, int dim, bool half_to_float) -> Tensor')
@@ -238,6 +254,13 @@ binary_cross_entropy = _def('binary_cross_entropy(Tensor self, Tensor target, Te
 binary_cross_entropy_out = _def('binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)')
 binary_cross_entropy_with_logits = _def('binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor')
 kl_div = _def('kl_div(Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False) -> Tensor')
+_fused_adam_ = _def('_fused_adam_(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()')
+_fused_adam__tensor_lr = _def('_fused_adam_.tensor_lr(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, Tensor lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()')
+_fused_adamw_ = _def('_fused_adamw_(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()')
+_fused_adamw__tensor_lr = _def('_fused_adamw_.tensor_lr(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, Tensor lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()')
+_foreach_norm_Scalar = _def('_foreach_norm.Scalar(Tensor[] self, Scalar ord=2, ScalarType? dtype=None) -> Tensor[]')
+_foreach_mul__Tensor = _def('_foreach_mul_.Tensor(Tensor(a!)[] self, Tensor other) -> ()')
+_foreach_add__Scalar = _def('_foreach_add_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()')
 abs = _def('abs(Tensor self) -> Tensor')
 abs_ = _def('abs_(Tensor(a!) self) -> Tensor(a!)')
 abs_out = _def('abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
@@ -763,6 +786,7 @@ bucketize_Tensor_out = _def('bucketize.Tensor_out(Tensor self, Tensor boundaries
 bucketize_Scalar = _def('bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor')
 nonzero = _def('nonzero(Tensor self) -> Tensor')
 nonzero_out = _def('nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+where = _def('where(Tensor condition) -> Tensor[]')
 nonzero_static = _def('nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor')
 nonzero_static_out = _def('nonzero_static.out(Tensor self, *, SymInt size, int fill_value=-1, Tensor(a!) out) -> Tensor(a!)')
 argwhere = _def('argwhere(Tensor self) -> Tensor')
@@ -782,6 +806,7 @@ expand = _def('expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> 
 expand_as = _def('expand_as(Tensor(a) self, Tensor other) -> Tensor(a)')
 broadcast_to = _def('broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)')
 narrow = _def('narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)')
+narrow_Tensor = _def('narrow.Tensor(Tensor(a) self, int dim, Tensor start, SymInt length) -> Tensor(a)')
 slice_Tensor = _def('slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)')
 select_int = _def('select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)')
 unsqueeze = _def('unsqueeze(Tensor(a) self, int dim) -> Tensor(a)')
@@ -802,6 +827,7 @@ chunk = _def('chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]')
 unbind_int = _def('unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]')
 tensor_split_sections = _def('tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]')
 tensor_split_indices = _def('tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]')
+tensor_split_tensor_indices_or_sections = _def('tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]')
 alias = _def('alias(Tensor(a) self) -> Tensor(a)')
 clone = _def('clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor')
 copy_ = _def('copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)')
@@ -1055,6 +1081,14 @@ _reg(mm_out, "CPU", _k_kernels_cpu_linalg.mm_out)
 _reg(mm_out, "Meta", _k_kernels_cpu_linalg.mm_out)
 
 
+def _mm_dtype_structured(self, mat2, out_dtype):
+    return _k_kernels_cpu_linalg.mm_dtype_out_meta(self, mat2, out_dtype, None)
+
+
+_reg(mm_dtype, "Meta", _functional(_k_kernels_cpu_linalg.mm_dtype_out_meta, 3, _mm_dtype_structured), '_mm_dtype_structured')
+_reg(mm_dtype_out, "Meta", _k_kernels_cpu_linalg.mm_dtype_out_meta)
+
+
 def _bmm_structured(self, mat2):
     return _k_kernels_cpu_linalg.bmm_out(self, mat2, None)
 
@@ -1063,6 +1097,14 @@ _reg(bmm, "CPU", _functional(_k_kernels_cpu_linalg.bmm_out, 2, _bmm_structured),
 _reg(bmm, "Meta", _functional(_k_kernels_cpu_linalg.bmm_out, 2, _bmm_structured), '_bmm_structured')
 _reg(bmm_out, "CPU", _k_kernels_cpu_linalg.bmm_out)
 _reg(bmm_out, "Meta", _k_kernels_cpu_linalg.bmm_out)
+
+
+def _bmm_dtype_structured(self, mat2, out_dtype):
+    return _k_kernels_cpu_linalg.bmm_dtype_out_meta(self, mat2, out_dtype, None)
+
+
+_reg(bmm_dtype, "Meta", _functional(_k_kernels_cpu_linalg.bmm_dtype_out_meta, 3, _bmm_dtype_structured), '_bmm_dtype_structured')
+_reg(bmm_dtype_out, "Meta", _k_kernels_cpu_linalg.bmm_dtype_out_meta)
 
 
 def _addmm_structured(self, mat1, mat2, beta, alpha):
@@ -1083,6 +1125,14 @@ _reg(addmm_out, "CPU", _k_kernels_cpu_linalg.addmm_out)
 _reg(addmm_out, "Meta", _k_kernels_cpu_linalg.addmm_out)
 
 
+def _addmm_dtype_structured(self, mat1, mat2, out_dtype, beta, alpha):
+    return _k_kernels_cpu_linalg.addmm_dtype_out_meta(self, mat1, mat2, out_dtype, beta, alpha, None)
+
+
+_reg(addmm_dtype, "Meta", _functional(_k_kernels_cpu_linalg.addmm_dtype_out_meta, 6, _addmm_dtype_structured), '_addmm_dtype_structured')
+_reg(addmm_dtype_out, "Meta", _k_kernels_cpu_linalg.addmm_dtype_out_meta)
+
+
 def _baddbmm_structured(self, batch1, batch2, beta, alpha):
     return _k_kernels_cpu_linalg.baddbmm_out(self, batch1, batch2, beta, alpha, None)
 
@@ -1099,6 +1149,14 @@ _reg(baddbmm_, "CPU", _baddbmm__structured)
 _reg(baddbmm_, "Meta", _baddbmm__structured)
 _reg(baddbmm_out, "CPU", _k_kernels_cpu_linalg.baddbmm_out)
 _reg(baddbmm_out, "Meta", _k_kernels_cpu_linalg.baddbmm_out)
+
+
+def _baddbmm_dtype_structured(self, batch1, batch2, out_dtype, beta, alpha):
+    return _k_kernels_cpu_linalg.baddbmm_dtype_out_meta(self, batch1, batch2, out_dtype, beta, alpha, None)
+
+
+_reg(baddbmm_dtype, "Meta", _functional(_k_kernels_cpu_linalg.baddbmm_dtype_out_meta, 6, _baddbmm_dtype_structured), '_baddbmm_dtype_structured')
+_reg(baddbmm_dtype_out, "Meta", _k_kernels_cpu_linalg.baddbmm_dtype_out_meta)
 _reg(addbmm, "CPU", _k_kernels_cpu_linalg.addbmm)
 _reg(addbmm, "Meta", _k_kernels_cpu_linalg.addbmm)
 _reg(addbmm_, "CPU", _k_kernels_cpu_linalg.addbmm_)
@@ -1140,6 +1198,14 @@ _reg(outer_out, "CompositeImplicitAutograd", _k_decompositions_linalg.outer_out)
 _reg(ger, "CompositeImplicitAutograd", _k_decompositions_linalg.ger)
 _reg(ger_out, "CompositeImplicitAutograd", _k_decompositions_linalg.ger_out)
 _reg(einsum, "CompositeImplicitAutograd", _k_decompositions_linalg.einsum)
+_reg(_linalg_svd, "CPU", _k_kernels_cpu_spectral.linalg_svd_cpu)
+_reg(_linalg_svd, "Meta", _k_kernels_cpu_spectral.linalg_svd_cpu)
+_reg(_linalg_svd_U, "CPU", _k_kernels_cpu_spectral.linalg_svd_out_cpu)
+_reg(_linalg_svd_U, "Meta", _k_kernels_cpu_spectral.linalg_svd_out_cpu)
+_reg(linalg_svd, "CompositeImplicitAutograd", _k_decompositions_linalg.linalg_svd)
+_reg(linalg_svd_U, "CompositeImplicitAutograd", _k_decompositions_linalg.linalg_svd_U)
+_reg(linalg_svdvals, "CompositeImplicitAutograd", _k_decompositions_linalg.linalg_svdvals)
+_reg(linalg_svdvals_out, "CompositeImplicitAutograd", _k_decompositions_linalg.linalg_svdvals_out)
 _reg(softmax_int, "CompositeImplicitAutograd", _k_decompositions_nn.softmax_int)
 _reg(softmax_int_out, "CompositeExplicitAutograd", _k_decompositions_nn.softmax_int_out)
 
@@ -1442,6 +1508,17 @@ _reg(binary_cross_entropy_out, "CPU", _k_kernels_cpu_loss.binary_cross_entropy_o
 _reg(binary_cross_entropy_out, "Meta", _k_kernels_cpu_loss.binary_cross_entropy_out)
 _reg(binary_cross_entropy_with_logits, "CompositeExplicitAutograd", _k_kernels_cpu_loss.binary_cross_entropy_with_logits_kernel)
 _reg(kl_div, "CompositeImplicitAutograd", _k_decompositions_loss.kl_div)
+_reg(_fused_adam_, "CPU", _k_kernels_cpu_optim.fused_adam_cpu_)
+_reg(_fused_adam_, "Meta", _k_kernels_cpu_optim.fused_adam_meta_)
+_reg(_fused_adam__tensor_lr, "CPU", _k_kernels_cpu_optim.fused_adam_tensor_lr_cpu_)
+_reg(_fused_adam__tensor_lr, "Meta", _k_kernels_cpu_optim.fused_adam_tensor_lr_meta_)
+_reg(_fused_adamw_, "CPU", _k_kernels_cpu_optim.fused_adamw_cpu_)
+_reg(_fused_adamw_, "Meta", _k_kernels_cpu_optim.fused_adamw_meta_)
+_reg(_fused_adamw__tensor_lr, "CPU", _k_kernels_cpu_optim.fused_adamw_tensor_lr_cpu_)
+_reg(_fused_adamw__tensor_lr, "Meta", _k_kernels_cpu_optim.fused_adamw_tensor_lr_meta_)
+_reg(_foreach_norm_Scalar, "CompositeExplicitAutograd", _k_kernels_cpu_optim.foreach_norm_cpu)
+_reg(_foreach_mul__Tensor, "CompositeExplicitAutograd", _k_kernels_cpu_optim.foreach_mul_tensor_cpu_)
+_reg(_foreach_add__Scalar, "CompositeExplicitAutograd", _k_kernels_cpu_optim.foreach_add_scalar_cpu_)
 
 
 def _abs_structured(self):
@@ -3901,6 +3978,7 @@ _reg(bucketize_Scalar, "CPU", _k_kernels_cpu_sort.bucketize_scalar_cpu)
 _reg(bucketize_Scalar, "Meta", _k_kernels_cpu_sort.bucketize_scalar_cpu)
 _reg(nonzero, "CPU", _k_kernels_cpu_sort.nonzero_cpu)
 _reg(nonzero_out, "CPU", _k_kernels_cpu_sort.nonzero_out_cpu)
+_reg(where, "CompositeImplicitAutograd", _k_decompositions_shape.nonzero_numpy)
 _reg(nonzero_static, "CPU", _k_kernels_cpu_sort.nonzero_static_cpu)
 _reg(nonzero_static_out, "CPU", _k_kernels_cpu_sort.nonzero_static_out_cpu)
 _reg(argwhere, "CompositeImplicitAutograd", _k_decompositions_sort.argwhere)
@@ -3920,6 +3998,7 @@ _reg(expand, "CompositeExplicitAutograd", _k_kernels_composite_views.expand)
 _reg(expand_as, "CompositeImplicitAutograd", _k_decompositions_views.expand_as)
 _reg(broadcast_to, "CompositeImplicitAutograd", _k_decompositions_views.broadcast_to)
 _reg(narrow, "CompositeImplicitAutograd", _k_decompositions_views.narrow)
+_reg(narrow_Tensor, "CompositeImplicitAutograd", _k_decompositions_shape.narrow_Tensor)
 _reg(slice_Tensor, "CompositeExplicitAutograd", _k_kernels_composite_views.slice_Tensor)
 _reg(select_int, "CompositeExplicitAutograd", _k_kernels_composite_views.select_int)
 _reg(unsqueeze, "CompositeExplicitAutograd", _k_kernels_composite_views.unsqueeze)
@@ -3940,6 +4019,7 @@ _reg(chunk, "CompositeImplicitAutograd", _k_decompositions_views.chunk)
 _reg(unbind_int, "CompositeExplicitAutograd", _k_kernels_composite_views.unbind_int)
 _reg(tensor_split_sections, "CompositeImplicitAutograd", _k_decompositions_views.tensor_split)
 _reg(tensor_split_indices, "CompositeImplicitAutograd", _k_decompositions_views.tensor_split)
+_reg(tensor_split_tensor_indices_or_sections, "CompositeImplicitAutograd", _k_decompositions_shape.tensor_split_tensor_indices_or_sections)
 _reg(alias, "CompositeExplicitAutograd", _k_kernels_composite_views.alias)
 _reg(clone, "CompositeExplicitAutograd", _k_kernels_composite_views.clone)
 _reg(copy_, "CompositeExplicitAutograd", _k_kernels_composite_views.copy_)
@@ -3982,11 +4062,15 @@ _layer(index_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(index_Tensor_
 _layer(index_put_, "ADInplaceOrView", _layers.inplace_kernel(index_put_, (0,)))
 _layer(_index_put_impl_, "ADInplaceOrView", _layers.inplace_kernel(_index_put_impl_, (0,)))
 _layer(mm_out, "ADInplaceOrView", _layers.inplace_kernel(mm_out, (2,)))
+_layer(mm_dtype_out, "ADInplaceOrView", _layers.inplace_kernel(mm_dtype_out, (3,)))
 _layer(bmm_out, "ADInplaceOrView", _layers.inplace_kernel(bmm_out, (2,)))
+_layer(bmm_dtype_out, "ADInplaceOrView", _layers.inplace_kernel(bmm_dtype_out, (3,)))
 _layer(addmm_, "ADInplaceOrView", _layers.inplace_kernel(addmm_, (0,)))
 _layer(addmm_out, "ADInplaceOrView", _layers.inplace_kernel(addmm_out, (5,)))
+_layer(addmm_dtype_out, "ADInplaceOrView", _layers.inplace_kernel(addmm_dtype_out, (6,)))
 _layer(baddbmm_, "ADInplaceOrView", _layers.inplace_kernel(baddbmm_, (0,)))
 _layer(baddbmm_out, "ADInplaceOrView", _layers.inplace_kernel(baddbmm_out, (5,)))
+_layer(baddbmm_dtype_out, "ADInplaceOrView", _layers.inplace_kernel(baddbmm_dtype_out, (6,)))
 _layer(addbmm_, "ADInplaceOrView", _layers.inplace_kernel(addbmm_, (0,)))
 _layer(addbmm_out, "ADInplaceOrView", _layers.inplace_kernel(addbmm_out, (5,)))
 _layer(addmv_, "ADInplaceOrView", _layers.inplace_kernel(addmv_, (0,)))
@@ -3995,6 +4079,7 @@ _layer(mv_out, "ADInplaceOrView", _layers.inplace_kernel(mv_out, (2,)))
 _layer(dot_out, "ADInplaceOrView", _layers.inplace_kernel(dot_out, (2,)))
 _layer(vdot_out, "ADInplaceOrView", _layers.inplace_kernel(vdot_out, (2,)))
 _layer(linear_out, "ADInplaceOrView", _layers.inplace_kernel(linear_out, (3,)))
+_layer(_linalg_svd_U, "ADInplaceOrView", _layers.inplace_kernel(_linalg_svd_U, (4, 5, 6)))
 _layer(softmax_int_out, "ADInplaceOrView", _layers.inplace_kernel(softmax_int_out, (3,)))
 _layer(_softmax_out, "ADInplaceOrView", _layers.inplace_kernel(_softmax_out, (3,)))
 _layer(log_softmax_int_out, "ADInplaceOrView", _layers.inplace_kernel(log_softmax_int_out, (3,)))
@@ -4029,6 +4114,12 @@ _layer(mse_loss_out, "ADInplaceOrView", _layers.inplace_kernel(mse_loss_out, (3,
 _layer(smooth_l1_loss_out, "ADInplaceOrView", _layers.inplace_kernel(smooth_l1_loss_out, (4,)))
 _layer(huber_loss_out, "ADInplaceOrView", _layers.inplace_kernel(huber_loss_out, (4,)))
 _layer(binary_cross_entropy_out, "ADInplaceOrView", _layers.inplace_kernel(binary_cross_entropy_out, (4,)))
+_layer(_fused_adam_, "ADInplaceOrView", _layers.inplace_kernel(_fused_adam_, (0, 1, 2, 3, 4)))
+_layer(_fused_adam__tensor_lr, "ADInplaceOrView", _layers.inplace_kernel(_fused_adam__tensor_lr, (0, 1, 2, 3, 4)))
+_layer(_fused_adamw_, "ADInplaceOrView", _layers.inplace_kernel(_fused_adamw_, (0, 1, 2, 3, 4)))
+_layer(_fused_adamw__tensor_lr, "ADInplaceOrView", _layers.inplace_kernel(_fused_adamw__tensor_lr, (0, 1, 2, 3, 4)))
+_layer(_foreach_mul__Tensor, "ADInplaceOrView", _layers.inplace_kernel(_foreach_mul__Tensor, (0,)))
+_layer(_foreach_add__Scalar, "ADInplaceOrView", _layers.inplace_kernel(_foreach_add__Scalar, (0,)))
 _layer(abs_, "ADInplaceOrView", _layers.inplace_kernel(abs_, (0,)))
 _layer(abs_out, "ADInplaceOrView", _layers.inplace_kernel(abs_out, (1,)))
 _layer(neg_, "ADInplaceOrView", _layers.inplace_kernel(neg_, (0,)))

@@ -22,11 +22,12 @@ import warnings
 
 from ..._core import shape as _shape
 from ..._core.layout import contiguous_format
-from ..._tensor.impl import TensorImpl
+from ..._tensor.impl import TensorImpl, empty_impl
 from ..aten import aten
 from ..tensor_iterator import resize_out
 
-__all__ = ["matmul", "matmul_out", "linear", "linear_out", "outer", "outer_out", "ger", "ger_out", "einsum"]
+__all__ = ["matmul", "matmul_out", "linear", "linear_out", "outer", "outer_out", "ger", "ger_out", "einsum",
+           "linalg_svd", "linalg_svd_U", "linalg_svdvals", "linalg_svdvals_out"]
 
 
 def _requires_grad(t: TensorImpl) -> bool:
@@ -481,3 +482,25 @@ def einsum(equation: str, tensors, path=None) -> TensorImpl:
             return aten.view(result, result.sizes[:out_num_dim] + result.sizes[perm_total:])
         return _sum(result, list(range(out_num_dim, perm_total)), False)
     return result
+
+
+# -- singular values: every form is one _linalg_svd call (PyTorch's BatchLinearAlgebra.cpp) -------------------
+def linalg_svd(A, full_matrices=True, driver=None):
+    return aten._linalg_svd(A, full_matrices, True, driver)
+
+
+def linalg_svd_U(A, full_matrices=True, driver=None, U=None, S=None, Vh=None):
+    return aten._linalg_svd_U(A, full_matrices, True, driver, U, S, Vh)
+
+
+def linalg_svdvals(A, driver=None):
+    """The singular values; U and V are computed only when a gradient will need them (``compute_uv``)."""
+    meta = A.autograd
+    needs_uv = meta is not None and (bool(meta.requires_grad) or meta.grad_fn is not None)
+    return aten._linalg_svd(A, False, needs_uv, driver)[1]
+
+
+def linalg_svdvals_out(A, driver=None, out=None):
+    U, Vh = empty_impl((0,), A.dtype, A.device), empty_impl((0,), A.dtype, A.device)
+    aten._linalg_svd_U(A, False, False, driver, U, out, Vh)
+    return out

@@ -10,6 +10,7 @@ Invariant: nothing here touches data directly except through an operator or ``co
 
 from __future__ import annotations
 
+from ..._core import dtype as _dt
 from ..._core.layout import contiguous_format
 from ..._core.shape import wrap_dim
 from ..._tensor.impl import empty_impl
@@ -19,7 +20,7 @@ __all__ = [
     "concat", "concat_out", "concatenate", "concatenate_out", "hstack", "hstack_out", "vstack", "vstack_out",
     "dstack", "dstack_out", "column_stack", "column_stack_out", "tile", "repeat_interleave_self_Tensor",
     "repeat_interleave_self_int", "fliplr", "flipud", "rot90", "diag", "pad", "pad_enum",
-    "pad_circular",
+    "pad_circular", "narrow_Tensor", "nonzero_numpy", "tensor_split_tensor_indices_or_sections",
 ]
 
 PAD_MODES = {"reflect": 0, "replicate": 1, "circular": 2, "constant": 3}
@@ -264,3 +265,38 @@ def pad(self, pad, mode, value):
     if mode not in PAD_MODES:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     return aten._pad_enum(self, pad, PAD_MODES[mode], value)
+
+
+# -- narrow with a tensor start, where(condition) ---------------------------------------------------------------
+def narrow_Tensor(self, dim, start, length):
+    """``narrow`` whose start is a 0-dim integer tensor (read once, as PyTorch's ``start.item()``)."""
+    if start.ndim != 0 or start.dtype._cat != _dt.INT_CAT:
+        raise RuntimeError("start must be an 0-dim integral Tensor.")
+    return aten.narrow(self, dim, int(start.as_numpy()[()]), length)
+
+
+def nonzero_numpy(condition):
+    """``where(condition)``: one index tensor per dimension (``nonzero(as_tuple=True)``; 0-dim counts as 1-dim)."""
+    if condition.ndim == 0:
+        condition = aten.unsqueeze(condition, 0)
+    return aten.unbind_int(aten.nonzero(condition), 1)
+
+
+def tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim=0):
+    """``tensor_split`` with a CPU long tensor: 0-dim, the number of sections; 1-dim, the split indices."""
+    t = tensor_indices_or_sections
+    if self.ndim < 1:
+        raise RuntimeError(f"tensor_split expected at least a 1-dimensional tensor, but got a tensor with {self.ndim} "
+                           "dims")
+    if t.device.type != "cpu":
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be on cpu, but it's on {t.device}")
+    if t.dtype is not _dt.int64:
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                           f"{t.dtype._short}")
+    if t.ndim not in (0, 1):
+        raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                           f"one-dimensional tensor, but got a tensor with {t.ndim} dims")
+    values = t.as_numpy()
+    if t.ndim == 0:
+        return aten.tensor_split_sections(self, int(values[()]), dim)
+    return aten.tensor_split_indices(self, [int(v) for v in values], dim)

@@ -1720,6 +1720,28 @@ def _autograd_vdot_out(ks, self, other, out):
 register_autograd('aten::vdot.out', _autograd_vdot_out)
 
 
+_op__linalg_svd = _get_op('aten::_linalg_svd')
+
+
+def _autograd__linalg_svd(ks, A, full_matrices, compute_uv, driver):
+    if _gs.enabled and (type(A) is _TI and A.autograd is not None) and requires_grad_any(A):
+        node = _n.LinalgSvdBackward0()
+        node.next_edges = record.edges(A)
+        node.full_matrices_ = full_matrices
+        node.compute_uv_ = compute_uv
+        result = _op__linalg_svd.redispatch(ks, A, full_matrices, compute_uv, driver)
+        _check_differentiable_dtype(result[0])
+        _check_differentiable_dtype(result[1])
+        _check_differentiable_dtype(result[2])
+        record.history(result, node, None)
+        node.result_ = record.save_output(result)
+        return result
+    return _op__linalg_svd.redispatch(ks, A, full_matrices, compute_uv, driver)
+
+
+register_autograd('aten::_linalg_svd', _autograd__linalg_svd)
+
+
 _op_nll_loss_forward = _get_op('aten::nll_loss_forward')
 
 

@@ -3,6 +3,7 @@
 """Backward nodes generated from _ops/derivatives/*.yaml (one class per formula entry)."""
 
 from glasstorch.autograd.formulas import *  # noqa: F401,F403
+from glasstorch.autograd.linalg_formulas import *  # noqa: F401,F403
 from glasstorch.autograd.graph import _BACKWARD_TWICE, Node, SavedTensor  # noqa: F401
 from glasstorch.autograd.node_support import materialize, unwrap, wrap_saved
 
@@ -1959,6 +1960,41 @@ class VdotBackward0(Node):
     @property
     def _saved_other(self):
         return _unpack(self, self.other_, 'VdotBackward0')
+
+
+def _LinalgSvdBackward0_0(grad, grads, full_matrices, compute_uv, result):
+    return svd_backward(grads[0], grads[1], grads[2], result[0], result[1], result[2], full_matrices, compute_uv)
+
+
+class LinalgSvdBackward0(Node):
+    """Backward of ``_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)`` (glasstorch/_ops/derivatives/linalg.yaml:45)."""
+
+    __slots__ = ('full_matrices_', 'compute_uv_', 'result_')
+    _saved_names = ('result_',)
+    _inputs = ('A',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        full_matrices = node.full_matrices_
+        compute_uv = node.compute_uv_
+        result = wrap_saved(node.result_, 'LinalgSvdBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LinalgSvdBackward0_0(grad, grads, full_matrices, compute_uv, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'LinalgSvdBackward0')
+
+    @property
+    def _saved_full_matrices(self):
+        return self.full_matrices_
+
+    @property
+    def _saved_compute_uv(self):
+        return self.compute_uv_
 
 
 def _NllLossBackward0_0(grad, grads, self, target, weight, reduction, ignore_index, result):

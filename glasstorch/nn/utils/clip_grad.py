@@ -3,9 +3,10 @@
 ``clip_grad_norm_`` computes the total ``norm_type`` norm of all gradients (the norm of the per-gradient
 norms, grouped by device and dtype), then multiplies every gradient in place by
 ``clamp(max_norm / (total + 1e-6), max=1)`` — always, even when that is 1, as PyTorch does to avoid a host
-sync.  ``clip_grad_value_`` clamps each gradient to ``[-clip_value, clip_value]``.  ``foreach=True`` is accepted
-on the CPU (as in PyTorch); glasstorch has no fused ``_foreach_*`` kernels, so both paths loop over tensors
-with identical results.
+sync.  ``clip_grad_value_`` clamps each gradient to ``[-clip_value, clip_value]``.  As in PyTorch, a group of
+plain tensors on a foreach device (the CPU included) takes the foreach ops — one ``_foreach_norm`` and one
+``_foreach_mul_`` per group instead of one dispatched op per gradient — and other tensors (subclasses, other
+devices) the per-tensor loop; both give the same numbers.
 
 Invariant: everything runs under ``no_grad``; gradients change in place (same tensor objects).
 """
@@ -16,9 +17,12 @@ import functools
 import types
 import warnings
 
+import numpy as np
+
 from ... import linalg
-from ..._functions import tensor
-from ..._generated.functions import stack
+from ..._core.dtype import float32, float64
+from ..._functions import from_numpy, tensor
+from ..._generated.functions import _foreach_mul_, _foreach_norm, clamp, stack
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
 
@@ -42,9 +46,25 @@ def _group_by_device_and_dtype(tensors) -> dict:
     return groups
 
 
-def _check_foreach(foreach, device) -> None:
-    if foreach and device.type not in _FOREACH_DEVICES:
-        raise RuntimeError(f"foreach=True was passed, but can't use the foreach API on {device.type} tensors")
+def _use_foreach(foreach, device, group) -> bool:
+    """PyTorch's choice: foreach when asked on a foreach device, or by default when every tensor is a plain
+    Tensor there (``_has_foreach_support``); asking on another device raises."""
+    if device.type not in _FOREACH_DEVICES:
+        if foreach:
+            raise RuntimeError(f"foreach=True was passed, but can't use the foreach API on {device.type} tensors")
+        return False
+    return bool(foreach) or (foreach is None and all(type(t) is Tensor for t in group))
+
+
+def _stack_norms(norms, device) -> Tensor:
+    """``stack([n.to(device) for n in norms])``; 0-dim CPU norms of one float dtype are gathered through numpy
+    (the same values, without 52 unsqueezes and a cat)."""
+    first = norms[0]
+    if device.type == "cpu" and all(type(n) is Tensor and n._impl.device.type == "cpu" and not n._impl.sizes
+                                    and n._impl.dtype is first._impl.dtype for n in norms) \
+            and first._impl.dtype in (float32, float64):
+        return from_numpy(np.array([n._impl.as_numpy()[()] for n in norms], dtype=first._impl.dtype.np))
+    return stack([n if n.device == device else n.to(device) for n in norms])
 
 
 @_no_grad
@@ -61,9 +81,11 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
     first_device = tensors[0].device
     norms = []
     for (device, _), group in _group_by_device_and_dtype(tensors).items():
-        _check_foreach(foreach, device)
-        norms.extend(linalg.vector_norm(g, norm_type) for g in group)
-    total_norm = linalg.vector_norm(stack([n.to(first_device) for n in norms]), norm_type)
+        if _use_foreach(foreach, device, group):
+            norms.extend(_foreach_norm(group, norm_type))
+        else:
+            norms.extend(linalg.vector_norm(g, norm_type) for g in group)
+    total_norm = linalg.vector_norm(_stack_norms(norms, first_device), norm_type)
     if error_if_nonfinite and bool(total_norm.isnan().logical_or(total_norm.isinf())):
         raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it "
                            f"cannot be clipped. To disable this error and scale the gradients by the non-finite norm "
@@ -80,12 +102,14 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm, foreach=None)
     max_norm = float(max_norm)
     if not grads:
         return
-    clip_coef = (max_norm / (total_norm + 1e-6)).clamp(max=1.0)
+    clip_coef = clamp(max_norm / (total_norm + 1e-6), max=1.0)
     for (device, _), group in _group_by_device_and_dtype(grads).items():
-        _check_foreach(foreach, device)
-        coef = clip_coef.to(device)
-        for g in group:
-            g.mul_(coef)
+        if _use_foreach(foreach, device, group):
+            _foreach_mul_(group, clip_coef.to(device))
+        else:
+            coef = clip_coef.to(device)
+            for g in group:
+                g.mul_(coef)
 
 
 @_no_grad
@@ -132,6 +156,6 @@ def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
     clip_value = float(clip_value)
     grads = [p.grad for p in parameters if p.grad is not None]
     for (device, _), group in _group_by_device_and_dtype(grads).items():
-        _check_foreach(foreach, device)
+        _use_foreach(foreach, device, group)  # the error for foreach=True on another device
         for g in group:
             g.clamp_(min=-clip_value, max=clip_value)

@@ -29,7 +29,8 @@ from ...tensor_iterator import common_dtype, resize_out, scalar_np
 
 __all__ = ["mm_out", "bmm_out", "addmm_out", "baddbmm_out", "addbmm", "addbmm_", "addbmm_out", "addmv_out", "mv",
            "mv_out", "dot", "vdot", "dot_out", "vdot_out", "typemeta_name", "set_output", "check_inplace",
-           "dim_size", "is_meta", "not_implemented"]
+           "dim_size", "is_meta", "not_implemented", "mm_dtype_out_meta", "addmm_dtype_out_meta", "bmm_dtype_out_meta",
+           "baddbmm_dtype_out_meta"]
 
 # c10 TypeMeta names, used by the messages that print ``tensor.dtype()`` rather than ``scalar_type()``.
 _TYPEMETA = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
@@ -529,3 +530,75 @@ def dot_out(self, tensor, out) -> TensorImpl:
 
 def vdot_out(self, other, out) -> TensorImpl:
     return _dot_out("vdot", vdot, self, other, out)
+
+
+# -- out_dtype overloads (mm.dtype, bmm.dtype, addmm.dtype, baddbmm.dtype) ------------------------------------
+# PyTorch's CPU build registers no kernel for these (they exist for CUDA's fp16/bf16 -> fp32 gemm): only the
+# Meta key has one, so a CPU call raises the dispatcher's "Could not run 'aten::mm.dtype'" error as torch does.
+_MM_OUT_DTYPE = "out_dtype must be the same as input dtype or fp32 for fp16/bf16 inputs"
+_BMM_OUT_DTYPE = ("out_dtype only supported for torch.float32 output with float16/bfloat16 inputs or same as input "
+                  "dtypes")
+
+
+def _out_dtype_ok(in_dtype, out_dtype) -> bool:
+    return out_dtype is in_dtype or (out_dtype is _dt.float32 and in_dtype in _HALF)
+
+
+def _exact_out(out, shape, dtype, device) -> TensorImpl:
+    """The meta functions' ``out_wrapper(exact_dtype=True)``: ``out`` must have the result's dtype."""
+    if out is None:
+        return empty_contiguous(tuple(shape), dtype, device)
+    if out.dtype is not dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {dtype} but got {out.dtype} instead")
+    resize_out(out, tuple(shape))
+    return out
+
+
+def _mm_dtype_shape(a: TensorImpl, b: TensorImpl, out_dtype):
+    if a.ndim != 2:
+        raise RuntimeError("a must be 2D")
+    if b.ndim != 2:
+        raise RuntimeError("b must be 2D")
+    (n, m1), (m2, p) = a.sizes, b.sizes
+    if m1 != m2:
+        raise RuntimeError(f"a and b must have same reduction dim, but got [{n}, {m1}] X [{m2}, {p}].")
+    if not _out_dtype_ok(a.dtype, out_dtype):
+        raise RuntimeError(_MM_OUT_DTYPE)
+    return n, p
+
+
+def mm_dtype_out_meta(self: TensorImpl, mat2: TensorImpl, out_dtype, out=None) -> TensorImpl:
+    """Meta kernel of ``mm.dtype``/``mm.dtype_out``: ``self @ mat2`` computed into ``out_dtype``."""
+    return _exact_out(out, _mm_dtype_shape(self, mat2, out_dtype), out_dtype, self.device)
+
+
+def addmm_dtype_out_meta(self, mat1, mat2, out_dtype, beta=1, alpha=1, out=None) -> TensorImpl:
+    """Meta kernel of ``addmm.dtype``/``addmm.dtype_out``: the product's shape, ``self`` broadcast to it."""
+    shape = _mm_dtype_shape(mat1, mat2, out_dtype)
+    _expand_size(self, shape)
+    return _exact_out(out, shape, out_dtype, mat1.device)
+
+
+def _bmm_dtype_shape(batch1, batch2, out_dtype):
+    shape = _bmm_meta(batch1, batch2)
+    if batch1.dtype is not batch2.dtype:
+        raise RuntimeError(f"expected scalar type {batch1.dtype} but found {batch2.dtype}")
+    if not _out_dtype_ok(batch1.dtype, out_dtype):
+        raise RuntimeError(_BMM_OUT_DTYPE)
+    return shape
+
+
+def bmm_dtype_out_meta(self: TensorImpl, mat2: TensorImpl, out_dtype, out=None) -> TensorImpl:
+    """Meta kernel of ``bmm.dtype``/``bmm.dtype_out``."""
+    return _exact_out(out, _bmm_dtype_shape(self, mat2, out_dtype), out_dtype, mat2.device)
+
+
+def baddbmm_dtype_out_meta(self, batch1, batch2, out_dtype, beta=1, alpha=1, out=None) -> TensorImpl:
+    """Meta kernel of ``baddbmm.dtype``/``baddbmm.dtype_out``: ``self`` must have the product's shape."""
+    shape = _bmm_dtype_shape(batch1, batch2, out_dtype)
+    if self.ndim != 3:
+        raise RuntimeError("self must be a 3D tensor")
+    if self.sizes != tuple(shape):
+        raise RuntimeError(f"Expected an input tensor shape with shape {list(shape)} but got shape: "
+                           f"{list(self.sizes)}")
+    return _exact_out(out, shape, out_dtype, batch1.device)
