@@ -3,7 +3,9 @@
 PyTorch counterpart: the ``torch.*`` factory and shape functions (``torch/_C/_VariableFunctions``).
 Each parses Python arguments the way PyTorch's argument parser does (varargs sizes or one sequence,
 keyword-only ``dtype``/``device``/``requires_grad``/``generator``), then calls the impl-level factory
-or view.  Invariant: defaults (dtype inference, the default dtype) are PyTorch's.
+or view; zeros/ones/empty/full, rand/randn, the ``*_like`` factories and ``split`` run PyTorch's own Python
+signatures through ``python_arg_parser`` (so their TypeErrors are PyTorch's word for word, and ``out=`` is
+honoured).  Invariant: defaults (dtype inference, the default dtype) are PyTorch's.
 """
 
 from __future__ import annotations
@@ -18,9 +20,14 @@ import numpy as np
 from ._core import dtype as _dt
 from ._core import shape as _shape
 from ._core.device import as_device
+from ._core.dispatch_key import bit as _dk_bit
+from ._core.dispatch_key import tls as _dk_tls
 from ._device.generator import Generator, default_generator
+from ._ops import dispatcher as _dispatcher
 from ._ops import factories as _fac
+from ._ops.aten import aten as _aten
 from ._ops.kernels.cpu import random as _rand
+from ._ops.python_arg_parser import Signatures as _Signatures
 from ._tensor.impl import empty_strided_impl
 from .tensor import Tensor, _finish, _strides_for, parse_size, preserve_format, wrap
 
@@ -33,52 +40,16 @@ __all__ = [
 ]
 
 
+_PYTHON_KEY = _dk_bit("Python")
+
+
 def _dtype_or_default(dtype):
     return _dt.get_default_dtype() if dtype is None else dtype
 
 
-def _index_like(x) -> bool:
-    """What PyTorch's argument parser accepts as one int of a size (ints, numpy ints, 1-element int tensors)."""
-    if isinstance(x, (builtins.int, np.integer)):
-        return True
-    return isinstance(x, Tensor) and x.numel() == 1 and not (x.is_floating_point() or x.is_complex())
-
-
-def _unpack_dims(fname, seq, argname="size") -> tuple:
-    """IntArrayRef unpacking: the first element is type-checked strictly (no bool), later ones by ``__index__``."""
-    out = []
-    for i, x in enumerate(seq):
-        if i == 0 and (isinstance(x, bool) or not _index_like(x)):
-            raise TypeError(f"{fname}(): argument '{argname}' (position 1) must be tuple of ints, but found element "
-                            f"of type {type(x).__name__} at pos 0")
-        if not _index_like(x):
-            raise TypeError(f"{fname}(): argument '{argname}' failed to unpack the object at pos {i + 1} with error "
-                            f"\"type must be tuple of ints,but got {type(x).__name__}\"")
-        out.append(operator.index(x))
-    return tuple(out)
-
-
-def _sizes(args, kwargs, fname):
-    """A size given as varargs ``f(2, 3)``, one sequence ``f((2, 3))`` or ``size=``, with PyTorch's errors."""
-    if "size" in kwargs:
-        if args:
-            raise TypeError(f"{fname}() got multiple values for argument 'size'")
-        seq = kwargs.pop("size")
-        if not isinstance(seq, (tuple, list)):
-            raise TypeError(f"{fname}(): argument 'size' must be tuple of ints, not {type(seq).__name__}")
-    elif not args:
-        raise TypeError(f'{fname}() missing 1 required positional arguments: "size"')
-    elif len(args) == 1 and (isinstance(args[0], bool) or not _index_like(args[0])):
-        seq = args[0]
-        if not isinstance(seq, (tuple, list)):
-            raise TypeError(f"{fname}(): argument 'size' (position 1) must be tuple of ints, not "
-                            f"{type(seq).__name__}")
-    else:
-        seq = args
-    return _unpack_dims(fname, seq)
-
-
 def _new(impl, requires_grad):
+    if _dk_tls.included & _PYTHON_KEY:  # a dispatch mode is active: it sees the fresh tensor (PyTorch's lift_fresh)
+        impl = _dispatcher.get_op("aten::lift_fresh").call(impl)
     return _finish(impl, requires_grad)
 
 
@@ -125,12 +96,56 @@ def from_numpy(ndarray) -> Tensor:
 
 # -- filled factories --------------------------------------------------------------------------------------
 
-def _filled(fname, value, size, dtype, device, requires_grad, kw):
-    sizes = _sizes(size, kw, fname)
-    if kw:
-        raise TypeError(f"{fname}() got an unexpected keyword argument '{next(iter(kw))}'")
+# PyTorch's Python signatures of the factories (the parser gives their TypeErrors word for word)
+_OPTIONS = ("ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, "
+            "bool requires_grad=False")
+_SIGS = {
+    "zeros": _Signatures("zeros", [f"zeros(SymInt[] size, *, Tensor? out=None, {_OPTIONS})"]),
+    "ones": _Signatures("ones", [f"ones(SymInt[] size, *, Tensor? out=None, {_OPTIONS})"]),
+    "empty": _Signatures("empty", [f"empty(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor? out=None, "
+                                   f"{_OPTIONS})"]),
+    "full": _Signatures("full", [f"full(SymInt[] size, Scalar fill_value, *, Tensor? out=None, {_OPTIONS})"]),
+    "rand": _Signatures("rand", [f"rand(SymInt[] size, *, Generator? generator, Tensor? out=None, {_OPTIONS})",
+                                 f"rand(SymInt[] size, *, Tensor? out=None, {_OPTIONS})"]),
+    "randn": _Signatures("randn", [f"randn(SymInt[] size, *, Generator? generator, Tensor? out=None, {_OPTIONS})",
+                                   f"randn(SymInt[] size, *, Tensor? out=None, {_OPTIONS})"]),
+}
+for _name in ("zeros_like", "ones_like", "empty_like"):
+    _SIGS[_name] = _Signatures(_name, [f"{_name}(Tensor input, *, MemoryFormat? memory_format=None, {_OPTIONS})"])
+_SIGS["full_like"] = _Signatures("full_like", [f"full_like(Tensor input, Scalar fill_value, *, "
+                                               f"MemoryFormat? memory_format=None, {_OPTIONS})"])
+_SIGS["split"] = _Signatures("split", ["split(Tensor input, SymInt split_size, int dim=0)",
+                                       "split(Tensor input, SymInt[] split_size, int dim=0)"])
+_SIGS["split_with_sizes"] = _Signatures("split_with_sizes", ["split_with_sizes(Tensor input, SymInt[] split_sizes, "
+                                                             "int dim=0)"])
+
+
+def _into_out(out, sizes, dtype, device, requires_grad, fill):
+    """A factory's ``out=``: the tensor is resized to ``sizes`` and filled (``fill(tensor)``), then returned."""
+    if dtype is not None and dtype is not out.dtype:
+        raise RuntimeError(f"dtype {dtype._short} does not match dtype of out parameter ({out.dtype._short})")
+    if device is not None and device.type != out.device.type:
+        raise RuntimeError(f"device type {device.type} does not match device type of out parameter "
+                           f"({out.device.type})")
+    t = wrap(out)
+    if t.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    if out.sizes != sizes:  # ``out.resize_(sizes)``: factories resize without the out= deprecation warning
+        need = (out.offset + _shape.prod(sizes)) * out.dtype.itemsize
+        if need > out.storage.nbytes():
+            out.storage.resize_(need)
+        out.set_geometry(sizes, _shape.contiguous_strides(sizes), out.offset)
+    fill(t)
+    return t.requires_grad_() if requires_grad else t
+
+
+def _filled(fname, value, size, out, dtype, device, requires_grad):
+    sizes = tuple(size)
     if value is not None and any(d < 0 for d in sizes):
         raise RuntimeError(f"{fname}: Dimension size must be non-negative.")
+    if out is not None:
+        return _into_out(out, sizes, dtype, device, requires_grad,
+                         (lambda t: t) if value is None else (lambda t: t.fill_(value)))
     dtype = _dt.get_default_dtype() if dtype is None else dtype
     device = as_device(device)
     if value is None:
@@ -138,33 +153,42 @@ def _filled(fname, value, size, dtype, device, requires_grad, kw):
     return _new(_fac.full_impl(sizes, value, dtype, device), requires_grad)
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
-          memory_format=None, **kw) -> Tensor:
+def _plain_sizes(args, kwargs) -> bool:
+    """``f(2, 3)``: exact int64 ints, no keywords: what the parser would return unchanged (it is skipped)."""
+    return not kwargs and bool(args) and all([type(v) is builtins.int and -(1 << 63) <= v < (1 << 63) for v in args])
+
+
+def zeros(*args, **kwargs) -> Tensor:
     """A tensor of zeros; ``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))``."""
-    return _filled("zeros", 0, size, dtype, device, requires_grad, kw)
+    if _plain_sizes(args, kwargs):
+        return _filled("zeros", 0, args, None, None, None, False)
+    size, out, dtype, _layout, device, _pin, requires_grad = _SIGS["zeros"].parse(args, kwargs)[1]
+    return _filled("zeros", 0, size, out, dtype, device, requires_grad)
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
-         memory_format=None, **kw) -> Tensor:
-    return _filled("ones", 1, size, dtype, device, requires_grad, kw)
+def ones(*args, **kwargs) -> Tensor:
+    if _plain_sizes(args, kwargs):
+        return _filled("ones", 1, args, None, None, None, False)
+    size, out, dtype, _layout, device, _pin, requires_grad = _SIGS["ones"].parse(args, kwargs)[1]
+    return _filled("ones", 1, size, out, dtype, device, requires_grad)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
-          memory_format=None, **kw) -> Tensor:
+def empty(*args, **kwargs) -> Tensor:
     """Uninitialised memory of the given shape."""
-    return _filled("empty", None, size, dtype, device, requires_grad, kw)
+    if _plain_sizes(args, kwargs):
+        return _filled("empty", None, args, None, None, None, False)
+    size, _fmt, out, dtype, _layout, device, _pin, requires_grad = _SIGS["empty"].parse(args, kwargs)[1]
+    return _filled("empty", None, size, out, dtype, device, requires_grad)
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False,
-         out=None) -> Tensor:
+def full(*args, **kwargs) -> Tensor:
     """A tensor filled with ``fill_value``; its dtype is inferred from the value when not given."""
-    fill_value = _number_arg("full", fill_value, 2)
+    size, fill_value, out, dtype, _layout, device, _pin, requires_grad = _SIGS["full"].parse(args, kwargs)[1]
+    sizes = tuple(size)
+    if out is not None:
+        return _into_out(out, sizes, dtype, device, requires_grad, lambda t: t.fill_(fill_value))
     if dtype is None:
-        dtype = _dt.scalar_dtype(fill_value) if isinstance(fill_value, (bool, int, float, complex)) else \
-            _fac.infer_dtype(fill_value)
-    if not isinstance(size, (tuple, list)):  # full's size is always one sequence, never varargs
-        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
-    sizes = _unpack_dims("full", size)
+        dtype = _dt.scalar_dtype(fill_value)
     return _new(_fac.full_impl(sizes, fill_value, dtype, as_device(device)), requires_grad)
 
 
@@ -189,36 +213,39 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False,
                 requires_grad)
 
 
-def _like(fname, value, input, dtype, device, requires_grad, memory_format):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{fname}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    impl = input._impl
+def _like(fname, args, kwargs):
+    values = _SIGS[fname].parse(args, kwargs)[1]
+    if fname == "full_like":
+        input, value, memory_format, dtype, _layout, device, _pin, requires_grad = values
+    else:
+        (input, memory_format, dtype, _layout, device, _pin, requires_grad), value = values, _LIKE_VALUES[fname]
+    impl = input
     dtype = impl.dtype if dtype is None else dtype
     dev = impl.device if device is None else as_device(device)
-    if value is not None:
-        value = _number_arg(fname, value, 2)
-    out = empty_strided_impl(impl.sizes, _strides_for(impl, memory_format), dtype, dev)
+    out = empty_strided_impl(impl.sizes, _strides_for(impl, memory_format or preserve_format), dtype, dev)
     if value is not None:
         _fac.check_fits(value, dtype, out.numel())
         _fac._copy.fill_(out, _fac.fill_value_for(value, dtype))
     return _new(out, requires_grad)
 
 
-def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=preserve_format, **_):
-    return _like("zeros_like", 0, input, dtype, device, requires_grad, memory_format)
+_LIKE_VALUES = {"zeros_like": 0, "ones_like": 1, "empty_like": None}
 
 
-def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=preserve_format, **_):
-    return _like("ones_like", 1, input, dtype, device, requires_grad, memory_format)
+def zeros_like(*args, **kwargs):
+    return _like("zeros_like", args, kwargs)
 
 
-def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=preserve_format, **_):
-    return _like("empty_like", None, input, dtype, device, requires_grad, memory_format)
+def ones_like(*args, **kwargs):
+    return _like("ones_like", args, kwargs)
 
 
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=preserve_format,
-              **_):
-    return _like("full_like", fill_value, input, dtype, device, requires_grad, memory_format)
+def empty_like(*args, **kwargs):
+    return _like("empty_like", args, kwargs)
+
+
+def full_like(*args, **kwargs):
+    return _like("full_like", args, kwargs)
 
 
 # -- ranges ----------------------------------------------------------------------------------------------
@@ -323,27 +350,45 @@ def _gen(generator, fname="random"):
     return generator
 
 
-def _random_factory(fname, kernel, params, size, kwargs, dtype_default=None):
-    generator = _gen(kwargs.pop("generator", None), fname)
-    dtype = kwargs.pop("dtype", None)
-    device = as_device(kwargs.pop("device", None))
-    requires_grad = kwargs.pop("requires_grad", False)
-    kwargs.pop("layout", None), kwargs.pop("pin_memory", None), kwargs.pop("out", None)
-    sizes = _sizes(size, kwargs, fname)
+# the in-place sampling operator behind each random factory's kernel (what a dispatch mode sees it as)
+_SAMPLER_OPS = {_rand.uniform_: "aten::uniform_", _rand.normal_: "aten::normal_", _rand.random_: "aten::random_.from"}
+
+
+def _random_factory(fname, kernel, params, sizes, generator, out, dtype, device, requires_grad, dtype_default=None):
+    user_generator, generator = generator, _gen(generator, fname)
+    if out is not None:
+        return _into_out(out, tuple(sizes), dtype, device, requires_grad, lambda t: kernel(t._impl, *params, generator))
     dtype = dtype or dtype_default or _dt.get_default_dtype()
-    out = _fac.empty_impl(sizes, dtype, device)
-    kernel(out, *params, generator)
-    return _new(out, requires_grad)
+    res = _fac.empty_impl(tuple(sizes), dtype, as_device(device))
+    if _dk_tls.included & _PYTHON_KEY:
+        # under a dispatch mode (tracing, fake tensors) sampling must be an operator call the mode records, or a
+        # traced graph would replay one fixed sample: empty (lifted) + the in-place sampler, as PyTorch decomposes
+        fresh = _new(res, False)
+        _dispatcher.get_op(_SAMPLER_OPS[kernel]).call(fresh._impl, *params, user_generator)
+        return fresh.requires_grad_(True) if requires_grad else fresh
+    kernel(res, *params, generator)
+    return _new(res, requires_grad)
 
 
-def rand(*size, **kwargs) -> Tensor:
+def _sampled(fname, kernel, args, kwargs):
+    if _plain_sizes(args, kwargs):
+        return _random_factory(fname, kernel, (0.0, 1.0), args, None, None, None, None, False)
+    i, values = _SIGS[fname].parse(args, kwargs)
+    if i == 0:
+        size, generator, out, dtype, _layout, device, _pin, requires_grad = values
+    else:
+        (size, out, dtype, _layout, device, _pin, requires_grad), generator = values, None
+    return _random_factory(fname, kernel, (0.0, 1.0), size, generator, out, dtype, device, requires_grad)
+
+
+def rand(*args, **kwargs) -> Tensor:
     """Uniform samples in [0, 1) (floating and complex dtypes)."""
-    return _random_factory("rand", _rand.uniform_, (0.0, 1.0), size, kwargs)
+    return _sampled("rand", _rand.uniform_, args, kwargs)
 
 
-def randn(*size, **kwargs) -> Tensor:
+def randn(*args, **kwargs) -> Tensor:
     """Standard normal samples."""
-    return _random_factory("randn", _rand.normal_, (0.0, 1.0), size, kwargs)
+    return _sampled("randn", _rand.normal_, args, kwargs)
 
 
 def randint(*args, size=None, **kwargs) -> Tensor:
@@ -360,7 +405,11 @@ def randint(*args, size=None, **kwargs) -> Tensor:
     names = ("high",) if len(args) == 1 else ("low", "high")
     bounds = [_int_arg("randint", v, name, pos) for pos, (v, name) in enumerate(zip(args, names, strict=True), 1)]
     low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
-    return _random_factory("randint", _rand.random_, (low, high), (size,), kwargs, _dt.int64)
+    generator, dtype, device = kwargs.pop("generator", None), kwargs.pop("dtype", None), kwargs.pop("device", None)
+    requires_grad, out = kwargs.pop("requires_grad", False), kwargs.pop("out", None)
+    sizes = parse_size((size,), "randint")
+    return _random_factory("randint", _rand.random_, (low, high), sizes, generator, None if out is None else out._impl,
+                           dtype, device, requires_grad, _dt.int64)
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
@@ -489,6 +538,21 @@ def result_type(tensor1, tensor2) -> _dt.dtype:
 
 def split(tensor, split_size_or_sections, dim=0):
     return tensor.split(split_size_or_sections, dim)
+
+
+def _split_method(self, split_size, dim=0):
+    """``Tensor.split`` as PyTorch's ``_tensor.py`` writes it: an int goes to ``split`` (two signatures), anything
+    else to ``split_with_sizes``, each parsed with its own Python signatures (and their TypeErrors)."""
+    if isinstance(split_size, builtins.int):
+        i, (impl, size, d) = _SIGS["split"].parse((self, split_size, dim), None)
+        if i == 0:
+            return tuple([wrap(v) for v in _aten.split_Tensor(impl, size, d)])
+    else:
+        impl, size, d = _SIGS["split_with_sizes"].parse((self, split_size, dim), None)[1]
+    return tuple([wrap(v) for v in _aten.split_with_sizes(impl, list(size), d)])
+
+
+Tensor.split = _split_method
 
 
 

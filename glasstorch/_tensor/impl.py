@@ -19,7 +19,7 @@ import numpy as np
 
 from .._core import shape as _shape
 from .._core.device import CPU
-from .._core.dispatch_key import backend_keyset_for_device
+from .._core.dispatch_key import backend_keyset_for_device, bit
 from .storage import UntypedStorage
 
 __all__ = ["TensorImpl", "VersionCounter", "AutogradMeta", "empty_impl", "empty_strided_impl"]
@@ -70,6 +70,28 @@ class AutogradMeta:
 
 
 _KEYSETS: dict = {}
+_PYTHON_BIT = bit("Python")
+
+
+def _copy_python_key(src, out):
+    out.key_set = src.key_set
+
+
+def _no_hook(impl):
+    return None
+
+
+_subclass_view_hook = _copy_python_key
+_subclass_no_data_hook = _no_hook
+
+
+def set_subclass_hooks(view, no_data) -> None:
+    """Hooks for impls carrying the Python key (tensor subclasses such as FakeTensor register here):
+    ``view(src_impl, alias_impl)`` runs for every alias made with :meth:`TensorImpl.view_impl` (so ``detach()``
+    and saved outputs stay of their class); ``no_data(impl)`` may raise the subclass's error when its data is
+    read (it has none)."""
+    global _subclass_view_hook, _subclass_no_data_hook
+    _subclass_view_hook, _subclass_no_data_hook = view, no_data
 
 
 def _keyset_for(device) -> int:
@@ -143,6 +165,8 @@ class TensorImpl:
         if arr is not None and self._np_key is data:
             return arr
         if data is None:
+            if self.key_set & _PYTHON_BIT:
+                _subclass_no_data_hook(self)
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         isz = self.dtype.itemsize
         if 0 in self.sizes:
@@ -162,6 +186,8 @@ class TensorImpl:
     def view_impl(self, sizes, strides, offset) -> TensorImpl:
         """A new TensorImpl over the same storage and version counter (the core of every view)."""
         out = TensorImpl(self.storage, sizes, strides, offset, self.dtype, self.device, self.version)
+        if self.key_set & _PYTHON_BIT:  # a tensor subclass's impl (FakeTensor): its aliases are of its kind
+            _subclass_view_hook(self, out)
         return out
 
     def __repr__(self):

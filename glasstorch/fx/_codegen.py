@@ -225,7 +225,9 @@ class _Emitter:
         """The name the code uses for ``obj``: a ``torch.`` path for glasstorch objects, else a new global."""
         if _is_from_torch(obj) and obj is not glasstorch.device:
             qualified = _get_qualified_name(obj)
-            if _resolves(qualified, obj):
+            # a dotted path is only valid code when no part is a keyword (``aten.random_.from``): PyTorch's
+            # codegen prints that one as is and fails to compile it; here it becomes a named global instead
+            if _resolves(qualified, obj) and not any(keyword.iskeyword(p) for p in qualified.split(".")):
                 return qualified
             name_hint = qualified
         name = self.namespace.create_name(name_hint, obj)

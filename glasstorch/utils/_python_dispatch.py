@@ -12,7 +12,7 @@ Invariant: the Python key is in the included set exactly while the mode stack is
 from __future__ import annotations
 
 from .._core.dispatch_key import bit, tls
-from .._ops.dispatcher import register_fallback
+from .._ops.dispatcher import get_op, register_fallback, register_kernel, register_op
 from .._ops_namespace import OpOverload, to_impls, to_tensors
 
 __all__ = ["TorchDispatchMode", "mode_stack"]
@@ -66,7 +66,7 @@ def _python_key_fallback(op, ks, *args, **kwargs):
     """The boxed kernel at the Python key: hand the call to the innermost mode."""
     stack = mode_stack()
     if not stack:
-        return op.redispatch(ks, *args, **kwargs)
+        return _subclass_dispatch(op, ks, args, kwargs)
     if kwargs:  # normalise to the schema's positional order
         names = [a.name for a in op.schema.arguments]
         args = tuple(args) + tuple(kwargs.get(n) for n in names[len(args):])
@@ -79,11 +79,52 @@ def _python_key_fallback(op, ks, *args, **kwargs):
         names = [a.name for a in op.schema.arguments]
         kwarg_only = {n: v for n, v, a in zip(names, args, op.schema.arguments) if a.kwarg_only}
         positional = [v for v, a in zip(args, op.schema.arguments) if not a.kwarg_only]
-        result = mode.__torch_dispatch__(func, (), tuple(to_tensors(positional)), to_tensors(kwarg_only))
+        kwarg_only = {k: to_tensors(v) for k, v in kwarg_only.items()}  # out= tensors reach the mode as Tensors
+        result = mode.__torch_dispatch__(func, (), tuple(to_tensors(positional)), kwarg_only)
     finally:
         stack.append(mode)
         _sync_key()
     return to_impls(result)
 
 
+def _subclass_of(args, kwargs):
+    """The first tensor subclass among the arguments whose impl carries the Python key (a FakeTensor ...)."""
+    for a in list(args) + list(kwargs.values()):
+        for x in (a if isinstance(a, (list, tuple)) else (a,)):
+            if getattr(x, "key_set", 0) & _PYTHON and x.pyobj is not None:
+                t = x.pyobj()
+                handler = getattr(type(t), "__torch_dispatch__", None)
+                if handler is not None:
+                    return handler
+    return None
+
+
+def _subclass_dispatch(op, ks, args, kwargs):
+    """No mode active: a tensor subclass's ``__torch_dispatch__`` handles the call (PyTorch's subclass
+    dispatch); plain tensors never reach here, so this costs ordinary calls nothing."""
+    handler = _subclass_of(args, kwargs)
+    if handler is None:
+        return op.redispatch(ks, *args, **kwargs)
+    names = [a.name for a in op.schema.arguments]
+    if kwargs:
+        args = tuple(args) + tuple(kwargs.get(n) for n in names[len(args):])
+    func = _overloads.get(op.name)
+    if func is None:
+        func = _overloads[op.name] = OpOverload(op)
+    kwarg_only = {n: v for n, v, a in zip(names, args, op.schema.arguments, strict=False) if a.kwarg_only}
+    positional = [v for v, a in zip(args, op.schema.arguments, strict=False) if not a.kwarg_only]
+    kwarg_only = {k: to_tensors(v) for k, v in kwarg_only.items()}
+    return to_impls(handler(func, (), tuple(to_tensors(positional)), kwarg_only))
+
+
 register_fallback("Python", _python_key_fallback, label="PythonFallback")
+
+
+# Note [lift_fresh]: factories build tensors without the dispatcher; while a mode is active they pass the fresh
+# tensor through ``aten::lift_fresh`` (identity) so the mode sees it (a fake mode fakes it, a tracer records it
+# as a constant copied by ``aten::lift_fresh_copy``), as PyTorch does for ``torch.tensor``.
+register_op("aten::lift_fresh(Tensor(a) self) -> Tensor(a)")
+register_op("aten::lift_fresh_copy(Tensor self) -> Tensor")
+register_kernel("aten::lift_fresh", "CompositeExplicitAutograd", lambda self: self, label="lift_fresh")
+register_kernel("aten::lift_fresh_copy", "CompositeExplicitAutograd",
+                lambda self: get_op("aten::clone").call(self, None), label="lift_fresh_copy")

@@ -89,10 +89,9 @@ def fused_sdp_choice_cpp(query, key, value, attn_mask, dropout_p, is_causal, sca
 
 
 def _like(t: TensorImpl, dtype) -> TensorImpl:
-    """``empty_like`` (preserve format): the same strides when ``t`` is dense, else contiguous."""
-    if _shape.is_non_overlapping_and_dense(t.sizes, t.strides):
-        return empty_strided_impl(t.sizes, t.strides, dtype, t.device)
-    return empty_strided_impl(t.sizes, _shape.contiguous_strides(t.sizes), dtype, t.device)
+    """``empty_like`` (preserve format): the same strides when ``t`` is dense, else dense strides in ``t``'s
+    stride order (so a query split out of a fused projection gives a (B, T, H, D)-ordered output, as PyTorch)."""
+    return empty_strided_impl(t.sizes, _shape.strides_for_format(t.sizes, t.strides, None), dtype, t.device)
 
 
 def _check_flash(q, k, v, dropout_p, mask):
