@@ -79,7 +79,7 @@ cfloat, cdouble, chalf = complex64, complex128, complex32
 
 del _ALIASES, _LEGACY_TYPES, _methods, _operators, _wrap, _functional, _data, sys
 
-_LAZY_SUBMODULES = {"fx"}  # the compile stack loads on first use (``glasstorch.fx`` without an explicit import)
+_LAZY_SUBMODULES = {"fx", "_dynamo", "_logging"}  # the compile stack loads on first use (``glasstorch.fx`` ...)
 
 
 def __getattr__(name):
@@ -87,4 +87,9 @@ def __getattr__(name):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
+    if name == "compile":  # torch.compile: glasstorch._dynamo.eval_frame.compile, loaded on first use
+        import importlib
+
+        fn = globals()["compile"] = importlib.import_module(f"{__name__}._dynamo.eval_frame").compile
+        return fn
     raise AttributeError(f"module '{__name__}' has no attribute '{name}'")

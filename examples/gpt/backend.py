@@ -43,10 +43,7 @@ def set_threads(torch, n: int) -> str | None:
 
 
 def maybe_compile(torch, model, enabled: bool):
-    """``torch.compile(model)`` when asked and available; otherwise the model unchanged and a clear message."""
+    """``torch.compile(model)`` when asked (glasstorch and PyTorch both have it); otherwise the model unchanged."""
     if not enabled:
-        return model
-    if not hasattr(torch, "compile"):
-        print(f"--compile: {torch.__name__}.compile does not exist yet, running eagerly (no-op)")
         return model
     return torch.compile(model)

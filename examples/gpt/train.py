@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     a("--eval-iters", type=int, default=5, help="batches per split in each val-loss estimate")
     a("--seed", type=int, default=1337)
     a("--threads", type=int, default=1, help="torch.set_num_threads (and the BLAS pool size)")
-    a("--compile", action="store_true", help="torch.compile the model (a no-op with a message on glasstorch)")
+    a("--compile", action="store_true", help="torch.compile the model (glasstorch.compile on glasstorch)")
     a("--sample-chars", type=int, default=200, help="characters to sample at the end (0: none)")
     a("--temperature", type=float, default=0.8)
     a("--top-k", type=int, default=None)

@@ -18,6 +18,7 @@ Invariants:
 from __future__ import annotations
 
 import inspect
+import sys
 import warnings
 from collections import OrderedDict
 
@@ -437,6 +438,11 @@ class Module(ModuleCallMixin, ModuleStateMixin):
     def eval(self):
         """``train(False)``."""
         return self.train(False)
+
+    def compile(self, *args, **kwargs) -> None:
+        """Compile this module's call in place with ``glasstorch.compile(self._call_impl, ...)`` (PyTorch's
+        ``Module.compile``): ``module(x)`` then runs the compiled forward; ``state_dict`` keys are unchanged."""
+        self._compiled_call_impl = sys.modules["glasstorch"].compile(self._call_impl, *args, **kwargs)
 
     def requires_grad_(self, requires_grad: bool = True):
         """Set ``requires_grad`` on every parameter; returns self."""
