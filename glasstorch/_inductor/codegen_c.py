@@ -1,0 +1,167 @@
+"""C code generation for scheduled kernels (``torch/_inductor/codegen/cpp.py``).
+
+A :class:`~.scheduler.Kernel` becomes one C function ``void kernelK(T* restrict buf.., int nt)``.  Each group
+is an outer loop over ``x0`` (``#pragma omp parallel for num_threads(nt)`` when the work is large enough), each
+member an inner loop over ``r0`` with unit-stride accesses that gcc vectorises; a group of one row instead
+parallelises each member's own loop.  Float sums accumulate in double (``#pragma omp simd reduction``).
+
+Invariant: generated code is IEEE (no fast-math): every operation is the one the eager kernel performs, in the
+same precision, so results agree to rounding.
+"""
+
+from __future__ import annotations
+
+from .._core import dtype as _dt
+from . import config, ir
+from .scheduler import Kernel, Member, loop_indices
+
+HEADER = """#include <stdint.h>
+#include <stdbool.h>
+#include <math.h>
+#include <omp.h>
+#define GT_MAX(a, b) (((a) > (b) || (a) != (a)) ? (a) : (b))
+#define GT_MIN(a, b) (((a) < (b) || (a) != (a)) ? (a) : (b))
+""" + "\n".join(
+    ["#if defined(__GLIBC__) && defined(__x86_64__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 35)"]
+    + [f"#pragma omp declare simd notinbranch\nextern {t} {n}({t}{', ' + t if n.startswith('pow') else ''});"
+       for t, suffix in (("float", "f"), ("double", ""))
+       for n in (f + suffix for f in ("exp", "log", "erf", "tanh", "log1p", "expm1", "sin", "cos", "exp2", "log2",
+                                        "tan", "atan", "pow"))]
+    + ["#endif", ""])
+
+
+def _init(rtype, dtype):
+    if rtype in ("sum", "mean"):
+        return "0"
+    if rtype == "prod":
+        return "1"
+    big = rtype == "min"
+    if dtype.is_floating_point:
+        return "INFINITY" if big else "-INFINITY"
+    if dtype is _dt.bool:
+        return "1" if big else "0"
+    bits = dtype.itemsize * 8
+    return f"INT{bits}_MAX" if big else f"INT{bits}_MIN"
+
+
+def _combine(rtype, dtype, acc, v):
+    if rtype in ("sum", "mean"):
+        return f"{acc} += {v};"
+    if rtype == "prod":
+        return f"{acc} *= {v};"
+    macro = "GT_MAX" if rtype == "max" else "GT_MIN"
+    if not dtype.is_floating_point:
+        op = ">" if rtype == "max" else "<"
+        return f"{acc} = ({v} {op} {acc}) ? {v} : {acc};"
+    return f"{acc} = {macro}({acc}, {v});"
+
+
+class _Emitter:
+    def __init__(self):
+        self.lines: list = []
+        self.depth = 1
+
+    def emit(self, line):
+        self.lines.append("    " * self.depth + line)
+
+    def block(self, lines):
+        for ln in lines:
+            self.emit(ln)
+
+
+def generate(kernel: Kernel) -> str:
+    """Fill ``kernel.args`` (buffers in call order) and return the C source of its function."""
+    bufs: dict = {}
+    written: set = set()
+    em = _Emitter()
+    for group in kernel.groups:
+        locals_ = {m.node.buf.name: f"acc_{m.node.buf.name}" for m in group.members if m.local}
+        em.emit("{")
+        em.depth += 1
+        par = group.N > 1 and group.N * max(m.M for m in group.members) >= config.parallel_threshold
+        if group.N > 1:
+            if par:
+                em.emit("#pragma omp parallel for num_threads(nt) schedule(static)")
+            em.emit(f"for (int64_t x0 = 0; x0 < {group.N}; x0++) {{")
+            em.depth += 1
+        for m in group.members:
+            if m.local:
+                em.emit(f"{ir.ctype(m.node.buf.dtype)} {locals_[m.node.buf.name]};")
+        for m in group.members:
+            _member(em, group, m, locals_, bufs, written)
+        if group.N > 1:
+            em.depth -= 1
+            em.emit("}")
+        em.depth -= 1
+        em.emit("}")
+    kernel.args = list(bufs.values())
+    params = []
+    for b in kernel.args:
+        const = "" if b.name in written else "const "
+        params.append(f"{const}{ir.ctype(b.dtype)}* restrict {b.name}")
+    params.append("int nt")
+    body = "\n".join(em.lines)
+    return f"void {kernel.name}({', '.join(params)}) {{\n    (void)nt;\n{body}\n}}\n"
+
+
+def _member(em, group, m: Member, locals_, bufs, written):
+    node = m.node
+    M, out_idx, red_idx = loop_indices(node, group.N)
+    w = ir.KernelWriter(locals_)
+    with ir.writing(w):
+        v = node.fn(out_idx, red_idx) if node.is_reduction else node.fn(out_idx)
+        windex = ir.flatten(out_idx, node.buf.strides).render()
+    for buf, _ in w.reads:
+        if buf.name not in locals_:
+            bufs.setdefault(buf.name, buf)
+    name = node.buf.name
+    if not m.local:
+        bufs.setdefault(name, node.buf)
+        written.add(name)
+    big = group.N == 1 and M >= config.parallel_threshold
+    if node.is_reduction:
+        _reduction(em, node, m, M, w, v, windex, locals_, big)
+    else:
+        _pointwise(em, node, M, w, v, windex, big)
+
+
+def _loop_head(em, M, pragma=None):
+    if M > 1:
+        if pragma:
+            em.emit(pragma)
+        em.emit(f"for (int64_t r0 = 0; r0 < {M}; r0++) {{")
+    else:
+        em.emit("{")
+    em.depth += 1
+
+
+def _pointwise(em, node, M, w, v, windex, big):
+    # libmvec's vector expf/erff/... (declared in HEADER) let these loops vectorise with calls in them
+    _loop_head(em, M, "#pragma omp parallel for simd num_threads(nt) schedule(static)" if big else
+               "#pragma omp simd")
+    em.block(w.lines)
+    em.emit(f"{node.buf.name}[{windex}] = {v.name};")
+    em.depth -= 1
+    em.emit("}")
+
+
+def _reduction(em, node, m, M, w, v, windex, locals_, big):
+    acc_t = ir.ctype(node.acc_dtype)
+    em.emit("{")
+    em.depth += 1
+    em.emit(f"{acc_t} acc = {_init(node.rtype, node.acc_dtype)};")
+    pragma = None
+    if node.rtype in ("sum", "mean"):
+        pragma = ("#pragma omp parallel for num_threads(nt) reduction(+:acc)" if big
+                  else "#pragma omp simd reduction(+:acc)")
+    _loop_head(em, M, pragma)
+    em.block(w.lines)
+    em.emit(_combine(node.rtype, node.acc_dtype, "acc", v.name))
+    em.depth -= 1
+    em.emit("}")
+    result = f"(acc / {M})" if node.rtype == "mean" else "acc"
+    out_t = ir.ctype(node.buf.dtype)
+    target = locals_[node.buf.name] if m.local else f"{node.buf.name}[{windex}]"
+    em.emit(f"{target} = ({out_t}){result};")
+    em.depth -= 1
+    em.emit("}")

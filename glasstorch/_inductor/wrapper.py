@@ -1,0 +1,298 @@
+"""The Python wrapper of a compiled graph: memory planning and the call sequence (``codegen/wrapper.py``).
+
+The wrapper is generated Python source (printed by the ``output_code`` log) that, per call, reads the input
+pointers, allocates the graph outputs, calls each C kernel through ctypes with raw pointers, runs BLAS
+(``numpy.matmul(..., out=)``) and the extern fallbacks in order, and returns the outputs.
+
+Memory planning: intermediates that are not outputs live in a persistent *arena* of slots allocated once per
+compiled graph; a slot is shared by buffers whose lifetimes (counted in wrapper steps) do not overlap, and two
+buffers used by the same step never share one (the C kernels declare their pointers ``restrict``).
+
+Invariant: nothing the caller receives points into the arena (outputs are allocated per call, and an extern
+result that would alias the arena is copied).
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from .. import _functions as _fns
+from .._device.threads import get_num_threads as _get_num_threads
+from .._tensor.impl import empty_strided_impl
+from ..autograd import grad_mode as _grad_mode
+from ..tensor import wrap
+from .ir import Buffer, BufView, ExternNode
+from .lowering import _ExternArg
+from .scheduler import Kernel
+
+_ALIGN = 64
+
+
+def _kernel_argtypes(kernel: Kernel):
+    return [ctypes.c_void_p] * len(kernel.args) + [ctypes.c_int]
+
+
+class Arena:
+    """Slots of raw memory shared by intermediates whose lifetimes do not overlap."""
+
+    def __init__(self):
+        self.slot_of: dict = {}     # buffer name -> slot index
+        self.sizes: list = []       # bytes per slot
+        self.arrays: list = []
+
+    def plan(self, lifetimes: dict):
+        """``lifetimes``: buffer -> (first step, last step); greedy best fit by first step."""
+        free_at: list = []  # per slot: last step in use
+        for buf, (first, last) in sorted(lifetimes.items(), key=lambda kv: (kv[1][0], kv[0].name)):
+            need = max(buf.nbytes(), 1)
+            best = None
+            for s, busy_until in enumerate(free_at):
+                if busy_until < first and (best is None or abs(self.sizes[s] - need) < abs(self.sizes[best] - need)):
+                    best = s
+            if best is None:
+                best = len(self.sizes)
+                self.sizes.append(0)
+                free_at.append(-1)
+            self.sizes[best] = max(self.sizes[best], need)
+            free_at[best] = last
+            self.slot_of[buf.name] = best
+
+    def allocate(self):
+        for n in self.sizes:
+            raw = np.empty(n + _ALIGN, np.uint8)
+            shift = (-raw.ctypes.data) % _ALIGN
+            self.arrays.append(raw[shift:shift + n])
+
+    def total_bytes(self):
+        return sum(self.sizes)
+
+    def ptr(self, buf):
+        return self.arrays[self.slot_of[buf.name]].ctypes.data
+
+    def numpy(self, buf, view: BufView):
+        arr = self.arrays[self.slot_of[buf.name]]
+        isz = buf.dtype.itemsize
+        return np.ndarray(view.sizes, buf.dtype.np, arr, view.offset * isz, tuple(s * isz for s in view.strides))
+
+    def tensor(self, buf, view: BufView):
+        return _fns.from_numpy(self.numpy(buf, view))
+
+
+def lifetimes(steps, outputs) -> dict:
+    """buffer -> (first, last) step for arena candidates (computed intermediates and BLAS results)."""
+    life: dict = {}
+
+    def touch(buf, i):
+        if buf.is_output or buf.kind in ("input", "const"):
+            return
+        if buf.kind == "extern" and not _is_blas_out(buf):
+            return
+        f, last = life.get(buf, (i, i))
+        life[buf] = (min(f, i), max(last, i))
+    pinned = set()  # inputs of fallbacks that may return a view of them: never in the arena
+    for i, step in enumerate(steps):
+        bufs = step.args if isinstance(step, Kernel) else [v.buf for v in step.inputs] + list(step.outs)
+        for b in bufs:
+            touch(b, i)
+        if isinstance(step, ExternNode) and step.kind == "fallback" and _may_alias(step.op):
+            pinned.update(v.buf for v in step.inputs)
+    return {b: v for b, v in life.items() if b not in pinned}
+
+
+def _may_alias(op) -> bool:
+    schema = getattr(op, "_schema", None)
+    return schema is None or any(r.annotation is not None for r in schema.returns)
+
+
+def _blas_ready(v: BufView) -> bool:
+    """Whether BLAS reads these matrices in place (one unit stride per matrix), as numpy.matmul needs."""
+    (n0, n1), (s0, s1) = v.sizes[-2:], v.strides[-2:]
+    return (s1 == 1 and s0 >= max(n1, 1)) or (s0 == 1 and s1 >= max(n0, 1))
+
+
+def _is_blas_out(buf):
+    return isinstance(buf.producer, ExternNode) and buf.producer.kind in ("mm", "bmm")
+
+
+class WrapperBuilder:
+    """Writes the ``call(args)`` source and the globals it runs with."""
+
+    def __init__(self, graph, steps, libs):
+        self.g, self.steps, self.libs = graph, steps, libs
+        self.lines: list = []
+        self.env: dict = {"_alloc": _alloc, "_np_of": _np_of, "_view": _view, "_matmul": np.matmul, "_wrap": wrap,
+                          "_fix": _fix_layout, "_contig": np.ascontiguousarray, "_get_num_threads": _get_num_threads}
+        self.arena = Arena()
+        self.local_ptr: dict = {}  # buffer name -> python expression of its pointer
+        self.local_obj: dict = {}  # buffer name -> python expression of its Tensor
+
+    def build(self):
+        for step in self.steps:
+            for o in (step.outs if isinstance(step, ExternNode) else []):
+                o.producer = step
+        self.arena.plan(lifetimes(self.steps, self.g.outputs))
+        self.arena.allocate()
+        self.env["_arena"] = self.arena
+        w = self.lines
+        w.append("def call(args):")
+        w.append("    nt = _get_num_threads()")
+        for i, buf in enumerate(self.g.inputs):
+            if buf is not None:
+                w.append(f"    {buf.name} = args[{i}]")
+                self.local_obj[buf.name] = buf.name
+        for _j, buf in enumerate(b for b in self.g.buffers if b.kind == "const"):
+            self.env[buf.name] = self.g.consts[buf.index]
+            self.local_obj[buf.name] = buf.name
+        for i, step in enumerate(self.steps):
+            if isinstance(step, Kernel):
+                self._kernel(step)
+            else:
+                self._extern(step, i)
+        w.append(f"    return ({''.join(self._output(v) + ', ' for v, _ in self.g.outputs)})")
+        return "\n".join(w) + "\n"
+
+    # pointers and objects -----------------------------------------------------------------------------------
+    def _ptr(self, buf: Buffer) -> str:
+        got = self.local_ptr.get(buf.name)
+        if got is not None:
+            return got
+        if buf.name in self.arena.slot_of:
+            name = f"P_{buf.name}"
+            self.env[name] = self.arena.ptr(buf)
+            self.local_ptr[buf.name] = name
+            return name
+        if buf.kind == "computed":  # a graph output allocated per call
+            self.lines.append(f"    {buf.name} = _alloc({buf.sizes!r}, {buf.strides!r}, _dt_{buf.name})")
+            self.env[f"_dt_{buf.name}"] = buf.dtype
+            self.local_obj[buf.name] = buf.name
+        obj = self._obj(buf)
+        name = f"p_{buf.name}"
+        self.lines.append(f"    {name} = {obj}._impl.data_ptr()")
+        self.local_ptr[buf.name] = name
+        return name
+
+    def _obj(self, buf: Buffer) -> str:
+        got = self.local_obj.get(buf.name)
+        if got is not None:
+            return got
+        if buf.name in self.arena.slot_of:
+            name = f"T_{buf.name}"
+            self.env[name] = self.arena.tensor(buf, buf.view())
+            self.local_obj[buf.name] = name
+            return name
+        raise AssertionError(f"no object for {buf}")
+
+    def _view_obj(self, v: BufView) -> str:
+        if v.is_identity():
+            return self._obj(v.buf)
+        if v.buf.name in self.arena.slot_of:
+            name = f"T_{v.buf.name}_{len(self.env)}"
+            self.env[name] = self.arena.tensor(v.buf, v)
+            return name
+        return f"_view({self._obj(v.buf)}, {v.sizes!r}, {v.strides!r}, {v.offset})"
+
+    def _np_view(self, v: BufView) -> str:
+        if v.buf.name in self.arena.slot_of:
+            name = f"N_{v.buf.name}_{len(self.env)}"
+            self.env[name] = self.arena.numpy(v.buf, v)
+            return name
+        isz = v.buf.dtype.itemsize
+        return f"_np_of({self._obj(v.buf)}, {v.sizes!r}, {tuple(s * isz for s in v.strides)!r}, {v.offset * isz})"
+
+    # steps ---------------------------------------------------------------------------------------------------
+    def _kernel(self, k: Kernel):
+        fn = getattr(self.libs[k.name], k.name)
+        fn.argtypes = _kernel_argtypes(k)
+        fn.restype = None
+        self.env[k.name] = fn
+        ptrs = [self._ptr(b) for b in k.args]
+        self.lines.append(f"    {k.name}({', '.join(ptrs + ['nt'])})")
+
+    def _extern(self, e: ExternNode, i: int):
+        if e.kind in ("mm", "bmm"):
+            out = e.outs[0]
+            if out.name in self.arena.slot_of:
+                target = self._np_view(out.view())
+            else:
+                self.lines.append(f"    {out.name} = _alloc({out.sizes!r}, {out.strides!r}, _dt_{out.name})")
+                self.env[f"_dt_{out.name}"] = out.dtype
+                self.local_obj[out.name] = out.name
+                target = f"{out.name}._impl.as_numpy()"
+            a, b = (self._np_view(v) if _blas_ready(v) else f"_contig({self._np_view(v)})" for v in e.inputs)
+            self.lines.append(f"    _matmul({a}, {b}, out={target})")
+            return
+        name = f"_extern{i}"
+        self.env[name] = _Fallback(e.op, e.args, e.kwargs)
+        self.env[f"{name}_outs"] = [(o.sizes, o.strides, o.dtype) for o in e.outs]
+        objs = [self._view_obj(v) for v in e.inputs]
+        res = f"r{i}"
+        self.lines.append(f"    {res} = {name}({', '.join(objs)})")
+        for j, o in enumerate(e.outs):
+            sub = f"{res}[{j}]" if e.multi else res
+            self.lines.append(f"    {o.name} = _fix({sub}, {name}_outs[{j}])")
+            self.local_obj[o.name] = o.name
+
+    def _output(self, v) -> str:
+        if not isinstance(v, BufView):
+            name = f"C_{len(self.env)}"
+            self.env[name] = v
+            return name
+        if v.buf.kind == "computed" and v.buf.name not in self.local_obj:
+            self._ptr(v.buf)  # an output no kernel wrote (cannot happen for a realised node)
+        if v.is_identity():
+            return self._obj(v.buf)
+        return f"_view({self._obj(v.buf)}, {v.sizes!r}, {v.strides!r}, {v.offset})"
+
+
+class _Fallback:
+    """Calls the aten op with the runtime tensors put back into its recorded arguments."""
+
+    __slots__ = ("op", "args", "kwargs")
+
+    def __init__(self, op, args, kwargs):
+        self.op, self.args, self.kwargs = op, args, kwargs
+
+    def __call__(self, *tensors):
+        args = _fill(self.args, tensors)
+        kwargs = _fill(self.kwargs, tensors)
+        return self.op(*args, **kwargs)
+
+
+def _fill(a, tensors):
+    if isinstance(a, _ExternArg):
+        return tensors[a.i]
+    if isinstance(a, (list, tuple)):
+        return type(a)(_fill(x, tensors) for x in a)
+    if isinstance(a, dict):
+        return {k: _fill(v, tensors) for k, v in a.items()}
+    return a
+
+
+def _alloc(sizes, strides, dtype):
+    return wrap(empty_strided_impl(sizes, strides, dtype))
+
+
+def _view(t, sizes, strides, offset):
+    impl = t._impl
+    return wrap(impl.view_impl(sizes, strides, impl.offset + offset))
+
+
+def _np_of(t, sizes, byte_strides, byte_offset):
+    impl = t._impl
+    isz = impl.dtype.itemsize
+    return np.ndarray(sizes, impl.dtype.np, impl.storage._data, impl.offset * isz + byte_offset, byte_strides)
+
+
+def _fix_layout(t, expect):
+    """An extern result with the layout lowering assumed (a copy when the op chose other strides)."""
+    sizes, strides, dtype = expect
+    impl = t._impl
+    if impl.sizes == sizes and impl.dtype is dtype and all(
+            s == 1 or a == b for s, a, b in zip(sizes, impl.strides, strides, strict=False)):
+        return t
+    out = _alloc(sizes, strides, dtype)
+    with _grad_mode.no_grad():
+        out.copy_(t)
+    return out
