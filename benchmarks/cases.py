@@ -144,3 +144,25 @@ CASES.update({
     "relu 1M float32": _relu_1m,
     "exp 1M float32": _exp_1m,
 })
+
+
+# -- GELU, the hottest pointwise op of GPT training (erf forward, erf and exp in the backward) --------------
+def _gelu_fwd_bwd_1m(lib):
+    x = lib.linspace(-4.0, 4.0, 1_000_000).requires_grad_()
+    g = lib.ones(1_000_000)
+
+    def run():
+        lib.nn.functional.gelu(x).backward(g)
+        x.grad = None
+    return run
+
+
+def _erf_1m(lib):
+    a = lib.linspace(-3.0, 3.0, 1_000_000)
+    return lambda: lib.erf(a)
+
+
+CASES.update({
+    "gelu fwd+bwd 1M float32": _gelu_fwd_bwd_1m,
+    "erf 1M float32": _erf_1m,
+})

@@ -84,6 +84,7 @@ def main(argv=None):
     global _clock
     _clock = time.process_time if args.threads == 1 else time.perf_counter
     torch.set_num_threads(args.threads)
+    glasstorch.set_num_threads(args.threads)  # glasstorch's compiled loops use the same thread budget
     rows = []
     for name, make in {**CASES, **AUTOGRAD_CASES}.items():
         if not any(f in name for f in args.filter.split(",")):

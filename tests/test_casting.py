@@ -184,8 +184,6 @@ def test_complex_scalar_fill_is_checked_not_warned(make):
     assert _warned(lambda: make(gt)) == _warned(lambda: make(torch))
 
 
-@pytest.mark.xfail(strict=True, reason="pointwise kernels cast an out= of another dtype with numpy's direct cast "
-                   "(glasstorch/_ops/kernels/cpu/pointwise.py, outside this issue): copy.cast_ready is the fix")
 def test_out_of_other_dtype_casts_like_copy():
     def run(m):
         h = m.empty(2, dtype=m.float16)

@@ -26,9 +26,11 @@ from ...._core import shape as _shape
 from ...._tensor.impl import TensorImpl, empty_contiguous
 from ...._tensor.views import tensor_type_name
 from ...tensor_iterator import build, dense_scalar, resize_out
+from . import ckernels as _ck
 
 __all__ = [
-    "relu_kernel", "relu_inplace_kernel", "gelu_out", "silu_out", "softplus_out", "elu_out", "leaky_relu_out",
+    "relu_kernel", "relu_inplace_kernel", "gelu_out", "gelu_backward_out", "silu_out", "softplus_out", "elu_out",
+    "leaky_relu_out",
     "hardtanh_out", "hardsigmoid_out", "hardswish_out", "mish_out", "threshold_out", "log_sigmoid_forward_out",
     "glu_out", "softmax_out", "log_softmax_out", "embedding_kernel", "embedding_renorm_kernel",
     "FLOATING", "not_implemented", "opmath", "typemeta_name", "check_out_dtype",
@@ -68,13 +70,14 @@ def check_out_dtype(out: TensorImpl, dtype) -> None:
                            f"{typemeta_name(out.dtype)} instead")
 
 
-def _pointwise(self, out, kernel: str, fn, allowed=FLOATING):
-    """Run ``fn`` (numpy, on the opmath type) over ``self`` into ``out`` through TensorIterator."""
+def _pointwise(self, out, kernel: str, fn, allowed=FLOATING, c=None):
+    """Run ``fn`` (numpy, on the opmath type) over ``self`` into ``out`` through TensorIterator; ``c`` names a
+    compiled loop (``ckernels.UNARY``) tried first."""
     it = build((out,), (self,), check_same_dtype=True)
     dt = it.common_dtype
     if dt not in allowed:
         raise not_implemented(kernel, dt)
-    if not it.is_meta and it.out.numel():
+    if not it.is_meta and it.out.numel() and not (c is not None and _ck.unary(c, it.ins_np[0], it.out_np)):
         x = it.ins_np[0].astype(opmath(dt), copy=False)
         with np.errstate(all="ignore"):
             np.copyto(it.out_np, fn(x), casting="unsafe")
@@ -138,7 +141,7 @@ def _check_clampable(dtype, what: str) -> None:
 def _relu(self, out):
     _check_clampable(self.dtype, "relu")
     it = build((out,), (self,), check_same_dtype=True)
-    if not it.is_meta and it.out.numel():
+    if not it.is_meta and it.out.numel() and not _ck.unary("relu", it.ins_np[0], it.out_np):
         zero = dense_scalar(it.common_dtype.np.type(0), it.shape, it.common_dtype.np)
         np.maximum(zero, it.ins_np[0], out=it.out_np)  # max(0, x): NaN stays NaN, -0.0 stays -0.0 (as PyTorch)
     return it.out
@@ -197,7 +200,37 @@ def gelu_out(self, approximate, out):
     else:
         def fn(x):
             return x * 0.5 * _one_plus_erf(x * x.dtype.type(1.0 / math.sqrt(2.0)))
-    return _pointwise(self, out, "GeluKernelImpl", fn)
+    return _pointwise(self, out, "GeluKernelImpl", fn, c="gelu" if approximate == "none" else None)
+
+
+def gelu_backward_out(grad_output, self, approximate, out=None):
+    """PyTorch's ``gelu_backward``: ``grad * d gelu(x) / dx`` — ``Phi(x) + x phi(x)``, or the derivative of the
+    tanh form.  Not yet declared in ``native_functions`` (the derivative formula composes erf/exp), so this is the
+    kernel a ``gelu_backward`` declaration would dispatch to; float32/float64 'none' run the compiled loop."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    it = build((out,), (grad_output, self))
+    dt = it.common_dtype
+    if dt not in FLOATING:
+        raise not_implemented("GeluBackwardKernelImpl", dt)
+    if it.is_meta or not it.out.numel():
+        return it.out
+    g, x = it.ins_np
+    if approximate == "none" and _ck.binary("gelu_backward", g, x, it.out_np):
+        return it.out
+    ct = opmath(dt)
+    g, x = np.asarray(g).astype(ct, copy=False), np.asarray(x).astype(ct, copy=False)
+    with np.errstate(all="ignore"):
+        if approximate == "tanh":  # in float64: the derivative cancels between its two terms
+            k = math.sqrt(2.0 / math.pi)
+            x = x.astype(np.float64)
+            t = np.tanh(k * (x + 0.044715 * x * x * x))
+            d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * (k * (1 + 3 * 0.044715 * x * x))
+        else:
+            pdf = np.exp(-0.5 * x * x) * ct.type(1.0 / math.sqrt(2 * math.pi))
+            d = 0.5 * _one_plus_erf(x * ct.type(1.0 / math.sqrt(2.0))) + x * pdf
+        np.copyto(it.out_np, g * d, casting="unsafe")
+    return it.out
 
 
 def silu_out(self, out):

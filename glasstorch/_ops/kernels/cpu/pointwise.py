@@ -27,7 +27,12 @@ Numerics (PyTorch's CPU kernels, checked bit for bit against torch where the alg
 - ``sign(nan)`` is 0; ``x ** n`` for integers follows ``powi`` (negative exponents give 0, 1 or -1).
 - ``erf``/``erfc``/``erfinv`` have no numpy ufunc: they are computed here in float64 (Maclaurin series,
   Laplace continued fraction, and Halley refinement), within one float64 ulp or so of libm.
-- Transcendental float32 functions agree with PyTorch's SLEEF kernels to an ulp, not bit for bit.
+- Transcendental float32 functions agree with PyTorch's SLEEF kernels to an ulp or two, not bit for bit.
+- Compiled fast path (``ckernels.py``): templates given ``c=`` try a C loop first for float32/float64 operands
+  of one dtype and 4096+ elements (exp, sin, erf, erfc; add/sub/mul/div when broadcast, strided or
+  multi-threaded); anything else, a missing compiler or ``GLASSTORCH_DISABLE_CKERNELS=1`` runs numpy.
+- An ``out=`` whose dtype c10 reaches from the compute dtype by another route than numpy's direct cast (a double
+  result into float16 goes through float) is filled from a compute-dtype buffer with ``copy.cast_ready``.
 
 Invariant: kernels compute in the common dtype (or its opmath type) and write into ``it.out`` only.
 """
@@ -42,6 +47,8 @@ import numpy as np
 from ...._core import dtype as _dt
 from ...._tensor.impl import TensorImpl
 from ...tensor_iterator import build, common_dtype, dense_scalar, fp_ignore, fp_restore, scalar_np
+from . import ckernels as _ck
+from .copy import cast_ready
 
 __all__ = ["unary", "binary", "comparison"]
 
@@ -245,14 +252,29 @@ def _fma_into(out, x, y, z, c) -> None:
     _store_rounded(out, _fma(x, y, z, c), c)
 
 
+def _cast_scratch(out, c):
+    """Where a kernel computing in ``c`` writes: ``out`` itself, or a ``c`` buffer when ``out`` has a dtype that
+    c10 reaches from ``c`` by another route than numpy's direct cast (Note [c10 casts] in copy.py: a double
+    bound for float16 goes through float)."""
+    if out.dtype.char == "e" and c.char == "d":
+        return np.empty(out.shape, c)
+    return out
+
+
+def _cast_back(out, buf) -> None:
+    if buf is not out:
+        np.copyto(out, cast_ready(buf, out.dtype), casting="unsafe")
+
+
 # -- templates ---------------------------------------------------------------------------------------------
-def unary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True):
+def unary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True, c=None):
     """A structured unary kernel ``kernel(self, out)``.
 
     ``float_op``: integer and bool inputs promote to the default float, and ``out`` may be any dtype the
     result can be cast to (``build_borrowing_unary_float_op``); otherwise ``out`` must have the input's
     dtype (``build_borrowing_unary_op``).  ``supports(dtype)`` lists the dtypes PyTorch's CPU kernel is
-    compiled for; others raise ``"<kname>" not implemented for '<dtype>'``.
+    compiled for; others raise ``"<kname>" not implemented for '<dtype>'``.  ``c`` names the compiled loop
+    (``ckernels.UNARY``) tried first for float32/float64.
     """
 
     def kernel(self, out=None):
@@ -262,18 +284,22 @@ def unary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True):
             if supports is not None and not supports(dt):
                 raise _not_implemented(kname, dt)
             x = it.ins_np[0]
+            if c is not None and _ck.unary(c, x, it.out_np):
+                return it.out
             if dt is _BF16 and x.dtype != dt.np:  # ml_dtypes loops take no casts from other integer widths
                 x = _in_dtype(x, dt)
+            o = _cast_scratch(it.out_np, dt.np)
             token = fp_ignore()
             try:
                 if not ufunc:
-                    fn(x, it.out_np, dt)
-                elif x.dtype == dt.np and it.out_np.dtype == x.dtype:
-                    fn(x, out=it.out_np)
+                    fn(x, o, dt)
+                elif x.dtype == dt.np and o.dtype == x.dtype:
+                    fn(x, out=o)
                 else:
-                    fn(x, out=it.out_np, dtype=dt.np, casting="unsafe")
+                    fn(x, out=o, dtype=dt.np, casting="unsafe")
             finally:
                 fp_restore(token)
+            _cast_back(it.out_np, o)
         return it.out
 
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"
@@ -309,11 +335,13 @@ def _operands(self, other, a, b, dt, scalar_opmath):
     return a, b, c
 
 
-def binary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True, nonzero=False, scalar_opmath=False):
+def binary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True, nonzero=False, scalar_opmath=False,
+           c=None):
     """A structured binary kernel ``kernel(self, other, out)``; either operand may be a Python scalar.
 
     ``float_op``: integer/bool common dtypes promote to the default float (``build_borrowing_binary_float_op``).
     ``nonzero``: integer division by zero raises.  ``fn`` is a numpy ufunc, or ``fn(a, b, out, dtype)``.
+    ``c`` names the compiled loop (``ckernels.BINARY``) tried first for float32/float64.
     """
 
     def kernel(self, other, out=None):
@@ -323,19 +351,23 @@ def binary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True, n
             if supports is not None and not supports(dt):
                 raise _not_implemented(kname, dt)
             a, b = it.ins_np
+            if c is not None and _ck.binary(c, a, b, it.out_np):
+                return it.out
             if nonzero and dt._cat <= _dt.INT_CAT:
                 _check_nonzero(b, it.out_np)
+            o = _cast_scratch(it.out_np, _opmath(dt).np)
             token = fp_ignore()
             try:
                 if not ufunc:
-                    fn(a, b, it.out_np, dt)
+                    fn(a, b, o, dt)
                 elif dt is _F16 or dt is _BF16:
-                    a, b, c = _operands(self, other, a, b, dt, scalar_opmath)
-                    fn(a, b, out=it.out_np, dtype=c.np, casting="unsafe")
+                    a, b, cd = _operands(self, other, a, b, dt, scalar_opmath)
+                    fn(a, b, out=o, dtype=cd.np, casting="unsafe")
                 else:
-                    fn(a, b, out=it.out_np, dtype=dt.np, casting="unsafe")
+                    fn(a, b, out=o, dtype=dt.np, casting="unsafe")
             finally:
                 fp_restore(token)
+            _cast_back(it.out_np, o)
         return it.out
 
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"
@@ -436,11 +468,11 @@ def round_decimals_out(self, decimals, out):
 
 
 # -- unary: floating -------------------------------------------------------------------------------------
-def _float_unary(ufunc, name):
-    return unary(ufunc, name=name, float_op=True)
+def _float_unary(ufunc, name, c=None):
+    return unary(ufunc, name=name, float_op=True, c=c)
 
 
-exp_out = _float_unary(np.exp, "exp")
+exp_out = _float_unary(np.exp, "exp", c="exp")
 exp2_out = _float_unary(np.exp2, "exp2")
 expm1_out = _float_unary(np.expm1, "expm1")
 log_out = _float_unary(np.log, "log")
@@ -449,7 +481,7 @@ log10_out = _float_unary(np.log10, "log10")
 log1p_out = _float_unary(np.log1p, "log1p")
 sqrt_out = _float_unary(np.sqrt, "sqrt")
 reciprocal_out = _float_unary(np.reciprocal, "reciprocal")
-sin_out = _float_unary(np.sin, "sin")
+sin_out = _float_unary(np.sin, "sin", c="sin")
 cos_out = _float_unary(np.cos, "cos")
 tan_out = _float_unary(np.tan, "tan")
 asin_out = _float_unary(np.arcsin, "asin")
@@ -559,8 +591,8 @@ def _special(fn64):
     return fn
 
 
-erf_out = unary(_special(_erf64), name="erf", float_op=True, ufunc=False)
-erfc_out = unary(_special(_erfc64), name="erfc", float_op=True, ufunc=False)
+erf_out = unary(_special(_erf64), name="erf", float_op=True, ufunc=False, c="erf")
+erfc_out = unary(_special(_erfc64), name="erfc", float_op=True, ufunc=False, c="erfc")
 erfinv_out = unary(_special(_erfinv64), name="erfinv", float_op=True, ufunc=False)
 
 
@@ -643,14 +675,18 @@ def _add_like(ufunc, name):
         c = dt
         if dt is _F16 or dt is _BF16:
             a, b, c = _operands(self, other, a, b, dt, False)
+        if alpha == 1 and _ck.binary(name, a, b, it.out_np):
+            return it.out
+        o = _cast_scratch(it.out_np, c.np)
         token = fp_ignore()
         try:
             if alpha == 1:
-                ufunc(a, b, out=it.out_np, dtype=c.np, casting="unsafe")
+                ufunc(a, b, out=o, dtype=c.np, casting="unsafe")
             else:
-                _add_alpha(ufunc, a, b, alpha, it.out_np, dt, c)
+                _add_alpha(ufunc, a, b, alpha, o, dt, c)
         finally:
             fp_restore(token)
+        _cast_back(it.out_np, o)
         return it.out
 
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"
@@ -685,8 +721,8 @@ def rsub_out(self, other, alpha, out):
     return sub_out(other, self, alpha, out)
 
 
-mul_out = binary(np.multiply, name="mul", scalar_opmath=True)
-div_out = binary(np.true_divide, name="div", float_op=True, scalar_opmath=True)
+mul_out = binary(np.multiply, name="mul", scalar_opmath=True, c="mul")
+div_out = binary(np.true_divide, name="div", float_op=True, scalar_opmath=True, c="div")
 
 
 def _div_rounding(kind):

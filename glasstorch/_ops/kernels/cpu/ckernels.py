@@ -1,0 +1,210 @@
+"""Compiled element-wise loops: the fast path of the numpy pointwise kernels (PyTorch's vectorized CPU loops).
+
+numpy has no fast float32 ``exp``/``sin``/``erf`` on every machine, runs ``maximum(x, 0)`` and broadcast
+arithmetic below memory speed, and uses one thread.  This module compiles the C loops of ``ckernels_src``
+once (``glasstorch._cbuild``: system C compiler, on-disk cache, OpenMP when the compiler has it) at the
+first call that can use them, and offers three entry points the numpy kernels try first:
+
+- :func:`unary` ``(op, x, out)``: ``out = op(x)`` element-wise (``x`` broadcast to ``out``'s shape);
+- :func:`binary` ``(op, a, b, out)``: ``out = a op b`` (``a``/``b`` arrays or 0-d, broadcast);
+- :func:`copy` ``(src, out)``: ``out[...] = src`` for same-dtype and float32<->float64 copies.
+
+Each returns True when it did the work and False when the caller must use numpy: another dtype or layout
+mix, fewer than :data:`MIN_NUMEL` elements (numpy's per-call cost is lower there), no compiler, or
+``GLASSTORCH_DISABLE_CKERNELS=1`` (read when the library is first needed; :func:`reset` reads it again).
+The operands must have one dtype (float32 or float64); dims are sorted by the output's strides and
+coalesced (TensorIterator's ``reorder_dimensions`` + ``coalesce_dimensions``) so the C row loop runs along
+memory; rows go to ``glasstorch.get_num_threads()`` OpenMP threads above 32768 elements.
+
+Invariant: a fast path writes exactly what the numpy path would (same elements, same IEEE values for the
+bit-exact operations); nothing here allocates an output.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+
+import numpy as np
+
+from ...._device.threads import get_num_threads
+from ...tensor_iterator import coalesce
+from . import ckernels_src as _src
+
+__all__ = ["unary", "binary", "copy", "available", "reset", "set_stream_bytes", "MIN_NUMEL"]
+
+MIN_NUMEL = 4096  # below this numpy's loop costs less than the ctypes call and the layout work
+
+_I64P = ctypes.POINTER(ctypes.c_int64)
+# memory-bound operations whose one-thread contiguous loop numpy runs as fast as C (measured): left to numpy
+_NUMPY_CONTIGUOUS = frozenset({"add", "sub", "mul", "div"})
+_state = {"lib": None, "tried": False}
+_lock = threading.Lock()
+_unary_fns: dict = {}   # (op, in char, out char) -> address of the C row function
+_binary_fns: dict = {}  # (op, char) -> address
+_drivers: list = []     # [gt_unary, gt_binary] once loaded
+
+
+def _load():
+    """Compile/load the library once; None (and numpy for good) when disabled or impossible."""
+    with _lock:
+        if _state["tried"]:
+            return _state["lib"]
+        _state["tried"] = True
+        if os.environ.get("GLASSTORCH_DISABLE_CKERNELS", "") not in ("", "0"):
+            return None
+        from .... import _cbuild
+        text = _src.source()
+        lib = None
+        for openmp in (True, False):  # a compiler without OpenMP still gives single-threaded loops
+            try:
+                lib = _cbuild.load(text, openmp=openmp, name="ckernels")
+                break
+            except _cbuild.CompilerNotFound:
+                return None
+            except (_cbuild.CompileError, OSError):
+                continue
+        if lib is None:
+            return None
+        _bind(lib)
+        _state["lib"] = lib
+        return lib
+
+
+def _bind(lib) -> None:
+    vp, i64, i32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
+    u, b = lib.gt_unary, lib.gt_binary
+    u.argtypes = (vp, i64, _I64P, _I64P, _I64P, vp, vp, i64, i64, i32)
+    b.argtypes = (vp, i64, _I64P, _I64P, _I64P, _I64P, vp, vp, vp, i64, i32)
+    u.restype = b.restype = None
+    _drivers[:] = [u, b]
+    addr = ctypes.cast
+    for op, by_dtype in _src.UNARY.items():
+        for ch in by_dtype:
+            _unary_fns[(op, ch, ch)] = addr(getattr(lib, _src.row_name("u", op, ch)), vp).value
+    for s, d in _src.CASTS:
+        _unary_fns[("copy", s, d)] = addr(getattr(lib, _src.row_name("u", "copy", s, d)), vp).value
+    for op, by_dtype in _src.BINARY.items():
+        for ch in by_dtype:
+            _binary_fns[(op, ch)] = addr(getattr(lib, _src.row_name("b", op, ch)), vp).value
+
+
+def set_stream_bytes(n: int) -> None:
+    """Rows with outputs of at least ``n`` bytes are written with non-temporal stores (a tuning knob; 6 MiB)."""
+    if available():
+        ctypes.c_int64.in_dll(_state["lib"], "gt_stream_bytes").value = n
+
+
+def available() -> bool:
+    """Whether the compiled loops are in use (loads them on first call)."""
+    return (_state["lib"] if _state["tried"] else _load()) is not None
+
+
+def reset() -> None:
+    """Forget the loaded state so the next call re-reads ``GLASSTORCH_DISABLE_CKERNELS`` (for tests)."""
+    with _lock:
+        _state["lib"] = None
+        _state["tried"] = False
+        _unary_fns.clear()
+        _binary_fns.clear()
+        _drivers.clear()
+
+
+def _arr(vals):
+    return (ctypes.c_int64 * len(vals))(*vals)
+
+
+def _layout(shape, arrays):
+    """Sizes and per-operand element strides of ``arrays`` broadcast to ``shape`` (the output is last), dims
+    sorted by the output's strides (largest first) and coalesced."""
+    nd = len(shape)
+    strides = []
+    for a in arrays:
+        if a.shape != shape:
+            a = np.broadcast_to(a, shape)
+        isz = a.itemsize
+        strides.append([s // isz for s in a.strides])
+    out_st = strides[-1]
+    order = sorted(range(nd), key=lambda d: -abs(out_st[d]))
+    sizes = tuple(shape[d] for d in order)
+    sizes, strides = coalesce(sizes, [tuple(st[d] for d in order) for st in strides])
+    if not sizes:
+        sizes, strides = (1,), [(0,)] * len(arrays)
+    return sizes, strides
+
+
+def _aliased(x, out) -> bool:
+    """An input that may overlap the output with another layout (``a.copy_(a.t())``): numpy buffers it."""
+    return (x.shape != out.shape or x.strides != out.strides) and np.may_share_memory(x, out)
+
+
+def _contig(x, out) -> bool:
+    return x.shape == out.shape and x.flags.c_contiguous
+
+
+def unary(op: str, x, out: np.ndarray) -> bool:
+    """``out[...] = op(x)`` through C when it fits (see the module docstring); False: use numpy."""
+    n = out.size
+    if n < MIN_NUMEL or not isinstance(x, np.ndarray):
+        return False
+    if not _state["tried"]:
+        _load()
+    fn = _unary_fns.get((op, x.dtype.char, out.dtype.char))
+    if fn is None:
+        return False
+    return _run_unary(fn, x, out, n)
+
+
+def copy(src, out: np.ndarray) -> bool:
+    """``np.copyto(out, src)`` (same dtype or float32<->float64) through C; False: use numpy (a one-thread copy
+    between contiguous arrays of one dtype is a memcpy there)."""
+    if src.dtype == out.dtype and get_num_threads() == 1 and out.flags.c_contiguous and _contig(src, out):
+        return False
+    return unary("copy", src, out)
+
+
+def _run_unary(fn, x, out, n) -> bool:
+    nt = get_num_threads()
+    if out.flags.c_contiguous and _contig(x, out):
+        sz = _arr((n,))
+        one = _arr((1,))
+        _drivers[0](fn, 1, sz, one, one, x.ctypes.data, out.ctypes.data, x.itemsize, out.itemsize, nt)
+        return True
+    if _aliased(x, out):
+        return False
+    sizes, (sx, so) = _layout(out.shape, (x, out))
+    _drivers[0](fn, len(sizes), _arr(sizes), _arr(sx), _arr(so), x.ctypes.data, out.ctypes.data, x.itemsize,
+                out.itemsize, nt)
+    return True
+
+
+def binary(op: str, a, b, out: np.ndarray) -> bool:
+    """``out[...] = a op b`` through C when it fits; ``a``/``b`` may be numpy scalars of ``out``'s dtype."""
+    n = out.size
+    if n < MIN_NUMEL:
+        return False
+    if not _state["tried"]:
+        _load()
+    dt = out.dtype
+    fn = _binary_fns.get((op, dt.char))
+    if fn is None or a.dtype != dt or b.dtype != dt:
+        return False
+    if not isinstance(a, np.ndarray):
+        a = np.asarray(a)
+    if not isinstance(b, np.ndarray):
+        b = np.asarray(b)
+    nt = get_num_threads()
+    if out.flags.c_contiguous and _contig(a, out) and _contig(b, out):
+        if nt == 1 and op in _NUMPY_CONTIGUOUS:
+            return False
+        sz = _arr((n,))
+        one = _arr((1,))
+        _drivers[1](fn, 1, sz, one, one, one, a.ctypes.data, b.ctypes.data, out.ctypes.data, dt.itemsize, nt)
+        return True
+    if _aliased(a, out) or _aliased(b, out):
+        return False
+    sizes, (sa, sb, so) = _layout(out.shape, (a, b, out))
+    _drivers[1](fn, len(sizes), _arr(sizes), _arr(sa), _arr(sb), _arr(so), a.ctypes.data, b.ctypes.data,
+                out.ctypes.data, dt.itemsize, nt)
+    return True

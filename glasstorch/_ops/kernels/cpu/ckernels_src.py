@@ -1,0 +1,470 @@
+"""C source of the compiled eager CPU loops (see ``ckernels.py``), generated from small tables.
+
+PyTorch's counterpart is the vectorized ``cpu_kernel_vec`` loops of ``aten/src/ATen/native/cpu/*Kernel.cpp``
+with SLEEF's transcendental functions.  Here every operation is one C expression over one element (``x``,
+or ``a`` and ``b``); :func:`source` writes, for each (operation, dtype), a *row function* — a loop over ``n``
+elements with element strides, whose contiguous case gcc/clang vectorize — and two shared *drivers* that walk
+an n-d iteration space row by row and split it over OpenMP threads above PyTorch's grain size (32768).
+
+Numerics (no ``-ffast-math``: NaN, inf, -0.0 and subnormals behave as in IEEE arithmetic):
+
+- add/sub/mul/div, relu, copies and float32<->float64 casts are the plain C operations: bit-exact with torch.
+- float32 ``exp``, ``sin``, ``erf``, ``gelu`` (and gelu's derivative) run in float arithmetic with fma, 8 lanes
+  per AVX2 vector (polynomials in Estrin's scheme, for short dependency chains).  Measured against torch on
+  millions of points: exp <= 1 ulp (subnormal results rounded once: 2^q is applied as two factors), sin <= 3 ulp
+  (three-part Cody-Waite reduction by pi, odd Taylor polynomial; |x| > 65536, inf and NaN go to libm's ``sinf``),
+  erf <= 2 ulp (``x (c + x^2 Q(x^2))`` below 1 with ``c = 2/sqrt(pi)`` as two floats; above,
+  ``1 - exp(G(a) - a^2)`` with ``G`` a Chebyshev fit of ``log(erfc(a)) + a^2`` on [1, 3.92] and ``a^2`` split
+  exactly).  Blocks of 1024 elements that lie entirely on one side of erf's branch point run only that branch.
+  float32 ``erfc`` is evaluated in double (``exp(-a^2)/a * g(1/a)``) and rounded once (<= 1 ulp).  The fits were
+  made once with mpmath at 30-40 digits on Chebyshev nodes (numpy least squares / chebfit, converted to the power
+  basis and rounded to the evaluation precision).
+- float64 ``erf``/``erfc``/``gelu`` call libm's ``erf``/``erfc`` per element (<= 1 ulp).
+
+Invariant: a row function reads ``x``/``a``/``b`` and writes ``o`` only; an output may be the same memory as
+an input (in-place ops), never a partial overlap (TensorIterator refuses those).
+"""
+
+from __future__ import annotations
+
+import struct
+
+__all__ = ["UNARY", "BINARY", "SPLIT", "CASTS", "CTYPE", "source", "row_name"]
+
+CTYPE = {"f": "float", "d": "double"}
+
+_HELPERS = r"""
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define GT_GRAIN 32768
+/* rows whose output has at least this many bytes are written with non-temporal stores (ckernels.set_stream_bytes):
+   beyond a cache's share, skipping the read-for-ownership of output lines pays; below, the lines are often still
+   cached from the allocator's previous block and plain stores win. */
+int64_t gt_stream_bytes = 6 << 20;
+
+#if defined(__AVX__)
+#include <immintrin.h>
+#define GT_STREAM 1
+static inline void gt_sfence(void) { _mm_sfence(); }
+static inline void gt_stream_float(float *dst, const float *src, int64_t n) {
+    int64_t i = 0;
+    for (; i < n && ((uintptr_t)(dst + i) & 31); i++) dst[i] = src[i];
+    for (; i + 8 <= n; i += 8) _mm256_stream_ps(dst + i, _mm256_loadu_ps(src + i));
+    for (; i < n; i++) dst[i] = src[i];
+}
+static inline void gt_stream_double(double *dst, const double *src, int64_t n) {
+    int64_t i = 0;
+    for (; i < n && ((uintptr_t)(dst + i) & 31); i++) dst[i] = src[i];
+    for (; i + 4 <= n; i += 4) _mm256_stream_pd(dst + i, _mm256_loadu_pd(src + i));
+    for (; i < n; i++) dst[i] = src[i];
+}
+#else
+#define GT_STREAM 0
+static inline void gt_sfence(void) {}
+static inline void gt_stream_float(float *dst, const float *src, int64_t n) { memcpy(dst, src, n * sizeof(float)); }
+static inline void gt_stream_double(double *dst, const double *src, int64_t n) { memcpy(dst, src, n * sizeof(double)); }
+#endif
+
+/* 2^n for an integral double n in [-1022, 1023], from its bits (no int conversion, so it vectorizes). */
+static inline double gt_pow2i(double n) {
+    double t = n + 6755399441055744.0;  /* 1.5 * 2^52: n lands in the low mantissa bits */
+    int64_t b;
+    memcpy(&b, &t, 8);
+    b = (b - 0x4338000000000000LL + 1023) << 52;
+    double r;
+    memcpy(&r, &b, 8);
+    return r;
+}
+
+/* e^y for |y| <= 700: y = n ln2 + r (|r| <= ln2/2, two-part ln2), e^r by its Taylor polynomial of degree 12. */
+static inline double gt_exp_d(double y) {
+    double n = rint(y * 1.4426950408889634);
+    double r = fma(-n, 0x1.62e42fef00000p-1, y);
+    r = fma(-n, 0x1.473de6af278edp-34, r);
+    double p = 1.0 / 479001600.0;
+    p = fma(p, r, 1.0 / 39916800.0);
+    p = fma(p, r, 1.0 / 3628800.0);
+    p = fma(p, r, 1.0 / 362880.0);
+    p = fma(p, r, 1.0 / 40320.0);
+    p = fma(p, r, 1.0 / 5040.0);
+    p = fma(p, r, 1.0 / 720.0);
+    p = fma(p, r, 1.0 / 120.0);
+    p = fma(p, r, 1.0 / 24.0);
+    p = fma(p, r, 1.0 / 6.0);
+    p = fma(p, r, 0.5);
+    p = fma(p, r, 1.0);
+    p = fma(p, r, 1.0);
+    return p * gt_pow2i(n);
+}
+
+/* float e^x in float arithmetic: x = q ln2 + r (fma with a two-part ln2), e^r by Taylor to r^7 (error < 6e-9),
+   2^q applied as two factors 2^(q/2) so that at most the second product rounds (subnormal results included). */
+static inline float gt_expf(float x) {
+    float xc = x < -104.0f ? -104.0f : x;  /* e^-104 rounds to +0, e^89 to inf; NaN passes both tests */
+    xc = xc > 89.0f ? 89.0f : xc;
+    float q = rintf(xc * 1.44269502f);
+    float r = fmaf(-q, 0x1.62e430p-1f, xc);
+    r = fmaf(-q, -0x1.05c610p-29f, r);
+    float r2 = r * r, r4 = r2 * r2;  /* Estrin's scheme: short dependency chains */
+    float p = fmaf(r4, fmaf(1.0f / 5040.0f, r, 1.0f / 720.0f),
+                   fmaf(r2, fmaf(1.0f / 120.0f, r, 1.0f / 24.0f), fmaf(1.0f / 6.0f, r, 0.5f)));
+    p = fmaf(p, r2, r) + 1.0f;
+    int32_t qi = (int32_t)q, q1 = qi >> 1, q2 = qi - q1;
+    int32_t b1 = (q1 + 127) << 23, b2 = (q2 + 127) << 23;
+    float s1, s2;
+    memcpy(&s1, &b1, 4);
+    memcpy(&s2, &b2, 4);
+    return p * s1 * s2;  /* NaN stays NaN through every step */
+}
+
+/* e^x for x in [-87, 88] with a normal result: one scale factor, no clamps */
+static inline float gt_expf_normal(float x) {
+    float q = rintf(x * 1.44269502f);
+    float r = fmaf(-q, 0x1.62e430p-1f, x);
+    r = fmaf(-q, -0x1.05c610p-29f, r);
+    float r2 = r * r, r4 = r2 * r2;
+    float p = fmaf(r4, fmaf(1.0f / 5040.0f, r, 1.0f / 720.0f),
+                   fmaf(r2, fmaf(1.0f / 120.0f, r, 1.0f / 24.0f), fmaf(1.0f / 6.0f, r, 0.5f)));
+    p = fmaf(p, r2, r) + 1.0f;
+    int32_t b = ((int32_t)q + 127) << 23;
+    float s;
+    memcpy(&s, &b, 4);
+    return p * s;
+}
+
+/* sin for |x| <= 65536 (the caller sends the rest to libm) in float arithmetic: x = q pi + r with a three-part
+   pi (the first fma is exact, each later step rounds relative to the small remainder), sin x = (-1)^q sin r,
+   the odd Taylor polynomial to r^15 (error < 7e-10 on [-pi/2, pi/2]). */
+static inline float gt_sinf(float x) {
+    float q = rintf(x * 0.318309886f);
+    float r = fmaf(-q, 0x1.921fb6p+1f, x);
+    r = fmaf(-q, -0x1.777a5cp-24f, r);
+    r = fmaf(-q, -0x1.ee59dap-49f, r);
+    float s = r * r, s2 = s * s, s4 = s2 * s2;  /* Estrin's scheme: short dependency chains */
+    float p = fmaf(s4, fmaf(-1.0f / 1307674368000.0f, s2, fmaf(1.0f / 6227020800.0f, s, -1.0f / 39916800.0f)),
+                   fmaf(s2, fmaf(1.0f / 362880.0f, s, -1.0f / 5040.0f), fmaf(1.0f / 120.0f, s, -1.0f / 6.0f)));
+    float res = fmaf(r * s, p, r);
+    int32_t bits, odd = (int32_t)q << 31;
+    memcpy(&bits, &res, 4);
+    bits ^= odd;
+    memcpy(&res, &bits, 4);
+    return x == 0 ? x : res;  /* keeps -0.0 */
+}
+
+/* float erf in float arithmetic.  |x| < 1: x (c + x^2 Q(x^2)) with c = 2/sqrt(pi) as a two-float sum and Q a
+   least-squares fit on [0, 1] of degree 5 (error 1.2e-8 with float coefficients).
+   1 <= |x| < 3.92: 1 - exp(G(a) - a^2), G a Chebyshev fit of log(erfc(a)) + a^2 in u = (a - 2.46) / 1.46
+   (error 5e-8 with float coefficients, i.e. erfc to 5e-8 relative), a^2 split exactly into hi + lo.  Beyond,
+   erf rounds to +-1.  gt_erff_small and gt_erff_big are the two branches; gt_erff picks per element. */
+static inline float gt_erff_small(float x) {
+    float s = x * x, s2 = s * s, s4 = s2 * s2;  /* Estrin's scheme */
+    float q = fmaf(s4, fmaf(8.386716217501089e-05f, s, -0.0008163730963133276f),
+                   fmaf(s2, fmaf(0.005204732064157724f, s, -0.026861755177378654f),
+                        fmaf(0.1128375455737114f, s, -0.37612637877464294f)));
+    q = fmaf(s, q, -5.8635382771399236e-08f);      /* the low part of 2/sqrt(pi) */
+    float r = fmaf(x, 1.128379225730896f, x * q);  /* x (2/sqrt(pi)) rounded once */
+    return x == 0 ? x : r;                          /* keeps -0.0 */
+}
+
+static inline float gt_erff_big(float x) {
+    float a = fabsf(x);
+    float ac = a > 3.92f ? 3.92f : a;
+    float u = (ac - 2.46f) * (1.0f / 1.46f);
+    float u2 = u * u, u4 = u2 * u2;
+    float g = fmaf(u4, fmaf(u4, 3.396094325580634e-05f,
+                            fmaf(u2, fmaf(-0.00019525500829331577f, u, 0.0007852143608033657f),
+                                 fmaf(-0.002913793781772256f, u, 0.010228922590613365f))),
+                   fmaf(u2, fmaf(-0.03489236161112785f, u, 0.1224186047911644f),
+                        fmaf(-0.5215439200401306f, u, -1.5426175594329834f)));
+    float hi = ac * ac, lo = fmaf(ac, ac, -hi);
+    /* the exponent is in [-15.4, -1.8]; at the clamp 3.92, 1 - 1.1e-8 rounds to 1; NaN propagates */
+    return copysignf(1.0f - gt_expf_normal((g - hi) - lo), x);
+}
+
+static inline float gt_erff(float x) { return fabsf(x) < 1.0f ? gt_erff_small(x) : gt_erff_big(x); }
+
+/* erf(z) for |z| <= 1: z * A(u), u = 2 z^2 - 1. */
+static inline double gt_erf_small(double z) {
+    double u = 2.0 * (z * z) - 1.0;
+    double p = -2.0456302709131457e-10;
+    p = fma(p, u, 4.138781000848222e-09);
+    p = fma(p, u, -7.511466117983634e-08);
+    p = fma(p, u, 1.223362611149463e-06);
+    p = fma(p, u, -1.75371698875304e-05);
+    p = fma(p, u, 0.0002175171632336999);
+    p = fma(p, u, -0.002285485561065924);
+    p = fma(p, u, 0.01985249668808455);
+    p = fma(p, u, -0.1405360890227208);
+    p = fma(p, u, 0.9654687386698853);
+    return z * p;
+}
+
+/* erfc(a) for a >= 1: exp(-a^2) / a * g(1/a); 0 beyond 10.5 (below float's smallest subnormal). */
+static inline double gt_erfc_tail(double a) {
+    double ac = a < 1.0 ? 1.0 : a;
+    ac = ac > 10.5 ? 10.5 : ac;
+    double t = 1.0 / ac;
+    double u = (t - 0.5476190476190477) / 0.4523809523809524;
+    double p = -5.392289467493593e-07;
+    p = fma(p, u, 1.0730358773424789e-06);
+    p = fma(p, u, 9.474509000845245e-07);
+    p = fma(p, u, -3.917619686509976e-06);
+    p = fma(p, u, 4.408816161666233e-06);
+    p = fma(p, u, -5.383751612213021e-06);
+    p = fma(p, u, 5.43575838137186e-06);
+    p = fma(p, u, 1.0122962143144938e-05);
+    p = fma(p, u, -5.9958462464768206e-05);
+    p = fma(p, u, 0.00015441319184926212);
+    p = fma(p, u, -0.00025002415055463945);
+    p = fma(p, u, 0.00010960273749444964);
+    p = fma(p, u, 0.0009436389929523624);
+    p = fma(p, u, -0.004087909332341799);
+    p = fma(p, u, 0.009191419903453006);
+    p = fma(p, u, -0.004311891534190686);
+    p = fma(p, u, -0.07687601467168775);
+    p = fma(p, u, 0.5027581520569262);
+    double r = gt_exp_d(-(ac * ac)) * t * p;
+    return a > 10.5 ? 0.0 : r;
+}
+
+static inline float gt_erfcf(float x) {
+    double z = x, a = fabs(z);
+    double tail = gt_erfc_tail(a);
+    double r = a < 1.0 ? 1.0 - gt_erf_small(z) : (z > 0 ? tail : 2.0 - tail);
+    return (float)r;
+}
+
+/* gelu as PyTorch writes it, x / 2 * (1 + erf(x / sqrt 2)), and its derivative Phi(x) + x phi(x); ERF is one
+   of the erf variants above (the row loops pick the cheaper ones for blocks where |x| < sqrt 2 or >= sqrt 2). */
+#define GT_GELU(ERF, x) ((x) * 0.5f * (1.0f + ERF((x) * 0.707106769f)))
+#define GT_GELU_BACKWARD(ERF, g, x) \
+    ((g) * (0.5f * (1.0f + ERF((x) * 0.707106769f)) + (x) * (gt_expf(-0.5f * (x) * (x)) * 0.398942292f)))
+
+static inline double gt_gelu_d(double x) { return x * 0.5 * erfc(-x * 0.70710678118654752); }
+
+static inline double gt_gelu_backward_d(double g, double x) {
+    return g * (0.5 * erfc(-x * 0.70710678118654752) + x * exp(-0.5 * x * x) * 0.3989422804014327);
+}
+
+typedef void (*gt_urow)(const char *, int64_t, char *, int64_t, int64_t);
+typedef void (*gt_brow)(const char *, int64_t, const char *, int64_t, char *, int64_t, int64_t);
+
+static int gt_threads(int nt, int64_t total) {
+    int64_t most = total / GT_GRAIN;  /* at least one grain per thread */
+    if (most < 1) most = 1;
+    return nt < most ? nt : (int)most;
+}
+
+/* Offsets (in elements) of row r of an n-d space whose last dim is the row, for up to three operands. */
+static inline void gt_row_offsets(int64_t r, int64_t nd, const int64_t *sz, const int64_t *s0, const int64_t *s1,
+                                  const int64_t *s2, int64_t *o0, int64_t *o1, int64_t *o2) {
+    int64_t a = 0, b = 0, c = 0;
+    for (int64_t d = nd - 2; d >= 0; d--) {
+        int64_t i = r % sz[d];
+        r /= sz[d];
+        a += i * s0[d];
+        b += i * s1[d];
+        if (s2) c += i * s2[d];
+    }
+    *o0 = a; *o1 = b; *o2 = c;
+}
+
+/* The unary driver: sz/sx/so are sizes and element strides, ex/eo element sizes, nt the thread budget. */
+void gt_unary(void *fn, int64_t nd, const int64_t *sz, const int64_t *sx, const int64_t *so, const char *x,
+              char *o, int64_t ex, int64_t eo, int nt) {
+    gt_urow f = (gt_urow)fn;
+    int64_t inner = sz[nd - 1], rows = 1;
+    for (int64_t d = 0; d < nd - 1; d++) rows *= sz[d];
+    if (rows * inner == 0) return;
+    nt = gt_threads(nt, rows * inner);
+    int64_t ix = sx[nd - 1], io = so[nd - 1];
+    if (rows == 1) {
+        if (nt <= 1) { f(x, ix, o, io, inner); return; }
+        #pragma omp parallel num_threads(nt)
+        {
+#ifdef _OPENMP
+            int64_t t = omp_get_thread_num(), k = omp_get_num_threads();
+#else
+            int64_t t = 0, k = 1;
+#endif
+            int64_t lo = (inner * t / k) & ~(int64_t)15, hi = t == k - 1 ? inner : (inner * (t + 1) / k) & ~(int64_t)15;
+            if (hi > lo) f(x + lo * ix * ex, ix, o + lo * io * eo, io, hi - lo);
+        }
+        return;
+    }
+    #pragma omp parallel for num_threads(nt) if(nt > 1) schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t a, b, c;
+        gt_row_offsets(r, nd, sz, sx, so, 0, &a, &b, &c);
+        f(x + a * ex, ix, o + b * eo, io, inner);
+    }
+}
+
+/* The binary driver: operands a, b and output o share one element size es. */
+void gt_binary(void *fn, int64_t nd, const int64_t *sz, const int64_t *sa, const int64_t *sb, const int64_t *so,
+               const char *a, const char *b, char *o, int64_t es, int nt) {
+    gt_brow f = (gt_brow)fn;
+    int64_t inner = sz[nd - 1], rows = 1;
+    for (int64_t d = 0; d < nd - 1; d++) rows *= sz[d];
+    if (rows * inner == 0) return;
+    nt = gt_threads(nt, rows * inner);
+    int64_t ia = sa[nd - 1], ib = sb[nd - 1], io = so[nd - 1];
+    if (rows == 1) {
+        if (nt <= 1) { f(a, ia, b, ib, o, io, inner); return; }
+        #pragma omp parallel num_threads(nt)
+        {
+#ifdef _OPENMP
+            int64_t t = omp_get_thread_num(), k = omp_get_num_threads();
+#else
+            int64_t t = 0, k = 1;
+#endif
+            int64_t lo = (inner * t / k) & ~(int64_t)15, hi = t == k - 1 ? inner : (inner * (t + 1) / k) & ~(int64_t)15;
+            if (hi > lo) f(a + lo * ia * es, ia, b + lo * ib * es, ib, o + lo * io * es, io, hi - lo);
+        }
+        return;
+    }
+    #pragma omp parallel for num_threads(nt) if(nt > 1) schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t p, q, s;
+        gt_row_offsets(r, nd, sz, sa, sb, so, &p, &q, &s);
+        f(a + p * es, ia, b + q * es, ib, o + s * es, io, inner);
+    }
+}
+"""
+
+# unary operations: name -> {dtype char: (C expression of x, fix-up or None)}.  A fix-up (condition, expression)
+# recomputes the elements where the condition holds after the vectorized pass (libm for sin's large arguments).
+UNARY = {
+    "relu": {"f": ("x < 0 ? 0.0f : x", None), "d": ("x < 0 ? 0.0 : x", None)},
+    "exp": {"f": ("gt_expf(x)", None)},
+    "sin": {"f": ("gt_sinf(x)", ("!(fabsf(x) <= 65536.0f)", "sinf(x)"))},
+    "erf": {"f": ("gt_erff(x)", None), "d": ("erf(x)", None)},
+    "erfc": {"f": ("gt_erfcf(x)", None), "d": ("erfc(x)", None)},
+    "gelu": {"f": ("GT_GELU(gt_erff, x)", None), "d": ("gt_gelu_d(x)", None)},
+}
+
+# Block splits: (bound, expression for blocks where every |x| < bound, expression where every |x| >= bound);
+# blocks of both kinds (and NaN) use the full expression, which selects per element.
+SPLIT = {
+    ("erf", "f"): (1.0, "gt_erff_small(x)", "gt_erff_big(x)"),
+    ("gelu", "f"): (1.4142135, "GT_GELU(gt_erff_small, x)", "GT_GELU(gt_erff_big, x)"),
+    ("gelu_backward", "f"): (1.4142135, "GT_GELU_BACKWARD(gt_erff_small, a, b)", "GT_GELU_BACKWARD(gt_erff_big, a, b)"),
+}
+
+# element-wise conversions (copy_): (source char, destination char)
+CASTS = (("f", "f"), ("d", "d"), ("f", "d"), ("d", "f"))
+
+# binary operations: name -> {dtype char: C expression of a and b}
+BINARY = {
+    "add": {"f": "a + b", "d": "a + b"},
+    "sub": {"f": "a - b", "d": "a - b"},
+    "mul": {"f": "a * b", "d": "a * b"},
+    "div": {"f": "a / b", "d": "a / b"},
+    "gelu_backward": {"f": "GT_GELU_BACKWARD(gt_erff, a, b)", "d": "gt_gelu_backward_d(a, b)"},
+}
+
+
+def row_name(kind: str, op: str, *chars: str) -> str:
+    return f"gt_{kind}_{op}_{''.join(chars)}"
+
+
+_BLOCK = 1024  # elements per block of the contiguous loops (input, output and scratch stay in L1)
+
+
+def _bits(bound: float) -> str:
+    return f"0x{struct.unpack('<I', struct.pack('<f', bound))[0]:08x}u"
+
+
+def _block_body(load: str, key: str, expr: str, fix, split) -> str:
+    """C statements for one block: ``load`` reads element ``j`` (into x, or a and b), results go to ``D[j]``."""
+    def loop(e, extra=""):
+        return f"for (int64_t j = 0; j < m; j++) {{ {load}{extra} D[j] = {e}; }}"
+    if split is not None:
+        bound, small, big = split
+        return (f"uint32_t any_big = 0, any_small = 0;\n"
+                f"            for (int64_t j = 0; j < m; j++) {{ {load} uint32_t k; memcpy(&k, &{key}, 4); "
+                f"k &= 0x7fffffffu; any_big |= k >= {_bits(bound)}; any_small |= k < {_bits(bound)}; }}\n"
+                f"            if (!any_big) {loop(small)}\n"
+                f"            else if (!any_small) {loop(big)}\n"
+                f"            else {loop(expr)}")
+    if fix is not None:
+        cond, fexpr = fix
+        return (f"uint32_t any = 0;\n"
+                f"            {loop(expr, f' any |= ({cond});')}\n"
+                f"            if (any) for (int64_t j = 0; j < m; j++) {{ {load} if ({cond}) D[j] = {fexpr}; }}")
+    return loop(expr)
+
+
+def _contiguous(to: str, setup: str, body: str) -> str:
+    """The contiguous loop, block by block; long rows compute each block into an L1 scratch buffer and stream it
+    to memory with non-temporal stores (no read-for-ownership of output lines that are not cached anyway)."""
+    return f"""int stream = GT_STREAM && n * (int64_t)sizeof({to}) >= gt_stream_bytes;
+        {to} buf[{_BLOCK}] __attribute__((aligned(32)));
+        for (int64_t i0 = 0; i0 < n; i0 += {_BLOCK}) {{
+            int64_t m = n - i0 < {_BLOCK} ? n - i0 : {_BLOCK};
+            {setup}
+            {to} *D = stream ? buf : O + i0;
+            {body}
+            if (stream) gt_stream_{to}(O + i0, buf, m);
+        }}
+        if (stream) gt_sfence();"""
+
+
+def _unary_row(name, ti, to, expr, fix, split=None) -> str:
+    body = _block_body(f"{ti} x = Xb[j];", "x", f"({to})({expr})", fix, split)
+    fix_s = ""
+    if fix is not None:
+        fix_s = (f"\n        for (int64_t i = 0; i < n; i++) {{ {ti} x = X[i * sx]; if ({fix[0]}) O[i * so] = "
+                 f"{fix[1]}; }}")
+    return f"""
+void {name}(const char *xp, int64_t sx, char *op, int64_t so, int64_t n) {{
+    const {ti} *X = (const {ti} *)xp;
+    {to} *O = ({to} *)op;
+    if (sx == 1 && so == 1) {{
+        {_contiguous(to, f"const {ti} *Xb = X + i0;", body)}
+    }} else {{
+        for (int64_t i = 0; i < n; i++) {{ {ti} x = X[i * sx]; O[i * so] = ({to})({expr}); }}{fix_s}
+    }}
+}}
+"""
+
+
+def _binary_row(name, t, expr, split=None) -> str:
+    def contiguous(ia, ib, sp):
+        setup = f"const {t} *Ab = A + {ia}, *Bb = B + {ib};"
+        load = f"{t} a = Ab[{'j' if ia != '0' else '0'}], b = Bb[{'j' if ib != '0' else '0'}];"
+        return _contiguous(t, setup, _block_body(load, "b", expr, None, sp))
+    return f"""
+void {name}(const char *ap, int64_t sa, const char *bp, int64_t sb, char *op, int64_t so, int64_t n) {{
+    const {t} *A = (const {t} *)ap, *B = (const {t} *)bp;
+    {t} *O = ({t} *)op;
+    if (so == 1 && sa == 1 && sb == 1) {{
+        {contiguous("i0", "i0", split)}
+    }} else if (so == 1 && sa == 1 && sb == 0) {{
+        {contiguous("i0", "0", None)}
+    }} else if (so == 1 && sa == 0 && sb == 1) {{
+        {contiguous("0", "i0", None)}
+    }} else {{
+        for (int64_t i = 0; i < n; i++) {{ {t} a = A[i * sa], b = B[i * sb]; O[i * so] = {expr}; }}
+    }}
+}}
+"""
+
+
+def source() -> str:
+    """The whole C translation unit: helpers, drivers, and one row function per table entry."""
+    parts = [_HELPERS]
+    for op, by_dtype in UNARY.items():
+        for ch, (expr, fix) in by_dtype.items():
+            parts.append(_unary_row(row_name("u", op, ch), CTYPE[ch], CTYPE[ch], expr, fix, SPLIT.get((op, ch))))
+    for src, dst in CASTS:
+        parts.append(_unary_row(row_name("u", "copy", src, dst), CTYPE[src], CTYPE[dst], "x", None))
+    for op, by_dtype in BINARY.items():
+        for ch, expr in by_dtype.items():
+            parts.append(_binary_row(row_name("b", op, ch), CTYPE[ch], expr, SPLIT.get((op, ch))))
+    return "".join(parts)

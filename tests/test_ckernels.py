@@ -1,0 +1,238 @@
+"""The compiled element-wise loops (glasstorch/_ops/kernels/cpu/ckernels.py) against torch.
+
+The OpInfo samples are too small to reach the C path (ckernels.MIN_NUMEL), so these tests use tensors of
+tens of thousands of elements with the special values (NaN, +-inf, +-0.0, subnormals, huge arguments) mixed
+in: bit-exact for relu/arithmetic/copies, a few ulps for the transcendental functions, and the same NaN
+positions and signs of zero.  The numpy fallbacks (GLASSTORCH_DISABLE_CKERNELS=1, no C compiler) must give
+the same answers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import glasstorch as gt
+from glasstorch import _cbuild
+from glasstorch._ops.kernels.cpu import ckernels as ck
+
+N = 40_000  # above ckernels.MIN_NUMEL and GRAIN_SIZE, so rows split over threads too
+SPECIAL = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 1e-39, -3e-39, 3.4e38, -3.4e38, 1.0, -1.0,
+           0.5, 3.92, -3.92, 104.0, -104.0, 88.7, 89.0, -87.4, 70000.0, -1e6, 1e30]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_state():
+    ck.reset()
+    yield
+    ck.reset()
+
+
+def _data(dtype=np.float32, n=N, lo=-6.0, hi=6.0, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(lo, hi, n).astype(dtype)
+    x[: len(SPECIAL)] = np.array(SPECIAL, dtype=np.float64).astype(dtype)
+    rng.shuffle(x)
+    return x
+
+
+def _pair(arr):
+    return gt.from_numpy(arr.copy()), torch.from_numpy(arr.copy())
+
+
+def _ulps(a, b):
+    """Distance in units in the last place (NaN vs NaN = 0)."""
+    ia = a.view(np.int32 if a.dtype == np.float32 else np.int64).astype(np.int64)
+    ib = b.view(np.int32 if b.dtype == np.float32 else np.int64).astype(np.int64)
+    mask = (1 << 31) - 1 if a.dtype == np.float32 else (1 << 63) - 1
+    ia = np.where(ia < 0, -(ia & mask), ia)
+    ib = np.where(ib < 0, -(ib & mask), ib)
+    d = np.abs(ia - ib)
+    d[np.isnan(a) & np.isnan(b)] = 0
+    return d
+
+
+def _same_specials(r, e):
+    assert np.array_equal(np.isnan(r), np.isnan(e))
+    zero = (e == 0) & (r == 0)
+    assert np.array_equal(np.signbit(r[zero]), np.signbit(e[zero]))
+
+
+def test_available_and_used():
+    assert ck.available() == _cbuild.available()
+    if not ck.available():
+        pytest.skip("no C compiler")
+    x = _data()
+    out = np.empty_like(x)
+    assert ck.unary("exp", x, out)
+    assert not ck.unary("exp", x[:100], out[:100])  # below MIN_NUMEL: numpy
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_bit_exact(dtype):
+    g, t = _pair(_data(dtype))
+    r, e = gt.relu(g).numpy(), torch.relu(t).numpy()
+    assert r.tobytes() == e.tobytes()  # relu(nan) = nan, relu(-0.0) = -0.0 as torch
+
+
+# op -> (max ulps vs torch for float32, domain)
+UNARY = {"exp": (1, (-110.0, 95.0)), "sin": (3, (-100.0, 100.0)), "erf": (2, (-5.0, 5.0)),
+         "erfc": (1, (-5.0, 12.0))}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_unary_against_torch(name, dtype):
+    ulps, (lo, hi) = UNARY[name]
+    g, t = _pair(_data(dtype, lo=lo, hi=hi))
+    r, e = getattr(gt, name)(g).numpy(), getattr(torch, name)(t).numpy()
+    _same_specials(r, e)
+    assert _ulps(r, e).max() <= (ulps if dtype == np.float32 else 4)  # float64: libm's erf/erfc vs SLEEF's
+
+
+def test_sin_large_arguments_use_libm():
+    g, t = _pair(_data(lo=-1e7, hi=1e7))
+    r, e = gt.sin(g).numpy(), torch.sin(t).numpy()
+    _same_specials(r, e)
+    assert _ulps(r, e).max() <= 3
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gelu_forward_and_backward(dtype):
+    x = _data(dtype, lo=-8.0, hi=8.0)
+    x = x[np.isfinite(x) & (np.abs(x) < 1e3)]
+    g, t = _pair(x)
+    g.requires_grad_()
+    t.requires_grad_()
+    r, e = gt.nn.functional.gelu(g), torch.nn.functional.gelu(t)
+    np.testing.assert_allclose(r.detach().numpy(), e.detach().numpy(), rtol=1.3e-6, atol=1e-6)
+    r.sum().backward()
+    e.sum().backward()
+    np.testing.assert_allclose(g.grad.numpy(), t.grad.numpy(), rtol=1.3e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gelu_backward_kernel(dtype):
+    from glasstorch._ops.kernels.cpu.activation import gelu_backward_out
+    x = _data(dtype, lo=-8.0, hi=8.0)
+    grad = _data(dtype, lo=-2.0, hi=2.0, seed=1)
+    ok = np.isfinite(x) & np.isfinite(grad) & (np.abs(x) < 1e3) & (np.abs(grad) < 1e3)
+    x, grad = x[ok], grad[ok]
+    t = torch.from_numpy(x.copy()).requires_grad_()
+    torch.nn.functional.gelu(t).backward(torch.from_numpy(grad.copy()))
+    for approximate in ("none", "tanh"):
+        if approximate == "tanh":
+            t.grad = None
+            torch.nn.functional.gelu(t, approximate="tanh").backward(torch.from_numpy(grad.copy()))
+        out = gelu_backward_out(gt.from_numpy(grad)._impl, gt.from_numpy(x)._impl, approximate)
+        np.testing.assert_allclose(out.as_numpy(), t.grad.numpy(), rtol=1.3e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_binary_layouts_bit_exact(op, dtype):
+    a = _data(dtype, n=300 * 200).reshape(300, 200)
+    b = _data(dtype, n=200, seed=1)
+    for mk_a, mk_b in [(lambda m, x: x, lambda m, y: y),                      # (300,200) op (200,)
+                       (lambda m, x: x.t(), lambda m, y: y.unsqueeze(1)),       # transposed op (200,1)
+                       (lambda m, x: x[:, ::2], lambda m, y: y[::2]),           # strided
+                       (lambda m, x: x, lambda m, y: 2.5),                      # Python scalar
+                       (lambda m, x: x, lambda m, y: y[:1].reshape(()))]:       # 0-d tensor
+        ga, ta = _pair(a)
+        gb, tb = _pair(b)
+        r = getattr(gt, op)(mk_a(gt, ga), mk_b(gt, gb)).numpy()
+        e = getattr(torch, op)(mk_a(torch, ta), mk_b(torch, tb)).numpy()
+        assert r.shape == e.shape and r.tobytes() == np.ascontiguousarray(e).tobytes() or \
+            np.array_equal(r, e, equal_nan=True) and np.array_equal(np.signbit(r), np.signbit(e))
+
+
+def test_in_place_and_out_layouts():
+    a = _data(n=256 * 256).reshape(256, 256)
+    b = _data(n=256 * 256, seed=1).reshape(256, 256)
+    ga, ta = _pair(a)
+    gb, tb = _pair(b)
+    ga.mul_(gb)
+    ta.mul_(tb)
+    assert ga.numpy().tobytes() == ta.numpy().tobytes()
+    ga.add_(ga)  # an input that is the output
+    ta.add_(ta)
+    assert ga.numpy().tobytes() == ta.numpy().tobytes()
+    go, to = gt.empty(256, 256).t(), torch.empty(256, 256).t()  # a transposed out=
+    gt.exp(gb, out=go)
+    torch.exp(tb, out=to)
+    assert _ulps(go.numpy(), to.numpy()).max() <= 1
+
+
+@pytest.mark.parametrize("src,dst", [(np.float32, np.float64), (np.float64, np.float32), (np.float32, np.float32),
+                                     (np.float64, np.float64)])
+def test_copies_bit_exact(src, dst):
+    x = _data(src, lo=-1e10, hi=1e10)
+    if src == np.float64:
+        x[:4] = [1e300, -1e300, 1 + 2**-24 + 2**-40, 1e-320]  # overflow to inf, rounding, underflow
+    tdst = {np.float32: torch.float32, np.float64: torch.float64}[dst]
+    gdst = {np.float32: gt.float32, np.float64: gt.float64}[dst]
+    for shape, view in [((N,), lambda v: v), ((200, 200), lambda v: v.t())]:
+        xs = x[: int(np.prod(shape))].reshape(shape)
+        g, t = _pair(xs)
+        go, to = gt.empty(*shape, dtype=gdst), torch.empty(*shape, dtype=tdst)
+        go.copy_(view(g))
+        to.copy_(view(t))
+        assert go.numpy().tobytes() == to.numpy().tobytes()
+    g, t = _pair(x[:200])  # a broadcast source
+    go, to = gt.empty(300, 200, dtype=gdst), torch.empty(300, 200, dtype=tdst)
+    go.copy_(g)
+    to.copy_(t)
+    assert go.numpy().tobytes() == to.numpy().tobytes()
+    assert view(g).clone().numpy().tobytes() == view(t).clone().numpy().tobytes()
+
+
+def test_threads_give_the_same_bits():
+    x = _data(n=200_000)
+    m = _data(n=400 * 500, seed=2).reshape(400, 500)
+    v = _data(n=500, seed=3)
+    before = gt.get_num_threads()
+    results = []
+    try:
+        for n in (1, 2):
+            gt.set_num_threads(n)
+            g = gt.from_numpy(x)
+            gm, gv = gt.from_numpy(m), gt.from_numpy(v)
+            results.append([gt.exp(g).numpy(), gt.erf(g).numpy(), gt.relu(g).numpy(), (gm + gv).numpy(),
+                            gt.nn.functional.gelu(gm.t()).numpy()])
+    finally:
+        gt.set_num_threads(before)
+    for a, b in zip(*results, strict=True):
+        assert a.tobytes() == b.tobytes()
+
+
+def _numpy_results():
+    x = _data()
+    g = gt.from_numpy(x)
+    a = gt.from_numpy(_data(n=300 * 200).reshape(300, 200))
+    return [gt.exp(g).numpy(), gt.erf(g).numpy(), gt.relu(g).numpy(), (a + a[0]).numpy(),
+            gt.nn.functional.gelu(g).numpy()]
+
+
+def _check_fallback():
+    assert not ck.available()
+    x = _data()
+    torch_x = torch.from_numpy(x)
+    r = _numpy_results()
+    assert _ulps(r[0], torch.exp(torch_x).numpy()).max() <= 2  # numpy's float32 exp
+    assert _ulps(r[1], torch.erf(torch_x).numpy()).max() <= 2
+    assert r[2].tobytes() == torch.relu(torch_x).numpy().tobytes()
+
+
+def test_disabled_by_environment(monkeypatch):
+    monkeypatch.setenv("GLASSTORCH_DISABLE_CKERNELS", "1")
+    ck.reset()
+    _check_fallback()
+
+
+def test_missing_compiler_falls_back(monkeypatch):
+    def no_compiler(*args, **kwargs):
+        raise _cbuild.CompilerNotFound("No working C compiler found")
+    monkeypatch.setattr(_cbuild, "load", no_compiler)
+    ck.reset()
+    _check_fallback()
