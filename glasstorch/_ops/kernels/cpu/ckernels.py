@@ -143,6 +143,10 @@ def _contig(x, out) -> bool:
     return x.shape == out.shape and x.flags.c_contiguous
 
 
+def _contig_or_scalar(x, out) -> bool:
+    return x.size == 1 or _contig(x, out)
+
+
 def unary(op: str, x, out: np.ndarray) -> bool:
     """``out[...] = op(x)`` through C when it fits (see the module docstring); False: use numpy."""
     n = out.size
@@ -195,9 +199,10 @@ def binary(op: str, a, b, out: np.ndarray) -> bool:
     if not isinstance(b, np.ndarray):
         b = np.asarray(b)
     nt = get_num_threads()
+    if nt == 1 and op in _NUMPY_CONTIGUOUS and out.flags.c_contiguous and _contig_or_scalar(a, out) \
+            and _contig_or_scalar(b, out):
+        return False  # numpy's own SIMD loops are as fast for these memory-bound cases (incl. x.mul_(2.0))
     if out.flags.c_contiguous and _contig(a, out) and _contig(b, out):
-        if nt == 1 and op in _NUMPY_CONTIGUOUS:
-            return False
         sz = _arr((n,))
         one = _arr((1,))
         _drivers[1](fn, 1, sz, one, one, one, a.ctypes.data, b.ctypes.data, out.ctypes.data, dt.itemsize, nt)

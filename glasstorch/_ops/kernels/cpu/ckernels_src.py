@@ -383,7 +383,9 @@ def _bits(bound: float) -> str:
 def _block_body(load: str, key: str, expr: str, fix, split) -> str:
     """C statements for one block: ``load`` reads element ``j`` (into x, or a and b), results go to ``D[j]``."""
     def loop(e, extra=""):
-        return f"for (int64_t j = 0; j < m; j++) {{ {load}{extra} D[j] = {e}; }}"
+        # ivdep: element j reads inputs at j and writes D[j] only, so an in-place call (D == an input) carries no
+        # dependence between iterations — without it gcc's runtime alias check sends x.mul_(y) to scalar code
+        return f"_Pragma(\"GCC ivdep\") for (int64_t j = 0; j < m; j++) {{ {load}{extra} D[j] = {e}; }}"
     if split is not None:
         bound, small, big = split
         return (f"uint32_t any_big = 0, any_small = 0;\n"
