@@ -186,8 +186,8 @@ def unique_consecutive_errors():
 
 
 # -- searchsorted / bucketize ----------------------------------------------------------------------------------
-def _sorted_seq(shape, seed=0):
-    vals = np.sort(np.random.default_rng(seed).integers(-6, 6, shape), axis=-1).astype(np.float64)
+def _sorted_seq(shape, seed=0, low=-6):
+    vals = np.sort(np.random.default_rng(seed).integers(low, low + 12, shape), axis=-1).astype(np.float64)
     return T(shape, values=vals.tolist())
 
 
@@ -197,8 +197,9 @@ def searchsorted_samples(dtype):
     for values in (T((3, 4), low=-7, high=7), T((5,), low=-7, high=7), T((0, 2))):
         for kw in ({}, {"right": True}, {"side": "right"}, {"side": "left"}, {"out_int32": True}):
             yield Sample((seq, values), dict(kw), name=f"1d {values.shape} {kw}")
-    yield Sample((_sorted_seq((2, 3, 6), 1), T((2, 3, 4), low=-7, high=7)), name="batched")
-    yield Sample((_sorted_seq((2, 3, 6), 1), T((2, 3, 4), low=-7, high=7)), {"right": True}, name="batched right")
+    batched = _sorted_seq((2, 3, 6), 1, low=0 if dtype == "uint8" else -6)  # uint8 holds no negative values
+    yield Sample((batched, T((2, 3, 4), low=-7, high=7)), name="batched")
+    yield Sample((batched, T((2, 3, 4), low=-7, high=7)), {"right": True}, name="batched right")
     unsorted = T((6,), values=[3, 0, 5, 1, 4, 2])
     yield Sample((unsorted, T((4,), low=0, high=6)), {"sorter": T((6,), dtype="int64", values=[1, 3, 5, 0, 4, 2])},
                  name="sorter")

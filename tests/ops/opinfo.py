@@ -58,7 +58,7 @@ class T:
     layout: str = "contiguous"
     seed: int = 0
     requires_grad: bool = False
-    values: tuple | None = None  # explicit values (nested lists) override the random ones
+    values: list | tuple | None = None  # explicit values (nested lists) override the random ones
 
 
 @dataclasses.dataclass
@@ -128,22 +128,37 @@ def _short(args):
 def _numpy_values(spec: T, dtype: str) -> np.ndarray:
     # a stable seed (Python's hash() of strings changes every process): failures must reproduce
     rng = np.random.default_rng(zlib.crc32(repr((spec.shape, spec.seed, spec.low, spec.high, dtype)).encode()))
-    if spec.values is not None:
-        arr = np.array(spec.values, dtype=np.float64)
-    elif dtype == "bool":
+    if dtype == "bool":
         arr = rng.random(spec.shape) < 0.5
     elif dtype in INTS:
-        lo, hi = (0, max(int(spec.high), 1)) if dtype == "uint8" else (int(spec.low), max(int(spec.high), int(spec.low) + 1))
+        lo = 0 if dtype == "uint8" else int(spec.low)
+        hi = max(int(spec.high), lo + 1)
         arr = rng.integers(lo, hi, spec.shape)
     else:
         arr = rng.uniform(spec.low, spec.high, spec.shape)
     return arr
 
 
+class HarnessError(Exception):
+    """Building a sample's inputs failed: a broken sample spec (or a broken ``lib.tensor``), never the operator's
+    answer, so an error of this kind in both libraries is no agreement (run_both fails the test)."""
+
+
 def realize(spec: T, lib, dtype: str):
-    """Build the tensor ``spec`` in ``lib`` (glasstorch or torch) from shared numpy data."""
+    """Build the tensor ``spec`` in ``lib`` (glasstorch or torch) from shared numpy data.
+
+    Any failure is re-raised as :class:`HarnessError`: an operator sample must not pass because both libraries
+    failed to build the same input."""
+    try:
+        return _realize(spec, lib, dtype)
+    except Exception as e:  # noqa: BLE001 - wrapped: construction errors are never an operator's answer
+        raise HarnessError(f"building {spec} in {lib.__name__}: {type(e).__name__}: {e}") from e
+
+
+def _realize(spec: T, lib, dtype: str):
     dt = spec.dtype or dtype
-    base = _numpy_values(spec, dt)
+    # explicit values (nested lists: unhashable) bypass the cache; as tuples, 0.0 == -0.0 would share an entry
+    base = np.array(spec.values, dtype=np.float64) if spec.values is not None else _numpy_values(spec, dt)
     t = lib.tensor(base.tolist() if base.ndim else base.item(), dtype=getattr(lib, dt)).reshape(base.shape)
     if spec.layout == "transposed" and t.dim() >= 2:
         t = t.transpose(-1, -2).contiguous().transpose(-1, -2)
@@ -206,7 +221,7 @@ def assert_close(got, want, *, rtol=None, atol=None, dtype=None, where="result",
     elif isinstance(want, (tuple, list)):
         assert isinstance(got, (tuple, list)), f"{where}: expected a sequence, got {type(got).__name__}"
         assert len(got) == len(want), f"{where}: {len(got)} results != torch {len(want)}"
-        for i, (g, w) in enumerate(zip(got, want)):
+        for i, (g, w) in enumerate(zip(got, want, strict=True)):
             assert_close(g, w, rtol=rtol, atol=atol, where=f"{where}[{i}]", check_values=check_values)
         if hasattr(want, "_fields"):
             assert getattr(got, "_fields", None) == tuple(want._fields), f"{where}: field names differ"
@@ -229,6 +244,9 @@ def run_both(fn_gt, fn_th):
     except Exception as e:  # noqa: BLE001
         gt_err, got = e, None
     if th_err is not None or gt_err is not None:
+        for err, lib in ((th_err, "torch"), (gt_err, "glasstorch")):
+            if isinstance(err, HarnessError):
+                raise AssertionError(f"harness error building the inputs for {lib}: {err}") from err
         if th_err is None:
             raise AssertionError(f"glasstorch raised {type(gt_err).__name__}: {gt_err}; torch returned normally") \
                 from gt_err

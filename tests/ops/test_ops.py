@@ -72,7 +72,7 @@ def test_op(op: OpInfo, dtype: str):
     for sample in op.samples(dtype):
         n += 1
         for form, call in _call_forms(op, sample, dtype):
-            _check(op, sample, f"{form} {sample!r}", lambda: call(gt), lambda: call(torch))
+            _check(op, sample, f"{form} {sample!r}", lambda c=call: c(gt), lambda c=call: c(torch))
         if op.out and not sample.skip_out:
             _check_out(op, sample, dtype)
         if op.inplace and not sample.skip_inplace:
@@ -99,7 +99,7 @@ def _check_out(op, sample, dtype):
         ref = op.lib_fn(lib)(*args, **kwargs)
         outs = tuple(r.new_empty(0) for r in ref) if isinstance(ref, tuple) else ref.new_empty(0)
         res = op.lib_fn(lib)(*args, **kwargs, out=outs)
-        same = all(a is b for a, b in zip(res, outs)) if isinstance(outs, tuple) else res is outs
+        same = all(a is b for a, b in zip(res, outs, strict=False)) if isinstance(outs, tuple) else res is outs
         return res, same
     got, want = run_both(lambda: run(gt), lambda: run(torch))
     if isinstance(want, Exception):
@@ -144,6 +144,18 @@ def test_op_errors(op: OpInfo):
         got, want = run_both(lambda: call(gt), lambda: call(torch))
         assert isinstance(want, Exception), f"{op.name} {es.name}: torch did not raise"
         assert_same_error(got, want, es.check_message)
+
+
+def test_harness_explicit_values_and_construction_errors():
+    """Explicit nested values build the same tensor in both libraries (signed zeros and NaN kept), and an input
+    that neither library can build fails the comparison instead of counting as the same error."""
+    spec = T((2, 3), values=[[0.0, -0.0, float("nan")], [1.5, -2.0, 3.0]])
+    a, b = realize_all((spec,), gt, "float64")[0], realize_all((spec,), torch, "float64")[0]
+    assert_close(a, b)
+    assert [str(x) for x in a.tolist()[0]] == ["0.0", "-0.0", "nan"]
+    bad = T((2,), values=[-1.0, 300.0])  # out of range for uint8 in both libraries
+    with pytest.raises(AssertionError, match="harness error"):
+        run_both(lambda: realize_all(bad, gt, "uint8"), lambda: realize_all(bad, torch, "uint8"))
 
 
 def test_every_declared_op_has_an_entry():
