@@ -20,6 +20,8 @@ import numpy as np
 from ._core import dtype as _dt
 from ._core import shape as _shape
 from ._core.device import as_device, device
+from ._core.dispatch_key import bit as _dk_bit
+from ._core.dispatch_key import tls as _dk_tls
 from ._core.shape import Size
 from ._device.generator import Generator
 from ._ops import dispatcher as _dispatcher
@@ -665,19 +667,19 @@ class Tensor:
 
     # -- new_* factories ------------------------------------------------------------------------------
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False, **_):
-        return _finish(_fac.empty_impl(parse_size(size, "new_empty"), dtype or self.dtype,
+        return _finish_new(_fac.empty_impl(parse_size(size, "new_empty"), dtype or self.dtype,
                                        as_device(device) if device else self.device), requires_grad)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **_):
-        return _finish(_fac.full_impl(parse_size(size, "new_zeros"), 0, dtype or self.dtype,
+        return _finish_new(_fac.full_impl(parse_size(size, "new_zeros"), 0, dtype or self.dtype,
                                       as_device(device) if device else self.device), requires_grad)
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False, **_):
-        return _finish(_fac.full_impl(parse_size(size, "new_ones"), 1, dtype or self.dtype,
+        return _finish_new(_fac.full_impl(parse_size(size, "new_ones"), 1, dtype or self.dtype,
                                       as_device(device) if device else self.device), requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, **_):
-        return _finish(_fac.full_impl(parse_size((size,), "new_full"), fill_value, dtype or self.dtype,
+        return _finish_new(_fac.full_impl(parse_size((size,), "new_full"), fill_value, dtype or self.dtype,
                                       as_device(device) if device else self.device), requires_grad)
 
     def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
@@ -685,7 +687,7 @@ class Tensor:
             warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
                           "or sourceTensor.clone().detach().requires_grad_(True), rather than "
                           "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
-        return _finish(_fac.tensor_impl(data, dtype or self.dtype, as_device(device) if device else self.device),
+        return _finish_new(_fac.tensor_impl(data, dtype or self.dtype, as_device(device) if device else self.device),
                        requires_grad)
 
     # -- views ---------------------------------------------------------------------------------------
@@ -752,6 +754,13 @@ def _strides_for(impl: TensorImpl, memory_format) -> tuple:
     return _shape.strides_for_format(impl.sizes, impl.strides, memory_format)
 
 
+def _finish_new(impl: TensorImpl, requires_grad: bool) -> Tensor:
+    """``new_empty`` & co.: under a dispatch mode the mode sees the fresh tensor (PyTorch's lift_fresh)."""
+    if _dk_tls.included & _PYTHON_KEY:
+        impl = _dispatcher.get_op("aten::lift_fresh").call(impl)
+    return _finish(impl, requires_grad)
+
+
 def _finish(impl: TensorImpl, requires_grad: bool) -> Tensor:
     t = wrap(impl)
     if requires_grad:
@@ -759,6 +768,9 @@ def _finish(impl: TensorImpl, requires_grad: bool) -> Tensor:
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         impl.autograd = AutogradMeta(True)
     return t
+
+
+_PYTHON_KEY = _dk_bit("Python")
 
 
 def _parse_to(t, args, kwargs):

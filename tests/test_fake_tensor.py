@@ -301,3 +301,68 @@ def test_autocast_under_fake_mode():
         y = x @ w
         s = y.float().softmax(-1)
     assert y.dtype is gt.bfloat16 and s.dtype is gt.float32 and isinstance(y, FakeTensor)
+
+
+# -- gaps found by the compile suite ---------------------------------------------------------------------------
+def test_out_tensors_made_under_the_mode_are_returned_by_out_calls():
+    """``new_empty`` & co. under the mode give fakes (lift_fresh), so an out= call returns its out objects."""
+    mode = FakeTensorMode()
+    a = mode.from_tensor(gt.randn(3, 3))
+    with mode:
+        o = a.new_empty(0)
+        assert isinstance(o, FakeTensor) and isinstance(a.new_zeros(2), FakeTensor)
+        assert gt.add(a, 1, out=o) is o and o.shape == (3, 3)
+        outs = (a.new_empty(0), a.new_empty(0), a.new_empty(0))
+        res = gt.linalg.svd(a, out=outs)
+    assert all(r is o for r, o in zip(res, outs, strict=True))
+    assert [tuple(t.shape) for t in outs] == [(3, 3), (3,), (3, 3)]
+
+
+def test_take_index_fill_nonzero_static_run_on_fakes():
+    x, i = gt.randn(3, 4), gt.tensor([0, 2])
+    mode = FakeTensorMode()
+    fx, fi = mode.from_tensor(x), mode.from_tensor(i)
+    with mode:
+        fakes = [gt.take(fx, fi), fx.index_fill(1, fi, 2.0), fx.index_fill(1, fi, gt.tensor(3.0)),
+                 gt.nonzero_static(fx, size=5), gt.nonzero_static(fx, size=0, fill_value=7)]
+        o = gt.empty(0, dtype=gt.long)
+        assert gt.nonzero_static(fx, size=4, out=o) is o and o.shape == (4, 2)
+        with pytest.raises(RuntimeError, match="nonzero_static: 'size' must be an non-negative integer"):
+            gt.nonzero_static(fx, size=-1)
+    reals = [gt.take(x, i), x.index_fill(1, i, 2.0), x.index_fill(1, i, gt.tensor(3.0)),
+             gt.nonzero_static(x, size=5), gt.nonzero_static(x, size=0, fill_value=7)]
+    for f, r in zip(fakes, reals, strict=True):
+        _same_meta(f, r)
+
+
+def test_fused_sdp_choice_on_fakes_sees_the_masks_requires_grad():
+    q, mask = gt.randn(1, 2, 3, 4), gt.randn(1, 1, 3, 3, requires_grad=True)
+    mode = FakeTensorMode()
+    fq, fm = mode.from_tensor(q), mode.from_tensor(mask)
+    with mode:
+        got = [gt.ops.aten._fused_sdp_choice(fq, fq, fq, fm), gt.ops.aten._fused_sdp_choice(fq, fq, fq, fm.detach())]
+    want = [gt.ops.aten._fused_sdp_choice(q, q, q, mask), gt.ops.aten._fused_sdp_choice(q, q, q, mask.detach())]
+    assert got == want == [0, 1]
+
+
+def test_list_subclass_arguments_reach_the_meta_kernel():
+    """An fx graph's ``immutable_list`` of fakes (a list subclass) must still carry the dispatch keys."""
+    from glasstorch.fx.immutable_collections import immutable_list
+
+    mode = FakeTensorMode()
+    params = [mode.from_tensor(gt.randn(3))]
+    lists = [immutable_list([mode.from_tensor(gt.zeros(3))]) for _ in range(3)]
+    steps = immutable_list([mode.from_tensor(gt.tensor(1.0))])
+    with mode:
+        gt.ops.aten._fused_adam_.default(immutable_list(params), *lists, [], steps, lr=0.1, beta1=0.9, beta2=0.99,
+                                         weight_decay=0.0, eps=1e-8, amsgrad=False, maximize=False)
+    assert isinstance(params[0], FakeTensor) and params[0].shape == (3,)
+
+
+def test_mask_index_put_with_a_values_tensor_is_a_dynamic_output_shape():
+    mode = FakeTensorMode()
+    x, mask, v = mode.from_tensor(gt.randn(3, 4)), mode.from_tensor(gt.randn(3, 4) > 0), mode.from_tensor(gt.randn(5))
+    with mode:
+        with pytest.raises(DynamicOutputShapeException, match=r"^aten\.nonzero\.default$"):
+            gt.ops.aten.index_put.default(x, [mask], v)
+        assert gt.ops.aten.index_put.default(x, [mask], gt.tensor(1.0)).shape == (3, 4)  # a broadcast value

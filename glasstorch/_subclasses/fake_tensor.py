@@ -12,7 +12,8 @@ Because autograd sits above the Python key, fakes that require grad build ordina
 ``tolist``, ``bool``, ``numpy`` ...) raises :class:`DataDependentOutputException`; operators whose output
 shape depends on the data (``nonzero``, ``unique``, ``masked_select``, boolean-mask indexing) raise
 :class:`DynamicOutputShapeException`; an operator without a meta kernel raises
-:class:`UnsupportedOperatorException` (an :class:`UnsupportedFakeTensorException`) naming it.
+:class:`UnsupportedOperatorException` (an :class:`UnsupportedFakeTensorException`) naming it.  A few operators
+with no meta kernel of their own get their result geometry from ``_FAKE_IMPLS`` here (``nonzero_static``).
 
 Invariants:
 - a fake's impl and its meta twin share the Storage object and the version counter, so views of one fake
@@ -30,6 +31,8 @@ import weakref
 from .._core import dtype as _dt
 from .._core.device import as_device
 from .._core.dispatch_key import AUTOCAST_SET, AUTOGRAD_SET, bit, tls
+from .._ops.factories import empty_impl
+from .._ops.tensor_iterator import resize_out
 from .._tensor.impl import AutogradMeta, TensorImpl, set_subclass_hooks
 from .._tensor.storage import UntypedStorage
 from ..tensor import Tensor, wrap
@@ -220,6 +223,7 @@ def _meta_twin(impl: TensorImpl) -> TensorImpl:
     """The meta-device impl an operator runs on in place of a fake impl (shares storage and version)."""
     out = TensorImpl(impl.storage, impl.sizes, impl.strides, impl.offset, impl.dtype, _META, impl.version)
     out.is_wrapped_number = impl.is_wrapped_number
+    out.autograd = impl.autograd  # kernels that read requires_grad (``_fused_sdp_choice``'s mask gate) see eager's
     return out
 
 
@@ -317,7 +321,8 @@ class FakeTensorMode(TorchDispatchMode):
         device = _requested_device(func, meta_args, meta_kwargs)
         if device is None:
             device = call.common_device()
-        out = _run_meta(func, meta_args, meta_kwargs)
+        impl = _FAKE_IMPLS.get(name)
+        out = _run_meta(func, meta_args, meta_kwargs) if impl is None else impl(*meta_args, **meta_kwargs)
         call.sync_inputs()
         return call.to_fake(out, device)
 
@@ -339,8 +344,10 @@ class _FakeCall:
             self.pairs.append((fake, twin))
             self.by_meta[id(twin)] = fake
             return wrap(twin)
-        if isinstance(value, (list, tuple)):
-            return type(value)(self.to_meta(v) for v in value)
+        if isinstance(value, list):  # plain list/tuple: the dispatcher finds keys only in exactly those types (an fx
+            return [self.to_meta(v) for v in value]  # graph's immutable_list of tensors would hide every key)
+        if isinstance(value, tuple):
+            return tuple(self.to_meta(v) for v in value)
         return value
 
     def common_device(self):
@@ -417,6 +424,8 @@ def _run_meta(func, args, kwargs):
     try:
         return func(*args, **kwargs)
     except NotImplementedError as e:
+        if "register_meta function for torch.nonzero()" in str(e):  # a mask met a count-dependent operand
+            raise DynamicOutputShapeException("aten.nonzero.default") from e
         raise UnsupportedOperatorException(func) from e
     except RuntimeError as e:
         if "cannot be called on meta tensors" in str(e):
@@ -424,6 +433,24 @@ def _run_meta(func, args, kwargs):
         raise
     finally:
         tls.excluded = prev
+
+
+# -- operators whose meta result the mode computes itself (PyTorch's fake_impls / meta_registrations) -----------
+def _nonzero_static(self, *, size, fill_value=-1, out=None):
+    """``nonzero_static``: the output is ``(size, self.dim())`` int64 whatever the data (its point)."""
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    shape = (size, len(self.shape))
+    if out is None:
+        return wrap(empty_impl(shape, _dt.int64, _META))
+    if out._impl.dtype is not _dt.int64:
+        raise RuntimeError(f"nonzero_static: Expected out tensor to have scalar type Long but got scalar type"
+                           f"{out._impl.dtype._short}")
+    resize_out(out._impl, shape)
+    return out
+
+
+_FAKE_IMPLS = {"aten::nonzero_static": _nonzero_static, "aten::nonzero_static.out": _nonzero_static}
 
 
 class unset_fake_temporarily:  # noqa: N801 - PyTorch's name

@@ -35,8 +35,6 @@ EXPECTED_BREAKS = {
     "tensor_split",             # tensor_split.tensor_indices_or_sections: the split points are a tensor's values
 }
 
-_FAKE_OP = "H3 _subclasses: FakeTensor has no kernel for aten.{} (graph break 'Operator does not support running " \
-           "with fake tensors'; eager fallback gives the right values but the op never compiles)"
 _SVD_GRAD = "autograd formula (glasstorch/autograd/linalg_formulas.py, not a compile package; route via H5): " \
             "svd_backward's _present() reads bool((g != 0).any()) -> DataDependentOutputException " \
             "aten._local_scalar_dense while AOT traces the joint graph (BackendCompilerFailed)"
@@ -52,10 +50,6 @@ def _all_backends(case: str, reason: str) -> dict:
 
 KNOWN_FAILURES: dict[str, str] = {
     # -- AOT autograd / functionalization (H5) --
-    **{k: v for name in ("_fused_adam_", "_fused_adamw_") for k, v in _aot_and_inductor(
-        f"{name}-float32", f"H5/H3: AOT's functionalized trace of aten.{name}.default (plain float lr) fails: "
-        f"UnsupportedOperatorException aten.{name}.default from FakeTensor, raised as BackendCompilerFailed (the "
-        "tensor_lr overload works)").items()},
     **_aot_and_inductor("ops.aten.index.Tensor_out-float32",
                         "H5 _functorch: functionalize's out= write expands the result to the out tensor's old shape "
                         "instead of resizing it (RuntimeError: expand(torch.meta.FloatTensor{[3, 3]}, size=[0]): the "
@@ -64,18 +58,10 @@ KNOWN_FAILURES: dict[str, str] = {
                         "H5 _functorch: the joint graph traces masked_scatter's backward, which calls masked_select "
                         "-> DynamicOutputShapeException aten.masked_select.default raised as BackendCompilerFailed "
                         "(a dynamic-shape op met by AOT should fall back/break, not fail the compile)"),
-    # -- FakeTensor / make_fx (H3) --
-    **_aot_and_inductor("index_copy-float32",
-                        "H3 _subclasses: index_copy's backward calls aten.index_fill.int_Scalar, which FakeTensor "
-                        "cannot run (UnsupportedOperatorException raised as BackendCompilerFailed)"),
-    **{k: v for kind in ("float32", "int") for name, aten in (("take", "take.default"),
-                                                              ("index_fill", "index_fill.int_Scalar"),
-                                                              ("nonzero_static", "nonzero_static.default"))
-       for k, v in _all_backends(f"{name}-{kind}", _FAKE_OP.format(aten)).items()},
-    **_all_backends("linalg.svd out=-float32",
-                    "H3 _subclasses: under FakeTensorMode an out= call returns new tensors instead of the out "
-                    "tensors (`gt.add(a, 1, out=o) is o` is False), so the entry's identity assert fails in the "
-                    "trace -> graph break 'Unsupported: AssertionError' (eager fallback is correct)"),
+    **_aot_and_inductor("linalg.svd out=-float32",
+                        "H5 _functorch: functionalize's out= rewrite expects one out tensor; _linalg_svd.U writes "
+                        "three (U, S, Vh) -> ValueError 'too many values to unpack (expected 1)' in out_variant, "
+                        "raised as BackendCompilerFailed"),
     # -- autograd formulas (not a compile package) --
     **{k: v for name in ("_linalg_svd", "linalg.svd", "linalg.svdvals")
        for k, v in _aot_and_inductor(f"{name}-float32", _SVD_GRAD).items()},
@@ -157,13 +143,9 @@ _DATA_DEPENDENT_GRAD = "autograd formula (not a compile package; route via H5): 
                        "joint graph (BackendCompilerFailed)"
 WIDE_FAILURES: dict[str, str] = {
     **{k: v for k, v in KNOWN_FAILURES.items() if k.endswith("-inductor")},
-    "nn.functional.scaled_dot_product_attention-float32-inductor":
-        "H3 _subclasses: under FakeTensor _fused_sdp_choice ignores that the float attn_mask requires grad and "
-        "picks flash, so the trace calls _scaled_dot_product_flash_attention_for_cpu and breaks with 'not "
-        "differentiable with respect to argument attn_mask' (eager picks math; the fallback is correct)",
-    "_fused_sdp_choice-float32-inductor":
-        "H3 _subclasses: _fused_sdp_choice on fakes returns 1 (flash) for a float 4-d mask that requires grad; "
-        "eager returns 0 (math)",
+    "index_fill-float32-inductor":
+        "H5 _functorch: the joint graph traces index_fill's backward for a tensor value, which sums the grad over "
+        "the unique indices (aten._unique2) -> DynamicOutputShapeException raised as BackendCompilerFailed",
     "index_put-float32-inductor":
         "H5 _functorch: boolean-mask index_put ('mask scalar value') meets aten.nonzero while AOT traces the joint "
         "graph -> DynamicOutputShapeException raised as BackendCompilerFailed instead of a fallback",

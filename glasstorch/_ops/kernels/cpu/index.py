@@ -562,6 +562,8 @@ def index_fill__int_Tensor(self, dim, index, value):
     if value.ndim != 0:
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.ndim} dimension(s).")
+    if is_meta(value):  # no value to read: the checks and the (unchanged) geometry only
+        return index_fill__int_Scalar(self, dim, index, 0)
     v = value.as_numpy()
     return index_fill__int_Scalar(self, dim, index, float(v) if value.dtype is _dt.bfloat16 else v.item())
 
