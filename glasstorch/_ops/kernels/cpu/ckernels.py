@@ -52,24 +52,29 @@ def _load():
         if _state["tried"]:
             return _state["lib"]
         _state["tried"] = True
-        if os.environ.get("GLASSTORCH_DISABLE_CKERNELS", "") not in ("", "0"):
-            return None
-        from .... import _cbuild
-        text = _src.source()
-        lib = None
-        for openmp in (True, False):  # a compiler without OpenMP still gives single-threaded loops
-            try:
-                lib = _cbuild.load(text, openmp=openmp, name="ckernels")
-                break
-            except _cbuild.CompilerNotFound:
-                return None
-            except (_cbuild.CompileError, OSError):
-                continue
+        lib = compile_library(_src.source(), "ckernels")
         if lib is None:
             return None
         _bind(lib)
         _state["lib"] = lib
         return lib
+
+
+def compile_library(source: str, name: str):
+    """The eager C kernels' library for ``source`` (``_cbuild``, OpenMP when the compiler has it), or None when
+    ``GLASSTORCH_DISABLE_CKERNELS`` is set, no compiler exists, or neither build works: callers use numpy then."""
+    if os.environ.get("GLASSTORCH_DISABLE_CKERNELS", "") not in ("", "0"):
+        return None
+    from .... import _cbuild  # the build helper sits at the package root, above the op layer
+
+    for openmp in (True, False):  # a compiler without OpenMP still gives single-threaded loops
+        try:
+            return _cbuild.load(source, openmp=openmp, name=name)
+        except _cbuild.CompilerNotFound:
+            return None
+        except (_cbuild.CompileError, OSError):
+            continue
+    return None
 
 
 def _bind(lib) -> None:

@@ -27,7 +27,6 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
-import os
 import threading
 import weakref
 
@@ -37,6 +36,7 @@ from ...._core import dtype as _dt
 from ...._device.threads import get_num_threads
 from ...._tensor.impl import empty_contiguous
 from ....backends.cpu import get_cpu_capability
+from . import ckernels as _ckernels
 from . import pointwise as _pointwise
 from . import reduce as _reduce
 from .linalg import is_meta as _is_meta
@@ -167,19 +167,7 @@ def _load():
         if _state["tried"]:
             return _state["lib"]
         _state["tried"] = True
-        if os.environ.get("GLASSTORCH_DISABLE_CKERNELS", "") not in ("", "0"):
-            return None
-        from .... import _cbuild  # the build helper sits at the package root, above the op layer
-
-        lib = None
-        for openmp in (True, False):  # without OpenMP the pragma is ignored: one thread
-            try:
-                lib = _cbuild.load(_C_SOURCE, openmp=openmp, name="optim")
-                break
-            except _cbuild.CompilerNotFound:
-                return None
-            except (_cbuild.CompileError, OSError):
-                continue
+        lib = _ckernels.compile_library(_C_SOURCE, "optim")
         if lib is None:
             return None
         vp, i64, i32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
