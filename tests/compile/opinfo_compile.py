@@ -32,7 +32,7 @@ OPS_DIR = Path(__file__).resolve().parents[1] / "ops"
 if str(OPS_DIR) not in sys.path:
     sys.path.insert(0, str(OPS_DIR))
 
-from opinfo import INTS, TOL, OpInfo, Sample, T, realize_all  # noqa: E402
+from opinfo import INTS, TOL, OpInfo, Sample, T, realize_all, spec_leaves  # noqa: E402
 
 GRAD_TOL = {"float32": (2e-5, 2e-5), "float64": (1e-7, 1e-7)}  # as test_ops' gradient tests
 _SKIP_GRAD_NAMES = ("special", "nan", "inf")  # NaN/inf operands: gradients there are not the point
@@ -196,20 +196,7 @@ def grad_usable(op: OpInfo, sample: Sample, dtype: str) -> bool:
         return False
     if sample.kwargs.get("inplace") or "out" in sample.kwargs:
         return False
-    leaves = []
-    _spec_leaves((sample.args, sample.kwargs), leaves)
-    return any((s.dtype or dtype) in GRAD_TOL for s in leaves)
-
-
-def _spec_leaves(obj, out):
-    if isinstance(obj, T):
-        out.append(obj)
-    elif isinstance(obj, (list, tuple)):
-        for o in obj:
-            _spec_leaves(o, out)
-    elif isinstance(obj, dict):
-        for o in obj.values():
-            _spec_leaves(o, out)
+    return any((s.dtype or dtype) in GRAD_TOL for s in spec_leaves((sample.args, sample.kwargs)))
 
 
 def pick_samples(op: OpInfo, kind: str, limit: int = MAX_SAMPLES, skip: int = 0) -> tuple[str | None, list]:

@@ -187,6 +187,20 @@ def realize_all(obj, lib, dtype):
     return obj
 
 
+def spec_leaves(obj, out=None) -> list:
+    """Every tensor spec (``T``) inside nested args/kwargs, in order (appended to ``out``, which is returned)."""
+    out = [] if out is None else out
+    if isinstance(obj, T):
+        out.append(obj)
+    elif isinstance(obj, (list, tuple)):
+        for o in obj:
+            spec_leaves(o, out)
+    elif isinstance(obj, dict):
+        for o in obj.values():
+            spec_leaves(o, out)
+    return out
+
+
 @dataclasses.dataclass(frozen=True)
 class DType:
     """A dtype argument (``dtype=DType("float64")``), realised as ``lib.float64``."""

@@ -27,7 +27,7 @@ import glasstorch as gt
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from opinfo import ALL_FLOAT, OpInfo, Sample, T, assert_close, assert_same_error, realize_all, run_both  # noqa: E402
+from opinfo import ALL_FLOAT, OpInfo, Sample, T, assert_close, assert_same_error, realize_all, run_both, spec_leaves  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools" / "codegen"))
@@ -189,20 +189,8 @@ GRAD_TOL_OVERRIDE = {("native_layer_norm", "large mean"): (1e-3, 1e-3),
 _TORCH_GRAD_BUGS = ("tensor does not have a device",)
 
 
-def _spec_leaves(obj, out):
-    if isinstance(obj, T):
-        out.append(obj)
-    elif isinstance(obj, (list, tuple)):
-        for o in obj:
-            _spec_leaves(o, out)
-    elif isinstance(obj, dict):
-        for o in obj.values():
-            _spec_leaves(o, out)
-    return out
-
-
 def _float_specs(sample: Sample, dtype: str) -> list:
-    return [s for s in _spec_leaves((sample.args, sample.kwargs), []) if (s.dtype or dtype) in ALL_FLOAT]
+    return [s for s in spec_leaves((sample.args, sample.kwargs), []) if (s.dtype or dtype) in ALL_FLOAT]
 
 
 def _grad_usable(sample: Sample, dtype: str) -> bool:
@@ -226,7 +214,7 @@ def grad_samples(op: OpInfo, dtype: str) -> list:
     if op.grad_samples is not None:
         return list(op.grad_samples(dtype))
     usable = [s for s in op.samples(dtype) if _grad_usable(s, dtype)]
-    full = [s for s in usable if all(_numel(t) for t in _spec_leaves((s.args, s.kwargs), []))]
+    full = [s for s in usable if all(_numel(t) for t in spec_leaves((s.args, s.kwargs), []))]
     pool = full or usable
     picks = sorted({0, len(pool) // 2, len(pool) - 1}) if pool else []
     return [pool[i] for i in picks][:MAX_GRAD_SAMPLES]
