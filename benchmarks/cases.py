@@ -166,3 +166,15 @@ CASES.update({
     "gelu fwd+bwd 1M float32": _gelu_fwd_bwd_1m,
     "erf 1M float32": _erf_1m,
 })
+
+
+# -- gelu's derivative on its own: the fused ``aten::gelu_backward`` kernel (erf and exp per element) -------------
+def _gelu_backward_1m(lib):
+    x = lib.linspace(-4.0, 4.0, 1_000_000)
+    g = lib.ones(1_000_000)
+    return lambda: lib.ops.aten.gelu_backward(g, x)
+
+
+CASES.update({
+    "gelu_backward 1M float32": _gelu_backward_1m,
+})

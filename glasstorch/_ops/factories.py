@@ -623,7 +623,9 @@ def numpy_impl(arr: np.ndarray) -> TensorImpl:
                       "This means writing to this tensor will result in undefined behavior. You may want to copy "
                       "the array to protect its data or make it writable before converting it to a tensor. This "
                       "type of warning will be suppressed for the rest of this program.", UserWarning, stacklevel=3)
-    return from_numpy_impl(arr, dtype)
+    impl = from_numpy_impl(arr, dtype)
+    impl.storage.resizable = False  # numpy owns the buffer (PyTorch's from_numpy storage is not resizable)
+    return impl
 
 
 def strides_like(impl: TensorImpl) -> tuple:

@@ -41,7 +41,7 @@ __all__ = [
     "smooth_l1_loss_backward", "huber_loss_backward", "bce_backward", "bce_target_backward", "bce_logits_backward",
     "bce_logits_target_backward", "layer_norm_backward", "batch_norm_backward", "group_norm_backward",
     "rms_norm_backward", "convolution_backward", "max_pool2d_backward", "avg_pool2d_backward",
-    "adaptive_avg_pool2d_backward", "sdpa_backward",
+    "adaptive_avg_pool2d_backward", "sdpa_backward", "gelu_double_backward",
 ]
 
 _T = None  # glasstorch module, bound lazily by the generated nodes (formulas use the public API)
@@ -672,14 +672,26 @@ def log_softmax_backward(grad, result, dim):
 
 
 def gelu_backward(grad, x, approximate):
+    """The ``gelu_backward`` operator: one fused kernel, differentiable again through its own entry."""
+    return _T.ops.aten.gelu_backward.default(grad, x, approximate=approximate)
+
+
+def gelu_double_backward(ggx, grad, x, approximate):
+    """d/dx of ``gelu_backward(grad, x)``: ``ggx * grad * gelu''(x)`` (PyTorch's ``gelu_double_backward``)."""
     if approximate == "tanh":
         inner = _SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
         t = inner.tanh()
+        sech = 1 / inner.cosh()
         d_inner = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x * x)
-        return grad * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * d_inner)
-    cdf = 0.5 * (1 + (x / _SQRT_2).erf())
-    pdf = (-0.5 * x * x).exp() * _INV_SQRT_2PI
-    return grad * (cdf + x * pdf)
+        half_x = 0.5 * x
+        one_minus_t2 = 1 - t * t
+        f_prime_gh = 0.5 * one_minus_t2 * d_inner  # d(x/2)/dx * tanh' * inner'
+        g_prime_fh = half_x * d_inner * ((2 * sech) * (-sech * t) * d_inner)
+        h_prime_fg = half_x * one_minus_t2 * (6 * 0.044715 * x * _SQRT_2_OVER_PI)
+        return ggx * grad * (f_prime_gh + f_prime_gh + g_prime_fh + h_prime_fg)
+    x_sq = x * x
+    pdf = (-0.5 * x_sq).exp() * _INV_SQRT_2PI
+    return ggx * grad * (2 * pdf - x_sq * pdf)
 
 
 def silu_backward(grad, x):

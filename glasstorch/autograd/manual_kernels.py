@@ -1,15 +1,17 @@
 """Autograd kernels written by hand, for operators whose backward PyTorch also writes by hand
-(``torch/csrc/autograd/functions/tensor.cpp``): ``copy_`` records :class:`CopyBackwards`.
+(``torch/csrc/autograd/functions/tensor.cpp``): ``copy_`` records :class:`CopyBackwards`; ``resize_`` and
+``resize_as_`` refuse tensors that require grad (``VariableTypeManual.cpp``) in any grad mode.
 
 Invariant: like the generated kernels, nothing is recorded when grad mode is off or no input requires grad.
 """
 
 from __future__ import annotations
 
+from .._core.dispatch_key import bit
 from .._core.grad_state import state as _gs
 from .._ops.dispatcher import get_op
 from .._tensor.impl import TensorImpl
-from .graph import collect_next_edges
+from .graph import collect_next_edges, requires_grad
 from .node_support import check_inplace, record, register_autograd, requires_grad_any
 from .view_history import CopyBackwards
 
@@ -32,3 +34,28 @@ def _autograd_copy_(ks, self, src, non_blocking=False):
 
 
 register_autograd("aten::copy_", _autograd_copy_)
+
+
+_op_resize_ = get_op("aten::resize_")
+_op_resize_as_ = get_op("aten::resize_as_")
+_NO_VERSION_BUMP = ~bit("ADInplaceOrView")
+
+
+def _resize_keys(ks, self, sizes):
+    """PyTorch bumps the version of a resized tensor only when its sizes change (a restride alone does not)."""
+    if requires_grad(self):
+        raise RuntimeError("cannot resize variables that require grad")
+    return ks & _NO_VERSION_BUMP if tuple(sizes) == self.sizes else ks
+
+
+def _autograd_resize_(ks, self, size, memory_format=None):
+    return _op_resize_.redispatch(_resize_keys(ks, self, size), self, size, memory_format=memory_format)
+
+
+def _autograd_resize_as_(ks, self, the_template, memory_format=None):
+    ks = _resize_keys(ks, self, the_template.sizes)
+    return _op_resize_as_.redispatch(ks, self, the_template, memory_format=memory_format)
+
+
+register_autograd("aten::resize_", _autograd_resize_)
+register_autograd("aten::resize_as_", _autograd_resize_as_)

@@ -264,6 +264,41 @@ def renorm_samples(dtype):
 
 
 # -- error samples -------------------------------------------------------------------------------------------
+def _gelu_backward(lib):
+    """``aten::gelu_backward`` (PyTorch binds no Python function for it); ``out=`` is its ``grad_input``."""
+    def call(grad_output, x, approximate="none", out=None):
+        if out is None:
+            return lib.ops.aten.gelu_backward(grad_output, x, approximate=approximate)
+        return lib.ops.aten.gelu_backward.grad_input(grad_output, x, approximate=approximate, grad_input=out)
+    return call
+
+
+def _f64(x, lib):
+    return x.new_empty(0, dtype=lib.float64)
+
+
+def gelu_backward_samples(dtype):
+    for kw in ({}, {"approximate": "tanh"}):
+        for s in act_samples(dtype):  # grad and input: same shape and layout, special values included
+            x = s.args[0]
+            yield Sample((dataclasses.replace(x, seed=1, values=None, low=-2.0, high=2.0), x), kw, name=s.name)
+        # broadcasting: torch's oneDNN path (float32, 'none') cannot broadcast, its plain kernel can
+        if dtype != "float32" or kw:
+            yield Sample((T((3, 1), low=-2.0, high=2.0, layout="expanded"), T((3, 4), seed=1)), kw, name="expanded")
+            yield Sample((T((4,), low=-2.0, high=2.0), T((3, 4), seed=1)), kw, name="broadcast grad")
+            yield Sample((T((3, 4), low=-2.0, high=2.0), T((4,), seed=1)), kw, name="broadcast input")
+        other = "float64" if dtype != "float64" else "float32"
+        if dtype != "float32":  # mixed dtypes promote (torch's oneDNN path refuses a float64 grad for float32)
+            yield Sample((T((3, 4), dtype=other, low=-2.0, high=2.0), T((3, 4), seed=1)), kw, name=f"grad {other}")
+
+
+def gelu_backward_errors():
+    return [ErrorSample((T((3,), dtype=dt), T((3,), dtype=dt)), kw, name=f"{dt} {kw}")
+            for dt in ("int64", "bool", "complex64") for kw in ({}, {"approximate": "tanh"})] + [
+        ErrorSample((T((3,)), T((3,))), {"approximate": "foo"}, name="approximate"),
+        ErrorSample((T((2,)), T((3,))), {"approximate": "tanh"}, name="shapes")]
+
+
 def softmax_errors():
     return [ErrorSample((T((2, 3)), 2), name="dim"), ErrorSample((T((2, 3), dtype="int64"), 1), name="int"),
             ErrorSample((T((2, 3), dtype="int64"), 0), name="int, not last dim"),
@@ -395,6 +430,12 @@ OPS = [
          out=True, errors=lambda: act_errors()() + [ErrorSample((T((3,)),), {"approximate": "foo"}, name="approx")]),
     NnOpInfo("torch._C._nn.gelu_", aten=("gelu_",), fn=_C_nn("gelu_"), dtypes=ALL_FLOAT,
              samples=with_kwargs({}, {"approximate": "tanh"})),
+    NnOpInfo("aten.gelu_backward", aten=("gelu_backward", "gelu_backward.grad_input"), fn=_gelu_backward,
+             samples=gelu_backward_samples, dtypes=ALL_FLOAT, out=True, errors=gelu_backward_errors),
+    *no_grad(NnOpInfo("aten.gelu_backward(grad_input=float64)", aten=(), dtypes=("float32", "float16"),
+                      fn=lambda lib: lambda g, x: _gelu_backward(lib)(g, x, "tanh", out=_f64(x, lib)),
+                      samples=lambda dt: [Sample((T((3, 4), seed=1), T((3, 4))))],
+                      rtol=1e-3, atol=1e-5)),  # float64 results with the inputs' precision
     _act("silu", aten=("silu", "silu_", "silu.out"), samples=with_kwargs({}, {"inplace": True}),
          dtypes=NN_ACT + ("complex64",)),
     NnOpInfo("torch._C._nn.silu", aten=(), fn=_C_nn("silu"), samples=act_samples, dtypes=FLOATS, out=True),

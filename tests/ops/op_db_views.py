@@ -74,4 +74,16 @@ OPS = [
            ("fill_.Scalar", "fill_.Tensor"), method=False),
     _views("Tensor.zero_", _each(SRC_2D), ("zero_",), method=False),
     _views("Tensor.to", _chain(_each(SRC, DType("float64")), _each(SRC, DType("int32"))), ("_to_copy",), method=False),
+    # resizing: samples keep within the old storage (grown elements are uninitialised); tests/test_resize.py covers
+    # growth, strides, versions and the autograd errors
+    OpInfo("Tensor.resize_", aten=("resize_",), dtypes=ALL, method=False, grad=False,
+           samples=_chain(_each(SRC_2D, 2, 5), _each(SRC_2D, (12,)), _each(SRC_2D, 3, 4), _each([T((3, 4))], 0),
+                          _each([T((2, 3, 4))], 1, 2, 3, 4, memory_format=DType("channels_last"))),
+           errors=lambda: [ErrorSample((T((3,)), -1), name="negative"),
+                           ErrorSample((T((3,)), 2, 3), {"memory_format": DType("preserve_format")}, name="preserve"),
+                           ErrorSample((T((3,)), 2, 3), {"memory_format": DType("channels_last")}, name="rank")]),
+    OpInfo("resize_as_", aten=("resize_as_",), dtypes=ALL, method=True, grad=False,
+           samples=_chain(_each(SRC_2D, T((2, 5))), _each(SRC_2D, T((4, 3), layout="transposed")),
+                          _each([T((2, 3, 4))], T((2, 3, 2, 2)), memory_format=DType("preserve_format"))),
+           errors=lambda: [ErrorSample((T((3,)), T((2,))), {"memory_format": DType("channels_last")}, name="rank")]),
 ]

@@ -31,6 +31,7 @@ from glasstorch._ops.kernels.cpu import sort as _k_kernels_cpu_sort
 from glasstorch._ops.decompositions import sort as _k_decompositions_sort
 from glasstorch._ops.kernels.composite import views as _k_kernels_composite_views
 from glasstorch._ops.decompositions import views as _k_decompositions_views
+from glasstorch._ops.kernels.cpu import resize as _k_kernels_cpu_resize
 
 
 def _reg(op, key, fn, label=None):
@@ -181,6 +182,8 @@ relu6_ = _def('relu6_(Tensor(a!) self) -> Tensor(a!)')
 gelu_out = _def("gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)")
 gelu_ = _def("gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)")
 gelu = _def("gelu(Tensor self, *, str approximate='none') -> Tensor")
+gelu_backward_grad_input = _def("gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate='none', Tensor(a!) grad_input) -> Tensor(a!)")
+gelu_backward = _def("gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor")
 silu = _def('silu(Tensor self) -> Tensor')
 silu_ = _def('silu_(Tensor(a!) self) -> Tensor(a!)')
 silu_out = _def('silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
@@ -835,6 +838,8 @@ fill__Scalar = _def('fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)')
 fill__Tensor = _def('fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)')
 zero_ = _def('zero_(Tensor(a!) self) -> Tensor(a!)')
 _to_copy = _def('_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor')
+resize_ = _def('resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)')
+resize_as_ = _def('resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)')
 
 
 # -- kernels (Register<Key>) -----------------------------------------------------------------------------
@@ -1258,6 +1263,16 @@ def _gelu_structured(self, approximate):
 
 _reg(gelu, "CPU", _functional(_k_kernels_cpu_activation.gelu_out, 2, _gelu_structured), '_gelu_structured')
 _reg(gelu, "Meta", _functional(_k_kernels_cpu_activation.gelu_out, 2, _gelu_structured), '_gelu_structured')
+_reg(gelu_backward_grad_input, "CPU", _k_kernels_cpu_activation.gelu_backward_out)
+_reg(gelu_backward_grad_input, "Meta", _k_kernels_cpu_activation.gelu_backward_out)
+
+
+def _gelu_backward_structured(grad_output, self, approximate):
+    return _k_kernels_cpu_activation.gelu_backward_out(grad_output, self, approximate, None)
+
+
+_reg(gelu_backward, "CPU", _functional(_k_kernels_cpu_activation.gelu_backward_out, 3, _gelu_backward_structured), '_gelu_backward_structured')
+_reg(gelu_backward, "Meta", _functional(_k_kernels_cpu_activation.gelu_backward_out, 3, _gelu_backward_structured), '_gelu_backward_structured')
 
 
 def _silu_structured(self):
@@ -4031,6 +4046,9 @@ _reg(fill__Scalar, "CompositeExplicitAutograd", _k_kernels_composite_views.fill_
 _reg(fill__Tensor, "CompositeExplicitAutograd", _k_kernels_composite_views.fill_Tensor)
 _reg(zero_, "CompositeExplicitAutograd", _k_kernels_composite_views.zero_)
 _reg(_to_copy, "CompositeExplicitAutograd", _k_kernels_composite_views.to_copy)
+_reg(resize_, "CPU", _k_kernels_cpu_resize.resize_)
+_reg(resize_, "Meta", _k_kernels_cpu_resize.resize_)
+_reg(resize_as_, "CompositeExplicitAutograd", _k_kernels_cpu_resize.resize_as_)
 
 
 # -- ADInplaceOrView and BackendSelect -------------------------------------------------------------------
@@ -4091,6 +4109,7 @@ _layer(_log_softmax_out, "ADInplaceOrView", _layers.inplace_kernel(_log_softmax_
 _layer(relu_, "ADInplaceOrView", _layers.inplace_kernel(relu_, (0,)))
 _layer(gelu_out, "ADInplaceOrView", _layers.inplace_kernel(gelu_out, (2,)))
 _layer(gelu_, "ADInplaceOrView", _layers.inplace_kernel(gelu_, (0,)))
+_layer(gelu_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(gelu_backward_grad_input, (3,)))
 _layer(silu_, "ADInplaceOrView", _layers.inplace_kernel(silu_, (0,)))
 _layer(silu_out, "ADInplaceOrView", _layers.inplace_kernel(silu_out, (1,)))
 _layer(mish_, "ADInplaceOrView", _layers.inplace_kernel(mish_, (0,)))
@@ -4429,3 +4448,5 @@ _layer(copy_, "ADInplaceOrView", _layers.inplace_kernel(copy_, (0,)))
 _layer(fill__Scalar, "ADInplaceOrView", _layers.inplace_kernel(fill__Scalar, (0,)))
 _layer(fill__Tensor, "ADInplaceOrView", _layers.inplace_kernel(fill__Tensor, (0,)))
 _layer(zero_, "ADInplaceOrView", _layers.inplace_kernel(zero_, (0,)))
+_layer(resize_, "ADInplaceOrView", _layers.inplace_kernel(resize_, (0,)))
+_layer(resize_as_, "ADInplaceOrView", _layers.inplace_kernel(resize_as_, (0,)))

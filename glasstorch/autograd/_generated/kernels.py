@@ -2092,6 +2092,26 @@ def _autograd_gelu_(ks, self, approximate):
 register_autograd('aten::gelu_', _autograd_gelu_)
 
 
+_op_gelu_backward = _get_op('aten::gelu_backward')
+
+
+def _autograd_gelu_backward(ks, grad_output, self, approximate):
+    if _gs.enabled and ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and requires_grad_any(grad_output, self):
+        node = _n.GeluBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.grad_output_ = record.save(grad_output) if node.should_compute_output(1) else None
+        node.self_ = record.save(self)
+        node.approximate_ = approximate
+        result = _op_gelu_backward.redispatch(ks, grad_output, self, approximate)
+        _check_differentiable_dtype(result)
+        record.history(result, node, None)
+        return result
+    return _op_gelu_backward.redispatch(ks, grad_output, self, approximate)
+
+
+register_autograd('aten::gelu_backward', _autograd_gelu_backward)
+
+
 _op_silu = _get_op('aten::silu')
 
 

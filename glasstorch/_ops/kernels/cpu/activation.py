@@ -27,6 +27,7 @@ from ...._tensor.impl import TensorImpl, empty_contiguous
 from ...._tensor.views import tensor_type_name
 from ...tensor_iterator import build, dense_scalar, resize_out
 from . import ckernels as _ck
+from .copy import cast_ready
 
 __all__ = [
     "relu_kernel", "relu_inplace_kernel", "gelu_out", "gelu_backward_out", "silu_out", "softplus_out", "elu_out",
@@ -204,9 +205,9 @@ def gelu_out(self, approximate, out):
 
 
 def gelu_backward_out(grad_output, self, approximate, out=None):
-    """PyTorch's ``gelu_backward``: ``grad * d gelu(x) / dx`` — ``Phi(x) + x phi(x)``, or the derivative of the
-    tanh form.  Not yet declared in ``native_functions`` (the derivative formula composes erf/exp), so this is the
-    kernel a ``gelu_backward`` declaration would dispatch to; float32/float64 'none' run the compiled loop."""
+    """``gelu_backward`` / ``gelu_backward.grad_input`` (structured, ``out`` is ``grad_input``): ``grad * d gelu(x) /
+    dx`` — ``Phi(x) + x phi(x)``, or the derivative of the tanh form (evaluated in float64: its two terms cancel).
+    Broadcasts and promotes like a binary op; float32/float64 'none' run the compiled loop."""
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     it = build((out,), (grad_output, self))
@@ -229,7 +230,10 @@ def gelu_backward_out(grad_output, self, approximate, out=None):
         else:
             pdf = np.exp(-0.5 * x * x) * ct.type(1.0 / math.sqrt(2 * math.pi))
             d = 0.5 * _one_plus_erf(x * ct.type(1.0 / math.sqrt(2.0))) + x * pdf
-        np.copyto(it.out_np, g * d, casting="unsafe")
+        res = g * d
+        if res.dtype != dt.np:  # rounded to the result dtype first (also under an out= of another dtype)
+            res = cast_ready(res, dt.np).astype(dt.np)
+        np.copyto(it.out_np, cast_ready(res, it.out_np.dtype), casting="unsafe")
     return it.out
 
 

@@ -10,7 +10,8 @@ first call that can use them, and offers three entry points the numpy kernels tr
 - :func:`copy` ``(src, out)``: ``out[...] = src`` for same-dtype and float32<->float64 copies.
 
 Each returns True when it did the work and False when the caller must use numpy: another dtype or layout
-mix, fewer than :data:`MIN_NUMEL` elements (numpy's per-call cost is lower there), no compiler, or
+mix, fewer than :data:`MIN_NUMEL` elements (numpy's per-call cost is lower there; gelu and its derivative, whose
+numpy fallback is a long chain of passes, take the C loop at every size), no compiler, or
 ``GLASSTORCH_DISABLE_CKERNELS=1`` (read when the library is first needed; :func:`reset` reads it again).
 The operands must have one dtype (float32 or float64); dims are sorted by the output's strides and
 coalesced (TensorIterator's ``reorder_dimensions`` + ``coalesce_dimensions``) so the C row loop runs along
@@ -37,6 +38,9 @@ __all__ = ["unary", "binary", "copy", "available", "reset", "set_stream_bytes", 
 MIN_NUMEL = 4096  # below this numpy's loop costs less than the ctypes call and the layout work
 
 _I64P = ctypes.POINTER(ctypes.c_int64)
+# operations whose numpy fallback is a chain of float64 ufunc passes (tens of us even for one element): the C loop
+# runs them at every size, so small and large tensors also get the same values
+_ANY_SIZE = frozenset({"gelu", "gelu_backward"})
 # memory-bound operations whose one-thread contiguous loop numpy runs as fast as C (measured): left to numpy
 _NUMPY_CONTIGUOUS = frozenset({"add", "sub", "mul", "div"})
 _state = {"lib": None, "tried": False}
@@ -126,10 +130,12 @@ def _layout(shape, arrays):
     nd = len(shape)
     strides = []
     for a in arrays:
-        if a.shape != shape:
-            a = np.broadcast_to(a, shape)
         isz = a.itemsize
-        strides.append([s // isz for s in a.strides])
+        if a.shape == shape:
+            strides.append([s // isz for s in a.strides])
+        else:  # broadcast: stride 0 along new leading dims and size-1 dims (np.broadcast_to's, without the view)
+            lead = nd - a.ndim
+            strides.append([0] * lead + [0 if n == 1 else s // isz for n, s in zip(a.shape, a.strides, strict=True)])
     out_st = strides[-1]
     order = sorted(range(nd), key=lambda d: -abs(out_st[d]))
     sizes = tuple(shape[d] for d in order)
@@ -155,7 +161,7 @@ def _contig_or_scalar(x, out) -> bool:
 def unary(op: str, x, out: np.ndarray) -> bool:
     """``out[...] = op(x)`` through C when it fits (see the module docstring); False: use numpy."""
     n = out.size
-    if n < MIN_NUMEL or not isinstance(x, np.ndarray):
+    if (n < MIN_NUMEL and (op not in _ANY_SIZE or not n)) or not isinstance(x, np.ndarray):
         return False
     if not _state["tried"]:
         _load()
@@ -191,7 +197,7 @@ def _run_unary(fn, x, out, n) -> bool:
 def binary(op: str, a, b, out: np.ndarray) -> bool:
     """``out[...] = a op b`` through C when it fits; ``a``/``b`` may be numpy scalars of ``out``'s dtype."""
     n = out.size
-    if n < MIN_NUMEL:
+    if n < MIN_NUMEL and (op not in _ANY_SIZE or not n):
         return False
     if not _state["tried"]:
         _load()
