@@ -33,9 +33,10 @@ from glasstorch._dynamo.exc import (
     Unsupported,
 )
 from glasstorch._dynamo.guards import GuardBuilder
-from glasstorch._dynamo.output_graph import capture, global_hook_tables
-from glasstorch._dynamo.utils import counters, flatten, format_user_stack
+from glasstorch._dynamo.output_graph import _op_name, capture, global_hook_tables
+from glasstorch._dynamo.utils import counters, flatten, format_user_stack, user_stack_here
 from glasstorch._logging import compile_debug_scope, getArtifactLogger, write_debug_file
+from glasstorch._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
 from glasstorch.nn.modules.module import Module
 from glasstorch.tensor import Tensor
 
@@ -242,6 +243,12 @@ class _DynamoCallable:
         try:
             compiled = self._backend(cap.gm, cap.example_inputs)
         except Exception as e:
+            gb = _backend_graph_break(e)
+            if gb is not None:   # Note [Breaks met by the backend]
+                self._graph_break(gb, entry.label)
+                entry.break_reason = gb
+                entry.run = entry.run_eager
+                return
             name = backend_name(self._backend)
             if not config.suppress_errors:
                 raise BackendCompilerFailed(name, e).with_traceback(e.__traceback__) from e
@@ -262,6 +269,35 @@ class _DynamoCallable:
         if guards_log.isEnabledFor(logging.DEBUG):
             guards_log.debug("GUARDS [%s] %s:\n%s", label, self._cache.name, text)
         write_debug_file("guards.txt", text + "\n")
+
+
+def _backend_graph_break(exc: BaseException) -> GraphBreak | None:
+    """Note [Breaks met by the backend]: AOT autograd traces the backward with FakeTensors, so an operator whose
+    backward has a data-dependent output shape (``masked_scatter`` -> ``masked_select``, boolean-mask
+    ``index_put`` -> ``nonzero``) or reads a value stops the backend as capture's forward trace would stop.  That
+    is a graph break, not a compiler failure: the call runs eagerly (correctly), the break is recorded like a
+    forward one (counters, ``graph_breaks`` log, debug file), and ``fullgraph=True`` raises Unsupported.  The
+    user stack is the call site of the compiled function (the backward has no user source line).  Returns
+    None for any other backend error."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        op = _op_name(getattr(exc, "func", "an operator"))
+        if isinstance(exc, DynamicOutputShapeException):
+            return GraphBreak("Dynamic shape operator",
+                              f"Operator `{op}`'s output shape depends on input Tensor data (met by AOT autograd "
+                              "while tracing the backward).", _call_site())
+        if isinstance(exc, DataDependentOutputException):
+            return GraphBreak("Data-dependent operator in the backward",
+                              f"Operator `{op}` reads a tensor's value, which a traced graph does not know (met by "
+                              "AOT autograd while tracing the backward).", _call_site())
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def _call_site() -> list:
+    """The user frames that called the compiled function (generated graph code left out)."""
+    return [fs for fs in user_stack_here(2) if not fs.filename.startswith("<")]
 
 
 def _total_entries() -> int:

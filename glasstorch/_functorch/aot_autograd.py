@@ -286,8 +286,8 @@ class _AOTModule:
     def _epilogue(self, args, outs):
         fg = self.fg
         for k, idx in enumerate(fg.mutated_inputs):
-            if args[idx].shape != outs[k].shape:  # an out= argument the graph resized
-                args[idx].resize_(outs[k].shape)
+            if idx in fg.resized_inputs:  # by resize_, or as an out= argument
+                args[idx].resize_(outs[k].shape, memory_format=fg.resized_inputs[idx])
             args[idx].copy_(outs[k])
         base = len(fg.mutated_inputs)
         for k, target in enumerate(fg.mutated_attrs):

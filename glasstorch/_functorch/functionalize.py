@@ -11,10 +11,12 @@ in-place ops and views as they happen, so this pass rewrites the recorded graph 
   view (``index_put`` at the view's element positions, computed from the views' sizes/strides/offsets);
 * a later read of any member of a mutated group regenerates it by replaying its view chain on the
   group's current value;
-* ops that mutate without the ``op_`` convention (``native_batch_norm`` updating running statistics)
-  have rules in :data:`functionalize_rules`;
+* ``out=`` overloads become their functional op written into the out tensors (Note [Out= writes]);
+* ops that mutate without the ``op_`` convention (``native_batch_norm`` updating running statistics,
+  ``resize_``) have rules in :data:`functionalize_rules`;
 * at the end, graph inputs (and get_attr constants) whose group was mutated return their new values as
-  extra outputs; the caller writes them back (``copy_``) into the real tensors.  User outputs that alias
+  extra outputs; the caller writes them back (``copy_``) into the real tensors, resizing first those an out=
+  write or ``resize_`` resized (``resized_inputs``).  User outputs that alias
   an input are not returned from the graph: their view chain is replayed on the real input instead.
 
 Invariant: the result graph has no op with a written (``a!``) argument, and no output aliases an input
@@ -30,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import glasstorch
+from glasstorch._core import shape as _shape
 from glasstorch.fx import Graph, GraphModule
 from glasstorch.fx.node import Node, map_arg
 from glasstorch.fx.passes.shape_prop import _extract_tensor_metadata
@@ -76,6 +79,7 @@ class FunctionalGraph:
     mutated_attrs: list = field(default_factory=list)    # get_attr targets, after the inputs
     outputs: list = field(default_factory=list)          # one OutputAlias per user output
     num_graph_outputs: int = 0                            # user outputs the graph returns
+    resized_inputs: dict = field(default_factory=dict)   # placeholder index -> memory format (None: contiguous)
 
     @property
     def num_mutations(self) -> int:
@@ -126,6 +130,8 @@ class _Functionalizer:
         self.env: dict = {}        # old node -> new node for non-tensor / tuple values
         self.input_alias: set = set()  # new nodes that alias a graph input or constant
         self.view_lists: dict = {}     # old list-returning view node -> (base, step)
+        self.out_tuples: dict = {}     # old multi-output out= node -> the old out tensors it wrote, in order
+        self.resized: dict = {}        # id(group) -> memory format of a resize (resize_, or an out= write)
         self.n_inputs = 0
         self.fake_mode = _fake_mode_of(gm)
 
@@ -294,6 +300,11 @@ class _Functionalizer:
         if parent_schema is not None and parent in self.view_lists:
             base, step = self.view_lists[parent]
             return self._alias_of(node, base, (operator.getitem, (step, idx), {}))
+        if parent in self.out_tuples:  # an element of a multi-output out= call is that out tensor
+            target = self.out_tuples[parent][idx]
+            group = self.groups[target]
+            self.groups[node], self.chains[node] = group, self.chains[target]
+            return self.get(node)
         new = self.emit(operator.getitem, (self.get(parent), idx), meta=node.meta)
         if _val(node) is not None:
             self.new_root(node, new)
@@ -361,29 +372,44 @@ class _Functionalizer:
         return value
 
     def out_variant(self, node, schema):
+        """Note [Out= writes]: ``op.out(..., out=o)`` becomes the functional ``op(...)`` written into ``o``: cast to
+        ``o``'s dtype, and of the result's shape when that differs (out= resizes; the runtime resizes a graph input
+        before copying into it).  A multi-output overload (``linalg_svd.U``: U, S, Vh) writes element ``i`` of the
+        functional op's tuple into its ``i``-th out argument, in schema order; ``getitem`` of the out= call's
+        result then reads those out tensors."""
         functional = _functional_of_out(node.target)
         if functional is None:
             raise RuntimeError(f"functionalize: no functional variant of the out= overload {node.target}")
-        outs = {a.name for a in schema.out_arguments}
+        outs = [a.name for a in schema.arguments if a.is_write and a.kwarg_only]  # keyword-only: in kwargs
+        targets = [node.kwargs[n] for n in outs]
         kwargs = {k: v for k, v in node.kwargs.items() if k not in outs}
         value = self.emit(functional, map_arg(node.args, self.get), map_arg(kwargs, self.get))
-        (out_name,) = tuple(outs)
-        return self.write(node, node.kwargs[out_name], value, resize=True)
+        if len(targets) == 1:
+            return self.write(node, targets[0], value, resize=True)
+        for i, target in enumerate(targets):
+            self.write(None, target, self.emit(operator.getitem, (value, i)), resize=True)
+        self.out_tuples[node] = targets
+        self.env[node] = value
+        return value
 
-    def write(self, node, target, value, resize=False):
+    def write(self, node, target, value, resize=False, memory_format=None):
         """``target`` now holds ``value`` (cast to its dtype): update its group; ``node`` (if any) aliases
-        ``target``.  ``resize`` (an out= write): a result of another shape replaces the tensor, as out= resizes."""
+        ``target``.  ``resize`` (an out= write, ``resize_``): a result of another shape replaces the tensor, which
+        the runtime resizes (to ``memory_format``'s strides when given) before copying the value in."""
         tval = _val(target)
         if tval is None:
             raise RuntimeError(f"functionalize: the mutated argument {target} has no recorded value")
         group = self.groups[target]
         chain = self.chains[target]
         vval = _val(value)
-        if resize and vval is not None and tuple(vval.shape) != tuple(tval.shape):
+        shape = tuple(tval.shape)
+        if resize and vval is not None and tuple(vval.shape) != shape:
             if chain:
                 raise RuntimeError(f"functionalize: an out= write resizes {target}, which is a view")
-            tval = vval  # an input resized this way is resized by the runtime before its copy_
-        value = self._match(value, tval)
+            shape = tuple(vval.shape)
+        if resize and not chain and (shape != tuple(tval.shape) or memory_format is not None):
+            self.resized[id(group)] = memory_format
+        value = self._match(value, tval.dtype, shape)
         if chain:
             group.current = self._scatter(group, target, value)
         else:
@@ -396,13 +422,13 @@ class _Functionalizer:
             self.cache[node] = (group.version, value)
         return value
 
-    def _match(self, value, tval):
-        """Cast/broadcast the functional result to the mutated tensor's dtype and shape (in-place semantics)."""
+    def _match(self, value, dtype, shape):
+        """Cast/broadcast the functional result to the written tensor's dtype and shape (in-place semantics)."""
         vval = _val(value) if isinstance(value, Node) else None
-        if vval is not None and vval.dtype != tval.dtype:
-            value = self.emit(aten._to_copy.default, (value,), {"dtype": tval.dtype})
-        if vval is not None and tuple(vval.shape) != tuple(tval.shape):
-            value = self.emit(aten.expand.default, (value, list(tval.shape)))
+        if vval is not None and vval.dtype != dtype:
+            value = self.emit(aten._to_copy.default, (value,), {"dtype": dtype})
+        if vval is not None and tuple(vval.shape) != shape:
+            value = self.emit(aten.expand.default, (value, list(shape)))
         return value
 
     def _scatter(self, group, target, value):
@@ -429,6 +455,8 @@ class _Functionalizer:
             graph_outs.append(value)
             if group.attr is None:
                 result.mutated_inputs.append(group.input_index)
+                if id(group) in self.resized:
+                    result.resized_inputs[group.input_index] = self.resized[id(group)]
             else:
                 result.mutated_attrs.append(group.attr)
         base_output = {}   # group -> index of the user output that is the group's root
@@ -648,6 +676,47 @@ def _pow_tensor(ctx, node):
 def _floor_divide(ctx, node):
     value = ctx.emit(aten.floor_divide.default, tuple(map_arg(node.args, ctx.get)))
     return ctx.write(node, node.args[0], value)
+
+
+@register_functionalize(aten.resize_.default, aten.resize_as_.default)
+def _resize(ctx, node):
+    """Note [Functional resize_]: eager ``resize_`` keeps the storage's bytes, so the resized tensor's elements (in
+    the new layout) are the old storage-order prefix, followed by uninitialised ones when the storage grows (zeros
+    here).  A dense tensor's storage order is its dims sorted by decreasing stride, so the new value is that
+    flattening, cut or padded to the new count and laid out with the result's strides.  The write resizes:
+    a resized graph input is ``resize_``-d by the runtime before its new value is copied in."""
+    target = node.args[0]
+    old, new = _val(target), _val(node)
+    if tuple(old.shape) == tuple(new.shape) and old.stride() == new.stride():  # a no-op: the result is target
+        ctx.groups[node], ctx.chains[node] = ctx.groups[target], ctx.chains[target]
+        return ctx.get(node)
+    if ctx.chains[target] or not _shape.is_non_overlapping_and_dense(tuple(old.shape), old.stride()):
+        raise RuntimeError(f"functionalize: {node.target} of a view or of a non-dense tensor is not supported")
+    order = sorted(range(old.dim()), key=lambda d: -old.stride()[d])
+    value = ctx.get(target)
+    if order != list(range(old.dim())):
+        value = ctx.emit(aten.permute.default, (value, order))
+    value = ctx.emit(aten.reshape.default, (value, [-1]))
+    n_old, n_new = old.numel(), new.numel()
+    if n_new < n_old:
+        value = ctx.emit(aten.slice.Tensor, (value, 0, 0, n_new))
+    elif n_new > n_old:
+        value = ctx.emit(aten.constant_pad_nd.default, (value, [0, n_new - n_old]))
+    if _shape.is_contiguous(tuple(new.shape), new.stride()):
+        value = ctx.emit(aten.view.default, (value, list(new.shape)))
+    else:  # a memory format's strides over the contiguous prefix
+        value = ctx.emit(aten.as_strided.default, (value, list(new.shape), list(new.stride()), 0))
+    if n_new <= n_old:  # the views above may alias the old value (a graph input): the new value is its own
+        value = ctx.emit(aten.clone.default, (value,))
+    return ctx.write(node, target, value, resize=True, memory_format=_memory_format(new))
+
+
+def _memory_format(t):
+    """channels_last(_3d) when ``t`` is laid out so (and not also contiguous), else None."""
+    if t.dim() in (4, 5) and not t.is_contiguous():
+        fmt = glasstorch.channels_last if t.dim() == 4 else glasstorch.channels_last_3d
+        return fmt if t.is_contiguous(memory_format=fmt) else None
+    return None
 
 
 def _bn_args(node):
