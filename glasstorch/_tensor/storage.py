@@ -28,7 +28,7 @@ class UntypedStorage:
         8
     """
 
-    __slots__ = ("_data", "_nbytes", "device", "allocator", "resizable", "__weakref__")
+    __slots__ = ("_data", "_nbytes", "device", "allocator", "resizable", "_ptr_of", "_ptr_val", "__weakref__")
 
     def __init__(self, nbytes=0, *, device=None):
         if not isinstance(nbytes, int):
@@ -89,7 +89,16 @@ class UntypedStorage:
     @property
     def _ptr(self) -> int:
         data = self._data
-        return 0 if data is None or not self._nbytes else data.__array_interface__["data"][0]
+        if data is None or not self._nbytes:
+            return 0
+        try:  # cached per buffer object: asking numpy for the address costs microseconds
+            if self._ptr_of is data:
+                return self._ptr_val
+        except AttributeError:
+            pass
+        self._ptr_val = val = data.__array_interface__["data"][0]
+        self._ptr_of = data
+        return val
 
     @property
     def is_cuda(self):

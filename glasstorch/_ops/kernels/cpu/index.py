@@ -27,6 +27,7 @@ from ... import factories as _fac
 from ...aten import aten
 from ...tensor_iterator import compute_output_strides, resize_out, scalar_np
 from . import copy as _copy
+from . import scatter_rows as _scatter_rows
 from .shape import assert_no_overlap, fmt, is_meta, prepare_out, write
 
 __all__ = [
@@ -491,8 +492,10 @@ def index_add_out(self, dim, index, source, alpha, out):
     a = scalar_np(alpha, out.dtype)
     if alpha != 1:
         src = np.multiply(src, a, dtype=out.dtype.np, casting="unsafe")
-    with np.errstate(invalid="ignore", over="ignore"):
-        np.add.at(arr, idx, src.astype(out.dtype.np, copy=False))
+    src = src.astype(out.dtype.np, copy=False)
+    if arr.ndim != src.ndim or not _scatter_rows.index_add_rows(arr, idx, src):
+        with np.errstate(invalid="ignore", over="ignore"):
+            np.add.at(arr, idx, src)
     return out
 
 
