@@ -14,7 +14,8 @@ values the forward hands to the backward ("saved"):
 rule]: every tensor value the backward could get from the forward is a vertex split into ``in -> out`` with
 capacity = its size in bytes (saving it costs that much memory); data edges ``producer.out -> user.in`` have
 infinite capacity; the source feeds the primals and every op that must not be recomputed (anything that is
-not pointwise, a view or ``getitem`` — matmuls, reductions, convolutions — and every random op); each value
+not pointwise, a view or ``getitem`` — matmuls, reductions, convolutions — every random op, and every value the
+backward reads through a view into such an op, which the backward would have to write out anyway); each value
 the backward reads feeds the sink.  A minimum cut is the cheapest set of saved values such that everything
 else the backward needs is recomputable from them by pointwise/view ops.  Ties go to values later in the
 graph (less recomputation): a value's capacity is lowered by a negligible amount per position in the graph.
@@ -273,7 +274,8 @@ def _min_cut(joint: _Joint):
         if _is_tensor(n) and not n.meta.get("aot_never_save") and not _is_view(n):
             cap = _nbytes(n) * (1.0 - 1e-9 * joint.order[n] / n_nodes) if _nbytes(n) else 1e-12
         net.add((n, "in"), (n, "out"), cap)
-        if n.op == "placeholder" or not is_recomputable(n):
+        if n.op == "placeholder" or not is_recomputable(n) or (
+                not _is_view(n) and _materialized_in_backward(n, candidates, bw_needed)):
             net.add("source", (n, "in"), _INF)
         for user in n.users:
             if user in candidates:
@@ -285,6 +287,21 @@ def _min_cut(joint: _Joint):
         return None
     reachable = net.reachable("source")
     return [n for n in candidates if (n, "in") in reachable and (n, "out") not in reachable]
+
+
+def _materialized_in_backward(node, candidates, bw_needed) -> bool:
+    """Whether the backward reads ``node`` (directly or through views) with an op that cannot fuse it (a matmul,
+    a reduction ...): recomputing it there costs a full pass of its own, while the forward writes it anyway, so it
+    is saved instead (PyTorch's partitioner bans such recomputation too)."""
+    for user in node.users:
+        if user not in bw_needed:
+            continue
+        if _is_view(user):
+            if _materialized_in_backward(user, candidates, bw_needed):
+                return True
+        elif user not in candidates and not is_recomputable(user):
+            return True
+    return False
 
 
 class _FlowNetwork:

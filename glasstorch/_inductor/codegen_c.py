@@ -12,11 +12,13 @@ same precision, so results agree to rounding.
 from __future__ import annotations
 
 from .._core import dtype as _dt
-from . import config, ir
+from .._ops.kernels.cpu import ckernels_src as _ck_src
+from . import codegen_columns, config, ir, loop_split
 from .scheduler import Kernel, Member, loop_indices
 
 HEADER = """#include <stdint.h>
 #include <stdbool.h>
+#include <string.h>
 #include <math.h>
 #include <omp.h>
 #define GT_MAX(a, b) (((a) > (b) || (a) != (a)) ? (a) : (b))
@@ -27,7 +29,7 @@ HEADER = """#include <stdint.h>
        for t, suffix in (("float", "f"), ("double", ""))
        for n in (f + suffix for f in ("exp", "log", "erf", "tanh", "log1p", "expm1", "sin", "cos", "exp2", "log2",
                                         "tan", "atan", "pow"))]
-    + ["#endif", ""])
+    + ["#endif", ""]) + _ck_src.MATH
 
 
 def _init(rtype, dtype):
@@ -69,15 +71,27 @@ class _Emitter:
             self.emit(ln)
 
 
-def generate(kernel: Kernel) -> str:
-    """Fill ``kernel.args`` (buffers in call order) and return the C source of its function."""
+def generate(kernel: Kernel, prof: list | None = None) -> str:
+    """Fill ``kernel.args`` (buffers in call order) and return the C source of its function.
+
+    With ``prof`` (a list) each group is timed into ``gt_prof[i]`` (declared by :func:`profile_source`) and
+    its description appended to ``prof``: ``config.profile_kernels`` turns this on.
+    """
     bufs: dict = {}
     written: set = set()
     em = _Emitter()
     for group in kernel.groups:
+        if group.columns:  # reductions over the outer dimension: loops interchanged
+            codegen_columns.emit_group(em, group, bufs, written, _init, _combine,
+                                       None if prof is None else len(prof))
+            if prof is not None:
+                prof.append(describe_group(kernel, group))
+            continue
         locals_ = {m.node.buf.name: f"acc_{m.node.buf.name}" for m in group.members if m.local}
         em.emit("{")
         em.depth += 1
+        if prof is not None:
+            em.emit("double gt_t0 = omp_get_wtime();")
         par = group.N > 1 and group.N * max(m.M for m in group.members) >= config.parallel_threshold
         if group.N > 1:
             if par:
@@ -92,22 +106,43 @@ def generate(kernel: Kernel) -> str:
         if group.N > 1:
             em.depth -= 1
             em.emit("}")
+        if prof is not None:
+            em.emit(f"gt_prof[{len(prof)}] += omp_get_wtime() - gt_t0;")
+            prof.append(describe_group(kernel, group))
         em.depth -= 1
         em.emit("}")
     kernel.args = list(bufs.values())
     params = []
     for b in kernel.args:
         const = "" if b.name in written else "const "
-        params.append(f"{const}{ir.ctype(b.dtype)}* restrict {b.name}")
+        # bool memory as uint8_t: gcc has no vector type for _Bool loads (values stay 0/1 either way)
+        elem = "uint8_t" if b.dtype is _dt.bool else ir.ctype(b.dtype)
+        params.append(f"{const}{elem}* restrict {b.name}")
     params.append("int nt")
     body = "\n".join(em.lines)
     return f"void {kernel.name}({', '.join(params)}) {{\n    (void)nt;\n{body}\n}}\n"
+
+
+def describe_group(kernel: Kernel, group) -> str:
+    """One line naming a group: its kernel, row count and members with the FX nodes they came from."""
+    parts = []
+    for m in group.members:
+        origin = m.node.buf.origin or "output"
+        parts.append(f"{m.node.buf.name}[M={m.M}{',local' if m.local else ''}]<-{origin}")
+    return f"{kernel.name} N={group.N}: " + "; ".join(parts)
+
+
+def profile_source(n: int) -> str:
+    """The counters the timed groups add to, and the function the wrapper reads them with."""
+    return (f"double gt_prof[{max(n, 1)}];\n"
+            "double* gt_prof_counters(void) { return gt_prof; }\n")
 
 
 def _member(em, group, m: Member, locals_, bufs, written):
     node = m.node
     M, out_idx, red_idx = loop_indices(node, group.N)
     w = ir.KernelWriter(locals_)
+    w.splits = []  # index ranges a cat body selects between (loop_split cuts the loop there)
     with ir.writing(w):
         v = node.fn(out_idx, red_idx) if node.is_reduction else node.fn(out_idx)
         windex = ir.flatten(out_idx, node.buf.strides).render()
@@ -121,7 +156,7 @@ def _member(em, group, m: Member, locals_, bufs, written):
     big = group.N == 1 and M >= config.parallel_threshold
     if node.is_reduction:
         _reduction(em, node, m, M, w, v, windex, locals_, big)
-    else:
+    elif not loop_split.emit_pointwise(em, node, group.N, M, w, locals_, bufs):
         _pointwise(em, node, M, w, v, windex, big)
 
 
@@ -150,15 +185,31 @@ def _reduction(em, node, m, M, w, v, windex, locals_, big):
     em.emit("{")
     em.depth += 1
     em.emit(f"{acc_t} acc = {_init(node.rtype, node.acc_dtype)};")
-    pragma = None
+    clauses = None
+    nan_flag = node.rtype in ("max", "min") and node.acc_dtype.is_floating_point
     if node.rtype in ("sum", "mean"):
-        pragma = ("#pragma omp parallel for num_threads(nt) reduction(+:acc)" if big
-                  else "#pragma omp simd reduction(+:acc)")
+        clauses = "reduction(+:acc)"
+    elif node.rtype in ("max", "min") and node.acc_dtype is not _dt.bool:
+        # max/min as plain selects the compiler vectorises; NaN is tracked on the side (torch propagates it)
+        clauses = f"reduction({node.rtype}:acc)" + (" reduction(|:nan)" if nan_flag else "")
+    if nan_flag:
+        em.emit("int nan = 0;")
+    pragma = None
+    if clauses is not None:
+        pragma = (f"#pragma omp parallel for num_threads(nt) {clauses}" if big else f"#pragma omp simd {clauses}")
     _loop_head(em, M, pragma)
     em.block(w.lines)
-    em.emit(_combine(node.rtype, node.acc_dtype, "acc", v.name))
+    if clauses is not None and node.rtype in ("max", "min"):
+        op = ">" if node.rtype == "max" else "<"
+        em.emit(f"acc = ({v.name} {op} acc) ? {v.name} : acc;")
+        if nan_flag:
+            em.emit(f"nan |= ({v.name} != {v.name});")
+    else:
+        em.emit(_combine(node.rtype, node.acc_dtype, "acc", v.name))
     em.depth -= 1
     em.emit("}")
+    if nan_flag:
+        em.emit(f"if (nan) acc = {'NAN' if node.acc_dtype is _dt.float32 else '(double)NAN'};")
     result = f"(acc / {M})" if node.rtype == "mean" else "acc"
     out_t = ir.ctype(node.buf.dtype)
     target = locals_[node.buf.name] if m.local else f"{node.buf.name}[{windex}]"

@@ -13,6 +13,7 @@ graphs it cannot compile faithfully (in-place ops) run through ``gm`` itself; wi
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 
@@ -69,11 +70,13 @@ def _debug_dir():
 class CompiledFxGraph:
     """The callable compile_fx_inner returns: ``compiled(*inputs) -> tuple``."""
 
-    __slots__ = ("_call", "c_source", "wrapper_source", "stats", "_expect", "_no_grad", "_eager", "__weakref__")
+    __slots__ = ("_call", "c_source", "wrapper_source", "stats", "_expect", "_no_grad", "_eager", "profiler",
+                 "__weakref__")
 
     def __init__(self, call, c_source, wrapper_source, stats, expect, no_grad, eager=None):
         self._call, self.c_source, self.wrapper_source, self.stats = call, c_source, wrapper_source, stats
         self._expect, self._no_grad, self._eager = expect, no_grad, eager
+        self.profiler = None  # a _Profile when compiled under config.profile_kernels
 
     def __call__(self, *args):
         if self._eager is not None:
@@ -132,6 +135,8 @@ def compile_fx_inner(gm, example_inputs, **kwargs):
     Args:
         gm: an ``fx.GraphModule`` over ``glasstorch.ops.aten`` OpOverloads (a forward or backward graph).
         example_inputs: tensors (real or fake) with the sizes, strides and dtypes of the runtime inputs.
+        is_backward: (keyword) the graph is AOT autograd's backward: its outputs are gradients, whose layout
+            AccumulateGrad fixes anyway, so a transposed matmul output may be computed in the parameter's layout.
 
     Returns:
         :class:`CompiledFxGraph`: ``compiled(*inputs)`` returns the graph's outputs as a tuple.
@@ -147,17 +152,20 @@ def compile_fx_inner(gm, example_inputs, **kwargs):
     if _has_mutation(gm):
         return CompiledFxGraph(None, "", "", {"eager": True}, (), False, eager=gm)
     _ensure_meta(gm, example_inputs)
-    g = GraphLowering(gm, example_inputs).run()
+    g = GraphLowering(gm, example_inputs, is_backward=bool(kwargs.get("is_backward"))).run()
     decisions: list = []
     steps = schedule(g.nodes, decisions)
     kernels = [s for s in steps if isinstance(s, Kernel)]
-    sources = [codegen_c.generate(k) for k in kernels]
+    prof = [] if config.profile_kernels else None
+    sources = [codegen_c.generate(k, prof) for k in kernels]
     c_source = codegen_c.HEADER + "\n" + "\n".join(sources)
+    if prof is not None:
+        c_source = codegen_c.HEADER + codegen_c.profile_source(len(prof)) + "\n" + "\n".join(sources)
     libs = {}
     if kernels:
         lib = _cbuild.load(c_source, openmp=True, name="inductor")
         libs = {k.name: lib for k in kernels}
-    builder = WrapperBuilder(g, steps, libs)
+    builder = WrapperBuilder(g, steps, libs, profile=prof is not None)
     wrapper_source = builder.build()
     env = builder.env
     exec(compile(wrapper_source, "<inductor wrapper>", "exec"), env)  # noqa: S102 - our own generated code
@@ -165,7 +173,37 @@ def compile_fx_inner(gm, example_inputs, **kwargs):
     stats.update(arena_bytes=builder.arena.total_bytes(), fallbacks=list(g.fallback_ops))
     expect = tuple((b.index, (b.sizes, b.strides, b.dtype)) for b in g.inputs if b is not None)
     _report(g, steps, decisions, c_source, wrapper_source, stats)
-    return CompiledFxGraph(env["call"], c_source, wrapper_source, stats, expect, bool(g.fallback_ops))
+    compiled = CompiledFxGraph(env["call"], c_source, wrapper_source, stats, expect, bool(g.fallback_ops))
+    if prof is not None:
+        compiled.profiler = _Profile(prof, builder.step_labels, env["_prof"], lib if kernels else None)
+    return compiled
+
+
+class _Profile:
+    """Accumulated times of one compiled graph (``config.profile_kernels``): C loop groups and wrapper steps."""
+
+    def __init__(self, group_labels, step_labels, step_times, lib):
+        self.group_labels, self.step_labels, self.step_times = group_labels, step_labels, step_times
+        self.counters = None
+        if lib is not None and group_labels:
+            import ctypes
+            fn = lib.gt_prof_counters
+            fn.restype = ctypes.POINTER(ctypes.c_double)
+            self.counters = fn()
+
+    def rows(self):
+        """``[(seconds, label)]``: every wrapper step (kernel calls include their groups) and every C group."""
+        out = [(t, lab) for t, lab in zip(self.step_times, self.step_labels, strict=True)]
+        if self.counters is not None:
+            out += [(self.counters[i], "  group " + lab) for i, lab in enumerate(self.group_labels)]
+        return out
+
+    def reset(self):
+        for i in range(len(self.step_times)):
+            self.step_times[i] = 0.0
+        if self.counters is not None:
+            for i in range(len(self.group_labels)):
+                self.counters[i] = 0.0
 
 
 def _report(g, steps, decisions, c_source, wrapper_source, stats):
@@ -207,7 +245,7 @@ def compile_fx(model, example_inputs, **kwargs):
     _require_compiler()  # before tracing: dynamo falls back to eager on CompilerMissing
     aot = importlib.import_module("glasstorch._functorch.aot_autograd")
     return aot.aot_module_simplified(model, example_inputs, fw_compiler=compile_fx_inner,
-                                     bw_compiler=compile_fx_inner,
+                                     bw_compiler=functools.partial(compile_fx_inner, is_backward=True),
                                      decompositions=decomposition.select_decomp_table())
 
 

@@ -522,10 +522,11 @@ def _same_strides(sizes, a, b) -> bool:
 class Buffer:
     """A named piece of memory: ``kind`` is input / computed / extern / const."""
 
-    __slots__ = ("name", "sizes", "strides", "dtype", "kind", "producer", "users", "is_output", "index")
+    __slots__ = ("name", "sizes", "strides", "dtype", "kind", "producer", "users", "is_output", "index", "origin")
 
-    def __init__(self, name, sizes, strides, dtype, kind, index=None):
+    def __init__(self, name, sizes, strides, dtype, kind, index=None, origin=""):
         self.name, self.sizes, self.strides, self.dtype, self.kind = name, tuple(sizes), tuple(strides), dtype, kind
+        self.origin = origin  # "fx node name: op" that created it (schedules, profiles, debug files)
         self.producer = None
         self.users: list = []
         self.is_output = False
@@ -572,11 +573,12 @@ class ComputeNode:
 class ExternNode:
     """A call outside the generated C: ``kind`` is "mm" / "bmm" (BLAS through numpy) or "fallback"."""
 
-    __slots__ = ("kind", "op", "args", "kwargs", "inputs", "outs", "order", "reads", "multi")
+    __slots__ = ("kind", "op", "args", "kwargs", "inputs", "outs", "order", "reads", "multi", "out_view")
 
-    def __init__(self, kind, op, args, kwargs, inputs, outs, multi=False):
+    def __init__(self, kind, op, args, kwargs, inputs, outs, multi=False, out_view=None):
         self.kind, self.op, self.args, self.kwargs, self.inputs, self.outs = kind, op, args, kwargs, inputs, outs
         self.multi = multi
+        self.out_view = out_view  # BLAS: the window of outs[0] numpy.matmul writes (a 4-d split of a bmm's batch)
         self.reads = {v.buf for v in inputs}
         self.order = 0
 

@@ -176,11 +176,21 @@ def _mf(name, dtype):
     return name + "f" if dtype is _dt.float32 else name
 
 
+# float32 functions with a vectorisable inline version in the kernels' header (codegen_c.HEADER): the ones the
+# eager C kernels use, so compiled and eager float32 exp/erf give the same bits
+_VEC_F32 = (("exp{f}(", "gt_expf("), ("erf{f}(", "gt_erff("))
+
+
 def E(template):
     """A body from a C template; ``{f}`` is the libm suffix of the argument dtype, ``{T}`` its C type."""
+    f32 = template
+    for libm, inline in _VEC_F32:
+        f32 = f32.replace(libm, inline)
+    f32 = f32.replace("{f}", "f").replace("{T}", "float")
+
     def body(*vs):
         dt = vs[0].dtype
-        t = template.replace("{f}", "f" if dt is _dt.float32 else "").replace("{T}", ir.ctype(dt))
+        t = f32 if dt is _dt.float32 else template.replace("{f}", "").replace("{T}", ir.ctype(dt))
         return ops.expr(t, vs, dt)
     return body
 
@@ -196,8 +206,9 @@ def B(template):
 class GraphLowering:
     """Turns one FX GraphModule into buffers, compute nodes and extern nodes (in execution order)."""
 
-    def __init__(self, gm, example_inputs):
+    def __init__(self, gm, example_inputs, is_backward=False):
         self.gm = gm
+        self.is_backward = is_backward  # outputs are gradients: their layout is free (AccumulateGrad's contract)
         self.example_inputs = example_inputs
         self.buffers: list = []
         self.nodes: list = []
@@ -208,10 +219,13 @@ class GraphLowering:
         self.fallback_ops: list = []
         self.current = None
         self.cse: dict = {}  # (target, args) -> lowered value: repeated pure expressions are lowered once
+        self.realized: dict = {}  # id(box) -> (box, BufView): a value is written to memory once
 
     # buffers --------------------------------------------------------------------------------------------
     def new_buffer(self, sizes, strides, dtype, kind, index=None) -> Buffer:
-        buf = Buffer(f"buf{len(self.buffers)}", sizes, strides, dtype, kind, index)
+        cur = self.current
+        origin = f"{cur.name}: {cur.target}" if cur is not None and cur.op == "call_function" else ""
+        buf = Buffer(f"buf{len(self.buffers)}", sizes, strides, dtype, kind, index, origin)
         self.buffers.append(buf)
         return buf
 
@@ -223,6 +237,24 @@ class GraphLowering:
     def realize(self, box, strides=None) -> BufView:
         if isinstance(box, BufView):
             return box
+        hit = self.realized.get(id(box))
+        if hit is not None and hit[0] is box and (strides is None or _same_layout(hit[1], strides)):
+            return hit[1]
+        out = self._realize(box, strides)
+        self.realized[id(box)] = (box, out)
+        return out
+
+    def rebase(self, box):
+        """``box`` with the value under its chain of views realised (once), so that reading it is one load of
+        a buffer wherever the views are affine (a split, a transpose, a reshape into heads)."""
+        if isinstance(box, Reindexed):
+            base = self.rebase(box.base)
+            return box if base is box.base else Reindexed(base, box.sizes, box.reindex, box.remake)
+        if isinstance(box, Pointwise):
+            return self.realize(box)
+        return box
+
+    def _realize(self, box, strides) -> BufView:
         if isinstance(box, Reindexed) and box.remake is not None:
             v = box.remake(self.realize(box.base))  # realise the base, keep the view strided (no copy)
             if v is not None and (strides is None or all(s == 1 or a == b for s, a, b in zip(
@@ -261,7 +293,45 @@ class GraphLowering:
         for node in self.gm.graph.nodes:
             self.current = node
             getattr(self, "_" + node.op)(node)
+        if self.is_backward:
+            self._transpose_mm_outputs()
         return self
+
+    def _transpose_mm_outputs(self):
+        """In a backward graph, a 2-d matmul whose only use is a transposed output (a weight gradient
+        ``(a @ b).t()``) is computed as ``b.t() @ a.t()`` into a contiguous buffer: AccumulateGrad gets the
+        parameter's layout and need not copy it (forward outputs keep eager's strides)."""
+        from .scheduler import _read_buffers
+
+        by_buf: dict = {}
+        for i, (v, _) in enumerate(self.outputs):
+            if isinstance(v, BufView):
+                by_buf.setdefault(v.buf.name, []).append(i)
+        todo = []
+        for node in self.nodes:
+            if isinstance(node, ExternNode) and node.kind == "mm" and node.out_view is None:
+                buf = node.outs[0]
+                uses = by_buf.get(buf.name, ())
+                if len(uses) == 1 and len(buf.sizes) == 2:
+                    v = self.outputs[uses[0]][0]
+                    m, n = buf.sizes
+                    if v.offset == 0 and v.sizes == (n, m) and v.strides == (1, n) and m > 1 and n > 1:
+                        todo.append((node, uses[0]))
+        if not todo:
+            return
+        read = set()
+        for node in self.nodes:
+            read |= _read_buffers(node)
+        for node, i in todo:
+            buf = node.outs[0]
+            if buf.name in read:
+                continue
+            a, b = node.inputs
+            node.inputs = [_transposed(b), _transposed(a)]
+            node.reads = {x.buf for x in node.inputs}
+            buf.sizes = (buf.sizes[1], buf.sizes[0])
+            buf.strides = ir.contiguous_strides(buf.sizes)
+            self.outputs[i] = (buf.view(), self.outputs[i][1])
 
     def _placeholder(self, node):
         i = len(self.inputs)
@@ -368,10 +438,120 @@ class GraphLowering:
         return _ExternArg(len(inputs) - 1)
 
     def extern_mm(self, kind, a, b, out_sizes, dtype):
-        a, b = self.realize(a), self.realize(b)
+        """A BLAS call (``numpy.matmul``).  Operands that read one buffer through an affine index (views, and
+        copies of views the graph made for ``reshape``) go to BLAS in place, without a copy; a batch that only
+        splits as ``(B, H)`` (heads in a transposed layout) runs as a 4-d matmul over that split."""
+        views, out_view = _blas_operands(a, b) if kind == "bmm" else (None, None)
+        if views is None and not all(isinstance(x, BufView) for x in (a, b)):
+            a, b = self.rebase(a), self.rebase(b)
+            views, out_view = _blas_operands(a, b) if kind == "bmm" else (None, None)
+        if views is None:
+            views = [_in_place_operand(a), _in_place_operand(b)]
+        a, b = (v if v is not None else self.realize(x) for v, x in zip(views, (a, b), strict=True))
         buf = self.new_buffer(out_sizes, ir.contiguous_strides(out_sizes), dtype, "extern")
-        self.add_node(ExternNode(kind, None, (), {}, [a, b], [buf]))
+        if out_view is not None:
+            out_view = BufView(buf, out_view, ir.contiguous_strides(out_view))
+        self.add_node(ExternNode(kind, None, (), {}, [a, b], [buf], out_view=out_view))
         return buf.view()
+
+
+def _transposed(v: BufView) -> BufView:
+    return BufView(v.buf, v.sizes[::-1], v.strides[::-1], v.offset)
+
+
+def _same_layout(v: BufView, strides) -> bool:
+    return all(s == 1 or a == b for s, a, b in zip(v.sizes, v.strides, strides, strict=False))
+
+
+def strided_view(box, split=None):
+    """``box`` as a :class:`BufView` when reading it is a single affine load of one buffer (a view chain, or a
+    copy of one), else None.  With ``split=H`` dimension 0 is read as ``(d0 // H, H)``: one more dimension."""
+    if isinstance(box, BufView) and split is None:
+        return box
+    probe = _probe_load(box, split)
+    if probe is None:
+        return None
+    buf, index, names, dims = probe
+    if any(not isinstance(t, str) for t in index.terms) or index.const < 0:
+        return None
+    strides = tuple(index.coeff(n) for n in names)
+    if any(st < 0 for st in strides):
+        return None
+    return BufView(buf, dims, strides, index.const)
+
+
+def _probe_load(box, split):
+    """Run ``box.load`` on fresh index variables: ``(buffer, index, variable names, dims)`` when the value is one
+    load of a buffer and nothing else, else None."""
+    if not isinstance(box, Box) or not ir.supported_dtype(box.dtype):
+        return None
+    sizes = box.sizes
+    dims = sizes if split is None else (sizes[0] // split, split) + tuple(sizes[1:])
+    names = [f"s{i}" for i in range(len(dims))]
+    saved = {n: ir.RANGES.get(n) for n in names}
+    for n, d in zip(names, dims, strict=True):
+        ir.RANGES[n] = d
+    vs = [ir.var(n) for n in names]
+    idx = vs if split is None else [vs[0] * split + vs[1]] + vs[2:]
+    w = ir.KernelWriter()
+    try:
+        with ir.writing(w):
+            v = box.load(idx)
+    except (Unsupported, KeyError, AttributeError, TypeError):
+        return None
+    finally:
+        for n, old in saved.items():
+            if old is None:
+                ir.RANGES.pop(n, None)
+            else:
+                ir.RANGES[n] = old
+    if len(w.reads) != 1 or len(w.lines) != 1 or v.dtype is not box.dtype or not w.lines[0].startswith(
+            f"{ir.ctype(v.dtype)} {v.name} = "):
+        return None
+    return w.reads[0][0], w.reads[0][1], names, dims
+
+
+def _split_candidates(box) -> list:
+    """Head counts ``H`` worth trying for a batch dimension that does not flatten: the divisors of the
+    ``// k`` and ``% k`` terms the 3-d read of ``box`` puts on its batch index."""
+    probe = _probe_load(box, None)
+    if probe is None:
+        return []
+    ks = set()
+    for t in probe[1].terms:
+        if not isinstance(t, str) and t.free() == {"s0"} and hasattr(t, "k"):
+            ks.add(t.k)
+    batch = box.sizes[0]
+    return sorted(k for k in ks if 1 < k < batch and batch % k == 0)
+
+
+def _matrix_ready(v) -> bool:
+    """Each matrix (last two dims) has a unit stride and the other at least its extent: numpy hands it to BLAS."""
+    if v is None or len(v.sizes) < 2:
+        return False
+    (n0, n1), (s0, s1) = v.sizes[-2:], v.strides[-2:]
+    return (s1 == 1 and s0 >= max(n1, 1)) or (s0 == 1 and s1 >= max(n0, 1))
+
+
+def _in_place_operand(box):
+    if isinstance(box, BufView):
+        return box
+    v = strided_view(box)
+    return v if _matrix_ready(v) else None
+
+
+def _blas_operands(a, b):
+    """bmm operands as views BLAS reads in place: 3-d when both are strided, else 4-d over a ``(B, H)`` split of
+    the batch both allow; ``(None, None)`` when neither works."""
+    va, vb = _in_place_operand(a), _in_place_operand(b)
+    if va is not None and vb is not None:
+        return [va, vb], None
+    batch = a.sizes[0]
+    for h in _split_candidates(a if va is None else b):
+        sa, sb = strided_view(a, h), strided_view(b, h)
+        if _matrix_ready(sa) and _matrix_ready(sb):
+            return [sa, sb], (batch // h, h, a.sizes[1], b.sizes[2])
+    return None, None
 
 
 class _ExternArg:

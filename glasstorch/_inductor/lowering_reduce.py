@@ -2,8 +2,9 @@
 
 Reductions become :class:`~.ir.ComputeNode` loops (float sums accumulate in double); ``mm``/``bmm``/``addmm``
 are BLAS externs with the bias added in a fused epilogue; flash attention is two bmm calls around one fused
-row-softmax group; ``cat`` is one pointwise select; embedding/gather read through indirect indices.  The
-decompositions of :mod:`.decomposition` are registered here as lowerings too.
+row-softmax group; ``cat`` is one pointwise select, which :mod:`.loop_split` cuts into one loop per input;
+embedding/gather read through indirect indices.  The decompositions of :mod:`.decomposition` are registered
+here as lowerings too.
 
 Invariant: as in :mod:`.lowering_rules`, every rule returns the sizes and dtype of the op's meta function.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 import math
 
 from .._core import dtype as _dt
-from . import ir
+from . import ir, loop_split
 from .decomposition import decompositions
 from .ir import Pointwise, ops
 from .lowering import E, Unsupported, aten, find_rule, pointwise, register, result_dtype, to_dtype, wrap_dim
@@ -80,7 +81,10 @@ def _scatter(g, x, dim, index, src):
 
 @register(aten.cat.default)
 def _cat(g, tensors, dim=0):
-    """Concatenation as one pointwise select: input i is read where the index falls in its range."""
+    """Concatenation as one pointwise select: input i is read where the index falls in its range.
+
+    Where the bounds of the index (loop ranges, or a branch's facts) lie in one input, only that input is read;
+    otherwise the select is kept and a split request tells :mod:`.loop_split` where to cut the loop."""
     parts = [t for t in tensors if not (len(t.sizes) == 1 and t.sizes[0] == 0)]
     if not parts or len(parts) > 8:
         raise Unsupported("cat arity")
@@ -94,13 +98,26 @@ def _cat(g, tensors, dim=0):
         starts.append(total)
         total += t.sizes[d]
     sizes = parts[0].sizes[:d] + (total,) + parts[0].sizes[d + 1:]
+    cuts = (*starts, total)
 
     def fn(idx):
-        pos = ops.index_expr(idx[d], _dt.int64)
-        val = None
-        for t, st in zip(parts, starts, strict=False):
+        e = idx[d]
+        lo, hi = loop_split.known_bounds(e)
+        if lo is None:
+            lo, hi = 0, total - 1
+        hit = [j for j in range(len(parts)) if cuts[j] < cuts[j + 1] and cuts[j] <= hi and lo < cuts[j + 1]]
+        hit = hit or list(range(len(parts)))
+        if len(hit) == 1:  # the loop (piece) lies in one input: read it, no select, no clamp
             local = list(idx)
-            local[d] = ir.clamp(idx[d] + (-st), 0, t.sizes[d] - 1)
+            local[d] = e + (-starts[hit[0]])
+            return ops.to(parts[hit[0]].load(local), dt)
+        loop_split.request(e, cuts)
+        pos = ops.index_expr(e, _dt.int64)
+        val = None
+        for j in hit:
+            t, st = parts[j], starts[j]
+            local = list(idx)
+            local[d] = ir.clamp(e + (-st), 0, t.sizes[d] - 1)
             v = ops.to(t.load(local), dt)
             val = v if val is None else ops.expr(f"({{0}} >= {st} ? {{1}} : {{2}})", (pos, v, val), dt)
         return val

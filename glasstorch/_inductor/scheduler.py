@@ -7,7 +7,11 @@ range(M_i)`` in turn: a reduction member reduces row ``x0``, a pointwise member 
 * pointwise -> reduction and reduction -> pointwise fusion (softmax, layer_norm: statistics of row ``x0`` then
   the normalised row), and sibling fusion (reductions or pointwise nodes over the same rows),
 * a group with ``N == 1`` is a sequence of whole loops (any dependency is satisfied), so every compute node
-  between two extern calls can share one C function: one ctypes call per run of groups (a *kernel*).
+  between two extern calls can share one C function: one ctypes call per run of groups (a *kernel*),
+* *column groups* (``Group.columns``): reductions over the outer dimension (bias and LayerNorm weight
+  gradients: a ``(rows, C)`` tensor summed over its rows) read ``x0`` with unit stride and ``r0`` with a big
+  one; they run with the loops interchanged (``for r0: for x0``, :mod:`.codegen_columns`) and several such
+  reductions over the same ``M`` rows share one pass; nothing else joins them and they join nothing else.
 
 Fusion rule (the invariant): a member may read a buffer written earlier in its own group only at the element
 that member wrote in the same ``x0`` iteration (the index functions, as canonical :class:`~.ir.Affine`, are
@@ -29,10 +33,11 @@ class Member:
 
 
 class Group:
-    __slots__ = ("N", "members")
+    __slots__ = ("N", "members", "columns", "M")
 
-    def __init__(self, N):
-        self.N = N
+    def __init__(self, N, columns=False, M=None):
+        self.N, self.columns = N, columns
+        self.M = M  # a column group: the rows every member runs over
         self.members: list = []
 
     def buffers_written(self):
@@ -111,12 +116,72 @@ def _start_n(node: ComputeNode, readers) -> int:
     return numel // last if last > 1 else 1
 
 
+def _step(e, var: str):
+    """How far index ``e`` usually moves when ``var`` grows by one (a Mod/FloorDiv wraps now and then:
+    ignored), or None when it cannot tell (an indirect load that depends on ``var``)."""
+    total = 0
+    for t, c in e.terms.items():
+        if isinstance(t, str):
+            d = 1 if t == var else 0
+        elif isinstance(t, (ir.Mod, ir.FloorDiv)):
+            inner = _step(t.e, var)
+            if inner is None:
+                return None
+            d = (inner if abs(inner) < t.k else None) if isinstance(t, ir.Mod) else \
+                (0 if abs(inner) < t.k else inner // t.k)
+        elif isinstance(t, ir.Clamp):
+            d = _step(t.e, var)
+        else:  # Load
+            d = None if var in t.free() else 0
+        if d is None:
+            return None
+        total += c * d
+    return total
+
+
+def _column_reads(reads) -> bool:
+    """Whether a reduction reading ``reads`` suits the interchanged loops: every read moves by 0 or 1 element
+    from one output to the next (adjacent columns) and some read walks the reduced rows with a stride."""
+    strided = False
+    for _, idx in reads:
+        dx = _step(idx, "x0")
+        if dx not in (0, 1):
+            return False
+        if dx == 1 and _step(idx, "r0") not in (0, 1):
+            strided = True
+    return strided
+
+
+def is_column(node, N: int, M: int, reads) -> bool:
+    """A reduction of ``N > 1`` outputs over ``M > 1`` rows that runs faster as a column group."""
+    return config.column_reductions and node.is_reduction and N > 1 and M > 1 and _column_reads(reads)
+
+
+def _join_columns(group: Group, node):
+    """A member of a column group: a column reduction over the group's rows that reads no result of the group
+    (a column result exists only after the whole pass over the rows)."""
+    res = analyse(node, group.N)
+    if res is None or res[0] != group.M or len(group.members) >= config.max_column_members:
+        return None
+    M, write, reads = res
+    if not is_column(node, group.N, M, reads):
+        return None
+    written = group.buffers_written()
+    if any(buf.name in written for buf, _ in reads):
+        return None
+    return Member(node, M, write, reads)
+
+
 def try_join(group: Group, node: ComputeNode):
     """A Member for ``node`` in ``group`` if the fusion rule allows it, else None."""
+    if group.columns:
+        return _join_columns(group, node)
     res = analyse(node, group.N)
     if res is None:
         return None
     M, write, reads = res
+    if is_column(node, group.N, M, reads):
+        return None  # it opens a column group of its own
     if group.N > 1:
         written = group.buffers_written()
         for buf, idx in reads:
@@ -167,7 +232,7 @@ def schedule(nodes: list, log=None) -> list:
             if isinstance(pick, ExternNode):
                 steps.append(pick)
             else:
-                group = Group(_start_n(pick, readers[pick]))
+                group = _start_group(pick, readers[pick])
                 member = try_join(group, pick)
                 if member is None:
                     group = Group(1)
@@ -176,13 +241,22 @@ def schedule(nodes: list, log=None) -> list:
         if member is not None:
             group.members.append(member)
             if log is not None:
-                log.append(f"{pick.buf.name}: joins group N={group.N} (member {len(group.members)}, M={member.M})")
+                kind = "column group" if group.columns else "group"
+                log.append(f"{pick.buf.name}: joins {kind} N={group.N} (member {len(group.members)}, M={member.M})")
         elif log is not None:
             log.append(f"{pick}: extern call")
         remaining.remove(pick)
         done.add(pick)
     _mark_locals(steps, readers)
     return steps
+
+
+def _start_group(node: ComputeNode, readers) -> Group:
+    N = _start_n(node, readers)
+    res = analyse(node, N) if node.is_reduction else None
+    if res is not None and is_column(node, N, res[0], res[2]):
+        return Group(N, columns=True, M=res[0])
+    return Group(N)
 
 
 def _group_step(steps) -> Kernel:
@@ -207,6 +281,8 @@ def _mark_locals(steps, readers):
         if not isinstance(step, Kernel):
             continue
         for group in step.groups:
+            if group.columns:
+                continue
             names = {m.node for m in group.members}
             for m in group.members:
                 node = m.node
@@ -221,4 +297,5 @@ def summary(steps) -> dict:
     groups = [g for k in kernels for g in k.groups]
     return {"kernels": len(kernels), "groups": len(groups), "nodes": sum(len(g.members) for g in groups),
             "fused_groups": sum(len(g.members) > 1 for g in groups),
+            "column_groups": sum(g.columns for g in groups),
             "externs": sum(isinstance(s, ExternNode) for s in steps)}

@@ -119,8 +119,9 @@ def _is_blas_out(buf):
 class WrapperBuilder:
     """Writes the ``call(args)`` source and the globals it runs with."""
 
-    def __init__(self, graph, steps, libs):
-        self.g, self.steps, self.libs = graph, steps, libs
+    def __init__(self, graph, steps, libs, profile=False):
+        self.g, self.steps, self.libs, self.profile = graph, steps, libs, profile
+        self.step_labels: list = []
         self.lines: list = []
         self.env: dict = {"_alloc": _alloc, "_np_of": _np_of, "_view": _view, "_matmul": np.matmul, "_wrap": wrap,
                           "_fix": _fix_layout, "_contig": np.ascontiguousarray, "_get_num_threads": _get_num_threads}
@@ -145,11 +146,20 @@ class WrapperBuilder:
         for _j, buf in enumerate(b for b in self.g.buffers if b.kind == "const"):
             self.env[buf.name] = self.g.consts[buf.index]
             self.local_obj[buf.name] = buf.name
+        if self.profile:
+            import time
+            self.env["_pc"] = time.perf_counter
+            self.env["_prof"] = [0.0] * len(self.steps)
         for i, step in enumerate(self.steps):
+            start = len(w)
             if isinstance(step, Kernel):
                 self._kernel(step)
             else:
                 self._extern(step, i)
+            if self.profile:
+                w.insert(start, "    _t = _pc()")
+                w.append(f"    _prof[{i}] += _pc() - _t")
+                self.step_labels.append(_step_label(step))
         w.append(f"    return ({''.join(self._output(v) + ', ' for v, _ in self.g.outputs)})")
         return "\n".join(w) + "\n"
 
@@ -214,12 +224,14 @@ class WrapperBuilder:
         if e.kind in ("mm", "bmm"):
             out = e.outs[0]
             if out.name in self.arena.slot_of:
-                target = self._np_view(out.view())
+                target = self._np_view(e.out_view or out.view())
             else:
                 self.lines.append(f"    {out.name} = _alloc({out.sizes!r}, {out.strides!r}, _dt_{out.name})")
                 self.env[f"_dt_{out.name}"] = out.dtype
                 self.local_obj[out.name] = out.name
                 target = f"{out.name}._impl.as_numpy()"
+                if e.out_view is not None:
+                    target = f"{target}.reshape({e.out_view.sizes!r})"
             a, b = (self._np_view(v) if _blas_ready(v) else f"_contig({self._np_view(v)})" for v in e.inputs)
             self.lines.append(f"    _matmul({a}, {b}, out={target})")
             return
@@ -244,6 +256,15 @@ class WrapperBuilder:
         if v.is_identity():
             return self._obj(v.buf)
         return f"_view({self._obj(v.buf)}, {v.sizes!r}, {v.strides!r}, {v.offset})"
+
+
+def _step_label(step) -> str:
+    if isinstance(step, Kernel):
+        return f"{step.name} ({len(step.groups)} groups)"
+    if step.kind in ("mm", "bmm"):
+        a, b = step.inputs
+        return f"extern {step.kind} {list(a.sizes)}@{list(b.sizes)} <- {step.outs[0].origin}"
+    return f"extern fallback {step.op}"
 
 
 class _Fallback:

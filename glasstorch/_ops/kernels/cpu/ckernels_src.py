@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import struct
 
-__all__ = ["UNARY", "BINARY", "SPLIT", "CASTS", "CTYPE", "source", "row_name"]
+__all__ = ["UNARY", "BINARY", "SPLIT", "CASTS", "CTYPE", "MATH", "source", "row_name"]
 
 CTYPE = {"f": "float", "d": "double"}
 
@@ -70,6 +70,11 @@ static inline void gt_stream_float(float *dst, const float *src, int64_t n) { me
 static inline void gt_stream_double(double *dst, const double *src, int64_t n) { memcpy(dst, src, n * sizeof(double)); }
 #endif
 
+"""
+
+# The scalar math functions (static inline, vectorisable): also the float32 exp/erf of the inductor's kernels
+# (glasstorch/_inductor/codegen_c.py), so compiled and eager loops give the same bits.
+MATH = r"""
 /* 2^n for an integral double n in [-1022, 1023], from its bits (no int conversion, so it vectorizes). */
 static inline double gt_pow2i(double n) {
     double t = n + 6755399441055744.0;  /* 1.5 * 2^52: n lands in the low mantissa bits */
@@ -251,6 +256,9 @@ static inline double gt_gelu_backward_d(double g, double x) {
     return g * (0.5 * erfc(-x * 0.70710678118654752) + x * exp(-0.5 * x * x) * 0.3989422804014327);
 }
 
+"""
+
+_DRIVERS = r"""
 typedef void (*gt_urow)(const char *, int64_t, char *, int64_t, int64_t);
 typedef void (*gt_brow)(const char *, int64_t, const char *, int64_t, char *, int64_t, int64_t);
 
@@ -460,7 +468,7 @@ void {name}(const char *ap, int64_t sa, const char *bp, int64_t sb, char *op, in
 
 def source() -> str:
     """The whole C translation unit: helpers, drivers, and one row function per table entry."""
-    parts = [_HELPERS]
+    parts = [_HELPERS + MATH + _DRIVERS]
     for op, by_dtype in UNARY.items():
         for ch, (expr, fix) in by_dtype.items():
             parts.append(_unary_row(row_name("u", op, ch), CTYPE[ch], CTYPE[ch], expr, fix, SPLIT.get((op, ch))))
