@@ -28,6 +28,8 @@ def main(argv=None) -> None:
     p.add_argument("--top", type=int, default=25)
     p.add_argument("--config", default="baby")
     p.add_argument("--dump", help="folder to write each graph's C kernels and wrapper into")
+    p.add_argument("--overhead", type=int, default=0, help="list the N kernel calls with the most time outside "
+                   "their loop groups")
     args = p.parse_args(argv)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(args.threads)
@@ -96,6 +98,16 @@ def main(argv=None) -> None:
               f"{(ck - gt) / n:.1f}) + fallbacks {fb / n:.1f}")
         for t, lab in sorted(rows, key=lambda r: -r[0])[:args.top]:
             print(f"  {t / n:7.2f} ms  {lab[:200]}")
+        if args.overhead:
+            in_groups: dict = {}
+            for t, lab in groups:
+                k = lab.split()[1]
+                in_groups[k] = in_groups.get(k, 0.0) + t
+            diffs = sorted(((t - in_groups.get(lab.split()[0], 0.0), lab) for t, lab in steps
+                            if lab.startswith("kernel")), reverse=True)
+            print("  outside the loop groups (allocation, pointers, the ctypes call):")
+            for t, lab in diffs[:args.overhead]:
+                print(f"  {t / n:7.3f} ms  {lab}")
 
 
 if __name__ == "__main__":

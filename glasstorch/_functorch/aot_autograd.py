@@ -322,6 +322,7 @@ class _AOTModule:
         self._log("Forward graph", fw, "aot_graphs", "forward")
         self._log("Backward graph", bw, "aot_graphs", "backward")
         self._write_partition(fw, bw)
+        fw.meta["num_user_outputs"] = self.n_graph_outs  # the rest are saved for the backward, never seen by users
         compiled_fw = self.config.fw_compiler(fw, self.example_inputs)
         return _compiled_function(compiled_fw, bw, self.config.bw_compiler, self.n_graph_outs, out_rg, tangent_of,
                                   self.debug_folder)

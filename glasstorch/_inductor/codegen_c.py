@@ -101,8 +101,10 @@ def generate(kernel: Kernel, prof: list | None = None) -> str:
         for m in group.members:
             if m.local:
                 em.emit(f"{ir.ctype(m.node.buf.dtype)} {locals_[m.node.buf.name]};")
-        for m in group.members:
-            _member(em, group, m, locals_, bufs, written)
+        for run in _runs(group):
+            if len(run) == 1 or not _merged(em, group, run, locals_, bufs, written):
+                for m in run:
+                    _member(em, group, m, locals_, bufs, written)
         if group.N > 1:
             em.depth -= 1
             em.emit("}")
@@ -158,6 +160,81 @@ def _member(em, group, m: Member, locals_, bufs, written):
         _reduction(em, node, m, M, w, v, windex, locals_, big)
     elif not loop_split.emit_pointwise(em, node, group.N, M, w, locals_, bufs):
         _pointwise(em, node, M, w, v, windex, big)
+
+
+def _runs(group) -> list:
+    """Consecutive members that may share one inner loop: the same ``M > 1``, sums/means or plain pointwise, none
+    reading what an earlier one of the run writes, and no whole-row parallel loop (a group of one row)."""
+    runs, cur, wrote = [], [], set()
+    for m in group.members:
+        node = m.node
+        ok = m.M > 1 and (not node.is_reduction or node.rtype in ("sum", "mean")) and not (
+            group.N == 1 and m.M >= config.parallel_threshold)
+        reads = {buf.name for buf, _ in m.reads}
+        if cur and ok and m.M == cur[0].M and not (reads & wrote):
+            cur.append(m)
+            wrote.add(node.buf.name)
+            continue
+        if cur:
+            runs.append(cur)
+        cur, wrote = ([m], {node.buf.name}) if ok else ([], set())
+        if not ok:
+            runs.append([m])
+    if cur:
+        runs.append(cur)
+    return runs
+
+
+def _merged(em, group, run, locals_, bufs, written) -> bool:
+    """Emit ``run`` as one loop: the bodies share one writer, so a value two members compute (softmax's
+    ``exp(x - max)`` for its sum and its output, GELU's input for its two outputs) is computed once.  False
+    (nothing emitted) when a body wants its loop cut (``loop_split``)."""
+    w = ir.KernelWriter(locals_)
+    w.splits = []
+    parts = []
+    with ir.writing(w):
+        for m in run:
+            node = m.node
+            M, out_idx, red_idx = loop_indices(node, group.N)
+            v = node.fn(out_idx, red_idx) if node.is_reduction else node.fn(out_idx)
+            parts.append((m, v, ir.flatten(out_idx, node.buf.strides).render()))
+    if w.splits or any("r0" in idx.opaque_vars() for _, idx in w.reads):
+        return False
+    for buf, _ in w.reads:
+        if buf.name not in locals_:
+            bufs.setdefault(buf.name, buf)
+    accs = []
+    for m, _, _ in parts:
+        if not m.local:
+            bufs.setdefault(m.node.buf.name, m.node.buf)
+            written.add(m.node.buf.name)
+        if m.node.is_reduction:
+            accs.append(f"acc{len(accs)}")
+    em.emit("{")
+    em.depth += 1
+    for m, name in zip((p[0] for p in parts if p[0].node.is_reduction), accs, strict=True):
+        em.emit(f"{ir.ctype(m.node.acc_dtype)} {name} = {_init(m.node.rtype, m.node.acc_dtype)};")
+    clauses = "".join(f" reduction(+:{a})" for a in accs)
+    _loop_head(em, run[0].M, f"#pragma omp simd{clauses}")
+    em.block(w.lines)
+    it = iter(accs)
+    for m, v, windex in parts:
+        if m.node.is_reduction:
+            em.emit(_combine(m.node.rtype, m.node.acc_dtype, next(it), v.name))
+        else:
+            em.emit(f"{m.node.buf.name}[{windex}] = {v.name};")
+    em.depth -= 1
+    em.emit("}")
+    it = iter(accs)
+    for m, _, windex in parts:
+        if m.node.is_reduction:
+            acc = next(it)
+            result = f"({acc} / {m.M})" if m.node.rtype == "mean" else acc
+            target = locals_[m.node.buf.name] if m.local else f"{m.node.buf.name}[{windex}]"
+            em.emit(f"{target} = ({ir.ctype(m.node.buf.dtype)}){result};")
+    em.depth -= 1
+    em.emit("}")
+    return True
 
 
 def _loop_head(em, M, pragma=None):

@@ -165,7 +165,8 @@ def compile_fx_inner(gm, example_inputs, **kwargs):
     if kernels:
         lib = _cbuild.load(c_source, openmp=True, name="inductor")
         libs = {k.name: lib for k in kernels}
-    builder = WrapperBuilder(g, steps, libs, profile=prof is not None)
+    builder = WrapperBuilder(g, steps, libs, profile=prof is not None,
+                             private_from=getattr(gm, "meta", {}).get("num_user_outputs"))
     wrapper_source = builder.build()
     env = builder.env
     exec(compile(wrapper_source, "<inductor wrapper>", "exec"), env)  # noqa: S102 - our own generated code

@@ -20,7 +20,9 @@ import numpy as np
 
 from .. import _functions as _fns
 from .._device.threads import get_num_threads as _get_num_threads
-from .._tensor.impl import empty_strided_impl
+from .._tensor.impl import CPU as _CPU
+from .._tensor.impl import TensorImpl, empty_strided_impl
+from .._tensor.storage import UntypedStorage
 from ..autograd import grad_mode as _grad_mode
 from ..tensor import wrap
 from .ir import Buffer, BufView, ExternNode
@@ -119,9 +121,10 @@ def _is_blas_out(buf):
 class WrapperBuilder:
     """Writes the ``call(args)`` source and the globals it runs with."""
 
-    def __init__(self, graph, steps, libs, profile=False):
+    def __init__(self, graph, steps, libs, profile=False, private_from=None):
         self.g, self.steps, self.libs, self.profile = graph, steps, libs, profile
         self.step_labels: list = []
+        self.pool = _Pool(graph.outputs, private_from)
         self.lines: list = []
         self.env: dict = {"_alloc": _alloc, "_np_of": _np_of, "_view": _view, "_matmul": np.matmul, "_wrap": wrap,
                           "_fix": _fix_layout, "_contig": np.ascontiguousarray, "_get_num_threads": _get_num_threads}
@@ -136,9 +139,14 @@ class WrapperBuilder:
         self.arena.plan(lifetimes(self.steps, self.g.outputs))
         self.arena.allocate()
         self.env["_arena"] = self.arena
+        self.env.update(_pool_storage=_pool_storage, _pool_tensor=_pool_tensor, _pool_numpy=_pool_numpy)
         w = self.lines
         w.append("def call(args):")
         w.append("    nt = _get_num_threads()")
+        if self.pool.offsets:
+            w.append(f"    _pool = _pool_storage({self.pool.nbytes})")
+            w.append("    _pool_p = _pool._ptr")
+            w.append(f"    _pool_p += (-_pool_p) % {_ALIGN}")
         for i, buf in enumerate(self.g.inputs):
             if buf is not None:
                 w.append(f"    {buf.name} = args[{i}]")
@@ -173,6 +181,8 @@ class WrapperBuilder:
             self.env[name] = self.arena.ptr(buf)
             self.local_ptr[buf.name] = name
             return name
+        if buf.kind == "computed" and buf.name in self.pool.offsets:  # a saved value: a slice of this call's pool
+            return self._pooled(buf)
         if buf.kind == "computed":  # a graph output allocated per call
             self.lines.append(f"    {buf.name} = _alloc({buf.sizes!r}, {buf.strides!r}, _dt_{buf.name})")
             self.env[f"_dt_{buf.name}"] = buf.dtype
@@ -183,10 +193,23 @@ class WrapperBuilder:
         self.local_ptr[buf.name] = name
         return name
 
+    def _pooled(self, buf: Buffer) -> str:
+        """Pointer of a pooled output (pointer arithmetic); its Tensor is made once, where it is first needed."""
+        name = f"p_{buf.name}"
+        self.lines.append(f"    {name} = _pool_p + {self.pool.offsets[buf.name]}")
+        self.local_ptr[buf.name] = name
+        return name
+
     def _obj(self, buf: Buffer) -> str:
         got = self.local_obj.get(buf.name)
         if got is not None:
             return got
+        if buf.name in self.pool.offsets:
+            self.env[f"_dt_{buf.name}"] = buf.dtype
+            self.lines.append(f"    {buf.name} = _pool_tensor(_pool, {self.pool.offsets[buf.name]}, {buf.sizes!r}, "
+                              f"{buf.strides!r}, _dt_{buf.name})")
+            self.local_obj[buf.name] = buf.name
+            return buf.name
         if buf.name in self.arena.slot_of:
             name = f"T_{buf.name}"
             self.env[name] = self.arena.tensor(buf, buf.view())
@@ -225,6 +248,11 @@ class WrapperBuilder:
             out = e.outs[0]
             if out.name in self.arena.slot_of:
                 target = self._np_view(e.out_view or out.view())
+            elif out.name in self.pool.offsets:
+                v = e.out_view or out.view()
+                self.env[f"_dt_{out.name}"] = out.dtype
+                off = self.pool.offsets[out.name]
+                target = f"_pool_numpy(_pool, {off}, {v.sizes!r}, {v.strides!r}, _dt_{out.name})"
             else:
                 self.lines.append(f"    {out.name} = _alloc({out.sizes!r}, {out.strides!r}, _dt_{out.name})")
                 self.env[f"_dt_{out.name}"] = out.dtype
@@ -265,6 +293,42 @@ def _step_label(step) -> str:
         a, b = step.inputs
         return f"extern {step.kind} {list(a.sizes)}@{list(b.sizes)} <- {step.outs[0].origin}"
     return f"extern fallback {step.op}"
+
+
+class _Pool:
+    """Byte offsets of the outputs that share one storage per call: values saved for the backward (outputs at
+    or after ``private_from``, which only the compiled backward reads).  One allocation instead of one each; the
+    user-visible outputs keep storages of their own."""
+
+    def __init__(self, outputs, private_from):
+        self.offsets: dict = {}
+        self.nbytes = 0
+        if private_from is None:
+            return
+        public = {v.buf.name for i, (v, _) in enumerate(outputs) if i < private_from and isinstance(v, BufView)}
+        for i, (v, _) in enumerate(outputs):
+            if i < private_from or not isinstance(v, BufView) or v.buf.name in public:
+                continue
+            buf = v.buf
+            if buf.name in self.offsets or not (buf.kind == "computed" or _is_blas_out(buf)):
+                continue
+            self.offsets[buf.name] = self.nbytes
+            self.nbytes += -(-max(buf.nbytes(), 1) // _ALIGN) * _ALIGN
+
+
+def _pool_storage(nbytes):
+    return UntypedStorage._allocate(nbytes + _ALIGN, _CPU)
+
+
+def _pool_tensor(storage, offset, sizes, strides, dtype):
+    shift = (-storage._ptr) % _ALIGN  # slices start on cache lines, as the pointers handed to C assume
+    return wrap(TensorImpl(storage, sizes, strides, (offset + shift) // dtype.itemsize, dtype, storage.device))
+
+
+def _pool_numpy(storage, offset, sizes, strides, dtype):
+    isz = dtype.itemsize
+    shift = (-storage._ptr) % _ALIGN
+    return np.ndarray(sizes, dtype.np, storage._data, offset + shift, tuple(s * isz for s in strides))
 
 
 class _Fallback:
