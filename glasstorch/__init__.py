@@ -6,6 +6,7 @@
 
 import sys
 
+from . import _env  # noqa: F401  (first: environment defaults numpy's OpenBLAS reads when it loads)
 from ._core.dtype import (  # noqa: F401
     bfloat16, bool, can_cast, complex32, complex64, complex128, dtype, finfo, float16, float32, float64,
     get_default_dtype, iinfo, int8, int16, int32, int64, promote_types, set_default_dtype, uint8,
