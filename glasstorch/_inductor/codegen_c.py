@@ -4,6 +4,9 @@ A :class:`~.scheduler.Kernel` becomes one C function ``void kernelK(T* restrict 
 is an outer loop over ``x0`` (``#pragma omp parallel for num_threads(nt)`` when the work is large enough), each
 member an inner loop over ``r0`` with unit-stride accesses that gcc vectorises; a group of one row instead
 parallelises each member's own loop.  Float sums accumulate in double (``#pragma omp simd reduction``).
+Consecutive members with the same inner length that do not read each other share one inner loop and one
+writer (a value they both compute is computed once); a member whose body asks for it is cut into pieces or
+nested loops (:mod:`.loop_split`); a group of column reductions swaps its loops (:mod:`.codegen_columns`).
 
 Invariant: generated code is IEEE (no fast-math): every operation is the one the eager kernel performs, in the
 same precision, so results agree to rounding.
@@ -248,7 +251,7 @@ def _loop_head(em, M, pragma=None):
 
 
 def _pointwise(em, node, M, w, v, windex, big):
-    # libmvec's vector expf/erff/... (declared in HEADER) let these loops vectorise with calls in them
+    # libmvec's vector tanhf/logf/... (declared in HEADER) and the inline gt_expf/gt_erff let these loops vectorise
     _loop_head(em, M, "#pragma omp parallel for simd num_threads(nt) schedule(static)" if big else
                "#pragma omp simd")
     em.block(w.lines)

@@ -2,7 +2,8 @@
 
 Each rule takes the :class:`~.lowering.GraphLowering` and the node's arguments (boxes for tensors) and returns
 a box (or a tuple of boxes).  Pointwise rules compute in the op's result dtype with libm for the transcendental
-functions (``expf``/``erff`` for float32), as PyTorch's CPU kernels do; float reductions accumulate in double.
+functions, except float32 ``exp``/``erf``, which use the eager C kernels' inline vector versions (``E`` in
+lowering.py), so compiled and eager agree bit for bit; float reductions accumulate in double.
 
 Invariant: a rule returns exactly the sizes and dtype of the op's meta function (strides are chosen later).
 """
