@@ -51,17 +51,22 @@ _drivers: list = []     # [gt_unary, gt_binary] once loaded
 
 
 def _load():
-    """Compile/load the library once; None (and numpy for good) when disabled or impossible."""
+    """Compile/load the library once; None (and numpy for good) when disabled or impossible.
+
+    ``tried`` turns true only once the function tables are bound: a thread that finds it false waits on the lock
+    for the loading thread (an emu stream worker and the main thread may ask at once), never runs half-loaded.
+    """
     with _lock:
         if _state["tried"]:
             return _state["lib"]
-        _state["tried"] = True
-        lib = compile_library(_src.source(), "ckernels")
-        if lib is None:
-            return None
-        _bind(lib)
-        _state["lib"] = lib
-        return lib
+        try:
+            lib = compile_library(_src.source(), "ckernels")
+            if lib is not None:
+                _bind(lib)
+                _state["lib"] = lib
+            return lib
+        finally:
+            _state["tried"] = True
 
 
 def compile_library(source: str, name: str):

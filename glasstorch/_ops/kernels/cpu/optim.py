@@ -166,18 +166,20 @@ def _load():
     with _lock:
         if _state["tried"]:
             return _state["lib"]
-        _state["tried"] = True
-        lib = _ckernels.compile_library(_C_SOURCE, "optim")
-        if lib is None:
-            return None
-        vp, i64, i32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
-        for dt, name in ((_dt.float32, "gt_adam_f32"), (_dt.float64, "gt_adam_f64")):
-            fn = getattr(lib, name)
-            fn.argtypes = (i64, vp, vp, vp, vp, i32, vp, i32)
-            fn.restype = None
-            _fns[dt] = fn
-        _state["lib"] = lib
-        return lib
+        try:  # "tried" only once bound: another thread waits on the lock instead of seeing a half-loaded table
+            lib = _ckernels.compile_library(_C_SOURCE, "optim")
+            if lib is None:
+                return None
+            vp, i64, i32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
+            for dt, name in ((_dt.float32, "gt_adam_f32"), (_dt.float64, "gt_adam_f64")):
+                fn = getattr(lib, name)
+                fn.argtypes = (i64, vp, vp, vp, vp, i32, vp, i32)
+                fn.restype = None
+                _fns[dt] = fn
+            _state["lib"] = lib
+            return lib
+        finally:
+            _state["tried"] = True
 
 
 def compiled_available() -> bool:

@@ -12,6 +12,7 @@ library is unavailable (no compiler, ``GLASSTORCH_DISABLE_CKERNELS=1``) or the l
 from __future__ import annotations
 
 import ctypes
+import threading
 
 import numpy as np
 
@@ -33,19 +34,25 @@ GT_ROWS(gt_index_add_rows_d, double)
 
 _fns: dict = {}
 _state = {"loaded": False}
+_lock = threading.Lock()
 
 
 def _load():
-    _state["loaded"] = True
-    lib = _ckernels.compile_library(_C_SOURCE, "scatter_rows")
-    if lib is None:
-        return
-    vp, i64 = ctypes.c_void_p, ctypes.c_int64
-    for ch, dt in (("f", np.float32), ("d", np.float64)):
-        fn = getattr(lib, f"gt_index_add_rows_{ch}")
-        fn.argtypes = (vp, i64, vp, i64, vp, i64, i64)
-        fn.restype = None
-        _fns[np.dtype(dt)] = fn
+    with _lock:  # "loaded" only once the table is filled (another thread waits here meanwhile)
+        if _state["loaded"]:
+            return
+        try:
+            lib = _ckernels.compile_library(_C_SOURCE, "scatter_rows")
+            if lib is None:
+                return
+            vp, i64 = ctypes.c_void_p, ctypes.c_int64
+            for ch, dt in (("f", np.float32), ("d", np.float64)):
+                fn = getattr(lib, f"gt_index_add_rows_{ch}")
+                fn.argtypes = (vp, i64, vp, i64, vp, i64, i64)
+                fn.restype = None
+                _fns[np.dtype(dt)] = fn
+        finally:
+            _state["loaded"] = True
 
 
 def index_add_rows(arr: np.ndarray, idx: np.ndarray, src: np.ndarray) -> bool:
