@@ -122,7 +122,7 @@ class OpOverloadPacket:
 
     def __call__(self, *args, **kwargs):
         errors = []
-        for name, handle in self._overloads().items():
+        for _name, handle in self._overloads().items():
             try:
                 bound = bind_schema(handle.schema, args, kwargs)
             except TypeError as e:

@@ -57,7 +57,8 @@ def main() -> None:
     print("  x.contiguous() is x:", x.contiguous() is x, "| x.t().contiguous().stride():", xt.contiguous().stride())
 
     print("\nPyTorch's type promotion (three priority groups: tensors > 0-dim tensors > Python scalars):")
-    for a, b in [(torch.tensor([1, 2]), 2.5), (torch.tensor([1], dtype=torch.uint8), torch.tensor([1], dtype=torch.int8)),
+    for a, b in [(torch.tensor([1, 2]), 2.5),
+                 (torch.tensor([1], dtype=torch.uint8), torch.tensor([1], dtype=torch.int8)),
                  (torch.tensor([1.0], dtype=torch.float16), torch.tensor([1.0], dtype=torch.bfloat16)),
                  (torch.tensor([1, 2]), torch.tensor(1.0, dtype=torch.float64))]:
         print(f"  result_type({_desc(a)}, {_desc(b)}) = {torch.result_type(a, b)}")

@@ -447,11 +447,11 @@ class Tensor:
 
     def detach_(self) -> Tensor:
         if self._impl.base is not None:
-            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel"
-                               " (DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of "
-                               "DDP buckets, and hence detach_() cannot be called on these gradients. To fix this error,"
-                               " please refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the "
-                               "solution.")
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using "
+                               "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as "
+                               "True, gradients are views of DDP buckets, and hence detach_() cannot be called on "
+                               "these gradients. To fix this error, please refer to the Optimizer.zero_grad() "
+                               "function in torch/optim/optimizer.py as the solution.")
         if self._impl.autograd is not None:
             self._impl.autograd.requires_grad = False
             self._impl.autograd.grad_fn = None
@@ -745,7 +745,7 @@ def _py_scalar(impl: TensorImpl):
 def _check_inplace(t: Tensor):
     """Writes to a tensor whose elements overlap (an expanded tensor) are refused, as PyTorch does."""
     impl = t._impl
-    if impl.numel() > 1 and any(st == 0 and sz > 1 for st, sz in zip(impl.strides, impl.sizes)):
+    if impl.numel() > 1 and any(st == 0 and sz > 1 for st, sz in zip(impl.strides, impl.sizes, strict=True)):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
                            "memory location. Please clone() the tensor before performing the operation.")
 

@@ -19,7 +19,8 @@ LAYOUTS = {
     "transposed": lambda m: m.arange(12.0).view(3, 4).t(),
     "permuted3d": lambda m: m.arange(24.0).view(2, 3, 4).permute(2, 0, 1),
     "sliced": lambda m: m.arange(24.0).view(4, 6)[:, ::2],
-    "channels_last_like": lambda m: m.arange(24.0).view(1, 2, 3, 4).permute(0, 3, 1, 2).contiguous().permute(0, 2, 3, 1),
+    "channels_last_like":
+        lambda m: m.arange(24.0).view(1, 2, 3, 4).permute(0, 3, 1, 2).contiguous().permute(0, 2, 3, 1),
     "expanded_row": lambda m: m.arange(4.0).expand(3, 4),
     "size1_dims": lambda m: m.arange(4.0).view(4, 1).as_strided((4, 1), (1, 7)),
 }

@@ -46,7 +46,7 @@ class device:
                                    f"{type}")
             index = int(m.group(2))
         if index is not None and index < 0:
-            raise RuntimeError(f"Device index must not be negative")
+            raise RuntimeError("Device index must not be negative")
         self.type = m.group(1)
         self.index = index
         self._str = self.type if index is None else f"{self.type}:{index}"

@@ -19,7 +19,7 @@ def _extent(impl: TensorImpl):
     if n == 0:
         return None
     lo = impl.offset
-    hi = lo + sum((s - 1) * st for s, st in zip(impl.sizes, impl.strides)) + 1
+    hi = lo + sum((s - 1) * st for s, st in zip(impl.sizes, impl.strides, strict=True)) + 1
     isz = impl.dtype.itemsize
     return lo * isz, hi * isz
 
@@ -28,7 +28,7 @@ def check_no_internal_overlap(impl: TensorImpl) -> None:
     """An output whose elements share memory (stride 0 on a dim of size > 1) cannot be written."""
     if 0 in impl.sizes:
         return
-    for s, st in zip(impl.sizes, impl.strides):
+    for s, st in zip(impl.sizes, impl.strides, strict=True):
         if st == 0 and s > 1:
             raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                                "single memory location. Please clone() the tensor before performing the operation.")

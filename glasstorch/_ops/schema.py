@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 __all__ = ["FunctionSchema", "Argument", "Return", "Type", "Annotation", "parse_schema", "SchemaError",
            "parse_default"]
 
-BASE_TYPES = {"Tensor", "int", "SymInt", "SymBool", "SymFloat", "float", "bool", "str", "Scalar", "ScalarType", "Layout", "Device",
-              "MemoryFormat", "Generator", "Dimname", "Storage", "Stream", "QScheme", "Any", "t"}
+BASE_TYPES = {"Tensor", "int", "SymInt", "SymBool", "SymFloat", "float", "bool", "str", "Scalar", "ScalarType",
+              "Layout", "Device", "MemoryFormat", "Generator", "Dimname", "Storage", "Stream", "QScheme", "Any", "t"}
 
 
 class SchemaError(ValueError):

@@ -199,7 +199,7 @@ def storage_nbytes_for(sizes, strides, offset, itemsize) -> int:
     """Bytes a storage needs so that every element of this geometry is inside it."""
     if any(s == 0 for s in sizes):
         return 0  # PyTorch's computeStorageNbytes: an empty geometry needs no bytes, whatever its offset
-    extent = 1 + sum((s - 1) * st for s, st in zip(sizes, strides))
+    extent = 1 + sum((s - 1) * st for s, st in zip(sizes, strides, strict=False))
     return (offset + extent) * itemsize
 
 

@@ -97,7 +97,7 @@ def as_strided(impl: TensorImpl, size, stride, storage_offset=None) -> TensorImp
     size, stride = tuple(size), tuple(stride)
     offset = impl.offset if storage_offset is None else storage_offset
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
+        raise RuntimeError("mismatch in length of strides and shape")
     if any(s < 0 for s in stride):
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {_fmt(stride)}")
     if any(s < 0 for s in size):
@@ -231,7 +231,7 @@ def squeeze(impl: TensorImpl, dim=None) -> TensorImpl:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
         wrapped = [wrap_dim(d, n) for d in dims]
         seen = set()
-        for w, d in zip(wrapped, dims):
+        for w in wrapped:
             if w in seen:
                 raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
             seen.add(w)

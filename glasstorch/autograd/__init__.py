@@ -39,7 +39,7 @@ def _tensor_list(x, what):
 def _make_grads(outputs, grad_outputs, is_grads_batched=False) -> list:
     """PyTorch's ``_make_grads``: implicit ones for scalar outputs, checks for given ones."""
     grads = []
-    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs, strict=False)):
         o = out._impl
         if g is None:
             if requires_grad(o):
@@ -95,7 +95,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     prev = _engine._grad_state.enabled
     _engine._grad_state.enabled = create_graph
     try:
-        for impl, g in zip(input_list, captured):
+        for impl, g in zip(input_list, captured, strict=False):
             if g is not None:
                 _engine.accumulate_grad(impl, g)
     finally:

@@ -77,8 +77,8 @@ def _python_key_fallback(op, ks, *args, **kwargs):
         if func is None:
             func = _overloads[op.name] = OpOverload(op)
         names = [a.name for a in op.schema.arguments]
-        kwarg_only = {n: v for n, v, a in zip(names, args, op.schema.arguments) if a.kwarg_only}
-        positional = [v for v, a in zip(args, op.schema.arguments) if not a.kwarg_only]
+        kwarg_only = {n: v for n, v, a in zip(names, args, op.schema.arguments, strict=False) if a.kwarg_only}
+        positional = [v for v, a in zip(args, op.schema.arguments, strict=False) if not a.kwarg_only]
         kwarg_only = {k: to_tensors(v) for k, v in kwarg_only.items()}  # out= tensors reach the mode as Tensors
         result = mode.__torch_dispatch__(func, (), tuple(to_tensors(positional)), kwarg_only)
     finally:
