@@ -17,6 +17,7 @@ from __future__ import annotations
 from .._core import dtype as _dt
 from .._ops.kernels.cpu import ckernels_src as _ck_src
 from . import codegen_columns, config, ir, loop_split
+from .codegen_common import combine, init, note_reads, run_bodies, store
 from .scheduler import Kernel, Member, loop_indices
 
 HEADER = """#include <stdint.h>
@@ -33,32 +34,6 @@ HEADER = """#include <stdint.h>
        for n in (f + suffix for f in ("exp", "log", "erf", "tanh", "log1p", "expm1", "sin", "cos", "exp2", "log2",
                                         "tan", "atan", "pow"))]
     + ["#endif", ""]) + _ck_src.MATH
-
-
-def _init(rtype, dtype):
-    if rtype in ("sum", "mean"):
-        return "0"
-    if rtype == "prod":
-        return "1"
-    big = rtype == "min"
-    if dtype.is_floating_point:
-        return "INFINITY" if big else "-INFINITY"
-    if dtype is _dt.bool:
-        return "1" if big else "0"
-    bits = dtype.itemsize * 8
-    return f"INT{bits}_MAX" if big else f"INT{bits}_MIN"
-
-
-def _combine(rtype, dtype, acc, v):
-    if rtype in ("sum", "mean"):
-        return f"{acc} += {v};"
-    if rtype == "prod":
-        return f"{acc} *= {v};"
-    macro = "GT_MAX" if rtype == "max" else "GT_MIN"
-    if not dtype.is_floating_point:
-        op = ">" if rtype == "max" else "<"
-        return f"{acc} = ({v} {op} {acc}) ? {v} : {acc};"
-    return f"{acc} = {macro}({acc}, {v});"
 
 
 class _Emitter:
@@ -85,8 +60,7 @@ def generate(kernel: Kernel, prof: list | None = None) -> str:
     em = _Emitter()
     for group in kernel.groups:
         if group.columns:  # reductions over the outer dimension: loops interchanged
-            codegen_columns.emit_group(em, group, bufs, written, _init, _combine,
-                                       None if prof is None else len(prof))
+            codegen_columns.emit_group(em, group, bufs, written, None if prof is None else len(prof))
             if prof is not None:
                 prof.append(describe_group(kernel, group))
             continue
@@ -151,9 +125,7 @@ def _member(em, group, m: Member, locals_, bufs, written):
     with ir.writing(w):
         v = node.fn(out_idx, red_idx) if node.is_reduction else node.fn(out_idx)
         windex = ir.flatten(out_idx, node.buf.strides).render()
-    for buf, _ in w.reads:
-        if buf.name not in locals_:
-            bufs.setdefault(buf.name, buf)
+    note_reads(w, locals_, bufs)
     name = node.buf.name
     if not m.local:
         bufs.setdefault(name, node.buf)
@@ -192,20 +164,10 @@ def _merged(em, group, run, locals_, bufs, written) -> bool:
     """Emit ``run`` as one loop: the bodies share one writer, so a value two members compute (softmax's
     ``exp(x - max)`` for its sum and its output, GELU's input for its two outputs) is computed once.  False
     (nothing emitted) when a body wants its loop cut (``loop_split``)."""
-    w = ir.KernelWriter(locals_)
-    w.splits = []
-    parts = []
-    with ir.writing(w):
-        for m in run:
-            node = m.node
-            M, out_idx, red_idx = loop_indices(node, group.N)
-            v = node.fn(out_idx, red_idx) if node.is_reduction else node.fn(out_idx)
-            parts.append((m, v, ir.flatten(out_idx, node.buf.strides).render()))
+    w, parts = run_bodies(run, group.N, locals_)
     if w.splits or any("r0" in idx.opaque_vars() for _, idx in w.reads):
         return False
-    for buf, _ in w.reads:
-        if buf.name not in locals_:
-            bufs.setdefault(buf.name, buf)
+    note_reads(w, locals_, bufs)
     accs = []
     for m, _, _ in parts:
         if not m.local:
@@ -216,14 +178,14 @@ def _merged(em, group, run, locals_, bufs, written) -> bool:
     em.emit("{")
     em.depth += 1
     for m, name in zip((p[0] for p in parts if p[0].node.is_reduction), accs, strict=True):
-        em.emit(f"{ir.ctype(m.node.acc_dtype)} {name} = {_init(m.node.rtype, m.node.acc_dtype)};")
+        em.emit(f"{ir.ctype(m.node.acc_dtype)} {name} = {init(m.node.rtype, m.node.acc_dtype)};")
     clauses = "".join(f" reduction(+:{a})" for a in accs)
     _loop_head(em, run[0].M, f"#pragma omp simd{clauses}")
     em.block(w.lines)
     it = iter(accs)
     for m, v, windex in parts:
         if m.node.is_reduction:
-            em.emit(_combine(m.node.rtype, m.node.acc_dtype, next(it), v.name))
+            em.emit(combine(m.node.rtype, m.node.acc_dtype, next(it), v.name))
         else:
             em.emit(f"{m.node.buf.name}[{windex}] = {v.name};")
     em.depth -= 1
@@ -231,10 +193,8 @@ def _merged(em, group, run, locals_, bufs, written) -> bool:
     it = iter(accs)
     for m, _, windex in parts:
         if m.node.is_reduction:
-            acc = next(it)
-            result = f"({acc} / {m.M})" if m.node.rtype == "mean" else acc
             target = locals_[m.node.buf.name] if m.local else f"{m.node.buf.name}[{windex}]"
-            em.emit(f"{target} = ({ir.ctype(m.node.buf.dtype)}){result};")
+            em.emit(store(m.node, next(it), m.M, target))
     em.depth -= 1
     em.emit("}")
     return True
@@ -264,7 +224,7 @@ def _reduction(em, node, m, M, w, v, windex, locals_, big):
     acc_t = ir.ctype(node.acc_dtype)
     em.emit("{")
     em.depth += 1
-    em.emit(f"{acc_t} acc = {_init(node.rtype, node.acc_dtype)};")
+    em.emit(f"{acc_t} acc = {init(node.rtype, node.acc_dtype)};")
     clauses = None
     nan_flag = node.rtype in ("max", "min") and node.acc_dtype.is_floating_point
     if node.rtype in ("sum", "mean"):
@@ -285,14 +245,12 @@ def _reduction(em, node, m, M, w, v, windex, locals_, big):
         if nan_flag:
             em.emit(f"nan |= ({v.name} != {v.name});")
     else:
-        em.emit(_combine(node.rtype, node.acc_dtype, "acc", v.name))
+        em.emit(combine(node.rtype, node.acc_dtype, "acc", v.name))
     em.depth -= 1
     em.emit("}")
     if nan_flag:
         em.emit(f"if (nan) acc = {'NAN' if node.acc_dtype is _dt.float32 else '(double)NAN'};")
-    result = f"(acc / {M})" if node.rtype == "mean" else "acc"
-    out_t = ir.ctype(node.buf.dtype)
     target = locals_[node.buf.name] if m.local else f"{node.buf.name}[{windex}]"
-    em.emit(f"{target} = ({out_t}){result};")
+    em.emit(store(node, "acc", M, target))
     em.depth -= 1
     em.emit("}")

@@ -23,7 +23,8 @@ the same operations as the row-order loop (IEEE, no fast-math); only the order o
 from __future__ import annotations
 
 from . import config, ir
-from .scheduler import Group, loop_indices
+from .codegen_common import combine, init, run_bodies, store
+from .scheduler import Group
 
 # bytes of accumulators one block keeps (a share of a 32 KiB L1 data cache; the rows stream past it)
 ACC_BYTES = 16384
@@ -36,12 +37,11 @@ def block_cap(group: Group) -> int:
     return min(cap, (group.N + 15) // 16 * 16)
 
 
-def emit_group(em, group: Group, bufs: dict, written: set, init, combine, prof_slot=None):
+def emit_group(em, group: Group, bufs: dict, written: set, prof_slot=None):
     """Print ``group`` into ``em`` (a codegen_c emitter); add its buffers to ``bufs``/``written``.
 
-    ``init(rtype, dtype)`` and ``combine(rtype, dtype, acc, v)`` are codegen_c's accumulator rules (the same
-    start values and combine steps as the row-order loops); ``prof_slot`` is the ``gt_prof`` counter to add
-    the group's time to, or None.
+    Accumulators start, combine and store by :mod:`.codegen_common`'s rules, as in the row-order loops;
+    ``prof_slot`` is the ``gt_prof`` counter to add the group's time to, or None.
     """
     N, M = group.N, group.M
     body, results = _bodies(group, bufs, written)
@@ -60,7 +60,7 @@ def emit_group(em, group: Group, bufs: dict, written: set, init, combine, prof_s
     em.emit(f"for (int64_t gt_x = 0; gt_x < {N}; gt_x += gt_xb) {{")
     em.depth += 1
     em.emit(f"const int64_t gt_xe = gt_x + gt_xb < {N} ? gt_x + gt_xb : {N};")
-    _block(em, group, M, cap, body, results, init, combine)
+    _block(em, group, M, cap, body, results)
     em.depth -= 1
     em.emit("}")
     if prof_slot is not None:
@@ -71,13 +71,7 @@ def emit_group(em, group: Group, bufs: dict, written: set, init, combine, prof_s
 
 def _bodies(group: Group, bufs: dict, written: set):
     """All members' bodies run under one writer (shared loads); ``[(member, value, write index)]``."""
-    w = ir.KernelWriter()
-    results = []
-    with ir.writing(w):
-        for m in group.members:
-            _, out_idx, red_idx = loop_indices(m.node, group.N)
-            v = m.node.fn(out_idx, red_idx)
-            results.append((m, v, ir.flatten(out_idx, m.node.buf.strides).render()))
+    w, results = run_bodies(group.members, group.N)
     for buf, _ in w.reads:
         bufs.setdefault(buf.name, buf)
     for m, _, _ in results:
@@ -90,7 +84,7 @@ def _acc(m) -> str:
     return f"acc_{m.node.buf.name}[x0 - gt_x]"
 
 
-def _block(em, group, M, cap, body, results, init, combine):
+def _block(em, group, M, cap, body, results):
     """One block of columns ``[gt_x, gt_xe)``: accumulators, the pass over the rows, the stores."""
     for m, _, _ in results:
         node = m.node
@@ -114,7 +108,5 @@ def _block(em, group, M, cap, body, results, init, combine):
     em.emit("}")
     em.emit("for (int64_t x0 = gt_x; x0 < gt_xe; x0++) {")
     for m, _, windex in results:
-        node = m.node
-        result = f"({_acc(m)} / {M})" if node.rtype == "mean" else _acc(m)
-        em.emit(f"    {node.buf.name}[{windex}] = ({ir.ctype(node.buf.dtype)}){result};")
+        em.emit("    " + store(m.node, _acc(m), M, f"{m.node.buf.name}[{windex}]"))
     em.emit("}")

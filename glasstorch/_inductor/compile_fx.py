@@ -158,9 +158,8 @@ def compile_fx_inner(gm, example_inputs, **kwargs):
     kernels = [s for s in steps if isinstance(s, Kernel)]
     prof = [] if config.profile_kernels else None
     sources = [codegen_c.generate(k, prof) for k in kernels]
-    c_source = codegen_c.HEADER + "\n" + "\n".join(sources)
-    if prof is not None:
-        c_source = codegen_c.HEADER + codegen_c.profile_source(len(prof)) + "\n" + "\n".join(sources)
+    counters = codegen_c.profile_source(len(prof)) if prof is not None else ""
+    c_source = codegen_c.HEADER + counters + "\n" + "\n".join(sources)
     libs = {}
     if kernels:
         lib = _cbuild.load(c_source, openmp=True, name="inductor")

@@ -18,7 +18,7 @@ externs_first = True
 max_groups_per_kernel = 64
 # write IR, schedule, C and wrapper into glasstorch._logging.debug_dir() when it gives a folder
 debug = True
-# time every loop group (C) and wrapper step (Python): CompiledFxGraph.profile() reads them; costs a few µs a call
+# time every loop group (C) and wrapper step (Python): CompiledFxGraph.profiler.rows() reads them; a few µs a call
 profile_kernels = False
 # reductions over the outer dimension (column sums) run with the loops interchanged (scheduler/codegen_columns)
 column_reductions = True

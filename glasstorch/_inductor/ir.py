@@ -493,7 +493,7 @@ class BufView(Box):
         return ops.load(self.buf, flatten(idx, self.strides) + self.offset)
 
     def is_identity(self):
-        return self.offset == 0 and self.sizes == self.buf.sizes and _same_strides(self.sizes, self.strides,
+        return self.offset == 0 and self.sizes == self.buf.sizes and same_strides(self.sizes, self.strides,
                                                                                     self.buf.strides)
 
 
@@ -514,7 +514,8 @@ class Reindexed(Box):
         return self.base.load(self.reindex(idx))
 
 
-def _same_strides(sizes, a, b) -> bool:
+def same_strides(sizes, a, b) -> bool:
+    """Strides ``a`` and ``b`` address the same elements for ``sizes`` (they may differ on size-1 dims only)."""
     return all(s == 1 or x == y for s, x, y in zip(sizes, a, b, strict=False))
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 
 from . import config, ir
+from .codegen_common import note_reads
 
 MIN_INNER = 4  # no nested loops with an inner loop shorter than this (loop overhead beats the gain)
 
@@ -95,9 +96,7 @@ def emit_pointwise(em, node, N: int, M: int, w, locals_, bufs) -> bool:
     if len(runs) == 1 and not runs[0].k and not runs[0].facts:
         return False
     for run in runs:
-        for buf, _ in run.w.reads:
-            if buf.name not in locals_:
-                bufs.setdefault(buf.name, buf)
+        note_reads(run.w, locals_, bufs)
     _emit_runs(em, node, N, runs)
     return True
 

@@ -16,6 +16,7 @@ import operator
 
 from .. import ops as _gops
 from .._core import dtype as _dt
+from ..fx.graph_module import _get_attr
 from . import config, ir
 from .ir import Box, Buffer, BufView, ComputeNode, ExternNode, Pointwise, Reindexed, ops
 
@@ -238,7 +239,7 @@ class GraphLowering:
         if isinstance(box, BufView):
             return box
         hit = self.realized.get(id(box))
-        if hit is not None and hit[0] is box and (strides is None or _same_layout(hit[1], strides)):
+        if hit is not None and hit[0] is box and _fits(hit[1], strides):
             return hit[1]
         out = self._realize(box, strides)
         self.realized[id(box)] = (box, out)
@@ -257,8 +258,7 @@ class GraphLowering:
     def _realize(self, box, strides) -> BufView:
         if isinstance(box, Reindexed) and box.remake is not None:
             v = box.remake(self.realize(box.base))  # realise the base, keep the view strided (no copy)
-            if v is not None and (strides is None or all(s == 1 or a == b for s, a, b in zip(
-                    v.sizes, v.strides, strides, strict=False))):
+            if v is not None and _fits(v, strides):
                 return v
         if not ir.supported_dtype(box.dtype):
             raise Unsupported(f"dtype {box.dtype}")
@@ -346,9 +346,7 @@ class GraphLowering:
         self.env[node] = buf.view()
 
     def _get_attr(self, node):
-        obj = self.gm
-        for part in node.target.split("."):
-            obj = getattr(obj, part)
+        obj = _get_attr(self.gm, node.target)
         impl = getattr(obj, "_impl", None)
         if impl is None:
             self.env[node] = obj
@@ -455,12 +453,13 @@ class GraphLowering:
         return buf.view()
 
 
+def _fits(v: BufView, strides) -> bool:
+    """``v`` has the requested strides (None: any)."""
+    return strides is None or ir.same_strides(v.sizes, v.strides, strides)
+
+
 def _transposed(v: BufView) -> BufView:
     return BufView(v.buf, v.sizes[::-1], v.strides[::-1], v.offset)
-
-
-def _same_layout(v: BufView, strides) -> bool:
-    return all(s == 1 or a == b for s, a, b in zip(v.sizes, v.strides, strides, strict=False))
 
 
 def strided_view(box, split=None):

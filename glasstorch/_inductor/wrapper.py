@@ -25,7 +25,7 @@ from .._tensor.impl import TensorImpl, empty_strided_impl
 from .._tensor.storage import UntypedStorage
 from ..autograd import grad_mode as _grad_mode
 from ..tensor import wrap
-from .ir import Buffer, BufView, ExternNode
+from .ir import Buffer, BufView, ExternNode, same_strides
 from .lowering import _ExternArg
 from .scheduler import Kernel
 
@@ -145,8 +145,8 @@ class WrapperBuilder:
         w.append("    nt = _get_num_threads()")
         if self.pool.offsets:
             w.append(f"    _pool = _pool_storage({self.pool.nbytes})")
-            w.append("    _pool_p = _pool._ptr")
-            w.append(f"    _pool_p += (-_pool_p) % {_ALIGN}")
+            w.append(f"    _pool_s = (-_pool._ptr) % {_ALIGN}")  # slices start on cache lines, as the C code assumes
+            w.append("    _pool_p = _pool._ptr + _pool_s")
         for i, buf in enumerate(self.g.inputs):
             if buf is not None:
                 w.append(f"    {buf.name} = args[{i}]")
@@ -206,8 +206,9 @@ class WrapperBuilder:
             return got
         if buf.name in self.pool.offsets:
             self.env[f"_dt_{buf.name}"] = buf.dtype
-            self.lines.append(f"    {buf.name} = _pool_tensor(_pool, {self.pool.offsets[buf.name]}, {buf.sizes!r}, "
-                              f"{buf.strides!r}, _dt_{buf.name})")
+            off = self.pool.offsets[buf.name]
+            self.lines.append(f"    {buf.name} = _pool_tensor(_pool, _pool_s + {off}, {buf.sizes!r}, {buf.strides!r}, "
+                              f"_dt_{buf.name})")
             self.local_obj[buf.name] = buf.name
             return buf.name
         if buf.name in self.arena.slot_of:
@@ -252,7 +253,7 @@ class WrapperBuilder:
                 v = e.out_view or out.view()
                 self.env[f"_dt_{out.name}"] = out.dtype
                 off = self.pool.offsets[out.name]
-                target = f"_pool_numpy(_pool, {off}, {v.sizes!r}, {v.strides!r}, _dt_{out.name})"
+                target = f"_pool_numpy(_pool, _pool_s + {off}, {v.sizes!r}, {v.strides!r}, _dt_{out.name})"
             else:
                 self.lines.append(f"    {out.name} = _alloc({out.sizes!r}, {out.strides!r}, _dt_{out.name})")
                 self.env[f"_dt_{out.name}"] = out.dtype
@@ -320,15 +321,13 @@ def _pool_storage(nbytes):
     return UntypedStorage._allocate(nbytes + _ALIGN, _CPU)
 
 
-def _pool_tensor(storage, offset, sizes, strides, dtype):
-    shift = (-storage._ptr) % _ALIGN  # slices start on cache lines, as the pointers handed to C assume
-    return wrap(TensorImpl(storage, sizes, strides, (offset + shift) // dtype.itemsize, dtype, storage.device))
+def _pool_tensor(storage, byte_offset, sizes, strides, dtype):
+    return wrap(TensorImpl(storage, sizes, strides, byte_offset // dtype.itemsize, dtype, storage.device))
 
 
-def _pool_numpy(storage, offset, sizes, strides, dtype):
+def _pool_numpy(storage, byte_offset, sizes, strides, dtype):
     isz = dtype.itemsize
-    shift = (-storage._ptr) % _ALIGN
-    return np.ndarray(sizes, dtype.np, storage._data, offset + shift, tuple(s * isz for s in strides))
+    return np.ndarray(sizes, dtype.np, storage._data, byte_offset, tuple(s * isz for s in strides))
 
 
 class _Fallback:
@@ -374,8 +373,7 @@ def _fix_layout(t, expect):
     """An extern result with the layout lowering assumed (a copy when the op chose other strides)."""
     sizes, strides, dtype = expect
     impl = t._impl
-    if impl.sizes == sizes and impl.dtype is dtype and all(
-            s == 1 or a == b for s, a, b in zip(sizes, impl.strides, strides, strict=False)):
+    if impl.sizes == sizes and impl.dtype is dtype and same_strides(sizes, impl.strides, strides):
         return t
     out = _alloc(sizes, strides, dtype)
     with _grad_mode.no_grad():
