@@ -126,12 +126,29 @@ def is_channels_last_contiguous(sizes, strides) -> bool:
     return True
 
 
+def channels_last_3d_strides(sizes) -> tuple:
+    """NDHWC strides for NCDHW sizes (``torch.channels_last_3d``)."""
+    N, C, D, H, W = (max(s, 1) for s in sizes)
+    return (D * H * W * C, 1, H * W * C, W * C, C)
+
+
 def is_channels_last_strides_2d(sizes, strides) -> bool:
     """The heuristic PyTorch uses to *guess* a channels-last layout (``preserve_format``)."""
-    if len(sizes) != 4 or strides[1] == 0:
+    return len(sizes) == 4 and _channels_last_guess(sizes, strides, (1, 3, 2, 0))
+
+
+def is_channels_last_strides_3d(sizes, strides) -> bool:
+    """:func:`is_channels_last_strides_2d` for 5-d tensors (``channels_last_3d``)."""
+    return len(sizes) == 5 and _channels_last_guess(sizes, strides, (1, 4, 3, 2, 0))
+
+
+def _channels_last_guess(sizes, strides, order) -> bool:
+    """PyTorch's ``is_channels_last_strides_{2,3}d`` over ``order`` (channels first, then the spatial dims from
+    the fastest, the batch last)."""
+    if strides[1] == 0:
         return False
     min_stride = 0
-    for d in (1, 3, 2, 0):
+    for d in order:
         if sizes[d] == 0:
             return False
         if strides[d] < min_stride:

@@ -23,8 +23,8 @@ from glasstorch._core.dispatch_key import AUTOCAST_SET, AUTOGRAD_SET, bit, tls
 from glasstorch._dynamo.eval_frame import _argnames, _build_guards, _leaf_names, _module_roots, _tracing
 from glasstorch._dynamo.output_graph import BreakDetector
 from glasstorch._dynamo.utils import flatten, user_stack_here
-from glasstorch._ops_namespace import ops
 from glasstorch.fx import Graph, GraphModule
+from glasstorch.fx.experimental.proxy_tensor import _canonical
 from glasstorch.nn.modules.module import Module
 from glasstorch.tensor import Tensor
 from glasstorch.utils._python_dispatch import TorchDispatchMode, mode_stack
@@ -287,14 +287,3 @@ def _is_getitem(node) -> bool:
     return node.target is operator.getitem
 
 
-_CANONICAL: dict = {}
-
-
-def _canonical(func):
-    """The ``glasstorch.ops.aten.<name>.<overload>`` object for ``func`` (its generated code names it so)."""
-    out = _CANONICAL.get(func.name)
-    if out is None:
-        ns, _, rest = func.name.partition("::")
-        base, _, overload = rest.partition(".")
-        out = _CANONICAL[func.name] = getattr(getattr(getattr(ops, ns), base), overload or "default")
-    return out

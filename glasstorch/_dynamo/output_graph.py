@@ -41,6 +41,7 @@ from glasstorch._subclasses.fake_tensor import (
     UnsupportedFakeTensorException,
 )
 from glasstorch.fx.experimental.proxy_tensor import make_fx
+from glasstorch.fx.graph_module import _get_attr as _fetch_attr
 from glasstorch.nn.modules import _module_hooks
 from glasstorch.tensor import Tensor
 from glasstorch.utils._python_dispatch import TorchDispatchMode
@@ -378,13 +379,6 @@ def _unique(name: str, taken: set) -> str:
         out, n = f"{name}_{n}", n + 1
     taken.add(out)
     return out
-
-
-def _fetch_attr(gm, target: str):
-    obj = gm
-    for part in target.split("."):
-        obj = getattr(obj, part)
-    return obj
 
 
 def _drop_attr(gm, target: str) -> None:

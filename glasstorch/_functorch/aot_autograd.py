@@ -41,6 +41,7 @@ from glasstorch._functorch.partitioners import default_partition, min_cut_remate
 from glasstorch.autograd.function import Function, _delayed_error
 from glasstorch.fx import GraphModule
 from glasstorch.fx.experimental.proxy_tensor import make_fx
+from glasstorch.fx.graph_module import _get_attr as _fetch_attr
 
 try:  # observability is optional: the compile stack works without the logging package
     from glasstorch import _logging as _glog
@@ -214,13 +215,6 @@ def _clean(gm: GraphModule, runnable: bool = True) -> GraphModule:
     if runnable:
         gm.recompile()
     return gm
-
-
-def _fetch_attr(gm, target: str):
-    obj = gm
-    for part in target.split("."):
-        obj = getattr(obj, part)
-    return obj
 
 
 def _unflatten(leaves: list, spec):

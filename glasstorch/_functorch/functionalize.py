@@ -34,8 +34,10 @@ import numpy as np
 import glasstorch
 from glasstorch._core import shape as _shape
 from glasstorch.fx import Graph, GraphModule
+from glasstorch.fx.graph_module import _get_attr as _fetch_attr
 from glasstorch.fx.node import Node, map_arg
 from glasstorch.fx.passes.shape_prop import _extract_tensor_metadata
+from glasstorch.fx.passes.shape_prop import _memory_format as _layout_of
 
 __all__ = ["functionalize_graph", "FunctionalGraph", "OutputAlias", "functionalize_rules", "register_functionalize",
            "replay_view_chain"]
@@ -534,13 +536,6 @@ def _fake_mode_of(gm):
     return None
 
 
-def _fetch_attr(gm, target):
-    obj = gm
-    for part in target.split("."):
-        obj = getattr(obj, part)
-    return obj
-
-
 def _fetch_val_or_attr(gm, node):
     if node.op == "get_attr":
         return _fetch_attr(gm, node.target)
@@ -713,10 +708,8 @@ def _resize(ctx, node):
 
 def _memory_format(t):
     """channels_last(_3d) when ``t`` is laid out so (and not also contiguous), else None."""
-    if t.dim() in (4, 5) and not t.is_contiguous():
-        fmt = glasstorch.channels_last if t.dim() == 4 else glasstorch.channels_last_3d
-        return fmt if t.is_contiguous(memory_format=fmt) else None
-    return None
+    fmt = _layout_of(t)
+    return None if fmt is glasstorch.contiguous_format else fmt
 
 
 def _bn_args(node):

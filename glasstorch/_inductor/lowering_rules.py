@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 from .._core import dtype as _dt
+from .._core import shape as _shape
 from . import ir
 from .ir import BufView, Pointwise, Reindexed, ops
 from .lowering import (
@@ -54,23 +55,7 @@ def view_strides(old_sizes, old_strides, new_sizes):
     """Strides of a no-copy reshape (PyTorch's ``computeStride``), or None when the layout forbids one."""
     if not old_sizes:
         return ir.contiguous_strides(new_sizes)
-    new_strides = [0] * len(new_sizes)
-    view_d = len(new_sizes) - 1
-    chunk = old_strides[-1]
-    t_numel = v_numel = 1
-    for d in range(len(old_sizes) - 1, -1, -1):
-        t_numel *= old_sizes[d]
-        if d == 0 or (old_sizes[d - 1] != 1 and old_strides[d - 1] != t_numel * chunk):
-            while view_d >= 0 and (v_numel < t_numel or new_sizes[view_d] == 1):
-                new_strides[view_d] = v_numel * chunk
-                v_numel *= new_sizes[view_d]
-                view_d -= 1
-            if v_numel != t_numel:
-                return None
-            if d > 0:
-                chunk = old_strides[d - 1]
-                t_numel = v_numel = 1
-    return tuple(new_strides) if view_d == -1 else None
+    return _shape.compute_stride(old_sizes, old_strides, new_sizes)
 
 
 @register(aten.view.default, aten._unsafe_view.default, aten.reshape.default)

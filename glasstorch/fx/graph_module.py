@@ -84,6 +84,14 @@ class _CodeOnlyModule(Module):
         self.__dict__ = body
 
 
+
+def _get_attr(module, target: str):
+    """The object at the dotted path ``target`` below ``module`` (``torch.fx.graph_module._get_attr``)."""
+    obj = module
+    for part in target.split("."):
+        obj = getattr(obj, part)
+    return obj
+
 class GraphModule(Module):
     """An ``nn.Module`` generated from a :class:`Graph` (``torch.fx.GraphModule``).
 

@@ -52,11 +52,6 @@ def resize_impl(self: TensorImpl, sizes: tuple) -> None:
         self.storage.resize_(need)
 
 
-def _channels_last_3d_strides(sizes) -> tuple:
-    N, C, D, H, W = (max(s, 1) for s in sizes)
-    return (D * H * W * C, 1, H * W * C, W * C, C)
-
-
 def restride(self: TensorImpl, memory_format) -> None:
     """Dense strides of ``memory_format`` for the current sizes (``empty_tensor_restride``)."""
     if memory_format is preserve_format:
@@ -69,31 +64,17 @@ def restride(self: TensorImpl, memory_format) -> None:
     elif memory_format is channels_last_3d:
         if len(sizes) != 5:
             raise RuntimeError("required rank 5 tensor to use channels_last_3d format")
-        strides = _channels_last_3d_strides(sizes)
+        strides = _shape.channels_last_3d_strides(sizes)
     else:
         strides = _shape.contiguous_strides(sizes)
     self.set_geometry(sizes, strides, self.offset)
 
 
-def _strides_like_channels_last(sizes, strides, order) -> bool:
-    """PyTorch's ``is_channels_last_strides_{2,3}d`` guess, for the dim order (fastest first but batch last)."""
-    if strides[1] == 0:
-        return False
-    min_stride = 0
-    for d in order:
-        if sizes[d] == 0 or strides[d] < min_stride:
-            return False
-        if d == 0 and min_stride == strides[1]:  # N111 or N stride == C stride: ambiguous, kept NCHW
-            return False
-        min_stride = strides[d] * (sizes[d] if sizes[d] > 1 else 1)
-    return True
-
-
 def suggest_memory_format(t: TensorImpl):
     """The memory format ``t``'s strides look like (``TensorBase::suggest_memory_format``)."""
-    if t.ndim == 4 and _strides_like_channels_last(t.sizes, t.strides, (1, 3, 2, 0)):
+    if _shape.is_channels_last_strides_2d(t.sizes, t.strides):
         return channels_last
-    if t.ndim == 5 and _strides_like_channels_last(t.sizes, t.strides, (1, 4, 3, 2, 0)):
+    if _shape.is_channels_last_strides_3d(t.sizes, t.strides):
         return channels_last_3d
     return contiguous_format
 

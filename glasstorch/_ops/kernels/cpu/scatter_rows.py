@@ -16,6 +16,7 @@ import threading
 
 import numpy as np
 
+from ...._core import shape as _shape
 from . import ckernels as _ckernels
 
 _C_SOURCE = r"""
@@ -66,23 +67,20 @@ def index_add_rows(arr: np.ndarray, idx: np.ndarray, src: np.ndarray) -> bool:
     inner = 1
     for s in arr.shape[1:]:
         inner *= s
-    isz = arr.itemsize
-    if not (_rows_contiguous(arr, isz) and _rows_contiguous(src, isz)):
+    out_row, src_row = _row_stride(arr, inner), _row_stride(src, inner)
+    if out_row is None or src_row is None:
         return False
     idx = np.ascontiguousarray(idx, dtype=np.int64)
-    out_row = arr.strides[0] // isz if arr.shape[0] > 1 else inner
-    src_row = src.strides[0] // isz if src.shape[0] > 1 else inner
-    if arr.strides[0] % isz or src.strides[0] % isz:
-        return False
     fn(arr.ctypes.data, out_row, src.ctypes.data, src_row, idx.ctypes.data, idx.shape[0], inner)
     return True
 
 
-def _rows_contiguous(a: np.ndarray, isz: int) -> bool:
-    """Each slice ``a[i]`` is one dense C-ordered block."""
-    expect = isz
-    for size, stride in zip(reversed(a.shape[1:]), reversed(a.strides[1:]), strict=True):
-        if size != 1 and stride != expect:
-            return False
-        expect *= size
-    return True
+def _row_stride(a: np.ndarray, inner: int):
+    """The element stride from one slice ``a[i]`` to the next when each is one dense C-ordered block, else None."""
+    isz = a.itemsize
+    if any(st % isz for st in a.strides):
+        return None
+    strides = [st // isz for st in a.strides]
+    if not _shape.is_contiguous(a.shape[1:], strides[1:]):
+        return None
+    return strides[0] if a.shape[0] > 1 else inner
