@@ -236,3 +236,72 @@ def test_missing_compiler_falls_back(monkeypatch):
     monkeypatch.setattr(_cbuild, "load", no_compiler)
     ck.reset()
     _check_fallback()
+
+
+def _expect_binary(op, a, b, out, expected):
+    """ck.binary must take the C path and write exactly numpy's result."""
+    assert ck.binary(op, a, b, out)
+    assert out.tobytes() == np.ascontiguousarray(expected).tobytes() if out.flags.c_contiguous else \
+        np.array_equal(out, expected)
+
+
+def test_layout_read_from_numpy_arrays_in_c():
+    """The drivers read shape and strides from the arrays themselves: broadcasting (leading and size-1 dims),
+    negative and permuted strides, a permuted output, 0-d operands."""
+    if not ck.available():
+        pytest.skip("no C compiler")
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((5, 3, 40, 7)).astype(np.float32)
+    b = rng.standard_normal((3, 1, 7)).astype(np.float32)
+    out = np.empty_like(a)
+    _expect_binary("mul", a, b, out, a * b)
+    _expect_binary("sub", a[::-1, :, ::-1], b[:, :, ::-1], out, a[::-1, :, ::-1] - b[:, :, ::-1])
+    perm = np.empty((7, 40, 3, 5), np.float32).transpose(3, 2, 1, 0)  # an output whose dims run backwards
+    _expect_binary("add", a, b, perm, a + b)
+    _expect_binary("div", a, np.float32(3.0), out, a / np.float32(3.0))
+    x = rng.standard_normal((64, 80)).astype(np.float64)
+    o = np.empty((80, 64), np.float64).T
+    assert ck.unary("relu", x[:, ::-1], o)
+    assert np.array_equal(o, np.where(x[:, ::-1] < 0, 0.0, x[:, ::-1]))
+
+
+def test_layouts_the_drivers_refuse():
+    """Overlap with another layout, shapes that do not broadcast and too many dims go back to numpy (False),
+    leaving the output untouched; an output that is exactly an input (in place) runs in C."""
+    if not ck.available():
+        pytest.skip("no C compiler")
+    x = _data(n=128 * 128).reshape(128, 128)
+    before = x.copy()
+    assert not ck.unary("relu", x.T, x)       # reads what it writes, transposed
+    assert not ck.binary("add", x.T, x, x)
+    assert np.array_equal(x, before, equal_nan=True)
+    assert ck.unary("relu", x, x)             # element i reads and writes element i only
+    assert np.array_equal(x, np.where(before < 0, np.float32(0), before), equal_nan=True)
+    out = np.zeros((128, 128), np.float32)
+    assert not ck.binary("add", x, np.ones(64, np.float32), out)  # (64,) does not broadcast to (128,)
+    deep = np.ones((2,) * 13 + (1,) * 4, np.float32)                # 17 dims: numpy's business
+    assert not ck.unary("exp", deep, np.empty_like(deep))
+
+
+def test_streaming_stores_give_the_same_bits():
+    """Outputs above the streaming threshold are written through an L1 buffer with non-temporal stores; the values
+    are those of the plain stores, single- and multi-threaded, for contiguous and row-by-row layouts."""
+    if not ck.available():
+        pytest.skip("no C compiler")
+    x = gt.from_numpy(_data(n=200_000))
+    m = gt.from_numpy(_data(n=400 * 500, seed=2).reshape(400, 500))
+    v = gt.from_numpy(_data(n=500, seed=3))
+
+    def results():
+        return [gt.exp(x).numpy(), (m + v).numpy(), x.double().numpy(), gt.nn.functional.gelu(m).numpy()]
+    before = gt.get_num_threads()
+    plain = results()
+    try:
+        ck.set_stream_bytes(0)
+        for n in (1, 2):
+            gt.set_num_threads(n)
+            for r, p in zip(results(), plain, strict=True):
+                assert r.tobytes() == p.tobytes()
+    finally:
+        gt.set_num_threads(before)
+        ck.reset()

@@ -30,14 +30,14 @@ import threading
 import numpy as np
 
 from ...._device.threads import get_num_threads
-from ...tensor_iterator import coalesce
 from . import ckernels_src as _src
 
 __all__ = ["unary", "binary", "copy", "available", "reset", "set_stream_bytes", "MIN_NUMEL"]
 
 MIN_NUMEL = 4096  # below this numpy's loop costs less than the ctypes call and the layout work
 
-_I64P = ctypes.POINTER(ctypes.c_int64)
+_PYOBJ = ctypes.py_object  # the drivers take numpy arrays themselves and read their geometry in C
+_MAXD = 16                 # GT_MAXD: arrays of more dims take numpy
 # operations whose numpy fallback is a chain of float64 ufunc passes (tens of us even for one element): the C loop
 # runs them at every size, so small and large tensors also get the same values
 _ANY_SIZE = frozenset({"gelu", "gelu_backward"})
@@ -61,10 +61,13 @@ def _load():
             return _state["lib"]
         try:
             lib = compile_library(_src.source(), "ckernels")
-            if lib is not None:
+            if lib is not None and _reads_numpy_arrays(lib):
                 _bind(lib)
                 _state["lib"] = lib
-            return lib
+                llc = _last_level_cache_bytes()
+                if llc:
+                    ctypes.c_int64.in_dll(lib, "gt_stream_bytes").value = llc // 2
+            return _state["lib"]
         finally:
             _state["tried"] = True
 
@@ -86,12 +89,46 @@ def compile_library(source: str, name: str):
     return None
 
 
+def _reads_numpy_arrays(lib) -> bool:
+    """Whether the drivers' view of numpy's array object (``gt_ndarray``: data, nd, dims, strides after the object
+    header) is this interpreter's and numpy's.  The header is checked before any pointer in it is followed, so a
+    build with another object layout (a debug or free-threaded interpreter) gets numpy, not a crash."""
+    probe = lib.gt_probe
+    probe.argtypes = (_PYOBJ, ctypes.c_void_p, ctypes.c_int)
+    probe.restype = None
+    a = np.empty((3, 7), np.float32)[::2, ::-2]
+    info = (ctypes.c_int64 * (2 + 2 * _MAXD))()
+    probe(a, info, 0)
+    if info[0] != a.ctypes.data or info[1] != a.ndim:
+        return False
+    probe(a, info, 1)
+    return list(info[2:4]) == list(a.shape) and list(info[2 + _MAXD:4 + _MAXD]) == list(a.strides)
+
+
+def _last_level_cache_bytes() -> int:
+    """Size of the largest CPU cache (Linux sysfs), 0 when unknown."""
+    best = (0, 0)
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    try:
+        for entry in os.listdir(base):
+            if entry.startswith("index"):
+                with open(f"{base}/{entry}/level") as f:
+                    level = int(f.read())
+                with open(f"{base}/{entry}/size") as f:
+                    text = f.read().strip()
+                scale = {"K": 1 << 10, "M": 1 << 20}.get(text[-1:], 1)
+                best = max(best, (level, int(text.rstrip("KM")) * scale))
+    except (OSError, ValueError):
+        return 0
+    return best[1]
+
+
 def _bind(lib) -> None:
     vp, i64, i32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
-    u, b = lib.gt_unary, lib.gt_binary
-    u.argtypes = (vp, i64, _I64P, _I64P, _I64P, vp, vp, i64, i64, i32)
-    b.argtypes = (vp, i64, _I64P, _I64P, _I64P, _I64P, vp, vp, vp, i64, i32)
-    u.restype = b.restype = None
+    u, b = lib.gt_unary_nd, lib.gt_binary_nd
+    u.argtypes = (vp, _PYOBJ, _PYOBJ, i64, i64, i32)
+    b.argtypes = (vp, _PYOBJ, _PYOBJ, _PYOBJ, i64, i32)
+    u.restype = b.restype = i32
     _drivers[:] = [u, b]
     addr = ctypes.cast
     for op, by_dtype in _src.UNARY.items():
@@ -105,7 +142,8 @@ def _bind(lib) -> None:
 
 
 def set_stream_bytes(n: int) -> None:
-    """Rows with outputs of at least ``n`` bytes are written with non-temporal stores (a tuning knob; 6 MiB)."""
+    """Calls whose output has at least ``n`` bytes write it with non-temporal stores (a tuning knob; half the
+    last-level cache by default, 16 MiB when the cache size is unknown)."""
     if available():
         ctypes.c_int64.in_dll(_state["lib"], "gt_stream_bytes").value = n
 
@@ -123,36 +161,6 @@ def reset() -> None:
         _unary_fns.clear()
         _binary_fns.clear()
         _drivers.clear()
-
-
-def _arr(vals):
-    return (ctypes.c_int64 * len(vals))(*vals)
-
-
-def _layout(shape, arrays):
-    """Sizes and per-operand element strides of ``arrays`` broadcast to ``shape`` (the output is last), dims
-    sorted by the output's strides (largest first) and coalesced."""
-    nd = len(shape)
-    strides = []
-    for a in arrays:
-        isz = a.itemsize
-        if a.shape == shape:
-            strides.append([s // isz for s in a.strides])
-        else:  # broadcast: stride 0 along new leading dims and size-1 dims (np.broadcast_to's, without the view)
-            lead = nd - a.ndim
-            strides.append([0] * lead + [0 if n == 1 else s // isz for n, s in zip(a.shape, a.strides, strict=True)])
-    out_st = strides[-1]
-    order = sorted(range(nd), key=lambda d: -abs(out_st[d]))
-    sizes = tuple(shape[d] for d in order)
-    sizes, strides = coalesce(sizes, [tuple(st[d] for d in order) for st in strides])
-    if not sizes:
-        sizes, strides = (1,), [(0,)] * len(arrays)
-    return sizes, strides
-
-
-def _aliased(x, out) -> bool:
-    """An input that may overlap the output with another layout (``a.copy_(a.t())``): numpy buffers it."""
-    return (x.shape != out.shape or x.strides != out.strides) and np.may_share_memory(x, out)
 
 
 def _contig(x, out) -> bool:
@@ -173,7 +181,7 @@ def unary(op: str, x, out: np.ndarray) -> bool:
     fn = _unary_fns.get((op, x.dtype.char, out.dtype.char))
     if fn is None:
         return False
-    return _run_unary(fn, x, out, n)
+    return not _drivers[0](fn, x, out, x.itemsize, out.itemsize, get_num_threads())
 
 
 def copy(src, out: np.ndarray) -> bool:
@@ -182,21 +190,6 @@ def copy(src, out: np.ndarray) -> bool:
     if src.dtype == out.dtype and get_num_threads() == 1 and out.flags.c_contiguous and _contig(src, out):
         return False
     return unary("copy", src, out)
-
-
-def _run_unary(fn, x, out, n) -> bool:
-    nt = get_num_threads()
-    if out.flags.c_contiguous and _contig(x, out):
-        sz = _arr((n,))
-        one = _arr((1,))
-        _drivers[0](fn, 1, sz, one, one, x.ctypes.data, out.ctypes.data, x.itemsize, out.itemsize, nt)
-        return True
-    if _aliased(x, out):
-        return False
-    sizes, (sx, so) = _layout(out.shape, (x, out))
-    _drivers[0](fn, len(sizes), _arr(sizes), _arr(sx), _arr(so), x.ctypes.data, out.ctypes.data, x.itemsize,
-                out.itemsize, nt)
-    return True
 
 
 def binary(op: str, a, b, out: np.ndarray) -> bool:
@@ -218,14 +211,4 @@ def binary(op: str, a, b, out: np.ndarray) -> bool:
     if nt == 1 and op in _NUMPY_CONTIGUOUS and out.flags.c_contiguous and _contig_or_scalar(a, out) \
             and _contig_or_scalar(b, out):
         return False  # numpy's own SIMD loops are as fast for these memory-bound cases (incl. x.mul_(2.0))
-    if out.flags.c_contiguous and _contig(a, out) and _contig(b, out):
-        sz = _arr((n,))
-        one = _arr((1,))
-        _drivers[1](fn, 1, sz, one, one, one, a.ctypes.data, b.ctypes.data, out.ctypes.data, dt.itemsize, nt)
-        return True
-    if _aliased(a, out) or _aliased(b, out):
-        return False
-    sizes, (sa, sb, so) = _layout(out.shape, (a, b, out))
-    _drivers[1](fn, len(sizes), _arr(sizes), _arr(sa), _arr(sb), _arr(so), a.ctypes.data, b.ctypes.data,
-                out.ctypes.data, dt.itemsize, nt)
-    return True
+    return not _drivers[1](fn, a, b, out, dt.itemsize, nt)

@@ -36,16 +36,18 @@ CTYPE = {"f": "float", "d": "double"}
 _HELPERS = r"""
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 #define GT_GRAIN 32768
-/* rows whose output has at least this many bytes are written with non-temporal stores (ckernels.set_stream_bytes):
-   beyond a cache's share, skipping the read-for-ownership of output lines pays; below, the lines are often still
-   cached from the allocator's previous block and plain stores win. */
-int64_t gt_stream_bytes = 6 << 20;
+/* calls whose output has at least this many bytes are written with non-temporal stores (ckernels.set_stream_bytes;
+   ckernels sets half the last-level cache at load): beyond that, skipping the read-for-ownership of output lines
+   that are not cached anyway pays; below, the output is often still cached from the allocator's previous block
+   (or is read again soon) and plain stores win (1M float32 -> float64 copies: 2.2x faster without streaming). */
+int64_t gt_stream_bytes = 16 << 20;
 
 #if defined(__AVX__)
 #include <immintrin.h>
@@ -259,8 +261,8 @@ static inline double gt_gelu_backward_d(double g, double x) {
 """
 
 _DRIVERS = r"""
-typedef void (*gt_urow)(const char *, int64_t, char *, int64_t, int64_t);
-typedef void (*gt_brow)(const char *, int64_t, const char *, int64_t, char *, int64_t, int64_t);
+typedef void (*gt_urow)(const char *, int64_t, char *, int64_t, int64_t, int);
+typedef void (*gt_brow)(const char *, int64_t, const char *, int64_t, char *, int64_t, int64_t, int);
 
 static int gt_threads(int nt, int64_t total) {
     int64_t most = total / GT_GRAIN;  /* at least one grain per thread */
@@ -290,9 +292,10 @@ void gt_unary(void *fn, int64_t nd, const int64_t *sz, const int64_t *sx, const 
     for (int64_t d = 0; d < nd - 1; d++) rows *= sz[d];
     if (rows * inner == 0) return;
     nt = gt_threads(nt, rows * inner);
+    int st = GT_STREAM && rows * inner * eo >= gt_stream_bytes;
     int64_t ix = sx[nd - 1], io = so[nd - 1];
     if (rows == 1) {
-        if (nt <= 1) { f(x, ix, o, io, inner); return; }
+        if (nt <= 1) { f(x, ix, o, io, inner, st); return; }
         #pragma omp parallel num_threads(nt)
         {
 #ifdef _OPENMP
@@ -301,7 +304,7 @@ void gt_unary(void *fn, int64_t nd, const int64_t *sz, const int64_t *sx, const 
             int64_t t = 0, k = 1;
 #endif
             int64_t lo = (inner * t / k) & ~(int64_t)15, hi = t == k - 1 ? inner : (inner * (t + 1) / k) & ~(int64_t)15;
-            if (hi > lo) f(x + lo * ix * ex, ix, o + lo * io * eo, io, hi - lo);
+            if (hi > lo) f(x + lo * ix * ex, ix, o + lo * io * eo, io, hi - lo, st);
         }
         return;
     }
@@ -309,7 +312,7 @@ void gt_unary(void *fn, int64_t nd, const int64_t *sz, const int64_t *sx, const 
     for (int64_t r = 0; r < rows; r++) {
         int64_t a, b, c;
         gt_row_offsets(r, nd, sz, sx, so, 0, &a, &b, &c);
-        f(x + a * ex, ix, o + b * eo, io, inner);
+        f(x + a * ex, ix, o + b * eo, io, inner, st);
     }
 }
 
@@ -321,9 +324,10 @@ void gt_binary(void *fn, int64_t nd, const int64_t *sz, const int64_t *sa, const
     for (int64_t d = 0; d < nd - 1; d++) rows *= sz[d];
     if (rows * inner == 0) return;
     nt = gt_threads(nt, rows * inner);
+    int st = GT_STREAM && rows * inner * es >= gt_stream_bytes;
     int64_t ia = sa[nd - 1], ib = sb[nd - 1], io = so[nd - 1];
     if (rows == 1) {
-        if (nt <= 1) { f(a, ia, b, ib, o, io, inner); return; }
+        if (nt <= 1) { f(a, ia, b, ib, o, io, inner, st); return; }
         #pragma omp parallel num_threads(nt)
         {
 #ifdef _OPENMP
@@ -332,7 +336,7 @@ void gt_binary(void *fn, int64_t nd, const int64_t *sz, const int64_t *sa, const
             int64_t t = 0, k = 1;
 #endif
             int64_t lo = (inner * t / k) & ~(int64_t)15, hi = t == k - 1 ? inner : (inner * (t + 1) / k) & ~(int64_t)15;
-            if (hi > lo) f(a + lo * ia * es, ia, b + lo * ib * es, ib, o + lo * io * es, io, hi - lo);
+            if (hi > lo) f(a + lo * ia * es, ia, b + lo * ib * es, ib, o + lo * io * es, io, hi - lo, st);
         }
         return;
     }
@@ -340,8 +344,122 @@ void gt_binary(void *fn, int64_t nd, const int64_t *sz, const int64_t *sa, const
     for (int64_t r = 0; r < rows; r++) {
         int64_t p, q, s;
         gt_row_offsets(r, nd, sz, sa, sb, so, &p, &q, &s);
-        f(a + p * es, ia, b + q * es, ib, o + s * es, io, inner);
+        f(a + p * es, ia, b + q * es, ib, o + s * es, io, inner, st);
     }
+}
+
+/* -- TensorIterator's layout work in C, read straight from numpy's array objects --------------------------------
+   The first fields of numpy's array object (PyArrayObject_fields in numpy/ndarraytypes.h, after PyObject_HEAD);
+   ckernels passes the arrays themselves (ctypes.py_object) and checks this layout once with gt_probe at load. */
+typedef struct {
+    intptr_t ob_refcnt;
+    void *ob_type;
+    char *data;
+    int nd;
+    const int64_t *dims;
+    const int64_t *strides;
+} gt_ndarray;
+
+#define GT_MAXD 16
+
+/* What this struct reads from a: data and nd, then (deep, once those matched numpy's own view) dims... and
+   strides...; ckernels compares them with numpy's answers before it trusts the layout. */
+void gt_probe(const gt_ndarray *a, int64_t *info, int deep) {
+    info[0] = (int64_t)(intptr_t)a->data;
+    info[1] = a->nd;
+    for (int d = 0; deep && d < a->nd && d < GT_MAXD; d++) {
+        info[2 + d] = a->dims[d];
+        info[2 + GT_MAXD + d] = a->strides[d];
+    }
+}
+
+/* Byte extent [lo, hi) of an array's elements. */
+static void gt_extent(const gt_ndarray *a, int64_t es, intptr_t *lo, intptr_t *hi) {
+    intptr_t l = (intptr_t)a->data, h = l + es;
+    for (int d = 0; d < a->nd; d++) {
+        int64_t span = (a->dims[d] - 1) * a->strides[d];
+        if (span < 0) l += span; else h += span;
+    }
+    *lo = l; *hi = h;
+}
+
+/* An input that may overlap the output with another layout (a.copy_(a.t())): the caller's numpy path buffers it. */
+static int gt_aliased(const gt_ndarray *x, int64_t ex, const gt_ndarray *o, int64_t eo) {
+    int same = x->nd == o->nd && ex == eo;
+    for (int d = 0; same && d < x->nd; d++) same = x->dims[d] == o->dims[d] && x->strides[d] == o->strides[d];
+    if (same) return 0;
+    intptr_t xl, xh, ol, oh;
+    gt_extent(x, ex, &xl, &xh);
+    gt_extent(o, eo, &ol, &oh);
+    return xl < oh && ol < xh;
+}
+
+/* TensorIterator's layout for k operands (the output last) broadcast to the output's shape: element strides (0
+   along broadcast dims), dims sorted by the output's strides (largest first, stable: reorder_dimensions) and
+   neighbours merged where every operand allows it (coalesce_dimensions).  Returns the number of dims, or -1 when
+   the arrays do not fit (shapes that do not broadcast, strides that are not whole elements, too many dims). */
+static int gt_plan(int k, const gt_ndarray *const *ops, const int64_t *es, int64_t *sz, int64_t st[][GT_MAXD]) {
+    const gt_ndarray *o = ops[k - 1];
+    int nd = o->nd;
+    if (nd > GT_MAXD) return -1;
+    int64_t raw[3][GT_MAXD];
+    for (int i = 0; i < k; i++) {
+        const gt_ndarray *a = ops[i];
+        int lead = nd - a->nd;
+        if (lead < 0) return -1;
+        for (int d = 0; d < nd; d++) {
+            int64_t s = 0;
+            if (d >= lead && a->dims[d - lead] != 1) {
+                if (a->dims[d - lead] != o->dims[d] || a->strides[d - lead] % es[i]) return -1;
+                s = a->strides[d - lead] / es[i];
+            }
+            raw[i][d] = s;
+        }
+    }
+    int order[GT_MAXD];
+    for (int d = 0; d < nd; d++) {  /* insertion sort by |output stride|, largest first, ties keep their order */
+        int64_t key = llabs(raw[k - 1][d]);
+        int j = d;
+        while (j > 0 && llabs(raw[k - 1][order[j - 1]]) < key) { order[j] = order[j - 1]; j--; }
+        order[j] = d;
+    }
+    int m = 0;
+    for (int d = 0; d < nd; d++) {
+        int64_t n = o->dims[order[d]];
+        int merge = m > 0;
+        for (int i = 0; merge && i < k; i++)
+            merge = n == 1 || sz[m - 1] == 1 || st[i][m - 1] == raw[i][order[d]] * n;
+        if (merge) {  /* the merged dim steps like its inner part (or like the outer one when the inner has size 1) */
+            if (n != 1) for (int i = 0; i < k; i++) st[i][m - 1] = raw[i][order[d]];
+            sz[m - 1] *= n;
+        } else {
+            for (int i = 0; i < k; i++) st[i][m] = raw[i][order[d]];
+            sz[m++] = n;
+        }
+    }
+    if (m == 0) { sz[0] = 1; for (int i = 0; i < k; i++) st[i][0] = 0; m = 1; }
+    return m;
+}
+
+/* out = f(x) over numpy arrays x (broadcast to out's shape) and out; 0 when done, 1 when the caller must use numpy
+   (a layout gt_plan refuses, or an input overlapping the output with another layout). */
+int gt_unary_nd(void *fn, const gt_ndarray *x, const gt_ndarray *o, int64_t ex, int64_t eo, int nt) {
+    const gt_ndarray *ops[2] = {x, o};
+    int64_t es[2] = {ex, eo}, sz[GT_MAXD], st[2][GT_MAXD];
+    int nd = gt_plan(2, ops, es, sz, st);
+    if (nd < 0 || gt_aliased(x, ex, o, eo)) return 1;
+    gt_unary(fn, nd, sz, st[0], st[1], x->data, o->data, ex, eo, nt);
+    return 0;
+}
+
+/* out = f(a, b) over numpy arrays of one element size es (a and b broadcast; 0-d for scalars); as gt_unary_nd. */
+int gt_binary_nd(void *fn, const gt_ndarray *a, const gt_ndarray *b, const gt_ndarray *o, int64_t es, int nt) {
+    const gt_ndarray *ops[3] = {a, b, o};
+    int64_t e[3] = {es, es, es}, sz[GT_MAXD], st[3][GT_MAXD];
+    int nd = gt_plan(3, ops, e, sz, st);
+    if (nd < 0 || gt_aliased(a, es, o, es) || gt_aliased(b, es, o, es)) return 1;
+    gt_binary(fn, nd, sz, st[0], st[1], st[2], a->data, b->data, o->data, es, nt);
+    return 0;
 }
 """
 
@@ -413,8 +531,7 @@ def _block_body(load: str, key: str, expr: str, fix, split) -> str:
 def _contiguous(to: str, setup: str, body: str) -> str:
     """The contiguous loop, block by block; long rows compute each block into an L1 scratch buffer and stream it
     to memory with non-temporal stores (no read-for-ownership of output lines that are not cached anyway)."""
-    return f"""int stream = GT_STREAM && n * (int64_t)sizeof({to}) >= gt_stream_bytes;
-        {to} buf[{_BLOCK}] __attribute__((aligned(32)));
+    return f"""{to} buf[{_BLOCK}] __attribute__((aligned(32)));
         for (int64_t i0 = 0; i0 < n; i0 += {_BLOCK}) {{
             int64_t m = n - i0 < {_BLOCK} ? n - i0 : {_BLOCK};
             {setup}
@@ -432,7 +549,7 @@ def _unary_row(name, ti, to, expr, fix, split=None) -> str:
         fix_s = (f"\n        for (int64_t i = 0; i < n; i++) {{ {ti} x = X[i * sx]; if ({fix[0]}) O[i * so] = "
                  f"{fix[1]}; }}")
     return f"""
-void {name}(const char *xp, int64_t sx, char *op, int64_t so, int64_t n) {{
+void {name}(const char *xp, int64_t sx, char *op, int64_t so, int64_t n, int stream) {{
     const {ti} *X = (const {ti} *)xp;
     {to} *O = ({to} *)op;
     if (sx == 1 && so == 1) {{
@@ -450,7 +567,7 @@ def _binary_row(name, t, expr, split=None) -> str:
         load = f"{t} a = Ab[{'j' if ia != '0' else '0'}], b = Bb[{'j' if ib != '0' else '0'}];"
         return _contiguous(t, setup, _block_body(load, "b", expr, None, sp))
     return f"""
-void {name}(const char *ap, int64_t sa, const char *bp, int64_t sb, char *op, int64_t so, int64_t n) {{
+void {name}(const char *ap, int64_t sa, const char *bp, int64_t sb, char *op, int64_t so, int64_t n, int stream) {{
     const {t} *A = (const {t} *)ap, *B = (const {t} *)bp;
     {t} *O = ({t} *)op;
     if (so == 1 && sa == 1 && sb == 1) {{
