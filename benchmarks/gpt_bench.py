@@ -1,11 +1,13 @@
 """GPT training side by side: glasstorch and PyTorch on the same model, config, seed and thread count.
 
-One invocation measures every (config, threads, backend) cell; each cell runs in its own child process so its
-peak RSS is its own and its thread settings hold from the start (OpenBLAS reads them when numpy loads). A cell
+One invocation measures every (config, threads, backend) cell; each run of a cell is its own child process so its
+peak RSS is its own and its thread settings hold from the start (OpenBLAS reads them when numpy loads). A run
 builds the examples/gpt training run (same code for both libraries), runs warm-up iterations, then times
-iterations one by one and reports:
+iterations one by one.  A baby cell is run ``--rounds`` times (3), the backends taking turns in an order that
+rotates each round, so that load from elsewhere on a shared machine falls on every backend alike; a cell reports:
 
-- ms/iter: the median of the timed iterations (batch sampling, forward, backward, clipping, AdamW, LR step);
+- ms/iter: the median of the timed iterations of all its rounds (batch sampling, forward, backward, clipping,
+  AdamW, LR step); the JSON keeps each round's median;
 - tokens/s: batch * block / median;
 - the phase split (medians): forward (batch + model + loss), backward (zero_grad + autograd), optimizer
   (clip_grad_norm_ + AdamW + LambdaLR);
@@ -15,13 +17,14 @@ iterations one by one and reports:
 - that rate as a share of the machine's float32 GEMM ceiling at the same thread count: the best rate of numpy
   (glasstorch's matmul) and torch on a 1024^3 matmul, measured before and after the cells, at that thread count
   or fewer (a busy shared machine lowers what a moment shows, never what the machine can do);
-- peak RSS of the child (``ru_maxrss``), imports and the corpus included.
+- peak RSS of the child (``ru_maxrss``, the largest over rounds), imports and the corpus included;
+- compile time, cold (first round, empty kernel cache) and warm (later rounds, the cache filled).
 
 Configs: ``baby`` (4 layers, 4 heads, 128 wide, block 64, batch 12) at 1 and 2 threads; with ``--slow`` also
 nanoGPT's shakespeare-char (6 x 6 x 384, block 256, batch 64) for a few iterations. Results go to
 ``benchmarks/results/gpt_bench.{json,md}``. Speed is measured here, never asserted in tests.
 
-Usage: python benchmarks/gpt_bench.py [--slow] [--iters N] [--warmup N] [--threads 1,2] [--out DIR]
+Usage: python benchmarks/gpt_bench.py [--slow] [--iters N] [--warmup N] [--rounds N] [--threads 1,2] [--out DIR]
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -116,6 +120,7 @@ def train_child(backend: str, config: str, threads: int, warmup: int, iters: int
             "ms_per_iter_min": min(steps) * 1e3, "tokens_per_s": B * T / med, "flops_per_iter": flops,
             "gflops": flops / med / 1e9, "phases_ms": {k: statistics.median(v) * 1e3 for k, v in phases.items()},
             "peak_rss_mib": _peak_rss_mib(), "threads_note": note,
+            "steps_ms": [x * 1e3 for x in steps], "phases_all_ms": {k: [x * 1e3 for x in v] for k, v in phases.items()},
             # the first step pays for capture and code generation (cold or warm disk cache: see run_all)
             "first_step_s": warm_steps[0] if warm_steps else None,
             "compile_s": (warm_steps[0] - med) if warm_steps and mode == "compile" else None}
@@ -161,19 +166,30 @@ def run_all(args) -> dict:
     if args.slow:
         cells.append(("shakespeare-char", max(args.threads)))
     report = {"date": datetime.now(UTC).isoformat(timespec="seconds"), "machine": _machine(),
-              "load_avg_1min_start": _load(), "gemm_gflops": {}, "results": [],
+              "load_avg_1min_start": _load(), "gemm_gflops": {}, "results": [], "rounds": args.rounds,
               "flops_formula": "(6*N + 12*n_layer*n_embd*block) * batch*block per iteration (nanoGPT/PaLM)"}
     thread_counts = sorted({t for _, t in cells})
     _measure_gemm(report, thread_counts, "start")
     for name, t in cells:
         warmup, iters = (args.slow_warmup, args.slow_iters) if name == "shakespeare-char" else (args.warmup, args.iters)
+        rounds = 1 if name == "shakespeare-char" else args.rounds
+        runs = {b: [] for b in args.backends}
+        with tempfile.TemporaryDirectory(prefix="gt_compile_cache_") as cache:
+            for k in range(rounds):
+                # the backends take turns, and the order rotates each round: a burst of load from elsewhere on a
+                # shared machine falls on all of them alike
+                turn = k % len(args.backends)
+                for backend in args.backends[turn:] + args.backends[:turn]:
+                    spec = {"kind": "train", "backend": backend, "config": name, "threads": t, "warmup": warmup,
+                            "iters": iters, "seed": args.seed}
+                    if backend.startswith("glasstorch+compile"):
+                        r = _compiled_run(spec, args.timeout, cache, cold=k == 0, single=rounds == 1)
+                    else:
+                        r = _spawn(spec, timeout=args.timeout)
+                    runs[backend].append(r)
+                    print(f"round {k + 1}/{rounds}: " + _one_line(r), flush=True)
         for backend in args.backends:
-            spec = {"kind": "train", "backend": backend, "config": name, "threads": t, "warmup": warmup,
-                    "iters": iters, "seed": args.seed}
-            if backend.startswith("glasstorch+compile"):
-                r = _compiled_cell(spec, args.timeout)
-            else:
-                r = _spawn(spec, timeout=args.timeout)
+            r = _merge(runs[backend])
             report["results"].append(r)
             print(_one_line(r), flush=True)
     _measure_gemm(report, thread_counts, "end")
@@ -185,18 +201,38 @@ def run_all(args) -> dict:
     return report
 
 
-def _compiled_cell(spec: dict, timeout: float) -> dict:
-    """A compiled cell twice over one fresh kernel cache: cold (nothing cached) times the steps and the first
-    compile; warm (a new process, the disk cache filled) gives the compile time a user sees on a rerun."""
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="gt_compile_cache_") as cache:
-        env = {"GLASSTORCH_CACHE_DIR": cache}
-        r = _spawn(spec, timeout, env)
-        if "error" not in r:
-            warm = _spawn(dict(spec, warmup=1, iters=3), timeout, env)
-            r["compile_s_cold"], r["compile_s_warm"] = r.get("compile_s"), warm.get("compile_s")
+def _compiled_run(spec: dict, timeout: float, cache: str, *, cold: bool, single: bool) -> dict:
+    """One compiled run over the cell's kernel cache: the first round finds it empty (cold: capture, codegen and
+    the C compiler), later rounds find it filled (warm: what a user sees on a rerun).  With a single round a short
+    extra process measures the warm compile."""
+    env = {"GLASSTORCH_CACHE_DIR": cache}
+    r = _spawn(spec, timeout, env)
+    if "error" not in r:
+        r["compile_s_cold" if cold else "compile_s_warm"] = r.get("compile_s")
+        if single:
+            r["compile_s_warm"] = _spawn(dict(spec, warmup=1, iters=3), timeout, env).get("compile_s")
     return r
+
+
+def _merge(runs: list[dict]) -> dict:
+    """One cell from its rounds: medians over every timed iteration of every round (phases likewise), the largest
+    peak RSS, the cold compile of the first round and the median warm compile of the others."""
+    ok = [r for r in runs if "error" not in r]
+    if not ok:
+        return runs[0]
+    steps = [x for r in ok for x in r["steps_ms"]]
+    med = statistics.median(steps)
+    first = ok[0]
+    out = dict(first, rounds=len(ok), iters=len(steps), ms_per_iter=med, ms_per_iter_min=min(steps),
+               round_medians_ms=[r["ms_per_iter"] for r in ok],
+               tokens_per_s=first["tokens_per_s"] * first["ms_per_iter"] / med,
+               gflops=first["flops_per_iter"] / med / 1e6, peak_rss_mib=max(r["peak_rss_mib"] for r in ok),
+               phases_ms={k: statistics.median([x for r in ok for x in r["phases_all_ms"][k]])
+                          for k in first["phases_all_ms"]})
+    warm = [r["compile_s_warm"] for r in ok if r.get("compile_s_warm") is not None]
+    out["compile_s_warm"] = statistics.median(warm) if warm else None
+    del out["steps_ms"], out["phases_all_ms"]
+    return out
 
 
 def _measure_gemm(report: dict, thread_counts: list[int], when: str) -> None:
@@ -225,7 +261,8 @@ def _one_line(r: dict) -> str:
 def markdown(report: dict) -> str:
     m = report["machine"]
     lines = [f"GPT training benchmark of {report['date']} on {m['cpu']} ({m['cores']} cores), Python {m['python']}; "
-             f"1-min load average {report['load_avg_1min_start']} at start, {report['load_avg_1min_end']} at end.",
+             f"1-min load average {report['load_avg_1min_start']} at start, {report['load_avg_1min_end']} at end; "
+             f"{report.get('rounds', 1)} rounds per baby cell, the backends taking turns (medians over all rounds).",
              f"GFLOP/s = {report['flops_formula']} / median iteration time; ceiling = best float32 "
              f"{GEMM_N}^3 GEMM of numpy/torch at that thread count or fewer, before and after the cells: "
              + ", ".join(f"{t} thr {g['ceiling']:.1f} GFLOP/s" for t, g in report["gemm_gflops"].items()) + ".",
@@ -263,6 +300,7 @@ def main(argv=None) -> dict:
     p.add_argument("--backends", type=lambda s: s.split(","), default=list(BACKENDS))
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--iters", type=int, default=10)
+    p.add_argument("--rounds", type=int, default=3, help="runs per baby cell, the backends taking turns")
     p.add_argument("--slow-warmup", type=int, default=1)
     p.add_argument("--slow-iters", type=int, default=3)
     p.add_argument("--seed", type=int, default=1337)
