@@ -258,7 +258,8 @@ def test_layout_read_from_numpy_arrays_in_c():
     _expect_binary("sub", a[::-1, :, ::-1], b[:, :, ::-1], out, a[::-1, :, ::-1] - b[:, :, ::-1])
     perm = np.empty((7, 40, 3, 5), np.float32).transpose(3, 2, 1, 0)  # an output whose dims run backwards
     _expect_binary("add", a, b, perm, a + b)
-    _expect_binary("div", a, np.float32(3.0), out, a / np.float32(3.0))
+    # a 0-d operand (a strided a: numpy keeps contiguous one-thread arithmetic)
+    _expect_binary("div", a[::-1], np.float32(3.0), out, a[::-1] / np.float32(3.0))
     x = rng.standard_normal((64, 80)).astype(np.float64)
     o = np.empty((80, 64), np.float64).T
     assert ck.unary("relu", x[:, ::-1], o)
