@@ -5,11 +5,16 @@ against glasstorch's whole call, then glasstorch's layers measured one at a time
 layer plus everything below it; the "layer" column is the row minus the row it wraps, so the layers
 add up to the whole call:
 
-    operator (a + b)  ->  binding (argument parsing, wrap)  ->  dispatcher (key set, TLS, table)
-      ->  Autograd kernel (recording or not)  ->  structured kernel (TensorIterator + numpy)
-      ->  TensorIterator (checks, dtype)  ->  output allocation (storage, TensorImpl, numpy view)
+    binding (a + b: the generated operator function; a.add(b), glasstorch.add(a, b): the generated method and
+    function; argument checks and the wrap of the result)  ->  dispatcher (key set, TLS, table)
+      ->  Autograd kernel (recording or not: node, edges, history)  ->  redispatch below Autograd
+      ->  structured kernel (TensorIterator + numpy)  ->  TensorIterator (checks, dtype, operand views)
+      ->  output allocation (storage, TensorImpl and its numpy view: ``empty_contiguous_numpy``)
 
-Usage: python benchmarks/dispatch_overhead.py [--json PATH] [--number N]
+Timing: CPU time of this process, each row's best of 40 short rounds, the rows taking turns round by round
+(a burst of load from elsewhere on a shared machine then spoils one round of every row, not a whole row).
+
+Usage: python benchmarks/dispatch_overhead.py [--json PATH] [--number N]   (N: calls per row, all rounds)
 """
 
 from __future__ import annotations
@@ -19,7 +24,6 @@ import importlib
 import json
 import sys
 import time
-import timeit
 from pathlib import Path
 
 import numpy as np
@@ -30,15 +34,30 @@ from glasstorch._core.dispatch_key import tls
 from glasstorch._ops import tensor_iterator as ti
 from glasstorch._ops.aten import aten
 from glasstorch._ops.kernels.cpu import pointwise
-from glasstorch._tensor.impl import empty_contiguous
+from glasstorch._tensor.impl import empty_contiguous_numpy
 
 wrap = importlib.import_module("glasstorch.tensor").wrap
 
 
-def _us(fn, number) -> float:
-    """Best of 7 rounds, in CPU time of this process (time slices lent to other processes do not count)."""
-    fn()
-    return min(timeit.repeat(fn, number=number, repeat=7, timer=time.process_time)) / number * 1e6
+_ROUNDS = 40
+
+
+def _best_us(fns, number) -> list:
+    """Per callable, its best round in microseconds per call, in CPU time of this process (time slices lent to
+    other processes do not count).  ``number`` calls in all, as ``_ROUNDS`` short rounds taken in turn across
+    the callables: a burst of load from elsewhere on a shared machine spoils one round of each, not one row."""
+    calls = max(number // _ROUNDS, 50)
+    best = [float("inf")] * len(fns)
+    for fn in fns:
+        fn()
+    clock = time.process_time
+    for _ in range(_ROUNDS):
+        for i, fn in enumerate(fns):
+            t0 = clock()
+            for _ in range(calls):
+                fn()
+            best[i] = min(best[i], clock() - t0)
+    return [t / calls * 1e6 for t in best]
 
 
 def _top_kernel(handle, *impls):
@@ -63,23 +82,24 @@ def _layers(grad: bool, number: int) -> list:
     assert kernel.label.startswith("autograd::"), kernel.label
     tag = " (requires_grad)" if grad else ""
     rows = [
-        (f"torch.add(a, b){tag}", _us(lambda: torch.add(ta, tb), number), None),
-        (f"torch: a + b{tag}", _us(lambda: ta + tb, number), None),
-        (f"glasstorch.add(a, b){tag}", _us(lambda: gt.add(a, b), number), "binding: dispatcher call"),
-        (f"glasstorch: a + b{tag}", _us(lambda: a + b, number), "operator: a.add(b)"),
-        ("operator: a.add(b)", _us(lambda: a.add(b), number), "binding: dispatcher call"),
-        ("binding: dispatcher call", _us(lambda: handle.call(ia, ib, 1), number), "dispatcher: Autograd kernel"),
-        ("dispatcher: Autograd kernel", _us(lambda: kernel.fn(ks_below, ia, ib, 1), number),
+        (f"torch.add(a, b){tag}", lambda: torch.add(ta, tb), None),
+        (f"torch: a + b{tag}", lambda: ta + tb, None),
+        (f"glasstorch.add(a, b){tag}", lambda: gt.add(a, b), "binding: dispatcher call"),
+        (f"glasstorch: a + b{tag}", lambda: a + b, "binding: dispatcher call"),
+        ("method: a.add(b)", lambda: a.add(b), "binding: dispatcher call"),
+        ("binding: dispatcher call", lambda: handle.call(ia, ib, 1), "dispatcher: Autograd kernel"),
+        ("dispatcher: Autograd kernel", lambda: kernel.fn(ks_below, ia, ib, 1),
          "autograd: redispatch below"),
-        ("autograd: redispatch below", _us(lambda: handle.redispatch(ks_below, ia, ib, 1), number),
+        ("autograd: redispatch below", lambda: handle.redispatch(ks_below, ia, ib, 1),
          "kernel: add_out"),
-        ("kernel: add_out", _us(lambda: pointwise.add_out(ia, ib, 1, None), number), "TensorIterator.build"),
-        ("TensorIterator.build", _us(lambda: ti.build((None,), (ia, ib)), number), "output allocation"),
-        ("output allocation", _us(lambda: empty_contiguous(ia.sizes, ia.dtype, ia.device).as_numpy(), number), None),
-        ("numpy np.add(out=...)", _us(lambda: np.add(na, nb, out=out), number), None),
-        ("wrap impl -> Tensor (+ new impl)", _us(lambda: wrap(ia.view_impl(ia.sizes, ia.strides, 0)), number), None),
+        ("kernel: add_out", lambda: pointwise.add_out(ia, ib, 1, None), "TensorIterator.build"),
+        ("TensorIterator.build", lambda: ti.build((None,), (ia, ib)), "output allocation"),
+        ("output allocation", lambda: empty_contiguous_numpy(ia.sizes, ia.dtype, ia.device), None),
+        ("numpy np.add(out=...)", lambda: np.add(na, nb, out=out), None),
+        ("wrap impl -> Tensor (+ new impl)", lambda: wrap(ia.view_impl(ia.sizes, ia.strides, 0)), None),
     ]
-    return rows
+    times = _best_us([fn for _, fn, _ in rows], number)
+    return [(label, us, below) for (label, _, below), us in zip(rows, times, strict=True)]
 
 
 def measure(number: int = 20000) -> dict:

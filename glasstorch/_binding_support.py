@@ -2,7 +2,8 @@
 
 PyTorch counterpart: ``torch/csrc/autograd/utils/wrap_outputs.h`` and ``torch/csrc/utils/structseq.cpp``
 (the named tuples ``torch.return_types.max`` etc.), and the subclass test of
-``torch/csrc/utils/disable_torch_function.cpp`` (``check_has_torch_function``) for the fast paths.
+``torch/csrc/utils/disable_torch_function.cpp`` (``check_has_torch_function``) for the fast paths, and the
+number protocol's operand rule the generated binary-operator functions fall back to (``_operator_fallback``).
 Invariant: a result impl that already has a public Tensor (in-place and ``out=`` results) comes back as
 that same Tensor object.
 """
@@ -10,11 +11,15 @@ that same Tensor object.
 from __future__ import annotations
 
 import inspect
+import numbers
+
+import numpy as np
 
 from .tensor import Tensor, wrap
 
 __all__ = ["_wrap", "_wrap_list", "_wrap_tuple", "_return_type", "_make_rt", "_requires_grad", "return_types",
-           "_TS", "plain_tensor_subclass", "register_disabled_torch_function", "_disabled_torch_function_impl"]
+           "_TS", "plain_tensor_subclass", "register_disabled_torch_function", "_disabled_torch_function_impl",
+           "operand_ok", "_operator_fallback"]
 
 _wrap = wrap
 
@@ -66,6 +71,22 @@ class _TensorSubclasses(dict):
 
 
 _TS = _TensorSubclasses()
+
+
+_NUMBER = (bool, int, float, complex, np.generic)
+
+
+def operand_ok(other) -> bool:
+    """Whether a binary operator takes ``other`` (a Tensor or a number); otherwise it returns ``NotImplemented``
+    so that Python can try the other operand (as PyTorch does for ``t == None``)."""
+    return isinstance(other, (Tensor, *_NUMBER)) or isinstance(other, numbers.Number)
+
+
+def _operator_fallback(method, self, other):
+    """A binary operator's slow path (``methods._add_operator`` ...): the method, or NotImplemented."""
+    if type(other) is Tensor or operand_ok(other):
+        return method(self, other)
+    return NotImplemented
 
 
 def _wrap_list(impls):

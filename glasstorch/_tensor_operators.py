@@ -11,25 +11,22 @@ Invariant: an operand that is neither a Tensor nor a Python/numpy number makes t
 
 from __future__ import annotations
 
-import numbers
-
-import numpy as np
-
+from ._binding_support import operand_ok as _ok
+from ._generated import methods as _methods
 from .tensor import Tensor
 
 __all__ = ["install"]
 
-_NUMBER = (bool, int, float, complex, np.generic)
-
-
-def _ok(other) -> bool:
-    return isinstance(other, (Tensor, *_NUMBER)) or isinstance(other, numbers.Number)
-
 
 def _forward(method: str):
     # The generated method itself (resolved once: install runs after the methods are attached), called directly
-    # as PyTorch's C++ number protocol does — a subclass overriding ``add`` does not change ``+``.
+    # as PyTorch's C++ number protocol does — a subclass overriding ``add`` does not change ``+``.  When that is
+    # the generated method, its generated operator function (``methods._add_operator``: the method's fast path
+    # for one operand, else ``_operator_fallback``, which is ``op`` below) saves the varargs call in between.
     fn = getattr(Tensor, method)
+    fast = _methods.OPERATORS.get(method)
+    if fast is not None and fn is getattr(_methods, method):
+        return fast
 
     def op(self, other):
         if type(other) is Tensor or _ok(other):

@@ -282,6 +282,8 @@ class _AOTModule:
         for k, idx in enumerate(fg.mutated_inputs):
             if idx in fg.resized_inputs:  # by resize_, or as an out= argument
                 args[idx].resize_(outs[k].shape, memory_format=fg.resized_inputs[idx])
+                if idx in fg.resize_only_inputs:  # resize_ keeps the bytes, as eager's did: nothing to copy
+                    continue  # (one version bump, as eager's one resize_)
             args[idx].copy_(outs[k])
         base = len(fg.mutated_inputs)
         for k, target in enumerate(fg.mutated_attrs):

@@ -82,6 +82,8 @@ class FunctionalGraph:
     outputs: list = field(default_factory=list)          # one OutputAlias per user output
     num_graph_outputs: int = 0                            # user outputs the graph returns
     resized_inputs: dict = field(default_factory=dict)   # placeholder index -> memory format (None: contiguous)
+    resize_only_inputs: set = field(default_factory=set)  # resized by resize_ and never written: the runtime's
+                                                          # resize_ alone is eager's mutation (no copy_ after it)
 
     @property
     def num_mutations(self) -> int:
@@ -134,6 +136,7 @@ class _Functionalizer:
         self.view_lists: dict = {}     # old list-returning view node -> (base, step)
         self.out_tuples: dict = {}     # old multi-output out= node -> the old out tensors it wrote, in order
         self.resized: dict = {}        # id(group) -> memory format of a resize (resize_, or an out= write)
+        self.data_written: set = set()  # id(group) of storages whose elements a write changed (not resize_ alone)
         self.n_inputs = 0
         self.fake_mode = _fake_mode_of(gm)
 
@@ -394,10 +397,11 @@ class _Functionalizer:
         self.env[node] = value
         return value
 
-    def write(self, node, target, value, resize=False, memory_format=None):
+    def write(self, node, target, value, resize=False, memory_format=None, data=True):
         """``target`` now holds ``value`` (cast to its dtype): update its group; ``node`` (if any) aliases
         ``target``.  ``resize`` (an out= write, ``resize_``): a result of another shape replaces the tensor, which
-        the runtime resizes (to ``memory_format``'s strides when given) before copying the value in."""
+        the runtime resizes (to ``memory_format``'s strides when given) before copying the value in.  ``data``
+        False: the write only re-lays the storage's bytes (``resize_``), which the runtime's resize_ redoes."""
         tval = _val(target)
         if tval is None:
             raise RuntimeError(f"functionalize: the mutated argument {target} has no recorded value")
@@ -411,6 +415,8 @@ class _Functionalizer:
             shape = tuple(vval.shape)
         if resize and not chain and (shape != tuple(tval.shape) or memory_format is not None):
             self.resized[id(group)] = memory_format
+        if data:
+            self.data_written.add(id(group))
         value = self._match(value, tval.dtype, shape)
         if chain:
             group.current = self._scatter(group, target, value)
@@ -459,6 +465,8 @@ class _Functionalizer:
                 result.mutated_inputs.append(group.input_index)
                 if id(group) in self.resized:
                     result.resized_inputs[group.input_index] = self.resized[id(group)]
+                    if id(group) not in self.data_written:
+                        result.resize_only_inputs.add(group.input_index)
             else:
                 result.mutated_attrs.append(group.attr)
         base_output = {}   # group -> index of the user output that is the group's root
@@ -703,7 +711,7 @@ def _resize(ctx, node):
         value = ctx.emit(aten.as_strided.default, (value, list(new.shape), list(new.stride()), 0))
     if n_new <= n_old:  # the views above may alias the old value (a graph input): the new value is its own
         value = ctx.emit(aten.clone.default, (value,))
-    return ctx.write(node, target, value, resize=True, memory_format=_memory_format(new))
+    return ctx.write(node, target, value, resize=True, memory_format=_memory_format(new), data=False)
 
 
 def _memory_format(t):

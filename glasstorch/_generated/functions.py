@@ -2,7 +2,9 @@
 
 """glasstorch.* functions generated from native_functions/*.yaml."""
 
-from glasstorch._binding_support import _TS, _make_rt, _requires_grad, _return_type, _wrap, _wrap_list, _wrap_tuple
+from glasstorch._binding_support import (  # noqa: F401
+    _TS, _make_rt, _operator_fallback, _requires_grad, _return_type, _wrap, _wrap_list, _wrap_tuple,
+)
 from glasstorch._ops.python_arg_parser import Signatures as _Signatures
 from glasstorch.overrides import _binding_fallback as _tf_fallback
 from glasstorch.tensor import Tensor as _T
@@ -797,7 +799,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
 )
 
 _all = all  # generated functions may shadow builtins (Tensor.all, torch.sum ...)
-_NUM = (int, float, bool)
+_NUM = frozenset((int, float, bool))  # type(x) in _NUM: a hash probe, not three comparisons
 _TN = (_T, int, float, bool)
 
 _rt_scaled_dot_product_flash_attention_for_cpu_0 = _return_type('_scaled_dot_product_flash_attention_for_cpu', ['output', 'logsumexp'])
@@ -1022,13 +1024,19 @@ _sig__scaled_dot_product_flash_attention_for_cpu = _Signatures('_scaled_dot_prod
 
 def _scaled_dot_product_flash_attention_for_cpu(*args, **kwargs):
     """_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None)"""
-    if len(args) == 5 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]) and type(args[3]) is float and type(args[4]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _make_rt(_rt_scaled_dot_product_flash_attention_for_cpu_0, _op__scaled_dot_product_flash_attention_for_cpu.call(args[0]._impl, args[1]._impl, args[2]._impl, args[3], args[4], None, None))
-    else:
-        try:
-            i, a = _sig__scaled_dot_product_flash_attention_for_cpu.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, _scaled_dot_product_flash_attention_for_cpu, args, kwargs)
+    if len(args) == 5 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3, _a4 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _t4 = type(_a4)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]) and _t3 is float and _t4 is bool:
+            return _make_rt(_rt_scaled_dot_product_flash_attention_for_cpu_0, _op__scaled_dot_product_flash_attention_for_cpu.call(_a0._impl, _a1._impl, _a2._impl, _a3, _a4, None, None))
+    try:
+        i, a = _sig__scaled_dot_product_flash_attention_for_cpu.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _scaled_dot_product_flash_attention_for_cpu, args, kwargs)
     return _make_rt(_rt_scaled_dot_product_flash_attention_for_cpu_0, _op__scaled_dot_product_flash_attention_for_cpu.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
 
 
@@ -1040,13 +1048,17 @@ _sig_masked_fill = _Signatures('masked_fill', [
 
 def masked_fill(*args, **kwargs):
     """masked_fill(Tensor input, Tensor mask, Tensor value)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_masked_fill_Tensor.call(args[0]._impl, args[1]._impl, args[2]._impl))
-    else:
-        try:
-            i, a = _sig_masked_fill.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, masked_fill, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            return _wrap(_op_masked_fill_Tensor.call(_a0._impl, _a1._impl, _a2._impl))
+    try:
+        i, a = _sig_masked_fill.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, masked_fill, args, kwargs)
     if i == 0:
         return _wrap(_op_masked_fill_Tensor.call(a[0], a[1], a[2]))
     elif i == 1:
@@ -1060,13 +1072,16 @@ _sig_masked_select = _Signatures('masked_select', [
 
 def masked_select(*args, **kwargs):
     """masked_select(Tensor input, Tensor mask, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_masked_select.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_masked_select.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, masked_select, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_masked_select.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_masked_select.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, masked_select, args, kwargs)
     if a[2] is None:
         return _wrap(_op_masked_select.call(a[0], a[1]))
     return _wrap(_op_masked_select_out.call(a[0], a[1], a[2]))
@@ -1079,13 +1094,17 @@ _sig_masked_scatter = _Signatures('masked_scatter', [
 
 def masked_scatter(*args, **kwargs):
     """masked_scatter(Tensor input, Tensor mask, Tensor source)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_masked_scatter.call(args[0]._impl, args[1]._impl, args[2]._impl))
-    else:
-        try:
-            i, a = _sig_masked_scatter.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, masked_scatter, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            return _wrap(_op_masked_scatter.call(_a0._impl, _a1._impl, _a2._impl))
+    try:
+        i, a = _sig_masked_scatter.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, masked_scatter, args, kwargs)
     return _wrap(_op_masked_scatter.call(a[0], a[1], a[2]))
 
 
@@ -1096,13 +1115,17 @@ _sig_index_select = _Signatures('index_select', [
 
 def index_select(*args, **kwargs):
     """index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_index_select.call(args[0]._impl, args[1], args[2]._impl))
-    else:
-        try:
-            i, a = _sig_index_select.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, index_select, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_t2 is _T or _TS[_t2]):
+            return _wrap(_op_index_select.call(_a0._impl, _a1, _a2._impl))
+    try:
+        i, a = _sig_index_select.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, index_select, args, kwargs)
     if a[3] is None:
         return _wrap(_op_index_select.call(a[0], a[1], a[2]))
     return _wrap(_op_index_select_out.call(a[0], a[1], a[2], a[3]))
@@ -1115,13 +1138,17 @@ _sig_gather = _Signatures('gather', [
 
 def gather(*args, **kwargs):
     """gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_gather.call(args[0]._impl, args[1], args[2]._impl, False))
-    else:
-        try:
-            i, a = _sig_gather.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, gather, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_t2 is _T or _TS[_t2]):
+            return _wrap(_op_gather.call(_a0._impl, _a1, _a2._impl, False))
+    try:
+        i, a = _sig_gather.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, gather, args, kwargs)
     if a[4] is None:
         return _wrap(_op_gather.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_gather_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -1134,13 +1161,16 @@ _sig_take = _Signatures('take', [
 
 def take(*args, **kwargs):
     """take(Tensor input, Tensor index, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_take.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_take.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, take, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_take.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_take.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, take, args, kwargs)
     if a[2] is None:
         return _wrap(_op_take.call(a[0], a[1]))
     return _wrap(_op_take_out.call(a[0], a[1], a[2]))
@@ -1172,13 +1202,18 @@ _sig_scatter = _Signatures('scatter', [
 
 def scatter(*args, **kwargs):
     """scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and (type(args[2]) is _T or _TS[type(args[2])]) and (type(args[3]) is _T or _TS[type(args[3])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_scatter_src.call(args[0]._impl, args[1], args[2]._impl, args[3]._impl))
-    else:
-        try:
-            i, a = _sig_scatter.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, scatter, args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_t2 is _T or _TS[_t2]) and (_t3 is _T or _TS[_t3]):
+            return _wrap(_op_scatter_src.call(_a0._impl, _a1, _a2._impl, _a3._impl))
+    try:
+        i, a = _sig_scatter.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, scatter, args, kwargs)
     if i == 0:
         if a[4] is None:
             return _wrap(_op_scatter_src.call(a[0], a[1], a[2], a[3]))
@@ -1204,13 +1239,18 @@ _sig_scatter_add = _Signatures('scatter_add', [
 
 def scatter_add(*args, **kwargs):
     """scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and (type(args[2]) is _T or _TS[type(args[2])]) and (type(args[3]) is _T or _TS[type(args[3])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_scatter_add.call(args[0]._impl, args[1], args[2]._impl, args[3]._impl))
-    else:
-        try:
-            i, a = _sig_scatter_add.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, scatter_add, args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_t2 is _T or _TS[_t2]) and (_t3 is _T or _TS[_t3]):
+            return _wrap(_op_scatter_add.call(_a0._impl, _a1, _a2._impl, _a3._impl))
+    try:
+        i, a = _sig_scatter_add.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, scatter_add, args, kwargs)
     if a[4] is None:
         return _wrap(_op_scatter_add.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_scatter_add_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -1239,13 +1279,18 @@ _sig_index_add = _Signatures('index_add', [
 
 def index_add(*args, **kwargs):
     """index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and (type(args[2]) is _T or _TS[type(args[2])]) and (type(args[3]) is _T or _TS[type(args[3])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_index_add.call(args[0]._impl, args[1], args[2]._impl, args[3]._impl, 1))
-    else:
-        try:
-            i, a = _sig_index_add.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, index_add, args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_t2 is _T or _TS[_t2]) and (_t3 is _T or _TS[_t3]):
+            return _wrap(_op_index_add.call(_a0._impl, _a1, _a2._impl, _a3._impl, 1))
+    try:
+        i, a = _sig_index_add.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, index_add, args, kwargs)
     if a[5] is None:
         return _wrap(_op_index_add.call(a[0], a[1], a[2], a[3], a[4]))
     return _wrap(_op_index_add_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
@@ -1258,13 +1303,18 @@ _sig_index_copy = _Signatures('index_copy', [
 
 def index_copy(*args, **kwargs):
     """index_copy(Tensor input, int dim, Tensor index, Tensor source, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and (type(args[2]) is _T or _TS[type(args[2])]) and (type(args[3]) is _T or _TS[type(args[3])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_index_copy.call(args[0]._impl, args[1], args[2]._impl, args[3]._impl))
-    else:
-        try:
-            i, a = _sig_index_copy.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, index_copy, args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_t2 is _T or _TS[_t2]) and (_t3 is _T or _TS[_t3]):
+            return _wrap(_op_index_copy.call(_a0._impl, _a1, _a2._impl, _a3._impl))
+    try:
+        i, a = _sig_index_copy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, index_copy, args, kwargs)
     if a[4] is None:
         return _wrap(_op_index_copy.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_index_copy_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -1278,13 +1328,18 @@ _sig_index_fill = _Signatures('index_fill', [
 
 def index_fill(*args, **kwargs):
     """index_fill(Tensor input, int dim, Tensor index, Tensor value)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and (type(args[2]) is _T or _TS[type(args[2])]) and (type(args[3]) is _T or _TS[type(args[3])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_index_fill_int_Tensor.call(args[0]._impl, args[1], args[2]._impl, args[3]._impl))
-    else:
-        try:
-            i, a = _sig_index_fill.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, index_fill, args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_t2 is _T or _TS[_t2]) and (_t3 is _T or _TS[_t3]):
+            return _wrap(_op_index_fill_int_Tensor.call(_a0._impl, _a1, _a2._impl, _a3._impl))
+    try:
+        i, a = _sig_index_fill.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, index_fill, args, kwargs)
     if i == 0:
         return _wrap(_op_index_fill_int_Tensor.call(a[0], a[1], a[2], a[3]))
     elif i == 1:
@@ -1340,13 +1395,16 @@ _sig_one_hot = _Signatures('one_hot', [
 
 def one_hot(*args, **kwargs):
     """one_hot(Tensor input, int num_classes=-1)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_one_hot.call(args[0]._impl, args[1]))
-    else:
-        try:
-            i, a = _sig_one_hot.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, one_hot, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_one_hot.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_one_hot.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, one_hot, args, kwargs)
     return _wrap(_op_one_hot.call(a[0], a[1]))
 
 
@@ -1358,13 +1416,16 @@ _sig_mm = _Signatures('mm', [
 
 def mm(*args, **kwargs):
     """mm(Tensor input, Tensor mat2, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_mm.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_mm.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, mm, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_mm.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_mm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, mm, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_mm.call(a[0], a[1]))
@@ -1383,13 +1444,16 @@ _sig_bmm = _Signatures('bmm', [
 
 def bmm(*args, **kwargs):
     """bmm(Tensor input, Tensor mat2, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_bmm.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_bmm.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, bmm, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_bmm.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_bmm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bmm, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_bmm.call(a[0], a[1]))
@@ -1410,13 +1474,17 @@ _sig_addmm = _Signatures('addmm', [
 
 def addmm(*args, **kwargs):
     """addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_addmm.call(args[0]._impl, args[1]._impl, args[2]._impl, 1, 1))
-    else:
-        try:
-            i, a = _sig_addmm.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, addmm, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            return _wrap(_op_addmm.call(_a0._impl, _a1._impl, _a2._impl, 1, 1))
+    try:
+        i, a = _sig_addmm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, addmm, args, kwargs)
     if i == 0:
         if a[5] is None:
             return _wrap(_op_addmm.call(a[1], a[3], a[4], a[0], a[2]))
@@ -1445,13 +1513,17 @@ _sig_baddbmm = _Signatures('baddbmm', [
 
 def baddbmm(*args, **kwargs):
     """baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_baddbmm.call(args[0]._impl, args[1]._impl, args[2]._impl, 1, 1))
-    else:
-        try:
-            i, a = _sig_baddbmm.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, baddbmm, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            return _wrap(_op_baddbmm.call(_a0._impl, _a1._impl, _a2._impl, 1, 1))
+    try:
+        i, a = _sig_baddbmm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, baddbmm, args, kwargs)
     if i == 0:
         if a[5] is None:
             return _wrap(_op_baddbmm.call(a[1], a[3], a[4], a[0], a[2]))
@@ -1479,13 +1551,17 @@ _sig_addbmm = _Signatures('addbmm', [
 
 def addbmm(*args, **kwargs):
     """addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_addbmm.call(args[0]._impl, args[1]._impl, args[2]._impl, 1, 1))
-    else:
-        try:
-            i, a = _sig_addbmm.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, addbmm, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            return _wrap(_op_addbmm.call(_a0._impl, _a1._impl, _a2._impl, 1, 1))
+    try:
+        i, a = _sig_addbmm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, addbmm, args, kwargs)
     if i == 0:
         if a[5] is None:
             return _wrap(_op_addbmm.call(a[1], a[3], a[4], a[0], a[2]))
@@ -1509,13 +1585,17 @@ _sig_addmv = _Signatures('addmv', [
 
 def addmv(*args, **kwargs):
     """addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_addmv.call(args[0]._impl, args[1]._impl, args[2]._impl, 1, 1))
-    else:
-        try:
-            i, a = _sig_addmv.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, addmv, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            return _wrap(_op_addmv.call(_a0._impl, _a1._impl, _a2._impl, 1, 1))
+    try:
+        i, a = _sig_addmv.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, addmv, args, kwargs)
     if i == 0:
         if a[5] is None:
             return _wrap(_op_addmv.call(a[1], a[3], a[4], a[0], a[2]))
@@ -1539,13 +1619,17 @@ _sig_addmv_ = _Signatures('addmv_', [
 
 def addmv_(*args, **kwargs):
     """addmv_(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_addmv_.call(args[0]._impl, args[1]._impl, args[2]._impl, 1, 1))
-    else:
-        try:
-            i, a = _sig_addmv_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, addmv_, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            return _wrap(_op_addmv_.call(_a0._impl, _a1._impl, _a2._impl, 1, 1))
+    try:
+        i, a = _sig_addmv_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, addmv_, args, kwargs)
     if i == 0:
         return _wrap(_op_addmv_.call(a[1], a[3], a[4], a[0], a[2]))
     elif i == 1:
@@ -1561,13 +1645,16 @@ _sig_mv = _Signatures('mv', [
 
 def mv(*args, **kwargs):
     """mv(Tensor input, Tensor vec, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_mv.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_mv.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, mv, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_mv.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_mv.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, mv, args, kwargs)
     if a[2] is None:
         return _wrap(_op_mv.call(a[0], a[1]))
     return _wrap(_op_mv_out.call(a[0], a[1], a[2]))
@@ -1580,13 +1667,16 @@ _sig_dot = _Signatures('dot', [
 
 def dot(*args, **kwargs):
     """dot(Tensor input, Tensor tensor, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_dot.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_dot.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, dot, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_dot.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_dot.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, dot, args, kwargs)
     if a[2] is None:
         return _wrap(_op_dot.call(a[0], a[1]))
     return _wrap(_op_dot_out.call(a[0], a[1], a[2]))
@@ -1599,13 +1689,16 @@ _sig_vdot = _Signatures('vdot', [
 
 def vdot(*args, **kwargs):
     """vdot(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_vdot.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_vdot.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, vdot, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_vdot.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_vdot.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, vdot, args, kwargs)
     if a[2] is None:
         return _wrap(_op_vdot.call(a[0], a[1]))
     return _wrap(_op_vdot_out.call(a[0], a[1], a[2]))
@@ -1618,13 +1711,16 @@ _sig_matmul = _Signatures('matmul', [
 
 def matmul(*args, **kwargs):
     """matmul(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_matmul.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_matmul.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, matmul, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_matmul.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_matmul.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, matmul, args, kwargs)
     if a[2] is None:
         return _wrap(_op_matmul.call(a[0], a[1]))
     return _wrap(_op_matmul_out.call(a[0], a[1], a[2]))
@@ -1653,13 +1749,16 @@ _sig_outer = _Signatures('outer', [
 
 def outer(*args, **kwargs):
     """outer(Tensor input, Tensor vec2, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_outer.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_outer.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, outer, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_outer.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_outer.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, outer, args, kwargs)
     if a[2] is None:
         return _wrap(_op_outer.call(a[0], a[1]))
     return _wrap(_op_outer_out.call(a[0], a[1], a[2]))
@@ -1672,13 +1771,16 @@ _sig_ger = _Signatures('ger', [
 
 def ger(*args, **kwargs):
     """ger(Tensor input, Tensor vec2, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_ger.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_ger.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, ger, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_ger.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_ger.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, ger, args, kwargs)
     if a[2] is None:
         return _wrap(_op_ger.call(a[0], a[1]))
     return _wrap(_op_ger_out.call(a[0], a[1], a[2]))
@@ -1705,13 +1807,17 @@ _sig__linalg_svd = _Signatures('_linalg_svd', [
 
 def _linalg_svd(*args, **kwargs):
     """_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None, Tensor[3]? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is bool and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _make_rt(_rt_linalg_svd_1, _op__linalg_svd.call(args[0]._impl, args[1], args[2], None))
-    else:
-        try:
-            i, a = _sig__linalg_svd.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, _linalg_svd, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is bool and _t2 is bool:
+            return _make_rt(_rt_linalg_svd_1, _op__linalg_svd.call(_a0._impl, _a1, _a2, None))
+    try:
+        i, a = _sig__linalg_svd.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _linalg_svd, args, kwargs)
     if a[4] is None:
         return _make_rt(_rt_linalg_svd_1, _op__linalg_svd.call(a[0], a[1], a[2], a[3]))
     return _make_rt(_rt_linalg_svd_out_2, _op__linalg_svd_U.call(a[0], a[1], a[2], a[3], *a[4]))
@@ -1724,13 +1830,16 @@ _sig_linalg_svd = _Signatures('linalg_svd', [
 
 def linalg_svd(*args, **kwargs):
     """linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None, Tensor[3]? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _make_rt(_rt_linalg_svd_3, _op_linalg_svd.call(args[0]._impl, args[1], None))
-    else:
-        try:
-            i, a = _sig_linalg_svd.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, linalg_svd, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is bool:
+            return _make_rt(_rt_linalg_svd_3, _op_linalg_svd.call(_a0._impl, _a1, None))
+    try:
+        i, a = _sig_linalg_svd.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_svd, args, kwargs)
     if a[3] is None:
         return _make_rt(_rt_linalg_svd_3, _op_linalg_svd.call(a[0], a[1], a[2]))
     return _make_rt(_rt_linalg_svd_out_4, _op_linalg_svd_U.call(a[0], a[1], a[2], *a[3]))
@@ -1743,13 +1852,15 @@ _sig_linalg_svdvals = _Signatures('linalg_svdvals', [
 
 def linalg_svdvals(*args, **kwargs):
     """linalg_svdvals(Tensor A, *, str? driver=None, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_linalg_svdvals.call(args[0]._impl, None))
-    else:
-        try:
-            i, a = _sig_linalg_svdvals.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, linalg_svdvals, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_linalg_svdvals.call(_a0._impl, None))
+    try:
+        i, a = _sig_linalg_svdvals.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_svdvals, args, kwargs)
     if a[2] is None:
         return _wrap(_op_linalg_svdvals.call(a[0], a[1]))
     return _wrap(_op_linalg_svdvals_out.call(a[0], a[1], a[2]))
@@ -1778,13 +1889,17 @@ _sig__softmax = _Signatures('_softmax', [
 
 def _softmax(*args, **kwargs):
     """_softmax(Tensor input, int dim, bool half_to_float, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op__softmax.call(args[0]._impl, args[1], args[2]))
-    else:
-        try:
-            i, a = _sig__softmax.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, _softmax, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool:
+            return _wrap(_op__softmax.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig__softmax.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _softmax, args, kwargs)
     if a[3] is None:
         return _wrap(_op__softmax.call(a[0], a[1], a[2]))
     return _wrap(_op__softmax_out.call(a[0], a[1], a[2], a[3]))
@@ -1813,13 +1928,17 @@ _sig__log_softmax = _Signatures('_log_softmax', [
 
 def _log_softmax(*args, **kwargs):
     """_log_softmax(Tensor input, int dim, bool half_to_float, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op__log_softmax.call(args[0]._impl, args[1], args[2]))
-    else:
-        try:
-            i, a = _sig__log_softmax.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, _log_softmax, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool:
+            return _wrap(_op__log_softmax.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig__log_softmax.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _log_softmax, args, kwargs)
     if a[3] is None:
         return _wrap(_op__log_softmax.call(a[0], a[1], a[2]))
     return _wrap(_op__log_softmax_out.call(a[0], a[1], a[2], a[3]))
@@ -1832,13 +1951,15 @@ _sig_relu = _Signatures('relu', [
 
 def relu(*args, **kwargs):
     """relu(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_relu.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_relu.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, relu, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_relu.call(_a0._impl))
+    try:
+        i, a = _sig_relu.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, relu, args, kwargs)
     return _wrap(_op_relu.call(a[0]))
 
 
@@ -1849,13 +1970,15 @@ _sig_relu_ = _Signatures('relu_', [
 
 def relu_(*args, **kwargs):
     """relu_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_relu_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_relu_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, relu_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_relu_.call(_a0._impl))
+    try:
+        i, a = _sig_relu_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, relu_, args, kwargs)
     return _wrap(_op_relu_.call(a[0]))
 
 
@@ -1866,13 +1989,15 @@ _sig_relu6 = _Signatures('relu6', [
 
 def relu6(*args, **kwargs):
     """relu6(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_relu6.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_relu6.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, relu6, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_relu6.call(_a0._impl))
+    try:
+        i, a = _sig_relu6.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, relu6, args, kwargs)
     return _wrap(_op_relu6.call(a[0]))
 
 
@@ -1883,13 +2008,15 @@ _sig_relu6_ = _Signatures('relu6_', [
 
 def relu6_(*args, **kwargs):
     """relu6_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_relu6_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_relu6_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, relu6_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_relu6_.call(_a0._impl))
+    try:
+        i, a = _sig_relu6_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, relu6_, args, kwargs)
     return _wrap(_op_relu6_.call(a[0]))
 
 
@@ -1900,13 +2027,15 @@ _sig_gelu_ = _Signatures('gelu_', [
 
 def gelu_(*args, **kwargs):
     """gelu_(Tensor input, *, str approximate='none')"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_gelu_.call(args[0]._impl, 'none'))
-    else:
-        try:
-            i, a = _sig_gelu_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, gelu_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_gelu_.call(_a0._impl, 'none'))
+    try:
+        i, a = _sig_gelu_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, gelu_, args, kwargs)
     return _wrap(_op_gelu_.call(a[0], a[1]))
 
 
@@ -1917,13 +2046,15 @@ _sig_gelu = _Signatures('gelu', [
 
 def gelu(*args, **kwargs):
     """gelu(Tensor input, *, str approximate='none', Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_gelu.call(args[0]._impl, 'none'))
-    else:
-        try:
-            i, a = _sig_gelu.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, gelu, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_gelu.call(_a0._impl, 'none'))
+    try:
+        i, a = _sig_gelu.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, gelu, args, kwargs)
     if a[2] is None:
         return _wrap(_op_gelu.call(a[0], a[1]))
     return _wrap(_op_gelu_out.call(a[0], a[1], a[2]))
@@ -1936,13 +2067,15 @@ _sig_silu = _Signatures('silu', [
 
 def silu(*args, **kwargs):
     """silu(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_silu.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_silu.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, silu, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_silu.call(_a0._impl))
+    try:
+        i, a = _sig_silu.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, silu, args, kwargs)
     if a[1] is None:
         return _wrap(_op_silu.call(a[0]))
     return _wrap(_op_silu_out.call(a[0], a[1]))
@@ -1955,13 +2088,15 @@ _sig_silu_ = _Signatures('silu_', [
 
 def silu_(*args, **kwargs):
     """silu_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_silu_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_silu_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, silu_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_silu_.call(_a0._impl))
+    try:
+        i, a = _sig_silu_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, silu_, args, kwargs)
     return _wrap(_op_silu_.call(a[0]))
 
 
@@ -1972,13 +2107,15 @@ _sig_mish = _Signatures('mish', [
 
 def mish(*args, **kwargs):
     """mish(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_mish.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_mish.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, mish, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_mish.call(_a0._impl))
+    try:
+        i, a = _sig_mish.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, mish, args, kwargs)
     if a[1] is None:
         return _wrap(_op_mish.call(a[0]))
     return _wrap(_op_mish_out.call(a[0], a[1]))
@@ -1991,13 +2128,15 @@ _sig_mish_ = _Signatures('mish_', [
 
 def mish_(*args, **kwargs):
     """mish_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_mish_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_mish_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, mish_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_mish_.call(_a0._impl))
+    try:
+        i, a = _sig_mish_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, mish_, args, kwargs)
     return _wrap(_op_mish_.call(a[0]))
 
 
@@ -2008,13 +2147,17 @@ _sig_softplus = _Signatures('softplus', [
 
 def softplus(*args, **kwargs):
     """softplus(Tensor input, Scalar beta=1, Scalar threshold=20, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) and type(args[2]) in _NUM and (type(args[2]) is not int or -9223372036854775808 <= args[2] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_softplus.call(args[0]._impl, args[1], args[2]))
-    else:
-        try:
-            i, a = _sig_softplus.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, softplus, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616):
+            return _wrap(_op_softplus.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_softplus.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, softplus, args, kwargs)
     if a[3] is None:
         return _wrap(_op_softplus.call(a[0], a[1], a[2]))
     return _wrap(_op_softplus_out.call(a[0], a[1], a[2], a[3]))
@@ -2027,13 +2170,18 @@ _sig_elu = _Signatures('elu', [
 
 def elu(*args, **kwargs):
     """elu(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) and type(args[2]) in _NUM and (type(args[2]) is not int or -9223372036854775808 <= args[2] < 18446744073709551616) and type(args[3]) in _NUM and (type(args[3]) is not int or -9223372036854775808 <= args[3] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_elu.call(args[0]._impl, args[1], args[2], args[3]))
-    else:
-        try:
-            i, a = _sig_elu.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, elu, args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616) and _t3 in _NUM and (_t3 is not int or -9223372036854775808 <= _a3 < 18446744073709551616):
+            return _wrap(_op_elu.call(_a0._impl, _a1, _a2, _a3))
+    try:
+        i, a = _sig_elu.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, elu, args, kwargs)
     if a[4] is None:
         return _wrap(_op_elu.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_elu_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -2046,13 +2194,18 @@ _sig_elu_ = _Signatures('elu_', [
 
 def elu_(*args, **kwargs):
     """elu_(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) and type(args[2]) in _NUM and (type(args[2]) is not int or -9223372036854775808 <= args[2] < 18446744073709551616) and type(args[3]) in _NUM and (type(args[3]) is not int or -9223372036854775808 <= args[3] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_elu_.call(args[0]._impl, args[1], args[2], args[3]))
-    else:
-        try:
-            i, a = _sig_elu_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, elu_, args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616) and _t3 in _NUM and (_t3 is not int or -9223372036854775808 <= _a3 < 18446744073709551616):
+            return _wrap(_op_elu_.call(_a0._impl, _a1, _a2, _a3))
+    try:
+        i, a = _sig_elu_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, elu_, args, kwargs)
     return _wrap(_op_elu_.call(a[0], a[1], a[2], a[3]))
 
 
@@ -2063,13 +2216,15 @@ _sig_selu = _Signatures('selu', [
 
 def selu(*args, **kwargs):
     """selu(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_selu.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_selu.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, selu, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_selu.call(_a0._impl))
+    try:
+        i, a = _sig_selu.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, selu, args, kwargs)
     return _wrap(_op_selu.call(a[0]))
 
 
@@ -2080,13 +2235,15 @@ _sig_selu_ = _Signatures('selu_', [
 
 def selu_(*args, **kwargs):
     """selu_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_selu_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_selu_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, selu_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_selu_.call(_a0._impl))
+    try:
+        i, a = _sig_selu_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, selu_, args, kwargs)
     return _wrap(_op_selu_.call(a[0]))
 
 
@@ -2097,13 +2254,16 @@ _sig_celu = _Signatures('celu', [
 
 def celu(*args, **kwargs):
     """celu(Tensor input, Scalar alpha=1.0)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_celu.call(args[0]._impl, args[1]))
-    else:
-        try:
-            i, a = _sig_celu.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, celu, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616):
+            return _wrap(_op_celu.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_celu.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, celu, args, kwargs)
     return _wrap(_op_celu.call(a[0], a[1]))
 
 
@@ -2114,13 +2274,16 @@ _sig_celu_ = _Signatures('celu_', [
 
 def celu_(*args, **kwargs):
     """celu_(Tensor input, Scalar alpha=1.0)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_celu_.call(args[0]._impl, args[1]))
-    else:
-        try:
-            i, a = _sig_celu_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, celu_, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616):
+            return _wrap(_op_celu_.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_celu_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, celu_, args, kwargs)
     return _wrap(_op_celu_.call(a[0], a[1]))
 
 
@@ -2131,13 +2294,16 @@ _sig_leaky_relu = _Signatures('leaky_relu', [
 
 def leaky_relu(*args, **kwargs):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_leaky_relu.call(args[0]._impl, args[1]))
-    else:
-        try:
-            i, a = _sig_leaky_relu.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, leaky_relu, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616):
+            return _wrap(_op_leaky_relu.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_leaky_relu.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, leaky_relu, args, kwargs)
     if a[2] is None:
         return _wrap(_op_leaky_relu.call(a[0], a[1]))
     return _wrap(_op_leaky_relu_out.call(a[0], a[1], a[2]))
@@ -2150,13 +2316,16 @@ _sig_leaky_relu_ = _Signatures('leaky_relu_', [
 
 def leaky_relu_(*args, **kwargs):
     """leaky_relu_(Tensor input, Scalar negative_slope=0.01)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_leaky_relu_.call(args[0]._impl, args[1]))
-    else:
-        try:
-            i, a = _sig_leaky_relu_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, leaky_relu_, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616):
+            return _wrap(_op_leaky_relu_.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_leaky_relu_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, leaky_relu_, args, kwargs)
     return _wrap(_op_leaky_relu_.call(a[0], a[1]))
 
 
@@ -2167,13 +2336,17 @@ _sig_hardtanh = _Signatures('hardtanh', [
 
 def hardtanh(*args, **kwargs):
     """hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) and type(args[2]) in _NUM and (type(args[2]) is not int or -9223372036854775808 <= args[2] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_hardtanh.call(args[0]._impl, args[1], args[2]))
-    else:
-        try:
-            i, a = _sig_hardtanh.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, hardtanh, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616):
+            return _wrap(_op_hardtanh.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_hardtanh.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, hardtanh, args, kwargs)
     if a[3] is None:
         return _wrap(_op_hardtanh.call(a[0], a[1], a[2]))
     return _wrap(_op_hardtanh_out.call(a[0], a[1], a[2], a[3]))
@@ -2186,13 +2359,17 @@ _sig_hardtanh_ = _Signatures('hardtanh_', [
 
 def hardtanh_(*args, **kwargs):
     """hardtanh_(Tensor input, Scalar min_val=-1, Scalar max_val=1)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) and type(args[2]) in _NUM and (type(args[2]) is not int or -9223372036854775808 <= args[2] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_hardtanh_.call(args[0]._impl, args[1], args[2]))
-    else:
-        try:
-            i, a = _sig_hardtanh_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, hardtanh_, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616):
+            return _wrap(_op_hardtanh_.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_hardtanh_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, hardtanh_, args, kwargs)
     return _wrap(_op_hardtanh_.call(a[0], a[1], a[2]))
 
 
@@ -2203,13 +2380,15 @@ _sig_hardsigmoid = _Signatures('hardsigmoid', [
 
 def hardsigmoid(*args, **kwargs):
     """hardsigmoid(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_hardsigmoid.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_hardsigmoid.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, hardsigmoid, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_hardsigmoid.call(_a0._impl))
+    try:
+        i, a = _sig_hardsigmoid.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, hardsigmoid, args, kwargs)
     if a[1] is None:
         return _wrap(_op_hardsigmoid.call(a[0]))
     return _wrap(_op_hardsigmoid_out.call(a[0], a[1]))
@@ -2222,13 +2401,15 @@ _sig_hardsigmoid_ = _Signatures('hardsigmoid_', [
 
 def hardsigmoid_(*args, **kwargs):
     """hardsigmoid_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_hardsigmoid_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_hardsigmoid_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, hardsigmoid_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_hardsigmoid_.call(_a0._impl))
+    try:
+        i, a = _sig_hardsigmoid_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, hardsigmoid_, args, kwargs)
     return _wrap(_op_hardsigmoid_.call(a[0]))
 
 
@@ -2239,13 +2420,15 @@ _sig_hardswish = _Signatures('hardswish', [
 
 def hardswish(*args, **kwargs):
     """hardswish(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_hardswish.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_hardswish.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, hardswish, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_hardswish.call(_a0._impl))
+    try:
+        i, a = _sig_hardswish.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, hardswish, args, kwargs)
     if a[1] is None:
         return _wrap(_op_hardswish.call(a[0]))
     return _wrap(_op_hardswish_out.call(a[0], a[1]))
@@ -2258,13 +2441,15 @@ _sig_hardswish_ = _Signatures('hardswish_', [
 
 def hardswish_(*args, **kwargs):
     """hardswish_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_hardswish_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_hardswish_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, hardswish_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_hardswish_.call(_a0._impl))
+    try:
+        i, a = _sig_hardswish_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, hardswish_, args, kwargs)
     return _wrap(_op_hardswish_.call(a[0]))
 
 
@@ -2275,13 +2460,17 @@ _sig_threshold = _Signatures('threshold', [
 
 def threshold(*args, **kwargs):
     """threshold(Tensor input, Scalar threshold, Scalar value, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) and type(args[2]) in _NUM and (type(args[2]) is not int or -9223372036854775808 <= args[2] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_threshold.call(args[0]._impl, args[1], args[2]))
-    else:
-        try:
-            i, a = _sig_threshold.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, threshold, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616):
+            return _wrap(_op_threshold.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_threshold.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, threshold, args, kwargs)
     if a[3] is None:
         return _wrap(_op_threshold.call(a[0], a[1], a[2]))
     return _wrap(_op_threshold_out.call(a[0], a[1], a[2], a[3]))
@@ -2294,13 +2483,17 @@ _sig_threshold_ = _Signatures('threshold_', [
 
 def threshold_(*args, **kwargs):
     """threshold_(Tensor input, Scalar threshold, Scalar value)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) and type(args[2]) in _NUM and (type(args[2]) is not int or -9223372036854775808 <= args[2] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_threshold_.call(args[0]._impl, args[1], args[2]))
-    else:
-        try:
-            i, a = _sig_threshold_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, threshold_, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616):
+            return _wrap(_op_threshold_.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_threshold_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, threshold_, args, kwargs)
     return _wrap(_op_threshold_.call(a[0], a[1], a[2]))
 
 
@@ -2311,13 +2504,15 @@ _sig_log_sigmoid = _Signatures('log_sigmoid', [
 
 def log_sigmoid(*args, **kwargs):
     """log_sigmoid(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_log_sigmoid.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_log_sigmoid.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, log_sigmoid, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_log_sigmoid.call(_a0._impl))
+    try:
+        i, a = _sig_log_sigmoid.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, log_sigmoid, args, kwargs)
     if a[1] is None:
         return _wrap(_op_log_sigmoid.call(a[0]))
     return _wrap(_op_log_sigmoid_out.call(a[0], a[1]))
@@ -2330,13 +2525,16 @@ _sig_glu = _Signatures('glu', [
 
 def glu(*args, **kwargs):
     """glu(Tensor input, int dim=-1, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_glu.call(args[0]._impl, args[1]))
-    else:
-        try:
-            i, a = _sig_glu.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, glu, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_glu.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_glu.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, glu, args, kwargs)
     if a[2] is None:
         return _wrap(_op_glu.call(a[0], a[1]))
     return _wrap(_op_glu_out.call(a[0], a[1], a[2]))
@@ -2493,13 +2691,17 @@ _sig_dropout = _Signatures('dropout', [
 
 def dropout(*args, **kwargs):
     """dropout(Tensor input, float p, bool train)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is float and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_dropout.call(args[0]._impl, args[1], args[2]))
-    else:
-        try:
-            i, a = _sig_dropout.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, dropout, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is float and _t2 is bool:
+            return _wrap(_op_dropout.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_dropout.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, dropout, args, kwargs)
     return _wrap(_op_dropout.call(a[0], a[1], a[2]))
 
 
@@ -2510,13 +2712,17 @@ _sig_dropout_ = _Signatures('dropout_', [
 
 def dropout_(*args, **kwargs):
     """dropout_(Tensor input, float p, bool train)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is float and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_dropout_.call(args[0]._impl, args[1], args[2]))
-    else:
-        try:
-            i, a = _sig_dropout_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, dropout_, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is float and _t2 is bool:
+            return _wrap(_op_dropout_.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_dropout_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, dropout_, args, kwargs)
     return _wrap(_op_dropout_.call(a[0], a[1], a[2]))
 
 
@@ -2541,13 +2747,19 @@ _sig_embedding = _Signatures('embedding', [
 
 def embedding(*args, **kwargs):
     """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)"""
-    if len(args) == 5 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808 and type(args[3]) is bool and type(args[4]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_embedding.call(args[0]._impl, args[1]._impl, args[2], args[3], args[4]))
-    else:
-        try:
-            i, a = _sig_embedding.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, embedding, args, kwargs)
+    if len(args) == 5 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3, _a4 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _t4 = type(_a4)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is bool and _t4 is bool:
+            return _wrap(_op_embedding.call(_a0._impl, _a1._impl, _a2, _a3, _a4))
+    try:
+        i, a = _sig_embedding.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, embedding, args, kwargs)
     return _wrap(_op_embedding.call(a[0], a[1], a[2], a[3], a[4]))
 
 
@@ -2558,13 +2770,18 @@ _sig_embedding_renorm_ = _Signatures('embedding_renorm_', [
 
 def embedding_renorm_(*args, **kwargs):
     """embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is float and type(args[3]) is float:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_embedding_renorm_.call(args[0]._impl, args[1]._impl, args[2], args[3]))
-    else:
-        try:
-            i, a = _sig_embedding_renorm_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, embedding_renorm_, args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is float and _t3 is float:
+            return _wrap(_op_embedding_renorm_.call(_a0._impl, _a1._impl, _a2, _a3))
+    try:
+        i, a = _sig_embedding_renorm_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, embedding_renorm_, args, kwargs)
     return _wrap(_op_embedding_renorm_.call(a[0], a[1], a[2], a[3]))
 
 
@@ -2667,13 +2884,17 @@ _sig_mse_loss = _Signatures('mse_loss', [
 
 def mse_loss(*args, **kwargs):
     """mse_loss(Tensor input, Tensor target, int reduction=Mean, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_mse_loss.call(args[0]._impl, args[1]._impl, args[2]))
-    else:
-        try:
-            i, a = _sig_mse_loss.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, mse_loss, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap(_op_mse_loss.call(_a0._impl, _a1._impl, _a2))
+    try:
+        i, a = _sig_mse_loss.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, mse_loss, args, kwargs)
     if a[3] is None:
         return _wrap(_op_mse_loss.call(a[0], a[1], a[2]))
     return _wrap(_op_mse_loss_out.call(a[0], a[1], a[2], a[3]))
@@ -2686,13 +2907,17 @@ _sig_l1_loss = _Signatures('l1_loss', [
 
 def l1_loss(*args, **kwargs):
     """l1_loss(Tensor input, Tensor target, int reduction=Mean)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_l1_loss.call(args[0]._impl, args[1]._impl, args[2]))
-    else:
-        try:
-            i, a = _sig_l1_loss.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, l1_loss, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap(_op_l1_loss.call(_a0._impl, _a1._impl, _a2))
+    try:
+        i, a = _sig_l1_loss.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, l1_loss, args, kwargs)
     return _wrap(_op_l1_loss.call(a[0], a[1], a[2]))
 
 
@@ -2703,13 +2928,18 @@ _sig_smooth_l1_loss = _Signatures('smooth_l1_loss', [
 
 def smooth_l1_loss(*args, **kwargs):
     """smooth_l1_loss(Tensor input, Tensor target, int reduction=Mean, float beta=1.0, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808 and type(args[3]) is float:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_smooth_l1_loss.call(args[0]._impl, args[1]._impl, args[2], args[3]))
-    else:
-        try:
-            i, a = _sig_smooth_l1_loss.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, smooth_l1_loss, args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is float:
+            return _wrap(_op_smooth_l1_loss.call(_a0._impl, _a1._impl, _a2, _a3))
+    try:
+        i, a = _sig_smooth_l1_loss.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, smooth_l1_loss, args, kwargs)
     if a[4] is None:
         return _wrap(_op_smooth_l1_loss.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_smooth_l1_loss_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -2722,13 +2952,18 @@ _sig_huber_loss = _Signatures('huber_loss', [
 
 def huber_loss(*args, **kwargs):
     """huber_loss(Tensor input, Tensor target, int reduction=Mean, float delta=1.0, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808 and type(args[3]) is float:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_huber_loss.call(args[0]._impl, args[1]._impl, args[2], args[3]))
-    else:
-        try:
-            i, a = _sig_huber_loss.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, huber_loss, args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is float:
+            return _wrap(_op_huber_loss.call(_a0._impl, _a1._impl, _a2, _a3))
+    try:
+        i, a = _sig_huber_loss.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, huber_loss, args, kwargs)
     if a[4] is None:
         return _wrap(_op_huber_loss.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_huber_loss_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -2771,13 +3006,17 @@ _sig_kl_div = _Signatures('kl_div', [
 
 def kl_div(*args, **kwargs):
     """kl_div(Tensor input, Tensor target, int reduction=Mean, *, bool log_target=False)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_kl_div.call(args[0]._impl, args[1]._impl, args[2], False))
-    else:
-        try:
-            i, a = _sig_kl_div.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, kl_div, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap(_op_kl_div.call(_a0._impl, _a1._impl, _a2, False))
+    try:
+        i, a = _sig_kl_div.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, kl_div, args, kwargs)
     return _wrap(_op_kl_div.call(a[0], a[1], a[2], a[3]))
 
 
@@ -2872,13 +3111,15 @@ _sig_abs = _Signatures('abs', [
 
 def abs(*args, **kwargs):
     """abs(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_abs.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_abs.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, abs, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_abs.call(_a0._impl))
+    try:
+        i, a = _sig_abs.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, abs, args, kwargs)
     if a[1] is None:
         return _wrap(_op_abs.call(a[0]))
     return _wrap(_op_abs_out.call(a[0], a[1]))
@@ -2891,13 +3132,15 @@ _sig_abs_ = _Signatures('abs_', [
 
 def abs_(*args, **kwargs):
     """abs_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_abs_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_abs_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, abs_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_abs_.call(_a0._impl))
+    try:
+        i, a = _sig_abs_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, abs_, args, kwargs)
     return _wrap(_op_abs_.call(a[0]))
 
 
@@ -2908,13 +3151,15 @@ _sig_neg = _Signatures('neg', [
 
 def neg(*args, **kwargs):
     """neg(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_neg.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_neg.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, neg, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_neg.call(_a0._impl))
+    try:
+        i, a = _sig_neg.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, neg, args, kwargs)
     if a[1] is None:
         return _wrap(_op_neg.call(a[0]))
     return _wrap(_op_neg_out.call(a[0], a[1]))
@@ -2927,13 +3172,15 @@ _sig_neg_ = _Signatures('neg_', [
 
 def neg_(*args, **kwargs):
     """neg_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_neg_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_neg_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, neg_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_neg_.call(_a0._impl))
+    try:
+        i, a = _sig_neg_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, neg_, args, kwargs)
     return _wrap(_op_neg_.call(a[0]))
 
 
@@ -2944,13 +3191,15 @@ _sig_sign = _Signatures('sign', [
 
 def sign(*args, **kwargs):
     """sign(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_sign.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_sign.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, sign, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_sign.call(_a0._impl))
+    try:
+        i, a = _sig_sign.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, sign, args, kwargs)
     if a[1] is None:
         return _wrap(_op_sign.call(a[0]))
     return _wrap(_op_sign_out.call(a[0], a[1]))
@@ -2963,13 +3212,15 @@ _sig_sgn = _Signatures('sgn', [
 
 def sgn(*args, **kwargs):
     """sgn(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_sgn.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_sgn.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, sgn, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_sgn.call(_a0._impl))
+    try:
+        i, a = _sig_sgn.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, sgn, args, kwargs)
     if a[1] is None:
         return _wrap(_op_sgn.call(a[0]))
     return _wrap(_op_sgn_out.call(a[0], a[1]))
@@ -2982,13 +3233,15 @@ _sig_exp = _Signatures('exp', [
 
 def exp(*args, **kwargs):
     """exp(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_exp.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_exp.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, exp, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_exp.call(_a0._impl))
+    try:
+        i, a = _sig_exp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, exp, args, kwargs)
     if a[1] is None:
         return _wrap(_op_exp.call(a[0]))
     return _wrap(_op_exp_out.call(a[0], a[1]))
@@ -3001,13 +3254,15 @@ _sig_exp_ = _Signatures('exp_', [
 
 def exp_(*args, **kwargs):
     """exp_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_exp_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_exp_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, exp_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_exp_.call(_a0._impl))
+    try:
+        i, a = _sig_exp_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, exp_, args, kwargs)
     return _wrap(_op_exp_.call(a[0]))
 
 
@@ -3018,13 +3273,15 @@ _sig_exp2 = _Signatures('exp2', [
 
 def exp2(*args, **kwargs):
     """exp2(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_exp2.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_exp2.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, exp2, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_exp2.call(_a0._impl))
+    try:
+        i, a = _sig_exp2.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, exp2, args, kwargs)
     if a[1] is None:
         return _wrap(_op_exp2.call(a[0]))
     return _wrap(_op_exp2_out.call(a[0], a[1]))
@@ -3037,13 +3294,15 @@ _sig_exp2_ = _Signatures('exp2_', [
 
 def exp2_(*args, **kwargs):
     """exp2_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_exp2_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_exp2_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, exp2_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_exp2_.call(_a0._impl))
+    try:
+        i, a = _sig_exp2_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, exp2_, args, kwargs)
     return _wrap(_op_exp2_.call(a[0]))
 
 
@@ -3054,13 +3313,15 @@ _sig_expm1 = _Signatures('expm1', [
 
 def expm1(*args, **kwargs):
     """expm1(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_expm1.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_expm1.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, expm1, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_expm1.call(_a0._impl))
+    try:
+        i, a = _sig_expm1.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, expm1, args, kwargs)
     if a[1] is None:
         return _wrap(_op_expm1.call(a[0]))
     return _wrap(_op_expm1_out.call(a[0], a[1]))
@@ -3073,13 +3334,15 @@ _sig_expm1_ = _Signatures('expm1_', [
 
 def expm1_(*args, **kwargs):
     """expm1_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_expm1_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_expm1_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, expm1_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_expm1_.call(_a0._impl))
+    try:
+        i, a = _sig_expm1_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, expm1_, args, kwargs)
     return _wrap(_op_expm1_.call(a[0]))
 
 
@@ -3090,13 +3353,15 @@ _sig_log = _Signatures('log', [
 
 def log(*args, **kwargs):
     """log(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_log.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_log.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, log, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_log.call(_a0._impl))
+    try:
+        i, a = _sig_log.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, log, args, kwargs)
     if a[1] is None:
         return _wrap(_op_log.call(a[0]))
     return _wrap(_op_log_out.call(a[0], a[1]))
@@ -3109,13 +3374,15 @@ _sig_log_ = _Signatures('log_', [
 
 def log_(*args, **kwargs):
     """log_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_log_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_log_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, log_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_log_.call(_a0._impl))
+    try:
+        i, a = _sig_log_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, log_, args, kwargs)
     return _wrap(_op_log_.call(a[0]))
 
 
@@ -3126,13 +3393,15 @@ _sig_log2 = _Signatures('log2', [
 
 def log2(*args, **kwargs):
     """log2(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_log2.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_log2.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, log2, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_log2.call(_a0._impl))
+    try:
+        i, a = _sig_log2.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, log2, args, kwargs)
     if a[1] is None:
         return _wrap(_op_log2.call(a[0]))
     return _wrap(_op_log2_out.call(a[0], a[1]))
@@ -3145,13 +3414,15 @@ _sig_log2_ = _Signatures('log2_', [
 
 def log2_(*args, **kwargs):
     """log2_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_log2_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_log2_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, log2_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_log2_.call(_a0._impl))
+    try:
+        i, a = _sig_log2_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, log2_, args, kwargs)
     return _wrap(_op_log2_.call(a[0]))
 
 
@@ -3162,13 +3433,15 @@ _sig_log10 = _Signatures('log10', [
 
 def log10(*args, **kwargs):
     """log10(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_log10.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_log10.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, log10, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_log10.call(_a0._impl))
+    try:
+        i, a = _sig_log10.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, log10, args, kwargs)
     if a[1] is None:
         return _wrap(_op_log10.call(a[0]))
     return _wrap(_op_log10_out.call(a[0], a[1]))
@@ -3181,13 +3454,15 @@ _sig_log10_ = _Signatures('log10_', [
 
 def log10_(*args, **kwargs):
     """log10_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_log10_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_log10_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, log10_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_log10_.call(_a0._impl))
+    try:
+        i, a = _sig_log10_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, log10_, args, kwargs)
     return _wrap(_op_log10_.call(a[0]))
 
 
@@ -3198,13 +3473,15 @@ _sig_log1p = _Signatures('log1p', [
 
 def log1p(*args, **kwargs):
     """log1p(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_log1p.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_log1p.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, log1p, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_log1p.call(_a0._impl))
+    try:
+        i, a = _sig_log1p.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, log1p, args, kwargs)
     if a[1] is None:
         return _wrap(_op_log1p.call(a[0]))
     return _wrap(_op_log1p_out.call(a[0], a[1]))
@@ -3217,13 +3494,15 @@ _sig_log1p_ = _Signatures('log1p_', [
 
 def log1p_(*args, **kwargs):
     """log1p_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_log1p_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_log1p_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, log1p_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_log1p_.call(_a0._impl))
+    try:
+        i, a = _sig_log1p_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, log1p_, args, kwargs)
     return _wrap(_op_log1p_.call(a[0]))
 
 
@@ -3234,13 +3513,15 @@ _sig_sqrt = _Signatures('sqrt', [
 
 def sqrt(*args, **kwargs):
     """sqrt(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_sqrt.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_sqrt.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, sqrt, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_sqrt.call(_a0._impl))
+    try:
+        i, a = _sig_sqrt.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, sqrt, args, kwargs)
     if a[1] is None:
         return _wrap(_op_sqrt.call(a[0]))
     return _wrap(_op_sqrt_out.call(a[0], a[1]))
@@ -3253,13 +3534,15 @@ _sig_sqrt_ = _Signatures('sqrt_', [
 
 def sqrt_(*args, **kwargs):
     """sqrt_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_sqrt_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_sqrt_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, sqrt_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_sqrt_.call(_a0._impl))
+    try:
+        i, a = _sig_sqrt_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, sqrt_, args, kwargs)
     return _wrap(_op_sqrt_.call(a[0]))
 
 
@@ -3270,13 +3553,15 @@ _sig_rsqrt = _Signatures('rsqrt', [
 
 def rsqrt(*args, **kwargs):
     """rsqrt(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_rsqrt.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_rsqrt.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, rsqrt, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_rsqrt.call(_a0._impl))
+    try:
+        i, a = _sig_rsqrt.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, rsqrt, args, kwargs)
     if a[1] is None:
         return _wrap(_op_rsqrt.call(a[0]))
     return _wrap(_op_rsqrt_out.call(a[0], a[1]))
@@ -3289,13 +3574,15 @@ _sig_rsqrt_ = _Signatures('rsqrt_', [
 
 def rsqrt_(*args, **kwargs):
     """rsqrt_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_rsqrt_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_rsqrt_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, rsqrt_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_rsqrt_.call(_a0._impl))
+    try:
+        i, a = _sig_rsqrt_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, rsqrt_, args, kwargs)
     return _wrap(_op_rsqrt_.call(a[0]))
 
 
@@ -3306,13 +3593,15 @@ _sig_reciprocal = _Signatures('reciprocal', [
 
 def reciprocal(*args, **kwargs):
     """reciprocal(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_reciprocal.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_reciprocal.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, reciprocal, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_reciprocal.call(_a0._impl))
+    try:
+        i, a = _sig_reciprocal.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, reciprocal, args, kwargs)
     if a[1] is None:
         return _wrap(_op_reciprocal.call(a[0]))
     return _wrap(_op_reciprocal_out.call(a[0], a[1]))
@@ -3325,13 +3614,15 @@ _sig_reciprocal_ = _Signatures('reciprocal_', [
 
 def reciprocal_(*args, **kwargs):
     """reciprocal_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_reciprocal_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_reciprocal_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, reciprocal_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_reciprocal_.call(_a0._impl))
+    try:
+        i, a = _sig_reciprocal_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, reciprocal_, args, kwargs)
     return _wrap(_op_reciprocal_.call(a[0]))
 
 
@@ -3342,13 +3633,15 @@ _sig_sin = _Signatures('sin', [
 
 def sin(*args, **kwargs):
     """sin(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_sin.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_sin.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, sin, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_sin.call(_a0._impl))
+    try:
+        i, a = _sig_sin.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, sin, args, kwargs)
     if a[1] is None:
         return _wrap(_op_sin.call(a[0]))
     return _wrap(_op_sin_out.call(a[0], a[1]))
@@ -3361,13 +3654,15 @@ _sig_sin_ = _Signatures('sin_', [
 
 def sin_(*args, **kwargs):
     """sin_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_sin_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_sin_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, sin_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_sin_.call(_a0._impl))
+    try:
+        i, a = _sig_sin_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, sin_, args, kwargs)
     return _wrap(_op_sin_.call(a[0]))
 
 
@@ -3378,13 +3673,15 @@ _sig_cos = _Signatures('cos', [
 
 def cos(*args, **kwargs):
     """cos(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_cos.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_cos.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, cos, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_cos.call(_a0._impl))
+    try:
+        i, a = _sig_cos.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cos, args, kwargs)
     if a[1] is None:
         return _wrap(_op_cos.call(a[0]))
     return _wrap(_op_cos_out.call(a[0], a[1]))
@@ -3397,13 +3694,15 @@ _sig_cos_ = _Signatures('cos_', [
 
 def cos_(*args, **kwargs):
     """cos_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_cos_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_cos_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, cos_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_cos_.call(_a0._impl))
+    try:
+        i, a = _sig_cos_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cos_, args, kwargs)
     return _wrap(_op_cos_.call(a[0]))
 
 
@@ -3414,13 +3713,15 @@ _sig_tan = _Signatures('tan', [
 
 def tan(*args, **kwargs):
     """tan(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_tan.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_tan.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, tan, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_tan.call(_a0._impl))
+    try:
+        i, a = _sig_tan.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, tan, args, kwargs)
     if a[1] is None:
         return _wrap(_op_tan.call(a[0]))
     return _wrap(_op_tan_out.call(a[0], a[1]))
@@ -3433,13 +3734,15 @@ _sig_tan_ = _Signatures('tan_', [
 
 def tan_(*args, **kwargs):
     """tan_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_tan_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_tan_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, tan_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_tan_.call(_a0._impl))
+    try:
+        i, a = _sig_tan_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, tan_, args, kwargs)
     return _wrap(_op_tan_.call(a[0]))
 
 
@@ -3450,13 +3753,15 @@ _sig_asin = _Signatures('asin', [
 
 def asin(*args, **kwargs):
     """asin(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_asin.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_asin.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, asin, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_asin.call(_a0._impl))
+    try:
+        i, a = _sig_asin.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, asin, args, kwargs)
     if a[1] is None:
         return _wrap(_op_asin.call(a[0]))
     return _wrap(_op_asin_out.call(a[0], a[1]))
@@ -3469,13 +3774,15 @@ _sig_asin_ = _Signatures('asin_', [
 
 def asin_(*args, **kwargs):
     """asin_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_asin_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_asin_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, asin_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_asin_.call(_a0._impl))
+    try:
+        i, a = _sig_asin_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, asin_, args, kwargs)
     return _wrap(_op_asin_.call(a[0]))
 
 
@@ -3486,13 +3793,15 @@ _sig_acos = _Signatures('acos', [
 
 def acos(*args, **kwargs):
     """acos(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_acos.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_acos.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, acos, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_acos.call(_a0._impl))
+    try:
+        i, a = _sig_acos.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, acos, args, kwargs)
     if a[1] is None:
         return _wrap(_op_acos.call(a[0]))
     return _wrap(_op_acos_out.call(a[0], a[1]))
@@ -3505,13 +3814,15 @@ _sig_acos_ = _Signatures('acos_', [
 
 def acos_(*args, **kwargs):
     """acos_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_acos_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_acos_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, acos_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_acos_.call(_a0._impl))
+    try:
+        i, a = _sig_acos_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, acos_, args, kwargs)
     return _wrap(_op_acos_.call(a[0]))
 
 
@@ -3522,13 +3833,15 @@ _sig_atan = _Signatures('atan', [
 
 def atan(*args, **kwargs):
     """atan(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_atan.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_atan.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, atan, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_atan.call(_a0._impl))
+    try:
+        i, a = _sig_atan.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, atan, args, kwargs)
     if a[1] is None:
         return _wrap(_op_atan.call(a[0]))
     return _wrap(_op_atan_out.call(a[0], a[1]))
@@ -3541,13 +3854,15 @@ _sig_atan_ = _Signatures('atan_', [
 
 def atan_(*args, **kwargs):
     """atan_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_atan_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_atan_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, atan_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_atan_.call(_a0._impl))
+    try:
+        i, a = _sig_atan_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, atan_, args, kwargs)
     return _wrap(_op_atan_.call(a[0]))
 
 
@@ -3558,13 +3873,15 @@ _sig_sinh = _Signatures('sinh', [
 
 def sinh(*args, **kwargs):
     """sinh(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_sinh.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_sinh.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, sinh, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_sinh.call(_a0._impl))
+    try:
+        i, a = _sig_sinh.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, sinh, args, kwargs)
     if a[1] is None:
         return _wrap(_op_sinh.call(a[0]))
     return _wrap(_op_sinh_out.call(a[0], a[1]))
@@ -3577,13 +3894,15 @@ _sig_sinh_ = _Signatures('sinh_', [
 
 def sinh_(*args, **kwargs):
     """sinh_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_sinh_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_sinh_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, sinh_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_sinh_.call(_a0._impl))
+    try:
+        i, a = _sig_sinh_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, sinh_, args, kwargs)
     return _wrap(_op_sinh_.call(a[0]))
 
 
@@ -3594,13 +3913,15 @@ _sig_cosh = _Signatures('cosh', [
 
 def cosh(*args, **kwargs):
     """cosh(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_cosh.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_cosh.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, cosh, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_cosh.call(_a0._impl))
+    try:
+        i, a = _sig_cosh.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cosh, args, kwargs)
     if a[1] is None:
         return _wrap(_op_cosh.call(a[0]))
     return _wrap(_op_cosh_out.call(a[0], a[1]))
@@ -3613,13 +3934,15 @@ _sig_cosh_ = _Signatures('cosh_', [
 
 def cosh_(*args, **kwargs):
     """cosh_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_cosh_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_cosh_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, cosh_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_cosh_.call(_a0._impl))
+    try:
+        i, a = _sig_cosh_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cosh_, args, kwargs)
     return _wrap(_op_cosh_.call(a[0]))
 
 
@@ -3630,13 +3953,15 @@ _sig_tanh = _Signatures('tanh', [
 
 def tanh(*args, **kwargs):
     """tanh(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_tanh.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_tanh.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, tanh, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_tanh.call(_a0._impl))
+    try:
+        i, a = _sig_tanh.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, tanh, args, kwargs)
     if a[1] is None:
         return _wrap(_op_tanh.call(a[0]))
     return _wrap(_op_tanh_out.call(a[0], a[1]))
@@ -3649,13 +3974,15 @@ _sig_tanh_ = _Signatures('tanh_', [
 
 def tanh_(*args, **kwargs):
     """tanh_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_tanh_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_tanh_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, tanh_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_tanh_.call(_a0._impl))
+    try:
+        i, a = _sig_tanh_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, tanh_, args, kwargs)
     return _wrap(_op_tanh_.call(a[0]))
 
 
@@ -3666,13 +3993,15 @@ _sig_asinh = _Signatures('asinh', [
 
 def asinh(*args, **kwargs):
     """asinh(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_asinh.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_asinh.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, asinh, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_asinh.call(_a0._impl))
+    try:
+        i, a = _sig_asinh.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, asinh, args, kwargs)
     if a[1] is None:
         return _wrap(_op_asinh.call(a[0]))
     return _wrap(_op_asinh_out.call(a[0], a[1]))
@@ -3685,13 +4014,15 @@ _sig_asinh_ = _Signatures('asinh_', [
 
 def asinh_(*args, **kwargs):
     """asinh_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_asinh_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_asinh_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, asinh_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_asinh_.call(_a0._impl))
+    try:
+        i, a = _sig_asinh_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, asinh_, args, kwargs)
     return _wrap(_op_asinh_.call(a[0]))
 
 
@@ -3702,13 +4033,15 @@ _sig_acosh = _Signatures('acosh', [
 
 def acosh(*args, **kwargs):
     """acosh(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_acosh.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_acosh.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, acosh, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_acosh.call(_a0._impl))
+    try:
+        i, a = _sig_acosh.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, acosh, args, kwargs)
     if a[1] is None:
         return _wrap(_op_acosh.call(a[0]))
     return _wrap(_op_acosh_out.call(a[0], a[1]))
@@ -3721,13 +4054,15 @@ _sig_acosh_ = _Signatures('acosh_', [
 
 def acosh_(*args, **kwargs):
     """acosh_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_acosh_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_acosh_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, acosh_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_acosh_.call(_a0._impl))
+    try:
+        i, a = _sig_acosh_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, acosh_, args, kwargs)
     return _wrap(_op_acosh_.call(a[0]))
 
 
@@ -3738,13 +4073,15 @@ _sig_atanh = _Signatures('atanh', [
 
 def atanh(*args, **kwargs):
     """atanh(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_atanh.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_atanh.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, atanh, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_atanh.call(_a0._impl))
+    try:
+        i, a = _sig_atanh.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, atanh, args, kwargs)
     if a[1] is None:
         return _wrap(_op_atanh.call(a[0]))
     return _wrap(_op_atanh_out.call(a[0], a[1]))
@@ -3757,13 +4094,15 @@ _sig_atanh_ = _Signatures('atanh_', [
 
 def atanh_(*args, **kwargs):
     """atanh_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_atanh_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_atanh_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, atanh_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_atanh_.call(_a0._impl))
+    try:
+        i, a = _sig_atanh_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, atanh_, args, kwargs)
     return _wrap(_op_atanh_.call(a[0]))
 
 
@@ -3774,13 +4113,15 @@ _sig_sigmoid = _Signatures('sigmoid', [
 
 def sigmoid(*args, **kwargs):
     """sigmoid(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_sigmoid.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_sigmoid.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, sigmoid, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_sigmoid.call(_a0._impl))
+    try:
+        i, a = _sig_sigmoid.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, sigmoid, args, kwargs)
     if a[1] is None:
         return _wrap(_op_sigmoid.call(a[0]))
     return _wrap(_op_sigmoid_out.call(a[0], a[1]))
@@ -3793,13 +4134,15 @@ _sig_sigmoid_ = _Signatures('sigmoid_', [
 
 def sigmoid_(*args, **kwargs):
     """sigmoid_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_sigmoid_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_sigmoid_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, sigmoid_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_sigmoid_.call(_a0._impl))
+    try:
+        i, a = _sig_sigmoid_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, sigmoid_, args, kwargs)
     return _wrap(_op_sigmoid_.call(a[0]))
 
 
@@ -3810,13 +4153,15 @@ _sig_erf = _Signatures('erf', [
 
 def erf(*args, **kwargs):
     """erf(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_erf.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_erf.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, erf, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_erf.call(_a0._impl))
+    try:
+        i, a = _sig_erf.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, erf, args, kwargs)
     if a[1] is None:
         return _wrap(_op_erf.call(a[0]))
     return _wrap(_op_erf_out.call(a[0], a[1]))
@@ -3829,13 +4174,15 @@ _sig_erf_ = _Signatures('erf_', [
 
 def erf_(*args, **kwargs):
     """erf_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_erf_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_erf_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, erf_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_erf_.call(_a0._impl))
+    try:
+        i, a = _sig_erf_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, erf_, args, kwargs)
     return _wrap(_op_erf_.call(a[0]))
 
 
@@ -3846,13 +4193,15 @@ _sig_erfc = _Signatures('erfc', [
 
 def erfc(*args, **kwargs):
     """erfc(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_erfc.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_erfc.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, erfc, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_erfc.call(_a0._impl))
+    try:
+        i, a = _sig_erfc.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, erfc, args, kwargs)
     if a[1] is None:
         return _wrap(_op_erfc.call(a[0]))
     return _wrap(_op_erfc_out.call(a[0], a[1]))
@@ -3865,13 +4214,15 @@ _sig_erfc_ = _Signatures('erfc_', [
 
 def erfc_(*args, **kwargs):
     """erfc_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_erfc_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_erfc_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, erfc_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_erfc_.call(_a0._impl))
+    try:
+        i, a = _sig_erfc_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, erfc_, args, kwargs)
     return _wrap(_op_erfc_.call(a[0]))
 
 
@@ -3882,13 +4233,15 @@ _sig_erfinv = _Signatures('erfinv', [
 
 def erfinv(*args, **kwargs):
     """erfinv(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_erfinv.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_erfinv.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, erfinv, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_erfinv.call(_a0._impl))
+    try:
+        i, a = _sig_erfinv.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, erfinv, args, kwargs)
     if a[1] is None:
         return _wrap(_op_erfinv.call(a[0]))
     return _wrap(_op_erfinv_out.call(a[0], a[1]))
@@ -3901,13 +4254,15 @@ _sig_floor = _Signatures('floor', [
 
 def floor(*args, **kwargs):
     """floor(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_floor.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_floor.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, floor, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_floor.call(_a0._impl))
+    try:
+        i, a = _sig_floor.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, floor, args, kwargs)
     if a[1] is None:
         return _wrap(_op_floor.call(a[0]))
     return _wrap(_op_floor_out.call(a[0], a[1]))
@@ -3920,13 +4275,15 @@ _sig_floor_ = _Signatures('floor_', [
 
 def floor_(*args, **kwargs):
     """floor_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_floor_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_floor_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, floor_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_floor_.call(_a0._impl))
+    try:
+        i, a = _sig_floor_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, floor_, args, kwargs)
     return _wrap(_op_floor_.call(a[0]))
 
 
@@ -3937,13 +4294,15 @@ _sig_ceil = _Signatures('ceil', [
 
 def ceil(*args, **kwargs):
     """ceil(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_ceil.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_ceil.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, ceil, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_ceil.call(_a0._impl))
+    try:
+        i, a = _sig_ceil.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, ceil, args, kwargs)
     if a[1] is None:
         return _wrap(_op_ceil.call(a[0]))
     return _wrap(_op_ceil_out.call(a[0], a[1]))
@@ -3956,13 +4315,15 @@ _sig_ceil_ = _Signatures('ceil_', [
 
 def ceil_(*args, **kwargs):
     """ceil_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_ceil_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_ceil_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, ceil_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_ceil_.call(_a0._impl))
+    try:
+        i, a = _sig_ceil_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, ceil_, args, kwargs)
     return _wrap(_op_ceil_.call(a[0]))
 
 
@@ -3973,13 +4334,15 @@ _sig_trunc = _Signatures('trunc', [
 
 def trunc(*args, **kwargs):
     """trunc(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_trunc.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_trunc.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, trunc, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_trunc.call(_a0._impl))
+    try:
+        i, a = _sig_trunc.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, trunc, args, kwargs)
     if a[1] is None:
         return _wrap(_op_trunc.call(a[0]))
     return _wrap(_op_trunc_out.call(a[0], a[1]))
@@ -3992,13 +4355,15 @@ _sig_trunc_ = _Signatures('trunc_', [
 
 def trunc_(*args, **kwargs):
     """trunc_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_trunc_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_trunc_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, trunc_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_trunc_.call(_a0._impl))
+    try:
+        i, a = _sig_trunc_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, trunc_, args, kwargs)
     return _wrap(_op_trunc_.call(a[0]))
 
 
@@ -4009,13 +4374,15 @@ _sig_frac = _Signatures('frac', [
 
 def frac(*args, **kwargs):
     """frac(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_frac.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_frac.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, frac, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_frac.call(_a0._impl))
+    try:
+        i, a = _sig_frac.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, frac, args, kwargs)
     if a[1] is None:
         return _wrap(_op_frac.call(a[0]))
     return _wrap(_op_frac_out.call(a[0], a[1]))
@@ -4028,13 +4395,15 @@ _sig_frac_ = _Signatures('frac_', [
 
 def frac_(*args, **kwargs):
     """frac_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_frac_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_frac_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, frac_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_frac_.call(_a0._impl))
+    try:
+        i, a = _sig_frac_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, frac_, args, kwargs)
     return _wrap(_op_frac_.call(a[0]))
 
 
@@ -4046,13 +4415,15 @@ _sig_round = _Signatures('round', [
 
 def round(*args, **kwargs):
     """round(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_round.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_round.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, round, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_round.call(_a0._impl))
+    try:
+        i, a = _sig_round.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, round, args, kwargs)
     if i == 0:
         if a[1] is None:
             return _wrap(_op_round.call(a[0]))
@@ -4071,13 +4442,15 @@ _sig_round_ = _Signatures('round_', [
 
 def round_(*args, **kwargs):
     """round_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_round_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_round_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, round_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_round_.call(_a0._impl))
+    try:
+        i, a = _sig_round_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, round_, args, kwargs)
     if i == 0:
         return _wrap(_op_round_.call(a[0]))
     elif i == 1:
@@ -4091,13 +4464,15 @@ _sig_square = _Signatures('square', [
 
 def square(*args, **kwargs):
     """square(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_square.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_square.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, square, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_square.call(_a0._impl))
+    try:
+        i, a = _sig_square.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, square, args, kwargs)
     if a[1] is None:
         return _wrap(_op_square.call(a[0]))
     return _wrap(_op_square_out.call(a[0], a[1]))
@@ -4110,13 +4485,15 @@ _sig_square_ = _Signatures('square_', [
 
 def square_(*args, **kwargs):
     """square_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_square_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_square_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, square_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_square_.call(_a0._impl))
+    try:
+        i, a = _sig_square_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, square_, args, kwargs)
     return _wrap(_op_square_.call(a[0]))
 
 
@@ -4127,13 +4504,15 @@ _sig_positive = _Signatures('positive', [
 
 def positive(*args, **kwargs):
     """positive(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_positive.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_positive.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, positive, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_positive.call(_a0._impl))
+    try:
+        i, a = _sig_positive.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, positive, args, kwargs)
     return _wrap(_op_positive.call(a[0]))
 
 
@@ -4144,13 +4523,15 @@ _sig_bitwise_not = _Signatures('bitwise_not', [
 
 def bitwise_not(*args, **kwargs):
     """bitwise_not(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_bitwise_not.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_bitwise_not.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, bitwise_not, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_bitwise_not.call(_a0._impl))
+    try:
+        i, a = _sig_bitwise_not.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bitwise_not, args, kwargs)
     if a[1] is None:
         return _wrap(_op_bitwise_not.call(a[0]))
     return _wrap(_op_bitwise_not_out.call(a[0], a[1]))
@@ -4163,13 +4544,15 @@ _sig_logical_not = _Signatures('logical_not', [
 
 def logical_not(*args, **kwargs):
     """logical_not(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_logical_not.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_logical_not.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, logical_not, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_logical_not.call(_a0._impl))
+    try:
+        i, a = _sig_logical_not.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logical_not, args, kwargs)
     if a[1] is None:
         return _wrap(_op_logical_not.call(a[0]))
     return _wrap(_op_logical_not_out.call(a[0], a[1]))
@@ -4182,13 +4565,15 @@ _sig_isnan = _Signatures('isnan', [
 
 def isnan(*args, **kwargs):
     """isnan(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_isnan.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_isnan.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, isnan, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_isnan.call(_a0._impl))
+    try:
+        i, a = _sig_isnan.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, isnan, args, kwargs)
     return _wrap(_op_isnan.call(a[0]))
 
 
@@ -4199,13 +4584,15 @@ _sig_isinf = _Signatures('isinf', [
 
 def isinf(*args, **kwargs):
     """isinf(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_isinf.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_isinf.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, isinf, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_isinf.call(_a0._impl))
+    try:
+        i, a = _sig_isinf.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, isinf, args, kwargs)
     return _wrap(_op_isinf.call(a[0]))
 
 
@@ -4216,13 +4603,15 @@ _sig_isfinite = _Signatures('isfinite', [
 
 def isfinite(*args, **kwargs):
     """isfinite(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_isfinite.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_isfinite.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, isfinite, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_isfinite.call(_a0._impl))
+    try:
+        i, a = _sig_isfinite.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, isfinite, args, kwargs)
     return _wrap(_op_isfinite.call(a[0]))
 
 
@@ -4264,13 +4653,16 @@ _sig_add = _Signatures('add', [
 
 def add(*args, **kwargs):
     """add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]) and (type(args[1]) is _T or type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_add_Tensor.call((args[0] if type(args[0]) in _NUM else args[0]._impl), (args[1] if type(args[1]) in _NUM else args[1]._impl), 1))
-    else:
-        try:
-            i, a = _sig_add.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, add, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
+            return _wrap(_op_add_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), 1))
+    try:
+        i, a = _sig_add.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, add, args, kwargs)
     if i == 0:
         if a[3] is None:
             return _wrap(_op_add_Tensor.call(a[0], a[2], a[1]))
@@ -4289,13 +4681,16 @@ _sig_sub = _Signatures('sub', [
 
 def sub(*args, **kwargs):
     """sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]) and (type(args[1]) is _T or type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_sub_Tensor.call((args[0] if type(args[0]) in _NUM else args[0]._impl), (args[1] if type(args[1]) in _NUM else args[1]._impl), 1))
-    else:
-        try:
-            i, a = _sig_sub.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, sub, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
+            return _wrap(_op_sub_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), 1))
+    try:
+        i, a = _sig_sub.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, sub, args, kwargs)
     if i == 0:
         if a[3] is None:
             return _wrap(_op_sub_Tensor.call(a[0], a[2], a[1]))
@@ -4314,13 +4709,16 @@ _sig_rsub = _Signatures('rsub', [
 
 def rsub(*args, **kwargs):
     """rsub(Tensor input, Tensor other, *, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_rsub_Tensor.call(args[0]._impl, args[1]._impl, 1))
-    else:
-        try:
-            i, a = _sig_rsub.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, rsub, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_rsub_Tensor.call(_a0._impl, _a1._impl, 1))
+    try:
+        i, a = _sig_rsub.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, rsub, args, kwargs)
     if i == 0:
         return _wrap(_op_rsub_Tensor.call(a[0], a[1], a[2]))
     elif i == 1:
@@ -4334,13 +4732,16 @@ _sig_mul = _Signatures('mul', [
 
 def mul(*args, **kwargs):
     """mul(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]) and (type(args[1]) is _T or type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_mul_Tensor.call((args[0] if type(args[0]) in _NUM else args[0]._impl), (args[1] if type(args[1]) in _NUM else args[1]._impl)))
-    else:
-        try:
-            i, a = _sig_mul.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, mul, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
+            return _wrap(_op_mul_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl)))
+    try:
+        i, a = _sig_mul.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, mul, args, kwargs)
     if a[2] is None:
         return _wrap(_op_mul_Tensor.call(a[0], a[1]))
     return _wrap(_op_mul_out.call(a[0], a[1], a[2]))
@@ -4355,13 +4756,16 @@ _sig_div = _Signatures('div', [
 
 def div(*args, **kwargs):
     """div(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]) and (type(args[1]) is _T or type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_div_Tensor.call((args[0] if type(args[0]) in _NUM else args[0]._impl), (args[1] if type(args[1]) in _NUM else args[1]._impl)))
-    else:
-        try:
-            i, a = _sig_div.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, div, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
+            return _wrap(_op_div_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl)))
+    try:
+        i, a = _sig_div.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, div, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_div_Tensor.call(a[0], a[1]))
@@ -4382,13 +4786,16 @@ _sig_true_divide = _Signatures('true_divide', [
 
 def true_divide(*args, **kwargs):
     """true_divide(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]) and (type(args[1]) is _T or type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_true_divide_Tensor.call((args[0] if type(args[0]) in _NUM else args[0]._impl), (args[1] if type(args[1]) in _NUM else args[1]._impl)))
-    else:
-        try:
-            i, a = _sig_true_divide.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, true_divide, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
+            return _wrap(_op_true_divide_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl)))
+    try:
+        i, a = _sig_true_divide.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, true_divide, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_true_divide_Tensor.call(a[0], a[1]))
@@ -4405,13 +4812,16 @@ _sig_floor_divide = _Signatures('floor_divide', [
 
 def floor_divide(*args, **kwargs):
     """floor_divide(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]) and (type(args[1]) is _T or type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616) or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_floor_divide.call((args[0] if type(args[0]) in _NUM else args[0]._impl), (args[1] if type(args[1]) in _NUM else args[1]._impl)))
-    else:
-        try:
-            i, a = _sig_floor_divide.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, floor_divide, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
+            return _wrap(_op_floor_divide.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl)))
+    try:
+        i, a = _sig_floor_divide.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, floor_divide, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_floor_divide.call(a[0], a[1]))
@@ -4429,13 +4839,16 @@ _sig_remainder = _Signatures('remainder', [
 
 def remainder(*args, **kwargs):
     """remainder(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_remainder_Tensor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_remainder.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, remainder, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_remainder_Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_remainder.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, remainder, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_remainder_Tensor.call(a[0], a[1]))
@@ -4456,13 +4869,16 @@ _sig_fmod = _Signatures('fmod', [
 
 def fmod(*args, **kwargs):
     """fmod(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_fmod_Tensor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_fmod.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, fmod, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_fmod_Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_fmod.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fmod, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_fmod_Tensor.call(a[0], a[1]))
@@ -4482,13 +4898,16 @@ _sig_pow = _Signatures('pow', [
 
 def pow(*args, **kwargs):
     """pow(Tensor input, Tensor exponent, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_pow_Tensor_Tensor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_pow.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, pow, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_pow_Tensor_Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_pow.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, pow, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_pow_Tensor_Tensor.call(a[0], a[1]))
@@ -4510,13 +4929,16 @@ _sig_maximum = _Signatures('maximum', [
 
 def maximum(*args, **kwargs):
     """maximum(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_maximum.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_maximum.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, maximum, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_maximum.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_maximum.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, maximum, args, kwargs)
     if a[2] is None:
         return _wrap(_op_maximum.call(a[0], a[1]))
     return _wrap(_op_maximum_out.call(a[0], a[1], a[2]))
@@ -4529,13 +4951,16 @@ _sig_minimum = _Signatures('minimum', [
 
 def minimum(*args, **kwargs):
     """minimum(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_minimum.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_minimum.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, minimum, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_minimum.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_minimum.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, minimum, args, kwargs)
     if a[2] is None:
         return _wrap(_op_minimum.call(a[0], a[1]))
     return _wrap(_op_minimum_out.call(a[0], a[1], a[2]))
@@ -4548,13 +4973,16 @@ _sig_fmax = _Signatures('fmax', [
 
 def fmax(*args, **kwargs):
     """fmax(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_fmax.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_fmax.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, fmax, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_fmax.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_fmax.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fmax, args, kwargs)
     if a[2] is None:
         return _wrap(_op_fmax.call(a[0], a[1]))
     return _wrap(_op_fmax_out.call(a[0], a[1], a[2]))
@@ -4567,13 +4995,16 @@ _sig_fmin = _Signatures('fmin', [
 
 def fmin(*args, **kwargs):
     """fmin(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_fmin.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_fmin.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, fmin, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_fmin.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_fmin.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fmin, args, kwargs)
     if a[2] is None:
         return _wrap(_op_fmin.call(a[0], a[1]))
     return _wrap(_op_fmin_out.call(a[0], a[1], a[2]))
@@ -4586,13 +5017,16 @@ _sig_logaddexp = _Signatures('logaddexp', [
 
 def logaddexp(*args, **kwargs):
     """logaddexp(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_logaddexp.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_logaddexp.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, logaddexp, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_logaddexp.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_logaddexp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logaddexp, args, kwargs)
     if a[2] is None:
         return _wrap(_op_logaddexp.call(a[0], a[1]))
     return _wrap(_op_logaddexp_out.call(a[0], a[1], a[2]))
@@ -4605,13 +5039,16 @@ _sig_atan2 = _Signatures('atan2', [
 
 def atan2(*args, **kwargs):
     """atan2(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_atan2.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_atan2.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, atan2, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_atan2.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_atan2.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, atan2, args, kwargs)
     if a[2] is None:
         return _wrap(_op_atan2.call(a[0], a[1]))
     return _wrap(_op_atan2_out.call(a[0], a[1], a[2]))
@@ -4624,13 +5061,16 @@ _sig_hypot = _Signatures('hypot', [
 
 def hypot(*args, **kwargs):
     """hypot(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_hypot.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_hypot.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, hypot, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_hypot.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_hypot.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, hypot, args, kwargs)
     if a[2] is None:
         return _wrap(_op_hypot.call(a[0], a[1]))
     return _wrap(_op_hypot_out.call(a[0], a[1], a[2]))
@@ -4644,13 +5084,16 @@ _sig_copysign = _Signatures('copysign', [
 
 def copysign(*args, **kwargs):
     """copysign(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_copysign_Tensor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_copysign.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, copysign, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_copysign_Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_copysign.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, copysign, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_copysign_Tensor.call(a[0], a[1]))
@@ -4670,13 +5113,16 @@ _sig_xlogy = _Signatures('xlogy', [
 
 def xlogy(*args, **kwargs):
     """xlogy(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_xlogy_Tensor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_xlogy.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, xlogy, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_xlogy_Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_xlogy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, xlogy, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_xlogy_Tensor.call(a[0], a[1]))
@@ -4699,13 +5145,16 @@ _sig_xlogy_ = _Signatures('xlogy_', [
 
 def xlogy_(*args, **kwargs):
     """xlogy_(Tensor input, Tensor other)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_xlogy__Tensor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_xlogy_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, xlogy_, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_xlogy__Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_xlogy_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, xlogy_, args, kwargs)
     if i == 0:
         return _wrap(_op_xlogy__Tensor.call(a[0], a[1]))
     elif i == 1:
@@ -4720,13 +5169,16 @@ _sig_eq = _Signatures('eq', [
 
 def eq(*args, **kwargs):
     """eq(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_eq_Tensor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_eq.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, eq, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_eq_Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_eq.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, eq, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_eq_Tensor.call(a[0], a[1]))
@@ -4745,13 +5197,16 @@ _sig_ne = _Signatures('ne', [
 
 def ne(*args, **kwargs):
     """ne(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_ne_Tensor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_ne.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, ne, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_ne_Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_ne.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, ne, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_ne_Tensor.call(a[0], a[1]))
@@ -4770,13 +5225,16 @@ _sig_lt = _Signatures('lt', [
 
 def lt(*args, **kwargs):
     """lt(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_lt_Tensor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_lt.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, lt, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_lt_Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_lt.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, lt, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_lt_Tensor.call(a[0], a[1]))
@@ -4795,13 +5253,16 @@ _sig_le = _Signatures('le', [
 
 def le(*args, **kwargs):
     """le(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_le_Tensor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_le.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, le, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_le_Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_le.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, le, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_le_Tensor.call(a[0], a[1]))
@@ -4820,13 +5281,16 @@ _sig_gt = _Signatures('gt', [
 
 def gt(*args, **kwargs):
     """gt(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_gt_Tensor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_gt.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, gt, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_gt_Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_gt.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, gt, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_gt_Tensor.call(a[0], a[1]))
@@ -4845,13 +5309,16 @@ _sig_ge = _Signatures('ge', [
 
 def ge(*args, **kwargs):
     """ge(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_ge_Tensor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_ge.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, ge, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_ge_Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_ge.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, ge, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_ge_Tensor.call(a[0], a[1]))
@@ -4869,13 +5336,19 @@ _sig_isclose = _Signatures('isclose', [
 
 def isclose(*args, **kwargs):
     """isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)"""
-    if len(args) == 5 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is float and type(args[3]) is float and type(args[4]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_isclose.call(args[0]._impl, args[1]._impl, args[2], args[3], args[4]))
-    else:
-        try:
-            i, a = _sig_isclose.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, isclose, args, kwargs)
+    if len(args) == 5 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3, _a4 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _t4 = type(_a4)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is float and _t3 is float and _t4 is bool:
+            return _wrap(_op_isclose.call(_a0._impl, _a1._impl, _a2, _a3, _a4))
+    try:
+        i, a = _sig_isclose.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, isclose, args, kwargs)
     return _wrap(_op_isclose.call(a[0], a[1], a[2], a[3], a[4]))
 
 
@@ -4886,13 +5359,16 @@ _sig_logical_and = _Signatures('logical_and', [
 
 def logical_and(*args, **kwargs):
     """logical_and(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_logical_and.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_logical_and.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, logical_and, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_logical_and.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_logical_and.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logical_and, args, kwargs)
     if a[2] is None:
         return _wrap(_op_logical_and.call(a[0], a[1]))
     return _wrap(_op_logical_and_out.call(a[0], a[1], a[2]))
@@ -4905,13 +5381,16 @@ _sig_logical_or = _Signatures('logical_or', [
 
 def logical_or(*args, **kwargs):
     """logical_or(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_logical_or.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_logical_or.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, logical_or, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_logical_or.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_logical_or.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logical_or, args, kwargs)
     if a[2] is None:
         return _wrap(_op_logical_or.call(a[0], a[1]))
     return _wrap(_op_logical_or_out.call(a[0], a[1], a[2]))
@@ -4924,13 +5403,16 @@ _sig_logical_xor = _Signatures('logical_xor', [
 
 def logical_xor(*args, **kwargs):
     """logical_xor(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_logical_xor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_logical_xor.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, logical_xor, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_logical_xor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_logical_xor.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logical_xor, args, kwargs)
     if a[2] is None:
         return _wrap(_op_logical_xor.call(a[0], a[1]))
     return _wrap(_op_logical_xor_out.call(a[0], a[1], a[2]))
@@ -4945,13 +5427,16 @@ _sig_bitwise_and = _Signatures('bitwise_and', [
 
 def bitwise_and(*args, **kwargs):
     """bitwise_and(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_bitwise_and_Tensor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_bitwise_and.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, bitwise_and, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_bitwise_and_Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_bitwise_and.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bitwise_and, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_bitwise_and_Tensor.call(a[0], a[1]))
@@ -4973,13 +5458,16 @@ _sig_bitwise_or = _Signatures('bitwise_or', [
 
 def bitwise_or(*args, **kwargs):
     """bitwise_or(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_bitwise_or_Tensor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_bitwise_or.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, bitwise_or, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_bitwise_or_Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_bitwise_or.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bitwise_or, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_bitwise_or_Tensor.call(a[0], a[1]))
@@ -5001,13 +5489,16 @@ _sig_bitwise_xor = _Signatures('bitwise_xor', [
 
 def bitwise_xor(*args, **kwargs):
     """bitwise_xor(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_bitwise_xor_Tensor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_bitwise_xor.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, bitwise_xor, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_bitwise_xor_Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_bitwise_xor.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bitwise_xor, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_bitwise_xor_Tensor.call(a[0], a[1]))
@@ -5029,13 +5520,16 @@ _sig_bitwise_left_shift = _Signatures('bitwise_left_shift', [
 
 def bitwise_left_shift(*args, **kwargs):
     """bitwise_left_shift(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_bitwise_left_shift_Tensor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_bitwise_left_shift.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, bitwise_left_shift, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_bitwise_left_shift_Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_bitwise_left_shift.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bitwise_left_shift, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_bitwise_left_shift_Tensor.call(a[0], a[1]))
@@ -5057,13 +5551,16 @@ _sig_bitwise_right_shift = _Signatures('bitwise_right_shift', [
 
 def bitwise_right_shift(*args, **kwargs):
     """bitwise_right_shift(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_bitwise_right_shift_Tensor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_bitwise_right_shift.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, bitwise_right_shift, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_bitwise_right_shift_Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_bitwise_right_shift.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bitwise_right_shift, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_bitwise_right_shift_Tensor.call(a[0], a[1]))
@@ -5124,13 +5621,16 @@ _sig_clamp_min = _Signatures('clamp_min', [
 
 def clamp_min(*args, **kwargs):
     """clamp_min(Tensor input, Tensor min, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_clamp_min_Tensor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_clamp_min.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, clamp_min, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_clamp_min_Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_clamp_min.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, clamp_min, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_clamp_min_Tensor.call(a[0], a[1]))
@@ -5149,13 +5649,16 @@ _sig_clamp_min_ = _Signatures('clamp_min_', [
 
 def clamp_min_(*args, **kwargs):
     """clamp_min_(Tensor input, Tensor min)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_clamp_min__Tensor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_clamp_min_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, clamp_min_, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_clamp_min__Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_clamp_min_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, clamp_min_, args, kwargs)
     if i == 0:
         return _wrap(_op_clamp_min__Tensor.call(a[0], a[1]))
     elif i == 1:
@@ -5170,13 +5673,16 @@ _sig_clamp_max = _Signatures('clamp_max', [
 
 def clamp_max(*args, **kwargs):
     """clamp_max(Tensor input, Tensor max, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_clamp_max_Tensor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_clamp_max.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, clamp_max, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_clamp_max_Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_clamp_max.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, clamp_max, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_clamp_max_Tensor.call(a[0], a[1]))
@@ -5195,13 +5701,16 @@ _sig_clamp_max_ = _Signatures('clamp_max_', [
 
 def clamp_max_(*args, **kwargs):
     """clamp_max_(Tensor input, Tensor max)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_clamp_max__Tensor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_clamp_max_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, clamp_max_, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_clamp_max__Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_clamp_max_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, clamp_max_, args, kwargs)
     if i == 0:
         return _wrap(_op_clamp_max__Tensor.call(a[0], a[1]))
     elif i == 1:
@@ -5259,13 +5768,15 @@ _sig_where = _Signatures('where', [
 
 def where(*args, **kwargs):
     """where(Tensor condition)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap_list(_op_where.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_where.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, where, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap_list(_op_where.call(_a0._impl))
+    try:
+        i, a = _sig_where.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, where, args, kwargs)
     if i == 0:
         return _wrap_list(_op_where.call(a[0]))
     elif i == 1:
@@ -5288,13 +5799,17 @@ _sig_lerp = _Signatures('lerp', [
 
 def lerp(*args, **kwargs):
     """lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_lerp_Tensor.call(args[0]._impl, args[1]._impl, args[2]._impl))
-    else:
-        try:
-            i, a = _sig_lerp.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, lerp, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            return _wrap(_op_lerp_Tensor.call(_a0._impl, _a1._impl, _a2._impl))
+    try:
+        i, a = _sig_lerp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, lerp, args, kwargs)
     if i == 0:
         if a[3] is None:
             return _wrap(_op_lerp_Tensor.call(a[0], a[1], a[2]))
@@ -5313,13 +5828,17 @@ _sig_addcmul = _Signatures('addcmul', [
 
 def addcmul(*args, **kwargs):
     """addcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_addcmul.call(args[0]._impl, args[1]._impl, args[2]._impl, 1))
-    else:
-        try:
-            i, a = _sig_addcmul.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, addcmul, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            return _wrap(_op_addcmul.call(_a0._impl, _a1._impl, _a2._impl, 1))
+    try:
+        i, a = _sig_addcmul.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, addcmul, args, kwargs)
     if i == 0:
         if a[4] is None:
             return _wrap(_op_addcmul.call(a[0], a[2], a[3], a[1]))
@@ -5338,13 +5857,17 @@ _sig_addcdiv = _Signatures('addcdiv', [
 
 def addcdiv(*args, **kwargs):
     """addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_addcdiv.call(args[0]._impl, args[1]._impl, args[2]._impl, 1))
-    else:
-        try:
-            i, a = _sig_addcdiv.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, addcdiv, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            return _wrap(_op_addcdiv.call(_a0._impl, _a1._impl, _a2._impl, 1))
+    try:
+        i, a = _sig_addcdiv.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, addcdiv, args, kwargs)
     if i == 0:
         if a[4] is None:
             return _wrap(_op_addcdiv.call(a[0], a[2], a[3], a[1]))
@@ -5363,13 +5886,15 @@ _sig_bernoulli = _Signatures('bernoulli', [
 
 def bernoulli(*args, **kwargs):
     """bernoulli(Tensor input, *, Generator? generator=None, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_bernoulli.call(args[0]._impl, None))
-    else:
-        try:
-            i, a = _sig_bernoulli.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, bernoulli, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_bernoulli.call(_a0._impl, None))
+    try:
+        i, a = _sig_bernoulli.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bernoulli, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_bernoulli.call(a[0], a[1]))
@@ -5385,13 +5910,17 @@ _sig_multinomial = _Signatures('multinomial', [
 
 def multinomial(*args, **kwargs):
     """multinomial(Tensor input, SymInt num_samples, bool replacement=False, *, Generator? generator=None, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_multinomial.call(args[0]._impl, args[1], args[2], None))
-    else:
-        try:
-            i, a = _sig_multinomial.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, multinomial, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool:
+            return _wrap(_op_multinomial.call(_a0._impl, _a1, _a2, None))
+    try:
+        i, a = _sig_multinomial.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, multinomial, args, kwargs)
     if a[4] is None:
         return _wrap(_op_multinomial.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_multinomial_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -5405,13 +5934,15 @@ _sig_sum = _Signatures('sum', [
 
 def sum(*args, **kwargs):
     """sum(Tensor input, *, ScalarType? dtype=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_sum.call(args[0]._impl, None))
-    else:
-        try:
-            i, a = _sig_sum.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, sum, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_sum.call(_a0._impl, None))
+    try:
+        i, a = _sig_sum.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, sum, args, kwargs)
     if i == 0:
         return _wrap(_op_sum.call(a[0], a[1]))
     elif i == 1:
@@ -5428,13 +5959,15 @@ _sig_mean = _Signatures('mean', [
 
 def mean(*args, **kwargs):
     """mean(Tensor input, *, ScalarType? dtype=None, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_mean.call(args[0]._impl, None))
-    else:
-        try:
-            i, a = _sig_mean.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, mean, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_mean.call(_a0._impl, None))
+    try:
+        i, a = _sig_mean.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, mean, args, kwargs)
     if i == 0:
         if a[2] is None:
             return _wrap(_op_mean.call(a[0], a[1]))
@@ -5453,13 +5986,15 @@ _sig_prod = _Signatures('prod', [
 
 def prod(*args, **kwargs):
     """prod(Tensor input, *, ScalarType? dtype=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_prod.call(args[0]._impl, None))
-    else:
-        try:
-            i, a = _sig_prod.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, prod, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_prod.call(_a0._impl, None))
+    try:
+        i, a = _sig_prod.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, prod, args, kwargs)
     if i == 0:
         return _wrap(_op_prod.call(a[0], a[1]))
     elif i == 1:
@@ -5477,13 +6012,15 @@ _sig_max = _Signatures('max', [
 
 def max(*args, **kwargs):
     """max(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_max.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_max.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, max, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_max.call(_a0._impl))
+    try:
+        i, a = _sig_max.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, max, args, kwargs)
     if i == 0:
         if a[1] is None:
             return _wrap(_op_max.call(a[0]))
@@ -5507,13 +6044,15 @@ _sig_min = _Signatures('min', [
 
 def min(*args, **kwargs):
     """min(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_min.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_min.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, min, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_min.call(_a0._impl))
+    try:
+        i, a = _sig_min.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, min, args, kwargs)
     if i == 0:
         if a[1] is None:
             return _wrap(_op_min.call(a[0]))
@@ -5601,13 +6140,16 @@ _sig_var = _Signatures('var', [
 
 def var(*args, **kwargs):
     """var(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_var.call(args[0]._impl, args[1]))
-    else:
-        try:
-            i, a = _sig_var.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, var, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is bool:
+            return _wrap(_op_var.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_var.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, var, args, kwargs)
     if i == 0:
         if a[4] is None:
             return _wrap(_op_var_dim.call(a[0], a[1], a[2], a[3]))
@@ -5629,13 +6171,16 @@ _sig_std = _Signatures('std', [
 
 def std(*args, **kwargs):
     """std(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_std.call(args[0]._impl, args[1]))
-    else:
-        try:
-            i, a = _sig_std.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, std, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is bool:
+            return _wrap(_op_std.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_std.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, std, args, kwargs)
     if i == 0:
         if a[4] is None:
             return _wrap(_op_std_dim.call(a[0], a[1], a[2], a[3]))
@@ -5657,13 +6202,16 @@ _sig_var_mean = _Signatures('var_mean', [
 
 def var_mean(*args, **kwargs):
     """var_mean(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap_tuple(_op_var_mean.call(args[0]._impl, args[1]))
-    else:
-        try:
-            i, a = _sig_var_mean.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, var_mean, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is bool:
+            return _wrap_tuple(_op_var_mean.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_var_mean.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, var_mean, args, kwargs)
     if i == 0:
         return _wrap_tuple(_op_var_mean_dim.call(a[0], a[1], a[2], a[3]))
     elif i == 1:
@@ -5681,13 +6229,16 @@ _sig_std_mean = _Signatures('std_mean', [
 
 def std_mean(*args, **kwargs):
     """std_mean(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap_tuple(_op_std_mean.call(args[0]._impl, args[1]))
-    else:
-        try:
-            i, a = _sig_std_mean.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, std_mean, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is bool:
+            return _wrap_tuple(_op_std_mean.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_std_mean.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, std_mean, args, kwargs)
     if i == 0:
         return _wrap_tuple(_op_std_mean_dim.call(a[0], a[1], a[2], a[3]))
     elif i == 1:
@@ -5706,13 +6257,16 @@ _sig_norm = _Signatures('norm', [
 
 def norm(*args, **kwargs):
     """norm(Tensor input, Scalar p=2)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) in _NUM and (type(args[1]) is not int or -9223372036854775808 <= args[1] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_norm_Scalar.call(args[0]._impl, args[1]))
-    else:
-        try:
-            i, a = _sig_norm.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, norm, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616):
+            return _wrap(_op_norm_Scalar.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_norm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, norm, args, kwargs)
     if i == 0:
         return _wrap(_op_norm_Scalar.call(a[0], a[1]))
     elif i == 1:
@@ -5768,13 +6322,15 @@ _sig_all = _Signatures('all', [
 
 def all(*args, **kwargs):
     """all(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_all.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_all.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, all, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_all.call(_a0._impl))
+    try:
+        i, a = _sig_all.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, all, args, kwargs)
     if i == 0:
         if a[1] is None:
             return _wrap(_op_all.call(a[0]))
@@ -5798,13 +6354,15 @@ _sig_any = _Signatures('any', [
 
 def any(*args, **kwargs):
     """any(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_any.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_any.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, any, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_any.call(_a0._impl))
+    try:
+        i, a = _sig_any.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, any, args, kwargs)
     if i == 0:
         if a[1] is None:
             return _wrap(_op_any.call(a[0]))
@@ -5844,13 +6402,16 @@ _sig_cumsum = _Signatures('cumsum', [
 
 def cumsum(*args, **kwargs):
     """cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_cumsum.call(args[0]._impl, args[1], None))
-    else:
-        try:
-            i, a = _sig_cumsum.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, cumsum, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_cumsum.call(_a0._impl, _a1, None))
+    try:
+        i, a = _sig_cumsum.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cumsum, args, kwargs)
     if a[3] is None:
         return _wrap(_op_cumsum.call(a[0], a[1], a[2]))
     return _wrap(_op_cumsum_out.call(a[0], a[1], a[2], a[3]))
@@ -5863,13 +6424,16 @@ _sig_cumprod = _Signatures('cumprod', [
 
 def cumprod(*args, **kwargs):
     """cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_cumprod.call(args[0]._impl, args[1], None))
-    else:
-        try:
-            i, a = _sig_cumprod.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, cumprod, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_cumprod.call(_a0._impl, _a1, None))
+    try:
+        i, a = _sig_cumprod.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cumprod, args, kwargs)
     if a[3] is None:
         return _wrap(_op_cumprod.call(a[0], a[1], a[2]))
     return _wrap(_op_cumprod_out.call(a[0], a[1], a[2], a[3]))
@@ -6026,13 +6590,15 @@ _sig_repeat_interleave = _Signatures('repeat_interleave', [
 
 def repeat_interleave(*args, **kwargs):
     """repeat_interleave(Tensor input, Tensor repeats, int? dim=None, *, SymInt? output_size=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_repeat_interleave_Tensor.call(args[0]._impl, None))
-    else:
-        try:
-            i, a = _sig_repeat_interleave.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, repeat_interleave, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_repeat_interleave_Tensor.call(_a0._impl, None))
+    try:
+        i, a = _sig_repeat_interleave.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, repeat_interleave, args, kwargs)
     if i == 0:
         return _wrap(_op_repeat_interleave_self_Tensor.call(a[0], a[1], a[2], a[3]))
     elif i == 1:
@@ -6062,13 +6628,15 @@ _sig_fliplr = _Signatures('fliplr', [
 
 def fliplr(*args, **kwargs):
     """fliplr(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_fliplr.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_fliplr.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, fliplr, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_fliplr.call(_a0._impl))
+    try:
+        i, a = _sig_fliplr.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fliplr, args, kwargs)
     return _wrap(_op_fliplr.call(a[0]))
 
 
@@ -6079,13 +6647,15 @@ _sig_flipud = _Signatures('flipud', [
 
 def flipud(*args, **kwargs):
     """flipud(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_flipud.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_flipud.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, flipud, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_flipud.call(_a0._impl))
+    try:
+        i, a = _sig_flipud.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, flipud, args, kwargs)
     return _wrap(_op_flipud.call(a[0]))
 
 
@@ -6124,13 +6694,16 @@ _sig_tril = _Signatures('tril', [
 
 def tril(*args, **kwargs):
     """tril(Tensor input, SymInt diagonal=0, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_tril.call(args[0]._impl, args[1]))
-    else:
-        try:
-            i, a = _sig_tril.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, tril, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_tril.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_tril.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, tril, args, kwargs)
     if a[2] is None:
         return _wrap(_op_tril.call(a[0], a[1]))
     return _wrap(_op_tril_out.call(a[0], a[1], a[2]))
@@ -6143,13 +6716,16 @@ _sig_triu = _Signatures('triu', [
 
 def triu(*args, **kwargs):
     """triu(Tensor input, SymInt diagonal=0, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_triu.call(args[0]._impl, args[1]))
-    else:
-        try:
-            i, a = _sig_triu.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, triu, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_triu.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_triu.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, triu, args, kwargs)
     if a[2] is None:
         return _wrap(_op_triu.call(a[0], a[1]))
     return _wrap(_op_triu_out.call(a[0], a[1], a[2]))
@@ -6162,13 +6738,16 @@ _sig_diag = _Signatures('diag', [
 
 def diag(*args, **kwargs):
     """diag(Tensor input, int diagonal=0, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_diag.call(args[0]._impl, args[1]))
-    else:
-        try:
-            i, a = _sig_diag.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, diag, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_diag.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_diag.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, diag, args, kwargs)
     if a[2] is None:
         return _wrap(_op_diag.call(a[0], a[1]))
     return _wrap(_op_diag_out.call(a[0], a[1], a[2]))
@@ -6181,13 +6760,18 @@ _sig_diag_embed = _Signatures('diag_embed', [
 
 def diag_embed(*args, **kwargs):
     """diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808 and type(args[3]) is int and -9223372036854775808 <= args[3] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_diag_embed.call(args[0]._impl, args[1], args[2], args[3]))
-    else:
-        try:
-            i, a = _sig_diag_embed.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, diag_embed, args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is int and -9223372036854775808 <= _a3 < 9223372036854775808:
+            return _wrap(_op_diag_embed.call(_a0._impl, _a1, _a2, _a3))
+    try:
+        i, a = _sig_diag_embed.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, diag_embed, args, kwargs)
     return _wrap(_op_diag_embed.call(a[0], a[1], a[2], a[3]))
 
 
@@ -6198,13 +6782,18 @@ _sig_narrow_copy = _Signatures('narrow_copy', [
 
 def narrow_copy(*args, **kwargs):
     """narrow_copy(Tensor input, int dim, SymInt start, SymInt length, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808 and type(args[3]) is int and -9223372036854775808 <= args[3] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_narrow_copy.call(args[0]._impl, args[1], args[2], args[3]))
-    else:
-        try:
-            i, a = _sig_narrow_copy.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, narrow_copy, args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is int and -9223372036854775808 <= _a3 < 9223372036854775808:
+            return _wrap(_op_narrow_copy.call(_a0._impl, _a1, _a2, _a3))
+    try:
+        i, a = _sig_narrow_copy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, narrow_copy, args, kwargs)
     if a[4] is None:
         return _wrap(_op_narrow_copy.call(a[0], a[1], a[2], a[3]))
     return _wrap(_op_narrow_copy_out.call(a[0], a[1], a[2], a[3], a[4]))
@@ -6370,13 +6959,15 @@ _sig_sort = _Signatures('sort', [
 
 def sort(*args, **kwargs):
     """sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor[2]? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _make_rt(_rt_sort_11, _op_sort_stable.call(args[0]._impl, None, -1, False))
-    else:
-        try:
-            i, a = _sig_sort.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, sort, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _make_rt(_rt_sort_11, _op_sort_stable.call(_a0._impl, None, -1, False))
+    try:
+        i, a = _sig_sort.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, sort, args, kwargs)
     if i == 0:
         if a[4] is None:
             return _make_rt(_rt_sort_11, _op_sort_stable.call(a[0], a[1], a[2], a[3]))
@@ -6395,13 +6986,17 @@ _sig_argsort = _Signatures('argsort', [
 
 def argsort(*args, **kwargs):
     """argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_argsort.call(args[0]._impl, args[1], args[2]))
-    else:
-        try:
-            i, a = _sig_argsort.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, argsort, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool:
+            return _wrap(_op_argsort.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_argsort.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, argsort, args, kwargs)
     if i == 0:
         if a[4] is None:
             return _wrap(_op_argsort_stable.call(a[0], a[1], a[2], a[3]))
@@ -6417,13 +7012,15 @@ _sig_msort = _Signatures('msort', [
 
 def msort(*args, **kwargs):
     """msort(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_msort.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_msort.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, msort, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_msort.call(_a0._impl))
+    try:
+        i, a = _sig_msort.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, msort, args, kwargs)
     if a[1] is None:
         return _wrap(_op_msort.call(a[0]))
     return _wrap(_op_msort_out.call(a[0], a[1]))
@@ -6436,13 +7033,19 @@ _sig_topk = _Signatures('topk', [
 
 def topk(*args, **kwargs):
     """topk(Tensor input, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[2]? out=None)"""
-    if len(args) == 5 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808 and type(args[3]) is bool and type(args[4]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _make_rt(_rt_topk_13, _op_topk.call(args[0]._impl, args[1], args[2], args[3], args[4]))
-    else:
-        try:
-            i, a = _sig_topk.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, topk, args, kwargs)
+    if len(args) == 5 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3, _a4 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _t4 = type(_a4)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is bool and _t4 is bool:
+            return _make_rt(_rt_topk_13, _op_topk.call(_a0._impl, _a1, _a2, _a3, _a4))
+    try:
+        i, a = _sig_topk.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, topk, args, kwargs)
     if a[5] is None:
         return _make_rt(_rt_topk_13, _op_topk.call(a[0], a[1], a[2], a[3], a[4]))
     return _make_rt(_rt_topk_out_14, _op_topk_values.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
@@ -6455,13 +7058,18 @@ _sig_kthvalue = _Signatures('kthvalue', [
 
 def kthvalue(*args, **kwargs):
     """kthvalue(Tensor input, SymInt k, int dim=-1, bool keepdim=False, *, Tensor[2]? out=None)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808 and type(args[3]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _make_rt(_rt_kthvalue_15, _op_kthvalue.call(args[0]._impl, args[1], args[2], args[3]))
-    else:
-        try:
-            i, a = _sig_kthvalue.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, kthvalue, args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is bool:
+            return _make_rt(_rt_kthvalue_15, _op_kthvalue.call(_a0._impl, _a1, _a2, _a3))
+    try:
+        i, a = _sig_kthvalue.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, kthvalue, args, kwargs)
     if a[4] is None:
         return _make_rt(_rt_kthvalue_15, _op_kthvalue.call(a[0], a[1], a[2], a[3]))
     return _make_rt(_rt_kthvalue_out_16, _op_kthvalue_values.call(a[0], a[1], a[2], a[3], *a[4]))
@@ -6474,13 +7082,18 @@ _sig__unique2 = _Signatures('_unique2', [
 
 def _unique2(*args, **kwargs):
     """_unique2(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is bool and type(args[2]) is bool and type(args[3]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap_tuple(_op__unique2.call(args[0]._impl, args[1], args[2], args[3]))
-    else:
-        try:
-            i, a = _sig__unique2.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, _unique2, args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and _t1 is bool and _t2 is bool and _t3 is bool:
+            return _wrap_tuple(_op__unique2.call(_a0._impl, _a1, _a2, _a3))
+    try:
+        i, a = _sig__unique2.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _unique2, args, kwargs)
     return _wrap_tuple(_op__unique2.call(a[0], a[1], a[2], a[3]))
 
 
@@ -6491,13 +7104,19 @@ _sig_unique_dim = _Signatures('unique_dim', [
 
 def unique_dim(*args, **kwargs):
     """unique_dim(Tensor input, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False)"""
-    if len(args) == 5 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is bool and type(args[3]) is bool and type(args[4]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap_tuple(_op_unique_dim.call(args[0]._impl, args[1], args[2], args[3], args[4]))
-    else:
-        try:
-            i, a = _sig_unique_dim.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, unique_dim, args, kwargs)
+    if len(args) == 5 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3, _a4 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _t4 = type(_a4)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool and _t3 is bool and _t4 is bool:
+            return _wrap_tuple(_op_unique_dim.call(_a0._impl, _a1, _a2, _a3, _a4))
+    try:
+        i, a = _sig_unique_dim.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, unique_dim, args, kwargs)
     return _wrap_tuple(_op_unique_dim.call(a[0], a[1], a[2], a[3], a[4]))
 
 
@@ -6523,13 +7142,16 @@ _sig_searchsorted = _Signatures('searchsorted', [
 
 def searchsorted(*args, **kwargs):
     """searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_searchsorted_Tensor.call(args[0]._impl, args[1]._impl, False, False, None, None))
-    else:
-        try:
-            i, a = _sig_searchsorted.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, searchsorted, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_searchsorted_Tensor.call(_a0._impl, _a1._impl, False, False, None, None))
+    try:
+        i, a = _sig_searchsorted.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, searchsorted, args, kwargs)
     if i == 0:
         if a[6] is None:
             return _wrap(_op_searchsorted_Tensor.call(a[0], a[1], a[2], a[3], a[4], a[5]))
@@ -6548,13 +7170,16 @@ _sig_bucketize = _Signatures('bucketize', [
 
 def bucketize(*args, **kwargs):
     """bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_bucketize_Tensor.call(args[0]._impl, args[1]._impl, False, False))
-    else:
-        try:
-            i, a = _sig_bucketize.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, bucketize, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_bucketize_Tensor.call(_a0._impl, _a1._impl, False, False))
+    try:
+        i, a = _sig_bucketize.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bucketize, args, kwargs)
     if i == 0:
         if a[4] is None:
             return _wrap(_op_bucketize_Tensor.call(a[0], a[1], a[2], a[3]))
@@ -6570,13 +7195,15 @@ _sig_nonzero = _Signatures('nonzero', [
 
 def nonzero(*args, **kwargs):
     """nonzero(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_nonzero.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_nonzero.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, nonzero, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_nonzero.call(_a0._impl))
+    try:
+        i, a = _sig_nonzero.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, nonzero, args, kwargs)
     if a[1] is None:
         return _wrap(_op_nonzero.call(a[0]))
     return _wrap(_op_nonzero_out.call(a[0], a[1]))
@@ -6605,13 +7232,15 @@ _sig_argwhere = _Signatures('argwhere', [
 
 def argwhere(*args, **kwargs):
     """argwhere(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_argwhere.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_argwhere.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, argwhere, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_argwhere.call(_a0._impl))
+    try:
+        i, a = _sig_argwhere.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, argwhere, args, kwargs)
     return _wrap(_op_argwhere.call(a[0]))
 
 
@@ -6664,13 +7293,17 @@ _sig_transpose = _Signatures('transpose', [
 
 def transpose(*args, **kwargs):
     """transpose(Tensor input, int dim0, int dim1)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_transpose_int.call(args[0]._impl, args[1], args[2]))
-    else:
-        try:
-            i, a = _sig_transpose.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, transpose, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap(_op_transpose_int.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_transpose.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, transpose, args, kwargs)
     return _wrap(_op_transpose_int.call(a[0], a[1], a[2]))
 
 
@@ -6681,13 +7314,17 @@ _sig_swapaxes = _Signatures('swapaxes', [
 
 def swapaxes(*args, **kwargs):
     """swapaxes(Tensor input, int axis0, int axis1)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_swapaxes.call(args[0]._impl, args[1], args[2]))
-    else:
-        try:
-            i, a = _sig_swapaxes.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, swapaxes, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap(_op_swapaxes.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_swapaxes.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, swapaxes, args, kwargs)
     return _wrap(_op_swapaxes.call(a[0], a[1], a[2]))
 
 
@@ -6698,13 +7335,17 @@ _sig_swapdims = _Signatures('swapdims', [
 
 def swapdims(*args, **kwargs):
     """swapdims(Tensor input, int dim0, int dim1)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_swapdims.call(args[0]._impl, args[1], args[2]))
-    else:
-        try:
-            i, a = _sig_swapdims.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, swapdims, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap(_op_swapdims.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_swapdims.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, swapdims, args, kwargs)
     return _wrap(_op_swapdims.call(a[0], a[1], a[2]))
 
 
@@ -6715,13 +7356,15 @@ _sig_t = _Signatures('t', [
 
 def t(*args, **kwargs):
     """t(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_t.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_t.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, t, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_t.call(_a0._impl))
+    try:
+        i, a = _sig_t.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, t, args, kwargs)
     return _wrap(_op_t.call(a[0]))
 
 
@@ -6761,13 +7404,18 @@ _sig_narrow = _Signatures('narrow', [
 
 def narrow(*args, **kwargs):
     """narrow(Tensor input, int dim, Tensor start, SymInt length)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and (type(args[2]) is _T or _TS[type(args[2])]) and type(args[3]) is int and -9223372036854775808 <= args[3] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_narrow_Tensor.call(args[0]._impl, args[1], args[2]._impl, args[3]))
-    else:
-        try:
-            i, a = _sig_narrow.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, narrow, args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_t2 is _T or _TS[_t2]) and _t3 is int and -9223372036854775808 <= _a3 < 9223372036854775808:
+            return _wrap(_op_narrow_Tensor.call(_a0._impl, _a1, _a2._impl, _a3))
+    try:
+        i, a = _sig_narrow.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, narrow, args, kwargs)
     if i == 0:
         return _wrap(_op_narrow_Tensor.call(a[0], a[1], a[2], a[3]))
     elif i == 1:
@@ -6795,13 +7443,17 @@ _sig_select = _Signatures('select', [
 
 def select(*args, **kwargs):
     """select(Tensor input, int dim, SymInt index)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_select_int.call(args[0]._impl, args[1], args[2]))
-    else:
-        try:
-            i, a = _sig_select.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, select, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap(_op_select_int.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_select.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, select, args, kwargs)
     return _wrap(_op_select_int.call(a[0], a[1], a[2]))
 
 
@@ -6812,13 +7464,16 @@ _sig_unsqueeze = _Signatures('unsqueeze', [
 
 def unsqueeze(*args, **kwargs):
     """unsqueeze(Tensor input, int dim)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_unsqueeze.call(args[0]._impl, args[1]))
-    else:
-        try:
-            i, a = _sig_unsqueeze.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, unsqueeze, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_unsqueeze.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_unsqueeze.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, unsqueeze, args, kwargs)
     return _wrap(_op_unsqueeze.call(a[0], a[1]))
 
 
@@ -6831,13 +7486,15 @@ _sig_squeeze = _Signatures('squeeze', [
 
 def squeeze(*args, **kwargs):
     """squeeze(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_squeeze.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_squeeze.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, squeeze, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_squeeze.call(_a0._impl))
+    try:
+        i, a = _sig_squeeze.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, squeeze, args, kwargs)
     if i == 0:
         return _wrap(_op_squeeze.call(a[0]))
     elif i == 1:
@@ -6853,13 +7510,17 @@ _sig_flatten = _Signatures('flatten', [
 
 def flatten(*args, **kwargs):
     """flatten(Tensor input, int start_dim=0, int end_dim=-1)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_flatten_using_ints.call(args[0]._impl, args[1], args[2]))
-    else:
-        try:
-            i, a = _sig_flatten.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, flatten, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap(_op_flatten_using_ints.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_flatten.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, flatten, args, kwargs)
     return _wrap(_op_flatten_using_ints.call(a[0], a[1], a[2]))
 
 
@@ -6885,13 +7546,17 @@ _sig_movedim = _Signatures('movedim', [
 
 def movedim(*args, **kwargs):
     """movedim(Tensor input, int source, int destination)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_movedim_int.call(args[0]._impl, args[1], args[2]))
-    else:
-        try:
-            i, a = _sig_movedim.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, movedim, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap(_op_movedim_int.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_movedim.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, movedim, args, kwargs)
     if i == 0:
         return _wrap(_op_movedim_int.call(a[0], a[1], a[2]))
     elif i == 1:
@@ -6906,13 +7571,17 @@ _sig_moveaxis = _Signatures('moveaxis', [
 
 def moveaxis(*args, **kwargs):
     """moveaxis(Tensor input, int source, int destination)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_moveaxis_int.call(args[0]._impl, args[1], args[2]))
-    else:
-        try:
-            i, a = _sig_moveaxis.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, moveaxis, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap(_op_moveaxis_int.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_moveaxis.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, moveaxis, args, kwargs)
     if i == 0:
         return _wrap(_op_moveaxis_int.call(a[0], a[1], a[2]))
     elif i == 1:
@@ -6926,13 +7595,18 @@ _sig_diagonal = _Signatures('diagonal', [
 
 def diagonal(*args, **kwargs):
     """diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808 and type(args[3]) is int and -9223372036854775808 <= args[3] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_diagonal.call(args[0]._impl, args[1], args[2], args[3]))
-    else:
-        try:
-            i, a = _sig_diagonal.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, diagonal, args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is int and -9223372036854775808 <= _a3 < 9223372036854775808:
+            return _wrap(_op_diagonal.call(_a0._impl, _a1, _a2, _a3))
+    try:
+        i, a = _sig_diagonal.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, diagonal, args, kwargs)
     return _wrap(_op_diagonal.call(a[0], a[1], a[2], a[3]))
 
 
@@ -6957,13 +7631,17 @@ _sig_chunk = _Signatures('chunk', [
 
 def chunk(*args, **kwargs):
     """chunk(Tensor input, int chunks, int dim=0)"""
-    if len(args) == 3 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap_list(_op_chunk.call(args[0]._impl, args[1], args[2]))
-    else:
-        try:
-            i, a = _sig_chunk.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, chunk, args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap_list(_op_chunk.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_chunk.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, chunk, args, kwargs)
     return _wrap_list(_op_chunk.call(a[0], a[1], a[2]))
 
 
@@ -6974,13 +7652,16 @@ _sig_unbind = _Signatures('unbind', [
 
 def unbind(*args, **kwargs):
     """unbind(Tensor input, int dim=0)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap_list(_op_unbind_int.call(args[0]._impl, args[1]))
-    else:
-        try:
-            i, a = _sig_unbind.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, unbind, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap_list(_op_unbind_int.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_unbind.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, unbind, args, kwargs)
     return _wrap_list(_op_unbind_int.call(a[0], a[1]))
 
 
@@ -7012,13 +7693,15 @@ _sig_alias = _Signatures('alias', [
 
 def alias(*args, **kwargs):
     """alias(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_alias.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_alias.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, alias, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_alias.call(_a0._impl))
+    try:
+        i, a = _sig_alias.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, alias, args, kwargs)
     return _wrap(_op_alias.call(a[0]))
 
 
@@ -7029,13 +7712,15 @@ _sig_clone = _Signatures('clone', [
 
 def clone(*args, **kwargs):
     """clone(Tensor input, *, MemoryFormat? memory_format=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_clone.call(args[0]._impl, None))
-    else:
-        try:
-            i, a = _sig_clone.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, clone, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_clone.call(_a0._impl, None))
+    try:
+        i, a = _sig_clone.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, clone, args, kwargs)
     return _wrap(_op_clone.call(a[0], a[1]))
 
 
@@ -7047,13 +7732,16 @@ _sig_fill_ = _Signatures('fill_', [
 
 def fill_(*args, **kwargs):
     """fill_(Tensor input, Tensor value)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_fill__Tensor.call(args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_fill_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, fill_, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_fill__Tensor.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_fill_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fill_, args, kwargs)
     if i == 0:
         return _wrap(_op_fill__Tensor.call(a[0], a[1]))
     elif i == 1:
@@ -7067,13 +7755,15 @@ _sig_zero_ = _Signatures('zero_', [
 
 def zero_(*args, **kwargs):
     """zero_(Tensor input)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_zero_.call(args[0]._impl))
-    else:
-        try:
-            i, a = _sig_zero_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, zero_, args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_zero_.call(_a0._impl))
+    try:
+        i, a = _sig_zero_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, zero_, args, kwargs)
     return _wrap(_op_zero_.call(a[0]))
 
 
@@ -7101,13 +7791,16 @@ _sig_resize_as_ = _Signatures('resize_as_', [
 
 def resize_as_(*args, **kwargs):
     """resize_as_(Tensor input, Tensor the_template, *, MemoryFormat? memory_format=None)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_resize_as_.call(args[0]._impl, args[1]._impl, None))
-    else:
-        try:
-            i, a = _sig_resize_as_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, resize_as_, args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_resize_as_.call(_a0._impl, _a1._impl, None))
+    try:
+        i, a = _sig_resize_as_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, resize_as_, args, kwargs)
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 

@@ -2,7 +2,9 @@
 
 """Tensor methods generated from native_functions/*.yaml."""
 
-from glasstorch._binding_support import _TS, _make_rt, _requires_grad, _return_type, _wrap, _wrap_list, _wrap_tuple
+from glasstorch._binding_support import (  # noqa: F401
+    _TS, _make_rt, _operator_fallback, _requires_grad, _return_type, _wrap, _wrap_list, _wrap_tuple,
+)
 from glasstorch._ops.python_arg_parser import Signatures as _Signatures
 from glasstorch.overrides import _binding_fallback as _tf_fallback
 from glasstorch.tensor import Tensor as _T
@@ -797,7 +799,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
 )
 
 _all = all  # generated functions may shadow builtins (Tensor.all, torch.sum ...)
-_NUM = (int, float, bool)
+_NUM = frozenset((int, float, bool))  # type(x) in _NUM: a hash probe, not three comparisons
 _TN = (_T, int, float, bool)
 
 _rt_max_0 = _return_type('max', ['values', 'indices'])
@@ -815,14 +817,17 @@ _sig_masked_fill_ = _Signatures('masked_fill_', [
 
 def masked_fill_(self, *args, **kwargs):
     """masked_fill_(Tensor mask, Tensor value)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_masked_fill__Tensor.call(self._impl, args[0]._impl, args[1]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_masked_fill_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, masked_fill_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            _op_masked_fill__Tensor.call(self._impl, _a0._impl, _a1._impl)
+            return self
+    try:
+        i, a = _sig_masked_fill_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, masked_fill_, (self,) + args, kwargs)
     if i == 0:
         _op_masked_fill__Tensor.call(self._impl, a[0], a[1])
         return self
@@ -839,13 +844,16 @@ _sig_masked_fill = _Signatures('masked_fill', [
 
 def masked_fill(self, *args, **kwargs):
     """masked_fill(Tensor mask, Tensor value)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_masked_fill_Tensor.call(self._impl, args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_masked_fill.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, masked_fill, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_masked_fill_Tensor.call(self._impl, _a0._impl, _a1._impl))
+    try:
+        i, a = _sig_masked_fill.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, masked_fill, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_masked_fill_Tensor.call(self._impl, a[0], a[1]))
     elif i == 1:
@@ -859,13 +867,15 @@ _sig_masked_select = _Signatures('masked_select', [
 
 def masked_select(self, *args, **kwargs):
     """masked_select(Tensor mask)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_masked_select.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_masked_select.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, masked_select, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_masked_select.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_masked_select.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, masked_select, (self,) + args, kwargs)
     return _wrap(_op_masked_select.call(self._impl, a[0]))
 
 
@@ -876,14 +886,17 @@ _sig_masked_scatter_ = _Signatures('masked_scatter_', [
 
 def masked_scatter_(self, *args, **kwargs):
     """masked_scatter_(Tensor mask, Tensor source)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_masked_scatter_.call(self._impl, args[0]._impl, args[1]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_masked_scatter_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, masked_scatter_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            _op_masked_scatter_.call(self._impl, _a0._impl, _a1._impl)
+            return self
+    try:
+        i, a = _sig_masked_scatter_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, masked_scatter_, (self,) + args, kwargs)
     _op_masked_scatter_.call(self._impl, a[0], a[1])
     return self
 
@@ -895,13 +908,16 @@ _sig_masked_scatter = _Signatures('masked_scatter', [
 
 def masked_scatter(self, *args, **kwargs):
     """masked_scatter(Tensor mask, Tensor source)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_masked_scatter.call(self._impl, args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_masked_scatter.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, masked_scatter, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_masked_scatter.call(self._impl, _a0._impl, _a1._impl))
+    try:
+        i, a = _sig_masked_scatter.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, masked_scatter, (self,) + args, kwargs)
     return _wrap(_op_masked_scatter.call(self._impl, a[0], a[1]))
 
 
@@ -912,13 +928,16 @@ _sig_index_select = _Signatures('index_select', [
 
 def index_select(self, *args, **kwargs):
     """index_select(int dim, Tensor index)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_index_select.call(self._impl, args[0], args[1]._impl))
-    else:
-        try:
-            i, a = _sig_index_select.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, index_select, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_index_select.call(self._impl, _a0, _a1._impl))
+    try:
+        i, a = _sig_index_select.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, index_select, (self,) + args, kwargs)
     return _wrap(_op_index_select.call(self._impl, a[0], a[1]))
 
 
@@ -929,13 +948,16 @@ _sig_gather = _Signatures('gather', [
 
 def gather(self, *args, **kwargs):
     """gather(int dim, Tensor index, *, bool sparse_grad=False)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_gather.call(self._impl, args[0], args[1]._impl, False))
-    else:
-        try:
-            i, a = _sig_gather.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, gather, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_gather.call(self._impl, _a0, _a1._impl, False))
+    try:
+        i, a = _sig_gather.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, gather, (self,) + args, kwargs)
     return _wrap(_op_gather.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -946,13 +968,15 @@ _sig_take = _Signatures('take', [
 
 def take(self, *args, **kwargs):
     """take(Tensor index)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_take.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_take.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, take, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_take.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_take.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, take, (self,) + args, kwargs)
     return _wrap(_op_take.call(self._impl, a[0]))
 
 
@@ -980,13 +1004,17 @@ _sig_scatter = _Signatures('scatter', [
 
 def scatter(self, *args, **kwargs):
     """scatter(int dim, Tensor index, Tensor src)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_scatter_src.call(self._impl, args[0], args[1]._impl, args[2]._impl))
-    else:
-        try:
-            i, a = _sig_scatter.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, scatter, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            return _wrap(_op_scatter_src.call(self._impl, _a0, _a1._impl, _a2._impl))
+    try:
+        i, a = _sig_scatter.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, scatter, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_scatter_src.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
@@ -1007,14 +1035,18 @@ _sig_scatter_ = _Signatures('scatter_', [
 
 def scatter_(self, *args, **kwargs):
     """scatter_(int dim, Tensor index, Tensor src)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_scatter__src.call(self._impl, args[0], args[1]._impl, args[2]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_scatter_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, scatter_, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            _op_scatter__src.call(self._impl, _a0, _a1._impl, _a2._impl)
+            return self
+    try:
+        i, a = _sig_scatter_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, scatter_, (self,) + args, kwargs)
     if i == 0:
         _op_scatter__src.call(self._impl, a[0], a[1], a[2])
         return self
@@ -1036,13 +1068,17 @@ _sig_scatter_add = _Signatures('scatter_add', [
 
 def scatter_add(self, *args, **kwargs):
     """scatter_add(int dim, Tensor index, Tensor src)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_scatter_add.call(self._impl, args[0], args[1]._impl, args[2]._impl))
-    else:
-        try:
-            i, a = _sig_scatter_add.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, scatter_add, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            return _wrap(_op_scatter_add.call(self._impl, _a0, _a1._impl, _a2._impl))
+    try:
+        i, a = _sig_scatter_add.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, scatter_add, (self,) + args, kwargs)
     return _wrap(_op_scatter_add.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -1053,14 +1089,18 @@ _sig_scatter_add_ = _Signatures('scatter_add_', [
 
 def scatter_add_(self, *args, **kwargs):
     """scatter_add_(int dim, Tensor index, Tensor src)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_scatter_add_.call(self._impl, args[0], args[1]._impl, args[2]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_scatter_add_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, scatter_add_, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            _op_scatter_add_.call(self._impl, _a0, _a1._impl, _a2._impl)
+            return self
+    try:
+        i, a = _sig_scatter_add_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, scatter_add_, (self,) + args, kwargs)
     _op_scatter_add_.call(self._impl, a[0], a[1], a[2])
     return self
 
@@ -1101,13 +1141,17 @@ _sig_index_add = _Signatures('index_add', [
 
 def index_add(self, *args, **kwargs):
     """index_add(int dim, Tensor index, Tensor source, *, Scalar alpha=1)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_index_add.call(self._impl, args[0], args[1]._impl, args[2]._impl, 1))
-    else:
-        try:
-            i, a = _sig_index_add.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, index_add, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            return _wrap(_op_index_add.call(self._impl, _a0, _a1._impl, _a2._impl, 1))
+    try:
+        i, a = _sig_index_add.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, index_add, (self,) + args, kwargs)
     return _wrap(_op_index_add.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
@@ -1118,14 +1162,18 @@ _sig_index_add_ = _Signatures('index_add_', [
 
 def index_add_(self, *args, **kwargs):
     """index_add_(int dim, Tensor index, Tensor source, *, Scalar alpha=1)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_index_add_.call(self._impl, args[0], args[1]._impl, args[2]._impl, 1)
-        return self
-    else:
-        try:
-            i, a = _sig_index_add_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, index_add_, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            _op_index_add_.call(self._impl, _a0, _a1._impl, _a2._impl, 1)
+            return self
+    try:
+        i, a = _sig_index_add_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, index_add_, (self,) + args, kwargs)
     _op_index_add_.call(self._impl, a[0], a[1], a[2], a[3])
     return self
 
@@ -1137,13 +1185,17 @@ _sig_index_copy = _Signatures('index_copy', [
 
 def index_copy(self, *args, **kwargs):
     """index_copy(int dim, Tensor index, Tensor source)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_index_copy.call(self._impl, args[0], args[1]._impl, args[2]._impl))
-    else:
-        try:
-            i, a = _sig_index_copy.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, index_copy, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            return _wrap(_op_index_copy.call(self._impl, _a0, _a1._impl, _a2._impl))
+    try:
+        i, a = _sig_index_copy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, index_copy, (self,) + args, kwargs)
     return _wrap(_op_index_copy.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -1154,14 +1206,18 @@ _sig_index_copy_ = _Signatures('index_copy_', [
 
 def index_copy_(self, *args, **kwargs):
     """index_copy_(int dim, Tensor index, Tensor source)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_index_copy_.call(self._impl, args[0], args[1]._impl, args[2]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_index_copy_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, index_copy_, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            _op_index_copy_.call(self._impl, _a0, _a1._impl, _a2._impl)
+            return self
+    try:
+        i, a = _sig_index_copy_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, index_copy_, (self,) + args, kwargs)
     _op_index_copy_.call(self._impl, a[0], a[1], a[2])
     return self
 
@@ -1174,14 +1230,18 @@ _sig_index_fill_ = _Signatures('index_fill_', [
 
 def index_fill_(self, *args, **kwargs):
     """index_fill_(int dim, Tensor index, Tensor value)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_index_fill__int_Tensor.call(self._impl, args[0], args[1]._impl, args[2]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_index_fill_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, index_fill_, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            _op_index_fill__int_Tensor.call(self._impl, _a0, _a1._impl, _a2._impl)
+            return self
+    try:
+        i, a = _sig_index_fill_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, index_fill_, (self,) + args, kwargs)
     if i == 0:
         _op_index_fill__int_Tensor.call(self._impl, a[0], a[1], a[2])
         return self
@@ -1198,13 +1258,17 @@ _sig_index_fill = _Signatures('index_fill', [
 
 def index_fill(self, *args, **kwargs):
     """index_fill(int dim, Tensor index, Tensor value)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]) and (type(args[2]) is _T or _TS[type(args[2])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_index_fill_int_Tensor.call(self._impl, args[0], args[1]._impl, args[2]._impl))
-    else:
-        try:
-            i, a = _sig_index_fill.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, index_fill, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            return _wrap(_op_index_fill_int_Tensor.call(self._impl, _a0, _a1._impl, _a2._impl))
+    try:
+        i, a = _sig_index_fill.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, index_fill, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_index_fill_int_Tensor.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
@@ -1247,13 +1311,15 @@ _sig_mm = _Signatures('mm', [
 
 def mm(self, *args, **kwargs):
     """mm(Tensor mat2)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_mm.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_mm.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, mm, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_mm.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_mm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, mm, (self,) + args, kwargs)
     return _wrap(_op_mm.call(self._impl, a[0]))
 
 
@@ -1264,13 +1330,15 @@ _sig_bmm = _Signatures('bmm', [
 
 def bmm(self, *args, **kwargs):
     """bmm(Tensor mat2)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_bmm.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_bmm.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, bmm, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_bmm.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_bmm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bmm, (self,) + args, kwargs)
     return _wrap(_op_bmm.call(self._impl, a[0]))
 
 
@@ -1283,13 +1351,16 @@ _sig_addmm = _Signatures('addmm', [
 
 def addmm(self, *args, **kwargs):
     """addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_addmm.call(self._impl, args[0]._impl, args[1]._impl, 1, 1))
-    else:
-        try:
-            i, a = _sig_addmm.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, addmm, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_addmm.call(self._impl, _a0._impl, _a1._impl, 1, 1))
+    try:
+        i, a = _sig_addmm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, addmm, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_addmm.call(self._impl, a[2], a[3], a[0], a[1]))
     elif i == 1:
@@ -1307,14 +1378,17 @@ _sig_addmm_ = _Signatures('addmm_', [
 
 def addmm_(self, *args, **kwargs):
     """addmm_(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_addmm_.call(self._impl, args[0]._impl, args[1]._impl, 1, 1)
-        return self
-    else:
-        try:
-            i, a = _sig_addmm_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, addmm_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            _op_addmm_.call(self._impl, _a0._impl, _a1._impl, 1, 1)
+            return self
+    try:
+        i, a = _sig_addmm_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, addmm_, (self,) + args, kwargs)
     if i == 0:
         _op_addmm_.call(self._impl, a[2], a[3], a[0], a[1])
         return self
@@ -1335,13 +1409,16 @@ _sig_baddbmm = _Signatures('baddbmm', [
 
 def baddbmm(self, *args, **kwargs):
     """baddbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_baddbmm.call(self._impl, args[0]._impl, args[1]._impl, 1, 1))
-    else:
-        try:
-            i, a = _sig_baddbmm.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, baddbmm, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_baddbmm.call(self._impl, _a0._impl, _a1._impl, 1, 1))
+    try:
+        i, a = _sig_baddbmm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, baddbmm, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_baddbmm.call(self._impl, a[2], a[3], a[0], a[1]))
     elif i == 1:
@@ -1359,14 +1436,17 @@ _sig_baddbmm_ = _Signatures('baddbmm_', [
 
 def baddbmm_(self, *args, **kwargs):
     """baddbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_baddbmm_.call(self._impl, args[0]._impl, args[1]._impl, 1, 1)
-        return self
-    else:
-        try:
-            i, a = _sig_baddbmm_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, baddbmm_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            _op_baddbmm_.call(self._impl, _a0._impl, _a1._impl, 1, 1)
+            return self
+    try:
+        i, a = _sig_baddbmm_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, baddbmm_, (self,) + args, kwargs)
     if i == 0:
         _op_baddbmm_.call(self._impl, a[2], a[3], a[0], a[1])
         return self
@@ -1387,13 +1467,16 @@ _sig_addbmm = _Signatures('addbmm', [
 
 def addbmm(self, *args, **kwargs):
     """addbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_addbmm.call(self._impl, args[0]._impl, args[1]._impl, 1, 1))
-    else:
-        try:
-            i, a = _sig_addbmm.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, addbmm, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_addbmm.call(self._impl, _a0._impl, _a1._impl, 1, 1))
+    try:
+        i, a = _sig_addbmm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, addbmm, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_addbmm.call(self._impl, a[2], a[3], a[0], a[1]))
     elif i == 1:
@@ -1411,14 +1494,17 @@ _sig_addbmm_ = _Signatures('addbmm_', [
 
 def addbmm_(self, *args, **kwargs):
     """addbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_addbmm_.call(self._impl, args[0]._impl, args[1]._impl, 1, 1)
-        return self
-    else:
-        try:
-            i, a = _sig_addbmm_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, addbmm_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            _op_addbmm_.call(self._impl, _a0._impl, _a1._impl, 1, 1)
+            return self
+    try:
+        i, a = _sig_addbmm_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, addbmm_, (self,) + args, kwargs)
     if i == 0:
         _op_addbmm_.call(self._impl, a[2], a[3], a[0], a[1])
         return self
@@ -1439,13 +1525,16 @@ _sig_addmv = _Signatures('addmv', [
 
 def addmv(self, *args, **kwargs):
     """addmv(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_addmv.call(self._impl, args[0]._impl, args[1]._impl, 1, 1))
-    else:
-        try:
-            i, a = _sig_addmv.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, addmv, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_addmv.call(self._impl, _a0._impl, _a1._impl, 1, 1))
+    try:
+        i, a = _sig_addmv.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, addmv, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_addmv.call(self._impl, a[2], a[3], a[0], a[1]))
     elif i == 1:
@@ -1463,14 +1552,17 @@ _sig_addmv_ = _Signatures('addmv_', [
 
 def addmv_(self, *args, **kwargs):
     """addmv_(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_addmv_.call(self._impl, args[0]._impl, args[1]._impl, 1, 1)
-        return self
-    else:
-        try:
-            i, a = _sig_addmv_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, addmv_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            _op_addmv_.call(self._impl, _a0._impl, _a1._impl, 1, 1)
+            return self
+    try:
+        i, a = _sig_addmv_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, addmv_, (self,) + args, kwargs)
     if i == 0:
         _op_addmv_.call(self._impl, a[2], a[3], a[0], a[1])
         return self
@@ -1489,13 +1581,15 @@ _sig_mv = _Signatures('mv', [
 
 def mv(self, *args, **kwargs):
     """mv(Tensor vec)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_mv.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_mv.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, mv, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_mv.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_mv.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, mv, (self,) + args, kwargs)
     return _wrap(_op_mv.call(self._impl, a[0]))
 
 
@@ -1506,13 +1600,15 @@ _sig_dot = _Signatures('dot', [
 
 def dot(self, *args, **kwargs):
     """dot(Tensor tensor)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_dot.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_dot.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, dot, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_dot.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_dot.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, dot, (self,) + args, kwargs)
     return _wrap(_op_dot.call(self._impl, a[0]))
 
 
@@ -1523,13 +1619,15 @@ _sig_vdot = _Signatures('vdot', [
 
 def vdot(self, *args, **kwargs):
     """vdot(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_vdot.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_vdot.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, vdot, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_vdot.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_vdot.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, vdot, (self,) + args, kwargs)
     return _wrap(_op_vdot.call(self._impl, a[0]))
 
 
@@ -1540,14 +1638,24 @@ _sig_matmul = _Signatures('matmul', [
 
 def matmul(self, *args, **kwargs):
     """matmul(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_matmul.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_matmul.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, matmul, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_matmul.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_matmul.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, matmul, (self,) + args, kwargs)
     return _wrap(_op_matmul.call(self._impl, a[0]))
+
+
+def _matmul_operator(self, other):
+    """``matmul`` as a binary operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _TS[_t]):
+        return _wrap(_op_matmul.call(self._impl, other._impl))
+    return _operator_fallback(matmul, self, other)
 
 
 _sig_outer = _Signatures('outer', [
@@ -1557,13 +1665,15 @@ _sig_outer = _Signatures('outer', [
 
 def outer(self, *args, **kwargs):
     """outer(Tensor vec2)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_outer.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_outer.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, outer, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_outer.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_outer.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, outer, (self,) + args, kwargs)
     return _wrap(_op_outer.call(self._impl, a[0]))
 
 
@@ -1574,13 +1684,15 @@ _sig_ger = _Signatures('ger', [
 
 def ger(self, *args, **kwargs):
     """ger(Tensor vec2)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_ger.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_ger.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, ger, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_ger.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_ger.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, ger, (self,) + args, kwargs)
     return _wrap(_op_ger.call(self._impl, a[0]))
 
 
@@ -3130,17 +3242,27 @@ _sig_add = _Signatures('add', [
 
 def add(self, *args, **kwargs):
     """add(Tensor other, *, Scalar alpha=1)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_add_Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl), 1))
-    else:
-        try:
-            i, a = _sig_add.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, add, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
+            return _wrap(_op_add_Tensor.call(self._impl, (_a0 if _t0 in _NUM else _a0._impl), 1))
+    try:
+        i, a = _sig_add.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, add, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_add_Tensor.call(self._impl, a[1], a[0]))
     elif i == 1:
         return _wrap(_op_add_Tensor.call(self._impl, a[0], a[1]))
+
+
+def _add_operator(self, other):
+    """``add`` as a binary operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
+        return _wrap(_op_add_Tensor.call(self._impl, (other if _t in _NUM else other._impl), 1))
+    return _operator_fallback(add, self, other)
 
 
 _sig_add_ = _Signatures('add_', [
@@ -3151,14 +3273,16 @@ _sig_add_ = _Signatures('add_', [
 
 def add_(self, *args, **kwargs):
     """add_(Tensor other, *, Scalar alpha=1)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_add__Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl), 1)
-        return self
-    else:
-        try:
-            i, a = _sig_add_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, add_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
+            _op_add__Tensor.call(self._impl, (_a0 if _t0 in _NUM else _a0._impl), 1)
+            return self
+    try:
+        i, a = _sig_add_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, add_, (self,) + args, kwargs)
     if i == 0:
         _op_add__Tensor.call(self._impl, a[1], a[0])
         return self
@@ -3175,17 +3299,27 @@ _sig_sub = _Signatures('sub', [
 
 def sub(self, *args, **kwargs):
     """sub(Tensor other, *, Scalar alpha=1)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_sub_Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl), 1))
-    else:
-        try:
-            i, a = _sig_sub.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, sub, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
+            return _wrap(_op_sub_Tensor.call(self._impl, (_a0 if _t0 in _NUM else _a0._impl), 1))
+    try:
+        i, a = _sig_sub.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, sub, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_sub_Tensor.call(self._impl, a[1], a[0]))
     elif i == 1:
         return _wrap(_op_sub_Tensor.call(self._impl, a[0], a[1]))
+
+
+def _sub_operator(self, other):
+    """``sub`` as a binary operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
+        return _wrap(_op_sub_Tensor.call(self._impl, (other if _t in _NUM else other._impl), 1))
+    return _operator_fallback(sub, self, other)
 
 
 _sig_sub_ = _Signatures('sub_', [
@@ -3196,14 +3330,16 @@ _sig_sub_ = _Signatures('sub_', [
 
 def sub_(self, *args, **kwargs):
     """sub_(Tensor other, *, Scalar alpha=1)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_sub__Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl), 1)
-        return self
-    else:
-        try:
-            i, a = _sig_sub_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, sub_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
+            _op_sub__Tensor.call(self._impl, (_a0 if _t0 in _NUM else _a0._impl), 1)
+            return self
+    try:
+        i, a = _sig_sub_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, sub_, (self,) + args, kwargs)
     if i == 0:
         _op_sub__Tensor.call(self._impl, a[1], a[0])
         return self
@@ -3219,14 +3355,24 @@ _sig_mul = _Signatures('mul', [
 
 def mul(self, *args, **kwargs):
     """mul(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_mul_Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl)))
-    else:
-        try:
-            i, a = _sig_mul.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, mul, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
+            return _wrap(_op_mul_Tensor.call(self._impl, (_a0 if _t0 in _NUM else _a0._impl)))
+    try:
+        i, a = _sig_mul.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, mul, (self,) + args, kwargs)
     return _wrap(_op_mul_Tensor.call(self._impl, a[0]))
+
+
+def _mul_operator(self, other):
+    """``mul`` as a binary operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
+        return _wrap(_op_mul_Tensor.call(self._impl, (other if _t in _NUM else other._impl)))
+    return _operator_fallback(mul, self, other)
 
 
 _sig_mul_ = _Signatures('mul_', [
@@ -3236,14 +3382,16 @@ _sig_mul_ = _Signatures('mul_', [
 
 def mul_(self, *args, **kwargs):
     """mul_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_mul__Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl))
-        return self
-    else:
-        try:
-            i, a = _sig_mul_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, mul_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
+            _op_mul__Tensor.call(self._impl, (_a0 if _t0 in _NUM else _a0._impl))
+            return self
+    try:
+        i, a = _sig_mul_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, mul_, (self,) + args, kwargs)
     _op_mul__Tensor.call(self._impl, a[0])
     return self
 
@@ -3257,19 +3405,29 @@ _sig_div = _Signatures('div', [
 
 def div(self, *args, **kwargs):
     """div(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_div_Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl)))
-    else:
-        try:
-            i, a = _sig_div.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, div, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
+            return _wrap(_op_div_Tensor.call(self._impl, (_a0 if _t0 in _NUM else _a0._impl)))
+    try:
+        i, a = _sig_div.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, div, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_div_Tensor.call(self._impl, a[0]))
     elif i == 1:
         return _wrap(_op_div_Tensor_mode.call(self._impl, a[0], a[1]))
     elif i == 2:
         return _wrap(_op_div_Scalar_mode.call(self._impl, a[0], a[1]))
+
+
+def _div_operator(self, other):
+    """``div`` as a binary operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
+        return _wrap(_op_div_Tensor.call(self._impl, (other if _t in _NUM else other._impl)))
+    return _operator_fallback(div, self, other)
 
 
 _sig_div_ = _Signatures('div_', [
@@ -3281,14 +3439,16 @@ _sig_div_ = _Signatures('div_', [
 
 def div_(self, *args, **kwargs):
     """div_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_div__Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl))
-        return self
-    else:
-        try:
-            i, a = _sig_div_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, div_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
+            _op_div__Tensor.call(self._impl, (_a0 if _t0 in _NUM else _a0._impl))
+            return self
+    try:
+        i, a = _sig_div_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, div_, (self,) + args, kwargs)
     if i == 0:
         _op_div__Tensor.call(self._impl, a[0])
         return self
@@ -3308,13 +3468,15 @@ _sig_true_divide = _Signatures('true_divide', [
 
 def true_divide(self, *args, **kwargs):
     """true_divide(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_true_divide_Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl)))
-    else:
-        try:
-            i, a = _sig_true_divide.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, true_divide, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
+            return _wrap(_op_true_divide_Tensor.call(self._impl, (_a0 if _t0 in _NUM else _a0._impl)))
+    try:
+        i, a = _sig_true_divide.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, true_divide, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_true_divide_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3329,14 +3491,16 @@ _sig_true_divide_ = _Signatures('true_divide_', [
 
 def true_divide_(self, *args, **kwargs):
     """true_divide_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_true_divide__Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl))
-        return self
-    else:
-        try:
-            i, a = _sig_true_divide_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, true_divide_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
+            _op_true_divide__Tensor.call(self._impl, (_a0 if _t0 in _NUM else _a0._impl))
+            return self
+    try:
+        i, a = _sig_true_divide_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, true_divide_, (self,) + args, kwargs)
     if i == 0:
         _op_true_divide__Tensor.call(self._impl, a[0])
         return self
@@ -3353,17 +3517,27 @@ _sig_floor_divide = _Signatures('floor_divide', [
 
 def floor_divide(self, *args, **kwargs):
     """floor_divide(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_floor_divide.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl)))
-    else:
-        try:
-            i, a = _sig_floor_divide.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, floor_divide, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
+            return _wrap(_op_floor_divide.call(self._impl, (_a0 if _t0 in _NUM else _a0._impl)))
+    try:
+        i, a = _sig_floor_divide.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, floor_divide, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_floor_divide.call(self._impl, a[0]))
     elif i == 1:
         return _wrap(_op_floor_divide_Scalar.call(self._impl, a[0]))
+
+
+def _floor_divide_operator(self, other):
+    """``floor_divide`` as a binary operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
+        return _wrap(_op_floor_divide.call(self._impl, (other if _t in _NUM else other._impl)))
+    return _operator_fallback(floor_divide, self, other)
 
 
 _sig_floor_divide_ = _Signatures('floor_divide_', [
@@ -3374,14 +3548,16 @@ _sig_floor_divide_ = _Signatures('floor_divide_', [
 
 def floor_divide_(self, *args, **kwargs):
     """floor_divide_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616) or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_floor_divide__Tensor.call(self._impl, (args[0] if type(args[0]) in _NUM else args[0]._impl))
-        return self
-    else:
-        try:
-            i, a = _sig_floor_divide_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, floor_divide_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
+            _op_floor_divide__Tensor.call(self._impl, (_a0 if _t0 in _NUM else _a0._impl))
+            return self
+    try:
+        i, a = _sig_floor_divide_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, floor_divide_, (self,) + args, kwargs)
     if i == 0:
         _op_floor_divide__Tensor.call(self._impl, a[0])
         return self
@@ -3398,17 +3574,27 @@ _sig_remainder = _Signatures('remainder', [
 
 def remainder(self, *args, **kwargs):
     """remainder(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_remainder_Tensor.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_remainder.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, remainder, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_remainder_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_remainder.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, remainder, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_remainder_Tensor.call(self._impl, a[0]))
     elif i == 1:
         return _wrap(_op_remainder_Scalar.call(self._impl, a[0]))
+
+
+def _remainder_operator(self, other):
+    """``remainder`` as a binary operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _TS[_t]):
+        return _wrap(_op_remainder_Tensor.call(self._impl, other._impl))
+    return _operator_fallback(remainder, self, other)
 
 
 _sig_remainder_ = _Signatures('remainder_', [
@@ -3419,14 +3605,16 @@ _sig_remainder_ = _Signatures('remainder_', [
 
 def remainder_(self, *args, **kwargs):
     """remainder_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_remainder__Tensor.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_remainder_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, remainder_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_remainder__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_remainder_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, remainder_, (self,) + args, kwargs)
     if i == 0:
         _op_remainder__Tensor.call(self._impl, a[0])
         return self
@@ -3443,13 +3631,15 @@ _sig_fmod = _Signatures('fmod', [
 
 def fmod(self, *args, **kwargs):
     """fmod(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_fmod_Tensor.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_fmod.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, fmod, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_fmod_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_fmod.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fmod, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_fmod_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3464,14 +3654,16 @@ _sig_fmod_ = _Signatures('fmod_', [
 
 def fmod_(self, *args, **kwargs):
     """fmod_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_fmod__Tensor.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_fmod_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, fmod_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_fmod__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_fmod_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fmod_, (self,) + args, kwargs)
     if i == 0:
         _op_fmod__Tensor.call(self._impl, a[0])
         return self
@@ -3488,17 +3680,27 @@ _sig_pow = _Signatures('pow', [
 
 def pow(self, *args, **kwargs):
     """pow(Tensor exponent)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_pow_Tensor_Tensor.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_pow.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, pow, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_pow_Tensor_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_pow.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, pow, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_pow_Tensor_Tensor.call(self._impl, a[0]))
     elif i == 1:
         return _wrap(_op_pow_Tensor_Scalar.call(self._impl, a[0]))
+
+
+def _pow_operator(self, other):
+    """``pow`` as a binary operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _TS[_t]):
+        return _wrap(_op_pow_Tensor_Tensor.call(self._impl, other._impl))
+    return _operator_fallback(pow, self, other)
 
 
 _sig_pow_ = _Signatures('pow_', [
@@ -3509,14 +3711,16 @@ _sig_pow_ = _Signatures('pow_', [
 
 def pow_(self, *args, **kwargs):
     """pow_(Tensor exponent)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_pow__Tensor.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_pow_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, pow_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_pow__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_pow_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, pow_, (self,) + args, kwargs)
     if i == 0:
         _op_pow__Tensor.call(self._impl, a[0])
         return self
@@ -3532,13 +3736,15 @@ _sig_maximum = _Signatures('maximum', [
 
 def maximum(self, *args, **kwargs):
     """maximum(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_maximum.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_maximum.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, maximum, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_maximum.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_maximum.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, maximum, (self,) + args, kwargs)
     return _wrap(_op_maximum.call(self._impl, a[0]))
 
 
@@ -3549,13 +3755,15 @@ _sig_minimum = _Signatures('minimum', [
 
 def minimum(self, *args, **kwargs):
     """minimum(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_minimum.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_minimum.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, minimum, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_minimum.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_minimum.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, minimum, (self,) + args, kwargs)
     return _wrap(_op_minimum.call(self._impl, a[0]))
 
 
@@ -3566,13 +3774,15 @@ _sig_fmax = _Signatures('fmax', [
 
 def fmax(self, *args, **kwargs):
     """fmax(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_fmax.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_fmax.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, fmax, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_fmax.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_fmax.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fmax, (self,) + args, kwargs)
     return _wrap(_op_fmax.call(self._impl, a[0]))
 
 
@@ -3583,13 +3793,15 @@ _sig_fmin = _Signatures('fmin', [
 
 def fmin(self, *args, **kwargs):
     """fmin(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_fmin.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_fmin.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, fmin, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_fmin.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_fmin.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fmin, (self,) + args, kwargs)
     return _wrap(_op_fmin.call(self._impl, a[0]))
 
 
@@ -3600,13 +3812,15 @@ _sig_logaddexp = _Signatures('logaddexp', [
 
 def logaddexp(self, *args, **kwargs):
     """logaddexp(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_logaddexp.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_logaddexp.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, logaddexp, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_logaddexp.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_logaddexp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logaddexp, (self,) + args, kwargs)
     return _wrap(_op_logaddexp.call(self._impl, a[0]))
 
 
@@ -3617,13 +3831,15 @@ _sig_atan2 = _Signatures('atan2', [
 
 def atan2(self, *args, **kwargs):
     """atan2(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_atan2.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_atan2.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, atan2, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_atan2.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_atan2.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, atan2, (self,) + args, kwargs)
     return _wrap(_op_atan2.call(self._impl, a[0]))
 
 
@@ -3634,14 +3850,16 @@ _sig_atan2_ = _Signatures('atan2_', [
 
 def atan2_(self, *args, **kwargs):
     """atan2_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_atan2_.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_atan2_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, atan2_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_atan2_.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_atan2_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, atan2_, (self,) + args, kwargs)
     _op_atan2_.call(self._impl, a[0])
     return self
 
@@ -3653,13 +3871,15 @@ _sig_hypot = _Signatures('hypot', [
 
 def hypot(self, *args, **kwargs):
     """hypot(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_hypot.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_hypot.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, hypot, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_hypot.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_hypot.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, hypot, (self,) + args, kwargs)
     return _wrap(_op_hypot.call(self._impl, a[0]))
 
 
@@ -3670,14 +3890,16 @@ _sig_hypot_ = _Signatures('hypot_', [
 
 def hypot_(self, *args, **kwargs):
     """hypot_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_hypot_.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_hypot_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, hypot_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_hypot_.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_hypot_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, hypot_, (self,) + args, kwargs)
     _op_hypot_.call(self._impl, a[0])
     return self
 
@@ -3690,13 +3912,15 @@ _sig_copysign = _Signatures('copysign', [
 
 def copysign(self, *args, **kwargs):
     """copysign(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_copysign_Tensor.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_copysign.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, copysign, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_copysign_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_copysign.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, copysign, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_copysign_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3711,14 +3935,16 @@ _sig_copysign_ = _Signatures('copysign_', [
 
 def copysign_(self, *args, **kwargs):
     """copysign_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_copysign__Tensor.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_copysign_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, copysign_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_copysign__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_copysign_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, copysign_, (self,) + args, kwargs)
     if i == 0:
         _op_copysign__Tensor.call(self._impl, a[0])
         return self
@@ -3735,13 +3961,15 @@ _sig_xlogy = _Signatures('xlogy', [
 
 def xlogy(self, *args, **kwargs):
     """xlogy(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_xlogy_Tensor.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_xlogy.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, xlogy, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_xlogy_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_xlogy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, xlogy, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_xlogy_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -3756,14 +3984,16 @@ _sig_xlogy_ = _Signatures('xlogy_', [
 
 def xlogy_(self, *args, **kwargs):
     """xlogy_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_xlogy__Tensor.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_xlogy_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, xlogy_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_xlogy__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_xlogy_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, xlogy_, (self,) + args, kwargs)
     if i == 0:
         _op_xlogy__Tensor.call(self._impl, a[0])
         return self
@@ -3780,17 +4010,27 @@ _sig_eq = _Signatures('eq', [
 
 def eq(self, *args, **kwargs):
     """eq(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_eq_Tensor.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_eq.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, eq, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_eq_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_eq.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, eq, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_eq_Tensor.call(self._impl, a[0]))
     elif i == 1:
         return _wrap(_op_eq_Scalar.call(self._impl, a[0]))
+
+
+def _eq_operator(self, other):
+    """``eq`` as a binary operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _TS[_t]):
+        return _wrap(_op_eq_Tensor.call(self._impl, other._impl))
+    return _operator_fallback(eq, self, other)
 
 
 _sig_eq_ = _Signatures('eq_', [
@@ -3801,14 +4041,16 @@ _sig_eq_ = _Signatures('eq_', [
 
 def eq_(self, *args, **kwargs):
     """eq_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_eq__Tensor.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_eq_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, eq_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_eq__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_eq_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, eq_, (self,) + args, kwargs)
     if i == 0:
         _op_eq__Tensor.call(self._impl, a[0])
         return self
@@ -3825,17 +4067,27 @@ _sig_ne = _Signatures('ne', [
 
 def ne(self, *args, **kwargs):
     """ne(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_ne_Tensor.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_ne.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, ne, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_ne_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_ne.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, ne, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_ne_Tensor.call(self._impl, a[0]))
     elif i == 1:
         return _wrap(_op_ne_Scalar.call(self._impl, a[0]))
+
+
+def _ne_operator(self, other):
+    """``ne`` as a binary operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _TS[_t]):
+        return _wrap(_op_ne_Tensor.call(self._impl, other._impl))
+    return _operator_fallback(ne, self, other)
 
 
 _sig_ne_ = _Signatures('ne_', [
@@ -3846,14 +4098,16 @@ _sig_ne_ = _Signatures('ne_', [
 
 def ne_(self, *args, **kwargs):
     """ne_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_ne__Tensor.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_ne_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, ne_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_ne__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_ne_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, ne_, (self,) + args, kwargs)
     if i == 0:
         _op_ne__Tensor.call(self._impl, a[0])
         return self
@@ -3870,17 +4124,27 @@ _sig_lt = _Signatures('lt', [
 
 def lt(self, *args, **kwargs):
     """lt(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_lt_Tensor.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_lt.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, lt, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_lt_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_lt.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, lt, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_lt_Tensor.call(self._impl, a[0]))
     elif i == 1:
         return _wrap(_op_lt_Scalar.call(self._impl, a[0]))
+
+
+def _lt_operator(self, other):
+    """``lt`` as a binary operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _TS[_t]):
+        return _wrap(_op_lt_Tensor.call(self._impl, other._impl))
+    return _operator_fallback(lt, self, other)
 
 
 _sig_lt_ = _Signatures('lt_', [
@@ -3891,14 +4155,16 @@ _sig_lt_ = _Signatures('lt_', [
 
 def lt_(self, *args, **kwargs):
     """lt_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_lt__Tensor.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_lt_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, lt_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_lt__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_lt_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, lt_, (self,) + args, kwargs)
     if i == 0:
         _op_lt__Tensor.call(self._impl, a[0])
         return self
@@ -3915,17 +4181,27 @@ _sig_le = _Signatures('le', [
 
 def le(self, *args, **kwargs):
     """le(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_le_Tensor.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_le.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, le, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_le_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_le.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, le, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_le_Tensor.call(self._impl, a[0]))
     elif i == 1:
         return _wrap(_op_le_Scalar.call(self._impl, a[0]))
+
+
+def _le_operator(self, other):
+    """``le`` as a binary operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _TS[_t]):
+        return _wrap(_op_le_Tensor.call(self._impl, other._impl))
+    return _operator_fallback(le, self, other)
 
 
 _sig_le_ = _Signatures('le_', [
@@ -3936,14 +4212,16 @@ _sig_le_ = _Signatures('le_', [
 
 def le_(self, *args, **kwargs):
     """le_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_le__Tensor.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_le_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, le_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_le__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_le_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, le_, (self,) + args, kwargs)
     if i == 0:
         _op_le__Tensor.call(self._impl, a[0])
         return self
@@ -3960,17 +4238,27 @@ _sig_gt = _Signatures('gt', [
 
 def gt(self, *args, **kwargs):
     """gt(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_gt_Tensor.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_gt.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, gt, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_gt_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_gt.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, gt, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_gt_Tensor.call(self._impl, a[0]))
     elif i == 1:
         return _wrap(_op_gt_Scalar.call(self._impl, a[0]))
+
+
+def _gt_operator(self, other):
+    """``gt`` as a binary operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _TS[_t]):
+        return _wrap(_op_gt_Tensor.call(self._impl, other._impl))
+    return _operator_fallback(gt, self, other)
 
 
 _sig_gt_ = _Signatures('gt_', [
@@ -3981,14 +4269,16 @@ _sig_gt_ = _Signatures('gt_', [
 
 def gt_(self, *args, **kwargs):
     """gt_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_gt__Tensor.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_gt_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, gt_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_gt__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_gt_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, gt_, (self,) + args, kwargs)
     if i == 0:
         _op_gt__Tensor.call(self._impl, a[0])
         return self
@@ -4005,17 +4295,27 @@ _sig_ge = _Signatures('ge', [
 
 def ge(self, *args, **kwargs):
     """ge(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_ge_Tensor.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_ge.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, ge, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_ge_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_ge.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, ge, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_ge_Tensor.call(self._impl, a[0]))
     elif i == 1:
         return _wrap(_op_ge_Scalar.call(self._impl, a[0]))
+
+
+def _ge_operator(self, other):
+    """``ge`` as a binary operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _TS[_t]):
+        return _wrap(_op_ge_Tensor.call(self._impl, other._impl))
+    return _operator_fallback(ge, self, other)
 
 
 _sig_ge_ = _Signatures('ge_', [
@@ -4026,14 +4326,16 @@ _sig_ge_ = _Signatures('ge_', [
 
 def ge_(self, *args, **kwargs):
     """ge_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_ge__Tensor.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_ge_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, ge_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_ge__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_ge_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, ge_, (self,) + args, kwargs)
     if i == 0:
         _op_ge__Tensor.call(self._impl, a[0])
         return self
@@ -4049,13 +4351,18 @@ _sig_isclose = _Signatures('isclose', [
 
 def isclose(self, *args, **kwargs):
     """isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)"""
-    if len(args) == 4 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is float and type(args[2]) is float and type(args[3]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_isclose.call(self._impl, args[0]._impl, args[1], args[2], args[3]))
-    else:
-        try:
-            i, a = _sig_isclose.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, isclose, (self,) + args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and _t1 is float and _t2 is float and _t3 is bool:
+            return _wrap(_op_isclose.call(self._impl, _a0._impl, _a1, _a2, _a3))
+    try:
+        i, a = _sig_isclose.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, isclose, (self,) + args, kwargs)
     return _wrap(_op_isclose.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
@@ -4066,13 +4373,15 @@ _sig_logical_and = _Signatures('logical_and', [
 
 def logical_and(self, *args, **kwargs):
     """logical_and(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_logical_and.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_logical_and.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, logical_and, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_logical_and.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_logical_and.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logical_and, (self,) + args, kwargs)
     return _wrap(_op_logical_and.call(self._impl, a[0]))
 
 
@@ -4083,14 +4392,16 @@ _sig_logical_and_ = _Signatures('logical_and_', [
 
 def logical_and_(self, *args, **kwargs):
     """logical_and_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_logical_and_.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_logical_and_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, logical_and_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_logical_and_.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_logical_and_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logical_and_, (self,) + args, kwargs)
     _op_logical_and_.call(self._impl, a[0])
     return self
 
@@ -4102,13 +4413,15 @@ _sig_logical_or = _Signatures('logical_or', [
 
 def logical_or(self, *args, **kwargs):
     """logical_or(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_logical_or.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_logical_or.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, logical_or, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_logical_or.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_logical_or.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logical_or, (self,) + args, kwargs)
     return _wrap(_op_logical_or.call(self._impl, a[0]))
 
 
@@ -4119,14 +4432,16 @@ _sig_logical_or_ = _Signatures('logical_or_', [
 
 def logical_or_(self, *args, **kwargs):
     """logical_or_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_logical_or_.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_logical_or_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, logical_or_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_logical_or_.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_logical_or_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logical_or_, (self,) + args, kwargs)
     _op_logical_or_.call(self._impl, a[0])
     return self
 
@@ -4138,13 +4453,15 @@ _sig_logical_xor = _Signatures('logical_xor', [
 
 def logical_xor(self, *args, **kwargs):
     """logical_xor(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_logical_xor.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_logical_xor.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, logical_xor, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_logical_xor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_logical_xor.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logical_xor, (self,) + args, kwargs)
     return _wrap(_op_logical_xor.call(self._impl, a[0]))
 
 
@@ -4155,14 +4472,16 @@ _sig_logical_xor_ = _Signatures('logical_xor_', [
 
 def logical_xor_(self, *args, **kwargs):
     """logical_xor_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_logical_xor_.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_logical_xor_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, logical_xor_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_logical_xor_.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_logical_xor_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logical_xor_, (self,) + args, kwargs)
     _op_logical_xor_.call(self._impl, a[0])
     return self
 
@@ -4175,17 +4494,27 @@ _sig_bitwise_and = _Signatures('bitwise_and', [
 
 def bitwise_and(self, *args, **kwargs):
     """bitwise_and(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_bitwise_and_Tensor.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_bitwise_and.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, bitwise_and, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_bitwise_and_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_bitwise_and.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bitwise_and, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_bitwise_and_Tensor.call(self._impl, a[0]))
     elif i == 1:
         return _wrap(_op_bitwise_and_Scalar.call(self._impl, a[0]))
+
+
+def _bitwise_and_operator(self, other):
+    """``bitwise_and`` as a binary operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _TS[_t]):
+        return _wrap(_op_bitwise_and_Tensor.call(self._impl, other._impl))
+    return _operator_fallback(bitwise_and, self, other)
 
 
 _sig_bitwise_and_ = _Signatures('bitwise_and_', [
@@ -4196,14 +4525,16 @@ _sig_bitwise_and_ = _Signatures('bitwise_and_', [
 
 def bitwise_and_(self, *args, **kwargs):
     """bitwise_and_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_bitwise_and__Tensor.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_bitwise_and_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, bitwise_and_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_bitwise_and__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_bitwise_and_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bitwise_and_, (self,) + args, kwargs)
     if i == 0:
         _op_bitwise_and__Tensor.call(self._impl, a[0])
         return self
@@ -4220,17 +4551,27 @@ _sig_bitwise_or = _Signatures('bitwise_or', [
 
 def bitwise_or(self, *args, **kwargs):
     """bitwise_or(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_bitwise_or_Tensor.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_bitwise_or.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, bitwise_or, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_bitwise_or_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_bitwise_or.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bitwise_or, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_bitwise_or_Tensor.call(self._impl, a[0]))
     elif i == 1:
         return _wrap(_op_bitwise_or_Scalar.call(self._impl, a[0]))
+
+
+def _bitwise_or_operator(self, other):
+    """``bitwise_or`` as a binary operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _TS[_t]):
+        return _wrap(_op_bitwise_or_Tensor.call(self._impl, other._impl))
+    return _operator_fallback(bitwise_or, self, other)
 
 
 _sig_bitwise_or_ = _Signatures('bitwise_or_', [
@@ -4241,14 +4582,16 @@ _sig_bitwise_or_ = _Signatures('bitwise_or_', [
 
 def bitwise_or_(self, *args, **kwargs):
     """bitwise_or_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_bitwise_or__Tensor.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_bitwise_or_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, bitwise_or_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_bitwise_or__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_bitwise_or_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bitwise_or_, (self,) + args, kwargs)
     if i == 0:
         _op_bitwise_or__Tensor.call(self._impl, a[0])
         return self
@@ -4265,17 +4608,27 @@ _sig_bitwise_xor = _Signatures('bitwise_xor', [
 
 def bitwise_xor(self, *args, **kwargs):
     """bitwise_xor(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_bitwise_xor_Tensor.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_bitwise_xor.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, bitwise_xor, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_bitwise_xor_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_bitwise_xor.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bitwise_xor, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_bitwise_xor_Tensor.call(self._impl, a[0]))
     elif i == 1:
         return _wrap(_op_bitwise_xor_Scalar.call(self._impl, a[0]))
+
+
+def _bitwise_xor_operator(self, other):
+    """``bitwise_xor`` as a binary operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _TS[_t]):
+        return _wrap(_op_bitwise_xor_Tensor.call(self._impl, other._impl))
+    return _operator_fallback(bitwise_xor, self, other)
 
 
 _sig_bitwise_xor_ = _Signatures('bitwise_xor_', [
@@ -4286,14 +4639,16 @@ _sig_bitwise_xor_ = _Signatures('bitwise_xor_', [
 
 def bitwise_xor_(self, *args, **kwargs):
     """bitwise_xor_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_bitwise_xor__Tensor.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_bitwise_xor_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, bitwise_xor_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_bitwise_xor__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_bitwise_xor_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bitwise_xor_, (self,) + args, kwargs)
     if i == 0:
         _op_bitwise_xor__Tensor.call(self._impl, a[0])
         return self
@@ -4310,17 +4665,27 @@ _sig_bitwise_left_shift = _Signatures('bitwise_left_shift', [
 
 def bitwise_left_shift(self, *args, **kwargs):
     """bitwise_left_shift(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_bitwise_left_shift_Tensor.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_bitwise_left_shift.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, bitwise_left_shift, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_bitwise_left_shift_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_bitwise_left_shift.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bitwise_left_shift, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_bitwise_left_shift_Tensor.call(self._impl, a[0]))
     elif i == 1:
         return _wrap(_op_bitwise_left_shift_Tensor_Scalar.call(self._impl, a[0]))
+
+
+def _bitwise_left_shift_operator(self, other):
+    """``bitwise_left_shift`` as a binary operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _TS[_t]):
+        return _wrap(_op_bitwise_left_shift_Tensor.call(self._impl, other._impl))
+    return _operator_fallback(bitwise_left_shift, self, other)
 
 
 _sig_bitwise_left_shift_ = _Signatures('bitwise_left_shift_', [
@@ -4331,14 +4696,16 @@ _sig_bitwise_left_shift_ = _Signatures('bitwise_left_shift_', [
 
 def bitwise_left_shift_(self, *args, **kwargs):
     """bitwise_left_shift_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_bitwise_left_shift__Tensor.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_bitwise_left_shift_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, bitwise_left_shift_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_bitwise_left_shift__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_bitwise_left_shift_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bitwise_left_shift_, (self,) + args, kwargs)
     if i == 0:
         _op_bitwise_left_shift__Tensor.call(self._impl, a[0])
         return self
@@ -4355,17 +4722,27 @@ _sig_bitwise_right_shift = _Signatures('bitwise_right_shift', [
 
 def bitwise_right_shift(self, *args, **kwargs):
     """bitwise_right_shift(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_bitwise_right_shift_Tensor.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_bitwise_right_shift.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, bitwise_right_shift, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_bitwise_right_shift_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_bitwise_right_shift.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bitwise_right_shift, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_bitwise_right_shift_Tensor.call(self._impl, a[0]))
     elif i == 1:
         return _wrap(_op_bitwise_right_shift_Tensor_Scalar.call(self._impl, a[0]))
+
+
+def _bitwise_right_shift_operator(self, other):
+    """``bitwise_right_shift`` as a binary operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _TS[_t]):
+        return _wrap(_op_bitwise_right_shift_Tensor.call(self._impl, other._impl))
+    return _operator_fallback(bitwise_right_shift, self, other)
 
 
 _sig_bitwise_right_shift_ = _Signatures('bitwise_right_shift_', [
@@ -4376,14 +4753,16 @@ _sig_bitwise_right_shift_ = _Signatures('bitwise_right_shift_', [
 
 def bitwise_right_shift_(self, *args, **kwargs):
     """bitwise_right_shift_(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_bitwise_right_shift__Tensor.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_bitwise_right_shift_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, bitwise_right_shift_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_bitwise_right_shift__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_bitwise_right_shift_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bitwise_right_shift_, (self,) + args, kwargs)
     if i == 0:
         _op_bitwise_right_shift__Tensor.call(self._impl, a[0])
         return self
@@ -4438,13 +4817,15 @@ _sig_clamp_min = _Signatures('clamp_min', [
 
 def clamp_min(self, *args, **kwargs):
     """clamp_min(Tensor min)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_clamp_min_Tensor.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_clamp_min.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, clamp_min, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_clamp_min_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_clamp_min.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, clamp_min, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_clamp_min_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -4459,14 +4840,16 @@ _sig_clamp_min_ = _Signatures('clamp_min_', [
 
 def clamp_min_(self, *args, **kwargs):
     """clamp_min_(Tensor min)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_clamp_min__Tensor.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_clamp_min_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, clamp_min_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_clamp_min__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_clamp_min_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, clamp_min_, (self,) + args, kwargs)
     if i == 0:
         _op_clamp_min__Tensor.call(self._impl, a[0])
         return self
@@ -4483,13 +4866,15 @@ _sig_clamp_max = _Signatures('clamp_max', [
 
 def clamp_max(self, *args, **kwargs):
     """clamp_max(Tensor max)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_clamp_max_Tensor.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_clamp_max.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, clamp_max, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_clamp_max_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_clamp_max.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, clamp_max, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_clamp_max_Tensor.call(self._impl, a[0]))
     elif i == 1:
@@ -4504,14 +4889,16 @@ _sig_clamp_max_ = _Signatures('clamp_max_', [
 
 def clamp_max_(self, *args, **kwargs):
     """clamp_max_(Tensor max)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_clamp_max__Tensor.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_clamp_max_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, clamp_max_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_clamp_max__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_clamp_max_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, clamp_max_, (self,) + args, kwargs)
     if i == 0:
         _op_clamp_max__Tensor.call(self._impl, a[0])
         return self
@@ -4566,13 +4953,16 @@ _sig_where = _Signatures('where', [
 
 def where(self, *args, **kwargs):
     """where(Tensor condition, Tensor other)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_where_self.call(args[0]._impl, self._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_where.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, where, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_where_self.call(_a0._impl, self._impl, _a1._impl))
+    try:
+        i, a = _sig_where.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, where, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_where_self.call(a[0], self._impl, a[1]))
     elif i == 1:
@@ -4587,13 +4977,16 @@ _sig_lerp = _Signatures('lerp', [
 
 def lerp(self, *args, **kwargs):
     """lerp(Tensor end, Tensor weight)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_lerp_Tensor.call(self._impl, args[0]._impl, args[1]._impl))
-    else:
-        try:
-            i, a = _sig_lerp.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, lerp, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_lerp_Tensor.call(self._impl, _a0._impl, _a1._impl))
+    try:
+        i, a = _sig_lerp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, lerp, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_lerp_Tensor.call(self._impl, a[0], a[1]))
     elif i == 1:
@@ -4608,14 +5001,17 @@ _sig_lerp_ = _Signatures('lerp_', [
 
 def lerp_(self, *args, **kwargs):
     """lerp_(Tensor end, Tensor weight)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_lerp__Tensor.call(self._impl, args[0]._impl, args[1]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_lerp_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, lerp_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            _op_lerp__Tensor.call(self._impl, _a0._impl, _a1._impl)
+            return self
+    try:
+        i, a = _sig_lerp_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, lerp_, (self,) + args, kwargs)
     if i == 0:
         _op_lerp__Tensor.call(self._impl, a[0], a[1])
         return self
@@ -4632,13 +5028,16 @@ _sig_addcmul = _Signatures('addcmul', [
 
 def addcmul(self, *args, **kwargs):
     """addcmul(Tensor tensor1, Tensor tensor2, *, Scalar value=1)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_addcmul.call(self._impl, args[0]._impl, args[1]._impl, 1))
-    else:
-        try:
-            i, a = _sig_addcmul.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, addcmul, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_addcmul.call(self._impl, _a0._impl, _a1._impl, 1))
+    try:
+        i, a = _sig_addcmul.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, addcmul, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_addcmul.call(self._impl, a[1], a[2], a[0]))
     elif i == 1:
@@ -4653,14 +5052,17 @@ _sig_addcmul_ = _Signatures('addcmul_', [
 
 def addcmul_(self, *args, **kwargs):
     """addcmul_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_addcmul_.call(self._impl, args[0]._impl, args[1]._impl, 1)
-        return self
-    else:
-        try:
-            i, a = _sig_addcmul_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, addcmul_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            _op_addcmul_.call(self._impl, _a0._impl, _a1._impl, 1)
+            return self
+    try:
+        i, a = _sig_addcmul_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, addcmul_, (self,) + args, kwargs)
     if i == 0:
         _op_addcmul_.call(self._impl, a[1], a[2], a[0])
         return self
@@ -4677,13 +5079,16 @@ _sig_addcdiv = _Signatures('addcdiv', [
 
 def addcdiv(self, *args, **kwargs):
     """addcdiv(Tensor tensor1, Tensor tensor2, *, Scalar value=1)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_addcdiv.call(self._impl, args[0]._impl, args[1]._impl, 1))
-    else:
-        try:
-            i, a = _sig_addcdiv.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, addcdiv, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_addcdiv.call(self._impl, _a0._impl, _a1._impl, 1))
+    try:
+        i, a = _sig_addcdiv.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, addcdiv, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_addcdiv.call(self._impl, a[1], a[2], a[0]))
     elif i == 1:
@@ -4698,14 +5103,17 @@ _sig_addcdiv_ = _Signatures('addcdiv_', [
 
 def addcdiv_(self, *args, **kwargs):
     """addcdiv_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and (type(args[1]) is _T or _TS[type(args[1])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_addcdiv_.call(self._impl, args[0]._impl, args[1]._impl, 1)
-        return self
-    else:
-        try:
-            i, a = _sig_addcdiv_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, addcdiv_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            _op_addcdiv_.call(self._impl, _a0._impl, _a1._impl, 1)
+            return self
+    try:
+        i, a = _sig_addcdiv_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, addcdiv_, (self,) + args, kwargs)
     if i == 0:
         _op_addcdiv_.call(self._impl, a[1], a[2], a[0])
         return self
@@ -4721,14 +5129,17 @@ _sig_uniform_ = _Signatures('uniform_', [
 
 def uniform_(self, *args, **kwargs):
     """uniform_(float from=0, float to=1, *, Generator? generator=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is float and type(args[1]) is float:  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_uniform_.call(self._impl, args[0], args[1], None)
-        return self
-    else:
-        try:
-            i, a = _sig_uniform_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, uniform_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if _t0 is float and _t1 is float:
+            _op_uniform_.call(self._impl, _a0, _a1, None)
+            return self
+    try:
+        i, a = _sig_uniform_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, uniform_, (self,) + args, kwargs)
     _op_uniform_.call(self._impl, a[0], a[1], a[2])
     return self
 
@@ -4740,14 +5151,17 @@ _sig_normal_ = _Signatures('normal_', [
 
 def normal_(self, *args, **kwargs):
     """normal_(float mean=0, float std=1, *, Generator? generator=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is float and type(args[1]) is float:  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_normal_.call(self._impl, args[0], args[1], None)
-        return self
-    else:
-        try:
-            i, a = _sig_normal_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, normal_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if _t0 is float and _t1 is float:
+            _op_normal_.call(self._impl, _a0, _a1, None)
+            return self
+    try:
+        i, a = _sig_normal_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, normal_, (self,) + args, kwargs)
     _op_normal_.call(self._impl, a[0], a[1], a[2])
     return self
 
@@ -4759,14 +5173,16 @@ _sig_exponential_ = _Signatures('exponential_', [
 
 def exponential_(self, *args, **kwargs):
     """exponential_(float lambd=1, *, Generator? generator=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is float:  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_exponential_.call(self._impl, args[0], None)
-        return self
-    else:
-        try:
-            i, a = _sig_exponential_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, exponential_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is float:
+            _op_exponential_.call(self._impl, _a0, None)
+            return self
+    try:
+        i, a = _sig_exponential_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, exponential_, (self,) + args, kwargs)
     _op_exponential_.call(self._impl, a[0], a[1])
     return self
 
@@ -4779,14 +5195,16 @@ _sig_bernoulli_ = _Signatures('bernoulli_', [
 
 def bernoulli_(self, *args, **kwargs):
     """bernoulli_(Tensor p, *, Generator? generator=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_bernoulli__Tensor.call(self._impl, args[0]._impl, None)
-        return self
-    else:
-        try:
-            i, a = _sig_bernoulli_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, bernoulli_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_bernoulli__Tensor.call(self._impl, _a0._impl, None)
+            return self
+    try:
+        i, a = _sig_bernoulli_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, bernoulli_, (self,) + args, kwargs)
     if i == 0:
         _op_bernoulli__Tensor.call(self._impl, a[0], a[1])
         return self
@@ -4851,13 +5269,16 @@ _sig_multinomial = _Signatures('multinomial', [
 
 def multinomial(self, *args, **kwargs):
     """multinomial(SymInt num_samples, bool replacement=False, *, Generator? generator=None)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_multinomial.call(self._impl, args[0], args[1], None))
-    else:
-        try:
-            i, a = _sig_multinomial.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, multinomial, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is bool:
+            return _wrap(_op_multinomial.call(self._impl, _a0, _a1, None))
+    try:
+        i, a = _sig_multinomial.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, multinomial, (self,) + args, kwargs)
     return _wrap(_op_multinomial.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -5037,13 +5458,15 @@ _sig_var = _Signatures('var', [
 
 def var(self, *args, **kwargs):
     """var(int[1]? dim, bool unbiased=True, bool keepdim=False)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_var.call(self._impl, args[0]))
-    else:
-        try:
-            i, a = _sig_var.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, var, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is bool:
+            return _wrap(_op_var.call(self._impl, _a0))
+    try:
+        i, a = _sig_var.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, var, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_var_dim.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
@@ -5061,13 +5484,15 @@ _sig_std = _Signatures('std', [
 
 def std(self, *args, **kwargs):
     """std(int[1]? dim, bool unbiased=True, bool keepdim=False)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_std.call(self._impl, args[0]))
-    else:
-        try:
-            i, a = _sig_std.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, std, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is bool:
+            return _wrap(_op_std.call(self._impl, _a0))
+    try:
+        i, a = _sig_std.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, std, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_std_dim.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
@@ -5086,13 +5511,15 @@ _sig_norm = _Signatures('norm', [
 
 def norm(self, *args, **kwargs):
     """norm(Scalar p=2)"""
-    if len(args) == 1 and not kwargs and type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_norm_Scalar.call(self._impl, args[0]))
-    else:
-        try:
-            i, a = _sig_norm.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, norm, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616):
+            return _wrap(_op_norm_Scalar.call(self._impl, _a0))
+    try:
+        i, a = _sig_norm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, norm, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_norm_Scalar.call(self._impl, a[0]))
     elif i == 1:
@@ -5190,13 +5617,15 @@ _sig_cumsum = _Signatures('cumsum', [
 
 def cumsum(self, *args, **kwargs):
     """cumsum(int dim, *, ScalarType? dtype=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_cumsum.call(self._impl, args[0], None))
-    else:
-        try:
-            i, a = _sig_cumsum.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, cumsum, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            return _wrap(_op_cumsum.call(self._impl, _a0, None))
+    try:
+        i, a = _sig_cumsum.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cumsum, (self,) + args, kwargs)
     return _wrap(_op_cumsum.call(self._impl, a[0], a[1]))
 
 
@@ -5207,14 +5636,16 @@ _sig_cumsum_ = _Signatures('cumsum_', [
 
 def cumsum_(self, *args, **kwargs):
     """cumsum_(int dim, *, ScalarType? dtype=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_cumsum_.call(self._impl, args[0], None)
-        return self
-    else:
-        try:
-            i, a = _sig_cumsum_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, cumsum_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            _op_cumsum_.call(self._impl, _a0, None)
+            return self
+    try:
+        i, a = _sig_cumsum_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cumsum_, (self,) + args, kwargs)
     _op_cumsum_.call(self._impl, a[0], a[1])
     return self
 
@@ -5226,13 +5657,15 @@ _sig_cumprod = _Signatures('cumprod', [
 
 def cumprod(self, *args, **kwargs):
     """cumprod(int dim, *, ScalarType? dtype=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_cumprod.call(self._impl, args[0], None))
-    else:
-        try:
-            i, a = _sig_cumprod.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, cumprod, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            return _wrap(_op_cumprod.call(self._impl, _a0, None))
+    try:
+        i, a = _sig_cumprod.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cumprod, (self,) + args, kwargs)
     return _wrap(_op_cumprod.call(self._impl, a[0], a[1]))
 
 
@@ -5243,14 +5676,16 @@ _sig_cumprod_ = _Signatures('cumprod_', [
 
 def cumprod_(self, *args, **kwargs):
     """cumprod_(int dim, *, ScalarType? dtype=None)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_cumprod_.call(self._impl, args[0], None)
-        return self
-    else:
-        try:
-            i, a = _sig_cumprod_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, cumprod_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            _op_cumprod_.call(self._impl, _a0, None)
+            return self
+    try:
+        i, a = _sig_cumprod_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cumprod_, (self,) + args, kwargs)
     _op_cumprod_.call(self._impl, a[0], a[1])
     return self
 
@@ -5393,13 +5828,15 @@ _sig_tril = _Signatures('tril', [
 
 def tril(self, *args, **kwargs):
     """tril(SymInt diagonal=0)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_tril.call(self._impl, args[0]))
-    else:
-        try:
-            i, a = _sig_tril.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, tril, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            return _wrap(_op_tril.call(self._impl, _a0))
+    try:
+        i, a = _sig_tril.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, tril, (self,) + args, kwargs)
     return _wrap(_op_tril.call(self._impl, a[0]))
 
 
@@ -5410,14 +5847,16 @@ _sig_tril_ = _Signatures('tril_', [
 
 def tril_(self, *args, **kwargs):
     """tril_(SymInt diagonal=0)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_tril_.call(self._impl, args[0])
-        return self
-    else:
-        try:
-            i, a = _sig_tril_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, tril_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            _op_tril_.call(self._impl, _a0)
+            return self
+    try:
+        i, a = _sig_tril_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, tril_, (self,) + args, kwargs)
     _op_tril_.call(self._impl, a[0])
     return self
 
@@ -5429,13 +5868,15 @@ _sig_triu = _Signatures('triu', [
 
 def triu(self, *args, **kwargs):
     """triu(SymInt diagonal=0)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_triu.call(self._impl, args[0]))
-    else:
-        try:
-            i, a = _sig_triu.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, triu, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            return _wrap(_op_triu.call(self._impl, _a0))
+    try:
+        i, a = _sig_triu.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, triu, (self,) + args, kwargs)
     return _wrap(_op_triu.call(self._impl, a[0]))
 
 
@@ -5446,14 +5887,16 @@ _sig_triu_ = _Signatures('triu_', [
 
 def triu_(self, *args, **kwargs):
     """triu_(SymInt diagonal=0)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_triu_.call(self._impl, args[0])
-        return self
-    else:
-        try:
-            i, a = _sig_triu_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, triu_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            _op_triu_.call(self._impl, _a0)
+            return self
+    try:
+        i, a = _sig_triu_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, triu_, (self,) + args, kwargs)
     _op_triu_.call(self._impl, a[0])
     return self
 
@@ -5465,13 +5908,15 @@ _sig_diag = _Signatures('diag', [
 
 def diag(self, *args, **kwargs):
     """diag(int diagonal=0)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_diag.call(self._impl, args[0]))
-    else:
-        try:
-            i, a = _sig_diag.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, diag, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            return _wrap(_op_diag.call(self._impl, _a0))
+    try:
+        i, a = _sig_diag.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, diag, (self,) + args, kwargs)
     return _wrap(_op_diag.call(self._impl, a[0]))
 
 
@@ -5482,13 +5927,17 @@ _sig_diag_embed = _Signatures('diag_embed', [
 
 def diag_embed(self, *args, **kwargs):
     """diag_embed(int offset=0, int dim1=-2, int dim2=-1)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_diag_embed.call(self._impl, args[0], args[1], args[2]))
-    else:
-        try:
-            i, a = _sig_diag_embed.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, diag_embed, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap(_op_diag_embed.call(self._impl, _a0, _a1, _a2))
+    try:
+        i, a = _sig_diag_embed.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, diag_embed, (self,) + args, kwargs)
     return _wrap(_op_diag_embed.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -5499,13 +5948,17 @@ _sig_narrow_copy = _Signatures('narrow_copy', [
 
 def narrow_copy(self, *args, **kwargs):
     """narrow_copy(int dim, SymInt start, SymInt length)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_narrow_copy.call(self._impl, args[0], args[1], args[2]))
-    else:
-        try:
-            i, a = _sig_narrow_copy.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, narrow_copy, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap(_op_narrow_copy.call(self._impl, _a0, _a1, _a2))
+    try:
+        i, a = _sig_narrow_copy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, narrow_copy, (self,) + args, kwargs)
     return _wrap(_op_narrow_copy.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -5538,13 +5991,16 @@ _sig_argsort = _Signatures('argsort', [
 
 def argsort(self, *args, **kwargs):
     """argsort(*, bool stable, int dim=-1, bool descending=False)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_argsort.call(self._impl, args[0], args[1]))
-    else:
-        try:
-            i, a = _sig_argsort.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, argsort, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is bool:
+            return _wrap(_op_argsort.call(self._impl, _a0, _a1))
+    try:
+        i, a = _sig_argsort.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, argsort, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_argsort_stable.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
@@ -5575,13 +6031,18 @@ _sig_topk = _Signatures('topk', [
 
 def topk(self, *args, **kwargs):
     """topk(SymInt k, int dim=-1, bool largest=True, bool sorted=True)"""
-    if len(args) == 4 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is bool and type(args[3]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _make_rt(_rt_topk_3, _op_topk.call(self._impl, args[0], args[1], args[2], args[3]))
-    else:
-        try:
-            i, a = _sig_topk.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, topk, (self,) + args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool and _t3 is bool:
+            return _make_rt(_rt_topk_3, _op_topk.call(self._impl, _a0, _a1, _a2, _a3))
+    try:
+        i, a = _sig_topk.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, topk, (self,) + args, kwargs)
     return _make_rt(_rt_topk_3, _op_topk.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
@@ -5592,13 +6053,17 @@ _sig_kthvalue = _Signatures('kthvalue', [
 
 def kthvalue(self, *args, **kwargs):
     """kthvalue(SymInt k, int dim=-1, bool keepdim=False)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _make_rt(_rt_kthvalue_4, _op_kthvalue.call(self._impl, args[0], args[1], args[2]))
-    else:
-        try:
-            i, a = _sig_kthvalue.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, kthvalue, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool:
+            return _make_rt(_rt_kthvalue_4, _op_kthvalue.call(self._impl, _a0, _a1, _a2))
+    try:
+        i, a = _sig_kthvalue.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, kthvalue, (self,) + args, kwargs)
     return _make_rt(_rt_kthvalue_4, _op_kthvalue.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -5678,13 +6143,15 @@ _sig_view_as = _Signatures('view_as', [
 
 def view_as(self, *args, **kwargs):
     """view_as(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_view_as.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_view_as.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, view_as, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_view_as.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_view_as.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, view_as, (self,) + args, kwargs)
     return _wrap(_op_view_as.call(self._impl, a[0]))
 
 
@@ -5712,13 +6179,15 @@ _sig_reshape_as = _Signatures('reshape_as', [
 
 def reshape_as(self, *args, **kwargs):
     """reshape_as(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_reshape_as.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_reshape_as.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, reshape_as, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_reshape_as.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_reshape_as.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, reshape_as, (self,) + args, kwargs)
     return _wrap(_op_reshape_as.call(self._impl, a[0]))
 
 
@@ -5743,13 +6212,16 @@ _sig_transpose = _Signatures('transpose', [
 
 def transpose(self, *args, **kwargs):
     """transpose(int dim0, int dim1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_transpose_int.call(self._impl, args[0], args[1]))
-    else:
-        try:
-            i, a = _sig_transpose.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, transpose, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_transpose_int.call(self._impl, _a0, _a1))
+    try:
+        i, a = _sig_transpose.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, transpose, (self,) + args, kwargs)
     return _wrap(_op_transpose_int.call(self._impl, a[0], a[1]))
 
 
@@ -5760,13 +6232,16 @@ _sig_swapaxes = _Signatures('swapaxes', [
 
 def swapaxes(self, *args, **kwargs):
     """swapaxes(int axis0, int axis1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_swapaxes.call(self._impl, args[0], args[1]))
-    else:
-        try:
-            i, a = _sig_swapaxes.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, swapaxes, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_swapaxes.call(self._impl, _a0, _a1))
+    try:
+        i, a = _sig_swapaxes.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, swapaxes, (self,) + args, kwargs)
     return _wrap(_op_swapaxes.call(self._impl, a[0], a[1]))
 
 
@@ -5777,13 +6252,16 @@ _sig_swapdims = _Signatures('swapdims', [
 
 def swapdims(self, *args, **kwargs):
     """swapdims(int dim0, int dim1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_swapdims.call(self._impl, args[0], args[1]))
-    else:
-        try:
-            i, a = _sig_swapdims.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, swapdims, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_swapdims.call(self._impl, _a0, _a1))
+    try:
+        i, a = _sig_swapdims.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, swapdims, (self,) + args, kwargs)
     return _wrap(_op_swapdims.call(self._impl, a[0], a[1]))
 
 
@@ -5845,13 +6323,15 @@ _sig_expand_as = _Signatures('expand_as', [
 
 def expand_as(self, *args, **kwargs):
     """expand_as(Tensor other)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_expand_as.call(self._impl, args[0]._impl))
-    else:
-        try:
-            i, a = _sig_expand_as.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, expand_as, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_expand_as.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_expand_as.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, expand_as, (self,) + args, kwargs)
     return _wrap(_op_expand_as.call(self._impl, a[0]))
 
 
@@ -5880,13 +6360,17 @@ _sig_narrow = _Signatures('narrow', [
 
 def narrow(self, *args, **kwargs):
     """narrow(int dim, Tensor start, SymInt length)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and (type(args[1]) is _T or _TS[type(args[1])]) and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_narrow_Tensor.call(self._impl, args[0], args[1]._impl, args[2]))
-    else:
-        try:
-            i, a = _sig_narrow.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, narrow, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and (_t1 is _T or _TS[_t1]) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap(_op_narrow_Tensor.call(self._impl, _a0, _a1._impl, _a2))
+    try:
+        i, a = _sig_narrow.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, narrow, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_narrow_Tensor.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
@@ -5900,13 +6384,16 @@ _sig_select = _Signatures('select', [
 
 def select(self, *args, **kwargs):
     """select(int dim, SymInt index)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_select_int.call(self._impl, args[0], args[1]))
-    else:
-        try:
-            i, a = _sig_select.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, select, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_select_int.call(self._impl, _a0, _a1))
+    try:
+        i, a = _sig_select.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, select, (self,) + args, kwargs)
     return _wrap(_op_select_int.call(self._impl, a[0], a[1]))
 
 
@@ -5917,13 +6404,15 @@ _sig_unsqueeze = _Signatures('unsqueeze', [
 
 def unsqueeze(self, *args, **kwargs):
     """unsqueeze(int dim)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_unsqueeze.call(self._impl, args[0]))
-    else:
-        try:
-            i, a = _sig_unsqueeze.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, unsqueeze, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            return _wrap(_op_unsqueeze.call(self._impl, _a0))
+    try:
+        i, a = _sig_unsqueeze.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, unsqueeze, (self,) + args, kwargs)
     return _wrap(_op_unsqueeze.call(self._impl, a[0]))
 
 
@@ -5958,13 +6447,16 @@ _sig_flatten = _Signatures('flatten', [
 
 def flatten(self, *args, **kwargs):
     """flatten(int start_dim=0, int end_dim=-1)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_flatten_using_ints.call(self._impl, args[0], args[1]))
-    else:
-        try:
-            i, a = _sig_flatten.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, flatten, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_flatten_using_ints.call(self._impl, _a0, _a1))
+    try:
+        i, a = _sig_flatten.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, flatten, (self,) + args, kwargs)
     return _wrap(_op_flatten_using_ints.call(self._impl, a[0], a[1]))
 
 
@@ -5990,13 +6482,16 @@ _sig_movedim = _Signatures('movedim', [
 
 def movedim(self, *args, **kwargs):
     """movedim(int source, int destination)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_movedim_int.call(self._impl, args[0], args[1]))
-    else:
-        try:
-            i, a = _sig_movedim.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, movedim, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_movedim_int.call(self._impl, _a0, _a1))
+    try:
+        i, a = _sig_movedim.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, movedim, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_movedim_int.call(self._impl, a[0], a[1]))
     elif i == 1:
@@ -6011,13 +6506,16 @@ _sig_moveaxis = _Signatures('moveaxis', [
 
 def moveaxis(self, *args, **kwargs):
     """moveaxis(int source, int destination)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_moveaxis_int.call(self._impl, args[0], args[1]))
-    else:
-        try:
-            i, a = _sig_moveaxis.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, moveaxis, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_moveaxis_int.call(self._impl, _a0, _a1))
+    try:
+        i, a = _sig_moveaxis.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, moveaxis, (self,) + args, kwargs)
     if i == 0:
         return _wrap(_op_moveaxis_int.call(self._impl, a[0], a[1]))
     elif i == 1:
@@ -6031,13 +6529,17 @@ _sig_unfold = _Signatures('unfold', [
 
 def unfold(self, *args, **kwargs):
     """unfold(int dimension, int size, int step)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_unfold.call(self._impl, args[0], args[1], args[2]))
-    else:
-        try:
-            i, a = _sig_unfold.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, unfold, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap(_op_unfold.call(self._impl, _a0, _a1, _a2))
+    try:
+        i, a = _sig_unfold.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, unfold, (self,) + args, kwargs)
     return _wrap(_op_unfold.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -6048,13 +6550,17 @@ _sig_diagonal = _Signatures('diagonal', [
 
 def diagonal(self, *args, **kwargs):
     """diagonal(int offset=0, int dim1=0, int dim2=1)"""
-    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap(_op_diagonal.call(self._impl, args[0], args[1], args[2]))
-    else:
-        try:
-            i, a = _sig_diagonal.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, diagonal, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap(_op_diagonal.call(self._impl, _a0, _a1, _a2))
+    try:
+        i, a = _sig_diagonal.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, diagonal, (self,) + args, kwargs)
     return _wrap(_op_diagonal.call(self._impl, a[0], a[1], a[2]))
 
 
@@ -6079,13 +6585,16 @@ _sig_chunk = _Signatures('chunk', [
 
 def chunk(self, *args, **kwargs):
     """chunk(int chunks, int dim=0)"""
-    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap_list(_op_chunk.call(self._impl, args[0], args[1]))
-    else:
-        try:
-            i, a = _sig_chunk.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, chunk, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap_list(_op_chunk.call(self._impl, _a0, _a1))
+    try:
+        i, a = _sig_chunk.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, chunk, (self,) + args, kwargs)
     return _wrap_list(_op_chunk.call(self._impl, a[0], a[1]))
 
 
@@ -6096,13 +6605,15 @@ _sig_unbind = _Signatures('unbind', [
 
 def unbind(self, *args, **kwargs):
     """unbind(int dim=0)"""
-    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (plain Tensor subclasses too), positional only
-        return _wrap_list(_op_unbind_int.call(self._impl, args[0]))
-    else:
-        try:
-            i, a = _sig_unbind.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, unbind, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            return _wrap_list(_op_unbind_int.call(self._impl, _a0))
+    try:
+        i, a = _sig_unbind.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, unbind, (self,) + args, kwargs)
     return _wrap_list(_op_unbind_int.call(self._impl, a[0]))
 
 
@@ -6151,14 +6662,17 @@ _sig_copy_ = _Signatures('copy_', [
 
 def copy_(self, *args, **kwargs):
     """copy_(Tensor src, bool non_blocking=False)"""
-    if len(args) == 2 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]) and type(args[1]) is bool:  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_copy_.call(self._impl, args[0]._impl, args[1])
-        return self
-    else:
-        try:
-            i, a = _sig_copy_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, copy_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is bool:
+            _op_copy_.call(self._impl, _a0._impl, _a1)
+            return self
+    try:
+        i, a = _sig_copy_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, copy_, (self,) + args, kwargs)
     _op_copy_.call(self._impl, a[0], a[1])
     return self
 
@@ -6171,14 +6685,16 @@ _sig_fill_ = _Signatures('fill_', [
 
 def fill_(self, *args, **kwargs):
     """fill_(Tensor value)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_fill__Tensor.call(self._impl, args[0]._impl)
-        return self
-    else:
-        try:
-            i, a = _sig_fill_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, fill_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_fill__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_fill_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fill_, (self,) + args, kwargs)
     if i == 0:
         _op_fill__Tensor.call(self._impl, a[0])
         return self
@@ -6232,19 +6748,24 @@ _sig_resize_as_ = _Signatures('resize_as_', [
 
 def resize_as_(self, *args, **kwargs):
     """resize_as_(Tensor the_template, *, MemoryFormat? memory_format=None)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
-        _op_resize_as_.call(self._impl, args[0]._impl, None)
-        return self
-    else:
-        try:
-            i, a = _sig_resize_as_.parse(args, kwargs)
-        except TypeError as e:
-            return _tf_fallback(e, resize_as_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_resize_as_.call(self._impl, _a0._impl, None)
+            return self
+    try:
+        i, a = _sig_resize_as_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, resize_as_, (self,) + args, kwargs)
     _op_resize_as_.call(self._impl, a[0], a[1])
     return self
 
 
 __all__ = ['masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'nonzero', 'nonzero_static', 'argwhere', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
+
+# the binary operators' fast functions (_tensor_operators.install)
+OPERATORS = {'matmul': _matmul_operator, 'add': _add_operator, 'sub': _sub_operator, 'mul': _mul_operator, 'div': _div_operator, 'floor_divide': _floor_divide_operator, 'remainder': _remainder_operator, 'pow': _pow_operator, 'eq': _eq_operator, 'ne': _ne_operator, 'lt': _lt_operator, 'le': _le_operator, 'gt': _gt_operator, 'ge': _ge_operator, 'bitwise_and': _bitwise_and_operator, 'bitwise_or': _bitwise_or_operator, 'bitwise_xor': _bitwise_xor_operator, 'bitwise_left_shift': _bitwise_left_shift_operator, 'bitwise_right_shift': _bitwise_right_shift_operator}
 
 
 def install(cls):

@@ -30,7 +30,7 @@ import numpy as np
 from .._core import dtype as _dt
 from .._core import shape as _shape
 from .._core.device import CPU
-from .._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
+from .._tensor.impl import TensorImpl, empty_contiguous_numpy, empty_strided_impl
 from .._tensor.views import tensor_type_name
 from .overlap import check_no_internal_overlap, check_no_partial_overlap
 
@@ -93,8 +93,9 @@ def scalar_np(value, dtype):
 
 # Note [Per-call cost]
 # A 1-element ``a + b`` spends most of its time in Python frames, not in numpy, so the functional fast set-up
-# lives inline in build() (no helper call per check) and reads TensorImpl.as_numpy's cache directly for the
-# inputs.  The general path below is PyTorch's build() order, step by step.
+# lives inline in build() (no helper call per check): one pass over the inputs checks them and reads
+# TensorImpl.as_numpy's cache directly, and the output comes with its numpy view from one allocation call
+# (impl.empty_contiguous_numpy).  The general path below is PyTorch's build() order, step by step.
 
 # Note [Dense scalar operands]
 # PyTorch's vectorized loops treat a scalar operand (stride 0) as a broadcast register.  numpy's SIMD loops
@@ -260,18 +261,23 @@ def build(outs, inputs, *, promote_inputs=True, int_to_float=False, static_dtype
     if len(outs) == 1 and outs[0] is None:
         first = None
         has_scalar = False
+        ins = []  # the operands' numpy views (TensorImpl.as_numpy's cache, read without a call); scalars as given
         for x in inputs:
             if type(x) is TensorImpl:
                 if first is None:
                     first = x
                 elif x.sizes != first.sizes or x.dtype is not first.dtype or x.device is not first.device:
                     break
-                if not (x._contig or x.is_contiguous()) or x.storage._data is None:
+                data = x.storage._data
+                if data is None or not (x._contig or x.is_contiguous()):
                     break
+                arr = x._np
+                ins.append(arr if arr is not None and x._np_key is data else x.as_numpy())
             elif x is None:
                 break
             else:
                 has_scalar = True
+                ins.append(x)
         else:
             # a scalar is a 0-dim operand: with one, PyTorch takes the general (stride-sorting) path unless the
             # tensors are row-major in every dim (only size-0/1 dims may carry other strides and be contiguous)
@@ -287,7 +293,8 @@ def build(outs, inputs, *, promote_inputs=True, int_to_float=False, static_dtype
                             break
                 if int_to_float and common._cat <= _dt.INT_CAT:
                     common = _dt.get_default_dtype()
-                out = empty_contiguous(sizes, common if static_dtype is None else static_dtype, first.device)
+                out, it_np = empty_contiguous_numpy(sizes, common if static_dtype is None else static_dtype,
+                                                    first.device)
                 it = TensorIterator()
                 it.shape = sizes
                 it.device = first.device
@@ -295,14 +302,11 @@ def build(outs, inputs, *, promote_inputs=True, int_to_float=False, static_dtype
                 it.common_dtype = common
                 it.out = out
                 it.outs = [out]
-                it.out_np = out.as_numpy()
-                it.ins_np = ins = []
-                for x in inputs:
-                    if type(x) is TensorImpl:  # TensorImpl.as_numpy's cache, read without a call
-                        arr = x._np
-                        ins.append(arr if arr is not None and x._np_key is x.storage._data else x.as_numpy())
-                    else:
-                        ins.append(scalar_np(x, common))
+                it.out_np = it_np
+                if has_scalar:  # the numbers, converted to the common dtype now that it is known
+                    ins = [v if type(x) is TensorImpl else scalar_np(v, common)
+                           for x, v in zip(inputs, ins, strict=True)]
+                it.ins_np = ins
                 return it
     elif len(outs) == 1 and outs[0] is inputs[0] and static_dtype is None:
         it = _fast_inplace(outs[0], inputs, promote_inputs and not check_same_dtype, int_to_float)

@@ -22,7 +22,8 @@ from .._core.device import CPU
 from .._core.dispatch_key import backend_keyset_for_device, bit
 from .storage import UntypedStorage
 
-__all__ = ["TensorImpl", "VersionCounter", "AutogradMeta", "empty_impl", "empty_strided_impl"]
+__all__ = ["TensorImpl", "VersionCounter", "AutogradMeta", "empty_impl", "empty_strided_impl", "empty_contiguous",
+           "empty_contiguous_numpy"]
 
 
 class VersionCounter:
@@ -71,6 +72,9 @@ class AutogradMeta:
 
 _KEYSETS: dict = {}
 _PYTHON_BIT = bit("Python")
+_ndarray = np.ndarray
+_contiguous_strides = _shape.contiguous_strides
+_strides_of_tuple = _shape._contiguous_strides  # its cache, for sizes known to be a tuple
 
 
 def _copy_python_key(src, out):
@@ -119,7 +123,8 @@ class TensorImpl:
         self.version = VersionCounter() if version is None else version
         self.autograd = None
         self.base = None  # the root base TensorImpl of a view (``_base``)
-        self.key_set = _keyset_for(device)
+        ks = _KEYSETS.get(device.type)  # _keyset_for's cache, read without a call
+        self.key_set = ks if ks is not None else _keyset_for(device)
         self.pyobj = None  # weak reference to the public Tensor wrapping this impl (PyTorch's pyobj_slot)
         self.is_wrapped_number = False
         self.allow_metadata_change = True
@@ -211,12 +216,35 @@ def empty_strided_impl(sizes, strides, dtype, device=CPU) -> TensorImpl:
 
 
 def empty_contiguous(sizes: tuple, dtype, device) -> TensorImpl:
-    """Fresh contiguous storage for validated sizes: the allocation fast path of every kernel."""
+    """Fresh contiguous storage for validated sizes (a tuple): the allocation fast path of every kernel."""
     numel = 1
     for s in sizes:
         numel *= s
     storage = UntypedStorage._allocate(numel * dtype.itemsize, device)
-    return TensorImpl(storage, sizes, _shape.contiguous_strides(sizes), 0, dtype, storage.device)
+    impl = TensorImpl(storage, sizes, _contiguous_strides(sizes), 0, dtype, storage.device)
+    impl._contig = True
+    return impl
+
+
+def empty_contiguous_numpy(sizes: tuple, dtype, device) -> tuple:
+    """``(impl, impl.as_numpy())`` for a fresh :func:`empty_contiguous` impl of ``sizes`` (a tuple), the view made
+    and cached in one go:
+    the output allocation of the elementwise fast path, which writes the view at once.
+
+    A fresh row-major buffer needs neither offset nor strides: numpy's own C-order strides are the impl's
+    (both count a size-0 dim as 1), so the view is the one :meth:`TensorImpl.as_numpy` would build."""
+    numel = 1
+    for s in sizes:
+        numel *= s
+    storage = UntypedStorage._allocate(numel * dtype.itemsize, device)
+    impl = TensorImpl(storage, sizes, _strides_of_tuple(sizes), 0, dtype, storage.device)
+    impl._contig = True
+    data = storage._data
+    if data is None or not numel:  # meta (raises there) or empty: as_numpy's own cases
+        return impl, impl.as_numpy()
+    arr = impl._np = _ndarray(sizes, dtype.np, data)
+    impl._np_key = data
+    return impl, arr
 
 
 def empty_impl(sizes, dtype, device=CPU) -> TensorImpl:

@@ -14,9 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.device import as_device
-from .._device.allocator import allocator_for
+from .._device.allocator import _ALLOCATORS, CPUAllocator, allocator_for
 
 __all__ = ["UntypedStorage"]
+
+_empty = np.empty
+_U8 = np.dtype(np.uint8)
 
 
 class UntypedStorage:
@@ -53,10 +56,16 @@ class UntypedStorage:
     def _allocate(cls, nbytes: int, device) -> UntypedStorage:
         """A new storage from the device's allocator; ``device`` is already a device object."""
         self = cls.__new__(cls)
-        alloc = allocator_for(device.type)
+        alloc = _ALLOCATORS.get(device.type)  # allocator_for's table, read without a call (it raises when absent)
+        if alloc is None:
+            alloc = allocator_for(device.type)
         if alloc.storage_class is not None:  # a device backend's storage (emu): it owns the device memory
             self.__class__ = alloc.storage_class
-        self._data = alloc.allocate(nbytes)
+            self._data = alloc.allocate(nbytes)
+        elif type(alloc) is CPUAllocator:  # CPUAllocator.allocate, inline: every kernel output comes through here
+            self._data = _empty(nbytes, _U8)
+        else:
+            self._data = alloc.allocate(nbytes)
         self._nbytes = nbytes
         self.device = device
         self.allocator = alloc

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import math
 
+from .._core.dispatch_key import bit as _bit
+from .._core.dispatch_key import tls as _tls
+
 __all__ = [
     # generic
     "maybe_multiply", "zeros_like", "zeros_like_grad", "where", "where_grad", "not_implemented", "tensor_list",
@@ -329,14 +332,22 @@ def std_backward(result, grad, x, dim, correction, keepdim):
     return var_backward(grad_var, x, dim, correction, keepdim)
 
 
+def _mean_part(out, gmean, x, dim, keepdim):
+    """``out`` plus the gradient through the mean output; an undefined (None) grad contributes nothing."""
+    if gmean is None:
+        return out
+    part = mean_backward(gmean, tuple(x.shape), dim, x.numel(), keepdim)
+    return part if out is None else out + part
+
+
 def var_mean_backward(gvar, gmean, x, dim, correction, keepdim):
-    out = var_backward(gvar, x, dim, correction, keepdim)
-    return out + mean_backward(gmean, tuple(x.shape), dim, x.numel(), keepdim)
+    out = None if gvar is None else var_backward(gvar, x, dim, correction, keepdim)
+    return _mean_part(out, gmean, x, dim, keepdim)
 
 
 def std_mean_backward(gstd, gmean, x, std, dim, correction, keepdim):
-    out = std_backward(std, gstd, x, dim, correction, keepdim)
-    return out + mean_backward(gmean, tuple(x.shape), dim, x.numel(), keepdim)
+    out = None if gstd is None else std_backward(std, gstd, x, dim, correction, keepdim)
+    return _mean_part(out, gmean, x, dim, keepdim)
 
 
 def norm_backward(grad, x, p, norm, dim=(), keepdim=False):
@@ -383,9 +394,23 @@ def _prod_safe_zeros_backward(grad, x, dim):
     return grad * (_exclusive_cumprod(x, dim) * _exclusive_cumprod(x, dim, reverse=True))
 
 
+_PYTHON_KEY = _bit("Python")
+
+
+def _subclass_like(*ts) -> bool:
+    """PyTorch's ``isTensorSubclassLike``: a dispatch mode is on (make_fx, FakeTensorMode) or a tensor takes the
+    Python key (a FakeTensor) or lives on ``meta``.  Such tensors have no values to test, so formulas that pick
+    a path by reading values (a zero check) take their value-independent path instead."""
+    if _tls.included & _PYTHON_KEY:
+        return True
+    return any(t._impl.key_set & _PYTHON_KEY or t.device.type == "meta" for t in ts)
+
+
 def prod_backward(grad, x, result):
     if x.dim() == 0:
         return grad
+    if _subclass_like(grad, x, result):
+        return _prod_safe_zeros_backward(grad, x.contiguous().view(-1), 0).view_as(x)
     if not bool((x == 0).any()):
         return grad * (result / x)
     flat = x.contiguous().view(-1)
@@ -398,7 +423,7 @@ def prod_dim_backward(grad, x, result, dim, keepdim):
     dim = dim % x.dim()
     if not keepdim:
         grad, result = grad.unsqueeze(dim), result.unsqueeze(dim)
-    if not bool((x == 0).any()):
+    if not _subclass_like(grad, x, result) and not bool((x == 0).any()):
         return grad * (result / x)
     return _prod_safe_zeros_backward(grad, x, dim)
 
@@ -414,11 +439,12 @@ def cumsum_backward(grad, dim):
 
 
 def cumprod_backward(grad, x, dim, result):
-    """d/dx_j of cumprod = sum_{k>=j} g_k prod_{i<=k, i!=j} x_i; divides only when no input is zero."""
+    """d/dx_j of cumprod = sum_{k>=j} g_k prod_{i<=k, i!=j} x_i; divides only when no input is zero (known
+    only for real values: fakes take the division-free path)."""
     if x.numel() <= 1 or x.dim() == 0:
         return grad
     dim = dim % x.dim()
-    if not bool((x == 0).any()):
+    if not _subclass_like(grad, x, result) and not bool((x == 0).any()):
         return _reversed_cumsum(result * grad, dim) / x
     # h_j = g_j + x_{j+1} h_{j+1} (Horner from the end); grad_j = prod_{i<j} x_i * h_j
     n = x.shape[dim]

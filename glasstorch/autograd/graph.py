@@ -160,12 +160,16 @@ class Node:
 class AccumulateGrad(Node):
     """The sink of a leaf: adds incoming gradients into ``leaf.grad`` (PyTorch's accumulation rules)."""
 
-    __slots__ = ("impl",)
+    # _tensor_pre_hooks: the leaf's hooks (set by grad_accumulator), a slot here so that a new accumulator, made
+    # per leaf for every graph, needs no instance dict
+    __slots__ = ("impl", "_tensor_pre_hooks")
 
     def __init__(self, impl: TensorImpl):
-        super().__init__(UINT64_MAX)
-        self.impl = impl
+        self.next_edges = ()  # Node.__init__'s stores, inline
+        self.sequence_nr = UINT64_MAX
         self.input_meta = [(impl.sizes, impl.dtype, impl.device)]
+        self.impl = impl
+        self._tensor_pre_hooks = None
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"

@@ -8,9 +8,10 @@ For ``A = U diag(S) Vh`` (reduced: ``U`` is m×k, ``Vh`` k×n, ``k = min(m, n)``
          + (I - U Uᴴ) gU S⁻¹ Vh          (when m > k)
          + U S⁻¹ gVh (I - Vhᴴ Vh)        (when n > k)
 
-with ``skew(X) = X - Xᴴ`` and ``E[i, j] = S[j]² - S[i]²`` (1 on the diagonal).  A gradient that is zero
-everywhere counts as absent, as an undefined one does in PyTorch: singular values alone then give
-``U diag(gS) Vh``, finite even where singular values repeat.
+with ``skew(X) = X - Xᴴ`` and ``E[i, j] = S[j]² - S[i]²`` (1 on the diagonal).  An output that received no
+gradient arrives undefined (None: the generated node passes ``grads[i]`` unmaterialised), as in PyTorch, and
+its terms drop out: singular values alone give ``U diag(gS) Vh``, finite even where singular values repeat.
+Which terms run depends only on definedness, never on values, so the formula traces under FakeTensors.
 
 Invariant: only differentiable operators, so double backward works.
 """
@@ -21,7 +22,8 @@ __all__ = ["svd_backward"]
 
 
 def _present(g):
-    return g is not None and g.numel() > 0 and bool((g != 0).any())
+    """PyTorch's ``g.defined()``; an empty grad holds no terms either (a shape test, not a value read)."""
+    return g is not None and g.numel() > 0
 
 
 def svd_backward(gU, gS, gVh, U, S, Vh, full_matrices, compute_uv=True):
@@ -36,6 +38,10 @@ def svd_backward(gU, gS, gVh, U, S, Vh, full_matrices, compute_uv=True):
         gVh = gVh[..., :k, :] if gVh is not None else None
     use_u, use_v = _present(gU), _present(gVh)
     m, n = U.shape[-2], Vh.shape[-1]
+    if gS is None:
+        if not use_u and not use_v:
+            return None  # no output got a gradient: the input's is undefined too
+        gS = S.new_zeros(S.shape)
     if not use_u and not use_v:
         return U @ (gS.unsqueeze(-1) * Vh) if m >= n else (U * gS.unsqueeze(-2)) @ Vh
     S_row, S_col = S.unsqueeze(-2), S.unsqueeze(-1)

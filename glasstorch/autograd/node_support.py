@@ -14,15 +14,16 @@ Invariant: nothing is recorded when grad mode is off or no input requires grad.
 from __future__ import annotations
 
 from .._core.dispatch_key import AUTOGRAD_KEYS
+from .._core.dtype import name_of
 from .._ops.aten import aten
 from .._ops.dispatcher import register_fallback, register_kernel
 from .._ops.factories import full_impl
-from .._tensor.impl import TensorImpl
+from .._tensor.impl import AutogradMeta, TensorImpl
 from . import graph as _graph
 from .anomaly_mode import _state as _anomaly
 from .anomaly_mode import is_anomaly_enabled, record_forward_stack
 from .grad_mode import state as _grad_state
-from .graph import Node, SavedTensor, collect_next_edges, requires_grad, set_history
+from .graph import Node, SavedTensor, collect_next_edges, grad_accumulator, gradient_edge, requires_grad, set_history
 from .view_history import handle_view_on_rebase, rebase_history
 
 __all__ = ["grad_enabled", "requires_grad_any", "record", "check_inplace", "out_not_differentiable",
@@ -47,10 +48,51 @@ def _differentiable(impl) -> bool:
     return type(impl) is TensorImpl and (impl.dtype.is_floating_point or impl.dtype.is_complex)
 
 
+# Note [Recording fast paths]
+# A recorded 1-element op spends most of its time in Python frames.  ``record.edges`` and ``record.output`` do
+# the common cases of graph.gradient_edge / set_history inline: a non-view input's edge is its grad_fn or its
+# live AccumulateGrad, and a fresh output (no autograd metadata, not a view) of a fresh node gets its metadata
+# in a few stores.  Every other case (views, whose grad_fn may need regenerating; outputs that already have
+# history or retain their grad) goes through graph's general functions, so the result is the same either way.
+def _edges(*impls) -> tuple:
+    """``graph.collect_next_edges``: per input, ``(grad_fn, output_nr)``, ``(AccumulateGrad, 0)`` or None."""
+    out = []
+    for t in impls:
+        meta = t.autograd if type(t) is TensorImpl else None
+        if meta is None:
+            out.append(None)
+        elif t.base is not None:
+            out.append(gradient_edge(t))
+        elif meta.grad_fn is not None:
+            out.append((meta.grad_fn, meta.output_nr))
+        elif meta.requires_grad:
+            ref = meta.grad_accumulator
+            acc = ref() if ref is not None else None
+            out.append((grad_accumulator(t) if acc is None else acc, 0))
+        else:
+            out.append(None)
+    return tuple(out)
+
+
+def _histories(result, node: Node, output_differentiability) -> None:
+    """``record.history`` for a result that is not one TensorImpl: each differentiable output (lists too)."""
+    if not isinstance(result, (list, tuple)):
+        return  # an int, float or bool result has no history
+    for i, r in enumerate(result):
+        if output_differentiability is not None and not output_differentiability[i]:
+            continue
+        if _differentiable(r):
+            set_history(r, node, i)
+        elif isinstance(r, (list, tuple)):
+            for j, x in enumerate(r):
+                if _differentiable(x):
+                    set_history(x, node, j)
+
+
 class record:
     """What a generated kernel does while recording (namespaced for readable generated code)."""
 
-    edges = staticmethod(collect_next_edges)
+    edges = staticmethod(_edges)
 
     @staticmethod
     def save(impl):
@@ -86,18 +128,28 @@ class record:
             if dtype.is_floating_point or dtype.is_complex:
                 set_history(result, node, 0)
             return
-        if not isinstance(result, (list, tuple)):
-            return  # an int, float or bool result has no history
-        for i, r in enumerate(result):
-            if output_differentiability is not None and not output_differentiability[i]:
-                continue
-            if _differentiable(r):
-                set_history(r, node, i)
-            elif isinstance(r, (list, tuple)):
-                for j, x in enumerate(r):
-                    if _differentiable(x):
-                        set_history(x, node, j)
+        _histories(result, node, output_differentiability)
 
+    @staticmethod
+    def output(result, node: Node) -> None:
+        """The single tensor output of a functional op: PyTorch's dtype check, then ``history(result, node)``."""
+        is_tensor = type(result) is TensorImpl
+        if is_tensor:
+            dtype = result.dtype
+            if not (dtype.is_floating_point or dtype.is_complex):
+                raise RuntimeError(f"Autograd not support dtype: {name_of(dtype)}")
+        if _anomaly.enabled:  # called from here, as from history: the stack ends in the generated kernel
+            record_forward_stack(node)
+        if not is_tensor:
+            _histories(result, node, None)
+            return
+        input_meta = node.input_meta
+        if result.autograd is None and result.base is None and not input_meta:  # set_history's fresh case
+            meta = result.autograd = AutogradMeta()
+            meta.grad_fn = node
+            input_meta.append((result.sizes, dtype, result.device))
+            return
+        set_history(result, node, 0)
 
     @staticmethod
     def history_inplace(result, node: Node, output_differentiability=None) -> None:

@@ -37,12 +37,6 @@ EXPECTED_BREAKS = {
                                 # autograd meets while tracing the joint graph -> a graph break, the call runs eagerly
 }
 
-_SVD_GRAD = "autograd formula (glasstorch/autograd/linalg_formulas.py, not a compile package): svd_backward's " \
-            "_present() reads bool((g != 0).any()) -> DataDependentOutputException aten._local_scalar_dense while " \
-            "AOT traces the joint graph; dynamo now treats it as a graph break (eager result, correct) but the " \
-            "suite flags the unexpected break: PyTorch's formula tests definedness, not values"
-
-
 def _aot_and_inductor(case: str, reason: str) -> dict:
     return {f"{case}-{b}": reason for b in ("aot_eager", "inductor")}
 
@@ -51,11 +45,7 @@ def _all_backends(case: str, reason: str) -> dict:
     return {f"{case}-{b}": reason for b in BACKENDS}
 
 
-KNOWN_FAILURES: dict[str, str] = {
-    # -- autograd formulas (not a compile package) --
-    **{k: v for name in ("_linalg_svd", "linalg.svd", "linalg.svdvals")
-       for k, v in _aot_and_inductor(f"{name}-float32", _SVD_GRAD).items()},
-}
+KNOWN_FAILURES: dict[str, str] = {}
 
 
 def _entries() -> list[tuple[str, object]]:
@@ -132,17 +122,8 @@ WIDE_EXPECTED_BREAKS = EXPECTED_BREAKS | {
     "index_fill",   # a tensor value: its gradient sums grad over the unique indices (aten._unique2), as PyTorch's
                     # formula does -> a dynamic-shape op met while AOT traces the joint graph -> a graph break
 }
-_DATA_DEPENDENT_GRAD = "autograd formula (not a compile package): {}'s backward reads a value (zero check) -> " \
-                       "DataDependentOutputException aten._local_scalar_dense while AOT traces the joint graph; " \
-                       "now a graph break (eager result, correct) that the suite flags as unexpected"
 WIDE_FAILURES: dict[str, str] = {
     **{k: v for k, v in KNOWN_FAILURES.items() if k.endswith("-inductor")},
-    "prod-float32-inductor": _DATA_DEPENDENT_GRAD.format("prod"),
-    "cumprod-float32-inductor": _DATA_DEPENDENT_GRAD.format("cumprod"),
-    "_pad_enum-float32-inductor":
-        "H5 _functorch (+H3 make_fx): circular padding ('mode 2') builds its output by in-place copies into a fresh "
-        "buffer that the joint trace records as a _tensor_constant; the output gets no tangent, the backward "
-        "graph is empty and d/d input is None (eager: a (1, 2, 3) gradient) -- silently wrong, aot_eager too",
 }
 
 

@@ -13,7 +13,9 @@ Python under ``glasstorch/_ops/_generated/``:
                   ``out=`` folded into the functional signature, varargs sizes, Python numbers where PyTorch
                   accepts them, and a fast path for exact positional types of the first overload that no
                   earlier one could take;
-- ``methods.py``  the Tensor methods and in-place ``_`` variants (python_variable_methods.cpp).
+- ``methods.py``  the Tensor methods and in-place ``_`` variants (python_variable_methods.cpp), and for the
+                  methods behind Python's binary operators an ``_<name>_operator(self, other)`` function (the
+                  method's one-operand fast path; ``_tensor_operators`` installs it as ``__add__`` and the like).
 
 Usage: ``python tools/codegen/gen.py`` writes the files; ``--check`` exits 1 if they are stale.
 """
@@ -387,27 +389,73 @@ def _deprecated_args(base, method: bool):
     return lambda d: [pos.get(c, c) for c in d.call]
 
 
-def _fast_lines(entries, sigs, numbers: bool, method: bool, var: str, pyname: str, rt_types: dict) -> list:
-    """The parse step: a fast path for the first overload that has one and that no earlier overload could
-    take (PyTorch tries them in order), then the full parser."""
+def _chosen_fast_path(entries, sigs, numbers: bool, method: bool):
+    """(overload index, condition, values) of the fast path: the first overload that has one and that no earlier
+    overload could take (PyTorch tries them in order); None when there is none."""
     for k, ov in enumerate(entries):
         fast = _fast_path(sigs[k], numbers, method) if ov.fn is not None and not ov.deprecated else None
         if fast is None:
             continue
         cond, values, kinds = fast
-        if not all(_rejects(sigs[j], kinds, numbers) for j in range(k) if not entries[j].deprecated):
-            continue
-        direct = _fast_return(ov.fn, method, values, rt_types)
-        lines = [f"    if {cond}:  # fast path: exact types (plain Tensor subclasses too), positional only"]
-        lines += ["        " + x for x in direct] if direct else [f"        i, a = {k}, [{', '.join(values)}]"]
-        return lines + ["    else:"] + _parse_lines(var, pyname, method, "        ")
-    return _parse_lines(var, pyname, method, "    ")
+        if all(_rejects(sigs[j], kinds, numbers) for j in range(k) if not entries[j].deprecated):
+            return k, cond, values
+    return None
+
+
+def _fast_lines(entries, sigs, numbers: bool, method: bool, var: str, pyname: str, rt_types: dict) -> list:
+    """The parse step: the fast path (:func:`_chosen_fast_path`), then the full parser."""
+    chosen = _chosen_fast_path(entries, sigs, numbers, method)
+    if chosen is None:
+        return _parse_lines(var, pyname, method, "    ")
+    k, cond, values = chosen
+    direct = _fast_return(entries[k].fn, method, values, rt_types)
+    head = re.match(r"len\(args\) == (\d+) and not kwargs and ", cond)
+    if direct and head:  # each argument and its type bound once: no repeated args[i] / type() per check
+        n = int(head.group(1))
+        names = [f"_a{j}" for j in range(n)]
+
+        def local(text):
+            for j in range(n):
+                text = text.replace(f"type(args[{j}])", f"_t{j}").replace(f"args[{j}]", f"_a{j}")
+            return text
+        lines = [f"    if len(args) == {n} and not kwargs:  # fast path: exact types (plain Tensor subclasses too), "
+                 "positional only", f"        {', '.join(names)}{',' if n == 1 else ''} = args"]
+        lines += [f"        _t{j} = type(_a{j})" for j in range(n)]
+        lines += [f"        if {local(cond[head.end():])}:"] + ["            " + local(x) for x in direct]
+        return lines + _parse_lines(var, pyname, method, "    ")
+    lines = [f"    if {cond}:  # fast path: exact types (plain Tensor subclasses too), positional only"]
+    lines += ["        " + x for x in direct] if direct else [f"        i, a = {k}, [{', '.join(values)}]"]
+    return lines + ["    else:"] + _parse_lines(var, pyname, method, "        ")
+
+
+# Methods behind Python's binary operators (glasstorch/_tensor_operators.py): each also gets ``_<name>_operator``,
+# its one-operand fast path as a function of (self, other), so ``a + b`` runs no varargs method in between.
+OPERATOR_METHODS = ("add", "sub", "mul", "div", "floor_divide", "remainder", "pow", "matmul", "eq", "ne", "lt",
+                    "le", "gt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+                    "bitwise_right_shift")
+
+
+def _operator_lines(entries, sigs, numbers: bool, pyname: str, rt_types: dict) -> list:
+    """``_<pyname>_operator(self, other)``: the method's fast path for one positional operand; any other operand
+    goes to ``_operator_fallback`` (the number protocol's NotImplemented, else the method itself)."""
+    chosen = _chosen_fast_path(entries, sigs, numbers, True)
+    if chosen is None or not chosen[1].startswith("len(args) == 1 and not kwargs and "):
+        return []
+    k, cond, values = chosen
+    direct = _fast_return(entries[k].fn, True, values, rt_types)
+    if not direct:
+        return []
+    cond = cond.removeprefix("len(args) == 1 and not kwargs and ").replace("type(args[0])", "_t")
+    body = [x.replace("type(args[0])", "_t").replace("args[0]", "other") for x in direct]
+    return [f"def _{pyname}_operator(self, other):", f'    """``{pyname}`` as a binary operator: its fast path, '
+            f'else the number protocol."""', "    _t = type(other)", f"    if {cond.replace('args[0]', 'other')}:"] + \
+        ["        " + x for x in body] + [f"    return _operator_fallback({pyname}, self, other)", "", ""]
 
 
 def gen_bindings(fns, variant: str) -> str:
     method = variant == "method"
     groups = group_overloads(fns, variant, python_overloads.load_deprecated(fns))
-    lines, rt_types, names = [], {}, []
+    lines, rt_types, names, operators = [], {}, [], []
     for pyname, entries in groups.items():
         sigs = [python_signature(pyname, ov.base, method, ov.out) + ("|deprecated" if ov.deprecated else "")
                 for ov in entries]
@@ -430,25 +478,33 @@ def gen_bindings(fns, variant: str) -> str:
                 lines.append(f"    {'if' if i == 0 else 'elif'} i == {i}:")
                 lines += ["        " + x for x in body]
         lines += ["", ""]
+        if method and pyname in OPERATOR_METHODS:
+            op_lines = _operator_lines(entries, sigs, numbers, pyname, rt_types)
+            lines += op_lines
+            if op_lines:
+                operators.append(pyname)
         names.append(pyname)
     rt_lines = [f"{var} = _return_type({name!r}, {list(fields)!r})" for (name, fields), var in rt_types.items()]
     ops_used = sorted({f.ident for f in fns})
     head = [HEADER, f'"""{"Tensor methods" if method else "glasstorch.* functions"} generated from '
             f'native_functions/*.yaml."""\n',
-            "from glasstorch._binding_support import _TS, _make_rt, _requires_grad, _return_type, _wrap, _wrap_list, "
-            "_wrap_tuple",
+            "from glasstorch._binding_support import (  # noqa: F401",
+            "    _TS, _make_rt, _operator_fallback, _requires_grad, _return_type, _wrap, _wrap_list, _wrap_tuple,", ")",
             "from glasstorch._ops.python_arg_parser import Signatures as _Signatures",
             "from glasstorch.overrides import _binding_fallback as _tf_fallback",
             "from glasstorch.tensor import Tensor as _T",
             "from glasstorch._ops._generated.ops import (  # noqa: F401"]
     head += [f"    {o} as _op_{o}," for o in ops_used]
     head += [")", "", "_all = all  # generated functions may shadow builtins (Tensor.all, torch.sum ...)",
-             "_NUM = (int, float, bool)", "_TN = (_T, int, float, bool)", ""]
+             "_NUM = frozenset((int, float, bool))  # type(x) in _NUM: a hash probe, not three comparisons",
+             "_TN = (_T, int, float, bool)", ""]
     head += rt_lines + ["", ""]
     namespaced = {_pyname(f) for f in fns if f.python_module}
     public = names if method else [n for n in names if n not in namespaced]
     tail = [f"__all__ = {public!r}", ""]
     if method:
+        tail += ["# the binary operators' fast functions (_tensor_operators.install)",
+                 "OPERATORS = {" + ", ".join(f"{n!r}: _{n}_operator" for n in operators) + "}", ""]
         tail += ["", "def install(cls):", '    """Attach the generated methods to the Tensor class."""',
                  "    for name in __all__:", "        setattr(cls, name, globals()[name])", ""]
     else:

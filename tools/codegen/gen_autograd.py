@@ -219,6 +219,14 @@ def _store(n, value, spans, info) -> str:
     return f"out[{start}] = unwrap({value})"
 
 
+def _grads_prep(entry) -> str:
+    """Formulas naming ``grads[i]`` test each output grad's definedness (PyTorch's multi-output formulas do):
+    they get an undefined one as None; the others get zeros of the output's shape (materialize)."""
+    if any("grads[" in expr for expr in entry["formulas"].values()):
+        return "_defined_grads(grads)"
+    return "materialize(node, grads)"
+
+
 def _node_class(info: Info) -> list:
     e, node = info.entry, info.node
     saved_t, saved_v, saved_m = info.saved_tensors, info.saved_values, info.saved_meta
@@ -234,7 +242,7 @@ def _node_class(info: Info) -> list:
             f"    _saved_names = {tuple(f'{n}_' for n in saved_t) + (('result_',) if info.uses_result else ())!r}",
             f"    _inputs = {tuple(info.diff_inputs)!r}", "",
             "    def apply(node, grads):  # noqa: N805 - formulas name an input `self`",
-            "        grads = materialize(node, grads)", "        grad = grads[0]"]
+            f"        grads = {_grads_prep(e)}", "        grad = grads[0]"]
     loads = [f"{n} = _unpack(node, node.{n}_, {node!r})" for n in saved_t] + \
             [f"{n} = node.{n}_" for n in saved_v + saved_m] + \
             (["result = wrap_saved(node.result_, " + repr(node) + ")"] if info.uses_result else []) + \
@@ -269,6 +277,12 @@ def _unpack(node, saved, node_name):
     if node._released and saved is not None and not isinstance(saved, SavedTensor):
         raise RuntimeError(_BACKWARD_TWICE)
     return wrap_saved(saved, node_name)
+
+
+def _defined_grads(grads):
+    """Output grads as public tensors; an undefined one stays None (the formula tests definedness)."""
+    to_tensor = _graph.to_tensor
+    return [None if g is None else to_tensor(g) for g in grads]
 '''
 
 
@@ -276,6 +290,7 @@ def gen_nodes(infos) -> str:
     out = [HEADER, '"""Backward nodes generated from _ops/derivatives/*.yaml (one class per formula entry)."""\n',
            "from glasstorch.autograd.formulas import *  # noqa: F401,F403",
            "from glasstorch.autograd.linalg_formulas import *  # noqa: F401,F403",
+           "from glasstorch.autograd import graph as _graph",
            "from glasstorch.autograd.graph import _BACKWARD_TWICE, Node, SavedTensor  # noqa: F401",
            "from glasstorch.autograd.node_support import materialize, unwrap, wrap_saved", NODES_PRELUDE, ""]
     for info in infos:
@@ -364,10 +379,12 @@ def _has_autograd(n, is_list) -> str:
     return f"(type({n}) is _TI and {n}.autograd is not None)"
 
 
-def _recording_condition(info: Info, f) -> str:
+def _recording_condition(info: Info, f, grad_mode: str = "") -> str:
+    """Whether to record; ``grad_mode`` ("_gs.enabled and ") goes after the metadata check, so that inputs without
+    autograd metadata (most calls) skip the thread-local read."""
     meta = " or ".join(_has_autograd(n, n in info.list_inputs) for n in info.diff_inputs)
     meta = meta if len(info.diff_inputs) == 1 else f"({meta})"
-    cond = f"{meta} and requires_grad_any({', '.join(_star(f, n) for n in info.diff_inputs)})"
+    cond = f"{meta} and {grad_mode}requires_grad_any({', '.join(_star(f, n) for n in info.diff_inputs)})"
     cond_od = info.entry["out_diff_cond"]
     return f"{cond} and ({cond_od})" if cond_od else cond
 
@@ -391,12 +408,16 @@ def _record(info: Info, f, kind, params, ind) -> list:
         else:
             lines.append(f"node.{m}_ = record.meta({base}, {what!r})")
     lines.append(f"result = _op_{f.ident}.redispatch(ks, {params})")
-    lines += _dtype_checks(info, f)
     od = info.out_diff
-    if kind == "inplace":
+    returns = f.func.returns
+    if kind != "inplace" and od is None and len(returns) == 1 and not returns[0].type.is_list:
+        lines.append("record.output(result, node)")  # the dtype check and the history in one call
+    elif kind == "inplace":
+        lines += _dtype_checks(info, f)
         lines.append("record.history_inplace(result, node)" if od is None else
                      f"record.history_inplace(result, node, {od!r})")
     else:
+        lines += _dtype_checks(info, f)
         lines.append(f"record.history(result, node, {od!r})")
     if info.uses_result:
         lines.append("node.result_ = record.save_output(result)")
@@ -432,7 +453,7 @@ def _kernel(info: Info, f, kind) -> list:
         lines.append("        if _rg:")
         lines += _record(info, f, kind, params, 12)
     else:
-        lines.append(f"    if _gs.enabled and {_recording_condition(info, f)}:")
+        lines.append(f"    if {_recording_condition(info, f, '_gs.enabled and ')}:")
         if kind == "inplace":
             lines.append("        check_inplace(self)")
         lines += _record(info, f, kind, params, 8)

@@ -11,10 +11,12 @@ Invariant: nothing here touches data directly except through an operator or ``co
 from __future__ import annotations
 
 from ..._core import dtype as _dt
+from ..._core.dispatch_key import bit, tls
 from ..._core.layout import contiguous_format
 from ..._core.shape import wrap_dim
 from ..._tensor.impl import empty_impl
 from ..aten import aten
+from ..dispatcher import get_op
 
 __all__ = [
     "concat", "concat_out", "concatenate", "concatenate_out", "hstack", "hstack_out", "vstack", "vstack_out",
@@ -23,6 +25,7 @@ __all__ = [
     "pad_circular", "narrow_Tensor", "nonzero_numpy", "tensor_split_tensor_indices_or_sections",
 ]
 
+_PYTHON_KEY = bit("Python")
 PAD_MODES = {"reflect": 0, "replicate": 1, "circular": 2, "constant": 3}
 _PAD_NAMES = {v: k for k, v in PAD_MODES.items()}
 
@@ -219,6 +222,8 @@ def pad_circular(self, pad):
     pad = tuple(pad)
     shape = _circular_out_shape(self, pad)
     out = empty_impl(shape, self.dtype, self.device)
+    if tls.included & _PYTHON_KEY:  # a dispatch mode (make_fx, a fake mode) must see the fresh buffer, as it sees
+        out = get_op("aten::lift_fresh").call(out)  # factories', else a tracer takes the output for a constant
     dst, src = out, self
     dims = [self.ndim - 1 - i for i in range(len(pad) // 2)]  # pad[2i], pad[2i+1] pad dim ndim-1-i
     for i, d in enumerate(dims):

@@ -28,7 +28,7 @@ _op_convolution = _get_op('aten::convolution')
 
 
 def _autograd_convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    if _gs.enabled and ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias):
+    if ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and _gs.enabled and requires_grad_any(input, weight, bias):
         node = _n.ConvolutionBackward0()
         node.next_edges = record.edges(input, weight, bias)
         node.input_ = record.save(input)
@@ -41,8 +41,7 @@ def _autograd_convolution(ks, input, weight, bias, stride, padding, dilation, tr
         node.output_padding_ = output_padding
         node.groups_ = groups
         result = _op_convolution.redispatch(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_convolution.redispatch(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
 
@@ -54,7 +53,7 @@ _op__convolution = _get_op('aten::_convolution')
 
 
 def _autograd__convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32):
-    if _gs.enabled and ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias):
+    if ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and _gs.enabled and requires_grad_any(input, weight, bias):
         node = _n.ConvolutionBackward1()
         node.next_edges = record.edges(input, weight, bias)
         node.input_ = record.save(input)
@@ -67,8 +66,7 @@ def _autograd__convolution(ks, input, weight, bias, stride, padding, dilation, t
         node.output_padding_ = output_padding
         node.groups_ = groups
         result = _op__convolution.redispatch(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op__convolution.redispatch(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32)
 
@@ -80,7 +78,7 @@ _op_max_pool2d_with_indices = _get_op('aten::max_pool2d_with_indices')
 
 
 def _autograd_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation, ceil_mode):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MaxPool2DWithIndicesBackward0()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
@@ -110,7 +108,7 @@ _op_avg_pool2d = _get_op('aten::avg_pool2d')
 
 
 def _autograd_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AvgPool2DBackward0()
         node.next_edges = record.edges(self)
         node.kernel_size_ = kernel_size
@@ -121,8 +119,7 @@ def _autograd_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, coun
         node.divisor_override_ = divisor_override
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_avg_pool2d.redispatch(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_avg_pool2d.redispatch(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
@@ -145,13 +142,12 @@ _op__adaptive_avg_pool2d = _get_op('aten::_adaptive_avg_pool2d')
 
 
 def _autograd__adaptive_avg_pool2d(ks, self, output_size):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AdaptiveAvgPool2DBackward0()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op__adaptive_avg_pool2d.redispatch(ks, self, output_size)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op__adaptive_avg_pool2d.redispatch(ks, self, output_size)
 
@@ -163,13 +159,12 @@ _op_view = _get_op('aten::view')
 
 
 def _autograd_view(ks, self, size):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ViewBackward0()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_view.redispatch(ks, self, size)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_view.redispatch(ks, self, size)
 
@@ -191,13 +186,12 @@ _op__unsafe_view = _get_op('aten::_unsafe_view')
 
 
 def _autograd__unsafe_view(ks, self, size):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.UnsafeViewBackward0()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op__unsafe_view.redispatch(ks, self, size)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op__unsafe_view.redispatch(ks, self, size)
 
@@ -209,7 +203,7 @@ _op_as_strided = _get_op('aten::as_strided')
 
 
 def _autograd_as_strided(ks, self, size, stride, storage_offset):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AsStridedBackward0()
         node.next_edges = record.edges(self)
         node.size_ = size
@@ -217,8 +211,7 @@ def _autograd_as_strided(ks, self, size, stride, storage_offset):
         node.storage_offset_ = storage_offset
         node.self_geometry_ = record.meta(self, 'geometry')
         result = _op_as_strided.redispatch(ks, self, size, stride, storage_offset)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_as_strided.redispatch(ks, self, size, stride, storage_offset)
 
@@ -230,14 +223,13 @@ _op_transpose_int = _get_op('aten::transpose.int')
 
 
 def _autograd_transpose_int(ks, self, dim0, dim1):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.TransposeBackward0()
         node.next_edges = record.edges(self)
         node.dim0_ = dim0
         node.dim1_ = dim1
         result = _op_transpose_int.redispatch(ks, self, dim0, dim1)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_transpose_int.redispatch(ks, self, dim0, dim1)
 
@@ -249,12 +241,11 @@ _op_t = _get_op('aten::t')
 
 
 def _autograd_t(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.TBackward0()
         node.next_edges = record.edges(self)
         result = _op_t.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_t.redispatch(ks, self)
 
@@ -266,13 +257,12 @@ _op_permute = _get_op('aten::permute')
 
 
 def _autograd_permute(ks, self, dims):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.PermuteBackward0()
         node.next_edges = record.edges(self)
         node.dims_ = dims
         result = _op_permute.redispatch(ks, self, dims)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_permute.redispatch(ks, self, dims)
 
@@ -284,13 +274,12 @@ _op_expand = _get_op('aten::expand')
 
 
 def _autograd_expand(ks, self, size, implicit):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ExpandBackward0()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_expand.redispatch(ks, self, size, implicit)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_expand.redispatch(ks, self, size, implicit)
 
@@ -302,13 +291,12 @@ _op_unsqueeze = _get_op('aten::unsqueeze')
 
 
 def _autograd_unsqueeze(ks, self, dim):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.UnsqueezeBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
         result = _op_unsqueeze.redispatch(ks, self, dim)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_unsqueeze.redispatch(ks, self, dim)
 
@@ -320,13 +308,12 @@ _op_squeeze = _get_op('aten::squeeze')
 
 
 def _autograd_squeeze(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SqueezeBackward0()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_squeeze.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_squeeze.redispatch(ks, self)
 
@@ -338,13 +325,12 @@ _op_squeeze_dim = _get_op('aten::squeeze.dim')
 
 
 def _autograd_squeeze_dim(ks, self, dim):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SqueezeBackward1()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_squeeze_dim.redispatch(ks, self, dim)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_squeeze_dim.redispatch(ks, self, dim)
 
@@ -356,13 +342,12 @@ _op_squeeze_dims = _get_op('aten::squeeze.dims')
 
 
 def _autograd_squeeze_dims(ks, self, dim):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SqueezeBackward2()
         node.next_edges = record.edges(self)
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_squeeze_dims.redispatch(ks, self, dim)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_squeeze_dims.redispatch(ks, self, dim)
 
@@ -374,15 +359,14 @@ _op_select_int = _get_op('aten::select.int')
 
 
 def _autograd_select_int(ks, self, dim, index):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SelectBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
         node.index_ = index
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_select_int.redispatch(ks, self, dim, index)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_select_int.redispatch(ks, self, dim, index)
 
@@ -394,7 +378,7 @@ _op_slice_Tensor = _get_op('aten::slice.Tensor')
 
 
 def _autograd_slice_Tensor(ks, self, dim, start, end, step):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SliceBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -403,8 +387,7 @@ def _autograd_slice_Tensor(ks, self, dim, start, end, step):
         node.step_ = step
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_slice_Tensor.redispatch(ks, self, dim, start, end, step)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_slice_Tensor.redispatch(ks, self, dim, start, end, step)
 
@@ -416,7 +399,7 @@ _op_diagonal = _get_op('aten::diagonal')
 
 
 def _autograd_diagonal(ks, self, offset, dim1, dim2):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.DiagonalBackward0()
         node.next_edges = record.edges(self)
         node.offset_ = offset
@@ -424,8 +407,7 @@ def _autograd_diagonal(ks, self, offset, dim1, dim2):
         node.dim2_ = dim2
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_diagonal.redispatch(ks, self, offset, dim1, dim2)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_diagonal.redispatch(ks, self, offset, dim1, dim2)
 
@@ -437,7 +419,7 @@ _op_unfold = _get_op('aten::unfold')
 
 
 def _autograd_unfold(ks, self, dimension, size, step):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.UnfoldBackward0()
         node.next_edges = record.edges(self)
         node.dimension_ = dimension
@@ -445,8 +427,7 @@ def _autograd_unfold(ks, self, dimension, size, step):
         node.step_ = step
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_unfold.redispatch(ks, self, dimension, size, step)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_unfold.redispatch(ks, self, dimension, size, step)
 
@@ -458,7 +439,7 @@ _op_split_Tensor = _get_op('aten::split.Tensor')
 
 
 def _autograd_split_Tensor(ks, self, split_size, dim):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SplitBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -475,7 +456,7 @@ _op_split_with_sizes = _get_op('aten::split_with_sizes')
 
 
 def _autograd_split_with_sizes(ks, self, split_sizes, dim):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SplitWithSizesBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -492,7 +473,7 @@ _op_unbind_int = _get_op('aten::unbind.int')
 
 
 def _autograd_unbind_int(ks, self, dim):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.UnbindBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -509,12 +490,11 @@ _op_alias = _get_op('aten::alias')
 
 
 def _autograd_alias(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AliasBackward0()
         node.next_edges = record.edges(self)
         result = _op_alias.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_alias.redispatch(ks, self)
 
@@ -526,12 +506,11 @@ _op_clone = _get_op('aten::clone')
 
 
 def _autograd_clone(ks, self, memory_format):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.CloneBackward0()
         node.next_edges = record.edges(self)
         result = _op_clone.redispatch(ks, self, memory_format)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_clone.redispatch(ks, self, memory_format)
 
@@ -543,13 +522,12 @@ _op__to_copy = _get_op('aten::_to_copy')
 
 
 def _autograd__to_copy(ks, self, dtype, layout, device, pin_memory, non_blocking, memory_format):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self) and (dtype is None or dtype.is_floating_point or dtype.is_complex):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self) and (dtype is None or dtype.is_floating_point or dtype.is_complex):
         node = _n.ToCopyBackward0()
         node.next_edges = record.edges(self)
         node.self_dtype_ = record.meta(self, 'dtype')
         result = _op__to_copy.redispatch(ks, self, dtype, layout, device, pin_memory, non_blocking, memory_format)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op__to_copy.redispatch(ks, self, dtype, layout, device, pin_memory, non_blocking, memory_format)
 
@@ -561,7 +539,7 @@ _op_fill__Scalar = _get_op('aten::fill_.Scalar')
 
 
 def _autograd_fill__Scalar(ks, self, value):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.FillBackward2()
         node.next_edges = record.edges(self)
@@ -579,7 +557,7 @@ _op_fill__Tensor = _get_op('aten::fill_.Tensor')
 
 
 def _autograd_fill__Tensor(ks, self, value):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and requires_grad_any(self, value):
+    if ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and _gs.enabled and requires_grad_any(self, value):
         check_inplace(self)
         node = _n.FillBackward3()
         node.next_edges = record.edges(self, value)
@@ -597,7 +575,7 @@ _op_zero_ = _get_op('aten::zero_')
 
 
 def _autograd_zero_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ZeroBackward0()
         node.next_edges = record.edges(self)
@@ -615,13 +593,12 @@ _op_masked_fill_Scalar = _get_op('aten::masked_fill.Scalar')
 
 
 def _autograd_masked_fill_Scalar(ks, self, mask, value):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MaskedFillBackward0()
         node.next_edges = record.edges(self)
         node.mask_ = record.save(mask)
         result = _op_masked_fill_Scalar.redispatch(ks, self, mask, value)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_masked_fill_Scalar.redispatch(ks, self, mask, value)
 
@@ -633,7 +610,7 @@ _op_masked_fill__Scalar = _get_op('aten::masked_fill_.Scalar')
 
 
 def _autograd_masked_fill__Scalar(ks, self, mask, value):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.MaskedFillBackward0()
         node.next_edges = record.edges(self)
@@ -652,13 +629,12 @@ _op_masked_fill_Tensor = _get_op('aten::masked_fill.Tensor')
 
 
 def _autograd_masked_fill_Tensor(ks, self, mask, value):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and requires_grad_any(self, value):
+    if ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and _gs.enabled and requires_grad_any(self, value):
         node = _n.MaskedFillBackward1()
         node.next_edges = record.edges(self, value)
         node.mask_ = record.save(mask)
         result = _op_masked_fill_Tensor.redispatch(ks, self, mask, value)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_masked_fill_Tensor.redispatch(ks, self, mask, value)
 
@@ -670,7 +646,7 @@ _op_masked_fill__Tensor = _get_op('aten::masked_fill_.Tensor')
 
 
 def _autograd_masked_fill__Tensor(ks, self, mask, value):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and requires_grad_any(self, value):
+    if ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and _gs.enabled and requires_grad_any(self, value):
         check_inplace(self)
         node = _n.MaskedFillBackward1()
         node.next_edges = record.edges(self, value)
@@ -689,14 +665,13 @@ _op_masked_scatter = _get_op('aten::masked_scatter')
 
 
 def _autograd_masked_scatter(ks, self, mask, source):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and requires_grad_any(self, source):
+    if ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
         node = _n.MaskedScatterBackward0()
         node.next_edges = record.edges(self, source)
         node.mask_ = record.save(mask)
         node.source_sizes_ = record.meta(source, 'sizes')
         result = _op_masked_scatter.redispatch(ks, self, mask, source)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_masked_scatter.redispatch(ks, self, mask, source)
 
@@ -708,7 +683,7 @@ _op_masked_scatter_ = _get_op('aten::masked_scatter_')
 
 
 def _autograd_masked_scatter_(ks, self, mask, source):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and requires_grad_any(self, source):
+    if ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
         check_inplace(self)
         node = _n.MaskedScatterBackward0()
         node.next_edges = record.edges(self, source)
@@ -728,14 +703,13 @@ _op_masked_select = _get_op('aten::masked_select')
 
 
 def _autograd_masked_select(ks, self, mask):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MaskedSelectBackward0()
         node.next_edges = record.edges(self)
         node.mask_ = record.save(mask)
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_masked_select.redispatch(ks, self, mask)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_masked_select.redispatch(ks, self, mask)
 
@@ -758,15 +732,14 @@ _op_index_select = _get_op('aten::index_select')
 
 
 def _autograd_index_select(ks, self, dim, index):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.IndexSelectBackward0()
         node.next_edges = record.edges(self)
         node.index_ = record.save(index)
         node.dim_ = dim
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_index_select.redispatch(ks, self, dim, index)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_index_select.redispatch(ks, self, dim, index)
 
@@ -789,15 +762,14 @@ _op_gather = _get_op('aten::gather')
 
 
 def _autograd_gather(ks, self, dim, index, sparse_grad):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.GatherBackward0()
         node.next_edges = record.edges(self)
         node.index_ = record.save(index)
         node.dim_ = dim
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_gather.redispatch(ks, self, dim, index, sparse_grad)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_gather.redispatch(ks, self, dim, index, sparse_grad)
 
@@ -820,14 +792,13 @@ _op_take = _get_op('aten::take')
 
 
 def _autograd_take(ks, self, index):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.TakeBackward0()
         node.next_edges = record.edges(self)
         node.index_ = record.save(index)
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_take.redispatch(ks, self, index)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_take.redispatch(ks, self, index)
 
@@ -850,14 +821,13 @@ _op_scatter_src = _get_op('aten::scatter.src')
 
 
 def _autograd_scatter_src(ks, self, dim, index, src):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and requires_grad_any(self, src):
+    if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
         node = _n.ScatterBackward0()
         node.next_edges = record.edges(self, src)
         node.index_ = record.save(index)
         node.dim_ = dim
         result = _op_scatter_src.redispatch(ks, self, dim, index, src)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_scatter_src.redispatch(ks, self, dim, index, src)
 
@@ -869,7 +839,7 @@ _op_scatter__src = _get_op('aten::scatter_.src')
 
 
 def _autograd_scatter__src(ks, self, dim, index, src):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and requires_grad_any(self, src):
+    if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
         check_inplace(self)
         node = _n.ScatterBackward0()
         node.next_edges = record.edges(self, src)
@@ -900,14 +870,13 @@ _op_scatter_value = _get_op('aten::scatter.value')
 
 
 def _autograd_scatter_value(ks, self, dim, index, value):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ScatterBackward1()
         node.next_edges = record.edges(self)
         node.index_ = record.save(index)
         node.dim_ = dim
         result = _op_scatter_value.redispatch(ks, self, dim, index, value)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_scatter_value.redispatch(ks, self, dim, index, value)
 
@@ -919,7 +888,7 @@ _op_scatter__value = _get_op('aten::scatter_.value')
 
 
 def _autograd_scatter__value(ks, self, dim, index, value):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ScatterBackward1()
         node.next_edges = record.edges(self)
@@ -950,14 +919,13 @@ _op_scatter_add = _get_op('aten::scatter_add')
 
 
 def _autograd_scatter_add(ks, self, dim, index, src):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and requires_grad_any(self, src):
+    if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
         node = _n.ScatterAddBackward0()
         node.next_edges = record.edges(self, src)
         node.index_ = record.save(index) if node.should_compute_output(1) else None
         node.dim_ = dim
         result = _op_scatter_add.redispatch(ks, self, dim, index, src)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_scatter_add.redispatch(ks, self, dim, index, src)
 
@@ -969,7 +937,7 @@ _op_scatter_add_ = _get_op('aten::scatter_add_')
 
 
 def _autograd_scatter_add_(ks, self, dim, index, src):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and requires_grad_any(self, src):
+    if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
         check_inplace(self)
         node = _n.ScatterAddBackward0()
         node.next_edges = record.edges(self, src)
@@ -1000,7 +968,7 @@ _op_scatter_reduce_two = _get_op('aten::scatter_reduce.two')
 
 
 def _autograd_scatter_reduce_two(ks, self, dim, index, src, reduce, include_self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and requires_grad_any(self, src):
+    if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
         node = _n.ScatterReduceBackward0()
         node.next_edges = record.edges(self, src)
         node.self_ = record.save(self)
@@ -1010,8 +978,7 @@ def _autograd_scatter_reduce_two(ks, self, dim, index, src, reduce, include_self
         node.reduce_ = reduce
         node.include_self_ = include_self
         result = _op_scatter_reduce_two.redispatch(ks, self, dim, index, src, reduce, include_self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_scatter_reduce_two.redispatch(ks, self, dim, index, src, reduce, include_self)
@@ -1024,7 +991,7 @@ _op_scatter_reduce__two = _get_op('aten::scatter_reduce_.two')
 
 
 def _autograd_scatter_reduce__two(ks, self, dim, index, src, reduce, include_self):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and requires_grad_any(self, src):
+    if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
         check_inplace(self)
         node = _n.ScatterReduceBackward0()
         node.next_edges = record.edges(self, src)
@@ -1060,7 +1027,7 @@ _op_index_add = _get_op('aten::index_add')
 
 
 def _autograd_index_add(ks, self, dim, index, source, alpha):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and requires_grad_any(self, source):
+    if ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
         node = _n.IndexAddBackward0()
         node.next_edges = record.edges(self, source)
         node.index_ = record.save(index) if node.should_compute_output(1) else None
@@ -1068,8 +1035,7 @@ def _autograd_index_add(ks, self, dim, index, source, alpha):
         node.alpha_ = alpha
         node.source_sizes_ = record.meta(source, 'sizes')
         result = _op_index_add.redispatch(ks, self, dim, index, source, alpha)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_index_add.redispatch(ks, self, dim, index, source, alpha)
 
@@ -1081,7 +1047,7 @@ _op_index_add_ = _get_op('aten::index_add_')
 
 
 def _autograd_index_add_(ks, self, dim, index, source, alpha):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and requires_grad_any(self, source):
+    if ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
         check_inplace(self)
         node = _n.IndexAddBackward0()
         node.next_edges = record.edges(self, source)
@@ -1114,15 +1080,14 @@ _op_index_copy = _get_op('aten::index_copy')
 
 
 def _autograd_index_copy(ks, self, dim, index, source):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and requires_grad_any(self, source):
+    if ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
         node = _n.IndexCopyBackward0()
         node.next_edges = record.edges(self, source)
         node.index_ = record.save(index)
         node.dim_ = dim
         node.source_sizes_ = record.meta(source, 'sizes')
         result = _op_index_copy.redispatch(ks, self, dim, index, source)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_index_copy.redispatch(ks, self, dim, index, source)
 
@@ -1134,7 +1099,7 @@ _op_index_copy_ = _get_op('aten::index_copy_')
 
 
 def _autograd_index_copy_(ks, self, dim, index, source):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and requires_grad_any(self, source):
+    if ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
         check_inplace(self)
         node = _n.IndexCopyBackward0()
         node.next_edges = record.edges(self, source)
@@ -1166,14 +1131,13 @@ _op_index_fill_int_Scalar = _get_op('aten::index_fill.int_Scalar')
 
 
 def _autograd_index_fill_int_Scalar(ks, self, dim, index, value):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.IndexFillBackward0()
         node.next_edges = record.edges(self)
         node.index_ = record.save(index)
         node.dim_ = dim
         result = _op_index_fill_int_Scalar.redispatch(ks, self, dim, index, value)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_index_fill_int_Scalar.redispatch(ks, self, dim, index, value)
 
@@ -1185,7 +1149,7 @@ _op_index_fill__int_Scalar = _get_op('aten::index_fill_.int_Scalar')
 
 
 def _autograd_index_fill__int_Scalar(ks, self, dim, index, value):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.IndexFillBackward0()
         node.next_edges = record.edges(self)
@@ -1205,14 +1169,13 @@ _op_index_fill_int_Tensor = _get_op('aten::index_fill.int_Tensor')
 
 
 def _autograd_index_fill_int_Tensor(ks, self, dim, index, value):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and requires_grad_any(self, value):
+    if ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and _gs.enabled and requires_grad_any(self, value):
         node = _n.IndexFillBackward1()
         node.next_edges = record.edges(self, value)
         node.index_ = record.save(index)
         node.dim_ = dim
         result = _op_index_fill_int_Tensor.redispatch(ks, self, dim, index, value)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_index_fill_int_Tensor.redispatch(ks, self, dim, index, value)
 
@@ -1224,7 +1187,7 @@ _op_index_fill__int_Tensor = _get_op('aten::index_fill_.int_Tensor')
 
 
 def _autograd_index_fill__int_Tensor(ks, self, dim, index, value):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and requires_grad_any(self, value):
+    if ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and _gs.enabled and requires_grad_any(self, value):
         check_inplace(self)
         node = _n.IndexFillBackward1()
         node.next_edges = record.edges(self, value)
@@ -1254,8 +1217,7 @@ def _autograd_index_Tensor(ks, self, indices):
             node.indices_ = indices
             node.self_sizes_ = record.meta(self, 'sizes')
             result = _op_index_Tensor.redispatch(ks, self, indices)
-            _check_differentiable_dtype(result)
-            record.history(result, node, None)
+            record.output(result, node)
             return result
     return _op_index_Tensor.redispatch(ks, self, indices)
 
@@ -1289,8 +1251,7 @@ def _autograd_index_put(ks, self, indices, values, accumulate):
             node.indices_ = indices
             node.accumulate_ = accumulate
             result = _op_index_put.redispatch(ks, self, indices, values, accumulate)
-            _check_differentiable_dtype(result)
-            record.history(result, node, None)
+            record.output(result, node)
             return result
     return _op_index_put.redispatch(ks, self, indices, values, accumulate)
 
@@ -1354,14 +1315,13 @@ _op_mm = _get_op('aten::mm')
 
 
 def _autograd_mm(ks, self, mat2):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None)) and requires_grad_any(self, mat2):
+    if ((type(self) is _TI and self.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None)) and _gs.enabled and requires_grad_any(self, mat2):
         node = _n.MmBackward0()
         node.next_edges = record.edges(self, mat2)
         node.self_ = record.save(self) if node.should_compute_output(1) else None
         node.mat2_ = record.save(mat2) if node.should_compute_output(0) else None
         result = _op_mm.redispatch(ks, self, mat2)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_mm.redispatch(ks, self, mat2)
 
@@ -1384,14 +1344,13 @@ _op_bmm = _get_op('aten::bmm')
 
 
 def _autograd_bmm(ks, self, mat2):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None)) and requires_grad_any(self, mat2):
+    if ((type(self) is _TI and self.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None)) and _gs.enabled and requires_grad_any(self, mat2):
         node = _n.BmmBackward0()
         node.next_edges = record.edges(self, mat2)
         node.self_ = record.save(self) if node.should_compute_output(1) else None
         node.mat2_ = record.save(mat2) if node.should_compute_output(0) else None
         result = _op_bmm.redispatch(ks, self, mat2)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_bmm.redispatch(ks, self, mat2)
 
@@ -1414,7 +1373,7 @@ _op_addmm = _get_op('aten::addmm')
 
 
 def _autograd_addmm(ks, self, mat1, mat2, beta, alpha):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(mat1) is _TI and mat1.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None)) and requires_grad_any(self, mat1, mat2):
+    if ((type(self) is _TI and self.autograd is not None) or (type(mat1) is _TI and mat1.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None)) and _gs.enabled and requires_grad_any(self, mat1, mat2):
         node = _n.AddmmBackward0()
         node.next_edges = record.edges(self, mat1, mat2)
         node.mat1_ = record.save(mat1) if node.should_compute_output(2) else None
@@ -1422,8 +1381,7 @@ def _autograd_addmm(ks, self, mat1, mat2, beta, alpha):
         node.beta_ = beta
         node.alpha_ = alpha
         result = _op_addmm.redispatch(ks, self, mat1, mat2, beta, alpha)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_addmm.redispatch(ks, self, mat1, mat2, beta, alpha)
 
@@ -1435,7 +1393,7 @@ _op_addmm_ = _get_op('aten::addmm_')
 
 
 def _autograd_addmm_(ks, self, mat1, mat2, beta, alpha):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(mat1) is _TI and mat1.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None)) and requires_grad_any(self, mat1, mat2):
+    if ((type(self) is _TI and self.autograd is not None) or (type(mat1) is _TI and mat1.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None)) and _gs.enabled and requires_grad_any(self, mat1, mat2):
         check_inplace(self)
         node = _n.AddmmBackward0()
         node.next_edges = record.edges(self, mat1, mat2)
@@ -1468,7 +1426,7 @@ _op_baddbmm = _get_op('aten::baddbmm')
 
 
 def _autograd_baddbmm(ks, self, batch1, batch2, beta, alpha):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None)) and requires_grad_any(self, batch1, batch2):
+    if ((type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None)) and _gs.enabled and requires_grad_any(self, batch1, batch2):
         node = _n.BaddbmmBackward0()
         node.next_edges = record.edges(self, batch1, batch2)
         node.batch1_ = record.save(batch1) if node.should_compute_output(2) else None
@@ -1476,8 +1434,7 @@ def _autograd_baddbmm(ks, self, batch1, batch2, beta, alpha):
         node.beta_ = beta
         node.alpha_ = alpha
         result = _op_baddbmm.redispatch(ks, self, batch1, batch2, beta, alpha)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_baddbmm.redispatch(ks, self, batch1, batch2, beta, alpha)
 
@@ -1489,7 +1446,7 @@ _op_baddbmm_ = _get_op('aten::baddbmm_')
 
 
 def _autograd_baddbmm_(ks, self, batch1, batch2, beta, alpha):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None)) and requires_grad_any(self, batch1, batch2):
+    if ((type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None)) and _gs.enabled and requires_grad_any(self, batch1, batch2):
         check_inplace(self)
         node = _n.BaddbmmBackward0()
         node.next_edges = record.edges(self, batch1, batch2)
@@ -1522,7 +1479,7 @@ _op_addbmm = _get_op('aten::addbmm')
 
 
 def _autograd_addbmm(ks, self, batch1, batch2, beta, alpha):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None)) and requires_grad_any(self, batch1, batch2):
+    if ((type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None)) and _gs.enabled and requires_grad_any(self, batch1, batch2):
         node = _n.AddbmmBackward0()
         node.next_edges = record.edges(self, batch1, batch2)
         node.batch1_ = record.save(batch1) if node.should_compute_output(2) else None
@@ -1532,8 +1489,7 @@ def _autograd_addbmm(ks, self, batch1, batch2, beta, alpha):
         node.batch1_sizes_ = record.meta(batch1, 'sizes')
         node.batch2_sizes_ = record.meta(batch2, 'sizes')
         result = _op_addbmm.redispatch(ks, self, batch1, batch2, beta, alpha)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_addbmm.redispatch(ks, self, batch1, batch2, beta, alpha)
 
@@ -1545,7 +1501,7 @@ _op_addbmm_ = _get_op('aten::addbmm_')
 
 
 def _autograd_addbmm_(ks, self, batch1, batch2, beta, alpha):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None)) and requires_grad_any(self, batch1, batch2):
+    if ((type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None)) and _gs.enabled and requires_grad_any(self, batch1, batch2):
         check_inplace(self)
         node = _n.AddbmmBackward0()
         node.next_edges = record.edges(self, batch1, batch2)
@@ -1580,7 +1536,7 @@ _op_addmv = _get_op('aten::addmv')
 
 
 def _autograd_addmv(ks, self, mat, vec, beta, alpha):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(mat) is _TI and mat.autograd is not None) or (type(vec) is _TI and vec.autograd is not None)) and requires_grad_any(self, mat, vec):
+    if ((type(self) is _TI and self.autograd is not None) or (type(mat) is _TI and mat.autograd is not None) or (type(vec) is _TI and vec.autograd is not None)) and _gs.enabled and requires_grad_any(self, mat, vec):
         node = _n.AddmvBackward0()
         node.next_edges = record.edges(self, mat, vec)
         node.mat_ = record.save(mat) if node.should_compute_output(2) else None
@@ -1588,8 +1544,7 @@ def _autograd_addmv(ks, self, mat, vec, beta, alpha):
         node.beta_ = beta
         node.alpha_ = alpha
         result = _op_addmv.redispatch(ks, self, mat, vec, beta, alpha)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_addmv.redispatch(ks, self, mat, vec, beta, alpha)
 
@@ -1601,7 +1556,7 @@ _op_addmv_ = _get_op('aten::addmv_')
 
 
 def _autograd_addmv_(ks, self, mat, vec, beta, alpha):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(mat) is _TI and mat.autograd is not None) or (type(vec) is _TI and vec.autograd is not None)) and requires_grad_any(self, mat, vec):
+    if ((type(self) is _TI and self.autograd is not None) or (type(mat) is _TI and mat.autograd is not None) or (type(vec) is _TI and vec.autograd is not None)) and _gs.enabled and requires_grad_any(self, mat, vec):
         check_inplace(self)
         node = _n.AddmvBackward0()
         node.next_edges = record.edges(self, mat, vec)
@@ -1634,14 +1589,13 @@ _op_mv = _get_op('aten::mv')
 
 
 def _autograd_mv(ks, self, vec):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(vec) is _TI and vec.autograd is not None)) and requires_grad_any(self, vec):
+    if ((type(self) is _TI and self.autograd is not None) or (type(vec) is _TI and vec.autograd is not None)) and _gs.enabled and requires_grad_any(self, vec):
         node = _n.MvBackward0()
         node.next_edges = record.edges(self, vec)
         node.self_ = record.save(self) if node.should_compute_output(1) else None
         node.vec_ = record.save(vec) if node.should_compute_output(0) else None
         result = _op_mv.redispatch(ks, self, vec)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_mv.redispatch(ks, self, vec)
 
@@ -1664,14 +1618,13 @@ _op_dot = _get_op('aten::dot')
 
 
 def _autograd_dot(ks, self, tensor):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(tensor) is _TI and tensor.autograd is not None)) and requires_grad_any(self, tensor):
+    if ((type(self) is _TI and self.autograd is not None) or (type(tensor) is _TI and tensor.autograd is not None)) and _gs.enabled and requires_grad_any(self, tensor):
         node = _n.DotBackward0()
         node.next_edges = record.edges(self, tensor)
         node.self_ = record.save(self) if node.should_compute_output(1) else None
         node.tensor_ = record.save(tensor) if node.should_compute_output(0) else None
         result = _op_dot.redispatch(ks, self, tensor)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_dot.redispatch(ks, self, tensor)
 
@@ -1694,14 +1647,13 @@ _op_vdot = _get_op('aten::vdot')
 
 
 def _autograd_vdot(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.VdotBackward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self) if node.should_compute_output(1) else None
         node.other_ = record.save(other) if node.should_compute_output(0) else None
         result = _op_vdot.redispatch(ks, self, other)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_vdot.redispatch(ks, self, other)
 
@@ -1724,7 +1676,7 @@ _op__linalg_svd = _get_op('aten::_linalg_svd')
 
 
 def _autograd__linalg_svd(ks, A, full_matrices, compute_uv, driver):
-    if _gs.enabled and (type(A) is _TI and A.autograd is not None) and requires_grad_any(A):
+    if (type(A) is _TI and A.autograd is not None) and _gs.enabled and requires_grad_any(A):
         node = _n.LinalgSvdBackward0()
         node.next_edges = record.edges(A)
         node.full_matrices_ = full_matrices
@@ -1800,15 +1752,14 @@ _op_mse_loss = _get_op('aten::mse_loss')
 
 
 def _autograd_mse_loss(ks, self, target, reduction):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None)) and requires_grad_any(self, target):
+    if ((type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None)) and _gs.enabled and requires_grad_any(self, target):
         node = _n.MseLossBackward0()
         node.next_edges = record.edges(self, target)
         node.self_ = record.save(self)
         node.target_ = record.save(target)
         node.reduction_ = reduction
         result = _op_mse_loss.redispatch(ks, self, target, reduction)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_mse_loss.redispatch(ks, self, target, reduction)
 
@@ -1831,7 +1782,7 @@ _op_smooth_l1_loss = _get_op('aten::smooth_l1_loss')
 
 
 def _autograd_smooth_l1_loss(ks, self, target, reduction, beta):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None)) and requires_grad_any(self, target):
+    if ((type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None)) and _gs.enabled and requires_grad_any(self, target):
         node = _n.SmoothL1LossBackward0()
         node.next_edges = record.edges(self, target)
         node.self_ = record.save(self)
@@ -1839,8 +1790,7 @@ def _autograd_smooth_l1_loss(ks, self, target, reduction, beta):
         node.reduction_ = reduction
         node.beta_ = beta
         result = _op_smooth_l1_loss.redispatch(ks, self, target, reduction, beta)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_smooth_l1_loss.redispatch(ks, self, target, reduction, beta)
 
@@ -1863,7 +1813,7 @@ _op_huber_loss = _get_op('aten::huber_loss')
 
 
 def _autograd_huber_loss(ks, self, target, reduction, delta):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None)) and requires_grad_any(self, target):
+    if ((type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None)) and _gs.enabled and requires_grad_any(self, target):
         node = _n.HuberLossBackward0()
         node.next_edges = record.edges(self, target)
         node.self_ = record.save(self)
@@ -1871,8 +1821,7 @@ def _autograd_huber_loss(ks, self, target, reduction, delta):
         node.reduction_ = reduction
         node.delta_ = delta
         result = _op_huber_loss.redispatch(ks, self, target, reduction, delta)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_huber_loss.redispatch(ks, self, target, reduction, delta)
 
@@ -1907,8 +1856,7 @@ def _autograd_binary_cross_entropy(ks, self, target, weight, reduction):
             node.weight_ = record.save(weight)
             node.reduction_ = reduction
             result = _op_binary_cross_entropy.redispatch(ks, self, target, weight, reduction)
-            _check_differentiable_dtype(result)
-            record.history(result, node, None)
+            record.output(result, node)
             return result
     return _op_binary_cross_entropy.redispatch(ks, self, target, weight, reduction)
 
@@ -1946,8 +1894,7 @@ def _autograd_binary_cross_entropy_with_logits(ks, self, target, weight, pos_wei
             node.pos_weight_ = record.save(pos_weight)
             node.reduction_ = reduction
             result = _op_binary_cross_entropy_with_logits.redispatch(ks, self, target, weight, pos_weight, reduction)
-            _check_differentiable_dtype(result)
-            record.history(result, node, None)
+            record.output(result, node)
             return result
     return _op_binary_cross_entropy_with_logits.redispatch(ks, self, target, weight, pos_weight, reduction)
 
@@ -1959,12 +1906,11 @@ _op_relu = _get_op('aten::relu')
 
 
 def _autograd_relu(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReluBackward0()
         node.next_edges = record.edges(self)
         result = _op_relu.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_relu.redispatch(ks, self)
@@ -1977,7 +1923,7 @@ _op_relu_ = _get_op('aten::relu_')
 
 
 def _autograd_relu_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ReluBackward0()
         node.next_edges = record.edges(self)
@@ -1996,14 +1942,13 @@ _op_threshold = _get_op('aten::threshold')
 
 
 def _autograd_threshold(ks, self, threshold, value):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ThresholdBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.threshold_ = threshold
         result = _op_threshold.redispatch(ks, self, threshold, value)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_threshold.redispatch(ks, self, threshold, value)
 
@@ -2015,7 +1960,7 @@ _op_threshold_ = _get_op('aten::threshold_')
 
 
 def _autograd_threshold_(ks, self, threshold, value):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ThresholdBackward0()
         node.next_edges = record.edges(self)
@@ -2046,14 +1991,13 @@ _op_gelu = _get_op('aten::gelu')
 
 
 def _autograd_gelu(ks, self, approximate):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.GeluBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.approximate_ = approximate
         result = _op_gelu.redispatch(ks, self, approximate)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_gelu.redispatch(ks, self, approximate)
 
@@ -2076,7 +2020,7 @@ _op_gelu_ = _get_op('aten::gelu_')
 
 
 def _autograd_gelu_(ks, self, approximate):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.GeluBackward0()
         node.next_edges = record.edges(self)
@@ -2096,15 +2040,14 @@ _op_gelu_backward = _get_op('aten::gelu_backward')
 
 
 def _autograd_gelu_backward(ks, grad_output, self, approximate):
-    if _gs.enabled and ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and requires_grad_any(grad_output, self):
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
         node = _n.GeluBackwardBackward0()
         node.next_edges = record.edges(grad_output, self)
         node.grad_output_ = record.save(grad_output) if node.should_compute_output(1) else None
         node.self_ = record.save(self)
         node.approximate_ = approximate
         result = _op_gelu_backward.redispatch(ks, grad_output, self, approximate)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_gelu_backward.redispatch(ks, grad_output, self, approximate)
 
@@ -2116,13 +2059,12 @@ _op_silu = _get_op('aten::silu')
 
 
 def _autograd_silu(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SiluBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_silu.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_silu.redispatch(ks, self)
 
@@ -2134,7 +2076,7 @@ _op_silu_ = _get_op('aten::silu_')
 
 
 def _autograd_silu_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SiluBackward0()
         node.next_edges = record.edges(self)
@@ -2164,13 +2106,12 @@ _op_mish = _get_op('aten::mish')
 
 
 def _autograd_mish(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MishBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_mish.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_mish.redispatch(ks, self)
 
@@ -2182,7 +2123,7 @@ _op_mish_ = _get_op('aten::mish_')
 
 
 def _autograd_mish_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.MishBackward0()
         node.next_edges = record.edges(self)
@@ -2212,15 +2153,14 @@ _op_softplus = _get_op('aten::softplus')
 
 
 def _autograd_softplus(ks, self, beta, threshold):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SoftplusBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.beta_ = beta
         node.threshold_ = threshold
         result = _op_softplus.redispatch(ks, self, beta, threshold)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_softplus.redispatch(ks, self, beta, threshold)
 
@@ -2243,7 +2183,7 @@ _op_elu = _get_op('aten::elu')
 
 
 def _autograd_elu(ks, self, alpha, scale, input_scale):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.EluBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -2251,8 +2191,7 @@ def _autograd_elu(ks, self, alpha, scale, input_scale):
         node.scale_ = scale
         node.input_scale_ = input_scale
         result = _op_elu.redispatch(ks, self, alpha, scale, input_scale)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_elu.redispatch(ks, self, alpha, scale, input_scale)
 
@@ -2275,7 +2214,7 @@ _op_elu_ = _get_op('aten::elu_')
 
 
 def _autograd_elu_(ks, self, alpha, scale, input_scale):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.EluBackward0()
         node.next_edges = record.edges(self)
@@ -2297,14 +2236,13 @@ _op_celu = _get_op('aten::celu')
 
 
 def _autograd_celu(ks, self, alpha):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.CeluBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.alpha_ = alpha
         result = _op_celu.redispatch(ks, self, alpha)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_celu.redispatch(ks, self, alpha)
 
@@ -2316,7 +2254,7 @@ _op_celu_ = _get_op('aten::celu_')
 
 
 def _autograd_celu_(ks, self, alpha):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.CeluBackward0()
         node.next_edges = record.edges(self)
@@ -2336,14 +2274,13 @@ _op_leaky_relu = _get_op('aten::leaky_relu')
 
 
 def _autograd_leaky_relu(ks, self, negative_slope):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.LeakyReluBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.negative_slope_ = negative_slope
         result = _op_leaky_relu.redispatch(ks, self, negative_slope)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_leaky_relu.redispatch(ks, self, negative_slope)
 
@@ -2366,7 +2303,7 @@ _op_leaky_relu_ = _get_op('aten::leaky_relu_')
 
 
 def _autograd_leaky_relu_(ks, self, negative_slope):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.LeakyReluBackward0()
         node.next_edges = record.edges(self)
@@ -2386,15 +2323,14 @@ _op_hardtanh = _get_op('aten::hardtanh')
 
 
 def _autograd_hardtanh(ks, self, min_val, max_val):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.HardtanhBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.min_val_ = min_val
         node.max_val_ = max_val
         result = _op_hardtanh.redispatch(ks, self, min_val, max_val)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_hardtanh.redispatch(ks, self, min_val, max_val)
 
@@ -2417,7 +2353,7 @@ _op_hardtanh_ = _get_op('aten::hardtanh_')
 
 
 def _autograd_hardtanh_(ks, self, min_val, max_val):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.HardtanhBackward0()
         node.next_edges = record.edges(self)
@@ -2438,13 +2374,12 @@ _op_hardsigmoid = _get_op('aten::hardsigmoid')
 
 
 def _autograd_hardsigmoid(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.HardsigmoidBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_hardsigmoid.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_hardsigmoid.redispatch(ks, self)
 
@@ -2467,7 +2402,7 @@ _op_hardsigmoid_ = _get_op('aten::hardsigmoid_')
 
 
 def _autograd_hardsigmoid_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.HardsigmoidBackward0()
         node.next_edges = record.edges(self)
@@ -2486,13 +2421,12 @@ _op_hardswish = _get_op('aten::hardswish')
 
 
 def _autograd_hardswish(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.HardswishBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_hardswish.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_hardswish.redispatch(ks, self)
 
@@ -2515,7 +2449,7 @@ _op_hardswish_ = _get_op('aten::hardswish_')
 
 
 def _autograd_hardswish_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.HardswishBackward0()
         node.next_edges = record.edges(self)
@@ -2534,7 +2468,7 @@ _op_log_sigmoid_forward = _get_op('aten::log_sigmoid_forward')
 
 
 def _autograd_log_sigmoid_forward(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.LogSigmoidBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -2552,14 +2486,13 @@ _op_glu = _get_op('aten::glu')
 
 
 def _autograd_glu(ks, self, dim):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.GluBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.dim_ = dim
         result = _op_glu.redispatch(ks, self, dim)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_glu.redispatch(ks, self, dim)
 
@@ -2582,13 +2515,12 @@ _op__softmax = _get_op('aten::_softmax')
 
 
 def _autograd__softmax(ks, self, dim, half_to_float):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SoftmaxBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
         result = _op__softmax.redispatch(ks, self, dim, half_to_float)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op__softmax.redispatch(ks, self, dim, half_to_float)
@@ -2612,13 +2544,12 @@ _op__log_softmax = _get_op('aten::_log_softmax')
 
 
 def _autograd__log_softmax(ks, self, dim, half_to_float):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.LogSoftmaxBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
         result = _op__log_softmax.redispatch(ks, self, dim, half_to_float)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op__log_softmax.redispatch(ks, self, dim, half_to_float)
@@ -2642,7 +2573,7 @@ _op_native_layer_norm = _get_op('aten::native_layer_norm')
 
 
 def _autograd_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
-    if _gs.enabled and ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias):
+    if ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and _gs.enabled and requires_grad_any(input, weight, bias):
         node = _n.NativeLayerNormBackward0()
         node.next_edges = record.edges(input, weight, bias)
         node.input_ = record.save(input)
@@ -2665,7 +2596,7 @@ _op__fused_rms_norm = _get_op('aten::_fused_rms_norm')
 
 
 def _autograd__fused_rms_norm(ks, input, normalized_shape, weight, eps):
-    if _gs.enabled and ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None)) and requires_grad_any(input, weight):
+    if ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None)) and _gs.enabled and requires_grad_any(input, weight):
         node = _n.FusedRmsNormBackward0()
         node.next_edges = record.edges(input, weight)
         node.input_ = record.save(input)
@@ -2749,7 +2680,7 @@ _op__native_batch_norm_legit_no_stats = _get_op('aten::_native_batch_norm_legit.
 
 
 def _autograd__native_batch_norm_legit_no_stats(ks, input, weight, bias, training, momentum, eps):
-    if _gs.enabled and ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias):
+    if ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and _gs.enabled and requires_grad_any(input, weight, bias):
         node = _n.NativeBatchNormLegitBackward1()
         node.next_edges = record.edges(input, weight, bias)
         node.input_ = record.save(input)
@@ -2802,7 +2733,7 @@ _op_native_group_norm = _get_op('aten::native_group_norm')
 
 
 def _autograd_native_group_norm(ks, input, weight, bias, N, C, HxW, group, eps):
-    if _gs.enabled and ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias):
+    if ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and _gs.enabled and requires_grad_any(input, weight, bias):
         node = _n.NativeGroupNormBackward0()
         node.next_edges = record.edges(input, weight, bias)
         node.input_ = record.save(input)
@@ -2829,7 +2760,7 @@ _op_native_dropout = _get_op('aten::native_dropout')
 
 
 def _autograd_native_dropout(ks, input, p, train):
-    if _gs.enabled and (type(input) is _TI and input.autograd is not None) and requires_grad_any(input):
+    if (type(input) is _TI and input.autograd is not None) and _gs.enabled and requires_grad_any(input):
         node = _n.NativeDropoutBackward0()
         node.next_edges = record.edges(input)
         node.p_ = p
@@ -2849,7 +2780,7 @@ _op_embedding = _get_op('aten::embedding')
 
 
 def _autograd_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
-    if _gs.enabled and (type(weight) is _TI and weight.autograd is not None) and requires_grad_any(weight):
+    if (type(weight) is _TI and weight.autograd is not None) and _gs.enabled and requires_grad_any(weight):
         node = _n.EmbeddingBackward0()
         node.next_edges = record.edges(weight)
         node.indices_ = record.save(indices)
@@ -2857,8 +2788,7 @@ def _autograd_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sp
         node.scale_grad_by_freq_ = scale_grad_by_freq
         node.weight_sizes_ = record.meta(weight, 'sizes')
         result = _op_embedding.redispatch(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_embedding.redispatch(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse)
 
@@ -2870,7 +2800,7 @@ _op_embedding_renorm_ = _get_op('aten::embedding_renorm_')
 
 
 def _autograd_embedding_renorm_(ks, self, indices, max_norm, norm_type):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.EmbeddingRenormBackward0()
         node.next_edges = record.edges(self)
@@ -2917,13 +2847,12 @@ _op_add_Tensor = _get_op('aten::add.Tensor')
 
 
 def _autograd_add_Tensor(ks, self, other, alpha):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.AddBackward0()
         node.next_edges = record.edges(self, other)
         node.alpha_ = alpha
         result = _op_add_Tensor.redispatch(ks, self, other, alpha)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_add_Tensor.redispatch(ks, self, other, alpha)
 
@@ -2935,7 +2864,7 @@ _op_add__Tensor = _get_op('aten::add_.Tensor')
 
 
 def _autograd_add__Tensor(ks, self, other, alpha):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.AddBackward0()
         node.next_edges = record.edges(self, other)
@@ -2965,12 +2894,11 @@ _op_add_Scalar = _get_op('aten::add.Scalar')
 
 
 def _autograd_add_Scalar(ks, self, other, alpha):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AddBackward1()
         node.next_edges = record.edges(self)
         result = _op_add_Scalar.redispatch(ks, self, other, alpha)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_add_Scalar.redispatch(ks, self, other, alpha)
 
@@ -2982,7 +2910,7 @@ _op_add__Scalar = _get_op('aten::add_.Scalar')
 
 
 def _autograd_add__Scalar(ks, self, other, alpha):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AddBackward1()
         node.next_edges = record.edges(self)
@@ -3011,13 +2939,12 @@ _op_sub_Tensor = _get_op('aten::sub.Tensor')
 
 
 def _autograd_sub_Tensor(ks, self, other, alpha):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.SubBackward0()
         node.next_edges = record.edges(self, other)
         node.alpha_ = alpha
         result = _op_sub_Tensor.redispatch(ks, self, other, alpha)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_sub_Tensor.redispatch(ks, self, other, alpha)
 
@@ -3029,7 +2956,7 @@ _op_sub__Tensor = _get_op('aten::sub_.Tensor')
 
 
 def _autograd_sub__Tensor(ks, self, other, alpha):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.SubBackward0()
         node.next_edges = record.edges(self, other)
@@ -3059,12 +2986,11 @@ _op_sub_Scalar = _get_op('aten::sub.Scalar')
 
 
 def _autograd_sub_Scalar(ks, self, other, alpha):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SubBackward1()
         node.next_edges = record.edges(self)
         result = _op_sub_Scalar.redispatch(ks, self, other, alpha)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_sub_Scalar.redispatch(ks, self, other, alpha)
 
@@ -3076,7 +3002,7 @@ _op_sub__Scalar = _get_op('aten::sub_.Scalar')
 
 
 def _autograd_sub__Scalar(ks, self, other, alpha):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SubBackward1()
         node.next_edges = record.edges(self)
@@ -3105,13 +3031,12 @@ _op_rsub_Tensor = _get_op('aten::rsub.Tensor')
 
 
 def _autograd_rsub_Tensor(ks, self, other, alpha):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.RsubBackward0()
         node.next_edges = record.edges(self, other)
         node.alpha_ = alpha
         result = _op_rsub_Tensor.redispatch(ks, self, other, alpha)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_rsub_Tensor.redispatch(ks, self, other, alpha)
 
@@ -3134,13 +3059,12 @@ _op_rsub_Scalar = _get_op('aten::rsub.Scalar')
 
 
 def _autograd_rsub_Scalar(ks, self, other, alpha):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.RsubBackward1()
         node.next_edges = record.edges(self)
         node.alpha_ = alpha
         result = _op_rsub_Scalar.redispatch(ks, self, other, alpha)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_rsub_Scalar.redispatch(ks, self, other, alpha)
 
@@ -3163,14 +3087,13 @@ _op_mul_Tensor = _get_op('aten::mul.Tensor')
 
 
 def _autograd_mul_Tensor(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.MulBackward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self) if node.should_compute_output(1) else None
         node.other_ = record.save(other) if node.should_compute_output(0) else None
         result = _op_mul_Tensor.redispatch(ks, self, other)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_mul_Tensor.redispatch(ks, self, other)
 
@@ -3182,7 +3105,7 @@ _op_mul__Tensor = _get_op('aten::mul_.Tensor')
 
 
 def _autograd_mul__Tensor(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.MulBackward0()
         node.next_edges = record.edges(self, other)
@@ -3213,13 +3136,12 @@ _op_mul_Scalar = _get_op('aten::mul.Scalar')
 
 
 def _autograd_mul_Scalar(ks, self, other):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MulBackward1()
         node.next_edges = record.edges(self)
         node.other_ = other
         result = _op_mul_Scalar.redispatch(ks, self, other)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_mul_Scalar.redispatch(ks, self, other)
 
@@ -3231,7 +3153,7 @@ _op_mul__Scalar = _get_op('aten::mul_.Scalar')
 
 
 def _autograd_mul__Scalar(ks, self, other):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.MulBackward1()
         node.next_edges = record.edges(self)
@@ -3261,14 +3183,13 @@ _op_div_Tensor = _get_op('aten::div.Tensor')
 
 
 def _autograd_div_Tensor(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.DivBackward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self) if node.should_compute_output(1) else None
         node.other_ = record.save(other)
         result = _op_div_Tensor.redispatch(ks, self, other)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_div_Tensor.redispatch(ks, self, other)
 
@@ -3280,7 +3201,7 @@ _op_div__Tensor = _get_op('aten::div_.Tensor')
 
 
 def _autograd_div__Tensor(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.DivBackward0()
         node.next_edges = record.edges(self, other)
@@ -3311,13 +3232,12 @@ _op_div_Scalar = _get_op('aten::div.Scalar')
 
 
 def _autograd_div_Scalar(ks, self, other):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.DivBackward1()
         node.next_edges = record.edges(self)
         node.other_ = other
         result = _op_div_Scalar.redispatch(ks, self, other)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_div_Scalar.redispatch(ks, self, other)
 
@@ -3329,7 +3249,7 @@ _op_div__Scalar = _get_op('aten::div_.Scalar')
 
 
 def _autograd_div__Scalar(ks, self, other):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.DivBackward1()
         node.next_edges = record.edges(self)
@@ -3359,15 +3279,14 @@ _op_div_Tensor_mode = _get_op('aten::div.Tensor_mode')
 
 
 def _autograd_div_Tensor_mode(ks, self, other, rounding_mode):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.DivBackward2()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self) if node.should_compute_output(1) else None
         node.other_ = record.save(other)
         node.rounding_mode_ = rounding_mode
         result = _op_div_Tensor_mode.redispatch(ks, self, other, rounding_mode)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_div_Tensor_mode.redispatch(ks, self, other, rounding_mode)
 
@@ -3379,7 +3298,7 @@ _op_div__Tensor_mode = _get_op('aten::div_.Tensor_mode')
 
 
 def _autograd_div__Tensor_mode(ks, self, other, rounding_mode):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.DivBackward2()
         node.next_edges = record.edges(self, other)
@@ -3400,14 +3319,13 @@ _op_div_Scalar_mode = _get_op('aten::div.Scalar_mode')
 
 
 def _autograd_div_Scalar_mode(ks, self, other, rounding_mode):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.DivBackward3()
         node.next_edges = record.edges(self)
         node.other_ = other
         node.rounding_mode_ = rounding_mode
         result = _op_div_Scalar_mode.redispatch(ks, self, other, rounding_mode)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_div_Scalar_mode.redispatch(ks, self, other, rounding_mode)
 
@@ -3419,7 +3337,7 @@ _op_div__Scalar_mode = _get_op('aten::div_.Scalar_mode')
 
 
 def _autograd_div__Scalar_mode(ks, self, other, rounding_mode):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.DivBackward3()
         node.next_edges = record.edges(self)
@@ -3450,12 +3368,11 @@ _op_remainder_Scalar = _get_op('aten::remainder.Scalar')
 
 
 def _autograd_remainder_Scalar(ks, self, other):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.RemainderBackward0()
         node.next_edges = record.edges(self)
         result = _op_remainder_Scalar.redispatch(ks, self, other)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_remainder_Scalar.redispatch(ks, self, other)
 
@@ -3467,7 +3384,7 @@ _op_remainder__Scalar = _get_op('aten::remainder_.Scalar')
 
 
 def _autograd_remainder__Scalar(ks, self, other):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.RemainderBackward0()
         node.next_edges = record.edges(self)
@@ -3496,14 +3413,13 @@ _op_remainder_Tensor = _get_op('aten::remainder.Tensor')
 
 
 def _autograd_remainder_Tensor(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.RemainderBackward1()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self) if node.should_compute_output(1) else None
         node.other_ = record.save(other) if node.should_compute_output(1) else None
         result = _op_remainder_Tensor.redispatch(ks, self, other)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_remainder_Tensor.redispatch(ks, self, other)
 
@@ -3515,7 +3431,7 @@ _op_remainder__Tensor = _get_op('aten::remainder_.Tensor')
 
 
 def _autograd_remainder__Tensor(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.RemainderBackward1()
         node.next_edges = record.edges(self, other)
@@ -3546,12 +3462,11 @@ _op_fmod_Scalar = _get_op('aten::fmod.Scalar')
 
 
 def _autograd_fmod_Scalar(ks, self, other):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.FmodBackward0()
         node.next_edges = record.edges(self)
         result = _op_fmod_Scalar.redispatch(ks, self, other)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_fmod_Scalar.redispatch(ks, self, other)
 
@@ -3563,7 +3478,7 @@ _op_fmod__Scalar = _get_op('aten::fmod_.Scalar')
 
 
 def _autograd_fmod__Scalar(ks, self, other):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.FmodBackward0()
         node.next_edges = record.edges(self)
@@ -3592,14 +3507,13 @@ _op_fmod_Tensor = _get_op('aten::fmod.Tensor')
 
 
 def _autograd_fmod_Tensor(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.FmodBackward1()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self) if node.should_compute_output(1) else None
         node.other_ = record.save(other) if node.should_compute_output(1) else None
         result = _op_fmod_Tensor.redispatch(ks, self, other)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_fmod_Tensor.redispatch(ks, self, other)
 
@@ -3611,7 +3525,7 @@ _op_fmod__Tensor = _get_op('aten::fmod_.Tensor')
 
 
 def _autograd_fmod__Tensor(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.FmodBackward1()
         node.next_edges = record.edges(self, other)
@@ -3642,14 +3556,13 @@ _op_pow_Tensor_Scalar = _get_op('aten::pow.Tensor_Scalar')
 
 
 def _autograd_pow_Tensor_Scalar(ks, self, exponent):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.PowBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.exponent_ = exponent
         result = _op_pow_Tensor_Scalar.redispatch(ks, self, exponent)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_pow_Tensor_Scalar.redispatch(ks, self, exponent)
 
@@ -3661,7 +3574,7 @@ _op_pow__Scalar = _get_op('aten::pow_.Scalar')
 
 
 def _autograd_pow__Scalar(ks, self, exponent):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.PowBackward0()
         node.next_edges = record.edges(self)
@@ -3692,14 +3605,13 @@ _op_pow_Tensor_Tensor = _get_op('aten::pow.Tensor_Tensor')
 
 
 def _autograd_pow_Tensor_Tensor(ks, self, exponent):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(exponent) is _TI and exponent.autograd is not None)) and requires_grad_any(self, exponent):
+    if ((type(self) is _TI and self.autograd is not None) or (type(exponent) is _TI and exponent.autograd is not None)) and _gs.enabled and requires_grad_any(self, exponent):
         node = _n.PowBackward1()
         node.next_edges = record.edges(self, exponent)
         node.self_ = record.save(self)
         node.exponent_ = record.save(exponent)
         result = _op_pow_Tensor_Tensor.redispatch(ks, self, exponent)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_pow_Tensor_Tensor.redispatch(ks, self, exponent)
@@ -3712,7 +3624,7 @@ _op_pow__Tensor = _get_op('aten::pow_.Tensor')
 
 
 def _autograd_pow__Tensor(ks, self, exponent):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(exponent) is _TI and exponent.autograd is not None)) and requires_grad_any(self, exponent):
+    if ((type(self) is _TI and self.autograd is not None) or (type(exponent) is _TI and exponent.autograd is not None)) and _gs.enabled and requires_grad_any(self, exponent):
         check_inplace(self)
         node = _n.PowBackward1()
         node.next_edges = record.edges(self, exponent)
@@ -3744,14 +3656,13 @@ _op_pow_Scalar = _get_op('aten::pow.Scalar')
 
 
 def _autograd_pow_Scalar(ks, self, exponent):
-    if _gs.enabled and (type(exponent) is _TI and exponent.autograd is not None) and requires_grad_any(exponent):
+    if (type(exponent) is _TI and exponent.autograd is not None) and _gs.enabled and requires_grad_any(exponent):
         node = _n.PowBackward2()
         node.next_edges = record.edges(exponent)
         node.exponent_ = record.save(exponent)
         node.self_ = self
         result = _op_pow_Scalar.redispatch(ks, self, exponent)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_pow_Scalar.redispatch(ks, self, exponent)
@@ -3775,15 +3686,14 @@ _op_addcmul = _get_op('aten::addcmul')
 
 
 def _autograd_addcmul(ks, self, tensor1, tensor2, value):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None)) and requires_grad_any(self, tensor1, tensor2):
+    if ((type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None)) and _gs.enabled and requires_grad_any(self, tensor1, tensor2):
         node = _n.AddcmulBackward0()
         node.next_edges = record.edges(self, tensor1, tensor2)
         node.tensor1_ = record.save(tensor1) if node.should_compute_output(2) else None
         node.tensor2_ = record.save(tensor2) if node.should_compute_output(1) else None
         node.value_ = value
         result = _op_addcmul.redispatch(ks, self, tensor1, tensor2, value)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_addcmul.redispatch(ks, self, tensor1, tensor2, value)
 
@@ -3795,7 +3705,7 @@ _op_addcmul_ = _get_op('aten::addcmul_')
 
 
 def _autograd_addcmul_(ks, self, tensor1, tensor2, value):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None)) and requires_grad_any(self, tensor1, tensor2):
+    if ((type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None)) and _gs.enabled and requires_grad_any(self, tensor1, tensor2):
         check_inplace(self)
         node = _n.AddcmulBackward0()
         node.next_edges = record.edges(self, tensor1, tensor2)
@@ -3827,15 +3737,14 @@ _op_addcdiv = _get_op('aten::addcdiv')
 
 
 def _autograd_addcdiv(ks, self, tensor1, tensor2, value):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None)) and requires_grad_any(self, tensor1, tensor2):
+    if ((type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None)) and _gs.enabled and requires_grad_any(self, tensor1, tensor2):
         node = _n.AddcdivBackward0()
         node.next_edges = record.edges(self, tensor1, tensor2)
         node.tensor1_ = record.save(tensor1) if node.should_compute_output(2) else None
         node.tensor2_ = record.save(tensor2)
         node.value_ = value
         result = _op_addcdiv.redispatch(ks, self, tensor1, tensor2, value)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_addcdiv.redispatch(ks, self, tensor1, tensor2, value)
 
@@ -3847,7 +3756,7 @@ _op_addcdiv_ = _get_op('aten::addcdiv_')
 
 
 def _autograd_addcdiv_(ks, self, tensor1, tensor2, value):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None)) and requires_grad_any(self, tensor1, tensor2):
+    if ((type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None)) and _gs.enabled and requires_grad_any(self, tensor1, tensor2):
         check_inplace(self)
         node = _n.AddcdivBackward0()
         node.next_edges = record.edges(self, tensor1, tensor2)
@@ -3879,13 +3788,12 @@ _op_lerp_Scalar = _get_op('aten::lerp.Scalar')
 
 
 def _autograd_lerp_Scalar(ks, self, end, weight):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None)) and requires_grad_any(self, end):
+    if ((type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None)) and _gs.enabled and requires_grad_any(self, end):
         node = _n.LerpBackward0()
         node.next_edges = record.edges(self, end)
         node.weight_ = weight
         result = _op_lerp_Scalar.redispatch(ks, self, end, weight)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_lerp_Scalar.redispatch(ks, self, end, weight)
 
@@ -3897,7 +3805,7 @@ _op_lerp__Scalar = _get_op('aten::lerp_.Scalar')
 
 
 def _autograd_lerp__Scalar(ks, self, end, weight):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None)) and requires_grad_any(self, end):
+    if ((type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None)) and _gs.enabled and requires_grad_any(self, end):
         check_inplace(self)
         node = _n.LerpBackward0()
         node.next_edges = record.edges(self, end)
@@ -3927,15 +3835,14 @@ _op_lerp_Tensor = _get_op('aten::lerp.Tensor')
 
 
 def _autograd_lerp_Tensor(ks, self, end, weight):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None) or (type(weight) is _TI and weight.autograd is not None)) and requires_grad_any(self, end, weight):
+    if ((type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None) or (type(weight) is _TI and weight.autograd is not None)) and _gs.enabled and requires_grad_any(self, end, weight):
         node = _n.LerpBackward1()
         node.next_edges = record.edges(self, end, weight)
         node.self_ = record.save(self) if node.should_compute_output(2) else None
         node.end_ = record.save(end) if node.should_compute_output(2) else None
         node.weight_ = record.save(weight)
         result = _op_lerp_Tensor.redispatch(ks, self, end, weight)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_lerp_Tensor.redispatch(ks, self, end, weight)
 
@@ -3947,7 +3854,7 @@ _op_lerp__Tensor = _get_op('aten::lerp_.Tensor')
 
 
 def _autograd_lerp__Tensor(ks, self, end, weight):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None) or (type(weight) is _TI and weight.autograd is not None)) and requires_grad_any(self, end, weight):
+    if ((type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None) or (type(weight) is _TI and weight.autograd is not None)) and _gs.enabled and requires_grad_any(self, end, weight):
         check_inplace(self)
         node = _n.LerpBackward1()
         node.next_edges = record.edges(self, end, weight)
@@ -3979,13 +3886,12 @@ _op_abs = _get_op('aten::abs')
 
 
 def _autograd_abs(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AbsBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_abs.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_abs.redispatch(ks, self)
 
@@ -3997,7 +3903,7 @@ _op_abs_ = _get_op('aten::abs_')
 
 
 def _autograd_abs_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AbsBackward0()
         node.next_edges = record.edges(self)
@@ -4027,12 +3933,11 @@ _op_neg = _get_op('aten::neg')
 
 
 def _autograd_neg(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.NegBackward0()
         node.next_edges = record.edges(self)
         result = _op_neg.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_neg.redispatch(ks, self)
 
@@ -4044,7 +3949,7 @@ _op_neg_ = _get_op('aten::neg_')
 
 
 def _autograd_neg_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.NegBackward0()
         node.next_edges = record.edges(self)
@@ -4073,12 +3978,11 @@ _op_sign = _get_op('aten::sign')
 
 
 def _autograd_sign(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SignBackward0()
         node.next_edges = record.edges(self)
         result = _op_sign.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_sign.redispatch(ks, self)
 
@@ -4090,7 +3994,7 @@ _op_sign_ = _get_op('aten::sign_')
 
 
 def _autograd_sign_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SignBackward0()
         node.next_edges = record.edges(self)
@@ -4119,12 +4023,11 @@ _op_sgn = _get_op('aten::sgn')
 
 
 def _autograd_sgn(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SgnBackward0()
         node.next_edges = record.edges(self)
         result = _op_sgn.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_sgn.redispatch(ks, self)
 
@@ -4136,7 +4039,7 @@ _op_sgn_ = _get_op('aten::sgn_')
 
 
 def _autograd_sgn_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SgnBackward0()
         node.next_edges = record.edges(self)
@@ -4165,12 +4068,11 @@ _op_exp = _get_op('aten::exp')
 
 
 def _autograd_exp(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ExpBackward0()
         node.next_edges = record.edges(self)
         result = _op_exp.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_exp.redispatch(ks, self)
@@ -4183,7 +4085,7 @@ _op_exp_ = _get_op('aten::exp_')
 
 
 def _autograd_exp_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ExpBackward0()
         node.next_edges = record.edges(self)
@@ -4213,12 +4115,11 @@ _op_exp2 = _get_op('aten::exp2')
 
 
 def _autograd_exp2(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.Exp2Backward0()
         node.next_edges = record.edges(self)
         result = _op_exp2.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_exp2.redispatch(ks, self)
@@ -4231,7 +4132,7 @@ _op_exp2_ = _get_op('aten::exp2_')
 
 
 def _autograd_exp2_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.Exp2Backward0()
         node.next_edges = record.edges(self)
@@ -4261,12 +4162,11 @@ _op_expm1 = _get_op('aten::expm1')
 
 
 def _autograd_expm1(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.Expm1Backward0()
         node.next_edges = record.edges(self)
         result = _op_expm1.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_expm1.redispatch(ks, self)
@@ -4279,7 +4179,7 @@ _op_expm1_ = _get_op('aten::expm1_')
 
 
 def _autograd_expm1_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.Expm1Backward0()
         node.next_edges = record.edges(self)
@@ -4309,13 +4209,12 @@ _op_log = _get_op('aten::log')
 
 
 def _autograd_log(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.LogBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_log.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_log.redispatch(ks, self)
 
@@ -4327,7 +4226,7 @@ _op_log_ = _get_op('aten::log_')
 
 
 def _autograd_log_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.LogBackward0()
         node.next_edges = record.edges(self)
@@ -4357,13 +4256,12 @@ _op_log2 = _get_op('aten::log2')
 
 
 def _autograd_log2(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.Log2Backward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_log2.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_log2.redispatch(ks, self)
 
@@ -4375,7 +4273,7 @@ _op_log2_ = _get_op('aten::log2_')
 
 
 def _autograd_log2_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.Log2Backward0()
         node.next_edges = record.edges(self)
@@ -4405,13 +4303,12 @@ _op_log10 = _get_op('aten::log10')
 
 
 def _autograd_log10(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.Log10Backward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_log10.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_log10.redispatch(ks, self)
 
@@ -4423,7 +4320,7 @@ _op_log10_ = _get_op('aten::log10_')
 
 
 def _autograd_log10_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.Log10Backward0()
         node.next_edges = record.edges(self)
@@ -4453,13 +4350,12 @@ _op_log1p = _get_op('aten::log1p')
 
 
 def _autograd_log1p(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.Log1PBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_log1p.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_log1p.redispatch(ks, self)
 
@@ -4471,7 +4367,7 @@ _op_log1p_ = _get_op('aten::log1p_')
 
 
 def _autograd_log1p_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.Log1PBackward0()
         node.next_edges = record.edges(self)
@@ -4501,12 +4397,11 @@ _op_sqrt = _get_op('aten::sqrt')
 
 
 def _autograd_sqrt(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SqrtBackward0()
         node.next_edges = record.edges(self)
         result = _op_sqrt.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_sqrt.redispatch(ks, self)
@@ -4519,7 +4414,7 @@ _op_sqrt_ = _get_op('aten::sqrt_')
 
 
 def _autograd_sqrt_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SqrtBackward0()
         node.next_edges = record.edges(self)
@@ -4549,12 +4444,11 @@ _op_rsqrt = _get_op('aten::rsqrt')
 
 
 def _autograd_rsqrt(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.RsqrtBackward0()
         node.next_edges = record.edges(self)
         result = _op_rsqrt.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_rsqrt.redispatch(ks, self)
@@ -4567,7 +4461,7 @@ _op_rsqrt_ = _get_op('aten::rsqrt_')
 
 
 def _autograd_rsqrt_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.RsqrtBackward0()
         node.next_edges = record.edges(self)
@@ -4597,12 +4491,11 @@ _op_reciprocal = _get_op('aten::reciprocal')
 
 
 def _autograd_reciprocal(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReciprocalBackward0()
         node.next_edges = record.edges(self)
         result = _op_reciprocal.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_reciprocal.redispatch(ks, self)
@@ -4615,7 +4508,7 @@ _op_reciprocal_ = _get_op('aten::reciprocal_')
 
 
 def _autograd_reciprocal_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ReciprocalBackward0()
         node.next_edges = record.edges(self)
@@ -4645,13 +4538,12 @@ _op_square = _get_op('aten::square')
 
 
 def _autograd_square(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SquareBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_square.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_square.redispatch(ks, self)
 
@@ -4663,7 +4555,7 @@ _op_square_ = _get_op('aten::square_')
 
 
 def _autograd_square_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SquareBackward0()
         node.next_edges = record.edges(self)
@@ -4693,13 +4585,12 @@ _op_sin = _get_op('aten::sin')
 
 
 def _autograd_sin(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SinBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_sin.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_sin.redispatch(ks, self)
 
@@ -4711,7 +4602,7 @@ _op_sin_ = _get_op('aten::sin_')
 
 
 def _autograd_sin_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SinBackward0()
         node.next_edges = record.edges(self)
@@ -4741,13 +4632,12 @@ _op_cos = _get_op('aten::cos')
 
 
 def _autograd_cos(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.CosBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_cos.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_cos.redispatch(ks, self)
 
@@ -4759,7 +4649,7 @@ _op_cos_ = _get_op('aten::cos_')
 
 
 def _autograd_cos_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.CosBackward0()
         node.next_edges = record.edges(self)
@@ -4789,12 +4679,11 @@ _op_tan = _get_op('aten::tan')
 
 
 def _autograd_tan(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.TanBackward0()
         node.next_edges = record.edges(self)
         result = _op_tan.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_tan.redispatch(ks, self)
@@ -4807,7 +4696,7 @@ _op_tan_ = _get_op('aten::tan_')
 
 
 def _autograd_tan_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.TanBackward0()
         node.next_edges = record.edges(self)
@@ -4837,13 +4726,12 @@ _op_asin = _get_op('aten::asin')
 
 
 def _autograd_asin(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AsinBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_asin.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_asin.redispatch(ks, self)
 
@@ -4855,7 +4743,7 @@ _op_asin_ = _get_op('aten::asin_')
 
 
 def _autograd_asin_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AsinBackward0()
         node.next_edges = record.edges(self)
@@ -4885,13 +4773,12 @@ _op_acos = _get_op('aten::acos')
 
 
 def _autograd_acos(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AcosBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_acos.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_acos.redispatch(ks, self)
 
@@ -4903,7 +4790,7 @@ _op_acos_ = _get_op('aten::acos_')
 
 
 def _autograd_acos_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AcosBackward0()
         node.next_edges = record.edges(self)
@@ -4933,13 +4820,12 @@ _op_atan = _get_op('aten::atan')
 
 
 def _autograd_atan(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AtanBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_atan.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_atan.redispatch(ks, self)
 
@@ -4951,7 +4837,7 @@ _op_atan_ = _get_op('aten::atan_')
 
 
 def _autograd_atan_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AtanBackward0()
         node.next_edges = record.edges(self)
@@ -4981,13 +4867,12 @@ _op_sinh = _get_op('aten::sinh')
 
 
 def _autograd_sinh(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SinhBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_sinh.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_sinh.redispatch(ks, self)
 
@@ -4999,7 +4884,7 @@ _op_sinh_ = _get_op('aten::sinh_')
 
 
 def _autograd_sinh_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SinhBackward0()
         node.next_edges = record.edges(self)
@@ -5029,13 +4914,12 @@ _op_cosh = _get_op('aten::cosh')
 
 
 def _autograd_cosh(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.CoshBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_cosh.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_cosh.redispatch(ks, self)
 
@@ -5047,7 +4931,7 @@ _op_cosh_ = _get_op('aten::cosh_')
 
 
 def _autograd_cosh_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.CoshBackward0()
         node.next_edges = record.edges(self)
@@ -5077,12 +4961,11 @@ _op_tanh = _get_op('aten::tanh')
 
 
 def _autograd_tanh(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.TanhBackward0()
         node.next_edges = record.edges(self)
         result = _op_tanh.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_tanh.redispatch(ks, self)
@@ -5095,7 +4978,7 @@ _op_tanh_ = _get_op('aten::tanh_')
 
 
 def _autograd_tanh_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.TanhBackward0()
         node.next_edges = record.edges(self)
@@ -5125,13 +5008,12 @@ _op_asinh = _get_op('aten::asinh')
 
 
 def _autograd_asinh(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AsinhBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_asinh.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_asinh.redispatch(ks, self)
 
@@ -5143,7 +5025,7 @@ _op_asinh_ = _get_op('aten::asinh_')
 
 
 def _autograd_asinh_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AsinhBackward0()
         node.next_edges = record.edges(self)
@@ -5173,13 +5055,12 @@ _op_acosh = _get_op('aten::acosh')
 
 
 def _autograd_acosh(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AcoshBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_acosh.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_acosh.redispatch(ks, self)
 
@@ -5191,7 +5072,7 @@ _op_acosh_ = _get_op('aten::acosh_')
 
 
 def _autograd_acosh_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AcoshBackward0()
         node.next_edges = record.edges(self)
@@ -5221,13 +5102,12 @@ _op_atanh = _get_op('aten::atanh')
 
 
 def _autograd_atanh(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AtanhBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_atanh.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_atanh.redispatch(ks, self)
 
@@ -5239,7 +5119,7 @@ _op_atanh_ = _get_op('aten::atanh_')
 
 
 def _autograd_atanh_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AtanhBackward0()
         node.next_edges = record.edges(self)
@@ -5269,12 +5149,11 @@ _op_sigmoid = _get_op('aten::sigmoid')
 
 
 def _autograd_sigmoid(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SigmoidBackward0()
         node.next_edges = record.edges(self)
         result = _op_sigmoid.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_sigmoid.redispatch(ks, self)
@@ -5287,7 +5166,7 @@ _op_sigmoid_ = _get_op('aten::sigmoid_')
 
 
 def _autograd_sigmoid_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SigmoidBackward0()
         node.next_edges = record.edges(self)
@@ -5317,13 +5196,12 @@ _op_erf = _get_op('aten::erf')
 
 
 def _autograd_erf(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ErfBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_erf.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_erf.redispatch(ks, self)
 
@@ -5335,7 +5213,7 @@ _op_erf_ = _get_op('aten::erf_')
 
 
 def _autograd_erf_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ErfBackward0()
         node.next_edges = record.edges(self)
@@ -5365,13 +5243,12 @@ _op_erfc = _get_op('aten::erfc')
 
 
 def _autograd_erfc(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ErfcBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_erfc.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_erfc.redispatch(ks, self)
 
@@ -5383,7 +5260,7 @@ _op_erfc_ = _get_op('aten::erfc_')
 
 
 def _autograd_erfc_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ErfcBackward0()
         node.next_edges = record.edges(self)
@@ -5413,13 +5290,12 @@ _op_erfinv = _get_op('aten::erfinv')
 
 
 def _autograd_erfinv(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ErfinvBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_erfinv.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_erfinv.redispatch(ks, self)
 
@@ -5431,7 +5307,7 @@ _op_erfinv_ = _get_op('aten::erfinv_')
 
 
 def _autograd_erfinv_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ErfinvBackward0()
         node.next_edges = record.edges(self)
@@ -5461,12 +5337,11 @@ _op_floor = _get_op('aten::floor')
 
 
 def _autograd_floor(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.FloorBackward0()
         node.next_edges = record.edges(self)
         result = _op_floor.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_floor.redispatch(ks, self)
 
@@ -5478,7 +5353,7 @@ _op_floor_ = _get_op('aten::floor_')
 
 
 def _autograd_floor_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.FloorBackward0()
         node.next_edges = record.edges(self)
@@ -5507,12 +5382,11 @@ _op_ceil = _get_op('aten::ceil')
 
 
 def _autograd_ceil(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.CeilBackward0()
         node.next_edges = record.edges(self)
         result = _op_ceil.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_ceil.redispatch(ks, self)
 
@@ -5524,7 +5398,7 @@ _op_ceil_ = _get_op('aten::ceil_')
 
 
 def _autograd_ceil_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.CeilBackward0()
         node.next_edges = record.edges(self)
@@ -5553,12 +5427,11 @@ _op_trunc = _get_op('aten::trunc')
 
 
 def _autograd_trunc(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.TruncBackward0()
         node.next_edges = record.edges(self)
         result = _op_trunc.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_trunc.redispatch(ks, self)
 
@@ -5570,7 +5443,7 @@ _op_trunc_ = _get_op('aten::trunc_')
 
 
 def _autograd_trunc_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.TruncBackward0()
         node.next_edges = record.edges(self)
@@ -5599,12 +5472,11 @@ _op_frac = _get_op('aten::frac')
 
 
 def _autograd_frac(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.FracBackward0()
         node.next_edges = record.edges(self)
         result = _op_frac.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_frac.redispatch(ks, self)
 
@@ -5616,7 +5488,7 @@ _op_frac_ = _get_op('aten::frac_')
 
 
 def _autograd_frac_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.FracBackward0()
         node.next_edges = record.edges(self)
@@ -5645,12 +5517,11 @@ _op_round = _get_op('aten::round')
 
 
 def _autograd_round(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.RoundBackward0()
         node.next_edges = record.edges(self)
         result = _op_round.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_round.redispatch(ks, self)
 
@@ -5662,7 +5533,7 @@ _op_round_ = _get_op('aten::round_')
 
 
 def _autograd_round_(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.RoundBackward0()
         node.next_edges = record.edges(self)
@@ -5691,12 +5562,11 @@ _op_round_decimals = _get_op('aten::round.decimals')
 
 
 def _autograd_round_decimals(ks, self, decimals):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.RoundBackward1()
         node.next_edges = record.edges(self)
         result = _op_round_decimals.redispatch(ks, self, decimals)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_round_decimals.redispatch(ks, self, decimals)
 
@@ -5708,7 +5578,7 @@ _op_round__decimals = _get_op('aten::round_.decimals')
 
 
 def _autograd_round__decimals(ks, self, decimals):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.RoundBackward1()
         node.next_edges = record.edges(self)
@@ -5737,13 +5607,12 @@ _op_nan_to_num = _get_op('aten::nan_to_num')
 
 
 def _autograd_nan_to_num(ks, self, nan, posinf, neginf):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.NanToNumBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_nan_to_num.redispatch(ks, self, nan, posinf, neginf)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_nan_to_num.redispatch(ks, self, nan, posinf, neginf)
 
@@ -5755,7 +5624,7 @@ _op_nan_to_num_ = _get_op('aten::nan_to_num_')
 
 
 def _autograd_nan_to_num_(ks, self, nan, posinf, neginf):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.NanToNumBackward0()
         node.next_edges = record.edges(self)
@@ -5785,14 +5654,13 @@ _op_atan2 = _get_op('aten::atan2')
 
 
 def _autograd_atan2(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.Atan2Backward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self)
         node.other_ = record.save(other)
         result = _op_atan2.redispatch(ks, self, other)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_atan2.redispatch(ks, self, other)
 
@@ -5804,7 +5672,7 @@ _op_atan2_ = _get_op('aten::atan2_')
 
 
 def _autograd_atan2_(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.Atan2Backward0()
         node.next_edges = record.edges(self, other)
@@ -5835,14 +5703,13 @@ _op_hypot = _get_op('aten::hypot')
 
 
 def _autograd_hypot(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.HypotBackward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self) if node.should_compute_output(0) else None
         node.other_ = record.save(other) if node.should_compute_output(1) else None
         result = _op_hypot.redispatch(ks, self, other)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_hypot.redispatch(ks, self, other)
@@ -5855,7 +5722,7 @@ _op_hypot_ = _get_op('aten::hypot_')
 
 
 def _autograd_hypot_(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.HypotBackward0()
         node.next_edges = record.edges(self, other)
@@ -5887,14 +5754,13 @@ _op_copysign_Tensor = _get_op('aten::copysign.Tensor')
 
 
 def _autograd_copysign_Tensor(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.CopysignBackward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self) if node.should_compute_output(0) else None
         node.other_ = record.save(other) if node.should_compute_output(1) else None
         result = _op_copysign_Tensor.redispatch(ks, self, other)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_copysign_Tensor.redispatch(ks, self, other)
@@ -5907,7 +5773,7 @@ _op_copysign__Tensor = _get_op('aten::copysign_.Tensor')
 
 
 def _autograd_copysign__Tensor(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.CopysignBackward0()
         node.next_edges = record.edges(self, other)
@@ -5939,13 +5805,12 @@ _op_copysign_Scalar = _get_op('aten::copysign.Scalar')
 
 
 def _autograd_copysign_Scalar(ks, self, other):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.CopysignBackward1()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_copysign_Scalar.redispatch(ks, self, other)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_copysign_Scalar.redispatch(ks, self, other)
@@ -5958,7 +5823,7 @@ _op_copysign__Scalar = _get_op('aten::copysign_.Scalar')
 
 
 def _autograd_copysign__Scalar(ks, self, other):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.CopysignBackward1()
         node.next_edges = record.edges(self)
@@ -5989,14 +5854,13 @@ _op_xlogy_Tensor = _get_op('aten::xlogy.Tensor')
 
 
 def _autograd_xlogy_Tensor(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.XlogyBackward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self)
         node.other_ = record.save(other)
         result = _op_xlogy_Tensor.redispatch(ks, self, other)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_xlogy_Tensor.redispatch(ks, self, other)
 
@@ -6008,7 +5872,7 @@ _op_xlogy__Tensor = _get_op('aten::xlogy_.Tensor')
 
 
 def _autograd_xlogy__Tensor(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.XlogyBackward0()
         node.next_edges = record.edges(self, other)
@@ -6028,14 +5892,13 @@ _op_xlogy_Scalar_Self = _get_op('aten::xlogy.Scalar_Self')
 
 
 def _autograd_xlogy_Scalar_Self(ks, self, other):
-    if _gs.enabled and (type(other) is _TI and other.autograd is not None) and requires_grad_any(other):
+    if (type(other) is _TI and other.autograd is not None) and _gs.enabled and requires_grad_any(other):
         node = _n.XlogyBackward1()
         node.next_edges = record.edges(other)
         node.other_ = record.save(other)
         node.self_ = self
         result = _op_xlogy_Scalar_Self.redispatch(ks, self, other)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_xlogy_Scalar_Self.redispatch(ks, self, other)
 
@@ -6047,14 +5910,13 @@ _op_xlogy_Scalar_Other = _get_op('aten::xlogy.Scalar_Other')
 
 
 def _autograd_xlogy_Scalar_Other(ks, self, other):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.XlogyBackward2()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.other_ = other
         result = _op_xlogy_Scalar_Other.redispatch(ks, self, other)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_xlogy_Scalar_Other.redispatch(ks, self, other)
 
@@ -6066,7 +5928,7 @@ _op_xlogy__Scalar_Other = _get_op('aten::xlogy_.Scalar_Other')
 
 
 def _autograd_xlogy__Scalar_Other(ks, self, other):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.XlogyBackward2()
         node.next_edges = record.edges(self)
@@ -6086,14 +5948,13 @@ _op_logaddexp = _get_op('aten::logaddexp')
 
 
 def _autograd_logaddexp(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.LogaddexpBackward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self)
         node.other_ = record.save(other)
         result = _op_logaddexp.redispatch(ks, self, other)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_logaddexp.redispatch(ks, self, other)
 
@@ -6116,14 +5977,13 @@ _op_maximum = _get_op('aten::maximum')
 
 
 def _autograd_maximum(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.MaximumBackward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self)
         node.other_ = record.save(other)
         result = _op_maximum.redispatch(ks, self, other)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_maximum.redispatch(ks, self, other)
 
@@ -6146,14 +6006,13 @@ _op_fmax = _get_op('aten::fmax')
 
 
 def _autograd_fmax(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.FmaxBackward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self)
         node.other_ = record.save(other)
         result = _op_fmax.redispatch(ks, self, other)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_fmax.redispatch(ks, self, other)
 
@@ -6176,14 +6035,13 @@ _op_minimum = _get_op('aten::minimum')
 
 
 def _autograd_minimum(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.MinimumBackward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self)
         node.other_ = record.save(other)
         result = _op_minimum.redispatch(ks, self, other)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_minimum.redispatch(ks, self, other)
 
@@ -6206,14 +6064,13 @@ _op_fmin = _get_op('aten::fmin')
 
 
 def _autograd_fmin(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.FminBackward0()
         node.next_edges = record.edges(self, other)
         node.self_ = record.save(self)
         node.other_ = record.save(other)
         result = _op_fmin.redispatch(ks, self, other)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_fmin.redispatch(ks, self, other)
 
@@ -6236,15 +6093,14 @@ _op_clamp_Tensor = _get_op('aten::clamp.Tensor')
 
 
 def _autograd_clamp_Tensor(ks, self, min, max):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None) or (type(max) is _TI and max.autograd is not None)) and requires_grad_any(self, min, max):
+    if ((type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None) or (type(max) is _TI and max.autograd is not None)) and _gs.enabled and requires_grad_any(self, min, max):
         node = _n.ClampBackward0()
         node.next_edges = record.edges(self, min, max)
         node.self_ = record.save(self)
         node.min_ = record.save(min)
         node.max_ = record.save(max)
         result = _op_clamp_Tensor.redispatch(ks, self, min, max)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_clamp_Tensor.redispatch(ks, self, min, max)
 
@@ -6256,7 +6112,7 @@ _op_clamp__Tensor = _get_op('aten::clamp_.Tensor')
 
 
 def _autograd_clamp__Tensor(ks, self, min, max):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None) or (type(max) is _TI and max.autograd is not None)) and requires_grad_any(self, min, max):
+    if ((type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None) or (type(max) is _TI and max.autograd is not None)) and _gs.enabled and requires_grad_any(self, min, max):
         check_inplace(self)
         node = _n.ClampBackward0()
         node.next_edges = record.edges(self, min, max)
@@ -6299,15 +6155,14 @@ _op_clamp = _get_op('aten::clamp')
 
 
 def _autograd_clamp(ks, self, min, max):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ClampBackward1()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.min_ = min
         node.max_ = max
         result = _op_clamp.redispatch(ks, self, min, max)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_clamp.redispatch(ks, self, min, max)
 
@@ -6319,7 +6174,7 @@ _op_clamp_ = _get_op('aten::clamp_')
 
 
 def _autograd_clamp_(ks, self, min, max):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ClampBackward1()
         node.next_edges = record.edges(self)
@@ -6340,14 +6195,13 @@ _op_clamp_min = _get_op('aten::clamp_min')
 
 
 def _autograd_clamp_min(ks, self, min):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ClampMinBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.min_ = min
         result = _op_clamp_min.redispatch(ks, self, min)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_clamp_min.redispatch(ks, self, min)
 
@@ -6359,7 +6213,7 @@ _op_clamp_min_ = _get_op('aten::clamp_min_')
 
 
 def _autograd_clamp_min_(ks, self, min):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ClampMinBackward0()
         node.next_edges = record.edges(self)
@@ -6390,14 +6244,13 @@ _op_clamp_min_Tensor = _get_op('aten::clamp_min.Tensor')
 
 
 def _autograd_clamp_min_Tensor(ks, self, min):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None)) and requires_grad_any(self, min):
+    if ((type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None)) and _gs.enabled and requires_grad_any(self, min):
         node = _n.ClampMinBackward1()
         node.next_edges = record.edges(self, min)
         node.self_ = record.save(self)
         node.min_ = record.save(min)
         result = _op_clamp_min_Tensor.redispatch(ks, self, min)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_clamp_min_Tensor.redispatch(ks, self, min)
 
@@ -6409,7 +6262,7 @@ _op_clamp_min__Tensor = _get_op('aten::clamp_min_.Tensor')
 
 
 def _autograd_clamp_min__Tensor(ks, self, min):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None)) and requires_grad_any(self, min):
+    if ((type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None)) and _gs.enabled and requires_grad_any(self, min):
         check_inplace(self)
         node = _n.ClampMinBackward1()
         node.next_edges = record.edges(self, min)
@@ -6440,14 +6293,13 @@ _op_clamp_max = _get_op('aten::clamp_max')
 
 
 def _autograd_clamp_max(ks, self, max):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ClampMaxBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.max_ = max
         result = _op_clamp_max.redispatch(ks, self, max)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_clamp_max.redispatch(ks, self, max)
 
@@ -6459,7 +6311,7 @@ _op_clamp_max_ = _get_op('aten::clamp_max_')
 
 
 def _autograd_clamp_max_(ks, self, max):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ClampMaxBackward0()
         node.next_edges = record.edges(self)
@@ -6490,14 +6342,13 @@ _op_clamp_max_Tensor = _get_op('aten::clamp_max.Tensor')
 
 
 def _autograd_clamp_max_Tensor(ks, self, max):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(max) is _TI and max.autograd is not None)) and requires_grad_any(self, max):
+    if ((type(self) is _TI and self.autograd is not None) or (type(max) is _TI and max.autograd is not None)) and _gs.enabled and requires_grad_any(self, max):
         node = _n.ClampMaxBackward1()
         node.next_edges = record.edges(self, max)
         node.self_ = record.save(self)
         node.max_ = record.save(max)
         result = _op_clamp_max_Tensor.redispatch(ks, self, max)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_clamp_max_Tensor.redispatch(ks, self, max)
 
@@ -6509,7 +6360,7 @@ _op_clamp_max__Tensor = _get_op('aten::clamp_max_.Tensor')
 
 
 def _autograd_clamp_max__Tensor(ks, self, max):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(max) is _TI and max.autograd is not None)) and requires_grad_any(self, max):
+    if ((type(self) is _TI and self.autograd is not None) or (type(max) is _TI and max.autograd is not None)) and _gs.enabled and requires_grad_any(self, max):
         check_inplace(self)
         node = _n.ClampMaxBackward1()
         node.next_edges = record.edges(self, max)
@@ -6540,13 +6391,12 @@ _op_where_self = _get_op('aten::where.self')
 
 
 def _autograd_where_self(ks, condition, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.WhereBackward0()
         node.next_edges = record.edges(self, other)
         node.condition_ = record.save(condition)
         result = _op_where_self.redispatch(ks, condition, self, other)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_where_self.redispatch(ks, condition, self, other)
 
@@ -6569,7 +6419,7 @@ _op_eq__Scalar = _get_op('aten::eq_.Scalar')
 
 
 def _autograd_eq__Scalar(ks, self, other):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.EqBackward0()
         node.next_edges = record.edges(self)
@@ -6587,7 +6437,7 @@ _op_eq__Tensor = _get_op('aten::eq_.Tensor')
 
 
 def _autograd_eq__Tensor(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.EqBackward1()
         node.next_edges = record.edges(self, other)
@@ -6605,7 +6455,7 @@ _op_ge__Scalar = _get_op('aten::ge_.Scalar')
 
 
 def _autograd_ge__Scalar(ks, self, other):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.GeBackward0()
         node.next_edges = record.edges(self)
@@ -6623,7 +6473,7 @@ _op_ge__Tensor = _get_op('aten::ge_.Tensor')
 
 
 def _autograd_ge__Tensor(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.GeBackward1()
         node.next_edges = record.edges(self, other)
@@ -6641,7 +6491,7 @@ _op_gt__Scalar = _get_op('aten::gt_.Scalar')
 
 
 def _autograd_gt__Scalar(ks, self, other):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.GtBackward0()
         node.next_edges = record.edges(self)
@@ -6659,7 +6509,7 @@ _op_gt__Tensor = _get_op('aten::gt_.Tensor')
 
 
 def _autograd_gt__Tensor(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.GtBackward1()
         node.next_edges = record.edges(self, other)
@@ -6677,7 +6527,7 @@ _op_le__Scalar = _get_op('aten::le_.Scalar')
 
 
 def _autograd_le__Scalar(ks, self, other):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.LeBackward0()
         node.next_edges = record.edges(self)
@@ -6695,7 +6545,7 @@ _op_le__Tensor = _get_op('aten::le_.Tensor')
 
 
 def _autograd_le__Tensor(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.LeBackward1()
         node.next_edges = record.edges(self, other)
@@ -6713,7 +6563,7 @@ _op_lt__Scalar = _get_op('aten::lt_.Scalar')
 
 
 def _autograd_lt__Scalar(ks, self, other):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.LtBackward0()
         node.next_edges = record.edges(self)
@@ -6731,7 +6581,7 @@ _op_lt__Tensor = _get_op('aten::lt_.Tensor')
 
 
 def _autograd_lt__Tensor(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.LtBackward1()
         node.next_edges = record.edges(self, other)
@@ -6749,7 +6599,7 @@ _op_ne__Scalar = _get_op('aten::ne_.Scalar')
 
 
 def _autograd_ne__Scalar(ks, self, other):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.NeBackward0()
         node.next_edges = record.edges(self)
@@ -6767,7 +6617,7 @@ _op_ne__Tensor = _get_op('aten::ne_.Tensor')
 
 
 def _autograd_ne__Tensor(ks, self, other):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and requires_grad_any(self, other):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.NeBackward1()
         node.next_edges = record.edges(self, other)
@@ -6825,12 +6675,11 @@ _op_bernoulli = _get_op('aten::bernoulli')
 
 
 def _autograd_bernoulli(ks, self, generator):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.BernoulliBackward0()
         node.next_edges = record.edges(self)
         result = _op_bernoulli.redispatch(ks, self, generator)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_bernoulli.redispatch(ks, self, generator)
 
@@ -6853,7 +6702,7 @@ _op_bernoulli__Tensor = _get_op('aten::bernoulli_.Tensor')
 
 
 def _autograd_bernoulli__Tensor(ks, self, p, generator):
-    if _gs.enabled and ((type(self) is _TI and self.autograd is not None) or (type(p) is _TI and p.autograd is not None)) and requires_grad_any(self, p):
+    if ((type(self) is _TI and self.autograd is not None) or (type(p) is _TI and p.autograd is not None)) and _gs.enabled and requires_grad_any(self, p):
         check_inplace(self)
         node = _n.BernoulliBackward1()
         node.next_edges = record.edges(self, p)
@@ -6872,7 +6721,7 @@ _op_bernoulli__float = _get_op('aten::bernoulli_.float')
 
 
 def _autograd_bernoulli__float(ks, self, p, generator):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.BernoulliBackward2()
         node.next_edges = record.edges(self)
@@ -6890,7 +6739,7 @@ _op_exponential_ = _get_op('aten::exponential_')
 
 
 def _autograd_exponential_(ks, self, lambd, generator):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ExponentialBackward0()
         node.next_edges = record.edges(self)
@@ -6908,7 +6757,7 @@ _op_normal_ = _get_op('aten::normal_')
 
 
 def _autograd_normal_(ks, self, mean, std, generator):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.NormalBackward0()
         node.next_edges = record.edges(self)
@@ -6926,7 +6775,7 @@ _op_random__from = _get_op('aten::random_.from')
 
 
 def _autograd_random__from(ks, self, from_, to, generator):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.RandomBackward0()
         node.next_edges = record.edges(self)
@@ -6944,7 +6793,7 @@ _op_random__to = _get_op('aten::random_.to')
 
 
 def _autograd_random__to(ks, self, to, generator):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.RandomBackward1()
         node.next_edges = record.edges(self)
@@ -6962,7 +6811,7 @@ _op_random_ = _get_op('aten::random_')
 
 
 def _autograd_random_(ks, self, generator):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.RandomBackward2()
         node.next_edges = record.edges(self)
@@ -6980,7 +6829,7 @@ _op_uniform_ = _get_op('aten::uniform_')
 
 
 def _autograd_uniform_(ks, self, from_, to, generator):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.UniformBackward0()
         node.next_edges = record.edges(self)
@@ -6998,14 +6847,13 @@ _op_sum = _get_op('aten::sum')
 
 
 def _autograd_sum(ks, self, dtype):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SumBackward0()
         node.next_edges = record.edges(self)
         node.self_dtype_ = record.meta(self, 'dtype')
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_sum.redispatch(ks, self, dtype)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_sum.redispatch(ks, self, dtype)
 
@@ -7028,7 +6876,7 @@ _op_sum_dim_IntList = _get_op('aten::sum.dim_IntList')
 
 
 def _autograd_sum_dim_IntList(ks, self, dim, keepdim, dtype):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SumBackward1()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -7036,8 +6884,7 @@ def _autograd_sum_dim_IntList(ks, self, dim, keepdim, dtype):
         node.self_dtype_ = record.meta(self, 'dtype')
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_sum_dim_IntList.redispatch(ks, self, dim, keepdim, dtype)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_sum_dim_IntList.redispatch(ks, self, dim, keepdim, dtype)
 
@@ -7049,14 +6896,13 @@ _op_mean = _get_op('aten::mean')
 
 
 def _autograd_mean(ks, self, dtype):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MeanBackward0()
         node.next_edges = record.edges(self)
         node.self_numel_ = record.meta(self, 'numel')
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_mean.redispatch(ks, self, dtype)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_mean.redispatch(ks, self, dtype)
 
@@ -7079,7 +6925,7 @@ _op_mean_dim = _get_op('aten::mean.dim')
 
 
 def _autograd_mean_dim(ks, self, dim, keepdim, dtype):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MeanBackward1()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -7087,8 +6933,7 @@ def _autograd_mean_dim(ks, self, dim, keepdim, dtype):
         node.self_numel_ = record.meta(self, 'numel')
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_mean_dim.redispatch(ks, self, dim, keepdim, dtype)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_mean_dim.redispatch(ks, self, dim, keepdim, dtype)
 
@@ -7100,13 +6945,12 @@ _op_prod = _get_op('aten::prod')
 
 
 def _autograd_prod(ks, self, dtype):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ProdBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_prod.redispatch(ks, self, dtype)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_prod.redispatch(ks, self, dtype)
@@ -7130,15 +6974,14 @@ _op_prod_dim_int = _get_op('aten::prod.dim_int')
 
 
 def _autograd_prod_dim_int(ks, self, dim, keepdim, dtype):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ProdBackward1()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.dim_ = dim
         node.keepdim_ = keepdim
         result = _op_prod_dim_int.redispatch(ks, self, dim, keepdim, dtype)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_prod_dim_int.redispatch(ks, self, dim, keepdim, dtype)
@@ -7151,7 +6994,7 @@ _op_max_dim = _get_op('aten::max.dim')
 
 
 def _autograd_max_dim(ks, self, dim, keepdim):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MaxBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -7183,13 +7026,12 @@ _op_max = _get_op('aten::max')
 
 
 def _autograd_max(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MaxBackward1()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_max.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_max.redispatch(ks, self)
@@ -7202,7 +7044,7 @@ _op_min_dim = _get_op('aten::min.dim')
 
 
 def _autograd_min_dim(ks, self, dim, keepdim):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MinBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -7234,13 +7076,12 @@ _op_min = _get_op('aten::min')
 
 
 def _autograd_min(ks, self):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MinBackward1()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         result = _op_min.redispatch(ks, self)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_min.redispatch(ks, self)
@@ -7253,15 +7094,14 @@ _op_amax = _get_op('aten::amax')
 
 
 def _autograd_amax(ks, self, dim, keepdim):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AmaxBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.dim_ = dim
         node.keepdim_ = keepdim
         result = _op_amax.redispatch(ks, self, dim, keepdim)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_amax.redispatch(ks, self, dim, keepdim)
@@ -7285,15 +7125,14 @@ _op_amin = _get_op('aten::amin')
 
 
 def _autograd_amin(ks, self, dim, keepdim):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AminBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.dim_ = dim
         node.keepdim_ = keepdim
         result = _op_amin.redispatch(ks, self, dim, keepdim)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_amin.redispatch(ks, self, dim, keepdim)
@@ -7317,15 +7156,14 @@ _op_logsumexp = _get_op('aten::logsumexp')
 
 
 def _autograd_logsumexp(ks, self, dim, keepdim):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.LogsumexpBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.dim_ = dim
         node.keepdim_ = keepdim
         result = _op_logsumexp.redispatch(ks, self, dim, keepdim)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_logsumexp.redispatch(ks, self, dim, keepdim)
@@ -7349,7 +7187,7 @@ _op_var_correction = _get_op('aten::var.correction')
 
 
 def _autograd_var_correction(ks, self, dim, correction, keepdim):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.VarBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -7357,8 +7195,7 @@ def _autograd_var_correction(ks, self, dim, correction, keepdim):
         node.correction_ = correction
         node.keepdim_ = keepdim
         result = _op_var_correction.redispatch(ks, self, dim, correction, keepdim)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_var_correction.redispatch(ks, self, dim, correction, keepdim)
 
@@ -7392,7 +7229,7 @@ _op_std_correction = _get_op('aten::std.correction')
 
 
 def _autograd_std_correction(ks, self, dim, correction, keepdim):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.StdBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -7400,8 +7237,7 @@ def _autograd_std_correction(ks, self, dim, correction, keepdim):
         node.correction_ = correction
         node.keepdim_ = keepdim
         result = _op_std_correction.redispatch(ks, self, dim, correction, keepdim)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_std_correction.redispatch(ks, self, dim, correction, keepdim)
@@ -7436,7 +7272,7 @@ _op_var_mean_correction = _get_op('aten::var_mean.correction')
 
 
 def _autograd_var_mean_correction(ks, self, dim, correction, keepdim):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.VarMeanBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -7469,7 +7305,7 @@ _op_std_mean_correction = _get_op('aten::std_mean.correction')
 
 
 def _autograd_std_mean_correction(ks, self, dim, correction, keepdim):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.StdMeanBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -7503,14 +7339,13 @@ _op_norm_Scalar = _get_op('aten::norm.Scalar')
 
 
 def _autograd_norm_Scalar(ks, self, p):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.NormBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.p_ = p
         result = _op_norm_Scalar.redispatch(ks, self, p)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_norm_Scalar.redispatch(ks, self, p)
@@ -7545,7 +7380,7 @@ _op_norm_ScalarOpt_dim = _get_op('aten::norm.ScalarOpt_dim')
 
 
 def _autograd_norm_ScalarOpt_dim(ks, self, p, dim, keepdim):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.NormBackward1()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -7553,8 +7388,7 @@ def _autograd_norm_ScalarOpt_dim(ks, self, p, dim, keepdim):
         node.dim_ = dim
         node.keepdim_ = keepdim
         result = _op_norm_ScalarOpt_dim.redispatch(ks, self, p, dim, keepdim)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_norm_ScalarOpt_dim.redispatch(ks, self, p, dim, keepdim)
@@ -7567,14 +7401,13 @@ _op_norm_ScalarOpt_dtype = _get_op('aten::norm.ScalarOpt_dtype')
 
 
 def _autograd_norm_ScalarOpt_dtype(ks, self, p, dtype):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.NormBackward2()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.p_ = p
         result = _op_norm_ScalarOpt_dtype.redispatch(ks, self, p, dtype)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_norm_ScalarOpt_dtype.redispatch(ks, self, p, dtype)
@@ -7598,7 +7431,7 @@ _op_norm_ScalarOpt_dim_dtype = _get_op('aten::norm.ScalarOpt_dim_dtype')
 
 
 def _autograd_norm_ScalarOpt_dim_dtype(ks, self, p, dim, keepdim, dtype):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.NormBackward3()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -7606,8 +7439,7 @@ def _autograd_norm_ScalarOpt_dim_dtype(ks, self, p, dim, keepdim, dtype):
         node.dim_ = dim
         node.keepdim_ = keepdim
         result = _op_norm_ScalarOpt_dim_dtype.redispatch(ks, self, p, dim, keepdim, dtype)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_norm_ScalarOpt_dim_dtype.redispatch(ks, self, p, dim, keepdim, dtype)
@@ -7620,7 +7452,7 @@ _op_linalg_vector_norm = _get_op('aten::linalg_vector_norm')
 
 
 def _autograd_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.LinalgVectorNormBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
@@ -7628,8 +7460,7 @@ def _autograd_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
         node.dim_ = dim
         node.keepdim_ = keepdim
         result = _op_linalg_vector_norm.redispatch(ks, self, ord, dim, keepdim, dtype)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_linalg_vector_norm.redispatch(ks, self, ord, dim, keepdim, dtype)
@@ -7653,14 +7484,13 @@ _op_cumsum = _get_op('aten::cumsum')
 
 
 def _autograd_cumsum(ks, self, dim, dtype):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.CumsumBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
         node.self_dtype_ = record.meta(self, 'dtype')
         result = _op_cumsum.redispatch(ks, self, dim, dtype)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_cumsum.redispatch(ks, self, dim, dtype)
 
@@ -7672,7 +7502,7 @@ _op_cumsum_ = _get_op('aten::cumsum_')
 
 
 def _autograd_cumsum_(ks, self, dim, dtype):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.CumsumBackward0()
         node.next_edges = record.edges(self)
@@ -7703,15 +7533,14 @@ _op_cumprod = _get_op('aten::cumprod')
 
 
 def _autograd_cumprod(ks, self, dim, dtype):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.CumprodBackward0()
         node.next_edges = record.edges(self)
         node.self_ = record.save(self)
         node.dim_ = dim
         node.self_dtype_ = record.meta(self, 'dtype')
         result = _op_cumprod.redispatch(ks, self, dim, dtype)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         node.result_ = record.save_output(result)
         return result
     return _op_cumprod.redispatch(ks, self, dim, dtype)
@@ -7724,7 +7553,7 @@ _op_cumprod_ = _get_op('aten::cumprod_')
 
 
 def _autograd_cumprod_(ks, self, dim, dtype):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.CumprodBackward0()
         node.next_edges = record.edges(self)
@@ -7757,7 +7586,7 @@ _op_cat = _get_op('aten::cat')
 
 
 def _autograd_cat(ks, tensors, dim):
-    if _gs.enabled and any(type(t) is _TI and t.autograd is not None for t in tensors) and requires_grad_any(*tensors):
+    if any(type(t) is _TI and t.autograd is not None for t in tensors) and _gs.enabled and requires_grad_any(*tensors):
         node = _n.CatBackward0()
         node.next_edges = record.edges(*tensors)
         node.tensors_size_ = len(tensors)
@@ -7765,8 +7594,7 @@ def _autograd_cat(ks, tensors, dim):
         node.tensors_dtype_ = tuple(record.meta(t, 'dtype') for t in tensors)
         node.tensors_sizes_ = tuple(record.meta(t, 'sizes') for t in tensors)
         result = _op_cat.redispatch(ks, tensors, dim)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_cat.redispatch(ks, tensors, dim)
 
@@ -7789,15 +7617,14 @@ _op_stack = _get_op('aten::stack')
 
 
 def _autograd_stack(ks, tensors, dim):
-    if _gs.enabled and any(type(t) is _TI and t.autograd is not None for t in tensors) and requires_grad_any(*tensors):
+    if any(type(t) is _TI and t.autograd is not None for t in tensors) and _gs.enabled and requires_grad_any(*tensors):
         node = _n.StackBackward0()
         node.next_edges = record.edges(*tensors)
         node.tensors_size_ = len(tensors)
         node.dim_ = dim
         node.tensors_dtype_ = tuple(record.meta(t, 'dtype') for t in tensors)
         result = _op_stack.redispatch(ks, tensors, dim)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_stack.redispatch(ks, tensors, dim)
 
@@ -7820,13 +7647,12 @@ _op_tril = _get_op('aten::tril')
 
 
 def _autograd_tril(ks, self, diagonal):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.TrilBackward0()
         node.next_edges = record.edges(self)
         node.diagonal_ = diagonal
         result = _op_tril.redispatch(ks, self, diagonal)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_tril.redispatch(ks, self, diagonal)
 
@@ -7838,7 +7664,7 @@ _op_tril_ = _get_op('aten::tril_')
 
 
 def _autograd_tril_(ks, self, diagonal):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.TrilBackward0()
         node.next_edges = record.edges(self)
@@ -7868,13 +7694,12 @@ _op_triu = _get_op('aten::triu')
 
 
 def _autograd_triu(ks, self, diagonal):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.TriuBackward0()
         node.next_edges = record.edges(self)
         node.diagonal_ = diagonal
         result = _op_triu.redispatch(ks, self, diagonal)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_triu.redispatch(ks, self, diagonal)
 
@@ -7886,7 +7711,7 @@ _op_triu_ = _get_op('aten::triu_')
 
 
 def _autograd_triu_(ks, self, diagonal):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.TriuBackward0()
         node.next_edges = record.edges(self)
@@ -7916,14 +7741,13 @@ _op_repeat = _get_op('aten::repeat')
 
 
 def _autograd_repeat(ks, self, repeats):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.RepeatBackward0()
         node.next_edges = record.edges(self)
         node.repeats_ = repeats
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_repeat.redispatch(ks, self, repeats)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_repeat.redispatch(ks, self, repeats)
 
@@ -7935,13 +7759,12 @@ _op_flip = _get_op('aten::flip')
 
 
 def _autograd_flip(ks, self, dims):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.FlipBackward0()
         node.next_edges = record.edges(self)
         node.dims_ = dims
         result = _op_flip.redispatch(ks, self, dims)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_flip.redispatch(ks, self, dims)
 
@@ -7953,14 +7776,13 @@ _op_roll = _get_op('aten::roll')
 
 
 def _autograd_roll(ks, self, shifts, dims):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.RollBackward0()
         node.next_edges = record.edges(self)
         node.shifts_ = shifts
         node.dims_ = dims
         result = _op_roll.redispatch(ks, self, shifts, dims)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_roll.redispatch(ks, self, shifts, dims)
 
@@ -7972,14 +7794,13 @@ _op_rot90 = _get_op('aten::rot90')
 
 
 def _autograd_rot90(ks, self, k, dims):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.Rot90Backward0()
         node.next_edges = record.edges(self)
         node.k_ = k
         node.dims_ = dims
         result = _op_rot90.redispatch(ks, self, k, dims)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_rot90.redispatch(ks, self, k, dims)
 
@@ -7991,15 +7812,14 @@ _op_diag_embed = _get_op('aten::diag_embed')
 
 
 def _autograd_diag_embed(ks, self, offset, dim1, dim2):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.DiagEmbedBackward0()
         node.next_edges = record.edges(self)
         node.offset_ = offset
         node.dim1_ = dim1
         node.dim2_ = dim2
         result = _op_diag_embed.redispatch(ks, self, offset, dim1, dim2)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_diag_embed.redispatch(ks, self, offset, dim1, dim2)
 
@@ -8011,7 +7831,7 @@ _op_narrow_copy = _get_op('aten::narrow_copy')
 
 
 def _autograd_narrow_copy(ks, self, dim, start, length):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.NarrowCopyBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -8019,8 +7839,7 @@ def _autograd_narrow_copy(ks, self, dim, start, length):
         node.length_ = length
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_narrow_copy.redispatch(ks, self, dim, start, length)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_narrow_copy.redispatch(ks, self, dim, start, length)
 
@@ -8043,13 +7862,12 @@ _op_constant_pad_nd = _get_op('aten::constant_pad_nd')
 
 
 def _autograd_constant_pad_nd(ks, self, pad, value):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ConstantPadNdBackward0()
         node.next_edges = record.edges(self)
         node.pad_ = pad
         result = _op_constant_pad_nd.redispatch(ks, self, pad, value)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_constant_pad_nd.redispatch(ks, self, pad, value)
 
@@ -8061,14 +7879,13 @@ _op_reflection_pad1d = _get_op('aten::reflection_pad1d')
 
 
 def _autograd_reflection_pad1d(ks, self, padding):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReflectionPad1DBackward0()
         node.next_edges = record.edges(self)
         node.padding_ = padding
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_reflection_pad1d.redispatch(ks, self, padding)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_reflection_pad1d.redispatch(ks, self, padding)
 
@@ -8091,14 +7908,13 @@ _op_reflection_pad2d = _get_op('aten::reflection_pad2d')
 
 
 def _autograd_reflection_pad2d(ks, self, padding):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReflectionPad2DBackward0()
         node.next_edges = record.edges(self)
         node.padding_ = padding
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_reflection_pad2d.redispatch(ks, self, padding)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_reflection_pad2d.redispatch(ks, self, padding)
 
@@ -8121,14 +7937,13 @@ _op_replication_pad1d = _get_op('aten::replication_pad1d')
 
 
 def _autograd_replication_pad1d(ks, self, padding):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReplicationPad1DBackward0()
         node.next_edges = record.edges(self)
         node.padding_ = padding
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_replication_pad1d.redispatch(ks, self, padding)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_replication_pad1d.redispatch(ks, self, padding)
 
@@ -8151,14 +7966,13 @@ _op_replication_pad2d = _get_op('aten::replication_pad2d')
 
 
 def _autograd_replication_pad2d(ks, self, padding):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReplicationPad2DBackward0()
         node.next_edges = record.edges(self)
         node.padding_ = padding
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_replication_pad2d.redispatch(ks, self, padding)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_replication_pad2d.redispatch(ks, self, padding)
 
@@ -8181,14 +7995,13 @@ _op_reflection_pad3d = _get_op('aten::reflection_pad3d')
 
 
 def _autograd_reflection_pad3d(ks, self, padding):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReflectionPad3DBackward0()
         node.next_edges = record.edges(self)
         node.padding_ = padding
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_reflection_pad3d.redispatch(ks, self, padding)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_reflection_pad3d.redispatch(ks, self, padding)
 
@@ -8211,14 +8024,13 @@ _op_replication_pad3d = _get_op('aten::replication_pad3d')
 
 
 def _autograd_replication_pad3d(ks, self, padding):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReplicationPad3DBackward0()
         node.next_edges = record.edges(self)
         node.padding_ = padding
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_replication_pad3d.redispatch(ks, self, padding)
-        _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.output(result, node)
         return result
     return _op_replication_pad3d.redispatch(ks, self, padding)
 
@@ -8241,7 +8053,7 @@ _op_sort = _get_op('aten::sort')
 
 
 def _autograd_sort(ks, self, dim, descending):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SortBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -8261,7 +8073,7 @@ _op_sort_stable = _get_op('aten::sort.stable')
 
 
 def _autograd_sort_stable(ks, self, stable, dim, descending):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SortBackward1()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -8281,7 +8093,7 @@ _op_topk = _get_op('aten::topk')
 
 
 def _autograd_topk(ks, self, k, dim, largest, sorted):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.TopkBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -8301,7 +8113,7 @@ _op_kthvalue = _get_op('aten::kthvalue')
 
 
 def _autograd_kthvalue(ks, self, k, dim, keepdim):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.KthvalueBackward0()
         node.next_edges = record.edges(self)
         node.dim_ = dim
@@ -8322,7 +8134,7 @@ _op_unique_dim = _get_op('aten::unique_dim')
 
 
 def _autograd_unique_dim(ks, self, dim, sorted, return_inverse, return_counts):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.UniqueDimBackward0()
         node.next_edges = record.edges(self)
         result = _op_unique_dim.redispatch(ks, self, dim, sorted, return_inverse, return_counts)
@@ -8339,7 +8151,7 @@ _op_unique_consecutive = _get_op('aten::unique_consecutive')
 
 
 def _autograd_unique_consecutive(ks, self, return_inverse, return_counts, dim):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.UniqueConsecutiveBackward0()
         node.next_edges = record.edges(self)
         result = _op_unique_consecutive.redispatch(ks, self, return_inverse, return_counts, dim)
@@ -8356,7 +8168,7 @@ _op__unique2 = _get_op('aten::_unique2')
 
 
 def _autograd__unique2(ks, self, sorted, return_inverse, return_counts):
-    if _gs.enabled and (type(self) is _TI and self.autograd is not None) and requires_grad_any(self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.Unique2Backward0()
         node.next_edges = record.edges(self)
         result = _op__unique2.redispatch(ks, self, sorted, return_inverse, return_counts)

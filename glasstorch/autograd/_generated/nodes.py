@@ -4,6 +4,7 @@
 
 from glasstorch.autograd.formulas import *  # noqa: F401,F403
 from glasstorch.autograd.linalg_formulas import *  # noqa: F401,F403
+from glasstorch.autograd import graph as _graph
 from glasstorch.autograd.graph import _BACKWARD_TWICE, Node, SavedTensor  # noqa: F401
 from glasstorch.autograd.node_support import materialize, unwrap, wrap_saved
 
@@ -14,6 +15,12 @@ def _unpack(node, saved, node_name):
     if node._released and saved is not None and not isinstance(saved, SavedTensor):
         raise RuntimeError(_BACKWARD_TWICE)
     return wrap_saved(saved, node_name)
+
+
+def _defined_grads(grads):
+    """Output grads as public tensors; an undefined one stays None (the formula tests definedness)."""
+    to_tensor = _graph.to_tensor
+    return [None if g is None else to_tensor(g) for g in grads]
 
 
 def _ConvolutionBackward0_0(grad, grads, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
@@ -1974,7 +1981,7 @@ class LinalgSvdBackward0(Node):
     _inputs = ('A',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
+        grads = _defined_grads(grads)
         grad = grads[0]
         full_matrices = node.full_matrices_
         compute_uv = node.compute_uv_
@@ -6736,7 +6743,7 @@ class VarMeanBackward0(Node):
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
+        grads = _defined_grads(grads)
         grad = grads[0]
         self = _unpack(node, node.self_, 'VarMeanBackward0')
         dim = node.dim_
@@ -6776,7 +6783,7 @@ class StdMeanBackward0(Node):
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
+        grads = _defined_grads(grads)
         grad = grads[0]
         self = _unpack(node, node.self_, 'StdMeanBackward0')
         dim = node.dim_
