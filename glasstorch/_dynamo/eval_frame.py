@@ -24,7 +24,7 @@ import time
 import weakref
 
 from glasstorch._dynamo import config
-from glasstorch._dynamo.backends import backend_name, lookup_backend
+from glasstorch._dynamo.backends import backend_name, compile_backend
 from glasstorch._dynamo.exc import (
     BackendCompilerFailed,
     FailOnRecompileLimitHit,
@@ -48,7 +48,6 @@ recompiles_log = getArtifactLogger(__name__, "recompiles")
 guards_log = getArtifactLogger(__name__, "guards")
 graph_code_log = getArtifactLogger(__name__, "graph_code")
 
-_MODES = ("default", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
 _CONTAINERS = (list, tuple, dict)
 
 
@@ -271,14 +270,15 @@ class _DynamoCallable:
         write_debug_file("guards.txt", text + "\n")
 
 
-def _backend_graph_break(exc: BaseException) -> GraphBreak | None:
+def _backend_graph_break(exc: BaseException, user_stack=None) -> GraphBreak | None:
     """Note [Breaks met by the backend]: AOT autograd traces the backward with FakeTensors, so an operator whose
     backward has a data-dependent output shape (``masked_scatter`` -> ``masked_select``, boolean-mask
     ``index_put`` -> ``nonzero``) or reads a value stops the backend as capture's forward trace would stop.  That
     is a graph break, not a compiler failure: the call runs eagerly (correctly), the break is recorded like a
     forward one (counters, ``graph_breaks`` log, debug file), and ``fullgraph=True`` raises Unsupported.  The
-    user stack is the call site of the compiled function (the backward has no user source line).  Returns
-    None for any other backend error."""
+    user stack is the call site of the compiled function (the backward has no user source line), or
+    ``user_stack`` when given (explain's call site).  Returns None for any other backend error."""
+    stack = _call_site() if user_stack is None else user_stack
     seen = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
@@ -286,11 +286,11 @@ def _backend_graph_break(exc: BaseException) -> GraphBreak | None:
         if isinstance(exc, DynamicOutputShapeException):
             return GraphBreak("Dynamic shape operator",
                               f"Operator `{op}`'s output shape depends on input Tensor data (met by AOT autograd "
-                              "while tracing the backward).", _call_site())
+                              "while tracing the backward).", stack)
         if isinstance(exc, DataDependentOutputException):
             return GraphBreak("Data-dependent operator in the backward",
                               f"Operator `{op}` reads a tensor's value, which a traced graph does not know (met by "
-                              "AOT autograd while tracing the backward).", _call_site())
+                              "AOT autograd while tracing the backward).", stack)
         exc = exc.__cause__ or exc.__context__
     return None
 
@@ -406,13 +406,6 @@ class OptimizedModule(Module):
 
 
 # -- the API ------------------------------------------------------------------------------------------------------
-def _check_mode(mode, options) -> None:
-    if mode is not None and options is not None:
-        raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
-    if mode is not None and mode not in _MODES:
-        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
-
-
 def _module_roots(fn) -> list:
     """Modules a plain function reaches by name: ``self`` of a bound method, globals and closure cells."""
     roots = []
@@ -466,14 +459,19 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="induc
         fullgraph: raise :class:`~glasstorch._dynamo.exc.Unsupported` at a graph break instead of running eagerly.
         dynamic: accepted for PyTorch compatibility; shapes are always specialised (a new shape recompiles).
         backend: ``"inductor"`` (default), ``"aot_eager"``, ``"eager"`` or a callable ``(gm, example_inputs)``.
-        mode, options: inductor settings (``mode`` one of default, reduce-overhead, max-autotune ...).
+        mode: ``"default"``, ``"reduce-overhead"``, ``"max-autotune"``, ``"max-autotune-no-cudagraphs"`` or
+            ``"lite"``: PyTorch's sets of inductor settings (``glasstorch._inductor.list_mode_options``); only
+            those that exist here apply (see docs/compile.md).  Another backend receives it as ``mode=``.
+        options: ``{name: value}`` of ``glasstorch._inductor.config`` settings applied while this callable's
+            graphs compile (inductor); another backend receives it as ``options=``.
         disable: return ``model`` unchanged.
 
     Returns:
         an :class:`OptimizedModule` for a module, otherwise a callable with the function's signature.
 
     Raises:
-        InvalidBackend: unknown backend name; RuntimeError: bad ``mode``/``options``.
+        InvalidBackend: unknown backend name; RuntimeError: both ``mode`` and ``options``, or (inductor) an
+            unknown mode, an unknown option or an option value of the wrong type.
 
     Example:
         >>> import glasstorch as torch
@@ -481,15 +479,16 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="induc
         >>> f(torch.zeros(2))
         tensor([1., 1.])
     """
-    _check_mode(mode, options)
     if model is None:
         def decorator(m):
             return compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options,
                            disable=disable)
         return decorator
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
+    compiler = compile_backend(backend, mode, options, dynamic)
     if not callable(model):
         raise RuntimeError("torch.compile: model must be a callable, or None to use it as a decorator")
-    compiler = lookup_backend(backend)
     if disable:
         return model
     fn = _make_callable(model, compiler, fullgraph, dynamic)

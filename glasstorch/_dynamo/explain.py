@@ -6,7 +6,10 @@ that reaches the key is appended to the current graph.  At each graph break the 
 one begins, so a function with two breaks shows three graphs (empty stretches make no graph, as in PyTorch).
 A break is: a value read of a tensor (``item``, ``tolist``, ``numpy``, ``bool``/``int``/``float``) made above
 the dispatcher, an operator with a data-dependent output shape (``nonzero``, ``unique``, ``masked_select``,
-boolean-mask indexing), or a ``print``/``input``/``logging`` call from user code.
+boolean-mask indexing), or a ``print``/``input``/``logging`` call from user code.  After the run each graph is
+traced once more the way the default backend's AOT autograd would (joint forward + backward graph on FakeTensors,
+nothing compiled), so a break met only there (``masked_scatter``'s gradient selects by the mask) is reported as
+the compile would report it (Note [Breaks met by the backend] in eval_frame.py), after the forward breaks.
 
 Invariant: explain returns the same result the plain call would (it only watches), and its break reasons
 use the same texts as ``compile``'s graph breaks.
@@ -20,7 +23,14 @@ import weakref
 
 from glasstorch._core import dtype as _dt
 from glasstorch._core.dispatch_key import AUTOCAST_SET, AUTOGRAD_SET, bit, tls
-from glasstorch._dynamo.eval_frame import _argnames, _build_guards, _leaf_names, _module_roots, _tracing
+from glasstorch._dynamo.eval_frame import (
+    _argnames,
+    _backend_graph_break,
+    _build_guards,
+    _leaf_names,
+    _module_roots,
+    _tracing,
+)
 from glasstorch._dynamo.output_graph import BreakDetector
 from glasstorch._dynamo.utils import flatten, user_stack_here
 from glasstorch.fx import Graph, GraphModule
@@ -104,13 +114,13 @@ class _Segment:
         self.graph = Graph()
         self.nodes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # TensorImpl -> node
         self.ops: list = []
-        self._inputs = 0
+        self.example_inputs: list = []   # one per placeholder: an alias as the tensor was when first met
 
     def node_of(self, t: Tensor):
         node = self.nodes.get(t._impl)
         if node is None:
-            node = self.graph.placeholder(f"arg{self._inputs}")
-            self._inputs += 1
+            node = self.graph.placeholder(f"arg{len(self.example_inputs)}")
+            self.example_inputs.append(_example(t))
             self.nodes[t._impl] = node
         return node
 
@@ -151,6 +161,7 @@ class _Recorder(TorchDispatchMode):
     def __init__(self, depth: int):
         self.segments = [_Segment()]
         self.graphs: list = []
+        self.graph_inputs: list = []   # the example inputs of each graph
         self.reasons: list = []
         self.depth = depth
         self.suspended = 0
@@ -161,10 +172,16 @@ class _Recorder(TorchDispatchMode):
     def cut(self, reason: str, explanation: str) -> None:
         stack = user_stack_here(3)[self.depth:]
         self.reasons.append(GraphCompileReason(reason, stack, True, explanation))
-        gm = self.segments[-1].finish()
+        self.close()
+        self.segments.append(_Segment())
+
+    def close(self, returned=()) -> None:
+        """End the current segment: its graph (if it recorded anything) joins ``graphs``."""
+        segment = self.segments[-1]
+        gm = segment.finish(returned)
         if gm is not None:
             self.graphs.append(gm)
-        self.segments.append(_Segment())
+            self.graph_inputs.append(segment.example_inputs)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -181,6 +198,35 @@ class _Recorder(TorchDispatchMode):
         if not dynamic:
             self.segments[-1].record(func, args, kwargs, out)
         return out
+
+
+def _example(t: Tensor) -> Tensor:
+    """What a graph input looked like when the graph met it: a detached alias (later resizes of ``t`` do not
+    reach it) that requires grad where ``t`` did, as the compile's example inputs are."""
+    alias = t.detach()
+    if t.requires_grad:
+        alias.requires_grad_(True)
+    return alias
+
+
+def _aot_breaks(rec: _Recorder, user_stack) -> list:
+    """Graph breaks the default backend would meet in AOT autograd: each graph traced with its backward (the
+    inductor's decompositions, graphs left uncompiled).  Other backend errors are not breaks: not reported."""
+    from glasstorch._functorch.aot_autograd import aot_module_simplified, nop
+    try:
+        from glasstorch._inductor.decomposition import select_decomp_table
+        decompositions = select_decomp_table()
+    except ImportError:
+        decompositions = None
+    out = []
+    for gm, inputs in zip(rec.graphs, rec.graph_inputs, strict=True):
+        try:
+            aot_module_simplified(gm, inputs, fw_compiler=nop, decompositions=decompositions)
+        except Exception as e:  # noqa: BLE001 - only breaks are reported, as the compile reports them
+            gb = _backend_graph_break(e, user_stack)
+            if gb is not None:
+                out.append(GraphCompileReason(gb.reason, gb.user_stack, True, gb.explanation))
+    return out
 
 
 def _has_mask(args) -> bool:
@@ -263,9 +309,8 @@ def _explain(f, args, kwargs) -> ExplainOutput:
     finally:
         _tracing[0] -= 1
     returned = [v for v in flatten(result)[0] if isinstance(v, Tensor)]
-    last = rec.segments[-1].finish(returned)
-    if last is not None:
-        rec.graphs.append(last)
+    rec.close(returned)
+    rec.reasons += _aot_breaks(rec, user_stack_here(2))
     ops = [[n.target for n in gm.graph.nodes if n.op == "call_function" and not _is_getitem(n)]
            for gm in rec.graphs]
     return ExplainOutput(rec.graphs, len(rec.graphs), len(rec.reasons), rec.reasons, sum(len(o) for o in ops), ops,

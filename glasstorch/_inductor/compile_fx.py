@@ -240,12 +240,26 @@ def _schedule_text(steps, decisions, stats) -> str:
     return "\n".join(lines)
 
 
-def compile_fx(model, example_inputs, **kwargs):
-    """The ``"inductor"`` backend: AOT autograd with :func:`compile_fx_inner` for forward and backward."""
+def compile_fx(model, example_inputs, config_patches=None, **kwargs):
+    """The ``"inductor"`` backend: AOT autograd with :func:`compile_fx_inner` for forward and backward.
+
+    ``config_patches`` (``{name: value}`` of :mod:`.config`, from ``glasstorch.compile(options=...)``) hold
+    while this graph compiles, and again while its backward compiles (that happens later, on the first
+    backward); the settings are restored after each, also when compiling raises.
+    """
     _require_compiler()  # before tracing: dynamo falls back to eager on CompilerMissing
+    inner = compile_fx_inner
+    if config_patches:
+        patch = config.patch(config_patches)
+        with patch:
+            return _aot(model, example_inputs, patch(inner))
+    return _aot(model, example_inputs, inner)
+
+
+def _aot(model, example_inputs, inner):
     aot = importlib.import_module("glasstorch._functorch.aot_autograd")
-    return aot.aot_module_simplified(model, example_inputs, fw_compiler=compile_fx_inner,
-                                     bw_compiler=functools.partial(compile_fx_inner, is_backward=True),
+    return aot.aot_module_simplified(model, example_inputs, fw_compiler=inner,
+                                     bw_compiler=functools.partial(inner, is_backward=True),
                                      decompositions=decomposition.select_decomp_table())
 
 
