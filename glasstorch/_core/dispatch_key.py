@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ["DispatchKey", "RUNTIME_KEYS", "key_name", "keyset_names", "tls", "tls_defaults",
-           "DEFAULT_INCLUDED", "DEFAULT_EXCLUDED", "backend_keyset_for_device", "ALIAS_KEYS", "alias_expansion",
-           "ExcludeDispatchKeyGuard", "IncludeDispatchKeyGuard"]
+__all__ = ["DispatchKey", "RUNTIME_KEYS", "key_name", "keyset_names", "tls", "backend_keyset_for_device",
+           "ALIAS_KEYS", "alias_expansion", "ExcludeDispatchKeyGuard", "IncludeDispatchKeyGuard"]
 
 # Runtime keys, lowest priority first.  The emulated accelerator is PyTorch's PrivateUse1 (renamed "emu").
 RUNTIME_KEYS = (
@@ -128,69 +127,17 @@ def keyset_names(ks: int) -> list:
 
 
 # -- thread-local state ------------------------------------------------------------------------------
-DEFAULT_INCLUDED = keyset("BackendSelect", "ADInplaceOrView")
-DEFAULT_EXCLUDED = AUTOCAST_SET
-
-
 class _TLS(threading.local):
     """Per-thread include/exclude sets (``c10::impl::LocalDispatchKeySet``).
 
     Defaults as PyTorch: BackendSelect and ADInplaceOrView included; every Autocast key excluded
-    until ``autocast`` turns it on.  Reads are plain thread-local attributes; writes also keep
-    :data:`tls_defaults` up to date (see Note [TLS at its defaults]).
+    until ``autocast`` turns it on.
     """
 
     def __init__(self):
-        self.included = DEFAULT_INCLUDED
-        self.excluded = DEFAULT_EXCLUDED
+        self.included = keyset("BackendSelect", "ADInplaceOrView")
+        self.excluded = AUTOCAST_SET
         self.trace_depth = 0
-
-    def __setattr__(self, name, value):
-        _local_setattr(self, name, value)
-        if name == "included" or name == "excluded":
-            _track_defaults(self)
-
-
-# Note [TLS at its defaults]
-# Reading a thread-local attribute costs a dictionary search per read, and every call through the dispatcher
-# reads both sets.  ``tls_defaults[0]`` is True exactly when no thread has its sets off the defaults (no
-# autocast, inference mode, dispatch mode or exclude guard anywhere), so the dispatcher can use the default
-# sets, constants, without reading the thread-local.  Each write re-checks its own thread: a thread off the
-# defaults holds an _OffDefaults token in its thread-local, counted while it lives; returning to the defaults
-# or ending the thread drops the token.  A thread that stays off the defaults for good (emu's worker threads)
-# keeps the flag False: dispatch then reads the thread-local, as before, which is always right.
-_local_setattr = threading.local.__setattr__
-tls_defaults = [True]
-_off_count = [0]
-_off_lock = threading.RLock()
-
-
-def _count_off(delta: int) -> None:
-    with _off_lock:
-        _off_count[0] += delta
-        tls_defaults[0] = _off_count[0] == 0
-
-
-class _OffDefaults:
-    """Held by a thread's sets while they are off the defaults; counted from creation until dropped."""
-
-    __slots__ = ()
-
-    def __init__(self):
-        _count_off(1)
-
-    def __del__(self):
-        count = _count_off
-        if count is not None:  # None only while the interpreter shuts down and clears this module
-            count(-1)
-
-
-def _track_defaults(local) -> None:
-    d = local.__dict__
-    off = d.get("included", DEFAULT_INCLUDED) != DEFAULT_INCLUDED or \
-        d.get("excluded", DEFAULT_EXCLUDED) != DEFAULT_EXCLUDED
-    if off != (d.get("_off") is not None):
-        _local_setattr(local, "_off", _OffDefaults() if off else None)
 
 
 tls = _TLS()

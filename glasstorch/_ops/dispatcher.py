@@ -4,9 +4,7 @@ Every operator is an :class:`OperatorHandle`: a schema, the kernels registered p
 a dispatch *table* with one entry per runtime key, recomputed on every registration.  A call:
 
 1. ORs together the key sets of the tensor arguments (TensorImpls; Python scalars do not take part);
-2. applies the thread-local sets: ``(ks | included) & ~excluded`` (the default sets, without a thread-local
-   read, while no thread has changed them: Note [TLS at its defaults] in ``_core/dispatch_key.py``), and the
-   op's non-fallthrough mask;
+2. applies the thread-local sets: ``(ks | included) & ~excluded``, and the op's non-fallthrough mask;
 3. runs the kernel of the highest key.  Layer kernels (Autograd, ADInplaceOrView, BackendSelect,
    Python, Autocast) are registered ``with_keyset`` and receive the key set *below* themselves, which
    they pass to :meth:`OperatorHandle.redispatch` to continue downwards.
@@ -31,7 +29,7 @@ import sys
 import warnings
 
 from .._core import dispatch_key as dk
-from .._core.dispatch_key import DEFAULT_EXCLUDED, DEFAULT_INCLUDED, NUM_KEYS, RUNTIME_KEYS, tls, tls_defaults
+from .._core.dispatch_key import NUM_KEYS, RUNTIME_KEYS, tls
 from .schema import FunctionSchema, parse_schema
 
 __all__ = ["OperatorHandle", "Kernel", "FALLTHROUGH", "register_op", "get_op", "find_op", "register_kernel",
@@ -62,7 +60,6 @@ class Kernel:
 
 FALLTHROUGH = Kernel(None, False, "fallthrough")
 
-_NOT_DEFAULT_EXCLUDED = ~DEFAULT_EXCLUDED
 _TensorImpl = None  # bound by set_tensor_type() to avoid importing the tensor layer's class at import time
 
 
@@ -102,11 +99,8 @@ class OperatorHandle:
             for a in kwargs.values():
                 if type(a) is impl_t:
                     ks |= a.key_set
-        if tls_defaults[0]:  # no thread has left the default sets: constants, no thread-local read
-            ks = ((ks | DEFAULT_INCLUDED) & _NOT_DEFAULT_EXCLUDED | 1) & self.mask  # bit 0: Undefined, the floor
-        else:
-            state = tls
-            ks = ((ks | state.included) & ~state.excluded | 1) & self.mask
+        state = tls
+        ks = ((ks | state.included) & ~state.excluded | 1) & self.mask  # bit 0: Undefined, the floor
         if _trace_enabled:
             return _traced(self, "call", ks, args, kwargs)
         key = ks.bit_length() - 1
