@@ -9,10 +9,11 @@ Invariant: reading or writing an unknown setting through :func:`patch` raises At
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import sys
 import types
+
+from glasstorch.utils._config_module import ConfigPatch, changes_of
 
 __all__ = ["patch"]
 
@@ -47,42 +48,17 @@ def _patched(changes: dict):
             setattr(module, name, value)
 
 
-class _Patch:
-    """``with config.patch(cache_size_limit=2):`` or ``@config.patch(...)``."""
-
-    def __init__(self, changes: dict):
-        self.changes = changes
-        self._ctx = None
-
-    def __enter__(self):
-        self._ctx = _patched(self.changes)
-        return self._ctx.__enter__()
-
-    def __exit__(self, *exc):
-        return self._ctx.__exit__(*exc)
-
-    def __call__(self, fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with _patched(self.changes):
-                return fn(*args, **kwargs)
-        return wrapper
-
-
-def patch(arg=None, value=None, **changes) -> _Patch:
+def patch(arg=None, value=None, **changes) -> ConfigPatch:
     """Temporarily change settings: ``patch("cache_size_limit", 2)`` or ``patch(cache_size_limit=2)``.
 
     Example:
         >>> with patch(cache_size_limit=1):
         ...     pass
     """
-    if isinstance(arg, dict):
-        changes.update(arg)
-    elif arg is not None:
-        changes[arg] = value
+    changes = changes_of(arg, value, changes)
     if "recompile_limit" in changes:
         changes["cache_size_limit"] = changes.pop("recompile_limit")
-    return _Patch(changes)
+    return ConfigPatch(_patched, changes)
 
 
 class _ConfigModule(types.ModuleType):

@@ -9,9 +9,10 @@ Invariant: no knob changes results beyond floating-point reassociation inside on
 """
 
 import contextlib
-import functools
 import sys
 import typing
+
+from ..utils._config_module import ConfigPatch, changes_of
 
 __all__ = ["patch", "get_config_copy", "get_type"]
 
@@ -100,33 +101,7 @@ def _patched(changes: dict):
             setattr(holder, attr, value)
 
 
-class _Patch:
-    """``with config.patch(profile_kernels=True):`` or ``@config.patch(...)``; reusable, restores on error."""
-
-    __slots__ = ("changes", "_ctx")
-
-    def __init__(self, changes: dict):
-        for name in changes:
-            _resolve(name)
-        self.changes, self._ctx = changes, []
-
-    def __enter__(self):
-        ctx = _patched(self.changes)
-        ctx.__enter__()
-        self._ctx.append(ctx)
-
-    def __exit__(self, *exc):
-        return self._ctx.pop().__exit__(*exc)
-
-    def __call__(self, fn):
-        @functools.wraps(fn)
-        def patched(*args, **kwargs):
-            with _patched(self.changes):
-                return fn(*args, **kwargs)
-        return patched
-
-
-def patch(arg=None, value=None, **changes) -> _Patch:
+def patch(arg=None, value=None, **changes) -> ConfigPatch:
     """Set some settings for a ``with`` block or a decorated function: ``patch("debug", False)``,
     ``patch({"triton.cudagraphs": True})`` or ``patch(profile_kernels=True)``.
 
@@ -137,8 +112,7 @@ def patch(arg=None, value=None, **changes) -> _Patch:
         >>> with patch(profile_kernels=True):
         ...     pass
     """
-    if isinstance(arg, dict):
-        changes.update(arg)
-    elif arg is not None:
-        changes[arg] = value
-    return _Patch(changes)
+    changes = changes_of(arg, value, changes)
+    for name in changes:
+        _resolve(name)
+    return ConfigPatch(_patched, changes)
