@@ -74,7 +74,6 @@ _KEYSETS: dict = {}
 _PYTHON_BIT = bit("Python")
 _ndarray = np.ndarray
 _contiguous_strides = _shape.contiguous_strides
-_strides_of_tuple = _shape._contiguous_strides  # its cache, for sizes known to be a tuple
 
 
 def _copy_python_key(src, out):
@@ -233,14 +232,10 @@ def empty_contiguous_numpy(sizes: tuple, dtype, device) -> tuple:
 
     A fresh row-major buffer needs neither offset nor strides: numpy's own C-order strides are the impl's
     (both count a size-0 dim as 1), so the view is the one :meth:`TensorImpl.as_numpy` would build."""
-    numel = 1
-    for s in sizes:
-        numel *= s
-    storage = UntypedStorage._allocate(numel * dtype.itemsize, device)
-    impl = TensorImpl(storage, sizes, _strides_of_tuple(sizes), 0, dtype, storage.device)
-    impl._contig = True
+    impl = empty_contiguous(sizes, dtype, device)
+    storage = impl.storage
     data = storage._data
-    if data is None or not numel:  # meta (raises there) or empty: as_numpy's own cases
+    if data is None or not storage._nbytes:  # meta (raises there) or empty: as_numpy's own cases
         return impl, impl.as_numpy()
     arr = impl._np = _ndarray(sizes, dtype.np, data)
     impl._np_key = data
