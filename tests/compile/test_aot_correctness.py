@@ -18,14 +18,6 @@ import glasstorch as gt
 from glasstorch import _dynamo as dynamo
 
 
-@pytest.fixture(autouse=True)
-def _fresh():
-    dynamo.reset()
-    dynamo.counters.clear()
-    yield
-    dynamo.reset()
-
-
 def _close(a, b, tol=1e-5):
     assert a is not None and b is not None
     np.testing.assert_allclose(np.array(a.tolist()), b.detach().numpy(), rtol=tol, atol=tol)

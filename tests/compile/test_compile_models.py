@@ -39,14 +39,6 @@ STEP_TOL = dict(rtol=1e-3, atol=1e-4)
 STEPS = 3
 
 
-@pytest.fixture(autouse=True)
-def _fresh_dynamo():
-    gt._dynamo.reset()
-    gt._dynamo.counters.clear()
-    yield
-    gt._dynamo.reset()
-
-
 def _close(got, want, what, tol):
     np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), err_msg=what, **tol)
 

@@ -83,13 +83,6 @@ def _picked(name, op, kind, skip=0, limit=2):
     return _PICKS[key]
 
 
-@pytest.fixture(autouse=True)
-def _fresh_dynamo():
-    gt._dynamo.reset()
-    yield
-    gt._dynamo.reset()
-
-
 def _check(name, op, kind, backend, skip=0, limit=2, expected_breaks=EXPECTED_BREAKS):
     dtype, picked = _picked(name, op, kind, skip, limit)
     if not picked:
