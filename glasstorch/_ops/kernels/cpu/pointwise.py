@@ -50,9 +50,6 @@ from ...tensor_iterator import build, common_dtype, dense_scalar, fp_ignore, fp_
 from . import ckernels as _ck
 from .copy import cast_ready
 
-_CK_MIN_NUMEL = _ck.MIN_NUMEL  # smaller outputs go to numpy without calling into ckernels (none of these ops
-                                # is one of ckernels' any-size operations)
-
 __all__ = ["unary", "binary", "comparison"]
 
 _BOOL_NP = np.dtype(np.bool_)
@@ -287,7 +284,7 @@ def unary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True, c=
             if supports is not None and not supports(dt):
                 raise _not_implemented(kname, dt)
             x = it.ins_np[0]
-            if c is not None and it.out_np.size >= _CK_MIN_NUMEL and _ck.unary(c, x, it.out_np):
+            if c is not None and _ck.unary(c, x, it.out_np):
                 return it.out
             if dt is _BF16 and x.dtype != dt.np:  # ml_dtypes loops take no casts from other integer widths
                 x = _in_dtype(x, dt)
@@ -354,7 +351,7 @@ def binary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True, n
             if supports is not None and not supports(dt):
                 raise _not_implemented(kname, dt)
             a, b = it.ins_np
-            if c is not None and it.out_np.size >= _CK_MIN_NUMEL and _ck.binary(c, a, b, it.out_np):
+            if c is not None and _ck.binary(c, a, b, it.out_np):
                 return it.out
             if nonzero and dt._cat <= _dt.INT_CAT:
                 _check_nonzero(b, it.out_np)
@@ -678,18 +675,9 @@ def _add_like(ufunc, name):
         c = dt
         if dt is _F16 or dt is _BF16:
             a, b, c = _operands(self, other, a, b, dt, False)
-        o = it.out_np
-        if alpha == 1:
-            if o.size >= _CK_MIN_NUMEL and _ck.binary(name, a, b, o):
-                return it.out
-            if o.dtype is c.np:  # the common case, lean: straight into the output, no scratch
-                token = fp_ignore()
-                try:
-                    ufunc(a, b, out=o, dtype=c.np, casting="unsafe")
-                finally:
-                    fp_restore(token)
-                return it.out
-        o = _cast_scratch(o, c.np)
+        if alpha == 1 and _ck.binary(name, a, b, it.out_np):
+            return it.out
+        o = _cast_scratch(it.out_np, c.np)
         token = fp_ignore()
         try:
             if alpha == 1:
