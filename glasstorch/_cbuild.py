@@ -44,6 +44,7 @@ class CompileError(RuntimeError):
 _lock = threading.Lock()
 _loaded: dict = {}       # hash -> CDLL
 _compiler: list = []     # [(path, identity)] once found
+_openmp_loaded: list = []  # [True] once an OpenMP library has been loaded in this process
 
 
 def cache_dir() -> str:
@@ -99,25 +100,32 @@ def load(source: str, *, openmp: bool = False, extra_flags: tuple = (), name: st
     lib = _loaded.get(key)
     if lib is not None:
         return lib
+    first_openmp = False
     with _lock:
         lib = _loaded.get(key)
         if lib is None:
             so = _build(path, source, flags, key, name)
-            if openmp:
-                _quiet_openmp()
+            if openmp and not _openmp_loaded:
+                _openmp_loaded.append(True)
+                first_openmp = True
+                _before_first_openmp()
             lib = _loaded[key] = ctypes.CDLL(so)
+    if first_openmp:
+        _after_first_openmp()
     return lib
 
 
-def _quiet_openmp() -> None:
-    """Idle OpenMP threads sleep instead of spinning (``OMP_WAIT_POLICY=PASSIVE``) unless the user chose.
+def _before_first_openmp() -> None:
+    """libgomp reads its settings once, when the first OpenMP library loads: choose its idle policy now (a short
+    spin when BLAS will share its pool, else sleep at once; ``_device/blas_pool.py``)."""
+    from ._device import blas_pool
+    blas_pool.prepare()
 
-    libgomp reads the variable once, when the first OpenMP library loads, so this runs before that.  The kernels
-    alternate with BLAS calls (numpy's OpenBLAS has a thread pool of its own); spinning OpenMP workers then
-    take the cores BLAS's threads need: at 2 threads on 2 cores a compiled GPT step measured 428 ms spinning
-    and 99 ms passive (torch avoids this by running its kernels and BLAS on one OpenMP pool).
-    """
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+def _after_first_openmp() -> None:
+    """A second thread pool now exists beside OpenBLAS's: make OpenBLAS run its jobs on this one."""
+    from ._device import blas_pool
+    blas_pool.install()
 
 
 def _build(cc: str, source: str, flags: tuple, key: str, name: str) -> str:

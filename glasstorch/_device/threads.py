@@ -5,13 +5,15 @@ the thread count sets the BLAS pool of every BLAS library loaded in the process,
 ``*openblas_set_num_threads*`` symbol (what threadpoolctl does, without the dependency).  Inter-op threads
 are a number PyTorch reports; glasstorch runs one op at a time, so it is only recorded.
 
-Two pools share the cores: OpenBLAS's threads (matmuls) and libgomp's (the compiled C kernels of
-``_ops/kernels/cpu/ckernels.py`` and the inductor).  PyTorch runs both kinds of work on one OpenMP pool; here each
-pool's idle workers would spin for a while after their work and starve the other's.  So glasstorch makes both
-sleep promptly unless the user set them: ``OPENBLAS_THREAD_TIMEOUT=4`` (set in ``glasstorch/_env.py``, before
-numpy loads OpenBLAS — importing numpy first keeps OpenBLAS's default) and ``OMP_WAIT_POLICY=PASSIVE`` (set by
-``glasstorch/_cbuild.py`` before the first OpenMP library loads).  Measured on the baby GPT at 2 threads on 2
-cores, compiled: 428 ms/iter spinning, 99 ms with passive OpenMP, 83 ms with both.
+Two kinds of parallel work share the cores: numpy's OpenBLAS (matmuls) and libgomp's team (the compiled C kernels
+of ``_ops/kernels/cpu/ckernels.py`` and the inductor).  PyTorch runs both on one OpenMP pool, and so does
+glasstorch where it can: ``blas_pool.py`` hands OpenBLAS a callback that runs its jobs on libgomp's team, whose
+idle workers then spin briefly (``GOMP_SPINCOUNT``) before they sleep.  Where it cannot (``GLASSTORCH_BLAS_POOL=0``,
+no compiler, an OpenBLAS older than 0.3.27) there are two pools, and each pool's idle workers would spin after
+their work and starve the other's; both then sleep promptly unless the user set them: ``OPENBLAS_THREAD_TIMEOUT=4``
+(set in ``glasstorch/_env.py``, before numpy loads OpenBLAS — importing numpy first keeps OpenBLAS's default) and
+``OMP_WAIT_POLICY=PASSIVE``.  Measured on the baby GPT at 2 threads on 2 cores, compiled: 428 ms/iter with two
+spinning pools, 88-100 ms with two sleeping ones, 80-84 ms with one pool.
 
 Invariant: ``get_num_threads()`` returns what the BLAS pool was last set to (default: PyTorch's default,
 which kernels that split work the way PyTorch's parallel_for does also read).
@@ -53,8 +55,9 @@ def _default_threads() -> int:
 _state = {"intra": _default_threads(), "inter": _default_threads(), "inter_used": False}
 
 
-def _blas_setters() -> list:
-    """The thread-count setters of the BLAS libraries mapped into this process (Linux: /proc/self/maps)."""
+def blas_functions(names: tuple, argtypes: list) -> list:
+    """For each BLAS library mapped into this process (Linux: /proc/self/maps), its first export among ``names``
+    (what threadpoolctl does to find thread settings, without the dependency)."""
     try:
         with open("/proc/self/maps") as f:
             paths = sorted({line.split()[-1] for line in f if line.rstrip().endswith(".so") or ".so." in line})
@@ -68,10 +71,10 @@ def _blas_setters() -> list:
             lib = ctypes.CDLL(path)
         except OSError:
             continue
-        for name in _SETTERS:
+        for name in names:
             fn = getattr(lib, name, None)
             if fn is not None:
-                fn.argtypes = [ctypes.c_int]
+                fn.argtypes = argtypes
                 found.append(fn)
                 break
     return found
@@ -88,7 +91,7 @@ def _check_int(n, what: str) -> int:
 def set_num_threads(n: int) -> None:
     """Use ``n`` threads inside ops (the BLAS pool); ``torch.set_num_threads``."""
     n = _check_int(n, "set_num_threads")
-    for fn in _blas_setters():
+    for fn in blas_functions(_SETTERS, [ctypes.c_int]):
         fn(n)
     _state["intra"] = n
 

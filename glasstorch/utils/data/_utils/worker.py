@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .... import _functions as _F
+from ...._device.threads import set_num_threads
 from . import fetch as _fetch
 
 __all__ = ["WorkerInfo", "get_worker_info", "worker_loop", "ExceptionWrapper", "IterableDatasetStopIteration",
@@ -118,6 +119,9 @@ def worker_loop(iterable: bool, dataset, index_queue, data_queue, done_event, au
     """The body of one worker process (see the module docstring for the protocol)."""
     global _worker_info
     parent_pid = os.getppid()  # the loader's process, or the forkserver that started this worker
+    # One thread per worker, as PyTorch's _worker_loop: the workers are the parallelism, and a forked child must
+    # not start OpenMP work (libgomp's pool does not survive fork: the child would hang in its first region).
+    set_num_threads(1)
     try:
         seed = _seed_everything(base_seed, worker_id)
         _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
