@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import _functions as _fns
 from .._device.threads import get_num_threads as _get_num_threads
+from .._ops.kernels.cpu.batched_gemm import matmul as _batched_matmul
 from .._tensor.impl import CPU as _CPU
 from .._tensor.impl import TensorImpl, empty_strided_impl
 from .._tensor.storage import UntypedStorage
@@ -126,7 +127,7 @@ class WrapperBuilder:
         self.step_labels: list = []
         self.pool = _Pool(graph.outputs, private_from)
         self.lines: list = []
-        self.env: dict = {"_alloc": _alloc, "_np_of": _np_of, "_view": _view, "_matmul": np.matmul, "_wrap": wrap,
+        self.env: dict = {"_alloc": _alloc, "_np_of": _np_of, "_view": _view, "_matmul": _batched_matmul, "_wrap": wrap,
                           "_fix": _fix_layout, "_contig": np.ascontiguousarray, "_get_num_threads": _get_num_threads}
         self.arena = Arena()
         self.local_ptr: dict = {}  # buffer name -> python expression of its pointer

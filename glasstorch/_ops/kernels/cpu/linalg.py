@@ -26,6 +26,7 @@ from ...._core import shape as _shape
 from ...._tensor import views as _views
 from ...._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
 from ...tensor_iterator import common_dtype, resize_out, scalar_np
+from . import batched_gemm as _batched
 
 __all__ = ["mm_out", "bmm_out", "addmm_out", "baddbmm_out", "addbmm", "addbmm_", "addbmm_out", "addmv_out", "mv",
            "mv_out", "dot", "vdot", "dot_out", "vdot_out", "typemeta_name", "set_output", "check_inplace",
@@ -138,7 +139,7 @@ def _product(a: np.ndarray, b: np.ndarray, out_np: np.ndarray, acc, alpha=1, bet
     a, b = _blas(a), _blas(b)
     plain = alpha == 1 and _is_zero(beta)
     if plain and out_np.dtype == acc:
-        np.matmul(a, b, out=out_np)
+        _batched.matmul(a, b, out_np)
         return
     prod = np.matmul(a, b)
     if alpha != 1:
@@ -154,7 +155,7 @@ def _plain_product(result: TensorImpl, a: TensorImpl, b: TensorImpl) -> bool:
     dt = result.dtype
     if dt not in _BLAS_DTYPES or a.dtype is not dt or b.dtype is not dt or result.numel() == 0 or a.sizes[-1] == 0:
         return False
-    np.matmul(_blas(a.as_numpy()), _blas(b.as_numpy()), out=result.as_numpy())
+    _batched.matmul(_blas(a.as_numpy()), _blas(b.as_numpy()), result.as_numpy())
     return True
 
 
