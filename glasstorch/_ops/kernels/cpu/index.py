@@ -25,7 +25,7 @@ from ...._tensor import views as _views
 from ...._tensor.impl import TensorImpl, empty_impl, empty_strided_impl
 from ... import factories as _fac
 from ...aten import aten
-from ...tensor_iterator import compute_output_strides, resize_out, scalar_np
+from ...tensor_iterator import compute_output_strides, fp_ignore, fp_restore, resize_out, scalar_np
 from . import copy as _copy
 from . import scatter_rows as _scatter_rows
 from .shape import assert_no_overlap, fmt, is_meta, prepare_out, write
@@ -308,6 +308,15 @@ _NEW_REDUCE = {"sum": "sum", "prod": "prod", "mean": "mean", "amax": "amax", "am
                "min": "amin"}
 
 
+def _fresh_copy(self: TensorImpl) -> TensorImpl:
+    """A new tensor holding ``self``'s values (the functional variants' output): same dtype and shape, so a plain
+    numpy copy, without ``copy_``'s checks (a fresh tensor overlaps nothing) and cast handling."""
+    out = empty_impl(self.sizes, self.dtype, self.device)
+    if not is_meta(self):
+        np.copyto(out.as_numpy(), self.as_numpy())
+    return out
+
+
 def _scatter_prepare(self, dim, index, src, out, reduce=None, new_options=False):
     """PyTorch's ``scatter_meta_impl``: checks, then the output holding a copy of ``self``."""
     dim = wrap_dim(dim, self.ndim)
@@ -338,9 +347,7 @@ def _scatter_prepare(self, dim, index, src, out, reduce=None, new_options=False)
             raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got " + reduce
                                if new_options else "reduce argument must be either add or multiply.")
     if out is None:
-        out = empty_impl(self.sizes, self.dtype, self.device)
-        if not is_meta(self):
-            _copy.copy_(out, self)
+        out = _fresh_copy(self)
     elif out is not self:
         resize_out(out, self.sizes)
         if not is_meta(self, out):
@@ -369,6 +376,13 @@ def _scatter_apply(out, dim, index, src, op, include_self=True):
         arr[coords] = vals
         return out
     work_dt = _half_opmath(out.dtype)
+    if op == "sum" and include_self and arr.dtype == work_dt and vals.dtype == work_dt:
+        token = fp_ignore()  # the sum in place: the same adds in the same order as on a working copy
+        try:
+            np.add.at(arr, coords, vals)
+        finally:
+            fp_restore(token)
+        return out
     work = arr.astype(work_dt)
     v = np.asarray(vals).astype(work_dt)
     if not include_self:
@@ -438,10 +452,7 @@ def scatter_reduce_two_out(self, dim, index, src, reduce, include_self, out):
 def _self_output(self, out):
     """Structured in-place/out handling: ``out`` is ``self`` (in place), a given tensor, or None."""
     if out is None:
-        out = empty_impl(self.sizes, self.dtype, self.device)
-        if not is_meta(self):
-            _copy.copy_(out, self)
-        return out
+        return _fresh_copy(self)
     if out is not self:
         resize_out(out, self.sizes)
         if not is_meta(self, out):
