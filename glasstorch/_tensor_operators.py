@@ -37,6 +37,12 @@ def _forward(method: str):
 
 
 def _inplace(method: str):
+    # as _forward: the generated in-place method's operator function (``methods._add__operator``) when the method
+    # is the generated one; PyTorch's ``a += b`` calls its C binding, never a subclass's ``add_``
+    fast = _methods.OPERATORS.get(method)
+    if fast is not None and getattr(Tensor, method) is getattr(_methods, method):
+        return fast
+
     def op(self, other):
         if not _ok(other):
             return NotImplemented

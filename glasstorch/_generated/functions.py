@@ -1078,6 +1078,14 @@ def masked_select(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_masked_select.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_masked_select_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_masked_select.parse(args, kwargs)
     except TypeError as e:
@@ -1122,6 +1130,15 @@ def index_select(*args, **kwargs):
         _t2 = type(_a2)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_t2 is _T or _TS[_t2]):
             return _wrap(_op_index_select.call(_a0._impl, _a1, _a2._impl))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_t2 is _T or _TS[_t2]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_index_select_out.call(_a0._impl, _a1, _a2._impl, _o._impl))
     try:
         i, a = _sig_index_select.parse(args, kwargs)
     except TypeError as e:
@@ -1145,6 +1162,15 @@ def gather(*args, **kwargs):
         _t2 = type(_a2)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_t2 is _T or _TS[_t2]):
             return _wrap(_op_gather.call(_a0._impl, _a1, _a2._impl, False))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_t2 is _T or _TS[_t2]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_gather_out.call(_a0._impl, _a1, _a2._impl, False, _o._impl))
     try:
         i, a = _sig_gather.parse(args, kwargs)
     except TypeError as e:
@@ -1167,6 +1193,14 @@ def take(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_take.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_take_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_take.parse(args, kwargs)
     except TypeError as e:
@@ -1210,6 +1244,16 @@ def scatter(*args, **kwargs):
         _t3 = type(_a3)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_t2 is _T or _TS[_t2]) and (_t3 is _T or _TS[_t3]):
             return _wrap(_op_scatter_src.call(_a0._impl, _a1, _a2._impl, _a3._impl))
+    elif len(args) == 4 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_t2 is _T or _TS[_t2]) and (_t3 is _T or _TS[_t3]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_scatter_src_out.call(_a0._impl, _a1, _a2._impl, _a3._impl, _o._impl))
     try:
         i, a = _sig_scatter.parse(args, kwargs)
     except TypeError as e:
@@ -1247,6 +1291,16 @@ def scatter_add(*args, **kwargs):
         _t3 = type(_a3)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_t2 is _T or _TS[_t2]) and (_t3 is _T or _TS[_t3]):
             return _wrap(_op_scatter_add.call(_a0._impl, _a1, _a2._impl, _a3._impl))
+    elif len(args) == 4 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_t2 is _T or _TS[_t2]) and (_t3 is _T or _TS[_t3]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_scatter_add_out.call(_a0._impl, _a1, _a2._impl, _a3._impl, _o._impl))
     try:
         i, a = _sig_scatter_add.parse(args, kwargs)
     except TypeError as e:
@@ -1287,6 +1341,16 @@ def index_add(*args, **kwargs):
         _t3 = type(_a3)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_t2 is _T or _TS[_t2]) and (_t3 is _T or _TS[_t3]):
             return _wrap(_op_index_add.call(_a0._impl, _a1, _a2._impl, _a3._impl, 1))
+    elif len(args) == 4 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_t2 is _T or _TS[_t2]) and (_t3 is _T or _TS[_t3]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_index_add_out.call(_a0._impl, _a1, _a2._impl, _a3._impl, 1, _o._impl))
     try:
         i, a = _sig_index_add.parse(args, kwargs)
     except TypeError as e:
@@ -1311,6 +1375,16 @@ def index_copy(*args, **kwargs):
         _t3 = type(_a3)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_t2 is _T or _TS[_t2]) and (_t3 is _T or _TS[_t3]):
             return _wrap(_op_index_copy.call(_a0._impl, _a1, _a2._impl, _a3._impl))
+    elif len(args) == 4 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_t2 is _T or _TS[_t2]) and (_t3 is _T or _TS[_t3]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_index_copy_out.call(_a0._impl, _a1, _a2._impl, _a3._impl, _o._impl))
     try:
         i, a = _sig_index_copy.parse(args, kwargs)
     except TypeError as e:
@@ -1422,6 +1496,14 @@ def mm(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_mm.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_mm_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_mm.parse(args, kwargs)
     except TypeError as e:
@@ -1450,6 +1532,14 @@ def bmm(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_bmm.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_bmm_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_bmm.parse(args, kwargs)
     except TypeError as e:
@@ -1481,6 +1571,15 @@ def addmm(*args, **kwargs):
         _t2 = type(_a2)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
             return _wrap(_op_addmm.call(_a0._impl, _a1._impl, _a2._impl, 1, 1))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_addmm_out.call(_a0._impl, _a1._impl, _a2._impl, 1, 1, _o._impl))
     try:
         i, a = _sig_addmm.parse(args, kwargs)
     except TypeError as e:
@@ -1520,6 +1619,15 @@ def baddbmm(*args, **kwargs):
         _t2 = type(_a2)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
             return _wrap(_op_baddbmm.call(_a0._impl, _a1._impl, _a2._impl, 1, 1))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_baddbmm_out.call(_a0._impl, _a1._impl, _a2._impl, 1, 1, _o._impl))
     try:
         i, a = _sig_baddbmm.parse(args, kwargs)
     except TypeError as e:
@@ -1558,6 +1666,15 @@ def addbmm(*args, **kwargs):
         _t2 = type(_a2)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
             return _wrap(_op_addbmm.call(_a0._impl, _a1._impl, _a2._impl, 1, 1))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_addbmm_out.call(_a0._impl, _a1._impl, _a2._impl, 1, 1, _o._impl))
     try:
         i, a = _sig_addbmm.parse(args, kwargs)
     except TypeError as e:
@@ -1592,6 +1709,15 @@ def addmv(*args, **kwargs):
         _t2 = type(_a2)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
             return _wrap(_op_addmv.call(_a0._impl, _a1._impl, _a2._impl, 1, 1))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_addmv_out.call(_a0._impl, _a1._impl, _a2._impl, 1, 1, _o._impl))
     try:
         i, a = _sig_addmv.parse(args, kwargs)
     except TypeError as e:
@@ -1651,6 +1777,14 @@ def mv(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_mv.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_mv_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_mv.parse(args, kwargs)
     except TypeError as e:
@@ -1673,6 +1807,14 @@ def dot(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_dot.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_dot_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_dot.parse(args, kwargs)
     except TypeError as e:
@@ -1695,6 +1837,14 @@ def vdot(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_vdot.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_vdot_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_vdot.parse(args, kwargs)
     except TypeError as e:
@@ -1717,6 +1867,14 @@ def matmul(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_matmul.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_matmul_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_matmul.parse(args, kwargs)
     except TypeError as e:
@@ -1755,6 +1913,14 @@ def outer(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_outer.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_outer_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_outer.parse(args, kwargs)
     except TypeError as e:
@@ -1777,6 +1943,14 @@ def ger(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_ger.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_ger_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_ger.parse(args, kwargs)
     except TypeError as e:
@@ -1857,6 +2031,13 @@ def linalg_svdvals(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_linalg_svdvals.call(_a0._impl, None))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_linalg_svdvals_out.call(_a0._impl, None, _o._impl))
     try:
         i, a = _sig_linalg_svdvals.parse(args, kwargs)
     except TypeError as e:
@@ -1896,6 +2077,15 @@ def _softmax(*args, **kwargs):
         _t2 = type(_a2)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool:
             return _wrap(_op__softmax.call(_a0._impl, _a1, _a2))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool and (_to is _T or _TS[_to]):
+            return _wrap(_op__softmax_out.call(_a0._impl, _a1, _a2, _o._impl))
     try:
         i, a = _sig__softmax.parse(args, kwargs)
     except TypeError as e:
@@ -1935,6 +2125,15 @@ def _log_softmax(*args, **kwargs):
         _t2 = type(_a2)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool:
             return _wrap(_op__log_softmax.call(_a0._impl, _a1, _a2))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool and (_to is _T or _TS[_to]):
+            return _wrap(_op__log_softmax_out.call(_a0._impl, _a1, _a2, _o._impl))
     try:
         i, a = _sig__log_softmax.parse(args, kwargs)
     except TypeError as e:
@@ -2051,6 +2250,13 @@ def gelu(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_gelu.call(_a0._impl, 'none'))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_gelu_out.call(_a0._impl, 'none', _o._impl))
     try:
         i, a = _sig_gelu.parse(args, kwargs)
     except TypeError as e:
@@ -2072,6 +2278,13 @@ def silu(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_silu.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_silu_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_silu.parse(args, kwargs)
     except TypeError as e:
@@ -2112,6 +2325,13 @@ def mish(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_mish.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_mish_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_mish.parse(args, kwargs)
     except TypeError as e:
@@ -2154,6 +2374,15 @@ def softplus(*args, **kwargs):
         _t2 = type(_a2)
         if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616):
             return _wrap(_op_softplus.call(_a0._impl, _a1, _a2))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616) and (_to is _T or _TS[_to]):
+            return _wrap(_op_softplus_out.call(_a0._impl, _a1, _a2, _o._impl))
     try:
         i, a = _sig_softplus.parse(args, kwargs)
     except TypeError as e:
@@ -2178,6 +2407,16 @@ def elu(*args, **kwargs):
         _t3 = type(_a3)
         if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616) and _t3 in _NUM and (_t3 is not int or -9223372036854775808 <= _a3 < 18446744073709551616):
             return _wrap(_op_elu.call(_a0._impl, _a1, _a2, _a3))
+    elif len(args) == 4 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616) and _t3 in _NUM and (_t3 is not int or -9223372036854775808 <= _a3 < 18446744073709551616) and (_to is _T or _TS[_to]):
+            return _wrap(_op_elu_out.call(_a0._impl, _a1, _a2, _a3, _o._impl))
     try:
         i, a = _sig_elu.parse(args, kwargs)
     except TypeError as e:
@@ -2300,6 +2539,14 @@ def leaky_relu(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616):
             return _wrap(_op_leaky_relu.call(_a0._impl, _a1))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and (_to is _T or _TS[_to]):
+            return _wrap(_op_leaky_relu_out.call(_a0._impl, _a1, _o._impl))
     try:
         i, a = _sig_leaky_relu.parse(args, kwargs)
     except TypeError as e:
@@ -2343,6 +2590,15 @@ def hardtanh(*args, **kwargs):
         _t2 = type(_a2)
         if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616):
             return _wrap(_op_hardtanh.call(_a0._impl, _a1, _a2))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616) and (_to is _T or _TS[_to]):
+            return _wrap(_op_hardtanh_out.call(_a0._impl, _a1, _a2, _o._impl))
     try:
         i, a = _sig_hardtanh.parse(args, kwargs)
     except TypeError as e:
@@ -2385,6 +2641,13 @@ def hardsigmoid(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_hardsigmoid.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_hardsigmoid_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_hardsigmoid.parse(args, kwargs)
     except TypeError as e:
@@ -2425,6 +2688,13 @@ def hardswish(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_hardswish.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_hardswish_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_hardswish.parse(args, kwargs)
     except TypeError as e:
@@ -2467,6 +2737,15 @@ def threshold(*args, **kwargs):
         _t2 = type(_a2)
         if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616):
             return _wrap(_op_threshold.call(_a0._impl, _a1, _a2))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) and _t2 in _NUM and (_t2 is not int or -9223372036854775808 <= _a2 < 18446744073709551616) and (_to is _T or _TS[_to]):
+            return _wrap(_op_threshold_out.call(_a0._impl, _a1, _a2, _o._impl))
     try:
         i, a = _sig_threshold.parse(args, kwargs)
     except TypeError as e:
@@ -2509,6 +2788,13 @@ def log_sigmoid(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_log_sigmoid.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_log_sigmoid_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_log_sigmoid.parse(args, kwargs)
     except TypeError as e:
@@ -2531,6 +2817,14 @@ def glu(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
             return _wrap(_op_glu.call(_a0._impl, _a1))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_to is _T or _TS[_to]):
+            return _wrap(_op_glu_out.call(_a0._impl, _a1, _o._impl))
     try:
         i, a = _sig_glu.parse(args, kwargs)
     except TypeError as e:
@@ -2891,6 +3185,15 @@ def mse_loss(*args, **kwargs):
         _t2 = type(_a2)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
             return _wrap(_op_mse_loss.call(_a0._impl, _a1._impl, _a2))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and (_to is _T or _TS[_to]):
+            return _wrap(_op_mse_loss_out.call(_a0._impl, _a1._impl, _a2, _o._impl))
     try:
         i, a = _sig_mse_loss.parse(args, kwargs)
     except TypeError as e:
@@ -2936,6 +3239,16 @@ def smooth_l1_loss(*args, **kwargs):
         _t3 = type(_a3)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is float:
             return _wrap(_op_smooth_l1_loss.call(_a0._impl, _a1._impl, _a2, _a3))
+    elif len(args) == 4 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is float and (_to is _T or _TS[_to]):
+            return _wrap(_op_smooth_l1_loss_out.call(_a0._impl, _a1._impl, _a2, _a3, _o._impl))
     try:
         i, a = _sig_smooth_l1_loss.parse(args, kwargs)
     except TypeError as e:
@@ -2960,6 +3273,16 @@ def huber_loss(*args, **kwargs):
         _t3 = type(_a3)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is float:
             return _wrap(_op_huber_loss.call(_a0._impl, _a1._impl, _a2, _a3))
+    elif len(args) == 4 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is float and (_to is _T or _TS[_to]):
+            return _wrap(_op_huber_loss_out.call(_a0._impl, _a1._impl, _a2, _a3, _o._impl))
     try:
         i, a = _sig_huber_loss.parse(args, kwargs)
     except TypeError as e:
@@ -3116,6 +3439,13 @@ def abs(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_abs.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_abs_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_abs.parse(args, kwargs)
     except TypeError as e:
@@ -3156,6 +3486,13 @@ def neg(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_neg.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_neg_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_neg.parse(args, kwargs)
     except TypeError as e:
@@ -3196,6 +3533,13 @@ def sign(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_sign.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_sign_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_sign.parse(args, kwargs)
     except TypeError as e:
@@ -3217,6 +3561,13 @@ def sgn(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_sgn.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_sgn_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_sgn.parse(args, kwargs)
     except TypeError as e:
@@ -3238,6 +3589,13 @@ def exp(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_exp.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_exp_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_exp.parse(args, kwargs)
     except TypeError as e:
@@ -3278,6 +3636,13 @@ def exp2(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_exp2.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_exp2_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_exp2.parse(args, kwargs)
     except TypeError as e:
@@ -3318,6 +3683,13 @@ def expm1(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_expm1.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_expm1_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_expm1.parse(args, kwargs)
     except TypeError as e:
@@ -3358,6 +3730,13 @@ def log(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_log.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_log_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_log.parse(args, kwargs)
     except TypeError as e:
@@ -3398,6 +3777,13 @@ def log2(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_log2.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_log2_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_log2.parse(args, kwargs)
     except TypeError as e:
@@ -3438,6 +3824,13 @@ def log10(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_log10.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_log10_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_log10.parse(args, kwargs)
     except TypeError as e:
@@ -3478,6 +3871,13 @@ def log1p(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_log1p.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_log1p_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_log1p.parse(args, kwargs)
     except TypeError as e:
@@ -3518,6 +3918,13 @@ def sqrt(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_sqrt.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_sqrt_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_sqrt.parse(args, kwargs)
     except TypeError as e:
@@ -3558,6 +3965,13 @@ def rsqrt(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_rsqrt.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_rsqrt_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_rsqrt.parse(args, kwargs)
     except TypeError as e:
@@ -3598,6 +4012,13 @@ def reciprocal(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_reciprocal.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_reciprocal_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_reciprocal.parse(args, kwargs)
     except TypeError as e:
@@ -3638,6 +4059,13 @@ def sin(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_sin.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_sin_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_sin.parse(args, kwargs)
     except TypeError as e:
@@ -3678,6 +4106,13 @@ def cos(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_cos.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_cos_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_cos.parse(args, kwargs)
     except TypeError as e:
@@ -3718,6 +4153,13 @@ def tan(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_tan.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_tan_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_tan.parse(args, kwargs)
     except TypeError as e:
@@ -3758,6 +4200,13 @@ def asin(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_asin.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_asin_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_asin.parse(args, kwargs)
     except TypeError as e:
@@ -3798,6 +4247,13 @@ def acos(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_acos.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_acos_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_acos.parse(args, kwargs)
     except TypeError as e:
@@ -3838,6 +4294,13 @@ def atan(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_atan.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_atan_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_atan.parse(args, kwargs)
     except TypeError as e:
@@ -3878,6 +4341,13 @@ def sinh(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_sinh.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_sinh_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_sinh.parse(args, kwargs)
     except TypeError as e:
@@ -3918,6 +4388,13 @@ def cosh(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_cosh.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_cosh_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_cosh.parse(args, kwargs)
     except TypeError as e:
@@ -3958,6 +4435,13 @@ def tanh(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_tanh.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_tanh_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_tanh.parse(args, kwargs)
     except TypeError as e:
@@ -3998,6 +4482,13 @@ def asinh(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_asinh.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_asinh_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_asinh.parse(args, kwargs)
     except TypeError as e:
@@ -4038,6 +4529,13 @@ def acosh(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_acosh.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_acosh_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_acosh.parse(args, kwargs)
     except TypeError as e:
@@ -4078,6 +4576,13 @@ def atanh(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_atanh.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_atanh_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_atanh.parse(args, kwargs)
     except TypeError as e:
@@ -4118,6 +4623,13 @@ def sigmoid(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_sigmoid.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_sigmoid_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_sigmoid.parse(args, kwargs)
     except TypeError as e:
@@ -4158,6 +4670,13 @@ def erf(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_erf.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_erf_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_erf.parse(args, kwargs)
     except TypeError as e:
@@ -4198,6 +4717,13 @@ def erfc(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_erfc.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_erfc_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_erfc.parse(args, kwargs)
     except TypeError as e:
@@ -4238,6 +4764,13 @@ def erfinv(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_erfinv.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_erfinv_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_erfinv.parse(args, kwargs)
     except TypeError as e:
@@ -4259,6 +4792,13 @@ def floor(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_floor.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_floor_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_floor.parse(args, kwargs)
     except TypeError as e:
@@ -4299,6 +4839,13 @@ def ceil(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_ceil.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_ceil_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_ceil.parse(args, kwargs)
     except TypeError as e:
@@ -4339,6 +4886,13 @@ def trunc(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_trunc.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_trunc_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_trunc.parse(args, kwargs)
     except TypeError as e:
@@ -4379,6 +4933,13 @@ def frac(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_frac.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_frac_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_frac.parse(args, kwargs)
     except TypeError as e:
@@ -4420,6 +4981,13 @@ def round(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_round.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_round_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_round.parse(args, kwargs)
     except TypeError as e:
@@ -4469,6 +5037,13 @@ def square(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_square.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_square_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_square.parse(args, kwargs)
     except TypeError as e:
@@ -4528,6 +5103,13 @@ def bitwise_not(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_bitwise_not.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_bitwise_not_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_bitwise_not.parse(args, kwargs)
     except TypeError as e:
@@ -4549,6 +5131,13 @@ def logical_not(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_logical_not.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_logical_not_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_logical_not.parse(args, kwargs)
     except TypeError as e:
@@ -4659,6 +5248,14 @@ def add(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
             return _wrap(_op_add_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), 1))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_add_out.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), 1, _o._impl))
     try:
         i, a = _sig_add.parse(args, kwargs)
     except TypeError as e:
@@ -4687,6 +5284,14 @@ def sub(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
             return _wrap(_op_sub_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), 1))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_sub_out.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), 1, _o._impl))
     try:
         i, a = _sig_sub.parse(args, kwargs)
     except TypeError as e:
@@ -4738,6 +5343,14 @@ def mul(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
             return _wrap(_op_mul_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl)))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_mul_out.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), _o._impl))
     try:
         i, a = _sig_mul.parse(args, kwargs)
     except TypeError as e:
@@ -4762,6 +5375,14 @@ def div(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
             return _wrap(_op_div_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl)))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_div_out.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), _o._impl))
     try:
         i, a = _sig_div.parse(args, kwargs)
     except TypeError as e:
@@ -4792,6 +5413,14 @@ def true_divide(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
             return _wrap(_op_true_divide_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl)))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_true_divide_out.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), _o._impl))
     try:
         i, a = _sig_true_divide.parse(args, kwargs)
     except TypeError as e:
@@ -4818,6 +5447,14 @@ def floor_divide(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
             return _wrap(_op_floor_divide.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl)))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_floor_divide_out.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), _o._impl))
     try:
         i, a = _sig_floor_divide.parse(args, kwargs)
     except TypeError as e:
@@ -4845,6 +5482,14 @@ def remainder(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_remainder_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_remainder_Tensor_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_remainder.parse(args, kwargs)
     except TypeError as e:
@@ -4875,6 +5520,14 @@ def fmod(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_fmod_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_fmod_Tensor_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_fmod.parse(args, kwargs)
     except TypeError as e:
@@ -4904,6 +5557,14 @@ def pow(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_pow_Tensor_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_pow_Tensor_Tensor_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_pow.parse(args, kwargs)
     except TypeError as e:
@@ -4935,6 +5596,14 @@ def maximum(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_maximum.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_maximum_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_maximum.parse(args, kwargs)
     except TypeError as e:
@@ -4957,6 +5626,14 @@ def minimum(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_minimum.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_minimum_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_minimum.parse(args, kwargs)
     except TypeError as e:
@@ -4979,6 +5656,14 @@ def fmax(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_fmax.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_fmax_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_fmax.parse(args, kwargs)
     except TypeError as e:
@@ -5001,6 +5686,14 @@ def fmin(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_fmin.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_fmin_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_fmin.parse(args, kwargs)
     except TypeError as e:
@@ -5023,6 +5716,14 @@ def logaddexp(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_logaddexp.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_logaddexp_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_logaddexp.parse(args, kwargs)
     except TypeError as e:
@@ -5045,6 +5746,14 @@ def atan2(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_atan2.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_atan2_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_atan2.parse(args, kwargs)
     except TypeError as e:
@@ -5067,6 +5776,14 @@ def hypot(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_hypot.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_hypot_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_hypot.parse(args, kwargs)
     except TypeError as e:
@@ -5090,6 +5807,14 @@ def copysign(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_copysign_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_copysign_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_copysign.parse(args, kwargs)
     except TypeError as e:
@@ -5119,6 +5844,14 @@ def xlogy(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_xlogy_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_xlogy_OutTensor.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_xlogy.parse(args, kwargs)
     except TypeError as e:
@@ -5175,6 +5908,14 @@ def eq(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_eq_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_eq_Tensor_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_eq.parse(args, kwargs)
     except TypeError as e:
@@ -5203,6 +5944,14 @@ def ne(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_ne_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_ne_Tensor_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_ne.parse(args, kwargs)
     except TypeError as e:
@@ -5231,6 +5980,14 @@ def lt(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_lt_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_lt_Tensor_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_lt.parse(args, kwargs)
     except TypeError as e:
@@ -5259,6 +6016,14 @@ def le(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_le_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_le_Tensor_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_le.parse(args, kwargs)
     except TypeError as e:
@@ -5287,6 +6052,14 @@ def gt(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_gt_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_gt_Tensor_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_gt.parse(args, kwargs)
     except TypeError as e:
@@ -5315,6 +6088,14 @@ def ge(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_ge_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_ge_Tensor_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_ge.parse(args, kwargs)
     except TypeError as e:
@@ -5365,6 +6146,14 @@ def logical_and(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_logical_and.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_logical_and_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_logical_and.parse(args, kwargs)
     except TypeError as e:
@@ -5387,6 +6176,14 @@ def logical_or(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_logical_or.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_logical_or_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_logical_or.parse(args, kwargs)
     except TypeError as e:
@@ -5409,6 +6206,14 @@ def logical_xor(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_logical_xor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_logical_xor_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_logical_xor.parse(args, kwargs)
     except TypeError as e:
@@ -5433,6 +6238,14 @@ def bitwise_and(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_bitwise_and_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_bitwise_and_Tensor_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_bitwise_and.parse(args, kwargs)
     except TypeError as e:
@@ -5464,6 +6277,14 @@ def bitwise_or(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_bitwise_or_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_bitwise_or_Tensor_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_bitwise_or.parse(args, kwargs)
     except TypeError as e:
@@ -5495,6 +6316,14 @@ def bitwise_xor(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_bitwise_xor_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_bitwise_xor_Tensor_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_bitwise_xor.parse(args, kwargs)
     except TypeError as e:
@@ -5526,6 +6355,14 @@ def bitwise_left_shift(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_bitwise_left_shift_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_bitwise_left_shift_Tensor_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_bitwise_left_shift.parse(args, kwargs)
     except TypeError as e:
@@ -5557,6 +6394,14 @@ def bitwise_right_shift(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_bitwise_right_shift_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_bitwise_right_shift_Tensor_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_bitwise_right_shift.parse(args, kwargs)
     except TypeError as e:
@@ -5627,6 +6472,14 @@ def clamp_min(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_clamp_min_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_clamp_min_Tensor_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_clamp_min.parse(args, kwargs)
     except TypeError as e:
@@ -5679,6 +6532,14 @@ def clamp_max(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_clamp_max_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_clamp_max_Tensor_out.call(_a0._impl, _a1._impl, _o._impl))
     try:
         i, a = _sig_clamp_max.parse(args, kwargs)
     except TypeError as e:
@@ -5806,6 +6667,15 @@ def lerp(*args, **kwargs):
         _t2 = type(_a2)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
             return _wrap(_op_lerp_Tensor.call(_a0._impl, _a1._impl, _a2._impl))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_lerp_Tensor_out.call(_a0._impl, _a1._impl, _a2._impl, _o._impl))
     try:
         i, a = _sig_lerp.parse(args, kwargs)
     except TypeError as e:
@@ -5835,6 +6705,15 @@ def addcmul(*args, **kwargs):
         _t2 = type(_a2)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
             return _wrap(_op_addcmul.call(_a0._impl, _a1._impl, _a2._impl, 1))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_addcmul_out.call(_a0._impl, _a1._impl, _a2._impl, 1, _o._impl))
     try:
         i, a = _sig_addcmul.parse(args, kwargs)
     except TypeError as e:
@@ -5864,6 +6743,15 @@ def addcdiv(*args, **kwargs):
         _t2 = type(_a2)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
             return _wrap(_op_addcdiv.call(_a0._impl, _a1._impl, _a2._impl, 1))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_addcdiv_out.call(_a0._impl, _a1._impl, _a2._impl, 1, _o._impl))
     try:
         i, a = _sig_addcdiv.parse(args, kwargs)
     except TypeError as e:
@@ -5891,6 +6779,13 @@ def bernoulli(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_bernoulli.call(_a0._impl, None))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_bernoulli_out.call(_a0._impl, None, _o._impl))
     try:
         i, a = _sig_bernoulli.parse(args, kwargs)
     except TypeError as e:
@@ -5917,6 +6812,15 @@ def multinomial(*args, **kwargs):
         _t2 = type(_a2)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool:
             return _wrap(_op_multinomial.call(_a0._impl, _a1, _a2, None))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool and (_to is _T or _TS[_to]):
+            return _wrap(_op_multinomial_out.call(_a0._impl, _a1, _a2, None, _o._impl))
     try:
         i, a = _sig_multinomial.parse(args, kwargs)
     except TypeError as e:
@@ -5964,6 +6868,13 @@ def mean(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_mean.call(_a0._impl, None))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_mean_dtype_out.call(_a0._impl, None, _o._impl))
     try:
         i, a = _sig_mean.parse(args, kwargs)
     except TypeError as e:
@@ -6017,6 +6928,13 @@ def max(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_max.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_max_unary_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_max.parse(args, kwargs)
     except TypeError as e:
@@ -6049,6 +6967,13 @@ def min(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_min.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_min_unary_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_min.parse(args, kwargs)
     except TypeError as e:
@@ -6327,6 +7252,13 @@ def all(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_all.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_all_all_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_all.parse(args, kwargs)
     except TypeError as e:
@@ -6359,6 +7291,13 @@ def any(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_any.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_any_all_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_any.parse(args, kwargs)
     except TypeError as e:
@@ -6408,6 +7347,14 @@ def cumsum(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
             return _wrap(_op_cumsum.call(_a0._impl, _a1, None))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_to is _T or _TS[_to]):
+            return _wrap(_op_cumsum_out.call(_a0._impl, _a1, None, _o._impl))
     try:
         i, a = _sig_cumsum.parse(args, kwargs)
     except TypeError as e:
@@ -6430,6 +7377,14 @@ def cumprod(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
             return _wrap(_op_cumprod.call(_a0._impl, _a1, None))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_to is _T or _TS[_to]):
+            return _wrap(_op_cumprod_out.call(_a0._impl, _a1, None, _o._impl))
     try:
         i, a = _sig_cumprod.parse(args, kwargs)
     except TypeError as e:
@@ -6700,6 +7655,14 @@ def tril(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
             return _wrap(_op_tril.call(_a0._impl, _a1))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_to is _T or _TS[_to]):
+            return _wrap(_op_tril_out.call(_a0._impl, _a1, _o._impl))
     try:
         i, a = _sig_tril.parse(args, kwargs)
     except TypeError as e:
@@ -6722,6 +7685,14 @@ def triu(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
             return _wrap(_op_triu.call(_a0._impl, _a1))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_to is _T or _TS[_to]):
+            return _wrap(_op_triu_out.call(_a0._impl, _a1, _o._impl))
     try:
         i, a = _sig_triu.parse(args, kwargs)
     except TypeError as e:
@@ -6744,6 +7715,14 @@ def diag(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
             return _wrap(_op_diag.call(_a0._impl, _a1))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_to is _T or _TS[_to]):
+            return _wrap(_op_diag_out.call(_a0._impl, _a1, _o._impl))
     try:
         i, a = _sig_diag.parse(args, kwargs)
     except TypeError as e:
@@ -6790,6 +7769,16 @@ def narrow_copy(*args, **kwargs):
         _t3 = type(_a3)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is int and -9223372036854775808 <= _a3 < 9223372036854775808:
             return _wrap(_op_narrow_copy.call(_a0._impl, _a1, _a2, _a3))
+    elif len(args) == 4 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is int and -9223372036854775808 <= _a3 < 9223372036854775808 and (_to is _T or _TS[_to]):
+            return _wrap(_op_narrow_copy_out.call(_a0._impl, _a1, _a2, _a3, _o._impl))
     try:
         i, a = _sig_narrow_copy.parse(args, kwargs)
     except TypeError as e:
@@ -7017,6 +8006,13 @@ def msort(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_msort.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_msort_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_msort.parse(args, kwargs)
     except TypeError as e:
@@ -7148,6 +8144,14 @@ def searchsorted(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_searchsorted_Tensor.call(_a0._impl, _a1._impl, False, False, None, None))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_searchsorted_Tensor_out.call(_a0._impl, _a1._impl, False, False, None, None, _o._impl))
     try:
         i, a = _sig_searchsorted.parse(args, kwargs)
     except TypeError as e:
@@ -7176,6 +8180,14 @@ def bucketize(*args, **kwargs):
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
             return _wrap(_op_bucketize_Tensor.call(_a0._impl, _a1._impl, False, False))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_bucketize_Tensor_out.call(_a0._impl, _a1._impl, False, False, _o._impl))
     try:
         i, a = _sig_bucketize.parse(args, kwargs)
     except TypeError as e:
@@ -7200,6 +8212,13 @@ def nonzero(*args, **kwargs):
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
             return _wrap(_op_nonzero.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_nonzero_out.call(_a0._impl, _o._impl))
     try:
         i, a = _sig_nonzero.parse(args, kwargs)
     except TypeError as e:

@@ -3291,6 +3291,15 @@ def add_(self, *args, **kwargs):
         return self
 
 
+def _add__operator(self, other):
+    """``add_`` as an in-place operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
+        _op_add__Tensor.call(self._impl, (other if _t in _NUM else other._impl), 1)
+        return self
+    return _operator_fallback(add_, self, other)
+
+
 _sig_sub = _Signatures('sub', [
     'sub(Scalar alpha, Tensor other)|deprecated',
     'sub(Tensor other, *, Scalar alpha=1)',
@@ -3348,6 +3357,15 @@ def sub_(self, *args, **kwargs):
         return self
 
 
+def _sub__operator(self, other):
+    """``sub_`` as an in-place operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
+        _op_sub__Tensor.call(self._impl, (other if _t in _NUM else other._impl), 1)
+        return self
+    return _operator_fallback(sub_, self, other)
+
+
 _sig_mul = _Signatures('mul', [
     'mul(Tensor other)',
 ], numbers_as_tensors=True, is_method=True)
@@ -3394,6 +3412,15 @@ def mul_(self, *args, **kwargs):
         return _tf_fallback(e, mul_, (self,) + args, kwargs)
     _op_mul__Tensor.call(self._impl, a[0])
     return self
+
+
+def _mul__operator(self, other):
+    """``mul_`` as an in-place operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
+        _op_mul__Tensor.call(self._impl, (other if _t in _NUM else other._impl))
+        return self
+    return _operator_fallback(mul_, self, other)
 
 
 _sig_div = _Signatures('div', [
@@ -3458,6 +3485,15 @@ def div_(self, *args, **kwargs):
     elif i == 2:
         _op_div__Scalar_mode.call(self._impl, a[0], a[1])
         return self
+
+
+def _div__operator(self, other):
+    """``div_`` as an in-place operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
+        _op_div__Tensor.call(self._impl, (other if _t in _NUM else other._impl))
+        return self
+    return _operator_fallback(div_, self, other)
 
 
 _sig_true_divide = _Signatures('true_divide', [
@@ -3566,6 +3602,15 @@ def floor_divide_(self, *args, **kwargs):
         return self
 
 
+def _floor_divide__operator(self, other):
+    """``floor_divide_`` as an in-place operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
+        _op_floor_divide__Tensor.call(self._impl, (other if _t in _NUM else other._impl))
+        return self
+    return _operator_fallback(floor_divide_, self, other)
+
+
 _sig_remainder = _Signatures('remainder', [
     'remainder(Tensor other)',
     'remainder(Scalar other)',
@@ -3621,6 +3666,15 @@ def remainder_(self, *args, **kwargs):
     elif i == 1:
         _op_remainder__Scalar.call(self._impl, a[0])
         return self
+
+
+def _remainder__operator(self, other):
+    """``remainder_`` as an in-place operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _TS[_t]):
+        _op_remainder__Tensor.call(self._impl, other._impl)
+        return self
+    return _operator_fallback(remainder_, self, other)
 
 
 _sig_fmod = _Signatures('fmod', [
@@ -3727,6 +3781,15 @@ def pow_(self, *args, **kwargs):
     elif i == 1:
         _op_pow__Scalar.call(self._impl, a[0])
         return self
+
+
+def _pow__operator(self, other):
+    """``pow_`` as an in-place operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _TS[_t]):
+        _op_pow__Tensor.call(self._impl, other._impl)
+        return self
+    return _operator_fallback(pow_, self, other)
 
 
 _sig_maximum = _Signatures('maximum', [
@@ -4543,6 +4606,15 @@ def bitwise_and_(self, *args, **kwargs):
         return self
 
 
+def _bitwise_and__operator(self, other):
+    """``bitwise_and_`` as an in-place operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _TS[_t]):
+        _op_bitwise_and__Tensor.call(self._impl, other._impl)
+        return self
+    return _operator_fallback(bitwise_and_, self, other)
+
+
 _sig_bitwise_or = _Signatures('bitwise_or', [
     'bitwise_or(Tensor other)',
     'bitwise_or(Scalar other)',
@@ -4598,6 +4670,15 @@ def bitwise_or_(self, *args, **kwargs):
     elif i == 1:
         _op_bitwise_or__Scalar.call(self._impl, a[0])
         return self
+
+
+def _bitwise_or__operator(self, other):
+    """``bitwise_or_`` as an in-place operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _TS[_t]):
+        _op_bitwise_or__Tensor.call(self._impl, other._impl)
+        return self
+    return _operator_fallback(bitwise_or_, self, other)
 
 
 _sig_bitwise_xor = _Signatures('bitwise_xor', [
@@ -4657,6 +4738,15 @@ def bitwise_xor_(self, *args, **kwargs):
         return self
 
 
+def _bitwise_xor__operator(self, other):
+    """``bitwise_xor_`` as an in-place operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _TS[_t]):
+        _op_bitwise_xor__Tensor.call(self._impl, other._impl)
+        return self
+    return _operator_fallback(bitwise_xor_, self, other)
+
+
 _sig_bitwise_left_shift = _Signatures('bitwise_left_shift', [
     'bitwise_left_shift(Tensor other)',
     'bitwise_left_shift(Scalar other)',
@@ -4714,6 +4804,15 @@ def bitwise_left_shift_(self, *args, **kwargs):
         return self
 
 
+def _bitwise_left_shift__operator(self, other):
+    """``bitwise_left_shift_`` as an in-place operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _TS[_t]):
+        _op_bitwise_left_shift__Tensor.call(self._impl, other._impl)
+        return self
+    return _operator_fallback(bitwise_left_shift_, self, other)
+
+
 _sig_bitwise_right_shift = _Signatures('bitwise_right_shift', [
     'bitwise_right_shift(Tensor other)',
     'bitwise_right_shift(Scalar other)',
@@ -4769,6 +4868,15 @@ def bitwise_right_shift_(self, *args, **kwargs):
     elif i == 1:
         _op_bitwise_right_shift__Tensor_Scalar.call(self._impl, a[0])
         return self
+
+
+def _bitwise_right_shift__operator(self, other):
+    """``bitwise_right_shift_`` as an in-place operator: its fast path, else the number protocol."""
+    _t = type(other)
+    if (_t is _T or _TS[_t]):
+        _op_bitwise_right_shift__Tensor.call(self._impl, other._impl)
+        return self
+    return _operator_fallback(bitwise_right_shift_, self, other)
 
 
 _sig_clamp = _Signatures('clamp', [
@@ -6765,7 +6873,7 @@ def resize_as_(self, *args, **kwargs):
 __all__ = ['masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'nonzero', 'nonzero_static', 'argwhere', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
 
 # the binary operators' fast functions (_tensor_operators.install)
-OPERATORS = {'matmul': _matmul_operator, 'add': _add_operator, 'sub': _sub_operator, 'mul': _mul_operator, 'div': _div_operator, 'floor_divide': _floor_divide_operator, 'remainder': _remainder_operator, 'pow': _pow_operator, 'eq': _eq_operator, 'ne': _ne_operator, 'lt': _lt_operator, 'le': _le_operator, 'gt': _gt_operator, 'ge': _ge_operator, 'bitwise_and': _bitwise_and_operator, 'bitwise_or': _bitwise_or_operator, 'bitwise_xor': _bitwise_xor_operator, 'bitwise_left_shift': _bitwise_left_shift_operator, 'bitwise_right_shift': _bitwise_right_shift_operator}
+OPERATORS = {'matmul': _matmul_operator, 'add': _add_operator, 'add_': _add__operator, 'sub': _sub_operator, 'sub_': _sub__operator, 'mul': _mul_operator, 'mul_': _mul__operator, 'div': _div_operator, 'div_': _div__operator, 'floor_divide': _floor_divide_operator, 'floor_divide_': _floor_divide__operator, 'remainder': _remainder_operator, 'remainder_': _remainder__operator, 'pow': _pow_operator, 'pow_': _pow__operator, 'eq': _eq_operator, 'ne': _ne_operator, 'lt': _lt_operator, 'le': _le_operator, 'gt': _gt_operator, 'ge': _ge_operator, 'bitwise_and': _bitwise_and_operator, 'bitwise_and_': _bitwise_and__operator, 'bitwise_or': _bitwise_or_operator, 'bitwise_or_': _bitwise_or__operator, 'bitwise_xor': _bitwise_xor_operator, 'bitwise_xor_': _bitwise_xor__operator, 'bitwise_left_shift': _bitwise_left_shift_operator, 'bitwise_left_shift_': _bitwise_left_shift__operator, 'bitwise_right_shift': _bitwise_right_shift_operator, 'bitwise_right_shift_': _bitwise_right_shift__operator}
 
 
 def install(cls):

@@ -20,32 +20,54 @@ __all__ = ["inplace_kernel", "view_kernel", "backend_select_kernel"]
 _BELOW = bit("ADInplaceOrView") | AUTOGRAD_SET  # PyTorch's AutoDispatchBelowADInplaceOrView
 
 
-def _redispatch_below(op, ks, args, kwargs):
-    """Redispatch with autograd and ADInplaceOrView excluded for nested calls, so an in-place op built
-    from other in-place ops bumps each version once (PyTorch's AutoDispatchBelowADInplaceOrView)."""
-    prev = tls.excluded
-    tls.excluded = prev | _BELOW
-    try:
-        return op.redispatch(ks, *args, **kwargs)
-    finally:
-        tls.excluded = prev
-
-
 def inplace_kernel(op, written: tuple):
-    """Redispatch, then bump the version counter of every argument the op writes (``Tensor(a!)``)."""
-    def kernel(ks, *args, **kwargs):
-        out = _redispatch_below(op, ks, args, kwargs)
-        for w in written:
+    """Redispatch, then bump the version counter of every argument the op writes (``Tensor(a!)``).
+
+    The redispatch runs with autograd and ADInplaceOrView excluded for nested calls, so an in-place op built
+    from other in-place ops bumps each version once (PyTorch's AutoDispatchBelowADInplaceOrView).  The
+    exclusion and the redispatch are inline, and one written argument (nearly every op) gets its own
+    kernel: this hop runs on every in-place and ``out=`` call (see Note [Per-call cost] in tensor_iterator.py).
+    """
+    redispatch = op.redispatch
+    if len(written) == 1:
+        w = written[0]
+
+        def kernel(ks, *args, **kwargs):
+            prev = tls.excluded
+            tls.excluded = prev | _BELOW
+            try:
+                out = redispatch(ks, *args, **kwargs)
+            finally:
+                tls.excluded = prev
             t = args[w] if w < len(args) else None
             if type(t) is TensorImpl:
                 t.version.version += 1
             elif isinstance(t, (list, tuple)):
-                for x in t:
-                    if type(x) is TensorImpl:
-                        x.version.version += 1
-        return out
+                _bump_each(t)
+            return out
+    else:
+        def kernel(ks, *args, **kwargs):
+            prev = tls.excluded
+            tls.excluded = prev | _BELOW
+            try:
+                out = redispatch(ks, *args, **kwargs)
+            finally:
+                tls.excluded = prev
+            for w in written:
+                t = args[w] if w < len(args) else None
+                if type(t) is TensorImpl:
+                    t.version.version += 1
+                elif isinstance(t, (list, tuple)):
+                    _bump_each(t)
+            return out
     kernel.__qualname__ = f"ADInplaceOrView::{op.name}"
     return kernel
+
+
+def _bump_each(tensors) -> None:
+    for x in tensors:
+        if type(x) is TensorImpl:
+            x.version.version += 1
 
 
 def _mark_creation(view: TensorImpl, creation: str) -> None:

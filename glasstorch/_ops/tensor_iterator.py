@@ -13,6 +13,10 @@ number, see Note [Wrapped numbers]) and a config; :func:`build` then does, in Py
 7. numpy views of every operand, ready for a ufunc with ``dtype=common`` (numpy casts inside the
    loop, so mixed-dtype inputs are not copied first).
 
+A given output (in place or ``out=``) that needs no broadcast, cast or resize takes :func:`fast_operands`
+(Note [Given-output fast path]): the overlap check alone, then the numpy operands; hot kernels call it
+directly and skip the iterator object.
+
 Reductions use :func:`build_reduction`.  :func:`coalesce` merges dimensions that are contiguous for
 every operand (PyTorch's ``coalesce_dimensions``).  :func:`fp_ignore` / :func:`fp_restore` bracket a
 kernel's numpy calls so floating-point exceptions stay silent, as in PyTorch (see Note [Quiet numpy]).
@@ -36,7 +40,7 @@ from .overlap import check_no_internal_overlap, check_no_partial_overlap
 
 __all__ = ["TensorIterator", "build", "build_reduction", "scalar_np", "coalesce", "resize_out",
            "check_no_internal_overlap", "check_no_partial_overlap", "compute_output_strides", "reduction_dims",
-           "fp_ignore", "fp_restore", "dense_scalar"]
+           "fp_ignore", "fp_restore", "dense_scalar", "fast_operands"]
 
 _SCALARS = (bool, int, float, complex)
 _SCALAR_CAT = {bool: _dt.BOOL_CAT, int: _dt.INT_CAT, float: _dt.FLOAT_CAT, complex: _dt.COMPLEX_CAT}
@@ -308,49 +312,77 @@ def build(outs, inputs, *, promote_inputs=True, int_to_float=False, static_dtype
                            for x, v in zip(inputs, ins, strict=True)]
                 it.ins_np = ins
                 return it
-    elif len(outs) == 1 and outs[0] is inputs[0] and static_dtype is None:
-        it = _fast_inplace(outs[0], inputs, promote_inputs and not check_same_dtype, int_to_float)
-        if it is not None:
+    elif len(outs) == 1 and static_dtype is None:
+        ops = fast_operands(outs[0], inputs, promote_inputs and not check_same_dtype, int_to_float)
+        if ops is not None:
+            o = outs[0]
+            it = TensorIterator()
+            it.shape = o.sizes
+            it.device = o.device
+            it.is_meta = False
+            it.common_dtype = o.dtype
+            it.out = o
+            it.outs = [o]
+            it.out_np = ops[0]
+            it.ins_np = ops[1:]
             return it
     return _build_general(outs, inputs, promote_inputs, int_to_float, static_dtype, safe_cast, check_same_dtype,
                           resize)
 
 
-def _fast_inplace(o: TensorImpl, inputs, promote, int_to_float):
-    """``self.op_(...)`` when every tensor is contiguous with ``self``'s shape, device and dtype and no Python
-    number promotes beyond ``self``'s category: no broadcast, resize or cast can happen, so only the partial
-    overlap of ``self`` with the other inputs is left to check.  None when any condition fails."""
-    if type(o) is not TensorImpl or not (o._contig or o.is_contiguous()) or o.storage._data is None:
+# Note [Given-output fast path]
+# ``self.op_(...)`` and ``op(..., out=o)`` with every tensor contiguous with the output's shape, device and dtype,
+# at least one of them an input that is not a wrapped number (it fixes the common dtype to the output's), and no
+# Python number that promotes beyond the output's category: no broadcast, resize or cast can happen and the
+# output has no internal overlap (it is contiguous), so partial overlap of the output with an input is the
+# only check left (made after every condition held, so an error of the general path, which checks devices
+# first, wins when one fails).  Kernels on their hottest path call fast_operands() themselves and skip the
+# iterator object; build() wraps the same operands in one for the rest.
+def fast_operands(o, inputs, promote=True, int_to_float=False):
+    """``[out_np, *inputs_np]`` for writing the given output ``o`` (in place or ``out=``) without the general
+    build (Note [Given-output fast path]); scalars come as numpy scalars of ``o``'s dtype.  None when a
+    condition fails: the caller then runs :func:`build`.  ``promote``: whether Python numbers take part in
+    type promotion (False for ``check_same_dtype`` kernels); ``int_to_float``: the result is floating."""
+    if type(o) is not TensorImpl:
         return None
-    cat = o.dtype._cat
-    if int_to_float and cat <= _dt.INT_CAT:
+    storage = o.storage
+    data = storage._data
+    if data is None or not (o._contig or o.is_contiguous()):
+        return None
+    dt = o.dtype
+    if int_to_float and dt._cat <= _dt.INT_CAT:
         return None  # the result would be floating: the cast check of the general path raises
+    arr = o._np  # TensorImpl.as_numpy's cache, read without a call
+    out_np = arr if arr is not None and o._np_key is data else o.as_numpy()
+    ops = [out_np]
+    sizes = o.sizes
+    shared = typed = False  # typed: a tensor input (not a wrapped number) fixes the common dtype to dt
     for x in inputs:
-        if type(x) is TensorImpl:
-            if x is not o and (x.sizes != o.sizes or x.dtype is not o.dtype or x.device is not o.device or
-                               not (x._contig or x.is_contiguous())):
+        if x is o:
+            ops.append(out_np)
+            typed = True
+        elif type(x) is TensorImpl:
+            xs = x.storage
+            data = xs._data
+            if x.dtype is not dt or x.sizes != sizes or data is None or not (x._contig or x.is_contiguous()) or \
+                    x.device is not o.device and x.device != o.device or x.is_wrapped_number:
                 return None
-        elif x is None or (promote and _SCALAR_CAT.get(type(x), 9) > cat):
+            typed = True
+            if xs is storage:
+                shared = True
+            arr = x._np
+            ops.append(arr if arr is not None and x._np_key is data else x.as_numpy())
+        elif x is None or promote and _SCALAR_CAT.get(type(x), 9) > dt._cat:
             return None
-    ins = []
-    for x in inputs:
-        if type(x) is TensorImpl:
-            if x is not o:
-                check_no_partial_overlap(o, x)
-            arr = x._np  # TensorImpl.as_numpy's cache, read without a call
-            ins.append(arr if arr is not None and x._np_key is x.storage._data else x.as_numpy())
         else:
-            ins.append(scalar_np(x, o.dtype))
-    it = TensorIterator()
-    it.shape = o.sizes
-    it.device = o.device
-    it.is_meta = False
-    it.common_dtype = o.dtype
-    it.out = o
-    it.outs = [o]
-    it.out_np = ins[0]
-    it.ins_np = ins
-    return it
+            ops.append(scalar_np(x, dt))
+    if not typed:
+        return None  # numbers alone promote among themselves (``add(2, 3, out=o)`` computes in int64)
+    if shared:
+        for x in inputs:
+            if type(x) is TensorImpl and x is not o:
+                check_no_partial_overlap(o, x)
+    return ops
 
 
 def _build_general(outs, inputs, promote_inputs, int_to_float, static_dtype, safe_cast, check_same_dtype,

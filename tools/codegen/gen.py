@@ -12,10 +12,11 @@ Python under ``glasstorch/_ops/_generated/``:
                   text, then Tensor before Scalar and the like), the legacy orders of ``deprecated.yaml``,
                   ``out=`` folded into the functional signature, varargs sizes, Python numbers where PyTorch
                   accepts them, and a fast path for exact positional types of the first overload that no
-                  earlier one could take;
+                  earlier one could take, and the same fast path with ``out=`` (a Tensor) as the only keyword;
 - ``methods.py``  the Tensor methods and in-place ``_`` variants (python_variable_methods.cpp), and for the
-                  methods behind Python's binary operators an ``_<name>_operator(self, other)`` function (the
-                  method's one-operand fast path; ``_tensor_operators`` installs it as ``__add__`` and the like).
+                  methods behind Python's binary and augmented operators an ``_<name>_operator(self, other)``
+                  function (the method's one-operand fast path; ``_tensor_operators`` installs it as ``__add__``,
+                  ``__iadd__`` and the like).
 
 Usage: ``python tools/codegen/gen.py`` writes the files; ``--check`` exits 1 if they are stale.
 """
@@ -345,6 +346,23 @@ def _fast_return(fn: NativeFunction, method: bool, values: list, rt_types: dict)
             for line in _returns_code(fn, method, call, rt_types)]
 
 
+def _fast_out_return(ov, sig_text: str, method: bool, values: list, rt_types: dict) -> list | None:
+    """The fast path's body for a call that adds only ``out=`` (one Tensor): the overload's ``out=`` call with
+    ``_o._impl`` for ``out``, or None when the overload has no single-output ``out=`` variant."""
+    out_fn = ov.out or (ov.base if ov.base.func.is_out else None)
+    if method or ov.deprecated or out_fn is None or len(out_fn.func.out_arguments) != 1 or \
+            _has_tensor_options(ov.base):
+        return None
+    names = [a.name for a in parse_schema(sig_text + " -> Tensor").arguments]
+    n = len([x for x in ov.base.func.arguments if not (x.is_write and x.kwarg_only)])
+    if n >= len(names) or names[n] != "out" or n >= len(values):
+        return None
+    vals = values[:n] + ["_o._impl"] + values[n + 1:]
+    call = f"_op_{out_fn.ident}.call({', '.join(_call_args(out_fn, method, n) + [f'a[{n}]'])})"
+    return [re.sub(r"\ba\[(\d+)\]", lambda m: vals[int(m.group(1))], line)
+            for line in _returns_code(out_fn, method, call, rt_types)]
+
+
 def _parse_lines(var: str, pyname: str, method: bool, indent: str) -> list:
     """The full parser.  When it fails, an argument with ``__torch_function__`` (an fx Proxy) may take the call
     (``glasstorch/overrides.py``); otherwise its TypeError is re-raised.  Free unless parsing fails."""
@@ -422,6 +440,14 @@ def _fast_lines(entries, sigs, numbers: bool, method: bool, var: str, pyname: st
                  "positional only", f"        {', '.join(names)}{',' if n == 1 else ''} = args"]
         lines += [f"        _t{j} = type(_a{j})" for j in range(n)]
         lines += [f"        if {local(cond[head.end():])}:"] + ["            " + local(x) for x in direct]
+        direct_out = _fast_out_return(entries[k], sigs[k], method, values, rt_types)
+        if direct_out:
+            lines += [f"    elif len(args) == {n} and len(kwargs) == 1:  # the same with out= (a Tensor) alone",
+                      f"        {', '.join(names)}{',' if n == 1 else ''} = args"]
+            lines += [f"        _t{j} = type(_a{j})" for j in range(n)]
+            lines += ['        _o = kwargs.get("out")', "        _to = type(_o)",
+                      f"        if {local(cond[head.end():])} and (_to is _T or _TS[_to]):"]
+            lines += ["            " + local(x) for x in direct_out]
         return lines + _parse_lines(var, pyname, method, "    ")
     lines = [f"    if {cond}:  # fast path: exact types (plain Tensor subclasses too), positional only"]
     lines += ["        " + x for x in direct] if direct else [f"        i, a = {k}, [{', '.join(values)}]"]
@@ -433,6 +459,9 @@ def _fast_lines(entries, sigs, numbers: bool, method: bool, var: str, pyname: st
 OPERATOR_METHODS = ("add", "sub", "mul", "div", "floor_divide", "remainder", "pow", "matmul", "eq", "ne", "lt",
                     "le", "gt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
                     "bitwise_right_shift")
+# ... and the in-place methods behind the augmented assignments (``a += b`` is ``a.add_(b)``, returning ``a``)
+INPLACE_OPERATOR_METHODS = ("add_", "sub_", "mul_", "div_", "floor_divide_", "remainder_", "pow_", "bitwise_and_",
+                            "bitwise_or_", "bitwise_xor_", "bitwise_left_shift_", "bitwise_right_shift_")
 
 
 def _operator_lines(entries, sigs, numbers: bool, pyname: str, rt_types: dict) -> list:
@@ -447,7 +476,8 @@ def _operator_lines(entries, sigs, numbers: bool, pyname: str, rt_types: dict) -
         return []
     cond = cond.removeprefix("len(args) == 1 and not kwargs and ").replace("type(args[0])", "_t")
     body = [x.replace("type(args[0])", "_t").replace("args[0]", "other") for x in direct]
-    return [f"def _{pyname}_operator(self, other):", f'    """``{pyname}`` as a binary operator: its fast path, '
+    kind = "an in-place" if pyname.endswith("_") else "a binary"
+    return [f"def _{pyname}_operator(self, other):", f'    """``{pyname}`` as {kind} operator: its fast path, '
             f'else the number protocol."""', "    _t = type(other)", f"    if {cond.replace('args[0]', 'other')}:"] + \
         ["        " + x for x in body] + [f"    return _operator_fallback({pyname}, self, other)", "", ""]
 
@@ -478,7 +508,7 @@ def gen_bindings(fns, variant: str) -> str:
                 lines.append(f"    {'if' if i == 0 else 'elif'} i == {i}:")
                 lines += ["        " + x for x in body]
         lines += ["", ""]
-        if method and pyname in OPERATOR_METHODS:
+        if method and (pyname in OPERATOR_METHODS or pyname in INPLACE_OPERATOR_METHODS):
             op_lines = _operator_lines(entries, sigs, numbers, pyname, rt_types)
             lines += op_lines
             if op_lines:

@@ -364,10 +364,14 @@ def _star(f, name) -> str:
 
 def _out_kernel(g) -> list:
     params = ", ".join(_py(a.name) for a in g.func.arguments)
-    inputs = ", ".join(_star(g, a.name) for a in g.func.arguments if a.type.base == "Tensor" and not a.is_write)
+    ins = [a for a in g.func.arguments if a.type.base == "Tensor" and not a.is_write]
+    inputs = ", ".join(_star(g, a.name) for a in ins)
+    check = [f"    out_not_differentiable({g.func.base_name!r}, {inputs})"]
+    if ins:  # the metadata pre-check first, as the recording kernels do: most inputs have none
+        meta = " or ".join(_has_autograd(_py(a.name), a.type.is_list) for a in ins)
+        check = [f"    if {meta}:", "    " + check[0]]
     return [f"_op_{g.ident} = _get_op({g.func.qualified_name!r})", "", "",
-            f"def _autograd_{g.ident}(ks, {params}):",
-            f"    out_not_differentiable({g.func.base_name!r}, {inputs})",
+            f"def _autograd_{g.ident}(ks, {params}):", *check,
             f"    return _op_{g.ident}.redispatch(ks, {params})", "", "",
             f"register_autograd({g.func.qualified_name!r}, _autograd_{g.ident})", "", ""]
 

@@ -97,7 +97,8 @@ _op_max_pool2d_with_indices_out = _get_op('aten::max_pool2d_with_indices.out')
 
 
 def _autograd_max_pool2d_with_indices_out(ks, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices):
-    out_not_differentiable('max_pool2d_with_indices', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('max_pool2d_with_indices', self)
     return _op_max_pool2d_with_indices_out.redispatch(ks, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices)
 
 
@@ -131,7 +132,8 @@ _op_avg_pool2d_out = _get_op('aten::avg_pool2d.out')
 
 
 def _autograd_avg_pool2d_out(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out):
-    out_not_differentiable('avg_pool2d', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('avg_pool2d', self)
     return _op_avg_pool2d_out.redispatch(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
 
 
@@ -721,7 +723,8 @@ _op_masked_select_out = _get_op('aten::masked_select.out')
 
 
 def _autograd_masked_select_out(ks, self, mask, out):
-    out_not_differentiable('masked_select', self, mask)
+    if (type(self) is _TI and self.autograd is not None) or (type(mask) is _TI and mask.autograd is not None):
+        out_not_differentiable('masked_select', self, mask)
     return _op_masked_select_out.redispatch(ks, self, mask, out)
 
 
@@ -751,7 +754,8 @@ _op_index_select_out = _get_op('aten::index_select.out')
 
 
 def _autograd_index_select_out(ks, self, dim, index, out):
-    out_not_differentiable('index_select', self, index)
+    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None):
+        out_not_differentiable('index_select', self, index)
     return _op_index_select_out.redispatch(ks, self, dim, index, out)
 
 
@@ -781,7 +785,8 @@ _op_gather_out = _get_op('aten::gather.out')
 
 
 def _autograd_gather_out(ks, self, dim, index, sparse_grad, out):
-    out_not_differentiable('gather', self, index)
+    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None):
+        out_not_differentiable('gather', self, index)
     return _op_gather_out.redispatch(ks, self, dim, index, sparse_grad, out)
 
 
@@ -810,7 +815,8 @@ _op_take_out = _get_op('aten::take.out')
 
 
 def _autograd_take_out(ks, self, index, out):
-    out_not_differentiable('take', self, index)
+    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None):
+        out_not_differentiable('take', self, index)
     return _op_take_out.redispatch(ks, self, index, out)
 
 
@@ -859,7 +865,8 @@ _op_scatter_src_out = _get_op('aten::scatter.src_out')
 
 
 def _autograd_scatter_src_out(ks, self, dim, index, src, out):
-    out_not_differentiable('scatter', self, index, src)
+    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(src) is _TI and src.autograd is not None):
+        out_not_differentiable('scatter', self, index, src)
     return _op_scatter_src_out.redispatch(ks, self, dim, index, src, out)
 
 
@@ -908,7 +915,8 @@ _op_scatter_value_out = _get_op('aten::scatter.value_out')
 
 
 def _autograd_scatter_value_out(ks, self, dim, index, value, out):
-    out_not_differentiable('scatter', self, index)
+    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None):
+        out_not_differentiable('scatter', self, index)
     return _op_scatter_value_out.redispatch(ks, self, dim, index, value, out)
 
 
@@ -957,7 +965,8 @@ _op_scatter_add_out = _get_op('aten::scatter_add.out')
 
 
 def _autograd_scatter_add_out(ks, self, dim, index, src, out):
-    out_not_differentiable('scatter_add', self, index, src)
+    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(src) is _TI and src.autograd is not None):
+        out_not_differentiable('scatter_add', self, index, src)
     return _op_scatter_add_out.redispatch(ks, self, dim, index, src, out)
 
 
@@ -1016,7 +1025,8 @@ _op_scatter_reduce_two_out = _get_op('aten::scatter_reduce.two_out')
 
 
 def _autograd_scatter_reduce_two_out(ks, self, dim, index, src, reduce, include_self, out):
-    out_not_differentiable('scatter_reduce', self, index, src)
+    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(src) is _TI and src.autograd is not None):
+        out_not_differentiable('scatter_reduce', self, index, src)
     return _op_scatter_reduce_two_out.redispatch(ks, self, dim, index, src, reduce, include_self, out)
 
 
@@ -1069,7 +1079,8 @@ _op_index_add_out = _get_op('aten::index_add.out')
 
 
 def _autograd_index_add_out(ks, self, dim, index, source, alpha, out):
-    out_not_differentiable('index_add', self, index, source)
+    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(source) is _TI and source.autograd is not None):
+        out_not_differentiable('index_add', self, index, source)
     return _op_index_add_out.redispatch(ks, self, dim, index, source, alpha, out)
 
 
@@ -1120,7 +1131,8 @@ _op_index_copy_out = _get_op('aten::index_copy.out')
 
 
 def _autograd_index_copy_out(ks, self, dim, index, source, out):
-    out_not_differentiable('index_copy', self, index, source)
+    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(source) is _TI and source.autograd is not None):
+        out_not_differentiable('index_copy', self, index, source)
     return _op_index_copy_out.redispatch(ks, self, dim, index, source, out)
 
 
@@ -1229,7 +1241,8 @@ _op_index_Tensor_out = _get_op('aten::index.Tensor_out')
 
 
 def _autograd_index_Tensor_out(ks, self, indices, out):
-    out_not_differentiable('index', self, *indices)
+    if (type(self) is _TI and self.autograd is not None) or any(type(t) is _TI and t.autograd is not None for t in indices):
+        out_not_differentiable('index', self, *indices)
     return _op_index_Tensor_out.redispatch(ks, self, indices, out)
 
 
@@ -1333,7 +1346,8 @@ _op_mm_out = _get_op('aten::mm.out')
 
 
 def _autograd_mm_out(ks, self, mat2, out):
-    out_not_differentiable('mm', self, mat2)
+    if (type(self) is _TI and self.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None):
+        out_not_differentiable('mm', self, mat2)
     return _op_mm_out.redispatch(ks, self, mat2, out)
 
 
@@ -1362,7 +1376,8 @@ _op_bmm_out = _get_op('aten::bmm.out')
 
 
 def _autograd_bmm_out(ks, self, mat2, out):
-    out_not_differentiable('bmm', self, mat2)
+    if (type(self) is _TI and self.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None):
+        out_not_differentiable('bmm', self, mat2)
     return _op_bmm_out.redispatch(ks, self, mat2, out)
 
 
@@ -1415,7 +1430,8 @@ _op_addmm_out = _get_op('aten::addmm.out')
 
 
 def _autograd_addmm_out(ks, self, mat1, mat2, beta, alpha, out):
-    out_not_differentiable('addmm', self, mat1, mat2)
+    if (type(self) is _TI and self.autograd is not None) or (type(mat1) is _TI and mat1.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None):
+        out_not_differentiable('addmm', self, mat1, mat2)
     return _op_addmm_out.redispatch(ks, self, mat1, mat2, beta, alpha, out)
 
 
@@ -1468,7 +1484,8 @@ _op_baddbmm_out = _get_op('aten::baddbmm.out')
 
 
 def _autograd_baddbmm_out(ks, self, batch1, batch2, beta, alpha, out):
-    out_not_differentiable('baddbmm', self, batch1, batch2)
+    if (type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None):
+        out_not_differentiable('baddbmm', self, batch1, batch2)
     return _op_baddbmm_out.redispatch(ks, self, batch1, batch2, beta, alpha, out)
 
 
@@ -1525,7 +1542,8 @@ _op_addbmm_out = _get_op('aten::addbmm.out')
 
 
 def _autograd_addbmm_out(ks, self, batch1, batch2, beta, alpha, out):
-    out_not_differentiable('addbmm', self, batch1, batch2)
+    if (type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None):
+        out_not_differentiable('addbmm', self, batch1, batch2)
     return _op_addbmm_out.redispatch(ks, self, batch1, batch2, beta, alpha, out)
 
 
@@ -1578,7 +1596,8 @@ _op_addmv_out = _get_op('aten::addmv.out')
 
 
 def _autograd_addmv_out(ks, self, mat, vec, beta, alpha, out):
-    out_not_differentiable('addmv', self, mat, vec)
+    if (type(self) is _TI and self.autograd is not None) or (type(mat) is _TI and mat.autograd is not None) or (type(vec) is _TI and vec.autograd is not None):
+        out_not_differentiable('addmv', self, mat, vec)
     return _op_addmv_out.redispatch(ks, self, mat, vec, beta, alpha, out)
 
 
@@ -1607,7 +1626,8 @@ _op_mv_out = _get_op('aten::mv.out')
 
 
 def _autograd_mv_out(ks, self, vec, out):
-    out_not_differentiable('mv', self, vec)
+    if (type(self) is _TI and self.autograd is not None) or (type(vec) is _TI and vec.autograd is not None):
+        out_not_differentiable('mv', self, vec)
     return _op_mv_out.redispatch(ks, self, vec, out)
 
 
@@ -1636,7 +1656,8 @@ _op_dot_out = _get_op('aten::dot.out')
 
 
 def _autograd_dot_out(ks, self, tensor, out):
-    out_not_differentiable('dot', self, tensor)
+    if (type(self) is _TI and self.autograd is not None) or (type(tensor) is _TI and tensor.autograd is not None):
+        out_not_differentiable('dot', self, tensor)
     return _op_dot_out.redispatch(ks, self, tensor, out)
 
 
@@ -1665,7 +1686,8 @@ _op_vdot_out = _get_op('aten::vdot.out')
 
 
 def _autograd_vdot_out(ks, self, other, out):
-    out_not_differentiable('vdot', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('vdot', self, other)
     return _op_vdot_out.redispatch(ks, self, other, out)
 
 
@@ -1771,7 +1793,8 @@ _op_mse_loss_out = _get_op('aten::mse_loss.out')
 
 
 def _autograd_mse_loss_out(ks, self, target, reduction, out):
-    out_not_differentiable('mse_loss', self, target)
+    if (type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None):
+        out_not_differentiable('mse_loss', self, target)
     return _op_mse_loss_out.redispatch(ks, self, target, reduction, out)
 
 
@@ -1802,7 +1825,8 @@ _op_smooth_l1_loss_out = _get_op('aten::smooth_l1_loss.out')
 
 
 def _autograd_smooth_l1_loss_out(ks, self, target, reduction, beta, out):
-    out_not_differentiable('smooth_l1_loss', self, target)
+    if (type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None):
+        out_not_differentiable('smooth_l1_loss', self, target)
     return _op_smooth_l1_loss_out.redispatch(ks, self, target, reduction, beta, out)
 
 
@@ -1833,7 +1857,8 @@ _op_huber_loss_out = _get_op('aten::huber_loss.out')
 
 
 def _autograd_huber_loss_out(ks, self, target, reduction, delta, out):
-    out_not_differentiable('huber_loss', self, target)
+    if (type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None):
+        out_not_differentiable('huber_loss', self, target)
     return _op_huber_loss_out.redispatch(ks, self, target, reduction, delta, out)
 
 
@@ -1868,7 +1893,8 @@ _op_binary_cross_entropy_out = _get_op('aten::binary_cross_entropy.out')
 
 
 def _autograd_binary_cross_entropy_out(ks, self, target, weight, reduction, out):
-    out_not_differentiable('binary_cross_entropy', self, target, weight)
+    if (type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None) or (type(weight) is _TI and weight.autograd is not None):
+        out_not_differentiable('binary_cross_entropy', self, target, weight)
     return _op_binary_cross_entropy_out.redispatch(ks, self, target, weight, reduction, out)
 
 
@@ -1980,7 +2006,8 @@ _op_threshold_out = _get_op('aten::threshold.out')
 
 
 def _autograd_threshold_out(ks, self, threshold, value, out):
-    out_not_differentiable('threshold', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('threshold', self)
     return _op_threshold_out.redispatch(ks, self, threshold, value, out)
 
 
@@ -2009,7 +2036,8 @@ _op_gelu_out = _get_op('aten::gelu.out')
 
 
 def _autograd_gelu_out(ks, self, approximate, out):
-    out_not_differentiable('gelu', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('gelu', self)
     return _op_gelu_out.redispatch(ks, self, approximate, out)
 
 
@@ -2095,7 +2123,8 @@ _op_silu_out = _get_op('aten::silu.out')
 
 
 def _autograd_silu_out(ks, self, out):
-    out_not_differentiable('silu', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('silu', self)
     return _op_silu_out.redispatch(ks, self, out)
 
 
@@ -2142,7 +2171,8 @@ _op_mish_out = _get_op('aten::mish.out')
 
 
 def _autograd_mish_out(ks, self, out):
-    out_not_differentiable('mish', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('mish', self)
     return _op_mish_out.redispatch(ks, self, out)
 
 
@@ -2172,7 +2202,8 @@ _op_softplus_out = _get_op('aten::softplus.out')
 
 
 def _autograd_softplus_out(ks, self, beta, threshold, out):
-    out_not_differentiable('softplus', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('softplus', self)
     return _op_softplus_out.redispatch(ks, self, beta, threshold, out)
 
 
@@ -2203,7 +2234,8 @@ _op_elu_out = _get_op('aten::elu.out')
 
 
 def _autograd_elu_out(ks, self, alpha, scale, input_scale, out):
-    out_not_differentiable('elu', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('elu', self)
     return _op_elu_out.redispatch(ks, self, alpha, scale, input_scale, out)
 
 
@@ -2292,7 +2324,8 @@ _op_leaky_relu_out = _get_op('aten::leaky_relu.out')
 
 
 def _autograd_leaky_relu_out(ks, self, negative_slope, out):
-    out_not_differentiable('leaky_relu', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('leaky_relu', self)
     return _op_leaky_relu_out.redispatch(ks, self, negative_slope, out)
 
 
@@ -2342,7 +2375,8 @@ _op_hardtanh_out = _get_op('aten::hardtanh.out')
 
 
 def _autograd_hardtanh_out(ks, self, min_val, max_val, out):
-    out_not_differentiable('hardtanh', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('hardtanh', self)
     return _op_hardtanh_out.redispatch(ks, self, min_val, max_val, out)
 
 
@@ -2391,7 +2425,8 @@ _op_hardsigmoid_out = _get_op('aten::hardsigmoid.out')
 
 
 def _autograd_hardsigmoid_out(ks, self, out):
-    out_not_differentiable('hardsigmoid', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('hardsigmoid', self)
     return _op_hardsigmoid_out.redispatch(ks, self, out)
 
 
@@ -2438,7 +2473,8 @@ _op_hardswish_out = _get_op('aten::hardswish.out')
 
 
 def _autograd_hardswish_out(ks, self, out):
-    out_not_differentiable('hardswish', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('hardswish', self)
     return _op_hardswish_out.redispatch(ks, self, out)
 
 
@@ -2504,7 +2540,8 @@ _op_glu_out = _get_op('aten::glu.out')
 
 
 def _autograd_glu_out(ks, self, dim, out):
-    out_not_differentiable('glu', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('glu', self)
     return _op_glu_out.redispatch(ks, self, dim, out)
 
 
@@ -2533,7 +2570,8 @@ _op__softmax_out = _get_op('aten::_softmax.out')
 
 
 def _autograd__softmax_out(ks, self, dim, half_to_float, out):
-    out_not_differentiable('_softmax', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('_softmax', self)
     return _op__softmax_out.redispatch(ks, self, dim, half_to_float, out)
 
 
@@ -2562,7 +2600,8 @@ _op__log_softmax_out = _get_op('aten::_log_softmax.out')
 
 
 def _autograd__log_softmax_out(ks, self, dim, half_to_float, out):
-    out_not_differentiable('_log_softmax', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('_log_softmax', self)
     return _op__log_softmax_out.redispatch(ks, self, dim, half_to_float, out)
 
 
@@ -2883,7 +2922,8 @@ _op_add_out = _get_op('aten::add.out')
 
 
 def _autograd_add_out(ks, self, other, alpha, out):
-    out_not_differentiable('add', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('add', self, other)
     return _op_add_out.redispatch(ks, self, other, alpha, out)
 
 
@@ -2928,7 +2968,8 @@ _op_add_Scalar_out = _get_op('aten::add.Scalar_out')
 
 
 def _autograd_add_Scalar_out(ks, self, other, alpha, out):
-    out_not_differentiable('add', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('add', self)
     return _op_add_Scalar_out.redispatch(ks, self, other, alpha, out)
 
 
@@ -2975,7 +3016,8 @@ _op_sub_out = _get_op('aten::sub.out')
 
 
 def _autograd_sub_out(ks, self, other, alpha, out):
-    out_not_differentiable('sub', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('sub', self, other)
     return _op_sub_out.redispatch(ks, self, other, alpha, out)
 
 
@@ -3020,7 +3062,8 @@ _op_sub_Scalar_out = _get_op('aten::sub.Scalar_out')
 
 
 def _autograd_sub_Scalar_out(ks, self, other, alpha, out):
-    out_not_differentiable('sub', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('sub', self)
     return _op_sub_Scalar_out.redispatch(ks, self, other, alpha, out)
 
 
@@ -3048,7 +3091,8 @@ _op_rsub_Tensor_out = _get_op('aten::rsub.Tensor_out')
 
 
 def _autograd_rsub_Tensor_out(ks, self, other, alpha, out):
-    out_not_differentiable('rsub', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('rsub', self, other)
     return _op_rsub_Tensor_out.redispatch(ks, self, other, alpha, out)
 
 
@@ -3076,7 +3120,8 @@ _op_rsub_Scalar_out = _get_op('aten::rsub.Scalar_out')
 
 
 def _autograd_rsub_Scalar_out(ks, self, other, alpha, out):
-    out_not_differentiable('rsub', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('rsub', self)
     return _op_rsub_Scalar_out.redispatch(ks, self, other, alpha, out)
 
 
@@ -3125,7 +3170,8 @@ _op_mul_out = _get_op('aten::mul.out')
 
 
 def _autograd_mul_out(ks, self, other, out):
-    out_not_differentiable('mul', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('mul', self, other)
     return _op_mul_out.redispatch(ks, self, other, out)
 
 
@@ -3172,7 +3218,8 @@ _op_mul_Scalar_out = _get_op('aten::mul.Scalar_out')
 
 
 def _autograd_mul_Scalar_out(ks, self, other, out):
-    out_not_differentiable('mul', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('mul', self)
     return _op_mul_Scalar_out.redispatch(ks, self, other, out)
 
 
@@ -3221,7 +3268,8 @@ _op_div_out = _get_op('aten::div.out')
 
 
 def _autograd_div_out(ks, self, other, out):
-    out_not_differentiable('div', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('div', self, other)
     return _op_div_out.redispatch(ks, self, other, out)
 
 
@@ -3268,7 +3316,8 @@ _op_div_Scalar_out = _get_op('aten::div.Scalar_out')
 
 
 def _autograd_div_Scalar_out(ks, self, other, out):
-    out_not_differentiable('div', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('div', self)
     return _op_div_Scalar_out.redispatch(ks, self, other, out)
 
 
@@ -3357,7 +3406,8 @@ _op_div_Scalar_mode_out = _get_op('aten::div.Scalar_mode_out')
 
 
 def _autograd_div_Scalar_mode_out(ks, self, other, rounding_mode, out):
-    out_not_differentiable('div', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('div', self)
     return _op_div_Scalar_mode_out.redispatch(ks, self, other, rounding_mode, out)
 
 
@@ -3402,7 +3452,8 @@ _op_remainder_Scalar_out = _get_op('aten::remainder.Scalar_out')
 
 
 def _autograd_remainder_Scalar_out(ks, self, other, out):
-    out_not_differentiable('remainder', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('remainder', self)
     return _op_remainder_Scalar_out.redispatch(ks, self, other, out)
 
 
@@ -3451,7 +3502,8 @@ _op_remainder_Tensor_out = _get_op('aten::remainder.Tensor_out')
 
 
 def _autograd_remainder_Tensor_out(ks, self, other, out):
-    out_not_differentiable('remainder', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('remainder', self, other)
     return _op_remainder_Tensor_out.redispatch(ks, self, other, out)
 
 
@@ -3496,7 +3548,8 @@ _op_fmod_Scalar_out = _get_op('aten::fmod.Scalar_out')
 
 
 def _autograd_fmod_Scalar_out(ks, self, other, out):
-    out_not_differentiable('fmod', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('fmod', self)
     return _op_fmod_Scalar_out.redispatch(ks, self, other, out)
 
 
@@ -3545,7 +3598,8 @@ _op_fmod_Tensor_out = _get_op('aten::fmod.Tensor_out')
 
 
 def _autograd_fmod_Tensor_out(ks, self, other, out):
-    out_not_differentiable('fmod', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('fmod', self, other)
     return _op_fmod_Tensor_out.redispatch(ks, self, other, out)
 
 
@@ -3594,7 +3648,8 @@ _op_pow_Tensor_Scalar_out = _get_op('aten::pow.Tensor_Scalar_out')
 
 
 def _autograd_pow_Tensor_Scalar_out(ks, self, exponent, out):
-    out_not_differentiable('pow', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('pow', self)
     return _op_pow_Tensor_Scalar_out.redispatch(ks, self, exponent, out)
 
 
@@ -3645,7 +3700,8 @@ _op_pow_Tensor_Tensor_out = _get_op('aten::pow.Tensor_Tensor_out')
 
 
 def _autograd_pow_Tensor_Tensor_out(ks, self, exponent, out):
-    out_not_differentiable('pow', self, exponent)
+    if (type(self) is _TI and self.autograd is not None) or (type(exponent) is _TI and exponent.autograd is not None):
+        out_not_differentiable('pow', self, exponent)
     return _op_pow_Tensor_Tensor_out.redispatch(ks, self, exponent, out)
 
 
@@ -3675,7 +3731,8 @@ _op_pow_Scalar_out = _get_op('aten::pow.Scalar_out')
 
 
 def _autograd_pow_Scalar_out(ks, self, exponent, out):
-    out_not_differentiable('pow', exponent)
+    if (type(exponent) is _TI and exponent.autograd is not None):
+        out_not_differentiable('pow', exponent)
     return _op_pow_Scalar_out.redispatch(ks, self, exponent, out)
 
 
@@ -3726,7 +3783,8 @@ _op_addcmul_out = _get_op('aten::addcmul.out')
 
 
 def _autograd_addcmul_out(ks, self, tensor1, tensor2, value, out):
-    out_not_differentiable('addcmul', self, tensor1, tensor2)
+    if (type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None):
+        out_not_differentiable('addcmul', self, tensor1, tensor2)
     return _op_addcmul_out.redispatch(ks, self, tensor1, tensor2, value, out)
 
 
@@ -3777,7 +3835,8 @@ _op_addcdiv_out = _get_op('aten::addcdiv.out')
 
 
 def _autograd_addcdiv_out(ks, self, tensor1, tensor2, value, out):
-    out_not_differentiable('addcdiv', self, tensor1, tensor2)
+    if (type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None):
+        out_not_differentiable('addcdiv', self, tensor1, tensor2)
     return _op_addcdiv_out.redispatch(ks, self, tensor1, tensor2, value, out)
 
 
@@ -3824,7 +3883,8 @@ _op_lerp_Scalar_out = _get_op('aten::lerp.Scalar_out')
 
 
 def _autograd_lerp_Scalar_out(ks, self, end, weight, out):
-    out_not_differentiable('lerp', self, end)
+    if (type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None):
+        out_not_differentiable('lerp', self, end)
     return _op_lerp_Scalar_out.redispatch(ks, self, end, weight, out)
 
 
@@ -3875,7 +3935,8 @@ _op_lerp_Tensor_out = _get_op('aten::lerp.Tensor_out')
 
 
 def _autograd_lerp_Tensor_out(ks, self, end, weight, out):
-    out_not_differentiable('lerp', self, end, weight)
+    if (type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None) or (type(weight) is _TI and weight.autograd is not None):
+        out_not_differentiable('lerp', self, end, weight)
     return _op_lerp_Tensor_out.redispatch(ks, self, end, weight, out)
 
 
@@ -3922,7 +3983,8 @@ _op_abs_out = _get_op('aten::abs.out')
 
 
 def _autograd_abs_out(ks, self, out):
-    out_not_differentiable('abs', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('abs', self)
     return _op_abs_out.redispatch(ks, self, out)
 
 
@@ -3967,7 +4029,8 @@ _op_neg_out = _get_op('aten::neg.out')
 
 
 def _autograd_neg_out(ks, self, out):
-    out_not_differentiable('neg', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('neg', self)
     return _op_neg_out.redispatch(ks, self, out)
 
 
@@ -4012,7 +4075,8 @@ _op_sign_out = _get_op('aten::sign.out')
 
 
 def _autograd_sign_out(ks, self, out):
-    out_not_differentiable('sign', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('sign', self)
     return _op_sign_out.redispatch(ks, self, out)
 
 
@@ -4057,7 +4121,8 @@ _op_sgn_out = _get_op('aten::sgn.out')
 
 
 def _autograd_sgn_out(ks, self, out):
-    out_not_differentiable('sgn', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('sgn', self)
     return _op_sgn_out.redispatch(ks, self, out)
 
 
@@ -4104,7 +4169,8 @@ _op_exp_out = _get_op('aten::exp.out')
 
 
 def _autograd_exp_out(ks, self, out):
-    out_not_differentiable('exp', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('exp', self)
     return _op_exp_out.redispatch(ks, self, out)
 
 
@@ -4151,7 +4217,8 @@ _op_exp2_out = _get_op('aten::exp2.out')
 
 
 def _autograd_exp2_out(ks, self, out):
-    out_not_differentiable('exp2', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('exp2', self)
     return _op_exp2_out.redispatch(ks, self, out)
 
 
@@ -4198,7 +4265,8 @@ _op_expm1_out = _get_op('aten::expm1.out')
 
 
 def _autograd_expm1_out(ks, self, out):
-    out_not_differentiable('expm1', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('expm1', self)
     return _op_expm1_out.redispatch(ks, self, out)
 
 
@@ -4245,7 +4313,8 @@ _op_log_out = _get_op('aten::log.out')
 
 
 def _autograd_log_out(ks, self, out):
-    out_not_differentiable('log', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('log', self)
     return _op_log_out.redispatch(ks, self, out)
 
 
@@ -4292,7 +4361,8 @@ _op_log2_out = _get_op('aten::log2.out')
 
 
 def _autograd_log2_out(ks, self, out):
-    out_not_differentiable('log2', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('log2', self)
     return _op_log2_out.redispatch(ks, self, out)
 
 
@@ -4339,7 +4409,8 @@ _op_log10_out = _get_op('aten::log10.out')
 
 
 def _autograd_log10_out(ks, self, out):
-    out_not_differentiable('log10', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('log10', self)
     return _op_log10_out.redispatch(ks, self, out)
 
 
@@ -4386,7 +4457,8 @@ _op_log1p_out = _get_op('aten::log1p.out')
 
 
 def _autograd_log1p_out(ks, self, out):
-    out_not_differentiable('log1p', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('log1p', self)
     return _op_log1p_out.redispatch(ks, self, out)
 
 
@@ -4433,7 +4505,8 @@ _op_sqrt_out = _get_op('aten::sqrt.out')
 
 
 def _autograd_sqrt_out(ks, self, out):
-    out_not_differentiable('sqrt', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('sqrt', self)
     return _op_sqrt_out.redispatch(ks, self, out)
 
 
@@ -4480,7 +4553,8 @@ _op_rsqrt_out = _get_op('aten::rsqrt.out')
 
 
 def _autograd_rsqrt_out(ks, self, out):
-    out_not_differentiable('rsqrt', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('rsqrt', self)
     return _op_rsqrt_out.redispatch(ks, self, out)
 
 
@@ -4527,7 +4601,8 @@ _op_reciprocal_out = _get_op('aten::reciprocal.out')
 
 
 def _autograd_reciprocal_out(ks, self, out):
-    out_not_differentiable('reciprocal', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('reciprocal', self)
     return _op_reciprocal_out.redispatch(ks, self, out)
 
 
@@ -4574,7 +4649,8 @@ _op_square_out = _get_op('aten::square.out')
 
 
 def _autograd_square_out(ks, self, out):
-    out_not_differentiable('square', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('square', self)
     return _op_square_out.redispatch(ks, self, out)
 
 
@@ -4621,7 +4697,8 @@ _op_sin_out = _get_op('aten::sin.out')
 
 
 def _autograd_sin_out(ks, self, out):
-    out_not_differentiable('sin', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('sin', self)
     return _op_sin_out.redispatch(ks, self, out)
 
 
@@ -4668,7 +4745,8 @@ _op_cos_out = _get_op('aten::cos.out')
 
 
 def _autograd_cos_out(ks, self, out):
-    out_not_differentiable('cos', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('cos', self)
     return _op_cos_out.redispatch(ks, self, out)
 
 
@@ -4715,7 +4793,8 @@ _op_tan_out = _get_op('aten::tan.out')
 
 
 def _autograd_tan_out(ks, self, out):
-    out_not_differentiable('tan', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('tan', self)
     return _op_tan_out.redispatch(ks, self, out)
 
 
@@ -4762,7 +4841,8 @@ _op_asin_out = _get_op('aten::asin.out')
 
 
 def _autograd_asin_out(ks, self, out):
-    out_not_differentiable('asin', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('asin', self)
     return _op_asin_out.redispatch(ks, self, out)
 
 
@@ -4809,7 +4889,8 @@ _op_acos_out = _get_op('aten::acos.out')
 
 
 def _autograd_acos_out(ks, self, out):
-    out_not_differentiable('acos', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('acos', self)
     return _op_acos_out.redispatch(ks, self, out)
 
 
@@ -4856,7 +4937,8 @@ _op_atan_out = _get_op('aten::atan.out')
 
 
 def _autograd_atan_out(ks, self, out):
-    out_not_differentiable('atan', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('atan', self)
     return _op_atan_out.redispatch(ks, self, out)
 
 
@@ -4903,7 +4985,8 @@ _op_sinh_out = _get_op('aten::sinh.out')
 
 
 def _autograd_sinh_out(ks, self, out):
-    out_not_differentiable('sinh', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('sinh', self)
     return _op_sinh_out.redispatch(ks, self, out)
 
 
@@ -4950,7 +5033,8 @@ _op_cosh_out = _get_op('aten::cosh.out')
 
 
 def _autograd_cosh_out(ks, self, out):
-    out_not_differentiable('cosh', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('cosh', self)
     return _op_cosh_out.redispatch(ks, self, out)
 
 
@@ -4997,7 +5081,8 @@ _op_tanh_out = _get_op('aten::tanh.out')
 
 
 def _autograd_tanh_out(ks, self, out):
-    out_not_differentiable('tanh', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('tanh', self)
     return _op_tanh_out.redispatch(ks, self, out)
 
 
@@ -5044,7 +5129,8 @@ _op_asinh_out = _get_op('aten::asinh.out')
 
 
 def _autograd_asinh_out(ks, self, out):
-    out_not_differentiable('asinh', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('asinh', self)
     return _op_asinh_out.redispatch(ks, self, out)
 
 
@@ -5091,7 +5177,8 @@ _op_acosh_out = _get_op('aten::acosh.out')
 
 
 def _autograd_acosh_out(ks, self, out):
-    out_not_differentiable('acosh', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('acosh', self)
     return _op_acosh_out.redispatch(ks, self, out)
 
 
@@ -5138,7 +5225,8 @@ _op_atanh_out = _get_op('aten::atanh.out')
 
 
 def _autograd_atanh_out(ks, self, out):
-    out_not_differentiable('atanh', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('atanh', self)
     return _op_atanh_out.redispatch(ks, self, out)
 
 
@@ -5185,7 +5273,8 @@ _op_sigmoid_out = _get_op('aten::sigmoid.out')
 
 
 def _autograd_sigmoid_out(ks, self, out):
-    out_not_differentiable('sigmoid', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('sigmoid', self)
     return _op_sigmoid_out.redispatch(ks, self, out)
 
 
@@ -5232,7 +5321,8 @@ _op_erf_out = _get_op('aten::erf.out')
 
 
 def _autograd_erf_out(ks, self, out):
-    out_not_differentiable('erf', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('erf', self)
     return _op_erf_out.redispatch(ks, self, out)
 
 
@@ -5279,7 +5369,8 @@ _op_erfc_out = _get_op('aten::erfc.out')
 
 
 def _autograd_erfc_out(ks, self, out):
-    out_not_differentiable('erfc', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('erfc', self)
     return _op_erfc_out.redispatch(ks, self, out)
 
 
@@ -5326,7 +5417,8 @@ _op_erfinv_out = _get_op('aten::erfinv.out')
 
 
 def _autograd_erfinv_out(ks, self, out):
-    out_not_differentiable('erfinv', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('erfinv', self)
     return _op_erfinv_out.redispatch(ks, self, out)
 
 
@@ -5371,7 +5463,8 @@ _op_floor_out = _get_op('aten::floor.out')
 
 
 def _autograd_floor_out(ks, self, out):
-    out_not_differentiable('floor', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('floor', self)
     return _op_floor_out.redispatch(ks, self, out)
 
 
@@ -5416,7 +5509,8 @@ _op_ceil_out = _get_op('aten::ceil.out')
 
 
 def _autograd_ceil_out(ks, self, out):
-    out_not_differentiable('ceil', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('ceil', self)
     return _op_ceil_out.redispatch(ks, self, out)
 
 
@@ -5461,7 +5555,8 @@ _op_trunc_out = _get_op('aten::trunc.out')
 
 
 def _autograd_trunc_out(ks, self, out):
-    out_not_differentiable('trunc', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('trunc', self)
     return _op_trunc_out.redispatch(ks, self, out)
 
 
@@ -5506,7 +5601,8 @@ _op_frac_out = _get_op('aten::frac.out')
 
 
 def _autograd_frac_out(ks, self, out):
-    out_not_differentiable('frac', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('frac', self)
     return _op_frac_out.redispatch(ks, self, out)
 
 
@@ -5551,7 +5647,8 @@ _op_round_out = _get_op('aten::round.out')
 
 
 def _autograd_round_out(ks, self, out):
-    out_not_differentiable('round', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('round', self)
     return _op_round_out.redispatch(ks, self, out)
 
 
@@ -5596,7 +5693,8 @@ _op_round_decimals_out = _get_op('aten::round.decimals_out')
 
 
 def _autograd_round_decimals_out(ks, self, decimals, out):
-    out_not_differentiable('round', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('round', self)
     return _op_round_decimals_out.redispatch(ks, self, decimals, out)
 
 
@@ -5643,7 +5741,8 @@ _op_nan_to_num_out = _get_op('aten::nan_to_num.out')
 
 
 def _autograd_nan_to_num_out(ks, self, nan, posinf, neginf, out):
-    out_not_differentiable('nan_to_num', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('nan_to_num', self)
     return _op_nan_to_num_out.redispatch(ks, self, nan, posinf, neginf, out)
 
 
@@ -5692,7 +5791,8 @@ _op_atan2_out = _get_op('aten::atan2.out')
 
 
 def _autograd_atan2_out(ks, self, other, out):
-    out_not_differentiable('atan2', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('atan2', self, other)
     return _op_atan2_out.redispatch(ks, self, other, out)
 
 
@@ -5743,7 +5843,8 @@ _op_hypot_out = _get_op('aten::hypot.out')
 
 
 def _autograd_hypot_out(ks, self, other, out):
-    out_not_differentiable('hypot', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('hypot', self, other)
     return _op_hypot_out.redispatch(ks, self, other, out)
 
 
@@ -5794,7 +5895,8 @@ _op_copysign_out = _get_op('aten::copysign.out')
 
 
 def _autograd_copysign_out(ks, self, other, out):
-    out_not_differentiable('copysign', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('copysign', self, other)
     return _op_copysign_out.redispatch(ks, self, other, out)
 
 
@@ -5843,7 +5945,8 @@ _op_copysign_Scalar_out = _get_op('aten::copysign.Scalar_out')
 
 
 def _autograd_copysign_Scalar_out(ks, self, other, out):
-    out_not_differentiable('copysign', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('copysign', self)
     return _op_copysign_Scalar_out.redispatch(ks, self, other, out)
 
 
@@ -5966,7 +6069,8 @@ _op_logaddexp_out = _get_op('aten::logaddexp.out')
 
 
 def _autograd_logaddexp_out(ks, self, other, out):
-    out_not_differentiable('logaddexp', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('logaddexp', self, other)
     return _op_logaddexp_out.redispatch(ks, self, other, out)
 
 
@@ -5995,7 +6099,8 @@ _op_maximum_out = _get_op('aten::maximum.out')
 
 
 def _autograd_maximum_out(ks, self, other, out):
-    out_not_differentiable('maximum', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('maximum', self, other)
     return _op_maximum_out.redispatch(ks, self, other, out)
 
 
@@ -6024,7 +6129,8 @@ _op_fmax_out = _get_op('aten::fmax.out')
 
 
 def _autograd_fmax_out(ks, self, other, out):
-    out_not_differentiable('fmax', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('fmax', self, other)
     return _op_fmax_out.redispatch(ks, self, other, out)
 
 
@@ -6053,7 +6159,8 @@ _op_minimum_out = _get_op('aten::minimum.out')
 
 
 def _autograd_minimum_out(ks, self, other, out):
-    out_not_differentiable('minimum', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('minimum', self, other)
     return _op_minimum_out.redispatch(ks, self, other, out)
 
 
@@ -6082,7 +6189,8 @@ _op_fmin_out = _get_op('aten::fmin.out')
 
 
 def _autograd_fmin_out(ks, self, other, out):
-    out_not_differentiable('fmin', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('fmin', self, other)
     return _op_fmin_out.redispatch(ks, self, other, out)
 
 
@@ -6133,7 +6241,8 @@ _op_clamp_Tensor_out = _get_op('aten::clamp.Tensor_out')
 
 
 def _autograd_clamp_Tensor_out(ks, self, min, max, out):
-    out_not_differentiable('clamp', self, min, max)
+    if (type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None) or (type(max) is _TI and max.autograd is not None):
+        out_not_differentiable('clamp', self, min, max)
     return _op_clamp_Tensor_out.redispatch(ks, self, min, max, out)
 
 
@@ -6144,7 +6253,8 @@ _op_clamp_out = _get_op('aten::clamp.out')
 
 
 def _autograd_clamp_out(ks, self, min, max, out):
-    out_not_differentiable('clamp', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('clamp', self)
     return _op_clamp_out.redispatch(ks, self, min, max, out)
 
 
@@ -6233,7 +6343,8 @@ _op_clamp_min_out = _get_op('aten::clamp_min.out')
 
 
 def _autograd_clamp_min_out(ks, self, min, out):
-    out_not_differentiable('clamp_min', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('clamp_min', self)
     return _op_clamp_min_out.redispatch(ks, self, min, out)
 
 
@@ -6282,7 +6393,8 @@ _op_clamp_min_Tensor_out = _get_op('aten::clamp_min.Tensor_out')
 
 
 def _autograd_clamp_min_Tensor_out(ks, self, min, out):
-    out_not_differentiable('clamp_min', self, min)
+    if (type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None):
+        out_not_differentiable('clamp_min', self, min)
     return _op_clamp_min_Tensor_out.redispatch(ks, self, min, out)
 
 
@@ -6331,7 +6443,8 @@ _op_clamp_max_out = _get_op('aten::clamp_max.out')
 
 
 def _autograd_clamp_max_out(ks, self, max, out):
-    out_not_differentiable('clamp_max', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('clamp_max', self)
     return _op_clamp_max_out.redispatch(ks, self, max, out)
 
 
@@ -6380,7 +6493,8 @@ _op_clamp_max_Tensor_out = _get_op('aten::clamp_max.Tensor_out')
 
 
 def _autograd_clamp_max_Tensor_out(ks, self, max, out):
-    out_not_differentiable('clamp_max', self, max)
+    if (type(self) is _TI and self.autograd is not None) or (type(max) is _TI and max.autograd is not None):
+        out_not_differentiable('clamp_max', self, max)
     return _op_clamp_max_Tensor_out.redispatch(ks, self, max, out)
 
 
@@ -6408,7 +6522,8 @@ _op_where_self_out = _get_op('aten::where.self_out')
 
 
 def _autograd_where_self_out(ks, condition, self, other, out):
-    out_not_differentiable('where', condition, self, other)
+    if (type(condition) is _TI and condition.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('where', condition, self, other)
     return _op_where_self_out.redispatch(ks, condition, self, other, out)
 
 
@@ -6691,7 +6806,8 @@ _op_bernoulli_out = _get_op('aten::bernoulli.out')
 
 
 def _autograd_bernoulli_out(ks, self, generator, out):
-    out_not_differentiable('bernoulli', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('bernoulli', self)
     return _op_bernoulli_out.redispatch(ks, self, generator, out)
 
 
@@ -6865,7 +6981,8 @@ _op_sum_out = _get_op('aten::sum.out')
 
 
 def _autograd_sum_out(ks, self, dtype, out):
-    out_not_differentiable('sum', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('sum', self)
     return _op_sum_out.redispatch(ks, self, dtype, out)
 
 
@@ -6914,7 +7031,8 @@ _op_mean_out = _get_op('aten::mean.out')
 
 
 def _autograd_mean_out(ks, self, dim, keepdim, dtype, out):
-    out_not_differentiable('mean', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('mean', self)
     return _op_mean_out.redispatch(ks, self, dim, keepdim, dtype, out)
 
 
@@ -6963,7 +7081,8 @@ _op_prod_out = _get_op('aten::prod.out')
 
 
 def _autograd_prod_out(ks, self, dtype, out):
-    out_not_differentiable('prod', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('prod', self)
     return _op_prod_out.redispatch(ks, self, dtype, out)
 
 
@@ -7015,7 +7134,8 @@ _op_max_out = _get_op('aten::max.out')
 
 
 def _autograd_max_out(ks, self, other, out):
-    out_not_differentiable('max', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('max', self, other)
     return _op_max_out.redispatch(ks, self, other, out)
 
 
@@ -7065,7 +7185,8 @@ _op_min_out = _get_op('aten::min.out')
 
 
 def _autograd_min_out(ks, self, other, out):
-    out_not_differentiable('min', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('min', self, other)
     return _op_min_out.redispatch(ks, self, other, out)
 
 
@@ -7114,7 +7235,8 @@ _op_amax_out = _get_op('aten::amax.out')
 
 
 def _autograd_amax_out(ks, self, dim, keepdim, out):
-    out_not_differentiable('amax', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('amax', self)
     return _op_amax_out.redispatch(ks, self, dim, keepdim, out)
 
 
@@ -7145,7 +7267,8 @@ _op_amin_out = _get_op('aten::amin.out')
 
 
 def _autograd_amin_out(ks, self, dim, keepdim, out):
-    out_not_differentiable('amin', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('amin', self)
     return _op_amin_out.redispatch(ks, self, dim, keepdim, out)
 
 
@@ -7176,7 +7299,8 @@ _op_logsumexp_out = _get_op('aten::logsumexp.out')
 
 
 def _autograd_logsumexp_out(ks, self, dim, keepdim, out):
-    out_not_differentiable('logsumexp', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('logsumexp', self)
     return _op_logsumexp_out.redispatch(ks, self, dim, keepdim, out)
 
 
@@ -7207,7 +7331,8 @@ _op_var_out = _get_op('aten::var.out')
 
 
 def _autograd_var_out(ks, self, dim, unbiased, keepdim, out):
-    out_not_differentiable('var', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('var', self)
     return _op_var_out.redispatch(ks, self, dim, unbiased, keepdim, out)
 
 
@@ -7218,7 +7343,8 @@ _op_var_correction_out = _get_op('aten::var.correction_out')
 
 
 def _autograd_var_correction_out(ks, self, dim, correction, keepdim, out):
-    out_not_differentiable('var', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('var', self)
     return _op_var_correction_out.redispatch(ks, self, dim, correction, keepdim, out)
 
 
@@ -7250,7 +7376,8 @@ _op_std_out = _get_op('aten::std.out')
 
 
 def _autograd_std_out(ks, self, dim, unbiased, keepdim, out):
-    out_not_differentiable('std', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('std', self)
     return _op_std_out.redispatch(ks, self, dim, unbiased, keepdim, out)
 
 
@@ -7261,7 +7388,8 @@ _op_std_correction_out = _get_op('aten::std.correction_out')
 
 
 def _autograd_std_correction_out(ks, self, dim, correction, keepdim, out):
-    out_not_differentiable('std', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('std', self)
     return _op_std_correction_out.redispatch(ks, self, dim, correction, keepdim, out)
 
 
@@ -7294,7 +7422,8 @@ _op_var_mean_correction_out = _get_op('aten::var_mean.correction_out')
 
 
 def _autograd_var_mean_correction_out(ks, self, dim, correction, keepdim, out0, out1):
-    out_not_differentiable('var_mean', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('var_mean', self)
     return _op_var_mean_correction_out.redispatch(ks, self, dim, correction, keepdim, out0, out1)
 
 
@@ -7328,7 +7457,8 @@ _op_std_mean_correction_out = _get_op('aten::std_mean.correction_out')
 
 
 def _autograd_std_mean_correction_out(ks, self, dim, correction, keepdim, out0, out1):
-    out_not_differentiable('std_mean', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('std_mean', self)
     return _op_std_mean_correction_out.redispatch(ks, self, dim, correction, keepdim, out0, out1)
 
 
@@ -7358,7 +7488,8 @@ _op_norm_out = _get_op('aten::norm.out')
 
 
 def _autograd_norm_out(ks, self, p, dim, keepdim, out):
-    out_not_differentiable('norm', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('norm', self)
     return _op_norm_out.redispatch(ks, self, p, dim, keepdim, out)
 
 
@@ -7369,7 +7500,8 @@ _op_norm_Scalar_out = _get_op('aten::norm.Scalar_out')
 
 
 def _autograd_norm_Scalar_out(ks, self, p, out):
-    out_not_differentiable('norm', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('norm', self)
     return _op_norm_Scalar_out.redispatch(ks, self, p, out)
 
 
@@ -7420,7 +7552,8 @@ _op_norm_ScalarOpt_dtype_out = _get_op('aten::norm.ScalarOpt_dtype_out')
 
 
 def _autograd_norm_ScalarOpt_dtype_out(ks, self, p, dtype, out):
-    out_not_differentiable('norm', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('norm', self)
     return _op_norm_ScalarOpt_dtype_out.redispatch(ks, self, p, dtype, out)
 
 
@@ -7473,7 +7606,8 @@ _op_linalg_vector_norm_out = _get_op('aten::linalg_vector_norm.out')
 
 
 def _autograd_linalg_vector_norm_out(ks, self, ord, dim, keepdim, dtype, out):
-    out_not_differentiable('linalg_vector_norm', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('linalg_vector_norm', self)
     return _op_linalg_vector_norm_out.redispatch(ks, self, ord, dim, keepdim, dtype, out)
 
 
@@ -7522,7 +7656,8 @@ _op_cumsum_out = _get_op('aten::cumsum.out')
 
 
 def _autograd_cumsum_out(ks, self, dim, dtype, out):
-    out_not_differentiable('cumsum', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('cumsum', self)
     return _op_cumsum_out.redispatch(ks, self, dim, dtype, out)
 
 
@@ -7575,7 +7710,8 @@ _op_cumprod_out = _get_op('aten::cumprod.out')
 
 
 def _autograd_cumprod_out(ks, self, dim, dtype, out):
-    out_not_differentiable('cumprod', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('cumprod', self)
     return _op_cumprod_out.redispatch(ks, self, dim, dtype, out)
 
 
@@ -7606,7 +7742,8 @@ _op_cat_out = _get_op('aten::cat.out')
 
 
 def _autograd_cat_out(ks, tensors, dim, out):
-    out_not_differentiable('cat', *tensors)
+    if any(type(t) is _TI and t.autograd is not None for t in tensors):
+        out_not_differentiable('cat', *tensors)
     return _op_cat_out.redispatch(ks, tensors, dim, out)
 
 
@@ -7636,7 +7773,8 @@ _op_stack_out = _get_op('aten::stack.out')
 
 
 def _autograd_stack_out(ks, tensors, dim, out):
-    out_not_differentiable('stack', *tensors)
+    if any(type(t) is _TI and t.autograd is not None for t in tensors):
+        out_not_differentiable('stack', *tensors)
     return _op_stack_out.redispatch(ks, tensors, dim, out)
 
 
@@ -7683,7 +7821,8 @@ _op_tril_out = _get_op('aten::tril.out')
 
 
 def _autograd_tril_out(ks, self, diagonal, out):
-    out_not_differentiable('tril', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('tril', self)
     return _op_tril_out.redispatch(ks, self, diagonal, out)
 
 
@@ -7730,7 +7869,8 @@ _op_triu_out = _get_op('aten::triu.out')
 
 
 def _autograd_triu_out(ks, self, diagonal, out):
-    out_not_differentiable('triu', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('triu', self)
     return _op_triu_out.redispatch(ks, self, diagonal, out)
 
 
@@ -7851,7 +7991,8 @@ _op_narrow_copy_out = _get_op('aten::narrow_copy.out')
 
 
 def _autograd_narrow_copy_out(ks, self, dim, start, length, out):
-    out_not_differentiable('narrow_copy', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('narrow_copy', self)
     return _op_narrow_copy_out.redispatch(ks, self, dim, start, length, out)
 
 
@@ -7897,7 +8038,8 @@ _op_reflection_pad1d_out = _get_op('aten::reflection_pad1d.out')
 
 
 def _autograd_reflection_pad1d_out(ks, self, padding, out):
-    out_not_differentiable('reflection_pad1d', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('reflection_pad1d', self)
     return _op_reflection_pad1d_out.redispatch(ks, self, padding, out)
 
 
@@ -7926,7 +8068,8 @@ _op_reflection_pad2d_out = _get_op('aten::reflection_pad2d.out')
 
 
 def _autograd_reflection_pad2d_out(ks, self, padding, out):
-    out_not_differentiable('reflection_pad2d', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('reflection_pad2d', self)
     return _op_reflection_pad2d_out.redispatch(ks, self, padding, out)
 
 
@@ -7955,7 +8098,8 @@ _op_replication_pad1d_out = _get_op('aten::replication_pad1d.out')
 
 
 def _autograd_replication_pad1d_out(ks, self, padding, out):
-    out_not_differentiable('replication_pad1d', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('replication_pad1d', self)
     return _op_replication_pad1d_out.redispatch(ks, self, padding, out)
 
 
@@ -7984,7 +8128,8 @@ _op_replication_pad2d_out = _get_op('aten::replication_pad2d.out')
 
 
 def _autograd_replication_pad2d_out(ks, self, padding, out):
-    out_not_differentiable('replication_pad2d', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('replication_pad2d', self)
     return _op_replication_pad2d_out.redispatch(ks, self, padding, out)
 
 
@@ -8013,7 +8158,8 @@ _op_reflection_pad3d_out = _get_op('aten::reflection_pad3d.out')
 
 
 def _autograd_reflection_pad3d_out(ks, self, padding, out):
-    out_not_differentiable('reflection_pad3d', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('reflection_pad3d', self)
     return _op_reflection_pad3d_out.redispatch(ks, self, padding, out)
 
 
@@ -8042,7 +8188,8 @@ _op_replication_pad3d_out = _get_op('aten::replication_pad3d.out')
 
 
 def _autograd_replication_pad3d_out(ks, self, padding, out):
-    out_not_differentiable('replication_pad3d', self)
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('replication_pad3d', self)
     return _op_replication_pad3d_out.redispatch(ks, self, padding, out)
 
 

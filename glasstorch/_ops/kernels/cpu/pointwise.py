@@ -7,7 +7,9 @@ dtype (numpy casts inside its loop, so mixed-dtype inputs are not copied first).
 serves the Meta key: on meta operands the iterator returns before any data is touched, which is how
 structured kernels get meta support for free in PyTorch.  Checks PyTorch makes in its *meta* functions
 (``-bool``, integer ** negative, ``addcdiv`` on integers ...) run on meta too; the "not implemented for
-'Bool'" errors of PyTorch's dtype dispatch run only when there is data.
+'Bool'" errors of PyTorch's dtype dispatch run only when there is data.  ``binary`` and add/sub take
+``fast_operands`` first for a given ``out`` (in place too) that needs no broadcast, cast or resize: no
+iterator object, and one dtype throughout, so numpy is called without ``dtype=``/``casting=``.
 
 Templates: ``unary``, ``binary`` and ``comparison`` build kernels from a numpy ufunc (or a function
 ``fn(x, out, dtype)`` / ``fn(a, b, out, dtype)``); the names below are what ``native_functions/*.yaml``
@@ -46,7 +48,7 @@ import numpy as np
 
 from ...._core import dtype as _dt
 from ...._tensor.impl import TensorImpl
-from ...tensor_iterator import build, common_dtype, dense_scalar, fp_ignore, fp_restore, scalar_np
+from ...tensor_iterator import build, common_dtype, dense_scalar, fast_operands, fp_ignore, fp_restore, scalar_np
 from . import ckernels as _ck
 from .copy import cast_ready
 
@@ -345,30 +347,41 @@ def binary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True, n
     """
 
     def kernel(self, other, out=None):
-        it = build((out,), (self, other), int_to_float=float_op)
-        if not it.is_meta:
-            dt = it.common_dtype
-            if supports is not None and not supports(dt):
-                raise _not_implemented(kname, dt)
-            a, b = it.ins_np
-            if c is not None and _ck.binary(c, a, b, it.out_np):
+        # a given out (in place too) that needs no broadcast, cast or resize skips the iterator object
+        ops = fast_operands(out, (self, other), True, float_op) if out is not None else None
+        if ops is None:
+            it = build((out,), (self, other), int_to_float=float_op)
+            if it.is_meta:
                 return it.out
-            if nonzero and dt._cat <= _dt.INT_CAT:
-                _check_nonzero(b, it.out_np)
-            o = _cast_scratch(it.out_np, _opmath(dt).np)
-            token = fp_ignore()
-            try:
-                if not ufunc:
-                    fn(a, b, o, dt)
-                elif dt is _F16 or dt is _BF16:
-                    a, b, cd = _operands(self, other, a, b, dt, scalar_opmath)
-                    fn(a, b, out=o, dtype=cd.np, casting="unsafe")
-                else:
-                    fn(a, b, out=o, dtype=dt.np, casting="unsafe")
-            finally:
-                fp_restore(token)
-            _cast_back(it.out_np, o)
-        return it.out
+            result, dt, o = it.out, it.common_dtype, it.out_np
+            a, b = it.ins_np
+        else:
+            result, dt = out, out.dtype
+            o, a, b = ops
+        if supports is not None and not supports(dt):
+            raise _not_implemented(kname, dt)
+        if c is not None and _ck.binary(c, a, b, o):
+            return result
+        if nonzero and dt._cat <= _dt.INT_CAT:
+            _check_nonzero(b, o)
+        reduced = dt is _F16 or dt is _BF16
+        buf = o if ops is not None else _cast_scratch(o, (_F32 if reduced else dt).np)
+        token = fp_ignore()
+        try:
+            if not ufunc:
+                fn(a, b, buf, dt)
+            elif reduced:
+                a, b, cd = _operands(self, other, a, b, dt, scalar_opmath)
+                fn(a, b, out=buf, dtype=cd.np, casting="unsafe")
+            elif ops is not None:
+                fn(a, b, out=buf)  # one dtype throughout: numpy resolves its loop faster without dtype=/casting=
+            else:
+                fn(a, b, out=buf, dtype=dt.np, casting="unsafe")
+        finally:
+            fp_restore(token)
+        if buf is not o:
+            _cast_back(o, buf)
+        return result
 
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"
     return kernel
@@ -665,29 +678,43 @@ def _add_like(ufunc, name):
     def kernel(self, other, alpha, out=None):
         if is_sub:
             _check_sub_bool(self, other)
-        it = build((out,), (self, other))
-        dt = it.common_dtype
-        if alpha.__class__ is not int:  # an int alpha suits every dtype
-            _alpha_check(dt, alpha)
-        if it.is_meta:
-            return it.out
-        a, b = it.ins_np
+        # a given out (in place too) that needs no broadcast, cast or resize skips the iterator object
+        ops = fast_operands(out, (self, other)) if out is not None else None
+        if ops is None:
+            it = build((out,), (self, other))
+            dt = it.common_dtype
+            if alpha.__class__ is not int:  # an int alpha suits every dtype
+                _alpha_check(dt, alpha)
+            if it.is_meta:
+                return it.out
+            result, o = it.out, it.out_np
+            a, b = it.ins_np
+        else:
+            result, dt = out, out.dtype
+            if alpha.__class__ is not int:
+                _alpha_check(dt, alpha)
+            o, a, b = ops
         c = dt
         if dt is _F16 or dt is _BF16:
             a, b, c = _operands(self, other, a, b, dt, False)
-        if alpha == 1 and _ck.binary(name, a, b, it.out_np):
-            return it.out
-        o = _cast_scratch(it.out_np, c.np)
+        if alpha == 1 and _ck.binary(name, a, b, o):
+            return result
+        buf = o if ops is not None else _cast_scratch(o, c.np)
         token = fp_ignore()
         try:
-            if alpha == 1:
-                ufunc(a, b, out=o, dtype=c.np, casting="unsafe")
+            if alpha != 1:
+                _add_alpha(ufunc, a, b, alpha, buf, dt, c)
+            elif c is not dt:
+                ufunc(a, b, out=buf, dtype=c.np, casting="unsafe")
+            elif ops is not None:
+                ufunc(a, b, out=buf)  # one dtype throughout: numpy resolves its loop faster without dtype=/casting=
             else:
-                _add_alpha(ufunc, a, b, alpha, o, dt, c)
+                ufunc(a, b, out=buf, dtype=c.np, casting="unsafe")
         finally:
             fp_restore(token)
-        _cast_back(it.out_np, o)
-        return it.out
+        if buf is not o:
+            _cast_back(o, buf)
+        return result
 
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"
     return kernel
