@@ -4,15 +4,13 @@ Each decomposition is written once against an aten namespace ``A`` and used two 
 ``glasstorch.ops.aten`` in :func:`select_decomp_table` (make_fx / AOT record the pieces), and with the
 lowering namespace at lowering time (a graph that still holds ``_softmax`` lowers through the same formula),
 so the pieces fuse in both cases.  Formulas follow the eager CPU kernels (shift by the max before ``exp``,
-``1 / sqrt(var + eps)``, the erf form of GELU).
+``1 / sqrt(var + eps)``).
 
 Invariant: a decomposition returns exactly the outputs (count, shapes, dtypes) of the op it replaces, and
 declines (returns ``NotImplemented``) for arguments it does not cover, so the op stays whole.
 """
 
 from __future__ import annotations
-
-import math
 
 from .. import ops as _gops
 
@@ -89,24 +87,6 @@ def layer_norm(A, x, normalized_shape, weight, bias, eps):
     # mean and rstd are not differentiable outputs of native_layer_norm: detached, so that a decomposition
     # traced above autograd sends no gradient through them (out keeps its full gradient)
     return out, A.detach.default(mean), A.detach.default(rstd)
-
-
-@_decomp("gelu.default")
-def gelu(A, x, approximate="none"):
-    if approximate != "none" or not _floating(x):
-        return NotImplemented
-    cdf = A.add.Scalar(A.erf.default(A.mul.Scalar(x, 0.7071067811865476)), 1.0)
-    return A.mul.Tensor(A.mul.Scalar(x, 0.5), cdf)
-
-
-@_decomp("gelu_backward.default")
-def gelu_backward(A, grad, x, approximate="none"):
-    if approximate != "none" or not _floating(x):
-        return NotImplemented
-    cdf = A.mul.Scalar(A.add.Scalar(A.erf.default(A.mul.Scalar(x, 0.7071067811865476)), 1.0), 0.5)
-    pdf = A.mul.Scalar(A.exp.default(A.mul.Scalar(A.mul.Tensor(x, x), -0.5)),
-                       2.0 / math.sqrt(math.pi) * 0.7071067811865476 * 0.5)
-    return A.mul.Tensor(grad, A.add.Tensor(cdf, A.mul.Tensor(x, pdf)))
 
 
 @_decomp("nll_loss_forward.default")

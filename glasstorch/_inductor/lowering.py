@@ -149,14 +149,15 @@ def result_dtype(*args):
     return _dt.result_type_of([a for a in args if a is not None])
 
 
-def pointwise(args, body, out_dtype, compute_dtype=None):
-    """A Pointwise over broadcast ``args`` (boxes or Python scalars); ``body(*V) -> V`` in compute_dtype."""
+def pointwise(args, body, out_dtype, compute_dtype=None, ops_count=1):
+    """A Pointwise over broadcast ``args`` (boxes or Python scalars); ``body(*V) -> V`` in compute_dtype.
+    ``ops_count`` weighs the body for the realize-or-inline choice (an inline function costs its operations)."""
     compute_dtype = compute_dtype or out_dtype
     for d in (out_dtype, compute_dtype):
         if not ir.supported_dtype(d):
             raise Unsupported(f"dtype {d}")
     shape = broadcast_shapes(*[a.sizes for a in args if isinstance(a, Box)])
-    loaders, cost = [], 1
+    loaders, cost = [], ops_count
     for a in args:
         if isinstance(a, Box):
             if not ir.supported_dtype(a.dtype):
@@ -182,12 +183,14 @@ def _mf(name, dtype):
 _VEC_F32 = (("exp{f}(", "gt_expf("), ("erf{f}(", "gt_erff("))
 
 
-def E(template):
-    """A body from a C template; ``{f}`` is the libm suffix of the argument dtype, ``{T}`` its C type."""
-    f32 = template
-    for libm, inline in _VEC_F32:
-        f32 = f32.replace(libm, inline)
-    f32 = f32.replace("{f}", "f").replace("{T}", "float")
+def E(template, f32=None):
+    """A body from a C template; ``{f}`` is the libm suffix of the argument dtype, ``{T}`` its C type.  ``f32``,
+    when given, is the float32 template (an inline function of the eager C kernels, so that the bits agree)."""
+    if f32 is None:
+        f32 = template
+        for libm, inline in _VEC_F32:
+            f32 = f32.replace(libm, inline)
+        f32 = f32.replace("{f}", "f").replace("{T}", "float")
 
     def body(*vs):
         dt = vs[0].dtype

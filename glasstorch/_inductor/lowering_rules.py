@@ -498,8 +498,9 @@ def _pow(g, a, b):
     return pointwise([a, b], E("pow{f}({0}, {1})"), dt)
 
 
-_SQRT1_2 = 0.7071067811865476
-_KALPHA = 2.0 / math.sqrt(math.pi) * _SQRT1_2 * 0.5
+# what gelu's inline functions weigh against single ops (about the op count of the erf formula they replace): a
+# gelu value read twice is computed into a buffer, not inlined into both readers
+_GELU_OPS = 12
 
 
 @register(aten.gelu.default)
@@ -510,7 +511,8 @@ def _gelu(g, x, approximate="none"):
         tpl = ("(({T})0.5 * {0} * (({T})1 + tanh{f}(({T})0.7978845608028654 * ({0} + ({T})0.044715 * {0} * {0} * "
                "{0}))))")
     else:
-        tpl = f"({{0}} * ({{T}})0.5 * (({{T}})1 + erf{{f}}({{0}} * ({{T}}){_SQRT1_2!r})))"
+        # the eager C kernels' inline functions (ckernels_src.MATH), so that compiled and eager agree bit for bit
+        return pointwise([x], E("gt_gelu_d({0})", f32="gt_geluf({0})"), x.dtype, ops_count=_GELU_OPS)
     return pointwise([x], E(tpl), x.dtype)
 
 
@@ -518,9 +520,8 @@ def _gelu(g, x, approximate="none"):
 def _gelu_backward(g, grad, x, approximate="none"):
     if approximate != "none" or not x.dtype.is_floating_point:
         raise Unsupported("tanh gelu backward")
-    tpl = (f"({{0}} * (({{T}})0.5 * (({{T}})1 + erf{{f}}({{1}} * ({{T}}){_SQRT1_2!r})) + {{1}} * (({{T}}){_KALPHA!r}"
-           f" * exp{{f}}({{1}} * {{1}} * ({{T}})-0.5))))")
-    return pointwise([grad, x], E(tpl), x.dtype)
+    return pointwise([grad, x], E("gt_gelu_backward_d({0}, {1})", f32="gt_gelu_backward({0}, {1})"), x.dtype,
+                     ops_count=_GELU_OPS)
 
 
 @register(aten.tanh_backward.default)

@@ -169,6 +169,18 @@ def test_gelu_forward_and_backward_formula():
     np.testing.assert_allclose(c(g, x)[0].numpy(), expect.numpy(), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("dtype", [gt.float32, gt.float64])
+def test_gelu_and_gelu_backward_lower_to_the_eager_kernels_bits(dtype):
+    # the eager C loops' inline functions (float32: one exponential and the Mills ratio; float64: libm's erfc)
+    x = gt.cat([gt.linspace(-16, 16, 4001, dtype=dtype), gt.tensor([0.0, -0.0, 1e-30, -1e-30], dtype=dtype)])
+    g = rand(x.shape[0], dtype=dtype)
+    c = check(graph(2, lambda e, g, x: (e("gelu.default", x), e("gelu_backward.default", g, x))), [g, x], fused=1)
+    got = c(g, x)
+    eager = (A.gelu.default(x), A.gelu_backward.default(g, x))
+    for a, b in zip(got, eager, strict=True):
+        assert a.numpy().tobytes() == b.numpy().tobytes()
+
+
 def test_mm_addmm_bmm_and_fused_epilogue():
     def body(e, a, b, bias, p, q):
         mm = e("mm.default", a, b)

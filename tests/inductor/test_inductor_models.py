@@ -20,6 +20,8 @@ if str(REPO) not in sys.path:
 
 
 def test_decomposition_table_with_make_fx_fuses_softmax_layer_norm_gelu():
+    # layer_norm and softmax become pointwise + reduction pieces; gelu stays whole (it lowers to one inline
+    # function, the eager kernel's); everything fuses into one kernel
     from glasstorch.fx.experimental.proxy_tensor import make_fx
 
     def f(x, w, b):
@@ -28,7 +30,8 @@ def test_decomposition_table_with_make_fx_fuses_softmax_layer_norm_gelu():
     args = [gt.randn(4, 5, 16), gt.randn(16), gt.randn(16)]
     gm = make_fx(f, tracing_mode="fake", decomposition_table=select_decomp_table())(*args)
     names = {n.target.__name__ for n in gm.graph.nodes if n.op == "call_function" and hasattr(n.target, "__name__")}
-    assert not names & {"native_layer_norm.default", "_softmax.default", "gelu.default"}, names
+    assert not names & {"native_layer_norm.default", "_softmax.default"}, names
+    assert "gelu.default" in names, names
     compiled = compile_fx_inner(gm, args)
     for got, ref in zip(compiled(*args), f(*args), strict=True):
         np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-5, atol=1e-6)

@@ -18,10 +18,10 @@ Numerics (no ``-ffast-math``: NaN, inf, -0.0 and subnormals behave as in IEEE ar
   exactly).  Blocks of 1024 elements that lie entirely on one side of erf's branch point run only that branch.
   float32 ``erfc`` is evaluated in double (``exp(-a^2)/a * g(1/a)``) and rounded once (<= 1 ulp).  The fits were
   made once with mpmath at 30-40 digits on Chebyshev nodes (numpy least squares / chebfit, converted to the power
-  basis and rounded to the evaluation precision).  gelu's derivative takes torch's formula below |x| = sqrt 2;
-  above, one exponential serves both Phi and phi (``e^(-x^2/2)`` times a rational fit of ``erfc(t/sqrt 2)
-  e^(t^2/2)``, t = |x|, see ``gt_gelu_backward_big``): <= 1 ulp for x >= sqrt 2 and <= 4 ulp for x <= -sqrt 2
-  against float64, where torch's ``1 + erf`` cancels (torch returns 0 below x = -6.2).
+  basis and rounded to the evaluation precision).  gelu and its derivative share one exponential and one rational
+  function, the Mills ratio ``Phi(-t) / phi(t)`` (see ``gt_geluf``): <= 1 ulp for x >= sqrt 2 against float64 and
+  a few ulp elsewhere, with relative accuracy for negative x, where torch's ``1 + erf`` cancels (torch returns 0
+  below x = -5.9).
 - float64 ``erf``/``erfc``/``gelu`` call libm's ``erf``/``erfc`` per element (<= 1 ulp).
 
 Invariant: a row function reads ``x``/``a``/``b`` and writes ``o`` only; an output may be the same memory as
@@ -249,50 +249,57 @@ static inline float gt_erfcf(float x) {
     return (float)r;
 }
 
-/* gelu as PyTorch writes it, x / 2 * (1 + erf(x / sqrt 2)); ERF is one of the erf variants above (the row loops
-   pick the cheaper ones for blocks where |x| < sqrt 2 or >= sqrt 2). */
-#define GT_GELU(ERF, x) ((x) * 0.5f * (1.0f + ERF((x) * 0.707106769f)))
-
-/* gelu's derivative g (Phi(x) + x phi(x)) for |x| < sqrt 2, as PyTorch writes it (e^(-x^2/2) needs no clamps). */
-static inline float gt_gelu_backward_small(float g, float x) {
-    return g * (0.5f * (1.0f + gt_erff_small(x * 0.707106769f)) + x * (gt_expf_normal(-0.5f * x * x) * 0.398942292f));
-}
-
-/* The same for |x| >= sqrt 2 with one exponential.  With t = |x| (clamped to 14.6, where the result rounds to 0 or
-   1), E = e^(-t^2/2) / sqrt(2 pi) and R(t) = Phi(-t) / E = sqrt(pi/2) erfc(t / sqrt 2) e^(t^2/2) (smooth, ~1/t):
-   D = Phi(-t) - t phi(t) = E (R - t) < 0, and gelu'(x) = 1 - D for x > 0, D for x < 0 (relative accuracy on the
-   negative side too, where torch's 1 + erf cancels).  R is a rational fit P4/Q5 on [1.41, 14.6] (relative error
-   7e-9 with float coefficients: weighted least squares with Lawson's iteration against math.erfc in double,
-   coefficients rounded to float one at a time with the rest refitted).  E = 2^q e^r: t^2 split exactly into
-   hi + lo, ln sqrt(2 pi) folded into r (the first two steps are exact: Cody-Waite and Sterbenz), e^r by Taylor to
-   r^7; 2^q goes on last as 2^(q + 40) 2^-40 so that results below float's normal range round once.  +-inf gives NaN
-   (x - x), as torch's inf * 0; NaN propagates; the factor of g is +0.0, never -0.0, as torch's. */
-static inline float gt_gelu_backward_big(float g, float x) {
-    float t = fabsf(x);
-    t = t > 14.6f ? 14.6f : t;
-    float hi = t * t, lo = fmaf(t, t, -hi), h4 = hi * hi;
+/* gelu and its derivative for float32 from one exponential and one rational function.  With t = |x| (clamped to
+   14.6, where every result has rounded to 0, x or 1), phi(t) = e^(-t^2/2) / sqrt(2 pi) and the Mills ratio
+   R(t) = Phi(-t) / phi(t) (smooth, R(0) = sqrt(pi/2), ~1/t): Phi(-t) = phi R, so
+   gelu(x) = x (1 - phi R) for x > 0 and -t phi R otherwise; gelu'(x) = Phi(x) + x phi(x) = 1 - D for x > 0 and D
+   otherwise, D = phi (R - t).  The negative side keeps relative accuracy where torch's 1 + erf cancels (torch
+   returns 0 below x = -5.9 forward and -6.2 backward).
+   gt_gauss_parts: phi(t) = e 2^(q + 40) 2^-40 with e = e^r, r = -t^2/2 - ln sqrt(2 pi) - q ln 2 (t^2 split exactly
+   into hi + lo, ln 2 and ln sqrt(2 pi) as two floats each), e^r by Taylor to r^7; the caller applies 2^-40 last,
+   so that results below float's normal range round once.
+   gt_mills: R = P5 / Q6 in t, fitted on [0, 14.6] (relative error 1.5e-8 with float coefficients: weighted least
+   squares with Lawson's iteration against math.erfc in double, coefficients rounded to float one at a time with
+   the rest refitted).
+   Against float64 on 300k points of [-15, 15] (tests/test_ckernels.py): gelu <= 1 ulp for x >= sqrt 2 and <= 6
+   ulp elsewhere; gelu' <= 1 ulp for x >= sqrt 2, <= 3 ulp for x <= -sqrt 2, 1.6e-7 absolute between (gelu' has a
+   root at -0.75).  Specials as torch: +-inf and NaN give NaN but gelu(+inf) = inf; zero results are +0.0. */
+static inline float gt_gauss_parts(float t, float *s) {
+    float hi = t * t, lo = fmaf(t, t, -hi);
     float q = rintf(fmaf(hi, -0.721347511f, -1.32574809f));  /* (-t^2/2 - ln sqrt(2 pi)) / ln 2 */
     float r = fmaf(q, -0x1.62e430p-1f, -0.5f * hi) - 0x1.d67f1cp-1f;
     r += fmaf(q, 0x1.05c610p-29f, fmaf(lo, -0.5f, -0x1.0c97d6p-26f));
     float r2 = r * r, r4 = r2 * r2;
     float e = fmaf(r4, fmaf(1.0f / 5040.0f, r, 1.0f / 720.0f),
                    fmaf(r2, fmaf(1.0f / 120.0f, r, 1.0f / 24.0f), fmaf(1.0f / 6.0f, r, 0.5f)));
-    e = fmaf(e, r2, r) + 1.0f;
-    float p = fmaf(h4, 0x1.20c9d0p-6f, fmaf(hi, fmaf(0x1.1fbec2p-3f, t, 0x1.20c6c4p-1f),  /* R = p / den */
-                                            fmaf(0x1.393620p+0f, t, 0x1.40e1f0p+0f)));
-    float den = fmaf(h4, fmaf(0x1.20c9bap-6f, t, 0x1.1fbf7cp-3f), fmaf(hi, fmaf(0x1.29c7c2p-1f, t, 0x1.5d5b06p+0f),
-                                                                     fmaf(0x1.c64d5ep+0f, t, 1.0f)));
-    float rt = p / den - t;                               /* R - t, in [-14.6, -0.87] */
-    int32_t b = ((int32_t)q + 40 + 127) << 23;            /* q in [-155, -3]: 2^(q + 40) is a normal float */
-    float s;
-    memcpy(&s, &b, 4);
-    float d = e * rt * s * 0x1p-40f;                      /* exact but for the last product's one rounding */
-    return g * ((x > 0 ? 1.0f - d : d) + (x - x));
+    int32_t b = ((int32_t)q + 40 + 127) << 23;            /* q in [-155, -1]: 2^(q + 40) is a normal float */
+    memcpy(s, &b, 4);
+    return fmaf(e, r2, r) + 1.0f;
 }
 
-/* per element, with the row loops' block test (|x| < 1.4142135f; NaN goes to the big branch) */
+static inline float gt_mills(float t) {
+    float t2 = t * t, t4 = t2 * t2;  /* Estrin's scheme */
+    float p = fmaf(t4, fmaf(0x1.241efep-9f, t, 0x1.de02ecp-6f),
+                   fmaf(t2, fmaf(0x1.6dfa72p-3f, t, 0x1.41876ap-1f), fmaf(0x1.45a78cp+0f, t, 0x1.40d932p+0f)));
+    float d = fmaf(t4, fmaf(t2, 0x1.241f16p-9f, fmaf(0x1.de0224p-6f, t, 0x1.728ddap-3f)),
+                   fmaf(t2, fmaf(0x1.506a7ap-1f, t, 0x1.729074p+0f), fmaf(0x1.d017d6p+0f, t, 1.0f)));
+    return p / d;
+}
+
+static inline float gt_geluf(float x) {
+    float t = fabsf(x);
+    t = t > 14.6f ? 14.6f : t;
+    float s, e = gt_gauss_parts(t, &s);
+    float m = e * gt_mills(t) * s;                        /* Phi(-t) 2^40 */
+    return x > 0 ? x * (1.0f - m * 0x1p-40f) : (x - x) - (t * m) * 0x1p-40f;
+}
+
 static inline float gt_gelu_backward(float g, float x) {
-    return fabsf(x) < 1.4142135f ? gt_gelu_backward_small(g, x) : gt_gelu_backward_big(g, x);
+    float t = fabsf(x);
+    t = t > 14.6f ? 14.6f : t;
+    float s, e = gt_gauss_parts(t, &s);
+    float d = e * (gt_mills(t) - t) * s * 0x1p-40f;       /* exact but for the last product's one rounding */
+    return g * ((x > 0 ? 1.0f - d : d) + (x - x));
 }
 
 static inline double gt_gelu_d(double x) { return x * 0.5 * erfc(-x * 0.70710678118654752); }
@@ -514,15 +521,13 @@ UNARY = {
     "sin": {"f": ("gt_sinf(x)", ("!(fabsf(x) <= 65536.0f)", "sinf(x)"))},
     "erf": {"f": ("gt_erff(x)", None), "d": ("erf(x)", None)},
     "erfc": {"f": ("gt_erfcf(x)", None), "d": ("erfc(x)", None)},
-    "gelu": {"f": ("GT_GELU(gt_erff, x)", None), "d": ("gt_gelu_d(x)", None)},
+    "gelu": {"f": ("gt_geluf(x)", None), "d": ("gt_gelu_d(x)", None)},
 }
 
 # Block splits: (bound, expression for blocks where every |x| < bound, expression where every |x| >= bound);
 # blocks of both kinds (and NaN) use the full expression, which selects per element.
 SPLIT = {
     ("erf", "f"): (1.0, "gt_erff_small(x)", "gt_erff_big(x)"),
-    ("gelu", "f"): (1.4142135, "GT_GELU(gt_erff_small, x)", "GT_GELU(gt_erff_big, x)"),
-    ("gelu_backward", "f"): (1.4142135, "gt_gelu_backward_small(a, b)", "gt_gelu_backward_big(a, b)"),
 }
 
 # element-wise conversions (copy_): (source char, destination char)
