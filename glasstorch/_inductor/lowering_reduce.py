@@ -59,10 +59,12 @@ def _gather(g, x, dim, index, sparse_grad=False):
     return Pointwise(index.sizes, x.dtype, fn, 2)
 
 
-@register(aten.scatter.src, aten.scatter.value)
-def _scatter(g, x, dim, index, src):
-    """One-hot scatter (index of size 1 along ``dim``): out[..c..] = c == index[..0..] ? src : x."""
+def _one_hot_scatter(g, x, dim, index, src, template):
+    """A scatter whose index has size 1 along ``dim`` and x's sizes elsewhere, as a pointwise select over x:
+    ``template`` of (position == index, src value, x value).  (cross_entropy's backward and one-hot targets.)"""
     n = len(x.sizes)
+    if n == 0:
+        raise Unsupported("0-dim scatter")
     d = wrap_dim(dim, n)
     if len(index.sizes) != n or index.sizes[d] != 1 or any(
             a != b for i, (a, b) in enumerate(zip(index.sizes, x.sizes, strict=False)) if i != d):
@@ -75,8 +77,22 @@ def _scatter(g, x, dim, index, src):
         target = ops.index_expr(_index_term(g, iv, at), _dt.int64)
         pos = ops.index_expr(idx[d], _dt.int64)
         sv = ops.to(src.load(at), x.dtype) if hasattr(src, "sizes") else ops.constant(src, x.dtype)
-        return ops.expr("({0} == {1} ? {2} : {3})", (pos, target, sv, x.load(idx)), x.dtype)
+        return ops.expr(template, (pos, target, sv, x.load(idx)), x.dtype)
     return Pointwise(x.sizes, x.dtype, fn, x.cost + 3)
+
+
+@register(aten.scatter.src, aten.scatter.value)
+def _scatter(g, x, dim, index, src):
+    """out[..c..] = c == index[..0..] ? src : x."""
+    return _one_hot_scatter(g, x, dim, index, src, "({0} == {1} ? {2} : {3})")
+
+
+@register(aten.scatter_add.default)
+def _scatter_add(g, x, dim, index, src):
+    """out[..c..] = x + (c == index[..0..] ? src : 0): one addition per element, as eager's (x + 0 keeps x)."""
+    if not x.dtype.is_floating_point or src.dtype != x.dtype:
+        raise Unsupported("scatter_add dtype")
+    return _one_hot_scatter(g, x, dim, index, src, "({0} == {1} ? {3} + {2} : {3})")
 
 
 @register(aten.cat.default)

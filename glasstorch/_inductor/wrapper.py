@@ -19,8 +19,10 @@ import ctypes
 import numpy as np
 
 from .. import _functions as _fns
+from .._core.shape import contiguous_strides as _contiguous
 from .._device.threads import get_num_threads as _get_num_threads
 from .._ops.kernels.cpu.batched_gemm import matmul as _batched_matmul
+from .._ops.kernels.cpu.scatter_rows import index_add_rows as _index_add_rows
 from .._tensor.impl import CPU as _CPU
 from .._tensor.impl import TensorImpl, empty_strided_impl
 from .._tensor.storage import UntypedStorage
@@ -266,7 +268,7 @@ class WrapperBuilder:
             self.lines.append(f"    _matmul({a}, {b}, out={target})")
             return
         name = f"_extern{i}"
-        self.env[name] = _Fallback(e.op, e.args, e.kwargs)
+        self.env[name] = _fast_fallback(e) or _Fallback(e.op, e.args, e.kwargs)
         self.env[f"{name}_outs"] = [(o.sizes, o.strides, o.dtype) for o in e.outs]
         objs = [self._view_obj(v) for v in e.inputs]
         res = f"r{i}"
@@ -343,6 +345,41 @@ class _Fallback:
         args = _fill(self.args, tensors)
         kwargs = _fill(self.kwargs, tensors)
         return self.op(*args, **kwargs)
+
+
+def _fast_fallback(e: ExternNode):
+    """A direct kernel for a fallback whose eager path is mostly dispatch (None: call the op)."""
+    if str(e.op) == "aten.index_add.default" and not e.kwargs and len(e.args) == 4 and e.args[1] == 0 and all(
+            isinstance(e.args[k], _ExternArg) for k in (0, 2, 3)) and e.outs[0].dtype.is_floating_point:
+        return _IndexAddRows(_Fallback(e.op, e.args, e.kwargs))
+    return None
+
+
+class _IndexAddRows:
+    """``index_add(x, 0, index, src)`` (the embedding backward): a copy of x, then the eager kernel's C row loop
+    (``scatter_rows``: the same additions in the same order, so the same bits) without the dispatcher's Python,
+    which costs most of the call here.  An index out of range, or rows the loop does not take, go to the op
+    itself (which raises torch's error)."""
+
+    __slots__ = ("slow",)
+
+    def __init__(self, slow):
+        self.slow = slow
+
+    def __call__(self, *tensors):
+        x, index, src = (tensors[a.i]._impl for a in (self.slow.args[0], self.slow.args[2], self.slow.args[3]))
+        if not (x.device.type == src.device.type == index.device.type == "cpu") or src.dtype is not x.dtype:
+            return self.slow(*tensors)
+        idx = index.as_numpy()
+        n = x.sizes[0] if x.sizes else 0
+        if idx.ndim != 1 or not idx.size or idx.min() < 0 or idx.max() >= n:
+            return self.slow(*tensors)
+        out = _alloc(x.sizes, _contiguous(x.sizes), x.dtype)
+        arr = out._impl.as_numpy()
+        np.copyto(arr, x.as_numpy())
+        if not _index_add_rows(arr, idx, src.as_numpy()):
+            return self.slow(*tensors)
+        return out
 
 
 def _fill(a, tensors):

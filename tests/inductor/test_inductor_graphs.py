@@ -181,6 +181,38 @@ def test_gelu_and_gelu_backward_lower_to_the_eager_kernels_bits(dtype):
         assert a.numpy().tobytes() == b.numpy().tobytes()
 
 
+def test_one_hot_scatter_add_fuses_and_general_scatter_add_falls_back():
+    # cross_entropy's backward: scatter_add of one value per row into zeros, fused with what reads it
+    def body(e, x, idx, src):
+        return (e("mul.Scalar", e("scatter_add.default", e("mul.Scalar", x, 2.0), 1, idx, src), 3.0),)
+    x, src = rand(6, 7), rand(6, 2)
+    idx = gt.tensor([[0], [6], [3], [3], [1], [0]])
+    c = check(graph(3, body), [x, idx, src], fused=1)
+    assert not c.stats["fallbacks"], c.stats
+    ref = (x * 2.0).scatter_add(1, idx, src[:, :1]) * 3.0
+    assert c(x, idx, src)[0].numpy().tobytes() == ref.numpy().tobytes()
+    wide = gt.tensor([[0, 6], [3, 3], [1, 1], [0, 2], [5, 4], [2, 2]])  # two per row, repeats: a real scatter
+    c = check(graph(3, lambda e, x, i, s: (e("scatter_add.default", x, 1, i, s),)), [x, wide, src])
+    assert any("scatter_add" in f for f in c.stats["fallbacks"]), c.stats
+
+
+def test_index_add_rows_direct_kernel_matches_eager_and_keeps_its_errors():
+    # the embedding backward: repeated indices add in index order, as the eager kernel does
+    gm = graph(3, lambda e, x, i, s: (e("mul.Scalar", e("index_add.default", x, 0, i, s), 2.0),))
+    x, src = rand(5, 4), rand(7, 4)
+    idx = gt.tensor([4, 0, 4, 2, 4, 0, 1])
+    c = check(gm, [x, idx, src])
+    assert any("index_add" in f for f in c.stats["fallbacks"]), c.stats
+    ref = A.index_add.default(x, 0, idx, src) * 2.0
+    assert c(x, idx, src)[0].numpy().tobytes() == ref.numpy().tobytes()
+    bad = gt.tensor([0, 1, 5, 0, 0, 0, 0])
+    with pytest.raises(RuntimeError) as got:
+        c(x, bad, src)
+    with pytest.raises(RuntimeError) as want:
+        torch.index_add(to_torch(x), 0, to_torch(bad), to_torch(src))
+    assert str(got.value) == str(want.value)
+
+
 def test_mm_addmm_bmm_and_fused_epilogue():
     def body(e, a, b, bias, p, q):
         mm = e("mm.default", a, b)
