@@ -3,11 +3,13 @@
 One invocation measures every (config, threads, backend) cell; each run of a cell is its own child process so its
 peak RSS is its own and its thread settings hold from the start (OpenBLAS reads them when numpy loads). A run
 builds the examples/gpt training run (same code for both libraries), runs warm-up iterations, then times
-iterations one by one.  A baby cell is run ``--rounds`` times (3), the backends taking turns in an order that
+iterations one by one.  A baby cell is run ``--rounds`` times (5), the backends taking turns in an order that
 rotates each round, so that load from elsewhere on a shared machine falls on every backend alike; a cell reports:
 
 - ms/iter: the median of the timed iterations of all its rounds (batch sampling, forward, backward, clipping,
   AdamW, LR step); the JSON keeps each round's median;
+- vs torch: the median over rounds of (its round median / torch's round median of the same round), which cancels
+  slow drifts of a shared machine's load better than a ratio of pooled medians;
 - tokens/s: batch * block / median;
 - the phase split (medians): forward (batch + model + loss), backward (zero_grad + autograd), optimizer
   (clip_grad_norm_ + AdamW + LambdaLR);
@@ -188,8 +190,10 @@ def run_all(args) -> dict:
                         r = _spawn(spec, timeout=args.timeout)
                     runs[backend].append(r)
                     print(f"round {k + 1}/{rounds}: " + _one_line(r), flush=True)
+        merged = {backend: _merge(runs[backend]) for backend in args.backends}
         for backend in args.backends:
-            r = _merge(runs[backend])
+            r = merged[backend]
+            r["vs_torch_paired"] = _paired_ratio(runs[backend], runs.get("torch", []))
             report["results"].append(r)
             print(_one_line(r), flush=True)
     _measure_gemm(report, thread_counts, "end")
@@ -235,6 +239,15 @@ def _merge(runs: list[dict]) -> dict:
     return out
 
 
+def _paired_ratio(runs: list[dict], torch_runs: list[dict]) -> float | None:
+    """The median over rounds of this backend's round median / torch's round median in the same round: the two
+    ran minutes apart at most, so a slow drift in the machine's load cancels, which a ratio of pooled medians
+    does not (a round that met a busy period drags the pooled median of one backend only)."""
+    pairs = [a["ms_per_iter"] / b["ms_per_iter"] for a, b in zip(runs, torch_runs, strict=False)
+             if "error" not in a and "error" not in b]
+    return statistics.median(pairs) if pairs else None
+
+
 def _measure_gemm(report: dict, thread_counts: list[int], when: str) -> None:
     """GEMM rates at each thread count, before and after the cells (the load of a shared machine varies).
 
@@ -262,7 +275,8 @@ def markdown(report: dict) -> str:
     m = report["machine"]
     lines = [f"GPT training benchmark of {report['date']} on {m['cpu']} ({m['cores']} cores), Python {m['python']}; "
              f"1-min load average {report['load_avg_1min_start']} at start, {report['load_avg_1min_end']} at end; "
-             f"{report.get('rounds', 1)} rounds per baby cell, the backends taking turns (medians over all rounds).",
+             f"{report.get('rounds', 1)} rounds per baby cell, the backends taking turns (medians over all rounds; "
+             "'vs torch' is the median over rounds of the ratio within a round).",
              f"GFLOP/s = {report['flops_formula']} / median iteration time; ceiling = best float32 "
              f"{GEMM_N}^3 GEMM of numpy/torch at that thread count or fewer, before and after the cells: "
              + ", ".join(f"{t} thr {g['ceiling']:.1f} GFLOP/s" for t, g in report["gemm_gflops"].items()) + ".",
@@ -281,7 +295,8 @@ def markdown(report: dict) -> str:
             continue
         p = r["phases_ms"]
         ref = torch_ms.get((r["config"], r["threads"]))
-        ratio = f"{r['ms_per_iter'] / ref:.2f}x" if ref else ""
+        paired = r.get("vs_torch_paired")
+        ratio = f"{paired:.2f}x" if paired is not None else f"{r['ms_per_iter'] / ref:.2f}x" if ref else ""
         eager = eager_ms.get((r["config"], r["threads"]))
         vs_eager = f"{r['ms_per_iter'] / eager:.2f}x" if eager and "+" in r["backend"] else ""
         cold, warm = r.get("compile_s_cold"), r.get("compile_s_warm")
@@ -299,8 +314,8 @@ def main(argv=None) -> dict:
     p.add_argument("--threads", type=lambda s: [int(x) for x in s.split(",")], default=[1, 2])
     p.add_argument("--backends", type=lambda s: s.split(","), default=list(BACKENDS))
     p.add_argument("--warmup", type=int, default=3)
-    p.add_argument("--iters", type=int, default=10)
-    p.add_argument("--rounds", type=int, default=3, help="runs per baby cell, the backends taking turns")
+    p.add_argument("--iters", type=int, default=30)
+    p.add_argument("--rounds", type=int, default=5, help="runs per baby cell, the backends taking turns")
     p.add_argument("--slow-warmup", type=int, default=1)
     p.add_argument("--slow-iters", type=int, default=3)
     p.add_argument("--seed", type=int, default=1337)
