@@ -41,6 +41,7 @@ from ._core import dtype as _dt
 from ._core.device import CPU, device
 from ._core.layout import layout, memory_format
 from ._core.shape import Size
+from ._device.allocator import CPUAllocator
 from ._inline_container import ZipReader, ZipWriter, is_zipfile
 from ._tensor.impl import TensorImpl
 from ._tensor.storage import UntypedStorage
@@ -583,11 +584,14 @@ class _LoadedStorages:
             start = self.reader.record_offset(name)
             data = self.mapped[start:start + nbytes]
         else:
-            data = np.empty(nbytes, np.uint8)
+            data = _cpu_allocator.allocate(nbytes)  # aligned as any new CPU storage
             self.reader.read_into(name, data)
         if self.swap:
             _byteswap(data, dtype)
         return self.restore(UntypedStorage._wrap(data, nbytes, CPU), location)
+
+
+_cpu_allocator = CPUAllocator()
 
 
 def _ascii(x) -> str:

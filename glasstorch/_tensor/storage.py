@@ -6,7 +6,9 @@ through one are seen by all.  On the CPU the bytes are a numpy ``uint8`` array; 
 no bytes at all, only a count.
 
 Invariant: ``nbytes()`` is the byte length of the buffer; two tensors alias exactly when they hold
-the same Storage.
+the same Storage.  CPU storages the allocator makes start on a 64-byte boundary from ``ALIGN_MIN_BYTES``
+on (Note [CPU alignment] in ``_device/allocator.py``); storages over user memory (``from_numpy``) keep its
+address.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.device import as_device
-from .._device.allocator import _ALLOCATORS, CPUAllocator, allocator_for
+from .._device.allocator import _ALLOCATORS, ALIGN_MIN_BYTES, CPUAllocator, aligned_empty, allocator_for
 
 __all__ = ["UntypedStorage"]
 
@@ -36,7 +38,9 @@ class UntypedStorage:
     def __init__(self, nbytes=0, *, device=None):
         if not isinstance(nbytes, int):
             # UntypedStorage([1, 2, 3]) builds from a byte sequence
-            data = np.asarray(nbytes, dtype=np.uint8).reshape(-1).copy()
+            src = np.asarray(nbytes, dtype=np.uint8).reshape(-1)
+            data = _ALLOCATORS["cpu"].allocate(src.size)
+            data[:] = src
             self._init(data, data.size, as_device(device))
             return
         dev = as_device(device)
@@ -63,7 +67,11 @@ class UntypedStorage:
             self.__class__ = alloc.storage_class
             self._data = alloc.allocate(nbytes)
         elif type(alloc) is CPUAllocator:  # CPUAllocator.allocate, inline: every kernel output comes through here
-            self._data = _empty(nbytes, _U8)
+            if nbytes < ALIGN_MIN_BYTES:
+                self._data = _empty(nbytes, _U8)
+            else:  # aligned (Note [CPU alignment]); its address is known, so data_ptr() need not ask numpy
+                self._data, self._ptr_val = aligned_empty(nbytes)
+                self._ptr_of = self._data
         else:
             self._data = alloc.allocate(nbytes)
         self._nbytes = nbytes
@@ -197,8 +205,10 @@ def _rebuild_untyped_storage(data, nbytes, device):
     dev = as_device(device)
     if data is None:
         return UntypedStorage(nbytes, device=dev)
-    if dev.type == "cpu":
-        return UntypedStorage._wrap(np.frombuffer(bytearray(data), np.uint8), nbytes, dev)
+    if dev.type == "cpu":  # a fresh buffer from the allocator (aligned as any new storage), filled with the bytes
+        buf = _ALLOCATORS["cpu"].allocate(nbytes)
+        buf[:] = np.frombuffer(data, np.uint8)
+        return UntypedStorage._wrap(buf, nbytes, dev)
     out = UntypedStorage(nbytes, device=dev)
     out.bytes_view()[:] = np.frombuffer(data, np.uint8)
     return out
