@@ -33,6 +33,7 @@ EXPECTED_BREAKS = {
     "nn.functional.one_hot",    # num_classes=-1 reads the largest index
     "narrow",                   # narrow.Tensor: the start is a tensor's value
     "tensor_split",             # tensor_split.tensor_indices_or_sections: the split points are a tensor's values
+    "allclose", "equal",        # a Python bool read from the tensors' values, as .item()
     "masked_scatter",           # with grad: the backward selects grad by the mask (masked_select), which AOT
                                 # autograd meets while tracing the joint graph -> a graph break, the call runs eagerly
 }

@@ -317,12 +317,33 @@ def _isclose_errors():
             ErrorSample((T((2,)), T((2,))), {"atol": -1e-7}, name="atol")]
 
 
+def _equal_samples(dtype):
+    yield Sample((T((3, 4)), T((3, 4))), name="same values")
+    yield Sample((T((3, 4), layout="transposed"), T((3, 4))), name="other layout")
+    yield Sample((T((3, 4)), T((3, 4), seed=1)), name="different")
+    yield Sample((T((3, 4)), T((4,))), name="other sizes (no broadcasting)")
+    yield Sample((T((3, 4)), T((3, 4), dtype="int64")), name="other dtype, by value")
+    yield Sample((T(()), T(())), name="0-dim")
+    yield Sample((T((0, 3)), T((0, 3))), name="empty")
+    if dtype in ALL_FLOAT:
+        yield Sample((T((3,), values=(NAN, 1.0, 0.0)), T((3,), values=(NAN, 1.0, -0.0))), name="nan never equal")
+        yield Sample((T((2,), values=(0.0, INF)), T((2,), values=(-0.0, INF))), name="signed zero, inf")
+
+
+def _equal_errors():
+    return [ErrorSample((T((2,)), 2.0), name="number")]
+
+
 COMPARE = [
     _cmp("eq"), _cmp("ne"), _cmp("lt"), _cmp("le"), _cmp("gt"), _cmp("ge"),
     _logical("logical_and"), _logical("logical_or"), _logical("logical_xor"),
     _bitwise("bitwise_and"), _bitwise("bitwise_or"), _bitwise("bitwise_xor"),
     _shift("bitwise_left_shift"), _shift("bitwise_right_shift"),
     OpInfo("isclose", aten=("isclose",), samples=_isclose_samples, dtypes=ALL, method=True, errors=_isclose_errors),
+    OpInfo("allclose", aten=("allclose",), samples=_isclose_samples, dtypes=ALL, method=True, errors=_isclose_errors,
+           grad=False),
+    OpInfo("equal", aten=("equal",), samples=_equal_samples, dtypes=ALL, method=True, errors=_equal_errors,
+           grad=False),
 ]
 
 

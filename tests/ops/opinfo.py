@@ -242,6 +242,8 @@ def assert_close(got, want, *, rtol=None, atol=None, dtype=None, where="result",
     elif isinstance(want, float) and check_values:
         assert isinstance(got, (float, int)), f"{where}: expected float, got {type(got).__name__}"
         np.testing.assert_allclose(got, want, rtol=rtol or 1e-6, atol=atol or 1e-6, equal_nan=True, err_msg=where)
+    elif isinstance(want, bool):
+        assert type(got) is bool and got == want, f"{where}: {got!r} != torch {want!r}"
     elif check_values:
         assert got == want, f"{where}: {got!r} != torch {want!r}"
 

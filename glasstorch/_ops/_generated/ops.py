@@ -23,6 +23,7 @@ from glasstorch._ops.kernels.cpu import loss as _k_kernels_cpu_loss
 from glasstorch._ops.kernels.cpu import optim as _k_kernels_cpu_optim
 from glasstorch._ops.kernels.cpu import pointwise as _k_kernels_cpu_pointwise
 from glasstorch._ops.decompositions import pointwise as _k_decompositions_pointwise
+from glasstorch._ops.kernels.cpu import compare as _k_kernels_cpu_compare
 from glasstorch._ops.kernels.cpu import reduce as _k_kernels_cpu_reduce
 from glasstorch._ops.decompositions import reduce as _k_decompositions_reduce
 from glasstorch._ops.kernels.cpu import shape as _k_kernels_cpu_shape
@@ -524,6 +525,8 @@ ge__Scalar = _def('ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)')
 ge_Tensor_out = _def('ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
 ge_Scalar_out = _def('ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
 isclose = _def('isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor')
+allclose = _def('allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool')
+equal = _def('equal(Tensor self, Tensor other) -> bool')
 logical_and = _def('logical_and(Tensor self, Tensor other) -> Tensor')
 logical_and_ = _def('logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)')
 logical_and_out = _def('logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
@@ -3021,6 +3024,8 @@ _reg(ge_Scalar_out, "CPU", _k_kernels_cpu_pointwise.ge_out)
 _reg(ge_Scalar_out, "Meta", _k_kernels_cpu_pointwise.ge_out)
 _reg(isclose, "CPU", _k_kernels_cpu_pointwise.isclose)
 _reg(isclose, "Meta", _k_kernels_cpu_pointwise.isclose)
+_reg(allclose, "CompositeExplicitAutograd", _k_kernels_cpu_compare.allclose)
+_reg(equal, "CPU", _k_kernels_cpu_compare.equal)
 
 
 def _logical_and_structured(self, other):
