@@ -6,8 +6,10 @@ glasstorch's matmuls are numpy's, and numpy's OpenBLAS has a pthreads pool of it
 keep their idle workers spinning, so with two pools each must sleep the moment its work ends, and every parallel
 region then pays a wake-up.  OpenBLAS 0.3.27+ lets the application run its jobs instead
 (``openblas_set_threads_callback_function``): the callback below puts them on libgomp's team, so there is one
-pool, and its workers may spin briefly between regions (``GOMP_SPINCOUNT``) as PyTorch's do.  Measured on the
-baby GPT, compiled, 2 threads on 2 cores: 88-100 ms/iter with two sleeping pools, 80-84 ms with one pool.
+pool, and its workers may spin between regions (``GOMP_SPINCOUNT``) as PyTorch's do.  Measured on the baby GPT,
+compiled, 2 threads on 2 cores: 88-100 ms/iter with two sleeping pools, 80-84 ms with one pool spinning 10000
+iterations; then, four interleaved pairs of steady-state runs: 83-88 ms median at 10000, 78-81 ms at libgomp's
+default 300000 (a worker that stays awake across the Python between two GEMMs needs no wake-up).
 
 - The pool is joined when the first OpenMP library loads (``_cbuild.load(openmp=True)``): before that no second
   pool exists.  :func:`prepare` picks the wait policy just before libgomp reads it; :func:`install` compiles the
@@ -27,7 +29,7 @@ import os
 
 __all__ = ["SPIN_COUNT", "enabled", "prepare", "install", "installed", "SOURCE"]
 
-SPIN_COUNT = 10000  # libgomp spin iterations before an idle worker sleeps (its default is 300000)
+SPIN_COUNT = 300000  # libgomp spin iterations before an idle worker sleeps (libgomp's own default, PyTorch's)
 
 _SETTERS = ("scipy_openblas_set_threads_callback_function64_", "scipy_openblas_set_threads_callback_function",
             "openblas_set_threads_callback_function64_", "openblas_set_threads_callback_function")
