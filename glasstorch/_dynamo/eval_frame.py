@@ -21,6 +21,7 @@ import functools
 import inspect
 import logging
 import time
+import warnings
 import weakref
 
 from glasstorch._dynamo import config
@@ -457,7 +458,8 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="induc
     Args:
         model: a function or ``nn.Module``; omitted -> a decorator.
         fullgraph: raise :class:`~glasstorch._dynamo.exc.Unsupported` at a graph break instead of running eagerly.
-        dynamic: accepted for PyTorch compatibility; shapes are always specialised (a new shape recompiles).
+        dynamic: shapes are always specialised here (a new shape recompiles, up to the recompile limit), which is
+            PyTorch's ``dynamic=False``; ``None`` is accepted silently, ``True`` warns once that it is not supported.
         backend: ``"inductor"`` (default), ``"aot_eager"``, ``"eager"`` or a callable ``(gm, example_inputs)``.
         mode: ``"default"``, ``"reduce-overhead"``, ``"max-autotune"``, ``"max-autotune-no-cudagraphs"`` or
             ``"lite"``: PyTorch's sets of inductor settings (``glasstorch._inductor.list_mode_options``); only
@@ -486,6 +488,9 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="induc
         return decorator
     if mode is not None and options is not None:
         raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
+    if dynamic is True:
+        warnings.warn("glasstorch.compile(dynamic=True): dynamic shapes are not supported yet; every new input shape "
+                      "is compiled on its own (specialised), as with dynamic=False", UserWarning, stacklevel=2)
     compiler = compile_backend(backend, mode, options, dynamic)
     if not callable(model):
         raise RuntimeError("torch.compile: model must be a callable, or None to use it as a decorator")

@@ -184,3 +184,15 @@ def test_nested_compiled_module_is_inlined(cnt):
     assert cnt.frame_count == 1          # one graph for the outer call; the inner compile ran inline
     assert y.tolist() == outer(gt.ones(1, 2)).tolist()
     assert seen[0] is True and seen[-1] is False and not dynamo.is_compiling()
+
+
+def test_dynamic_true_warns_and_specialises():
+    import warnings
+
+    with pytest.warns(UserWarning, match=r"dynamic=True\): dynamic shapes are not supported yet"):
+        f = gt.compile(lambda x: x * 2, backend="eager", dynamic=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # None (the default) and False say nothing
+        gt.compile(lambda x: x, backend="eager")
+        gt.compile(lambda x: x, backend="eager", dynamic=False)
+    assert f(gt.ones(3)).tolist() == [2.0, 2.0, 2.0] and f(gt.ones(5)).shape == (5,)
