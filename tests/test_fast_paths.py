@@ -272,3 +272,70 @@ def test_nn_parameter_takes_fast_path(count_parses):
     assert spy.calls == 0 and type(out) is gt.Tensor and out.tolist() == [1.0, 4.0]
     out.sum().backward()
     assert p.grad.tolist() == [2.0, 4.0]
+
+
+# Note [Broadcast fast path]: row-major operands of different shapes; each case's result (dtype, shape, strides,
+# values, or the error text) must be torch's, including the layouts that must leave the fast path.
+BROADCAST_CASES = [
+    "x + b", "b + x", "x * c", "x - r", "c + r", "x + s0", "s0 + x", "xi / bi", "xi + bi", "xi < bi", "x < b",
+    "torch.where(m, x, b)", "x + x4", "x4 + b", "x + b64", "x + bi", "x + e", "x + bad", "x + bt",
+    "x + odd", "odd + r", "torch.maximum(x, b)", "xi.div(bi, rounding_mode='floor')", "torch.atan2(x, c)",
+    "x + b.expand(3, 4)", "x.t() + c",
+]
+
+
+@pytest.mark.parametrize("expr", BROADCAST_CASES)
+def test_broadcast_fast_path_matches_torch(expr):
+    def run(m):
+        env = {"torch": m, "x": m.arange(12.0).view(3, 4), "b": m.arange(4.0), "c": m.arange(3.0).view(3, 1),
+               "r": m.arange(4.0).view(1, 4), "s0": m.tensor(2.5), "xi": m.arange(12).view(3, 4) + 1,
+               "bi": m.arange(1, 5), "m": m.arange(12).view(3, 4) % 2 == 0,
+               "x4": m.arange(24.0).view(2, 1, 3, 4)[:, :, :1, :], "b64": m.arange(4.0, dtype=m.float64),
+               "e": m.ones(0, 4), "bad": m.ones(5), "bt": m.arange(12.0).view(4, 3).t()[:1],
+               "odd": m.arange(3.0).view(3, 1).as_strided((3, 1), (1, 9))}
+        try:
+            r = eval(expr, env)  # noqa: S307 - fixed test expressions
+        except RuntimeError as e:
+            return str(e)
+        return repr(r.dtype), tuple(r.shape), r.stride(), r.tolist()
+    assert run(gt) == run(torch)
+
+
+def test_broadcast_fast_path_records_autograd():
+    gx, tx = (m.arange(6.0).view(2, 3).requires_grad_() for m in (gt, torch))
+    gb, tb = (m.arange(3.0).requires_grad_() for m in (gt, torch))
+    ((gx * gb) + gb).sum().backward()
+    ((tx * tb) + tb).sum().backward()
+    assert gx.grad.tolist() == tx.grad.tolist() and gb.grad.tolist() == tb.grad.tolist()
+
+
+CLONE_CASES = [
+    ("arange(12.0).view(3, 4)", {}), ("arange(12).view(3, 4)", {}), ("arange(12.0).view(3, 4).t()", {}),
+    ("arange(3.0).view(3, 1).as_strided((3, 1), (1, 9))", {}), ("ones(0, 3)", {}), ("tensor(2.5)", {}),
+    ("arange(24.0).view(1, 2, 3, 4)", {"memory_format": "channels_last"}),
+    ("arange(24.0).view(1, 2, 3, 4)", {"memory_format": "contiguous_format"}),
+    ("arange(24.0).view(2, 3, 4)[:, 1]", {}), ("tensor([True, False])", {}),
+]
+
+
+@pytest.mark.parametrize("make,kw", CLONE_CASES)
+def test_clone_matches_torch(make, kw):
+    def run(m):
+        x = eval("m." + make, {"m": m})  # noqa: S307 - fixed test expressions
+        c = x.clone(**{k: getattr(m, v) for k, v in kw.items()})
+        assert c.data_ptr() != x.data_ptr() or x.numel() == 0
+        c.zero_()  # the copy owns its memory
+        return repr(c.dtype), tuple(c.shape), c.stride(), x.tolist()
+    assert run(gt) == run(torch)
+
+
+def test_clone_keeps_autograd_and_is_independent():
+    x = gt.arange(4.0, requires_grad=True)
+    c = x.clone()
+    assert c.grad_fn is not None and type(c.grad_fn).__name__ == "CloneBackward0"
+    (c * 3).sum().backward()
+    assert x.grad.tolist() == [3.0] * 4
+    y = gt.arange(4.0)
+    z = y.clone()
+    z.add_(1)
+    assert y.tolist() == [0.0, 1.0, 2.0, 3.0]

@@ -297,21 +297,13 @@ def build(outs, inputs, *, promote_inputs=True, int_to_float=False, static_dtype
                             break
                 if int_to_float and common._cat <= _dt.INT_CAT:
                     common = _dt.get_default_dtype()
-                out, it_np = empty_contiguous_numpy(sizes, common if static_dtype is None else static_dtype,
-                                                    first.device)
-                it = TensorIterator()
-                it.shape = sizes
-                it.device = first.device
-                it.is_meta = False
-                it.common_dtype = common
-                it.out = out
-                it.outs = [out]
-                it.out_np = it_np
                 if has_scalar:  # the numbers, converted to the common dtype now that it is known
                     ins = [v if type(x) is TensorImpl else scalar_np(v, common)
                            for x, v in zip(inputs, ins, strict=True)]
-                it.ins_np = ins
-                return it
+                return _fresh_output_iterator(sizes, first.device, common, static_dtype, ins)
+        it = _build_broadcast(inputs, int_to_float, static_dtype)
+        if it is not None:
+            return it
     elif len(outs) == 1 and static_dtype is None:
         ops = fast_operands(outs[0], inputs, promote_inputs and not check_same_dtype, int_to_float)
         if ops is not None:
@@ -383,6 +375,76 @@ def fast_operands(o, inputs, promote=True, int_to_float=False):
             if type(x) is TensorImpl and x is not o:
                 check_no_partial_overlap(o, x)
     return ops
+
+
+# Note [Broadcast fast path]
+# ``x + bias`` (a functional call whose tensor operands share one dtype and device and are each row-major in their
+# own shape, but with different shapes) allocates a row-major output: in reorder_dimensions, a broadcast dim has
+# stride 0 and is skipped, and the row-major strides of the operands never ask for a swap (equal strides only
+# occur around size-1 dims, which the shape tie-break never moves outwards).  Strides that are row-major but
+# not canonical on a size-1 dim, a Python number, a dtype or device mix, an empty result or shapes that do not
+# broadcast take the general path, which also raises the errors.
+@functools.lru_cache(maxsize=4096)
+def _broadcast_pair(a: tuple, b: tuple):
+    """The broadcast of two shapes, or None when they do not broadcast (the general path raises then)."""
+    if len(a) < len(b):
+        a, b = b, a
+    out = list(a)
+    off = len(a) - len(b)
+    for i, s in enumerate(b):
+        cur = out[off + i]
+        if cur == 1:
+            out[off + i] = s
+        elif s != 1 and s != cur:
+            return None
+    return tuple(out)
+
+
+def _build_broadcast(inputs, int_to_float, static_dtype):
+    """The iterator of a functional call with broadcast row-major operands (Note [Broadcast fast path]), or None."""
+    first = shape = None
+    ins = []
+    for x in inputs:
+        if type(x) is not TensorImpl:
+            return None
+        data = x.storage._data
+        if data is None or not (x._contig or x.is_contiguous()):
+            return None
+        sizes = x.sizes
+        if first is None:
+            first, shape = x, sizes
+        elif x.dtype is not first.dtype or x.device is not first.device:
+            return None
+        elif sizes != shape:
+            shape = _broadcast_pair(shape, sizes)
+            if shape is None:
+                return None
+        if 1 in sizes and x.strides != _shape.contiguous_strides(sizes):
+            return None
+        arr = x._np
+        ins.append(arr if arr is not None and x._np_key is data else x.as_numpy())
+    if first is None or 0 in shape:
+        return None
+    common = first.dtype
+    if int_to_float and common._cat <= _dt.INT_CAT:
+        common = _dt.get_default_dtype()
+    return _fresh_output_iterator(shape, first.device, common, static_dtype, ins)
+
+
+def _fresh_output_iterator(shape, device, common, static_dtype, ins_np) -> TensorIterator:
+    """The iterator of a fast set-up: a new row-major output of ``shape`` (in ``static_dtype`` if given, else the
+    common dtype) and the inputs' numpy operands as given."""
+    out, out_np = empty_contiguous_numpy(shape, common if static_dtype is None else static_dtype, device)
+    it = TensorIterator()
+    it.shape = shape
+    it.device = device
+    it.is_meta = False
+    it.common_dtype = common
+    it.out = out
+    it.outs = [out]
+    it.out_np = out_np
+    it.ins_np = ins_np
+    return it
 
 
 def _build_general(outs, inputs, promote_inputs, int_to_float, static_dtype, safe_cast, check_same_dtype,

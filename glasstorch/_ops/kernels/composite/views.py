@@ -10,8 +10,9 @@ Invariant: view kernels never allocate; ``_base`` is set by the ADInplaceOrView 
 from __future__ import annotations
 
 from ...._core import shape as _shape
+from ...._core.layout import channels_last as _channels_last
 from ...._tensor import views as _views
-from ...._tensor.impl import TensorImpl, empty_strided_impl
+from ...._tensor.impl import TensorImpl, empty_contiguous_numpy, empty_strided_impl
 from ...factories import check_fits
 from ..cpu import copy as _copy
 
@@ -68,7 +69,18 @@ def unsafe_view(self: TensorImpl, size) -> TensorImpl:
 
 
 def clone(self: TensorImpl, memory_format=None) -> TensorImpl:
-    """A copy; ``preserve_format`` keeps dense strides (PyTorch's clone)."""
+    """A copy; ``preserve_format`` keeps dense strides (PyTorch's clone).
+
+    A row-major source (canonical strides, so every format but channels-last keeps them) is the common case and
+    takes a short path: a fresh row-major buffer and one copy of the same dtype, which needs none of ``copy_``'s
+    shape, overlap or cast work."""
+    data = self.storage._data
+    if data is not None and memory_format is not _channels_last and (self._contig or self.is_contiguous()) and \
+            self.strides == _shape.contiguous_strides(self.sizes):
+        out, out_np = empty_contiguous_numpy(self.sizes, self.dtype, self.device)
+        arr = self._np
+        _copy.copy_dense(arr if arr is not None and self._np_key is data else self.as_numpy(), out_np)
+        return out
     out = empty_strided_impl(self.sizes, _shape.strides_for_format(self.sizes, self.strides, memory_format),
                              self.dtype, self.device)
     return _copy.copy_(out, self)

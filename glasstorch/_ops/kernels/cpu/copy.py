@@ -23,7 +23,7 @@ from ...._tensor.impl import TensorImpl
 from ...overlap import check_no_internal_overlap, check_no_partial_overlap
 from . import ckernels as _ck
 
-__all__ = ["copy_", "fill_", "check_copy_shapes", "cast_ready"]
+__all__ = ["copy_", "copy_dense", "fill_", "check_copy_shapes", "cast_ready"]
 
 _F16, _F64, _U8 = np.dtype(np.float16), np.dtype(np.float64), np.dtype(np.uint8)
 _BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -75,6 +75,13 @@ def copy_(dst: TensorImpl, src: TensorImpl) -> TensorImpl:
     with np.errstate(invalid="ignore", over="ignore"):
         np.copyto(out, cast_ready(s, out.dtype), casting="unsafe")
     return dst
+
+
+def copy_dense(src: np.ndarray, out: np.ndarray) -> None:
+    """``out[...] = src`` for two arrays of one dtype and shape, ``out`` fresh (no overlap, no cast, so no
+    floating-point state either): the C copy when it threads, else numpy's (a memcpy when both are row-major)."""
+    if not _ck.copy(src, out):
+        np.copyto(out, src)
 
 
 def fill_(dst: TensorImpl, value) -> TensorImpl:
