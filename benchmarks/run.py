@@ -55,21 +55,29 @@ def _calibrate(fn, budget):
 
 
 def _round(fn, n):
+    fn()  # a round's first call may meet fresh inputs (see _time_pair); it is not timed
     t0 = _clock()
     for _ in range(n):
         fn()
     return (_clock() - t0) / n
 
 
-def _time_pair(g_fn, t_fn, budget=0.2, repeat=5):
+def _time_pair(make, budget=0.2, repeat=5):
     """Median seconds per call of each, the median of the per-round ratios, and the ratio of the best rounds.
 
     The two libraries alternate round by round, so a burst of load from elsewhere on a shared machine
-    hits both sides of a ratio alike.  The best round of each (timeit's advice: slower rounds are other
-    processes' interference, not the code) gives the steadier ratio on a noisy machine; both are reported."""
+    hits both sides of a ratio alike.  Each round builds its inputs afresh (``make`` again): where a
+    memory-bound case's buffers land (the heap's history, so which pages and cache sets they use) moves its
+    time by up to a third on this kind of machine, and one placement held for a whole case would bias one
+    side; new inputs per round sample placements for both.  The best round of each (timeit's advice: slower
+    rounds are other processes' interference, not the code) gives the steadier ratio on a noisy machine; both
+    are reported."""
+    g_fn, t_fn = make(glasstorch), make(torch)
     ng, nt = _calibrate(g_fn, budget / repeat), _calibrate(t_fn, budget / repeat)
     gs, ts = [], []
-    for _ in range(repeat):
+    for i in range(repeat):
+        if i:
+            g_fn, t_fn = make(glasstorch), make(torch)
         gs.append(_round(g_fn, ng))
         ts.append(_round(t_fn, nt))
     ratio = statistics.median(g / t for g, t in zip(gs, ts, strict=True))
@@ -91,8 +99,7 @@ def main(argv=None):
     for name, make in {**CASES, **AUTOGRAD_CASES}.items():
         if not any(f in name for f in args.filter.split(",")):
             continue
-        g_fn, t_fn = make(glasstorch), make(torch)
-        g, t, ratio, best = _time_pair(g_fn, t_fn, repeat=args.repeat)
+        g, t, ratio, best = _time_pair(make, repeat=args.repeat)
         row = {"case": name, "glasstorch_us": g * 1e6, "torch_us": t * 1e6, "ratio": ratio, "best_ratio": best}
         line = (f"{name:<52} glasstorch {g * 1e6:10.2f} us   torch {t * 1e6:10.2f} us   ratio {ratio:6.2f}x"
                 f"   best {best:5.2f}x")
