@@ -4,34 +4,47 @@ An object that is not a Tensor but defines a ``__torch_function__`` classmethod 
 the one in this code base) can stand in for a Tensor in a ``glasstorch.*`` call or a Tensor method call:
 ``glasstorch.add(proxy, 1)`` becomes ``type(proxy).__torch_function__(glasstorch.add, (Proxy,), (proxy, 1), {})``.
 
-Where the check happens: the generated bindings never look for overrides on their fast paths (exact
-Tensors and numbers).  Their full parser raises a TypeError for an argument it does not know; the binding
-then calls :func:`_binding_fallback`, which looks for overloaded arguments and hands the call to them, or
-re-raises the parser's error.  So the protocol costs nothing unless a call would otherwise fail.  Python
-functions that want the protocol call :func:`has_torch_function` / :func:`handle_torch_function` themselves.
+Tensor subclasses take part too (PyTorch's rule): Tensor has a default ``__torch_function__`` that runs the
+function as for plain Tensors and returns Tensor results as the subclass (``Tensor.as_subclass``), so
+``type(s + 1)`` is the subclass of ``s``; a class may override it.  Only a subclass whose
+``__torch_function__`` is ``_disabled_torch_function_impl`` (``nn.Parameter``, ``nn.Buffer``, ``FakeTensor``)
+behaves as a plain Tensor.  ``DisableTorchFunctionSubclass`` / ``DisableTorchFunction`` switch the protocol
+off in a block (Note [Torch function state] in ``_binding_support.py``).
 
-Invariant: a Tensor (or a plain Tensor subclass such as ``nn.Parameter``) is never an overloaded argument
-here; only other types with ``__torch_function__`` are.
+Where the check happens: the generated bindings' fast paths accept exact Tensors, numbers and the disabled
+subclasses only.  Anything else goes to the full parser: its Tensor conversions raise
+``TorchFunctionOverload`` (a TypeError) on meeting a subclass argument that takes part, and a Tensor method
+checks ``self`` first; a type it does not know raises its usual TypeError.  Either way the binding then calls
+:func:`_binding_fallback`, which looks for overloaded arguments and hands the call to them, or re-raises the
+parser's error.  So the protocol costs plain Tensors nothing.  Python functions that want the protocol
+(``nn.functional``) call :func:`has_torch_function` / :func:`handle_torch_function` themselves.
+
+Not done (PyTorch does these): attribute and property reads (``s.shape``, ``s.grad``) and the hand-written
+Tensor methods other than indexing do not call ``__torch_function__``; torch function modes do not exist.
 """
 
 from __future__ import annotations
 
 import sys
 
-from ._binding_support import _disabled_torch_function_impl
+from ._binding_support import _disabled_torch_function_impl, tf_subclass_active, torch_function_state
 from .tensor import Tensor
 
-__all__ = ["has_torch_function", "has_torch_function_unary", "has_torch_function_variadic", "handle_torch_function",
+__all__ = ["get_default_nowrap_functions", "has_torch_function", "has_torch_function_unary",
+           "has_torch_function_variadic", "handle_torch_function",
            "is_tensor_method_or_property", "get_overloaded_args"]
 
 
 def _overloaded(x) -> bool:
-    """``x`` takes part in the protocol: its type defines ``__torch_function__`` and is not a Tensor type."""
+    """``x`` takes part in the protocol now: a Tensor subclass with an active ``__torch_function__`` (Tensor's
+    default counts), or another type that defines one; the switches of Note [Torch function state] apply."""
     cls = type(x)
     if cls is Tensor or isinstance(x, (int, float, bool, str, type(None))):
         return False
+    if isinstance(x, Tensor):
+        return tf_subclass_active(cls)
     impl = getattr(cls, "__torch_function__", None)
-    return impl is not None and not isinstance(x, Tensor) and impl is not _disabled_torch_function_impl
+    return impl is not None and impl is not _disabled_torch_function_impl and not torch_function_state.all_off
 
 
 def _candidates(values):
@@ -57,6 +70,12 @@ def get_overloaded_args(relevant_args) -> list:
         out.insert(index, arg)
         types.insert(index, type(arg))
     return out
+
+
+def get_default_nowrap_functions() -> set:
+    """The functions whose results Tensor's default ``__torch_function__`` leaves unconverted (a copy)."""
+    from .tensor import _DEFAULT_NOWRAP
+    return set(_DEFAULT_NOWRAP)
 
 
 def has_torch_function(relevant_args) -> bool:

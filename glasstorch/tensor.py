@@ -102,6 +102,22 @@ class _LegacyTensorMeta(type):
         return isinstance(obj, Tensor) and obj._impl.dtype is cls._legacy_dtype and obj._impl.device.type == "cpu"
 
 
+
+def _subclass_protocol(fn):
+    """A hand-written Tensor method that a ``self`` of a Tensor subclass in the protocol hands to its
+    ``__torch_function__`` first, with the method itself as ``func`` (the generated methods do the same inline)."""
+    def method(self, *args, **kwargs):
+        if type(self) is not Tensor:
+            from ._binding_support import tf_subclass_active
+            if tf_subclass_active(type(self)):
+                from .overrides import handle_torch_function
+                return handle_torch_function(method, (self,), self, *args, **kwargs)
+        return fn(self, *args, **kwargs)
+    method.__name__, method.__qualname__, method.__doc__ = fn.__name__, f"Tensor.{fn.__name__}", fn.__doc__
+    method.__wrapped__ = fn
+    return method
+
+
 class Tensor:
     """A multi-dimensional array over a Storage (``torch.Tensor``).
 
@@ -426,10 +442,43 @@ class Tensor:
         dst.storage, dst.dtype, dst.device, dst.key_set = src.storage, src.dtype, src.device, src.key_set
         dst.set_geometry(src.sizes, src.strides, src.offset)
 
+    @_subclass_protocol
     def detach(self) -> Tensor:
         """A tensor sharing storage and version counter, outside the autograd graph."""
         impl = self._impl
         return wrap(impl.view_impl(impl.sizes, impl.strides, impl.offset))
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """Tensor's default ``__torch_function__``: run ``func`` as for plain Tensors (Tensor subclasses out of the
+        protocol meanwhile) and return its Tensor results as ``cls`` (through :meth:`as_subclass`, so a plain
+        subclass survives ``x + 1``, ``x.sum()``, ``x[0]``); NotImplemented when an overloaded argument's type
+        is not ``cls`` or one of its bases (a more derived class gets its turn)."""
+        from ._binding_support import DisableTorchFunctionSubclass
+
+        if not all(issubclass(cls, t) for t in types):
+            return NotImplemented
+        with DisableTorchFunctionSubclass():
+            ret = func(*args, **(kwargs or {}))
+            if func in _DEFAULT_NOWRAP:
+                return ret
+            return _convert_to_subclass(ret, cls)
+
+    def as_subclass(self, cls):
+        """A ``cls`` instance aliasing this tensor (``alias``: same memory and version counter, attached to the
+        autograd graph through ``AliasBackward0``, its ``_base`` this tensor)."""
+        from ._binding_support import tf_subclass_active
+
+        if type(self) is not Tensor and tf_subclass_active(type(self)):
+            from .overrides import handle_torch_function
+            return handle_torch_function(Tensor.as_subclass, (self,), self, cls)
+        if not isinstance(cls, type):
+            raise TypeError(f"cls must be a type (got {type(cls).__name__})")
+        if not issubclass(cls, Tensor):
+            raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not "
+                            "possible. Make sure your class inherits from Tensor.")
+        from ._ops._generated.ops import alias
+        return wrap(alias.call(self._impl), cls)
 
     @staticmethod
     def _make_subclass(cls, data, require_grad=False):
@@ -590,11 +639,13 @@ class Tensor:
         return builtins.bool((self._impl.as_numpy() == np.asarray(item)).any())
 
     # -- copies and conversions ----------------------------------------------------------------------
+    @_subclass_protocol
     def contiguous(self, memory_format=contiguous_format) -> Tensor:
         if self.is_contiguous(memory_format):
             return self
         return self.clone(memory_format=memory_format)
 
+    @_subclass_protocol
     def to(self, *args, **kwargs) -> Tensor:
         """Convert dtype and/or device; returns ``self`` when nothing changes and ``copy`` is False."""
         dtype, dev, copy, memory_format = _parse_to(self, args, kwargs)
@@ -606,12 +657,15 @@ class Tensor:
             return self
         return wrap(aten._to_copy(impl, dtype, None, dev, None, False, memory_format))
 
+    @_subclass_protocol
     def cpu(self, memory_format=preserve_format) -> Tensor:
         return self.to("cpu", memory_format=memory_format)
 
+    @_subclass_protocol
     def cuda(self, device=None, non_blocking=False):
         raise AssertionError("Torch not compiled with CUDA enabled")
 
+    @_subclass_protocol
     def type(self, dtype=None, non_blocking=False):
         impl = self._impl
         if dtype is None:
@@ -626,62 +680,80 @@ class Tensor:
             dtype = dtype._legacy_dtype
         return self.to(dtype)
 
+    @_subclass_protocol
     def type_as(self, other) -> Tensor:
         return self.to(other._impl.dtype, other._impl.device)
 
+    @_subclass_protocol
     def float(self, memory_format=preserve_format):
         return self.to(_dt.float32, memory_format=memory_format)
 
+    @_subclass_protocol
     def double(self, memory_format=preserve_format):
         return self.to(_dt.float64, memory_format=memory_format)
 
+    @_subclass_protocol
     def half(self, memory_format=preserve_format):
         return self.to(_dt.float16, memory_format=memory_format)
 
+    @_subclass_protocol
     def bfloat16(self, memory_format=preserve_format):
         return self.to(_dt.bfloat16, memory_format=memory_format)
 
+    @_subclass_protocol
     def long(self, memory_format=preserve_format):
         return self.to(_dt.int64, memory_format=memory_format)
 
+    @_subclass_protocol
     def int(self, memory_format=preserve_format):
         return self.to(_dt.int32, memory_format=memory_format)
 
+    @_subclass_protocol
     def short(self, memory_format=preserve_format):
         return self.to(_dt.int16, memory_format=memory_format)
 
+    @_subclass_protocol
     def char(self, memory_format=preserve_format):
         return self.to(_dt.int8, memory_format=memory_format)
 
+    @_subclass_protocol
     def byte(self, memory_format=preserve_format):
         return self.to(_dt.uint8, memory_format=memory_format)
 
+    @_subclass_protocol
     def bool(self, memory_format=preserve_format):
         return self.to(_dt.bool, memory_format=memory_format)
 
+    @_subclass_protocol
     def cfloat(self, memory_format=preserve_format):
         return self.to(_dt.complex64, memory_format=memory_format)
 
+    @_subclass_protocol
     def cdouble(self, memory_format=preserve_format):
         return self.to(_dt.complex128, memory_format=memory_format)
 
     # -- new_* factories ------------------------------------------------------------------------------
+    @_subclass_protocol
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False, **_):
         return _finish_new(_fac.empty_impl(parse_size(size, "new_empty"), dtype or self.dtype,
                                        as_device(device) if device else self.device), requires_grad)
 
+    @_subclass_protocol
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **_):
         return _finish_new(_fac.full_impl(parse_size(size, "new_zeros"), 0, dtype or self.dtype,
                                       as_device(device) if device else self.device), requires_grad)
 
+    @_subclass_protocol
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False, **_):
         return _finish_new(_fac.full_impl(parse_size(size, "new_ones"), 1, dtype or self.dtype,
                                       as_device(device) if device else self.device), requires_grad)
 
+    @_subclass_protocol
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, **_):
         return _finish_new(_fac.full_impl(parse_size((size,), "new_full"), fill_value, dtype or self.dtype,
                                       as_device(device) if device else self.device), requires_grad)
 
+    @_subclass_protocol
     def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
         if isinstance(data, Tensor):
             warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
@@ -725,11 +797,51 @@ class Tensor:
 
     def __getitem__(self, idx):
         """``x[idx]``: basic items are views (select/slice/unsqueeze), index tensors go to ``aten::index``."""
+        if type(self) is not Tensor and _has_tf(self, idx):
+            return _tf_handle(Tensor.__getitem__, self, idx)
         return _indexing.getitem(self, idx)
 
     def __setitem__(self, idx, value):
         """``x[idx] = value``: ``copy_`` into the view, or ``aten::index_put_`` for index tensors."""
+        if (type(self) is not Tensor or type(value) not in _PLAIN_VALUES) and _has_tf(self, idx, value):
+            _tf_handle(Tensor.__setitem__, self, idx, value)
+            return
         _indexing.setitem(self, idx, value)
+
+
+# -- the default __torch_function__'s helpers -----------------------------------------------------------
+_PLAIN_VALUES = frozenset((Tensor, int, float, bool, complex))
+
+
+def _has_tf(*values) -> bool:
+    """Whether an indexing call's self, index (or its items) or value takes part in ``__torch_function__``."""
+    from .overrides import has_torch_function
+    idx = values[1]
+    return has_torch_function(values + (tuple(idx) if isinstance(idx, (tuple, list)) else ()))
+
+
+def _tf_handle(func, *args):
+    from .overrides import handle_torch_function
+    relevant = args + (tuple(args[1]) if isinstance(args[1], (tuple, list)) else ())
+    return handle_torch_function(func, relevant, *args)
+
+
+def _convert_to_subclass(ret, cls):
+    """A function's result as the default ``__torch_function__`` returns it: Tensors (also inside tuples, lists
+    and named tuples) that are not already ``cls`` instances become ``cls`` through ``as_subclass``."""
+    if cls is Tensor:
+        return ret
+    if isinstance(ret, Tensor):
+        return ret if isinstance(ret, cls) else ret.as_subclass(cls)
+    if isinstance(ret, (tuple, list)):
+        items = [_convert_to_subclass(r, cls) for r in ret]
+        return type(ret)(*items) if hasattr(type(ret), "_fields") else type(ret)(items)  # named tuples by field
+    return ret
+
+
+# functions whose results the default __torch_function__ returns as they are (torch.overrides'
+# get_default_nowrap_functions: the getters of ``_base``, ``grad`` and ``_grad``)
+_DEFAULT_NOWRAP = {Tensor.__dict__[name].__get__ for name in ("_base", "grad", "_grad") if name in Tensor.__dict__}
 
 
 # -- helpers used by the facade ----------------------------------------------------------------------

@@ -4,6 +4,7 @@
 
 from glasstorch._binding_support import (  # noqa: F401
     _TS, _make_rt, _operator_fallback, _requires_grad, _return_type, _wrap, _wrap_list, _wrap_tuple,
+    tf_subclass_active as _tf_active,
 )
 from glasstorch._ops.python_arg_parser import Signatures as _Signatures
 from glasstorch.overrides import _binding_fallback as _tf_fallback
@@ -1026,7 +1027,7 @@ _sig__scaled_dot_product_flash_attention_for_cpu = _Signatures('_scaled_dot_prod
 
 def _scaled_dot_product_flash_attention_for_cpu(*args, **kwargs):
     """_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None)"""
-    if len(args) == 5 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 5 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3, _a4 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1050,7 +1051,7 @@ _sig_masked_fill = _Signatures('masked_fill', [
 
 def masked_fill(*args, **kwargs):
     """masked_fill(Tensor input, Tensor mask, Tensor value)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1074,7 +1075,7 @@ _sig_masked_select = _Signatures('masked_select', [
 
 def masked_select(*args, **kwargs):
     """masked_select(Tensor input, Tensor mask, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1104,7 +1105,7 @@ _sig_masked_scatter = _Signatures('masked_scatter', [
 
 def masked_scatter(*args, **kwargs):
     """masked_scatter(Tensor input, Tensor mask, Tensor source)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1125,7 +1126,7 @@ _sig_index_select = _Signatures('index_select', [
 
 def index_select(*args, **kwargs):
     """index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1157,7 +1158,7 @@ _sig_gather = _Signatures('gather', [
 
 def gather(*args, **kwargs):
     """gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1189,7 +1190,7 @@ _sig_take = _Signatures('take', [
 
 def take(*args, **kwargs):
     """take(Tensor input, Tensor index, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1238,7 +1239,7 @@ _sig_scatter = _Signatures('scatter', [
 
 def scatter(*args, **kwargs):
     """scatter(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1285,7 +1286,7 @@ _sig_scatter_add = _Signatures('scatter_add', [
 
 def scatter_add(*args, **kwargs):
     """scatter_add(Tensor input, int dim, Tensor index, Tensor src, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1335,7 +1336,7 @@ _sig_index_add = _Signatures('index_add', [
 
 def index_add(*args, **kwargs):
     """index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1369,7 +1370,7 @@ _sig_index_copy = _Signatures('index_copy', [
 
 def index_copy(*args, **kwargs):
     """index_copy(Tensor input, int dim, Tensor index, Tensor source, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1404,7 +1405,7 @@ _sig_index_fill = _Signatures('index_fill', [
 
 def index_fill(*args, **kwargs):
     """index_fill(Tensor input, int dim, Tensor index, Tensor value)"""
-    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1471,7 +1472,7 @@ _sig_one_hot = _Signatures('one_hot', [
 
 def one_hot(*args, **kwargs):
     """one_hot(Tensor input, int num_classes=-1)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1492,7 +1493,7 @@ _sig_mm = _Signatures('mm', [
 
 def mm(*args, **kwargs):
     """mm(Tensor input, Tensor mat2, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1528,7 +1529,7 @@ _sig_bmm = _Signatures('bmm', [
 
 def bmm(*args, **kwargs):
     """bmm(Tensor input, Tensor mat2, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1566,7 +1567,7 @@ _sig_addmm = _Signatures('addmm', [
 
 def addmm(*args, **kwargs):
     """addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1614,7 +1615,7 @@ _sig_baddbmm = _Signatures('baddbmm', [
 
 def baddbmm(*args, **kwargs):
     """baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1661,7 +1662,7 @@ _sig_addbmm = _Signatures('addbmm', [
 
 def addbmm(*args, **kwargs):
     """addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1704,7 +1705,7 @@ _sig_addmv = _Signatures('addmv', [
 
 def addmv(*args, **kwargs):
     """addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1747,7 +1748,7 @@ _sig_addmv_ = _Signatures('addmv_', [
 
 def addmv_(*args, **kwargs):
     """addmv_(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1773,7 +1774,7 @@ _sig_mv = _Signatures('mv', [
 
 def mv(*args, **kwargs):
     """mv(Tensor input, Tensor vec, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1803,7 +1804,7 @@ _sig_dot = _Signatures('dot', [
 
 def dot(*args, **kwargs):
     """dot(Tensor input, Tensor tensor, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1833,7 +1834,7 @@ _sig_vdot = _Signatures('vdot', [
 
 def vdot(*args, **kwargs):
     """vdot(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1863,7 +1864,7 @@ _sig_matmul = _Signatures('matmul', [
 
 def matmul(*args, **kwargs):
     """matmul(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1909,7 +1910,7 @@ _sig_outer = _Signatures('outer', [
 
 def outer(*args, **kwargs):
     """outer(Tensor input, Tensor vec2, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1939,7 +1940,7 @@ _sig_ger = _Signatures('ger', [
 
 def ger(*args, **kwargs):
     """ger(Tensor input, Tensor vec2, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1983,7 +1984,7 @@ _sig__linalg_svd = _Signatures('_linalg_svd', [
 
 def _linalg_svd(*args, **kwargs):
     """_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None, Tensor[3]? out=None)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -2006,7 +2007,7 @@ _sig_linalg_svd = _Signatures('linalg_svd', [
 
 def linalg_svd(*args, **kwargs):
     """linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None, Tensor[3]? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -2028,7 +2029,7 @@ _sig_linalg_svdvals = _Signatures('linalg_svdvals', [
 
 def linalg_svdvals(*args, **kwargs):
     """linalg_svdvals(Tensor A, *, str? driver=None, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -2072,7 +2073,7 @@ _sig__softmax = _Signatures('_softmax', [
 
 def _softmax(*args, **kwargs):
     """_softmax(Tensor input, int dim, bool half_to_float, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -2120,7 +2121,7 @@ _sig__log_softmax = _Signatures('_log_softmax', [
 
 def _log_softmax(*args, **kwargs):
     """_log_softmax(Tensor input, int dim, bool half_to_float, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -2152,7 +2153,7 @@ _sig_relu = _Signatures('relu', [
 
 def relu(*args, **kwargs):
     """relu(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -2171,7 +2172,7 @@ _sig_relu_ = _Signatures('relu_', [
 
 def relu_(*args, **kwargs):
     """relu_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -2190,7 +2191,7 @@ _sig_relu6 = _Signatures('relu6', [
 
 def relu6(*args, **kwargs):
     """relu6(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -2209,7 +2210,7 @@ _sig_relu6_ = _Signatures('relu6_', [
 
 def relu6_(*args, **kwargs):
     """relu6_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -2228,7 +2229,7 @@ _sig_gelu_ = _Signatures('gelu_', [
 
 def gelu_(*args, **kwargs):
     """gelu_(Tensor input, *, str approximate='none')"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -2247,7 +2248,7 @@ _sig_gelu = _Signatures('gelu', [
 
 def gelu(*args, **kwargs):
     """gelu(Tensor input, *, str approximate='none', Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -2275,7 +2276,7 @@ _sig_silu = _Signatures('silu', [
 
 def silu(*args, **kwargs):
     """silu(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -2303,7 +2304,7 @@ _sig_silu_ = _Signatures('silu_', [
 
 def silu_(*args, **kwargs):
     """silu_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -2322,7 +2323,7 @@ _sig_mish = _Signatures('mish', [
 
 def mish(*args, **kwargs):
     """mish(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -2350,7 +2351,7 @@ _sig_mish_ = _Signatures('mish_', [
 
 def mish_(*args, **kwargs):
     """mish_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -2369,7 +2370,7 @@ _sig_softplus = _Signatures('softplus', [
 
 def softplus(*args, **kwargs):
     """softplus(Tensor input, Scalar beta=1, Scalar threshold=20, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -2401,7 +2402,7 @@ _sig_elu = _Signatures('elu', [
 
 def elu(*args, **kwargs):
     """elu(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -2435,7 +2436,7 @@ _sig_elu_ = _Signatures('elu_', [
 
 def elu_(*args, **kwargs):
     """elu_(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1)"""
-    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -2457,7 +2458,7 @@ _sig_selu = _Signatures('selu', [
 
 def selu(*args, **kwargs):
     """selu(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -2476,7 +2477,7 @@ _sig_selu_ = _Signatures('selu_', [
 
 def selu_(*args, **kwargs):
     """selu_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -2495,7 +2496,7 @@ _sig_celu = _Signatures('celu', [
 
 def celu(*args, **kwargs):
     """celu(Tensor input, Scalar alpha=1.0)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -2515,7 +2516,7 @@ _sig_celu_ = _Signatures('celu_', [
 
 def celu_(*args, **kwargs):
     """celu_(Tensor input, Scalar alpha=1.0)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -2535,7 +2536,7 @@ _sig_leaky_relu = _Signatures('leaky_relu', [
 
 def leaky_relu(*args, **kwargs):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -2565,7 +2566,7 @@ _sig_leaky_relu_ = _Signatures('leaky_relu_', [
 
 def leaky_relu_(*args, **kwargs):
     """leaky_relu_(Tensor input, Scalar negative_slope=0.01)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -2585,7 +2586,7 @@ _sig_hardtanh = _Signatures('hardtanh', [
 
 def hardtanh(*args, **kwargs):
     """hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -2617,7 +2618,7 @@ _sig_hardtanh_ = _Signatures('hardtanh_', [
 
 def hardtanh_(*args, **kwargs):
     """hardtanh_(Tensor input, Scalar min_val=-1, Scalar max_val=1)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -2638,7 +2639,7 @@ _sig_hardsigmoid = _Signatures('hardsigmoid', [
 
 def hardsigmoid(*args, **kwargs):
     """hardsigmoid(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -2666,7 +2667,7 @@ _sig_hardsigmoid_ = _Signatures('hardsigmoid_', [
 
 def hardsigmoid_(*args, **kwargs):
     """hardsigmoid_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -2685,7 +2686,7 @@ _sig_hardswish = _Signatures('hardswish', [
 
 def hardswish(*args, **kwargs):
     """hardswish(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -2713,7 +2714,7 @@ _sig_hardswish_ = _Signatures('hardswish_', [
 
 def hardswish_(*args, **kwargs):
     """hardswish_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -2732,7 +2733,7 @@ _sig_threshold = _Signatures('threshold', [
 
 def threshold(*args, **kwargs):
     """threshold(Tensor input, Scalar threshold, Scalar value, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -2764,7 +2765,7 @@ _sig_threshold_ = _Signatures('threshold_', [
 
 def threshold_(*args, **kwargs):
     """threshold_(Tensor input, Scalar threshold, Scalar value)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -2785,7 +2786,7 @@ _sig_log_sigmoid = _Signatures('log_sigmoid', [
 
 def log_sigmoid(*args, **kwargs):
     """log_sigmoid(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -2813,7 +2814,7 @@ _sig_glu = _Signatures('glu', [
 
 def glu(*args, **kwargs):
     """glu(Tensor input, int dim=-1, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -2987,7 +2988,7 @@ _sig_dropout = _Signatures('dropout', [
 
 def dropout(*args, **kwargs):
     """dropout(Tensor input, float p, bool train)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -3008,7 +3009,7 @@ _sig_dropout_ = _Signatures('dropout_', [
 
 def dropout_(*args, **kwargs):
     """dropout_(Tensor input, float p, bool train)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -3043,7 +3044,7 @@ _sig_embedding = _Signatures('embedding', [
 
 def embedding(*args, **kwargs):
     """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)"""
-    if len(args) == 5 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 5 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3, _a4 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -3066,7 +3067,7 @@ _sig_embedding_renorm_ = _Signatures('embedding_renorm_', [
 
 def embedding_renorm_(*args, **kwargs):
     """embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type)"""
-    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -3180,7 +3181,7 @@ _sig_mse_loss = _Signatures('mse_loss', [
 
 def mse_loss(*args, **kwargs):
     """mse_loss(Tensor input, Tensor target, int reduction=Mean, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -3212,7 +3213,7 @@ _sig_l1_loss = _Signatures('l1_loss', [
 
 def l1_loss(*args, **kwargs):
     """l1_loss(Tensor input, Tensor target, int reduction=Mean)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -3233,7 +3234,7 @@ _sig_smooth_l1_loss = _Signatures('smooth_l1_loss', [
 
 def smooth_l1_loss(*args, **kwargs):
     """smooth_l1_loss(Tensor input, Tensor target, int reduction=Mean, float beta=1.0, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -3267,7 +3268,7 @@ _sig_huber_loss = _Signatures('huber_loss', [
 
 def huber_loss(*args, **kwargs):
     """huber_loss(Tensor input, Tensor target, int reduction=Mean, float delta=1.0, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -3331,7 +3332,7 @@ _sig_kl_div = _Signatures('kl_div', [
 
 def kl_div(*args, **kwargs):
     """kl_div(Tensor input, Tensor target, int reduction=Mean, *, bool log_target=False)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -3436,7 +3437,7 @@ _sig_abs = _Signatures('abs', [
 
 def abs(*args, **kwargs):
     """abs(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3464,7 +3465,7 @@ _sig_abs_ = _Signatures('abs_', [
 
 def abs_(*args, **kwargs):
     """abs_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3483,7 +3484,7 @@ _sig_neg = _Signatures('neg', [
 
 def neg(*args, **kwargs):
     """neg(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3511,7 +3512,7 @@ _sig_neg_ = _Signatures('neg_', [
 
 def neg_(*args, **kwargs):
     """neg_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3530,7 +3531,7 @@ _sig_sign = _Signatures('sign', [
 
 def sign(*args, **kwargs):
     """sign(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3558,7 +3559,7 @@ _sig_sgn = _Signatures('sgn', [
 
 def sgn(*args, **kwargs):
     """sgn(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3586,7 +3587,7 @@ _sig_exp = _Signatures('exp', [
 
 def exp(*args, **kwargs):
     """exp(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3614,7 +3615,7 @@ _sig_exp_ = _Signatures('exp_', [
 
 def exp_(*args, **kwargs):
     """exp_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3633,7 +3634,7 @@ _sig_exp2 = _Signatures('exp2', [
 
 def exp2(*args, **kwargs):
     """exp2(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3661,7 +3662,7 @@ _sig_exp2_ = _Signatures('exp2_', [
 
 def exp2_(*args, **kwargs):
     """exp2_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3680,7 +3681,7 @@ _sig_expm1 = _Signatures('expm1', [
 
 def expm1(*args, **kwargs):
     """expm1(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3708,7 +3709,7 @@ _sig_expm1_ = _Signatures('expm1_', [
 
 def expm1_(*args, **kwargs):
     """expm1_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3727,7 +3728,7 @@ _sig_log = _Signatures('log', [
 
 def log(*args, **kwargs):
     """log(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3755,7 +3756,7 @@ _sig_log_ = _Signatures('log_', [
 
 def log_(*args, **kwargs):
     """log_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3774,7 +3775,7 @@ _sig_log2 = _Signatures('log2', [
 
 def log2(*args, **kwargs):
     """log2(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3802,7 +3803,7 @@ _sig_log2_ = _Signatures('log2_', [
 
 def log2_(*args, **kwargs):
     """log2_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3821,7 +3822,7 @@ _sig_log10 = _Signatures('log10', [
 
 def log10(*args, **kwargs):
     """log10(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3849,7 +3850,7 @@ _sig_log10_ = _Signatures('log10_', [
 
 def log10_(*args, **kwargs):
     """log10_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3868,7 +3869,7 @@ _sig_log1p = _Signatures('log1p', [
 
 def log1p(*args, **kwargs):
     """log1p(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3896,7 +3897,7 @@ _sig_log1p_ = _Signatures('log1p_', [
 
 def log1p_(*args, **kwargs):
     """log1p_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3915,7 +3916,7 @@ _sig_sqrt = _Signatures('sqrt', [
 
 def sqrt(*args, **kwargs):
     """sqrt(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3943,7 +3944,7 @@ _sig_sqrt_ = _Signatures('sqrt_', [
 
 def sqrt_(*args, **kwargs):
     """sqrt_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3962,7 +3963,7 @@ _sig_rsqrt = _Signatures('rsqrt', [
 
 def rsqrt(*args, **kwargs):
     """rsqrt(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3990,7 +3991,7 @@ _sig_rsqrt_ = _Signatures('rsqrt_', [
 
 def rsqrt_(*args, **kwargs):
     """rsqrt_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4009,7 +4010,7 @@ _sig_reciprocal = _Signatures('reciprocal', [
 
 def reciprocal(*args, **kwargs):
     """reciprocal(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4037,7 +4038,7 @@ _sig_reciprocal_ = _Signatures('reciprocal_', [
 
 def reciprocal_(*args, **kwargs):
     """reciprocal_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4056,7 +4057,7 @@ _sig_sin = _Signatures('sin', [
 
 def sin(*args, **kwargs):
     """sin(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4084,7 +4085,7 @@ _sig_sin_ = _Signatures('sin_', [
 
 def sin_(*args, **kwargs):
     """sin_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4103,7 +4104,7 @@ _sig_cos = _Signatures('cos', [
 
 def cos(*args, **kwargs):
     """cos(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4131,7 +4132,7 @@ _sig_cos_ = _Signatures('cos_', [
 
 def cos_(*args, **kwargs):
     """cos_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4150,7 +4151,7 @@ _sig_tan = _Signatures('tan', [
 
 def tan(*args, **kwargs):
     """tan(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4178,7 +4179,7 @@ _sig_tan_ = _Signatures('tan_', [
 
 def tan_(*args, **kwargs):
     """tan_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4197,7 +4198,7 @@ _sig_asin = _Signatures('asin', [
 
 def asin(*args, **kwargs):
     """asin(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4225,7 +4226,7 @@ _sig_asin_ = _Signatures('asin_', [
 
 def asin_(*args, **kwargs):
     """asin_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4244,7 +4245,7 @@ _sig_acos = _Signatures('acos', [
 
 def acos(*args, **kwargs):
     """acos(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4272,7 +4273,7 @@ _sig_acos_ = _Signatures('acos_', [
 
 def acos_(*args, **kwargs):
     """acos_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4291,7 +4292,7 @@ _sig_atan = _Signatures('atan', [
 
 def atan(*args, **kwargs):
     """atan(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4319,7 +4320,7 @@ _sig_atan_ = _Signatures('atan_', [
 
 def atan_(*args, **kwargs):
     """atan_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4338,7 +4339,7 @@ _sig_sinh = _Signatures('sinh', [
 
 def sinh(*args, **kwargs):
     """sinh(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4366,7 +4367,7 @@ _sig_sinh_ = _Signatures('sinh_', [
 
 def sinh_(*args, **kwargs):
     """sinh_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4385,7 +4386,7 @@ _sig_cosh = _Signatures('cosh', [
 
 def cosh(*args, **kwargs):
     """cosh(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4413,7 +4414,7 @@ _sig_cosh_ = _Signatures('cosh_', [
 
 def cosh_(*args, **kwargs):
     """cosh_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4432,7 +4433,7 @@ _sig_tanh = _Signatures('tanh', [
 
 def tanh(*args, **kwargs):
     """tanh(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4460,7 +4461,7 @@ _sig_tanh_ = _Signatures('tanh_', [
 
 def tanh_(*args, **kwargs):
     """tanh_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4479,7 +4480,7 @@ _sig_asinh = _Signatures('asinh', [
 
 def asinh(*args, **kwargs):
     """asinh(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4507,7 +4508,7 @@ _sig_asinh_ = _Signatures('asinh_', [
 
 def asinh_(*args, **kwargs):
     """asinh_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4526,7 +4527,7 @@ _sig_acosh = _Signatures('acosh', [
 
 def acosh(*args, **kwargs):
     """acosh(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4554,7 +4555,7 @@ _sig_acosh_ = _Signatures('acosh_', [
 
 def acosh_(*args, **kwargs):
     """acosh_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4573,7 +4574,7 @@ _sig_atanh = _Signatures('atanh', [
 
 def atanh(*args, **kwargs):
     """atanh(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4601,7 +4602,7 @@ _sig_atanh_ = _Signatures('atanh_', [
 
 def atanh_(*args, **kwargs):
     """atanh_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4620,7 +4621,7 @@ _sig_sigmoid = _Signatures('sigmoid', [
 
 def sigmoid(*args, **kwargs):
     """sigmoid(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4648,7 +4649,7 @@ _sig_sigmoid_ = _Signatures('sigmoid_', [
 
 def sigmoid_(*args, **kwargs):
     """sigmoid_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4667,7 +4668,7 @@ _sig_erf = _Signatures('erf', [
 
 def erf(*args, **kwargs):
     """erf(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4695,7 +4696,7 @@ _sig_erf_ = _Signatures('erf_', [
 
 def erf_(*args, **kwargs):
     """erf_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4714,7 +4715,7 @@ _sig_erfc = _Signatures('erfc', [
 
 def erfc(*args, **kwargs):
     """erfc(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4742,7 +4743,7 @@ _sig_erfc_ = _Signatures('erfc_', [
 
 def erfc_(*args, **kwargs):
     """erfc_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4761,7 +4762,7 @@ _sig_erfinv = _Signatures('erfinv', [
 
 def erfinv(*args, **kwargs):
     """erfinv(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4789,7 +4790,7 @@ _sig_floor = _Signatures('floor', [
 
 def floor(*args, **kwargs):
     """floor(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4817,7 +4818,7 @@ _sig_floor_ = _Signatures('floor_', [
 
 def floor_(*args, **kwargs):
     """floor_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4836,7 +4837,7 @@ _sig_ceil = _Signatures('ceil', [
 
 def ceil(*args, **kwargs):
     """ceil(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4864,7 +4865,7 @@ _sig_ceil_ = _Signatures('ceil_', [
 
 def ceil_(*args, **kwargs):
     """ceil_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4883,7 +4884,7 @@ _sig_trunc = _Signatures('trunc', [
 
 def trunc(*args, **kwargs):
     """trunc(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4911,7 +4912,7 @@ _sig_trunc_ = _Signatures('trunc_', [
 
 def trunc_(*args, **kwargs):
     """trunc_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4930,7 +4931,7 @@ _sig_frac = _Signatures('frac', [
 
 def frac(*args, **kwargs):
     """frac(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4958,7 +4959,7 @@ _sig_frac_ = _Signatures('frac_', [
 
 def frac_(*args, **kwargs):
     """frac_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4978,7 +4979,7 @@ _sig_round = _Signatures('round', [
 
 def round(*args, **kwargs):
     """round(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -5012,7 +5013,7 @@ _sig_round_ = _Signatures('round_', [
 
 def round_(*args, **kwargs):
     """round_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -5034,7 +5035,7 @@ _sig_square = _Signatures('square', [
 
 def square(*args, **kwargs):
     """square(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -5062,7 +5063,7 @@ _sig_square_ = _Signatures('square_', [
 
 def square_(*args, **kwargs):
     """square_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -5081,7 +5082,7 @@ _sig_positive = _Signatures('positive', [
 
 def positive(*args, **kwargs):
     """positive(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -5100,7 +5101,7 @@ _sig_bitwise_not = _Signatures('bitwise_not', [
 
 def bitwise_not(*args, **kwargs):
     """bitwise_not(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -5128,7 +5129,7 @@ _sig_logical_not = _Signatures('logical_not', [
 
 def logical_not(*args, **kwargs):
     """logical_not(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -5156,7 +5157,7 @@ _sig_isnan = _Signatures('isnan', [
 
 def isnan(*args, **kwargs):
     """isnan(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -5175,7 +5176,7 @@ _sig_isinf = _Signatures('isinf', [
 
 def isinf(*args, **kwargs):
     """isinf(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -5194,7 +5195,7 @@ _sig_isfinite = _Signatures('isfinite', [
 
 def isfinite(*args, **kwargs):
     """isfinite(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -5244,7 +5245,7 @@ _sig_add = _Signatures('add', [
 
 def add(*args, **kwargs):
     """add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5280,7 +5281,7 @@ _sig_sub = _Signatures('sub', [
 
 def sub(*args, **kwargs):
     """sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5316,7 +5317,7 @@ _sig_rsub = _Signatures('rsub', [
 
 def rsub(*args, **kwargs):
     """rsub(Tensor input, Tensor other, *, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5339,7 +5340,7 @@ _sig_mul = _Signatures('mul', [
 
 def mul(*args, **kwargs):
     """mul(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5371,7 +5372,7 @@ _sig_div = _Signatures('div', [
 
 def div(*args, **kwargs):
     """div(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5409,7 +5410,7 @@ _sig_true_divide = _Signatures('true_divide', [
 
 def true_divide(*args, **kwargs):
     """true_divide(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5443,7 +5444,7 @@ _sig_floor_divide = _Signatures('floor_divide', [
 
 def floor_divide(*args, **kwargs):
     """floor_divide(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5478,7 +5479,7 @@ _sig_remainder = _Signatures('remainder', [
 
 def remainder(*args, **kwargs):
     """remainder(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5516,7 +5517,7 @@ _sig_fmod = _Signatures('fmod', [
 
 def fmod(*args, **kwargs):
     """fmod(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5553,7 +5554,7 @@ _sig_pow = _Signatures('pow', [
 
 def pow(*args, **kwargs):
     """pow(Tensor input, Tensor exponent, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5592,7 +5593,7 @@ _sig_maximum = _Signatures('maximum', [
 
 def maximum(*args, **kwargs):
     """maximum(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5622,7 +5623,7 @@ _sig_minimum = _Signatures('minimum', [
 
 def minimum(*args, **kwargs):
     """minimum(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5652,7 +5653,7 @@ _sig_fmax = _Signatures('fmax', [
 
 def fmax(*args, **kwargs):
     """fmax(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5682,7 +5683,7 @@ _sig_fmin = _Signatures('fmin', [
 
 def fmin(*args, **kwargs):
     """fmin(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5712,7 +5713,7 @@ _sig_logaddexp = _Signatures('logaddexp', [
 
 def logaddexp(*args, **kwargs):
     """logaddexp(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5742,7 +5743,7 @@ _sig_atan2 = _Signatures('atan2', [
 
 def atan2(*args, **kwargs):
     """atan2(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5772,7 +5773,7 @@ _sig_hypot = _Signatures('hypot', [
 
 def hypot(*args, **kwargs):
     """hypot(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5803,7 +5804,7 @@ _sig_copysign = _Signatures('copysign', [
 
 def copysign(*args, **kwargs):
     """copysign(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5840,7 +5841,7 @@ _sig_xlogy = _Signatures('xlogy', [
 
 def xlogy(*args, **kwargs):
     """xlogy(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5880,7 +5881,7 @@ _sig_xlogy_ = _Signatures('xlogy_', [
 
 def xlogy_(*args, **kwargs):
     """xlogy_(Tensor input, Tensor other)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5904,7 +5905,7 @@ _sig_eq = _Signatures('eq', [
 
 def eq(*args, **kwargs):
     """eq(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5940,7 +5941,7 @@ _sig_ne = _Signatures('ne', [
 
 def ne(*args, **kwargs):
     """ne(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5976,7 +5977,7 @@ _sig_lt = _Signatures('lt', [
 
 def lt(*args, **kwargs):
     """lt(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6012,7 +6013,7 @@ _sig_le = _Signatures('le', [
 
 def le(*args, **kwargs):
     """le(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6048,7 +6049,7 @@ _sig_gt = _Signatures('gt', [
 
 def gt(*args, **kwargs):
     """gt(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6084,7 +6085,7 @@ _sig_ge = _Signatures('ge', [
 
 def ge(*args, **kwargs):
     """ge(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6119,7 +6120,7 @@ _sig_isclose = _Signatures('isclose', [
 
 def isclose(*args, **kwargs):
     """isclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)"""
-    if len(args) == 5 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 5 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3, _a4 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6142,7 +6143,7 @@ _sig_allclose = _Signatures('allclose', [
 
 def allclose(*args, **kwargs):
     """allclose(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)"""
-    if len(args) == 5 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 5 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3, _a4 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6165,7 +6166,7 @@ _sig_equal = _Signatures('equal', [
 
 def equal(*args, **kwargs):
     """equal(Tensor input, Tensor other)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6185,7 +6186,7 @@ _sig_logical_and = _Signatures('logical_and', [
 
 def logical_and(*args, **kwargs):
     """logical_and(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6215,7 +6216,7 @@ _sig_logical_or = _Signatures('logical_or', [
 
 def logical_or(*args, **kwargs):
     """logical_or(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6245,7 +6246,7 @@ _sig_logical_xor = _Signatures('logical_xor', [
 
 def logical_xor(*args, **kwargs):
     """logical_xor(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6277,7 +6278,7 @@ _sig_bitwise_and = _Signatures('bitwise_and', [
 
 def bitwise_and(*args, **kwargs):
     """bitwise_and(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6316,7 +6317,7 @@ _sig_bitwise_or = _Signatures('bitwise_or', [
 
 def bitwise_or(*args, **kwargs):
     """bitwise_or(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6355,7 +6356,7 @@ _sig_bitwise_xor = _Signatures('bitwise_xor', [
 
 def bitwise_xor(*args, **kwargs):
     """bitwise_xor(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6394,7 +6395,7 @@ _sig_bitwise_left_shift = _Signatures('bitwise_left_shift', [
 
 def bitwise_left_shift(*args, **kwargs):
     """bitwise_left_shift(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6433,7 +6434,7 @@ _sig_bitwise_right_shift = _Signatures('bitwise_right_shift', [
 
 def bitwise_right_shift(*args, **kwargs):
     """bitwise_right_shift(Tensor input, Tensor other, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6511,7 +6512,7 @@ _sig_clamp_min = _Signatures('clamp_min', [
 
 def clamp_min(*args, **kwargs):
     """clamp_min(Tensor input, Tensor min, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6547,7 +6548,7 @@ _sig_clamp_min_ = _Signatures('clamp_min_', [
 
 def clamp_min_(*args, **kwargs):
     """clamp_min_(Tensor input, Tensor min)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6571,7 +6572,7 @@ _sig_clamp_max = _Signatures('clamp_max', [
 
 def clamp_max(*args, **kwargs):
     """clamp_max(Tensor input, Tensor max, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6607,7 +6608,7 @@ _sig_clamp_max_ = _Signatures('clamp_max_', [
 
 def clamp_max_(*args, **kwargs):
     """clamp_max_(Tensor input, Tensor max)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6674,7 +6675,7 @@ _sig_where = _Signatures('where', [
 
 def where(*args, **kwargs):
     """where(Tensor condition)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -6705,7 +6706,7 @@ _sig_lerp = _Signatures('lerp', [
 
 def lerp(*args, **kwargs):
     """lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6743,7 +6744,7 @@ _sig_addcmul = _Signatures('addcmul', [
 
 def addcmul(*args, **kwargs):
     """addcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6781,7 +6782,7 @@ _sig_addcdiv = _Signatures('addcdiv', [
 
 def addcdiv(*args, **kwargs):
     """addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6819,7 +6820,7 @@ _sig_bernoulli = _Signatures('bernoulli', [
 
 def bernoulli(*args, **kwargs):
     """bernoulli(Tensor input, *, Generator? generator=None, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -6850,7 +6851,7 @@ _sig_multinomial = _Signatures('multinomial', [
 
 def multinomial(*args, **kwargs):
     """multinomial(Tensor input, SymInt num_samples, bool replacement=False, *, Generator? generator=None, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6883,7 +6884,7 @@ _sig_sum = _Signatures('sum', [
 
 def sum(*args, **kwargs):
     """sum(Tensor input, *, ScalarType? dtype=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -6908,7 +6909,7 @@ _sig_mean = _Signatures('mean', [
 
 def mean(*args, **kwargs):
     """mean(Tensor input, *, ScalarType? dtype=None, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -6942,7 +6943,7 @@ _sig_prod = _Signatures('prod', [
 
 def prod(*args, **kwargs):
     """prod(Tensor input, *, ScalarType? dtype=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -6968,7 +6969,7 @@ _sig_max = _Signatures('max', [
 
 def max(*args, **kwargs):
     """max(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -7007,7 +7008,7 @@ _sig_min = _Signatures('min', [
 
 def min(*args, **kwargs):
     """min(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -7110,7 +7111,7 @@ _sig_var = _Signatures('var', [
 
 def var(*args, **kwargs):
     """var(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -7141,7 +7142,7 @@ _sig_std = _Signatures('std', [
 
 def std(*args, **kwargs):
     """std(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -7172,7 +7173,7 @@ _sig_var_mean = _Signatures('var_mean', [
 
 def var_mean(*args, **kwargs):
     """var_mean(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -7199,7 +7200,7 @@ _sig_std_mean = _Signatures('std_mean', [
 
 def std_mean(*args, **kwargs):
     """std_mean(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -7227,7 +7228,7 @@ _sig_norm = _Signatures('norm', [
 
 def norm(*args, **kwargs):
     """norm(Tensor input, Scalar p=2)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -7292,7 +7293,7 @@ _sig_all = _Signatures('all', [
 
 def all(*args, **kwargs):
     """all(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -7331,7 +7332,7 @@ _sig_any = _Signatures('any', [
 
 def any(*args, **kwargs):
     """any(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -7386,7 +7387,7 @@ _sig_cumsum = _Signatures('cumsum', [
 
 def cumsum(*args, **kwargs):
     """cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -7416,7 +7417,7 @@ _sig_cumprod = _Signatures('cumprod', [
 
 def cumprod(*args, **kwargs):
     """cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -7590,7 +7591,7 @@ _sig_repeat_interleave = _Signatures('repeat_interleave', [
 
 def repeat_interleave(*args, **kwargs):
     """repeat_interleave(Tensor input, Tensor repeats, int? dim=None, *, SymInt? output_size=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -7628,7 +7629,7 @@ _sig_fliplr = _Signatures('fliplr', [
 
 def fliplr(*args, **kwargs):
     """fliplr(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -7647,7 +7648,7 @@ _sig_flipud = _Signatures('flipud', [
 
 def flipud(*args, **kwargs):
     """flipud(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -7694,7 +7695,7 @@ _sig_tril = _Signatures('tril', [
 
 def tril(*args, **kwargs):
     """tril(Tensor input, SymInt diagonal=0, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -7724,7 +7725,7 @@ _sig_triu = _Signatures('triu', [
 
 def triu(*args, **kwargs):
     """triu(Tensor input, SymInt diagonal=0, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -7754,7 +7755,7 @@ _sig_diag = _Signatures('diag', [
 
 def diag(*args, **kwargs):
     """diag(Tensor input, int diagonal=0, *, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -7784,7 +7785,7 @@ _sig_diag_embed = _Signatures('diag_embed', [
 
 def diag_embed(*args, **kwargs):
     """diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1)"""
-    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -7806,7 +7807,7 @@ _sig_narrow_copy = _Signatures('narrow_copy', [
 
 def narrow_copy(*args, **kwargs):
     """narrow_copy(Tensor input, int dim, SymInt start, SymInt length, *, Tensor? out=None)"""
-    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -7993,7 +7994,7 @@ _sig_sort = _Signatures('sort', [
 
 def sort(*args, **kwargs):
     """sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False, Tensor[2]? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -8020,7 +8021,7 @@ _sig_argsort = _Signatures('argsort', [
 
 def argsort(*args, **kwargs):
     """argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False, Tensor? out=None)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -8046,7 +8047,7 @@ _sig_msort = _Signatures('msort', [
 
 def msort(*args, **kwargs):
     """msort(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -8074,7 +8075,7 @@ _sig_topk = _Signatures('topk', [
 
 def topk(*args, **kwargs):
     """topk(Tensor input, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[2]? out=None)"""
-    if len(args) == 5 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 5 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3, _a4 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -8099,7 +8100,7 @@ _sig_kthvalue = _Signatures('kthvalue', [
 
 def kthvalue(*args, **kwargs):
     """kthvalue(Tensor input, SymInt k, int dim=-1, bool keepdim=False, *, Tensor[2]? out=None)"""
-    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -8123,7 +8124,7 @@ _sig__unique2 = _Signatures('_unique2', [
 
 def _unique2(*args, **kwargs):
     """_unique2(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False)"""
-    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -8145,7 +8146,7 @@ _sig_unique_dim = _Signatures('unique_dim', [
 
 def unique_dim(*args, **kwargs):
     """unique_dim(Tensor input, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False)"""
-    if len(args) == 5 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 5 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3, _a4 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -8183,7 +8184,7 @@ _sig_searchsorted = _Signatures('searchsorted', [
 
 def searchsorted(*args, **kwargs):
     """searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -8219,7 +8220,7 @@ _sig_bucketize = _Signatures('bucketize', [
 
 def bucketize(*args, **kwargs):
     """bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor? out=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -8252,7 +8253,7 @@ _sig_nonzero = _Signatures('nonzero', [
 
 def nonzero(*args, **kwargs):
     """nonzero(Tensor input, *, Tensor? out=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -8296,7 +8297,7 @@ _sig_argwhere = _Signatures('argwhere', [
 
 def argwhere(*args, **kwargs):
     """argwhere(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -8357,7 +8358,7 @@ _sig_transpose = _Signatures('transpose', [
 
 def transpose(*args, **kwargs):
     """transpose(Tensor input, int dim0, int dim1)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -8378,7 +8379,7 @@ _sig_swapaxes = _Signatures('swapaxes', [
 
 def swapaxes(*args, **kwargs):
     """swapaxes(Tensor input, int axis0, int axis1)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -8399,7 +8400,7 @@ _sig_swapdims = _Signatures('swapdims', [
 
 def swapdims(*args, **kwargs):
     """swapdims(Tensor input, int dim0, int dim1)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -8420,7 +8421,7 @@ _sig_t = _Signatures('t', [
 
 def t(*args, **kwargs):
     """t(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -8468,7 +8469,7 @@ _sig_narrow = _Signatures('narrow', [
 
 def narrow(*args, **kwargs):
     """narrow(Tensor input, int dim, Tensor start, SymInt length)"""
-    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -8507,7 +8508,7 @@ _sig_select = _Signatures('select', [
 
 def select(*args, **kwargs):
     """select(Tensor input, int dim, SymInt index)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -8528,7 +8529,7 @@ _sig_unsqueeze = _Signatures('unsqueeze', [
 
 def unsqueeze(*args, **kwargs):
     """unsqueeze(Tensor input, int dim)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -8550,7 +8551,7 @@ _sig_squeeze = _Signatures('squeeze', [
 
 def squeeze(*args, **kwargs):
     """squeeze(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -8574,7 +8575,7 @@ _sig_flatten = _Signatures('flatten', [
 
 def flatten(*args, **kwargs):
     """flatten(Tensor input, int start_dim=0, int end_dim=-1)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -8610,7 +8611,7 @@ _sig_movedim = _Signatures('movedim', [
 
 def movedim(*args, **kwargs):
     """movedim(Tensor input, int source, int destination)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -8635,7 +8636,7 @@ _sig_moveaxis = _Signatures('moveaxis', [
 
 def moveaxis(*args, **kwargs):
     """moveaxis(Tensor input, int source, int destination)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -8659,7 +8660,7 @@ _sig_diagonal = _Signatures('diagonal', [
 
 def diagonal(*args, **kwargs):
     """diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1)"""
-    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -8695,7 +8696,7 @@ _sig_chunk = _Signatures('chunk', [
 
 def chunk(*args, **kwargs):
     """chunk(Tensor input, int chunks, int dim=0)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -8716,7 +8717,7 @@ _sig_unbind = _Signatures('unbind', [
 
 def unbind(*args, **kwargs):
     """unbind(Tensor input, int dim=0)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -8757,7 +8758,7 @@ _sig_alias = _Signatures('alias', [
 
 def alias(*args, **kwargs):
     """alias(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -8776,7 +8777,7 @@ _sig_clone = _Signatures('clone', [
 
 def clone(*args, **kwargs):
     """clone(Tensor input, *, MemoryFormat? memory_format=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -8796,7 +8797,7 @@ _sig_fill_ = _Signatures('fill_', [
 
 def fill_(*args, **kwargs):
     """fill_(Tensor input, Tensor value)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -8819,7 +8820,7 @@ _sig_zero_ = _Signatures('zero_', [
 
 def zero_(*args, **kwargs):
     """zero_(Tensor input)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -8838,7 +8839,7 @@ _sig__to_copy = _Signatures('_to_copy', [
 
 def _to_copy(*args, **kwargs):
     """_to_copy(Tensor input, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None, bool requires_grad=False)"""
-    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 1 and not kwargs and (type(args[0]) is _T or _TS[type(args[0])]):  # fast path: exact types (and subclasses outside __torch_function__), positional only
         i, a = 0, [args[0]._impl, None, None, None, None, False, None, False]
     else:
         try:
@@ -8855,7 +8856,7 @@ _sig_resize_as_ = _Signatures('resize_as_', [
 
 def resize_as_(*args, **kwargs):
     """resize_as_(Tensor input, Tensor the_template, *, MemoryFormat? memory_format=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)

@@ -4,6 +4,7 @@
 
 from glasstorch._binding_support import (  # noqa: F401
     _TS, _make_rt, _operator_fallback, _requires_grad, _return_type, _wrap, _wrap_list, _wrap_tuple,
+    tf_subclass_active as _tf_active,
 )
 from glasstorch._ops.python_arg_parser import Signatures as _Signatures
 from glasstorch.overrides import _binding_fallback as _tf_fallback
@@ -819,7 +820,9 @@ _sig_masked_fill_ = _Signatures('masked_fill_', [
 
 def masked_fill_(self, *args, **kwargs):
     """masked_fill_(Tensor mask, Tensor value)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, masked_fill_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -846,7 +849,9 @@ _sig_masked_fill = _Signatures('masked_fill', [
 
 def masked_fill(self, *args, **kwargs):
     """masked_fill(Tensor mask, Tensor value)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, masked_fill, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -869,7 +874,9 @@ _sig_masked_select = _Signatures('masked_select', [
 
 def masked_select(self, *args, **kwargs):
     """masked_select(Tensor mask)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, masked_select, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -888,7 +895,9 @@ _sig_masked_scatter_ = _Signatures('masked_scatter_', [
 
 def masked_scatter_(self, *args, **kwargs):
     """masked_scatter_(Tensor mask, Tensor source)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, masked_scatter_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -910,7 +919,9 @@ _sig_masked_scatter = _Signatures('masked_scatter', [
 
 def masked_scatter(self, *args, **kwargs):
     """masked_scatter(Tensor mask, Tensor source)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, masked_scatter, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -930,7 +941,9 @@ _sig_index_select = _Signatures('index_select', [
 
 def index_select(self, *args, **kwargs):
     """index_select(int dim, Tensor index)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, index_select, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -950,7 +963,9 @@ _sig_gather = _Signatures('gather', [
 
 def gather(self, *args, **kwargs):
     """gather(int dim, Tensor index, *, bool sparse_grad=False)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, gather, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -970,7 +985,9 @@ _sig_take = _Signatures('take', [
 
 def take(self, *args, **kwargs):
     """take(Tensor index)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, take, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -989,6 +1006,8 @@ _sig_take_along_dim = _Signatures('take_along_dim', [
 
 def take_along_dim(self, *args, **kwargs):
     """take_along_dim(Tensor indices, int? dim=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, take_along_dim, (self,) + args, kwargs)
     try:
         i, a = _sig_take_along_dim.parse(args, kwargs)
     except TypeError as e:
@@ -1006,7 +1025,9 @@ _sig_scatter = _Signatures('scatter', [
 
 def scatter(self, *args, **kwargs):
     """scatter(int dim, Tensor index, Tensor src)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, scatter, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1037,7 +1058,9 @@ _sig_scatter_ = _Signatures('scatter_', [
 
 def scatter_(self, *args, **kwargs):
     """scatter_(int dim, Tensor index, Tensor src)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, scatter_, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1070,7 +1093,9 @@ _sig_scatter_add = _Signatures('scatter_add', [
 
 def scatter_add(self, *args, **kwargs):
     """scatter_add(int dim, Tensor index, Tensor src)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, scatter_add, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1091,7 +1116,9 @@ _sig_scatter_add_ = _Signatures('scatter_add_', [
 
 def scatter_add_(self, *args, **kwargs):
     """scatter_add_(int dim, Tensor index, Tensor src)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, scatter_add_, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1114,6 +1141,8 @@ _sig_scatter_reduce = _Signatures('scatter_reduce', [
 
 def scatter_reduce(self, *args, **kwargs):
     """scatter_reduce(int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, scatter_reduce, (self,) + args, kwargs)
     try:
         i, a = _sig_scatter_reduce.parse(args, kwargs)
     except TypeError as e:
@@ -1128,6 +1157,8 @@ _sig_scatter_reduce_ = _Signatures('scatter_reduce_', [
 
 def scatter_reduce_(self, *args, **kwargs):
     """scatter_reduce_(int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, scatter_reduce_, (self,) + args, kwargs)
     try:
         i, a = _sig_scatter_reduce_.parse(args, kwargs)
     except TypeError as e:
@@ -1143,7 +1174,9 @@ _sig_index_add = _Signatures('index_add', [
 
 def index_add(self, *args, **kwargs):
     """index_add(int dim, Tensor index, Tensor source, *, Scalar alpha=1)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, index_add, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1164,7 +1197,9 @@ _sig_index_add_ = _Signatures('index_add_', [
 
 def index_add_(self, *args, **kwargs):
     """index_add_(int dim, Tensor index, Tensor source, *, Scalar alpha=1)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, index_add_, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1187,7 +1222,9 @@ _sig_index_copy = _Signatures('index_copy', [
 
 def index_copy(self, *args, **kwargs):
     """index_copy(int dim, Tensor index, Tensor source)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, index_copy, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1208,7 +1245,9 @@ _sig_index_copy_ = _Signatures('index_copy_', [
 
 def index_copy_(self, *args, **kwargs):
     """index_copy_(int dim, Tensor index, Tensor source)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, index_copy_, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1232,7 +1271,9 @@ _sig_index_fill_ = _Signatures('index_fill_', [
 
 def index_fill_(self, *args, **kwargs):
     """index_fill_(int dim, Tensor index, Tensor value)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, index_fill_, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1260,7 +1301,9 @@ _sig_index_fill = _Signatures('index_fill', [
 
 def index_fill(self, *args, **kwargs):
     """index_fill(int dim, Tensor index, Tensor value)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, index_fill, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1284,6 +1327,8 @@ _sig_index_put_ = _Signatures('index_put_', [
 
 def index_put_(self, *args, **kwargs):
     """index_put_(Tensor?[] indices, Tensor values, bool accumulate=False)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, index_put_, (self,) + args, kwargs)
     try:
         i, a = _sig_index_put_.parse(args, kwargs)
     except TypeError as e:
@@ -1299,6 +1344,8 @@ _sig_index_put = _Signatures('index_put', [
 
 def index_put(self, *args, **kwargs):
     """index_put(Tensor?[] indices, Tensor values, bool accumulate=False)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, index_put, (self,) + args, kwargs)
     try:
         i, a = _sig_index_put.parse(args, kwargs)
     except TypeError as e:
@@ -1313,7 +1360,9 @@ _sig_mm = _Signatures('mm', [
 
 def mm(self, *args, **kwargs):
     """mm(Tensor mat2)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, mm, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -1332,7 +1381,9 @@ _sig_bmm = _Signatures('bmm', [
 
 def bmm(self, *args, **kwargs):
     """bmm(Tensor mat2)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, bmm, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -1353,7 +1404,9 @@ _sig_addmm = _Signatures('addmm', [
 
 def addmm(self, *args, **kwargs):
     """addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, addmm, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1380,7 +1433,9 @@ _sig_addmm_ = _Signatures('addmm_', [
 
 def addmm_(self, *args, **kwargs):
     """addmm_(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, addmm_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1411,7 +1466,9 @@ _sig_baddbmm = _Signatures('baddbmm', [
 
 def baddbmm(self, *args, **kwargs):
     """baddbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, baddbmm, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1438,7 +1495,9 @@ _sig_baddbmm_ = _Signatures('baddbmm_', [
 
 def baddbmm_(self, *args, **kwargs):
     """baddbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, baddbmm_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1469,7 +1528,9 @@ _sig_addbmm = _Signatures('addbmm', [
 
 def addbmm(self, *args, **kwargs):
     """addbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, addbmm, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1496,7 +1557,9 @@ _sig_addbmm_ = _Signatures('addbmm_', [
 
 def addbmm_(self, *args, **kwargs):
     """addbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, addbmm_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1527,7 +1590,9 @@ _sig_addmv = _Signatures('addmv', [
 
 def addmv(self, *args, **kwargs):
     """addmv(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, addmv, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1554,7 +1619,9 @@ _sig_addmv_ = _Signatures('addmv_', [
 
 def addmv_(self, *args, **kwargs):
     """addmv_(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, addmv_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -1583,7 +1650,9 @@ _sig_mv = _Signatures('mv', [
 
 def mv(self, *args, **kwargs):
     """mv(Tensor vec)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, mv, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -1602,7 +1671,9 @@ _sig_dot = _Signatures('dot', [
 
 def dot(self, *args, **kwargs):
     """dot(Tensor tensor)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, dot, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -1621,7 +1692,9 @@ _sig_vdot = _Signatures('vdot', [
 
 def vdot(self, *args, **kwargs):
     """vdot(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, vdot, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -1640,7 +1713,9 @@ _sig_matmul = _Signatures('matmul', [
 
 def matmul(self, *args, **kwargs):
     """matmul(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, matmul, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -1655,7 +1730,7 @@ def matmul(self, *args, **kwargs):
 def _matmul_operator(self, other):
     """``matmul`` as a binary operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _TS[_t]):
         return _wrap(_op_matmul.call(self._impl, other._impl))
     return _operator_fallback(matmul, self, other)
 
@@ -1667,7 +1742,9 @@ _sig_outer = _Signatures('outer', [
 
 def outer(self, *args, **kwargs):
     """outer(Tensor vec2)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, outer, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -1686,7 +1763,9 @@ _sig_ger = _Signatures('ger', [
 
 def ger(self, *args, **kwargs):
     """ger(Tensor vec2)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, ger, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -1705,6 +1784,8 @@ _sig_softmax = _Signatures('softmax', [
 
 def softmax(self, *args, **kwargs):
     """softmax(int dim, ScalarType? dtype=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, softmax, (self,) + args, kwargs)
     try:
         i, a = _sig_softmax.parse(args, kwargs)
     except TypeError as e:
@@ -1719,6 +1800,8 @@ _sig_log_softmax = _Signatures('log_softmax', [
 
 def log_softmax(self, *args, **kwargs):
     """log_softmax(int dim, ScalarType? dtype=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, log_softmax, (self,) + args, kwargs)
     try:
         i, a = _sig_log_softmax.parse(args, kwargs)
     except TypeError as e:
@@ -1733,7 +1816,9 @@ _sig_relu = _Signatures('relu', [
 
 def relu(self, *args, **kwargs):
     """relu()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, relu, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_relu.call(self._impl))
     else:
         try:
@@ -1750,7 +1835,9 @@ _sig_relu_ = _Signatures('relu_', [
 
 def relu_(self, *args, **kwargs):
     """relu_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, relu_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_relu_.call(self._impl)
         return self
     else:
@@ -1769,7 +1856,9 @@ _sig_abs = _Signatures('abs', [
 
 def abs(self, *args, **kwargs):
     """abs()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, abs, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_abs.call(self._impl))
     else:
         try:
@@ -1786,7 +1875,9 @@ _sig_abs_ = _Signatures('abs_', [
 
 def abs_(self, *args, **kwargs):
     """abs_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, abs_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_abs_.call(self._impl)
         return self
     else:
@@ -1805,7 +1896,9 @@ _sig_neg = _Signatures('neg', [
 
 def neg(self, *args, **kwargs):
     """neg()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, neg, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_neg.call(self._impl))
     else:
         try:
@@ -1822,7 +1915,9 @@ _sig_neg_ = _Signatures('neg_', [
 
 def neg_(self, *args, **kwargs):
     """neg_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, neg_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_neg_.call(self._impl)
         return self
     else:
@@ -1841,7 +1936,9 @@ _sig_sign = _Signatures('sign', [
 
 def sign(self, *args, **kwargs):
     """sign()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, sign, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_sign.call(self._impl))
     else:
         try:
@@ -1858,7 +1955,9 @@ _sig_sign_ = _Signatures('sign_', [
 
 def sign_(self, *args, **kwargs):
     """sign_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, sign_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_sign_.call(self._impl)
         return self
     else:
@@ -1877,7 +1976,9 @@ _sig_sgn = _Signatures('sgn', [
 
 def sgn(self, *args, **kwargs):
     """sgn()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, sgn, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_sgn.call(self._impl))
     else:
         try:
@@ -1894,7 +1995,9 @@ _sig_sgn_ = _Signatures('sgn_', [
 
 def sgn_(self, *args, **kwargs):
     """sgn_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, sgn_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_sgn_.call(self._impl)
         return self
     else:
@@ -1913,7 +2016,9 @@ _sig_exp = _Signatures('exp', [
 
 def exp(self, *args, **kwargs):
     """exp()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, exp, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_exp.call(self._impl))
     else:
         try:
@@ -1930,7 +2035,9 @@ _sig_exp_ = _Signatures('exp_', [
 
 def exp_(self, *args, **kwargs):
     """exp_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, exp_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_exp_.call(self._impl)
         return self
     else:
@@ -1949,7 +2056,9 @@ _sig_exp2 = _Signatures('exp2', [
 
 def exp2(self, *args, **kwargs):
     """exp2()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, exp2, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_exp2.call(self._impl))
     else:
         try:
@@ -1966,7 +2075,9 @@ _sig_exp2_ = _Signatures('exp2_', [
 
 def exp2_(self, *args, **kwargs):
     """exp2_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, exp2_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_exp2_.call(self._impl)
         return self
     else:
@@ -1985,7 +2096,9 @@ _sig_expm1 = _Signatures('expm1', [
 
 def expm1(self, *args, **kwargs):
     """expm1()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, expm1, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_expm1.call(self._impl))
     else:
         try:
@@ -2002,7 +2115,9 @@ _sig_expm1_ = _Signatures('expm1_', [
 
 def expm1_(self, *args, **kwargs):
     """expm1_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, expm1_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_expm1_.call(self._impl)
         return self
     else:
@@ -2021,7 +2136,9 @@ _sig_log = _Signatures('log', [
 
 def log(self, *args, **kwargs):
     """log()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, log, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_log.call(self._impl))
     else:
         try:
@@ -2038,7 +2155,9 @@ _sig_log_ = _Signatures('log_', [
 
 def log_(self, *args, **kwargs):
     """log_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, log_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_log_.call(self._impl)
         return self
     else:
@@ -2057,7 +2176,9 @@ _sig_log2 = _Signatures('log2', [
 
 def log2(self, *args, **kwargs):
     """log2()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, log2, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_log2.call(self._impl))
     else:
         try:
@@ -2074,7 +2195,9 @@ _sig_log2_ = _Signatures('log2_', [
 
 def log2_(self, *args, **kwargs):
     """log2_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, log2_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_log2_.call(self._impl)
         return self
     else:
@@ -2093,7 +2216,9 @@ _sig_log10 = _Signatures('log10', [
 
 def log10(self, *args, **kwargs):
     """log10()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, log10, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_log10.call(self._impl))
     else:
         try:
@@ -2110,7 +2235,9 @@ _sig_log10_ = _Signatures('log10_', [
 
 def log10_(self, *args, **kwargs):
     """log10_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, log10_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_log10_.call(self._impl)
         return self
     else:
@@ -2129,7 +2256,9 @@ _sig_log1p = _Signatures('log1p', [
 
 def log1p(self, *args, **kwargs):
     """log1p()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, log1p, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_log1p.call(self._impl))
     else:
         try:
@@ -2146,7 +2275,9 @@ _sig_log1p_ = _Signatures('log1p_', [
 
 def log1p_(self, *args, **kwargs):
     """log1p_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, log1p_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_log1p_.call(self._impl)
         return self
     else:
@@ -2165,7 +2296,9 @@ _sig_sqrt = _Signatures('sqrt', [
 
 def sqrt(self, *args, **kwargs):
     """sqrt()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, sqrt, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_sqrt.call(self._impl))
     else:
         try:
@@ -2182,7 +2315,9 @@ _sig_sqrt_ = _Signatures('sqrt_', [
 
 def sqrt_(self, *args, **kwargs):
     """sqrt_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, sqrt_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_sqrt_.call(self._impl)
         return self
     else:
@@ -2201,7 +2336,9 @@ _sig_rsqrt = _Signatures('rsqrt', [
 
 def rsqrt(self, *args, **kwargs):
     """rsqrt()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, rsqrt, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_rsqrt.call(self._impl))
     else:
         try:
@@ -2218,7 +2355,9 @@ _sig_rsqrt_ = _Signatures('rsqrt_', [
 
 def rsqrt_(self, *args, **kwargs):
     """rsqrt_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, rsqrt_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_rsqrt_.call(self._impl)
         return self
     else:
@@ -2237,7 +2376,9 @@ _sig_reciprocal = _Signatures('reciprocal', [
 
 def reciprocal(self, *args, **kwargs):
     """reciprocal()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, reciprocal, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_reciprocal.call(self._impl))
     else:
         try:
@@ -2254,7 +2395,9 @@ _sig_reciprocal_ = _Signatures('reciprocal_', [
 
 def reciprocal_(self, *args, **kwargs):
     """reciprocal_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, reciprocal_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_reciprocal_.call(self._impl)
         return self
     else:
@@ -2273,7 +2416,9 @@ _sig_sin = _Signatures('sin', [
 
 def sin(self, *args, **kwargs):
     """sin()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, sin, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_sin.call(self._impl))
     else:
         try:
@@ -2290,7 +2435,9 @@ _sig_sin_ = _Signatures('sin_', [
 
 def sin_(self, *args, **kwargs):
     """sin_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, sin_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_sin_.call(self._impl)
         return self
     else:
@@ -2309,7 +2456,9 @@ _sig_cos = _Signatures('cos', [
 
 def cos(self, *args, **kwargs):
     """cos()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, cos, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_cos.call(self._impl))
     else:
         try:
@@ -2326,7 +2475,9 @@ _sig_cos_ = _Signatures('cos_', [
 
 def cos_(self, *args, **kwargs):
     """cos_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, cos_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_cos_.call(self._impl)
         return self
     else:
@@ -2345,7 +2496,9 @@ _sig_tan = _Signatures('tan', [
 
 def tan(self, *args, **kwargs):
     """tan()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, tan, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_tan.call(self._impl))
     else:
         try:
@@ -2362,7 +2515,9 @@ _sig_tan_ = _Signatures('tan_', [
 
 def tan_(self, *args, **kwargs):
     """tan_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, tan_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_tan_.call(self._impl)
         return self
     else:
@@ -2381,7 +2536,9 @@ _sig_asin = _Signatures('asin', [
 
 def asin(self, *args, **kwargs):
     """asin()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, asin, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_asin.call(self._impl))
     else:
         try:
@@ -2398,7 +2555,9 @@ _sig_asin_ = _Signatures('asin_', [
 
 def asin_(self, *args, **kwargs):
     """asin_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, asin_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_asin_.call(self._impl)
         return self
     else:
@@ -2417,7 +2576,9 @@ _sig_acos = _Signatures('acos', [
 
 def acos(self, *args, **kwargs):
     """acos()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, acos, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_acos.call(self._impl))
     else:
         try:
@@ -2434,7 +2595,9 @@ _sig_acos_ = _Signatures('acos_', [
 
 def acos_(self, *args, **kwargs):
     """acos_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, acos_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_acos_.call(self._impl)
         return self
     else:
@@ -2453,7 +2616,9 @@ _sig_atan = _Signatures('atan', [
 
 def atan(self, *args, **kwargs):
     """atan()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, atan, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_atan.call(self._impl))
     else:
         try:
@@ -2470,7 +2635,9 @@ _sig_atan_ = _Signatures('atan_', [
 
 def atan_(self, *args, **kwargs):
     """atan_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, atan_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_atan_.call(self._impl)
         return self
     else:
@@ -2489,7 +2656,9 @@ _sig_sinh = _Signatures('sinh', [
 
 def sinh(self, *args, **kwargs):
     """sinh()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, sinh, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_sinh.call(self._impl))
     else:
         try:
@@ -2506,7 +2675,9 @@ _sig_sinh_ = _Signatures('sinh_', [
 
 def sinh_(self, *args, **kwargs):
     """sinh_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, sinh_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_sinh_.call(self._impl)
         return self
     else:
@@ -2525,7 +2696,9 @@ _sig_cosh = _Signatures('cosh', [
 
 def cosh(self, *args, **kwargs):
     """cosh()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, cosh, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_cosh.call(self._impl))
     else:
         try:
@@ -2542,7 +2715,9 @@ _sig_cosh_ = _Signatures('cosh_', [
 
 def cosh_(self, *args, **kwargs):
     """cosh_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, cosh_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_cosh_.call(self._impl)
         return self
     else:
@@ -2561,7 +2736,9 @@ _sig_tanh = _Signatures('tanh', [
 
 def tanh(self, *args, **kwargs):
     """tanh()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, tanh, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_tanh.call(self._impl))
     else:
         try:
@@ -2578,7 +2755,9 @@ _sig_tanh_ = _Signatures('tanh_', [
 
 def tanh_(self, *args, **kwargs):
     """tanh_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, tanh_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_tanh_.call(self._impl)
         return self
     else:
@@ -2597,7 +2776,9 @@ _sig_asinh = _Signatures('asinh', [
 
 def asinh(self, *args, **kwargs):
     """asinh()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, asinh, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_asinh.call(self._impl))
     else:
         try:
@@ -2614,7 +2795,9 @@ _sig_asinh_ = _Signatures('asinh_', [
 
 def asinh_(self, *args, **kwargs):
     """asinh_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, asinh_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_asinh_.call(self._impl)
         return self
     else:
@@ -2633,7 +2816,9 @@ _sig_acosh = _Signatures('acosh', [
 
 def acosh(self, *args, **kwargs):
     """acosh()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, acosh, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_acosh.call(self._impl))
     else:
         try:
@@ -2650,7 +2835,9 @@ _sig_acosh_ = _Signatures('acosh_', [
 
 def acosh_(self, *args, **kwargs):
     """acosh_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, acosh_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_acosh_.call(self._impl)
         return self
     else:
@@ -2669,7 +2856,9 @@ _sig_atanh = _Signatures('atanh', [
 
 def atanh(self, *args, **kwargs):
     """atanh()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, atanh, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_atanh.call(self._impl))
     else:
         try:
@@ -2686,7 +2875,9 @@ _sig_atanh_ = _Signatures('atanh_', [
 
 def atanh_(self, *args, **kwargs):
     """atanh_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, atanh_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_atanh_.call(self._impl)
         return self
     else:
@@ -2705,7 +2896,9 @@ _sig_sigmoid = _Signatures('sigmoid', [
 
 def sigmoid(self, *args, **kwargs):
     """sigmoid()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, sigmoid, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_sigmoid.call(self._impl))
     else:
         try:
@@ -2722,7 +2915,9 @@ _sig_sigmoid_ = _Signatures('sigmoid_', [
 
 def sigmoid_(self, *args, **kwargs):
     """sigmoid_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, sigmoid_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_sigmoid_.call(self._impl)
         return self
     else:
@@ -2741,7 +2936,9 @@ _sig_erf = _Signatures('erf', [
 
 def erf(self, *args, **kwargs):
     """erf()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, erf, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_erf.call(self._impl))
     else:
         try:
@@ -2758,7 +2955,9 @@ _sig_erf_ = _Signatures('erf_', [
 
 def erf_(self, *args, **kwargs):
     """erf_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, erf_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_erf_.call(self._impl)
         return self
     else:
@@ -2777,7 +2976,9 @@ _sig_erfc = _Signatures('erfc', [
 
 def erfc(self, *args, **kwargs):
     """erfc()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, erfc, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_erfc.call(self._impl))
     else:
         try:
@@ -2794,7 +2995,9 @@ _sig_erfc_ = _Signatures('erfc_', [
 
 def erfc_(self, *args, **kwargs):
     """erfc_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, erfc_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_erfc_.call(self._impl)
         return self
     else:
@@ -2813,7 +3016,9 @@ _sig_erfinv = _Signatures('erfinv', [
 
 def erfinv(self, *args, **kwargs):
     """erfinv()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, erfinv, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_erfinv.call(self._impl))
     else:
         try:
@@ -2830,7 +3035,9 @@ _sig_erfinv_ = _Signatures('erfinv_', [
 
 def erfinv_(self, *args, **kwargs):
     """erfinv_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, erfinv_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_erfinv_.call(self._impl)
         return self
     else:
@@ -2849,7 +3056,9 @@ _sig_floor = _Signatures('floor', [
 
 def floor(self, *args, **kwargs):
     """floor()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, floor, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_floor.call(self._impl))
     else:
         try:
@@ -2866,7 +3075,9 @@ _sig_floor_ = _Signatures('floor_', [
 
 def floor_(self, *args, **kwargs):
     """floor_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, floor_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_floor_.call(self._impl)
         return self
     else:
@@ -2885,7 +3096,9 @@ _sig_ceil = _Signatures('ceil', [
 
 def ceil(self, *args, **kwargs):
     """ceil()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, ceil, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_ceil.call(self._impl))
     else:
         try:
@@ -2902,7 +3115,9 @@ _sig_ceil_ = _Signatures('ceil_', [
 
 def ceil_(self, *args, **kwargs):
     """ceil_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, ceil_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_ceil_.call(self._impl)
         return self
     else:
@@ -2921,7 +3136,9 @@ _sig_trunc = _Signatures('trunc', [
 
 def trunc(self, *args, **kwargs):
     """trunc()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, trunc, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_trunc.call(self._impl))
     else:
         try:
@@ -2938,7 +3155,9 @@ _sig_trunc_ = _Signatures('trunc_', [
 
 def trunc_(self, *args, **kwargs):
     """trunc_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, trunc_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_trunc_.call(self._impl)
         return self
     else:
@@ -2957,7 +3176,9 @@ _sig_frac = _Signatures('frac', [
 
 def frac(self, *args, **kwargs):
     """frac()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, frac, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_frac.call(self._impl))
     else:
         try:
@@ -2974,7 +3195,9 @@ _sig_frac_ = _Signatures('frac_', [
 
 def frac_(self, *args, **kwargs):
     """frac_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, frac_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_frac_.call(self._impl)
         return self
     else:
@@ -2994,7 +3217,9 @@ _sig_round = _Signatures('round', [
 
 def round(self, *args, **kwargs):
     """round()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, round, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_round.call(self._impl))
     else:
         try:
@@ -3015,7 +3240,9 @@ _sig_round_ = _Signatures('round_', [
 
 def round_(self, *args, **kwargs):
     """round_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, round_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_round_.call(self._impl)
         return self
     else:
@@ -3038,7 +3265,9 @@ _sig_square = _Signatures('square', [
 
 def square(self, *args, **kwargs):
     """square()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, square, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_square.call(self._impl))
     else:
         try:
@@ -3055,7 +3284,9 @@ _sig_square_ = _Signatures('square_', [
 
 def square_(self, *args, **kwargs):
     """square_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, square_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_square_.call(self._impl)
         return self
     else:
@@ -3074,7 +3305,9 @@ _sig_positive = _Signatures('positive', [
 
 def positive(self, *args, **kwargs):
     """positive()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, positive, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_positive.call(self._impl))
     else:
         try:
@@ -3091,7 +3324,9 @@ _sig_bitwise_not = _Signatures('bitwise_not', [
 
 def bitwise_not(self, *args, **kwargs):
     """bitwise_not()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, bitwise_not, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_bitwise_not.call(self._impl))
     else:
         try:
@@ -3108,7 +3343,9 @@ _sig_bitwise_not_ = _Signatures('bitwise_not_', [
 
 def bitwise_not_(self, *args, **kwargs):
     """bitwise_not_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, bitwise_not_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_bitwise_not_.call(self._impl)
         return self
     else:
@@ -3127,7 +3364,9 @@ _sig_logical_not = _Signatures('logical_not', [
 
 def logical_not(self, *args, **kwargs):
     """logical_not()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, logical_not, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_logical_not.call(self._impl))
     else:
         try:
@@ -3144,7 +3383,9 @@ _sig_logical_not_ = _Signatures('logical_not_', [
 
 def logical_not_(self, *args, **kwargs):
     """logical_not_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, logical_not_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_logical_not_.call(self._impl)
         return self
     else:
@@ -3163,7 +3404,9 @@ _sig_isnan = _Signatures('isnan', [
 
 def isnan(self, *args, **kwargs):
     """isnan()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, isnan, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_isnan.call(self._impl))
     else:
         try:
@@ -3180,7 +3423,9 @@ _sig_isinf = _Signatures('isinf', [
 
 def isinf(self, *args, **kwargs):
     """isinf()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, isinf, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_isinf.call(self._impl))
     else:
         try:
@@ -3197,7 +3442,9 @@ _sig_isfinite = _Signatures('isfinite', [
 
 def isfinite(self, *args, **kwargs):
     """isfinite()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, isfinite, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_isfinite.call(self._impl))
     else:
         try:
@@ -3214,6 +3461,8 @@ _sig_nan_to_num = _Signatures('nan_to_num', [
 
 def nan_to_num(self, *args, **kwargs):
     """nan_to_num(float? nan=None, float? posinf=None, float? neginf=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, nan_to_num, (self,) + args, kwargs)
     try:
         i, a = _sig_nan_to_num.parse(args, kwargs)
     except TypeError as e:
@@ -3228,6 +3477,8 @@ _sig_nan_to_num_ = _Signatures('nan_to_num_', [
 
 def nan_to_num_(self, *args, **kwargs):
     """nan_to_num_(float? nan=None, float? posinf=None, float? neginf=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, nan_to_num_, (self,) + args, kwargs)
     try:
         i, a = _sig_nan_to_num_.parse(args, kwargs)
     except TypeError as e:
@@ -3244,7 +3495,9 @@ _sig_add = _Signatures('add', [
 
 def add(self, *args, **kwargs):
     """add(Tensor other, *, Scalar alpha=1)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, add, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
@@ -3262,7 +3515,7 @@ def add(self, *args, **kwargs):
 def _add_operator(self, other):
     """``add`` as a binary operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
         return _wrap(_op_add_Tensor.call(self._impl, (other if _t in _NUM else other._impl), 1))
     return _operator_fallback(add, self, other)
 
@@ -3275,7 +3528,9 @@ _sig_add_ = _Signatures('add_', [
 
 def add_(self, *args, **kwargs):
     """add_(Tensor other, *, Scalar alpha=1)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, add_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
@@ -3296,7 +3551,7 @@ def add_(self, *args, **kwargs):
 def _add__operator(self, other):
     """``add_`` as an in-place operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
         _op_add__Tensor.call(self._impl, (other if _t in _NUM else other._impl), 1)
         return self
     return _operator_fallback(add_, self, other)
@@ -3310,7 +3565,9 @@ _sig_sub = _Signatures('sub', [
 
 def sub(self, *args, **kwargs):
     """sub(Tensor other, *, Scalar alpha=1)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, sub, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
@@ -3328,7 +3585,7 @@ def sub(self, *args, **kwargs):
 def _sub_operator(self, other):
     """``sub`` as a binary operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
         return _wrap(_op_sub_Tensor.call(self._impl, (other if _t in _NUM else other._impl), 1))
     return _operator_fallback(sub, self, other)
 
@@ -3341,7 +3598,9 @@ _sig_sub_ = _Signatures('sub_', [
 
 def sub_(self, *args, **kwargs):
     """sub_(Tensor other, *, Scalar alpha=1)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, sub_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
@@ -3362,7 +3621,7 @@ def sub_(self, *args, **kwargs):
 def _sub__operator(self, other):
     """``sub_`` as an in-place operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
         _op_sub__Tensor.call(self._impl, (other if _t in _NUM else other._impl), 1)
         return self
     return _operator_fallback(sub_, self, other)
@@ -3375,7 +3634,9 @@ _sig_mul = _Signatures('mul', [
 
 def mul(self, *args, **kwargs):
     """mul(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, mul, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
@@ -3390,7 +3651,7 @@ def mul(self, *args, **kwargs):
 def _mul_operator(self, other):
     """``mul`` as a binary operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
         return _wrap(_op_mul_Tensor.call(self._impl, (other if _t in _NUM else other._impl)))
     return _operator_fallback(mul, self, other)
 
@@ -3402,7 +3663,9 @@ _sig_mul_ = _Signatures('mul_', [
 
 def mul_(self, *args, **kwargs):
     """mul_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, mul_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
@@ -3419,7 +3682,7 @@ def mul_(self, *args, **kwargs):
 def _mul__operator(self, other):
     """``mul_`` as an in-place operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
         _op_mul__Tensor.call(self._impl, (other if _t in _NUM else other._impl))
         return self
     return _operator_fallback(mul_, self, other)
@@ -3434,7 +3697,9 @@ _sig_div = _Signatures('div', [
 
 def div(self, *args, **kwargs):
     """div(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, div, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
@@ -3454,7 +3719,7 @@ def div(self, *args, **kwargs):
 def _div_operator(self, other):
     """``div`` as a binary operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
         return _wrap(_op_div_Tensor.call(self._impl, (other if _t in _NUM else other._impl)))
     return _operator_fallback(div, self, other)
 
@@ -3468,7 +3733,9 @@ _sig_div_ = _Signatures('div_', [
 
 def div_(self, *args, **kwargs):
     """div_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, div_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
@@ -3492,7 +3759,7 @@ def div_(self, *args, **kwargs):
 def _div__operator(self, other):
     """``div_`` as an in-place operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
         _op_div__Tensor.call(self._impl, (other if _t in _NUM else other._impl))
         return self
     return _operator_fallback(div_, self, other)
@@ -3506,7 +3773,9 @@ _sig_true_divide = _Signatures('true_divide', [
 
 def true_divide(self, *args, **kwargs):
     """true_divide(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, true_divide, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
@@ -3529,7 +3798,9 @@ _sig_true_divide_ = _Signatures('true_divide_', [
 
 def true_divide_(self, *args, **kwargs):
     """true_divide_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, true_divide_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
@@ -3555,7 +3826,9 @@ _sig_floor_divide = _Signatures('floor_divide', [
 
 def floor_divide(self, *args, **kwargs):
     """floor_divide(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, floor_divide, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
@@ -3573,7 +3846,7 @@ def floor_divide(self, *args, **kwargs):
 def _floor_divide_operator(self, other):
     """``floor_divide`` as a binary operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
         return _wrap(_op_floor_divide.call(self._impl, (other if _t in _NUM else other._impl)))
     return _operator_fallback(floor_divide, self, other)
 
@@ -3586,7 +3859,9 @@ _sig_floor_divide_ = _Signatures('floor_divide_', [
 
 def floor_divide_(self, *args, **kwargs):
     """floor_divide_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, floor_divide_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]):
@@ -3607,7 +3882,7 @@ def floor_divide_(self, *args, **kwargs):
 def _floor_divide__operator(self, other):
     """``floor_divide_`` as an in-place operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _t in _NUM and (_t is not int or -9223372036854775808 <= other < 18446744073709551616) or _TS[_t]):
         _op_floor_divide__Tensor.call(self._impl, (other if _t in _NUM else other._impl))
         return self
     return _operator_fallback(floor_divide_, self, other)
@@ -3621,7 +3896,9 @@ _sig_remainder = _Signatures('remainder', [
 
 def remainder(self, *args, **kwargs):
     """remainder(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, remainder, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3639,7 +3916,7 @@ def remainder(self, *args, **kwargs):
 def _remainder_operator(self, other):
     """``remainder`` as a binary operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _TS[_t]):
         return _wrap(_op_remainder_Tensor.call(self._impl, other._impl))
     return _operator_fallback(remainder, self, other)
 
@@ -3652,7 +3929,9 @@ _sig_remainder_ = _Signatures('remainder_', [
 
 def remainder_(self, *args, **kwargs):
     """remainder_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, remainder_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3673,7 +3952,7 @@ def remainder_(self, *args, **kwargs):
 def _remainder__operator(self, other):
     """``remainder_`` as an in-place operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _TS[_t]):
         _op_remainder__Tensor.call(self._impl, other._impl)
         return self
     return _operator_fallback(remainder_, self, other)
@@ -3687,7 +3966,9 @@ _sig_fmod = _Signatures('fmod', [
 
 def fmod(self, *args, **kwargs):
     """fmod(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, fmod, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3710,7 +3991,9 @@ _sig_fmod_ = _Signatures('fmod_', [
 
 def fmod_(self, *args, **kwargs):
     """fmod_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, fmod_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3736,7 +4019,9 @@ _sig_pow = _Signatures('pow', [
 
 def pow(self, *args, **kwargs):
     """pow(Tensor exponent)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, pow, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3754,7 +4039,7 @@ def pow(self, *args, **kwargs):
 def _pow_operator(self, other):
     """``pow`` as a binary operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _TS[_t]):
         return _wrap(_op_pow_Tensor_Tensor.call(self._impl, other._impl))
     return _operator_fallback(pow, self, other)
 
@@ -3767,7 +4052,9 @@ _sig_pow_ = _Signatures('pow_', [
 
 def pow_(self, *args, **kwargs):
     """pow_(Tensor exponent)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, pow_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3788,7 +4075,7 @@ def pow_(self, *args, **kwargs):
 def _pow__operator(self, other):
     """``pow_`` as an in-place operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _TS[_t]):
         _op_pow__Tensor.call(self._impl, other._impl)
         return self
     return _operator_fallback(pow_, self, other)
@@ -3801,7 +4088,9 @@ _sig_maximum = _Signatures('maximum', [
 
 def maximum(self, *args, **kwargs):
     """maximum(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, maximum, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3820,7 +4109,9 @@ _sig_minimum = _Signatures('minimum', [
 
 def minimum(self, *args, **kwargs):
     """minimum(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, minimum, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3839,7 +4130,9 @@ _sig_fmax = _Signatures('fmax', [
 
 def fmax(self, *args, **kwargs):
     """fmax(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, fmax, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3858,7 +4151,9 @@ _sig_fmin = _Signatures('fmin', [
 
 def fmin(self, *args, **kwargs):
     """fmin(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, fmin, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3877,7 +4172,9 @@ _sig_logaddexp = _Signatures('logaddexp', [
 
 def logaddexp(self, *args, **kwargs):
     """logaddexp(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, logaddexp, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3896,7 +4193,9 @@ _sig_atan2 = _Signatures('atan2', [
 
 def atan2(self, *args, **kwargs):
     """atan2(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, atan2, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3915,7 +4214,9 @@ _sig_atan2_ = _Signatures('atan2_', [
 
 def atan2_(self, *args, **kwargs):
     """atan2_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, atan2_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3936,7 +4237,9 @@ _sig_hypot = _Signatures('hypot', [
 
 def hypot(self, *args, **kwargs):
     """hypot(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, hypot, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3955,7 +4258,9 @@ _sig_hypot_ = _Signatures('hypot_', [
 
 def hypot_(self, *args, **kwargs):
     """hypot_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, hypot_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -3977,7 +4282,9 @@ _sig_copysign = _Signatures('copysign', [
 
 def copysign(self, *args, **kwargs):
     """copysign(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, copysign, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4000,7 +4307,9 @@ _sig_copysign_ = _Signatures('copysign_', [
 
 def copysign_(self, *args, **kwargs):
     """copysign_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, copysign_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4026,7 +4335,9 @@ _sig_xlogy = _Signatures('xlogy', [
 
 def xlogy(self, *args, **kwargs):
     """xlogy(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, xlogy, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4049,7 +4360,9 @@ _sig_xlogy_ = _Signatures('xlogy_', [
 
 def xlogy_(self, *args, **kwargs):
     """xlogy_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, xlogy_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4075,7 +4388,9 @@ _sig_eq = _Signatures('eq', [
 
 def eq(self, *args, **kwargs):
     """eq(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, eq, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4093,7 +4408,7 @@ def eq(self, *args, **kwargs):
 def _eq_operator(self, other):
     """``eq`` as a binary operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _TS[_t]):
         return _wrap(_op_eq_Tensor.call(self._impl, other._impl))
     return _operator_fallback(eq, self, other)
 
@@ -4106,7 +4421,9 @@ _sig_eq_ = _Signatures('eq_', [
 
 def eq_(self, *args, **kwargs):
     """eq_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, eq_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4132,7 +4449,9 @@ _sig_ne = _Signatures('ne', [
 
 def ne(self, *args, **kwargs):
     """ne(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, ne, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4150,7 +4469,7 @@ def ne(self, *args, **kwargs):
 def _ne_operator(self, other):
     """``ne`` as a binary operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _TS[_t]):
         return _wrap(_op_ne_Tensor.call(self._impl, other._impl))
     return _operator_fallback(ne, self, other)
 
@@ -4163,7 +4482,9 @@ _sig_ne_ = _Signatures('ne_', [
 
 def ne_(self, *args, **kwargs):
     """ne_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, ne_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4189,7 +4510,9 @@ _sig_lt = _Signatures('lt', [
 
 def lt(self, *args, **kwargs):
     """lt(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, lt, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4207,7 +4530,7 @@ def lt(self, *args, **kwargs):
 def _lt_operator(self, other):
     """``lt`` as a binary operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _TS[_t]):
         return _wrap(_op_lt_Tensor.call(self._impl, other._impl))
     return _operator_fallback(lt, self, other)
 
@@ -4220,7 +4543,9 @@ _sig_lt_ = _Signatures('lt_', [
 
 def lt_(self, *args, **kwargs):
     """lt_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, lt_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4246,7 +4571,9 @@ _sig_le = _Signatures('le', [
 
 def le(self, *args, **kwargs):
     """le(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, le, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4264,7 +4591,7 @@ def le(self, *args, **kwargs):
 def _le_operator(self, other):
     """``le`` as a binary operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _TS[_t]):
         return _wrap(_op_le_Tensor.call(self._impl, other._impl))
     return _operator_fallback(le, self, other)
 
@@ -4277,7 +4604,9 @@ _sig_le_ = _Signatures('le_', [
 
 def le_(self, *args, **kwargs):
     """le_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, le_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4303,7 +4632,9 @@ _sig_gt = _Signatures('gt', [
 
 def gt(self, *args, **kwargs):
     """gt(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, gt, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4321,7 +4652,7 @@ def gt(self, *args, **kwargs):
 def _gt_operator(self, other):
     """``gt`` as a binary operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _TS[_t]):
         return _wrap(_op_gt_Tensor.call(self._impl, other._impl))
     return _operator_fallback(gt, self, other)
 
@@ -4334,7 +4665,9 @@ _sig_gt_ = _Signatures('gt_', [
 
 def gt_(self, *args, **kwargs):
     """gt_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, gt_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4360,7 +4693,9 @@ _sig_ge = _Signatures('ge', [
 
 def ge(self, *args, **kwargs):
     """ge(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, ge, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4378,7 +4713,7 @@ def ge(self, *args, **kwargs):
 def _ge_operator(self, other):
     """``ge`` as a binary operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _TS[_t]):
         return _wrap(_op_ge_Tensor.call(self._impl, other._impl))
     return _operator_fallback(ge, self, other)
 
@@ -4391,7 +4726,9 @@ _sig_ge_ = _Signatures('ge_', [
 
 def ge_(self, *args, **kwargs):
     """ge_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, ge_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4416,7 +4753,9 @@ _sig_isclose = _Signatures('isclose', [
 
 def isclose(self, *args, **kwargs):
     """isclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)"""
-    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, isclose, (self,) + args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -4438,7 +4777,9 @@ _sig_allclose = _Signatures('allclose', [
 
 def allclose(self, *args, **kwargs):
     """allclose(Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)"""
-    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, allclose, (self,) + args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -4460,7 +4801,9 @@ _sig_equal = _Signatures('equal', [
 
 def equal(self, *args, **kwargs):
     """equal(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, equal, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4479,7 +4822,9 @@ _sig_logical_and = _Signatures('logical_and', [
 
 def logical_and(self, *args, **kwargs):
     """logical_and(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, logical_and, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4498,7 +4843,9 @@ _sig_logical_and_ = _Signatures('logical_and_', [
 
 def logical_and_(self, *args, **kwargs):
     """logical_and_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, logical_and_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4519,7 +4866,9 @@ _sig_logical_or = _Signatures('logical_or', [
 
 def logical_or(self, *args, **kwargs):
     """logical_or(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, logical_or, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4538,7 +4887,9 @@ _sig_logical_or_ = _Signatures('logical_or_', [
 
 def logical_or_(self, *args, **kwargs):
     """logical_or_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, logical_or_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4559,7 +4910,9 @@ _sig_logical_xor = _Signatures('logical_xor', [
 
 def logical_xor(self, *args, **kwargs):
     """logical_xor(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, logical_xor, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4578,7 +4931,9 @@ _sig_logical_xor_ = _Signatures('logical_xor_', [
 
 def logical_xor_(self, *args, **kwargs):
     """logical_xor_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, logical_xor_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4600,7 +4955,9 @@ _sig_bitwise_and = _Signatures('bitwise_and', [
 
 def bitwise_and(self, *args, **kwargs):
     """bitwise_and(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, bitwise_and, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4618,7 +4975,7 @@ def bitwise_and(self, *args, **kwargs):
 def _bitwise_and_operator(self, other):
     """``bitwise_and`` as a binary operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _TS[_t]):
         return _wrap(_op_bitwise_and_Tensor.call(self._impl, other._impl))
     return _operator_fallback(bitwise_and, self, other)
 
@@ -4631,7 +4988,9 @@ _sig_bitwise_and_ = _Signatures('bitwise_and_', [
 
 def bitwise_and_(self, *args, **kwargs):
     """bitwise_and_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, bitwise_and_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4652,7 +5011,7 @@ def bitwise_and_(self, *args, **kwargs):
 def _bitwise_and__operator(self, other):
     """``bitwise_and_`` as an in-place operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _TS[_t]):
         _op_bitwise_and__Tensor.call(self._impl, other._impl)
         return self
     return _operator_fallback(bitwise_and_, self, other)
@@ -4666,7 +5025,9 @@ _sig_bitwise_or = _Signatures('bitwise_or', [
 
 def bitwise_or(self, *args, **kwargs):
     """bitwise_or(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, bitwise_or, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4684,7 +5045,7 @@ def bitwise_or(self, *args, **kwargs):
 def _bitwise_or_operator(self, other):
     """``bitwise_or`` as a binary operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _TS[_t]):
         return _wrap(_op_bitwise_or_Tensor.call(self._impl, other._impl))
     return _operator_fallback(bitwise_or, self, other)
 
@@ -4697,7 +5058,9 @@ _sig_bitwise_or_ = _Signatures('bitwise_or_', [
 
 def bitwise_or_(self, *args, **kwargs):
     """bitwise_or_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, bitwise_or_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4718,7 +5081,7 @@ def bitwise_or_(self, *args, **kwargs):
 def _bitwise_or__operator(self, other):
     """``bitwise_or_`` as an in-place operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _TS[_t]):
         _op_bitwise_or__Tensor.call(self._impl, other._impl)
         return self
     return _operator_fallback(bitwise_or_, self, other)
@@ -4732,7 +5095,9 @@ _sig_bitwise_xor = _Signatures('bitwise_xor', [
 
 def bitwise_xor(self, *args, **kwargs):
     """bitwise_xor(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, bitwise_xor, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4750,7 +5115,7 @@ def bitwise_xor(self, *args, **kwargs):
 def _bitwise_xor_operator(self, other):
     """``bitwise_xor`` as a binary operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _TS[_t]):
         return _wrap(_op_bitwise_xor_Tensor.call(self._impl, other._impl))
     return _operator_fallback(bitwise_xor, self, other)
 
@@ -4763,7 +5128,9 @@ _sig_bitwise_xor_ = _Signatures('bitwise_xor_', [
 
 def bitwise_xor_(self, *args, **kwargs):
     """bitwise_xor_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, bitwise_xor_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4784,7 +5151,7 @@ def bitwise_xor_(self, *args, **kwargs):
 def _bitwise_xor__operator(self, other):
     """``bitwise_xor_`` as an in-place operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _TS[_t]):
         _op_bitwise_xor__Tensor.call(self._impl, other._impl)
         return self
     return _operator_fallback(bitwise_xor_, self, other)
@@ -4798,7 +5165,9 @@ _sig_bitwise_left_shift = _Signatures('bitwise_left_shift', [
 
 def bitwise_left_shift(self, *args, **kwargs):
     """bitwise_left_shift(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, bitwise_left_shift, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4816,7 +5185,7 @@ def bitwise_left_shift(self, *args, **kwargs):
 def _bitwise_left_shift_operator(self, other):
     """``bitwise_left_shift`` as a binary operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _TS[_t]):
         return _wrap(_op_bitwise_left_shift_Tensor.call(self._impl, other._impl))
     return _operator_fallback(bitwise_left_shift, self, other)
 
@@ -4829,7 +5198,9 @@ _sig_bitwise_left_shift_ = _Signatures('bitwise_left_shift_', [
 
 def bitwise_left_shift_(self, *args, **kwargs):
     """bitwise_left_shift_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, bitwise_left_shift_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4850,7 +5221,7 @@ def bitwise_left_shift_(self, *args, **kwargs):
 def _bitwise_left_shift__operator(self, other):
     """``bitwise_left_shift_`` as an in-place operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _TS[_t]):
         _op_bitwise_left_shift__Tensor.call(self._impl, other._impl)
         return self
     return _operator_fallback(bitwise_left_shift_, self, other)
@@ -4864,7 +5235,9 @@ _sig_bitwise_right_shift = _Signatures('bitwise_right_shift', [
 
 def bitwise_right_shift(self, *args, **kwargs):
     """bitwise_right_shift(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, bitwise_right_shift, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4882,7 +5255,7 @@ def bitwise_right_shift(self, *args, **kwargs):
 def _bitwise_right_shift_operator(self, other):
     """``bitwise_right_shift`` as a binary operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _TS[_t]):
         return _wrap(_op_bitwise_right_shift_Tensor.call(self._impl, other._impl))
     return _operator_fallback(bitwise_right_shift, self, other)
 
@@ -4895,7 +5268,9 @@ _sig_bitwise_right_shift_ = _Signatures('bitwise_right_shift_', [
 
 def bitwise_right_shift_(self, *args, **kwargs):
     """bitwise_right_shift_(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, bitwise_right_shift_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4916,7 +5291,7 @@ def bitwise_right_shift_(self, *args, **kwargs):
 def _bitwise_right_shift__operator(self, other):
     """``bitwise_right_shift_`` as an in-place operator: its fast path, else the number protocol."""
     _t = type(other)
-    if (_t is _T or _TS[_t]):
+    if (type(self) is _T or _TS[type(self)]) and (_t is _T or _TS[_t]):
         _op_bitwise_right_shift__Tensor.call(self._impl, other._impl)
         return self
     return _operator_fallback(bitwise_right_shift_, self, other)
@@ -4930,6 +5305,8 @@ _sig_clamp = _Signatures('clamp', [
 
 def clamp(self, *args, **kwargs):
     """clamp(Tensor? min=None, Tensor? max=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, clamp, (self,) + args, kwargs)
     try:
         i, a = _sig_clamp.parse(args, kwargs)
     except TypeError as e:
@@ -4948,6 +5325,8 @@ _sig_clamp_ = _Signatures('clamp_', [
 
 def clamp_(self, *args, **kwargs):
     """clamp_(Tensor? min=None, Tensor? max=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, clamp_, (self,) + args, kwargs)
     try:
         i, a = _sig_clamp_.parse(args, kwargs)
     except TypeError as e:
@@ -4968,7 +5347,9 @@ _sig_clamp_min = _Signatures('clamp_min', [
 
 def clamp_min(self, *args, **kwargs):
     """clamp_min(Tensor min)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, clamp_min, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -4991,7 +5372,9 @@ _sig_clamp_min_ = _Signatures('clamp_min_', [
 
 def clamp_min_(self, *args, **kwargs):
     """clamp_min_(Tensor min)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, clamp_min_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -5017,7 +5400,9 @@ _sig_clamp_max = _Signatures('clamp_max', [
 
 def clamp_max(self, *args, **kwargs):
     """clamp_max(Tensor max)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, clamp_max, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -5040,7 +5425,9 @@ _sig_clamp_max_ = _Signatures('clamp_max_', [
 
 def clamp_max_(self, *args, **kwargs):
     """clamp_max_(Tensor max)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, clamp_max_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -5066,6 +5453,8 @@ _sig_clip = _Signatures('clip', [
 
 def clip(self, *args, **kwargs):
     """clip(Tensor? min=None, Tensor? max=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, clip, (self,) + args, kwargs)
     try:
         i, a = _sig_clip.parse(args, kwargs)
     except TypeError as e:
@@ -5084,6 +5473,8 @@ _sig_clip_ = _Signatures('clip_', [
 
 def clip_(self, *args, **kwargs):
     """clip_(Tensor? min=None, Tensor? max=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, clip_, (self,) + args, kwargs)
     try:
         i, a = _sig_clip_.parse(args, kwargs)
     except TypeError as e:
@@ -5104,7 +5495,9 @@ _sig_where = _Signatures('where', [
 
 def where(self, *args, **kwargs):
     """where(Tensor condition, Tensor other)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, where, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5128,7 +5521,9 @@ _sig_lerp = _Signatures('lerp', [
 
 def lerp(self, *args, **kwargs):
     """lerp(Tensor end, Tensor weight)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, lerp, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5152,7 +5547,9 @@ _sig_lerp_ = _Signatures('lerp_', [
 
 def lerp_(self, *args, **kwargs):
     """lerp_(Tensor end, Tensor weight)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, lerp_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5179,7 +5576,9 @@ _sig_addcmul = _Signatures('addcmul', [
 
 def addcmul(self, *args, **kwargs):
     """addcmul(Tensor tensor1, Tensor tensor2, *, Scalar value=1)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, addcmul, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5203,7 +5602,9 @@ _sig_addcmul_ = _Signatures('addcmul_', [
 
 def addcmul_(self, *args, **kwargs):
     """addcmul_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, addcmul_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5230,7 +5631,9 @@ _sig_addcdiv = _Signatures('addcdiv', [
 
 def addcdiv(self, *args, **kwargs):
     """addcdiv(Tensor tensor1, Tensor tensor2, *, Scalar value=1)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, addcdiv, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5254,7 +5657,9 @@ _sig_addcdiv_ = _Signatures('addcdiv_', [
 
 def addcdiv_(self, *args, **kwargs):
     """addcdiv_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, addcdiv_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5280,7 +5685,9 @@ _sig_uniform_ = _Signatures('uniform_', [
 
 def uniform_(self, *args, **kwargs):
     """uniform_(float from=0, float to=1, *, Generator? generator=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, uniform_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5302,7 +5709,9 @@ _sig_normal_ = _Signatures('normal_', [
 
 def normal_(self, *args, **kwargs):
     """normal_(float mean=0, float std=1, *, Generator? generator=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, normal_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5324,7 +5733,9 @@ _sig_exponential_ = _Signatures('exponential_', [
 
 def exponential_(self, *args, **kwargs):
     """exponential_(float lambd=1, *, Generator? generator=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, exponential_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if _t0 is float:
@@ -5346,7 +5757,9 @@ _sig_bernoulli_ = _Signatures('bernoulli_', [
 
 def bernoulli_(self, *args, **kwargs):
     """bernoulli_(Tensor p, *, Generator? generator=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, bernoulli_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -5372,7 +5785,9 @@ _sig_bernoulli = _Signatures('bernoulli', [
 
 def bernoulli(self, *args, **kwargs):
     """bernoulli(*, Generator? generator=None)"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, bernoulli, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_bernoulli.call(self._impl, None))
     else:
         try:
@@ -5394,7 +5809,9 @@ _sig_random_ = _Signatures('random_', [
 
 def random_(self, *args, **kwargs):
     """random_(*, Generator? generator=None)"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, random_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_random_.call(self._impl, None)
         return self
     else:
@@ -5420,7 +5837,9 @@ _sig_multinomial = _Signatures('multinomial', [
 
 def multinomial(self, *args, **kwargs):
     """multinomial(SymInt num_samples, bool replacement=False, *, Generator? generator=None)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, multinomial, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -5441,7 +5860,9 @@ _sig_sum = _Signatures('sum', [
 
 def sum(self, *args, **kwargs):
     """sum(*, ScalarType? dtype=None)"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, sum, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_sum.call(self._impl, None))
     else:
         try:
@@ -5462,7 +5883,9 @@ _sig_mean = _Signatures('mean', [
 
 def mean(self, *args, **kwargs):
     """mean(*, ScalarType? dtype=None)"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, mean, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_mean.call(self._impl, None))
     else:
         try:
@@ -5483,7 +5906,9 @@ _sig_prod = _Signatures('prod', [
 
 def prod(self, *args, **kwargs):
     """prod(*, ScalarType? dtype=None)"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, prod, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_prod.call(self._impl, None))
     else:
         try:
@@ -5505,7 +5930,9 @@ _sig_max = _Signatures('max', [
 
 def max(self, *args, **kwargs):
     """max()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, max, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_max.call(self._impl))
     else:
         try:
@@ -5529,7 +5956,9 @@ _sig_min = _Signatures('min', [
 
 def min(self, *args, **kwargs):
     """min()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, min, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_min.call(self._impl))
     else:
         try:
@@ -5551,6 +5980,8 @@ _sig_amax = _Signatures('amax', [
 
 def amax(self, *args, **kwargs):
     """amax(int[1] dim=[], bool keepdim=False)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, amax, (self,) + args, kwargs)
     try:
         i, a = _sig_amax.parse(args, kwargs)
     except TypeError as e:
@@ -5565,6 +5996,8 @@ _sig_amin = _Signatures('amin', [
 
 def amin(self, *args, **kwargs):
     """amin(int[1] dim=[], bool keepdim=False)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, amin, (self,) + args, kwargs)
     try:
         i, a = _sig_amin.parse(args, kwargs)
     except TypeError as e:
@@ -5579,6 +6012,8 @@ _sig_argmax = _Signatures('argmax', [
 
 def argmax(self, *args, **kwargs):
     """argmax(int? dim=None, bool keepdim=False)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, argmax, (self,) + args, kwargs)
     try:
         i, a = _sig_argmax.parse(args, kwargs)
     except TypeError as e:
@@ -5593,6 +6028,8 @@ _sig_argmin = _Signatures('argmin', [
 
 def argmin(self, *args, **kwargs):
     """argmin(int? dim=None, bool keepdim=False)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, argmin, (self,) + args, kwargs)
     try:
         i, a = _sig_argmin.parse(args, kwargs)
     except TypeError as e:
@@ -5609,7 +6046,9 @@ _sig_var = _Signatures('var', [
 
 def var(self, *args, **kwargs):
     """var(int[1]? dim, bool unbiased=True, bool keepdim=False)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, var, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if _t0 is bool:
@@ -5635,7 +6074,9 @@ _sig_std = _Signatures('std', [
 
 def std(self, *args, **kwargs):
     """std(int[1]? dim, bool unbiased=True, bool keepdim=False)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, std, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if _t0 is bool:
@@ -5662,7 +6103,9 @@ _sig_norm = _Signatures('norm', [
 
 def norm(self, *args, **kwargs):
     """norm(Scalar p=2)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, norm, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616):
@@ -5688,6 +6131,8 @@ _sig_logsumexp = _Signatures('logsumexp', [
 
 def logsumexp(self, *args, **kwargs):
     """logsumexp(int[1] dim, bool keepdim=False)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, logsumexp, (self,) + args, kwargs)
     try:
         i, a = _sig_logsumexp.parse(args, kwargs)
     except TypeError as e:
@@ -5704,7 +6149,9 @@ _sig_all = _Signatures('all', [
 
 def all(self, *args, **kwargs):
     """all()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, all, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_all.call(self._impl))
     else:
         try:
@@ -5728,7 +6175,9 @@ _sig_any = _Signatures('any', [
 
 def any(self, *args, **kwargs):
     """any()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, any, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_any.call(self._impl))
     else:
         try:
@@ -5751,6 +6200,8 @@ _sig_count_nonzero = _Signatures('count_nonzero', [
 
 def count_nonzero(self, *args, **kwargs):
     """count_nonzero(int? dim=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, count_nonzero, (self,) + args, kwargs)
     try:
         i, a = _sig_count_nonzero.parse(args, kwargs)
     except TypeError as e:
@@ -5768,7 +6219,9 @@ _sig_cumsum = _Signatures('cumsum', [
 
 def cumsum(self, *args, **kwargs):
     """cumsum(int dim, *, ScalarType? dtype=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, cumsum, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
@@ -5787,7 +6240,9 @@ _sig_cumsum_ = _Signatures('cumsum_', [
 
 def cumsum_(self, *args, **kwargs):
     """cumsum_(int dim, *, ScalarType? dtype=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, cumsum_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
@@ -5808,7 +6263,9 @@ _sig_cumprod = _Signatures('cumprod', [
 
 def cumprod(self, *args, **kwargs):
     """cumprod(int dim, *, ScalarType? dtype=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, cumprod, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
@@ -5827,7 +6284,9 @@ _sig_cumprod_ = _Signatures('cumprod_', [
 
 def cumprod_(self, *args, **kwargs):
     """cumprod_(int dim, *, ScalarType? dtype=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, cumprod_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
@@ -5848,7 +6307,9 @@ _sig_repeat = _Signatures('repeat', [
 
 def repeat(self, *args, **kwargs):
     """repeat(SymInt[] repeats)"""
-    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, repeat, (self,) + args, kwargs)
+    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_repeat.call(self._impl, args))
     else:
         try:
@@ -5865,7 +6326,9 @@ _sig_tile = _Signatures('tile', [
 
 def tile(self, *args, **kwargs):
     """tile(SymInt[] dims)"""
-    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, tile, (self,) + args, kwargs)
+    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_tile.call(self._impl, args))
     else:
         try:
@@ -5883,6 +6346,8 @@ _sig_repeat_interleave = _Signatures('repeat_interleave', [
 
 def repeat_interleave(self, *args, **kwargs):
     """repeat_interleave(Tensor repeats, int? dim=None, *, SymInt? output_size=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, repeat_interleave, (self,) + args, kwargs)
     try:
         i, a = _sig_repeat_interleave.parse(args, kwargs)
     except TypeError as e:
@@ -5900,7 +6365,9 @@ _sig_flip = _Signatures('flip', [
 
 def flip(self, *args, **kwargs):
     """flip(int[] dims)"""
-    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, flip, (self,) + args, kwargs)
+    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_flip.call(self._impl, args))
     else:
         try:
@@ -5917,7 +6384,9 @@ _sig_fliplr = _Signatures('fliplr', [
 
 def fliplr(self, *args, **kwargs):
     """fliplr()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, fliplr, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_fliplr.call(self._impl))
     else:
         try:
@@ -5934,7 +6403,9 @@ _sig_flipud = _Signatures('flipud', [
 
 def flipud(self, *args, **kwargs):
     """flipud()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, flipud, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_flipud.call(self._impl))
     else:
         try:
@@ -5951,6 +6422,8 @@ _sig_roll = _Signatures('roll', [
 
 def roll(self, *args, **kwargs):
     """roll(SymInt[1] shifts, int[1] dims=[])"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, roll, (self,) + args, kwargs)
     try:
         i, a = _sig_roll.parse(args, kwargs)
     except TypeError as e:
@@ -5965,6 +6438,8 @@ _sig_rot90 = _Signatures('rot90', [
 
 def rot90(self, *args, **kwargs):
     """rot90(int k=1, int[] dims=[0, 1])"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, rot90, (self,) + args, kwargs)
     try:
         i, a = _sig_rot90.parse(args, kwargs)
     except TypeError as e:
@@ -5979,7 +6454,9 @@ _sig_tril = _Signatures('tril', [
 
 def tril(self, *args, **kwargs):
     """tril(SymInt diagonal=0)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, tril, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
@@ -5998,7 +6475,9 @@ _sig_tril_ = _Signatures('tril_', [
 
 def tril_(self, *args, **kwargs):
     """tril_(SymInt diagonal=0)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, tril_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
@@ -6019,7 +6498,9 @@ _sig_triu = _Signatures('triu', [
 
 def triu(self, *args, **kwargs):
     """triu(SymInt diagonal=0)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, triu, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
@@ -6038,7 +6519,9 @@ _sig_triu_ = _Signatures('triu_', [
 
 def triu_(self, *args, **kwargs):
     """triu_(SymInt diagonal=0)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, triu_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
@@ -6059,7 +6542,9 @@ _sig_diag = _Signatures('diag', [
 
 def diag(self, *args, **kwargs):
     """diag(int diagonal=0)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, diag, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
@@ -6078,7 +6563,9 @@ _sig_diag_embed = _Signatures('diag_embed', [
 
 def diag_embed(self, *args, **kwargs):
     """diag_embed(int offset=0, int dim1=-2, int dim2=-1)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, diag_embed, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6099,7 +6586,9 @@ _sig_narrow_copy = _Signatures('narrow_copy', [
 
 def narrow_copy(self, *args, **kwargs):
     """narrow_copy(int dim, SymInt start, SymInt length)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, narrow_copy, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6121,7 +6610,9 @@ _sig_sort = _Signatures('sort', [
 
 def sort(self, *args, **kwargs):
     """sort(*, bool? stable, int dim=-1, bool descending=False)"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, sort, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _make_rt(_rt_sort_2, _op_sort_stable.call(self._impl, None, -1, False))
     else:
         try:
@@ -6142,7 +6633,9 @@ _sig_argsort = _Signatures('argsort', [
 
 def argsort(self, *args, **kwargs):
     """argsort(*, bool stable, int dim=-1, bool descending=False)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, argsort, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6165,7 +6658,9 @@ _sig_msort = _Signatures('msort', [
 
 def msort(self, *args, **kwargs):
     """msort()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, msort, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_msort.call(self._impl))
     else:
         try:
@@ -6182,7 +6677,9 @@ _sig_topk = _Signatures('topk', [
 
 def topk(self, *args, **kwargs):
     """topk(SymInt k, int dim=-1, bool largest=True, bool sorted=True)"""
-    if len(args) == 4 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, topk, (self,) + args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2, _a3 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6204,7 +6701,9 @@ _sig_kthvalue = _Signatures('kthvalue', [
 
 def kthvalue(self, *args, **kwargs):
     """kthvalue(SymInt k, int dim=-1, bool keepdim=False)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, kthvalue, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6225,7 +6724,9 @@ _sig_nonzero = _Signatures('nonzero', [
 
 def nonzero(self, *args, **kwargs):
     """nonzero()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, nonzero, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_nonzero.call(self._impl))
     else:
         try:
@@ -6242,6 +6743,8 @@ _sig_nonzero_static = _Signatures('nonzero_static', [
 
 def nonzero_static(self, *args, **kwargs):
     """nonzero_static(*, SymInt size, int fill_value=-1)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, nonzero_static, (self,) + args, kwargs)
     try:
         i, a = _sig_nonzero_static.parse(args, kwargs)
     except TypeError as e:
@@ -6256,7 +6759,9 @@ _sig_argwhere = _Signatures('argwhere', [
 
 def argwhere(self, *args, **kwargs):
     """argwhere()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, argwhere, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_argwhere.call(self._impl))
     else:
         try:
@@ -6274,7 +6779,9 @@ _sig_view = _Signatures('view', [
 
 def view(self, *args, **kwargs):
     """view(ScalarType dtype)"""
-    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, view, (self,) + args, kwargs)
+    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_view.call(self._impl, args))
     else:
         try:
@@ -6294,7 +6801,9 @@ _sig_view_as = _Signatures('view_as', [
 
 def view_as(self, *args, **kwargs):
     """view_as(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, view_as, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -6313,7 +6822,9 @@ _sig_reshape = _Signatures('reshape', [
 
 def reshape(self, *args, **kwargs):
     """reshape(SymInt[] shape)"""
-    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, reshape, (self,) + args, kwargs)
+    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_reshape.call(self._impl, args))
     else:
         try:
@@ -6330,7 +6841,9 @@ _sig_reshape_as = _Signatures('reshape_as', [
 
 def reshape_as(self, *args, **kwargs):
     """reshape_as(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, reshape_as, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -6349,6 +6862,8 @@ _sig_as_strided = _Signatures('as_strided', [
 
 def as_strided(self, *args, **kwargs):
     """as_strided(SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, as_strided, (self,) + args, kwargs)
     try:
         i, a = _sig_as_strided.parse(args, kwargs)
     except TypeError as e:
@@ -6363,7 +6878,9 @@ _sig_transpose = _Signatures('transpose', [
 
 def transpose(self, *args, **kwargs):
     """transpose(int dim0, int dim1)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, transpose, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6383,7 +6900,9 @@ _sig_swapaxes = _Signatures('swapaxes', [
 
 def swapaxes(self, *args, **kwargs):
     """swapaxes(int axis0, int axis1)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, swapaxes, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6403,7 +6922,9 @@ _sig_swapdims = _Signatures('swapdims', [
 
 def swapdims(self, *args, **kwargs):
     """swapdims(int dim0, int dim1)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, swapdims, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6423,7 +6944,9 @@ _sig_t = _Signatures('t', [
 
 def t(self, *args, **kwargs):
     """t()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, t, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_t.call(self._impl))
     else:
         try:
@@ -6440,7 +6963,9 @@ _sig_permute = _Signatures('permute', [
 
 def permute(self, *args, **kwargs):
     """permute(int[] dims)"""
-    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, permute, (self,) + args, kwargs)
+    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_permute.call(self._impl, args))
     else:
         try:
@@ -6457,7 +6982,9 @@ _sig_expand = _Signatures('expand', [
 
 def expand(self, *args, **kwargs):
     """expand(SymInt[] size, *, bool implicit=False)"""
-    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, expand, (self,) + args, kwargs)
+    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_expand.call(self._impl, args, False))
     else:
         try:
@@ -6474,7 +7001,9 @@ _sig_expand_as = _Signatures('expand_as', [
 
 def expand_as(self, *args, **kwargs):
     """expand_as(Tensor other)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, expand_as, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -6493,7 +7022,9 @@ _sig_broadcast_to = _Signatures('broadcast_to', [
 
 def broadcast_to(self, *args, **kwargs):
     """broadcast_to(SymInt[] size)"""
-    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, broadcast_to, (self,) + args, kwargs)
+    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_broadcast_to.call(self._impl, args))
     else:
         try:
@@ -6511,7 +7042,9 @@ _sig_narrow = _Signatures('narrow', [
 
 def narrow(self, *args, **kwargs):
     """narrow(int dim, Tensor start, SymInt length)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, narrow, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6535,7 +7068,9 @@ _sig_select = _Signatures('select', [
 
 def select(self, *args, **kwargs):
     """select(int dim, SymInt index)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, select, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6555,7 +7090,9 @@ _sig_unsqueeze = _Signatures('unsqueeze', [
 
 def unsqueeze(self, *args, **kwargs):
     """unsqueeze(int dim)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, unsqueeze, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
@@ -6576,7 +7113,9 @@ _sig_squeeze = _Signatures('squeeze', [
 
 def squeeze(self, *args, **kwargs):
     """squeeze()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, squeeze, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_squeeze.call(self._impl))
     else:
         try:
@@ -6598,7 +7137,9 @@ _sig_flatten = _Signatures('flatten', [
 
 def flatten(self, *args, **kwargs):
     """flatten(int start_dim=0, int end_dim=-1)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, flatten, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6618,6 +7159,8 @@ _sig_unflatten = _Signatures('unflatten', [
 
 def unflatten(self, *args, **kwargs):
     """unflatten(int dim, SymInt[] sizes)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, unflatten, (self,) + args, kwargs)
     try:
         i, a = _sig_unflatten.parse(args, kwargs)
     except TypeError as e:
@@ -6633,7 +7176,9 @@ _sig_movedim = _Signatures('movedim', [
 
 def movedim(self, *args, **kwargs):
     """movedim(int source, int destination)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, movedim, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6657,7 +7202,9 @@ _sig_moveaxis = _Signatures('moveaxis', [
 
 def moveaxis(self, *args, **kwargs):
     """moveaxis(int source, int destination)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, moveaxis, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6680,7 +7227,9 @@ _sig_unfold = _Signatures('unfold', [
 
 def unfold(self, *args, **kwargs):
     """unfold(int dimension, int size, int step)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, unfold, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6701,7 +7250,9 @@ _sig_diagonal = _Signatures('diagonal', [
 
 def diagonal(self, *args, **kwargs):
     """diagonal(int offset=0, int dim1=0, int dim2=1)"""
-    if len(args) == 3 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, diagonal, (self,) + args, kwargs)
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1, _a2 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6722,6 +7273,8 @@ _sig_split_with_sizes = _Signatures('split_with_sizes', [
 
 def split_with_sizes(self, *args, **kwargs):
     """split_with_sizes(SymInt[] split_sizes, int dim=0)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, split_with_sizes, (self,) + args, kwargs)
     try:
         i, a = _sig_split_with_sizes.parse(args, kwargs)
     except TypeError as e:
@@ -6736,7 +7289,9 @@ _sig_chunk = _Signatures('chunk', [
 
 def chunk(self, *args, **kwargs):
     """chunk(int chunks, int dim=0)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, chunk, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6756,7 +7311,9 @@ _sig_unbind = _Signatures('unbind', [
 
 def unbind(self, *args, **kwargs):
     """unbind(int dim=0)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, unbind, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
@@ -6777,6 +7334,8 @@ _sig_tensor_split = _Signatures('tensor_split', [
 
 def tensor_split(self, *args, **kwargs):
     """tensor_split(SymInt[] indices, int dim=0)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, tensor_split, (self,) + args, kwargs)
     try:
         i, a = _sig_tensor_split.parse(args, kwargs)
     except TypeError as e:
@@ -6796,7 +7355,9 @@ _sig_clone = _Signatures('clone', [
 
 def clone(self, *args, **kwargs):
     """clone(*, MemoryFormat? memory_format=None)"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, clone, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         return _wrap(_op_clone.call(self._impl, None))
     else:
         try:
@@ -6813,7 +7374,9 @@ _sig_copy_ = _Signatures('copy_', [
 
 def copy_(self, *args, **kwargs):
     """copy_(Tensor src, bool non_blocking=False)"""
-    if len(args) == 2 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, copy_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
@@ -6836,7 +7399,9 @@ _sig_fill_ = _Signatures('fill_', [
 
 def fill_(self, *args, **kwargs):
     """fill_(Tensor value)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, fill_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
@@ -6861,7 +7426,9 @@ _sig_zero_ = _Signatures('zero_', [
 
 def zero_(self, *args, **kwargs):
     """zero_()"""
-    if len(args) == 0 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, zero_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_zero_.call(self._impl)
         return self
     else:
@@ -6880,7 +7447,9 @@ _sig_resize_ = _Signatures('resize_', [
 
 def resize_(self, *args, **kwargs):
     """resize_(SymInt[] size, *, MemoryFormat? memory_format=None)"""
-    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, resize_, (self,) + args, kwargs)
+    if args and not kwargs and _all([type(v) is int and -9223372036854775808 <= v < 9223372036854775808 for v in args]):  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _op_resize_.call(self._impl, args, None)
         return self
     else:
@@ -6899,7 +7468,9 @@ _sig_resize_as_ = _Signatures('resize_as_', [
 
 def resize_as_(self, *args, **kwargs):
     """resize_as_(Tensor the_template, *, MemoryFormat? memory_format=None)"""
-    if len(args) == 1 and not kwargs:  # fast path: exact types (plain Tensor subclasses too), positional only
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, resize_as_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):

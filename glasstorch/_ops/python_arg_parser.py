@@ -130,9 +130,26 @@ def _zero_dim_no_grad(v) -> bool:
     return v._impl.ndim == 0 and not v.requires_grad
 
 
+class TorchFunctionOverload(TypeError):
+    """A Tensor argument whose subclass takes part in ``__torch_function__``: the binding hands the call to the
+    protocol instead of parsing on (``glasstorch/overrides.py``)."""
+
+
+def _impl_of(v):
+    """A Tensor argument's impl, once its type passed the protocol check (exact Tensors pass at once)."""
+    if type(v) is not _Tensor and _tf_subclass_active(type(v)):
+        raise TorchFunctionOverload(type(v).__name__)
+    return v._impl
+
+
+def _tf_subclass_active(cls) -> bool:
+    from .._binding_support import tf_subclass_active  # the bindings' layer sits above the parser
+    return tf_subclass_active(cls)
+
+
 def _tensor(v):
     if isinstance(v, _Tensor):
-        return v._impl
+        return _impl_of(v)
     raise _Mismatch
 
 
@@ -156,7 +173,7 @@ def _number(v):
 
 def _tensor_or_number(v):
     if isinstance(v, _Tensor):
-        return v._impl
+        return _impl_of(v)
     return _number(v)
 
 
@@ -167,7 +184,7 @@ def _out_tensor_or_number(v):
     """``out=`` where numbers stand in for Tensors: PyTorch wraps the number in a 0-dim tensor (int64,
     float64, ...), so the kernel's output checks speak ("result type Float can't be cast to ... Long")."""
     if isinstance(v, _Tensor):
-        return v._impl
+        return _impl_of(v)
     v = _number(v)
     dtype = _WRAPPED_DTYPES[type(v)] if type(v) in _WRAPPED_DTYPES else _dt.int64
     return from_numpy_impl(np.array(v, dtype=dtype.np), dtype)
@@ -269,7 +286,7 @@ def _tensor_list(v):
     for idx, x in enumerate(v):
         if not isinstance(x, _Tensor):
             raise _NotTensor(idx, x)
-        out.append(x._impl)
+        out.append(_impl_of(x))
     return out
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import weakref
 
+from .._binding_support import _disabled_torch_function_impl
 from .._core import dtype as _dt
 from .._core.device import as_device
 from .._core.dispatch_key import AUTOCAST_SET, AUTOGRAD_SET, bit, tls
@@ -119,6 +120,8 @@ class FakeTensor(Tensor):
     """
 
     __slots__ = ()
+    # outside __torch_function__ (PyTorch's FakeTensor too): its ops reach __torch_dispatch__ as plain Tensors' do
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, *args, **kwargs):
         raise TypeError("FakeTensor is made by FakeTensorMode.from_tensor or by operators under FakeTensorMode")

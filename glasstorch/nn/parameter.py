@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+from .._binding_support import _disabled_torch_function_impl
 from .._functions import empty
 from ..tensor import Tensor
 
@@ -46,6 +47,8 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
     """
 
     __slots__ = ()
+    # outside __torch_function__, so ``p * 2`` is a plain Tensor and ops take the fast paths (as in PyTorch)
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
@@ -114,6 +117,8 @@ class Buffer(Tensor, metaclass=_BufferMeta):
     """
 
     __slots__ = ()
+    # outside __torch_function__, so ``p * 2`` is a plain Tensor and ops take the fast paths (as in PyTorch)
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:

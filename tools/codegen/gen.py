@@ -436,8 +436,8 @@ def _fast_lines(entries, sigs, numbers: bool, method: bool, var: str, pyname: st
             for j in range(n):
                 text = text.replace(f"type(args[{j}])", f"_t{j}").replace(f"args[{j}]", f"_a{j}")
             return text
-        lines = [f"    if len(args) == {n} and not kwargs:  # fast path: exact types (plain Tensor subclasses too), "
-                 "positional only", f"        {', '.join(names)}{',' if n == 1 else ''} = args"]
+        lines = [f"    if len(args) == {n} and not kwargs:  # fast path: exact types (and subclasses outside "
+                 "__torch_function__), positional only", f"        {', '.join(names)}{',' if n == 1 else ''} = args"]
         lines += [f"        _t{j} = type(_a{j})" for j in range(n)]
         lines += [f"        if {local(cond[head.end():])}:"] + ["            " + local(x) for x in direct]
         direct_out = _fast_out_return(entries[k], sigs[k], method, values, rt_types)
@@ -449,7 +449,7 @@ def _fast_lines(entries, sigs, numbers: bool, method: bool, var: str, pyname: st
                       f"        if {local(cond[head.end():])} and (_to is _T or _TS[_to]):"]
             lines += ["            " + local(x) for x in direct_out]
         return lines + _parse_lines(var, pyname, method, "    ")
-    lines = [f"    if {cond}:  # fast path: exact types (plain Tensor subclasses too), positional only"]
+    lines = [f"    if {cond}:  # fast path: exact types (and subclasses outside __torch_function__), positional only"]
     lines += ["        " + x for x in direct] if direct else [f"        i, a = {k}, [{', '.join(values)}]"]
     return lines + ["    else:"] + _parse_lines(var, pyname, method, "        ")
 
@@ -477,8 +477,9 @@ def _operator_lines(entries, sigs, numbers: bool, pyname: str, rt_types: dict) -
     cond = cond.removeprefix("len(args) == 1 and not kwargs and ").replace("type(args[0])", "_t")
     body = [x.replace("type(args[0])", "_t").replace("args[0]", "other") for x in direct]
     kind = "an in-place" if pyname.endswith("_") else "a binary"
+    cond = f"(type(self) is _T or _TS[type(self)]) and {cond.replace('args[0]', 'other')}"
     return [f"def _{pyname}_operator(self, other):", f'    """``{pyname}`` as {kind} operator: its fast path, '
-            f'else the number protocol."""', "    _t = type(other)", f"    if {cond.replace('args[0]', 'other')}:"] + \
+            f'else the number protocol."""', "    _t = type(other)", f"    if {cond}:"] + \
         ["        " + x for x in body] + [f"    return _operator_fallback({pyname}, self, other)", "", ""]
 
 
@@ -499,6 +500,9 @@ def gen_bindings(fns, variant: str) -> str:
         params = "self, *args, **kwargs" if method else "*args, **kwargs"
         lines.append(f"def {pyname}({params}):")
         lines.append(f'    """{next(s for ov, s in zip(entries, sigs, strict=True) if not ov.deprecated)}"""')
+        if method:  # a subclass taking part in __torch_function__ (overrides.py) gets the call as Tensor.<name>
+            lines += ["    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):",
+                      f"        return _tf_fallback(None, {pyname}, (self,) + args, kwargs)"]
         lines += _fast_lines(entries, sigs, numbers, method, var, pyname, rt_types)
         for i, ov in enumerate(entries):
             body = _overload_body(ov, method, rt_types)
@@ -519,7 +523,8 @@ def gen_bindings(fns, variant: str) -> str:
     head = [HEADER, f'"""{"Tensor methods" if method else "glasstorch.* functions"} generated from '
             f'native_functions/*.yaml."""\n',
             "from glasstorch._binding_support import (  # noqa: F401",
-            "    _TS, _make_rt, _operator_fallback, _requires_grad, _return_type, _wrap, _wrap_list, _wrap_tuple,", ")",
+            "    _TS, _make_rt, _operator_fallback, _requires_grad, _return_type, _wrap, _wrap_list, _wrap_tuple,",
+            "    tf_subclass_active as _tf_active,", ")",
             "from glasstorch._ops.python_arg_parser import Signatures as _Signatures",
             "from glasstorch.overrides import _binding_fallback as _tf_fallback",
             "from glasstorch.tensor import Tensor as _T",
