@@ -21,6 +21,7 @@ import numpy as np
 from .._core import dtype as _dt
 from .._core import shape as _shape
 from .._core.device import CPU
+from .._core.user_warning import warn as _user_warn
 from .._device.threads import get_num_threads
 from .._tensor.impl import TensorImpl, empty_impl, empty_strided_impl, from_numpy_impl
 from .aten import aten
@@ -283,7 +284,7 @@ def _fill_from(out: TensorImpl, arr: np.ndarray) -> TensorImpl:
         return out
     dst = out.as_numpy()
     if np.iscomplexobj(arr) and not out.dtype.is_complex and out.dtype is not _dt.bool:
-        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
+        _user_warn("Casting complex values to real discards the imaginary part")
     with warnings.catch_warnings(), np.errstate(invalid="ignore", over="ignore"):
         warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
         if out.dtype is _dt.complex32:  # (real, imag) float16 fields: numpy has no complex-half
@@ -619,10 +620,10 @@ def numpy_impl(arr: np.ndarray) -> TensorImpl:
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
     dtype = _dt.from_numpy_dtype(arr.dtype)
     if not arr.flags.writeable:
-        warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
-                      "This means writing to this tensor will result in undefined behavior. You may want to copy "
-                      "the array to protect its data or make it writable before converting it to a tensor. This "
-                      "type of warning will be suppressed for the rest of this program.", UserWarning, stacklevel=3)
+        _user_warn("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
+                   "This means writing to this tensor will result in undefined behavior. You may want to copy "
+                   "the array to protect its data or make it writable before converting it to a tensor. This "
+                   "type of warning will be suppressed for the rest of this program.")
     impl = from_numpy_impl(arr, dtype)
     impl.storage.resizable = False  # numpy owns the buffer (PyTorch's from_numpy storage is not resizable)
     return impl

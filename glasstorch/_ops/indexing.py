@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import builtins
 import operator
-import warnings
 
 import numpy as np
 
+from .._core.user_warning import warn as _user_warn
 from .._core import dtype as _dt
 from .._tensor import views as _views
 from .._tensor.impl import TensorImpl, empty_impl
@@ -97,7 +97,7 @@ def _treat_sequence_as_tuple(index) -> bool:
         except Exception:  # noqa: BLE001 - PyErr_Clear
             return False
         if isinstance(obj, Tensor) or _is_sequence(obj) or isinstance(obj, slice) or obj is Ellipsis or obj is None:
-            warnings.warn(_SEQ_WARNING, UserWarning, stacklevel=4)
+            _user_warn(_SEQ_WARNING)
             return True
     return False
 

@@ -27,13 +27,13 @@ Invariant: a built iterator never writes data; kernels write only ``it.out_np`` 
 from __future__ import annotations
 
 import functools
-import warnings
 
 import numpy as np
 
 from .._core import dtype as _dt
 from .._core import shape as _shape
 from .._core.device import CPU
+from .._core.user_warning import warn as _user_warn
 from .._tensor.impl import TensorImpl, empty_contiguous_numpy, empty_strided_impl
 from .._tensor.views import tensor_type_name
 from .overlap import check_no_internal_overlap, check_no_partial_overlap
@@ -196,11 +196,10 @@ def resize_out(out: TensorImpl, shape) -> None:
     if out.sizes == tuple(shape):
         return
     if out.numel() != 0:
-        warnings.warn(f"An output with one or more elements was resized since it had shape {_fmt(out.sizes)}, which "
-                      f"does not match the required output shape {_fmt(shape)}. This behavior is deprecated, and in "
-                      f"a future PyTorch release outputs will not be resized unless they have zero elements. You can "
-                      f"explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
-                      UserWarning, stacklevel=5)
+        _user_warn(f"An output with one or more elements was resized since it had shape {_fmt(out.sizes)}, which "
+                   f"does not match the required output shape {_fmt(shape)}. This behavior is deprecated, and in "
+                   f"a future PyTorch release outputs will not be resized unless they have zero elements. You can "
+                   f"explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",)
     strides = _shape.contiguous_strides(shape)
     need = (out.offset + _shape.prod(shape)) * out.dtype.itemsize
     if need > out.storage.nbytes():

@@ -18,10 +18,10 @@ Invariant: no kernel is called directly; everything dispatches, so autograd will
 from __future__ import annotations
 
 import collections
-import warnings
 
 from ..._core import shape as _shape
 from ..._core.layout import contiguous_format
+from ..._core.user_warning import warn as _user_warn
 from ..._tensor.impl import TensorImpl, empty_impl
 from ..aten import aten
 from ..tensor_iterator import resize_out
@@ -214,8 +214,8 @@ def ger(self: TensorImpl, vec2: TensorImpl) -> TensorImpl:
 
 
 def ger_out(self: TensorImpl, vec2: TensorImpl, out: TensorImpl) -> TensorImpl:
-    warnings.warn("torch.ger is deprecated and will be removed in a future PyTorch release. Use torch.outer "
-                  "instead.", UserWarning, stacklevel=5)
+    _user_warn("torch.ger is deprecated and will be removed in a future PyTorch release. Use torch.outer "
+               "instead.")
     return aten.outer_out(self, vec2, out)
 
 

@@ -19,10 +19,9 @@ Invariant: nothing here touches tensor data; every computation is another operat
 
 from __future__ import annotations
 
-import warnings
-
 from ..._core import dtype as _dt
 from ..._core import shape as _shape
+from ..._core.user_warning import warn as _user_warn
 from ..._tensor.impl import TensorImpl, empty_contiguous
 from ..aten import aten
 from ..kernels.cpu.activation import FLOATING, not_implemented, typemeta_name
@@ -200,9 +199,8 @@ def rms_norm(input, normalized_shape, weight, eps):
     if weight is not None and weight.dtype is not input.dtype:
         if "rms_norm" not in _warned:
             _warned.add("rms_norm")
-            warnings.warn(f"Mismatch dtype between input and weight: input dtype = {typemeta_name(input.dtype)}, "
-                          f"weight dtype = {typemeta_name(weight.dtype)}, Cannot dispatch to fused implementation.",
-                          UserWarning, stacklevel=4)
+            _user_warn(f"Mismatch dtype between input and weight: input dtype = {typemeta_name(input.dtype)}, "
+                       f"weight dtype = {typemeta_name(weight.dtype)}, Cannot dispatch to fused implementation.")
         return _rms_norm_composite(input, normalized_shape, weight, eps)[0]
     return aten._fused_rms_norm(input, normalized_shape, weight, eps)[0]
 

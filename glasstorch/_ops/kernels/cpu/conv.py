@@ -37,6 +37,7 @@ import numpy as np
 
 from ...._core import dtype as _dt
 from ...._core import shape as _shape
+from ...._core.user_warning import warn as _user_warn
 from ...._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
 from ...tensor_iterator import resize_out
 from .loss import type_meta_name
@@ -668,10 +669,9 @@ def _convolution_same(inp, weight, bias, stride, dilation, groups):
     if pad_l == pad_r:
         return aten.convolution(inp, weight, bias, list(stride), pad_l, list(dilation), False, [0] * dim, groups)
     if not _same_warned:
-        import warnings
         _same_warned = True
-        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy "
-                      "of the input be created", UserWarning, stacklevel=2)
+        _user_warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy "
+                   "of the input be created")
     pad_nd = [0] * (2 * dim)
     for i in range(dim):
         delta = pad_r[i] - pad_l[i]

@@ -13,12 +13,11 @@ Note [c10 casts]: PyTorch converts elements with C++ casts, and two differ from 
 
 from __future__ import annotations
 
-import warnings
-
 import ml_dtypes
 import numpy as np
 
 from ...._core.shape import broadcast_shapes
+from ...._core.user_warning import warn as _user_warn
 from ...._tensor.impl import TensorImpl
 from ...overlap import check_no_internal_overlap, check_no_partial_overlap
 from . import ckernels as _ck
@@ -67,7 +66,7 @@ def copy_(dst: TensorImpl, src: TensorImpl) -> TensorImpl:
     if src.dtype.is_complex and dst.dtype._name == "bool":
         s = s != 0  # a complex value is True when either part is non-zero
     elif src.dtype.is_complex and not dst.dtype.is_complex:
-        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
+        _user_warn("Casting complex values to real discards the imaginary part")
         s = s.real
     out = dst.as_numpy()
     if _ck.copy(s, out):

@@ -14,13 +14,12 @@ Invariant: a kernel writes only its output (``self`` for in-place forms); struct
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ...._core import dtype as _dt
 from ...._core import shape as _shape
 from ...._core.shape import wrap_dim
+from ...._core.user_warning import warn as _user_warn
 from ...._tensor import views as _views
 from ...._tensor.impl import TensorImpl, empty_impl, empty_strided_impl
 from ... import factories as _fac
@@ -607,8 +606,8 @@ def expand_indices(self, indices):
             continue
         if t.dtype in (_dt.uint8, _dt.bool):
             if t.dtype is _dt.uint8:
-                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
-                              "instead.", UserWarning, stacklevel=4)
+                _user_warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                           "instead.")
             for j in range(t.ndim):
                 src = len(out) + j
                 if src >= self.ndim:
@@ -771,9 +770,9 @@ def index_put_impl_(self, indices, values, accumulate, unsafe):
     if len(indices) > self.ndim:
         raise IndexError(f"too many indices for tensor of dimension {self.ndim} (got {len(indices)})")
     if any(st == 0 and s > 1 for s, st in zip(self.sizes, self.strides, strict=True)):
-        warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
-                      "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "
-                      "tensor", UserWarning, stacklevel=4)
+        _user_warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
+                   "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "
+                   "tensor")
     if not accumulate:
         mask = _mask_fill_dispatch(self, indices, values)
         if mask is not None:

@@ -42,11 +42,11 @@ Invariant: kernels compute in the common dtype (or its opmath type) and write in
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
 from ...._core import dtype as _dt
+from ...._core.user_warning import warn as _user_warn
 from ...._tensor.impl import TensorImpl
 from ...tensor_iterator import build, common_dtype, dense_scalar, fast_operands, fp_ignore, fp_restore, scalar_np
 from . import ckernels as _ck
@@ -1090,8 +1090,8 @@ def _warn_once_uint8_condition():
     """PyTorch's TORCH_WARN_ONCE: the first uint8 condition of the process warns."""
     if "where_uint8" not in _warned:
         _warned.add("where_uint8")
-        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
-                      "a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=5)
+        _user_warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
+                   "a future version of PyTorch. Use a boolean condition instead.")
 
 
 def where_self_out(condition, self, other, out):

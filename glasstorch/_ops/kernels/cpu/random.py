@@ -12,11 +12,11 @@ Invariant: results depend only on the generator state and the shape.
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
 from ...._core import dtype as _dt
+from ...._core.user_warning import warn as _user_warn
 from ...._tensor.impl import TensorImpl
 
 __all__ = ["uniform_", "normal_", "bernoulli_", "random_", "randperm", "exponential_"]
@@ -135,10 +135,9 @@ def _check_random_bounds(dtype, low: int, high: int) -> None:
         digits = _dt.float_digits(dtype)
         for value, what in ((low, "from"), (high - 1, "to - 1")):
             if not -(1 << digits) <= value <= (1 << digits):
-                warnings.warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "
-                              f"{name} can support discrete uniform distribution only within this range. This warning "
-                              "will become an error in version 1.7 release, please fix the code in advance",
-                              UserWarning, stacklevel=4)
+                _user_warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "
+                           f"{name} can support discrete uniform distribution only within this range. This warning "
+                           "will become an error in version 1.7 release, please fix the code in advance")
 
 
 def random_(dst: TensorImpl, low: int, high: int, gen) -> TensorImpl:

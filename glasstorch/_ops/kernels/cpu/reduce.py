@@ -23,14 +23,12 @@ from __future__ import annotations
 
 import contextlib
 import math
-import os
-import sys
-import warnings
 
 import numpy as np
 
 from ...._core import dtype as _dt
 from ...._core.shape import wrap_dim
+from ...._core.user_warning import warn as _user_warn
 from ...._tensor.impl import TensorImpl, empty_contiguous
 from ...tensor_iterator import check_no_internal_overlap, reduced_shape, reduction_dims, resize_out
 
@@ -62,17 +60,6 @@ _SCAN_ACC = {_dt.float16: _F32, _dt.bfloat16: _F32, _dt.float32: _F64, _dt.compl
              _dt.uint8: _I64, _dt.int8: _I64, _dt.int16: _I64, _dt.int32: _I64}
 _name = _dt.name_of
 _NO_CONTEXT = contextlib.nullcontext()
-
-
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-
-
-def _warn(message: str) -> None:
-    """A UserWarning attributed to the user's line (the first frame outside glasstorch), as TORCH_WARN is."""
-    frame, level = sys._getframe(0), 1
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        frame, level = frame.f_back, level + 1
-    warnings.warn(message, UserWarning, stacklevel=level)
 
 
 def _quiet(*dtypes):
@@ -484,8 +471,8 @@ def _std_var_setup(fname, self, dim, correction, keepdim):
     correction = 1.0 if correction is None else float(correction)
     dims = _dims_of(self, dim)
     if _count(self, dims) - correction <= 0:
-        _warn(f"{fname}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
-              f"(input numel divided by output numel).")
+        _user_warn(f"{fname}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                   f"factor (input numel divided by output numel).")
     return dims, correction
 
 

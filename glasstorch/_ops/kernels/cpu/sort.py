@@ -20,12 +20,11 @@ Invariant: outputs are fresh tensors or the given ``out`` tensors; inputs are ne
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ...._core import dtype as _dt
 from ...._core import shape as _shape
+from ...._core.user_warning import warn as _user_warn
 from ...._tensor.impl import TensorImpl, empty_strided_impl
 from ...aten import aten
 from ...tensor_iterator import common_dtype, reduced_shape, resize_out
@@ -289,10 +288,9 @@ def _warn_once(what: str) -> None:
     if what in _WARNED:
         return
     _WARNED.add(what)
-    warnings.warn(f"torch.searchsorted(): {what} tensor is non-contiguous, this will lower the performance due to "
-                  f"extra data copy when converting non-contiguous tensor to contiguous, please use contiguous "
-                  f"{what} tensor if possible. This message will only appear once per program.", UserWarning,
-                  stacklevel=5)
+    _user_warn(f"torch.searchsorted(): {what} tensor is non-contiguous, this will lower the performance due to "
+               f"extra data copy when converting non-contiguous tensor to contiguous, please use contiguous "
+               f"{what} tensor if possible. This message will only appear once per program.")
 
 
 def _dims_match_before_last(boundaries: TensorImpl, input_sizes) -> bool:
