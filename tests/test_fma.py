@@ -1,5 +1,5 @@
 """float64 fused multiply-add (add with alpha, lerp, addcmul) bit-identical to torch's hardware fma, including
-huge and tiny magnitudes and non-finite values (Note [Exact fma] in kernels/cpu/pointwise.py)."""
+huge and tiny magnitudes and non-finite values (Note [Exact fma] in kernels/cpu/pointwise_support.py)."""
 
 import numpy as np
 import pytest

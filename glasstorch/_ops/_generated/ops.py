@@ -24,6 +24,7 @@ from glasstorch._ops.kernels.cpu import optim as _k_kernels_cpu_optim
 from glasstorch._ops.kernels.cpu import pointwise as _k_kernels_cpu_pointwise
 from glasstorch._ops.decompositions import pointwise as _k_decompositions_pointwise
 from glasstorch._ops.kernels.cpu import compare as _k_kernels_cpu_compare
+from glasstorch._ops.kernels.cpu import pointwise_ternary as _k_kernels_cpu_pointwise_ternary
 from glasstorch._ops.kernels.cpu import reduce as _k_kernels_cpu_reduce
 from glasstorch._ops.decompositions import reduce as _k_decompositions_reduce
 from glasstorch._ops.kernels.cpu import shape as _k_kernels_cpu_shape
@@ -3313,23 +3314,23 @@ _reg(bitwise_right_shift_Scalar_Tensor_out, "Meta", _k_kernels_cpu_pointwise.bit
 
 
 def _clamp_Tensor_structured(self, min, max):
-    return _k_kernels_cpu_pointwise.clamp_Tensor_out(self, min, max, None)
+    return _k_kernels_cpu_pointwise_ternary.clamp_Tensor_out(self, min, max, None)
 
 
-_reg(clamp_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.clamp_Tensor_out, 3, _clamp_Tensor_structured), '_clamp_Tensor_structured')
-_reg(clamp_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.clamp_Tensor_out, 3, _clamp_Tensor_structured), '_clamp_Tensor_structured')
+_reg(clamp_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise_ternary.clamp_Tensor_out, 3, _clamp_Tensor_structured), '_clamp_Tensor_structured')
+_reg(clamp_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise_ternary.clamp_Tensor_out, 3, _clamp_Tensor_structured), '_clamp_Tensor_structured')
 
 
 def _clamp_structured(self, min, max):
-    return _k_kernels_cpu_pointwise.clamp_out(self, min, max, None)
+    return _k_kernels_cpu_pointwise_ternary.clamp_out(self, min, max, None)
 
 
-_reg(clamp, "CPU", _functional(_k_kernels_cpu_pointwise.clamp_out, 3, _clamp_structured), '_clamp_structured')
-_reg(clamp, "Meta", _functional(_k_kernels_cpu_pointwise.clamp_out, 3, _clamp_structured), '_clamp_structured')
+_reg(clamp, "CPU", _functional(_k_kernels_cpu_pointwise_ternary.clamp_out, 3, _clamp_structured), '_clamp_structured')
+_reg(clamp, "Meta", _functional(_k_kernels_cpu_pointwise_ternary.clamp_out, 3, _clamp_structured), '_clamp_structured')
 
 
 def _clamp__Tensor_structured(self, min, max):
-    return _k_kernels_cpu_pointwise.clamp_Tensor_out(self, min, max, self)
+    return _k_kernels_cpu_pointwise_ternary.clamp_Tensor_out(self, min, max, self)
 
 
 _reg(clamp__Tensor, "CPU", _clamp__Tensor_structured)
@@ -3337,35 +3338,35 @@ _reg(clamp__Tensor, "Meta", _clamp__Tensor_structured)
 
 
 def _clamp__structured(self, min, max):
-    return _k_kernels_cpu_pointwise.clamp_out(self, min, max, self)
+    return _k_kernels_cpu_pointwise_ternary.clamp_out(self, min, max, self)
 
 
 _reg(clamp_, "CPU", _clamp__structured)
 _reg(clamp_, "Meta", _clamp__structured)
-_reg(clamp_Tensor_out, "CPU", _k_kernels_cpu_pointwise.clamp_Tensor_out)
-_reg(clamp_Tensor_out, "Meta", _k_kernels_cpu_pointwise.clamp_Tensor_out)
-_reg(clamp_out, "CPU", _k_kernels_cpu_pointwise.clamp_out)
-_reg(clamp_out, "Meta", _k_kernels_cpu_pointwise.clamp_out)
+_reg(clamp_Tensor_out, "CPU", _k_kernels_cpu_pointwise_ternary.clamp_Tensor_out)
+_reg(clamp_Tensor_out, "Meta", _k_kernels_cpu_pointwise_ternary.clamp_Tensor_out)
+_reg(clamp_out, "CPU", _k_kernels_cpu_pointwise_ternary.clamp_out)
+_reg(clamp_out, "Meta", _k_kernels_cpu_pointwise_ternary.clamp_out)
 
 
 def _clamp_min_Tensor_structured(self, min):
-    return _k_kernels_cpu_pointwise.clamp_min_Tensor_out(self, min, None)
+    return _k_kernels_cpu_pointwise_ternary.clamp_min_Tensor_out(self, min, None)
 
 
-_reg(clamp_min_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.clamp_min_Tensor_out, 2, _clamp_min_Tensor_structured), '_clamp_min_Tensor_structured')
-_reg(clamp_min_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.clamp_min_Tensor_out, 2, _clamp_min_Tensor_structured), '_clamp_min_Tensor_structured')
+_reg(clamp_min_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise_ternary.clamp_min_Tensor_out, 2, _clamp_min_Tensor_structured), '_clamp_min_Tensor_structured')
+_reg(clamp_min_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise_ternary.clamp_min_Tensor_out, 2, _clamp_min_Tensor_structured), '_clamp_min_Tensor_structured')
 
 
 def _clamp_min_structured(self, min):
-    return _k_kernels_cpu_pointwise.clamp_min_out(self, min, None)
+    return _k_kernels_cpu_pointwise_ternary.clamp_min_out(self, min, None)
 
 
-_reg(clamp_min, "CPU", _functional(_k_kernels_cpu_pointwise.clamp_min_out, 2, _clamp_min_structured), '_clamp_min_structured')
-_reg(clamp_min, "Meta", _functional(_k_kernels_cpu_pointwise.clamp_min_out, 2, _clamp_min_structured), '_clamp_min_structured')
+_reg(clamp_min, "CPU", _functional(_k_kernels_cpu_pointwise_ternary.clamp_min_out, 2, _clamp_min_structured), '_clamp_min_structured')
+_reg(clamp_min, "Meta", _functional(_k_kernels_cpu_pointwise_ternary.clamp_min_out, 2, _clamp_min_structured), '_clamp_min_structured')
 
 
 def _clamp_min__Tensor_structured(self, min):
-    return _k_kernels_cpu_pointwise.clamp_min_Tensor_out(self, min, self)
+    return _k_kernels_cpu_pointwise_ternary.clamp_min_Tensor_out(self, min, self)
 
 
 _reg(clamp_min__Tensor, "CPU", _clamp_min__Tensor_structured)
@@ -3373,35 +3374,35 @@ _reg(clamp_min__Tensor, "Meta", _clamp_min__Tensor_structured)
 
 
 def _clamp_min__structured(self, min):
-    return _k_kernels_cpu_pointwise.clamp_min_out(self, min, self)
+    return _k_kernels_cpu_pointwise_ternary.clamp_min_out(self, min, self)
 
 
 _reg(clamp_min_, "CPU", _clamp_min__structured)
 _reg(clamp_min_, "Meta", _clamp_min__structured)
-_reg(clamp_min_Tensor_out, "CPU", _k_kernels_cpu_pointwise.clamp_min_Tensor_out)
-_reg(clamp_min_Tensor_out, "Meta", _k_kernels_cpu_pointwise.clamp_min_Tensor_out)
-_reg(clamp_min_out, "CPU", _k_kernels_cpu_pointwise.clamp_min_out)
-_reg(clamp_min_out, "Meta", _k_kernels_cpu_pointwise.clamp_min_out)
+_reg(clamp_min_Tensor_out, "CPU", _k_kernels_cpu_pointwise_ternary.clamp_min_Tensor_out)
+_reg(clamp_min_Tensor_out, "Meta", _k_kernels_cpu_pointwise_ternary.clamp_min_Tensor_out)
+_reg(clamp_min_out, "CPU", _k_kernels_cpu_pointwise_ternary.clamp_min_out)
+_reg(clamp_min_out, "Meta", _k_kernels_cpu_pointwise_ternary.clamp_min_out)
 
 
 def _clamp_max_Tensor_structured(self, max):
-    return _k_kernels_cpu_pointwise.clamp_max_Tensor_out(self, max, None)
+    return _k_kernels_cpu_pointwise_ternary.clamp_max_Tensor_out(self, max, None)
 
 
-_reg(clamp_max_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.clamp_max_Tensor_out, 2, _clamp_max_Tensor_structured), '_clamp_max_Tensor_structured')
-_reg(clamp_max_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.clamp_max_Tensor_out, 2, _clamp_max_Tensor_structured), '_clamp_max_Tensor_structured')
+_reg(clamp_max_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise_ternary.clamp_max_Tensor_out, 2, _clamp_max_Tensor_structured), '_clamp_max_Tensor_structured')
+_reg(clamp_max_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise_ternary.clamp_max_Tensor_out, 2, _clamp_max_Tensor_structured), '_clamp_max_Tensor_structured')
 
 
 def _clamp_max_structured(self, max):
-    return _k_kernels_cpu_pointwise.clamp_max_out(self, max, None)
+    return _k_kernels_cpu_pointwise_ternary.clamp_max_out(self, max, None)
 
 
-_reg(clamp_max, "CPU", _functional(_k_kernels_cpu_pointwise.clamp_max_out, 2, _clamp_max_structured), '_clamp_max_structured')
-_reg(clamp_max, "Meta", _functional(_k_kernels_cpu_pointwise.clamp_max_out, 2, _clamp_max_structured), '_clamp_max_structured')
+_reg(clamp_max, "CPU", _functional(_k_kernels_cpu_pointwise_ternary.clamp_max_out, 2, _clamp_max_structured), '_clamp_max_structured')
+_reg(clamp_max, "Meta", _functional(_k_kernels_cpu_pointwise_ternary.clamp_max_out, 2, _clamp_max_structured), '_clamp_max_structured')
 
 
 def _clamp_max__Tensor_structured(self, max):
-    return _k_kernels_cpu_pointwise.clamp_max_Tensor_out(self, max, self)
+    return _k_kernels_cpu_pointwise_ternary.clamp_max_Tensor_out(self, max, self)
 
 
 _reg(clamp_max__Tensor, "CPU", _clamp_max__Tensor_structured)
@@ -3409,15 +3410,15 @@ _reg(clamp_max__Tensor, "Meta", _clamp_max__Tensor_structured)
 
 
 def _clamp_max__structured(self, max):
-    return _k_kernels_cpu_pointwise.clamp_max_out(self, max, self)
+    return _k_kernels_cpu_pointwise_ternary.clamp_max_out(self, max, self)
 
 
 _reg(clamp_max_, "CPU", _clamp_max__structured)
 _reg(clamp_max_, "Meta", _clamp_max__structured)
-_reg(clamp_max_Tensor_out, "CPU", _k_kernels_cpu_pointwise.clamp_max_Tensor_out)
-_reg(clamp_max_Tensor_out, "Meta", _k_kernels_cpu_pointwise.clamp_max_Tensor_out)
-_reg(clamp_max_out, "CPU", _k_kernels_cpu_pointwise.clamp_max_out)
-_reg(clamp_max_out, "Meta", _k_kernels_cpu_pointwise.clamp_max_out)
+_reg(clamp_max_Tensor_out, "CPU", _k_kernels_cpu_pointwise_ternary.clamp_max_Tensor_out)
+_reg(clamp_max_Tensor_out, "Meta", _k_kernels_cpu_pointwise_ternary.clamp_max_Tensor_out)
+_reg(clamp_max_out, "CPU", _k_kernels_cpu_pointwise_ternary.clamp_max_out)
+_reg(clamp_max_out, "Meta", _k_kernels_cpu_pointwise_ternary.clamp_max_out)
 _reg(clip_Tensor, "CompositeImplicitAutograd", _k_decompositions_pointwise.clip_Tensor)
 _reg(clip, "CompositeImplicitAutograd", _k_decompositions_pointwise.clip)
 _reg(clip__Tensor, "CompositeImplicitAutograd", _k_decompositions_pointwise.clip__Tensor)
@@ -3427,36 +3428,36 @@ _reg(clip_out, "CompositeImplicitAutograd", _k_decompositions_pointwise.clip_out
 
 
 def _where_self_structured(condition, self, other):
-    return _k_kernels_cpu_pointwise.where_self_out(condition, self, other, None)
+    return _k_kernels_cpu_pointwise_ternary.where_self_out(condition, self, other, None)
 
 
-_reg(where_self, "CPU", _functional(_k_kernels_cpu_pointwise.where_self_out, 3, _where_self_structured), '_where_self_structured')
-_reg(where_self, "Meta", _functional(_k_kernels_cpu_pointwise.where_self_out, 3, _where_self_structured), '_where_self_structured')
+_reg(where_self, "CPU", _functional(_k_kernels_cpu_pointwise_ternary.where_self_out, 3, _where_self_structured), '_where_self_structured')
+_reg(where_self, "Meta", _functional(_k_kernels_cpu_pointwise_ternary.where_self_out, 3, _where_self_structured), '_where_self_structured')
 _reg(where_ScalarSelf, "CompositeImplicitAutograd", _k_decompositions_pointwise.where_ScalarSelf)
 _reg(where_ScalarOther, "CompositeImplicitAutograd", _k_decompositions_pointwise.where_ScalarOther)
 _reg(where_Scalar, "CompositeImplicitAutograd", _k_decompositions_pointwise.where_Scalar)
-_reg(where_self_out, "CPU", _k_kernels_cpu_pointwise.where_self_out)
-_reg(where_self_out, "Meta", _k_kernels_cpu_pointwise.where_self_out)
+_reg(where_self_out, "CPU", _k_kernels_cpu_pointwise_ternary.where_self_out)
+_reg(where_self_out, "Meta", _k_kernels_cpu_pointwise_ternary.where_self_out)
 
 
 def _lerp_Tensor_structured(self, end, weight):
-    return _k_kernels_cpu_pointwise.lerp_Tensor_out(self, end, weight, None)
+    return _k_kernels_cpu_pointwise_ternary.lerp_Tensor_out(self, end, weight, None)
 
 
-_reg(lerp_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise.lerp_Tensor_out, 3, _lerp_Tensor_structured), '_lerp_Tensor_structured')
-_reg(lerp_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise.lerp_Tensor_out, 3, _lerp_Tensor_structured), '_lerp_Tensor_structured')
+_reg(lerp_Tensor, "CPU", _functional(_k_kernels_cpu_pointwise_ternary.lerp_Tensor_out, 3, _lerp_Tensor_structured), '_lerp_Tensor_structured')
+_reg(lerp_Tensor, "Meta", _functional(_k_kernels_cpu_pointwise_ternary.lerp_Tensor_out, 3, _lerp_Tensor_structured), '_lerp_Tensor_structured')
 
 
 def _lerp_Scalar_structured(self, end, weight):
-    return _k_kernels_cpu_pointwise.lerp_Scalar_out(self, end, weight, None)
+    return _k_kernels_cpu_pointwise_ternary.lerp_Scalar_out(self, end, weight, None)
 
 
-_reg(lerp_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise.lerp_Scalar_out, 3, _lerp_Scalar_structured), '_lerp_Scalar_structured')
-_reg(lerp_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise.lerp_Scalar_out, 3, _lerp_Scalar_structured), '_lerp_Scalar_structured')
+_reg(lerp_Scalar, "CPU", _functional(_k_kernels_cpu_pointwise_ternary.lerp_Scalar_out, 3, _lerp_Scalar_structured), '_lerp_Scalar_structured')
+_reg(lerp_Scalar, "Meta", _functional(_k_kernels_cpu_pointwise_ternary.lerp_Scalar_out, 3, _lerp_Scalar_structured), '_lerp_Scalar_structured')
 
 
 def _lerp__Tensor_structured(self, end, weight):
-    return _k_kernels_cpu_pointwise.lerp_Tensor_out(self, end, weight, self)
+    return _k_kernels_cpu_pointwise_ternary.lerp_Tensor_out(self, end, weight, self)
 
 
 _reg(lerp__Tensor, "CPU", _lerp__Tensor_structured)
@@ -3464,51 +3465,51 @@ _reg(lerp__Tensor, "Meta", _lerp__Tensor_structured)
 
 
 def _lerp__Scalar_structured(self, end, weight):
-    return _k_kernels_cpu_pointwise.lerp_Scalar_out(self, end, weight, self)
+    return _k_kernels_cpu_pointwise_ternary.lerp_Scalar_out(self, end, weight, self)
 
 
 _reg(lerp__Scalar, "CPU", _lerp__Scalar_structured)
 _reg(lerp__Scalar, "Meta", _lerp__Scalar_structured)
-_reg(lerp_Tensor_out, "CPU", _k_kernels_cpu_pointwise.lerp_Tensor_out)
-_reg(lerp_Tensor_out, "Meta", _k_kernels_cpu_pointwise.lerp_Tensor_out)
-_reg(lerp_Scalar_out, "CPU", _k_kernels_cpu_pointwise.lerp_Scalar_out)
-_reg(lerp_Scalar_out, "Meta", _k_kernels_cpu_pointwise.lerp_Scalar_out)
+_reg(lerp_Tensor_out, "CPU", _k_kernels_cpu_pointwise_ternary.lerp_Tensor_out)
+_reg(lerp_Tensor_out, "Meta", _k_kernels_cpu_pointwise_ternary.lerp_Tensor_out)
+_reg(lerp_Scalar_out, "CPU", _k_kernels_cpu_pointwise_ternary.lerp_Scalar_out)
+_reg(lerp_Scalar_out, "Meta", _k_kernels_cpu_pointwise_ternary.lerp_Scalar_out)
 
 
 def _addcmul_structured(self, tensor1, tensor2, value):
-    return _k_kernels_cpu_pointwise.addcmul_out(self, tensor1, tensor2, value, None)
+    return _k_kernels_cpu_pointwise_ternary.addcmul_out(self, tensor1, tensor2, value, None)
 
 
-_reg(addcmul, "CPU", _functional(_k_kernels_cpu_pointwise.addcmul_out, 4, _addcmul_structured), '_addcmul_structured')
-_reg(addcmul, "Meta", _functional(_k_kernels_cpu_pointwise.addcmul_out, 4, _addcmul_structured), '_addcmul_structured')
+_reg(addcmul, "CPU", _functional(_k_kernels_cpu_pointwise_ternary.addcmul_out, 4, _addcmul_structured), '_addcmul_structured')
+_reg(addcmul, "Meta", _functional(_k_kernels_cpu_pointwise_ternary.addcmul_out, 4, _addcmul_structured), '_addcmul_structured')
 
 
 def _addcmul__structured(self, tensor1, tensor2, value):
-    return _k_kernels_cpu_pointwise.addcmul_out(self, tensor1, tensor2, value, self)
+    return _k_kernels_cpu_pointwise_ternary.addcmul_out(self, tensor1, tensor2, value, self)
 
 
 _reg(addcmul_, "CPU", _addcmul__structured)
 _reg(addcmul_, "Meta", _addcmul__structured)
-_reg(addcmul_out, "CPU", _k_kernels_cpu_pointwise.addcmul_out)
-_reg(addcmul_out, "Meta", _k_kernels_cpu_pointwise.addcmul_out)
+_reg(addcmul_out, "CPU", _k_kernels_cpu_pointwise_ternary.addcmul_out)
+_reg(addcmul_out, "Meta", _k_kernels_cpu_pointwise_ternary.addcmul_out)
 
 
 def _addcdiv_structured(self, tensor1, tensor2, value):
-    return _k_kernels_cpu_pointwise.addcdiv_out(self, tensor1, tensor2, value, None)
+    return _k_kernels_cpu_pointwise_ternary.addcdiv_out(self, tensor1, tensor2, value, None)
 
 
-_reg(addcdiv, "CPU", _functional(_k_kernels_cpu_pointwise.addcdiv_out, 4, _addcdiv_structured), '_addcdiv_structured')
-_reg(addcdiv, "Meta", _functional(_k_kernels_cpu_pointwise.addcdiv_out, 4, _addcdiv_structured), '_addcdiv_structured')
+_reg(addcdiv, "CPU", _functional(_k_kernels_cpu_pointwise_ternary.addcdiv_out, 4, _addcdiv_structured), '_addcdiv_structured')
+_reg(addcdiv, "Meta", _functional(_k_kernels_cpu_pointwise_ternary.addcdiv_out, 4, _addcdiv_structured), '_addcdiv_structured')
 
 
 def _addcdiv__structured(self, tensor1, tensor2, value):
-    return _k_kernels_cpu_pointwise.addcdiv_out(self, tensor1, tensor2, value, self)
+    return _k_kernels_cpu_pointwise_ternary.addcdiv_out(self, tensor1, tensor2, value, self)
 
 
 _reg(addcdiv_, "CPU", _addcdiv__structured)
 _reg(addcdiv_, "Meta", _addcdiv__structured)
-_reg(addcdiv_out, "CPU", _k_kernels_cpu_pointwise.addcdiv_out)
-_reg(addcdiv_out, "Meta", _k_kernels_cpu_pointwise.addcdiv_out)
+_reg(addcdiv_out, "CPU", _k_kernels_cpu_pointwise_ternary.addcdiv_out)
+_reg(addcdiv_out, "Meta", _k_kernels_cpu_pointwise_ternary.addcdiv_out)
 _reg(uniform_, "CPU", _k_kernels_cpu_random_ops.uniform_impl_)
 _reg(uniform_, "Meta", _k_kernels_cpu_random_ops.uniform_impl_)
 _reg(normal_, "CPU", _k_kernels_cpu_random_ops.normal_impl_)
