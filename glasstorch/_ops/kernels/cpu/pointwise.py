@@ -79,6 +79,7 @@ from .pointwise_support import (
     _special,
     binary,
     comparison,
+    ufunc_into,
     unary,
 )
 
@@ -310,12 +311,8 @@ def _add_like(ufunc, name):
         try:
             if alpha != 1:
                 _add_alpha(ufunc, a, b, alpha, buf, dt, c)
-            elif c is not dt:
-                ufunc(a, b, out=buf, dtype=c.np, casting="unsafe")
-            elif ops is not None:
-                ufunc(a, b, out=buf)  # one dtype throughout: numpy resolves its loop faster without dtype=/casting=
             else:
-                ufunc(a, b, out=buf, dtype=c.np, casting="unsafe")
+                ufunc_into(ufunc, a, b, buf, c, dt, ops is not None)
         finally:
             fp_restore(token)
         if buf is not o:

@@ -16,7 +16,7 @@ from ...tensor_iterator import build, fast_operands, fp_ignore, fp_restore, scal
 from . import ckernels as _ck
 from .copy import cast_ready
 
-__all__ = ["unary", "binary", "comparison"]
+__all__ = ["unary", "binary", "comparison", "ufunc_into"]
 
 _BOOL_NP = np.dtype(np.bool_)
 _F32, _F16, _BF16 = _dt.float32, _dt.float16, _dt.bfloat16
@@ -336,11 +336,9 @@ def binary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True, n
                 fn(a, b, buf, dt)
             elif reduced:
                 a, b, cd = _operands(self, other, a, b, dt, scalar_opmath)
-                fn(a, b, out=buf, dtype=cd.np, casting="unsafe")
-            elif ops is not None:
-                fn(a, b, out=buf)  # one dtype throughout: numpy resolves its loop faster without dtype=/casting=
+                ufunc_into(fn, a, b, buf, cd, dt, ops is not None)
             else:
-                fn(a, b, out=buf, dtype=dt.np, casting="unsafe")
+                ufunc_into(fn, a, b, buf, dt, dt, ops is not None)
         finally:
             fp_restore(token)
         if buf is not o:
@@ -349,6 +347,15 @@ def binary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True, n
 
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"
     return kernel
+
+
+def ufunc_into(fn, a, b, buf, cd, dt, given: bool) -> None:
+    """``fn(a, b)`` into ``buf`` computed in ``cd``: one dtype throughout (a given output, ``cd`` the result
+    dtype ``dt``) calls numpy without ``dtype=``/``casting=``, which resolves its loop faster."""
+    if given and cd is dt:
+        fn(a, b, out=buf)
+    else:
+        fn(a, b, out=buf, dtype=cd.np, casting="unsafe")
 
 
 def comparison(ufunc, *, name):
