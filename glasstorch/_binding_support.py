@@ -30,11 +30,8 @@ def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
     """PyTorch's ``torch._C._disabled_torch_function_impl``: as a class's ``__torch_function__`` it switches the
     protocol off for that class (``nn.Parameter``); called directly it runs ``func`` with Tensor subclasses out of
     the protocol (Note [Torch function state])."""
-    torch_function_state.subclass_off += 1
-    try:
+    with DisableTorchFunctionSubclass():
         return func(*args, **(kwargs or {}))
-    finally:
-        torch_function_state.subclass_off -= 1
 
 
 # ``__torch_function__`` values that mean "no override"; a layer defining another such sentinel registers it.

@@ -30,8 +30,8 @@ from ._ops.kernels.cpu import random as _rand
 from ._ops.python_arg_parser import Signatures as _Signatures
 from ._ops.python_arg_parser import TorchFunctionOverload
 from ._tensor.impl import empty_strided_impl
-from .overrides import _binding_fallback, handle_torch_function, has_torch_function
-from .tensor import Tensor, _finish, _strides_for, parse_size, preserve_format, wrap
+from .overrides import _binding_fallback
+from .tensor import Tensor, _finish, _strides_for, _subclass_protocol, parse_size, preserve_format, wrap
 
 __all__ = [
     "tensor", "as_tensor", "from_numpy", "asarray", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
@@ -548,8 +548,6 @@ def split(tensor, split_size_or_sections, dim=0):
 def _split_method(self, split_size, dim=0):
     """``Tensor.split`` as PyTorch's ``_tensor.py`` writes it: an int goes to ``split`` (two signatures), anything
     else to ``split_with_sizes``, each parsed with its own Python signatures (and their TypeErrors)."""
-    if type(self) is not Tensor and has_torch_function((self,)):
-        return handle_torch_function(Tensor.split, (self,), self, split_size, dim)
     if isinstance(split_size, builtins.int):
         i, (impl, size, d) = _SIGS["split"].parse((self, split_size, dim), None)
         if i == 0:
@@ -559,8 +557,8 @@ def _split_method(self, split_size, dim=0):
     return tuple([wrap(v) for v in _aten.split_with_sizes(impl, list(size), d)])
 
 
-_split_method.__name__, _split_method.__qualname__ = "split", "Tensor.split"  # as __torch_function__ sees it
-Tensor.split = _split_method
+_split_method.__name__ = "split"  # as __torch_function__ sees it
+Tensor.split = _subclass_protocol(_split_method)
 
 
 

@@ -19,8 +19,11 @@ checks ``self`` first; a type it does not know raises its usual TypeError.  Eith
 parser's error.  So the protocol costs plain Tensors nothing.  Python functions that want the protocol
 (``nn.functional``) call :func:`has_torch_function` / :func:`handle_torch_function` themselves.
 
-Not done (PyTorch does these): attribute and property reads (``s.shape``, ``s.grad``) and the hand-written
-Tensor methods other than indexing do not call ``__torch_function__``; torch function modes do not exist.
+Hand-written Tensor methods take part through ``tensor._subclass_protocol`` (``detach``, ``to``, the dtype
+casts, ``new_*``, ``split``, ``as_subclass``) or their own check (indexing).  Not done (PyTorch does these):
+attribute and property reads (``s.shape``, ``s.grad``), the remaining hand-written methods (``size``, ``item``,
+``backward`` ...) and hand-written functions outside the bindings (``zeros``, ``tensor``) do not call
+``__torch_function__``; torch function modes do not exist.
 """
 
 from __future__ import annotations

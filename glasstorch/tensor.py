@@ -464,14 +464,10 @@ class Tensor:
                 return ret
             return _convert_to_subclass(ret, cls)
 
+    @_subclass_protocol
     def as_subclass(self, cls):
         """A ``cls`` instance aliasing this tensor (``alias``: same memory and version counter, attached to the
         autograd graph through ``AliasBackward0``, its ``_base`` this tensor)."""
-        from ._binding_support import tf_subclass_active
-
-        if type(self) is not Tensor and tf_subclass_active(type(self)):
-            from .overrides import handle_torch_function
-            return handle_torch_function(Tensor.as_subclass, (self,), self, cls)
         if not isinstance(cls, type):
             raise TypeError(f"cls must be a type (got {type(cls).__name__})")
         if not issubclass(cls, Tensor):
@@ -797,15 +793,19 @@ class Tensor:
 
     def __getitem__(self, idx):
         """``x[idx]``: basic items are views (select/slice/unsqueeze), index tensors go to ``aten::index``."""
-        if type(self) is not Tensor and _has_tf(self, idx):
-            return _tf_handle(Tensor.__getitem__, self, idx)
+        if type(self) is not Tensor:
+            relevant = _indexing_operands(self, idx)
+            if _has_tf(relevant):
+                return _tf_handle(Tensor.__getitem__, relevant, self, idx)
         return _indexing.getitem(self, idx)
 
     def __setitem__(self, idx, value):
         """``x[idx] = value``: ``copy_`` into the view, or ``aten::index_put_`` for index tensors."""
-        if (type(self) is not Tensor or type(value) not in _PLAIN_VALUES) and _has_tf(self, idx, value):
-            _tf_handle(Tensor.__setitem__, self, idx, value)
-            return
+        if type(self) is not Tensor or type(value) not in _PLAIN_VALUES:
+            relevant = _indexing_operands(self, idx, value)
+            if _has_tf(relevant):
+                _tf_handle(Tensor.__setitem__, relevant, self, idx, value)
+                return
         _indexing.setitem(self, idx, value)
 
 
@@ -813,16 +813,19 @@ class Tensor:
 _PLAIN_VALUES = frozenset((Tensor, int, float, bool, complex))
 
 
-def _has_tf(*values) -> bool:
-    """Whether an indexing call's self, index (or its items) or value takes part in ``__torch_function__``."""
+def _indexing_operands(*args) -> tuple:
+    """What an indexing call shows ``__torch_function__``: self, the index and its items, the value if any."""
+    idx = args[1]
+    return args + (tuple(idx) if isinstance(idx, (tuple, list)) else ())
+
+
+def _has_tf(relevant) -> bool:
     from .overrides import has_torch_function
-    idx = values[1]
-    return has_torch_function(values + (tuple(idx) if isinstance(idx, (tuple, list)) else ()))
+    return has_torch_function(relevant)
 
 
-def _tf_handle(func, *args):
+def _tf_handle(func, relevant, *args):
     from .overrides import handle_torch_function
-    relevant = args + (tuple(args[1]) if isinstance(args[1], (tuple, list)) else ())
     return handle_torch_function(func, relevant, *args)
 
 

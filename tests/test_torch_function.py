@@ -87,6 +87,20 @@ def test_as_subclass_errors_match_torch(arg):
     assert run(gt) == run(torch)
 
 
+def test_disable_switches_match_torch():
+    def run(m):
+        _, logged = _classes(m)
+        s = m.ones(2).as_subclass(logged)
+        logged.log.clear()
+        with m._C.DisableTorchFunctionSubclass():
+            a = s + 1
+        with m._C.DisableTorchFunction():
+            b = s * 2
+        c = m._C._disabled_torch_function_impl(m.add, (), (s, 1), {})
+        return [type(x).__name__ for x in (a, b, c, s - 1)], list(logged.log)
+    assert run(gt) == run(torch)
+
+
 def test_disable_torch_function_subclass():
     plain, logged = _classes(gt)
     s = gt.ones(2).as_subclass(logged)
