@@ -214,6 +214,79 @@ def test_gradcheck_not_linear_in_grad_output():
     assert got == want == (True, False)
 
 
+# -- outputs that are views of the input ---------------------------------------------------------------------
+# The numerical Jacobian must copy each output before the next perturbation: a view reads the perturbed storage.
+VIEW_FUNCS = {
+    "view": lambda a: a.view(-1),
+    "t": lambda a: a.t(),
+    "slice_step": lambda a: a[:, ::2],
+    "select": lambda a: a[1],
+    "unsqueeze_expand": lambda a: a.unsqueeze(0).expand(2, 2, 3),
+    "diagonal": lambda a: a.diagonal(),
+    "as_strided": lambda a: a.as_strided((2, 2), (1, 2), 1),
+    "unbind": lambda a: a.unbind(1),
+    "split_two_views": lambda a: (a.split(1, 0)[0], a.transpose(0, 1)),
+    "view_and_op": lambda a: (a.view(3, 2), a.sin()),
+}
+
+
+@pytest.mark.parametrize("fast_mode", [False, True], ids=["slow", "fast"])
+@pytest.mark.parametrize("name", sorted(VIEW_FUNCS))
+def test_gradcheck_view_outputs(name, fast_mode):
+    got, want = both(lambda m: m.autograd.gradcheck(VIEW_FUNCS[name], (_inputs(m)[0],), fast_mode=fast_mode))
+    assert got is True and want is True
+
+
+def _wrong_view(m):
+    class WrongView(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.shape = a.shape
+            return a.view(-1)  # a view of the input
+
+        @staticmethod
+        def backward(ctx, g):
+            return 2 * g.view(ctx.shape)  # should be g.view(shape)
+
+    return WrongView
+
+
+@pytest.mark.parametrize("fast_mode", [False, True], ids=["slow", "fast"])
+def test_gradcheck_catches_wrong_backward_of_a_view(fast_mode):
+    def recipe(m):
+        x = m.tensor([[0.5, -1.0], [2.0, 0.25]], dtype=m.float64, requires_grad=True)
+        m.autograd.gradcheck(_wrong_view(m).apply, (x,), fast_mode=fast_mode)
+
+    if fast_mode:  # the fast check's message shows random projections: same type only
+        got, want = both(lambda m: _raised(recipe, m))
+        assert type(got).__name__ == type(want).__name__ == "GradcheckError"
+    else:
+        _same_error(recipe)
+
+
+def _raised(recipe, m):
+    try:
+        recipe(m)
+    except Exception as e:  # noqa: BLE001 - the exception is the result
+        return e
+    return None
+
+
+def test_gradcheck_catches_wrong_builtin_view_formula(monkeypatch):
+    """A wrong formula on a real view op (TBackward0 doubled) fails gradcheck, so view ops' gradchecks check."""
+    from glasstorch.autograd._generated import nodes
+
+    right = nodes.TBackward0.apply
+    to_tensor = glasstorch.autograd.graph.to_tensor  # nodes return internal tensors
+    monkeypatch.setattr(nodes.TBackward0, "apply",
+                        lambda node, grads: [(to_tensor(g) * 2)._impl for g in right(node, grads)])
+    x = _inputs(glasstorch)[0]
+    assert not glasstorch.autograd.gradcheck(lambda a: a.t(), (x,), raise_exception=False)
+    assert not glasstorch.autograd.gradcheck(lambda a: a.t(), (x,), raise_exception=False, fast_mode=True)
+    monkeypatch.undo()
+    assert glasstorch.autograd.gradcheck(lambda a: a.t(), (x,))
+
+
 # -- functional -----------------------------------------------------------------------------------------
 def _fn_two(a, b):
     return a.sin() * b, (a * b).sum()

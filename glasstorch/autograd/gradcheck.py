@@ -96,6 +96,17 @@ def _check_inputs(inputs) -> None:
 
 
 # -- numerical Jacobian -------------------------------------------------------------------------------------
+def _snapshot(out) -> list:
+    """Detached copies of ``out``'s tensors, taken before the next perturbation (Note [Outputs that are views])."""
+    return [o.detach().clone() for o in _as_tuple(out) if _is_tensor(o)]
+
+
+# Note [Outputs that are views]
+# An output may be a view of the input (``x.view(-1)``, ``x.t()``): it reads the perturbed storage, so without a
+# copy the "minus" output follows the input to ``+eps`` and every numerical derivative is zero. PyTorch's
+# gradcheck clones each output as it is computed; so do we, in both the slow and the fast check.
+
+
 def _numerical_jacobian(func, inputs, outputs, eps) -> list:
     """``J[j][i]``: (inputs[j].numel(), outputs[i].numel()) for every input j that requires grad, every output i."""
     torch = _torch()
@@ -108,9 +119,9 @@ def _numerical_jacobian(func, inputs, outputs, eps) -> list:
             entry = data[idx] if idx else data
             orig = entry.clone()
             entry.copy_(orig - eps)
-            lo = [o for o in _as_tuple(func(*inputs)) if _is_tensor(o)]
+            lo = _snapshot(func(*inputs))
             entry.copy_(orig + eps)
-            hi = [o for o in _as_tuple(func(*inputs)) if _is_tensor(o)]
+            hi = _snapshot(func(*inputs))
             entry.copy_(orig)
             for k, (a, b) in enumerate(zip(lo, hi, strict=False)):
                 cols[k].append(((b - a) / (2 * eps)).detach().reshape(-1))
@@ -131,7 +142,7 @@ def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes) -> list:
     diff = _diff_inputs(inputs)
 
     def rows():
-        grad_out = torch.zeros_like(output)
+        grad_out = torch.zeros(output.shape, dtype=output.dtype, device=output.device)  # row-major: view(-1)
         flat = grad_out.view(-1)
         per_input = [[] for _ in diff]
         for k in range(output.numel()):
@@ -245,8 +256,10 @@ def _fast_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dty
 
 
 def _differentiable_like(out, reference) -> list:
+    """Detached copies of the outputs of ``out`` whose counterpart in ``reference`` is differentiable (Note
+    [Outputs that are views])."""
     ref = _as_tuple(reference)
-    return [o.detach() for o, r in zip(_as_tuple(out), ref, strict=False) if _is_tensor(r) and r.requires_grad]
+    return [o.detach().clone() for o, r in zip(_as_tuple(out), ref, strict=False) if _is_tensor(r) and r.requires_grad]
 
 
 def _check_backward_linear(outputs, inputs) -> None:
