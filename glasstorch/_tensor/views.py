@@ -19,7 +19,7 @@ from .impl import TensorImpl, storage_nbytes_for
 __all__ = [
     "view", "as_strided", "transpose", "permute", "expand", "narrow", "slice_", "select", "unsqueeze",
     "squeeze", "flatten", "unflatten", "movedim", "unfold", "diagonal", "split", "split_with_sizes", "chunk",
-    "unbind", "tensor_split", "basic_index", "alias", "view_dtype", "t", "tensor_type_name",
+    "unbind", "tensor_split", "basic_index", "alias", "view_dtype", "t", "tensor_type_name", "type_string",
 ]
 
 
@@ -27,6 +27,21 @@ def tensor_type_name(impl: TensorImpl) -> str:
     """PyTorch's legacy type string used in messages: ``torch.FloatTensor``, ``torch.cuda.LongTensor``."""
     mid = "" if impl.device.type == "cpu" else f"{impl.device.type}."
     return f"torch.{mid}{impl.dtype._tensor_type}"
+
+
+# The ScalarTypes that keep a legacy Python name (torch.FloatTensor) in PyTorch's C++ messages; the others print
+# as dispatch key + ScalarType + "Type" (CPUBFloat16Type, CPUBoolType), and so does every type on meta.
+_LEGACY_NAMED = frozenset({"Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double"})
+_KEY_OF_DEVICE = {"cpu": "CPU", "cuda": "CUDA", "meta": "Meta"}
+
+
+def type_string(impl: TensorImpl) -> str:
+    """The type string of PyTorch's C++ messages (``TensorBase::toString``): ``torch.FloatTensor`` for the
+    classic CPU/CUDA types, ``CPUBFloat16Type`` or ``MetaFloatType`` for the rest."""
+    kind = impl.device.type
+    if kind in ("cpu", "cuda") and impl.dtype._short in _LEGACY_NAMED:
+        return tensor_type_name(impl)
+    return f"{_KEY_OF_DEVICE.get(kind, kind)}{impl.dtype._short}Type"
 
 
 def _fmt(xs):
@@ -147,7 +162,7 @@ def permute(impl: TensorImpl, dims) -> TensorImpl:
 def expand(impl: TensorImpl, size) -> TensorImpl:
     size = tuple(size)
     if len(size) < impl.ndim:
-        raise RuntimeError(f"expand({tensor_type_name(impl)}{{{_fmt(impl.sizes)}}}, size={_fmt(size)}): the number "
+        raise RuntimeError(f"expand({type_string(impl)}{{{_fmt(impl.sizes)}}}, size={_fmt(size)}): the number "
                            f"of sizes provided ({len(size)}) must be greater or equal to the number of dimensions in "
                            f"the tensor ({impl.ndim})")
     sizes, strides = _shape.expand_strides(impl.sizes, impl.strides, size)

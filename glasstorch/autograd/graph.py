@@ -25,12 +25,13 @@ from typing import NamedTuple
 
 from .._core.grad_state import state as _grad_state
 from .._tensor.impl import AutogradMeta, TensorImpl
-from .._tensor.views import tensor_type_name
+from .._tensor.views import type_string
 from .anomaly_mode import is_anomaly_enabled
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "gradient_edge", "collect_next_edges", "set_history",
            "requires_grad", "current_grad_fn", "RemovableHandle", "saved_tensors_hooks", "to_tensor",
            "bind_tensor_class",
+           "save_on_cpu", "disable_saved_tensors_hooks", "allow_mutation_on_saved_tensors",
            "UINT64_MAX", "GradientEdge", "get_gradient_edge", "increment_version", "register_multi_grad_hook"]
 
 UINT64_MAX = (1 << 64) - 1
@@ -98,6 +99,17 @@ class Node:
     # -- what PyTorch shows ----------------------------------------------------------------------
     def name(self) -> str:
         return type(self).__name__
+
+    def __getattr__(self, name: str):
+        """``_raw_saved_<field>``: the :class:`SavedTensor` behind ``_saved_<field>`` (hooks may be registered)."""
+        if name.startswith("_raw_saved_") and f"{name[11:]}_" in getattr(type(self), "_saved_names", ()):
+            return getattr(self, f"{name[11:]}_")
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self):
+        saved = getattr(type(self), "_saved_names", ())
+        raw = [f"_raw_saved_{n[:-1]}" for n in saved if isinstance(getattr(self, n, None), SavedTensor)]
+        return sorted(set(super().__dir__()) - {"_saved_names"} | set(raw))
 
     @property
     def next_functions(self) -> tuple:
@@ -287,7 +299,21 @@ _BACKWARD_TWICE = ("Trying to backward through the graph a second time (or direc
                    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
                    "graph a second time or if you need to access saved tensors after calling backward.")
 
-_hooks_state = threading.local()
+_INFERENCE_SAVED = ("Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
+                    "mode in computation tracked by autograd. To work around this, you can make a clone to get a "
+                    "normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+                    "`torch.inference_mode()`.")
+_PACK_MODIFIES = ("A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook "
+                  "cannot be modified by in-place operations as this can lead to unexpected side-effects. Please "
+                  "open an issue if you need to perform in-place operations on the input to a pack hook.")
+
+_hooks_state = threading.local()  # .stack: the default (pack, unpack) pairs; .disabled: the message, or None
+
+
+def _check_hooks_enabled() -> None:
+    msg = getattr(_hooks_state, "disabled", None)
+    if msg is not None:
+        raise RuntimeError(msg)
 
 
 class SavedTensor:
@@ -305,6 +331,8 @@ class SavedTensor:
         if impl is None:
             self.impl = None
             return
+        if impl.is_inference():
+            raise RuntimeError(_INFERENCE_SAVED)
         self.version = impl.version.version
         meta = impl.autograd
         self.output_nr = 0 if meta is None else meta.output_nr
@@ -313,19 +341,39 @@ class SavedTensor:
         self.grad_fn_ref = weakref.ref(meta.grad_fn) if is_output and meta is not None and meta.grad_fn else None
         hooks = getattr(_hooks_state, "stack", None)
         if hooks:
-            pack, unpack = hooks[-1]
-            prev = _grad_state.enabled
-            _grad_state.enabled = False  # PyTorch runs pack hooks without recording
-            try:
-                self.packed = pack(to_tensor(impl))
-            finally:
-                _grad_state.enabled = prev
-            self.unpack_hook = unpack
-            self.impl = None
+            self._pack_with(impl, *hooks[-1])
         elif is_output:
             self.impl = impl.view_impl(impl.sizes, impl.strides, impl.offset)  # the data, not the history
         else:
             self.impl = impl
+
+    def _pack_with(self, impl, pack, unpack) -> None:
+        prev = _grad_state.enabled
+        _grad_state.enabled = False  # PyTorch runs pack hooks without recording
+        try:
+            self.packed = pack(to_tensor(impl))
+        finally:
+            _grad_state.enabled = prev
+        if impl.version.version != self.version:
+            raise RuntimeError(_PACK_MODIFIES)
+        self.unpack_hook = unpack
+        self.impl = None
+
+    def register_hooks(self, pack_hook, unpack_hook) -> None:
+        """Pack the saved tensor now with ``pack_hook``; backward unpacks it with ``unpack_hook``
+        (``torch._C._autograd.SavedTensor.register_hooks``)."""
+        if self.unpack_hook is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. Hint: "
+                               "only one pair of hooks is allowed at a time.")
+        if self.released:
+            raise RuntimeError("Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
+                               "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
+                               "retain_graph=True if you need to backward through the graph a second time or if you "
+                               "need to access saved variables after calling backward.")
+        if self.was_none:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
+        _check_hooks_enabled()
+        self._pack_with(self.impl, pack_hook, unpack_hook)
 
     def release(self):
         self.released = True
@@ -360,9 +408,11 @@ def _version_error(impl, saved, node_name) -> str:
     meta = impl.autograd
     # A saved output names the node that produced it; a saved input its current grad_fn.  PyTorch 2.13
     # prints the node's name without its "Backward<N>" suffix ("output 0 of Exp").
+    # A saved view's grad_fn is read as the tensor's own (PyTorch's data_.grad_fn()): regenerated as AsStrided
+    # when its base moved, and refused (CreationMeta) for the views that may not be regenerated.
     node = saved.grad_fn_ref() if saved.grad_fn_ref is not None else None
     output_nr = saved.output_nr
-    if node is None and meta is not None and meta.grad_fn is not None:
+    if node is None and meta is not None and current_grad_fn(impl) is not None:
         node, output_nr = meta.grad_fn, meta.output_nr
     fn = re.sub(r"Backward\d*$", "", node.name()) if node is not None else None
     which = f", which is output {output_nr} of {fn}," if fn else ""
@@ -371,7 +421,7 @@ def _version_error(impl, saved, node_name) -> str:
         "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
         "torch.autograd.set_detect_anomaly(True, check_nan=False).")
     return (f"one of the variables needed for gradient computation has been modified by an inplace operation: "
-            f"[{tensor_type_name(impl)} [{shape}]]{which} is at version {impl.version.version}; expected version "
+            f"[{type_string(impl)} [{shape}]]{which} is at version {impl.version.version}; expected version "
             f"{saved.version} instead. {hint}")
 
 
@@ -383,6 +433,7 @@ class saved_tensors_hooks:
         self.unpack_hook = unpack_hook
 
     def __enter__(self):
+        _check_hooks_enabled()
         stack = getattr(_hooks_state, "stack", None)
         if stack is None:
             stack = _hooks_state.stack = []
@@ -391,6 +442,86 @@ class saved_tensors_hooks:
 
     def __exit__(self, *exc):
         _hooks_state.stack.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Keep tensors saved for backward on the CPU; backward moves each back to its device
+    (``torch.autograd.graph.save_on_cpu``).  ``pin_memory`` asks for a non-blocking copy back; this build has no
+    pinned host memory, so the copy is an ordinary one (the values are the same)."""
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda"):
+        def pack(tensor):
+            return tensor.device, tensor.cpu()
+
+        def unpack(packed):
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
+
+        super().__init__(pack, unpack)
+
+
+class disable_saved_tensors_hooks:
+    """Make entering saved-tensor hooks raise ``RuntimeError(error_message)`` meanwhile
+    (``torch.autograd.graph.disable_saved_tensors_hooks``); the previous setting comes back on exit."""
+
+    def __init__(self, error_message: str):
+        self.error_message = error_message
+
+    def __enter__(self):
+        self.prev = getattr(_hooks_state, "disabled", None)
+        _hooks_state.disabled = self.error_message
+
+    def __exit__(self, *exc):
+        _hooks_state.disabled = self.prev
+
+    def __call__(self, fn):
+        def wrapper(*args, **kwargs):
+            with self.__class__(self.error_message):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class _AllowMutationOnSavedContext:
+    """The state of one ``allow_mutation_on_saved_tensors`` block: closed once the block is left."""
+
+    def __init__(self):
+        self.closed = False
+
+
+_mutation_state = threading.local()
+
+
+class allow_mutation_on_saved_tensors:
+    """Tensors saved for backward inside this block may be modified in place afterwards: backward sees the
+    values they had when saved (``torch.autograd.graph.allow_mutation_on_saved_tensors``).
+
+    PyTorch clones a saved tensor just before an in-place op would write it; here the pack hook clones each
+    saved tensor when it is saved (the same gradients, more memory).  Backward must run inside the block.
+    """
+
+    def __enter__(self) -> _AllowMutationOnSavedContext:
+        if getattr(_mutation_state, "active", False):
+            raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+        ctx = self.ctx = _AllowMutationOnSavedContext()
+
+        def pack(tensor):
+            return tensor.clone()
+
+        def unpack(saved):
+            if ctx.closed:
+                raise AssertionError("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+                                     "in which the graph was originally recorded.")
+            return saved
+
+        self.hooks = saved_tensors_hooks(pack, unpack)
+        self.hooks.__enter__()
+        _mutation_state.active = True
+        return ctx
+
+    def __exit__(self, *exc):
+        self.hooks.__exit__(*exc)
+        self.ctx.closed = True
+        _mutation_state.active = False
 
 
 # -- graph utilities of torch.autograd.graph -----------------------------------------------------------------

@@ -243,10 +243,12 @@ def _node_class(info: Info) -> list:
             f"    _inputs = {tuple(info.diff_inputs)!r}", "",
             "    def apply(node, grads):  # noqa: N805 - formulas name an input `self`",
             f"        grads = {_grads_prep(e)}", "        grad = grads[0]"]
-    loads = [f"{n} = _unpack(node, node.{n}_, {node!r})" for n in saved_t] + \
-            [f"{n} = node.{n}_" for n in saved_v + saved_m] + \
-            (["result = wrap_saved(node.result_, " + repr(node) + ")"] if info.uses_result else []) + \
-            [f"n_{n} = node.{n}_size_" for n in info.diff_inputs if n in info.list_inputs]
+    # Saved tensors unpack in name order, as PyTorch's generated apply does: the first one whose version moved
+    # is the one the error names.
+    unpacks = [(n, f"{n} = _unpack(node, node.{n}_, {node!r})") for n in saved_t] + \
+        ([("result", "result = wrap_saved(node.result_, " + repr(node) + ")")] if info.uses_result else [])
+    loads = [line for _, line in sorted(unpacks)] + [f"{n} = node.{n}_" for n in saved_v + saved_m] + \
+        [f"n_{n} = node.{n}_size_" for n in info.diff_inputs if n in info.list_inputs]
     out += [f"        {x}" for x in loads]
     spans = _spans(info)
     total = spans[info.diff_inputs[-1]][1] if info.diff_inputs else "0"

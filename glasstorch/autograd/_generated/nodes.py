@@ -37,9 +37,9 @@ class ConvolutionBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        bias = _unpack(node, node.bias_, 'ConvolutionBackward0')
         input = _unpack(node, node.input_, 'ConvolutionBackward0')
         weight = _unpack(node, node.weight_, 'ConvolutionBackward0')
-        bias = _unpack(node, node.bias_, 'ConvolutionBackward0')
         stride = node.stride_
         padding = node.padding_
         dilation = node.dilation_
@@ -105,9 +105,9 @@ class ConvolutionBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        bias = _unpack(node, node.bias_, 'ConvolutionBackward1')
         input = _unpack(node, node.input_, 'ConvolutionBackward1')
         weight = _unpack(node, node.weight_, 'ConvolutionBackward1')
-        bias = _unpack(node, node.bias_, 'ConvolutionBackward1')
         stride = node.stride_
         padding = node.padding_
         dilation = node.dilation_
@@ -1263,13 +1263,13 @@ class ScatterReduceBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'ScatterReduceBackward0')
         index = _unpack(node, node.index_, 'ScatterReduceBackward0')
+        result = wrap_saved(node.result_, 'ScatterReduceBackward0')
+        self = _unpack(node, node.self_, 'ScatterReduceBackward0')
         src = _unpack(node, node.src_, 'ScatterReduceBackward0')
         dim = node.dim_
         reduce = node.reduce_
         include_self = node.include_self_
-        result = wrap_saved(node.result_, 'ScatterReduceBackward0')
         out = [None] * 2
         if node.should_compute_output(0) or node.should_compute_output(1):
             res = _ScatterReduceBackward0_0(grad, grads, self, index, src, dim, reduce, include_self, result)
@@ -1589,8 +1589,8 @@ class MmBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'MmBackward0')
         mat2 = _unpack(node, node.mat2_, 'MmBackward0')
+        self = _unpack(node, node.self_, 'MmBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_MmBackward0_0(grad, grads, self, mat2))
@@ -1625,8 +1625,8 @@ class BmmBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'BmmBackward0')
         mat2 = _unpack(node, node.mat2_, 'BmmBackward0')
+        self = _unpack(node, node.self_, 'BmmBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_BmmBackward0_0(grad, grads, self, mat2))
@@ -1951,8 +1951,8 @@ class VdotBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'VdotBackward0')
         other = _unpack(node, node.other_, 'VdotBackward0')
+        self = _unpack(node, node.self_, 'VdotBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_VdotBackward0_0(grad, grads, self, other))
@@ -1983,9 +1983,9 @@ class LinalgSvdBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = _defined_grads(grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'LinalgSvdBackward0')
         full_matrices = node.full_matrices_
         compute_uv = node.compute_uv_
-        result = wrap_saved(node.result_, 'LinalgSvdBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_LinalgSvdBackward0_0(grad, grads, full_matrices, compute_uv, result))
@@ -2023,9 +2023,9 @@ class NllLossBackward0(Node):
         weight = _unpack(node, node.weight_, 'NllLossBackward0')
         reduction = node.reduction_
         ignore_index = node.ignore_index_
-        result = wrap_saved(node.result_, 'NllLossBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
+        result = wrap_saved(node.result_, 'NllLossBackward0')
             out[0] = unwrap(_NllLossBackward0_0(grad, grads, self, target, weight, reduction, ignore_index, result))
         return out
 
@@ -2073,9 +2073,9 @@ class NllLoss2DBackward0(Node):
         weight = _unpack(node, node.weight_, 'NllLoss2DBackward0')
         reduction = node.reduction_
         ignore_index = node.ignore_index_
-        result = wrap_saved(node.result_, 'NllLoss2DBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
+        result = wrap_saved(node.result_, 'NllLoss2DBackward0')
             out[0] = unwrap(_NllLoss2DBackward0_0(grad, grads, self, target, weight, reduction, ignore_index, result))
         return out
 
@@ -2304,11 +2304,11 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         self = _unpack(node, node.self_, 'BinaryCrossEntropyWithLogitsBackward0')
         target = _unpack(node, node.target_, 'BinaryCrossEntropyWithLogitsBackward0')
         weight = _unpack(node, node.weight_, 'BinaryCrossEntropyWithLogitsBackward0')
-        pos_weight = _unpack(node, node.pos_weight_, 'BinaryCrossEntropyWithLogitsBackward0')
         reduction = node.reduction_
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_BinaryCrossEntropyWithLogitsBackward0_0(grad, grads, self, target, weight, pos_weight, reduction))
+        pos_weight = _unpack(node, node.pos_weight_, 'BinaryCrossEntropyWithLogitsBackward0')
         if node.should_compute_output(1):
             out[1] = unwrap(_BinaryCrossEntropyWithLogitsBackward0_1(grad, grads, self, target, weight, pos_weight, reduction))
         return out
@@ -2861,13 +2861,13 @@ class NativeLayerNormBackward0(Node):
         grad = grads[0]
         input = _unpack(node, node.input_, 'NativeLayerNormBackward0')
         weight = _unpack(node, node.weight_, 'NativeLayerNormBackward0')
-        bias = _unpack(node, node.bias_, 'NativeLayerNormBackward0')
         normalized_shape = node.normalized_shape_
         eps = node.eps_
-        result = wrap_saved(node.result_, 'NativeLayerNormBackward0')
         out = [None] * 3
         if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
+        bias = _unpack(node, node.bias_, 'NativeLayerNormBackward0')
             res = _NativeLayerNormBackward0_0(grad, grads, input, weight, bias, normalized_shape, eps, result)
+        result = wrap_saved(node.result_, 'NativeLayerNormBackward0')
             out[0] = unwrap(res[0])
             out[1] = unwrap(res[1])
             out[2] = unwrap(res[2])
@@ -2915,7 +2915,6 @@ class FusedRmsNormBackward0(Node):
         input = _unpack(node, node.input_, 'FusedRmsNormBackward0')
         weight = _unpack(node, node.weight_, 'FusedRmsNormBackward0')
         normalized_shape = node.normalized_shape_
-        result = wrap_saved(node.result_, 'FusedRmsNormBackward0')
         out = [None] * 2
         if node.should_compute_output(0) or node.should_compute_output(1):
             res = _FusedRmsNormBackward0_0(grad, grads, input, weight, normalized_shape, result)
@@ -2925,6 +2924,7 @@ class FusedRmsNormBackward0(Node):
 
     @property
     def _saved_input(self):
+        result = wrap_saved(node.result_, 'FusedRmsNormBackward0')
         return _unpack(self, self.input_, 'FusedRmsNormBackward0')
 
     @property
@@ -2954,14 +2954,11 @@ class NativeBatchNormBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        input = _unpack(node, node.input_, 'NativeBatchNormBackward0')
-        weight = _unpack(node, node.weight_, 'NativeBatchNormBackward0')
         bias = _unpack(node, node.bias_, 'NativeBatchNormBackward0')
         running_mean = _unpack(node, node.running_mean_, 'NativeBatchNormBackward0')
         running_var = _unpack(node, node.running_var_, 'NativeBatchNormBackward0')
         training = node.training_
         eps = node.eps_
-        result = wrap_saved(node.result_, 'NativeBatchNormBackward0')
         out = [None] * 3
         if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
             res = _NativeBatchNormBackward0_0(grad, grads, input, weight, bias, running_mean, running_var, training, eps, result)
@@ -2969,8 +2966,11 @@ class NativeBatchNormBackward0(Node):
             out[1] = unwrap(res[1])
             out[2] = unwrap(res[2])
         return out
+        input = _unpack(node, node.input_, 'NativeBatchNormBackward0')
+        result = wrap_saved(node.result_, 'NativeBatchNormBackward0')
 
     @property
+        weight = _unpack(node, node.weight_, 'NativeBatchNormBackward0')
     def _saved_input(self):
         return _unpack(self, self.input_, 'NativeBatchNormBackward0')
 
@@ -3017,14 +3017,11 @@ class NativeBatchNormLegitBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        input = _unpack(node, node.input_, 'NativeBatchNormLegitBackward0')
-        weight = _unpack(node, node.weight_, 'NativeBatchNormLegitBackward0')
         bias = _unpack(node, node.bias_, 'NativeBatchNormLegitBackward0')
         running_mean = _unpack(node, node.running_mean_, 'NativeBatchNormLegitBackward0')
         running_var = _unpack(node, node.running_var_, 'NativeBatchNormLegitBackward0')
         training = node.training_
         eps = node.eps_
-        result = wrap_saved(node.result_, 'NativeBatchNormLegitBackward0')
         out = [None] * 3
         if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
             res = _NativeBatchNormLegitBackward0_0(grad, grads, input, weight, bias, running_mean, running_var, training, eps, result)
@@ -3036,8 +3033,11 @@ class NativeBatchNormLegitBackward0(Node):
     @property
     def _saved_input(self):
         return _unpack(self, self.input_, 'NativeBatchNormLegitBackward0')
+        input = _unpack(node, node.input_, 'NativeBatchNormLegitBackward0')
+        result = wrap_saved(node.result_, 'NativeBatchNormLegitBackward0')
 
     @property
+        weight = _unpack(node, node.weight_, 'NativeBatchNormLegitBackward0')
     def _saved_weight(self):
         return _unpack(self, self.weight_, 'NativeBatchNormLegitBackward0')
 
@@ -3082,10 +3082,8 @@ class NativeBatchNormLegitBackward1(Node):
         grad = grads[0]
         input = _unpack(node, node.input_, 'NativeBatchNormLegitBackward1')
         weight = _unpack(node, node.weight_, 'NativeBatchNormLegitBackward1')
-        bias = _unpack(node, node.bias_, 'NativeBatchNormLegitBackward1')
         training = node.training_
         eps = node.eps_
-        result = wrap_saved(node.result_, 'NativeBatchNormLegitBackward1')
         out = [None] * 3
         if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
             res = _NativeBatchNormLegitBackward1_0(grad, grads, input, weight, bias, training, eps, result)
@@ -3100,7 +3098,9 @@ class NativeBatchNormLegitBackward1(Node):
 
     @property
     def _saved_weight(self):
+        bias = _unpack(node, node.bias_, 'NativeBatchNormLegitBackward1')
         return _unpack(self, self.weight_, 'NativeBatchNormLegitBackward1')
+        result = wrap_saved(node.result_, 'NativeBatchNormLegitBackward1')
 
     @property
     def _saved_bias(self):
@@ -3133,13 +3133,10 @@ class NativeBatchNormLegitNoTrainingBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        input = _unpack(node, node.input_, 'NativeBatchNormLegitNoTrainingBackward0')
-        weight = _unpack(node, node.weight_, 'NativeBatchNormLegitNoTrainingBackward0')
         bias = _unpack(node, node.bias_, 'NativeBatchNormLegitNoTrainingBackward0')
         running_mean = _unpack(node, node.running_mean_, 'NativeBatchNormLegitNoTrainingBackward0')
         running_var = _unpack(node, node.running_var_, 'NativeBatchNormLegitNoTrainingBackward0')
         eps = node.eps_
-        result = wrap_saved(node.result_, 'NativeBatchNormLegitNoTrainingBackward0')
         out = [None] * 3
         if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
             res = _NativeBatchNormLegitNoTrainingBackward0_0(grad, grads, input, weight, bias, running_mean, running_var, eps, result)
@@ -3160,8 +3157,11 @@ class NativeBatchNormLegitNoTrainingBackward0(Node):
     def _saved_bias(self):
         return _unpack(self, self.bias_, 'NativeBatchNormLegitNoTrainingBackward0')
 
+        input = _unpack(node, node.input_, 'NativeBatchNormLegitNoTrainingBackward0')
+        result = wrap_saved(node.result_, 'NativeBatchNormLegitNoTrainingBackward0')
     @property
     def _saved_running_mean(self):
+        weight = _unpack(node, node.weight_, 'NativeBatchNormLegitNoTrainingBackward0')
         return _unpack(self, self.running_mean_, 'NativeBatchNormLegitNoTrainingBackward0')
 
     @property
@@ -3193,12 +3193,10 @@ class NativeGroupNormBackward0(Node):
         grad = grads[0]
         input = _unpack(node, node.input_, 'NativeGroupNormBackward0')
         weight = _unpack(node, node.weight_, 'NativeGroupNormBackward0')
-        bias = _unpack(node, node.bias_, 'NativeGroupNormBackward0')
         N = node.N_
         C = node.C_
         HxW = node.HxW_
         group = node.group_
-        result = wrap_saved(node.result_, 'NativeGroupNormBackward0')
         out = [None] * 3
         if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
             res = _NativeGroupNormBackward0_0(grad, grads, input, weight, bias, N, C, HxW, group, result)
@@ -3219,7 +3217,9 @@ class NativeGroupNormBackward0(Node):
     def _saved_bias(self):
         return _unpack(self, self.bias_, 'NativeGroupNormBackward0')
 
+        bias = _unpack(node, node.bias_, 'NativeGroupNormBackward0')
     @property
+        result = wrap_saved(node.result_, 'NativeGroupNormBackward0')
     def _saved_result(self):
         return wrap_saved(self.result_, 'NativeGroupNormBackward0')
 
@@ -3256,7 +3256,6 @@ class NativeDropoutBackward0(Node):
         grad = grads[0]
         p = node.p_
         train = node.train_
-        result = wrap_saved(node.result_, 'NativeDropoutBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_NativeDropoutBackward0_0(grad, grads, p, train, result))
@@ -3286,6 +3285,7 @@ class EmbeddingBackward0(Node):
     _saved_names = ('indices_',)
     _inputs = ('weight',)
 
+        result = wrap_saved(node.result_, 'NativeDropoutBackward0')
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
@@ -3349,14 +3349,12 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        query = _unpack(node, node.query_, 'ScaledDotProductFlashAttentionForCpuBackward0')
+        attn_mask = _unpack(node, node.attn_mask_, 'ScaledDotProductFlashAttentionForCpuBackward0')
         key = _unpack(node, node.key_, 'ScaledDotProductFlashAttentionForCpuBackward0')
         value = _unpack(node, node.value_, 'ScaledDotProductFlashAttentionForCpuBackward0')
-        attn_mask = _unpack(node, node.attn_mask_, 'ScaledDotProductFlashAttentionForCpuBackward0')
         dropout_p = node.dropout_p_
         is_causal = node.is_causal_
         scale = node.scale_
-        result = wrap_saved(node.result_, 'ScaledDotProductFlashAttentionForCpuBackward0')
         out = [None] * 3
         if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
             res = _ScaledDotProductFlashAttentionForCpuBackward0_0(grad, grads, query, key, value, attn_mask, dropout_p, is_causal, scale, result)
@@ -3383,6 +3381,8 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
 
     @property
     def _saved_result(self):
+        query = _unpack(node, node.query_, 'ScaledDotProductFlashAttentionForCpuBackward0')
+        result = wrap_saved(node.result_, 'ScaledDotProductFlashAttentionForCpuBackward0')
         return wrap_saved(self.result_, 'ScaledDotProductFlashAttentionForCpuBackward0')
 
     @property
@@ -3574,7 +3574,6 @@ class MulBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'MulBackward0')
         other = _unpack(node, node.other_, 'MulBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
@@ -3608,6 +3607,7 @@ class MulBackward1(Node):
         grad = grads[0]
         other = node.other_
         out = [None] * 1
+        self = _unpack(node, node.self_, 'MulBackward0')
         if node.should_compute_output(0):
             out[0] = unwrap(_MulBackward1_0(grad, grads, other))
         return out
@@ -3635,7 +3635,6 @@ class DivBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'DivBackward0')
         other = _unpack(node, node.other_, 'DivBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
@@ -3669,6 +3668,7 @@ class DivBackward1(Node):
         grad = grads[0]
         other = node.other_
         out = [None] * 1
+        self = _unpack(node, node.self_, 'DivBackward0')
         if node.should_compute_output(0):
             out[0] = unwrap(_DivBackward1_0(grad, grads, other))
         return out
@@ -3696,7 +3696,6 @@ class DivBackward2(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'DivBackward2')
         other = _unpack(node, node.other_, 'DivBackward2')
         rounding_mode = node.rounding_mode_
         out = [None] * 2
@@ -3730,6 +3729,7 @@ class DivBackward3(Node):
     _saved_names = ()
     _inputs = ('self',)
 
+        self = _unpack(node, node.self_, 'DivBackward2')
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
@@ -3787,7 +3787,6 @@ class RemainderBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'RemainderBackward1')
         other = _unpack(node, node.other_, 'RemainderBackward1')
         out = [None] * 2
         if node.should_compute_output(0):
@@ -3821,6 +3820,7 @@ class FmodBackward0(Node):
         grad = grads[0]
         out = [None] * 1
         if node.should_compute_output(0):
+        self = _unpack(node, node.self_, 'RemainderBackward1')
             out[0] = unwrap(_FmodBackward0_0(grad, grads))
         return out
 
@@ -3843,7 +3843,6 @@ class FmodBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'FmodBackward1')
         other = _unpack(node, node.other_, 'FmodBackward1')
         out = [None] * 2
         if node.should_compute_output(0):
@@ -3877,6 +3876,7 @@ class PowBackward0(Node):
         grad = grads[0]
         self = _unpack(node, node.self_, 'PowBackward0')
         exponent = node.exponent_
+        self = _unpack(node, node.self_, 'FmodBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_PowBackward0_0(grad, grads, self, exponent))
@@ -3909,7 +3909,6 @@ class PowBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'PowBackward1')
         exponent = _unpack(node, node.exponent_, 'PowBackward1')
         result = wrap_saved(node.result_, 'PowBackward1')
         out = [None] * 2
@@ -3944,6 +3943,7 @@ class PowBackward2(Node):
     _inputs = ('exponent',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        self = _unpack(node, node.self_, 'PowBackward1')
         grads = materialize(node, grads)
         grad = grads[0]
         exponent = _unpack(node, node.exponent_, 'PowBackward2')
@@ -4114,7 +4114,6 @@ class LerpBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'LerpBackward1')
         end = _unpack(node, node.end_, 'LerpBackward1')
         weight = _unpack(node, node.weight_, 'LerpBackward1')
         out = [None] * 3
@@ -4148,6 +4147,7 @@ class AbsBackward0(Node):
 
     __slots__ = ('self_',)
     _saved_names = ('self_',)
+        self = _unpack(node, node.self_, 'LerpBackward1')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5062,7 +5062,6 @@ class Atan2Backward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'Atan2Backward0')
         other = _unpack(node, node.other_, 'Atan2Backward0')
         out = [None] * 2
         if node.should_compute_output(0):
@@ -5096,9 +5095,9 @@ class HypotBackward0(Node):
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        self = _unpack(node, node.self_, 'Atan2Backward0')
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'HypotBackward0')
         other = _unpack(node, node.other_, 'HypotBackward0')
         result = wrap_saved(node.result_, 'HypotBackward0')
         out = [None] * 2
@@ -5133,13 +5132,13 @@ class CopysignBackward0(Node):
     """Backward of ``copysign.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:215)."""
 
     __slots__ = ('self_', 'other_', 'result_')
+        self = _unpack(node, node.self_, 'HypotBackward0')
     _saved_names = ('self_', 'other_', 'result_')
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'CopysignBackward0')
         other = _unpack(node, node.other_, 'CopysignBackward0')
         result = wrap_saved(node.result_, 'CopysignBackward0')
         out = [None] * 2
@@ -5174,9 +5173,9 @@ class CopysignBackward1(Node):
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        self = _unpack(node, node.self_, 'CopysignBackward0')
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'CopysignBackward1')
         result = wrap_saved(node.result_, 'CopysignBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -5210,7 +5209,7 @@ class XlogyBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'XlogyBackward0')
+        self = _unpack(node, node.self_, 'CopysignBackward1')
         other = _unpack(node, node.other_, 'XlogyBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
@@ -5244,6 +5243,7 @@ class XlogyBackward1(Node):
         grad = grads[0]
         other = _unpack(node, node.other_, 'XlogyBackward1')
         self = node.self_
+        self = _unpack(node, node.self_, 'XlogyBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_XlogyBackward1_0(grad, grads, other, self))
@@ -5306,7 +5306,6 @@ class LogaddexpBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'LogaddexpBackward0')
         other = _unpack(node, node.other_, 'LogaddexpBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
@@ -5340,9 +5339,9 @@ class MaximumBackward0(Node):
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        self = _unpack(node, node.self_, 'LogaddexpBackward0')
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'MaximumBackward0')
         other = _unpack(node, node.other_, 'MaximumBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
@@ -5376,9 +5375,9 @@ class FmaxBackward0(Node):
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        self = _unpack(node, node.self_, 'MaximumBackward0')
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'FmaxBackward0')
         other = _unpack(node, node.other_, 'FmaxBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
@@ -5412,9 +5411,9 @@ class MinimumBackward0(Node):
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        self = _unpack(node, node.self_, 'FmaxBackward0')
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'MinimumBackward0')
         other = _unpack(node, node.other_, 'MinimumBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
@@ -5448,9 +5447,9 @@ class FminBackward0(Node):
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        self = _unpack(node, node.self_, 'MinimumBackward0')
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'FminBackward0')
         other = _unpack(node, node.other_, 'FminBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
@@ -5484,10 +5483,9 @@ class ClampBackward0(Node):
     _inputs = ('self', 'min', 'max')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        self = _unpack(node, node.self_, 'FminBackward0')
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'ClampBackward0')
-        min = _unpack(node, node.min_, 'ClampBackward0')
         max = _unpack(node, node.max_, 'ClampBackward0')
         out = [None] * 3
         if node.should_compute_output(0):
@@ -5521,6 +5519,8 @@ class ClampBackward1(Node):
     __slots__ = ('self_', 'min_', 'max_')
     _saved_names = ('self_',)
     _inputs = ('self',)
+        min = _unpack(node, node.min_, 'ClampBackward0')
+        self = _unpack(node, node.self_, 'ClampBackward0')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
@@ -5594,7 +5594,6 @@ class ClampMinBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'ClampMinBackward1')
         min = _unpack(node, node.min_, 'ClampMinBackward1')
         out = [None] * 2
         if node.should_compute_output(0):
@@ -5628,6 +5627,7 @@ class ClampMaxBackward0(Node):
         grad = grads[0]
         self = _unpack(node, node.self_, 'ClampMaxBackward0')
         max = node.max_
+        self = _unpack(node, node.self_, 'ClampMinBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_ClampMaxBackward0_0(grad, grads, self, max))
@@ -5660,7 +5660,6 @@ class ClampMaxBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'ClampMaxBackward1')
         max = _unpack(node, node.max_, 'ClampMaxBackward1')
         out = [None] * 2
         if node.should_compute_output(0):
@@ -5694,6 +5693,7 @@ class WhereBackward0(Node):
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        self = _unpack(node, node.self_, 'ClampMaxBackward1')
         grads = materialize(node, grads)
         grad = grads[0]
         condition = _unpack(node, node.condition_, 'WhereBackward0')
@@ -6330,7 +6330,6 @@ class ProdBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'ProdBackward0')
         result = wrap_saved(node.result_, 'ProdBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -6363,7 +6362,7 @@ class ProdBackward1(Node):
         self = _unpack(node, node.self_, 'ProdBackward1')
         dim = node.dim_
         keepdim = node.keepdim_
-        result = wrap_saved(node.result_, 'ProdBackward1')
+        self = _unpack(node, node.self_, 'ProdBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_ProdBackward1_0(grad, grads, self, dim, keepdim, result))
@@ -6392,6 +6391,7 @@ def _MaxBackward0_0(grad, grads, dim, keepdim, self_sizes, result):
 
 class MaxBackward0(Node):
     """Backward of ``max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/reduce.yaml:21)."""
+        result = wrap_saved(node.result_, 'ProdBackward1')
 
     __slots__ = ('dim_', 'keepdim_', 'self_sizes_', 'result_')
     _saved_names = ('result_',)
@@ -6403,7 +6403,6 @@ class MaxBackward0(Node):
         dim = node.dim_
         keepdim = node.keepdim_
         self_sizes = node.self_sizes_
-        result = wrap_saved(node.result_, 'MaxBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_MaxBackward0_0(grad, grads, dim, keepdim, self_sizes, result))
@@ -6432,6 +6431,7 @@ def _MaxBackward1_0(grad, grads, self, result):
 
 class MaxBackward1(Node):
     """Backward of ``max(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:25)."""
+        result = wrap_saved(node.result_, 'MaxBackward0')
 
     __slots__ = ('self_', 'result_')
     _saved_names = ('self_', 'result_')
@@ -6440,7 +6440,6 @@ class MaxBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'MaxBackward1')
         result = wrap_saved(node.result_, 'MaxBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -6473,7 +6472,7 @@ class MinBackward0(Node):
         dim = node.dim_
         keepdim = node.keepdim_
         self_sizes = node.self_sizes_
-        result = wrap_saved(node.result_, 'MinBackward0')
+        self = _unpack(node, node.self_, 'MaxBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_MinBackward0_0(grad, grads, dim, keepdim, self_sizes, result))
@@ -6502,6 +6501,7 @@ def _MinBackward1_0(grad, grads, self, result):
 
 class MinBackward1(Node):
     """Backward of ``min(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:32)."""
+        result = wrap_saved(node.result_, 'MinBackward0')
 
     __slots__ = ('self_', 'result_')
     _saved_names = ('self_', 'result_')
@@ -6510,7 +6510,6 @@ class MinBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'MinBackward1')
         result = wrap_saved(node.result_, 'MinBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -6543,7 +6542,7 @@ class AmaxBackward0(Node):
         self = _unpack(node, node.self_, 'AmaxBackward0')
         dim = node.dim_
         keepdim = node.keepdim_
-        result = wrap_saved(node.result_, 'AmaxBackward0')
+        self = _unpack(node, node.self_, 'MinBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_AmaxBackward0_0(grad, grads, self, dim, keepdim, result))
@@ -6572,6 +6571,7 @@ def _AminBackward0_0(grad, grads, self, dim, keepdim, result):
 
 class AminBackward0(Node):
     """Backward of ``amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:38)."""
+        result = wrap_saved(node.result_, 'AmaxBackward0')
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
     _saved_names = ('self_', 'result_')
@@ -6583,7 +6583,6 @@ class AminBackward0(Node):
         self = _unpack(node, node.self_, 'AminBackward0')
         dim = node.dim_
         keepdim = node.keepdim_
-        result = wrap_saved(node.result_, 'AminBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_AminBackward0_0(grad, grads, self, dim, keepdim, result))
@@ -6612,6 +6611,7 @@ def _LogsumexpBackward0_0(grad, grads, self, dim, keepdim, result):
 
 class LogsumexpBackward0(Node):
     """Backward of ``logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:41)."""
+        result = wrap_saved(node.result_, 'AminBackward0')
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
     _saved_names = ('self_', 'result_')
@@ -6623,7 +6623,6 @@ class LogsumexpBackward0(Node):
         self = _unpack(node, node.self_, 'LogsumexpBackward0')
         dim = node.dim_
         keepdim = node.keepdim_
-        result = wrap_saved(node.result_, 'LogsumexpBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_LogsumexpBackward0_0(grad, grads, self, dim, keepdim, result))
@@ -6652,6 +6651,7 @@ def _VarBackward0_0(grad, grads, self, dim, correction, keepdim):
 
 class VarBackward0(Node):
     """Backward of ``var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:44)."""
+        result = wrap_saved(node.result_, 'LogsumexpBackward0')
 
     __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_')
     _saved_names = ('self_',)
@@ -6704,7 +6704,6 @@ class StdBackward0(Node):
         dim = node.dim_
         correction = node.correction_
         keepdim = node.keepdim_
-        result = wrap_saved(node.result_, 'StdBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_StdBackward0_0(grad, grads, self, dim, correction, keepdim, result))
@@ -6732,6 +6731,7 @@ class StdBackward0(Node):
 
 
 def _VarMeanBackward0_0(grad, grads, self, dim, correction, keepdim):
+        result = wrap_saved(node.result_, 'StdBackward0')
     return var_mean_backward(grads[0], grads[1], self, dim, correction, keepdim)
 
 
@@ -6789,7 +6789,6 @@ class StdMeanBackward0(Node):
         dim = node.dim_
         correction = node.correction_
         keepdim = node.keepdim_
-        result = wrap_saved(node.result_, 'StdMeanBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_StdMeanBackward0_0(grad, grads, self, dim, correction, keepdim, result))
@@ -6817,6 +6816,7 @@ class StdMeanBackward0(Node):
 
 
 def _NormBackward0_0(grad, grads, self, p, result):
+        result = wrap_saved(node.result_, 'StdMeanBackward0')
     return norm_backward(grad, self, p, result)
 
 
@@ -6832,7 +6832,6 @@ class NormBackward0(Node):
         grad = grads[0]
         self = _unpack(node, node.self_, 'NormBackward0')
         p = node.p_
-        result = wrap_saved(node.result_, 'NormBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_NormBackward0_0(grad, grads, self, p, result))
@@ -6862,6 +6861,7 @@ class NormBackward1(Node):
     _saved_names = ('self_', 'result_')
     _inputs = ('self',)
 
+        result = wrap_saved(node.result_, 'NormBackward0')
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
@@ -6869,7 +6869,6 @@ class NormBackward1(Node):
         p = node.p_
         dim = node.dim_
         keepdim = node.keepdim_
-        result = wrap_saved(node.result_, 'NormBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_NormBackward1_0(grad, grads, self, p, dim, keepdim, result))
@@ -6897,6 +6896,7 @@ class NormBackward1(Node):
 
 
 def _NormBackward2_0(grad, grads, self, p, result):
+        result = wrap_saved(node.result_, 'NormBackward1')
     return norm_backward(grad, self.to(grad.dtype), p, result)
 
 
@@ -6912,7 +6912,6 @@ class NormBackward2(Node):
         grad = grads[0]
         self = _unpack(node, node.self_, 'NormBackward2')
         p = node.p_
-        result = wrap_saved(node.result_, 'NormBackward2')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_NormBackward2_0(grad, grads, self, p, result))
@@ -6942,6 +6941,7 @@ class NormBackward3(Node):
     _saved_names = ('self_', 'result_')
     _inputs = ('self',)
 
+        result = wrap_saved(node.result_, 'NormBackward2')
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
@@ -6949,7 +6949,6 @@ class NormBackward3(Node):
         p = node.p_
         dim = node.dim_
         keepdim = node.keepdim_
-        result = wrap_saved(node.result_, 'NormBackward3')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_NormBackward3_0(grad, grads, self, p, dim, keepdim, result))
@@ -6977,6 +6976,7 @@ class NormBackward3(Node):
 
 
 def _LinalgVectorNormBackward0_0(grad, grads, self, ord, dim, keepdim, result):
+        result = wrap_saved(node.result_, 'NormBackward3')
     return norm_backward(grad, self, ord, result, dim, keepdim)
 
 
@@ -6994,7 +6994,6 @@ class LinalgVectorNormBackward0(Node):
         ord = node.ord_
         dim = node.dim_
         keepdim = node.keepdim_
-        result = wrap_saved(node.result_, 'LinalgVectorNormBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_LinalgVectorNormBackward0_0(grad, grads, self, ord, dim, keepdim, result))
@@ -7022,6 +7021,7 @@ class LinalgVectorNormBackward0(Node):
 
 
 def _CumsumBackward0_0(grad, grads, dim, self_dtype):
+        result = wrap_saved(node.result_, 'LinalgVectorNormBackward0')
     return cumsum_backward(grad.to(self_dtype), dim)
 
 
@@ -7068,7 +7068,6 @@ class CumprodBackward0(Node):
         self = _unpack(node, node.self_, 'CumprodBackward0')
         dim = node.dim_
         self_dtype = node.self_dtype_
-        result = wrap_saved(node.result_, 'CumprodBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_CumprodBackward0_0(grad, grads, self, dim, self_dtype, result))
@@ -7097,6 +7096,7 @@ def _CatBackward0_0(grad, grads, dim, tensors_dtype, tensors_sizes):
 
 class CatBackward0(Node):
     """Backward of ``cat(Tensor[] tensors, int dim=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:6)."""
+        result = wrap_saved(node.result_, 'CumprodBackward0')
 
     __slots__ = ('dim_', 'tensors_dtype_', 'tensors_sizes_', 'tensors_size_')
     _saved_names = ()
@@ -7619,7 +7619,6 @@ class SortBackward0(Node):
         grad = grads[0]
         dim = node.dim_
         self_sizes = node.self_sizes_
-        result = wrap_saved(node.result_, 'SortBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_SortBackward0_0(grad, grads, dim, self_sizes, result))
@@ -7649,12 +7648,12 @@ class SortBackward1(Node):
     _saved_names = ('result_',)
     _inputs = ('self',)
 
+        result = wrap_saved(node.result_, 'SortBackward0')
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
         dim = node.dim_
         self_sizes = node.self_sizes_
-        result = wrap_saved(node.result_, 'SortBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_SortBackward1_0(grad, grads, dim, self_sizes, result))
@@ -7684,12 +7683,12 @@ class TopkBackward0(Node):
     _saved_names = ('result_',)
     _inputs = ('self',)
 
+        result = wrap_saved(node.result_, 'SortBackward1')
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
         dim = node.dim_
         self_sizes = node.self_sizes_
-        result = wrap_saved(node.result_, 'TopkBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_TopkBackward0_0(grad, grads, dim, self_sizes, result))
@@ -7719,13 +7718,13 @@ class KthvalueBackward0(Node):
     _saved_names = ('result_',)
     _inputs = ('self',)
 
+        result = wrap_saved(node.result_, 'TopkBackward0')
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
         dim = node.dim_
         keepdim = node.keepdim_
         self_sizes = node.self_sizes_
-        result = wrap_saved(node.result_, 'KthvalueBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_KthvalueBackward0_0(grad, grads, dim, keepdim, self_sizes, result))
@@ -7754,6 +7753,7 @@ def _UniqueDimBackward0_0(grad, grads):
 
 class UniqueDimBackward0(Node):
     """Backward of ``unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:22)."""
+        result = wrap_saved(node.result_, 'KthvalueBackward0')
 
     __slots__ = ()
     _saved_names = ()

@@ -24,7 +24,7 @@ import numpy as np
 from ...._core import dtype as _dt
 from ...._core import shape as _shape
 from ...._tensor.impl import TensorImpl, empty_contiguous
-from ...._tensor.views import tensor_type_name
+from ...._tensor.views import type_string
 from ...tensor_iterator import build, dense_scalar, resize_out
 from . import ckernels as _ck
 from .copy import cast_ready
@@ -362,7 +362,7 @@ def log_softmax_out(self, dim, half_to_float, out):
 def _check_indices(indices: TensorImpl, fname: str) -> None:
     if indices.dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {tensor_type_name(indices)} instead (while checking arguments for "
+                           f"Long, Int; but got {type_string(indices)} instead (while checking arguments for "
                            f"{fname})")
 
 
