@@ -14,6 +14,7 @@ Every path that converts is checked: ``tensor(data, dtype=)`` from lists and fro
 import math
 import warnings
 
+import ml_dtypes
 import numpy as np
 import pytest
 import torch
@@ -210,3 +211,123 @@ def test_copies_preserve_layout(make):
             return [m.tensor(x).stride(), m.tensor(x, dtype=m.float16).stride(), x.clone().stride(),
                     x.to(m.float64).stride(), m.flip(x, [0]).stride(), m.tensor(x.numpy()).stride()]
     assert run(gt) == run(torch)
+
+
+# -- float16 / bfloat16 through float32 on every path, whatever numpy or ml_dtypes do ---------------------------
+# ml_dtypes 0.7 rounds a double straight to bfloat16, older releases went through float32; c10 always goes through
+# float32.  The reference below rounds by integer arithmetic on the bits, so the values are known to tell the two
+# roundings apart without asking the library under test.
+_SIGNIFICAND = {"float16": 11, "bfloat16": 8}
+
+
+def _round_double(x: float, name: str) -> float:
+    """``x`` rounded once, to nearest even, to ``name``'s significand (normal range only)."""
+    bits = int(np.array(x, dtype=np.float64).view(np.int64))
+    drop = 53 - _SIGNIFICAND[name]
+    keep, rest = bits >> drop, bits & ((1 << drop) - 1)
+    half = 1 << (drop - 1)
+    if rest > half or (rest == half and keep & 1):
+        keep += 1  # a carry into the exponent is the right answer too
+    return float(np.array(keep << drop, dtype=np.int64).view(np.float64))
+
+
+def _through_float32(x: float, name: str) -> float:
+    return _round_double(float(np.float32(x)), name)
+
+
+# Just above a halfway point, by less than float32 can hold: float32 lands on the halfway point, which then ties
+# to even -- one step below the direct rounding.  Positive and negative, several binades.
+HALFWAY = {
+    "bfloat16": [s * (2.0**e) * (1 + 2**-8 + 2**-30) for s in (1, -1) for e in (-20, 0, 1, 30)]
+    + [1.0039062509313226],
+    "float16": [s * (2.0**e) * (1 + 2**-11 + 2**-30) for s in (1, -1) for e in (-10, 0, 3, 14)]
+    + [1.0004882821813226],
+}
+# bfloat16: integers that float32 rounds onto a halfway point (int32/int64 -> float -> bfloat16, as c10's
+# static_cast<float>).  float16 overflows before float32 loses an integer, so its values only check agreement.
+WIDE_INTS = {"bfloat16": [2**30 + 2**22 + 1, -(2**30 + 2**22 + 1), 2**40 + 2**32 + 1],
+             "float16": [2**11 + 1, 2**12 + 3, -(2**12 + 3), 65504]}
+
+
+@pytest.mark.parametrize("name", REDUCED)
+def test_halfway_values_tell_the_roundings_apart(name):
+    """Each value rounds differently directly and through float32, torch takes the float32 route, and numpy's
+    own direct cast is shown (it may take either, depending on its version: the tests below do not care)."""
+    npdt = np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(np.float16)
+    for x in HALFWAY[name]:
+        direct, via = _round_double(x, name), _through_float32(x, name)
+        assert direct != via, x
+        theirs = torch.tensor([x], dtype=torch.float64).to(getattr(torch, name)).item()
+        numpy_direct = float(np.array([x]).astype(npdt)[0])
+        assert theirs == via, (x, theirs, via, "numpy's direct cast", numpy_direct)
+        assert numpy_direct in (direct, via)
+
+
+def _half_paths(m, name, x):
+    """Every way a double (a Python float or a float64 tensor) becomes a float16/bfloat16 element."""
+    d, f64 = getattr(m, name), m.float64
+    src = m.tensor([x, x], dtype=f64)
+
+    def into(fn):
+        z = m.zeros(2, dtype=d)
+        fn(z)
+        return z
+
+    return {
+        "tensor(list)": lambda: m.tensor([x, x], dtype=d),
+        "tensor(scalar)": lambda: m.tensor(x, dtype=d),
+        "tensor(ndarray)": lambda: m.tensor(np.array([x, x]), dtype=d),
+        "as_tensor(ndarray)": lambda: m.as_tensor(np.array([x, x]), dtype=d),
+        "to": lambda: src.to(d),
+        "type": lambda: src.type(d),
+        "half()/bfloat16()": lambda: getattr(src, "half" if name == "float16" else "bfloat16")(),
+        "copy_": lambda: into(lambda z: z.copy_(src)),
+        "copy_ strided": lambda: into(lambda z: z.copy_(m.tensor([x, 0.0, x, 0.0], dtype=f64)[::2])),
+        "copy_ broadcast": lambda: into(lambda z: z.copy_(m.tensor(x, dtype=f64))),
+        "fill_": lambda: into(lambda z: z.fill_(x)),
+        "fill_ 0-dim tensor": lambda: into(lambda z: z.fill_(m.tensor(x, dtype=f64))),
+        "full": lambda: m.full((2,), x, dtype=d),
+        "full 1 element": lambda: m.full((1,), x, dtype=d),
+        "full_like": lambda: m.full_like(m.zeros(2, dtype=d), x),
+        "new_full": lambda: m.zeros(2, dtype=d).new_full((2,), x),
+        "new_tensor": lambda: m.zeros(2, dtype=d).new_tensor([x, x]),
+        "setitem scalar": lambda: into(lambda z: z.__setitem__(0, x)),
+        "setitem slice": lambda: into(lambda z: z.__setitem__(slice(None), x)),
+        "setitem tensor": lambda: into(lambda z: z.__setitem__(0, m.tensor(x, dtype=f64))),
+        "masked_fill_": lambda: into(lambda z: z.masked_fill_(m.tensor([True, False]), x)),
+        "index_fill_": lambda: into(lambda z: z.index_fill_(0, m.tensor([1]), x)),
+        "add scalar": lambda: m.add(m.zeros(2, dtype=d), x),
+        "add_ scalar": lambda: into(lambda z: z.add_(x)),
+        "mul scalar": lambda: m.ones(2, dtype=d) * x,
+        "sub alpha": lambda: m.sub(m.zeros(2, dtype=d), 1, alpha=-x),
+        "linspace": lambda: m.linspace(x, x, 2, dtype=d),
+        "add out=": lambda: m.add(src, 0, out=m.empty(2, dtype=d)),
+        "where": lambda: m.where(m.tensor([True, False]), x, m.zeros(2, dtype=d)),
+        "clamp min": lambda: m.clamp(m.zeros(2, dtype=d), min=x),
+    }
+
+
+@pytest.mark.parametrize("name", REDUCED)
+@pytest.mark.parametrize("path", list(_half_paths(torch, "float16", 1.0)))
+def test_double_to_half_rounds_through_float32_on_every_path(name, path):
+    for x in HALFWAY[name]:
+        ours = _half_paths(gt, name, x)[path]().reshape(-1)
+        theirs = _half_paths(torch, name, x)[path]().reshape(-1)
+        _assert_bits(ours, theirs)
+        assert ours[0].item() != _round_double(x, name) or path in _PATHS_ROUNDING_ELSEWHERE, (path, x)
+
+
+# Paths whose result is not the converted double itself (the first element is computed from it).
+_PATHS_ROUNDING_ELSEWHERE = {"masked_fill_", "index_fill_"}
+
+
+@pytest.mark.parametrize("name", REDUCED)
+def test_wide_integers_reach_half_through_float32(name):
+    for v in WIDE_INTS[name]:
+        for m_int in ("int64",) + (("int32",) if abs(v) < 2**31 else ()):
+            def run(m, v=v, m_int=m_int):
+                d = getattr(m, name)
+                return [_bits(t).tolist() for t in (
+                    m.tensor([v], dtype=getattr(m, m_int)).to(d), m.tensor([v], dtype=d), m.full((2,), v, dtype=d),
+                    m.zeros(1, dtype=d).fill_(v), m.add(m.zeros(1, dtype=d), v))]
+            assert run(gt) == run(torch), (v, m_int)

@@ -28,7 +28,7 @@ __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
     "float64", "complex32", "complex64", "complex128", "get_default_dtype", "set_default_dtype", "promote_types",
     "can_cast", "finfo", "iinfo", "ALL_DTYPES", "cpp_type_name", "check_linalg_norm_dtype",
-    "float_digits",
+    "float_digits", "half_input",
 ]
 
 # Categories, lowest to highest (PyTorch: bool < integral < floating < complex).
@@ -190,6 +190,18 @@ def scalar_dtype(value) -> dtype:
     if isinstance(value, complex):
         return get_default_complex_dtype()
     raise TypeError(f"expected a Python scalar, got {type(value).__name__}")
+
+
+def half_input(value):
+    """A Python scalar as c10 hands it to a ``Half`` or ``BFloat16`` constructor, which takes a ``float`` only:
+    a float or an int becomes a float32 (one rounding, as ``static_cast<float>``), so a double reaches float16
+    or bfloat16 rounded twice whatever numpy's or ml_dtypes' own direct cast does.  Other values pass."""
+    if isinstance(value, float):
+        with np.errstate(over="ignore"):
+            return np.float32(value)
+    if isinstance(value, int) and not isinstance(value, builtins.bool) and -2**63 <= value < 2**63:
+        return np.array(value, dtype=np.int64).astype(np.float32)[()]
+    return value
 
 
 def combine_categories(higher: dtype | None, lower: dtype | None) -> dtype | None:

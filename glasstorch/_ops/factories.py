@@ -526,8 +526,8 @@ def _two_sided(start, end, steps, dtype, fused=True):
     st = _range_kernel_types(dtype)
     fused = fused and st in (np.float64, np.float32, np.complex64, np.complex128)
     with np.errstate(over="ignore", invalid="ignore"):
-        s0 = np.asarray(start).astype(dtype.np).astype(st)
-        s1 = np.asarray(end).astype(dtype.np).astype(st)
+        s0 = _copy.cast_ready(np.asarray(start), dtype.np).astype(dtype.np).astype(st)
+        s1 = _copy.cast_ready(np.asarray(end), dtype.np).astype(dtype.np).astype(st)
         if dtype.is_complex and fused:  # linspace divides each part; logspace divides as complex numbers
             diff = (s1 - s0).astype(st)
             real = dtype.to_real().np

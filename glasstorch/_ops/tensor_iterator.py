@@ -91,8 +91,13 @@ def scalar_np(value, dtype):
     if dtype is _dt.bool:
         return np.bool_(value)
     if not dtype.is_complex and isinstance(value, complex):
-        return npdt.type(value.real)
+        value = value.real
+    if dtype in _HALF_TYPES:
+        value = _dt.half_input(value)  # c10 builds a Half or BFloat16 from a float, never from a double
     return npdt.type(value)
+
+
+_HALF_TYPES = (_dt.float16, _dt.bfloat16)
 
 
 # Note [Per-call cost]

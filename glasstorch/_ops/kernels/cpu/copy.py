@@ -5,9 +5,11 @@ converting dtype (float -> int truncates toward zero, nonzero -> True).  Meta te
 Invariant: ``dst``'s geometry never changes; its version counter is bumped by the caller's layer.
 
 Note [c10 casts]: PyTorch converts elements with C++ casts, and two differ from numpy's direct casts.
-``c10::Half`` is built from a ``float`` only, so a double becomes a half through float32 -- rounded twice
-(``1 + 2**-11 + 2**-30`` -> 1.0, where a direct cast gives 1.0009765625); and a floating value bound for
-``uint8`` is truncated through ``int64`` (``static_cast_with_inter_type``: ``2**40 + 7`` -> 7).
+``c10::Half`` and ``c10::BFloat16`` are built from a ``float`` only, so a double becomes a half or a bfloat16
+through float32 -- rounded twice (``1 + 2**-11 + 2**-30`` -> 1.0 in float16, where a direct cast gives
+1.0009765625; ``1 + 2**-8 + 2**-30`` -> 1.0 in bfloat16, where ml_dtypes >= 0.7 rounds directly to 1.0078125).
+An int32 or int64 reaches them through float32 too (``2**30 + 2**22 + 1`` -> 2**30 in bfloat16). And a floating
+value bound for ``uint8`` is truncated through ``int64`` (``static_cast_with_inter_type``: ``2**40 + 7`` -> 7).
 :func:`cast_ready` prepares a source array so that numpy's unsafe cast gives PyTorch's bits.
 """
 
@@ -16,16 +18,18 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
+from ...._core import dtype as _dt
 from ...._core.shape import broadcast_shapes
 from ...._core.user_warning import warn as _user_warn
 from ...._tensor.impl import TensorImpl
 from ...overlap import check_no_internal_overlap, check_no_partial_overlap
 from . import ckernels as _ck
 
-__all__ = ["copy_", "copy_dense", "fill_", "check_copy_shapes", "cast_ready"]
+__all__ = ["copy_", "copy_dense", "fill_", "check_copy_shapes", "cast_ready", "cast_routed", "scalar_ready"]
 
 _F16, _F64, _U8 = np.dtype(np.float16), np.dtype(np.float64), np.dtype(np.uint8)
 _BF16 = np.dtype(ml_dtypes.bfloat16)
+_WIDE_INTS = tuple(np.dtype(t) for t in (np.int32, np.int64))  # the integers float32 does not hold exactly
 
 
 def _fmt(xs):
@@ -34,12 +38,28 @@ def _fmt(xs):
 
 def cast_ready(src: np.ndarray, dst: np.dtype) -> np.ndarray:
     """``src`` as numpy must see it for an unsafe cast into ``dst`` to match c10's (Note [c10 casts])."""
-    if dst == _F16:
-        return src.astype(np.float32) if src.dtype == _F64 else src
+    if dst == _F16 or dst == _BF16:
+        return src.astype(np.float32) if src.dtype == _F64 or src.dtype in _WIDE_INTS else src
     if dst == _U8 and (src.dtype.kind == "f" or src.dtype == _BF16):
         with np.errstate(invalid="ignore", over="ignore"):
             return src.astype(np.int64)
     return src
+
+
+def cast_routed(src: np.dtype, dst: np.dtype) -> bool:
+    """Whether c10 converts ``src`` elements into ``dst`` by another route than numpy's direct cast, so that a
+    kernel must compute into a ``src`` buffer and convert with :func:`cast_ready` (Note [c10 casts])."""
+    if dst == _F16 or dst == _BF16:
+        return src == _F64 or src in _WIDE_INTS
+    return dst == _U8 and (src.kind == "f" or src == _BF16)
+
+
+def scalar_ready(value, dst: np.dtype):
+    """A Python float or int bound for float16/bfloat16 as a float32, the way c10 converts a double or an
+    int64 (Note [c10 casts])."""
+    if dst == _F16 or dst == _BF16:
+        return _dt.half_input(value)
+    return value
 
 
 def check_copy_shapes(dst: TensorImpl, src_sizes) -> None:
@@ -95,8 +115,7 @@ def fill_(dst: TensorImpl, value) -> TensorImpl:
     if isinstance(value, complex) and not dst.dtype.is_complex:
         value = value != 0 if arr.dtype == np.bool_ else value.real
     with np.errstate(invalid="ignore", over="ignore"):
-        if isinstance(value, float) and arr.dtype == _F16:
-            value = np.float32(value)  # a double reaches c10::Half through float (Note [c10 casts])
+        value = scalar_ready(value, arr.dtype)
         try:
             arr.fill(value)
         except (ValueError, OverflowError, TypeError):

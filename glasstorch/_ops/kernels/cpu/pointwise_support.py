@@ -14,7 +14,7 @@ from ...._core import dtype as _dt
 from ...._tensor.impl import TensorImpl
 from ...tensor_iterator import build, fast_operands, fp_ignore, fp_restore, scalar_np
 from . import ckernels as _ck
-from .copy import cast_ready
+from .copy import cast_ready, cast_routed
 
 __all__ = ["unary", "binary", "comparison", "ufunc_into"]
 
@@ -221,8 +221,8 @@ def _fma_into(out, x, y, z, c) -> None:
 def _cast_scratch(out, c):
     """Where a kernel computing in ``c`` writes: ``out`` itself, or a ``c`` buffer when ``out`` has a dtype that
     c10 reaches from ``c`` by another route than numpy's direct cast (Note [c10 casts] in copy.py: a double
-    bound for float16 goes through float)."""
-    if out.dtype.char == "e" and c.char == "d":
+    bound for float16 or bfloat16 goes through float)."""
+    if cast_routed(c, out.dtype):
         return np.empty(out.shape, c)
     return out
 
