@@ -142,27 +142,53 @@ def _final_state(out_dir):
     return ckpt, {k: v.numpy() for k, v in ckpt["model"].items()}
 
 
-@needs_shakespeare
-def test_train_resume_sample_on_glasstorch(tmp_path, blas_env, capsys):
-    common = ["--text", SHAKESPEARE, "--eval-interval", "3", "--lr-decay-iters", "6", "--sample-chars", "0", *TINY]
+@pytest.fixture
+def docs_corpus(tmp_path):
+    """A UTF-8 corpus every clone has (what the README's `cat README.md docs/*.md` makes)."""
+    path = tmp_path / "docs.txt"
+    files = [REPO / "README.md", *sorted(REPO.glob("docs/*.md"))]
+    path.write_text("".join(p.read_text(encoding="utf-8") for p in files), encoding="utf-8")
+    return str(path)
+
+
+def test_train_resume_sample_on_glasstorch(tmp_path, blas_env, capsys, docs_corpus):
+    common = ["--eval-interval", "3", "--lr-decay-iters", "6", "--sample-chars", "0", *TINY]
     straight, split = str(tmp_path / "straight"), str(tmp_path / "split")
-    train.main([*common, "--iters", "6", "--out", straight])
-    first = train.main([*common, "--iters", "3", "--out", split])
+    train.main([*common, "--text", docs_corpus, "--iters", "6", "--out", straight])
+    first = train.main([*common, "--text", docs_corpus, "--iters", "3", "--out", split])
     assert first["iter_num"] == 3 and os.path.exists(first["checkpoint"])
     assert not [f for f in os.listdir(split) if ".tmp" in f], "temporary checkpoint left behind"
+    assert (Path(split) / "loss.png").read_bytes()[:4] == b"\x89PNG", "the loss curve lands beside the checkpoint"
+    # the checkpoint carries its corpus: resuming needs only --out (no --text)
     resumed = train.main([*common, "--iters", "6", "--out", split, "--resume", "--sample-chars", "12"])
     assert resumed["iter_num"] == 6 and len(resumed["sample"]) == 12
     assert math.isfinite(resumed["losses"]["val"])
     (ckpt_a, state_a), (ckpt_b, state_b) = _final_state(straight), _final_state(split)
     assert ckpt_b["iter_num"] == 6 and len(ckpt_b["history"]["train"]) == 6 and ckpt_b["backend"] == "glasstorch"
     assert ckpt_b["history"] == ckpt_a["history"]
-    assert ckpt_b["vocab"] == sorted(set(Path(SHAKESPEARE).read_text(encoding="utf-8")))
+    assert ckpt_b["corpus"] == Path(docs_corpus).read_text(encoding="utf-8")
+    assert ckpt_b["vocab"] == sorted(set(ckpt_b["corpus"]))
     for k in state_a:  # resuming reproduces the uninterrupted run exactly (model, optimizer, LR, RNG restored)
         np.testing.assert_array_equal(state_b[k], state_a[k], err_msg=k)
     texts = sample.main(["--out", split, "--chars", "15", "--num-samples", "2", "--top-k", "5", "--threads", "1",
-                         "--start", "ROMEO:"])
-    assert len(texts) == 2 and all(t.startswith("ROMEO:") and len(t) == 6 + 15 for t in texts)
+                         "--start", "The "])
+    assert len(texts) == 2 and all(t.startswith("The ") and len(t) == 4 + 15 for t in texts)
     assert "--- sample 2/2 ---" in capsys.readouterr().out
+
+
+def test_resume_refuses_other_text_and_missing_files(tmp_path, blas_env, docs_corpus):
+    out = str(tmp_path / "run")
+    train.main(["--text", docs_corpus, "--iters", "1", "--eval-interval", "1", "--sample-chars", "0", *TINY,
+                "--out", out])
+    other = tmp_path / "other.txt"
+    other.write_text("something else entirely", encoding="utf-8")
+    with pytest.raises(SystemExit, match="holds other text"):
+        train.main(["--text", str(other), "--iters", "2", "--resume", "--out", out, *TINY])
+    with pytest.raises(SystemExit, match="no such file. Any UTF-8 text file will do"):
+        train.main(["--text", str(tmp_path / "input.txt"), "--iters", "1", *TINY, "--out", out])
+    (tmp_path / "bin.txt").write_bytes(b"\xff\xfe\x00abc")
+    with pytest.raises(SystemExit, match="not UTF-8 text"):
+        train.main(["--text", str(tmp_path / "bin.txt"), "--iters", "1", *TINY, "--out", out])
 
 
 @needs_shakespeare
@@ -191,13 +217,9 @@ def test_profile_attribution_splits_builtins_by_caller():
 HISTORY = {"train": [(1, 4.0), (2, 3.5), (3, 3.2)], "val": [(3, 3.3)]}
 
 
-def test_loss_plot_is_skipped_with_a_note_without_matplotlib(tmp_path, monkeypatch):
-    monkeypatch.setattr(plot.importlib.util, "find_spec", lambda name: None)
-    msg = plot.plot_losses(HISTORY, str(tmp_path / "loss.png"))
-    assert "matplotlib is not installed" in msg and not (tmp_path / "loss.png").exists()
-
-
 def test_loss_plot_png(tmp_path):
-    pytest.importorskip("matplotlib")
     msg = plot.plot_losses(HISTORY, str(tmp_path / "sub" / "loss.png"))
-    assert msg.startswith("loss curve written") and (tmp_path / "sub" / "loss.png").read_bytes()[:4] == b"\x89PNG"
+    png = (tmp_path / "sub" / "loss.png").read_bytes()
+    assert msg.startswith("loss curve written") and png[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")  # the IHDR chunk
+    assert width > 300 and height > 200, (width, height)

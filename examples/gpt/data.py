@@ -51,8 +51,16 @@ def read_text(path: str | None, max_chars: int = DEFAULT_CORPUS_CHARS) -> tuple[
     if path is None:
         text = stdlib_corpus(max_chars)
         return text, f"Python {sysconfig.get_python_version()} standard library source ({len(text):,} chars)"
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+    if not os.path.isfile(path):
+        raise SystemExit(f"--text {path}: no such file. Any UTF-8 text file will do; this clone's own docs make one:"
+                         f" cat README.md docs/*.md > out/docs.txt")
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except UnicodeDecodeError as e:
+        raise SystemExit(f"--text {path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    if len(set(text)) < 2:
+        raise SystemExit(f"--text {path}: needs at least two distinct characters to learn from")
     return text, f"{path} ({len(text):,} chars)"
 
 

@@ -1,26 +1,22 @@
-"""The loss-curve PNG of a GPT run, drawn with matplotlib when it is importable.
+"""The loss-curve PNG of a GPT run: train loss per step and the val-loss estimates, drawn with matplotlib.
 
-matplotlib is optional (it is not a dependency of glasstorch): without it the function returns a note saying the
-plot was skipped, and training is unaffected. Key invariant: this module never raises for a missing plotting
-library and never imports matplotlib at module import time.
+matplotlib is a dependency of the main job (pinned in requirements.lock). The figure is built with matplotlib's
+object API (``Figure`` and its Agg canvas), so no GUI backend is chosen or needed and the global pyplot state
+of a caller (a notebook, say) is left alone. Key invariant: the PNG is written next to the checkpoint, in the
+run's ``--out`` folder, and it is redrawn whole from the checkpoint's history, so a resumed run plots all of it.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
+
+from matplotlib.figure import Figure
 
 
 def plot_losses(history: dict, path: str) -> str:
     """Write train (per step) and val (per evaluation) losses to ``path``; return a one-line message."""
-    if importlib.util.find_spec("matplotlib") is None:
-        return "note: matplotlib is not installed, so the loss-curve PNG is skipped (pip install matplotlib)"
-    import matplotlib
-
-    matplotlib.use("Agg")  # files only, no display needed
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig = Figure(figsize=(7, 4))
+    ax = fig.add_subplot()
     if history["train"]:
         it, loss = zip(*history["train"], strict=True)
         ax.plot(it, loss, lw=0.8, alpha=0.7, label="train (per step)")
@@ -33,5 +29,4 @@ def plot_losses(history: dict, path: str) -> str:
     ax.legend()
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     fig.savefig(path, dpi=100, bbox_inches="tight")
-    plt.close(fig)
     return f"loss curve written to {path}"

@@ -4,7 +4,8 @@ Counterpart: nanoGPT's ``train.py`` (single process, no DDP), written against Py
 glasstorch by default. It reads a corpus (the Python standard library's source, or ``--text FILE``), builds a
 char vocabulary, trains with AdamW (decay/no-decay groups), warmup + cosine LR and gradient clipping, shows a
 tqdm bar (loss, tokens/s, ETA), estimates the val loss now and then, keeps an atomic checkpoint (resumable with
-``--resume``), plots the loss curve when matplotlib is there, and prints a sample at the end.
+``--resume``: the checkpoint holds its corpus and vocabulary, so resuming needs only ``--out``), draws the
+loss curve next to the checkpoint (``OUT/loss.png``), and prints a sample at the end.
 Key invariant: the backend is exactly the one asked for — nothing falls back to PyTorch behind the user's back.
 """
 
@@ -40,7 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     a("--text", default=None, help="UTF-8 text file to train on (default: the Python stdlib's source)")
     a("--max-chars", type=int, default=DEFAULT_CORPUS_CHARS, help="size cap of the default stdlib corpus")
     a("--out", default="out/gpt", help="folder for ckpt.pt and loss.png")
-    a("--resume", action="store_true", help="continue from OUT/ckpt.pt up to --iters iterations in total")
+    a("--resume", action="store_true",
+      help="continue from OUT/ckpt.pt (its own corpus, vocabulary and model config) up to --iters in total")
     a("--n-layer", "--n_layer", dest="n_layer", type=int, default=DEFAULTS["n_layer"])
     a("--n-head", "--n_head", dest="n_head", type=int, default=DEFAULTS["n_head"])
     a("--n-embd", "--n_embd", dest="n_embd", type=int, default=DEFAULTS["n_embd"])
@@ -85,13 +87,26 @@ class WarmupCosine:
         return self.min_ratio + 0.5 * (1.0 + math.cos(math.pi * progress)) * (1.0 - self.min_ratio)
 
 
+def corpus_for(args, ckpt) -> tuple[str, str]:
+    """The training text and where it came from: a resumed run's own (saved in its checkpoint, so ``--resume``
+    needs only ``--out``), else ``--text`` or the stdlib corpus.  A ``--text`` that disagrees with the checkpoint
+    is refused rather than silently mixed into a run that trained on other text."""
+    if ckpt is None or "corpus" not in ckpt:  # a checkpoint from before corpora were saved reads --text again
+        return read_text(args.text, args.max_chars)
+    if args.text is not None and read_text(args.text, args.max_chars)[0] != ckpt["corpus"]:
+        raise SystemExit(f"--resume continues on the corpus saved in {checkpoint_path(args.out)} "
+                         f"({ckpt['corpus_source']}); {args.text} holds other text: drop --text, or start a new --out")
+    return ckpt["corpus"], ckpt["corpus_source"]
+
+
 class Run:
     """Everything one training run holds: backend, data, model, optimizer, scheduler and the history."""
 
     def __init__(self, args, torch, ckpt=None):
         self.args, self.torch = args, torch
-        text, self.source = read_text(args.text, args.max_chars)
+        text, self.source = corpus_for(args, ckpt)
         self.vocab = CharVocab(ckpt["vocab"]) if ckpt else CharVocab.from_text(text)
+        self.corpus = text
         self.train_data, self.val_data = split_ids(torch, self.vocab.encode(text))
         self.config = GPTConfig(**ckpt["config"]) if ckpt else GPTConfig(
             block_size=args.block_size, vocab_size=len(self.vocab), n_layer=args.n_layer, n_head=args.n_head,
@@ -157,7 +172,7 @@ class Run:
             "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
             "scheduler": self.scheduler.state_dict(), "iter_num": self.iter_num, "config": self.config.to_dict(),
             "vocab": self.vocab.itos, "rng_state": self.torch.get_rng_state(), "history": self.history,
-            "backend": self.torch.__name__,
+            "backend": self.torch.__name__, "corpus": self.corpus, "corpus_source": self.source,
         }, path)
 
     def sample(self, n_chars: int, temperature: float, top_k: int | None, seed: int) -> str:
