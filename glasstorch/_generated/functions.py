@@ -742,6 +742,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     tensor_split_tensor_indices_or_sections as _op_tensor_split_tensor_indices_or_sections,
     threshold as _op_threshold,
     threshold_ as _op_threshold_,
+    threshold_backward as _op_threshold_backward,
+    threshold_backward_grad_input as _op_threshold_backward_grad_input,
     threshold_out as _op_threshold_out,
     tile as _op_tile,
     topk as _op_topk,

@@ -23,7 +23,7 @@ __all__ = [
     # pointwise
     "div_self_backward", "div_other_backward", "pow_backward", "pow_backward_self", "pow_backward_exponent",
     "pow_scalar_backward_exponent", "clamp_backward", "clamp_backward_min_max", "minmax_backward",
-    "fminmax_backward", "copysign_backward", "xlogy_self_backward", "xlogy_scalar_other_backward",
+    "fminmax_backward", "atan2_recip", "copysign_backward", "xlogy_self_backward", "xlogy_scalar_other_backward",
     # reductions
     "sum_backward", "mean_backward", "expand_backward", "amax_backward", "evenly_distribute_backward",
     "value_selecting_backward", "logsumexp_backward", "var_backward", "std_backward", "var_mean_backward",
@@ -239,6 +239,13 @@ def fminmax_backward(grad, x, other, is_max, for_self):
     """fmax/fmin: like maximum/minimum but NaN loses and ties go to ``self``."""
     takes_self = ((x >= other) if is_max else (x <= other)).logical_or(other.isnan())
     return grad.masked_fill(takes_self.logical_not() if for_self else takes_self, 0)
+
+
+def atan2_recip(self, other):
+    """``1 / (self^2 + other^2)`` for atan2's gradients, 0 where that is infinite (the origin): PyTorch's
+    gradient there is 0, not 0 * inf = NaN."""
+    recip = (self * self + other * other).reciprocal()
+    return recip.masked_fill(recip.isinf(), 0)
 
 
 def copysign_backward(grad, self, result):
@@ -742,7 +749,9 @@ def elu_backward(grad, x, alpha, scale, input_scale):
 
 
 def threshold_backward(grad, x, threshold):
-    return _T.where(x <= threshold, _T.zeros((), dtype=grad.dtype, device=grad.device), grad)
+    """The ``threshold_backward`` operator (``x <= threshold ? 0 : grad``), differentiable again through its own
+    entry (ThresholdBackwardBackward0), as relu's gradient is in PyTorch."""
+    return _T.ops.aten.threshold_backward.default(grad, x, threshold)
 
 
 def hardtanh_backward(grad, x, min_val, max_val):

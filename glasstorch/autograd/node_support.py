@@ -99,10 +99,12 @@ class record:
         return SavedTensor(impl) if type(impl) is TensorImpl else impl
 
     @staticmethod
-    def save_output(result):
+    def save_output(result, parts=None):
+        """The outputs the formulas read, saved (all, or the positions in ``parts``; the others are None)."""
         if type(result) is TensorImpl:
             return SavedTensor(result, is_output=True)
-        return tuple(SavedTensor(r, is_output=True) if type(r) is TensorImpl else r for r in result)
+        return tuple(None if parts is not None and i not in parts else
+                     SavedTensor(r, is_output=True) if type(r) is TensorImpl else r for i, r in enumerate(result))
 
     @staticmethod
     def clone(impl):

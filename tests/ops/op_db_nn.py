@@ -277,6 +277,32 @@ def _f64(x, lib):
     return x.new_empty(0, dtype=lib.float64)
 
 
+def _threshold_backward(lib):
+    """``aten::threshold_backward`` (relu's and threshold's derivative, no Python binding); ``out=`` is its
+    ``grad_input``."""
+    def call(grad_output, x, threshold, out=None):
+        if out is None:
+            return lib.ops.aten.threshold_backward(grad_output, x, threshold)
+        return lib.ops.aten.threshold_backward.grad_input(grad_output, x, threshold, grad_input=out)
+    return call
+
+
+def threshold_backward_samples(dtype):
+    for s in act_samples(dtype):  # the input has special values (and exact ties with the threshold 0)
+        x = s.args[0]
+        yield Sample((dataclasses.replace(x, seed=1, values=None), x, 0), name=s.name)
+    yield Sample((T((3, 4), seed=1), T((3, 4)), 0.5), name="threshold 0.5")
+    yield Sample((T((4,), seed=1), T((3, 4)), -1), name="broadcast grad")
+    yield Sample((T((3, 1), seed=1, layout="expanded"), T((3, 4)), 1.5), name="expanded grad")
+    if dtype != "float64":
+        yield Sample((T((3, 4), dtype="float64", seed=1), T((3, 4)), 0.25), name="grad float64")
+
+
+def threshold_backward_errors():
+    return [ErrorSample((T((3,), dtype=dt), T((3,), dtype=dt), 0), name=dt) for dt in ("bool", "complex64")] + [
+        ErrorSample((T((2,)), T((3,)), 0), name="shapes")]
+
+
 def gelu_backward_samples(dtype):
     for kw in ({}, {"approximate": "tanh"}):
         for s in act_samples(dtype):  # grad and input: same shape and layout, special values included
@@ -477,6 +503,9 @@ OPS = [
          errors=lambda: [ErrorSample((T((3,), dtype="bool"), 0, 1), name="bool"),
                          ErrorSample((T((3,), dtype="complex64"), 0, 1), name="complex")]),
     OpInfo("threshold", aten=(), dtypes=FLOATS, out=True, samples=lambda dt: act_samples(dt, -1.5, 7)),
+    NnOpInfo("aten.threshold_backward", aten=("threshold_backward", "threshold_backward.grad_input"),
+             fn=_threshold_backward, samples=threshold_backward_samples, dtypes=ALL_FLOAT + ("int64", "uint8"),
+             out=True, errors=threshold_backward_errors),
     _act("logsigmoid", aten=("log_sigmoid", "log_sigmoid.out", "log_sigmoid_forward", "log_sigmoid_forward.output"),
          out=True, errors=act_errors()),
     _act("glu", aten=("glu", "glu.out"), samples=glu_samples, dtypes=ALL_FLOAT + ("int64",), out=True,

@@ -15,7 +15,9 @@ declare, kept so that node numbers count as PyTorch's) and writes ``glasstorch/a
   for in-place ops, which rebases a written view's history onto its base).
 
 Names a formula may use: ``grad`` (``grads[i]`` for multi-output ops), any argument name, ``result``
-(the output), ``<arg>_sizes`` / ``<arg>_dtype`` / ``<arg>_numel`` / ``<arg>_device`` / ``<arg>_ndim`` /
+(the output; a multi-output op whose formulas read only ``result[i]`` saves only those outputs, exposed as
+``_saved_<return name>`` or ``_saved_result<i>``, as PyTorch does), ``<arg>_sizes`` / ``<arg>_dtype`` /
+``<arg>_numel`` / ``<arg>_device`` / ``<arg>_ndim`` /
 ``<arg>_geometry`` (metadata saved instead of the tensor; for a ``Tensor[]`` argument, a tuple with one
 entry per element), and the helpers of ``glasstorch/autograd/formulas.py``.
 
@@ -117,6 +119,7 @@ class Info:
     saved_values: list
     saved_meta: list
     uses_result: bool
+    result_parts: tuple | None = None  # the outputs saved when formulas read only ``result[i]`` (None: all)
     guards: dict = field(default_factory=dict)  # saved tensor -> the diff input whose gradient alone needs it
     out_diff: list | None = None
 
@@ -151,9 +154,29 @@ def _analyse(entry) -> Info:
                 saved_values=[n for n in arg_names if n in used and n not in single],  # a Tensor?[] as it is
                 saved_meta=saved_meta,
                 uses_result="result" in used or any(f"result{i}" in used for i in range(4)),
+                result_parts=_result_parts(entry) if len(f.func.returns) > 1 else None,
                 out_diff=_output_differentiability(entry, used))
     info.guards = _guards(info, by_name)
     return info
+
+
+def _result_parts(entry) -> tuple | None:
+    """The outputs a multi-output op's formulas read, when they read ``result`` only as ``result[<int>]``: only
+    those are saved (PyTorch saves ``indices`` alone for ``sort``, so writing into the values in place is allowed).
+    None when ``result`` is read whole."""
+    parts = set()
+    for expr in entry["formulas"].values():
+        tree = ast.parse(expr, mode="eval")
+        inside = set()
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == "result":
+                if not (isinstance(n.slice, ast.Constant) and type(n.slice.value) is int):
+                    return None
+                parts.add(n.slice.value)
+                inside.add(id(n.value))
+        if any(isinstance(n, ast.Name) and n.id == "result" and id(n) not in inside for n in ast.walk(tree)):
+            return None
+    return tuple(sorted(parts))
 
 
 def _output_differentiability(entry, used) -> list | None:
@@ -263,9 +286,13 @@ def _node_class(info: Info) -> list:
     out += ["        return out", ""]
     for n in saved_t:
         out += ["    @property", f"    def _saved_{n}(self):", f"        return _unpack(self, self.{n}_, {node!r})", ""]
-    if info.uses_result:
+    if info.uses_result and info.result_parts is None:
         out += ["    @property", "    def _saved_result(self):",
                 f"        return wrap_saved(self.result_, {node!r})", ""]
+    for i in info.result_parts or ():  # PyTorch's names: the return's name, or result<i>
+        name = e["f"].func.returns[i].name or f"result{i}"
+        out += ["    @property", f"    def _saved_{name}(self):",
+                f"        return wrap_saved(self.result_[{i}], {node!r})", ""]
     for n in saved_v + saved_m:
         out += ["    @property", f"    def _saved_{n}(self):", f"        return self.{n}_", ""]
     return out + [""]
@@ -426,7 +453,8 @@ def _record(info: Info, f, kind, params, ind) -> list:
         lines += _dtype_checks(info, f)
         lines.append(f"record.history(result, node, {od!r})")
     if info.uses_result:
-        lines.append("node.result_ = record.save_output(result)")
+        parts = "" if info.result_parts is None else f", {info.result_parts!r}"
+        lines.append(f"node.result_ = record.save_output(result{parts})")
     lines.append("return result")
     return [" " * ind + x for x in lines]
 

@@ -85,7 +85,7 @@ def _autograd_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, di
         result = _op_max_pool2d_with_indices.redispatch(ks, self, kernel_size, stride, padding, dilation, ceil_mode)
         _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False])
-        node.result_ = record.save_output(result)
+        node.result_ = record.save_output(result, (1,))
         return result
     return _op_max_pool2d_with_indices.redispatch(ks, self, kernel_size, stride, padding, dilation, ceil_mode)
 
@@ -1708,7 +1708,7 @@ def _autograd__linalg_svd(ks, A, full_matrices, compute_uv, driver):
         _check_differentiable_dtype(result[1])
         _check_differentiable_dtype(result[2])
         record.history(result, node, None)
-        node.result_ = record.save_output(result)
+        node.result_ = record.save_output(result, (0, 1, 2))
         return result
     return _op__linalg_svd.redispatch(ks, A, full_matrices, compute_uv, driver)
 
@@ -1735,7 +1735,7 @@ def _autograd_nll_loss_forward(ks, self, target, weight, reduction, ignore_index
             result = _op_nll_loss_forward.redispatch(ks, self, target, weight, reduction, ignore_index)
             _check_differentiable_dtype(result[0])
             record.history(result, node, [True, False])
-            node.result_ = record.save_output(result)
+            node.result_ = record.save_output(result, (1,))
             return result
     return _op_nll_loss_forward.redispatch(ks, self, target, weight, reduction, ignore_index)
 
@@ -1762,7 +1762,7 @@ def _autograd_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_ind
             result = _op_nll_loss2d_forward.redispatch(ks, self, target, weight, reduction, ignore_index)
             _check_differentiable_dtype(result[0])
             record.history(result, node, [True, False])
-            node.result_ = record.save_output(result)
+            node.result_ = record.save_output(result, (1,))
             return result
     return _op_nll_loss2d_forward.redispatch(ks, self, target, weight, reduction, ignore_index)
 
@@ -2012,6 +2012,24 @@ def _autograd_threshold_out(ks, self, threshold, value, out):
 
 
 register_autograd('aten::threshold.out', _autograd_threshold_out)
+
+
+_op_threshold_backward = _get_op('aten::threshold_backward')
+
+
+def _autograd_threshold_backward(ks, grad_output, self, threshold):
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.ThresholdBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.self_ = record.save(self) if node.should_compute_output(0) else None
+        node.threshold_ = threshold
+        result = _op_threshold_backward.redispatch(ks, grad_output, self, threshold)
+        record.output(result, node)
+        return result
+    return _op_threshold_backward.redispatch(ks, grad_output, self, threshold)
+
+
+register_autograd('aten::threshold_backward', _autograd_threshold_backward)
 
 
 _op_gelu = _get_op('aten::gelu')
@@ -2623,7 +2641,7 @@ def _autograd_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
         result = _op_native_layer_norm.redispatch(ks, input, normalized_shape, weight, bias, eps)
         _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False, False])
-        node.result_ = record.save_output(result)
+        node.result_ = record.save_output(result, (1, 2))
         return result
     return _op_native_layer_norm.redispatch(ks, input, normalized_shape, weight, bias, eps)
 
@@ -2645,7 +2663,7 @@ def _autograd__fused_rms_norm(ks, input, normalized_shape, weight, eps):
         _check_differentiable_dtype(result[0])
         _check_differentiable_dtype(result[1])
         record.history(result, node, None)
-        node.result_ = record.save_output(result)
+        node.result_ = record.save_output(result, (1,))
         return result
     return _op__fused_rms_norm.redispatch(ks, input, normalized_shape, weight, eps)
 
@@ -2676,7 +2694,7 @@ def _autograd_native_batch_norm(ks, input, weight, bias, running_mean, running_v
             result = _op_native_batch_norm.redispatch(ks, input, weight, bias, running_mean, running_var, training, momentum, eps)
             _check_differentiable_dtype(result[0])
             record.history(result, node, [True, False, False])
-            node.result_ = record.save_output(result)
+            node.result_ = record.save_output(result, (1, 2))
             return result
     return _op_native_batch_norm.redispatch(ks, input, weight, bias, running_mean, running_var, training, momentum, eps)
 
@@ -2707,7 +2725,7 @@ def _autograd__native_batch_norm_legit(ks, input, weight, bias, running_mean, ru
             result = _op__native_batch_norm_legit.redispatch(ks, input, weight, bias, running_mean, running_var, training, momentum, eps)
             _check_differentiable_dtype(result[0])
             record.history(result, node, [True, False, False])
-            node.result_ = record.save_output(result)
+            node.result_ = record.save_output(result, (1, 2))
             return result
     return _op__native_batch_norm_legit.redispatch(ks, input, weight, bias, running_mean, running_var, training, momentum, eps)
 
@@ -2730,7 +2748,7 @@ def _autograd__native_batch_norm_legit_no_stats(ks, input, weight, bias, trainin
         result = _op__native_batch_norm_legit_no_stats.redispatch(ks, input, weight, bias, training, momentum, eps)
         _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False, False])
-        node.result_ = record.save_output(result)
+        node.result_ = record.save_output(result, (1, 2))
         return result
     return _op__native_batch_norm_legit_no_stats.redispatch(ks, input, weight, bias, training, momentum, eps)
 
@@ -2760,7 +2778,7 @@ def _autograd__native_batch_norm_legit_no_training(ks, input, weight, bias, runn
             result = _op__native_batch_norm_legit_no_training.redispatch(ks, input, weight, bias, running_mean, running_var, momentum, eps)
             _check_differentiable_dtype(result[0])
             record.history(result, node, [True, False, False])
-            node.result_ = record.save_output(result)
+            node.result_ = record.save_output(result, (1, 2))
             return result
     return _op__native_batch_norm_legit_no_training.redispatch(ks, input, weight, bias, running_mean, running_var, momentum, eps)
 
@@ -2787,7 +2805,7 @@ def _autograd_native_group_norm(ks, input, weight, bias, N, C, HxW, group, eps):
         _check_differentiable_dtype(result[1])
         _check_differentiable_dtype(result[2])
         record.history(result, node, None)
-        node.result_ = record.save_output(result)
+        node.result_ = record.save_output(result, (1, 2))
         return result
     return _op_native_group_norm.redispatch(ks, input, weight, bias, N, C, HxW, group, eps)
 
@@ -2807,7 +2825,7 @@ def _autograd_native_dropout(ks, input, p, train):
         result = _op_native_dropout.redispatch(ks, input, p, train)
         _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False])
-        node.result_ = record.save_output(result)
+        node.result_ = record.save_output(result, (1,))
         return result
     return _op_native_dropout.redispatch(ks, input, p, train)
 
@@ -2874,7 +2892,7 @@ def _autograd__scaled_dot_product_flash_attention_for_cpu(ks, query, key, value,
             result = _op__scaled_dot_product_flash_attention_for_cpu.redispatch(ks, query, key, value, dropout_p, is_causal, attn_mask, scale)
             _check_differentiable_dtype(result[0])
             record.history(result, node, [True, False])
-            node.result_ = record.save_output(result)
+            node.result_ = record.save_output(result, (1,))
             return result
     return _op__scaled_dot_product_flash_attention_for_cpu.redispatch(ks, query, key, value, dropout_p, is_causal, attn_mask, scale)
 
@@ -7122,7 +7140,7 @@ def _autograd_max_dim(ks, self, dim, keepdim):
         result = _op_max_dim.redispatch(ks, self, dim, keepdim)
         _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False])
-        node.result_ = record.save_output(result)
+        node.result_ = record.save_output(result, (1,))
         return result
     return _op_max_dim.redispatch(ks, self, dim, keepdim)
 
@@ -7173,7 +7191,7 @@ def _autograd_min_dim(ks, self, dim, keepdim):
         result = _op_min_dim.redispatch(ks, self, dim, keepdim)
         _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False])
-        node.result_ = record.save_output(result)
+        node.result_ = record.save_output(result, (1,))
         return result
     return _op_min_dim.redispatch(ks, self, dim, keepdim)
 
@@ -7445,7 +7463,7 @@ def _autograd_std_mean_correction(ks, self, dim, correction, keepdim):
         _check_differentiable_dtype(result[0])
         _check_differentiable_dtype(result[1])
         record.history(result, node, None)
-        node.result_ = record.save_output(result)
+        node.result_ = record.save_output(result, (0,))
         return result
     return _op_std_mean_correction.redispatch(ks, self, dim, correction, keepdim)
 
@@ -8208,7 +8226,7 @@ def _autograd_sort(ks, self, dim, descending):
         result = _op_sort.redispatch(ks, self, dim, descending)
         _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False])
-        node.result_ = record.save_output(result)
+        node.result_ = record.save_output(result, (1,))
         return result
     return _op_sort.redispatch(ks, self, dim, descending)
 
@@ -8228,7 +8246,7 @@ def _autograd_sort_stable(ks, self, stable, dim, descending):
         result = _op_sort_stable.redispatch(ks, self, stable, dim, descending)
         _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False])
-        node.result_ = record.save_output(result)
+        node.result_ = record.save_output(result, (1,))
         return result
     return _op_sort_stable.redispatch(ks, self, stable, dim, descending)
 
@@ -8248,7 +8266,7 @@ def _autograd_topk(ks, self, k, dim, largest, sorted):
         result = _op_topk.redispatch(ks, self, k, dim, largest, sorted)
         _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False])
-        node.result_ = record.save_output(result)
+        node.result_ = record.save_output(result, (1,))
         return result
     return _op_topk.redispatch(ks, self, k, dim, largest, sorted)
 
@@ -8269,7 +8287,7 @@ def _autograd_kthvalue(ks, self, k, dim, keepdim):
         result = _op_kthvalue.redispatch(ks, self, k, dim, keepdim)
         _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False])
-        node.result_ = record.save_output(result)
+        node.result_ = record.save_output(result, (1,))
         return result
     return _op_kthvalue.redispatch(ks, self, k, dim, keepdim)
 

@@ -173,16 +173,16 @@ class MaxPool2DWithIndicesBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self_sizes = node.self_sizes_
         result = wrap_saved(node.result_, 'MaxPool2DWithIndicesBackward0')
+        self_sizes = node.self_sizes_
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_MaxPool2DWithIndicesBackward0_0(grad, grads, self_sizes, result))
         return out
 
     @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'MaxPool2DWithIndicesBackward0')
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'MaxPool2DWithIndicesBackward0')
 
     @property
     def _saved_self_sizes(self):
@@ -1992,8 +1992,16 @@ class LinalgSvdBackward0(Node):
         return out
 
     @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'LinalgSvdBackward0')
+    def _saved_U(self):
+        return wrap_saved(self.result_[0], 'LinalgSvdBackward0')
+
+    @property
+    def _saved_S(self):
+        return wrap_saved(self.result_[1], 'LinalgSvdBackward0')
+
+    @property
+    def _saved_Vh(self):
+        return wrap_saved(self.result_[2], 'LinalgSvdBackward0')
 
     @property
     def _saved_full_matrices(self):
@@ -2018,6 +2026,7 @@ class NllLossBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'NllLossBackward0')
         self = _unpack(node, node.self_, 'NllLossBackward0')
         target = _unpack(node, node.target_, 'NllLossBackward0')
         weight = _unpack(node, node.weight_, 'NllLossBackward0')
@@ -2025,7 +2034,6 @@ class NllLossBackward0(Node):
         ignore_index = node.ignore_index_
         out = [None] * 1
         if node.should_compute_output(0):
-        result = wrap_saved(node.result_, 'NllLossBackward0')
             out[0] = unwrap(_NllLossBackward0_0(grad, grads, self, target, weight, reduction, ignore_index, result))
         return out
 
@@ -2042,8 +2050,8 @@ class NllLossBackward0(Node):
         return _unpack(self, self.weight_, 'NllLossBackward0')
 
     @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'NllLossBackward0')
+    def _saved_total_weight(self):
+        return wrap_saved(self.result_[1], 'NllLossBackward0')
 
     @property
     def _saved_reduction(self):
@@ -2068,6 +2076,7 @@ class NllLoss2DBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'NllLoss2DBackward0')
         self = _unpack(node, node.self_, 'NllLoss2DBackward0')
         target = _unpack(node, node.target_, 'NllLoss2DBackward0')
         weight = _unpack(node, node.weight_, 'NllLoss2DBackward0')
@@ -2075,7 +2084,6 @@ class NllLoss2DBackward0(Node):
         ignore_index = node.ignore_index_
         out = [None] * 1
         if node.should_compute_output(0):
-        result = wrap_saved(node.result_, 'NllLoss2DBackward0')
             out[0] = unwrap(_NllLoss2DBackward0_0(grad, grads, self, target, weight, reduction, ignore_index, result))
         return out
 
@@ -2092,8 +2100,8 @@ class NllLoss2DBackward0(Node):
         return _unpack(self, self.weight_, 'NllLoss2DBackward0')
 
     @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'NllLoss2DBackward0')
+    def _saved_total_weight(self):
+        return wrap_saved(self.result_[1], 'NllLoss2DBackward0')
 
     @property
     def _saved_reduction(self):
@@ -2301,6 +2309,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        pos_weight = _unpack(node, node.pos_weight_, 'BinaryCrossEntropyWithLogitsBackward0')
         self = _unpack(node, node.self_, 'BinaryCrossEntropyWithLogitsBackward0')
         target = _unpack(node, node.target_, 'BinaryCrossEntropyWithLogitsBackward0')
         weight = _unpack(node, node.weight_, 'BinaryCrossEntropyWithLogitsBackward0')
@@ -2308,7 +2317,6 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_BinaryCrossEntropyWithLogitsBackward0_0(grad, grads, self, target, weight, pos_weight, reduction))
-        pos_weight = _unpack(node, node.pos_weight_, 'BinaryCrossEntropyWithLogitsBackward0')
         if node.should_compute_output(1):
             out[1] = unwrap(_BinaryCrossEntropyWithLogitsBackward0_1(grad, grads, self, target, weight, pos_weight, reduction))
         return out
@@ -2389,12 +2397,48 @@ class ThresholdBackward0(Node):
         return self.threshold_
 
 
+def _ThresholdBackwardBackward0_0(grad, grads, self, threshold):
+    return threshold_backward(grad, self, threshold)
+
+
+def _ThresholdBackwardBackward0_1(grad, grads, self, threshold):
+    return zeros_like(grad)
+
+
+class ThresholdBackwardBackward0(Node):
+    """Backward of ``threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:11)."""
+
+    __slots__ = ('self_', 'threshold_')
+    _saved_names = ('self_',)
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ThresholdBackwardBackward0')
+        threshold = node.threshold_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ThresholdBackwardBackward0_0(grad, grads, self, threshold))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_ThresholdBackwardBackward0_1(grad, grads, self, threshold))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ThresholdBackwardBackward0')
+
+    @property
+    def _saved_threshold(self):
+        return self.threshold_
+
+
 def _GeluBackward0_0(grad, grads, self, approximate):
     return gelu_backward(grad, self, approximate)
 
 
 class GeluBackward0(Node):
-    """Backward of ``gelu(Tensor self, *, str approximate='none') -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:11)."""
+    """Backward of ``gelu(Tensor self, *, str approximate='none') -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:15)."""
 
     __slots__ = ('self_', 'approximate_')
     _saved_names = ('self_',)
@@ -2428,7 +2472,7 @@ def _GeluBackwardBackward0_1(grad, grads, grad_output, self, approximate):
 
 
 class GeluBackwardBackward0(Node):
-    """Backward of ``gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:14)."""
+    """Backward of ``gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:18)."""
 
     __slots__ = ('grad_output_', 'self_', 'approximate_')
     _saved_names = ('grad_output_', 'self_')
@@ -2465,7 +2509,7 @@ def _SiluBackward0_0(grad, grads, self):
 
 
 class SiluBackward0(Node):
-    """Backward of ``silu(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:18)."""
+    """Backward of ``silu(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:22)."""
 
     __slots__ = ('self_',)
     _saved_names = ('self_',)
@@ -2490,7 +2534,7 @@ def _MishBackward0_0(grad, grads, self):
 
 
 class MishBackward0(Node):
-    """Backward of ``mish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:21)."""
+    """Backward of ``mish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:25)."""
 
     __slots__ = ('self_',)
     _saved_names = ('self_',)
@@ -2515,7 +2559,7 @@ def _SoftplusBackward0_0(grad, grads, self, beta, threshold):
 
 
 class SoftplusBackward0(Node):
-    """Backward of ``softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:24)."""
+    """Backward of ``softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:28)."""
 
     __slots__ = ('self_', 'beta_', 'threshold_')
     _saved_names = ('self_',)
@@ -2550,7 +2594,7 @@ def _EluBackward0_0(grad, grads, self, alpha, scale, input_scale):
 
 
 class EluBackward0(Node):
-    """Backward of ``elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:27)."""
+    """Backward of ``elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:31)."""
 
     __slots__ = ('self_', 'alpha_', 'scale_', 'input_scale_')
     _saved_names = ('self_',)
@@ -2590,7 +2634,7 @@ def _CeluBackward0_0(grad, grads, self, alpha):
 
 
 class CeluBackward0(Node):
-    """Backward of ``celu(Tensor self, Scalar alpha=1.0) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:30)."""
+    """Backward of ``celu(Tensor self, Scalar alpha=1.0) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:34)."""
 
     __slots__ = ('self_', 'alpha_')
     _saved_names = ('self_',)
@@ -2620,7 +2664,7 @@ def _LeakyReluBackward0_0(grad, grads, self, negative_slope):
 
 
 class LeakyReluBackward0(Node):
-    """Backward of ``leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:33)."""
+    """Backward of ``leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:37)."""
 
     __slots__ = ('self_', 'negative_slope_')
     _saved_names = ('self_',)
@@ -2650,7 +2694,7 @@ def _HardtanhBackward0_0(grad, grads, self, min_val, max_val):
 
 
 class HardtanhBackward0(Node):
-    """Backward of ``hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:36)."""
+    """Backward of ``hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:40)."""
 
     __slots__ = ('self_', 'min_val_', 'max_val_')
     _saved_names = ('self_',)
@@ -2685,7 +2729,7 @@ def _HardsigmoidBackward0_0(grad, grads, self):
 
 
 class HardsigmoidBackward0(Node):
-    """Backward of ``hardsigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:39)."""
+    """Backward of ``hardsigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:43)."""
 
     __slots__ = ('self_',)
     _saved_names = ('self_',)
@@ -2710,7 +2754,7 @@ def _HardswishBackward0_0(grad, grads, self):
 
 
 class HardswishBackward0(Node):
-    """Backward of ``hardswish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:42)."""
+    """Backward of ``hardswish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:46)."""
 
     __slots__ = ('self_',)
     _saved_names = ('self_',)
@@ -2735,7 +2779,7 @@ def _LogSigmoidBackward0_0(grad, grads, self):
 
 
 class LogSigmoidBackward0(Node):
-    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:45)."""
+    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:49)."""
 
     __slots__ = ('self_',)
     _saved_names = ('self_',)
@@ -2760,7 +2804,7 @@ def _GluBackward0_0(grad, grads, self, dim):
 
 
 class GluBackward0(Node):
-    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:49)."""
+    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:53)."""
 
     __slots__ = ('self_', 'dim_')
     _saved_names = ('self_',)
@@ -2790,7 +2834,7 @@ def _SoftmaxBackward0_0(grad, grads, dim, result):
 
 
 class SoftmaxBackward0(Node):
-    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:52)."""
+    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:56)."""
 
     __slots__ = ('dim_', 'result_')
     _saved_names = ('result_',)
@@ -2799,8 +2843,8 @@ class SoftmaxBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        dim = node.dim_
         result = wrap_saved(node.result_, 'SoftmaxBackward0')
+        dim = node.dim_
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_SoftmaxBackward0_0(grad, grads, dim, result))
@@ -2820,7 +2864,7 @@ def _LogSoftmaxBackward0_0(grad, grads, dim, result):
 
 
 class LogSoftmaxBackward0(Node):
-    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:55)."""
+    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:59)."""
 
     __slots__ = ('dim_', 'result_')
     _saved_names = ('result_',)
@@ -2829,8 +2873,8 @@ class LogSoftmaxBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        dim = node.dim_
         result = wrap_saved(node.result_, 'LogSoftmaxBackward0')
+        dim = node.dim_
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_LogSoftmaxBackward0_0(grad, grads, dim, result))
@@ -2850,7 +2894,7 @@ def _NativeLayerNormBackward0_0(grad, grads, input, weight, bias, normalized_sha
 
 
 class NativeLayerNormBackward0(Node):
-    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:58)."""
+    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:62)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'normalized_shape_', 'eps_', 'result_')
     _saved_names = ('input_', 'weight_', 'bias_', 'result_')
@@ -2859,15 +2903,15 @@ class NativeLayerNormBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        bias = _unpack(node, node.bias_, 'NativeLayerNormBackward0')
         input = _unpack(node, node.input_, 'NativeLayerNormBackward0')
+        result = wrap_saved(node.result_, 'NativeLayerNormBackward0')
         weight = _unpack(node, node.weight_, 'NativeLayerNormBackward0')
         normalized_shape = node.normalized_shape_
         eps = node.eps_
         out = [None] * 3
         if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
-        bias = _unpack(node, node.bias_, 'NativeLayerNormBackward0')
             res = _NativeLayerNormBackward0_0(grad, grads, input, weight, bias, normalized_shape, eps, result)
-        result = wrap_saved(node.result_, 'NativeLayerNormBackward0')
             out[0] = unwrap(res[0])
             out[1] = unwrap(res[1])
             out[2] = unwrap(res[2])
@@ -2886,8 +2930,12 @@ class NativeLayerNormBackward0(Node):
         return _unpack(self, self.bias_, 'NativeLayerNormBackward0')
 
     @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'NativeLayerNormBackward0')
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'NativeLayerNormBackward0')
+
+    @property
+    def _saved_result2(self):
+        return wrap_saved(self.result_[2], 'NativeLayerNormBackward0')
 
     @property
     def _saved_normalized_shape(self):
@@ -2903,7 +2951,7 @@ def _FusedRmsNormBackward0_0(grad, grads, input, weight, normalized_shape, resul
 
 
 class FusedRmsNormBackward0(Node):
-    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:62)."""
+    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:66)."""
 
     __slots__ = ('input_', 'weight_', 'normalized_shape_', 'result_')
     _saved_names = ('input_', 'weight_', 'result_')
@@ -2913,6 +2961,7 @@ class FusedRmsNormBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         input = _unpack(node, node.input_, 'FusedRmsNormBackward0')
+        result = wrap_saved(node.result_, 'FusedRmsNormBackward0')
         weight = _unpack(node, node.weight_, 'FusedRmsNormBackward0')
         normalized_shape = node.normalized_shape_
         out = [None] * 2
@@ -2924,7 +2973,6 @@ class FusedRmsNormBackward0(Node):
 
     @property
     def _saved_input(self):
-        result = wrap_saved(node.result_, 'FusedRmsNormBackward0')
         return _unpack(self, self.input_, 'FusedRmsNormBackward0')
 
     @property
@@ -2932,8 +2980,8 @@ class FusedRmsNormBackward0(Node):
         return _unpack(self, self.weight_, 'FusedRmsNormBackward0')
 
     @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'FusedRmsNormBackward0')
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'FusedRmsNormBackward0')
 
     @property
     def _saved_normalized_shape(self):
@@ -2945,7 +2993,7 @@ def _NativeBatchNormBackward0_0(grad, grads, input, weight, bias, running_mean, 
 
 
 class NativeBatchNormBackward0(Node):
-    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:65)."""
+    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:69)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _saved_names = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -2955,8 +3003,11 @@ class NativeBatchNormBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         bias = _unpack(node, node.bias_, 'NativeBatchNormBackward0')
+        input = _unpack(node, node.input_, 'NativeBatchNormBackward0')
+        result = wrap_saved(node.result_, 'NativeBatchNormBackward0')
         running_mean = _unpack(node, node.running_mean_, 'NativeBatchNormBackward0')
         running_var = _unpack(node, node.running_var_, 'NativeBatchNormBackward0')
+        weight = _unpack(node, node.weight_, 'NativeBatchNormBackward0')
         training = node.training_
         eps = node.eps_
         out = [None] * 3
@@ -2966,11 +3017,8 @@ class NativeBatchNormBackward0(Node):
             out[1] = unwrap(res[1])
             out[2] = unwrap(res[2])
         return out
-        input = _unpack(node, node.input_, 'NativeBatchNormBackward0')
-        result = wrap_saved(node.result_, 'NativeBatchNormBackward0')
 
     @property
-        weight = _unpack(node, node.weight_, 'NativeBatchNormBackward0')
     def _saved_input(self):
         return _unpack(self, self.input_, 'NativeBatchNormBackward0')
 
@@ -2991,8 +3039,12 @@ class NativeBatchNormBackward0(Node):
         return _unpack(self, self.running_var_, 'NativeBatchNormBackward0')
 
     @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'NativeBatchNormBackward0')
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'NativeBatchNormBackward0')
+
+    @property
+    def _saved_result2(self):
+        return wrap_saved(self.result_[2], 'NativeBatchNormBackward0')
 
     @property
     def _saved_training(self):
@@ -3008,7 +3060,7 @@ def _NativeBatchNormLegitBackward0_0(grad, grads, input, weight, bias, running_m
 
 
 class NativeBatchNormLegitBackward0(Node):
-    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:69)."""
+    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:73)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _saved_names = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -3018,8 +3070,11 @@ class NativeBatchNormLegitBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         bias = _unpack(node, node.bias_, 'NativeBatchNormLegitBackward0')
+        input = _unpack(node, node.input_, 'NativeBatchNormLegitBackward0')
+        result = wrap_saved(node.result_, 'NativeBatchNormLegitBackward0')
         running_mean = _unpack(node, node.running_mean_, 'NativeBatchNormLegitBackward0')
         running_var = _unpack(node, node.running_var_, 'NativeBatchNormLegitBackward0')
+        weight = _unpack(node, node.weight_, 'NativeBatchNormLegitBackward0')
         training = node.training_
         eps = node.eps_
         out = [None] * 3
@@ -3033,11 +3088,8 @@ class NativeBatchNormLegitBackward0(Node):
     @property
     def _saved_input(self):
         return _unpack(self, self.input_, 'NativeBatchNormLegitBackward0')
-        input = _unpack(node, node.input_, 'NativeBatchNormLegitBackward0')
-        result = wrap_saved(node.result_, 'NativeBatchNormLegitBackward0')
 
     @property
-        weight = _unpack(node, node.weight_, 'NativeBatchNormLegitBackward0')
     def _saved_weight(self):
         return _unpack(self, self.weight_, 'NativeBatchNormLegitBackward0')
 
@@ -3054,8 +3106,12 @@ class NativeBatchNormLegitBackward0(Node):
         return _unpack(self, self.running_var_, 'NativeBatchNormLegitBackward0')
 
     @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'NativeBatchNormLegitBackward0')
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'NativeBatchNormLegitBackward0')
+
+    @property
+    def _saved_result2(self):
+        return wrap_saved(self.result_[2], 'NativeBatchNormLegitBackward0')
 
     @property
     def _saved_training(self):
@@ -3071,7 +3127,7 @@ def _NativeBatchNormLegitBackward1_0(grad, grads, input, weight, bias, training,
 
 
 class NativeBatchNormLegitBackward1(Node):
-    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:73)."""
+    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:77)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'training_', 'eps_', 'result_')
     _saved_names = ('input_', 'weight_', 'bias_', 'result_')
@@ -3080,7 +3136,9 @@ class NativeBatchNormLegitBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        bias = _unpack(node, node.bias_, 'NativeBatchNormLegitBackward1')
         input = _unpack(node, node.input_, 'NativeBatchNormLegitBackward1')
+        result = wrap_saved(node.result_, 'NativeBatchNormLegitBackward1')
         weight = _unpack(node, node.weight_, 'NativeBatchNormLegitBackward1')
         training = node.training_
         eps = node.eps_
@@ -3098,17 +3156,19 @@ class NativeBatchNormLegitBackward1(Node):
 
     @property
     def _saved_weight(self):
-        bias = _unpack(node, node.bias_, 'NativeBatchNormLegitBackward1')
         return _unpack(self, self.weight_, 'NativeBatchNormLegitBackward1')
-        result = wrap_saved(node.result_, 'NativeBatchNormLegitBackward1')
 
     @property
     def _saved_bias(self):
         return _unpack(self, self.bias_, 'NativeBatchNormLegitBackward1')
 
     @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'NativeBatchNormLegitBackward1')
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'NativeBatchNormLegitBackward1')
+
+    @property
+    def _saved_result2(self):
+        return wrap_saved(self.result_[2], 'NativeBatchNormLegitBackward1')
 
     @property
     def _saved_training(self):
@@ -3124,7 +3184,7 @@ def _NativeBatchNormLegitNoTrainingBackward0_0(grad, grads, input, weight, bias,
 
 
 class NativeBatchNormLegitNoTrainingBackward0(Node):
-    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:77)."""
+    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:81)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
     _saved_names = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -3134,8 +3194,11 @@ class NativeBatchNormLegitNoTrainingBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         bias = _unpack(node, node.bias_, 'NativeBatchNormLegitNoTrainingBackward0')
+        input = _unpack(node, node.input_, 'NativeBatchNormLegitNoTrainingBackward0')
+        result = wrap_saved(node.result_, 'NativeBatchNormLegitNoTrainingBackward0')
         running_mean = _unpack(node, node.running_mean_, 'NativeBatchNormLegitNoTrainingBackward0')
         running_var = _unpack(node, node.running_var_, 'NativeBatchNormLegitNoTrainingBackward0')
+        weight = _unpack(node, node.weight_, 'NativeBatchNormLegitNoTrainingBackward0')
         eps = node.eps_
         out = [None] * 3
         if node.should_compute_output(0) or node.should_compute_output(1) or node.should_compute_output(2):
@@ -3157,11 +3220,8 @@ class NativeBatchNormLegitNoTrainingBackward0(Node):
     def _saved_bias(self):
         return _unpack(self, self.bias_, 'NativeBatchNormLegitNoTrainingBackward0')
 
-        input = _unpack(node, node.input_, 'NativeBatchNormLegitNoTrainingBackward0')
-        result = wrap_saved(node.result_, 'NativeBatchNormLegitNoTrainingBackward0')
     @property
     def _saved_running_mean(self):
-        weight = _unpack(node, node.weight_, 'NativeBatchNormLegitNoTrainingBackward0')
         return _unpack(self, self.running_mean_, 'NativeBatchNormLegitNoTrainingBackward0')
 
     @property
@@ -3169,8 +3229,12 @@ class NativeBatchNormLegitNoTrainingBackward0(Node):
         return _unpack(self, self.running_var_, 'NativeBatchNormLegitNoTrainingBackward0')
 
     @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'NativeBatchNormLegitNoTrainingBackward0')
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'NativeBatchNormLegitNoTrainingBackward0')
+
+    @property
+    def _saved_result2(self):
+        return wrap_saved(self.result_[2], 'NativeBatchNormLegitNoTrainingBackward0')
 
     @property
     def _saved_eps(self):
@@ -3182,7 +3246,7 @@ def _NativeGroupNormBackward0_0(grad, grads, input, weight, bias, N, C, HxW, gro
 
 
 class NativeGroupNormBackward0(Node):
-    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:81)."""
+    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:85)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'N_', 'C_', 'HxW_', 'group_', 'result_')
     _saved_names = ('input_', 'weight_', 'bias_', 'result_')
@@ -3191,7 +3255,9 @@ class NativeGroupNormBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        bias = _unpack(node, node.bias_, 'NativeGroupNormBackward0')
         input = _unpack(node, node.input_, 'NativeGroupNormBackward0')
+        result = wrap_saved(node.result_, 'NativeGroupNormBackward0')
         weight = _unpack(node, node.weight_, 'NativeGroupNormBackward0')
         N = node.N_
         C = node.C_
@@ -3217,11 +3283,13 @@ class NativeGroupNormBackward0(Node):
     def _saved_bias(self):
         return _unpack(self, self.bias_, 'NativeGroupNormBackward0')
 
-        bias = _unpack(node, node.bias_, 'NativeGroupNormBackward0')
     @property
-        result = wrap_saved(node.result_, 'NativeGroupNormBackward0')
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'NativeGroupNormBackward0')
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'NativeGroupNormBackward0')
+
+    @property
+    def _saved_result2(self):
+        return wrap_saved(self.result_[2], 'NativeGroupNormBackward0')
 
     @property
     def _saved_N(self):
@@ -3245,7 +3313,7 @@ def _NativeDropoutBackward0_0(grad, grads, p, train, result):
 
 
 class NativeDropoutBackward0(Node):
-    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:84)."""
+    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:88)."""
 
     __slots__ = ('p_', 'train_', 'result_')
     _saved_names = ('result_',)
@@ -3254,6 +3322,7 @@ class NativeDropoutBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'NativeDropoutBackward0')
         p = node.p_
         train = node.train_
         out = [None] * 1
@@ -3262,8 +3331,8 @@ class NativeDropoutBackward0(Node):
         return out
 
     @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'NativeDropoutBackward0')
+    def _saved_result1(self):
+        return wrap_saved(self.result_[1], 'NativeDropoutBackward0')
 
     @property
     def _saved_p(self):
@@ -3279,13 +3348,12 @@ def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq,
 
 
 class EmbeddingBackward0(Node):
-    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:88)."""
+    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:92)."""
 
     __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'weight_sizes_')
     _saved_names = ('indices_',)
     _inputs = ('weight',)
 
-        result = wrap_saved(node.result_, 'NativeDropoutBackward0')
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
@@ -3320,7 +3388,7 @@ def _EmbeddingRenormBackward0_0(grad, grads):
 
 
 class EmbeddingRenormBackward0(Node):
-    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:94)."""
+    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:98)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -3340,7 +3408,7 @@ def _ScaledDotProductFlashAttentionForCpuBackward0_0(grad, grads, query, key, va
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(Node):
-    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:98)."""
+    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:102)."""
 
     __slots__ = ('query_', 'key_', 'value_', 'attn_mask_', 'dropout_p_', 'is_causal_', 'scale_', 'result_')
     _saved_names = ('query_', 'key_', 'value_', 'attn_mask_', 'result_')
@@ -3351,6 +3419,8 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
         grad = grads[0]
         attn_mask = _unpack(node, node.attn_mask_, 'ScaledDotProductFlashAttentionForCpuBackward0')
         key = _unpack(node, node.key_, 'ScaledDotProductFlashAttentionForCpuBackward0')
+        query = _unpack(node, node.query_, 'ScaledDotProductFlashAttentionForCpuBackward0')
+        result = wrap_saved(node.result_, 'ScaledDotProductFlashAttentionForCpuBackward0')
         value = _unpack(node, node.value_, 'ScaledDotProductFlashAttentionForCpuBackward0')
         dropout_p = node.dropout_p_
         is_causal = node.is_causal_
@@ -3380,10 +3450,8 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
         return _unpack(self, self.attn_mask_, 'ScaledDotProductFlashAttentionForCpuBackward0')
 
     @property
-    def _saved_result(self):
-        query = _unpack(node, node.query_, 'ScaledDotProductFlashAttentionForCpuBackward0')
-        result = wrap_saved(node.result_, 'ScaledDotProductFlashAttentionForCpuBackward0')
-        return wrap_saved(self.result_, 'ScaledDotProductFlashAttentionForCpuBackward0')
+    def _saved_logsumexp(self):
+        return wrap_saved(self.result_[1], 'ScaledDotProductFlashAttentionForCpuBackward0')
 
     @property
     def _saved_dropout_p(self):
@@ -3575,6 +3643,7 @@ class MulBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         other = _unpack(node, node.other_, 'MulBackward0')
+        self = _unpack(node, node.self_, 'MulBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_MulBackward0_0(grad, grads, self, other))
@@ -3607,7 +3676,6 @@ class MulBackward1(Node):
         grad = grads[0]
         other = node.other_
         out = [None] * 1
-        self = _unpack(node, node.self_, 'MulBackward0')
         if node.should_compute_output(0):
             out[0] = unwrap(_MulBackward1_0(grad, grads, other))
         return out
@@ -3636,6 +3704,7 @@ class DivBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         other = _unpack(node, node.other_, 'DivBackward0')
+        self = _unpack(node, node.self_, 'DivBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_DivBackward0_0(grad, grads, self, other))
@@ -3668,7 +3737,6 @@ class DivBackward1(Node):
         grad = grads[0]
         other = node.other_
         out = [None] * 1
-        self = _unpack(node, node.self_, 'DivBackward0')
         if node.should_compute_output(0):
             out[0] = unwrap(_DivBackward1_0(grad, grads, other))
         return out
@@ -3697,6 +3765,7 @@ class DivBackward2(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         other = _unpack(node, node.other_, 'DivBackward2')
+        self = _unpack(node, node.self_, 'DivBackward2')
         rounding_mode = node.rounding_mode_
         out = [None] * 2
         if node.should_compute_output(0):
@@ -3729,7 +3798,6 @@ class DivBackward3(Node):
     _saved_names = ()
     _inputs = ('self',)
 
-        self = _unpack(node, node.self_, 'DivBackward2')
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
@@ -3788,6 +3856,7 @@ class RemainderBackward1(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         other = _unpack(node, node.other_, 'RemainderBackward1')
+        self = _unpack(node, node.self_, 'RemainderBackward1')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_RemainderBackward1_0(grad, grads, self, other))
@@ -3820,7 +3889,6 @@ class FmodBackward0(Node):
         grad = grads[0]
         out = [None] * 1
         if node.should_compute_output(0):
-        self = _unpack(node, node.self_, 'RemainderBackward1')
             out[0] = unwrap(_FmodBackward0_0(grad, grads))
         return out
 
@@ -3844,6 +3912,7 @@ class FmodBackward1(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         other = _unpack(node, node.other_, 'FmodBackward1')
+        self = _unpack(node, node.self_, 'FmodBackward1')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_FmodBackward1_0(grad, grads, self, other))
@@ -3876,7 +3945,6 @@ class PowBackward0(Node):
         grad = grads[0]
         self = _unpack(node, node.self_, 'PowBackward0')
         exponent = node.exponent_
-        self = _unpack(node, node.self_, 'FmodBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_PowBackward0_0(grad, grads, self, exponent))
@@ -3911,6 +3979,7 @@ class PowBackward1(Node):
         grad = grads[0]
         exponent = _unpack(node, node.exponent_, 'PowBackward1')
         result = wrap_saved(node.result_, 'PowBackward1')
+        self = _unpack(node, node.self_, 'PowBackward1')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_PowBackward1_0(grad, grads, self, exponent, result))
@@ -3943,12 +4012,11 @@ class PowBackward2(Node):
     _inputs = ('exponent',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        self = _unpack(node, node.self_, 'PowBackward1')
         grads = materialize(node, grads)
         grad = grads[0]
         exponent = _unpack(node, node.exponent_, 'PowBackward2')
-        self = node.self_
         result = wrap_saved(node.result_, 'PowBackward2')
+        self = node.self_
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_PowBackward2_0(grad, grads, exponent, self, result))
@@ -4115,6 +4183,7 @@ class LerpBackward1(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         end = _unpack(node, node.end_, 'LerpBackward1')
+        self = _unpack(node, node.self_, 'LerpBackward1')
         weight = _unpack(node, node.weight_, 'LerpBackward1')
         out = [None] * 3
         if node.should_compute_output(0):
@@ -4147,7 +4216,6 @@ class AbsBackward0(Node):
 
     __slots__ = ('self_',)
     _saved_names = ('self_',)
-        self = _unpack(node, node.self_, 'LerpBackward1')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5045,11 +5113,11 @@ class NanToNumBackward0(Node):
 
 
 def _Atan2Backward0_0(grad, grads, self, other):
-    return grad * other * (self * self + other * other).reciprocal()
+    return grad * other * atan2_recip(self, other)
 
 
 def _Atan2Backward0_1(grad, grads, self, other):
-    return grad * -self * (self * self + other * other).reciprocal()
+    return grad * -self * atan2_recip(self, other)
 
 
 class Atan2Backward0(Node):
@@ -5063,6 +5131,7 @@ class Atan2Backward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         other = _unpack(node, node.other_, 'Atan2Backward0')
+        self = _unpack(node, node.self_, 'Atan2Backward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_Atan2Backward0_0(grad, grads, self, other))
@@ -5095,11 +5164,11 @@ class HypotBackward0(Node):
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        self = _unpack(node, node.self_, 'Atan2Backward0')
         grads = materialize(node, grads)
         grad = grads[0]
         other = _unpack(node, node.other_, 'HypotBackward0')
         result = wrap_saved(node.result_, 'HypotBackward0')
+        self = _unpack(node, node.self_, 'HypotBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_HypotBackward0_0(grad, grads, self, other, result))
@@ -5132,7 +5201,6 @@ class CopysignBackward0(Node):
     """Backward of ``copysign.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:215)."""
 
     __slots__ = ('self_', 'other_', 'result_')
-        self = _unpack(node, node.self_, 'HypotBackward0')
     _saved_names = ('self_', 'other_', 'result_')
     _inputs = ('self', 'other')
 
@@ -5141,6 +5209,7 @@ class CopysignBackward0(Node):
         grad = grads[0]
         other = _unpack(node, node.other_, 'CopysignBackward0')
         result = wrap_saved(node.result_, 'CopysignBackward0')
+        self = _unpack(node, node.self_, 'CopysignBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_CopysignBackward0_0(grad, grads, self, other, result))
@@ -5173,10 +5242,10 @@ class CopysignBackward1(Node):
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        self = _unpack(node, node.self_, 'CopysignBackward0')
         grads = materialize(node, grads)
         grad = grads[0]
         result = wrap_saved(node.result_, 'CopysignBackward1')
+        self = _unpack(node, node.self_, 'CopysignBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_CopysignBackward1_0(grad, grads, self, result))
@@ -5209,8 +5278,8 @@ class XlogyBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'CopysignBackward1')
         other = _unpack(node, node.other_, 'XlogyBackward0')
+        self = _unpack(node, node.self_, 'XlogyBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_XlogyBackward0_0(grad, grads, self, other))
@@ -5243,7 +5312,6 @@ class XlogyBackward1(Node):
         grad = grads[0]
         other = _unpack(node, node.other_, 'XlogyBackward1')
         self = node.self_
-        self = _unpack(node, node.self_, 'XlogyBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_XlogyBackward1_0(grad, grads, other, self))
@@ -5307,6 +5375,7 @@ class LogaddexpBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         other = _unpack(node, node.other_, 'LogaddexpBackward0')
+        self = _unpack(node, node.self_, 'LogaddexpBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_LogaddexpBackward0_0(grad, grads, self, other))
@@ -5339,10 +5408,10 @@ class MaximumBackward0(Node):
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        self = _unpack(node, node.self_, 'LogaddexpBackward0')
         grads = materialize(node, grads)
         grad = grads[0]
         other = _unpack(node, node.other_, 'MaximumBackward0')
+        self = _unpack(node, node.self_, 'MaximumBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_MaximumBackward0_0(grad, grads, self, other))
@@ -5375,10 +5444,10 @@ class FmaxBackward0(Node):
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        self = _unpack(node, node.self_, 'MaximumBackward0')
         grads = materialize(node, grads)
         grad = grads[0]
         other = _unpack(node, node.other_, 'FmaxBackward0')
+        self = _unpack(node, node.self_, 'FmaxBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_FmaxBackward0_0(grad, grads, self, other))
@@ -5411,10 +5480,10 @@ class MinimumBackward0(Node):
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        self = _unpack(node, node.self_, 'FmaxBackward0')
         grads = materialize(node, grads)
         grad = grads[0]
         other = _unpack(node, node.other_, 'MinimumBackward0')
+        self = _unpack(node, node.self_, 'MinimumBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_MinimumBackward0_0(grad, grads, self, other))
@@ -5447,10 +5516,10 @@ class FminBackward0(Node):
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        self = _unpack(node, node.self_, 'MinimumBackward0')
         grads = materialize(node, grads)
         grad = grads[0]
         other = _unpack(node, node.other_, 'FminBackward0')
+        self = _unpack(node, node.self_, 'FminBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_FminBackward0_0(grad, grads, self, other))
@@ -5483,10 +5552,11 @@ class ClampBackward0(Node):
     _inputs = ('self', 'min', 'max')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        self = _unpack(node, node.self_, 'FminBackward0')
         grads = materialize(node, grads)
         grad = grads[0]
         max = _unpack(node, node.max_, 'ClampBackward0')
+        min = _unpack(node, node.min_, 'ClampBackward0')
+        self = _unpack(node, node.self_, 'ClampBackward0')
         out = [None] * 3
         if node.should_compute_output(0):
             out[0] = unwrap(_ClampBackward0_0(grad, grads, self, min, max))
@@ -5519,8 +5589,6 @@ class ClampBackward1(Node):
     __slots__ = ('self_', 'min_', 'max_')
     _saved_names = ('self_',)
     _inputs = ('self',)
-        min = _unpack(node, node.min_, 'ClampBackward0')
-        self = _unpack(node, node.self_, 'ClampBackward0')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
@@ -5595,6 +5663,7 @@ class ClampMinBackward1(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         min = _unpack(node, node.min_, 'ClampMinBackward1')
+        self = _unpack(node, node.self_, 'ClampMinBackward1')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_ClampMinBackward1_0(grad, grads, self, min))
@@ -5627,7 +5696,6 @@ class ClampMaxBackward0(Node):
         grad = grads[0]
         self = _unpack(node, node.self_, 'ClampMaxBackward0')
         max = node.max_
-        self = _unpack(node, node.self_, 'ClampMinBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_ClampMaxBackward0_0(grad, grads, self, max))
@@ -5661,6 +5729,7 @@ class ClampMaxBackward1(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         max = _unpack(node, node.max_, 'ClampMaxBackward1')
+        self = _unpack(node, node.self_, 'ClampMaxBackward1')
         out = [None] * 2
         if node.should_compute_output(0):
             out[0] = unwrap(_ClampMaxBackward1_0(grad, grads, self, max))
@@ -5693,7 +5762,6 @@ class WhereBackward0(Node):
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        self = _unpack(node, node.self_, 'ClampMaxBackward1')
         grads = materialize(node, grads)
         grad = grads[0]
         condition = _unpack(node, node.condition_, 'WhereBackward0')
@@ -6331,6 +6399,7 @@ class ProdBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         result = wrap_saved(node.result_, 'ProdBackward0')
+        self = _unpack(node, node.self_, 'ProdBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_ProdBackward0_0(grad, grads, self, result))
@@ -6359,10 +6428,10 @@ class ProdBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'ProdBackward1')
         self = _unpack(node, node.self_, 'ProdBackward1')
         dim = node.dim_
         keepdim = node.keepdim_
-        self = _unpack(node, node.self_, 'ProdBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_ProdBackward1_0(grad, grads, self, dim, keepdim, result))
@@ -6391,7 +6460,6 @@ def _MaxBackward0_0(grad, grads, dim, keepdim, self_sizes, result):
 
 class MaxBackward0(Node):
     """Backward of ``max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/reduce.yaml:21)."""
-        result = wrap_saved(node.result_, 'ProdBackward1')
 
     __slots__ = ('dim_', 'keepdim_', 'self_sizes_', 'result_')
     _saved_names = ('result_',)
@@ -6400,6 +6468,7 @@ class MaxBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'MaxBackward0')
         dim = node.dim_
         keepdim = node.keepdim_
         self_sizes = node.self_sizes_
@@ -6409,8 +6478,8 @@ class MaxBackward0(Node):
         return out
 
     @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'MaxBackward0')
+    def _saved_indices(self):
+        return wrap_saved(self.result_[1], 'MaxBackward0')
 
     @property
     def _saved_dim(self):
@@ -6431,7 +6500,6 @@ def _MaxBackward1_0(grad, grads, self, result):
 
 class MaxBackward1(Node):
     """Backward of ``max(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:25)."""
-        result = wrap_saved(node.result_, 'MaxBackward0')
 
     __slots__ = ('self_', 'result_')
     _saved_names = ('self_', 'result_')
@@ -6441,6 +6509,7 @@ class MaxBackward1(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         result = wrap_saved(node.result_, 'MaxBackward1')
+        self = _unpack(node, node.self_, 'MaxBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_MaxBackward1_0(grad, grads, self, result))
@@ -6469,18 +6538,18 @@ class MinBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'MinBackward0')
         dim = node.dim_
         keepdim = node.keepdim_
         self_sizes = node.self_sizes_
-        self = _unpack(node, node.self_, 'MaxBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_MinBackward0_0(grad, grads, dim, keepdim, self_sizes, result))
         return out
 
     @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'MinBackward0')
+    def _saved_indices(self):
+        return wrap_saved(self.result_[1], 'MinBackward0')
 
     @property
     def _saved_dim(self):
@@ -6501,7 +6570,6 @@ def _MinBackward1_0(grad, grads, self, result):
 
 class MinBackward1(Node):
     """Backward of ``min(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:32)."""
-        result = wrap_saved(node.result_, 'MinBackward0')
 
     __slots__ = ('self_', 'result_')
     _saved_names = ('self_', 'result_')
@@ -6511,6 +6579,7 @@ class MinBackward1(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         result = wrap_saved(node.result_, 'MinBackward1')
+        self = _unpack(node, node.self_, 'MinBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_MinBackward1_0(grad, grads, self, result))
@@ -6539,10 +6608,10 @@ class AmaxBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'AmaxBackward0')
         self = _unpack(node, node.self_, 'AmaxBackward0')
         dim = node.dim_
         keepdim = node.keepdim_
-        self = _unpack(node, node.self_, 'MinBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_AmaxBackward0_0(grad, grads, self, dim, keepdim, result))
@@ -6571,7 +6640,6 @@ def _AminBackward0_0(grad, grads, self, dim, keepdim, result):
 
 class AminBackward0(Node):
     """Backward of ``amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:38)."""
-        result = wrap_saved(node.result_, 'AmaxBackward0')
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
     _saved_names = ('self_', 'result_')
@@ -6580,6 +6648,7 @@ class AminBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'AminBackward0')
         self = _unpack(node, node.self_, 'AminBackward0')
         dim = node.dim_
         keepdim = node.keepdim_
@@ -6611,7 +6680,6 @@ def _LogsumexpBackward0_0(grad, grads, self, dim, keepdim, result):
 
 class LogsumexpBackward0(Node):
     """Backward of ``logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:41)."""
-        result = wrap_saved(node.result_, 'AminBackward0')
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
     _saved_names = ('self_', 'result_')
@@ -6620,6 +6688,7 @@ class LogsumexpBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'LogsumexpBackward0')
         self = _unpack(node, node.self_, 'LogsumexpBackward0')
         dim = node.dim_
         keepdim = node.keepdim_
@@ -6651,7 +6720,6 @@ def _VarBackward0_0(grad, grads, self, dim, correction, keepdim):
 
 class VarBackward0(Node):
     """Backward of ``var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:44)."""
-        result = wrap_saved(node.result_, 'LogsumexpBackward0')
 
     __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_')
     _saved_names = ('self_',)
@@ -6700,6 +6768,7 @@ class StdBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'StdBackward0')
         self = _unpack(node, node.self_, 'StdBackward0')
         dim = node.dim_
         correction = node.correction_
@@ -6731,7 +6800,6 @@ class StdBackward0(Node):
 
 
 def _VarMeanBackward0_0(grad, grads, self, dim, correction, keepdim):
-        result = wrap_saved(node.result_, 'StdBackward0')
     return var_mean_backward(grads[0], grads[1], self, dim, correction, keepdim)
 
 
@@ -6785,6 +6853,7 @@ class StdMeanBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = _defined_grads(grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'StdMeanBackward0')
         self = _unpack(node, node.self_, 'StdMeanBackward0')
         dim = node.dim_
         correction = node.correction_
@@ -6799,8 +6868,8 @@ class StdMeanBackward0(Node):
         return _unpack(self, self.self_, 'StdMeanBackward0')
 
     @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'StdMeanBackward0')
+    def _saved_result0(self):
+        return wrap_saved(self.result_[0], 'StdMeanBackward0')
 
     @property
     def _saved_dim(self):
@@ -6816,7 +6885,6 @@ class StdMeanBackward0(Node):
 
 
 def _NormBackward0_0(grad, grads, self, p, result):
-        result = wrap_saved(node.result_, 'StdMeanBackward0')
     return norm_backward(grad, self, p, result)
 
 
@@ -6830,6 +6898,7 @@ class NormBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'NormBackward0')
         self = _unpack(node, node.self_, 'NormBackward0')
         p = node.p_
         out = [None] * 1
@@ -6861,10 +6930,10 @@ class NormBackward1(Node):
     _saved_names = ('self_', 'result_')
     _inputs = ('self',)
 
-        result = wrap_saved(node.result_, 'NormBackward0')
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'NormBackward1')
         self = _unpack(node, node.self_, 'NormBackward1')
         p = node.p_
         dim = node.dim_
@@ -6896,7 +6965,6 @@ class NormBackward1(Node):
 
 
 def _NormBackward2_0(grad, grads, self, p, result):
-        result = wrap_saved(node.result_, 'NormBackward1')
     return norm_backward(grad, self.to(grad.dtype), p, result)
 
 
@@ -6910,6 +6978,7 @@ class NormBackward2(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'NormBackward2')
         self = _unpack(node, node.self_, 'NormBackward2')
         p = node.p_
         out = [None] * 1
@@ -6941,10 +7010,10 @@ class NormBackward3(Node):
     _saved_names = ('self_', 'result_')
     _inputs = ('self',)
 
-        result = wrap_saved(node.result_, 'NormBackward2')
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'NormBackward3')
         self = _unpack(node, node.self_, 'NormBackward3')
         p = node.p_
         dim = node.dim_
@@ -6976,7 +7045,6 @@ class NormBackward3(Node):
 
 
 def _LinalgVectorNormBackward0_0(grad, grads, self, ord, dim, keepdim, result):
-        result = wrap_saved(node.result_, 'NormBackward3')
     return norm_backward(grad, self, ord, result, dim, keepdim)
 
 
@@ -6990,6 +7058,7 @@ class LinalgVectorNormBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'LinalgVectorNormBackward0')
         self = _unpack(node, node.self_, 'LinalgVectorNormBackward0')
         ord = node.ord_
         dim = node.dim_
@@ -7021,7 +7090,6 @@ class LinalgVectorNormBackward0(Node):
 
 
 def _CumsumBackward0_0(grad, grads, dim, self_dtype):
-        result = wrap_saved(node.result_, 'LinalgVectorNormBackward0')
     return cumsum_backward(grad.to(self_dtype), dim)
 
 
@@ -7065,6 +7133,7 @@ class CumprodBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'CumprodBackward0')
         self = _unpack(node, node.self_, 'CumprodBackward0')
         dim = node.dim_
         self_dtype = node.self_dtype_
@@ -7096,7 +7165,6 @@ def _CatBackward0_0(grad, grads, dim, tensors_dtype, tensors_sizes):
 
 class CatBackward0(Node):
     """Backward of ``cat(Tensor[] tensors, int dim=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:6)."""
-        result = wrap_saved(node.result_, 'CumprodBackward0')
 
     __slots__ = ('dim_', 'tensors_dtype_', 'tensors_sizes_', 'tensors_size_')
     _saved_names = ()
@@ -7617,6 +7685,7 @@ class SortBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'SortBackward0')
         dim = node.dim_
         self_sizes = node.self_sizes_
         out = [None] * 1
@@ -7625,8 +7694,8 @@ class SortBackward0(Node):
         return out
 
     @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'SortBackward0')
+    def _saved_indices(self):
+        return wrap_saved(self.result_[1], 'SortBackward0')
 
     @property
     def _saved_dim(self):
@@ -7648,10 +7717,10 @@ class SortBackward1(Node):
     _saved_names = ('result_',)
     _inputs = ('self',)
 
-        result = wrap_saved(node.result_, 'SortBackward0')
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'SortBackward1')
         dim = node.dim_
         self_sizes = node.self_sizes_
         out = [None] * 1
@@ -7660,8 +7729,8 @@ class SortBackward1(Node):
         return out
 
     @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'SortBackward1')
+    def _saved_indices(self):
+        return wrap_saved(self.result_[1], 'SortBackward1')
 
     @property
     def _saved_dim(self):
@@ -7683,10 +7752,10 @@ class TopkBackward0(Node):
     _saved_names = ('result_',)
     _inputs = ('self',)
 
-        result = wrap_saved(node.result_, 'SortBackward1')
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'TopkBackward0')
         dim = node.dim_
         self_sizes = node.self_sizes_
         out = [None] * 1
@@ -7695,8 +7764,8 @@ class TopkBackward0(Node):
         return out
 
     @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'TopkBackward0')
+    def _saved_indices(self):
+        return wrap_saved(self.result_[1], 'TopkBackward0')
 
     @property
     def _saved_dim(self):
@@ -7718,10 +7787,10 @@ class KthvalueBackward0(Node):
     _saved_names = ('result_',)
     _inputs = ('self',)
 
-        result = wrap_saved(node.result_, 'TopkBackward0')
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'KthvalueBackward0')
         dim = node.dim_
         keepdim = node.keepdim_
         self_sizes = node.self_sizes_
@@ -7731,8 +7800,8 @@ class KthvalueBackward0(Node):
         return out
 
     @property
-    def _saved_result(self):
-        return wrap_saved(self.result_, 'KthvalueBackward0')
+    def _saved_indices(self):
+        return wrap_saved(self.result_[1], 'KthvalueBackward0')
 
     @property
     def _saved_dim(self):
@@ -7753,7 +7822,6 @@ def _UniqueDimBackward0_0(grad, grads):
 
 class UniqueDimBackward0(Node):
     """Backward of ``unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:22)."""
-        result = wrap_saved(node.result_, 'KthvalueBackward0')
 
     __slots__ = ()
     _saved_names = ()

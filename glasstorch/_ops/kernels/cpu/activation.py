@@ -32,7 +32,8 @@ from .copy import cast_ready
 __all__ = [
     "relu_kernel", "relu_inplace_kernel", "gelu_out", "gelu_backward_out", "silu_out", "softplus_out", "elu_out",
     "leaky_relu_out",
-    "hardtanh_out", "hardsigmoid_out", "hardswish_out", "mish_out", "threshold_out", "log_sigmoid_forward_out",
+    "hardtanh_out", "hardsigmoid_out", "hardswish_out", "mish_out", "threshold_out", "threshold_backward_out",
+    "log_sigmoid_forward_out",
     "glu_out", "softmax_out", "log_softmax_out", "embedding_kernel", "embedding_renorm_kernel",
     "FLOATING", "not_implemented", "opmath", "typemeta_name", "check_out_dtype",
 ]
@@ -186,6 +187,20 @@ def threshold_out(self, threshold, value, out):
         t = np.asarray(threshold).astype(dt.np)
         v = np.asarray(value).astype(dt.np)
         np.copyto(it.out_np, np.where(x <= t, v, x), casting="unsafe")
+    return it.out
+
+
+def threshold_backward_out(grad_output, self, threshold, out=None):
+    """``threshold_backward`` / ``.grad_input`` (structured, ``out`` is ``grad_input``): ``x <= threshold ? 0 :
+    grad``, compared in the common dtype; broadcasts and promotes like a binary op (PyTorch's iterator takes ``self``
+    first: its broadcast errors and output layout follow)."""
+    it = build((out,), (self, grad_output))
+    dt = it.common_dtype
+    if dt is _dt.bool or dt.is_complex:
+        raise not_implemented("threshold_cpu", dt)
+    if not it.is_meta and it.out.numel():
+        x, g = (np.asarray(a).astype(dt.np, copy=False) for a in it.ins_np)
+        np.copyto(it.out_np, np.where(x <= np.asarray(threshold).astype(dt.np), dt.np.type(0), g), casting="unsafe")
     return it.out
 
 
