@@ -23,6 +23,7 @@ from ._core.device import as_device, device
 from ._core.dispatch_key import bit as _dk_bit
 from ._core.dispatch_key import tls as _dk_tls
 from ._core.shape import Size
+from ._core.user_warning import warn as _user_warn
 from ._device.generator import Generator
 from ._ops import dispatcher as _dispatcher
 from ._ops import indexing as _indexing
@@ -116,6 +117,29 @@ def _subclass_protocol(fn):
     method.__name__, method.__qualname__, method.__doc__ = fn.__name__, f"Tensor.{fn.__name__}", fn.__doc__
     method.__wrapped__ = fn
     return method
+
+
+def _conj(t):
+    return t.conj() if t.is_complex() else t  # conj() of a real tensor is the tensor itself
+
+
+# 0-dim tensors pass these with a deprecation warning (the identity, or conj()); 1-dim ones raise.
+_ZERO_DIM_WARNINGS = {
+    "mT": "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
+    "mH": "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().",
+    "adjoint()": "adjoint() is deprecated on 0-D tensors. Consider using x.conj().",
+}
+
+
+def _check_batched_matrix(t, what: str) -> bool:
+    """False (after the warning) for a 0-dim tensor, True for a (batch of) matrices; raises for 1-dim ones."""
+    n = t._impl.ndim
+    if n == 0:
+        _user_warn(_ZERO_DIM_WARNINGS[what])
+        return False
+    if n < 2:
+        raise RuntimeError(f"tensor.{what} is only supported on matrices or batches of matrices. Got {n}-D tensor.")
+    return True
 
 
 class Tensor:
@@ -763,27 +787,36 @@ class Tensor:
     @property
     def T(self):
         n = self._impl.ndim
-        if n != 2 and n != 0:
-            warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
-                          "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
-                          "batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
-                          "dimensions of a tensor.", UserWarning, stacklevel=2)
+        if n == 0:
+            _user_warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.")
+        elif n != 2:
+            _user_warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and "
+                       "it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices "
+                       "or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.")
         return self.permute(tuple(range(n - 1, -1, -1)))
 
     @property
     def mT(self):
-        if self._impl.ndim < 2:
-            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got "
-                               f"{self._impl.ndim}-D tensor.")
-        return self.transpose(-2, -1)
+        return self.transpose(-2, -1) if _check_batched_matrix(self, "mT") else self
 
     @property
     def H(self):
-        return self.T if not self.is_complex() else self.T.conj()
+        n = self._impl.ndim
+        if n == 0:
+            _user_warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
+            return _conj(self)
+        if n != 2:
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor."
+                               + (" For batches of matrices, consider using tensor.mH" if n > 2 else ""))
+        return _conj(self.transpose(0, 1))
 
     @property
     def mH(self):
-        return self.mT
+        return _conj(self.transpose(-2, -1) if _check_batched_matrix(self, "mH") else self)
+
+    def adjoint(self):
+        """``x.adjoint()``: the conjugate transpose of the last two dims (a view)."""
+        return _conj(self.transpose(-2, -1) if _check_batched_matrix(self, "adjoint()") else self)
 
     def split(self, split_size, dim=0):
         """Python-level, as PyTorch's: an int size or a list of sizes."""
@@ -807,6 +840,9 @@ class Tensor:
                 _tf_handle(Tensor.__setitem__, relevant, self, idx, value)
                 return
         _indexing.setitem(self, idx, value)
+
+    def __delitem__(self, idx):
+        raise TypeError("Tensor does not support deleting items")
 
 
 # -- the default __torch_function__'s helpers -----------------------------------------------------------

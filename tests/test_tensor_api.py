@@ -6,9 +6,15 @@ Every case is built the same way in both libraries (``m`` is ``glasstorch`` or `
 """
 
 
+import json
+import math
+import subprocess
+import sys
+import warnings
+
 import pytest
 import torch
-from oracle import assert_same_error
+from oracle import assert_same, assert_same_error
 
 import glasstorch
 
@@ -103,3 +109,70 @@ def test_saved_tensors_are_checked_in_name_order(op):
         w.mul_(2)
         y.sum().backward()
     _raises_same(build)
+
+
+# -- T, H, mT, mH, adjoint ----------------------------------------------------------------------------------------
+TRANSPOSES = {
+    "T": lambda x: x.T, "H": lambda x: x.H, "mT": lambda x: x.mT, "mH": lambda x: x.mH,
+    "adjoint": lambda x: x.adjoint(),
+}
+_TORCH_WARNINGS = """
+import json, warnings, torch
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as w:
+    {expr}
+print(json.dumps([str(x.message).split(" (Triggered internally")[0] for x in w]))
+"""
+
+
+def _torch_warnings_fresh(expr: str) -> list:
+    """The warnings torch gives for ``expr`` in a fresh process (TORCH_WARN_ONCE fires once per process)."""
+    out = subprocess.run([sys.executable, "-c", _TORCH_WARNINGS.format(expr=expr)], capture_output=True, text=True,
+                         check=True)
+    return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (2, 3, 4)])
+@pytest.mark.parametrize("attr", TRANSPOSES)
+def test_transpose_attributes(attr, shape):
+    def build(m):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return TRANSPOSES[attr](m.arange(24.0)[: math.prod(shape)].reshape(shape))
+    try:
+        want = build(torch)
+    except RuntimeError:
+        _raises_same(build)
+    else:
+        assert_same(build(glasstorch), want)
+
+
+@pytest.mark.parametrize("expr", ["torch.ones(()).T", "torch.ones(3).T", "torch.ones(2, 3, 4).T", "torch.ones(()).H",
+                                  "torch.ones(2, 3).T", "torch.ones(()).mT", "torch.ones(()).mH",
+                                  "torch.ones(()).adjoint()"])
+def test_transpose_attribute_warnings(expr):
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        eval(expr, {"torch": glasstorch})  # noqa: S307 - a fixed expression of this test
+    assert [str(w.message) for w in got] == _torch_warnings_fresh(expr)
+
+
+# -- del x[i] and string indices ----------------------------------------------------------------------------------
+STRING_INDICES = {
+    "del": lambda x: x.__delitem__(0),
+    "start": lambda x: x["a":],
+    "stop": lambda x: x[:"a"],
+    "step": lambda x: x[::"a"],
+    "float_start": lambda x: x[1.5:],
+    "zero_step_first": lambda x: x["a"::0],
+    "item": lambda x: x["a"],
+    "set_item": lambda x: x.__setitem__("a", 1),
+    "set_slice": lambda x: x.__setitem__(slice("a", None), 1),
+    "tuple": lambda x: x[0, "a":],
+}
+
+
+@pytest.mark.filterwarnings("ignore:Using a non-tuple sequence")
+@pytest.mark.parametrize("case", STRING_INDICES)
+def test_bad_indices(case):
+    _raises_same(lambda m: STRING_INDICES[case](m.ones(3, 3)))

@@ -149,17 +149,26 @@ def _apply_select(impl: TensorImpl, dim: int, index: int, real_dim: int) -> Tens
     return aten.select_int(impl, dim, index)
 
 
+def _slice_index(v):
+    """A slice bound as an int (CPython's ``_PyEval_SliceIndex``, which PyTorch's ``PySlice_Unpack`` calls)."""
+    if v is None:
+        return None
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError("slice indices must be integers or None or have an __index__ method") from None
+
+
 def _apply_slice(impl: TensorImpl, dim: int, s: slice) -> TensorImpl:
-    def bound(v):
-        return None if v is None else operator.index(v)
-    step = 1 if s.step is None else operator.index(s.step)
+    start, stop, step = _slice_index(s.start), _slice_index(s.stop), _slice_index(s.step)  # all before the checks
+    step = 1 if step is None else step
     if step == 0:
         raise ValueError("slice step cannot be zero")
     if step < 0:
         raise ValueError("step must be greater than zero")
     if impl.ndim == 0:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-    return aten.slice_Tensor(impl, dim, bound(s.start), bound(s.stop), step)
+    return aten.slice_Tensor(impl, dim, start, stop, step)
 
 
 def translate_index(impl: TensorImpl, index):
