@@ -179,8 +179,15 @@ def empty(*args, **kwargs) -> Tensor:
     """Uninitialised memory of the given shape."""
     if _plain_sizes(args, kwargs):
         return _filled("empty", None, args, None, None, None, False)
-    size, _fmt, out, dtype, _layout, device, _pin, requires_grad = _SIGS["empty"].parse(args, kwargs)[1]
-    return _filled("empty", None, size, out, dtype, device, requires_grad)
+    size, memory_format, out, dtype, _layout, device, _pin, requires_grad = _SIGS["empty"].parse(args, kwargs)[1]
+    if memory_format is None:
+        return _filled("empty", None, size, out, dtype, device, requires_grad)
+    if out is not None:
+        raise RuntimeError("'memory_format' argument is incompatible with 'out' tensor argument")
+    sizes = tuple(size)
+    impl = _fac.empty_impl(sizes, _dtype_or_default(dtype), as_device(device))
+    impl.set_geometry(sizes, _shape.memory_format_strides(sizes, memory_format), 0)
+    return _new(impl, requires_grad)
 
 
 def full(*args, **kwargs) -> Tensor:

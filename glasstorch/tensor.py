@@ -312,6 +312,8 @@ class Tensor:
             return meta.requires_grad or meta.grad_fn is not None
         return _autograd_graph.requires_grad(impl) or _current_grad_fn(impl) is not None
 
+        if memory_format is channels_last_3d:
+            return _shape.is_channels_last_3d_contiguous(impl.sizes, impl.strides)
     @requires_grad.setter
     def requires_grad(self, value):
         impl = self._impl
@@ -714,6 +716,8 @@ class Tensor:
 
     @_subclass_protocol
     def half(self, memory_format=preserve_format):
+        if memory_format is preserve_format:
+            raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
         return self.to(_dt.float16, memory_format=memory_format)
 
     @_subclass_protocol

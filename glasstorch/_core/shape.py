@@ -10,7 +10,7 @@ from __future__ import annotations
 import operator
 from functools import lru_cache, reduce
 
-from .layout import channels_last, preserve_format
+from .layout import channels_last, channels_last_3d, contiguous_format, preserve_format
 
 __all__ = [
     "Size", "contiguous_strides", "is_contiguous", "is_non_overlapping_and_dense", "compute_stride",
@@ -106,19 +106,33 @@ def is_non_overlapping_and_dense(sizes, strides) -> bool:
 
 
 def channels_last_strides(sizes) -> tuple:
-    """NHWC strides for NCHW sizes (``torch.channels_last``)."""
-    N, C, H, W = (max(s, 1) for s in sizes)
+    """NHWC strides for NCHW sizes (``torch.channels_last``): ``get_channels_last_strides_2d``.
+
+    Unlike row-major strides a size-0 dim is not counted as 1 (PyTorch's rule), so ``(0, 3, 2, 2)`` gets
+    ``(12, 1, 6, 3)`` but ``(2, 0, 2, 2)`` gets ``(0, 1, 0, 0)``.
+    """
+    N, C, H, W = sizes
     return (H * W * C, 1, W * C, C)
 
 
 def is_channels_last_contiguous(sizes, strides) -> bool:
-    if len(sizes) != 4:
-        return False
+    """``is_contiguous(memory_format=channels_last)``: dense NHWC order, size-1 dims ignored; 4-d only.
+
+    No shortcut for an empty tensor (unlike row-major contiguity): the strides of its other dims still count.
+    """
+    return len(sizes) == 4 and _dense_in_order(sizes, strides, (1, 3, 2, 0))
+
+
+def is_channels_last_3d_contiguous(sizes, strides) -> bool:
+    """``is_contiguous(memory_format=channels_last_3d)``: dense NDHWC order, size-1 dims ignored; 5-d only."""
+    return len(sizes) == 5 and _dense_in_order(sizes, strides, (1, 4, 3, 2, 0))
+
+
+def _dense_in_order(sizes, strides, order) -> bool:
+    """Each dim of ``order`` (fastest first) has the stride of the dims before it multiplied; size-1 dims skipped."""
     expected = 1
-    for d in (1, 3, 2, 0):
+    for d in order:
         s = sizes[d]
-        if s == 0:
-            return True
         if s != 1:
             if strides[d] != expected:
                 return False
@@ -127,9 +141,27 @@ def is_channels_last_contiguous(sizes, strides) -> bool:
 
 
 def channels_last_3d_strides(sizes) -> tuple:
-    """NDHWC strides for NCDHW sizes (``torch.channels_last_3d``)."""
-    N, C, D, H, W = (max(s, 1) for s in sizes)
+    """NDHWC strides for NCDHW sizes (``torch.channels_last_3d``); a size-0 dim counts as 0, as in 2-d."""
+    N, C, D, H, W = sizes
     return (D * H * W * C, 1, H * W * C, W * C, C)
+
+
+def memory_format_strides(sizes, memory_format) -> tuple:
+    """Strides a fresh tensor of ``sizes`` gets in ``memory_format`` (``empty_tensor_restride``), with its errors.
+
+    ``None`` means row-major; ``preserve_format`` has no meaning without a source tensor and is refused.
+    """
+    if memory_format is None or memory_format is contiguous_format:
+        return contiguous_strides(sizes)
+    if memory_format is channels_last:
+        if len(sizes) != 4:
+            raise RuntimeError("required rank 4 tensor to use channels_last format")
+        return channels_last_strides(sizes)
+    if memory_format is channels_last_3d:
+        if len(sizes) != 5:
+            raise RuntimeError("required rank 5 tensor to use channels_last_3d format")
+        return channels_last_3d_strides(sizes)
+    raise RuntimeError("unsupported memory format Preserve")
 
 
 def is_channels_last_strides_2d(sizes, strides) -> bool:
@@ -244,10 +276,10 @@ def broadcast_shapes(*shapes) -> tuple:
     """Right-aligned broadcast of shapes with PyTorch's error text."""
     ndim = max((len(s) for s in shapes), default=0)
     out = [1] * ndim
-    for shape in shapes:
+    for shape in shapes:  # pairwise from the last dim, as infer_size: the first mismatch named is the rightmost
         off = ndim - len(shape)
-        for i, s in enumerate(shape):
-            d = off + i
+        for i in reversed(range(len(shape))):
+            s, d = shape[i], off + i
             cur = out[d]
             if cur == s or s == 1:
                 continue
@@ -294,17 +326,14 @@ def expand_strides(sizes, strides, target):
 def strides_for_format(sizes, strides, memory_format) -> tuple:
     """Strides of a new tensor shaped like (sizes, strides) in ``memory_format`` (``empty_like`` rules).
 
-    ``preserve_format`` keeps dense non-overlapping strides, else guesses channels-last or row-major.
+    ``preserve_format`` (or None) keeps dense non-overlapping strides, else keeps their order densely
+    (``infer_dense_strides``); any other format is that format's fresh strides.
     """
     if memory_format is None or memory_format is preserve_format:
         if is_non_overlapping_and_dense(sizes, strides):
             return tuple(strides)
         return infer_dense_strides(sizes, strides)
-    if memory_format is channels_last:
-        if len(sizes) != 4:
-            raise RuntimeError("required rank 4 tensor to use channels_last format")
-        return channels_last_strides(sizes)
-    return contiguous_strides(sizes)
+    return memory_format_strides(sizes, memory_format)
 
 
 def infer_dense_strides(sizes, strides) -> tuple:

@@ -40,7 +40,7 @@ from .overlap import check_no_internal_overlap, check_no_partial_overlap
 
 __all__ = ["TensorIterator", "build", "build_reduction", "scalar_np", "coalesce", "resize_out",
            "check_no_internal_overlap", "check_no_partial_overlap", "compute_output_strides", "reduction_dims",
-           "fp_ignore", "fp_restore", "dense_scalar", "fast_operands"]
+           "fp_ignore", "fp_restore", "dense_scalar", "fast_operands", "output_strides"]
 
 _SCALARS = (bool, int, float, complex)
 _SCALAR_CAT = {bool: _dt.BOOL_CAT, int: _dt.INT_CAT, float: _dt.FLOAT_CAT, complex: _dt.COMPLEX_CAT}
@@ -173,31 +173,48 @@ def compute_output_strides(shape, operands) -> tuple:
                 d1 = d0
             elif c < 0:
                 break
+    if perm == list(range(ndim - 1, -1, -1)):
+        return _shape.contiguous_strides(shape)  # PyTorch allocates a plain row-major output then
+    # Note [Output strides of a size-0 dim]: compatible_stride multiplies the sizes as they are, so once a
+    # size-0 dim is passed every slower dim gets stride 0 (row-major and channels-last strides would count it as 1).
     out = [0] * ndim
     acc = 1
     for d in perm:
         out[d] = acc
-        acc *= max(shape[d], 1)
+        acc *= shape[d]
     return tuple(out)
 
 
+def output_strides(shape, tensor_inputs, n_inputs) -> tuple:
+    """Strides of a new (or resized ``out=``) output, as PyTorch's ``fast_set_up`` or else
+    ``reorder_dimensions`` + ``allocate_or_resize_outputs`` give them (a Python scalar counts as a 0-dim operand).
+
+    Every operand of the output's shape: all row-major -> row-major; all channels-last -> channels-last (its
+    fresh strides, size-1 dims included); all dense with one set of strides -> those strides.
+    """
+    if not tensor_inputs:
+        return _shape.contiguous_strides(shape)
+    if n_inputs == len(tensor_inputs) and all(t.sizes == shape for t in tensor_inputs):
+        if all(t.is_contiguous() for t in tensor_inputs):
+            return _shape.contiguous_strides(shape)
+        if all(_shape.is_channels_last_contiguous(t.sizes, t.strides) for t in tensor_inputs):
+            return _shape.channels_last_strides(shape)
+        first = tensor_inputs[0].strides
+        if all(t.strides == first for t in tensor_inputs) and _shape.is_non_overlapping_and_dense(shape, first):
+            return first
+    return compute_output_strides(shape, tensor_inputs)
+
+
 def _new_output(shape, dtype, device, tensor_inputs, n_inputs) -> TensorImpl:
-    """PyTorch's output allocation: the fast set-up when every operand has the output's shape, else the
-    stride-sorting rule (a Python scalar counts as a 0-dim operand)."""
-    same = [t for t in tensor_inputs if t.sizes == shape]
-    all_same_shape = len(same) == n_inputs
-    if not tensor_inputs or (all_same_shape and all(t.is_contiguous() for t in tensor_inputs)):
-        strides = _shape.contiguous_strides(shape)
-    elif all_same_shape and all(t.strides == same[0].strides for t in same) and \
-            _shape.is_non_overlapping_and_dense(shape, same[0].strides):
-        strides = same[0].strides
-    else:
-        strides = compute_output_strides(shape, tensor_inputs)
-    return empty_strided_impl(shape, strides, dtype, device)
+    """PyTorch's output allocation (:func:`output_strides`)."""
+    return empty_strided_impl(shape, output_strides(shape, tensor_inputs, n_inputs), dtype, device)
 
 
-def resize_out(out: TensorImpl, shape) -> None:
-    """Resize an ``out=`` tensor to ``shape`` in place, warning when it had elements (PyTorch's rule)."""
+def resize_out(out: TensorImpl, shape, strides=None) -> None:
+    """Resize an ``out=`` tensor to ``shape`` in place, warning when it had elements (PyTorch's rule).
+
+    ``strides``: the layout TensorIterator computed for the output (row-major when None, as ``resize_output``);
+    they apply only when the shape changes, a correctly shaped ``out`` keeps its own."""
     if out.sizes == tuple(shape):
         return
     if out.numel() != 0:
@@ -205,7 +222,7 @@ def resize_out(out: TensorImpl, shape) -> None:
                    f"does not match the required output shape {_fmt(shape)}. This behavior is deprecated, and in "
                    f"a future PyTorch release outputs will not be resized unless they have zero elements. You can "
                    f"explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",)
-    strides = _shape.contiguous_strides(shape)
+    strides = _shape.contiguous_strides(shape) if strides is None else tuple(strides)
     need = (out.offset + _shape.prod(shape)) * out.dtype.itemsize
     if need > out.storage.nbytes():
         out.storage.resize_(need)
@@ -288,10 +305,11 @@ def build(outs, inputs, *, promote_inputs=True, int_to_float=False, static_dtype
                 ins.append(x)
         else:
             # a scalar is a 0-dim operand: with one, PyTorch takes the general (stride-sorting) path unless the
-            # tensors are row-major in every dim (only size-0/1 dims may carry other strides and be contiguous)
+            # tensors are row-major in every dim (only size-0/1 dims may carry other strides and be contiguous);
+            # an empty result there can get other strides (Note [Output strides of a size-0 dim])
             sizes = first.sizes if first is not None else None
-            if first is not None and not (has_scalar and (1 in sizes or 0 in sizes) and
-                                          first.strides != _shape.contiguous_strides(sizes)):
+            if first is not None and not (has_scalar and (0 in sizes or 1 in sizes and
+                                                          first.strides != _shape.contiguous_strides(sizes))):
                 common = first.dtype
                 if has_scalar and promote_inputs and not check_same_dtype:
                     # one tensor dtype plus wrapped numbers: they matter only from a higher category up
@@ -502,7 +520,7 @@ def _build_general(outs, inputs, promote_inputs, int_to_float, static_dtype, saf
         if o.sizes != shape:
             if not resize or any(o is t for t in tensors) or _is_input(o, tensors):
                 raise RuntimeError(f"output with shape {_fmt(o.sizes)} doesn't match the broadcast shape {_fmt(shape)}")
-            resize_out(o, shape)
+            resize_out(o, shape, output_strides(shape, tensors, len(inputs)))
         results.append(o)
     it.outs = results
     it.out = results[0] if results else None

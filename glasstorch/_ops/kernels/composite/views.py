@@ -10,7 +10,8 @@ Invariant: view kernels never allocate; ``_base`` is set by the ADInplaceOrView 
 from __future__ import annotations
 
 from ...._core import shape as _shape
-from ...._core.layout import channels_last as _channels_last
+from ...._core.layout import contiguous_format as _contiguous_format
+from ...._core.layout import preserve_format as _preserve_format
 from ...._tensor import views as _views
 from ...._tensor.impl import TensorImpl, empty_contiguous_numpy, empty_strided_impl
 from ...factories import check_fits
@@ -68,6 +69,9 @@ def unsafe_view(self: TensorImpl, size) -> TensorImpl:
     return _views.view(self, size)
 
 
+_ROW_MAJOR_FORMATS = (None, _preserve_format, _contiguous_format)  # those that keep a row-major source's strides
+
+
 def clone(self: TensorImpl, memory_format=None) -> TensorImpl:
     """A copy; ``preserve_format`` keeps dense strides (PyTorch's clone).
 
@@ -75,7 +79,7 @@ def clone(self: TensorImpl, memory_format=None) -> TensorImpl:
     takes a short path: a fresh row-major buffer and one copy of the same dtype, which needs none of ``copy_``'s
     shape, overlap or cast work."""
     data = self.storage._data
-    if data is not None and memory_format is not _channels_last and (self._contig or self.is_contiguous()) and \
+    if data is not None and memory_format in _ROW_MAJOR_FORMATS and (self._contig or self.is_contiguous()) and \
             self.strides == _shape.contiguous_strides(self.sizes):
         out, out_np = empty_contiguous_numpy(self.sizes, self.dtype, self.device)
         arr = self._np

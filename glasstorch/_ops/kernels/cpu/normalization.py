@@ -17,8 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from ...._core import dtype as _dt
-from ...._tensor.impl import TensorImpl, empty_contiguous
+from ...._core import shape as _shape
+from ...._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
 from .activation import FLOATING, not_implemented
+from .resize import suggest_memory_format
 
 __all__ = ["native_layer_norm_kernel", "native_batch_norm_kernel", "batch_norm_legit_kernel",
            "batch_norm_legit_no_stats_kernel", "native_group_norm_kernel", "check_layer_norm_inputs"]
@@ -58,6 +60,12 @@ def _compute_type(dtype):
 
 def _np(t: TensorImpl | None, ct):
     return None if t is None else t.as_numpy().astype(ct)
+
+
+def _empty_like_suggested(x: TensorImpl) -> TensorImpl:
+    """``empty_like(x, x.suggest_memory_format())``: batch and group norm keep a channels-last input so."""
+    return empty_strided_impl(x.sizes, _shape.memory_format_strides(x.sizes, suggest_memory_format(x)), x.dtype,
+                              x.device)
 
 
 # -- layer norm ---------------------------------------------------------------------------------------------
@@ -135,7 +143,7 @@ def native_batch_norm_kernel(input, weight, bias, running_mean, running_var, tra
     if input.dtype not in FLOATING:
         raise not_implemented("batch_norm", input.dtype)
     c = input.sizes[1]
-    out = empty_contiguous(input.sizes, input.dtype, input.device)
+    out = _empty_like_suggested(input)
     save_mean = empty_contiguous((c,) if training else (0,), pdt, input.device)
     save_invstd = empty_contiguous((c,) if training else (0,), pdt, input.device)
     if _is_meta(input, weight, bias, running_mean, running_var) or input.numel() == 0:
@@ -195,7 +203,7 @@ def native_group_norm_kernel(input, weight, bias, N, C, HxW, group, eps):
     if input.dtype not in FLOATING:
         raise not_implemented("GroupNormKernelImpl", input.dtype)
     pdt = _param_dtype(input, mixed)
-    out = empty_contiguous(input.sizes, input.dtype, input.device)
+    out = _empty_like_suggested(input)
     mean = empty_contiguous((N, group), pdt, input.device)
     rstd = empty_contiguous((N, group), pdt, input.device)
     if _is_meta(input, weight, bias) or input.numel() == 0:

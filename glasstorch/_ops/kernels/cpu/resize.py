@@ -55,19 +55,8 @@ def resize_impl(self: TensorImpl, sizes: tuple) -> None:
 def restride(self: TensorImpl, memory_format) -> None:
     """Dense strides of ``memory_format`` for the current sizes (``empty_tensor_restride``)."""
     if memory_format is preserve_format:
-        raise RuntimeError("Unsupported memory formatPreserve")
-    sizes = self.sizes
-    if memory_format is channels_last:
-        if len(sizes) != 4:
-            raise RuntimeError("required rank 4 tensor to use channels_last format")
-        strides = _shape.channels_last_strides(sizes)
-    elif memory_format is channels_last_3d:
-        if len(sizes) != 5:
-            raise RuntimeError("required rank 5 tensor to use channels_last_3d format")
-        strides = _shape.channels_last_3d_strides(sizes)
-    else:
-        strides = _shape.contiguous_strides(sizes)
-    self.set_geometry(sizes, strides, self.offset)
+        raise RuntimeError("Unsupported memory formatPreserve")  # resize_'s wording (no space), not empty's
+    self.set_geometry(self.sizes, _shape.memory_format_strides(self.sizes, memory_format), self.offset)
 
 
 def suggest_memory_format(t: TensorImpl):
