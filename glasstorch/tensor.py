@@ -22,6 +22,7 @@ from ._core import shape as _shape
 from ._core.device import as_device, device
 from ._core.dispatch_key import bit as _dk_bit
 from ._core.dispatch_key import tls as _dk_tls
+from ._core.grad_state import state as _grad_state
 from ._core.shape import Size
 from ._core.user_warning import warn as _user_warn
 from ._device.generator import Generator
@@ -117,6 +118,40 @@ def _subclass_protocol(fn):
     method.__name__, method.__qualname__, method.__doc__ = fn.__name__, f"Tensor.{fn.__name__}", fn.__doc__
     method.__wrapped__ = fn
     return method
+
+
+def _leaf_flag_error(requires_grad: bool) -> str:
+    return "you can only change requires_grad flags of leaf variables." + (
+        "" if requires_grad else " If you want to use a computed variable in a subgraph that doesn't require "
+        "differentiation use var_no_grad = var.detach().")
+
+
+def _check_grad_assignment(t, value) -> None:
+    """PyTorch's checks of ``t.grad = value`` (``THPVariable_set_grad``), in its order: type, identity, dtype,
+    device type, device, size."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+    if value is t:
+        raise RuntimeError("can't assign Variable as its own grad")
+    impl, g = t._impl, value._impl
+    if g.dtype is not impl.dtype:
+        raise RuntimeError(
+            f"attempting to assign a gradient with dtype '{_dt.cpp_type_name(g.dtype, 'typeid')}' to a tensor with "
+            f"grad_dtype '{_dt.name_of(impl.dtype)}'. The gradient must match the tensor's grad_dtype (defaults to "
+            "the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific dtype, or None to "
+            "allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may "
+            "break downstream systems that assume they match.")
+    if g.device.type != impl.device.type:
+        raise RuntimeError(f"attempting to assign a gradient with device type '{g.device.type}' to a tensor with "
+                           f"device type '{impl.device.type}'. Please ensure that the gradient and the tensor are on "
+                           "the same device")
+    if g.device != impl.device:
+        raise RuntimeError(f"attempting to assign a gradient located on device with index '{g.device.index}' to a "
+                           f"tensor located on device with index '{impl.device.index}'. Please ensure that the "
+                           "gradient and the tensor are on the same device")
+    if g.sizes != impl.sizes:
+        raise RuntimeError(f"attempting to assign a gradient of size '{list(g.sizes)}' to a tensor of size "
+                           f"'{list(impl.sizes)}'. Please ensure that the gradient and the tensor are the same size")
 
 
 def _conj(t):
@@ -317,6 +352,8 @@ class Tensor:
     @requires_grad.setter
     def requires_grad(self, value):
         impl = self._impl
+        if not self.is_leaf:  # the attribute refuses a non-leaf either way; requires_grad_(True) accepts one
+            raise RuntimeError(_leaf_flag_error(value))
         if value and not (impl.dtype.is_floating_point or impl.dtype.is_complex):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self.requires_grad_(value)
@@ -324,11 +361,13 @@ class Tensor:
     def requires_grad_(self, requires_grad=True) -> Tensor:
         impl = self._impl
         if not self.is_leaf:
-            raise RuntimeError("you can only change requires_grad flags of leaf variables." + (
-                "" if requires_grad else " If you want to use a computed variable in a subgraph that doesn't "
-                "require differentiation use var_no_grad = var.detach()."))
+            if requires_grad:
+                return self  # already requires grad through its grad_fn (PyTorch sets a flag with no effect)
+            raise RuntimeError(_leaf_flag_error(False))
         if requires_grad and not (impl.dtype.is_floating_point or impl.dtype.is_complex):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and impl.is_inference() and not _grad_state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         if impl.autograd is None:
             if not requires_grad:
                 return self
@@ -354,15 +393,7 @@ class Tensor:
     def grad(self, value):
         impl = self._impl
         if value is not None:
-            if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
-                                f"{type(value).__name__}")
-            if value.dtype is not impl.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
-            if value._impl.device != impl.device:
-                raise RuntimeError("assigned grad has data located on a different device")
-            if value._impl.sizes != impl.sizes:
-                raise RuntimeError("assigned grad has data of a different size")
+            _check_grad_assignment(self, value)
         if impl.autograd is None:
             if value is None:
                 return
@@ -433,7 +464,8 @@ class Tensor:
         return 0 if meta is None else meta.output_nr
 
     def is_inference(self) -> bool:
-        return False  # glasstorch's inference_mode records nothing but does not mark tensors
+        """Whether this tensor was made in inference mode (it has no autograd keys and no version counter)."""
+        return self._impl.is_inference()
 
     @property
     def retains_grad(self) -> bool:
@@ -442,7 +474,10 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        return self._impl.version.version
+        impl = self._impl
+        if impl.is_inference():
+            raise RuntimeError("Inference tensors do not track version counter.")
+        return impl.version.version
 
     @property
     def _base(self):
@@ -465,6 +500,8 @@ class Tensor:
         if not isinstance(new, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(new).__name__}")
         src, dst = new._impl, self._impl
+        if self.requires_grad and not (src.dtype.is_floating_point or src.dtype.is_complex):
+            raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
         dst.storage, dst.dtype, dst.device, dst.key_set = src.storage, src.dtype, src.device, src.key_set
         dst.set_geometry(src.sizes, src.strides, src.offset)
 

@@ -78,6 +78,16 @@ def _mark_creation(view: TensorImpl, creation: str) -> None:
     meta.version_at_grad_fn = view.version.version
 
 
+def _propagated(source: TensorImpl, creation):
+    """A view of a view inherits the more restrictive creation (PyTorch's ``propagate_creation_meta``): a plain
+    view of an unbind output may not be written in place either; inference mode's mark is never replaced."""
+    meta = source.autograd
+    prev = None if meta is None or source.base is None else meta.creation_meta
+    if creation is None or prev == CreationMeta.INFERENCE_MODE:
+        return prev
+    return creation
+
+
 def view_kernel(op):
     """Redispatch, then mark each output as a view of the input's root base (``_base``) and, when the view
     may not be written in place under autograd later, how it was created (PyTorch's ``CreationMeta``)."""
@@ -86,12 +96,14 @@ def view_kernel(op):
         root = self.base if self.base is not None else self
         if type(out) is TensorImpl:
             out.base = root
-            if not _grad_state.enabled:
-                _mark_creation(out, CreationMeta.INFERENCE_MODE if _grad_state.inference else
-                               CreationMeta.NO_GRAD_MODE)
-        else:
-            creation = CreationMeta.MULTI_OUTPUT_NODE if _grad_state.enabled else (
+            creation = None if _grad_state.enabled else (
                 CreationMeta.INFERENCE_MODE if _grad_state.inference else CreationMeta.NO_GRAD_MODE)
+            creation = _propagated(self, creation)
+            if creation is not None:
+                _mark_creation(out, creation)
+        else:
+            creation = _propagated(self, CreationMeta.MULTI_OUTPUT_NODE if _grad_state.enabled else (
+                CreationMeta.INFERENCE_MODE if _grad_state.inference else CreationMeta.NO_GRAD_MODE))
             for o in out:
                 o.base = root
                 _mark_creation(o, creation)

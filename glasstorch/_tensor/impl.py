@@ -19,11 +19,12 @@ import numpy as np
 
 from .._core import shape as _shape
 from .._core.device import CPU
-from .._core.dispatch_key import backend_keyset_for_device, bit
+from .._core.dispatch_key import AUTOGRAD_SET, backend_keyset_for_device, bit
+from .._core.grad_state import state as _grad_state
 from .storage import UntypedStorage
 
-__all__ = ["TensorImpl", "VersionCounter", "AutogradMeta", "empty_impl", "empty_strided_impl", "empty_contiguous",
-           "empty_contiguous_numpy"]
+__all__ = ["TensorImpl", "VersionCounter", "InferenceVersion", "AutogradMeta", "empty_impl", "empty_strided_impl",
+           "empty_contiguous", "empty_contiguous_numpy"]
 
 
 class VersionCounter:
@@ -36,6 +37,39 @@ class VersionCounter:
 
     def bump(self):
         self.version += 1
+
+
+_INPLACE_UPDATE_OF_INFERENCE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal "
+    "tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+class InferenceVersion:
+    """The version counter of an inference tensor (PyTorch's disabled ``VariableVersion``): it counts nothing,
+    reads as 0 inside the library (``Tensor._version`` refuses it), and a write into the tensor outside inference
+    mode, which bumps it, raises PyTorch's error.  One shared instance."""
+
+    __slots__ = ()
+
+    @property
+    def version(self) -> int:
+        return 0
+
+    @version.setter
+    def version(self, value) -> None:
+        if not _grad_state.inference:
+            raise RuntimeError(_INPLACE_UPDATE_OF_INFERENCE)
+
+    def bump(self) -> None:
+        self.version = 1
+
+
+INFERENCE_VERSION = InferenceVersion()
+# Note [Inference tensors]: a tensor made in inference mode lacks the autograd keys and ADInplaceOrView (PyTorch's
+# is_inference() reads exactly that) and has a disabled version counter.  Views take their source's key set, so a
+# view of a normal tensor made in inference mode stays a normal tensor.
+_NOT_INFERENCE_KEYS = AUTOGRAD_SET | bit("ADInplaceOrView")
+_ADINPLACE_BIT = bit("ADInplaceOrView")
 
 
 class CreationMeta:
@@ -119,11 +153,17 @@ class TensorImpl:
         self.offset = offset
         self.dtype = dtype
         self.device = device
-        self.version = VersionCounter() if version is None else version
         self.autograd = None
         self.base = None  # the root base TensorImpl of a view (``_base``)
         ks = _KEYSETS.get(device.type)  # _keyset_for's cache, read without a call
         self.key_set = ks if ks is not None else _keyset_for(device)
+        if version is not None:
+            self.version = version
+        elif _grad_state.inference:  # Note [Inference tensors]
+            self.version = INFERENCE_VERSION
+            self.key_set &= ~_NOT_INFERENCE_KEYS
+        else:
+            self.version = VersionCounter()
         self.pyobj = None  # weak reference to the public Tensor wrapping this impl (PyTorch's pyobj_slot)
         self.is_wrapped_number = False
         self.allow_metadata_change = True
@@ -153,6 +193,9 @@ class TensorImpl:
         self.sizes, self.strides, self.offset = sizes, strides, offset
         self._np = None
         self._contig = None
+
+    def is_inference(self) -> bool:
+        return not self.key_set & _ADINPLACE_BIT
 
     @property
     def is_meta(self) -> bool:
@@ -190,6 +233,7 @@ class TensorImpl:
     def view_impl(self, sizes, strides, offset) -> TensorImpl:
         """A new TensorImpl over the same storage and version counter (the core of every view)."""
         out = TensorImpl(self.storage, sizes, strides, offset, self.dtype, self.device, self.version)
+        out.key_set = self.key_set  # an alias of an inference tensor is one (Note [Inference tensors])
         if self.key_set & _PYTHON_BIT:  # a tensor subclass's impl (FakeTensor): its aliases are of its kind
             _subclass_view_hook(self, out)
         return out

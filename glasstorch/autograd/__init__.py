@@ -132,8 +132,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {k} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
-            if materialize_grads:
-                result.append(_to_tensor(_engine_ones_like(i._impl)).zero_())
+            if materialize_grads:  # PyTorch: zeros_like(input, requires_grad=create_graph), a fresh leaf
+                zeros = formulas.zeros_like(i)
+                result.append(zeros.requires_grad_() if create_graph else zeros)
                 continue
             result.append(None)
         else:

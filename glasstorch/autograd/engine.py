@@ -139,16 +139,23 @@ def _as_impls(values):
     return [None if v is None else v._impl for v in values]
 
 
+def _tensor_hook(hook, g):
+    """One tensor hook on gradient ``g``; an output that got no gradient passes None (as in PyTorch), which a
+    hook may not replace."""
+    res = hook(None if g is None else _graph.to_tensor(g))
+    if res is None:
+        return g
+    if g is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    return res._impl
+
+
 def _pre_hooks(node: Node, buffer: list) -> list:
     """Tensor pre-hooks and the retain_grad hook of each output, then the node's pre-hooks."""
     if node._tensor_pre_hooks:
         for nr, hooks in node._tensor_pre_hooks.items():
             for hook in list(hooks.values()):
-                if buffer[nr] is None:
-                    continue
-                res = hook(_graph.to_tensor(buffer[nr]))
-                if res is not None:
-                    buffer[nr] = res._impl
+                buffer[nr] = _tensor_hook(hook, buffer[nr])
     if node._retains_grad_hooks:
         for nr, hook in node._retains_grad_hooks.items():
             if buffer[nr] is not None:
@@ -311,7 +318,10 @@ def _loop(root, deps, captures, captured, needed, keep_graph, accumulate):
         if node._tensor_pre_hooks or node._retains_grad_hooks or node._pre_hooks:
             buffer = _pre_hooks(node, buffer)
         try:
-            outputs = node.apply(buffer) if stats is None else _apply_timed(node, buffer, stats)
+            if buffer and node._undefined_gives_undefined and buffer.count(None) == len(buffer):
+                outputs = [None] * len(node.next_edges)  # Note [Undefined gradients in, undefined out]
+            else:
+                outputs = node.apply(buffer) if stats is None else _apply_timed(node, buffer, stats)
         except Exception:
             _failed(node)
             raise
@@ -353,11 +363,9 @@ def _capture(node, buffer, targets, captured) -> None:
     for nr, k in targets:
         g = buffer[nr] if nr < len(buffer) else None
         hooks = node._tensor_pre_hooks.get(nr) if node._tensor_pre_hooks else None
-        if g is not None and hooks:
+        if hooks:
             for hook in list(hooks.values()):
-                res = hook(_graph.to_tensor(g))
-                if res is not None:
-                    g = res._impl
+                g = _tensor_hook(hook, g)
         captured[k] = g
 
 

@@ -89,6 +89,7 @@ class BackwardCFunction(Node, FunctionCtx):
     """The node (and ctx) of one ``Function.apply`` call; subclassed per Function as ``<Name>Backward``."""
 
     _forward_cls = None
+    _undefined_gives_undefined = False  # backward sees zeros (or None without materialize_grads)
 
     def __init__(self):
         Node.__init__(self)
@@ -395,6 +396,8 @@ _TWICE = "trying to differentiate twice a function that was marked with @once_di
 
 class Error(Node):
     """A node whose backward raises (PyTorch's ``torch::autograd::Error``, made by ``DelayedError``)."""
+
+    _undefined_gives_undefined = False  # raises whatever reaches it
 
     def __init__(self, msg: str):
         super().__init__()

@@ -2,8 +2,8 @@
 
 Grad mode is thread-local.  ``no_grad``/``enable_grad``/``set_grad_enabled``/``inference_mode`` work as
 context managers and as decorators (functions and generator functions); ``set_grad_enabled(False)``
-also works as a plain call.  ``inference_mode`` additionally excludes the Autograd and ADInplaceOrView
-keys from dispatch, so nothing is recorded and no versions are bumped.
+also works as a plain call.  ``inference_mode`` additionally excludes the Autograd keys from dispatch and
+ADInplaceOrView from the included set: nothing is recorded, and the tensors it makes are inference tensors.
 
 Invariant: the autograd kernels record a node only when ``is_grad_enabled()`` is True.
 """
@@ -120,11 +120,16 @@ class set_grad_enabled(_DecoratorContextManager):
         return self.__class__(self.mode)
 
 
-_INFERENCE_EXCLUDED = AUTOGRAD_SET | bit("ADInplaceOrView")
+_ADINPLACE = bit("ADInplaceOrView")
 
 
 class inference_mode(_DecoratorContextManager):
-    """No graph, no version counting (``torch.inference_mode``)."""
+    """No graph; new tensors are inference tensors (``torch.inference_mode``).
+
+    As c10's InferenceMode: the autograd keys are excluded and ADInplaceOrView leaves the included set, so the
+    layer still runs for normal tensors (which carry the key: their versions count, their views are marked) and
+    not for inference tensors (Note [Inference tensors] in _tensor/impl.py).
+    """
 
     def __init__(self, mode: bool = True):
         self.mode = bool(mode)
@@ -135,14 +140,20 @@ class inference_mode(_DecoratorContextManager):
         return cls()(mode)  # used as @inference_mode without parentheses
 
     def __enter__(self):
-        self.prev = (state.enabled, state.inference, _dispatch_tls.excluded)
+        self.prev = (state.enabled, state.inference, _dispatch_tls.excluded, _dispatch_tls.included)
         if self.mode:
             state.enabled = False
             state.inference = True
-            _dispatch_tls.excluded |= _INFERENCE_EXCLUDED
+            _dispatch_tls.excluded |= AUTOGRAD_SET
+            _dispatch_tls.included &= ~_ADINPLACE
+        else:  # c10's InferenceMode(false): normal mode, grad mode on (also inside no_grad)
+            state.enabled = True
+            state.inference = False
+            _dispatch_tls.excluded &= ~AUTOGRAD_SET
+            _dispatch_tls.included |= _ADINPLACE
 
     def __exit__(self, *exc):
-        state.enabled, state.inference, _dispatch_tls.excluded = self.prev
+        state.enabled, state.inference, _dispatch_tls.excluded, _dispatch_tls.included = self.prev
 
     def clone(self):
         return self.__class__(self.mode)

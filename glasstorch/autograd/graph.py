@@ -90,6 +90,10 @@ class Node:
     _retains_grad_hooks = None  # output_nr -> hook
     _metadata = None
     _released = False
+    # Note [Undefined gradients in, undefined out]: a node whose incoming gradients are all undefined gives
+    # undefined gradients without running its formulas (PyTorch's generated nodes test ``any_grad_defined``).
+    # Custom Functions (they materialize zeros for ``backward``) and Error nodes run anyway.
+    _undefined_gives_undefined = True
 
     def __init__(self, sequence_nr=None):
         self.next_edges = ()
@@ -372,7 +376,6 @@ class SavedTensor:
                                "need to access saved variables after calling backward.")
         if self.was_none:
             raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
-        _check_hooks_enabled()
         self._pack_with(self.impl, pack_hook, unpack_hook)
 
     def release(self):
