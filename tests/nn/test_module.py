@@ -461,6 +461,54 @@ def test_conversions_keep_identity(name):
     assert out[0] == out[1]
 
 
+# Module.to's arguments parsed as torch._C._nn._parse_to: the argument parser's TypeErrors, the refused copy
+# argument (even False), the floating-point-only dtype check
+TO_ERRORS = {
+    "copy_kw": lambda m: m.nn.Linear(1, 1).to("cpu", copy=True),
+    "copy_kw_false": lambda m: m.nn.Linear(1, 1).to(dtype=m.float64, copy=False),
+    "copy_positional": lambda m: m.nn.Linear(1, 1).to("cpu", m.float64, False, True),
+    "copy_after_dtype": lambda m: m.nn.Linear(1, 1).to(m.float64, False, False),
+    "copy_after_tensor": lambda m: m.nn.Linear(1, 1).to(m.zeros(1), False, True),
+    "long": lambda m: m.nn.Linear(1, 1).to(m.long),
+    "int_kw": lambda m: m.nn.Linear(1, 1).to(dtype=m.int32),
+    "bool_number": lambda m: m.nn.Linear(1, 1).to(True),
+    "unknown_kw": lambda m: m.nn.Linear(1, 1).to(foo=1),
+    "memory_format_str": lambda m: m.nn.Linear(1, 1).to(memory_format="x"),
+    "memory_format_positional": lambda m: m.nn.Linear(1, 1).to("cpu", m.float64, False, m.channels_last),
+    "device_then_bool": lambda m: m.nn.Linear(1, 1).to("cpu", True),
+    "two_dtypes": lambda m: m.nn.Linear(1, 1).to(m.float64, m.float64),
+    "device_twice": lambda m: m.nn.Linear(1, 1).to("cpu", device="cpu"),
+    "list": lambda m: m.nn.Linear(1, 1).to([1]),
+    "bad_device": lambda m: m.nn.Linear(1, 1).to("cpux"),
+}
+
+
+@pytest.mark.parametrize("name", list(TO_ERRORS))
+def test_module_to_errors(name):
+    fn = TO_ERRORS[name]
+    assert_same_error(lambda: fn(glasstorch), lambda: fn(torch))
+
+
+TO_CALLS = {
+    "float_number": lambda mod, m: mod.to(1.5),  # a number binds as a tensor: its dtype (float64) is the target
+    "none": lambda mod, m: mod.to(None, m.float64),
+    "non_blocking": lambda mod, m: mod.to(m.float64, True),
+    "tensor_kw": lambda mod, m: mod.to(tensor=m.zeros(1, dtype=m.float64)),
+    "memory_format": lambda mod, m: mod.to(memory_format=m.channels_last),
+    "nothing": lambda mod, m: mod.to(),
+}
+
+
+@pytest.mark.parametrize("name", list(TO_CALLS))
+def test_module_to_accepted_forms(name):
+    out = []
+    for m in (glasstorch, torch):
+        mod = m.nn.Sequential(m.nn.Conv2d(2, 2, 1), m.nn.Linear(2, 2))
+        assert TO_CALLS[name](mod, m) is mod
+        out.append([(k, repr(v.dtype), v.stride()) for k, v in mod.state_dict().items()])
+    assert out[0] == out[1]
+
+
 def test_to_complex_warns_like_torch():
     with warnings.catch_warnings(record=True) as wg:
         warnings.simplefilter("always")

@@ -22,13 +22,10 @@ import sys
 import warnings
 from collections import OrderedDict
 
-from ..._core import dtype as _dt
-from ..._core.device import as_device
-from ..._core.device import device as _device_cls
 from ..._functions import empty_like
+from ..._ops.python_arg_parser import Signatures as _Signatures
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
-from ...tensor import memory_format as _memory_format_cls
 from ..parameter import Buffer, Parameter
 from . import _module_hooks
 from ._module_hooks import (  # noqa: F401
@@ -55,37 +52,30 @@ def _forward_unimplemented(self, *input):
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
 
+# torch._C._nn._parse_to's overloads; a Python number binds as a 0-dim tensor (``to(1.5)`` is ``to(float64)``)
+_TO_SIGNATURES = _Signatures("to", [
+    "to(Device device=None, ScalarType dtype=None, bool non_blocking=False, bool copy=False, *, "
+    "MemoryFormat? memory_format=None)",
+    "to(ScalarType dtype, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)",
+    "to(Tensor tensor, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)",
+], numbers_as_tensors=True)
+
+
 def _parse_to(*args, **kwargs):
-    """``torch._C._nn._parse_to``: (device, dtype, non_blocking, memory_format) from Module.to's arguments."""
-    device = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
-    non_blocking = kwargs.pop("non_blocking", False)
-    memory_format = kwargs.pop("memory_format", None)
-    kwargs.pop("copy", None)
-    if kwargs:
-        raise TypeError(f"to() received an invalid combination of arguments - got unexpected keyword arguments "
-                        f"{', '.join(repr(k) for k in kwargs)}")
-    rest = list(args)
-    if rest and isinstance(rest[0], Tensor):
-        t = rest.pop(0)
-        device, dtype = t.device, t.dtype
-    elif rest and isinstance(rest[0], _dt.dtype):
-        dtype = rest.pop(0)
-    elif rest and (rest[0] is None or isinstance(rest[0], (str, int, _device_cls))) and not isinstance(rest[0], bool):
-        device = rest.pop(0)
-        if rest and (rest[0] is None or isinstance(rest[0], _dt.dtype)):
-            dtype = rest.pop(0)
-    if rest and isinstance(rest[0], bool):
-        non_blocking = rest.pop(0)
-        if rest and isinstance(rest[0], bool):
-            rest.pop(0)  # copy
-    if rest:
-        raise TypeError(f"to() received an invalid combination of arguments - got "
-                        f"({', '.join(type(a).__name__ for a in args)})")
-    if memory_format is not None and not isinstance(memory_format, _memory_format_cls):
-        raise TypeError(f"to() argument 'memory_format' must be torch.memory_format, not "
-                        f"{type(memory_format).__name__}")
-    return (None if device is None else as_device(device)), dtype, non_blocking, memory_format
+    """``torch._C._nn._parse_to``: (device, dtype, non_blocking, memory_format) from Module.to's arguments,
+    with the argument parser's TypeErrors; a ``copy`` argument is refused, even False (modules convert in place)."""
+    idx, values = _TO_SIGNATURES.parse(args, kwargs)
+    if idx == 0:
+        device, dtype, non_blocking, _copy, memory_format = values
+    elif idx == 1:
+        device = None
+        dtype, non_blocking, _copy, memory_format = values
+    else:
+        impl, non_blocking, _copy, memory_format = values
+        device, dtype = impl.device, impl.dtype
+    if "copy" in kwargs or len(args) > (3 if idx == 0 else 2):  # given at all, even False
+        raise RuntimeError(".to() does not accept copy argument")
+    return device, dtype, non_blocking, memory_format
 
 
 class Module(ModuleCallMixin, ModuleStateMixin):
