@@ -5,6 +5,7 @@
 """
 
 import sys
+from math import e, inf, nan, pi  # noqa: F401  (torch re-exports math's constants)
 
 from . import _env  # noqa: F401  (first: environment defaults numpy's OpenBLAS reads when it loads)
 from ._core.dtype import (  # noqa: F401
@@ -27,6 +28,8 @@ from ._generated import methods as _methods
 from ._generated.functions import *  # noqa: F401,F403
 from ._binding_support import return_types  # noqa: F401
 from ._ops.dispatcher import show_dispatch_trace  # noqa: F401
+
+newaxis = None  # numpy's name for None in an index, as torch.newaxis
 
 _methods.install(Tensor)
 from . import autograd  # noqa: E402

@@ -16,6 +16,7 @@ import threading
 
 import numpy as np
 
+from ._ops.factories import numpy_impl
 from .tensor import Tensor, wrap
 
 __all__ = ["_wrap", "_wrap_list", "_wrap_tuple", "_return_type", "_make_rt", "_requires_grad", "return_types",
@@ -132,8 +133,20 @@ def operand_ok(other) -> bool:
 
 
 def _operator_fallback(method, self, other):
-    """A binary operator's slow path (``methods._add_operator`` ...): the method, or NotImplemented."""
+    """A binary operator's slow path (``methods._add_operator`` ...): the method, or NotImplemented for an operand
+    it does not take, as PyTorch's TypeError_to_NotImplemented_ turns the parser's TypeError (``t @ np.int64(2)``)."""
     if type(other) is Tensor or operand_ok(other):
+        try:
+            return method(self, other)
+        except TypeError:
+            return NotImplemented
+    if isinstance(other, np.ndarray) and method.__name__ == "eq":
+        # PyTorch's Tensor.__eq__ alone takes a numpy array, as a tensor over its memory (THPVariable___eq__);
+        # one of a dtype torch has not (str, object) is NotImplemented
+        try:
+            other = wrap(numpy_impl(other))
+        except TypeError:
+            return NotImplemented
         return method(self, other)
     return NotImplemented
 

@@ -6,11 +6,13 @@ bindings (and so the same dispatcher ops) as the named functions: ``a + b`` is `
 ``2 - a`` is ``torch.rsub(a, 2)``, ``2 / a`` is ``a.reciprocal() * 2``, ``2 ** a`` is ``torch.pow(2, a)``.
 
 Invariant: an operand that is neither a Tensor nor a Python/numpy number makes the operator return
-``NotImplemented``, so Python can try the other operand (as PyTorch does for ``t == None``).
+``NotImplemented``, so Python can try the other operand (as PyTorch does for ``t == None``); a numpy array
+is such an operand (Note [numpy interop] in tensor.py), except for ``==`` (``_operator_fallback``).
 """
 
 from __future__ import annotations
 
+from ._binding_support import _operator_fallback
 from ._binding_support import operand_ok as _ok
 from ._generated import methods as _methods
 from .tensor import Tensor
@@ -29,9 +31,7 @@ def _forward(method: str):
         return fast
 
     def op(self, other):
-        if type(other) is Tensor or _ok(other):
-            return fn(self, other)
-        return NotImplemented
+        return _operator_fallback(fn, self, other)
     op.__name__ = method
     return op
 
@@ -44,12 +44,20 @@ def _inplace(method: str):
         return fast
 
     def op(self, other):
-        if not _ok(other):
+        if not _ok(other) or _typeerror_is_notimplemented(getattr(self, method), other) is NotImplemented:
             return NotImplemented
-        getattr(self, method)(other)
         return self
     op.__name__ = method
     return op
+
+
+def _typeerror_is_notimplemented(fn, *args):
+    # PyTorch's operators (TypeError_to_NotImplemented_, _handle_torch_function_and_wrap_type_error_to_not_implemented):
+    # a TypeError, an operand the function does not take (``t @ np.int64(2)``), lets Python try the other operand
+    try:
+        return fn(*args)
+    except TypeError:
+        return NotImplemented
 
 
 def _functional(fname: str, swap: bool):
@@ -57,7 +65,7 @@ def _functional(fname: str, swap: bool):
         if not _ok(other):
             return NotImplemented
         fn = getattr(_F, fname)
-        return fn(other, self) if swap else fn(self, other)
+        return _typeerror_is_notimplemented(fn, *((other, self) if swap else (self, other)))
     op.__name__ = fname
     return op
 
@@ -65,13 +73,16 @@ def _functional(fname: str, swap: bool):
 def _rsub(self, other):
     if not _ok(other):
         return NotImplemented
-    return _F.rsub(self, other)
+    return _typeerror_is_notimplemented(_F.rsub, self, other)
+
+
+def _reciprocal_times(self, other):
+    return self.reciprocal() * other
 
 
 def _rtruediv(self, other):
-    if not _ok(other):
-        return NotImplemented
-    return self.reciprocal() * other
+    # PyTorch's __rdiv__ multiplies whatever ``other`` is (``ndarray / t`` is numpy's product with 1/t)
+    return _typeerror_is_notimplemented(_reciprocal_times, self, other)
 
 
 def _neg(self):

@@ -595,9 +595,23 @@ class Tensor:
             raise TypeError("Got unsupported ScalarType BFloat16")
         return impl.as_numpy().view()
 
+    # Note [numpy interop]
+    # As in PyTorch's _tensor.py: numpy's operators and scalars defer to Tensor's (priority above an ndarray's), so
+    # ``ndarray + t`` is ``t.__radd__(ndarray)``.  Tensor's operators take no arrays (only ``__eq__`` does, as a
+    # tensor), so ``t + ndarray`` ends in numpy's ufunc on ``__array__`` and comes back through ``__array_wrap__``:
+    # a Tensor in numpy's result dtype.  An operator numpy also leaves to Tensor is a TypeError, as in PyTorch.
+    __array_priority__ = 1000
+
     def __array__(self, dtype=None, copy=None):
-        arr = self.detach().numpy() if self._impl.dtype is not _dt.bfloat16 else self._impl.as_numpy()
-        return arr if dtype is None else arr.astype(dtype)
+        arr = self.numpy()  # PyTorch's: refuses a tensor that requires grad, and bfloat16
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """A numpy result computed from this tensor, as a tensor over the result's memory; bool comes back uint8,
+        as in PyTorch (``np.greater(t, 0)``).  ``return_scalar`` is ignored: PyTorch gives a 0-dim tensor."""
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        return wrap(_fac.numpy_impl(array))
 
     def __index__(self):
         impl = self._impl

@@ -24,7 +24,9 @@ follows ``FunctionSignature::parse`` step by step, because the errors depend on 
 Note [Wrapped numbers]: where PyTorch allows a Python number in a Tensor slot (binary arithmetic),
 the number travels through the dispatcher *as the Python scalar* instead of a 0-dim "wrapped number"
 tensor.  TensorIterator gives it wrapped-number promotion semantics; this saves an allocation per
-``x + 1`` and is what PyTorch's own Python-level references (``torch._refs``) do.
+``x + 1`` and is what PyTorch's own Python-level references (``torch._refs``) do.  A call with numbers
+only (``torch.add(2, 3)``) has no tensor for the dispatcher to key on: there the numbers become real
+wrapped-number impls (0-dim, ``is_wrapped_number``), as PyTorch makes every such number.
 
 Invariant: conversion never copies tensor data; a parse failure never has side effects.
 """
@@ -41,7 +43,7 @@ from .._core import layout as _layout
 from .._core.device import as_device, device
 from .._core.shape import Size
 from .._device.generator import Generator
-from .._tensor.impl import from_numpy_impl
+from .._tensor.impl import TensorImpl, from_numpy_impl
 from .invalid_arguments import format_invalid_args, register_tp_name, tp_name
 from .schema import Type, parse_default, parse_schema
 
@@ -180,14 +182,26 @@ def _tensor_or_number(v):
 _WRAPPED_DTYPES = {bool: _dt.bool, int: _dt.int64, float: _dt.float64, complex: _dt.complex128}
 
 
+def _number_tensor(v):
+    """A number as PyTorch's ``scalar_to_tensor`` makes it: a 0-dim bool, int64, float64 or complex128 tensor."""
+    dtype = next(d for cls, d in _WRAPPED_DTYPES.items() if isinstance(v, cls))  # numpy's float64 is a float
+    return from_numpy_impl(np.array(v, dtype=dtype.np), dtype)
+
+
+def _wrapped_number(v):
+    """A number in a Tensor slot of a call that has no Tensor at all (``torch.add(2, 3)``): PyTorch's wrapped
+    number, a 0-dim tensor that promotes as the Python scalar would (Note [Wrapped numbers])."""
+    impl = _number_tensor(v)
+    impl.is_wrapped_number = True
+    return impl
+
+
 def _out_tensor_or_number(v):
     """``out=`` where numbers stand in for Tensors: PyTorch wraps the number in a 0-dim tensor (int64,
     float64, ...), so the kernel's output checks speak ("result type Float can't be cast to ... Long")."""
     if isinstance(v, _Tensor):
         return _impl_of(v)
-    v = _number(v)
-    dtype = _WRAPPED_DTYPES[type(v)] if type(v) in _WRAPPED_DTYPES else _dt.int64
-    return from_numpy_impl(np.array(v, dtype=dtype.np), dtype)
+    return _number_tensor(_number(v))
 
 
 def _scalar(v):
@@ -421,9 +435,9 @@ class _Param:
 
 class _Signature:
     __slots__ = ("name", "params", "n", "max_pos_args", "min_args", "max_args", "varargs", "hidden", "deprecated",
-                 "index", "text")
+                 "index", "text", "number_slots")
 
-    def __init__(self, name, text, numbers_as_tensors, index):
+    def __init__(self, name, text, numbers_as_tensors, index, is_method=False):
         text, _, flag = text.partition("|")
         schema = parse_schema(_as_schema(text))
         self.name = name
@@ -438,6 +452,8 @@ class _Signature:
         self.hidden = flag in ("deprecated", "hidden")
         # expand(5, 3) for expand((5, 3)): a lone positional int list also takes the positional args themselves
         self.varargs = self.max_pos_args == 1 and self.params[0].is_int_list
+        # the Tensor parameters that take numbers too (Note [Wrapped numbers]); a method has its Tensor already
+        self.number_slots = [] if is_method else [i for i, p in enumerate(self.params) if p.conv is _tensor_or_number]
 
     def describe(self) -> str:
         """FunctionSignature::toString: ``(Tensor input, *, torch.dtype dtype = None)``."""
@@ -511,6 +527,10 @@ class _Signature:
             return self._fail(raise_exception, self._extra_kwargs, kwargs, nargs)
         if later is not None:
             raise later.exc
+        if self.number_slots and not any(type(out[i]) is TensorImpl for i in self.number_slots):
+            for i in self.number_slots:
+                if out[i] is not None:
+                    out[i] = _wrapped_number(out[i])
         return out
 
     @staticmethod
@@ -574,7 +594,7 @@ class Signatures:
     def __init__(self, name: str, texts: list, *, numbers_as_tensors=False, is_method=False):
         self.name = name
         self.is_method = is_method
-        sigs = [_Signature(name, t, numbers_as_tensors, i) for i, t in enumerate(texts)]
+        sigs = [_Signature(name, t, numbers_as_tensors, i, is_method) for i, t in enumerate(texts)]
         self.sigs = [s for s in sigs if not s.deprecated] + [s for s in sigs if s.deprecated]
 
     def parse(self, args, kwargs):

@@ -298,6 +298,9 @@ def _fast_path(sig_text: str, numbers: bool, method: bool):
             checks.append(_FAST_CHECKS[t.base].format(v=v))
             values.append(v)
             kinds.append(_FAST_KINDS[t.base])
+    numbered = [f"type(args[{i}]) not in _NUM" for i, k in enumerate(kinds) if k == "Tensor|number"]
+    if not method and numbered:  # numbers only: the parser makes them wrapped-number tensors (torch.add(2, 3))
+        checks.append("(" + " or ".join(numbered) + ")")
     return " and ".join(checks), values + defaults, kinds
 
 
