@@ -176,3 +176,88 @@ STRING_INDICES = {
 @pytest.mark.parametrize("case", STRING_INDICES)
 def test_bad_indices(case):
     _raises_same(lambda m: STRING_INDICES[case](m.ones(3, 3)))
+
+
+# -- in-place view ops: the tensor takes the view's geometry ------------------------------------------------------
+INPLACE_VIEWS = {
+    "t_": lambda x: x.t_(),
+    "transpose_": lambda x: x.transpose_(0, -1),
+    "swapdims_": lambda x: x.swapdims_(0, 1),
+    "swapaxes_": lambda x: x.swapaxes_(-1, 0),
+    "unsqueeze_": lambda x: x.unsqueeze_(1),
+    "unsqueeze_neg": lambda x: x.unsqueeze_(-1),
+    "squeeze_": lambda x: x.squeeze_(),
+    "squeeze_dim": lambda x: x.squeeze_(1),
+    "squeeze_dim_kw": lambda x: x.squeeze_(dim=0),
+    "squeeze_dims": lambda x: x.squeeze_((0, 1)),
+    "squeeze_axis": lambda x: x.squeeze_(axis=0),
+    "as_strided_": lambda x: x.as_strided_((2, 2), (1, 2), 1),
+    "as_strided_fn": lambda x: torch_or_gt(x).as_strided_(x, (3,), (2,)),
+}
+
+
+def torch_or_gt(x):
+    return torch if isinstance(x, torch.Tensor) else glasstorch
+
+
+IV_SOURCES = {
+    "contiguous": lambda m: m.arange(6.0).view(2, 3),
+    "size_one": lambda m: m.arange(3.0).view(1, 3),
+    "transposed": lambda m: m.arange(6.0).view(3, 2).t(),
+    "view_of_base": lambda m: m.arange(12.0).view(3, 4)[1:, 1:],
+}
+
+
+@pytest.mark.parametrize("src", IV_SOURCES)
+@pytest.mark.parametrize("op", INPLACE_VIEWS)
+def test_inplace_view_geometry_and_version(op, src):
+    def build(m):
+        x = IV_SOURCES[src](m)
+        v0 = x._version
+        out = INPLACE_VIEWS[op](x)
+        return x, out is x, x._version - v0, x._base is not None
+    try:
+        want = build(torch)
+    except RuntimeError:
+        _raises_same(build)
+        return
+    got = build(glasstorch)
+    assert_same(got[0], want[0])
+    assert got[1:] == want[1:]
+
+
+@pytest.mark.parametrize("op", INPLACE_VIEWS)
+@pytest.mark.parametrize("on_view", [False, True])
+def test_inplace_view_autograd(op, on_view):
+    def build(m):
+        a = m.arange(1.0, 13.0, dtype=m.float64).view(3, 4).requires_grad_()
+        x = (a * 2)[:2, :3] if on_view else (a * 2)[:2, :3].clone()
+        out = INPLACE_VIEWS[op](x)
+        (out * m.arange(float(out.numel()), dtype=m.float64).view(out.shape)).sum().backward()
+        return a.grad, x.grad_fn.name(), x._base is not None
+    want = build(torch)
+    got = build(glasstorch)
+    assert_same(got[0], want[0])
+    assert got[1:] == want[1:]
+
+
+@pytest.mark.parametrize("op", ["t_", "unsqueeze_", "squeeze_", "as_strided_"])
+def test_inplace_view_of_leaf_requiring_grad(op):
+    _raises_same(lambda m: INPLACE_VIEWS[op](m.ones(2, 3, requires_grad=True)))
+
+
+INPLACE_VIEW_ERRORS = {
+    "t_3d": lambda m: m.ones(2, 3, 4).t_(),
+    "transpose_dim": lambda m: m.ones(2, 3).transpose_(0, 2),
+    "unsqueeze_dim": lambda m: m.ones(2, 3).unsqueeze_(3),
+    "squeeze_dim": lambda m: m.ones(2, 3).squeeze_(2),
+    "squeeze_dup": lambda m: m.ones(2, 1).squeeze_((1, 1)),
+    "as_strided_bounds": lambda m: m.ones(4).as_strided_((3,), (2,)),
+    "as_strided_neg": lambda m: m.ones(4).as_strided_((2,), (-1,)),
+    "squeeze_bad_kwarg": lambda m: m.ones(2, 1).squeeze_(dims=1),
+}
+
+
+@pytest.mark.parametrize("case", INPLACE_VIEW_ERRORS)
+def test_inplace_view_errors(case):
+    _raises_same(INPLACE_VIEW_ERRORS[case])

@@ -100,6 +100,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     argsort_stable_out as _op_argsort_stable_out,
     argwhere as _op_argwhere,
     as_strided as _op_as_strided,
+    as_strided_ as _op_as_strided_,
     asin as _op_asin,
     asin_ as _op_asin_,
     asin_out as _op_asin_out,
@@ -701,6 +702,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     square_ as _op_square_,
     square_out as _op_square_out,
     squeeze as _op_squeeze,
+    squeeze_ as _op_squeeze_,
+    squeeze__dim as _op_squeeze__dim,
+    squeeze__dims as _op_squeeze__dims,
     squeeze_dim as _op_squeeze_dim,
     squeeze_dims as _op_squeeze_dims,
     stack as _op_stack,
@@ -725,8 +729,11 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     sum_dim_IntList as _op_sum_dim_IntList,
     sum_out as _op_sum_out,
     swapaxes as _op_swapaxes,
+    swapaxes_ as _op_swapaxes_,
     swapdims as _op_swapdims,
+    swapdims_ as _op_swapdims_,
     t as _op_t,
+    t_ as _op_t_,
     take as _op_take,
     take_along_dim as _op_take_along_dim,
     take_along_dim_out as _op_take_along_dim_out,
@@ -748,6 +755,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     tile as _op_tile,
     topk as _op_topk,
     topk_values as _op_topk_values,
+    transpose_ as _op_transpose_,
     transpose_int as _op_transpose_int,
     tril as _op_tril,
     tril_ as _op_tril_,
@@ -770,6 +778,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     unique_consecutive as _op_unique_consecutive,
     unique_dim as _op_unique_dim,
     unsqueeze as _op_unsqueeze,
+    unsqueeze_ as _op_unsqueeze_,
     var as _op_var,
     var_correction as _op_var_correction,
     var_correction_out as _op_var_correction_out,
@@ -5251,7 +5260,7 @@ def add(*args, **kwargs):
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
             return _wrap(_op_add_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), 1))
     elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
         _a0, _a1 = args
@@ -5259,7 +5268,7 @@ def add(*args, **kwargs):
         _t1 = type(_a1)
         _o = kwargs.get("out")
         _to = type(_o)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM) and (_to is _T or _TS[_to]):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_to is _T or _TS[_to]):
             return _wrap(_op_add_out.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), 1, _o._impl))
     try:
         i, a = _sig_add.parse(args, kwargs)
@@ -5287,7 +5296,7 @@ def sub(*args, **kwargs):
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
             return _wrap(_op_sub_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), 1))
     elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
         _a0, _a1 = args
@@ -5295,7 +5304,7 @@ def sub(*args, **kwargs):
         _t1 = type(_a1)
         _o = kwargs.get("out")
         _to = type(_o)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM) and (_to is _T or _TS[_to]):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_to is _T or _TS[_to]):
             return _wrap(_op_sub_out.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), 1, _o._impl))
     try:
         i, a = _sig_sub.parse(args, kwargs)
@@ -5346,7 +5355,7 @@ def mul(*args, **kwargs):
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
             return _wrap(_op_mul_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl)))
     elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
         _a0, _a1 = args
@@ -5354,7 +5363,7 @@ def mul(*args, **kwargs):
         _t1 = type(_a1)
         _o = kwargs.get("out")
         _to = type(_o)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM) and (_to is _T or _TS[_to]):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_to is _T or _TS[_to]):
             return _wrap(_op_mul_out.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), _o._impl))
     try:
         i, a = _sig_mul.parse(args, kwargs)
@@ -5378,7 +5387,7 @@ def div(*args, **kwargs):
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
             return _wrap(_op_div_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl)))
     elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
         _a0, _a1 = args
@@ -5386,7 +5395,7 @@ def div(*args, **kwargs):
         _t1 = type(_a1)
         _o = kwargs.get("out")
         _to = type(_o)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM) and (_to is _T or _TS[_to]):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_to is _T or _TS[_to]):
             return _wrap(_op_div_out.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), _o._impl))
     try:
         i, a = _sig_div.parse(args, kwargs)
@@ -5416,7 +5425,7 @@ def true_divide(*args, **kwargs):
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
             return _wrap(_op_true_divide_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl)))
     elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
         _a0, _a1 = args
@@ -5424,7 +5433,7 @@ def true_divide(*args, **kwargs):
         _t1 = type(_a1)
         _o = kwargs.get("out")
         _to = type(_o)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM) and (_to is _T or _TS[_to]):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_to is _T or _TS[_to]):
             return _wrap(_op_true_divide_out.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), _o._impl))
     try:
         i, a = _sig_true_divide.parse(args, kwargs)
@@ -5450,7 +5459,7 @@ def floor_divide(*args, **kwargs):
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
             return _wrap(_op_floor_divide.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl)))
     elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
         _a0, _a1 = args
@@ -5458,7 +5467,7 @@ def floor_divide(*args, **kwargs):
         _t1 = type(_a1)
         _o = kwargs.get("out")
         _to = type(_o)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM) and (_to is _T or _TS[_to]):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_to is _T or _TS[_to]):
             return _wrap(_op_floor_divide_out.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), _o._impl))
     try:
         i, a = _sig_floor_divide.parse(args, kwargs)
@@ -8772,6 +8781,20 @@ def alias(*args, **kwargs):
     return _wrap(_op_alias.call(a[0]))
 
 
+_sig_as_strided_ = _Signatures('as_strided_', [
+    'as_strided_(Tensor input, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def as_strided_(*args, **kwargs):
+    """as_strided_(Tensor input, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)"""
+    try:
+        i, a = _sig_as_strided_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, as_strided_, args, kwargs)
+    return _wrap(_op_as_strided_.call(a[0], a[1], a[2], a[3]))
+
+
 _sig_clone = _Signatures('clone', [
     'clone(Tensor input, *, MemoryFormat? memory_format=None)',
 ], numbers_as_tensors=False, is_method=False)
@@ -8871,7 +8894,7 @@ def resize_as_(*args, **kwargs):
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 
-__all__ = ['convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'einsum', '_linalg_svd', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', '_foreach_mul_', '_foreach_add_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', 'reshape', '_unsafe_view', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'alias', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
+__all__ = ['convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'einsum', '_linalg_svd', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', '_foreach_mul_', '_foreach_add_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', 'reshape', '_unsafe_view', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'alias', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
 
 LINALG_FUNCTIONS = ['linalg_svd', 'linalg_svdvals', 'linalg_vector_norm']
 NN_FUNCTIONS = ['_pad_circular', '_pad_enum', 'adaptive_avg_pool2d', 'avg_pool2d', 'binary_cross_entropy', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'softplus']

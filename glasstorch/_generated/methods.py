@@ -100,6 +100,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     argsort_stable_out as _op_argsort_stable_out,
     argwhere as _op_argwhere,
     as_strided as _op_as_strided,
+    as_strided_ as _op_as_strided_,
     asin as _op_asin,
     asin_ as _op_asin_,
     asin_out as _op_asin_out,
@@ -701,6 +702,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     square_ as _op_square_,
     square_out as _op_square_out,
     squeeze as _op_squeeze,
+    squeeze_ as _op_squeeze_,
+    squeeze__dim as _op_squeeze__dim,
+    squeeze__dims as _op_squeeze__dims,
     squeeze_dim as _op_squeeze_dim,
     squeeze_dims as _op_squeeze_dims,
     stack as _op_stack,
@@ -725,8 +729,11 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     sum_dim_IntList as _op_sum_dim_IntList,
     sum_out as _op_sum_out,
     swapaxes as _op_swapaxes,
+    swapaxes_ as _op_swapaxes_,
     swapdims as _op_swapdims,
+    swapdims_ as _op_swapdims_,
     t as _op_t,
+    t_ as _op_t_,
     take as _op_take,
     take_along_dim as _op_take_along_dim,
     take_along_dim_out as _op_take_along_dim_out,
@@ -748,6 +755,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     tile as _op_tile,
     topk as _op_topk,
     topk_values as _op_topk_values,
+    transpose_ as _op_transpose_,
     transpose_int as _op_transpose_int,
     tril as _op_tril,
     tril_ as _op_tril_,
@@ -770,6 +778,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     unique_consecutive as _op_unique_consecutive,
     unique_dim as _op_unique_dim,
     unsqueeze as _op_unsqueeze,
+    unsqueeze_ as _op_unsqueeze_,
     var as _op_var,
     var_correction as _op_var_correction,
     var_correction_out as _op_var_correction_out,
@@ -7350,6 +7359,169 @@ def tensor_split(self, *args, **kwargs):
         return _wrap_list(_op_tensor_split_sections.call(self._impl, a[0], a[1]))
 
 
+_sig_as_strided_ = _Signatures('as_strided_', [
+    'as_strided_(SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def as_strided_(self, *args, **kwargs):
+    """as_strided_(SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, as_strided_, (self,) + args, kwargs)
+    try:
+        i, a = _sig_as_strided_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, as_strided_, (self,) + args, kwargs)
+    _op_as_strided_.call(self._impl, a[0], a[1], a[2])
+    return self
+
+
+_sig_transpose_ = _Signatures('transpose_', [
+    'transpose_(int dim0, int dim1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def transpose_(self, *args, **kwargs):
+    """transpose_(int dim0, int dim1)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, transpose_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            _op_transpose_.call(self._impl, _a0, _a1)
+            return self
+    try:
+        i, a = _sig_transpose_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, transpose_, (self,) + args, kwargs)
+    _op_transpose_.call(self._impl, a[0], a[1])
+    return self
+
+
+_sig_swapaxes_ = _Signatures('swapaxes_', [
+    'swapaxes_(int axis0, int axis1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def swapaxes_(self, *args, **kwargs):
+    """swapaxes_(int axis0, int axis1)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, swapaxes_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            _op_swapaxes_.call(self._impl, _a0, _a1)
+            return self
+    try:
+        i, a = _sig_swapaxes_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, swapaxes_, (self,) + args, kwargs)
+    _op_swapaxes_.call(self._impl, a[0], a[1])
+    return self
+
+
+_sig_swapdims_ = _Signatures('swapdims_', [
+    'swapdims_(int dim0, int dim1)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def swapdims_(self, *args, **kwargs):
+    """swapdims_(int dim0, int dim1)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, swapdims_, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            _op_swapdims_.call(self._impl, _a0, _a1)
+            return self
+    try:
+        i, a = _sig_swapdims_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, swapdims_, (self,) + args, kwargs)
+    _op_swapdims_.call(self._impl, a[0], a[1])
+    return self
+
+
+_sig_t_ = _Signatures('t_', [
+    't_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def t_(self, *args, **kwargs):
+    """t_()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, t_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _op_t_.call(self._impl)
+        return self
+    else:
+        try:
+            i, a = _sig_t_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, t_, (self,) + args, kwargs)
+    _op_t_.call(self._impl)
+    return self
+
+
+_sig_unsqueeze_ = _Signatures('unsqueeze_', [
+    'unsqueeze_(int dim)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def unsqueeze_(self, *args, **kwargs):
+    """unsqueeze_(int dim)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, unsqueeze_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            _op_unsqueeze_.call(self._impl, _a0)
+            return self
+    try:
+        i, a = _sig_unsqueeze_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, unsqueeze_, (self,) + args, kwargs)
+    _op_unsqueeze_.call(self._impl, a[0])
+    return self
+
+
+_sig_squeeze_ = _Signatures('squeeze_', [
+    'squeeze_()',
+    'squeeze_(int dim)',
+    'squeeze_(int[] dim)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def squeeze_(self, *args, **kwargs):
+    """squeeze_()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, squeeze_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _op_squeeze_.call(self._impl)
+        return self
+    else:
+        try:
+            i, a = _sig_squeeze_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, squeeze_, (self,) + args, kwargs)
+    if i == 0:
+        _op_squeeze_.call(self._impl)
+        return self
+    elif i == 1:
+        _op_squeeze__dim.call(self._impl, a[0])
+        return self
+    elif i == 2:
+        _op_squeeze__dims.call(self._impl, a[0])
+        return self
+
+
 _sig_clone = _Signatures('clone', [
     'clone(*, MemoryFormat? memory_format=None)',
 ], numbers_as_tensors=False, is_method=True)
@@ -7486,7 +7658,7 @@ def resize_as_(self, *args, **kwargs):
     return self
 
 
-__all__ = ['masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'nonzero', 'nonzero_static', 'argwhere', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
+__all__ = ['masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'nonzero', 'nonzero_static', 'argwhere', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
 
 # the binary operators' fast functions (_tensor_operators.install)
 OPERATORS = {'matmul': _matmul_operator, 'add': _add_operator, 'add_': _add__operator, 'sub': _sub_operator, 'sub_': _sub__operator, 'mul': _mul_operator, 'mul_': _mul__operator, 'div': _div_operator, 'div_': _div__operator, 'floor_divide': _floor_divide_operator, 'floor_divide_': _floor_divide__operator, 'remainder': _remainder_operator, 'remainder_': _remainder__operator, 'pow': _pow_operator, 'pow_': _pow__operator, 'eq': _eq_operator, 'ne': _ne_operator, 'lt': _lt_operator, 'le': _le_operator, 'gt': _gt_operator, 'ge': _ge_operator, 'bitwise_and': _bitwise_and_operator, 'bitwise_and_': _bitwise_and__operator, 'bitwise_or': _bitwise_or_operator, 'bitwise_or_': _bitwise_or__operator, 'bitwise_xor': _bitwise_xor_operator, 'bitwise_xor_': _bitwise_xor__operator, 'bitwise_left_shift': _bitwise_left_shift_operator, 'bitwise_left_shift_': _bitwise_left_shift__operator, 'bitwise_right_shift': _bitwise_right_shift_operator, 'bitwise_right_shift_': _bitwise_right_shift__operator}

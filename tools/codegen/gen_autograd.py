@@ -373,17 +373,24 @@ def gen_kernels(infos, fns) -> str:
            "from glasstorch._core.grad_state import state as _gs",
            "from glasstorch._ops.dispatcher import get_op as _get_op",
            "from glasstorch._tensor.impl import TensorImpl as _TI", KERNELS_PRELUDE, ""]
-    covered = set()
+    covered = {info.entry["f"].name for info in infos}  # an entry of its own wins over a variant's (t_ is not t)
     for info in infos:
         f = info.entry["f"]
-        out += _kernel(info, f, "inplace" if f.func.is_inplace else "functional")
-        covered.add(f.name)
+        out += _kernel(info, f, _kind(f))
         for kind, g in _variants(fns, f):
             if g.name in covered:
                 continue
             covered.add(g.name)
             out += _out_kernel(g) if kind == "out" else _kernel(info, g, "inplace")
     return "\n".join(out).rstrip() + "\n"
+
+
+def _kind(f) -> str:
+    """``inplace_view`` ops (t_, squeeze_ ...) change a tensor's geometry, not its values: their node becomes the
+    tensor's own history (PyTorch's set_history), never a base's CopySlices."""
+    if "inplace_view" in f.tags and f.func.is_inplace:
+        return "inplace_view"
+    return "inplace" if f.func.is_inplace else "functional"
 
 
 def _star(f, name) -> str:
@@ -443,13 +450,13 @@ def _record(info: Info, f, kind, params, ind) -> list:
     lines.append(f"result = _op_{f.ident}.redispatch(ks, {params})")
     od = info.out_diff
     returns = f.func.returns
-    if kind != "inplace" and od is None and len(returns) == 1 and not returns[0].type.is_list:
+    if kind == "functional" and od is None and len(returns) == 1 and not returns[0].type.is_list:
         lines.append("record.output(result, node)")  # the dtype check and the history in one call
     elif kind == "inplace":
         lines += _dtype_checks(info, f)
         lines.append("record.history_inplace(result, node)" if od is None else
                      f"record.history_inplace(result, node, {od!r})")
-    else:
+    else:  # functional with several outputs, or an in-place view op
         lines += _dtype_checks(info, f)
         lines.append(f"record.history(result, node, {od!r})")
     if info.uses_result:
@@ -478,7 +485,7 @@ def _kernel(info: Info, f, kind) -> list:
     elif info.checked:
         cond = _recording_condition(info, f)
         lines += ["    if _gs.enabled:", f"        _rg = {cond}"]
-        if kind == "inplace":
+        if kind != "functional":
             lines += ["        if _rg:", "            check_inplace(self)"]
         for n in info.checked:
             is_list = next(a for a in args if a.name == n).type.is_list
@@ -488,7 +495,7 @@ def _kernel(info: Info, f, kind) -> list:
         lines += _record(info, f, kind, params, 12)
     else:
         lines.append(f"    if {_recording_condition(info, f, '_gs.enabled and ')}:")
-        if kind == "inplace":
+        if kind != "functional":
             lines.append("        check_inplace(self)")
         lines += _record(info, f, kind, params, 8)
     lines.append(f"    return _op_{f.ident}.redispatch(ks, {params})")

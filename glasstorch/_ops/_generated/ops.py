@@ -33,6 +33,7 @@ from glasstorch._ops.kernels.cpu import sort as _k_kernels_cpu_sort
 from glasstorch._ops.decompositions import sort as _k_decompositions_sort
 from glasstorch._ops.kernels.composite import views as _k_kernels_composite_views
 from glasstorch._ops.decompositions import views as _k_decompositions_views
+from glasstorch._ops.kernels.composite import inplace_views as _k_kernels_composite_inplace_views
 from glasstorch._ops.kernels.cpu import resize as _k_kernels_cpu_resize
 
 
@@ -838,6 +839,15 @@ tensor_split_sections = _def('tensor_split.sections(Tensor(a -> *) self, SymInt 
 tensor_split_indices = _def('tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]')
 tensor_split_tensor_indices_or_sections = _def('tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]')
 alias = _def('alias(Tensor(a) self) -> Tensor(a)')
+as_strided_ = _def('as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)')
+transpose_ = _def('transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)')
+swapaxes_ = _def('swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)')
+swapdims_ = _def('swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)')
+t_ = _def('t_(Tensor(a!) self) -> Tensor(a!)')
+unsqueeze_ = _def('unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)')
+squeeze_ = _def('squeeze_(Tensor(a!) self) -> Tensor(a!)')
+squeeze__dim = _def('squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)')
+squeeze__dims = _def('squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)')
 clone = _def('clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor')
 copy_ = _def('copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)')
 fill__Scalar = _def('fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)')
@@ -4058,6 +4068,15 @@ _reg(tensor_split_sections, "CompositeImplicitAutograd", _k_decompositions_views
 _reg(tensor_split_indices, "CompositeImplicitAutograd", _k_decompositions_views.tensor_split)
 _reg(tensor_split_tensor_indices_or_sections, "CompositeImplicitAutograd", _k_decompositions_shape.tensor_split_tensor_indices_or_sections)
 _reg(alias, "CompositeExplicitAutograd", _k_kernels_composite_views.alias)
+_reg(as_strided_, "CompositeExplicitAutograd", _k_kernels_composite_inplace_views.as_strided_)
+_reg(transpose_, "CompositeExplicitAutograd", _k_kernels_composite_inplace_views.transpose_)
+_reg(swapaxes_, "CompositeImplicitAutograd", _k_decompositions_views.swapaxes_)
+_reg(swapdims_, "CompositeImplicitAutograd", _k_decompositions_views.swapdims_)
+_reg(t_, "CompositeExplicitAutograd", _k_kernels_composite_inplace_views.t_)
+_reg(unsqueeze_, "CompositeExplicitAutograd", _k_kernels_composite_inplace_views.unsqueeze_)
+_reg(squeeze_, "CompositeExplicitAutograd", _k_kernels_composite_inplace_views.squeeze_)
+_reg(squeeze__dim, "CompositeExplicitAutograd", _k_kernels_composite_inplace_views.squeeze__dim)
+_reg(squeeze__dims, "CompositeExplicitAutograd", _k_kernels_composite_inplace_views.squeeze__dims)
 _reg(clone, "CompositeExplicitAutograd", _k_kernels_composite_views.clone)
 _reg(copy_, "CompositeExplicitAutograd", _k_kernels_composite_views.copy_)
 _reg(fill__Scalar, "CompositeExplicitAutograd", _k_kernels_composite_views.fill_Scalar)
@@ -4463,6 +4482,13 @@ _layer(split_Tensor, "ADInplaceOrView", _layers.view_kernel(split_Tensor))
 _layer(split_with_sizes, "ADInplaceOrView", _layers.view_kernel(split_with_sizes))
 _layer(unbind_int, "ADInplaceOrView", _layers.view_kernel(unbind_int))
 _layer(alias, "ADInplaceOrView", _layers.view_kernel(alias))
+_layer(as_strided_, "ADInplaceOrView", _layers.inplace_kernel(as_strided_, (0,)))
+_layer(transpose_, "ADInplaceOrView", _layers.inplace_kernel(transpose_, (0,)))
+_layer(t_, "ADInplaceOrView", _layers.inplace_kernel(t_, (0,)))
+_layer(unsqueeze_, "ADInplaceOrView", _layers.inplace_kernel(unsqueeze_, (0,)))
+_layer(squeeze_, "ADInplaceOrView", _layers.inplace_kernel(squeeze_, (0,)))
+_layer(squeeze__dim, "ADInplaceOrView", _layers.inplace_kernel(squeeze__dim, (0,)))
+_layer(squeeze__dims, "ADInplaceOrView", _layers.inplace_kernel(squeeze__dims, (0,)))
 _layer(copy_, "ADInplaceOrView", _layers.inplace_kernel(copy_, (0,)))
 _layer(fill__Scalar, "ADInplaceOrView", _layers.inplace_kernel(fill__Scalar, (0,)))
 _layer(fill__Tensor, "ADInplaceOrView", _layers.inplace_kernel(fill__Tensor, (0,)))

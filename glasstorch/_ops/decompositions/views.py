@@ -14,7 +14,7 @@ from ..._tensor.views import chunk_plan, movedim_order, narrow_bounds, tensor_sp
 from ..._tensor.views import flatten as _flatten_sizes
 from ..aten import aten
 
-__all__ = ["view_as", "reshape", "reshape_as", "swapaxes", "swapdims", "expand_as", "broadcast_to", "narrow",
+__all__ = ["view_as", "reshape", "reshape_as", "swapaxes", "swapdims", "swapaxes_", "swapdims_", "expand_as", "broadcast_to", "narrow",
            "flatten", "unflatten", "moveaxis", "movedim", "chunk", "tensor_split"]
 
 
@@ -39,6 +39,14 @@ def swapaxes(self: TensorImpl, axis0, axis1) -> TensorImpl:
 
 def swapdims(self: TensorImpl, dim0, dim1) -> TensorImpl:
     return aten.transpose_int(self, dim0, dim1)
+
+
+def swapaxes_(self: TensorImpl, axis0, axis1) -> TensorImpl:
+    return aten.transpose_(self, axis0, axis1)
+
+
+def swapdims_(self: TensorImpl, dim0, dim1) -> TensorImpl:
+    return aten.transpose_(self, dim0, dim1)
 
 
 def expand_as(self: TensorImpl, other: TensorImpl) -> TensorImpl:

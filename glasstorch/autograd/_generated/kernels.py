@@ -221,6 +221,28 @@ def _autograd_as_strided(ks, self, size, stride, storage_offset):
 register_autograd('aten::as_strided', _autograd_as_strided)
 
 
+_op_as_strided_ = _get_op('aten::as_strided_')
+
+
+def _autograd_as_strided_(ks, self, size, stride, storage_offset):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.AsStridedBackward1()
+        node.next_edges = record.edges(self)
+        node.size_ = size
+        node.stride_ = stride
+        node.storage_offset_ = storage_offset
+        node.self_geometry_ = record.meta(self, 'geometry')
+        result = _op_as_strided_.redispatch(ks, self, size, stride, storage_offset)
+        _check_differentiable_dtype(result)
+        record.history(result, node, None)
+        return result
+    return _op_as_strided_.redispatch(ks, self, size, stride, storage_offset)
+
+
+register_autograd('aten::as_strided_', _autograd_as_strided_)
+
+
 _op_transpose_int = _get_op('aten::transpose.int')
 
 
@@ -239,6 +261,26 @@ def _autograd_transpose_int(ks, self, dim0, dim1):
 register_autograd('aten::transpose.int', _autograd_transpose_int)
 
 
+_op_transpose_ = _get_op('aten::transpose_')
+
+
+def _autograd_transpose_(ks, self, dim0, dim1):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.TransposeBackward1()
+        node.next_edges = record.edges(self)
+        node.dim0_ = dim0
+        node.dim1_ = dim1
+        result = _op_transpose_.redispatch(ks, self, dim0, dim1)
+        _check_differentiable_dtype(result)
+        record.history(result, node, None)
+        return result
+    return _op_transpose_.redispatch(ks, self, dim0, dim1)
+
+
+register_autograd('aten::transpose_', _autograd_transpose_)
+
+
 _op_t = _get_op('aten::t')
 
 
@@ -253,6 +295,24 @@ def _autograd_t(ks, self):
 
 
 register_autograd('aten::t', _autograd_t)
+
+
+_op_t_ = _get_op('aten::t_')
+
+
+def _autograd_t_(ks, self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.TBackward1()
+        node.next_edges = record.edges(self)
+        result = _op_t_.redispatch(ks, self)
+        _check_differentiable_dtype(result)
+        record.history(result, node, None)
+        return result
+    return _op_t_.redispatch(ks, self)
+
+
+register_autograd('aten::t_', _autograd_t_)
 
 
 _op_permute = _get_op('aten::permute')
@@ -306,6 +366,25 @@ def _autograd_unsqueeze(ks, self, dim):
 register_autograd('aten::unsqueeze', _autograd_unsqueeze)
 
 
+_op_unsqueeze_ = _get_op('aten::unsqueeze_')
+
+
+def _autograd_unsqueeze_(ks, self, dim):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.UnsqueezeBackward1()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        result = _op_unsqueeze_.redispatch(ks, self, dim)
+        _check_differentiable_dtype(result)
+        record.history(result, node, None)
+        return result
+    return _op_unsqueeze_.redispatch(ks, self, dim)
+
+
+register_autograd('aten::unsqueeze_', _autograd_unsqueeze_)
+
+
 _op_squeeze = _get_op('aten::squeeze')
 
 
@@ -355,6 +434,63 @@ def _autograd_squeeze_dims(ks, self, dim):
 
 
 register_autograd('aten::squeeze.dims', _autograd_squeeze_dims)
+
+
+_op_squeeze_ = _get_op('aten::squeeze_')
+
+
+def _autograd_squeeze_(ks, self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.SqueezeBackward3()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_squeeze_.redispatch(ks, self)
+        _check_differentiable_dtype(result)
+        record.history(result, node, None)
+        return result
+    return _op_squeeze_.redispatch(ks, self)
+
+
+register_autograd('aten::squeeze_', _autograd_squeeze_)
+
+
+_op_squeeze__dim = _get_op('aten::squeeze_.dim')
+
+
+def _autograd_squeeze__dim(ks, self, dim):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.SqueezeBackward4()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_squeeze__dim.redispatch(ks, self, dim)
+        _check_differentiable_dtype(result)
+        record.history(result, node, None)
+        return result
+    return _op_squeeze__dim.redispatch(ks, self, dim)
+
+
+register_autograd('aten::squeeze_.dim', _autograd_squeeze__dim)
+
+
+_op_squeeze__dims = _get_op('aten::squeeze_.dims')
+
+
+def _autograd_squeeze__dims(ks, self, dim):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.SqueezeBackward5()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_squeeze__dims.redispatch(ks, self, dim)
+        _check_differentiable_dtype(result)
+        record.history(result, node, None)
+        return result
+    return _op_squeeze__dims.redispatch(ks, self, dim)
+
+
+register_autograd('aten::squeeze_.dims', _autograd_squeeze__dims)
 
 
 _op_select_int = _get_op('aten::select.int')

@@ -359,12 +359,52 @@ class AsStridedBackward0(Node):
         return self.self_geometry_
 
 
+def _AsStridedBackward1_0(grad, grads, size, stride, storage_offset, self_geometry):
+    return as_strided_backward(grad, self_geometry, size, stride, storage_offset)
+
+
+class AsStridedBackward1(Node):
+    """Backward of ``as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:27)."""
+
+    __slots__ = ('size_', 'stride_', 'storage_offset_', 'self_geometry_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        size = node.size_
+        stride = node.stride_
+        storage_offset = node.storage_offset_
+        self_geometry = node.self_geometry_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AsStridedBackward1_0(grad, grads, size, stride, storage_offset, self_geometry))
+        return out
+
+    @property
+    def _saved_size(self):
+        return self.size_
+
+    @property
+    def _saved_stride(self):
+        return self.stride_
+
+    @property
+    def _saved_storage_offset(self):
+        return self.storage_offset_
+
+    @property
+    def _saved_self_geometry(self):
+        return self.self_geometry_
+
+
 def _TransposeBackward0_0(grad, grads, dim0, dim1):
     return grad.transpose(dim0, dim1)
 
 
 class TransposeBackward0(Node):
-    """Backward of ``transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:27)."""
+    """Backward of ``transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:30)."""
 
     __slots__ = ('dim0_', 'dim1_')
     _saved_names = ()
@@ -389,12 +429,42 @@ class TransposeBackward0(Node):
         return self.dim1_
 
 
+def _TransposeBackward1_0(grad, grads, dim0, dim1):
+    return grad.transpose(dim0, dim1)
+
+
+class TransposeBackward1(Node):
+    """Backward of ``transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:33)."""
+
+    __slots__ = ('dim0_', 'dim1_')
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim0 = node.dim0_
+        dim1 = node.dim1_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TransposeBackward1_0(grad, grads, dim0, dim1))
+        return out
+
+    @property
+    def _saved_dim0(self):
+        return self.dim0_
+
+    @property
+    def _saved_dim1(self):
+        return self.dim1_
+
+
 def _TBackward0_0(grad, grads):
     return grad.t()
 
 
 class TBackward0(Node):
-    """Backward of ``t(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:30)."""
+    """Backward of ``t(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:36)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -409,12 +479,32 @@ class TBackward0(Node):
         return out
 
 
+def _TBackward1_0(grad, grads):
+    return grad.t()
+
+
+class TBackward1(Node):
+    """Backward of ``t_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:39)."""
+
+    __slots__ = ()
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TBackward1_0(grad, grads))
+        return out
+
+
 def _PermuteBackward0_0(grad, grads, dims):
     return permute_backward(grad, dims)
 
 
 class PermuteBackward0(Node):
-    """Backward of ``permute(Tensor(a) self, int[] dims) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:33)."""
+    """Backward of ``permute(Tensor(a) self, int[] dims) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:42)."""
 
     __slots__ = ('dims_',)
     _saved_names = ()
@@ -439,7 +529,7 @@ def _ExpandBackward0_0(grad, grads, self_sizes):
 
 
 class ExpandBackward0(Node):
-    """Backward of ``expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:36)."""
+    """Backward of ``expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:45)."""
 
     __slots__ = ('self_sizes_',)
     _saved_names = ()
@@ -464,7 +554,7 @@ def _UnsqueezeBackward0_0(grad, grads, dim):
 
 
 class UnsqueezeBackward0(Node):
-    """Backward of ``unsqueeze(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:39)."""
+    """Backward of ``unsqueeze(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:48)."""
 
     __slots__ = ('dim_',)
     _saved_names = ()
@@ -484,12 +574,37 @@ class UnsqueezeBackward0(Node):
         return self.dim_
 
 
+def _UnsqueezeBackward1_0(grad, grads, dim):
+    return grad.squeeze(dim)
+
+
+class UnsqueezeBackward1(Node):
+    """Backward of ``unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:51)."""
+
+    __slots__ = ('dim_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UnsqueezeBackward1_0(grad, grads, dim))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
 def _SqueezeBackward0_0(grad, grads, self_sizes):
     return grad.reshape(self_sizes)
 
 
 class SqueezeBackward0(Node):
-    """Backward of ``squeeze(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:42)."""
+    """Backward of ``squeeze(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:54)."""
 
     __slots__ = ('self_sizes_',)
     _saved_names = ()
@@ -514,7 +629,7 @@ def _SqueezeBackward1_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward1(Node):
-    """Backward of ``squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:45)."""
+    """Backward of ``squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:57)."""
 
     __slots__ = ('self_sizes_',)
     _saved_names = ()
@@ -539,7 +654,7 @@ def _SqueezeBackward2_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward2(Node):
-    """Backward of ``squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:48)."""
+    """Backward of ``squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:60)."""
 
     __slots__ = ('self_sizes_',)
     _saved_names = ()
@@ -559,12 +674,87 @@ class SqueezeBackward2(Node):
         return self.self_sizes_
 
 
+def _SqueezeBackward3_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes)
+
+
+class SqueezeBackward3(Node):
+    """Backward of ``squeeze_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:63)."""
+
+    __slots__ = ('self_sizes_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SqueezeBackward3_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _SqueezeBackward4_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes)
+
+
+class SqueezeBackward4(Node):
+    """Backward of ``squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:66)."""
+
+    __slots__ = ('self_sizes_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SqueezeBackward4_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
+def _SqueezeBackward5_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes)
+
+
+class SqueezeBackward5(Node):
+    """Backward of ``squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:69)."""
+
+    __slots__ = ('self_sizes_',)
+    _saved_names = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SqueezeBackward5_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sizes(self):
+        return self.self_sizes_
+
+
 def _SelectBackward0_0(grad, grads, dim, index, self_sizes):
     return select_backward(grad, self_sizes, dim, index)
 
 
 class SelectBackward0(Node):
-    """Backward of ``select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:51)."""
+    """Backward of ``select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:72)."""
 
     __slots__ = ('dim_', 'index_', 'self_sizes_')
     _saved_names = ()
@@ -599,7 +789,7 @@ def _SliceBackward0_0(grad, grads, dim, start, end, step, self_sizes):
 
 
 class SliceBackward0(Node):
-    """Backward of ``slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:54)."""
+    """Backward of ``slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:75)."""
 
     __slots__ = ('dim_', 'start_', 'end_', 'step_', 'self_sizes_')
     _saved_names = ()
@@ -644,7 +834,7 @@ def _DiagonalBackward0_0(grad, grads, offset, dim1, dim2, self_sizes):
 
 
 class DiagonalBackward0(Node):
-    """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:57)."""
+    """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:78)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_', 'self_sizes_')
     _saved_names = ()
@@ -684,7 +874,7 @@ def _UnfoldBackward0_0(grad, grads, dimension, size, step, self_sizes):
 
 
 class UnfoldBackward0(Node):
-    """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:60)."""
+    """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:81)."""
 
     __slots__ = ('dimension_', 'size_', 'step_', 'self_sizes_')
     _saved_names = ()
@@ -724,7 +914,7 @@ def _SplitBackward0_0(grad, grads, dim):
 
 
 class SplitBackward0(Node):
-    """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:63)."""
+    """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:84)."""
 
     __slots__ = ('dim_',)
     _saved_names = ()
@@ -749,7 +939,7 @@ def _SplitWithSizesBackward0_0(grad, grads, dim):
 
 
 class SplitWithSizesBackward0(Node):
-    """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:66)."""
+    """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:87)."""
 
     __slots__ = ('dim_',)
     _saved_names = ()
@@ -774,7 +964,7 @@ def _UnbindBackward0_0(grad, grads, dim):
 
 
 class UnbindBackward0(Node):
-    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:69)."""
+    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:90)."""
 
     __slots__ = ('dim_',)
     _saved_names = ()
@@ -799,7 +989,7 @@ def _AliasBackward0_0(grad, grads):
 
 
 class AliasBackward0(Node):
-    """Backward of ``alias(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:72)."""
+    """Backward of ``alias(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:93)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -819,7 +1009,7 @@ def _CloneBackward0_0(grad, grads):
 
 
 class CloneBackward0(Node):
-    """Backward of ``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:75)."""
+    """Backward of ``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:96)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -839,7 +1029,7 @@ def _ToCopyBackward0_0(grad, grads, self_dtype):
 
 
 class ToCopyBackward0(Node):
-    """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:78)."""
+    """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:99)."""
 
     __slots__ = ('self_dtype_',)
     _saved_names = ()
@@ -864,7 +1054,7 @@ def _FillBackward2_0(grad, grads):
 
 
 class FillBackward2(Node):
-    """Backward of ``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:95)."""
+    """Backward of ``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:116)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -888,7 +1078,7 @@ def _FillBackward3_1(grad, grads):
 
 
 class FillBackward3(Node):
-    """Backward of ``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:98)."""
+    """Backward of ``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:119)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -910,7 +1100,7 @@ def _ZeroBackward0_0(grad, grads):
 
 
 class ZeroBackward0(Node):
-    """Backward of ``zero_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:102)."""
+    """Backward of ``zero_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:123)."""
 
     __slots__ = ()
     _saved_names = ()
