@@ -50,6 +50,7 @@ from ...._core import dtype as _dt
 from ...._tensor.impl import TensorImpl
 from ...tensor_iterator import build, fast_operands, fp_ignore, fp_restore, scalar_np
 from . import ckernels as _ck
+from .dispatch_types import ALL, BOOL, COMPLEX_HALF, FLOATING, INTEGRAL, REAL, Dispatch
 from .pointwise_support import (
     _BF16,
     _F16,
@@ -66,19 +67,17 @@ from .pointwise_support import (
     _fma_into,
     _fmt_double,
     _in_dtype,
-    _integral_or_bool,
     _is_float,
     _is_integral,
-    _not_bool,
     _not_implemented,
     _operands,
     _opmath,
     _quiet,
-    _real,
     _scratch,
     _special,
     binary,
     comparison,
+    negative,
     ufunc_into,
     unary,
 )
@@ -92,9 +91,9 @@ def neg_out(self, out):
     return _neg_out(self, out)
 
 
-_neg_out = unary(np.negative, name="neg")
-abs_out = unary(np.absolute, name="abs", supports=_not_bool, kname="abs_cpu")
-bitwise_not_out = unary(np.invert, name="bitwise_not", supports=_integral_or_bool, kname="bitwise_not_cpu")
+_neg_out = unary(negative, name="neg")
+abs_out = unary(np.absolute, name="abs", dispatch=Dispatch("abs_cpu", INTEGRAL | FLOATING))
+bitwise_not_out = unary(np.invert, name="bitwise_not", dispatch=Dispatch("bitwise_not_cpu", INTEGRAL | BOOL))
 
 
 def _sign(x, out, dt):
@@ -106,25 +105,26 @@ def _sign(x, out, dt):
         np.copyto(out, 0, where=np.isnan(out))  # PyTorch: (0 < x) - (x < 0), so sign(nan) == 0
 
 
-sign_out = unary(_sign, name="sign", ufunc=False)
-sgn_out = sign_out  # sgn differs from sign only for complex inputs
+_SIGN_COMPLEX = (NotImplementedError, "Unlike NumPy, torch.sign is not intended to support complex numbers. Please "
+                                      "use torch.sgn instead.")
+sign_out = unary(_sign, name="sign", ufunc=False, dispatch=Dispatch("sign_cpu", REAL, _SIGN_COMPLEX))
+sgn_out = unary(_sign, name="sgn", ufunc=False)  # numpy's complex sign is z / |z| (0 at 0), as sgn
 
 
-def _rounding(ufunc, kname):
+def _rounding(ufunc, name):
     def fn(x, out, dt):
-        if dt is _dt.bool:
-            raise _not_implemented(kname, dt)
         if _is_integral(dt):
             np.copyto(out, x)  # integers are already whole
         else:
             ufunc(x, out=out, dtype=dt.np, casting="unsafe")
-    return fn
+    refusal = None if name == "round" else (NotImplementedError, f"{name} is not supported for complex inputs")
+    return unary(fn, name=name, ufunc=False, dispatch=Dispatch(f"{name}_vml_cpu", INTEGRAL | FLOATING, refusal))
 
 
-floor_out = unary(_rounding(np.floor, "floor_vml_cpu"), name="floor", ufunc=False)
-ceil_out = unary(_rounding(np.ceil, "ceil_vml_cpu"), name="ceil", ufunc=False)
-trunc_out = unary(_rounding(np.trunc, "trunc_vml_cpu"), name="trunc", ufunc=False)
-round_out = unary(_rounding(np.rint, "round_vml_cpu"), name="round", ufunc=False)  # half to even
+floor_out = _rounding(np.floor, "floor")
+ceil_out = _rounding(np.ceil, "ceil")
+trunc_out = _rounding(np.trunc, "trunc")
+round_out = _rounding(np.rint, "round")  # half to even
 
 
 def _frac(x, out, dt):
@@ -132,7 +132,7 @@ def _frac(x, out, dt):
     np.subtract(x, t, out=out, dtype=dt.np, casting="unsafe")
 
 
-frac_out = unary(_frac, name="frac", ufunc=False, supports=_is_float, kname="frac_cpu")
+frac_out = unary(_frac, name="frac", ufunc=False, dispatch=Dispatch("frac_cpu", FLOATING))
 
 
 def round_decimals_out(self, decimals, out):
@@ -197,7 +197,7 @@ def _rsqrt(x, out, dt):
 def _sigmoid(x, out, dt):
     c = _opmath(dt).np
     buf = _scratch(out, c)
-    np.negative(x, out=buf, dtype=c, casting="unsafe")  # 1 / (1 + exp(-x))
+    negative(x, out=buf, dtype=c, casting="unsafe")  # 1 / (1 + exp(-x))
     np.exp(buf, out=buf)
     np.add(buf, 1, out=buf)
     np.reciprocal(buf, out=buf)
@@ -211,9 +211,12 @@ sigmoid_out = unary(_sigmoid, name="sigmoid", float_op=True, ufunc=False)
 # erf, erfc, erfinv in float64.  |x| < 2.5: the Maclaurin series of erf; beyond, erfc from Laplace's
 # continued fraction erfc(x) = exp(-x^2)/sqrt(pi) / (x + (1/2)/(x + 1/(x + (3/2)/(x + ...)))), evaluated
 # bottom-up with a fixed depth (40 terms reach double precision for x >= 2.5, 80 for x >= 1.5).
-erf_out = unary(_special(_erf64), name="erf", float_op=True, ufunc=False, c="erf")
-erfc_out = unary(_special(_erfc64), name="erfc", float_op=True, ufunc=False, c="erfc")
-erfinv_out = unary(_special(_erfinv64), name="erfinv", float_op=True, ufunc=False)
+erf_out = unary(_special(_erf64), name="erf", float_op=True, ufunc=False, c="erf",
+                dispatch=Dispatch("erf_vml_cpu", FLOATING))
+erfc_out = unary(_special(_erfc64), name="erfc", float_op=True, ufunc=False, c="erfc",
+                 dispatch=Dispatch("erfc_vml_cpu", FLOATING))
+erfinv_out = unary(_special(_erfinv64), name="erfinv", float_op=True, ufunc=False,
+                   dispatch=Dispatch("erfinv_vml_cpu", FLOATING))
 
 
 # -- unary: predicates and nan_to_num ----------------------------------------------------------------------
@@ -270,9 +273,7 @@ def _alpha_check(dt, alpha, what="alpha") -> None:
         if dt is not _dt.bool:
             raise RuntimeError(f"Boolean {what} only supported for Boolean results.")
         return
-    if not (_is_float(dt) or dt.is_complex) and not isinstance(alpha, int):
-        if isinstance(alpha, complex) and not dt.is_complex:
-            raise RuntimeError(f"For non-complex input tensors, argument {what} must not be a complex number.")
+    if not (_is_float(dt) or dt.is_complex) and not isinstance(alpha, int):  # a complex alpha too
         raise RuntimeError(f"For integral input tensors, argument {what} must not be a floating point number.")
     if isinstance(alpha, complex) and not dt.is_complex:
         raise RuntimeError(f"For non-complex input tensors, argument {what} must not be a complex number.")
@@ -339,7 +340,8 @@ def _add_alpha(ufunc, a, b, alpha, out, dt, c) -> None:
     if dt._cat == _dt.FLOAT_CAT:
         _fma_into(out, b, al, a, c.np)
     else:
-        np.add(a, np.multiply(b, al, dtype=c.np), out=out, dtype=c.np, casting="unsafe")
+        # the operands may be wider than c (a 0-dim int16 with a uint8 tensor computes in uint8)
+        np.add(a, np.multiply(b, al, dtype=c.np, casting="unsafe"), out=out, dtype=c.np, casting="unsafe")
 
 
 add_out = _add_like(np.add, "add")
@@ -351,7 +353,7 @@ def rsub_out(self, other, alpha, out):
     return sub_out(other, self, alpha, out)
 
 
-mul_out = binary(np.multiply, name="mul", scalar_opmath=True, c="mul")
+mul_out = binary(np.multiply, name="mul", scalar_opmath=True, c="mul", dispatch=Dispatch("mul_cpu", ALL | COMPLEX_HALF))
 div_out = binary(np.true_divide, name="div", float_op=True, scalar_opmath=True, c="div")
 
 
@@ -364,14 +366,14 @@ def _div_rounding(kind):
     rounded to the dtype, as PyTorch's reduced-float arithmetic does.
     """
     trunc = kind == "trunc"
+    dispatch = Dispatch(f"div_{kind}_cpu", INTEGRAL | FLOATING)
 
     def kernel(self, other, out=None):
         it = build((out,), (self, other))
         if it.is_meta:
             return it.out
         dt = it.common_dtype
-        if dt is _dt.bool:
-            raise _not_implemented("div_trunc_cpu" if trunc else "div_floor_cpu", dt)
+        dispatch.check(dt)
         a, b = it.ins_np
         o = it.out_np
         with _quiet():
@@ -442,16 +444,28 @@ def div_mode_out(self, other, rounding_mode, out):
                        f"'{rounding_mode}'")
 
 
-remainder_out = binary(np.remainder, name="remainder", supports=_not_bool, kname="remainder_cpu", nonzero=True)
-fmod_out = binary(np.fmod, name="fmod", supports=_not_bool, kname="fmod_cpu", nonzero=True)
-maximum_out = binary(np.maximum, name="maximum", supports=_real, kname="maximum_cpu")
-minimum_out = binary(np.minimum, name="minimum", supports=_real, kname="minimum_cpu")
-fmax_out = binary(np.fmax, name="fmax", supports=_real, kname="fmax_cpu")
-fmin_out = binary(np.fmin, name="fmin", supports=_real, kname="fmin_cpu")
-atan2_out = binary(np.arctan2, name="atan2", float_op=True)
-hypot_out = binary(np.hypot, name="hypot", supports=_is_float, kname="hypot_cpu")
-logaddexp_out = binary(np.logaddexp, name="logaddexp", supports=_is_float, kname="logaddexp_cpu")
-copysign_out = binary(np.copysign, name="copysign", float_op=True)
+remainder_out = binary(np.remainder, name="remainder", dispatch=Dispatch("remainder_cpu", INTEGRAL | FLOATING),
+                       nonzero=True)
+fmod_out = binary(np.fmod, name="fmod", dispatch=Dispatch("fmod_cpu", INTEGRAL | FLOATING), nonzero=True)
+
+
+def _min_max(ufunc, name):
+    """maximum/minimum/fmax/fmin: the meta function refuses complex tensors, the kernel runs on real dtypes."""
+    refusal = (RuntimeError, f"{name} not implemented for complex tensors.")
+    return binary(ufunc, name=name, dispatch=Dispatch(f"{name}_cpu", REAL, refusal))
+
+
+maximum_out = _min_max(np.maximum, "maximum")
+minimum_out = _min_max(np.minimum, "minimum")
+fmax_out = _min_max(np.fmax, "fmax")
+fmin_out = _min_max(np.fmin, "fmin")
+# clamp_min/clamp_max with a tensor bound call the maximum/minimum kernels, without maximum's meta function
+_clamp_min_tensor_out = binary(np.maximum, name="clamp_min", dispatch=Dispatch("maximum_cpu", REAL))
+_clamp_max_tensor_out = binary(np.minimum, name="clamp_max", dispatch=Dispatch("minimum_cpu", REAL))
+atan2_out = binary(np.arctan2, name="atan2", float_op=True, dispatch=Dispatch("atan2_cpu", FLOATING))
+hypot_out = binary(np.hypot, name="hypot", dispatch=Dispatch("hypot_cpu", FLOATING))
+logaddexp_out = binary(np.logaddexp, name="logaddexp", dispatch=Dispatch("logaddexp_cpu", FLOATING))
+copysign_out = binary(np.copysign, name="copysign", float_op=True, dispatch=Dispatch("copysign_cpu", FLOATING))
 
 
 def _xlogy(a, b, out, dt):
@@ -471,7 +485,7 @@ def _xlogy(a, b, out, dt):
             np.copyto(out, 0, where=zero)
 
 
-xlogy_out = binary(_xlogy, name="xlogy", float_op=True, ufunc=False)
+xlogy_out = binary(_xlogy, name="xlogy", float_op=True, ufunc=False, dispatch=Dispatch("xlogy_cpu", FLOATING))
 
 
 # pow ------------------------------------------------------------------------------------------------------
@@ -480,6 +494,9 @@ def _pow_tensor_scalar(x, e, out, dt):
     cube as products (and 1/(x*x) for -2) except for float16; otherwise ``pow`` with the exponent converted
     to the tensor's dtype.  Integers use powi."""
     npdt = dt.np
+    if dt.is_complex:
+        _pow_complex(x, scalar_np(e, dt), out, dt)
+        return
     if _is_float(dt):
         x = _in_dtype(x, dt)
         if e == 0.5:
@@ -505,6 +522,28 @@ def _pow_tensor_scalar(x, e, out, dt):
     np.power(x, scalar_np(e, dt), out=out, dtype=npdt, casting="unsafe")
 
 
+def _pow_complex(a, b, out, dt):
+    """Complex ``a ** b``: PyTorch's CPU kernels call ``std::pow``, which is glibc's ``cexp(b * clog(a))`` (numpy's
+    power has other special cases: ``0 ** 0`` is 1 there, NaN here).  A scalar exponent takes the kernel's fast
+    paths first: sqrt, 1/sqrt and 1/x for 0.5, -0.5 and -1, products for 2, 3 and -2."""
+    c = dt.np
+    if np.ndim(b) == 0 and b.imag == 0 and b.real in (0.5, -0.5, -1.0, 2.0, 3.0, -2.0):
+        e = b.real
+        x = np.asarray(a).astype(c)
+        if e == 0.5:
+            np.sqrt(x, out=out, casting="unsafe")
+        elif e == -0.5:
+            np.divide(c.type(1), np.sqrt(x), out=out, casting="unsafe")
+        elif e == -1:
+            np.divide(c.type(1), x, out=out, casting="unsafe")
+        elif e == -2:
+            np.divide(c.type(1), x * x, out=out, casting="unsafe")
+        else:
+            np.multiply(x * x, x, out=out, casting="unsafe") if e == 3 else np.multiply(x, x, out=out, casting="unsafe")
+        return
+    np.exp(np.multiply(b, np.log(a, dtype=c, casting="unsafe"), dtype=c, casting="unsafe"), out=out, casting="unsafe")
+
+
 def _pow_integers(a, b, out, dt):
     """Integer ``a ** b`` with PyTorch's powi: b < 0 gives 1 for a == 1, +-1 for a == -1, else 0."""
     npdt = dt.np
@@ -519,6 +558,9 @@ def _pow_integers(a, b, out, dt):
     np.copyto(out, np.broadcast_to(fix, out.shape), where=np.broadcast_to(neg, out.shape), casting="unsafe")
 
 
+_POW = Dispatch("pow", ALL)
+
+
 def pow_out(self, exponent, out):
     """pow.Tensor_Tensor, pow.Tensor_Scalar and pow.Scalar (``self`` a Python number)."""
     if type(exponent) is not TensorImpl:
@@ -527,6 +569,7 @@ def pow_out(self, exponent, out):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         it = build((out,), (self, exponent))
         if not it.is_meta:
+            _POW.check(it.common_dtype)
             o = it.out_np
             if exponent == 0:
                 o.fill(1)
@@ -541,10 +584,14 @@ def pow_out(self, exponent, out):
         dt = it.common_dtype
         a, b = it.ins_np
         o = it.out_np
+        _POW.check(dt)
         if type(self) is not TensorImpl and not isinstance(self, bool) and self == 1:
             o.fill(1)
         elif dt is _dt.bool:
             raise _not_implemented("pow", dt)
+        elif dt.is_complex:
+            with _quiet():
+                _pow_complex(a, b, o, dt)
         elif _is_float(dt):  # operands in the dtype first (numpy's power has no mixed bfloat16 loops)
             with _quiet():
                 np.power(_in_dtype(a, dt), _in_dtype(b, dt), out=o, dtype=dt.np, casting="unsafe")
@@ -554,32 +601,30 @@ def pow_out(self, exponent, out):
 
 
 # -- comparisons and logical/bitwise ----------------------------------------------------------------------
-eq_out = comparison(np.equal, name="eq")
-ne_out = comparison(np.not_equal, name="ne")
-lt_out = comparison(np.less, name="lt")
-le_out = comparison(np.less_equal, name="le")
-gt_out = comparison(np.greater, name="gt")
-ge_out = comparison(np.greater_equal, name="ge")
+eq_out = comparison(np.equal, name="eq", dispatch=Dispatch("eq_cpu", ALL | COMPLEX_HALF))
+ne_out = comparison(np.not_equal, name="ne", dispatch=Dispatch("ne_cpu", ALL | COMPLEX_HALF))
+lt_out = comparison(np.less, name="lt", dispatch=Dispatch("lt_cpu", REAL))  # complex numbers have no order
+le_out = comparison(np.less_equal, name="le", dispatch=Dispatch("le_cpu", REAL))
+gt_out = comparison(np.greater, name="gt", dispatch=Dispatch("gt_cpu", REAL))
+ge_out = comparison(np.greater_equal, name="ge", dispatch=Dispatch("ge_cpu", REAL))
 logical_and_out = comparison(np.logical_and, name="logical_and")
 logical_or_out = comparison(np.logical_or, name="logical_or")
 logical_xor_out = comparison(np.logical_xor, name="logical_xor")
 
-bitwise_and_out = binary(np.bitwise_and, name="bitwise_and", supports=_integral_or_bool, kname="bitwise_and_cpu")
-bitwise_or_out = binary(np.bitwise_or, name="bitwise_or", supports=_integral_or_bool, kname="bitwise_or_cpu")
-bitwise_xor_out = binary(np.bitwise_xor, name="bitwise_xor", supports=_integral_or_bool, kname="bitwise_xor_cpu")
+bitwise_and_out = binary(np.bitwise_and, name="bitwise_and", dispatch=Dispatch("bitwise_and_cpu", INTEGRAL | BOOL))
+bitwise_or_out = binary(np.bitwise_or, name="bitwise_or", dispatch=Dispatch("bitwise_or_cpu", INTEGRAL | BOOL))
+bitwise_xor_out = binary(np.bitwise_xor, name="bitwise_xor", dispatch=Dispatch("bitwise_xor_cpu", INTEGRAL | BOOL))
 # numpy shifts match PyTorch's: a shift count < 0 or >= the bit width gives 0 (left) or the sign fill (right)
-bitwise_left_shift_out = binary(np.left_shift, name="bitwise_left_shift", supports=_is_integral, kname="lshift_cpu")
-bitwise_right_shift_out = binary(np.right_shift, name="bitwise_right_shift", supports=_is_integral,
-                                 kname="rshift_cpu")
+bitwise_left_shift_out = binary(np.left_shift, name="bitwise_left_shift", dispatch=Dispatch("lshift_cpu", INTEGRAL))
+bitwise_right_shift_out = binary(np.right_shift, name="bitwise_right_shift", dispatch=Dispatch("rshift_cpu", INTEGRAL))
 
 
 def isclose(self, other, rtol, atol, equal_nan):
     """``|a - b| <= atol + rtol * |b|`` or ``a == b`` (PyTorch's composite ``isclose``, step by step in the
-    inputs' dtype; integer and bool inputs are compared in the default float dtype)."""
+    inputs' dtype; integer and bool inputs are compared in the default float dtype).  Complex: the distances
+    are absolute values in the real type, and an element is NaN when either part is."""
     if self.dtype is not other.dtype:
         raise RuntimeError(f"{_dt.name_of(self.dtype)} did not match {_dt.name_of(other.dtype)}")
-    if self.dtype.is_complex and equal_nan:
-        raise RuntimeError("isclose with equal_nan=True is not supported for complex inputs.")
     if rtol < 0:
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {_fmt_double(rtol)}")
     if atol < 0:
@@ -590,18 +635,20 @@ def isclose(self, other, rtol, atol, equal_nan):
     a, b = it.ins_np
     dt = self.dtype
     o = it.out_np
+    floating = _is_float(dt) or dt.is_complex
     with _quiet():
         np.equal(a, b, out=o)
-        if equal_nan and _is_float(dt):
+        if equal_nan and floating:
             o |= np.isnan(a) & np.isnan(b)
         if rtol == 0 and atol == 0:
             return it.out
-        if not _is_float(dt):
+        if not floating:
             dt = _dt.get_default_dtype()
             a, b = a.astype(dt.np), b.astype(dt.np)
         t, c = dt.np, _opmath(dt).np
+        rt, rc = dt.to_real().np, _opmath(dt.to_real()).np  # the type of an absolute value
         allowed = np.abs(np.multiply(b, c.type(rtol), dtype=c).astype(t))     # (rtol * other).abs()
-        allowed = np.add(allowed, c.type(atol), dtype=c).astype(t)             # atol + ...
+        allowed = np.add(allowed, rc.type(atol), dtype=rc).astype(rt)          # atol + ...
         actual = np.abs(np.subtract(a, b, dtype=c).astype(t))                  # (self - other).abs()
         o |= np.isfinite(actual) & (actual <= allowed)
     return it.out

@@ -15,6 +15,7 @@ from ...._tensor.impl import TensorImpl
 from ...tensor_iterator import build, fast_operands, fp_ignore, fp_restore, scalar_np
 from . import ckernels as _ck
 from .copy import cast_ready, cast_routed
+from .dispatch_types import Dispatch, not_implemented
 
 __all__ = ["unary", "binary", "comparison", "ufunc_into"]
 
@@ -37,9 +38,7 @@ def _opmath(dt):
     return _F32 if dt is _F16 or dt is _BF16 else dt
 
 
-def _not_implemented(kname, dt) -> NotImplementedError:
-    """The error of PyTorch's ``AT_DISPATCH_*`` macros for a dtype the kernel was not compiled for."""
-    return NotImplementedError(f"\"{kname}\" not implemented for '{_dt.name_of(dt)}'")
+_not_implemented = not_implemented  # the name the kernels of this family use
 
 
 def _is_float(dt) -> bool:
@@ -52,14 +51,6 @@ def _is_integral(dt) -> bool:
 
 def _integral_or_bool(dt) -> bool:
     return dt._cat <= _dt.INT_CAT
-
-
-def _not_bool(dt) -> bool:
-    return dt is not _dt.bool and not dt.is_complex
-
-
-def _real(dt) -> bool:
-    return not dt.is_complex
 
 
 class _quiet:  # noqa: N801 - used like np.errstate
@@ -233,22 +224,24 @@ def _cast_back(out, buf) -> None:
 
 
 # -- templates ---------------------------------------------------------------------------------------------
-def unary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True, c=None):
+def unary(fn, *, name, float_op=False, dispatch=None, ufunc=True, c=None):
     """A structured unary kernel ``kernel(self, out)``.
 
     ``float_op``: integer and bool inputs promote to the default float, and ``out`` may be any dtype the
     result can be cast to (``build_borrowing_unary_float_op``); otherwise ``out`` must have the input's
-    dtype (``build_borrowing_unary_op``).  ``supports(dtype)`` lists the dtypes PyTorch's CPU kernel is
-    compiled for; others raise ``"<kname>" not implemented for '<dtype>'``.  ``c`` names the compiled loop
-    (``ckernels.UNARY``) tried first for float32/float64.
+    dtype (``build_borrowing_unary_op``).  ``dispatch`` is the kernel's dtype table (Note [Kernel dtype
+    tables]); None runs on every dtype.  ``c`` names the compiled loop (``ckernels.UNARY``) tried first for
+    float32/float64.
     """
 
     def kernel(self, out=None):
+        if dispatch is not None:
+            dispatch.check_operands((self,))
         it = build((out,), (self,), int_to_float=float_op, check_same_dtype=out is not None and not float_op)
         if not it.is_meta:
             dt = it.common_dtype
-            if supports is not None and not supports(dt):
-                raise _not_implemented(kname, dt)
+            if dispatch is not None:
+                dispatch.check(dt)
             x = it.ins_np[0]
             if c is not None and _ck.unary(c, x, it.out_np):
                 return it.out
@@ -301,16 +294,20 @@ def _operands(self, other, a, b, dt, scalar_opmath):
     return a, b, c
 
 
-def binary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True, nonzero=False, scalar_opmath=False,
-           c=None):
+def binary(fn, *, name, float_op=False, dispatch=None, ufunc=True, nonzero=False, scalar_opmath=False, c=None):
     """A structured binary kernel ``kernel(self, other, out)``; either operand may be a Python scalar.
 
     ``float_op``: integer/bool common dtypes promote to the default float (``build_borrowing_binary_float_op``).
     ``nonzero``: integer division by zero raises.  ``fn`` is a numpy ufunc, or ``fn(a, b, out, dtype)``.
-    ``c`` names the compiled loop (``ckernels.BINARY``) tried first for float32/float64.
+    ``dispatch``: the kernel's dtype table (Note [Kernel dtype tables]), by default every dtype but complex32
+    under the name ``<name>_cpu``.  ``c`` names the compiled loop (``ckernels.BINARY``) tried first for
+    float32/float64.
     """
+    if dispatch is None:
+        dispatch = Dispatch(f"{name}_cpu")
 
     def kernel(self, other, out=None):
+        dispatch.check_operands((self, other))
         # a given out (in place too) that needs no broadcast, cast or resize skips the iterator object
         ops = fast_operands(out, (self, other), True, float_op) if out is not None else None
         if ops is None:
@@ -322,8 +319,7 @@ def binary(fn, *, name, float_op=False, supports=None, kname=None, ufunc=True, n
         else:
             result, dt = out, out.dtype
             o, a, b = ops
-        if supports is not None and not supports(dt):
-            raise _not_implemented(kname, dt)
+        dispatch.check(dt)
         if c is not None and _ck.binary(c, a, b, o):
             return result
         if nonzero and dt._cat <= _dt.INT_CAT:
@@ -358,13 +354,31 @@ def ufunc_into(fn, a, b, buf, cd, dt, given: bool) -> None:
         fn(a, b, out=buf, dtype=cd.np, casting="unsafe")
 
 
-def comparison(ufunc, *, name):
+# Note [numpy negative on strided operands]
+# numpy 2.4's ``negative`` loop (Highway SIMD) reads the wrong elements when its input steps by 16 bytes (4-byte
+# dtypes) or 64 bytes (8-byte dtypes) and its output is not unit-stride: ``b[::4].neg_()`` on float32 or int32
+# wrote b[0], b[1], b[2] negated into b[0], b[4], b[8].  Every other unary and binary ufunc was checked on such
+# layouts (tests/test_strided_inplace.py sweeps the ops).  A non-contiguous output therefore takes the result
+# of a fresh, contiguous output (a layout numpy computes correctly) and a copy.
+def negative(x, out, **kw) -> None:
+    """``np.negative(x, out=out, **kw)`` for every layout (Note [numpy negative on strided operands])."""
+    if out.flags.c_contiguous or out.flags.f_contiguous:
+        np.negative(x, out=out, **kw)
+    else:
+        np.copyto(out, np.negative(x, **kw), casting="unsafe")
+
+
+def comparison(ufunc, *, name, dispatch=None):
     """A structured comparison/logical kernel: inputs promote to their common dtype; a new output is bool,
-    a given ``out`` may have any dtype (PyTorch's ``build_borrowing_comparison_op``)."""
+    a given ``out`` may have any dtype (PyTorch's ``build_borrowing_comparison_op``).  ``dispatch`` as for
+    :func:`binary`."""
+    if dispatch is None:
+        dispatch = Dispatch(f"{name}_cpu")
 
     def kernel(self, other, out=None):
         it = build((out,), (self, other), static_dtype=_dt.bool)
         if not it.is_meta:
+            dispatch.check(it.common_dtype)
             c = it.common_dtype.np
             token = fp_ignore()
             try:

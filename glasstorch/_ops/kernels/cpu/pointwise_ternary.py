@@ -17,6 +17,7 @@ from ...._core.user_warning import warn as _user_warn
 from ...._tensor.impl import TensorImpl
 from ...tensor_iterator import build, common_dtype, dense_scalar, scalar_np
 from . import pointwise as _pw  # a module import: the kernel index must see maximum_out once
+from .dispatch_types import BOOL, REAL
 from .pointwise_support import (
     _BF16,
     _BOOL_NP,
@@ -39,11 +40,11 @@ from .pointwise_support import (
 def _clamp_scalar(self, lo, hi, out, kname):
     """clamp/clamp_min/clamp_max with Scalar bounds: the scalars take part in type promotion for integer
     inputs (an in-place op may not change dtype), and ``out`` must have the result dtype."""
-    if self.dtype.is_complex:
-        raise RuntimeError("clamp is not supported for complex types")
+    _check_not_complex(self.dtype)
     rt = self.dtype
     if not _is_float(rt):
         rt = common_dtype([self] + [v for v in (lo, hi) if v is not None])
+        _check_not_complex(rt)
         if rt is not self.dtype and out is self:
             raise RuntimeError(f"result type {_dt.name_of(rt)} can't be cast to the desired output type "
                                f"{_TYPEMETA[self.dtype]}")
@@ -68,6 +69,11 @@ def _clamp_scalar(self, lo, hi, out, kname):
     return it.out
 
 
+def _check_not_complex(dt) -> None:
+    if dt.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
+
+
 def clamp_out(self, min, max, out):  # noqa: A002 - PyTorch's argument names
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -89,14 +95,15 @@ def clamp_Tensor_out(self, min, max, out):  # noqa: A002, N802
     both bounds are PyTorch's clamp kernel (NaN bounds give NaN, bool unsupported)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    _check_not_complex(self.dtype)
     if max is None:
-        return _pw.maximum_out(self, min, out)
+        return _pw._clamp_min_tensor_out(self, min, out)
     if min is None:
-        return _pw.minimum_out(self, max, out)
+        return _pw._clamp_max_tensor_out(self, max, out)
     it = build((out,), (self, min, max))
     if not it.is_meta:
         dt = it.common_dtype
-        if dt is _dt.bool:
+        if dt not in REAL - BOOL:
             raise _not_implemented("clamp_cpu", dt)
         x, lo, hi = (_in_dtype(v, dt) for v in it.ins_np) if dt is _BF16 else it.ins_np
         with _quiet():
@@ -106,11 +113,11 @@ def clamp_Tensor_out(self, min, max, out):  # noqa: A002, N802
 
 
 def clamp_min_Tensor_out(self, min, out):  # noqa: A002, N802
-    return _pw.maximum_out(self, min, out)
+    return _pw._clamp_min_tensor_out(self, min, out)
 
 
 def clamp_max_Tensor_out(self, max, out):  # noqa: A002, N802
-    return _pw.minimum_out(self, max, out)
+    return _pw._clamp_max_tensor_out(self, max, out)
 
 
 # -- where, lerp, addcmul, addcdiv -------------------------------------------------------------------------

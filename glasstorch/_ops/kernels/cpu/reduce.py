@@ -157,9 +157,9 @@ def _reduce_into(ufunc, a, axes, keepdim, out: TensorImpl, acc) -> None:
         np.copyto(o, ufunc.reduce(a, axis=axes, dtype=acc, keepdims=keepdim), casting="unsafe")
 
 
-def _dims_of(self, dim):
-    """Wrapped dims of an ``int[1]?`` argument (None or [] = all)."""
-    return reduction_dims(dim, self.ndim)
+def _dims_of(self, dim, wrap_first=True):
+    """Wrapped dims of an ``int[1]?`` argument (None or [] = all); ``wrap_first``: see ``reduction_dims``."""
+    return reduction_dims(dim, self.ndim, wrap_first=wrap_first)
 
 
 def _one_dim(self, dim):
@@ -439,24 +439,29 @@ def argmin_out(self, dim, keepdim, out):
 
 
 # -- var / std -----------------------------------------------------------------------------------------------
-def _moments(self, dims, correction, keepdim, take_sqrt):
-    """(var or std, mean) in float64 (complex128 mean for complex input) by the two-pass algorithm.
+def _moments(self, dims, correction, keepdim, take_sqrt, out_dtype):
+    """(var or std, mean) by the two-pass algorithm: in float64 for real input; complex input as PyTorch's
+    ``std_var_out`` splits it: the variances of the real and the imaginary part, each rounded to the input's real
+    type and then to ``out_dtype`` (the real type of the result), are added (and square-rooted) in ``out_dtype``.
 
-    ``var = sum(|x - mean|^2) / max(0, N - correction)``: inf or nan when the divisor is 0, as PyTorch.
+    ``var = sum((x - mean)^2) / max(0, N - correction)``: inf or nan when the divisor is 0, as PyTorch.
     """
     a = self.as_numpy()
     axes, n = _axes(self, dims), _count(self, dims)
     acc = np.complex128 if self.dtype.is_complex else np.float64
+    divisor = max(0.0, n - correction)
     with _quiet(self.dtype):
         mean = np.asarray(np.add.reduce(a, axis=axes, dtype=acc, keepdims=True))
         mean /= n
         dev = np.asarray(np.subtract(a, mean, dtype=acc))
         if self.dtype.is_complex:
-            sq = np.square(dev.real) + np.square(dev.imag)
+            part, out_np = self.dtype.to_real().np, out_dtype.to_real().np
+            re, im = (np.asarray(np.add.reduce(np.square(d), axis=axes, keepdims=keepdim) / divisor)
+                      .astype(part).astype(out_np) for d in (dev.real, dev.imag))
+            var = np.asarray(np.add(re, im, dtype=out_np))
         else:
-            sq = np.multiply(dev, dev, out=dev)
-        var = np.asarray(np.add.reduce(sq, axis=axes, keepdims=keepdim))
-        var /= max(0.0, n - correction)
+            var = np.asarray(np.add.reduce(np.multiply(dev, dev, out=dev), axis=axes, keepdims=keepdim))
+            var /= divisor
         if take_sqrt:
             np.sqrt(var, out=var)
     if not keepdim and self.ndim:
@@ -469,7 +474,7 @@ def _std_var_setup(fname, self, dim, correction, keepdim):
         what = "std and var" if fname in ("std", "var") else fname
         raise RuntimeError(f"{what} only support floating point and complex dtypes")
     correction = 1.0 if correction is None else float(correction)
-    dims = _dims_of(self, dim)
+    dims = _dims_of(self, dim, wrap_first=False)
     if _count(self, dims) - correction <= 0:
         _user_warn(f"{fname}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
                    f"factor (input numel divided by output numel).")
@@ -479,11 +484,11 @@ def _std_var_setup(fname, self, dim, correction, keepdim):
 def _std_var(fname, self, dim, correction, keepdim, out, take_sqrt):
     dims, correction = _std_var_setup(fname, self, dim, correction, keepdim)
     out = _reduction_output(self, dims, keepdim, out.dtype if out is not None else self.dtype.to_real(), out)
-    if not _dt.can_cast(self.dtype, out.dtype):
-        raise RuntimeError(f"result type {_name(self.dtype)} can't be cast to the desired output type "
-                           f"{_name(out.dtype)}")
+    real = self.dtype.to_real()  # complex input: the variances of the real and imaginary parts, added
+    if not _dt.can_cast(real, out.dtype):
+        raise RuntimeError(f"result type {_name(real)} can't be cast to the desired output type {_name(out.dtype)}")
     if not _no_data(self, out):
-        _store(out, _moments(self, dims, correction, keepdim, take_sqrt)[0])
+        _store(out, _moments(self, dims, correction, keepdim, take_sqrt, out.dtype)[0])
     return out
 
 
@@ -509,7 +514,7 @@ def _std_var_mean(fname, self, dim, correction, keepdim, take_sqrt):
     res = empty_contiguous(shape, self.dtype.to_real(), self.device)
     mean = empty_contiguous(shape, self.dtype, self.device)
     if not _no_data(self):
-        v, m = _moments(self, dims, correction, keepdim, take_sqrt)
+        v, m = _moments(self, dims, correction, keepdim, take_sqrt, res.dtype)
         _store(res, v)
         _store(mean, m)
     return res, mean
@@ -597,7 +602,7 @@ def _vector_norm(self, ord, dim, keepdim, dtype, out):  # noqa: A002
                 raise RuntimeError(f"{name} cannot compute the {_scalar_text(ord)} norm on the dimension {d}because "
                                    f"this dimension is empty and the operation does not have an identity")
     _check_linalg_norm_dtype(dtype, self.dtype, name)
-    dims = _dims_of(self, dim)
+    dims = _dims_of(self, dim, wrap_first=False)
     out = _reduction_output(self, dims, keepdim, (dtype or self.dtype).to_real(), out)
     if not _no_data(self, out):
         _vector_norm_into(self, ord, dims, keepdim, out)

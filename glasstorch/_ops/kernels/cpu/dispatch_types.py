@@ -1,0 +1,66 @@
+"""The dtype tables of CPU kernels — PyTorch's ``AT_DISPATCH_*`` type groups (``ATen/Dispatch.h``) and the
+complex refusals of its meta functions.
+
+Note [Kernel dtype tables]
+A PyTorch CPU kernel is compiled for a fixed set of dtypes: the ``AT_DISPATCH_*`` macro around its loop names
+groups (all integral types, floating types and Half/BFloat16, complex types ...).  Running it on another dtype
+raises ``NotImplementedError: "<kernel name>" not implemented for '<dtype>'`` -- when the kernel runs, so not on
+meta.  Each kernel here names its table (a frozenset built from the groups below) and its PyTorch kernel name in
+one :class:`Dispatch`; the templates of ``pointwise_support.py`` check it before numpy sees the operands, so an
+unsupported dtype never reaches a numpy loop that would compute something else or raise numpy's TypeError.
+
+Some operators refuse complex operands earlier, in their meta function, with their own text and exception type
+(``sign``: "Unlike NumPy, torch.sign is not intended to support complex numbers ...", ``maximum``: a RuntimeError);
+a :class:`Dispatch` carries that refusal too (``complex_error``), checked on the tensor operands before the
+iterator is built, so it holds on meta as well.
+
+Invariant: a kernel with a Dispatch touches only operands whose common dtype is in its table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...._core import dtype as _dt
+from ...._tensor.impl import TensorImpl
+
+__all__ = [
+    "BOOL", "INTEGRAL", "FLOATING", "COMPLEX", "COMPLEX_HALF", "REAL", "ALL", "Dispatch", "not_implemented",
+]
+
+BOOL = frozenset((_dt.bool,))
+INTEGRAL = frozenset((_dt.uint8, _dt.int8, _dt.int16, _dt.int32, _dt.int64))
+FLOATING = frozenset((_dt.float16, _dt.bfloat16, _dt.float32, _dt.float64))  # AT_FLOATING_TYPES_AND2(Half, BFloat16)
+COMPLEX = frozenset((_dt.complex64, _dt.complex128))
+COMPLEX_HALF = frozenset((_dt.complex32,))  # kComplexHalf: a few kernels list it (add, sub, mul, eq, ne)
+REAL = BOOL | INTEGRAL | FLOATING
+ALL = REAL | COMPLEX
+
+
+def not_implemented(kname: str, dt) -> NotImplementedError:
+    """The error of PyTorch's ``AT_DISPATCH_*`` macros for a dtype the kernel was not compiled for."""
+    return NotImplementedError(f"\"{kname}\" not implemented for '{_dt.name_of(dt)}'")
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    """One kernel's dtype table: ``kname`` (PyTorch's name in the "not implemented" text), the dtypes it runs on,
+    and optionally the ``(exception type, message)`` its operator's meta function raises for a complex tensor
+    operand."""
+
+    kname: str
+    dtypes: frozenset = ALL
+    complex_error: tuple | None = None
+
+    def check(self, dt) -> None:
+        """Raise PyTorch's dispatch error unless the kernel runs on common dtype ``dt``."""
+        if dt not in self.dtypes:
+            raise not_implemented(self.kname, dt)
+
+    def check_operands(self, operands) -> None:
+        """The meta function's complex refusal, if any: raised when a tensor operand is complex."""
+        if self.complex_error is not None:
+            for x in operands:
+                if type(x) is TensorImpl and x.dtype.is_complex:
+                    exc, msg = self.complex_error
+                    raise exc(msg)
