@@ -83,7 +83,9 @@ cfloat, cdouble, chalf = complex64, complex128, complex32
 
 del _ALIASES, _LEGACY_TYPES, _methods, _operators, _wrap, _functional, _data, sys
 
-_LAZY_SUBMODULES = {"fx", "_dynamo", "_logging"}  # the compile stack loads on first use (``glasstorch.fx`` ...)
+# The compile stack loads on first use (``glasstorch.fx``, ``glasstorch._inductor.list_options()`` ...), as torch's
+# own lazy ``_dynamo``/``_inductor``/``_functorch`` attributes do.
+_LAZY_SUBMODULES = {"fx", "_dynamo", "_logging", "_inductor", "_functorch", "_subclasses"}
 
 
 def __getattr__(name):

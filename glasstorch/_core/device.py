@@ -12,7 +12,11 @@ import re
 __all__ = ["device", "DEVICE_TYPES"]
 
 # Types a device string may name. "emu" is the emulated accelerator (PrivateUse1, renamed).
-DEVICE_TYPES = ("cpu", "cuda", "meta", "emu", "mps", "xpu", "hip", "xla", "privateuseone")
+# c10's parse_type table, in its order (the error lists it), plus "emu": our PrivateUse1 backend's registered name,
+# which c10 accepts before it looks at the table.
+_C10_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
+                     "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+DEVICE_TYPES = (*_C10_DEVICE_TYPES, "emu")
 _RE = re.compile(r"^([a-zA-Z_]+)(?::(\d+))?$")
 
 
@@ -36,10 +40,16 @@ class device:
             type, index = "cuda", type
         if not isinstance(type, str):
             raise TypeError(f"device() received an invalid combination of arguments - got ({_tname(type)})")
+        if not type:
+            raise RuntimeError("Device string must not be empty")
         m = _RE.match(type)
-        if m is None or m.group(1) not in DEVICE_TYPES:
-            raise RuntimeError(f"Expected one of cpu, cuda, meta, emu, mps, xpu, hip, xla, privateuseone device type "
-                               f"at start of device string: {type}")
+        if m is None or (m.group(2) is not None and len(m.group(2)) > 1 and m.group(2)[0] == "0"):
+            raise RuntimeError(f"Invalid device string: '{type}'")  # c10 refuses leading zeros too
+        if m.group(2) is not None and int(m.group(2)) > 2**31 - 1:
+            raise RuntimeError(f"Could not parse device index '{m.group(2)}' in device string '{type}'")
+        if m.group(1) not in DEVICE_TYPES:
+            raise RuntimeError(f"Expected one of {', '.join(_C10_DEVICE_TYPES)} device type at start of device "
+                               f"string: {type}")
         if m.group(2) is not None:
             if index is not None:
                 raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: "

@@ -93,8 +93,27 @@ def register_allocator(device_type: str, allocator: Allocator) -> None:
     _ALLOCATORS[device_type] = allocator
 
 
+# Note [Devices without a backend]: a tensor on an accelerator this build has no backend for fails as torch's
+# CPU build fails.  CUDA, XPU and MTIA tensors first run their module's lazy init, which asserts that the backend
+# was compiled in; any other device type has no allocator to reach ("not linked with support").
+_NOT_COMPILED = {
+    "cuda": "Torch not compiled with CUDA enabled",
+    "xpu": "Torch not compiled with XPU enabled",
+    "mtia": "Torch not compiled with MTIA enabled. Ensure you have "
+            "`import mtia.host_runtime.torch_mtia.dynamic_library` in your python src file and include "
+            "`//mtia/host_runtime/torch_mtia:torch_mtia` as your target dependency!",
+}
+
+
+def registered_allocator(device_type: str) -> Allocator | None:
+    """The allocator a backend registered for ``device_type``, or None (a query that never raises)."""
+    return _ALLOCATORS.get(device_type)
+
+
 def allocator_for(device_type: str) -> Allocator:
     try:
         return _ALLOCATORS[device_type]
     except KeyError:
-        raise RuntimeError(f"no allocator is registered for device type '{device_type}'") from None
+        if device_type in _NOT_COMPILED:
+            raise AssertionError(_NOT_COMPILED[device_type]) from None
+        raise RuntimeError(f"PyTorch is not linked with support for {device_type} devices") from None

@@ -172,7 +172,7 @@ def compile_fx_inner(gm, example_inputs, **kwargs):
     stats = summary(steps)
     stats.update(arena_bytes=builder.arena.total_bytes(), fallbacks=list(g.fallback_ops))
     expect = tuple((b.index, (b.sizes, b.strides, b.dtype)) for b in g.inputs if b is not None)
-    _report(g, steps, decisions, c_source, wrapper_source, stats)
+    _report(g, steps, decisions, c_source, wrapper_source, stats, bool(kwargs.get("is_backward")))
     compiled = CompiledFxGraph(env["call"], c_source, wrapper_source, stats, expect, bool(g.fallback_ops))
     if prof is not None:
         compiled.profiler = _Profile(prof, builder.step_labels, env["_prof"], lib if kernels else None)
@@ -206,7 +206,7 @@ class _Profile:
                 self.counters[i] = 0.0
 
 
-def _report(g, steps, decisions, c_source, wrapper_source, stats):
+def _report(g, steps, decisions, c_source, wrapper_source, stats, is_backward=False):
     sched_text = _schedule_text(steps, decisions, stats)
     log = _artifact_log("schedule")
     if log is not None:
@@ -216,13 +216,24 @@ def _report(g, steps, decisions, c_source, wrapper_source, stats):
         log.debug("Output code:\n%s\n# --- C kernels ---\n%s", wrapper_source, c_source)
     folder = _debug_dir()
     if folder:
-        folder = os.path.join(folder, "inductor")
-        os.makedirs(folder, exist_ok=True)
+        folder = _graph_folder(folder, is_backward)
         files = {"ir.txt": "\n".join(repr(n) for n in g.nodes), "schedule.txt": sched_text,
                  "kernels.c": c_source, "wrapper.py": wrapper_source}
         for name, text in files.items():
             with open(os.path.join(folder, name), "w") as f:
                 f.write(text)
+
+
+def _graph_folder(compile_folder: str, is_backward: bool) -> str:
+    """A new folder for one graph's files inside its compile's debug folder: ``inductor/forward``,
+    ``inductor/backward`` (the joint graph's two halves), then ``forward_1`` ... for further graphs of one
+    compile (an inference graph, a recompiled backward), so no graph overwrites another's output."""
+    base = os.path.join(compile_folder, "inductor", "backward" if is_backward else "forward")
+    path, n = base, 1
+    while os.path.exists(path):
+        path, n = f"{base}_{n}", n + 1
+    os.makedirs(path)
+    return path
 
 
 def _schedule_text(steps, decisions, stats) -> str:

@@ -22,7 +22,7 @@ import functools
 import warnings
 
 from .._core.dtype import bfloat16, float16
-from .._device.allocator import allocator_for
+from .._device.allocator import registered_allocator
 from .._ops import autocast as _layer
 from ..tensor import Tensor
 
@@ -38,11 +38,7 @@ def is_autocast_available(device_type: str) -> bool:
 
 
 def _cuda_available() -> bool:
-    try:
-        allocator_for("cuda")
-    except RuntimeError:
-        return False
-    return True
+    return registered_allocator("cuda") is not None
 
 
 # -- the torch.* state functions ------------------------------------------------------------------------------

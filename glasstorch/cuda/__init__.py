@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from .._device.allocator import allocator_for
+from .._device.allocator import allocator_for, registered_allocator
 
 __all__ = [
     "is_available", "device_count", "is_initialized", "init", "manual_seed", "manual_seed_all", "seed", "seed_all",
@@ -26,21 +26,15 @@ __all__ = [
     "Event", "amp",
 ]
 
-_NOT_COMPILED = "Torch not compiled with CUDA enabled"
-
-
 def _backend():
     """The registered CUDA allocator, or None while glasstorch has no CUDA backend."""
-    try:
-        return allocator_for("cuda")
-    except RuntimeError:
-        return None
+    return registered_allocator("cuda")
 
 
 def _lazy_init() -> None:
-    """Every device query starts here: without a backend it fails exactly as a CPU-only PyTorch does."""
-    if _backend() is None:
-        raise AssertionError(_NOT_COMPILED)
+    """Every device query starts here: without a backend it fails exactly as a CPU-only PyTorch does
+    (``AssertionError: Torch not compiled with CUDA enabled``, Note [Devices without a backend])."""
+    allocator_for("cuda")
 
 
 def is_available() -> bool:

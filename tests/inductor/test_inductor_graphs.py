@@ -319,10 +319,29 @@ def test_debug_dir_and_logs_get_ir_schedule_c_and_wrapper(tmp_path, monkeypatch,
     monkeypatch.setattr(gl, "debug_dir", lambda: str(tmp_path))
     gm = graph(1, lambda e, x: (e("_softmax.default", x, -1, False),))
     compile_fx_inner(gm, [rand(4, 8)])
-    files = sorted(p.name for p in (tmp_path / "inductor").iterdir())
+    files = sorted(p.name for p in (tmp_path / "inductor" / "forward").iterdir())
     assert files == ["ir.txt", "kernels.c", "schedule.txt", "wrapper.py"]
-    assert "void kernel0" in (tmp_path / "inductor" / "kernels.c").read_text()
-    assert "joins group" in (tmp_path / "inductor" / "schedule.txt").read_text()
+    assert "void kernel0" in (tmp_path / "inductor" / "forward" / "kernels.c").read_text()
+    assert "joins group" in (tmp_path / "inductor" / "forward" / "schedule.txt").read_text()
+    compile_fx_inner(gm, [rand(4, 8)])  # a second graph of the same compile gets a folder of its own
+    assert sorted(p.name for p in (tmp_path / "inductor").iterdir()) == ["forward", "forward_1"]
+
+
+def test_compile_debug_keeps_forward_and_backward_apart(tmp_path, monkeypatch):
+    """GLASSTORCH_COMPILE_DEBUG=1: the joint graph's forward and backward each write their own inductor files."""
+    from glasstorch._logging import _debug_dir
+    monkeypatch.setenv("GLASSTORCH_COMPILE_DEBUG", "1")
+    monkeypatch.setenv("GLASSTORCH_COMPILE_DEBUG_DIR", str(tmp_path))
+    monkeypatch.setattr(_debug_dir, "_run_dir", None)
+    monkeypatch.setattr(_debug_dir, "_counter", 0)
+    x = gt.randn(8, 5, requires_grad=True)
+    f = gt.compile(lambda t: (t.sin() * t).sum(), backend="inductor")
+    f(x).backward()
+    (run,) = (tmp_path / "glasstorch_compile_debug").iterdir()
+    fwd, bwd = run / "0" / "inductor" / "forward", run / "0" / "inductor" / "backward"
+    assert sorted(p.name for p in (run / "0" / "inductor").iterdir()) == ["backward", "forward"]
+    assert fwd.joinpath("wrapper.py").read_text() != bwd.joinpath("wrapper.py").read_text()
+    assert "sin" in fwd.joinpath("kernels.c").read_text() and "cos" in bwd.joinpath("kernels.c").read_text()
 
 
 def test_new_input_shape_is_refused_not_miscomputed():
