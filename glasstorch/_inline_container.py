@@ -22,7 +22,7 @@ import zlib
 
 import numpy as np
 
-__all__ = ["ZipWriter", "ZipReader", "is_zipfile"]
+__all__ = ["ZipWriter", "ZipReader", "is_zipfile", "read_exact"]
 
 _LOCAL_SIG = 0x04034B50
 _CENTRAL_SIG = 0x02014B50
@@ -143,6 +143,8 @@ class ZipReader:
     """Reads the records of a checkpoint archive by name, without the top folder (``PyTorchStreamReader``)."""
 
     def __init__(self, fileobj):
+        if not hasattr(fileobj, "seekable"):  # zipfile reads the attribute; read/seek/tell are all it calls
+            fileobj = _SeekableReader(fileobj)
         self._f = fileobj
         try:
             self._zip = zipfile.ZipFile(fileobj)
@@ -202,7 +204,7 @@ class ZipReader:
             out[:] = np.frombuffer(self.get_record(name), np.uint8)
             return
         self._f.seek(self.record_offset(name))
-        got = _read_exact(self._f, memoryview(out))
+        got = read_exact(self._f, memoryview(out))
         if got != out.size:
             raise RuntimeError(f"PytorchStreamReader failed reading file {name}: the file ends after {got} "
                                          f"of {out.size} bytes. {_CORRUPT_HINT}")
@@ -211,7 +213,28 @@ class ZipReader:
                                          f"does not match its checksum). {_CORRUPT_HINT}")
 
 
-def _read_exact(f, view: memoryview) -> int:
+class _SeekableReader:
+    """A file-like with only ``read``/``seek``/``tell`` (what PyTorch's stream reader needs), given the
+    ``seekable`` that :mod:`zipfile` looks up."""
+
+    def __init__(self, f):
+        self._f = f
+
+    def read(self, n=-1):
+        return self._f.read(n)
+
+    def seek(self, *args):
+        return self._f.seek(*args)
+
+    def tell(self):
+        return self._f.tell()
+
+    def seekable(self) -> bool:
+        return True
+
+
+def read_exact(f, view: memoryview) -> int:
+    """Fill ``view`` from ``f`` (``readinto`` when it has one, else ``read``); the byte count read."""
     got = 0
     readinto = getattr(f, "readinto", None)
     while got < len(view):

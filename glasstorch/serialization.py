@@ -42,7 +42,7 @@ from ._core.device import CPU, device
 from ._core.layout import layout, memory_format
 from ._core.shape import Size
 from ._device.allocator import CPUAllocator
-from ._inline_container import ZipReader, ZipWriter, is_zipfile
+from ._inline_container import ZipReader, ZipWriter, is_zipfile, read_exact
 from ._tensor.impl import TensorImpl
 from ._tensor.storage import UntypedStorage
 from ._weights_only_unpickler import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
@@ -402,12 +402,25 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
     pickle_load_args.setdefault("encoding", "utf-8")
     if isinstance(f, (str, os.PathLike)) and os.fspath(f).endswith(".safetensors"):
         return _load_safetensors(os.fspath(f), map_location)
-    opened = open(os.fspath(f), "rb") if isinstance(f, (str, os.PathLike)) else f  # noqa: SIM115
+    opened = open(os.fspath(f), "rb") if isinstance(f, (str, os.PathLike)) else _check_seekable(f)  # noqa: SIM115
     try:
         return _load_opened(f, opened, map_location, pickle_module, weights_only, bool(mmap), pickle_load_args)
     finally:
         if opened is not f:
             opened.close()
+
+
+def _check_seekable(f):
+    """``f`` itself, once ``f.seek(f.tell())`` worked (PyTorch's ``_check_seekable``); a missing or unsupported
+    ``seek``/``tell`` raises its own error with PyTorch's advice appended."""
+    try:
+        f.seek(f.tell())
+    except (io.UnsupportedOperation, AttributeError) as e:
+        if "seek" in str(e) or "tell" in str(e):
+            raise type(e)(f"{e}. You can only torch.load from a file that is seekable. Please pre-load the data into "
+                          "a buffer like io.BytesIO and try to load from it instead.") from None
+        raise
+    return f
 
 
 def _resolve_weights_only(weights_only, pickle_module) -> bool:
@@ -669,6 +682,10 @@ def _glasstorch_counterpart(module: str, name: str):
 
 def _load_legacy(f, map_location, pickle_module, weights_only, load_args):
     encoding = load_args.get("encoding", "utf-8")
+    if not hasattr(f, "readline"):  # the unpicklers need it: the weights-only one looks it up, pickle's checks it
+        if weights_only:
+            raise AttributeError(f"'{type(f).__name__}' object has no attribute 'readline'")
+        raise TypeError("file must have 'read' and 'readline' attributes")
     try:
         magic = _wo.Unpickler(f, encoding=encoding).load()
     except EOFError:
@@ -730,7 +747,7 @@ class _LegacyStorages:
             raise RuntimeError(f"legacy checkpoint: storage {key} records {numel} elements, the pickle "
                                          f"expects {untyped.nbytes() // dtype.itemsize}")
         data = np.empty(untyped.nbytes(), np.uint8)
-        if f.readinto(memoryview(data)) != data.size:
+        if read_exact(f, memoryview(data)) != data.size:
             raise RuntimeError(f"legacy checkpoint ends inside the data of storage {key}")
         if swap:
             _byteswap(data, dtype)

@@ -497,3 +497,63 @@ def test_optimizer_checkpoint_round_trip_with_torch(tmp_path, writer):
     assert float(st["step"]) == float(want["step"]) == 5.0
     for key in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq"):
         np.testing.assert_allclose(st[key].numpy(), want[key].numpy(), rtol=1e-6, atol=1e-9)
+
+
+# -- file-likes with fewer methods than io.BytesIO ---------------------------------------------------------------
+
+class _OnlyRead:
+    def __init__(self, data: bytes):
+        self._b = io.BytesIO(data)
+
+    def read(self, n=-1):
+        return self._b.read(n)
+
+
+class _ReadSeek(_OnlyRead):
+    def seek(self, *args):
+        return self._b.seek(*args)
+
+
+class _ReadSeekTell(_ReadSeek):  # what the zip reader needs: no readinto, readline or seekable
+    def tell(self):
+        return self._b.tell()
+
+
+class _ReadlineSeekTell(_ReadSeekTell):  # what the legacy loader needs: no readinto or seekable
+    def readline(self, *args):
+        return self._b.readline(*args)
+
+
+class _ReportsUnseekable(_ReadlineSeekTell):
+    def seekable(self):
+        return False
+
+
+_FILE_LIKES = [_OnlyRead, _ReadSeek, _ReadSeekTell, _ReadlineSeekTell, _ReportsUnseekable]
+
+
+def _checkpoint(m, legacy):
+    return _save_bytes(m, {"w": m.arange(6.0).view(2, 3), "n": 3}, _use_new_zipfile_serialization=not legacy)
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["zip", "legacy"])
+@pytest.mark.parametrize("weights_only", [True, False])
+@pytest.mark.parametrize("cls", _FILE_LIKES, ids=lambda c: c.__name__)
+def test_load_from_minimal_file_likes(cls, weights_only, legacy):
+    """torch.load needs only read/seek/tell for a zip checkpoint (plus readline for the legacy format): the same
+    objects load in both libraries, and those torch refuses raise its error (the seekability advice, pickle's
+    read/readline rule)."""
+    outcomes = []
+    for m in (gt, torch):
+        try:
+            r = m.load(cls(_checkpoint(m, legacy)), weights_only=weights_only)
+            outcomes.append(("loaded", r["w"].tolist(), r["w"].stride(), r["n"]))
+        except Exception as e:  # noqa: BLE001 - the exception itself is compared
+            outcomes.append((type(e).__name__, str(e)))
+    assert outcomes[0] == outcomes[1]
+    if cls in (_ReadlineSeekTell, _ReportsUnseekable) or (cls is _ReadSeekTell and not legacy):
+        assert outcomes[1][0] == "loaded"
+
+
+def test_load_from_object_without_file_methods():
+    assert_same_error(lambda: gt.load(object()), lambda: torch.load(object()))
