@@ -1,4 +1,5 @@
-"""Python-level functions of ``torch.functional`` — ``einsum``, ``unique``, ``unique_consecutive``, ``norm`` — and
+"""Python-level functions of ``torch.functional`` — ``einsum``, ``unique``, ``unique_consecutive``, ``norm``,
+``broadcast_tensors`` — and
 the ``as_tuple`` form of ``nonzero`` (a manual binding in PyTorch's ``python_torch_functions_manual.cpp``).
 
 PyTorch writes these in Python over the aten operators; so does glasstorch: each parses its arguments the
@@ -13,10 +14,11 @@ Invariant: no data is touched here; every result comes from an operator.
 from __future__ import annotations
 
 from . import linalg as _linalg
+from ._core import shape as _shape
 from ._generated import functions as _ops
 from .tensor import Tensor
 
-__all__ = ["einsum", "unique", "unique_consecutive", "nonzero", "norm", "install"]
+__all__ = ["einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "install"]
 
 
 def _subscript(n) -> str:
@@ -119,6 +121,22 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     return _linalg.vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype, **extra)
 
 
+def broadcast_tensors(*tensors) -> tuple:
+    """The tensors expanded to the shape they broadcast to; one that has it already is returned itself (PyTorch's
+    ``expand_outplace``).  A mismatch raises PyTorch's ``infer_size`` error.
+
+    Example:
+        >>> import glasstorch as torch
+        >>> [t.shape for t in torch.broadcast_tensors(torch.zeros(3, 1), torch.zeros(2))]
+        [torch.Size([3, 2]), torch.Size([3, 2])]
+    """
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    shape = _shape.broadcast_shapes(*(tuple(t.shape) for t in tensors))
+    return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in tensors)
+
+
 def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
     return norm(self, p, dim, keepdim, dtype=dtype)
 
@@ -137,9 +155,11 @@ def _nonzero_method(self, *, as_tuple=False):
 
 def install(namespace) -> None:
     """Bind the functions into ``namespace`` (the ``glasstorch`` module) and the methods onto Tensor."""
-    for name in ("einsum", "unique", "unique_consecutive", "nonzero", "norm"):
+    for name in ("einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors"):
         setattr(namespace, name, globals()[name])
     for method, name in ((_unique_method, "unique"), (_unique_consecutive_method, "unique_consecutive"),
                          (_nonzero_method, "nonzero"), (_norm_method, "norm")):
-        method.__name__ = name
+        method.__name__, method.__qualname__ = name, f"Tensor.{name}"
+        # Python's own call errors ("Tensor.norm() got multiple values for argument 'p'") read the code's name
+        method.__code__ = method.__code__.replace(co_name=name, co_qualname=f"Tensor.{name}")
         setattr(Tensor, name, method)

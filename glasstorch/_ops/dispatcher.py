@@ -66,6 +66,29 @@ FALLTHROUGH = Kernel(None, False, "fallthrough")
 # ``fn(ks, *args)`` would build a list, extend it and convert it (measured: ~15% of a redispatch).
 _BELOW = tuple((1 << k) - 1 for k in range(NUM_KEYS))  # _BELOW[k]: every runtime key below key k
 
+# Note [Composite kernels run below autograd]
+# PyTorch's autograd kernel redispatches under AutoDispatchBelowADInplaceOrView, so the operators that a
+# CompositeExplicitAutograd kernel calls (index_put: clone, then index_put_ on the clone) record no graph and bump
+# no version: ``torch.index_put(x, i, v)._version`` is 0.  Our generated autograd kernels redispatch without that
+# guard, so the table entry of a composite kernel of an operator with an autograd kernel carries it instead.
+_BELOW_AUTOGRAD = dk.bit("ADInplaceOrView") | dk.AUTOGRAD_SET
+
+
+def _below_autograd(kernel: Kernel) -> Kernel:
+    """``kernel`` run with autograd and ADInplaceOrView excluded (Note [Composite kernels run below autograd])."""
+    fn = kernel.fn
+
+    def below_autograd(*args, **kwargs):
+        prev = tls.excluded
+        tls.excluded = prev | _BELOW_AUTOGRAD
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            tls.excluded = prev
+
+    return Kernel(below_autograd, kernel.with_keyset, kernel.label)
+
+
 _TensorImpl = None  # bound by set_tensor_type() to avoid importing the tensor layer's class at import time
 
 
@@ -179,6 +202,9 @@ class OperatorHandle:
             for alias in ("CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd",
                           "CompositeImplicitAutograd"):
                 k = self._direct(alias)
+                if k is not None and alias != "CompositeImplicitAutograd" and k is not FALLTHROUGH and \
+                        self._direct("Autograd") is not None:
+                    return _below_autograd(k)
                 if k is not None:
                     return k
         if is_autograd:

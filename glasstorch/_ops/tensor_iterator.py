@@ -539,16 +539,22 @@ def _is_input(o, tensors):
 
 
 # -- reductions --------------------------------------------------------------------------------------------
-def reduction_dims(dim, ndim) -> tuple:
-    """Wrap reduction dims; ``None`` or ``[]`` means all; duplicates raise PyTorch's error."""
+def reduction_dims(dim, ndim, *, wrap_first=True) -> tuple:
+    """Wrap reduction dims; ``None`` or ``[]`` means all; duplicates raise PyTorch's error.
+
+    ``wrap_first``: every dim is wrapped before any repeat is looked for, so ``(0, 0, 5)`` on a 2-d tensor is out
+    of range (the structured reductions' ``maybe_wrap_dims`` then ``make_dim_mask``); without it each dim is
+    wrapped and checked in turn and the repeat is named first (std/var and norms call ``make_dim_mask`` alone).
+    """
     if dim is None:
         return tuple(range(ndim))
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     if not dims:
         return tuple(range(ndim))
+    wrapped = [_shape.wrap_dim(d, ndim) for d in dims] if wrap_first else None
     out = []
-    for d in dims:
-        w = _shape.wrap_dim(d, ndim)
+    for i, d in enumerate(dims):
+        w = wrapped[i] if wrap_first else _shape.wrap_dim(d, ndim)
         if w in out:
             raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
         out.append(w)

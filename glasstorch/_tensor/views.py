@@ -411,9 +411,9 @@ def chunk(impl: TensorImpl, chunks: int, dim: int = 0) -> list:
 
 
 def unbind(impl: TensorImpl, dim: int = 0) -> list:
+    d = wrap_dim(dim, impl.ndim)  # a 0-dim tensor: -1 and 0 pass here, as in PyTorch, and fail on its size
     if impl.ndim == 0:
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    d = wrap_dim(dim, impl.ndim)
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     return [select(impl, d, i) for i in range(impl.sizes[d])]
 
 
