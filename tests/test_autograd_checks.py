@@ -573,7 +573,8 @@ def test_raw_saved_register_hooks_runs_pack_then_unpack():
 
 def test_raw_saved_register_hooks_twice():
     def f(m):
-        raw = m.ones(3, requires_grad=True).exp().grad_fn._raw_saved_result
+        b = m.ones(3, requires_grad=True).exp()  # held: torch crashes later if the saved output is gone
+        raw = b.grad_fn._raw_saved_result
         raw.register_hooks(lambda x: x, lambda x: x)
         raw.register_hooks(lambda x: x, lambda x: x)
     _same_error(f)
@@ -587,3 +588,54 @@ def test_raw_saved_register_hooks_after_backward():
         raw.register_hooks(lambda x: x, lambda x: x)
     _same_error(f)
 
+
+
+# -- what hooks may return -------------------------------------------------------------------------------------
+_RETURNS = {
+    "bigger": lambda m: m.ones(4),
+    "an_int": lambda m: 3,
+    "float64": lambda m: m.ones(3, dtype=m.float64),
+    "meta": lambda m: m.ones(3, device="meta"),
+    "a_list": lambda m: [m.ones(3)],
+    "two_nones": lambda m: (None, None),
+    "a_tuple_bigger": lambda m: (m.ones(4),),
+    "a_tuple_float64": lambda m: (m.ones(3, dtype=m.float64),),
+    "a_tuple_meta": lambda m: (m.ones(3, device="meta"),),
+    "a_tuple_int": lambda m: (3,),
+    "a_tuple": lambda m: (m.ones(3) * 7,),
+    "a_tensor": lambda m: m.ones(3) * 7,
+}
+
+
+def _hooked_backward(m, where, value):
+    a = m.ones(3, requires_grad=True)
+    c = a * 2
+
+    def named_hook(*args):
+        return value(m)
+    {"tensor": c.register_hook, "leaf": a.register_hook, "prehook": c.grad_fn.register_prehook,
+     "posthook": c.grad_fn.register_hook}[where](named_hook)
+    c.sum().backward()
+    return a.grad
+
+
+@pytest.mark.parametrize("where", ["tensor", "leaf", "prehook", "posthook"])
+@pytest.mark.parametrize("returns", list(_RETURNS))
+def test_hook_return_value_checks(where, returns):
+    value = _RETURNS[returns]
+    try:
+        torch_grad = _hooked_backward(torch, where, value)
+    except Exception:  # noqa: BLE001 - torch refuses it: so must we, with its text
+        _same_error(lambda m: _hooked_backward(m, where, value))
+        return
+    assert _data(_hooked_backward(glasstorch, where, value)) == _data(torch_grad)
+
+
+def test_node_sequence_nr_and_metadata():
+    def f(m):
+        a = m.ones(3, requires_grad=True)
+        b = a * 2
+        b.grad_fn.metadata["k"] = 1
+        c = a * 3
+        return b.grad_fn.metadata, c.grad_fn.metadata, c.grad_fn._sequence_nr() - b.grad_fn._sequence_nr()
+    _same(f)

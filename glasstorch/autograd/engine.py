@@ -29,6 +29,7 @@ import time
 from .._core import shape as _shape
 from .._ops.aten import aten
 from .._tensor.impl import TensorImpl, empty_strided_impl
+from .._tensor.views import type_string
 from . import graph as _graph
 from .anomaly_mode import check_nan, is_anomaly_enabled, record_failure
 from .grad_mode import state as _grad_state
@@ -135,19 +136,41 @@ def _as_tensors(grads):
     return tuple(None if g is None else to_tensor(g) for g in grads)
 
 
-def _as_impls(values):
-    return [None if v is None else v._impl for v in values]
+# -- hooks: what they may return (PyTorch's python_hook.cpp check_result / check_single_result) ----------------
+def _hook_name(hook) -> str:
+    name = getattr(hook, "__name__", None)
+    return name if isinstance(name, str) else "<unknown>"
+
+
+def _checked_value(original, result, hook):
+    """The gradient a hook returned in place of ``original`` (an impl or None): a tensor of the same type and size."""
+    if original is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    impl = getattr(result, "_impl", None)
+    if type(impl) is not TensorImpl:
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    if impl.dtype is not original.dtype or impl.device.type != original.device.type:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was {type_string(original)} "
+                           f"got {type_string(impl)})")
+    if impl.sizes != original.sizes:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
+    return impl
+
+
+def _checked_tuple(originals, result, hook) -> list:
+    """A node hook's replacement for ``originals``: a tuple of as many values (None drops a gradient)."""
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(originals):
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of values (got "
+                           f"{len(result)}, but expected {len(originals)})")
+    return [None if r is None else _checked_value(o, r, hook) for o, r in zip(originals, result, strict=True)]
 
 
 def _tensor_hook(hook, g):
-    """One tensor hook on gradient ``g``; an output that got no gradient passes None (as in PyTorch), which a
-    hook may not replace."""
+    """One tensor hook on gradient ``g``; an output that got no gradient passes None (as in PyTorch)."""
     res = hook(None if g is None else _graph.to_tensor(g))
-    if res is None:
-        return g
-    if g is None:
-        raise RuntimeError("can't replace a None gradient with a non-None value")
-    return res._impl
+    return g if res is None else _checked_value(g, res, hook)
 
 
 def _pre_hooks(node: Node, buffer: list) -> list:
@@ -164,7 +187,7 @@ def _pre_hooks(node: Node, buffer: list) -> list:
         for hook in list(node._pre_hooks.values()):
             res = hook(_as_tensors(buffer))
             if res is not None:
-                buffer = _as_impls(res)
+                buffer = _checked_tuple(buffer, res, hook)
     return buffer
 
 
@@ -172,7 +195,7 @@ def _post_hooks(node: Node, outputs, buffer: list):
     for hook in list(node._post_hooks.values()):
         res = hook(_as_tensors(outputs), _as_tensors(buffer))
         if res is not None:
-            outputs = _as_impls(res)
+            outputs = _checked_tuple(outputs, res, hook)
     return outputs
 
 

@@ -104,6 +104,9 @@ class Node:
     def name(self) -> str:
         return type(self).__name__
 
+    def _sequence_nr(self) -> int:
+        return self.sequence_nr
+
     def __getattr__(self, name: str):
         """``_raw_saved_<field>``: the :class:`SavedTensor` behind ``_saved_<field>`` (hooks may be registered)."""
         if name.startswith("_raw_saved_") and f"{name[11:]}_" in getattr(type(self), "_saved_names", ()):
