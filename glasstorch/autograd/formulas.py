@@ -39,7 +39,8 @@ __all__ = [
     "index_source_backward", "index_fill_value_backward", "scatter_reduce_backward",
     # activations, losses, normalisation, convolution, pooling
     "softmax_backward", "log_softmax_backward", "gelu_backward", "silu_backward", "mish_backward",
-    "softplus_backward", "elu_backward", "threshold_backward", "hardtanh_backward", "hardswish_backward",
+    "softplus_backward", "elu_backward", "threshold_backward", "hardtanh_backward", "leaky_relu_backward",
+    "hardsigmoid_backward", "hardswish_backward",
     "log_sigmoid_backward", "glu_backward", "embedding_backward", "nll_loss_backward", "mse_loss_backward",
     "smooth_l1_loss_backward", "huber_loss_backward", "bce_backward", "bce_target_backward", "bce_logits_backward",
     "bce_logits_target_backward", "layer_norm_backward", "batch_norm_backward", "group_norm_backward",
@@ -755,7 +756,18 @@ def threshold_backward(grad, x, threshold):
 
 
 def hardtanh_backward(grad, x, min_val, max_val):
-    return _T.where((x <= min_val).logical_or(x >= max_val), _T.zeros((), dtype=grad.dtype, device=grad.device), grad)
+    """The ``hardtanh_backward`` operator (differentiable again: HardtanhBackwardBackward0)."""
+    return _T.ops.aten.hardtanh_backward.default(grad, x, min_val, max_val)
+
+
+def leaky_relu_backward(grad, x, negative_slope, self_is_result):
+    """The ``leaky_relu_backward`` operator (differentiable again: LeakyReluBackwardBackward0)."""
+    return _T.ops.aten.leaky_relu_backward.default(grad, x, negative_slope, self_is_result)
+
+
+def hardsigmoid_backward(grad, x):
+    """The ``hardsigmoid_backward`` operator (no derivative of its own, as in PyTorch)."""
+    return _T.ops.aten.hardsigmoid_backward.default(grad, x)
 
 
 def hardswish_backward(grad, x):

@@ -216,13 +216,13 @@ def wrap_saved(saved, node_name: str):
 
 
 # -- operators without a formula ---------------------------------------------------------------------------
-class NotImplementedBackward(Node):
-    """Stands in for the node of an operator that has no derivative formula."""
+class NotImplemented(Node):  # noqa: A001 - PyTorch's class name (grad_fn of torch.floor_divide(x, 2))
+    """Stands in for the node of an operator that has no derivative formula (autogradNotImplementedFallback)."""
 
     __slots__ = ("op_name",)
 
     def apply(self, grads):
-        raise RuntimeError(f"the derivative for '{self.op_name}' is not implemented.")
+        raise RuntimeError(f"derivative for {self.op_name} is not implemented")
 
 
 def not_implemented_fallback(op, ks, *args, **kwargs):
@@ -237,7 +237,7 @@ def not_implemented_fallback(op, ks, *args, **kwargs):
     if not any(requires_grad(t) for t in tensors):
         return op.redispatch(ks, *args, **kwargs)
     out = op.redispatch(ks, *args, **kwargs)
-    node = NotImplementedBackward()
+    node = NotImplemented()
     node.op_name = op.name
     node.next_edges = collect_next_edges(*tensors)
     record.history(out, node)

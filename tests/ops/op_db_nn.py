@@ -277,30 +277,35 @@ def _f64(x, lib):
     return x.new_empty(0, dtype=lib.float64)
 
 
-def _threshold_backward(lib):
-    """``aten::threshold_backward`` (relu's and threshold's derivative, no Python binding); ``out=`` is its
+def _aten_backward(name):
+    """``aten::<name>`` (a derivative operator: PyTorch binds no Python function for it); ``out=`` is its
     ``grad_input``."""
-    def call(grad_output, x, threshold, out=None):
-        if out is None:
-            return lib.ops.aten.threshold_backward(grad_output, x, threshold)
-        return lib.ops.aten.threshold_backward.grad_input(grad_output, x, threshold, grad_input=out)
-    return call
+    def make(lib):
+        def call(*args, out=None):
+            op = getattr(lib.ops.aten, name)
+            return op(*args) if out is None else op.grad_input(*args, grad_input=out)
+        return call
+    return make
 
 
-def threshold_backward_samples(dtype):
-    for s in act_samples(dtype):  # the input has special values (and exact ties with the threshold 0)
-        x = s.args[0]
-        yield Sample((dataclasses.replace(x, seed=1, values=None), x, 0), name=s.name)
-    yield Sample((T((3, 4), seed=1), T((3, 4)), 0.5), name="threshold 0.5")
-    yield Sample((T((4,), seed=1), T((3, 4)), -1), name="broadcast grad")
-    yield Sample((T((3, 1), seed=1, layout="expanded"), T((3, 4)), 1.5), name="expanded grad")
-    if dtype != "float64":
-        yield Sample((T((3, 4), dtype="float64", seed=1), T((3, 4)), 0.25), name="grad float64")
+def backward_op_samples(*extra, integral=False):
+    """(grad, input, *extra): the input with special values (ties with the thresholds too), broadcasting on either
+    side, an expanded grad and a float64 grad (promotes)."""
+    def samples(dtype):
+        for s in act_samples(dtype):
+            x = s.args[0]
+            yield Sample((dataclasses.replace(x, seed=1, values=None), x, *extra), name=s.name)
+        yield Sample((T((4,), seed=1), T((3, 4)), *extra), name="broadcast grad")
+        yield Sample((T((3, 4), seed=1), T((4,)), *extra), name="broadcast input")
+        yield Sample((T((3, 1), seed=1, layout="expanded"), T((3, 4)), *extra), name="expanded grad")
+        if dtype != "float64" and (integral or dtype in ALL_FLOAT):
+            yield Sample((T((3, 4), dtype="float64", seed=1), T((3, 4)), *extra), name="grad float64")
+    return samples
 
 
-def threshold_backward_errors():
-    return [ErrorSample((T((3,), dtype=dt), T((3,), dtype=dt), 0), name=dt) for dt in ("bool", "complex64")] + [
-        ErrorSample((T((2,)), T((3,)), 0), name="shapes")]
+def backward_op_errors(*extra, dtypes=("bool", "complex64")):
+    return lambda: [ErrorSample((T((3,), dtype=dt), T((3,), dtype=dt), *extra), name=dt) for dt in dtypes] + [
+        ErrorSample((T((2,)), T((3,)), *extra), name="shapes")]
 
 
 def gelu_backward_samples(dtype):
@@ -504,8 +509,18 @@ OPS = [
                          ErrorSample((T((3,), dtype="complex64"), 0, 1), name="complex")]),
     OpInfo("threshold", aten=(), dtypes=FLOATS, out=True, samples=lambda dt: act_samples(dt, -1.5, 7)),
     NnOpInfo("aten.threshold_backward", aten=("threshold_backward", "threshold_backward.grad_input"),
-             fn=_threshold_backward, samples=threshold_backward_samples, dtypes=ALL_FLOAT + ("int64", "uint8"),
-             out=True, errors=threshold_backward_errors),
+             fn=_aten_backward("threshold_backward"), samples=backward_op_samples(0.5, integral=True),
+             dtypes=ALL_FLOAT + ("int64", "uint8"), out=True, errors=backward_op_errors(0)),
+    NnOpInfo("aten.leaky_relu_backward", aten=("leaky_relu_backward", "leaky_relu_backward.grad_input"),
+             fn=_aten_backward("leaky_relu_backward"), samples=backward_op_samples(0.2, False), dtypes=ALL_FLOAT,
+             out=True, errors=lambda: backward_op_errors(0.1, False, dtypes=("int64", "bool"))() + [
+                 ErrorSample((T((3,)), T((3,)), -0.1, True), name="in-place result, negative slope")]),
+    NnOpInfo("aten.hardtanh_backward", aten=("hardtanh_backward", "hardtanh_backward.grad_input"),
+             fn=_aten_backward("hardtanh_backward"), samples=backward_op_samples(-0.5, 1.0), dtypes=ALL_FLOAT,
+             out=True, errors=backward_op_errors(-1, 1, dtypes=("int64", "bool"))),
+    NnOpInfo("aten.hardsigmoid_backward", aten=("hardsigmoid_backward", "hardsigmoid_backward.grad_input"),
+             fn=_aten_backward("hardsigmoid_backward"), samples=backward_op_samples(), dtypes=ALL_FLOAT,
+             out=True, errors=backward_op_errors(dtypes=("int64",))),
     _act("logsigmoid", aten=("log_sigmoid", "log_sigmoid.out", "log_sigmoid_forward", "log_sigmoid_forward.output"),
          out=True, errors=act_errors()),
     _act("glu", aten=("glu", "glu.out"), samples=glu_samples, dtypes=ALL_FLOAT + ("int64",), out=True,

@@ -205,6 +205,12 @@ celu_ = _def('celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)')
 leaky_relu_out = _def('leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)')
 leaky_relu = _def('leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor')
 leaky_relu_ = _def('leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)')
+leaky_relu_backward_grad_input = _def('leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)')
+leaky_relu_backward = _def('leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor')
+hardtanh_backward_grad_input = _def('hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)')
+hardtanh_backward = _def('hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor')
+hardsigmoid_backward_grad_input = _def('hardsigmoid_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)')
+hardsigmoid_backward = _def('hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor')
 hardtanh_out = _def('hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)')
 hardtanh = _def('hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor')
 hardtanh_ = _def('hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)')
@@ -1375,6 +1381,36 @@ def _leaky_relu__structured(self, negative_slope):
 
 _reg(leaky_relu_, "CPU", _leaky_relu__structured)
 _reg(leaky_relu_, "Meta", _leaky_relu__structured)
+_reg(leaky_relu_backward_grad_input, "CPU", _k_kernels_cpu_activation.leaky_relu_backward_out)
+_reg(leaky_relu_backward_grad_input, "Meta", _k_kernels_cpu_activation.leaky_relu_backward_out)
+
+
+def _leaky_relu_backward_structured(grad_output, self, negative_slope, self_is_result):
+    return _k_kernels_cpu_activation.leaky_relu_backward_out(grad_output, self, negative_slope, self_is_result, None)
+
+
+_reg(leaky_relu_backward, "CPU", _functional(_k_kernels_cpu_activation.leaky_relu_backward_out, 4, _leaky_relu_backward_structured), '_leaky_relu_backward_structured')
+_reg(leaky_relu_backward, "Meta", _functional(_k_kernels_cpu_activation.leaky_relu_backward_out, 4, _leaky_relu_backward_structured), '_leaky_relu_backward_structured')
+_reg(hardtanh_backward_grad_input, "CPU", _k_kernels_cpu_activation.hardtanh_backward_out)
+_reg(hardtanh_backward_grad_input, "Meta", _k_kernels_cpu_activation.hardtanh_backward_out)
+
+
+def _hardtanh_backward_structured(grad_output, self, min_val, max_val):
+    return _k_kernels_cpu_activation.hardtanh_backward_out(grad_output, self, min_val, max_val, None)
+
+
+_reg(hardtanh_backward, "CPU", _functional(_k_kernels_cpu_activation.hardtanh_backward_out, 4, _hardtanh_backward_structured), '_hardtanh_backward_structured')
+_reg(hardtanh_backward, "Meta", _functional(_k_kernels_cpu_activation.hardtanh_backward_out, 4, _hardtanh_backward_structured), '_hardtanh_backward_structured')
+_reg(hardsigmoid_backward_grad_input, "CPU", _k_kernels_cpu_activation.hardsigmoid_backward_out)
+_reg(hardsigmoid_backward_grad_input, "Meta", _k_kernels_cpu_activation.hardsigmoid_backward_out)
+
+
+def _hardsigmoid_backward_structured(grad_output, self):
+    return _k_kernels_cpu_activation.hardsigmoid_backward_out(grad_output, self, None)
+
+
+_reg(hardsigmoid_backward, "CPU", _functional(_k_kernels_cpu_activation.hardsigmoid_backward_out, 2, _hardsigmoid_backward_structured), '_hardsigmoid_backward_structured')
+_reg(hardsigmoid_backward, "Meta", _functional(_k_kernels_cpu_activation.hardsigmoid_backward_out, 2, _hardsigmoid_backward_structured), '_hardsigmoid_backward_structured')
 _reg(hardtanh_out, "CPU", _k_kernels_cpu_activation.hardtanh_out)
 _reg(hardtanh_out, "Meta", _k_kernels_cpu_activation.hardtanh_out)
 
@@ -4157,6 +4193,9 @@ _layer(elu_, "ADInplaceOrView", _layers.inplace_kernel(elu_, (0,)))
 _layer(celu_, "ADInplaceOrView", _layers.inplace_kernel(celu_, (0,)))
 _layer(leaky_relu_out, "ADInplaceOrView", _layers.inplace_kernel(leaky_relu_out, (2,)))
 _layer(leaky_relu_, "ADInplaceOrView", _layers.inplace_kernel(leaky_relu_, (0,)))
+_layer(leaky_relu_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(leaky_relu_backward_grad_input, (4,)))
+_layer(hardtanh_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(hardtanh_backward_grad_input, (4,)))
+_layer(hardsigmoid_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(hardsigmoid_backward_grad_input, (2,)))
 _layer(hardtanh_out, "ADInplaceOrView", _layers.inplace_kernel(hardtanh_out, (3,)))
 _layer(hardtanh_, "ADInplaceOrView", _layers.inplace_kernel(hardtanh_, (0,)))
 _layer(hardsigmoid_out, "ADInplaceOrView", _layers.inplace_kernel(hardsigmoid_out, (1,)))

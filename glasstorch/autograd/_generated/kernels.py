@@ -2506,6 +2506,24 @@ def _autograd_leaky_relu_(ks, self, negative_slope):
 register_autograd('aten::leaky_relu_', _autograd_leaky_relu_)
 
 
+_op_leaky_relu_backward = _get_op('aten::leaky_relu_backward')
+
+
+def _autograd_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.LeakyReluBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.self_ = record.save(self) if node.should_compute_output(0) else None
+        node.negative_slope_ = negative_slope
+        result = _op_leaky_relu_backward.redispatch(ks, grad_output, self, negative_slope, self_is_result)
+        record.output(result, node)
+        return result
+    return _op_leaky_relu_backward.redispatch(ks, grad_output, self, negative_slope, self_is_result)
+
+
+register_autograd('aten::leaky_relu_backward', _autograd_leaky_relu_backward)
+
+
 _op_hardtanh = _get_op('aten::hardtanh')
 
 
@@ -2556,6 +2574,25 @@ def _autograd_hardtanh_(ks, self, min_val, max_val):
 
 
 register_autograd('aten::hardtanh_', _autograd_hardtanh_)
+
+
+_op_hardtanh_backward = _get_op('aten::hardtanh_backward')
+
+
+def _autograd_hardtanh_backward(ks, grad_output, self, min_val, max_val):
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.HardtanhBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.self_ = record.save(self) if node.should_compute_output(0) else None
+        node.min_val_ = min_val
+        node.max_val_ = max_val
+        result = _op_hardtanh_backward.redispatch(ks, grad_output, self, min_val, max_val)
+        record.output(result, node)
+        return result
+    return _op_hardtanh_backward.redispatch(ks, grad_output, self, min_val, max_val)
+
+
+register_autograd('aten::hardtanh_backward', _autograd_hardtanh_backward)
 
 
 _op_hardsigmoid = _get_op('aten::hardsigmoid')

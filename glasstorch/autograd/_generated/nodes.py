@@ -2850,7 +2850,7 @@ class CeluBackward0(Node):
 
 
 def _LeakyReluBackward0_0(grad, grads, self, negative_slope):
-    return where(self > 0, grad, grad * negative_slope)
+    return leaky_relu_backward(grad, self, negative_slope, False)
 
 
 class LeakyReluBackward0(Node):
@@ -2879,12 +2879,48 @@ class LeakyReluBackward0(Node):
         return self.negative_slope_
 
 
+def _LeakyReluBackwardBackward0_0(grad, grads, self, negative_slope):
+    return leaky_relu_backward(grad, self, negative_slope, False)
+
+
+def _LeakyReluBackwardBackward0_1(grad, grads, self, negative_slope):
+    return zeros_like(grad)
+
+
+class LeakyReluBackwardBackward0(Node):
+    """Backward of ``leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:40)."""
+
+    __slots__ = ('self_', 'negative_slope_')
+    _saved_names = ('self_',)
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'LeakyReluBackwardBackward0')
+        negative_slope = node.negative_slope_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LeakyReluBackwardBackward0_0(grad, grads, self, negative_slope))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_LeakyReluBackwardBackward0_1(grad, grads, self, negative_slope))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'LeakyReluBackwardBackward0')
+
+    @property
+    def _saved_negative_slope(self):
+        return self.negative_slope_
+
+
 def _HardtanhBackward0_0(grad, grads, self, min_val, max_val):
     return hardtanh_backward(grad, self, min_val, max_val)
 
 
 class HardtanhBackward0(Node):
-    """Backward of ``hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:40)."""
+    """Backward of ``hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:44)."""
 
     __slots__ = ('self_', 'min_val_', 'max_val_')
     _saved_names = ('self_',)
@@ -2914,12 +2950,53 @@ class HardtanhBackward0(Node):
         return self.max_val_
 
 
+def _HardtanhBackwardBackward0_0(grad, grads, self, min_val, max_val):
+    return hardtanh_backward(grad, self, min_val, max_val)
+
+
+def _HardtanhBackwardBackward0_1(grad, grads, self, min_val, max_val):
+    return zeros_like(grad)
+
+
+class HardtanhBackwardBackward0(Node):
+    """Backward of ``hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:47)."""
+
+    __slots__ = ('self_', 'min_val_', 'max_val_')
+    _saved_names = ('self_',)
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'HardtanhBackwardBackward0')
+        min_val = node.min_val_
+        max_val = node.max_val_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_HardtanhBackwardBackward0_0(grad, grads, self, min_val, max_val))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_HardtanhBackwardBackward0_1(grad, grads, self, min_val, max_val))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'HardtanhBackwardBackward0')
+
+    @property
+    def _saved_min_val(self):
+        return self.min_val_
+
+    @property
+    def _saved_max_val(self):
+        return self.max_val_
+
+
 def _HardsigmoidBackward0_0(grad, grads, self):
-    return where_grad((self > -3).logical_and(self < 3), grad * (1.0 / 6))
+    return hardsigmoid_backward(grad, self)
 
 
 class HardsigmoidBackward0(Node):
-    """Backward of ``hardsigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:43)."""
+    """Backward of ``hardsigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:53)."""
 
     __slots__ = ('self_',)
     _saved_names = ('self_',)
@@ -2944,7 +3021,7 @@ def _HardswishBackward0_0(grad, grads, self):
 
 
 class HardswishBackward0(Node):
-    """Backward of ``hardswish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:46)."""
+    """Backward of ``hardswish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:56)."""
 
     __slots__ = ('self_',)
     _saved_names = ('self_',)
@@ -2969,7 +3046,7 @@ def _LogSigmoidBackward0_0(grad, grads, self):
 
 
 class LogSigmoidBackward0(Node):
-    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:49)."""
+    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:59)."""
 
     __slots__ = ('self_',)
     _saved_names = ('self_',)
@@ -2994,7 +3071,7 @@ def _GluBackward0_0(grad, grads, self, dim):
 
 
 class GluBackward0(Node):
-    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:53)."""
+    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:63)."""
 
     __slots__ = ('self_', 'dim_')
     _saved_names = ('self_',)
@@ -3024,7 +3101,7 @@ def _SoftmaxBackward0_0(grad, grads, dim, result):
 
 
 class SoftmaxBackward0(Node):
-    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:56)."""
+    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:66)."""
 
     __slots__ = ('dim_', 'result_')
     _saved_names = ('result_',)
@@ -3054,7 +3131,7 @@ def _LogSoftmaxBackward0_0(grad, grads, dim, result):
 
 
 class LogSoftmaxBackward0(Node):
-    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:59)."""
+    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:69)."""
 
     __slots__ = ('dim_', 'result_')
     _saved_names = ('result_',)
@@ -3084,7 +3161,7 @@ def _NativeLayerNormBackward0_0(grad, grads, input, weight, bias, normalized_sha
 
 
 class NativeLayerNormBackward0(Node):
-    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:62)."""
+    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:72)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'normalized_shape_', 'eps_', 'result_')
     _saved_names = ('input_', 'weight_', 'bias_', 'result_')
@@ -3141,7 +3218,7 @@ def _FusedRmsNormBackward0_0(grad, grads, input, weight, normalized_shape, resul
 
 
 class FusedRmsNormBackward0(Node):
-    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:66)."""
+    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:76)."""
 
     __slots__ = ('input_', 'weight_', 'normalized_shape_', 'result_')
     _saved_names = ('input_', 'weight_', 'result_')
@@ -3183,7 +3260,7 @@ def _NativeBatchNormBackward0_0(grad, grads, input, weight, bias, running_mean, 
 
 
 class NativeBatchNormBackward0(Node):
-    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:69)."""
+    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:79)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _saved_names = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -3250,7 +3327,7 @@ def _NativeBatchNormLegitBackward0_0(grad, grads, input, weight, bias, running_m
 
 
 class NativeBatchNormLegitBackward0(Node):
-    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:73)."""
+    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:83)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _saved_names = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -3317,7 +3394,7 @@ def _NativeBatchNormLegitBackward1_0(grad, grads, input, weight, bias, training,
 
 
 class NativeBatchNormLegitBackward1(Node):
-    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:77)."""
+    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:87)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'training_', 'eps_', 'result_')
     _saved_names = ('input_', 'weight_', 'bias_', 'result_')
@@ -3374,7 +3451,7 @@ def _NativeBatchNormLegitNoTrainingBackward0_0(grad, grads, input, weight, bias,
 
 
 class NativeBatchNormLegitNoTrainingBackward0(Node):
-    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:81)."""
+    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:91)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
     _saved_names = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -3436,7 +3513,7 @@ def _NativeGroupNormBackward0_0(grad, grads, input, weight, bias, N, C, HxW, gro
 
 
 class NativeGroupNormBackward0(Node):
-    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:85)."""
+    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:95)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'N_', 'C_', 'HxW_', 'group_', 'result_')
     _saved_names = ('input_', 'weight_', 'bias_', 'result_')
@@ -3503,7 +3580,7 @@ def _NativeDropoutBackward0_0(grad, grads, p, train, result):
 
 
 class NativeDropoutBackward0(Node):
-    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:88)."""
+    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:98)."""
 
     __slots__ = ('p_', 'train_', 'result_')
     _saved_names = ('result_',)
@@ -3538,7 +3615,7 @@ def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq,
 
 
 class EmbeddingBackward0(Node):
-    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:92)."""
+    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:102)."""
 
     __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'weight_sizes_')
     _saved_names = ('indices_',)
@@ -3578,7 +3655,7 @@ def _EmbeddingRenormBackward0_0(grad, grads):
 
 
 class EmbeddingRenormBackward0(Node):
-    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:98)."""
+    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:108)."""
 
     __slots__ = ()
     _saved_names = ()
@@ -3598,7 +3675,7 @@ def _ScaledDotProductFlashAttentionForCpuBackward0_0(grad, grads, query, key, va
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(Node):
-    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:102)."""
+    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:112)."""
 
     __slots__ = ('query_', 'key_', 'value_', 'attn_mask_', 'dropout_p_', 'is_causal_', 'scale_', 'result_')
     _saved_names = ('query_', 'key_', 'value_', 'attn_mask_', 'result_')

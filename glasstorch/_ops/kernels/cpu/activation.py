@@ -33,6 +33,7 @@ __all__ = [
     "relu_kernel", "relu_inplace_kernel", "gelu_out", "gelu_backward_out", "silu_out", "softplus_out", "elu_out",
     "leaky_relu_out",
     "hardtanh_out", "hardsigmoid_out", "hardswish_out", "mish_out", "threshold_out", "threshold_backward_out",
+    "leaky_relu_backward_out", "hardtanh_backward_out", "hardsigmoid_backward_out",
     "log_sigmoid_forward_out",
     "glu_out", "softmax_out", "log_softmax_out", "embedding_kernel", "embedding_renorm_kernel",
     "FLOATING", "not_implemented", "opmath", "typemeta_name", "check_out_dtype",
@@ -202,6 +203,52 @@ def threshold_backward_out(grad_output, self, threshold, out=None):
         x, g = (np.asarray(a).astype(dt.np, copy=False) for a in it.ins_np)
         np.copyto(it.out_np, np.where(x <= np.asarray(threshold).astype(dt.np), dt.np.type(0), g), casting="unsafe")
     return it.out
+
+
+def _grad_kernel(out, inputs, kname, fn):
+    """A structured ``*_backward`` kernel of two tensors: broadcast and promoted as a binary op (``inputs`` in the
+    order PyTorch's iterator takes them: its broadcast errors and output layout follow), floating dtypes only,
+    ``fn(a, b, ct)`` computed in the opmath type ``ct`` and rounded once."""
+    it = build((out,), inputs)
+    dt = it.common_dtype
+    if dt not in FLOATING:
+        raise not_implemented(kname, dt)
+    if not it.is_meta and it.out.numel():
+        ct = opmath(dt)
+        a, b = (np.asarray(x).astype(ct, copy=False) for x in it.ins_np)
+        with np.errstate(all="ignore"):
+            np.copyto(it.out_np, fn(a, b, ct), casting="unsafe")
+    return it.out
+
+
+def leaky_relu_backward_out(grad_output, self, negative_slope, self_is_result, out=None):
+    """``self > 0 ? grad : grad * negative_slope`` (``self`` may be the in-place forward's result: only a
+    non-negative slope keeps the sign there)."""
+    if self_is_result and negative_slope < 0:
+        raise RuntimeError(_LEAKY_INPLACE_NEGATIVE)
+    return _grad_kernel(out, (self, grad_output), "leaky_relu_backward_cpu",
+                        lambda x, g, ct: np.where(x > 0, g, g * _scalar(negative_slope, ct)))
+
+
+_LEAKY_INPLACE_NEGATIVE = (
+    "In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. This is "
+    "caused by calling in-place forward function with a negative slope, please call out-of-place version instead. "
+    "File an issue at https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu backward "
+    "calculation with negative slope")
+
+
+def hardtanh_backward_out(grad_output, self, min_val, max_val, out=None):
+    """``self <= min_val or self >= max_val ? 0 : grad`` (PyTorch reports its dtype errors as hardshrink's)."""
+    def fn(g, x, ct):
+        return np.where((x <= _scalar(min_val, ct)) | (x >= _scalar(max_val, ct)), ct.type(0), g)
+    return _grad_kernel(out, (grad_output, self), "hardshrink_backward_cpu", fn)
+
+
+def hardsigmoid_backward_out(grad_output, self, out=None):
+    """``-3 < self < 3 ? grad / 6 : 0``, with PyTorch's float constant 1/6 in every dtype."""
+    sixth = float(np.float32(1.0 / 6.0))
+    return _grad_kernel(out, (grad_output, self), "hardsigmoid_backward",
+                        lambda g, x, ct: np.where((x > -3) & (x < 3), g * ct.type(sixth), ct.type(0)))
 
 
 # -- smooth activations (floating only) -----------------------------------------------------------------------
