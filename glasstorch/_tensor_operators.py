@@ -100,6 +100,8 @@ def _abs(self):
 
 
 def _invert(self):
+    if self.is_floating_point() or self.is_complex():  # python_variable_methods.cpp's THPVariable_invert
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return self.bitwise_not()
 
 

@@ -53,11 +53,13 @@ from . import ckernels as _ck
 from .dispatch_types import ALL, BOOL, COMPLEX_HALF, FLOATING, INTEGRAL, REAL, Dispatch
 from .pointwise_support import (
     _BF16,
+    _C32,
     _F16,
     _F32,
     _F64_NP,
     _cast_back,
     _cast_scratch,
+    _chalf_into,
     _check_nonzero,
     _checked_scalar,
     _erf64,
@@ -302,6 +304,10 @@ def _add_like(ufunc, name):
             if alpha.__class__ is not int:
                 _alpha_check(dt, alpha)
             o, a, b = ops
+        if dt is _C32:
+            al = np.complex64(alpha)
+            _chalf_into(ufunc if alpha == 1 else (lambda x, y: ufunc(x, y * al)), a, b, o)
+            return result
         c = dt
         if dt is _F16 or dt is _BF16:
             a, b, c = _operands(self, other, a, b, dt, False)

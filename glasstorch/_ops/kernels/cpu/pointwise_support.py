@@ -71,6 +71,39 @@ def _fmt_double(x) -> str:
     return f"{x:g}"
 
 
+# Note [complex32 kernels]
+# numpy has no complex-half type: a complex32 tensor's array has two float16 fields (``real``, ``imag``).  The few
+# kernels PyTorch compiles for ComplexHalf (add, sub, mul, eq, ne) run here in complex64, its opmath type, on operands
+# first rounded to complex<Half> (TensorIterator's cast to the common dtype), and store the parts rounded to half.
+_C32 = _dt.complex32
+_C64_NP = np.dtype(np.complex64)
+
+
+def _chalf_operand(x):
+    """An operand of a complex32 computation: complex64 values that are complex<Half> values."""
+    x = np.asarray(x)
+    r = np.empty(x.shape, _C64_NP)
+    if x.dtype.names:  # complex32 storage
+        r.real, r.imag = x["real"], x["imag"]
+        return r
+    np.copyto(r, x, casting="unsafe")
+    r.real, r.imag = r.real.astype(np.float16), r.imag.astype(np.float16)
+    return r
+
+
+def _chalf_store(out, r) -> None:
+    out["real"], out["imag"] = np.real(r), np.imag(r)
+
+
+def _chalf_into(fn, a, b, out) -> None:
+    """``fn(a, b)`` of a complex32 kernel into complex32 ``out`` (Note [complex32 kernels])."""
+    token = fp_ignore()
+    try:
+        _chalf_store(out, fn(_chalf_operand(a), _chalf_operand(b)))
+    finally:
+        fp_restore(token)
+
+
 def _check_nonzero(b, out) -> None:
     """Integer division by zero raises (PyTorch's ``ZeroDivisionError`` RuntimeError) -- when some element is
     computed at all: every divisor element reaches a non-empty broadcast output."""
@@ -320,6 +353,9 @@ def binary(fn, *, name, float_op=False, dispatch=None, ufunc=True, nonzero=False
             result, dt = out, out.dtype
             o, a, b = ops
         dispatch.check(dt)
+        if dt is _C32:
+            _chalf_into(fn, a, b, o)
+            return result
         if c is not None and _ck.binary(c, a, b, o):
             return result
         if nonzero and dt._cat <= _dt.INT_CAT:
@@ -379,6 +415,10 @@ def comparison(ufunc, *, name, dispatch=None):
         it = build((out,), (self, other), static_dtype=_dt.bool)
         if not it.is_meta:
             dispatch.check(it.common_dtype)
+            if it.common_dtype is _C32:
+                a, b = (_chalf_operand(x) for x in it.ins_np)
+                ufunc(a, b, out=it.out_np, casting="unsafe")
+                return it.out
             c = it.common_dtype.np
             token = fp_ignore()
             try:
