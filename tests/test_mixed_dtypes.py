@@ -205,7 +205,8 @@ def test_complex32_results():
     def run(m, op):
         return op(m, m.tensor([1.5, -0.0, 65504.0], dtype=m.float16), m.tensor(0.1 - 2j, dtype=m.complex64))
     for op in (lambda m, a, b: m.sub(a, 2 - 0.5j, alpha=2), lambda m, a, b: a + b, lambda m, a, b: m.mul(b, a),
-               lambda m, a, b: m.add(a, b, alpha=0.3), lambda m, a, b: m.eq(a + b, a + b), lambda m, a, b: m.rsub(a, b)):
+               lambda m, a, b: m.add(a, b, alpha=0.3), lambda m, a, b: m.eq(a + b, a + b),
+               lambda m, a, b: m.rsub(a, b)):
         got, want = run(gt, op), run(torch, op)
         assert repr(got.dtype) == repr(want.dtype) and got.tolist() == want.tolist()
     for op in (lambda m, a, b: a / b, lambda m, a, b: a ** b, lambda m, a, b: m.logical_and(a, b)):
@@ -264,4 +265,40 @@ def test_binary_dtype_sweep(op):
             want, got = _outcome(torch, case), _outcome(gt, case)
             if not _same(want, got):
                 bad.append(f"{op}({d1}, {second!r} {kind}):\n    torch:      {want}\n    glasstorch: {got}")
+    assert not bad, f"{len(bad)} mismatches, first ones:\n" + "\n".join(bad[:8])
+
+
+_CLAMP_COMPLEX_BOUNDS = (
+    "f.clamp_min(2-0.5j)", "f.clamp_min(2+0j)", "f.clone().clamp_min_(2+0j)", "f.clamp_max(1j)", "i.clamp_max(2+0j)",
+    "f.clamp(min=2-0.5j)", "f.clamp(2+0j)", "f.clamp(max=2-0.5j)", "f.clamp(1j, 2)", "f.clone().clamp_(min=1j)",
+    "f.clamp(0.5, 1j)", "h.clamp(1j)", "i.clamp(1j)", "i.clamp(0.5, 1j)", "i.clamp_min(1j)",
+)
+
+
+@pytest.mark.parametrize("expr", _CLAMP_COMPLEX_BOUNDS)
+def test_clamp_complex_python_bound(expr):
+    def run(m):
+        f, i, h = m.tensor([1.5, 2.0]), m.tensor([1, 2]), m.tensor([1.5, 2.0], dtype=m.float16)  # noqa: F841
+        return eval(expr)
+    assert _outcome(gt, run) == _outcome(torch, run)
+
+
+_INPLACE = ("add_", "sub_", "mul_", "div_", "floor_divide_", "remainder_", "fmod_", "pow_", "atan2_", "xlogy_", "eq_",
+            "lt_", "logical_and_", "bitwise_and_", "bitwise_left_shift_", "clamp_min_", "clamp_max_")
+
+
+@pytest.mark.parametrize("op", _INPLACE)
+def test_inplace_dtype_sweep(op):
+    """In-place with every second operand (tensor of each dtype, dim and 0-dim, and each Python scalar kind): torch's
+    result or its error ("result type ... can't be cast to the desired output type ...", a dtype table's refusal)."""
+    bad = []
+    for d1 in DTYPES:
+        seconds = [(d, k) for d in DTYPES for k in ("dim", "0-dim")] + [(s, "scalar") for s in SCALARS]
+        for second, kind in seconds:
+            def case(m, d1=d1, second=second, kind=kind):
+                b = second if kind == "scalar" else _tensor(m, second, zero_dim=kind == "0-dim")
+                return getattr(_tensor(m, d1), op)(b)
+            want, got = _outcome(torch, case), _outcome(gt, case)
+            if not _same(want, got):
+                bad.append(f"{d1}.{op}({second!r} {kind}):\n    torch:      {want}\n    glasstorch: {got}")
     assert not bad, f"{len(bad)} mismatches, first ones:\n" + "\n".join(bad[:8])

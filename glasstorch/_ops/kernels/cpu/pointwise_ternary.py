@@ -37,11 +37,18 @@ from .pointwise_support import (
 
 
 # -- clamp -------------------------------------------------------------------------------------------------
-def _clamp_scalar(self, lo, hi, out, kname):
+def _clamp_scalar(self, lo, hi, out, kname, single=False):
     """clamp/clamp_min/clamp_max with Scalar bounds: the scalars take part in type promotion for integer
-    inputs (an in-place op may not change dtype), and ``out`` must have the result dtype."""
+    inputs (an in-place op may not change dtype), and ``out`` must have the result dtype.  A complex bound of a
+    floating tensor: clamp_min/clamp_max (``single``) refuse it, clamp reads it as a double first."""
     _check_not_complex(self.dtype)
     rt = self.dtype
+    bounds = [v for v in (lo, hi) if v is not None]
+    if _is_float(rt) and any(isinstance(v, complex) for v in bounds):
+        if single:
+            _check_not_complex(_dt.complex64)
+        for v in bounds:
+            _checked_scalar(v, _dt.float64)
     if not _is_float(rt):
         rt = common_dtype([self] + [v for v in (lo, hi) if v is not None])
         _check_not_complex(rt)
@@ -83,11 +90,11 @@ def clamp_out(self, min, max, out):  # noqa: A002 - PyTorch's argument names
 
 
 def clamp_min_out(self, min, out):  # noqa: A002
-    return _clamp_scalar(self, min, None, out, "clamp_min_scalar_cpu")
+    return _clamp_scalar(self, min, None, out, "clamp_min_scalar_cpu", single=True)
 
 
 def clamp_max_out(self, max, out):  # noqa: A002
-    return _clamp_scalar(self, None, max, out, "clamp_max_scalar_cpu")
+    return _clamp_scalar(self, None, max, out, "clamp_max_scalar_cpu", single=True)
 
 
 def clamp_Tensor_out(self, min, max, out):  # noqa: A002, N802
