@@ -11,6 +11,8 @@ everything about memory lives on the impl.
 from __future__ import annotations
 
 import builtins
+import copy as _copy
+import copyreg as _copyreg
 import operator
 import warnings
 from weakref import ref as _weakref
@@ -34,15 +36,30 @@ from .autograd import graph as _autograd_graph
 from .autograd.graph import current_grad_fn as _current_grad_fn
 from ._ops import factories as _fac
 from ._ops import python_arg_parser as _arg_parser
-from ._tensor.impl import AutogradMeta, TensorImpl
+from ._tensor.impl import AutogradMeta, TensorImpl, storage_nbytes_for
+from ._tensor.storage import UntypedStorage
 
-__all__ = ["Tensor", "wrap", "memory_format", "contiguous_format", "channels_last", "channels_last_3d",
-           "preserve_format", "layout", "strided"]
+__all__ = ["Tensor", "wrap", "PinnedPyObject", "memory_format", "contiguous_format", "channels_last",
+           "channels_last_3d", "preserve_format", "layout", "strided"]
 
 
 from ._core.layout import (  # noqa: E402,F401
     channels_last, channels_last_3d, contiguous_format, layout, memory_format, preserve_format, strided,
 )
+
+
+class PinnedPyObject:
+    """A strong stand-in for an impl's weak ``pyobj`` reference: keeps a subclass instance (a FakeTensor, a wrapper
+    subclass) alive as long as its impl, so its attributes survive a trip through the dispatcher (PyTorch's
+    PyObject preservation)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __call__(self):
+        return self.obj
 
 
 def wrap(impl: TensorImpl, cls=None) -> Tensor:
@@ -312,6 +329,8 @@ class Tensor:
         impl = self._impl
         if memory_format is channels_last:
             return _shape.is_channels_last_contiguous(impl.sizes, impl.strides)
+        if memory_format is channels_last_3d:
+            return _shape.is_channels_last_3d_contiguous(impl.sizes, impl.strides)
         return impl.is_contiguous()
 
     def is_non_overlapping_and_dense(self) -> bool:
@@ -347,8 +366,6 @@ class Tensor:
             return meta.requires_grad or meta.grad_fn is not None
         return _autograd_graph.requires_grad(impl) or _current_grad_fn(impl) is not None
 
-        if memory_format is channels_last_3d:
-            return _shape.is_channels_last_3d_contiguous(impl.sizes, impl.strides)
     @requires_grad.setter
     def requires_grad(self, value):
         impl = self._impl
@@ -540,6 +557,28 @@ class Tensor:
         return wrap(alias.call(self._impl), cls)
 
     @staticmethod
+    def _make_wrapper_subclass(cls, size, strides=None, storage_offset=None, memory_format=None, dtype=None,
+                               layout=None, device=None, pin_memory=False, requires_grad=False, **_):
+        """A ``cls`` instance with sizes, strides, dtype and device but no data: every operator on it goes to
+        ``cls.__torch_dispatch__`` (a wrapper subclass, which usually holds the real tensors as attributes)."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not "
+                            "possible. Make sure your class inherits from Tensor.")
+        sizes = tuple(size)
+        strides = _shape.memory_format_strides(sizes, memory_format) if strides is None else tuple(strides)
+        dtype = _dt.get_default_dtype() if dtype is None else dtype
+        offset = 0 if storage_offset is None else storage_offset
+        storage = UntypedStorage(storage_nbytes_for(sizes, strides, offset, dtype.itemsize), device=_META)
+        impl = TensorImpl(storage, sizes, strides, offset, dtype, as_device(device))
+        impl.key_set |= _PYTHON_KEY
+        out = object.__new__(cls)
+        out._impl = impl
+        impl.pyobj = PinnedPyObject(out)
+        if requires_grad:
+            impl.autograd = AutogradMeta(True)
+        return out
+
+    @staticmethod
     def _make_subclass(cls, data, require_grad=False):
         """A ``cls`` instance over ``data``'s memory and version counter, detached (how ``Parameter`` is made)."""
         if not (isinstance(cls, type) and issubclass(cls, Tensor)):
@@ -689,26 +728,62 @@ class Tensor:
         return (_rebuild_pickled_tensor, (impl.storage.__reduce_ex__(proto)[1], impl.offset, impl.sizes,
                                           impl.strides, impl.dtype, self.requires_grad))
 
+    @_subclass_protocol
     def __deepcopy__(self, memo):
         """PyTorch's deepcopy: leaves only; the copy keeps strides and offset, and tensors that shared a storage
-        share one copied storage (the memo is keyed by storage); ``.grad`` is deep-copied along."""
-        if id(self) in memo:
-            return memo[id(self)]
+        share one copied storage (the memo is keyed by storage); ``.grad``, ``__slots__`` and ``__dict__`` are
+        deep-copied along.  A subclass keeps its type: one without data (a wrapper subclass) through its
+        ``clone()``, one with data through its ``new_empty()``; either must return the subclass, as in PyTorch."""
         if not self.is_leaf:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
                                "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
                                "because of a torch.nn.utils.weight_norm usage, see "
                                "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        cls = type(self)
+        with _autograd.no_grad():
+            out = self._deepcopy_data(memo, cls)
+            if self.requires_grad:
+                out.requires_grad_(True)
+            if self.grad is not None:
+                out.grad = self.grad.__deepcopy__(memo)
+            if cls is not Tensor:
+                for slot in _copyreg._slotnames(cls):
+                    if hasattr(self, slot):
+                        setattr(out, slot, _copy.deepcopy(getattr(self, slot), memo))
+            out.__dict__ = _copy.deepcopy(self.__dict__, memo)
+        memo[id(self)] = out
+        return out
+
+    def _deepcopy_data(self, memo, cls) -> Tensor:
+        """The data part of :meth:`__deepcopy__`: a clone for a tensor without data, else a copied storage (one per
+        storage in ``memo``) under the same geometry."""
         impl = self._impl
+        if impl.device.type == "meta" or (cls is not Tensor and impl.data_ptr() == 0):
+            out = self.clone()
+            if type(out) is not cls:
+                raise RuntimeError("The default implementation of __deepcopy__() for wrapper subclasses only works "
+                                   "for subclass types that implement clone() and for which cloning returns another "
+                                   "instance of the same subclass. You should either properly implement clone() for "
+                                   "your subclass or override __deepcopy__() if it is intended behavior for clone() "
+                                   "to return an instance of a different type.")
+            return out
         storage = memo.get(id(impl.storage))
         if storage is None:
             storage = memo[id(impl.storage)] = impl.storage.clone()
-        out = wrap(TensorImpl(storage, impl.sizes, impl.strides, impl.offset, impl.dtype, impl.device))
-        if self.requires_grad:
-            out.requires_grad_(True)
-        if self.grad is not None:
-            out.grad = self.grad.__deepcopy__(memo)
-        memo[id(self)] = out
+        copied = TensorImpl(storage, impl.sizes, impl.strides, impl.offset, impl.dtype, impl.device)
+        if cls is Tensor:
+            return wrap(copied)
+        out = self.new_empty([])
+        if type(out) is not cls:
+            raise RuntimeError("The default implementation of __deepcopy__() for non-wrapper subclasses only works "
+                               "for subclass types that implement new_empty() and for which that function returns "
+                               "another instance of the same subclass. You should either properly implement "
+                               "new_empty() for your subclass or override __deepcopy__() if it is intended behavior "
+                               "for new_empty() to return an instance of a different type.")
+        out._impl = copied  # new_empty's instance (its class and attributes) over the copied storage: PyTorch's set_
+        copied.pyobj = _weakref(out)
         return out
 
     def __contains__(self, item):
@@ -719,6 +794,8 @@ class Tensor:
     def contiguous(self, memory_format=contiguous_format) -> Tensor:
         if self.is_contiguous(memory_format):
             return self
+        if memory_format is preserve_format:
+            raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
         return self.clone(memory_format=memory_format)
 
     @_subclass_protocol
@@ -770,8 +847,6 @@ class Tensor:
 
     @_subclass_protocol
     def half(self, memory_format=preserve_format):
-        if memory_format is preserve_format:
-            raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
         return self.to(_dt.float16, memory_format=memory_format)
 
     @_subclass_protocol
@@ -980,6 +1055,7 @@ def _finish(impl: TensorImpl, requires_grad: bool) -> Tensor:
 
 
 _PYTHON_KEY = _dk_bit("Python")
+_META = as_device("meta")
 
 
 def _parse_to(t, args, kwargs):

@@ -48,3 +48,84 @@ def test_requires_grad_parameter_meta_and_deepcopy():
     assert copy.deepcopy(v).tolist() == [1.0, 2.0, 3.0]
     b16 = _roundtrip(glasstorch, lambda m: m.tensor([1.5, -2.0], dtype=m.bfloat16))
     assert b16.dtype is glasstorch.bfloat16 and b16.float().tolist() == [1.5, -2.0]
+
+
+# -- deepcopy of Tensor subclasses, as torch ------------------------------------------------------------------
+
+def _subclasses(m):
+    """Subclasses built the same way in both libraries: a wrapper subclass (no data, ops through
+    __torch_dispatch__ on its ``elem``), one whose new_empty returns itself, a plain one, one with __slots__."""
+
+    class Wrapper(m.Tensor):
+        @staticmethod
+        def __new__(cls, elem):
+            return m.Tensor._make_wrapper_subclass(cls, elem.shape, dtype=elem.dtype, device=elem.device,
+                                                   requires_grad=elem.requires_grad)
+
+        def __init__(self, elem):
+            self.elem = elem
+
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            def unwrap(x):
+                return x.elem if isinstance(x, Wrapper) else x
+
+            out = func(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in (kwargs or {}).items()})
+            return Wrapper(out) if isinstance(out, m.Tensor) else out
+
+    class OwnNewEmpty(m.Tensor):
+        __torch_function__ = m._C._disabled_torch_function_impl
+
+        def new_empty(self, *args, **kwargs):
+            return m.Tensor._make_subclass(OwnNewEmpty, super().new_empty(*args, **kwargs))
+
+    class Plain(m.Tensor):
+        pass
+
+    class Slotted(m.Tensor):
+        __slots__ = ("bar",)
+
+    return Wrapper, OwnNewEmpty, Plain, Slotted
+
+
+def _deepcopy_outcome(m, case):
+    Wrapper, OwnNewEmpty, Plain, Slotted = _subclasses(m)
+    if case == "wrapper":
+        t = Wrapper(m.arange(4.0))
+    elif case == "wrapper_grad":
+        t = Wrapper(m.arange(4.0, requires_grad=True))
+    elif case == "own_new_empty":
+        t = m.Tensor._make_subclass(OwnNewEmpty, m.arange(4.0).view(2, 2).t())
+    elif case == "plain_subclass":
+        t = m.arange(4.0).as_subclass(Plain)
+    elif case == "slotted":
+        t = m.arange(4.0).as_subclass(Slotted)
+        t.bar = 5
+    else:
+        t = m.arange(4.0)
+    t.foo = {"k": [1, 2]}
+    try:
+        c = copy.deepcopy(t)
+    except RuntimeError as e:
+        return ("RuntimeError", str(e))
+    data = c.elem if case.startswith("wrapper") else c
+    return (type(c).__name__, c.foo, c.foo is t.foo, getattr(c, "bar", None), c.requires_grad, tuple(c.shape),
+            data.tolist(), data.stride(), type(data).__name__, data is not getattr(t, "elem", t))
+
+
+@pytest.mark.parametrize("case", ["wrapper", "wrapper_grad", "own_new_empty", "plain_subclass", "slotted", "tensor"])
+def test_deepcopy_of_subclasses_matches_torch(case):
+    """The copy keeps the subclass (a wrapper through its clone, others through their new_empty), __dict__ and
+    __slots__ deep-copied; a subclass whose new_empty returns a plain Tensor gets torch's error."""
+    got, want = _deepcopy_outcome(glasstorch, case), _deepcopy_outcome(torch, case)
+    assert got == want
+    if case in ("wrapper", "own_new_empty", "tensor"):
+        assert want[0] != "RuntimeError"
+
+
+def test_wrapper_subclass_keeps_its_attributes_through_operators():
+    for m in (glasstorch, torch):
+        Wrapper = _subclasses(m)[0]
+        w = Wrapper(m.arange(3.0))
+        out = w + 1
+        assert type(out) is Wrapper and out.elem.tolist() == [1.0, 2.0, 3.0] and w.data_ptr() == 0

@@ -36,6 +36,7 @@ from .._ops.factories import empty_impl
 from .._ops.tensor_iterator import resize_out
 from .._tensor.impl import AutogradMeta, TensorImpl, set_subclass_hooks
 from .._tensor.storage import UntypedStorage
+from ..tensor import PinnedPyObject as _Pin
 from ..tensor import Tensor, wrap
 from ..utils._python_dispatch import TorchDispatchMode, _sync_key, mode_stack
 
@@ -89,18 +90,6 @@ class DataDependentOutputException(RuntimeError):
 
 
 # -- the tensor ---------------------------------------------------------------------------------------------
-class _Pin:
-    """A strong stand-in for the impl's weak ``pyobj`` reference: keeps the FakeTensor alive with its impl."""
-
-    __slots__ = ("obj",)
-
-    def __init__(self, obj):
-        self.obj = obj
-
-    def __call__(self):
-        return self.obj
-
-
 def _no_data(*args, **kwargs):
     raise DataDependentOutputException(_LOCAL_SCALAR_DENSE)
 
