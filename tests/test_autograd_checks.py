@@ -639,3 +639,28 @@ def test_node_sequence_nr_and_metadata():
         c = a * 3
         return b.grad_fn.metadata, c.grad_fn.metadata, c.grad_fn._sequence_nr() - b.grad_fn._sequence_nr()
     _same(f)
+
+
+_SAVED_NAME_OPS = {
+    "view": lambda m, a: a.view(12),
+    "reshape": lambda m, a: a.reshape(12),
+    "select": lambda m, a: a[0],
+    "expand": lambda m, a: a[0].expand(3, 4),
+    "mean": lambda m, a: a.mean(),
+    "mean_dim": lambda m, a: a.mean(0),
+    "max_dim": lambda m, a: a.max(1)[0],
+    "repeat": lambda m, a: a.repeat(2, 1),
+    "exp": lambda m, a: a.exp(),
+    "mul": lambda m, a: a * a,
+    "pow": lambda m, a: a.pow(2),
+    "transpose": lambda m, a: a.transpose(0, 1),
+}
+
+
+@pytest.mark.parametrize("op", list(_SAVED_NAME_OPS))
+def test_saved_attribute_names(op):
+    def f(m):
+        fn = _SAVED_NAME_OPS[op](m, m.zeros(3, 4, requires_grad=True)).grad_fn
+        names = sorted(x for x in dir(fn) if x.startswith(("_saved", "_raw_saved")))
+        return fn.name(), names, [_data(getattr(fn, n)) for n in names if not n.startswith("_raw")]
+    _same(f)

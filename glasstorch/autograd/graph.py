@@ -107,17 +107,6 @@ class Node:
     def _sequence_nr(self) -> int:
         return self.sequence_nr
 
-    def __getattr__(self, name: str):
-        """``_raw_saved_<field>``: the :class:`SavedTensor` behind ``_saved_<field>`` (hooks may be registered)."""
-        if name.startswith("_raw_saved_") and f"{name[11:]}_" in getattr(type(self), "_saved_names", ()):
-            return getattr(self, f"{name[11:]}_")
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-    def __dir__(self):
-        saved = getattr(type(self), "_saved_names", ())
-        raw = [f"_raw_saved_{n[:-1]}" for n in saved if isinstance(getattr(self, n, None), SavedTensor)]
-        return sorted(set(super().__dir__()) - {"_saved_names"} | set(raw))
-
     @property
     def next_functions(self) -> tuple:
         return tuple((None, 0) if e is None else e for e in self.next_edges)
@@ -167,7 +156,7 @@ class Node:
     def release_variables(self) -> None:
         """Free saved tensors after backward (unless the graph is retained)."""
         self._released = True
-        for name in getattr(type(self), "_saved_names", ()):
+        for name in getattr(type(self), "_tensor_slots", ()):
             saved = getattr(self, name, None)
             if isinstance(saved, SavedTensor):
                 saved.release()

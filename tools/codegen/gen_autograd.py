@@ -262,7 +262,7 @@ def _node_class(info: Info) -> list:
         calls.append((_keys(key), f"_{node}_{i}({', '.join(params)})"))
     out += [f"class {node}(Node):", f'    """Backward of ``{e["f"].func}`` ({e["loc"]})."""', "",
             f"    __slots__ = {tuple(slots)!r}",
-            f"    _saved_names = {tuple(f'{n}_' for n in saved_t) + (('result_',) if info.uses_result else ())!r}",
+            f"    _tensor_slots = {tuple(f'{n}_' for n in saved_t) + (('result_',) if info.uses_result else ())!r}",
             f"    _inputs = {tuple(info.diff_inputs)!r}", "",
             "    def apply(node, grads):  # noqa: N805 - formulas name an input `self`",
             f"        grads = {_grads_prep(e)}", "        grad = grads[0]"]
@@ -286,19 +286,43 @@ def _node_class(info: Info) -> list:
     out += ["        return out", ""]
     for n in saved_t:
         out += ["    @property", f"    def _saved_{n}(self):", f"        return _unpack(self, self.{n}_, {node!r})", ""]
+        out += _raw_saved(n, f"self.{n}_")
     if info.uses_result and info.result_parts is None:
         out += ["    @property", "    def _saved_result(self):",
                 f"        return wrap_saved(self.result_, {node!r})", ""]
+        out += _raw_saved("result", "self.result_")
     for i in info.result_parts or ():  # PyTorch's names: the return's name, or result<i>
         name = e["f"].func.returns[i].name or f"result{i}"
         out += ["    @property", f"    def _saved_{name}(self):",
                 f"        return wrap_saved(self.result_[{i}], {node!r})", ""]
+        out += _raw_saved(name, f"self.result_[{i}]")
     for n in saved_v + saved_m:
-        out += ["    @property", f"    def _saved_{n}(self):", f"        return self.{n}_", ""]
+        out += ["    @property", f"    def _saved_{_torch_saved_name(n)}(self):", f"        return self.{n}_", ""]
     return out + [""]
 
 
+def _raw_saved(name: str, slot: str) -> list:
+    """``_raw_saved_<name>``: the SavedTensor itself (a list of them for a ``Tensor[]``), as PyTorch's nodes show."""
+    return ["    @property", f"    def _raw_saved_{name}(self):", f"        return _raw({slot})", ""]
+
+
+# PyTorch's formulas read symbolic sizes (``self.sym_sizes()``), so its nodes show ``_saved_self_sym_sizes``.
+_TORCH_META_NAMES = {"_sizes": "_sym_sizes", "_numel": "_sym_numel"}
+
+
+def _torch_saved_name(name: str) -> str:
+    """The ``_saved_<name>`` PyTorch gives a saved size or numel (``self_sizes`` -> ``self_sym_sizes``)."""
+    for ours, theirs in _TORCH_META_NAMES.items():
+        if name.endswith(ours):
+            return name[: -len(ours)] + theirs
+    return name
+
+
 NODES_PRELUDE = '''
+
+def _raw(saved):
+    return list(saved) if isinstance(saved, tuple) else saved
+
 
 def _unpack(node, saved, node_name):
     """A saved tensor argument.  A Python number stands for PyTorch's wrapped-number tensor: like any saved

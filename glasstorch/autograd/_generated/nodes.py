@@ -9,6 +9,10 @@ from glasstorch.autograd.graph import _BACKWARD_TWICE, Node, SavedTensor  # noqa
 from glasstorch.autograd.node_support import materialize, unwrap, wrap_saved
 
 
+def _raw(saved):
+    return list(saved) if isinstance(saved, tuple) else saved
+
+
 def _unpack(node, saved, node_name):
     """A saved tensor argument.  A Python number stands for PyTorch's wrapped-number tensor: like any saved
     tensor it is gone once the graph is freed."""
@@ -31,7 +35,7 @@ class ConvolutionBackward0(Node):
     """Backward of ``convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:5)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'stride_', 'padding_', 'dilation_', 'transposed_', 'output_padding_', 'groups_')
-    _saved_names = ('input_', 'weight_', 'bias_')
+    _tensor_slots = ('input_', 'weight_', 'bias_')
     _inputs = ('input', 'weight', 'bias')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -59,12 +63,24 @@ class ConvolutionBackward0(Node):
         return _unpack(self, self.input_, 'ConvolutionBackward0')
 
     @property
+    def _raw_saved_input(self):
+        return _raw(self.input_)
+
+    @property
     def _saved_weight(self):
         return _unpack(self, self.weight_, 'ConvolutionBackward0')
 
     @property
+    def _raw_saved_weight(self):
+        return _raw(self.weight_)
+
+    @property
     def _saved_bias(self):
         return _unpack(self, self.bias_, 'ConvolutionBackward0')
+
+    @property
+    def _raw_saved_bias(self):
+        return _raw(self.bias_)
 
     @property
     def _saved_stride(self):
@@ -99,7 +115,7 @@ class ConvolutionBackward1(Node):
     """Backward of ``_convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:8)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'stride_', 'padding_', 'dilation_', 'transposed_', 'output_padding_', 'groups_')
-    _saved_names = ('input_', 'weight_', 'bias_')
+    _tensor_slots = ('input_', 'weight_', 'bias_')
     _inputs = ('input', 'weight', 'bias')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -127,12 +143,24 @@ class ConvolutionBackward1(Node):
         return _unpack(self, self.input_, 'ConvolutionBackward1')
 
     @property
+    def _raw_saved_input(self):
+        return _raw(self.input_)
+
+    @property
     def _saved_weight(self):
         return _unpack(self, self.weight_, 'ConvolutionBackward1')
 
     @property
+    def _raw_saved_weight(self):
+        return _raw(self.weight_)
+
+    @property
     def _saved_bias(self):
         return _unpack(self, self.bias_, 'ConvolutionBackward1')
+
+    @property
+    def _raw_saved_bias(self):
+        return _raw(self.bias_)
 
     @property
     def _saved_stride(self):
@@ -167,7 +195,7 @@ class MaxPool2DWithIndicesBackward0(Node):
     """Backward of ``max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/conv.yaml:11)."""
 
     __slots__ = ('self_sizes_', 'result_')
-    _saved_names = ('result_',)
+    _tensor_slots = ('result_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -185,7 +213,11 @@ class MaxPool2DWithIndicesBackward0(Node):
         return wrap_saved(self.result_[1], 'MaxPool2DWithIndicesBackward0')
 
     @property
-    def _saved_self_sizes(self):
+    def _raw_saved_result1(self):
+        return _raw(self.result_[1])
+
+    @property
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -197,7 +229,7 @@ class AvgPool2DBackward0(Node):
     """Backward of ``avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:15)."""
 
     __slots__ = ('kernel_size_', 'stride_', 'padding_', 'ceil_mode_', 'count_include_pad_', 'divisor_override_', 'self_sizes_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -240,7 +272,7 @@ class AvgPool2DBackward0(Node):
         return self.divisor_override_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -252,7 +284,7 @@ class AdaptiveAvgPool2DBackward0(Node):
     """Backward of ``_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:18)."""
 
     __slots__ = ('self_sizes_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -265,7 +297,7 @@ class AdaptiveAvgPool2DBackward0(Node):
         return out
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -277,7 +309,7 @@ class ViewBackward0(Node):
     """Backward of ``view(Tensor(a) self, SymInt[] size) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:14)."""
 
     __slots__ = ('self_sizes_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -290,7 +322,7 @@ class ViewBackward0(Node):
         return out
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -302,7 +334,7 @@ class UnsafeViewBackward0(Node):
     """Backward of ``_unsafe_view(Tensor self, SymInt[] size) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:21)."""
 
     __slots__ = ('self_sizes_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -315,7 +347,7 @@ class UnsafeViewBackward0(Node):
         return out
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -327,7 +359,7 @@ class AsStridedBackward0(Node):
     """Backward of ``as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:24)."""
 
     __slots__ = ('size_', 'stride_', 'storage_offset_', 'self_geometry_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -367,7 +399,7 @@ class AsStridedBackward1(Node):
     """Backward of ``as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:27)."""
 
     __slots__ = ('size_', 'stride_', 'storage_offset_', 'self_geometry_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -407,7 +439,7 @@ class TransposeBackward0(Node):
     """Backward of ``transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:30)."""
 
     __slots__ = ('dim0_', 'dim1_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -437,7 +469,7 @@ class TransposeBackward1(Node):
     """Backward of ``transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:33)."""
 
     __slots__ = ('dim0_', 'dim1_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -467,7 +499,7 @@ class TBackward0(Node):
     """Backward of ``t(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:36)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -487,7 +519,7 @@ class TBackward1(Node):
     """Backward of ``t_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:39)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -507,7 +539,7 @@ class PermuteBackward0(Node):
     """Backward of ``permute(Tensor(a) self, int[] dims) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:42)."""
 
     __slots__ = ('dims_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -532,7 +564,7 @@ class ExpandBackward0(Node):
     """Backward of ``expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:45)."""
 
     __slots__ = ('self_sizes_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -545,7 +577,7 @@ class ExpandBackward0(Node):
         return out
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -557,7 +589,7 @@ class UnsqueezeBackward0(Node):
     """Backward of ``unsqueeze(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:48)."""
 
     __slots__ = ('dim_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -582,7 +614,7 @@ class UnsqueezeBackward1(Node):
     """Backward of ``unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:51)."""
 
     __slots__ = ('dim_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -607,7 +639,7 @@ class SqueezeBackward0(Node):
     """Backward of ``squeeze(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:54)."""
 
     __slots__ = ('self_sizes_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -620,7 +652,7 @@ class SqueezeBackward0(Node):
         return out
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -632,7 +664,7 @@ class SqueezeBackward1(Node):
     """Backward of ``squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:57)."""
 
     __slots__ = ('self_sizes_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -645,7 +677,7 @@ class SqueezeBackward1(Node):
         return out
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -657,7 +689,7 @@ class SqueezeBackward2(Node):
     """Backward of ``squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:60)."""
 
     __slots__ = ('self_sizes_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -670,7 +702,7 @@ class SqueezeBackward2(Node):
         return out
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -682,7 +714,7 @@ class SqueezeBackward3(Node):
     """Backward of ``squeeze_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:63)."""
 
     __slots__ = ('self_sizes_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -695,7 +727,7 @@ class SqueezeBackward3(Node):
         return out
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -707,7 +739,7 @@ class SqueezeBackward4(Node):
     """Backward of ``squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:66)."""
 
     __slots__ = ('self_sizes_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -720,7 +752,7 @@ class SqueezeBackward4(Node):
         return out
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -732,7 +764,7 @@ class SqueezeBackward5(Node):
     """Backward of ``squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:69)."""
 
     __slots__ = ('self_sizes_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -745,7 +777,7 @@ class SqueezeBackward5(Node):
         return out
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -757,7 +789,7 @@ class SelectBackward0(Node):
     """Backward of ``select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:72)."""
 
     __slots__ = ('dim_', 'index_', 'self_sizes_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -780,7 +812,7 @@ class SelectBackward0(Node):
         return self.index_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -792,7 +824,7 @@ class SliceBackward0(Node):
     """Backward of ``slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:75)."""
 
     __slots__ = ('dim_', 'start_', 'end_', 'step_', 'self_sizes_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -825,7 +857,7 @@ class SliceBackward0(Node):
         return self.step_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -837,7 +869,7 @@ class DiagonalBackward0(Node):
     """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:78)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_', 'self_sizes_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -865,7 +897,7 @@ class DiagonalBackward0(Node):
         return self.dim2_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -877,7 +909,7 @@ class UnfoldBackward0(Node):
     """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:81)."""
 
     __slots__ = ('dimension_', 'size_', 'step_', 'self_sizes_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -905,7 +937,7 @@ class UnfoldBackward0(Node):
         return self.step_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -917,7 +949,7 @@ class SplitBackward0(Node):
     """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:84)."""
 
     __slots__ = ('dim_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -942,7 +974,7 @@ class SplitWithSizesBackward0(Node):
     """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:87)."""
 
     __slots__ = ('dim_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -967,7 +999,7 @@ class UnbindBackward0(Node):
     """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:90)."""
 
     __slots__ = ('dim_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -992,7 +1024,7 @@ class AliasBackward0(Node):
     """Backward of ``alias(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:93)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1012,7 +1044,7 @@ class CloneBackward0(Node):
     """Backward of ``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:96)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1032,7 +1064,7 @@ class ToCopyBackward0(Node):
     """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:99)."""
 
     __slots__ = ('self_dtype_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1057,7 +1089,7 @@ class FillBackward2(Node):
     """Backward of ``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:116)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1081,7 +1113,7 @@ class FillBackward3(Node):
     """Backward of ``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:119)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self', 'value')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1103,7 +1135,7 @@ class ZeroBackward0(Node):
     """Backward of ``zero_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:123)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1123,7 +1155,7 @@ class MaskedFillBackward0(Node):
     """Backward of ``masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:5)."""
 
     __slots__ = ('mask_',)
-    _saved_names = ('mask_',)
+    _tensor_slots = ('mask_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1139,6 +1171,10 @@ class MaskedFillBackward0(Node):
     def _saved_mask(self):
         return _unpack(self, self.mask_, 'MaskedFillBackward0')
 
+    @property
+    def _raw_saved_mask(self):
+        return _raw(self.mask_)
+
 
 def _MaskedFillBackward1_0(grad, grads, mask):
     return grad.masked_fill(mask, 0)
@@ -1152,7 +1188,7 @@ class MaskedFillBackward1(Node):
     """Backward of ``masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:9)."""
 
     __slots__ = ('mask_',)
-    _saved_names = ('mask_',)
+    _tensor_slots = ('mask_',)
     _inputs = ('self', 'value')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1170,6 +1206,10 @@ class MaskedFillBackward1(Node):
     def _saved_mask(self):
         return _unpack(self, self.mask_, 'MaskedFillBackward1')
 
+    @property
+    def _raw_saved_mask(self):
+        return _raw(self.mask_)
+
 
 def _MaskedScatterBackward0_0(grad, grads, mask, source_sizes):
     return grad.masked_fill(mask, 0)
@@ -1183,7 +1223,7 @@ class MaskedScatterBackward0(Node):
     """Backward of ``masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:14)."""
 
     __slots__ = ('mask_', 'source_sizes_')
-    _saved_names = ('mask_',)
+    _tensor_slots = ('mask_',)
     _inputs = ('self', 'source')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1203,7 +1243,11 @@ class MaskedScatterBackward0(Node):
         return _unpack(self, self.mask_, 'MaskedScatterBackward0')
 
     @property
-    def _saved_source_sizes(self):
+    def _raw_saved_mask(self):
+        return _raw(self.mask_)
+
+    @property
+    def _saved_source_sym_sizes(self):
         return self.source_sizes_
 
 
@@ -1215,7 +1259,7 @@ class MaskedSelectBackward0(Node):
     """Backward of ``masked_select(Tensor self, Tensor mask) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:19)."""
 
     __slots__ = ('mask_', 'self_sizes_')
-    _saved_names = ('mask_',)
+    _tensor_slots = ('mask_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1233,7 +1277,11 @@ class MaskedSelectBackward0(Node):
         return _unpack(self, self.mask_, 'MaskedSelectBackward0')
 
     @property
-    def _saved_self_sizes(self):
+    def _raw_saved_mask(self):
+        return _raw(self.mask_)
+
+    @property
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -1245,7 +1293,7 @@ class IndexSelectBackward0(Node):
     """Backward of ``index_select(Tensor self, int dim, Tensor index) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:23)."""
 
     __slots__ = ('index_', 'dim_', 'self_sizes_')
-    _saved_names = ('index_',)
+    _tensor_slots = ('index_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1264,11 +1312,15 @@ class IndexSelectBackward0(Node):
         return _unpack(self, self.index_, 'IndexSelectBackward0')
 
     @property
+    def _raw_saved_index(self):
+        return _raw(self.index_)
+
+    @property
     def _saved_dim(self):
         return self.dim_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -1280,7 +1332,7 @@ class GatherBackward0(Node):
     """Backward of ``gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:27)."""
 
     __slots__ = ('index_', 'dim_', 'self_sizes_')
-    _saved_names = ('index_',)
+    _tensor_slots = ('index_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1299,11 +1351,15 @@ class GatherBackward0(Node):
         return _unpack(self, self.index_, 'GatherBackward0')
 
     @property
+    def _raw_saved_index(self):
+        return _raw(self.index_)
+
+    @property
     def _saved_dim(self):
         return self.dim_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -1315,7 +1371,7 @@ class TakeBackward0(Node):
     """Backward of ``take(Tensor self, Tensor index) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:31)."""
 
     __slots__ = ('index_', 'self_sizes_')
-    _saved_names = ('index_',)
+    _tensor_slots = ('index_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1333,7 +1389,11 @@ class TakeBackward0(Node):
         return _unpack(self, self.index_, 'TakeBackward0')
 
     @property
-    def _saved_self_sizes(self):
+    def _raw_saved_index(self):
+        return _raw(self.index_)
+
+    @property
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -1349,7 +1409,7 @@ class ScatterBackward0(Node):
     """Backward of ``scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:35)."""
 
     __slots__ = ('index_', 'dim_')
-    _saved_names = ('index_',)
+    _tensor_slots = ('index_',)
     _inputs = ('self', 'src')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1369,6 +1429,10 @@ class ScatterBackward0(Node):
         return _unpack(self, self.index_, 'ScatterBackward0')
 
     @property
+    def _raw_saved_index(self):
+        return _raw(self.index_)
+
+    @property
     def _saved_dim(self):
         return self.dim_
 
@@ -1381,7 +1445,7 @@ class ScatterBackward1(Node):
     """Backward of ``scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:40)."""
 
     __slots__ = ('index_', 'dim_')
-    _saved_names = ('index_',)
+    _tensor_slots = ('index_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1397,6 +1461,10 @@ class ScatterBackward1(Node):
     @property
     def _saved_index(self):
         return _unpack(self, self.index_, 'ScatterBackward1')
+
+    @property
+    def _raw_saved_index(self):
+        return _raw(self.index_)
 
     @property
     def _saved_dim(self):
@@ -1415,7 +1483,7 @@ class ScatterAddBackward0(Node):
     """Backward of ``scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:44)."""
 
     __slots__ = ('index_', 'dim_')
-    _saved_names = ('index_',)
+    _tensor_slots = ('index_',)
     _inputs = ('self', 'src')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1435,6 +1503,10 @@ class ScatterAddBackward0(Node):
         return _unpack(self, self.index_, 'ScatterAddBackward0')
 
     @property
+    def _raw_saved_index(self):
+        return _raw(self.index_)
+
+    @property
     def _saved_dim(self):
         return self.dim_
 
@@ -1447,7 +1519,7 @@ class ScatterReduceBackward0(Node):
     """Backward of ``scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:49)."""
 
     __slots__ = ('self_', 'index_', 'src_', 'dim_', 'reduce_', 'include_self_', 'result_')
-    _saved_names = ('self_', 'index_', 'src_', 'result_')
+    _tensor_slots = ('self_', 'index_', 'src_', 'result_')
     _inputs = ('self', 'src')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1472,16 +1544,32 @@ class ScatterReduceBackward0(Node):
         return _unpack(self, self.self_, 'ScatterReduceBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_index(self):
         return _unpack(self, self.index_, 'ScatterReduceBackward0')
+
+    @property
+    def _raw_saved_index(self):
+        return _raw(self.index_)
 
     @property
     def _saved_src(self):
         return _unpack(self, self.src_, 'ScatterReduceBackward0')
 
     @property
+    def _raw_saved_src(self):
+        return _raw(self.src_)
+
+    @property
     def _saved_result(self):
         return wrap_saved(self.result_, 'ScatterReduceBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
 
     @property
     def _saved_dim(self):
@@ -1508,7 +1596,7 @@ class IndexAddBackward0(Node):
     """Backward of ``index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:53)."""
 
     __slots__ = ('index_', 'dim_', 'alpha_', 'source_sizes_')
-    _saved_names = ('index_',)
+    _tensor_slots = ('index_',)
     _inputs = ('self', 'source')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1530,6 +1618,10 @@ class IndexAddBackward0(Node):
         return _unpack(self, self.index_, 'IndexAddBackward0')
 
     @property
+    def _raw_saved_index(self):
+        return _raw(self.index_)
+
+    @property
     def _saved_dim(self):
         return self.dim_
 
@@ -1538,7 +1630,7 @@ class IndexAddBackward0(Node):
         return self.alpha_
 
     @property
-    def _saved_source_sizes(self):
+    def _saved_source_sym_sizes(self):
         return self.source_sizes_
 
 
@@ -1554,7 +1646,7 @@ class IndexCopyBackward0(Node):
     """Backward of ``index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:58)."""
 
     __slots__ = ('index_', 'dim_', 'source_sizes_')
-    _saved_names = ('index_',)
+    _tensor_slots = ('index_',)
     _inputs = ('self', 'source')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1575,11 +1667,15 @@ class IndexCopyBackward0(Node):
         return _unpack(self, self.index_, 'IndexCopyBackward0')
 
     @property
+    def _raw_saved_index(self):
+        return _raw(self.index_)
+
+    @property
     def _saved_dim(self):
         return self.dim_
 
     @property
-    def _saved_source_sizes(self):
+    def _saved_source_sym_sizes(self):
         return self.source_sizes_
 
 
@@ -1591,7 +1687,7 @@ class IndexFillBackward0(Node):
     """Backward of ``index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:63)."""
 
     __slots__ = ('index_', 'dim_')
-    _saved_names = ('index_',)
+    _tensor_slots = ('index_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1607,6 +1703,10 @@ class IndexFillBackward0(Node):
     @property
     def _saved_index(self):
         return _unpack(self, self.index_, 'IndexFillBackward0')
+
+    @property
+    def _raw_saved_index(self):
+        return _raw(self.index_)
 
     @property
     def _saved_dim(self):
@@ -1625,7 +1725,7 @@ class IndexFillBackward1(Node):
     """Backward of ``index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:67)."""
 
     __slots__ = ('index_', 'dim_')
-    _saved_names = ('index_',)
+    _tensor_slots = ('index_',)
     _inputs = ('self', 'value')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1645,6 +1745,10 @@ class IndexFillBackward1(Node):
         return _unpack(self, self.index_, 'IndexFillBackward1')
 
     @property
+    def _raw_saved_index(self):
+        return _raw(self.index_)
+
+    @property
     def _saved_dim(self):
         return self.dim_
 
@@ -1657,7 +1761,7 @@ class IndexBackward0(Node):
     """Backward of ``index.Tensor(Tensor self, Tensor?[] indices) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:72)."""
 
     __slots__ = ('indices_', 'self_sizes_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1675,7 +1779,7 @@ class IndexBackward0(Node):
         return self.indices_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -1691,7 +1795,7 @@ class IndexPutBackward0(Node):
     """Backward of ``index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:75)."""
 
     __slots__ = ('values_', 'indices_', 'accumulate_')
-    _saved_names = ('values_',)
+    _tensor_slots = ('values_',)
     _inputs = ('self', 'values')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1710,6 +1814,10 @@ class IndexPutBackward0(Node):
     @property
     def _saved_values(self):
         return _unpack(self, self.values_, 'IndexPutBackward0')
+
+    @property
+    def _raw_saved_values(self):
+        return _raw(self.values_)
 
     @property
     def _saved_indices(self):
@@ -1732,7 +1840,7 @@ class IndexPutImplBackward0(Node):
     """Backward of ``_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor(a!)`` (glasstorch/_ops/derivatives/index.yaml:80)."""
 
     __slots__ = ('values_', 'indices_', 'accumulate_')
-    _saved_names = ('values_',)
+    _tensor_slots = ('values_',)
     _inputs = ('self', 'values')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1751,6 +1859,10 @@ class IndexPutImplBackward0(Node):
     @property
     def _saved_values(self):
         return _unpack(self, self.values_, 'IndexPutImplBackward0')
+
+    @property
+    def _raw_saved_values(self):
+        return _raw(self.values_)
 
     @property
     def _saved_indices(self):
@@ -1773,7 +1885,7 @@ class MmBackward0(Node):
     """Backward of ``mm(Tensor self, Tensor mat2) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:4)."""
 
     __slots__ = ('self_', 'mat2_')
-    _saved_names = ('self_', 'mat2_')
+    _tensor_slots = ('self_', 'mat2_')
     _inputs = ('self', 'mat2')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1793,8 +1905,16 @@ class MmBackward0(Node):
         return _unpack(self, self.self_, 'MmBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_mat2(self):
         return _unpack(self, self.mat2_, 'MmBackward0')
+
+    @property
+    def _raw_saved_mat2(self):
+        return _raw(self.mat2_)
 
 
 def _BmmBackward0_0(grad, grads, self, mat2):
@@ -1809,7 +1929,7 @@ class BmmBackward0(Node):
     """Backward of ``bmm(Tensor self, Tensor mat2) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:8)."""
 
     __slots__ = ('self_', 'mat2_')
-    _saved_names = ('self_', 'mat2_')
+    _tensor_slots = ('self_', 'mat2_')
     _inputs = ('self', 'mat2')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1829,8 +1949,16 @@ class BmmBackward0(Node):
         return _unpack(self, self.self_, 'BmmBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_mat2(self):
         return _unpack(self, self.mat2_, 'BmmBackward0')
+
+    @property
+    def _raw_saved_mat2(self):
+        return _raw(self.mat2_)
 
 
 def _AddmmBackward0_0(grad, grads, mat1, mat2, beta, alpha):
@@ -1849,7 +1977,7 @@ class AddmmBackward0(Node):
     """Backward of ``addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:12)."""
 
     __slots__ = ('mat1_', 'mat2_', 'beta_', 'alpha_')
-    _saved_names = ('mat1_', 'mat2_')
+    _tensor_slots = ('mat1_', 'mat2_')
     _inputs = ('self', 'mat1', 'mat2')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1873,8 +2001,16 @@ class AddmmBackward0(Node):
         return _unpack(self, self.mat1_, 'AddmmBackward0')
 
     @property
+    def _raw_saved_mat1(self):
+        return _raw(self.mat1_)
+
+    @property
     def _saved_mat2(self):
         return _unpack(self, self.mat2_, 'AddmmBackward0')
+
+    @property
+    def _raw_saved_mat2(self):
+        return _raw(self.mat2_)
 
     @property
     def _saved_beta(self):
@@ -1901,7 +2037,7 @@ class BaddbmmBackward0(Node):
     """Backward of ``baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:17)."""
 
     __slots__ = ('batch1_', 'batch2_', 'beta_', 'alpha_')
-    _saved_names = ('batch1_', 'batch2_')
+    _tensor_slots = ('batch1_', 'batch2_')
     _inputs = ('self', 'batch1', 'batch2')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1925,8 +2061,16 @@ class BaddbmmBackward0(Node):
         return _unpack(self, self.batch1_, 'BaddbmmBackward0')
 
     @property
+    def _raw_saved_batch1(self):
+        return _raw(self.batch1_)
+
+    @property
     def _saved_batch2(self):
         return _unpack(self, self.batch2_, 'BaddbmmBackward0')
+
+    @property
+    def _raw_saved_batch2(self):
+        return _raw(self.batch2_)
 
     @property
     def _saved_beta(self):
@@ -1953,7 +2097,7 @@ class AddbmmBackward0(Node):
     """Backward of ``addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:22)."""
 
     __slots__ = ('batch1_', 'batch2_', 'beta_', 'alpha_', 'batch1_sizes_', 'batch2_sizes_')
-    _saved_names = ('batch1_', 'batch2_')
+    _tensor_slots = ('batch1_', 'batch2_')
     _inputs = ('self', 'batch1', 'batch2')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -1979,8 +2123,16 @@ class AddbmmBackward0(Node):
         return _unpack(self, self.batch1_, 'AddbmmBackward0')
 
     @property
+    def _raw_saved_batch1(self):
+        return _raw(self.batch1_)
+
+    @property
     def _saved_batch2(self):
         return _unpack(self, self.batch2_, 'AddbmmBackward0')
+
+    @property
+    def _raw_saved_batch2(self):
+        return _raw(self.batch2_)
 
     @property
     def _saved_beta(self):
@@ -1991,11 +2143,11 @@ class AddbmmBackward0(Node):
         return self.alpha_
 
     @property
-    def _saved_batch1_sizes(self):
+    def _saved_batch1_sym_sizes(self):
         return self.batch1_sizes_
 
     @property
-    def _saved_batch2_sizes(self):
+    def _saved_batch2_sym_sizes(self):
         return self.batch2_sizes_
 
 
@@ -2015,7 +2167,7 @@ class AddmvBackward0(Node):
     """Backward of ``addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:27)."""
 
     __slots__ = ('mat_', 'vec_', 'beta_', 'alpha_')
-    _saved_names = ('mat_', 'vec_')
+    _tensor_slots = ('mat_', 'vec_')
     _inputs = ('self', 'mat', 'vec')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2039,8 +2191,16 @@ class AddmvBackward0(Node):
         return _unpack(self, self.mat_, 'AddmvBackward0')
 
     @property
+    def _raw_saved_mat(self):
+        return _raw(self.mat_)
+
+    @property
     def _saved_vec(self):
         return _unpack(self, self.vec_, 'AddmvBackward0')
+
+    @property
+    def _raw_saved_vec(self):
+        return _raw(self.vec_)
 
     @property
     def _saved_beta(self):
@@ -2063,7 +2223,7 @@ class MvBackward0(Node):
     """Backward of ``mv(Tensor self, Tensor vec) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:32)."""
 
     __slots__ = ('self_', 'vec_')
-    _saved_names = ('self_', 'vec_')
+    _tensor_slots = ('self_', 'vec_')
     _inputs = ('self', 'vec')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2083,8 +2243,16 @@ class MvBackward0(Node):
         return _unpack(self, self.self_, 'MvBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_vec(self):
         return _unpack(self, self.vec_, 'MvBackward0')
+
+    @property
+    def _raw_saved_vec(self):
+        return _raw(self.vec_)
 
 
 def _DotBackward0_0(grad, grads, self, tensor):
@@ -2099,7 +2267,7 @@ class DotBackward0(Node):
     """Backward of ``dot(Tensor self, Tensor tensor) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:36)."""
 
     __slots__ = ('self_', 'tensor_')
-    _saved_names = ('self_', 'tensor_')
+    _tensor_slots = ('self_', 'tensor_')
     _inputs = ('self', 'tensor')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2119,8 +2287,16 @@ class DotBackward0(Node):
         return _unpack(self, self.self_, 'DotBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_tensor(self):
         return _unpack(self, self.tensor_, 'DotBackward0')
+
+    @property
+    def _raw_saved_tensor(self):
+        return _raw(self.tensor_)
 
 
 def _VdotBackward0_0(grad, grads, self, other):
@@ -2135,7 +2311,7 @@ class VdotBackward0(Node):
     """Backward of ``vdot(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:40)."""
 
     __slots__ = ('self_', 'other_')
-    _saved_names = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2155,8 +2331,16 @@ class VdotBackward0(Node):
         return _unpack(self, self.self_, 'VdotBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_other(self):
         return _unpack(self, self.other_, 'VdotBackward0')
+
+    @property
+    def _raw_saved_other(self):
+        return _raw(self.other_)
 
 
 def _LinalgSvdBackward0_0(grad, grads, full_matrices, compute_uv, result):
@@ -2167,7 +2351,7 @@ class LinalgSvdBackward0(Node):
     """Backward of ``_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)`` (glasstorch/_ops/derivatives/linalg.yaml:45)."""
 
     __slots__ = ('full_matrices_', 'compute_uv_', 'result_')
-    _saved_names = ('result_',)
+    _tensor_slots = ('result_',)
     _inputs = ('A',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2186,12 +2370,24 @@ class LinalgSvdBackward0(Node):
         return wrap_saved(self.result_[0], 'LinalgSvdBackward0')
 
     @property
+    def _raw_saved_U(self):
+        return _raw(self.result_[0])
+
+    @property
     def _saved_S(self):
         return wrap_saved(self.result_[1], 'LinalgSvdBackward0')
 
     @property
+    def _raw_saved_S(self):
+        return _raw(self.result_[1])
+
+    @property
     def _saved_Vh(self):
         return wrap_saved(self.result_[2], 'LinalgSvdBackward0')
+
+    @property
+    def _raw_saved_Vh(self):
+        return _raw(self.result_[2])
 
     @property
     def _saved_full_matrices(self):
@@ -2210,7 +2406,7 @@ class NllLossBackward0(Node):
     """Backward of ``nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)`` (glasstorch/_ops/derivatives/loss.yaml:5)."""
 
     __slots__ = ('self_', 'target_', 'weight_', 'reduction_', 'ignore_index_', 'result_')
-    _saved_names = ('self_', 'target_', 'weight_', 'result_')
+    _tensor_slots = ('self_', 'target_', 'weight_', 'result_')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2232,16 +2428,32 @@ class NllLossBackward0(Node):
         return _unpack(self, self.self_, 'NllLossBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_target(self):
         return _unpack(self, self.target_, 'NllLossBackward0')
+
+    @property
+    def _raw_saved_target(self):
+        return _raw(self.target_)
 
     @property
     def _saved_weight(self):
         return _unpack(self, self.weight_, 'NllLossBackward0')
 
     @property
+    def _raw_saved_weight(self):
+        return _raw(self.weight_)
+
+    @property
     def _saved_total_weight(self):
         return wrap_saved(self.result_[1], 'NllLossBackward0')
+
+    @property
+    def _raw_saved_total_weight(self):
+        return _raw(self.result_[1])
 
     @property
     def _saved_reduction(self):
@@ -2260,7 +2472,7 @@ class NllLoss2DBackward0(Node):
     """Backward of ``nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)`` (glasstorch/_ops/derivatives/loss.yaml:10)."""
 
     __slots__ = ('self_', 'target_', 'weight_', 'reduction_', 'ignore_index_', 'result_')
-    _saved_names = ('self_', 'target_', 'weight_', 'result_')
+    _tensor_slots = ('self_', 'target_', 'weight_', 'result_')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2282,16 +2494,32 @@ class NllLoss2DBackward0(Node):
         return _unpack(self, self.self_, 'NllLoss2DBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_target(self):
         return _unpack(self, self.target_, 'NllLoss2DBackward0')
+
+    @property
+    def _raw_saved_target(self):
+        return _raw(self.target_)
 
     @property
     def _saved_weight(self):
         return _unpack(self, self.weight_, 'NllLoss2DBackward0')
 
     @property
+    def _raw_saved_weight(self):
+        return _raw(self.weight_)
+
+    @property
     def _saved_total_weight(self):
         return wrap_saved(self.result_[1], 'NllLoss2DBackward0')
+
+    @property
+    def _raw_saved_total_weight(self):
+        return _raw(self.result_[1])
 
     @property
     def _saved_reduction(self):
@@ -2314,7 +2542,7 @@ class MseLossBackward0(Node):
     """Backward of ``mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:15)."""
 
     __slots__ = ('self_', 'target_', 'reduction_')
-    _saved_names = ('self_', 'target_')
+    _tensor_slots = ('self_', 'target_')
     _inputs = ('self', 'target')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2335,8 +2563,16 @@ class MseLossBackward0(Node):
         return _unpack(self, self.self_, 'MseLossBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_target(self):
         return _unpack(self, self.target_, 'MseLossBackward0')
+
+    @property
+    def _raw_saved_target(self):
+        return _raw(self.target_)
 
     @property
     def _saved_reduction(self):
@@ -2355,7 +2591,7 @@ class SmoothL1LossBackward0(Node):
     """Backward of ``smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:19)."""
 
     __slots__ = ('self_', 'target_', 'reduction_', 'beta_')
-    _saved_names = ('self_', 'target_')
+    _tensor_slots = ('self_', 'target_')
     _inputs = ('self', 'target')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2377,8 +2613,16 @@ class SmoothL1LossBackward0(Node):
         return _unpack(self, self.self_, 'SmoothL1LossBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_target(self):
         return _unpack(self, self.target_, 'SmoothL1LossBackward0')
+
+    @property
+    def _raw_saved_target(self):
+        return _raw(self.target_)
 
     @property
     def _saved_reduction(self):
@@ -2401,7 +2645,7 @@ class HuberLossBackward0(Node):
     """Backward of ``huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:23)."""
 
     __slots__ = ('self_', 'target_', 'reduction_', 'delta_')
-    _saved_names = ('self_', 'target_')
+    _tensor_slots = ('self_', 'target_')
     _inputs = ('self', 'target')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2423,8 +2667,16 @@ class HuberLossBackward0(Node):
         return _unpack(self, self.self_, 'HuberLossBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_target(self):
         return _unpack(self, self.target_, 'HuberLossBackward0')
+
+    @property
+    def _raw_saved_target(self):
+        return _raw(self.target_)
 
     @property
     def _saved_reduction(self):
@@ -2447,7 +2699,7 @@ class BinaryCrossEntropyBackward0(Node):
     """Backward of ``binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:27)."""
 
     __slots__ = ('self_', 'target_', 'weight_', 'reduction_')
-    _saved_names = ('self_', 'target_', 'weight_')
+    _tensor_slots = ('self_', 'target_', 'weight_')
     _inputs = ('self', 'target')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2469,12 +2721,24 @@ class BinaryCrossEntropyBackward0(Node):
         return _unpack(self, self.self_, 'BinaryCrossEntropyBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_target(self):
         return _unpack(self, self.target_, 'BinaryCrossEntropyBackward0')
 
     @property
+    def _raw_saved_target(self):
+        return _raw(self.target_)
+
+    @property
     def _saved_weight(self):
         return _unpack(self, self.weight_, 'BinaryCrossEntropyBackward0')
+
+    @property
+    def _raw_saved_weight(self):
+        return _raw(self.weight_)
 
     @property
     def _saved_reduction(self):
@@ -2493,7 +2757,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
     """Backward of ``binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:31)."""
 
     __slots__ = ('self_', 'target_', 'weight_', 'pos_weight_', 'reduction_')
-    _saved_names = ('self_', 'target_', 'weight_', 'pos_weight_')
+    _tensor_slots = ('self_', 'target_', 'weight_', 'pos_weight_')
     _inputs = ('self', 'target')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2516,16 +2780,32 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         return _unpack(self, self.self_, 'BinaryCrossEntropyWithLogitsBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_target(self):
         return _unpack(self, self.target_, 'BinaryCrossEntropyWithLogitsBackward0')
+
+    @property
+    def _raw_saved_target(self):
+        return _raw(self.target_)
 
     @property
     def _saved_weight(self):
         return _unpack(self, self.weight_, 'BinaryCrossEntropyWithLogitsBackward0')
 
     @property
+    def _raw_saved_weight(self):
+        return _raw(self.weight_)
+
+    @property
     def _saved_pos_weight(self):
         return _unpack(self, self.pos_weight_, 'BinaryCrossEntropyWithLogitsBackward0')
+
+    @property
+    def _raw_saved_pos_weight(self):
+        return _raw(self.pos_weight_)
 
     @property
     def _saved_reduction(self):
@@ -2540,7 +2820,7 @@ class ReluBackward0(Node):
     """Backward of ``relu(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:5)."""
 
     __slots__ = ('result_',)
-    _saved_names = ('result_',)
+    _tensor_slots = ('result_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2556,6 +2836,10 @@ class ReluBackward0(Node):
     def _saved_result(self):
         return wrap_saved(self.result_, 'ReluBackward0')
 
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
+
 
 def _ThresholdBackward0_0(grad, grads, self, threshold):
     return threshold_backward(grad, self, threshold)
@@ -2565,7 +2849,7 @@ class ThresholdBackward0(Node):
     """Backward of ``threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:8)."""
 
     __slots__ = ('self_', 'threshold_')
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2581,6 +2865,10 @@ class ThresholdBackward0(Node):
     @property
     def _saved_self(self):
         return _unpack(self, self.self_, 'ThresholdBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
 
     @property
     def _saved_threshold(self):
@@ -2599,7 +2887,7 @@ class ThresholdBackwardBackward0(Node):
     """Backward of ``threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:11)."""
 
     __slots__ = ('self_', 'threshold_')
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('grad_output', 'self')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2619,6 +2907,10 @@ class ThresholdBackwardBackward0(Node):
         return _unpack(self, self.self_, 'ThresholdBackwardBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_threshold(self):
         return self.threshold_
 
@@ -2631,7 +2923,7 @@ class GeluBackward0(Node):
     """Backward of ``gelu(Tensor self, *, str approximate='none') -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:15)."""
 
     __slots__ = ('self_', 'approximate_')
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2647,6 +2939,10 @@ class GeluBackward0(Node):
     @property
     def _saved_self(self):
         return _unpack(self, self.self_, 'GeluBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
 
     @property
     def _saved_approximate(self):
@@ -2665,7 +2961,7 @@ class GeluBackwardBackward0(Node):
     """Backward of ``gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:18)."""
 
     __slots__ = ('grad_output_', 'self_', 'approximate_')
-    _saved_names = ('grad_output_', 'self_')
+    _tensor_slots = ('grad_output_', 'self_')
     _inputs = ('grad_output', 'self')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2686,8 +2982,16 @@ class GeluBackwardBackward0(Node):
         return _unpack(self, self.grad_output_, 'GeluBackwardBackward0')
 
     @property
+    def _raw_saved_grad_output(self):
+        return _raw(self.grad_output_)
+
+    @property
     def _saved_self(self):
         return _unpack(self, self.self_, 'GeluBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
 
     @property
     def _saved_approximate(self):
@@ -2702,7 +3006,7 @@ class SiluBackward0(Node):
     """Backward of ``silu(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:22)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2718,6 +3022,10 @@ class SiluBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'SiluBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _MishBackward0_0(grad, grads, self):
     return mish_backward(grad, self)
@@ -2727,7 +3035,7 @@ class MishBackward0(Node):
     """Backward of ``mish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:25)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2743,6 +3051,10 @@ class MishBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'MishBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _SoftplusBackward0_0(grad, grads, self, beta, threshold):
     return softplus_backward(grad, self, beta, threshold)
@@ -2752,7 +3064,7 @@ class SoftplusBackward0(Node):
     """Backward of ``softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:28)."""
 
     __slots__ = ('self_', 'beta_', 'threshold_')
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2771,6 +3083,10 @@ class SoftplusBackward0(Node):
         return _unpack(self, self.self_, 'SoftplusBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_beta(self):
         return self.beta_
 
@@ -2787,7 +3103,7 @@ class EluBackward0(Node):
     """Backward of ``elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:31)."""
 
     __slots__ = ('self_', 'alpha_', 'scale_', 'input_scale_')
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2805,6 +3121,10 @@ class EluBackward0(Node):
     @property
     def _saved_self(self):
         return _unpack(self, self.self_, 'EluBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
 
     @property
     def _saved_alpha(self):
@@ -2827,7 +3147,7 @@ class CeluBackward0(Node):
     """Backward of ``celu(Tensor self, Scalar alpha=1.0) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:34)."""
 
     __slots__ = ('self_', 'alpha_')
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2845,6 +3165,10 @@ class CeluBackward0(Node):
         return _unpack(self, self.self_, 'CeluBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_alpha(self):
         return self.alpha_
 
@@ -2857,7 +3181,7 @@ class LeakyReluBackward0(Node):
     """Backward of ``leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:37)."""
 
     __slots__ = ('self_', 'negative_slope_')
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2873,6 +3197,10 @@ class LeakyReluBackward0(Node):
     @property
     def _saved_self(self):
         return _unpack(self, self.self_, 'LeakyReluBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
 
     @property
     def _saved_negative_slope(self):
@@ -2891,7 +3219,7 @@ class LeakyReluBackwardBackward0(Node):
     """Backward of ``leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:40)."""
 
     __slots__ = ('self_', 'negative_slope_')
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('grad_output', 'self')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2911,6 +3239,10 @@ class LeakyReluBackwardBackward0(Node):
         return _unpack(self, self.self_, 'LeakyReluBackwardBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_negative_slope(self):
         return self.negative_slope_
 
@@ -2923,7 +3255,7 @@ class HardtanhBackward0(Node):
     """Backward of ``hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:44)."""
 
     __slots__ = ('self_', 'min_val_', 'max_val_')
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2940,6 +3272,10 @@ class HardtanhBackward0(Node):
     @property
     def _saved_self(self):
         return _unpack(self, self.self_, 'HardtanhBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
 
     @property
     def _saved_min_val(self):
@@ -2962,7 +3298,7 @@ class HardtanhBackwardBackward0(Node):
     """Backward of ``hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:47)."""
 
     __slots__ = ('self_', 'min_val_', 'max_val_')
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('grad_output', 'self')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -2983,6 +3319,10 @@ class HardtanhBackwardBackward0(Node):
         return _unpack(self, self.self_, 'HardtanhBackwardBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_min_val(self):
         return self.min_val_
 
@@ -2999,7 +3339,7 @@ class HardsigmoidBackward0(Node):
     """Backward of ``hardsigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:53)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3015,6 +3355,10 @@ class HardsigmoidBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'HardsigmoidBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _HardswishBackward0_0(grad, grads, self):
     return hardswish_backward(grad, self)
@@ -3024,7 +3368,7 @@ class HardswishBackward0(Node):
     """Backward of ``hardswish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:56)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3040,6 +3384,10 @@ class HardswishBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'HardswishBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _LogSigmoidBackward0_0(grad, grads, self):
     return log_sigmoid_backward(grad, self)
@@ -3049,7 +3397,7 @@ class LogSigmoidBackward0(Node):
     """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:59)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3065,6 +3413,10 @@ class LogSigmoidBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'LogSigmoidBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _GluBackward0_0(grad, grads, self, dim):
     return glu_backward(grad, self, dim)
@@ -3074,7 +3426,7 @@ class GluBackward0(Node):
     """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:63)."""
 
     __slots__ = ('self_', 'dim_')
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3092,6 +3444,10 @@ class GluBackward0(Node):
         return _unpack(self, self.self_, 'GluBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_dim(self):
         return self.dim_
 
@@ -3104,7 +3460,7 @@ class SoftmaxBackward0(Node):
     """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:66)."""
 
     __slots__ = ('dim_', 'result_')
-    _saved_names = ('result_',)
+    _tensor_slots = ('result_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3122,6 +3478,10 @@ class SoftmaxBackward0(Node):
         return wrap_saved(self.result_, 'SoftmaxBackward0')
 
     @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
+
+    @property
     def _saved_dim(self):
         return self.dim_
 
@@ -3134,7 +3494,7 @@ class LogSoftmaxBackward0(Node):
     """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:69)."""
 
     __slots__ = ('dim_', 'result_')
-    _saved_names = ('result_',)
+    _tensor_slots = ('result_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3152,6 +3512,10 @@ class LogSoftmaxBackward0(Node):
         return wrap_saved(self.result_, 'LogSoftmaxBackward0')
 
     @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
+
+    @property
     def _saved_dim(self):
         return self.dim_
 
@@ -3164,7 +3528,7 @@ class NativeLayerNormBackward0(Node):
     """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:72)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'normalized_shape_', 'eps_', 'result_')
-    _saved_names = ('input_', 'weight_', 'bias_', 'result_')
+    _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
     _inputs = ('input', 'weight', 'bias')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3189,20 +3553,40 @@ class NativeLayerNormBackward0(Node):
         return _unpack(self, self.input_, 'NativeLayerNormBackward0')
 
     @property
+    def _raw_saved_input(self):
+        return _raw(self.input_)
+
+    @property
     def _saved_weight(self):
         return _unpack(self, self.weight_, 'NativeLayerNormBackward0')
+
+    @property
+    def _raw_saved_weight(self):
+        return _raw(self.weight_)
 
     @property
     def _saved_bias(self):
         return _unpack(self, self.bias_, 'NativeLayerNormBackward0')
 
     @property
+    def _raw_saved_bias(self):
+        return _raw(self.bias_)
+
+    @property
     def _saved_result1(self):
         return wrap_saved(self.result_[1], 'NativeLayerNormBackward0')
 
     @property
+    def _raw_saved_result1(self):
+        return _raw(self.result_[1])
+
+    @property
     def _saved_result2(self):
         return wrap_saved(self.result_[2], 'NativeLayerNormBackward0')
+
+    @property
+    def _raw_saved_result2(self):
+        return _raw(self.result_[2])
 
     @property
     def _saved_normalized_shape(self):
@@ -3221,7 +3605,7 @@ class FusedRmsNormBackward0(Node):
     """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:76)."""
 
     __slots__ = ('input_', 'weight_', 'normalized_shape_', 'result_')
-    _saved_names = ('input_', 'weight_', 'result_')
+    _tensor_slots = ('input_', 'weight_', 'result_')
     _inputs = ('input', 'weight')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3243,12 +3627,24 @@ class FusedRmsNormBackward0(Node):
         return _unpack(self, self.input_, 'FusedRmsNormBackward0')
 
     @property
+    def _raw_saved_input(self):
+        return _raw(self.input_)
+
+    @property
     def _saved_weight(self):
         return _unpack(self, self.weight_, 'FusedRmsNormBackward0')
 
     @property
+    def _raw_saved_weight(self):
+        return _raw(self.weight_)
+
+    @property
     def _saved_result1(self):
         return wrap_saved(self.result_[1], 'FusedRmsNormBackward0')
+
+    @property
+    def _raw_saved_result1(self):
+        return _raw(self.result_[1])
 
     @property
     def _saved_normalized_shape(self):
@@ -3263,7 +3659,7 @@ class NativeBatchNormBackward0(Node):
     """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:79)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
-    _saved_names = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
+    _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
     _inputs = ('input', 'weight', 'bias')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3290,28 +3686,56 @@ class NativeBatchNormBackward0(Node):
         return _unpack(self, self.input_, 'NativeBatchNormBackward0')
 
     @property
+    def _raw_saved_input(self):
+        return _raw(self.input_)
+
+    @property
     def _saved_weight(self):
         return _unpack(self, self.weight_, 'NativeBatchNormBackward0')
+
+    @property
+    def _raw_saved_weight(self):
+        return _raw(self.weight_)
 
     @property
     def _saved_bias(self):
         return _unpack(self, self.bias_, 'NativeBatchNormBackward0')
 
     @property
+    def _raw_saved_bias(self):
+        return _raw(self.bias_)
+
+    @property
     def _saved_running_mean(self):
         return _unpack(self, self.running_mean_, 'NativeBatchNormBackward0')
+
+    @property
+    def _raw_saved_running_mean(self):
+        return _raw(self.running_mean_)
 
     @property
     def _saved_running_var(self):
         return _unpack(self, self.running_var_, 'NativeBatchNormBackward0')
 
     @property
+    def _raw_saved_running_var(self):
+        return _raw(self.running_var_)
+
+    @property
     def _saved_result1(self):
         return wrap_saved(self.result_[1], 'NativeBatchNormBackward0')
 
     @property
+    def _raw_saved_result1(self):
+        return _raw(self.result_[1])
+
+    @property
     def _saved_result2(self):
         return wrap_saved(self.result_[2], 'NativeBatchNormBackward0')
+
+    @property
+    def _raw_saved_result2(self):
+        return _raw(self.result_[2])
 
     @property
     def _saved_training(self):
@@ -3330,7 +3754,7 @@ class NativeBatchNormLegitBackward0(Node):
     """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:83)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
-    _saved_names = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
+    _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
     _inputs = ('input', 'weight', 'bias')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3357,28 +3781,56 @@ class NativeBatchNormLegitBackward0(Node):
         return _unpack(self, self.input_, 'NativeBatchNormLegitBackward0')
 
     @property
+    def _raw_saved_input(self):
+        return _raw(self.input_)
+
+    @property
     def _saved_weight(self):
         return _unpack(self, self.weight_, 'NativeBatchNormLegitBackward0')
+
+    @property
+    def _raw_saved_weight(self):
+        return _raw(self.weight_)
 
     @property
     def _saved_bias(self):
         return _unpack(self, self.bias_, 'NativeBatchNormLegitBackward0')
 
     @property
+    def _raw_saved_bias(self):
+        return _raw(self.bias_)
+
+    @property
     def _saved_running_mean(self):
         return _unpack(self, self.running_mean_, 'NativeBatchNormLegitBackward0')
+
+    @property
+    def _raw_saved_running_mean(self):
+        return _raw(self.running_mean_)
 
     @property
     def _saved_running_var(self):
         return _unpack(self, self.running_var_, 'NativeBatchNormLegitBackward0')
 
     @property
+    def _raw_saved_running_var(self):
+        return _raw(self.running_var_)
+
+    @property
     def _saved_result1(self):
         return wrap_saved(self.result_[1], 'NativeBatchNormLegitBackward0')
 
     @property
+    def _raw_saved_result1(self):
+        return _raw(self.result_[1])
+
+    @property
     def _saved_result2(self):
         return wrap_saved(self.result_[2], 'NativeBatchNormLegitBackward0')
+
+    @property
+    def _raw_saved_result2(self):
+        return _raw(self.result_[2])
 
     @property
     def _saved_training(self):
@@ -3397,7 +3849,7 @@ class NativeBatchNormLegitBackward1(Node):
     """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:87)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'training_', 'eps_', 'result_')
-    _saved_names = ('input_', 'weight_', 'bias_', 'result_')
+    _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
     _inputs = ('input', 'weight', 'bias')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3422,20 +3874,40 @@ class NativeBatchNormLegitBackward1(Node):
         return _unpack(self, self.input_, 'NativeBatchNormLegitBackward1')
 
     @property
+    def _raw_saved_input(self):
+        return _raw(self.input_)
+
+    @property
     def _saved_weight(self):
         return _unpack(self, self.weight_, 'NativeBatchNormLegitBackward1')
+
+    @property
+    def _raw_saved_weight(self):
+        return _raw(self.weight_)
 
     @property
     def _saved_bias(self):
         return _unpack(self, self.bias_, 'NativeBatchNormLegitBackward1')
 
     @property
+    def _raw_saved_bias(self):
+        return _raw(self.bias_)
+
+    @property
     def _saved_result1(self):
         return wrap_saved(self.result_[1], 'NativeBatchNormLegitBackward1')
 
     @property
+    def _raw_saved_result1(self):
+        return _raw(self.result_[1])
+
+    @property
     def _saved_result2(self):
         return wrap_saved(self.result_[2], 'NativeBatchNormLegitBackward1')
+
+    @property
+    def _raw_saved_result2(self):
+        return _raw(self.result_[2])
 
     @property
     def _saved_training(self):
@@ -3454,7 +3926,7 @@ class NativeBatchNormLegitNoTrainingBackward0(Node):
     """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:91)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
-    _saved_names = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
+    _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
     _inputs = ('input', 'weight', 'bias')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3480,28 +3952,56 @@ class NativeBatchNormLegitNoTrainingBackward0(Node):
         return _unpack(self, self.input_, 'NativeBatchNormLegitNoTrainingBackward0')
 
     @property
+    def _raw_saved_input(self):
+        return _raw(self.input_)
+
+    @property
     def _saved_weight(self):
         return _unpack(self, self.weight_, 'NativeBatchNormLegitNoTrainingBackward0')
+
+    @property
+    def _raw_saved_weight(self):
+        return _raw(self.weight_)
 
     @property
     def _saved_bias(self):
         return _unpack(self, self.bias_, 'NativeBatchNormLegitNoTrainingBackward0')
 
     @property
+    def _raw_saved_bias(self):
+        return _raw(self.bias_)
+
+    @property
     def _saved_running_mean(self):
         return _unpack(self, self.running_mean_, 'NativeBatchNormLegitNoTrainingBackward0')
+
+    @property
+    def _raw_saved_running_mean(self):
+        return _raw(self.running_mean_)
 
     @property
     def _saved_running_var(self):
         return _unpack(self, self.running_var_, 'NativeBatchNormLegitNoTrainingBackward0')
 
     @property
+    def _raw_saved_running_var(self):
+        return _raw(self.running_var_)
+
+    @property
     def _saved_result1(self):
         return wrap_saved(self.result_[1], 'NativeBatchNormLegitNoTrainingBackward0')
 
     @property
+    def _raw_saved_result1(self):
+        return _raw(self.result_[1])
+
+    @property
     def _saved_result2(self):
         return wrap_saved(self.result_[2], 'NativeBatchNormLegitNoTrainingBackward0')
+
+    @property
+    def _raw_saved_result2(self):
+        return _raw(self.result_[2])
 
     @property
     def _saved_eps(self):
@@ -3516,7 +4016,7 @@ class NativeGroupNormBackward0(Node):
     """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:95)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'N_', 'C_', 'HxW_', 'group_', 'result_')
-    _saved_names = ('input_', 'weight_', 'bias_', 'result_')
+    _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
     _inputs = ('input', 'weight', 'bias')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3543,20 +4043,40 @@ class NativeGroupNormBackward0(Node):
         return _unpack(self, self.input_, 'NativeGroupNormBackward0')
 
     @property
+    def _raw_saved_input(self):
+        return _raw(self.input_)
+
+    @property
     def _saved_weight(self):
         return _unpack(self, self.weight_, 'NativeGroupNormBackward0')
+
+    @property
+    def _raw_saved_weight(self):
+        return _raw(self.weight_)
 
     @property
     def _saved_bias(self):
         return _unpack(self, self.bias_, 'NativeGroupNormBackward0')
 
     @property
+    def _raw_saved_bias(self):
+        return _raw(self.bias_)
+
+    @property
     def _saved_result1(self):
         return wrap_saved(self.result_[1], 'NativeGroupNormBackward0')
 
     @property
+    def _raw_saved_result1(self):
+        return _raw(self.result_[1])
+
+    @property
     def _saved_result2(self):
         return wrap_saved(self.result_[2], 'NativeGroupNormBackward0')
+
+    @property
+    def _raw_saved_result2(self):
+        return _raw(self.result_[2])
 
     @property
     def _saved_N(self):
@@ -3583,7 +4103,7 @@ class NativeDropoutBackward0(Node):
     """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:98)."""
 
     __slots__ = ('p_', 'train_', 'result_')
-    _saved_names = ('result_',)
+    _tensor_slots = ('result_',)
     _inputs = ('input',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3602,6 +4122,10 @@ class NativeDropoutBackward0(Node):
         return wrap_saved(self.result_[1], 'NativeDropoutBackward0')
 
     @property
+    def _raw_saved_result1(self):
+        return _raw(self.result_[1])
+
+    @property
     def _saved_p(self):
         return self.p_
 
@@ -3618,7 +4142,7 @@ class EmbeddingBackward0(Node):
     """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:102)."""
 
     __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'weight_sizes_')
-    _saved_names = ('indices_',)
+    _tensor_slots = ('indices_',)
     _inputs = ('weight',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3638,6 +4162,10 @@ class EmbeddingBackward0(Node):
         return _unpack(self, self.indices_, 'EmbeddingBackward0')
 
     @property
+    def _raw_saved_indices(self):
+        return _raw(self.indices_)
+
+    @property
     def _saved_padding_idx(self):
         return self.padding_idx_
 
@@ -3646,7 +4174,7 @@ class EmbeddingBackward0(Node):
         return self.scale_grad_by_freq_
 
     @property
-    def _saved_weight_sizes(self):
+    def _saved_weight_sym_sizes(self):
         return self.weight_sizes_
 
 
@@ -3658,7 +4186,7 @@ class EmbeddingRenormBackward0(Node):
     """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:108)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3678,7 +4206,7 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
     """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:112)."""
 
     __slots__ = ('query_', 'key_', 'value_', 'attn_mask_', 'dropout_p_', 'is_causal_', 'scale_', 'result_')
-    _saved_names = ('query_', 'key_', 'value_', 'attn_mask_', 'result_')
+    _tensor_slots = ('query_', 'key_', 'value_', 'attn_mask_', 'result_')
     _inputs = ('query', 'key', 'value')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3705,20 +4233,40 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
         return _unpack(self, self.query_, 'ScaledDotProductFlashAttentionForCpuBackward0')
 
     @property
+    def _raw_saved_query(self):
+        return _raw(self.query_)
+
+    @property
     def _saved_key(self):
         return _unpack(self, self.key_, 'ScaledDotProductFlashAttentionForCpuBackward0')
+
+    @property
+    def _raw_saved_key(self):
+        return _raw(self.key_)
 
     @property
     def _saved_value(self):
         return _unpack(self, self.value_, 'ScaledDotProductFlashAttentionForCpuBackward0')
 
     @property
+    def _raw_saved_value(self):
+        return _raw(self.value_)
+
+    @property
     def _saved_attn_mask(self):
         return _unpack(self, self.attn_mask_, 'ScaledDotProductFlashAttentionForCpuBackward0')
 
     @property
+    def _raw_saved_attn_mask(self):
+        return _raw(self.attn_mask_)
+
+    @property
     def _saved_logsumexp(self):
         return wrap_saved(self.result_[1], 'ScaledDotProductFlashAttentionForCpuBackward0')
+
+    @property
+    def _raw_saved_logsumexp(self):
+        return _raw(self.result_[1])
 
     @property
     def _saved_dropout_p(self):
@@ -3745,7 +4293,7 @@ class AddBackward0(Node):
     """Backward of ``add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:6)."""
 
     __slots__ = ('alpha_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3772,7 +4320,7 @@ class AddBackward1(Node):
     """Backward of ``add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:10)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3796,7 +4344,7 @@ class SubBackward0(Node):
     """Backward of ``sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:13)."""
 
     __slots__ = ('alpha_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3823,7 +4371,7 @@ class SubBackward1(Node):
     """Backward of ``sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:17)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3847,7 +4395,7 @@ class RsubBackward0(Node):
     """Backward of ``rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:20)."""
 
     __slots__ = ('alpha_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3874,7 +4422,7 @@ class RsubBackward1(Node):
     """Backward of ``rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:24)."""
 
     __slots__ = ('alpha_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3903,7 +4451,7 @@ class MulBackward0(Node):
     """Backward of ``mul.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:27)."""
 
     __slots__ = ('self_', 'other_')
-    _saved_names = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3923,8 +4471,16 @@ class MulBackward0(Node):
         return _unpack(self, self.self_, 'MulBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_other(self):
         return _unpack(self, self.other_, 'MulBackward0')
+
+    @property
+    def _raw_saved_other(self):
+        return _raw(self.other_)
 
 
 def _MulBackward1_0(grad, grads, other):
@@ -3935,7 +4491,7 @@ class MulBackward1(Node):
     """Backward of ``mul.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:31)."""
 
     __slots__ = ('other_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3964,7 +4520,7 @@ class DivBackward0(Node):
     """Backward of ``div.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:34)."""
 
     __slots__ = ('self_', 'other_')
-    _saved_names = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -3984,8 +4540,16 @@ class DivBackward0(Node):
         return _unpack(self, self.self_, 'DivBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_other(self):
         return _unpack(self, self.other_, 'DivBackward0')
+
+    @property
+    def _raw_saved_other(self):
+        return _raw(self.other_)
 
 
 def _DivBackward1_0(grad, grads, other):
@@ -3996,7 +4560,7 @@ class DivBackward1(Node):
     """Backward of ``div.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:38)."""
 
     __slots__ = ('other_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4025,7 +4589,7 @@ class DivBackward2(Node):
     """Backward of ``div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:41)."""
 
     __slots__ = ('self_', 'other_', 'rounding_mode_')
-    _saved_names = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4046,8 +4610,16 @@ class DivBackward2(Node):
         return _unpack(self, self.self_, 'DivBackward2')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_other(self):
         return _unpack(self, self.other_, 'DivBackward2')
+
+    @property
+    def _raw_saved_other(self):
+        return _raw(self.other_)
 
     @property
     def _saved_rounding_mode(self):
@@ -4062,7 +4634,7 @@ class DivBackward3(Node):
     """Backward of ``div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:45)."""
 
     __slots__ = ('other_', 'rounding_mode_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4092,7 +4664,7 @@ class RemainderBackward0(Node):
     """Backward of ``remainder.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:48)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4116,7 +4688,7 @@ class RemainderBackward1(Node):
     """Backward of ``remainder.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:51)."""
 
     __slots__ = ('self_', 'other_')
-    _saved_names = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4136,8 +4708,16 @@ class RemainderBackward1(Node):
         return _unpack(self, self.self_, 'RemainderBackward1')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_other(self):
         return _unpack(self, self.other_, 'RemainderBackward1')
+
+    @property
+    def _raw_saved_other(self):
+        return _raw(self.other_)
 
 
 def _FmodBackward0_0(grad, grads):
@@ -4148,7 +4728,7 @@ class FmodBackward0(Node):
     """Backward of ``fmod.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:55)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4172,7 +4752,7 @@ class FmodBackward1(Node):
     """Backward of ``fmod.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:58)."""
 
     __slots__ = ('self_', 'other_')
-    _saved_names = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4192,8 +4772,16 @@ class FmodBackward1(Node):
         return _unpack(self, self.self_, 'FmodBackward1')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_other(self):
         return _unpack(self, self.other_, 'FmodBackward1')
+
+    @property
+    def _raw_saved_other(self):
+        return _raw(self.other_)
 
 
 def _PowBackward0_0(grad, grads, self, exponent):
@@ -4204,7 +4792,7 @@ class PowBackward0(Node):
     """Backward of ``pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:62)."""
 
     __slots__ = ('self_', 'exponent_')
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4220,6 +4808,10 @@ class PowBackward0(Node):
     @property
     def _saved_self(self):
         return _unpack(self, self.self_, 'PowBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
 
     @property
     def _saved_exponent(self):
@@ -4238,7 +4830,7 @@ class PowBackward1(Node):
     """Backward of ``pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:65)."""
 
     __slots__ = ('self_', 'exponent_', 'result_')
-    _saved_names = ('self_', 'exponent_', 'result_')
+    _tensor_slots = ('self_', 'exponent_', 'result_')
     _inputs = ('self', 'exponent')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4259,12 +4851,24 @@ class PowBackward1(Node):
         return _unpack(self, self.self_, 'PowBackward1')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_exponent(self):
         return _unpack(self, self.exponent_, 'PowBackward1')
 
     @property
+    def _raw_saved_exponent(self):
+        return _raw(self.exponent_)
+
+    @property
     def _saved_result(self):
         return wrap_saved(self.result_, 'PowBackward1')
+
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
 
 
 def _PowBackward2_0(grad, grads, exponent, self, result):
@@ -4275,7 +4879,7 @@ class PowBackward2(Node):
     """Backward of ``pow.Scalar(Scalar self, Tensor exponent) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:69)."""
 
     __slots__ = ('exponent_', 'self_', 'result_')
-    _saved_names = ('exponent_', 'result_')
+    _tensor_slots = ('exponent_', 'result_')
     _inputs = ('exponent',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4294,8 +4898,16 @@ class PowBackward2(Node):
         return _unpack(self, self.exponent_, 'PowBackward2')
 
     @property
+    def _raw_saved_exponent(self):
+        return _raw(self.exponent_)
+
+    @property
     def _saved_result(self):
         return wrap_saved(self.result_, 'PowBackward2')
+
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
 
     @property
     def _saved_self(self):
@@ -4318,7 +4930,7 @@ class AddcmulBackward0(Node):
     """Backward of ``addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:72)."""
 
     __slots__ = ('tensor1_', 'tensor2_', 'value_')
-    _saved_names = ('tensor1_', 'tensor2_')
+    _tensor_slots = ('tensor1_', 'tensor2_')
     _inputs = ('self', 'tensor1', 'tensor2')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4341,8 +4953,16 @@ class AddcmulBackward0(Node):
         return _unpack(self, self.tensor1_, 'AddcmulBackward0')
 
     @property
+    def _raw_saved_tensor1(self):
+        return _raw(self.tensor1_)
+
+    @property
     def _saved_tensor2(self):
         return _unpack(self, self.tensor2_, 'AddcmulBackward0')
+
+    @property
+    def _raw_saved_tensor2(self):
+        return _raw(self.tensor2_)
 
     @property
     def _saved_value(self):
@@ -4365,7 +4985,7 @@ class AddcdivBackward0(Node):
     """Backward of ``addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:77)."""
 
     __slots__ = ('tensor1_', 'tensor2_', 'value_')
-    _saved_names = ('tensor1_', 'tensor2_')
+    _tensor_slots = ('tensor1_', 'tensor2_')
     _inputs = ('self', 'tensor1', 'tensor2')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4388,8 +5008,16 @@ class AddcdivBackward0(Node):
         return _unpack(self, self.tensor1_, 'AddcdivBackward0')
 
     @property
+    def _raw_saved_tensor1(self):
+        return _raw(self.tensor1_)
+
+    @property
     def _saved_tensor2(self):
         return _unpack(self, self.tensor2_, 'AddcdivBackward0')
+
+    @property
+    def _raw_saved_tensor2(self):
+        return _raw(self.tensor2_)
 
     @property
     def _saved_value(self):
@@ -4408,7 +5036,7 @@ class LerpBackward0(Node):
     """Backward of ``lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:82)."""
 
     __slots__ = ('weight_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self', 'end')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4443,7 +5071,7 @@ class LerpBackward1(Node):
     """Backward of ``lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:86)."""
 
     __slots__ = ('self_', 'end_', 'weight_')
-    _saved_names = ('self_', 'end_', 'weight_')
+    _tensor_slots = ('self_', 'end_', 'weight_')
     _inputs = ('self', 'end', 'weight')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4466,12 +5094,24 @@ class LerpBackward1(Node):
         return _unpack(self, self.self_, 'LerpBackward1')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_end(self):
         return _unpack(self, self.end_, 'LerpBackward1')
 
     @property
+    def _raw_saved_end(self):
+        return _raw(self.end_)
+
+    @property
     def _saved_weight(self):
         return _unpack(self, self.weight_, 'LerpBackward1')
+
+    @property
+    def _raw_saved_weight(self):
+        return _raw(self.weight_)
 
 
 def _AbsBackward0_0(grad, grads, self):
@@ -4482,7 +5122,7 @@ class AbsBackward0(Node):
     """Backward of ``abs(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:92)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4498,6 +5138,10 @@ class AbsBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'AbsBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _NegBackward0_0(grad, grads):
     return -grad
@@ -4507,7 +5151,7 @@ class NegBackward0(Node):
     """Backward of ``neg(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:95)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4527,7 +5171,7 @@ class SignBackward0(Node):
     """Backward of ``sign(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:98)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4547,7 +5191,7 @@ class SgnBackward0(Node):
     """Backward of ``sgn(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:101)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4567,7 +5211,7 @@ class ExpBackward0(Node):
     """Backward of ``exp(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:104)."""
 
     __slots__ = ('result_',)
-    _saved_names = ('result_',)
+    _tensor_slots = ('result_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4583,6 +5227,10 @@ class ExpBackward0(Node):
     def _saved_result(self):
         return wrap_saved(self.result_, 'ExpBackward0')
 
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
+
 
 def _Exp2Backward0_0(grad, grads, result):
     return grad * result * 0.6931471805599453
@@ -4592,7 +5240,7 @@ class Exp2Backward0(Node):
     """Backward of ``exp2(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:107)."""
 
     __slots__ = ('result_',)
-    _saved_names = ('result_',)
+    _tensor_slots = ('result_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4608,6 +5256,10 @@ class Exp2Backward0(Node):
     def _saved_result(self):
         return wrap_saved(self.result_, 'Exp2Backward0')
 
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
+
 
 def _Expm1Backward0_0(grad, grads, result):
     return grad * (result + 1)
@@ -4617,7 +5269,7 @@ class Expm1Backward0(Node):
     """Backward of ``expm1(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:110)."""
 
     __slots__ = ('result_',)
-    _saved_names = ('result_',)
+    _tensor_slots = ('result_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4633,6 +5285,10 @@ class Expm1Backward0(Node):
     def _saved_result(self):
         return wrap_saved(self.result_, 'Expm1Backward0')
 
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
+
 
 def _LogBackward0_0(grad, grads, self):
     return grad / self
@@ -4642,7 +5298,7 @@ class LogBackward0(Node):
     """Backward of ``log(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:113)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4658,6 +5314,10 @@ class LogBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'LogBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _Log2Backward0_0(grad, grads, self):
     return grad / (self * 0.6931471805599453)
@@ -4667,7 +5327,7 @@ class Log2Backward0(Node):
     """Backward of ``log2(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:116)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4683,6 +5343,10 @@ class Log2Backward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'Log2Backward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _Log10Backward0_0(grad, grads, self):
     return grad / (self * 2.3025850929940456)
@@ -4692,7 +5356,7 @@ class Log10Backward0(Node):
     """Backward of ``log10(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:119)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4708,6 +5372,10 @@ class Log10Backward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'Log10Backward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _Log1PBackward0_0(grad, grads, self):
     return grad / (self + 1)
@@ -4717,7 +5385,7 @@ class Log1PBackward0(Node):
     """Backward of ``log1p(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:122)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4733,6 +5401,10 @@ class Log1PBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'Log1PBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _SqrtBackward0_0(grad, grads, result):
     return grad / (2 * result)
@@ -4742,7 +5414,7 @@ class SqrtBackward0(Node):
     """Backward of ``sqrt(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:125)."""
 
     __slots__ = ('result_',)
-    _saved_names = ('result_',)
+    _tensor_slots = ('result_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4758,6 +5430,10 @@ class SqrtBackward0(Node):
     def _saved_result(self):
         return wrap_saved(self.result_, 'SqrtBackward0')
 
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
+
 
 def _RsqrtBackward0_0(grad, grads, result):
     return -0.5 * grad * result.pow(3)
@@ -4767,7 +5443,7 @@ class RsqrtBackward0(Node):
     """Backward of ``rsqrt(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:128)."""
 
     __slots__ = ('result_',)
-    _saved_names = ('result_',)
+    _tensor_slots = ('result_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4783,6 +5459,10 @@ class RsqrtBackward0(Node):
     def _saved_result(self):
         return wrap_saved(self.result_, 'RsqrtBackward0')
 
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
+
 
 def _ReciprocalBackward0_0(grad, grads, result):
     return -grad * (result * result)
@@ -4792,7 +5472,7 @@ class ReciprocalBackward0(Node):
     """Backward of ``reciprocal(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:131)."""
 
     __slots__ = ('result_',)
-    _saved_names = ('result_',)
+    _tensor_slots = ('result_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4808,6 +5488,10 @@ class ReciprocalBackward0(Node):
     def _saved_result(self):
         return wrap_saved(self.result_, 'ReciprocalBackward0')
 
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
+
 
 def _SquareBackward0_0(grad, grads, self):
     return grad * (2.0 * self)
@@ -4817,7 +5501,7 @@ class SquareBackward0(Node):
     """Backward of ``square(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:134)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4833,6 +5517,10 @@ class SquareBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'SquareBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _SinBackward0_0(grad, grads, self):
     return grad * self.cos()
@@ -4842,7 +5530,7 @@ class SinBackward0(Node):
     """Backward of ``sin(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:137)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4858,6 +5546,10 @@ class SinBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'SinBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _CosBackward0_0(grad, grads, self):
     return grad * -self.sin()
@@ -4867,7 +5559,7 @@ class CosBackward0(Node):
     """Backward of ``cos(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:140)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4883,6 +5575,10 @@ class CosBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'CosBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _TanBackward0_0(grad, grads, result):
     return grad * (1 + result.pow(2))
@@ -4892,7 +5588,7 @@ class TanBackward0(Node):
     """Backward of ``tan(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:143)."""
 
     __slots__ = ('result_',)
-    _saved_names = ('result_',)
+    _tensor_slots = ('result_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4908,6 +5604,10 @@ class TanBackward0(Node):
     def _saved_result(self):
         return wrap_saved(self.result_, 'TanBackward0')
 
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
+
 
 def _AsinBackward0_0(grad, grads, self):
     return grad * (-self * self + 1).rsqrt()
@@ -4917,7 +5617,7 @@ class AsinBackward0(Node):
     """Backward of ``asin(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:146)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4933,6 +5633,10 @@ class AsinBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'AsinBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _AcosBackward0_0(grad, grads, self):
     return grad * -((-self * self + 1).rsqrt())
@@ -4942,7 +5646,7 @@ class AcosBackward0(Node):
     """Backward of ``acos(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:149)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4958,6 +5662,10 @@ class AcosBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'AcosBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _AtanBackward0_0(grad, grads, self):
     return grad / (self * self + 1)
@@ -4967,7 +5675,7 @@ class AtanBackward0(Node):
     """Backward of ``atan(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:152)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -4983,6 +5691,10 @@ class AtanBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'AtanBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _SinhBackward0_0(grad, grads, self):
     return grad * self.cosh()
@@ -4992,7 +5704,7 @@ class SinhBackward0(Node):
     """Backward of ``sinh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:155)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5008,6 +5720,10 @@ class SinhBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'SinhBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _CoshBackward0_0(grad, grads, self):
     return grad * self.sinh()
@@ -5017,7 +5733,7 @@ class CoshBackward0(Node):
     """Backward of ``cosh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:158)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5033,6 +5749,10 @@ class CoshBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'CoshBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _TanhBackward0_0(grad, grads, result):
     return grad * (1 - result * result)
@@ -5042,7 +5762,7 @@ class TanhBackward0(Node):
     """Backward of ``tanh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:161)."""
 
     __slots__ = ('result_',)
-    _saved_names = ('result_',)
+    _tensor_slots = ('result_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5058,6 +5778,10 @@ class TanhBackward0(Node):
     def _saved_result(self):
         return wrap_saved(self.result_, 'TanhBackward0')
 
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
+
 
 def _AsinhBackward0_0(grad, grads, self):
     return grad * (self.pow(2) + 1).rsqrt()
@@ -5067,7 +5791,7 @@ class AsinhBackward0(Node):
     """Backward of ``asinh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:164)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5083,6 +5807,10 @@ class AsinhBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'AsinhBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _AcoshBackward0_0(grad, grads, self):
     return grad * (self * self - 1).rsqrt()
@@ -5092,7 +5820,7 @@ class AcoshBackward0(Node):
     """Backward of ``acosh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:167)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5108,6 +5836,10 @@ class AcoshBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'AcoshBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _AtanhBackward0_0(grad, grads, self):
     return grad * 1 / (1 - self.pow(2))
@@ -5117,7 +5849,7 @@ class AtanhBackward0(Node):
     """Backward of ``atanh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:170)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5133,6 +5865,10 @@ class AtanhBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'AtanhBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _SigmoidBackward0_0(grad, grads, result):
     return grad * (1 - result) * result
@@ -5142,7 +5878,7 @@ class SigmoidBackward0(Node):
     """Backward of ``sigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:173)."""
 
     __slots__ = ('result_',)
-    _saved_names = ('result_',)
+    _tensor_slots = ('result_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5158,6 +5894,10 @@ class SigmoidBackward0(Node):
     def _saved_result(self):
         return wrap_saved(self.result_, 'SigmoidBackward0')
 
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
+
 
 def _ErfBackward0_0(grad, grads, self):
     return 1.1283791670955126 * (-(self.pow(2))).exp() * grad
@@ -5167,7 +5907,7 @@ class ErfBackward0(Node):
     """Backward of ``erf(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:176)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5183,6 +5923,10 @@ class ErfBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'ErfBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _ErfcBackward0_0(grad, grads, self):
     return -1.1283791670955126 * (-(self.pow(2))).exp() * grad
@@ -5192,7 +5936,7 @@ class ErfcBackward0(Node):
     """Backward of ``erfc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:179)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5208,6 +5952,10 @@ class ErfcBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'ErfcBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _ErfinvBackward0_0(grad, grads, self):
     return 0.886226925452758 * self.erfinv().pow(2).exp() * grad
@@ -5217,7 +5965,7 @@ class ErfinvBackward0(Node):
     """Backward of ``erfinv(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:182)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5233,6 +5981,10 @@ class ErfinvBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'ErfinvBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _FloorBackward0_0(grad, grads):
     return zeros_like(grad)
@@ -5242,7 +5994,7 @@ class FloorBackward0(Node):
     """Backward of ``floor(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:185)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5262,7 +6014,7 @@ class CeilBackward0(Node):
     """Backward of ``ceil(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:188)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5282,7 +6034,7 @@ class TruncBackward0(Node):
     """Backward of ``trunc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:191)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5302,7 +6054,7 @@ class FracBackward0(Node):
     """Backward of ``frac(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:194)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5322,7 +6074,7 @@ class RoundBackward0(Node):
     """Backward of ``round(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:197)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5342,7 +6094,7 @@ class RoundBackward1(Node):
     """Backward of ``round.decimals(Tensor self, *, int decimals) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:200)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5362,7 +6114,7 @@ class NanToNumBackward0(Node):
     """Backward of ``nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:203)."""
 
     __slots__ = ('self_',)
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5378,6 +6130,10 @@ class NanToNumBackward0(Node):
     def _saved_self(self):
         return _unpack(self, self.self_, 'NanToNumBackward0')
 
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
 
 def _Atan2Backward0_0(grad, grads, self, other):
     return grad * other * atan2_recip(self, other)
@@ -5391,7 +6147,7 @@ class Atan2Backward0(Node):
     """Backward of ``atan2(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:207)."""
 
     __slots__ = ('self_', 'other_')
-    _saved_names = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5411,8 +6167,16 @@ class Atan2Backward0(Node):
         return _unpack(self, self.self_, 'Atan2Backward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_other(self):
         return _unpack(self, self.other_, 'Atan2Backward0')
+
+    @property
+    def _raw_saved_other(self):
+        return _raw(self.other_)
 
 
 def _HypotBackward0_0(grad, grads, self, other, result):
@@ -5427,7 +6191,7 @@ class HypotBackward0(Node):
     """Backward of ``hypot(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:211)."""
 
     __slots__ = ('self_', 'other_', 'result_')
-    _saved_names = ('self_', 'other_', 'result_')
+    _tensor_slots = ('self_', 'other_', 'result_')
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5448,12 +6212,24 @@ class HypotBackward0(Node):
         return _unpack(self, self.self_, 'HypotBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_other(self):
         return _unpack(self, self.other_, 'HypotBackward0')
 
     @property
+    def _raw_saved_other(self):
+        return _raw(self.other_)
+
+    @property
     def _saved_result(self):
         return wrap_saved(self.result_, 'HypotBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
 
 
 def _CopysignBackward0_0(grad, grads, self, other, result):
@@ -5468,7 +6244,7 @@ class CopysignBackward0(Node):
     """Backward of ``copysign.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:215)."""
 
     __slots__ = ('self_', 'other_', 'result_')
-    _saved_names = ('self_', 'other_', 'result_')
+    _tensor_slots = ('self_', 'other_', 'result_')
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5489,12 +6265,24 @@ class CopysignBackward0(Node):
         return _unpack(self, self.self_, 'CopysignBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_other(self):
         return _unpack(self, self.other_, 'CopysignBackward0')
 
     @property
+    def _raw_saved_other(self):
+        return _raw(self.other_)
+
+    @property
     def _saved_result(self):
         return wrap_saved(self.result_, 'CopysignBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
 
 
 def _CopysignBackward1_0(grad, grads, self, result):
@@ -5505,7 +6293,7 @@ class CopysignBackward1(Node):
     """Backward of ``copysign.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:219)."""
 
     __slots__ = ('self_', 'result_')
-    _saved_names = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5523,8 +6311,16 @@ class CopysignBackward1(Node):
         return _unpack(self, self.self_, 'CopysignBackward1')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_result(self):
         return wrap_saved(self.result_, 'CopysignBackward1')
+
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
 
 
 def _XlogyBackward0_0(grad, grads, self, other):
@@ -5539,7 +6335,7 @@ class XlogyBackward0(Node):
     """Backward of ``xlogy.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:222)."""
 
     __slots__ = ('self_', 'other_')
-    _saved_names = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5559,8 +6355,16 @@ class XlogyBackward0(Node):
         return _unpack(self, self.self_, 'XlogyBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_other(self):
         return _unpack(self, self.other_, 'XlogyBackward0')
+
+    @property
+    def _raw_saved_other(self):
+        return _raw(self.other_)
 
 
 def _XlogyBackward1_0(grad, grads, other, self):
@@ -5571,7 +6375,7 @@ class XlogyBackward1(Node):
     """Backward of ``xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:226)."""
 
     __slots__ = ('other_', 'self_')
-    _saved_names = ('other_',)
+    _tensor_slots = ('other_',)
     _inputs = ('other',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5589,6 +6393,10 @@ class XlogyBackward1(Node):
         return _unpack(self, self.other_, 'XlogyBackward1')
 
     @property
+    def _raw_saved_other(self):
+        return _raw(self.other_)
+
+    @property
     def _saved_self(self):
         return self.self_
 
@@ -5601,7 +6409,7 @@ class XlogyBackward2(Node):
     """Backward of ``xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:229)."""
 
     __slots__ = ('self_', 'other_')
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5617,6 +6425,10 @@ class XlogyBackward2(Node):
     @property
     def _saved_self(self):
         return _unpack(self, self.self_, 'XlogyBackward2')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
 
     @property
     def _saved_other(self):
@@ -5635,7 +6447,7 @@ class LogaddexpBackward0(Node):
     """Backward of ``logaddexp(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:232)."""
 
     __slots__ = ('self_', 'other_')
-    _saved_names = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5655,8 +6467,16 @@ class LogaddexpBackward0(Node):
         return _unpack(self, self.self_, 'LogaddexpBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_other(self):
         return _unpack(self, self.other_, 'LogaddexpBackward0')
+
+    @property
+    def _raw_saved_other(self):
+        return _raw(self.other_)
 
 
 def _MaximumBackward0_0(grad, grads, self, other):
@@ -5671,7 +6491,7 @@ class MaximumBackward0(Node):
     """Backward of ``maximum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:236)."""
 
     __slots__ = ('self_', 'other_')
-    _saved_names = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5691,8 +6511,16 @@ class MaximumBackward0(Node):
         return _unpack(self, self.self_, 'MaximumBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_other(self):
         return _unpack(self, self.other_, 'MaximumBackward0')
+
+    @property
+    def _raw_saved_other(self):
+        return _raw(self.other_)
 
 
 def _FmaxBackward0_0(grad, grads, self, other):
@@ -5707,7 +6535,7 @@ class FmaxBackward0(Node):
     """Backward of ``fmax(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:240)."""
 
     __slots__ = ('self_', 'other_')
-    _saved_names = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5727,8 +6555,16 @@ class FmaxBackward0(Node):
         return _unpack(self, self.self_, 'FmaxBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_other(self):
         return _unpack(self, self.other_, 'FmaxBackward0')
+
+    @property
+    def _raw_saved_other(self):
+        return _raw(self.other_)
 
 
 def _MinimumBackward0_0(grad, grads, self, other):
@@ -5743,7 +6579,7 @@ class MinimumBackward0(Node):
     """Backward of ``minimum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:244)."""
 
     __slots__ = ('self_', 'other_')
-    _saved_names = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5763,8 +6599,16 @@ class MinimumBackward0(Node):
         return _unpack(self, self.self_, 'MinimumBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_other(self):
         return _unpack(self, self.other_, 'MinimumBackward0')
+
+    @property
+    def _raw_saved_other(self):
+        return _raw(self.other_)
 
 
 def _FminBackward0_0(grad, grads, self, other):
@@ -5779,7 +6623,7 @@ class FminBackward0(Node):
     """Backward of ``fmin(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:248)."""
 
     __slots__ = ('self_', 'other_')
-    _saved_names = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5799,8 +6643,16 @@ class FminBackward0(Node):
         return _unpack(self, self.self_, 'FminBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_other(self):
         return _unpack(self, self.other_, 'FminBackward0')
+
+    @property
+    def _raw_saved_other(self):
+        return _raw(self.other_)
 
 
 def _ClampBackward0_0(grad, grads, self, min, max):
@@ -5815,7 +6667,7 @@ class ClampBackward0(Node):
     """Backward of ``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:253)."""
 
     __slots__ = ('self_', 'min_', 'max_')
-    _saved_names = ('self_', 'min_', 'max_')
+    _tensor_slots = ('self_', 'min_', 'max_')
     _inputs = ('self', 'min', 'max')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5838,12 +6690,24 @@ class ClampBackward0(Node):
         return _unpack(self, self.self_, 'ClampBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_min(self):
         return _unpack(self, self.min_, 'ClampBackward0')
 
     @property
+    def _raw_saved_min(self):
+        return _raw(self.min_)
+
+    @property
     def _saved_max(self):
         return _unpack(self, self.max_, 'ClampBackward0')
+
+    @property
+    def _raw_saved_max(self):
+        return _raw(self.max_)
 
 
 def _ClampBackward1_0(grad, grads, self, min, max):
@@ -5854,7 +6718,7 @@ class ClampBackward1(Node):
     """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:257)."""
 
     __slots__ = ('self_', 'min_', 'max_')
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5873,6 +6737,10 @@ class ClampBackward1(Node):
         return _unpack(self, self.self_, 'ClampBackward1')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_min(self):
         return self.min_
 
@@ -5889,7 +6757,7 @@ class ClampMinBackward0(Node):
     """Backward of ``clamp_min(Tensor self, Scalar min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:260)."""
 
     __slots__ = ('self_', 'min_')
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5905,6 +6773,10 @@ class ClampMinBackward0(Node):
     @property
     def _saved_self(self):
         return _unpack(self, self.self_, 'ClampMinBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
 
     @property
     def _saved_min(self):
@@ -5923,7 +6795,7 @@ class ClampMinBackward1(Node):
     """Backward of ``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:263)."""
 
     __slots__ = ('self_', 'min_')
-    _saved_names = ('self_', 'min_')
+    _tensor_slots = ('self_', 'min_')
     _inputs = ('self', 'min')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5943,8 +6815,16 @@ class ClampMinBackward1(Node):
         return _unpack(self, self.self_, 'ClampMinBackward1')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_min(self):
         return _unpack(self, self.min_, 'ClampMinBackward1')
+
+    @property
+    def _raw_saved_min(self):
+        return _raw(self.min_)
 
 
 def _ClampMaxBackward0_0(grad, grads, self, max):
@@ -5955,7 +6835,7 @@ class ClampMaxBackward0(Node):
     """Backward of ``clamp_max(Tensor self, Scalar max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:267)."""
 
     __slots__ = ('self_', 'max_')
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -5971,6 +6851,10 @@ class ClampMaxBackward0(Node):
     @property
     def _saved_self(self):
         return _unpack(self, self.self_, 'ClampMaxBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
 
     @property
     def _saved_max(self):
@@ -5989,7 +6873,7 @@ class ClampMaxBackward1(Node):
     """Backward of ``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:270)."""
 
     __slots__ = ('self_', 'max_')
-    _saved_names = ('self_', 'max_')
+    _tensor_slots = ('self_', 'max_')
     _inputs = ('self', 'max')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6009,8 +6893,16 @@ class ClampMaxBackward1(Node):
         return _unpack(self, self.self_, 'ClampMaxBackward1')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_max(self):
         return _unpack(self, self.max_, 'ClampMaxBackward1')
+
+    @property
+    def _raw_saved_max(self):
+        return _raw(self.max_)
 
 
 def _WhereBackward0_0(grad, grads, condition):
@@ -6025,7 +6917,7 @@ class WhereBackward0(Node):
     """Backward of ``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:274)."""
 
     __slots__ = ('condition_',)
-    _saved_names = ('condition_',)
+    _tensor_slots = ('condition_',)
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6043,6 +6935,10 @@ class WhereBackward0(Node):
     def _saved_condition(self):
         return _unpack(self, self.condition_, 'WhereBackward0')
 
+    @property
+    def _raw_saved_condition(self):
+        return _raw(self.condition_)
+
 
 def _EqBackward0_0(grad, grads):
     return zeros_like(grad)
@@ -6052,7 +6948,7 @@ class EqBackward0(Node):
     """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:282)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6076,7 +6972,7 @@ class EqBackward1(Node):
     """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:285)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6098,7 +6994,7 @@ class GeBackward0(Node):
     """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:289)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6122,7 +7018,7 @@ class GeBackward1(Node):
     """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:292)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6144,7 +7040,7 @@ class GtBackward0(Node):
     """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:296)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6168,7 +7064,7 @@ class GtBackward1(Node):
     """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:299)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6190,7 +7086,7 @@ class LeBackward0(Node):
     """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:303)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6214,7 +7110,7 @@ class LeBackward1(Node):
     """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:306)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6236,7 +7132,7 @@ class LtBackward0(Node):
     """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:310)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6260,7 +7156,7 @@ class LtBackward1(Node):
     """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:313)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6282,7 +7178,7 @@ class NeBackward0(Node):
     """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:317)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6306,7 +7202,7 @@ class NeBackward1(Node):
     """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:320)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self', 'other')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6328,7 +7224,7 @@ class BernoulliBackward0(Node):
     """Backward of ``bernoulli(Tensor self, *, Generator? generator=None) -> Tensor`` (glasstorch/_ops/derivatives/random.yaml:6)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6352,7 +7248,7 @@ class BernoulliBackward1(Node):
     """Backward of ``bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:9)."""
 
     __slots__ = ('p_',)
-    _saved_names = ('p_',)
+    _tensor_slots = ('p_',)
     _inputs = ('self', 'p')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6370,6 +7266,10 @@ class BernoulliBackward1(Node):
     def _saved_p(self):
         return _unpack(self, self.p_, 'BernoulliBackward1')
 
+    @property
+    def _raw_saved_p(self):
+        return _raw(self.p_)
+
 
 def _BernoulliBackward2_0(grad, grads):
     return zeros_like(grad)
@@ -6379,7 +7279,7 @@ class BernoulliBackward2(Node):
     """Backward of ``bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:13)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6399,7 +7299,7 @@ class ExponentialBackward0(Node):
     """Backward of ``exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:16)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6419,7 +7319,7 @@ class NormalBackward0(Node):
     """Backward of ``normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:19)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6439,7 +7339,7 @@ class RandomBackward0(Node):
     """Backward of ``random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:22)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6459,7 +7359,7 @@ class RandomBackward1(Node):
     """Backward of ``random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:25)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6479,7 +7379,7 @@ class RandomBackward2(Node):
     """Backward of ``random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:28)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6499,7 +7399,7 @@ class UniformBackward0(Node):
     """Backward of ``uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/random.yaml:31)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6519,7 +7419,7 @@ class SumBackward0(Node):
     """Backward of ``sum(Tensor self, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:3)."""
 
     __slots__ = ('self_dtype_', 'self_sizes_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6537,7 +7437,7 @@ class SumBackward0(Node):
         return self.self_dtype_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -6549,7 +7449,7 @@ class SumBackward1(Node):
     """Backward of ``sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:6)."""
 
     __slots__ = ('dim_', 'keepdim_', 'self_dtype_', 'self_sizes_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6577,7 +7477,7 @@ class SumBackward1(Node):
         return self.self_dtype_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -6589,7 +7489,7 @@ class MeanBackward0(Node):
     """Backward of ``mean(Tensor self, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:9)."""
 
     __slots__ = ('self_numel_', 'self_sizes_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6603,11 +7503,11 @@ class MeanBackward0(Node):
         return out
 
     @property
-    def _saved_self_numel(self):
+    def _saved_self_sym_numel(self):
         return self.self_numel_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -6619,7 +7519,7 @@ class MeanBackward1(Node):
     """Backward of ``mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:12)."""
 
     __slots__ = ('dim_', 'keepdim_', 'self_numel_', 'self_sizes_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6643,11 +7543,11 @@ class MeanBackward1(Node):
         return self.keepdim_
 
     @property
-    def _saved_self_numel(self):
+    def _saved_self_sym_numel(self):
         return self.self_numel_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -6659,7 +7559,7 @@ class ProdBackward0(Node):
     """Backward of ``prod(Tensor self, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:15)."""
 
     __slots__ = ('self_', 'result_')
-    _saved_names = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6677,8 +7577,16 @@ class ProdBackward0(Node):
         return _unpack(self, self.self_, 'ProdBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_result(self):
         return wrap_saved(self.result_, 'ProdBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
 
 
 def _ProdBackward1_0(grad, grads, self, dim, keepdim, result):
@@ -6689,7 +7597,7 @@ class ProdBackward1(Node):
     """Backward of ``prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:18)."""
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
-    _saved_names = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6709,8 +7617,16 @@ class ProdBackward1(Node):
         return _unpack(self, self.self_, 'ProdBackward1')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_result(self):
         return wrap_saved(self.result_, 'ProdBackward1')
+
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
 
     @property
     def _saved_dim(self):
@@ -6729,7 +7645,7 @@ class MaxBackward0(Node):
     """Backward of ``max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/reduce.yaml:21)."""
 
     __slots__ = ('dim_', 'keepdim_', 'self_sizes_', 'result_')
-    _saved_names = ('result_',)
+    _tensor_slots = ('result_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6749,6 +7665,10 @@ class MaxBackward0(Node):
         return wrap_saved(self.result_[1], 'MaxBackward0')
 
     @property
+    def _raw_saved_indices(self):
+        return _raw(self.result_[1])
+
+    @property
     def _saved_dim(self):
         return self.dim_
 
@@ -6757,7 +7677,7 @@ class MaxBackward0(Node):
         return self.keepdim_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -6769,7 +7689,7 @@ class MaxBackward1(Node):
     """Backward of ``max(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:25)."""
 
     __slots__ = ('self_', 'result_')
-    _saved_names = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6787,8 +7707,16 @@ class MaxBackward1(Node):
         return _unpack(self, self.self_, 'MaxBackward1')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_result(self):
         return wrap_saved(self.result_, 'MaxBackward1')
+
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
 
 
 def _MinBackward0_0(grad, grads, dim, keepdim, self_sizes, result):
@@ -6799,7 +7727,7 @@ class MinBackward0(Node):
     """Backward of ``min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/reduce.yaml:28)."""
 
     __slots__ = ('dim_', 'keepdim_', 'self_sizes_', 'result_')
-    _saved_names = ('result_',)
+    _tensor_slots = ('result_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6819,6 +7747,10 @@ class MinBackward0(Node):
         return wrap_saved(self.result_[1], 'MinBackward0')
 
     @property
+    def _raw_saved_indices(self):
+        return _raw(self.result_[1])
+
+    @property
     def _saved_dim(self):
         return self.dim_
 
@@ -6827,7 +7759,7 @@ class MinBackward0(Node):
         return self.keepdim_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -6839,7 +7771,7 @@ class MinBackward1(Node):
     """Backward of ``min(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:32)."""
 
     __slots__ = ('self_', 'result_')
-    _saved_names = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6857,8 +7789,16 @@ class MinBackward1(Node):
         return _unpack(self, self.self_, 'MinBackward1')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_result(self):
         return wrap_saved(self.result_, 'MinBackward1')
+
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
 
 
 def _AmaxBackward0_0(grad, grads, self, dim, keepdim, result):
@@ -6869,7 +7809,7 @@ class AmaxBackward0(Node):
     """Backward of ``amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:35)."""
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
-    _saved_names = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6889,8 +7829,16 @@ class AmaxBackward0(Node):
         return _unpack(self, self.self_, 'AmaxBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_result(self):
         return wrap_saved(self.result_, 'AmaxBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
 
     @property
     def _saved_dim(self):
@@ -6909,7 +7857,7 @@ class AminBackward0(Node):
     """Backward of ``amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:38)."""
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
-    _saved_names = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6929,8 +7877,16 @@ class AminBackward0(Node):
         return _unpack(self, self.self_, 'AminBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_result(self):
         return wrap_saved(self.result_, 'AminBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
 
     @property
     def _saved_dim(self):
@@ -6949,7 +7905,7 @@ class LogsumexpBackward0(Node):
     """Backward of ``logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:41)."""
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
-    _saved_names = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -6969,8 +7925,16 @@ class LogsumexpBackward0(Node):
         return _unpack(self, self.self_, 'LogsumexpBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_result(self):
         return wrap_saved(self.result_, 'LogsumexpBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
 
     @property
     def _saved_dim(self):
@@ -6989,7 +7953,7 @@ class VarBackward0(Node):
     """Backward of ``var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:44)."""
 
     __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_')
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7007,6 +7971,10 @@ class VarBackward0(Node):
     @property
     def _saved_self(self):
         return _unpack(self, self.self_, 'VarBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
 
     @property
     def _saved_dim(self):
@@ -7029,7 +7997,7 @@ class StdBackward0(Node):
     """Backward of ``std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:47)."""
 
     __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_', 'result_')
-    _saved_names = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7050,8 +8018,16 @@ class StdBackward0(Node):
         return _unpack(self, self.self_, 'StdBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_result(self):
         return wrap_saved(self.result_, 'StdBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
 
     @property
     def _saved_dim(self):
@@ -7074,7 +8050,7 @@ class VarMeanBackward0(Node):
     """Backward of ``var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/reduce.yaml:50)."""
 
     __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_')
-    _saved_names = ('self_',)
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7092,6 +8068,10 @@ class VarMeanBackward0(Node):
     @property
     def _saved_self(self):
         return _unpack(self, self.self_, 'VarMeanBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
 
     @property
     def _saved_dim(self):
@@ -7114,7 +8094,7 @@ class StdMeanBackward0(Node):
     """Backward of ``std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/reduce.yaml:53)."""
 
     __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_', 'result_')
-    _saved_names = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7135,8 +8115,16 @@ class StdMeanBackward0(Node):
         return _unpack(self, self.self_, 'StdMeanBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_result0(self):
         return wrap_saved(self.result_[0], 'StdMeanBackward0')
+
+    @property
+    def _raw_saved_result0(self):
+        return _raw(self.result_[0])
 
     @property
     def _saved_dim(self):
@@ -7159,7 +8147,7 @@ class NormBackward0(Node):
     """Backward of ``norm.Scalar(Tensor self, Scalar p=2) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:56)."""
 
     __slots__ = ('self_', 'p_', 'result_')
-    _saved_names = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7178,8 +8166,16 @@ class NormBackward0(Node):
         return _unpack(self, self.self_, 'NormBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_result(self):
         return wrap_saved(self.result_, 'NormBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
 
     @property
     def _saved_p(self):
@@ -7194,7 +8190,7 @@ class NormBackward1(Node):
     """Backward of ``norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:59)."""
 
     __slots__ = ('self_', 'p_', 'dim_', 'keepdim_', 'result_')
-    _saved_names = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7215,8 +8211,16 @@ class NormBackward1(Node):
         return _unpack(self, self.self_, 'NormBackward1')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_result(self):
         return wrap_saved(self.result_, 'NormBackward1')
+
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
 
     @property
     def _saved_p(self):
@@ -7239,7 +8243,7 @@ class NormBackward2(Node):
     """Backward of ``norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:62)."""
 
     __slots__ = ('self_', 'p_', 'result_')
-    _saved_names = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7258,8 +8262,16 @@ class NormBackward2(Node):
         return _unpack(self, self.self_, 'NormBackward2')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_result(self):
         return wrap_saved(self.result_, 'NormBackward2')
+
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
 
     @property
     def _saved_p(self):
@@ -7274,7 +8286,7 @@ class NormBackward3(Node):
     """Backward of ``norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:65)."""
 
     __slots__ = ('self_', 'p_', 'dim_', 'keepdim_', 'result_')
-    _saved_names = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7295,8 +8307,16 @@ class NormBackward3(Node):
         return _unpack(self, self.self_, 'NormBackward3')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_result(self):
         return wrap_saved(self.result_, 'NormBackward3')
+
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
 
     @property
     def _saved_p(self):
@@ -7319,7 +8339,7 @@ class LinalgVectorNormBackward0(Node):
     """Backward of ``linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:68)."""
 
     __slots__ = ('self_', 'ord_', 'dim_', 'keepdim_', 'result_')
-    _saved_names = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7340,8 +8360,16 @@ class LinalgVectorNormBackward0(Node):
         return _unpack(self, self.self_, 'LinalgVectorNormBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_result(self):
         return wrap_saved(self.result_, 'LinalgVectorNormBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
 
     @property
     def _saved_ord(self):
@@ -7364,7 +8392,7 @@ class CumsumBackward0(Node):
     """Backward of ``cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:71)."""
 
     __slots__ = ('dim_', 'self_dtype_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7394,7 +8422,7 @@ class CumprodBackward0(Node):
     """Backward of ``cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:74)."""
 
     __slots__ = ('self_', 'dim_', 'self_dtype_', 'result_')
-    _saved_names = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7414,8 +8442,16 @@ class CumprodBackward0(Node):
         return _unpack(self, self.self_, 'CumprodBackward0')
 
     @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
     def _saved_result(self):
         return wrap_saved(self.result_, 'CumprodBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return _raw(self.result_)
 
     @property
     def _saved_dim(self):
@@ -7434,7 +8470,7 @@ class CatBackward0(Node):
     """Backward of ``cat(Tensor[] tensors, int dim=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:6)."""
 
     __slots__ = ('dim_', 'tensors_dtype_', 'tensors_sizes_', 'tensors_size_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('tensors',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7458,7 +8494,7 @@ class CatBackward0(Node):
         return self.tensors_dtype_
 
     @property
-    def _saved_tensors_sizes(self):
+    def _saved_tensors_sym_sizes(self):
         return self.tensors_sizes_
 
 
@@ -7470,7 +8506,7 @@ class StackBackward0(Node):
     """Backward of ``stack(Tensor[] tensors, int dim=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:9)."""
 
     __slots__ = ('dim_', 'tensors_dtype_', 'tensors_size_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('tensors',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7501,7 +8537,7 @@ class TrilBackward0(Node):
     """Backward of ``tril(Tensor self, SymInt diagonal=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:12)."""
 
     __slots__ = ('diagonal_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7526,7 +8562,7 @@ class TriuBackward0(Node):
     """Backward of ``triu(Tensor self, SymInt diagonal=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:15)."""
 
     __slots__ = ('diagonal_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7551,7 +8587,7 @@ class RepeatBackward0(Node):
     """Backward of ``repeat(Tensor self, SymInt[] repeats) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:18)."""
 
     __slots__ = ('repeats_', 'self_sizes_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7569,7 +8605,7 @@ class RepeatBackward0(Node):
         return self.repeats_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -7581,7 +8617,7 @@ class FlipBackward0(Node):
     """Backward of ``flip(Tensor self, int[] dims) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:21)."""
 
     __slots__ = ('dims_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7606,7 +8642,7 @@ class RollBackward0(Node):
     """Backward of ``roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:24)."""
 
     __slots__ = ('shifts_', 'dims_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7636,7 +8672,7 @@ class Rot90Backward0(Node):
     """Backward of ``rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:27)."""
 
     __slots__ = ('k_', 'dims_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7666,7 +8702,7 @@ class DiagEmbedBackward0(Node):
     """Backward of ``diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:30)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7701,7 +8737,7 @@ class NarrowCopyBackward0(Node):
     """Backward of ``narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:33)."""
 
     __slots__ = ('dim_', 'start_', 'length_', 'self_sizes_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7729,7 +8765,7 @@ class NarrowCopyBackward0(Node):
         return self.length_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -7741,7 +8777,7 @@ class ConstantPadNdBackward0(Node):
     """Backward of ``constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:36)."""
 
     __slots__ = ('pad_',)
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7766,7 +8802,7 @@ class ReflectionPad1DBackward0(Node):
     """Backward of ``reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:39)."""
 
     __slots__ = ('padding_', 'self_sizes_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7784,7 +8820,7 @@ class ReflectionPad1DBackward0(Node):
         return self.padding_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -7796,7 +8832,7 @@ class ReflectionPad2DBackward0(Node):
     """Backward of ``reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:42)."""
 
     __slots__ = ('padding_', 'self_sizes_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7814,7 +8850,7 @@ class ReflectionPad2DBackward0(Node):
         return self.padding_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -7826,7 +8862,7 @@ class ReplicationPad1DBackward0(Node):
     """Backward of ``replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:45)."""
 
     __slots__ = ('padding_', 'self_sizes_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7844,7 +8880,7 @@ class ReplicationPad1DBackward0(Node):
         return self.padding_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -7856,7 +8892,7 @@ class ReplicationPad2DBackward0(Node):
     """Backward of ``replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:48)."""
 
     __slots__ = ('padding_', 'self_sizes_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7874,7 +8910,7 @@ class ReplicationPad2DBackward0(Node):
         return self.padding_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -7886,7 +8922,7 @@ class ReflectionPad3DBackward0(Node):
     """Backward of ``reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:51)."""
 
     __slots__ = ('padding_', 'self_sizes_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7904,7 +8940,7 @@ class ReflectionPad3DBackward0(Node):
         return self.padding_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -7916,7 +8952,7 @@ class ReplicationPad3DBackward0(Node):
     """Backward of ``replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:54)."""
 
     __slots__ = ('padding_', 'self_sizes_')
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7934,7 +8970,7 @@ class ReplicationPad3DBackward0(Node):
         return self.padding_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -7946,7 +8982,7 @@ class SortBackward0(Node):
     """Backward of ``sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:5)."""
 
     __slots__ = ('dim_', 'self_sizes_', 'result_')
-    _saved_names = ('result_',)
+    _tensor_slots = ('result_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -7965,11 +9001,15 @@ class SortBackward0(Node):
         return wrap_saved(self.result_[1], 'SortBackward0')
 
     @property
+    def _raw_saved_indices(self):
+        return _raw(self.result_[1])
+
+    @property
     def _saved_dim(self):
         return self.dim_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -7981,7 +9021,7 @@ class SortBackward1(Node):
     """Backward of ``sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:9)."""
 
     __slots__ = ('dim_', 'self_sizes_', 'result_')
-    _saved_names = ('result_',)
+    _tensor_slots = ('result_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -8000,11 +9040,15 @@ class SortBackward1(Node):
         return wrap_saved(self.result_[1], 'SortBackward1')
 
     @property
+    def _raw_saved_indices(self):
+        return _raw(self.result_[1])
+
+    @property
     def _saved_dim(self):
         return self.dim_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -8016,7 +9060,7 @@ class TopkBackward0(Node):
     """Backward of ``topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:13)."""
 
     __slots__ = ('dim_', 'self_sizes_', 'result_')
-    _saved_names = ('result_',)
+    _tensor_slots = ('result_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -8035,11 +9079,15 @@ class TopkBackward0(Node):
         return wrap_saved(self.result_[1], 'TopkBackward0')
 
     @property
+    def _raw_saved_indices(self):
+        return _raw(self.result_[1])
+
+    @property
     def _saved_dim(self):
         return self.dim_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -8051,7 +9099,7 @@ class KthvalueBackward0(Node):
     """Backward of ``kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:17)."""
 
     __slots__ = ('dim_', 'keepdim_', 'self_sizes_', 'result_')
-    _saved_names = ('result_',)
+    _tensor_slots = ('result_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -8071,6 +9119,10 @@ class KthvalueBackward0(Node):
         return wrap_saved(self.result_[1], 'KthvalueBackward0')
 
     @property
+    def _raw_saved_indices(self):
+        return _raw(self.result_[1])
+
+    @property
     def _saved_dim(self):
         return self.dim_
 
@@ -8079,7 +9131,7 @@ class KthvalueBackward0(Node):
         return self.keepdim_
 
     @property
-    def _saved_self_sizes(self):
+    def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
 
@@ -8091,7 +9143,7 @@ class UniqueDimBackward0(Node):
     """Backward of ``unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:22)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -8111,7 +9163,7 @@ class UniqueConsecutiveBackward0(Node):
     """Backward of ``unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:26)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
@@ -8131,7 +9183,7 @@ class Unique2Backward0(Node):
     """Backward of ``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:30)."""
 
     __slots__ = ()
-    _saved_names = ()
+    _tensor_slots = ()
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
