@@ -213,6 +213,17 @@ def test_complex32_results():
         assert_same_error(lambda op=op: run(gt, op), lambda op=op: run(torch, op))
 
 
+def test_complex_logaddexp_special_values():
+    P = [0j, 1 + 1j, -2.5 + 0.5j, complex(_INF, 0), complex(-_INF, 0), complex(_INF, 1), complex(-_INF, 2),
+         complex(0, _INF), complex(_NAN, 0), complex(0, _NAN), 30 - 3j, -30 + 1j, 1e-8 + 0j]
+    X = [a for a in P for _ in P]
+    Y = [b for _ in P for b in P]
+    for dt in ("complex64", "complex128"):
+        got = gt.logaddexp(gt.tensor(X, dtype=getattr(gt, dt)), gt.tensor(Y, dtype=getattr(gt, dt)))
+        want = torch.logaddexp(torch.tensor(X, dtype=getattr(torch, dt)), torch.tensor(Y, dtype=getattr(torch, dt)))
+        assert_same(got, want, rtol=1e-5)
+
+
 def test_pow_integer_zeros_to_complex_infinity():
     def run(m):
         return m.pow(m.zeros(3, dtype=m.uint8), m.tensor([complex(-_INF, 0), 1 + 1j, 0j], dtype=m.complex64))
@@ -222,8 +233,8 @@ def test_pow_integer_zeros_to_complex_infinity():
 # -- the sweep -------------------------------------------------------------------------------------------------
 SCALARS = (True, 2, -3, 0.5, math.nan, 2 - 0.5j)
 _PLAIN = ("add", "sub", "rsub", "mul", "div", "floor_divide", "remainder", "fmod", "pow", "atan2", "maximum", "minimum",
-          "fmax", "fmin", "hypot", "copysign", "xlogy", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
-          "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")
+          "fmax", "fmin", "hypot", "logaddexp", "copysign", "xlogy", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
+          "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")
 BINARY = {n: (n, {}) for n in _PLAIN} | {  # name -> (function, keyword arguments)
     "add_alpha2": ("add", {"alpha": 2}), "add_alpha_half": ("add", {"alpha": 0.5}),
     "add_alpha_j": ("add", {"alpha": 1j}),

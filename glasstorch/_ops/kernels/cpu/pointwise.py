@@ -50,7 +50,7 @@ from ...._core import dtype as _dt
 from ...._tensor.impl import TensorImpl
 from ...tensor_iterator import build, fast_operands, fp_ignore, fp_restore, scalar_np
 from . import ckernels as _ck
-from .dispatch_types import ALL, BOOL, COMPLEX_HALF, FLOATING, INTEGRAL, REAL, Dispatch
+from .dispatch_types import ALL, BOOL, COMPLEX, COMPLEX_HALF, FLOATING, INTEGRAL, REAL, Dispatch
 from .pointwise_support import (
     _BF16,
     _C32,
@@ -470,7 +470,42 @@ _clamp_min_tensor_out = binary(np.maximum, name="clamp_min", dispatch=Dispatch("
 _clamp_max_tensor_out = binary(np.minimum, name="clamp_max", dispatch=Dispatch("minimum_cpu", REAL))
 atan2_out = binary(np.arctan2, name="atan2", float_op=True, dispatch=Dispatch("atan2_cpu", FLOATING))
 hypot_out = binary(np.hypot, name="hypot", dispatch=Dispatch("hypot_cpu", FLOATING))
-logaddexp_out = binary(np.logaddexp, name="logaddexp", dispatch=Dispatch("logaddexp_cpu", FLOATING))
+def _log1p_complex(z):
+    """c10's complex ``log1p``: ``log|1 + z|`` as ``log1p(x (2 + x) + y^2) / 2`` when ``|z| < 0.5`` (numpy's complex
+    log1p is ``log(1 + z)``, which loses a tiny ``z``'s real part), ``log(hypot(1 + x, y))`` otherwise; the
+    angle ``atan2(y, 1 + x)``."""
+    x, y = z.real, z.imag
+    r = x * (2 + x) + y * y
+    small = np.abs(z) < 0.5
+    re = np.where(small, np.where(r == 0, x, 0.5 * np.log1p(r)), np.log(np.hypot(1 + x, y)))
+    res = np.empty(z.shape, z.dtype)
+    res.real, res.imag = re, np.arctan2(y, 1 + x)
+    return res
+
+
+def _logaddexp(a, b, out, dt):
+    """``log(exp(a) + exp(b))``: numpy's logaddexp in opmath for real dtypes; complex as PyTorch's
+    ``_log_add_exp_helper`` (``max + log1p(exp(min - max))`` ordered by real part, NaN in either part infectious,
+    both real parts -inf gives the smaller operand, both +inf ``log(exp(min) + exp(max))``)."""
+    if not dt.is_complex:
+        np.logaddexp(_in_dtype(a, dt), _in_dtype(b, dt), out=out, dtype=_opmath(dt).np, casting="unsafe")
+        return
+    x, y = np.broadcast_arrays(np.asarray(a).astype(dt.np), np.asarray(b).astype(dt.np))
+    x_first = x.real < y.real
+    lo, hi = np.where(x_first, x, y), np.where(x_first, y, x)
+    for v in (x, y):  # a NaN operand (either part) is both min and max; y's is checked first there, so it wins
+        nan = np.isnan(v)
+        lo, hi = np.where(nan, v, lo), np.where(nan, v, hi)
+    res = _log1p_complex(np.exp(lo - hi)) + hi
+    infinite = ~np.isfinite(lo.real) & (lo.real == hi.real)
+    res = np.where(infinite & (lo.real < 0), lo, res)
+    res = np.where(infinite & (lo.real > 0), np.log(np.exp(lo) + np.exp(hi)), res)
+    res = np.where(np.isnan(lo), dt.np.type(complex(math.nan, math.nan)), res)
+    np.copyto(out, res, casting="unsafe")
+
+
+logaddexp_out = binary(_logaddexp, name="logaddexp", ufunc=False,
+                       dispatch=Dispatch("logaddexp_cpu", FLOATING | COMPLEX))
 copysign_out = binary(np.copysign, name="copysign", float_op=True, dispatch=Dispatch("copysign_cpu", FLOATING))
 
 
