@@ -30,6 +30,7 @@ from ._core.user_warning import warn as _user_warn
 from ._device.generator import Generator
 from ._ops import dispatcher as _dispatcher
 from ._ops import indexing as _indexing
+from ._ops import legacy_constructors as _legacy
 from ._ops.aten import aten
 from . import autograd as _autograd
 from .autograd import graph as _autograd_graph
@@ -38,6 +39,7 @@ from ._ops import factories as _fac
 from ._ops import python_arg_parser as _arg_parser
 from ._tensor.impl import AutogradMeta, TensorImpl, storage_nbytes_for
 from ._tensor.storage import UntypedStorage
+from ._tensor.typed_storage import TypedStorage, warn_typed_storage_removal
 
 __all__ = ["Tensor", "wrap", "PinnedPyObject", "memory_format", "contiguous_format", "channels_last",
            "channels_last_3d", "preserve_format", "layout", "strided"]
@@ -338,6 +340,21 @@ class Tensor:
 
     def untyped_storage(self):
         return self._impl.storage
+
+    def new(self, *args, **kwargs) -> Tensor:
+        """PyTorch's legacy constructor: empty, ``new(sizes)``, ``new(data)``, ``new(storage)`` or ``new(tensor)``,
+        always in this tensor's dtype and on its device."""
+        return wrap(_legacy.tensor_new(self._impl, args, kwargs))
+
+    def set_(self, *args, **kwargs) -> Tensor:
+        """Point this tensor at another storage (or tensor's data) with a given geometry; ``set_()`` empties it."""
+        _legacy.tensor_set_(self._impl, args, kwargs)
+        return self
+
+    def storage(self) -> TypedStorage:
+        """The tensor's storage as PyTorch's deprecated TypedStorage (warns once per process)."""
+        warn_typed_storage_removal()
+        return TypedStorage(wrap_storage=self._impl.storage, dtype=self._impl.dtype, _internal=True)
 
     def data_ptr(self) -> int:
         return self._impl.data_ptr()

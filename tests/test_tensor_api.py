@@ -261,3 +261,179 @@ INPLACE_VIEW_ERRORS = {
 @pytest.mark.parametrize("case", INPLACE_VIEW_ERRORS)
 def test_inplace_view_errors(case):
     _raises_same(INPLACE_VIEW_ERRORS[case])
+
+
+# -- Tensor.new: PyTorch's legacy constructor ---------------------------------------------------------------------
+NEW_CASES = {
+    "empty": lambda m, x: x.new(),
+    "sizes": lambda m, x: x.new(2, 3),
+    "one_size": lambda m, x: x.new(5),
+    "torch_size": lambda m, x: x.new(m.Size([2, 3])),
+    "size_kw": lambda m, x: x.new(size=(2, 3)),
+    "tuple_is_data": lambda m, x: x.new((2, 3)),
+    "list": lambda m, x: x.new([1, 2]),
+    "nested": lambda m, x: x.new([[1, 2], [3, 4]]),
+    "empty_list": lambda m, x: x.new([]),
+    "data_kw": lambda m, x: x.new(data=[1]),
+    "device": lambda m, x: x.new([1, 2], device="cpu"),
+    "tensor": lambda m, x: x.new(x),
+    "untyped_storage": lambda m, x: x.new(x.untyped_storage()),
+    "typed_storage": lambda m, x: x.new(x.storage()),
+    "0d_tensor": lambda m, x: x.new(m.tensor(5.0, dtype=x.dtype)),
+}
+NEW_ERRORS = {
+    "scalar": lambda m, x: x.new(3.5),
+    "bool": lambda m, x: x.new(True),
+    "dtype_kw": lambda m, x: x.new(2, dtype=m.int32),
+    "other_dtype": lambda m, x: x.new(m.ones(2, dtype=m.int64)),
+    "tensor_device": lambda m, x: x.new(x, device="cpu"),
+    "device_type": lambda m, x: x.new(device="meta"),
+    "typed_storage_dtype": lambda m, x: x.new(x.double().storage()),
+    "two_tensors": lambda m, x: x.new(x, x),
+    "negative": lambda m, x: x.new(2, -1),
+    "bad_size": lambda m, x: x.new(2, 3.5),
+    "ragged": lambda m, x: x.new([[1, 2], [3]]),
+}
+
+
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
+@pytest.mark.parametrize("dtype", ["float32", "int64", "float64"])
+@pytest.mark.parametrize("case", NEW_CASES)
+def test_tensor_new(case, dtype):
+    def build(m):
+        x = m.arange(4, dtype=getattr(m, dtype))
+        out = NEW_CASES[case](m, x)
+        return out, out.data_ptr() == x.data_ptr(), out._base is x, out.requires_grad
+    got, want = build(glasstorch), build(torch)
+    if case in ("sizes", "one_size", "torch_size", "size_kw"):  # uninitialised: compare all but the values
+        assert (tuple(got[0].shape), got[0].stride(), repr(got[0].dtype)) == (
+            tuple(want[0].shape), want[0].stride(), repr(want[0].dtype))
+    else:
+        assert_same(got[0], want[0])
+    assert got[1:] == want[1:]
+
+
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
+@pytest.mark.parametrize("case", NEW_ERRORS)
+def test_tensor_new_errors(case):
+    _raises_same(lambda m: NEW_ERRORS[case](m, m.arange(4.0)))
+
+
+# -- Tensor.set_ --------------------------------------------------------------------------------------------------
+SET_CASES = {
+    "empty": lambda m, x, s: x.set_(),
+    "tensor": lambda m, x, s: x.set_(s.view(2, 3)),
+    "tensor_kw": lambda m, x, s: x.set_(source=s[1:]),
+    "self": lambda m, x, s: x.set_(x),
+    "tensor_geometry": lambda m, x, s: x.set_(s, 1, (2, 2), (1, 2)),
+    "storage": lambda m, x, s: x.set_(s.untyped_storage()),
+    "storage_geometry": lambda m, x, s: x.set_(s.untyped_storage(), 1, (2, 2), (1, 2)),
+    "storage_no_stride": lambda m, x, s: x.set_(s.untyped_storage(), 1, [2, 2]),
+    "storage_none_stride": lambda m, x, s: x.set_(s.untyped_storage(), 0, m.Size([2, 3]), None),
+    "typed_storage": lambda m, x, s: x.set_(s.storage(), 2, (2,)),
+    "grows_storage": lambda m, x, s: x.set_(s.untyped_storage(), 0, (7,))[:6],  # other sizes: the storage grows
+    "grows_strided": lambda m, x, s: x.set_(s.untyped_storage(), 2, (2, 3), (4, 1))[:1],
+    "same_sizes_keep_strides": lambda m, x, s: x[::2].set_(s.untyped_storage(), 1, (2,)),
+}
+SET_ERRORS = {
+    "dtype": lambda m, x, s: x.set_(s.double()),
+    "typed_dtype": lambda m, x, s: x.set_(s.double().storage()),
+    "typed_int": lambda m, x, s: x.int().set_(s.storage()),
+    "out_of_bounds": lambda m, x, s: x.set_(m.arange(2.0).untyped_storage(), 0, (3,)),  # same sizes: no resize
+    "negative_offset": lambda m, x, s: x.set_(s.untyped_storage(), -1, (1,)),
+    "stride_length": lambda m, x, s: x.set_(s.untyped_storage(), 0, (1,), (1, 2)),
+    "device": lambda m, x, s: x.set_(m.ones(2, device="meta")),
+    "int": lambda m, x, s: x.set_(1),
+    "overflow": lambda m, x, s: x.set_(s.untyped_storage(), 0, (2**62, 2**62)),
+}
+
+
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
+@pytest.mark.parametrize("case", SET_CASES)
+def test_tensor_set_(case):
+    def build(m):
+        x, s = m.ones(3), m.arange(6.0)
+        out = SET_CASES[case](m, x, s)
+        return out, out is x, x._version, s._version, x.data_ptr() == s.data_ptr()
+    got, want = build(glasstorch), build(torch)
+    assert_same(got[0], want[0])
+    assert got[1:] == want[1:]
+
+
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
+@pytest.mark.parametrize("case", SET_ERRORS)
+def test_tensor_set_errors(case):
+    _raises_same(lambda m: SET_ERRORS[case](m, m.ones(3), m.arange(6.0)))
+
+
+def test_set_autograd():
+    def build(m):
+        a = m.ones(3, requires_grad=True)
+        y = (a * 2).set_(m.arange(2.0))  # a non-leaf: recorded with a node that refuses backward
+        z = m.ones(2).set_(a * 1)  # a source that requires grad
+        return type(y.grad_fn).__name__, z.requires_grad, y._version
+    assert build(glasstorch) == build(torch)
+
+
+# -- storage() / TypedStorage -------------------------------------------------------------------------------------
+STORAGE_CASES = {
+    "type": lambda m, x: type(x.storage()).__name__,
+    "isinstance": lambda m, x: isinstance(x.storage(), m.TypedStorage),
+    "dtype": lambda m, x: repr(x.storage().dtype),
+    "size": lambda m, x: (x.storage().size(), len(x[1:].storage())),
+    "items": lambda m, x: (x.storage()[1], x.storage()[-1], type(x.storage()[0]).__name__),
+    "tolist": lambda m, x: x.storage().tolist(),
+    "untyped": lambda m, x: (type(x.storage()._untyped_storage).__name__, x.storage()._untyped_storage.nbytes(),
+                             x.storage().untyped() is x.untyped_storage()),
+    "sizes": lambda m, x: (x.storage().element_size(), x.storage().nbytes(), x.storage().type(),
+                           str(x.storage().device)),
+    "data_ptr": lambda m, x: x.storage().data_ptr() == x.untyped_storage().data_ptr(),
+    "repr": lambda m, x: repr(x.storage()),
+    "repr_meta": lambda m, x: repr(x.to("meta").storage()),
+    "setitem": lambda m, x: (x.storage().__setitem__(0, 9), x.tolist())[1],
+    "new_storage": lambda m, x: (m.TypedStorage(3).size(), repr(m.TypedStorage(2, dtype=m.int32).dtype)),
+    "from_list": lambda m, x: (m.TypedStorage([1, 2, 3]).tolist(), m.TypedStorage([1, 2], dtype=m.int32).tolist()),
+    "wrap": lambda m, x: m.TypedStorage(wrap_storage=x.untyped_storage(), dtype=m.uint8).size(),
+    "empty_repr": lambda m, x: repr(m.TypedStorage(0)),
+}
+STORAGE_ERRORS = {
+    "out_of_range": lambda m, x: x.storage()[10],
+    "negative": lambda m, x: x.storage()[-5],
+    "float_index": lambda m, x: x.storage()[1.5],
+    "slice": lambda m, x: x.storage()[0:1],
+}
+
+
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
+@pytest.mark.parametrize("dtype", ["float32", "int32", "bool", "float16", "bfloat16"])
+@pytest.mark.parametrize("case", STORAGE_CASES)
+def test_typed_storage(case, dtype):
+    def build(m):
+        return STORAGE_CASES[case](m, m.arange(4).to(getattr(m, dtype)))
+    assert build(glasstorch) == build(torch)
+
+
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
+@pytest.mark.parametrize("case", STORAGE_ERRORS)
+def test_typed_storage_errors(case):
+    assert_same_error(lambda: STORAGE_ERRORS[case](glasstorch, glasstorch.arange(4.0)),
+                                       lambda: STORAGE_ERRORS[case](torch, torch.arange(4.0)))
+
+
+_FIRST_STORAGE = """
+import json, warnings, {lib} as torch
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    s = torch.arange(3.0).storage()
+    torch.TypedStorage(2)
+    torch.arange(2.0).storage()
+print(json.dumps([str(x.message) for x in w]))
+"""
+
+
+def test_typed_storage_deprecation_warns_once_per_process():
+    def warned(lib):
+        out = subprocess.run([sys.executable, "-c", _FIRST_STORAGE.format(lib=lib)], capture_output=True, text=True,
+                             check=True)
+        return json.loads(out.stdout)
+    assert warned("glasstorch") == warned("torch")

@@ -670,6 +670,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     select_int as _op_select_int,
     selu as _op_selu,
     selu_ as _op_selu_,
+    set_ as _op_set_,
+    set__source_Storage as _op_set__source_Storage,
+    set__source_Storage_storage_offset as _op_set__source_Storage_storage_offset,
+    set__source_Tensor as _op_set__source_Tensor,
     sgn as _op_sgn,
     sgn_ as _op_sgn_,
     sgn_out as _op_sgn_out,
@@ -5266,7 +5270,7 @@ def add(*args, **kwargs):
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM):
             return _wrap(_op_add_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), 1))
     elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
         _a0, _a1 = args
@@ -5274,7 +5278,7 @@ def add(*args, **kwargs):
         _t1 = type(_a1)
         _o = kwargs.get("out")
         _to = type(_o)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_to is _T or _TS[_to]):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM) and (_to is _T or _TS[_to]):
             return _wrap(_op_add_out.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), 1, _o._impl))
     try:
         i, a = _sig_add.parse(args, kwargs)
@@ -5302,7 +5306,7 @@ def sub(*args, **kwargs):
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM):
             return _wrap(_op_sub_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), 1))
     elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
         _a0, _a1 = args
@@ -5310,7 +5314,7 @@ def sub(*args, **kwargs):
         _t1 = type(_a1)
         _o = kwargs.get("out")
         _to = type(_o)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_to is _T or _TS[_to]):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM) and (_to is _T or _TS[_to]):
             return _wrap(_op_sub_out.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), 1, _o._impl))
     try:
         i, a = _sig_sub.parse(args, kwargs)
@@ -5361,7 +5365,7 @@ def mul(*args, **kwargs):
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM):
             return _wrap(_op_mul_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl)))
     elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
         _a0, _a1 = args
@@ -5369,7 +5373,7 @@ def mul(*args, **kwargs):
         _t1 = type(_a1)
         _o = kwargs.get("out")
         _to = type(_o)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_to is _T or _TS[_to]):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM) and (_to is _T or _TS[_to]):
             return _wrap(_op_mul_out.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), _o._impl))
     try:
         i, a = _sig_mul.parse(args, kwargs)
@@ -5393,7 +5397,7 @@ def div(*args, **kwargs):
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM):
             return _wrap(_op_div_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl)))
     elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
         _a0, _a1 = args
@@ -5401,7 +5405,7 @@ def div(*args, **kwargs):
         _t1 = type(_a1)
         _o = kwargs.get("out")
         _to = type(_o)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_to is _T or _TS[_to]):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM) and (_to is _T or _TS[_to]):
             return _wrap(_op_div_out.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), _o._impl))
     try:
         i, a = _sig_div.parse(args, kwargs)
@@ -5431,7 +5435,7 @@ def true_divide(*args, **kwargs):
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM):
             return _wrap(_op_true_divide_Tensor.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl)))
     elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
         _a0, _a1 = args
@@ -5439,7 +5443,7 @@ def true_divide(*args, **kwargs):
         _t1 = type(_a1)
         _o = kwargs.get("out")
         _to = type(_o)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_to is _T or _TS[_to]):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM) and (_to is _T or _TS[_to]):
             return _wrap(_op_true_divide_out.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), _o._impl))
     try:
         i, a = _sig_true_divide.parse(args, kwargs)
@@ -5465,7 +5469,7 @@ def floor_divide(*args, **kwargs):
         _a0, _a1 = args
         _t0 = type(_a0)
         _t1 = type(_a1)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM):
             return _wrap(_op_floor_divide.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl)))
     elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
         _a0, _a1 = args
@@ -5473,7 +5477,7 @@ def floor_divide(*args, **kwargs):
         _t1 = type(_a1)
         _o = kwargs.get("out")
         _to = type(_o)
-        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_to is _T or _TS[_to]):
+        if (_t0 is _T or _t0 in _NUM and (_t0 is not int or -9223372036854775808 <= _a0 < 18446744073709551616) or _TS[_t0]) and (_t1 is _T or _t1 in _NUM and (_t1 is not int or -9223372036854775808 <= _a1 < 18446744073709551616) or _TS[_t1]) and (_t0 not in _NUM or _t1 not in _NUM) and (_to is _T or _TS[_to]):
             return _wrap(_op_floor_divide_out.call((_a0 if _t0 in _NUM else _a0._impl), (_a1 if _t1 in _NUM else _a1._impl), _o._impl))
     try:
         i, a = _sig_floor_divide.parse(args, kwargs)

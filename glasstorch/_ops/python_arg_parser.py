@@ -44,6 +44,8 @@ from .._core.device import as_device, device
 from .._core.shape import Size
 from .._device.generator import Generator
 from .._tensor.impl import TensorImpl, from_numpy_impl
+from .._tensor.storage import UntypedStorage
+from .._tensor.typed_storage import TypedStorage
 from .invalid_arguments import format_invalid_args, register_tp_name, tp_name
 from .schema import Type, parse_default, parse_schema
 
@@ -349,7 +351,7 @@ _BASE_CONVERTERS = {
     "Tensor": _tensor, "int": _int, "SymInt": _symint, "float": _float, "bool": _bool, "Scalar": _scalar, "str": _str,
     "ScalarType": _dtype, "Device": _device, "Layout": _isinstance_of(_layout.layout),
     "MemoryFormat": _isinstance_of(_layout.memory_format), "Generator": _isinstance_of(Generator), "Any": _any,
-    "Dimname": _str, "Storage": _any, "Stream": _any,
+    "Dimname": _str, "Storage": _isinstance_of((UntypedStorage, TypedStorage)), "Stream": _any,
 }
 
 # FunctionParameter::type_name(): the names PyTorch's messages give each parameter type

@@ -14,8 +14,8 @@ from ..._tensor.views import chunk_plan, movedim_order, narrow_bounds, tensor_sp
 from ..._tensor.views import flatten as _flatten_sizes
 from ..aten import aten
 
-__all__ = ["view_as", "reshape", "reshape_as", "swapaxes", "swapdims", "swapaxes_", "swapdims_", "expand_as", "broadcast_to", "narrow",
-           "flatten", "unflatten", "moveaxis", "movedim", "chunk", "tensor_split"]
+__all__ = ["view_as", "reshape", "reshape_as", "swapaxes", "swapdims", "swapaxes_", "swapdims_", "expand_as",
+           "broadcast_to", "narrow", "flatten", "unflatten", "moveaxis", "movedim", "chunk", "tensor_split"]
 
 
 def view_as(self: TensorImpl, other: TensorImpl) -> TensorImpl:

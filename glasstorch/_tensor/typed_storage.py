@@ -1,0 +1,154 @@
+"""TypedStorage — PyTorch's deprecated ``torch.TypedStorage`` (``torch/storage.py``): an UntypedStorage read as
+elements of one dtype.
+
+``tensor.storage()`` returns one over the tensor's own storage (``_untyped_storage`` is that very object), so
+writes through either are seen by both.  Its size counts whole elements of the dtype over the entire storage,
+not the tensor's view of it.  Making one warns once per process, as PyTorch does, that the class is deprecated.
+
+Invariant: a TypedStorage never owns bytes of its own: every read and write goes to ``_untyped_storage``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .._core import dtype as _dt
+from .._core.device import as_device
+from .storage import UntypedStorage
+
+__all__ = ["TypedStorage", "warn_typed_storage_removal"]
+
+_REMOVAL = ("TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only storage "
+            "class. This should only matter to you if you are using storages directly.  To access UntypedStorage "
+            "directly, use tensor.untyped_storage() instead of tensor.storage()")
+_warned = [False]  # PyTorch's _warn_typed_storage_removal.has_warned: once per process
+
+
+def warn_typed_storage_removal(stacklevel: int = 3) -> None:
+    """PyTorch's deprecation warning, given the first time only."""
+    if not _warned[0]:
+        _warned[0] = True
+        warnings.warn(_REMOVAL, UserWarning, stacklevel=stacklevel)
+
+
+def _legacy_name(dtype) -> str:
+    return dtype._tensor_type.removesuffix("Tensor") + "Storage"  # FloatTensor -> FloatStorage
+
+
+class TypedStorage:
+    """Elements of ``dtype`` over an UntypedStorage (``torch.TypedStorage``).
+
+    Args:
+        *args: nothing (empty), an element count, or a sequence of values.
+        dtype: the element type (default: the default float dtype).
+        device: where a new storage is allocated.
+        wrap_storage: an UntypedStorage to read instead of allocating one.
+
+    Example:
+        >>> import glasstorch as torch
+        >>> torch.arange(3.0).storage().tolist()
+        [0.0, 1.0, 2.0]
+    """
+
+    is_sparse = False
+
+    def __init__(self, *args, device=None, dtype=None, wrap_storage=None, _internal=False):
+        if not _internal:
+            warn_typed_storage_removal()
+        self.dtype = _dt.get_default_dtype() if dtype is None else dtype
+        if wrap_storage is not None:
+            if args or device is not None:
+                raise RuntimeError("TypedStorage.__init__(): wrap_storage takes no other arguments than dtype")
+            if not isinstance(wrap_storage, UntypedStorage):
+                raise TypeError(f"expected a Storage object for argument 'wrap_storage', but got "
+                                f"{type(wrap_storage)}")
+            self._untyped_storage = wrap_storage
+            return
+        dev = as_device(device)
+        if not args:
+            self._untyped_storage = UntypedStorage(0, device=dev)
+        elif len(args) == 1 and isinstance(args[0], int):
+            self._untyped_storage = UntypedStorage(args[0] * self.dtype.itemsize, device=dev)
+        elif len(args) == 1:
+            values = np.asarray(list(args[0])).astype(self.dtype.np)
+            self._untyped_storage = UntypedStorage(values.view(np.uint8).reshape(-1).tolist(), device=dev)
+        else:
+            raise RuntimeError(f"TypedStorage.__init__() takes at most one positional argument, got {len(args)}")
+
+    # -- sizes and identity ----------------------------------------------------------------------------------------
+    @property
+    def device(self):
+        return self._untyped_storage.device
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    def size(self) -> int:
+        return self._untyped_storage.nbytes() // self.dtype.itemsize
+
+    def __len__(self) -> int:
+        return self.size()
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    def nbytes(self) -> int:
+        return self._untyped_storage.nbytes()
+
+    def data_ptr(self) -> int:
+        return self._untyped_storage.data_ptr()
+
+    def untyped(self) -> UntypedStorage:
+        return self._untyped_storage
+
+    def is_shared(self) -> bool:
+        return self._untyped_storage.is_shared()
+
+    def type(self) -> str:
+        return f"torch.{_legacy_name(self.dtype)}"
+
+    # -- elements ----------------------------------------------------------------------------------------------------
+    def _elements(self) -> np.ndarray:
+        """The whole storage as a 1-d numpy array of ``dtype`` (a view: writes reach the storage)."""
+        data = self._untyped_storage.bytes_view()
+        return data[: self.size() * self.dtype.itemsize].view(self.dtype.np)
+
+    def _index(self, idx) -> int:
+        if isinstance(idx, bool) or not isinstance(idx, int):
+            kind = "slices are only supported in UntypedStorage.__getitem__" if isinstance(idx, slice) else (
+                f"can't index a {type(self)} with {type(idx)}")
+            raise RuntimeError(kind.replace("glasstorch._tensor.typed_storage", "torch.storage"))
+        n = self.size()
+        i = idx + n if idx < 0 else idx
+        if not 0 <= i < n:
+            raise IndexError(f"index {idx} out of range for storage of size {n}")
+        return i
+
+    def __getitem__(self, idx):
+        value = self._elements()[self._index(idx)]
+        if self.dtype in (_dt.bfloat16, _dt.float16):
+            return float(value)
+        return value.item()
+
+    def __setitem__(self, idx, value):
+        if isinstance(idx, slice):
+            self._elements()[idx] = value
+            return
+        self._elements()[self._index(idx)] = value
+
+    def tolist(self) -> list:
+        return [self[i] for i in range(self.size())]
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    def __repr__(self):
+        info = f"[torch.storage.TypedStorage(dtype={self.dtype!r}, device={self.device}) of size {len(self)}]"
+        if self.device.type == "meta":
+            return "...\n" + info
+        return " " + "\n ".join(str(v) for v in self.tolist()) + "\n" + info
+
+    __str__ = __repr__
