@@ -234,7 +234,8 @@ def test_pow_integer_zeros_to_complex_infinity():
 SCALARS = (True, 2, -3, 0.5, math.nan, 2 - 0.5j)
 _PLAIN = ("add", "sub", "rsub", "mul", "div", "floor_divide", "remainder", "fmod", "pow", "atan2", "maximum", "minimum",
           "fmax", "fmin", "hypot", "logaddexp", "copysign", "xlogy", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
-          "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")
+          "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+          "bitwise_right_shift")
 BINARY = {n: (n, {}) for n in _PLAIN} | {  # name -> (function, keyword arguments)
     "add_alpha2": ("add", {"alpha": 2}), "add_alpha_half": ("add", {"alpha": 0.5}),
     "add_alpha_j": ("add", {"alpha": 1j}),
@@ -313,3 +314,17 @@ def test_inplace_dtype_sweep(op):
             if not _same(want, got):
                 bad.append(f"{d1}.{op}({second!r} {kind}):\n    torch:      {want}\n    glasstorch: {got}")
     assert not bad, f"{len(bad)} mismatches, first ones:\n" + "\n".join(bad[:8])
+
+
+_LERP = ("m.lerp(x, y, 0.3)", "m.lerp(x, y, 0.7)", "m.lerp(x, y, 0.3 + 0.4j)", "m.lerp(x, y, m.tensor([0.1, 0.9, 0.5j]))",
+         "m.lerp(x, y, m.tensor(0.2))", "m.lerp(x.to(m.complex128), y.to(m.complex128), 0.6)", "m.lerp(f, f, 0.5j)",
+         "m.lerp(f, f, m.tensor(0.5j))", "m.lerp(f.half(), f.half(), 0.5j)", "m.lerp(x, y, m.tensor([0.2, 0.3, 0.9]))")
+
+
+@pytest.mark.parametrize("expr", _LERP)
+def test_complex_lerp(expr):
+    def run(m):
+        x, y, f = m.tensor([1 + 2j, -3.5 + 0.5j, 2 - 1j]), m.tensor([0.5j, 4 + 0j, -1 - 1j]), m.tensor([1.0, 2, 3])  # noqa: F841
+        return eval(expr)
+    want, got = _outcome(torch, run), _outcome(gt, run)
+    assert _same(want, got), (want, got)

@@ -17,7 +17,7 @@ from ...._core.user_warning import warn as _user_warn
 from ...._tensor.impl import TensorImpl
 from ...tensor_iterator import build, common_dtype, dense_scalar, scalar_np
 from . import pointwise as _pw  # a module import: the kernel index must see maximum_out once
-from .dispatch_types import BOOL, REAL
+from .dispatch_types import BOOL, COMPLEX, FLOATING, REAL, Dispatch
 from .pointwise_support import (
     _BF16,
     _BOOL_NP,
@@ -191,13 +191,17 @@ def _lerp(start, end, weight, out, c, scalar_weight):
     _store_rounded(out, res, c)
 
 
+_LERP_SCALAR = Dispatch("lerp_kernel_scalar", FLOATING | COMPLEX)
+_LERP_TENSOR = Dispatch("lerp_kernel_tensor", FLOATING | COMPLEX)
+
+
 def lerp_Scalar_out(self, end, weight, out):  # noqa: N802
     _check_same_dtype(self, end, "end")
     it = build((out,), (self, end))
     if not it.is_meta:
         dt = it.common_dtype
-        if not _is_float(dt):
-            raise _not_implemented("lerp_kernel_scalar", dt)
+        _LERP_SCALAR.check(dt)
+        _checked_scalar(weight, _opmath(dt))  # weight.to<opmath_t>()
         with _quiet():
             _lerp(it.ins_np[0], it.ins_np[1], weight, it.out_np, _opmath(dt).np, True)
     return it.out
@@ -210,8 +214,7 @@ def lerp_Tensor_out(self, end, weight, out):  # noqa: N802
     it = build((out,), (self, end, weight))
     if not it.is_meta:
         dt = it.common_dtype
-        if not _is_float(dt):
-            raise _not_implemented("lerp_kernel_tensor", dt)
+        _LERP_TENSOR.check(dt)
         with _quiet():
             _lerp(it.ins_np[0], it.ins_np[1], _in_dtype(it.ins_np[2], dt), it.out_np, _opmath(dt).np, False)
     return it.out
