@@ -172,3 +172,36 @@ def test_layers_keep_channels_last(name, layer, shape, fmt):
     (th_y * weights).sum().backward()
     (gt_y * from_torch(weights)).sum().backward()
     assert_same(gt_x.grad, th_x.grad, rtol=1e-4, atol=1e-4)
+
+
+def _cl_input(m):
+    return (m.arange(120.0).reshape(2, 3, 4, 5) / 7).contiguous(memory_format=m.channels_last)
+
+
+def _sliced_cl_input(m):
+    return (m.arange(480.0).reshape(4, 3, 8, 5) / 7).contiguous(memory_format=m.channels_last)[::2, :, ::2]
+
+
+def _permuted_input(m):
+    return (m.arange(120.0).reshape(5, 4, 3, 2) / 7).permute(3, 2, 1, 0)
+
+
+_OPS = {
+    "where out": lambda m, x: m.where(x > 1, x, 0.0, out=m.empty(0)),
+    "clamp out": lambda m, x: m.clamp(x, 0, 1, out=m.empty(0)),
+    "addcmul out": lambda m, x: m.addcmul(x, x, x, out=m.empty(0)),
+    "gt out": lambda m, x: m.gt(x, 1, out=m.empty(0, dtype=m.bool)),
+    "exp out": lambda m, x: m.exp(x, out=m.empty(0)),
+    "add float64 out": lambda m, x: m.add(x, 1, out=m.empty(0, dtype=m.float64)),
+    "cat": lambda m, x: m.cat([x, x], 1),
+    "cat out": lambda m, x: m.cat([x, x], 1, out=m.empty(0)),
+    "softmax": lambda m, x: m.softmax(x, 1),
+    "to float64": lambda m, x: x.to(m.float64),
+}
+
+
+@pytest.mark.parametrize("src", [_cl_input, _sliced_cl_input, _permuted_input], ids=["cl", "sliced_cl", "perm"])
+def test_other_ops_keep_the_input_layout(src):
+    """Ternary, comparison, cast and cat outputs (fresh and resized out=) take the inputs' layout as torch's."""
+    cases = [(name, lambda m, op=op: op(m, src(m))) for name, op in _OPS.items()]
+    assert _mismatches(cases) == []

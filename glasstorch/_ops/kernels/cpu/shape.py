@@ -136,10 +136,11 @@ def cat_out(tensors, dim, out):
         if t.device != device:
             raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
                                f"{device} and {t.device}!")
+    strides = _cat_memory_format_strides(tensors, shape)
     if out is None:
-        out = empty_strided_impl(shape, _cat_memory_format_strides(tensors, shape), dtype, device)
+        out = empty_strided_impl(shape, strides, dtype, device)
     else:
-        resize_out(out, shape)
+        resize_out(out, shape, strides)  # a resized out= takes the inputs' memory format too
         for t in tensors:
             assert_no_overlap(out, t)
     if is_meta(out, *tensors) or not out.numel():
