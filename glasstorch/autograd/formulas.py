@@ -32,7 +32,8 @@ __all__ = [
     # views and shapes
     "select_backward", "slice_backward", "permute_backward", "diagonal_backward", "unfold_backward",
     "as_strided_backward", "repeat_backward", "roll_backward", "constant_pad_backward", "reflection_pad_backward",
-    "replication_pad_backward", "circular_pad_backward", "cat_tensors_backward", "stack_tensors_backward",
+    "replication_pad_backward", "reflection_pad", "replication_pad", "circular_pad_backward", "cat_tensors_backward",
+    "stack_tensors_backward",
     # indexing
     "gather_backward", "index_select_backward", "index_backward", "aten_index", "aten_index_put",
     "masked_fill_value_backward", "masked_select_backward", "masked_scatter_source_backward", "take_backward",
@@ -574,16 +575,23 @@ def _pad_backward(grad, sizes, padding, source_index):
     return grad
 
 
-def reflection_pad_backward(grad, sizes, padding):
-    def reflect(i, n):
-        if i < 0:
-            return -i
-        return 2 * (n - 1) - i if i >= n else i
-    return _pad_backward(grad, sizes, padding, reflect)
+def reflection_pad(grad, padding):
+    """The ``reflection_pad<n>d`` operator on a gradient (the derivative of its backward)."""
+    return getattr(_T.ops.aten, f"reflection_pad{len(padding) // 2}d").default(grad, padding)
 
 
-def replication_pad_backward(grad, sizes, padding):
-    return _pad_backward(grad, sizes, padding, lambda i, n: min(max(i, 0), n - 1))
+def replication_pad(grad, padding):
+    return getattr(_T.ops.aten, f"replication_pad{len(padding) // 2}d").default(grad, padding)
+
+
+def reflection_pad_backward(grad, self, padding):
+    """The ``reflection_pad<n>d_backward`` operator (differentiable again: ReflectionPad1DBackwardBackward0 ...)."""
+    return getattr(_T.ops.aten, f"reflection_pad{len(padding) // 2}d_backward").default(grad, self, padding)
+
+
+def replication_pad_backward(grad, self, padding):
+    """The ``replication_pad<n>d_backward`` operator (differentiable again)."""
+    return getattr(_T.ops.aten, f"replication_pad{len(padding) // 2}d_backward").default(grad, self, padding)
 
 
 def circular_pad_backward(grad, sizes, padding):

@@ -339,6 +339,50 @@ def nn_pad_errors(nd, mode):
     return errors
 
 
+def _padded(shape, pad):
+    out = list(shape)
+    for j in range(len(pad) // 2):
+        out[-1 - j] += pad[2 * j] + pad[2 * j + 1]
+    return tuple(out)
+
+
+def _pad_backward_fn(name):
+    """``aten::<name>_backward`` (no Python binding); ``out=`` is its ``grad_input``."""
+    def make(lib):
+        def call(grad_output, x, padding, out=None):
+            op = getattr(lib.ops.aten, f"{name}_backward")
+            return op(grad_output, x, padding) if out is None else op.grad_input(grad_output, x, padding,
+                                                                                  grad_input=out)
+        return call
+    return make
+
+
+def nn_pad_backward_samples(nd, mode):
+    """(grad of the padded shape, input, padding) for the forward's samples with non-negative padding (torch's
+    gradient of a cropping reflection is uninitialised memory)."""
+    def samples(dtype):
+        for s in nn_pad_samples(nd, mode)(dtype):
+            x, pad = s.args
+            if min(pad) >= 0:
+                yield Sample((T(_padded(x.shape, pad), seed=1), x, pad), name=s.name)
+        yield Sample((T(_padded((2, 3, 4, 2)[:nd + 1], (2,) * (2 * nd)), seed=1, layout="transposed"),
+                      T((2, 3, 4, 2)[:nd + 1]), (1, 1) * nd), name="transposed grad")
+    return samples
+
+
+def nn_pad_backward_errors(nd):
+    def errors():
+        x, pad = (1, 2, 3, 4)[:nd + 1], (1,) * (2 * nd)
+        out = [ErrorSample((T(_padded(x, pad), dtype="float64"), T(x), pad), name="dtypes"),
+               ErrorSample((T(_padded(x, pad), dtype="int64"), T(x, dtype="int64"), pad), name="int64")]
+        for j in range(nd):  # one wrong size at a time: width, height, depth
+            bad = list(_padded(x, pad))
+            bad[-1 - j] += 1
+            out.append(ErrorSample((T(tuple(bad)), T(x), pad), name=f"grad size {j}"))
+        return out
+    return errors
+
+
 def _nn_pad_entries():
     out = []
     for mode in ("reflection", "replication"):
@@ -346,6 +390,9 @@ def _nn_pad_entries():
             name = f"{mode}_pad{nd}d"
             out.append(FnOpInfo(name, aten=(name, f"{name}.out"), fn=_C_nn(name), samples=nn_pad_samples(nd, mode),
                                 dtypes=ALL_NUMERIC, out=True, errors=nn_pad_errors(nd, mode)))
+            out.append(FnOpInfo(f"aten.{name}_backward", aten=(f"{name}_backward", f"{name}_backward.grad_input"),
+                                fn=_pad_backward_fn(name), samples=nn_pad_backward_samples(nd, mode),
+                                dtypes=FLOATS + ("float16", "bfloat16"), out=True, errors=nn_pad_backward_errors(nd)))
     return out
 
 

@@ -8214,8 +8214,8 @@ def _autograd_reflection_pad1d(ks, self, padding):
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReflectionPad1DBackward0()
         node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
         node.padding_ = padding
-        node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_reflection_pad1d.redispatch(ks, self, padding)
         record.output(result, node)
         return result
@@ -8237,6 +8237,24 @@ def _autograd_reflection_pad1d_out(ks, self, padding, out):
 register_autograd('aten::reflection_pad1d.out', _autograd_reflection_pad1d_out)
 
 
+_op_reflection_pad1d_backward = _get_op('aten::reflection_pad1d_backward')
+
+
+def _autograd_reflection_pad1d_backward(ks, grad_output, self, padding):
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.ReflectionPad1DBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.padding_ = padding
+        result = _op_reflection_pad1d_backward.redispatch(ks, grad_output, self, padding)
+        record.output(result, node)
+        return result
+    return _op_reflection_pad1d_backward.redispatch(ks, grad_output, self, padding)
+
+
+register_autograd('aten::reflection_pad1d_backward', _autograd_reflection_pad1d_backward)
+
+
 _op_reflection_pad2d = _get_op('aten::reflection_pad2d')
 
 
@@ -8244,8 +8262,8 @@ def _autograd_reflection_pad2d(ks, self, padding):
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReflectionPad2DBackward0()
         node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
         node.padding_ = padding
-        node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_reflection_pad2d.redispatch(ks, self, padding)
         record.output(result, node)
         return result
@@ -8267,6 +8285,24 @@ def _autograd_reflection_pad2d_out(ks, self, padding, out):
 register_autograd('aten::reflection_pad2d.out', _autograd_reflection_pad2d_out)
 
 
+_op_reflection_pad2d_backward = _get_op('aten::reflection_pad2d_backward')
+
+
+def _autograd_reflection_pad2d_backward(ks, grad_output, self, padding):
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.ReflectionPad2DBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.padding_ = padding
+        result = _op_reflection_pad2d_backward.redispatch(ks, grad_output, self, padding)
+        record.output(result, node)
+        return result
+    return _op_reflection_pad2d_backward.redispatch(ks, grad_output, self, padding)
+
+
+register_autograd('aten::reflection_pad2d_backward', _autograd_reflection_pad2d_backward)
+
+
 _op_replication_pad1d = _get_op('aten::replication_pad1d')
 
 
@@ -8274,8 +8310,8 @@ def _autograd_replication_pad1d(ks, self, padding):
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReplicationPad1DBackward0()
         node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
         node.padding_ = padding
-        node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_replication_pad1d.redispatch(ks, self, padding)
         record.output(result, node)
         return result
@@ -8297,6 +8333,24 @@ def _autograd_replication_pad1d_out(ks, self, padding, out):
 register_autograd('aten::replication_pad1d.out', _autograd_replication_pad1d_out)
 
 
+_op_replication_pad1d_backward = _get_op('aten::replication_pad1d_backward')
+
+
+def _autograd_replication_pad1d_backward(ks, grad_output, self, padding):
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.ReplicationPad1DBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.padding_ = padding
+        result = _op_replication_pad1d_backward.redispatch(ks, grad_output, self, padding)
+        record.output(result, node)
+        return result
+    return _op_replication_pad1d_backward.redispatch(ks, grad_output, self, padding)
+
+
+register_autograd('aten::replication_pad1d_backward', _autograd_replication_pad1d_backward)
+
+
 _op_replication_pad2d = _get_op('aten::replication_pad2d')
 
 
@@ -8304,8 +8358,8 @@ def _autograd_replication_pad2d(ks, self, padding):
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReplicationPad2DBackward0()
         node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
         node.padding_ = padding
-        node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_replication_pad2d.redispatch(ks, self, padding)
         record.output(result, node)
         return result
@@ -8327,6 +8381,24 @@ def _autograd_replication_pad2d_out(ks, self, padding, out):
 register_autograd('aten::replication_pad2d.out', _autograd_replication_pad2d_out)
 
 
+_op_replication_pad2d_backward = _get_op('aten::replication_pad2d_backward')
+
+
+def _autograd_replication_pad2d_backward(ks, grad_output, self, padding):
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.ReplicationPad2DBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.padding_ = padding
+        result = _op_replication_pad2d_backward.redispatch(ks, grad_output, self, padding)
+        record.output(result, node)
+        return result
+    return _op_replication_pad2d_backward.redispatch(ks, grad_output, self, padding)
+
+
+register_autograd('aten::replication_pad2d_backward', _autograd_replication_pad2d_backward)
+
+
 _op_reflection_pad3d = _get_op('aten::reflection_pad3d')
 
 
@@ -8334,8 +8406,8 @@ def _autograd_reflection_pad3d(ks, self, padding):
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReflectionPad3DBackward0()
         node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
         node.padding_ = padding
-        node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_reflection_pad3d.redispatch(ks, self, padding)
         record.output(result, node)
         return result
@@ -8357,6 +8429,24 @@ def _autograd_reflection_pad3d_out(ks, self, padding, out):
 register_autograd('aten::reflection_pad3d.out', _autograd_reflection_pad3d_out)
 
 
+_op_reflection_pad3d_backward = _get_op('aten::reflection_pad3d_backward')
+
+
+def _autograd_reflection_pad3d_backward(ks, grad_output, self, padding):
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.ReflectionPad3DBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.padding_ = padding
+        result = _op_reflection_pad3d_backward.redispatch(ks, grad_output, self, padding)
+        record.output(result, node)
+        return result
+    return _op_reflection_pad3d_backward.redispatch(ks, grad_output, self, padding)
+
+
+register_autograd('aten::reflection_pad3d_backward', _autograd_reflection_pad3d_backward)
+
+
 _op_replication_pad3d = _get_op('aten::replication_pad3d')
 
 
@@ -8364,8 +8454,8 @@ def _autograd_replication_pad3d(ks, self, padding):
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReplicationPad3DBackward0()
         node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
         node.padding_ = padding
-        node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_replication_pad3d.redispatch(ks, self, padding)
         record.output(result, node)
         return result
@@ -8385,6 +8475,24 @@ def _autograd_replication_pad3d_out(ks, self, padding, out):
 
 
 register_autograd('aten::replication_pad3d.out', _autograd_replication_pad3d_out)
+
+
+_op_replication_pad3d_backward = _get_op('aten::replication_pad3d_backward')
+
+
+def _autograd_replication_pad3d_backward(ks, grad_output, self, padding):
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.ReplicationPad3DBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.padding_ = padding
+        result = _op_replication_pad3d_backward.redispatch(ks, grad_output, self, padding)
+        record.output(result, node)
+        return result
+    return _op_replication_pad3d_backward.redispatch(ks, grad_output, self, padding)
+
+
+register_autograd('aten::replication_pad3d_backward', _autograd_replication_pad3d_backward)
 
 
 _op_sort = _get_op('aten::sort')

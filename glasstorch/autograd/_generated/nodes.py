@@ -8794,184 +8794,448 @@ class ConstantPadNdBackward0(Node):
         return self.pad_
 
 
-def _ReflectionPad1DBackward0_0(grad, grads, padding, self_sizes):
-    return reflection_pad_backward(grad, self_sizes, padding)
+def _ReflectionPad1DBackward0_0(grad, grads, self, padding):
+    return reflection_pad_backward(grad, self, padding)
 
 
 class ReflectionPad1DBackward0(Node):
     """Backward of ``reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:39)."""
 
-    __slots__ = ('padding_', 'self_sizes_')
-    _tensor_slots = ()
+    __slots__ = ('self_', 'padding_')
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        self = _unpack(node, node.self_, 'ReflectionPad1DBackward0')
         padding = node.padding_
-        self_sizes = node.self_sizes_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_ReflectionPad1DBackward0_0(grad, grads, padding, self_sizes))
+            out[0] = unwrap(_ReflectionPad1DBackward0_0(grad, grads, self, padding))
         return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ReflectionPad1DBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
 
     @property
     def _saved_padding(self):
         return self.padding_
 
+
+def _ReflectionPad1DBackwardBackward0_0(grad, grads, self, padding):
+    return reflection_pad(grad, padding)
+
+
+def _ReflectionPad1DBackwardBackward0_1(grad, grads, self, padding):
+    return zeros_like(self)
+
+
+class ReflectionPad1DBackwardBackward0(Node):
+    """Backward of ``reflection_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:42)."""
+
+    __slots__ = ('self_', 'padding_')
+    _tensor_slots = ('self_',)
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ReflectionPad1DBackwardBackward0')
+        padding = node.padding_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ReflectionPad1DBackwardBackward0_0(grad, grads, self, padding))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_ReflectionPad1DBackwardBackward0_1(grad, grads, self, padding))
+        return out
+
     @property
-    def _saved_self_sym_sizes(self):
-        return self.self_sizes_
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ReflectionPad1DBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
 
 
-def _ReflectionPad2DBackward0_0(grad, grads, padding, self_sizes):
-    return reflection_pad_backward(grad, self_sizes, padding)
+def _ReflectionPad2DBackward0_0(grad, grads, self, padding):
+    return reflection_pad_backward(grad, self, padding)
 
 
 class ReflectionPad2DBackward0(Node):
-    """Backward of ``reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:42)."""
+    """Backward of ``reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:46)."""
 
-    __slots__ = ('padding_', 'self_sizes_')
-    _tensor_slots = ()
+    __slots__ = ('self_', 'padding_')
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        self = _unpack(node, node.self_, 'ReflectionPad2DBackward0')
         padding = node.padding_
-        self_sizes = node.self_sizes_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_ReflectionPad2DBackward0_0(grad, grads, padding, self_sizes))
+            out[0] = unwrap(_ReflectionPad2DBackward0_0(grad, grads, self, padding))
         return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ReflectionPad2DBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
 
     @property
     def _saved_padding(self):
         return self.padding_
 
+
+def _ReflectionPad2DBackwardBackward0_0(grad, grads, self, padding):
+    return reflection_pad(grad, padding)
+
+
+def _ReflectionPad2DBackwardBackward0_1(grad, grads, self, padding):
+    return zeros_like(self)
+
+
+class ReflectionPad2DBackwardBackward0(Node):
+    """Backward of ``reflection_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:49)."""
+
+    __slots__ = ('self_', 'padding_')
+    _tensor_slots = ('self_',)
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ReflectionPad2DBackwardBackward0')
+        padding = node.padding_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ReflectionPad2DBackwardBackward0_0(grad, grads, self, padding))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_ReflectionPad2DBackwardBackward0_1(grad, grads, self, padding))
+        return out
+
     @property
-    def _saved_self_sym_sizes(self):
-        return self.self_sizes_
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ReflectionPad2DBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
 
 
-def _ReplicationPad1DBackward0_0(grad, grads, padding, self_sizes):
-    return replication_pad_backward(grad, self_sizes, padding)
+def _ReplicationPad1DBackward0_0(grad, grads, self, padding):
+    return replication_pad_backward(grad, self, padding)
 
 
 class ReplicationPad1DBackward0(Node):
-    """Backward of ``replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:45)."""
+    """Backward of ``replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:53)."""
 
-    __slots__ = ('padding_', 'self_sizes_')
-    _tensor_slots = ()
+    __slots__ = ('self_', 'padding_')
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        self = _unpack(node, node.self_, 'ReplicationPad1DBackward0')
         padding = node.padding_
-        self_sizes = node.self_sizes_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_ReplicationPad1DBackward0_0(grad, grads, padding, self_sizes))
+            out[0] = unwrap(_ReplicationPad1DBackward0_0(grad, grads, self, padding))
         return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ReplicationPad1DBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
 
     @property
     def _saved_padding(self):
         return self.padding_
 
+
+def _ReplicationPad1DBackwardBackward0_0(grad, grads, self, padding):
+    return replication_pad(grad, padding)
+
+
+def _ReplicationPad1DBackwardBackward0_1(grad, grads, self, padding):
+    return zeros_like(self)
+
+
+class ReplicationPad1DBackwardBackward0(Node):
+    """Backward of ``replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:56)."""
+
+    __slots__ = ('self_', 'padding_')
+    _tensor_slots = ('self_',)
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ReplicationPad1DBackwardBackward0')
+        padding = node.padding_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ReplicationPad1DBackwardBackward0_0(grad, grads, self, padding))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_ReplicationPad1DBackwardBackward0_1(grad, grads, self, padding))
+        return out
+
     @property
-    def _saved_self_sym_sizes(self):
-        return self.self_sizes_
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ReplicationPad1DBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
 
 
-def _ReplicationPad2DBackward0_0(grad, grads, padding, self_sizes):
-    return replication_pad_backward(grad, self_sizes, padding)
+def _ReplicationPad2DBackward0_0(grad, grads, self, padding):
+    return replication_pad_backward(grad, self, padding)
 
 
 class ReplicationPad2DBackward0(Node):
-    """Backward of ``replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:48)."""
+    """Backward of ``replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:60)."""
 
-    __slots__ = ('padding_', 'self_sizes_')
-    _tensor_slots = ()
+    __slots__ = ('self_', 'padding_')
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        self = _unpack(node, node.self_, 'ReplicationPad2DBackward0')
         padding = node.padding_
-        self_sizes = node.self_sizes_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_ReplicationPad2DBackward0_0(grad, grads, padding, self_sizes))
+            out[0] = unwrap(_ReplicationPad2DBackward0_0(grad, grads, self, padding))
         return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ReplicationPad2DBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
 
     @property
     def _saved_padding(self):
         return self.padding_
 
+
+def _ReplicationPad2DBackwardBackward0_0(grad, grads, self, padding):
+    return replication_pad(grad, padding)
+
+
+def _ReplicationPad2DBackwardBackward0_1(grad, grads, self, padding):
+    return zeros_like(self)
+
+
+class ReplicationPad2DBackwardBackward0(Node):
+    """Backward of ``replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:63)."""
+
+    __slots__ = ('self_', 'padding_')
+    _tensor_slots = ('self_',)
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ReplicationPad2DBackwardBackward0')
+        padding = node.padding_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ReplicationPad2DBackwardBackward0_0(grad, grads, self, padding))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_ReplicationPad2DBackwardBackward0_1(grad, grads, self, padding))
+        return out
+
     @property
-    def _saved_self_sym_sizes(self):
-        return self.self_sizes_
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ReplicationPad2DBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
 
 
-def _ReflectionPad3DBackward0_0(grad, grads, padding, self_sizes):
-    return reflection_pad_backward(grad, self_sizes, padding)
+def _ReflectionPad3DBackward0_0(grad, grads, self, padding):
+    return reflection_pad_backward(grad, self, padding)
 
 
 class ReflectionPad3DBackward0(Node):
-    """Backward of ``reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:51)."""
+    """Backward of ``reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:67)."""
 
-    __slots__ = ('padding_', 'self_sizes_')
-    _tensor_slots = ()
+    __slots__ = ('self_', 'padding_')
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        self = _unpack(node, node.self_, 'ReflectionPad3DBackward0')
         padding = node.padding_
-        self_sizes = node.self_sizes_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_ReflectionPad3DBackward0_0(grad, grads, padding, self_sizes))
+            out[0] = unwrap(_ReflectionPad3DBackward0_0(grad, grads, self, padding))
         return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ReflectionPad3DBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
 
     @property
     def _saved_padding(self):
         return self.padding_
 
+
+def _ReflectionPad3DBackwardBackward0_0(grad, grads, self, padding):
+    return reflection_pad(grad, padding)
+
+
+def _ReflectionPad3DBackwardBackward0_1(grad, grads, self, padding):
+    return zeros_like(self)
+
+
+class ReflectionPad3DBackwardBackward0(Node):
+    """Backward of ``reflection_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:70)."""
+
+    __slots__ = ('self_', 'padding_')
+    _tensor_slots = ('self_',)
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ReflectionPad3DBackwardBackward0')
+        padding = node.padding_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ReflectionPad3DBackwardBackward0_0(grad, grads, self, padding))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_ReflectionPad3DBackwardBackward0_1(grad, grads, self, padding))
+        return out
+
     @property
-    def _saved_self_sym_sizes(self):
-        return self.self_sizes_
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ReflectionPad3DBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
 
 
-def _ReplicationPad3DBackward0_0(grad, grads, padding, self_sizes):
-    return replication_pad_backward(grad, self_sizes, padding)
+def _ReplicationPad3DBackward0_0(grad, grads, self, padding):
+    return replication_pad_backward(grad, self, padding)
 
 
 class ReplicationPad3DBackward0(Node):
-    """Backward of ``replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:54)."""
+    """Backward of ``replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:74)."""
 
-    __slots__ = ('padding_', 'self_sizes_')
-    _tensor_slots = ()
+    __slots__ = ('self_', 'padding_')
+    _tensor_slots = ('self_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        self = _unpack(node, node.self_, 'ReplicationPad3DBackward0')
         padding = node.padding_
-        self_sizes = node.self_sizes_
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_ReplicationPad3DBackward0_0(grad, grads, padding, self_sizes))
+            out[0] = unwrap(_ReplicationPad3DBackward0_0(grad, grads, self, padding))
         return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ReplicationPad3DBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
 
     @property
     def _saved_padding(self):
         return self.padding_
 
+
+def _ReplicationPad3DBackwardBackward0_0(grad, grads, self, padding):
+    return replication_pad(grad, padding)
+
+
+def _ReplicationPad3DBackwardBackward0_1(grad, grads, self, padding):
+    return zeros_like(self)
+
+
+class ReplicationPad3DBackwardBackward0(Node):
+    """Backward of ``replication_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:77)."""
+
+    __slots__ = ('self_', 'padding_')
+    _tensor_slots = ('self_',)
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ReplicationPad3DBackwardBackward0')
+        padding = node.padding_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ReplicationPad3DBackwardBackward0_0(grad, grads, self, padding))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_ReplicationPad3DBackwardBackward0_1(grad, grads, self, padding))
+        return out
+
     @property
-    def _saved_self_sym_sizes(self):
-        return self.self_sizes_
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ReplicationPad3DBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
+    def _saved_padding(self):
+        return self.padding_
 
 
 def _SortBackward0_0(grad, grads, dim, self_sizes, result):

@@ -27,7 +27,9 @@ __all__ = [
     "flip", "flip_out", "roll", "roll_out", "tril_out", "triu_out", "diag_out", "diag_embed", "diag_embed_out",
     "narrow_copy", "narrow_copy_out", "constant_pad_nd", "constant_pad_nd_out", "reflection_pad1d_out",
     "reflection_pad2d_out", "reflection_pad3d_out", "replication_pad1d_out", "replication_pad2d_out",
-    "replication_pad3d_out", "circular_pad",
+    "replication_pad3d_out", "reflection_pad1d_backward_out", "reflection_pad2d_backward_out",
+    "reflection_pad3d_backward_out", "replication_pad1d_backward_out", "replication_pad2d_backward_out",
+    "replication_pad3d_backward_out", "circular_pad",
 ]
 
 
@@ -546,6 +548,63 @@ reflection_pad3d_out = _reflection_pad(3)
 replication_pad1d_out = _replication_pad(1)
 replication_pad2d_out = _replication_pad(2)
 replication_pad3d_out = _replication_pad(3)
+
+
+# The gradient sizes each backward checks, last dim first, with PyTorch's wording per operator
+_PAD_GRAD_WORDS = ("width", "height", "depth")
+_PAD_GRAD_MSG = {"reflection_pad1d": "grad_output {} unexpected. Expected: {}, Got: {}",
+                 "reflection_pad2d": "gradOutput {} unexpected. Expected: {}, Got: {}",
+                 "reflection_pad3d": "grad_output {} unexpected. Expected: {}, Got: {}",
+                 "replication_pad1d": "gradOutput {} unexpected. Expected: {} Got: {}",
+                 "replication_pad2d": "gradOutput {} unexpected. Expected: {}, Got: {}",
+                 "replication_pad3d": "gradOutput {} unexpected. Expected: {}, Got: {}"}
+
+
+def _pad_backward(nd, mode):
+    """``<mode>_pad<nd>d_backward``: each padded position's gradient is added back to the input position it read
+    (the forward's index along each padded dim); ``grad_input`` is contiguous, shaped like ``self``."""
+    name = f"{'reflection' if mode == 'reflect' else 'replication'}_pad{nd}d"
+
+    def kernel(grad_output, self, padding, out=None):
+        padding = tuple(padding)
+        dims = [(self.ndim - 1 - j, padding[2 * j], padding[2 * j + 1]) for j in range(nd)]
+        for j, (d, before, after) in enumerate(dims):
+            want = self.sizes[d] + before + after
+            if grad_output.sizes[d] != want:
+                raise RuntimeError(_PAD_GRAD_MSG[name].format(_PAD_GRAD_WORDS[j], want, grad_output.sizes[d]))
+        dt = grad_output.dtype
+        if not (dt.is_floating_point or dt.is_complex):
+            raise not_implemented(f"{name}_backward", dt)
+        if self.dtype is not dt:
+            raise RuntimeError(f"expected scalar type {_dt.name_of(dt)} but found {_dt.name_of(self.dtype)}")
+        out = prepare_out(out, self.sizes, dt, self.device)
+        if is_meta(grad_output, self, out) or not out.numel():
+            return out
+        # one pass in the output's raster order, as PyTorch's loop adds (the same rounding in half precision)
+        padded = grad_output.sizes[-nd:]
+        flat = np.zeros(padded, np.int64)
+        stride = 1
+        for k, (d, before, after) in enumerate(dims):
+            shape = [1] * nd
+            shape[nd - 1 - k] = padded[nd - 1 - k]
+            flat = flat + _pad_index(self.sizes[d], before, after, mode).reshape(shape) * stride
+            stride *= self.sizes[d]
+        if not flat.size:  # cropped to nothing: no position reads the input
+            return write(out, np.zeros(self.sizes, dt.np))
+        g = grad_output.as_numpy().reshape(-1, flat.size)
+        acc = np.zeros((g.shape[0], stride), dt.np)
+        np.add.at(acc, (np.arange(g.shape[0])[:, None], flat.reshape(1, -1)), g)
+        return write(out, acc.reshape(self.sizes))
+    kernel.__qualname__ = kernel.__name__ = f"{name}_backward_out"
+    return kernel
+
+
+reflection_pad1d_backward_out = _pad_backward(1, "reflect")
+reflection_pad2d_backward_out = _pad_backward(2, "reflect")
+reflection_pad3d_backward_out = _pad_backward(3, "reflect")
+replication_pad1d_backward_out = _pad_backward(1, "replicate")
+replication_pad2d_backward_out = _pad_backward(2, "replicate")
+replication_pad3d_backward_out = _pad_backward(3, "replicate")
 
 
 def circular_pad(self, pad) -> TensorImpl:
