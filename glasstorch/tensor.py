@@ -37,7 +37,7 @@ from .autograd import graph as _autograd_graph
 from .autograd.graph import current_grad_fn as _current_grad_fn
 from ._ops import factories as _fac
 from ._ops import python_arg_parser as _arg_parser
-from ._tensor.impl import AutogradMeta, TensorImpl, storage_nbytes_for
+from ._tensor.impl import INFERENCE_VERSION, AutogradMeta, TensorImpl, VersionCounter, storage_nbytes_for
 from ._tensor.storage import UntypedStorage
 from ._tensor.typed_storage import TypedStorage, warn_typed_storage_removal
 
@@ -508,10 +508,10 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        impl = self._impl
-        if impl.is_inference():
+        version = self._impl.version
+        if version is INFERENCE_VERSION:
             raise RuntimeError("Inference tensors do not track version counter.")
-        return impl.version.version
+        return version.version
 
     @property
     def _base(self):
@@ -525,7 +525,10 @@ class Tensor:
     def data(self) -> Tensor:
         """The same memory without autograd history and with its own version counter."""
         impl = self._impl
-        out = TensorImpl(impl.storage, impl.sizes, impl.strides, impl.offset, impl.dtype, impl.device)
+        out = TensorImpl(impl.storage, impl.sizes, impl.strides, impl.offset, impl.dtype, impl.device,
+                         VersionCounter())
+        if impl.is_inference():  # still an inference tensor, with a counter that counts (as PyTorch's)
+            out.key_set = impl.key_set
         out.allow_metadata_change = False
         return wrap(out)
 
@@ -543,7 +546,10 @@ class Tensor:
     def detach(self) -> Tensor:
         """A tensor sharing storage and version counter, outside the autograd graph."""
         impl = self._impl
-        return wrap(impl.view_impl(impl.sizes, impl.strides, impl.offset))
+        out = impl.view_impl(impl.sizes, impl.strides, impl.offset)
+        if out.version is INFERENCE_VERSION and not _grad_state.inference:
+            out.version = VersionCounter()  # PyTorch's detach outside inference mode counts again
+        return wrap(out)
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):

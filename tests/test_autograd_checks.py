@@ -458,6 +458,30 @@ def test_inplace_inside_inference_mode():
     _same(f)
 
 
+def test_detach_and_data_of_an_inference_tensor():
+    def f(m):
+        x = _inference(m)
+        d = x.detach()
+        d.add_(1)
+        data = x.data
+        with m.inference_mode():
+            inside = x.detach()
+        return (x, d.is_inference(), d._version, data.is_inference(), data._version, inside.is_inference(),
+                x.detach().detach()._version, x[0:1].detach()._version)
+    _same(f)
+
+
+def test_inference_mode_with_a_module():
+    def f(m):
+        m.manual_seed(0)
+        lin = m.nn.Linear(3, 2)
+        with m.inference_mode():
+            y = lin(m.ones(1, 3))
+            lin.weight.mul_(2)
+        return y.is_inference(), y.requires_grad, lin.weight.is_inference(), lin.weight._version
+    _same(f)
+
+
 def test_view_made_in_inference_mode_written_in_normal_mode():
     def f(m):
         a = m.ones(3, 2)
