@@ -745,11 +745,17 @@ class Tensor:
     def __reduce_ex__(self, proto):
         # PyTorch's layout: the whole storage by value plus the geometry, so a view keeps its strides and offset.
         # Like PyTorch's plain pickling, each tensor carries its own copy of the storage (no sharing after load).
-        from ._utils import _rebuild_pickled_tensor
+        # A subclass, or a tensor with Python attributes, comes back as its class with its __dict__ (torch's
+        # _rebuild_from_type_v2), so copy.copy and pickle keep them.
+        from ._utils import _get_obj_state, _rebuild_from_type_v2, _rebuild_pickled_tensor
 
         impl = self._impl
-        return (_rebuild_pickled_tensor, (impl.storage.__reduce_ex__(proto)[1], impl.offset, impl.sizes,
-                                          impl.strides, impl.dtype, self.requires_grad))
+        args = (impl.storage.__reduce_ex__(proto)[1], impl.offset, impl.sizes, impl.strides, impl.dtype,
+                self.requires_grad)
+        state = _get_obj_state(self)
+        if type(self) is Tensor and not state:
+            return (_rebuild_pickled_tensor, args)
+        return (_rebuild_from_type_v2, (_rebuild_pickled_tensor, type(self), args, state))
 
     @_subclass_protocol
     def __deepcopy__(self, memo):

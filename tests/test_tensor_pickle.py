@@ -129,3 +129,30 @@ def test_wrapper_subclass_keeps_its_attributes_through_operators():
         w = Wrapper(m.arange(3.0))
         out = w + 1
         assert type(out) is Wrapper and out.elem.tolist() == [1.0, 2.0, 3.0] and w.data_ptr() == 0
+
+
+class GtSub(glasstorch.Tensor):  # module-level subclasses: pickle finds a class by its name
+    pass
+
+
+class TorchSub(torch.Tensor):
+    pass
+
+
+@pytest.mark.parametrize("how", ["copy", "pickle"])
+def test_copy_and_pickle_keep_subclass_and_attributes(how):
+    """copy.copy and pickle rebuild a subclass as its class with its __dict__, and a plain tensor's attributes too
+    (torch's _rebuild_from_type_v2)."""
+    outcomes = []
+    for m, sub in ((glasstorch, GtSub), (torch, TorchSub)):
+        s = m.arange(3.0).view(3, 1).t().as_subclass(sub)
+        s.foo = {"k": 1}
+        t = m.arange(2.0)
+        t.bar = [2]
+        if how == "copy":
+            cs, ct = copy.copy(s), copy.copy(t)
+        else:
+            cs, ct = pickle.loads(pickle.dumps(s)), pickle.loads(pickle.dumps(t))
+        outcomes.append((type(cs) is sub, cs.foo, cs.stride(), cs.tolist(), type(ct).__name__, ct.bar))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[1][0]
