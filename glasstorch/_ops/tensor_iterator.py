@@ -75,7 +75,9 @@ def _fmt(xs):
 class TensorIterator:
     """The result of :func:`build`: shape, dtypes, outputs and numpy operands."""
 
-    __slots__ = ("shape", "common_dtype", "out", "out_np", "ins_np", "is_meta", "device", "outs")
+    # cast_out: the given output's numpy view when the kernel computes into a common-dtype ``out_np`` that
+    # ``cast_outputs`` then converts into it (Note [Cast outputs]); None otherwise
+    __slots__ = ("shape", "common_dtype", "out", "out_np", "ins_np", "is_meta", "device", "outs", "cast_out")
 
     def __repr__(self):
         return f"TensorIterator(shape={self.shape}, common_dtype={self.common_dtype}, meta={self.is_meta})"
@@ -277,10 +279,13 @@ def common_dtype(inputs):
 
 
 def build(outs, inputs, *, promote_inputs=True, int_to_float=False, static_dtype=None, safe_cast=True,
-          check_same_dtype=False, resize=True, allow_cpu_scalars=True) -> TensorIterator:
+          check_same_dtype=False, resize=True, allow_cpu_scalars=True, cast_outputs=False) -> TensorIterator:
     """Configure and build an elementwise iterator (``TensorIteratorConfig().add_output(...)...build()``).
 
     ``outs``: the given outputs (None where the kernel should allocate); ``inputs``: impls or scalars.
+    ``cast_outputs``: PyTorch's ``cast_common_dtype_to_outputs``: a given output of another dtype than the common
+    one is computed in the common dtype and converted at the end (Note [Cast outputs]); the kernel then finishes
+    with ``cast_outputs(it)`` (``pointwise_support``).
 
     PyTorch's ``fast_set_up`` is inlined here, for the common case of a functional call whose tensor inputs
     are all contiguous with one shape, device and dtype (see Note [Per-call cost]); anything else takes
@@ -342,9 +347,10 @@ def build(outs, inputs, *, promote_inputs=True, int_to_float=False, static_dtype
             it.outs = [o]
             it.out_np = ops[0]
             it.ins_np = ops[1:]
+            it.cast_out = None
             return it
     return _build_general(outs, inputs, promote_inputs, int_to_float, static_dtype, safe_cast, check_same_dtype,
-                          resize)
+                          resize, cast_outputs)
 
 
 # Note [Given-output fast path]
@@ -469,12 +475,21 @@ def _fresh_output_iterator(shape, device, common, static_dtype, ins_np) -> Tenso
     it.outs = [out]
     it.out_np = out_np
     it.ins_np = ins_np
+    it.cast_out = None
     return it
 
 
+# Note [Cast outputs]
+# PyTorch computes the common dtype from the inputs only; an ``out=`` (or in-place self) of another dtype gets a
+# temporary of the common dtype, the loop writes that, and ``cast_outputs()`` converts it into the given tensor
+# (``cast_common_dtype_to_outputs``).  So ``mul(f16, u8, out=f32)`` rounds the float32 opmath product to float16
+# first, and ``add(f16 33000, f16 33000, out=f64)`` overflows to inf, as in float16.  Kernels built with
+# ``cast_outputs=True`` write ``it.out_np`` (that temporary when ``it.cast_out`` is set) and end with
+# ``cast_outputs(it)``; the given-output fast paths never need it (one dtype throughout).
 def _build_general(outs, inputs, promote_inputs, int_to_float, static_dtype, safe_cast, check_same_dtype,
-                   resize) -> TensorIterator:
+                   resize, cast_outputs=False) -> TensorIterator:
     it = TensorIterator()
+    it.cast_out = None
     tensors = [x for x in inputs if type(x) is TensorImpl]
     given = [o for o in outs if o is not None]
     # 1. devices
@@ -533,6 +548,8 @@ def _build_general(outs, inputs, promote_inputs, int_to_float, static_dtype, saf
         return it
     # 7. numpy operands
     it.out_np = it.out.as_numpy() if it.out is not None else None
+    if cast_outputs and static_dtype is None and outs[0] is not None and it.out.dtype is not common:
+        it.cast_out, it.out_np = it.out_np, np.empty(shape, common.np)  # Note [Cast outputs]
     it.ins_np = [x.as_numpy() if type(x) is TensorImpl else scalar_np(x, common) for x in inputs]
     return it
 

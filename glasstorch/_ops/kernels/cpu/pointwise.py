@@ -78,6 +78,7 @@ from .pointwise_support import (
     _scratch,
     _special,
     binary,
+    cast_outputs,
     comparison,
     negative,
     ufunc_into,
@@ -291,7 +292,7 @@ def _add_like(ufunc, name):
         # a given out (in place too) that needs no broadcast, cast or resize skips the iterator object
         ops = fast_operands(out, (self, other)) if out is not None else None
         if ops is None:
-            it = build((out,), (self, other))
+            it = build((out,), (self, other), cast_outputs=True)
             dt = it.common_dtype
             if alpha.__class__ is not int:  # an int alpha suits every dtype
                 _alpha_check(dt, alpha)
@@ -312,7 +313,7 @@ def _add_like(ufunc, name):
         if dt is _F16 or dt is _BF16:
             a, b, c = _operands(self, other, a, b, dt, False)
         if alpha == 1 and _ck.binary(name, a, b, o):
-            return result
+            return result if ops is not None else cast_outputs(it)
         buf = o if ops is not None else _cast_scratch(o, c.np)
         token = fp_ignore()
         try:
@@ -324,7 +325,7 @@ def _add_like(ufunc, name):
             fp_restore(token)
         if buf is not o:
             _cast_back(o, buf)
-        return result
+        return result if ops is not None else cast_outputs(it)
 
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"
     return kernel

@@ -17,7 +17,7 @@ from . import ckernels as _ck
 from .copy import cast_ready, cast_routed
 from .dispatch_types import Dispatch, not_implemented
 
-__all__ = ["unary", "binary", "comparison", "ufunc_into"]
+__all__ = ["unary", "binary", "comparison", "ufunc_into", "cast_outputs"]
 
 _BOOL_NP = np.dtype(np.bool_)
 _F32, _F16, _BF16 = _dt.float32, _dt.float16, _dt.bfloat16
@@ -256,6 +256,18 @@ def _cast_back(out, buf) -> None:
         np.copyto(out, cast_ready(buf, out.dtype), casting="unsafe")
 
 
+def cast_outputs(it):
+    """TensorIterator's ``cast_outputs()``: a result computed in the common dtype goes into the given output of
+    another dtype (Note [Cast outputs] in tensor_iterator.py), with c10's conversions.  Returns ``it.out``."""
+    if it.cast_out is not None:
+        token = fp_ignore()
+        try:
+            _cast_back(it.cast_out, it.out_np)
+        finally:
+            fp_restore(token)
+    return it.out
+
+
 # -- templates ---------------------------------------------------------------------------------------------
 def unary(fn, *, name, float_op=False, dispatch=None, ufunc=True, c=None):
     """A structured unary kernel ``kernel(self, out)``.
@@ -270,14 +282,15 @@ def unary(fn, *, name, float_op=False, dispatch=None, ufunc=True, c=None):
     def kernel(self, out=None):
         if dispatch is not None:
             dispatch.check_operands((self,))
-        it = build((out,), (self,), int_to_float=float_op, check_same_dtype=out is not None and not float_op)
+        it = build((out,), (self,), int_to_float=float_op, check_same_dtype=out is not None and not float_op,
+                   cast_outputs=True)
         if not it.is_meta:
             dt = it.common_dtype
             if dispatch is not None:
                 dispatch.check(dt)
             x = it.ins_np[0]
             if c is not None and _ck.unary(c, x, it.out_np):
-                return it.out
+                return cast_outputs(it)
             if dt is _BF16 and x.dtype != dt.np:  # ml_dtypes loops take no casts from other integer widths
                 x = _in_dtype(x, dt)
             o = _cast_scratch(it.out_np, dt.np)
@@ -292,6 +305,7 @@ def unary(fn, *, name, float_op=False, dispatch=None, ufunc=True, c=None):
             finally:
                 fp_restore(token)
             _cast_back(it.out_np, o)
+            cast_outputs(it)
         return it.out
 
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"
@@ -344,7 +358,7 @@ def binary(fn, *, name, float_op=False, dispatch=None, ufunc=True, nonzero=False
         # a given out (in place too) that needs no broadcast, cast or resize skips the iterator object
         ops = fast_operands(out, (self, other), True, float_op) if out is not None else None
         if ops is None:
-            it = build((out,), (self, other), int_to_float=float_op)
+            it = build((out,), (self, other), int_to_float=float_op, cast_outputs=True)
             if it.is_meta:
                 return it.out
             result, dt, o = it.out, it.common_dtype, it.out_np
@@ -357,7 +371,7 @@ def binary(fn, *, name, float_op=False, dispatch=None, ufunc=True, nonzero=False
             _chalf_into(fn, a, b, o)
             return result
         if c is not None and _ck.binary(c, a, b, o):
-            return result
+            return result if ops is not None else cast_outputs(it)
         if nonzero and dt._cat <= _dt.INT_CAT:
             _check_nonzero(b, o)
         reduced = dt is _F16 or dt is _BF16
@@ -375,7 +389,7 @@ def binary(fn, *, name, float_op=False, dispatch=None, ufunc=True, nonzero=False
             fp_restore(token)
         if buf is not o:
             _cast_back(o, buf)
-        return result
+        return result if ops is not None else cast_outputs(it)
 
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"
     return kernel

@@ -33,6 +33,7 @@ from .pointwise_support import (
     _opmath,
     _quiet,
     _store_rounded,
+    cast_outputs,
 )
 
 
@@ -107,7 +108,7 @@ def clamp_Tensor_out(self, min, max, out):  # noqa: A002, N802
         return _pw._clamp_min_tensor_out(self, min, out)
     if min is None:
         return _pw._clamp_max_tensor_out(self, max, out)
-    it = build((out,), (self, min, max))
+    it = build((out,), (self, min, max), cast_outputs=True)
     if not it.is_meta:
         dt = it.common_dtype
         if dt not in REAL - BOOL:
@@ -116,7 +117,7 @@ def clamp_Tensor_out(self, min, max, out):  # noqa: A002, N802
         with _quiet():
             t = np.maximum(x, lo, dtype=dt.np, casting="unsafe")
             np.minimum(t, hi, out=it.out_np, dtype=dt.np, casting="unsafe")
-    return it.out
+    return cast_outputs(it)
 
 
 def clamp_min_Tensor_out(self, min, out):  # noqa: A002, N802
@@ -197,27 +198,27 @@ _LERP_TENSOR = Dispatch("lerp_kernel_tensor", FLOATING | COMPLEX)
 
 def lerp_Scalar_out(self, end, weight, out):  # noqa: N802
     _check_same_dtype(self, end, "end")
-    it = build((out,), (self, end))
+    it = build((out,), (self, end), cast_outputs=True)
     if not it.is_meta:
         dt = it.common_dtype
         _LERP_SCALAR.check(dt)
         _checked_scalar(weight, _opmath(dt))  # weight.to<opmath_t>()
         with _quiet():
             _lerp(it.ins_np[0], it.ins_np[1], weight, it.out_np, _opmath(dt).np, True)
-    return it.out
+    return cast_outputs(it)
 
 
 def lerp_Tensor_out(self, end, weight, out):  # noqa: N802
     _check_same_dtype(self, end, "end")
     if weight.ndim != 0:  # a 0-dim weight promotes with the other operands
         _check_same_dtype(self, weight, "weight")
-    it = build((out,), (self, end, weight))
+    it = build((out,), (self, end, weight), cast_outputs=True)
     if not it.is_meta:
         dt = it.common_dtype
         _LERP_TENSOR.check(dt)
         with _quiet():
             _lerp(it.ins_np[0], it.ins_np[1], _in_dtype(it.ins_np[2], dt), it.out_np, _opmath(dt).np, False)
-    return it.out
+    return cast_outputs(it)
 
 
 def _scalar_value(value, dt):
@@ -241,7 +242,7 @@ def _addc(op, name, kname):
     def kernel(self, tensor1, tensor2, value, out=None):
         if name == "addcdiv" and _integral_or_bool(tensor1.dtype) and _integral_or_bool(tensor2.dtype):
             raise RuntimeError(_ADDCDIV_INT_MSG)
-        it = build((out,), (self, tensor1, tensor2))
+        it = build((out,), (self, tensor1, tensor2), cast_outputs=True)
         if not it.is_meta:
             dt = it.common_dtype
             if kname is not None and dt is _dt.bool:
@@ -254,7 +255,7 @@ def _addc(op, name, kname):
                     _fma_into(it.out_np, t, t2, s, c)
                 else:
                     np.add(s, op(t, t2, dtype=c, casting="unsafe"), out=it.out_np, dtype=c, casting="unsafe")
-        return it.out
+        return cast_outputs(it)
 
     kernel.__qualname__ = kernel.__name__ = f"{name}_out"
     return kernel

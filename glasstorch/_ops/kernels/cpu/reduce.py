@@ -235,6 +235,9 @@ def mean_all(self, dtype):
 
 
 def mean_all_out(self, dtype, out):
+    if not _dt.can_cast(self.dtype, out.dtype):  # mean.dtype_out's own check, made before mean.out's
+        raise RuntimeError(f"mean.dtype_out(): input types can't be cast to the desired output type "
+                           f"{_name(out.dtype)}")
     return mean_out(self, None, False, dtype, out)
 
 
