@@ -316,9 +316,11 @@ def test_inplace_dtype_sweep(op):
     assert not bad, f"{len(bad)} mismatches, first ones:\n" + "\n".join(bad[:8])
 
 
-_LERP = ("m.lerp(x, y, 0.3)", "m.lerp(x, y, 0.7)", "m.lerp(x, y, 0.3 + 0.4j)", "m.lerp(x, y, m.tensor([0.1, 0.9, 0.5j]))",
-         "m.lerp(x, y, m.tensor(0.2))", "m.lerp(x.to(m.complex128), y.to(m.complex128), 0.6)", "m.lerp(f, f, 0.5j)",
-         "m.lerp(f, f, m.tensor(0.5j))", "m.lerp(f.half(), f.half(), 0.5j)", "m.lerp(x, y, m.tensor([0.2, 0.3, 0.9]))")
+_LERP = (
+    "m.lerp(x, y, 0.3)", "m.lerp(x, y, 0.7)", "m.lerp(x, y, 0.3 + 0.4j)", "m.lerp(x, y, m.tensor([0.1, 0.9, 0.5j]))",
+    "m.lerp(x, y, m.tensor(0.2))", "m.lerp(x.to(m.complex128), y.to(m.complex128), 0.6)", "m.lerp(f, f, 0.5j)",
+    "m.lerp(f, f, m.tensor(0.5j))", "m.lerp(f.half(), f.half(), 0.5j)", "m.lerp(x, y, m.tensor([0.2, 0.3, 0.9]))",
+)
 
 
 @pytest.mark.parametrize("expr", _LERP)
@@ -328,3 +330,30 @@ def test_complex_lerp(expr):
         return eval(expr)
     want, got = _outcome(torch, run), _outcome(gt, run)
     assert _same(want, got), (want, got)
+
+
+_ABS = (
+    "m.abs(x)", "abs(x)", "m.abs(x.t())", "m.abs(x.to(m.complex128))", "m.abs(x, out=m.empty(0, dtype=m.complex64))",
+    "m.abs(x.t(), out=m.empty(0))", "m.abs(x.t(), out=m.empty(0, dtype=m.complex64))",
+    "m.abs(x, out=m.empty(0, dtype=m.float64))", "m.abs(x, out=m.empty(0, dtype=m.float16))",
+    "m.abs(x, out=m.empty(0, dtype=m.int64))", "x.clone().abs_()", "m.abs(m.tensor([complex('nan'), complex('inf')]))",
+)
+
+
+@pytest.mark.parametrize("expr", _ABS)
+def test_complex_abs(expr):
+    def run(m):
+        x = m.tensor([[1 + 2j, -3.5 + 0.5j, 2 - 1j], [0j, -1j, 3 + 4j]])  # noqa: F841
+        return eval(expr)
+    got, want = _outcome(gt, run), _outcome(torch, run)
+    assert _same(want, got), (want, got)
+    if want[0] == "ok":
+        assert_same(run(gt), run(torch), rtol=1e-6)  # strides too
+
+
+def test_complex_abs_backward():
+    def run(m):
+        x = m.tensor([1 + 2j, -3.5 + 0.5j, 0.5j], requires_grad=True)
+        (m.abs(x) * m.tensor([1.0, 2.0, -1.0])).sum().backward()
+        return x.grad
+    assert_same(run(gt), run(torch), rtol=1e-6)

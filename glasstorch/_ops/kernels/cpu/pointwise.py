@@ -48,7 +48,7 @@ import numpy as np
 
 from ...._core import dtype as _dt
 from ...._tensor.impl import TensorImpl
-from ...tensor_iterator import build, fast_operands, fp_ignore, fp_restore, scalar_np
+from ...tensor_iterator import build, fast_operands, fp_ignore, fp_restore, resize_out, scalar_np
 from . import ckernels as _ck
 from .dispatch_types import ALL, BOOL, COMPLEX, COMPLEX_HALF, FLOATING, INTEGRAL, REAL, Dispatch
 from .pointwise_support import (
@@ -95,7 +95,27 @@ def neg_out(self, out):
 
 
 _neg_out = unary(negative, name="neg")
-abs_out = unary(np.absolute, name="abs", dispatch=Dispatch("abs_cpu", INTEGRAL | FLOATING))
+_abs_out = unary(np.absolute, name="abs", dispatch=Dispatch("abs_cpu", INTEGRAL | FLOATING))
+
+
+def abs_out(self, out):
+    """abs; a complex tensor gives its real type (PyTorch's ``unary_op_impl_with_complex_to_float``): a new result
+    laid out as the input, or any ``out`` the real type casts to (resized row-major; a complex ``out`` gets
+    ``|z| + 0j`` through the iterator); not in place."""
+    if not self.dtype.is_complex or self.dtype is _dt.complex32:
+        return _abs_out(self, out)
+    if out is self:
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    real = self.dtype.to_real()
+    if out is not None and not out.dtype.is_complex:  # the real part of a complex result is copied into out
+        if not _dt.can_cast(real, out.dtype):
+            raise RuntimeError(f"result type {_dt.name_of(real)} can't be cast to the desired output type "
+                               f"{_dt.name_of(out.dtype)}")
+        resize_out(out, self.sizes)
+    it = build((out,), (self,), static_dtype=real if out is None else out.dtype)
+    if not it.is_meta:
+        np.absolute(it.ins_np[0], out=it.out_np, casting="unsafe")
+    return it.out
 bitwise_not_out = unary(np.invert, name="bitwise_not", dispatch=Dispatch("bitwise_not_cpu", INTEGRAL | BOOL))
 
 
