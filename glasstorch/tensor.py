@@ -329,6 +329,11 @@ class Tensor:
 
     def is_contiguous(self, memory_format=contiguous_format) -> bool:
         impl = self._impl
+        if memory_format is contiguous_format:
+            return impl.is_contiguous()
+        if type(memory_format) is not _memory_format_type:
+            raise TypeError("is_contiguous(): argument 'memory_format' must be torch.memory_format, not "
+                            f"{type(memory_format).__name__}")
         if memory_format is channels_last:
             return _shape.is_channels_last_contiguous(impl.sizes, impl.strides)
         if memory_format is channels_last_3d:
@@ -1085,6 +1090,7 @@ def _finish(impl: TensorImpl, requires_grad: bool) -> Tensor:
 
 _PYTHON_KEY = _dk_bit("Python")
 _META = as_device("meta")
+_memory_format_type = type(contiguous_format)
 
 
 def _parse_to(t, args, kwargs):

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from oracle import assert_same, from_torch
+from oracle import assert_same, assert_same_error, from_torch
 
 import glasstorch as gt
 
@@ -205,3 +205,9 @@ def test_other_ops_keep_the_input_layout(src):
     """Ternary, comparison, cast and cat outputs (fresh and resized out=) take the inputs' layout as torch's."""
     cases = [(name, lambda m, op=op: op(m, src(m))) for name, op in _OPS.items()]
     assert _mismatches(cases) == []
+
+
+@pytest.mark.parametrize("bad", [None, 1, "channels_last"], ids=repr)
+def test_is_contiguous_refuses_a_non_memory_format(bad):
+    assert_same_error(lambda: gt.empty(2, 3).is_contiguous(memory_format=bad),
+                      lambda: torch.empty(2, 3).is_contiguous(memory_format=bad))
