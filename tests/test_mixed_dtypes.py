@@ -357,3 +357,18 @@ def test_complex_abs_backward():
         (m.abs(x) * m.tensor([1.0, 2.0, -1.0])).sum().backward()
         return x.grad
     assert_same(run(gt), run(torch), rtol=1e-6)
+
+
+_CHALF_OUT = ("m.add(h, 1j, out=m.empty(3, dtype=m.complex64))", "m.mul(h, 1j, out=m.empty(3, dtype=m.complex128))",
+              "m.eq(h, 1j, out=m.empty(3, dtype=m.float32))", "m.add(h, 1j, out=m.empty(3, dtype=m.float16))",
+              "m.sub(h, 0.1 + 1j, alpha=2, out=m.empty(3, dtype=m.complex64))",
+              "m.add(h, 1j, out=m.empty(0, dtype=m.complex64))", "m.mul(h, 1j, out=m.empty(0, dtype=m.complex32))")
+
+
+@pytest.mark.parametrize("expr", _CHALF_OUT)
+def test_complex32_into_out_of_another_dtype(expr):
+    def run(m):
+        h = m.tensor([1.5, -0.0, 2.25], dtype=m.float16)  # noqa: F841
+        return eval(expr)
+    want, got = _outcome(torch, run), _outcome(gt, run)
+    assert _same(want, got), (want, got)

@@ -327,7 +327,8 @@ def _add_like(ufunc, name):
             o, a, b = ops
         if dt is _C32:
             al = np.complex64(alpha)
-            _chalf_into(ufunc if alpha == 1 else (lambda x, y: ufunc(x, y * al)), a, b, o)
+            _chalf_into(ufunc if alpha == 1 else (lambda x, y: ufunc(x, y * al)), a, b,
+                        o if ops is not None or it.cast_out is None else it.cast_out)
             return result
         c = dt
         if dt is _F16 or dt is _BF16:

@@ -92,11 +92,15 @@ def _chalf_operand(x):
 
 
 def _chalf_store(out, r) -> None:
-    out["real"], out["imag"] = np.real(r), np.imag(r)
+    """A complex64 result into complex32 ``out``, or into a given ``out=`` of another dtype through complex<Half>."""
+    if out.dtype.names:
+        out["real"], out["imag"] = np.real(r), np.imag(r)
+    else:
+        np.copyto(out, _chalf_operand(r), casting="unsafe")
 
 
 def _chalf_into(fn, a, b, out) -> None:
-    """``fn(a, b)`` of a complex32 kernel into complex32 ``out`` (Note [complex32 kernels])."""
+    """``fn(a, b)`` of a complex32 kernel into ``out`` (Note [complex32 kernels])."""
     token = fp_ignore()
     try:
         _chalf_store(out, fn(_chalf_operand(a), _chalf_operand(b)))
@@ -367,8 +371,8 @@ def binary(fn, *, name, float_op=False, dispatch=None, ufunc=True, nonzero=False
             result, dt = out, out.dtype
             o, a, b = ops
         dispatch.check(dt)
-        if dt is _C32:
-            _chalf_into(fn, a, b, o)
+        if dt is _C32:  # straight into a given out= of another dtype (numpy cannot cast complex32)
+            _chalf_into(fn, a, b, o if ops is not None or it.cast_out is None else it.cast_out)
             return result
         if c is not None and _ck.binary(c, a, b, o):
             return result if ops is not None else cast_outputs(it)
