@@ -9,8 +9,8 @@ from math import e, inf, nan, pi  # noqa: F401  (torch re-exports math's constan
 
 from . import _env  # noqa: F401  (first: environment defaults numpy's OpenBLAS reads when it loads)
 from ._core.dtype import (  # noqa: F401
-    bfloat16, bool, can_cast, complex32, complex64, complex128, dtype, finfo, float16, float32, float64,
-    get_default_dtype, iinfo, int8, int16, int32, int64, promote_types, set_default_dtype, uint8,
+    bfloat16, bool, complex32, complex64, complex128, dtype, finfo, float16, float32, float64,
+    get_default_dtype, iinfo, int8, int16, int32, int64, set_default_dtype, uint8,
 )
 from ._core.dtype import ALIASES as _ALIASES
 from ._core.device import device  # noqa: F401

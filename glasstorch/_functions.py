@@ -11,6 +11,7 @@ honoured).  Invariant: defaults (dtype inference, the default dtype) are PyTorch
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import operator
 import warnings
@@ -28,7 +29,7 @@ from ._ops import factories as _fac
 from ._ops.aten import aten as _aten
 from ._ops.kernels.cpu import random as _rand
 from ._ops.python_arg_parser import Signatures as _Signatures
-from ._ops.python_arg_parser import TorchFunctionOverload
+from ._ops.python_arg_parser import TorchFunctionOverload, dtype_arg
 from ._tensor.impl import empty_strided_impl
 from .overrides import _binding_fallback
 from .tensor import Tensor, _finish, _strides_for, _subclass_protocol, parse_size, preserve_format, wrap
@@ -38,7 +39,8 @@ __all__ = [
     "empty_like", "full_like", "empty_strided", "arange", "range", "linspace", "logspace", "eye", "rand", "randn",
     "randint", "randperm", "normal", "bernoulli", "rand_like", "randn_like", "randint_like", "manual_seed", "seed",
     "initial_seed", "get_rng_state", "set_rng_state", "is_tensor", "is_storage", "numel", "is_floating_point",
-    "is_complex", "result_type", "split", "broadcast_shapes", "detach", "default_generator", "Generator",
+    "is_complex", "result_type", "promote_types", "can_cast", "split", "broadcast_shapes", "detach",
+    "default_generator", "Generator",
 ]
 
 
@@ -68,11 +70,12 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
                       UserWarning, stacklevel=2)
-    return _new(_fac.tensor_impl(data, dtype, as_device(device)), requires_grad)
+    return _new(_fac.tensor_impl(data, dtype_arg("tensor", dtype), as_device(device)), requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Share ``data``'s memory when it is a tensor or numpy array of the right dtype; copy otherwise."""
+    dtype = dtype_arg("as_tensor", dtype)
     if isinstance(data, Tensor):
         if dtype is None and device is None:
             return data
@@ -84,6 +87,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
 
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> Tensor:
+    dtype = dtype_arg("asarray", dtype)
     if copy:
         out = tensor(obj, dtype=dtype, device=device)
     else:
@@ -120,6 +124,50 @@ _SIGS["split"] = _Signatures("split", ["split(Tensor input, SymInt split_size, i
                                        "split(Tensor input, SymInt[] split_size, int dim=0)"])
 _SIGS["split_with_sizes"] = _Signatures("split_with_sizes", ["split_with_sizes(Tensor input, SymInt[] split_sizes, "
                                                              "int dim=0)"])
+
+
+# PyTorch's overloads of the hand-written factories whose keyword ``dtype`` is checked by ``_dtype_checked`` (the
+# rest of their arguments is parsed by hand)
+_OUT_OPTIONS = f"Tensor? out=None, {_OPTIONS}"
+_GEN = "Generator? generator, "
+_LIKE = f"MemoryFormat? memory_format=None, {_OPTIONS}"
+_OVERLOADS = {
+    "arange": [f"arange(Scalar end, *, {_OUT_OPTIONS})", f"arange(Scalar start, Scalar end, *, {_OPTIONS})",
+               f"arange(Scalar start, Scalar end, Scalar step=1, *, {_OUT_OPTIONS})"],
+    "linspace": [f"linspace({a} start, {b} end, int steps, *, {_OUT_OPTIONS})"
+                 for a, b in (("Tensor", "Tensor"), ("Scalar", "Tensor"), ("Tensor", "Scalar"), ("Scalar", "Scalar"))],
+    "logspace": [f"logspace({a} start, {b} end, int steps, float base=10.0, *, {_OUT_OPTIONS})"
+                 for a, b in (("Tensor", "Tensor"), ("Scalar", "Tensor"), ("Tensor", "Scalar"), ("Scalar", "Scalar"))],
+    "eye": [f"eye(int n, *, {_OUT_OPTIONS})", f"eye(int n, int m, *, {_OUT_OPTIONS})"],
+    "randperm": [f"randperm(int n, *, {_GEN}{_OUT_OPTIONS})", f"randperm(int n, *, {_OUT_OPTIONS})"],
+    "randint": [f"randint({lo}int high, SymInt[] size, *, {gen}{_OUT_OPTIONS})"
+                for lo in ("", "int low, ") for gen in (_GEN, "")],
+    "normal": ["normal(Tensor mean, Tensor std, *, Generator? generator=None, Tensor? out=None)",
+               "normal(Tensor mean, float std=1, *, Generator? generator=None, Tensor? out=None)",
+               "normal(float mean, Tensor std, *, Generator? generator=None, Tensor? out=None)",
+               f"normal(float mean, float std, SymInt[] size, *, Generator? generator=None, {_OUT_OPTIONS})"],
+    "rand_like": [f"rand_like(Tensor input, *, {_GEN}{_LIKE})", f"rand_like(Tensor input, *, {_LIKE})"],
+    "randn_like": [f"randn_like(Tensor input, *, {_GEN}{_LIKE})", f"randn_like(Tensor input, *, {_LIKE})"],
+    "randint_like": [f"randint_like(Tensor input, {args}, *, {gen}{_LIKE})"
+                     for args in ("int low, int high", "Tensor high", "int high") for gen in (_GEN, "")],
+}
+
+
+def _dtype_checked(fn):
+    """A hand-written factory whose ``dtype`` keyword is converted as the parser's ScalarType (Note [Python types
+    as dtypes]); a value that is no dtype raises the parser's error over PyTorch's overloads of the name."""
+    sigs = _Signatures(fn.__name__, _OVERLOADS[fn.__name__])
+
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        dtype = kwargs.get("dtype")
+        if dtype is not None and type(dtype) is not _dt.dtype:
+            converted = _dt.as_scalar_type(dtype)
+            if converted is None:
+                sigs.parse(args, kwargs)  # raises: the dtype fits none of them
+            kwargs["dtype"] = converted
+        return fn(*args, **kwargs)
+    return checked
 
 
 def _into_out(out, sizes, dtype, device, requires_grad, fill):
@@ -218,7 +266,8 @@ def _number_arg(fname, value, pos, argname="fill_value"):
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
-    return _new(empty_strided_impl(tuple(size), tuple(stride), _dtype_or_default(dtype), as_device(device)),
+    dtype = _dtype_or_default(dtype_arg("empty_strided", dtype))
+    return _new(empty_strided_impl(tuple(size), tuple(stride), dtype, as_device(device)),
                 requires_grad)
 
 
@@ -262,6 +311,7 @@ def full_like(*args, **kwargs):
 
 # -- ranges ----------------------------------------------------------------------------------------------
 
+@_dtype_checked
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
     """Values from ``start`` up to (not including) ``end``; length ``ceil((end - start) / step)``.
 
@@ -287,7 +337,9 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
                   "[start, end).", UserWarning, stacklevel=2)
     if end is None:
         start, end = 0, start
-    dtype = _dtype_or_default(dtype)
+    dtype = _dtype_or_default(dtype_arg("range", dtype))
+    if dtype is _dt.bool or dtype.is_complex:
+        raise _fac._not_implemented("range_cpu", dtype)
     n = builtins.int(math.floor((end - start) / step)) + 1
     out = _fac.empty_impl((max(n, 0),), dtype, as_device(device))
     if out.storage._data is not None:
@@ -311,6 +363,7 @@ def _steps_arg(fname, steps):
     return operator.index(steps)
 
 
+@_dtype_checked
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
 
@@ -326,6 +379,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     return _new(_fac.linspace_impl(start, end, steps, dtype, as_device(device)), requires_grad)
 
 
+@_dtype_checked
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
     """``base ** linspace(start, end, steps)``."""
     steps = _steps_arg("logspace", steps)
@@ -344,6 +398,7 @@ def _int_arg(fname, value, name, pos):
     return value
 
 
+@_dtype_checked
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
     """The ``n x m`` identity matrix."""
     n = _int_arg("eye", n, "n", 1)
@@ -403,6 +458,7 @@ def randn(*args, **kwargs) -> Tensor:
     return _sampled("randn", _rand.normal_, args, kwargs)
 
 
+@_dtype_checked
 def randint(*args, size=None, **kwargs) -> Tensor:
     """Integers uniform in ``[low, high)``: ``randint(high, size)`` or ``randint(low, high, size)``; int64 default."""
     args = list(args)
@@ -424,6 +480,7 @@ def randint(*args, size=None, **kwargs) -> Tensor:
                            dtype, device, requires_grad, _dt.int64)
 
 
+@_dtype_checked
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, **_) -> Tensor:
     """A random permutation of ``0 .. n-1`` (int64 by default)."""
     n = _int_arg("randperm", n, "n", 1)
@@ -441,16 +498,19 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
     return _new(out, requires_grad)
 
 
+@_dtype_checked
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=preserve_format, generator=None):
     out = empty_like(input, dtype=dtype, device=device, memory_format=memory_format)
     return out.uniform_(generator=generator).requires_grad_(requires_grad)
 
 
+@_dtype_checked
 def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=preserve_format, generator=None):
     out = empty_like(input, dtype=dtype, device=device, memory_format=memory_format)
     return out.normal_(generator=generator).requires_grad_(requires_grad)
 
 
+@_dtype_checked
 def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False,
                  memory_format=preserve_format, generator=None):
     if high is None:
@@ -459,6 +519,7 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
     return out.random_(low, high, generator=generator)
 
 
+@_dtype_checked
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False,
            out=None) -> Tensor:
     """Normal samples: scalar mean/std with ``size``, or elementwise from tensor ``mean``/``std``.
@@ -538,6 +599,25 @@ def is_floating_point(input) -> bool:
 
 def is_complex(input) -> bool:
     return input.is_complex()
+
+
+_SIGS["promote_types"] = _Signatures("promote_types", ["promote_types(ScalarType type1, ScalarType type2)"])
+_SIGS["can_cast"] = _Signatures("can_cast", ["can_cast(ScalarType from_, ScalarType to)"])
+
+
+def promote_types(*args, **kwargs) -> _dt.dtype:
+    """``torch.promote_types``: dtypes or Python types (``promote_types(int, float)`` is float64).
+
+    Example:
+        >>> promote_types(uint8, int8)
+        torch.int16
+    """
+    return _dt.promote_types(*_SIGS["promote_types"].parse(args, kwargs)[1])
+
+
+def can_cast(*args, **kwargs) -> bool:
+    """``torch.can_cast``: whether an in-place or ``out=`` result may be cast ``from_`` one dtype ``to`` another."""
+    return _dt.can_cast(*_SIGS["can_cast"].parse(args, kwargs)[1])
 
 
 def result_type(tensor1, tensor2) -> _dt.dtype:

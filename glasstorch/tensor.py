@@ -858,18 +858,24 @@ class Tensor:
         if dtype is None:
             mid = "" if impl.device.type == "cpu" else f"{impl.device.type}."
             return f"torch.{mid}{impl.dtype._tensor_type}"
-        if isinstance(dtype, str):
-            name = dtype.removeprefix("torch.")
+        if isinstance(dtype, (str, bytes)):
+            text = dtype.decode() if isinstance(dtype, bytes) else dtype
+            name = text.removeprefix("torch.")
             if name not in _LEGACY_BY_NAME:
-                raise ValueError(f"invalid type: '{dtype}'")
+                raise ValueError(f"invalid type: '{text}'")
             dtype = _LEGACY_BY_NAME[name]
-        elif isinstance(dtype, type) and issubclass(dtype, Tensor):
+        elif isinstance(dtype, type):  # a tensor type; a Python type is no dtype here (unlike ``to``)
+            if not issubclass(dtype, Tensor):
+                cname = f"numpy.{dtype.__name__}" if dtype.__module__.startswith("numpy") else dtype.__name__
+                raise ValueError(f"invalid type: '{cname}'")
             dtype = dtype._legacy_dtype
+        elif not isinstance(dtype, _dt.dtype):
+            raise TypeError("dtype must be a type, str, or dtype object")
         return self.to(dtype)
 
     @_subclass_protocol
     def type_as(self, other) -> Tensor:
-        return self.to(other._impl.dtype, other._impl.device)
+        return self.to(other._impl.device, other._impl.dtype)
 
     @_subclass_protocol
     def float(self, memory_format=preserve_format):
@@ -922,23 +928,23 @@ class Tensor:
     # -- new_* factories ------------------------------------------------------------------------------
     @_subclass_protocol
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False, **_):
-        return _finish_new(_fac.empty_impl(parse_size(size, "new_empty"), dtype or self.dtype,
-                                       as_device(device) if device else self.device), requires_grad)
+        dt, dev = _new_options(self, "new_empty", dtype, device)
+        return _finish_new(_fac.empty_impl(parse_size(size, "new_empty"), dt, dev), requires_grad)
 
     @_subclass_protocol
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **_):
-        return _finish_new(_fac.full_impl(parse_size(size, "new_zeros"), 0, dtype or self.dtype,
-                                      as_device(device) if device else self.device), requires_grad)
+        dt, dev = _new_options(self, "new_zeros", dtype, device)
+        return _finish_new(_fac.full_impl(parse_size(size, "new_zeros"), 0, dt, dev), requires_grad)
 
     @_subclass_protocol
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False, **_):
-        return _finish_new(_fac.full_impl(parse_size(size, "new_ones"), 1, dtype or self.dtype,
-                                      as_device(device) if device else self.device), requires_grad)
+        dt, dev = _new_options(self, "new_ones", dtype, device)
+        return _finish_new(_fac.full_impl(parse_size(size, "new_ones"), 1, dt, dev), requires_grad)
 
     @_subclass_protocol
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, **_):
-        return _finish_new(_fac.full_impl(parse_size((size,), "new_full"), fill_value, dtype or self.dtype,
-                                      as_device(device) if device else self.device), requires_grad)
+        dt, dev = _new_options(self, "new_full", dtype, device)
+        return _finish_new(_fac.full_impl(parse_size((size,), "new_full"), fill_value, dt, dev), requires_grad)
 
     @_subclass_protocol
     def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
@@ -946,8 +952,8 @@ class Tensor:
             warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
                           "or sourceTensor.clone().detach().requires_grad_(True), rather than "
                           "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
-        return _finish_new(_fac.tensor_impl(data, dtype or self.dtype, as_device(device) if device else self.device),
-                       requires_grad)
+        dt, dev = _new_options(self, "new_tensor", dtype, device)
+        return _finish_new(_fac.tensor_impl(data, dt, dev), requires_grad)
 
     # -- views ---------------------------------------------------------------------------------------
 
@@ -1093,33 +1099,37 @@ _META = as_device("meta")
 _memory_format_type = type(contiguous_format)
 
 
+# Tensor.to's overloads (python_variable_methods.cpp's THPVariable_to; torch._C._nn._parse_to has the same three): a
+# Python number binds as a 0-dim tensor (``to(1.5)`` is ``to(float64)``), a Python type as its dtype (``to(int)``)
+TO_SIGNATURES = _arg_parser.Signatures("to", [
+    "to(Device device=None, ScalarType dtype=None, bool non_blocking=False, bool copy=False, *, "
+    "MemoryFormat? memory_format=None)",
+    "to(ScalarType dtype, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)",
+    "to(Tensor tensor, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)",
+], numbers_as_tensors=True)
+
+
+def _new_options(t, fname, dtype, device):
+    """A ``new_*`` factory's dtype (converted as the parser does: Python types too) and device, else ``t``'s."""
+    return _arg_parser.dtype_arg(fname, dtype) or t.dtype, as_device(device) if device else t.device
+
+
 def _parse_to(t, args, kwargs):
-    dtype = kwargs.pop("dtype", None)
-    dev = kwargs.pop("device", None)
-    copy = kwargs.pop("copy", False)
-    kwargs.pop("non_blocking", None)
-    memory_format = kwargs.pop("memory_format", preserve_format)
-    if kwargs:
-        raise TypeError(f"to() received an invalid combination of arguments - got unexpected {list(kwargs)}")
-    rest = list(args)
-    while rest:
-        a = rest.pop(0)
-        if isinstance(a, _dt.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            dtype, dev = a._impl.dtype, a._impl.device
-        elif isinstance(a, (str, device, builtins.int)):
-            dev = a
-        elif isinstance(a, builtins.bool):
-            copy = a
-        else:
-            raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
-        if rest and isinstance(rest[0], builtins.bool) and len(rest) <= 2:
-            # to(dtype, non_blocking, copy) / to(device, dtype, non_blocking, copy)
-            if len(rest) == 2:
-                copy = rest[1]
-            rest = []
-    return dtype, (None if dev is None else as_device(dev)), copy, memory_format
+    """(dtype, device, copy, memory_format) of ``t.to(*args, **kwargs)``, with the parser's TypeErrors."""
+    if len(args) == 1 and type(args[0]) is _dt.dtype and (not kwargs or list(kwargs) == ["memory_format"]):
+        fmt = kwargs.get("memory_format")  # x.float(), x.to(torch.float64): nothing else to parse
+        if fmt is None or type(fmt) is memory_format:
+            return args[0], None, False, preserve_format if fmt is None else fmt
+    idx, values = TO_SIGNATURES.parse(args, kwargs)
+    if idx == 0:
+        dev, dtype, _non_blocking, copy, fmt = values
+    elif idx == 1:
+        dev = None
+        dtype, _non_blocking, copy, fmt = values
+    else:
+        impl, _non_blocking, copy, fmt = values
+        dtype, dev = impl.dtype, impl.device
+    return dtype, dev, copy, preserve_format if fmt is None else fmt
 
 
 # -- legacy typed tensor classes (torch.FloatTensor ...) ------------------------------------------------

@@ -132,6 +132,32 @@ _PROMOTE = [
 ]
 
 
+# Note [Python types as dtypes]
+# PyTorch's argument parser takes a Python scalar type wherever it takes a dtype (a ScalarType parameter:
+# ``tensor([1], dtype=int)``, ``x.to(float)``, ``sum(dtype=bool)``): bool, int, float and complex are the dtypes
+# of Python's scalars as tensors hold them.  numpy types, strings and other objects are refused with the
+# parser's TypeError.  This table is the one place the conversion lives (the parser's ScalarType converter,
+# the hand-written bindings through it, finfo and iinfo).
+PYTHON_TYPE_DTYPES = {builtins.bool: bool, builtins.int: int64, builtins.float: float64, builtins.complex: complex128}
+
+
+def as_scalar_type(v) -> dtype | None:
+    """``v`` as a ScalarType argument: a dtype, or the dtype of a Python scalar type; None when it is neither."""
+    if isinstance(v, dtype):
+        return v
+    return PYTHON_TYPE_DTYPES.get(v) if isinstance(v, type) else None
+
+
+def _dtype_param(v, fname: str, argname: str, pos: int) -> dtype:
+    """A positional ScalarType argument of ``finfo``/``iinfo``, or the parser's TypeError for it."""
+    d = as_scalar_type(v)
+    if d is None:
+        t = type(v)
+        name = f"{t.__module__}.{t.__name__}" if t.__module__.startswith("numpy") else t.__name__
+        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be torch.dtype, not {name}")
+    return d
+
+
 def promote_types(type1: dtype, type2: dtype) -> dtype:
     """The smallest dtype both inputs can be cast to without losing category (``torch.promote_types``).
 
@@ -271,6 +297,9 @@ def float_digits(d: dtype) -> int:
     return _DIGITS[d.to_real()._name][0]
 
 
+_NO_TYPE = object()  # finfo() without an argument: the default dtype (None is refused, as in PyTorch)
+
+
 class finfo:
     """Machine limits of a floating dtype (``torch.finfo``); a complex dtype answers for its real part.
 
@@ -281,8 +310,8 @@ class finfo:
 
     __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
 
-    def __init__(self, type: dtype | None = None):  # noqa: A002 - PyTorch's argument name
-        type = _default_dtype if type is None else type
+    def __init__(self, type: dtype = _NO_TYPE):  # noqa: A002 - PyTorch's argument name
+        type = _default_dtype if type is _NO_TYPE else _dtype_param(type, "finfo", "type", 1)
         if not (type.is_floating_point or type.is_complex):
             # PyTorch names the class, not the dtype, in this message.
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
@@ -312,6 +341,7 @@ class iinfo:
     __slots__ = ("bits", "max", "min", "dtype")
 
     def __init__(self, type: dtype):  # noqa: A002
+        type = _dtype_param(type, "iinfo", "type", 1)
         if type is bool:
             raise TypeError("torch.bool is not supported by torch.iinfo")
         if type.is_floating_point or type.is_complex:

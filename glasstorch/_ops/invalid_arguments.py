@@ -36,8 +36,8 @@ def tp_name(obj) -> str:
     if name is not None:
         return name
     module = t.__module__
-    if module.startswith("numpy"):
-        return f"numpy.{t.__name__}"
+    if module.startswith("numpy"):  # numpy.float64, numpy.dtypes.Float32DType
+        return f"{module}.{t.__name__}"
     return t.__name__
 
 

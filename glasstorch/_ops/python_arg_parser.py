@@ -49,7 +49,7 @@ from .._tensor.typed_storage import TypedStorage
 from .invalid_arguments import format_invalid_args, register_tp_name, tp_name
 from .schema import Type, parse_default, parse_schema
 
-__all__ = ["Signatures", "tensor_class", "set_tensor_class"]
+__all__ = ["Signatures", "tensor_class", "set_tensor_class", "dtype_arg"]
 
 _Tensor = None  # the public Tensor class, bound by the tensor layer (set_tensor_class)
 _MISSING = object()
@@ -260,15 +260,25 @@ def _str(v):
     raise _Mismatch
 
 
-_PY_SCALAR_TYPES = {float: _dt.float64, int: _dt.int64, bool: _dt.bool, complex: _dt.complex128}
-
-
 def _dtype(v):
-    if isinstance(v, _dt.dtype):
-        return v
-    if isinstance(v, type) and v in _PY_SCALAR_TYPES:
-        return _PY_SCALAR_TYPES[v]
-    raise _Mismatch
+    """ScalarType: a dtype or a Python scalar type (Note [Python types as dtypes])."""
+    d = _dt.as_scalar_type(v)
+    if d is None:
+        raise _Mismatch
+    return d
+
+
+def dtype_arg(fname: str, v, pos: int | None = None, name: str = "dtype"):
+    """The ``ScalarType?`` argument ``name`` of a hand-written binding ``fname`` (``tensor``, ``Tensor.new_zeros``):
+    None, a dtype or a Python scalar type, converted as the generated bindings do; anything else raises the
+    parser's TypeError for it (``position`` given when it was passed positionally)."""
+    if v is None:
+        return None
+    d = _dt.as_scalar_type(v)
+    if d is None:
+        where = "" if pos is None else f" (position {pos})"
+        raise TypeError(f"{fname}(): argument '{name}'{where} must be torch.dtype, not {tp_name(v)}")
+    return d
 
 
 def _device(v):

@@ -23,8 +23,8 @@ import warnings
 from collections import OrderedDict
 
 from ..._functions import empty_like
-from ..._ops.python_arg_parser import Signatures as _Signatures
 from ...autograd.grad_mode import no_grad
+from ...tensor import TO_SIGNATURES as _TO_SIGNATURES  # torch._C._nn._parse_to's overloads are Tensor.to's
 from ...tensor import Tensor
 from ..parameter import Buffer, Parameter
 from . import _module_hooks
@@ -50,15 +50,6 @@ __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forwar
 
 def _forward_unimplemented(self, *input):
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
-
-
-# torch._C._nn._parse_to's overloads; a Python number binds as a 0-dim tensor (``to(1.5)`` is ``to(float64)``)
-_TO_SIGNATURES = _Signatures("to", [
-    "to(Device device=None, ScalarType dtype=None, bool non_blocking=False, bool copy=False, *, "
-    "MemoryFormat? memory_format=None)",
-    "to(ScalarType dtype, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)",
-    "to(Tensor tensor, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)",
-], numbers_as_tensors=True)
 
 
 def _parse_to(*args, **kwargs):

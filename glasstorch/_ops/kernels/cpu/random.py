@@ -145,8 +145,8 @@ def random_(dst: TensorImpl, low: int, high: int, gen) -> TensorImpl:
     # ``to`` may be 2**63: the facade's ``random_()`` on int64 asks for the whole range [0, 2**63)
     if not (_INT64_MIN <= low <= _INT64_MAX and _INT64_MIN <= high <= _INT64_MAX + 1):
         raise ValueError("Overflow when unpacking long long")
-    if dst.dtype.is_complex:
-        raise _not_implemented("random_from_to_range_calc", dst.dtype)
+    if dst.dtype.is_complex:  # ATen's random_from_to checks the bounds' type first (randint(..., dtype=complex))
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     _check_random_bounds(dst.dtype, low, high)
