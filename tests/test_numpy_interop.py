@@ -226,3 +226,27 @@ def test_numpy_functions_on_tensors(name):
     else:
         assert ok_gt, gt
         assert_same(gt, th)
+
+
+_NP_DTYPES = [np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64, np.float16, np.float32, np.float64,
+              np.complex64, np.complex128]
+_TENSOR_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+                  "complex64", "complex128"]
+
+
+@pytest.mark.parametrize("tdtype", _TENSOR_DTYPES)
+def test_array_and_tensor_of_every_dtype(tdtype):
+    """PyTorch's test_numpy_array_binary_ufunc_promotion: a 1-element array with a 1-element tensor, ``+`` and
+    ``torch.add`` in both orders (numpy's promotion for ``t + a``, TypeErrors for the rest)."""
+    for np_type in _NP_DTYPES:
+        if tdtype == "float16" and np_type in (np.complex64, np.complex128):
+            continue  # complex32 results: see _COMPLEX32
+        for np_first in (True, False):
+            for name in ("operator", "function"):
+                def run(m, np_type=np_type, np_first=np_first, name=name):
+                    t = m.tensor((1,), dtype=getattr(m, tdtype))
+                    a = np.array((1,), dtype=np_type)
+                    op = operator.add if name == "operator" else m.add
+                    return op(a, t) if np_first else op(t, a)
+                _check(lambda run=run: run(glasstorch), lambda run=run: run(torch),
+                       f"{tdtype} {np_type.__name__} {name} np_first={np_first}")
