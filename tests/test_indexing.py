@@ -337,3 +337,76 @@ def test_setitem_accumulate_is_not_used():
 def test_entry_point_names():
     assert indexing.advanced_getitem is indexing.getitem
     assert indexing.advanced_setitem is indexing.setitem
+
+
+# -- index ops on empty and 0-dim tensors, and their first bad index ---------------------------------------------
+def _outcome(build, m):
+    """``build(m)``'s result (dtype, shape, strides, values) or its error (type and message)."""
+    try:
+        r = build(m)
+    except Exception as e:  # noqa: BLE001 - the error is the result compared
+        return type(e).__name__, str(e)
+    return repr(r.dtype).removeprefix("torch."), tuple(r.shape), tuple(r.stride()), r.tolist()
+
+
+L = lambda m, *v: m.tensor(list(v))  # noqa: E731 - an int64 index vector in either library
+EMPTY_INDEX_OPS = {
+    # gather
+    "gather_empty_index": lambda m: m.ones(2, 3).gather(1, m.zeros(2, 0, dtype=m.long)),
+    "gather_empty_self": lambda m: m.ones(2, 0).gather(1, m.zeros(2, 0, dtype=m.long)),
+    "gather_empty_self_index": lambda m: m.ones(2, 0).gather(1, m.zeros(2, 1, dtype=m.long)),
+    "gather_0d": lambda m: m.tensor(5.0).gather(0, m.tensor(0)),
+    "gather_0d_bad": lambda m: m.tensor(5.0).gather(0, m.tensor(1)),
+    "gather_0d_negative": lambda m: m.tensor(5.0).gather(0, m.tensor(-1)),
+    "gather_first_bad": lambda m: m.ones(2, 3).gather(1, m.tensor([[0, 9], [-7, 1]])),
+    "gather_first_bad_dim0": lambda m: m.ones(3, 3).gather(0, m.tensor([[0, 1, 2], [5, 0, 0], [0, -9, 0]])),
+    "gather_index_too_big": lambda m: m.ones(2, 3).gather(1, m.zeros(3, 3, dtype=m.long)),
+    # index_select
+    "index_select_empty_index": lambda m: m.ones(2, 3).index_select(1, m.zeros(0, dtype=m.long)),
+    "index_select_empty_self": lambda m: m.ones(2, 0).index_select(0, L(m, 1)),
+    "index_select_empty_self_bad": lambda m: m.ones(3, 0).index_select(0, L(m, 5)),
+    "index_select_empty_self_bad_3d": lambda m: m.ones(3, 0, 2).index_select(0, L(m, 5)),
+    "index_select_zero_axis": lambda m: m.ones(0, 3).index_select(0, L(m, 0)),
+    "index_select_empty_1d": lambda m: m.ones(0).index_select(0, L(m, 0)),
+    "index_select_0d": lambda m: m.tensor(5.0).index_select(0, L(m, 0)),
+    "index_select_0d_bad": lambda m: m.tensor(5.0).index_select(0, L(m, 1)),
+    "index_select_bad_dim1": lambda m: m.ones(2, 3).index_select(1, L(m, 0, 3)),
+    # index_add
+    "index_add_empty_index": lambda m: m.ones(2, 3).index_add(1, m.zeros(0, dtype=m.long), m.ones(2, 0)),
+    "index_add_empty_self_bad": lambda m: m.ones(0, 3).index_add(0, L(m, 0), m.ones(1, 3)),
+    "index_add_empty_self_bad_dim0": lambda m: m.ones(3, 0).index_add(0, L(m, 7), m.ones(1, 0)),
+    "index_add_empty_self_inplace": lambda m: m.ones(0, 3).index_add_(0, L(m, 5), m.ones(1, 3)),
+    "index_add_empty_1d_bad": lambda m: m.ones(0).index_add(0, L(m, 0), m.ones(1)),
+    "index_add_1d_bad": lambda m: m.ones(3).index_add(0, L(m, 3), m.ones(1)),
+    "index_add_1d_negative": lambda m: m.ones(3).index_add(0, L(m, -1), m.ones(1)),
+    "index_add_2d_negative": lambda m: m.ones(2, 3).index_add(1, L(m, -1), m.ones(2, 1)),
+    "index_add_0d": lambda m: m.tensor(5.0).index_add(0, L(m, 0), m.tensor(2.0)),
+    "index_add_0d_bad": lambda m: m.tensor(5.0).index_add(0, L(m, 1), m.tensor(2.0)),
+    "index_add_0d_negative": lambda m: m.tensor(5.0).index_add(0, L(m, -1), m.tensor(2.0)),
+    # index_fill / index_copy
+    "index_fill_empty_index": lambda m: m.ones(2, 3).index_fill(1, m.zeros(0, dtype=m.long), 2.0),
+    "index_fill_empty_self_bad": lambda m: m.ones(0, 3).index_fill(1, L(m, 5), 2.0),
+    "index_fill_empty_self_dim0": lambda m: m.ones(0, 3).index_fill(0, L(m, 5), 2.0),
+    "index_fill_empty_1d": lambda m: m.ones(0).index_fill(0, L(m, 5), 2.0),
+    "index_fill_empty_cols": lambda m: m.ones(2, 0).index_fill(1, L(m, 5), 1.0),
+    "index_fill_empty_cols_dim0": lambda m: m.ones(2, 0).index_fill(0, L(m, 5), 1.0),
+    "index_fill_0d_negative": lambda m: m.tensor(1.0).index_fill(0, L(m, -1), 2.0),
+    "index_fill_0d_bad": lambda m: m.tensor(1.0).index_fill(0, L(m, 5), 2.0),
+    "index_copy_empty_self_bad": lambda m: m.ones(0, 3).index_copy(0, L(m, 5), m.ones(1, 3)),
+    "index_copy_empty_self_dim1": lambda m: m.ones(0, 3).index_copy(1, L(m, 5), m.ones(0, 1)),
+    "index_copy_bad": lambda m: m.ones(2, 3).index_copy(1, L(m, 5), m.ones(2, 1)),
+    # masked_fill
+    "masked_fill_empty": lambda m: m.ones(0, 3).masked_fill(m.zeros(0, 3, dtype=m.bool), 2.0),
+    "masked_fill_empty_broadcast": lambda m: m.ones(0, 3).masked_fill(m.zeros(3, dtype=m.bool), 2.0),
+    "masked_fill_0d": lambda m: m.tensor(5.0).masked_fill(m.tensor(True), 2.0),
+    "masked_fill_0d_broadcast": lambda m: m.tensor(5.0).masked_fill(m.tensor([True, False]), 2.0),
+    "masked_fill_0d_inplace_broadcast": lambda m: m.tensor(5.0).masked_fill_(m.tensor([True, False]), 2.0),
+    "masked_fill_empty_mask": lambda m: m.ones(3).masked_fill(m.zeros(0, dtype=m.bool), 2.0),
+    "masked_fill_float_mask": lambda m: m.ones(3).masked_fill(m.ones(3), 2.0),
+    "masked_fill_value_dims": lambda m: m.ones(3).masked_fill(m.tensor([True, False, True]), m.tensor([2.0, 3.0])),
+}
+
+
+@pytest.mark.parametrize("case", EMPTY_INDEX_OPS)
+def test_index_ops_empty_and_zero_dim(case):
+    assert _outcome(EMPTY_INDEX_OPS[case], gt) == _outcome(EMPTY_INDEX_OPS[case], torch)

@@ -437,3 +437,45 @@ def test_typed_storage_deprecation_warns_once_per_process():
                              check=True)
         return json.loads(out.stdout)
     assert warned("glasstorch") == warned("torch")
+
+
+# -- unflatten's errors and lerp's operand checks -----------------------------------------------------------------
+UNFLATTEN = {
+    "product": lambda m: m.ones(2, 6).unflatten(1, (4, 2)),
+    "product_with_infer": lambda m: m.ones(2, 6).unflatten(1, (-1, 5)),
+    "empty_sizes": lambda m: m.ones(2, 6).unflatten(1, ()),
+    "two_inferred": lambda m: m.ones(2, 6).unflatten(1, (-1, -1)),
+    "ambiguous": lambda m: m.ones(2, 0).unflatten(1, (-1, 0)),
+    "negative": lambda m: m.ones(2, 6).unflatten(1, (-2, 3)),
+    "zero_dim": lambda m: m.tensor(1.0).unflatten(0, (1,)),
+    "dim_range": lambda m: m.ones(2, 6).unflatten(5, (2, 3)),
+    "function": lambda m: m.unflatten(m.ones(2, 6), 1, (4, 2)),
+    "fine": lambda m: m.ones(2, 6).unflatten(-1, m.Size([2, -1])),
+}
+
+
+@pytest.mark.parametrize("case", UNFLATTEN)
+def test_unflatten(case):
+    def outcome(m):
+        try:
+            return UNFLATTEN[case](m).shape
+        except Exception as e:  # noqa: BLE001 - the error is the outcome compared
+            return type(e).__name__, str(e).split("\nException raised from")[0]  # less torch's C++ backtrace
+    assert outcome(glasstorch) == outcome(torch)
+
+
+LERP = {
+    "end_dtype": lambda m: m.lerp(m.ones(2), m.ones(2, dtype=m.float64), 0.5),
+    "self_dtype": lambda m: m.lerp(m.ones(2, dtype=m.float64), m.ones(2), 0.5),
+    "weight_dtype": lambda m: m.lerp(m.ones(2), m.ones(2), m.ones(2, dtype=m.float64)),
+    "weight_half": lambda m: m.lerp(m.ones(2), m.ones(2), m.ones(2, dtype=m.float16)),
+    "integers": lambda m: m.lerp(m.ones(2, dtype=m.long), m.ones(2, dtype=m.long), 0.5),
+    "shapes": lambda m: m.lerp(m.ones(2), m.ones(3), 0.5),
+    "inplace_broadcast": lambda m: m.ones(2).lerp_(m.ones(2, 2), 0.5),
+    "weight_shape": lambda m: m.ones(2).lerp_(m.ones(2), m.ones(2, 2)),
+}
+
+
+@pytest.mark.parametrize("case", LERP)
+def test_lerp_errors(case):
+    _raises_same(LERP[case])

@@ -270,19 +270,22 @@ def flatten(impl: TensorImpl, start_dim: int = 0, end_dim: int = -1):
 
 
 def unflatten_sizes(impl: TensorImpl, dim: int, sizes) -> tuple:
-    """The full new shape of ``unflatten(dim, sizes)`` (one ``-1`` allowed), with PyTorch's errors."""
+    """The full new shape of ``unflatten(dim, sizes)`` (one ``-1`` allowed), with PyTorch's errors: sizes that do
+    not multiply up say so; any other failure of the size inference (or of a 0-dim tensor's size) comes wrapped
+    as "unflatten got an unexpected error" (PyTorch's handle_unflatten_exception, less its C++ backtrace)."""
     d = wrap_dim(dim, impl.ndim)
     sizes = tuple(sizes)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
-    here = impl.sizes[d]
-    if -1 in sizes:
-        inferred = _shape.infer_size(sizes, here)
-    else:
-        inferred = sizes
-        if _shape.prod(sizes) != here:
+    try:
+        if impl.ndim == 0:
+            raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+        inferred = _shape.infer_size(sizes, impl.sizes[d])
+    except (RuntimeError, IndexError) as e:
+        if str(e).startswith("shape '["):
             raise RuntimeError(f"unflatten: Provided sizes {_fmt(sizes)} don't multiply up to the size of dim {d} "
-                               f"({here}) in the input tensor")
+                               f"({impl.sizes[d]}) in the input tensor") from None
+        raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
     return impl.sizes[:d] + tuple(inferred) + impl.sizes[d + 1:]
 
 

@@ -176,8 +176,9 @@ def _index_select_fill(self, dim, index, out):
     if self.ndim > 1 and idx.size and size == 0:
         raise RuntimeError("index_select(): self indexing axis dim should be positive")
     bad = (idx < 0) | (idx >= size)
-    if bad.any() and self.numel():
-        if self.ndim > 1 and dim == 1:  # PyTorch's contiguous "dim1" gather path has its own message
+    if bad.any():
+        # PyTorch's contiguous "dim1" path, and its check of an empty self, have their own message
+        if self.ndim > 1 and (dim == 1 or not self.numel()):
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(idx[bad][0])} axis_dim={size}")
         raise IndexError("index out of range in self")
     if not out.numel():
@@ -492,11 +493,14 @@ def index_add_out(self, dim, index, source, alpha, out):
         assert_no_overlap(out, index)
         assert_no_overlap(out, source)
     out = _self_output(self, out)
-    if is_meta(out, index, source) or numel == 0:
-        return out
+    if is_meta(out, index, source) or numel == 0 or (self.ndim > 1 and not self.numel()):
+        return out  # PyTorch's slice loop: nothing to add, no index read
     idx = _idx(index).reshape(-1)
     size = self.sizes[dim] if self.ndim else 1
-    _check_bounds(idx, size, dim)
+    if self.ndim > 1:
+        _check_bounds(idx, size, dim)
+    elif ((idx < 0) | (idx >= size)).any():  # the 0-/1-dim element loop's check: no negative indices either
+        raise IndexError("index out of range in self")
     arr = _dim_slices(out.as_numpy(), dim)
     src = _dim_slices(source.as_numpy(), dim if source.ndim else 0)
     a = scalar_np(alpha, out.dtype)
@@ -538,7 +542,7 @@ def index_copy_out(self, dim, index, source, out):
         raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) "
                          f"({source.sizes[dim]})")
     out = _self_output(self, out)
-    if is_meta(out, index, source) or n == 0:
+    if is_meta(out, index, source) or n == 0 or _restrided_is_empty(out, dim, n):
         return out
     idx = _idx(index).reshape(-1)
     size = self.sizes[dim] if self.ndim else 1
@@ -547,6 +551,15 @@ def index_copy_out(self, dim, index, source, out):
     src = _dim_slices(source.as_numpy(), dim if source.ndim else 0)
     arr[idx] = src
     return out
+
+
+def _restrided_is_empty(self: TensorImpl, dim: int, n: int) -> bool:
+    """PyTorch's index_fill_/index_copy_ iterate over ``self`` restrided to ``n`` along ``dim`` with stride 0: that
+    view must fit the storage (as_strided's setStorage error, even for an empty self), and when it has no elements
+    no index is read (so none is checked)."""
+    sizes, strides = list(self.sizes or (1,)), list(self.strides or (1,))
+    sizes[dim], strides[dim] = n, 0
+    return _views.as_strided(self, sizes, strides).numel() == 0
 
 
 def index_fill__int_Scalar(self, dim, index, value):
@@ -559,7 +572,7 @@ def index_fill__int_Scalar(self, dim, index, value):
     if index.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
     v = _fill_value(value, self.dtype)
-    if is_meta(self, index) or not index.numel():
+    if is_meta(self, index) or not index.numel() or _restrided_is_empty(self, dim, index.numel()):
         return self
     idx = _idx(index).reshape(-1)
     size = self.sizes[dim] if self.ndim else 1
