@@ -372,3 +372,22 @@ def test_complex32_into_out_of_another_dtype(expr):
         return eval(expr)
     want, got = _outcome(torch, run), _outcome(gt, run)
     assert _same(want, got), (want, got)
+
+
+_CHALF_COPIES = (
+    "x.clone()", "x.contiguous()", "x[1:]", "x.to(m.complex64)", "x.to(m.complex128)", "x.float()", "x.to(m.bool)",
+    "x.to(m.float16)", "x.to(m.int64)", "m.zeros(3, dtype=m.complex32).copy_(m.tensor([1 + 2j, 3, 4.5 - 1e-3j]))",
+    "m.zeros(3, dtype=m.complex32).copy_(m.tensor([1.0, 2, 3], dtype=m.float64))",
+    "m.zeros(2, dtype=m.complex32).copy_(m.tensor([1e6 + 1j, 70000.0]))", "m.zeros(3, dtype=m.complex32).fill_(1)",
+    "m.zeros(3, dtype=m.complex32).fill_(2.5 - 1j)", "m.full((2,), 1 + 1j, dtype=m.complex32)",
+    "m.ones(2, dtype=m.complex32)", "m.tensor([1 + 1j], dtype=m.complex32)",
+)
+
+
+@pytest.mark.parametrize("expr", _CHALF_COPIES)
+def test_complex32_copies_and_fills(expr):
+    def run(m):
+        x = m.tensor([1.5, -0.0, 2.25], dtype=m.float16) + 1j  # noqa: F841
+        return eval(expr)
+    want, got = _outcome(torch, run), _outcome(gt, run)
+    assert _same(want, got), (want, got)

@@ -36,6 +36,20 @@ def _fmt(xs):
     return "[" + ", ".join(str(x) for x in xs) + "]"
 
 
+def chalf_values(a: np.ndarray) -> np.ndarray:
+    """complex32 storage (two float16 fields, ``real`` and ``imag``: numpy has no complex-half) as complex64."""
+    r = np.empty(a.shape, np.complex64)
+    r.real, r.imag = a["real"], a["imag"]
+    return r
+
+
+def store_chalf(out: np.ndarray, values) -> None:
+    """``values`` into complex32 storage ``out``: each part rounded to half from float32, as c10's complex<Half>."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        v = np.asarray(values).astype(np.complex64)
+        out["real"], out["imag"] = v.real, v.imag
+
+
 def cast_ready(src: np.ndarray, dst: np.dtype) -> np.ndarray:
     """``src`` as numpy must see it for an unsafe cast into ``dst`` to match c10's (Note [c10 casts])."""
     if dst == _F16 or dst == _BF16:
@@ -83,12 +97,17 @@ def copy_(dst: TensorImpl, src: TensorImpl) -> TensorImpl:
             and dst.strides == src.strides and dst.dtype is src.dtype:
         return dst  # copying a tensor onto itself
     s = src.as_numpy()
+    if src.dtype is _dt.complex32:
+        s = chalf_values(s)
     if src.dtype.is_complex and dst.dtype._name == "bool":
         s = s != 0  # a complex value is True when either part is non-zero
     elif src.dtype.is_complex and not dst.dtype.is_complex:
         _user_warn("Casting complex values to real discards the imaginary part")
         s = s.real
     out = dst.as_numpy()
+    if dst.dtype is _dt.complex32:
+        store_chalf(out, s)
+        return dst
     if _ck.copy(s, out):
         return dst
     with np.errstate(invalid="ignore", over="ignore"):
@@ -112,6 +131,9 @@ def fill_(dst: TensorImpl, value) -> TensorImpl:
     if dst.storage._data is None:
         return dst
     arr = dst.as_numpy()
+    if dst.dtype is _dt.complex32:
+        store_chalf(arr, complex(value))
+        return dst
     if isinstance(value, complex) and not dst.dtype.is_complex:
         value = value != 0 if arr.dtype == np.bool_ else value.real
     with np.errstate(invalid="ignore", over="ignore"):

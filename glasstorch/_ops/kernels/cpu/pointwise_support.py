@@ -14,7 +14,7 @@ from ...._core import dtype as _dt
 from ...._tensor.impl import TensorImpl
 from ...tensor_iterator import build, fast_operands, fp_ignore, fp_restore, scalar_np
 from . import ckernels as _ck
-from .copy import cast_ready, cast_routed
+from .copy import cast_ready, cast_routed, chalf_values, store_chalf
 from .dispatch_types import Dispatch, not_implemented
 
 __all__ = ["unary", "binary", "comparison", "ufunc_into", "cast_outputs"]
@@ -82,10 +82,9 @@ _C64_NP = np.dtype(np.complex64)
 def _chalf_operand(x):
     """An operand of a complex32 computation: complex64 values that are complex<Half> values."""
     x = np.asarray(x)
-    r = np.empty(x.shape, _C64_NP)
     if x.dtype.names:  # complex32 storage
-        r.real, r.imag = x["real"], x["imag"]
-        return r
+        return chalf_values(x)
+    r = np.empty(x.shape, _C64_NP)
     np.copyto(r, x, casting="unsafe")
     r.real, r.imag = r.real.astype(np.float16), r.imag.astype(np.float16)
     return r
@@ -94,7 +93,7 @@ def _chalf_operand(x):
 def _chalf_store(out, r) -> None:
     """A complex64 result into complex32 ``out``, or into a given ``out=`` of another dtype through complex<Half>."""
     if out.dtype.names:
-        out["real"], out["imag"] = np.real(r), np.imag(r)
+        store_chalf(out, r)
     else:
         np.copyto(out, _chalf_operand(r), casting="unsafe")
 
