@@ -646,6 +646,21 @@ def _copy(ctx, node):
     return ctx.write(node, dst, value)
 
 
+_INPLACE_VIEWS = {aten.t_.default: aten.t.default, aten.transpose_.default: aten.transpose.int,
+                  aten.unsqueeze_.default: aten.unsqueeze.default, aten.squeeze_.default: aten.squeeze.default,
+                  aten.squeeze_.dim: aten.squeeze.dim, aten.squeeze_.dims: aten.squeeze.dims,
+                  aten.as_strided_.default: aten.as_strided.default}
+
+
+@register_functionalize(*_INPLACE_VIEWS)
+def _inplace_view(ctx, node):
+    """``x.squeeze_(0)`` gives ``x`` its view's geometry and writes no data: functionally the view ``squeeze(x, 0)``
+    of the same group, which the trace's later uses read through the in-place call's result."""
+    args = (_SELF,) + tuple(map_arg(node.args[1:], ctx._static_arg))
+    step = (_INPLACE_VIEWS[node.target], args, dict(map_arg(node.kwargs, ctx._static_arg)))
+    return ctx._alias_of(node, node.args[0], step)
+
+
 @register_functionalize(aten.fill_.Scalar, aten.fill_.Tensor)
 def _fill(ctx, node):
     if node.target is aten.fill_.Scalar:

@@ -159,7 +159,10 @@ def _slice_index(v):
         raise TypeError("slice indices must be integers or None or have an __index__ method") from None
 
 
-def _apply_slice(impl: TensorImpl, dim: int, s: slice) -> TensorImpl:
+def _apply_slice(impl: TensorImpl, dim: int, s: slice, skip_full=False) -> TensorImpl:
+    """``applySlice``; with ``skip_full`` (items of a tuple index) a slice that keeps the whole dim (start 0,
+    step 1, stop at or past the end) is no op at all, as PyTorch's slice optimization: ``x[:, :]`` is then an
+    alias (AliasBackward0), ``x[:]`` alone stays a slice (SliceBackward0)."""
     start, stop, step = _slice_index(s.start), _slice_index(s.stop), _slice_index(s.step)  # all before the checks
     step = 1 if step is None else step
     if step == 0:
@@ -168,6 +171,8 @@ def _apply_slice(impl: TensorImpl, dim: int, s: slice) -> TensorImpl:
         raise ValueError("step must be greater than zero")
     if impl.ndim == 0:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    if skip_full and not start and step == 1 and (stop is None or stop >= impl.sizes[dim]):
+        return impl
     return aten.slice_Tensor(impl, dim, start, stop, step)
 
 
@@ -197,7 +202,7 @@ def translate_index(impl: TensorImpl, index):
         if _check_long(obj):
             result = _apply_select(result, dim, int(obj), i)
         elif isinstance(obj, slice):
-            result = _apply_slice(result, dim, obj)
+            result = _apply_slice(result, dim, obj, skip_full=True)
             dim += 1
         elif obj is Ellipsis:
             dim += impl.ndim - specified
@@ -308,8 +313,8 @@ def setitem(tensor, index, value) -> None:
         return _copy_to(aten.unsqueeze(impl, 0), val)
     if _check_long(index):
         return _copy_to(_apply_select(impl, 0, int(index), 0), val)
-    if isinstance(index, slice):
-        return _copy_to(_apply_slice(impl, 0, index), val)
+    if isinstance(index, slice):  # setitem's single slice keeps the optimization (getitem's does not)
+        return _copy_to(_apply_slice(impl, 0, index, skip_full=True), val)
     result, indices = translate_index(impl, index)
     if not indices:
         return _copy_to(result, val)

@@ -98,6 +98,8 @@ def sum_to(grad: TensorImpl, sizes: tuple) -> TensorImpl:
     """Reduce a broadcast gradient back to ``sizes`` (PyTorch's ``sum_to``)."""
     if grad.sizes == sizes:
         return grad
+    if not sizes:  # a 0-dim input: the full sum, a fresh tensor (not a view of a keepdim sum)
+        return aten.sum(grad, None)
     lead = grad.ndim - len(sizes)
     dims = list(range(lead))
     for i, s in enumerate(sizes):

@@ -135,3 +135,97 @@ def test_broadcast_tensors():
                 [lambda m: [m.zeros(1)]]):
         assert_same_error(lambda b=bad: glasstorch.broadcast_tensors(*[f(glasstorch) for f in b]),
                           lambda b=bad: torch.broadcast_tensors(*[f(torch) for f in b]))
+
+
+_FULL_SLICES = {
+    "tuple_full": lambda x: x[:, 0:3], "ellipsis_step1": lambda x: x[..., 0::1], "past_end": lambda x: x[:, :5],
+    "lone_slice": lambda x: x[:], "lone_slice_0": lambda x: x[0::1], "negative_start": lambda x: x[:, -3:],
+    "partial": lambda x: x[0:2, 1:], "none_between": lambda x: x[:, None, :], "ellipsis": lambda x: x[...],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_FULL_SLICES))
+def test_a_full_slice_in_a_tuple_index_is_no_op(name):
+    """PyTorch's slice optimization: in a tuple index a slice keeping the whole dim (start 0, step 1, stop at or past
+    the end) is skipped, so x[:, 0:3] is an alias (AliasBackward0); x[:] alone is still a slice
+    (indexing._apply_slice)."""
+    def run(m):
+        x = m.arange(6.0, requires_grad=True).view(2, 3)
+        out = _FULL_SLICES[name](x)
+        return out, type(out.grad_fn).__name__
+    (gt, gt_fn), (th, th_fn) = _both(run)
+    assert_same(gt.detach(), th.detach())
+    assert gt_fn == th_fn
+
+
+@pytest.mark.parametrize("index", [slice(None), slice(0, 5), slice(1, None), (slice(None), slice(None)),
+                                   (Ellipsis, slice(0, 3))], ids=["all", "past_end", "part", "tuple", "ellipsis"])
+def test_setitem_through_a_full_slice_writes_the_tensor_itself(index):
+    """setitem keeps the optimization for a lone slice too: x[:] = 1 is FillBackward3 on x (was CopySlices)."""
+    def run(m):
+        x = m.zeros(2, 3, requires_grad=True).clone()
+        x[index] = 1.0
+        return x
+    gt, th = _both(run)
+    assert_same(gt.detach(), th.detach())
+    assert (type(gt.grad_fn).__name__, gt._version) == (type(th.grad_fn).__name__, th._version)
+
+
+@pytest.mark.parametrize("shapes", [((3,), (3, 2)), ((3,), (3, 0)), ((0,), (0, 2))],
+                         ids=["plain", "empty_n", "empty_k"])
+def test_matmul_vector_matrix_squeezes_in_place(shapes):
+    """matmul of a 1-d and a 2-d tensor is mm(unsqueeze(0)).squeeze_(0), as PyTorch: version 1, SqueezeBackward4
+    (was _unsafe_view: version 0, UnsafeViewBackward0); the same values and gradients."""
+    def run(m):
+        a, b = m.arange(float(shapes[0][0]), requires_grad=True), m.ones(*shapes[1], requires_grad=True)
+        out = m.matmul(a, b)
+        out.sum().backward()
+        with m.no_grad():
+            plain = m.matmul(a, b)
+        return out, a.grad, b.grad, plain
+    gt, th = _both(run)
+    for g, t in zip(gt, th, strict=True):
+        assert_same(g.detach(), t.detach())
+    assert (gt[0]._version, type(gt[0].grad_fn).__name__, gt[3]._version) == \
+        (th[0]._version, type(th[0].grad_fn).__name__, th[3]._version)
+
+
+def test_compiled_in_place_views_take_the_view_geometry():
+    """Functionalisation turns t_/transpose_/unsqueeze_/squeeze_/as_strided_ into their views (they write no data):
+    a compiled x.unsqueeze_(0) kept the old shape (matmul's squeeze_ gave (1, 4) for (4,))."""
+    def program(x):
+        y = x * 2
+        y.unsqueeze_(0)
+        y.t_()
+        z = (y + 1).squeeze_(1)
+        return z.unsqueeze_(-1).transpose_(0, 1), y.sum()
+
+    x = glasstorch.arange(3.0)
+    compiled = glasstorch.compile(program)(x)
+    eager = program(x)
+    want = program(torch.arange(3.0))
+    for c, e, w in zip(compiled, eager, want, strict=True):
+        assert_same(c, w)
+        assert_same(e, w)
+    a, b = glasstorch.arange(3.0, requires_grad=True), glasstorch.ones(3, 2)
+    got = glasstorch.compile(glasstorch.matmul)(a, b)
+    assert_same(got.detach(), torch.matmul(torch.arange(3.0), torch.ones(3, 2)))
+
+
+def test_gradient_of_a_0_dim_input_is_a_full_sum():
+    """The engine's sum_to for a 0-dim input is the full sum, a fresh tensor (was a view of a keepdim sum)."""
+    def run(m):
+        x, y = m.ones(2, requires_grad=True), m.tensor(1.5, requires_grad=True)
+        gx, gy = m.autograd.grad((x * y).sum(), (x, y))
+        return gx, gy
+    (gx, gy), (tx, ty) = _both(run)
+    assert_same(gy, ty)
+    assert (gy._is_view(), gx._is_view()) == (ty._is_view(), tx._is_view())
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_logsigmoid_output_is_row_major(device):
+    """log_sigmoid_forward allocates its output and buffer row-major (PyTorch's CPU kernel); meta keeps the
+    input's layout as PyTorch's meta function does."""
+    gt, th = _both(lambda m: m.nn.functional.logsigmoid(m.arange(12.0, device=device).view(3, 4).t()))
+    assert_same(gt, th, rtol=1e-6)

@@ -1,6 +1,6 @@
 """Triage of a long fuzz run: many random programs, differences grouped by signature, the shortest of each printed.
 
-    .venv/bin/python tests/fuzz/triage.py test_fuzz_views:_views 3000 [exact|tol]
+    .venv/bin/python tests/fuzz/triage.py test_fuzz_views:_views 3000 [exact|tol|loose]
 
 Runs the generator (a module in tests/fuzz and a generator function in it) through Hypothesis without stopping at
 the first difference, so one run lists every root cause it meets (one entry per kind of difference and operator).
@@ -21,13 +21,15 @@ from programs import Program, Stop  # noqa: E402
 
 def main(target, examples, mode="exact"):
     module_name, generator_name = target.split(":")
-    generator = getattr(importlib.import_module(module_name), generator_name)
+    module = importlib.import_module(module_name)
+    generator = getattr(module, generator_name)
+    lenient = getattr(module, "LENIENT", None)
     found, ended = {}, {"error": 0, "ok": 0}
 
     @settings(max_examples=examples, deadline=None, database=None, suppress_health_check=list(HealthCheck))
     @given(st.data())
     def explore(data):
-        program = Program(data, exact=mode == "exact")
+        program = Program(data, exact=mode == "exact", tol_scale=1e4 if mode == "loose" else 1.0, lenient=lenient)
         try:
             generator(program)
         except Stop:

@@ -144,9 +144,8 @@ def _matmul(t1: TensorImpl, t2: TensorImpl, out):
     if d1 == 2 and d2 == 1:
         return aten.mv(t1, t2) if out is None else aten.mv_out(t1, t2, out)
     if d1 == 1 and d2 == 2:
-        if out is None:  # squeeze_(0) of a fresh result: a non-aliasing view that autograd records
-            result = aten.mm(aten.unsqueeze(t1, 0), t2)
-            return aten._unsafe_view(result, result.sizes[1:])
+        if out is None:  # PyTorch squeezes the fresh result in place: version 1, SqueezeBackward4
+            return aten.squeeze__dim(aten.mm(aten.unsqueeze(t1, 0), t2), 0)
         return _squeeze0_(aten.mm_out(aten.unsqueeze(t1, 0), t2, out))
     if d1 == 2 and d2 == 2:
         return aten.mm(t1, t2) if out is None else aten.mm_out(t1, t2, out)

@@ -341,7 +341,14 @@ def mish_out(self, out):
 
 
 def log_sigmoid_forward_out(self, output, buffer):
-    """``log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))``; ``buffer`` keeps ``exp(-|x|)`` for the backward."""
+    """``log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))``; ``buffer`` keeps ``exp(-|x|)`` for the backward.
+
+    The functional form allocates both row-major whatever the input's layout, as PyTorch's
+    ``log_sigmoid_forward_cpu`` (``empty_like(input, MemoryFormat::Contiguous)``); on meta PyTorch's meta function
+    keeps the input's layout, as the iterator does."""
+    if output is None and buffer is None and self.device.type != "meta":
+        output = empty_contiguous(self.sizes, self.dtype, self.device)
+        buffer = empty_contiguous(self.sizes, self.dtype, self.device)
     for o in (output, buffer):
         if o is not None and o.dtype is not self.dtype:
             raise RuntimeError(f"expected scalar type {_dt.name_of(self.dtype)} but found {_dt.name_of(o.dtype)}")
