@@ -391,3 +391,12 @@ def test_complex32_copies_and_fills(expr):
         return eval(expr)
     want, got = _outcome(torch, run), _outcome(gt, run)
     assert _same(want, got), (want, got)
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+@pytest.mark.parametrize("kw", [{}, {"nan": 1.0, "posinf": 2.0, "neginf": -3.0}, {"nan": 1.5}])
+def test_complex_nan_to_num(dt, kw):
+    def run(m):
+        v = [complex(_INF, _NAN), complex(_NAN, -_INF), 1 + 1j, complex(-_INF, _INF), complex(_NAN, _NAN)]
+        return m.nan_to_num(m.tensor(v, dtype=getattr(m, dt)), **kw)
+    assert_same(run(gt), run(torch))

@@ -264,7 +264,8 @@ def isfinite(self):
 
 
 def nan_to_num_out(self, nan, posinf, neginf, out):
-    """NaN -> ``nan`` (0), +inf -> ``posinf`` (the dtype's max), -inf -> ``neginf`` (its lowest)."""
+    """NaN -> ``nan`` (0), +inf -> ``posinf`` (the dtype's max), -inf -> ``neginf`` (its lowest); complex: each
+    part on its own, with the real type's limits."""
     if out is not None and out.dtype is not self.dtype:
         raise RuntimeError(f"nan_to_num: dtype of out: {_dt.name_of(out.dtype)} should be same as input: "
                            f"{_dt.name_of(self.dtype)}")
@@ -274,14 +275,15 @@ def nan_to_num_out(self, nan, posinf, neginf, out):
         dt = it.common_dtype
         if it.out is not self:
             np.copyto(o, x)
-        if _is_float(dt):
-            info = _dt.finfo(dt)
+        if _is_float(dt) or dt in COMPLEX:
+            info = _dt.finfo(dt.to_real())
             with _quiet():
-                isnan, isinf = np.isnan(o), np.isinf(o)
-                pos = isinf & (o > 0)
-                np.copyto(o, 0.0 if nan is None else nan, where=isnan, casting="unsafe")
-                np.copyto(o, info.max if posinf is None else posinf, where=pos, casting="unsafe")
-                np.copyto(o, info.min if neginf is None else neginf, where=isinf & ~pos, casting="unsafe")
+                for part in (o.real, o.imag) if dt.is_complex else (o,):  # writable views of the parts
+                    isnan, isinf = np.isnan(part), np.isinf(part)
+                    pos = isinf & (part > 0)
+                    np.copyto(part, 0.0 if nan is None else nan, where=isnan, casting="unsafe")
+                    np.copyto(part, info.max if posinf is None else posinf, where=pos, casting="unsafe")
+                    np.copyto(part, info.min if neginf is None else neginf, where=isinf & ~pos, casting="unsafe")
     return it.out
 
 
