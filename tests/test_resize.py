@@ -152,6 +152,11 @@ ERRORS = [
     ("numpy storage grows", lambda lib: lib.from_numpy(np.zeros(3, np.float32)).resize_(10)),
     ("numpy storage through a view", lambda lib: lib.from_numpy(np.zeros(3, np.float32)).view(3, 1).resize_(10)),
     ("float size", lambda lib: lib.zeros(2).resize_(2.5)),
+    ("numel overflow", lambda lib: lib.zeros(3).resize_(2**62, 2**62)),
+    ("storage bytes overflow", lambda lib: lib.zeros(3).resize_(2**62)),
+    ("storage bytes overflow, float64", lambda lib: lib.zeros(3, dtype=lib.float64).resize_(2**60, 1)),
+    ("storage bytes overflow with the offset", lambda lib: lib.zeros(3)[1:].resize_(2**61 - 1)),
+    ("resize_as_ storage bytes overflow", lambda lib: lib.zeros(3).resize_as_(lib.zeros(2**31, 2**31, device="meta"))),
 ]
 
 
@@ -166,6 +171,11 @@ def test_errors_match_torch(name, fn):
     got = _error(lambda: fn(gt))
     assert want is not None
     assert got == want
+
+
+def test_meta_resize_has_no_byte_limit():
+    got, want = gt.zeros(3, device="meta").resize_(2**62), torch.zeros(3, device="meta").resize_(2**62)
+    assert (tuple(got.shape), got.stride()) == (tuple(want.shape), want.stride())
 
 
 def test_numpy_storage_may_shrink_and_reshape():

@@ -48,6 +48,8 @@ def resize_impl(self: TensorImpl, sizes: tuple) -> None:
     if numel == 0:  # nothing to hold: an offset past the end must not grow the storage
         return
     need = (numel + self.offset) * self.dtype.itemsize
+    if need > _INT64_MAX and not self.is_meta:  # computeStorageNbytesContiguous (meta: symbolic, unchecked)
+        raise RuntimeError(f"Storage size calculation overflowed with sizes=[{', '.join(str(s) for s in sizes)}]")
     if need > self.storage.nbytes():
         self.storage.resize_(need)
 
