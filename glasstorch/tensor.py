@@ -37,7 +37,8 @@ from .autograd import graph as _autograd_graph
 from .autograd.graph import current_grad_fn as _current_grad_fn
 from ._ops import factories as _fac
 from ._ops import python_arg_parser as _arg_parser
-from ._tensor.impl import INFERENCE_VERSION, AutogradMeta, TensorImpl, VersionCounter, storage_nbytes_for
+from ._tensor.impl import (INFERENCE_VERSION, AutogradMeta, TensorImpl, VersionCounter, empty_strided_impl,
+                           storage_nbytes_for)
 from ._tensor.storage import UntypedStorage
 from ._tensor.typed_storage import TypedStorage, warn_typed_storage_removal
 
@@ -930,6 +931,13 @@ class Tensor:
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False, **_):
         dt, dev = _new_options(self, "new_empty", dtype, device)
         return _finish_new(_fac.empty_impl(parse_size(size, "new_empty"), dt, dev), requires_grad)
+
+    @_subclass_protocol
+    def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False, **_):
+        """Uninitialised memory with exactly this geometry (``empty_strided``), in this tensor's dtype and device
+        unless given."""
+        dt, dev = _new_options(self, "new_empty_strided", dtype, device)
+        return _finish_new(empty_strided_impl(tuple(size), tuple(stride), dt, dev), requires_grad)
 
     @_subclass_protocol
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **_):

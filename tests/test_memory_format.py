@@ -211,3 +211,12 @@ def test_other_ops_keep_the_input_layout(src):
 def test_is_contiguous_refuses_a_non_memory_format(bad):
     assert_same_error(lambda: gt.empty(2, 3).is_contiguous(memory_format=bad),
                       lambda: torch.empty(2, 3).is_contiguous(memory_format=bad))
+
+
+@pytest.mark.parametrize(("size", "stride"), [((2, 3), (1, 2)), ((2, 0, 3), (0, 1, 0)), ((3,), (0,))], ids=str)
+def test_new_empty_strided(size, stride):
+    cases = [("plain", lambda m: m.zeros(2, dtype=m.float64).new_empty_strided(size, stride)),
+             ("dtype", lambda m: m.zeros(2).new_empty_strided(size, stride, dtype=m.int16)),
+             ("grad", lambda m: m.zeros(2).new_empty_strided(size, stride, requires_grad=True).requires_grad),
+             ("int grad", lambda m: m.zeros(2).new_empty_strided(size, stride, dtype=m.int64, requires_grad=True))]
+    assert _mismatches(cases) == []
