@@ -27,10 +27,11 @@ from ._device.generator import Generator, default_generator
 from ._ops import dispatcher as _dispatcher
 from ._ops import factories as _fac
 from ._ops.aten import aten as _aten
+from ._ops.invalid_arguments import tp_name
 from ._ops.kernels.cpu import random as _rand
 from ._ops.python_arg_parser import Signatures as _Signatures
 from ._ops.python_arg_parser import TorchFunctionOverload, dtype_arg
-from ._tensor.impl import empty_strided_impl
+from ._tensor.impl import TensorImpl, empty_strided_impl
 from .overrides import _binding_fallback
 from .tensor import Tensor, _finish, _strides_for, _subclass_protocol, parse_size, preserve_format, wrap
 
@@ -589,16 +590,23 @@ def is_storage(obj) -> bool:
     return type(obj).__name__ in ("UntypedStorage", "TypedStorage")
 
 
+def _tensor_input(fname, input):
+    """The Tensor argument ``input`` of a hand-written one-tensor binding, or the parser's TypeError for it."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fname}(): argument 'input' (position 1) must be Tensor, not {tp_name(input)}")
+    return input
+
+
 def numel(input) -> int:
-    return input.numel()
+    return _tensor_input("numel", input).numel()
 
 
 def is_floating_point(input) -> bool:
-    return input.is_floating_point()
+    return _tensor_input("is_floating_point", input).is_floating_point()
 
 
 def is_complex(input) -> bool:
-    return input.is_complex()
+    return _tensor_input("is_complex", input).is_complex()
 
 
 _SIGS["promote_types"] = _Signatures("promote_types", ["promote_types(ScalarType type1, ScalarType type2)"])
@@ -620,9 +628,15 @@ def can_cast(*args, **kwargs) -> bool:
     return _dt.can_cast(*_SIGS["can_cast"].parse(args, kwargs)[1])
 
 
-def result_type(tensor1, tensor2) -> _dt.dtype:
-    """The dtype an elementwise op on these operands computes in (``torch.result_type``)."""
-    return _dt.result_type_of((tensor1, tensor2))
+_SIGS["result_type"] = _Signatures("result_type", [
+    "result_type(Tensor tensor, Tensor other)", "result_type(Scalar scalar, Tensor tensor)",
+    "result_type(Tensor tensor, Scalar other)", "result_type(Scalar scalar1, Scalar scalar2)"])
+
+
+def result_type(*args, **kwargs) -> _dt.dtype:
+    """The dtype an elementwise op on these operands computes in (``torch.result_type``): tensors or numbers."""
+    operands = _SIGS["result_type"].parse(args, kwargs)[1]
+    return _dt.result_type_of([wrap(v) if isinstance(v, TensorImpl) else v for v in operands])
 
 
 # -- functional views ------------------------------------------------------------------------------------

@@ -76,3 +76,23 @@ def test_module_constants(name):
     got, want = getattr(glasstorch, name), getattr(torch, name)
     assert type(got) is type(want)
     assert got == want or (got != got and want != want)
+
+
+@pytest.mark.parametrize("expr", [
+    "m.result_type(1, 2.0)", "m.result_type(True, 2)", "m.result_type(2, 3)", "m.result_type(1j, 2)",
+    "m.result_type(np.float64(1), 2)", "m.result_type(m.tensor([1]), 2.0)", "m.result_type(2.0, m.tensor([1]))",
+    "m.result_type(m.tensor([1], dtype=m.int8), m.tensor(1000))", "m.result_type(m.tensor(1.0), m.tensor([1]))",
+    "m.result_type('a', 2)", "m.result_type(m.tensor([1]), np.ones(2))",
+    "m.result_type(tensor1=m.tensor(1), tensor2=2.0)",
+    "m.numel(2)", "m.is_floating_point(2.0)", "m.is_complex(1j)", "m.numel(m.ones(2, 3))",
+])
+def test_result_type_and_predicates_of_numbers(expr):
+    def run(m):
+        return eval(expr, {"m": m, "np": np})  # noqa: S307 - fixed test expressions
+    try:
+        want = run(torch)
+    except Exception:  # noqa: BLE001 - then both must raise the same
+        assert_same_error(lambda: run(glasstorch), lambda: run(torch))
+        return
+    got = run(glasstorch)
+    assert repr(got) == repr(want)
