@@ -400,3 +400,28 @@ def test_complex_nan_to_num(dt, kw):
         v = [complex(_INF, _NAN), complex(_NAN, -_INF), 1 + 1j, complex(-_INF, _INF), complex(_NAN, _NAN)]
         return m.nan_to_num(m.tensor(v, dtype=getattr(m, dt)), **kw)
     assert_same(run(gt), run(torch))
+
+
+TERNARY = {
+    "where": lambda m, a, b: m.where(_tensor(m, "bool"), a, b),
+    "addcmul": lambda m, a, b: m.addcmul(a, b, b, value=2), "addcdiv": lambda m, a, b: m.addcdiv(a, b, b, value=0.5),
+    "addcmul_self": lambda m, a, b: m.addcmul(a, a, b), "clamp_tensors": lambda m, a, b: m.clamp(a, b, b),
+    "clamp_min_tensor": lambda m, a, b: m.clamp(a, min=b), "isclose": lambda m, a, b: m.isclose(a, b),
+}
+
+
+@pytest.mark.parametrize("op", list(TERNARY))
+def test_ternary_dtype_sweep(op):
+    """Three-operand ops with every dtype pair (dim and 0-dim) and Python scalar against torch."""
+    fn, bad = TERNARY[op], []
+    for d1 in DTYPES:
+        for second, kind in [(d, k) for d in DTYPES for k in ("dim", "0-dim")] + [(s, "scalar") for s in SCALARS]:
+            if kind == "scalar" and op in ("addcmul", "addcdiv", "clamp_tensors", "isclose"):
+                continue  # tensor-only arguments
+            def case(m, d1=d1, second=second, kind=kind):
+                b = second if kind == "scalar" else _tensor(m, second, zero_dim=kind == "0-dim")
+                return fn(m, _tensor(m, d1), b)
+            want, got = _outcome(torch, case), _outcome(gt, case)
+            if not _same(want, got):
+                bad.append(f"{op}({d1}, {second!r} {kind}):\n    torch:      {want}\n    glasstorch: {got}")
+    assert not bad, f"{len(bad)} mismatches, first ones:\n" + "\n".join(bad[:8])

@@ -17,11 +17,14 @@ from ...._core.user_warning import warn as _user_warn
 from ...._tensor.impl import TensorImpl
 from ...tensor_iterator import build, common_dtype, dense_scalar, scalar_np
 from . import pointwise as _pw  # a module import: the kernel index must see maximum_out once
-from .dispatch_types import BOOL, COMPLEX, FLOATING, REAL, Dispatch
+from .dispatch_types import BOOL, COMPLEX, COMPLEX_HALF, FLOATING, INTEGRAL, REAL, Dispatch
 from .pointwise_support import (
     _BF16,
     _BOOL_NP,
+    _C32,
     _TYPEMETA,
+    _chalf_operand,
+    _chalf_store,
     _checked_scalar,
     _fma,
     _fma_into,
@@ -158,7 +161,9 @@ def where_self_out(condition, self, other, out):
         a = scalar_np(self, rt) if type(self) is not TensorImpl else a
         b = scalar_np(other, rt) if type(other) is not TensorImpl else b
         o = it.out_np
-        if it.out is self:
+        if rt is _C32:  # Note [complex32 kernels]
+            _chalf_store(o, np.where(cond, _chalf_operand(a), _chalf_operand(b)))
+        elif it.out is self:
             np.copyto(o, b, casting="unsafe", where=~cond)
         elif it.out is other:
             np.copyto(o, a, casting="unsafe", where=cond)
@@ -237,7 +242,9 @@ _ADDCDIV_INT_MSG = (
 
 
 def _addc(op, name, kname):
-    """addcmul/addcdiv: ``self + value * tensor1 (*|/) tensor2``, evaluated left to right in opmath."""
+    """addcmul/addcdiv: ``self + value * tensor1 (*|/) tensor2``, evaluated left to right in opmath (complex32:
+    addcmul only, in complex64)."""
+    dispatch = Dispatch(kname, INTEGRAL | FLOATING | COMPLEX | (COMPLEX_HALF if op is np.multiply else frozenset()))
 
     def kernel(self, tensor1, tensor2, value, out=None):
         if name == "addcdiv" and _integral_or_bool(tensor1.dtype) and _integral_or_bool(tensor2.dtype):
@@ -245,8 +252,11 @@ def _addc(op, name, kname):
         it = build((out,), (self, tensor1, tensor2), cast_outputs=True)
         if not it.is_meta:
             dt = it.common_dtype
-            if kname is not None and dt is _dt.bool:
-                raise _not_implemented(kname, dt)
+            dispatch.check(dt)
+            if dt is _C32:  # into a given out= of another dtype directly (numpy cannot cast complex32)
+                s, t1, t2 = (_chalf_operand(x) for x in it.ins_np)
+                _chalf_store(it.out_np if it.cast_out is None else it.cast_out, s + np.complex64(value) * t1 * t2)
+                return it.out
             c = _opmath(dt).np
             s, t1, t2 = (_in_dtype(x, dt) for x in it.ins_np) if c != dt.np else it.ins_np
             with _quiet():
@@ -262,4 +272,4 @@ def _addc(op, name, kname):
 
 
 addcmul_out = _addc(np.multiply, "addcmul", "addcmul_cpu_out")
-addcdiv_out = _addc(np.true_divide, "addcdiv", None)
+addcdiv_out = _addc(np.true_divide, "addcdiv", "addcdiv_cpu_out")
