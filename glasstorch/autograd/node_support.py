@@ -221,6 +221,9 @@ class NotImplemented(Node):  # noqa: A001 - PyTorch's class name (grad_fn of tor
 
     __slots__ = ("op_name",)
 
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"  # PyTorch's C++ node keeps its namespace in name()
+
     def apply(self, grads):
         raise RuntimeError(f"derivative for {self.op_name} is not implemented")
 
@@ -236,6 +239,9 @@ def not_implemented_fallback(op, ks, *args, **kwargs):
             tensors += [x for x in a if type(x) is TensorImpl]
     if not any(requires_grad(t) for t in tensors):
         return op.redispatch(ks, *args, **kwargs)
+    for i, a in enumerate(op.schema.arguments[:len(args)]):  # a written tensor must be writable (set_ on a leaf)
+        if a.is_write and type(args[i]) is TensorImpl:
+            check_inplace(args[i])
     out = op.redispatch(ks, *args, **kwargs)
     node = NotImplemented()
     node.op_name = op.name
