@@ -20,6 +20,9 @@ import torch
 
 import glasstorch as gt
 
+# torch computes overflows and invalid operations silently: a numpy RuntimeWarning is a leak
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+
 DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool")
 REDUCE_DTYPES = DTYPES + ("complex64",)
 # float16 overflows on 33000 + 33000; 0.8017578125 * 3 is not a float16 value; 1e-3 rounds differently in each

@@ -661,7 +661,8 @@ def pow_out(self, exponent, out):
             with _quiet():
                 np.power(_in_dtype(a, dt), _in_dtype(b, dt), out=o, dtype=dt.np, casting="unsafe")
         else:
-            _pow_integers(a, b, o, dt)
+            with _quiet():  # an out= of a narrower float type overflows silently, as in torch
+                _pow_integers(a, b, o, dt)
     return it.out
 
 
