@@ -688,3 +688,52 @@ def test_saved_attribute_names(op):
         names = sorted(x for x in dir(fn) if x.startswith(("_saved", "_raw_saved")))
         return fn.name(), names, [_data(getattr(fn, n)) for n in names if not n.startswith("_raw")]
     _same(f)
+
+
+# -- gradients summed in place, leaves stealing their first gradient (Note [Stealing gradients]) -----------------
+def test_versions_of_autograd_grad_results_and_of_grads():
+    def f(m):
+        a = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        g, = m.autograd.grad((a * a).sum(), a)
+        two, = m.autograd.grad((a.exp() + a.sin()).sum(), a)
+        g_cg, = m.autograd.grad((a * a).sum(), a, create_graph=True)
+        b = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        (b * b).sum().backward()
+        first = b.grad._version
+        (b * b).sum().backward()
+        return g, g._version, two._version, g_cg._version, first, b.grad._version, b.grad
+    _same(f)
+
+
+def test_two_leaves_fed_one_gradient_do_not_share_it():
+    def f(m):
+        a = m.ones(3, requires_grad=True)
+        b = m.ones(3, requires_grad=True)
+        (a + b).backward(m.ones(3))
+        (a * 2).sum().backward()
+        return a.grad, b.grad, a.grad.data_ptr() == b.grad.data_ptr()
+    _same(f)
+
+
+def test_a_gradient_held_by_a_hook_is_not_summed_into():
+    def f(m):
+        a = m.tensor([1.0, 2.0], requires_grad=True)
+        kept = []
+        b = a * 3
+        b.register_hook(lambda g: kept.append(g))
+        c = b * b
+        c.register_hook(lambda g: kept.append(g))
+        (c + b).sum().backward()
+        return kept, a.grad
+    _same(f)
+
+
+def test_a_retained_gradient_is_not_summed_into():
+    def f(m):
+        a = m.tensor([1.0, 2.0], requires_grad=True)
+        b = a * 3
+        c = b * 2
+        c.retain_grad()
+        (c * c + c).sum().backward()
+        return c.grad, b.grad if b.retains_grad else None, a.grad
+    _same(f)

@@ -23,10 +23,12 @@ from __future__ import annotations
 import contextlib
 import heapq
 import itertools
+import sys
 import threading
 import time
 
 from .._core import shape as _shape
+from .._core.dispatch_key import bit
 from .._ops.aten import aten
 from .._tensor.impl import TensorImpl, empty_strided_impl
 from .._tensor.views import type_string
@@ -375,12 +377,13 @@ def _loop(root, deps, captures, captured, needed, keep_graph, accumulate):
             elif len(buf) <= nr:
                 buf.extend([None] * (nr + 1 - len(buf)))
             if g is not None:
-                buf[nr] = g if buf[nr] is None else add(buf[nr], g, 1)
+                buf[nr] = g if buf[nr] is None else _accumulate(buf, nr, g, add)
             left = deps[child] - 1
             deps[child] = left
             if not left:
                 del buffers[child]
                 push(heap, (-child.sequence_nr, next(tie), child, buf))
+        outputs = g = None  # the buffers now hold the gradients alone (Note [Stealing gradients])
 
 
 def _capture(node, buffer, targets, captured) -> None:
@@ -401,6 +404,42 @@ def _skip(node, needed, captures, accumulate) -> bool:
         return True
     return not accumulate and node in captures and not any(
         e is not None and e[0] in needed for e in node.next_edges)
+
+
+# -- reusing a gradient's memory ---------------------------------------------------------------------------
+# Note [Stealing gradients]
+# PyTorch sums two gradients for one input in place into one of them, and a leaf's first gradient becomes its
+# .grad without a copy, when the engine holds the only reference to that tensor and its storage
+# (``adjusted_use_count``; input_buffer.cpp can_accumulate_inplace, accumulate_grad.h).  So ``autograd.grad``
+# results and ``.grad`` have the versions PyTorch's have, and two leaves never share one gradient buffer.
+# CPython's reference counts say the same thing: ``_REFS_*`` are the counts a tensor reachable from nothing but
+# the engine's lists has at each call site (the list slot, the locals on the way, getrefcount's argument).
+# Where a count is higher, someone else (a hook, retain_grad, another edge, a view) holds it: it is copied.
+_refcount = sys.getrefcount
+_PYTHON_BIT = bit("Python")
+_REFS_BUFFERED = 4  # buf[nr]; _accumulate's `old`; _sole_owner's `t`; the argument
+_REFS_ARRIVING = 5  # outputs[i] and `g` in _loop; _accumulate's `new`; `t`; the argument
+_REFS_STOLEN = 5  # AccumulateGrad's input list; accumulate_grad's `new`; _obey_layout's `grad`; `t`; the argument
+
+
+def _sole_owner(t: TensorImpl, refs: int) -> bool:
+    """Whether only the engine reaches ``t`` and its memory, and it is a plain dense tensor whose values may be
+    overwritten."""
+    return (type(t) is TensorImpl and t.autograd is None and t.base is None and not t.key_set & _PYTHON_BIT
+            and _refcount(t) <= refs and _refcount(t.storage) <= 2 and t.storage.resizable
+            and _shape.is_non_overlapping_and_dense(t.sizes, t.strides))
+
+
+def _accumulate(buf: list, nr: int, new: TensorImpl, add) -> TensorImpl:
+    """``buf[nr] + new``, in place into one of them when the engine alone holds it and grad mode is off (PyTorch's
+    InputBuffer::accumulate; Note [Stealing gradients])."""
+    old = buf[nr]
+    if not _grad_state.enabled and old.sizes == new.sizes and old.dtype is new.dtype:
+        if _sole_owner(old, _REFS_BUFFERED):
+            return aten.add__Tensor(old, new, 1)
+        if _sole_owner(new, _REFS_ARRIVING):
+            return aten.add__Tensor(new, old, 1)
+    return add(old, new, 1)
 
 
 # -- AccumulateGrad ------------------------------------------------------------------------------------------
@@ -435,7 +474,7 @@ def _obey_layout(leaf: TensorImpl, grad: TensorImpl) -> TensorImpl:
         ok = all(s == 1 or a == b for s, a, b in zip(leaf.sizes, leaf.strides, grad.strides, strict=True))
     else:
         ok = grad.is_contiguous()
-    if ok and grad.autograd is None and grad.base is None:
+    if ok and _sole_owner(grad, _REFS_STOLEN):
         return grad
     strides = leaf.strides if dense else _shape.contiguous_strides(leaf.sizes)
     out = empty_strided_impl(leaf.sizes, strides, grad.dtype, grad.device)
