@@ -219,15 +219,14 @@ SAME_GRAD_FN = ("nn.functional.relu", "relu", "threshold", "aten.threshold_backw
                 "nn.functional.leaky_relu", "nn.functional.hardtanh", "nn.functional.hardsigmoid",
                 "aten.leaky_relu_backward", "aten.hardtanh_backward", "pad non-constant", "reflection_pad1d",
                 "reflection_pad2d", "reflection_pad3d", "replication_pad1d", "replication_pad2d", "replication_pad3d",
-                "aten.reflection_pad2d_backward", "aten.replication_pad3d_backward", "mul", "div", "sin", "exp",
+                "aten.reflection_pad2d_backward", "aten.replication_pad3d_backward", "nn.functional.nll_loss",
+                "_C._nn.nll_loss2d", "ops.aten.nll_loss_forward", "mul", "div", "sin", "exp",
                 "matmul", "mm", "sum", "mean", "where", "cat", "stack", "index_select", "gather", "atan2", "gelu")
 
 
 # entries whose gradient is a composite of non-differentiable steps here (zero second derivative, so no
 # history), where PyTorch's is one differentiable *_backward operator: not fixed yet
 NO_HISTORY_YET = {
-    **dict.fromkeys(("nn.functional.nll_loss", "_C._nn.nll_loss", "_C._nn.nll_loss2d", "ops.aten.nll_loss_forward",
-                     "ops.aten.nll_loss2d_forward"), "nll_loss_backward / nll_loss2d_backward are not operators"),
     **dict.fromkeys(("_native_batch_norm_legit", "_native_batch_norm_legit_no_training"),
                     "the bias gradient is a sum of grad (native_batch_norm_backward is not an operator)"),
 }

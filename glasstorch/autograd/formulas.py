@@ -42,7 +42,8 @@ __all__ = [
     "softmax_backward", "log_softmax_backward", "gelu_backward", "silu_backward", "mish_backward",
     "softplus_backward", "elu_backward", "threshold_backward", "hardtanh_backward", "leaky_relu_backward",
     "hardsigmoid_backward", "hardswish_backward",
-    "log_sigmoid_backward", "glu_backward", "embedding_backward", "nll_loss_backward", "mse_loss_backward",
+    "log_sigmoid_backward", "glu_backward", "embedding_backward", "nll_loss_backward",
+    "nll_loss_of_grad", "mse_loss_backward",
     "smooth_l1_loss_backward", "huber_loss_backward", "bce_backward", "bce_target_backward", "bce_logits_backward",
     "bce_logits_target_backward", "layer_norm_backward", "batch_norm_backward", "group_norm_backward",
     "rms_norm_backward", "convolution_backward", "max_pool2d_backward", "avg_pool2d_backward",
@@ -810,21 +811,15 @@ def embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_fr
 
 
 def nll_loss_backward(grad, x, target, weight, reduction, ignore_index, total_weight):
-    """d loss / d input: -w[target] at the target class, scaled by the reduction (nll_loss and nll_loss2d)."""
-    batched = x.dim() > 1
-    xs = x if batched else x.unsqueeze(0)
-    t = (target if batched else target.unsqueeze(0)).long()
-    ignored = t == ignore_index
-    safe_t = t.masked_fill(ignored, 0)
-    w = weight[safe_t] if weight is not None else _T.ones(tuple(safe_t.shape), dtype=x.dtype, device=x.device)
-    w = w.masked_fill(ignored, 0)
-    if reduction == 1:  # mean
-        w = w / total_weight
-    g = grad if reduction != 0 else grad.reshape(tuple(t.shape))
-    coeff = -(w * g)
-    out = _T.zeros(tuple(xs.shape), dtype=x.dtype, device=x.device)
-    out = out.scatter(1, safe_t.unsqueeze(1), coeff.unsqueeze(1))
-    return out if batched else out.squeeze(0)
+    """The ``nll_loss_backward`` / ``nll_loss2d_backward`` operator (4-d inputs), differentiable again."""
+    op = _T.ops.aten.nll_loss2d_backward if x.dim() == 4 else _T.ops.aten.nll_loss_backward
+    return op.default(grad, x, target, weight, reduction, ignore_index, total_weight)
+
+
+def nll_loss_of_grad(grad, target, weight, reduction, ignore_index):
+    """The derivative of the NLL backward in its ``grad_output``: the same loss, of the gradient."""
+    op = _T.ops.aten.nll_loss2d_forward if grad.dim() == 4 else _T.ops.aten.nll_loss_forward
+    return op.default(grad, target, weight, reduction, ignore_index)[0]
 
 
 _DTYPE_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "bfloat16": "BFloat16"}

@@ -339,6 +339,54 @@ def aten_kl_div_samples(dtype):
             yield Sample((x, y, red), {"log_target": log_target}, name=f"reduction {red} log_target={log_target}")
 
 
+def _aten_backward(name):
+    """``torch.ops.aten.<name>`` for a bindingless NLL backward (``out=``: its ``grad_input``)."""
+    def get(lib):
+        def call(*args, out=None):
+            packet = getattr(lib.ops.aten, name)
+            return packet(*args) if out is None else packet.grad_input(*args, grad_input=out)
+        return call
+    return get
+
+
+def nll_backward_samples(dtype, *, spatial=False):
+    """(grad_output, self, target, weight, reduction, ignore_index, total_weight) from the forward's samples."""
+    tw = T((), low=0.5, high=3.0, seed=5)
+    for s in aten_nll_samples(dtype, spatial=spatial):
+        x, t, w, red, ign = s.args
+        if red not in (0, 1, 2) or (w is not None and len(w.shape) != 1):
+            continue
+        batched = len(x.shape) > 1
+        g_shape = (x.shape[0], *x.shape[2:]) if red == 0 and batched else ()
+        yield Sample((T(g_shape, seed=6), x, t, w, red, ign, tw), name=s.name)
+    if not spatial:
+        yield Sample((T((), seed=6), T((4, 3), layout="transposed"), _tgt((4,), 3), None, 1, -100, tw),
+                     name="transposed input")
+
+
+def nll_backward_errors(spatial=False):
+    x, t = (T((2, 3, 2, 2)), _tgt((2, 2, 2), 3)) if spatial else (T((3, 4)), _tgt((3,), 4))
+    g, tw = T(()), T((), low=1, high=2)
+    bad = (((0, 1), (2, 7)), ((1, 0), (0, 2))) if spatial else (0, 7, 1)  # class 7: out of bounds
+    out = [ErrorSample((T((3,)), x, t, None, 1, -100, tw), name="grad not single"),
+           ErrorSample((g, x, t, None, 1, -100, T((2,))), name="total_weight"),
+           ErrorSample((g, x, t, T((7,)), 1, -100, tw), name="weight"),
+           ErrorSample((g, x, _tgt(t.shape, 9, values=bad), None, 1, -100, tw), name="bounds"),
+           ErrorSample((g, x, T(t.shape, dtype="int32", low=0, high=3), None, 1, -100, tw), name="int32 target"),
+           ErrorSample((T((), dtype="float64"), x, t, None, 1, -100, tw), name="grad dtype"),
+           ErrorSample((g, T(x.shape, dtype="int64"), t, None, 1, -100, tw), name="int input"),
+           ErrorSample((g, x, _tgt((1, *t.shape[1:]), 3), None, 1, -100, tw), name="batch mismatch")]
+    if spatial:
+        out += [ErrorSample((T((2, 2, 3)), x, t, None, 0, -100, tw), name="none grad size"),
+                ErrorSample((g, T((3, 2, 2)), t, None, 1, -100, tw), name="3-d input"),
+                ErrorSample((g, x, _tgt((2, 2), 3), None, 1, -100, tw), name="2-d target")]
+    else:
+        out += [ErrorSample((T((2,)), x, t, None, 0, -100, tw), name="none grad size"),
+                ErrorSample((g, T((2, 3, 4)), t, None, 1, -100, tw), name="3-d input"),
+                ErrorSample((g, x, _tgt((3, 1), 4), None, 1, -100, tw), name="2-d target")]
+    return out
+
+
 OPS = [
     OpInfo("nn.functional.cross_entropy", aten=("cross_entropy_loss",), samples=cross_entropy_samples_tol,
            dtypes=LOSS_DTYPES, errors=cross_entropy_errors),
@@ -354,6 +402,16 @@ OPS = [
     LossOpInfo("ops.aten.nll_loss2d_forward", aten=("nll_loss2d_forward", "nll_loss2d_forward.output"),
                fn=_aten_pair("nll_loss2d_forward"), out=True, samples=lambda dt: aten_nll_samples(dt, spatial=True),
                dtypes=LOSS_DTYPES, errors=aten_nll2d_errors),
+    # gradcheck=False: the formula for grad_output (torch's too) is nll_loss of the gradient, which recomputes the
+    # total weight; with the samples' arbitrary total_weight input that is not the derivative (torch's values are
+    # compared by test_op_grad)
+    LossOpInfo("ops.aten.nll_loss_backward", aten=("nll_loss_backward", "nll_loss_backward.grad_input"),
+               fn=_aten_backward("nll_loss_backward"), out=True, samples=nll_backward_samples, dtypes=LOSS_DTYPES,
+               errors=nll_backward_errors, gradcheck=False),
+    LossOpInfo("ops.aten.nll_loss2d_backward", aten=("nll_loss2d_backward", "nll_loss2d_backward.grad_input"),
+               fn=_aten_backward("nll_loss2d_backward"), out=True,
+               samples=lambda dt: nll_backward_samples(dt, spatial=True), dtypes=LOSS_DTYPES,
+               errors=lambda: nll_backward_errors(spatial=True), gradcheck=False),
     OpInfo("nn.functional.mse_loss", aten=(), samples=weighted_samples(legacy_samples(pointwise_loss_samples())),
            dtypes=LOSS_DTYPES, errors=pointwise_loss_errors()),
     LossOpInfo("_C._nn.mse_loss", aten=("mse_loss", "mse_loss.out"), fn=_C_nn("mse_loss"), out=True,

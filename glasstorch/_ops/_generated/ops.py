@@ -257,6 +257,10 @@ nll_loss2d_out = _def('nll_loss2d.out(Tensor self, Tensor target, Tensor? weight
 nll_loss2d = _def('nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor')
 nll_loss2d_forward_output = _def('nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))')
 nll_loss2d_forward = _def('nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)')
+nll_loss_backward_grad_input = _def('nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)')
+nll_loss_backward = _def('nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor')
+nll_loss2d_backward_grad_input = _def('nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)')
+nll_loss2d_backward = _def('nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor')
 mse_loss_out = _def('mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)')
 mse_loss = _def('mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor')
 l1_loss = _def('l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor')
@@ -1574,6 +1578,20 @@ _reg(nll_loss2d_forward_output, "CPU", _k_kernels_cpu_loss.nll_loss2d_forward_ou
 _reg(nll_loss2d_forward_output, "Meta", _k_kernels_cpu_loss.nll_loss2d_forward_out)
 _reg(nll_loss2d_forward, "CPU", _k_kernels_cpu_loss.nll_loss2d_forward_functional)
 _reg(nll_loss2d_forward, "Meta", _k_kernels_cpu_loss.nll_loss2d_forward_functional)
+_reg(nll_loss_backward_grad_input, "CPU", _k_kernels_cpu_loss.nll_loss_backward_out)
+_reg(nll_loss_backward_grad_input, "Meta", _k_kernels_cpu_loss.nll_loss_backward_out)
+
+
+def _nll_loss_backward_structured(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    return _k_kernels_cpu_loss.nll_loss_backward_out(grad_output, self, target, weight, reduction, ignore_index, total_weight, None)
+
+
+_reg(nll_loss_backward, "CPU", _functional(_k_kernels_cpu_loss.nll_loss_backward_out, 7, _nll_loss_backward_structured), '_nll_loss_backward_structured')
+_reg(nll_loss_backward, "Meta", _functional(_k_kernels_cpu_loss.nll_loss_backward_out, 7, _nll_loss_backward_structured), '_nll_loss_backward_structured')
+_reg(nll_loss2d_backward_grad_input, "CPU", _k_kernels_cpu_loss.nll_loss2d_backward_out)
+_reg(nll_loss2d_backward_grad_input, "Meta", _k_kernels_cpu_loss.nll_loss2d_backward_out)
+_reg(nll_loss2d_backward, "CPU", _k_kernels_cpu_loss.nll_loss2d_backward_out)
+_reg(nll_loss2d_backward, "Meta", _k_kernels_cpu_loss.nll_loss2d_backward_out)
 _reg(mse_loss_out, "CPU", _k_kernels_cpu_loss.mse_loss_out)
 _reg(mse_loss_out, "Meta", _k_kernels_cpu_loss.mse_loss_out)
 
@@ -4254,6 +4272,8 @@ _layer(glu_out, "ADInplaceOrView", _layers.inplace_kernel(glu_out, (2,)))
 _layer(embedding_renorm_, "ADInplaceOrView", _layers.inplace_kernel(embedding_renorm_, (0,)))
 _layer(nll_loss_forward_output, "ADInplaceOrView", _layers.inplace_kernel(nll_loss_forward_output, (5, 6)))
 _layer(nll_loss2d_forward_output, "ADInplaceOrView", _layers.inplace_kernel(nll_loss2d_forward_output, (5, 6)))
+_layer(nll_loss_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(nll_loss_backward_grad_input, (7,)))
+_layer(nll_loss2d_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(nll_loss2d_backward_grad_input, (7,)))
 _layer(mse_loss_out, "ADInplaceOrView", _layers.inplace_kernel(mse_loss_out, (3,)))
 _layer(smooth_l1_loss_out, "ADInplaceOrView", _layers.inplace_kernel(smooth_l1_loss_out, (4,)))
 _layer(huber_loss_out, "ADInplaceOrView", _layers.inplace_kernel(huber_loss_out, (4,)))

@@ -1879,6 +1879,32 @@ def _autograd_nll_loss_forward(ks, self, target, weight, reduction, ignore_index
 register_autograd('aten::nll_loss_forward', _autograd_nll_loss_forward)
 
 
+_op_nll_loss_backward = _get_op('aten::nll_loss_backward')
+
+
+def _autograd_nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    if _gs.enabled:
+        _rg = ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and requires_grad_any(grad_output, self)
+        if (type(weight) is _TI and weight.autograd is not None) and requires_grad_any(weight):
+            _not_differentiable('nll_loss_backward', 'weight')
+        if (type(total_weight) is _TI and total_weight.autograd is not None) and requires_grad_any(total_weight):
+            _not_differentiable('nll_loss_backward', 'total_weight')
+        if _rg:
+            node = _n.NllLossBackwardBackward0()
+            node.next_edges = record.edges(grad_output, self)
+            node.target_ = record.save(target) if node.should_compute_output(0) else None
+            node.weight_ = record.save(weight)
+            node.reduction_ = reduction
+            node.ignore_index_ = ignore_index
+            result = _op_nll_loss_backward.redispatch(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight)
+            record.output(result, node)
+            return result
+    return _op_nll_loss_backward.redispatch(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight)
+
+
+register_autograd('aten::nll_loss_backward', _autograd_nll_loss_backward)
+
+
 _op_nll_loss2d_forward = _get_op('aten::nll_loss2d_forward')
 
 
@@ -1904,6 +1930,32 @@ def _autograd_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_ind
 
 
 register_autograd('aten::nll_loss2d_forward', _autograd_nll_loss2d_forward)
+
+
+_op_nll_loss2d_backward = _get_op('aten::nll_loss2d_backward')
+
+
+def _autograd_nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    if _gs.enabled:
+        _rg = ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and requires_grad_any(grad_output, self)
+        if (type(weight) is _TI and weight.autograd is not None) and requires_grad_any(weight):
+            _not_differentiable('nll_loss2d_backward', 'weight')
+        if (type(total_weight) is _TI and total_weight.autograd is not None) and requires_grad_any(total_weight):
+            _not_differentiable('nll_loss2d_backward', 'total_weight')
+        if _rg:
+            node = _n.NllLoss2DBackwardBackward0()
+            node.next_edges = record.edges(grad_output, self)
+            node.target_ = record.save(target) if node.should_compute_output(0) else None
+            node.weight_ = record.save(weight)
+            node.reduction_ = reduction
+            node.ignore_index_ = ignore_index
+            result = _op_nll_loss2d_backward.redispatch(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight)
+            record.output(result, node)
+            return result
+    return _op_nll_loss2d_backward.redispatch(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight)
+
+
+register_autograd('aten::nll_loss2d_backward', _autograd_nll_loss2d_backward)
 
 
 _op_mse_loss = _get_op('aten::mse_loss')

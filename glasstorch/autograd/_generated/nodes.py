@@ -2464,12 +2464,66 @@ class NllLossBackward0(Node):
         return self.ignore_index_
 
 
+def _NllLossBackwardBackward0_0(grad, grads, target, weight, reduction, ignore_index):
+    return nll_loss_of_grad(grad, target, weight, reduction, ignore_index)
+
+
+def _NllLossBackwardBackward0_1(grad, grads, target, weight, reduction, ignore_index):
+    return zeros_like(grad)
+
+
+class NllLossBackwardBackward0(Node):
+    """Backward of ``nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:10)."""
+
+    __slots__ = ('target_', 'weight_', 'reduction_', 'ignore_index_')
+    _tensor_slots = ('target_', 'weight_')
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        target = _unpack(node, node.target_, 'NllLossBackwardBackward0')
+        weight = _unpack(node, node.weight_, 'NllLossBackwardBackward0')
+        reduction = node.reduction_
+        ignore_index = node.ignore_index_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NllLossBackwardBackward0_0(grad, grads, target, weight, reduction, ignore_index))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_NllLossBackwardBackward0_1(grad, grads, target, weight, reduction, ignore_index))
+        return out
+
+    @property
+    def _saved_target(self):
+        return _unpack(self, self.target_, 'NllLossBackwardBackward0')
+
+    @property
+    def _raw_saved_target(self):
+        return _raw(self.target_)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self, self.weight_, 'NllLossBackwardBackward0')
+
+    @property
+    def _raw_saved_weight(self):
+        return _raw(self.weight_)
+
+    @property
+    def _saved_reduction(self):
+        return self.reduction_
+
+    @property
+    def _saved_ignore_index(self):
+        return self.ignore_index_
+
+
 def _NllLoss2DBackward0_0(grad, grads, self, target, weight, reduction, ignore_index, result):
     return nll_loss_backward(grad, self, target, weight, reduction, ignore_index, result[1])
 
 
 class NllLoss2DBackward0(Node):
-    """Backward of ``nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)`` (glasstorch/_ops/derivatives/loss.yaml:10)."""
+    """Backward of ``nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)`` (glasstorch/_ops/derivatives/loss.yaml:15)."""
 
     __slots__ = ('self_', 'target_', 'weight_', 'reduction_', 'ignore_index_', 'result_')
     _tensor_slots = ('self_', 'target_', 'weight_', 'result_')
@@ -2530,6 +2584,60 @@ class NllLoss2DBackward0(Node):
         return self.ignore_index_
 
 
+def _NllLoss2DBackwardBackward0_0(grad, grads, target, weight, reduction, ignore_index):
+    return nll_loss_of_grad(grad, target, weight, reduction, ignore_index)
+
+
+def _NllLoss2DBackwardBackward0_1(grad, grads, target, weight, reduction, ignore_index):
+    return zeros_like(grad)
+
+
+class NllLoss2DBackwardBackward0(Node):
+    """Backward of ``nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:20)."""
+
+    __slots__ = ('target_', 'weight_', 'reduction_', 'ignore_index_')
+    _tensor_slots = ('target_', 'weight_')
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        target = _unpack(node, node.target_, 'NllLoss2DBackwardBackward0')
+        weight = _unpack(node, node.weight_, 'NllLoss2DBackwardBackward0')
+        reduction = node.reduction_
+        ignore_index = node.ignore_index_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NllLoss2DBackwardBackward0_0(grad, grads, target, weight, reduction, ignore_index))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_NllLoss2DBackwardBackward0_1(grad, grads, target, weight, reduction, ignore_index))
+        return out
+
+    @property
+    def _saved_target(self):
+        return _unpack(self, self.target_, 'NllLoss2DBackwardBackward0')
+
+    @property
+    def _raw_saved_target(self):
+        return _raw(self.target_)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self, self.weight_, 'NllLoss2DBackwardBackward0')
+
+    @property
+    def _raw_saved_weight(self):
+        return _raw(self.weight_)
+
+    @property
+    def _saved_reduction(self):
+        return self.reduction_
+
+    @property
+    def _saved_ignore_index(self):
+        return self.ignore_index_
+
+
 def _MseLossBackward0_0(grad, grads, self, target, reduction):
     return mse_loss_backward(grad, self, target, reduction)
 
@@ -2539,7 +2647,7 @@ def _MseLossBackward0_1(grad, grads, self, target, reduction):
 
 
 class MseLossBackward0(Node):
-    """Backward of ``mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:15)."""
+    """Backward of ``mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:25)."""
 
     __slots__ = ('self_', 'target_', 'reduction_')
     _tensor_slots = ('self_', 'target_')
@@ -2588,7 +2696,7 @@ def _SmoothL1LossBackward0_1(grad, grads, self, target, reduction, beta):
 
 
 class SmoothL1LossBackward0(Node):
-    """Backward of ``smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:19)."""
+    """Backward of ``smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:29)."""
 
     __slots__ = ('self_', 'target_', 'reduction_', 'beta_')
     _tensor_slots = ('self_', 'target_')
@@ -2642,7 +2750,7 @@ def _HuberLossBackward0_1(grad, grads, self, target, reduction, delta):
 
 
 class HuberLossBackward0(Node):
-    """Backward of ``huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:23)."""
+    """Backward of ``huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:33)."""
 
     __slots__ = ('self_', 'target_', 'reduction_', 'delta_')
     _tensor_slots = ('self_', 'target_')
@@ -2696,7 +2804,7 @@ def _BinaryCrossEntropyBackward0_1(grad, grads, self, target, weight, reduction)
 
 
 class BinaryCrossEntropyBackward0(Node):
-    """Backward of ``binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:27)."""
+    """Backward of ``binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:37)."""
 
     __slots__ = ('self_', 'target_', 'weight_', 'reduction_')
     _tensor_slots = ('self_', 'target_', 'weight_')
@@ -2754,7 +2862,7 @@ def _BinaryCrossEntropyWithLogitsBackward0_1(grad, grads, self, target, weight, 
 
 
 class BinaryCrossEntropyWithLogitsBackward0(Node):
-    """Backward of ``binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:31)."""
+    """Backward of ``binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:41)."""
 
     __slots__ = ('self_', 'target_', 'weight_', 'pos_weight_', 'reduction_')
     _tensor_slots = ('self_', 'target_', 'weight_', 'pos_weight_')

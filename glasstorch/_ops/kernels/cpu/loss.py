@@ -26,7 +26,8 @@ from ...._tensor.impl import TensorImpl, empty_contiguous
 from ...tensor_iterator import build, resize_out
 
 __all__ = [
-    "nll_loss_forward_out", "nll_loss2d_forward_out", "nll_loss2d_forward_functional", "mse_loss_out",
+    "nll_loss_forward_out", "nll_loss2d_forward_out", "nll_loss2d_forward_functional", "nll_loss_backward_out",
+    "nll_loss2d_backward_out", "mse_loss_out",
     "smooth_l1_loss_out", "huber_loss_out", "huber_loss_functional", "binary_cross_entropy_out",
     "binary_cross_entropy_functional", "binary_cross_entropy_with_logits_kernel", "type_meta_name", "reduce_loss_np",
 ]
@@ -314,6 +315,88 @@ def nll_loss2d_forward_out(self, target, weight, reduction, ignore_index, output
 
 def nll_loss2d_forward_functional(self, target, weight, reduction, ignore_index):
     return nll_loss2d_forward_out(self, target, weight, reduction, ignore_index, None, None)
+
+
+# -- the NLL backwards ----------------------------------------------------------------------------------
+def _check_total_weight(total_weight, space):
+    if total_weight.numel() != 1:
+        raise RuntimeError(f"expected total_weight to be a{space}single element tensor, got: "
+                           f"{_fmt(total_weight.sizes)} ({total_weight.numel()} elements)")
+
+
+def _check_single_grad(grad_output):
+    if not (grad_output.ndim <= 1 and grad_output.numel() == 1):
+        raise RuntimeError(f"Expected a single element grad_output tensor, but got: {_fmt(grad_output.sizes)}")
+
+
+def _nll_grad_input(grad_output, self, target, weight, reduction, ignore_index, total_weight, kname, out):
+    """``grad_input[..., target, ...] = -weight[target] * grad`` (divided by ``total_weight`` under mean) where the
+    target is not ``ignore_index``; ``target`` is laid out as ``self`` without its class dim (dim 1, or 0 for 1-D)."""
+    _check_floating(kname, self.dtype)
+    if target.dtype is not _dt.uint8:  # a Byte target is read as such (nll_loss2d_backward refused it already)
+        _expect_dtype(target, _dt.int64)
+    _expect_dtype(grad_output, self.dtype)
+    _expect_dtype(total_weight, self.dtype)
+    _expect_dtype(weight, self.dtype)
+    out = _structured_out(out, self.sizes, self.dtype, self.device)
+    if _meta(grad_output, self, target, weight, total_weight, out):
+        return out
+    npdt = self.dtype.np
+    cls = 0 if self.ndim == 1 else 1
+    res = np.zeros(self.sizes, npdt)
+    t = target.as_numpy().astype(np.int64).reshape(res.shape[:cls] + res.shape[cls + 1:])
+    valid = t != ignore_index
+    _bounds_check(t, valid, self.sizes[cls])
+    g = grad_output.as_numpy()
+    if reduction != NONE:  # PyTorch's order: -(grad / total_weight), then times the weight
+        g = g.reshape(())
+        if reduction == MEAN:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                g = np.divide(g, total_weight.as_numpy().reshape(()), dtype=npdt)
+    g = np.broadcast_to(np.negative(g, dtype=npdt), t.shape)
+    safe = np.where(valid, t, 0)
+    vals = np.where(valid, g if weight is None else np.multiply(weight.as_numpy()[safe], g, dtype=npdt), 0)
+    np.put_along_axis(res, np.expand_dims(safe, cls), np.expand_dims(vals.astype(npdt), cls), axis=cls)
+    out.as_numpy()[...] = res
+    return out
+
+
+def nll_loss_backward_out(grad_output, self, target, weight, reduction, ignore_index, total_weight, out=None):
+    """``nll_loss_backward`` / ``.grad_input`` (structured): the gradient of ``nll_loss_forward`` as an operator."""
+    if not (0 < self.ndim <= 2):
+        raise RuntimeError("input tensor should be 1D or 2D")
+    if target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if not (self.ndim == 1 and target.ndim == 0) and self.sizes[0] != target.sizes[0]:
+        raise RuntimeError(f"size mismatch (got input: {_fmt(self.sizes)}, target: {_fmt(target.sizes)})")
+    _check_total_weight(total_weight, "  ")
+    if weight is not None and weight.numel() != self.sizes[-1]:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if reduction == NONE and self.ndim == 2:
+        n = self.sizes[0]
+        if grad_output.ndim != 1 or grad_output.sizes[0] != n:
+            raise RuntimeError(f"Expected a tensor of dimension 1 and tensor.size[0] == {n} but got: dimension "
+                               f"{grad_output.ndim} and tensor.size[0] = {grad_output.sizes[0]}")
+    else:
+        _check_single_grad(grad_output)
+    return _nll_grad_input(grad_output, self, target, weight, reduction, ignore_index, total_weight,
+                           "nll_loss_backward_out_frame", out)
+
+
+def nll_loss2d_backward_out(grad_output, self, target, weight, reduction, ignore_index, total_weight, out=None):
+    """``nll_loss2d_backward`` / ``.grad_input``: (N, C, H, W) inputs, (N, H, W) targets."""
+    _check_inputs_nll_loss2d(self, target, weight)
+    _check_target_dtype(target)
+    _expect_dtype(target, _dt.int64)
+    _check_total_weight(total_weight, " ")
+    if reduction == NONE:
+        if grad_output.sizes != target.sizes:
+            raise RuntimeError(f"size mismatch (got grad_output: {_fmt(grad_output.sizes)} target: "
+                               f"{_fmt(target.sizes)}")
+    else:
+        _check_single_grad(grad_output)
+    return _nll_grad_input(grad_output, self, target, weight, reduction, ignore_index, total_weight,
+                           "nll_loss2d_backward_out_frame", out)
 
 
 # -- pointwise losses ----------------------------------------------------------------------------------
