@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 BASE   := $(VENV)/.installed-base
 FULL   := $(VENV)/.installed-test
 
-.PHONY: setup run demo test bench lint format clean lock
+.PHONY: setup run demo test test-slow bench lint format clean lock
 
 # Every package pip installs, direct or transitive, build requirements included, is pinned by requirements.lock
 # (PIP_CONSTRAINT reaches pip's isolated build environment too); `make lock` writes it anew.
@@ -47,8 +47,13 @@ run: $(BASE)
 demo: $(BASE)
 	$(PY) -m glasstorch.demo
 
+# The suite without the tests marked slow (minutes each: the documented trainings, real torch.compile);
+# `make test-slow` runs those.
 test: $(FULL)
-	$(PY) -m pytest
+	$(PY) -m pytest -m "not slow"
+
+test-slow: $(FULL)
+	$(PY) -m pytest -m slow
 
 bench: $(FULL)
 	$(PY) benchmarks/dispatch_overhead.py --json benchmarks/results/dispatch_overhead.json
