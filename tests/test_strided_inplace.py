@@ -255,3 +255,50 @@ def test_copy_into_views(dtype, src_dtype):
                 return base, v.copy_(_operand(lib, kind, tuple(v.shape), src_dtype, 1))
 
             _check(run, f"copy_ {layout} x {kind}")
+
+
+# -- mixed dtypes: the common dtype's result cast into the view ------------------------------------------------
+MIXED = ("float16", "bfloat16", "float32", "float64", "int32", "uint8", "bool")
+
+
+@pytest.mark.parametrize("dtype", MIXED)
+@pytest.mark.parametrize("op", ("add_", "mul_", "div_", "addcmul_", "lerp_", "clamp_"))
+def test_mixed_dtype_inplace_on_views(op, dtype):
+    """``view.op_(other of another dtype)``: computed in the common dtype, cast into the view (or torch's error)."""
+    for layout in SMALL:
+        for other_dtype in MIXED:
+            def run(lib, layout=layout, other_dtype=other_dtype):
+                base, v = _base_and_view(lib, layout, dtype)
+                o = _operand(lib, "strided", tuple(v.shape), other_dtype, 1)
+                if op == "addcmul_":
+                    return base, v.addcmul_(o, o, value=2)
+                if op == "lerp_":
+                    return base, v.lerp_(o, 0.5)
+                if op == "clamp_":
+                    return base, v.clamp_(o, o + 1)
+                return base, getattr(v, op)(o)
+
+            _check(run, f"{op} {layout} x {other_dtype}")
+
+
+@pytest.mark.parametrize("out_dtype", MIXED)
+@pytest.mark.parametrize("op", ("addcmul", "addcdiv", "lerp", "clamp", "mul", "sqrt"))
+def test_out_of_another_dtype_on_views(op, out_dtype):
+    """``op(float16 and float32 inputs, out=view of another dtype)``."""
+    for layout in SMALL:
+        for in_dtype in ("float16", "float32", "int32"):
+            def run(lib, layout=layout, in_dtype=in_dtype):
+                base, v = _base_and_view(lib, layout, out_dtype)
+                shape = tuple(v.shape)
+                a, b = _operand(lib, "step4", shape, in_dtype, 1), _operand(lib, "transposed", shape, in_dtype, 2)
+                if op in ("addcmul", "addcdiv"):
+                    return base, getattr(lib, op)(a, b, b, value=2, out=v)
+                if op == "lerp":
+                    return base, lib.lerp(a, b, 0.25, out=v)
+                if op == "clamp":
+                    return base, lib.clamp(a, b, b + 1, out=v)
+                if op == "sqrt":
+                    return base, lib.sqrt(a, out=v)
+                return base, lib.mul(a, b, out=v)
+
+            _check(run, f"{op} {layout} {in_dtype} -> {out_dtype}")
