@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 import copy as _copy
 import copyreg as _copyreg
+import numbers
 import operator
 import warnings
 from weakref import ref as _weakref
@@ -822,7 +823,11 @@ class Tensor:
         return out
 
     def __contains__(self, item):
-        return builtins.bool((self._impl.as_numpy() == np.asarray(item)).any())
+        # PyTorch's _tensor.py: ``(item == self).any()`` for a Tensor or a number; anything else (a list, a numpy
+        # array, np.bool_) is refused
+        if isinstance(item, (Tensor, numbers.Number)):
+            return builtins.bool((item == self).any().item())
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(item)}.")
 
     # -- copies and conversions ----------------------------------------------------------------------
     @_subclass_protocol

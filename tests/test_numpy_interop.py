@@ -250,3 +250,13 @@ def test_array_and_tensor_of_every_dtype(tdtype):
                     return op(a, t) if np_first else op(t, a)
                 _check(lambda run=run: run(glasstorch), lambda run=run: run(torch),
                        f"{tdtype} {np_type.__name__} {name} np_first={np_first}")
+
+
+@pytest.mark.parametrize("item", ["2", "2.5", "True", "m.tensor(2.0)", "m.tensor([1.0, 9.0])", "np.bool_(True)", "[1]",
+                                  "float('nan')", "1j", "np.int64(1)", "np.float64(2)", "np.ones(3)", "np.array(2.0)"])
+def test_contains(item):
+    """``item in t``: a Tensor or a number (numpy's numbers too, not np.bool_) compares with ``==``; else torch's
+    RuntimeError."""
+    def run(m):
+        return eval(item, {"m": m, "np": np}) in m.tensor([1.0, 2.0, float("nan")])  # noqa: S307 - fixed texts
+    _check(lambda: run(glasstorch), lambda: run(torch), f"{item} in t")
