@@ -480,3 +480,52 @@ LERP = {
 @pytest.mark.parametrize("case", LERP)
 def test_lerp_errors(case):
     _raises_same(LERP[case])
+
+
+def _in_no_grad(m, fn):
+    with m.no_grad():
+        return fn()
+
+
+def _leaf(m):
+    return m.arange(1.0, 13.0, dtype=m.float64).view(3, 4).requires_grad_()
+
+
+INPLACE_VIEW_AUTOGRAD = {
+    "multi_output_view": lambda m, a: (a * 1).unbind(0)[0].unsqueeze_(0),
+    "no_grad_view": lambda m, a: (lambda b: _in_no_grad(m, lambda: b[0]).unsqueeze_(0))(a * 1),
+    "under_no_grad": lambda m, a: (lambda b: (_in_no_grad(m, b.t_), b.grad_fn.name())[1])(a * 1),
+    "then_write_view": lambda m, a: (lambda b: (lambda v: (v.t_(), v.mul_(2), b.sum().backward(), a.grad)[3])(b[1:]))(
+        a * 1),
+    "then_write_base": lambda m, a: (lambda b: (lambda v: (v.t_(), b.mul_(2), (v * v).sum().backward(), a.grad,
+                                                          v.grad_fn.name())[3:])(b[1:]))(a * 1),
+    "as_strided_view": lambda m, a: (lambda b: (lambda v: (v.as_strided_((2, 2), (1, 4), 1), (v * v).sum().backward(),
+                                                          a.grad)[2])(b[1:]))(a * 1),
+    "double_backward": lambda m, a: (lambda x: (x.t_(), m.autograd.grad((x**3).sum(), a, create_graph=True)[0].sum()
+                                                .backward(), a.grad)[2])(a * 1),
+    "retain_grad": lambda m, a: (lambda x: (x.retain_grad(), x.t_(), (x * m.arange(12.0, dtype=m.float64).view(4, 3))
+                                            .sum().backward(), x.grad)[3])(a * 1),
+    "chain": lambda m, a: (lambda x: (x.squeeze_(), x.unsqueeze_(-1), x.sum().backward(), a.grad,
+                                      x.grad_fn.name())[3:])((a * 1)[:1]),
+    "twice": lambda m, a: (lambda x: (x.t_(), x.t_(), x._version, x.grad_fn.name(),
+                                      x.grad_fn.next_functions[0][0].name())[2:])(a * 1),
+}
+
+
+def _plain(v):
+    """Tensors as (shape, values) so that results of both libraries compare with ==."""
+    if isinstance(v, tuple):
+        return tuple(_plain(x) for x in v)
+    if hasattr(v, "tolist") and hasattr(v, "shape"):
+        return tuple(v.shape), v.tolist()
+    return v
+
+
+@pytest.mark.parametrize("case", INPLACE_VIEW_AUTOGRAD)
+def test_inplace_view_autograd_corners(case):
+    def outcome(m):
+        try:
+            return _plain(INPLACE_VIEW_AUTOGRAD[case](m, _leaf(m)))
+        except Exception as e:  # noqa: BLE001 - the error is the outcome compared
+            return type(e).__name__, str(e)
+    assert outcome(glasstorch) == outcome(torch)

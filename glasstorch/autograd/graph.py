@@ -257,12 +257,13 @@ def _refresh_unbound(impl) -> None:
 refresh_view_grad_fn = _refresh_unbound  # a view's grad_fn after an in-place write (bound by view_history)
 
 
-def set_history(out: TensorImpl, node: Node, output_nr: int = 0) -> None:
-    """Make ``out`` an output of ``node`` (PyTorch's ``set_history``)."""
+def set_history(out: TensorImpl, node: Node, output_nr: int = 0, move_hooks: bool = True) -> None:
+    """Make ``out`` an output of ``node`` (PyTorch's ``set_history``); ``move_hooks=False`` leaves a retained grad's
+    hook on the old grad_fn (an in-place view op: PyTorch moves it only when it rebases history)."""
     meta = out.autograd
     if meta is None:
         meta = out.autograd = AutogradMeta()
-    elif meta.retains_grad and meta.grad_fn is not None and meta.grad_fn is not node:
+    elif move_hooks and meta.retains_grad and meta.grad_fn is not None and meta.grad_fn is not node:
         _move_retains_grad(meta, node, output_nr)
     if out.base is not None:
         meta.version_at_grad_fn = out.version.version

@@ -154,6 +154,15 @@ class record:
         set_history(result, node, 0)
 
     @staticmethod
+    def history_inplace_view(result, node: Node) -> None:
+        """After an in-place view op (``t_``, ``squeeze_`` ...): ``node`` becomes the tensor's own history, as
+        PyTorch's set_history; a retained grad stays with the old grad_fn (only a rebase moves it)."""
+        if _anomaly.enabled:
+            record_forward_stack(node)
+        if type(result) is TensorImpl and (result.dtype.is_floating_point or result.dtype.is_complex):
+            set_history(result, node, 0, move_hooks=False)
+
+    @staticmethod
     def history_inplace(result, node: Node, output_differentiability=None) -> None:
         """After an in-place op: a view's write becomes its base's history (CopySlices); else as ``history``."""
         if type(result) is TensorImpl and result.base is not None and _differentiable(result):

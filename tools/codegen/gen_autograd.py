@@ -480,7 +480,10 @@ def _record(info: Info, f, kind, params, ind) -> list:
         lines += _dtype_checks(info, f)
         lines.append("record.history_inplace(result, node)" if od is None else
                      f"record.history_inplace(result, node, {od!r})")
-    else:  # functional with several outputs, or an in-place view op
+    elif kind == "inplace_view":
+        lines += _dtype_checks(info, f)
+        lines.append("record.history_inplace_view(result, node)")
+    else:  # functional with several outputs
         lines += _dtype_checks(info, f)
         lines.append(f"record.history(result, node, {od!r})")
     if info.uses_result:

@@ -235,7 +235,7 @@ def _autograd_as_strided_(ks, self, size, stride, storage_offset):
         node.self_geometry_ = record.meta(self, 'geometry')
         result = _op_as_strided_.redispatch(ks, self, size, stride, storage_offset)
         _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.history_inplace_view(result, node)
         return result
     return _op_as_strided_.redispatch(ks, self, size, stride, storage_offset)
 
@@ -273,7 +273,7 @@ def _autograd_transpose_(ks, self, dim0, dim1):
         node.dim1_ = dim1
         result = _op_transpose_.redispatch(ks, self, dim0, dim1)
         _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.history_inplace_view(result, node)
         return result
     return _op_transpose_.redispatch(ks, self, dim0, dim1)
 
@@ -307,7 +307,7 @@ def _autograd_t_(ks, self):
         node.next_edges = record.edges(self)
         result = _op_t_.redispatch(ks, self)
         _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.history_inplace_view(result, node)
         return result
     return _op_t_.redispatch(ks, self)
 
@@ -377,7 +377,7 @@ def _autograd_unsqueeze_(ks, self, dim):
         node.dim_ = dim
         result = _op_unsqueeze_.redispatch(ks, self, dim)
         _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.history_inplace_view(result, node)
         return result
     return _op_unsqueeze_.redispatch(ks, self, dim)
 
@@ -447,7 +447,7 @@ def _autograd_squeeze_(ks, self):
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_squeeze_.redispatch(ks, self)
         _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.history_inplace_view(result, node)
         return result
     return _op_squeeze_.redispatch(ks, self)
 
@@ -466,7 +466,7 @@ def _autograd_squeeze__dim(ks, self, dim):
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_squeeze__dim.redispatch(ks, self, dim)
         _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.history_inplace_view(result, node)
         return result
     return _op_squeeze__dim.redispatch(ks, self, dim)
 
@@ -485,7 +485,7 @@ def _autograd_squeeze__dims(ks, self, dim):
         node.self_sizes_ = record.meta(self, 'sizes')
         result = _op_squeeze__dims.redispatch(ks, self, dim)
         _check_differentiable_dtype(result)
-        record.history(result, node, None)
+        record.history_inplace_view(result, node)
         return result
     return _op_squeeze__dims.redispatch(ks, self, dim)
 
