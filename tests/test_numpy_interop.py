@@ -260,3 +260,14 @@ def test_contains(item):
     def run(m):
         return eval(item, {"m": m, "np": np}) in m.tensor([1.0, 2.0, float("nan")])  # noqa: S307 - fixed texts
     _check(lambda: run(glasstorch), lambda: run(torch), f"{item} in t")
+
+
+@pytest.mark.parametrize("expr", ["t.copy_(np.ones(3))", "t.copy_(other=m.zeros(3))", "t.copy_(src=m.zeros(3))",
+                                  "m.cat([t, np.ones(3)])", "t.masked_fill(np.array([True, False, True]), 0)",
+                                  "t.index_select(0, np.array([0]))", "t.add_(np.ones(3))", "m.matmul(t, np.ones(3))"])
+def test_arrays_refused_as_tensor_arguments(expr):
+    """Named functions and methods take no numpy array for a Tensor (PyTorch's parser): the same TypeError, named
+    by PyTorch's argument names (``copy_``'s is ``other``, its hand-written binding's)."""
+    def run(m):
+        return eval(expr, {"m": m, "np": np, "t": m.tensor([1.0, 2.0, 3.0])})  # noqa: S307 - fixed texts
+    _check(lambda: run(glasstorch), lambda: run(torch), expr)

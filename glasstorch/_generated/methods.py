@@ -7568,12 +7568,12 @@ def clone(self, *args, **kwargs):
 
 
 _sig_copy_ = _Signatures('copy_', [
-    'copy_(Tensor src, bool non_blocking=False)',
+    'copy_(Tensor other, bool non_blocking=False)',
 ], numbers_as_tensors=False, is_method=True)
 
 
 def copy_(self, *args, **kwargs):
-    """copy_(Tensor src, bool non_blocking=False)"""
+    """copy_(Tensor other, bool non_blocking=False)"""
     if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
         return _tf_fallback(None, copy_, (self,) + args, kwargs)
     if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only

@@ -63,10 +63,17 @@ TENSOR_OPTIONS = ("dtype", "layout", "device", "pin_memory")
 NON_DIFFERENTIABLE_VIEWS = {"view.dtype"}
 
 
+# Methods PyTorch binds by hand (python_variable_methods.cpp) under other argument names than their schemas'
+# (the names its TypeErrors and keywords use): (method, schema name) -> Python name
+HAND_BOUND_NAMES = {("copy_", "src"): "other"}
+
+
 # -- python signatures -------------------------------------------------------------------------------------
-def _arg_text(a, rename_self):
+def _arg_text(a, rename_self, pyname=""):
     # PyTorch spells a Tensor ``self`` ``input`` in functions; a Scalar ``self`` keeps its name (where.ScalarSelf)
     name = "input" if (a.name == "self" and rename_self and str(a.type) == "Tensor") else a.name
+    if not rename_self:
+        name = HAND_BOUND_NAMES.get((pyname, name), name)
     t = a.type.base + "".join(a.type.suffixes)
     return f"{t} {name}" + (f"={a.default}" if a.default is not None else "")
 
@@ -80,7 +87,7 @@ def python_signature(pyname: str, f: NativeFunction, method: bool, with_out: Nat
         if a.kwarg_only and not star:
             parts.append("*")
             star = True
-        parts.append(_arg_text(a, not method))
+        parts.append(_arg_text(a, not method, pyname))
     outs = (with_out or f).func.out_arguments if (with_out or f.func.is_out) else ()
     if outs:
         if not star:
