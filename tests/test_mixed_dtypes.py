@@ -425,3 +425,19 @@ def test_ternary_dtype_sweep(op):
             if not _same(want, got):
                 bad.append(f"{op}({d1}, {second!r} {kind}):\n    torch:      {want}\n    glasstorch: {got}")
     assert not bad, f"{len(bad)} mismatches, first ones:\n" + "\n".join(bad[:8])
+
+
+_C32_UNARY = (
+    "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan", "sinh", "cosh",
+    "tanh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "sigmoid", "sgn", "neg", "exp2", "isnan", "isinf",
+    "isfinite", "nan_to_num", "logical_not", "abs", "sign", "floor", "round", "frac", "erf", "bitwise_not",
+)
+
+
+@pytest.mark.parametrize("op", _C32_UNARY)
+def test_complex32_unary(op):
+    """Unary ops on complex32: torch's result (neg, sgn, abs, the predicates) or its ComplexHalf dispatch error."""
+    def run(m):
+        return getattr(m, op)(m.tensor([1.5, -0.0, 2.25], dtype=m.float16) + 0.5j)
+    want, got = _outcome(torch, run), _outcome(gt, run)
+    assert _same(want, got), (want, got)

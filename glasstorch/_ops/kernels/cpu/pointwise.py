@@ -50,6 +50,7 @@ from ...._core import dtype as _dt
 from ...._tensor.impl import TensorImpl
 from ...tensor_iterator import build, fast_operands, fp_ignore, fp_restore, resize_out, scalar_np
 from . import ckernels as _ck
+from .copy import chalf_values
 from .dispatch_types import ALL, BOOL, COMPLEX, COMPLEX_HALF, FLOATING, INTEGRAL, REAL, Dispatch
 from .pointwise_support import (
     _BF16,
@@ -94,7 +95,7 @@ def neg_out(self, out):
     return _neg_out(self, out)
 
 
-_neg_out = unary(negative, name="neg")
+_neg_out = unary(negative, name="neg", dispatch=Dispatch("neg_cpu", ALL | COMPLEX_HALF))
 _abs_out = unary(np.absolute, name="abs", dispatch=Dispatch("abs_cpu", INTEGRAL | FLOATING))
 
 
@@ -102,7 +103,7 @@ def abs_out(self, out):
     """abs; a complex tensor gives its real type (PyTorch's ``unary_op_impl_with_complex_to_float``): a new result
     laid out as the input, or any ``out`` the real type casts to (resized row-major; a complex ``out`` gets
     ``|z| + 0j`` through the iterator); not in place."""
-    if not self.dtype.is_complex or self.dtype is _dt.complex32:
+    if not self.dtype.is_complex:
         return _abs_out(self, out)
     if out is self:
         raise RuntimeError("In-place abs is not supported for complex tensors.")
@@ -114,7 +115,8 @@ def abs_out(self, out):
         resize_out(out, self.sizes)
     it = build((out,), (self,), static_dtype=real if out is None else out.dtype)
     if not it.is_meta:
-        np.absolute(it.ins_np[0], out=it.out_np, casting="unsafe")
+        x = it.ins_np[0]
+        np.absolute(chalf_values(x) if self.dtype is _C32 else x, out=it.out_np, casting="unsafe")
     return it.out
 bitwise_not_out = unary(np.invert, name="bitwise_not", dispatch=Dispatch("bitwise_not_cpu", INTEGRAL | BOOL))
 
@@ -131,7 +133,8 @@ def _sign(x, out, dt):
 _SIGN_COMPLEX = (NotImplementedError, "Unlike NumPy, torch.sign is not intended to support complex numbers. Please "
                                       "use torch.sgn instead.")
 sign_out = unary(_sign, name="sign", ufunc=False, dispatch=Dispatch("sign_cpu", REAL, _SIGN_COMPLEX))
-sgn_out = unary(_sign, name="sgn", ufunc=False)  # numpy's complex sign is z / |z| (0 at 0), as sgn
+sgn_out = unary(_sign, name="sgn", ufunc=False,  # numpy's complex sign is z / |z| (0 at 0), as sgn
+                dispatch=Dispatch("sgn_cpu", ALL | COMPLEX_HALF))
 
 
 def _rounding(ufunc, name):
@@ -182,8 +185,13 @@ def round_decimals_out(self, decimals, out):
 
 
 # -- unary: floating -------------------------------------------------------------------------------------
+_VML = {"exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "tanh", "asin", "acos", "atan"}
+
+
 def _float_unary(ufunc, name, c=None):
-    return unary(ufunc, name=name, float_op=True, c=c)
+    """A floating unary op; PyTorch names its kernel ``<name>_vml_cpu`` where it has a VML path (exp2: "exp2")."""
+    kname = f"{name}_vml_cpu" if name in _VML else ("exp2" if name == "exp2" else f"{name}_cpu")
+    return unary(ufunc, name=name, float_op=True, c=c, dispatch=Dispatch(kname))
 
 
 exp_out = _float_unary(np.exp, "exp", c="exp")
@@ -227,7 +235,7 @@ def _sigmoid(x, out, dt):
     _finish(out, buf)
 
 
-rsqrt_out = unary(_rsqrt, name="rsqrt", float_op=True, ufunc=False)
+rsqrt_out = unary(_rsqrt, name="rsqrt", float_op=True, ufunc=False)  # the default table: "rsqrt_cpu"
 sigmoid_out = unary(_sigmoid, name="sigmoid", float_op=True, ufunc=False)
 
 
@@ -247,7 +255,12 @@ def _predicate(ufunc, name):
     def kernel(self, out=None):
         it = build((out,), (self,), static_dtype=_dt.bool)
         if not it.is_meta:
-            ufunc(it.ins_np[0], out=it.out_np, casting="unsafe")
+            x = it.ins_np[0]
+            if it.common_dtype is _C32:  # logical_not has no ComplexHalf kernel; isnan/isinf/isfinite do
+                if ufunc is np.logical_not:
+                    raise _not_implemented("logical_not_cpu", _C32)
+                x = chalf_values(x)
+            ufunc(x, out=it.out_np, casting="unsafe")
         return it.out
     kernel.__qualname__ = kernel.__name__ = name
     return kernel
@@ -269,6 +282,8 @@ def nan_to_num_out(self, nan, posinf, neginf, out):
     if out is not None and out.dtype is not self.dtype:
         raise RuntimeError(f"nan_to_num: dtype of out: {_dt.name_of(out.dtype)} should be same as input: "
                            f"{_dt.name_of(self.dtype)}")
+    if self.dtype is _C32 and self.storage._data is not None:
+        raise _not_implemented("nan_to_num", _C32)
     it = build((out,), (self,))
     if not it.is_meta:
         x, o = it.ins_np[0], it.out_np

@@ -107,6 +107,21 @@ def _chalf_into(fn, a, b, out) -> None:
         fp_restore(token)
 
 
+def _chalf_unary(fn, ufunc, x, out) -> None:
+    """A unary kernel (a ufunc, or ``fn(x, out, dtype)``) on complex32 ``x`` into ``out``, in complex64."""
+    token = fp_ignore()
+    try:
+        z = _chalf_operand(x)
+        r = np.empty(z.shape, _C64_NP)
+        if ufunc:
+            fn(z, out=r)
+        else:
+            fn(z, r, _dt.complex64)
+        _chalf_store(out, r)
+    finally:
+        fp_restore(token)
+
+
 def _check_nonzero(b, out) -> None:
     """Integer division by zero raises (PyTorch's ``ZeroDivisionError`` RuntimeError) -- when some element is
     computed at all: every divisor element reaches a non-empty broadcast output."""
@@ -278,20 +293,24 @@ def unary(fn, *, name, float_op=False, dispatch=None, ufunc=True, c=None):
     ``float_op``: integer and bool inputs promote to the default float, and ``out`` may be any dtype the
     result can be cast to (``build_borrowing_unary_float_op``); otherwise ``out`` must have the input's
     dtype (``build_borrowing_unary_op``).  ``dispatch`` is the kernel's dtype table (Note [Kernel dtype
-    tables]); None runs on every dtype.  ``c`` names the compiled loop (``ckernels.UNARY``) tried first for
-    float32/float64.
+    tables]), by default every dtype but complex32 under the name ``<name>_cpu``; a table listing complex32 runs
+    ``fn`` in complex64 (Note [complex32 kernels]).  ``c`` names the compiled loop (``ckernels.UNARY``) tried
+    first for float32/float64.
     """
+    if dispatch is None:
+        dispatch = Dispatch(f"{name}_cpu")
 
     def kernel(self, out=None):
-        if dispatch is not None:
-            dispatch.check_operands((self,))
+        dispatch.check_operands((self,))
         it = build((out,), (self,), int_to_float=float_op, check_same_dtype=out is not None and not float_op,
                    cast_outputs=True)
         if not it.is_meta:
             dt = it.common_dtype
-            if dispatch is not None:
-                dispatch.check(dt)
+            dispatch.check(dt)
             x = it.ins_np[0]
+            if dt is _C32:
+                _chalf_unary(fn, ufunc, x, it.out_np if it.cast_out is None else it.cast_out)
+                return it.out
             if c is not None and _ck.unary(c, x, it.out_np):
                 return cast_outputs(it)
             if dt is _BF16 and x.dtype != dt.np:  # ml_dtypes loops take no casts from other integer widths
