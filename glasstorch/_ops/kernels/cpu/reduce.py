@@ -491,6 +491,8 @@ def _std_var(fname, self, dim, correction, keepdim, out, take_sqrt):
     if not _dt.can_cast(real, out.dtype):
         raise RuntimeError(f"result type {_name(real)} can't be cast to the desired output type {_name(out.dtype)}")
     if not _no_data(self, out):
+        if out.dtype.is_complex and not self.dtype.is_complex:  # torch's real kernel dispatches on out's dtype
+            raise NotImplementedError(f"\"std_cpu\" not implemented for '{_name(out.dtype)}'")
         _store(out, _moments(self, dims, correction, keepdim, take_sqrt, out.dtype)[0])
     return out
 
