@@ -348,6 +348,7 @@ class Tensor:
     def untyped_storage(self):
         return self._impl.storage
 
+    @_subclass_protocol
     def new(self, *args, **kwargs) -> Tensor:
         """PyTorch's legacy constructor: empty, ``new(sizes)``, ``new(data)``, ``new(storage)`` or ``new(tensor)``,
         always in this tensor's dtype and on its device."""
@@ -358,6 +359,7 @@ class Tensor:
         _legacy.tensor_set_(self._impl, args, kwargs)
         return self
 
+    @_subclass_protocol
     def storage(self) -> TypedStorage:
         """The tensor's storage as PyTorch's deprecated TypedStorage (warns once per process)."""
         warn_typed_storage_removal()

@@ -529,3 +529,31 @@ def test_inplace_view_autograd_corners(case):
         except Exception as e:  # noqa: BLE001 - the error is the outcome compared
             return type(e).__name__, str(e)
     assert outcome(glasstorch) == outcome(torch)
+
+
+_SUBCLASS_CALLS = """
+import json, sys, warnings
+warnings.simplefilter("ignore")
+import {lib} as lib
+calls = []
+class S(lib.Tensor):
+    pass
+class T(lib.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        calls.append(getattr(func, "__name__", str(func)))
+        return super().__torch_function__(func, types, args, kwargs or dict())
+s = lib.ones(2).as_subclass(S)
+kinds = [type(s.new(2)).__name__, type(s.set_()).__name__, type(s.t_()).__name__, type(s.unsqueeze_(0)).__name__]
+t = lib.ones(2, 2).as_subclass(T)
+t.new(2); t.set_(lib.ones(3)); t.t_(); t.squeeze_(); t.storage()
+print(json.dumps([kinds, calls]))
+"""
+
+
+def test_subclasses_see_new_storage_and_inplace_views():
+    def run(lib):
+        out = subprocess.run([sys.executable, "-c", _SUBCLASS_CALLS.format(lib=lib)], capture_output=True, text=True,
+                             check=True)
+        return json.loads(out.stdout)
+    assert run("glasstorch") == run("torch")
