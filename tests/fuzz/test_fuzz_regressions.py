@@ -229,3 +229,38 @@ def test_logsigmoid_output_is_row_major(device):
     input's layout as PyTorch's meta function does."""
     gt, th = _both(lambda m: m.nn.functional.logsigmoid(m.arange(12.0, device=device).view(3, 4).t()))
     assert_same(gt, th, rtol=1e-6)
+
+
+_OVERLAP_WRITES = {
+    "index_copy_": lambda m, x: x.index_copy_(0, m.tensor([0]), m.ones(1, 3)),
+    "index_copy_bad_index_dim": lambda m, x: x.index_copy_(0, m.tensor([[0]]), m.ones(1, 3)),
+    "index_copy_bad_dim": lambda m, x: x.index_copy_(5, m.tensor([0]), m.ones(1, 3)),
+    "index_add_": lambda m, x: x.index_add_(0, m.tensor([0]), m.ones(1, 3)),
+    "index_add_bad_shape": lambda m, x: x.index_add_(0, m.tensor([0]), m.ones(1, 4)),
+    "masked_scatter_": lambda m, x: x.masked_scatter_(m.tensor([True, False, True]), m.ones(6)),
+    "masked_scatter_bad_dtype": lambda m, x: x.masked_scatter_(m.tensor([True, False, True]),
+                                                              m.ones(6, dtype=m.int64)),
+    "copy_bad_shape": lambda m, x: x.copy_(m.zeros(4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_OVERLAP_WRITES))
+def test_in_place_index_ops_refuse_an_overlapping_self(name):
+    """index_copy_, index_add_ and masked_scatter_ check that self has no internal overlap (an expanded tensor), in
+    PyTorch's order among their other checks; copy_ checks overlap before the broadcast."""
+    assert_same_error(lambda: _OVERLAP_WRITES[name](glasstorch, glasstorch.zeros(3).expand(2, 3)),
+                      lambda: _OVERLAP_WRITES[name](torch, torch.zeros(3).expand(2, 3)))
+
+
+def test_copy_onto_the_same_data_returns_at_once():
+    """copy_ of a tensor onto a view with the same geometry returns before the overlap checks (copy_impl's
+    is_same_data exit): an expanded tensor copied onto itself is no error; the version still moves."""
+    def run(m):
+        x = m.arange(3.0).expand(2, 3)
+        out = x.copy_(x.t().t())
+        return x, out
+    (x_gt, out_gt), (x_th, out_th) = _both(run)
+    assert_same(out_gt, out_th)
+    assert (x_gt._version, out_gt is x_gt) == (x_th._version, out_th is x_th)
+    assert_same_error(lambda: glasstorch.empty(2, 3).copy_(glasstorch.zeros(4, device="meta")),
+                      lambda: torch.empty(2, 3).copy_(torch.zeros(4, device="meta")))

@@ -86,16 +86,21 @@ def check_copy_shapes(dst: TensorImpl, src_sizes) -> None:
 
 
 def copy_(dst: TensorImpl, src: TensorImpl) -> TensorImpl:
-    check_copy_shapes(dst, src.sizes)
-    check_no_internal_overlap(dst)
-    check_no_partial_overlap(dst, src)
-    if dst.storage._data is None:
+    """PyTorch's ``copy_impl`` order: a meta source is refused, a copy of a tensor onto the same data returns at
+    once (an expanded tensor onto itself too), then the iterator's overlap checks, then its broadcast."""
+    if dst.storage._data is None:  # meta
+        check_copy_shapes(dst, src.sizes)
+        check_no_internal_overlap(dst)
+        check_no_partial_overlap(dst, src)
         return dst
     if src.storage._data is None:
         raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     if dst.storage is src.storage and dst.offset == src.offset and dst.sizes == src.sizes \
             and dst.strides == src.strides and dst.dtype is src.dtype:
         return dst  # copying a tensor onto itself
+    check_no_internal_overlap(dst)
+    check_no_partial_overlap(dst, src)
+    check_copy_shapes(dst, src.sizes)
     s = src.as_numpy()
     if src.dtype is _dt.complex32:
         s = chalf_values(s)

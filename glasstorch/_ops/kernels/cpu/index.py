@@ -133,6 +133,7 @@ def _expand_mask_inplace(self, mask):
 
 
 def masked_scatter_(self, mask, source):
+    check_internal_overlap(self)
     if self.dtype is not source.dtype:
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
                            f"{_name(self.dtype)} and {_name(source.dtype)}")
@@ -488,7 +489,7 @@ def index_add_out(self, dim, index, source, alpha, out):
     if ss != sr:
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {fmt(self.sizes)} source.shape = {fmt(source.sizes)}")
-    if out is not None and out is not self:
+    if out is not None:  # in place too (out is self): index_func_meta_impl checks the result either way
         check_internal_overlap(out)
         assert_no_overlap(out, index)
         assert_no_overlap(out, source)
@@ -519,6 +520,10 @@ def _slice_sizes_text(sizes):
 
 def index_copy_out(self, dim, index, source, out):
     dim = wrap_dim(dim, self.ndim)
+    if out is not None:  # the meta function checks a given result (in place: self) before anything else
+        check_internal_overlap(out)
+        assert_no_overlap(out, index)
+        assert_no_overlap(out, source)
     n = index.numel()
     if index.ndim >= 2:
         raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
