@@ -26,7 +26,8 @@ __all__ = [
     "fminmax_backward", "atan2_recip", "copysign_backward", "xlogy_self_backward", "xlogy_scalar_other_backward",
     # reductions
     "sum_backward", "mean_backward", "expand_backward", "amax_backward", "evenly_distribute_backward",
-    "value_selecting_backward", "logsumexp_backward", "var_backward", "std_backward", "var_mean_backward",
+    "value_selecting_backward", "cummaxmin_backward", "logsumexp_backward", "var_backward", "std_backward",
+    "var_mean_backward",
     "std_mean_backward", "norm_backward", "prod_backward", "prod_dim_backward", "cumsum_backward",
     "cumprod_backward",
     # views and shapes
@@ -303,6 +304,13 @@ def evenly_distribute_backward(grad, x, value):
     """max()/min() of all elements: the gradient is shared by every element equal to the result."""
     mask = (x == value).logical_or(x.isnan().logical_and(value.isnan()))
     return mask * (grad / mask.sum())
+
+
+def cummaxmin_backward(grad, self, indices, dim):
+    """cummax/cummin: each position's gradient goes to the index whose value it carried (summed)."""
+    if self.numel() == 0:
+        return zeros_like(self)
+    return _T.zeros_like(self).scatter_add(dim, indices, grad)
 
 
 def value_selecting_backward(grad, dim, indices, sizes, keepdim):

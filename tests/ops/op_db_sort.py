@@ -1,6 +1,6 @@
 """OpInfo entries: sorting and selection (glasstorch/_ops/native_functions/sort.yaml) — sort, argsort, msort,
-topk, kthvalue, unique (``torch.unique`` over ``_unique2``/``unique_dim``), unique_consecutive, searchsorted,
-bucketize, nonzero (and ``as_tuple``), nonzero_static, argwhere.
+topk, kthvalue, cummax, cummin, unique (``torch.unique`` over ``_unique2``/``unique_dim``), unique_consecutive,
+searchsorted, bucketize, nonzero (and ``as_tuple``), nonzero_static, argwhere.
 
 PyTorch's unstable sort, ``topk`` and ``kthvalue`` order equal elements in an implementation-defined
 way, so their samples use distinct values (a permutation); ``stable=True`` samples have many ties.
@@ -130,6 +130,26 @@ def kthvalue_errors():
             ErrorSample((T((2, 3), dtype="bool"), 1), name="bool"),
             ErrorSample((T((2, 3)), 1), {"out": (T((0,)), T((0,), dtype="int32"))}, name="out indices"),
             ErrorSample((T((2, 3)), 1), {"out": (T((0,), dtype="float64"), T((0,), dtype="int64"))}, name="out values")]
+
+
+# -- cummax / cummin -------------------------------------------------------------------------------------------
+def cum_extreme_samples(dtype):
+    """Ties (the index moves to the latest), NaN (kept, each later NaN moves the index), signed zeros, 0-dim,
+    empty, and a transposed input (the outputs are contiguous)."""
+    for shape, d in (((7,), 0), ((3, 5), 1), ((3, 5), 0), ((2, 3, 4), -1), ((), 0), ((), -1), ((0, 4), 0)):
+        yield Sample((_ties(shape, seed=len(shape)), d), name=f"ties {shape} {d}")
+    yield Sample((_perm((4, 6), 2, dtype), 1), name="distinct")
+    yield Sample((T((4, 5), layout="transposed", low=0, high=3), 1), name="transposed")
+    if dtype in ("float32", "float64", "float16", "bfloat16"):
+        nan = float("nan")
+        yield Sample((T((2, 6), values=[[1, 3, nan, 2, nan, 5], [-0.0, 0.0, -0.0, 0.0, 1, nan]]), 1), name="nan")
+
+
+def cum_extreme_errors():
+    return [ErrorSample((T((2, 3)), 2), name="dim"), ErrorSample((T(()), 1), name="0-d dim"),
+            ErrorSample((T((2, 3), dtype="complex64"), 1), name="complex"),
+            ErrorSample((T((2, 3)), 1), {"out": (T((0,), dtype="float64"), T((0,), dtype="int64"))}, name="out values"),
+            ErrorSample((T((2, 3)), 1), {"out": (T((0,)), T((0,), dtype="int32"))}, name="out indices")]
 
 
 # -- unique ----------------------------------------------------------------------------------------------------
@@ -281,6 +301,10 @@ OPS = [
            errors=topk_errors),
     OpInfo("kthvalue", aten=("kthvalue", "kthvalue.values"), samples=kthvalue_samples, dtypes=ALL_NUMERIC,
            method=True, out=True, errors=kthvalue_errors),
+    OpInfo("cummax", aten=("cummax", "cummax.out"), samples=cum_extreme_samples, dtypes=ALL, method=True, out=True,
+           errors=cum_extreme_errors),
+    OpInfo("cummin", aten=("cummin", "cummin.out"), samples=cum_extreme_samples, dtypes=ALL, method=True, out=True,
+           errors=cum_extreme_errors),
     LibOpInfo("unique", aten=("unique_dim",), samples=unique_samples, dtypes=SORTABLE, method=True,
               errors=unique_errors, fn=_python_level("unique")),
     OpInfo("_unique2", aten=("_unique2",), samples=unique2_samples, dtypes=("float32", "int64", "bool")),

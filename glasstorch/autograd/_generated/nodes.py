@@ -9507,12 +9507,98 @@ class KthvalueBackward0(Node):
         return self.self_sizes_
 
 
+def _CummaxBackward0_0(grad, grads, self, dim, result):
+    return cummaxmin_backward(grad, self, result[1], dim)
+
+
+class CummaxBackward0(Node):
+    """Backward of ``cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:21)."""
+
+    __slots__ = ('self_', 'dim_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'CummaxBackward0')
+        self = _unpack(node, node.self_, 'CummaxBackward0')
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CummaxBackward0_0(grad, grads, self, dim, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'CummaxBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
+    def _saved_indices(self):
+        return wrap_saved(self.result_[1], 'CummaxBackward0')
+
+    @property
+    def _raw_saved_indices(self):
+        return _raw(self.result_[1])
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _CumminBackward0_0(grad, grads, self, dim, result):
+    return cummaxmin_backward(grad, self, result[1], dim)
+
+
+class CumminBackward0(Node):
+    """Backward of ``cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:25)."""
+
+    __slots__ = ('self_', 'dim_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'CumminBackward0')
+        self = _unpack(node, node.self_, 'CumminBackward0')
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CumminBackward0_0(grad, grads, self, dim, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'CumminBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return _raw(self.self_)
+
+    @property
+    def _saved_indices(self):
+        return wrap_saved(self.result_[1], 'CumminBackward0')
+
+    @property
+    def _raw_saved_indices(self):
+        return _raw(self.result_[1])
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
 def _UniqueDimBackward0_0(grad, grads):
     return not_implemented("unique_dim")
 
 
 class UniqueDimBackward0(Node):
-    """Backward of ``unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:22)."""
+    """Backward of ``unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:30)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9532,7 +9618,7 @@ def _UniqueConsecutiveBackward0_0(grad, grads):
 
 
 class UniqueConsecutiveBackward0(Node):
-    """Backward of ``unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:26)."""
+    """Backward of ``unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:34)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9552,7 +9638,7 @@ def _Unique2Backward0_0(grad, grads):
 
 
 class Unique2Backward0(Node):
-    """Backward of ``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:30)."""
+    """Backward of ``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:38)."""
 
     __slots__ = ()
     _tensor_slots = ()

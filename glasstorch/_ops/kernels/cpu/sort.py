@@ -34,7 +34,7 @@ __all__ = ["sort_stable_out", "topk_out", "kthvalue_out", "unique2_cpu", "unique
            "unique_consecutive_cpu", "searchsorted_cpu", "searchsorted_out_cpu", "searchsorted_scalar_cpu",
            "searchsorted_scalar_out_cpu", "bucketize_cpu", "bucketize_out_cpu", "bucketize_scalar_cpu",
            "nonzero_cpu", "nonzero_out_cpu", "nonzero_static_cpu", "nonzero_static_out_cpu", "stable_argsort", "sort",
-           "sort_out", "kthvalue"]
+           "sort_out", "kthvalue", "cummax_out", "cummin_out", "cummax", "cummin"]
 
 
 def _fmt(xs) -> str:
@@ -183,6 +183,55 @@ def kthvalue(self: TensorImpl, k, dim=-1, keepdim=False):
     values = _empty((0,), self.dtype, self.device)
     indices = _empty((0,), _dt.int64, self.device)
     return aten.kthvalue_values(self, k, dim, keepdim, values, indices)
+
+
+# -- cummax / cummin -----------------------------------------------------------------------------------------
+def _cumulative_extreme(name, running, self, dim, values, indices):
+    """``cummax`` / ``cummin``: the running extreme along ``dim`` and the last index that attained it (PyTorch's
+    ``>=`` / ``<=`` update: a tie moves the index; a NaN is kept once seen, each later NaN moves the index)."""
+    if self.ndim == 0 and dim not in (0, -1):
+        raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
+    d = _shape.wrap_dim(dim, self.ndim) if self.ndim else 0
+    for out, dt in ((values, self.dtype), (indices, _dt.int64)):
+        if out.dtype is not dt:
+            raise RuntimeError(f"expected scalar_type {_dt.name_of(dt)} but found {_dt.name_of(out.dtype)}")
+    resize_out(values, self.sizes)
+    resize_out(indices, self.sizes)
+    if is_meta(self, values, indices):
+        return values, indices
+    if self.dtype.is_complex:
+        raise not_implemented(f"{name}_cpu", self.dtype)
+    if not self.numel():
+        return values, indices
+    a = np.moveaxis(np.atleast_1d(self.as_numpy()), d, -1)
+    keys = _keys(a)
+    hit = keys == running.accumulate(keys, axis=-1)  # a new (or tied) extreme at this position
+    if keys.dtype.kind == "f":
+        hit |= np.isnan(keys)
+    pos = np.maximum.accumulate(np.where(hit, np.arange(a.shape[-1]), 0), axis=-1)
+    v = np.take_along_axis(a, pos, axis=-1)
+    np.copyto(values.as_numpy(), np.moveaxis(v, -1, d).reshape(self.sizes))
+    np.copyto(indices.as_numpy(), np.moveaxis(pos, -1, d).reshape(self.sizes))
+    return values, indices
+
+
+def cummax_out(self, dim, values, indices):
+    return _cumulative_extreme("cummax", np.maximum, self, dim, values, indices)
+
+
+def cummin_out(self, dim, values, indices):
+    return _cumulative_extreme("cummin", np.minimum, self, dim, values, indices)
+
+
+def cummax(self, dim):
+    """``cummax.out`` into fresh contiguous outputs (CompositeExplicitAutograd)."""
+    return aten.cummax_out(self, dim, _empty(self.sizes, self.dtype, self.device),
+                           _empty(self.sizes, _dt.int64, self.device))
+
+
+def cummin(self, dim):
+    return aten.cummin_out(self, dim, _empty(self.sizes, self.dtype, self.device),
+                           _empty(self.sizes, _dt.int64, self.device))
 
 
 # -- unique --------------------------------------------------------------------------------------------------
