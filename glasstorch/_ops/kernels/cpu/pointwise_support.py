@@ -299,14 +299,17 @@ def unary(fn, *, name, float_op=False, dispatch=None, ufunc=True, c=None):
     """
     if dispatch is None:
         dispatch = Dispatch(f"{name}_cpu")
+    dtypes, refuses_complex = dispatch.dtypes, dispatch.complex_error is not None  # read once: the per-call path
 
     def kernel(self, out=None):
-        dispatch.check_operands((self,))
+        if refuses_complex:
+            dispatch.check_operands((self,))
         it = build((out,), (self,), int_to_float=float_op, check_same_dtype=out is not None and not float_op,
                    cast_outputs=True)
         if not it.is_meta:
             dt = it.common_dtype
-            dispatch.check(dt)
+            if dt not in dtypes:
+                dispatch.check(dt)
             x = it.ins_np[0]
             if dt is _C32:
                 _chalf_unary(fn, ufunc, x, it.out_np if it.cast_out is None else it.cast_out)
@@ -374,9 +377,11 @@ def binary(fn, *, name, float_op=False, dispatch=None, ufunc=True, nonzero=False
     """
     if dispatch is None:
         dispatch = Dispatch(f"{name}_cpu")
+    dtypes, refuses_complex = dispatch.dtypes, dispatch.complex_error is not None
 
     def kernel(self, other, out=None):
-        dispatch.check_operands((self, other))
+        if refuses_complex:
+            dispatch.check_operands((self, other))
         # a given out (in place too) that needs no broadcast, cast or resize skips the iterator object
         ops = fast_operands(out, (self, other), True, float_op) if out is not None else None
         if ops is None:
@@ -388,7 +393,8 @@ def binary(fn, *, name, float_op=False, dispatch=None, ufunc=True, nonzero=False
         else:
             result, dt = out, out.dtype
             o, a, b = ops
-        dispatch.check(dt)
+        if dt not in dtypes:
+            dispatch.check(dt)
         if dt is _C32:  # straight into a given out= of another dtype (numpy cannot cast complex32)
             _chalf_into(fn, a, b, o if ops is not None or it.cast_out is None else it.cast_out)
             return result
@@ -446,11 +452,13 @@ def comparison(ufunc, *, name, dispatch=None):
     :func:`binary`."""
     if dispatch is None:
         dispatch = Dispatch(f"{name}_cpu")
+    dtypes = dispatch.dtypes
 
     def kernel(self, other, out=None):
         it = build((out,), (self, other), static_dtype=_dt.bool)
         if not it.is_meta:
-            dispatch.check(it.common_dtype)
+            if it.common_dtype not in dtypes:
+                dispatch.check(it.common_dtype)
             if it.common_dtype is _C32:
                 a, b = (_chalf_operand(x) for x in it.ins_np)
                 ufunc(a, b, out=it.out_np, casting="unsafe")
