@@ -674,6 +674,7 @@ _SAVED_NAME_OPS = {
     "mean_dim": lambda m, a: a.mean(0),
     "max_dim": lambda m, a: a.max(1)[0],
     "repeat": lambda m, a: a.repeat(2, 1),
+    "index": lambda m, a: a[m.tensor([0, 1])],
     "exp": lambda m, a: a.exp(),
     "mul": lambda m, a: a * a,
     "pow": lambda m, a: a.pow(2),
@@ -737,3 +738,32 @@ def test_a_retained_gradient_is_not_summed_into():
         (c * c + c).sum().backward()
         return c.grad, b.grad if b.retains_grad else None, a.grad
     _same(f)
+
+
+def test_index_tensor_modified_after_it_was_saved():
+    def f(m):
+        a = m.ones(3, requires_grad=True)
+        i = m.tensor([0, 1])
+        b = a[i]
+        i.add_(1)
+        b.sum().backward()
+    _same_error(f)
+
+
+def test_saved_indices_are_saved_tensors():
+    def f(m):
+        a = m.ones(3, 2, requires_grad=True)
+        mask = m.tensor([True, False, True])
+        fn = a[mask, m.tensor([1, 0])].grad_fn
+        raw = fn._raw_saved_indices
+        return type(raw).__name__, [type(r).__name__ for r in raw], fn._saved_indices
+    _same(f)
+
+
+def test_saved_indices_after_backward():
+    def f(m):
+        a = m.ones(3, requires_grad=True)
+        b = a[m.tensor([0, 1])]
+        b.sum().backward()
+        return b.grad_fn._saved_indices
+    _same_error(f)

@@ -160,6 +160,10 @@ class Node:
             saved = getattr(self, name, None)
             if isinstance(saved, SavedTensor):
                 saved.release()
+            elif isinstance(saved, tuple):  # a saved Tensor?[] (or the outputs of a multi-output op)
+                for s in saved:
+                    if isinstance(s, SavedTensor):
+                        s.release()
 
     def should_compute_output(self, i: int) -> bool:
         return i < len(self.next_edges) and self.next_edges[i] is not None

@@ -250,9 +250,18 @@ def _grads_prep(entry) -> str:
     return "materialize(node, grads)"
 
 
+def _saved_tensor_lists(info: Info) -> list:
+    """The saved ``Tensor?[]`` / ``Tensor[]`` arguments (index's ``indices``)."""
+    by_name = {a.name: a for a in info.args}
+    return [n for n in info.saved_values if by_name[n].type.base == "Tensor"]
+
+
 def _node_class(info: Info) -> list:
     e, node = info.entry, info.node
-    saved_t, saved_v, saved_m = info.saved_tensors, info.saved_values, info.saved_meta
+    lists = _saved_tensor_lists(info)
+    saved_t = sorted(info.saved_tensors + lists, key=[a.name for a in info.args].index)
+    saved_v = [n for n in info.saved_values if n not in lists]
+    saved_m = info.saved_meta
     sizes = [f"{n}_size_" for n in info.diff_inputs if n in info.list_inputs]
     slots = [f"{n}_" for n in saved_t + saved_v + saved_m] + (["result_"] if info.uses_result else []) + sizes
     params = ["grad", "grads"] + saved_t + saved_v + saved_m + (["result"] if info.uses_result else [])
@@ -302,8 +311,8 @@ def _node_class(info: Info) -> list:
 
 
 def _raw_saved(name: str, slot: str) -> list:
-    """``_raw_saved_<name>``: the SavedTensor itself (a list of them for a ``Tensor[]``), as PyTorch's nodes show."""
-    return ["    @property", f"    def _raw_saved_{name}(self):", f"        return _raw({slot})", ""]
+    """``_raw_saved_<name>``: the SavedTensor itself (a tuple of them for a ``Tensor?[]``), as PyTorch's nodes show."""
+    return ["    @property", f"    def _raw_saved_{name}(self):", f"        return {slot}", ""]
 
 
 # PyTorch's formulas read symbolic sizes (``self.sym_sizes()``), so its nodes show ``_saved_self_sym_sizes``.
@@ -319,10 +328,6 @@ def _torch_saved_name(name: str) -> str:
 
 
 NODES_PRELUDE = '''
-
-def _raw(saved):
-    return list(saved) if isinstance(saved, tuple) else saved
-
 
 def _unpack(node, saved, node_name):
     """A saved tensor argument.  A Python number stands for PyTorch's wrapped-number tensor: like any saved
@@ -464,7 +469,9 @@ def _record(info: Info, f, kind, params, ind) -> list:
         if n in info.guards:
             save += f" if node.should_compute_output({info.guards[n]}) else None"
         lines.append(f"node.{n}_ = {save}")
-    lines += [f"node.{n}_ = {n}" for n in info.saved_values]
+    lists = _saved_tensor_lists(info)  # each element a SavedTensor (version-checked), as PyTorch's
+    lines += [f"node.{n}_ = tuple(record.save(t) for t in {n})" if n in lists else f"node.{n}_ = {n}"
+              for n in info.saved_values]
     for m in info.saved_meta:
         base, what = m.rsplit("_", 1)
         if any(a.name == base and a.type.is_list for a in info.args):

@@ -9,10 +9,6 @@ from glasstorch.autograd.graph import _BACKWARD_TWICE, Node, SavedTensor  # noqa
 from glasstorch.autograd.node_support import materialize, unwrap, wrap_saved
 
 
-def _raw(saved):
-    return list(saved) if isinstance(saved, tuple) else saved
-
-
 def _unpack(node, saved, node_name):
     """A saved tensor argument.  A Python number stands for PyTorch's wrapped-number tensor: like any saved
     tensor it is gone once the graph is freed."""
@@ -64,7 +60,7 @@ class ConvolutionBackward0(Node):
 
     @property
     def _raw_saved_input(self):
-        return _raw(self.input_)
+        return self.input_
 
     @property
     def _saved_weight(self):
@@ -72,7 +68,7 @@ class ConvolutionBackward0(Node):
 
     @property
     def _raw_saved_weight(self):
-        return _raw(self.weight_)
+        return self.weight_
 
     @property
     def _saved_bias(self):
@@ -80,7 +76,7 @@ class ConvolutionBackward0(Node):
 
     @property
     def _raw_saved_bias(self):
-        return _raw(self.bias_)
+        return self.bias_
 
     @property
     def _saved_stride(self):
@@ -144,7 +140,7 @@ class ConvolutionBackward1(Node):
 
     @property
     def _raw_saved_input(self):
-        return _raw(self.input_)
+        return self.input_
 
     @property
     def _saved_weight(self):
@@ -152,7 +148,7 @@ class ConvolutionBackward1(Node):
 
     @property
     def _raw_saved_weight(self):
-        return _raw(self.weight_)
+        return self.weight_
 
     @property
     def _saved_bias(self):
@@ -160,7 +156,7 @@ class ConvolutionBackward1(Node):
 
     @property
     def _raw_saved_bias(self):
-        return _raw(self.bias_)
+        return self.bias_
 
     @property
     def _saved_stride(self):
@@ -214,7 +210,7 @@ class MaxPool2DWithIndicesBackward0(Node):
 
     @property
     def _raw_saved_result1(self):
-        return _raw(self.result_[1])
+        return self.result_[1]
 
     @property
     def _saved_self_sym_sizes(self):
@@ -1173,7 +1169,7 @@ class MaskedFillBackward0(Node):
 
     @property
     def _raw_saved_mask(self):
-        return _raw(self.mask_)
+        return self.mask_
 
 
 def _MaskedFillBackward1_0(grad, grads, mask):
@@ -1208,7 +1204,7 @@ class MaskedFillBackward1(Node):
 
     @property
     def _raw_saved_mask(self):
-        return _raw(self.mask_)
+        return self.mask_
 
 
 def _MaskedScatterBackward0_0(grad, grads, mask, source_sizes):
@@ -1244,7 +1240,7 @@ class MaskedScatterBackward0(Node):
 
     @property
     def _raw_saved_mask(self):
-        return _raw(self.mask_)
+        return self.mask_
 
     @property
     def _saved_source_sym_sizes(self):
@@ -1278,7 +1274,7 @@ class MaskedSelectBackward0(Node):
 
     @property
     def _raw_saved_mask(self):
-        return _raw(self.mask_)
+        return self.mask_
 
     @property
     def _saved_self_sym_sizes(self):
@@ -1313,7 +1309,7 @@ class IndexSelectBackward0(Node):
 
     @property
     def _raw_saved_index(self):
-        return _raw(self.index_)
+        return self.index_
 
     @property
     def _saved_dim(self):
@@ -1352,7 +1348,7 @@ class GatherBackward0(Node):
 
     @property
     def _raw_saved_index(self):
-        return _raw(self.index_)
+        return self.index_
 
     @property
     def _saved_dim(self):
@@ -1390,7 +1386,7 @@ class TakeBackward0(Node):
 
     @property
     def _raw_saved_index(self):
-        return _raw(self.index_)
+        return self.index_
 
     @property
     def _saved_self_sym_sizes(self):
@@ -1430,7 +1426,7 @@ class ScatterBackward0(Node):
 
     @property
     def _raw_saved_index(self):
-        return _raw(self.index_)
+        return self.index_
 
     @property
     def _saved_dim(self):
@@ -1464,7 +1460,7 @@ class ScatterBackward1(Node):
 
     @property
     def _raw_saved_index(self):
-        return _raw(self.index_)
+        return self.index_
 
     @property
     def _saved_dim(self):
@@ -1504,7 +1500,7 @@ class ScatterAddBackward0(Node):
 
     @property
     def _raw_saved_index(self):
-        return _raw(self.index_)
+        return self.index_
 
     @property
     def _saved_dim(self):
@@ -1545,7 +1541,7 @@ class ScatterReduceBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_index(self):
@@ -1553,7 +1549,7 @@ class ScatterReduceBackward0(Node):
 
     @property
     def _raw_saved_index(self):
-        return _raw(self.index_)
+        return self.index_
 
     @property
     def _saved_src(self):
@@ -1561,7 +1557,7 @@ class ScatterReduceBackward0(Node):
 
     @property
     def _raw_saved_src(self):
-        return _raw(self.src_)
+        return self.src_
 
     @property
     def _saved_result(self):
@@ -1569,7 +1565,7 @@ class ScatterReduceBackward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
     @property
     def _saved_dim(self):
@@ -1619,7 +1615,7 @@ class IndexAddBackward0(Node):
 
     @property
     def _raw_saved_index(self):
-        return _raw(self.index_)
+        return self.index_
 
     @property
     def _saved_dim(self):
@@ -1668,7 +1664,7 @@ class IndexCopyBackward0(Node):
 
     @property
     def _raw_saved_index(self):
-        return _raw(self.index_)
+        return self.index_
 
     @property
     def _saved_dim(self):
@@ -1706,7 +1702,7 @@ class IndexFillBackward0(Node):
 
     @property
     def _raw_saved_index(self):
-        return _raw(self.index_)
+        return self.index_
 
     @property
     def _saved_dim(self):
@@ -1746,7 +1742,7 @@ class IndexFillBackward1(Node):
 
     @property
     def _raw_saved_index(self):
-        return _raw(self.index_)
+        return self.index_
 
     @property
     def _saved_dim(self):
@@ -1761,13 +1757,13 @@ class IndexBackward0(Node):
     """Backward of ``index.Tensor(Tensor self, Tensor?[] indices) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:72)."""
 
     __slots__ = ('indices_', 'self_sizes_')
-    _tensor_slots = ()
+    _tensor_slots = ('indices_',)
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        indices = node.indices_
+        indices = _unpack(node, node.indices_, 'IndexBackward0')
         self_sizes = node.self_sizes_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -1776,6 +1772,10 @@ class IndexBackward0(Node):
 
     @property
     def _saved_indices(self):
+        return _unpack(self, self.indices_, 'IndexBackward0')
+
+    @property
+    def _raw_saved_indices(self):
         return self.indices_
 
     @property
@@ -1783,33 +1783,41 @@ class IndexBackward0(Node):
         return self.self_sizes_
 
 
-def _IndexPutBackward0_0(grad, grads, values, indices, accumulate):
+def _IndexPutBackward0_0(grad, grads, indices, values, accumulate):
     return grad if accumulate else aten_index_put(grad, indices, zeros_like(values), False)
 
 
-def _IndexPutBackward0_1(grad, grads, values, indices, accumulate):
+def _IndexPutBackward0_1(grad, grads, indices, values, accumulate):
     return aten_index(grad, indices)
 
 
 class IndexPutBackward0(Node):
     """Backward of ``index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:75)."""
 
-    __slots__ = ('values_', 'indices_', 'accumulate_')
-    _tensor_slots = ('values_',)
+    __slots__ = ('indices_', 'values_', 'accumulate_')
+    _tensor_slots = ('indices_', 'values_')
     _inputs = ('self', 'values')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        indices = _unpack(node, node.indices_, 'IndexPutBackward0')
         values = _unpack(node, node.values_, 'IndexPutBackward0')
-        indices = node.indices_
         accumulate = node.accumulate_
         out = [None] * 2
         if node.should_compute_output(0):
-            out[0] = unwrap(_IndexPutBackward0_0(grad, grads, values, indices, accumulate))
+            out[0] = unwrap(_IndexPutBackward0_0(grad, grads, indices, values, accumulate))
         if node.should_compute_output(1):
-            out[1] = unwrap(_IndexPutBackward0_1(grad, grads, values, indices, accumulate))
+            out[1] = unwrap(_IndexPutBackward0_1(grad, grads, indices, values, accumulate))
         return out
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self, self.indices_, 'IndexPutBackward0')
+
+    @property
+    def _raw_saved_indices(self):
+        return self.indices_
 
     @property
     def _saved_values(self):
@@ -1817,44 +1825,48 @@ class IndexPutBackward0(Node):
 
     @property
     def _raw_saved_values(self):
-        return _raw(self.values_)
-
-    @property
-    def _saved_indices(self):
-        return self.indices_
+        return self.values_
 
     @property
     def _saved_accumulate(self):
         return self.accumulate_
 
 
-def _IndexPutImplBackward0_0(grad, grads, values, indices, accumulate):
+def _IndexPutImplBackward0_0(grad, grads, indices, values, accumulate):
     return grad if accumulate else aten_index_put(grad, indices, zeros_like(values), False)
 
 
-def _IndexPutImplBackward0_1(grad, grads, values, indices, accumulate):
+def _IndexPutImplBackward0_1(grad, grads, indices, values, accumulate):
     return aten_index(grad, indices)
 
 
 class IndexPutImplBackward0(Node):
     """Backward of ``_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor(a!)`` (glasstorch/_ops/derivatives/index.yaml:80)."""
 
-    __slots__ = ('values_', 'indices_', 'accumulate_')
-    _tensor_slots = ('values_',)
+    __slots__ = ('indices_', 'values_', 'accumulate_')
+    _tensor_slots = ('indices_', 'values_')
     _inputs = ('self', 'values')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        indices = _unpack(node, node.indices_, 'IndexPutImplBackward0')
         values = _unpack(node, node.values_, 'IndexPutImplBackward0')
-        indices = node.indices_
         accumulate = node.accumulate_
         out = [None] * 2
         if node.should_compute_output(0):
-            out[0] = unwrap(_IndexPutImplBackward0_0(grad, grads, values, indices, accumulate))
+            out[0] = unwrap(_IndexPutImplBackward0_0(grad, grads, indices, values, accumulate))
         if node.should_compute_output(1):
-            out[1] = unwrap(_IndexPutImplBackward0_1(grad, grads, values, indices, accumulate))
+            out[1] = unwrap(_IndexPutImplBackward0_1(grad, grads, indices, values, accumulate))
         return out
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self, self.indices_, 'IndexPutImplBackward0')
+
+    @property
+    def _raw_saved_indices(self):
+        return self.indices_
 
     @property
     def _saved_values(self):
@@ -1862,11 +1874,7 @@ class IndexPutImplBackward0(Node):
 
     @property
     def _raw_saved_values(self):
-        return _raw(self.values_)
-
-    @property
-    def _saved_indices(self):
-        return self.indices_
+        return self.values_
 
     @property
     def _saved_accumulate(self):
@@ -1906,7 +1914,7 @@ class MmBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_mat2(self):
@@ -1914,7 +1922,7 @@ class MmBackward0(Node):
 
     @property
     def _raw_saved_mat2(self):
-        return _raw(self.mat2_)
+        return self.mat2_
 
 
 def _BmmBackward0_0(grad, grads, self, mat2):
@@ -1950,7 +1958,7 @@ class BmmBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_mat2(self):
@@ -1958,7 +1966,7 @@ class BmmBackward0(Node):
 
     @property
     def _raw_saved_mat2(self):
-        return _raw(self.mat2_)
+        return self.mat2_
 
 
 def _AddmmBackward0_0(grad, grads, mat1, mat2, beta, alpha):
@@ -2002,7 +2010,7 @@ class AddmmBackward0(Node):
 
     @property
     def _raw_saved_mat1(self):
-        return _raw(self.mat1_)
+        return self.mat1_
 
     @property
     def _saved_mat2(self):
@@ -2010,7 +2018,7 @@ class AddmmBackward0(Node):
 
     @property
     def _raw_saved_mat2(self):
-        return _raw(self.mat2_)
+        return self.mat2_
 
     @property
     def _saved_beta(self):
@@ -2062,7 +2070,7 @@ class BaddbmmBackward0(Node):
 
     @property
     def _raw_saved_batch1(self):
-        return _raw(self.batch1_)
+        return self.batch1_
 
     @property
     def _saved_batch2(self):
@@ -2070,7 +2078,7 @@ class BaddbmmBackward0(Node):
 
     @property
     def _raw_saved_batch2(self):
-        return _raw(self.batch2_)
+        return self.batch2_
 
     @property
     def _saved_beta(self):
@@ -2124,7 +2132,7 @@ class AddbmmBackward0(Node):
 
     @property
     def _raw_saved_batch1(self):
-        return _raw(self.batch1_)
+        return self.batch1_
 
     @property
     def _saved_batch2(self):
@@ -2132,7 +2140,7 @@ class AddbmmBackward0(Node):
 
     @property
     def _raw_saved_batch2(self):
-        return _raw(self.batch2_)
+        return self.batch2_
 
     @property
     def _saved_beta(self):
@@ -2192,7 +2200,7 @@ class AddmvBackward0(Node):
 
     @property
     def _raw_saved_mat(self):
-        return _raw(self.mat_)
+        return self.mat_
 
     @property
     def _saved_vec(self):
@@ -2200,7 +2208,7 @@ class AddmvBackward0(Node):
 
     @property
     def _raw_saved_vec(self):
-        return _raw(self.vec_)
+        return self.vec_
 
     @property
     def _saved_beta(self):
@@ -2244,7 +2252,7 @@ class MvBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_vec(self):
@@ -2252,7 +2260,7 @@ class MvBackward0(Node):
 
     @property
     def _raw_saved_vec(self):
-        return _raw(self.vec_)
+        return self.vec_
 
 
 def _DotBackward0_0(grad, grads, self, tensor):
@@ -2288,7 +2296,7 @@ class DotBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_tensor(self):
@@ -2296,7 +2304,7 @@ class DotBackward0(Node):
 
     @property
     def _raw_saved_tensor(self):
-        return _raw(self.tensor_)
+        return self.tensor_
 
 
 def _VdotBackward0_0(grad, grads, self, other):
@@ -2332,7 +2340,7 @@ class VdotBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_other(self):
@@ -2340,7 +2348,7 @@ class VdotBackward0(Node):
 
     @property
     def _raw_saved_other(self):
-        return _raw(self.other_)
+        return self.other_
 
 
 def _LinalgSvdBackward0_0(grad, grads, full_matrices, compute_uv, result):
@@ -2371,7 +2379,7 @@ class LinalgSvdBackward0(Node):
 
     @property
     def _raw_saved_U(self):
-        return _raw(self.result_[0])
+        return self.result_[0]
 
     @property
     def _saved_S(self):
@@ -2379,7 +2387,7 @@ class LinalgSvdBackward0(Node):
 
     @property
     def _raw_saved_S(self):
-        return _raw(self.result_[1])
+        return self.result_[1]
 
     @property
     def _saved_Vh(self):
@@ -2387,7 +2395,7 @@ class LinalgSvdBackward0(Node):
 
     @property
     def _raw_saved_Vh(self):
-        return _raw(self.result_[2])
+        return self.result_[2]
 
     @property
     def _saved_full_matrices(self):
@@ -2429,7 +2437,7 @@ class NllLossBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_target(self):
@@ -2437,7 +2445,7 @@ class NllLossBackward0(Node):
 
     @property
     def _raw_saved_target(self):
-        return _raw(self.target_)
+        return self.target_
 
     @property
     def _saved_weight(self):
@@ -2445,7 +2453,7 @@ class NllLossBackward0(Node):
 
     @property
     def _raw_saved_weight(self):
-        return _raw(self.weight_)
+        return self.weight_
 
     @property
     def _saved_total_weight(self):
@@ -2453,7 +2461,7 @@ class NllLossBackward0(Node):
 
     @property
     def _raw_saved_total_weight(self):
-        return _raw(self.result_[1])
+        return self.result_[1]
 
     @property
     def _saved_reduction(self):
@@ -2499,7 +2507,7 @@ class NllLossBackwardBackward0(Node):
 
     @property
     def _raw_saved_target(self):
-        return _raw(self.target_)
+        return self.target_
 
     @property
     def _saved_weight(self):
@@ -2507,7 +2515,7 @@ class NllLossBackwardBackward0(Node):
 
     @property
     def _raw_saved_weight(self):
-        return _raw(self.weight_)
+        return self.weight_
 
     @property
     def _saved_reduction(self):
@@ -2549,7 +2557,7 @@ class NllLoss2DBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_target(self):
@@ -2557,7 +2565,7 @@ class NllLoss2DBackward0(Node):
 
     @property
     def _raw_saved_target(self):
-        return _raw(self.target_)
+        return self.target_
 
     @property
     def _saved_weight(self):
@@ -2565,7 +2573,7 @@ class NllLoss2DBackward0(Node):
 
     @property
     def _raw_saved_weight(self):
-        return _raw(self.weight_)
+        return self.weight_
 
     @property
     def _saved_total_weight(self):
@@ -2573,7 +2581,7 @@ class NllLoss2DBackward0(Node):
 
     @property
     def _raw_saved_total_weight(self):
-        return _raw(self.result_[1])
+        return self.result_[1]
 
     @property
     def _saved_reduction(self):
@@ -2619,7 +2627,7 @@ class NllLoss2DBackwardBackward0(Node):
 
     @property
     def _raw_saved_target(self):
-        return _raw(self.target_)
+        return self.target_
 
     @property
     def _saved_weight(self):
@@ -2627,7 +2635,7 @@ class NllLoss2DBackwardBackward0(Node):
 
     @property
     def _raw_saved_weight(self):
-        return _raw(self.weight_)
+        return self.weight_
 
     @property
     def _saved_reduction(self):
@@ -2672,7 +2680,7 @@ class MseLossBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_target(self):
@@ -2680,7 +2688,7 @@ class MseLossBackward0(Node):
 
     @property
     def _raw_saved_target(self):
-        return _raw(self.target_)
+        return self.target_
 
     @property
     def _saved_reduction(self):
@@ -2722,7 +2730,7 @@ class SmoothL1LossBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_target(self):
@@ -2730,7 +2738,7 @@ class SmoothL1LossBackward0(Node):
 
     @property
     def _raw_saved_target(self):
-        return _raw(self.target_)
+        return self.target_
 
     @property
     def _saved_reduction(self):
@@ -2776,7 +2784,7 @@ class HuberLossBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_target(self):
@@ -2784,7 +2792,7 @@ class HuberLossBackward0(Node):
 
     @property
     def _raw_saved_target(self):
-        return _raw(self.target_)
+        return self.target_
 
     @property
     def _saved_reduction(self):
@@ -2830,7 +2838,7 @@ class BinaryCrossEntropyBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_target(self):
@@ -2838,7 +2846,7 @@ class BinaryCrossEntropyBackward0(Node):
 
     @property
     def _raw_saved_target(self):
-        return _raw(self.target_)
+        return self.target_
 
     @property
     def _saved_weight(self):
@@ -2846,7 +2854,7 @@ class BinaryCrossEntropyBackward0(Node):
 
     @property
     def _raw_saved_weight(self):
-        return _raw(self.weight_)
+        return self.weight_
 
     @property
     def _saved_reduction(self):
@@ -2889,7 +2897,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_target(self):
@@ -2897,7 +2905,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
 
     @property
     def _raw_saved_target(self):
-        return _raw(self.target_)
+        return self.target_
 
     @property
     def _saved_weight(self):
@@ -2905,7 +2913,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
 
     @property
     def _raw_saved_weight(self):
-        return _raw(self.weight_)
+        return self.weight_
 
     @property
     def _saved_pos_weight(self):
@@ -2913,7 +2921,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
 
     @property
     def _raw_saved_pos_weight(self):
-        return _raw(self.pos_weight_)
+        return self.pos_weight_
 
     @property
     def _saved_reduction(self):
@@ -2946,7 +2954,7 @@ class ReluBackward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
 
 def _ThresholdBackward0_0(grad, grads, self, threshold):
@@ -2976,7 +2984,7 @@ class ThresholdBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_threshold(self):
@@ -3016,7 +3024,7 @@ class ThresholdBackwardBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_threshold(self):
@@ -3050,7 +3058,7 @@ class GeluBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_approximate(self):
@@ -3091,7 +3099,7 @@ class GeluBackwardBackward0(Node):
 
     @property
     def _raw_saved_grad_output(self):
-        return _raw(self.grad_output_)
+        return self.grad_output_
 
     @property
     def _saved_self(self):
@@ -3099,7 +3107,7 @@ class GeluBackwardBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_approximate(self):
@@ -3132,7 +3140,7 @@ class SiluBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _MishBackward0_0(grad, grads, self):
@@ -3161,7 +3169,7 @@ class MishBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _SoftplusBackward0_0(grad, grads, self, beta, threshold):
@@ -3192,7 +3200,7 @@ class SoftplusBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_beta(self):
@@ -3232,7 +3240,7 @@ class EluBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_alpha(self):
@@ -3274,7 +3282,7 @@ class CeluBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_alpha(self):
@@ -3308,7 +3316,7 @@ class LeakyReluBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_negative_slope(self):
@@ -3348,7 +3356,7 @@ class LeakyReluBackwardBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_negative_slope(self):
@@ -3383,7 +3391,7 @@ class HardtanhBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_min_val(self):
@@ -3428,7 +3436,7 @@ class HardtanhBackwardBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_min_val(self):
@@ -3465,7 +3473,7 @@ class HardsigmoidBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _HardswishBackward0_0(grad, grads, self):
@@ -3494,7 +3502,7 @@ class HardswishBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _LogSigmoidBackward0_0(grad, grads, self):
@@ -3523,7 +3531,7 @@ class LogSigmoidBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _GluBackward0_0(grad, grads, self, dim):
@@ -3553,7 +3561,7 @@ class GluBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_dim(self):
@@ -3587,7 +3595,7 @@ class SoftmaxBackward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
     @property
     def _saved_dim(self):
@@ -3621,7 +3629,7 @@ class LogSoftmaxBackward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
     @property
     def _saved_dim(self):
@@ -3662,7 +3670,7 @@ class NativeLayerNormBackward0(Node):
 
     @property
     def _raw_saved_input(self):
-        return _raw(self.input_)
+        return self.input_
 
     @property
     def _saved_weight(self):
@@ -3670,7 +3678,7 @@ class NativeLayerNormBackward0(Node):
 
     @property
     def _raw_saved_weight(self):
-        return _raw(self.weight_)
+        return self.weight_
 
     @property
     def _saved_bias(self):
@@ -3678,7 +3686,7 @@ class NativeLayerNormBackward0(Node):
 
     @property
     def _raw_saved_bias(self):
-        return _raw(self.bias_)
+        return self.bias_
 
     @property
     def _saved_result1(self):
@@ -3686,7 +3694,7 @@ class NativeLayerNormBackward0(Node):
 
     @property
     def _raw_saved_result1(self):
-        return _raw(self.result_[1])
+        return self.result_[1]
 
     @property
     def _saved_result2(self):
@@ -3694,7 +3702,7 @@ class NativeLayerNormBackward0(Node):
 
     @property
     def _raw_saved_result2(self):
-        return _raw(self.result_[2])
+        return self.result_[2]
 
     @property
     def _saved_normalized_shape(self):
@@ -3736,7 +3744,7 @@ class FusedRmsNormBackward0(Node):
 
     @property
     def _raw_saved_input(self):
-        return _raw(self.input_)
+        return self.input_
 
     @property
     def _saved_weight(self):
@@ -3744,7 +3752,7 @@ class FusedRmsNormBackward0(Node):
 
     @property
     def _raw_saved_weight(self):
-        return _raw(self.weight_)
+        return self.weight_
 
     @property
     def _saved_result1(self):
@@ -3752,7 +3760,7 @@ class FusedRmsNormBackward0(Node):
 
     @property
     def _raw_saved_result1(self):
-        return _raw(self.result_[1])
+        return self.result_[1]
 
     @property
     def _saved_normalized_shape(self):
@@ -3795,7 +3803,7 @@ class NativeBatchNormBackward0(Node):
 
     @property
     def _raw_saved_input(self):
-        return _raw(self.input_)
+        return self.input_
 
     @property
     def _saved_weight(self):
@@ -3803,7 +3811,7 @@ class NativeBatchNormBackward0(Node):
 
     @property
     def _raw_saved_weight(self):
-        return _raw(self.weight_)
+        return self.weight_
 
     @property
     def _saved_bias(self):
@@ -3811,7 +3819,7 @@ class NativeBatchNormBackward0(Node):
 
     @property
     def _raw_saved_bias(self):
-        return _raw(self.bias_)
+        return self.bias_
 
     @property
     def _saved_running_mean(self):
@@ -3819,7 +3827,7 @@ class NativeBatchNormBackward0(Node):
 
     @property
     def _raw_saved_running_mean(self):
-        return _raw(self.running_mean_)
+        return self.running_mean_
 
     @property
     def _saved_running_var(self):
@@ -3827,7 +3835,7 @@ class NativeBatchNormBackward0(Node):
 
     @property
     def _raw_saved_running_var(self):
-        return _raw(self.running_var_)
+        return self.running_var_
 
     @property
     def _saved_result1(self):
@@ -3835,7 +3843,7 @@ class NativeBatchNormBackward0(Node):
 
     @property
     def _raw_saved_result1(self):
-        return _raw(self.result_[1])
+        return self.result_[1]
 
     @property
     def _saved_result2(self):
@@ -3843,7 +3851,7 @@ class NativeBatchNormBackward0(Node):
 
     @property
     def _raw_saved_result2(self):
-        return _raw(self.result_[2])
+        return self.result_[2]
 
     @property
     def _saved_training(self):
@@ -3890,7 +3898,7 @@ class NativeBatchNormLegitBackward0(Node):
 
     @property
     def _raw_saved_input(self):
-        return _raw(self.input_)
+        return self.input_
 
     @property
     def _saved_weight(self):
@@ -3898,7 +3906,7 @@ class NativeBatchNormLegitBackward0(Node):
 
     @property
     def _raw_saved_weight(self):
-        return _raw(self.weight_)
+        return self.weight_
 
     @property
     def _saved_bias(self):
@@ -3906,7 +3914,7 @@ class NativeBatchNormLegitBackward0(Node):
 
     @property
     def _raw_saved_bias(self):
-        return _raw(self.bias_)
+        return self.bias_
 
     @property
     def _saved_running_mean(self):
@@ -3914,7 +3922,7 @@ class NativeBatchNormLegitBackward0(Node):
 
     @property
     def _raw_saved_running_mean(self):
-        return _raw(self.running_mean_)
+        return self.running_mean_
 
     @property
     def _saved_running_var(self):
@@ -3922,7 +3930,7 @@ class NativeBatchNormLegitBackward0(Node):
 
     @property
     def _raw_saved_running_var(self):
-        return _raw(self.running_var_)
+        return self.running_var_
 
     @property
     def _saved_result1(self):
@@ -3930,7 +3938,7 @@ class NativeBatchNormLegitBackward0(Node):
 
     @property
     def _raw_saved_result1(self):
-        return _raw(self.result_[1])
+        return self.result_[1]
 
     @property
     def _saved_result2(self):
@@ -3938,7 +3946,7 @@ class NativeBatchNormLegitBackward0(Node):
 
     @property
     def _raw_saved_result2(self):
-        return _raw(self.result_[2])
+        return self.result_[2]
 
     @property
     def _saved_training(self):
@@ -3983,7 +3991,7 @@ class NativeBatchNormLegitBackward1(Node):
 
     @property
     def _raw_saved_input(self):
-        return _raw(self.input_)
+        return self.input_
 
     @property
     def _saved_weight(self):
@@ -3991,7 +3999,7 @@ class NativeBatchNormLegitBackward1(Node):
 
     @property
     def _raw_saved_weight(self):
-        return _raw(self.weight_)
+        return self.weight_
 
     @property
     def _saved_bias(self):
@@ -3999,7 +4007,7 @@ class NativeBatchNormLegitBackward1(Node):
 
     @property
     def _raw_saved_bias(self):
-        return _raw(self.bias_)
+        return self.bias_
 
     @property
     def _saved_result1(self):
@@ -4007,7 +4015,7 @@ class NativeBatchNormLegitBackward1(Node):
 
     @property
     def _raw_saved_result1(self):
-        return _raw(self.result_[1])
+        return self.result_[1]
 
     @property
     def _saved_result2(self):
@@ -4015,7 +4023,7 @@ class NativeBatchNormLegitBackward1(Node):
 
     @property
     def _raw_saved_result2(self):
-        return _raw(self.result_[2])
+        return self.result_[2]
 
     @property
     def _saved_training(self):
@@ -4061,7 +4069,7 @@ class NativeBatchNormLegitNoTrainingBackward0(Node):
 
     @property
     def _raw_saved_input(self):
-        return _raw(self.input_)
+        return self.input_
 
     @property
     def _saved_weight(self):
@@ -4069,7 +4077,7 @@ class NativeBatchNormLegitNoTrainingBackward0(Node):
 
     @property
     def _raw_saved_weight(self):
-        return _raw(self.weight_)
+        return self.weight_
 
     @property
     def _saved_bias(self):
@@ -4077,7 +4085,7 @@ class NativeBatchNormLegitNoTrainingBackward0(Node):
 
     @property
     def _raw_saved_bias(self):
-        return _raw(self.bias_)
+        return self.bias_
 
     @property
     def _saved_running_mean(self):
@@ -4085,7 +4093,7 @@ class NativeBatchNormLegitNoTrainingBackward0(Node):
 
     @property
     def _raw_saved_running_mean(self):
-        return _raw(self.running_mean_)
+        return self.running_mean_
 
     @property
     def _saved_running_var(self):
@@ -4093,7 +4101,7 @@ class NativeBatchNormLegitNoTrainingBackward0(Node):
 
     @property
     def _raw_saved_running_var(self):
-        return _raw(self.running_var_)
+        return self.running_var_
 
     @property
     def _saved_result1(self):
@@ -4101,7 +4109,7 @@ class NativeBatchNormLegitNoTrainingBackward0(Node):
 
     @property
     def _raw_saved_result1(self):
-        return _raw(self.result_[1])
+        return self.result_[1]
 
     @property
     def _saved_result2(self):
@@ -4109,7 +4117,7 @@ class NativeBatchNormLegitNoTrainingBackward0(Node):
 
     @property
     def _raw_saved_result2(self):
-        return _raw(self.result_[2])
+        return self.result_[2]
 
     @property
     def _saved_eps(self):
@@ -4152,7 +4160,7 @@ class NativeGroupNormBackward0(Node):
 
     @property
     def _raw_saved_input(self):
-        return _raw(self.input_)
+        return self.input_
 
     @property
     def _saved_weight(self):
@@ -4160,7 +4168,7 @@ class NativeGroupNormBackward0(Node):
 
     @property
     def _raw_saved_weight(self):
-        return _raw(self.weight_)
+        return self.weight_
 
     @property
     def _saved_bias(self):
@@ -4168,7 +4176,7 @@ class NativeGroupNormBackward0(Node):
 
     @property
     def _raw_saved_bias(self):
-        return _raw(self.bias_)
+        return self.bias_
 
     @property
     def _saved_result1(self):
@@ -4176,7 +4184,7 @@ class NativeGroupNormBackward0(Node):
 
     @property
     def _raw_saved_result1(self):
-        return _raw(self.result_[1])
+        return self.result_[1]
 
     @property
     def _saved_result2(self):
@@ -4184,7 +4192,7 @@ class NativeGroupNormBackward0(Node):
 
     @property
     def _raw_saved_result2(self):
-        return _raw(self.result_[2])
+        return self.result_[2]
 
     @property
     def _saved_N(self):
@@ -4231,7 +4239,7 @@ class NativeDropoutBackward0(Node):
 
     @property
     def _raw_saved_result1(self):
-        return _raw(self.result_[1])
+        return self.result_[1]
 
     @property
     def _saved_p(self):
@@ -4271,7 +4279,7 @@ class EmbeddingBackward0(Node):
 
     @property
     def _raw_saved_indices(self):
-        return _raw(self.indices_)
+        return self.indices_
 
     @property
     def _saved_padding_idx(self):
@@ -4342,7 +4350,7 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
 
     @property
     def _raw_saved_query(self):
-        return _raw(self.query_)
+        return self.query_
 
     @property
     def _saved_key(self):
@@ -4350,7 +4358,7 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
 
     @property
     def _raw_saved_key(self):
-        return _raw(self.key_)
+        return self.key_
 
     @property
     def _saved_value(self):
@@ -4358,7 +4366,7 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
 
     @property
     def _raw_saved_value(self):
-        return _raw(self.value_)
+        return self.value_
 
     @property
     def _saved_attn_mask(self):
@@ -4366,7 +4374,7 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
 
     @property
     def _raw_saved_attn_mask(self):
-        return _raw(self.attn_mask_)
+        return self.attn_mask_
 
     @property
     def _saved_logsumexp(self):
@@ -4374,7 +4382,7 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
 
     @property
     def _raw_saved_logsumexp(self):
-        return _raw(self.result_[1])
+        return self.result_[1]
 
     @property
     def _saved_dropout_p(self):
@@ -4580,7 +4588,7 @@ class MulBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_other(self):
@@ -4588,7 +4596,7 @@ class MulBackward0(Node):
 
     @property
     def _raw_saved_other(self):
-        return _raw(self.other_)
+        return self.other_
 
 
 def _MulBackward1_0(grad, grads, other):
@@ -4649,7 +4657,7 @@ class DivBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_other(self):
@@ -4657,7 +4665,7 @@ class DivBackward0(Node):
 
     @property
     def _raw_saved_other(self):
-        return _raw(self.other_)
+        return self.other_
 
 
 def _DivBackward1_0(grad, grads, other):
@@ -4719,7 +4727,7 @@ class DivBackward2(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_other(self):
@@ -4727,7 +4735,7 @@ class DivBackward2(Node):
 
     @property
     def _raw_saved_other(self):
-        return _raw(self.other_)
+        return self.other_
 
     @property
     def _saved_rounding_mode(self):
@@ -4817,7 +4825,7 @@ class RemainderBackward1(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_other(self):
@@ -4825,7 +4833,7 @@ class RemainderBackward1(Node):
 
     @property
     def _raw_saved_other(self):
-        return _raw(self.other_)
+        return self.other_
 
 
 def _FmodBackward0_0(grad, grads):
@@ -4881,7 +4889,7 @@ class FmodBackward1(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_other(self):
@@ -4889,7 +4897,7 @@ class FmodBackward1(Node):
 
     @property
     def _raw_saved_other(self):
-        return _raw(self.other_)
+        return self.other_
 
 
 def _PowBackward0_0(grad, grads, self, exponent):
@@ -4919,7 +4927,7 @@ class PowBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_exponent(self):
@@ -4960,7 +4968,7 @@ class PowBackward1(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_exponent(self):
@@ -4968,7 +4976,7 @@ class PowBackward1(Node):
 
     @property
     def _raw_saved_exponent(self):
-        return _raw(self.exponent_)
+        return self.exponent_
 
     @property
     def _saved_result(self):
@@ -4976,7 +4984,7 @@ class PowBackward1(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
 
 def _PowBackward2_0(grad, grads, exponent, self, result):
@@ -5007,7 +5015,7 @@ class PowBackward2(Node):
 
     @property
     def _raw_saved_exponent(self):
-        return _raw(self.exponent_)
+        return self.exponent_
 
     @property
     def _saved_result(self):
@@ -5015,7 +5023,7 @@ class PowBackward2(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
     @property
     def _saved_self(self):
@@ -5062,7 +5070,7 @@ class AddcmulBackward0(Node):
 
     @property
     def _raw_saved_tensor1(self):
-        return _raw(self.tensor1_)
+        return self.tensor1_
 
     @property
     def _saved_tensor2(self):
@@ -5070,7 +5078,7 @@ class AddcmulBackward0(Node):
 
     @property
     def _raw_saved_tensor2(self):
-        return _raw(self.tensor2_)
+        return self.tensor2_
 
     @property
     def _saved_value(self):
@@ -5117,7 +5125,7 @@ class AddcdivBackward0(Node):
 
     @property
     def _raw_saved_tensor1(self):
-        return _raw(self.tensor1_)
+        return self.tensor1_
 
     @property
     def _saved_tensor2(self):
@@ -5125,7 +5133,7 @@ class AddcdivBackward0(Node):
 
     @property
     def _raw_saved_tensor2(self):
-        return _raw(self.tensor2_)
+        return self.tensor2_
 
     @property
     def _saved_value(self):
@@ -5203,7 +5211,7 @@ class LerpBackward1(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_end(self):
@@ -5211,7 +5219,7 @@ class LerpBackward1(Node):
 
     @property
     def _raw_saved_end(self):
-        return _raw(self.end_)
+        return self.end_
 
     @property
     def _saved_weight(self):
@@ -5219,7 +5227,7 @@ class LerpBackward1(Node):
 
     @property
     def _raw_saved_weight(self):
-        return _raw(self.weight_)
+        return self.weight_
 
 
 def _AbsBackward0_0(grad, grads, self):
@@ -5248,7 +5256,7 @@ class AbsBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _NegBackward0_0(grad, grads):
@@ -5337,7 +5345,7 @@ class ExpBackward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
 
 def _Exp2Backward0_0(grad, grads, result):
@@ -5366,7 +5374,7 @@ class Exp2Backward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
 
 def _Expm1Backward0_0(grad, grads, result):
@@ -5395,7 +5403,7 @@ class Expm1Backward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
 
 def _LogBackward0_0(grad, grads, self):
@@ -5424,7 +5432,7 @@ class LogBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _Log2Backward0_0(grad, grads, self):
@@ -5453,7 +5461,7 @@ class Log2Backward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _Log10Backward0_0(grad, grads, self):
@@ -5482,7 +5490,7 @@ class Log10Backward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _Log1PBackward0_0(grad, grads, self):
@@ -5511,7 +5519,7 @@ class Log1PBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _SqrtBackward0_0(grad, grads, result):
@@ -5540,7 +5548,7 @@ class SqrtBackward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
 
 def _RsqrtBackward0_0(grad, grads, result):
@@ -5569,7 +5577,7 @@ class RsqrtBackward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
 
 def _ReciprocalBackward0_0(grad, grads, result):
@@ -5598,7 +5606,7 @@ class ReciprocalBackward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
 
 def _SquareBackward0_0(grad, grads, self):
@@ -5627,7 +5635,7 @@ class SquareBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _SinBackward0_0(grad, grads, self):
@@ -5656,7 +5664,7 @@ class SinBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _CosBackward0_0(grad, grads, self):
@@ -5685,7 +5693,7 @@ class CosBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _TanBackward0_0(grad, grads, result):
@@ -5714,7 +5722,7 @@ class TanBackward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
 
 def _AsinBackward0_0(grad, grads, self):
@@ -5743,7 +5751,7 @@ class AsinBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _AcosBackward0_0(grad, grads, self):
@@ -5772,7 +5780,7 @@ class AcosBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _AtanBackward0_0(grad, grads, self):
@@ -5801,7 +5809,7 @@ class AtanBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _SinhBackward0_0(grad, grads, self):
@@ -5830,7 +5838,7 @@ class SinhBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _CoshBackward0_0(grad, grads, self):
@@ -5859,7 +5867,7 @@ class CoshBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _TanhBackward0_0(grad, grads, result):
@@ -5888,7 +5896,7 @@ class TanhBackward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
 
 def _AsinhBackward0_0(grad, grads, self):
@@ -5917,7 +5925,7 @@ class AsinhBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _AcoshBackward0_0(grad, grads, self):
@@ -5946,7 +5954,7 @@ class AcoshBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _AtanhBackward0_0(grad, grads, self):
@@ -5975,7 +5983,7 @@ class AtanhBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _SigmoidBackward0_0(grad, grads, result):
@@ -6004,7 +6012,7 @@ class SigmoidBackward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
 
 def _ErfBackward0_0(grad, grads, self):
@@ -6033,7 +6041,7 @@ class ErfBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _ErfcBackward0_0(grad, grads, self):
@@ -6062,7 +6070,7 @@ class ErfcBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _ErfinvBackward0_0(grad, grads, self):
@@ -6091,7 +6099,7 @@ class ErfinvBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _FloorBackward0_0(grad, grads):
@@ -6240,7 +6248,7 @@ class NanToNumBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
 
 def _Atan2Backward0_0(grad, grads, self, other):
@@ -6276,7 +6284,7 @@ class Atan2Backward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_other(self):
@@ -6284,7 +6292,7 @@ class Atan2Backward0(Node):
 
     @property
     def _raw_saved_other(self):
-        return _raw(self.other_)
+        return self.other_
 
 
 def _HypotBackward0_0(grad, grads, self, other, result):
@@ -6321,7 +6329,7 @@ class HypotBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_other(self):
@@ -6329,7 +6337,7 @@ class HypotBackward0(Node):
 
     @property
     def _raw_saved_other(self):
-        return _raw(self.other_)
+        return self.other_
 
     @property
     def _saved_result(self):
@@ -6337,7 +6345,7 @@ class HypotBackward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
 
 def _CopysignBackward0_0(grad, grads, self, other, result):
@@ -6374,7 +6382,7 @@ class CopysignBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_other(self):
@@ -6382,7 +6390,7 @@ class CopysignBackward0(Node):
 
     @property
     def _raw_saved_other(self):
-        return _raw(self.other_)
+        return self.other_
 
     @property
     def _saved_result(self):
@@ -6390,7 +6398,7 @@ class CopysignBackward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
 
 def _CopysignBackward1_0(grad, grads, self, result):
@@ -6420,7 +6428,7 @@ class CopysignBackward1(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_result(self):
@@ -6428,7 +6436,7 @@ class CopysignBackward1(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
 
 def _XlogyBackward0_0(grad, grads, self, other):
@@ -6464,7 +6472,7 @@ class XlogyBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_other(self):
@@ -6472,7 +6480,7 @@ class XlogyBackward0(Node):
 
     @property
     def _raw_saved_other(self):
-        return _raw(self.other_)
+        return self.other_
 
 
 def _XlogyBackward1_0(grad, grads, other, self):
@@ -6502,7 +6510,7 @@ class XlogyBackward1(Node):
 
     @property
     def _raw_saved_other(self):
-        return _raw(self.other_)
+        return self.other_
 
     @property
     def _saved_self(self):
@@ -6536,7 +6544,7 @@ class XlogyBackward2(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_other(self):
@@ -6576,7 +6584,7 @@ class LogaddexpBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_other(self):
@@ -6584,7 +6592,7 @@ class LogaddexpBackward0(Node):
 
     @property
     def _raw_saved_other(self):
-        return _raw(self.other_)
+        return self.other_
 
 
 def _MaximumBackward0_0(grad, grads, self, other):
@@ -6620,7 +6628,7 @@ class MaximumBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_other(self):
@@ -6628,7 +6636,7 @@ class MaximumBackward0(Node):
 
     @property
     def _raw_saved_other(self):
-        return _raw(self.other_)
+        return self.other_
 
 
 def _FmaxBackward0_0(grad, grads, self, other):
@@ -6664,7 +6672,7 @@ class FmaxBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_other(self):
@@ -6672,7 +6680,7 @@ class FmaxBackward0(Node):
 
     @property
     def _raw_saved_other(self):
-        return _raw(self.other_)
+        return self.other_
 
 
 def _MinimumBackward0_0(grad, grads, self, other):
@@ -6708,7 +6716,7 @@ class MinimumBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_other(self):
@@ -6716,7 +6724,7 @@ class MinimumBackward0(Node):
 
     @property
     def _raw_saved_other(self):
-        return _raw(self.other_)
+        return self.other_
 
 
 def _FminBackward0_0(grad, grads, self, other):
@@ -6752,7 +6760,7 @@ class FminBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_other(self):
@@ -6760,7 +6768,7 @@ class FminBackward0(Node):
 
     @property
     def _raw_saved_other(self):
-        return _raw(self.other_)
+        return self.other_
 
 
 def _ClampBackward0_0(grad, grads, self, min, max):
@@ -6799,7 +6807,7 @@ class ClampBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_min(self):
@@ -6807,7 +6815,7 @@ class ClampBackward0(Node):
 
     @property
     def _raw_saved_min(self):
-        return _raw(self.min_)
+        return self.min_
 
     @property
     def _saved_max(self):
@@ -6815,7 +6823,7 @@ class ClampBackward0(Node):
 
     @property
     def _raw_saved_max(self):
-        return _raw(self.max_)
+        return self.max_
 
 
 def _ClampBackward1_0(grad, grads, self, min, max):
@@ -6846,7 +6854,7 @@ class ClampBackward1(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_min(self):
@@ -6884,7 +6892,7 @@ class ClampMinBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_min(self):
@@ -6924,7 +6932,7 @@ class ClampMinBackward1(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_min(self):
@@ -6932,7 +6940,7 @@ class ClampMinBackward1(Node):
 
     @property
     def _raw_saved_min(self):
-        return _raw(self.min_)
+        return self.min_
 
 
 def _ClampMaxBackward0_0(grad, grads, self, max):
@@ -6962,7 +6970,7 @@ class ClampMaxBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_max(self):
@@ -7002,7 +7010,7 @@ class ClampMaxBackward1(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_max(self):
@@ -7010,7 +7018,7 @@ class ClampMaxBackward1(Node):
 
     @property
     def _raw_saved_max(self):
-        return _raw(self.max_)
+        return self.max_
 
 
 def _WhereBackward0_0(grad, grads, condition):
@@ -7045,7 +7053,7 @@ class WhereBackward0(Node):
 
     @property
     def _raw_saved_condition(self):
-        return _raw(self.condition_)
+        return self.condition_
 
 
 def _EqBackward0_0(grad, grads):
@@ -7376,7 +7384,7 @@ class BernoulliBackward1(Node):
 
     @property
     def _raw_saved_p(self):
-        return _raw(self.p_)
+        return self.p_
 
 
 def _BernoulliBackward2_0(grad, grads):
@@ -7686,7 +7694,7 @@ class ProdBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_result(self):
@@ -7694,7 +7702,7 @@ class ProdBackward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
 
 def _ProdBackward1_0(grad, grads, self, dim, keepdim, result):
@@ -7726,7 +7734,7 @@ class ProdBackward1(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_result(self):
@@ -7734,7 +7742,7 @@ class ProdBackward1(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
     @property
     def _saved_dim(self):
@@ -7774,7 +7782,7 @@ class MaxBackward0(Node):
 
     @property
     def _raw_saved_indices(self):
-        return _raw(self.result_[1])
+        return self.result_[1]
 
     @property
     def _saved_dim(self):
@@ -7816,7 +7824,7 @@ class MaxBackward1(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_result(self):
@@ -7824,7 +7832,7 @@ class MaxBackward1(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
 
 def _MinBackward0_0(grad, grads, dim, keepdim, self_sizes, result):
@@ -7856,7 +7864,7 @@ class MinBackward0(Node):
 
     @property
     def _raw_saved_indices(self):
-        return _raw(self.result_[1])
+        return self.result_[1]
 
     @property
     def _saved_dim(self):
@@ -7898,7 +7906,7 @@ class MinBackward1(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_result(self):
@@ -7906,7 +7914,7 @@ class MinBackward1(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
 
 def _AmaxBackward0_0(grad, grads, self, dim, keepdim, result):
@@ -7938,7 +7946,7 @@ class AmaxBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_result(self):
@@ -7946,7 +7954,7 @@ class AmaxBackward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
     @property
     def _saved_dim(self):
@@ -7986,7 +7994,7 @@ class AminBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_result(self):
@@ -7994,7 +8002,7 @@ class AminBackward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
     @property
     def _saved_dim(self):
@@ -8034,7 +8042,7 @@ class LogsumexpBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_result(self):
@@ -8042,7 +8050,7 @@ class LogsumexpBackward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
     @property
     def _saved_dim(self):
@@ -8082,7 +8090,7 @@ class VarBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_dim(self):
@@ -8127,7 +8135,7 @@ class StdBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_result(self):
@@ -8135,7 +8143,7 @@ class StdBackward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
     @property
     def _saved_dim(self):
@@ -8179,7 +8187,7 @@ class VarMeanBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_dim(self):
@@ -8224,7 +8232,7 @@ class StdMeanBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_result0(self):
@@ -8232,7 +8240,7 @@ class StdMeanBackward0(Node):
 
     @property
     def _raw_saved_result0(self):
-        return _raw(self.result_[0])
+        return self.result_[0]
 
     @property
     def _saved_dim(self):
@@ -8275,7 +8283,7 @@ class NormBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_result(self):
@@ -8283,7 +8291,7 @@ class NormBackward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
     @property
     def _saved_p(self):
@@ -8320,7 +8328,7 @@ class NormBackward1(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_result(self):
@@ -8328,7 +8336,7 @@ class NormBackward1(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
     @property
     def _saved_p(self):
@@ -8371,7 +8379,7 @@ class NormBackward2(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_result(self):
@@ -8379,7 +8387,7 @@ class NormBackward2(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
     @property
     def _saved_p(self):
@@ -8416,7 +8424,7 @@ class NormBackward3(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_result(self):
@@ -8424,7 +8432,7 @@ class NormBackward3(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
     @property
     def _saved_p(self):
@@ -8469,7 +8477,7 @@ class LinalgVectorNormBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_result(self):
@@ -8477,7 +8485,7 @@ class LinalgVectorNormBackward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
     @property
     def _saved_ord(self):
@@ -8551,7 +8559,7 @@ class CumprodBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_result(self):
@@ -8559,7 +8567,7 @@ class CumprodBackward0(Node):
 
     @property
     def _raw_saved_result(self):
-        return _raw(self.result_)
+        return self.result_
 
     @property
     def _saved_dim(self):
@@ -8929,7 +8937,7 @@ class ReflectionPad1DBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_padding(self):
@@ -8969,7 +8977,7 @@ class ReflectionPad1DBackwardBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_padding(self):
@@ -9003,7 +9011,7 @@ class ReflectionPad2DBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_padding(self):
@@ -9043,7 +9051,7 @@ class ReflectionPad2DBackwardBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_padding(self):
@@ -9077,7 +9085,7 @@ class ReplicationPad1DBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_padding(self):
@@ -9117,7 +9125,7 @@ class ReplicationPad1DBackwardBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_padding(self):
@@ -9151,7 +9159,7 @@ class ReplicationPad2DBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_padding(self):
@@ -9191,7 +9199,7 @@ class ReplicationPad2DBackwardBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_padding(self):
@@ -9225,7 +9233,7 @@ class ReflectionPad3DBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_padding(self):
@@ -9265,7 +9273,7 @@ class ReflectionPad3DBackwardBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_padding(self):
@@ -9299,7 +9307,7 @@ class ReplicationPad3DBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_padding(self):
@@ -9339,7 +9347,7 @@ class ReplicationPad3DBackwardBackward0(Node):
 
     @property
     def _raw_saved_self(self):
-        return _raw(self.self_)
+        return self.self_
 
     @property
     def _saved_padding(self):
@@ -9374,7 +9382,7 @@ class SortBackward0(Node):
 
     @property
     def _raw_saved_indices(self):
-        return _raw(self.result_[1])
+        return self.result_[1]
 
     @property
     def _saved_dim(self):
@@ -9413,7 +9421,7 @@ class SortBackward1(Node):
 
     @property
     def _raw_saved_indices(self):
-        return _raw(self.result_[1])
+        return self.result_[1]
 
     @property
     def _saved_dim(self):
@@ -9452,7 +9460,7 @@ class TopkBackward0(Node):
 
     @property
     def _raw_saved_indices(self):
-        return _raw(self.result_[1])
+        return self.result_[1]
 
     @property
     def _saved_dim(self):
@@ -9492,7 +9500,7 @@ class KthvalueBackward0(Node):
 
     @property
     def _raw_saved_indices(self):
-        return _raw(self.result_[1])
+        return self.result_[1]
 
     @property
     def _saved_dim(self):
@@ -9507,98 +9515,12 @@ class KthvalueBackward0(Node):
         return self.self_sizes_
 
 
-def _CummaxBackward0_0(grad, grads, self, dim, result):
-    return cummaxmin_backward(grad, self, result[1], dim)
-
-
-class CummaxBackward0(Node):
-    """Backward of ``cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:21)."""
-
-    __slots__ = ('self_', 'dim_', 'result_')
-    _tensor_slots = ('self_', 'result_')
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        result = wrap_saved(node.result_, 'CummaxBackward0')
-        self = _unpack(node, node.self_, 'CummaxBackward0')
-        dim = node.dim_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_CummaxBackward0_0(grad, grads, self, dim, result))
-        return out
-
-    @property
-    def _saved_self(self):
-        return _unpack(self, self.self_, 'CummaxBackward0')
-
-    @property
-    def _raw_saved_self(self):
-        return _raw(self.self_)
-
-    @property
-    def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'CummaxBackward0')
-
-    @property
-    def _raw_saved_indices(self):
-        return _raw(self.result_[1])
-
-    @property
-    def _saved_dim(self):
-        return self.dim_
-
-
-def _CumminBackward0_0(grad, grads, self, dim, result):
-    return cummaxmin_backward(grad, self, result[1], dim)
-
-
-class CumminBackward0(Node):
-    """Backward of ``cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:25)."""
-
-    __slots__ = ('self_', 'dim_', 'result_')
-    _tensor_slots = ('self_', 'result_')
-    _inputs = ('self',)
-
-    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
-        grad = grads[0]
-        result = wrap_saved(node.result_, 'CumminBackward0')
-        self = _unpack(node, node.self_, 'CumminBackward0')
-        dim = node.dim_
-        out = [None] * 1
-        if node.should_compute_output(0):
-            out[0] = unwrap(_CumminBackward0_0(grad, grads, self, dim, result))
-        return out
-
-    @property
-    def _saved_self(self):
-        return _unpack(self, self.self_, 'CumminBackward0')
-
-    @property
-    def _raw_saved_self(self):
-        return _raw(self.self_)
-
-    @property
-    def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'CumminBackward0')
-
-    @property
-    def _raw_saved_indices(self):
-        return _raw(self.result_[1])
-
-    @property
-    def _saved_dim(self):
-        return self.dim_
-
-
 def _UniqueDimBackward0_0(grad, grads):
     return not_implemented("unique_dim")
 
 
 class UniqueDimBackward0(Node):
-    """Backward of ``unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:30)."""
+    """Backward of ``unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:22)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9618,7 +9540,7 @@ def _UniqueConsecutiveBackward0_0(grad, grads):
 
 
 class UniqueConsecutiveBackward0(Node):
-    """Backward of ``unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:34)."""
+    """Backward of ``unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:26)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9638,7 +9560,7 @@ def _Unique2Backward0_0(grad, grads):
 
 
 class Unique2Backward0(Node):
-    """Backward of ``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:38)."""
+    """Backward of ``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:30)."""
 
     __slots__ = ()
     _tensor_slots = ()
