@@ -302,3 +302,30 @@ def test_out_of_another_dtype_on_views(op, out_dtype):
                 return base, lib.mul(a, b, out=v)
 
             _check(run, f"{op} {layout} {in_dtype} -> {out_dtype}")
+
+
+# -- other kernel families writing a strided out= ---------------------------------------------------------------
+OTHER_FAMILIES = {
+    "sum": lambda m, x, v: m.sum(x, 0, out=v),
+    "mean": lambda m, x, v: m.mean(x, 0, out=v),
+    "amax": lambda m, x, v: m.amax(x, 0, out=v),
+    "prod": lambda m, x, v: m.prod(x, 0, out=v),
+    "cumsum": lambda m, x, v: m.cumsum(x[0], 0, out=v),
+    "mv": lambda m, x, v: m.mv(x, x[0], out=v),
+    "cat": lambda m, x, v: m.cat([x[0, :2], x[1, :2]], out=v),
+    "index_select": lambda m, x, v: m.index_select(x[0], 0, m.tensor([3, 2, 1, 0]), out=v),
+    "where": lambda m, x, v: m.where(x[0] > 1, x[0], x[1], out=v),
+    "sort": lambda m, x, v: m.sort(x[0], out=(v, m.empty(4, dtype=m.int64)))[0],
+}
+
+
+@pytest.mark.parametrize("dtype", ("float32", "float64", "int64", "float16"))
+@pytest.mark.parametrize("name", sorted(OTHER_FAMILIES))
+def test_other_families_out_on_views(name, dtype):
+    """Reductions, scans, matrix-vector, cat, index_select, where and sort into a stride-2 view at an offset."""
+    def run(lib):
+        base = _tensor(lib, _values((4, 8), dtype, 0), dtype)
+        x = _tensor(lib, _values((4, 4), dtype, 1), dtype)
+        return base, OTHER_FAMILIES[name](lib, x, base[:, ::2][1])
+
+    _check(run, f"{name} {dtype}")
