@@ -767,3 +767,48 @@ def test_saved_indices_after_backward():
         b.sum().backward()
         return b.grad_fn._saved_indices
     _same_error(f)
+
+
+# -- hook counts and orderings ----------------------------------------------------------------------------------
+def test_hooks_of_a_tensor_reached_by_two_paths_run_once():
+    def f(m):
+        a = m.ones(2, requires_grad=True)
+        b = a * 1
+        log = []
+        a.register_hook(lambda g: log.append(("leaf", g)))
+        a.register_post_accumulate_grad_hook(lambda t: log.append(("post_acc", t.grad)))
+        b.register_hook(lambda g: log.append(("b", g)))
+        (b * 2 + b * 3 + a).sum().backward()
+        return log
+    _same(f)
+
+
+def test_node_hooks_run_in_registration_order():
+    def f(m):
+        a = m.ones(2, requires_grad=True)
+        b = a * 2
+        log = []
+        b.grad_fn.register_prehook(lambda g: log.append("pre1"))
+        b.grad_fn.register_hook(lambda gi, go: log.append("post1"))
+        b.grad_fn.register_prehook(lambda g: log.append("pre2"))
+        b.grad_fn.register_hook(lambda gi, go: log.append("post2"))
+        b.register_hook(lambda g: log.append("tensor"))
+        b.sum().backward()
+        return log
+    _same(f)
+
+
+def test_hook_counts_over_retained_graphs_and_autograd_grad():
+    def f(m):
+        a = m.ones(2, requires_grad=True)
+        b = a * 2
+        log = []
+        b.register_hook(lambda g: log.append("b"))
+        a.register_post_accumulate_grad_hook(lambda t: log.append("post_acc"))
+        b.sum().backward(retain_graph=True)
+        b.sum().backward(retain_graph=True)
+        m.autograd.grad(b.sum(), a, retain_graph=True)
+        m.autograd.grad(b.sum(), b, retain_graph=True)
+        b.sum().backward(inputs=[a])
+        return log, a.grad
+    _same(f)
