@@ -5,8 +5,9 @@ with a storage and the tensor's geometry; :mod:`glasstorch.serialization` maps t
 here, so files written by PyTorch load in glasstorch and the other way round.
 
 Storages in a checkpoint are typed: PyTorch pickles a tensor's storage as ``torch.FloatStorage``-style
-records.  :class:`TypedStorage` is that pairing (an :class:`UntypedStorage` plus the dtype it is read
-as); :class:`StorageType` stands in for the legacy ``torch.<Type>Storage`` classes when loading.
+records.  :class:`TypedStorage` (``_tensor/typed_storage.py``, what ``tensor.storage()`` returns) is that pairing
+(an :class:`UntypedStorage` plus the dtype it is read as); :class:`StorageType` stands in for the legacy
+``torch.<Type>Storage`` classes when loading.
 
 Invariant: a rebuilt tensor is a new TensorImpl over the given storage (never a copy), with exactly the
 saved sizes, strides and offset; two tensors rebuilt over one storage share memory.  (The one exception:
@@ -24,6 +25,7 @@ from ._core.device import as_device
 from ._core.layout import strided
 from ._tensor.impl import TensorImpl, from_numpy_impl, storage_nbytes_for
 from ._tensor.storage import UntypedStorage, _rebuild_untyped_storage
+from ._tensor.typed_storage import TypedStorage
 from .tensor import Tensor, wrap
 
 __all__ = ["TypedStorage", "StorageType", "STORAGE_TYPE_NAMES", "V3_DTYPES", "parameter_class"]
@@ -38,46 +40,6 @@ STORAGE_TYPE_NAMES = {
 _DTYPE_OF_STORAGE_TYPE = {name: dt for dt, name in STORAGE_TYPE_NAMES.items()}
 # dtypes PyTorch saves as an UntypedStorage plus a dtype argument (``_rebuild_tensor_v3``)
 V3_DTYPES = (_dt.complex32,)
-
-
-class TypedStorage:
-    """A storage read as one dtype (``torch.storage.TypedStorage``, kept to what checkpoints need).
-
-    Inside a checkpoint every tensor's storage is typed; a typed storage saved on its own (PyTorch's
-    ``tensor.storage()``) loads back as one of these.
-    """
-
-    __slots__ = ("_untyped_storage", "dtype")
-
-    def __init__(self, untyped: UntypedStorage, dtype):
-        self._untyped_storage = untyped
-        self.dtype = dtype
-
-    @property
-    def device(self):
-        return self._untyped_storage.device
-
-    def _size(self) -> int:
-        return self._untyped_storage.nbytes() // self.dtype.itemsize
-
-    size = __len__ = _size
-
-    def nbytes(self) -> int:
-        return self._untyped_storage.nbytes()
-
-    def element_size(self) -> int:
-        return self.dtype.itemsize
-
-    def untyped(self) -> UntypedStorage:
-        return self._untyped_storage
-
-    def tolist(self) -> list:
-        return _tensor_over(self._untyped_storage, self.dtype, 0, (self._size(),), (1,)).tolist()
-
-    def __repr__(self):
-        body = "\n".join(f" {v}" for v in self.tolist()) if self.device.type != "meta" else "..."
-        return (f"{body}\n[torch.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of size "
-                f"{self._size()}]")
 
 
 class StorageType:

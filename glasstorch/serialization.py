@@ -199,7 +199,7 @@ def _reduce_tensor(t: Tensor):
                 impl.dtype)
     else:
         func = _name("torch._utils", "_rebuild_tensor_v2")
-        args = (_utils.TypedStorage(impl.storage, impl.dtype), impl.offset, tuple(impl.sizes),
+        args = (_utils.TypedStorage._new_wrapped(impl.storage, impl.dtype), impl.offset, tuple(impl.sizes),
                 tuple(impl.strides), t.requires_grad, OrderedDict())
     state = _utils._get_obj_state(t)
     if type(t) is Tensor and not state:
@@ -586,7 +586,7 @@ class _LoadedStorages:
             untyped = self.by_key[key] = self._read(str(key), numel * dtype.itemsize, dtype, _ascii(location))
         if storage_type is UntypedStorage:
             return untyped
-        return _utils.TypedStorage(untyped, dtype)
+        return _utils.TypedStorage._new_wrapped(untyped, dtype)
 
     def _read(self, key: str, nbytes: int, dtype, location: str) -> UntypedStorage:
         name = f"data/{key}"
@@ -735,7 +735,7 @@ class _LegacyStorages:
                 begin = offset * dtype.itemsize
                 self.views[view_key] = untyped[begin:begin + size * dtype.itemsize]
             untyped = self.views[view_key]
-        return untyped if storage_type is UntypedStorage else _utils.TypedStorage(untyped, dtype)
+        return untyped if storage_type is UntypedStorage else _utils.TypedStorage._new_wrapped(untyped, dtype)
 
     def fill(self, f, key, swap: bool) -> None:
         untyped, dtype = self.roots[key]

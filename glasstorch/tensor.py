@@ -363,7 +363,7 @@ class Tensor:
     def storage(self) -> TypedStorage:
         """The tensor's storage as PyTorch's deprecated TypedStorage (warns once per process)."""
         warn_typed_storage_removal()
-        return TypedStorage(wrap_storage=self._impl.storage, dtype=self._impl.dtype, _internal=True)
+        return TypedStorage._new_wrapped(self._impl.storage, self._impl.dtype)
 
     def data_ptr(self) -> int:
         return self._impl.data_ptr()

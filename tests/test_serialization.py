@@ -314,7 +314,7 @@ def test_flipped_data_byte_fails_the_checksum():
 
 def test_geometry_outside_the_storage_is_rejected():
     x = gt.arange(4.0)
-    ref = gt._utils.TypedStorage(x.untyped_storage(), gt.float32)
+    ref = gt._utils.TypedStorage._new_wrapped(x.untyped_storage(), gt.float32)
     evil = io.BytesIO()
     p = serialization._CheckpointPickler(evil, 2, serialization._StorageTable())
 

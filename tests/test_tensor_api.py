@@ -6,6 +6,7 @@ Every case is built the same way in both libraries (``m`` is ``glasstorch`` or `
 """
 
 
+import io
 import json
 import math
 import subprocess
@@ -557,3 +558,17 @@ def test_subclasses_see_new_storage_and_inplace_views():
                              check=True)
         return json.loads(out.stdout)
     assert run("glasstorch") == run("torch")
+
+
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
+@pytest.mark.parametrize("writer,reader", [("glasstorch", "glasstorch"), ("torch", "glasstorch"),
+                                           ("glasstorch", "torch")])
+def test_typed_storage_checkpoints(writer, reader):
+    """A saved ``tensor.storage()`` loads back as a TypedStorage over the same elements, across the libraries."""
+    libs = {"glasstorch": glasstorch, "torch": torch}
+    w, r = libs[writer], libs[reader]
+    buf = io.BytesIO()
+    w.save(w.arange(4, dtype=w.int32).storage(), buf)
+    buf.seek(0)
+    s = r.load(buf)
+    assert (type(s).__name__, repr(s.dtype), s.tolist(), s[1]) == ("TypedStorage", "torch.int32", [0, 1, 2, 3], 1)

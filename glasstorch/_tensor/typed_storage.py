@@ -77,6 +77,11 @@ class TypedStorage:
         else:
             raise RuntimeError(f"TypedStorage.__init__() takes at most one positional argument, got {len(args)}")
 
+    @classmethod
+    def _new_wrapped(cls, untyped: UntypedStorage, dtype) -> TypedStorage:
+        """A TypedStorage over ``untyped``, without the deprecation warning (``tensor.storage()``, checkpoints)."""
+        return cls(wrap_storage=untyped, dtype=dtype, _internal=True)
+
     # -- sizes and identity ----------------------------------------------------------------------------------------
     @property
     def device(self):
