@@ -441,3 +441,20 @@ def test_complex32_unary(op):
         return getattr(m, op)(m.tensor([1.5, -0.0, 2.25], dtype=m.float16) + 0.5j)
     want, got = _outcome(torch, run), _outcome(gt, run)
     assert _same(want, got), (want, got)
+
+
+_C32_REDUCTIONS = (
+    "x.sum(dtype=m.complex64)", "x.mean(dtype=m.complex64)", "x.prod(dtype=m.complex64)",
+    "x.cumsum(0, dtype=m.complex64)", "x.sum(0)", "x.sum()", "x.mean()", "x.prod()", "x.cumsum(0)", "x.cumprod(0)", "x.sum(0, keepdim=True)",
+    "m.sum(x, 0, out=m.empty(0, dtype=m.complex64))", "z.mean()", "z.prod()", "z.sum()", "z.reshape(0, 2).sum(1)",
+    "z.reshape(0, 2).sum(0)", "m.tensor(1j, dtype=m.complex32).cumsum(0)",
+)
+
+
+@pytest.mark.parametrize("expr", _C32_REDUCTIONS)
+def test_complex32_reductions(expr):
+    def run(m):
+        x, z = m.tensor([1.5, -0.0, 2.25], dtype=m.float16) + 0.5j, m.zeros(0, dtype=m.complex32)  # noqa: F841
+        return eval(expr)
+    want, got = _outcome(torch, run), _outcome(gt, run)
+    assert _same(want, got), (want, got)

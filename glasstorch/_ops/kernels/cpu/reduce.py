@@ -31,6 +31,8 @@ from ...._core.shape import wrap_dim
 from ...._core.user_warning import warn as _user_warn
 from ...._tensor.impl import TensorImpl, empty_contiguous
 from ...tensor_iterator import check_no_internal_overlap, reduced_shape, reduction_dims, resize_out
+from .copy import chalf_values, store_chalf
+from .dispatch_types import not_implemented
 
 __all__ = [
     "sum_out", "sum_all", "sum_all_out", "mean_out", "mean_all", "mean_all_out", "prod_out", "prod_all",
@@ -126,10 +128,23 @@ def _input_np(self: TensorImpl, dtype, acc=None) -> np.ndarray:
     """
     a = self.as_numpy()
     src = self.dtype
+    if src is _dt.complex32:  # numpy has no complex-half: its values, exactly, as complex64
+        a, src = chalf_values(a), _dt.complex64
     if src is dtype or (acc is not None and acc == dtype.np) or src is _dt.bool or \
             (src._cat == dtype._cat and _dt.promote_types(src, dtype) is dtype):
         return a
     return a.astype(dtype.np)
+
+
+def _chalf_result(kname, self: TensorImpl, out: TensorImpl, identity) -> bool:
+    """A complex32 result: PyTorch's reduction kernels have no ComplexHalf loop (``"<kname>" not implemented``),
+    but an empty input runs no kernel and only fills the identity.  False for any other result dtype."""
+    if out.dtype is not _dt.complex32:
+        return False
+    if self.numel():
+        raise not_implemented(kname, out.dtype)
+    store_chalf(out.as_numpy(), identity)
+    return True
 
 
 def _store(out: TensorImpl, value) -> None:
@@ -188,7 +203,7 @@ def _sum_dtype(self, dtype, out):
 def sum_out(self, dim, keepdim, dtype, out):
     dims = _dims_of(self, dim)
     out = _reduction_output(self, dims, keepdim, _sum_dtype(self, dtype, out), out)
-    if not _no_data(self, out):
+    if not _no_data(self, out) and not _chalf_result("sum_cpu", self, out, 0):
         acc = _SUM_ACC.get(out.dtype, out.dtype.np)
         a, axes = _input_np(self, out.dtype, acc), _axes(self, dims)
         with _quiet(self.dtype, out.dtype):
@@ -215,6 +230,8 @@ def mean_out(self, dim, keepdim, dtype, out):
     if not _is_float_or_complex(out.dtype):  # PyTorch: sum_out(...).div_(n) on an integral result
         raise RuntimeError(f"result type {_name(_dt.get_default_dtype())} can't be cast to the desired output type "
                            f"{_name(out.dtype)}")
+    if out.dtype is _dt.complex32 and not _no_data(self, out):  # the sum, or for no elements the division by 0
+        raise not_implemented("sum_cpu" if self.numel() else "div_cpu", out.dtype)
     if not _no_data(self, out):
         acc = _SUM_ACC.get(out.dtype, out.dtype.np)
         a = _input_np(self, _dt.float32 if acc != out.dtype.np else out.dtype, acc)  # half: sum in float
@@ -242,6 +259,8 @@ def mean_all_out(self, dtype, out):
 
 
 def _prod_into(self, dims, keepdim, out):
+    if _chalf_result("prod_out_cpu", self, out, 1):
+        return
     a = _input_np(self, out.dtype, None if out.dtype is _dt.float16 else out.dtype.np)
     if out.dtype is not _dt.float16 or not self.ndim:
         _reduce_into(np.multiply, a, _axes(self, dims), keepdim, out, out.dtype.np)
@@ -765,10 +784,13 @@ def _scan(name, ufunc, self, dim, dtype, out):
     acc = _SCAN_ACC.get(out.dtype, out.dtype.np)
     a, o = _input_np(self, out.dtype, acc), out.as_numpy()
     if not self.ndim or not self.numel():  # fill_(self) / nothing: no typed kernel, no iterator
-        np.copyto(o, a, casting="unsafe")
+        if out.dtype is _dt.complex32:
+            store_chalf(o, a)
+        else:
+            np.copyto(o, a, casting="unsafe")
         return out
-    if out.dtype is _dt.bool:
-        raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+    if out.dtype is _dt.bool or out.dtype is _dt.complex32:
+        raise not_implemented(f"{name}_out_cpu", out.dtype)
     check_no_internal_overlap(out)
     with _quiet(out.dtype):
         if o.dtype == acc:
