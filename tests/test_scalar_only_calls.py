@@ -96,3 +96,13 @@ def test_result_type_and_predicates_of_numbers(expr):
         return
     got = run(glasstorch)
     assert repr(got) == repr(want)
+
+
+@pytest.mark.parametrize("expr", [
+    "m.ones(2).copy_(3)", "m.ones(2).copy_(True)", "m.ones(2, dtype=m.int32).copy_(2.7)",
+    "m.ones(2).copy_(np.float64(2))", "m.ones(2).copy_('a')", "m.ones(2).copy_(3, True)", "m.ones(2).copy_(other=3)",
+    "m.ones(2, dtype=m.uint8).copy_(-1)", "m.ones(2).copy_(2**70)", "m.ones(2, dtype=m.bool).copy_(0.5)",
+])
+def test_copy_from_a_number(expr):
+    """``copy_`` is on PyTorch's numbers-as-tensors list: the number is a 0-dim tensor, broadcast and cast."""
+    _same(lambda: eval(expr, {"m": glasstorch, "np": np}), lambda: eval(expr, {"m": torch, "np": np}))  # noqa: S307

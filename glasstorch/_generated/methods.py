@@ -7617,7 +7617,7 @@ def clone(self, *args, **kwargs):
 
 _sig_copy_ = _Signatures('copy_', [
     'copy_(Tensor other, bool non_blocking=False)',
-], numbers_as_tensors=False, is_method=True)
+], numbers_as_tensors='wrapped', is_method=True)
 
 
 def copy_(self, *args, **kwargs):

@@ -375,13 +375,23 @@ _LIST_TYPE_NAMES = {"Tensor": "tuple of Tensors", "int": "tuple of ints", "SymIn
                     "float": "tuple of floats", "Scalar": "tuple of Scalars", "Dimname": "tuple of names"}
 
 
-def _converter(t: Type, numbers_as_tensors: bool, name: str = ""):
+def _tensor_or_wrapped_number(v):
+    if isinstance(v, _Tensor):
+        return _impl_of(v)
+    return _wrapped_number(_number(v))
+
+
+def _converter(t: Type, numbers_as_tensors, name: str = ""):
+    """``numbers_as_tensors``: False, True (a number passes as itself, Note [Wrapped numbers]) or "wrapped" (a
+    number becomes a wrapped-number tensor, for kernels that take Tensors only)."""
     if t.base == "Tensor" and numbers_as_tensors and name == "out" and not t.is_list:
         return _out_tensor_or_number
     if t.base == "Tensor" and t.is_list:
         conv = _tensor_list  # Tensor[] and Tensor?[] alike: PyTorch's check wants Tensors in both
     elif t.is_list:
         conv = _int_list(t.list_size) if t.base in ("int", "SymInt") else _list_of(_BASE_CONVERTERS[t.base])
+    elif t.base == "Tensor" and numbers_as_tensors == "wrapped":
+        conv = _tensor_or_wrapped_number
     elif t.base == "Tensor" and numbers_as_tensors:
         conv = _tensor_or_number
     else:
