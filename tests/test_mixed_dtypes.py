@@ -182,14 +182,19 @@ _P = [0j, 1 + 0j, -1 + 0j, 1 + 1j, -2.5 + 0.5j, complex(_INF, 0), complex(-_INF,
       complex(_NAN, 0), 0.5 - 3j, -3 + 0j]
 
 
+def _assert_on_all_pairs(name, values):
+    """``name(x, y)`` for every pair of ``values``, complex64 and complex128, against torch."""
+    X = [a for a in values for _ in values]
+    Y = [b for _ in values for b in values]
+    for dt in ("complex64", "complex128"):
+        def run(m, dt=dt):
+            return getattr(m, name)(m.tensor(X, dtype=getattr(m, dt)), m.tensor(Y, dtype=getattr(m, dt)))
+        assert_same(run(gt), run(torch), rtol=1e-5)
+
+
 def test_complex_pow_tensor_tensor():
     """std::pow's special values (0 ** 0 is NaN, 0 ** -inf is inf+nanj), which numpy's power does not share."""
-    X = [a for a in _P for _ in _P]
-    Y = [b for _ in _P for b in _P]
-    for dt in ("complex64", "complex128"):
-        got = gt.pow(gt.tensor(X, dtype=getattr(gt, dt)), gt.tensor(Y, dtype=getattr(gt, dt)))
-        want = torch.pow(torch.tensor(X, dtype=getattr(torch, dt)), torch.tensor(Y, dtype=getattr(torch, dt)))
-        assert_same(got, want, rtol=1e-5)
+    _assert_on_all_pairs("pow", _P)
 
 
 @pytest.mark.parametrize("e", [2, 3, -2, 0.5, -0.5, -1, 2.5, 1 + 1j, 0, 1])
@@ -214,14 +219,9 @@ def test_complex32_results():
 
 
 def test_complex_logaddexp_special_values():
-    P = [0j, 1 + 1j, -2.5 + 0.5j, complex(_INF, 0), complex(-_INF, 0), complex(_INF, 1), complex(-_INF, 2),
-         complex(0, _INF), complex(_NAN, 0), complex(0, _NAN), 30 - 3j, -30 + 1j, 1e-8 + 0j]
-    X = [a for a in P for _ in P]
-    Y = [b for _ in P for b in P]
-    for dt in ("complex64", "complex128"):
-        got = gt.logaddexp(gt.tensor(X, dtype=getattr(gt, dt)), gt.tensor(Y, dtype=getattr(gt, dt)))
-        want = torch.logaddexp(torch.tensor(X, dtype=getattr(torch, dt)), torch.tensor(Y, dtype=getattr(torch, dt)))
-        assert_same(got, want, rtol=1e-5)
+    _assert_on_all_pairs("logaddexp", [0j, 1 + 1j, -2.5 + 0.5j, complex(_INF, 0), complex(-_INF, 0), complex(_INF, 1),
+                                       complex(-_INF, 2), complex(0, _INF), complex(_NAN, 0), complex(0, _NAN), 30 - 3j,
+                                       -30 + 1j, 1e-8 + 0j])
 
 
 def test_pow_integer_zeros_to_complex_infinity():
