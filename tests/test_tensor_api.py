@@ -126,11 +126,15 @@ print(json.dumps([str(x.message).split(" (Triggered internally")[0] for x in w])
 """
 
 
+def _fresh_process(script: str):
+    """What ``script`` prints as JSON, run in a fresh Python (once-per-process warnings and state start over)."""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
 def _torch_warnings_fresh(expr: str) -> list:
     """The warnings torch gives for ``expr`` in a fresh process (TORCH_WARN_ONCE fires once per process)."""
-    out = subprocess.run([sys.executable, "-c", _TORCH_WARNINGS.format(expr=expr)], capture_output=True, text=True,
-                         check=True)
-    return json.loads(out.stdout)
+    return _fresh_process(_TORCH_WARNINGS.format(expr=expr))
 
 
 @pytest.mark.parametrize("shape", [(), (3,), (2, 3), (2, 3, 4)])
@@ -434,11 +438,7 @@ print(json.dumps([str(x.message) for x in w]))
 
 
 def test_typed_storage_deprecation_warns_once_per_process():
-    def warned(lib):
-        out = subprocess.run([sys.executable, "-c", _FIRST_STORAGE.format(lib=lib)], capture_output=True, text=True,
-                             check=True)
-        return json.loads(out.stdout)
-    assert warned("glasstorch") == warned("torch")
+    assert _fresh_process(_FIRST_STORAGE.format(lib="glasstorch")) == _fresh_process(_FIRST_STORAGE.format(lib="torch"))
 
 
 # -- unflatten's errors and lerp's operand checks -----------------------------------------------------------------
@@ -553,11 +553,8 @@ print(json.dumps([kinds, calls]))
 
 
 def test_subclasses_see_new_storage_and_inplace_views():
-    def run(lib):
-        out = subprocess.run([sys.executable, "-c", _SUBCLASS_CALLS.format(lib=lib)], capture_output=True, text=True,
-                             check=True)
-        return json.loads(out.stdout)
-    assert run("glasstorch") == run("torch")
+    got, want = (_fresh_process(_SUBCLASS_CALLS.format(lib=lib)) for lib in ("glasstorch", "torch"))
+    assert got == want
 
 
 @pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
