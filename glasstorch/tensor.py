@@ -1129,21 +1129,28 @@ def _new_options(t, fname, dtype, device):
     return _arg_parser.dtype_arg(fname, dtype) or t.dtype, as_device(device) if device else t.device
 
 
+def parse_to(args, kwargs):
+    """The arguments of ``to`` (``torch._C._nn._parse_to``): (overload index, device, dtype, non_blocking, copy,
+    memory_format), with the parser's TypeErrors."""
+    idx, values = TO_SIGNATURES.parse(args, kwargs)
+    if idx == 0:
+        dev, dtype, non_blocking, copy, fmt = values
+    elif idx == 1:
+        dev = None
+        dtype, non_blocking, copy, fmt = values
+    else:
+        impl, non_blocking, copy, fmt = values
+        dtype, dev = impl.dtype, impl.device
+    return idx, dev, dtype, non_blocking, copy, fmt
+
+
 def _parse_to(t, args, kwargs):
-    """(dtype, device, copy, memory_format) of ``t.to(*args, **kwargs)``, with the parser's TypeErrors."""
+    """(dtype, device, copy, memory_format) of ``t.to(*args, **kwargs)``."""
     if len(args) == 1 and type(args[0]) is _dt.dtype and (not kwargs or list(kwargs) == ["memory_format"]):
         fmt = kwargs.get("memory_format")  # x.float(), x.to(torch.float64): nothing else to parse
         if fmt is None or type(fmt) is memory_format:
             return args[0], None, False, preserve_format if fmt is None else fmt
-    idx, values = TO_SIGNATURES.parse(args, kwargs)
-    if idx == 0:
-        dev, dtype, _non_blocking, copy, fmt = values
-    elif idx == 1:
-        dev = None
-        dtype, _non_blocking, copy, fmt = values
-    else:
-        impl, _non_blocking, copy, fmt = values
-        dtype, dev = impl.dtype, impl.device
+    _idx, dev, dtype, _non_blocking, copy, fmt = parse_to(args, kwargs)
     return dtype, dev, copy, preserve_format if fmt is None else fmt
 
 

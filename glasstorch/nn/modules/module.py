@@ -24,8 +24,8 @@ from collections import OrderedDict
 
 from ..._functions import empty_like
 from ...autograd.grad_mode import no_grad
-from ...tensor import TO_SIGNATURES as _TO_SIGNATURES  # torch._C._nn._parse_to's overloads are Tensor.to's
 from ...tensor import Tensor
+from ...tensor import parse_to as _tensor_parse_to  # torch._C._nn._parse_to's overloads are Tensor.to's
 from ..parameter import Buffer, Parameter
 from . import _module_hooks
 from ._module_hooks import (  # noqa: F401
@@ -55,15 +55,7 @@ def _forward_unimplemented(self, *input):
 def _parse_to(*args, **kwargs):
     """``torch._C._nn._parse_to``: (device, dtype, non_blocking, memory_format) from Module.to's arguments,
     with the argument parser's TypeErrors; a ``copy`` argument is refused, even False (modules convert in place)."""
-    idx, values = _TO_SIGNATURES.parse(args, kwargs)
-    if idx == 0:
-        device, dtype, non_blocking, _copy, memory_format = values
-    elif idx == 1:
-        device = None
-        dtype, non_blocking, _copy, memory_format = values
-    else:
-        impl, non_blocking, _copy, memory_format = values
-        device, dtype = impl.device, impl.dtype
+    idx, device, dtype, non_blocking, _copy, memory_format = _tensor_parse_to(args, kwargs)
     if "copy" in kwargs or len(args) > (3 if idx == 0 else 2):  # given at all, even False
         raise RuntimeError(".to() does not accept copy argument")
     return device, dtype, non_blocking, memory_format
