@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import platform
 
-from numpy._core._multiarray_umath import __cpu_features__ as _FEATURES
+from .._device.cpu_features import has
 
 __all__ = ["get_cpu_capability"]
 
@@ -18,7 +18,6 @@ _ORDER = ("DEFAULT", "AVX2", "AVX512")
 
 
 def _detected() -> str:
-    has = lambda *names: all(_FEATURES.get(n, False) for n in names)  # noqa: E731
     if platform.machine().lower() in ("aarch64", "arm64"):
         return "DEFAULT"  # PyTorch's SVE256 needs the SVE vector length, which numpy does not report
     if has("AVX512F", "AVX512BW", "AVX512VL", "AVX512DQ", "FMA3"):

@@ -10,7 +10,9 @@ Convolution runs on BLAS GEMMs (``np.matmul``), never on Python loops over pixel
   strided and dilated by slicing, copied once as (N, groups, C/groups * kernel, out pixels) and multiplied
   by the (groups, O/groups, C/groups * kernel) weight in one batched GEMM;
 - transposed: ``x @ w`` scattered back onto the output grid one kernel offset at a time (col2im); for
-  float16/bfloat16 the columns and their sums are kept in the input dtype, as PyTorch's slow path does.
+  float16/bfloat16 the columns and their sums are kept in the input dtype where PyTorch takes its slow path,
+  and accumulate in float32 where it hands the convolution to oneDNN (Note [oneDNN and reduced-precision
+  convolutions]).
 
 float16/bfloat16 otherwise accumulate in float32 and round once; integer dtypes accumulate in int64 and
 wrap like PyTorch's.  Any number of spatial dims (1-D, 2-D, 3-D).
@@ -38,6 +40,7 @@ import numpy as np
 from ...._core import dtype as _dt
 from ...._core import shape as _shape
 from ...._core.user_warning import warn as _user_warn
+from ...._device import cpu_features as _cpu
 from ...._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
 from ...tensor_iterator import resize_out
 from .loss import type_meta_name
@@ -255,6 +258,21 @@ def _conv_transpose_np(x, w, stride, padding, dilation, output_padding, groups, 
     return np.moveaxis(res, 0, 1).reshape(out_shape)
 
 
+# Note [oneDNN and reduced-precision convolutions]
+# PyTorch's CPU convolution goes to oneDNN for bfloat16 on AVX-512 cores (mkldnn_bf16_device_check) and for float16
+# with AVX512-FP16 (mkldnn_fp16_device_check), unless a transposed convolution's output_padding reaches its stride;
+# oneDNN accumulates in float32 and rounds once.  Elsewhere the slow path's transposed convolution keeps its
+# col2im columns and sums in the reduced dtype, rounding after every addition, which can differ by several units
+# in the last place where sums cancel.  Forward convolutions accumulate in float32 either way.
+def _slow_reduced_transposed(dtype, stride, output_padding) -> bool:
+    """Whether PyTorch's slow path (sums in the reduced dtype) computes this transposed convolution."""
+    if dtype is not _dt.float16 and dtype is not _dt.bfloat16:
+        return False
+    if any(p >= s for p, s in zip(output_padding, stride, strict=True)):
+        return True  # oneDNN refuses a big output_padding
+    return not (_cpu.onednn_bf16() if dtype is _dt.bfloat16 else _cpu.onednn_fp16())
+
+
 def convolution_checked(inp, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     """``_convolution``: argument checks, then the numpy convolution."""
     k = weight.ndim
@@ -283,7 +301,7 @@ def convolution_checked(inp, weight, bias, stride, padding, dilation, transposed
     x = inp.as_numpy()
     w = weight.as_numpy()
     if transposed:
-        store = inp.dtype.np if inp.dtype in (_dt.float16, _dt.bfloat16) else None
+        store = inp.dtype.np if _slow_reduced_transposed(inp.dtype, stride, output_padding) else None
         res = _conv_transpose_np(x, w, stride, padding, dilation, output_padding, groups, acc, out_shape, store)
         acc = res.dtype.type
     else:
