@@ -16,7 +16,10 @@ from ._core.dtype import ALIASES as _ALIASES
 from ._core.device import device  # noqa: F401
 from ._core.shape import Size  # noqa: F401
 from ._tensor.storage import UntypedStorage  # noqa: F401
-from ._tensor.typed_storage import TypedStorage  # noqa: F401
+from ._tensor.typed_storage import (  # noqa: F401
+    BFloat16Storage, BoolStorage, ByteStorage, CharStorage, ComplexDoubleStorage, ComplexFloatStorage, DoubleStorage,
+    FloatStorage, HalfStorage, IntStorage, LongStorage, ShortStorage, TypedStorage,
+)
 from ._tensor.printing import get_printoptions, printoptions, set_printoptions  # noqa: F401
 from .tensor import (  # noqa: F401
     LEGACY_TYPES as _LEGACY_TYPES, Tensor, channels_last, channels_last_3d, contiguous_format, layout,

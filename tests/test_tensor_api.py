@@ -569,3 +569,24 @@ def test_typed_storage_checkpoints(writer, reader):
     buf.seek(0)
     s = r.load(buf)
     assert (type(s).__name__, repr(s.dtype), s.tolist(), s[1]) == ("TypedStorage", "torch.int32", [0, 1, 2, 3], 1)
+
+
+LEGACY_NAMES = ["DoubleStorage", "FloatStorage", "HalfStorage", "BFloat16Storage", "LongStorage", "IntStorage",
+                "ShortStorage", "CharStorage", "ByteStorage", "BoolStorage", "ComplexDoubleStorage",
+                "ComplexFloatStorage"]
+
+
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
+@pytest.mark.parametrize("name", LEGACY_NAMES)
+def test_legacy_storage_classes(name):
+    def build(m):
+        cls = getattr(m, name)
+        s = cls(3)
+        kinds = [isinstance(m.zeros(2, dtype=d).storage(), cls) for d in (m.float32, m.float64, m.int64, m.bool)]
+        return (repr(cls.dtype), type(s).__name__, repr(s.dtype), s.size(), cls().size(), cls([1, 0]).tolist(),
+                isinstance(s, m.TypedStorage), isinstance(s, cls), kinds, s.type())
+    assert build(glasstorch) == build(torch)
+
+
+def test_legacy_storage_takes_no_dtype():
+    _raises_same(lambda m: m.FloatStorage(3, dtype=m.int32))

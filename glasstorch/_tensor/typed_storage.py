@@ -4,6 +4,7 @@ elements of one dtype.
 ``tensor.storage()`` returns one over the tensor's own storage (``_untyped_storage`` is that very object), so
 writes through either are seen by both.  Its size counts whole elements of the dtype over the entire storage,
 not the tensor's view of it.  Making one warns once per process, as PyTorch does, that the class is deprecated.
+The legacy classes (``FloatStorage`` ...) make TypedStorages of their dtype and recognise them in ``isinstance``.
 
 Invariant: a TypedStorage never owns bytes of its own: every read and write goes to ``_untyped_storage``.
 """
@@ -18,7 +19,9 @@ from .._core import dtype as _dt
 from .._core.device import as_device
 from .storage import UntypedStorage
 
-__all__ = ["TypedStorage", "warn_typed_storage_removal"]
+__all__ = ["TypedStorage", "warn_typed_storage_removal", "LEGACY_STORAGES", "DoubleStorage", "FloatStorage",
+           "HalfStorage", "BFloat16Storage", "LongStorage", "IntStorage", "ShortStorage", "CharStorage", "ByteStorage",
+           "BoolStorage", "ComplexDoubleStorage", "ComplexFloatStorage"]
 
 _REMOVAL = ("TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only storage "
             "class. This should only matter to you if you are using storages directly.  To access UntypedStorage "
@@ -157,3 +160,47 @@ class TypedStorage:
         return " " + "\n ".join(str(v) for v in self.tolist()) + "\n" + info
 
     __str__ = __repr__
+
+
+# -- the legacy per-dtype classes: torch.FloatStorage & co ----------------------------------------------------------
+class _LegacyStorageMeta(type):
+    """``isinstance(s, FloatStorage)`` holds for a CPU TypedStorage of that dtype, as PyTorch's metaclass has it."""
+
+    def __instancecheck__(cls, instance):
+        if type(instance) is TypedStorage and cls.dtype is not None:
+            return instance.dtype is cls.dtype and instance.device.type == "cpu"
+        return super().__instancecheck__(instance)
+
+
+class _LegacyStorage(TypedStorage, metaclass=_LegacyStorageMeta):
+    """``FloatStorage(...)`` makes a TypedStorage of the class's dtype (the class is never instantiated itself)."""
+
+    dtype = None
+
+    def __new__(cls, *args, wrap_storage=None, **kwargs):
+        if kwargs:
+            raise RuntimeError(f"<class 'torch.{cls.__name__}'>.__new__ received an invalid combination of arguments. "
+                               "Expected one of:\n * no arguments\n * (int size)\n * (Sequence data)\n"
+                               f" * (*, UntypedStorage wrap_storage)\nKeyword argument '{next(iter(kwargs))}' cannot "
+                               "be specified")
+        return TypedStorage(*args, dtype=cls.dtype, wrap_storage=wrap_storage)
+
+
+def _legacy(name: str, dtype) -> type:
+    return _LegacyStorageMeta(name, (_LegacyStorage,), {"dtype": dtype, "__doc__": f"``torch.{name}``."})
+
+
+DoubleStorage = _legacy("DoubleStorage", _dt.float64)
+FloatStorage = _legacy("FloatStorage", _dt.float32)
+HalfStorage = _legacy("HalfStorage", _dt.float16)
+BFloat16Storage = _legacy("BFloat16Storage", _dt.bfloat16)
+LongStorage = _legacy("LongStorage", _dt.int64)
+IntStorage = _legacy("IntStorage", _dt.int32)
+ShortStorage = _legacy("ShortStorage", _dt.int16)
+CharStorage = _legacy("CharStorage", _dt.int8)
+ByteStorage = _legacy("ByteStorage", _dt.uint8)
+BoolStorage = _legacy("BoolStorage", _dt.bool)
+ComplexDoubleStorage = _legacy("ComplexDoubleStorage", _dt.complex128)
+ComplexFloatStorage = _legacy("ComplexFloatStorage", _dt.complex64)
+LEGACY_STORAGES = (DoubleStorage, FloatStorage, HalfStorage, BFloat16Storage, LongStorage, IntStorage, ShortStorage,
+                   CharStorage, ByteStorage, BoolStorage, ComplexDoubleStorage, ComplexFloatStorage)
