@@ -143,8 +143,9 @@ def _double_backward(p):
 # Fields of autograd.grad's results not compared by default (see the report of issue 19's fuzzer item):
 # grad_fn: PyTorch's double-backward nodes (TanhBackwardBackward0 ...) where ours compose primitives (the double
 # backward formulas item); _version: PyTorch's InputBuffer adds a second gradient in place when it holds the only
-# reference (a refcount test), so x*x's gradient is at version 1; stride: the strides of size-1 dims of a gradient.
-GRAD_FIELDS = ("grad_fn", "_version", "stride")
+# reference (a refcount test), so x*x's gradient is at version 1; stride: the strides of size-1 dims of a gradient;
+# is_view: whether a formula returns a view (mm's gradient for a (1, 1) input is one in PyTorch).
+GRAD_FIELDS = ("grad_fn", "_version", "stride", "is_view")
 LENIENT = {"autograd.grad": GRAD_FIELDS, "g0": GRAD_FIELDS, "g1": GRAD_FIELDS, "gg": GRAD_FIELDS}
 
 

@@ -142,3 +142,63 @@ def indexing(data):
 
 
 test_indexing, test_indexing_long = indexing
+
+
+def _gathers(p):
+    """The index-taking operators: index_select, gather, take, masked_select, masked_fill, nonzero, scatter_,
+    index_fill_, argwhere, as functions, methods and (where they have one) with out=."""
+    dtype, shape = _make(p)
+    n, draw = len(shape), p.draw
+    op = draw(st.sampled_from(["index_select", "gather", "take", "masked_select", "masked_fill", "nonzero",
+                               "argwhere", "scatter_", "index_fill_", "take_along_dim"]), "op")
+    dim = draw(st.integers(-max(n, 1), max(n, 1) - 1))
+    size = shape[dim] if n else 1
+    if op in ("index_select", "index_fill_"):
+        index = draw(_int_tensor(size, 1))
+        if op == "index_select":
+            p.fn("index_select", V("x"), dim, index)
+        else:
+            p.method("x", "index_fill_", dim, index, draw(values_for(dtype)), observe=("x",))
+    elif op in ("gather", "scatter_", "take_along_dim"):
+        ishape = tuple(draw(st.integers(0, s)) for s in shape) if op != "take_along_dim" else \
+            tuple(draw(st.sampled_from([1, s])) for s in shape)
+        index = draw(_int_tensor_of_shape(ishape, size))
+        if op == "gather":
+            p.fn("gather", V("x"), dim, index)
+        elif op == "take_along_dim":
+            p.fn("take_along_dim", V("x"), index, dim)
+        else:
+            p.method("x", "scatter_", dim, index, draw(values_for(dtype)), observe=("x",))
+    elif op == "take":
+        p.fn("take", V("x"), draw(_int_tensor(max(_numel(shape), 1), 2)))
+    elif op in ("masked_select", "masked_fill"):
+        mask = draw(tensor_literal(shape[draw(st.integers(0, n)):], "bool"))
+        if op == "masked_select":
+            p.fn("masked_select", V("x"), mask)
+        else:
+            p.method("x", "masked_fill", mask, draw(values_for(dtype)))
+    else:
+        p.fn(op, V("x"))
+
+
+def _numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+@st.composite
+def _int_tensor_of_shape(draw, shape, size):
+    good = st.integers(-size, size - 1) if size else st.just(0)
+    flat = draw(st.lists(st.integers(0, 19).flatmap(lambda k: st.just(size) if k == 0 else good),
+                         min_size=_numel(shape), max_size=_numel(shape)))
+    return T(_nest(flat, shape), "int64")
+
+
+@fuzz(examples=80)
+def gathers(data):
+    explore(data, _gathers, exact=True)
+
+
+test_gathers, test_gathers_long = gathers

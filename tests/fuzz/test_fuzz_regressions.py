@@ -264,3 +264,41 @@ def test_copy_onto_the_same_data_returns_at_once():
     assert (x_gt._version, out_gt is x_gt) == (x_th._version, out_th is x_th)
     assert_same_error(lambda: glasstorch.empty(2, 3).copy_(glasstorch.zeros(4, device="meta")),
                       lambda: torch.empty(2, 3).copy_(torch.zeros(4, device="meta")))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.take_along_dim(m.tensor([[1, 2], [7, 8]]), m.tensor([[-1, 2]]), 0),
+    lambda m: m.take_along_dim(m.tensor([[1, 2], [7, 8]]), m.tensor([[5]]), 1),
+    lambda m: m.take_along_dim(m.tensor([[1], [7]]), m.tensor([[2]]), 0),
+    lambda m: m.take_along_dim(m.zeros(0, 2), m.zeros(0, 1, dtype=m.int64), 0),
+    lambda m: m.take_along_dim(m.tensor(1), m.tensor(0)),
+], ids=["negative", "past_end", "past_end_broadcast", "empty", "no_dim"])
+def test_take_along_dim_takes_indices_modulo_the_size(call):
+    """Along a dim torch.take_along_dim takes indices modulo the dim's size (negative and past-the-end ones)."""
+    gt, th = _both(call)
+    assert_same(gt, th)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.take_along_dim(m.tensor([[1, 2]]), m.tensor([[5]]), None),
+    lambda m: m.take_along_dim(m.zeros(0, 2), m.tensor([[0]]), 0),
+    lambda m: m.take_along_dim(m.tensor(1), m.tensor(1), 0),
+], ids=["flat_out_of_bounds", "size_0_dim", "0_dim"])
+def test_take_along_dim_errors(call):
+    """Flattened (no dim) indices are bounds-checked; a size-0 dim divides by zero; a 0-dim input cannot be read
+    along dim 0 (was IndexError 'tuple index out of range' from inside the helper)."""
+    assert_same_error(lambda: call(glasstorch), lambda: call(torch))
+
+
+@pytest.mark.parametrize("index", [
+    lambda m: m.tensor([], dtype=m.int64), lambda m: m.tensor([], dtype=m.float32),
+    lambda m: m.zeros(0, 5, 5, dtype=m.int64)], ids=["empty_1d", "empty_float", "empty_bigger"])
+def test_gather_with_an_empty_index_checks_nothing_more(index):
+    """gather's meta function returns before its dtype and shape checks when the index is empty."""
+    gt, th = _both(lambda m: m.gather(m.tensor([[[4]]]), 0, index(m)))
+    assert_same(gt, th)
+
+
+def test_gather_checks_the_index_dtype_before_its_shape():
+    assert_same_error(lambda: glasstorch.gather(glasstorch.tensor([[[4]]]), 0, glasstorch.tensor([1.0])),
+                      lambda: torch.gather(torch.tensor([[[4]]]), 0, torch.tensor([1.0])))

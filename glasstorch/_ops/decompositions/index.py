@@ -70,6 +70,8 @@ def _take_along_dim_helper(self, indices, dim):
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{_dt.name_of(indices.dtype)}")
     dim = wrap_dim(dim, self.ndim)
+    if self.ndim == 0:  # PyTorch reads self.size(dim) here
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     sizes = list(self.sizes)
     sizes[dim] = indices.sizes[dim]
     idx_b = aten.expand(indices, _shape.broadcast_shapes(tuple(sizes), indices.sizes), False)
@@ -79,17 +81,28 @@ def _take_along_dim_helper(self, indices, dim):
     return self_b, idx_b, dim
 
 
+def _wrapped_indices(self, idx_b, d):
+    """Along a dim PyTorch takes the indices modulo the dim's size (negative ones count from the end, and so do
+    the ones past it); a size-0 dim with indices divides by zero."""
+    size = self.sizes[d]
+    if size == 0:
+        if idx_b.numel():
+            raise RuntimeError("ZeroDivisionError")
+        return idx_b
+    return aten.remainder_Scalar(idx_b, size)
+
+
 def take_along_dim(self, indices, dim):
     if dim is not None:
         self_b, idx_b, d = _take_along_dim_helper(self, indices, dim)
-        return aten.gather(self_b, d, idx_b, False)
+        return aten.gather(self_b, d, _wrapped_indices(self, idx_b, d), False)
     return aten.gather(aten.view(self, (-1,)), 0, aten.view(indices, (-1,)), False)
 
 
 def take_along_dim_out(self, indices, dim, out):
     if dim is not None:
         self_b, idx_b, d = _take_along_dim_helper(self, indices, dim)
-        return aten.gather_out(self_b, d, idx_b, False, out)
+        return aten.gather_out(self_b, d, _wrapped_indices(self, idx_b, d), False, out)
     return aten.gather_out(aten.view(self, (-1,)), 0, aten.view(indices, (-1,)), False, out)
 
 

@@ -244,13 +244,15 @@ def gather_out(self, dim, index, sparse_grad, out):
         check_internal_overlap(out)
         assert_no_overlap(out, self)
     out = prepare_out(out, index.sizes, self.dtype, self.device)
+    if not index.numel():  # PyTorch's gather meta: an empty index is checked for nothing more
+        return out
+    _scatter_gather_dtype_check("gather", self, index)
     if _nonempty_dim(self) != _nonempty_dim(index):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     for d in range(_nonempty_dim(self)):
         if d != dim and _nonempty_size(index, d) > _nonempty_size(self, d):
             raise RuntimeError(f"Size does not match at dimension {d} expected index {fmt(index.sizes)} to be no "
                                f"larger than self {fmt(self.sizes)} apart from dimension {dim}")
-    _scatter_gather_dtype_check("gather", self, index)
     if is_meta(self, index, out) or not out.numel():
         return out
     idx = _idx(index).reshape(index.sizes or (1,))
