@@ -11,7 +11,10 @@ dtypes; reductions (sum, mean, prod, amax, max) x (input, out) dtypes.
 
 from __future__ import annotations
 
+import ast
 import itertools
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -197,3 +200,35 @@ def test_dim_reduction_out_of_every_dtype(op):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             _compare(run, f"{op}({di}, 0, out={do})", op)
+
+
+_WARN_SCRIPT = """
+import warnings, torch
+x = torch.tensor([[1 + 2j, 3 - 1j], [2j, 4]], dtype=torch.complex64)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    getattr(torch, {op!r})(x, 0, out=torch.empty(0))
+print(repr([(w.category.__name__, str(w.message).split(" (Triggered internally")[0]) for w in caught]))
+"""
+
+
+@pytest.mark.parametrize("op", ("sum", "mean", "prod"))
+def test_complex_reduction_into_a_real_out_warns_as_torch(op):
+    """A complex input reduced into a real ``out=`` is ``self.to(real)`` first: torch's UserWarning (pointing at
+    the caller), not numpy's ComplexWarning; the values are the real parts'.  torch warns once per process
+    (TORCH_WARN_ONCE), so its warnings come from a fresh interpreter."""
+    def run(m):
+        x = m.tensor([[1 + 2j, 3 - 1j], [2j, 4]], dtype=m.complex64)
+        return getattr(m, op)(x, 0, out=m.empty(0))
+
+    proc = subprocess.run([sys.executable, "-c", _WARN_SCRIPT.format(op=op)], capture_output=True, text=True,
+                          check=True)
+    want = ast.literal_eval(proc.stdout.strip().splitlines()[-1])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run(gt)
+    assert [(w.category.__name__, str(w.message)) for w in caught] == want
+    assert all(w.filename == __file__ for w in caught)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _compare(run, op, op)

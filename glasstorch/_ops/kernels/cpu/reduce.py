@@ -130,6 +130,9 @@ def _input_np(self: TensorImpl, dtype, acc=None) -> np.ndarray:
     src = self.dtype
     if src is _dt.complex32:  # numpy has no complex-half: its values, exactly, as complex64
         a, src = chalf_values(a), _dt.complex64
+    if src.is_complex and not dtype.is_complex and dtype is not _dt.bool:  # self.to(dtype), as copy_ warns
+        _user_warn("Casting complex values to real discards the imaginary part")
+        a, src = a.real, src.to_real()
     if src is dtype or (acc is not None and acc == dtype.np) or src is _dt.bool or \
             (src._cat == dtype._cat and _dt.promote_types(src, dtype) is dtype):
         return a
