@@ -305,9 +305,16 @@ def _node_class(info: Info) -> list:
         out += ["    @property", f"    def _saved_{name}(self):",
                 f"        return wrap_saved(self.result_[{i}], {node!r})", ""]
         out += _raw_saved(name, f"self.result_[{i}]")
-    for n in saved_v + saved_m:
+    lists = {a.name for a in info.args if a.type.is_list}
+    shown = [n for n in saved_m if not n.endswith(_UNSHOWN_META) and n.rsplit("_", 1)[0] not in lists]
+    for n in saved_v + shown:
         out += ["    @property", f"    def _saved_{_torch_saved_name(n)}(self):", f"        return self.{n}_", ""]
     return out + [""]
+
+
+# PyTorch's nodes show no property for a saved dtype, device or layout (its ScalarType / TensorOptions), nor for
+# the metadata of a Tensor[] argument (cat's sizes and dtypes).
+_UNSHOWN_META = ("_dtype", "_device", "_geometry")
 
 
 def _raw_saved(name: str, slot: str) -> list:

@@ -8628,6 +8628,70 @@ def _autograd_kthvalue(ks, self, k, dim, keepdim):
 register_autograd('aten::kthvalue', _autograd_kthvalue)
 
 
+_op_cummax = _get_op('aten::cummax')
+
+
+def _autograd_cummax(ks, self, dim):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.CummaxBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.dim_ = dim
+        result = _op_cummax.redispatch(ks, self, dim)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result, (1,))
+        return result
+    return _op_cummax.redispatch(ks, self, dim)
+
+
+register_autograd('aten::cummax', _autograd_cummax)
+
+
+_op_cummax_out = _get_op('aten::cummax.out')
+
+
+def _autograd_cummax_out(ks, self, dim, values, indices):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('cummax', self)
+    return _op_cummax_out.redispatch(ks, self, dim, values, indices)
+
+
+register_autograd('aten::cummax.out', _autograd_cummax_out)
+
+
+_op_cummin = _get_op('aten::cummin')
+
+
+def _autograd_cummin(ks, self, dim):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.CumminBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.dim_ = dim
+        result = _op_cummin.redispatch(ks, self, dim)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result, (1,))
+        return result
+    return _op_cummin.redispatch(ks, self, dim)
+
+
+register_autograd('aten::cummin', _autograd_cummin)
+
+
+_op_cummin_out = _get_op('aten::cummin.out')
+
+
+def _autograd_cummin_out(ks, self, dim, values, indices):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('cummin', self)
+    return _op_cummin_out.redispatch(ks, self, dim, values, indices)
+
+
+register_autograd('aten::cummin.out', _autograd_cummin_out)
+
+
 _op_unique_dim = _get_op('aten::unique_dim')
 
 

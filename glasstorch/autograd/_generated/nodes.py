@@ -382,10 +382,6 @@ class AsStridedBackward0(Node):
     def _saved_storage_offset(self):
         return self.storage_offset_
 
-    @property
-    def _saved_self_geometry(self):
-        return self.self_geometry_
-
 
 def _AsStridedBackward1_0(grad, grads, size, stride, storage_offset, self_geometry):
     return as_strided_backward(grad, self_geometry, size, stride, storage_offset)
@@ -421,10 +417,6 @@ class AsStridedBackward1(Node):
     @property
     def _saved_storage_offset(self):
         return self.storage_offset_
-
-    @property
-    def _saved_self_geometry(self):
-        return self.self_geometry_
 
 
 def _TransposeBackward0_0(grad, grads, dim0, dim1):
@@ -1071,10 +1063,6 @@ class ToCopyBackward0(Node):
         if node.should_compute_output(0):
             out[0] = unwrap(_ToCopyBackward0_0(grad, grads, self_dtype))
         return out
-
-    @property
-    def _saved_self_dtype(self):
-        return self.self_dtype_
 
 
 def _FillBackward2_0(grad, grads):
@@ -7549,10 +7537,6 @@ class SumBackward0(Node):
         return out
 
     @property
-    def _saved_self_dtype(self):
-        return self.self_dtype_
-
-    @property
     def _saved_self_sym_sizes(self):
         return self.self_sizes_
 
@@ -7587,10 +7571,6 @@ class SumBackward1(Node):
     @property
     def _saved_keepdim(self):
         return self.keepdim_
-
-    @property
-    def _saved_self_dtype(self):
-        return self.self_dtype_
 
     @property
     def _saved_self_sym_sizes(self):
@@ -8525,10 +8505,6 @@ class CumsumBackward0(Node):
     def _saved_dim(self):
         return self.dim_
 
-    @property
-    def _saved_self_dtype(self):
-        return self.self_dtype_
-
 
 def _CumprodBackward0_0(grad, grads, self, dim, self_dtype, result):
     return cumprod_backward(grad.to(self_dtype), self, dim, result)
@@ -8573,10 +8549,6 @@ class CumprodBackward0(Node):
     def _saved_dim(self):
         return self.dim_
 
-    @property
-    def _saved_self_dtype(self):
-        return self.self_dtype_
-
 
 def _CatBackward0_0(grad, grads, dim, tensors_dtype, tensors_sizes):
     return cat_tensors_backward(grad, tensors_sizes, tensors_dtype, dim)
@@ -8605,14 +8577,6 @@ class CatBackward0(Node):
     def _saved_dim(self):
         return self.dim_
 
-    @property
-    def _saved_tensors_dtype(self):
-        return self.tensors_dtype_
-
-    @property
-    def _saved_tensors_sym_sizes(self):
-        return self.tensors_sizes_
-
 
 def _StackBackward0_0(grad, grads, dim, tensors_dtype):
     return stack_tensors_backward(grad, dim, tensors_dtype)
@@ -8639,10 +8603,6 @@ class StackBackward0(Node):
     @property
     def _saved_dim(self):
         return self.dim_
-
-    @property
-    def _saved_tensors_dtype(self):
-        return self.tensors_dtype_
 
 
 def _TrilBackward0_0(grad, grads, diagonal):
@@ -9515,12 +9475,98 @@ class KthvalueBackward0(Node):
         return self.self_sizes_
 
 
+def _CummaxBackward0_0(grad, grads, self, dim, result):
+    return cummaxmin_backward(grad, self, result[1], dim)
+
+
+class CummaxBackward0(Node):
+    """Backward of ``cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:21)."""
+
+    __slots__ = ('self_', 'dim_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'CummaxBackward0')
+        self = _unpack(node, node.self_, 'CummaxBackward0')
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CummaxBackward0_0(grad, grads, self, dim, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'CummaxBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_indices(self):
+        return wrap_saved(self.result_[1], 'CummaxBackward0')
+
+    @property
+    def _raw_saved_indices(self):
+        return self.result_[1]
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _CumminBackward0_0(grad, grads, self, dim, result):
+    return cummaxmin_backward(grad, self, result[1], dim)
+
+
+class CumminBackward0(Node):
+    """Backward of ``cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:25)."""
+
+    __slots__ = ('self_', 'dim_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'CumminBackward0')
+        self = _unpack(node, node.self_, 'CumminBackward0')
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CumminBackward0_0(grad, grads, self, dim, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'CumminBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_indices(self):
+        return wrap_saved(self.result_[1], 'CumminBackward0')
+
+    @property
+    def _raw_saved_indices(self):
+        return self.result_[1]
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
 def _UniqueDimBackward0_0(grad, grads):
     return not_implemented("unique_dim")
 
 
 class UniqueDimBackward0(Node):
-    """Backward of ``unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:22)."""
+    """Backward of ``unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:30)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9540,7 +9586,7 @@ def _UniqueConsecutiveBackward0_0(grad, grads):
 
 
 class UniqueConsecutiveBackward0(Node):
-    """Backward of ``unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:26)."""
+    """Backward of ``unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:34)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9560,7 +9606,7 @@ def _Unique2Backward0_0(grad, grads):
 
 
 class Unique2Backward0(Node):
-    """Backward of ``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:30)."""
+    """Backward of ``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:38)."""
 
     __slots__ = ()
     _tensor_slots = ()
