@@ -458,3 +458,14 @@ def test_complex32_reductions(expr):
         return eval(expr)
     want, got = _outcome(torch, run), _outcome(gt, run)
     assert _same(want, got), (want, got)
+
+
+@pytest.mark.parametrize("expr", ["a.sign()", "a.floor()", "a.maximum(a)", "a.fmin(a)", "a.clamp(0, 1)",
+                                  "a.clamp(a, a)", "a.clamp(min=a)"])
+def test_meta_functions_do_not_refuse_complex_on_meta(expr):
+    """torch's meta device accepts these (its Python meta registrations); the result's dtype and shape agree."""
+    def run(m):
+        a = m.empty(3, dtype=m.complex64, device="meta")  # noqa: F841
+        return eval(expr)
+    got, want = run(gt), run(torch)
+    assert (repr(got.dtype), tuple(got.shape), str(got.device)) == (repr(want.dtype), tuple(want.shape), "meta")

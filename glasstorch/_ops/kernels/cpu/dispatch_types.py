@@ -12,7 +12,9 @@ unsupported dtype never reaches a numpy loop that would compute something else o
 Some operators refuse complex operands earlier, in their meta function, with their own text and exception type
 (``sign``: "Unlike NumPy, torch.sign is not intended to support complex numbers ...", ``maximum``: a RuntimeError);
 a :class:`Dispatch` carries that refusal too (``complex_error``), checked on the tensor operands before the
-iterator is built, so it holds on meta as well.
+iterator is built (so before a broadcast error, as PyTorch's meta function runs first).  PyTorch's ``meta``
+device computes these operators with its Python meta registrations, which do not refuse complex, so neither
+does glasstorch on meta operands.
 
 Invariant: a kernel with a Dispatch touches only operands whose common dtype is in its table.
 """
@@ -58,9 +60,9 @@ class Dispatch:
             raise not_implemented(self.kname, dt)
 
     def check_operands(self, operands) -> None:
-        """The meta function's complex refusal, if any: raised when a tensor operand is complex."""
+        """The meta function's complex refusal, if any: raised when a tensor operand with data is complex."""
         if self.complex_error is not None:
             for x in operands:
-                if type(x) is TensorImpl and x.dtype.is_complex:
+                if type(x) is TensorImpl and x.dtype.is_complex and x.storage._data is not None:
                     exc, msg = self.complex_error
                     raise exc(msg)

@@ -45,17 +45,17 @@ def _clamp_scalar(self, lo, hi, out, kname, single=False):
     """clamp/clamp_min/clamp_max with Scalar bounds: the scalars take part in type promotion for integer
     inputs (an in-place op may not change dtype), and ``out`` must have the result dtype.  A complex bound of a
     floating tensor: clamp_min/clamp_max (``single``) refuse it, clamp reads it as a double first."""
-    _check_not_complex(self.dtype)
+    _check_not_complex(self.dtype, self)
     rt = self.dtype
     bounds = [v for v in (lo, hi) if v is not None]
     if _is_float(rt) and any(isinstance(v, complex) for v in bounds):
         if single:
-            _check_not_complex(_dt.complex64)
+            _check_not_complex(_dt.complex64, self)
         for v in bounds:
             _checked_scalar(v, _dt.float64)
     if not _is_float(rt):
         rt = common_dtype([self] + [v for v in (lo, hi) if v is not None])
-        _check_not_complex(rt)
+        _check_not_complex(rt, self)
         if rt is not self.dtype and out is self:
             raise RuntimeError(f"result type {_dt.name_of(rt)} can't be cast to the desired output type "
                                f"{_TYPEMETA[self.dtype]}")
@@ -80,8 +80,9 @@ def _clamp_scalar(self, lo, hi, out, kname, single=False):
     return it.out
 
 
-def _check_not_complex(dt) -> None:
-    if dt.is_complex:
+def _check_not_complex(dt, self) -> None:
+    """clamp's meta-function refusal (not on meta operands: Note [Kernel dtype tables])."""
+    if dt.is_complex and self.storage._data is not None:
         raise NotImplementedError("clamp is not supported for complex types")
 
 
@@ -106,7 +107,7 @@ def clamp_Tensor_out(self, min, max, out):  # noqa: A002, N802
     both bounds are PyTorch's clamp kernel (NaN bounds give NaN, bool unsupported)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    _check_not_complex(self.dtype)
+    _check_not_complex(self.dtype, self)
     if max is None:
         return _pw._clamp_min_tensor_out(self, min, out)
     if min is None:
