@@ -7,10 +7,11 @@ TensorIterator check, promote and allocate, and then runs numpy ufuncs with ``dt
 dtype (numpy casts inside its loop, so mixed-dtype inputs are not copied first).  The same function
 serves the Meta key: on meta operands the iterator returns before any data is touched, which is how
 structured kernels get meta support for free in PyTorch.  Checks PyTorch makes in its *meta* functions
-(``-bool``, integer ** negative, ``addcdiv`` on integers, complex ``sign``/``floor``/``maximum`` ...) run on meta
-too; the "not implemented for 'Bool'" errors of PyTorch's dtype dispatch run only when there is data.  Both come
-from each kernel's dtype table, a ``Dispatch`` (Note [Kernel dtype tables] in ``dispatch_types.py``), checked
-before numpy sees an operand; complex32 runs in complex64 where a table lists it (Note [complex32 kernels]).
+(``-bool``, integer ** negative, ``addcdiv`` on integers ...) run on meta too, except the complex refusals
+(``sign``, ``floor``, ``maximum`` ...), which torch's meta device does not make; the "not implemented for 'Bool'"
+errors of PyTorch's dtype dispatch run only when there is data.  Both come from each kernel's dtype table, a
+``Dispatch`` (Note [Kernel dtype tables] in ``dispatch_types.py``), checked before numpy sees an operand;
+complex32 runs in complex64 where a table lists it (Note [complex32 kernels]).
 ``binary`` and add/sub take
 ``fast_operands`` first for a given ``out`` (in place too) that needs no broadcast, cast or resize: no
 iterator object, and one dtype throughout, so numpy is called without ``dtype=``/``casting=``.
