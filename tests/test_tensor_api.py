@@ -590,3 +590,29 @@ def test_legacy_storage_classes(name):
 
 def test_legacy_storage_takes_no_dtype():
     _raises_same(lambda m: m.FloatStorage(3, dtype=m.int32))
+
+
+STORAGE_ITEM_ERRORS = {
+    "bool_index": lambda m: m.arange(3.0).storage()[True],
+    "meta_item": lambda m: m.ones(2, device="meta").storage()[0],
+    "set_out_of_range": lambda m: m.arange(3.0).storage().__setitem__(5, 1.0),
+    "set_float_index": lambda m: m.arange(3.0).storage().__setitem__(1.5, 7.0),
+    "set_storage_value": lambda m: m.arange(3.0).storage().__setitem__(0, m.arange(3.0).storage()),
+}
+
+
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
+@pytest.mark.parametrize("case", STORAGE_ITEM_ERRORS)
+def test_typed_storage_item_errors(case):
+    _raises_same(STORAGE_ITEM_ERRORS[case])
+
+
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
+def test_typed_storage_writes():
+    def build(m):
+        x = m.arange(4.0)
+        s = x.storage()
+        s[-1] = 7
+        s[0:2] = 5.0
+        return x.tolist(), list(s)
+    assert build(glasstorch) == build(torch)

@@ -124,28 +124,41 @@ class TypedStorage:
         data = self._untyped_storage.bytes_view()
         return data[: self.size() * self.dtype.itemsize].view(self.dtype.np)
 
+    def _what(self) -> str:
+        return "<class 'torch.storage.TypedStorage'>"
+
     def _index(self, idx) -> int:
-        if isinstance(idx, bool) or not isinstance(idx, int):
-            kind = "slices are only supported in UntypedStorage.__getitem__" if isinstance(idx, slice) else (
-                f"can't index a {type(self)} with {type(idx)}")
-            raise RuntimeError(kind.replace("glasstorch._tensor.typed_storage", "torch.storage"))
+        """PyTorch's ``_getitem`` checks then ``_maybe_wrap_index`` (which refuses a bool, an int subclass)."""
+        if self.device.type == "meta":
+            raise NotImplementedError("Not available for 'meta' device type")
+        if isinstance(idx, slice):
+            raise RuntimeError("slices are only supported in UntypedStorage.__getitem__")
+        if not isinstance(idx, int):
+            raise RuntimeError(f"can't index a {self._what()} with {type(idx)}")
+        if type(idx) is not int:
+            raise TypeError(f"can't index a {self._what()} with {type(idx)}")
         n = self.size()
-        i = idx + n if idx < 0 else idx
-        if not 0 <= i < n:
+        if not -n <= idx < n:
             raise IndexError(f"index {idx} out of range for storage of size {n}")
-        return i
+        return idx + n if idx < 0 else idx
 
     def __getitem__(self, idx):
-        value = self._elements()[self._index(idx)]
+        i = self._index(idx)
+        value = self._elements()[i]
         if self.dtype in (_dt.bfloat16, _dt.float16):
             return float(value)
         return value.item()
 
     def __setitem__(self, idx, value):
-        if isinstance(idx, slice):
-            self._elements()[idx] = value
-            return
-        self._elements()[self._index(idx)] = value
+        """As PyTorch: ``tensor([]).set_(self)[idx] = value`` (so a bad index gets the tensor's message)."""
+        if not isinstance(idx, (int, slice)):
+            raise RuntimeError(f"can't index a {self._what()} with {type(idx)}")
+        if isinstance(value, (TypedStorage, UntypedStorage)):
+            raise RuntimeError(f"cannot set item with value type <class 'torch.storage.{type(value).__name__}'>")
+        n = self.size()
+        if isinstance(idx, int) and not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of bounds for dimension 0 with size {n}")
+        self._elements()[idx] = value
 
     def tolist(self) -> list:
         return [self[i] for i in range(self.size())]
