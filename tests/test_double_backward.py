@@ -41,6 +41,8 @@ SELECTING = {
     "kthvalue": lambda m, x: x.kthvalue(2, 0),
     "cummax": lambda m, x: x.cummax(0),
     "cummin": lambda m, x: m.cummin(x, 1),
+    "median_dim": lambda m, x: x.median(0),
+    "nanmedian_dim": lambda m, x: m.nanmedian(x, 1, keepdim=True),
     "native_layer_norm": lambda m, x: m.native_layer_norm(x, (2,), None, None, 1e-5),
     "native_batch_norm": lambda m, x: m.native_batch_norm(x, None, None, None, None, True, 0.1, 1e-5),
     "native_dropout": lambda m, x: m.native_dropout(x, 0.0, True),
@@ -222,7 +224,8 @@ SAME_GRAD_FN = ("nn.functional.relu", "relu", "threshold", "aten.threshold_backw
                 "aten.leaky_relu_backward", "aten.hardtanh_backward", "pad non-constant", "reflection_pad1d",
                 "reflection_pad2d", "reflection_pad3d", "replication_pad1d", "replication_pad2d", "replication_pad3d",
                 "aten.reflection_pad2d_backward", "aten.replication_pad3d_backward", "nn.functional.nll_loss",
-                "_C._nn.nll_loss2d", "ops.aten.nll_loss_forward", "cummax", "cummin", "mul", "div", "sin", "exp",
+                "_C._nn.nll_loss2d", "ops.aten.nll_loss_forward", "cummax", "cummin", "median", "nanmedian",
+                "mul", "div", "sin", "exp",
                 "matmul", "mm", "sum", "mean", "where", "cat", "stack", "index_select", "gather", "atan2", "gelu")
 
 

@@ -1,6 +1,6 @@
 """OpInfo entries: sorting and selection (glasstorch/_ops/native_functions/sort.yaml) — sort, argsort, msort,
-topk, kthvalue, cummax, cummin, unique (``torch.unique`` over ``_unique2``/``unique_dim``), unique_consecutive,
-searchsorted, bucketize, nonzero (and ``as_tuple``), nonzero_static, argwhere.
+topk, kthvalue, cummax, cummin, median, nanmedian, unique (``torch.unique`` over ``_unique2``/``unique_dim``),
+unique_consecutive, searchsorted, bucketize, nonzero (and ``as_tuple``), nonzero_static, argwhere.
 
 PyTorch's unstable sort, ``topk`` and ``kthvalue`` order equal elements in an implementation-defined
 way, so their samples use distinct values (a permutation); ``stable=True`` samples have many ties.
@@ -150,6 +150,39 @@ def cum_extreme_errors():
             ErrorSample((T((2, 3), dtype="complex64"), 1), name="complex"),
             ErrorSample((T((2, 3)), 1), {"out": (T((0,), dtype="float64"), T((0,), dtype="int64"))}, name="out values"),
             ErrorSample((T((2, 3)), 1), {"out": (T((0,)), T((0,), dtype="int32"))}, name="out indices")]
+
+
+# -- median / nanmedian ----------------------------------------------------------------------------------------
+# torch picks among equal medians in an implementation-defined way: distinct values, NaN placed on purpose
+_NAN_ROWS = [[3, float("nan"), 1, float("nan"), 2], [5, 1, 4, 2, 3], [float("nan")] * 5, [2, 1, float("nan"), 4, 3]]
+
+
+def median_all_samples(dtype):
+    for shape in ((7,), (3, 4), (2, 3, 4), (), (0,)):
+        yield Sample((_perm(shape, 1, dtype),), name=f"{shape}")
+    yield Sample((_perm((4, 6), 2, dtype),), name="even count")
+    if dtype in ("float32", "float64", "float16", "bfloat16"):
+        yield Sample((T((4, 5), values=_NAN_ROWS),), name="nan")
+
+
+def median_dim_samples(dtype):
+    for shape, d, keep in (((7,), 0, False), ((3, 4), 1, True), ((3, 4), 0, False), ((2, 3, 4), -1, False),
+                           ((2, 3, 4), 1, True), ((), 0, False), ((), -1, True), ((0, 4), 1, False)):
+        yield Sample((_perm(shape, 3, dtype), d), {"keepdim": keep}, name=f"{shape} {d} {keep}")
+    yield Sample((_perm((6, 4), 4, dtype), 0, True), name="positional keepdim")
+    if dtype in ("float32", "float64", "float16", "bfloat16"):
+        yield Sample((T((4, 5), values=_NAN_ROWS), 1), name="nan rows")
+
+
+def median_errors(dim):
+    out = [ErrorSample((T((2, 3), dtype="bool"), *dim), name="bool"),
+           ErrorSample((T((2, 3), dtype="complex64"), *dim), name="complex")]
+    if dim:
+        out += [ErrorSample((T((2, 3)), 2), name="dim"), ErrorSample((T((2, 0)), 1), name="empty dim"),
+                ErrorSample((T((2, 3)), 1), {"out": (T((0,), dtype="float64"), T((0,), dtype="int64"))},
+                            name="out values"),
+                ErrorSample((T((2, 3)), 1), {"out": (T((0,)), T((0,), dtype="int32"))}, name="out indices")]
+    return lambda: out
 
 
 # -- unique ----------------------------------------------------------------------------------------------------
@@ -305,6 +338,14 @@ OPS = [
            errors=cum_extreme_errors),
     OpInfo("cummin", aten=("cummin", "cummin.out"), samples=cum_extreme_samples, dtypes=ALL, method=True, out=True,
            errors=cum_extreme_errors),
+    OpInfo("median", aten=("median",), samples=median_all_samples, dtypes=ALL_NUMERIC, method=True,
+           errors=median_errors(())),
+    OpInfo("median", aten=("median.dim", "median.dim_values"), samples=median_dim_samples, dtypes=ALL_NUMERIC,
+           method=True, out=True, errors=median_errors((1,))),
+    OpInfo("nanmedian", aten=("nanmedian",), samples=median_all_samples, dtypes=ALL_NUMERIC, method=True,
+           errors=median_errors(())),
+    OpInfo("nanmedian", aten=("nanmedian.dim", "nanmedian.dim_values"), samples=median_dim_samples, dtypes=ALL_NUMERIC,
+           method=True, out=True, errors=median_errors((1,))),
     LibOpInfo("unique", aten=("unique_dim",), samples=unique_samples, dtypes=SORTABLE, method=True,
               errors=unique_errors, fn=_python_level("unique")),
     OpInfo("_unique2", aten=("_unique2",), samples=unique2_samples, dtypes=("float32", "int64", "bool")),

@@ -8692,6 +8692,84 @@ def _autograd_cummin_out(ks, self, dim, values, indices):
 register_autograd('aten::cummin.out', _autograd_cummin_out)
 
 
+_op_median = _get_op('aten::median')
+
+
+def _autograd_median(ks, self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.MedianBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_median.redispatch(ks, self)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_median.redispatch(ks, self)
+
+
+register_autograd('aten::median', _autograd_median)
+
+
+_op_median_dim = _get_op('aten::median.dim')
+
+
+def _autograd_median_dim(ks, self, dim, keepdim):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.MedianBackward1()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        node.keepdim_ = keepdim
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_median_dim.redispatch(ks, self, dim, keepdim)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result, (1,))
+        return result
+    return _op_median_dim.redispatch(ks, self, dim, keepdim)
+
+
+register_autograd('aten::median.dim', _autograd_median_dim)
+
+
+_op_nanmedian = _get_op('aten::nanmedian')
+
+
+def _autograd_nanmedian(ks, self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.NanmedianBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_nanmedian.redispatch(ks, self)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_nanmedian.redispatch(ks, self)
+
+
+register_autograd('aten::nanmedian', _autograd_nanmedian)
+
+
+_op_nanmedian_dim = _get_op('aten::nanmedian.dim')
+
+
+def _autograd_nanmedian_dim(ks, self, dim, keepdim):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.NanmedianBackward1()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        node.keepdim_ = keepdim
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_nanmedian_dim.redispatch(ks, self, dim, keepdim)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result, (1,))
+        return result
+    return _op_nanmedian_dim.redispatch(ks, self, dim, keepdim)
+
+
+register_autograd('aten::nanmedian.dim', _autograd_nanmedian_dim)
+
+
 _op_unique_dim = _get_op('aten::unique_dim')
 
 

@@ -9561,12 +9561,176 @@ class CumminBackward0(Node):
         return self.dim_
 
 
+def _MedianBackward0_0(grad, grads, self, result):
+    return evenly_distribute_backward(grad, self, result)
+
+
+class MedianBackward0(Node):
+    """Backward of ``median(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/sort.yaml:29)."""
+
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'MedianBackward0')
+        self = _unpack(node, node.self_, 'MedianBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MedianBackward0_0(grad, grads, self, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'MedianBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'MedianBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
+def _MedianBackward1_0(grad, grads, dim, keepdim, self_sizes, result):
+    return value_selecting_backward(grad, dim, result[1], self_sizes, keepdim)
+
+
+class MedianBackward1(Node):
+    """Backward of ``median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:32)."""
+
+    __slots__ = ('dim_', 'keepdim_', 'self_sizes_', 'result_')
+    _tensor_slots = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'MedianBackward1')
+        dim = node.dim_
+        keepdim = node.keepdim_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MedianBackward1_0(grad, grads, dim, keepdim, self_sizes, result))
+        return out
+
+    @property
+    def _saved_indices(self):
+        return wrap_saved(self.result_[1], 'MedianBackward1')
+
+    @property
+    def _raw_saved_indices(self):
+        return self.result_[1]
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _NanmedianBackward0_0(grad, grads, self, result):
+    return evenly_distribute_backward(grad, self, result)
+
+
+class NanmedianBackward0(Node):
+    """Backward of ``nanmedian(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/sort.yaml:36)."""
+
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'NanmedianBackward0')
+        self = _unpack(node, node.self_, 'NanmedianBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NanmedianBackward0_0(grad, grads, self, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'NanmedianBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'NanmedianBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
+def _NanmedianBackward1_0(grad, grads, dim, keepdim, self_sizes, result):
+    return value_selecting_backward(grad, dim, result[1], self_sizes, keepdim)
+
+
+class NanmedianBackward1(Node):
+    """Backward of ``nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:39)."""
+
+    __slots__ = ('dim_', 'keepdim_', 'self_sizes_', 'result_')
+    _tensor_slots = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'NanmedianBackward1')
+        dim = node.dim_
+        keepdim = node.keepdim_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NanmedianBackward1_0(grad, grads, dim, keepdim, self_sizes, result))
+        return out
+
+    @property
+    def _saved_indices(self):
+        return wrap_saved(self.result_[1], 'NanmedianBackward1')
+
+    @property
+    def _raw_saved_indices(self):
+        return self.result_[1]
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
 def _UniqueDimBackward0_0(grad, grads):
     return not_implemented("unique_dim")
 
 
 class UniqueDimBackward0(Node):
-    """Backward of ``unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:30)."""
+    """Backward of ``unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:44)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9586,7 +9750,7 @@ def _UniqueConsecutiveBackward0_0(grad, grads):
 
 
 class UniqueConsecutiveBackward0(Node):
-    """Backward of ``unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:34)."""
+    """Backward of ``unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:48)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9606,7 +9770,7 @@ def _Unique2Backward0_0(grad, grads):
 
 
 class Unique2Backward0(Node):
-    """Backward of ``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:38)."""
+    """Backward of ``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:52)."""
 
     __slots__ = ()
     _tensor_slots = ()

@@ -34,7 +34,8 @@ __all__ = ["sort_stable_out", "topk_out", "kthvalue_out", "unique2_cpu", "unique
            "unique_consecutive_cpu", "searchsorted_cpu", "searchsorted_out_cpu", "searchsorted_scalar_cpu",
            "searchsorted_scalar_out_cpu", "bucketize_cpu", "bucketize_out_cpu", "bucketize_scalar_cpu",
            "nonzero_cpu", "nonzero_out_cpu", "nonzero_static_cpu", "nonzero_static_out_cpu", "stable_argsort", "sort",
-           "sort_out", "kthvalue", "cummax_out", "cummin_out", "cummax", "cummin"]
+           "sort_out", "kthvalue", "cummax_out", "cummin_out", "cummax", "cummin", "median_all", "nanmedian_all",
+           "median_dim_out", "nanmedian_dim_out", "median_dim", "nanmedian_dim"]
 
 
 def _fmt(xs) -> str:
@@ -232,6 +233,101 @@ def cummax(self, dim):
 def cummin(self, dim):
     return aten.cummin_out(self, dim, _empty(self.sizes, self.dtype, self.device),
                            _empty(self.sizes, _dt.int64, self.device))
+
+
+# -- median / nanmedian ----------------------------------------------------------------------------------------
+def _lower_median(a: np.ndarray, ignore_nan: bool):
+    """(values, indices) of the lower median along the last axis: the ``(n - 1) // 2``-th in sorted order; a slice
+    with a NaN gives NaN at its first NaN (median), or NaNs are left out (nanmedian; all NaN: NaN at index 0)."""
+    keys = _keys(a)
+    order = stable_argsort(keys, -1, False)  # NaNs sort last
+    nans = np.isnan(keys) if keys.dtype.kind == "f" else np.zeros(keys.shape, bool)
+    n = a.shape[-1]
+    m = n - nans.sum(-1) if ignore_nan else np.full(a.shape[:-1], n)
+    k = (np.where(m > 0, m, n) - 1) // 2  # an all-NaN slice: the middle NaN, as torch's selection leaves them
+    idx = np.take_along_axis(order, k[..., None], axis=-1)[..., 0]
+    if not ignore_nan:
+        idx = np.where(nans.any(-1), np.argmax(nans, axis=-1), idx)
+    return np.take_along_axis(a, idx[..., None], axis=-1)[..., 0], idx
+
+
+def _check_median_dtype(kernel, self):
+    """PyTorch names its median kernels for both medians: ``median_cpu`` (all elements), ``median_out`` (a dim)."""
+    if self.dtype is _dt.bool or self.dtype.is_complex:
+        raise not_implemented(kernel, self.dtype)
+
+
+def _median_all(self, ignore_nan):
+    _check_median_dtype("median_cpu", self)
+    out = _empty((), self.dtype, self.device)
+    if is_meta(self):
+        return out
+    flat = self.as_numpy().reshape(-1)
+    if flat.size == 0:  # NaN, converted as C++ converts it (integer dtypes: the x86 conversion's result)
+        with np.errstate(invalid="ignore"):
+            out.as_numpy()[()] = np.array(np.nan).astype(self.dtype.np)
+    else:
+        out.as_numpy()[()] = _lower_median(flat, ignore_nan)[0]
+    return out
+
+
+def median_all(self):
+    """``median()``: the lower median of all elements (NaN if any is NaN; NaN when empty)."""
+    return _median_all(self, False)
+
+
+def nanmedian_all(self):
+    return _median_all(self, True)
+
+
+def _median_dim_out(self, dim, keepdim, values, indices, ignore_nan):
+    """median.dim_values / nanmedian.dim_values (PyTorch's messages say median for both)."""
+    d = _shape.wrap_dim(dim, self.ndim)
+    if values.dtype is not self.dtype:
+        raise RuntimeError(f"Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but "
+                           f"type torch.{values.dtype._tensor_type} does not equal torch.{self.dtype._tensor_type} "
+                           "(while checking arguments for median)")
+    if indices.dtype is not _dt.int64:
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have scalar type Long; but got "
+                           f"torch.{indices.dtype._tensor_type} instead (while checking arguments for median)")
+    if self.ndim and self.sizes[d] == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    shape = reduced_shape(self.sizes, (d,), keepdim) if self.ndim else ()
+    resize_out(values, shape)
+    resize_out(indices, shape)
+    if is_meta(self, values, indices):
+        return values, indices
+    _check_median_dtype("median_out", self)
+    a = self.as_numpy()
+    if self.ndim == 0:
+        values.as_numpy()[()], indices.as_numpy()[()] = a[()], 0
+        return values, indices
+    v, idx = _lower_median(np.moveaxis(a, d, -1), ignore_nan)
+    if keepdim:
+        v, idx = np.expand_dims(v, d), np.expand_dims(idx, d)
+    np.copyto(values.as_numpy(), v)
+    np.copyto(indices.as_numpy(), idx)
+    return values, indices
+
+
+def median_dim_out(self, dim, keepdim=False, values=None, indices=None):
+    """``median.dim_values``: the lower median along ``dim`` and its index."""
+    return _median_dim_out(self, dim, keepdim, values, indices, False)
+
+
+def nanmedian_dim_out(self, dim, keepdim=False, values=None, indices=None):
+    return _median_dim_out(self, dim, keepdim, values, indices, True)
+
+
+def median_dim(self, dim, keepdim=False):
+    """``median.dim_values`` into fresh outputs (CompositeExplicitAutograd)."""
+    return aten.median_dim_values(self, dim, keepdim, _empty((0,), self.dtype, self.device),
+                                  _empty((0,), _dt.int64, self.device))
+
+
+def nanmedian_dim(self, dim, keepdim=False):
+    return aten.nanmedian_dim_values(self, dim, keepdim, _empty((0,), self.dtype, self.device),
+                                     _empty((0,), _dt.int64, self.device))
 
 
 # -- unique --------------------------------------------------------------------------------------------------
