@@ -469,3 +469,19 @@ def test_meta_functions_do_not_refuse_complex_on_meta(expr):
         return eval(expr)
     got, want = run(gt), run(torch)
     assert (repr(got.dtype), tuple(got.shape), str(got.device)) == (repr(want.dtype), tuple(want.shape), "meta")
+
+
+_C32_READS = ("x.var()", "x.std(0)", "m.var_mean(x)", "m.std_mean(x.reshape(3, 1), 0, keepdim=True)", "x.norm()",
+              "m.linalg.vector_norm(x, 1)", "m.linalg.vector_norm(x, float('inf'))", "x.any()", "x.all()",
+              "(x * 0).any()", "m.count_nonzero(x)")
+
+
+@pytest.mark.parametrize("expr", _C32_READS)
+def test_complex32_reductions_that_compute(expr):
+    def run(m):
+        x = m.tensor([1.5, -0.0, 2.25], dtype=m.float16) + 0.5j  # noqa: F841
+        return eval(expr)
+    got, want = run(gt), run(torch)
+    got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+    for g, w in zip(got, want, strict=True):
+        assert (repr(g.dtype), tuple(g.shape), g.tolist()) == (repr(w.dtype), tuple(w.shape), w.tolist())

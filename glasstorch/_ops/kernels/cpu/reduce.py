@@ -139,6 +139,12 @@ def _input_np(self: TensorImpl, dtype, acc=None) -> np.ndarray:
     return a.astype(dtype.np)
 
 
+def _values(self: TensorImpl) -> np.ndarray:
+    """``self`` as numpy values: complex32 storage (two float16 fields) read as complex64."""
+    a = self.as_numpy()
+    return chalf_values(a) if self.dtype is _dt.complex32 else a
+
+
 def _chalf_result(kname, self: TensorImpl, out: TensorImpl, identity) -> bool:
     """A complex32 result: PyTorch's reduction kernels have no ComplexHalf loop (``"<kname>" not implemented``),
     but an empty input runs no kernel and only fills the identity.  False for any other result dtype."""
@@ -151,6 +157,9 @@ def _chalf_result(kname, self: TensorImpl, out: TensorImpl, identity) -> bool:
 
 
 def _store(out: TensorImpl, value) -> None:
+    if out.dtype is _dt.complex32:
+        store_chalf(out.as_numpy(), value)
+        return
     np.copyto(out.as_numpy(), value, casting="unsafe")
 
 
@@ -471,7 +480,7 @@ def _moments(self, dims, correction, keepdim, take_sqrt, out_dtype):
 
     ``var = sum((x - mean)^2) / max(0, N - correction)``: inf or nan when the divisor is 0, as PyTorch.
     """
-    a = self.as_numpy()
+    a = _values(self)
     axes, n = _axes(self, dims), _count(self, dims)
     acc = np.complex128 if self.dtype.is_complex else np.float64
     divisor = max(0.0, n - correction)
@@ -588,7 +597,7 @@ def _vector_norm_into(self, ord, dims, keepdim, out):  # noqa: A002 - PyTorch's 
     """|x| reduced in out's dtype (reduced floats: float32): sum for 1, sqrt(sum x^2) for 2, max/min for ±inf,
     count of nonzeros for 0, (sum |x|^p)^(1/p) otherwise."""
     acc = _SUM_ACC.get(out.dtype, out.dtype.np)
-    a = self.as_numpy()
+    a = _values(self)
     if self.dtype.is_complex:
         a = np.abs(a)
     axes = _axes(self, dims)
@@ -722,7 +731,7 @@ def _allany(name, fn, self, dims, keepdim, out):
     dtype = out.dtype if out is not None else (_dt.uint8 if self.dtype is _dt.uint8 else _dt.bool)
     out = _reduction_output(self, dims, keepdim, dtype, out)
     if not _no_data(self, out):
-        fn(self.as_numpy(), axis=_axes(self, dims), out=out.as_numpy(), keepdims=keepdim)
+        fn(_values(self), axis=_axes(self, dims), out=out.as_numpy(), keepdims=keepdim)
     return out
 
 
@@ -762,7 +771,7 @@ def count_nonzero_dims(self, dim):
     dims = _dims_of(self, dim)
     out = empty_contiguous(reduced_shape(self.sizes, dims, False), _dt.int64, self.device)
     if not _no_data(self):
-        _store(out, np.count_nonzero(self.as_numpy(), axis=_axes(self, dims)))
+        _store(out, np.count_nonzero(_values(self), axis=_axes(self, dims)))
     return out
 
 
