@@ -273,10 +273,10 @@ def unflatten_sizes(impl: TensorImpl, dim: int, sizes) -> tuple:
     """The full new shape of ``unflatten(dim, sizes)`` (one ``-1`` allowed), with PyTorch's errors: sizes that do
     not multiply up say so; any other failure of the size inference (or of a 0-dim tensor's size) comes wrapped
     as "unflatten got an unexpected error" (PyTorch's handle_unflatten_exception, less its C++ backtrace)."""
-    d = wrap_dim(dim, impl.ndim)
     sizes = tuple(sizes)
-    if not sizes:
+    if not sizes:  # checked before the dim is wrapped, as PyTorch
         raise RuntimeError("unflatten: sizes must be non-empty")
+    d = wrap_dim(dim, impl.ndim)
     try:
         if impl.ndim == 0:
             raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")

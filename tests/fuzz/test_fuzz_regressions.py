@@ -302,3 +302,20 @@ def test_gather_with_an_empty_index_checks_nothing_more(index):
 def test_gather_checks_the_index_dtype_before_its_shape():
     assert_same_error(lambda: glasstorch.gather(glasstorch.tensor([[[4]]]), 0, glasstorch.tensor([1.0])),
                       lambda: torch.gather(torch.tensor([[[4]]]), 0, torch.tensor([1.0])))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.zeros(3).index_add_(0, m.tensor([0, 1]), m.tensor(1.0)),
+    lambda m: m.zeros(3).index_add_(0, m.tensor([], dtype=m.int64), m.tensor(1.0)),
+    lambda m: m.zeros(2, 3).index_add_(1, m.tensor([0, 1]), m.tensor(1.0)),
+    lambda m: m.zeros(2, 3).index_add_(1, m.tensor([0, 1]), m.ones(3)),
+    lambda m: m.zeros(2, 3).index_add_(-1, m.tensor([0, 1]), m.ones(2, 3)),
+], ids=["0dim_source", "0dim_source_empty_index", "dim_past_0dim_source", "dim_past_1d_source", "count"])
+def test_index_add_source_checks(call):
+    """index_add_'s source checks in PyTorch's order: a dim past the source's dims, then the count, whose message
+    reads source.size(dim) (an IndexError for a 0-dim source)."""
+    assert_same_error(lambda: call(glasstorch), lambda: call(torch))
+
+
+def test_unflatten_checks_sizes_before_the_dim():
+    assert_same_error(lambda: glasstorch.zeros(3).unflatten(5, ()), lambda: torch.zeros(3).unflatten(5, ()))

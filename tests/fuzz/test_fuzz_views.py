@@ -40,7 +40,9 @@ def _scalar_for(dtype):
 def _view_step(p, var, x):
     n, shape = x.dim(), tuple(x.shape)
     kinds = ["getitem", "transpose", "permute", "view", "reshape", "unsqueeze", "squeeze", "expand", "narrow",
-             "select", "diagonal", "as_strided", "unfold", "t", "flatten", "movedim", "split", "chunk", "unbind"]
+             "select", "diagonal", "as_strided", "unfold", "t", "flatten", "movedim", "split", "chunk", "unbind",
+             "view_dtype", "unflatten", "tensor_split", "mT", "swapaxes"]
+    # not fuzzed: real, imag, view_as_real (glasstorch has none of them yet)
     kind = p.draw(st.sampled_from(kinds), "view kind")
     draw = p.draw
     if kind == "getitem":
@@ -85,6 +87,19 @@ def _view_step(p, var, x):
         return p.method(var, "flatten", draw(dims_for(n)), draw(dims_for(n)))
     if kind == "movedim":
         return p.method(var, "movedim", draw(dims_for(n)), draw(dims_for(n)))
+    if kind == "view_dtype":
+        return p.method(var, "view", DT(draw(st.sampled_from(["int32", "uint8", "float64", "int16", "bool",
+                                                               "complex64", "bfloat16"]))))
+    if kind == "unflatten" and n:  # a 0-dim tensor: torch's message carries its C++ backtrace
+        d = draw(dims_for(n))
+        size = shape[d] if n and -n <= d < n else 1
+        return p.method(var, "unflatten", d, draw(S.view_shapes(size)))
+    if kind == "unflatten":
+        return p.method(var, "flatten")
+    if kind == "mT":
+        return p.do(("attr", var, "mT"))
+    if kind == "swapaxes":
+        return p.method(var, "swapaxes", draw(dims_for(n)), draw(dims_for(n)))
     return _split_step(p, var, kind, n, shape)
 
 
@@ -97,6 +112,10 @@ def _split_step(p, var, kind, n, shape):
         pieces = p.method(var, "split", how, d)
     elif kind == "chunk":
         pieces = p.method(var, "chunk", draw(st.integers(1, 4)), d)
+    elif kind == "tensor_split":
+        how = draw(st.integers(1, 4)) if draw(st.booleans()) else sorted(draw(st.lists(st.integers(-1, size + 1),
+                                                                                       max_size=3)))
+        pieces = p.method(var, "tensor_split", how, d)
     else:
         pieces = p.method(var, "unbind", d)
     if not pieces:
@@ -115,7 +134,7 @@ def _sizes_summing(draw, total):
 def _write_step(p, var, x, base):
     dtype = repr(x.dtype).removeprefix("torch.")
     kind = p.draw(st.sampled_from(["fill_", "zero_", "add_", "mul_", "copy_", "index_fill_", "index_copy_",
-                                   "setitem"]), "write kind")
+                                   "setitem", "masked_fill_", "clamp_", "index_add_"]), "write kind")
     draw, n, shape = p.draw, x.dim(), tuple(x.shape)
     seen = (var, base)
     if _undetected_overlap(x):
@@ -124,6 +143,11 @@ def _write_step(p, var, x, base):
         return p.method(var, kind, draw(_scalar_for(dtype)), observe=seen)
     if kind == "zero_":
         return p.method(var, "zero_", observe=seen)
+    if kind == "masked_fill_":
+        mask = draw(tensor_literal(shape[draw(st.integers(0, n)):], "bool"))
+        return p.method(var, "masked_fill_", mask, draw(_scalar_for(dtype)), observe=seen)
+    if kind == "clamp_":
+        return p.method(var, "clamp_", draw(st.integers(-3, 0)), draw(st.integers(0, 5)), observe=seen)
     if kind == "copy_":
         src_shape = shape[draw(st.integers(0, n)):] if draw(st.booleans()) else tuple(
             draw(st.sampled_from([1, s])) for s in shape)
@@ -140,6 +164,9 @@ def _write_step(p, var, x, base):
         return p.method(var, "index_fill_", d, T(index, "int64"), draw(_scalar_for(dtype)), observe=seen)
     unique = sorted({i % size for i in index}) if size else []
     src_shape = shape[:d % max(n, 1)] + (len(unique),) + shape[d % max(n, 1) + 1:] if n else ()
+    if kind == "index_add_":
+        return p.method(var, "index_add_", d, T(unique, "int64"), draw(tensor_literal(src_shape, dtype)),
+                        observe=seen)
     return p.method(var, "index_copy_", d, T(unique, "int64"), draw(tensor_literal(src_shape, dtype)),
                     observe=seen)
 

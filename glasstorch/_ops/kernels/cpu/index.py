@@ -478,10 +478,13 @@ def index_add_out(self, dim, index, source, alpha, out):
     if self.dtype is not source.dtype:
         raise RuntimeError(f"index_add_(): self ({_name(self.dtype)}) and source ({_name(source.dtype)}) must have "
                            f"the same scalar type")
+    if dim != 0 and dim >= source.ndim:
+        raise RuntimeError(f"index_add_(): Indexing dim {dim} is out of bounds of the source tensor with dim "
+                           f"{source.ndim}")
     if source.ndim == 0:
-        if numel != 1:
-            raise RuntimeError(f"index_add_(): Indexing dim {dim} is out of bounds of the source tensor with dim 0")
-    elif numel != source.sizes[wrap_dim(dim, source.ndim)]:
+        if numel != 1:  # PyTorch's message reads source.size(dim), which raises for a 0-dim source
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    elif numel != source.sizes[dim]:
         raise RuntimeError(f"index_add_(): Number of indices ({numel}) should be equal to source.size(dim): "
                            f"({source.sizes[dim]}), for dim: {dim}")
     ss, sr = list(self.sizes), list(source.sizes)
