@@ -818,3 +818,18 @@ def test_hook_counts_over_retained_graphs_and_autograd_grad():
         b.sum().backward(inputs=[a])
         return log, a.grad
     _same(f)
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_first_gradient_of_a_leaf_is_copied_as_torch(create_graph):
+    def f(m):
+        out = []
+        for make, loss in [(lambda: m.ones(3), lambda a: (a * 2).sum()), (lambda: m.ones(3), lambda a: (a * a).sum()),
+                           (lambda: m.ones(3, 2).t(), lambda a: (a * 2).sum()),
+                           (lambda: m.ones(3, 2)[:, 0], lambda a: (a * a).sum())]:
+            a = make().requires_grad_()
+            loss(a).backward(create_graph=create_graph)
+            out.append((a.grad, a.grad.stride(), a.grad._version, a.grad.requires_grad,
+                        None if a.grad.grad_fn is None else a.grad.grad_fn.name()))
+        return out
+    _same(f)

@@ -29,6 +29,7 @@ import time
 
 from .._core import shape as _shape
 from .._core.dispatch_key import bit
+from .._core.layout import contiguous_format
 from .._ops.aten import aten
 from .._tensor.impl import TensorImpl, empty_strided_impl
 from .._tensor.views import type_string
@@ -450,11 +451,8 @@ def accumulate_grad(leaf: TensorImpl, new: TensorImpl | None) -> None:
         return
     meta = leaf.autograd
     old = meta.grad
-    if old is None:
-        if _grad_state.enabled:
-            meta.grad = aten.clone(new, None) if new.autograd is None else new
-        else:
-            meta.grad = _obey_layout(leaf, new)
+    if old is None:  # under create_graph PyTorch always copies (the copy records CopyBackwards)
+        meta.grad = _obey_layout(leaf, new, steal=not _grad_state.enabled)
     elif _grad_state.enabled:
         meta.grad = aten.add_Tensor(old, new, 1)
     else:
@@ -464,20 +462,22 @@ def accumulate_grad(leaf: TensorImpl, new: TensorImpl | None) -> None:
             hook(_graph.to_tensor(leaf))
 
 
-def _obey_layout(leaf: TensorImpl, grad: TensorImpl) -> TensorImpl:
+def _obey_layout(leaf: TensorImpl, grad: TensorImpl, steal: bool) -> TensorImpl:
     """The gradient layout contract: a dense leaf gets a grad with its strides, others a row-major one.
 
-    A fresh gradient that already obeys it is stolen (no copy); anything else is copied.
+    A fresh gradient that already obeys it is stolen when ``steal`` (no copy); anything else is copied as
+    PyTorch's clone_obey_contract does: into an empty tensor of the leaf's strides, or a row-major clone.
     """
     dense = _shape.is_non_overlapping_and_dense(leaf.sizes, leaf.strides)
     if dense:
         ok = all(s == 1 or a == b for s, a, b in zip(leaf.sizes, leaf.strides, grad.strides, strict=True))
     else:
         ok = grad.is_contiguous()
-    if ok and _sole_owner(grad, _REFS_STOLEN):
+    if steal and ok and _sole_owner(grad, _REFS_STOLEN):
         return grad
-    strides = leaf.strides if dense else _shape.contiguous_strides(leaf.sizes)
-    out = empty_strided_impl(leaf.sizes, strides, grad.dtype, grad.device)
+    if not dense:
+        return aten.clone(grad, contiguous_format)
+    out = empty_strided_impl(leaf.sizes, leaf.strides, grad.dtype, grad.device)
     return aten.copy_(out, grad, False)
 
 
