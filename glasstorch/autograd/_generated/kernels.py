@@ -8296,7 +8296,6 @@ def _autograd_reflection_pad1d_backward(ks, grad_output, self, padding):
     if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
         node = _n.ReflectionPad1DBackwardBackward0()
         node.next_edges = record.edges(grad_output, self)
-        node.self_ = record.save(self) if node.should_compute_output(1) else None
         node.padding_ = padding
         result = _op_reflection_pad1d_backward.redispatch(ks, grad_output, self, padding)
         record.output(result, node)
@@ -8344,7 +8343,6 @@ def _autograd_reflection_pad2d_backward(ks, grad_output, self, padding):
     if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
         node = _n.ReflectionPad2DBackwardBackward0()
         node.next_edges = record.edges(grad_output, self)
-        node.self_ = record.save(self) if node.should_compute_output(1) else None
         node.padding_ = padding
         result = _op_reflection_pad2d_backward.redispatch(ks, grad_output, self, padding)
         record.output(result, node)
@@ -8392,7 +8390,6 @@ def _autograd_replication_pad1d_backward(ks, grad_output, self, padding):
     if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
         node = _n.ReplicationPad1DBackwardBackward0()
         node.next_edges = record.edges(grad_output, self)
-        node.self_ = record.save(self) if node.should_compute_output(1) else None
         node.padding_ = padding
         result = _op_replication_pad1d_backward.redispatch(ks, grad_output, self, padding)
         record.output(result, node)
@@ -8440,7 +8437,6 @@ def _autograd_replication_pad2d_backward(ks, grad_output, self, padding):
     if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
         node = _n.ReplicationPad2DBackwardBackward0()
         node.next_edges = record.edges(grad_output, self)
-        node.self_ = record.save(self) if node.should_compute_output(1) else None
         node.padding_ = padding
         result = _op_replication_pad2d_backward.redispatch(ks, grad_output, self, padding)
         record.output(result, node)
@@ -8488,7 +8484,6 @@ def _autograd_reflection_pad3d_backward(ks, grad_output, self, padding):
     if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
         node = _n.ReflectionPad3DBackwardBackward0()
         node.next_edges = record.edges(grad_output, self)
-        node.self_ = record.save(self) if node.should_compute_output(1) else None
         node.padding_ = padding
         result = _op_reflection_pad3d_backward.redispatch(ks, grad_output, self, padding)
         record.output(result, node)
@@ -8536,7 +8531,6 @@ def _autograd_replication_pad3d_backward(ks, grad_output, self, padding):
     if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
         node = _n.ReplicationPad3DBackwardBackward0()
         node.next_edges = record.edges(grad_output, self)
-        node.self_ = record.save(self) if node.should_compute_output(1) else None
         node.padding_ = padding
         result = _op_replication_pad3d_backward.redispatch(ks, grad_output, self, padding)
         record.output(result, node)

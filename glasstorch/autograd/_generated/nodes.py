@@ -8904,40 +8904,31 @@ class ReflectionPad1DBackward0(Node):
         return self.padding_
 
 
-def _ReflectionPad1DBackwardBackward0_0(grad, grads, self, padding):
+def _ReflectionPad1DBackwardBackward0_0(grad, grads, padding):
     return reflection_pad(grad, padding)
 
 
-def _ReflectionPad1DBackwardBackward0_1(grad, grads, self, padding):
-    return zeros_like(self)
+def _ReflectionPad1DBackwardBackward0_1(grad, grads, padding):
+    return zeros_like(grad)
 
 
 class ReflectionPad1DBackwardBackward0(Node):
     """Backward of ``reflection_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:42)."""
 
-    __slots__ = ('self_', 'padding_')
-    _tensor_slots = ('self_',)
+    __slots__ = ('padding_',)
+    _tensor_slots = ()
     _inputs = ('grad_output', 'self')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'ReflectionPad1DBackwardBackward0')
         padding = node.padding_
         out = [None] * 2
         if node.should_compute_output(0):
-            out[0] = unwrap(_ReflectionPad1DBackwardBackward0_0(grad, grads, self, padding))
+            out[0] = unwrap(_ReflectionPad1DBackwardBackward0_0(grad, grads, padding))
         if node.should_compute_output(1):
-            out[1] = unwrap(_ReflectionPad1DBackwardBackward0_1(grad, grads, self, padding))
+            out[1] = unwrap(_ReflectionPad1DBackwardBackward0_1(grad, grads, padding))
         return out
-
-    @property
-    def _saved_self(self):
-        return _unpack(self, self.self_, 'ReflectionPad1DBackwardBackward0')
-
-    @property
-    def _raw_saved_self(self):
-        return self.self_
 
     @property
     def _saved_padding(self):
@@ -8978,40 +8969,31 @@ class ReflectionPad2DBackward0(Node):
         return self.padding_
 
 
-def _ReflectionPad2DBackwardBackward0_0(grad, grads, self, padding):
+def _ReflectionPad2DBackwardBackward0_0(grad, grads, padding):
     return reflection_pad(grad, padding)
 
 
-def _ReflectionPad2DBackwardBackward0_1(grad, grads, self, padding):
-    return zeros_like(self)
+def _ReflectionPad2DBackwardBackward0_1(grad, grads, padding):
+    return zeros_like(grad)
 
 
 class ReflectionPad2DBackwardBackward0(Node):
     """Backward of ``reflection_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:49)."""
 
-    __slots__ = ('self_', 'padding_')
-    _tensor_slots = ('self_',)
+    __slots__ = ('padding_',)
+    _tensor_slots = ()
     _inputs = ('grad_output', 'self')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'ReflectionPad2DBackwardBackward0')
         padding = node.padding_
         out = [None] * 2
         if node.should_compute_output(0):
-            out[0] = unwrap(_ReflectionPad2DBackwardBackward0_0(grad, grads, self, padding))
+            out[0] = unwrap(_ReflectionPad2DBackwardBackward0_0(grad, grads, padding))
         if node.should_compute_output(1):
-            out[1] = unwrap(_ReflectionPad2DBackwardBackward0_1(grad, grads, self, padding))
+            out[1] = unwrap(_ReflectionPad2DBackwardBackward0_1(grad, grads, padding))
         return out
-
-    @property
-    def _saved_self(self):
-        return _unpack(self, self.self_, 'ReflectionPad2DBackwardBackward0')
-
-    @property
-    def _raw_saved_self(self):
-        return self.self_
 
     @property
     def _saved_padding(self):
@@ -9052,40 +9034,31 @@ class ReplicationPad1DBackward0(Node):
         return self.padding_
 
 
-def _ReplicationPad1DBackwardBackward0_0(grad, grads, self, padding):
+def _ReplicationPad1DBackwardBackward0_0(grad, grads, padding):
     return replication_pad(grad, padding)
 
 
-def _ReplicationPad1DBackwardBackward0_1(grad, grads, self, padding):
-    return zeros_like(self)
+def _ReplicationPad1DBackwardBackward0_1(grad, grads, padding):
+    return zeros_like(grad)
 
 
 class ReplicationPad1DBackwardBackward0(Node):
     """Backward of ``replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:56)."""
 
-    __slots__ = ('self_', 'padding_')
-    _tensor_slots = ('self_',)
+    __slots__ = ('padding_',)
+    _tensor_slots = ()
     _inputs = ('grad_output', 'self')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'ReplicationPad1DBackwardBackward0')
         padding = node.padding_
         out = [None] * 2
         if node.should_compute_output(0):
-            out[0] = unwrap(_ReplicationPad1DBackwardBackward0_0(grad, grads, self, padding))
+            out[0] = unwrap(_ReplicationPad1DBackwardBackward0_0(grad, grads, padding))
         if node.should_compute_output(1):
-            out[1] = unwrap(_ReplicationPad1DBackwardBackward0_1(grad, grads, self, padding))
+            out[1] = unwrap(_ReplicationPad1DBackwardBackward0_1(grad, grads, padding))
         return out
-
-    @property
-    def _saved_self(self):
-        return _unpack(self, self.self_, 'ReplicationPad1DBackwardBackward0')
-
-    @property
-    def _raw_saved_self(self):
-        return self.self_
 
     @property
     def _saved_padding(self):
@@ -9126,40 +9099,31 @@ class ReplicationPad2DBackward0(Node):
         return self.padding_
 
 
-def _ReplicationPad2DBackwardBackward0_0(grad, grads, self, padding):
+def _ReplicationPad2DBackwardBackward0_0(grad, grads, padding):
     return replication_pad(grad, padding)
 
 
-def _ReplicationPad2DBackwardBackward0_1(grad, grads, self, padding):
-    return zeros_like(self)
+def _ReplicationPad2DBackwardBackward0_1(grad, grads, padding):
+    return zeros_like(grad)
 
 
 class ReplicationPad2DBackwardBackward0(Node):
     """Backward of ``replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:63)."""
 
-    __slots__ = ('self_', 'padding_')
-    _tensor_slots = ('self_',)
+    __slots__ = ('padding_',)
+    _tensor_slots = ()
     _inputs = ('grad_output', 'self')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'ReplicationPad2DBackwardBackward0')
         padding = node.padding_
         out = [None] * 2
         if node.should_compute_output(0):
-            out[0] = unwrap(_ReplicationPad2DBackwardBackward0_0(grad, grads, self, padding))
+            out[0] = unwrap(_ReplicationPad2DBackwardBackward0_0(grad, grads, padding))
         if node.should_compute_output(1):
-            out[1] = unwrap(_ReplicationPad2DBackwardBackward0_1(grad, grads, self, padding))
+            out[1] = unwrap(_ReplicationPad2DBackwardBackward0_1(grad, grads, padding))
         return out
-
-    @property
-    def _saved_self(self):
-        return _unpack(self, self.self_, 'ReplicationPad2DBackwardBackward0')
-
-    @property
-    def _raw_saved_self(self):
-        return self.self_
 
     @property
     def _saved_padding(self):
@@ -9200,40 +9164,31 @@ class ReflectionPad3DBackward0(Node):
         return self.padding_
 
 
-def _ReflectionPad3DBackwardBackward0_0(grad, grads, self, padding):
+def _ReflectionPad3DBackwardBackward0_0(grad, grads, padding):
     return reflection_pad(grad, padding)
 
 
-def _ReflectionPad3DBackwardBackward0_1(grad, grads, self, padding):
-    return zeros_like(self)
+def _ReflectionPad3DBackwardBackward0_1(grad, grads, padding):
+    return zeros_like(grad)
 
 
 class ReflectionPad3DBackwardBackward0(Node):
     """Backward of ``reflection_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:70)."""
 
-    __slots__ = ('self_', 'padding_')
-    _tensor_slots = ('self_',)
+    __slots__ = ('padding_',)
+    _tensor_slots = ()
     _inputs = ('grad_output', 'self')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'ReflectionPad3DBackwardBackward0')
         padding = node.padding_
         out = [None] * 2
         if node.should_compute_output(0):
-            out[0] = unwrap(_ReflectionPad3DBackwardBackward0_0(grad, grads, self, padding))
+            out[0] = unwrap(_ReflectionPad3DBackwardBackward0_0(grad, grads, padding))
         if node.should_compute_output(1):
-            out[1] = unwrap(_ReflectionPad3DBackwardBackward0_1(grad, grads, self, padding))
+            out[1] = unwrap(_ReflectionPad3DBackwardBackward0_1(grad, grads, padding))
         return out
-
-    @property
-    def _saved_self(self):
-        return _unpack(self, self.self_, 'ReflectionPad3DBackwardBackward0')
-
-    @property
-    def _raw_saved_self(self):
-        return self.self_
 
     @property
     def _saved_padding(self):
@@ -9274,40 +9229,31 @@ class ReplicationPad3DBackward0(Node):
         return self.padding_
 
 
-def _ReplicationPad3DBackwardBackward0_0(grad, grads, self, padding):
+def _ReplicationPad3DBackwardBackward0_0(grad, grads, padding):
     return replication_pad(grad, padding)
 
 
-def _ReplicationPad3DBackwardBackward0_1(grad, grads, self, padding):
-    return zeros_like(self)
+def _ReplicationPad3DBackwardBackward0_1(grad, grads, padding):
+    return zeros_like(grad)
 
 
 class ReplicationPad3DBackwardBackward0(Node):
     """Backward of ``replication_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:77)."""
 
-    __slots__ = ('self_', 'padding_')
-    _tensor_slots = ('self_',)
+    __slots__ = ('padding_',)
+    _tensor_slots = ()
     _inputs = ('grad_output', 'self')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        self = _unpack(node, node.self_, 'ReplicationPad3DBackwardBackward0')
         padding = node.padding_
         out = [None] * 2
         if node.should_compute_output(0):
-            out[0] = unwrap(_ReplicationPad3DBackwardBackward0_0(grad, grads, self, padding))
+            out[0] = unwrap(_ReplicationPad3DBackwardBackward0_0(grad, grads, padding))
         if node.should_compute_output(1):
-            out[1] = unwrap(_ReplicationPad3DBackwardBackward0_1(grad, grads, self, padding))
+            out[1] = unwrap(_ReplicationPad3DBackwardBackward0_1(grad, grads, padding))
         return out
-
-    @property
-    def _saved_self(self):
-        return _unpack(self, self.self_, 'ReplicationPad3DBackwardBackward0')
-
-    @property
-    def _raw_saved_self(self):
-        return self.self_
 
     @property
     def _saved_padding(self):
