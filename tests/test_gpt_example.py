@@ -3,8 +3,8 @@
 - numerics: the same GPT built in both libraries, glasstorch's weights copied from torch's, the same batch:
   loss and every parameter's gradient match after one forward/backward, and the parameters match after three
   AdamW steps (decay/no-decay groups, gradient clipping, warmup+cosine LambdaLR) — in float64 tightly and in
-  float32 within float32 rounding.
-- the scripts: train.py on tinyshakespeare writes a checkpoint, ``--resume`` continues it to exactly the model
+  float32 within float32 rounding (stepping with torch's gradients: Note [Adam near eps]).
+- the scripts: train.py on a corpus made from the repo's docs writes a checkpoint and its loss curve, ``--resume`` continues it to exactly the model
   an uninterrupted run reaches, sample.py decodes text from it, and ``--profile`` prints its by-layer split.
 """
 
@@ -35,11 +35,12 @@ TINY = ["--n-layer", "2", "--n-head", "2", "--n-embd", "32", "--block-size", "16
         "--eval-iters", "2", "--threads", "1", "--no-progress", "--lr", "1e-2"]
 CONFIG = GPTConfig(block_size=16, vocab_size=23, n_layer=2, n_head=2, n_embd=32)
 TOL = {torch.float64: dict(rtol=1e-9, atol=1e-11), torch.float32: dict(rtol=2e-4, atol=2e-5)}
-# Adam divides by sqrt(v): where a gradient is at rounding level (|g| near eps), float32 noise in its last bits moves
-# a weight by a fraction of lr (1e-2 here) — one such element of 3072 moved by 1.2% of lr with kernels whose
-# gradients are as close to torch's as before (max relative gradient error ~6e-7 both times). So after the steps
-# float32 is held to 3% of lr; float64 stays as tight as for the gradients.
-STEP_TOL = {torch.float64: TOL[torch.float64], torch.float32: dict(rtol=1e-3, atol=3e-4)}
+# Note [Adam near eps]: Adam's first step is about lr * g / (|g| + eps), a sign function with a ramp eps wide, and
+# later steps divide small moments by small moments: where a gradient is at rounding level, float32 noise in its
+# last bits moves the weight by a good fraction of lr, and the next step's gradients follow the moved weights.
+# One element of 3072 moved by 1.2% of lr on one machine and 3.3% on an AVX-512 one (whose torch kernels round
+# differently) with gradients as close to torch's as ever. So float32 steps with torch's own gradients; float64,
+# well conditioned, runs end to end.
 
 
 def _to_gt(t: torch.Tensor):
@@ -90,21 +91,32 @@ def test_loss_and_gradients_match_torch(dtype):
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=["float64", "float32"])
 def test_three_adamw_steps_match_torch(dtype):
+    """Three training steps (clipping, AdamW with decay groups, LambdaLR) from the same weights and batches.
+
+    float64: each library follows its own gradients end to end. float32 (Note [Adam near eps]): each step's
+    gradients are compared with torch's, then glasstorch steps with torch's gradients, so the optimizer is held
+    to torch's arithmetic instead of to the noise Adam amplifies.
+    """
     tm, gm = _pair(dtype)
     (t_opt, t_sched), (g_opt, g_sched) = _make_opt(tm, torch), _make_opt(gm, gt)
     assert [len(g["params"]) for g in g_opt.param_groups] == [len(g["params"]) for g in t_opt.param_groups]
+    g_params = dict(gm.named_parameters())
     for step in range(3):
         (tx, ty), (gx, gy) = _batch(seed=10 + step)
-        for m, opt, sched, lib, x, y in ((tm, t_opt, t_sched, torch, tx, ty), (gm, g_opt, g_sched, gt, gx, gy)):
+        for m, opt, lib, x, y in ((tm, t_opt, torch, tx, ty), (gm, g_opt, gt, gx, gy)):
             opt.zero_grad(set_to_none=True)
             m(x, y)[1].backward()
+        if dtype is torch.float32:
+            for name, p in tm.named_parameters():
+                _close(g_params[name].grad, p.grad, dtype, f"grad of {name} at step {step}")
+                g_params[name].grad = _to_gt(p.grad)
+        for m, opt, sched, lib in ((tm, t_opt, t_sched, torch), (gm, g_opt, g_sched, gt)):
             lib.nn.utils.clip_grad_norm_(m.parameters(), 0.5)
             opt.step()
             sched.step()
         assert g_sched.get_last_lr() == pytest.approx(t_sched.get_last_lr()), step
-    g_params = dict(gm.named_parameters())
     for name, p in tm.named_parameters():
-        _close(g_params[name], p, dtype, f"{name} after 3 AdamW steps", STEP_TOL)
+        _close(g_params[name], p, dtype, f"{name} after 3 AdamW steps")
 
 
 def test_generate_respects_top_k_and_block_size():
