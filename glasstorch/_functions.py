@@ -41,7 +41,7 @@ __all__ = [
     "randint", "randperm", "normal", "bernoulli", "rand_like", "randn_like", "randint_like", "manual_seed", "seed",
     "initial_seed", "get_rng_state", "set_rng_state", "is_tensor", "is_storage", "numel", "is_floating_point",
     "is_complex", "result_type", "promote_types", "can_cast", "split", "broadcast_shapes", "detach",
-    "default_generator", "Generator",
+    "default_generator", "Generator", "adjoint",
 ]
 
 
@@ -672,5 +672,10 @@ def broadcast_shapes(*shapes):
 
 def detach(input):
     return input.detach()
+
+
+def adjoint(input):
+    """``torch.adjoint(x)``: the conjugate transpose of the last two dims, a view (``Tensor.adjoint``)."""
+    return _tensor_input("adjoint", input).adjoint()
 
 

@@ -116,6 +116,7 @@ def test_saved_tensors_are_checked_in_name_order(op):
 TRANSPOSES = {
     "T": lambda x: x.T, "H": lambda x: x.H, "mT": lambda x: x.mT, "mH": lambda x: x.mH,
     "adjoint": lambda x: x.adjoint(),
+    "adjoint_function": lambda x: torch_or_gt(x).adjoint(x),
 }
 _TORCH_WARNINGS = """
 import json, warnings, torch
@@ -616,3 +617,7 @@ def test_typed_storage_writes():
         s[0:2] = 5.0
         return x.tolist(), list(s)
     assert build(glasstorch) == build(torch)
+
+
+def test_adjoint_function_takes_a_tensor():
+    _raises_same(lambda m: m.adjoint(3))
