@@ -4,7 +4,8 @@
   loss and every parameter's gradient match after one forward/backward, and the parameters match after three
   AdamW steps (decay/no-decay groups, gradient clipping, warmup+cosine LambdaLR) — in float64 tightly and in
   float32 within float32 rounding (stepping with torch's gradients: Note [Adam near eps]).
-- the scripts: train.py on a corpus made from the repo's docs writes a checkpoint and its loss curve, ``--resume`` continues it to exactly the model
+- the scripts: train.py on a corpus made from the repo's docs writes a checkpoint and its loss curve,
+  ``--resume`` continues it to exactly the model
   an uninterrupted run reaches, sample.py decodes text from it, and ``--profile`` prints its by-layer split.
 """
 
@@ -103,7 +104,7 @@ def test_three_adamw_steps_match_torch(dtype):
     g_params = dict(gm.named_parameters())
     for step in range(3):
         (tx, ty), (gx, gy) = _batch(seed=10 + step)
-        for m, opt, lib, x, y in ((tm, t_opt, torch, tx, ty), (gm, g_opt, gt, gx, gy)):
+        for m, opt, x, y in ((tm, t_opt, tx, ty), (gm, g_opt, gx, gy)):
             opt.zero_grad(set_to_none=True)
             m(x, y)[1].backward()
         if dtype is torch.float32:
