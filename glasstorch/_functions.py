@@ -677,5 +677,3 @@ def detach(input):
 def adjoint(input):
     """``torch.adjoint(x)``: the conjugate transpose of the last two dims, a view (``Tensor.adjoint``)."""
     return _tensor_input("adjoint", input).adjoint()
-
-
