@@ -485,3 +485,22 @@ def test_complex32_reductions_that_compute(expr):
     got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
     for g, w in zip(got, want, strict=True):
         assert (repr(g.dtype), tuple(g.shape), g.tolist()) == (repr(w.dtype), tuple(w.shape), w.tolist())
+
+
+_C32_SHAPES_GEMM = (
+    "m.vdot(x, x)", "m.dot(x, x)", "x @ x", "m.bmm(y[None], y[None])", "m.mv(y, x)", "m.mm(y, y)",
+    "m.bmm(m.ones(2, 30, 30, dtype=m.complex32), m.ones(2, 30, 30, dtype=m.complex32))",
+    "m.vdot(m.tensor([True]), m.tensor([True]))", "m.cat([x, h])", "m.cat([h, x])", "m.cat([x, x])",
+    "m.cat([x, x.to(m.complex128)])", "m.stack([x, h])", "m.flip(x, (0,))", "x.flip(())",
+    "m.zeros(0, dtype=m.complex32).flip(0)",
+)
+
+
+@pytest.mark.parametrize("expr", _C32_SHAPES_GEMM)
+def test_complex32_gemm_cat_flip(expr):
+    def run(m):
+        x, h = m.tensor([1.5, -0.0, 2.25], dtype=m.float16) + 0.5j, m.tensor([1.0, 2, 3], dtype=m.float16)  # noqa: F841
+        y = x.reshape(1, 3).expand(3, 3).contiguous()  # noqa: F841
+        return eval(expr)
+    want, got = _outcome(torch, run), _outcome(gt, run)
+    assert _same(want, got), (want, got)

@@ -27,6 +27,7 @@ from ...._tensor import views as _views
 from ...._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
 from ...tensor_iterator import common_dtype, resize_out, scalar_np
 from . import batched_gemm as _batched
+from .dispatch_types import COMPLEX, FLOATING, INTEGRAL
 
 __all__ = ["mm_out", "bmm_out", "addmm_out", "baddbmm_out", "addbmm", "addbmm_", "addbmm_out", "addmv_out", "mv",
            "mv_out", "dot", "vdot", "dot_out", "vdot_out", "typemeta_name", "set_output", "check_inplace",
@@ -97,6 +98,10 @@ def _output(self, out, shape, dtype, device):
         check_inplace(self, shape, dtype)
         return out
     return set_output(out, shape, dtype, device)
+
+
+# the dtypes PyTorch's GEMM/GEMV/dot kernels are compiled for: all but bool and complex32
+_GEMM = INTEGRAL | FLOATING | COMPLEX
 
 
 def _acc(dtype):
@@ -211,7 +216,7 @@ def _addmm_impl(result: TensorImpl, self: TensorImpl, m1: TensorImpl, m2: Tensor
             _copy_into(result, self)
         _scale(result, beta)
         return
-    if result.dtype is _dt.bool:
+    if result.dtype not in _GEMM:
         raise not_implemented("addmm_impl_cpu_", result.dtype)
     acc = _acc(result.dtype)
     c = None if _is_zero(beta) else self.as_numpy()
@@ -287,7 +292,7 @@ def _bmm_path_checks(result, batch1, batch2, is_bmm) -> None:
     d1, d2, dr = batch1.dtype, batch2.dtype, result.dtype
     _, n, k = batch1.sizes
     if k * n * batch2.sizes[2] < 400:
-        if d1 is _dt.bool:
+        if d1 not in _GEMM:
             raise not_implemented("bmm" if is_bmm else "baddbmm", d1)
         if dr is not d1 or d2 is not d1:
             raise RuntimeError(f"expected scalar type {d1._short} but found {(dr if dr is not d1 else d2)._short}")
@@ -297,12 +302,14 @@ def _bmm_path_checks(result, batch1, batch2, is_bmm) -> None:
     if mkl:
         if d1 is not dr or d2 is not dr:
             raise RuntimeError(f"expected scalar type {dr._short} but found {(d1 if d1 is not dr else d2)._short}")
+        if dr is _dt.complex32:
+            raise not_implemented("baddbmm_with_gemm", dr)
         return
     if is_bmm:
         _check_mm_dtypes(batch1, batch2)
     elif d1 is not d2:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {d1._short} and {d2._short}")
-    if dr is _dt.bool:
+    if dr not in _GEMM:
         raise not_implemented("addmm_impl_cpu_", dr)
 
 
@@ -448,7 +455,7 @@ def _addmv(self, mat, vec, beta, alpha, out, inplace) -> TensorImpl:
         return out
     b_self = _expand_size(self, (m,))
     if out.numel() != 0:
-        if mat.dtype is _dt.bool:
+        if mat.dtype not in _GEMM:
             raise not_implemented("addmv_impl_cpu", mat.dtype)
         acc = _acc(out.dtype)
         c = None if _is_zero(beta) else b_self.as_numpy()
@@ -493,8 +500,8 @@ def _dot(self, other, conj: bool) -> TensorImpl:
     out = empty_strided_impl((), (), self.dtype, self.device)
     if is_meta(self, other):
         return out
-    if self.dtype is _dt.bool:
-        raise not_implemented("dot", self.dtype)
+    if self.dtype not in _GEMM:
+        raise not_implemented("vdot" if conj else "dot", self.dtype)
     acc = _acc(self.dtype)
     a, b = _operand(self, acc), _operand(other, acc)
     out.as_numpy()[()] = np.vdot(a, b) if conj else np.dot(a, b)

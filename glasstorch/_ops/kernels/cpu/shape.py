@@ -148,8 +148,15 @@ def cat_out(tensors, dim, out):
     if is_meta(out, *tensors) or not out.numel():
         return out
     parts = [t.as_numpy() for t in tensors if not _cat_skip(t)]
+    o = out.as_numpy()
+    if any(p.dtype.names for p in parts + [o]) and any(p.dtype != o.dtype for p in parts):
+        # complex32 ((real, imag) float16 fields) with another dtype: numpy cannot cast it, go through complex64
+        parts = [_copy.chalf_values(p) if p.dtype.names else p for p in parts]
+        if o.dtype.names:
+            _copy.store_chalf(o, np.concatenate(parts, axis=dim).astype(np.complex64))
+            return out
     with np.errstate(invalid="ignore", over="ignore"):
-        np.concatenate(parts, axis=dim, out=out.as_numpy(), casting="unsafe")
+        np.concatenate(parts, axis=dim, out=o, casting="unsafe")
     return out
 
 
@@ -240,6 +247,8 @@ def flip_out(self, dims, out):
     out = prepare_out(out, self.sizes, self.dtype, self.device, like=self)
     if is_meta(self, out):
         return out
+    if self.dtype is _dt.complex32 and axes and self.numel():
+        raise not_implemented("flip_cpu", self.dtype)
     return write(out, np.flip(self.as_numpy(), axes) if axes else self.as_numpy())
 
 
