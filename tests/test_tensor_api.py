@@ -621,3 +621,33 @@ def test_typed_storage_writes():
 
 def test_adjoint_function_takes_a_tensor():
     _raises_same(lambda m: m.adjoint(3))
+
+
+def _nograd(m, fn):
+    with m.no_grad():
+        return fn()
+
+
+GEOMETRY_WRITES = {
+    "no_grad_leaf_t_": lambda m: (lambda a: (_nograd(m, a.t_), a.shape, a.requires_grad, a.is_leaf, a._version)[1:])(
+        m.ones(2, 3, requires_grad=True)),
+    "detached_t_": lambda m: (lambda a: (a.detach().t_(), a.shape, a._version)[1:])(m.ones(2, 3)),
+    "view_t_": lambda m: (lambda a: (lambda v: (v.t_(), a.shape, v.shape, v._base is a, a._version)[1:])(a[:, :2]))(
+        m.ones(2, 3)),
+    "t_then_write_a_view": lambda m: (lambda a: (lambda b: (b.t_(), b[0].mul_(2), b.sum().backward(), a.grad)[3])(
+        a * 1))(m.ones(2, 3, requires_grad=True)),
+    "squeeze_then_view": lambda m: (lambda a: (lambda b: (b.squeeze_(1), b.view(-1)._base is b,
+                                                          b.view(-1).grad_fn.name())[1:])(a * 1))(
+        m.ones(2, 1, requires_grad=True)),
+    "new_of_a_view": lambda m: (lambda x: (x.new(2)._base is None, x.new(x)._base is x))(m.ones(4)[1:]),
+    "set_on_a_view": lambda m: (lambda a: (lambda v: (v.set_(m.arange(3.0)), a._version, v._version, v._base is a,
+                                                      a.fill_(7), v.tolist())[1:5] + (v.tolist(),))(a[1:]))(m.ones(4)),
+    "storage_of_a_view": lambda m: (m.ones(4)[1:].storage().size(), m.ones(4)[1:].storage_offset()),
+    "storage_after_resize": lambda m: (lambda x: (x.resize_(10), x.storage().size())[1])(m.ones(4)),
+}
+
+
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
+@pytest.mark.parametrize("case", GEOMETRY_WRITES)
+def test_geometry_writes_and_views(case):
+    assert _plain(GEOMETRY_WRITES[case](glasstorch)) == _plain(GEOMETRY_WRITES[case](torch))
