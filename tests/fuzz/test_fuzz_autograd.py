@@ -17,7 +17,10 @@ UNARY = ("sin", "cos", "tanh", "exp", "sigmoid", "neg", "square", "sinh", "atan"
          "sqrt_of_square_plus_1", "reciprocal_of_square_plus_1", "relu", "gelu", "silu", "log_sigmoid")
 BINARY = ("add", "sub", "mul", "div_safe", "pow_safe", "hypot", "atan2")
 SHAPE = ("sum_dim", "mean_dim", "transpose", "reshape", "unsqueeze_expand", "select", "slice", "softmax",
-         "log_softmax", "cumsum", "prod_dim", "clamp", "matmul", "where", "flip", "amax", "logsumexp", "norm")
+         "log_softmax", "cumsum", "prod_dim", "clamp", "matmul", "where", "flip", "amax", "logsumexp", "norm",
+         "cat", "stack", "gather", "index_select", "masked_fill", "repeat", "var", "roll", "pad")
+# not fuzzed by default: cumprod (its backward uses the input even along a size-1 dim, so with create_graph the
+# gradient requires grad where PyTorch's does not: the double backward formulas item of issue 19)
 VALUES = st.sampled_from([-1.5, -1.0, -0.75, -0.25, 0.3, 0.5, 0.8, 1.2, 1.7, 2.1])
 NN = {"softplus", "relu", "gelu", "silu", "log_sigmoid"}
 
@@ -96,6 +99,30 @@ def _shape_step(p, var, x, op):
         w = p.do(("fn", "tensor"), _nest([0.5, -0.25, 0.75, 1.0, -1.0, 0.1, 0.2, 0.3, -0.6][:k * 2], (k, 2)),
                  dtype=DT("float64"), name=p.fresh("w"))
         return p.fn("matmul", V(var), V(p.name_of(w))) if n else p.method(var, "mul", 2.0)
+    if op in ("cat", "stack"):
+        return p.fn(op, [V(var), V(p.name_of(p.method(var, "mul", 0.5)))], dim)
+    if op in ("gather", "index_select") and n:
+        size = x.shape[dim]
+        if op == "index_select":
+            picks = p.draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=3))
+            return p.fn("index_select", V(var), dim, T(picks, "int64"))
+        ishape = tuple(x.shape)
+        flat = p.draw(st.lists(st.integers(0, size - 1), min_size=x.numel(), max_size=x.numel()))
+        return p.fn("gather", V(var), dim, T(_nest(flat, ishape), "int64"))
+    if op == "masked_fill":
+        cond = p.do(("fn", "gt"), V(var), 0.2)
+        return p.method(var, "masked_fill", V(p.name_of(cond)), -0.5)
+    if op == "repeat":
+        return p.method(var, "repeat", tuple(p.draw(st.integers(1, 2)) for _ in range(n)) + (2,))
+    if op == "var" and n:
+        return p.method(var, "var", dim, correction=p.draw(st.integers(0, 1)))
+    if op == "cumprod":
+        return p.method(var, "cumprod", dim)
+    if op == "roll":
+        return p.method(var, "roll", p.draw(st.integers(-2, 2)), dim)
+    if op == "pad" and n:
+        return p.fn("nn.functional.pad", V(var), (p.draw(st.integers(0, 2)), p.draw(st.integers(0, 1))),
+                    mode=p.draw(st.sampled_from(["constant", "replicate", "circular"])))
     cond = p.do(("fn", "gt"), V(var), 0.1)
     return p.fn("where", V(p.name_of(cond)), V(var), V(p.name_of(p.method(var, "mul", -2.0))))
 

@@ -319,3 +319,17 @@ def test_index_add_source_checks(call):
 
 def test_unflatten_checks_sizes_before_the_dim():
     assert_same_error(lambda: glasstorch.zeros(3).unflatten(5, ()), lambda: torch.zeros(3).unflatten(5, ()))
+
+
+@pytest.mark.parametrize("args", [(2, 0), (2, -1), (1, 1), ((1, 1), (0, 0)), ((1, 2), (0,)), (2,)],
+                         ids=["dim0", "dim-1", "dim1", "two_dims", "misaligned", "flat"])
+def test_roll_of_a_0_dim_tensor(args):
+    """roll along any dim of a 0-dim tensor raises (PyTorch's CPU kernel reads self.size(dim) unwrapped); the flat
+    roll is the tensor itself."""
+    def call(m):
+        return m.tensor(2.0).roll(*args)
+    if args == (2,):
+        gt, th = _both(call)
+        assert_same(gt, th)
+    else:
+        assert_same_error(lambda: call(glasstorch), lambda: call(torch))

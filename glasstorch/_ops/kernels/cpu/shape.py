@@ -265,11 +265,18 @@ def _roll_array(self, shifts, dims):
         return np.roll(arr.reshape(-1), shifts[0]).reshape(arr.shape) if arr.size else arr
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    _roll_check_0_dim(self, dims)
     axes = [wrap_dim(d, self.ndim) for d in dims]
     arr = self.as_numpy()
     if arr.size == 0:
         return arr
     return np.roll(arr, shifts, [a for a in axes]) if self.ndim else arr
+
+
+def _roll_check_0_dim(self, dims):
+    """PyTorch's roll reads ``self.size(dims[0])`` unwrapped: a 0-dim tensor has no dim to roll, even -1 or 0."""
+    if dims and self.ndim == 0:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
 
 
 def roll_out(self, shifts, dims, out):
