@@ -306,7 +306,16 @@ def test_broadcast_fast_path_matches_torch(expr):
         except RuntimeError as e:
             return str(e)
         return repr(r.dtype), tuple(r.shape), r.stride(), r.tolist()
-    assert run(gt) == run(torch)
+    ours, theirs = run(gt), run(torch)
+    if expr in TRANSCENDENTAL_CASES:  # float32 libm vs SLEEF: an ulp apart (atan2(9, 2) on AVX-512 torch)
+        np.testing.assert_allclose(ours[3], theirs[3], rtol=2.0**-23, atol=0)
+        ours, theirs = ours[:3], theirs[:3]
+    assert ours == theirs
+
+
+# pointwise.py's contract for float32 transcendental functions: within an ulp or two of torch's SLEEF kernels,
+# whose results differ between vector ISAs; layout, dtype and shape stay exact.
+TRANSCENDENTAL_CASES = {"torch.atan2(x, c)"}
 
 
 def test_broadcast_fast_path_records_autograd():
