@@ -219,14 +219,14 @@ def _first_order(op, sample, skip, lib):
 
 
 # entries whose first-order gradient nodes carry PyTorch's names (a sample: relu, losses' fused backward ops ...)
-SAME_GRAD_FN = ("nn.functional.relu", "relu", "threshold", "aten.threshold_backward", "nn.functional.relu6",
+SAME_GRAD_FN = ("relu", "threshold", "aten.threshold_backward", "nn.functional.relu6",
                 "nn.functional.leaky_relu", "nn.functional.hardtanh", "nn.functional.hardsigmoid",
                 "aten.leaky_relu_backward", "aten.hardtanh_backward", "pad non-constant", "reflection_pad1d",
                 "reflection_pad2d", "reflection_pad3d", "replication_pad1d", "replication_pad2d", "replication_pad3d",
                 "aten.reflection_pad2d_backward", "aten.replication_pad3d_backward", "nn.functional.nll_loss",
                 "_C._nn.nll_loss2d", "ops.aten.nll_loss_forward", "cummax", "cummin", "median", "nanmedian",
-                "mul", "div", "sin", "exp",
-                "matmul", "mm", "sum", "mean", "where", "cat", "stack", "index_select", "gather", "atan2", "gelu")
+                "mul", "div", "sin", "exp", "matmul", "mm", "sum", "mean", "where", "cat", "stack", "index_select",
+                "gather", "atan2", "nn.functional.gelu")
 
 
 # entries whose gradient is a composite of non-differentiable steps here (zero second derivative, so no
@@ -261,3 +261,28 @@ def test_op_first_order_gradient_has_history(op):
     assert [g is None for g in got] == [w is None for w in want], where
     if op.name in SAME_GRAD_FN:
         assert got == want, where
+
+
+# entries whose nodes save what torch's save (the same _saved_* attributes): the derivative operators added for
+# double backward, and the selecting ops
+SAME_SAVED = ("aten.threshold_backward", "aten.leaky_relu_backward", "aten.hardtanh_backward",
+              "aten.reflection_pad1d_backward", "aten.replication_pad3d_backward", "ops.aten.nll_loss_forward",
+              "relu", "nn.functional.hardtanh", "cummax", "cummin", "median", "nanmedian", "sort",
+              "topk", "kthvalue", "max", "atan2")
+
+
+@pytest.mark.parametrize("name", SAME_SAVED)
+def test_nodes_save_what_torch_saves(name):
+    op, sample = next((op, s) for op in _db.OP_DB if op.name == name and op.grad
+                      for s in _db.grad_samples(op, "float64"))
+    skip = _db._torch_differentiable_inputs(op, sample, "float64", len(_db._float_specs(sample, "float64")))
+
+    def saved(lib):
+        fn, inputs = _db_function(op, sample, lib, skip)
+        return sorted({(type(o.grad_fn).__name__, a) for o in fn(*inputs) if o.grad_fn is not None
+                       for a in dir(o.grad_fn) if a.startswith("_saved_")})
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got, want = saved(glasstorch), saved(torch)
+    assert got == want and want
