@@ -179,6 +179,15 @@ def _conj(t):
     return t.conj() if t.is_complex() else t  # conj() of a real tensor is the tensor itself
 
 
+_WARNED_ONCE: set = set()  # the deprecations PyTorch gives with TORCH_WARN_ONCE: each once per process
+
+
+def _warn_once(message: str) -> None:
+    if message not in _WARNED_ONCE:
+        _WARNED_ONCE.add(message)
+        _user_warn(message)
+
+
 # 0-dim tensors pass these with a deprecation warning (the identity, or conj()); 1-dim ones raise.
 _ZERO_DIM_WARNINGS = {
     "mT": "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
@@ -191,7 +200,7 @@ def _check_batched_matrix(t, what: str) -> bool:
     """False (after the warning) for a 0-dim tensor, True for a (batch of) matrices; raises for 1-dim ones."""
     n = t._impl.ndim
     if n == 0:
-        _user_warn(_ZERO_DIM_WARNINGS[what])
+        _warn_once(_ZERO_DIM_WARNINGS[what])
         return False
     if n < 2:
         raise RuntimeError(f"tensor.{what} is only supported on matrices or batches of matrices. Got {n}-D tensor.")
@@ -976,9 +985,9 @@ class Tensor:
     def T(self):
         n = self._impl.ndim
         if n == 0:
-            _user_warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.")
+            _warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.")
         elif n != 2:
-            _user_warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and "
+            _warn_once("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and "
                        "it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices "
                        "or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.")
         return self.permute(tuple(range(n - 1, -1, -1)))
@@ -991,7 +1000,7 @@ class Tensor:
     def H(self):
         n = self._impl.ndim
         if n == 0:
-            _user_warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
+            _warn_once("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
             return _conj(self)
         if n != 2:
             raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor."

@@ -118,10 +118,11 @@ TRANSPOSES = {
     "adjoint": lambda x: x.adjoint(),
     "adjoint_function": lambda x: torch_or_gt(x).adjoint(x),
 }
-_TORCH_WARNINGS = """
-import json, warnings, torch
+_WARNINGS = """
+import json, warnings, {lib} as torch
 warnings.simplefilter("always")
 with warnings.catch_warnings(record=True) as w:
+    {expr}
     {expr}
 print(json.dumps([str(x.message).split(" (Triggered internally")[0] for x in w]))
 """
@@ -131,11 +132,6 @@ def _fresh_process(script: str):
     """What ``script`` prints as JSON, run in a fresh Python (once-per-process warnings and state start over)."""
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
-
-
-def _torch_warnings_fresh(expr: str) -> list:
-    """The warnings torch gives for ``expr`` in a fresh process (TORCH_WARN_ONCE fires once per process)."""
-    return _fresh_process(_TORCH_WARNINGS.format(expr=expr))
 
 
 @pytest.mark.parametrize("shape", [(), (3,), (2, 3), (2, 3, 4)])
@@ -157,10 +153,9 @@ def test_transpose_attributes(attr, shape):
                                   "torch.ones(2, 3).T", "torch.ones(()).mT", "torch.ones(()).mH",
                                   "torch.ones(()).adjoint()"])
 def test_transpose_attribute_warnings(expr):
-    with warnings.catch_warnings(record=True) as got:
-        warnings.simplefilter("always")
-        eval(expr, {"torch": glasstorch})  # noqa: S307 - a fixed expression of this test
-    assert [str(w.message) for w in got] == _torch_warnings_fresh(expr)
+    """Evaluated twice in a fresh process: the warning (TORCH_WARN_ONCE) comes once."""
+    got, want = (_fresh_process(_WARNINGS.format(lib=lib, expr=expr)) for lib in ("glasstorch", "torch"))
+    assert got == want
 
 
 # -- del x[i] and string indices ----------------------------------------------------------------------------------
