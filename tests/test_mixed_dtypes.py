@@ -504,3 +504,24 @@ def test_complex32_gemm_cat_flip(expr):
         return eval(expr)
     want, got = _outcome(torch, run), _outcome(gt, run)
     assert _same(want, got), (want, got)
+
+
+_C32_INDEXING = (
+    "x.masked_fill(mk, 1.0)", "x.masked_fill(mk, 2 - 1j)", "x.clone().masked_fill_(mk, m.tensor(2.0))",
+    "x.clone().index_fill_(0, m.tensor([1]), 3.0)", "m.gather(x, 0, m.tensor([2, 0]))",
+    "m.gather(x, 0, m.tensor([], dtype=m.int64))", "m.zeros(3, dtype=m.complex32).scatter_(0, m.tensor([2, 0]), x[:2])",
+    "m.zeros(3, dtype=m.complex32).scatter_(0, m.tensor([2, 0]), 1.0)",
+    "m.zeros(3, dtype=m.complex32).scatter_add(0, m.tensor([2, 0]), x[:2])",
+    "x.clone().masked_scatter_(mk, m.ones(3, dtype=m.complex32))", "x.index_select(0, m.tensor([1]))",
+    "x.clone().index_add_(0, m.tensor([1]), x[:1])", "x.clone().index_copy_(0, m.tensor([1]), x[:1])",
+    "x.clone().index_put_((m.tensor([1]),), x[:1])", "x[mk]", "m.where(mk, x, 0.5)",
+)
+
+
+@pytest.mark.parametrize("expr", _C32_INDEXING)
+def test_complex32_indexing(expr):
+    def run(m):
+        x, mk = m.tensor([1.5, -0.0, 2.25], dtype=m.float16) + 0.5j, m.tensor([True, False, True])  # noqa: F841
+        return eval(expr)
+    want, got = _outcome(torch, run), _outcome(gt, run)
+    assert _same(want, got), (want, got)

@@ -27,6 +27,7 @@ from ...aten import aten
 from ...tensor_iterator import compute_output_strides, fp_ignore, fp_restore, resize_out, scalar_np
 from . import copy as _copy
 from . import scatter_rows as _scatter_rows
+from .dispatch_types import not_implemented
 from .shape import assert_no_overlap, fmt, is_meta, prepare_out, write
 
 __all__ = [
@@ -143,6 +144,8 @@ def masked_scatter_(self, mask, source):
     _expand_mask_inplace(self, mask)
     if is_meta(self, mask, source):
         return self
+    if self.dtype is _dt.complex32:
+        raise not_implemented("masked_scatter", self.dtype)
     m = np.broadcast_to(mask.as_numpy(), self.sizes)
     n = int(m.sum())
     src = source.as_numpy().reshape(-1)
@@ -255,6 +258,8 @@ def gather_out(self, dim, index, sparse_grad, out):
                                f"larger than self {fmt(self.sizes)} apart from dimension {dim}")
     if is_meta(self, index, out) or not out.numel():
         return out
+    if self.dtype is _dt.complex32:  # PyTorch's scatter/gather kernels have no ComplexHalf loop
+        raise not_implemented("scatter_gather_tensor_cpu", self.dtype)
     idx = _idx(index).reshape(index.sizes or (1,))
     arr = self.as_numpy().reshape(self.sizes or (1,))
     _check_bounds(idx, arr.shape[dim], dim)
@@ -371,6 +376,9 @@ def _scatter_values(index, src, dtype):
 def _scatter_apply(out, dim, index, src, op, include_self=True):
     if is_meta(out, index) or index.numel() == 0:
         return out
+    if out.dtype is _dt.complex32:
+        raise not_implemented("scatter_gather_tensor_cpu" if type(src) is TensorImpl else "scatter_gather_scalar_cpu",
+                              out.dtype)
     idx, vals = _scatter_values(index, src, out.dtype)
     arr = out.as_numpy().reshape(out.sizes or (1,))
     _check_bounds(idx, arr.shape[dim], dim)
@@ -507,6 +515,12 @@ def index_add_out(self, dim, index, source, alpha, out):
         _check_bounds(idx, size, dim)
     elif ((idx < 0) | (idx >= size)).any():  # the 0-/1-dim element loop's check: no negative indices either
         raise IndexError("index out of range in self")
+    if out.dtype is _dt.complex32:  # complex<Half> arithmetic through complex64 (numpy has no complex-half)
+        wide = _copy.chalf_values(out.as_numpy())
+        np.add.at(_dim_slices(wide, dim), idx, _dim_slices(_copy.chalf_values(source.as_numpy()) * np.complex64(alpha),
+                                                            dim if source.ndim else 0))
+        _copy.store_chalf(out.as_numpy(), wide)
+        return out
     arr = _dim_slices(out.as_numpy(), dim)
     src = _dim_slices(source.as_numpy(), dim if source.ndim else 0)
     a = scalar_np(alpha, out.dtype)
