@@ -92,9 +92,9 @@ def scalar_np(value, dtype):
         return np.array(value, dtype=np.int64).astype(npdt)[()] if -2**63 <= value < 2**64 else npdt.type(value)
     if dtype is _dt.bool:
         return np.bool_(value)
-    if dtype is _dt.complex32:  # numpy has no complex-half: complex<Half>'s value as a complex64
+    if dtype is _dt.complex32:  # numpy has no complex-half: a (real, imag) float16 pair of complex32's storage type
         v = complex(value)
-        return np.complex64(complex(np.float16(np.float32(v.real)), np.float16(np.float32(v.imag))))
+        return np.array((np.float16(np.float32(v.real)), np.float16(np.float32(v.imag))), dtype=npdt)[()]
     if not dtype.is_complex and isinstance(value, complex):
         value = value.real
     if dtype in _HALF_TYPES:
