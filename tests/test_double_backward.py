@@ -42,6 +42,7 @@ SELECTING = {
     "cummax": lambda m, x: x.cummax(0),
     "cummin": lambda m, x: m.cummin(x, 1),
     "median_dim": lambda m, x: x.median(0),
+    "mode": lambda m, x: x.mode(0),
     "nanmedian_dim": lambda m, x: m.nanmedian(x, 1, keepdim=True),
     "native_layer_norm": lambda m, x: m.native_layer_norm(x, (2,), None, None, 1e-5),
     "native_batch_norm": lambda m, x: m.native_batch_norm(x, None, None, None, None, True, 0.1, 1e-5),
@@ -267,7 +268,7 @@ def test_op_first_order_gradient_has_history(op):
 # double backward, and the selecting ops
 SAME_SAVED = ("aten.threshold_backward", "aten.leaky_relu_backward", "aten.hardtanh_backward",
               "aten.reflection_pad1d_backward", "aten.replication_pad3d_backward", "ops.aten.nll_loss_forward",
-              "relu", "nn.functional.hardtanh", "cummax", "cummin", "median", "nanmedian", "sort",
+              "relu", "nn.functional.hardtanh", "cummax", "cummin", "median", "nanmedian", "mode", "sort",
               "topk", "kthvalue", "max", "atan2")
 
 

@@ -1,5 +1,5 @@
 """OpInfo entries: sorting and selection (glasstorch/_ops/native_functions/sort.yaml) — sort, argsort, msort,
-topk, kthvalue, cummax, cummin, median, nanmedian, unique (``torch.unique`` over ``_unique2``/``unique_dim``),
+topk, kthvalue, mode, cummax, cummin, median, nanmedian, unique (``torch.unique`` over ``_unique2``/``unique_dim``),
 unique_consecutive, searchsorted, bucketize, nonzero (and ``as_tuple``), nonzero_static, argwhere.
 
 PyTorch's unstable sort, ``topk`` and ``kthvalue`` order equal elements in an implementation-defined
@@ -185,6 +185,30 @@ def median_errors(dim):
     return lambda: out
 
 
+# -- mode ------------------------------------------------------------------------------------------------------
+def _small_ints(shape, seed):
+    """Values in {0, 1, 2}: many ties, so the mode and its last index are exercised."""
+    vals = np.random.default_rng(seed).integers(0, 3, size=shape).astype(float)
+    return T(shape, values=vals.tolist() if shape else float(vals))
+
+
+def mode_samples(dtype):
+    for shape, d, keep in (((7,), 0, False), ((3, 5), 1, True), ((3, 5), 0, False), ((2, 3, 4), -1, False),
+                           ((), 0, False), ((0, 4), 1, False)):
+        yield Sample((_small_ints(shape, len(shape)), d), {"keepdim": keep}, name=f"{shape} {d} {keep}")
+    yield Sample((_small_ints((4, 6), 5),), name="default dim")
+    yield Sample((dataclasses.replace(_small_ints((6, 4), 6), layout="transposed"), 0), name="transposed")
+    if dtype in ("float32", "float64", "float16", "bfloat16"):
+        yield Sample((T((2, 4), values=[[-0.0, 0.0, 1, 1], [2, -0.0, 0.0, 2]]), 1), name="signed zeros")
+
+
+def mode_errors():
+    return [ErrorSample((T((2, 3)), 2), name="dim"), ErrorSample((T((2, 0)), 1), name="empty dim"),
+            ErrorSample((T((2, 3), dtype="complex64"), 1), name="complex"),
+            ErrorSample((T((2, 3)), 1), {"out": (T((0,), dtype="float64"), T((0,), dtype="int64"))}, name="out values"),
+            ErrorSample((T((2, 3)), 1), {"out": (T((0,)), T((0,), dtype="int32"))}, name="out indices")]
+
+
 # -- unique ----------------------------------------------------------------------------------------------------
 FLAGS = [{}, {"return_inverse": True}, {"return_counts": True}, {"return_inverse": True, "return_counts": True}]
 
@@ -334,6 +358,8 @@ OPS = [
            errors=topk_errors),
     OpInfo("kthvalue", aten=("kthvalue", "kthvalue.values"), samples=kthvalue_samples, dtypes=ALL_NUMERIC,
            method=True, out=True, errors=kthvalue_errors),
+    OpInfo("mode", aten=("mode", "mode.values"), samples=mode_samples, dtypes=ALL, method=True, out=True,
+           errors=mode_errors),
     OpInfo("cummax", aten=("cummax", "cummax.out"), samples=cum_extreme_samples, dtypes=ALL, method=True, out=True,
            errors=cum_extreme_errors),
     OpInfo("cummin", aten=("cummin", "cummin.out"), samples=cum_extreme_samples, dtypes=ALL, method=True, out=True,

@@ -8764,6 +8764,27 @@ def _autograd_nanmedian_dim(ks, self, dim, keepdim):
 register_autograd('aten::nanmedian.dim', _autograd_nanmedian_dim)
 
 
+_op_mode = _get_op('aten::mode')
+
+
+def _autograd_mode(ks, self, dim, keepdim):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.ModeBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        node.keepdim_ = keepdim
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_mode.redispatch(ks, self, dim, keepdim)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result, (1,))
+        return result
+    return _op_mode.redispatch(ks, self, dim, keepdim)
+
+
+register_autograd('aten::mode', _autograd_mode)
+
+
 _op_unique_dim = _get_op('aten::unique_dim')
 
 

@@ -9671,12 +9671,56 @@ class NanmedianBackward1(Node):
         return self.self_sizes_
 
 
+def _ModeBackward0_0(grad, grads, dim, keepdim, self_sizes, result):
+    return value_selecting_backward(grad, dim, result[1], self_sizes, keepdim)
+
+
+class ModeBackward0(Node):
+    """Backward of ``mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/sort.yaml:43)."""
+
+    __slots__ = ('dim_', 'keepdim_', 'self_sizes_', 'result_')
+    _tensor_slots = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'ModeBackward0')
+        dim = node.dim_
+        keepdim = node.keepdim_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ModeBackward0_0(grad, grads, dim, keepdim, self_sizes, result))
+        return out
+
+    @property
+    def _saved_indices(self):
+        return wrap_saved(self.result_[1], 'ModeBackward0')
+
+    @property
+    def _raw_saved_indices(self):
+        return self.result_[1]
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
 def _UniqueDimBackward0_0(grad, grads):
     return not_implemented("unique_dim")
 
 
 class UniqueDimBackward0(Node):
-    """Backward of ``unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:44)."""
+    """Backward of ``unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:48)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9696,7 +9740,7 @@ def _UniqueConsecutiveBackward0_0(grad, grads):
 
 
 class UniqueConsecutiveBackward0(Node):
-    """Backward of ``unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:48)."""
+    """Backward of ``unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:52)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9716,7 +9760,7 @@ def _Unique2Backward0_0(grad, grads):
 
 
 class Unique2Backward0(Node):
-    """Backward of ``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:52)."""
+    """Backward of ``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/sort.yaml:56)."""
 
     __slots__ = ()
     _tensor_slots = ()

@@ -35,7 +35,7 @@ __all__ = ["sort_stable_out", "topk_out", "kthvalue_out", "unique2_cpu", "unique
            "searchsorted_scalar_out_cpu", "bucketize_cpu", "bucketize_out_cpu", "bucketize_scalar_cpu",
            "nonzero_cpu", "nonzero_out_cpu", "nonzero_static_cpu", "nonzero_static_out_cpu", "stable_argsort", "sort",
            "sort_out", "kthvalue", "cummax_out", "cummin_out", "cummax", "cummin", "median_all", "nanmedian_all",
-           "median_dim_out", "nanmedian_dim_out", "median_dim", "nanmedian_dim"]
+           "median_dim_out", "nanmedian_dim_out", "median_dim", "nanmedian_dim", "mode_out", "mode"]
 
 
 def _fmt(xs) -> str:
@@ -328,6 +328,59 @@ def median_dim(self, dim, keepdim=False):
 def nanmedian_dim(self, dim, keepdim=False):
     return aten.nanmedian_dim_values(self, dim, keepdim, _empty((0,), self.dtype, self.device),
                                      _empty((0,), _dt.int64, self.device))
+
+
+# -- mode --------------------------------------------------------------------------------------------------
+def _mode_last_axis(a: np.ndarray):
+    """(values, indices) of the most frequent value along the last axis: the smallest among equally frequent ones,
+    at its last position (PyTorch's sorted scan; how NaNs group is implementation-defined there)."""
+    keys = _keys(a)
+    order = stable_argsort(keys, -1, False)  # equal values keep their positions' order
+    sv = np.take_along_axis(keys, order, axis=-1)
+    n = a.shape[-1]
+    change = sv[..., 1:] != sv[..., :-1]
+    pad = np.ones(a.shape[:-1] + (1,), bool)
+    starts, ends = np.concatenate([pad, change], -1), np.concatenate([change, pad], -1)
+    pos = np.arange(n)
+    first = np.maximum.accumulate(np.where(starts, pos, 0), axis=-1)
+    run = np.where(ends, pos - first + 1, -1)  # a run's length, at its last element
+    last = np.argmax(run, axis=-1)[..., None]  # the first longest run: the smallest value
+    idx = np.take_along_axis(order, last, axis=-1)
+    return np.take_along_axis(a, idx, axis=-1)[..., 0], idx[..., 0]
+
+
+def mode_out(self, dim=-1, keepdim=False, values=None, indices=None):
+    """``mode.values``: the most frequent value along ``dim`` and its (last) index."""
+    d = _shape.wrap_dim(dim, self.ndim)
+    for out, dt, what in ((values, self.dtype, "values"), (indices, _dt.int64, "indices")):
+        if out.dtype is not dt:
+            raise RuntimeError(f"expected scalar type '{_dt.name_of(dt)}' but got '{_dt.name_of(out.dtype)}' for "
+                               f"{what} output")
+    if self.ndim and self.sizes[d] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    shape = reduced_shape(self.sizes, (d,), keepdim) if self.ndim else ()
+    resize_out(values, shape)
+    resize_out(indices, shape)
+    if is_meta(self, values, indices):
+        return values, indices
+    if self.dtype.is_complex:
+        raise not_implemented("mode_cpu", self.dtype)
+    a = self.as_numpy()
+    if self.ndim == 0:
+        values.as_numpy()[()], indices.as_numpy()[()] = a[()], 0
+        return values, indices
+    v, idx = _mode_last_axis(np.moveaxis(a, d, -1))
+    if keepdim:
+        v, idx = np.expand_dims(v, d), np.expand_dims(idx, d)
+    np.copyto(values.as_numpy(), v)
+    np.copyto(indices.as_numpy(), idx)
+    return values, indices
+
+
+def mode(self, dim=-1, keepdim=False):
+    """``mode.values`` into fresh outputs (CompositeExplicitAutograd)."""
+    return aten.mode_values(self, dim, keepdim, _empty((0,), self.dtype, self.device),
+                            _empty((0,), _dt.int64, self.device))
 
 
 # -- unique --------------------------------------------------------------------------------------------------
