@@ -389,11 +389,20 @@ def _grad_fn_name(t) -> str | None:
     return None if grad_fn is None else type(grad_fn).__name__
 
 
+def _values_of(impl) -> np.ndarray:
+    """The elements as numpy values; complex32 storage (two float16 fields, ``real`` and ``imag``) as complex64."""
+    a = np.asarray(impl.as_numpy())
+    if a.dtype.names:
+        parts, a = a, np.empty(a.shape, np.complex64)
+        a.real, a.imag = parts["real"], parts["imag"]
+    return a
+
+
 def tensor_facts(t) -> TensorFacts:
     """Read the printer's facts off a glasstorch Tensor (never touching the data of a meta tensor)."""
     is_meta = t.device.type == "meta"
     return TensorFacts(
-        values=None if is_meta else np.asarray(t._impl.as_numpy()),
+        values=None if is_meta else _values_of(t._impl),
         dtype=repr(t.dtype),
         shape=tuple(t.shape),
         device=str(t.device),
