@@ -527,8 +527,8 @@ def test_complex32_indexing(expr):
     assert _same(want, got), (want, got)
 
 
-@pytest.mark.parametrize("expr", ["m.tensor([1.5, -0.0, 2.25], dtype=m.float16) + 0.5j", "m.zeros(0, dtype=m.complex32)",
-                                  "m.tensor(1e4 + 1j, dtype=m.complex32)",
+@pytest.mark.parametrize("expr", ["m.tensor([1.5, -0.0, 2.25], dtype=m.float16) + 0.5j",
+                                  "m.zeros(0, dtype=m.complex32)", "m.tensor(1e4 + 1j, dtype=m.complex32)",
                                   "m.tensor([[1e-4, 3.0, float('inf')]], dtype=m.float16) + 0.25j",
                                   "m.tensor([float('nan')], dtype=m.float16) * 1j"])
 def test_complex32_repr(expr):
