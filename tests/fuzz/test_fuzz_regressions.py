@@ -333,3 +333,15 @@ def test_roll_of_a_0_dim_tensor(args):
         assert_same(gt, th)
     else:
         assert_same_error(lambda: call(glasstorch), lambda: call(torch))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.sum(x, dtype=m.uint8), lambda m, x: x.sum(0, dtype=m.uint8, keepdim=True),
+    lambda m, x: x.cumsum(0, dtype=m.uint8), lambda m, x: x.prod(dtype=m.uint8),
+    lambda m, x: x.to(m.float16).sum(dtype=m.uint8),
+], ids=["sum", "sum_dim", "cumsum", "prod", "half_sum"])
+def test_reduction_dtype_casts_as_c10(call):
+    """A reduction with dtype= converts its input as c10 does (Note [c10 casts]): negative bfloat16 values become
+    uint8 by wrapping through int64 (ml_dtypes' direct cast saturates them to 0)."""
+    gt, th = _both(lambda m: call(m, m.tensor([-5.0, -1.5, 3.0, -0.5], dtype=m.bfloat16)))
+    assert_same(gt, th)

@@ -31,7 +31,7 @@ from ...._core.shape import wrap_dim
 from ...._core.user_warning import warn as _user_warn
 from ...._tensor.impl import TensorImpl, empty_contiguous
 from ...tensor_iterator import check_no_internal_overlap, reduced_shape, reduction_dims, resize_out
-from .copy import chalf_values, store_chalf
+from .copy import cast_ready, cast_routed, chalf_values, store_chalf
 from .dispatch_types import not_implemented
 
 __all__ = [
@@ -133,6 +133,9 @@ def _input_np(self: TensorImpl, dtype, acc=None) -> np.ndarray:
     if src.is_complex and not dtype.is_complex and dtype is not _dt.bool:  # self.to(dtype), as copy_ warns
         _user_warn("Casting complex values to real discards the imaginary part")
         a, src = a.real, src.to_real()
+    if src is not dtype and cast_routed(a.dtype, dtype.np):  # Note [c10 casts]: bfloat16 -> uint8 wraps
+        with np.errstate(invalid="ignore", over="ignore"):
+            return cast_ready(a, dtype.np).astype(dtype.np)
     if src is dtype or (acc is not None and acc == dtype.np) or src is _dt.bool or \
             (src._cat == dtype._cat and _dt.promote_types(src, dtype) is dtype):
         return a
