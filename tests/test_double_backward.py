@@ -287,3 +287,26 @@ def test_nodes_save_what_torch_saves(name):
         warnings.simplefilter("ignore")
         got, want = saved(glasstorch), saved(torch)
     assert got == want and want
+
+
+@pytest.mark.parametrize("case", ["leaky_relu_", "leaky_relu_ negative slope", "threshold_"])
+def test_inplace_activation_nodes(case):
+    """leaky_relu_ differentiates from its result (LeakyReluBackward1; a negative slope raises torch's error in
+    backward), threshold_ from a copy of its input (ThresholdBackward1)."""
+    def recipe(m):
+        a = m.tensor([-1.0, 0.3, 2.0], dtype=m.float64, requires_grad=True)
+        x = a * 1
+        if case == "threshold_":
+            m.nn.functional.threshold(x, 0.1, 2.0, inplace=True)
+        else:
+            m.nn.functional.leaky_relu(x, -0.5 if "negative" in case else 0.2, inplace=True)
+        node = x.grad_fn
+        try:
+            x.sum().backward()
+            grad = a.grad.tolist()
+        except RuntimeError as e:
+            grad = str(e)
+        return type(node).__name__, sorted(n for n in dir(node) if n.startswith("_saved_")), grad
+
+    got, want = both(recipe)
+    assert got == want

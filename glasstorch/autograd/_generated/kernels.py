@@ -2170,13 +2170,25 @@ def _autograd_threshold(ks, self, threshold, value):
 register_autograd('aten::threshold', _autograd_threshold)
 
 
+_op_threshold_out = _get_op('aten::threshold.out')
+
+
+def _autograd_threshold_out(ks, self, threshold, value, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('threshold', self)
+    return _op_threshold_out.redispatch(ks, self, threshold, value, out)
+
+
+register_autograd('aten::threshold.out', _autograd_threshold_out)
+
+
 _op_threshold_ = _get_op('aten::threshold_')
 
 
 def _autograd_threshold_(ks, self, threshold, value):
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
-        node = _n.ThresholdBackward0()
+        node = _n.ThresholdBackward1()
         node.next_edges = record.edges(self)
         node.self_ = record.save(record.clone(self))
         node.threshold_ = threshold
@@ -2188,18 +2200,6 @@ def _autograd_threshold_(ks, self, threshold, value):
 
 
 register_autograd('aten::threshold_', _autograd_threshold_)
-
-
-_op_threshold_out = _get_op('aten::threshold.out')
-
-
-def _autograd_threshold_out(ks, self, threshold, value, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('threshold', self)
-    return _op_threshold_out.redispatch(ks, self, threshold, value, out)
-
-
-register_autograd('aten::threshold.out', _autograd_threshold_out)
 
 
 _op_threshold_backward = _get_op('aten::threshold_backward')
@@ -2544,13 +2544,13 @@ _op_leaky_relu_ = _get_op('aten::leaky_relu_')
 def _autograd_leaky_relu_(ks, self, negative_slope):
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
-        node = _n.LeakyReluBackward0()
+        node = _n.LeakyReluBackward1()
         node.next_edges = record.edges(self)
-        node.self_ = record.save(record.clone(self))
         node.negative_slope_ = negative_slope
         result = _op_leaky_relu_.redispatch(ks, self, negative_slope)
         _check_differentiable_dtype(result)
         record.history_inplace(result, node)
+        node.result_ = record.save_output(result)
         return result
     return _op_leaky_relu_.redispatch(ks, self, negative_slope)
 

@@ -2979,6 +2979,40 @@ class ThresholdBackward0(Node):
         return self.threshold_
 
 
+def _ThresholdBackward1_0(grad, grads, self, threshold):
+    return threshold_backward(grad, self, threshold)
+
+
+class ThresholdBackward1(Node):
+    """Backward of ``threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:11)."""
+
+    __slots__ = ('self_', 'threshold_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'ThresholdBackward1')
+        threshold = node.threshold_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ThresholdBackward1_0(grad, grads, self, threshold))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'ThresholdBackward1')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_threshold(self):
+        return self.threshold_
+
+
 def _ThresholdBackwardBackward0_0(grad, grads, self, threshold):
     return threshold_backward(grad, self, threshold)
 
@@ -2988,7 +3022,7 @@ def _ThresholdBackwardBackward0_1(grad, grads, self, threshold):
 
 
 class ThresholdBackwardBackward0(Node):
-    """Backward of ``threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:11)."""
+    """Backward of ``threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:14)."""
 
     __slots__ = ('self_', 'threshold_')
     _tensor_slots = ('self_',)
@@ -3024,7 +3058,7 @@ def _GeluBackward0_0(grad, grads, self, approximate):
 
 
 class GeluBackward0(Node):
-    """Backward of ``gelu(Tensor self, *, str approximate='none') -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:15)."""
+    """Backward of ``gelu(Tensor self, *, str approximate='none') -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:18)."""
 
     __slots__ = ('self_', 'approximate_')
     _tensor_slots = ('self_',)
@@ -3062,7 +3096,7 @@ def _GeluBackwardBackward0_1(grad, grads, grad_output, self, approximate):
 
 
 class GeluBackwardBackward0(Node):
-    """Backward of ``gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:18)."""
+    """Backward of ``gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:21)."""
 
     __slots__ = ('grad_output_', 'self_', 'approximate_')
     _tensor_slots = ('grad_output_', 'self_')
@@ -3107,7 +3141,7 @@ def _SiluBackward0_0(grad, grads, self):
 
 
 class SiluBackward0(Node):
-    """Backward of ``silu(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:22)."""
+    """Backward of ``silu(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:25)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -3136,7 +3170,7 @@ def _MishBackward0_0(grad, grads, self):
 
 
 class MishBackward0(Node):
-    """Backward of ``mish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:25)."""
+    """Backward of ``mish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:28)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -3165,7 +3199,7 @@ def _SoftplusBackward0_0(grad, grads, self, beta, threshold):
 
 
 class SoftplusBackward0(Node):
-    """Backward of ``softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:28)."""
+    """Backward of ``softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:31)."""
 
     __slots__ = ('self_', 'beta_', 'threshold_')
     _tensor_slots = ('self_',)
@@ -3204,7 +3238,7 @@ def _EluBackward0_0(grad, grads, self, alpha, scale, input_scale):
 
 
 class EluBackward0(Node):
-    """Backward of ``elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:31)."""
+    """Backward of ``elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:34)."""
 
     __slots__ = ('self_', 'alpha_', 'scale_', 'input_scale_')
     _tensor_slots = ('self_',)
@@ -3248,7 +3282,7 @@ def _CeluBackward0_0(grad, grads, self, alpha):
 
 
 class CeluBackward0(Node):
-    """Backward of ``celu(Tensor self, Scalar alpha=1.0) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:34)."""
+    """Backward of ``celu(Tensor self, Scalar alpha=1.0) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:37)."""
 
     __slots__ = ('self_', 'alpha_')
     _tensor_slots = ('self_',)
@@ -3282,7 +3316,7 @@ def _LeakyReluBackward0_0(grad, grads, self, negative_slope):
 
 
 class LeakyReluBackward0(Node):
-    """Backward of ``leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:37)."""
+    """Backward of ``leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:40)."""
 
     __slots__ = ('self_', 'negative_slope_')
     _tensor_slots = ('self_',)
@@ -3311,6 +3345,40 @@ class LeakyReluBackward0(Node):
         return self.negative_slope_
 
 
+def _LeakyReluBackward1_0(grad, grads, negative_slope, result):
+    return leaky_relu_backward(grad, result, negative_slope, True)
+
+
+class LeakyReluBackward1(Node):
+    """Backward of ``leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:44)."""
+
+    __slots__ = ('negative_slope_', 'result_')
+    _tensor_slots = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'LeakyReluBackward1')
+        negative_slope = node.negative_slope_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LeakyReluBackward1_0(grad, grads, negative_slope, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'LeakyReluBackward1')
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+    @property
+    def _saved_negative_slope(self):
+        return self.negative_slope_
+
+
 def _LeakyReluBackwardBackward0_0(grad, grads, self, negative_slope):
     return leaky_relu_backward(grad, self, negative_slope, False)
 
@@ -3320,7 +3388,7 @@ def _LeakyReluBackwardBackward0_1(grad, grads, self, negative_slope):
 
 
 class LeakyReluBackwardBackward0(Node):
-    """Backward of ``leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:40)."""
+    """Backward of ``leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:47)."""
 
     __slots__ = ('self_', 'negative_slope_')
     _tensor_slots = ('self_',)
@@ -3356,7 +3424,7 @@ def _HardtanhBackward0_0(grad, grads, self, min_val, max_val):
 
 
 class HardtanhBackward0(Node):
-    """Backward of ``hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:44)."""
+    """Backward of ``hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:51)."""
 
     __slots__ = ('self_', 'min_val_', 'max_val_')
     _tensor_slots = ('self_',)
@@ -3399,7 +3467,7 @@ def _HardtanhBackwardBackward0_1(grad, grads, self, min_val, max_val):
 
 
 class HardtanhBackwardBackward0(Node):
-    """Backward of ``hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:47)."""
+    """Backward of ``hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:54)."""
 
     __slots__ = ('self_', 'min_val_', 'max_val_')
     _tensor_slots = ('self_',)
@@ -3440,7 +3508,7 @@ def _HardsigmoidBackward0_0(grad, grads, self):
 
 
 class HardsigmoidBackward0(Node):
-    """Backward of ``hardsigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:53)."""
+    """Backward of ``hardsigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:60)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -3469,7 +3537,7 @@ def _HardswishBackward0_0(grad, grads, self):
 
 
 class HardswishBackward0(Node):
-    """Backward of ``hardswish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:56)."""
+    """Backward of ``hardswish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:63)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -3498,7 +3566,7 @@ def _LogSigmoidBackward0_0(grad, grads, self):
 
 
 class LogSigmoidBackward0(Node):
-    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:59)."""
+    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:66)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -3527,7 +3595,7 @@ def _GluBackward0_0(grad, grads, self, dim):
 
 
 class GluBackward0(Node):
-    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:63)."""
+    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:70)."""
 
     __slots__ = ('self_', 'dim_')
     _tensor_slots = ('self_',)
@@ -3561,7 +3629,7 @@ def _SoftmaxBackward0_0(grad, grads, dim, result):
 
 
 class SoftmaxBackward0(Node):
-    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:66)."""
+    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:73)."""
 
     __slots__ = ('dim_', 'result_')
     _tensor_slots = ('result_',)
@@ -3595,7 +3663,7 @@ def _LogSoftmaxBackward0_0(grad, grads, dim, result):
 
 
 class LogSoftmaxBackward0(Node):
-    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:69)."""
+    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:76)."""
 
     __slots__ = ('dim_', 'result_')
     _tensor_slots = ('result_',)
@@ -3629,7 +3697,7 @@ def _NativeLayerNormBackward0_0(grad, grads, input, weight, bias, normalized_sha
 
 
 class NativeLayerNormBackward0(Node):
-    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:72)."""
+    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:79)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'normalized_shape_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -3706,7 +3774,7 @@ def _FusedRmsNormBackward0_0(grad, grads, input, weight, normalized_shape, resul
 
 
 class FusedRmsNormBackward0(Node):
-    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:76)."""
+    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:83)."""
 
     __slots__ = ('input_', 'weight_', 'normalized_shape_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'result_')
@@ -3760,7 +3828,7 @@ def _NativeBatchNormBackward0_0(grad, grads, input, weight, bias, running_mean, 
 
 
 class NativeBatchNormBackward0(Node):
-    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:79)."""
+    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:86)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -3855,7 +3923,7 @@ def _NativeBatchNormLegitBackward0_0(grad, grads, input, weight, bias, running_m
 
 
 class NativeBatchNormLegitBackward0(Node):
-    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:83)."""
+    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:90)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -3950,7 +4018,7 @@ def _NativeBatchNormLegitBackward1_0(grad, grads, input, weight, bias, training,
 
 
 class NativeBatchNormLegitBackward1(Node):
-    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:87)."""
+    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:94)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -4027,7 +4095,7 @@ def _NativeBatchNormLegitNoTrainingBackward0_0(grad, grads, input, weight, bias,
 
 
 class NativeBatchNormLegitNoTrainingBackward0(Node):
-    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:91)."""
+    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:98)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -4117,7 +4185,7 @@ def _NativeGroupNormBackward0_0(grad, grads, input, weight, bias, N, C, HxW, gro
 
 
 class NativeGroupNormBackward0(Node):
-    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:95)."""
+    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:102)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'N_', 'C_', 'HxW_', 'group_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -4204,7 +4272,7 @@ def _NativeDropoutBackward0_0(grad, grads, p, train, result):
 
 
 class NativeDropoutBackward0(Node):
-    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:98)."""
+    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:105)."""
 
     __slots__ = ('p_', 'train_', 'result_')
     _tensor_slots = ('result_',)
@@ -4243,7 +4311,7 @@ def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq,
 
 
 class EmbeddingBackward0(Node):
-    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:102)."""
+    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:109)."""
 
     __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'weight_sizes_')
     _tensor_slots = ('indices_',)
@@ -4287,7 +4355,7 @@ def _EmbeddingRenormBackward0_0(grad, grads):
 
 
 class EmbeddingRenormBackward0(Node):
-    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:108)."""
+    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:115)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -4307,7 +4375,7 @@ def _ScaledDotProductFlashAttentionForCpuBackward0_0(grad, grads, query, key, va
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(Node):
-    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:112)."""
+    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:119)."""
 
     __slots__ = ('query_', 'key_', 'value_', 'attn_mask_', 'dropout_p_', 'is_causal_', 'scale_', 'result_')
     _tensor_slots = ('query_', 'key_', 'value_', 'attn_mask_', 'result_')
