@@ -28,7 +28,7 @@ __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
     "float64", "complex32", "complex64", "complex128", "get_default_dtype", "set_default_dtype", "promote_types",
     "can_cast", "finfo", "iinfo", "ALL_DTYPES", "cpp_type_name", "check_linalg_norm_dtype",
-    "float_digits", "half_input",
+    "float_digits", "half_input", "complex32_values",
 ]
 
 # Categories, lowest to highest (PyTorch: bool < integral < floating < complex).
@@ -228,6 +228,14 @@ def half_input(value):
     if isinstance(value, int) and not isinstance(value, builtins.bool) and -2**63 <= value < 2**63:
         return np.array(value, dtype=np.int64).astype(np.float32)[()]
     return value
+
+
+def complex32_values(a: np.ndarray) -> np.ndarray:
+    """complex32 storage (numpy has no complex-half: two float16 fields, ``real`` and ``imag``) as complex64
+    values, exactly."""
+    r = np.empty(a.shape, np.complex64)
+    r.real, r.imag = a["real"], a["imag"]
+    return r
 
 
 def combine_categories(higher: dtype | None, lower: dtype | None) -> dtype | None:

@@ -103,6 +103,7 @@ def scalar_np(value, dtype):
 
 
 _HALF_TYPES = (_dt.float16, _dt.bfloat16)
+_C32 = _dt.complex32
 
 
 # Note [Per-call cost]
@@ -550,7 +551,9 @@ def _build_general(outs, inputs, promote_inputs, int_to_float, static_dtype, saf
     it.out_np = it.out.as_numpy() if it.out is not None else None
     if cast_outputs and static_dtype is None and outs[0] is not None and it.out.dtype is not common:
         it.cast_out, it.out_np = it.out_np, np.empty(shape, common.np)  # Note [Cast outputs]
-    it.ins_np = [x.as_numpy() if type(x) is TensorImpl else scalar_np(x, common) for x in inputs]
+    # a complex32 operand of another common dtype is read as complex64 values (numpy cannot cast its storage)
+    it.ins_np = [(x.as_numpy() if x.dtype is not _C32 or common is _C32 else _dt.complex32_values(x.as_numpy()))
+                 if type(x) is TensorImpl else scalar_np(x, common) for x in inputs]
     return it
 
 

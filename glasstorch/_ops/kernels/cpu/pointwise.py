@@ -54,7 +54,7 @@ from ...._core import dtype as _dt
 from ...._tensor.impl import TensorImpl
 from ...tensor_iterator import build, fast_operands, fp_ignore, fp_restore, resize_out, scalar_np
 from . import ckernels as _ck
-from .copy import chalf_values
+from .copy import chalf_values, store_chalf
 from .dispatch_types import ALL, BOOL, COMPLEX, COMPLEX_HALF, FLOATING, INTEGRAL, REAL, Dispatch
 from .pointwise_support import (
     _BF16,
@@ -643,6 +643,7 @@ def _pow_integers(a, b, out, dt):
 
 
 _POW = Dispatch("pow", ALL)
+_C32_POW = {0.5: "sqrt_vml_cpu", -0.5: "rsqrt_cpu", -1: "reciprocal_cpu"}
 
 
 def pow_out(self, exponent, out):
@@ -653,13 +654,18 @@ def pow_out(self, exponent, out):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         it = build((out,), (self, exponent))
         if not it.is_meta:
-            _POW.check(it.common_dtype)
             o = it.out_np
-            if exponent == 0:
+            if it.common_dtype is _C32 and exponent != 1:  # pow_tensor_scalar's sqrt/rsqrt/reciprocal kernels first
+                if exponent != 0:
+                    raise _not_implemented(_C32_POW.get(exponent, "pow"), _C32)
+                store_chalf(o, 1)
+            elif exponent == 0:
+                _POW.check(it.common_dtype)
                 o.fill(1)
             elif exponent == 1:
                 np.copyto(o, it.ins_np[0], casting="unsafe")
             else:
+                _POW.check(it.common_dtype)
                 with _quiet():
                     _pow_tensor_scalar(it.ins_np[0], exponent, o, it.common_dtype)
         return it.out

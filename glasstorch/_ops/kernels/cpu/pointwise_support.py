@@ -122,6 +122,24 @@ def _chalf_unary(fn, ufunc, x, out) -> None:
         fp_restore(token)
 
 
+def _chalf_comparison(ufunc, it) -> None:
+    """A comparison on complex32 operands (their complex64 values), or into a complex32 ``out=``."""
+    a, b = it.ins_np
+    token = fp_ignore()
+    try:
+        if it.common_dtype is _C32:
+            r = ufunc(_chalf_operand(a), _chalf_operand(b))
+        else:
+            c = it.common_dtype.np
+            r = ufunc(a, b, signature=(c, c, _BOOL_NP), casting="unsafe")
+        if it.out_np.dtype.names:
+            _chalf_store(it.out_np, r)
+        else:
+            np.copyto(it.out_np, r, casting="unsafe")
+    finally:
+        fp_restore(token)
+
+
 def _check_nonzero(b, out) -> None:
     """Integer division by zero raises (PyTorch's ``ZeroDivisionError`` RuntimeError) -- when some element is
     computed at all: every divisor element reaches a non-empty broadcast output."""
@@ -280,7 +298,10 @@ def cast_outputs(it):
     if it.cast_out is not None:
         token = fp_ignore()
         try:
-            _cast_back(it.cast_out, it.out_np)
+            if it.cast_out.dtype.names:  # into complex32 storage
+                store_chalf(it.cast_out, it.out_np)
+            else:
+                _cast_back(it.cast_out, it.out_np)
         finally:
             fp_restore(token)
     return it.out
@@ -459,9 +480,8 @@ def comparison(ufunc, *, name, dispatch=None):
         if not it.is_meta:
             if it.common_dtype not in dtypes:
                 dispatch.check(it.common_dtype)
-            if it.common_dtype is _C32:
-                a, b = (_chalf_operand(x) for x in it.ins_np)
-                ufunc(a, b, out=it.out_np, casting="unsafe")
+            if it.common_dtype is _C32 or it.out_np.dtype.names:  # complex32 operands, or a complex32 out=
+                _chalf_comparison(ufunc, it)
                 return it.out
             c = it.common_dtype.np
             token = fp_ignore()
