@@ -345,3 +345,17 @@ def test_reduction_dtype_casts_as_c10(call):
     uint8 by wrapping through int64 (ml_dtypes' direct cast saturates them to 0)."""
     gt, th = _both(lambda m: call(m, m.tensor([-5.0, -1.5, 3.0, -0.5], dtype=m.bfloat16)))
     assert_same(gt, th)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: x.index_add_(0, m.tensor([0, 1]), m.zeros(2, 3, 0)),
+    lambda m, x: x.index_copy_(1, m.tensor([2]), m.zeros(2, 1, 0)),
+    lambda m, x: x.masked_scatter_(m.zeros(2, 3, 0, dtype=m.bool), m.zeros(0)),
+], ids=["index_add_", "index_copy_", "masked_scatter_"])
+def test_an_empty_self_is_never_overlapping(call):
+    """A zero stride on an empty tensor shares no element: PyTorch's has_internal_overlap says NO for it."""
+    def run(m):
+        x = m.zeros(1).as_strided((2, 3, 0), (0, 0, 1))
+        return call(m, x)
+    gt, th = _both(run)
+    assert_same(gt, th)

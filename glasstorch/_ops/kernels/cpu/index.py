@@ -269,6 +269,8 @@ def gather_out(self, dim, index, sparse_grad, out):
 
 
 def check_internal_overlap(t):
+    if 0 in t.sizes:  # an empty tensor is non-overlapping and dense: no element to share
+        return
     for s, st in zip(t.sizes, t.strides, strict=True):
         if st == 0 and s > 1:
             raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
