@@ -663,8 +663,7 @@ class Tensor:
         if impl.dtype in (_dt.bfloat16, _dt.float16):
             arr = arr.astype(np.float32)
         elif impl.dtype is _dt.complex32:  # (real, imag) float16 fields
-            parts, arr = arr, np.empty(arr.shape, np.complex64)
-            arr.real, arr.imag = parts["real"], parts["imag"]
+            arr = _dt.complex32_values(arr)
         return arr.tolist()
 
     def numpy(self, *, force=False) -> np.ndarray:

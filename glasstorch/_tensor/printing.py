@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from .._core import dtype as _dt
+
 __all__ = [
     "set_printoptions", "get_printoptions", "printoptions", "tensor_repr",
     "TensorFacts", "format_values", "render", "facts_from_numpy",
@@ -392,10 +394,7 @@ def _grad_fn_name(t) -> str | None:
 def _values_of(impl) -> np.ndarray:
     """The elements as numpy values; complex32 storage (two float16 fields, ``real`` and ``imag``) as complex64."""
     a = np.asarray(impl.as_numpy())
-    if a.dtype.names:
-        parts, a = a, np.empty(a.shape, np.complex64)
-        a.real, a.imag = parts["real"], parts["imag"]
-    return a
+    return _dt.complex32_values(a) if a.dtype.names else a
 
 
 def tensor_facts(t) -> TensorFacts:
