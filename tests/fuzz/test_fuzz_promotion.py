@@ -23,9 +23,9 @@ SCALARS = {"bool": st.booleans(), "int": st.integers(-3, 3), "float": st.sampled
 
 
 def _scalar_kinds(dtype) -> tuple:
-    """Python scalar kinds that may meet a ``dtype`` tensor.  Not fuzzed by default: a complex scalar with a
-    float16 tensor (ComplexHalf; glasstorch has no complex32 yet; issue 19's complex/mixed-dtype item)."""
-    return tuple(k for k in SCALARS if not (k == "complex" and dtype == "float16"))
+    """Python scalar kinds that may meet a ``dtype`` tensor (all of them: a complex scalar and a float16 tensor
+    make ComplexHalf)."""
+    return tuple(SCALARS)
 
 
 @st.composite
