@@ -226,6 +226,7 @@ SAME_GRAD_FN = ("relu", "threshold", "aten.threshold_backward", "nn.functional.r
                 "reflection_pad2d", "reflection_pad3d", "replication_pad1d", "replication_pad2d", "replication_pad3d",
                 "aten.reflection_pad2d_backward", "aten.replication_pad3d_backward", "nn.functional.nll_loss",
                 "_C._nn.nll_loss2d", "ops.aten.nll_loss_forward", "cummax", "cummin", "median", "nanmedian",
+                "nn.functional.elu", "nn.functional.celu", "nn.functional.selu", "aten.elu_backward",
                 "mul", "div", "sin", "exp", "matmul", "mm", "sum", "mean", "where", "cat", "stack", "index_select",
                 "gather", "atan2", "nn.functional.gelu")
 
@@ -268,8 +269,8 @@ def test_op_first_order_gradient_has_history(op):
 # double backward, and the selecting ops
 SAME_SAVED = ("aten.threshold_backward", "aten.leaky_relu_backward", "aten.hardtanh_backward",
               "aten.reflection_pad1d_backward", "aten.replication_pad3d_backward", "ops.aten.nll_loss_forward",
-              "relu", "nn.functional.hardtanh", "cummax", "cummin", "median", "nanmedian", "mode", "sort",
-              "topk", "kthvalue", "max", "atan2")
+              "relu", "nn.functional.hardtanh", "nn.functional.elu", "aten.elu_backward", "cummax", "cummin",
+              "median", "nanmedian", "mode", "sort", "topk", "kthvalue", "max", "atan2")
 
 
 @pytest.mark.parametrize("name", SAME_SAVED)
@@ -289,15 +290,22 @@ def test_nodes_save_what_torch_saves(name):
     assert got == want and want
 
 
-@pytest.mark.parametrize("case", ["leaky_relu_", "leaky_relu_ negative slope", "threshold_"])
+@pytest.mark.parametrize("case", ["leaky_relu_", "leaky_relu_ negative slope", "threshold_", "elu_",
+                                  "elu_ negative alpha", "celu_", "selu_"])
 def test_inplace_activation_nodes(case):
-    """leaky_relu_ differentiates from its result (LeakyReluBackward1; a negative slope raises torch's error in
-    backward), threshold_ from a copy of its input (ThresholdBackward1)."""
+    """leaky_relu_, elu_, celu_ (and selu_ through elu_) differentiate from their result (LeakyReluBackward1,
+    EluBackward1, CeluBackward1; a negative slope raises torch's error in backward), threshold_ from a copy of its
+    input (ThresholdBackward1)."""
     def recipe(m):
         a = m.tensor([-1.0, 0.3, 2.0], dtype=m.float64, requires_grad=True)
         x = a * 1
+        F = m.nn.functional
         if case == "threshold_":
-            m.nn.functional.threshold(x, 0.1, 2.0, inplace=True)
+            F.threshold(x, 0.1, 2.0, inplace=True)
+        elif case.startswith("elu_"):
+            F.elu(x, -0.5 if "negative" in case else 1.5, inplace=True)
+        elif case in ("celu_", "selu_"):
+            getattr(F, case[:-1])(x, inplace=True)
         else:
             m.nn.functional.leaky_relu(x, -0.5 if "negative" in case else 0.2, inplace=True)
         node = x.grad_fn

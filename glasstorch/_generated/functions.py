@@ -281,6 +281,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     einsum as _op_einsum,
     elu as _op_elu,
     elu_ as _op_elu_,
+    elu_backward as _op_elu_backward,
+    elu_backward_grad_input as _op_elu_backward_grad_input,
     elu_out as _op_elu_out,
     embedding as _op_embedding,
     embedding_renorm_ as _op_embedding_renorm_,

@@ -41,7 +41,8 @@ __all__ = [
     "index_source_backward", "index_fill_value_backward", "scatter_reduce_backward",
     # activations, losses, normalisation, convolution, pooling
     "softmax_backward", "log_softmax_backward", "gelu_backward", "silu_backward", "mish_backward",
-    "softplus_backward", "elu_backward", "threshold_backward", "hardtanh_backward", "leaky_relu_backward",
+    "softplus_backward", "elu_backward",
+    "elu_double_backward", "threshold_backward", "hardtanh_backward", "leaky_relu_backward",
     "hardsigmoid_backward", "hardswish_backward",
     "log_sigmoid_backward", "glu_backward", "embedding_backward", "nll_loss_backward",
     "nll_loss_of_grad", "mse_loss_backward",
@@ -761,9 +762,18 @@ def softplus_backward(grad, x, beta, threshold):
     return _T.where(x * beta > threshold, grad, grad * z / (z + 1.0))
 
 
-def elu_backward(grad, x, alpha, scale, input_scale):
-    neg = grad * input_scale * (alpha * scale) * (x * input_scale).exp()
-    return _T.where(x <= 0, neg, grad * scale)
+def elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result):
+    """The ``elu_backward`` operator (differentiable again: EluBackwardBackward0)."""
+    return _T.ops.aten.elu_backward.default(grad, alpha, scale, input_scale, is_result, self_or_result)
+
+
+def elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    """d/d self_or_result of ``elu_backward``: zero where it is positive (PyTorch's elu_double_backward)."""
+    negative = (self_or_result < 0).to(grad.dtype)
+    if is_result:
+        return grad * grad_output * input_scale * negative
+    return elu_backward(grad * grad_output * input_scale, alpha, scale, input_scale, is_result,
+                        self_or_result) * negative
 
 
 def threshold_backward(grad, x, threshold):

@@ -303,6 +303,23 @@ def backward_op_samples(*extra, integral=False):
     return samples
 
 
+def elu_backward_samples(dtype):
+    """(grad, alpha, scale, input_scale, is_result, input or result): elu's and celu's/selu's constants."""
+    for s in act_samples(dtype):
+        x = s.args[0]
+        yield Sample((dataclasses.replace(x, seed=1, values=None), 1.0, 1.0, 1.0, False, x), name=s.name)
+    yield Sample((T((3, 4), seed=1), 1.6732632423543772, 1.0507009873554805, 1.0, False, T((3, 4))), name="selu")
+    yield Sample((T((3, 4), seed=1), 2.0, 1.0, 0.5, True, T((3, 4), low=-2.0)), name="from the result")
+    yield Sample((T((4,), seed=1), 0.5, 2.0, 1.5, False, T((3, 4))), name="broadcast grad")
+
+
+def elu_backward_errors():
+    return [ErrorSample((T((3,), dtype=dt), 1.0, 1.0, 1.0, False, T((3,), dtype=dt)), name=dt)
+            for dt in ("int64", "bool")] + [
+        ErrorSample((T((2,)), 1.0, 1.0, 1.0, False, T((3,))), name="shapes"),
+        ErrorSample((T((3,)), -1.0, 1.0, 1.0, True, T((3,))), name="in-place result, negative slope")]
+
+
 def backward_op_errors(*extra, dtypes=("bool", "complex64")):
     return lambda: [ErrorSample((T((3,), dtype=dt), T((3,), dtype=dt), *extra), name=dt) for dt in dtypes] + [
         ErrorSample((T((2,)), T((3,)), *extra), name="shapes")]
@@ -518,6 +535,8 @@ OPS = [
     NnOpInfo("aten.hardtanh_backward", aten=("hardtanh_backward", "hardtanh_backward.grad_input"),
              fn=_aten_backward("hardtanh_backward"), samples=backward_op_samples(-0.5, 1.0), dtypes=ALL_FLOAT,
              out=True, errors=backward_op_errors(-1, 1, dtypes=("int64", "bool"))),
+    NnOpInfo("aten.elu_backward", aten=("elu_backward", "elu_backward.grad_input"), fn=_aten_backward("elu_backward"),
+             samples=elu_backward_samples, dtypes=ALL_FLOAT, out=True, errors=elu_backward_errors),
     NnOpInfo("aten.hardsigmoid_backward", aten=("hardsigmoid_backward", "hardsigmoid_backward.grad_input"),
              fn=_aten_backward("hardsigmoid_backward"), samples=backward_op_samples(), dtypes=ALL_FLOAT,
              out=True, errors=backward_op_errors(dtypes=("int64",))),

@@ -198,6 +198,8 @@ softplus = _def('softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Te
 elu_out = _def('elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)')
 elu = _def('elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor')
 elu_ = _def('elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)')
+elu_backward_grad_input = _def('elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!)')
+elu_backward = _def('elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor')
 selu = _def('selu(Tensor self) -> Tensor')
 selu_ = _def('selu_(Tensor(a!) self) -> Tensor(a!)')
 celu = _def('celu(Tensor self, Scalar alpha=1.0) -> Tensor')
@@ -1391,6 +1393,16 @@ def _elu__structured(self, alpha, scale, input_scale):
 
 _reg(elu_, "CPU", _elu__structured)
 _reg(elu_, "Meta", _elu__structured)
+_reg(elu_backward_grad_input, "CPU", _k_kernels_cpu_activation.elu_backward_out)
+_reg(elu_backward_grad_input, "Meta", _k_kernels_cpu_activation.elu_backward_out)
+
+
+def _elu_backward_structured(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    return _k_kernels_cpu_activation.elu_backward_out(grad_output, alpha, scale, input_scale, is_result, self_or_result, None)
+
+
+_reg(elu_backward, "CPU", _functional(_k_kernels_cpu_activation.elu_backward_out, 6, _elu_backward_structured), '_elu_backward_structured')
+_reg(elu_backward, "Meta", _functional(_k_kernels_cpu_activation.elu_backward_out, 6, _elu_backward_structured), '_elu_backward_structured')
 _reg(selu, "CompositeImplicitAutograd", _k_decompositions_nn.selu)
 _reg(selu_, "CompositeImplicitAutograd", _k_decompositions_nn.selu_)
 _reg(celu, "CompositeExplicitAutograd", _k_decompositions_nn.celu)
@@ -4283,6 +4295,7 @@ _layer(mish_out, "ADInplaceOrView", _layers.inplace_kernel(mish_out, (1,)))
 _layer(softplus_out, "ADInplaceOrView", _layers.inplace_kernel(softplus_out, (3,)))
 _layer(elu_out, "ADInplaceOrView", _layers.inplace_kernel(elu_out, (4,)))
 _layer(elu_, "ADInplaceOrView", _layers.inplace_kernel(elu_, (0,)))
+_layer(elu_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(elu_backward_grad_input, (6,)))
 _layer(celu_, "ADInplaceOrView", _layers.inplace_kernel(celu_, (0,)))
 _layer(leaky_relu_out, "ADInplaceOrView", _layers.inplace_kernel(leaky_relu_out, (2,)))
 _layer(leaky_relu_, "ADInplaceOrView", _layers.inplace_kernel(leaky_relu_, (0,)))

@@ -2454,20 +2454,42 @@ _op_elu_ = _get_op('aten::elu_')
 def _autograd_elu_(ks, self, alpha, scale, input_scale):
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
-        node = _n.EluBackward0()
+        node = _n.EluBackward1()
         node.next_edges = record.edges(self)
-        node.self_ = record.save(record.clone(self))
         node.alpha_ = alpha
         node.scale_ = scale
         node.input_scale_ = input_scale
         result = _op_elu_.redispatch(ks, self, alpha, scale, input_scale)
         _check_differentiable_dtype(result)
         record.history_inplace(result, node)
+        node.result_ = record.save_output(result)
         return result
     return _op_elu_.redispatch(ks, self, alpha, scale, input_scale)
 
 
 register_autograd('aten::elu_', _autograd_elu_)
+
+
+_op_elu_backward = _get_op('aten::elu_backward')
+
+
+def _autograd_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self_or_result) is _TI and self_or_result.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self_or_result):
+        node = _n.EluBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self_or_result)
+        node.grad_output_ = record.save(grad_output) if node.should_compute_output(1) else None
+        node.self_or_result_ = record.save(self_or_result)
+        node.alpha_ = alpha
+        node.scale_ = scale
+        node.input_scale_ = input_scale
+        node.is_result_ = is_result
+        result = _op_elu_backward.redispatch(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result)
+        record.output(result, node)
+        return result
+    return _op_elu_backward.redispatch(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result)
+
+
+register_autograd('aten::elu_backward', _autograd_elu_backward)
 
 
 _op_celu = _get_op('aten::celu')
@@ -2494,13 +2516,13 @@ _op_celu_ = _get_op('aten::celu_')
 def _autograd_celu_(ks, self, alpha):
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
-        node = _n.CeluBackward0()
+        node = _n.CeluBackward1()
         node.next_edges = record.edges(self)
-        node.self_ = record.save(record.clone(self))
         node.alpha_ = alpha
         result = _op_celu_.redispatch(ks, self, alpha)
         _check_differentiable_dtype(result)
         record.history_inplace(result, node)
+        node.result_ = record.save_output(result)
         return result
     return _op_celu_.redispatch(ks, self, alpha)
 

@@ -33,7 +33,7 @@ __all__ = [
     "relu_kernel", "relu_inplace_kernel", "gelu_out", "gelu_backward_out", "silu_out", "softplus_out", "elu_out",
     "leaky_relu_out",
     "hardtanh_out", "hardsigmoid_out", "hardswish_out", "mish_out", "threshold_out", "threshold_backward_out",
-    "leaky_relu_backward_out", "hardtanh_backward_out", "hardsigmoid_backward_out",
+    "leaky_relu_backward_out", "hardtanh_backward_out", "hardsigmoid_backward_out", "elu_backward_out",
     "log_sigmoid_forward_out",
     "glu_out", "softmax_out", "log_softmax_out", "embedding_kernel", "embedding_renorm_kernel",
     "FLOATING", "not_implemented", "opmath", "typemeta_name", "check_out_dtype",
@@ -235,6 +235,23 @@ _LEAKY_INPLACE_NEGATIVE = (
     "caused by calling in-place forward function with a negative slope, please call out-of-place version instead. "
     "File an issue at https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu backward "
     "calculation with negative slope")
+
+
+def elu_backward_out(grad_output, alpha, scale, input_scale, is_result, self_or_result, out=None):
+    """elu's derivative from its input (``x <= 0 ? grad * input_scale * alpha * scale * exp(x * input_scale) :
+    grad * scale``) or from its result (``y <= 0 ? grad * input_scale * (y + alpha * scale) : grad * scale``; only a
+    non-negative ``alpha * scale`` keeps the sign there)."""
+    if is_result and alpha * scale < 0:
+        raise RuntimeError("In-place elu backward calculation is triggered with a negative slope which is not "
+                           "supported. This is caused by calling in-place forward function with a negative slope, "
+                           "please call out-of-place version instead.")
+
+    def fn(g, x, ct):
+        neg, pos, ins = _scalar(alpha, ct) * _scalar(scale, ct), _scalar(scale, ct), _scalar(input_scale, ct)
+        if is_result:
+            return np.where(x <= 0, g * ins * (x + neg), g * pos)
+        return np.where(x <= 0, g * ins * neg * np.exp(x * ins), g * pos)
+    return _grad_kernel(out, (grad_output, self_or_result), "elu_backward_cpu", fn)
 
 
 def hardtanh_backward_out(grad_output, self, min_val, max_val, out=None):
