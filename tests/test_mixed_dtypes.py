@@ -304,9 +304,8 @@ def test_inplace_dtype_sweep(op):
     """In-place with every second operand (tensor of each dtype, dim and 0-dim, and each Python scalar kind): torch's
     result or its error ("result type ... can't be cast to the desired output type ...", a dtype table's refusal)."""
     bad = []
-    for d1 in DTYPES:
-        seconds = [(d, k) for d in DTYPES for k in ("dim", "0-dim")] + [(s, "scalar") for s in SCALARS]
-        for second, kind in seconds:
+    for d1 in DTYPES + ("complex32",):
+        for second, kind in _seconds_with_scalars():
             def case(m, d1=d1, second=second, kind=kind):
                 b = second if kind == "scalar" else _tensor(m, second, zero_dim=kind == "0-dim")
                 return getattr(_tensor(m, d1), op)(b)
@@ -402,6 +401,10 @@ def test_complex_nan_to_num(dt, kw):
     assert_same(run(gt), run(torch))
 
 
+def _seconds_with_scalars():
+    return [(d, k) for d in DTYPES + ("complex32",) for k in ("dim", "0-dim")] + [(s, "scalar") for s in SCALARS]
+
+
 TERNARY = {
     "where": lambda m, a, b: m.where(_tensor(m, "bool"), a, b),
     "addcmul": lambda m, a, b: m.addcmul(a, b, b, value=2), "addcdiv": lambda m, a, b: m.addcdiv(a, b, b, value=0.5),
@@ -414,8 +417,8 @@ TERNARY = {
 def test_ternary_dtype_sweep(op):
     """Three-operand ops with every dtype pair (dim and 0-dim) and Python scalar against torch."""
     fn, bad = TERNARY[op], []
-    for d1 in DTYPES:
-        for second, kind in [(d, k) for d in DTYPES for k in ("dim", "0-dim")] + [(s, "scalar") for s in SCALARS]:
+    for d1 in DTYPES + ("complex32",):
+        for second, kind in _seconds_with_scalars():
             if kind == "scalar" and op in ("addcmul", "addcdiv", "clamp_tensors", "isclose"):
                 continue  # tensor-only arguments
             def case(m, d1=d1, second=second, kind=kind):

@@ -673,8 +673,10 @@ def pow_out(self, exponent, out):
     if not it.is_meta:
         dt = it.common_dtype
         a, b = it.ins_np
-        o = it.out_np
+        o = target = it.out_np
         _POW.check(dt)
+        if o.dtype.names and dt is not _C32:  # a complex32 out= or self: compute in dt, store complex<Half> after
+            o = np.empty(o.shape, dt.np)
         if type(self) is not TensorImpl and not isinstance(self, bool) and self == 1:
             o.fill(1)
         elif dt is _dt.bool:
@@ -688,6 +690,8 @@ def pow_out(self, exponent, out):
         else:
             with _quiet():  # an out= of a narrower float type overflows silently, as in torch
                 _pow_integers(a, b, o, dt)
+        if o is not target:
+            store_chalf(target, o)
     return it.out
 
 
@@ -725,6 +729,8 @@ def isclose(self, other, rtol, atol, equal_nan):
         return it.out
     a, b = it.ins_np
     dt = self.dtype
+    if dt is _C32:  # compared through complex64 values
+        a, b, dt = chalf_values(a), chalf_values(b), _dt.complex64
     o = it.out_np
     floating = _is_float(dt) or dt.is_complex
     with _quiet():
