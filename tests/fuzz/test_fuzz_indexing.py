@@ -136,7 +136,7 @@ def _index_put(p, dtype, shape):
     p.fn("index_put", V("x"), indices, value, accumulate=accumulate)
 
 
-@fuzz(examples=200)
+@fuzz(examples=150)
 def indexing(data):
     explore(data, _indexing, exact=True)
 
@@ -196,7 +196,7 @@ def _int_tensor_of_shape(draw, shape, size):
     return T(_nest(flat, shape), "int64")
 
 
-@fuzz(examples=80)
+@fuzz(examples=60)
 def gathers(data):
     explore(data, _gathers, exact=True)
 

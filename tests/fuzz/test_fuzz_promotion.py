@@ -74,7 +74,7 @@ def _promotion(p):
         p.fn(op, a, b, out=V("o"), observe=("o",))
 
 
-@fuzz(examples=200)
+@fuzz(examples=150)
 def promotion(data):
     explore(data, _promotion)
 

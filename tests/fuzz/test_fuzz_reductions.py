@@ -64,7 +64,7 @@ def _reduction(p):
         p.fn(op, V("x"), *args, **kwargs)
 
 
-@fuzz(examples=200)
+@fuzz(examples=150)
 def reductions(data):
     explore(data, _reduction, tol_scale=4.0)
 

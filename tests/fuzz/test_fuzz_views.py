@@ -210,7 +210,7 @@ def _views(p):
     p.method(var, "clone")
 
 
-@fuzz(examples=120)
+@fuzz(examples=100)
 def view_chains(data):
     explore(data, _views, exact=True)
 
