@@ -359,3 +359,17 @@ def test_an_empty_self_is_never_overlapping(call):
         return call(m, x)
     gt, th = _both(run)
     assert_same(gt, th)
+
+
+@pytest.mark.parametrize("out", [lambda m: m.zeros(3).expand(2, 3), lambda m: m.zeros(1).expand(4),
+                                 lambda m: m.zeros(1, dtype=m.int64).expand(4), lambda m: m.zeros(0)],
+                         ids=["expanded", "expanded_to_resize", "wrong_dtype_first", "empty"])
+def test_index_select_out_refuses_an_overlapping_out(out):
+    """index_select(out=) checks the out's internal overlap after its dtype and before the resize."""
+    def call(m):
+        return m.index_select(m.ones(3, 3), 0, m.tensor([0, 1]), out=out(m))
+    if out(torch).numel() == 0:
+        gt, th = _both(call)
+        assert_same(gt, th)
+    else:
+        assert_same_error(lambda: call(glasstorch), lambda: call(torch))

@@ -201,6 +201,7 @@ def index_select_out(self, dim, index, out):
     dim, shape = _index_select_check(self, dim, index)
     if self.dtype is not out.dtype:
         raise RuntimeError("index_select(): self and result must have the same scalar type")
+    check_internal_overlap(out)  # before the resize, as index_select_out_cpu_
     assert_no_overlap(out, self)
     assert_no_overlap(out, index)
     resize_out(out, shape)
