@@ -141,3 +141,34 @@ def unary(data):
 
 
 test_unary, test_unary_long = unary
+
+
+def _ternary(p):
+    """where, clamp, lerp, addcmul/addcdiv and add/sub with alpha over mixed dtypes, 0-dim tensors and Python
+    scalars (function and method forms): result dtypes, values and errors."""
+    op = p.draw(st.sampled_from(["where", "clamp", "add_alpha", "sub_alpha", "lerp", "addcmul", "addcdiv"]), "op")
+    shape = p.draw(S.shapes(0, 2, 3), "shape")
+    a = _operand(p, "a", shape, p.draw(st.sampled_from(ALL_DTYPES), "a"))
+    b = _operand(p, "b", p.draw(_broadcast_partner(shape)), p.draw(st.sampled_from(ALL_DTYPES + tuple(SCALARS))))
+    if op == "where":
+        cond = p.draw(tensor_literal(p.draw(_broadcast_partner(shape)), "bool"))
+        p.fn("where", cond, a, b)
+    elif op == "clamp":
+        hi = _operand(p, "c", p.draw(_broadcast_partner(shape)), p.draw(st.sampled_from(ALL_DTYPES + ("int",))))
+        p.fn("clamp", a, b if p.draw(st.booleans()) else None, hi)
+    elif op in ("add_alpha", "sub_alpha"):
+        alpha = p.draw(SCALARS[p.draw(st.sampled_from(list(SCALARS)))], "alpha")
+        p.method("a", op[:3], b, alpha=alpha)
+    elif op == "lerp":
+        p.fn("lerp", a, b, p.draw(st.sampled_from([0.5, 2.0])))
+    else:
+        c = _operand(p, "c", p.draw(_broadcast_partner(shape)), p.draw(st.sampled_from(ALL_DTYPES)))
+        p.fn(op, a, b, c, value=p.draw(st.sampled_from([1, 2, 0.5, True])))
+
+
+@fuzz(examples=60)
+def ternary(data):
+    explore(data, _ternary)
+
+
+test_ternary, test_ternary_long = ternary
