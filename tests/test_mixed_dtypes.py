@@ -84,7 +84,7 @@ REFUSED = {
     "xlogy": lambda m, x: m.xlogy(x, x), "hypot": lambda m, x: m.hypot(x, x),
     "maximum": lambda m, x: m.maximum(x, x), "minimum": lambda m, x: m.minimum(x, x), "fmax": lambda m, x: m.fmax(x, x),
     "fmin": lambda m, x: m.fmin(x, x), "max_binary": lambda m, x: m.max(x, x),
-    "maximum_real_complex": lambda m, x: m.maximum(m.ones(3), x),
+    "maximum_real_complex": lambda m, x: m.maximum(m.ones(3), x), "heaviside": lambda m, x: m.heaviside(x, x),
     "erf": lambda m, x: m.erf(x), "erfc": lambda m, x: m.erfc(x), "erfinv": lambda m, x: m.erfinv(x),
     "bitwise_and": lambda m, x: x & x, "bitwise_or": lambda m, x: x | x, "bitwise_xor": lambda m, x: x ^ x,
     "bitwise_not": lambda m, x: m.bitwise_not(x), "invert": lambda m, x: ~x, "invert_float": lambda m, x: ~m.ones(2),
@@ -232,10 +232,12 @@ def test_pow_integer_zeros_to_complex_infinity():
 
 # -- the sweep -------------------------------------------------------------------------------------------------
 SCALARS = (True, 2, -3, 0.5, math.nan, 2 - 0.5j)
-_PLAIN = ("add", "sub", "rsub", "mul", "div", "floor_divide", "remainder", "fmod", "pow", "atan2", "maximum", "minimum",
-          "fmax", "fmin", "hypot", "logaddexp", "copysign", "xlogy", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
-          "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
-          "bitwise_right_shift")
+_PLAIN = (
+    "add", "sub", "rsub", "mul", "div", "floor_divide", "remainder", "fmod", "pow", "atan2", "maximum", "minimum",
+    "fmax", "fmin", "hypot", "heaviside", "logaddexp", "copysign", "xlogy", "eq", "ne", "lt", "le", "gt", "ge",
+    "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+    "bitwise_right_shift",
+)
 BINARY = {n: (n, {}) for n in _PLAIN} | {  # name -> (function, keyword arguments)
     "add_alpha2": ("add", {"alpha": 2}), "add_alpha_half": ("add", {"alpha": 0.5}),
     "add_alpha_j": ("add", {"alpha": 1j}),
@@ -243,7 +245,7 @@ BINARY = {n: (n, {}) for n in _PLAIN} | {  # name -> (function, keyword argument
     "div_trunc": ("div", {"rounding_mode": "trunc"}), "div_floor": ("div", {"rounding_mode": "floor"}),
 }
 # Tensor-only second operands (maximum & co. take no Python number)
-_TENSOR_ONLY = {"maximum", "minimum", "fmax", "fmin", "hypot"}  # by function name
+_TENSOR_ONLY = {"maximum", "minimum", "fmax", "fmin", "hypot", "heaviside"}  # by function name
 
 
 def _second_operands(op):

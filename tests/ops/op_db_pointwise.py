@@ -191,6 +191,21 @@ def _xlogy_samples(dtype):
     yield Sample((3, T((3, 4))), name="scalar self", skip_inplace=True)
 
 
+def _heaviside_samples(dtype):
+    yield Sample((T((3, 4), low=-2, high=2), T((3, 4), seed=1)), name="same shape")
+    yield Sample((T((2, 3, 4), low=-2, high=2, layout="transposed"), T((3, 1), seed=1)), name="broadcast")
+    yield Sample((T(()), T((3,), seed=1)), name="0-dim")
+    if dtype in ALL_FLOAT:
+        yield Sample((T((5,), values=(0.0, -0.0, 1.5, -1.5, NAN)), T((5,), seed=1)), name="zeros and nan")
+
+
+def _heaviside_errors():
+    return [ErrorSample((T((2,), dtype="float32"), T((2,), dtype="float64")), name="dtype mix"),
+            ErrorSample((T((2,), dtype="float32"), T((2,), dtype="float32")), {"out": T((2,), dtype="float64")},
+                        name="out dtype"),
+            ErrorSample((T((2,)), 0.5), name="number values")]
+
+
 def _binop(name, aten, samples, dtypes=ALL, method=True, inplace=True, out=True, **kw):
     return OpInfo(name, aten=aten, samples=samples, dtypes=dtypes, method=method, inplace=inplace, out=out, **kw)
 
@@ -246,6 +261,8 @@ BINARY = [
     _binop("xlogy", ("xlogy.Tensor", "xlogy.Scalar_Other", "xlogy.Scalar_Self", "xlogy_.Tensor", "xlogy_.Scalar_Other",
                      "xlogy.OutTensor", "xlogy.OutScalar_Self", "xlogy.OutScalar_Other"), _xlogy_samples,
            dtypes=FLOAT_OP),
+    _binop("heaviside", ("heaviside", "heaviside_", "heaviside.out"), _heaviside_samples, grad=False,
+           errors=_heaviside_errors),
 ]
 
 

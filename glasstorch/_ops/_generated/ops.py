@@ -496,6 +496,9 @@ copysign__Tensor = _def('copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tens
 copysign__Scalar = _def('copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)')
 copysign_out = _def('copysign.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
 copysign_Scalar_out = _def('copysign.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
+heaviside = _def('heaviside(Tensor self, Tensor values) -> Tensor')
+heaviside_ = _def('heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)')
+heaviside_out = _def('heaviside.out(Tensor self, Tensor values, *, Tensor(a!) out) -> Tensor(a!)')
 xlogy_Tensor = _def('xlogy.Tensor(Tensor self, Tensor other) -> Tensor')
 xlogy_Scalar_Self = _def('xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor')
 xlogy_Scalar_Other = _def('xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor')
@@ -2879,6 +2882,24 @@ _reg(copysign_Scalar_out, "CPU", _k_kernels_cpu_pointwise.copysign_out)
 _reg(copysign_Scalar_out, "Meta", _k_kernels_cpu_pointwise.copysign_out)
 
 
+def _heaviside_structured(self, values):
+    return _k_kernels_cpu_pointwise.heaviside_out(self, values, None)
+
+
+_reg(heaviside, "CPU", _functional(_k_kernels_cpu_pointwise.heaviside_out, 2, _heaviside_structured), '_heaviside_structured')
+_reg(heaviside, "Meta", _functional(_k_kernels_cpu_pointwise.heaviside_out, 2, _heaviside_structured), '_heaviside_structured')
+
+
+def _heaviside__structured(self, values):
+    return _k_kernels_cpu_pointwise.heaviside_out(self, values, self)
+
+
+_reg(heaviside_, "CPU", _heaviside__structured)
+_reg(heaviside_, "Meta", _heaviside__structured)
+_reg(heaviside_out, "CPU", _k_kernels_cpu_pointwise.heaviside_out)
+_reg(heaviside_out, "Meta", _k_kernels_cpu_pointwise.heaviside_out)
+
+
 def _xlogy_Tensor_structured(self, other):
     return _k_kernels_cpu_pointwise.xlogy_out(self, other, None)
 
@@ -4461,6 +4482,8 @@ _layer(copysign__Tensor, "ADInplaceOrView", _layers.inplace_kernel(copysign__Ten
 _layer(copysign__Scalar, "ADInplaceOrView", _layers.inplace_kernel(copysign__Scalar, (0,)))
 _layer(copysign_out, "ADInplaceOrView", _layers.inplace_kernel(copysign_out, (2,)))
 _layer(copysign_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(copysign_Scalar_out, (2,)))
+_layer(heaviside_, "ADInplaceOrView", _layers.inplace_kernel(heaviside_, (0,)))
+_layer(heaviside_out, "ADInplaceOrView", _layers.inplace_kernel(heaviside_out, (2,)))
 _layer(xlogy__Tensor, "ADInplaceOrView", _layers.inplace_kernel(xlogy__Tensor, (0,)))
 _layer(xlogy__Scalar_Other, "ADInplaceOrView", _layers.inplace_kernel(xlogy__Scalar_Other, (0,)))
 _layer(xlogy_OutTensor, "ADInplaceOrView", _layers.inplace_kernel(xlogy_OutTensor, (2,)))

@@ -552,6 +552,24 @@ logaddexp_out = binary(_logaddexp, name="logaddexp", ufunc=False,
 copysign_out = binary(np.copysign, name="copysign", float_op=True, dispatch=Dispatch("copysign_cpu", FLOATING))
 
 
+def _heaviside(a, b, out, dt):
+    """``a == 0 ? b : a > 0`` (NaN gives 0)."""
+    np.copyto(out, np.where(np.equal(a, 0), b, np.greater(a, 0)), casting="unsafe")
+
+
+_heaviside_out = binary(_heaviside, name="heaviside", ufunc=False, dispatch=Dispatch("heaviside_cpu", REAL))
+_HEAVISIDE_COMPLEX = Dispatch("heaviside_cpu", REAL, (RuntimeError, "heaviside is not yet implemented for complex "
+                                                                    "tensors."))
+
+
+def heaviside_out(self, values, out):
+    """PyTorch's meta function refuses complex tensors (``out`` too) and any dtype mix before the kernel runs."""
+    _HEAVISIDE_COMPLEX.check_operands((self, values, out))
+    if values.dtype is not self.dtype or out is not None and out.dtype is not self.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    return _heaviside_out(self, values, out)
+
+
 def _xlogy(a, b, out, dt):
     """``x * log(y)``, 0 where x == 0 (unless y is NaN), NaN where y is NaN."""
     c = _opmath(dt).np
