@@ -82,6 +82,20 @@ OPS = [
            errors=lambda: [ErrorSample((T((3,)), -1), name="negative"),
                            ErrorSample((T((3,)), 2, 3), {"memory_format": DType("preserve_format")}, name="preserve"),
                            ErrorSample((T((3,)), 2, 3), {"memory_format": DType("channels_last")}, name="rank")]),
+    # in-place views (inplace_view tag): the input's own geometry changes; tests/test_tensor_api.py covers their
+    # autograd and version counters
+    *[OpInfo(f"Tensor.{name}", aten=aten, samples=samples, dtypes=ALL, method=False, grad=False, errors=errors)
+      for name, aten, samples, errors in [
+          ("t_", ("t_",), _each(SRC_2D), lambda: [ErrorSample((T((2, 2, 2)),), name="3d")]),
+          ("transpose_", ("transpose_",), _each(SRC, 0, 2), lambda: [ErrorSample((T((2, 3)), 0, 3), name="dim")]),
+          ("swapaxes_", ("swapaxes_",), _each(SRC, 1, -1), None),
+          ("swapdims_", ("swapdims_",), _each(SRC, 0, 1), None),
+          ("unsqueeze_", ("unsqueeze_",), _each(SRC, 1), lambda: [ErrorSample((T((2, 3)), 3), name="dim")]),
+          ("squeeze_", ("squeeze_", "squeeze_.dim", "squeeze_.dims"),
+           _chain(_each([T((2, 1, 3, 1))]), _each([T((2, 1, 3, 1))], 1), _each([T((2, 1, 3, 1))], (1, 3))), None),
+          ("as_strided_", ("as_strided_",), _each([T((3, 4))], (2, 2), (1, 2), 1), None),
+          ("set_", ("set_", "set_.source_Tensor"), _chain(_each(SRC_2D), _each(SRC_2D, T((2, 5), seed=4))), None),
+      ]],
     OpInfo("resize_as_", aten=("resize_as_",), dtypes=ALL, method=True, grad=False,
            samples=_chain(_each(SRC_2D, T((2, 5))), _each(SRC_2D, T((4, 3), layout="transposed")),
                           _each([T((2, 3, 4))], T((2, 3, 2, 2)), memory_format=DType("preserve_format"))),
