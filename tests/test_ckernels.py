@@ -9,7 +9,13 @@ the same answers.
 
 from __future__ import annotations
 
+import ctypes
+import json
 import math
+import os
+import platform
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -190,7 +196,7 @@ def test_gelu_float32_against_float64():
         e = _nan_as_torch(x, xd * cdf)
     e[x == np.inf] = np.inf
     assert np.array_equal(np.isnan(r), np.isnan(e))
-    assert not np.signbit(r[r == 0]).any()  # +0.0 as torch's, never -0.0 (also for x = -0.0)
+    assert np.array_equal(np.signbit(r[r == 0]), np.signbit(x[r == 0]))  # torch's own kernel: zeros keep x's sign
     ok = np.isfinite(e)
     err, normal = _ulp_errors(r[ok], e[ok])
     big = x[ok] >= _SQRT2_F
@@ -223,17 +229,25 @@ def test_gelu_backward_float32_against_float64():
     assert np.abs(r - e)[~big].max() <= 2e-7
 
 
-def test_gelu_and_backward_float32_against_torch():
-    """Forward and backward against torch with gradients of both signs and the specials: same NaNs (inf gives
-    NaN as torch's inf * 0), same zero signs where both are zero, values within float32 rounding of torch's (whose
-    1 + erf cancels for negative x: an absolute bound covers it)."""
+@pytest.mark.parametrize("onednn", [False, True], ids=["own-kernel", "onednn"])
+def test_gelu_and_backward_float32_against_torch(onednn):
+    """Forward and backward against torch with gradients of both signs and the specials: same NaNs (-inf gives
+    NaN as torch's inf * 0; +inf as the kernel torch picks), same zero signs where both are zero, values within
+    float32 rounding of torch's (whose 1 + erf cancels for negative x: an absolute bound covers it).  The oracle
+    rule (Note [gelu's special values follow torch's kernel]): our "gelu" loop against torch's own kernel (oneDNN
+    off), and the public gelu against torch as it is, whose oneDNN path differs between AVX2 and AVX-512 CPUs."""
     if not ck.available():
         pytest.skip("no C compiler")
     x = np.concatenate([_data(lo=-16.0, hi=16.0), _test_points()[-700:]])
     grad = np.random.default_rng(1).uniform(-3.0, 3.0, len(x)).astype(np.float32)
     xt = torch.from_numpy(x)
-    pairs = [(_gelu_c(x), torch.nn.functional.gelu(xt).numpy()),
-             (_gelu_backward_c(grad, x), torch.ops.aten.gelu_backward(torch.from_numpy(grad), xt).numpy())]
+    with torch.backends.mkldnn.flags(enabled=onednn):
+        want = [torch.nn.functional.gelu(xt).numpy(), torch.ops.aten.gelu_backward(torch.from_numpy(grad), xt).numpy()]
+    got = [gt.nn.functional.gelu(gt.from_numpy(x)).numpy(), gt.ops.aten.gelu_backward(gt.from_numpy(grad),
+                                                                                      gt.from_numpy(x)).numpy()]
+    if not onednn:
+        got = [_gelu_c(x), _gelu_backward_c(grad, x)]
+    pairs = list(zip(got, want, strict=True))
     # in (-14.6, -6.2) torch's factor of grad is +0.0 and ours a tiny negative: grad * it may underflow to either zero
     exact = [np.ones(len(x), bool), (x <= -14.6) | (x > -6.2) | np.isnan(x)]
     for (r, e), same in zip(pairs, exact, strict=True):
@@ -241,6 +255,88 @@ def test_gelu_and_backward_float32_against_torch():
         assert np.array_equal(np.isnan(r), np.isnan(e))
         fin = np.isfinite(e)
         np.testing.assert_allclose(r[fin], e[fin], rtol=1.3e-6, atol=1e-6)
+
+
+_GELU_SPECIALS = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-45, -1e-45, 5e-31, -5e-31, -5.0, -6.0, -7.0, -15.0, -20.0,
+                  -1e30, 1e30, 1.7e38, 1.7014118e38, 3.4e38, -3.4e38]
+_GELU_SPECIALS_SCRIPT = """
+import json, os, sys
+import numpy as np, torch, glasstorch as gt
+from glasstorch._ops.kernels.cpu import ckernels
+v = json.loads(sys.argv[1])
+out = []
+for numpy_only in ("", "1"):  # the C loops, then the numpy fallback
+    os.environ["GLASSTORCH_DISABLE_CKERNELS"] = numpy_only
+    ckernels.reset()
+    for dt in ("float32", "bfloat16", "float64"):
+        for n, step in ((1, 1), (len(v), 1), (4 * len(v), 1), (len(v), 2)):  # one element, contiguous, strided
+            for lib in (torch, gt):
+                x = lib.tensor((v * 8)[: n * step], dtype=getattr(lib, dt))[::step]
+                y = lib.nn.functional.gelu(x).float()
+                b = lib.ops.aten.gelu_backward(-lib.ones_like(x), x).float()
+                out.append([dt, n, step, numpy_only, [y.tolist(), b.tolist()]])
+print(json.dumps(out))
+"""
+
+
+def _gelu_specials(env):
+    """gelu and gelu_backward (grad -1) of the specials by torch and glasstorch, in a fresh interpreter with ``env``
+    (oneDNN reads ONEDNN_MAX_CPU_ISA once): [(case, torch's values, glasstorch's values)]."""
+    arg = json.dumps([float(v) for v in _GELU_SPECIALS])
+    proc = subprocess.run([sys.executable, "-c", _GELU_SPECIALS_SCRIPT, arg], capture_output=True, text=True,
+                          env={**os.environ, **env}, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = json.loads(proc.stdout.strip().splitlines()[-1])
+    return [(tuple(a[:4]), a[4], b[4]) for a, b in zip(rows[::2], rows[1::2], strict=True)]
+
+
+@pytest.mark.parametrize("isa", ["", "AVX2"], ids=["this-cpu", "onednn-avx2"])
+def test_gelu_specials_match_torch_on_avx2_and_avx512(isa):
+    """Regression (this AVX-512 machine gave gelu(+inf) = inf and +0.0 where torch gives NaN and -0.0): the
+    specials of gelu and gelu_backward are torch's exactly (NaN positions, infinities, zero signs) for float32,
+    bfloat16 and float64, one element, contiguous and strided, C loops and numpy fallback, with oneDNN at this
+    CPU's ISA and capped at AVX2 (ONEDNN_MAX_CPU_ISA, as on an AVX2-only machine); finite values within float32
+    rounding (bfloat16: its own)."""
+    for case, want, got in _gelu_specials({"ONEDNN_MAX_CPU_ISA": isa} if isa else {}):
+        for w, g in zip(want, got, strict=True):
+            w, g = np.array(w, np.float64), np.array(g, np.float64)
+            assert np.array_equal(np.isnan(w), np.isnan(g)), (case, w, g)
+            zero = (w == 0) & (g == 0)
+            assert np.array_equal(np.signbit(w[zero]), np.signbit(g[zero])), (case, w, g)
+            inf = np.isinf(w) | np.isinf(g)
+            assert np.array_equal(w[inf], g[inf]), (case, w, g)
+            fin = np.isfinite(w)
+            np.testing.assert_allclose(g[fin], w[fin], rtol=8e-3 if case[0] == "bfloat16" else 1.3e-6, atol=2e-6,
+                                       err_msg=str(case))
+
+
+def test_gelu_kernels_give_the_same_bits_for_any_march():
+    """The float32 gelu loops use fmaf/rintf and IEEE operations only (no contraction, -ffp-contract=off), so an
+    AVX-512 build (-march=native here), an AVX2 build and a baseline x86-64 build give the same bits."""
+    if not ck.available() or platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("no C compiler, or not x86-64")
+    x = np.concatenate([_data(lo=-16.0, hi=16.0), _test_points()[-700:]])
+    grad = _data(n=len(x), lo=-3.0, hi=3.0, seed=2)
+    results = []
+    for march in ("native", "x86-64-v3", "x86-64"):
+        try:
+            lib = _cbuild.load(ck._src.source(), name=f"ckernels_{march.replace('-', '_')}",
+                               extra_flags=(f"-march={march}",))
+        except _cbuild.CompileError:
+            pytest.skip(f"the compiler refuses -march={march}")
+        u, b, vp = lib.gt_unary_nd, lib.gt_binary_nd, ctypes.c_void_p
+        u.argtypes = (vp, ctypes.py_object, ctypes.py_object, ctypes.c_int64, ctypes.c_int64, ctypes.c_int)
+        b.argtypes = (vp, ctypes.py_object, ctypes.py_object, ctypes.py_object, ctypes.c_int64, ctypes.c_int)
+        outs = []
+        for op in ("gelu", "gelu_onednn", "gelu_onednn512"):
+            out = np.empty_like(x)
+            assert u(ctypes.cast(getattr(lib, ck._src.row_name("u", op, "f")), vp).value, x, out, 4, 4, 1) == 0
+            outs.append(out.tobytes())
+        out = np.empty_like(x)
+        assert b(ctypes.cast(getattr(lib, ck._src.row_name("b", "gelu_backward", "f")), vp).value, grad, x, out,
+                 4, 1) == 0
+        results.append(outs + [out.tobytes()])
+    assert results[1] == results[0] and results[2] == results[0]
 
 
 def test_gelu_kernels_give_the_same_bits_at_any_offset_and_thread_count():

@@ -9,11 +9,12 @@ Invariant: pure queries, computed from numpy's table, never from running code on
 
 from __future__ import annotations
 
+import os
 import platform
 
 from numpy._core._multiarray_umath import __cpu_features__ as _FEATURES
 
-__all__ = ["has", "is_x86", "onednn_bf16", "onednn_fp16"]
+__all__ = ["has", "is_x86", "onednn_avx512", "onednn_bf16", "onednn_fp16"]
 
 
 def has(*names: str) -> bool:
@@ -25,9 +26,21 @@ def is_x86() -> bool:
     return platform.machine().lower() in ("x86_64", "amd64", "i686", "x86")
 
 
+def _onednn_below_avx512() -> bool:
+    """Whether ``ONEDNN_MAX_CPU_ISA`` (or ``DNNL_MAX_CPU_ISA``), read by oneDNN once at its first use, caps it below
+    ``avx512_core`` (``SSE41``, ``AVX``, ``AVX2``, ``AVX2_VNNI``...); torch then picks as on an AVX2 machine."""
+    cap = (os.environ.get("ONEDNN_MAX_CPU_ISA") or os.environ.get("DNNL_MAX_CPU_ISA") or "").upper()
+    return cap.startswith(("SSE", "AVX2", "AVX_")) or cap == "AVX"
+
+
+def onednn_avx512() -> bool:
+    """Whether oneDNN's JIT kernels use its ``avx512_core`` ISA here (AVX-512 F, BW, VL, DQ)."""
+    return is_x86() and has("AVX512F", "AVX512BW", "AVX512VL", "AVX512DQ") and not _onednn_below_avx512()
+
+
 def onednn_bf16() -> bool:
     """``mkldnn_bf16_device_check``: oneDNN runs bfloat16 on AVX-512 cores (BW, VL, DQ)."""
-    return is_x86() and has("AVX512BW", "AVX512VL", "AVX512DQ")
+    return is_x86() and has("AVX512BW", "AVX512VL", "AVX512DQ") and not _onednn_below_avx512()
 
 
 def onednn_fp16() -> bool:

@@ -14,6 +14,7 @@ import math
 
 from .._core import dtype as _dt
 from .._core import shape as _shape
+from .._ops.kernels.cpu import ckernels_src as _ck_src
 from . import ir
 from .ir import BufView, Pointwise, Reindexed, ops
 from .lowering import (
@@ -511,8 +512,10 @@ def _gelu(g, x, approximate="none"):
         tpl = ("(({T})0.5 * {0} * (({T})1 + tanh{f}(({T})0.7978845608028654 * ({0} + ({T})0.044715 * {0} * {0} * "
                "{0}))))")
     else:
-        # the eager C kernels' inline functions (ckernels_src.MATH), so that compiled and eager agree bit for bit
-        return pointwise([x], E("gt_gelu_d({0})", f32="gt_geluf({0})"), x.dtype, ops_count=_GELU_OPS)
+        # the eager C kernels' inline functions (ckernels_src.MATH), so that compiled and eager agree bit for bit;
+        # float32: eager's for a contiguous input (Note [gelu's special values follow torch's kernel])
+        return pointwise([x], E("gt_gelu_d({0})", f32=_ck_src.gelu_f32(onednn=True, arg="{0}")), x.dtype,
+                         ops_count=_GELU_OPS)
     return pointwise([x], E(tpl), x.dtype)
 
 

@@ -172,7 +172,8 @@ def test_gelu_forward_and_backward_formula():
 @pytest.mark.parametrize("dtype", [gt.float32, gt.float64])
 def test_gelu_and_gelu_backward_lower_to_the_eager_kernels_bits(dtype):
     # the eager C loops' inline functions (float32: one exponential and the Mills ratio; float64: libm's erfc)
-    x = gt.cat([gt.linspace(-16, 16, 4001, dtype=dtype), gt.tensor([0.0, -0.0, 1e-30, -1e-30], dtype=dtype)])
+    specials = [0.0, -0.0, 1e-30, -1e-30, float("inf"), float("-inf"), float("nan"), 1.7014118e38, -3e38]
+    x = gt.cat([gt.linspace(-16, 16, 4001, dtype=dtype), gt.tensor(specials, dtype=dtype)])
     g = rand(x.shape[0], dtype=dtype)
     c = check(graph(2, lambda e, g, x: (e("gelu.default", x), e("gelu_backward.default", g, x))), [g, x], fused=1)
     got = c(g, x)

@@ -23,10 +23,12 @@ import numpy as np
 
 from ...._core import dtype as _dt
 from ...._core import shape as _shape
+from ...._device import cpu_features as _cpu
 from ...._tensor.impl import TensorImpl, empty_contiguous
 from ...._tensor.views import type_string
 from ...tensor_iterator import build, dense_scalar, resize_out
 from . import ckernels as _ck
+from . import ckernels_src as _ck_src
 from .copy import cast_ready
 
 __all__ = [
@@ -277,10 +279,45 @@ def gelu_out(self, approximate, out):
         def fn(x):
             inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * x * x * x)
             return 0.5 * x * (1 + np.tanh(inner))
-    else:
-        def fn(x):
-            return x * 0.5 * _one_plus_erf(x * x.dtype.type(1.0 / math.sqrt(2.0)))
-    return _pointwise(self, out, "GeluKernelImpl", fn, c="gelu" if approximate == "none" else None)
+        return _pointwise(self, out, "GeluKernelImpl", fn)
+    kernel = _gelu_kernel(self)
+
+    def fn(x):
+        return _gelu_specials(kernel, x, x * 0.5 * _one_plus_erf(x * x.dtype.type(1.0 / math.sqrt(2.0))))
+    return _pointwise(self, out, "GeluKernelImpl", fn, c=kernel)
+
+
+# Note [gelu's special values follow torch's kernel]
+# torch's CPU gelu (approximate='none') hands a contiguous float32 input of more than one element, or a bfloat16
+# one on AVX-512 cores (mkldnn_bf16_device_check), to oneDNN's eltwise gelu_erf (use_mkldnn in Activation.cpp);
+# other inputs take its own kernel, x * 0.5 * (1 + erf(x / sqrt 2)).  oneDNN JITs per CPU, and the special values
+# differ (torch 2.13, measured with ONEDNN_MAX_CPU_ISA):
+#   own kernel:              gelu(+inf) = inf,  zeros keep x's sign (gelu(-0.0) = -0.0, gelu(-20) = -0.0)
+#   oneDNN, AVX-512 cores:   gelu(+inf) = NaN,  zeros keep x's sign; x (1 + erf) overflows: inf from x = 2^127 on
+#   oneDNN, AVX2 or less:    gelu(+inf) = inf,  every zero result is +0.0 (gelu(-0.0) = +0.0)
+# gelu(-inf) and gelu(NaN) are NaN everywhere, and gelu_backward's specials agree between the kernels.  glasstorch
+# picks the same kernel name by the same rule and this CPU's features, so its specials are torch's on any x86 CPU;
+# values agree within float32 rounding (ours are accurate where torch's 1 + erf cancels, below x = -5); our C loop
+# gives the same bits whatever -march it is built for.  ONEDNN_MAX_CPU_ISA=AVX2 is honoured (cpu_features);
+# assumed: torch.backends.mkldnn.enabled (torch's default); non-x86 CPUs get the own kernel's rule (unmeasured).
+# The oracle of the tests is torch as it runs on the test machine, so each machine pins its own row above;
+# tests/test_ckernels.py also runs both with ONEDNN_MAX_CPU_ISA=AVX2 to pin the AVX2 row on an AVX-512 machine.
+def _gelu_kernel(self) -> str:
+    """The compiled loop (``ckernels_src.UNARY``) whose specials are those of the kernel torch's gelu picks."""
+    onednn = self.dtype is _dt.float32 or (self.dtype is _dt.bfloat16 and _cpu.onednn_bf16())
+    return _ck_src.gelu_loop(onednn and self.numel() > 1 and self.is_contiguous())
+
+
+def _gelu_specials(kernel: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The numpy gelu ``y`` (the own kernel's specials) with those of ``kernel`` (see the Note above), rounded to
+    ``x``'s dtype first (a float64 ``y`` can round to -0.0)."""
+    y = y.astype(x.dtype, copy=False)
+    if kernel == "gelu_onednn512":
+        y[x >= 2.0 ** 127] = np.inf
+        y[np.isposinf(x)] = np.nan
+    elif kernel == "gelu_onednn":
+        y[y == 0] = 0.0
+    return y
 
 
 def gelu_backward_out(grad_output, self, approximate, out=None):

@@ -40,7 +40,7 @@ _PYOBJ = ctypes.py_object  # the drivers take numpy arrays themselves and read t
 _MAXD = 16                 # GT_MAXD: arrays of more dims take numpy
 # operations whose numpy fallback is a chain of float64 ufunc passes (tens of us even for one element): the C loop
 # runs them at every size, so small and large tensors also get the same values
-_ANY_SIZE = frozenset({"gelu", "gelu_backward"})
+_ANY_SIZE = frozenset({"gelu", "gelu_onednn", "gelu_onednn512", "gelu_backward"})
 # memory-bound operations whose one-thread contiguous loop numpy runs as fast as C (measured): left to numpy
 _NUMPY_CONTIGUOUS = frozenset({"add", "sub", "mul", "div"})
 _state = {"lib": None, "tried": False}

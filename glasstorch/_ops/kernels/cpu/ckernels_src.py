@@ -21,7 +21,10 @@ Numerics (no ``-ffast-math``: NaN, inf, -0.0 and subnormals behave as in IEEE ar
   basis and rounded to the evaluation precision).  gelu and its derivative share one exponential and one rational
   function, the Mills ratio ``Phi(-t) / phi(t)`` (see ``gt_geluf``): <= 1 ulp for x >= sqrt 2 against float64 and
   a few ulp elsewhere, with relative accuracy for negative x, where torch's ``1 + erf`` cancels (torch returns 0
-  below x = -5.9).
+  below x = -5.9).  Three float32 gelu loops differ only in special values, those of the kernel torch picks
+  (:func:`gelu_loop`, Note [gelu's special values follow torch's kernel] in activation.py).  No result depends
+  on the ISA the file is compiled for (fmaf, rintf and IEEE operations only; tests/test_ckernels.py builds it
+  with -march=native, x86-64-v3 and x86-64 and compares the bits).
 - float64 ``erf``/``erfc``/``gelu`` call libm's ``erf``/``erfc`` per element (<= 1 ulp).
 
 Invariant: a row function reads ``x``/``a``/``b`` and writes ``o`` only; an output may be the same memory as
@@ -32,7 +35,9 @@ from __future__ import annotations
 
 import struct
 
-__all__ = ["UNARY", "BINARY", "SPLIT", "CASTS", "CTYPE", "MATH", "source", "row_name"]
+from ...._device import cpu_features as _cpu
+
+__all__ = ["UNARY", "BINARY", "SPLIT", "CASTS", "CTYPE", "MATH", "source", "row_name", "gelu_loop", "gelu_f32"]
 
 CTYPE = {"f": "float", "d": "double"}
 
@@ -263,7 +268,7 @@ static inline float gt_erfcf(float x) {
    the rest refitted).
    Against float64 on 300k points of [-15, 15] (tests/test_ckernels.py): gelu <= 1 ulp for x >= sqrt 2 and <= 6
    ulp elsewhere; gelu' <= 1 ulp for x >= sqrt 2, <= 3 ulp for x <= -sqrt 2, 1.6e-7 absolute between (gelu' has a
-   root at -0.75).  Specials as torch: +-inf and NaN give NaN but gelu(+inf) = inf; zero results are +0.0. */
+   root at -0.75).  Specials: -inf and NaN give NaN; gelu(+inf) and zero signs per torch's kernel (below). */
 static inline float gt_gauss_parts(float t, float *s) {
     float hi = t * t, lo = fmaf(t, t, -hi);
     float q = rintf(fmaf(hi, -0.721347511f, -1.32574809f));  /* (-t^2/2 - ln sqrt(2 pi)) / ln 2 */
@@ -286,12 +291,26 @@ static inline float gt_mills(float t) {
     return p / d;
 }
 
-static inline float gt_geluf(float x) {
+/* onednn512: oneDNN's AVX-512 overflow, x (1 + erf) first: inf from x = 2^127 on, NaN at +inf (else gelu(+inf) =
+   inf).  The negative side is <= -0.0 (NaN for -inf and NaN): zeros keep x's sign. */
+static inline float gt_geluf_signed(float x, int onednn512) {
     float t = fabsf(x);
     t = t > 14.6f ? 14.6f : t;
     float s, e = gt_gauss_parts(t, &s);
     float m = e * gt_mills(t) * s;                        /* Phi(-t) 2^40 */
-    return x > 0 ? x * (1.0f - m * 0x1p-40f) : (x - x) - (t * m) * 0x1p-40f;
+    float pos = x * (1.0f - m * 0x1p-40f);
+    pos = onednn512 ? (x < 0x1p127f ? pos : x * 2.0f) + (x - x) : pos;
+    float neg = ((t * m) * -0x1p-40f) * (1.0f + (x - x));
+    return x > 0 ? pos : (x == 0 ? x : neg);
+}
+
+/* torch's own kernel (GeluKernel: x * 0.5 * (1 + erf)) and its inductor code: gelu(+inf) = inf, signed zeros */
+static inline float gt_geluf(float x) { return gt_geluf_signed(x, 0); }
+/* torch's oneDNN eltwise gelu_erf (Note [gelu's special values follow torch's kernel] in activation.py): on
+   AVX-512 cores gelu(+inf) = NaN, gelu(x >= 2^127) = inf and zeros keep their sign; with AVX2 (or less)
+   gelu(+inf) = inf and every zero result is +0.0 (-0.0 + 0.0 = +0.0, all other values unchanged). */
+static inline float gt_geluf_onednn(float x, int avx512) {
+    return avx512 ? gt_geluf_signed(x, 1) : gt_geluf_signed(x, 0) + 0.0f;
 }
 
 static inline float gt_gelu_backward(float g, float x) {
@@ -513,6 +532,10 @@ int gt_binary_nd(void *fn, const gt_ndarray *a, const gt_ndarray *b, const gt_nd
 }
 """
 
+# float32 gelu with the specials of torch's own kernel, of oneDNN with AVX2 and of oneDNN on AVX-512 cores
+_GELU_F32 = {"gelu": "gt_geluf({})", "gelu_onednn": "gt_geluf_onednn({}, 0)",
+             "gelu_onednn512": "gt_geluf_onednn({}, 1)"}
+
 # unary operations: name -> {dtype char: (C expression of x, fix-up or None)}.  A fix-up (condition, expression)
 # recomputes the elements where the condition holds after the vectorized pass (libm for sin's large arguments).
 UNARY = {
@@ -521,7 +544,9 @@ UNARY = {
     "sin": {"f": ("gt_sinf(x)", ("!(fabsf(x) <= 65536.0f)", "sinf(x)"))},
     "erf": {"f": ("gt_erff(x)", None), "d": ("erf(x)", None)},
     "erfc": {"f": ("gt_erfcf(x)", None), "d": ("erfc(x)", None)},
-    "gelu": {"f": ("gt_geluf(x)", None), "d": ("gt_gelu_d(x)", None)},
+    "gelu": {"f": (_GELU_F32["gelu"].format("x"), None), "d": ("gt_gelu_d(x)", None)},
+    "gelu_onednn": {"f": (_GELU_F32["gelu_onednn"].format("x"), None)},
+    "gelu_onednn512": {"f": (_GELU_F32["gelu_onednn512"].format("x"), None)},
 }
 
 # Block splits: (bound, expression for blocks where every |x| < bound, expression where every |x| >= bound);
@@ -541,6 +566,19 @@ BINARY = {
     "div": {"f": "a / b", "d": "a / b"},
     "gelu_backward": {"f": "gt_gelu_backward(a, b)", "d": "gt_gelu_backward_d(a, b)"},
 }
+
+
+def gelu_loop(onednn: bool) -> str:
+    """The float32 gelu of :data:`UNARY` with the specials of torch's oneDNN at this CPU's ISA (``onednn``: an input
+    torch hands to oneDNN), else of torch's own kernel (Note [gelu's special values follow torch's kernel])."""
+    if not (onednn and _cpu.is_x86()):
+        return "gelu"
+    return "gelu_onednn512" if _cpu.onednn_avx512() else "gelu_onednn"
+
+
+def gelu_f32(onednn: bool, arg: str = "x") -> str:
+    """The C expression of :func:`gelu_loop`'s float32 gelu of ``arg`` (the inductor inlines it)."""
+    return _GELU_F32[gelu_loop(onednn)].format(arg)
 
 
 def row_name(kind: str, op: str, *chars: str) -> str:
