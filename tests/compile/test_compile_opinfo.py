@@ -46,7 +46,14 @@ def _all_backends(case: str, reason: str) -> dict:
     return {f"{case}-{b}": reason for b in BACKENDS}
 
 
-KNOWN_FAILURES: dict[str, str] = {}
+# In-place view ops (t_, squeeze_ ... and set_) on a graph input change that input's sizes and strides: AOT
+# autograd's functionalisation writes mutated inputs' data back but not their metadata, which torch replays as an
+# input metadata mutation (compile stage 2).  The eager backend runs them as written.
+_INPUT_METADATA = "in-place view of a graph input: input metadata mutations are not replayed after the graph"
+KNOWN_FAILURES: dict[str, str] = {
+    k: v for op in ("t_", "transpose_", "swapaxes_", "swapdims_", "unsqueeze_", "squeeze_", "as_strided_", "set_")
+    for kind in ("float32", "int") for k, v in _aot_and_inductor(f"Tensor.{op}-{kind}", _INPUT_METADATA).items()
+}
 
 
 def _entries() -> list[tuple[str, object]]:
