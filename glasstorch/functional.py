@@ -1,5 +1,5 @@
 """Python-level functions of ``torch.functional`` — ``einsum``, ``unique``, ``unique_consecutive``, ``norm``,
-``broadcast_tensors`` — and
+``broadcast_tensors``, ``atleast_1d``/``2d``/``3d`` — and
 the ``as_tuple`` form of ``nonzero`` (a manual binding in PyTorch's ``python_torch_functions_manual.cpp``).
 
 PyTorch writes these in Python over the aten operators; so does glasstorch: each parses its arguments the
@@ -18,7 +18,8 @@ from ._core import shape as _shape
 from ._generated import functions as _ops
 from .tensor import Tensor
 
-__all__ = ["einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "install"]
+__all__ = ["einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "atleast_1d", "atleast_2d",
+           "atleast_3d", "install"]
 
 
 def _subscript(n) -> str:
@@ -137,6 +138,44 @@ def broadcast_tensors(*tensors) -> tuple:
     return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in tensors)
 
 
+def _atleast_args(tensors):
+    # PyTorch's torch/functional.py: one argument is passed through (a Tensor or a sequence), several make a tuple
+    return tensors[0] if len(tensors) == 1 else tensors
+
+
+def atleast_1d(*tensors):
+    """Each tensor with at least one dimension (a 0-dim one is reshaped to ``(1,)``); several give a tuple.
+
+    Example:
+        >>> import glasstorch as torch
+        >>> torch.atleast_1d(torch.tensor(1.))
+        tensor([1.])
+    """
+    return _ops.atleast_1d(_atleast_args(tensors))
+
+
+def atleast_2d(*tensors):
+    """Each tensor with at least two dimensions (leading size-1 dims added); several give a tuple.
+
+    Example:
+        >>> import glasstorch as torch
+        >>> torch.atleast_2d(torch.ones(3)).shape
+        torch.Size([1, 3])
+    """
+    return _ops.atleast_2d(_atleast_args(tensors))
+
+
+def atleast_3d(*tensors):
+    """Each tensor with at least three dimensions (``(N,)`` becomes ``(1, N, 1)``, ``(M, N)`` ``(M, N, 1)``).
+
+    Example:
+        >>> import glasstorch as torch
+        >>> torch.atleast_3d(torch.ones(2, 3)).shape
+        torch.Size([2, 3, 1])
+    """
+    return _ops.atleast_3d(_atleast_args(tensors))
+
+
 def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
     return norm(self, p, dim, keepdim, dtype=dtype)
 
@@ -155,7 +194,8 @@ def _nonzero_method(self, *, as_tuple=False):
 
 def install(namespace) -> None:
     """Bind the functions into ``namespace`` (the ``glasstorch`` module) and the methods onto Tensor."""
-    for name in ("einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors"):
+    for name in ("einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "atleast_1d",
+                 "atleast_2d", "atleast_3d"):
         setattr(namespace, name, globals()[name])
     for method, name in ((_unique_method, "unique"), (_unique_consecutive_method, "unique_consecutive"),
                          (_nonzero_method, "nonzero"), (_norm_method, "norm")):

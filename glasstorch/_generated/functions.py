@@ -116,6 +116,12 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     atanh as _op_atanh,
     atanh_ as _op_atanh_,
     atanh_out as _op_atanh_out,
+    atleast_1d as _op_atleast_1d,
+    atleast_1d_Sequence as _op_atleast_1d_Sequence,
+    atleast_2d as _op_atleast_2d,
+    atleast_2d_Sequence as _op_atleast_2d_Sequence,
+    atleast_3d as _op_atleast_3d,
+    atleast_3d_Sequence as _op_atleast_3d_Sequence,
     avg_pool2d as _op_avg_pool2d,
     avg_pool2d_out as _op_avg_pool2d_out,
     baddbmm as _op_baddbmm,
@@ -276,6 +282,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     dot_out as _op_dot_out,
     dropout as _op_dropout,
     dropout_ as _op_dropout_,
+    dsplit_array as _op_dsplit_array,
+    dsplit_int as _op_dsplit_int,
     dstack as _op_dstack,
     dstack_out as _op_dstack_out,
     einsum as _op_einsum,
@@ -382,6 +390,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     heaviside as _op_heaviside,
     heaviside_ as _op_heaviside_,
     heaviside_out as _op_heaviside_out,
+    hsplit_array as _op_hsplit_array,
+    hsplit_int as _op_hsplit_int,
     hstack as _op_hstack,
     hstack_out as _op_hstack_out,
     huber_loss as _op_huber_loss,
@@ -614,6 +624,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     random_ as _op_random_,
     random__from as _op_random__from,
     random__to as _op_random__to,
+    ravel as _op_ravel,
     reciprocal as _op_reciprocal,
     reciprocal_ as _op_reciprocal_,
     reciprocal_out as _op_reciprocal_out,
@@ -836,6 +847,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     view as _op_view,
     view_as as _op_view_as,
     view_dtype as _op_view_dtype,
+    vsplit_array as _op_vsplit_array,
+    vsplit_int as _op_vsplit_int,
     vstack as _op_vstack,
     vstack_out as _op_vstack_out,
     where as _op_where,
@@ -8962,6 +8975,166 @@ def tensor_split(*args, **kwargs):
         return _wrap_list(_op_tensor_split_sections.call(a[0], a[1], a[2]))
 
 
+_sig_hsplit = _Signatures('hsplit', [
+    'hsplit(Tensor input, int sections)',
+    'hsplit(Tensor input, int[] indices)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def hsplit(*args, **kwargs):
+    """hsplit(Tensor input, int sections)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap_list(_op_hsplit_int.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_hsplit.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, hsplit, args, kwargs)
+    if i == 0:
+        return _wrap_list(_op_hsplit_int.call(a[0], a[1]))
+    elif i == 1:
+        return _wrap_list(_op_hsplit_array.call(a[0], a[1]))
+
+
+_sig_vsplit = _Signatures('vsplit', [
+    'vsplit(Tensor input, int sections)',
+    'vsplit(Tensor input, int[] indices)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def vsplit(*args, **kwargs):
+    """vsplit(Tensor input, int sections)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap_list(_op_vsplit_int.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_vsplit.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, vsplit, args, kwargs)
+    if i == 0:
+        return _wrap_list(_op_vsplit_int.call(a[0], a[1]))
+    elif i == 1:
+        return _wrap_list(_op_vsplit_array.call(a[0], a[1]))
+
+
+_sig_dsplit = _Signatures('dsplit', [
+    'dsplit(Tensor input, int sections)',
+    'dsplit(Tensor input, int[] indices)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def dsplit(*args, **kwargs):
+    """dsplit(Tensor input, int sections)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap_list(_op_dsplit_int.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_dsplit.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, dsplit, args, kwargs)
+    if i == 0:
+        return _wrap_list(_op_dsplit_int.call(a[0], a[1]))
+    elif i == 1:
+        return _wrap_list(_op_dsplit_array.call(a[0], a[1]))
+
+
+_sig_ravel = _Signatures('ravel', [
+    'ravel(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def ravel(*args, **kwargs):
+    """ravel(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_ravel.call(_a0._impl))
+    try:
+        i, a = _sig_ravel.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, ravel, args, kwargs)
+    return _wrap(_op_ravel.call(a[0]))
+
+
+_sig_atleast_1d = _Signatures('atleast_1d', [
+    'atleast_1d(Tensor input)',
+    'atleast_1d(Tensor[] tensors)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def atleast_1d(*args, **kwargs):
+    """atleast_1d(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_atleast_1d.call(_a0._impl))
+    try:
+        i, a = _sig_atleast_1d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, atleast_1d, args, kwargs)
+    if i == 0:
+        return _wrap(_op_atleast_1d.call(a[0]))
+    elif i == 1:
+        return _wrap_list(_op_atleast_1d_Sequence.call(a[0]))
+
+
+_sig_atleast_2d = _Signatures('atleast_2d', [
+    'atleast_2d(Tensor input)',
+    'atleast_2d(Tensor[] tensors)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def atleast_2d(*args, **kwargs):
+    """atleast_2d(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_atleast_2d.call(_a0._impl))
+    try:
+        i, a = _sig_atleast_2d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, atleast_2d, args, kwargs)
+    if i == 0:
+        return _wrap(_op_atleast_2d.call(a[0]))
+    elif i == 1:
+        return _wrap_list(_op_atleast_2d_Sequence.call(a[0]))
+
+
+_sig_atleast_3d = _Signatures('atleast_3d', [
+    'atleast_3d(Tensor input)',
+    'atleast_3d(Tensor[] tensors)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def atleast_3d(*args, **kwargs):
+    """atleast_3d(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_atleast_3d.call(_a0._impl))
+    try:
+        i, a = _sig_atleast_3d.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, atleast_3d, args, kwargs)
+    if i == 0:
+        return _wrap(_op_atleast_3d.call(a[0]))
+    elif i == 1:
+        return _wrap_list(_op_atleast_3d_Sequence.call(a[0]))
+
+
 _sig_alias = _Signatures('alias', [
     'alias(Tensor input)',
 ], numbers_as_tensors=False, is_method=False)
@@ -9094,7 +9267,7 @@ def resize_as_(*args, **kwargs):
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 
-__all__ = ['convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'einsum', '_linalg_svd', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', '_foreach_mul_', '_foreach_add_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', 'reshape', '_unsafe_view', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'alias', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
+__all__ = ['convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'einsum', '_linalg_svd', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', '_foreach_mul_', '_foreach_add_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', 'reshape', '_unsafe_view', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
 
 LINALG_FUNCTIONS = ['linalg_svd', 'linalg_svdvals', 'linalg_vector_norm']
 NN_FUNCTIONS = ['_pad_circular', '_pad_enum', 'adaptive_avg_pool2d', 'avg_pool2d', 'binary_cross_entropy', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'softplus']

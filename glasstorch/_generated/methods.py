@@ -116,6 +116,12 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     atanh as _op_atanh,
     atanh_ as _op_atanh_,
     atanh_out as _op_atanh_out,
+    atleast_1d as _op_atleast_1d,
+    atleast_1d_Sequence as _op_atleast_1d_Sequence,
+    atleast_2d as _op_atleast_2d,
+    atleast_2d_Sequence as _op_atleast_2d_Sequence,
+    atleast_3d as _op_atleast_3d,
+    atleast_3d_Sequence as _op_atleast_3d_Sequence,
     avg_pool2d as _op_avg_pool2d,
     avg_pool2d_out as _op_avg_pool2d_out,
     baddbmm as _op_baddbmm,
@@ -276,6 +282,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     dot_out as _op_dot_out,
     dropout as _op_dropout,
     dropout_ as _op_dropout_,
+    dsplit_array as _op_dsplit_array,
+    dsplit_int as _op_dsplit_int,
     dstack as _op_dstack,
     dstack_out as _op_dstack_out,
     einsum as _op_einsum,
@@ -382,6 +390,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     heaviside as _op_heaviside,
     heaviside_ as _op_heaviside_,
     heaviside_out as _op_heaviside_out,
+    hsplit_array as _op_hsplit_array,
+    hsplit_int as _op_hsplit_int,
     hstack as _op_hstack,
     hstack_out as _op_hstack_out,
     huber_loss as _op_huber_loss,
@@ -614,6 +624,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     random_ as _op_random_,
     random__from as _op_random__from,
     random__to as _op_random__to,
+    ravel as _op_ravel,
     reciprocal as _op_reciprocal,
     reciprocal_ as _op_reciprocal_,
     reciprocal_out as _op_reciprocal_out,
@@ -836,6 +847,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     view as _op_view,
     view_as as _op_view_as,
     view_dtype as _op_view_dtype,
+    vsplit_array as _op_vsplit_array,
+    vsplit_int as _op_vsplit_int,
     vstack as _op_vstack,
     vstack_out as _op_vstack_out,
     where as _op_where,
@@ -7561,6 +7574,100 @@ def tensor_split(self, *args, **kwargs):
         return _wrap_list(_op_tensor_split_sections.call(self._impl, a[0], a[1]))
 
 
+_sig_hsplit = _Signatures('hsplit', [
+    'hsplit(int sections)',
+    'hsplit(int[] indices)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def hsplit(self, *args, **kwargs):
+    """hsplit(int sections)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, hsplit, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            return _wrap_list(_op_hsplit_int.call(self._impl, _a0))
+    try:
+        i, a = _sig_hsplit.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, hsplit, (self,) + args, kwargs)
+    if i == 0:
+        return _wrap_list(_op_hsplit_int.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap_list(_op_hsplit_array.call(self._impl, a[0]))
+
+
+_sig_vsplit = _Signatures('vsplit', [
+    'vsplit(int sections)',
+    'vsplit(int[] indices)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def vsplit(self, *args, **kwargs):
+    """vsplit(int sections)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, vsplit, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            return _wrap_list(_op_vsplit_int.call(self._impl, _a0))
+    try:
+        i, a = _sig_vsplit.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, vsplit, (self,) + args, kwargs)
+    if i == 0:
+        return _wrap_list(_op_vsplit_int.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap_list(_op_vsplit_array.call(self._impl, a[0]))
+
+
+_sig_dsplit = _Signatures('dsplit', [
+    'dsplit(int sections)',
+    'dsplit(int[] indices)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def dsplit(self, *args, **kwargs):
+    """dsplit(int sections)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, dsplit, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            return _wrap_list(_op_dsplit_int.call(self._impl, _a0))
+    try:
+        i, a = _sig_dsplit.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, dsplit, (self,) + args, kwargs)
+    if i == 0:
+        return _wrap_list(_op_dsplit_int.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap_list(_op_dsplit_array.call(self._impl, a[0]))
+
+
+_sig_ravel = _Signatures('ravel', [
+    'ravel()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def ravel(self, *args, **kwargs):
+    """ravel()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, ravel, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_ravel.call(self._impl))
+    else:
+        try:
+            i, a = _sig_ravel.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, ravel, (self,) + args, kwargs)
+    return _wrap(_op_ravel.call(self._impl))
+
+
 _sig_as_strided_ = _Signatures('as_strided_', [
     'as_strided_(SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)',
 ], numbers_as_tensors=False, is_method=True)
@@ -7860,7 +7967,7 @@ def resize_as_(self, *args, **kwargs):
     return self
 
 
-__all__ = ['masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
+__all__ = ['masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
 
 # the binary operators' fast functions (_tensor_operators.install)
 OPERATORS = {'matmul': _matmul_operator, 'add': _add_operator, 'add_': _add__operator, 'sub': _sub_operator, 'sub_': _sub__operator, 'mul': _mul_operator, 'mul_': _mul__operator, 'div': _div_operator, 'div_': _div__operator, 'floor_divide': _floor_divide_operator, 'floor_divide_': _floor_divide__operator, 'remainder': _remainder_operator, 'remainder_': _remainder__operator, 'pow': _pow_operator, 'pow_': _pow__operator, 'eq': _eq_operator, 'ne': _ne_operator, 'lt': _lt_operator, 'le': _le_operator, 'gt': _gt_operator, 'ge': _ge_operator, 'bitwise_and': _bitwise_and_operator, 'bitwise_and_': _bitwise_and__operator, 'bitwise_or': _bitwise_or_operator, 'bitwise_or_': _bitwise_or__operator, 'bitwise_xor': _bitwise_xor_operator, 'bitwise_xor_': _bitwise_xor__operator, 'bitwise_left_shift': _bitwise_left_shift_operator, 'bitwise_left_shift_': _bitwise_left_shift__operator, 'bitwise_right_shift': _bitwise_right_shift_operator, 'bitwise_right_shift_': _bitwise_right_shift__operator}

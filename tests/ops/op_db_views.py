@@ -27,6 +27,32 @@ def _chain(*gens):
     return samples
 
 
+def _nd_split_samples(min_dim):
+    def samples(dtype):
+        for shape, spec in (((6,), 3), ((6,), [1, 4]), ((4, 6), 2), ((4, 6), [1, 3, 9]), ((2, 4, 6), 2),
+                            ((2, 4, 6), [2]), ((2, 4, 6), []), ((0, 4, 6), 1), ((4, 4, 4, 2), 2)):
+            if len(shape) >= min_dim:
+                yield Sample((T(shape), spec), name=f"{shape} {spec}")
+        yield Sample((T((4, 6, 4), layout="transposed"), 2), name="transposed")
+    return samples
+
+
+def _nd_split_errors(min_dim):
+    return lambda: [ErrorSample((T((2,) * (min_dim - 1)), 2), name="too few dims"),
+                    ErrorSample((T((3, 3, 3)), 2), name="not divisible"),
+                    ErrorSample((T((2, 2, 2)), 0), name="zero sections"),
+                    ErrorSample((T((2, 2, 2)), -1), name="negative sections")]
+
+
+def _atleast_samples(dtype):
+    for shape in ((), (3,), (2, 3), (2, 3, 4), (2, 1, 3, 2), (0,)):
+        yield Sample((T(shape),), name=f"{shape}")
+    yield Sample((T((3, 4), layout="transposed"),), name="transposed")
+    yield Sample(([T(()), T((3,), seed=1), T((2, 3), seed=2), T((2, 3, 4), seed=3)],), name="sequence")
+    yield Sample(((T((2,)), T((), seed=1)),), name="tuple")
+    yield Sample((T((2,)), T((2, 2), seed=1)), name="varargs")
+
+
 def _views(name, samples, aten, *, function=True, method=True, errors=None, dtypes=ALL):
     return OpInfo(name, aten=aten, samples=samples, dtypes=dtypes, function=function, method=method, errors=errors)
 
@@ -67,6 +93,11 @@ OPS = [
     _views("unbind", _each(SRC, 1), ("unbind.int",)),
     _views("tensor_split", _chain(_each(SRC, 3, 2), _each(SRC, [1, 3], 2)),
            ("tensor_split.sections", "tensor_split.indices")),
+    *[_views(name, _nd_split_samples(n), (f"{name}.int", f"{name}.array"), errors=_nd_split_errors(n))
+      for name, n in (("hsplit", 1), ("vsplit", 2), ("dsplit", 3))],
+    _views("ravel", _chain(_each(SRC), _each([T(()), T((0, 3))])), ("ravel",)),
+    *[_views(f"atleast_{n}d", _atleast_samples, (f"atleast_{n}d", f"atleast_{n}d.Sequence"), method=False)
+      for n in (1, 2, 3)],
     _views("ops.aten.alias", _each(SRC), ("alias",), method=False),
     _views("clone", _each(SRC), ("clone",)),
     _views("Tensor.copy_", _each([T((3, 4))], T((4,), seed=3)), ("copy_",), method=False),

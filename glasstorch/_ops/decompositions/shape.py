@@ -17,6 +17,7 @@ from ..._core.shape import wrap_dim
 from ..._tensor.impl import empty_impl
 from ..aten import aten
 from ..dispatcher import get_op
+from .views import atleast_nd
 
 __all__ = [
     "concat", "concat_out", "concatenate", "concatenate_out", "hstack", "hstack_out", "vstack", "vstack_out",
@@ -51,20 +52,6 @@ def concatenate_out(tensors, dim, out):
     return aten.cat_out(tensors, dim, out)
 
 
-def _atleast(t, n):
-    if t.ndim >= n:
-        return t
-    if n == 1:
-        return _reshape(t, (1,))
-    if n == 2:
-        return _reshape(t, (1, 1)) if t.ndim == 0 else aten.unsqueeze(t, 0)
-    if t.ndim == 0:
-        return _reshape(t, (1, 1, 1))
-    if t.ndim == 1:
-        return aten.unsqueeze(aten.unsqueeze(t, 0), -1)
-    return aten.unsqueeze(t, -1)
-
-
 def _nonempty(tensors, name):
     tensors = list(tensors)
     if not tensors:
@@ -73,7 +60,7 @@ def _nonempty(tensors, name):
 
 
 def _hstack_parts(tensors):
-    parts = [_atleast(t, 1) for t in _nonempty(tensors, "hstack")]
+    parts = [atleast_nd(t, 1) for t in _nonempty(tensors, "hstack")]
     return parts, (0 if parts[0].ndim == 1 else 1)
 
 
@@ -88,19 +75,19 @@ def hstack_out(tensors, out):
 
 
 def vstack(tensors):
-    return aten.cat([_atleast(t, 2) for t in _nonempty(tensors, "vstack")], 0)
+    return aten.cat([atleast_nd(t, 2) for t in _nonempty(tensors, "vstack")], 0)
 
 
 def vstack_out(tensors, out):
-    return aten.cat_out([_atleast(t, 2) for t in _nonempty(tensors, "vstack")], 0, out)
+    return aten.cat_out([atleast_nd(t, 2) for t in _nonempty(tensors, "vstack")], 0, out)
 
 
 def dstack(tensors):
-    return aten.cat([_atleast(t, 3) for t in _nonempty(tensors, "dstack")], 2)
+    return aten.cat([atleast_nd(t, 3) for t in _nonempty(tensors, "dstack")], 2)
 
 
 def dstack_out(tensors, out):
-    return aten.cat_out([_atleast(t, 3) for t in _nonempty(tensors, "dstack")], 2, out)
+    return aten.cat_out([atleast_nd(t, 3) for t in _nonempty(tensors, "dstack")], 2, out)
 
 
 def _column_parts(tensors):

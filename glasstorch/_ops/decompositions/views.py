@@ -15,7 +15,8 @@ from ..._tensor.views import flatten as _flatten_sizes
 from ..aten import aten
 
 __all__ = ["view_as", "reshape", "reshape_as", "swapaxes", "swapdims", "swapaxes_", "swapdims_", "expand_as",
-           "broadcast_to", "narrow", "flatten", "unflatten", "moveaxis", "movedim", "chunk", "tensor_split"]
+           "broadcast_to", "narrow", "flatten", "unflatten", "moveaxis", "movedim", "chunk", "tensor_split",
+           "hsplit", "vsplit", "dsplit", "ravel", "atleast_1d", "atleast_2d", "atleast_3d", "atleast_nd"]
 
 
 def view_as(self: TensorImpl, other: TensorImpl) -> TensorImpl:
@@ -94,3 +95,62 @@ def tensor_split(self: TensorImpl, indices_or_sections, dim=0) -> list:
     """PyTorch's composite: one ``slice`` per piece (so the pieces are ordinary views, not a multi-output)."""
     d, pieces = tensor_split_bounds(self, indices_or_sections, dim)
     return [aten.slice_Tensor(self, d, a, b, 1) for a, b in pieces]
+
+
+def _nd_split(self: TensorImpl, indices_or_sections, name: str, min_dim: int, dim: int) -> list:
+    """PyTorch's ``hsplit``/``vsplit``/``dsplit``: ``tensor_split`` along ``dim``; whole sections must divide it."""
+    if self.ndim < min_dim:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} dimension, but got a tensor with "
+                           f"{self.ndim} dimensions!")
+    if isinstance(indices_or_sections, int):
+        sections, size = indices_or_sections, self.sizes[dim]
+        if sections == 0 or size % sections != 0:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension "
+                               f"{size} is not divisible by the split_size {sections}!")
+        return aten.tensor_split_sections(self, sections, dim)
+    return aten.tensor_split_indices(self, list(indices_or_sections), dim)
+
+
+def hsplit(self: TensorImpl, indices_or_sections) -> list:
+    return _nd_split(self, indices_or_sections, "hsplit", 1, 0 if self.ndim == 1 else 1)
+
+
+def vsplit(self: TensorImpl, indices_or_sections) -> list:
+    return _nd_split(self, indices_or_sections, "vsplit", 2, 0)
+
+
+def dsplit(self: TensorImpl, indices_or_sections) -> list:
+    return _nd_split(self, indices_or_sections, "dsplit", 3, 2)
+
+
+def ravel(self: TensorImpl) -> TensorImpl:
+    """PyTorch's ``contiguous().view(-1)``: a view of the input when it is contiguous, else of a contiguous copy."""
+    src = self if self.is_contiguous() else aten.clone(self, contiguous_format)
+    return aten.view(src, (-1,))
+
+
+def atleast_nd(t: TensorImpl, n: int) -> TensorImpl:
+    """``t`` with at least ``n`` (1-3) dims, as PyTorch's ``atleast_{n}d``: itself, ``unsqueeze`` views or a reshape."""
+    if t.ndim >= n:
+        return t
+    if t.ndim == 0:
+        return aten.reshape(t, (1,) * n)
+    if n == 2:
+        return aten.unsqueeze(t, 0)
+    return aten.unsqueeze(aten.unsqueeze(t, 0), -1) if t.ndim == 1 else aten.unsqueeze(t, -1)
+
+
+def _atleast(arg, n: int):
+    return [atleast_nd(t, n) for t in arg] if isinstance(arg, (list, tuple)) else atleast_nd(arg, n)
+
+
+def atleast_1d(self) -> TensorImpl | list:
+    return _atleast(self, 1)
+
+
+def atleast_2d(self) -> TensorImpl | list:
+    return _atleast(self, 2)
+
+
+def atleast_3d(self) -> TensorImpl | list:
+    return _atleast(self, 3)
