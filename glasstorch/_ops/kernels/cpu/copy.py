@@ -47,13 +47,12 @@ def store_chalf(out: np.ndarray, values) -> None:
 
 
 def cast_ready(src: np.ndarray, dst: np.dtype) -> np.ndarray:
-    """``src`` as numpy must see it for an unsafe cast into ``dst`` to match c10's (Note [c10 casts])."""
-    if dst == _F16 or dst == _BF16:
-        return src.astype(np.float32) if src.dtype == _F64 or src.dtype in _WIDE_INTS else src
-    if dst == _U8 and (src.dtype.kind == "f" or src.dtype == _BF16):
-        with np.errstate(invalid="ignore", over="ignore"):
-            return src.astype(np.int64)
-    return src
+    """``src`` as numpy must see it for an unsafe cast into ``dst`` to match c10's (Note [c10 casts]): through
+    float32 into float16/bfloat16, through int64 into uint8."""
+    if not cast_routed(src.dtype, dst):
+        return src
+    with np.errstate(invalid="ignore", over="ignore"):
+        return src.astype(np.int64 if dst == _U8 else np.float32)
 
 
 def cast_routed(src: np.dtype, dst: np.dtype) -> bool:
