@@ -22,7 +22,7 @@ import time
 import weakref
 
 from glasstorch._core import dtype as _dt
-from glasstorch._core.dispatch_key import AUTOCAST_SET, AUTOGRAD_SET, bit, tls
+from glasstorch._core.dispatch_key import ExcludeDispatchKeyGuard
 from glasstorch._dynamo.eval_frame import (
     _argnames,
     _backend_graph_break,
@@ -31,7 +31,7 @@ from glasstorch._dynamo.eval_frame import (
     _module_roots,
     _tracing,
 )
-from glasstorch._dynamo.output_graph import BreakDetector
+from glasstorch._dynamo.output_graph import BELOW_INTERCEPT, BreakDetector
 from glasstorch._dynamo.utils import flatten, user_stack_here
 from glasstorch.fx import Graph, GraphModule
 from glasstorch.fx.experimental.proxy_tensor import _canonical
@@ -41,7 +41,6 @@ from glasstorch.utils._python_dispatch import TorchDispatchMode, mode_stack
 
 __all__ = ["explain", "ExplainOutput", "GraphCompileReason"]
 
-_BELOW = AUTOGRAD_SET | AUTOCAST_SET | bit("ADInplaceOrView")
 _DYNAMIC_OPS = frozenset({"aten::nonzero", "aten::_unique2", "aten::unique_dim", "aten::unique_consecutive",
                           "aten::masked_select", "aten::argwhere", "aten::repeat_interleave.Tensor",
                           "aten::nonzero_static"})
@@ -189,12 +188,8 @@ class _Recorder(TorchDispatchMode):
         if dynamic:
             op = func.name.replace("::", ".")
             self.cut("Dynamic shape operator", f"Operator `{op}`'s output shape depends on input Tensor data.")
-        prev = tls.excluded
-        tls.excluded = prev | _BELOW
-        try:
+        with ExcludeDispatchKeyGuard(BELOW_INTERCEPT):
             out = func(*args, **kwargs)
-        finally:
-            tls.excluded = prev
         if not dynamic:
             self.segments[-1].record(func, args, kwargs, out)
         return out

@@ -31,7 +31,7 @@ import sys
 import threading
 import traceback
 
-from glasstorch._core.dispatch_key import AUTOCAST_SET, AUTOGRAD_SET, bit, tls
+from glasstorch._core.dispatch_key import AUTOCAST_SET, AUTOGRAD_SET, ExcludeDispatchKeyGuard, bit
 from glasstorch._core.grad_state import state as _grad
 from glasstorch._dynamo.exc import GraphBreak
 from glasstorch._dynamo.utils import flatten, is_user_file, unflatten, user_stack_from_traceback, user_stack_here
@@ -48,7 +48,7 @@ from glasstorch.utils._python_dispatch import TorchDispatchMode
 
 __all__ = ["Capture", "capture", "state_index", "classify_exception", "BreakDetector"]
 
-_BELOW = AUTOGRAD_SET | AUTOCAST_SET | bit("ADInplaceOrView")   # layers the intercepted call already passed
+BELOW_INTERCEPT = AUTOGRAD_SET | AUTOCAST_SET | bit("ADInplaceOrView")   # layers the intercepted call already passed
 _HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")
 _GLOBAL_HOOKS = ("_global_forward_hooks", "_global_forward_pre_hooks", "_global_backward_hooks",
                  "_global_backward_pre_hooks")
@@ -282,12 +282,8 @@ class _GradModeWatch(TorchDispatchMode):
                              f"`{_op_name(func)}` runs with grad mode {'on' if _grad.enabled else 'off'} on an input "
                              f"that requires grad, while the call started with it "
                              f"{'on' if self.state[0] else 'off'}", user_stack_here(2))
-        prev = tls.excluded
-        tls.excluded = prev | _BELOW
-        try:
+        with ExcludeDispatchKeyGuard(BELOW_INTERCEPT):
             return func(*args, **kwargs)
-        finally:
-            tls.excluded = prev
 
 
 def _any_requires_grad(args, kwargs) -> bool:

@@ -79,12 +79,8 @@ def _below_autograd(kernel: Kernel) -> Kernel:
     fn = kernel.fn
 
     def below_autograd(*args, **kwargs):
-        prev = tls.excluded
-        tls.excluded = prev | _BELOW_AUTOGRAD
-        try:
+        with dk.ExcludeDispatchKeyGuard(_BELOW_AUTOGRAD):
             return fn(*args, **kwargs)
-        finally:
-            tls.excluded = prev
 
     return Kernel(below_autograd, kernel.with_keyset, kernel.label)
 
