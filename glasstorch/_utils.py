@@ -17,16 +17,24 @@ PyTorch's lazy conj/neg bits, which glasstorch does not have, are materialised i
 from __future__ import annotations
 
 from collections import OrderedDict
-from weakref import ref as _weakref
 
 from . import nn as _nn
 from ._core import dtype as _dt
 from ._core.device import as_device
 from ._core.layout import strided
-from ._tensor.impl import TensorImpl, from_numpy_impl, storage_nbytes_for
-from ._tensor.storage import UntypedStorage, _rebuild_untyped_storage
+from ._tensor.impl import from_numpy_impl, storage_nbytes_for
+from ._tensor.storage import UntypedStorage
 from ._tensor.typed_storage import TypedStorage
-from .tensor import Tensor, wrap
+from .tensor import (  # noqa: F401  (the pickling half of the tensor layer, re-exported under torch's names)
+    Tensor,
+    _as_subclass,
+    _get_obj_state,
+    _rebuild_from_type_v2,
+    _rebuild_pickled_tensor,
+    _set_obj_state,
+    _tensor_over,
+    wrap,
+)
 
 __all__ = ["TypedStorage", "StorageType", "STORAGE_TYPE_NAMES", "V3_DTYPES", "parameter_class"]
 
@@ -78,18 +86,6 @@ def _rebuild_tensor(storage, storage_offset, size, stride) -> Tensor:
     return _tensor_over(untyped, storage.dtype, storage_offset, size, stride)
 
 
-def _tensor_over(untyped: UntypedStorage, dtype, storage_offset, size, stride) -> Tensor:
-    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
-    if storage_offset < 0:
-        raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
-    if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape: {len(size)} sizes and {len(stride)} strides")
-    need = storage_nbytes_for(size, stride, storage_offset, dtype.itemsize)
-    if need > untyped.nbytes():
-        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {storage_offset}, "
-                           f"and itemsize {dtype.itemsize} requiring a storage size of {need} are out of bounds for "
-                           f"storage of size {untyped.nbytes()}")
-    return wrap(TensorImpl(untyped, size, stride, storage_offset, dtype, untyped.device))
 
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata=None):
@@ -107,11 +103,6 @@ def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, bac
     return tensor
 
 
-def _rebuild_pickled_tensor(storage_state, storage_offset, size, stride, dtype, requires_grad):
-    """The unpickling side of ``Tensor.__reduce_ex__``: a tensor with the saved geometry over its own storage."""
-    tensor = _tensor_over(_rebuild_untyped_storage(*storage_state), dtype, storage_offset, size, stride)
-    tensor.requires_grad = requires_grad
-    return tensor
 
 
 def set_tensor_metadata(tensor: Tensor, metadata) -> Tensor:
@@ -157,44 +148,12 @@ def _rebuild_device_tensor_from_numpy(data, dtype, device, requires_grad):
     return tensor
 
 
-def _rebuild_from_type_v2(func, new_type, args, state):
-    """Rebuild with ``func(*args)``, re-class to ``new_type`` and restore Python attributes (``torch._tensor``)."""
-    ret = func(*args)
-    if type(ret) is not new_type:
-        ret = _as_subclass(ret, new_type)
-    setstate = getattr(type(ret), "__setstate__", None)
-    if setstate is not None and setstate is not getattr(Tensor, "__setstate__", None):
-        ret.__setstate__(state)
-        return ret
-    return _set_obj_state(ret, state)
 
 
-def _as_subclass(t: Tensor, new_type) -> Tensor:
-    """The same impl under a facade of class ``new_type`` (``Tensor.as_subclass``)."""
-    out = object.__new__(new_type)
-    out._impl = t._impl
-    t._impl.pyobj = _weakref(out)
-    return out
 
 
-def _get_obj_state(obj):
-    """The Python attributes of a tensor: its ``__dict__`` (None when empty), PyTorch's ``_get_obj_state``."""
-    state = getattr(obj, "__dict__", None)
-    return dict(state) if state else None
 
 
-def _set_obj_state(obj, state):
-    if isinstance(state, tuple):
-        if len(state) != 2:
-            raise RuntimeError(f"Invalid serialized state: {state}")
-        dict_state, slots_state = state
-    else:
-        dict_state, slots_state = state, None
-    for k, v in (dict_state or {}).items():
-        setattr(obj, k, v)
-    for k, v in (slots_state or {}).items():
-        setattr(obj, k, v)
-    return obj
 
 
 def _get_layout(name: str):

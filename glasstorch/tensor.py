@@ -40,7 +40,7 @@ from ._ops import factories as _fac
 from ._ops import python_arg_parser as _arg_parser
 from ._tensor.impl import (INFERENCE_VERSION, AutogradMeta, TensorImpl, VersionCounter, empty_strided_impl,
                            storage_nbytes_for)
-from ._tensor.storage import UntypedStorage
+from ._tensor.storage import UntypedStorage, _rebuild_untyped_storage
 from ._tensor.typed_storage import TypedStorage, warn_typed_storage_removal
 
 __all__ = ["Tensor", "wrap", "PinnedPyObject", "memory_format", "contiguous_format", "channels_last",
@@ -764,8 +764,6 @@ class Tensor:
         # Like PyTorch's plain pickling, each tensor carries its own copy of the storage (no sharing after load).
         # A subclass, or a tensor with Python attributes, comes back as its class with its __dict__ (torch's
         # _rebuild_from_type_v2), so copy.copy and pickle keep them.
-        from ._utils import _get_obj_state, _rebuild_from_type_v2, _rebuild_pickled_tensor
-
         impl = self._impl
         args = (impl.storage.__reduce_ex__(proto)[1], impl.offset, impl.sizes, impl.strides, impl.dtype,
                 self.requires_grad)
@@ -1191,3 +1189,67 @@ _arg_parser.set_tensor_class(Tensor)
 Generator.state_from_tensor = staticmethod(_state_from_tensor)
 
 from ._tensor import printing as _printing  # noqa: E402  (printing reads Tensor attributes only)
+
+
+# ---- pickling: the rebuild side of __reduce_ex__ (torch/_tensor.py keeps _rebuild_from_type_v2 beside Tensor too;
+# glasstorch._utils re-exports these under the names checkpoints use) ----
+
+def _tensor_over(untyped: UntypedStorage, dtype, storage_offset, size, stride) -> Tensor:
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    if storage_offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape: {len(size)} sizes and {len(stride)} strides")
+    need = storage_nbytes_for(size, stride, storage_offset, dtype.itemsize)
+    if need > untyped.nbytes():
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {storage_offset}, "
+                           f"and itemsize {dtype.itemsize} requiring a storage size of {need} are out of bounds for "
+                           f"storage of size {untyped.nbytes()}")
+    return wrap(TensorImpl(untyped, size, stride, storage_offset, dtype, untyped.device))
+
+
+def _rebuild_pickled_tensor(storage_state, storage_offset, size, stride, dtype, requires_grad):
+    """The unpickling side of ``Tensor.__reduce_ex__``: a tensor with the saved geometry over its own storage."""
+    tensor = _tensor_over(_rebuild_untyped_storage(*storage_state), dtype, storage_offset, size, stride)
+    tensor.requires_grad = requires_grad
+    return tensor
+
+
+def _rebuild_from_type_v2(func, new_type, args, state):
+    """Rebuild with ``func(*args)``, re-class to ``new_type`` and restore Python attributes (``torch._tensor``)."""
+    ret = func(*args)
+    if type(ret) is not new_type:
+        ret = _as_subclass(ret, new_type)
+    setstate = getattr(type(ret), "__setstate__", None)
+    if setstate is not None and setstate is not getattr(Tensor, "__setstate__", None):
+        ret.__setstate__(state)
+        return ret
+    return _set_obj_state(ret, state)
+
+
+def _as_subclass(t: Tensor, new_type) -> Tensor:
+    """The same impl under a facade of class ``new_type`` (``Tensor.as_subclass``)."""
+    out = object.__new__(new_type)
+    out._impl = t._impl
+    t._impl.pyobj = _weakref(out)
+    return out
+
+
+def _get_obj_state(obj):
+    """The Python attributes of a tensor: its ``__dict__`` (None when empty), PyTorch's ``_get_obj_state``."""
+    state = getattr(obj, "__dict__", None)
+    return dict(state) if state else None
+
+
+def _set_obj_state(obj, state):
+    if isinstance(state, tuple):
+        if len(state) != 2:
+            raise RuntimeError(f"Invalid serialized state: {state}")
+        dict_state, slots_state = state
+    else:
+        dict_state, slots_state = state, None
+    for k, v in (dict_state or {}).items():
+        setattr(obj, k, v)
+    for k, v in (slots_state or {}).items():
+        setattr(obj, k, v)
+    return obj
