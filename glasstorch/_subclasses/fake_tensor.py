@@ -40,8 +40,9 @@ from ..tensor import PinnedPyObject as _Pin
 from ..tensor import Tensor, wrap
 from ..utils._python_dispatch import TorchDispatchMode, _sync_key, mode_stack
 
-__all__ = ["FakeTensor", "FakeTensorMode", "DataDependentOutputException", "DynamicOutputShapeException",
-           "UnsupportedFakeTensorException", "UnsupportedOperatorException", "is_fake", "unset_fake_temporarily"]
+__all__ = ["FakeTensor", "FakeTensorConverter", "FakeTensorMode", "DataDependentOutputException",
+           "DynamicOutputShapeException", "UnsupportedFakeTensorException", "UnsupportedOperatorException", "is_fake",
+           "unset_fake_temporarily"]
 
 _PYTHON = bit("Python")
 _META = as_device("meta")
@@ -220,6 +221,56 @@ def _meta_twin(impl: TensorImpl) -> TensorImpl:
 
 
 # -- the mode -----------------------------------------------------------------------------------------------
+class FakeTensorConverter:
+    """Real tensors to fakes for one mode (``torch._subclasses.fake_tensor.FakeTensorConverter``).
+
+    Memoised per real TensorImpl (``tensor_memo``), and the fakes of views of one real storage share one meta
+    storage, so aliasing among the real tensors survives conversion.
+    """
+
+    def __init__(self, *, copy_data: bool = False, export: bool = False):
+        self.copy_data = copy_data
+        self.export = export
+        self.tensor_memo = weakref.WeakKeyDictionary()  # real TensorImpl -> FakeTensor
+        self._storage_memo = weakref.WeakKeyDictionary()  # real storage -> meta storage
+
+    def from_real_tensor(self, fake_mode, t: Tensor, make_constant: bool = False, shape_env=None, *, source=None,
+                         symbolic_context=None, trace: bool = True) -> FakeTensor:
+        if isinstance(t, FakeTensor):
+            if t.fake_mode is not fake_mode:
+                raise UnsupportedFakeTensorException("Mixing fake modes NYI")
+            return t
+        impl = t._impl
+        out = self.tensor_memo.get(impl)
+        if out is None:
+            out = self.tensor_memo[impl] = self.convert(fake_mode, impl)
+        return out
+
+    def convert(self, fake_mode, impl: TensorImpl) -> FakeTensor:
+        """A new fake of ``impl`` (not memoised: the caller decides)."""
+        storage = self.fake_storage(impl.storage)
+        out = _new_fake(fake_mode, storage, impl.sizes, impl.strides, impl.offset, impl.dtype, impl.device)
+        fimpl = out._impl
+        fimpl.is_wrapped_number = impl.is_wrapped_number
+        meta = impl.autograd
+        if meta is not None and meta.requires_grad:
+            fimpl.autograd = AutogradMeta(requires_grad=True)
+        if meta is not None and meta.grad is not None:
+            fimpl.autograd = fimpl.autograd or AutogradMeta()
+            grad = meta.grad._impl if isinstance(meta.grad, Tensor) else meta.grad
+            fimpl.autograd.grad = self.from_real_tensor(fake_mode, wrap(grad))._impl
+        if impl.base is not None:
+            fimpl.base = self.from_real_tensor(fake_mode, wrap(impl.base))._impl
+        return out
+
+    def fake_storage(self, storage: UntypedStorage) -> UntypedStorage:
+        """The meta storage standing for ``storage`` (one per real storage)."""
+        fake = self._storage_memo.get(storage)
+        if fake is None:
+            fake = self._storage_memo[storage] = UntypedStorage(storage.nbytes(), device=_META)
+        return fake
+
+
 class FakeTensorMode(TorchDispatchMode):
     """Run operators on FakeTensors with meta kernels (``torch._subclasses.fake_tensor.FakeTensorMode``).
 
@@ -243,8 +294,7 @@ class FakeTensorMode(TorchDispatchMode):
                  static_shapes=None, export=False):
         self.allow_non_fake_inputs = allow_non_fake_inputs
         self.shape_env = shape_env
-        self._memo = weakref.WeakKeyDictionary()  # real TensorImpl -> FakeTensor
-        self._storage_memo = weakref.WeakKeyDictionary()  # real storage -> meta storage
+        self.fake_tensor_converter = FakeTensorConverter(export=export)
 
     # -- conversion --------------------------------------------------------------------------------------
     def from_tensor(self, t: Tensor, *, static_shapes=None, source=None, symbolic_context=None) -> FakeTensor:
@@ -253,37 +303,8 @@ class FakeTensorMode(TorchDispatchMode):
         Raises:
             UnsupportedFakeTensorException: for a fake of another mode.
         """
-        if isinstance(t, FakeTensor):
-            if t.fake_mode is not self:
-                raise UnsupportedFakeTensorException("Mixing fake modes NYI")
-            return t
-        impl = t._impl
-        out = self._memo.get(impl)
-        if out is None:
-            out = self._memo[impl] = self._convert(impl)
-        return out
-
-    def _convert(self, impl: TensorImpl) -> FakeTensor:
-        storage = self._fake_storage(impl.storage)
-        out = _new_fake(self, storage, impl.sizes, impl.strides, impl.offset, impl.dtype, impl.device)
-        fimpl = out._impl
-        fimpl.is_wrapped_number = impl.is_wrapped_number
-        meta = impl.autograd
-        if meta is not None and meta.requires_grad:
-            fimpl.autograd = AutogradMeta(requires_grad=True)
-        if meta is not None and meta.grad is not None:
-            fimpl.autograd = fimpl.autograd or AutogradMeta()
-            fimpl.autograd.grad = self.from_tensor(wrap(meta.grad._impl if isinstance(meta.grad, Tensor)
-                                                        else meta.grad))._impl
-        if impl.base is not None:
-            fimpl.base = self.from_tensor(wrap(impl.base))._impl
-        return out
-
-    def _fake_storage(self, storage: UntypedStorage) -> UntypedStorage:
-        fake = self._storage_memo.get(storage)
-        if fake is None:
-            fake = self._storage_memo[storage] = UntypedStorage(storage.nbytes(), device=_META)
-        return fake
+        return self.fake_tensor_converter.from_real_tensor(self, t, source=source,
+                                                           symbolic_context=symbolic_context)
 
     def _to_fake_impl(self, t: Tensor) -> TensorImpl:
         impl = t._impl
@@ -292,7 +313,7 @@ class FakeTensorMode(TorchDispatchMode):
                 raise UnsupportedFakeTensorException("Mixing fake modes NYI")
             return impl
         if impl.is_wrapped_number:  # a Python scalar in tensor form: ephemeral, never memoised
-            return self._convert(impl)._impl
+            return self.fake_tensor_converter.convert(self, impl)._impl
         if not self.allow_non_fake_inputs:
             raise AssertionError(f"Please convert all Tensors to FakeTensors first or instantiate FakeTensorMode "
                                  f"with 'allow_non_fake_inputs'. Found in {t!r}")

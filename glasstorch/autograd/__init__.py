@@ -55,11 +55,25 @@ def _make_grads(outputs, grad_outputs, is_grads_batched=False) -> list:
         if not hasattr(g, "_impl"):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         gi = g._impl
-        if gi.sizes != o.sizes:
-            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size({list(gi.sizes)}) and "
-                               f"output[{i}] has a shape of torch.Size({list(o.sizes)}).")
+        out_shape, grad_shape = _calculate_shape(out, g, is_grads_batched)
+        if out_shape != grad_shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size({list(grad_shape)}) and "
+                               f"output[{i}] has a shape of torch.Size({list(out_shape)}).")
         grads.append(gi)
     return grads
+
+
+def _calculate_shape(output, grad, is_grads_batched: bool) -> tuple:
+    """The shapes ``_make_grads`` compares: the output's, and the grad's without its batch dimension when
+    ``is_grads_batched`` (``torch.autograd._calculate_shape``)."""
+    grad_shape = tuple(grad.shape)
+    return tuple(output.shape), grad_shape[1:] if is_grads_batched else grad_shape
+
+
+def kineto_available() -> bool:
+    """Whether the Kineto-backed profiler is built in (``torch._C._autograd.kineto_available``). glasstorch has
+    no Kineto; profiler tests that need it skip on this answer."""
+    return False
 
 
 def _engine_ones_like(impl):

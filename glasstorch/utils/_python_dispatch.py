@@ -11,11 +11,11 @@ Invariant: the Python key is in the included set exactly while the mode stack is
 
 from __future__ import annotations
 
-from .._core.dispatch_key import bit, tls
+from .._core.dispatch_key import ExcludeDispatchKeyGuard, bit, tls
 from .._ops.dispatcher import get_op, register_fallback, register_kernel, register_op
 from .._ops_namespace import OpOverload, to_impls, to_tensors
 
-__all__ = ["TorchDispatchMode", "mode_stack"]
+__all__ = ["DisableTorchDispatch", "TorchDispatchMode", "mode_stack"]
 
 _PYTHON = bit("Python")
 
@@ -57,6 +57,16 @@ class TorchDispatchMode:
         stack.remove(self)
         _sync_key()
         return False
+
+
+class DisableTorchDispatch(ExcludeDispatchKeyGuard):
+    """Inside the block no call reaches a mode or a subclass's ``__torch_dispatch__``: the Python key is excluded
+    (``torch._C._DisableTorchDispatch``, which ``torch.utils._mode_utils.no_dispatch`` names)."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        super().__init__(_PYTHON)
 
 
 _overloads: dict = {}

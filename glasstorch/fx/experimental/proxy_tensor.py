@@ -146,7 +146,7 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         if isinstance(t, FakeTensor):
             mode, storage = t.fake_mode, impl.storage
         else:
-            mode, storage = self.fake_mode, self.fake_mode._fake_storage(impl.storage)
+            mode, storage = self.fake_mode, self.fake_mode.fake_tensor_converter.fake_storage(impl.storage)
         return _new_fake(mode, storage, impl.sizes, impl.strides, impl.offset, impl.dtype, impl.device)
 
     def node_of(self, t: Tensor):
