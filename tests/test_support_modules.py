@@ -136,3 +136,27 @@ def test_fake_tensor_converter_memoises_and_keeps_aliasing():
     assert conv.from_real_tensor(mode, base) is fb
     assert fv.untyped_storage() is fb.untyped_storage() and fv.storage_offset() == 2
     assert mode.from_tensor(base) is mode.fake_tensor_converter.from_real_tensor(mode, base)
+
+
+def _variable_facts(m):
+    from importlib import import_module
+
+    Variable = import_module(f"{m.__name__}.autograd").Variable
+    t = m.ones(2)
+    v = Variable(t)
+    leaf = Variable(t, requires_grad=True)
+    nonleaf = Variable(m.ones(2, requires_grad=True) * 2)
+    v.add_(1)
+    return [v is t, v.requires_grad, v._base is None, isinstance(t, Variable), isinstance(3, Variable),
+            issubclass(m.Tensor, Variable), leaf.is_leaf, leaf.requires_grad, nonleaf.grad_fn is None,
+            nonleaf.requires_grad, t.tolist(), v._version == t._version == 1, Variable().tolist(),
+            repr(Variable().dtype)]
+
+
+def test_variable_is_the_legacy_alias_of_tensor():
+    assert _variable_facts(gt) == _variable_facts(torch)
+    assert_same_error(lambda: gt.autograd.Variable(3), lambda: torch.autograd.Variable(3))
+    assert_same_error(lambda: gt.autograd.Variable(gt.ones(1, dtype=gt.long), requires_grad=True),
+                      lambda: torch.autograd.Variable(torch.ones(1, dtype=torch.long), requires_grad=True))
+    with pytest.warns(UserWarning, match="volatile was removed and now has no effect"):
+        gt.autograd.Variable(gt.ones(1), volatile=True)

@@ -20,10 +20,11 @@ from .grad_mode import (  # noqa: F401
 )
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
 from .graph import Node, requires_grad
+from .variable import Variable
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "detect_anomaly", "set_detect_anomaly", "graph", "Node", "Function", "InplaceFunction",
-           "once_differentiable", "gradcheck", "gradgradcheck", "functional"]
+           "once_differentiable", "gradcheck", "gradgradcheck", "functional", "Variable"]
 
 _to_tensor = None  # bound by install()
 
