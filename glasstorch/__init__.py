@@ -22,8 +22,8 @@ from ._tensor.typed_storage import (  # noqa: F401
 )
 from ._tensor.printing import get_printoptions, printoptions, set_printoptions  # noqa: F401
 from .tensor import (  # noqa: F401
-    LEGACY_TYPES as _LEGACY_TYPES, Tensor, channels_last, channels_last_3d, contiguous_format, layout,
-    memory_format, preserve_format, strided,
+    LEGACY_TYPES as _LEGACY_TYPES, Tensor, _mkldnn, channels_last, channels_last_3d, contiguous_format, jagged,
+    layout, memory_format, preserve_format, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided,
 )
 from ._functions import *  # noqa: F401,F403
 from ._functions import Generator, default_generator  # noqa: F401

@@ -20,8 +20,8 @@ from collections import OrderedDict
 
 from . import nn as _nn
 from ._core import dtype as _dt
+from ._core import layout as _layout
 from ._core.device import as_device
-from ._core.layout import strided
 from ._tensor.impl import from_numpy_impl, storage_nbytes_for
 from ._tensor.storage import UntypedStorage
 from ._tensor.typed_storage import TypedStorage
@@ -156,11 +156,13 @@ def _rebuild_device_tensor_from_numpy(data, dtype, device, requires_grad):
 
 
 
+_LAYOUTS = {repr(v): v for v in vars(_layout).values() if isinstance(v, _layout.layout)}
+
+
 def _get_layout(name: str):
-    """The layout named ``'torch.strided'`` (pickled layouts go through this, as in PyTorch)."""
-    if name != "torch.strided":
-        raise RuntimeError(f"glasstorch supports only the strided layout, the checkpoint names {name}")
-    return strided
+    """The layout named ``name`` (``'torch.strided'`` ...): pickled layouts come back through this, as in PyTorch
+    (an unknown name raises KeyError there too)."""
+    return _LAYOUTS[name]
 
 
 def empty_hooks() -> OrderedDict:

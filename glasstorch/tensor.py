@@ -48,7 +48,8 @@ __all__ = ["Tensor", "wrap", "PinnedPyObject", "memory_format", "contiguous_form
 
 
 from ._core.layout import (  # noqa: E402,F401
-    channels_last, channels_last_3d, contiguous_format, layout, memory_format, preserve_format, strided,
+    _mkldnn, channels_last, channels_last_3d, contiguous_format, jagged, layout, memory_format, preserve_format,
+    sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided,
 )
 
 

@@ -160,3 +160,19 @@ def test_variable_is_the_legacy_alias_of_tensor():
                       lambda: torch.autograd.Variable(torch.ones(1, dtype=torch.long), requires_grad=True))
     with pytest.warns(UserWarning, match="volatile was removed and now has no effect"):
         gt.autograd.Variable(gt.ones(1), volatile=True)
+
+
+def test_layouts_are_torchs_and_round_trip_checkpoints():
+    import io
+
+    names = sorted(n for n in dir(torch) if isinstance(getattr(torch, n), torch.layout))
+    assert sorted(n for n in dir(gt) if isinstance(getattr(gt, n), gt.layout)) == names
+    assert [repr(getattr(gt, n)) for n in names] == [repr(getattr(torch, n)) for n in names]
+    buf = io.BytesIO()
+    torch.save({n: getattr(torch, n) for n in names}, buf)
+    buf.seek(0)
+    assert gt.load(buf) == {n: getattr(gt, n) for n in names}
+    buf = io.BytesIO()
+    gt.save({n: getattr(gt, n) for n in names}, buf)
+    buf.seek(0)
+    assert torch.load(buf) == {n: getattr(torch, n) for n in names}
