@@ -176,3 +176,19 @@ def test_layouts_are_torchs_and_round_trip_checkpoints():
     gt.save({n: getattr(gt, n) for n in names}, buf)
     buf.seek(0)
     assert torch.load(buf) == {n: getattr(torch, n) for n in names}
+
+
+@pytest.mark.parametrize("name", ["is_available", "device_count", "is_initialized", "is_bf16_supported", "init",
+                                  "synchronize", "current_device", "get_device_name", "initial_seed", "seed",
+                                  "seed_all", "empty_cache", "memory_allocated", "max_memory_allocated",
+                                  "memory_reserved", "max_memory_reserved"])
+def test_xpu_answers_as_a_build_without_xpu(name):
+    fg, ft = getattr(gt.xpu, name), getattr(torch.xpu, name)
+    try:
+        want = ft()
+    except AssertionError:
+        assert_same_error(fg, ft)
+        return
+    assert fg() == want
+    gt.xpu.manual_seed(3)
+    gt.xpu.manual_seed_all(3)
