@@ -108,7 +108,8 @@ class Generator:
     # -- draws ----------------------------------------------------------------------------------------------
     def random(self, n: int) -> np.ndarray:
         """``n`` draws of ``CPUGeneratorImpl::random()``: 32-bit words, as a uint64 array."""
-        self._fresh = False
+        if n:
+            self._fresh = False
         return self._bg.random_raw(n)
 
     def random64(self, n: int) -> np.ndarray:

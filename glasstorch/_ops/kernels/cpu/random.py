@@ -138,12 +138,15 @@ def normal_(dst: TensorImpl, mean: float, std: float, gen) -> TensorImpl:
 
 
 def _normal_fill(gen, n: int, real, mean: float, std: float) -> np.ndarray:
-    """``normal_fill``: ``n`` uniforms, Box-Muller on each full block of 16, then the last 16 positions again
-    from 16 new uniforms when ``n % 16``."""
-    wide = real is _dt.float64
-    fill16 = _dk.normal16_f64 if wide else _dk.normal16_f32
-    data = uniform_real(gen, n, real)
+    """``normal_fill``: uniforms (``n`` for float32/float64, whose kernel draws into the output; only the full
+    blocks' for float16/bfloat16, whose kernel draws block by block), Box-Muller on each full block of 16, then
+    the last 16 positions again from 16 new uniforms when ``n % 16``."""
+    fill16 = _dk.normal16_f64 if real is _dt.float64 else _dk.normal16_f32
     full = n - n % 16
+    if real in (_dt.float16, _dt.bfloat16):
+        data = np.concatenate([uniform_real(gen, full, real), np.empty(n - full, np.float32)])
+    else:
+        data = uniform_real(gen, n, real)
     fill16(data[:full], mean, std)
     if n % 16:
         tail = uniform_real(gen, 16, real)

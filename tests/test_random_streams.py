@@ -1,0 +1,361 @@
+"""PyTorch's random streams, bit for bit: the same ``manual_seed`` and the same calls give torch's numbers.
+
+Every case seeds both libraries, runs the same recipe, and compares the values exactly and then the generator
+states byte for byte (so the number of draws and the cached Box-Muller value agree too).  Sizes straddle the
+16-element switch of ``normal_``'s vectorised path; dtypes cover float32/float64/float16/bfloat16 where torch
+samples them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from oracle import assert_same, assert_same_error, both
+
+import glasstorch as gt
+
+SEEDS = (0, 1, 2**40 + 3, -5)
+FLOATS = ("float32", "float64", "float16", "bfloat16")
+SIZES = (1, 5, 15, 16, 17, 40, 1000)
+
+
+def _state_bytes(m) -> bytes:
+    return m.get_rng_state().numpy().tobytes()
+
+
+def _compare(g, t):
+    if isinstance(t, (tuple, list)):
+        assert len(g) == len(t)
+        for a, b in zip(g, t, strict=True):
+            _compare(a, b)
+    elif isinstance(t, torch.Tensor):
+        assert_same(g, t, check_strides=False)
+    else:
+        assert g == t
+
+
+def _same_stream(build, seed):
+    torch.manual_seed(seed)
+    gt.manual_seed(seed)
+    g, t = both(build)
+    _compare(g, t)
+    assert _state_bytes(gt) == _state_bytes(torch), "the generators' states differ after the call"
+
+
+def _dt(m, name):
+    return getattr(m, name)
+
+
+# -- factories -------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n", SIZES)
+def test_rand_randn(seed, dtype, n):
+    _same_stream(lambda m: (m.rand(n, dtype=_dt(m, dtype)), m.randn(n, dtype=_dt(m, dtype)),
+                            m.randn(n, dtype=_dt(m, dtype))), seed)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:2])
+def test_randn_cache_carries_between_calls(seed):
+    # an odd count under 16 leaves the second Box-Muller value cached for the next call (any dtype)
+    _same_stream(lambda m: [m.randn(3), m.randn(5, dtype=m.float64), m.randn(1), m.randn(20), m.randn(7, 3)], seed)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:2])
+def test_complex_rand_randn(seed):
+    _same_stream(lambda m: [m.rand(5, dtype=m.complex64), m.randn(3, 7, dtype=m.complex64),
+                            m.randn(9, dtype=m.complex128)], seed)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("bounds", [(0, 10), (-3, 4), (0, 2**28), (5, 2**40), (-2**62, 2**62), (0, 2)])
+def test_randint(seed, bounds):
+    lo, hi = bounds
+    _same_stream(lambda m: m.randint(lo, hi, (37,)), seed)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "float32", "float64", "float16", "bfloat16",
+                                   "bool"])
+def test_randint_dtypes(dtype):
+    hi = 2 if dtype == "bool" else 100
+    _same_stream(lambda m: m.randint(0, hi, (3, 11), dtype=_dt(m, dtype)), 3)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("n", [0, 1, 2, 10, 1000, 100_000])
+def test_randperm(seed, n):
+    _same_stream(lambda m: m.randperm(n), seed)
+
+
+def test_randperm_dtypes():
+    _same_stream(lambda m: [m.randperm(50, dtype=m.int32), m.randperm(50, dtype=m.float16),
+                            m.randperm(50, dtype=m.float32)], 4)
+
+
+# -- normal, all overloads ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", SEEDS[:3])
+@pytest.mark.parametrize("n", [3, 15, 16, 33])
+def test_normal_overloads(seed, n):
+    def build(m):
+        mean = m.arange(n, dtype=m.float32) / 7
+        std = m.arange(1, n + 1, dtype=m.float32) / 5
+        return [m.normal(mean, std), m.normal(mean, 1.7), m.normal(0.3, std), m.normal(0.5, 2.5, (n,)),
+                m.normal(-1.0, 0.75, (n,), dtype=m.float64), m.empty(n).normal_(0.25, 1.3),
+                m.empty(n, dtype=m.float64).normal_(-2.0, 0.1), m.empty(n, dtype=m.bfloat16).normal_(1.0, 3.0)]
+
+    _same_stream(build, seed)
+
+
+# -- in-place samplers -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_uniform_exponential(seed, dtype):
+    def build(m):
+        d = _dt(m, dtype)
+        return [m.empty(23, dtype=d).uniform_(0.3, 1.1), m.empty(4, 5, dtype=d).uniform_(-2.5, 7.0),
+                m.empty(19, dtype=d).exponential_(), m.empty(6, dtype=d).exponential_(3.5)]
+
+    _same_stream(build, seed)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_bernoulli(seed):
+    def build(m):
+        p32 = m.linspace(0, 1, 24).reshape(4, 6)
+        return [m.empty(30).bernoulli_(0.3), m.empty(5, dtype=m.bool).bernoulli_(0.5),
+                m.empty(7, dtype=m.int64).bernoulli_(0.9), m.bernoulli(p32), m.bernoulli(p32.double()),
+                m.bernoulli(p32.half()), m.bernoulli(p32, 0.25), m.empty(4, 6).bernoulli_(p32),
+                m.empty(4, 6).bernoulli_(m.tensor([0.1, 0.2, 0.3, 0.4, 0.5, 0.6], dtype=m.float64))]
+
+    _same_stream(build, seed)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_(seed):
+    def build(m):
+        return [m.empty(9, dtype=m.int64).random_(), m.empty(9, dtype=m.int32).random_(),
+                m.empty(9, dtype=m.uint8).random_(), m.empty(9, dtype=m.bool).random_(),
+                m.empty(9).random_(), m.empty(9, dtype=m.float64).random_(), m.empty(9, dtype=m.float16).random_(),
+                m.empty(9, dtype=m.int16).random_(-5, 5), m.empty(9, dtype=m.int64).random_(1000),
+                m.empty(9, dtype=m.int64).random_(-2**63, None), m.empty(9, dtype=m.int32).random_(7, None),
+                m.empty(9, dtype=m.float32).random_(3, None)]
+
+    _same_stream(build, seed)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_multinomial(seed, dtype):
+    def build(m):
+        d = _dt(m, dtype)
+        probs = (m.arange(1, 25, dtype=m.float32).reshape(3, 8) % 5 + 0.5).to(d)
+        return [m.multinomial(probs, 1), m.multinomial(probs, 5), m.multinomial(probs, 12, replacement=True),
+                m.multinomial(probs[0], 4, replacement=True), m.multinomial(probs[1], 8)]
+
+    _same_stream(build, seed)
+
+
+def test_multinomial_error_order():
+    # the first bad entry along the row decides the message, as torch's loop meets it
+    probs = [1.0, math.inf, -1.0]
+    assert_same_error(lambda: gt.multinomial(gt.tensor(probs), 3, True),
+                      lambda: torch.multinomial(torch.tensor(probs), 3, True))
+
+
+@pytest.mark.parametrize("seed", SEEDS[:2])
+def test_strided_targets_fill_in_memory_order(seed):
+    def build(m):
+        a = m.empty(6, 4).t()
+        b = m.empty(8, 40)[:, ::2]
+        c = m.empty(3, 5, 7).permute(2, 0, 1)
+        return [a.normal_(), b.uniform_(), c.normal_(), m.empty(5, 6).t().bernoulli_(0.5),
+                m.empty(4, 9).t().random_(0, 50), m.empty(5, 5).t().exponential_()]
+
+    _same_stream(build, seed)
+
+
+@pytest.mark.parametrize("like", ["rand_like", "randn_like"])
+def test_like_factories(like):
+    _same_stream(lambda m: [getattr(m, like)(m.empty(3, 20).t()), getattr(m, like)(m.empty(7, dtype=m.float64))], 9)
+
+
+def test_randint_like():
+    _same_stream(lambda m: m.randint_like(m.empty(4, 5), 3, 17), 2)
+
+
+# -- dropout and nn.init -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", SEEDS[:3])
+@pytest.mark.parametrize("p", [0.1, 0.5, 0.9])
+def test_dropout_masks(seed, p):
+    def build(m):
+        x = m.linspace(-3, 3, 120).reshape(10, 12)
+        drop = m.nn.Dropout(p)
+        drop.train()
+        return [m.nn.functional.dropout(x, p, training=True), drop(x), m.nn.functional.dropout(x.t(), p),
+                m.nn.functional.dropout(x.clone(), p, inplace=True), m.nn.functional.dropout(x.double(), p)]
+
+    _same_stream(build, seed)
+
+
+def test_dropout_backward():
+    def build(m):
+        x = m.linspace(-1, 1, 50).requires_grad_()
+        y = m.nn.functional.dropout(x, 0.4)
+        y.sum().backward()
+        return [y.detach(), x.grad, type(y.grad_fn).__name__]
+
+    _same_stream(build, 5)
+
+
+_INITS = {
+    "uniform_": lambda m, w: m.nn.init.uniform_(w, -0.7, 0.3),
+    "normal_": lambda m, w: m.nn.init.normal_(w, 0.1, 0.02),
+    "kaiming_uniform_": lambda m, w: m.nn.init.kaiming_uniform_(w, a=math.sqrt(5)),
+    "kaiming_normal_": lambda m, w: m.nn.init.kaiming_normal_(w, mode="fan_out", nonlinearity="relu"),
+    "xavier_uniform_": lambda m, w: m.nn.init.xavier_uniform_(w, gain=1.5),
+    "xavier_normal_": lambda m, w: m.nn.init.xavier_normal_(w),
+}
+
+
+@pytest.mark.parametrize("seed", SEEDS[:2])
+@pytest.mark.parametrize("shape", [(3, 4), (16, 9), (8, 3, 5, 5)])
+@pytest.mark.parametrize("name", sorted(_INITS))
+def test_nn_init(seed, shape, name):
+    _same_stream(lambda m: _INITS[name](m, m.empty(shape)), seed)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:2])
+def test_nn_init_generator_kwarg(seed):
+    def build(m):
+        g = m.Generator().manual_seed(seed + 11)
+        return [m.nn.init.kaiming_uniform_(m.empty(7, 13), generator=g), m.nn.init.normal_(m.empty(30), generator=g)]
+
+    _same_stream(build, seed)
+
+
+def test_training_style_linear_and_dropout():
+    # the random parts (initial weights, the input, the dropout mask) are torch's bit for bit; the matmuls are
+    # BLAS's, whose summation order differs between OpenBLAS and MKL, so the forward output gets a tolerance
+    def build(m):
+        m.manual_seed(1234)
+        net = m.nn.Sequential(m.nn.Linear(20, 30), m.nn.ReLU(), m.nn.Dropout(0.2), m.nn.Linear(30, 5))
+        net.train()
+        x = m.randn(8, 20)
+        hidden = m.ones(8, 30)
+        kept = net[2](hidden)  # the mask of the next dropout call, scaled
+        out = net(x)
+        return [p.detach().clone() for p in net.parameters()] + [x, kept], out
+
+    (g, g_out), (t, t_out) = both(build)
+    _compare(g, t)
+    assert _state_bytes(gt) == _state_bytes(torch)
+    assert_same(g_out.detach(), t_out.detach(), rtol=1e-5, atol=1e-6)
+    assert ((g_out == 0).numpy() == (t_out == 0).numpy()).all()
+
+
+# -- states, generators, seeds -----------------------------------------------------------------------------------
+def test_state_layout_matches_torch_after_each_kind_of_draw():
+    for draw in (lambda m: None, lambda m: m.rand(1), lambda m: m.randn(1), lambda m: m.randn(1, dtype=m.float64),
+                 lambda m: m.rand(624), lambda m: m.rand(700)):
+        _same_stream(draw, 17)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:2])
+def test_state_round_trips_between_libraries(seed):
+    torch.manual_seed(seed)
+    torch.rand(100)
+    torch.randn(3)  # leaves a cached normal in the state
+    state = gt.ByteTensor(torch.get_rng_state().tolist())
+    gt.set_rng_state(state)
+    assert _state_bytes(gt) == _state_bytes(torch)
+    _compare([gt.randn(5), gt.rand(30)], [torch.randn(5), torch.rand(30)])
+    gt.randn(7)
+    gt.rand(9)
+    torch.set_rng_state(torch.tensor(gt.get_rng_state().tolist(), dtype=torch.uint8))
+    _compare([gt.randn(3, dtype=gt.float64), gt.randperm(20)], [torch.randn(3, dtype=torch.float64),
+                                                                 torch.randperm(20)])
+    assert _state_bytes(gt) == _state_bytes(torch)
+
+
+def test_invalid_state_error():
+    def bad(m):
+        s = m.get_rng_state().clone()
+        s[8:12] = 0  # left_ == 0
+        return m.set_rng_state(s)
+
+    assert_same_error(lambda: bad(gt), lambda: bad(torch))
+
+
+@pytest.mark.parametrize("seed", [0, 7, 2**32 + 7, 2**64 - 1, -1])
+def test_generator_objects(seed):
+    def build(m):
+        g = m.Generator().manual_seed(seed)
+        before = m.get_rng_state()
+        out = [m.rand(20, generator=g), m.randn(5, generator=g), m.randint(0, 9, (6,), generator=g),
+               m.randperm(12, generator=g), m.normal(0.0, 1.0, (4,), generator=g),
+               m.bernoulli(m.full((5,), 0.5), generator=g), m.empty(18).uniform_(generator=g),
+               m.empty(3).normal_(generator=g), m.multinomial(m.ones(6), 3, generator=g),
+               m.empty(4).exponential_(generator=g), m.empty(4, dtype=m.int64).random_(generator=g)]
+        assert m.get_rng_state().tolist() == before.tolist()  # the default generator was not used
+        return out + [g.get_state(), g.initial_seed()]
+
+    _same_stream(build, 1)
+
+
+def test_generator_state_moves_between_libraries():
+    tg = torch.Generator().manual_seed(99)
+    torch.randn(9, generator=tg)
+    g = gt.Generator().set_state(gt.ByteTensor(tg.get_state().tolist()))
+    _compare([gt.randn(9, generator=g), gt.rand(2, generator=g)], [torch.randn(9, generator=tg),
+                                                                     torch.rand(2, generator=tg)])
+    assert g.initial_seed() == tg.initial_seed() == 99
+
+
+def test_seed_and_initial_seed():
+    s = gt.seed()
+    assert 0 <= s < 2**64 and gt.initial_seed() == s
+    gt.manual_seed(2**40 + 5)
+    torch.manual_seed(2**40 + 5)
+    assert gt.initial_seed() == torch.initial_seed() == 2**40 + 5
+    assert gt.random.initial_seed() == gt.initial_seed()
+    # only the low 32 bits seed mt19937, as in torch
+    _same_stream(lambda m: m.manual_seed(2**33 + 12).initial_seed(), 0)
+    torch.manual_seed(12)
+    gt.manual_seed(2**33 + 12)
+    _compare(gt.rand(4), torch.rand(4))
+
+
+def test_fork_rng():
+    def build(m):
+        m.manual_seed(21)
+        with m.random.fork_rng():
+            inside = m.randn(4)
+        return [inside, m.randn(4)]
+
+    _same_stream(build, 0)
+    g_err, t_err = both(lambda m: m.random.fork_rng(device_type="nope"))
+    with pytest.raises(RuntimeError) as e_t:
+        t_err.__enter__()
+    with pytest.raises(RuntimeError) as e_g:
+        g_err.__enter__()
+    assert str(e_g.value) == str(e_t.value)
+
+
+def test_uniform_never_returns_the_upper_bound_in_half():
+    # float draws that round up to `to` in float16 come back as `from` (uniform_kernel's clamp)
+    _same_stream(lambda m: m.empty(5000, dtype=m.float16).uniform_(1.0, 1.001953125), 8)
+
+
+def test_without_c_compiler_numbers_keep_the_distribution(monkeypatch):
+    from glasstorch._ops.kernels.cpu import distribution_kernels as dk
+
+    monkeypatch.setitem(dk._state, "lib", None)
+    monkeypatch.setitem(dk._state, "tried", True)
+    torch.manual_seed(0)
+    gt.manual_seed(0)
+    assert_same(gt.randperm(300), torch.randperm(300))  # exact: integer arithmetic only
+    assert_same(gt.rand(40), torch.rand(40))
+    np.testing.assert_allclose(gt.randn(1000).numpy(), torch.randn(1000).numpy(), rtol=1e-5, atol=1e-6)
