@@ -231,9 +231,12 @@ def _check_random_bounds(dtype, low: int, high: int) -> None:
 
 
 def _round_int(value: int, dtype) -> int:
-    """``static_cast<int64_t>(static_cast<scalar_t>(value))`` for a floating dtype."""
-    return int(np.array(value, np.int64).astype(np.float32 if dtype.itemsize <= 4 else np.float64).astype(dtype.np)
-               .astype(np.float64))
+    """``static_cast<int64_t>(static_cast<scalar_t>(value))`` for a floating dtype; a value the conversion cannot
+    represent (inf, or beyond int64) gives x86's "integer indefinite", int64's minimum."""
+    wide = np.float32 if dtype.itemsize <= 4 else np.float64
+    with np.errstate(over="ignore"):
+        x = float(np.array(value, np.int64).astype(wide).astype(dtype.np).astype(np.float64))
+    return int(x) if math.isfinite(x) and -(2.0**63) <= x < 2.0**63 else _INT64_MIN
 
 
 def update_from(value: int, dtype) -> int:
