@@ -112,6 +112,13 @@ class Generator:
             self._fresh = False
         return self._bg.random_raw(n)
 
+    def engine_address(self, n: int) -> int:
+        """The address of the engine's state (numpy's ``mt19937_state``: 624 words, then ``pos``) for a C kernel
+        about to draw ``n`` words from it in place."""
+        if n:
+            self._fresh = False
+        return self._bg.ctypes.state_address
+
     def random64(self, n: int) -> np.ndarray:
         """``n`` draws of ``CPUGeneratorImpl::random64()``: two words each, the first one high."""
         raw = self.random(2 * n)

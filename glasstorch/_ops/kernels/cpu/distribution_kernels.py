@@ -32,13 +32,79 @@ import numpy as np
 
 from .ckernels import compile_library
 
-__all__ = ["uniform_f32", "uniform_f64", "normal16_f32", "normal16_f64", "box_muller", "fma_f64", "exponential",
-           "randperm_small", "randperm_large", "available"]
+__all__ = ["uniform_real_f32", "uniform_real_f64", "uniform_f32", "uniform_f64", "normal16_f32", "normal16_f64",
+           "box_muller", "fma_f64", "exponential", "randperm_small", "randperm_large", "available"]
 
 _SOURCE = r"""
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+
+/* numpy's mt19937_state, worked on in place: the reference generator (PyTorch's twist and tempering) */
+typedef struct { uint32_t key[624]; int pos; } gt_mt_state;
+
+static void gt_mt_twist(gt_mt_state* st) {
+  uint32_t* k = st->key;
+  int i;
+  for (i = 0; i < 624 - 397; i++) {
+    uint32_t y = (k[i] & 0x80000000u) | (k[i + 1] & 0x7fffffffu);
+    k[i] = k[i + 397] ^ (y >> 1) ^ (-(y & 1u) & 0x9908b0dfu);
+  }
+  for (; i < 623; i++) {
+    uint32_t y = (k[i] & 0x80000000u) | (k[i + 1] & 0x7fffffffu);
+    k[i] = k[i + 397 - 624] ^ (y >> 1) ^ (-(y & 1u) & 0x9908b0dfu);
+  }
+  uint32_t y = (k[623] & 0x80000000u) | (k[0] & 0x7fffffffu);
+  k[623] = k[396] ^ (y >> 1) ^ (-(y & 1u) & 0x9908b0dfu);
+  st->pos = 0;
+}
+
+static inline uint32_t gt_mt_next(gt_mt_state* st) {
+  if (st->pos == 624) gt_mt_twist(st);
+  uint32_t y = st->key[st->pos++];
+  y ^= y >> 11;
+  y ^= (y << 7) & 0x9d2c5680u;
+  y ^= (y << 15) & 0xefc60000u;
+  return y ^ (y >> 18);
+}
+
+void gt_mt_words(gt_mt_state* st, int64_t n, uint64_t* out) {
+  for (int64_t i = 0; i < n; i++) out[i] = gt_mt_next(st);
+}
+
+/* uniform_real<float> straight from the engine: blocks of words, then the conversion (vectorised) */
+/* with clamp, a value equal to `to` becomes `from` (uniform_kernel's check, for a float32/float64 output) */
+void gt_mt_uniform_f32(gt_mt_state* st, int64_t n, float from, float to, float* out, int clamp) {
+  const float range = to - from;
+  uint32_t w[1024];
+  for (int64_t base = 0; base < n; base += 1024) {
+    int64_t m = n - base < 1024 ? n - base : 1024;
+    for (int64_t i = 0; i < m; i++) w[i] = gt_mt_next(st);
+    for (int64_t i = 0; i < m; i++) {
+      float v = fmaf((float)(w[i] & 0xFFFFFFu) * (1.0f / 16777216.0f), range, from);
+      out[base + i] = clamp && v == to ? from : v;
+    }
+  }
+}
+
+void gt_mt_uniform_f64(gt_mt_state* st, int64_t n, double from, double to, double* out, int clamp) {
+  const double range = to - from;
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t hi = gt_mt_next(st), lo = gt_mt_next(st);
+    double x = (double)(((hi << 32) | lo) & ((1ull << 53) - 1)) * (1.0 / 9007199254740992.0);
+    double v = fma(x, range, from);
+    out[i] = clamp && v == to ? from : v;
+  }
+}
+
+/* randperm_cpu's small-n shuffle, drawing as it goes (n < 2^32: the remainder in 32 bits is the same) */
+void gt_mt_randperm_small(gt_mt_state* st, int64_t n, int64_t* r) {
+  for (int64_t i = 0; i < n; i++) r[i] = i;
+  for (int64_t i = 0; i < n - 1; i++) {
+    int64_t z = (int64_t)(gt_mt_next(st) % (uint32_t)(n - i));
+    int64_t t = r[i]; r[i] = r[z + i]; r[z + i] = t;
+  }
+}
 
 static inline uint32_t fbits(float x) { uint32_t b; memcpy(&b, &x, 4); return b; }
 static inline float bitsf(uint32_t b) { float x; memcpy(&x, &b, 4); return x; }
@@ -65,7 +131,8 @@ void gt_uniform_f64(const uint64_t* w, int64_t n, double from, double to, double
 /* log256_ps, one lane, with GCC's fusions */
 static inline float gt_log_ps(float x) {
   int invalid = !(x > 0.0f);
-  x = fmaxf(x, bitsf(0x00800000u));
+  const float min_norm = bitsf(0x00800000u);
+  x = x > min_norm ? x : min_norm;  /* maxps: the second operand when x is NaN */
   uint32_t b = fbits(x);
   int32_t imm0 = (int32_t)(b >> 23) - 0x7f;
   x = bitsf((b & ~0x7f800000u) | fbits(0.5f));
@@ -191,7 +258,7 @@ void gt_randperm_large(const uint64_t* w, int64_t n, int64_t* r) {
 }
 """
 
-_state = {"lib": None, "tried": False}
+_state = {"lib": None, "tried": False, "engine": False}
 _lock = threading.Lock()
 _P = ctypes.c_void_p
 _I64, _F32, _F64 = ctypes.c_int64, ctypes.c_float, ctypes.c_double
@@ -200,6 +267,8 @@ _SIGNATURES = {
     "gt_normal16_f32": (_P, _I64, _F32, _F32), "gt_normal16_f64": (_P, _I64, _F64, _F64),
     "gt_box_muller": (_P, _I64, _P), "gt_fma_f64": (_P, _I64, _F64, _F64, _P), "gt_exponential": (_P, _I64, _F64, _P),
     "gt_randperm_small": (_P, _I64, _P), "gt_randperm_large": (_P, _I64, _P),
+    "gt_mt_words": (_P, _I64, _P), "gt_mt_uniform_f32": (_P, _I64, _F32, _F32, _P, ctypes.c_int),
+    "gt_mt_uniform_f64": (_P, _I64, _F64, _F64, _P, ctypes.c_int), "gt_mt_randperm_small": (_P, _I64, _P),
 }
 
 
@@ -214,8 +283,27 @@ def _lib():
                 for name, argtypes in _SIGNATURES.items():
                     fn = getattr(lib, name)
                     fn.argtypes, fn.restype = argtypes, None
+                _state["engine"] = _engine_agrees(lib)
             _state["lib"], _state["tried"] = lib, True
     return _state["lib"]
+
+
+def _engine_agrees(lib) -> bool:
+    """Whether the C engine, run on a numpy MT19937's state in place, continues its stream word for word (the
+    state's layout is numpy's ``mt19937_state``: 624 words then ``pos``); if not, numpy draws every word."""
+    a, b = np.random.MT19937(1234), np.random.MT19937(1234)
+    want = a.random_raw(1500)
+    got = np.empty(1500, np.uint64)
+    lib.gt_mt_words(b.ctypes.state_address, 1500, _ptr(got))
+    return bool(np.array_equal(want, got)) and bool(np.array_equal(a.random_raw(3), b.random_raw(3)))
+
+
+def _engine(gen, n: int):
+    """The address of ``gen``'s engine state for ``n`` draws in C, or None (draw through numpy)."""
+    lib = _lib()
+    if lib is None or not _state["engine"]:
+        return None
+    return gen.engine_address(n)
 
 
 def available() -> bool:
@@ -229,6 +317,35 @@ def _ptr(a: np.ndarray) -> int:
 
 
 # -- uniform_real ---------------------------------------------------------------------------------------------
+def uniform_real_f32(gen, n: int, low: float, high: float, out=None, clamp: bool = False) -> np.ndarray:
+    """``n`` draws of ``uniform_real_distribution<float>(low, high)`` from ``gen``, into ``out`` (contiguous
+    float32) when given; ``clamp`` turns a value equal to ``high`` into ``low`` (``uniform_kernel``'s check)."""
+    out = np.empty(n, np.float32) if out is None else out
+    addr = _engine(gen, n)
+    if addr is None:
+        out[...] = uniform_f32(gen.random(n), low, high)
+    else:
+        _state["lib"].gt_mt_uniform_f32(addr, n, np.float32(low), np.float32(high), _ptr(out), clamp)
+        return out
+    if clamp:
+        out[out == np.float32(high)] = np.float32(low)
+    return out
+
+
+def uniform_real_f64(gen, n: int, low: float, high: float, out=None, clamp: bool = False) -> np.ndarray:
+    """``n`` draws of ``uniform_real_distribution<double>(low, high)`` (one ``random64()`` each) from ``gen``."""
+    out = np.empty(n, np.float64) if out is None else out
+    addr = _engine(gen, 2 * n)
+    if addr is None:
+        out[...] = uniform_f64(gen.random(2 * n), low, high)
+    else:
+        _state["lib"].gt_mt_uniform_f64(addr, n, float(low), float(high), _ptr(out), clamp)
+        return out
+    if clamp:
+        out[out == high] = low
+    return out
+
+
 def uniform_f32(words: np.ndarray, low: float, high: float) -> np.ndarray:
     """``uniform_real<float>`` of 32-bit words: float32 in ``[low, high)`` (24 random bits each)."""
     lo, hi = np.float32(low), np.float32(high)
@@ -318,9 +435,14 @@ def exponential(u: np.ndarray, lambd: float) -> np.ndarray:
 
 
 # -- randperm -------------------------------------------------------------------------------------------------
-def randperm_small(words: np.ndarray, n: int) -> np.ndarray:
+def randperm_small(gen, n: int) -> np.ndarray:
     """``randperm_cpu`` below ``UINT32_MAX / 20``: ``n - 1`` swaps, each with ``i + random() % (n - i)``."""
     out = np.empty(n, np.int64)
+    addr = _engine(gen, max(n - 1, 0))
+    if addr is not None:
+        _state["lib"].gt_mt_randperm_small(addr, n, _ptr(out))
+        return out
+    words = gen.random(max(n - 1, 0))
     lib = _lib()
     if lib is not None:
         lib.gt_randperm_small(_ptr(words), n, _ptr(out))

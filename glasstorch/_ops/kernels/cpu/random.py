@@ -93,11 +93,20 @@ def _fill(dst: TensorImpl, values_for) -> TensorImpl:
     return dst
 
 
-def uniform_real(gen, n: int, dtype, low: float = 0.0, high: float = 1.0) -> np.ndarray:
-    """``n`` draws of ``uniform_real_distribution<opmath_t>(low, high)``: float64 for double, float32 otherwise."""
+def uniform_real(gen, n: int, dtype, low: float = 0.0, high: float = 1.0, out=None, clamp=False) -> np.ndarray:
+    """``n`` draws of ``uniform_real_distribution<opmath_t>(low, high)``: float64 for double, float32 otherwise
+    (into ``out`` when given; ``clamp``: a value equal to ``high`` becomes ``low``)."""
     if dtype is _dt.float64:
-        return _dk.uniform_f64(gen.random(2 * n), low, high)
-    return _dk.uniform_f32(gen.random(n), low, high)
+        return _dk.uniform_real_f64(gen, n, low, high, out, clamp)
+    return _dk.uniform_real_f32(gen, n, low, high, out, clamp)
+
+
+def _direct(dst: TensorImpl):
+    """The flat numpy view of a contiguous float32/float64 tensor (or of a complex one's real view), which
+    the kernels can fill in place; None when the values go through a conversion or a permutation."""
+    if dst.storage._data is None or not dst.is_contiguous() or dst.dtype.to_real() not in (_dt.float32, _dt.float64):
+        return None
+    return _real_np(dst).reshape(-1)
 
 
 # -- uniform_ -------------------------------------------------------------------------------------------------
@@ -107,6 +116,10 @@ def uniform_(dst: TensorImpl, a: float, b: float, gen) -> TensorImpl:
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_g(a)} > to={_g(b)}")
     real = dst.dtype.to_real()
+    flat = _direct(dst)
+    if flat is not None:
+        uniform_real(gen, flat.size, real, a, b, out=flat, clamp=True)
+        return dst
 
     def values(n):
         v = uniform_real(gen, n, real, a, b)
@@ -131,22 +144,26 @@ def normal_(dst: TensorImpl, mean: float, std: float, gen) -> TensorImpl:
     real = dst.dtype.to_real()
     arr = _real_np(dst)
     if arr.size >= 16 and dst.is_contiguous():
-        flat = arr.reshape(-1)
-        _store(flat, _normal_fill(gen, flat.size, real, mean, std), real)
+        flat = _direct(dst)
+        if flat is not None:
+            _normal_fill(gen, flat, real, mean, std)
+        else:
+            flat = arr.reshape(-1)
+            _store(flat, _normal_fill(gen, np.empty(flat.size, np.float32), real, mean, std), real)
         return dst
     return _fill(dst, lambda n: _normal_scalar(gen, n, mean, std))
 
 
-def _normal_fill(gen, n: int, real, mean: float, std: float) -> np.ndarray:
-    """``normal_fill``: uniforms (``n`` for float32/float64, whose kernel draws into the output; only the full
-    blocks' for float16/bfloat16, whose kernel draws block by block), Box-Muller on each full block of 16, then
-    the last 16 positions again from 16 new uniforms when ``n % 16``."""
+def _normal_fill(gen, data: np.ndarray, real, mean: float, std: float) -> np.ndarray:
+    """``normal_fill`` into ``data`` (float32, or float64 for double): uniforms (all of them first for
+    float32/float64, whose kernel draws into the output; only the full blocks' for float16/bfloat16, whose kernel
+    draws block by block), Box-Muller on each full block of 16, then the last 16 positions again from 16 new
+    uniforms when 16 does not divide the size."""
     fill16 = _dk.normal16_f64 if real is _dt.float64 else _dk.normal16_f32
+    n = data.size
     full = n - n % 16
-    if real in (_dt.float16, _dt.bfloat16):
-        data = np.concatenate([uniform_real(gen, full, real), np.empty(n - full, np.float32)])
-    else:
-        data = uniform_real(gen, n, real)
+    drawn = data[:full] if real in (_dt.float16, _dt.bfloat16) else data
+    uniform_real(gen, drawn.size, real, out=drawn)
     fill16(data[:full], mean, std)
     if n % 16:
         tail = uniform_real(gen, 16, real)
@@ -316,5 +333,5 @@ def random_default_(dst: TensorImpl, gen) -> TensorImpl:
 def randperm(n: int, gen) -> np.ndarray:
     """``randperm_cpu``'s permutation of ``0 .. n-1`` (int64)."""
     if n < _RANDPERM_SMALL:
-        return _dk.randperm_small(gen.random(max(n - 1, 0)), n)
+        return _dk.randperm_small(gen, n)
     return _dk.randperm_large(gen.random64(n), n)
