@@ -359,3 +359,26 @@ def test_without_c_compiler_numbers_keep_the_distribution(monkeypatch):
     assert_same(gt.randperm(300), torch.randperm(300))  # exact: integer arithmetic only
     assert_same(gt.rand(40), torch.rand(40))
     np.testing.assert_allclose(gt.randn(1000).numpy(), torch.randn(1000).numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:2])
+@pytest.mark.parametrize("bounds", [(-2.0, 2.0), (0.5, 0.9), (-0.1, 3.0)])
+def test_trunc_normal_and_sparse(seed, bounds):
+    a, b = bounds
+    _same_stream(lambda m: [m.nn.init.trunc_normal_(m.empty(40, 7), 0.2, 0.5, a, b),
+                            m.nn.init.sparse_(m.empty(9, 6), 0.3)], seed)
+
+
+@pytest.mark.parametrize("shape", [(6, 4), (3, 8), (4, 2, 3)])
+def test_orthogonal_draws_torchs_sample(shape):
+    # the draws are torch's (so the stream after it agrees); the QR is numpy's LAPACK, equal to rounding
+    def build(m):
+        w = m.nn.init.orthogonal_(m.empty(shape), gain=1.5)
+        return w, m.rand(3)
+
+    torch.manual_seed(6)
+    gt.manual_seed(6)
+    (gw, gn), (tw, tn) = both(build)
+    assert_same(gw, tw, atol=1e-5, rtol=1e-5)
+    assert_same(gn, tn)
+    assert _state_bytes(gt) == _state_bytes(torch)
