@@ -382,3 +382,23 @@ def test_orthogonal_draws_torchs_sample(shape):
     assert_same(gw, tw, atol=1e-5, rtol=1e-5)
     assert_same(gn, tn)
     assert _state_bytes(gt) == _state_bytes(torch)
+
+
+def test_module_default_inits():
+    def build(m):
+        mods = [m.nn.Linear(7, 5), m.nn.Conv2d(3, 4, 3), m.nn.Embedding(11, 6), m.nn.MultiheadAttention(8, 2),
+                m.nn.Bilinear(3, 4, 2), m.nn.Conv1d(2, 3, 5, bias=False)]
+        return [p.detach().clone() for mod in mods for p in mod.parameters()]
+
+    _same_stream(build, 42)
+
+
+def test_data_sampling_orders():
+    def build(m):
+        data = m.utils.data
+        return [list(data.RandomSampler(range(10))), list(data.RandomSampler(range(10), True, 7)),
+                [list(s) for s in data.random_split(range(10), [3, 7])],
+                [b.tolist() for b in data.DataLoader(m.arange(12), batch_size=5, shuffle=True)],
+                list(data.SubsetRandomSampler([3, 5, 7, 9])), list(data.WeightedRandomSampler([0.1, 0.5, 0.4, 2], 6))]
+
+    _same_stream(build, 0)
