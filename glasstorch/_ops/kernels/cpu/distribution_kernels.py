@@ -32,8 +32,8 @@ import numpy as np
 
 from .ckernels import compile_library
 
-__all__ = ["uniform_real_f32", "uniform_real_f64", "uniform_f32", "uniform_f64", "normal16_f32", "normal16_f64",
-           "box_muller", "fma_f64", "exponential", "randperm_small", "randperm_large", "available"]
+__all__ = ["words", "words64", "uniform_real_f32", "uniform_real_f64", "uniform_f32", "uniform_f64", "normal16_f32",
+           "normal16_f64", "box_muller", "fma_f64", "exponential", "randperm_small", "randperm_large", "available"]
 
 _SOURCE = r"""
 #include <math.h>
@@ -70,6 +70,14 @@ static inline uint32_t gt_mt_next(gt_mt_state* st) {
 
 void gt_mt_words(gt_mt_state* st, int64_t n, uint64_t* out) {
   for (int64_t i = 0; i < n; i++) out[i] = gt_mt_next(st);
+}
+
+/* random64(): the first word is the high half */
+void gt_mt_words64(gt_mt_state* st, int64_t n, uint64_t* out) {
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t hi = gt_mt_next(st);
+    out[i] = (hi << 32) | gt_mt_next(st);
+  }
 }
 
 /* uniform_real<float> straight from the engine: blocks of words, then the conversion (vectorised) */
@@ -267,8 +275,9 @@ _SIGNATURES = {
     "gt_normal16_f32": (_P, _I64, _F32, _F32), "gt_normal16_f64": (_P, _I64, _F64, _F64),
     "gt_box_muller": (_P, _I64, _P), "gt_fma_f64": (_P, _I64, _F64, _F64, _P), "gt_exponential": (_P, _I64, _F64, _P),
     "gt_randperm_small": (_P, _I64, _P), "gt_randperm_large": (_P, _I64, _P),
-    "gt_mt_words": (_P, _I64, _P), "gt_mt_uniform_f32": (_P, _I64, _F32, _F32, _P, ctypes.c_int),
-    "gt_mt_uniform_f64": (_P, _I64, _F64, _F64, _P, ctypes.c_int), "gt_mt_randperm_small": (_P, _I64, _P),
+    "gt_mt_words": (_P, _I64, _P), "gt_mt_words64": (_P, _I64, _P), "gt_mt_randperm_small": (_P, _I64, _P),
+    "gt_mt_uniform_f32": (_P, _I64, _F32, _F32, _P, ctypes.c_int),
+    "gt_mt_uniform_f64": (_P, _I64, _F64, _F64, _P, ctypes.c_int),
 }
 
 
@@ -314,6 +323,27 @@ def available() -> bool:
 def _ptr(a: np.ndarray) -> int:
     assert a.flags.c_contiguous, "distribution kernels take contiguous buffers"
     return a.ctypes.data
+
+
+# -- raw draws ------------------------------------------------------------------------------------------------
+def words(gen, n: int) -> np.ndarray:
+    """``n`` draws of ``random()`` (uint64 array of 32-bit words)."""
+    addr = _engine(gen, n)
+    if addr is None:
+        return gen.random(n)
+    out = np.empty(n, np.uint64)
+    _state["lib"].gt_mt_words(addr, n, _ptr(out))
+    return out
+
+
+def words64(gen, n: int) -> np.ndarray:
+    """``n`` draws of ``random64()``."""
+    addr = _engine(gen, 2 * n)
+    if addr is None:
+        return gen.random64(n)
+    out = np.empty(n, np.uint64)
+    _state["lib"].gt_mt_words64(addr, n, _ptr(out))
+    return out
 
 
 # -- uniform_real ---------------------------------------------------------------------------------------------

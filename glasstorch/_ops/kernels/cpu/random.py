@@ -296,7 +296,7 @@ def random_from_to_(dst: TensorImpl, span: int, base: int, gen) -> TensorImpl:
     """``random_from_to_kernel``: ``(val % span) + base`` with one word per element, or ``random64()`` from
     ``span >= 2**28`` (``uniform_int_from_to_distribution``)."""
     def values(n):
-        words = gen.random64(n) if span >= 1 << 28 else gen.random(n)
+        words = _dk.words64(gen, n) if span >= 1 << 28 else _dk.words(gen, n)
         out = (words % np.uint64(span)) + np.uint64(base & ((1 << 64) - 1))  # wraps like uint64_t
         return out.view(np.int64)
 
@@ -307,7 +307,7 @@ def random_full_range_(dst: TensorImpl, gen) -> TensorImpl:
     """``random_full_64_bits_range_kernel``: ``random64()`` read as int64 (``random_(-2**63, None)``)."""
     if dst.dtype not in (_dt.int64, _dt.float64, _dt.float32, _dt.bfloat16):
         raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16")
-    return _fill(dst, lambda n: gen.random64(n).view(np.int64))
+    return _fill(dst, lambda n: _dk.words64(gen, n).view(np.int64))
 
 
 def random_default_(dst: TensorImpl, gen) -> TensorImpl:
@@ -317,7 +317,7 @@ def random_default_(dst: TensorImpl, gen) -> TensorImpl:
     wide = dt in (_dt.int64, _dt.float64)
 
     def values(n):
-        words = gen.random64(n) if wide else gen.random(n)
+        words = _dk.words64(gen, n) if wide else _dk.words(gen, n)
         if dt is _dt.bool:
             return (words & np.uint64(1)).astype(np.bool_)
         if dt.is_floating_point:
@@ -334,4 +334,4 @@ def randperm(n: int, gen) -> np.ndarray:
     """``randperm_cpu``'s permutation of ``0 .. n-1`` (int64)."""
     if n < _RANDPERM_SMALL:
         return _dk.randperm_small(gen, n)
-    return _dk.randperm_large(gen.random64(n), n)
+    return _dk.randperm_large(_dk.words64(gen, n), n)
