@@ -315,6 +315,13 @@ def _engine(gen, n: int):
     return gen.engine_address(n)
 
 
+def _fused(x: np.ndarray, b, c) -> np.ndarray:
+    """``fma(x, b, c)`` without C: float32 through float64 (the product is exact there), float64 through numpy's
+    longdouble (x87's 64-bit mantissa on x86); a rounding can still land differently, rarely."""
+    wide = np.float64 if x.dtype == np.float32 else np.longdouble
+    return (x.astype(wide) * wide(b) + wide(c)).astype(x.dtype)
+
+
 def available() -> bool:
     """Whether the bit-exact C library is in use."""
     return _lib() is not None
@@ -385,7 +392,7 @@ def uniform_f32(words: np.ndarray, low: float, high: float) -> np.ndarray:
         lib.gt_uniform_f32(_ptr(words), out.shape[0], lo, hi, _ptr(out))
         return out
     x = (words & np.uint64(0xFFFFFF)).astype(np.float32) * np.float32(2.0**-24)
-    return x * (hi - lo) + lo
+    return _fused(x, hi - lo, lo)
 
 
 def uniform_f64(words: np.ndarray, low: float, high: float) -> np.ndarray:
@@ -397,7 +404,7 @@ def uniform_f64(words: np.ndarray, low: float, high: float) -> np.ndarray:
         return out
     v = (words[0::2] << np.uint64(32)) | words[1::2]
     x = (v & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0**-53
-    return x * (high - low) + low
+    return _fused(x, high - low, low)
 
 
 # -- normal ---------------------------------------------------------------------------------------------------
@@ -451,7 +458,7 @@ def fma_f64(x: np.ndarray, std: float, mean: float) -> np.ndarray:
         out = np.empty_like(x)
         lib.gt_fma_f64(_ptr(x), x.shape[0], float(std), float(mean), _ptr(out))
         return out
-    return x * std + mean
+    return _fused(x, std, mean)
 
 
 def exponential(u: np.ndarray, lambd: float) -> np.ndarray:
