@@ -310,6 +310,15 @@ def test_generator_objects(seed):
     _same_stream(build, 1)
 
 
+def test_generator_offset_errors():
+    assert_same_error(lambda: gt.Generator().get_offset(), lambda: torch.Generator().get_offset())
+    assert_same_error(lambda: gt.Generator().set_offset(3), lambda: torch.Generator().set_offset(3))
+
+
+def test_clone_state():
+    _same_stream(lambda m: [m.rand(3), m.randn(1), m.default_generator.clone_state().get_state(), m.randn(2)], 3)
+
+
 def test_generator_state_moves_between_libraries():
     tg = torch.Generator().manual_seed(99)
     torch.randn(9, generator=tg)

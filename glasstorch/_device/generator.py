@@ -161,6 +161,12 @@ class Generator:
         self.next_float_normal_sample = next_float if float_valid else None
         return self
 
+    def get_offset(self) -> int:
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def set_offset(self, offset: int) -> Generator:
+        raise RuntimeError("CPU Generator does not use offset")
+
     def clone_state(self) -> Generator:
         """A new generator in this one's state (``Generator.clone_state``)."""
         other = Generator(self.device)
