@@ -68,7 +68,7 @@ class Generator:
         0
     """
 
-    __slots__ = ("device", "_seed", "_bg", "_fresh", "next_float_normal_sample", "next_double_normal_sample",
+    __slots__ = ("device", "_seed", "_bg", "_address", "_fresh", "next_float_normal_sample", "next_double_normal_sample",
                  "__weakref__")
 
     # Set by the tensor layer so that get_state() returns a ByteTensor (a lower layer cannot import it).
@@ -78,6 +78,7 @@ class Generator:
     def __init__(self, device="cpu"):
         self.device = as_device(device)
         self._bg = np.random.MT19937()
+        self._address = self._bg.ctypes.state_address  # fixed for the bit generator's life (states are copied in)
         self.manual_seed(DEFAULT_SEED)
 
     # -- seeding ------------------------------------------------------------------------------------------
@@ -117,7 +118,7 @@ class Generator:
         about to draw ``n`` words from it in place."""
         if n:
             self._fresh = False
-        return self._bg.ctypes.state_address
+        return self._address
 
     def random64(self, n: int) -> np.ndarray:
         """``n`` draws of ``CPUGeneratorImpl::random64()``: two words each, the first one high."""

@@ -33,7 +33,8 @@ import numpy as np
 from .ckernels import compile_library
 
 __all__ = ["words", "words64", "uniform_real_f32", "uniform_real_f64", "uniform_f32", "uniform_f64", "normal16_f32",
-           "normal16_f64", "box_muller", "fma_f64", "exponential", "randperm_small", "randperm_large", "available"]
+           "normal16_f64", "normal_scalar", "box_muller", "fma_f64", "exponential", "randperm_small", "randperm_large",
+           "available"]
 
 _SOURCE = r"""
 #include <math.h>
@@ -102,6 +103,36 @@ void gt_mt_uniform_f64(gt_mt_state* st, int64_t n, double from, double to, doubl
     double x = (double)(((hi << 32) | lo) & ((1ull << 53) - 1)) * (1.0 / 9007199254740992.0);
     double v = fma(x, range, from);
     out[i] = clamp && v == to ? from : v;
+  }
+}
+
+static inline double gt_mt_unit64(gt_mt_state* st) {
+  uint64_t hi = gt_mt_next(st), lo = gt_mt_next(st);
+  return (double)(((hi << 32) | lo) & ((1ull << 53) - 1)) * (1.0 / 9007199254740992.0);
+}
+
+/* normal_distribution<double>(mean, std), n draws: the cached second value first (cache[1] != 0 marks it),
+   then Box-Muller pairs; an odd last pair leaves its sine value in the cache */
+void gt_mt_normal_scalar(gt_mt_state* st, int64_t n, double mean, double std, double* cache, double* out) {
+  const double two_pi = 2.0 * 3.14159265358979323846;
+  int64_t i = 0;
+  if (n > 0 && cache[1] != 0.0) {
+    out[0] = fma(cache[0], std, mean);
+    cache[1] = 0.0;
+    i = 1;
+  }
+  for (; i < n; i += 2) {
+    double u1 = gt_mt_unit64(st), u2 = gt_mt_unit64(st);
+    double r = sqrt(-2.0 * log1p(-u2));
+    double theta = two_pi * u1;
+    double c = r * cos(theta), s = r * sin(theta);
+    out[i] = fma(c, std, mean);
+    if (i + 1 < n) {
+      out[i + 1] = fma(s, std, mean);
+    } else {
+      cache[0] = s;
+      cache[1] = 1.0;
+    }
   }
 }
 
@@ -276,6 +307,7 @@ _SIGNATURES = {
     "gt_box_muller": (_P, _I64, _P), "gt_fma_f64": (_P, _I64, _F64, _F64, _P), "gt_exponential": (_P, _I64, _F64, _P),
     "gt_randperm_small": (_P, _I64, _P), "gt_randperm_large": (_P, _I64, _P),
     "gt_mt_words": (_P, _I64, _P), "gt_mt_words64": (_P, _I64, _P), "gt_mt_randperm_small": (_P, _I64, _P),
+    "gt_mt_normal_scalar": (_P, _I64, _F64, _F64, _P, _P),
     "gt_mt_uniform_f32": (_P, _I64, _F32, _F32, _P, ctypes.c_int),
     "gt_mt_uniform_f64": (_P, _I64, _F64, _F64, _P, ctypes.c_int),
 }
@@ -329,7 +361,7 @@ def available() -> bool:
 
 def _ptr(a: np.ndarray) -> int:
     assert a.flags.c_contiguous, "distribution kernels take contiguous buffers"
-    return a.ctypes.data
+    return a.__array_interface__["data"][0]  # a.ctypes.data builds an interface object per call (microseconds)
 
 
 # -- raw draws ------------------------------------------------------------------------------------------------
@@ -434,6 +466,21 @@ def _normal16_numpy(data, mean, std, dt) -> None:
     n1, n2 = radius * np.cos(theta), radius * np.sin(theta)
     blocks[:, :8] = n1 * std + mean
     blocks[:, 8:] = n2 * std + mean
+
+
+def normal_scalar(gen, n: int, mean: float, std: float):
+    """``n`` draws of ``normal_distribution<double>(mean, std)`` in one C call, using and refilling ``gen``'s
+    cached second Box-Muller value; None when the C engine is not in use (the caller composes the steps)."""
+    cached = gen.next_double_normal_sample
+    m = n - (cached is not None)
+    addr = _engine(gen, 4 * ((m + 1) // 2))
+    if addr is None:
+        return None
+    cache = np.array([0.0 if cached is None else cached, float(cached is not None)])
+    out = np.empty(n, np.float64)
+    _state["lib"].gt_mt_normal_scalar(addr, n, float(mean), float(std), _ptr(cache), _ptr(out))
+    gen.next_double_normal_sample = float(cache[0]) if cache[1] else None
+    return out
 
 
 def box_muller(u: np.ndarray) -> np.ndarray:

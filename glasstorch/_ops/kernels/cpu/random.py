@@ -175,6 +175,9 @@ def _normal_fill(gen, data: np.ndarray, real, mean: float, std: float) -> np.nda
 def _normal_scalar(gen, n: int, mean: float, std: float) -> np.ndarray:
     """``n`` draws of ``normal_distribution<double>(mean, std)``, using and refilling the generator's cached
     second Box-Muller value."""
+    fused = _dk.normal_scalar(gen, n, mean, std)
+    if fused is not None:
+        return fused
     raw = np.empty(n, np.float64)
     k = 0
     if gen.next_double_normal_sample is not None:
