@@ -68,8 +68,8 @@ class Generator:
         0
     """
 
-    __slots__ = ("device", "_seed", "_bg", "_address", "_fresh", "next_float_normal_sample", "next_double_normal_sample",
-                 "__weakref__")
+    __slots__ = ("device", "_seed", "_bg", "_address", "_fresh", "next_float_normal_sample",
+                 "next_double_normal_sample", "__weakref__")
 
     # Set by the tensor layer so that get_state() returns a ByteTensor (a lower layer cannot import it).
     state_to_tensor = staticmethod(lambda arr: arr)
