@@ -17,6 +17,7 @@ from oracle import assert_same, assert_same_error, both
 
 import glasstorch as gt
 from glasstorch._ops.kernels.cpu import distribution_kernels as dk
+from glasstorch._ops.kernels.cpu import random as kernels
 
 # The float transforms are bit-exact through the C library (fused multiply-adds, the C library's log/sin/cos);
 # without a C compiler numpy computes them and the last bit may differ (test_without_c_compiler... below).
@@ -414,3 +415,29 @@ def test_data_sampling_orders():
                 list(data.SubsetRandomSampler([3, 5, 7, 9])), list(data.WeightedRandomSampler([0.1, 0.5, 0.4, 2], 6))]
 
     _same_stream(build, 0)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:2])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_cauchy_log_normal_geometric_kernels(seed, dtype):
+    # the sampling kernels behind cauchy_/log_normal_/geometric_ (their operators are declared elsewhere), driven on
+    # impls and compared with torch's in-place samplers
+    def fill(shape, fn, dt, transpose=False):
+        x = gt.empty(*shape, dtype=getattr(gt, dt))
+        x = x.t() if transpose else x
+        fn(x._impl, gt.default_generator)
+        return x
+
+    torch.manual_seed(seed)
+    gt.manual_seed(seed)
+    td = getattr(torch, dtype)
+    want = [torch.empty(20, dtype=td).cauchy_(0.5, 2.0), torch.empty(7, dtype=td).log_normal_(0.1, 0.5),
+            torch.empty(30, dtype=td).geometric_(0.3), torch.empty(5, dtype=torch.int64).geometric_(0.7),
+            torch.empty(3, 4, dtype=td).t().log_normal_(1.0, 2.0)]
+    got = [fill((20,), lambda i, g: kernels.cauchy_(i, 0.5, 2.0, g), dtype),
+           fill((7,), lambda i, g: kernels.log_normal_(i, 0.1, 0.5, g), dtype),
+           fill((30,), lambda i, g: kernels.geometric_(i, 0.3, g), dtype),
+           fill((5,), lambda i, g: kernels.geometric_(i, 0.7, g), "int64"),
+           fill((3, 4), lambda i, g: kernels.log_normal_(i, 1.0, 2.0, g), dtype, transpose=True)]
+    _compare(got, want)
+    assert _state_bytes(gt) == _state_bytes(torch)

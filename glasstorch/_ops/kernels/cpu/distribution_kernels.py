@@ -34,7 +34,7 @@ from .ckernels import compile_library
 
 __all__ = ["words", "words64", "uniform_real_f32", "uniform_real_f64", "uniform_f32", "uniform_f64", "normal16_f32",
            "normal16_f64", "normal_scalar", "box_muller", "fma_f64", "exponential", "randperm_small", "randperm_large",
-           "available"]
+           "cauchy", "geometric", "exp", "available"]
 
 _SOURCE = r"""
 #include <math.h>
@@ -278,6 +278,22 @@ void gt_exponential(const double* u, int64_t n, double lambd, double* out) {
   for (int64_t i = 0; i < n; i++) out[i] = k * log1p(-u[i]);
 }
 
+/* transformation::cauchy<double>: median + sigma * tan(pi * (u - 0.5)), fused */
+void gt_cauchy(const double* u, int64_t n, double median, double sigma, double* out) {
+  const double pi = 3.14159265358979323846;
+  for (int64_t i = 0; i < n; i++) out[i] = fma(sigma, tan(pi * (u[i] - 0.5)), median);
+}
+
+/* transformation::geometric<double>: ceil(log(u) / log1p(-p)) */
+void gt_geometric(const double* u, int64_t n, double p, double* out) {
+  const double d = log1p(-p);
+  for (int64_t i = 0; i < n; i++) out[i] = ceil(log(u[i]) / d);
+}
+
+void gt_exp(const double* x, int64_t n, double* out) {
+  for (int64_t i = 0; i < n; i++) out[i] = exp(x[i]);
+}
+
 /* randperm_cpu, n < UINT32_MAX / 20: swap i with i + random() % (n - i) */
 void gt_randperm_small(const uint64_t* w, int64_t n, int64_t* r) {
   for (int64_t i = 0; i < n; i++) r[i] = i;
@@ -308,6 +324,7 @@ _SIGNATURES = {
     "gt_randperm_small": (_P, _I64, _P), "gt_randperm_large": (_P, _I64, _P),
     "gt_mt_words": (_P, _I64, _P), "gt_mt_words64": (_P, _I64, _P), "gt_mt_randperm_small": (_P, _I64, _P),
     "gt_mt_normal_scalar": (_P, _I64, _F64, _F64, _P, _P),
+    "gt_cauchy": (_P, _I64, _F64, _F64, _P), "gt_geometric": (_P, _I64, _F64, _P), "gt_exp": (_P, _I64, _P),
     "gt_mt_uniform_f32": (_P, _I64, _F32, _F32, _P, ctypes.c_int),
     "gt_mt_uniform_f64": (_P, _I64, _F64, _F64, _P, ctypes.c_int),
 }
@@ -516,6 +533,37 @@ def exponential(u: np.ndarray, lambd: float) -> np.ndarray:
         lib.gt_exponential(_ptr(u), u.shape[0], float(lambd), _ptr(out))
         return out
     return (-1.0 / lambd) * np.log1p(-u)
+
+
+def cauchy(u: np.ndarray, median: float, sigma: float) -> np.ndarray:
+    """``transformation::cauchy<double>``: ``median + sigma * tan(pi * (u - 0.5))``."""
+    lib = _lib()
+    if lib is not None:
+        out = np.empty_like(u)
+        lib.gt_cauchy(_ptr(u), u.shape[0], float(median), float(sigma), _ptr(out))
+        return out
+    return median + sigma * np.tan(math.pi * (u - 0.5))
+
+
+def geometric(u: np.ndarray, p: float) -> np.ndarray:
+    """``transformation::geometric<double>``: ``ceil(log(u) / log1p(-p))``."""
+    lib = _lib()
+    if lib is not None:
+        out = np.empty_like(u)
+        lib.gt_geometric(_ptr(u), u.shape[0], float(p), _ptr(out))
+        return out
+    with np.errstate(divide="ignore"):
+        return np.ceil(np.log(u) / math.log1p(-p))
+
+
+def exp(x: np.ndarray) -> np.ndarray:
+    """The C library's ``exp`` (``transformation::log_normal``)."""
+    lib = _lib()
+    if lib is not None:
+        out = np.empty_like(x)
+        lib.gt_exp(_ptr(x), x.shape[0], _ptr(out))
+        return out
+    return np.exp(x)
 
 
 # -- randperm -------------------------------------------------------------------------------------------------

@@ -36,7 +36,8 @@ from ...._tensor.impl import TensorImpl
 from . import distribution_kernels as _dk
 
 __all__ = ["uniform_", "normal_", "bernoulli_", "random_", "random_from_to_", "random_full_range_", "random_default_",
-           "randperm", "exponential_", "uniform_real", "iteration_view"]
+           "randperm", "exponential_", "cauchy_", "log_normal_", "geometric_", "uniform_real",
+           "iteration_view"]
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 _RANDPERM_SMALL = 0xFFFFFFFF // 20  # randperm_cpu's "small n" bound
@@ -198,6 +199,25 @@ def exponential_(dst: TensorImpl, lambd: float, gen) -> TensorImpl:
     if lambd <= 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_g(lambd)}")
     return _fill(dst, lambda n: _dk.exponential(uniform_real(gen, n, _dt.float64), lambd))
+
+
+# -- cauchy_, log_normal_, geometric_ -------------------------------------------------------------------------
+def cauchy_(dst: TensorImpl, median: float, sigma: float, gen) -> TensorImpl:
+    """``cauchy_kernel``: ``cauchy_distribution<double>`` per element (floating dtypes)."""
+    _require_floating(dst, "cauchy_cpu")
+    return _fill(dst, lambda n: _dk.cauchy(uniform_real(gen, n, _dt.float64), median, sigma))
+
+
+def log_normal_(dst: TensorImpl, mean: float, std: float, gen) -> TensorImpl:
+    """``log_normal_kernel``: ``exp`` of ``normal_distribution<double>(mean, std)`` per element (always the scalar
+    Box-Muller path, with its cache)."""
+    _require_floating(dst, "log_normal_cpu")
+    return _fill(dst, lambda n: _dk.exp(_normal_scalar(gen, n, mean, std)))
+
+
+def geometric_(dst: TensorImpl, p: float, gen) -> TensorImpl:
+    """``geometric_kernel``: ``geometric_distribution<double>(p)`` per element (any real dtype)."""
+    return _fill(dst, lambda n: _dk.geometric(uniform_real(gen, n, _dt.float64), p))
 
 
 # -- bernoulli_ -----------------------------------------------------------------------------------------------
