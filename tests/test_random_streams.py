@@ -441,3 +441,22 @@ def test_cauchy_log_normal_geometric_kernels(seed, dtype):
            fill((3, 4), lambda i, g: kernels.log_normal_(i, 1.0, 2.0, g), dtype, transpose=True)]
     _compare(got, want)
     assert _state_bytes(gt) == _state_bytes(torch)
+
+
+def test_mkl_bernoulli_stream_c_and_numpy_agree(monkeypatch):
+    # the MCG31 + Bernoulli(ICDF) emulation behind bernoulli_(float) on Intel CPUs (where the tests above compare
+    # it with torch): the C loop and the numpy block-jump version give the same draws
+    seeds, n = [0, 1, 2**31 - 1, 2**32 - 1, 123456789], 3000
+    want = [dk.mcg31_bernoulli(s, n, p) for s in seeds for p in (0.0, 0.37, 0.9, 1.0)]
+    monkeypatch.setitem(dk._state, "lib", None)
+    monkeypatch.setitem(dk._state, "tried", True)
+    got = [dk.mcg31_bernoulli(s, n, p) for s in seeds for p in (0.0, 0.37, 0.9, 1.0)]
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+    assert 0.3 < want[1].mean() < 0.45 and want[0].sum() == 0 and want[3].all()
+
+
+def test_bernoulli_follows_torchs_kernel_choice_for_this_cpu():
+    # torch takes MKL's stream for a float p on Intel CPUs and the default kernel elsewhere: one word either way
+    # for the MKL seed, one random64() per element by default; the states must agree with torch's after the call
+    _same_stream(lambda m: [m.empty(40).bernoulli_(0.25), m.empty(3, 5).t().bernoulli_(0.6)], 11)

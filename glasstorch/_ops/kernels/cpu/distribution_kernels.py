@@ -34,7 +34,7 @@ from .ckernels import compile_library
 
 __all__ = ["words", "words64", "uniform_real_f32", "uniform_real_f64", "uniform_f32", "uniform_f64", "normal16_f32",
            "normal16_f64", "normal_scalar", "box_muller", "fma_f64", "exponential", "randperm_small", "randperm_large",
-           "cauchy", "geometric", "exp", "available"]
+           "cauchy", "geometric", "exp", "mcg31_bernoulli", "available"]
 
 _SOURCE = r"""
 #include <math.h>
@@ -294,6 +294,19 @@ void gt_exp(const double* x, int64_t n, double* out) {
   for (int64_t i = 0; i < n; i++) out[i] = exp(x[i]);
 }
 
+/* MKL's VSL_BRNG_MCG31 stream (x <- a x mod 2^31 - 1 from x0 = seed mod m, or 1; u = x / m, rounded to float)
+   through viRngBernoulli's ICDF method: 1 where u < (float)p */
+void gt_mcg31_bernoulli(uint32_t seed, int64_t n, double p, int32_t* out) {
+  const uint64_t a = 1132489760u, m = 2147483647u;
+  uint64_t x = seed % m;
+  if (x == 0) x = 1;
+  const float pf = (float)p;
+  for (int64_t i = 0; i < n; i++) {
+    out[i] = (float)((double)x / (double)m) < pf;
+    x = (a * x) % m;
+  }
+}
+
 /* randperm_cpu, n < UINT32_MAX / 20: swap i with i + random() % (n - i) */
 void gt_randperm_small(const uint64_t* w, int64_t n, int64_t* r) {
   for (int64_t i = 0; i < n; i++) r[i] = i;
@@ -324,7 +337,8 @@ _SIGNATURES = {
     "gt_randperm_small": (_P, _I64, _P), "gt_randperm_large": (_P, _I64, _P),
     "gt_mt_words": (_P, _I64, _P), "gt_mt_words64": (_P, _I64, _P), "gt_mt_randperm_small": (_P, _I64, _P),
     "gt_mt_normal_scalar": (_P, _I64, _F64, _F64, _P, _P),
-    "gt_cauchy": (_P, _I64, _F64, _F64, _P), "gt_geometric": (_P, _I64, _F64, _P), "gt_exp": (_P, _I64, _P),
+    "gt_mcg31_bernoulli": (ctypes.c_uint32, _I64, _F64, _P), "gt_cauchy": (_P, _I64, _F64, _F64, _P),
+    "gt_geometric": (_P, _I64, _F64, _P), "gt_exp": (_P, _I64, _P),
     "gt_mt_uniform_f32": (_P, _I64, _F32, _F32, _P, ctypes.c_int),
     "gt_mt_uniform_f64": (_P, _I64, _F64, _F64, _P, ctypes.c_int),
 }
@@ -533,6 +547,32 @@ def exponential(u: np.ndarray, lambd: float) -> np.ndarray:
         lib.gt_exponential(_ptr(u), u.shape[0], float(lambd), _ptr(out))
         return out
     return (-1.0 / lambd) * np.log1p(-u)
+
+
+_MCG31_A, _MCG31_M = 1132489760, 2**31 - 1
+
+
+def mcg31_bernoulli(seed: int, n: int, p: float) -> np.ndarray:
+    """MKL's ``viRngBernoulli(VSL_RNG_METHOD_BERNOULLI_ICDF)`` over a ``VSL_BRNG_MCG31`` stream seeded with
+    ``seed``: int32 0/1, 1 where ``float(x / m) < float(p)`` (checked against MKL's own library)."""
+    out = np.empty(n, np.int32)
+    lib = _lib()
+    if lib is not None:
+        lib.gt_mcg31_bernoulli(seed, n, float(p), _ptr(out))
+        return out
+    # numpy: blocks of 1024 states from the first one's and the powers a**i mod m (products stay below 2**62)
+    block = 1024
+    powers = np.empty(block, np.uint64)
+    powers[0] = 1
+    for i in range(1, block):
+        powers[i] = powers[i - 1] * np.uint64(_MCG31_A) % np.uint64(_MCG31_M)
+    step = int(powers[-1]) * _MCG31_A % _MCG31_M
+    x = seed % _MCG31_M or 1
+    for start in range(0, n, block):
+        xs = np.uint64(x) * powers[: min(block, n - start)] % np.uint64(_MCG31_M)
+        out[start:start + xs.size] = (xs / float(_MCG31_M)).astype(np.float32) < np.float32(p)
+        x = x * step % _MCG31_M
+    return out
 
 
 def cauchy(u: np.ndarray, median: float, sigma: float) -> np.ndarray:

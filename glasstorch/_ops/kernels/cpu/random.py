@@ -18,8 +18,10 @@ so the same seed gives PyTorch's numbers bit for bit (the arithmetic is ``distri
 Elements are written in TensorIterator's order: along memory, dims sorted by stride (a transposed tensor gets
 its numbers in storage order, as in PyTorch).  Complex tensors are filled as their real view (``(..., 2)``);
 ``normal_`` gives each part ``std / sqrt(2)``.  Argument checks and their messages are PyTorch's
-(``DistributionTemplates.h``).  PyTorch builds with MKL on Intel CPUs draw ``bernoulli_(float p)`` from MKL's
-own generator (``bernoulli_scalar_kernel``); this module follows the default kernel, which every other CPU uses.
+(``DistributionTemplates.h``).  On Intel CPUs PyTorch's MKL builds draw ``bernoulli_(float p)`` — and so
+dropout masks — from MKL instead (``bernoulli_scalar_kernel``: one ``random()`` word seeds a ``VSL_BRNG_MCG31``
+stream sampled by ``viRngBernoulli``, in row-major order); this module does the same on the same CPUs
+(``MKL_BERNOULLI``, from the CPU's vendor as cpuinfo reports it) and the default kernel elsewhere.
 
 Invariant: results depend only on the generator state, the shape and the strides.
 """
@@ -27,6 +29,7 @@ Invariant: results depend only on the generator state, the shape and the strides
 from __future__ import annotations
 
 import math
+import platform
 
 import numpy as np
 
@@ -35,11 +38,26 @@ from ...._core.user_warning import warn as _user_warn
 from ...._tensor.impl import TensorImpl
 from . import distribution_kernels as _dk
 
-__all__ = ["uniform_", "normal_", "bernoulli_", "random_", "random_from_to_", "random_full_range_", "random_default_",
-           "randperm", "exponential_", "cauchy_", "log_normal_", "geometric_", "uniform_real",
+__all__ = ["MKL_BERNOULLI", "uniform_", "normal_", "bernoulli_", "random_", "random_from_to_", "random_full_range_",
+           "random_default_", "randperm", "exponential_", "cauchy_", "log_normal_", "geometric_", "uniform_real",
            "iteration_view"]
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _cpu_is_intel() -> bool:
+    """Whether CPU 0's vendor is Intel (``cpuinfo_vendor_intel``), read from /proc/cpuinfo; False elsewhere."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("vendor_id"):
+                    return line.split(":", 1)[1].strip() == "GenuineIntel"
+    except OSError:
+        pass
+    return False
+
+
+MKL_BERNOULLI = platform.machine() in ("x86_64", "AMD64") and _cpu_is_intel()
 _RANDPERM_SMALL = 0xFFFFFFFF // 20  # randperm_cpu's "small n" bound
 
 
@@ -226,6 +244,8 @@ def bernoulli_(dst: TensorImpl, p, gen) -> TensorImpl:
     if isinstance(p, (int, float)):
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
+        if MKL_BERNOULLI:
+            return _bernoulli_mkl(dst, p, gen)
         return _fill(dst, lambda n: uniform_real(gen, n, _dt.float64) < p)
     p = np.asarray(p)
     if p.dtype.kind in "biu":  # bool and integral probabilities (bfloat16 is numpy kind 'V')
@@ -243,6 +263,15 @@ def bernoulli_(dst: TensorImpl, p, gen) -> TensorImpl:
     probs = np.broadcast_to(p, arr.shape).transpose(order).reshape(-1)
     u = uniform_real(gen, view.size, _dt.float64 if wide else _dt.float32)
     _store(view, u < probs, dst.dtype)
+    return dst
+
+
+def _bernoulli_mkl(dst: TensorImpl, p: float, gen) -> TensorImpl:
+    """``bernoulli_scalar_kernel`` with MKL: one ``random()`` word seeds MKL's MCG31 stream, whose Bernoulli draws
+    fill the elements in row-major order (through an int32 buffer when ``dst`` is not a contiguous int32)."""
+    seed = int(_dk.words(gen, 1)[0])
+    if dst.storage._data is not None and dst.numel():
+        np.copyto(dst.as_numpy(), _dk.mcg31_bernoulli(seed, dst.numel(), p).reshape(dst.sizes), casting="unsafe")
     return dst
 
 
