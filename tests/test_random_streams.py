@@ -16,6 +16,7 @@ import torch
 from oracle import assert_same, assert_same_error, both
 
 import glasstorch as gt
+from glasstorch._device import generator as gen_mod
 from glasstorch._ops.kernels.cpu import distribution_kernels as dk
 from glasstorch._ops.kernels.cpu import random as kernels
 
@@ -460,3 +461,11 @@ def test_bernoulli_follows_torchs_kernel_choice_for_this_cpu():
     # torch takes MKL's stream for a float p on Intel CPUs and the default kernel elsewhere: one word either way
     # for the MKL seed, one random64() per element by default; the states must agree with torch's after the call
     _same_stream(lambda m: [m.empty(40).bernoulli_(0.25), m.empty(3, 5).t().bernoulli_(0.6)], 11)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_seeding_paths(monkeypatch, fast):
+    # numpy's C seeding when it computes init_genrand's key (checked at import), else the Python loop
+    monkeypatch.setattr(gen_mod, "_FAST_SEEDING", fast and gen_mod._FAST_SEEDING)
+    for seed in (0, 1, 2**32 + 9, 2**64 - 1):
+        _same_stream(lambda m, s=seed: m.Generator().manual_seed(s).get_state(), seed)

