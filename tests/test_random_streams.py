@@ -8,7 +8,9 @@ samples them.
 
 from __future__ import annotations
 
+import copy
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -469,3 +471,14 @@ def test_seeding_paths(monkeypatch, fast):
     monkeypatch.setattr(gen_mod, "_FAST_SEEDING", fast and gen_mod._FAST_SEEDING)
     for seed in (0, 1, 2**32 + 9, 2**64 - 1):
         _same_stream(lambda m, s=seed: m.Generator().manual_seed(s).get_state(), seed)
+
+
+def test_generator_pickle_and_deepcopy():
+    def build(m):
+        g = m.Generator().manual_seed(3)
+        m.randn(5, generator=g)  # leaves a cached normal
+        clones = [pickle.loads(pickle.dumps(g)), copy.deepcopy(g)]
+        return [g.__reduce__()[2][0]] + [c.initial_seed() for c in clones] + [
+            m.randn(7, generator=c) for c in clones] + [m.randn(7, generator=g)]
+
+    _same_stream(build, 0)

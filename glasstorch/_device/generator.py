@@ -193,6 +193,18 @@ class Generator:
         other.set_state(self.get_state())
         return other
 
+    def __reduce__(self):
+        """Pickled as PyTorch pickles it: ``(Generator, (device,), (initial_seed, offset, state))``; the engine's
+        address is this process's and is never pickled."""
+        return (Generator, (self.device,), (self._seed, None, self.get_state()))
+
+    def __setstate__(self, state) -> None:
+        seed, offset, rng_state = state
+        self.manual_seed(seed)
+        if offset is not None:
+            self.set_offset(offset)
+        self.set_state(rng_state)
+
     def __repr__(self):
         return f"<torch._C.Generator object at {hex(id(self))}>"
 
