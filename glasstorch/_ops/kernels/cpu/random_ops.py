@@ -134,6 +134,8 @@ def bernoulli_scalar_impl_(self, p, generator):
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
     if self.numel() == 0:
+        if _rand.MKL_BERNOULLI and _has_data(self):  # torch's MKL kernel draws its seed before it looks at the size
+            _rand.bernoulli_(self, float(p), generator)
         return self
     check_no_internal_overlap(self)
     if self.dtype.is_complex:
