@@ -462,8 +462,8 @@ def test_mkl_bernoulli_stream_c_and_numpy_agree(monkeypatch):
 def test_bernoulli_follows_torchs_kernel_choice_for_this_cpu():
     # torch takes MKL's stream for a float p on Intel CPUs and the default kernel elsewhere: one word either way
     # for the MKL seed, one random64() per element by default; the states must agree with torch's after the call
-    _same_stream(lambda m: [m.empty(40).bernoulli_(0.25), m.empty(0).bernoulli_(0.5), m.empty(3, 5).t().bernoulli_(0.6)],
-                 11)
+    _same_stream(lambda m: [m.empty(40).bernoulli_(0.25), m.empty(0).bernoulli_(0.5),
+                            m.empty(3, 5).t().bernoulli_(0.6)], 11)
 
 
 @pytest.mark.parametrize("fast", [True, False])
