@@ -178,3 +178,23 @@ def _gelu_backward_1m(lib):
 CASES.update({
     "gelu_backward 1M float32": _gelu_backward_1m,
 })
+
+
+# -- random streams: torch's mt19937 draws and transforms (glasstorch/_ops/kernels/cpu/random.py) -----------------
+def _rand_1m(lib):
+    return lambda: lib.rand(1_000_000)
+
+
+def _randn_1m(lib):
+    return lambda: lib.randn(1_000_000)
+
+
+def _randperm_1m(lib):
+    return lambda: lib.randperm(1_000_000)
+
+
+CASES.update({
+    "rand 1M float32": _rand_1m,
+    "randn 1M float32": _randn_1m,
+    "randperm 1M": _randperm_1m,
+})

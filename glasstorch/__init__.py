@@ -75,6 +75,7 @@ from .version import __version__  # noqa: E402,F401  "2.13.0+glasstorch": see gl
 # The emulated accelerator (device "emu", PyTorch's PrivateUse1): registers its allocator and kernels.
 from . import emu  # noqa: E402,F401
 from . import accelerator  # noqa: E402,F401
+from . import random  # noqa: E402,F401  (torch.random: fork_rng and the default generator's seed/state)
 from ._device.caching_allocator import OutOfMemoryError  # noqa: E402,F401
 from ._device.threads import (  # noqa: E402,F401
     get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads,

@@ -520,6 +520,28 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
     return out.random_(low, high, generator=generator)
 
 
+def _normal_tensors(mean, std, gen) -> Tensor:
+    """``normal_out_impl``: standard draws in the result (``mean``'s dtype, else ``std``'s) then ``mul_(std)`` and
+    ``add_(mean)`` — or, with a number ``std``, draws with that std and ``add_(mean)``."""
+    if isinstance(std, Tensor):
+        if np.any(std._impl.as_numpy() < 0):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
+    like = mean if isinstance(mean, Tensor) else std
+    m = mean._impl.as_numpy() if isinstance(mean, Tensor) else mean
+    s = std._impl.as_numpy() if isinstance(std, Tensor) else std
+    res = _fac.empty_impl(tuple(np.broadcast_shapes(np.shape(m), np.shape(s))), like.dtype, like.device)
+    _rand.normal_(res, 0.0, 1.0 if isinstance(std, Tensor) else float(std), gen)
+    if res.storage._data is not None:
+        out = res.as_numpy()
+        with np.errstate(over="ignore", invalid="ignore"):
+            if isinstance(std, Tensor):
+                np.multiply(out, s, out=out, casting="unsafe")
+            np.add(out, np.asarray(m, dtype=out.dtype), out=out, casting="unsafe")  # a number mean: full({}, mean)
+    return wrap(res)
+
+
 @_dtype_checked
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False,
            out=None) -> Tensor:
@@ -529,21 +551,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     """
     gen = _gen(generator, "normal")
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        if isinstance(std, Tensor):
-            if np.any(std._impl.as_numpy() < 0):
-                raise RuntimeError("normal expects all elements of std >= 0.0")
-        elif std < 0:
-            raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
-        like = mean if isinstance(mean, Tensor) else std
-        m = mean._impl.as_numpy() if isinstance(mean, Tensor) else mean
-        s = std._impl.as_numpy() if isinstance(std, Tensor) else std
-        shape = tuple(np.broadcast_shapes(np.shape(m), np.shape(s)))
-        res = _fac.empty_impl(shape, like.dtype, like.device)
-        _rand.normal_(res, 0.0, 1.0, gen)
-        if res.storage._data is not None:
-            with np.errstate(over="ignore", invalid="ignore"):
-                np.copyto(res.as_numpy(), res.as_numpy() * s + m, casting="unsafe")
-        return wrap(res)
+        return _normal_tensors(mean, std, gen)
     if size is None:
         raise TypeError("normal() received an invalid combination of arguments - got (float, float), but expected "
                         "a size when mean and std are numbers")

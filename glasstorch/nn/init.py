@@ -15,8 +15,7 @@ import warnings
 
 import numpy as np
 
-from .._core.dtype import float64
-from .._functions import empty, empty_like, from_numpy, randperm
+from .._functions import empty_like, from_numpy, randperm
 from .._generated.functions import where
 from ..autograd.grad_mode import no_grad
 
@@ -243,8 +242,9 @@ def kaiming_normal_(tensor, a: float = 0, mode: str = "fan_in", nonlinearity: st
 def orthogonal_(tensor, gain: float = 1, generator=None):
     """Fill with a (semi-)orthogonal matrix: the Q of a normal sample's QR, signs fixed by R's diagonal.
 
-    Trailing dims are flattened (``rows = size(0)``).  The factorisation is numpy's (glasstorch has no
-    ``linalg.qr`` yet); the sample comes from glasstorch's generator.
+    Trailing dims are flattened (``rows = size(0)``).  The sample is PyTorch's (``new_empty((rows, cols))
+    .normal_``, the same draws from the same generator); the factorisation is numpy's (glasstorch has no
+    ``linalg.qr`` yet), in float64, so the values agree with PyTorch's LAPACK to rounding, not bit for bit.
     """
     if tensor.ndimension() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
@@ -253,7 +253,7 @@ def orthogonal_(tensor, gain: float = 1, generator=None):
     rows = tensor.size(0)
     cols = tensor.numel() // rows
     with no_grad():
-        flat = empty((rows, cols), dtype=float64).normal_(0, 1, generator=generator).numpy()
+        flat = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator).numpy().astype(np.float64)
         q, r = np.linalg.qr(flat.T if rows < cols else flat)
         q = q * np.sign(np.diag(r))
         q = np.ascontiguousarray(q.T if rows < cols else q)

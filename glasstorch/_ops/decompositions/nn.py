@@ -22,7 +22,7 @@ from __future__ import annotations
 from ..._core import dtype as _dt
 from ..._core import shape as _shape
 from ..._core.user_warning import warn as _user_warn
-from ..._tensor.impl import TensorImpl, empty_contiguous
+from ..._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
 from ..aten import aten
 from ..kernels.cpu.activation import FLOATING, not_implemented, typemeta_name
 
@@ -211,13 +211,22 @@ def _check_p(p) -> None:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
 
 
+def _dropout_noise(input, p):
+    """PyTorch's ``_dropout_impl`` noise: ``empty_like(input).bernoulli_(1 - p).div_(1 - p)`` — the mask's draws
+    and its scaled values are PyTorch's (the fused ``native_dropout`` is for accelerators)."""
+    noise = empty_strided_impl(input.sizes, _shape.strides_for_format(input.sizes, input.strides, None),
+                               input.dtype, input.device)
+    aten.bernoulli__float(noise, 1 - p, None)
+    return aten.div__Scalar(noise, 1 - p)
+
+
 def dropout(input, p, train):
     _check_p(p)
     if p == 0 or not train or input.numel() == 0:
         return input
     if p == 1:  # PyTorch multiplies by a zero of the input's dtype (integers included)
         return aten.mul_Tensor(input, False if input.dtype is _dt.bool else 0)
-    return aten.native_dropout(input, p, train)[0]
+    return aten.mul_Tensor(input, _dropout_noise(input, p))
 
 
 def dropout_(self, p, train):
@@ -226,6 +235,4 @@ def dropout_(self, p, train):
         return self
     if p == 1:
         return aten.mul__Tensor(self, False if self.dtype is _dt.bool else 0)
-    _, mask = aten.native_dropout(self, p, train)
-    aten.mul__Tensor(self, mask)
-    return aten.mul__Tensor(self, 1.0 / (1.0 - p))
+    return aten.mul__Tensor(self, _dropout_noise(self, p))

@@ -6,8 +6,8 @@ Every kernel takes the ``Generator?`` argument last among its inputs; ``None`` m
 generator (``at::get_generator_or_default``).  The in-place kernels return ``self``; the dispatcher's
 ADInplaceOrView layer bumps its version.  On meta tensors the checks run and no numbers are drawn.
 
-The streams are glasstorch's (PCG64), not PyTorch's mt19937: results are reproducible with
-``manual_seed`` but not bit-equal to PyTorch.
+The streams are PyTorch's (mt19937, ``_device/generator.py``) and so are the draws of each kernel
+(``kernels/cpu/random.py``): the same seed gives PyTorch's numbers.
 
 Invariant: argument checks happen before any draw, so a failed call leaves the generator untouched.
 """
@@ -17,9 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from ...._core import dtype as _dt
+from ...._core import shape as _shape
 from ...._device import generator as _generator
 from ...._tensor import views as _views
-from ...._tensor.impl import TensorImpl, empty_contiguous
+from ...._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
 from ...tensor_iterator import check_no_internal_overlap, resize_out
 from . import random as _rand
 from .activation import FLOATING, not_implemented
@@ -133,6 +134,8 @@ def bernoulli_scalar_impl_(self, p, generator):
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
     if self.numel() == 0:
+        if _rand.MKL_BERNOULLI and _has_data(self):  # torch's MKL kernel draws its seed before it looks at the size
+            _rand.bernoulli_(self, float(p), generator)
         return self
     check_no_internal_overlap(self)
     if self.dtype.is_complex:
@@ -186,7 +189,7 @@ def random_impl_(self, generator):
     if self.dtype.is_complex:
         raise not_implemented("random_kernel_cpu", self.dtype)
     if _has_data(self):
-        _rand.random_(self, 0, _max_inclusive(self.dtype) + 1, generator)
+        _rand.random_default_(self, generator)
     return self
 
 
@@ -197,16 +200,21 @@ def random_from_impl_(self, from_, to, generator):
     check_no_internal_overlap(self)
     if to is not None:
         return _random_range(self, from_, to, generator)
+    if from_ == _INT64_MIN:  # [int64 min, int64 max]: the full 64-bit range
+        if self.numel() and _has_data(self):
+            _rand.random_full_range_(self, generator)
+        return self
     _random_check_type(self, "random_from_to_impl")
     to_inc = _max_inclusive(self.dtype)
     if self.dtype.is_floating_point:
+        from_ = _rand.update_from(from_, self.dtype)
         if from_ > to_inc:
             raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted "
                                f"to dtype, but got from={from_} > to_inc={to_inc}")
     elif not int(np.iinfo(self.dtype.np).min if self.dtype is not _dt.bool else 0) <= from_ <= to_inc:
         raise RuntimeError(f"from is out of bounds for {_dt.cpp_type_name(self.dtype, 'typeid')}")
     if _has_data(self):
-        _rand.random_(self, from_, to_inc + 1, generator)
+        _rand.random_from_to_(self, to_inc - from_ + 1, from_, generator)
     return self
 
 
@@ -244,34 +252,47 @@ def _multinomial_checks(self, n_sample, replacement, out_dtype) -> None:
         raise RuntimeError("number of categories cannot exceed 2^24")
 
 
-def _multinomial_draw(probs: np.ndarray, n_sample: int, replacement: bool, gen) -> np.ndarray:
-    """Rows of category indices.  Without replacement (or one sample): the largest ``p / q`` with ``q``
-    exponential draws (PyTorch's exponential trick); with replacement: inverse-CDF sampling."""
-    if not replacement or n_sample == 1:
-        if not (np.all(probs < np.inf) and np.all(probs >= 0)):  # NaN fails both
-            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-        if np.any(probs.sum(axis=1) == 0):
-            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-        q = gen.np_gen.exponential(1.0, probs.shape)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            keys = probs / q
-        order = np.argsort(-keys, axis=1, kind="stable")
-        return order[:, :n_sample]
-    if not np.all(probs >= 0):  # NaN fails here first, as in PyTorch
-        raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
-    if not np.all(np.isfinite(probs)):
-        raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
-    total = probs.sum(axis=1, keepdims=True)
-    if np.any(total <= 0):
+def _multinomial_without_replacement(self, n_sample: int, gen) -> np.ndarray:
+    """PyTorch's fast path (no replacement, or one sample): ``q`` exponential draws in ``self``'s dtype and
+    layout, then the indices of the largest ``p / q`` per row (argmax, or topk sorted)."""
+    probs = self.as_numpy()
+    if not (np.all(probs < np.inf) and np.all(probs >= 0)):  # NaN fails both
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if np.any(probs.astype(np.float64).sum(axis=-1) == 0):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    cdf = np.cumsum(probs / total, axis=1)
-    u = gen.np_gen.random((probs.shape[0], n_sample))
-    rows = []
-    for r in range(probs.shape[0]):
-        idx = np.searchsorted(cdf[r], u[r], side="right")
-        last = int(np.flatnonzero(probs[r] > 0)[-1])  # rounding can leave u above the final cdf entry
-        rows.append(np.minimum(idx, last))
-    return np.stack(rows)
+    q = empty_strided_impl(self.sizes, _shape.strides_for_format(self.sizes, self.strides, None), self.dtype,
+                           self.device)  # empty_like(self)
+    _rand.exponential_(q, 1.0, gen)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        keys = (probs / q.as_numpy()).astype(probs.dtype).reshape(-1, self.sizes[-1])
+    if n_sample == 1:
+        return np.argmax(keys, axis=1)[:, None]
+    return np.argsort(-keys.astype(np.float64), axis=1, kind="stable")[:, :n_sample]
+
+
+def _multinomial_with_replacement(self, n_sample: int, gen) -> np.ndarray:
+    """``multinomial_with_replacement_apply``: per row, the running sum in the dtype (float for float16 and
+    bfloat16) divided by the total, the last entry set to 1; each sample is the first entry >= a double
+    uniform draw."""
+    acc = np.float64 if self.dtype is _dt.float64 else np.float32
+    rows = self.as_numpy().reshape(-1, self.sizes[-1])
+    out = np.empty((rows.shape[0], n_sample), np.int64)
+    for i, row in enumerate(rows):
+        vals = row.astype(acc)
+        bad = np.flatnonzero(~(vals >= 0) | ~np.isfinite(vals))
+        if bad.size:  # the first bad entry decides the message, as PyTorch's loop meets it
+            if not vals[bad[0]] >= 0:
+                raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+        cum = np.cumsum(vals, dtype=acc)
+        total = cum[-1]
+        if not total > 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        cum = cum / total
+        cum[-1] = 1
+        u = _rand.uniform_real(gen, n_sample, _dt.float64)
+        out[i] = np.searchsorted(cum.astype(np.float64), u, side="left")
+    return out
 
 
 def multinomial_out_impl(self, num_samples, replacement, generator, out):
@@ -282,8 +303,10 @@ def multinomial_out_impl(self, num_samples, replacement, generator, out):
     resize_out(out, shape)
     if self.numel() == 0 or not _has_data(self) or not _has_data(out):
         return out
-    probs = self.as_numpy().astype(np.float64).reshape(-1, self.sizes[-1])
-    res = _multinomial_draw(probs, num_samples, replacement, generator)
+    if not replacement or num_samples == 1:
+        res = _multinomial_without_replacement(self, num_samples, generator)
+    else:
+        res = _multinomial_with_replacement(self, num_samples, generator)
     np.copyto(out.as_numpy(), res.reshape(shape), casting="unsafe")
     return out
 
