@@ -15,6 +15,18 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from .._device.allocator import allocator_for, registered_allocator
+from .._device.backendless import (  # noqa: F401  (torch.cuda's names)
+    empty_cache,
+    is_initialized,
+    manual_seed,
+    manual_seed_all,
+    max_memory_allocated,
+    max_memory_reserved,
+    memory_allocated,
+    memory_reserved,
+    seed,
+    seed_all,
+)
 
 __all__ = [
     "is_available", "device_count", "is_initialized", "init", "manual_seed", "manual_seed_all", "seed", "seed_all",
@@ -53,31 +65,11 @@ def device_count() -> int:
     return 0 if backend is None else int(getattr(backend, "device_count", lambda: 1)())
 
 
-def is_initialized() -> bool:
-    return False
-
-
 def init() -> None:
     _lazy_init()
 
 
-# -- random: PyTorch queues these until CUDA is initialised, so without CUDA they do nothing -----------------
-def manual_seed(seed) -> None:
-    int(seed)
-
-
-def manual_seed_all(seed) -> None:
-    int(seed)
-
-
-def seed() -> None:
-    return None
-
-
-def seed_all() -> None:
-    return None
-
-
+# -- random: seeding is queued until CUDA initialises, so without CUDA it does nothing (_device/backendless) ---
 def initial_seed() -> int:
     _lazy_init()
     return 0
@@ -165,29 +157,9 @@ def reset_max_memory_allocated(device=None) -> None:
     _lazy_init()
 
 
-# -- memory counters: nothing was ever allocated -----------------------------------------------------------
-def memory_allocated(device=None) -> int:
-    return 0
-
-
-def max_memory_allocated(device=None) -> int:
-    return 0
-
-
-def memory_reserved(device=None) -> int:
-    return 0
-
-
-def max_memory_reserved(device=None) -> int:
-    return 0
-
-
+# -- memory counters: nothing was ever allocated (the counters come from _device/backendless) ----------------
 def memory_stats(device=None) -> OrderedDict:
     return OrderedDict()
-
-
-def empty_cache() -> None:
-    return None
 
 
 # -- context managers and stream/event classes -----------------------------------------------------------------

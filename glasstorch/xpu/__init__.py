@@ -8,6 +8,18 @@ no-ops, memory counters read 0, and every call that needs a device raises
 from __future__ import annotations
 
 from .._device.allocator import allocator_for, registered_allocator
+from .._device.backendless import (  # noqa: F401  (torch.xpu's names)
+    empty_cache,
+    is_initialized,
+    manual_seed,
+    manual_seed_all,
+    max_memory_allocated,
+    max_memory_reserved,
+    memory_allocated,
+    memory_reserved,
+    seed,
+    seed_all,
+)
 
 __all__ = ["current_device", "device_count", "empty_cache", "get_device_name", "init", "initial_seed",
            "is_available", "is_bf16_supported", "is_initialized", "manual_seed", "manual_seed_all",
@@ -25,10 +37,6 @@ def is_available() -> bool:
 
 def device_count() -> int:
     return 0 if registered_allocator("xpu") is None else 1
-
-
-def is_initialized() -> bool:
-    return False
 
 
 def is_bf16_supported(including_emulation: bool = True) -> bool:
@@ -55,40 +63,4 @@ def get_device_name(device=None) -> str:
 
 def initial_seed() -> int:
     _lazy_init()
-    return 0
-
-
-def manual_seed(seed) -> None:
-    int(seed)  # queued lazily in PyTorch: only the argument is checked
-
-
-def manual_seed_all(seed) -> None:
-    int(seed)
-
-
-def seed() -> None:
-    return None
-
-
-def seed_all() -> None:
-    return None
-
-
-def empty_cache() -> None:
-    return None
-
-
-def memory_allocated(device=None) -> int:
-    return 0
-
-
-def max_memory_allocated(device=None) -> int:
-    return 0
-
-
-def memory_reserved(device=None) -> int:
-    return 0
-
-
-def max_memory_reserved(device=None) -> int:
     return 0
