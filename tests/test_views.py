@@ -822,3 +822,48 @@ def _numel(shape):
     for s in shape:
         n *= s
     return n
+
+
+# -- torch.broadcast_shapes (torch._refs._broadcast_shapes: its own checks and texts) ----------------------
+
+BROADCAST_SHAPES = {
+    "three": ((2,), (3, 1), (1, 1, 1)),
+    "ints": (1, 4),
+    "int_and_shape": (3, (2, 1)),
+    "lists": ([1, 4], [4, 1]),
+    "none_skipped": (None, (2, 3)),
+    "nothing": (),
+    "only_none": (None,),
+    "zero_meets_one": ((0,), (1,)),
+    "size_objects": ("Size([2, 3])", (4, 1, 3)),
+    "negative_alone": (-1,),
+    "negative_meets_one": ((1, 1, -12),),
+    "negative_in_second": ((4, 1), (1, -11)),
+    "negative_twice": ((-1,), (-1,)),
+    "mismatch": ((3,), (4,)),
+    "mismatch_list": ((2, 3), [5, 3]),
+    "mismatch_zero": ((0,), (3,)),
+    "mismatch_size_object": ("Size([2])", "Size([3])"),
+    "not_a_shape": (3.0,),
+    "tensor_as_shape": ("tensor(2)", (3,)),
+}
+
+
+def _shape_arg(m, s):
+    if s == "tensor(2)":
+        return m.tensor(2)
+    return m.Size(eval(s[5:-1])) if isinstance(s, str) else s  # noqa: S307 - literal lists from the table
+
+
+@pytest.mark.parametrize("case", BROADCAST_SHAPES)
+def test_broadcast_shapes(case):
+    def run(m):
+        return m.broadcast_shapes(*(_shape_arg(m, s) for s in BROADCAST_SHAPES[case]))
+
+    try:
+        expected = run(torch)
+    except Exception:  # noqa: BLE001 - compared below
+        assert_same_error(lambda: run(glasstorch), lambda: run(torch))
+        return
+    got = run(glasstorch)
+    assert type(got).__name__ == "Size" and tuple(got) == tuple(expected)
