@@ -780,13 +780,17 @@ def index_Tensor_out(self, indices, out):
 
 
 def _mask_fill_dispatch(self, indices, value):
-    """PyTorch's ``canDispatchToMaskedFill``: one bool mask and a one-element value → ``masked_fill_``."""
+    """PyTorch's ``canDispatchToMaskedFill``: one bool mask and a one-element value → ``masked_fill_``.
+
+    The mask gets a trailing size-1 dim for every dim of ``self`` after it; a ``None`` after the mask indexes
+    nothing and is not counted (pytorch/pytorch#158413: counting it misaligned the mask).
+    """
     if value.numel() != 1:
         return None
     num_ind, mask = 0, None
     for t in indices:
         if t is None:
-            num_ind += 1
+            num_ind += mask is None
             continue
         if t.dtype not in (_dt.uint8, _dt.bool) or mask is not None:
             return None
