@@ -688,6 +688,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     rsub_Scalar_out as _op_rsub_Scalar_out,
     rsub_Tensor as _op_rsub_Tensor,
     rsub_Tensor_out as _op_rsub_Tensor_out,
+    scalar_tensor as _op_scalar_tensor,
     scaled_dot_product_attention as _op_scaled_dot_product_attention,
     scatter__reduce as _op_scatter__reduce,
     scatter__src as _op_scatter__src,

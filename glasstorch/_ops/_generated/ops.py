@@ -9,6 +9,7 @@ from glasstorch._ops.dispatcher import register_kernel as _register_kernel
 from glasstorch._ops.kernels.cpu import conv as _k_kernels_cpu_conv
 from glasstorch._ops.decompositions import attention as _k_decompositions_attention
 from glasstorch._ops.kernels.cpu import attention as _k_kernels_cpu_attention
+from glasstorch._ops.kernels.composite import factories as _k_kernels_composite_factories
 from glasstorch._ops.kernels.cpu import index as _k_kernels_cpu_index
 from glasstorch._ops.decompositions import index as _k_decompositions_index
 from glasstorch._ops.kernels.cpu import linalg as _k_kernels_cpu_linalg
@@ -75,6 +76,7 @@ scaled_dot_product_attention = _def('scaled_dot_product_attention(Tensor query, 
 _fused_sdp_choice = _def('_fused_sdp_choice(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> int')
 _scaled_dot_product_attention_math = _def('_scaled_dot_product_attention_math(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, Tensor? dropout_mask=None, *, float? scale=None, bool enable_gqa=False) -> (Tensor, Tensor)')
 _scaled_dot_product_flash_attention_for_cpu = _def('_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)')
+scalar_tensor = _def('scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor')
 masked_fill__Tensor = _def('masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)')
 masked_fill__Scalar = _def('masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)')
 masked_fill_Tensor = _def('masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor')
@@ -954,6 +956,7 @@ _reg(_fused_sdp_choice, "Meta", _k_kernels_cpu_attention.fused_sdp_choice_cpp)
 _reg(_scaled_dot_product_attention_math, "CompositeImplicitAutograd", _k_decompositions_attention.scaled_dot_product_attention_math)
 _reg(_scaled_dot_product_flash_attention_for_cpu, "CPU", _k_kernels_cpu_attention.flash_attention_for_cpu)
 _reg(_scaled_dot_product_flash_attention_for_cpu, "Meta", _k_kernels_cpu_attention.flash_attention_for_cpu)
+_reg(scalar_tensor, "CompositeExplicitAutograd", _k_kernels_composite_factories.scalar_tensor)
 _reg(masked_fill__Tensor, "CPU", _k_kernels_cpu_index.masked_fill__Tensor)
 _reg(masked_fill__Tensor, "Meta", _k_kernels_cpu_index.masked_fill__Tensor)
 _reg(masked_fill__Scalar, "CPU", _k_kernels_cpu_index.masked_fill__Scalar)
@@ -4280,6 +4283,7 @@ _reg(resize_as_, "CompositeExplicitAutograd", _k_kernels_cpu_resize.resize_as_)
 _layer(max_pool2d_with_indices_out, "ADInplaceOrView", _layers.inplace_kernel(max_pool2d_with_indices_out, (6, 7)))
 _layer(avg_pool2d_out, "ADInplaceOrView", _layers.inplace_kernel(avg_pool2d_out, (7,)))
 _layer(adaptive_avg_pool2d_out, "ADInplaceOrView", _layers.inplace_kernel(adaptive_avg_pool2d_out, (2,)))
+_layer(scalar_tensor, "BackendSelect", _layers.backend_select_kernel(scalar_tensor, 3))
 _layer(masked_fill__Tensor, "ADInplaceOrView", _layers.inplace_kernel(masked_fill__Tensor, (0,)))
 _layer(masked_fill__Scalar, "ADInplaceOrView", _layers.inplace_kernel(masked_fill__Scalar, (0,)))
 _layer(masked_select_out, "ADInplaceOrView", _layers.inplace_kernel(masked_select_out, (2,)))
