@@ -373,3 +373,24 @@ def test_index_select_out_refuses_an_overlapping_out(out):
         assert_same(gt, th)
     else:
         assert_same_error(lambda: call(glasstorch), lambda: call(torch))
+
+
+@pytest.mark.parametrize("shape", [(3, 1), (1, 3), (0, 3), (3, 0), (2, 0, 1), (2, 1, 3)])
+@pytest.mark.parametrize("form", ["tensor_scalar", "scalar", "tensor_scalar_out", "scalar_out", "inplace"])
+@pytest.mark.parametrize("exponent", [2, 0.5, 1, 0, -1, 2.5])
+def test_pow_with_a_scalar_is_laid_out_as_pytorch_meta(shape, form, exponent):
+    """pow.Tensor_Scalar is a unary op over ``self`` (the exponent is no 0-dim operand of the iterator: it gave
+    strides (1, 1) for a transposed (3, 1) where PyTorch gives (3, 1)); pow.Scalar's output is row-major. The same
+    layout applies when an empty ``out=`` is resized."""
+    def run(m):
+        x = m.arange(1.0, 1 + m.ones(shape).numel()).reshape(shape).transpose(0, -1)
+        if form == "tensor_scalar":
+            return m.pow(x, exponent)
+        if form == "scalar":
+            return m.pow(exponent, x)
+        if form == "inplace":
+            return x.pow_(exponent)
+        out = m.empty(0)
+        return m.pow(x, exponent, out=out) if form == "tensor_scalar_out" else m.pow(exponent, x, out=out)
+    gt, th = _both(run)
+    assert_same(gt, th)
