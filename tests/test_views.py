@@ -867,3 +867,72 @@ def test_broadcast_shapes(case):
         return
     got = run(glasstorch)
     assert type(got).__name__ == "Size" and tuple(got) == tuple(expected)
+
+
+# -- the view_copy family ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", ["split_copy", "split_copy_shaped_f64", "split_with_sizes_copy", "sws_f64",
+                                  "unbind_copy", "short", "long", "not_list", "view_copy_f64"])
+def test_view_copy_list_out(case):
+    """The list forms' out=: each out resized to its piece and written; a wrong count raises the kernel's text."""
+    def run(m):
+        x = m.arange(12.0).reshape(3, 4).t()
+        outs = [m.empty(0), m.empty(5)]
+        if case == "split_copy":
+            r = m.split_copy(x, 2, out=outs)
+        elif case == "split_with_sizes_copy":
+            r = m.split_with_sizes_copy(x, [1, 3], out=outs)
+        elif case == "unbind_copy":
+            outs.append(m.empty(3))
+            r = m.unbind_copy(x, 1, out=outs)
+        elif case == "split_copy_shaped_f64":  # split_copy_Tensor_out neither resizes nor checks dtypes
+            outs = [m.empty(2, 3, dtype=m.float64), m.empty(3, dtype=m.float64)]
+            r = m.split_copy(x, 2, out=outs)
+        elif case == "sws_f64":
+            outs = [m.empty(0, dtype=m.float64), m.empty(0, dtype=m.float64)]
+            r = m.split_with_sizes_copy(x, [1, 3], out=outs)
+        elif case == "view_copy_f64":
+            outs = [m.empty(5, dtype=m.float64)]
+            r = m.view_copy(x, (12,), out=outs[0])
+            assert r is outs[0]
+            r = None
+        elif case == "short":
+            r = m.split_copy(x, 2, out=outs[:1])
+        elif case == "long":
+            r = m.unbind_copy(x, 1, out=outs)
+        else:
+            r = m.split_copy(x, 2, out=outs[0])
+        assert r is None
+        return outs
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the resize of a non-empty out warns in both
+        try:
+            expected = run(torch)
+        except Exception:  # noqa: BLE001 - compared below
+            assert_same_error(lambda: run(glasstorch), lambda: run(torch))
+            return
+        for g, t in zip(run(glasstorch), expected, strict=True):
+            assert_same(g, t)
+
+
+@pytest.mark.parametrize("op", ["view_copy", "diagonal_copy", "t_copy", "expand_copy", "slice_copy", "unbind_copy"])
+def test_view_copy_is_a_fresh_contiguous_tensor_with_the_views_gradient(op):
+    """A copy shares no memory with its input, is row-major whatever the input's layout (a channels-last input
+    included), and its grad_fn is the view's node with ``_copy`` appended."""
+    calls = {"view_copy": lambda m, x: m.view_copy(x, (4, 4, 2, 2)), "diagonal_copy": lambda m, x: m.diagonal_copy(x),
+             "t_copy": lambda m, x: m.t_copy(x[0, 0]), "expand_copy": lambda m, x: m.expand_copy(x[:1], (3, 4, 2, 2)),
+             "slice_copy": lambda m, x: m.ops.aten.slice_copy(x, 0, 0, 2),
+             "unbind_copy": lambda m, x: m.unbind_copy(x, 1)[1]}
+
+    def run(m):
+        base = m.arange(64.0).reshape(4, 4, 2, 2).to(memory_format=m.channels_last).requires_grad_()
+        out = calls[op](m, base * 1)
+        (out * m.arange(float(out.numel())).reshape(out.shape)).sum().backward()
+        return out, base.grad, type(out.grad_fn).__name__, out._base is None, out.is_contiguous()
+
+    g, t = run(glasstorch), run(torch)
+    assert_same(g[0], t[0])
+    assert_same(g[1], t[1])
+    assert g[2:] == t[2:]
+    assert not shares_storage(g[0], glasstorch.arange(1.0))

@@ -9983,3 +9983,519 @@ class Unique2Backward0(Node):
         if node.should_compute_output(0):
             out[0] = unwrap(_Unique2Backward0_0(grad, grads))
         return out
+
+
+def _ViewBackward0_copy_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes)
+
+
+class ViewBackward0_copy(Node):
+    """Backward of ``view_copy(Tensor self, SymInt[] size) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:14)."""
+
+    __slots__ = ('self_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ViewBackward0_copy_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _AsStridedBackward0_copy_0(grad, grads, size, stride, storage_offset, self_geometry):
+    return as_strided_backward(grad, self_geometry, size, stride, storage_offset)
+
+
+class AsStridedBackward0_copy(Node):
+    """Backward of ``as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:24)."""
+
+    __slots__ = ('size_', 'stride_', 'storage_offset_', 'self_geometry_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        size = node.size_
+        stride = node.stride_
+        storage_offset = node.storage_offset_
+        self_geometry = node.self_geometry_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AsStridedBackward0_copy_0(grad, grads, size, stride, storage_offset, self_geometry))
+        return out
+
+    @property
+    def _saved_size(self):
+        return self.size_
+
+    @property
+    def _saved_stride(self):
+        return self.stride_
+
+    @property
+    def _saved_storage_offset(self):
+        return self.storage_offset_
+
+
+def _TransposeBackward0_copy_0(grad, grads, dim0, dim1):
+    return grad.transpose(dim0, dim1)
+
+
+class TransposeBackward0_copy(Node):
+    """Backward of ``transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:30)."""
+
+    __slots__ = ('dim0_', 'dim1_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim0 = node.dim0_
+        dim1 = node.dim1_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TransposeBackward0_copy_0(grad, grads, dim0, dim1))
+        return out
+
+    @property
+    def _saved_dim0(self):
+        return self.dim0_
+
+    @property
+    def _saved_dim1(self):
+        return self.dim1_
+
+
+def _TBackward0_copy_0(grad, grads):
+    return grad.t()
+
+
+class TBackward0_copy(Node):
+    """Backward of ``t_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:36)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TBackward0_copy_0(grad, grads))
+        return out
+
+
+def _PermuteBackward0_copy_0(grad, grads, dims):
+    return permute_backward(grad, dims)
+
+
+class PermuteBackward0_copy(Node):
+    """Backward of ``permute_copy(Tensor self, int[] dims) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:42)."""
+
+    __slots__ = ('dims_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dims = node.dims_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_PermuteBackward0_copy_0(grad, grads, dims))
+        return out
+
+    @property
+    def _saved_dims(self):
+        return self.dims_
+
+
+def _ExpandBackward0_copy_0(grad, grads, self_sizes):
+    return expand_backward(grad, self_sizes)
+
+
+class ExpandBackward0_copy(Node):
+    """Backward of ``expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:45)."""
+
+    __slots__ = ('self_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ExpandBackward0_copy_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _SliceBackward0_copy_0(grad, grads, dim, start, end, step, self_sizes):
+    return slice_backward(grad, self_sizes, dim, start, end, step)
+
+
+class SliceBackward0_copy(Node):
+    """Backward of ``slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:75)."""
+
+    __slots__ = ('dim_', 'start_', 'end_', 'step_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        start = node.start_
+        end = node.end_
+        step = node.step_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SliceBackward0_copy_0(grad, grads, dim, start, end, step, self_sizes))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_start(self):
+        return self.start_
+
+    @property
+    def _saved_end(self):
+        return self.end_
+
+    @property
+    def _saved_step(self):
+        return self.step_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _SelectBackward0_copy_0(grad, grads, dim, index, self_sizes):
+    return select_backward(grad, self_sizes, dim, index)
+
+
+class SelectBackward0_copy(Node):
+    """Backward of ``select_copy.int(Tensor self, int dim, SymInt index) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:72)."""
+
+    __slots__ = ('dim_', 'index_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        index = node.index_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SelectBackward0_copy_0(grad, grads, dim, index, self_sizes))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_index(self):
+        return self.index_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UnsqueezeBackward0_copy_0(grad, grads, dim):
+    return grad.squeeze(dim)
+
+
+class UnsqueezeBackward0_copy(Node):
+    """Backward of ``unsqueeze_copy(Tensor self, int dim) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:48)."""
+
+    __slots__ = ('dim_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UnsqueezeBackward0_copy_0(grad, grads, dim))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _SqueezeBackward0_copy_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes)
+
+
+class SqueezeBackward0_copy(Node):
+    """Backward of ``squeeze_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:54)."""
+
+    __slots__ = ('self_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SqueezeBackward0_copy_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _SqueezeBackward1_copy_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes)
+
+
+class SqueezeBackward1_copy(Node):
+    """Backward of ``squeeze_copy.dim(Tensor self, int dim) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:57)."""
+
+    __slots__ = ('self_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SqueezeBackward1_copy_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _SqueezeBackward2_copy_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes)
+
+
+class SqueezeBackward2_copy(Node):
+    """Backward of ``squeeze_copy.dims(Tensor self, int[] dim) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:60)."""
+
+    __slots__ = ('self_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SqueezeBackward2_copy_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UnfoldBackward0_copy_0(grad, grads, dimension, size, step, self_sizes):
+    return unfold_backward(grad, self_sizes, dimension, size, step)
+
+
+class UnfoldBackward0_copy(Node):
+    """Backward of ``unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:81)."""
+
+    __slots__ = ('dimension_', 'size_', 'step_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dimension = node.dimension_
+        size = node.size_
+        step = node.step_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UnfoldBackward0_copy_0(grad, grads, dimension, size, step, self_sizes))
+        return out
+
+    @property
+    def _saved_dimension(self):
+        return self.dimension_
+
+    @property
+    def _saved_size(self):
+        return self.size_
+
+    @property
+    def _saved_step(self):
+        return self.step_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _DiagonalBackward0_copy_0(grad, grads, offset, dim1, dim2, self_sizes):
+    return diagonal_backward(grad, self_sizes, offset, dim1, dim2)
+
+
+class DiagonalBackward0_copy(Node):
+    """Backward of ``diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:78)."""
+
+    __slots__ = ('offset_', 'dim1_', 'dim2_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        offset = node.offset_
+        dim1 = node.dim1_
+        dim2 = node.dim2_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_DiagonalBackward0_copy_0(grad, grads, offset, dim1, dim2, self_sizes))
+        return out
+
+    @property
+    def _saved_offset(self):
+        return self.offset_
+
+    @property
+    def _saved_dim1(self):
+        return self.dim1_
+
+    @property
+    def _saved_dim2(self):
+        return self.dim2_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _SplitBackward0_copy_0(grad, grads, dim):
+    return cat_grads(grads, dim)
+
+
+class SplitBackward0_copy(Node):
+    """Backward of ``split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:84)."""
+
+    __slots__ = ('dim_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SplitBackward0_copy_0(grad, grads, dim))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _SplitWithSizesBackward0_copy_0(grad, grads, dim):
+    return cat_grads(grads, dim)
+
+
+class SplitWithSizesBackward0_copy(Node):
+    """Backward of ``split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:87)."""
+
+    __slots__ = ('dim_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SplitWithSizesBackward0_copy_0(grad, grads, dim))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _UnbindBackward0_copy_0(grad, grads, dim):
+    return cat_grads([g.unsqueeze(dim) for g in grads], dim)
+
+
+class UnbindBackward0_copy(Node):
+    """Backward of ``unbind_copy.int(Tensor self, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:90)."""
+
+    __slots__ = ('dim_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UnbindBackward0_copy_0(grad, grads, dim))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _AliasBackward0_copy_0(grad, grads):
+    return grad
+
+
+class AliasBackward0_copy(Node):
+    """Backward of ``alias_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:93)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AliasBackward0_copy_0(grad, grads))
+        return out
