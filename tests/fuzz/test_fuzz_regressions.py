@@ -461,3 +461,24 @@ def test_an_out_whose_elements_share_memory(case):
         return
     for g, t in zip(run(glasstorch), expected, strict=True):
         assert_same(g, t)
+
+
+@pytest.mark.parametrize("start", [0, 1])
+def test_reshape_alias_is_a_view_op(start):
+    """aten._reshape_alias (reshape's alias in PyTorch's traces) was missing: a view with the given sizes and
+    strides at the input's storage offset, sharing its version counter, ReshapeAliasBackward0 (and
+    ReshapeAliasBackward0_copy for _reshape_alias_copy)."""
+    def run(m):
+        x = m.arange(12.0).reshape(4, 3)
+        leaf = x.clone().requires_grad_()
+        base = leaf * 1
+        v = m.ops.aten._reshape_alias(base[start:], ((4 - start) * 3,), (1,))
+        c = m._reshape_alias_copy(base, (3, 4), (4, 1))
+        (v.sum() + (c * m.arange(12.0).view(3, 4)).sum()).backward()
+        v.add_(1)
+        return (v, c, leaf.grad, type(v.grad_fn).__name__, type(c.grad_fn).__name__, v._base is base,
+                v._version == base._version, v.storage_offset())
+    g, t = _both(run)
+    for a, b in zip(g[:3], t[:3], strict=True):
+        assert_same(a, b)
+    assert g[3:] == t[3:]

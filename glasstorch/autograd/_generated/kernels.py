@@ -201,6 +201,23 @@ def _autograd__unsafe_view(ks, self, size):
 register_autograd('aten::_unsafe_view', _autograd__unsafe_view)
 
 
+_op__reshape_alias = _get_op('aten::_reshape_alias')
+
+
+def _autograd__reshape_alias(ks, self, size, stride):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.ReshapeAliasBackward0()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__reshape_alias.redispatch(ks, self, size, stride)
+        record.output(result, node)
+        return result
+    return _op__reshape_alias.redispatch(ks, self, size, stride)
+
+
+register_autograd('aten::_reshape_alias', _autograd__reshape_alias)
+
+
 _op_as_strided = _get_op('aten::as_strided')
 
 
@@ -8907,6 +8924,35 @@ def _autograd_view_copy_dtype_out(ks, self, dtype, out):
 
 
 register_autograd('aten::view_copy.dtype_out', _autograd_view_copy_dtype_out)
+
+
+_op__reshape_alias_copy = _get_op('aten::_reshape_alias_copy')
+
+
+def _autograd__reshape_alias_copy(ks, self, size, stride):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.ReshapeAliasBackward0_copy()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__reshape_alias_copy.redispatch(ks, self, size, stride)
+        record.output(result, node)
+        return result
+    return _op__reshape_alias_copy.redispatch(ks, self, size, stride)
+
+
+register_autograd('aten::_reshape_alias_copy', _autograd__reshape_alias_copy)
+
+
+_op__reshape_alias_copy_out = _get_op('aten::_reshape_alias_copy.out')
+
+
+def _autograd__reshape_alias_copy_out(ks, self, size, stride, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('_reshape_alias_copy', self)
+    return _op__reshape_alias_copy_out.redispatch(ks, self, size, stride, out)
+
+
+register_autograd('aten::_reshape_alias_copy.out', _autograd__reshape_alias_copy_out)
 
 
 _op_as_strided_copy = _get_op('aten::as_strided_copy')

@@ -347,12 +347,37 @@ class UnsafeViewBackward0(Node):
         return self.self_sizes_
 
 
+def _ReshapeAliasBackward0_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes)
+
+
+class ReshapeAliasBackward0(Node):
+    """Backward of ``_reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:24)."""
+
+    __slots__ = ('self_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ReshapeAliasBackward0_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
 def _AsStridedBackward0_0(grad, grads, size, stride, storage_offset, self_geometry):
     return as_strided_backward(grad, self_geometry, size, stride, storage_offset)
 
 
 class AsStridedBackward0(Node):
-    """Backward of ``as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:24)."""
+    """Backward of ``as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:27)."""
 
     __slots__ = ('size_', 'stride_', 'storage_offset_', 'self_geometry_')
     _tensor_slots = ()
@@ -388,7 +413,7 @@ def _AsStridedBackward1_0(grad, grads, size, stride, storage_offset, self_geomet
 
 
 class AsStridedBackward1(Node):
-    """Backward of ``as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:27)."""
+    """Backward of ``as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:30)."""
 
     __slots__ = ('size_', 'stride_', 'storage_offset_', 'self_geometry_')
     _tensor_slots = ()
@@ -424,7 +449,7 @@ def _TransposeBackward0_0(grad, grads, dim0, dim1):
 
 
 class TransposeBackward0(Node):
-    """Backward of ``transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:30)."""
+    """Backward of ``transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:33)."""
 
     __slots__ = ('dim0_', 'dim1_')
     _tensor_slots = ()
@@ -454,7 +479,7 @@ def _TransposeBackward1_0(grad, grads, dim0, dim1):
 
 
 class TransposeBackward1(Node):
-    """Backward of ``transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:33)."""
+    """Backward of ``transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:36)."""
 
     __slots__ = ('dim0_', 'dim1_')
     _tensor_slots = ()
@@ -484,7 +509,7 @@ def _TBackward0_0(grad, grads):
 
 
 class TBackward0(Node):
-    """Backward of ``t(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:36)."""
+    """Backward of ``t(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:39)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -504,7 +529,7 @@ def _TBackward1_0(grad, grads):
 
 
 class TBackward1(Node):
-    """Backward of ``t_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:39)."""
+    """Backward of ``t_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:42)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -524,7 +549,7 @@ def _PermuteBackward0_0(grad, grads, dims):
 
 
 class PermuteBackward0(Node):
-    """Backward of ``permute(Tensor(a) self, int[] dims) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:42)."""
+    """Backward of ``permute(Tensor(a) self, int[] dims) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:45)."""
 
     __slots__ = ('dims_',)
     _tensor_slots = ()
@@ -549,7 +574,7 @@ def _ExpandBackward0_0(grad, grads, self_sizes):
 
 
 class ExpandBackward0(Node):
-    """Backward of ``expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:45)."""
+    """Backward of ``expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:48)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -574,7 +599,7 @@ def _UnsqueezeBackward0_0(grad, grads, dim):
 
 
 class UnsqueezeBackward0(Node):
-    """Backward of ``unsqueeze(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:48)."""
+    """Backward of ``unsqueeze(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:51)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -599,7 +624,7 @@ def _UnsqueezeBackward1_0(grad, grads, dim):
 
 
 class UnsqueezeBackward1(Node):
-    """Backward of ``unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:51)."""
+    """Backward of ``unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:54)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -624,7 +649,7 @@ def _SqueezeBackward0_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward0(Node):
-    """Backward of ``squeeze(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:54)."""
+    """Backward of ``squeeze(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:57)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -649,7 +674,7 @@ def _SqueezeBackward1_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward1(Node):
-    """Backward of ``squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:57)."""
+    """Backward of ``squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:60)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -674,7 +699,7 @@ def _SqueezeBackward2_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward2(Node):
-    """Backward of ``squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:60)."""
+    """Backward of ``squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:63)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -699,7 +724,7 @@ def _SqueezeBackward3_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward3(Node):
-    """Backward of ``squeeze_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:63)."""
+    """Backward of ``squeeze_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:66)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -724,7 +749,7 @@ def _SqueezeBackward4_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward4(Node):
-    """Backward of ``squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:66)."""
+    """Backward of ``squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:69)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -749,7 +774,7 @@ def _SqueezeBackward5_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward5(Node):
-    """Backward of ``squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:69)."""
+    """Backward of ``squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:72)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -774,7 +799,7 @@ def _SelectBackward0_0(grad, grads, dim, index, self_sizes):
 
 
 class SelectBackward0(Node):
-    """Backward of ``select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:72)."""
+    """Backward of ``select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:75)."""
 
     __slots__ = ('dim_', 'index_', 'self_sizes_')
     _tensor_slots = ()
@@ -809,7 +834,7 @@ def _SliceBackward0_0(grad, grads, dim, start, end, step, self_sizes):
 
 
 class SliceBackward0(Node):
-    """Backward of ``slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:75)."""
+    """Backward of ``slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:78)."""
 
     __slots__ = ('dim_', 'start_', 'end_', 'step_', 'self_sizes_')
     _tensor_slots = ()
@@ -854,7 +879,7 @@ def _DiagonalBackward0_0(grad, grads, offset, dim1, dim2, self_sizes):
 
 
 class DiagonalBackward0(Node):
-    """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:78)."""
+    """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:81)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_', 'self_sizes_')
     _tensor_slots = ()
@@ -894,7 +919,7 @@ def _UnfoldBackward0_0(grad, grads, dimension, size, step, self_sizes):
 
 
 class UnfoldBackward0(Node):
-    """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:81)."""
+    """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:84)."""
 
     __slots__ = ('dimension_', 'size_', 'step_', 'self_sizes_')
     _tensor_slots = ()
@@ -934,7 +959,7 @@ def _SplitBackward0_0(grad, grads, dim):
 
 
 class SplitBackward0(Node):
-    """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:84)."""
+    """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:87)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -959,7 +984,7 @@ def _SplitWithSizesBackward0_0(grad, grads, dim):
 
 
 class SplitWithSizesBackward0(Node):
-    """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:87)."""
+    """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:90)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -984,7 +1009,7 @@ def _UnbindBackward0_0(grad, grads, dim):
 
 
 class UnbindBackward0(Node):
-    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:90)."""
+    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:93)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1009,7 +1034,7 @@ def _AliasBackward0_0(grad, grads):
 
 
 class AliasBackward0(Node):
-    """Backward of ``alias(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:93)."""
+    """Backward of ``alias(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:96)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1029,7 +1054,7 @@ def _CloneBackward0_0(grad, grads):
 
 
 class CloneBackward0(Node):
-    """Backward of ``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:96)."""
+    """Backward of ``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:99)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1049,7 +1074,7 @@ def _ToCopyBackward0_0(grad, grads, self_dtype):
 
 
 class ToCopyBackward0(Node):
-    """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:99)."""
+    """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:102)."""
 
     __slots__ = ('self_dtype_',)
     _tensor_slots = ()
@@ -1070,7 +1095,7 @@ def _FillBackward2_0(grad, grads):
 
 
 class FillBackward2(Node):
-    """Backward of ``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:116)."""
+    """Backward of ``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:119)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1094,7 +1119,7 @@ def _FillBackward3_1(grad, grads):
 
 
 class FillBackward3(Node):
-    """Backward of ``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:119)."""
+    """Backward of ``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:122)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1116,7 +1141,7 @@ def _ZeroBackward0_0(grad, grads):
 
 
 class ZeroBackward0(Node):
-    """Backward of ``zero_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:123)."""
+    """Backward of ``zero_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:126)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -10010,12 +10035,37 @@ class ViewBackward0_copy(Node):
         return self.self_sizes_
 
 
+def _ReshapeAliasBackward0_copy_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes)
+
+
+class ReshapeAliasBackward0_copy(Node):
+    """Backward of ``_reshape_alias_copy(Tensor self, SymInt[] size, SymInt[] stride) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:24)."""
+
+    __slots__ = ('self_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ReshapeAliasBackward0_copy_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
 def _AsStridedBackward0_copy_0(grad, grads, size, stride, storage_offset, self_geometry):
     return as_strided_backward(grad, self_geometry, size, stride, storage_offset)
 
 
 class AsStridedBackward0_copy(Node):
-    """Backward of ``as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:24)."""
+    """Backward of ``as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:27)."""
 
     __slots__ = ('size_', 'stride_', 'storage_offset_', 'self_geometry_')
     _tensor_slots = ()
@@ -10051,7 +10101,7 @@ def _TransposeBackward0_copy_0(grad, grads, dim0, dim1):
 
 
 class TransposeBackward0_copy(Node):
-    """Backward of ``transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:30)."""
+    """Backward of ``transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:33)."""
 
     __slots__ = ('dim0_', 'dim1_')
     _tensor_slots = ()
@@ -10081,7 +10131,7 @@ def _TBackward0_copy_0(grad, grads):
 
 
 class TBackward0_copy(Node):
-    """Backward of ``t_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:36)."""
+    """Backward of ``t_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:39)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -10101,7 +10151,7 @@ def _PermuteBackward0_copy_0(grad, grads, dims):
 
 
 class PermuteBackward0_copy(Node):
-    """Backward of ``permute_copy(Tensor self, int[] dims) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:42)."""
+    """Backward of ``permute_copy(Tensor self, int[] dims) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:45)."""
 
     __slots__ = ('dims_',)
     _tensor_slots = ()
@@ -10126,7 +10176,7 @@ def _ExpandBackward0_copy_0(grad, grads, self_sizes):
 
 
 class ExpandBackward0_copy(Node):
-    """Backward of ``expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:45)."""
+    """Backward of ``expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:48)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -10151,7 +10201,7 @@ def _SliceBackward0_copy_0(grad, grads, dim, start, end, step, self_sizes):
 
 
 class SliceBackward0_copy(Node):
-    """Backward of ``slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:75)."""
+    """Backward of ``slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:78)."""
 
     __slots__ = ('dim_', 'start_', 'end_', 'step_', 'self_sizes_')
     _tensor_slots = ()
@@ -10196,7 +10246,7 @@ def _SelectBackward0_copy_0(grad, grads, dim, index, self_sizes):
 
 
 class SelectBackward0_copy(Node):
-    """Backward of ``select_copy.int(Tensor self, int dim, SymInt index) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:72)."""
+    """Backward of ``select_copy.int(Tensor self, int dim, SymInt index) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:75)."""
 
     __slots__ = ('dim_', 'index_', 'self_sizes_')
     _tensor_slots = ()
@@ -10231,7 +10281,7 @@ def _UnsqueezeBackward0_copy_0(grad, grads, dim):
 
 
 class UnsqueezeBackward0_copy(Node):
-    """Backward of ``unsqueeze_copy(Tensor self, int dim) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:48)."""
+    """Backward of ``unsqueeze_copy(Tensor self, int dim) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:51)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -10256,7 +10306,7 @@ def _SqueezeBackward0_copy_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward0_copy(Node):
-    """Backward of ``squeeze_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:54)."""
+    """Backward of ``squeeze_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:57)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -10281,7 +10331,7 @@ def _SqueezeBackward1_copy_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward1_copy(Node):
-    """Backward of ``squeeze_copy.dim(Tensor self, int dim) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:57)."""
+    """Backward of ``squeeze_copy.dim(Tensor self, int dim) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:60)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -10306,7 +10356,7 @@ def _SqueezeBackward2_copy_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward2_copy(Node):
-    """Backward of ``squeeze_copy.dims(Tensor self, int[] dim) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:60)."""
+    """Backward of ``squeeze_copy.dims(Tensor self, int[] dim) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:63)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -10331,7 +10381,7 @@ def _UnfoldBackward0_copy_0(grad, grads, dimension, size, step, self_sizes):
 
 
 class UnfoldBackward0_copy(Node):
-    """Backward of ``unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:81)."""
+    """Backward of ``unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:84)."""
 
     __slots__ = ('dimension_', 'size_', 'step_', 'self_sizes_')
     _tensor_slots = ()
@@ -10371,7 +10421,7 @@ def _DiagonalBackward0_copy_0(grad, grads, offset, dim1, dim2, self_sizes):
 
 
 class DiagonalBackward0_copy(Node):
-    """Backward of ``diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:78)."""
+    """Backward of ``diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:81)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_', 'self_sizes_')
     _tensor_slots = ()
@@ -10411,7 +10461,7 @@ def _SplitBackward0_copy_0(grad, grads, dim):
 
 
 class SplitBackward0_copy(Node):
-    """Backward of ``split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:84)."""
+    """Backward of ``split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:87)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -10436,7 +10486,7 @@ def _SplitWithSizesBackward0_copy_0(grad, grads, dim):
 
 
 class SplitWithSizesBackward0_copy(Node):
-    """Backward of ``split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:87)."""
+    """Backward of ``split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:90)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -10461,7 +10511,7 @@ def _UnbindBackward0_copy_0(grad, grads, dim):
 
 
 class UnbindBackward0_copy(Node):
-    """Backward of ``unbind_copy.int(Tensor self, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:90)."""
+    """Backward of ``unbind_copy.int(Tensor self, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:93)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -10486,7 +10536,7 @@ def _AliasBackward0_copy_0(grad, grads):
 
 
 class AliasBackward0_copy(Node):
-    """Backward of ``alias_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:93)."""
+    """Backward of ``alias_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:96)."""
 
     __slots__ = ()
     _tensor_slots = ()

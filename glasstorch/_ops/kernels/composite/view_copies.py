@@ -17,7 +17,8 @@ from ...tensor_iterator import resize_out
 from . import views as _v
 
 __all__ = [
-    "view_copy", "view_copy_out", "view_copy_dtype", "view_copy_dtype_out", "as_strided_copy", "as_strided_copy_out",
+    "view_copy", "view_copy_out", "view_copy_dtype", "view_copy_dtype_out", "reshape_alias_copy",
+    "reshape_alias_copy_out", "as_strided_copy", "as_strided_copy_out",
     "transpose_copy_int", "transpose_copy_int_out", "t_copy", "t_copy_out", "permute_copy", "permute_copy_out",
     "expand_copy", "expand_copy_out", "slice_copy_Tensor", "slice_copy_Tensor_out", "select_copy_int",
     "select_copy_int_out", "unsqueeze_copy", "unsqueeze_copy_out", "squeeze_copy", "squeeze_copy_out",
@@ -85,6 +86,8 @@ def view_copy(self, size):
 view_copy_out = _out_of(view_copy, "view_copy_out")
 view_copy_dtype = _copy_of(_v.view_dtype, "view_copy_dtype")
 view_copy_dtype_out = _out_of(view_copy_dtype, "view_copy_dtype_out")
+reshape_alias_copy = _copy_of(_v.reshape_alias, "reshape_alias_copy")
+reshape_alias_copy_out = _out_of(reshape_alias_copy, "reshape_alias_copy_out")
 as_strided_copy = _copy_of(_v.as_strided, "as_strided_copy")
 as_strided_copy_out = _out_of(as_strided_copy, "as_strided_copy_out")
 transpose_copy_int = _copy_of(_v.transpose, "transpose_copy_int")
