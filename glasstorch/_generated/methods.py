@@ -760,6 +760,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     softmax_int as _op_softmax_int,
     softmax_int_out as _op_softmax_int_out,
     softplus as _op_softplus,
+    softplus_backward as _op_softplus_backward,
+    softplus_backward_grad_input as _op_softplus_backward_grad_input,
     softplus_out as _op_softplus_out,
     sort as _op_sort,
     sort_stable as _op_sort_stable,

@@ -482,3 +482,50 @@ def test_reshape_alias_is_a_view_op(start):
     for a, b in zip(g[:3], t[:3], strict=True):
         assert_same(a, b)
     assert g[3:] == t[3:]
+
+
+@pytest.mark.parametrize("shape,index", [((4, 3), (slice(None, None, 2),)), ((4, 3), "t"),
+                                         ((3,), (slice(0, None, 2),))])
+def test_reshape_of_a_viewable_non_contiguous_tensor_is_reshape_alias(shape, index):
+    """reshape takes ``view`` only for a contiguous input; another viewable one goes through _reshape_alias with
+    computeStride's strides (ReshapeAliasBackward0; it gave ViewBackward0), as PyTorch's reshape does."""
+    def run(m):
+        x = m.arange(1.0, 1 + m.ones(shape).numel()).reshape(shape).requires_grad_()
+        y = x.t() if index == "t" else x[index]
+        r = y.reshape(-1, 2) if y.numel() % 2 == 0 else y.reshape(y.numel())
+        (r * m.arange(float(r.numel())).view(r.shape)).sum().backward()
+        return r, x.grad, type(r.grad_fn).__name__, r._base is x
+    g, t = _both(run)
+    assert_same(g[0], t[0])
+    assert_same(g[1], t[1])
+    assert g[2:] == t[2:]
+
+
+@pytest.mark.parametrize("kw", [{"beta": 2, "threshold": 1}, {}, {"beta": -1, "threshold": 0.5}])
+def test_softplus_double_backward_is_its_own_formula(kw):
+    """softplus_backward is an operator (SoftplusBackwardBackward0) whose derivative in self is PyTorch's
+    softplus_double_backward: zero from beta * x >= threshold on (strict <), while the first derivative there is
+    still the smooth one; differentiating our where() composition gave a non-zero value at beta * x == threshold."""
+    def run(m):
+        x = m.tensor([0.5, -1.0, 3.0, 0.0, 25.0], dtype=m.float64, requires_grad=True)
+        y = m.nn.functional.softplus(x, **kw)
+        g = m.autograd.grad((y * m.arange(1.0, 6.0, dtype=m.float64)).sum(), x, create_graph=True)[0]
+        gg = m.autograd.grad((g * g).sum(), x, create_graph=True)[0]
+        return g, gg, type(g.grad_fn).__name__, type(gg.grad_fn).__name__
+    g, t = _both(run)
+    assert_same(g[0], t[0], rtol=1e-12, atol=1e-12)
+    assert_same(g[1], t[1], rtol=1e-12, atol=1e-12)
+    assert g[2:] == t[2:]
+
+
+@pytest.mark.parametrize("shape,dim", [((1, 3), 0), ((3, 1), 1), ((2, 1, 2), 1), ((1, 3), 1), ((2, 0, 1), 2)])
+def test_cumprod_gradient_along_a_size_one_dim_is_the_incoming_gradient(shape, dim):
+    """cumprod along a size-1 dim is the identity, and PyTorch's cumprod_backward returns the gradient as it came:
+    under create_graph it does not require grad (ours divided by the input and did)."""
+    def run(m):
+        x = (m.arange(1.0, 1 + m.ones(shape).numel()).reshape(shape) * 0.5).requires_grad_()
+        g = m.autograd.grad((x.cumprod(dim) * 3).sum(), x, create_graph=True)[0]
+        return g, g.requires_grad, type(g.grad_fn).__name__
+    g, t = _both(run)
+    assert_same(g[0].detach(), t[0].detach())
+    assert g[1:] == t[1:]

@@ -198,6 +198,8 @@ mish_ = _def('mish_(Tensor(a!) self) -> Tensor(a!)')
 mish_out = _def('mish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
 softplus_out = _def('softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)')
 softplus = _def('softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor')
+softplus_backward_grad_input = _def('softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)')
+softplus_backward = _def('softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor')
 elu_out = _def('elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)')
 elu = _def('elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor')
 elu_ = _def('elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)')
@@ -1436,6 +1438,16 @@ def _softplus_structured(self, beta, threshold):
 
 _reg(softplus, "CPU", _functional(_k_kernels_cpu_activation.softplus_out, 3, _softplus_structured), '_softplus_structured')
 _reg(softplus, "Meta", _functional(_k_kernels_cpu_activation.softplus_out, 3, _softplus_structured), '_softplus_structured')
+_reg(softplus_backward_grad_input, "CPU", _k_kernels_cpu_activation.softplus_backward_out)
+_reg(softplus_backward_grad_input, "Meta", _k_kernels_cpu_activation.softplus_backward_out)
+
+
+def _softplus_backward_structured(grad_output, self, beta, threshold):
+    return _k_kernels_cpu_activation.softplus_backward_out(grad_output, self, beta, threshold, None)
+
+
+_reg(softplus_backward, "CPU", _functional(_k_kernels_cpu_activation.softplus_backward_out, 4, _softplus_backward_structured), '_softplus_backward_structured')
+_reg(softplus_backward, "Meta", _functional(_k_kernels_cpu_activation.softplus_backward_out, 4, _softplus_backward_structured), '_softplus_backward_structured')
 _reg(elu_out, "CPU", _k_kernels_cpu_activation.elu_out)
 _reg(elu_out, "Meta", _k_kernels_cpu_activation.elu_out)
 
@@ -4427,6 +4439,7 @@ _layer(silu_out, "ADInplaceOrView", _layers.inplace_kernel(silu_out, (1,)))
 _layer(mish_, "ADInplaceOrView", _layers.inplace_kernel(mish_, (0,)))
 _layer(mish_out, "ADInplaceOrView", _layers.inplace_kernel(mish_out, (1,)))
 _layer(softplus_out, "ADInplaceOrView", _layers.inplace_kernel(softplus_out, (3,)))
+_layer(softplus_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(softplus_backward_grad_input, (4,)))
 _layer(elu_out, "ADInplaceOrView", _layers.inplace_kernel(elu_out, (4,)))
 _layer(elu_, "ADInplaceOrView", _layers.inplace_kernel(elu_, (0,)))
 _layer(elu_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(elu_backward_grad_input, (6,)))

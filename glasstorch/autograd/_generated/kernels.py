@@ -2433,6 +2433,26 @@ def _autograd_softplus_out(ks, self, beta, threshold, out):
 register_autograd('aten::softplus.out', _autograd_softplus_out)
 
 
+_op_softplus_backward = _get_op('aten::softplus_backward')
+
+
+def _autograd_softplus_backward(ks, grad_output, self, beta, threshold):
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.SoftplusBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.grad_output_ = record.save(grad_output) if node.should_compute_output(1) else None
+        node.self_ = record.save(self)
+        node.beta_ = beta
+        node.threshold_ = threshold
+        result = _op_softplus_backward.redispatch(ks, grad_output, self, beta, threshold)
+        record.output(result, node)
+        return result
+    return _op_softplus_backward.redispatch(ks, grad_output, self, beta, threshold)
+
+
+register_autograd('aten::softplus_backward', _autograd_softplus_backward)
+
+
 _op_elu = _get_op('aten::elu')
 
 

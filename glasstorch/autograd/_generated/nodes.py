@@ -3258,12 +3258,66 @@ class SoftplusBackward0(Node):
         return self.threshold_
 
 
+def _SoftplusBackwardBackward0_0(grad, grads, grad_output, self, beta, threshold):
+    return softplus_backward(grad, self, beta, threshold)
+
+
+def _SoftplusBackwardBackward0_1(grad, grads, grad_output, self, beta, threshold):
+    return softplus_double_backward(grad * grad_output, self, beta, threshold)
+
+
+class SoftplusBackwardBackward0(Node):
+    """Backward of ``softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:34)."""
+
+    __slots__ = ('grad_output_', 'self_', 'beta_', 'threshold_')
+    _tensor_slots = ('grad_output_', 'self_')
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        grad_output = _unpack(node, node.grad_output_, 'SoftplusBackwardBackward0')
+        self = _unpack(node, node.self_, 'SoftplusBackwardBackward0')
+        beta = node.beta_
+        threshold = node.threshold_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SoftplusBackwardBackward0_0(grad, grads, grad_output, self, beta, threshold))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_SoftplusBackwardBackward0_1(grad, grads, grad_output, self, beta, threshold))
+        return out
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self, self.grad_output_, 'SoftplusBackwardBackward0')
+
+    @property
+    def _raw_saved_grad_output(self):
+        return self.grad_output_
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'SoftplusBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_beta(self):
+        return self.beta_
+
+    @property
+    def _saved_threshold(self):
+        return self.threshold_
+
+
 def _EluBackward0_0(grad, grads, self, alpha, scale, input_scale):
     return elu_backward(grad, alpha, scale, input_scale, False, self)
 
 
 class EluBackward0(Node):
-    """Backward of ``elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:34)."""
+    """Backward of ``elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:38)."""
 
     __slots__ = ('self_', 'alpha_', 'scale_', 'input_scale_')
     _tensor_slots = ('self_',)
@@ -3307,7 +3361,7 @@ def _EluBackward1_0(grad, grads, alpha, scale, input_scale, result):
 
 
 class EluBackward1(Node):
-    """Backward of ``elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:37)."""
+    """Backward of ``elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:41)."""
 
     __slots__ = ('alpha_', 'scale_', 'input_scale_', 'result_')
     _tensor_slots = ('result_',)
@@ -3355,7 +3409,7 @@ def _EluBackwardBackward0_1(grad, grads, grad_output, self_or_result, alpha, sca
 
 
 class EluBackwardBackward0(Node):
-    """Backward of ``elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:40)."""
+    """Backward of ``elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:44)."""
 
     __slots__ = ('grad_output_', 'self_or_result_', 'alpha_', 'scale_', 'input_scale_', 'is_result_')
     _tensor_slots = ('grad_output_', 'self_or_result_')
@@ -3415,7 +3469,7 @@ def _CeluBackward0_0(grad, grads, self, alpha):
 
 
 class CeluBackward0(Node):
-    """Backward of ``celu(Tensor self, Scalar alpha=1.0) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:44)."""
+    """Backward of ``celu(Tensor self, Scalar alpha=1.0) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:48)."""
 
     __slots__ = ('self_', 'alpha_')
     _tensor_slots = ('self_',)
@@ -3449,7 +3503,7 @@ def _CeluBackward1_0(grad, grads, alpha, result):
 
 
 class CeluBackward1(Node):
-    """Backward of ``celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:47)."""
+    """Backward of ``celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:51)."""
 
     __slots__ = ('alpha_', 'result_')
     _tensor_slots = ('result_',)
@@ -3483,7 +3537,7 @@ def _LeakyReluBackward0_0(grad, grads, self, negative_slope):
 
 
 class LeakyReluBackward0(Node):
-    """Backward of ``leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:50)."""
+    """Backward of ``leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:54)."""
 
     __slots__ = ('self_', 'negative_slope_')
     _tensor_slots = ('self_',)
@@ -3517,7 +3571,7 @@ def _LeakyReluBackward1_0(grad, grads, negative_slope, result):
 
 
 class LeakyReluBackward1(Node):
-    """Backward of ``leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:54)."""
+    """Backward of ``leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:58)."""
 
     __slots__ = ('negative_slope_', 'result_')
     _tensor_slots = ('result_',)
@@ -3555,7 +3609,7 @@ def _LeakyReluBackwardBackward0_1(grad, grads, self, negative_slope):
 
 
 class LeakyReluBackwardBackward0(Node):
-    """Backward of ``leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:57)."""
+    """Backward of ``leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:61)."""
 
     __slots__ = ('self_', 'negative_slope_')
     _tensor_slots = ('self_',)
@@ -3591,7 +3645,7 @@ def _HardtanhBackward0_0(grad, grads, self, min_val, max_val):
 
 
 class HardtanhBackward0(Node):
-    """Backward of ``hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:61)."""
+    """Backward of ``hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:65)."""
 
     __slots__ = ('self_', 'min_val_', 'max_val_')
     _tensor_slots = ('self_',)
@@ -3634,7 +3688,7 @@ def _HardtanhBackwardBackward0_1(grad, grads, self, min_val, max_val):
 
 
 class HardtanhBackwardBackward0(Node):
-    """Backward of ``hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:64)."""
+    """Backward of ``hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:68)."""
 
     __slots__ = ('self_', 'min_val_', 'max_val_')
     _tensor_slots = ('self_',)
@@ -3675,7 +3729,7 @@ def _HardsigmoidBackward0_0(grad, grads, self):
 
 
 class HardsigmoidBackward0(Node):
-    """Backward of ``hardsigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:70)."""
+    """Backward of ``hardsigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:74)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -3704,7 +3758,7 @@ def _HardswishBackward0_0(grad, grads, self):
 
 
 class HardswishBackward0(Node):
-    """Backward of ``hardswish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:73)."""
+    """Backward of ``hardswish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:77)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -3733,7 +3787,7 @@ def _LogSigmoidBackward0_0(grad, grads, self):
 
 
 class LogSigmoidBackward0(Node):
-    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:76)."""
+    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:80)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -3762,7 +3816,7 @@ def _GluBackward0_0(grad, grads, self, dim):
 
 
 class GluBackward0(Node):
-    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:80)."""
+    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:84)."""
 
     __slots__ = ('self_', 'dim_')
     _tensor_slots = ('self_',)
@@ -3796,7 +3850,7 @@ def _SoftmaxBackward0_0(grad, grads, dim, result):
 
 
 class SoftmaxBackward0(Node):
-    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:83)."""
+    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:87)."""
 
     __slots__ = ('dim_', 'result_')
     _tensor_slots = ('result_',)
@@ -3830,7 +3884,7 @@ def _LogSoftmaxBackward0_0(grad, grads, dim, result):
 
 
 class LogSoftmaxBackward0(Node):
-    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:86)."""
+    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:90)."""
 
     __slots__ = ('dim_', 'result_')
     _tensor_slots = ('result_',)
@@ -3864,7 +3918,7 @@ def _NativeLayerNormBackward0_0(grad, grads, input, weight, bias, normalized_sha
 
 
 class NativeLayerNormBackward0(Node):
-    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:89)."""
+    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:93)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'normalized_shape_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -3941,7 +3995,7 @@ def _FusedRmsNormBackward0_0(grad, grads, input, weight, normalized_shape, resul
 
 
 class FusedRmsNormBackward0(Node):
-    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:93)."""
+    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:97)."""
 
     __slots__ = ('input_', 'weight_', 'normalized_shape_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'result_')
@@ -3995,7 +4049,7 @@ def _NativeBatchNormBackward0_0(grad, grads, input, weight, bias, running_mean, 
 
 
 class NativeBatchNormBackward0(Node):
-    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:96)."""
+    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:100)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -4090,7 +4144,7 @@ def _NativeBatchNormLegitBackward0_0(grad, grads, input, weight, bias, running_m
 
 
 class NativeBatchNormLegitBackward0(Node):
-    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:100)."""
+    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:104)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -4185,7 +4239,7 @@ def _NativeBatchNormLegitBackward1_0(grad, grads, input, weight, bias, training,
 
 
 class NativeBatchNormLegitBackward1(Node):
-    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:104)."""
+    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:108)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -4262,7 +4316,7 @@ def _NativeBatchNormLegitNoTrainingBackward0_0(grad, grads, input, weight, bias,
 
 
 class NativeBatchNormLegitNoTrainingBackward0(Node):
-    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:108)."""
+    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:112)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -4352,7 +4406,7 @@ def _NativeGroupNormBackward0_0(grad, grads, input, weight, bias, N, C, HxW, gro
 
 
 class NativeGroupNormBackward0(Node):
-    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:112)."""
+    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:116)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'N_', 'C_', 'HxW_', 'group_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -4439,7 +4493,7 @@ def _NativeDropoutBackward0_0(grad, grads, p, train, result):
 
 
 class NativeDropoutBackward0(Node):
-    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:115)."""
+    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:119)."""
 
     __slots__ = ('p_', 'train_', 'result_')
     _tensor_slots = ('result_',)
@@ -4478,7 +4532,7 @@ def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq,
 
 
 class EmbeddingBackward0(Node):
-    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:119)."""
+    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:123)."""
 
     __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'weight_sizes_')
     _tensor_slots = ('indices_',)
@@ -4522,7 +4576,7 @@ def _EmbeddingRenormBackward0_0(grad, grads):
 
 
 class EmbeddingRenormBackward0(Node):
-    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:125)."""
+    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:129)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -4542,7 +4596,7 @@ def _ScaledDotProductFlashAttentionForCpuBackward0_0(grad, grads, query, key, va
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(Node):
-    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:129)."""
+    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:133)."""
 
     __slots__ = ('query_', 'key_', 'value_', 'attn_mask_', 'dropout_p_', 'is_causal_', 'scale_', 'result_')
     _tensor_slots = ('query_', 'key_', 'value_', 'attn_mask_', 'result_')
