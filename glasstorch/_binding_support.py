@@ -197,7 +197,11 @@ def _make_rt(cls, values):
 
 
 def _requires_grad(flag, impl) -> Tensor:
+    """A factory binding's ``requires_grad=``: PyTorch's ``set_requires_grad``, whose text differs from
+    ``requires_grad_()``'s."""
     t = wrap(impl)
     if flag:
+        if not (impl.dtype.is_floating_point or impl.dtype.is_complex):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad_(True)
     return t

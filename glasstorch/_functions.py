@@ -11,6 +11,7 @@ honoured).  Invariant: defaults (dtype inference, the default dtype) are PyTorch
 from __future__ import annotations
 
 import builtins
+import collections.abc
 import functools
 import math
 import operator
@@ -672,9 +673,37 @@ Tensor.split = _subclass_protocol(_split_method)
 
 
 def broadcast_shapes(*shapes):
-    """The shape all ``shapes`` broadcast to, with PyTorch's error text."""
-    norm = [(s,) if isinstance(s, builtins.int) else tuple(s) for s in shapes]
-    return _shape.Size(_shape.broadcast_shapes(*norm))
+    """The shape tensors of ``shapes`` broadcast to, without making tensors (``torch.broadcast_shapes``).
+
+    PyTorch runs ``torch._refs._broadcast_shapes`` here, whose checks and texts differ from the tensor
+    broadcast's: ``None`` is skipped, an int is a 1-d shape, a negative size meeting a 1 is a ValueError.
+
+    Raises:
+        RuntimeError: a shape is not an int or sequence, or two sizes are neither equal nor 1.
+        ValueError: "Attempting to broadcast a dimension with negative length!".
+
+    Example:
+        >>> broadcast_shapes((2,), (3, 1), (1, 1, 1))
+        torch.Size([1, 3, 2])
+    """
+    shapes = [(s,) if isinstance(s, builtins.int) else s for s in shapes if s is not None]
+    for s in shapes:
+        if not isinstance(s, collections.abc.Sequence):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {s}")
+    common = [1] * builtins.max((len(s) for s in shapes), default=0)
+    for arg, s in enumerate(shapes):
+        for i in builtins.range(-1, -1 - len(s), -1):
+            if s[i] == common[i]:
+                continue
+            if common[i] == 1:
+                if s[i] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[i] = s[i]
+            elif s[i] != 1:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {s[i]} at {i}! Mismatching "
+                                   f"argument at index {arg} had {s}; but expected shape should be broadcastable "
+                                   f"to {common}")
+    return _shape.Size(common)
 
 
 

@@ -334,6 +334,21 @@ def test_setitem_accumulate_is_not_used():
     assert x_g.tolist() == x_t.tolist()
 
 
+@pytest.mark.parametrize("layout", ["Nm", "NmN", "m", "mN", "NNm", "mNN"])
+@pytest.mark.parametrize("value", ["0-dim", "1-element"])
+def test_index_put_mask_with_nones(layout, value):
+    """aten.index_put_ with a bool mask among None entries: a None after the mask indexes nothing, so the
+    masked_fill dispatch must not count it (pytorch/pytorch#158413)."""
+    def run(m):
+        v = m.arange(8).reshape(1, 2, 2, 2)
+        mask = m.tensor([[True, False], [False, True]])
+        val = m.tensor(0) if value == "0-dim" else m.tensor([0])
+        m.ops.aten.index_put_(v, [mask if c == "m" else None for c in layout], val)
+        return v
+
+    assert _outcome(run, gt) == _outcome(run, torch)
+
+
 def test_entry_point_names():
     assert indexing.advanced_getitem is indexing.getitem
     assert indexing.advanced_setitem is indexing.setitem

@@ -570,6 +570,24 @@ ERRORS = {
     "as_strided_negative_stride": lambda m: m.zeros(3).as_strided((2,), (-1,)),
     "as_strided_length_mismatch": lambda m: m.zeros(3).as_strided((2,), (1, 1)),
     "as_strided_negative_offset": lambda m: m.zeros(3).as_strided((2,), (1,), -1),
+    # computeStorageNbytes / computeStorageNbytesContiguous / empty_tensor_restride overflow checks
+    "as_strided_offset_overflow": lambda m: m.as_strided(m.zeros(2, 3), [1], [1], 2**63 - 1),
+    "as_strided_bytes_overflow": lambda m: m.as_strided(m.zeros(2, 3), [1], [1], 2**61 - 1),
+    "as_strided_stride_overflow": lambda m: m.zeros(3).as_strided((2**62, 2), (1, 2**62)),
+    "set_offset_overflow": lambda m: m.zeros(3).set_(m.zeros(2).untyped_storage(), 2**62, (1,), (1,)),
+    "empty_strided_overflow": lambda m: m.empty_strided((2**62, 2), (1, 2**62)),
+    "empty_bytes_overflow": lambda m: m.empty(2**62, 1),
+    "empty_numel_overflow_then_zero": lambda m: m.empty(2**62, 2**62, 0),
+    "empty_uint8_bytes_overflow": lambda m: m.empty(2**61, 8, dtype=m.uint8),
+    "empty_meta_bytes_overflow": lambda m: m.empty(2**62, 1, device="meta"),
+    "empty_stride_overflow": lambda m: m.empty(0, 4, 2**61),
+    "zeros_stride_overflow": lambda m: m.zeros(0, 2**62, 2),
+    "view_stride_overflow": lambda m: m.empty(0).view(0, 4, 2**61),
+    "reshape_stride_overflow": lambda m: m.empty(0).reshape(0, 4, 2**61),
+    "new_empty_stride_overflow": lambda m: m.empty(0).new_empty((0, 4, 2**61)),
+    "resize_bytes_overflow": lambda m: m.empty((), dtype=m.float64).resize_([2, 4, 2**29, 2**29]),
+    "resize_numel_overflow": lambda m: m.empty((), dtype=m.float64).resize_([8, 8, 2**29, 2**29]),
+    "resize_stride_overflow": lambda m: m.empty((), dtype=m.float64).resize_([0, 4, 2**61]),
     "copy_broadcast": lambda m: m.zeros(2, 3).copy_(m.zeros(2)),
     "copy_overlapping_dst": lambda m: m.zeros(1).expand(3).copy_(m.ones(3)),
     "setitem_broadcast": lambda m: _setitem(m.zeros(2, 3), 0, m.zeros(2)),
@@ -804,3 +822,117 @@ def _numel(shape):
     for s in shape:
         n *= s
     return n
+
+
+# -- torch.broadcast_shapes (torch._refs._broadcast_shapes: its own checks and texts) ----------------------
+
+BROADCAST_SHAPES = {
+    "three": ((2,), (3, 1), (1, 1, 1)),
+    "ints": (1, 4),
+    "int_and_shape": (3, (2, 1)),
+    "lists": ([1, 4], [4, 1]),
+    "none_skipped": (None, (2, 3)),
+    "nothing": (),
+    "only_none": (None,),
+    "zero_meets_one": ((0,), (1,)),
+    "size_objects": ("Size([2, 3])", (4, 1, 3)),
+    "negative_alone": (-1,),
+    "negative_meets_one": ((1, 1, -12),),
+    "negative_in_second": ((4, 1), (1, -11)),
+    "negative_twice": ((-1,), (-1,)),
+    "mismatch": ((3,), (4,)),
+    "mismatch_list": ((2, 3), [5, 3]),
+    "mismatch_zero": ((0,), (3,)),
+    "mismatch_size_object": ("Size([2])", "Size([3])"),
+    "not_a_shape": (3.0,),
+    "tensor_as_shape": ("tensor(2)", (3,)),
+}
+
+
+def _shape_arg(m, s):
+    if s == "tensor(2)":
+        return m.tensor(2)
+    return m.Size(eval(s[5:-1])) if isinstance(s, str) else s  # noqa: S307 - literal lists from the table
+
+
+@pytest.mark.parametrize("case", BROADCAST_SHAPES)
+def test_broadcast_shapes(case):
+    def run(m):
+        return m.broadcast_shapes(*(_shape_arg(m, s) for s in BROADCAST_SHAPES[case]))
+
+    try:
+        expected = run(torch)
+    except Exception:  # noqa: BLE001 - compared below
+        assert_same_error(lambda: run(glasstorch), lambda: run(torch))
+        return
+    got = run(glasstorch)
+    assert type(got).__name__ == "Size" and tuple(got) == tuple(expected)
+
+
+# -- the view_copy family ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", ["split_copy", "split_copy_shaped_f64", "split_with_sizes_copy", "sws_f64",
+                                  "unbind_copy", "short", "long", "not_list", "view_copy_f64"])
+def test_view_copy_list_out(case):
+    """The list forms' out=: each out resized to its piece and written; a wrong count raises the kernel's text."""
+    def run(m):
+        x = m.arange(12.0).reshape(3, 4).t()
+        outs = [m.empty(0), m.empty(5)]
+        if case == "split_copy":
+            r = m.split_copy(x, 2, out=outs)
+        elif case == "split_with_sizes_copy":
+            r = m.split_with_sizes_copy(x, [1, 3], out=outs)
+        elif case == "unbind_copy":
+            outs.append(m.empty(3))
+            r = m.unbind_copy(x, 1, out=outs)
+        elif case == "split_copy_shaped_f64":  # split_copy_Tensor_out neither resizes nor checks dtypes
+            outs = [m.empty(2, 3, dtype=m.float64), m.empty(3, dtype=m.float64)]
+            r = m.split_copy(x, 2, out=outs)
+        elif case == "sws_f64":
+            outs = [m.empty(0, dtype=m.float64), m.empty(0, dtype=m.float64)]
+            r = m.split_with_sizes_copy(x, [1, 3], out=outs)
+        elif case == "view_copy_f64":
+            outs = [m.empty(5, dtype=m.float64)]
+            r = m.view_copy(x, (12,), out=outs[0])
+            assert r is outs[0]
+            r = None
+        elif case == "short":
+            r = m.split_copy(x, 2, out=outs[:1])
+        elif case == "long":
+            r = m.unbind_copy(x, 1, out=outs)
+        else:
+            r = m.split_copy(x, 2, out=outs[0])
+        assert r is None
+        return outs
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the resize of a non-empty out warns in both
+        try:
+            expected = run(torch)
+        except Exception:  # noqa: BLE001 - compared below
+            assert_same_error(lambda: run(glasstorch), lambda: run(torch))
+            return
+        for g, t in zip(run(glasstorch), expected, strict=True):
+            assert_same(g, t)
+
+
+@pytest.mark.parametrize("op", ["view_copy", "diagonal_copy", "t_copy", "expand_copy", "slice_copy", "unbind_copy"])
+def test_view_copy_is_a_fresh_contiguous_tensor_with_the_views_gradient(op):
+    """A copy shares no memory with its input, is row-major whatever the input's layout (a channels-last input
+    included), and its grad_fn is the view's node with ``_copy`` appended."""
+    calls = {"view_copy": lambda m, x: m.view_copy(x, (4, 4, 2, 2)), "diagonal_copy": lambda m, x: m.diagonal_copy(x),
+             "t_copy": lambda m, x: m.t_copy(x[0, 0]), "expand_copy": lambda m, x: m.expand_copy(x[:1], (3, 4, 2, 2)),
+             "slice_copy": lambda m, x: m.ops.aten.slice_copy(x, 0, 0, 2),
+             "unbind_copy": lambda m, x: m.unbind_copy(x, 1)[1]}
+
+    def run(m):
+        base = m.arange(64.0).reshape(4, 4, 2, 2).to(memory_format=m.channels_last).requires_grad_()
+        out = calls[op](m, base * 1)
+        (out * m.arange(float(out.numel())).reshape(out.shape)).sum().backward()
+        return out, base.grad, type(out.grad_fn).__name__, out._base is None, out.is_contiguous()
+
+    g, t = run(glasstorch), run(torch)
+    assert_same(g[0], t[0])
+    assert_same(g[1], t[1])
+    assert g[2:] == t[2:]
+    assert not shares_storage(g[0], glasstorch.arange(1.0))

@@ -58,8 +58,15 @@ def contiguous_strides(sizes) -> tuple:
     """Row-major strides; a size-0 dim counts as 1 so strides stay positive (PyTorch's rule).
 
     Cached: kernels ask for the same few shapes over and over.
+
+    Raises:
+        RuntimeError: a stride does not fit in int64 ("Stride calculation overflowed", as
+        ``TensorImpl::empty_tensor_restride``); only the strides are checked, not the element count.
     """
     return _contiguous_strides(sizes if type(sizes) is tuple else tuple(sizes))
+
+
+_INT64_MAX = (1 << 63) - 1
 
 
 @lru_cache(maxsize=8192)
@@ -67,6 +74,8 @@ def _contiguous_strides(sizes: tuple) -> tuple:
     strides = [1] * len(sizes)
     acc = 1
     for d in range(len(sizes) - 1, -1, -1):
+        if acc > _INT64_MAX:
+            raise RuntimeError("Stride calculation overflowed")
         strides[d] = acc
         acc *= max(sizes[d], 1)
     return tuple(strides)

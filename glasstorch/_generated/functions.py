@@ -32,6 +32,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _native_batch_norm_legit_no_training as _op__native_batch_norm_legit_no_training,
     _pad_circular as _op__pad_circular,
     _pad_enum as _op__pad_enum,
+    _reshape_alias as _op__reshape_alias,
+    _reshape_alias_copy as _op__reshape_alias_copy,
+    _reshape_alias_copy_out as _op__reshape_alias_copy_out,
     _scaled_dot_product_attention_math as _op__scaled_dot_product_attention_math,
     _scaled_dot_product_flash_attention_for_cpu as _op__scaled_dot_product_flash_attention_for_cpu,
     _softmax as _op__softmax,
@@ -74,6 +77,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     addmv_ as _op_addmv_,
     addmv_out as _op_addmv_out,
     alias as _op_alias,
+    alias_copy as _op_alias_copy,
+    alias_copy_out as _op_alias_copy_out,
     all as _op_all,
     all_all_out as _op_all_all_out,
     all_dim as _op_all_dim,
@@ -101,6 +106,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     argwhere as _op_argwhere,
     as_strided as _op_as_strided,
     as_strided_ as _op_as_strided_,
+    as_strided_copy as _op_as_strided_copy,
+    as_strided_copy_out as _op_as_strided_copy_out,
     asin as _op_asin,
     asin_ as _op_asin_,
     asin_out as _op_asin_out,
@@ -266,6 +273,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     diag_embed as _op_diag_embed,
     diag_out as _op_diag_out,
     diagonal as _op_diagonal,
+    diagonal_copy as _op_diagonal_copy,
+    diagonal_copy_out as _op_diagonal_copy_out,
     div_Scalar as _op_div_Scalar,
     div_Scalar_mode as _op_div_Scalar_mode,
     div_Scalar_mode_out as _op_div_Scalar_mode_out,
@@ -318,6 +327,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     exp_out as _op_exp_out,
     expand as _op_expand,
     expand_as as _op_expand_as,
+    expand_copy as _op_expand_copy,
+    expand_copy_out as _op_expand_copy_out,
     expm1 as _op_expm1,
     expm1_ as _op_expm1_,
     expm1_out as _op_expm1_out,
@@ -608,6 +619,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     outer_out as _op_outer_out,
     pad as _op_pad,
     permute as _op_permute,
+    permute_copy as _op_permute_copy,
+    permute_copy_out as _op_permute_copy_out,
     positive as _op_positive,
     pow_Scalar as _op_pow_Scalar,
     pow_Scalar_out as _op_pow_Scalar_out,
@@ -688,6 +701,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     rsub_Scalar_out as _op_rsub_Scalar_out,
     rsub_Tensor as _op_rsub_Tensor,
     rsub_Tensor_out as _op_rsub_Tensor_out,
+    scalar_tensor as _op_scalar_tensor,
     scaled_dot_product_attention as _op_scaled_dot_product_attention,
     scatter__reduce as _op_scatter__reduce,
     scatter__src as _op_scatter__src,
@@ -711,6 +725,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     searchsorted_Scalar_out as _op_searchsorted_Scalar_out,
     searchsorted_Tensor as _op_searchsorted_Tensor,
     searchsorted_Tensor_out as _op_searchsorted_Tensor_out,
+    select_copy_int as _op_select_copy_int,
+    select_copy_int_out as _op_select_copy_int_out,
     select_int as _op_select_int,
     selu as _op_selu,
     selu_ as _op_selu_,
@@ -737,18 +753,26 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     sinh_ as _op_sinh_,
     sinh_out as _op_sinh_out,
     slice_Tensor as _op_slice_Tensor,
+    slice_copy_Tensor as _op_slice_copy_Tensor,
+    slice_copy_Tensor_out as _op_slice_copy_Tensor_out,
     smooth_l1_loss as _op_smooth_l1_loss,
     smooth_l1_loss_out as _op_smooth_l1_loss_out,
     softmax_int as _op_softmax_int,
     softmax_int_out as _op_softmax_int_out,
     softplus as _op_softplus,
+    softplus_backward as _op_softplus_backward,
+    softplus_backward_grad_input as _op_softplus_backward_grad_input,
     softplus_out as _op_softplus_out,
     sort as _op_sort,
     sort_stable as _op_sort_stable,
     sort_values as _op_sort_values,
     sort_values_stable as _op_sort_values_stable,
     split_Tensor as _op_split_Tensor,
+    split_copy_Tensor as _op_split_copy_Tensor,
+    split_copy_Tensor_out as _op_split_copy_Tensor_out,
     split_with_sizes as _op_split_with_sizes,
+    split_with_sizes_copy as _op_split_with_sizes_copy,
+    split_with_sizes_copy_out as _op_split_with_sizes_copy_out,
     sqrt as _op_sqrt,
     sqrt_ as _op_sqrt_,
     sqrt_out as _op_sqrt_out,
@@ -759,6 +783,12 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     squeeze_ as _op_squeeze_,
     squeeze__dim as _op_squeeze__dim,
     squeeze__dims as _op_squeeze__dims,
+    squeeze_copy as _op_squeeze_copy,
+    squeeze_copy_dim as _op_squeeze_copy_dim,
+    squeeze_copy_dim_out as _op_squeeze_copy_dim_out,
+    squeeze_copy_dims as _op_squeeze_copy_dims,
+    squeeze_copy_dims_out as _op_squeeze_copy_dims_out,
+    squeeze_copy_out as _op_squeeze_copy_out,
     squeeze_dim as _op_squeeze_dim,
     squeeze_dims as _op_squeeze_dims,
     stack as _op_stack,
@@ -788,6 +818,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     swapdims_ as _op_swapdims_,
     t as _op_t,
     t_ as _op_t_,
+    t_copy as _op_t_copy,
+    t_copy_out as _op_t_copy_out,
     take as _op_take,
     take_along_dim as _op_take_along_dim,
     take_along_dim_out as _op_take_along_dim_out,
@@ -810,6 +842,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     topk as _op_topk,
     topk_values as _op_topk_values,
     transpose_ as _op_transpose_,
+    transpose_copy_int as _op_transpose_copy_int,
+    transpose_copy_int_out as _op_transpose_copy_int_out,
     transpose_int as _op_transpose_int,
     tril as _op_tril,
     tril_ as _op_tril_,
@@ -825,14 +859,20 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     trunc as _op_trunc,
     trunc_ as _op_trunc_,
     trunc_out as _op_trunc_out,
+    unbind_copy_int as _op_unbind_copy_int,
+    unbind_copy_int_out as _op_unbind_copy_int_out,
     unbind_int as _op_unbind_int,
     unflatten_int as _op_unflatten_int,
     unfold as _op_unfold,
+    unfold_copy as _op_unfold_copy,
+    unfold_copy_out as _op_unfold_copy_out,
     uniform_ as _op_uniform_,
     unique_consecutive as _op_unique_consecutive,
     unique_dim as _op_unique_dim,
     unsqueeze as _op_unsqueeze,
     unsqueeze_ as _op_unsqueeze_,
+    unsqueeze_copy as _op_unsqueeze_copy,
+    unsqueeze_copy_out as _op_unsqueeze_copy_out,
     var as _op_var,
     var_correction as _op_var_correction,
     var_correction_out as _op_var_correction_out,
@@ -846,6 +886,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     vdot_out as _op_vdot_out,
     view as _op_view,
     view_as as _op_view_as,
+    view_copy as _op_view_copy,
+    view_copy_dtype as _op_view_copy_dtype,
+    view_copy_dtype_out as _op_view_copy_dtype_out,
+    view_copy_out as _op_view_copy_out,
     view_dtype as _op_view_dtype,
     vsplit_array as _op_vsplit_array,
     vsplit_int as _op_vsplit_int,
@@ -1118,6 +1162,23 @@ def _scaled_dot_product_flash_attention_for_cpu(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _scaled_dot_product_flash_attention_for_cpu, args, kwargs)
     return _make_rt(_rt_scaled_dot_product_flash_attention_for_cpu_0, _op__scaled_dot_product_flash_attention_for_cpu.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+
+
+_sig_scalar_tensor = _Signatures('scalar_tensor', [
+    'scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def scalar_tensor(*args, **kwargs):
+    """scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)"""
+    if len(args) == 1 and not kwargs and type(args[0]) in _NUM and (type(args[0]) is not int or -9223372036854775808 <= args[0] < 18446744073709551616):  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        i, a = 0, [args[0], None, None, None, None, False]
+    else:
+        try:
+            i, a = _sig_scalar_tensor.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, scalar_tensor, args, kwargs)
+    return _requires_grad(a[5], _op_scalar_tensor.call(a[0], a[1], a[2], a[3], a[4]))
 
 
 _sig_masked_fill = _Signatures('masked_fill', [
@@ -8533,6 +8594,429 @@ def argwhere(*args, **kwargs):
     return _wrap(_op_argwhere.call(a[0]))
 
 
+_sig_view_copy = _Signatures('view_copy', [
+    'view_copy(Tensor input, ScalarType dtype, *, Tensor? out=None)',
+    'view_copy(Tensor input, SymInt[] size, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def view_copy(*args, **kwargs):
+    """view_copy(Tensor input, ScalarType dtype, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_view_copy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, view_copy, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_view_copy_dtype.call(a[0], a[1]))
+        return _wrap(_op_view_copy_dtype_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_view_copy.call(a[0], a[1]))
+        return _wrap(_op_view_copy_out.call(a[0], a[1], a[2]))
+
+
+_sig__reshape_alias_copy = _Signatures('_reshape_alias_copy', [
+    '_reshape_alias_copy(Tensor input, SymInt[] size, SymInt[] stride, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _reshape_alias_copy(*args, **kwargs):
+    """_reshape_alias_copy(Tensor input, SymInt[] size, SymInt[] stride, *, Tensor? out=None)"""
+    try:
+        i, a = _sig__reshape_alias_copy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _reshape_alias_copy, args, kwargs)
+    if a[3] is None:
+        return _wrap(_op__reshape_alias_copy.call(a[0], a[1], a[2]))
+    return _wrap(_op__reshape_alias_copy_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_as_strided_copy = _Signatures('as_strided_copy', [
+    'as_strided_copy(Tensor input, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def as_strided_copy(*args, **kwargs):
+    """as_strided_copy(Tensor input, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_as_strided_copy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, as_strided_copy, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_as_strided_copy.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_as_strided_copy_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_transpose_copy = _Signatures('transpose_copy', [
+    'transpose_copy(Tensor input, int dim0, int dim1, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def transpose_copy(*args, **kwargs):
+    """transpose_copy(Tensor input, int dim0, int dim1, *, Tensor? out=None)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap(_op_transpose_copy_int.call(_a0._impl, _a1, _a2))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and (_to is _T or _TS[_to]):
+            return _wrap(_op_transpose_copy_int_out.call(_a0._impl, _a1, _a2, _o._impl))
+    try:
+        i, a = _sig_transpose_copy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, transpose_copy, args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_transpose_copy_int.call(a[0], a[1], a[2]))
+    return _wrap(_op_transpose_copy_int_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_t_copy = _Signatures('t_copy', [
+    't_copy(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def t_copy(*args, **kwargs):
+    """t_copy(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_t_copy.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_t_copy_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_t_copy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, t_copy, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_t_copy.call(a[0]))
+    return _wrap(_op_t_copy_out.call(a[0], a[1]))
+
+
+_sig_permute_copy = _Signatures('permute_copy', [
+    'permute_copy(Tensor input, int[] dims, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def permute_copy(*args, **kwargs):
+    """permute_copy(Tensor input, int[] dims, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_permute_copy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, permute_copy, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_permute_copy.call(a[0], a[1]))
+    return _wrap(_op_permute_copy_out.call(a[0], a[1], a[2]))
+
+
+_sig_expand_copy = _Signatures('expand_copy', [
+    'expand_copy(Tensor input, SymInt[] size, *, bool implicit=False, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def expand_copy(*args, **kwargs):
+    """expand_copy(Tensor input, SymInt[] size, *, bool implicit=False, Tensor? out=None)"""
+    try:
+        i, a = _sig_expand_copy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, expand_copy, args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_expand_copy.call(a[0], a[1], a[2]))
+    return _wrap(_op_expand_copy_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_slice_copy = _Signatures('slice_copy', [
+    'slice_copy(Tensor input, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def slice_copy(*args, **kwargs):
+    """slice_copy(Tensor input, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_slice_copy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, slice_copy, args, kwargs)
+    if a[5] is None:
+        return _wrap(_op_slice_copy_Tensor.call(a[0], a[1], a[2], a[3], a[4]))
+    return _wrap(_op_slice_copy_Tensor_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_select_copy = _Signatures('select_copy', [
+    'select_copy(Tensor input, int dim, SymInt index, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def select_copy(*args, **kwargs):
+    """select_copy(Tensor input, int dim, SymInt index, *, Tensor? out=None)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap(_op_select_copy_int.call(_a0._impl, _a1, _a2))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and (_to is _T or _TS[_to]):
+            return _wrap(_op_select_copy_int_out.call(_a0._impl, _a1, _a2, _o._impl))
+    try:
+        i, a = _sig_select_copy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, select_copy, args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_select_copy_int.call(a[0], a[1], a[2]))
+    return _wrap(_op_select_copy_int_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_unsqueeze_copy = _Signatures('unsqueeze_copy', [
+    'unsqueeze_copy(Tensor input, int dim, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def unsqueeze_copy(*args, **kwargs):
+    """unsqueeze_copy(Tensor input, int dim, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_unsqueeze_copy.call(_a0._impl, _a1))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_to is _T or _TS[_to]):
+            return _wrap(_op_unsqueeze_copy_out.call(_a0._impl, _a1, _o._impl))
+    try:
+        i, a = _sig_unsqueeze_copy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, unsqueeze_copy, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_unsqueeze_copy.call(a[0], a[1]))
+    return _wrap(_op_unsqueeze_copy_out.call(a[0], a[1], a[2]))
+
+
+_sig_squeeze_copy = _Signatures('squeeze_copy', [
+    'squeeze_copy(Tensor input, *, Tensor? out=None)',
+    'squeeze_copy(Tensor input, int dim, *, Tensor? out=None)',
+    'squeeze_copy(Tensor input, int[] dim, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def squeeze_copy(*args, **kwargs):
+    """squeeze_copy(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_squeeze_copy.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_squeeze_copy_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_squeeze_copy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, squeeze_copy, args, kwargs)
+    if i == 0:
+        if a[1] is None:
+            return _wrap(_op_squeeze_copy.call(a[0]))
+        return _wrap(_op_squeeze_copy_out.call(a[0], a[1]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_squeeze_copy_dim.call(a[0], a[1]))
+        return _wrap(_op_squeeze_copy_dim_out.call(a[0], a[1], a[2]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_squeeze_copy_dims.call(a[0], a[1]))
+        return _wrap(_op_squeeze_copy_dims_out.call(a[0], a[1], a[2]))
+
+
+_sig_unfold_copy = _Signatures('unfold_copy', [
+    'unfold_copy(Tensor input, int dimension, int size, int step, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def unfold_copy(*args, **kwargs):
+    """unfold_copy(Tensor input, int dimension, int size, int step, *, Tensor? out=None)"""
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is int and -9223372036854775808 <= _a3 < 9223372036854775808:
+            return _wrap(_op_unfold_copy.call(_a0._impl, _a1, _a2, _a3))
+    elif len(args) == 4 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is int and -9223372036854775808 <= _a3 < 9223372036854775808 and (_to is _T or _TS[_to]):
+            return _wrap(_op_unfold_copy_out.call(_a0._impl, _a1, _a2, _a3, _o._impl))
+    try:
+        i, a = _sig_unfold_copy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, unfold_copy, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_unfold_copy.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_unfold_copy_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_diagonal_copy = _Signatures('diagonal_copy', [
+    'diagonal_copy(Tensor input, int offset=0, int dim1=0, int dim2=1, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def diagonal_copy(*args, **kwargs):
+    """diagonal_copy(Tensor input, int offset=0, int dim1=0, int dim2=1, *, Tensor? out=None)"""
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is int and -9223372036854775808 <= _a3 < 9223372036854775808:
+            return _wrap(_op_diagonal_copy.call(_a0._impl, _a1, _a2, _a3))
+    elif len(args) == 4 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is int and -9223372036854775808 <= _a3 < 9223372036854775808 and (_to is _T or _TS[_to]):
+            return _wrap(_op_diagonal_copy_out.call(_a0._impl, _a1, _a2, _a3, _o._impl))
+    try:
+        i, a = _sig_diagonal_copy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, diagonal_copy, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_diagonal_copy.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_diagonal_copy_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_split_copy = _Signatures('split_copy', [
+    'split_copy(Tensor input, SymInt split_size, int dim=0, *, Tensor[]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def split_copy(*args, **kwargs):
+    """split_copy(Tensor input, SymInt split_size, int dim=0, *, Tensor[]? out=None)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808:
+            return _wrap_list(_op_split_copy_Tensor.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_split_copy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, split_copy, args, kwargs)
+    if a[3] is None:
+        return _wrap_list(_op_split_copy_Tensor.call(a[0], a[1], a[2]))
+    _op_split_copy_Tensor_out.call(a[0], a[1], a[2], a[3])
+    return None
+
+
+_sig_split_with_sizes_copy = _Signatures('split_with_sizes_copy', [
+    'split_with_sizes_copy(Tensor input, SymInt[] split_sizes, int dim=0, *, Tensor[]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def split_with_sizes_copy(*args, **kwargs):
+    """split_with_sizes_copy(Tensor input, SymInt[] split_sizes, int dim=0, *, Tensor[]? out=None)"""
+    try:
+        i, a = _sig_split_with_sizes_copy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, split_with_sizes_copy, args, kwargs)
+    if a[3] is None:
+        return _wrap_list(_op_split_with_sizes_copy.call(a[0], a[1], a[2]))
+    _op_split_with_sizes_copy_out.call(a[0], a[1], a[2], a[3])
+    return None
+
+
+_sig_unbind_copy = _Signatures('unbind_copy', [
+    'unbind_copy(Tensor input, int dim=0, *, Tensor[]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def unbind_copy(*args, **kwargs):
+    """unbind_copy(Tensor input, int dim=0, *, Tensor[]? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap_list(_op_unbind_copy_int.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_unbind_copy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, unbind_copy, args, kwargs)
+    if a[2] is None:
+        return _wrap_list(_op_unbind_copy_int.call(a[0], a[1]))
+    _op_unbind_copy_int_out.call(a[0], a[1], a[2])
+    return None
+
+
+_sig_alias_copy = _Signatures('alias_copy', [
+    'alias_copy(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def alias_copy(*args, **kwargs):
+    """alias_copy(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_alias_copy.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_alias_copy_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_alias_copy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, alias_copy, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_alias_copy.call(a[0]))
+    return _wrap(_op_alias_copy_out.call(a[0], a[1]))
+
+
 _sig_reshape = _Signatures('reshape', [
     'reshape(Tensor input, SymInt[] shape)',
 ], numbers_as_tensors=False, is_method=False)
@@ -8559,6 +9043,20 @@ def _unsafe_view(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, _unsafe_view, args, kwargs)
     return _wrap(_op__unsafe_view.call(a[0], a[1]))
+
+
+_sig__reshape_alias = _Signatures('_reshape_alias', [
+    '_reshape_alias(Tensor input, SymInt[] size, SymInt[] stride)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _reshape_alias(*args, **kwargs):
+    """_reshape_alias(Tensor input, SymInt[] size, SymInt[] stride)"""
+    try:
+        i, a = _sig__reshape_alias.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _reshape_alias, args, kwargs)
+    return _wrap(_op__reshape_alias.call(a[0], a[1], a[2]))
 
 
 _sig_as_strided = _Signatures('as_strided', [
@@ -9267,7 +9765,7 @@ def resize_as_(*args, **kwargs):
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 
-__all__ = ['convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'einsum', '_linalg_svd', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', '_foreach_mul_', '_foreach_add_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', 'reshape', '_unsafe_view', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
+__all__ = ['convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'einsum', '_linalg_svd', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', '_foreach_mul_', '_foreach_add_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
 
 LINALG_FUNCTIONS = ['linalg_svd', 'linalg_svdvals', 'linalg_vector_norm']
 NN_FUNCTIONS = ['_pad_circular', '_pad_enum', 'adaptive_avg_pool2d', 'avg_pool2d', 'binary_cross_entropy', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'softplus']

@@ -11,7 +11,7 @@ from __future__ import annotations
 from .._core.shape import is_non_overlapping_and_dense
 from .._tensor.impl import TensorImpl
 
-__all__ = ["check_no_internal_overlap", "check_no_partial_overlap"]
+__all__ = ["check_no_internal_overlap", "check_no_partial_overlap", "check_outputs_writable"]
 
 
 def _extent(impl: TensorImpl):
@@ -32,6 +32,15 @@ def check_no_internal_overlap(impl: TensorImpl) -> None:
         if st == 0 and s > 1:
             raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                                "single memory location. Please clone() the tensor before performing the operation.")
+
+
+def check_outputs_writable(*outs) -> None:
+    """``assert_no_internal_overlap`` on each given output (``None`` and meta outputs skipped): what PyTorch's
+    kernels that write outside TensorIterator (gemm, cat, sort, topk, the reductions with indices) end up
+    checking, through an explicit assert or the ``copy_`` they write with."""
+    for out in outs:
+        if out is not None and not out.is_meta:
+            check_no_internal_overlap(out)
 
 
 def check_no_partial_overlap(out: TensorImpl, inp: TensorImpl) -> None:

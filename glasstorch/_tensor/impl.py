@@ -24,7 +24,7 @@ from .._core.grad_state import state as _grad_state
 from .storage import UntypedStorage
 
 __all__ = ["TensorImpl", "VersionCounter", "InferenceVersion", "AutogradMeta", "empty_impl", "empty_strided_impl",
-           "empty_contiguous", "empty_contiguous_numpy"]
+           "empty_contiguous", "empty_contiguous_numpy", "storage_nbytes_for", "contiguous_nbytes"]
 
 
 class VersionCounter:
@@ -243,12 +243,48 @@ class TensorImpl:
                 f"device={self.device})")
 
 
+_INT64_MAX = (1 << 63) - 1
+_U64 = 1 << 64
+
+
+def _fmt_ints(xs) -> str:
+    return "[" + ", ".join(str(x) for x in xs) + "]"
+
+
 def storage_nbytes_for(sizes, strides, offset, itemsize) -> int:
-    """Bytes a storage needs so that every element of this geometry is inside it."""
+    """Bytes a storage needs so that every element of this geometry is inside it (``computeStorageNbytes``).
+
+    Raises:
+        RuntimeError: the byte count does not fit in int64 (PyTorch's "Storage size calculation overflowed").
+    """
     if any(s == 0 for s in sizes):
         return 0  # PyTorch's computeStorageNbytes: an empty geometry needs no bytes, whatever its offset
     extent = 1 + sum((s - 1) * st for s, st in zip(sizes, strides, strict=False))
-    return (offset + extent) * itemsize
+    nbytes = (offset + extent) * itemsize
+    if nbytes > _INT64_MAX:  # all terms are non-negative: any unsigned overflow in c10's sum shows up here too
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={_fmt_ints(sizes)} and "
+                           f"strides={_fmt_ints(strides)}")
+    return nbytes
+
+
+def contiguous_nbytes(sizes, itemsize, offset=0) -> int:
+    """Bytes a row-major tensor of ``sizes`` needs after ``offset`` elements (``computeStorageNbytesContiguous``).
+
+    The element count is multiplied as c10 does, in unsigned 64 bits with a sticky overflow flag, so a size 0
+    after an overflowing prefix still overflows.
+
+    Raises:
+        RuntimeError: "Storage size calculation overflowed with sizes=[...]".
+    """
+    n, overflow = 1, False
+    for s in sizes:
+        n *= s
+        if n >= _U64:
+            overflow, n = True, n % _U64
+    nbytes = (n + offset) * itemsize
+    if overflow or nbytes > _INT64_MAX:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={_fmt_ints(sizes)}")
+    return nbytes
 
 
 def empty_strided_impl(sizes, strides, dtype, device=CPU) -> TensorImpl:
@@ -289,13 +325,11 @@ def empty_contiguous_numpy(sizes: tuple, dtype, device) -> tuple:
 def empty_impl(sizes, dtype, device=CPU) -> TensorImpl:
     """Fresh uninitialised contiguous storage (``empty``)."""
     sizes = tuple(sizes)
-    numel = 1
     for s in sizes:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
                                f"[{', '.join(str(x) for x in sizes)}]")
-        numel *= s
-    storage = UntypedStorage(numel * dtype.itemsize, device=device)
+    storage = UntypedStorage(contiguous_nbytes(sizes, dtype.itemsize), device=device)
     return TensorImpl(storage, sizes, _shape.contiguous_strides(sizes), 0, dtype, storage.device)
 
 

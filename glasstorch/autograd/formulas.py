@@ -41,7 +41,7 @@ __all__ = [
     "index_source_backward", "index_fill_value_backward", "scatter_reduce_backward",
     # activations, losses, normalisation, convolution, pooling
     "softmax_backward", "log_softmax_backward", "gelu_backward", "silu_backward", "mish_backward",
-    "softplus_backward", "elu_backward",
+    "softplus_backward", "softplus_double_backward", "elu_backward",
     "elu_double_backward", "threshold_backward", "hardtanh_backward", "leaky_relu_backward",
     "hardsigmoid_backward", "hardswish_backward",
     "log_sigmoid_backward", "glu_backward", "embedding_backward", "nll_loss_backward",
@@ -463,6 +463,8 @@ def cumprod_backward(grad, x, dim, result):
     if x.numel() <= 1 or x.dim() == 0:
         return grad
     dim = dim % x.dim()
+    if x.shape[dim] == 1:  # cumprod along a size-1 dim is the identity: the gradient as it came (PyTorch's rule)
+        return grad
     if not _subclass_like(grad, x, result) and not bool((x == 0).any()):
         return _reversed_cumsum(result * grad, dim) / x
     # h_j = g_j + x_{j+1} h_{j+1} (Horner from the end); grad_j = prod_{i<j} x_i * h_j
@@ -758,8 +760,17 @@ def mish_backward(grad, x):
 
 
 def softplus_backward(grad, x, beta, threshold):
-    z = (x * beta).exp()
-    return _T.where(x * beta > threshold, grad, grad * z / (z + 1.0))
+    """The ``softplus_backward`` operator, differentiable again through its own entry (SoftplusBackwardBackward0)."""
+    return _T.ops.aten.softplus_backward.default(grad, x, beta, threshold)
+
+
+def softplus_double_backward(grad, x, beta, threshold):
+    """d/dx of softplus_backward: the sigmoid's derivative at ``beta * x`` times beta, zero from ``beta * x >=
+    threshold`` on (PyTorch's strict ``<``: at the threshold itself the first derivative is still the smooth one)."""
+    bx = x * beta
+    s = bx.sigmoid()
+    # the last step a Tensor * Scalar product, as in PyTorch's C++ formula (MulBackward1 under create_graph)
+    return _T.ops.aten.mul.Scalar(grad * s * (1 - s) * (bx < threshold).to(grad.dtype), beta)
 
 
 def elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result):

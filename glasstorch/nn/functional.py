@@ -236,8 +236,7 @@ def _size_warning(input, target):
 
 def _broadcast_pair(input, target):
     """``torch.broadcast_tensors(input, target)``: both expanded to the broadcast shape."""
-    shape = _torch.broadcast_shapes(input.shape, target.shape)
-    return input.expand(shape), target.expand(shape)
+    return _torch.broadcast_tensors(input, target)
 
 
 def _weighted_reduction(loss, weight, reduction, normalize_by_weight):

@@ -18,9 +18,8 @@ UNARY = ("sin", "cos", "tanh", "exp", "sigmoid", "neg", "square", "sinh", "atan"
 BINARY = ("add", "sub", "mul", "div_safe", "pow_safe", "hypot", "atan2")
 SHAPE = ("sum_dim", "mean_dim", "transpose", "reshape", "unsqueeze_expand", "select", "slice", "softmax",
          "log_softmax", "cumsum", "prod_dim", "clamp", "matmul", "where", "flip", "amax", "logsumexp", "norm",
-         "cat", "stack", "gather", "index_select", "masked_fill", "repeat", "var", "roll", "pad")
-# not fuzzed by default: cumprod (its backward uses the input even along a size-1 dim, so with create_graph the
-# gradient requires grad where PyTorch's does not: the double backward formulas item of issue 19)
+         "cat", "stack", "gather", "index_select", "masked_fill", "repeat", "var", "roll", "pad", "cumprod")
+_W = [0.5, -0.25, 0.75, 1.0, -1.0, 0.1, 0.2, 0.3, -0.6]  # matmul's weights
 VALUES = st.sampled_from([-1.5, -1.0, -0.75, -0.25, 0.3, 0.5, 0.8, 1.2, 1.7, 2.1])
 NN = {"softplus", "relu", "gelu", "silu", "log_sigmoid"}
 
@@ -96,7 +95,7 @@ def _shape_step(p, var, x, op):
             st.sampled_from([0.45, 1.3, None])))
     if op == "matmul":
         k = x.shape[-1] if n else 1
-        w = p.do(("fn", "tensor"), _nest([0.5, -0.25, 0.75, 1.0, -1.0, 0.1, 0.2, 0.3, -0.6][:k * 2], (k, 2)),
+        w = p.do(("fn", "tensor"), _nest((_W * k)[:k * 2], (k, 2)),  # k can pass 4 after a repeat
                  dtype=DT("float64"), name=p.fresh("w"))
         return p.fn("matmul", V(var), V(p.name_of(w))) if n else p.method(var, "mul", 2.0)
     if op in ("cat", "stack"):

@@ -96,7 +96,10 @@ def python_signature(pyname: str, f: NativeFunction, method: bool, with_out: Nat
         if not star:
             parts.append("*")
             star = True
-        parts.append("Tensor? out=None" if len(outs) == 1 else f"Tensor[{len(outs)}]? out=None")
+        if len(outs) > 1:
+            parts.append(f"Tensor[{len(outs)}]? out=None")
+        else:  # one Tensor, or one list of them (split_copy.Tensor_out's Tensor(a!)[] out)
+            parts.append("Tensor[]? out=None" if outs[0].type.is_list else "Tensor? out=None")
     if _has_tensor_options(f):
         if not star:
             parts.append("*")
@@ -364,7 +367,7 @@ def _fast_out_return(ov, sig_text: str, method: bool, values: list, rt_types: di
     ``_o._impl`` for ``out``, or None when the overload has no single-output ``out=`` variant."""
     out_fn = ov.out or (ov.base if ov.base.func.is_out else None)
     if method or ov.deprecated or out_fn is None or len(out_fn.func.out_arguments) != 1 or \
-            _has_tensor_options(ov.base):
+            out_fn.func.out_arguments[0].type.is_list or _has_tensor_options(ov.base):
         return None
     names = [a.name for a in parse_schema(sig_text + " -> Tensor").arguments]
     n = len([x for x in ov.base.func.arguments if not (x.is_write and x.kwarg_only)])

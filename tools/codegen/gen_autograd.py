@@ -3,7 +3,8 @@
 Reads ``glasstorch/_ops/derivatives/*.yaml`` (PyTorch's ``derivatives.yaml`` format: ``name:`` the
 schema, then ``<input>: <formula>`` per differentiable input, ``<input>: non_differentiable``, optional
 ``output_differentiability``; ``declared: False`` marks PyTorch's entry for an operator glasstorch does not
-declare, kept so that node numbers count as PyTorch's) and writes ``glasstorch/autograd/_generated/``:
+declare, kept so that node numbers count as PyTorch's; a view's ``X_copy`` reuses the entry of ``X``, as in
+PyTorch) and writes ``glasstorch/autograd/_generated/``:
 
 - ``nodes.py``: one Node class per formula entry, named as PyTorch names them (``MulBackward0``,
   ``SumBackward1``): the saved tensors and values, ``_saved_*`` properties, and ``apply`` evaluating
@@ -99,7 +100,23 @@ def load_derivatives(fns) -> list:
                 od, cond = None, od[0]  # PyTorch's condition form: ["!dtype || isDifferentiableType(*dtype)"]
             entries.append({"f": f, "loc": loc, "formulas": formulas, "non_diff": non_diff,
                             "node": f"{base}Backward{n}", "out_diff": od, "out_diff_cond": cond})
-    return entries
+    return entries + _view_copy_entries(fns, entries)
+
+
+def _view_copy_entries(fns, entries) -> list:
+    """An entry for each declared ``X_copy`` overload (the view_copy family) whose view ``X`` has one: the view's
+    formulas, its node name with ``_copy`` appended (``ViewBackward0_copy``), as PyTorch's autograd codegen
+    derives them."""
+    by_view = {(e["f"].func.name, e["f"].func.overload_name): e for e in entries}
+    out = []
+    for f in fns:
+        name = f.func.name
+        if f.func.is_out or not name.endswith("_copy"):
+            continue
+        e = by_view.get((name.removesuffix("_copy"), f.func.overload_name))
+        if e is not None:
+            out.append({**e, "f": f, "node": e["node"] + "_copy"})
+    return out
 
 
 def _names_in(expr: str) -> set:

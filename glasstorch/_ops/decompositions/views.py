@@ -1,13 +1,15 @@
 """View decompositions (CompositeImplicitAutograd) — PyTorch's ``TensorShape.cpp`` composites.
 
 Each calls other operators through the dispatcher, so autograd and tracing see the primitive views.
-``reshape`` is the interesting one: a ``view`` when the strides allow it, otherwise a contiguous
-``clone`` followed by ``_unsafe_view`` — the result then does not alias the input.
+``reshape`` is the interesting one: a ``view`` (``_reshape_alias`` for a non-contiguous input) when the strides
+allow it, otherwise a contiguous ``clone`` followed by ``_unsafe_view`` — the result then does not alias the input.
 """
 
 from __future__ import annotations
 
 from ..._core import shape as _shape
+from ..._core.dispatch_key import bit as _dk_bit
+from ..._core.dispatch_key import tls as _dk_tls
 from ..._core.layout import contiguous_format
 from ..._tensor.impl import TensorImpl
 from ..._tensor.views import chunk_plan, movedim_order, narrow_bounds, tensor_split_bounds, unflatten_sizes
@@ -24,10 +26,21 @@ def view_as(self: TensorImpl, other: TensorImpl) -> TensorImpl:
 
 
 def reshape(self: TensorImpl, shape) -> TensorImpl:
+    """A contiguous input: ``view``; another viewable one: ``_reshape_alias`` with computeStride's strides (a
+    tensor-subclass-like input, a FakeTensor or one under a dispatch mode, takes ``view`` there too, as in
+    PyTorch); otherwise a contiguous clone and ``_unsafe_view``."""
     sizes = _shape.infer_size(shape, self.numel())
-    if self.is_contiguous() or _shape.compute_stride(self.sizes, self.strides, sizes) is not None:
+    if self.is_contiguous():
         return aten.view(self, sizes)
+    strides = _shape.compute_stride(self.sizes, self.strides, sizes)
+    if strides is not None:
+        if self.key_set & _PYTHON_KEY or _dk_tls.included & _PYTHON_KEY:
+            return aten.view(self, sizes)
+        return aten._reshape_alias(self, sizes, strides)
     return aten._unsafe_view(aten.clone(self, contiguous_format), sizes)
+
+
+_PYTHON_KEY = _dk_bit("Python")
 
 
 def reshape_as(self: TensorImpl, other: TensorImpl) -> TensorImpl:

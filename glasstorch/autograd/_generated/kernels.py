@@ -201,6 +201,23 @@ def _autograd__unsafe_view(ks, self, size):
 register_autograd('aten::_unsafe_view', _autograd__unsafe_view)
 
 
+_op__reshape_alias = _get_op('aten::_reshape_alias')
+
+
+def _autograd__reshape_alias(ks, self, size, stride):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.ReshapeAliasBackward0()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__reshape_alias.redispatch(ks, self, size, stride)
+        record.output(result, node)
+        return result
+    return _op__reshape_alias.redispatch(ks, self, size, stride)
+
+
+register_autograd('aten::_reshape_alias', _autograd__reshape_alias)
+
+
 _op_as_strided = _get_op('aten::as_strided')
 
 
@@ -2414,6 +2431,26 @@ def _autograd_softplus_out(ks, self, beta, threshold, out):
 
 
 register_autograd('aten::softplus.out', _autograd_softplus_out)
+
+
+_op_softplus_backward = _get_op('aten::softplus_backward')
+
+
+def _autograd_softplus_backward(ks, grad_output, self, beta, threshold):
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
+        node = _n.SoftplusBackwardBackward0()
+        node.next_edges = record.edges(grad_output, self)
+        node.grad_output_ = record.save(grad_output) if node.should_compute_output(1) else None
+        node.self_ = record.save(self)
+        node.beta_ = beta
+        node.threshold_ = threshold
+        result = _op_softplus_backward.redispatch(ks, grad_output, self, beta, threshold)
+        record.output(result, node)
+        return result
+    return _op_softplus_backward.redispatch(ks, grad_output, self, beta, threshold)
+
+
+register_autograd('aten::softplus_backward', _autograd_softplus_backward)
 
 
 _op_elu = _get_op('aten::elu')
@@ -8856,3 +8893,590 @@ def _autograd__unique2(ks, self, sorted, return_inverse, return_counts):
 
 
 register_autograd('aten::_unique2', _autograd__unique2)
+
+
+_op_view_copy = _get_op('aten::view_copy')
+
+
+def _autograd_view_copy(ks, self, size):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.ViewBackward0_copy()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_view_copy.redispatch(ks, self, size)
+        record.output(result, node)
+        return result
+    return _op_view_copy.redispatch(ks, self, size)
+
+
+register_autograd('aten::view_copy', _autograd_view_copy)
+
+
+_op_view_copy_out = _get_op('aten::view_copy.out')
+
+
+def _autograd_view_copy_out(ks, self, size, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('view_copy', self)
+    return _op_view_copy_out.redispatch(ks, self, size, out)
+
+
+register_autograd('aten::view_copy.out', _autograd_view_copy_out)
+
+
+_op_view_copy_dtype = _get_op('aten::view_copy.dtype')
+
+
+def _autograd_view_copy_dtype(ks, self, dtype):
+    return _op_view_copy_dtype.redispatch(ks, self, dtype)
+
+
+register_autograd('aten::view_copy.dtype', _autograd_view_copy_dtype)
+
+
+_op_view_copy_dtype_out = _get_op('aten::view_copy.dtype_out')
+
+
+def _autograd_view_copy_dtype_out(ks, self, dtype, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('view_copy', self)
+    return _op_view_copy_dtype_out.redispatch(ks, self, dtype, out)
+
+
+register_autograd('aten::view_copy.dtype_out', _autograd_view_copy_dtype_out)
+
+
+_op__reshape_alias_copy = _get_op('aten::_reshape_alias_copy')
+
+
+def _autograd__reshape_alias_copy(ks, self, size, stride):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.ReshapeAliasBackward0_copy()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__reshape_alias_copy.redispatch(ks, self, size, stride)
+        record.output(result, node)
+        return result
+    return _op__reshape_alias_copy.redispatch(ks, self, size, stride)
+
+
+register_autograd('aten::_reshape_alias_copy', _autograd__reshape_alias_copy)
+
+
+_op__reshape_alias_copy_out = _get_op('aten::_reshape_alias_copy.out')
+
+
+def _autograd__reshape_alias_copy_out(ks, self, size, stride, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('_reshape_alias_copy', self)
+    return _op__reshape_alias_copy_out.redispatch(ks, self, size, stride, out)
+
+
+register_autograd('aten::_reshape_alias_copy.out', _autograd__reshape_alias_copy_out)
+
+
+_op_as_strided_copy = _get_op('aten::as_strided_copy')
+
+
+def _autograd_as_strided_copy(ks, self, size, stride, storage_offset):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.AsStridedBackward0_copy()
+        node.next_edges = record.edges(self)
+        node.size_ = size
+        node.stride_ = stride
+        node.storage_offset_ = storage_offset
+        node.self_geometry_ = record.meta(self, 'geometry')
+        result = _op_as_strided_copy.redispatch(ks, self, size, stride, storage_offset)
+        record.output(result, node)
+        return result
+    return _op_as_strided_copy.redispatch(ks, self, size, stride, storage_offset)
+
+
+register_autograd('aten::as_strided_copy', _autograd_as_strided_copy)
+
+
+_op_as_strided_copy_out = _get_op('aten::as_strided_copy.out')
+
+
+def _autograd_as_strided_copy_out(ks, self, size, stride, storage_offset, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('as_strided_copy', self)
+    return _op_as_strided_copy_out.redispatch(ks, self, size, stride, storage_offset, out)
+
+
+register_autograd('aten::as_strided_copy.out', _autograd_as_strided_copy_out)
+
+
+_op_transpose_copy_int = _get_op('aten::transpose_copy.int')
+
+
+def _autograd_transpose_copy_int(ks, self, dim0, dim1):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.TransposeBackward0_copy()
+        node.next_edges = record.edges(self)
+        node.dim0_ = dim0
+        node.dim1_ = dim1
+        result = _op_transpose_copy_int.redispatch(ks, self, dim0, dim1)
+        record.output(result, node)
+        return result
+    return _op_transpose_copy_int.redispatch(ks, self, dim0, dim1)
+
+
+register_autograd('aten::transpose_copy.int', _autograd_transpose_copy_int)
+
+
+_op_transpose_copy_int_out = _get_op('aten::transpose_copy.int_out')
+
+
+def _autograd_transpose_copy_int_out(ks, self, dim0, dim1, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('transpose_copy', self)
+    return _op_transpose_copy_int_out.redispatch(ks, self, dim0, dim1, out)
+
+
+register_autograd('aten::transpose_copy.int_out', _autograd_transpose_copy_int_out)
+
+
+_op_t_copy = _get_op('aten::t_copy')
+
+
+def _autograd_t_copy(ks, self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.TBackward0_copy()
+        node.next_edges = record.edges(self)
+        result = _op_t_copy.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op_t_copy.redispatch(ks, self)
+
+
+register_autograd('aten::t_copy', _autograd_t_copy)
+
+
+_op_t_copy_out = _get_op('aten::t_copy.out')
+
+
+def _autograd_t_copy_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('t_copy', self)
+    return _op_t_copy_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::t_copy.out', _autograd_t_copy_out)
+
+
+_op_permute_copy = _get_op('aten::permute_copy')
+
+
+def _autograd_permute_copy(ks, self, dims):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.PermuteBackward0_copy()
+        node.next_edges = record.edges(self)
+        node.dims_ = dims
+        result = _op_permute_copy.redispatch(ks, self, dims)
+        record.output(result, node)
+        return result
+    return _op_permute_copy.redispatch(ks, self, dims)
+
+
+register_autograd('aten::permute_copy', _autograd_permute_copy)
+
+
+_op_permute_copy_out = _get_op('aten::permute_copy.out')
+
+
+def _autograd_permute_copy_out(ks, self, dims, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('permute_copy', self)
+    return _op_permute_copy_out.redispatch(ks, self, dims, out)
+
+
+register_autograd('aten::permute_copy.out', _autograd_permute_copy_out)
+
+
+_op_expand_copy = _get_op('aten::expand_copy')
+
+
+def _autograd_expand_copy(ks, self, size, implicit):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.ExpandBackward0_copy()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_expand_copy.redispatch(ks, self, size, implicit)
+        record.output(result, node)
+        return result
+    return _op_expand_copy.redispatch(ks, self, size, implicit)
+
+
+register_autograd('aten::expand_copy', _autograd_expand_copy)
+
+
+_op_expand_copy_out = _get_op('aten::expand_copy.out')
+
+
+def _autograd_expand_copy_out(ks, self, size, implicit, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('expand_copy', self)
+    return _op_expand_copy_out.redispatch(ks, self, size, implicit, out)
+
+
+register_autograd('aten::expand_copy.out', _autograd_expand_copy_out)
+
+
+_op_slice_copy_Tensor = _get_op('aten::slice_copy.Tensor')
+
+
+def _autograd_slice_copy_Tensor(ks, self, dim, start, end, step):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.SliceBackward0_copy()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        node.start_ = start
+        node.end_ = end
+        node.step_ = step
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_slice_copy_Tensor.redispatch(ks, self, dim, start, end, step)
+        record.output(result, node)
+        return result
+    return _op_slice_copy_Tensor.redispatch(ks, self, dim, start, end, step)
+
+
+register_autograd('aten::slice_copy.Tensor', _autograd_slice_copy_Tensor)
+
+
+_op_slice_copy_Tensor_out = _get_op('aten::slice_copy.Tensor_out')
+
+
+def _autograd_slice_copy_Tensor_out(ks, self, dim, start, end, step, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('slice_copy', self)
+    return _op_slice_copy_Tensor_out.redispatch(ks, self, dim, start, end, step, out)
+
+
+register_autograd('aten::slice_copy.Tensor_out', _autograd_slice_copy_Tensor_out)
+
+
+_op_select_copy_int = _get_op('aten::select_copy.int')
+
+
+def _autograd_select_copy_int(ks, self, dim, index):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.SelectBackward0_copy()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        node.index_ = index
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_select_copy_int.redispatch(ks, self, dim, index)
+        record.output(result, node)
+        return result
+    return _op_select_copy_int.redispatch(ks, self, dim, index)
+
+
+register_autograd('aten::select_copy.int', _autograd_select_copy_int)
+
+
+_op_select_copy_int_out = _get_op('aten::select_copy.int_out')
+
+
+def _autograd_select_copy_int_out(ks, self, dim, index, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('select_copy', self)
+    return _op_select_copy_int_out.redispatch(ks, self, dim, index, out)
+
+
+register_autograd('aten::select_copy.int_out', _autograd_select_copy_int_out)
+
+
+_op_unsqueeze_copy = _get_op('aten::unsqueeze_copy')
+
+
+def _autograd_unsqueeze_copy(ks, self, dim):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UnsqueezeBackward0_copy()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        result = _op_unsqueeze_copy.redispatch(ks, self, dim)
+        record.output(result, node)
+        return result
+    return _op_unsqueeze_copy.redispatch(ks, self, dim)
+
+
+register_autograd('aten::unsqueeze_copy', _autograd_unsqueeze_copy)
+
+
+_op_unsqueeze_copy_out = _get_op('aten::unsqueeze_copy.out')
+
+
+def _autograd_unsqueeze_copy_out(ks, self, dim, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('unsqueeze_copy', self)
+    return _op_unsqueeze_copy_out.redispatch(ks, self, dim, out)
+
+
+register_autograd('aten::unsqueeze_copy.out', _autograd_unsqueeze_copy_out)
+
+
+_op_squeeze_copy = _get_op('aten::squeeze_copy')
+
+
+def _autograd_squeeze_copy(ks, self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.SqueezeBackward0_copy()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_squeeze_copy.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op_squeeze_copy.redispatch(ks, self)
+
+
+register_autograd('aten::squeeze_copy', _autograd_squeeze_copy)
+
+
+_op_squeeze_copy_out = _get_op('aten::squeeze_copy.out')
+
+
+def _autograd_squeeze_copy_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('squeeze_copy', self)
+    return _op_squeeze_copy_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::squeeze_copy.out', _autograd_squeeze_copy_out)
+
+
+_op_squeeze_copy_dim = _get_op('aten::squeeze_copy.dim')
+
+
+def _autograd_squeeze_copy_dim(ks, self, dim):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.SqueezeBackward1_copy()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_squeeze_copy_dim.redispatch(ks, self, dim)
+        record.output(result, node)
+        return result
+    return _op_squeeze_copy_dim.redispatch(ks, self, dim)
+
+
+register_autograd('aten::squeeze_copy.dim', _autograd_squeeze_copy_dim)
+
+
+_op_squeeze_copy_dim_out = _get_op('aten::squeeze_copy.dim_out')
+
+
+def _autograd_squeeze_copy_dim_out(ks, self, dim, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('squeeze_copy', self)
+    return _op_squeeze_copy_dim_out.redispatch(ks, self, dim, out)
+
+
+register_autograd('aten::squeeze_copy.dim_out', _autograd_squeeze_copy_dim_out)
+
+
+_op_squeeze_copy_dims = _get_op('aten::squeeze_copy.dims')
+
+
+def _autograd_squeeze_copy_dims(ks, self, dim):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.SqueezeBackward2_copy()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_squeeze_copy_dims.redispatch(ks, self, dim)
+        record.output(result, node)
+        return result
+    return _op_squeeze_copy_dims.redispatch(ks, self, dim)
+
+
+register_autograd('aten::squeeze_copy.dims', _autograd_squeeze_copy_dims)
+
+
+_op_squeeze_copy_dims_out = _get_op('aten::squeeze_copy.dims_out')
+
+
+def _autograd_squeeze_copy_dims_out(ks, self, dim, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('squeeze_copy', self)
+    return _op_squeeze_copy_dims_out.redispatch(ks, self, dim, out)
+
+
+register_autograd('aten::squeeze_copy.dims_out', _autograd_squeeze_copy_dims_out)
+
+
+_op_unfold_copy = _get_op('aten::unfold_copy')
+
+
+def _autograd_unfold_copy(ks, self, dimension, size, step):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UnfoldBackward0_copy()
+        node.next_edges = record.edges(self)
+        node.dimension_ = dimension
+        node.size_ = size
+        node.step_ = step
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_unfold_copy.redispatch(ks, self, dimension, size, step)
+        record.output(result, node)
+        return result
+    return _op_unfold_copy.redispatch(ks, self, dimension, size, step)
+
+
+register_autograd('aten::unfold_copy', _autograd_unfold_copy)
+
+
+_op_unfold_copy_out = _get_op('aten::unfold_copy.out')
+
+
+def _autograd_unfold_copy_out(ks, self, dimension, size, step, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('unfold_copy', self)
+    return _op_unfold_copy_out.redispatch(ks, self, dimension, size, step, out)
+
+
+register_autograd('aten::unfold_copy.out', _autograd_unfold_copy_out)
+
+
+_op_diagonal_copy = _get_op('aten::diagonal_copy')
+
+
+def _autograd_diagonal_copy(ks, self, offset, dim1, dim2):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.DiagonalBackward0_copy()
+        node.next_edges = record.edges(self)
+        node.offset_ = offset
+        node.dim1_ = dim1
+        node.dim2_ = dim2
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_diagonal_copy.redispatch(ks, self, offset, dim1, dim2)
+        record.output(result, node)
+        return result
+    return _op_diagonal_copy.redispatch(ks, self, offset, dim1, dim2)
+
+
+register_autograd('aten::diagonal_copy', _autograd_diagonal_copy)
+
+
+_op_diagonal_copy_out = _get_op('aten::diagonal_copy.out')
+
+
+def _autograd_diagonal_copy_out(ks, self, offset, dim1, dim2, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('diagonal_copy', self)
+    return _op_diagonal_copy_out.redispatch(ks, self, offset, dim1, dim2, out)
+
+
+register_autograd('aten::diagonal_copy.out', _autograd_diagonal_copy_out)
+
+
+_op_split_copy_Tensor = _get_op('aten::split_copy.Tensor')
+
+
+def _autograd_split_copy_Tensor(ks, self, split_size, dim):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.SplitBackward0_copy()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        result = _op_split_copy_Tensor.redispatch(ks, self, split_size, dim)
+        record.history(result, node, None)
+        return result
+    return _op_split_copy_Tensor.redispatch(ks, self, split_size, dim)
+
+
+register_autograd('aten::split_copy.Tensor', _autograd_split_copy_Tensor)
+
+
+_op_split_copy_Tensor_out = _get_op('aten::split_copy.Tensor_out')
+
+
+def _autograd_split_copy_Tensor_out(ks, self, split_size, dim, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('split_copy', self)
+    return _op_split_copy_Tensor_out.redispatch(ks, self, split_size, dim, out)
+
+
+register_autograd('aten::split_copy.Tensor_out', _autograd_split_copy_Tensor_out)
+
+
+_op_split_with_sizes_copy = _get_op('aten::split_with_sizes_copy')
+
+
+def _autograd_split_with_sizes_copy(ks, self, split_sizes, dim):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.SplitWithSizesBackward0_copy()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        result = _op_split_with_sizes_copy.redispatch(ks, self, split_sizes, dim)
+        record.history(result, node, None)
+        return result
+    return _op_split_with_sizes_copy.redispatch(ks, self, split_sizes, dim)
+
+
+register_autograd('aten::split_with_sizes_copy', _autograd_split_with_sizes_copy)
+
+
+_op_split_with_sizes_copy_out = _get_op('aten::split_with_sizes_copy.out')
+
+
+def _autograd_split_with_sizes_copy_out(ks, self, split_sizes, dim, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('split_with_sizes_copy', self)
+    return _op_split_with_sizes_copy_out.redispatch(ks, self, split_sizes, dim, out)
+
+
+register_autograd('aten::split_with_sizes_copy.out', _autograd_split_with_sizes_copy_out)
+
+
+_op_unbind_copy_int = _get_op('aten::unbind_copy.int')
+
+
+def _autograd_unbind_copy_int(ks, self, dim):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.UnbindBackward0_copy()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        result = _op_unbind_copy_int.redispatch(ks, self, dim)
+        record.history(result, node, None)
+        return result
+    return _op_unbind_copy_int.redispatch(ks, self, dim)
+
+
+register_autograd('aten::unbind_copy.int', _autograd_unbind_copy_int)
+
+
+_op_unbind_copy_int_out = _get_op('aten::unbind_copy.int_out')
+
+
+def _autograd_unbind_copy_int_out(ks, self, dim, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('unbind_copy', self)
+    return _op_unbind_copy_int_out.redispatch(ks, self, dim, out)
+
+
+register_autograd('aten::unbind_copy.int_out', _autograd_unbind_copy_int_out)
+
+
+_op_alias_copy = _get_op('aten::alias_copy')
+
+
+def _autograd_alias_copy(ks, self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.AliasBackward0_copy()
+        node.next_edges = record.edges(self)
+        result = _op_alias_copy.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op_alias_copy.redispatch(ks, self)
+
+
+register_autograd('aten::alias_copy', _autograd_alias_copy)
+
+
+_op_alias_copy_out = _get_op('aten::alias_copy.out')
+
+
+def _autograd_alias_copy_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('alias_copy', self)
+    return _op_alias_copy_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::alias_copy.out', _autograd_alias_copy_out)

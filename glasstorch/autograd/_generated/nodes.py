@@ -347,12 +347,37 @@ class UnsafeViewBackward0(Node):
         return self.self_sizes_
 
 
+def _ReshapeAliasBackward0_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes)
+
+
+class ReshapeAliasBackward0(Node):
+    """Backward of ``_reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:24)."""
+
+    __slots__ = ('self_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ReshapeAliasBackward0_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
 def _AsStridedBackward0_0(grad, grads, size, stride, storage_offset, self_geometry):
     return as_strided_backward(grad, self_geometry, size, stride, storage_offset)
 
 
 class AsStridedBackward0(Node):
-    """Backward of ``as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:24)."""
+    """Backward of ``as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:27)."""
 
     __slots__ = ('size_', 'stride_', 'storage_offset_', 'self_geometry_')
     _tensor_slots = ()
@@ -388,7 +413,7 @@ def _AsStridedBackward1_0(grad, grads, size, stride, storage_offset, self_geomet
 
 
 class AsStridedBackward1(Node):
-    """Backward of ``as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:27)."""
+    """Backward of ``as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:30)."""
 
     __slots__ = ('size_', 'stride_', 'storage_offset_', 'self_geometry_')
     _tensor_slots = ()
@@ -424,7 +449,7 @@ def _TransposeBackward0_0(grad, grads, dim0, dim1):
 
 
 class TransposeBackward0(Node):
-    """Backward of ``transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:30)."""
+    """Backward of ``transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:33)."""
 
     __slots__ = ('dim0_', 'dim1_')
     _tensor_slots = ()
@@ -454,7 +479,7 @@ def _TransposeBackward1_0(grad, grads, dim0, dim1):
 
 
 class TransposeBackward1(Node):
-    """Backward of ``transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:33)."""
+    """Backward of ``transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:36)."""
 
     __slots__ = ('dim0_', 'dim1_')
     _tensor_slots = ()
@@ -484,7 +509,7 @@ def _TBackward0_0(grad, grads):
 
 
 class TBackward0(Node):
-    """Backward of ``t(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:36)."""
+    """Backward of ``t(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:39)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -504,7 +529,7 @@ def _TBackward1_0(grad, grads):
 
 
 class TBackward1(Node):
-    """Backward of ``t_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:39)."""
+    """Backward of ``t_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:42)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -524,7 +549,7 @@ def _PermuteBackward0_0(grad, grads, dims):
 
 
 class PermuteBackward0(Node):
-    """Backward of ``permute(Tensor(a) self, int[] dims) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:42)."""
+    """Backward of ``permute(Tensor(a) self, int[] dims) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:45)."""
 
     __slots__ = ('dims_',)
     _tensor_slots = ()
@@ -549,7 +574,7 @@ def _ExpandBackward0_0(grad, grads, self_sizes):
 
 
 class ExpandBackward0(Node):
-    """Backward of ``expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:45)."""
+    """Backward of ``expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:48)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -574,7 +599,7 @@ def _UnsqueezeBackward0_0(grad, grads, dim):
 
 
 class UnsqueezeBackward0(Node):
-    """Backward of ``unsqueeze(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:48)."""
+    """Backward of ``unsqueeze(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:51)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -599,7 +624,7 @@ def _UnsqueezeBackward1_0(grad, grads, dim):
 
 
 class UnsqueezeBackward1(Node):
-    """Backward of ``unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:51)."""
+    """Backward of ``unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:54)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -624,7 +649,7 @@ def _SqueezeBackward0_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward0(Node):
-    """Backward of ``squeeze(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:54)."""
+    """Backward of ``squeeze(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:57)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -649,7 +674,7 @@ def _SqueezeBackward1_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward1(Node):
-    """Backward of ``squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:57)."""
+    """Backward of ``squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:60)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -674,7 +699,7 @@ def _SqueezeBackward2_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward2(Node):
-    """Backward of ``squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:60)."""
+    """Backward of ``squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:63)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -699,7 +724,7 @@ def _SqueezeBackward3_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward3(Node):
-    """Backward of ``squeeze_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:63)."""
+    """Backward of ``squeeze_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:66)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -724,7 +749,7 @@ def _SqueezeBackward4_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward4(Node):
-    """Backward of ``squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:66)."""
+    """Backward of ``squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:69)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -749,7 +774,7 @@ def _SqueezeBackward5_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward5(Node):
-    """Backward of ``squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:69)."""
+    """Backward of ``squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:72)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -774,7 +799,7 @@ def _SelectBackward0_0(grad, grads, dim, index, self_sizes):
 
 
 class SelectBackward0(Node):
-    """Backward of ``select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:72)."""
+    """Backward of ``select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:75)."""
 
     __slots__ = ('dim_', 'index_', 'self_sizes_')
     _tensor_slots = ()
@@ -809,7 +834,7 @@ def _SliceBackward0_0(grad, grads, dim, start, end, step, self_sizes):
 
 
 class SliceBackward0(Node):
-    """Backward of ``slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:75)."""
+    """Backward of ``slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:78)."""
 
     __slots__ = ('dim_', 'start_', 'end_', 'step_', 'self_sizes_')
     _tensor_slots = ()
@@ -854,7 +879,7 @@ def _DiagonalBackward0_0(grad, grads, offset, dim1, dim2, self_sizes):
 
 
 class DiagonalBackward0(Node):
-    """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:78)."""
+    """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:81)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_', 'self_sizes_')
     _tensor_slots = ()
@@ -894,7 +919,7 @@ def _UnfoldBackward0_0(grad, grads, dimension, size, step, self_sizes):
 
 
 class UnfoldBackward0(Node):
-    """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:81)."""
+    """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:84)."""
 
     __slots__ = ('dimension_', 'size_', 'step_', 'self_sizes_')
     _tensor_slots = ()
@@ -934,7 +959,7 @@ def _SplitBackward0_0(grad, grads, dim):
 
 
 class SplitBackward0(Node):
-    """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:84)."""
+    """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:87)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -959,7 +984,7 @@ def _SplitWithSizesBackward0_0(grad, grads, dim):
 
 
 class SplitWithSizesBackward0(Node):
-    """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:87)."""
+    """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:90)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -984,7 +1009,7 @@ def _UnbindBackward0_0(grad, grads, dim):
 
 
 class UnbindBackward0(Node):
-    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:90)."""
+    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:93)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1009,7 +1034,7 @@ def _AliasBackward0_0(grad, grads):
 
 
 class AliasBackward0(Node):
-    """Backward of ``alias(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:93)."""
+    """Backward of ``alias(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:96)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1029,7 +1054,7 @@ def _CloneBackward0_0(grad, grads):
 
 
 class CloneBackward0(Node):
-    """Backward of ``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:96)."""
+    """Backward of ``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:99)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1049,7 +1074,7 @@ def _ToCopyBackward0_0(grad, grads, self_dtype):
 
 
 class ToCopyBackward0(Node):
-    """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:99)."""
+    """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:102)."""
 
     __slots__ = ('self_dtype_',)
     _tensor_slots = ()
@@ -1070,7 +1095,7 @@ def _FillBackward2_0(grad, grads):
 
 
 class FillBackward2(Node):
-    """Backward of ``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:116)."""
+    """Backward of ``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:119)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1094,7 +1119,7 @@ def _FillBackward3_1(grad, grads):
 
 
 class FillBackward3(Node):
-    """Backward of ``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:119)."""
+    """Backward of ``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:122)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1116,7 +1141,7 @@ def _ZeroBackward0_0(grad, grads):
 
 
 class ZeroBackward0(Node):
-    """Backward of ``zero_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:123)."""
+    """Backward of ``zero_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:126)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -3233,12 +3258,66 @@ class SoftplusBackward0(Node):
         return self.threshold_
 
 
+def _SoftplusBackwardBackward0_0(grad, grads, grad_output, self, beta, threshold):
+    return softplus_backward(grad, self, beta, threshold)
+
+
+def _SoftplusBackwardBackward0_1(grad, grads, grad_output, self, beta, threshold):
+    return softplus_double_backward(grad * grad_output, self, beta, threshold)
+
+
+class SoftplusBackwardBackward0(Node):
+    """Backward of ``softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:34)."""
+
+    __slots__ = ('grad_output_', 'self_', 'beta_', 'threshold_')
+    _tensor_slots = ('grad_output_', 'self_')
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        grad_output = _unpack(node, node.grad_output_, 'SoftplusBackwardBackward0')
+        self = _unpack(node, node.self_, 'SoftplusBackwardBackward0')
+        beta = node.beta_
+        threshold = node.threshold_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SoftplusBackwardBackward0_0(grad, grads, grad_output, self, beta, threshold))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_SoftplusBackwardBackward0_1(grad, grads, grad_output, self, beta, threshold))
+        return out
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self, self.grad_output_, 'SoftplusBackwardBackward0')
+
+    @property
+    def _raw_saved_grad_output(self):
+        return self.grad_output_
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'SoftplusBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_beta(self):
+        return self.beta_
+
+    @property
+    def _saved_threshold(self):
+        return self.threshold_
+
+
 def _EluBackward0_0(grad, grads, self, alpha, scale, input_scale):
     return elu_backward(grad, alpha, scale, input_scale, False, self)
 
 
 class EluBackward0(Node):
-    """Backward of ``elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:34)."""
+    """Backward of ``elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:38)."""
 
     __slots__ = ('self_', 'alpha_', 'scale_', 'input_scale_')
     _tensor_slots = ('self_',)
@@ -3282,7 +3361,7 @@ def _EluBackward1_0(grad, grads, alpha, scale, input_scale, result):
 
 
 class EluBackward1(Node):
-    """Backward of ``elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:37)."""
+    """Backward of ``elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:41)."""
 
     __slots__ = ('alpha_', 'scale_', 'input_scale_', 'result_')
     _tensor_slots = ('result_',)
@@ -3330,7 +3409,7 @@ def _EluBackwardBackward0_1(grad, grads, grad_output, self_or_result, alpha, sca
 
 
 class EluBackwardBackward0(Node):
-    """Backward of ``elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:40)."""
+    """Backward of ``elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:44)."""
 
     __slots__ = ('grad_output_', 'self_or_result_', 'alpha_', 'scale_', 'input_scale_', 'is_result_')
     _tensor_slots = ('grad_output_', 'self_or_result_')
@@ -3390,7 +3469,7 @@ def _CeluBackward0_0(grad, grads, self, alpha):
 
 
 class CeluBackward0(Node):
-    """Backward of ``celu(Tensor self, Scalar alpha=1.0) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:44)."""
+    """Backward of ``celu(Tensor self, Scalar alpha=1.0) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:48)."""
 
     __slots__ = ('self_', 'alpha_')
     _tensor_slots = ('self_',)
@@ -3424,7 +3503,7 @@ def _CeluBackward1_0(grad, grads, alpha, result):
 
 
 class CeluBackward1(Node):
-    """Backward of ``celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:47)."""
+    """Backward of ``celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:51)."""
 
     __slots__ = ('alpha_', 'result_')
     _tensor_slots = ('result_',)
@@ -3458,7 +3537,7 @@ def _LeakyReluBackward0_0(grad, grads, self, negative_slope):
 
 
 class LeakyReluBackward0(Node):
-    """Backward of ``leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:50)."""
+    """Backward of ``leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:54)."""
 
     __slots__ = ('self_', 'negative_slope_')
     _tensor_slots = ('self_',)
@@ -3492,7 +3571,7 @@ def _LeakyReluBackward1_0(grad, grads, negative_slope, result):
 
 
 class LeakyReluBackward1(Node):
-    """Backward of ``leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:54)."""
+    """Backward of ``leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:58)."""
 
     __slots__ = ('negative_slope_', 'result_')
     _tensor_slots = ('result_',)
@@ -3530,7 +3609,7 @@ def _LeakyReluBackwardBackward0_1(grad, grads, self, negative_slope):
 
 
 class LeakyReluBackwardBackward0(Node):
-    """Backward of ``leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:57)."""
+    """Backward of ``leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:61)."""
 
     __slots__ = ('self_', 'negative_slope_')
     _tensor_slots = ('self_',)
@@ -3566,7 +3645,7 @@ def _HardtanhBackward0_0(grad, grads, self, min_val, max_val):
 
 
 class HardtanhBackward0(Node):
-    """Backward of ``hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:61)."""
+    """Backward of ``hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:65)."""
 
     __slots__ = ('self_', 'min_val_', 'max_val_')
     _tensor_slots = ('self_',)
@@ -3609,7 +3688,7 @@ def _HardtanhBackwardBackward0_1(grad, grads, self, min_val, max_val):
 
 
 class HardtanhBackwardBackward0(Node):
-    """Backward of ``hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:64)."""
+    """Backward of ``hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:68)."""
 
     __slots__ = ('self_', 'min_val_', 'max_val_')
     _tensor_slots = ('self_',)
@@ -3650,7 +3729,7 @@ def _HardsigmoidBackward0_0(grad, grads, self):
 
 
 class HardsigmoidBackward0(Node):
-    """Backward of ``hardsigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:70)."""
+    """Backward of ``hardsigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:74)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -3679,7 +3758,7 @@ def _HardswishBackward0_0(grad, grads, self):
 
 
 class HardswishBackward0(Node):
-    """Backward of ``hardswish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:73)."""
+    """Backward of ``hardswish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:77)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -3708,7 +3787,7 @@ def _LogSigmoidBackward0_0(grad, grads, self):
 
 
 class LogSigmoidBackward0(Node):
-    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:76)."""
+    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:80)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -3737,7 +3816,7 @@ def _GluBackward0_0(grad, grads, self, dim):
 
 
 class GluBackward0(Node):
-    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:80)."""
+    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:84)."""
 
     __slots__ = ('self_', 'dim_')
     _tensor_slots = ('self_',)
@@ -3771,7 +3850,7 @@ def _SoftmaxBackward0_0(grad, grads, dim, result):
 
 
 class SoftmaxBackward0(Node):
-    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:83)."""
+    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:87)."""
 
     __slots__ = ('dim_', 'result_')
     _tensor_slots = ('result_',)
@@ -3805,7 +3884,7 @@ def _LogSoftmaxBackward0_0(grad, grads, dim, result):
 
 
 class LogSoftmaxBackward0(Node):
-    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:86)."""
+    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:90)."""
 
     __slots__ = ('dim_', 'result_')
     _tensor_slots = ('result_',)
@@ -3839,7 +3918,7 @@ def _NativeLayerNormBackward0_0(grad, grads, input, weight, bias, normalized_sha
 
 
 class NativeLayerNormBackward0(Node):
-    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:89)."""
+    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:93)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'normalized_shape_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -3916,7 +3995,7 @@ def _FusedRmsNormBackward0_0(grad, grads, input, weight, normalized_shape, resul
 
 
 class FusedRmsNormBackward0(Node):
-    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:93)."""
+    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:97)."""
 
     __slots__ = ('input_', 'weight_', 'normalized_shape_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'result_')
@@ -3970,7 +4049,7 @@ def _NativeBatchNormBackward0_0(grad, grads, input, weight, bias, running_mean, 
 
 
 class NativeBatchNormBackward0(Node):
-    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:96)."""
+    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:100)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -4065,7 +4144,7 @@ def _NativeBatchNormLegitBackward0_0(grad, grads, input, weight, bias, running_m
 
 
 class NativeBatchNormLegitBackward0(Node):
-    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:100)."""
+    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:104)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -4160,7 +4239,7 @@ def _NativeBatchNormLegitBackward1_0(grad, grads, input, weight, bias, training,
 
 
 class NativeBatchNormLegitBackward1(Node):
-    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:104)."""
+    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:108)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -4237,7 +4316,7 @@ def _NativeBatchNormLegitNoTrainingBackward0_0(grad, grads, input, weight, bias,
 
 
 class NativeBatchNormLegitNoTrainingBackward0(Node):
-    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:108)."""
+    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:112)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -4327,7 +4406,7 @@ def _NativeGroupNormBackward0_0(grad, grads, input, weight, bias, N, C, HxW, gro
 
 
 class NativeGroupNormBackward0(Node):
-    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:112)."""
+    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:116)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'N_', 'C_', 'HxW_', 'group_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -4414,7 +4493,7 @@ def _NativeDropoutBackward0_0(grad, grads, p, train, result):
 
 
 class NativeDropoutBackward0(Node):
-    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:115)."""
+    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:119)."""
 
     __slots__ = ('p_', 'train_', 'result_')
     _tensor_slots = ('result_',)
@@ -4453,7 +4532,7 @@ def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq,
 
 
 class EmbeddingBackward0(Node):
-    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:119)."""
+    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:123)."""
 
     __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'weight_sizes_')
     _tensor_slots = ('indices_',)
@@ -4497,7 +4576,7 @@ def _EmbeddingRenormBackward0_0(grad, grads):
 
 
 class EmbeddingRenormBackward0(Node):
-    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:125)."""
+    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:129)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -4517,7 +4596,7 @@ def _ScaledDotProductFlashAttentionForCpuBackward0_0(grad, grads, query, key, va
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(Node):
-    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:129)."""
+    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:133)."""
 
     __slots__ = ('query_', 'key_', 'value_', 'attn_mask_', 'dropout_p_', 'is_causal_', 'scale_', 'result_')
     _tensor_slots = ('query_', 'key_', 'value_', 'attn_mask_', 'result_')
@@ -9982,4 +10061,545 @@ class Unique2Backward0(Node):
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_Unique2Backward0_0(grad, grads))
+        return out
+
+
+def _ViewBackward0_copy_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes)
+
+
+class ViewBackward0_copy(Node):
+    """Backward of ``view_copy(Tensor self, SymInt[] size) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:14)."""
+
+    __slots__ = ('self_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ViewBackward0_copy_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _ReshapeAliasBackward0_copy_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes)
+
+
+class ReshapeAliasBackward0_copy(Node):
+    """Backward of ``_reshape_alias_copy(Tensor self, SymInt[] size, SymInt[] stride) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:24)."""
+
+    __slots__ = ('self_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ReshapeAliasBackward0_copy_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _AsStridedBackward0_copy_0(grad, grads, size, stride, storage_offset, self_geometry):
+    return as_strided_backward(grad, self_geometry, size, stride, storage_offset)
+
+
+class AsStridedBackward0_copy(Node):
+    """Backward of ``as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:27)."""
+
+    __slots__ = ('size_', 'stride_', 'storage_offset_', 'self_geometry_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        size = node.size_
+        stride = node.stride_
+        storage_offset = node.storage_offset_
+        self_geometry = node.self_geometry_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AsStridedBackward0_copy_0(grad, grads, size, stride, storage_offset, self_geometry))
+        return out
+
+    @property
+    def _saved_size(self):
+        return self.size_
+
+    @property
+    def _saved_stride(self):
+        return self.stride_
+
+    @property
+    def _saved_storage_offset(self):
+        return self.storage_offset_
+
+
+def _TransposeBackward0_copy_0(grad, grads, dim0, dim1):
+    return grad.transpose(dim0, dim1)
+
+
+class TransposeBackward0_copy(Node):
+    """Backward of ``transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:33)."""
+
+    __slots__ = ('dim0_', 'dim1_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim0 = node.dim0_
+        dim1 = node.dim1_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TransposeBackward0_copy_0(grad, grads, dim0, dim1))
+        return out
+
+    @property
+    def _saved_dim0(self):
+        return self.dim0_
+
+    @property
+    def _saved_dim1(self):
+        return self.dim1_
+
+
+def _TBackward0_copy_0(grad, grads):
+    return grad.t()
+
+
+class TBackward0_copy(Node):
+    """Backward of ``t_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:39)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TBackward0_copy_0(grad, grads))
+        return out
+
+
+def _PermuteBackward0_copy_0(grad, grads, dims):
+    return permute_backward(grad, dims)
+
+
+class PermuteBackward0_copy(Node):
+    """Backward of ``permute_copy(Tensor self, int[] dims) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:45)."""
+
+    __slots__ = ('dims_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dims = node.dims_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_PermuteBackward0_copy_0(grad, grads, dims))
+        return out
+
+    @property
+    def _saved_dims(self):
+        return self.dims_
+
+
+def _ExpandBackward0_copy_0(grad, grads, self_sizes):
+    return expand_backward(grad, self_sizes)
+
+
+class ExpandBackward0_copy(Node):
+    """Backward of ``expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:48)."""
+
+    __slots__ = ('self_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ExpandBackward0_copy_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _SliceBackward0_copy_0(grad, grads, dim, start, end, step, self_sizes):
+    return slice_backward(grad, self_sizes, dim, start, end, step)
+
+
+class SliceBackward0_copy(Node):
+    """Backward of ``slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:78)."""
+
+    __slots__ = ('dim_', 'start_', 'end_', 'step_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        start = node.start_
+        end = node.end_
+        step = node.step_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SliceBackward0_copy_0(grad, grads, dim, start, end, step, self_sizes))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_start(self):
+        return self.start_
+
+    @property
+    def _saved_end(self):
+        return self.end_
+
+    @property
+    def _saved_step(self):
+        return self.step_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _SelectBackward0_copy_0(grad, grads, dim, index, self_sizes):
+    return select_backward(grad, self_sizes, dim, index)
+
+
+class SelectBackward0_copy(Node):
+    """Backward of ``select_copy.int(Tensor self, int dim, SymInt index) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:75)."""
+
+    __slots__ = ('dim_', 'index_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        index = node.index_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SelectBackward0_copy_0(grad, grads, dim, index, self_sizes))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_index(self):
+        return self.index_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UnsqueezeBackward0_copy_0(grad, grads, dim):
+    return grad.squeeze(dim)
+
+
+class UnsqueezeBackward0_copy(Node):
+    """Backward of ``unsqueeze_copy(Tensor self, int dim) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:51)."""
+
+    __slots__ = ('dim_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UnsqueezeBackward0_copy_0(grad, grads, dim))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _SqueezeBackward0_copy_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes)
+
+
+class SqueezeBackward0_copy(Node):
+    """Backward of ``squeeze_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:57)."""
+
+    __slots__ = ('self_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SqueezeBackward0_copy_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _SqueezeBackward1_copy_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes)
+
+
+class SqueezeBackward1_copy(Node):
+    """Backward of ``squeeze_copy.dim(Tensor self, int dim) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:60)."""
+
+    __slots__ = ('self_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SqueezeBackward1_copy_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _SqueezeBackward2_copy_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes)
+
+
+class SqueezeBackward2_copy(Node):
+    """Backward of ``squeeze_copy.dims(Tensor self, int[] dim) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:63)."""
+
+    __slots__ = ('self_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SqueezeBackward2_copy_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _UnfoldBackward0_copy_0(grad, grads, dimension, size, step, self_sizes):
+    return unfold_backward(grad, self_sizes, dimension, size, step)
+
+
+class UnfoldBackward0_copy(Node):
+    """Backward of ``unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:84)."""
+
+    __slots__ = ('dimension_', 'size_', 'step_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dimension = node.dimension_
+        size = node.size_
+        step = node.step_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UnfoldBackward0_copy_0(grad, grads, dimension, size, step, self_sizes))
+        return out
+
+    @property
+    def _saved_dimension(self):
+        return self.dimension_
+
+    @property
+    def _saved_size(self):
+        return self.size_
+
+    @property
+    def _saved_step(self):
+        return self.step_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _DiagonalBackward0_copy_0(grad, grads, offset, dim1, dim2, self_sizes):
+    return diagonal_backward(grad, self_sizes, offset, dim1, dim2)
+
+
+class DiagonalBackward0_copy(Node):
+    """Backward of ``diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:81)."""
+
+    __slots__ = ('offset_', 'dim1_', 'dim2_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        offset = node.offset_
+        dim1 = node.dim1_
+        dim2 = node.dim2_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_DiagonalBackward0_copy_0(grad, grads, offset, dim1, dim2, self_sizes))
+        return out
+
+    @property
+    def _saved_offset(self):
+        return self.offset_
+
+    @property
+    def _saved_dim1(self):
+        return self.dim1_
+
+    @property
+    def _saved_dim2(self):
+        return self.dim2_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _SplitBackward0_copy_0(grad, grads, dim):
+    return cat_grads(grads, dim)
+
+
+class SplitBackward0_copy(Node):
+    """Backward of ``split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:87)."""
+
+    __slots__ = ('dim_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SplitBackward0_copy_0(grad, grads, dim))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _SplitWithSizesBackward0_copy_0(grad, grads, dim):
+    return cat_grads(grads, dim)
+
+
+class SplitWithSizesBackward0_copy(Node):
+    """Backward of ``split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:90)."""
+
+    __slots__ = ('dim_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SplitWithSizesBackward0_copy_0(grad, grads, dim))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _UnbindBackward0_copy_0(grad, grads, dim):
+    return cat_grads([g.unsqueeze(dim) for g in grads], dim)
+
+
+class UnbindBackward0_copy(Node):
+    """Backward of ``unbind_copy.int(Tensor self, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:93)."""
+
+    __slots__ = ('dim_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_UnbindBackward0_copy_0(grad, grads, dim))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _AliasBackward0_copy_0(grad, grads):
+    return grad
+
+
+class AliasBackward0_copy(Node):
+    """Backward of ``alias_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:96)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AliasBackward0_copy_0(grad, grads))
         return out

@@ -17,7 +17,8 @@ from ...._tensor.impl import TensorImpl, empty_contiguous_numpy, empty_strided_i
 from ...factories import check_fits
 from ..cpu import copy as _copy
 
-__all__ = ["view", "view_dtype", "unsafe_view", "as_strided", "transpose", "t", "permute", "expand", "slice_Tensor",
+__all__ = ["view", "view_dtype", "reshape_alias", "unsafe_view", "as_strided", "transpose", "t", "permute", "expand",
+           "slice_Tensor",
            "select_int", "unsqueeze", "squeeze", "squeeze_dim", "squeeze_dims", "unfold", "diagonal",
            "split_Tensor", "split_with_sizes", "unbind_int", "alias", "clone", "copy_",
            "fill_Scalar", "fill_Tensor", "zero_", "to_copy"]
@@ -62,6 +63,12 @@ def squeeze_dims(self: TensorImpl, dim) -> TensorImpl:
 
 def split_Tensor(self: TensorImpl, split_size, dim=0) -> list:  # noqa: N802
     return _views.split(self, split_size, dim)
+
+
+def reshape_alias(self: TensorImpl, size, stride) -> TensorImpl:
+    """``_reshape_alias``: the given sizes and strides at the same storage offset, unchecked (PyTorch's
+    ``alias_with_sizes_and_strides``: reshape has already computed a geometry that fits)."""
+    return self.view_impl(tuple(size), tuple(stride), self.offset)
 
 
 def unsafe_view(self: TensorImpl, size) -> TensorImpl:

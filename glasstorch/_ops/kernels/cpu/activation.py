@@ -367,6 +367,16 @@ def softplus_out(self, beta, threshold, out):
     return _pointwise(self, out, "softplus_cpu", fn)
 
 
+def softplus_backward_out(grad_output, self, beta, threshold, out=None):
+    """softplus's derivative: ``grad`` where ``beta * x > threshold``, else ``grad * z / (z + 1)`` with
+    ``z = exp(beta * x)`` (the iterator takes grad_output first)."""
+    def fn(g, x, ct):
+        bx = x * _scalar(beta, ct)
+        z = np.exp(bx)
+        return np.where(bx > _scalar(threshold, ct), g, g * z / (z + 1))
+    return _grad_kernel(out, (grad_output, self), "softplus_backward_cpu", fn)
+
+
 def elu_out(self, alpha, scale, input_scale, out):
     """``x * scale`` for ``x > 0``, else ``alpha * scale * (exp(x * input_scale) - 1)``."""
     def fn(x):

@@ -24,6 +24,7 @@ from ...._tensor import views as _views
 from ...._tensor.impl import TensorImpl, empty_impl, empty_strided_impl
 from ... import factories as _fac
 from ...aten import aten
+from ...overlap import check_no_internal_overlap
 from ...tensor_iterator import compute_output_strides, fp_ignore, fp_restore, resize_out, scalar_np
 from . import copy as _copy
 from . import scatter_rows as _scatter_rows
@@ -118,6 +119,7 @@ def masked_select(self, mask):
 def masked_select_out(self, mask, out):
     if mask.dtype is _dt.bool and self.dtype is not out.dtype:
         raise RuntimeError("masked_select(): self and result must have the same scalar type")
+    check_no_internal_overlap(out)
     assert_no_overlap(out, self)
     assert_no_overlap(out, mask)
     vals = _masked_select_np(self, mask)
@@ -134,7 +136,7 @@ def _expand_mask_inplace(self, mask):
 
 
 def masked_scatter_(self, mask, source):
-    check_internal_overlap(self)
+    check_no_internal_overlap(self)
     if self.dtype is not source.dtype:
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
                            f"{_name(self.dtype)} and {_name(source.dtype)}")
@@ -201,7 +203,7 @@ def index_select_out(self, dim, index, out):
     dim, shape = _index_select_check(self, dim, index)
     if self.dtype is not out.dtype:
         raise RuntimeError("index_select(): self and result must have the same scalar type")
-    check_internal_overlap(out)  # before the resize, as index_select_out_cpu_
+    check_no_internal_overlap(out)  # before the resize, as index_select_out_cpu_
     assert_no_overlap(out, self)
     assert_no_overlap(out, index)
     resize_out(out, shape)
@@ -245,7 +247,7 @@ def _sub(arr, shape):
 def gather_out(self, dim, index, sparse_grad, out):
     dim = wrap_dim(dim, self.ndim)
     if out is not None:
-        check_internal_overlap(out)
+        check_no_internal_overlap(out)
         assert_no_overlap(out, self)
     out = prepare_out(out, index.sizes, self.dtype, self.device)
     if not index.numel():  # PyTorch's gather meta: an empty index is checked for nothing more
@@ -267,15 +269,6 @@ def gather_out(self, dim, index, sparse_grad, out):
     sub = [slice(0, s) if d != dim else slice(None) for d, s in enumerate(idx.shape)]
     res = np.take_along_axis(arr[tuple(sub)], idx, axis=dim)
     return write(out, res.reshape(out.sizes))
-
-
-def check_internal_overlap(t):
-    if 0 in t.sizes:  # an empty tensor is non-overlapping and dense: no element to share
-        return
-    for s, st in zip(t.sizes, t.strides, strict=True):
-        if st == 0 and s > 1:
-            raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
-                               "single memory location. Please clone() the tensor before performing the operation.")
 
 
 def _take_check(self, index):
@@ -307,6 +300,7 @@ def take_out(self, index, out):
     if self.dtype is not out.dtype:
         raise RuntimeError(f"take(): self and out expected to have the same dtype, but got self.dtype = "
                            f"{_name(self.dtype)} and out.dtype = {_name(out.dtype)}")
+    check_no_internal_overlap(out)
     assert_no_overlap(out, index)
     assert_no_overlap(out, self)
     resize_out(out, index.sizes)
@@ -346,7 +340,7 @@ def _scatter_prepare(self, dim, index, src, out, reduce=None, new_options=False)
             raise RuntimeError(msg + (f" and to be no larger size than src {fmt(src_t.sizes)}" if src_t is not None
                                       else ""))
     if out is not None:
-        check_internal_overlap(out)
+        check_no_internal_overlap(out)
         assert_no_overlap(out, index)
         if src_t is not None:
             assert_no_overlap(out, src_t)
@@ -506,7 +500,7 @@ def index_add_out(self, dim, index, source, alpha, out):
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {fmt(self.sizes)} source.shape = {fmt(source.sizes)}")
     if out is not None:  # in place too (out is self): index_func_meta_impl checks the result either way
-        check_internal_overlap(out)
+        check_no_internal_overlap(out)
         assert_no_overlap(out, index)
         assert_no_overlap(out, source)
     out = _self_output(self, out)
@@ -543,7 +537,7 @@ def _slice_sizes_text(sizes):
 def index_copy_out(self, dim, index, source, out):
     dim = wrap_dim(dim, self.ndim)
     if out is not None:  # the meta function checks a given result (in place: self) before anything else
-        check_internal_overlap(out)
+        check_no_internal_overlap(out)
         assert_no_overlap(out, index)
         assert_no_overlap(out, source)
     n = index.numel()
@@ -751,7 +745,7 @@ def index_Tensor_out(self, indices, out):
     if not indices:
         raise IndexError("at least one index must be provided")
     if out is not None:
-        check_internal_overlap(out)
+        check_no_internal_overlap(out)
         assert_no_overlap(out, self)
         for t in indices:
             if t is not None:
@@ -780,13 +774,17 @@ def index_Tensor_out(self, indices, out):
 
 
 def _mask_fill_dispatch(self, indices, value):
-    """PyTorch's ``canDispatchToMaskedFill``: one bool mask and a one-element value → ``masked_fill_``."""
+    """PyTorch's ``canDispatchToMaskedFill``: one bool mask and a one-element value → ``masked_fill_``.
+
+    The mask gets a trailing size-1 dim for every dim of ``self`` after it; a ``None`` after the mask indexes
+    nothing and is not counted (pytorch/pytorch#158413: counting it misaligned the mask).
+    """
     if value.numel() != 1:
         return None
     num_ind, mask = 0, None
     for t in indices:
         if t is None:
-            num_ind += 1
+            num_ind += mask is None
             continue
         if t.dtype not in (_dt.uint8, _dt.bool) or mask is not None:
             return None

@@ -25,6 +25,7 @@ from ...._core import dtype as _dt
 from ...._core import shape as _shape
 from ...._tensor import views as _views
 from ...._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
+from ...overlap import check_outputs_writable
 from ...tensor_iterator import common_dtype, resize_out, scalar_np
 from . import batched_gemm as _batched
 from .dispatch_types import COMPLEX, FLOATING, INTEGRAL
@@ -143,7 +144,7 @@ def _product(a: np.ndarray, b: np.ndarray, out_np: np.ndarray, acc, alpha=1, bet
     """``out = beta * c + alpha * (a @ b)`` in ``acc`` (``c`` ignored when beta is 0), written into ``out_np``."""
     a, b = _blas(a), _blas(b)
     plain = alpha == 1 and _is_zero(beta)
-    if plain and out_np.dtype == acc:
+    if plain and out_np.dtype == acc and 0 not in out_np.strides:  # BLAS refuses a zero increment (an expanded out)
         _batched.matmul(a, b, out_np)
         return
     prod = np.matmul(a, b)
@@ -213,9 +214,11 @@ def _addmm_impl(result: TensorImpl, self: TensorImpl, m1: TensorImpl, m2: Tensor
         return
     if m1.sizes[1] == 0:
         if not _is_zero(beta):
+            check_outputs_writable(result)  # PyTorch copies self in and scales (zero_ alone does not check)
             _copy_into(result, self)
         _scale(result, beta)
         return
+    check_outputs_writable(result)  # PyTorch's gemm writes a contiguous copy back with copy_
     if result.dtype not in _GEMM:
         raise not_implemented("addmm_impl_cpu_", result.dtype)
     acc = _acc(result.dtype)
@@ -233,7 +236,11 @@ def mm_out(self: TensorImpl, mat2: TensorImpl, out=None) -> TensorImpl:
     if self.sizes[1] != mat2.sizes[0]:
         raise _shapes_error(self, mat2)
     out = set_output(out, (self.sizes[0], mat2.sizes[1]), self.dtype, self.device)
-    if is_meta(self, mat2, out) or _plain_product(out, self, mat2):
+    if is_meta(self, mat2, out):
+        return out
+    if self.sizes[1] and out.numel():
+        check_outputs_writable(out)
+    if _plain_product(out, self, mat2):
         return out
     _addmm_impl(out, out, self, mat2, 0, 1)
     return out
@@ -313,6 +320,12 @@ def _bmm_path_checks(result, batch1, batch2, is_bmm) -> None:
         raise not_implemented("addmm_impl_cpu_", dr)
 
 
+def _check_bmm_writable(result, batch1, batch2) -> None:
+    """PyTorch's small products (under 400 multiply-adds a matrix) loop in place; the others write back a copy."""
+    if result.numel() and batch1.sizes[2] and batch1.sizes[1] * batch1.sizes[2] * batch2.sizes[2] >= 400:
+        check_outputs_writable(result)
+
+
 def _bmm_impl(result, batch1, batch2, beta, alpha, is_bmm) -> None:
     """PyTorch's ``bmm_out_or_baddbmm_``; ``result`` already holds ``self`` for baddbmm."""
     if result.numel() == 0:
@@ -320,6 +333,7 @@ def _bmm_impl(result, batch1, batch2, beta, alpha, is_bmm) -> None:
     if batch1.sizes[2] == 0:
         _scale(result, 0 if is_bmm else beta)
         return
+    _check_bmm_writable(result, batch1, batch2)
     _bmm_path_checks(result, batch1, batch2, is_bmm)
     acc = _acc(result.dtype)
     r = result.as_numpy()
@@ -331,7 +345,10 @@ def bmm_out(self: TensorImpl, mat2: TensorImpl, out=None) -> TensorImpl:
     """Batched ``self[i] @ mat2[i]`` of two 3-D tensors; the result has mat2's dtype (PyTorch's rule)."""
     shape = _bmm_meta(self, mat2)
     out = set_output(out, shape, mat2.dtype, mat2.device)
-    if is_meta(self, mat2, out) or _plain_product(out, self, mat2):
+    if is_meta(self, mat2, out):
+        return out
+    _check_bmm_writable(out, self, mat2)
+    if _plain_product(out, self, mat2):
         return out
     _bmm_impl(out, self, mat2, 0, 1, True)
     return out
@@ -349,6 +366,8 @@ def baddbmm_out(self, batch1, batch2, beta=1, alpha=1, out=None) -> TensorImpl:
     if is_meta(self, batch1, batch2, out):
         return out
     if not _is_zero(beta):
+        if out.numel():
+            check_outputs_writable(out)
         _copy_into(out, b_self)
     _bmm_impl(out, batch1, batch2, beta, alpha, False)
     return out
@@ -391,6 +410,8 @@ def addbmm_out(self, batch1, batch2, beta=1, alpha=1, out=None) -> TensorImpl:
                                    f"{batch2.dtype._short}")
     if meta:
         return out
+    if out.numel():
+        check_outputs_writable(out)  # PyTorch's addbmm scales the result in place (mul_) whatever beta is
     if self_np is not None:
         np.copyto(out.as_numpy(), self_np, casting="unsafe")
     if nb == 0:
@@ -455,6 +476,8 @@ def _addmv(self, mat, vec, beta, alpha, out, inplace) -> TensorImpl:
         return out
     b_self = _expand_size(self, (m,))
     if out.numel() != 0:
+        if not _is_zero(beta) and out is not b_self:
+            check_outputs_writable(out)  # PyTorch copies self into the result first
         if mat.dtype not in _GEMM:
             raise not_implemented("addmv_impl_cpu", mat.dtype)
         acc = _acc(out.dtype)

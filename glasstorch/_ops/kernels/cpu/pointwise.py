@@ -51,8 +51,17 @@ import math
 import numpy as np
 
 from ...._core import dtype as _dt
-from ...._tensor.impl import TensorImpl
-from ...tensor_iterator import build, fast_operands, fp_ignore, fp_restore, resize_out, scalar_np
+from ...._tensor.impl import TensorImpl, empty_impl, empty_strided_impl
+from ...tensor_iterator import (
+    build,
+    common_dtype,
+    fast_operands,
+    fp_ignore,
+    fp_restore,
+    output_strides,
+    resize_out,
+    scalar_np,
+)
 from . import ckernels as _ck
 from .copy import chalf_values, store_chalf
 from .dispatch_types import ALL, BOOL, COMPLEX, COMPLEX_HALF, FLOATING, INTEGRAL, REAL, Dispatch
@@ -665,11 +674,26 @@ _C32_POW = {0.5: "sqrt_vml_cpu", -0.5: "rsqrt_cpu", -1: "reciprocal_cpu"}
 
 
 def pow_out(self, exponent, out):
-    """pow.Tensor_Tensor, pow.Tensor_Scalar and pow.Scalar (``self`` a Python number)."""
+    """pow.Tensor_Tensor, pow.Tensor_Scalar and pow.Scalar (``self`` a Python number).
+
+    A new or resized output is laid out as PyTorch's meta functions do: pow.Tensor_Scalar is a unary op over
+    ``self`` (its strides follow ``self`` alone; the exponent is no 0-dim operand), pow.Scalar sets a row-major
+    output (on meta, PyTorch's Python meta function lays it out as an elementwise op: the iterator does).
+    """
+    if type(self) is not TensorImpl and not exponent.is_meta:
+        if out is None:
+            out = empty_impl(exponent.sizes, common_dtype((self, exponent)), exponent.device)
+        else:
+            resize_out(out, exponent.sizes)
     if type(exponent) is not TensorImpl:
         if isinstance(exponent, int) and not isinstance(exponent, bool) and exponent < 0 and \
                 type(self) is TensorImpl and self.dtype._cat <= _dt.INT_CAT:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        strides = output_strides(self.sizes, (self,), 1)
+        if out is None:
+            out = empty_strided_impl(self.sizes, strides, common_dtype((self, exponent)), self.device)
+        else:
+            resize_out(out, self.sizes, strides)
         it = build((out,), (self, exponent))
         if not it.is_meta:
             o = it.out_np

@@ -30,6 +30,7 @@ from ...._core import dtype as _dt
 from ...._core.shape import wrap_dim
 from ...._core.user_warning import warn as _user_warn
 from ...._tensor.impl import TensorImpl, empty_contiguous
+from ...overlap import check_outputs_writable
 from ...tensor_iterator import check_no_internal_overlap, reduced_shape, reduction_dims, resize_out
 from .copy import cast_ready, cast_routed, chalf_values, store_chalf
 from .dispatch_types import not_implemented
@@ -248,6 +249,7 @@ def mean_out(self, dim, keepdim, dtype, out):
     if out.dtype is _dt.complex32 and not _no_data(self, out):  # the sum, or for no elements the division by 0
         raise not_implemented("sum_cpu" if self.numel() else "div_cpu", out.dtype)
     if not _no_data(self, out):
+        check_outputs_writable(out)  # sum_out's result is divided in place (div_): a fresh one always passes
         acc = _SUM_ACC.get(out.dtype, out.dtype.np)
         a = _input_np(self, _dt.float32 if acc != out.dtype.np else out.dtype, acc)  # half: sum in float
         axes, n = _axes(self, dims), _count(self, dims)
@@ -394,6 +396,7 @@ def _minmax_dim(name, argfn, valfn, self, dim, keepdim, values, indices):
     values = _output(self, shape, self.dtype, values)
     indices = _output(self, shape, _dt.int64, indices)
     if not _no_data(self, values, indices):
+        check_outputs_writable(values, indices)  # the reduction's iterator over both outputs
         a = self.as_numpy()
         vo, io = values.as_numpy(), indices.as_numpy()
         if not self.ndim:
@@ -695,6 +698,7 @@ def _logsumexp(self, dim, keepdim, out):
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape [{', '.join('1' * self.ndim)}]")
     if _no_data(self, out):
         return out
+    check_outputs_writable(out)  # the last step adds the maxima in place (add_)
     a = self.as_numpy()
     if _is_integral(self.dtype):
         a = a.astype(_dt.get_default_dtype().np)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ...._core import shape as _shape
 from ...._core.layout import channels_last, channels_last_3d, contiguous_format, preserve_format
-from ...._tensor.impl import TensorImpl
+from ...._tensor.impl import TensorImpl, contiguous_nbytes
 
 __all__ = ["resize_", "resize_as_", "resize_impl", "restride", "suggest_memory_format"]
 
@@ -47,9 +47,10 @@ def resize_impl(self: TensorImpl, sizes: tuple) -> None:
     self.set_geometry(sizes, _shape.contiguous_strides(sizes), self.offset)
     if numel == 0:  # nothing to hold: an offset past the end must not grow the storage
         return
-    need = (numel + self.offset) * self.dtype.itemsize
-    if need > _INT64_MAX and not self.is_meta:  # computeStorageNbytesContiguous (meta: symbolic, unchecked)
-        raise RuntimeError(f"Storage size calculation overflowed with sizes=[{', '.join(str(s) for s in sizes)}]")
+    if self.is_meta:  # meta: symbolic in PyTorch, unchecked
+        need = (numel + self.offset) * self.dtype.itemsize
+    else:
+        need = contiguous_nbytes(sizes, self.dtype.itemsize, self.offset)
     if need > self.storage.nbytes():
         self.storage.resize_(need)
 

@@ -19,6 +19,7 @@ from ...._core.shape import wrap_dim
 from ...._tensor import views as _views
 from ...._tensor.impl import TensorImpl, empty_impl, empty_strided_impl
 from ... import factories as _fac
+from ...overlap import check_outputs_writable
 from ...tensor_iterator import resize_out
 from . import copy as _copy
 
@@ -143,6 +144,7 @@ def cat_out(tensors, dim, out):
         out = empty_strided_impl(shape, strides, dtype, device)
     else:
         resize_out(out, shape, strides)  # a resized out= takes the inputs' memory format too
+        check_outputs_writable(out)  # cat_out's assert_no_internal_overlap
         for t in tensors:
             assert_no_overlap(out, t)
     if is_meta(out, *tensors) or not out.numel():

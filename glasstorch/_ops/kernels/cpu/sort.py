@@ -27,6 +27,7 @@ from ...._core import shape as _shape
 from ...._core.user_warning import warn as _user_warn
 from ...._tensor.impl import TensorImpl, empty_strided_impl
 from ...aten import aten
+from ...overlap import check_outputs_writable
 from ...tensor_iterator import common_dtype, reduced_shape, resize_out
 from .linalg import is_meta, not_implemented, set_output
 
@@ -93,6 +94,7 @@ def sort_stable_out(self: TensorImpl, stable, dim=-1, descending=False, values=N
     indices = set_output(indices, self.sizes, _dt.int64, self.device, strides)
     if is_meta(self, values, indices) or self.numel() == 0:
         return values, indices
+    check_outputs_writable(values, indices)  # values.copy_(self), then sort_stub's iterator
     a = self.as_numpy()
     if self.ndim == 0:
         values.as_numpy()[()] = a[()]
@@ -131,6 +133,7 @@ def topk_out(self: TensorImpl, k, dim=-1, largest=True, sorted=True, values=None
         raise RuntimeError(" topk does not support complex dtypes on CPU")
     if values.numel() == 0:
         return values, indices
+    check_outputs_writable(values, indices)  # topk_stub's iterator
     a = self.as_numpy()
     if self.ndim == 0:
         values.as_numpy()[()] = a[()]
@@ -161,6 +164,7 @@ def kthvalue_out(self: TensorImpl, k, dim=-1, keepdim=False, values=None, indice
         return values, indices
     if self.dtype is _dt.bool or self.dtype.is_complex:
         raise not_implemented("kthvalue_cpu", self.dtype)
+    check_outputs_writable(values, indices)
     a = self.as_numpy()
     if self.ndim == 0:
         values.as_numpy()[()] = a[()]
@@ -298,6 +302,7 @@ def _median_dim_out(self, dim, keepdim, values, indices, ignore_nan):
     if is_meta(self, values, indices):
         return values, indices
     _check_median_dtype("median_out", self)
+    check_outputs_writable(values, indices)
     a = self.as_numpy()
     if self.ndim == 0:
         values.as_numpy()[()], indices.as_numpy()[()] = a[()], 0
@@ -365,6 +370,7 @@ def mode_out(self, dim=-1, keepdim=False, values=None, indices=None):
         return values, indices
     if self.dtype.is_complex:
         raise not_implemented("mode_cpu", self.dtype)
+    check_outputs_writable(values, indices)
     a = self.as_numpy()
     if self.ndim == 0:
         values.as_numpy()[()], indices.as_numpy()[()] = a[()], 0
@@ -542,6 +548,7 @@ def _searchsorted(boundaries, value, out_int32, right, side, sorter, out):
     resize_out(out, sizes)
     if numel == 0 or is_meta(boundaries, out, value if is_tensor else None):
         return out
+    check_outputs_writable(out)
     is_right = side == "right" if side is not None else right
     for what, t in (("input value", value), ("boundary", boundaries), ("sorter", sorter)):
         if type(t) is TensorImpl and not t.is_contiguous():
@@ -649,6 +656,7 @@ def nonzero_out_cpu(self: TensorImpl, out: TensorImpl) -> TensorImpl:
     if out.dtype is not _dt.int64:
         raise RuntimeError(f"nonzero: Expected out tensor to have scalar type Long but got scalar type"
                            f"{out.dtype._short}")
+    check_outputs_writable(out)
     coords, n = _nonzero_coords(self)
     shape = (n, self.ndim)
     if out.sizes != shape:
