@@ -134,6 +134,16 @@ def allowed_globals() -> dict:
     return rc
 
 
+def _get_allowed_globals() -> dict:
+    """PyTorch's name of :func:`allowed_globals` (looked up at each call, so it can be patched)."""
+    return allowed_globals()
+
+
+def _get_user_allowed_globals() -> dict:
+    """PyTorch's name of the user's allowlist, as ``{"module.name": obj}``."""
+    return _user_allowed()
+
+
 def _map_old_name(module: str, name: str) -> tuple[str, str]:
     """Python 2 names (``__builtin__.set``) to their Python 3 home, as pickle's ``fix_imports`` does."""
     if (module, name) in _compat_pickle.NAME_MAPPING:
