@@ -144,10 +144,11 @@ class PyTorchFileWriter:
         self._add(name, len(view), [view])
 
     def write_record_metadata(self, name: str, nbytes: int) -> None:
-        """Append a record of ``nbytes`` zero bytes: its header, and room for data filled in later."""
-        self._add(name, nbytes, _zeros(nbytes))
+        """Append a record of ``nbytes`` zero bytes: its header, and room for data filled in later (its CRC is 0,
+        as PyTorch's: the real data is not known yet)."""
+        self._add(name, nbytes, _zeros(nbytes), checksum=False)
 
-    def _add(self, name: str, size: int, chunks) -> None:
+    def _add(self, name: str, size: int, chunks, checksum: bool = True) -> None:
         if self._finished:
             raise RuntimeError("PytorchStreamWriter failed writing file: the archive was already finished")
         if name in self._written:
@@ -164,7 +165,7 @@ class PyTorchFileWriter:
         self._write(_LOCAL_HEADER.pack(_LOCAL_SIG, 0, _FLAGS, 0, 0, 0, 0, 0, 0, len(full), len(extra)) + full + extra)
         crc = 0
         for chunk in chunks:
-            if self._crc32:
+            if self._crc32 and checksum:
                 crc = zlib.crc32(chunk, crc)
             self._write(chunk)
         if fields:
@@ -275,8 +276,14 @@ class PyTorchFileReader:
         return info
 
     def get_record(self, name: str) -> bytes:
+        """The record's bytes (a zero CRC, written with ``compute_crc32=False``, is not checked)."""
+        info = self._info(name)
+        if info.compress_type == zipfile.ZIP_STORED:
+            out = np.empty(info.file_size, np.uint8)
+            self.read_into(name, out)
+            return out.tobytes()
         try:
-            return self._zip.read(self._info(name))
+            return self._zip.read(info)
         except (zipfile.BadZipFile, OSError, EOFError, zlib.error, struct.error) as e:
             raise RuntimeError(f"PytorchStreamReader failed reading file {name}: {e}. {_CORRUPT_HINT}") from e
 

@@ -241,15 +241,20 @@ def _load_tar(f, restore, pickle_module, weights_only, load_args):
         return unpickler.load()
 
 
+def _tar_pickle(f, pickle_module, load_args):
+    """One pickle of the tar format's members, PyTorch's names mapped to glasstorch's."""
+    return _cp.make_unpickler(f, pickle_module, False, load_args).load()
+
+
 def _tar_storages(s, objects, restore, pickle_module, load_args) -> None:
-    for _ in range(pickle_module.load(s, **load_args)):
-        key, location, storage_type = pickle_module.load(s, **load_args)
+    for _ in range(_tar_pickle(s, pickle_module, load_args)):
+        key, location, storage_type = _tar_pickle(s, pickle_module, load_args)
         dtype = _cp.storage_dtype(storage_type)
         numel = struct.unpack("<q", s.read(8))[0]
         host = UntypedStorage(numel * dtype.itemsize)
         fill_storage(host, _read_bytes(s, host.nbytes(), key), dtype, False)
         objects[key] = _utils.TypedStorage._new_wrapped(restore(host, _cp.ascii_str(location)), dtype)
-    for target, root_key, offset, numel in pickle_module.load(s, **load_args):
+    for target, root_key, offset, numel in _tar_pickle(s, pickle_module, load_args):
         root = objects[root_key]
         begin = offset * root.dtype.itemsize
         view = root._untyped_storage[begin:begin + numel * root.dtype.itemsize]
@@ -257,8 +262,8 @@ def _tar_storages(s, objects, restore, pickle_module, load_args) -> None:
 
 
 def _tar_tensors(t, objects, pickle_module, load_args) -> None:
-    for _ in range(pickle_module.load(t, **load_args)):
-        key, storage_id, _original_type = pickle_module.load(t, **load_args)
+    for _ in range(_tar_pickle(t, pickle_module, load_args)):
+        key, storage_id, _original_type = _tar_pickle(t, pickle_module, load_args)
         storage = objects[storage_id]
         (ndim,) = struct.unpack("<i", t.read(4))
         t.read(4)

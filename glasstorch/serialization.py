@@ -424,9 +424,7 @@ class _open_zipfile_writer(_opener):
 
     def __exit__(self, *exc):
         if exc[0] is None:
-            self.file_like.write_end_of_file()
-        if hasattr(self.file_like._f, "flush"):
-            self.file_like._f.flush()
+            self.file_like.write_end_of_file()  # flushes the buffer (and closes a file it opened)
 
 
 def _is_zipfile(f) -> bool:
