@@ -23,11 +23,11 @@ import numpy as np
 import pytest
 import torch
 from oracle import assert_same, assert_same_error, both
+from torch.utils.serialization import config as th_config
 
 import glasstorch as gt
 from glasstorch._subclasses.fake_tensor import FakeTensorMode
 from glasstorch.utils.serialization import config as gt_config
-from torch.utils.serialization import config as th_config
 
 
 def _save_bytes(m, obj, **kw) -> bytes:
@@ -307,8 +307,8 @@ def test_normalize_storage_type_and_tensor_type():
     assert gt.serialization.storage_to_tensor_type(gt.ones(2).storage()) is gt.FloatTensor
 
 
-_NET_SRC = "import {m} as torch\n\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n" \
-           "        self.fc = torch.nn.Linear(2, {n})\n"
+_NET_SRC = ("import {m} as torch\n\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n"
+            "        super().__init__()\n        self.fc = torch.nn.Linear(2, {n})\n")
 
 
 def _net(m, folder, n):
