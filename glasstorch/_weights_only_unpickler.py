@@ -231,7 +231,11 @@ class Unpickler:
         return items
 
     def _is_allowed(self, obj) -> bool:
-        return id(obj) in self._callable_ids
+        if id(obj) in self._callable_ids:
+            return True
+        # a bound method (``ZoneInfo._unpickle`` via an allowed getattr) is a new object at each lookup: equal to
+        # the allowlisted one, not identical (PyTorch tests membership with ==)
+        return hasattr(obj, "__self__") and any(obj == g for g in self.user_allowed.values())
 
     def _resolve(self, module: str, name: str):
         module, name = _map_old_name(module, name)
