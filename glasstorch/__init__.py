@@ -59,7 +59,7 @@ from ._ops_namespace import ops  # noqa: E402,F401
 from .utils import _python_dispatch  # noqa: E402,F401
 _operators.install(sys.modules[__name__])
 # Compatibility surface and user APIs of the serialization / data / device-module issue.
-from . import _C, backends, cuda, distributed, multiprocessing, serialization, sparse, utils, version  # noqa: E402,F401
+from . import _C, backends, cuda, distributed, multiprocessing, serialization, sparse, storage, utils, version  # noqa: E402,F401,E501
 from .backends import (  # noqa: E402,F401
     are_deterministic_algorithms_enabled,
     get_deterministic_debug_mode,

@@ -213,8 +213,10 @@ def _reduce_tensor(t: Tensor):
     if fake and not (serialization_tls.skip_data and serialization_tls.materialize_fake_tensors):
         return t.__reduce_ex__(2)  # a fake outside skip_data(materialize_fake_tensors=True) has no data to save
     func, args = _reduce_plain(t, impl, fake)
+    if fake:  # a materialised fake saves as a plain tensor: its state (its mode) is not data
+        return (func, args)
     state = _utils._get_obj_state(t)
-    if (type(t) is Tensor or fake) and not state:
+    if type(t) is Tensor and not state:
         return (func, args)
     cls = name("torch", "Tensor") if type(t) is Tensor else type(t)
     return (name("torch._tensor", "_rebuild_from_type_v2"), (func, cls, args, state))

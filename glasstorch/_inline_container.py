@@ -15,7 +15,7 @@ the file's stem for paths).  The writer lays records out as PyTorch's miniz writ
 That layout is what lets ``load(mmap=True)`` point tensors straight into the mapped file, and what lets a
 loader compute each record's data offset from the previous one (:func:`record_data_offset`).  Reading goes
 through :mod:`zipfile` for the central directory; record data is read straight into the destination buffer
-and checked against the CRC-32 of the directory.
+without checking its CRC-32, as PyTorch's reader does not.
 
 Invariant: ``PyTorchFileWriter`` records read back byte for byte through ``PyTorchFileReader``, Python's
 ``zipfile`` and PyTorch's reader, and every record's data offset is a multiple of the alignment.
@@ -276,7 +276,7 @@ class PyTorchFileReader:
         return info
 
     def get_record(self, name: str) -> bytes:
-        """The record's bytes (a zero CRC, written with ``compute_crc32=False``, is not checked)."""
+        """The record's bytes (their CRC-32 unchecked, as in PyTorch; see :meth:`read_into`)."""
         info = self._info(name)
         if info.compress_type == zipfile.ZIP_STORED:
             out = np.empty(info.file_size, np.uint8)
@@ -310,7 +310,11 @@ class PyTorchFileReader:
         return record_data_offset(cursor, len(f"{self.folder}/{name}".encode()), size, alignment)
 
     def read_into(self, name: str, out: np.ndarray) -> None:
-        """Fill the uint8 array ``out`` (exactly the record's size) with the record's bytes, CRC-checked."""
+        """Fill the uint8 array ``out`` (exactly the record's size) with the record's bytes.
+
+        The CRC-32 is not checked, as PyTorch's reader does not check it: a file whose bytes were edited in
+        place after saving (or written with ``compute_crc32=False``) loads as PyTorch loads it.
+        """
         info = self._info(name)
         if info.file_size != out.size:
             raise RuntimeError(f"PytorchStreamReader failed reading file {name}: expected {out.size} "
@@ -323,9 +327,6 @@ class PyTorchFileReader:
         if got != out.size:
             raise RuntimeError(f"PytorchStreamReader failed reading file {name}: the file ends after {got} "
                                f"of {out.size} bytes. {_CORRUPT_HINT}")
-        if info.CRC and zlib.crc32(out) != info.CRC:  # a zero CRC means the writer skipped the checksum
-            raise RuntimeError(f"PytorchStreamReader failed reading file {name}: invalid CRC-32 (the data "
-                               f"does not match its checksum). {_CORRUPT_HINT}")
 
 
 class _SeekableReader:
@@ -343,6 +344,11 @@ class _SeekableReader:
 
     def tell(self):
         return self._f.tell()
+
+    def __getattr__(self, name):  # readinto, when the wrapped object has one (read_exact prefers it)
+        if name == "readinto":
+            return self._f.readinto
+        raise AttributeError(name)
 
     def seekable(self) -> bool:
         return True

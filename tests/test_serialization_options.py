@@ -412,3 +412,84 @@ def test_check_sparse_tensor_invariants_flag():
         with ctx:
             with pytest.raises(RuntimeError, match="already activated"):
                 ctx.__enter__()
+
+
+# -- Python state of tensor subclasses, and allowlisted bound methods -----------------------------------------------
+
+def _subclasses(m):
+    class Slotted(m.Tensor):
+        __slots__ = ["elem", "other"]
+
+    class OwnState(m.Tensor):
+        __slots__ = ["elem"]
+
+        def __getstate__(self):
+            return ("foo", getattr(self, "elem", None), self.__dict__)
+
+        def __setstate__(self, state):
+            marker, self.elem, self.__dict__ = state
+            self.reloaded = marker == "foo"
+    return Slotted, OwnState
+
+
+_G_SLOTTED, _G_OWN = _subclasses(gt)
+_T_SLOTTED, _T_OWN = _subclasses(torch)
+for _cls, _name in ((_G_SLOTTED, "GSlotted"), (_G_OWN, "GOwn"), (_T_SLOTTED, "TSlotted"), (_T_OWN, "TOwn")):
+    _cls.__name__ = _cls.__qualname__ = _name
+    globals()[_name] = _cls
+
+
+@pytest.mark.parametrize("kind", ["slotted", "own_state"])
+def test_subclass_slots_and_getstate_survive_a_round_trip(kind):
+    results = []
+    for m, cls in ((gt, _G_SLOTTED if kind == "slotted" else _G_OWN), (torch, _T_SLOTTED if kind == "slotted"
+                                                                       else _T_OWN)):
+        x = m.arange(3.0).as_subclass(cls)
+        x.elem, x.foo = m.ones(2), "bar"
+        with m.serialization.safe_globals([cls]):
+            y = m.load(io.BytesIO(_save_bytes(m, x)))
+        results.append((type(y) is cls, y.elem.tolist(), y.foo, getattr(y, "reloaded", None), y.tolist()))
+    assert results[0] == results[1]
+
+
+def test_allowlisted_bound_method_may_be_called():
+    import datetime
+    import zoneinfo
+    value = datetime.datetime(2025, 1, 1, 12, 0, tzinfo=zoneinfo.ZoneInfo(key="UTC"))
+    for m in (gt, torch):
+        data = _save_bytes(m, {"b": value})
+        with m.serialization.safe_globals([datetime.datetime, getattr, zoneinfo.ZoneInfo]):
+            with pytest.raises(pickle.UnpicklingError, match="Trying to call reduce for unrecognized function "
+                                                             "<built-in method _unpickle"):
+                m.load(io.BytesIO(data))
+        with m.serialization.safe_globals([datetime.datetime, getattr, zoneinfo.ZoneInfo, zoneinfo.ZoneInfo._unpickle]):
+            assert m.load(io.BytesIO(data)) == {"b": value}
+
+
+def test_file_like_with_readinto_is_read_through_it():
+    class Reader:  # read/readline/seek/tell/readinto only, as PyTorch's FilelikeMock
+        def __init__(self, data):
+            self._b, self.calls = io.BytesIO(data), set()
+            for name in ("read", "readline", "seek", "tell"):
+                setattr(self, name, getattr(self._b, name))
+
+        def readinto(self, view):
+            self.calls.add("readinto")
+            return self._b.readinto(view)
+    for m in (gt, torch):
+        r = Reader(_save_bytes(m, m.arange(20.0)))
+        assert m.load(r).tolist() == list(range(20)) and r.calls == {"readinto"}
+
+
+def test_fake_tensors_saved_under_materialize_keep_their_views():
+    from torch._subclasses.fake_tensor import FakeTensorMode as TorchFakeMode
+    for m, mode in ((gt, FakeTensorMode), (torch, TorchFakeMode)):
+        with mode():
+            t = m.randn(2, 3)
+            sd = {"t": t, "view": t.view(-1), "row": t[1]}
+        with m.serialization.skip_data(materialize_fake_tensors=True):
+            data = _save_bytes(m, sd)
+        out = m.load(io.BytesIO(data), weights_only=True)
+        assert out["view"].untyped_storage() is out["t"].untyped_storage()
+        assert out["row"].untyped_storage() is out["t"].untyped_storage()
+        assert out["row"].storage_offset() == 3 and out["t"].shape == (2, 3)
