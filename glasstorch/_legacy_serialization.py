@@ -182,6 +182,13 @@ class _LegacyStorages:
         if numel * dtype.itemsize != untyped.nbytes():
             raise RuntimeError(f"legacy checkpoint: storage {key} records {numel} elements, the pickle "
                                f"expects {untyped.nbytes() // dtype.itemsize}")
+        if untyped.device.type == "cpu":  # straight into the storage: no staging copy of a large tensor
+            data = untyped.bytes_view()
+            if read_exact(f, memoryview(data)) != data.size:
+                raise RuntimeError(f"legacy checkpoint ends inside the data of storage {key}")
+            if swap:
+                byteswap(data, dtype)
+            return
         fill_storage(untyped, _read_bytes(f, untyped.nbytes(), key), dtype, swap)
 
 

@@ -493,3 +493,18 @@ def test_fake_tensors_saved_under_materialize_keep_their_views():
         assert out["view"].untyped_storage() is out["t"].untyped_storage()
         assert out["row"].untyped_storage() is out["t"].untyped_storage()
         assert out["row"].storage_offset() == 3 and out["t"].shape == (2, 3)
+
+
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
+def test_typed_storage_helpers_checkpoints_use():
+    for m in (gt, torch):
+        base = m.arange(6.0)
+        s, again, other = base.storage(), base.view(2, 3).storage(), base.clone().storage()
+        assert s._cdata == again._cdata and s._cdata != other._cdata
+        assert s._size() == 6 and isinstance(s, m.storage.TypedStorage)
+        filled = m.FloatStorage(4).fill_(10)
+        assert filled.tolist() == [10.0] * 4
+        copy = s.clone()
+        copy[0] = 5.0
+        assert s[0] == 0.0 and copy[0] == 5.0 and s.cpu().data_ptr() == s.data_ptr()
+        assert m.CharStorage([1, 2, 3]).tolist() == [1, 2, 3]

@@ -138,7 +138,8 @@ class TypedStorage:
         return TypedStorage._new_wrapped(self._untyped_storage.clone(), self.dtype)
 
     def cpu(self) -> TypedStorage:
-        return self if self.device.type == "cpu" else TypedStorage._new_wrapped(self._untyped_storage.cpu(), self.dtype)
+        """A TypedStorage over the host copy (over the same bytes, when they already are on the host)."""
+        return TypedStorage._new_wrapped(self._untyped_storage.cpu(), self.dtype)
 
     # -- elements ----------------------------------------------------------------------------------------------------
     def _elements(self) -> np.ndarray:
