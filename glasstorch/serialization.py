@@ -39,6 +39,7 @@ from . import _utils
 from . import _weights_only_unpickler as _wo
 from . import cuda as _cuda
 from . import nn as _nn
+from ._atomic_file import AtomicFile as _AtomicFile
 from ._core import dtype as _dt
 from ._core.device import CPU, device
 from ._device.allocator import CPUAllocator
@@ -513,57 +514,6 @@ def _save_zip(obj, writer: PyTorchFileWriter, protocol: int, no_byteorder: bool)
         else:
             data = _legacy.host_bytes(storage)
             writer.write_record(f"data/{key}", data, data.size)
-class _AtomicFile:
-    """Write to ``<dir>/.<name>.<random>.tmp``, fsync, then ``os.replace`` onto the target (or delete on error)."""
-
-    def __init__(self, path: str):
-        self.path = path
-
-    def __enter__(self):
-        folder = os.path.dirname(os.path.abspath(self.path))
-        fd, self.tmp = tempfile.mkstemp(prefix=f".{os.path.basename(self.path)}.", suffix=".tmp", dir=folder)
-        self.file = os.fdopen(fd, "wb")
-        return self.file
-
-    def __exit__(self, exc_type, exc, tb):
-        try:
-            if exc_type is None:
-                self.file.flush()
-                os.fsync(self.file.fileno())
-            self.file.close()
-            if exc_type is None:
-                os.chmod(self.tmp, _target_mode(self.path))
-                os.replace(self.tmp, self.path)
-                _fsync_dir(os.path.dirname(os.path.abspath(self.path)))
-        finally:
-            if os.path.exists(self.tmp):
-                os.unlink(self.tmp)
-        return False
-
-
-def _target_mode(path: str) -> int:
-    """Keep an existing file's permissions; a new file gets 0o666 minus the umask, as ``open`` would give."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
-def _fsync_dir(folder: str) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 # == load ======================================================================================================
 
 def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None = None, mmap: bool | None = None,
