@@ -53,6 +53,7 @@ from ._legacy_serialization import (
 )
 from ._tensor.impl import TensorImpl
 from ._tensor.storage import UntypedStorage
+from ._tensor.typed_storage import LEGACY_STORAGES, TypedStorage
 from ._weights_only_unpickler import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 from .tensor import LEGACY_TYPES, wrap
 from .utils import _python_dispatch
@@ -309,10 +310,11 @@ def _move_storage(storage: UntypedStorage, target: device) -> UntypedStorage:
 
 
 def normalize_storage_type(storage_type):
-    """PyTorch's storage class of this name (``torch.UntypedStorage`` ...), here glasstorch's."""
-    if storage_type.__name__ == "UntypedStorage":
-        return UntypedStorage
-    return getattr(_utils, storage_type.__name__)
+    """The storage class of this name (``UntypedStorage``, ``FloatStorage`` ...) as the package exports it."""
+    return _STORAGE_CLASSES[storage_type.__name__]
+
+
+_STORAGE_CLASSES = {cls.__name__: cls for cls in (UntypedStorage, TypedStorage) + LEGACY_STORAGES}
 
 
 def storage_to_tensor_type(storage):

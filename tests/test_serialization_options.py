@@ -303,7 +303,9 @@ def test_register_package_tagger_and_deserializer():
 
 
 def test_normalize_storage_type_and_tensor_type():
-    assert gt.serialization.normalize_storage_type(gt.UntypedStorage) is gt.UntypedStorage
+    for name in ("UntypedStorage", "FloatStorage", "ByteStorage", "TypedStorage"):
+        assert gt.serialization.normalize_storage_type(getattr(torch, name)) is getattr(gt, name)
+        assert torch.serialization.normalize_storage_type(getattr(gt, name)) is getattr(torch, name)
     assert gt.serialization.storage_to_tensor_type(gt.ones(2).storage()) is gt.FloatTensor
 
 
