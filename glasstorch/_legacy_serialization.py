@@ -32,7 +32,6 @@ import numpy as np
 
 from . import _checkpoint_pickle as _cp
 from . import _utils
-from . import _weights_only_unpickler as _wo
 from ._core.device import CPU
 from ._inline_container import is_zipfile, read_exact
 from ._tensor.storage import UntypedStorage
@@ -97,7 +96,9 @@ def save_legacy(obj, f, protocol: int, tagger, module_class) -> None:
 
 def load_legacy(f, restore, pickle_module, weights_only, load_args):
     """Load the pickle-stream or the tar format from ``f`` (at its current position)."""
-    encoding = load_args.get("encoding", "utf-8")
+    def read_pickle():  # the header pickles go through the load's own unpickler, as PyTorch's pickle_module.load
+        return _cp.make_unpickler(f, pickle_module, weights_only, load_args).load()
+
     if not hasattr(f, "readline"):  # the unpicklers need it: the weights-only one looks it up, pickle's checks it
         if weights_only:
             raise AttributeError(f"'{type(f).__name__}' object has no attribute 'readline'")
@@ -110,7 +111,7 @@ def load_legacy(f, restore, pickle_module, weights_only, load_args):
                 raise RuntimeError(f"{f.name} is a zip archive (did you mean to use torch.jit.load()?)") from None
             f.seek(0)
     try:
-        magic = _wo.Unpickler(f, encoding=encoding).load()
+        magic = read_pickle()
     except EOFError:
         raise
     except Exception as e:
@@ -118,16 +119,16 @@ def load_legacy(f, restore, pickle_module, weights_only, load_args):
                                   f"PyTorch's legacy format: {e})") from None
     if magic != MAGIC_NUMBER:
         raise NotACheckpointError("Invalid magic number; corrupt file?")
-    version = _wo.Unpickler(f, encoding=encoding).load()
+    version = read_pickle()
     if version != PROTOCOL_VERSION:
         raise RuntimeError(f"Invalid protocol version: {version}")
-    sys_info = _wo.Unpickler(f, encoding=encoding).load()
+    sys_info = read_pickle()
     swap = isinstance(sys_info, dict) and sys_info.get("little_endian", True) != (sys.byteorder == "little")
     storages = _LegacyStorages(restore)
     unpickler = _cp.make_unpickler(f, pickle_module, weights_only, load_args)
     unpickler.persistent_load = storages
     result = unpickler.load()
-    keys = _wo.Unpickler(f, encoding=encoding).load()
+    keys = read_pickle()
     if not _cp.serialization_tls.skip_data:
         for key in keys:
             storages.fill(f, key, swap)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import _compat_pickle
 import pickle
 import pickletools
+import warnings
 from _codecs import encode
 from collections import Counter, OrderedDict
 from struct import unpack
@@ -259,6 +260,11 @@ def _text_line(u: Unpickler) -> str:
 @_op(pickle.PROTO)
 def _proto(u):
     u.proto = u._read(1)[0]
+    if u.proto != 2:
+        warnings.warn(f"Detected pickle protocol {u.proto} in the checkpoint, which was not the default pickle "
+                      "protocol used by `torch.load` (2). The weights_only Unpickler might not support all "
+                      "instructions implemented by this protocol, please file an issue for adding support if you encounter this.",
+                      stacklevel=2)
 
 
 @_op(pickle.FRAME)

@@ -510,3 +510,20 @@ def test_typed_storage_helpers_checkpoints_use():
         copy[0] = 5.0
         assert s[0] == 0.0 and copy[0] == 5.0 and s.cpu().data_ptr() == s.data_ptr()
         assert m.CharStorage([1, 2, 3]).tolist() == [1, 2, 3]
+
+
+def test_other_pickle_protocols_warn_under_weights_only():
+    data = _save_bytes(torch, {"a": torch.arange(3)}, pickle_protocol=3)
+    for m in (gt, torch):
+        with pytest.warns(UserWarning, match="Detected pickle protocol 3 in the checkpoint, which was not the default"):
+            assert m.load(io.BytesIO(data), weights_only=True)["a"].tolist() == [0, 1, 2]
+
+
+def test_legacy_headers_read_by_the_loads_unpickler():
+    g, t = both(lambda m: {"a": m.arange(4.0)})
+    for data in (_save_bytes(gt, g, _use_new_zipfile_serialization=False, pickle_protocol=4),
+                 _save_bytes(torch, t, _use_new_zipfile_serialization=False, pickle_protocol=4)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # the full unpickler: no weights-only protocol warning
+            assert_same(gt.load(io.BytesIO(data), weights_only=False)["a"],
+                        torch.load(io.BytesIO(data), weights_only=False)["a"])
