@@ -263,7 +263,8 @@ def _proto(u):
     if u.proto != 2:
         warnings.warn(f"Detected pickle protocol {u.proto} in the checkpoint, which was not the default pickle "
                       "protocol used by `torch.load` (2). The weights_only Unpickler might not support all "
-                      "instructions implemented by this protocol, please file an issue for adding support if you encounter this.",
+                      "instructions implemented by this protocol, please file an issue for adding support if you "
+                      "encounter this.",
                       stacklevel=2)
 
 
