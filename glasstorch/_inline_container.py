@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import struct
 import sys
 import zipfile
@@ -49,6 +50,8 @@ _VERSION_ZIP64 = 45
 # Values at or above this do not fit the 32-bit fields; a test lowers it to exercise the ZIP64 branch.
 ZIP64_LIMIT = 0xFFFFFFFF
 _ZERO_CHUNK = 1 << 20
+# the archive format versions PyTorch 2.13 reads (caffe2/serialize/versions.h)
+MIN_SUPPORTED_VERSION, MAX_SUPPORTED_VERSION = 1, 0xA
 _CORRUPT_HINT = ("This is an internal miniz error. If you are seeing this error, there is a high likelihood that "
                  "your checkpoint file is corrupted. This can happen if the checkpoint was not saved properly, was "
                  "transferred incorrectly, or the file was modified after saving.")
@@ -256,9 +259,36 @@ class PyTorchFileReader:
         if not infos:
             raise RuntimeError("PytorchStreamReader failed reading zip archive: archive has no records")
         first = infos[0].filename
-        self.folder = first.split("/", 1)[0] if "/" in first else ""
-        prefix = f"{self.folder}/" if self.folder else ""
+        if "/" not in first:
+            raise RuntimeError(f"[enforce fail at inline_container.cc:180] . file in archive is not in a "
+                               f"subdirectory: {first}")
+        self.folder = first.split("/", 1)[0]
+        prefix = f"{self.folder}/"
         self._records = {i.filename[len(prefix):]: i for i in infos if i.filename.startswith(prefix)}
+        self.version = self._check_version()
+
+    def _check_version(self) -> int:
+        """The archive's format version (``.data/version`` or ``version``), within what PyTorch 2.13 reads (1-10)."""
+        if not self.has_record(".data/version") and not self.has_record("version"):
+            raise RuntimeError('Expected hasRecord("version") to be true, but got false.  (Could this error message be '
+                               'improved?  If so, please report an enhancement request to PyTorch.)')
+        text = self.get_record(".data/version" if self.has_record(".data/version") else "version").decode("latin-1")
+        number = re.match(r"\s*([+-]?\d+)", text)  # std::stoll: leading blanks, a sign, digits; the rest ignored
+        if number is None:
+            raise RuntimeError(f"[enforce fail at inline_container.cc:215] . Couldn't parse the version {text} as "
+                               "Long Long.")
+        version = int(number.group(1))
+        if version < MIN_SUPPORTED_VERSION:
+            raise RuntimeError(f"[enforce fail at inline_container.cc:219] . Attempted to read a PyTorch file with "
+                               f"version {version}, but the minimum supported version for reading is "
+                               f"{MIN_SUPPORTED_VERSION}. Your PyTorch script module file is too old. Please "
+                               "regenerate it with latest version of PyTorch to mitigate this issue.")
+        if version > MAX_SUPPORTED_VERSION:
+            raise RuntimeError(f"[enforce fail at inline_container.cc:230] . Attempted to read a PyTorch file with "
+                               f"version {version}, but the maximum supported version for reading is "
+                               f"{MAX_SUPPORTED_VERSION}. The version of your PyTorch installation may be too old, "
+                               "please upgrade PyTorch to latest version to mitigate this issue.")
+        return version
 
     def has_record(self, name: str) -> bool:
         return name in self._records
@@ -272,7 +302,7 @@ class PyTorchFileReader:
     def _info(self, name: str):
         info = self._records.get(name)
         if info is None:
-            raise RuntimeError(f"PytorchStreamReader failed locating file {name}: file not found")
+            raise RuntimeError(f"PytorchStreamReader failed locating file {name}: file not found. {_CORRUPT_HINT}")
         return info
 
     def get_record(self, name: str) -> bytes:

@@ -216,7 +216,7 @@ class Unpickler:
                 handler(self)
         except _Stop as stop:
             return stop.value
-        except (IndexError, KeyError) as e:  # stack underflow, missing memo entry: a malformed pickle
+        except (IndexError, KeyError, ValueError) as e:  # stack underflow, missing memo entry, bad literal
             raise UnpicklingError(f"malformed pickle data: {type(e).__name__}: {e}") from None
 
     # -- helpers ---------------------------------------------------------------------------------------

@@ -691,9 +691,10 @@ class _LoadedStorages:
 
     def _read(self, key: str, nbytes: int, dtype, location: str) -> UntypedStorage:
         name = f"data/{key}"
-        if self.reader.get_record_size(name) != nbytes:
-            raise RuntimeError(f"storage {key} should hold {nbytes} bytes but its record {name} holds "
-                               f"{self.reader.get_record_size(name)}; the checkpoint is corrupt")
+        size = self.reader.get_record_size(name)
+        if size != nbytes:  # PyTorch reads every storage record as bytes, hence "dtype Byte"
+            raise RuntimeError(f"record size ({size} bytes) does not match expected size ({nbytes} bytes = {nbytes} "
+                               "elements * 1 bytes/element) for dtype Byte")
         if self.meta or _active_fake_mode() is not None:
             storage = UntypedStorage(nbytes, device="meta")
             storage._checkpoint_offset = self._offset(key, name, nbytes) if self.can_calculate \
@@ -733,8 +734,6 @@ _cpu_allocator = CPUAllocator()
 
 def _load_zip(reader: PyTorchFileReader, map_location, pickle_module, weights_only, mapped, load_args):
     storages = _LoadedStorages(reader, map_location, mapped)
-    if not reader.has_record("data.pkl"):
-        raise RuntimeError("PytorchStreamReader failed locating file data.pkl: file not found")
     unpickler = _cp.make_unpickler(io.BytesIO(reader.get_record("data.pkl")), pickle_module, weights_only, load_args)
     unpickler.persistent_load = storages
     _serialization_tls.map_location = map_location

@@ -527,3 +527,40 @@ def test_legacy_headers_read_by_the_loads_unpickler():
             warnings.simplefilter("error")  # the full unpickler: no weights-only protocol warning
             assert_same(gt.load(io.BytesIO(data), weights_only=False)["a"],
                         torch.load(io.BytesIO(data), weights_only=False)["a"])
+
+
+# -- corrupt archives: PyTorch's errors --------------------------------------------------------------------------------
+
+def _archive(records: dict, folder: str = "archive") -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        for k, v in records.items():
+            z.writestr(f"{folder}/{k}" if folder else k, v)
+    return out.getvalue()
+
+
+def _pickle_of_three_floats() -> bytes:
+    data = _save_bytes(torch, {"a": torch.arange(3.0)})
+    return zipfile.ZipFile(io.BytesIO(data)).read("archive/data.pkl")
+
+
+@pytest.mark.parametrize("case", ["no_version", "no_pickle", "no_data", "short_data", "long_data", "root_records",
+                                  "version_99", "version_0", "version_text", "version_negative"])
+def test_corrupt_archive_errors_match_torch(case):
+    pk = _pickle_of_three_floats()
+    v3 = {"version": b"3\n"}
+    records = {
+        "no_version": ({"data.pkl": pk, "data/0": b"\0" * 12}, "archive"),
+        "no_pickle": (v3, "archive"),
+        "no_data": ({"data.pkl": pk, **v3}, "archive"),
+        "short_data": ({"data.pkl": pk, "data/0": b"\0" * 5, **v3}, "archive"),
+        "long_data": ({"data.pkl": pk, "data/0": b"\0" * 50, **v3}, "archive"),
+        "root_records": ({"data.pkl": pk, "data/0": b"\0" * 12, **v3}, ""),
+        "version_99": ({"data.pkl": pk, "data/0": b"\0" * 12, "version": b"99\n"}, "archive"),
+        "version_0": ({"data.pkl": pk, "data/0": b"\0" * 12, "version": b"0\n"}, "archive"),
+        "version_text": ({"data.pkl": pk, "data/0": b"\0" * 12, "version": b"x\n"}, "archive"),
+        "version_negative": ({"data.pkl": pk, "data/0": b"\0" * 12, "version": b" -1"}, "archive"),
+    }[case]
+    data = _archive(*records)
+    err, _ = assert_same_error(lambda: gt.load(io.BytesIO(data)), lambda: torch.load(io.BytesIO(data)))
+    assert isinstance(err, RuntimeError)
