@@ -19,7 +19,6 @@ Invariant: no object reachable from the pickle is called unless it is in the all
 
 from __future__ import annotations
 
-import _compat_pickle
 import pickle
 import pickletools
 import warnings
@@ -145,11 +144,29 @@ def _get_user_allowed_globals() -> dict:
     return _user_allowed()
 
 
+# The Python 2 names PyTorch's VM renames (its own short list, not all of pickle's ``fix_imports``): others,
+# such as ``commands.Popen``, keep their Python 2 name, and the error messages show it.
+_IMPORT_MAPPING = {"__builtin__": "builtins", "copy_reg": "copyreg", "Queue": "queue", "repr": "reprlib",
+                   "_abcoll": "collections.abc", "UserDict": "collections", "UserList": "collections",
+                   "UserString": "collections", "whichdb": "dbm", "StringIO": "io", "cStringIO": "io"}
+_NAME_MAPPING = {
+    ("__builtin__", "xrange"): ("builtins", "range"), ("__builtin__", "reduce"): ("functools", "reduce"),
+    ("__builtin__", "intern"): ("sys", "intern"), ("__builtin__", "unichr"): ("builtins", "chr"),
+    ("__builtin__", "unicode"): ("builtins", "str"), ("__builtin__", "long"): ("builtins", "int"),
+    ("itertools", "izip"): ("builtins", "zip"), ("itertools", "imap"): ("builtins", "map"),
+    ("itertools", "ifilter"): ("builtins", "filter"), ("itertools", "ifilterfalse"): ("itertools", "filterfalse"),
+    ("itertools", "izip_longest"): ("itertools", "zip_longest"), ("UserList", "UserList"): ("collections", "UserList"),
+    ("UserDict", "IterableUserDict"): ("collections", "UserDict"),
+    ("UserString", "UserString"): ("collections", "UserString"), ("__builtin__", "basestring"): ("builtins", "str"),
+    ("exceptions", "StandardError"): ("builtins", "Exception"), ("UserDict", "UserDict"): ("collections", "UserDict"),
+}
+
+
 def _map_old_name(module: str, name: str) -> tuple[str, str]:
-    """Python 2 names (``__builtin__.set``) to their Python 3 home, as pickle's ``fix_imports`` does."""
-    if (module, name) in _compat_pickle.NAME_MAPPING:
-        return _compat_pickle.NAME_MAPPING[(module, name)]
-    return _compat_pickle.IMPORT_MAPPING.get(module, module), name
+    """Python 2 names (``__builtin__.set``) to their Python 3 home, by PyTorch's tables."""
+    if (module, name) in _NAME_MAPPING:
+        return _NAME_MAPPING[(module, name)]
+    return _IMPORT_MAPPING.get(module, module), name
 
 
 def _unsupported_global_error(full_path: str) -> UnpicklingError:

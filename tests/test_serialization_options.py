@@ -564,3 +564,14 @@ def test_corrupt_archive_errors_match_torch(case):
     data = _archive(*records)
     err, _ = assert_same_error(lambda: gt.load(io.BytesIO(data)), lambda: torch.load(io.BytesIO(data)))
     assert isinstance(err, RuntimeError)
+
+
+def test_python2_names_in_weights_only_errors_match_torch():
+    import subprocess
+
+    class Spawn:
+        def __reduce__(self):
+            return (subprocess.Popen, (["true"],))  # protocol 2 writes it as commands.Popen (fix_imports)
+    data = _save_bytes(torch, Spawn())
+    assert b"commands\nPopen" in zipfile.ZipFile(io.BytesIO(data)).read("archive/data.pkl")
+    assert_same_error(lambda: gt.load(io.BytesIO(data)), lambda: torch.load(io.BytesIO(data)))
