@@ -19,6 +19,7 @@ sharing of storages; writes to a path are atomic (a temporary file in the same f
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import pickle
@@ -38,6 +39,7 @@ from . import _legacy_serialization as _legacy
 from . import _utils
 from . import _weights_only_unpickler as _wo
 from . import cuda as _cuda
+from . import emu as _emu
 from . import nn as _nn
 from ._atomic_file import AtomicFile as _AtomicFile
 from ._core import dtype as _dt
@@ -241,27 +243,50 @@ def _meta_deserialize(storage, location: str):
     return UntypedStorage(storage.nbytes(), device="meta") if location == "meta" else None
 
 
-def _cuda_deserialize(storage, location: str):
-    if location == "cuda" or re.match(r"cuda(:|[0-9]+)", location):
-        return _move_storage(storage, device("cuda", validate_cuda_device(location)))
+def _mps_deserialize(storage, location: str):
+    if location.startswith("mps"):  # glasstorch has no MPS storage, as PyTorch off a Mac
+        raise RuntimeError("torch.UntypedStorage(): Storage device not recognized: mps")
     return None
 
 
-def _device_deserialize(storage, location: str):
-    """Any other device glasstorch knows (``emu``, ``emu:1`` ...)."""
-    if not re.fullmatch(r"[a-zA-Z_]+(:\d+)?", location):
-        return None
-    try:
-        target = device(location)
-    except RuntimeError:
-        return None
-    return _move_storage(storage, target)
+def _backend_deserialize(backend: str, storage, location: str):
+    if location == backend or re.match(f"{backend}(:|[0-9]+)", location):
+        return _move_storage(storage, _validate_device(location, backend))
+    return None
+
+
+# the device modules a location may name; xpu and mtia exist in PyTorch but are never available here
+_DEVICE_MODULES = {"cuda": _cuda, "emu": _emu, "xpu": None, "mtia": None}
+
+
+def _validate_device(location: str, backend: str) -> device:
+    """The device of a location tag, once its backend is registered, available, and has that index."""
+    if backend not in _DEVICE_MODULES:
+        raise RuntimeError(f"The {backend.upper()} device module is not registered. If you are running on a CPU-only "
+                           "machine, please use torch.load with map_location=torch.device('cpu') to map your storages "
+                           "to the CPU.")
+    module, where = _DEVICE_MODULES[backend], device(location)
+    index = where.index or 0
+    if module is None or not module.is_available():
+        raise RuntimeError(f"Attempting to deserialize object on a {backend.upper()} device but "
+                           f"torch.{backend}.is_available() is False. If you are running on a CPU-only machine, please "
+                           "use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.")
+    count = module.device_count()
+    if index >= count:
+        raise RuntimeError(f"Attempting to deserialize object on {backend.upper()} device {index} but "
+                           f"torch.{backend}.device_count() is {count}. Please use torch.load with map_location to map "
+                           "your storages to an existing device.")
+    return device(backend, index)
 
 
 register_package(10, _cpu_tag, _cpu_deserialize)
-register_package(20, lambda s: _backend_tag("cuda", s), _cuda_deserialize)
+register_package(20, lambda s: _backend_tag("cuda", s), functools.partial(_backend_deserialize, "cuda"))
+register_package(21, lambda s: _backend_tag("mps", s), _mps_deserialize)
 register_package(22, _meta_tag, _meta_deserialize)
-register_package(23, lambda s: _backend_tag(s.device.type, s), _device_deserialize)
+register_package(23, lambda s: _backend_tag("emu", s), functools.partial(_backend_deserialize, "emu"))
+for _priority, _backend in ((24, "hpu"), (25, "xpu"), (26, "mtia")):
+    register_package(_priority, functools.partial(_backend_tag, _backend), functools.partial(_backend_deserialize,
+                                                                                             _backend))
 
 
 def location_tag(storage) -> str:
@@ -288,17 +313,7 @@ def _typename(storage) -> str:
 
 def validate_cuda_device(location: str) -> int:
     """The CUDA device index of a location tag, once that device exists here."""
-    index = device(location).index or 0
-    if not _cuda.is_available():
-        raise RuntimeError("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. "
-                           "If you are running on a CPU-only machine, please use torch.load with "
-                           "map_location=torch.device('cpu') to map your storages to the CPU.")
-    count = _cuda.device_count()
-    if index >= count:
-        raise RuntimeError(f"Attempting to deserialize object on CUDA device {index} but torch.cuda.device_count() is "
-                           f"{count}. Please use torch.load with map_location to map your storages to an existing "
-                           "device.")
-    return index
+    return _validate_device(location, "cuda").index
 
 
 def _move_storage(storage: UntypedStorage, target: device) -> UntypedStorage:
@@ -327,9 +342,9 @@ def _restorer(map_location):
     if map_location is None:
         return default_restore_location
     if isinstance(map_location, dict):
-        return lambda s, loc: default_restore_location(s, _as_location(map_location.get(loc, loc)))
-    if isinstance(map_location, (str, bytes, device)):
-        where = _as_location(map_location)
+        return lambda s, loc: default_restore_location(s, map_location.get(loc, loc))
+    if isinstance(map_location, (str, bytes, device)):  # bytes are passed on as they are, as PyTorch does
+        where = str(map_location) if isinstance(map_location, device) else map_location
         return lambda s, loc: default_restore_location(s, where)
 
     def call(s, loc):
@@ -338,10 +353,6 @@ def _restorer(map_location):
             return default_restore_location(s, loc)
         return out._untyped_storage if isinstance(out, _utils.TypedStorage) else out
     return call
-
-
-def _as_location(where) -> str:
-    return where.decode("ascii") if isinstance(where, bytes) else str(where)
 
 
 def _is_meta_location(map_location) -> bool:

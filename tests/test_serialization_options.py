@@ -575,3 +575,24 @@ def test_python2_names_in_weights_only_errors_match_torch():
     data = _save_bytes(torch, Spawn())
     assert b"commands\nPopen" in zipfile.ZipFile(io.BytesIO(data)).read("archive/data.pkl")
     assert_same_error(lambda: gt.load(io.BytesIO(data)), lambda: torch.load(io.BytesIO(data)))
+
+
+@pytest.mark.parametrize("where", ["cpu", b"cpu", "cpu:0", "meta", "cuda", "cuda:1", "xpu", "mtia:0", "hpu", "mps",
+                                   "nowhere", {"cpu": "cuda:0"}, {"cpu": "meta"}])
+def test_map_location_forms_match_torch(where):
+    def run(m):
+        out = m.load(io.BytesIO(_save_bytes(m, {"a": m.arange(3.0)})), map_location=where)["a"]
+        return str(out.device), out.shape
+    if where in ("cpu", "meta") or isinstance(where, dict) and "meta" in where.values():
+        assert run(gt) == run(torch)
+    else:
+        assert_same_error(lambda: run(gt), lambda: run(torch))
+
+
+def test_map_location_to_the_emulated_accelerator():
+    out = gt.load(io.BytesIO(_save_bytes(gt, {"a": gt.arange(3.0)})), map_location="emu")["a"]
+    assert str(out.device) == "emu:0" and out.tolist() == [0.0, 1.0, 2.0]
+    assert gt.load(io.BytesIO(_save_bytes(gt, {"a": out})))["a"].device == out.device
+    with pytest.raises(RuntimeError, match=r"Attempting to deserialize object on EMU device 7 but "
+                                           r"torch.emu.device_count\(\) is 1"):
+        gt.load(io.BytesIO(_save_bytes(gt, {"a": gt.arange(3.0)})), map_location="emu:7")
