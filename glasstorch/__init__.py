@@ -59,7 +59,9 @@ from ._ops_namespace import ops  # noqa: E402,F401
 from .utils import _python_dispatch  # noqa: E402,F401
 _operators.install(sys.modules[__name__])
 # Compatibility surface and user APIs of the serialization / data / device-module issue.
-from . import _C, backends, cuda, distributed, multiprocessing, serialization, utils, version, xpu  # noqa: E402,F401
+from . import (  # noqa: E402,F401
+    _C, backends, cuda, distributed, multiprocessing, serialization, sparse, storage, utils, version, xpu,
+)
 from .backends import (  # noqa: E402,F401
     are_deterministic_algorithms_enabled,
     get_deterministic_debug_mode,

@@ -19,9 +19,9 @@ Invariant: no object reachable from the pickle is called unless it is in the all
 
 from __future__ import annotations
 
-import _compat_pickle
 import pickle
 import pickletools
+import warnings
 from _codecs import encode
 from collections import Counter, OrderedDict
 from struct import unpack
@@ -134,11 +134,39 @@ def allowed_globals() -> dict:
     return rc
 
 
+def _get_allowed_globals() -> dict:
+    """PyTorch's name of :func:`allowed_globals` (looked up at each call, so it can be patched)."""
+    return allowed_globals()
+
+
+def _get_user_allowed_globals() -> dict:
+    """PyTorch's name of the user's allowlist, as ``{"module.name": obj}``."""
+    return _user_allowed()
+
+
+# The Python 2 names PyTorch's VM renames (its own short list, not all of pickle's ``fix_imports``): others,
+# such as ``commands.Popen``, keep their Python 2 name, and the error messages show it.
+_IMPORT_MAPPING = {"__builtin__": "builtins", "copy_reg": "copyreg", "Queue": "queue", "repr": "reprlib",
+                   "_abcoll": "collections.abc", "UserDict": "collections", "UserList": "collections",
+                   "UserString": "collections", "whichdb": "dbm", "StringIO": "io", "cStringIO": "io"}
+_NAME_MAPPING = {
+    ("__builtin__", "xrange"): ("builtins", "range"), ("__builtin__", "reduce"): ("functools", "reduce"),
+    ("__builtin__", "intern"): ("sys", "intern"), ("__builtin__", "unichr"): ("builtins", "chr"),
+    ("__builtin__", "unicode"): ("builtins", "str"), ("__builtin__", "long"): ("builtins", "int"),
+    ("itertools", "izip"): ("builtins", "zip"), ("itertools", "imap"): ("builtins", "map"),
+    ("itertools", "ifilter"): ("builtins", "filter"), ("itertools", "ifilterfalse"): ("itertools", "filterfalse"),
+    ("itertools", "izip_longest"): ("itertools", "zip_longest"), ("UserList", "UserList"): ("collections", "UserList"),
+    ("UserDict", "IterableUserDict"): ("collections", "UserDict"),
+    ("UserString", "UserString"): ("collections", "UserString"), ("__builtin__", "basestring"): ("builtins", "str"),
+    ("exceptions", "StandardError"): ("builtins", "Exception"), ("UserDict", "UserDict"): ("collections", "UserDict"),
+}
+
+
 def _map_old_name(module: str, name: str) -> tuple[str, str]:
-    """Python 2 names (``__builtin__.set``) to their Python 3 home, as pickle's ``fix_imports`` does."""
-    if (module, name) in _compat_pickle.NAME_MAPPING:
-        return _compat_pickle.NAME_MAPPING[(module, name)]
-    return _compat_pickle.IMPORT_MAPPING.get(module, module), name
+    """Python 2 names (``__builtin__.set``) to their Python 3 home, by PyTorch's tables."""
+    if (module, name) in _NAME_MAPPING:
+        return _NAME_MAPPING[(module, name)]
+    return _IMPORT_MAPPING.get(module, module), name
 
 
 def _unsupported_global_error(full_path: str) -> UnpicklingError:
@@ -205,7 +233,7 @@ class Unpickler:
                 handler(self)
         except _Stop as stop:
             return stop.value
-        except (IndexError, KeyError) as e:  # stack underflow, missing memo entry: a malformed pickle
+        except (IndexError, KeyError, ValueError) as e:  # stack underflow, missing memo entry, bad literal
             raise UnpicklingError(f"malformed pickle data: {type(e).__name__}: {e}") from None
 
     # -- helpers ---------------------------------------------------------------------------------------
@@ -221,7 +249,11 @@ class Unpickler:
         return items
 
     def _is_allowed(self, obj) -> bool:
-        return id(obj) in self._callable_ids
+        if id(obj) in self._callable_ids:
+            return True
+        # a bound method (``ZoneInfo._unpickle`` via an allowed getattr) is a new object at each lookup: equal to
+        # the allowlisted one, not identical (PyTorch tests membership with ==)
+        return hasattr(obj, "__self__") and any(obj == g for g in self.user_allowed.values())
 
     def _resolve(self, module: str, name: str):
         module, name = _map_old_name(module, name)
@@ -245,6 +277,12 @@ def _text_line(u: Unpickler) -> str:
 @_op(pickle.PROTO)
 def _proto(u):
     u.proto = u._read(1)[0]
+    if u.proto != 2:
+        warnings.warn(f"Detected pickle protocol {u.proto} in the checkpoint, which was not the default pickle "
+                      "protocol used by `torch.load` (2). The weights_only Unpickler might not support all "
+                      "instructions implemented by this protocol, please file an issue for adding support if you "
+                      "encounter this.",
+                      stacklevel=2)
 
 
 @_op(pickle.FRAME)

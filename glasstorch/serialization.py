@@ -1,17 +1,17 @@
 """``save``/``load`` — PyTorch's ``torch/serialization.py``, writing and reading PyTorch's own checkpoint format.
 
-A checkpoint is a ZIP archive (:mod:`glasstorch._inline_container`) holding ``data.pkl`` — the object graph,
-pickled with protocol 2 — and one record ``data/<key>`` per storage with its raw bytes.  In the pickle each
-tensor is a call ``torch._utils._rebuild_tensor_v2(storage, offset, size, stride, requires_grad, hooks)``
-and each storage a persistent id ``("storage", torch.FloatStorage, key, location, numel)``.  The pickle
-names PyTorch's classes and functions (``torch.float32``, ``torch.Size``, ``collections.OrderedDict`` ...),
-so real PyTorch loads glasstorch's files; loading maps those names to glasstorch's objects, so files
-written by PyTorch load here.  Views of one storage save it once under one key and load back as views
-of one storage.
+A checkpoint is a ZIP archive (:mod:`glasstorch._inline_container`, laid out as PyTorch's miniz writer lays
+it out) holding ``data.pkl`` — the object graph, pickled with protocol 2 by
+:mod:`glasstorch._checkpoint_pickle` with PyTorch's names in it — and one record ``data/<key>`` per storage
+with its raw bytes, each on a 64-byte boundary, plus ``.format_version``, ``.storage_alignment``,
+``byteorder``, ``version`` and ``.data/serialization_id``.  Real PyTorch loads glasstorch's files and the
+other way round.  Views of one storage save it once under one key and load back as views of one storage.
 
 ``load`` is safe by default: ``weights_only=True`` runs the pickle in the restricted VM of
-:mod:`glasstorch._weights_only_unpickler`.  PyTorch's legacy (pre-1.6, non-zip) format is read and, with
-``_use_new_zipfile_serialization=False``, written.
+:mod:`glasstorch._weights_only_unpickler`.  PyTorch's legacy formats (the pre-1.6 pickle stream and the tar
+format, :mod:`glasstorch._legacy_serialization`) are read and, with ``_use_new_zipfile_serialization=False``,
+the pickle stream is written.  The options of :mod:`glasstorch.utils.serialization.config` (mmap, byte order,
+offsets, CRC-32, alignment) are read at each call; ``register_package`` extends where storages may live.
 
 Invariant: ``load(save(x))`` reproduces values, dtypes, sizes, strides, offsets, ``requires_grad`` and the
 sharing of storages; writes to a path are atomic (a temporary file in the same folder, fsync, rename).
@@ -19,193 +19,448 @@ sharing of storages; writes to a path are atomic (a temporary file in the same f
 
 from __future__ import annotations
 
-import importlib
+import functools
 import io
 import os
 import pickle
 import re
-import struct
+import shutil
 import sys
 import tempfile
-import uuid
 import warnings
-from collections import OrderedDict
+from contextlib import contextmanager
+from enum import Enum
 from mmap import MAP_PRIVATE, MAP_SHARED
 
 import numpy as np
 
+from . import _checkpoint_pickle as _cp
+from . import _legacy_serialization as _legacy
 from . import _utils
 from . import _weights_only_unpickler as _wo
 from . import cuda as _cuda
+from . import emu as _emu
+from . import nn as _nn
+from ._atomic_file import AtomicFile as _AtomicFile
 from ._core import dtype as _dt
 from ._core.device import CPU, device
-from ._core.layout import layout, memory_format
-from ._core.shape import Size
 from ._device.allocator import CPUAllocator
-from ._inline_container import ZipReader, ZipWriter, is_zipfile, read_exact
+from ._inline_container import PyTorchFileReader, PyTorchFileWriter, archive_name_of, descriptor_size, is_zipfile
+from ._legacy_serialization import (
+    MAGIC_NUMBER,
+    PROTOCOL_VERSION,
+    UNSAFE_MESSAGE,
+    NotACheckpointError,  # noqa: F401  (its historical home)
+    SourceChangeWarning,
+)
 from ._tensor.impl import TensorImpl
 from ._tensor.storage import UntypedStorage
+from ._tensor.typed_storage import LEGACY_STORAGES, TypedStorage
 from ._weights_only_unpickler import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
-from .tensor import Tensor, wrap
+from .tensor import LEGACY_TYPES, wrap
+from .utils import _python_dispatch
 from .utils import safetensors as _safetensors
+from .utils.serialization import config as _config
 
-__all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",
-           "get_unsafe_globals_in_checkpoint", "location_tag", "default_restore_location", "DEFAULT_PROTOCOL",
-           "set_default_mmap_options", "get_default_mmap_options", "StorageType"]
+__all__ = ["SourceChangeWarning", "mkdtemp", "register_package", "check_module_version_greater_or_equal",
+           "validate_cuda_device", "location_tag", "default_restore_location", "normalize_storage_type",
+           "storage_to_tensor_type", "save", "load", "StorageType", "LoadEndianness", "get_crc32_options",
+           "set_crc32_options", "get_default_load_endianness", "set_default_load_endianness",
+           "get_default_mmap_options", "set_default_mmap_options", "clear_safe_globals", "get_safe_globals",
+           "add_safe_globals", "safe_globals", "get_unsafe_globals_in_checkpoint", "skip_data", "DEFAULT_PROTOCOL",
+           "MAGIC_NUMBER", "PROTOCOL_VERSION"]
 
 DEFAULT_PROTOCOL = 2
-MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
-PROTOCOL_VERSION = 1001
-STORAGE_ALIGNMENT = 64
-FILE_FORMAT_VERSION = "3"  # what PyTorch 2.13 writes as `version`
+LONG_SIZE, INT_SIZE, SHORT_SIZE = 8, 4, 2
+STORAGE_KEY_SEPARATOR = ","
 StorageType = _utils.StorageType
-UNSAFE_MESSAGE = (
-    "In PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` from `False` to "
-    "`True`. Re-running `torch.load` with `weights_only` set to `False` will likely succeed, but it can result in "
-    "arbitrary code execution. Do it only if you got the file from a trusted source.")
 _DOCS_MESSAGE = ("\n\nCheck the documentation of torch.load to learn more about types accepted by default with "
                  "weights_only https://pytorch.org/docs/stable/generated/torch.load.html.")
 _TRUE_VALUES = ("1", "y", "yes", "true")
+_serialization_tls = _cp.serialization_tls
+# the save-side pieces under their former names here (tests and tools reach them through this module)
+_CheckpointPickler, _StorageTable, _name = _cp.CheckpointPickler, _cp.StorageTable, _cp.name
 
 
-class NotACheckpointError(RuntimeError, pickle.UnpicklingError):
-    """Bytes that are neither a zip checkpoint nor PyTorch's legacy format (a RuntimeError and an
-    UnpicklingError, so both PyTorch-style handlers catch it)."""
+@contextmanager
+def mkdtemp():
+    """A temporary folder for the ``with`` block, removed afterwards."""
+    path = tempfile.mkdtemp()
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path)
 
 
-# == names PyTorch's pickles use =============================================================================
+# == options (torch.utils.serialization.config) ==============================================================
 
-class _GlobalName:
-    """A ``module.name`` written into the pickle as-is (a GLOBAL opcode), e.g. ``torch._utils._rebuild_tensor_v2``."""
+class LoadEndianness(Enum):
+    """The byte order assumed for a checkpoint that has no ``byteorder`` record."""
 
-    __slots__ = ("module", "name")
-
-    def __init__(self, module: str, name: str):
-        self.module, self.name = module, name
-
-    def __call__(self, *args):  # pickle requires the "function" of a reduce tuple to be callable
-        raise TypeError(f"{self.module}.{self.name} is a name in a checkpoint, not a function")
-
-    def __repr__(self):
-        return f"{self.module}.{self.name}"
+    NATIVE = 1
+    LITTLE = 2
+    BIG = 3
 
 
-_NAMES: dict[str, _GlobalName] = {}
+def get_default_load_endianness() -> LoadEndianness | None:
+    """The fallback byte order of checkpoints without a byteorder record (None: little endian)."""
+    return _config.load.endianness
 
 
-def _name(module: str, name: str) -> _GlobalName:
-    key = f"{module}.{name}"
-    g = _NAMES.get(key)
-    if g is None:
-        g = _NAMES[key] = _GlobalName(module, name)
-    return g
+def set_default_load_endianness(endianness) -> None:
+    """Set the fallback byte order of checkpoints without a byteorder record (a LoadEndianness or None).
 
-
-def location_tag(storage: UntypedStorage) -> str:
-    """``"cpu"``, ``"cuda:0"``, ``"meta"``: where a storage lives, as a checkpoint records it."""
-    dev = storage.device
-    if dev.type == "cpu":
-        return "cpu"  # a constant, as PyTorch's tagger returns: the pickle memoizes it like PyTorch's does
-    return dev.type if dev.index is None else f"{dev.type}:{dev.index}"
-
-
-class _StorageTable:
-    """Storages met while pickling, keyed ``"0"``, ``"1"`` ... in first-seen order (one key per storage)."""
-
-    def __init__(self, legacy: bool = False):
-        self.keys: dict[int, str] = {}
-        self.storages: dict[str, UntypedStorage] = {}
-        self.dtypes: dict[str, object] = {}
-        self.legacy = legacy
-
-    def persistent_id(self, untyped: UntypedStorage, dtype, storage_type: _GlobalName) -> tuple:
-        key = self.keys.get(id(untyped))
-        if key is None:
-            key = self.keys[id(untyped)] = str(len(self.keys))
-            self.storages[key] = untyped
-            self.dtypes[key] = dtype
-        elif self.dtypes[key] is not dtype and untyped.nbytes():
-            raise RuntimeError("Cannot save multiple tensors or storages that view the same data as different types")
-        numel = untyped.nbytes() // dtype.itemsize
-        pid = ("storage", storage_type, key, location_tag(untyped), numel)
-        return pid + (None,) if self.legacy else pid
-
-
-class _CheckpointPickler(pickle._Pickler):
-    """pickle's Pickler that writes PyTorch's names for glasstorch's tensors, storages, dtypes, devices, sizes.
-
-    The pure-Python Pickler is used because it lets a GLOBAL name a module (``torch``) that is not
-    imported here; only the object graph goes through it, the tensor bytes go straight to the archive.
+    Raises:
+        TypeError: ``endianness`` is neither.
     """
+    if not isinstance(endianness, LoadEndianness) and endianness is not None:
+        raise TypeError("Invalid argument type in function set_default_load_endianness")
+    _config.load.endianness = endianness
 
-    dispatch = pickle._Pickler.dispatch.copy()
 
-    def __init__(self, file, protocol: int, storages: _StorageTable):
-        super().__init__(file, protocol)
-        self._storages = storages
+def get_crc32_options() -> bool:
+    """Whether ``save`` computes and writes each record's CRC-32 (default True)."""
+    return _config.save.compute_crc32
 
-    def persistent_id(self, obj):
-        t = type(obj)
-        if t is _utils.TypedStorage:
-            dtype = obj.dtype
-            return self._storages.persistent_id(obj._untyped_storage, dtype,
-                                                _name("torch", _utils.STORAGE_TYPE_NAMES[dtype]))
-        if t is UntypedStorage:
-            return self._storages.persistent_id(obj, _dt.uint8, _name("torch.storage", "UntypedStorage"))
+
+def set_crc32_options(compute_crc32: bool) -> None:
+    """Choose whether ``save`` computes each record's CRC-32; without it zip tools reject the file, ``load``
+    still reads it."""
+    _config.save.compute_crc32 = compute_crc32
+
+
+def get_default_mmap_options() -> int | None:
+    """``mmap.MAP_PRIVATE`` (writes to a mapped tensor stay in memory) or ``mmap.MAP_SHARED`` (they reach the file)."""
+    return _config.load.mmap_flags
+
+
+def _get_storage_alignment() -> int:
+    return _config.save.storage_alignment
+
+
+class set_default_mmap_options:
+    """Context manager (or plain call) setting the flags of ``load(mmap=True)``: MAP_PRIVATE or MAP_SHARED."""
+
+    def __init__(self, flags: int):
+        if flags != MAP_PRIVATE and flags != MAP_SHARED:
+            raise ValueError("Invalid argument in function set_default_mmap_options, expected mmap.MAP_PRIVATE or "
+                             f"mmap.MAP_SHARED, but got {flags}")
+        self.prev = _config.load.mmap_flags
+        _config.load.mmap_flags = flags
+
+    def __enter__(self):
         return None
 
-    def reducer_override(self, obj):
-        if isinstance(obj, Tensor):
-            return _reduce_tensor(obj)
-        t = type(obj)
-        if t is Size:
-            return (_name("torch", "Size"), (tuple(obj),))
-        if t is device:
-            return (_name("torch", "device"), (obj.type,) if obj.index is None else (obj.type, obj.index))
-        if t is layout:
-            return (_name("torch.serialization", "_get_layout"), (repr(obj),))
-        return NotImplemented
-
-    def _save_global_name(self, obj: _GlobalName):
-        self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode())
-        self.memoize(obj)
-
-    def _save_torch_attr(self, obj):  # dtypes and memory formats: GLOBAL torch.<name>
-        self.write(pickle.GLOBAL + f"torch\n{repr(obj).removeprefix('torch.')}\n".encode())
-        self.memoize(obj)
-
-    dispatch[_GlobalName] = _save_global_name
-    dispatch[_dt.dtype] = _save_torch_attr
-    dispatch[memory_format] = _save_torch_attr
+    def __exit__(self, *exc):
+        _config.load.mmap_flags = self.prev
 
 
-def _reduce_tensor(t: Tensor):
-    """The reduce tuple PyTorch's ``Tensor.__reduce_ex__`` / ``Parameter.__reduce_ex__`` would give."""
-    impl = t._impl
-    param = _utils.parameter_class()
-    if param is not None and type(t) is param:
-        data = wrap(TensorImpl(impl.storage, impl.sizes, impl.strides, impl.offset, impl.dtype, impl.device))
-        state = _utils._get_obj_state(t)
-        if state:
-            return (_name("torch._utils", "_rebuild_parameter_with_state"),
-                    (data, t.requires_grad, OrderedDict(), state))
-        return (_name("torch._utils", "_rebuild_parameter"), (data, t.requires_grad, OrderedDict()))
-    if impl.device.type == "meta":
-        func = _name("torch._utils", "_rebuild_meta_tensor_no_storage")
-        args = (impl.dtype, tuple(impl.sizes), tuple(impl.strides), t.requires_grad)
-    elif impl.dtype in _utils.V3_DTYPES:
-        func = _name("torch._utils", "_rebuild_tensor_v3")
-        args = (impl.storage, impl.offset, tuple(impl.sizes), tuple(impl.strides), t.requires_grad, OrderedDict(),
-                impl.dtype)
-    else:
-        func = _name("torch._utils", "_rebuild_tensor_v2")
-        args = (_utils.TypedStorage._new_wrapped(impl.storage, impl.dtype), impl.offset, tuple(impl.sizes),
-                tuple(impl.strides), t.requires_grad, OrderedDict())
-    state = _utils._get_obj_state(t)
-    if type(t) is Tensor and not state:
-        return (func, args)
-    cls = _name("torch", "Tensor") if type(t) is Tensor else type(t)
-    return (_name("torch._tensor", "_rebuild_from_type_v2"), (func, cls, args, state))
+class skip_data:
+    """Context manager: ``save`` writes storages' records without their bytes (zeros in their place) and
+    ``load`` leaves loaded storages unfilled.
+
+    Args:
+        materialize_fake_tensors: save FakeTensors as if they were real tensors (their storages' bytes skipped).
+
+    Example:
+        >>> import io, glasstorch as torch
+        >>> buf = io.BytesIO()
+        >>> with torch.serialization.skip_data():
+        ...     torch.save(torch.ones(2), buf)
+    """
+
+    def __init__(self, materialize_fake_tensors: bool = False):
+        self.materialize_fake_tensors = materialize_fake_tensors
+
+    def __enter__(self):
+        tls = _serialization_tls
+        self._old = (tls.skip_data, tls.materialize_fake_tensors)
+        tls.skip_data, tls.materialize_fake_tensors = True, self.materialize_fake_tensors
+
+    def __exit__(self, *exc):
+        _serialization_tls.skip_data, _serialization_tls.materialize_fake_tensors = self._old
+
+
+def check_module_version_greater_or_equal(module, req_version_tuple, error_if_malformed: bool = True) -> bool:
+    """Whether ``module.__version__`` is at least ``req_version_tuple`` (compared field by field, each field cast
+    to the type of the required one).
+
+    Raises:
+        RuntimeError: the version string cannot be compared and ``error_if_malformed`` (else a warning).
+    """
+    try:
+        fields = module.__version__.split(".")
+        version = tuple(type(req)(fields[i]) for i, req in enumerate(req_version_tuple))
+        return version >= req_version_tuple
+    except Exception as e:
+        message = (f"'{module.__name__}' module version string is malformed '{module.__version__}' and cannot be "
+                   f"compared with tuple {str(req_version_tuple)}")
+        if error_if_malformed:
+            raise RuntimeError(message) from e
+        warnings.warn(message + ", but continuing assuming that requirement is met", stacklevel=2)
+        return True
+
+
+def _check_dill_version(pickle_module) -> None:
+    if pickle_module is not None and getattr(pickle_module, "__name__", None) == "dill":
+        if not check_module_version_greater_or_equal(pickle_module, (0, 3, 1), False):
+            raise ValueError(f"'torch' supports dill >= 0.3.1, but you have dill {pickle_module.__version__}. Please "
+                             "upgrade dill or switch to 'pickle'")
+
+
+# == where storages live: taggers and deserializers ===========================================================
+
+_package_registry: list[tuple] = []
+
+
+def register_package(priority: int, tagger, deserializer) -> None:
+    """Register ``tagger(storage) -> str | None`` and ``deserializer(storage, location) -> storage | None``;
+    lower ``priority`` runs first, the first non-None answer wins."""
+    _package_registry.append((priority, tagger, deserializer))
+    _package_registry.sort(key=lambda entry: entry[0])
+
+
+def _backend_tag(backend: str, storage):
+    dev = storage.device
+    if dev.type == backend:
+        return backend if dev.index is None else f"{backend}:{dev.index}"
+    return None
+
+
+def _cpu_tag(storage):
+    return "cpu" if storage.device.type == "cpu" else None  # a constant: the pickle memoizes it as PyTorch's
+
+
+def _meta_tag(storage):
+    return "meta" if storage.device.type == "meta" else None
+
+
+def _cpu_deserialize(storage, location: str):
+    return storage if location == "cpu" else None
+
+
+def _meta_deserialize(storage, location: str):
+    return UntypedStorage(storage.nbytes(), device="meta") if location == "meta" else None
+
+
+def _mps_deserialize(storage, location: str):
+    if location.startswith("mps"):  # glasstorch has no MPS storage, as PyTorch off a Mac
+        raise RuntimeError("torch.UntypedStorage(): Storage device not recognized: mps")
+    return None
+
+
+def _backend_deserialize(backend: str, storage, location: str):
+    if location == backend or re.match(f"{backend}(:|[0-9]+)", location):
+        return _move_storage(storage, _validate_device(location, backend))
+    return None
+
+
+# the device modules a location may name; xpu and mtia exist in PyTorch but are never available here
+_DEVICE_MODULES = {"cuda": _cuda, "emu": _emu, "xpu": None, "mtia": None}
+
+
+def _validate_device(location: str, backend: str) -> device:
+    """The device of a location tag, once its backend is registered, available, and has that index."""
+    if backend not in _DEVICE_MODULES:
+        raise RuntimeError(f"The {backend.upper()} device module is not registered. If you are running on a CPU-only "
+                           "machine, please use torch.load with map_location=torch.device('cpu') to map your storages "
+                           "to the CPU.")
+    module, where = _DEVICE_MODULES[backend], device(location)
+    index = where.index or 0
+    if module is None or not module.is_available():
+        raise RuntimeError(f"Attempting to deserialize object on a {backend.upper()} device but "
+                           f"torch.{backend}.is_available() is False. If you are running on a CPU-only machine, please "
+                           "use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.")
+    count = module.device_count()
+    if index >= count:
+        raise RuntimeError(f"Attempting to deserialize object on {backend.upper()} device {index} but "
+                           f"torch.{backend}.device_count() is {count}. Please use torch.load with map_location to map "
+                           "your storages to an existing device.")
+    return device(backend, index)
+
+
+register_package(10, _cpu_tag, _cpu_deserialize)
+register_package(20, lambda s: _backend_tag("cuda", s), functools.partial(_backend_deserialize, "cuda"))
+register_package(21, lambda s: _backend_tag("mps", s), _mps_deserialize)
+register_package(22, _meta_tag, _meta_deserialize)
+register_package(23, lambda s: _backend_tag("emu", s), functools.partial(_backend_deserialize, "emu"))
+for _priority, _backend in ((24, "hpu"), (25, "xpu"), (26, "mtia")):
+    register_package(_priority, functools.partial(_backend_tag, _backend), functools.partial(_backend_deserialize,
+                                                                                             _backend))
+
+
+def location_tag(storage) -> str:
+    """``"cpu"``, ``"cuda:0"``, ``"meta"``: where a storage lives, as a checkpoint records it."""
+    for _, tagger, _ in _package_registry:
+        location = tagger(storage)
+        if location:
+            return location
+    raise RuntimeError(f"don't know how to determine data location of {_typename(storage)}")
+
+
+def default_restore_location(storage, location: str):
+    """Put a freshly read CPU storage where its location tag says, through the registered deserializers."""
+    for _, _, fn in _package_registry:
+        result = fn(storage, location)
+        if result is not None:
+            return result
+    raise RuntimeError(f"don't know how to restore data location of {_typename(storage)} (tagged with {location})")
+
+
+def _typename(storage) -> str:
+    return "torch.storage.UntypedStorage" if type(storage) is UntypedStorage else f"torch.{type(storage).__name__}"
+
+
+def validate_cuda_device(location: str) -> int:
+    """The CUDA device index of a location tag, once that device exists here."""
+    return _validate_device(location, "cuda").index
+
+
+def _move_storage(storage: UntypedStorage, target: device) -> UntypedStorage:
+    if storage.device == target:
+        return storage
+    n = storage.nbytes()
+    flat = wrap(TensorImpl(storage, (n,), (1,), 0, _dt.uint8, storage.device))
+    return flat.to(target)._impl.storage
+
+
+def normalize_storage_type(storage_type):
+    """The storage class of this name (``UntypedStorage``, ``FloatStorage`` ...) as the package exports it."""
+    return _STORAGE_CLASSES[storage_type.__name__]
+
+
+_STORAGE_CLASSES = {cls.__name__: cls for cls in (UntypedStorage, TypedStorage) + LEGACY_STORAGES}
+
+
+def storage_to_tensor_type(storage):
+    """The legacy tensor type of a typed storage (``FloatStorage`` -> ``FloatTensor``)."""
+    return LEGACY_TYPES[_utils.STORAGE_TYPE_NAMES[storage.dtype].replace("Storage", "Tensor")]
+
+
+def _restorer(map_location):
+    """``restore(storage, location)`` for the four forms of ``map_location``."""
+    if map_location is None:
+        return default_restore_location
+    if isinstance(map_location, dict):
+        return lambda s, loc: default_restore_location(s, map_location.get(loc, loc))
+    if isinstance(map_location, (str, bytes, device)):  # bytes are passed on as they are, as PyTorch does
+        where = str(map_location) if isinstance(map_location, device) else map_location
+        return lambda s, loc: default_restore_location(s, where)
+
+    def call(s, loc):
+        out = map_location(s, loc)
+        if out is None:
+            return default_restore_location(s, loc)
+        return out._untyped_storage if isinstance(out, _utils.TypedStorage) else out
+    return call
+
+
+def _is_meta_location(map_location) -> bool:
+    if isinstance(map_location, str):
+        return map_location == "meta"
+    return isinstance(map_location, device) and map_location.type == "meta"
+
+
+def _active_fake_mode():
+    """The innermost FakeTensorMode on the dispatch-mode stack, if any (PyTorch's ``detect_fake_mode``)."""
+    mod = _cp.fake_tensor_module()
+    if mod is None:
+        return None
+    for mode in reversed(_python_dispatch.mode_stack()):
+        if isinstance(mode, mod.FakeTensorMode):
+            return mode
+    return None
+
+
+# == files and archives ========================================================================================
+
+def _is_path(f) -> bool:
+    return isinstance(f, (str, os.PathLike))
+
+
+class _opener:
+    def __init__(self, file_like):
+        self.file_like = file_like
+
+    def __enter__(self):
+        return self.file_like
+
+    def __exit__(self, *exc):
+        pass
+
+
+class _open_file(_opener):
+    def __init__(self, name, mode: str):
+        super().__init__(open(name, mode))  # noqa: SIM115
+
+    def __exit__(self, *exc):
+        self.file_like.close()
+
+
+class _open_buffer_reader(_opener):
+    def __init__(self, buffer):
+        super().__init__(buffer)
+        _check_seekable(buffer)
+
+
+class _open_buffer_writer(_opener):
+    def __exit__(self, *exc):
+        self.file_like.flush()
+
+
+def _open_file_like(name_or_buffer, mode: str) -> _opener:
+    """A context manager giving an open file for a path, or the buffer itself (checked, flushed)."""
+    if _is_path(name_or_buffer):
+        return _open_file(name_or_buffer, mode)
+    if "w" in mode:
+        return _open_buffer_writer(name_or_buffer)
+    if "r" in mode:
+        return _open_buffer_reader(name_or_buffer)
+    raise RuntimeError(f"Expected 'r' or 'w' in mode but got {mode}")
+
+
+class _open_zipfile_reader(_opener):
+    def __init__(self, name_or_buffer):
+        super().__init__(PyTorchFileReader(name_or_buffer))
+
+
+class _open_zipfile_writer(_opener):
+    """A PyTorchFileWriter over a path or a buffer, with the CRC-32 and alignment options; finished on exit."""
+
+    def __init__(self, name_or_buffer, archive_name: str | None = None):
+        if not _is_path(name_or_buffer):
+            write = getattr(name_or_buffer, "write", None)
+            if not callable(write):
+                msg = f"Buffer of {str(type(name_or_buffer)).strip('<>')} has no callable attribute 'write'"
+                raise AttributeError(msg) if write is None else TypeError(msg)
+        super().__init__(PyTorchFileWriter(name_or_buffer, get_crc32_options(), _get_storage_alignment(),
+                                           archive_name=archive_name))
+
+    def __exit__(self, *exc):
+        if exc[0] is None:
+            self.file_like.write_end_of_file()  # flushes the buffer (and closes a file it opened)
+
+
+def _is_zipfile(f) -> bool:
+    """Whether ``f`` starts (at its position) with a zip local header; stricter than ``zipfile.is_zipfile``."""
+    return is_zipfile(f)
+
+
+def _is_torchscript_zip(zip_file) -> bool:
+    return "constants.pkl" in zip_file.get_all_records()
+
+
+def _check_seekable(f) -> bool:
+    """True once ``f.seek(f.tell())`` worked (PyTorch's ``_check_seekable``); a missing or unsupported
+    ``seek``/``tell`` raises its own error with PyTorch's advice appended."""
+    try:
+        f.seek(f.tell())
+        return True
+    except (io.UnsupportedOperation, AttributeError) as e:
+        if "seek" in str(e) or "tell" in str(e):
+            raise type(e)(f"{e}. You can only torch.load from a file that is seekable. Please pre-load the data into "
+                          "a buffer like io.BytesIO and try to load from it instead.") from None
+        raise
 
 
 # == save =====================================================================================================
@@ -217,156 +472,62 @@ def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL,
     Args:
         obj: tensors, parameters, dicts/lists/tuples of them, numbers, strings, Size, dtype, device ...
         f: a path (written atomically: temp file, fsync, rename) or a file object with ``write``.
-        pickle_module: accepted for compatibility; the pickling is always pickle's own.
+        pickle_module: accepted for compatibility (dill's version is checked); the pickling is pickle's own.
         pickle_protocol: the pickle protocol of ``data.pkl`` (PyTorch's default 2).
         _use_new_zipfile_serialization: False writes PyTorch's legacy (pre-1.6) format.
+        _disable_byteorder_record: accepted; as in PyTorch 2.13 the archive still ends with a byteorder record.
 
     Raises:
         AttributeError: ``f`` is neither a path nor has ``write``.
-        RuntimeError: two tensors view one storage with different dtypes.
+        TypeError: ``f.write`` is not callable.
+        RuntimeError: two tensors view one storage with different dtypes; ``skip_data`` with the legacy format.
 
     Example:
         >>> import io, glasstorch as torch
         >>> buf = io.BytesIO()
         >>> torch.save({"w": torch.ones(2)}, buf)
     """
-    if not isinstance(f, (str, os.PathLike)) and not hasattr(f, "write"):
+    _check_dill_version(pickle_module)
+    if not _is_path(f) and not hasattr(f, "write"):
         raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
-    if isinstance(f, (str, os.PathLike)):
+    if not _use_new_zipfile_serialization and _serialization_tls.skip_data:
+        raise RuntimeError("Cannot use skip_data=True with _use_new_zipfile_serialization=False")
+    if _is_path(f):
         path = os.fspath(f)
-        folder = os.path.splitext(os.path.basename(path))[0] or "archive"
         with _AtomicFile(path) as out:
-            _write(obj, out, folder, pickle_protocol, _use_new_zipfile_serialization, _disable_byteorder_record)
+            _write(obj, out, path, pickle_protocol, _use_new_zipfile_serialization, _disable_byteorder_record)
         return
-    _write(obj, f, "archive", pickle_protocol, _use_new_zipfile_serialization, _disable_byteorder_record)
+    _write(obj, f, None, pickle_protocol, _use_new_zipfile_serialization, _disable_byteorder_record)
 
 
-def _write(obj, f, folder, protocol, zip_format, no_byteorder):
-    if zip_format:
-        _save_zip(obj, f, folder, protocol, no_byteorder)
-    else:
-        _save_legacy(obj, f, protocol)
+def _write(obj, f, path, protocol, zip_format, no_byteorder):
+    if not zip_format:
+        with _open_file_like(f, "wb") as out:
+            _legacy.save_legacy(obj, out, protocol, location_tag, _nn.Module)
+        return
+    # a path is written through a temporary file: the archive folder is still the target's stem
+    with _open_zipfile_writer(f, archive_name_of(path) if path is not None else None) as writer:
+        _save_zip(obj, writer, protocol, no_byteorder)
 
 
-def _save_zip(obj, f, folder: str, protocol: int, no_byteorder: bool) -> None:
-    table = _StorageTable()
+def _save_zip(obj, writer: PyTorchFileWriter, protocol: int, no_byteorder: bool) -> None:
+    """The records in PyTorch's order: data.pkl, .format_version, .storage_alignment, byteorder, data/<key>..."""
+    table = _cp.StorageTable(location_tag)
     buf = io.BytesIO()
-    _CheckpointPickler(buf, protocol, table).dump(obj)
-    writer = ZipWriter(f, folder, STORAGE_ALIGNMENT)
-    writer.write_record("data.pkl", buf.getbuffer())
-    writer.write_record(".format_version", b"1")
-    writer.write_record(".storage_alignment", str(STORAGE_ALIGNMENT).encode())
+    _cp.CheckpointPickler(buf, protocol, table).dump(obj)
+    writer.write_record("data.pkl", buf.getbuffer(), buf.getbuffer().nbytes)
+    writer.write_record(".format_version", "1", 1)
+    alignment = str(_get_storage_alignment())
+    writer.write_record(".storage_alignment", alignment, len(alignment))
     if not no_byteorder:
-        writer.write_record("byteorder", sys.byteorder.encode())
+        writer.write_record("byteorder", sys.byteorder, len(sys.byteorder))
     for key, storage in table.storages.items():
-        writer.write_record(f"data/{key}", _host_bytes(storage))
-    writer.write_record("version", f"{FILE_FORMAT_VERSION}\n".encode())
-    writer.write_record(".data/serialization_id", f"{uuid.uuid4().int % 10**40:040d}".encode())
-    writer.close()
-
-
-def _host_bytes(storage: UntypedStorage) -> np.ndarray:
-    if storage.device.type == "meta":
-        return np.zeros(storage.nbytes(), np.uint8)
-    return storage.cpu().bytes_view()
-
-
-def _save_legacy(obj, f, protocol: int) -> None:
-    """PyTorch's pre-1.6 format: magic, version, sys info, the pickle, its storage keys, then raw storages."""
-    sys_info = {"protocol_version": PROTOCOL_VERSION, "little_endian": sys.byteorder == "little",
-                "type_sizes": {"short": 2, "int": 4, "long": 4}}
-    for header in (MAGIC_NUMBER, PROTOCOL_VERSION, sys_info):
-        pickle.dump(header, f, protocol=protocol)
-    table = _StorageTable(legacy=True)
-    _CheckpointPickler(f, protocol, table).dump(obj)
-    keys = sorted(table.storages)
-    pickle.dump(keys, f, protocol=protocol)
-    for key in keys:
-        storage = table.storages[key]
-        f.write(struct.pack("<q", storage.nbytes() // table.dtypes[key].itemsize))
-        f.write(memoryview(_host_bytes(storage)))
-    if hasattr(f, "flush"):
-        f.flush()
-
-
-class _AtomicFile:
-    """Write to ``<dir>/.<name>.<random>.tmp``, fsync, then ``os.replace`` onto the target (or delete on error)."""
-
-    def __init__(self, path: str):
-        self.path = path
-
-    def __enter__(self):
-        folder = os.path.dirname(os.path.abspath(self.path))
-        fd, self.tmp = tempfile.mkstemp(prefix=f".{os.path.basename(self.path)}.", suffix=".tmp", dir=folder)
-        self.file = os.fdopen(fd, "wb")
-        return self.file
-
-    def __exit__(self, exc_type, exc, tb):
-        try:
-            if exc_type is None:
-                self.file.flush()
-                os.fsync(self.file.fileno())
-            self.file.close()
-            if exc_type is None:
-                os.chmod(self.tmp, _target_mode(self.path))
-                os.replace(self.tmp, self.path)
-                _fsync_dir(os.path.dirname(os.path.abspath(self.path)))
-        finally:
-            if os.path.exists(self.tmp):
-                os.unlink(self.tmp)
-        return False
-
-
-def _target_mode(path: str) -> int:
-    """Keep an existing file's permissions; a new file gets 0o666 minus the umask, as ``open`` would give."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
-def _fsync_dir(folder: str) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
+        if _serialization_tls.skip_data:
+            writer.write_record_metadata(f"data/{key}", storage.nbytes())
+        else:
+            data = _legacy.host_bytes(storage)
+            writer.write_record(f"data/{key}", data, data.size)
 # == load ======================================================================================================
-
-_mmap_flags = MAP_PRIVATE
-
-
-def get_default_mmap_options() -> int:
-    """``mmap.MAP_PRIVATE`` (writes to a mapped tensor stay in memory) or ``mmap.MAP_SHARED`` (they reach the file)."""
-    return _mmap_flags
-
-
-class set_default_mmap_options:
-    """Context manager (or plain call) setting the flags of ``load(mmap=True)``: MAP_PRIVATE or MAP_SHARED."""
-
-    def __init__(self, flags: int):
-        global _mmap_flags
-        if flags not in (MAP_PRIVATE, MAP_SHARED):
-            raise ValueError("Invalid argument in function set_default_mmap_options, expected mmap.MAP_PRIVATE or "
-                             f"mmap.MAP_SHARED, but got {flags}")
-        self.prev, _mmap_flags = _mmap_flags, flags
-
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        global _mmap_flags
-        _mmap_flags = self.prev
-
 
 def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None = None, mmap: bool | None = None,
          **pickle_load_args):
@@ -379,7 +540,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
         pickle_module: only with ``weights_only=False``; a module with an ``Unpickler`` class.
         weights_only: True (the default) allows only tensors, containers, numbers, strings and allowlisted
             globals; False runs the full pickle (only for trusted files).
-        mmap: map the file; tensors then read their bytes from the mapping (needs a path and the zip format).
+        mmap: map the file; tensors then read their bytes from the mapping (needs a path and the zip format);
+            None takes ``utils.serialization.config.load.mmap``.
         pickle_load_args: ``encoding=...`` etc., for ``weights_only=False``.
 
     Raises:
@@ -399,30 +561,13 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
         if pickle_load_args:
             warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
     pickle_module = pickle_module or pickle
+    mmap = _config.load.mmap if mmap is None else mmap
+    _check_dill_version(pickle_module)
     pickle_load_args.setdefault("encoding", "utf-8")
-    if isinstance(f, (str, os.PathLike)) and os.fspath(f).endswith(".safetensors"):
+    if _is_path(f) and os.fspath(f).endswith(".safetensors"):
         return _load_safetensors(os.fspath(f), map_location)
-    opened = open(os.fspath(f), "rb") if isinstance(f, (str, os.PathLike)) else _check_seekable(f)  # noqa: SIM115
-    try:
+    with _open_file_like(f, "rb") as opened:
         return _load_opened(f, opened, map_location, pickle_module, weights_only, bool(mmap), pickle_load_args)
-    finally:
-        if opened is not f:
-            opened.close()
-
-
-def _check_seekable(f):
-    """``f`` itself, once ``f.seek(f.tell())`` worked (PyTorch's ``_check_seekable``); a missing or unsupported
-    ``seek``/``tell`` raises its own error with PyTorch's advice appended."""
-    try:
-        f.seek(f.tell())
-    except (io.UnsupportedOperation, AttributeError) as e:
-        if "seek" in str(e) or "tell" in str(e):
-            raise type(e)(f"{e}. You can only torch.load from a file that is seekable. Please pre-load the data into "
-                          "a buffer like io.BytesIO and try to load from it instead.") from None
-        raise
-    return f
-
-
 def _resolve_weights_only(weights_only, pickle_module) -> bool:
     """PyTorch's rules: default True unless a pickle_module is given; the TORCH_FORCE_* variables override."""
     not_set = weights_only is None
@@ -445,8 +590,11 @@ def _resolve_weights_only(weights_only, pickle_module) -> bool:
 
 def _load_opened(f, opened, map_location, pickle_module, weights_only, mmap, load_args):
     if is_zipfile(opened):
-        reader = ZipReader(opened)
-        if reader.has_record("constants.pkl"):
+        reader = PyTorchFileReader(opened)
+        if _is_torchscript_zip(reader):
+            if weights_only:
+                raise RuntimeError("Cannot use ``weights_only=True`` with TorchScript archives passed to "
+                                   "``torch.load``. " + UNSAFE_MESSAGE)
             raise RuntimeError("glasstorch cannot load TorchScript archives (this file was written by "
                                "torch.jit.save)")
         mapped = _map_file(f) if mmap else None
@@ -457,7 +605,8 @@ def _load_opened(f, opened, map_location, pickle_module, weights_only, mmap, loa
         raise RuntimeError(f"mmap can only be used with files saved with `torch.save({f_name}"
                            "_use_new_zipfile_serialization=True), please torch.save your checkpoint with this "
                            "option in order to use mmap.")
-    return _guarded(weights_only, _load_legacy, opened, map_location, pickle_module, weights_only, load_args)
+    return _guarded(weights_only, _legacy.load_legacy, opened, _restorer(map_location), pickle_module, weights_only,
+                    load_args)
 
 
 def _guarded(weights_only, fn, *args):
@@ -489,272 +638,120 @@ def _weights_only_message(message: str) -> str:
 
 
 def _map_file(f) -> np.ndarray:
-    if not isinstance(f, (str, os.PathLike)):
+    if not _is_path(f):
         raise ValueError("f must be a file path in order to use the mmap argument")
-    mode = "r+" if _mmap_flags == MAP_SHARED else "c"
+    mode = "r+" if get_default_mmap_options() == MAP_SHARED else "c"
     return np.memmap(os.fspath(f), dtype=np.uint8, mode=mode).view(np.ndarray)
 
 
-# -- storages: read, byte-swap, restore to their device ---------------------------------------------------------
-
-def default_restore_location(storage: UntypedStorage, location: str) -> UntypedStorage:
-    """Put a freshly read CPU storage where its location tag says (``cpu``, ``meta``, ``cuda:N`` ...)."""
-    if location == "cpu":
-        return storage
-    if location == "meta":
-        return UntypedStorage(storage.nbytes(), device="meta")
-    m = re.match(r"^([a-zA-Z_]+)(?::(\d+))?$", location)
-    if m is None:
-        raise RuntimeError(f"don't know how to restore data location of torch.storage.UntypedStorage (tagged with "
-                           f"{location})")
-    backend = m.group(1)
-    if backend == "cuda":
-        _validate_cuda(location, int(m.group(2) or 0))
-    try:
-        target = device(location)
-    except RuntimeError:
-        raise RuntimeError(f"don't know how to restore data location of torch.storage.UntypedStorage (tagged with "
-                           f"{location})") from None
-    return _move_storage(storage, target)
-
-
-def _validate_cuda(location: str, index: int) -> None:
-    if not _cuda.is_available():
-        raise RuntimeError("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. "
-                           "If you are running on a CPU-only machine, please use torch.load with "
-                           "map_location=torch.device('cpu') to map your storages to the CPU.")
-    count = _cuda.device_count()
-    if index >= count:
-        raise RuntimeError(f"Attempting to deserialize object on CUDA device {index} but torch.cuda.device_count() is "
-                           f"{count}. Please use torch.load with map_location to map your storages to an existing "
-                           "device.")
-
-
-def _move_storage(storage: UntypedStorage, target: device) -> UntypedStorage:
-    if storage.device == target:
-        return storage
-    n = storage.nbytes()
-    flat = wrap(TensorImpl(storage, (n,), (1,), 0, _dt.uint8, storage.device))
-    return flat.to(target)._impl.storage
-
-
-def _restorer(map_location):
-    """``restore(storage, location)`` for the four forms of ``map_location``."""
-    if map_location is None:
-        return default_restore_location
-    if isinstance(map_location, dict):
-        return lambda s, loc: default_restore_location(s, _as_location(map_location.get(loc, loc)))
-    if isinstance(map_location, (str, bytes, device)):
-        where = _as_location(map_location)
-        return lambda s, loc: default_restore_location(s, where)
-
-    def call(s, loc):
-        out = map_location(s, loc)
-        if out is None:
-            return default_restore_location(s, loc)
-        return out._untyped_storage if isinstance(out, _utils.TypedStorage) else out
-    return call
-
-
-def _as_location(where) -> str:
-    if isinstance(where, bytes):
-        return where.decode("ascii")
-    return str(where)
-
-
-def _byteswap(data: np.ndarray, dtype) -> None:
-    """Swap each element's bytes in place (a checkpoint written on a machine of the other byte order)."""
-    width = dtype.itemsize // 2 if dtype.is_complex else dtype.itemsize
-    if width > 1 and data.size:
-        data.view(f"u{width}").byteswap(inplace=True)
+def _checkpoint_byteorder(reader: PyTorchFileReader) -> str | None:
+    """The byte order of the stored data: its record, else the configured fallback (None: native)."""
+    if reader.has_record("byteorder"):
+        order = reader.get_record("byteorder")
+        if order not in (b"little", b"big"):
+            raise ValueError("Unknown endianness type: " + order.decode())
+        return order.decode()
+    fallback = get_default_load_endianness()
+    if fallback is None and sys.byteorder == "big":
+        warnings.warn("The default load endianness for checkpoints without a byteorder mark on big endian machines "
+                      "was changed from 'native' to 'little' endian, to avoid this behavior please use "
+                      "torch.serialization.set_default_load_endianness to set the desired default load endianness",
+                      UserWarning, stacklevel=4)
+    if fallback is None or fallback == LoadEndianness.LITTLE:
+        return "little"
+    if fallback == LoadEndianness.BIG:
+        return "big"
+    if fallback == LoadEndianness.NATIVE:
+        return None
+    raise ValueError("Invalid load endianness type")
 
 
 class _LoadedStorages:
-    """The ``persistent_load`` of a zip checkpoint: each key read once, byte-swapped if needed, restored."""
+    """The ``persistent_load`` of a zip checkpoint: each key read once, byte-swapped if needed, restored.
 
-    def __init__(self, reader: ZipReader, restore, mapped, swap: bool):
-        self.reader, self.restore, self.mapped, self.swap = reader, restore, mapped, swap
+    Under a FakeTensorMode, or with ``map_location="meta"``, nothing is read: each storage is a meta storage
+    that records where its bytes start in the file (``_checkpoint_offset``).  Offsets come from each record's
+    local header, or — for files of ``.format_version`` 1 and up, when ``calculate_storage_offsets`` is on —
+    are computed from the previous record's end, as PyTorch's miniz writer laid them out.
+    """
+
+    def __init__(self, reader: PyTorchFileReader, map_location, mapped):
+        self.reader, self.mapped = reader, mapped
+        self.restore, self.meta = _restorer(map_location), _is_meta_location(map_location)
+        order = _checkpoint_byteorder(reader)
+        self.swap = order is not None and order != sys.byteorder
+        version = reader.get_record(".format_version") if reader.has_record(".format_version") else b"0"
+        self.can_calculate = version >= b"1"
+        self.alignment = int(reader.get_record(".storage_alignment")) if reader.has_record(".storage_alignment") \
+            else 64
         self.by_key: dict[str, UntypedStorage] = {}
+        self.offsets: dict[str, int] = {}
+        self.cursor = None
 
     def __call__(self, pid):
-        if not isinstance(pid, tuple) or len(pid) != 5 or _ascii(pid[0]) != "storage":
+        if not isinstance(pid, tuple) or len(pid) != 5 or _cp.ascii_str(pid[0]) != "storage":
             raise RuntimeError(f"Unknown typename for persistent_load, expected 'storage' but got {pid!r}")
         storage_type, key, location, numel = pid[1:]
-        dtype = _storage_dtype(storage_type)
+        dtype = _cp.storage_dtype(storage_type)
         untyped = self.by_key.get(key)
         if untyped is None:
-            untyped = self.by_key[key] = self._read(str(key), numel * dtype.itemsize, dtype, _ascii(location))
+            untyped = self.by_key[key] = self._read(str(key), numel * dtype.itemsize, dtype, _cp.ascii_str(location))
         if storage_type is UntypedStorage:
             return untyped
         return _utils.TypedStorage._new_wrapped(untyped, dtype)
 
     def _read(self, key: str, nbytes: int, dtype, location: str) -> UntypedStorage:
         name = f"data/{key}"
-        if self.reader.record_size(name) != nbytes:
-            raise RuntimeError(f"storage {key} should hold {nbytes} bytes but its record {name} holds "
-                                         f"{self.reader.record_size(name)}; the checkpoint is corrupt")
+        size = self.reader.get_record_size(name)
+        if size != nbytes:  # PyTorch reads every storage record as bytes, hence "dtype Byte"
+            raise RuntimeError(f"record size ({size} bytes) does not match expected size ({nbytes} bytes = {nbytes} "
+                               "elements * 1 bytes/element) for dtype Byte")
+        if self.meta or _active_fake_mode() is not None:
+            storage = UntypedStorage(nbytes, device="meta")
+            storage._checkpoint_offset = self._offset(key, name, nbytes) if self.can_calculate \
+                else self.reader.get_record_offset(name)
+            if not self.meta:
+                storage._fake_device = location
+            return storage
+        if _serialization_tls.skip_data:
+            return self.restore(UntypedStorage(nbytes), location)
         if self.mapped is not None:
-            start = self.reader.record_offset(name)
+            calc = self.can_calculate and _config.load.calculate_storage_offsets
+            start = self._offset(key, name, nbytes) if calc else self.reader.get_record_offset(name)
             data = self.mapped[start:start + nbytes]
         else:
             data = _cpu_allocator.allocate(nbytes)  # aligned as any new CPU storage
             self.reader.read_into(name, data)
         if self.swap:
-            _byteswap(data, dtype)
+            _legacy.byteswap(data, dtype)
         return self.restore(UntypedStorage._wrap(data, nbytes, CPU), location)
+
+    def _offset(self, key: str, name: str, nbytes: int) -> int:
+        """The data offset of record ``name``, computed from where the previous storage record ended."""
+        if name in self.offsets:
+            return self.offsets[name]
+        if self.cursor is None:
+            start, header = self.reader.get_record_offset(name), self.reader.get_record_header_offset(name)
+        else:
+            start = self.reader.get_record_offset_no_read(self.cursor, name, nbytes, self.alignment)
+            header = self.cursor
+        self.offsets[name] = start
+        self.cursor = start + nbytes + (descriptor_size(header, nbytes) if nbytes else 0)
+        return start
 
 
 _cpu_allocator = CPUAllocator()
 
 
-def _ascii(x) -> str:
-    return x.decode("ascii") if isinstance(x, bytes) else x
-
-
-def _storage_dtype(storage_type):
-    if storage_type is UntypedStorage:
-        return _dt.uint8
-    if isinstance(storage_type, _utils.StorageType):
-        return storage_type.dtype
-    raise RuntimeError(f"checkpoint names an unknown storage type {storage_type!r}")
-
-
-def _load_zip(reader: ZipReader, map_location, pickle_module, weights_only, mapped, load_args):
-    swap = False
-    if reader.has_record("byteorder"):
-        order = reader.get_record("byteorder")
-        if order not in (b"little", b"big"):
-            raise ValueError("Unknown endianness type: " + order.decode())
-        swap = order.decode() != sys.byteorder
-    if not reader.has_record("data.pkl"):
-        raise RuntimeError("PytorchStreamReader failed locating file data.pkl: file not found")
-    storages = _LoadedStorages(reader, _restorer(map_location), mapped, swap)
-    unpickler = _make_unpickler(io.BytesIO(reader.get_record("data.pkl")), pickle_module, weights_only, load_args)
+def _load_zip(reader: PyTorchFileReader, map_location, pickle_module, weights_only, mapped, load_args):
+    storages = _LoadedStorages(reader, map_location, mapped)
+    unpickler = _cp.make_unpickler(io.BytesIO(reader.get_record("data.pkl")), pickle_module, weights_only, load_args)
     unpickler.persistent_load = storages
-    return unpickler.load()
-
-
-def _make_unpickler(file, pickle_module, weights_only, load_args):
-    if weights_only:
-        return _wo.Unpickler(file, encoding=load_args.get("encoding", "utf-8"))
-    if pickle_module is pickle:
-        return _FullUnpickler(file, **load_args)
-    base = pickle_module.Unpickler
-    return type("_ModuleUnpickler", (base,), {"find_class": _FullUnpickler.find_class})(file, **load_args)
-
-
-class _FullUnpickler(pickle.Unpickler):
-    """pickle's Unpickler (``weights_only=False``) with PyTorch's names mapped to glasstorch's objects."""
-
-    def find_class(self, module, name):
-        if module == "torch" and "Storage" in name:
-            try:
-                return _utils.StorageType(name)
-            except KeyError:
-                pass
-        module = "torch._tensor" if module == "torch.tensor" else module
-        names = self.__dict__.get("_torch_names")
-        if names is None:
-            names = self._torch_names = _wo.allowed_globals()  # PyTorch's names of glasstorch objects
-        known = names.get(f"{module}.{name}")
-        if known is not None:
-            return known
-        if module == "torch" or module.startswith("torch."):
-            return _glasstorch_counterpart(module, name)
-        return super().find_class(module, name)
-
-
-def _glasstorch_counterpart(module: str, name: str):
-    target = "glasstorch" + module[len("torch"):]
-    if module == "torch" and name in _wo.UNSUPPORTED_TORCH_DTYPES:
-        raise pickle.UnpicklingError(f"the checkpoint uses dtype torch.{name}, which glasstorch does not support")
+    _serialization_tls.map_location = map_location
     try:
-        obj = importlib.import_module(target)
-        for part in name.split("."):
-            obj = getattr(obj, part)
-        return obj
-    except (ImportError, AttributeError):
-        raise pickle.UnpicklingError(f"the checkpoint needs {module}.{name}, which has no glasstorch counterpart "
-                                     f"(looked for {target}.{name})") from None
-
-
-# -- the legacy (pre-1.6) format ----------------------------------------------------------------------------------
-
-def _load_legacy(f, map_location, pickle_module, weights_only, load_args):
-    encoding = load_args.get("encoding", "utf-8")
-    if not hasattr(f, "readline"):  # the unpicklers need it: the weights-only one looks it up, pickle's checks it
-        if weights_only:
-            raise AttributeError(f"'{type(f).__name__}' object has no attribute 'readline'")
-        raise TypeError("file must have 'read' and 'readline' attributes")
-    try:
-        magic = _wo.Unpickler(f, encoding=encoding).load()
-    except EOFError:
-        raise
-    except Exception as e:
-        raise NotACheckpointError("Invalid magic number; corrupt file? (the data is neither a zip checkpoint nor "
-                                  f"PyTorch's legacy format: {e})") from None
-    if magic != MAGIC_NUMBER:
-        raise NotACheckpointError("Invalid magic number; corrupt file?")
-    version = _wo.Unpickler(f, encoding=encoding).load()
-    if version != PROTOCOL_VERSION:
-        raise RuntimeError(f"Invalid protocol version: {version}")
-    sys_info = _wo.Unpickler(f, encoding=encoding).load()
-    swap = isinstance(sys_info, dict) and sys_info.get("little_endian", True) != (sys.byteorder == "little")
-    storages = _LegacyStorages(_restorer(map_location))
-    unpickler = _make_unpickler(f, pickle_module, weights_only, load_args)
-    unpickler.persistent_load = storages
-    result = unpickler.load()
-    keys = _wo.Unpickler(f, encoding=encoding).load()
-    for key in keys:
-        storages.fill(f, key, swap)
-    return result
-
-
-class _LegacyStorages:
-    """``persistent_load`` of the legacy format: storages are made first and filled after the pickle."""
-
-    def __init__(self, restore):
-        self.restore = restore
-        self.roots: dict[str, tuple] = {}
-        self.views: dict[str, UntypedStorage] = {}
-
-    def __call__(self, pid):
-        if not isinstance(pid, tuple) or _ascii(pid[0]) not in ("storage", "module"):
-            raise RuntimeError(f"Unknown saved id type: {pid[0] if isinstance(pid, tuple) else pid!r}")
-        if _ascii(pid[0]) == "module":
-            return pid[1]
-        storage_type, root_key, location, numel, view_metadata = pid[1:]
-        dtype = _storage_dtype(storage_type)
-        if root_key not in self.roots:
-            host = UntypedStorage(numel * dtype.itemsize)
-            self.roots[root_key] = (self.restore(host, _ascii(location)), dtype)
-        untyped, _ = self.roots[root_key]
-        if view_metadata is not None:
-            view_key, offset, size = view_metadata
-            if view_key not in self.views:
-                begin = offset * dtype.itemsize
-                self.views[view_key] = untyped[begin:begin + size * dtype.itemsize]
-            untyped = self.views[view_key]
-        return untyped if storage_type is UntypedStorage else _utils.TypedStorage._new_wrapped(untyped, dtype)
-
-    def fill(self, f, key, swap: bool) -> None:
-        untyped, dtype = self.roots[key]
-        head = f.read(8)
-        if len(head) != 8:
-            raise RuntimeError(f"legacy checkpoint ends before the data of storage {key}")
-        numel = struct.unpack("<q", head)[0]
-        if numel * dtype.itemsize != untyped.nbytes():
-            raise RuntimeError(f"legacy checkpoint: storage {key} records {numel} elements, the pickle "
-                                         f"expects {untyped.nbytes() // dtype.itemsize}")
-        data = np.empty(untyped.nbytes(), np.uint8)
-        if read_exact(f, memoryview(data)) != data.size:
-            raise RuntimeError(f"legacy checkpoint ends inside the data of storage {key}")
-        if swap:
-            _byteswap(data, dtype)
-        if untyped.device.type == "cpu":
-            untyped.bytes_view()[:] = data
-        elif untyped.device.type != "meta":
-            untyped.copy_(UntypedStorage._wrap(data, data.size, CPU))
+        return unpickler.load()
+    finally:
+        _serialization_tls.map_location = None
 
 
 # -- safetensors and inspection ---------------------------------------------------------------------------------
@@ -769,15 +766,16 @@ def _load_safetensors(path: str, map_location):
     return _safetensors.load_file(path, device="cpu" if map_location is None else str(map_location))
 
 
+
 def get_unsafe_globals_in_checkpoint(f) -> list[str]:
     """The ``module.name`` globals a checkpoint needs that the weights-only allowlist does not allow."""
-    opened = open(os.fspath(f), "rb") if isinstance(f, (str, os.PathLike)) else f  # noqa: SIM115
-    try:
+    safe = set(_wo._get_allowed_globals()) | set(_wo._get_user_allowed_globals())
+    with _open_file_like(f, "rb") as opened:
         if not is_zipfile(opened):
             raise ValueError("Expected input to be a checkpoint returned by torch.save")
-        data = ZipReader(opened).get_record("data.pkl")
-    finally:
-        if opened is not f:
-            opened.close()
-    safe = set(_wo.allowed_globals()) | set(_wo._user_allowed())
+        reader = PyTorchFileReader(opened)
+        if _is_torchscript_zip(reader):
+            raise ValueError("Expected input to be a checkpoint returned by torch.save but got a torchscript "
+                             "checkpoint")
+        data = reader.get_record("data.pkl")
     return sorted(g for g in _wo.globals_in_pickle(data) if g not in safe)

@@ -1237,9 +1237,14 @@ def _as_subclass(t: Tensor, new_type) -> Tensor:
 
 
 def _get_obj_state(obj):
-    """The Python attributes of a tensor: its ``__dict__`` (None when empty), PyTorch's ``_get_obj_state``."""
-    state = getattr(obj, "__dict__", None)
-    return dict(state) if state else None
+    """The Python state of a tensor (PyTorch's ``_get_obj_state``): what its class's own ``__getstate__`` gives,
+    else ``object.__getstate__``'s answer without the facade's ``_impl`` slot — the ``__dict__`` (None when
+    empty), or ``(dict, {slot: value})`` when a subclass declares ``__slots__``."""
+    if type(obj).__getstate__ is not object.__getstate__:
+        return obj.__getstate__()
+    state = dict(obj.__dict__) or None
+    slots = {n: getattr(obj, n) for n in _copyreg._slotnames(type(obj)) if n != "_impl" and hasattr(obj, n)}
+    return (state, slots) if slots else state
 
 
 def _set_obj_state(obj, state):

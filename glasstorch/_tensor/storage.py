@@ -33,7 +33,10 @@ class UntypedStorage:
         8
     """
 
-    __slots__ = ("_data", "_nbytes", "device", "allocator", "resizable", "_ptr_of", "_ptr_val", "__weakref__")
+    # _fake_device / _checkpoint_offset: set only by serialization on storages of fakes (PyTorch's names); unset
+    # elsewhere, so they cost the hot allocation path nothing
+    __slots__ = ("_data", "_nbytes", "device", "allocator", "resizable", "_ptr_of", "_ptr_val", "_fake_device",
+                 "_checkpoint_offset", "__weakref__")
 
     def __init__(self, nbytes=0, *, device=None):
         if not isinstance(nbytes, int):

@@ -118,6 +118,29 @@ class TypedStorage:
     def type(self) -> str:
         return f"torch.{_legacy_name(self.dtype)}"
 
+    @property
+    def _cdata(self) -> int:
+        """The identity of the storage underneath (PyTorch's StorageImpl address): equal for two typed views
+        of one storage, different for two storages."""
+        return id(self._untyped_storage)
+
+    def _size(self) -> int:
+        return self.size()
+
+    def fill_(self, value) -> TypedStorage:
+        """Set every element to ``value`` (in this storage's dtype)."""
+        if self.device.type == "meta":
+            return self
+        self._elements()[:] = value
+        return self
+
+    def clone(self) -> TypedStorage:
+        return TypedStorage._new_wrapped(self._untyped_storage.clone(), self.dtype)
+
+    def cpu(self) -> TypedStorage:
+        """A TypedStorage over the host copy (over the same bytes, when they already are on the host)."""
+        return TypedStorage._new_wrapped(self._untyped_storage.cpu(), self.dtype)
+
     # -- elements ----------------------------------------------------------------------------------------------------
     def _elements(self) -> np.ndarray:
         """The whole storage as a 1-d numpy array of ``dtype`` (a view: writes reach the storage)."""

@@ -1,0 +1,67 @@
+"""glasstorch.sparse — PyTorch's ``torch/sparse/__init__.py``: the switch of sparse invariant checks.
+
+glasstorch has only the strided layout; what lives here is the process-wide flag PyTorch's sparse tensor
+constructors read (``check_sparse_tensor_invariants``), with its context-manager and decorator forms, so code
+that sets it (test suites do, at import) runs unchanged.
+
+Invariant: leaving a ``check_sparse_tensor_invariants`` block restores the flag it found.
+"""
+
+from __future__ import annotations
+
+import functools
+
+__all__ = ["check_sparse_tensor_invariants"]
+
+_CHECK_INVARIANTS = [False]  # off by default, as in PyTorch
+
+
+class check_sparse_tensor_invariants:
+    """Turn the checking of sparse tensor invariants on (or off) — a context manager, decorator or switch.
+
+    Args:
+        enable: the state inside the block (default True).
+
+    Raises:
+        RuntimeError: one instance entered twice without leaving.
+
+    Example:
+        >>> import glasstorch as torch
+        >>> with torch.sparse.check_sparse_tensor_invariants():
+        ...     torch.sparse.check_sparse_tensor_invariants.is_enabled()
+        True
+    """
+
+    @staticmethod
+    def is_enabled() -> bool:
+        return _CHECK_INVARIANTS[0]
+
+    @staticmethod
+    def enable() -> None:
+        _CHECK_INVARIANTS[0] = True
+
+    @staticmethod
+    def disable() -> None:
+        _CHECK_INVARIANTS[0] = False
+
+    def __init__(self, enable: bool = True):
+        self.state = enable
+        self.saved_state: bool | None = None
+
+    def __enter__(self):
+        if self.saved_state is not None:
+            raise RuntimeError("This context manager instance is already activated. Use a different context manager "
+                               "instance for context nesting.")
+        self.saved_state = _CHECK_INVARIANTS[0]
+        _CHECK_INVARIANTS[0] = self.state
+
+    def __exit__(self, *exc):
+        _CHECK_INVARIANTS[0] = self.saved_state
+        self.saved_state = None
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def checked(*args, **kwargs):
+            with type(self)(self.state):
+                return fn(*args, **kwargs)
+        return checked
