@@ -40,7 +40,8 @@ __all__ = [
     "empty_like", "full_like", "empty_strided", "arange", "range", "linspace", "logspace", "eye", "rand", "randn",
     "randint", "randperm", "normal", "bernoulli", "rand_like", "randn_like", "randint_like", "manual_seed", "seed",
     "initial_seed", "get_rng_state", "set_rng_state", "is_tensor", "is_storage", "numel", "is_floating_point",
-    "is_complex", "result_type", "promote_types", "can_cast", "split", "broadcast_shapes", "detach",
+    "is_complex", "is_conj", "is_neg",
+    "result_type", "promote_types", "can_cast", "split", "broadcast_shapes", "detach",
     "default_generator", "Generator", "adjoint",
 ]
 
@@ -607,6 +608,14 @@ def is_floating_point(input) -> bool:
 
 def is_complex(input) -> bool:
     return _tensor_input("is_complex", input).is_complex()
+
+
+def is_conj(input) -> bool:
+    return _tensor_input("is_conj", input).is_conj()
+
+
+def is_neg(input) -> bool:
+    return _tensor_input("is_neg", input).is_neg()
 
 
 _SIGS["promote_types"] = _Signatures("promote_types", ["promote_types(ScalarType type1, ScalarType type2)"])

@@ -10,8 +10,8 @@ records.  :class:`TypedStorage` (``_tensor/typed_storage.py``, what ``tensor.sto
 ``torch.<Type>Storage`` classes when loading.
 
 Invariant: a rebuilt tensor is a new TensorImpl over the given storage (never a copy), with exactly the
-saved sizes, strides and offset; two tensors rebuilt over one storage share memory.  (The one exception:
-PyTorch's lazy conj/neg bits, which glasstorch does not have, are materialised into a new tensor.)
+saved sizes, strides and offset; two tensors rebuilt over one storage share memory.  PyTorch's lazy conj/neg bits
+travel as the rebuild's metadata and are set again on the rebuilt tensor.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from weakref import ref as _weakref
 from . import nn as _nn
 from ._core import dtype as _dt
 from ._core.device import as_device
+from ._core.dispatch_key import bit as _bit
 from ._core.layout import strided
 from ._tensor.impl import TensorImpl, from_numpy_impl, storage_nbytes_for
 from ._tensor.storage import UntypedStorage, _rebuild_untyped_storage
@@ -107,23 +108,35 @@ def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, bac
     return tensor
 
 
-def _rebuild_pickled_tensor(storage_state, storage_offset, size, stride, dtype, requires_grad):
+def _rebuild_pickled_tensor(storage_state, storage_offset, size, stride, dtype, requires_grad, metadata=None):
     """The unpickling side of ``Tensor.__reduce_ex__``: a tensor with the saved geometry over its own storage."""
     tensor = _tensor_over(_rebuild_untyped_storage(*storage_state), dtype, storage_offset, size, stride)
+    tensor = set_tensor_metadata(tensor, metadata)
     tensor.requires_grad = requires_grad
     return tensor
 
 
+_MATH_BIT_NAMES = (("conj", _bit("Conjugate")), ("neg", _bit("Negative")))
+
+
+def get_tensor_metadata(tensor: Tensor) -> dict:
+    """The lazy bits a checkpoint records beside a tensor's storage (``torch._C._get_tensor_metadata``):
+    ``{'conj': True}`` and/or ``{'neg': True}``, empty when neither is set (Note [Math bits])."""
+    ks = tensor._impl.key_set
+    return {name: True for name, b in _MATH_BIT_NAMES if ks & b}
+
+
 def set_tensor_metadata(tensor: Tensor, metadata) -> Tensor:
-    """Apply PyTorch's lazy conj/neg bits; glasstorch has no lazy bits, so they are materialised (a copy)."""
+    """Set the conjugate/negative bits a checkpoint recorded on the rebuilt tensor (``_set_tensor_metadata``):
+    its storage holds the stored values, the bits say how to read them."""
     if not metadata:
         return tensor
     if not isinstance(metadata, dict):
         raise RuntimeError(f"expected dict, got {type(metadata).__name__}")
-    if metadata.get("conj"):
-        tensor = tensor.conj_physical() if hasattr(tensor, "conj_physical") else tensor.conj()
-    if metadata.get("neg"):
-        tensor = tensor.neg()
+    impl = tensor._impl
+    for name, b in _MATH_BIT_NAMES:
+        if metadata.get(name):
+            impl.key_set |= b
     return tensor
 
 

@@ -201,6 +201,9 @@ def _reduce_tensor(t: Tensor):
         func = _name("torch._utils", "_rebuild_tensor_v2")
         args = (_utils.TypedStorage._new_wrapped(impl.storage, impl.dtype), impl.offset, tuple(impl.sizes),
                 tuple(impl.strides), t.requires_grad, OrderedDict())
+    metadata = _utils.get_tensor_metadata(t) if impl.device.type != "meta" else None
+    if metadata:  # the conjugate/negative bits (PyTorch appends them only when set)
+        args += (metadata,)
     state = _utils._get_obj_state(t)
     if type(t) is Tensor and not state:
         return (func, args)

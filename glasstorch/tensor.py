@@ -331,6 +331,32 @@ class Tensor:
     def is_complex(self) -> bool:
         return self._impl.dtype.is_complex
 
+    def is_conj(self) -> bool:
+        """Whether this tensor is a lazy conjugate view (Note [Math bits] in ``_ops/math_bits.py``)."""
+        return self._impl.is_conj()
+
+    def is_neg(self) -> bool:
+        """Whether this tensor's values are its stored ones negated, lazily (``x.conj().imag``)."""
+        return self._impl.is_neg()
+
+    @property
+    def real(self):
+        """The real parts of a complex tensor as a view (``self`` for a real tensor); assigning copies in."""
+        return wrap(aten.real(self._impl))
+
+    @real.setter
+    def real(self, value):
+        self.real.copy_(value)
+
+    @property
+    def imag(self):
+        """The imaginary parts of a complex tensor as a view; a real tensor raises, as PyTorch's."""
+        return wrap(aten.imag(self._impl))
+
+    @imag.setter
+    def imag(self, value):
+        self.imag.copy_(value)
+
     def is_signed(self) -> bool:
         return self._impl.dtype.is_signed
 
@@ -659,10 +685,10 @@ class Tensor:
 
     def tolist(self):
         impl = self._impl
-        arr = impl.as_numpy()
+        arr = impl.values_np()
         if impl.dtype in (_dt.bfloat16, _dt.float16):
             arr = arr.astype(np.float32)
-        elif impl.dtype is _dt.complex32:  # (real, imag) float16 fields
+        elif arr.dtype.names:  # complex32: (real, imag) float16 fields
             arr = _dt.complex32_values(arr)
         return arr.tolist()
 
@@ -675,6 +701,12 @@ class Tensor:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if impl.dtype is _dt.bfloat16:
             raise TypeError("Got unsupported ScalarType BFloat16")
+        if impl.is_conj():  # the stored values are not the tensor's (Note [Math bits])
+            raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj()."
+                               "numpy() instead.")
+        if impl.is_neg():
+            raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. Use tensor.resolve_neg()."
+                               "numpy() instead.")
         return impl.as_numpy().view()
 
     # Note [numpy interop]
@@ -769,6 +801,9 @@ class Tensor:
         impl = self._impl
         args = (impl.storage.__reduce_ex__(proto)[1], impl.offset, impl.sizes, impl.strides, impl.dtype,
                 self.requires_grad)
+        bits = {name: True for name, on in (("conj", impl.is_conj()), ("neg", impl.is_neg())) if on}
+        if bits:  # the lazy conjugate/negative bits, as PyTorch's pickling records them
+            args += (bits,)
         state = _get_obj_state(self)
         if type(self) is Tensor and not state:
             return (_rebuild_pickled_tensor, args)
@@ -819,6 +854,10 @@ class Tensor:
         if storage is None:
             storage = memo[id(impl.storage)] = impl.storage.clone()
         copied = TensorImpl(storage, impl.sizes, impl.strides, impl.offset, impl.dtype, impl.device)
+        if impl.is_conj():  # PyTorch's deepcopy resolves the lazy bits (a copy that reads as the original)
+            copied = aten._conj_physical(copied)
+        if impl.is_neg():
+            copied = aten.neg(copied)
         if cls is Tensor:
             return wrap(copied)
         out = self.new_empty([])
@@ -1082,7 +1121,9 @@ _DEFAULT_NOWRAP = {Tensor.__dict__[name].__get__ for name in ("_base", "grad", "
 # -- helpers used by the facade ----------------------------------------------------------------------
 
 def _py_scalar(impl: TensorImpl):
-    arr = impl.as_numpy()
+    arr = impl.values_np()
+    if arr.dtype.names:  # complex32: (real, imag) float16 fields
+        arr = _dt.complex32_values(arr)
     v = arr.reshape(()).item() if arr.ndim else arr.item()
     if impl.dtype is _dt.bfloat16:
         return float(v)
