@@ -18,7 +18,8 @@ from .._core.dispatch_key import tls as _tls
 
 __all__ = [
     # generic
-    "maybe_multiply", "zeros_like", "zeros_like_grad", "where", "where_grad", "not_implemented", "tensor_list",
+    "maybe_multiply", "conj_scalar", "zeros_like", "zeros_like_grad", "where", "where_grad", "not_implemented",
+    "tensor_list",
     "cat_grads", "pad_dim", "unsqueeze_dims", "restore_reduced_dims", "reshape_backward",
     # pointwise
     "div_self_backward", "div_other_backward", "pow_backward", "pow_backward_self", "pow_backward_exponent",
@@ -63,6 +64,14 @@ def bind(torch_module) -> None:
 # -- generic ---------------------------------------------------------------------------------------------------
 def maybe_multiply(grad, alpha):
     return grad if alpha == 1 else grad * alpha
+
+
+def conj_scalar(x):
+    """The conjugate of a Scalar argument (``Scalar::conj``), or of a Tensor argument that arrived as a Python
+    number (Note [Wrapped numbers]); a real number is its own."""
+    if isinstance(x, complex):
+        return x.conjugate()
+    return x.conj() if isinstance(x, _T.Tensor) else x
 
 
 def zeros_like(t):
@@ -171,32 +180,33 @@ def _safe_size(sizes, dims):
 def div_self_backward(grad, other, rounding_mode=None):
     if rounding_mode is not None:
         return _T.zeros_like(grad)
-    return grad / other
+    return grad / conj_scalar(other)
 
 
 def div_other_backward(grad, self, other, rounding_mode=None):
     if rounding_mode is not None:
         return _T.zeros_like(grad)
-    return -grad * ((self / other) / other)
+    return -grad * ((self / other) / other).conj()
 
 
 def pow_backward(grad, self, exponent):
     if exponent == 0:
         return _T.zeros_like(self)
-    e = float(exponent)
-    return grad * (e * self.pow(e - 1))
+    e = exponent if isinstance(exponent, complex) else float(exponent)
+    return grad * (e * self.pow(e - 1)).conj()
 
 
 def pow_backward_self(grad, self, exponent):
     zero = _T.zeros((), dtype=grad.dtype, device=grad.device)
-    return _T.where(exponent == 0.0, zero, grad * (exponent * self.pow(exponent - 1)))
+    return _T.where(exponent == 0.0, zero, grad * (exponent * self.pow(exponent - 1)).conj())
 
 
 def pow_backward_exponent(grad, self, exponent, result):
-    cond = (self == 0).logical_and(exponent >= 0)
+    nonneg = _T.logical_and(exponent.imag == 0, exponent.real >= 0) if exponent.is_complex() else exponent >= 0
+    cond = (self == 0).logical_and(nonneg)
     dtype = _T.result_type(self, exponent)
     zero = _T.zeros((), dtype=grad.dtype, device=grad.device)
-    return grad * _T.where(cond, zero, result * self.to(dtype).log())
+    return grad * _T.where(cond, zero, (result * self.to(dtype).log()).conj())
 
 
 def _log_scalar(b):

@@ -4,6 +4,7 @@
 
 from glasstorch.autograd.formulas import *  # noqa: F401,F403
 from glasstorch.autograd.linalg_formulas import *  # noqa: F401,F403
+from glasstorch.autograd.complex_formulas import *  # noqa: F401,F403
 from glasstorch.autograd import graph as _graph
 from glasstorch.autograd.graph import _BACKWARD_TWICE, Node, SavedTensor  # noqa: F401
 from glasstorch.autograd.node_support import materialize, unwrap, wrap_saved
@@ -21,6 +22,212 @@ def _defined_grads(grads):
     """Output grads as public tensors; an undefined one stays None (the formula tests definedness)."""
     to_tensor = _graph.to_tensor
     return [None if g is None else to_tensor(g) for g in grads]
+
+
+def _ConjBackward0_0(grad, grads):
+    return grad.conj()
+
+
+class ConjBackward0(Node):
+    """Backward of ``_conj(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/complex.yaml:6)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ConjBackward0_0(grad, grads))
+        return out
+
+
+def _NegViewBackward0_0(grad, grads):
+    return grad.neg()
+
+
+class NegViewBackward0(Node):
+    """Backward of ``_neg_view(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/complex.yaml:9)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NegViewBackward0_0(grad, grads))
+        return out
+
+
+def _ConjPhysicalBackward0_0(grad, grads):
+    return grad.conj_physical()
+
+
+class ConjPhysicalBackward0(Node):
+    """Backward of ``_conj_physical(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/complex.yaml:12)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ConjPhysicalBackward0_0(grad, grads))
+        return out
+
+
+def _ConjPhysicalBackward1_0(grad, grads):
+    return grad.conj_physical()
+
+
+class ConjPhysicalBackward1(Node):
+    """Backward of ``conj_physical_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/complex.yaml:15)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ConjPhysicalBackward1_0(grad, grads))
+        return out
+
+
+def _ViewAsRealBackward0_0(grad, grads):
+    return view_as_real_backward(grad)
+
+
+class ViewAsRealBackward0(Node):
+    """Backward of ``view_as_real(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/complex.yaml:18)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ViewAsRealBackward0_0(grad, grads))
+        return out
+
+
+def _ViewAsComplexBackward0_0(grad, grads):
+    return view_as_complex_backward(grad)
+
+
+class ViewAsComplexBackward0(Node):
+    """Backward of ``view_as_complex(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/complex.yaml:21)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ViewAsComplexBackward0_0(grad, grads))
+        return out
+
+
+def _AngleBackward0_0(grad, grads, self):
+    return angle_backward(grad, self)
+
+
+class AngleBackward0(Node):
+    """Backward of ``angle(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/complex.yaml:24)."""
+
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'AngleBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AngleBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'AngleBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _PolarBackward0_0(grad, grads, result):
+    return polar_backward(grad, result)
+
+
+class PolarBackward0(Node):
+    """Backward of ``polar(Tensor abs, Tensor angle) -> Tensor`` (glasstorch/_ops/derivatives/complex.yaml:27)."""
+
+    __slots__ = ('result_',)
+    _tensor_slots = ('result_',)
+    _inputs = ('abs', 'angle')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'PolarBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0) or node.should_compute_output(1):
+            res = _PolarBackward0_0(grad, grads, result)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'PolarBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
+def _ComplexBackward0_0(grad, grads):
+    return real_of(grad)
+
+
+def _ComplexBackward0_1(grad, grads):
+    return imag_of(grad)
+
+
+class ComplexBackward0(Node):
+    """Backward of ``complex(Tensor real, Tensor imag) -> Tensor`` (glasstorch/_ops/derivatives/complex.yaml:30)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('real', 'imag')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ComplexBackward0_0(grad, grads))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_ComplexBackward0_1(grad, grads))
+        return out
 
 
 def _ConvolutionBackward0_0(grad, grads, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
@@ -1870,11 +2077,11 @@ class IndexPutImplBackward0(Node):
 
 
 def _MmBackward0_0(grad, grads, self, mat2):
-    return grad.mm(mat2.t())
+    return grad.mm(mat2.t().conj())
 
 
 def _MmBackward0_1(grad, grads, self, mat2):
-    return self.t().mm(grad)
+    return self.t().conj().mm(grad)
 
 
 class MmBackward0(Node):
@@ -1914,11 +2121,11 @@ class MmBackward0(Node):
 
 
 def _BmmBackward0_0(grad, grads, self, mat2):
-    return grad.bmm(mat2.transpose(1, 2))
+    return grad.bmm(mat2.transpose(1, 2).conj())
 
 
 def _BmmBackward0_1(grad, grads, self, mat2):
-    return self.transpose(1, 2).bmm(grad)
+    return self.transpose(1, 2).conj().bmm(grad)
 
 
 class BmmBackward0(Node):
@@ -1958,15 +2165,15 @@ class BmmBackward0(Node):
 
 
 def _AddmmBackward0_0(grad, grads, mat1, mat2, beta, alpha):
-    return maybe_multiply(grad, beta)
+    return maybe_multiply(grad, conj_scalar(beta))
 
 
 def _AddmmBackward0_1(grad, grads, mat1, mat2, beta, alpha):
-    return maybe_multiply(grad.mm(mat2.t()), alpha)
+    return maybe_multiply(grad.mm(mat2.t().conj()), conj_scalar(alpha))
 
 
 def _AddmmBackward0_2(grad, grads, mat1, mat2, beta, alpha):
-    return maybe_multiply(mat1.t().mm(grad), alpha)
+    return maybe_multiply(mat1.t().conj().mm(grad), conj_scalar(alpha))
 
 
 class AddmmBackward0(Node):
@@ -2018,15 +2225,15 @@ class AddmmBackward0(Node):
 
 
 def _BaddbmmBackward0_0(grad, grads, batch1, batch2, beta, alpha):
-    return maybe_multiply(grad, beta)
+    return maybe_multiply(grad, conj_scalar(beta))
 
 
 def _BaddbmmBackward0_1(grad, grads, batch1, batch2, beta, alpha):
-    return maybe_multiply(grad.bmm(batch2.transpose(1, 2)), alpha)
+    return maybe_multiply(grad.bmm(batch2.transpose(1, 2).conj()), conj_scalar(alpha))
 
 
 def _BaddbmmBackward0_2(grad, grads, batch1, batch2, beta, alpha):
-    return maybe_multiply(batch1.transpose(1, 2).bmm(grad), alpha)
+    return maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), conj_scalar(alpha))
 
 
 class BaddbmmBackward0(Node):
@@ -2148,15 +2355,15 @@ class AddbmmBackward0(Node):
 
 
 def _AddmvBackward0_0(grad, grads, mat, vec, beta, alpha):
-    return maybe_multiply(grad, beta)
+    return maybe_multiply(grad, conj_scalar(beta))
 
 
 def _AddmvBackward0_1(grad, grads, mat, vec, beta, alpha):
-    return maybe_multiply(grad.unsqueeze(1) * vec.unsqueeze(0), alpha)
+    return maybe_multiply(grad.unsqueeze(1) * vec.unsqueeze(0).conj(), conj_scalar(alpha))
 
 
 def _AddmvBackward0_2(grad, grads, mat, vec, beta, alpha):
-    return maybe_multiply(mat.t().mv(grad), alpha)
+    return maybe_multiply(mat.t().conj().mv(grad), conj_scalar(alpha))
 
 
 class AddmvBackward0(Node):
@@ -2208,11 +2415,11 @@ class AddmvBackward0(Node):
 
 
 def _MvBackward0_0(grad, grads, self, vec):
-    return grad.unsqueeze(1) * vec.unsqueeze(0)
+    return grad.unsqueeze(1) * vec.unsqueeze(0).conj()
 
 
 def _MvBackward0_1(grad, grads, self, vec):
-    return self.t().mv(grad)
+    return self.t().conj().mv(grad)
 
 
 class MvBackward0(Node):
@@ -2252,11 +2459,11 @@ class MvBackward0(Node):
 
 
 def _DotBackward0_0(grad, grads, self, tensor):
-    return grad * tensor
+    return grad * tensor.conj()
 
 
 def _DotBackward0_1(grad, grads, self, tensor):
-    return grad * self
+    return grad * self.conj()
 
 
 class DotBackward0(Node):
@@ -2296,7 +2503,7 @@ class DotBackward0(Node):
 
 
 def _VdotBackward0_0(grad, grads, self, other):
-    return grad * other
+    return grad.conj() * other
 
 
 def _VdotBackward0_1(grad, grads, self, other):
@@ -4600,7 +4807,7 @@ def _AddBackward0_0(grad, grads, alpha):
 
 
 def _AddBackward0_1(grad, grads, alpha):
-    return maybe_multiply(grad, alpha)
+    return maybe_multiply(grad, conj_scalar(alpha))
 
 
 class AddBackward0(Node):
@@ -4651,7 +4858,7 @@ def _SubBackward0_0(grad, grads, alpha):
 
 
 def _SubBackward0_1(grad, grads, alpha):
-    return maybe_multiply(-grad, alpha)
+    return maybe_multiply(-grad, conj_scalar(alpha))
 
 
 class SubBackward0(Node):
@@ -4698,7 +4905,7 @@ class SubBackward1(Node):
 
 
 def _RsubBackward0_0(grad, grads, alpha):
-    return maybe_multiply(-grad, alpha)
+    return maybe_multiply(-grad, conj_scalar(alpha))
 
 
 def _RsubBackward0_1(grad, grads, alpha):
@@ -4729,7 +4936,7 @@ class RsubBackward0(Node):
 
 
 def _RsubBackward1_0(grad, grads, alpha):
-    return maybe_multiply(-grad, alpha)
+    return maybe_multiply(-grad, conj_scalar(alpha))
 
 
 class RsubBackward1(Node):
@@ -4754,11 +4961,11 @@ class RsubBackward1(Node):
 
 
 def _MulBackward0_0(grad, grads, self, other):
-    return grad * other
+    return grad * conj_scalar(other)
 
 
 def _MulBackward0_1(grad, grads, self, other):
-    return grad * self
+    return grad * conj_scalar(self)
 
 
 class MulBackward0(Node):
@@ -4798,7 +5005,7 @@ class MulBackward0(Node):
 
 
 def _MulBackward1_0(grad, grads, other):
-    return grad * other
+    return grad * conj_scalar(other)
 
 
 class MulBackward1(Node):
@@ -5497,28 +5704,46 @@ class SignBackward0(Node):
         return out
 
 
-def _SgnBackward0_0(grad, grads):
-    return zeros_like(grad)
+def _SgnBackward0_0(grad, grads, self, result):
+    return sgn_backward(self, grad, result)
 
 
 class SgnBackward0(Node):
     """Backward of ``sgn(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:101)."""
 
-    __slots__ = ()
-    _tensor_slots = ()
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'SgnBackward0')
+        self = _unpack(node, node.self_, 'SgnBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_SgnBackward0_0(grad, grads))
+            out[0] = unwrap(_SgnBackward0_0(grad, grads, self, result))
         return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'SgnBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'SgnBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
 
 
 def _ExpBackward0_0(grad, grads, result):
-    return grad * result
+    return grad * result.conj()
 
 
 class ExpBackward0(Node):
@@ -5547,7 +5772,7 @@ class ExpBackward0(Node):
 
 
 def _Exp2Backward0_0(grad, grads, result):
-    return grad * result * 0.6931471805599453
+    return grad * result.conj() * 0.6931471805599453
 
 
 class Exp2Backward0(Node):
@@ -5576,7 +5801,7 @@ class Exp2Backward0(Node):
 
 
 def _Expm1Backward0_0(grad, grads, result):
-    return grad * (result + 1)
+    return grad * (result.conj() + 1)
 
 
 class Expm1Backward0(Node):
@@ -5605,7 +5830,7 @@ class Expm1Backward0(Node):
 
 
 def _LogBackward0_0(grad, grads, self):
-    return grad / self
+    return grad / self.conj()
 
 
 class LogBackward0(Node):
@@ -5634,7 +5859,7 @@ class LogBackward0(Node):
 
 
 def _Log2Backward0_0(grad, grads, self):
-    return grad / (self * 0.6931471805599453)
+    return grad / (self.conj() * 0.6931471805599453)
 
 
 class Log2Backward0(Node):
@@ -5663,7 +5888,7 @@ class Log2Backward0(Node):
 
 
 def _Log10Backward0_0(grad, grads, self):
-    return grad / (self * 2.3025850929940456)
+    return grad / (self.conj() * 2.3025850929940456)
 
 
 class Log10Backward0(Node):
@@ -5692,7 +5917,7 @@ class Log10Backward0(Node):
 
 
 def _Log1PBackward0_0(grad, grads, self):
-    return grad / (self + 1)
+    return grad / (self.conj() + 1)
 
 
 class Log1PBackward0(Node):
@@ -5721,7 +5946,7 @@ class Log1PBackward0(Node):
 
 
 def _SqrtBackward0_0(grad, grads, result):
-    return grad / (2 * result)
+    return grad / (2 * result.conj())
 
 
 class SqrtBackward0(Node):
@@ -5750,7 +5975,7 @@ class SqrtBackward0(Node):
 
 
 def _RsqrtBackward0_0(grad, grads, result):
-    return -0.5 * grad * result.pow(3)
+    return -0.5 * grad * result.pow(3).conj()
 
 
 class RsqrtBackward0(Node):
@@ -5779,7 +6004,7 @@ class RsqrtBackward0(Node):
 
 
 def _ReciprocalBackward0_0(grad, grads, result):
-    return -grad * (result * result)
+    return -grad * (result * result).conj()
 
 
 class ReciprocalBackward0(Node):
@@ -5808,7 +6033,7 @@ class ReciprocalBackward0(Node):
 
 
 def _SquareBackward0_0(grad, grads, self):
-    return grad * (2.0 * self)
+    return grad * (2.0 * self.conj())
 
 
 class SquareBackward0(Node):
@@ -5837,7 +6062,7 @@ class SquareBackward0(Node):
 
 
 def _SinBackward0_0(grad, grads, self):
-    return grad * self.cos()
+    return grad * self.cos().conj()
 
 
 class SinBackward0(Node):
@@ -5866,7 +6091,7 @@ class SinBackward0(Node):
 
 
 def _CosBackward0_0(grad, grads, self):
-    return grad * -self.sin()
+    return grad * -self.sin().conj()
 
 
 class CosBackward0(Node):
@@ -5895,7 +6120,7 @@ class CosBackward0(Node):
 
 
 def _TanBackward0_0(grad, grads, result):
-    return grad * (1 + result.pow(2))
+    return grad * (1 + result.pow(2)).conj()
 
 
 class TanBackward0(Node):
@@ -6011,7 +6236,7 @@ class AtanBackward0(Node):
 
 
 def _SinhBackward0_0(grad, grads, self):
-    return grad * self.cosh()
+    return grad * self.cosh().conj()
 
 
 class SinhBackward0(Node):
@@ -6040,7 +6265,7 @@ class SinhBackward0(Node):
 
 
 def _CoshBackward0_0(grad, grads, self):
-    return grad * self.sinh()
+    return grad * self.sinh().conj()
 
 
 class CoshBackward0(Node):
@@ -6069,7 +6294,7 @@ class CoshBackward0(Node):
 
 
 def _TanhBackward0_0(grad, grads, result):
-    return grad * (1 - result * result)
+    return grad * (1 - result * result).conj()
 
 
 class TanhBackward0(Node):
@@ -6185,7 +6410,7 @@ class AtanhBackward0(Node):
 
 
 def _SigmoidBackward0_0(grad, grads, result):
-    return grad * (1 - result) * result
+    return grad * ((1 - result) * result).conj()
 
 
 class SigmoidBackward0(Node):
