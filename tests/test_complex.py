@@ -205,7 +205,9 @@ def test_real_imag_view_as_real_geometry(src, view):
     lambda m: m.view_as_complex(m.arange(24, dtype=m.float64).view(2, 6, 2)[:, 1:4]),
     lambda m: m.view_as_complex(m.view_as_real(_z(m))),
     lambda m: m.view_as_complex(m.ones(2, 2, dtype=m.float16)),
-], ids=["float32", "sliced", "round trip", "half"])
+    lambda m: m.view_as_complex(m.arange(12, dtype=m.float32).view(6, 2, 1).transpose(1, 2).contiguous()),
+    lambda m: m.view_as_complex(m.arange(8, dtype=m.float64).as_strided((1, 3, 2), (3, 2, 1))),
+], ids=["float32", "sliced", "round trip", "half", "size-1 dim", "odd stride of a size-1 dim"])
 def test_view_as_complex(make):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # torch warns that ComplexHalf is experimental
@@ -220,6 +222,8 @@ ERRORS = {
     "view_as_real of real": lambda m: m.view_as_real(_r(m)),
     "imag of real": lambda m: _r(m).imag,
     "view(dtype) of conj": lambda m: _z(m).conj().view(m.float64),
+    "view(same dtype) of conj": lambda m: _z(m).conj().view(m.complex128),
+    "view(dtype) of neg": lambda m: _z(m).conj().imag.view(m.int64),
     "view_as_complex int": lambda m: m.view_as_complex(m.ones(3, 2, dtype=m.int32)),
     "view_as_complex bfloat16": lambda m: m.view_as_complex(m.ones(3, 2, dtype=m.bfloat16)),
     "view_as_complex 0-dim": lambda m: m.view_as_complex(m.ones(())),

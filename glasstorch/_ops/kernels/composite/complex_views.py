@@ -68,7 +68,7 @@ def view_as_complex(self: TensorImpl) -> TensorImpl:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     if self.strides[-1] != 1:
         raise RuntimeError("Tensor must have a last dimension with stride 1")
-    if any(s % 2 for s in self.strides[:-1]):
+    if any(s % 2 and n != 1 for s, n in zip(self.strides[:-1], self.sizes[:-1], strict=True)):  # size 1: any stride
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
     if self.offset % 2:
         raise RuntimeError("Tensor must have a storage_offset divisible by 2")
