@@ -531,13 +531,13 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     gen = _gen(generator, "normal")
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         if isinstance(std, Tensor):
-            if np.any(std._impl.as_numpy() < 0):
+            if np.any(std._impl.values_np() < 0):
                 raise RuntimeError("normal expects all elements of std >= 0.0")
         elif std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
         like = mean if isinstance(mean, Tensor) else std
-        m = mean._impl.as_numpy() if isinstance(mean, Tensor) else mean
-        s = std._impl.as_numpy() if isinstance(std, Tensor) else std
+        m = mean._impl.values_np() if isinstance(mean, Tensor) else mean
+        s = std._impl.values_np() if isinstance(std, Tensor) else std
         shape = tuple(np.broadcast_shapes(np.shape(m), np.shape(s)))
         res = _fac.empty_impl(shape, like.dtype, like.device)
         _rand.normal_(res, 0.0, 1.0, gen)
@@ -556,7 +556,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
 def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
     """0/1 samples with probabilities ``input`` (or a scalar ``p``), in ``input``'s dtype; always contiguous."""
     res = _fac.empty_impl(input._impl.sizes, input._impl.dtype, input._impl.device)
-    _rand.bernoulli_(res, input._impl.as_numpy() if p is None else float(p), _gen(generator, "bernoulli"))
+    _rand.bernoulli_(res, input._impl.values_np() if p is None else float(p), _gen(generator, "bernoulli"))
     return wrap(res)
 
 

@@ -455,3 +455,21 @@ def test_gradcheck_refuses_a_missing_conjugate():
     assert g == t
     assert t[1] == "While considering the imaginary part of complex outputs only, Jacobian mismatch for output 0 " \
                    "with respect to input 0,"
+
+
+# -- optimizers update complex parameters through view_as_real -----------------------------------------------------
+@pytest.mark.parametrize("foreach", [False, True])
+@pytest.mark.parametrize("name,kwargs", [("SGD", {"momentum": 0.9}), ("Adam", {}), ("AdamW", {"amsgrad": True}),
+                                         ("RMSprop", {"centered": True, "momentum": 0.5}), ("Adagrad", {})])
+def test_optimizers_on_complex_parameters(name, kwargs, foreach):
+    def run(m):
+        w = m.nn.Parameter(_z(m)[:, :2].clone())
+        x = _w(m).t()
+        opt = getattr(m.optim, name)([w], lr=0.1, foreach=foreach, **kwargs)
+        for _ in range(3):
+            opt.zero_grad()
+            (x @ w).abs().pow(2).sum().backward()
+            opt.step()
+        return w.detach()
+    g, t = both(run)
+    assert_same(g, t, rtol=1e-10, atol=1e-12)
