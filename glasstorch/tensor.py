@@ -23,6 +23,7 @@ import numpy as np
 from ._core import dtype as _dt
 from ._core import shape as _shape
 from ._core.device import as_device, device
+from ._core.dispatch_key import MATH_BITS as _MATH_BITS
 from ._core.dispatch_key import bit as _dk_bit
 from ._core.dispatch_key import tls as _dk_tls
 from ._core.grad_state import state as _grad_state
@@ -701,6 +702,8 @@ class Tensor:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if impl.dtype is _dt.bfloat16:
             raise TypeError("Got unsupported ScalarType BFloat16")
+        if force and impl.key_set & _MATH_BITS:  # PyTorch's force: detach().cpu().resolve_conj().resolve_neg()
+            return self.detach().resolve_conj().resolve_neg().numpy()
         if impl.is_conj():  # the stored values are not the tensor's (Note [Math bits])
             raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj()."
                                "numpy() instead.")

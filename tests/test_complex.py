@@ -276,6 +276,26 @@ def test_values(case):
 
 
 # -- everything that reads values outside the dispatcher ---------------------------------------------------------
+def test_numpy_force_resolves_the_bits():
+    def build(m):
+        c, im = _z(m).conj(), _z(m).conj().imag
+        return c.numpy(force=True).tolist(), im.numpy(force=True).tolist(), _bits(c), _bits(im)
+    g, t = both(build)
+    assert g == t
+
+
+def test_meta_and_inference_tensors_carry_the_bits():
+    def build(m):
+        meta = m.empty(2, 3, dtype=m.complex64, device="meta")
+        with m.inference_mode():
+            y = _z(m).conj()
+        return (meta.conj().is_conj(), tuple(m.view_as_real(meta).stride()), tuple(meta.imag.stride()),
+                (meta.conj() + 1).is_conj(), tuple((meta.conj() * meta).shape), y.is_conj(), y.is_inference(),
+                y.imag.is_neg())
+    g, t = both(build)
+    assert g == t
+
+
 def test_readers_see_resolved_values():
     def build(m):
         c = _z(m).conj()
