@@ -385,6 +385,21 @@ GRADS = {
     "addmm alpha": lambda m, z, w, r: m.addmm(z[:, :3], z, w.t(), beta=2, alpha=1 + 1j).abs().sum(),
     "add alpha": lambda m, z, w, r: m.add(z, w, alpha=1 - 2j).abs().sum(),
     "mean dot vdot": lambda m, z, w, r: (z.mean() * m.dot(z[0], w[1]) + m.vdot(z[1], w[2])).abs(),
+    "inverse trig": lambda m, z, w, r: ((z * 0.3).asin() + (z * 0.3).acos() + z.atan()).abs().sum(),
+    "inverse hyperbolic": lambda m, z, w, r: (z.asinh() + z.acosh() + (z * 0.3).atanh()).abs().sum(),
+    "addcmul addcdiv": lambda m, z, w, r: (m.addcmul(z, w, z, value=2) + m.addcdiv(z, w, z, value=0.5)).abs().sum(),
+    "lerp": lambda m, z, w, r: (m.lerp(z, w, 0.3) + m.lerp(z, w, w * 0.1)).abs().sum(),
+    "prod cumprod": lambda m, z, w, r: (z.prod(1).sum() + z.prod() + z.cumprod(1).sum()).abs(),
+    "prod cumprod with a zero": lambda m, z, w, r: (lambda y: (y.prod(1).sum() + y.prod() + y.cumprod(1).sum()).abs())(
+        m.where(r > 1.0, 0, z)),
+    "scalar ** complex": lambda m, z, w, r: (1.5 ** z + m.pow(2.0, w)).abs().sum(),
+    "var std norm": lambda m, z, w, r: z.var() + z.std(1).sum() + z.norm() + m.linalg.vector_norm(w, 3, dim=1).sum(),
+    "einsum linear outer": lambda m, z, w, r: (m.einsum("ij,kj->ik", z, w) + m.nn.functional.linear(z, w, z[:, 0])
+                                                + m.outer(z[0, :3], w[1, :3])).abs().sum(),
+    "H mH adjoint": lambda m, z, w, r: ((z.H @ w) + (z.mH @ w) + (z.adjoint() @ w)).abs().sum(),
+    "index gather where cat": lambda m, z, w, r: (z.index_select(0, m.tensor([2, 0])).sum() + m.where(r > 0, z, w).sum()
+                                                  + z.gather(1, m.tensor([[0], [2], [1]])).sum()
+                                                  + m.cat([z, w]).abs().sum()).abs(),
 }
 
 

@@ -217,8 +217,8 @@ def _log_scalar(b):
 def pow_scalar_backward_exponent(grad, base, exponent, result):
     if base == 0:
         zero = _T.zeros((), dtype=grad.dtype, device=grad.device)
-        return grad * _T.where(exponent >= 0, zero, result * _log_scalar(base))
-    return grad * (result * _log_scalar(base))
+        return grad * _T.where(exponent >= 0, zero, result * _log_scalar(base)).conj()
+    return grad * (result * _log_scalar(base)).conj()
 
 
 def clamp_backward(grad, self, min, max):  # noqa: A002 - PyTorch's argument names
@@ -420,7 +420,7 @@ def _exclusive_cumprod(x, dim, reverse=False):
 def _prod_safe_zeros_backward(grad, x, dim):
     if x.numel() == 0:
         return grad.expand_as(x)
-    return grad * (_exclusive_cumprod(x, dim) * _exclusive_cumprod(x, dim, reverse=True))
+    return grad * (_exclusive_cumprod(x, dim) * _exclusive_cumprod(x, dim, reverse=True)).conj()
 
 
 _PYTHON_KEY = _bit("Python")
@@ -441,7 +441,7 @@ def prod_backward(grad, x, result):
     if _subclass_like(grad, x, result):
         return _prod_safe_zeros_backward(grad, x.contiguous().view(-1), 0).view_as(x)
     if not bool((x == 0).any()):
-        return grad * (result / x)
+        return grad * (result / x).conj()
     flat = x.contiguous().view(-1)
     return _prod_safe_zeros_backward(grad, flat, 0).view_as(x)
 
@@ -453,7 +453,7 @@ def prod_dim_backward(grad, x, result, dim, keepdim):
     if not keepdim:
         grad, result = grad.unsqueeze(dim), result.unsqueeze(dim)
     if not _subclass_like(grad, x, result) and not bool((x == 0).any()):
-        return grad * (result / x)
+        return grad * (result / x).conj()
     return _prod_safe_zeros_backward(grad, x, dim)
 
 
@@ -474,14 +474,15 @@ def cumprod_backward(grad, x, dim, result):
         return grad
     dim = dim % x.dim()
     if not _subclass_like(grad, x, result) and not bool((x == 0).any()):
-        return _reversed_cumsum(result * grad, dim) / x
-    # h_j = g_j + x_{j+1} h_{j+1} (Horner from the end); grad_j = prod_{i<j} x_i * h_j
+        return _reversed_cumsum(result.conj() * grad, dim) / x.conj()
+    # h_j = g_j + conj(x_{j+1}) h_{j+1} (Horner from the end); grad_j = conj(prod_{i<j} x_i) * h_j
     n = x.shape[dim]
+    xc = x.conj()
     hs = [grad.narrow(dim, n - 1, 1)]
     for j in range(n - 2, -1, -1):
-        hs.append(grad.narrow(dim, j, 1) + x.narrow(dim, j + 1, 1) * hs[-1])
+        hs.append(grad.narrow(dim, j, 1) + xc.narrow(dim, j + 1, 1) * hs[-1])
     h = _T.cat(hs[::-1], dim)
-    return _exclusive_cumprod(x, dim) * h
+    return _exclusive_cumprod(x, dim).conj() * h
 
 
 # -- views and shapes -------------------------------------------------------------------------------------------

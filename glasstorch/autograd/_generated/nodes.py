@@ -5440,11 +5440,11 @@ def _AddcmulBackward0_0(grad, grads, tensor1, tensor2, value):
 
 
 def _AddcmulBackward0_1(grad, grads, tensor1, tensor2, value):
-    return grad * (tensor2 * value)
+    return grad * (tensor2 * value).conj()
 
 
 def _AddcmulBackward0_2(grad, grads, tensor1, tensor2, value):
-    return grad * (tensor1 * value)
+    return grad * (tensor1 * value).conj()
 
 
 class AddcmulBackward0(Node):
@@ -5495,11 +5495,11 @@ def _AddcdivBackward0_0(grad, grads, tensor1, tensor2, value):
 
 
 def _AddcdivBackward0_1(grad, grads, tensor1, tensor2, value):
-    return grad * (value / tensor2)
+    return grad * (value / tensor2).conj()
 
 
 def _AddcdivBackward0_2(grad, grads, tensor1, tensor2, value):
-    return -grad * (value * tensor1 / (tensor2 * tensor2))
+    return -grad * (value * tensor1 / (tensor2 * tensor2)).conj()
 
 
 class AddcdivBackward0(Node):
@@ -5577,15 +5577,15 @@ class LerpBackward0(Node):
 
 
 def _LerpBackward1_0(grad, grads, self, end, weight):
-    return grad * (1 - weight)
+    return grad * (1 - weight).conj()
 
 
 def _LerpBackward1_1(grad, grads, self, end, weight):
-    return grad * weight
+    return grad * weight.conj()
 
 
 def _LerpBackward1_2(grad, grads, self, end, weight):
-    return grad * (end - self)
+    return grad * (end - self).conj()
 
 
 class LerpBackward1(Node):
@@ -6149,7 +6149,7 @@ class TanBackward0(Node):
 
 
 def _AsinBackward0_0(grad, grads, self):
-    return grad * (-self * self + 1).rsqrt()
+    return grad * (-self * self + 1).rsqrt().conj()
 
 
 class AsinBackward0(Node):
@@ -6178,7 +6178,7 @@ class AsinBackward0(Node):
 
 
 def _AcosBackward0_0(grad, grads, self):
-    return grad * -((-self * self + 1).rsqrt())
+    return grad * -((-self * self + 1).rsqrt()).conj()
 
 
 class AcosBackward0(Node):
@@ -6207,7 +6207,7 @@ class AcosBackward0(Node):
 
 
 def _AtanBackward0_0(grad, grads, self):
-    return grad / (self * self + 1)
+    return grad / (self * self + 1).conj()
 
 
 class AtanBackward0(Node):
@@ -6323,7 +6323,7 @@ class TanhBackward0(Node):
 
 
 def _AsinhBackward0_0(grad, grads, self):
-    return grad * (self.pow(2) + 1).rsqrt()
+    return grad * (self.pow(2) + 1).rsqrt().conj()
 
 
 class AsinhBackward0(Node):
@@ -6352,7 +6352,7 @@ class AsinhBackward0(Node):
 
 
 def _AcoshBackward0_0(grad, grads, self):
-    return grad * (self * self - 1).rsqrt()
+    return grad * ((self + 1).rsqrt() * (self - 1).rsqrt()).conj() if self.is_complex() else grad * (self * self - 1).rsqrt()
 
 
 class AcoshBackward0(Node):
@@ -6381,11 +6381,11 @@ class AcoshBackward0(Node):
 
 
 def _AtanhBackward0_0(grad, grads, self):
-    return grad * 1 / (1 - self.pow(2))
+    return grad * 1 / (1 - self.pow(2)).conj()
 
 
 class AtanhBackward0(Node):
-    """Backward of ``atanh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:170)."""
+    """Backward of ``atanh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:171)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -6414,7 +6414,7 @@ def _SigmoidBackward0_0(grad, grads, result):
 
 
 class SigmoidBackward0(Node):
-    """Backward of ``sigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:173)."""
+    """Backward of ``sigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:174)."""
 
     __slots__ = ('result_',)
     _tensor_slots = ('result_',)
@@ -6443,7 +6443,7 @@ def _ErfBackward0_0(grad, grads, self):
 
 
 class ErfBackward0(Node):
-    """Backward of ``erf(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:176)."""
+    """Backward of ``erf(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:177)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -6472,7 +6472,7 @@ def _ErfcBackward0_0(grad, grads, self):
 
 
 class ErfcBackward0(Node):
-    """Backward of ``erfc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:179)."""
+    """Backward of ``erfc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:180)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -6501,7 +6501,7 @@ def _ErfinvBackward0_0(grad, grads, self):
 
 
 class ErfinvBackward0(Node):
-    """Backward of ``erfinv(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:182)."""
+    """Backward of ``erfinv(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:183)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -6530,7 +6530,7 @@ def _FloorBackward0_0(grad, grads):
 
 
 class FloorBackward0(Node):
-    """Backward of ``floor(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:185)."""
+    """Backward of ``floor(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:186)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -6550,7 +6550,7 @@ def _CeilBackward0_0(grad, grads):
 
 
 class CeilBackward0(Node):
-    """Backward of ``ceil(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:188)."""
+    """Backward of ``ceil(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:189)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -6570,7 +6570,7 @@ def _TruncBackward0_0(grad, grads):
 
 
 class TruncBackward0(Node):
-    """Backward of ``trunc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:191)."""
+    """Backward of ``trunc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:192)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -6590,7 +6590,7 @@ def _FracBackward0_0(grad, grads):
 
 
 class FracBackward0(Node):
-    """Backward of ``frac(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:194)."""
+    """Backward of ``frac(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:195)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -6610,7 +6610,7 @@ def _RoundBackward0_0(grad, grads):
 
 
 class RoundBackward0(Node):
-    """Backward of ``round(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:197)."""
+    """Backward of ``round(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:198)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -6630,7 +6630,7 @@ def _RoundBackward1_0(grad, grads):
 
 
 class RoundBackward1(Node):
-    """Backward of ``round.decimals(Tensor self, *, int decimals) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:200)."""
+    """Backward of ``round.decimals(Tensor self, *, int decimals) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:201)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -6650,7 +6650,7 @@ def _NanToNumBackward0_0(grad, grads, self):
 
 
 class NanToNumBackward0(Node):
-    """Backward of ``nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:203)."""
+    """Backward of ``nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:204)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -6683,7 +6683,7 @@ def _Atan2Backward0_1(grad, grads, self, other):
 
 
 class Atan2Backward0(Node):
-    """Backward of ``atan2(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:207)."""
+    """Backward of ``atan2(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:208)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -6727,7 +6727,7 @@ def _HypotBackward0_1(grad, grads, self, other, result):
 
 
 class HypotBackward0(Node):
-    """Backward of ``hypot(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:211)."""
+    """Backward of ``hypot(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:212)."""
 
     __slots__ = ('self_', 'other_', 'result_')
     _tensor_slots = ('self_', 'other_', 'result_')
@@ -6780,7 +6780,7 @@ def _CopysignBackward0_1(grad, grads, self, other, result):
 
 
 class CopysignBackward0(Node):
-    """Backward of ``copysign.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:215)."""
+    """Backward of ``copysign.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:216)."""
 
     __slots__ = ('self_', 'other_', 'result_')
     _tensor_slots = ('self_', 'other_', 'result_')
@@ -6829,7 +6829,7 @@ def _CopysignBackward1_0(grad, grads, self, result):
 
 
 class CopysignBackward1(Node):
-    """Backward of ``copysign.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:219)."""
+    """Backward of ``copysign.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:220)."""
 
     __slots__ = ('self_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -6871,7 +6871,7 @@ def _XlogyBackward0_1(grad, grads, self, other):
 
 
 class XlogyBackward0(Node):
-    """Backward of ``xlogy.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:222)."""
+    """Backward of ``xlogy.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:223)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -6911,7 +6911,7 @@ def _XlogyBackward1_0(grad, grads, other, self):
 
 
 class XlogyBackward1(Node):
-    """Backward of ``xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:226)."""
+    """Backward of ``xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:227)."""
 
     __slots__ = ('other_', 'self_')
     _tensor_slots = ('other_',)
@@ -6945,7 +6945,7 @@ def _XlogyBackward2_0(grad, grads, self, other):
 
 
 class XlogyBackward2(Node):
-    """Backward of ``xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:229)."""
+    """Backward of ``xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:230)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_',)
@@ -6983,7 +6983,7 @@ def _LogaddexpBackward0_1(grad, grads, self, other):
 
 
 class LogaddexpBackward0(Node):
-    """Backward of ``logaddexp(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:232)."""
+    """Backward of ``logaddexp(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:233)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -7027,7 +7027,7 @@ def _MaximumBackward0_1(grad, grads, self, other):
 
 
 class MaximumBackward0(Node):
-    """Backward of ``maximum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:236)."""
+    """Backward of ``maximum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:237)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -7071,7 +7071,7 @@ def _FmaxBackward0_1(grad, grads, self, other):
 
 
 class FmaxBackward0(Node):
-    """Backward of ``fmax(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:240)."""
+    """Backward of ``fmax(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:241)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -7115,7 +7115,7 @@ def _MinimumBackward0_1(grad, grads, self, other):
 
 
 class MinimumBackward0(Node):
-    """Backward of ``minimum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:244)."""
+    """Backward of ``minimum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:245)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -7159,7 +7159,7 @@ def _FminBackward0_1(grad, grads, self, other):
 
 
 class FminBackward0(Node):
-    """Backward of ``fmin(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:248)."""
+    """Backward of ``fmin(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:249)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -7203,7 +7203,7 @@ def _ClampBackward0_1(grad, grads, self, min, max):
 
 
 class ClampBackward0(Node):
-    """Backward of ``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:253)."""
+    """Backward of ``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:254)."""
 
     __slots__ = ('self_', 'min_', 'max_')
     _tensor_slots = ('self_', 'min_', 'max_')
@@ -7254,7 +7254,7 @@ def _ClampBackward1_0(grad, grads, self, min, max):
 
 
 class ClampBackward1(Node):
-    """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:257)."""
+    """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:258)."""
 
     __slots__ = ('self_', 'min_', 'max_')
     _tensor_slots = ('self_',)
@@ -7293,7 +7293,7 @@ def _ClampMinBackward0_0(grad, grads, self, min):
 
 
 class ClampMinBackward0(Node):
-    """Backward of ``clamp_min(Tensor self, Scalar min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:260)."""
+    """Backward of ``clamp_min(Tensor self, Scalar min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:261)."""
 
     __slots__ = ('self_', 'min_')
     _tensor_slots = ('self_',)
@@ -7331,7 +7331,7 @@ def _ClampMinBackward1_1(grad, grads, self, min):
 
 
 class ClampMinBackward1(Node):
-    """Backward of ``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:263)."""
+    """Backward of ``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:264)."""
 
     __slots__ = ('self_', 'min_')
     _tensor_slots = ('self_', 'min_')
@@ -7371,7 +7371,7 @@ def _ClampMaxBackward0_0(grad, grads, self, max):
 
 
 class ClampMaxBackward0(Node):
-    """Backward of ``clamp_max(Tensor self, Scalar max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:267)."""
+    """Backward of ``clamp_max(Tensor self, Scalar max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:268)."""
 
     __slots__ = ('self_', 'max_')
     _tensor_slots = ('self_',)
@@ -7409,7 +7409,7 @@ def _ClampMaxBackward1_1(grad, grads, self, max):
 
 
 class ClampMaxBackward1(Node):
-    """Backward of ``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:270)."""
+    """Backward of ``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:271)."""
 
     __slots__ = ('self_', 'max_')
     _tensor_slots = ('self_', 'max_')
@@ -7453,7 +7453,7 @@ def _WhereBackward0_1(grad, grads, condition):
 
 
 class WhereBackward0(Node):
-    """Backward of ``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:274)."""
+    """Backward of ``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:275)."""
 
     __slots__ = ('condition_',)
     _tensor_slots = ('condition_',)
@@ -7484,7 +7484,7 @@ def _EqBackward0_0(grad, grads):
 
 
 class EqBackward0(Node):
-    """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:282)."""
+    """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:283)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7508,7 +7508,7 @@ def _EqBackward1_1(grad, grads):
 
 
 class EqBackward1(Node):
-    """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:285)."""
+    """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:286)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7530,7 +7530,7 @@ def _GeBackward0_0(grad, grads):
 
 
 class GeBackward0(Node):
-    """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:289)."""
+    """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:290)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7554,7 +7554,7 @@ def _GeBackward1_1(grad, grads):
 
 
 class GeBackward1(Node):
-    """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:292)."""
+    """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:293)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7576,7 +7576,7 @@ def _GtBackward0_0(grad, grads):
 
 
 class GtBackward0(Node):
-    """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:296)."""
+    """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:297)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7600,7 +7600,7 @@ def _GtBackward1_1(grad, grads):
 
 
 class GtBackward1(Node):
-    """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:299)."""
+    """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:300)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7622,7 +7622,7 @@ def _LeBackward0_0(grad, grads):
 
 
 class LeBackward0(Node):
-    """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:303)."""
+    """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:304)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7646,7 +7646,7 @@ def _LeBackward1_1(grad, grads):
 
 
 class LeBackward1(Node):
-    """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:306)."""
+    """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:307)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7668,7 +7668,7 @@ def _LtBackward0_0(grad, grads):
 
 
 class LtBackward0(Node):
-    """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:310)."""
+    """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:311)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7692,7 +7692,7 @@ def _LtBackward1_1(grad, grads):
 
 
 class LtBackward1(Node):
-    """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:313)."""
+    """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:314)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7714,7 +7714,7 @@ def _NeBackward0_0(grad, grads):
 
 
 class NeBackward0(Node):
-    """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:317)."""
+    """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:318)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7738,7 +7738,7 @@ def _NeBackward1_1(grad, grads):
 
 
 class NeBackward1(Node):
-    """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:320)."""
+    """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:321)."""
 
     __slots__ = ()
     _tensor_slots = ()
