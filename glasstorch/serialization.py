@@ -39,6 +39,7 @@ from . import _weights_only_unpickler as _wo
 from . import cuda as _cuda
 from ._core import dtype as _dt
 from ._core.device import CPU, device
+from ._core.dispatch_key import MATH_BITS
 from ._core.layout import layout, memory_format
 from ._core.shape import Size
 from ._device.allocator import CPUAllocator
@@ -184,7 +185,9 @@ def _reduce_tensor(t: Tensor):
     impl = t._impl
     param = _utils.parameter_class()
     if param is not None and type(t) is param:
-        data = wrap(TensorImpl(impl.storage, impl.sizes, impl.strides, impl.offset, impl.dtype, impl.device))
+        plain = TensorImpl(impl.storage, impl.sizes, impl.strides, impl.offset, impl.dtype, impl.device)
+        plain.key_set |= impl.key_set & MATH_BITS  # the data keeps the lazy conj/neg bits (Note [Math bits])
+        data = wrap(plain)
         state = _utils._get_obj_state(t)
         if state:
             return (_name("torch._utils", "_rebuild_parameter_with_state"),

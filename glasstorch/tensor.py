@@ -574,6 +574,8 @@ class Tensor:
                          VersionCounter())
         if impl.is_inference():  # still an inference tensor, with a counter that counts (as PyTorch's)
             out.key_set = impl.key_set
+        else:
+            out.key_set |= impl.key_set & _MATH_BITS  # the same values: lazy conj/neg bits kept (Note [Math bits])
         out.allow_metadata_change = False
         return wrap(out)
 

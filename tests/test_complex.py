@@ -305,6 +305,22 @@ def test_readers_see_resolved_values():
     assert g == t
 
 
+def test_data_detach_and_parameters_keep_the_bits():
+    def build(m):
+        c = _z(m).conj()
+        p = m.nn.Parameter(_z(m).conj())
+        buf = io.BytesIO()
+        m.save(p, buf)
+        buf.seek(0)
+        loaded = m.load(buf)
+        copies = (c.data, c.detach(), p, loaded, copy.deepcopy(p), pickle.loads(pickle.dumps(p)))
+        return [t.detach() for t in copies], [_bits(t) for t in copies]
+    (g, gb), (t, tb) = both(build)
+    for a, b in zip(g, t, strict=True):
+        assert_same(a, b)
+    assert gb == tb
+
+
 @pytest.mark.parametrize("view", ["conj", "conj.imag"])
 def test_serialization_keeps_the_bits(view):
     def build(m):
