@@ -158,6 +158,17 @@ def test_in_place_on_a_view_with_bits_writes_through(view, write):
     assert gf == tf
 
 
+def test_multi_output_out_into_a_negative_view():
+    def build(m):
+        values, indices = m.zeros(4, dtype=m.float64), m.zeros(4, dtype=m.int64)
+        res = m.max(_r(m), 0, out=(values._neg_view(), indices))
+        return values, indices, res[1] is indices, res[0].is_neg()
+    (gv, gi, *gf), (tv, ti, *tf) = both(build)
+    assert_same(gv, tv)
+    assert_same(gi, ti)
+    assert gf == tf == [True, True]
+
+
 def test_out_into_a_conj_view():
     def build(m):
         base = m.zeros(3, 4, dtype=m.complex128)
@@ -237,6 +248,9 @@ ERRORS = {
     "polar half": lambda m: m.polar(m.ones(2, dtype=m.float16), m.ones(2, dtype=m.float16)),
     "angle int out": lambda m: m.angle(m.ones(2), out=m.empty(2, dtype=m.int64)),
     "conj_physical out dtype": lambda m: m.conj_physical(_z(m, "complex64"), out=m.empty(3, 4, dtype=m.complex128)),
+    "fallback: two written inputs with the bit": lambda m: m.max(_r(m), 0, out=(m.empty(4)._neg_view(),
+                                                                              m.empty(4, dtype=m.int64)._neg_view())),
+    "fallback: a written TensorList with the bit": lambda m: m._foreach_add_([_r(m)._neg_view()], 1.0),
 }
 
 

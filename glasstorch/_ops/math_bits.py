@@ -43,14 +43,20 @@ FALLTHROUGH_OPS = frozenset({
 })
 
 
-def _is_view(schema) -> bool:
+def _schema_name(schema) -> str:
+    """PyTorch's ``schema.name()``: namespace and name, no overload (``aten::add_``)."""
+    return schema.name if "::" in schema.name else f"aten::{schema.name}"
+
+
+def _is_view(schema, what: str) -> bool:
     """Whether an argument aliases an output without being written (PyTorch's fallback asks the same), after
     its check that the aliasing arguments agree."""
     modes = {a.annotation.is_write for a in schema.arguments if a.annotation is not None}
     if len(modes) > 1:
-        raise RuntimeError(f"Unsupported operator for {{}} fallback: {schema.name}{{}} fallback doesn't work for "
-                           "operators with a mix mutable and non-mutable inputs that alias with outputs, this must be "
-                           "implemented manually.  If you got this error on a core op, please report a bug to PyTorch.")
+        raise RuntimeError(f"Unsupported operator for {what} fallback: {_schema_name(schema)}{what} fallback doesn't "
+                           "work for operators with a mix mutable and non-mutable inputs that alias with outputs, this "
+                           "must be implemented manually.  If you got this error on a core op, please report a bug to "
+                           "PyTorch.")
     return modes == {False}
 
 
@@ -63,11 +69,7 @@ class _MathBitFallback:
 
     def __call__(self, op, ks, *args, **kwargs):
         schema = op.schema
-        try:
-            view = _is_view(schema)
-        except RuntimeError as e:
-            raise RuntimeError(str(e).format(self.what, self.what)) from None
-        if view:
+        if _is_view(schema, self.what):
             return op.redispatch(ks, *args, **kwargs)
         written = []
         arguments = schema.arguments
@@ -98,7 +100,7 @@ class _MathBitFallback:
             if argument.is_write:
                 raise RuntimeError(f" fallback doesn't currently support mutable TensorLists with {self.what} "
                                    f"inputs. Please materialize all the {self.what} input tensor(s) in the mutable "
-                                   f"TensorList inputs before calling {schema.name}")
+                                   f"TensorList inputs before calling {_schema_name(schema)}")
             return type(value)(self._resolved(ks, x, argument, written, schema) for x in value)
         return value
 
