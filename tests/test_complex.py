@@ -455,6 +455,39 @@ def test_gradients_match_torch(case, dtype):
             assert _bits(a) == _bits(b), f"input {i}"  # ConjBackward0's lazy grad.conj() is stolen as it is
 
 
+INPLACE_THROUGH_VIEWS = {
+    "conj mul_": lambda m, y, w: y.conj().mul_(w),
+    "conj add_": lambda m, y, w: y.conj().add_(w),
+    "imag mul_": lambda m, y, w: y.imag.mul_(3),
+    "conj imag mul_": lambda m, y, w: y.conj().imag.mul_(w.real),
+    "real copy_": lambda m, y, w: y.real.copy_(w.imag),
+    "conj select copy_": lambda m, y, w: y.conj()[0].copy_(w[1]),
+    "view_as_real select mul_": lambda m, y, w: m.view_as_real(y)[..., 1].mul_(w.abs()),
+    "conj t add_": lambda m, y, w: y.conj().t().add_(w),
+}
+
+
+@pytest.mark.parametrize("case", INPLACE_THROUGH_VIEWS)
+def test_autograd_of_in_place_writes_through_views_with_bits(case):
+    """CopySlices replays a conj/neg or dtype-changing view instead of as_strided (Note [View replay])."""
+    def build(m):
+        z = _z(m)[:2, :2].clone().requires_grad_()
+        w = _w(m)[:2, :2].clone().requires_grad_()
+        y = z * 1
+        views = [y.conj(), y.real, y.conj().imag, m.view_as_real(y), y.conj().t(), y[0].conj(),
+                 m.view_as_real(y)[..., 1]]
+        INPLACE_THROUGH_VIEWS[case](m, y, w)
+        names = [type(y.grad_fn).__name__] + [type(v.grad_fn).__name__ for v in views]
+        y.abs().pow(2).sum().backward()
+        return y.detach(), z.grad, w.grad, names
+    g, t = both(build)
+    for a, b in zip(g[:3], t[:3], strict=True):
+        assert (a is None) == (b is None)
+        if b is not None:
+            assert_same(a, b, rtol=1e-12, atol=1e-12)
+    assert g[3] == t[3]
+
+
 def test_node_names_match_torch():
     def build(m):
         z = _z(m).requires_grad_()

@@ -97,6 +97,7 @@ class AutogradMeta:
     name = None
     creation_meta = None
     version_at_grad_fn = None
+    view_fn = None  # replays a view that as_strided cannot (Note [View replay] in _ops/layer_kernels.py)
 
     def __init__(self, requires_grad=False):
         self.requires_grad = requires_grad
