@@ -31,6 +31,7 @@ from . import _utils
 from . import _weights_only_unpickler as _wo
 from ._core import dtype as _dt
 from ._core.device import device
+from ._core.dispatch_key import MATH_BITS
 from ._core.layout import layout, memory_format
 from ._core.shape import Size
 from ._tensor.impl import TensorImpl
@@ -203,7 +204,9 @@ def _reduce_tensor(t: Tensor):
     impl = t._impl
     param = _utils.parameter_class()
     if param is not None and type(t) is param:
-        data = wrap(TensorImpl(impl.storage, impl.sizes, impl.strides, impl.offset, impl.dtype, impl.device))
+        plain = TensorImpl(impl.storage, impl.sizes, impl.strides, impl.offset, impl.dtype, impl.device)
+        plain.key_set |= impl.key_set & MATH_BITS  # the data keeps the lazy conj/neg bits (Note [Math bits])
+        data = wrap(plain)
         state = _utils._get_obj_state(t)
         if state:
             return (name("torch._utils", "_rebuild_parameter_with_state"),
@@ -213,6 +216,9 @@ def _reduce_tensor(t: Tensor):
     if fake and not (serialization_tls.skip_data and serialization_tls.materialize_fake_tensors):
         return t.__reduce_ex__(2)  # a fake outside skip_data(materialize_fake_tensors=True) has no data to save
     func, args = _reduce_plain(t, impl, fake)
+    metadata = _utils.get_tensor_metadata(t) if impl.device.type != "meta" else None
+    if metadata:  # the conjugate/negative bits (PyTorch appends them only when set)
+        args += (metadata,)
     if fake:  # a materialised fake saves as a plain tensor: its state (its mode) is not data
         return (func, args)
     state = _utils._get_obj_state(t)

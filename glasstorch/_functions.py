@@ -41,7 +41,8 @@ __all__ = [
     "empty_like", "full_like", "empty_strided", "arange", "range", "linspace", "logspace", "eye", "rand", "randn",
     "randint", "randperm", "normal", "bernoulli", "rand_like", "randn_like", "randint_like", "manual_seed", "seed",
     "initial_seed", "get_rng_state", "set_rng_state", "is_tensor", "is_storage", "numel", "is_floating_point",
-    "is_complex", "result_type", "promote_types", "can_cast", "split", "broadcast_shapes", "detach",
+    "is_complex", "is_conj", "is_neg",
+    "result_type", "promote_types", "can_cast", "split", "broadcast_shapes", "detach",
     "default_generator", "Generator", "adjoint",
 ]
 
@@ -525,13 +526,13 @@ def _normal_tensors(mean, std, gen) -> Tensor:
     """``normal_out_impl``: standard draws in the result (``mean``'s dtype, else ``std``'s) then ``mul_(std)`` and
     ``add_(mean)`` — or, with a number ``std``, draws with that std and ``add_(mean)``."""
     if isinstance(std, Tensor):
-        if np.any(std._impl.as_numpy() < 0):
+        if np.any(std._impl.values_np() < 0):
             raise RuntimeError("normal expects all elements of std >= 0.0")
     elif std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
     like = mean if isinstance(mean, Tensor) else std
-    m = mean._impl.as_numpy() if isinstance(mean, Tensor) else mean
-    s = std._impl.as_numpy() if isinstance(std, Tensor) else std
+    m = mean._impl.values_np() if isinstance(mean, Tensor) else mean
+    s = std._impl.values_np() if isinstance(std, Tensor) else std
     res = _fac.empty_impl(tuple(np.broadcast_shapes(np.shape(m), np.shape(s))), like.dtype, like.device)
     _rand.normal_(res, 0.0, 1.0 if isinstance(std, Tensor) else float(std), gen)
     if res.storage._data is not None:
@@ -564,7 +565,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
 def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
     """0/1 samples with probabilities ``input`` (or a scalar ``p``), in ``input``'s dtype; always contiguous."""
     res = _fac.empty_impl(input._impl.sizes, input._impl.dtype, input._impl.device)
-    _rand.bernoulli_(res, input._impl.as_numpy() if p is None else float(p), _gen(generator, "bernoulli"))
+    _rand.bernoulli_(res, input._impl.values_np() if p is None else float(p), _gen(generator, "bernoulli"))
     return wrap(res)
 
 
@@ -616,6 +617,14 @@ def is_floating_point(input) -> bool:
 
 def is_complex(input) -> bool:
     return _tensor_input("is_complex", input).is_complex()
+
+
+def is_conj(input) -> bool:
+    return _tensor_input("is_conj", input).is_conj()
+
+
+def is_neg(input) -> bool:
+    return _tensor_input("is_neg", input).is_neg()
 
 
 _SIGS["promote_types"] = _Signatures("promote_types", ["promote_types(ScalarType type1, ScalarType type2)"])

@@ -10,8 +10,8 @@ records.  :class:`TypedStorage` (``_tensor/typed_storage.py``, what ``tensor.sto
 ``torch.<Type>Storage`` classes when loading.
 
 Invariant: a rebuilt tensor is a new TensorImpl over the given storage (never a copy), with exactly the
-saved sizes, strides and offset; two tensors rebuilt over one storage share memory.  (The one exception:
-PyTorch's lazy conj/neg bits, which glasstorch does not have, are materialised into a new tensor.)
+saved sizes, strides and offset; two tensors rebuilt over one storage share memory.  PyTorch's lazy conj/neg bits
+travel as the rebuild's metadata and are set again on the rebuilt tensor.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ from .tensor import (  # noqa: F401  (the pickling half of the tensor layer, re-
     _rebuild_pickled_tensor,
     _set_obj_state,
     _tensor_over,
+    get_tensor_metadata,
+    set_tensor_metadata,
     wrap,
 )
 
@@ -86,8 +88,6 @@ def _rebuild_tensor(storage, storage_offset, size, stride) -> Tensor:
     return _tensor_over(untyped, storage.dtype, storage_offset, size, stride)
 
 
-
-
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata=None):
     tensor = _rebuild_tensor(storage, storage_offset, size, stride)
     tensor = set_tensor_metadata(tensor, metadata)
@@ -100,21 +100,6 @@ def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, bac
     tensor = _tensor_over(untyped, dtype, storage_offset, size, stride)
     tensor = set_tensor_metadata(tensor, metadata)
     tensor.requires_grad = requires_grad
-    return tensor
-
-
-
-
-def set_tensor_metadata(tensor: Tensor, metadata) -> Tensor:
-    """Apply PyTorch's lazy conj/neg bits; glasstorch has no lazy bits, so they are materialised (a copy)."""
-    if not metadata:
-        return tensor
-    if not isinstance(metadata, dict):
-        raise RuntimeError(f"expected dict, got {type(metadata).__name__}")
-    if metadata.get("conj"):
-        tensor = tensor.conj_physical() if hasattr(tensor, "conj_physical") else tensor.conj()
-    if metadata.get("neg"):
-        tensor = tensor.neg()
     return tensor
 
 
@@ -146,14 +131,6 @@ def _rebuild_device_tensor_from_numpy(data, dtype, device, requires_grad):
     tensor = wrap(from_numpy_impl(data, _dt.from_numpy_dtype(data.dtype))).to(dtype=dtype, device=as_device(device))
     tensor.requires_grad = requires_grad
     return tensor
-
-
-
-
-
-
-
-
 
 
 _LAYOUTS = {repr(v): v for v in vars(_layout).values() if isinstance(v, _layout.layout)}

@@ -23,6 +23,7 @@ import numpy as np
 from ._core import dtype as _dt
 from ._core import shape as _shape
 from ._core.device import as_device, device
+from ._core.dispatch_key import MATH_BITS as _MATH_BITS
 from ._core.dispatch_key import bit as _dk_bit
 from ._core.dispatch_key import tls as _dk_tls
 from ._core.grad_state import state as _grad_state
@@ -332,6 +333,32 @@ class Tensor:
     def is_complex(self) -> bool:
         return self._impl.dtype.is_complex
 
+    def is_conj(self) -> bool:
+        """Whether this tensor is a lazy conjugate view (Note [Math bits] in ``_ops/math_bits.py``)."""
+        return self._impl.is_conj()
+
+    def is_neg(self) -> bool:
+        """Whether this tensor's values are its stored ones negated, lazily (``x.conj().imag``)."""
+        return self._impl.is_neg()
+
+    @property
+    def real(self):
+        """The real parts of a complex tensor as a view (``self`` for a real tensor); assigning copies in."""
+        return wrap(aten.real(self._impl))
+
+    @real.setter
+    def real(self, value):
+        self.real.copy_(value)
+
+    @property
+    def imag(self):
+        """The imaginary parts of a complex tensor as a view; a real tensor raises, as PyTorch's."""
+        return wrap(aten.imag(self._impl))
+
+    @imag.setter
+    def imag(self, value):
+        self.imag.copy_(value)
+
     def is_signed(self) -> bool:
         return self._impl.dtype.is_signed
 
@@ -548,6 +575,8 @@ class Tensor:
                          VersionCounter())
         if impl.is_inference():  # still an inference tensor, with a counter that counts (as PyTorch's)
             out.key_set = impl.key_set
+        else:
+            out.key_set |= impl.key_set & _MATH_BITS  # the same values: lazy conj/neg bits kept (Note [Math bits])
         out.allow_metadata_change = False
         return wrap(out)
 
@@ -660,10 +689,10 @@ class Tensor:
 
     def tolist(self):
         impl = self._impl
-        arr = impl.as_numpy()
+        arr = impl.values_np()
         if impl.dtype in (_dt.bfloat16, _dt.float16):
             arr = arr.astype(np.float32)
-        elif impl.dtype is _dt.complex32:  # (real, imag) float16 fields
+        elif arr.dtype.names:  # complex32: (real, imag) float16 fields
             arr = _dt.complex32_values(arr)
         return arr.tolist()
 
@@ -676,6 +705,14 @@ class Tensor:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if impl.dtype is _dt.bfloat16:
             raise TypeError("Got unsupported ScalarType BFloat16")
+        if force and impl.key_set & _MATH_BITS:  # PyTorch's force: detach().cpu().resolve_conj().resolve_neg()
+            return self.detach().resolve_conj().resolve_neg().numpy()
+        if impl.is_conj():  # the stored values are not the tensor's (Note [Math bits])
+            raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj()."
+                               "numpy() instead.")
+        if impl.is_neg():
+            raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. Use tensor.resolve_neg()."
+                               "numpy() instead.")
         return impl.as_numpy().view()
 
     # Note [numpy interop]
@@ -768,6 +805,9 @@ class Tensor:
         impl = self._impl
         args = (impl.storage.__reduce_ex__(proto)[1], impl.offset, impl.sizes, impl.strides, impl.dtype,
                 self.requires_grad)
+        bits = get_tensor_metadata(self)
+        if bits:  # the lazy conjugate/negative bits, as PyTorch's pickling records them
+            args += (bits,)
         state = _get_obj_state(self)
         if type(self) is Tensor and not state:
             return (_rebuild_pickled_tensor, args)
@@ -818,6 +858,10 @@ class Tensor:
         if storage is None:
             storage = memo[id(impl.storage)] = impl.storage.clone()
         copied = TensorImpl(storage, impl.sizes, impl.strides, impl.offset, impl.dtype, impl.device)
+        if impl.is_conj():  # PyTorch's deepcopy resolves the lazy bits (a copy that reads as the original)
+            copied = aten._conj_physical(copied)
+        if impl.is_neg():
+            copied = aten.neg(copied)
         if cls is Tensor:
             return wrap(copied)
         out = self.new_empty([])
@@ -1081,7 +1125,9 @@ _DEFAULT_NOWRAP = {Tensor.__dict__[name].__get__ for name in ("_base", "grad", "
 # -- helpers used by the facade ----------------------------------------------------------------------
 
 def _py_scalar(impl: TensorImpl):
-    arr = impl.as_numpy()
+    arr = impl.values_np()
+    if arr.dtype.names:  # complex32: (real, imag) float16 fields
+        arr = _dt.complex32_values(arr)
     v = arr.reshape(()).item() if arr.ndim else arr.item()
     if impl.dtype is _dt.bfloat16:
         return float(v)
@@ -1209,10 +1255,35 @@ def _tensor_over(untyped: UntypedStorage, dtype, storage_offset, size, stride) -
     return wrap(TensorImpl(untyped, size, stride, storage_offset, dtype, untyped.device))
 
 
-def _rebuild_pickled_tensor(storage_state, storage_offset, size, stride, dtype, requires_grad):
+def _rebuild_pickled_tensor(storage_state, storage_offset, size, stride, dtype, requires_grad, metadata=None):
     """The unpickling side of ``Tensor.__reduce_ex__``: a tensor with the saved geometry over its own storage."""
     tensor = _tensor_over(_rebuild_untyped_storage(*storage_state), dtype, storage_offset, size, stride)
+    tensor = set_tensor_metadata(tensor, metadata)
     tensor.requires_grad = requires_grad
+    return tensor
+
+
+_MATH_BIT_NAMES = (("conj", _dk_bit("Conjugate")), ("neg", _dk_bit("Negative")))
+
+
+def get_tensor_metadata(tensor: Tensor) -> dict:
+    """The lazy bits a checkpoint records beside a tensor's storage (``torch._C._get_tensor_metadata``):
+    ``{'conj': True}`` and/or ``{'neg': True}``, empty when neither is set (Note [Math bits])."""
+    ks = tensor._impl.key_set
+    return {name: True for name, b in _MATH_BIT_NAMES if ks & b}
+
+
+def set_tensor_metadata(tensor: Tensor, metadata) -> Tensor:
+    """Set the conjugate/negative bits a checkpoint recorded on the rebuilt tensor (``_set_tensor_metadata``):
+    its storage holds the stored values, the bits say how to read them."""
+    if not metadata:
+        return tensor
+    if not isinstance(metadata, dict):
+        raise RuntimeError(f"expected dict, got {type(metadata).__name__}")
+    impl = tensor._impl
+    for name, b in _MATH_BIT_NAMES:
+        if metadata.get(name):
+            impl.key_set |= b
     return tensor
 
 

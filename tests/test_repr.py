@@ -226,6 +226,8 @@ class _Impl:
             raise RuntimeError("meta tensors have no data")
         return self._values
 
+    values_np = as_numpy  # the printer reads values with the lazy conj/neg bits applied; a stand-in has none
+
 
 class MulBackward0:  # named like torch's node so type(grad_fn).__name__ matches
     pass

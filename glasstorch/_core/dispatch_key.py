@@ -4,8 +4,8 @@ A key set is a Python ``int`` used as a bit set.  Bit position = priority: a cal
 the *highest* set bit (``ks.bit_length() - 1``).  We flatten PyTorch's (functionality x backend)
 layout into one ordered list of runtime keys, keeping PyTorch's order:
 
-    backends (CPU < CUDA < PrivateUse1 < Meta)  <  BackendSelect  <  Python  <  Functionalize
-    <  ADInplaceOrView  <  AutogradOther < AutogradCPU < AutogradCUDA < AutogradPrivateUse1 < AutogradMeta
+    backends (CPU < CUDA < PrivateUse1 < Meta)  <  BackendSelect  <  Python  <  Functionalize  <  Conjugate
+    <  Negative  <  ADInplaceOrView  <  AutogradOther < AutogradCPU < AutogradCUDA < AutogradPrivateUse1 < AutogradMeta
     <  AutocastCPU < AutocastCUDA < AutocastPrivateUse1  <  PythonTLSSnapshot  <  PythonDispatcher
 
 Alias keys (CompositeImplicitAutograd, CompositeExplicitAutograd, Autograd) exist only for
@@ -29,6 +29,7 @@ RUNTIME_KEYS = (
     "BackendSelect",
     "Python",
     "Functionalize",
+    "Conjugate", "Negative",  # the lazy math bits a tensor's key set may carry (Note [Math bits])
     "ADInplaceOrView",
     "AutogradOther", "AutogradCPU", "AutogradCUDA", "AutogradPrivateUse1", "AutogradMeta",
     "AutocastCPU", "AutocastCUDA", "AutocastPrivateUse1",
@@ -68,6 +69,7 @@ def keyset(*names: str) -> int:
 BACKEND_SET = keyset(*BACKEND_KEYS)
 AUTOGRAD_SET = keyset(*AUTOGRAD_KEYS)
 AUTOCAST_SET = keyset(*AUTOCAST_KEYS)
+MATH_BITS = keyset("Conjugate", "Negative")
 # Everything strictly below a key: what a kernel at that key redispatches to.
 AFTER_AUTOGRAD = bit("AutogradOther") - 1
 AFTER_AD_INPLACE_OR_VIEW = bit("ADInplaceOrView") - 1

@@ -11,6 +11,8 @@ from glasstorch.overrides import _binding_fallback as _tf_fallback
 from glasstorch.tensor import Tensor as _T
 from glasstorch._ops._generated.ops import (  # noqa: F401
     _adaptive_avg_pool2d as _op__adaptive_avg_pool2d,
+    _conj as _op__conj,
+    _conj_physical as _op__conj_physical,
     _convolution as _op__convolution,
     _convolution_mode as _op__convolution_mode,
     _foreach_add__Scalar as _op__foreach_add__Scalar,
@@ -30,6 +32,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _native_batch_norm_legit as _op__native_batch_norm_legit,
     _native_batch_norm_legit_no_stats as _op__native_batch_norm_legit_no_stats,
     _native_batch_norm_legit_no_training as _op__native_batch_norm_legit_no_training,
+    _neg_view as _op__neg_view,
     _pad_circular as _op__pad_circular,
     _pad_enum as _op__pad_enum,
     _reshape_alias as _op__reshape_alias,
@@ -90,6 +93,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     amax_out as _op_amax_out,
     amin as _op_amin,
     amin_out as _op_amin_out,
+    angle as _op_angle,
+    angle_out as _op_angle_out,
     any as _op_any,
     any_all_out as _op_any_all_out,
     any_dim as _op_any_dim,
@@ -231,10 +236,16 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     clone as _op_clone,
     column_stack as _op_column_stack,
     column_stack_out as _op_column_stack_out,
+    complex as _op_complex,
+    complex_out as _op_complex_out,
     concat as _op_concat,
     concat_out as _op_concat_out,
     concatenate as _op_concatenate,
     concatenate_out as _op_concatenate_out,
+    conj as _op_conj,
+    conj_physical as _op_conj_physical,
+    conj_physical_ as _op_conj_physical_,
+    conj_physical_out as _op_conj_physical_out,
     constant_pad_nd as _op_constant_pad_nd,
     conv1d as _op_conv1d,
     conv1d_padding as _op_conv1d_padding,
@@ -410,6 +421,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     hypot as _op_hypot,
     hypot_ as _op_hypot_,
     hypot_out as _op_hypot_out,
+    imag as _op_imag,
     index_Tensor as _op_index_Tensor,
     index_Tensor_out as _op_index_Tensor_out,
     index_add as _op_index_add,
@@ -432,6 +444,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     isinf_out as _op_isinf_out,
     isnan as _op_isnan,
     isnan_out as _op_isnan_out,
+    isreal as _op_isreal,
     kl_div as _op_kl_div,
     kthvalue as _op_kthvalue,
     kthvalue_values as _op_kthvalue_values,
@@ -621,6 +634,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     permute as _op_permute,
     permute_copy as _op_permute_copy,
     permute_copy_out as _op_permute_copy_out,
+    polar as _op_polar,
+    polar_out as _op_polar_out,
     positive as _op_positive,
     pow_Scalar as _op_pow_Scalar,
     pow_Scalar_out as _op_pow_Scalar_out,
@@ -638,6 +653,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     random__from as _op_random__from,
     random__to as _op_random__to,
     ravel as _op_ravel,
+    real as _op_real,
     reciprocal as _op_reciprocal,
     reciprocal_ as _op_reciprocal_,
     reciprocal_out as _op_reciprocal_out,
@@ -685,6 +701,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     reshape_as as _op_reshape_as,
     resize_ as _op_resize_,
     resize_as_ as _op_resize_as_,
+    resolve_conj as _op_resolve_conj,
+    resolve_neg as _op_resolve_neg,
     rms_norm as _op_rms_norm,
     roll as _op_roll,
     rot90 as _op_rot90,
@@ -886,6 +904,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     vdot_out as _op_vdot_out,
     view as _op_view,
     view_as as _op_view_as,
+    view_as_complex as _op_view_as_complex,
+    view_as_real as _op_view_as_real,
     view_copy as _op_view_copy,
     view_copy_dtype as _op_view_copy_dtype,
     view_copy_dtype_out as _op_view_copy_dtype_out,
@@ -943,6 +963,350 @@ _rt_nanmedian_23 = _return_type('nanmedian', ['values', 'indices'])
 _rt_nanmedian_out_24 = _return_type('nanmedian_out', ['values', 'indices'])
 _rt_mode_25 = _return_type('mode', ['values', 'indices'])
 _rt_mode_out_26 = _return_type('mode_out', ['values', 'indices'])
+
+
+_sig__conj = _Signatures('_conj', [
+    '_conj(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _conj(*args, **kwargs):
+    """_conj(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op__conj.call(_a0._impl))
+    try:
+        i, a = _sig__conj.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _conj, args, kwargs)
+    return _wrap(_op__conj.call(a[0]))
+
+
+_sig_conj = _Signatures('conj', [
+    'conj(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def conj(*args, **kwargs):
+    """conj(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_conj.call(_a0._impl))
+    try:
+        i, a = _sig_conj.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, conj, args, kwargs)
+    return _wrap(_op_conj.call(a[0]))
+
+
+_sig_resolve_conj = _Signatures('resolve_conj', [
+    'resolve_conj(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def resolve_conj(*args, **kwargs):
+    """resolve_conj(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_resolve_conj.call(_a0._impl))
+    try:
+        i, a = _sig_resolve_conj.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, resolve_conj, args, kwargs)
+    return _wrap(_op_resolve_conj.call(a[0]))
+
+
+_sig_resolve_neg = _Signatures('resolve_neg', [
+    'resolve_neg(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def resolve_neg(*args, **kwargs):
+    """resolve_neg(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_resolve_neg.call(_a0._impl))
+    try:
+        i, a = _sig_resolve_neg.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, resolve_neg, args, kwargs)
+    return _wrap(_op_resolve_neg.call(a[0]))
+
+
+_sig__neg_view = _Signatures('_neg_view', [
+    '_neg_view(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _neg_view(*args, **kwargs):
+    """_neg_view(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op__neg_view.call(_a0._impl))
+    try:
+        i, a = _sig__neg_view.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _neg_view, args, kwargs)
+    return _wrap(_op__neg_view.call(a[0]))
+
+
+_sig__conj_physical = _Signatures('_conj_physical', [
+    '_conj_physical(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _conj_physical(*args, **kwargs):
+    """_conj_physical(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op__conj_physical.call(_a0._impl))
+    try:
+        i, a = _sig__conj_physical.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _conj_physical, args, kwargs)
+    return _wrap(_op__conj_physical.call(a[0]))
+
+
+_sig_conj_physical = _Signatures('conj_physical', [
+    'conj_physical(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def conj_physical(*args, **kwargs):
+    """conj_physical(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_conj_physical.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_conj_physical_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_conj_physical.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, conj_physical, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_conj_physical.call(a[0]))
+    return _wrap(_op_conj_physical_out.call(a[0], a[1]))
+
+
+_sig_conj_physical_ = _Signatures('conj_physical_', [
+    'conj_physical_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def conj_physical_(*args, **kwargs):
+    """conj_physical_(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_conj_physical_.call(_a0._impl))
+    try:
+        i, a = _sig_conj_physical_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, conj_physical_, args, kwargs)
+    return _wrap(_op_conj_physical_.call(a[0]))
+
+
+_sig_view_as_real = _Signatures('view_as_real', [
+    'view_as_real(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def view_as_real(*args, **kwargs):
+    """view_as_real(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_view_as_real.call(_a0._impl))
+    try:
+        i, a = _sig_view_as_real.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, view_as_real, args, kwargs)
+    return _wrap(_op_view_as_real.call(a[0]))
+
+
+_sig_view_as_complex = _Signatures('view_as_complex', [
+    'view_as_complex(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def view_as_complex(*args, **kwargs):
+    """view_as_complex(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_view_as_complex.call(_a0._impl))
+    try:
+        i, a = _sig_view_as_complex.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, view_as_complex, args, kwargs)
+    return _wrap(_op_view_as_complex.call(a[0]))
+
+
+_sig_real = _Signatures('real', [
+    'real(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def real(*args, **kwargs):
+    """real(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_real.call(_a0._impl))
+    try:
+        i, a = _sig_real.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, real, args, kwargs)
+    return _wrap(_op_real.call(a[0]))
+
+
+_sig_imag = _Signatures('imag', [
+    'imag(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def imag(*args, **kwargs):
+    """imag(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_imag.call(_a0._impl))
+    try:
+        i, a = _sig_imag.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, imag, args, kwargs)
+    return _wrap(_op_imag.call(a[0]))
+
+
+_sig_isreal = _Signatures('isreal', [
+    'isreal(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def isreal(*args, **kwargs):
+    """isreal(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_isreal.call(_a0._impl))
+    try:
+        i, a = _sig_isreal.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, isreal, args, kwargs)
+    return _wrap(_op_isreal.call(a[0]))
+
+
+_sig_angle = _Signatures('angle', [
+    'angle(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def angle(*args, **kwargs):
+    """angle(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_angle.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_angle_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_angle.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, angle, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_angle.call(a[0]))
+    return _wrap(_op_angle_out.call(a[0], a[1]))
+
+
+_sig_complex = _Signatures('complex', [
+    'complex(Tensor real, Tensor imag, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def complex(*args, **kwargs):
+    """complex(Tensor real, Tensor imag, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_complex.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_complex_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_complex.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, complex, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_complex.call(a[0], a[1]))
+    return _wrap(_op_complex_out.call(a[0], a[1], a[2]))
+
+
+_sig_polar = _Signatures('polar', [
+    'polar(Tensor abs, Tensor angle, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def polar(*args, **kwargs):
+    """polar(Tensor abs, Tensor angle, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_polar.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_polar_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_polar.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, polar, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_polar.call(a[0], a[1]))
+    return _wrap(_op_polar_out.call(a[0], a[1], a[2]))
 
 
 _sig_convolution = _Signatures('convolution', [
@@ -9765,7 +10129,7 @@ def resize_as_(*args, **kwargs):
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 
-__all__ = ['convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'einsum', '_linalg_svd', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', '_foreach_mul_', '_foreach_add_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
+__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'einsum', '_linalg_svd', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', '_foreach_mul_', '_foreach_add_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
 
 LINALG_FUNCTIONS = ['linalg_svd', 'linalg_svdvals', 'linalg_vector_norm']
 NN_FUNCTIONS = ['_pad_circular', '_pad_enum', 'adaptive_avg_pool2d', 'avg_pool2d', 'binary_cross_entropy', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'softplus']

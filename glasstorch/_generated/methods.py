@@ -11,6 +11,8 @@ from glasstorch.overrides import _binding_fallback as _tf_fallback
 from glasstorch.tensor import Tensor as _T
 from glasstorch._ops._generated.ops import (  # noqa: F401
     _adaptive_avg_pool2d as _op__adaptive_avg_pool2d,
+    _conj as _op__conj,
+    _conj_physical as _op__conj_physical,
     _convolution as _op__convolution,
     _convolution_mode as _op__convolution_mode,
     _foreach_add__Scalar as _op__foreach_add__Scalar,
@@ -30,6 +32,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _native_batch_norm_legit as _op__native_batch_norm_legit,
     _native_batch_norm_legit_no_stats as _op__native_batch_norm_legit_no_stats,
     _native_batch_norm_legit_no_training as _op__native_batch_norm_legit_no_training,
+    _neg_view as _op__neg_view,
     _pad_circular as _op__pad_circular,
     _pad_enum as _op__pad_enum,
     _reshape_alias as _op__reshape_alias,
@@ -90,6 +93,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     amax_out as _op_amax_out,
     amin as _op_amin,
     amin_out as _op_amin_out,
+    angle as _op_angle,
+    angle_out as _op_angle_out,
     any as _op_any,
     any_all_out as _op_any_all_out,
     any_dim as _op_any_dim,
@@ -231,10 +236,16 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     clone as _op_clone,
     column_stack as _op_column_stack,
     column_stack_out as _op_column_stack_out,
+    complex as _op_complex,
+    complex_out as _op_complex_out,
     concat as _op_concat,
     concat_out as _op_concat_out,
     concatenate as _op_concatenate,
     concatenate_out as _op_concatenate_out,
+    conj as _op_conj,
+    conj_physical as _op_conj_physical,
+    conj_physical_ as _op_conj_physical_,
+    conj_physical_out as _op_conj_physical_out,
     constant_pad_nd as _op_constant_pad_nd,
     conv1d as _op_conv1d,
     conv1d_padding as _op_conv1d_padding,
@@ -410,6 +421,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     hypot as _op_hypot,
     hypot_ as _op_hypot_,
     hypot_out as _op_hypot_out,
+    imag as _op_imag,
     index_Tensor as _op_index_Tensor,
     index_Tensor_out as _op_index_Tensor_out,
     index_add as _op_index_add,
@@ -432,6 +444,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     isinf_out as _op_isinf_out,
     isnan as _op_isnan,
     isnan_out as _op_isnan_out,
+    isreal as _op_isreal,
     kl_div as _op_kl_div,
     kthvalue as _op_kthvalue,
     kthvalue_values as _op_kthvalue_values,
@@ -621,6 +634,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     permute as _op_permute,
     permute_copy as _op_permute_copy,
     permute_copy_out as _op_permute_copy_out,
+    polar as _op_polar,
+    polar_out as _op_polar_out,
     positive as _op_positive,
     pow_Scalar as _op_pow_Scalar,
     pow_Scalar_out as _op_pow_Scalar_out,
@@ -638,6 +653,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     random__from as _op_random__from,
     random__to as _op_random__to,
     ravel as _op_ravel,
+    real as _op_real,
     reciprocal as _op_reciprocal,
     reciprocal_ as _op_reciprocal_,
     reciprocal_out as _op_reciprocal_out,
@@ -685,6 +701,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     reshape_as as _op_reshape_as,
     resize_ as _op_resize_,
     resize_as_ as _op_resize_as_,
+    resolve_conj as _op_resolve_conj,
+    resolve_neg as _op_resolve_neg,
     rms_norm as _op_rms_norm,
     roll as _op_roll,
     rot90 as _op_rot90,
@@ -886,6 +904,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     vdot_out as _op_vdot_out,
     view as _op_view,
     view_as as _op_view_as,
+    view_as_complex as _op_view_as_complex,
+    view_as_real as _op_view_as_real,
     view_copy as _op_view_copy,
     view_copy_dtype as _op_view_copy_dtype,
     view_copy_dtype_out as _op_view_copy_dtype_out,
@@ -926,6 +946,198 @@ _rt_cummin_6 = _return_type('cummin', ['values', 'indices'])
 _rt_median_7 = _return_type('median', ['values', 'indices'])
 _rt_nanmedian_8 = _return_type('nanmedian', ['values', 'indices'])
 _rt_mode_9 = _return_type('mode', ['values', 'indices'])
+
+
+_sig__conj = _Signatures('_conj', [
+    '_conj()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def _conj(self, *args, **kwargs):
+    """_conj()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, _conj, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op__conj.call(self._impl))
+    else:
+        try:
+            i, a = _sig__conj.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, _conj, (self,) + args, kwargs)
+    return _wrap(_op__conj.call(self._impl))
+
+
+_sig_conj = _Signatures('conj', [
+    'conj()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def conj(self, *args, **kwargs):
+    """conj()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, conj, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_conj.call(self._impl))
+    else:
+        try:
+            i, a = _sig_conj.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, conj, (self,) + args, kwargs)
+    return _wrap(_op_conj.call(self._impl))
+
+
+_sig_resolve_conj = _Signatures('resolve_conj', [
+    'resolve_conj()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def resolve_conj(self, *args, **kwargs):
+    """resolve_conj()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, resolve_conj, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_resolve_conj.call(self._impl))
+    else:
+        try:
+            i, a = _sig_resolve_conj.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, resolve_conj, (self,) + args, kwargs)
+    return _wrap(_op_resolve_conj.call(self._impl))
+
+
+_sig_resolve_neg = _Signatures('resolve_neg', [
+    'resolve_neg()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def resolve_neg(self, *args, **kwargs):
+    """resolve_neg()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, resolve_neg, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_resolve_neg.call(self._impl))
+    else:
+        try:
+            i, a = _sig_resolve_neg.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, resolve_neg, (self,) + args, kwargs)
+    return _wrap(_op_resolve_neg.call(self._impl))
+
+
+_sig__neg_view = _Signatures('_neg_view', [
+    '_neg_view()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def _neg_view(self, *args, **kwargs):
+    """_neg_view()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, _neg_view, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op__neg_view.call(self._impl))
+    else:
+        try:
+            i, a = _sig__neg_view.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, _neg_view, (self,) + args, kwargs)
+    return _wrap(_op__neg_view.call(self._impl))
+
+
+_sig__conj_physical = _Signatures('_conj_physical', [
+    '_conj_physical()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def _conj_physical(self, *args, **kwargs):
+    """_conj_physical()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, _conj_physical, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op__conj_physical.call(self._impl))
+    else:
+        try:
+            i, a = _sig__conj_physical.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, _conj_physical, (self,) + args, kwargs)
+    return _wrap(_op__conj_physical.call(self._impl))
+
+
+_sig_conj_physical = _Signatures('conj_physical', [
+    'conj_physical()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def conj_physical(self, *args, **kwargs):
+    """conj_physical()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, conj_physical, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_conj_physical.call(self._impl))
+    else:
+        try:
+            i, a = _sig_conj_physical.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, conj_physical, (self,) + args, kwargs)
+    return _wrap(_op_conj_physical.call(self._impl))
+
+
+_sig_conj_physical_ = _Signatures('conj_physical_', [
+    'conj_physical_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def conj_physical_(self, *args, **kwargs):
+    """conj_physical_()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, conj_physical_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _op_conj_physical_.call(self._impl)
+        return self
+    else:
+        try:
+            i, a = _sig_conj_physical_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, conj_physical_, (self,) + args, kwargs)
+    _op_conj_physical_.call(self._impl)
+    return self
+
+
+_sig_isreal = _Signatures('isreal', [
+    'isreal()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def isreal(self, *args, **kwargs):
+    """isreal()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, isreal, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_isreal.call(self._impl))
+    else:
+        try:
+            i, a = _sig_isreal.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, isreal, (self,) + args, kwargs)
+    return _wrap(_op_isreal.call(self._impl))
+
+
+_sig_angle = _Signatures('angle', [
+    'angle()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def angle(self, *args, **kwargs):
+    """angle()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, angle, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_angle.call(self._impl))
+    else:
+        try:
+            i, a = _sig_angle.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, angle, (self,) + args, kwargs)
+    return _wrap(_op_angle.call(self._impl))
 
 
 _sig_masked_fill_ = _Signatures('masked_fill_', [
@@ -8011,7 +8223,7 @@ def resize_as_(self, *args, **kwargs):
     return self
 
 
-__all__ = ['masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
+__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
 
 # the binary operators' fast functions (_tensor_operators.install)
 OPERATORS = {'matmul': _matmul_operator, 'add': _add_operator, 'add_': _add__operator, 'sub': _sub_operator, 'sub_': _sub__operator, 'mul': _mul_operator, 'mul_': _mul__operator, 'div': _div_operator, 'div_': _div__operator, 'floor_divide': _floor_divide_operator, 'floor_divide_': _floor_divide__operator, 'remainder': _remainder_operator, 'remainder_': _remainder__operator, 'pow': _pow_operator, 'pow_': _pow__operator, 'eq': _eq_operator, 'ne': _ne_operator, 'lt': _lt_operator, 'le': _le_operator, 'gt': _gt_operator, 'ge': _ge_operator, 'bitwise_and': _bitwise_and_operator, 'bitwise_and_': _bitwise_and__operator, 'bitwise_or': _bitwise_or_operator, 'bitwise_or_': _bitwise_or__operator, 'bitwise_xor': _bitwise_xor_operator, 'bitwise_xor_': _bitwise_xor__operator, 'bitwise_left_shift': _bitwise_left_shift_operator, 'bitwise_left_shift_': _bitwise_left_shift__operator, 'bitwise_right_shift': _bitwise_right_shift_operator, 'bitwise_right_shift_': _bitwise_right_shift__operator}

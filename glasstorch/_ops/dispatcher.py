@@ -211,6 +211,8 @@ class OperatorHandle:
             if k is not None:
                 return k
         fb = _backend_fallbacks.get(key)
+        if fb is not None and self.name in _fallthrough_ops.get(key, ()):
+            return FALLTHROUGH  # the op handles what the key's fallback would do (Note [Math bits])
         return fb.bind(self) if fb is not None and fb.boxed else fb
 
     def _backend_has_kernel(self, autograd_key: str) -> bool:
@@ -227,6 +229,7 @@ class OperatorHandle:
 
 
 _backend_fallbacks: dict[str, Kernel] = {}
+_fallthrough_ops: dict[str, frozenset] = {}  # per key: the ops that skip its fallback (``m.impl(op, fallthrough)``)
 _ops: dict[str, OperatorHandle] = {}
 _quiet_override = False
 
@@ -285,12 +288,15 @@ def register_kernel(name: str, key: str, fn, *, with_keyset=False, label=None) -
     return kernel
 
 
-def register_fallback(key: str, fn, *, with_keyset=True, label=None) -> None:
+def register_fallback(key: str, fn, *, with_keyset=True, label=None, fallthrough_for=frozenset()) -> None:
     """A boxed fallback for every op at ``key`` (``m.fallback``): ``fn(op, keyset, *args)``.
 
-    ``FALLTHROUGH`` makes every op skip the key.
+    ``FALLTHROUGH`` makes every op skip the key; ``fallthrough_for`` names the ops (``aten::copy_``) that skip
+    it while the others take the fallback (PyTorch's ``m.impl(name, makeFallthrough())`` beside ``m.fallback``),
+    whether or not they are registered yet.
     """
     _backend_fallbacks[key] = FALLTHROUGH if fn is FALLTHROUGH else Kernel(fn, with_keyset, label, boxed=True)
+    _fallthrough_ops[key] = frozenset(fallthrough_for)
     for op in _ops.values():
         op.update_table()
 

@@ -259,7 +259,7 @@ def tensor_impl(data, dtype=None, device=CPU) -> TensorImpl:
         if impl.is_meta:
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         # Tensor.to(dtype, copy=True): the copy keeps the source's layout (preserve_format)
-        return _fill_from(empty_strided_impl(impl.sizes, strides_like(impl), target, device), impl.as_numpy())
+        return _fill_from(empty_strided_impl(impl.sizes, strides_like(impl), target, device), impl.values_np())
     sizes = _compute_sizes(data)
     target = infer_dtype(data) if dtype is None else dtype
     if isinstance(data, np.ndarray):  # tensor_from_numpy(...).to(dtype, copy=True): the layout is preserved

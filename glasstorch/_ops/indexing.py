@@ -217,9 +217,9 @@ def translate_index(impl: TensorImpl, index):
             if t.ndim == 0 and (t.dtype._cat == _dt.INT_CAT or t.dtype is _dt.bool):
                 if t.dtype in (_dt.uint8, _dt.bool):
                     result = aten.unsqueeze(result, dim)
-                    record(_bool_index(bool(t.as_numpy()), impl.device))
+                    record(_bool_index(bool(t.values_np()), impl.device))
                 else:
-                    result = _apply_select(result, dim, int(t.as_numpy()), i)
+                    result = _apply_select(result, dim, int(t.values_np()), i)
             else:
                 record(t)
         else:

@@ -13,6 +13,7 @@ from .._core.device import CPU
 from .._core.dispatch_key import AUTOGRAD_SET, BACKEND_FOR_DEVICE, bit, tls
 from .._core.grad_state import state as _grad_state
 from .._tensor.impl import AutogradMeta, CreationMeta, TensorImpl
+from .aten import aten
 
 __all__ = ["inplace_kernel", "view_kernel", "backend_select_kernel"]
 
@@ -88,12 +89,52 @@ def _propagated(source: TensorImpl, creation):
     return creation
 
 
+# Note [View replay]
+# Autograd rebuilds a view from its root base in two places: CopySlices (an in-place write through the view) takes
+# the view's slice of the base's gradient, and a view's grad_fn is regenerated after its base changed.  The
+# default is as_strided with the view's geometry, which cannot express a view that changes more than geometry: a
+# flipped conjugate/negative bit (_conj, _neg_view) or another dtype (view_as_real, view_as_complex).  Such a view,
+# and every view taken from it, records a ``view_fn`` on its AutogradMeta that replays the chain of view ops from
+# a tensor laid out as the root base (PyTorch's ViewInfo::view_fn, set for VIEW_FUNCTIONS_WITH_METADATA_CHANGE).
+_METADATA_CHANGING = frozenset({"aten::_conj", "aten::_neg_view", "aten::view_as_real", "aten::view_as_complex"})
+
+
+def _replay(op, self: TensorImpl, root: TensorImpl, args, parent, out: TensorImpl):
+    """The view function of ``out = op(self, *args)`` over a root-shaped tensor: ``op`` itself after an as_strided
+    to ``self`` when ``op`` changes metadata, else an as_strided to ``out`` after the parent's replay (PyTorch's
+    ViewInfo::chain)."""
+    if parent is None:
+        sizes, strides, rel = self.sizes, self.strides, self.offset - root.offset
+        source = (lambda b: b) if self is root else (lambda b: aten.as_strided(b, sizes, strides, b.offset + rel))
+        return lambda b: op(source(b), *args)
+    sizes, strides, offset, self_offset = out.sizes, out.strides, out.offset, self.offset
+    if op.name in _METADATA_CHANGING:
+        return lambda b: op(parent(b), *args)
+
+    def view_fn(b):
+        p = parent(b)
+        return aten.as_strided(p, sizes, strides, offset + p.offset - self_offset)
+    return view_fn
+
+
+def _set_view_fn(view: TensorImpl, fn) -> None:
+    meta = view.autograd
+    if meta is None:
+        meta = view.autograd = AutogradMeta()
+    meta.view_fn = fn
+
+
 def view_kernel(op):
     """Redispatch, then mark each output as a view of the input's root base (``_base``) and, when the view
-    may not be written in place under autograd later, how it was created (PyTorch's ``CreationMeta``)."""
+    may not be written in place under autograd later, how it was created (PyTorch's ``CreationMeta``); a view
+    that as_strided cannot replay gets a view function (Note [View replay])."""
+    replays = op.name in _METADATA_CHANGING
+
     def kernel(ks, self, *args):
         out = op.redispatch(ks, self, *args)
         root = self.base if self.base is not None else self
+        meta = self.autograd
+        parent = None if meta is None or self.base is None else meta.view_fn
         if type(out) is TensorImpl:
             out.base = root
             creation = None if _grad_state.enabled else (
@@ -101,12 +142,16 @@ def view_kernel(op):
             creation = _propagated(self, creation)
             if creation is not None:
                 _mark_creation(out, creation)
+            if replays or parent is not None:
+                _set_view_fn(out, _replay(op, self, root, args, parent, out))
         else:
             creation = _propagated(self, CreationMeta.MULTI_OUTPUT_NODE if _grad_state.enabled else (
                 CreationMeta.INFERENCE_MODE if _grad_state.inference else CreationMeta.NO_GRAD_MODE))
             for o in out:
                 o.base = root
                 _mark_creation(o, creation)
+                if parent is not None:
+                    _set_view_fn(o, _replay(op, self, root, args, parent, o))
         return out
     kernel.__qualname__ = f"ADInplaceOrView::{op.name}"
     return kernel

@@ -19,7 +19,8 @@ import numpy as np
 
 from .._core import shape as _shape
 from .._core.device import CPU
-from .._core.dispatch_key import AUTOGRAD_SET, backend_keyset_for_device, bit
+from .._core.dispatch_key import AUTOGRAD_SET, MATH_BITS, backend_keyset_for_device, bit
+from .._core.dtype import complex32_values as _complex32_values
 from .._core.grad_state import state as _grad_state
 from .storage import UntypedStorage
 
@@ -96,6 +97,7 @@ class AutogradMeta:
     name = None
     creation_meta = None
     version_at_grad_fn = None
+    view_fn = None  # replays a view that as_strided cannot (Note [View replay] in _ops/layer_kernels.py)
 
     def __init__(self, requires_grad=False):
         self.requires_grad = requires_grad
@@ -106,6 +108,7 @@ class AutogradMeta:
 
 _KEYSETS: dict = {}
 _PYTHON_BIT = bit("Python")
+_CONJ_BIT, _NEG_BIT = bit("Conjugate"), bit("Negative")
 _ndarray = np.ndarray
 _contiguous_strides = _shape.contiguous_strides
 
@@ -223,6 +226,27 @@ class TensorImpl:
         arr = np.ndarray(self.sizes, self.dtype.np, data, self.offset * isz, tuple([s * isz for s in self.strides]))
         self._np = arr
         self._np_key = data
+        return arr
+
+    # -- the lazy math bits (Note [Math bits] in _ops/math_bits.py) ----------------------------------------
+    def is_conj(self) -> bool:
+        return bool(self.key_set & _CONJ_BIT)
+
+    def is_neg(self) -> bool:
+        return bool(self.key_set & _NEG_BIT)
+
+    def values_np(self) -> np.ndarray:
+        """The elements as a reader outside the dispatcher must see them: :meth:`as_numpy` with the conjugate
+        and negative bits applied (a fresh array when a bit is set)."""
+        arr = self.as_numpy()
+        ks = self.key_set
+        if ks & MATH_BITS:
+            if arr.dtype.names:  # complex32: (real, imag) float16 fields, read as complex64 values
+                arr = _complex32_values(arr)
+            if ks & _CONJ_BIT:
+                arr = np.conj(arr)
+            if ks & _NEG_BIT:
+                arr = np.negative(arr)
         return arr
 
     def data_ptr(self) -> int:

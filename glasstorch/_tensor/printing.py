@@ -392,8 +392,9 @@ def _grad_fn_name(t) -> str | None:
 
 
 def _values_of(impl) -> np.ndarray:
-    """The elements as numpy values; complex32 storage (two float16 fields, ``real`` and ``imag``) as complex64."""
-    a = np.asarray(impl.as_numpy())
+    """The elements as numpy values, conjugate/negative bits applied (Note [Math bits]); complex32 storage (two
+    float16 fields, ``real`` and ``imag``) as complex64."""
+    a = np.asarray(impl.values_np())
     return _dt.complex32_values(a) if a.dtype.names else a
 
 

@@ -68,6 +68,12 @@ def view(impl: TensorImpl, shape) -> TensorImpl:
 
 def view_dtype(impl: TensorImpl, dtype) -> TensorImpl:
     """``view(dtype)``: reinterpret the bytes; the last dim rescales when element sizes differ."""
+    if impl.is_conj():  # PyTorch refuses a lazy view here even for its own dtype
+        raise RuntimeError("torch.Tensor.view is not supported for conjugate view tensors when converting to a "
+                           "different dtype.")
+    if impl.is_neg():
+        raise RuntimeError("torch.Tensor.view is not supported for tensors with negative bit set when converting to "
+                           "a different dtype.")
     old, new = impl.dtype.itemsize, dtype.itemsize
     if old == new:
         out = impl.view_impl(impl.sizes, impl.strides, impl.offset)

@@ -28,7 +28,7 @@ import threading
 import time
 
 from .._core import shape as _shape
-from .._core.dispatch_key import bit
+from .._core.dispatch_key import MATH_BITS, bit
 from .._core.layout import contiguous_format
 from .._ops.aten import aten
 from .._tensor.impl import TensorImpl, empty_strided_impl
@@ -132,6 +132,8 @@ def _conform(node: Node, i: int, g: TensorImpl, meta) -> TensorImpl:
                                f"{_fmt(g.sizes)} but expected shape compatible with {_fmt(sizes)}")
         g = sum_to(g, sizes)
     if g.dtype is not dtype:
+        if g.dtype.is_complex and not dtype.is_complex:  # Note [Conjugate Wirtinger gradients]
+            g = aten.real(g)  # a real input keeps the real part (PyTorch's handle_r_to_c)
         g = aten._to_copy(g, dtype, None, None, None, False, None)
     return g
 
@@ -418,6 +420,7 @@ def _skip(node, needed, captures, accumulate) -> bool:
 # Where a count is higher, someone else (a hook, retain_grad, another edge, a view) holds it: it is copied.
 _refcount = sys.getrefcount
 _PYTHON_BIT = bit("Python")
+_NOT_STOLEN = _PYTHON_BIT | MATH_BITS  # a subclass's impl, or a lazy conjugate/negative view (Note [Math bits])
 _REFS_BUFFERED = 4  # buf[nr]; _accumulate's `old`; _sole_owner's `t`; the argument
 _REFS_ARRIVING = 5  # outputs[i] and `g` in _loop; _accumulate's `new`; `t`; the argument
 _REFS_STOLEN = 5  # AccumulateGrad's input list; accumulate_grad's `new`; _obey_layout's `grad`; `t`; the argument
@@ -426,9 +429,20 @@ _REFS_STOLEN = 5  # AccumulateGrad's input list; accumulate_grad's `new`; _obey_
 def _sole_owner(t: TensorImpl, refs: int) -> bool:
     """Whether only the engine reaches ``t`` and its memory, and it is a plain dense tensor whose values may be
     overwritten."""
-    return (type(t) is TensorImpl and t.autograd is None and t.base is None and not t.key_set & _PYTHON_BIT
+    return (type(t) is TensorImpl and t.autograd is None and t.base is None and not t.key_set & _NOT_STOLEN
             and _refcount(t) <= refs and _refcount(t.storage) <= 2 and t.storage.resizable
             and _shape.is_non_overlapping_and_dense(t.sizes, t.strides))
+
+
+def _sole_math_view(t: TensorImpl) -> bool:
+    """Whether ``t`` is a lazy conjugate/negative view (``ConjBackward0``'s ``grad.conj()``) of a fresh gradient
+    that nothing else reaches: PyTorch steals such a view into ``.grad`` as it is, bit included."""
+    base, meta = t.base, t.autograd  # meta: at most the no-grad view mark of a view made in backward
+    return (type(t) is TensorImpl and t.key_set & MATH_BITS and not t.key_set & _PYTHON_BIT
+            and (meta is None or meta.grad_fn is None and not meta.requires_grad) and base is not None
+            and base.base is None and base.autograd is None and _refcount(t) <= _REFS_STOLEN
+            and _refcount(base) <= 3 and _refcount(t.storage) <= 3 and t.storage.resizable
+            and _shape.is_non_overlapping_and_dense(t.sizes, t.strides))  # 3: t.base, `base` and the argument
 
 
 def _accumulate(buf: list, nr: int, new: TensorImpl, add) -> TensorImpl:
@@ -474,6 +488,9 @@ def _obey_layout(leaf: TensorImpl, grad: TensorImpl, steal: bool) -> TensorImpl:
     else:
         ok = grad.is_contiguous()
     if steal and ok and _sole_owner(grad, _REFS_STOLEN):
+        return grad
+    if steal and ok and _sole_math_view(grad):
+        grad.base = grad.autograd = None  # PyTorch stores ``new_grad.detach()``: no _base, no view history
         return grad
     if not dense:
         return aten.clone(grad, contiguous_format)

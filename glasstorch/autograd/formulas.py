@@ -18,7 +18,8 @@ from .._core.dispatch_key import tls as _tls
 
 __all__ = [
     # generic
-    "maybe_multiply", "zeros_like", "zeros_like_grad", "where", "where_grad", "not_implemented", "tensor_list",
+    "maybe_multiply", "conj_scalar", "zeros_like", "zeros_like_grad", "where", "where_grad", "not_implemented",
+    "tensor_list",
     "cat_grads", "pad_dim", "unsqueeze_dims", "restore_reduced_dims", "reshape_backward",
     # pointwise
     "div_self_backward", "div_other_backward", "pow_backward", "pow_backward_self", "pow_backward_exponent",
@@ -63,6 +64,14 @@ def bind(torch_module) -> None:
 # -- generic ---------------------------------------------------------------------------------------------------
 def maybe_multiply(grad, alpha):
     return grad if alpha == 1 else grad * alpha
+
+
+def conj_scalar(x):
+    """The conjugate of a Scalar argument (``Scalar::conj``), or of a Tensor argument that arrived as a Python
+    number (Note [Wrapped numbers]); a real number is its own."""
+    if isinstance(x, complex):
+        return x.conjugate()
+    return x.conj() if isinstance(x, _T.Tensor) else x
 
 
 def zeros_like(t):
@@ -171,32 +180,33 @@ def _safe_size(sizes, dims):
 def div_self_backward(grad, other, rounding_mode=None):
     if rounding_mode is not None:
         return _T.zeros_like(grad)
-    return grad / other
+    return grad / conj_scalar(other)
 
 
 def div_other_backward(grad, self, other, rounding_mode=None):
     if rounding_mode is not None:
         return _T.zeros_like(grad)
-    return -grad * ((self / other) / other)
+    return -grad * ((self / other) / other).conj()
 
 
 def pow_backward(grad, self, exponent):
     if exponent == 0:
         return _T.zeros_like(self)
-    e = float(exponent)
-    return grad * (e * self.pow(e - 1))
+    e = exponent if isinstance(exponent, complex) else float(exponent)
+    return grad * (e * self.pow(e - 1)).conj()
 
 
 def pow_backward_self(grad, self, exponent):
     zero = _T.zeros((), dtype=grad.dtype, device=grad.device)
-    return _T.where(exponent == 0.0, zero, grad * (exponent * self.pow(exponent - 1)))
+    return _T.where(exponent == 0.0, zero, grad * (exponent * self.pow(exponent - 1)).conj())
 
 
 def pow_backward_exponent(grad, self, exponent, result):
-    cond = (self == 0).logical_and(exponent >= 0)
+    nonneg = _T.logical_and(exponent.imag == 0, exponent.real >= 0) if exponent.is_complex() else exponent >= 0
+    cond = (self == 0).logical_and(nonneg)
     dtype = _T.result_type(self, exponent)
     zero = _T.zeros((), dtype=grad.dtype, device=grad.device)
-    return grad * _T.where(cond, zero, result * self.to(dtype).log())
+    return grad * _T.where(cond, zero, (result * self.to(dtype).log()).conj())
 
 
 def _log_scalar(b):
@@ -207,8 +217,8 @@ def _log_scalar(b):
 def pow_scalar_backward_exponent(grad, base, exponent, result):
     if base == 0:
         zero = _T.zeros((), dtype=grad.dtype, device=grad.device)
-        return grad * _T.where(exponent >= 0, zero, result * _log_scalar(base))
-    return grad * (result * _log_scalar(base))
+        return grad * _T.where(exponent >= 0, zero, result * _log_scalar(base)).conj()
+    return grad * (result * _log_scalar(base)).conj()
 
 
 def clamp_backward(grad, self, min, max):  # noqa: A002 - PyTorch's argument names
@@ -410,7 +420,7 @@ def _exclusive_cumprod(x, dim, reverse=False):
 def _prod_safe_zeros_backward(grad, x, dim):
     if x.numel() == 0:
         return grad.expand_as(x)
-    return grad * (_exclusive_cumprod(x, dim) * _exclusive_cumprod(x, dim, reverse=True))
+    return grad * (_exclusive_cumprod(x, dim) * _exclusive_cumprod(x, dim, reverse=True)).conj()
 
 
 _PYTHON_KEY = _bit("Python")
@@ -431,7 +441,7 @@ def prod_backward(grad, x, result):
     if _subclass_like(grad, x, result):
         return _prod_safe_zeros_backward(grad, x.contiguous().view(-1), 0).view_as(x)
     if not bool((x == 0).any()):
-        return grad * (result / x)
+        return grad * (result / x).conj()
     flat = x.contiguous().view(-1)
     return _prod_safe_zeros_backward(grad, flat, 0).view_as(x)
 
@@ -443,7 +453,7 @@ def prod_dim_backward(grad, x, result, dim, keepdim):
     if not keepdim:
         grad, result = grad.unsqueeze(dim), result.unsqueeze(dim)
     if not _subclass_like(grad, x, result) and not bool((x == 0).any()):
-        return grad * (result / x)
+        return grad * (result / x).conj()
     return _prod_safe_zeros_backward(grad, x, dim)
 
 
@@ -466,14 +476,15 @@ def cumprod_backward(grad, x, dim, result):
     if x.shape[dim] == 1:  # cumprod along a size-1 dim is the identity: the gradient as it came (PyTorch's rule)
         return grad
     if not _subclass_like(grad, x, result) and not bool((x == 0).any()):
-        return _reversed_cumsum(result * grad, dim) / x
-    # h_j = g_j + x_{j+1} h_{j+1} (Horner from the end); grad_j = prod_{i<j} x_i * h_j
+        return _reversed_cumsum(result.conj() * grad, dim) / x.conj()
+    # h_j = g_j + conj(x_{j+1}) h_{j+1} (Horner from the end); grad_j = conj(prod_{i<j} x_i) * h_j
     n = x.shape[dim]
+    xc = x.conj()
     hs = [grad.narrow(dim, n - 1, 1)]
     for j in range(n - 2, -1, -1):
-        hs.append(grad.narrow(dim, j, 1) + x.narrow(dim, j + 1, 1) * hs[-1])
+        hs.append(grad.narrow(dim, j, 1) + xc.narrow(dim, j + 1, 1) * hs[-1])
     h = _T.cat(hs[::-1], dim)
-    return _exclusive_cumprod(x, dim) * h
+    return _exclusive_cumprod(x, dim).conj() * h
 
 
 # -- views and shapes -------------------------------------------------------------------------------------------

@@ -12,6 +12,8 @@ They must satisfy ``allclose(analytical, numerical, rtol, atol)``.  Then backwar
 ``grad_output`` (zero in, zero out) and cope with undefined output gradients.  A failure raises
 :class:`GradcheckError` (a RuntimeError), or returns False with ``raise_exception=False``.
 
+Complex inputs and outputs are checked through their real and imaginary parts (Note [Complex gradcheck]).
+
 ``gradgradcheck`` runs gradcheck on the function ``(inputs, grad_outputs) -> autograd.grad(...,
 create_graph=True)``, checking second derivatives.
 
@@ -118,13 +120,12 @@ def _numerical_jacobian(func, inputs, outputs, eps) -> list:
         for idx in itertools.product(*[range(n) for n in data.size()]):
             entry = data[idx] if idx else data
             orig = entry.clone()
-            entry.copy_(orig - eps)
-            lo = _snapshot(func(*inputs))
-            entry.copy_(orig + eps)
-            hi = _snapshot(func(*inputs))
-            entry.copy_(orig)
-            for k, (a, b) in enumerate(zip(lo, hi, strict=False)):
-                cols[k].append(((b - a) / (2 * eps)).detach().reshape(-1))
+            column = _central_differences(func, inputs, entry, orig, eps, eps)
+            if data.is_complex():  # Note [Complex gradcheck]: ds/dx + i ds/dy, the conjugate Wirtinger derivative
+                dy = _central_differences(func, inputs, entry, orig, eps * 1j, eps)
+                column = [dx + d * 1j for dx, d in zip(column, dy, strict=True)]
+            for k, c in enumerate(column):
+                cols[k].append(c)
         jac = []
         for k, o in enumerate(outs):
             if cols[k]:
@@ -133,6 +134,16 @@ def _numerical_jacobian(func, inputs, outputs, eps) -> list:
                 jac.append(torch.zeros(0, o.numel(), dtype=o.dtype))
         result.append(jac)
     return result
+
+
+def _central_differences(func, inputs, entry, orig, delta, eps) -> list:
+    """``(f(x + delta) - f(x - delta)) / (2 eps)`` for each output, flattened, with ``entry`` of ``x`` moved."""
+    entry.copy_(orig - delta)
+    lo = _snapshot(func(*inputs))
+    entry.copy_(orig + delta)
+    hi = _snapshot(func(*inputs))
+    entry.copy_(orig)
+    return [((b - a) / (2 * eps)).detach().reshape(-1) for a, b in zip(lo, hi, strict=False)]
 
 
 # -- analytical Jacobian ------------------------------------------------------------------------------------
@@ -197,11 +208,14 @@ def _allclose(a, b, rtol, atol) -> bool:
     return bool(((a - b).abs() <= atol + rtol * b.abs()).all())
 
 
-def _mismatch(a, n, i, j) -> str:
-    return f"Jacobian mismatch for output {i:d} with respect to input {j:d},\nnumerical:{n}\nanalytical:{a}\n"
+def _mismatch(a, n, i, j, part=None) -> str:
+    prefix = "" if part is None else f"While considering the {part} part of complex outputs only, "
+    return (f"{prefix}Jacobian mismatch for output {i:d} with respect to input {j:d},\nnumerical:{n}\n"
+            f"analytical:{a}\n")
 
 
-def _slow_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol) -> None:
+def _slow_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol,
+                complex_parts=None) -> None:
     func_out = _as_tuple(func_out)
     numerical = _numerical_jacobian(func, inputs, func_out, eps)
     if not outputs:
@@ -217,18 +231,22 @@ def _slow_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dty
         for j, (a, per_input) in enumerate(zip(analytical, numerical, strict=False)):
             n = per_input[keep[i]]
             if not _allclose(a, n, rtol, atol):
-                raise GradcheckError(_mismatch(a, n, i, j))
+                part = complex_parts[1] if complex_parts is not None and i in complex_parts[0] else None
+                raise GradcheckError(_mismatch(a, n, i, j, part))
 
 
-def _fast_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol) -> None:
+def _fast_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol,
+                complex_parts=None) -> None:
     """``v^T J u`` for random unit ``u`` (per input) and ``v`` (per output), numerically and analytically.
 
-    On a mismatch the full slow check runs, so the error shows whole Jacobians.
+    On a mismatch the full slow check runs, so the error shows whole Jacobians; so does a complex input (PyTorch's
+    fast mode draws complex ``u``; here those inputs get the slow check's exact Jacobians).
     """
     torch = _torch()
     diff = _diff_inputs(inputs)
-    if not outputs:
-        return _slow_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
+    slow = (func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol, complex_parts)
+    if not outputs or any(x.is_complex() for x in diff):
+        return _slow_check(*slow)
     us = []
     for x in diff:
         u = torch.rand(x.shape, dtype=x.dtype)
@@ -251,7 +269,7 @@ def _fast_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dty
             ana = (g * u).sum() if g is not None else torch.zeros((), dtype=u.dtype)
             numv = (num[j][i].to(v.dtype) * v).sum()
             if not _allclose(ana.reshape(1), numv.reshape(1), rtol, atol):
-                return _slow_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
+                return _slow_check(*slow)
     return None
 
 
@@ -310,6 +328,19 @@ def _check_undefined_grad(func, inputs) -> None:
                                      f"undefined or zero. {_UNDEFINED_HINT}")
 
 
+# Note [Complex gradcheck]
+# As PyTorch's gradcheck: a function with complex outputs is checked twice, once with each complex output replaced
+# by its imaginary part and once by its real part, so every Jacobian is of a real output.  A complex input is
+# perturbed along its real and its imaginary part; the numerical column is ds/dx + i ds/dy, which is what backward
+# gives for a real output under the conjugate Wirtinger convention (Note [Conjugate Wirtinger gradients]).
+def _complex_outputs_as(func, take):
+    """``func`` with each complex tensor output replaced by ``take(output)`` (the real or imaginary part)."""
+    def part_fn(*args):
+        outs = _as_tuple(func(*args))
+        return tuple(take(o) if _is_tensor(o) and o.is_complex() else o for o in outs)
+    return part_fn
+
+
 def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes,
                       check_backward_ad, fast_mode) -> bool:
     tupled = _as_tuple(inputs)
@@ -317,7 +348,15 @@ def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined
     func_out = func(*tupled)
     outputs = _differentiable_outputs(func_out)
     check = _fast_check if fast_mode else _slow_check
-    check(func, func_out, tupled, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
+    complex_outs = {i for i, o in enumerate(outputs) if o.is_complex()}
+    if any(_is_tensor(o) and o.is_complex() for o in _as_tuple(func_out)):
+        for part, take in (("imaginary", _torch().imag), ("real", _torch().real)):  # PyTorch's order
+            part_fn = _complex_outputs_as(func, take)
+            part_out = part_fn(*tupled)
+            check(part_fn, part_out, tupled, _differentiable_outputs(part_out), eps, rtol, atol, check_grad_dtypes,
+                  nondet_tol, (complex_outs, part))
+    else:
+        check(func, func_out, tupled, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
     if not check_backward_ad:
         return True
     if outputs:

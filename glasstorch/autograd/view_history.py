@@ -27,6 +27,7 @@ PyTorch tracks every view; we keep the per-view cost at zero for tensors outside
 from __future__ import annotations
 
 from .._core.dtype import int64
+from .._core.grad_state import state as _grad_state
 from .._core.layout import contiguous_format
 from .._ops.aten import aten
 from .._ops.factories import arange_impl, full_impl
@@ -122,12 +123,13 @@ def _scatter_into(result: TensorImpl, sizes, strides, offset, grad: TensorImpl) 
 class CopySlices(Node):
     """The base's history after an in-place op ``fn`` wrote into one of its views."""
 
-    __slots__ = ("base_geometry", "view_geometry", "fn")
+    __slots__ = ("base_geometry", "view_geometry", "view_fn", "fn")
 
     def __init__(self, base: TensorImpl, view: TensorImpl, fn: Node):
         super().__init__()
         self.base_geometry = _geometry(base)
         self.view_geometry = _geometry(view)
+        self.view_fn = _view_fn(view)
         self.fn = fn
 
     def name(self) -> str:
@@ -142,7 +144,10 @@ class CopySlices(Node):
         result = empty_strided_impl(sizes, strides, grad.dtype, grad.device)
         aten.copy_(result, grad, False)
         v_sizes, v_strides, v_offset = self.view_geometry
-        grad_slice = aten.as_strided(result, v_sizes, v_strides, v_offset - offset)
+        if self.view_fn is not None:  # a conj/neg or dtype-changing view: replay it (Note [View replay])
+            grad_slice = self.view_fn(result)
+        else:
+            grad_slice = aten.as_strided(result, v_sizes, v_strides, v_offset - offset)
         # fn may save its incoming gradient for double backward, and grad_slice is written below: clone.
         res = self.fn.apply([aten.clone(grad_slice, contiguous_format)])
         out = [None] * n
@@ -209,7 +214,21 @@ def rebase_history(view: TensorImpl, fn: Node) -> None:
     _regenerate(view)
 
 
+def _view_fn(view: TensorImpl):
+    meta = view.autograd
+    return None if meta is None else meta.view_fn
+
+
 def _regenerate(view: TensorImpl) -> None:
+    view_fn = _view_fn(view)
+    if view_fn is not None:  # PyTorch's grad_fn of such a view: the view replayed on its base, grad mode on
+        prev, _grad_state.enabled = _grad_state.enabled, True
+        try:
+            replayed = view_fn(view.base).autograd
+        finally:
+            _grad_state.enabled = prev
+        set_history(view, replayed.grad_fn, replayed.output_nr)
+        return
     node = AsStridedBackward0(view.base, view)
     node.next_edges = (gradient_edge(view.base),)
     set_history(view, node, 0)

@@ -31,16 +31,9 @@ from .optimizer import (
 __all__ = ["Adam", "adam"]
 
 
-def _complex_view(name: str, t: Tensor) -> Tensor:
-    # complex params are updated through their real view; the op arrives with complex support
-    fn = getattr(_gen, name, None)
-    if fn is None:
-        raise NotImplementedError(f"complex parameters need torch.{name}, which glasstorch does not have yet")
-    return fn(t)
-
-
 def _view_as_real(t: Tensor) -> Tensor:
-    return _complex_view("view_as_real", t)
+    """Complex params (and their state) are updated through their real view, as PyTorch's optimizers do."""
+    return _gen.view_as_real(t)
 
 
 def _check_tensor_lr(lr, foreach, capturable) -> None:
@@ -288,7 +281,7 @@ def _single_tensor_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, s
             _adam_scalar_step(param, exp_avg, exp_avg_sq, max_exp_avg_sqs, i, step_t.item(), amsgrad=amsgrad,
                               beta1=beta1, beta2=beta2, lr=lr, eps=eps)
         if amsgrad and is_complex:
-            max_exp_avg_sqs[i] = _complex_view("view_as_complex", max_exp_avg_sqs[i])
+            max_exp_avg_sqs[i] = _gen.view_as_complex(max_exp_avg_sqs[i])
 
 
 def _adam_scalar_step(param, exp_avg, exp_avg_sq, max_exp_avg_sqs, i, step, *, amsgrad, beta1, beta2, lr, eps):

@@ -113,7 +113,7 @@ def _tensor_bytes(t: Tensor) -> memoryview:
     impl = t._impl
     if impl.device.type != "cpu":
         impl = t.cpu()._impl
-    arr = impl.as_numpy()
+    arr = impl.values_np()  # the values, lazy conj/neg bits applied
     if sys.byteorder == "big" and impl.dtype.itemsize > 1:
         arr = arr.byteswap()
     return memoryview(np.ascontiguousarray(arr).reshape(-1).view(np.uint8))

@@ -2,7 +2,8 @@
 
 A program builds a base (contiguous, or an ``as_strided`` window of a larger buffer), takes 1-6 view steps
 (slices with steps, transpose/permute, view/reshape, unsqueeze/squeeze, expand, narrow, select, diagonal,
-as_strided, unfold, t, flatten, movedim, split/chunk/unbind and a piece of their result), and between them writes
+as_strided, unfold, t, flatten, movedim, split/chunk/unbind and a piece of their result, real/imag, the lazy
+conj, view_as_real/view_as_complex), and between them writes
 through the current view (fill_, zero_, add_, mul_, copy_, index_fill_, index_copy_, setitem).  Every step's result
 and, after each write, the base are compared with torch: values, strides, storage offset, ``_version``, whether
 it is a view and which tensors share its storage; errors by type and message (see programs.py).
@@ -41,8 +42,8 @@ def _view_step(p, var, x):
     n, shape = x.dim(), tuple(x.shape)
     kinds = ["getitem", "transpose", "permute", "view", "reshape", "unsqueeze", "squeeze", "expand", "narrow",
              "select", "diagonal", "as_strided", "unfold", "t", "flatten", "movedim", "split", "chunk", "unbind",
-             "view_dtype", "unflatten", "tensor_split", "mT", "swapaxes"]
-    # not fuzzed: real, imag, view_as_real (glasstorch has none of them yet)
+             "view_dtype", "unflatten", "tensor_split", "mT", "swapaxes", "real", "imag", "conj", "view_as_real",
+             "view_as_complex"]
     kind = p.draw(st.sampled_from(kinds), "view kind")
     draw = p.draw
     if kind == "getitem":
@@ -98,6 +99,12 @@ def _view_step(p, var, x):
         return p.method(var, "flatten")
     if kind == "mT":
         return p.do(("attr", var, "mT"))
+    if kind in ("real", "imag"):  # of a conjugate view, imag is a negative view (torch's lazy bits)
+        return p.do(("attr", var, kind))
+    if kind == "conj":
+        return p.method(var, "conj")
+    if kind in ("view_as_real", "view_as_complex"):
+        return p.fn(kind, var)
     if kind == "swapaxes":
         return p.method(var, "swapaxes", draw(dims_for(n)), draw(dims_for(n)))
     return _split_step(p, var, kind, n, shape)

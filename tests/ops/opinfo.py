@@ -136,6 +136,8 @@ def _numpy_values(spec: T, dtype: str) -> np.ndarray:
         arr = rng.integers(lo, hi, spec.shape)
     else:
         arr = rng.uniform(spec.low, spec.high, spec.shape)
+        if dtype.startswith("complex"):  # both parts drawn from [low, high)
+            arr = arr + 1j * rng.uniform(spec.low, spec.high, spec.shape)
     return arr
 
 

@@ -372,6 +372,7 @@ def gen_nodes(infos) -> str:
     out = [HEADER, '"""Backward nodes generated from _ops/derivatives/*.yaml (one class per formula entry)."""\n',
            "from glasstorch.autograd.formulas import *  # noqa: F401,F403",
            "from glasstorch.autograd.linalg_formulas import *  # noqa: F401,F403",
+           "from glasstorch.autograd.complex_formulas import *  # noqa: F401,F403",
            "from glasstorch.autograd import graph as _graph",
            "from glasstorch.autograd.graph import _BACKWARD_TWICE, Node, SavedTensor  # noqa: F401",
            "from glasstorch.autograd.node_support import materialize, unwrap, wrap_saved", NODES_PRELUDE, ""]

@@ -6,6 +6,9 @@ from glasstorch._ops import fallbacks as _fallbacks  # noqa: F401  (layer keys f
 from glasstorch._ops import layer_kernels as _layers
 from glasstorch._ops.dispatcher import register_op as _def
 from glasstorch._ops.dispatcher import register_kernel as _register_kernel
+from glasstorch._ops.kernels.composite import complex_views as _k_kernels_composite_complex_views
+from glasstorch._ops.decompositions import complex as _k_decompositions_complex
+from glasstorch._ops.kernels.cpu import complex as _k_kernels_cpu_complex
 from glasstorch._ops.kernels.cpu import conv as _k_kernels_cpu_conv
 from glasstorch._ops.decompositions import attention as _k_decompositions_attention
 from glasstorch._ops.kernels.cpu import attention as _k_kernels_cpu_attention
@@ -58,6 +61,26 @@ def _functional(kernel, nargs, wrapper):
 
 
 # -- schemas (RegisterSchema) -----------------------------------------------------------------------------
+_conj = _def('_conj(Tensor(a) self) -> Tensor(a)')
+conj = _def('conj(Tensor(a) self) -> Tensor(a)')
+resolve_conj = _def('resolve_conj(Tensor(a) self) -> Tensor(a)')
+resolve_neg = _def('resolve_neg(Tensor(a) self) -> Tensor(a)')
+_neg_view = _def('_neg_view(Tensor(a) self) -> Tensor(a)')
+_conj_physical = _def('_conj_physical(Tensor self) -> Tensor')
+conj_physical = _def('conj_physical(Tensor self) -> Tensor')
+conj_physical_out = _def('conj_physical.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+conj_physical_ = _def('conj_physical_(Tensor(a!) self) -> Tensor(a!)')
+view_as_real = _def('view_as_real(Tensor(a) self) -> Tensor(a)')
+view_as_complex = _def('view_as_complex(Tensor(a) self) -> Tensor(a)')
+real = _def('real(Tensor(a) self) -> Tensor(a)')
+imag = _def('imag(Tensor(a) self) -> Tensor(a)')
+isreal = _def('isreal(Tensor self) -> Tensor')
+angle = _def('angle(Tensor self) -> Tensor')
+angle_out = _def('angle.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+complex = _def('complex(Tensor real, Tensor imag) -> Tensor')
+complex_out = _def('complex.out(Tensor real, Tensor imag, *, Tensor(a!) out) -> Tensor(a!)')
+polar = _def('polar(Tensor abs, Tensor angle) -> Tensor')
+polar_out = _def('polar.out(Tensor abs, Tensor angle, *, Tensor(a!) out) -> Tensor(a!)')
 convolution = _def('convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor')
 _convolution = _def('_convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32) -> Tensor')
 _convolution_mode = _def('_convolution_mode(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, str padding, SymInt[] dilation, SymInt groups) -> Tensor')
@@ -961,6 +984,51 @@ resize_as_ = _def('resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFor
 
 
 # -- kernels (Register<Key>) -----------------------------------------------------------------------------
+_reg(_conj, "CompositeExplicitAutograd", _k_kernels_composite_complex_views.conj_view)
+_reg(conj, "CompositeImplicitAutograd", _k_decompositions_complex.conj)
+_reg(resolve_conj, "CompositeImplicitAutograd", _k_decompositions_complex.resolve_conj)
+_reg(resolve_neg, "CompositeImplicitAutograd", _k_decompositions_complex.resolve_neg)
+_reg(_neg_view, "CompositeExplicitAutograd", _k_kernels_composite_complex_views.neg_view)
+_reg(_conj_physical, "CompositeExplicitAutograd", _k_kernels_composite_complex_views.conj_physical_functional)
+_reg(conj_physical, "CompositeImplicitAutograd", _k_decompositions_complex.conj_physical)
+_reg(conj_physical_out, "CPU", _k_kernels_cpu_complex.conj_physical_out)
+_reg(conj_physical_out, "Meta", _k_kernels_cpu_complex.conj_physical_out)
+_reg(conj_physical_, "CompositeExplicitAutograd", _k_kernels_composite_complex_views.conj_physical_inplace)
+_reg(view_as_real, "CompositeExplicitAutograd", _k_kernels_composite_complex_views.view_as_real)
+_reg(view_as_complex, "CompositeExplicitAutograd", _k_kernels_composite_complex_views.view_as_complex)
+_reg(real, "CompositeImplicitAutograd", _k_decompositions_complex.real)
+_reg(imag, "CompositeImplicitAutograd", _k_decompositions_complex.imag)
+_reg(isreal, "CompositeImplicitAutograd", _k_decompositions_complex.isreal)
+
+
+def _angle_structured(self):
+    return _k_kernels_cpu_complex.angle_out(self, None)
+
+
+_reg(angle, "CPU", _functional(_k_kernels_cpu_complex.angle_out, 1, _angle_structured), '_angle_structured')
+_reg(angle, "Meta", _functional(_k_kernels_cpu_complex.angle_out, 1, _angle_structured), '_angle_structured')
+_reg(angle_out, "CPU", _k_kernels_cpu_complex.angle_out)
+_reg(angle_out, "Meta", _k_kernels_cpu_complex.angle_out)
+
+
+def _complex_structured(real, imag):
+    return _k_kernels_cpu_complex.complex_out(real, imag, None)
+
+
+_reg(complex, "CPU", _functional(_k_kernels_cpu_complex.complex_out, 2, _complex_structured), '_complex_structured')
+_reg(complex, "Meta", _functional(_k_kernels_cpu_complex.complex_out, 2, _complex_structured), '_complex_structured')
+_reg(complex_out, "CPU", _k_kernels_cpu_complex.complex_out)
+_reg(complex_out, "Meta", _k_kernels_cpu_complex.complex_out)
+
+
+def _polar_structured(abs, angle):
+    return _k_kernels_cpu_complex.polar_out(abs, angle, None)
+
+
+_reg(polar, "CPU", _functional(_k_kernels_cpu_complex.polar_out, 2, _polar_structured), '_polar_structured')
+_reg(polar, "Meta", _functional(_k_kernels_cpu_complex.polar_out, 2, _polar_structured), '_polar_structured')
+_reg(polar_out, "CPU", _k_kernels_cpu_complex.polar_out)
+_reg(polar_out, "Meta", _k_kernels_cpu_complex.polar_out)
 _reg(convolution, "CompositeExplicitAutograd", _k_kernels_cpu_conv.convolution_composite)
 _reg(_convolution, "CompositeExplicitAutograd", _k_kernels_cpu_conv.convolution_kernel)
 _reg(_convolution_mode, "CompositeImplicitAutograd", _k_kernels_cpu_conv.convolution_mode)
@@ -4375,6 +4443,15 @@ _reg(resize_as_, "CompositeExplicitAutograd", _k_kernels_cpu_resize.resize_as_)
 
 
 # -- ADInplaceOrView and BackendSelect -------------------------------------------------------------------
+_layer(_conj, "ADInplaceOrView", _layers.view_kernel(_conj))
+_layer(_neg_view, "ADInplaceOrView", _layers.view_kernel(_neg_view))
+_layer(conj_physical_out, "ADInplaceOrView", _layers.inplace_kernel(conj_physical_out, (1,)))
+_layer(conj_physical_, "ADInplaceOrView", _layers.inplace_kernel(conj_physical_, (0,)))
+_layer(view_as_real, "ADInplaceOrView", _layers.view_kernel(view_as_real))
+_layer(view_as_complex, "ADInplaceOrView", _layers.view_kernel(view_as_complex))
+_layer(angle_out, "ADInplaceOrView", _layers.inplace_kernel(angle_out, (1,)))
+_layer(complex_out, "ADInplaceOrView", _layers.inplace_kernel(complex_out, (2,)))
+_layer(polar_out, "ADInplaceOrView", _layers.inplace_kernel(polar_out, (2,)))
 _layer(max_pool2d_with_indices_out, "ADInplaceOrView", _layers.inplace_kernel(max_pool2d_with_indices_out, (6, 7)))
 _layer(avg_pool2d_out, "ADInplaceOrView", _layers.inplace_kernel(avg_pool2d_out, (7,)))
 _layer(adaptive_avg_pool2d_out, "ADInplaceOrView", _layers.inplace_kernel(adaptive_avg_pool2d_out, (2,)))

@@ -114,7 +114,7 @@ def one_hot(self, num_classes):
         if num_classes <= 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
         return empty_impl(shape + (num_classes,), self.dtype, self.device)
-    vals = self.as_numpy()
+    vals = self.values_np()
     if int(vals.min()) < 0:
         raise RuntimeError("Class values must be non-negative.")
     if num_classes == -1:

@@ -264,7 +264,7 @@ def narrow_Tensor(self, dim, start, length):
     """``narrow`` whose start is a 0-dim integer tensor (read once, as PyTorch's ``start.item()``)."""
     if start.ndim != 0 or start.dtype._cat != _dt.INT_CAT:
         raise RuntimeError("start must be an 0-dim integral Tensor.")
-    return aten.narrow(self, dim, int(start.as_numpy()[()]), length)
+    return aten.narrow(self, dim, int(start.values_np()[()]), length)
 
 
 def nonzero_numpy(condition):
@@ -288,7 +288,7 @@ def tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, di
     if t.ndim not in (0, 1):
         raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
                            f"one-dimensional tensor, but got a tensor with {t.ndim} dims")
-    values = t.as_numpy()
+    values = t.values_np()
     if t.ndim == 0:
         return aten.tensor_split_sections(self, int(values[()]), dim)
     return aten.tensor_split_indices(self, [int(v) for v in values], dim)

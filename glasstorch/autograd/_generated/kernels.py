@@ -24,6 +24,190 @@ def _check_differentiable_dtype(r):
         raise RuntimeError(f"Autograd not support dtype: {name_of(r.dtype)}")
 
 
+_op__conj = _get_op('aten::_conj')
+
+
+def _autograd__conj(ks, self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.ConjBackward0()
+        node.next_edges = record.edges(self)
+        result = _op__conj.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op__conj.redispatch(ks, self)
+
+
+register_autograd('aten::_conj', _autograd__conj)
+
+
+_op__neg_view = _get_op('aten::_neg_view')
+
+
+def _autograd__neg_view(ks, self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.NegViewBackward0()
+        node.next_edges = record.edges(self)
+        result = _op__neg_view.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op__neg_view.redispatch(ks, self)
+
+
+register_autograd('aten::_neg_view', _autograd__neg_view)
+
+
+_op__conj_physical = _get_op('aten::_conj_physical')
+
+
+def _autograd__conj_physical(ks, self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.ConjPhysicalBackward0()
+        node.next_edges = record.edges(self)
+        result = _op__conj_physical.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op__conj_physical.redispatch(ks, self)
+
+
+register_autograd('aten::_conj_physical', _autograd__conj_physical)
+
+
+_op_conj_physical_ = _get_op('aten::conj_physical_')
+
+
+def _autograd_conj_physical_(ks, self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.ConjPhysicalBackward1()
+        node.next_edges = record.edges(self)
+        result = _op_conj_physical_.redispatch(ks, self)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_conj_physical_.redispatch(ks, self)
+
+
+register_autograd('aten::conj_physical_', _autograd_conj_physical_)
+
+
+_op_view_as_real = _get_op('aten::view_as_real')
+
+
+def _autograd_view_as_real(ks, self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.ViewAsRealBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_view_as_real.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op_view_as_real.redispatch(ks, self)
+
+
+register_autograd('aten::view_as_real', _autograd_view_as_real)
+
+
+_op_view_as_complex = _get_op('aten::view_as_complex')
+
+
+def _autograd_view_as_complex(ks, self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.ViewAsComplexBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_view_as_complex.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op_view_as_complex.redispatch(ks, self)
+
+
+register_autograd('aten::view_as_complex', _autograd_view_as_complex)
+
+
+_op_angle = _get_op('aten::angle')
+
+
+def _autograd_angle(ks, self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.AngleBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_angle.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op_angle.redispatch(ks, self)
+
+
+register_autograd('aten::angle', _autograd_angle)
+
+
+_op_angle_out = _get_op('aten::angle.out')
+
+
+def _autograd_angle_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('angle', self)
+    return _op_angle_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::angle.out', _autograd_angle_out)
+
+
+_op_polar = _get_op('aten::polar')
+
+
+def _autograd_polar(ks, abs, angle):
+    if ((type(abs) is _TI and abs.autograd is not None) or (type(angle) is _TI and angle.autograd is not None)) and _gs.enabled and requires_grad_any(abs, angle):
+        node = _n.PolarBackward0()
+        node.next_edges = record.edges(abs, angle)
+        result = _op_polar.redispatch(ks, abs, angle)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_polar.redispatch(ks, abs, angle)
+
+
+register_autograd('aten::polar', _autograd_polar)
+
+
+_op_polar_out = _get_op('aten::polar.out')
+
+
+def _autograd_polar_out(ks, abs, angle, out):
+    if (type(abs) is _TI and abs.autograd is not None) or (type(angle) is _TI and angle.autograd is not None):
+        out_not_differentiable('polar', abs, angle)
+    return _op_polar_out.redispatch(ks, abs, angle, out)
+
+
+register_autograd('aten::polar.out', _autograd_polar_out)
+
+
+_op_complex = _get_op('aten::complex')
+
+
+def _autograd_complex(ks, real, imag):
+    if ((type(real) is _TI and real.autograd is not None) or (type(imag) is _TI and imag.autograd is not None)) and _gs.enabled and requires_grad_any(real, imag):
+        node = _n.ComplexBackward0()
+        node.next_edges = record.edges(real, imag)
+        result = _op_complex.redispatch(ks, real, imag)
+        record.output(result, node)
+        return result
+    return _op_complex.redispatch(ks, real, imag)
+
+
+register_autograd('aten::complex', _autograd_complex)
+
+
+_op_complex_out = _get_op('aten::complex.out')
+
+
+def _autograd_complex_out(ks, real, imag, out):
+    if (type(real) is _TI and real.autograd is not None) or (type(imag) is _TI and imag.autograd is not None):
+        out_not_differentiable('complex', real, imag)
+    return _op_complex_out.redispatch(ks, real, imag, out)
+
+
+register_autograd('aten::complex.out', _autograd_complex_out)
+
+
 _op_convolution = _get_op('aten::convolution')
 
 
@@ -4392,8 +4576,10 @@ def _autograd_sgn(ks, self):
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SgnBackward0()
         node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
         result = _op_sgn.redispatch(ks, self)
         record.output(result, node)
+        node.result_ = record.save_output(result)
         return result
     return _op_sgn.redispatch(ks, self)
 
@@ -4409,9 +4595,11 @@ def _autograd_sgn_(ks, self):
         check_inplace(self)
         node = _n.SgnBackward0()
         node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
         result = _op_sgn_.redispatch(ks, self)
         _check_differentiable_dtype(result)
         record.history_inplace(result, node)
+        node.result_ = record.save_output(result)
         return result
     return _op_sgn_.redispatch(ks, self)
 

@@ -4,6 +4,7 @@
 
 from glasstorch.autograd.formulas import *  # noqa: F401,F403
 from glasstorch.autograd.linalg_formulas import *  # noqa: F401,F403
+from glasstorch.autograd.complex_formulas import *  # noqa: F401,F403
 from glasstorch.autograd import graph as _graph
 from glasstorch.autograd.graph import _BACKWARD_TWICE, Node, SavedTensor  # noqa: F401
 from glasstorch.autograd.node_support import materialize, unwrap, wrap_saved
@@ -21,6 +22,212 @@ def _defined_grads(grads):
     """Output grads as public tensors; an undefined one stays None (the formula tests definedness)."""
     to_tensor = _graph.to_tensor
     return [None if g is None else to_tensor(g) for g in grads]
+
+
+def _ConjBackward0_0(grad, grads):
+    return grad.conj()
+
+
+class ConjBackward0(Node):
+    """Backward of ``_conj(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/complex.yaml:6)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ConjBackward0_0(grad, grads))
+        return out
+
+
+def _NegViewBackward0_0(grad, grads):
+    return grad.neg()
+
+
+class NegViewBackward0(Node):
+    """Backward of ``_neg_view(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/complex.yaml:9)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NegViewBackward0_0(grad, grads))
+        return out
+
+
+def _ConjPhysicalBackward0_0(grad, grads):
+    return grad.conj_physical()
+
+
+class ConjPhysicalBackward0(Node):
+    """Backward of ``_conj_physical(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/complex.yaml:12)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ConjPhysicalBackward0_0(grad, grads))
+        return out
+
+
+def _ConjPhysicalBackward1_0(grad, grads):
+    return grad.conj_physical()
+
+
+class ConjPhysicalBackward1(Node):
+    """Backward of ``conj_physical_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/complex.yaml:15)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ConjPhysicalBackward1_0(grad, grads))
+        return out
+
+
+def _ViewAsRealBackward0_0(grad, grads):
+    return view_as_real_backward(grad)
+
+
+class ViewAsRealBackward0(Node):
+    """Backward of ``view_as_real(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/complex.yaml:18)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ViewAsRealBackward0_0(grad, grads))
+        return out
+
+
+def _ViewAsComplexBackward0_0(grad, grads):
+    return view_as_complex_backward(grad)
+
+
+class ViewAsComplexBackward0(Node):
+    """Backward of ``view_as_complex(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/complex.yaml:21)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ViewAsComplexBackward0_0(grad, grads))
+        return out
+
+
+def _AngleBackward0_0(grad, grads, self):
+    return angle_backward(grad, self)
+
+
+class AngleBackward0(Node):
+    """Backward of ``angle(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/complex.yaml:24)."""
+
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'AngleBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_AngleBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'AngleBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _PolarBackward0_0(grad, grads, result):
+    return polar_backward(grad, result)
+
+
+class PolarBackward0(Node):
+    """Backward of ``polar(Tensor abs, Tensor angle) -> Tensor`` (glasstorch/_ops/derivatives/complex.yaml:27)."""
+
+    __slots__ = ('result_',)
+    _tensor_slots = ('result_',)
+    _inputs = ('abs', 'angle')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'PolarBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0) or node.should_compute_output(1):
+            res = _PolarBackward0_0(grad, grads, result)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'PolarBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
+def _ComplexBackward0_0(grad, grads):
+    return real_of(grad)
+
+
+def _ComplexBackward0_1(grad, grads):
+    return imag_of(grad)
+
+
+class ComplexBackward0(Node):
+    """Backward of ``complex(Tensor real, Tensor imag) -> Tensor`` (glasstorch/_ops/derivatives/complex.yaml:30)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('real', 'imag')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_ComplexBackward0_0(grad, grads))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_ComplexBackward0_1(grad, grads))
+        return out
 
 
 def _ConvolutionBackward0_0(grad, grads, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
@@ -1895,11 +2102,11 @@ class IndexPutImplBackward0(Node):
 
 
 def _MmBackward0_0(grad, grads, self, mat2):
-    return grad.mm(mat2.t())
+    return grad.mm(mat2.t().conj())
 
 
 def _MmBackward0_1(grad, grads, self, mat2):
-    return self.t().mm(grad)
+    return self.t().conj().mm(grad)
 
 
 class MmBackward0(Node):
@@ -1939,11 +2146,11 @@ class MmBackward0(Node):
 
 
 def _BmmBackward0_0(grad, grads, self, mat2):
-    return grad.bmm(mat2.transpose(1, 2))
+    return grad.bmm(mat2.transpose(1, 2).conj())
 
 
 def _BmmBackward0_1(grad, grads, self, mat2):
-    return self.transpose(1, 2).bmm(grad)
+    return self.transpose(1, 2).conj().bmm(grad)
 
 
 class BmmBackward0(Node):
@@ -1983,15 +2190,15 @@ class BmmBackward0(Node):
 
 
 def _AddmmBackward0_0(grad, grads, mat1, mat2, beta, alpha):
-    return maybe_multiply(grad, beta)
+    return maybe_multiply(grad, conj_scalar(beta))
 
 
 def _AddmmBackward0_1(grad, grads, mat1, mat2, beta, alpha):
-    return maybe_multiply(grad.mm(mat2.t()), alpha)
+    return maybe_multiply(grad.mm(mat2.t().conj()), conj_scalar(alpha))
 
 
 def _AddmmBackward0_2(grad, grads, mat1, mat2, beta, alpha):
-    return maybe_multiply(mat1.t().mm(grad), alpha)
+    return maybe_multiply(mat1.t().conj().mm(grad), conj_scalar(alpha))
 
 
 class AddmmBackward0(Node):
@@ -2043,15 +2250,15 @@ class AddmmBackward0(Node):
 
 
 def _BaddbmmBackward0_0(grad, grads, batch1, batch2, beta, alpha):
-    return maybe_multiply(grad, beta)
+    return maybe_multiply(grad, conj_scalar(beta))
 
 
 def _BaddbmmBackward0_1(grad, grads, batch1, batch2, beta, alpha):
-    return maybe_multiply(grad.bmm(batch2.transpose(1, 2)), alpha)
+    return maybe_multiply(grad.bmm(batch2.transpose(1, 2).conj()), conj_scalar(alpha))
 
 
 def _BaddbmmBackward0_2(grad, grads, batch1, batch2, beta, alpha):
-    return maybe_multiply(batch1.transpose(1, 2).bmm(grad), alpha)
+    return maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), conj_scalar(alpha))
 
 
 class BaddbmmBackward0(Node):
@@ -2173,15 +2380,15 @@ class AddbmmBackward0(Node):
 
 
 def _AddmvBackward0_0(grad, grads, mat, vec, beta, alpha):
-    return maybe_multiply(grad, beta)
+    return maybe_multiply(grad, conj_scalar(beta))
 
 
 def _AddmvBackward0_1(grad, grads, mat, vec, beta, alpha):
-    return maybe_multiply(grad.unsqueeze(1) * vec.unsqueeze(0), alpha)
+    return maybe_multiply(grad.unsqueeze(1) * vec.unsqueeze(0).conj(), conj_scalar(alpha))
 
 
 def _AddmvBackward0_2(grad, grads, mat, vec, beta, alpha):
-    return maybe_multiply(mat.t().mv(grad), alpha)
+    return maybe_multiply(mat.t().conj().mv(grad), conj_scalar(alpha))
 
 
 class AddmvBackward0(Node):
@@ -2233,11 +2440,11 @@ class AddmvBackward0(Node):
 
 
 def _MvBackward0_0(grad, grads, self, vec):
-    return grad.unsqueeze(1) * vec.unsqueeze(0)
+    return grad.unsqueeze(1) * vec.unsqueeze(0).conj()
 
 
 def _MvBackward0_1(grad, grads, self, vec):
-    return self.t().mv(grad)
+    return self.t().conj().mv(grad)
 
 
 class MvBackward0(Node):
@@ -2277,11 +2484,11 @@ class MvBackward0(Node):
 
 
 def _DotBackward0_0(grad, grads, self, tensor):
-    return grad * tensor
+    return grad * tensor.conj()
 
 
 def _DotBackward0_1(grad, grads, self, tensor):
-    return grad * self
+    return grad * self.conj()
 
 
 class DotBackward0(Node):
@@ -2321,7 +2528,7 @@ class DotBackward0(Node):
 
 
 def _VdotBackward0_0(grad, grads, self, other):
-    return grad * other
+    return grad.conj() * other
 
 
 def _VdotBackward0_1(grad, grads, self, other):
@@ -4679,7 +4886,7 @@ def _AddBackward0_0(grad, grads, alpha):
 
 
 def _AddBackward0_1(grad, grads, alpha):
-    return maybe_multiply(grad, alpha)
+    return maybe_multiply(grad, conj_scalar(alpha))
 
 
 class AddBackward0(Node):
@@ -4730,7 +4937,7 @@ def _SubBackward0_0(grad, grads, alpha):
 
 
 def _SubBackward0_1(grad, grads, alpha):
-    return maybe_multiply(-grad, alpha)
+    return maybe_multiply(-grad, conj_scalar(alpha))
 
 
 class SubBackward0(Node):
@@ -4777,7 +4984,7 @@ class SubBackward1(Node):
 
 
 def _RsubBackward0_0(grad, grads, alpha):
-    return maybe_multiply(-grad, alpha)
+    return maybe_multiply(-grad, conj_scalar(alpha))
 
 
 def _RsubBackward0_1(grad, grads, alpha):
@@ -4808,7 +5015,7 @@ class RsubBackward0(Node):
 
 
 def _RsubBackward1_0(grad, grads, alpha):
-    return maybe_multiply(-grad, alpha)
+    return maybe_multiply(-grad, conj_scalar(alpha))
 
 
 class RsubBackward1(Node):
@@ -4833,11 +5040,11 @@ class RsubBackward1(Node):
 
 
 def _MulBackward0_0(grad, grads, self, other):
-    return grad * other
+    return grad * conj_scalar(other)
 
 
 def _MulBackward0_1(grad, grads, self, other):
-    return grad * self
+    return grad * conj_scalar(self)
 
 
 class MulBackward0(Node):
@@ -4877,7 +5084,7 @@ class MulBackward0(Node):
 
 
 def _MulBackward1_0(grad, grads, other):
-    return grad * other
+    return grad * conj_scalar(other)
 
 
 class MulBackward1(Node):
@@ -5312,11 +5519,11 @@ def _AddcmulBackward0_0(grad, grads, tensor1, tensor2, value):
 
 
 def _AddcmulBackward0_1(grad, grads, tensor1, tensor2, value):
-    return grad * (tensor2 * value)
+    return grad * (tensor2 * value).conj()
 
 
 def _AddcmulBackward0_2(grad, grads, tensor1, tensor2, value):
-    return grad * (tensor1 * value)
+    return grad * (tensor1 * value).conj()
 
 
 class AddcmulBackward0(Node):
@@ -5367,11 +5574,11 @@ def _AddcdivBackward0_0(grad, grads, tensor1, tensor2, value):
 
 
 def _AddcdivBackward0_1(grad, grads, tensor1, tensor2, value):
-    return grad * (value / tensor2)
+    return grad * (value / tensor2).conj()
 
 
 def _AddcdivBackward0_2(grad, grads, tensor1, tensor2, value):
-    return -grad * (value * tensor1 / (tensor2 * tensor2))
+    return -grad * (value * tensor1 / (tensor2 * tensor2)).conj()
 
 
 class AddcdivBackward0(Node):
@@ -5449,15 +5656,15 @@ class LerpBackward0(Node):
 
 
 def _LerpBackward1_0(grad, grads, self, end, weight):
-    return grad * (1 - weight)
+    return grad * (1 - weight).conj()
 
 
 def _LerpBackward1_1(grad, grads, self, end, weight):
-    return grad * weight
+    return grad * weight.conj()
 
 
 def _LerpBackward1_2(grad, grads, self, end, weight):
-    return grad * (end - self)
+    return grad * (end - self).conj()
 
 
 class LerpBackward1(Node):
@@ -5576,28 +5783,46 @@ class SignBackward0(Node):
         return out
 
 
-def _SgnBackward0_0(grad, grads):
-    return zeros_like(grad)
+def _SgnBackward0_0(grad, grads, self, result):
+    return sgn_backward(self, grad, result)
 
 
 class SgnBackward0(Node):
     """Backward of ``sgn(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:101)."""
 
-    __slots__ = ()
-    _tensor_slots = ()
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'SgnBackward0')
+        self = _unpack(node, node.self_, 'SgnBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_SgnBackward0_0(grad, grads))
+            out[0] = unwrap(_SgnBackward0_0(grad, grads, self, result))
         return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'SgnBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'SgnBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
 
 
 def _ExpBackward0_0(grad, grads, result):
-    return grad * result
+    return grad * result.conj()
 
 
 class ExpBackward0(Node):
@@ -5626,7 +5851,7 @@ class ExpBackward0(Node):
 
 
 def _Exp2Backward0_0(grad, grads, result):
-    return grad * result * 0.6931471805599453
+    return grad * result.conj() * 0.6931471805599453
 
 
 class Exp2Backward0(Node):
@@ -5655,7 +5880,7 @@ class Exp2Backward0(Node):
 
 
 def _Expm1Backward0_0(grad, grads, result):
-    return grad * (result + 1)
+    return grad * (result.conj() + 1)
 
 
 class Expm1Backward0(Node):
@@ -5684,7 +5909,7 @@ class Expm1Backward0(Node):
 
 
 def _LogBackward0_0(grad, grads, self):
-    return grad / self
+    return grad / self.conj()
 
 
 class LogBackward0(Node):
@@ -5713,7 +5938,7 @@ class LogBackward0(Node):
 
 
 def _Log2Backward0_0(grad, grads, self):
-    return grad / (self * 0.6931471805599453)
+    return grad / (self.conj() * 0.6931471805599453)
 
 
 class Log2Backward0(Node):
@@ -5742,7 +5967,7 @@ class Log2Backward0(Node):
 
 
 def _Log10Backward0_0(grad, grads, self):
-    return grad / (self * 2.3025850929940456)
+    return grad / (self.conj() * 2.3025850929940456)
 
 
 class Log10Backward0(Node):
@@ -5771,7 +5996,7 @@ class Log10Backward0(Node):
 
 
 def _Log1PBackward0_0(grad, grads, self):
-    return grad / (self + 1)
+    return grad / (self.conj() + 1)
 
 
 class Log1PBackward0(Node):
@@ -5800,7 +6025,7 @@ class Log1PBackward0(Node):
 
 
 def _SqrtBackward0_0(grad, grads, result):
-    return grad / (2 * result)
+    return grad / (2 * result.conj())
 
 
 class SqrtBackward0(Node):
@@ -5829,7 +6054,7 @@ class SqrtBackward0(Node):
 
 
 def _RsqrtBackward0_0(grad, grads, result):
-    return -0.5 * grad * result.pow(3)
+    return -0.5 * grad * result.pow(3).conj()
 
 
 class RsqrtBackward0(Node):
@@ -5858,7 +6083,7 @@ class RsqrtBackward0(Node):
 
 
 def _ReciprocalBackward0_0(grad, grads, result):
-    return -grad * (result * result)
+    return -grad * (result * result).conj()
 
 
 class ReciprocalBackward0(Node):
@@ -5887,7 +6112,7 @@ class ReciprocalBackward0(Node):
 
 
 def _SquareBackward0_0(grad, grads, self):
-    return grad * (2.0 * self)
+    return grad * (2.0 * self.conj())
 
 
 class SquareBackward0(Node):
@@ -5916,7 +6141,7 @@ class SquareBackward0(Node):
 
 
 def _SinBackward0_0(grad, grads, self):
-    return grad * self.cos()
+    return grad * self.cos().conj()
 
 
 class SinBackward0(Node):
@@ -5945,7 +6170,7 @@ class SinBackward0(Node):
 
 
 def _CosBackward0_0(grad, grads, self):
-    return grad * -self.sin()
+    return grad * -self.sin().conj()
 
 
 class CosBackward0(Node):
@@ -5974,7 +6199,7 @@ class CosBackward0(Node):
 
 
 def _TanBackward0_0(grad, grads, result):
-    return grad * (1 + result.pow(2))
+    return grad * (1 + result.pow(2)).conj()
 
 
 class TanBackward0(Node):
@@ -6003,7 +6228,7 @@ class TanBackward0(Node):
 
 
 def _AsinBackward0_0(grad, grads, self):
-    return grad * (-self * self + 1).rsqrt()
+    return grad * (-self * self + 1).rsqrt().conj()
 
 
 class AsinBackward0(Node):
@@ -6032,7 +6257,7 @@ class AsinBackward0(Node):
 
 
 def _AcosBackward0_0(grad, grads, self):
-    return grad * -((-self * self + 1).rsqrt())
+    return grad * -((-self * self + 1).rsqrt()).conj()
 
 
 class AcosBackward0(Node):
@@ -6061,7 +6286,7 @@ class AcosBackward0(Node):
 
 
 def _AtanBackward0_0(grad, grads, self):
-    return grad / (self * self + 1)
+    return grad / (self * self + 1).conj()
 
 
 class AtanBackward0(Node):
@@ -6090,7 +6315,7 @@ class AtanBackward0(Node):
 
 
 def _SinhBackward0_0(grad, grads, self):
-    return grad * self.cosh()
+    return grad * self.cosh().conj()
 
 
 class SinhBackward0(Node):
@@ -6119,7 +6344,7 @@ class SinhBackward0(Node):
 
 
 def _CoshBackward0_0(grad, grads, self):
-    return grad * self.sinh()
+    return grad * self.sinh().conj()
 
 
 class CoshBackward0(Node):
@@ -6148,7 +6373,7 @@ class CoshBackward0(Node):
 
 
 def _TanhBackward0_0(grad, grads, result):
-    return grad * (1 - result * result)
+    return grad * (1 - result * result).conj()
 
 
 class TanhBackward0(Node):
@@ -6177,7 +6402,7 @@ class TanhBackward0(Node):
 
 
 def _AsinhBackward0_0(grad, grads, self):
-    return grad * (self.pow(2) + 1).rsqrt()
+    return grad * (self.pow(2) + 1).rsqrt().conj()
 
 
 class AsinhBackward0(Node):
@@ -6206,7 +6431,7 @@ class AsinhBackward0(Node):
 
 
 def _AcoshBackward0_0(grad, grads, self):
-    return grad * (self * self - 1).rsqrt()
+    return grad * ((self + 1).rsqrt() * (self - 1).rsqrt()).conj() if self.is_complex() else grad * (self * self - 1).rsqrt()
 
 
 class AcoshBackward0(Node):
@@ -6235,11 +6460,11 @@ class AcoshBackward0(Node):
 
 
 def _AtanhBackward0_0(grad, grads, self):
-    return grad * 1 / (1 - self.pow(2))
+    return grad * 1 / (1 - self.pow(2)).conj()
 
 
 class AtanhBackward0(Node):
-    """Backward of ``atanh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:170)."""
+    """Backward of ``atanh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:171)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -6264,11 +6489,11 @@ class AtanhBackward0(Node):
 
 
 def _SigmoidBackward0_0(grad, grads, result):
-    return grad * (1 - result) * result
+    return grad * ((1 - result) * result).conj()
 
 
 class SigmoidBackward0(Node):
-    """Backward of ``sigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:173)."""
+    """Backward of ``sigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:174)."""
 
     __slots__ = ('result_',)
     _tensor_slots = ('result_',)
@@ -6297,7 +6522,7 @@ def _ErfBackward0_0(grad, grads, self):
 
 
 class ErfBackward0(Node):
-    """Backward of ``erf(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:176)."""
+    """Backward of ``erf(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:177)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -6326,7 +6551,7 @@ def _ErfcBackward0_0(grad, grads, self):
 
 
 class ErfcBackward0(Node):
-    """Backward of ``erfc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:179)."""
+    """Backward of ``erfc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:180)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -6355,7 +6580,7 @@ def _ErfinvBackward0_0(grad, grads, self):
 
 
 class ErfinvBackward0(Node):
-    """Backward of ``erfinv(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:182)."""
+    """Backward of ``erfinv(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:183)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -6384,7 +6609,7 @@ def _FloorBackward0_0(grad, grads):
 
 
 class FloorBackward0(Node):
-    """Backward of ``floor(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:185)."""
+    """Backward of ``floor(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:186)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -6404,7 +6629,7 @@ def _CeilBackward0_0(grad, grads):
 
 
 class CeilBackward0(Node):
-    """Backward of ``ceil(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:188)."""
+    """Backward of ``ceil(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:189)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -6424,7 +6649,7 @@ def _TruncBackward0_0(grad, grads):
 
 
 class TruncBackward0(Node):
-    """Backward of ``trunc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:191)."""
+    """Backward of ``trunc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:192)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -6444,7 +6669,7 @@ def _FracBackward0_0(grad, grads):
 
 
 class FracBackward0(Node):
-    """Backward of ``frac(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:194)."""
+    """Backward of ``frac(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:195)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -6464,7 +6689,7 @@ def _RoundBackward0_0(grad, grads):
 
 
 class RoundBackward0(Node):
-    """Backward of ``round(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:197)."""
+    """Backward of ``round(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:198)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -6484,7 +6709,7 @@ def _RoundBackward1_0(grad, grads):
 
 
 class RoundBackward1(Node):
-    """Backward of ``round.decimals(Tensor self, *, int decimals) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:200)."""
+    """Backward of ``round.decimals(Tensor self, *, int decimals) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:201)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -6504,7 +6729,7 @@ def _NanToNumBackward0_0(grad, grads, self):
 
 
 class NanToNumBackward0(Node):
-    """Backward of ``nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:203)."""
+    """Backward of ``nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:204)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -6537,7 +6762,7 @@ def _Atan2Backward0_1(grad, grads, self, other):
 
 
 class Atan2Backward0(Node):
-    """Backward of ``atan2(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:207)."""
+    """Backward of ``atan2(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:208)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -6581,7 +6806,7 @@ def _HypotBackward0_1(grad, grads, self, other, result):
 
 
 class HypotBackward0(Node):
-    """Backward of ``hypot(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:211)."""
+    """Backward of ``hypot(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:212)."""
 
     __slots__ = ('self_', 'other_', 'result_')
     _tensor_slots = ('self_', 'other_', 'result_')
@@ -6634,7 +6859,7 @@ def _CopysignBackward0_1(grad, grads, self, other, result):
 
 
 class CopysignBackward0(Node):
-    """Backward of ``copysign.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:215)."""
+    """Backward of ``copysign.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:216)."""
 
     __slots__ = ('self_', 'other_', 'result_')
     _tensor_slots = ('self_', 'other_', 'result_')
@@ -6683,7 +6908,7 @@ def _CopysignBackward1_0(grad, grads, self, result):
 
 
 class CopysignBackward1(Node):
-    """Backward of ``copysign.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:219)."""
+    """Backward of ``copysign.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:220)."""
 
     __slots__ = ('self_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -6725,7 +6950,7 @@ def _XlogyBackward0_1(grad, grads, self, other):
 
 
 class XlogyBackward0(Node):
-    """Backward of ``xlogy.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:222)."""
+    """Backward of ``xlogy.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:223)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -6765,7 +6990,7 @@ def _XlogyBackward1_0(grad, grads, other, self):
 
 
 class XlogyBackward1(Node):
-    """Backward of ``xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:226)."""
+    """Backward of ``xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:227)."""
 
     __slots__ = ('other_', 'self_')
     _tensor_slots = ('other_',)
@@ -6799,7 +7024,7 @@ def _XlogyBackward2_0(grad, grads, self, other):
 
 
 class XlogyBackward2(Node):
-    """Backward of ``xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:229)."""
+    """Backward of ``xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:230)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_',)
@@ -6837,7 +7062,7 @@ def _LogaddexpBackward0_1(grad, grads, self, other):
 
 
 class LogaddexpBackward0(Node):
-    """Backward of ``logaddexp(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:232)."""
+    """Backward of ``logaddexp(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:233)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -6881,7 +7106,7 @@ def _MaximumBackward0_1(grad, grads, self, other):
 
 
 class MaximumBackward0(Node):
-    """Backward of ``maximum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:236)."""
+    """Backward of ``maximum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:237)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -6925,7 +7150,7 @@ def _FmaxBackward0_1(grad, grads, self, other):
 
 
 class FmaxBackward0(Node):
-    """Backward of ``fmax(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:240)."""
+    """Backward of ``fmax(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:241)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -6969,7 +7194,7 @@ def _MinimumBackward0_1(grad, grads, self, other):
 
 
 class MinimumBackward0(Node):
-    """Backward of ``minimum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:244)."""
+    """Backward of ``minimum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:245)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -7013,7 +7238,7 @@ def _FminBackward0_1(grad, grads, self, other):
 
 
 class FminBackward0(Node):
-    """Backward of ``fmin(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:248)."""
+    """Backward of ``fmin(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:249)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -7057,7 +7282,7 @@ def _ClampBackward0_1(grad, grads, self, min, max):
 
 
 class ClampBackward0(Node):
-    """Backward of ``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:253)."""
+    """Backward of ``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:254)."""
 
     __slots__ = ('self_', 'min_', 'max_')
     _tensor_slots = ('self_', 'min_', 'max_')
@@ -7108,7 +7333,7 @@ def _ClampBackward1_0(grad, grads, self, min, max):
 
 
 class ClampBackward1(Node):
-    """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:257)."""
+    """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:258)."""
 
     __slots__ = ('self_', 'min_', 'max_')
     _tensor_slots = ('self_',)
@@ -7147,7 +7372,7 @@ def _ClampMinBackward0_0(grad, grads, self, min):
 
 
 class ClampMinBackward0(Node):
-    """Backward of ``clamp_min(Tensor self, Scalar min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:260)."""
+    """Backward of ``clamp_min(Tensor self, Scalar min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:261)."""
 
     __slots__ = ('self_', 'min_')
     _tensor_slots = ('self_',)
@@ -7185,7 +7410,7 @@ def _ClampMinBackward1_1(grad, grads, self, min):
 
 
 class ClampMinBackward1(Node):
-    """Backward of ``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:263)."""
+    """Backward of ``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:264)."""
 
     __slots__ = ('self_', 'min_')
     _tensor_slots = ('self_', 'min_')
@@ -7225,7 +7450,7 @@ def _ClampMaxBackward0_0(grad, grads, self, max):
 
 
 class ClampMaxBackward0(Node):
-    """Backward of ``clamp_max(Tensor self, Scalar max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:267)."""
+    """Backward of ``clamp_max(Tensor self, Scalar max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:268)."""
 
     __slots__ = ('self_', 'max_')
     _tensor_slots = ('self_',)
@@ -7263,7 +7488,7 @@ def _ClampMaxBackward1_1(grad, grads, self, max):
 
 
 class ClampMaxBackward1(Node):
-    """Backward of ``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:270)."""
+    """Backward of ``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:271)."""
 
     __slots__ = ('self_', 'max_')
     _tensor_slots = ('self_', 'max_')
@@ -7307,7 +7532,7 @@ def _WhereBackward0_1(grad, grads, condition):
 
 
 class WhereBackward0(Node):
-    """Backward of ``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:274)."""
+    """Backward of ``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:275)."""
 
     __slots__ = ('condition_',)
     _tensor_slots = ('condition_',)
@@ -7338,7 +7563,7 @@ def _EqBackward0_0(grad, grads):
 
 
 class EqBackward0(Node):
-    """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:282)."""
+    """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:283)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7362,7 +7587,7 @@ def _EqBackward1_1(grad, grads):
 
 
 class EqBackward1(Node):
-    """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:285)."""
+    """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:286)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7384,7 +7609,7 @@ def _GeBackward0_0(grad, grads):
 
 
 class GeBackward0(Node):
-    """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:289)."""
+    """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:290)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7408,7 +7633,7 @@ def _GeBackward1_1(grad, grads):
 
 
 class GeBackward1(Node):
-    """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:292)."""
+    """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:293)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7430,7 +7655,7 @@ def _GtBackward0_0(grad, grads):
 
 
 class GtBackward0(Node):
-    """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:296)."""
+    """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:297)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7454,7 +7679,7 @@ def _GtBackward1_1(grad, grads):
 
 
 class GtBackward1(Node):
-    """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:299)."""
+    """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:300)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7476,7 +7701,7 @@ def _LeBackward0_0(grad, grads):
 
 
 class LeBackward0(Node):
-    """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:303)."""
+    """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:304)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7500,7 +7725,7 @@ def _LeBackward1_1(grad, grads):
 
 
 class LeBackward1(Node):
-    """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:306)."""
+    """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:307)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7522,7 +7747,7 @@ def _LtBackward0_0(grad, grads):
 
 
 class LtBackward0(Node):
-    """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:310)."""
+    """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:311)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7546,7 +7771,7 @@ def _LtBackward1_1(grad, grads):
 
 
 class LtBackward1(Node):
-    """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:313)."""
+    """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:314)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7568,7 +7793,7 @@ def _NeBackward0_0(grad, grads):
 
 
 class NeBackward0(Node):
-    """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:317)."""
+    """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:318)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7592,7 +7817,7 @@ def _NeBackward1_1(grad, grads):
 
 
 class NeBackward1(Node):
-    """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:320)."""
+    """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:321)."""
 
     __slots__ = ()
     _tensor_slots = ()

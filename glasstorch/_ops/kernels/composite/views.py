@@ -10,6 +10,7 @@ Invariant: view kernels never allocate; ``_base`` is set by the ADInplaceOrView 
 from __future__ import annotations
 
 from ...._core import shape as _shape
+from ...._core.dispatch_key import MATH_BITS
 from ...._core.layout import contiguous_format as _contiguous_format
 from ...._core.layout import preserve_format as _preserve_format
 from ...._tensor import views as _views
@@ -84,10 +85,11 @@ def clone(self: TensorImpl, memory_format=None) -> TensorImpl:
 
     A row-major source (canonical strides, so every format but channels-last keeps them) is the common case and
     takes a short path: a fresh row-major buffer and one copy of the same dtype, which needs none of ``copy_``'s
-    shape, overlap or cast work."""
+    shape, overlap or cast work.  The copy has no conjugate or negative bit: ``copy_`` resolves them
+    (Note [Math bits])."""
     data = self.storage._data
     if data is not None and memory_format in _ROW_MAJOR_FORMATS and (self._contig or self.is_contiguous()) and \
-            self.strides == _shape.contiguous_strides(self.sizes):
+            self.strides == _shape.contiguous_strides(self.sizes) and not self.key_set & MATH_BITS:
         out, out_np = empty_contiguous_numpy(self.sizes, self.dtype, self.device)
         arr = self._np
         _copy.copy_dense(arr if arr is not None and self._np_key is data else self.as_numpy(), out_np)

@@ -19,6 +19,7 @@ import ml_dtypes
 import numpy as np
 
 from ...._core import dtype as _dt
+from ...._core.dispatch_key import MATH_BITS, bit
 from ...._core.shape import broadcast_shapes
 from ...._core.user_warning import warn as _user_warn
 from ...._tensor.impl import TensorImpl
@@ -29,6 +30,7 @@ __all__ = ["copy_", "copy_dense", "fill_", "check_copy_shapes", "cast_ready", "c
 
 _F16, _F64, _U8 = np.dtype(np.float16), np.dtype(np.float64), np.dtype(np.uint8)
 _BF16 = np.dtype(ml_dtypes.bfloat16)
+_CONJ_BIT, _NEG_BIT = bit("Conjugate"), bit("Negative")
 _WIDE_INTS = tuple(np.dtype(t) for t in (np.int32, np.int64))  # the integers float32 does not hold exactly
 
 
@@ -90,8 +92,9 @@ def copy_(dst: TensorImpl, src: TensorImpl) -> TensorImpl:
         return dst
     if src.storage._data is None:
         raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+    flip = (src.key_set ^ dst.key_set) & MATH_BITS  # Note [Math bits]: the bits src has and dst lacks, or back
     if dst.storage is src.storage and dst.offset == src.offset and dst.sizes == src.sizes \
-            and dst.strides == src.strides and dst.dtype is src.dtype:
+            and dst.strides == src.strides and dst.dtype is src.dtype and not flip:
         return dst  # copying a tensor onto itself
     check_no_internal_overlap(dst)
     check_no_partial_overlap(dst, src)
@@ -99,6 +102,8 @@ def copy_(dst: TensorImpl, src: TensorImpl) -> TensorImpl:
     s = src.as_numpy()
     if src.dtype is _dt.complex32:
         s = chalf_values(s)
+    if flip:
+        s = _apply_bits(s, flip)
     if src.dtype.is_complex and dst.dtype._name == "bool":
         s = s != 0  # a complex value is True when either part is non-zero
     elif src.dtype.is_complex and not dst.dtype.is_complex:
@@ -113,6 +118,16 @@ def copy_(dst: TensorImpl, src: TensorImpl) -> TensorImpl:
     with np.errstate(invalid="ignore", over="ignore"):
         np.copyto(out, cast_ready(s, out.dtype), casting="unsafe")
     return dst
+
+
+def _apply_bits(values: np.ndarray, bits: int) -> np.ndarray:
+    """``values`` conjugated and/or negated as ``bits`` say: what a copy between tensors whose conjugate or
+    negative bits differ writes into the stored elements of the destination (conj and neg commute)."""
+    if bits & _CONJ_BIT:
+        values = np.conj(values)
+    if bits & _NEG_BIT:
+        values = np.negative(values)
+    return values
 
 
 def copy_dense(src: np.ndarray, out: np.ndarray) -> None:

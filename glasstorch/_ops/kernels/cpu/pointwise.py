@@ -97,6 +97,7 @@ from .pointwise_support import (
     negative,
     ufunc_into,
     unary,
+    unary_complex_to_float,
 )
 
 
@@ -113,24 +114,16 @@ _abs_out = unary(np.absolute, name="abs", dispatch=Dispatch("abs_cpu", INTEGRAL 
 
 
 def abs_out(self, out):
-    """abs; a complex tensor gives its real type (PyTorch's ``unary_op_impl_with_complex_to_float``): a new result
-    laid out as the input, or any ``out`` the real type casts to (resized row-major; a complex ``out`` gets
-    ``|z| + 0j`` through the iterator); not in place."""
+    """abs; a complex tensor gives its real type (``unary_complex_to_float``); not in place."""
     if not self.dtype.is_complex:
         return _abs_out(self, out)
     if out is self:
         raise RuntimeError("In-place abs is not supported for complex tensors.")
-    real = self.dtype.to_real()
-    if out is not None and not out.dtype.is_complex:  # the real part of a complex result is copied into out
-        if not _dt.can_cast(real, out.dtype):
-            raise RuntimeError(f"result type {_dt.name_of(real)} can't be cast to the desired output type "
-                               f"{_dt.name_of(out.dtype)}")
-        resize_out(out, self.sizes)
-    it = build((out,), (self,), static_dtype=real if out is None else out.dtype)
-    if not it.is_meta:
-        x = it.ins_np[0]
-        np.absolute(chalf_values(x) if self.dtype is _C32 else x, out=it.out_np, casting="unsafe")
-    return it.out
+    return unary_complex_to_float(self, out, _complex_abs)
+
+
+def _complex_abs(x, out):
+    np.absolute(chalf_values(x) if x.dtype.names else x, out=out, casting="unsafe")
 bitwise_not_out = unary(np.invert, name="bitwise_not", dispatch=Dispatch("bitwise_not_cpu", INTEGRAL | BOOL))
 
 

@@ -12,12 +12,12 @@ import numpy as np
 
 from ...._core import dtype as _dt
 from ...._tensor.impl import TensorImpl
-from ...tensor_iterator import build, fast_operands, fp_ignore, fp_restore, scalar_np
+from ...tensor_iterator import build, fast_operands, fp_ignore, fp_restore, resize_out, scalar_np
 from . import ckernels as _ck
 from .copy import cast_ready, cast_routed, chalf_values, store_chalf
 from .dispatch_types import Dispatch, not_implemented
 
-__all__ = ["unary", "binary", "comparison", "ufunc_into", "cast_outputs"]
+__all__ = ["unary", "unary_complex_to_float", "binary", "comparison", "ufunc_into", "cast_outputs"]
 
 _BOOL_NP = np.dtype(np.bool_)
 _F32, _F16, _BF16 = _dt.float32, _dt.float16, _dt.bfloat16
@@ -566,3 +566,20 @@ def _special(fn64):
             res = res.astype(np.float32)
         np.copyto(out, res, casting="unsafe")
     return fn
+
+
+def unary_complex_to_float(self: TensorImpl, out, fn) -> TensorImpl:
+    """A unary op of a complex tensor whose result has its real dtype (PyTorch's
+    ``unary_op_impl_with_complex_to_float``: abs, angle): a new result laid out as the input, or any ``out`` the
+    real type casts to (resized row-major; a complex ``out`` gets ``value + 0j`` through the iterator).
+    ``fn(x, out_np)`` writes the values."""
+    real = self.dtype.to_real()
+    if out is not None and not out.dtype.is_complex:  # the real part of a complex result is copied into out
+        if not _dt.can_cast(real, out.dtype):
+            raise RuntimeError(f"result type {_dt.name_of(real)} can't be cast to the desired output type "
+                               f"{_dt.name_of(out.dtype)}")
+        resize_out(out, self.sizes)
+    it = build((out,), (self,), static_dtype=real if out is None else out.dtype)
+    if not it.is_meta:
+        fn(it.ins_np[0], it.out_np)
+    return it.out
