@@ -199,9 +199,30 @@ def _is_fake(t: Tensor) -> bool:
     return mod is not None and isinstance(t, mod.FakeTensor)
 
 
+def _tensor_hooks(impl: TensorImpl) -> list:
+    """The hooks ``register_hook`` put on this tensor (on its grad_fn's output, or on the leaf itself)."""
+    meta = impl.autograd
+    if meta is None:
+        return []
+    if meta.grad_fn is not None:
+        by_output = meta.grad_fn._tensor_pre_hooks or {}
+        return list(by_output.get(meta.output_nr, {}).values())
+    return list((meta.hooks or {}).get(0, {}).values())
+
+
+def _warn_if_has_hooks(impl: TensorImpl) -> None:
+    """Hooks are not saved (PyTorch's Note [Don't serialize hooks]); say so unless marked unserializable."""
+    for hook in _tensor_hooks(impl):
+        if not hasattr(hook, "__torch_unserializable__"):
+            warnings.warn(f"backward hook {hook!r} on tensor will not be serialized.  If this is expected, you can "
+                          "decorate the function with @torch.utils.hooks.unserializable_hook to suppress this "
+                          "warning", stacklevel=4)
+
+
 def _reduce_tensor(t: Tensor):
     """The reduce tuple PyTorch's ``Tensor.__reduce_ex__`` / ``Parameter.__reduce_ex__`` would give."""
     impl = t._impl
+    _warn_if_has_hooks(impl)
     param = _utils.parameter_class()
     if param is not None and type(t) is param:
         plain = TensorImpl(impl.storage, impl.sizes, impl.strides, impl.offset, impl.dtype, impl.device)
@@ -262,8 +283,8 @@ def storage_dtype(storage_type):
 
 
 def make_unpickler(file, pickle_module, weights_only, load_args):
-    if weights_only:
-        return _wo.Unpickler(file, encoding=load_args.get("encoding", "utf-8"))
+    if weights_only:  # every load argument reaches it, as in PyTorch: one it does not take is a TypeError
+        return _wo.Unpickler(file, **load_args)
     if pickle_module is pickle:
         return _FullUnpickler(file, **load_args)
     base = pickle_module.Unpickler

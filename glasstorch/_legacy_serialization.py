@@ -172,7 +172,7 @@ class _LegacyStorages:
                 begin = offset * dtype.itemsize
                 self.views[view_key] = untyped[begin:begin + size * dtype.itemsize]
             untyped = self.views[view_key]
-        return untyped if storage_type is UntypedStorage else _utils.TypedStorage._new_wrapped(untyped, dtype)
+        return _utils.TypedStorage._new_wrapped(untyped, dtype)  # typed even for an UntypedStorage, as PyTorch
 
     def fill(self, f, key, swap: bool) -> None:
         untyped, dtype = self.roots[key]

@@ -696,9 +696,7 @@ class _LoadedStorages:
         untyped = self.by_key.get(key)
         if untyped is None:
             untyped = self.by_key[key] = self._read(str(key), numel * dtype.itemsize, dtype, _cp.ascii_str(location))
-        if storage_type is UntypedStorage:
-            return untyped
-        return _utils.TypedStorage._new_wrapped(untyped, dtype)
+        return _utils.TypedStorage._new_wrapped(untyped, dtype)  # typed even for an UntypedStorage, as PyTorch
 
     def _read(self, key: str, nbytes: int, dtype, location: str) -> UntypedStorage:
         name = f"data/{key}"

@@ -596,3 +596,33 @@ def test_map_location_to_the_emulated_accelerator():
     with pytest.raises(RuntimeError, match=r"Attempting to deserialize object on EMU device 7 but "
                                            r"torch.emu.device_count\(\) is 1"):
         gt.load(io.BytesIO(_save_bytes(gt, {"a": gt.arange(3.0)})), map_location="emu:7")
+
+
+def test_save_warns_about_backward_hooks_like_torch():
+    for m in (gt, torch):
+        for make in (lambda: m.ones(2, requires_grad=True), lambda: m.ones(2, requires_grad=True) * 2):
+            x = make()
+            x.register_hook(lambda g: g)
+            with pytest.warns(UserWarning, match="backward hook .* on tensor will not be serialized.  If this is "
+                                                 "expected, you can decorate the function with "
+                                                 "@torch.utils.hooks.unserializable_hook"):
+                _save_bytes(m, x)
+
+
+def test_untyped_storage_loads_back_typed_like_torch():
+    # (the legacy format is left out: torch's own loader fails on an UntypedStorage there, an AttributeError)
+    for m in (gt, torch):
+        for legacy in (False,):
+            data = _save_bytes(m, m.arange(4, dtype=m.uint8).untyped_storage(),
+                               _use_new_zipfile_serialization=not legacy)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out = m.load(io.BytesIO(data))
+                assert type(out).__name__ == "TypedStorage" and out.dtype == m.uint8 and out.tolist() == [0, 1, 2, 3]
+
+
+def test_load_arguments_reach_the_weights_only_unpickler():
+    data = _save_bytes(torch, 1)
+    with pytest.warns(UserWarning, match="pickle_load_args only works if `weights_only=False`"):
+        assert_same_error(lambda: gt.load(io.BytesIO(data), weights_only=True, errors="strict"),
+                          lambda: torch.load(io.BytesIO(data), weights_only=True, errors="strict"))
