@@ -600,8 +600,8 @@ def test_map_location_to_the_emulated_accelerator():
 
 def test_save_warns_about_backward_hooks_like_torch():
     for m in (gt, torch):
-        for make in (lambda: m.ones(2, requires_grad=True), lambda: m.ones(2, requires_grad=True) * 2):
-            x = make()
+        for leaf in (True, False):
+            x = m.ones(2, requires_grad=True) if leaf else m.ones(2, requires_grad=True) * 2
             x.register_hook(lambda g: g)
             with pytest.warns(UserWarning, match="backward hook .* on tensor will not be serialized.  If this is "
                                                  "expected, you can decorate the function with "
