@@ -10,7 +10,9 @@ effect on the next ``save``/``load``):
   ``load.calculate_storage_offsets`` — find each storage's record offset from the previous one instead of
   reading its local header (valid for files ``save`` wrote).
 * ``save.compute_crc32`` — write each record's CRC-32 (False writes 0, which zip tools reject);
-  ``save.use_pinned_memory_for_d2h`` — stage device storages in pinned host memory on their way to the file;
+  ``save.use_pinned_memory_for_d2h`` — in PyTorch, stage accelerator storages in pinned host memory on their
+  way to the file; glasstorch has no pinned host memory, so device storages are always copied to ordinary host
+  memory and the setting changes nothing but what it reads back;
   ``save.storage_alignment`` — the byte boundary each record's data starts on (64).
 
 Invariant: only plain values live here; the meaning of each is implemented where it is read.
