@@ -626,3 +626,12 @@ def test_load_arguments_reach_the_weights_only_unpickler():
     with pytest.warns(UserWarning, match="pickle_load_args only works if `weights_only=False`"):
         assert_same_error(lambda: gt.load(io.BytesIO(data), weights_only=True, errors="strict"),
                           lambda: torch.load(io.BytesIO(data), weights_only=True, errors="strict"))
+
+
+def test_config_options_and_defaults_match_torch():
+    for part, keys in _OPTIONS.items():
+        for key in keys:
+            assert getattr(getattr(gt_config, part), key) == getattr(getattr(th_config, part), key), (part, key)
+    assert gt.serialization.get_default_mmap_options() == torch.serialization.get_default_mmap_options()
+    assert_same_error(lambda: gt.serialization.set_default_mmap_options(7),
+                      lambda: torch.serialization.set_default_mmap_options(7))
