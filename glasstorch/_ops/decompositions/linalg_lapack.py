@@ -20,6 +20,7 @@ from ..._tensor.impl import TensorImpl, empty_impl
 from ..aten import aten
 from ..factories import eye_impl
 from ..kernels.cpu.lapack import check_errors, checked, square_checks
+from ..kernels.cpu.linalg import typemeta_name
 from ..tensor_iterator import resize_out
 
 __all__ = [
@@ -90,7 +91,7 @@ def linalg_lu_factor_out(A, pivot=True, LU=None, pivots=None):
 
 def lu_with_info(self, pivot=True, check_errors=True):
     """``_lu_with_info`` (behind ``torch.lu``): ``linalg_lu_factor_ex``."""
-    return aten.linalg_lu_factor_ex(self, pivot, check_errors)
+    return aten.linalg_lu_factor_ex(self, pivot, False)  # PyTorch's passes no check on: a singular U is fine
 
 
 _LU_SOLVE_WARNING = ("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future "
@@ -318,11 +319,13 @@ def _float_tols(input, atol, rtol):
     return _full(a, _dt.float64, input.device), _full(r, _dt.float64, input.device)
 
 
+def _pinv_checks(input) -> None:
+    if input.ndim < 2 or not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(f"linalg.pinv({input.dtype._short}{{[{', '.join(map(str, input.sizes))}]}}): expected a "
+                           f"tensor with 2 or more dimensions of float, double, cfloat or cdouble types")
+
+
 def _pinv(input, atol, rtol, hermitian):
-    checked(input, "linalg.pinv")
-    if input.ndim < 2:
-        raise RuntimeError("linalg.pinv(" + ("{" + ", ".join(map(str, input.sizes)) + "}") + "): expected a tensor "
-                           "with 2 or more dimensions of float, double, cfloat or cdouble types")
     if input.numel() == 0:
         sizes = input.sizes[:-2] + (input.sizes[-1], input.sizes[-2])
         return aten.fill__Scalar(empty_impl(sizes, input.dtype, input.device), 0)
@@ -344,11 +347,13 @@ def _pinv(input, atol, rtol, hermitian):
 
 
 def linalg_pinv_atol_rtol_tensor(self, atol=None, rtol=None, hermitian=False):
+    _pinv_checks(self)
     a, r = _atol_rtol(self, atol, rtol, "torch.linalg.pinv")
     return _pinv(self, a, r, hermitian)
 
 
 def linalg_pinv_atol_rtol_float(self, atol=None, rtol=None, hermitian=False):
+    _pinv_checks(self)
     a, r = _float_tols(self, atol, rtol)
     return _pinv(self, a, r, hermitian)
 
@@ -358,6 +363,7 @@ def linalg_pinv(self, rcond, hermitian=False):
 
 
 def linalg_pinv_rcond_tensor(self, rcond, hermitian=False):
+    _pinv_checks(self)
     return _pinv(self, _full(0.0, self.dtype.to_real(), self.device), rcond, hermitian)
 
 
@@ -365,9 +371,14 @@ def pinverse(self, rcond=1e-15):
     return aten.linalg_pinv(self, rcond, False)
 
 
-def _matrix_rank(input, atol, rtol, hermitian):
+def _rank_checks(input) -> None:
     if input.ndim < 2:
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+
+
+def _matrix_rank(input, atol, rtol, hermitian):
     checked(input, "torch.linalg.matrix_rank")
     if hermitian:
         S = aten.abs(aten._linalg_eigh(input, "L", False)[0])
@@ -382,11 +393,13 @@ def _matrix_rank(input, atol, rtol, hermitian):
 
 
 def linalg_matrix_rank_atol_rtol_tensor(input, atol=None, rtol=None, hermitian=False):
+    _rank_checks(input)
     a, r = _atol_rtol(input, atol, rtol, "torch.linalg.matrix_rank")
     return _matrix_rank(input, a, r, hermitian)
 
 
 def linalg_matrix_rank_atol_rtol_float(self, atol=None, rtol=None, hermitian=False):
+    _rank_checks(self)
     a, r = _float_tols(self, atol, rtol)
     return _matrix_rank(self, a, r, hermitian)
 
@@ -396,6 +409,7 @@ def linalg_matrix_rank(self, tol, hermitian=False):
 
 
 def linalg_matrix_rank_tol_tensor(input, tol, hermitian=False):
+    _rank_checks(input)
     return _matrix_rank(input, tol, _full(0.0, input.dtype.to_real(), input.device), hermitian)
 
 
@@ -424,7 +438,7 @@ def linalg_cond(self, p=None):
         raise RuntimeError(f"linalg.cond got an invalid norm type: {p:g}" if isinstance(p, float) else
                            f"linalg.cond got an invalid norm type: {p}")
     if self.ndim < 2:
-        raise RuntimeError("linalg.cond: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
     checked(self, "linalg.cond")
     if self.numel() == 0:
         return aten.fill__Scalar(empty_impl(self.sizes[:-2], self.dtype.to_real(), self.device), 0)
@@ -441,7 +455,7 @@ def linalg_cond_p_str(self, p):
     if p not in ("fro", "nuc"):
         raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
     if self.ndim < 2:
-        raise RuntimeError("linalg.cond: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
     checked(self, "linalg.cond")
     if self.numel() == 0:
         return aten.fill__Scalar(empty_impl(self.sizes[:-2], self.dtype.to_real(), self.device), 0)
@@ -457,8 +471,6 @@ def matrix_exp(self):
 def linalg_matrix_power(self, n):
     """A^n by repeated squaring (PyTorch's binary decomposition of n); A⁻¹ first for n < 0; the identity for 0."""
     square_checks(self, "linalg.matrix_power")
-    if n < 0:
-        checked(self, "linalg.matrix_power")
     if n == 0:
         eye = eye_impl(self.sizes[-1], self.sizes[-1], self.dtype, self.device)
         return aten.clone(aten.expand(eye, list(self.sizes), False), None)
@@ -529,7 +541,7 @@ def linalg_multi_dot(tensors):
             raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D")
         if t.dtype is not first.dtype:
             raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
-                               f"{first.dtype._short} and tensor {i} is {t.dtype._short}")
+                               f"{typemeta_name(first.dtype)} and tensor {i} {typemeta_name(t.dtype)}")
     mats = list(tensors)
     if first.ndim == 1:
         mats[0] = aten.unsqueeze(first, 0)
@@ -602,9 +614,7 @@ def cross_out(self, other, dim=None, out=None):
 
 def linalg_vander(x, N=None):
     """Powers x⁰ … x^(N-1) along a new last dim (a cumulative product, as PyTorch builds it)."""
-    if x.ndim == 0:
-        raise RuntimeError("linalg.vander: x must have at least one dimension.")
-    n = x.sizes[-1] if N is None else N
+    n = (x.sizes[-1] if x.ndim else 0) if N is None else N
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
     if x.dtype is _dt.bool:
@@ -625,6 +635,9 @@ def linalg_tensorinv(self, ind=2):
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
     front, back = list(self.sizes[:ind]), list(self.sizes[ind:])
     rows, cols = _shape.prod(front), _shape.prod(back)
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {cols} != {rows}")
     result, info = aten.linalg_inv_ex(aten.reshape(self, [rows, cols]), False)
     _check(info, "inv", True)
     return aten.reshape(result, back + front)

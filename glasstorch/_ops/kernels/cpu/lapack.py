@@ -60,6 +60,9 @@ def same_dtype(A: TensorImpl, B: TensorImpl, fn: str, a="A", b="B") -> None:
                            f"{A.dtype._short} and {b} of type {B.dtype._short} instead")
 
 
+_UNKNOWN = "unknown"
+
+
 def _error_text(api: str, info: int) -> str:
     if "inv" in api:
         return f"The diagonal element {info} is zero, the inversion could not be completed because the input matrix " \
@@ -79,7 +82,7 @@ def _error_text(api: str, info: int) -> str:
         return f"U[{info},{info}] is zero and using it on lu_solve would result in a division by zero. If you still " \
                f"want to perform the factorization, consider calling linalg.lu(A, pivot) or " \
                f"linalg.lu_factor_ex(A, pivot)"
-    return f"Unknown error code: {info}."
+    return _UNKNOWN
 
 
 def check_errors(info: np.ndarray, api: str, is_matrix: bool) -> None:
@@ -94,8 +97,13 @@ def check_errors(info: np.ndarray, api: str, is_matrix: bool) -> None:
     if code < 0:
         raise RuntimeError(f"{api}{where}: Argument {-code} has illegal value. Most certainly there is a bug in the "
                            f"implementation calling the backend library.")
+    text = _error_text(api, code)
+    if text is _UNKNOWN:  # PyTorch's TORCH_INTERNAL_ASSERT: a code no branch knows
+        raise RuntimeError(f"false INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/aten/src/ATen/native/"
+                           f"BatchLinearAlgebra.cpp\":1642, please report a bug to PyTorch. {api}{where}: Unknown error "
+                           f"code: {code}.")
     err = RuntimeError if "lu_factor" in api else LinAlgError
-    raise err(f"{api}{where}: {_error_text(api, code)}")
+    raise err(f"{api}{where}: {text}")
 
 
 def linalg_check_errors(info: TensorImpl, api_name: str, is_matrix: bool):
@@ -121,7 +129,7 @@ def column_major_out(out, shape, dtype, device) -> TensorImpl:
 
 def matrices(arr: np.ndarray) -> np.ndarray:
     """The batch of ``arr`` flattened into one leading dim (a view where the layout allows)."""
-    return arr.reshape((-1,) + arr.shape[-2:])
+    return arr.reshape((_shape.prod(arr.shape[:-2]),) + arr.shape[-2:])
 
 
 def lapack_fn(name: str, dtype):
@@ -255,7 +263,6 @@ def linalg_lu_out(A, pivot=True, P=None, L=None, U=None):
         raise RuntimeError(f"linalg.lu: Expected tensor with 2 or more dimensions. Got size: "
                            f"[{', '.join(map(str, A.sizes))}] instead")
     _lu_factor_checks(A, pivot)
-    checked(A, "linalg.lu")
     *batch, m, n = A.sizes
     k = min(m, n)
     batch = tuple(batch)
@@ -264,6 +271,8 @@ def linalg_lu_out(A, pivot=True, P=None, L=None, U=None):
     U = set_output(U, batch + (k, n), A.dtype, A.device)
     if is_meta(A, P, L, U):
         return P, L, U
+    if A.dtype not in LAPACK_DTYPES:
+        raise NotImplementedError(f"\"lu_cpu\" not implemented for '{A.dtype._short}'")
     lu, piv, _ = _lu_numpy(A)
     p, lo, up = _unpack(lu, piv, m, n, True, True, A.dtype.np)
     for out, val in ((P, p), (L, lo), (U, up)):
@@ -303,7 +312,7 @@ def _broadcast_solve_batch(A: TensorImpl, B: TensorImpl, fn: str, left: bool, ve
         eq = "AX = B" if left else "XA = B"
         bm, bk = B.sizes[-2], B.sizes[-1]
         raise RuntimeError(f"{fn}: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and {bm}x{bk})")
-    return tuple(_shape.broadcast_shapes(A.sizes[:-2], B.sizes[:-2]))
+    return tuple(_shape.broadcast_shapes(B.sizes[:-2], A.sizes[:-2]))
 
 
 def _row_major_result(out: TensorImpl, shape) -> None:
@@ -361,9 +370,6 @@ def linalg_solve_ex_out(A, B, left=True, check_errors_=False, result=None, LU=No
     checked(A, fn)
     same_dtype(A, B, fn)
     vector = is_vector_rhs(A, B)
-    if vector and not left:
-        raise RuntimeError("linalg.solve: Vector broadcasting of the left hand side is not supported for left=False. "
-                           "In this case linalg.solve is equivalent to B / A.squeeze(-1)")
     square_checks(A, fn)
     Bm = B.sizes + (1,) if vector else B.sizes
     if len(Bm) < 2:
@@ -374,7 +380,7 @@ def linalg_solve_ex_out(A, B, left=True, check_errors_=False, result=None, LU=No
         eq = "AX = B" if left else "XA = B"
         raise RuntimeError(f"{fn}: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and "
                            f"{Bm[-2]}x{Bm[-1]})")
-    batch = tuple(_shape.broadcast_shapes(A.sizes[:-2], Bm[:-2]))
+    batch = tuple(_shape.broadcast_shapes(Bm[:-2], A.sizes[:-2]))
     mshape = batch + tuple(Bm[-2:])
     rshape = mshape[:-1] if vector else mshape
     result = column_major_out(result, rshape, A.dtype, A.device)
@@ -421,7 +427,7 @@ def linalg_inv_ex_out(A, check_errors_=False, inverse=None, info=None):
     n = A.sizes[-1]
     eye = np.eye(n, dtype=A.dtype.np)
     res = np.empty(lu.shape, A.dtype.np)
-    for i in range(lu.shape[0]):
+    for i in range(lu.shape[0] if n else 0):
         res[i] = _lu_solve_matrix(lu[i], piv[i], eye, False, A.dtype)
     _write(inverse, res)
     _write(info, inf)
@@ -553,7 +559,7 @@ def cholesky_solve_out_cpu(self, input2, upper=False, out=None):
     for t, name in ((self, "b"), (input2, "u")):
         if t.ndim < 2:
             raise RuntimeError(f"{name} should have at least 2 dimensions, but has {t.ndim} dimensions instead")
-    batch = tuple(_shape.broadcast_shapes(self.sizes[:-2], input2.sizes[:-2]))
+    batch = tuple(_shape.broadcast_shapes(self.sizes[:-2], input2.sizes[:-2]))  # b's batch first, as PyTorch
     same_dtype(self, input2, fn, "self", "input2")
     square_checks(input2, fn, "A")
     if input2.sizes[-1] != self.sizes[-2]:
@@ -633,25 +639,25 @@ def _substitute(t, b, upper):
 def linalg_solve_triangular_out(self, B, upper, left=True, unitriangular=False, out=None):
     """``linalg_solve_triangular.out``: X with ``A X = B`` (``X A = B``) for a triangular A (``self``)."""
     fn = "linalg.solve_triangular"
-    checked(self, fn)
     if B.ndim < 2:
         raise RuntimeError(f"{fn}: The input tensor B must have at least 2 dimensions.")
     square_checks(self, fn)
-    same_dtype(self, B, fn, "A", "B")
     batch = _broadcast_solve_batch(self, B, fn, left)
     shape = batch + tuple(B.sizes[-2:])
-    out = column_major_out(out, shape, B.dtype, B.device)
+    out = column_major_out(out, shape, self.dtype, B.device)  # the result (and B, cast) take A's dtype
     if is_meta(self, B, out) or out.numel() == 0:
         return out
+    if self.dtype not in LAPACK_DTYPES:
+        raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{self.dtype._short}'")
     n = self.sizes[-1]
     a = np.broadcast_to(self.as_numpy(), batch + (n, n)).reshape(-1, n, n)
-    b = np.broadcast_to(B.as_numpy(), shape).reshape((-1,) + shape[-2:])
-    res = np.empty(b.shape, B.dtype.np)
+    b = np.broadcast_to(B.as_numpy(), shape).reshape((-1,) + shape[-2:]).astype(self.dtype.np, copy=False)
+    res = np.empty(b.shape, self.dtype.np)
     for i in range(b.shape[0]):
         if left:
-            res[i] = _trsm(a[i], b[i], upper, unitriangular, 0, B.dtype)
+            res[i] = _trsm(a[i], b[i], upper, unitriangular, 0, self.dtype)
         else:  # X A = B  <=>  Aᵀ Xᵀ = Bᵀ
-            res[i] = _trsm(a[i], b[i].T, upper, unitriangular, 1, B.dtype).T
+            res[i] = _trsm(a[i], b[i].T, upper, unitriangular, 1, self.dtype).T
     _write(out, res)
     return out
 
@@ -673,14 +679,16 @@ def triangular_solve_out(self, A, upper=True, transpose=False, unitriangular=Fal
     if "triangular_solve" not in _warned:
         _warned.add("triangular_solve")
         _user_warn(_TRIANGULAR_SOLVE_WARNING)
-    for t, name in ((self, "self"), (A, "A")):
+    for t, name in ((self, "b"), (A, "A")):
         if t.ndim < 2:
             raise RuntimeError(f"{fn}: Expected {name} to have at least 2 dimensions, but it has {t.ndim} dimensions "
                                f"instead")
-    same_dtype(self, A, fn, "b", "A")
+    if self.dtype is not A.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {self.dtype._short} and A "
+                           f"of type {A.dtype._short} instead.")
     square_checks(A, fn)
     if A.sizes[-1] != self.sizes[-2]:
-        raise RuntimeError(f"{fn}: Incompatible matrix sizes for {'triangular_solve'}: each A matrix is "
+        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is "
                            f"{A.sizes[-1]} by {A.sizes[-1]} but each b matrix is {self.sizes[-2]} by {self.sizes[-1]}")
     batch = tuple(_shape.broadcast_shapes(self.sizes[:-2], A.sizes[:-2]))
     shape_b, shape_a = batch + tuple(self.sizes[-2:]), batch + tuple(A.sizes[-2:])

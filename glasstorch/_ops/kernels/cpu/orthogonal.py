@@ -17,7 +17,7 @@ import numpy as np
 from ...._core import dtype as _dt
 from ...._core import shape as _shape
 from ...._tensor.impl import TensorImpl
-from .lapack import checked, column_major_out, lapack_fn, matrices, square_checks
+from .lapack import LAPACK_DTYPES, checked, column_major_out, lapack_fn, matrices, square_checks
 from .linalg import is_meta, set_output
 from .spectral import LinAlgError
 
@@ -40,7 +40,6 @@ def linalg_eigh_out(A, UPLO="L", compute_v=True, eigenvalues=None, eigenvectors=
     Hermitian matrices whose ``UPLO`` triangle A holds."""
     fn = "linalg.eigh"
     square_checks(A, fn)
-    checked(A, fn)
     if UPLO not in ("L", "U", "l", "u"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     eigenvalues = set_output(eigenvalues, tuple(A.sizes[:-1]), A.dtype.to_real(), A.device)
@@ -48,6 +47,8 @@ def linalg_eigh_out(A, UPLO="L", compute_v=True, eigenvalues=None, eigenvectors=
         _empty(eigenvectors, A.dtype, A.device)
     if is_meta(A, eigenvalues, eigenvectors) or A.numel() == 0:
         return eigenvalues, eigenvectors
+    if A.dtype not in LAPACK_DTYPES:
+        raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{A.dtype._short}'")
     a = A.as_numpy()
     try:
         if compute_v:
@@ -260,6 +261,9 @@ def _lstsq_checks(A: TensorImpl, B: TensorImpl, driver):
     if A.dtype is not B.dtype:
         raise RuntimeError(f"{fn}: Expected input and other to have the same dtype, but got input's dtype "
                            f"{A.dtype._short} and other's dtype {B.dtype._short}")
+    if not (A.ndim >= B.ndim and A.ndim - B.ndim <= 1):
+        raise RuntimeError(f"{fn}: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) "
+                           f"<= 1")
     vector = A.ndim - 1 == B.ndim
     if A.sizes[-2] != (B.sizes[-1] if vector else B.sizes[-2]):
         raise RuntimeError(f"{fn}: input.size(-2) should match other.size(-{1 if vector else 2})")
