@@ -100,8 +100,8 @@ def check_errors(info: np.ndarray, api: str, is_matrix: bool) -> None:
     text = _error_text(api, code)
     if text is _UNKNOWN:  # PyTorch's TORCH_INTERNAL_ASSERT: a code no branch knows
         raise RuntimeError(f"false INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/aten/src/ATen/native/"
-                           f"BatchLinearAlgebra.cpp\":1642, please report a bug to PyTorch. {api}{where}: Unknown error "
-                           f"code: {code}.")
+                           f"BatchLinearAlgebra.cpp\":1642, please report a bug to PyTorch. {api}{where}: Unknown "
+                           f"error code: {code}.")
     err = RuntimeError if "lu_factor" in api else LinAlgError
     raise err(f"{api}{where}: {text}")
 
