@@ -76,6 +76,10 @@ def svd_backward(gU, gS, gVh, U, S, Vh, full_matrices, compute_uv=True):
 
 
 # -- the LU, Cholesky, triangular, eigen- and QR families (FunctionsManual.cpp's linalg_*_backward) ------------------
+# Note [LU reuse]: solve, det and slogdet save A's LU factors and pivots and reuse them in backward (one triangular
+# solve pair instead of a new factorization).  The factors are not differentiable outputs, so a gradient built from
+# them would be a constant to double backward: when grad mode is on in backward (create_graph), the formulas solve
+# with A itself instead, as PyTorch's do.
 # ``_f._T`` is the glasstorch module the generated nodes bind (formulas use the public API, see formulas.py).
 def _lib():
     return _f._T
@@ -111,7 +115,11 @@ def linalg_solve_backward(gX, X, A, LU, pivots, left):
     vector = _is_vector_rhs(LU, gX)
     g = gX.unsqueeze(-1) if vector else gX
     x = X.unsqueeze(-1) if vector else X
-    gB = _lib().linalg.lu_solve(LU, pivots, g, left=left, adjoint=True)
+    T = _lib()
+    if T.is_grad_enabled():  # double backward: a solve with A itself, so the result depends on A (Note [LU reuse])
+        gB = T.linalg.solve(A.mH, g, left=left)
+    else:
+        gB = T.linalg.lu_solve(LU, pivots, g, left=left, adjoint=True)
     gA = -(gB @ x.mH) if left else -(x.mH @ gB)
     return gA, (gB.squeeze(-1) if vector else gB)
 
@@ -218,18 +226,20 @@ def linalg_lu_solve_B(grad, LU, pivots, left, adjoint):
     return _lib().linalg.lu_solve(LU, pivots, grad, left=left, adjoint=not adjoint)
 
 
-def _inv_h(LU, pivots):
-    """A⁻ᴴ from A's LU factors."""
-    n = LU.shape[-1]
-    eye = _lib().eye(n, dtype=LU.dtype).expand(LU.shape)
-    return _lib().linalg.lu_solve(LU, pivots, eye, adjoint=True)
+def _inv_h(A, LU, pivots):
+    """A⁻ᴴ: from A's LU factors, or from A itself when the graph of the gradient is built (Note [LU reuse])."""
+    T = _lib()
+    if T.is_grad_enabled():
+        return T.linalg.inv(A).mH
+    eye = T.eye(LU.shape[-1], dtype=LU.dtype).expand(LU.shape)
+    return T.linalg.lu_solve(LU, pivots, eye, adjoint=True)
 
 
 def linalg_det_backward(grad, det, A, LU, pivots):
     """``_linalg_det``: gA = (g · conj(det)) A⁻ᴴ (A invertible)."""
     if grad is None:
         return None
-    return (grad * _conj(det)).unsqueeze(-1).unsqueeze(-1) * _inv_h(LU, pivots)
+    return (grad * _conj(det)).unsqueeze(-1).unsqueeze(-1) * _inv_h(A, LU, pivots)
 
 
 def slogdet_backward(g_sign, g_logabsdet, A, sign, LU, pivots):
@@ -240,8 +250,8 @@ def slogdet_backward(g_sign, g_logabsdet, A, sign, LU, pivots):
         g = g_logabsdet.to(A.dtype) if g_logabsdet is not None else sign.new_zeros(sign.shape)
         if g_sign is not None:
             g = g - 1j * (_conj(g_sign) * sign).imag
-        return g.unsqueeze(-1).unsqueeze(-1) * _inv_h(LU, pivots)
-    return g_logabsdet.unsqueeze(-1).unsqueeze(-1) * _inv_h(LU, pivots)
+        return g.unsqueeze(-1).unsqueeze(-1) * _inv_h(A, LU, pivots)
+    return g_logabsdet.unsqueeze(-1).unsqueeze(-1) * _inv_h(A, LU, pivots)
 
 
 def cholesky_backward(gL, upper, L):

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..._core import dtype as _dt
 from ..._core import shape as _shape
+from ..._core.layout import contiguous_format as _contiguous
 from ..._core.user_warning import warn as _user_warn
 from ..._tensor.impl import TensorImpl, empty_impl
 from ..aten import aten
@@ -59,7 +60,8 @@ def _into(out: TensorImpl, result: TensorImpl) -> TensorImpl:
     if out.dtype is not result.dtype:
         raise RuntimeError(f"Expected out tensor to have dtype {result.dtype}, but got {out.dtype} instead")
     resize_out(out, result.sizes)
-    return aten.copy_(out, result, False)
+    aten.copy_(out, result, False)
+    return out
 
 
 def _info_like(A: TensorImpl) -> TensorImpl:
@@ -285,8 +287,9 @@ def svd(self, some=True, compute_uv=True):
 
 
 def svd_U(self, some=True, compute_uv=True, U=None, S=None, V=None):
-    u, s, v = svd(self, some, compute_uv)
-    return _into(U, u), _into(S, s), _into(V, v)
+    for out, res in zip((U, S, V), svd(self, some, compute_uv), strict=True):
+        _into(out, res)
+    return U, S, V
 
 
 # -- pseudo-inverse, rank, condition number ------------------------------------------------------------------------
@@ -471,9 +474,9 @@ def matrix_exp(self):
 def linalg_matrix_power(self, n):
     """A^n by repeated squaring (PyTorch's binary decomposition of n); A⁻¹ first for n < 0; the identity for 0."""
     square_checks(self, "linalg.matrix_power")
-    if n == 0:
+    if n == 0:  # a copy of A overwritten by the identity, as PyTorch writes it (so the result keeps A's history)
         eye = eye_impl(self.sizes[-1], self.sizes[-1], self.dtype, self.device)
-        return aten.clone(aten.expand(eye, list(self.sizes), False), None)
+        return aten.copy_(aten.clone(self, _contiguous), aten.expand(eye, list(self.sizes), False), False)
     a = aten.linalg_inv(self) if n < 0 else self
     n = abs(n)
     if n == 1:

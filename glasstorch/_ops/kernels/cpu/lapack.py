@@ -216,7 +216,7 @@ def _unpack(lu: np.ndarray, piv, m, n, unpack_data, unpack_pivots, dtype):
     k = min(m, n)
     P = L = U = None
     if unpack_pivots:
-        perm = _permutations(piv.reshape(-1, piv.shape[-1]) if piv.size else piv.reshape(lu.shape[0], k), m)
+        perm = _permutations(piv, m)
         P = np.zeros((lu.shape[0], m, m), dtype)
         P[np.arange(lu.shape[0])[:, None], perm, np.arange(m)[None, :]] = 1
     if unpack_data:
@@ -245,7 +245,7 @@ def lu_unpack_out(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, P=No
     if is_meta(LU_data, LU_pivots, P, L, U) or LU_data.numel() == 0 and not unpack_pivots:
         return P, L, U
     lu = matrices(LU_data.as_numpy())
-    piv = LU_pivots.as_numpy().reshape(-1, k) if unpack_pivots else None
+    piv = LU_pivots.as_numpy().reshape(lu.shape[0], k) if unpack_pivots else None
     p, lo, up = _unpack(lu, piv, m, n, unpack_data, unpack_pivots, dt.np)
     for out, val in ((P, p), (L, lo), (U, up)):
         if val is not None and out.numel():
@@ -443,13 +443,15 @@ def linalg_inv_ex(A, check_errors=False):
 # -- determinants --------------------------------------------------------------------------------------------------
 def _det_parts(A: TensorImpl, fn: str, LU, pivots):
     square_checks(A, fn)
-    checked(A, fn)
+    checked(A, fn, low_precision=fn == "linalg.det")  # det lets half reach the LU kernel, which refuses it
     LU = column_major_out(LU, A.sizes, A.dtype, A.device)
     pivots = set_output(pivots, tuple(A.sizes[:-1]), _dt.int32, A.device)
     return LU, pivots
 
 
 def _lu_for_det(A, LU, pivots):
+    if A.dtype not in LAPACK_DTYPES:
+        raise NotImplementedError(f"\"lu_cpu\" not implemented for '{A.dtype._short}'")
     lu, piv, _ = _lu_numpy(A)
     _write(LU, lu)
     _write(pivots, piv)
@@ -512,11 +514,13 @@ def _cholesky_numpy(A: TensorImpl, upper: bool):
 def linalg_cholesky_ex_out(A, upper=False, check_errors_=False, L=None, info=None, fn="linalg.cholesky"):
     """``linalg_cholesky_ex.L``: the lower (or upper) Cholesky factor of each Hermitian positive-definite matrix."""
     square_checks(A, fn)
-    checked(A, fn)
+    checked(A, fn, low_precision=True)
     L = column_major_out(L, A.sizes, A.dtype, A.device)
     info = set_output(info, _batch(A), _dt.int32, A.device)
     if is_meta(A, L, info):
         return L, info
+    if A.dtype not in LAPACK_DTYPES:
+        raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{A.dtype._short}'")
     c, inf = _cholesky_numpy(A, upper)
     _write(L, c)
     _write(info, inf)

@@ -85,6 +85,10 @@ def linalg_eig_out(self, eigenvalues=None, eigenvectors=None):
     """``linalg_eig.out``: complex eigenvalues and unit-norm right eigenvectors (``geev``)."""
     _eig_checks(self, "linalg.eig")
     cdt = self.dtype.to_complex()
+    for out, name in ((eigenvalues, "eigenvalues"), (eigenvectors, "eigenvectors")):
+        if out is not None and not out.dtype.is_complex:
+            raise RuntimeError(f"torch.linalg.eig: Expected {name} to be safely castable from {cdt._short} dtype, "
+                               f"but got {name} with dtype {out.dtype._short}")
     eigenvalues = set_output(eigenvalues, tuple(self.sizes[:-1]), cdt, self.device)
     eigenvectors = column_major_out(eigenvectors, self.sizes, cdt, self.device)
     if is_meta(self, eigenvalues, eigenvectors) or self.numel() == 0:
@@ -347,7 +351,9 @@ def linalg_lstsq_out(self, b, rcond=None, driver=None, solution=None, residuals=
         _write(rank, ranks)
     if keep_sv:
         _write(singular_values, svs)
-    if full_residuals and residuals.numel():
+    if full_residuals and keep_sv and (ranks < n).any():  # rank-deficient: no residuals, as PyTorch
+        residuals = set_output(residuals, (0,), real, self.device)
+    elif full_residuals and residuals.numel():
         tail = xs[:, n:]
         _write(residuals, (np.abs(tail) ** 2).sum(axis=-2).reshape(residuals.sizes))
     return solution, residuals, rank, singular_values
