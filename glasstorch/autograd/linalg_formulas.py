@@ -335,15 +335,15 @@ def linalg_eig_backward(gL, gV, L, V, is_hermitian):
 
 def linalg_qr_backward(gQ, gR, Q, R, mode):
     """``linalg_qr``: gA = (gQ + Q sym(triu(gR Rᴴ - Qᴴ gQ))) R⁻ᴴ for m ≥ n; the wide case splits R = [R1 | R2]."""
-    if gQ is None and gR is None:
-        return None
-    T = _lib()
-    m, n = Q.shape[-2], R.shape[-1]
     if mode == "r":
         raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
                            "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+    m, n = Q.shape[-2], R.shape[-1]
     if mode == "complete" and m > n:
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+    if gQ is None and gR is None:
+        return None
+    T = _lib()
 
     def square(gQ, gR, R):
         M = 0

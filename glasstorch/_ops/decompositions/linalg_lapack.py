@@ -605,13 +605,13 @@ _CROSS_WARNING = ("Using torch.cross without specifying the dim arg is deprecate
 
 def cross(self, other, dim=None):
     if dim is None:
-        _user_warn(_CROSS_WARNING)
+        _warn_once("cross", _CROSS_WARNING)
     return aten.linalg_cross(self, other, _cross_dim(dim, self.sizes))
 
 
 def cross_out(self, other, dim=None, out=None):
     if dim is None:
-        _user_warn(_CROSS_WARNING)
+        _warn_once("cross", _CROSS_WARNING)
     return aten.linalg_cross_out(self, other, _cross_dim(dim, self.sizes), out)
 
 
