@@ -380,3 +380,19 @@ def test_deprecation_warnings_match_torch_once_per_process():
     for name in LEGACY_CALLS:
         assert len(seen[f"torch {name}"]) == 1, name
         assert seen[f"glasstorch {name}"] == seen[f"torch {name}"], name
+
+
+def test_many_small_matrices_take_the_vectorised_lu_with_lapacks_pivots_and_infos():
+    """Note [Small batched LU]: 64 4x4 matrices, some singular (a zero matrix, a zero column, two equal rows)."""
+    a = np.random.default_rng(1).standard_normal((64, 4, 4))
+    a[3] = 0
+    a[5, :, 1] = 0
+    a[7, 2] = a[7, 1]
+    for fn in (lambda m, x: m.linalg.lu_factor_ex(x), lambda m, x: m.linalg.lu_factor_ex(x[:, :3, :]),
+               lambda m, x: m.linalg.lu_factor_ex(x[:, :, :3]), lambda m, x: m.linalg.det(x),
+               lambda m, x: m.linalg.slogdet(x), lambda m, x: m.linalg.inv_ex(x)[1]):
+        _same(fn, a, tol=1e-9)
+    b = np.random.default_rng(2).standard_normal((64, 4, 4)) + 2 * np.eye(4)
+    _same(lambda m, x: m.linalg.inv(x), b, tol=1e-9)
+    _same(lambda m, x: m.linalg.solve(x, x[..., :2]), b, tol=1e-9)
+    _same(lambda m, x: m.linalg.solve(x, x[..., :2].mT, left=False), b, tol=1e-9)

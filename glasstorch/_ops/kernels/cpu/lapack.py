@@ -155,16 +155,59 @@ def _lu_into(a: np.ndarray, dtype, lu_out: np.ndarray, piv_out: np.ndarray, info
         info_out[i] = info
 
 
+# Note [Small batched LU]: a batch of many small matrices (attention-sized 4x4 blocks ...) costs one Python-level
+# LAPACK call per matrix; below these sizes the elimination runs instead as k vectorised numpy steps over the whole
+# batch: LAPACK's unblocked getf2 (partial pivoting on the first largest |a|, a zero pivot recorded in info and
+# its column left unscaled), so factors, pivots and infos agree with getrf's up to rounding.
+_SMALL_N, _MANY = 16, 8
+
+
+def _lu_small_batched(a: np.ndarray):
+    B, m, n = a.shape
+    k = min(m, n)
+    lu = a.astype(a.dtype, copy=True)
+    piv = np.empty((B, k), np.int32)
+    info = np.zeros(B, np.int32)
+    rows = np.arange(B)
+    for j in range(k):
+        p = j + np.argmax(np.abs(lu[:, j:, j]), axis=1)
+        piv[:, j] = p + 1
+        swap = lu[rows, p].copy()
+        lu[rows, p] = lu[:, j]
+        lu[:, j] = swap
+        pivot = lu[:, j, j]
+        zero = pivot == 0
+        info[(info == 0) & zero] = j + 1
+        if j + 1 < m:
+            lu[:, j + 1:, j] /= np.where(zero, 1, pivot)[:, None]
+            if j + 1 < n:
+                lu[:, j + 1:, j + 1:] -= lu[:, j + 1:, j, None] * lu[:, j, None, j + 1:]
+    return lu, piv, info
+
+
 def _lu_numpy(A: TensorImpl):
     """(LU (B, m, n), pivots (B, k) 1-based int32, info (B,) int32) of A's matrices, as numpy arrays."""
     a = matrices(A.as_numpy())
     m, n = a.shape[-2:]
+    if a.shape[0] >= _MANY and 0 < max(m, n) <= _SMALL_N:
+        return _lu_small_batched(a)
     lu = np.empty(a.shape, A.dtype.np)
     piv = np.ones((a.shape[0], min(m, n)), np.int32)
     info = np.zeros(a.shape[0], np.int32)
     if a.size:
         _lu_into(a, A.dtype, lu, piv, info)
     return lu, piv, info
+
+
+def _solve_all(a: np.ndarray, b: np.ndarray, lu, piv, info, dtype) -> np.ndarray:
+    """X with A X = B for each matrix: numpy's batched gesv (one C loop) when every A is invertible and the batch
+    is large, else getrs per matrix on the LU factors (singular ones give LAPACK's inf/nan)."""
+    if a.shape[0] >= _MANY and not info.any():
+        return np.linalg.solve(a, b)
+    res = np.empty(b.shape, dtype.np)
+    for i in range(b.shape[0]):
+        res[i] = _lu_solve_matrix(lu[i], piv[i], b[i], False, dtype)
+    return res
 
 
 # -- LU -----------------------------------------------------------------------------------------------------------
@@ -399,11 +442,14 @@ def linalg_solve_ex_out(A, B, left=True, check_errors_=False, result=None, LU=No
         lu_b = np.broadcast_to(lu.reshape(A.sizes), batch + (n, n)).reshape(-1, n, n)
         piv_b = np.broadcast_to(piv.reshape(A.sizes[:-1]), batch + (n,)).reshape(-1, n)
         b = np.broadcast_to(B.as_numpy().reshape(Bm), mshape).reshape((-1,) + mshape[-2:])
-        res = np.empty(b.shape, A.dtype.np)
-        for i in range(b.shape[0]):
-            res[i] = _lu_solve_matrix(lu_b[i], piv_b[i], b[i], False, A.dtype) if left else \
-                _lu_solve_matrix(lu_b[i], piv_b[i], b[i].T, True, A.dtype).T if not A.dtype.is_complex else \
-                _lu_solve_matrix(lu_b[i], piv_b[i], b[i].conj().T, True, A.dtype).conj().T
+        if left:
+            a_b = np.broadcast_to(A.as_numpy(), batch + (n, n)).reshape(-1, n, n)
+            info_b = np.broadcast_to(inf.reshape(A.sizes[:-2]), batch).reshape(-1)
+            res = _solve_all(a_b, b, lu_b, piv_b, info_b, A.dtype)
+        else:  # X A = B  <=>  Aᴴ Xᴴ = Bᴴ
+            res = np.empty(b.shape, A.dtype.np)
+            for i in range(b.shape[0]):
+                res[i] = _lu_solve_matrix(lu_b[i], piv_b[i], b[i].conj().T, True, A.dtype).conj().T
         _write(result, res)
     if check_errors_:
         check_errors(inf, "torch.linalg.solve_ex", A.ndim == 2)
@@ -425,11 +471,9 @@ def linalg_inv_ex_out(A, check_errors_=False, inverse=None, info=None):
         return inverse, info
     lu, piv, inf = _lu_numpy(A)
     n = A.sizes[-1]
-    eye = np.eye(n, dtype=A.dtype.np)
-    res = np.empty(lu.shape, A.dtype.np)
-    for i in range(lu.shape[0] if n else 0):
-        res[i] = _lu_solve_matrix(lu[i], piv[i], eye, False, A.dtype)
-    _write(inverse, res)
+    if n:
+        eye = np.broadcast_to(np.eye(n, dtype=A.dtype.np), lu.shape)
+        _write(inverse, _solve_all(matrices(A.as_numpy()), eye, lu, piv, inf, A.dtype))
     _write(info, inf)
     if check_errors_:
         check_errors(inf, "linalg.inv_ex", A.ndim == 2)
