@@ -396,3 +396,26 @@ def test_many_small_matrices_take_the_vectorised_lu_with_lapacks_pivots_and_info
     _same(lambda m, x: m.linalg.inv(x), b, tol=1e-9)
     _same(lambda m, x: m.linalg.solve(x, x[..., :2]), b, tol=1e-9)
     _same(lambda m, x: m.linalg.solve(x, x[..., :2].mT, left=False), b, tol=1e-9)
+
+
+@pytest.mark.parametrize("hermitian", [False, True])
+def test_pinv_gradient_of_a_rank_deficient_matrix_matches_torch(hermitian):
+    """pinv has its own derivative (PyTorch's pinv_backward): finite where the SVD's repeated zeros would not be."""
+    a = np.random.default_rng(0).standard_normal((5, 3))
+    a[:, 2] = a[:, 1]
+    a = a @ a.T if hermitian else a
+    grads = []
+    for m in (gt, torch):
+        A = m.tensor(a, requires_grad=True)
+        P = m.linalg.pinv(A, hermitian=hermitian)
+        (P * P).sum().backward()
+        grads.append((P, A.grad))
+    assert type(grads[0][0].grad_fn).__name__ == "LinalgPinvBackward0"
+    assert_same(grads[0][0].detach(), grads[1][0].detach(), rtol=1e-9, atol=1e-9)
+    assert_same(grads[0][1], grads[1][1], rtol=1e-6, atol=1e-6)
+
+
+def test_lstsq_gradcheck_float64():
+    A = gt.tensor(TALL, requires_grad=True)
+    B = gt.tensor(TALL[:, :2] + 1, requires_grad=True)
+    assert gt.autograd.gradcheck(lambda a, b: gt.linalg.lstsq(a, b).solution, (A, B))

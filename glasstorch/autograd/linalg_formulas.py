@@ -24,7 +24,8 @@ __all__ = ["svd_backward", "inv_backward", "linalg_solve_backward", "linalg_lu_b
            "lu_unpack_backward", "linalg_lu_solve_LU", "linalg_lu_solve_B", "linalg_det_backward", "slogdet_backward",
            "cholesky_backward", "cholesky_inverse_backward", "cholesky_solve_backward",
            "linalg_solve_triangular_backward", "triangular_solve_backward", "linalg_eig_backward",
-           "linalg_qr_backward", "linalg_matrix_exp_differential", "linalg_cross_backward"]
+           "linalg_qr_backward", "linalg_matrix_exp_differential", "linalg_cross_backward", "pinv_backward",
+           "linalg_lstsq_backward"]
 
 
 def _present(g):
@@ -385,3 +386,30 @@ def linalg_cross_backward(grad, self, other, dim):
         return None, None
     T = _lib()
     return T.linalg.cross(_conj(other), grad, dim=dim), T.linalg.cross(grad, _conj(self), dim=dim)
+
+
+def pinv_backward(grad, pinvA, A):
+    """The gradient of A⁺ (the pseudo-inverse) for A of constant rank, written with the smaller of m×m and n×n
+    intermediate products."""
+    m, n = A.shape[-2], A.shape[-1]
+    pinvAh, gradh = pinvA.mH, grad.mH
+    if m <= n:
+        K = gradh @ pinvA
+        KpinvAh = K @ pinvAh
+        return -(pinvA @ K).mH + KpinvAh - (A @ pinvA) @ KpinvAh + (pinvAh @ pinvA) @ (gradh - K @ A)
+    K = pinvA @ gradh
+    pinvAhK = pinvAh @ K
+    return -(K @ pinvA).mH + (gradh - A @ K) @ pinvA @ pinvAh + pinvAhK - pinvAhK @ pinvA @ A
+
+
+def linalg_lstsq_backward(gX, A, B):
+    """``linalg_lstsq``: the solution is A⁺ B, so gB = A⁺ᴴ gX and gA is A⁺'s gradient for gX Bᴴ."""
+    if gX is None:
+        return None, None
+    vector = _is_vector_rhs(A, B)
+    g = gX.unsqueeze(-1) if vector else gX
+    b = B.unsqueeze(-1) if vector else B
+    pinvA = _lib().linalg.pinv(A)
+    gA = pinv_backward(g @ b.mH, pinvA, A)
+    gB = pinvA.mH @ g
+    return gA, (gB.squeeze(-1) if vector else gB)

@@ -291,6 +291,12 @@ def _lstsq_samples(dtype):
     yield _s((T((4, 3)), T((4, 2))), "rcond", {"rcond": 0.5, "driver": "gelsd"})
 
 
+def _lstsq_grad_samples(dtype):
+    yield _s((T((5, 3)), T((5, 2))), "tall")
+    yield _s((T((3, 5)), T((3,))), "wide vector")
+    yield _s((T((2, 4, 3)), T((2, 4, 2))), "batched")
+
+
 def _pinv_fn(overload):
     def fn(lib):
         def call(A, *args, **kwargs):
@@ -565,7 +571,7 @@ OPS = [
     LibOpInfo("svd", aten=("svd", "svd.U"), samples=_svd_legacy_samples, dtypes=FLOAT, out=True,
               fn=_svd_legacy_fn, grad=False),
     LibOpInfo("linalg.lstsq", aten=("linalg_lstsq", "linalg_lstsq.out"), samples=_lstsq_samples, dtypes=FLOAT,
-              out=True, fn=lambda lib: lib.linalg.lstsq, grad=False,
+              out=True, fn=lambda lib: lib.linalg.lstsq, grad_samples=_lstsq_grad_samples, **GRAD,
               errors=lambda: [ErrorSample((T((2, 2)), T((3, 1))), name="rows"),
                               ErrorSample((T((2, 2)), T((2, 1))), {"driver": "bad"}, name="driver")]),
     LibOpInfo("linalg.pinv", aten=("linalg_pinv.atol_rtol_tensor", "linalg_pinv.atol_rtol_float", "linalg_pinv"),

@@ -22,6 +22,7 @@ from glasstorch._ops.decompositions import linalg_lapack as _k_decompositions_li
 from glasstorch._ops.kernels.cpu import lapack as _k_kernels_cpu_lapack
 from glasstorch._ops.kernels.cpu import linalg_misc as _k_kernels_cpu_linalg_misc
 from glasstorch._ops.kernels.cpu import orthogonal as _k_kernels_cpu_orthogonal
+from glasstorch._ops.kernels.composite import linalg as _k_kernels_composite_linalg
 from glasstorch._ops.decompositions import nn as _k_decompositions_nn
 from glasstorch._ops.kernels.cpu import activation as _k_kernels_cpu_activation
 from glasstorch._ops.kernels.cpu import normalization as _k_kernels_cpu_normalization
@@ -1648,7 +1649,7 @@ _reg(linalg_lstsq, "CPU", _k_kernels_cpu_orthogonal.linalg_lstsq)
 _reg(linalg_lstsq, "Meta", _k_kernels_cpu_orthogonal.linalg_lstsq)
 _reg(linalg_lstsq_out, "CPU", _k_kernels_cpu_orthogonal.linalg_lstsq_out)
 _reg(linalg_lstsq_out, "Meta", _k_kernels_cpu_orthogonal.linalg_lstsq_out)
-_reg(linalg_pinv_atol_rtol_tensor, "CompositeImplicitAutograd", _k_decompositions_linalg_lapack.linalg_pinv_atol_rtol_tensor)
+_reg(linalg_pinv_atol_rtol_tensor, "CompositeExplicitAutograd", _k_kernels_composite_linalg.linalg_pinv_kernel)
 _reg(linalg_pinv_atol_rtol_float, "CompositeImplicitAutograd", _k_decompositions_linalg_lapack.linalg_pinv_atol_rtol_float)
 _reg(linalg_pinv, "CompositeImplicitAutograd", _k_decompositions_linalg_lapack.linalg_pinv)
 _reg(linalg_pinv_rcond_tensor, "CompositeImplicitAutograd", _k_decompositions_linalg_lapack.linalg_pinv_rcond_tensor)

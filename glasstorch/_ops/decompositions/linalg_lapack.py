@@ -20,6 +20,7 @@ from ..._core.user_warning import warn as _user_warn
 from ..._tensor.impl import TensorImpl, empty_impl
 from ..aten import aten
 from ..factories import eye_impl
+from ..kernels.composite.linalg import atol_rtol, full_scalar, pinv_checks
 from ..kernels.cpu.lapack import check_errors, checked, square_checks
 from ..kernels.cpu.linalg import typemeta_name
 from ..tensor_iterator import resize_out
@@ -30,7 +31,7 @@ __all__ = [
     "inverse", "inverse_out", "linalg_det", "linalg_det_out", "det", "linalg_slogdet", "linalg_slogdet_out", "slogdet",
     "slogdet_out", "logdet", "linalg_cholesky", "linalg_cholesky_out", "linalg_ldl_factor", "linalg_eigh",
     "linalg_eigh_eigvals", "linalg_eigvalsh", "linalg_eigvalsh_out", "linalg_eigvals", "qr", "qr_Q", "orgqr",
-    "orgqr_out", "svd", "svd_U", "linalg_pinv_atol_rtol_tensor", "linalg_pinv_atol_rtol_float", "linalg_pinv",
+    "orgqr_out", "svd", "svd_U", "linalg_pinv_atol_rtol_float", "linalg_pinv",
     "linalg_pinv_rcond_tensor", "pinverse", "linalg_matrix_rank_atol_rtol_tensor", "linalg_matrix_rank_atol_rtol_float",
     "linalg_matrix_rank", "linalg_matrix_rank_tol_tensor", "linalg_cond", "linalg_cond_p_str", "matrix_exp",
     "linalg_matrix_power", "linalg_matrix_power_out", "matrix_power", "matrix_power_out", "linalg_multi_dot",
@@ -293,70 +294,21 @@ def svd_U(self, some=True, compute_uv=True, U=None, S=None, V=None):
 
 
 # -- pseudo-inverse, rank, condition number ------------------------------------------------------------------------
-def _full(value, dtype, device) -> TensorImpl:
-    return aten.fill__Scalar(empty_impl((), dtype, device), value)
-
-
-def _atol_rtol(input: TensorImpl, atol, rtol, fn: str):
-    """``get_atol_rtol``: the tolerances as 0-dim real tensors; rtol defaults to eps·max(m, n) unless atol > 0."""
-    real = input.dtype.to_real()
-    for t, name in ((atol, "atol"), (rtol, "rtol")):
-        if t is not None and t.dtype.is_complex:
-            raise RuntimeError(f"{fn}: {name} tensor of complex type is not supported.")
-    atol_t = _full(0.0, real, input.device) if atol is None else atol
-    if rtol is not None:
-        return atol_t, rtol
-    eps = float(np.finfo(real.np).eps) if real.is_floating_point else 0.0
-    default = _full(eps * max(input.sizes[-1], input.sizes[-2]), real, input.device)
-    if atol is None:
-        return atol_t, default
-    return atol_t, aten.where_ScalarOther(aten.le_Scalar(atol, 0), default, 0.0)
-
-
 def _float_tols(input, atol, rtol):
     """The ``float`` overloads: tolerances as double 0-dim tensors (PyTorch builds them in kDouble)."""
     real = input.dtype.to_real()
     eps = float(np.finfo(real.np).eps) if real.is_floating_point else 0.0
     a = 0.0 if atol is None else atol
     r = rtol if rtol is not None else (0.0 if a > 0 else eps * max(input.sizes[-1], input.sizes[-2]))
-    return _full(a, _dt.float64, input.device), _full(r, _dt.float64, input.device)
-
-
-def _pinv_checks(input) -> None:
-    if input.ndim < 2 or not (input.dtype.is_floating_point or input.dtype.is_complex):
-        raise RuntimeError(f"linalg.pinv({input.dtype._short}{{[{', '.join(map(str, input.sizes))}]}}): expected a "
-                           f"tensor with 2 or more dimensions of float, double, cfloat or cdouble types")
+    return full_scalar(a, _dt.float64, input.device), full_scalar(r, _dt.float64, input.device)
 
 
 def _pinv(input, atol, rtol, hermitian):
-    if input.numel() == 0:
-        sizes = input.sizes[:-2] + (input.sizes[-1], input.sizes[-2])
-        return aten.fill__Scalar(empty_impl(sizes, input.dtype, input.device), 0)
-    zero = _full(0.0, input.dtype.to_real(), input.device)
-    if not hermitian:
-        U, S, Vh = aten.linalg_svd(input, False, None)
-        max_val = aten.narrow(S, -1, 0, 1)
-        tol = aten.maximum(aten.unsqueeze(atol, -1), aten.mul_Tensor(aten.unsqueeze(rtol, -1), max_val))
-        s_inv = aten.where_self(aten.gt_Tensor(S, tol), aten.reciprocal(S), zero)
-        s_inv = aten._to_copy(s_inv, input.dtype, None, None, None, False, None)
-        return aten.matmul(aten.mul_Tensor(_mH(Vh), aten.unsqueeze(s_inv, -2)), _mH(U))
-    S, U = aten._linalg_eigh(input, "L", True)
-    S_abs = aten.abs(S)
-    max_val = aten.amax(S_abs, [-1], True)
-    tol = aten.maximum(aten.unsqueeze(atol, -1), aten.mul_Tensor(aten.unsqueeze(rtol, -1), max_val))
-    s_inv = aten.where_self(aten.gt_Tensor(S_abs, tol), aten.reciprocal(S), zero)
-    s_inv = aten._to_copy(s_inv, input.dtype, None, None, None, False, None)
-    return aten.matmul(aten.mul_Tensor(U, aten.unsqueeze(s_inv, -2)), _mH(U))
-
-
-def linalg_pinv_atol_rtol_tensor(self, atol=None, rtol=None, hermitian=False):
-    _pinv_checks(self)
-    a, r = _atol_rtol(self, atol, rtol, "torch.linalg.pinv")
-    return _pinv(self, a, r, hermitian)
+    return aten.linalg_pinv_atol_rtol_tensor(input, atol, rtol, hermitian)
 
 
 def linalg_pinv_atol_rtol_float(self, atol=None, rtol=None, hermitian=False):
-    _pinv_checks(self)
+    pinv_checks(self)
     a, r = _float_tols(self, atol, rtol)
     return _pinv(self, a, r, hermitian)
 
@@ -366,8 +318,8 @@ def linalg_pinv(self, rcond, hermitian=False):
 
 
 def linalg_pinv_rcond_tensor(self, rcond, hermitian=False):
-    _pinv_checks(self)
-    return _pinv(self, _full(0.0, self.dtype.to_real(), self.device), rcond, hermitian)
+    pinv_checks(self)
+    return _pinv(self, full_scalar(0.0, self.dtype.to_real(), self.device), rcond, hermitian)
 
 
 def pinverse(self, rcond=1e-15):
@@ -397,7 +349,7 @@ def _matrix_rank(input, atol, rtol, hermitian):
 
 def linalg_matrix_rank_atol_rtol_tensor(input, atol=None, rtol=None, hermitian=False):
     _rank_checks(input)
-    a, r = _atol_rtol(input, atol, rtol, "torch.linalg.matrix_rank")
+    a, r = atol_rtol(input, atol, rtol, "torch.linalg.matrix_rank")
     return _matrix_rank(input, a, r, hermitian)
 
 
@@ -413,7 +365,7 @@ def linalg_matrix_rank(self, tol, hermitian=False):
 
 def linalg_matrix_rank_tol_tensor(input, tol, hermitian=False):
     _rank_checks(input)
-    return _matrix_rank(input, tol, _full(0.0, input.dtype.to_real(), input.device), hermitian)
+    return _matrix_rank(input, tol, full_scalar(0.0, input.dtype.to_real(), input.device), hermitian)
 
 
 _COND_ORDERS = (None, 1, -1, 2, -2, math.inf, -math.inf)

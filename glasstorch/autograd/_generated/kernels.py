@@ -2546,6 +2546,61 @@ def _autograd_linalg_cross_out(ks, self, other, dim, out):
 register_autograd('aten::linalg_cross.out', _autograd_linalg_cross_out)
 
 
+_op_linalg_lstsq = _get_op('aten::linalg_lstsq')
+
+
+def _autograd_linalg_lstsq(ks, self, b, rcond, driver):
+    if ((type(self) is _TI and self.autograd is not None) or (type(b) is _TI and b.autograd is not None)) and _gs.enabled and requires_grad_any(self, b):
+        node = _n.LinalgLstsqBackward0()
+        node.next_edges = record.edges(self, b)
+        node.self_ = record.save(self)
+        node.b_ = record.save(b)
+        result = _op_linalg_lstsq.redispatch(ks, self, b, rcond, driver)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False, False, False])
+        return result
+    return _op_linalg_lstsq.redispatch(ks, self, b, rcond, driver)
+
+
+register_autograd('aten::linalg_lstsq', _autograd_linalg_lstsq)
+
+
+_op_linalg_lstsq_out = _get_op('aten::linalg_lstsq.out')
+
+
+def _autograd_linalg_lstsq_out(ks, self, b, rcond, driver, solution, residuals, rank, singular_values):
+    if (type(self) is _TI and self.autograd is not None) or (type(b) is _TI and b.autograd is not None):
+        out_not_differentiable('linalg_lstsq', self, b)
+    return _op_linalg_lstsq_out.redispatch(ks, self, b, rcond, driver, solution, residuals, rank, singular_values)
+
+
+register_autograd('aten::linalg_lstsq.out', _autograd_linalg_lstsq_out)
+
+
+_op_linalg_pinv_atol_rtol_tensor = _get_op('aten::linalg_pinv.atol_rtol_tensor')
+
+
+def _autograd_linalg_pinv_atol_rtol_tensor(ks, self, atol, rtol, hermitian):
+    if _gs.enabled:
+        _rg = (type(self) is _TI and self.autograd is not None) and requires_grad_any(self)
+        if (type(atol) is _TI and atol.autograd is not None) and requires_grad_any(atol):
+            _not_differentiable('linalg_pinv', 'atol')
+        if (type(rtol) is _TI and rtol.autograd is not None) and requires_grad_any(rtol):
+            _not_differentiable('linalg_pinv', 'rtol')
+        if _rg:
+            node = _n.LinalgPinvBackward0()
+            node.next_edges = record.edges(self)
+            node.self_ = record.save(self)
+            result = _op_linalg_pinv_atol_rtol_tensor.redispatch(ks, self, atol, rtol, hermitian)
+            record.output(result, node)
+            node.result_ = record.save_output(result)
+            return result
+    return _op_linalg_pinv_atol_rtol_tensor.redispatch(ks, self, atol, rtol, hermitian)
+
+
+register_autograd('aten::linalg_pinv.atol_rtol_tensor', _autograd_linalg_pinv_atol_rtol_tensor)
+
+
 _op_nll_loss_forward = _get_op('aten::nll_loss_forward')
 
 

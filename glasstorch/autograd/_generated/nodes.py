@@ -3461,6 +3461,84 @@ class LinalgCrossBackward0(Node):
         return self.dim_
 
 
+def _LinalgLstsqBackward0_0(grad, grads, self, b):
+    return linalg_lstsq_backward(grad, self, b)
+
+
+class LinalgLstsqBackward0(Node):
+    """Backward of ``linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:72)."""
+
+    __slots__ = ('self_', 'b_')
+    _tensor_slots = ('self_', 'b_')
+    _inputs = ('self', 'b')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        b = _unpack(node, node.b_, 'LinalgLstsqBackward0')
+        self = _unpack(node, node.self_, 'LinalgLstsqBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0) or node.should_compute_output(1):
+            res = _LinalgLstsqBackward0_0(grad, grads, self, b)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'LinalgLstsqBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_b(self):
+        return _unpack(self, self.b_, 'LinalgLstsqBackward0')
+
+    @property
+    def _raw_saved_b(self):
+        return self.b_
+
+
+def _LinalgPinvBackward0_0(grad, grads, self, result):
+    return pinv_backward(grad, result, self)
+
+
+class LinalgPinvBackward0(Node):
+    """Backward of ``linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:76)."""
+
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'LinalgPinvBackward0')
+        self = _unpack(node, node.self_, 'LinalgPinvBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LinalgPinvBackward0_0(grad, grads, self, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'LinalgPinvBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'LinalgPinvBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
 def _NllLossBackward0_0(grad, grads, self, target, weight, reduction, ignore_index, result):
     return nll_loss_backward(grad, self, target, weight, reduction, ignore_index, result[1])
 
