@@ -26,7 +26,8 @@ from ...tensor_iterator import resize_out
 from .linalg import is_meta, set_output
 from .spectral import LinAlgError, _column_major
 
-__all__ = ["check_errors", "checked", "square_checks", "column_major_out", "matrices", "lapack_fn", "LAPACK_DTYPES",
+__all__ = ["check_errors", "checked", "write", "square_checks", "column_major_out", "matrices", "lapack_fn",
+           "LAPACK_DTYPES",
            "linalg_lu_factor_ex_out", "linalg_lu_out", "lu_unpack_out", "linalg_lu_solve_out",
            "linalg_solve_ex_out", "linalg_inv_ex_out", "linalg_det_out", "linalg_slogdet_out",
            "linalg_cholesky_ex_out", "cholesky_inverse_out", "cholesky_cpu", "cholesky_out_cpu",
@@ -137,8 +138,9 @@ def lapack_fn(name: str, dtype):
     return _lapack.get_lapack_funcs(name, dtype=dtype.np)
 
 
-def _write(out: TensorImpl, values: np.ndarray) -> None:
-    np.copyto(out.as_numpy(), values.reshape(out.sizes), casting="unsafe")
+def write(out: TensorImpl, values) -> None:
+    """Copy a kernel's numpy result into its output (any layout), casting to the output's dtype."""
+    np.copyto(out.as_numpy(), np.asarray(values).reshape(out.sizes), casting="unsafe")
 
 
 def _batch(A: TensorImpl) -> tuple:
@@ -231,9 +233,9 @@ def linalg_lu_factor_ex_out(A, pivot=True, check_errors_=False, LU=None, pivots=
     if A.dtype not in LAPACK_DTYPES:
         raise NotImplementedError(f"\"lu_cpu\" not implemented for '{A.dtype._short}'")
     lu, piv, inf = _lu_numpy(A)
-    _write(LU, lu)
-    _write(pivots, piv)
-    _write(info, inf)
+    write(LU, lu)
+    write(pivots, piv)
+    write(info, inf)
     if check_errors_:
         check_errors(inf, "torch.linalg.lu_factor_ex", A.ndim == 2)
     return LU, pivots, info
@@ -292,7 +294,7 @@ def lu_unpack_out(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, P=No
     p, lo, up = _unpack(lu, piv, m, n, unpack_data, unpack_pivots, dt.np)
     for out, val in ((P, p), (L, lo), (U, up)):
         if val is not None and out.numel():
-            _write(out, val)
+            write(out, val)
     return P, L, U
 
 
@@ -320,7 +322,7 @@ def linalg_lu_out(A, pivot=True, P=None, L=None, U=None):
     p, lo, up = _unpack(lu, piv, m, n, True, True, A.dtype.np)
     for out, val in ((P, p), (L, lo), (U, up)):
         if out.numel():
-            _write(out, val)
+            write(out, val)
     return P, L, U
 
 
@@ -393,7 +395,7 @@ def linalg_lu_solve_out(LU, pivots, B, left=True, adjoint=False, out=None):
             bt = b[i].T if not B.dtype.is_complex else b[i].conj().T
             x = _lu_solve_matrix(lu[i], piv[i], bt, not adjoint, B.dtype)
             res[i] = x.T if not B.dtype.is_complex else x.conj().T
-    _write(out, res)
+    write(out, res)
     return out
 
 
@@ -435,9 +437,9 @@ def linalg_solve_ex_out(A, B, left=True, check_errors_=False, result=None, LU=No
     if is_meta(A, B, result, LU, pivots, info):
         return result, LU, pivots, info
     lu, piv, inf = _lu_numpy(A)
-    _write(LU, lu)
-    _write(pivots, piv)
-    _write(info, inf)
+    write(LU, lu)
+    write(pivots, piv)
+    write(info, inf)
     if result.numel():
         lu_b = np.broadcast_to(lu.reshape(A.sizes), batch + (n, n)).reshape(-1, n, n)
         piv_b = np.broadcast_to(piv.reshape(A.sizes[:-1]), batch + (n,)).reshape(-1, n)
@@ -450,7 +452,7 @@ def linalg_solve_ex_out(A, B, left=True, check_errors_=False, result=None, LU=No
             res = np.empty(b.shape, A.dtype.np)
             for i in range(b.shape[0]):
                 res[i] = _lu_solve_matrix(lu_b[i], piv_b[i], b[i].conj().T, True, A.dtype).conj().T
-        _write(result, res)
+        write(result, res)
     if check_errors_:
         check_errors(inf, "torch.linalg.solve_ex", A.ndim == 2)
     return result, LU, pivots, info
@@ -473,8 +475,8 @@ def linalg_inv_ex_out(A, check_errors_=False, inverse=None, info=None):
     n = A.sizes[-1]
     if n:
         eye = np.broadcast_to(np.eye(n, dtype=A.dtype.np), lu.shape)
-        _write(inverse, _solve_all(matrices(A.as_numpy()), eye, lu, piv, inf, A.dtype))
-    _write(info, inf)
+        write(inverse, _solve_all(matrices(A.as_numpy()), eye, lu, piv, inf, A.dtype))
+    write(info, inf)
     if check_errors_:
         check_errors(inf, "linalg.inv_ex", A.ndim == 2)
     return inverse, info
@@ -497,8 +499,8 @@ def _lu_for_det(A, LU, pivots):
     if A.dtype not in LAPACK_DTYPES:
         raise NotImplementedError(f"\"lu_cpu\" not implemented for '{A.dtype._short}'")
     lu, piv, _ = _lu_numpy(A)
-    _write(LU, lu)
-    _write(pivots, piv)
+    write(LU, lu)
+    write(pivots, piv)
     n = A.sizes[-1]
     diag = lu[..., range(n), range(n)]
     swaps = (piv != np.arange(1, n + 1)).sum(-1) % 2
@@ -513,7 +515,7 @@ def linalg_det_out(A, result=None, LU=None, pivots=None):
     if is_meta(A, result, LU, pivots):
         return result, LU, pivots
     diag, parity = _lu_for_det(A, LU, pivots)
-    _write(result, parity * np.prod(diag, axis=-1))
+    write(result, parity * np.prod(diag, axis=-1))
     return result, LU, pivots
 
 
@@ -532,8 +534,8 @@ def linalg_slogdet_out(A, sign=None, logabsdet=None, LU=None, pivots=None):
     absd = np.abs(diag)
     with np.errstate(divide="ignore", invalid="ignore"):
         phase = np.where(absd == 0, 0, diag / np.where(absd == 0, 1, absd))
-        _write(logabsdet, np.sum(np.log(absd), axis=-1))
-    _write(sign, parity * np.prod(phase, axis=-1))
+        write(logabsdet, np.sum(np.log(absd), axis=-1))
+    write(sign, parity * np.prod(phase, axis=-1))
     return sign, logabsdet, LU, pivots
 
 
@@ -566,8 +568,8 @@ def linalg_cholesky_ex_out(A, upper=False, check_errors_=False, L=None, info=Non
     if A.dtype not in LAPACK_DTYPES:
         raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{A.dtype._short}'")
     c, inf = _cholesky_numpy(A, upper)
-    _write(L, c)
-    _write(info, inf)
+    write(L, c)
+    write(info, inf)
     if check_errors_:
         check_errors(inf, fn + "_ex", A.ndim == 2)
     return L, info
@@ -624,7 +626,7 @@ def cholesky_solve_out_cpu(self, input2, upper=False, out=None):
     res = np.empty(b.shape, self.dtype.np)
     for i in range(b.shape[0]):
         res[i], _ = potrs(a[i], b[i], lower=not upper)
-    _write(out, res)
+    write(out, res)
     return out
 
 
@@ -650,7 +652,7 @@ def cholesky_inverse_out(self, upper=False, out=None):
         strict = np.tril(inv, -1) if not upper else np.triu(inv, 1)
         res[i] = full + strict.conj().T
     check_errors(info, fn, self.ndim == 2)
-    _write(out, res)
+    write(out, res)
     return out
 
 
@@ -706,7 +708,7 @@ def linalg_solve_triangular_out(self, B, upper, left=True, unitriangular=False, 
             res[i] = _trsm(a[i], b[i], upper, unitriangular, 0, self.dtype)
         else:  # X A = B  <=>  Aᵀ Xᵀ = Bᵀ
             res[i] = _trsm(a[i], b[i].T, upper, unitriangular, 1, self.dtype).T
-    _write(out, res)
+    write(out, res)
     return out
 
 
@@ -745,7 +747,7 @@ def triangular_solve_out(self, A, upper=True, transpose=False, unitriangular=Fal
     if is_meta(self, A, X, M):
         return X, M
     a_full = np.broadcast_to(A.as_numpy(), shape_a)
-    _write(M, a_full)
+    write(M, a_full)
     if X.numel() == 0:
         return X, M
     n = A.sizes[-1]
@@ -754,7 +756,7 @@ def triangular_solve_out(self, A, upper=True, transpose=False, unitriangular=Fal
     res = np.empty(b.shape, self.dtype.np)
     for i in range(b.shape[0]):
         res[i] = _trsm(a[i], b[i], upper, unitriangular, 1 if transpose else 0, self.dtype)
-    _write(X, res)
+    write(X, res)
     return X, M
 
 

@@ -16,15 +16,12 @@ import scipy.linalg as _sl
 
 from ...._core import dtype as _dt
 from ...._core import shape as _shape
-from .lapack import check_errors, checked, column_major_out, lapack_fn, matrices, square_checks
+from .lapack import check_errors, checked, column_major_out, lapack_fn, matrices, square_checks, write
 from .linalg import is_meta, set_output
 
 __all__ = ["linalg_ldl_factor_ex_out", "linalg_ldl_factor_ex", "linalg_ldl_solve_out", "linalg_ldl_solve",
            "linalg_matrix_exp", "linalg_cross_out", "linalg_cross"]
 
-
-def _write(out, values) -> None:
-    np.copyto(out.as_numpy(), np.asarray(values).reshape(out.sizes), casting="unsafe")
 
 
 def _ldl_routine(dtype, hermitian: bool, suffix: str) -> str:
@@ -52,9 +49,9 @@ def linalg_ldl_factor_ex_out(self, hermitian=False, check_errors_=False, LD=None
     for i in range(a.shape[0]):
         f, piv[i], inf[i] = sytrf(a[i], lower=1)
         ld[i] = np.tril(f)
-    _write(LD, ld)
-    _write(pivots, piv)
-    _write(info, inf)
+    write(LD, ld)
+    write(pivots, piv)
+    write(info, inf)
     if check_errors_:
         check_errors(inf, fn, self.ndim == 2)
     return LD, pivots, info
@@ -87,7 +84,7 @@ def linalg_ldl_solve_out(LD, pivots, B, hermitian=False, out=None):
     res = np.empty(b.shape, B.dtype.np)
     for i in range(b.shape[0]):
         res[i], _ = sytrs(ld[i], piv[i], b[i], lower=1)
-    _write(out, res)
+    write(out, res)
     return out
 
 
@@ -107,9 +104,9 @@ def linalg_matrix_exp(self):
     if self.dtype.itemsize == 2:  # float16/bfloat16: computed in float32, rounded once
         a = a.astype(np.float32)
     if self.sizes[-1] == 1:
-        _write(out, np.exp(a))
+        write(out, np.exp(a))
     else:
-        _write(out, _sl.expm(a))
+        write(out, _sl.expm(a))
     return out
 
 
@@ -131,7 +128,7 @@ def linalg_cross_out(self, other, dim=-1, out=None):
     d = _shape.wrap_dim(dim, len(shape))
     a = np.broadcast_to(self.as_numpy(), shape)
     b = np.broadcast_to(other.as_numpy(), shape)
-    _write(out, np.cross(a, b, axis=d).astype(self.dtype.np, copy=False))
+    write(out, np.cross(a, b, axis=d).astype(self.dtype.np, copy=False))
     return out
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from ...._core import dtype as _dt
 from ...._core import shape as _shape
 from ...._tensor.impl import TensorImpl
-from .lapack import LAPACK_DTYPES, checked, column_major_out, lapack_fn, matrices, square_checks
+from .lapack import LAPACK_DTYPES, checked, column_major_out, lapack_fn, matrices, square_checks, write
 from .linalg import is_meta, set_output
 from .spectral import LinAlgError
 
@@ -25,9 +25,6 @@ __all__ = ["linalg_eigh_out", "linalg_eigh_cpu", "linalg_eig_out", "linalg_eig",
            "linalg_qr_out", "linalg_qr", "geqrf_out", "geqrf", "linalg_householder_product_out",
            "linalg_householder_product", "ormqr_out", "ormqr", "linalg_lstsq_out", "linalg_lstsq"]
 
-
-def _write(out: TensorImpl, values: np.ndarray) -> None:
-    np.copyto(out.as_numpy(), np.asarray(values).reshape(out.sizes), casting="unsafe")
 
 
 def _empty(out, dtype, device):
@@ -53,13 +50,13 @@ def linalg_eigh_out(A, UPLO="L", compute_v=True, eigenvalues=None, eigenvectors=
     try:
         if compute_v:
             w, v = np.linalg.eigh(a, UPLO=UPLO.upper())
-            _write(eigenvectors, v)
+            write(eigenvectors, v)
         else:
             w = np.linalg.eigvalsh(a, UPLO=UPLO.upper())
     except np.linalg.LinAlgError:
         raise LinAlgError(f"{fn}: The algorithm failed to converge because the input matrix is ill-conditioned or "
                           f"has too many repeated eigenvalues (error code: {A.sizes[-1]}).") from None
-    _write(eigenvalues, w)
+    write(eigenvalues, w)
     return eigenvalues, eigenvectors
 
 
@@ -94,8 +91,8 @@ def linalg_eig_out(self, eigenvalues=None, eigenvectors=None):
     if is_meta(self, eigenvalues, eigenvectors) or self.numel() == 0:
         return eigenvalues, eigenvectors
     w, v = _geev(self, True)
-    _write(eigenvalues, w)
-    _write(eigenvectors, v)
+    write(eigenvalues, w)
+    write(eigenvectors, v)
     return eigenvalues, eigenvectors
 
 
@@ -109,7 +106,7 @@ def linalg_eigvals_cpu(self):
     out = set_output(None, tuple(self.sizes[:-1]), self.dtype.to_complex(), self.device)
     if is_meta(self, out) or self.numel() == 0:
         return out
-    _write(out, _geev(self, False)[0])
+    write(out, _geev(self, False)[0])
     return out
 
 
@@ -138,11 +135,11 @@ def linalg_qr_out(A, mode="reduced", Q=None, R=None):
         return Q, R
     a = A.as_numpy()
     if mode == "r":
-        _write(R, np.linalg.qr(a, mode="r"))
+        write(R, np.linalg.qr(a, mode="r"))
     else:
         q, r = np.linalg.qr(a, mode=mode)
-        _write(Q, q)
-        _write(R, r)
+        write(Q, q)
+        write(R, r)
     return Q, R
 
 
@@ -166,8 +163,8 @@ def geqrf_out(self, a=None, tau=None):
     taus = np.empty((x.shape[0], min(m, n)), self.dtype.np)
     for i in range(x.shape[0]):
         packed[i], taus[i], _, _ = geqrf_(x[i])
-    _write(a, packed)
-    _write(tau, taus)
+    write(a, packed)
+    write(tau, taus)
     return a, tau
 
 
@@ -210,7 +207,7 @@ def linalg_householder_product_out(input, tau, out=None):
         v = np.tril(x[i], -1) + np.eye(*x[i].shape, dtype=x.dtype)  # orgqr reads only below the diagonal
         res[i] = orgqr(v, np.concatenate([t[i], np.zeros(x.shape[-1] - t.shape[1], x.dtype)]))[0] \
             if t.shape[1] < x.shape[-1] else orgqr(v, t[i])[0]
-    _write(out, res)
+    write(out, res)
     return out
 
 
@@ -243,7 +240,7 @@ def ormqr_out(self, input2, input3, left=True, transpose=False, out=None):
     for i in range(c.shape[0]):
         lwork = max(1, c.shape[-1] if left else c.shape[-2]) * 64
         res[i] = ormqr_(side, trans, x[i][:, :t.shape[1]] if left else x[i][:, :t.shape[1]], t[i], c[i], lwork)[0]
-    _write(out, res)
+    write(out, res)
     return out
 
 
@@ -346,16 +343,16 @@ def linalg_lstsq_out(self, b, rcond=None, driver=None, solution=None, residuals=
             svs[i] = s
     if a.shape[0] and (m == 0 or n == 0):
         ranks[:] = 0
-    _write(solution, xs[:, :n].reshape(sol_shape) if not vector else xs[:, :n, 0].reshape(sol_shape))
+    write(solution, xs[:, :n].reshape(sol_shape) if not vector else xs[:, :n, 0].reshape(sol_shape))
     if driver != "gels":
-        _write(rank, ranks)
+        write(rank, ranks)
     if keep_sv:
-        _write(singular_values, svs)
+        write(singular_values, svs)
     if full_residuals and keep_sv and (ranks < n).any():  # rank-deficient: no residuals, as PyTorch
         residuals = set_output(residuals, (0,), real, self.device)
     elif full_residuals and residuals.numel():
         tail = xs[:, n:]
-        _write(residuals, (np.abs(tail) ** 2).sum(axis=-2).reshape(residuals.sizes))
+        write(residuals, (np.abs(tail) ** 2).sum(axis=-2).reshape(residuals.sizes))
     return solution, residuals, rank, singular_values
 
 
