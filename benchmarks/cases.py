@@ -198,3 +198,50 @@ CASES.update({
     "randn 1M float32": _randn_1m,
     "randperm 1M": _randperm_1m,
 })
+
+
+# -- torch.linalg on 256x256 float32 (one LAPACK factorization each: getrf+getrs, syevd, gesdd) --------------------
+def _matrix_256(lib, spd=False):
+    lib.manual_seed(0)
+    a = lib.randn(256, 256)
+    return a @ a.mT + 256 * lib.eye(256) if spd else a + 16 * lib.eye(256)
+
+
+def _inv_256(lib):
+    a = _matrix_256(lib)
+    return lambda: lib.linalg.inv(a)
+
+
+def _solve_256(lib):
+    a, b = _matrix_256(lib), lib.ones(256, 16)
+    return lambda: lib.linalg.solve(a, b)
+
+
+def _eigh_256(lib):
+    a = _matrix_256(lib, spd=True)
+    return lambda: lib.linalg.eigh(a)
+
+
+def _svd_256(lib):
+    a = _matrix_256(lib)
+    return lambda: lib.linalg.svd(a)
+
+
+def _cholesky_256(lib):
+    a = _matrix_256(lib, spd=True)
+    return lambda: lib.linalg.cholesky(a)
+
+
+def _det_batched(lib):
+    a = lib.randn(512, 4, 4) + 4 * lib.eye(4)
+    return lambda: lib.linalg.det(a)
+
+
+CASES.update({
+    "linalg.inv 256x256 float32": _inv_256,
+    "linalg.solve 256x256, 16 rhs float32": _solve_256,
+    "linalg.eigh 256x256 float32": _eigh_256,
+    "linalg.svd 256x256 float32": _svd_256,
+    "linalg.cholesky 256x256 float32": _cholesky_256,
+    "linalg.det 512 batched 4x4 float32": _det_batched,
+})

@@ -1,5 +1,5 @@
 """Python-level functions of ``torch.functional`` — ``einsum``, ``unique``, ``unique_consecutive``, ``norm``,
-``broadcast_tensors``, ``atleast_1d``/``2d``/``3d`` — and
+``broadcast_tensors``, ``atleast_1d``/``2d``/``3d``, ``lu`` — and
 the ``as_tuple`` form of ``nonzero`` (a manual binding in PyTorch's ``python_torch_functions_manual.cpp``).
 
 PyTorch writes these in Python over the aten operators; so does glasstorch: each parses its arguments the
@@ -19,7 +19,7 @@ from ._generated import functions as _ops
 from .tensor import Tensor
 
 __all__ = ["einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "atleast_1d", "atleast_2d",
-           "atleast_3d", "install"]
+           "atleast_3d", "lu", "install"]
 
 
 def _subscript(n) -> str:
@@ -176,6 +176,31 @@ def atleast_3d(*tensors):
     return _ops.atleast_3d(_atleast_args(tensors))
 
 
+def lu(A, pivot=True, get_infos=False, out=None):
+    """The LU factorization of ``A`` (``torch.lu``): ``(LU, pivots)``, and ``infos`` when ``get_infos`` (which also
+    turns off the error a singular factor raises).
+
+    Example:
+        >>> import glasstorch as torch
+        >>> LU, pivots = torch.lu(torch.tensor([[1., 2.], [3., 4.]]))
+        >>> pivots
+        tensor([2, 2], dtype=torch.int32)
+    """
+    result = _ops._lu_with_info(A, pivot=pivot, check_errors=not get_infos)
+    result = tuple(result) if get_infos else tuple(result[:2])
+    if out is None:
+        return result
+    if len(out) != len(result):
+        raise TypeError(f"expected tuple of {len(result)} elements but got {len(out)}")
+    for o, r in zip(out, result, strict=True):
+        o.resize_as_(r).copy_(r)
+    return out
+
+
+def _lu_method(self, pivot=True, get_infos=False):
+    return lu(self, pivot=pivot, get_infos=get_infos)
+
+
 def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
     return norm(self, p, dim, keepdim, dtype=dtype)
 
@@ -195,10 +220,10 @@ def _nonzero_method(self, *, as_tuple=False):
 def install(namespace) -> None:
     """Bind the functions into ``namespace`` (the ``glasstorch`` module) and the methods onto Tensor."""
     for name in ("einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "atleast_1d",
-                 "atleast_2d", "atleast_3d"):
+                 "atleast_2d", "atleast_3d", "lu"):
         setattr(namespace, name, globals()[name])
     for method, name in ((_unique_method, "unique"), (_unique_consecutive_method, "unique_consecutive"),
-                         (_nonzero_method, "nonzero"), (_norm_method, "norm")):
+                         (_nonzero_method, "nonzero"), (_norm_method, "norm"), (_lu_method, "lu")):
         method.__name__, method.__qualname__ = name, f"Tensor.{name}"
         # Python's own call errors ("Tensor.norm() got multiple values for argument 'p'") read the code's name
         method.__code__ = method.__code__.replace(co_name=name, co_qualname=f"Tensor.{name}")

@@ -25,10 +25,20 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _fused_rms_norm as _op__fused_rms_norm,
     _fused_sdp_choice as _op__fused_sdp_choice,
     _index_put_impl_ as _op__index_put_impl_,
+    _linalg_det as _op__linalg_det,
+    _linalg_det_result as _op__linalg_det_result,
+    _linalg_eigh as _op__linalg_eigh,
+    _linalg_eigh_eigenvalues as _op__linalg_eigh_eigenvalues,
+    _linalg_eigvals as _op__linalg_eigvals,
+    _linalg_slogdet as _op__linalg_slogdet,
+    _linalg_slogdet_sign as _op__linalg_slogdet_sign,
+    _linalg_solve_ex as _op__linalg_solve_ex,
+    _linalg_solve_ex_result as _op__linalg_solve_ex_result,
     _linalg_svd as _op__linalg_svd,
     _linalg_svd_U as _op__linalg_svd_U,
     _log_softmax as _op__log_softmax,
     _log_softmax_out as _op__log_softmax_out,
+    _lu_with_info as _op__lu_with_info,
     _native_batch_norm_legit as _op__native_batch_norm_legit,
     _native_batch_norm_legit_no_stats as _op__native_batch_norm_legit_no_stats,
     _native_batch_norm_legit_no_training as _op__native_batch_norm_legit_no_training,
@@ -208,6 +218,12 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     ceil_out as _op_ceil_out,
     celu as _op_celu,
     celu_ as _op_celu_,
+    cholesky as _op_cholesky,
+    cholesky_inverse as _op_cholesky_inverse,
+    cholesky_inverse_out as _op_cholesky_inverse_out,
+    cholesky_out as _op_cholesky_out,
+    cholesky_solve as _op_cholesky_solve,
+    cholesky_solve_out as _op_cholesky_solve_out,
     chunk as _op_chunk,
     clamp as _op_clamp,
     clamp_ as _op_clamp_,
@@ -269,7 +285,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     count_nonzero_dim_IntList as _op_count_nonzero_dim_IntList,
     count_nonzero_dim_IntList_out as _op_count_nonzero_dim_IntList_out,
     count_nonzero_out as _op_count_nonzero_out,
+    cross as _op_cross,
     cross_entropy_loss as _op_cross_entropy_loss,
+    cross_out as _op_cross_out,
     cummax as _op_cummax,
     cummax_out as _op_cummax_out,
     cummin as _op_cummin,
@@ -280,6 +298,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     cumsum as _op_cumsum,
     cumsum_ as _op_cumsum_,
     cumsum_out as _op_cumsum_out,
+    det as _op_det,
     diag as _op_diag,
     diag_embed as _op_diag_embed,
     diag_out as _op_diag_out,
@@ -385,6 +404,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     gelu_backward as _op_gelu_backward,
     gelu_backward_grad_input as _op_gelu_backward_grad_input,
     gelu_out as _op_gelu_out,
+    geqrf as _op_geqrf,
+    geqrf_a as _op_geqrf_a,
     ger as _op_ger,
     ger_out as _op_ger_out,
     glu as _op_glu,
@@ -438,6 +459,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     index_put_ as _op_index_put_,
     index_select as _op_index_select,
     index_select_out as _op_index_select_out,
+    inverse as _op_inverse,
+    inverse_out as _op_inverse_out,
     isclose as _op_isclose,
     isfinite as _op_isfinite,
     isinf as _op_isinf,
@@ -467,10 +490,79 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     lerp_Tensor_out as _op_lerp_Tensor_out,
     lerp__Scalar as _op_lerp__Scalar,
     lerp__Tensor as _op_lerp__Tensor,
+    linalg_cholesky as _op_linalg_cholesky,
+    linalg_cholesky_ex as _op_linalg_cholesky_ex,
+    linalg_cholesky_ex_L as _op_linalg_cholesky_ex_L,
+    linalg_cholesky_out as _op_linalg_cholesky_out,
+    linalg_cond as _op_linalg_cond,
+    linalg_cond_p_str as _op_linalg_cond_p_str,
+    linalg_cross as _op_linalg_cross,
+    linalg_cross_out as _op_linalg_cross_out,
+    linalg_det as _op_linalg_det,
+    linalg_det_out as _op_linalg_det_out,
+    linalg_diagonal as _op_linalg_diagonal,
+    linalg_eig as _op_linalg_eig,
+    linalg_eig_out as _op_linalg_eig_out,
+    linalg_eigh as _op_linalg_eigh,
+    linalg_eigh_eigvals as _op_linalg_eigh_eigvals,
+    linalg_eigvals as _op_linalg_eigvals,
+    linalg_eigvalsh as _op_linalg_eigvalsh,
+    linalg_eigvalsh_out as _op_linalg_eigvalsh_out,
+    linalg_householder_product as _op_linalg_householder_product,
+    linalg_householder_product_out as _op_linalg_householder_product_out,
+    linalg_inv as _op_linalg_inv,
+    linalg_inv_ex as _op_linalg_inv_ex,
+    linalg_inv_ex_inverse as _op_linalg_inv_ex_inverse,
+    linalg_inv_out as _op_linalg_inv_out,
+    linalg_ldl_factor as _op_linalg_ldl_factor,
+    linalg_ldl_factor_ex as _op_linalg_ldl_factor_ex,
+    linalg_ldl_factor_ex_out as _op_linalg_ldl_factor_ex_out,
+    linalg_ldl_solve as _op_linalg_ldl_solve,
+    linalg_ldl_solve_out as _op_linalg_ldl_solve_out,
+    linalg_lstsq as _op_linalg_lstsq,
+    linalg_lstsq_out as _op_linalg_lstsq_out,
+    linalg_lu as _op_linalg_lu,
+    linalg_lu_factor as _op_linalg_lu_factor,
+    linalg_lu_factor_ex as _op_linalg_lu_factor_ex,
+    linalg_lu_factor_ex_out as _op_linalg_lu_factor_ex_out,
+    linalg_lu_factor_out as _op_linalg_lu_factor_out,
+    linalg_lu_out as _op_linalg_lu_out,
+    linalg_lu_solve as _op_linalg_lu_solve,
+    linalg_lu_solve_out as _op_linalg_lu_solve_out,
+    linalg_matmul as _op_linalg_matmul,
+    linalg_matmul_out as _op_linalg_matmul_out,
+    linalg_matrix_exp as _op_linalg_matrix_exp,
+    linalg_matrix_power as _op_linalg_matrix_power,
+    linalg_matrix_power_out as _op_linalg_matrix_power_out,
+    linalg_matrix_rank as _op_linalg_matrix_rank,
+    linalg_matrix_rank_atol_rtol_float as _op_linalg_matrix_rank_atol_rtol_float,
+    linalg_matrix_rank_atol_rtol_tensor as _op_linalg_matrix_rank_atol_rtol_tensor,
+    linalg_matrix_rank_tol_tensor as _op_linalg_matrix_rank_tol_tensor,
+    linalg_multi_dot as _op_linalg_multi_dot,
+    linalg_multi_dot_out as _op_linalg_multi_dot_out,
+    linalg_pinv as _op_linalg_pinv,
+    linalg_pinv_atol_rtol_float as _op_linalg_pinv_atol_rtol_float,
+    linalg_pinv_atol_rtol_tensor as _op_linalg_pinv_atol_rtol_tensor,
+    linalg_pinv_rcond_tensor as _op_linalg_pinv_rcond_tensor,
+    linalg_qr as _op_linalg_qr,
+    linalg_qr_out as _op_linalg_qr_out,
+    linalg_slogdet as _op_linalg_slogdet,
+    linalg_slogdet_out as _op_linalg_slogdet_out,
+    linalg_solve as _op_linalg_solve,
+    linalg_solve_ex as _op_linalg_solve_ex,
+    linalg_solve_ex_out as _op_linalg_solve_ex_out,
+    linalg_solve_out as _op_linalg_solve_out,
+    linalg_solve_triangular as _op_linalg_solve_triangular,
+    linalg_solve_triangular_out as _op_linalg_solve_triangular_out,
     linalg_svd as _op_linalg_svd,
     linalg_svd_U as _op_linalg_svd_U,
     linalg_svdvals as _op_linalg_svdvals,
     linalg_svdvals_out as _op_linalg_svdvals_out,
+    linalg_tensorinv as _op_linalg_tensorinv,
+    linalg_tensorsolve as _op_linalg_tensorsolve,
+    linalg_vander as _op_linalg_vander,
+    linalg_vecdot as _op_linalg_vecdot,
+    linalg_vecdot_out as _op_linalg_vecdot_out,
     linalg_vector_norm as _op_linalg_vector_norm,
     linalg_vector_norm_out as _op_linalg_vector_norm_out,
     linear as _op_linear,
@@ -495,6 +587,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     log_softmax_int_out as _op_log_softmax_int_out,
     logaddexp as _op_logaddexp,
     logaddexp_out as _op_logaddexp_out,
+    logdet as _op_logdet,
     logical_and as _op_logical_and,
     logical_and_ as _op_logical_and_,
     logical_and_out as _op_logical_and_out,
@@ -515,6 +608,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     lt_Tensor_out as _op_lt_Tensor_out,
     lt__Scalar as _op_lt__Scalar,
     lt__Tensor as _op_lt__Tensor,
+    lu_solve as _op_lu_solve,
+    lu_solve_out as _op_lu_solve_out,
+    lu_unpack as _op_lu_unpack,
+    lu_unpack_out as _op_lu_unpack_out,
     masked_fill_Scalar as _op_masked_fill_Scalar,
     masked_fill_Tensor as _op_masked_fill_Tensor,
     masked_fill__Scalar as _op_masked_fill__Scalar,
@@ -525,6 +622,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     masked_select_out as _op_masked_select_out,
     matmul as _op_matmul,
     matmul_out as _op_matmul_out,
+    matrix_exp as _op_matrix_exp,
+    matrix_power as _op_matrix_power,
+    matrix_power_out as _op_matrix_power_out,
     max as _op_max,
     max_dim as _op_max_dim,
     max_dim_max as _op_max_dim_max,
@@ -628,12 +728,17 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     norm_out as _op_norm_out,
     normal_ as _op_normal_,
     one_hot as _op_one_hot,
+    orgqr as _op_orgqr,
+    orgqr_out as _op_orgqr_out,
+    ormqr as _op_ormqr,
+    ormqr_out as _op_ormqr_out,
     outer as _op_outer,
     outer_out as _op_outer_out,
     pad as _op_pad,
     permute as _op_permute,
     permute_copy as _op_permute_copy,
     permute_copy_out as _op_permute_copy_out,
+    pinverse as _op_pinverse,
     polar as _op_polar,
     polar_out as _op_polar_out,
     positive as _op_positive,
@@ -649,6 +754,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     prod_dim_int as _op_prod_dim_int,
     prod_int_out as _op_prod_int_out,
     prod_out as _op_prod_out,
+    qr as _op_qr,
+    qr_Q as _op_qr_Q,
     random_ as _op_random_,
     random__from as _op_random__from,
     random__to as _op_random__to,
@@ -773,6 +880,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     slice_Tensor as _op_slice_Tensor,
     slice_copy_Tensor as _op_slice_copy_Tensor,
     slice_copy_Tensor_out as _op_slice_copy_Tensor_out,
+    slogdet as _op_slogdet,
+    slogdet_out as _op_slogdet_out,
     smooth_l1_loss as _op_smooth_l1_loss,
     smooth_l1_loss_out as _op_smooth_l1_loss_out,
     softmax_int as _op_softmax_int,
@@ -830,6 +939,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     sum_IntList_out as _op_sum_IntList_out,
     sum_dim_IntList as _op_sum_dim_IntList,
     sum_out as _op_sum_out,
+    svd as _op_svd,
+    svd_U as _op_svd_U,
     swapaxes as _op_swapaxes,
     swapaxes_ as _op_swapaxes_,
     swapdims as _op_swapdims,
@@ -863,6 +974,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     transpose_copy_int as _op_transpose_copy_int,
     transpose_copy_int_out as _op_transpose_copy_int_out,
     transpose_int as _op_transpose_int,
+    triangular_solve as _op_triangular_solve,
+    triangular_solve_X as _op_triangular_solve_X,
     tril as _op_tril,
     tril_ as _op_tril_,
     tril_out as _op_tril_out,
@@ -941,28 +1054,74 @@ _rt_linalg_svd_1 = _return_type('_linalg_svd', ['U', 'S', 'Vh'])
 _rt_linalg_svd_out_2 = _return_type('_linalg_svd_out', ['U', 'S', 'Vh'])
 _rt_linalg_svd_3 = _return_type('linalg_svd', ['U', 'S', 'Vh'])
 _rt_linalg_svd_out_4 = _return_type('linalg_svd_out', ['U', 'S', 'Vh'])
-_rt_nll_loss_forward_5 = _return_type('nll_loss_forward', ['output', 'total_weight'])
-_rt_nll_loss2d_forward_6 = _return_type('nll_loss2d_forward', ['output', 'total_weight'])
-_rt_max_7 = _return_type('max', ['values', 'indices'])
-_rt_max_out_8 = _return_type('max_out', ['values', 'indices'])
-_rt_min_9 = _return_type('min', ['values', 'indices'])
-_rt_min_out_10 = _return_type('min_out', ['values', 'indices'])
-_rt_sort_11 = _return_type('sort', ['values', 'indices'])
-_rt_sort_out_12 = _return_type('sort_out', ['values', 'indices'])
-_rt_topk_13 = _return_type('topk', ['values', 'indices'])
-_rt_topk_out_14 = _return_type('topk_out', ['values', 'indices'])
-_rt_kthvalue_15 = _return_type('kthvalue', ['values', 'indices'])
-_rt_kthvalue_out_16 = _return_type('kthvalue_out', ['values', 'indices'])
-_rt_cummax_17 = _return_type('cummax', ['values', 'indices'])
-_rt_cummax_out_18 = _return_type('cummax_out', ['values', 'indices'])
-_rt_cummin_19 = _return_type('cummin', ['values', 'indices'])
-_rt_cummin_out_20 = _return_type('cummin_out', ['values', 'indices'])
-_rt_median_21 = _return_type('median', ['values', 'indices'])
-_rt_median_out_22 = _return_type('median_out', ['values', 'indices'])
-_rt_nanmedian_23 = _return_type('nanmedian', ['values', 'indices'])
-_rt_nanmedian_out_24 = _return_type('nanmedian_out', ['values', 'indices'])
-_rt_mode_25 = _return_type('mode', ['values', 'indices'])
-_rt_mode_out_26 = _return_type('mode_out', ['values', 'indices'])
+_rt_linalg_lu_factor_5 = _return_type('linalg_lu_factor', ['LU', 'pivots'])
+_rt_linalg_lu_factor_out_6 = _return_type('linalg_lu_factor_out', ['LU', 'pivots'])
+_rt_linalg_lu_factor_ex_7 = _return_type('linalg_lu_factor_ex', ['LU', 'pivots', 'info'])
+_rt_linalg_lu_factor_ex_out_8 = _return_type('linalg_lu_factor_ex_out', ['LU', 'pivots', 'info'])
+_rt_linalg_lu_9 = _return_type('linalg_lu', ['P', 'L', 'U'])
+_rt_linalg_lu_out_10 = _return_type('linalg_lu_out', ['P', 'L', 'U'])
+_rt_lu_unpack_11 = _return_type('lu_unpack', ['P', 'L', 'U'])
+_rt_lu_unpack_out_12 = _return_type('lu_unpack_out', ['P', 'L', 'U'])
+_rt_lu_with_info_13 = _return_type('_lu_with_info', ['LU', 'pivots', 'info'])
+_rt_linalg_solve_ex_14 = _return_type('_linalg_solve_ex', ['result', 'LU', 'pivots', 'info'])
+_rt_linalg_solve_ex_out_15 = _return_type('_linalg_solve_ex_out', ['result', 'LU', 'pivots', 'info'])
+_rt_linalg_solve_ex_16 = _return_type('linalg_solve_ex', ['result', 'info'])
+_rt_linalg_solve_ex_out_17 = _return_type('linalg_solve_ex_out', ['result', 'info'])
+_rt_linalg_inv_ex_18 = _return_type('linalg_inv_ex', ['inverse', 'info'])
+_rt_linalg_inv_ex_out_19 = _return_type('linalg_inv_ex_out', ['inverse', 'info'])
+_rt_triangular_solve_20 = _return_type('triangular_solve', ['solution', 'cloned_coefficient'])
+_rt_triangular_solve_out_21 = _return_type('triangular_solve_out', ['solution', 'cloned_coefficient'])
+_rt_linalg_det_22 = _return_type('_linalg_det', ['result', 'LU', 'pivots'])
+_rt_linalg_det_out_23 = _return_type('_linalg_det_out', ['result', 'LU', 'pivots'])
+_rt_linalg_slogdet_24 = _return_type('_linalg_slogdet', ['sign', 'logabsdet', 'LU', 'pivots'])
+_rt_linalg_slogdet_out_25 = _return_type('_linalg_slogdet_out', ['sign', 'logabsdet', 'LU', 'pivots'])
+_rt_linalg_slogdet_26 = _return_type('linalg_slogdet', ['sign', 'logabsdet'])
+_rt_linalg_slogdet_out_27 = _return_type('linalg_slogdet_out', ['sign', 'logabsdet'])
+_rt_slogdet_28 = _return_type('slogdet', ['sign', 'logabsdet'])
+_rt_slogdet_out_29 = _return_type('slogdet_out', ['sign', 'logabsdet'])
+_rt_linalg_cholesky_ex_30 = _return_type('linalg_cholesky_ex', ['L', 'info'])
+_rt_linalg_cholesky_ex_out_31 = _return_type('linalg_cholesky_ex_out', ['L', 'info'])
+_rt_linalg_ldl_factor_ex_32 = _return_type('linalg_ldl_factor_ex', ['LD', 'pivots', 'info'])
+_rt_linalg_ldl_factor_ex_out_33 = _return_type('linalg_ldl_factor_ex_out', ['LD', 'pivots', 'info'])
+_rt_linalg_ldl_factor_34 = _return_type('linalg_ldl_factor', ['LD', 'pivots'])
+_rt_linalg_eigh_35 = _return_type('_linalg_eigh', ['eigenvalues', 'eigenvectors'])
+_rt_linalg_eigh_out_36 = _return_type('_linalg_eigh_out', ['eigenvalues', 'eigenvectors'])
+_rt_linalg_eigh_37 = _return_type('linalg_eigh', ['eigenvalues', 'eigenvectors'])
+_rt_linalg_eigh_out_38 = _return_type('linalg_eigh_out', ['eigenvalues', 'eigenvectors'])
+_rt_linalg_eig_39 = _return_type('linalg_eig', ['eigenvalues', 'eigenvectors'])
+_rt_linalg_eig_out_40 = _return_type('linalg_eig_out', ['eigenvalues', 'eigenvectors'])
+_rt_linalg_qr_41 = _return_type('linalg_qr', ['Q', 'R'])
+_rt_linalg_qr_out_42 = _return_type('linalg_qr_out', ['Q', 'R'])
+_rt_qr_43 = _return_type('qr', ['Q', 'R'])
+_rt_qr_out_44 = _return_type('qr_out', ['Q', 'R'])
+_rt_geqrf_45 = _return_type('geqrf', ['a', 'tau'])
+_rt_geqrf_out_46 = _return_type('geqrf_out', ['a', 'tau'])
+_rt_svd_47 = _return_type('svd', ['U', 'S', 'V'])
+_rt_svd_out_48 = _return_type('svd_out', ['U', 'S', 'V'])
+_rt_linalg_lstsq_49 = _return_type('linalg_lstsq', ['solution', 'residuals', 'rank', 'singular_values'])
+_rt_linalg_lstsq_out_50 = _return_type('linalg_lstsq_out', ['solution', 'residuals', 'rank', 'singular_values'])
+_rt_nll_loss_forward_51 = _return_type('nll_loss_forward', ['output', 'total_weight'])
+_rt_nll_loss2d_forward_52 = _return_type('nll_loss2d_forward', ['output', 'total_weight'])
+_rt_max_53 = _return_type('max', ['values', 'indices'])
+_rt_max_out_54 = _return_type('max_out', ['values', 'indices'])
+_rt_min_55 = _return_type('min', ['values', 'indices'])
+_rt_min_out_56 = _return_type('min_out', ['values', 'indices'])
+_rt_sort_57 = _return_type('sort', ['values', 'indices'])
+_rt_sort_out_58 = _return_type('sort_out', ['values', 'indices'])
+_rt_topk_59 = _return_type('topk', ['values', 'indices'])
+_rt_topk_out_60 = _return_type('topk_out', ['values', 'indices'])
+_rt_kthvalue_61 = _return_type('kthvalue', ['values', 'indices'])
+_rt_kthvalue_out_62 = _return_type('kthvalue_out', ['values', 'indices'])
+_rt_cummax_63 = _return_type('cummax', ['values', 'indices'])
+_rt_cummax_out_64 = _return_type('cummax_out', ['values', 'indices'])
+_rt_cummin_65 = _return_type('cummin', ['values', 'indices'])
+_rt_cummin_out_66 = _return_type('cummin_out', ['values', 'indices'])
+_rt_median_67 = _return_type('median', ['values', 'indices'])
+_rt_median_out_68 = _return_type('median_out', ['values', 'indices'])
+_rt_nanmedian_69 = _return_type('nanmedian', ['values', 'indices'])
+_rt_nanmedian_out_70 = _return_type('nanmedian_out', ['values', 'indices'])
+_rt_mode_71 = _return_type('mode', ['values', 'indices'])
+_rt_mode_out_72 = _return_type('mode_out', ['values', 'indices'])
 
 
 _sig__conj = _Signatures('_conj', [
@@ -2552,6 +2711,1422 @@ def linalg_svdvals(*args, **kwargs):
     return _wrap(_op_linalg_svdvals_out.call(a[0], a[1], a[2]))
 
 
+_sig_linalg_lu_factor = _Signatures('linalg_lu_factor', [
+    'linalg_lu_factor(Tensor A, *, bool pivot=True, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_lu_factor(*args, **kwargs):
+    """linalg_lu_factor(Tensor A, *, bool pivot=True, Tensor[2]? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _make_rt(_rt_linalg_lu_factor_5, _op_linalg_lu_factor.call(_a0._impl, True))
+    try:
+        i, a = _sig_linalg_lu_factor.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_lu_factor, args, kwargs)
+    if a[2] is None:
+        return _make_rt(_rt_linalg_lu_factor_5, _op_linalg_lu_factor.call(a[0], a[1]))
+    return _make_rt(_rt_linalg_lu_factor_out_6, _op_linalg_lu_factor_out.call(a[0], a[1], *a[2]))
+
+
+_sig_linalg_lu_factor_ex = _Signatures('linalg_lu_factor_ex', [
+    'linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False, Tensor[3]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_lu_factor_ex(*args, **kwargs):
+    """linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False, Tensor[3]? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _make_rt(_rt_linalg_lu_factor_ex_7, _op_linalg_lu_factor_ex.call(_a0._impl, True, False))
+    try:
+        i, a = _sig_linalg_lu_factor_ex.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_lu_factor_ex, args, kwargs)
+    if a[3] is None:
+        return _make_rt(_rt_linalg_lu_factor_ex_7, _op_linalg_lu_factor_ex.call(a[0], a[1], a[2]))
+    return _make_rt(_rt_linalg_lu_factor_ex_out_8, _op_linalg_lu_factor_ex_out.call(a[0], a[1], a[2], *a[3]))
+
+
+_sig_linalg_lu = _Signatures('linalg_lu', [
+    'linalg_lu(Tensor A, *, bool pivot=True, Tensor[3]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_lu(*args, **kwargs):
+    """linalg_lu(Tensor A, *, bool pivot=True, Tensor[3]? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _make_rt(_rt_linalg_lu_9, _op_linalg_lu.call(_a0._impl, True))
+    try:
+        i, a = _sig_linalg_lu.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_lu, args, kwargs)
+    if a[2] is None:
+        return _make_rt(_rt_linalg_lu_9, _op_linalg_lu.call(a[0], a[1]))
+    return _make_rt(_rt_linalg_lu_out_10, _op_linalg_lu_out.call(a[0], a[1], *a[2]))
+
+
+_sig_linalg_lu_solve = _Signatures('linalg_lu_solve', [
+    'linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_lu_solve(*args, **kwargs):
+    """linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False, Tensor? out=None)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            return _wrap(_op_linalg_lu_solve.call(_a0._impl, _a1._impl, _a2._impl, True, False))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_linalg_lu_solve_out.call(_a0._impl, _a1._impl, _a2._impl, True, False, _o._impl))
+    try:
+        i, a = _sig_linalg_lu_solve.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_lu_solve, args, kwargs)
+    if a[5] is None:
+        return _wrap(_op_linalg_lu_solve.call(a[0], a[1], a[2], a[3], a[4]))
+    return _wrap(_op_linalg_lu_solve_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_lu_unpack = _Signatures('lu_unpack', [
+    'lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True, *, Tensor[3]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def lu_unpack(*args, **kwargs):
+    """lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True, *, Tensor[3]? out=None)"""
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is bool and _t3 is bool:
+            return _make_rt(_rt_lu_unpack_11, _op_lu_unpack.call(_a0._impl, _a1._impl, _a2, _a3))
+    try:
+        i, a = _sig_lu_unpack.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, lu_unpack, args, kwargs)
+    if a[4] is None:
+        return _make_rt(_rt_lu_unpack_11, _op_lu_unpack.call(a[0], a[1], a[2], a[3]))
+    return _make_rt(_rt_lu_unpack_out_12, _op_lu_unpack_out.call(a[0], a[1], a[2], a[3], *a[4]))
+
+
+_sig__lu_with_info = _Signatures('_lu_with_info', [
+    '_lu_with_info(Tensor input, bool pivot=True, bool check_errors=True)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _lu_with_info(*args, **kwargs):
+    """_lu_with_info(Tensor input, bool pivot=True, bool check_errors=True)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is bool and _t2 is bool:
+            return _make_rt(_rt_lu_with_info_13, _op__lu_with_info.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig__lu_with_info.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _lu_with_info, args, kwargs)
+    return _make_rt(_rt_lu_with_info_13, _op__lu_with_info.call(a[0], a[1], a[2]))
+
+
+_sig_lu_solve = _Signatures('lu_solve', [
+    'lu_solve(Tensor input, Tensor LU_data, Tensor LU_pivots, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def lu_solve(*args, **kwargs):
+    """lu_solve(Tensor input, Tensor LU_data, Tensor LU_pivots, *, Tensor? out=None)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            return _wrap(_op_lu_solve.call(_a0._impl, _a1._impl, _a2._impl))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_lu_solve_out.call(_a0._impl, _a1._impl, _a2._impl, _o._impl))
+    try:
+        i, a = _sig_lu_solve.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, lu_solve, args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_lu_solve.call(a[0], a[1], a[2]))
+    return _wrap(_op_lu_solve_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig__linalg_solve_ex = _Signatures('_linalg_solve_ex', [
+    '_linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, Tensor[4]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _linalg_solve_ex(*args, **kwargs):
+    """_linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, Tensor[4]? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _make_rt(_rt_linalg_solve_ex_14, _op__linalg_solve_ex.call(_a0._impl, _a1._impl, True, False))
+    try:
+        i, a = _sig__linalg_solve_ex.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _linalg_solve_ex, args, kwargs)
+    if a[4] is None:
+        return _make_rt(_rt_linalg_solve_ex_14, _op__linalg_solve_ex.call(a[0], a[1], a[2], a[3]))
+    return _make_rt(_rt_linalg_solve_ex_out_15, _op__linalg_solve_ex_result.call(a[0], a[1], a[2], a[3], *a[4]))
+
+
+_sig_linalg_solve_ex = _Signatures('linalg_solve_ex', [
+    'linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_solve_ex(*args, **kwargs):
+    """linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, Tensor[2]? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _make_rt(_rt_linalg_solve_ex_16, _op_linalg_solve_ex.call(_a0._impl, _a1._impl, True, False))
+    try:
+        i, a = _sig_linalg_solve_ex.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_solve_ex, args, kwargs)
+    if a[4] is None:
+        return _make_rt(_rt_linalg_solve_ex_16, _op_linalg_solve_ex.call(a[0], a[1], a[2], a[3]))
+    return _make_rt(_rt_linalg_solve_ex_out_17, _op_linalg_solve_ex_out.call(a[0], a[1], a[2], a[3], *a[4]))
+
+
+_sig_linalg_solve = _Signatures('linalg_solve', [
+    'linalg_solve(Tensor A, Tensor B, *, bool left=True, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_solve(*args, **kwargs):
+    """linalg_solve(Tensor A, Tensor B, *, bool left=True, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_linalg_solve.call(_a0._impl, _a1._impl, True))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_linalg_solve_out.call(_a0._impl, _a1._impl, True, _o._impl))
+    try:
+        i, a = _sig_linalg_solve.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_solve, args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_linalg_solve.call(a[0], a[1], a[2]))
+    return _wrap(_op_linalg_solve_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_linalg_inv_ex = _Signatures('linalg_inv_ex', [
+    'linalg_inv_ex(Tensor A, *, bool check_errors=False, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_inv_ex(*args, **kwargs):
+    """linalg_inv_ex(Tensor A, *, bool check_errors=False, Tensor[2]? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _make_rt(_rt_linalg_inv_ex_18, _op_linalg_inv_ex.call(_a0._impl, False))
+    try:
+        i, a = _sig_linalg_inv_ex.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_inv_ex, args, kwargs)
+    if a[2] is None:
+        return _make_rt(_rt_linalg_inv_ex_18, _op_linalg_inv_ex.call(a[0], a[1]))
+    return _make_rt(_rt_linalg_inv_ex_out_19, _op_linalg_inv_ex_inverse.call(a[0], a[1], *a[2]))
+
+
+_sig_linalg_inv = _Signatures('linalg_inv', [
+    'linalg_inv(Tensor A, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_inv(*args, **kwargs):
+    """linalg_inv(Tensor A, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_linalg_inv.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_linalg_inv_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_linalg_inv.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_inv, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_linalg_inv.call(a[0]))
+    return _wrap(_op_linalg_inv_out.call(a[0], a[1]))
+
+
+_sig_inverse = _Signatures('inverse', [
+    'inverse(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def inverse(*args, **kwargs):
+    """inverse(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_inverse.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_inverse_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_inverse.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, inverse, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_inverse.call(a[0]))
+    return _wrap(_op_inverse_out.call(a[0], a[1]))
+
+
+_sig_linalg_solve_triangular = _Signatures('linalg_solve_triangular', [
+    'linalg_solve_triangular(Tensor input, Tensor B, *, bool upper, bool left=True, bool unitriangular=False, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_solve_triangular(*args, **kwargs):
+    """linalg_solve_triangular(Tensor input, Tensor B, *, bool upper, bool left=True, bool unitriangular=False, Tensor? out=None)"""
+    try:
+        i, a = _sig_linalg_solve_triangular.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_solve_triangular, args, kwargs)
+    if a[5] is None:
+        return _wrap(_op_linalg_solve_triangular.call(a[0], a[1], a[2], a[3], a[4]))
+    return _wrap(_op_linalg_solve_triangular_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_triangular_solve = _Signatures('triangular_solve', [
+    'triangular_solve(Tensor input, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False, *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def triangular_solve(*args, **kwargs):
+    """triangular_solve(Tensor input, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False, *, Tensor[2]? out=None)"""
+    if len(args) == 5 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3, _a4 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _t4 = type(_a4)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is bool and _t3 is bool and _t4 is bool:
+            return _make_rt(_rt_triangular_solve_20, _op_triangular_solve.call(_a0._impl, _a1._impl, _a2, _a3, _a4))
+    try:
+        i, a = _sig_triangular_solve.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, triangular_solve, args, kwargs)
+    if a[5] is None:
+        return _make_rt(_rt_triangular_solve_20, _op_triangular_solve.call(a[0], a[1], a[2], a[3], a[4]))
+    return _make_rt(_rt_triangular_solve_out_21, _op_triangular_solve_X.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
+
+
+_sig__linalg_det = _Signatures('_linalg_det', [
+    '_linalg_det(Tensor A, *, Tensor[3]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _linalg_det(*args, **kwargs):
+    """_linalg_det(Tensor A, *, Tensor[3]? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _make_rt(_rt_linalg_det_22, _op__linalg_det.call(_a0._impl))
+    try:
+        i, a = _sig__linalg_det.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _linalg_det, args, kwargs)
+    if a[1] is None:
+        return _make_rt(_rt_linalg_det_22, _op__linalg_det.call(a[0]))
+    return _make_rt(_rt_linalg_det_out_23, _op__linalg_det_result.call(a[0], *a[1]))
+
+
+_sig_linalg_det = _Signatures('linalg_det', [
+    'linalg_det(Tensor A, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_det(*args, **kwargs):
+    """linalg_det(Tensor A, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_linalg_det.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_linalg_det_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_linalg_det.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_det, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_linalg_det.call(a[0]))
+    return _wrap(_op_linalg_det_out.call(a[0], a[1]))
+
+
+_sig_det = _Signatures('det', [
+    'det(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def det(*args, **kwargs):
+    """det(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_det.call(_a0._impl))
+    try:
+        i, a = _sig_det.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, det, args, kwargs)
+    return _wrap(_op_det.call(a[0]))
+
+
+_sig__linalg_slogdet = _Signatures('_linalg_slogdet', [
+    '_linalg_slogdet(Tensor A, *, Tensor[4]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _linalg_slogdet(*args, **kwargs):
+    """_linalg_slogdet(Tensor A, *, Tensor[4]? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _make_rt(_rt_linalg_slogdet_24, _op__linalg_slogdet.call(_a0._impl))
+    try:
+        i, a = _sig__linalg_slogdet.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _linalg_slogdet, args, kwargs)
+    if a[1] is None:
+        return _make_rt(_rt_linalg_slogdet_24, _op__linalg_slogdet.call(a[0]))
+    return _make_rt(_rt_linalg_slogdet_out_25, _op__linalg_slogdet_sign.call(a[0], *a[1]))
+
+
+_sig_linalg_slogdet = _Signatures('linalg_slogdet', [
+    'linalg_slogdet(Tensor A, *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_slogdet(*args, **kwargs):
+    """linalg_slogdet(Tensor A, *, Tensor[2]? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _make_rt(_rt_linalg_slogdet_26, _op_linalg_slogdet.call(_a0._impl))
+    try:
+        i, a = _sig_linalg_slogdet.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_slogdet, args, kwargs)
+    if a[1] is None:
+        return _make_rt(_rt_linalg_slogdet_26, _op_linalg_slogdet.call(a[0]))
+    return _make_rt(_rt_linalg_slogdet_out_27, _op_linalg_slogdet_out.call(a[0], *a[1]))
+
+
+_sig_slogdet = _Signatures('slogdet', [
+    'slogdet(Tensor input, *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def slogdet(*args, **kwargs):
+    """slogdet(Tensor input, *, Tensor[2]? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _make_rt(_rt_slogdet_28, _op_slogdet.call(_a0._impl))
+    try:
+        i, a = _sig_slogdet.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, slogdet, args, kwargs)
+    if a[1] is None:
+        return _make_rt(_rt_slogdet_28, _op_slogdet.call(a[0]))
+    return _make_rt(_rt_slogdet_out_29, _op_slogdet_out.call(a[0], *a[1]))
+
+
+_sig_logdet = _Signatures('logdet', [
+    'logdet(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def logdet(*args, **kwargs):
+    """logdet(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_logdet.call(_a0._impl))
+    try:
+        i, a = _sig_logdet.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logdet, args, kwargs)
+    return _wrap(_op_logdet.call(a[0]))
+
+
+_sig_linalg_cholesky_ex = _Signatures('linalg_cholesky_ex', [
+    'linalg_cholesky_ex(Tensor input, *, bool upper=False, bool check_errors=False, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_cholesky_ex(*args, **kwargs):
+    """linalg_cholesky_ex(Tensor input, *, bool upper=False, bool check_errors=False, Tensor[2]? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _make_rt(_rt_linalg_cholesky_ex_30, _op_linalg_cholesky_ex.call(_a0._impl, False, False))
+    try:
+        i, a = _sig_linalg_cholesky_ex.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_cholesky_ex, args, kwargs)
+    if a[3] is None:
+        return _make_rt(_rt_linalg_cholesky_ex_30, _op_linalg_cholesky_ex.call(a[0], a[1], a[2]))
+    return _make_rt(_rt_linalg_cholesky_ex_out_31, _op_linalg_cholesky_ex_L.call(a[0], a[1], a[2], *a[3]))
+
+
+_sig_linalg_cholesky = _Signatures('linalg_cholesky', [
+    'linalg_cholesky(Tensor input, *, bool upper=False, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_cholesky(*args, **kwargs):
+    """linalg_cholesky(Tensor input, *, bool upper=False, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_linalg_cholesky.call(_a0._impl, False))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_linalg_cholesky_out.call(_a0._impl, False, _o._impl))
+    try:
+        i, a = _sig_linalg_cholesky.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_cholesky, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_linalg_cholesky.call(a[0], a[1]))
+    return _wrap(_op_linalg_cholesky_out.call(a[0], a[1], a[2]))
+
+
+_sig_cholesky = _Signatures('cholesky', [
+    'cholesky(Tensor input, bool upper=False, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def cholesky(*args, **kwargs):
+    """cholesky(Tensor input, bool upper=False, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is bool:
+            return _wrap(_op_cholesky.call(_a0._impl, _a1))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is bool and (_to is _T or _TS[_to]):
+            return _wrap(_op_cholesky_out.call(_a0._impl, _a1, _o._impl))
+    try:
+        i, a = _sig_cholesky.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cholesky, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_cholesky.call(a[0], a[1]))
+    return _wrap(_op_cholesky_out.call(a[0], a[1], a[2]))
+
+
+_sig_cholesky_solve = _Signatures('cholesky_solve', [
+    'cholesky_solve(Tensor input, Tensor input2, bool upper=False, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def cholesky_solve(*args, **kwargs):
+    """cholesky_solve(Tensor input, Tensor input2, bool upper=False, *, Tensor? out=None)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is bool:
+            return _wrap(_op_cholesky_solve.call(_a0._impl, _a1._impl, _a2))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is bool and (_to is _T or _TS[_to]):
+            return _wrap(_op_cholesky_solve_out.call(_a0._impl, _a1._impl, _a2, _o._impl))
+    try:
+        i, a = _sig_cholesky_solve.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cholesky_solve, args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_cholesky_solve.call(a[0], a[1], a[2]))
+    return _wrap(_op_cholesky_solve_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_cholesky_inverse = _Signatures('cholesky_inverse', [
+    'cholesky_inverse(Tensor input, bool upper=False, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def cholesky_inverse(*args, **kwargs):
+    """cholesky_inverse(Tensor input, bool upper=False, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is bool:
+            return _wrap(_op_cholesky_inverse.call(_a0._impl, _a1))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is bool and (_to is _T or _TS[_to]):
+            return _wrap(_op_cholesky_inverse_out.call(_a0._impl, _a1, _o._impl))
+    try:
+        i, a = _sig_cholesky_inverse.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cholesky_inverse, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_cholesky_inverse.call(a[0], a[1]))
+    return _wrap(_op_cholesky_inverse_out.call(a[0], a[1], a[2]))
+
+
+_sig_linalg_ldl_factor_ex = _Signatures('linalg_ldl_factor_ex', [
+    'linalg_ldl_factor_ex(Tensor input, *, bool hermitian=False, bool check_errors=False, Tensor[3]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_ldl_factor_ex(*args, **kwargs):
+    """linalg_ldl_factor_ex(Tensor input, *, bool hermitian=False, bool check_errors=False, Tensor[3]? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _make_rt(_rt_linalg_ldl_factor_ex_32, _op_linalg_ldl_factor_ex.call(_a0._impl, False, False))
+    try:
+        i, a = _sig_linalg_ldl_factor_ex.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_ldl_factor_ex, args, kwargs)
+    if a[3] is None:
+        return _make_rt(_rt_linalg_ldl_factor_ex_32, _op_linalg_ldl_factor_ex.call(a[0], a[1], a[2]))
+    return _make_rt(_rt_linalg_ldl_factor_ex_out_33, _op_linalg_ldl_factor_ex_out.call(a[0], a[1], a[2], *a[3]))
+
+
+_sig_linalg_ldl_factor = _Signatures('linalg_ldl_factor', [
+    'linalg_ldl_factor(Tensor input, *, bool hermitian=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_ldl_factor(*args, **kwargs):
+    """linalg_ldl_factor(Tensor input, *, bool hermitian=False)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _make_rt(_rt_linalg_ldl_factor_34, _op_linalg_ldl_factor.call(_a0._impl, False))
+    try:
+        i, a = _sig_linalg_ldl_factor.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_ldl_factor, args, kwargs)
+    return _make_rt(_rt_linalg_ldl_factor_34, _op_linalg_ldl_factor.call(a[0], a[1]))
+
+
+_sig_linalg_ldl_solve = _Signatures('linalg_ldl_solve', [
+    'linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_ldl_solve(*args, **kwargs):
+    """linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False, Tensor? out=None)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]):
+            return _wrap(_op_linalg_ldl_solve.call(_a0._impl, _a1._impl, _a2._impl, False))
+    elif len(args) == 3 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_linalg_ldl_solve_out.call(_a0._impl, _a1._impl, _a2._impl, False, _o._impl))
+    try:
+        i, a = _sig_linalg_ldl_solve.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_ldl_solve, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_linalg_ldl_solve.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_linalg_ldl_solve_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig__linalg_eigh = _Signatures('_linalg_eigh', [
+    '_linalg_eigh(Tensor A, str UPLO="L", bool compute_v=True, *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _linalg_eigh(*args, **kwargs):
+    """_linalg_eigh(Tensor A, str UPLO="L", bool compute_v=True, *, Tensor[2]? out=None)"""
+    try:
+        i, a = _sig__linalg_eigh.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _linalg_eigh, args, kwargs)
+    if a[3] is None:
+        return _make_rt(_rt_linalg_eigh_35, _op__linalg_eigh.call(a[0], a[1], a[2]))
+    return _make_rt(_rt_linalg_eigh_out_36, _op__linalg_eigh_eigenvalues.call(a[0], a[1], a[2], *a[3]))
+
+
+_sig_linalg_eigh = _Signatures('linalg_eigh', [
+    'linalg_eigh(Tensor input, str UPLO="L", *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_eigh(*args, **kwargs):
+    """linalg_eigh(Tensor input, str UPLO="L", *, Tensor[2]? out=None)"""
+    try:
+        i, a = _sig_linalg_eigh.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_eigh, args, kwargs)
+    if a[2] is None:
+        return _make_rt(_rt_linalg_eigh_37, _op_linalg_eigh.call(a[0], a[1]))
+    return _make_rt(_rt_linalg_eigh_out_38, _op_linalg_eigh_eigvals.call(a[0], a[1], *a[2]))
+
+
+_sig_linalg_eigvalsh = _Signatures('linalg_eigvalsh', [
+    'linalg_eigvalsh(Tensor input, str UPLO="L", *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_eigvalsh(*args, **kwargs):
+    """linalg_eigvalsh(Tensor input, str UPLO="L", *, Tensor? out=None)"""
+    try:
+        i, a = _sig_linalg_eigvalsh.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_eigvalsh, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_linalg_eigvalsh.call(a[0], a[1]))
+    return _wrap(_op_linalg_eigvalsh_out.call(a[0], a[1], a[2]))
+
+
+_sig_linalg_eig = _Signatures('linalg_eig', [
+    'linalg_eig(Tensor input, *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_eig(*args, **kwargs):
+    """linalg_eig(Tensor input, *, Tensor[2]? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _make_rt(_rt_linalg_eig_39, _op_linalg_eig.call(_a0._impl))
+    try:
+        i, a = _sig_linalg_eig.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_eig, args, kwargs)
+    if a[1] is None:
+        return _make_rt(_rt_linalg_eig_39, _op_linalg_eig.call(a[0]))
+    return _make_rt(_rt_linalg_eig_out_40, _op_linalg_eig_out.call(a[0], *a[1]))
+
+
+_sig__linalg_eigvals = _Signatures('_linalg_eigvals', [
+    '_linalg_eigvals(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _linalg_eigvals(*args, **kwargs):
+    """_linalg_eigvals(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op__linalg_eigvals.call(_a0._impl))
+    try:
+        i, a = _sig__linalg_eigvals.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _linalg_eigvals, args, kwargs)
+    return _wrap(_op__linalg_eigvals.call(a[0]))
+
+
+_sig_linalg_eigvals = _Signatures('linalg_eigvals', [
+    'linalg_eigvals(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_eigvals(*args, **kwargs):
+    """linalg_eigvals(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_linalg_eigvals.call(_a0._impl))
+    try:
+        i, a = _sig_linalg_eigvals.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_eigvals, args, kwargs)
+    return _wrap(_op_linalg_eigvals.call(a[0]))
+
+
+_sig_linalg_qr = _Signatures('linalg_qr', [
+    "linalg_qr(Tensor A, str mode='reduced', *, Tensor[2]? out=None)",
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_qr(*args, **kwargs):
+    """linalg_qr(Tensor A, str mode='reduced', *, Tensor[2]? out=None)"""
+    try:
+        i, a = _sig_linalg_qr.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_qr, args, kwargs)
+    if a[2] is None:
+        return _make_rt(_rt_linalg_qr_41, _op_linalg_qr.call(a[0], a[1]))
+    return _make_rt(_rt_linalg_qr_out_42, _op_linalg_qr_out.call(a[0], a[1], *a[2]))
+
+
+_sig_qr = _Signatures('qr', [
+    'qr(Tensor input, bool some=True, *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def qr(*args, **kwargs):
+    """qr(Tensor input, bool some=True, *, Tensor[2]? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is bool:
+            return _make_rt(_rt_qr_43, _op_qr.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_qr.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, qr, args, kwargs)
+    if a[2] is None:
+        return _make_rt(_rt_qr_43, _op_qr.call(a[0], a[1]))
+    return _make_rt(_rt_qr_out_44, _op_qr_Q.call(a[0], a[1], *a[2]))
+
+
+_sig_geqrf = _Signatures('geqrf', [
+    'geqrf(Tensor input, *, Tensor[2]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def geqrf(*args, **kwargs):
+    """geqrf(Tensor input, *, Tensor[2]? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _make_rt(_rt_geqrf_45, _op_geqrf.call(_a0._impl))
+    try:
+        i, a = _sig_geqrf.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, geqrf, args, kwargs)
+    if a[1] is None:
+        return _make_rt(_rt_geqrf_45, _op_geqrf.call(a[0]))
+    return _make_rt(_rt_geqrf_out_46, _op_geqrf_a.call(a[0], *a[1]))
+
+
+_sig_linalg_householder_product = _Signatures('linalg_householder_product', [
+    'linalg_householder_product(Tensor input, Tensor tau, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_householder_product(*args, **kwargs):
+    """linalg_householder_product(Tensor input, Tensor tau, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_linalg_householder_product.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_linalg_householder_product_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_linalg_householder_product.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_householder_product, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_linalg_householder_product.call(a[0], a[1]))
+    return _wrap(_op_linalg_householder_product_out.call(a[0], a[1], a[2]))
+
+
+_sig_orgqr = _Signatures('orgqr', [
+    'orgqr(Tensor input, Tensor input2, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def orgqr(*args, **kwargs):
+    """orgqr(Tensor input, Tensor input2, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_orgqr.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_orgqr_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_orgqr.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, orgqr, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_orgqr.call(a[0], a[1]))
+    return _wrap(_op_orgqr_out.call(a[0], a[1], a[2]))
+
+
+_sig_ormqr = _Signatures('ormqr', [
+    'ormqr(Tensor input, Tensor input2, Tensor input3, bool left=True, bool transpose=False, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def ormqr(*args, **kwargs):
+    """ormqr(Tensor input, Tensor input2, Tensor input3, bool left=True, bool transpose=False, *, Tensor? out=None)"""
+    if len(args) == 5 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3, _a4 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _t4 = type(_a4)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]) and _t3 is bool and _t4 is bool:
+            return _wrap(_op_ormqr.call(_a0._impl, _a1._impl, _a2._impl, _a3, _a4))
+    elif len(args) == 5 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1, _a2, _a3, _a4 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        _t4 = type(_a4)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_t2 is _T or _TS[_t2]) and _t3 is bool and _t4 is bool and (_to is _T or _TS[_to]):
+            return _wrap(_op_ormqr_out.call(_a0._impl, _a1._impl, _a2._impl, _a3, _a4, _o._impl))
+    try:
+        i, a = _sig_ormqr.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, ormqr, args, kwargs)
+    if a[5] is None:
+        return _wrap(_op_ormqr.call(a[0], a[1], a[2], a[3], a[4]))
+    return _wrap(_op_ormqr_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_svd = _Signatures('svd', [
+    'svd(Tensor input, bool some=True, bool compute_uv=True, *, Tensor[3]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def svd(*args, **kwargs):
+    """svd(Tensor input, bool some=True, bool compute_uv=True, *, Tensor[3]? out=None)"""
+    if len(args) == 3 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        if (_t0 is _T or _TS[_t0]) and _t1 is bool and _t2 is bool:
+            return _make_rt(_rt_svd_47, _op_svd.call(_a0._impl, _a1, _a2))
+    try:
+        i, a = _sig_svd.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, svd, args, kwargs)
+    if a[3] is None:
+        return _make_rt(_rt_svd_47, _op_svd.call(a[0], a[1], a[2]))
+    return _make_rt(_rt_svd_out_48, _op_svd_U.call(a[0], a[1], a[2], *a[3]))
+
+
+_sig_linalg_lstsq = _Signatures('linalg_lstsq', [
+    'linalg_lstsq(Tensor input, Tensor b, float? rcond=None, *, str? driver=None, Tensor[4]? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_lstsq(*args, **kwargs):
+    """linalg_lstsq(Tensor input, Tensor b, float? rcond=None, *, str? driver=None, Tensor[4]? out=None)"""
+    try:
+        i, a = _sig_linalg_lstsq.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_lstsq, args, kwargs)
+    if a[4] is None:
+        return _make_rt(_rt_linalg_lstsq_49, _op_linalg_lstsq.call(a[0], a[1], a[2], a[3]))
+    return _make_rt(_rt_linalg_lstsq_out_50, _op_linalg_lstsq_out.call(a[0], a[1], a[2], a[3], *a[4]))
+
+
+_sig_linalg_pinv = _Signatures('linalg_pinv', [
+    'linalg_pinv(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False)',
+    'linalg_pinv(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False)',
+    'linalg_pinv(Tensor input, Tensor rcond, bool hermitian=False)',
+    'linalg_pinv(Tensor input, float rcond, bool hermitian=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_pinv(*args, **kwargs):
+    """linalg_pinv(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_linalg_pinv_atol_rtol_tensor.call(_a0._impl, None, None, False))
+    try:
+        i, a = _sig_linalg_pinv.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_pinv, args, kwargs)
+    if i == 0:
+        return _wrap(_op_linalg_pinv_atol_rtol_tensor.call(a[0], a[1], a[2], a[3]))
+    elif i == 1:
+        return _wrap(_op_linalg_pinv_atol_rtol_float.call(a[0], a[1], a[2], a[3]))
+    elif i == 2:
+        return _wrap(_op_linalg_pinv_rcond_tensor.call(a[0], a[1], a[2]))
+    elif i == 3:
+        return _wrap(_op_linalg_pinv.call(a[0], a[1], a[2]))
+
+
+_sig_pinverse = _Signatures('pinverse', [
+    'pinverse(Tensor input, float rcond=1e-15)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def pinverse(*args, **kwargs):
+    """pinverse(Tensor input, float rcond=1e-15)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is float:
+            return _wrap(_op_pinverse.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_pinverse.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, pinverse, args, kwargs)
+    return _wrap(_op_pinverse.call(a[0], a[1]))
+
+
+_sig_linalg_matrix_rank = _Signatures('linalg_matrix_rank', [
+    'linalg_matrix_rank(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False)',
+    'linalg_matrix_rank(Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False)',
+    'linalg_matrix_rank(Tensor input, Tensor tol, bool hermitian=False)',
+    'linalg_matrix_rank(Tensor input, float tol, bool hermitian=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_matrix_rank(*args, **kwargs):
+    """linalg_matrix_rank(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_linalg_matrix_rank_atol_rtol_tensor.call(_a0._impl, None, None, False))
+    try:
+        i, a = _sig_linalg_matrix_rank.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_matrix_rank, args, kwargs)
+    if i == 0:
+        return _wrap(_op_linalg_matrix_rank_atol_rtol_tensor.call(a[0], a[1], a[2], a[3]))
+    elif i == 1:
+        return _wrap(_op_linalg_matrix_rank_atol_rtol_float.call(a[0], a[1], a[2], a[3]))
+    elif i == 2:
+        return _wrap(_op_linalg_matrix_rank_tol_tensor.call(a[0], a[1], a[2]))
+    elif i == 3:
+        return _wrap(_op_linalg_matrix_rank.call(a[0], a[1], a[2]))
+
+
+_sig_linalg_cond = _Signatures('linalg_cond', [
+    'linalg_cond(Tensor input, Scalar? p=None)',
+    'linalg_cond(Tensor input, str p)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_cond(*args, **kwargs):
+    """linalg_cond(Tensor input, Scalar? p=None)"""
+    try:
+        i, a = _sig_linalg_cond.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_cond, args, kwargs)
+    if i == 0:
+        return _wrap(_op_linalg_cond.call(a[0], a[1]))
+    elif i == 1:
+        return _wrap(_op_linalg_cond_p_str.call(a[0], a[1]))
+
+
+_sig_linalg_matrix_exp = _Signatures('linalg_matrix_exp', [
+    'linalg_matrix_exp(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_matrix_exp(*args, **kwargs):
+    """linalg_matrix_exp(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_linalg_matrix_exp.call(_a0._impl))
+    try:
+        i, a = _sig_linalg_matrix_exp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_matrix_exp, args, kwargs)
+    return _wrap(_op_linalg_matrix_exp.call(a[0]))
+
+
+_sig_matrix_exp = _Signatures('matrix_exp', [
+    'matrix_exp(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def matrix_exp(*args, **kwargs):
+    """matrix_exp(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_matrix_exp.call(_a0._impl))
+    try:
+        i, a = _sig_matrix_exp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, matrix_exp, args, kwargs)
+    return _wrap(_op_matrix_exp.call(a[0]))
+
+
+_sig_linalg_matrix_power = _Signatures('linalg_matrix_power', [
+    'linalg_matrix_power(Tensor input, int n, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_matrix_power(*args, **kwargs):
+    """linalg_matrix_power(Tensor input, int n, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_linalg_matrix_power.call(_a0._impl, _a1))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_to is _T or _TS[_to]):
+            return _wrap(_op_linalg_matrix_power_out.call(_a0._impl, _a1, _o._impl))
+    try:
+        i, a = _sig_linalg_matrix_power.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_matrix_power, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_linalg_matrix_power.call(a[0], a[1]))
+    return _wrap(_op_linalg_matrix_power_out.call(a[0], a[1], a[2]))
+
+
+_sig_matrix_power = _Signatures('matrix_power', [
+    'matrix_power(Tensor input, int n, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def matrix_power(*args, **kwargs):
+    """matrix_power(Tensor input, int n, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_matrix_power.call(_a0._impl, _a1))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_to is _T or _TS[_to]):
+            return _wrap(_op_matrix_power_out.call(_a0._impl, _a1, _o._impl))
+    try:
+        i, a = _sig_matrix_power.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, matrix_power, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_matrix_power.call(a[0], a[1]))
+    return _wrap(_op_matrix_power_out.call(a[0], a[1], a[2]))
+
+
+_sig_linalg_multi_dot = _Signatures('linalg_multi_dot', [
+    'linalg_multi_dot(Tensor[] tensors, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_multi_dot(*args, **kwargs):
+    """linalg_multi_dot(Tensor[] tensors, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_linalg_multi_dot.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_multi_dot, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_linalg_multi_dot.call(a[0]))
+    return _wrap(_op_linalg_multi_dot_out.call(a[0], a[1]))
+
+
+_sig_linalg_matmul = _Signatures('linalg_matmul', [
+    'linalg_matmul(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_matmul(*args, **kwargs):
+    """linalg_matmul(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_linalg_matmul.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_linalg_matmul_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_linalg_matmul.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_matmul, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_linalg_matmul.call(a[0], a[1]))
+    return _wrap(_op_linalg_matmul_out.call(a[0], a[1], a[2]))
+
+
+_sig_linalg_vecdot = _Signatures('linalg_vecdot', [
+    'linalg_vecdot(Tensor x, Tensor y, *, int dim=-1, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_vecdot(*args, **kwargs):
+    """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_linalg_vecdot.call(_a0._impl, _a1._impl, -1))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_linalg_vecdot_out.call(_a0._impl, _a1._impl, -1, _o._impl))
+    try:
+        i, a = _sig_linalg_vecdot.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_vecdot, args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_linalg_vecdot.call(a[0], a[1], a[2]))
+    return _wrap(_op_linalg_vecdot_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_linalg_cross = _Signatures('linalg_cross', [
+    'linalg_cross(Tensor input, Tensor other, *, int dim=-1, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_cross(*args, **kwargs):
+    """linalg_cross(Tensor input, Tensor other, *, int dim=-1, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_linalg_cross.call(_a0._impl, _a1._impl, -1))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_linalg_cross_out.call(_a0._impl, _a1._impl, -1, _o._impl))
+    try:
+        i, a = _sig_linalg_cross.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_cross, args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_linalg_cross.call(a[0], a[1], a[2]))
+    return _wrap(_op_linalg_cross_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_cross = _Signatures('cross', [
+    'cross(Tensor input, Tensor other, int? dim=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def cross(*args, **kwargs):
+    """cross(Tensor input, Tensor other, int? dim=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_cross.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cross, args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_cross.call(a[0], a[1], a[2]))
+    return _wrap(_op_cross_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_linalg_vander = _Signatures('linalg_vander', [
+    'linalg_vander(Tensor x, *, SymInt? N=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_vander(*args, **kwargs):
+    """linalg_vander(Tensor x, *, SymInt? N=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_linalg_vander.call(_a0._impl, None))
+    try:
+        i, a = _sig_linalg_vander.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_vander, args, kwargs)
+    return _wrap(_op_linalg_vander.call(a[0], a[1]))
+
+
+_sig_linalg_diagonal = _Signatures('linalg_diagonal', [
+    'linalg_diagonal(Tensor A, *, int offset=0, int dim1=-2, int dim2=-1)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_diagonal(*args, **kwargs):
+    """linalg_diagonal(Tensor A, *, int offset=0, int dim1=-2, int dim2=-1)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_linalg_diagonal.call(_a0._impl, 0, -2, -1))
+    try:
+        i, a = _sig_linalg_diagonal.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_diagonal, args, kwargs)
+    return _wrap(_op_linalg_diagonal.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_linalg_tensorinv = _Signatures('linalg_tensorinv', [
+    'linalg_tensorinv(Tensor input, int ind=2)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_tensorinv(*args, **kwargs):
+    """linalg_tensorinv(Tensor input, int ind=2)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_linalg_tensorinv.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_linalg_tensorinv.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_tensorinv, args, kwargs)
+    return _wrap(_op_linalg_tensorinv.call(a[0], a[1]))
+
+
+_sig_linalg_tensorsolve = _Signatures('linalg_tensorsolve', [
+    'linalg_tensorsolve(Tensor input, Tensor other, int[]? dims=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def linalg_tensorsolve(*args, **kwargs):
+    """linalg_tensorsolve(Tensor input, Tensor other, int[]? dims=None)"""
+    try:
+        i, a = _sig_linalg_tensorsolve.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, linalg_tensorsolve, args, kwargs)
+    return _wrap(_op_linalg_tensorsolve.call(a[0], a[1], a[2]))
+
+
 _sig_softmax = _Signatures('softmax', [
     'softmax(Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
@@ -3640,7 +5215,7 @@ def nll_loss_forward(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, nll_loss_forward, args, kwargs)
     if a[5] is None:
-        return _make_rt(_rt_nll_loss_forward_5, _op_nll_loss_forward.call(a[0], a[1], a[2], a[3], a[4]))
+        return _make_rt(_rt_nll_loss_forward_51, _op_nll_loss_forward.call(a[0], a[1], a[2], a[3], a[4]))
     return _wrap_tuple(_op_nll_loss_forward_output.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
 
 
@@ -3672,7 +5247,7 @@ def nll_loss2d_forward(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, nll_loss2d_forward, args, kwargs)
     if a[5] is None:
-        return _make_rt(_rt_nll_loss2d_forward_6, _op_nll_loss2d_forward.call(a[0], a[1], a[2], a[3], a[4]))
+        return _make_rt(_rt_nll_loss2d_forward_52, _op_nll_loss2d_forward.call(a[0], a[1], a[2], a[3], a[4]))
     return _wrap_tuple(_op_nll_loss2d_forward_output.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
 
 
@@ -7527,8 +9102,8 @@ def max(*args, **kwargs):
         return _wrap(_op_max_out.call(a[0], a[1], a[2]))
     elif i == 2:
         if a[3] is None:
-            return _make_rt(_rt_max_7, _op_max_dim.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_max_out_8, _op_max_dim_max.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_max_53, _op_max_dim.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_max_out_54, _op_max_dim_max.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_min = _Signatures('min', [
@@ -7566,8 +9141,8 @@ def min(*args, **kwargs):
         return _wrap(_op_min_out.call(a[0], a[1], a[2]))
     elif i == 2:
         if a[3] is None:
-            return _make_rt(_rt_min_9, _op_min_dim.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_min_out_10, _op_min_dim_min.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_min_55, _op_min_dim.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_min_out_56, _op_min_dim_min.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_amax = _Signatures('amax', [
@@ -8530,19 +10105,19 @@ def sort(*args, **kwargs):
         _a0, = args
         _t0 = type(_a0)
         if (_t0 is _T or _TS[_t0]):
-            return _make_rt(_rt_sort_11, _op_sort_stable.call(_a0._impl, None, -1, False))
+            return _make_rt(_rt_sort_57, _op_sort_stable.call(_a0._impl, None, -1, False))
     try:
         i, a = _sig_sort.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, sort, args, kwargs)
     if i == 0:
         if a[4] is None:
-            return _make_rt(_rt_sort_11, _op_sort_stable.call(a[0], a[1], a[2], a[3]))
-        return _make_rt(_rt_sort_out_12, _op_sort_values_stable.call(a[0], a[1], a[2], a[3], *a[4]))
+            return _make_rt(_rt_sort_57, _op_sort_stable.call(a[0], a[1], a[2], a[3]))
+        return _make_rt(_rt_sort_out_58, _op_sort_values_stable.call(a[0], a[1], a[2], a[3], *a[4]))
     elif i == 1:
         if a[3] is None:
-            return _make_rt(_rt_sort_11, _op_sort.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_sort_out_12, _op_sort_values.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_sort_57, _op_sort.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_sort_out_58, _op_sort_values.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_argsort = _Signatures('argsort', [
@@ -8615,14 +10190,14 @@ def topk(*args, **kwargs):
         _t3 = type(_a3)
         _t4 = type(_a4)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is bool and _t4 is bool:
-            return _make_rt(_rt_topk_13, _op_topk.call(_a0._impl, _a1, _a2, _a3, _a4))
+            return _make_rt(_rt_topk_59, _op_topk.call(_a0._impl, _a1, _a2, _a3, _a4))
     try:
         i, a = _sig_topk.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, topk, args, kwargs)
     if a[5] is None:
-        return _make_rt(_rt_topk_13, _op_topk.call(a[0], a[1], a[2], a[3], a[4]))
-    return _make_rt(_rt_topk_out_14, _op_topk_values.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
+        return _make_rt(_rt_topk_59, _op_topk.call(a[0], a[1], a[2], a[3], a[4]))
+    return _make_rt(_rt_topk_out_60, _op_topk_values.call(a[0], a[1], a[2], a[3], a[4], *a[5]))
 
 
 _sig_kthvalue = _Signatures('kthvalue', [
@@ -8639,14 +10214,14 @@ def kthvalue(*args, **kwargs):
         _t2 = type(_a2)
         _t3 = type(_a3)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is int and -9223372036854775808 <= _a2 < 9223372036854775808 and _t3 is bool:
-            return _make_rt(_rt_kthvalue_15, _op_kthvalue.call(_a0._impl, _a1, _a2, _a3))
+            return _make_rt(_rt_kthvalue_61, _op_kthvalue.call(_a0._impl, _a1, _a2, _a3))
     try:
         i, a = _sig_kthvalue.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, kthvalue, args, kwargs)
     if a[4] is None:
-        return _make_rt(_rt_kthvalue_15, _op_kthvalue.call(a[0], a[1], a[2], a[3]))
-    return _make_rt(_rt_kthvalue_out_16, _op_kthvalue_values.call(a[0], a[1], a[2], a[3], *a[4]))
+        return _make_rt(_rt_kthvalue_61, _op_kthvalue.call(a[0], a[1], a[2], a[3]))
+    return _make_rt(_rt_kthvalue_out_62, _op_kthvalue_values.call(a[0], a[1], a[2], a[3], *a[4]))
 
 
 _sig_cummax = _Signatures('cummax', [
@@ -8661,14 +10236,14 @@ def cummax(*args, **kwargs):
         _t0 = type(_a0)
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
-            return _make_rt(_rt_cummax_17, _op_cummax.call(_a0._impl, _a1))
+            return _make_rt(_rt_cummax_63, _op_cummax.call(_a0._impl, _a1))
     try:
         i, a = _sig_cummax.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, cummax, args, kwargs)
     if a[2] is None:
-        return _make_rt(_rt_cummax_17, _op_cummax.call(a[0], a[1]))
-    return _make_rt(_rt_cummax_out_18, _op_cummax_out.call(a[0], a[1], *a[2]))
+        return _make_rt(_rt_cummax_63, _op_cummax.call(a[0], a[1]))
+    return _make_rt(_rt_cummax_out_64, _op_cummax_out.call(a[0], a[1], *a[2]))
 
 
 _sig_cummin = _Signatures('cummin', [
@@ -8683,14 +10258,14 @@ def cummin(*args, **kwargs):
         _t0 = type(_a0)
         _t1 = type(_a1)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
-            return _make_rt(_rt_cummin_19, _op_cummin.call(_a0._impl, _a1))
+            return _make_rt(_rt_cummin_65, _op_cummin.call(_a0._impl, _a1))
     try:
         i, a = _sig_cummin.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, cummin, args, kwargs)
     if a[2] is None:
-        return _make_rt(_rt_cummin_19, _op_cummin.call(a[0], a[1]))
-    return _make_rt(_rt_cummin_out_20, _op_cummin_out.call(a[0], a[1], *a[2]))
+        return _make_rt(_rt_cummin_65, _op_cummin.call(a[0], a[1]))
+    return _make_rt(_rt_cummin_out_66, _op_cummin_out.call(a[0], a[1], *a[2]))
 
 
 _sig_median = _Signatures('median', [
@@ -8714,8 +10289,8 @@ def median(*args, **kwargs):
         return _wrap(_op_median.call(a[0]))
     elif i == 1:
         if a[3] is None:
-            return _make_rt(_rt_median_21, _op_median_dim.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_median_out_22, _op_median_dim_values.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_median_67, _op_median_dim.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_median_out_68, _op_median_dim_values.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_nanmedian = _Signatures('nanmedian', [
@@ -8739,8 +10314,8 @@ def nanmedian(*args, **kwargs):
         return _wrap(_op_nanmedian.call(a[0]))
     elif i == 1:
         if a[3] is None:
-            return _make_rt(_rt_nanmedian_23, _op_nanmedian_dim.call(a[0], a[1], a[2]))
-        return _make_rt(_rt_nanmedian_out_24, _op_nanmedian_dim_values.call(a[0], a[1], a[2], *a[3]))
+            return _make_rt(_rt_nanmedian_69, _op_nanmedian_dim.call(a[0], a[1], a[2]))
+        return _make_rt(_rt_nanmedian_out_70, _op_nanmedian_dim_values.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig_mode = _Signatures('mode', [
@@ -8756,14 +10331,14 @@ def mode(*args, **kwargs):
         _t1 = type(_a1)
         _t2 = type(_a2)
         if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool:
-            return _make_rt(_rt_mode_25, _op_mode.call(_a0._impl, _a1, _a2))
+            return _make_rt(_rt_mode_71, _op_mode.call(_a0._impl, _a1, _a2))
     try:
         i, a = _sig_mode.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, mode, args, kwargs)
     if a[3] is None:
-        return _make_rt(_rt_mode_25, _op_mode.call(a[0], a[1], a[2]))
-    return _make_rt(_rt_mode_out_26, _op_mode_values.call(a[0], a[1], a[2], *a[3]))
+        return _make_rt(_rt_mode_71, _op_mode.call(a[0], a[1], a[2]))
+    return _make_rt(_rt_mode_out_72, _op_mode_values.call(a[0], a[1], a[2], *a[3]))
 
 
 _sig__unique2 = _Signatures('_unique2', [
@@ -10129,7 +11704,7 @@ def resize_as_(*args, **kwargs):
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 
-__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'einsum', '_linalg_svd', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', '_foreach_mul_', '_foreach_add_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
+__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', '_foreach_mul_', '_foreach_add_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
 
-LINALG_FUNCTIONS = ['linalg_svd', 'linalg_svdvals', 'linalg_vector_norm']
+LINALG_FUNCTIONS = ['_linalg_eigvals', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']
 NN_FUNCTIONS = ['_pad_circular', '_pad_enum', 'adaptive_avg_pool2d', 'avg_pool2d', 'binary_cross_entropy', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'softplus']

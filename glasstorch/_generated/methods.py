@@ -25,10 +25,20 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _fused_rms_norm as _op__fused_rms_norm,
     _fused_sdp_choice as _op__fused_sdp_choice,
     _index_put_impl_ as _op__index_put_impl_,
+    _linalg_det as _op__linalg_det,
+    _linalg_det_result as _op__linalg_det_result,
+    _linalg_eigh as _op__linalg_eigh,
+    _linalg_eigh_eigenvalues as _op__linalg_eigh_eigenvalues,
+    _linalg_eigvals as _op__linalg_eigvals,
+    _linalg_slogdet as _op__linalg_slogdet,
+    _linalg_slogdet_sign as _op__linalg_slogdet_sign,
+    _linalg_solve_ex as _op__linalg_solve_ex,
+    _linalg_solve_ex_result as _op__linalg_solve_ex_result,
     _linalg_svd as _op__linalg_svd,
     _linalg_svd_U as _op__linalg_svd_U,
     _log_softmax as _op__log_softmax,
     _log_softmax_out as _op__log_softmax_out,
+    _lu_with_info as _op__lu_with_info,
     _native_batch_norm_legit as _op__native_batch_norm_legit,
     _native_batch_norm_legit_no_stats as _op__native_batch_norm_legit_no_stats,
     _native_batch_norm_legit_no_training as _op__native_batch_norm_legit_no_training,
@@ -208,6 +218,12 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     ceil_out as _op_ceil_out,
     celu as _op_celu,
     celu_ as _op_celu_,
+    cholesky as _op_cholesky,
+    cholesky_inverse as _op_cholesky_inverse,
+    cholesky_inverse_out as _op_cholesky_inverse_out,
+    cholesky_out as _op_cholesky_out,
+    cholesky_solve as _op_cholesky_solve,
+    cholesky_solve_out as _op_cholesky_solve_out,
     chunk as _op_chunk,
     clamp as _op_clamp,
     clamp_ as _op_clamp_,
@@ -269,7 +285,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     count_nonzero_dim_IntList as _op_count_nonzero_dim_IntList,
     count_nonzero_dim_IntList_out as _op_count_nonzero_dim_IntList_out,
     count_nonzero_out as _op_count_nonzero_out,
+    cross as _op_cross,
     cross_entropy_loss as _op_cross_entropy_loss,
+    cross_out as _op_cross_out,
     cummax as _op_cummax,
     cummax_out as _op_cummax_out,
     cummin as _op_cummin,
@@ -280,6 +298,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     cumsum as _op_cumsum,
     cumsum_ as _op_cumsum_,
     cumsum_out as _op_cumsum_out,
+    det as _op_det,
     diag as _op_diag,
     diag_embed as _op_diag_embed,
     diag_out as _op_diag_out,
@@ -385,6 +404,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     gelu_backward as _op_gelu_backward,
     gelu_backward_grad_input as _op_gelu_backward_grad_input,
     gelu_out as _op_gelu_out,
+    geqrf as _op_geqrf,
+    geqrf_a as _op_geqrf_a,
     ger as _op_ger,
     ger_out as _op_ger_out,
     glu as _op_glu,
@@ -438,6 +459,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     index_put_ as _op_index_put_,
     index_select as _op_index_select,
     index_select_out as _op_index_select_out,
+    inverse as _op_inverse,
+    inverse_out as _op_inverse_out,
     isclose as _op_isclose,
     isfinite as _op_isfinite,
     isinf as _op_isinf,
@@ -467,10 +490,79 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     lerp_Tensor_out as _op_lerp_Tensor_out,
     lerp__Scalar as _op_lerp__Scalar,
     lerp__Tensor as _op_lerp__Tensor,
+    linalg_cholesky as _op_linalg_cholesky,
+    linalg_cholesky_ex as _op_linalg_cholesky_ex,
+    linalg_cholesky_ex_L as _op_linalg_cholesky_ex_L,
+    linalg_cholesky_out as _op_linalg_cholesky_out,
+    linalg_cond as _op_linalg_cond,
+    linalg_cond_p_str as _op_linalg_cond_p_str,
+    linalg_cross as _op_linalg_cross,
+    linalg_cross_out as _op_linalg_cross_out,
+    linalg_det as _op_linalg_det,
+    linalg_det_out as _op_linalg_det_out,
+    linalg_diagonal as _op_linalg_diagonal,
+    linalg_eig as _op_linalg_eig,
+    linalg_eig_out as _op_linalg_eig_out,
+    linalg_eigh as _op_linalg_eigh,
+    linalg_eigh_eigvals as _op_linalg_eigh_eigvals,
+    linalg_eigvals as _op_linalg_eigvals,
+    linalg_eigvalsh as _op_linalg_eigvalsh,
+    linalg_eigvalsh_out as _op_linalg_eigvalsh_out,
+    linalg_householder_product as _op_linalg_householder_product,
+    linalg_householder_product_out as _op_linalg_householder_product_out,
+    linalg_inv as _op_linalg_inv,
+    linalg_inv_ex as _op_linalg_inv_ex,
+    linalg_inv_ex_inverse as _op_linalg_inv_ex_inverse,
+    linalg_inv_out as _op_linalg_inv_out,
+    linalg_ldl_factor as _op_linalg_ldl_factor,
+    linalg_ldl_factor_ex as _op_linalg_ldl_factor_ex,
+    linalg_ldl_factor_ex_out as _op_linalg_ldl_factor_ex_out,
+    linalg_ldl_solve as _op_linalg_ldl_solve,
+    linalg_ldl_solve_out as _op_linalg_ldl_solve_out,
+    linalg_lstsq as _op_linalg_lstsq,
+    linalg_lstsq_out as _op_linalg_lstsq_out,
+    linalg_lu as _op_linalg_lu,
+    linalg_lu_factor as _op_linalg_lu_factor,
+    linalg_lu_factor_ex as _op_linalg_lu_factor_ex,
+    linalg_lu_factor_ex_out as _op_linalg_lu_factor_ex_out,
+    linalg_lu_factor_out as _op_linalg_lu_factor_out,
+    linalg_lu_out as _op_linalg_lu_out,
+    linalg_lu_solve as _op_linalg_lu_solve,
+    linalg_lu_solve_out as _op_linalg_lu_solve_out,
+    linalg_matmul as _op_linalg_matmul,
+    linalg_matmul_out as _op_linalg_matmul_out,
+    linalg_matrix_exp as _op_linalg_matrix_exp,
+    linalg_matrix_power as _op_linalg_matrix_power,
+    linalg_matrix_power_out as _op_linalg_matrix_power_out,
+    linalg_matrix_rank as _op_linalg_matrix_rank,
+    linalg_matrix_rank_atol_rtol_float as _op_linalg_matrix_rank_atol_rtol_float,
+    linalg_matrix_rank_atol_rtol_tensor as _op_linalg_matrix_rank_atol_rtol_tensor,
+    linalg_matrix_rank_tol_tensor as _op_linalg_matrix_rank_tol_tensor,
+    linalg_multi_dot as _op_linalg_multi_dot,
+    linalg_multi_dot_out as _op_linalg_multi_dot_out,
+    linalg_pinv as _op_linalg_pinv,
+    linalg_pinv_atol_rtol_float as _op_linalg_pinv_atol_rtol_float,
+    linalg_pinv_atol_rtol_tensor as _op_linalg_pinv_atol_rtol_tensor,
+    linalg_pinv_rcond_tensor as _op_linalg_pinv_rcond_tensor,
+    linalg_qr as _op_linalg_qr,
+    linalg_qr_out as _op_linalg_qr_out,
+    linalg_slogdet as _op_linalg_slogdet,
+    linalg_slogdet_out as _op_linalg_slogdet_out,
+    linalg_solve as _op_linalg_solve,
+    linalg_solve_ex as _op_linalg_solve_ex,
+    linalg_solve_ex_out as _op_linalg_solve_ex_out,
+    linalg_solve_out as _op_linalg_solve_out,
+    linalg_solve_triangular as _op_linalg_solve_triangular,
+    linalg_solve_triangular_out as _op_linalg_solve_triangular_out,
     linalg_svd as _op_linalg_svd,
     linalg_svd_U as _op_linalg_svd_U,
     linalg_svdvals as _op_linalg_svdvals,
     linalg_svdvals_out as _op_linalg_svdvals_out,
+    linalg_tensorinv as _op_linalg_tensorinv,
+    linalg_tensorsolve as _op_linalg_tensorsolve,
+    linalg_vander as _op_linalg_vander,
+    linalg_vecdot as _op_linalg_vecdot,
+    linalg_vecdot_out as _op_linalg_vecdot_out,
     linalg_vector_norm as _op_linalg_vector_norm,
     linalg_vector_norm_out as _op_linalg_vector_norm_out,
     linear as _op_linear,
@@ -495,6 +587,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     log_softmax_int_out as _op_log_softmax_int_out,
     logaddexp as _op_logaddexp,
     logaddexp_out as _op_logaddexp_out,
+    logdet as _op_logdet,
     logical_and as _op_logical_and,
     logical_and_ as _op_logical_and_,
     logical_and_out as _op_logical_and_out,
@@ -515,6 +608,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     lt_Tensor_out as _op_lt_Tensor_out,
     lt__Scalar as _op_lt__Scalar,
     lt__Tensor as _op_lt__Tensor,
+    lu_solve as _op_lu_solve,
+    lu_solve_out as _op_lu_solve_out,
+    lu_unpack as _op_lu_unpack,
+    lu_unpack_out as _op_lu_unpack_out,
     masked_fill_Scalar as _op_masked_fill_Scalar,
     masked_fill_Tensor as _op_masked_fill_Tensor,
     masked_fill__Scalar as _op_masked_fill__Scalar,
@@ -525,6 +622,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     masked_select_out as _op_masked_select_out,
     matmul as _op_matmul,
     matmul_out as _op_matmul_out,
+    matrix_exp as _op_matrix_exp,
+    matrix_power as _op_matrix_power,
+    matrix_power_out as _op_matrix_power_out,
     max as _op_max,
     max_dim as _op_max_dim,
     max_dim_max as _op_max_dim_max,
@@ -628,12 +728,17 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     norm_out as _op_norm_out,
     normal_ as _op_normal_,
     one_hot as _op_one_hot,
+    orgqr as _op_orgqr,
+    orgqr_out as _op_orgqr_out,
+    ormqr as _op_ormqr,
+    ormqr_out as _op_ormqr_out,
     outer as _op_outer,
     outer_out as _op_outer_out,
     pad as _op_pad,
     permute as _op_permute,
     permute_copy as _op_permute_copy,
     permute_copy_out as _op_permute_copy_out,
+    pinverse as _op_pinverse,
     polar as _op_polar,
     polar_out as _op_polar_out,
     positive as _op_positive,
@@ -649,6 +754,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     prod_dim_int as _op_prod_dim_int,
     prod_int_out as _op_prod_int_out,
     prod_out as _op_prod_out,
+    qr as _op_qr,
+    qr_Q as _op_qr_Q,
     random_ as _op_random_,
     random__from as _op_random__from,
     random__to as _op_random__to,
@@ -773,6 +880,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     slice_Tensor as _op_slice_Tensor,
     slice_copy_Tensor as _op_slice_copy_Tensor,
     slice_copy_Tensor_out as _op_slice_copy_Tensor_out,
+    slogdet as _op_slogdet,
+    slogdet_out as _op_slogdet_out,
     smooth_l1_loss as _op_smooth_l1_loss,
     smooth_l1_loss_out as _op_smooth_l1_loss_out,
     softmax_int as _op_softmax_int,
@@ -830,6 +939,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     sum_IntList_out as _op_sum_IntList_out,
     sum_dim_IntList as _op_sum_dim_IntList,
     sum_out as _op_sum_out,
+    svd as _op_svd,
+    svd_U as _op_svd_U,
     swapaxes as _op_swapaxes,
     swapaxes_ as _op_swapaxes_,
     swapdims as _op_swapdims,
@@ -863,6 +974,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     transpose_copy_int as _op_transpose_copy_int,
     transpose_copy_int_out as _op_transpose_copy_int_out,
     transpose_int as _op_transpose_int,
+    triangular_solve as _op_triangular_solve,
+    triangular_solve_X as _op_triangular_solve_X,
     tril as _op_tril,
     tril_ as _op_tril_,
     tril_out as _op_tril_out,
@@ -936,16 +1049,21 @@ _all = all  # generated functions may shadow builtins (Tensor.all, torch.sum ...
 _NUM = frozenset((int, float, bool))  # type(x) in _NUM: a hash probe, not three comparisons
 _TN = (_T, int, float, bool)
 
-_rt_max_0 = _return_type('max', ['values', 'indices'])
-_rt_min_1 = _return_type('min', ['values', 'indices'])
-_rt_sort_2 = _return_type('sort', ['values', 'indices'])
-_rt_topk_3 = _return_type('topk', ['values', 'indices'])
-_rt_kthvalue_4 = _return_type('kthvalue', ['values', 'indices'])
-_rt_cummax_5 = _return_type('cummax', ['values', 'indices'])
-_rt_cummin_6 = _return_type('cummin', ['values', 'indices'])
-_rt_median_7 = _return_type('median', ['values', 'indices'])
-_rt_nanmedian_8 = _return_type('nanmedian', ['values', 'indices'])
-_rt_mode_9 = _return_type('mode', ['values', 'indices'])
+_rt_triangular_solve_0 = _return_type('triangular_solve', ['solution', 'cloned_coefficient'])
+_rt_slogdet_1 = _return_type('slogdet', ['sign', 'logabsdet'])
+_rt_qr_2 = _return_type('qr', ['Q', 'R'])
+_rt_geqrf_3 = _return_type('geqrf', ['a', 'tau'])
+_rt_svd_4 = _return_type('svd', ['U', 'S', 'V'])
+_rt_max_5 = _return_type('max', ['values', 'indices'])
+_rt_min_6 = _return_type('min', ['values', 'indices'])
+_rt_sort_7 = _return_type('sort', ['values', 'indices'])
+_rt_topk_8 = _return_type('topk', ['values', 'indices'])
+_rt_kthvalue_9 = _return_type('kthvalue', ['values', 'indices'])
+_rt_cummax_10 = _return_type('cummax', ['values', 'indices'])
+_rt_cummin_11 = _return_type('cummin', ['values', 'indices'])
+_rt_median_12 = _return_type('median', ['values', 'indices'])
+_rt_nanmedian_13 = _return_type('nanmedian', ['values', 'indices'])
+_rt_mode_14 = _return_type('mode', ['values', 'indices'])
 
 
 _sig__conj = _Signatures('_conj', [
@@ -2103,6 +2221,376 @@ def ger(self, *args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, ger, (self,) + args, kwargs)
     return _wrap(_op_ger.call(self._impl, a[0]))
+
+
+_sig_lu_solve = _Signatures('lu_solve', [
+    'lu_solve(Tensor LU_data, Tensor LU_pivots)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def lu_solve(self, *args, **kwargs):
+    """lu_solve(Tensor LU_data, Tensor LU_pivots)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, lu_solve, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_lu_solve.call(self._impl, _a0._impl, _a1._impl))
+    try:
+        i, a = _sig_lu_solve.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, lu_solve, (self,) + args, kwargs)
+    return _wrap(_op_lu_solve.call(self._impl, a[0], a[1]))
+
+
+_sig_inverse = _Signatures('inverse', [
+    'inverse()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def inverse(self, *args, **kwargs):
+    """inverse()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, inverse, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_inverse.call(self._impl))
+    else:
+        try:
+            i, a = _sig_inverse.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, inverse, (self,) + args, kwargs)
+    return _wrap(_op_inverse.call(self._impl))
+
+
+_sig_triangular_solve = _Signatures('triangular_solve', [
+    'triangular_solve(Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def triangular_solve(self, *args, **kwargs):
+    """triangular_solve(Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, triangular_solve, (self,) + args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and _t1 is bool and _t2 is bool and _t3 is bool:
+            return _make_rt(_rt_triangular_solve_0, _op_triangular_solve.call(self._impl, _a0._impl, _a1, _a2, _a3))
+    try:
+        i, a = _sig_triangular_solve.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, triangular_solve, (self,) + args, kwargs)
+    return _make_rt(_rt_triangular_solve_0, _op_triangular_solve.call(self._impl, a[0], a[1], a[2], a[3]))
+
+
+_sig_det = _Signatures('det', [
+    'det()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def det(self, *args, **kwargs):
+    """det()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, det, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_det.call(self._impl))
+    else:
+        try:
+            i, a = _sig_det.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, det, (self,) + args, kwargs)
+    return _wrap(_op_det.call(self._impl))
+
+
+_sig_slogdet = _Signatures('slogdet', [
+    'slogdet()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def slogdet(self, *args, **kwargs):
+    """slogdet()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, slogdet, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _make_rt(_rt_slogdet_1, _op_slogdet.call(self._impl))
+    else:
+        try:
+            i, a = _sig_slogdet.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, slogdet, (self,) + args, kwargs)
+    return _make_rt(_rt_slogdet_1, _op_slogdet.call(self._impl))
+
+
+_sig_logdet = _Signatures('logdet', [
+    'logdet()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def logdet(self, *args, **kwargs):
+    """logdet()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, logdet, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_logdet.call(self._impl))
+    else:
+        try:
+            i, a = _sig_logdet.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, logdet, (self,) + args, kwargs)
+    return _wrap(_op_logdet.call(self._impl))
+
+
+_sig_cholesky = _Signatures('cholesky', [
+    'cholesky(bool upper=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def cholesky(self, *args, **kwargs):
+    """cholesky(bool upper=False)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, cholesky, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is bool:
+            return _wrap(_op_cholesky.call(self._impl, _a0))
+    try:
+        i, a = _sig_cholesky.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cholesky, (self,) + args, kwargs)
+    return _wrap(_op_cholesky.call(self._impl, a[0]))
+
+
+_sig_cholesky_solve = _Signatures('cholesky_solve', [
+    'cholesky_solve(Tensor input2, bool upper=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def cholesky_solve(self, *args, **kwargs):
+    """cholesky_solve(Tensor input2, bool upper=False)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, cholesky_solve, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is bool:
+            return _wrap(_op_cholesky_solve.call(self._impl, _a0._impl, _a1))
+    try:
+        i, a = _sig_cholesky_solve.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cholesky_solve, (self,) + args, kwargs)
+    return _wrap(_op_cholesky_solve.call(self._impl, a[0], a[1]))
+
+
+_sig_cholesky_inverse = _Signatures('cholesky_inverse', [
+    'cholesky_inverse(bool upper=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def cholesky_inverse(self, *args, **kwargs):
+    """cholesky_inverse(bool upper=False)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, cholesky_inverse, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is bool:
+            return _wrap(_op_cholesky_inverse.call(self._impl, _a0))
+    try:
+        i, a = _sig_cholesky_inverse.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cholesky_inverse, (self,) + args, kwargs)
+    return _wrap(_op_cholesky_inverse.call(self._impl, a[0]))
+
+
+_sig_qr = _Signatures('qr', [
+    'qr(bool some=True)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def qr(self, *args, **kwargs):
+    """qr(bool some=True)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, qr, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is bool:
+            return _make_rt(_rt_qr_2, _op_qr.call(self._impl, _a0))
+    try:
+        i, a = _sig_qr.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, qr, (self,) + args, kwargs)
+    return _make_rt(_rt_qr_2, _op_qr.call(self._impl, a[0]))
+
+
+_sig_geqrf = _Signatures('geqrf', [
+    'geqrf()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def geqrf(self, *args, **kwargs):
+    """geqrf()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, geqrf, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _make_rt(_rt_geqrf_3, _op_geqrf.call(self._impl))
+    else:
+        try:
+            i, a = _sig_geqrf.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, geqrf, (self,) + args, kwargs)
+    return _make_rt(_rt_geqrf_3, _op_geqrf.call(self._impl))
+
+
+_sig_orgqr = _Signatures('orgqr', [
+    'orgqr(Tensor input2)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def orgqr(self, *args, **kwargs):
+    """orgqr(Tensor input2)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, orgqr, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_orgqr.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_orgqr.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, orgqr, (self,) + args, kwargs)
+    return _wrap(_op_orgqr.call(self._impl, a[0]))
+
+
+_sig_ormqr = _Signatures('ormqr', [
+    'ormqr(Tensor input2, Tensor input3, bool left=True, bool transpose=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def ormqr(self, *args, **kwargs):
+    """ormqr(Tensor input2, Tensor input3, bool left=True, bool transpose=False)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, ormqr, (self,) + args, kwargs)
+    if len(args) == 4 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1, _a2, _a3 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _t2 = type(_a2)
+        _t3 = type(_a3)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and _t2 is bool and _t3 is bool:
+            return _wrap(_op_ormqr.call(self._impl, _a0._impl, _a1._impl, _a2, _a3))
+    try:
+        i, a = _sig_ormqr.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, ormqr, (self,) + args, kwargs)
+    return _wrap(_op_ormqr.call(self._impl, a[0], a[1], a[2], a[3]))
+
+
+_sig_svd = _Signatures('svd', [
+    'svd(bool some=True, bool compute_uv=True)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def svd(self, *args, **kwargs):
+    """svd(bool some=True, bool compute_uv=True)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, svd, (self,) + args, kwargs)
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if _t0 is bool and _t1 is bool:
+            return _make_rt(_rt_svd_4, _op_svd.call(self._impl, _a0, _a1))
+    try:
+        i, a = _sig_svd.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, svd, (self,) + args, kwargs)
+    return _make_rt(_rt_svd_4, _op_svd.call(self._impl, a[0], a[1]))
+
+
+_sig_pinverse = _Signatures('pinverse', [
+    'pinverse(float rcond=1e-15)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def pinverse(self, *args, **kwargs):
+    """pinverse(float rcond=1e-15)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, pinverse, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is float:
+            return _wrap(_op_pinverse.call(self._impl, _a0))
+    try:
+        i, a = _sig_pinverse.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, pinverse, (self,) + args, kwargs)
+    return _wrap(_op_pinverse.call(self._impl, a[0]))
+
+
+_sig_matrix_exp = _Signatures('matrix_exp', [
+    'matrix_exp()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def matrix_exp(self, *args, **kwargs):
+    """matrix_exp()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, matrix_exp, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_matrix_exp.call(self._impl))
+    else:
+        try:
+            i, a = _sig_matrix_exp.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, matrix_exp, (self,) + args, kwargs)
+    return _wrap(_op_matrix_exp.call(self._impl))
+
+
+_sig_matrix_power = _Signatures('matrix_power', [
+    'matrix_power(int n)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def matrix_power(self, *args, **kwargs):
+    """matrix_power(int n)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, matrix_power, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            return _wrap(_op_matrix_power.call(self._impl, _a0))
+    try:
+        i, a = _sig_matrix_power.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, matrix_power, (self,) + args, kwargs)
+    return _wrap(_op_matrix_power.call(self._impl, a[0]))
+
+
+_sig_cross = _Signatures('cross', [
+    'cross(Tensor other, int? dim=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def cross(self, *args, **kwargs):
+    """cross(Tensor other, int? dim=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, cross, (self,) + args, kwargs)
+    try:
+        i, a = _sig_cross.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cross, (self,) + args, kwargs)
+    return _wrap(_op_cross.call(self._impl, a[0], a[1]))
 
 
 _sig_softmax = _Signatures('softmax', [
@@ -6316,7 +6804,7 @@ def max(self, *args, **kwargs):
     elif i == 1:
         return _wrap(_op_max_other.call(self._impl, a[0]))
     elif i == 2:
-        return _make_rt(_rt_max_0, _op_max_dim.call(self._impl, a[0], a[1]))
+        return _make_rt(_rt_max_5, _op_max_dim.call(self._impl, a[0], a[1]))
 
 
 _sig_min = _Signatures('min', [
@@ -6342,7 +6830,7 @@ def min(self, *args, **kwargs):
     elif i == 1:
         return _wrap(_op_min_other.call(self._impl, a[0]))
     elif i == 2:
-        return _make_rt(_rt_min_1, _op_min_dim.call(self._impl, a[0], a[1]))
+        return _make_rt(_rt_min_6, _op_min_dim.call(self._impl, a[0], a[1]))
 
 
 _sig_amax = _Signatures('amax', [
@@ -6985,16 +7473,16 @@ def sort(self, *args, **kwargs):
     if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
         return _tf_fallback(None, sort, (self,) + args, kwargs)
     if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
-        return _make_rt(_rt_sort_2, _op_sort_stable.call(self._impl, None, -1, False))
+        return _make_rt(_rt_sort_7, _op_sort_stable.call(self._impl, None, -1, False))
     else:
         try:
             i, a = _sig_sort.parse(args, kwargs)
         except TypeError as e:
             return _tf_fallback(e, sort, (self,) + args, kwargs)
     if i == 0:
-        return _make_rt(_rt_sort_2, _op_sort_stable.call(self._impl, a[0], a[1], a[2]))
+        return _make_rt(_rt_sort_7, _op_sort_stable.call(self._impl, a[0], a[1], a[2]))
     elif i == 1:
-        return _make_rt(_rt_sort_2, _op_sort.call(self._impl, a[0], a[1]))
+        return _make_rt(_rt_sort_7, _op_sort.call(self._impl, a[0], a[1]))
 
 
 _sig_argsort = _Signatures('argsort', [
@@ -7058,12 +7546,12 @@ def topk(self, *args, **kwargs):
         _t2 = type(_a2)
         _t3 = type(_a3)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool and _t3 is bool:
-            return _make_rt(_rt_topk_3, _op_topk.call(self._impl, _a0, _a1, _a2, _a3))
+            return _make_rt(_rt_topk_8, _op_topk.call(self._impl, _a0, _a1, _a2, _a3))
     try:
         i, a = _sig_topk.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, topk, (self,) + args, kwargs)
-    return _make_rt(_rt_topk_3, _op_topk.call(self._impl, a[0], a[1], a[2], a[3]))
+    return _make_rt(_rt_topk_8, _op_topk.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
 _sig_kthvalue = _Signatures('kthvalue', [
@@ -7081,12 +7569,12 @@ def kthvalue(self, *args, **kwargs):
         _t1 = type(_a1)
         _t2 = type(_a2)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and _t2 is bool:
-            return _make_rt(_rt_kthvalue_4, _op_kthvalue.call(self._impl, _a0, _a1, _a2))
+            return _make_rt(_rt_kthvalue_9, _op_kthvalue.call(self._impl, _a0, _a1, _a2))
     try:
         i, a = _sig_kthvalue.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, kthvalue, (self,) + args, kwargs)
-    return _make_rt(_rt_kthvalue_4, _op_kthvalue.call(self._impl, a[0], a[1], a[2]))
+    return _make_rt(_rt_kthvalue_9, _op_kthvalue.call(self._impl, a[0], a[1], a[2]))
 
 
 _sig_cummax = _Signatures('cummax', [
@@ -7102,12 +7590,12 @@ def cummax(self, *args, **kwargs):
         _a0, = args
         _t0 = type(_a0)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
-            return _make_rt(_rt_cummax_5, _op_cummax.call(self._impl, _a0))
+            return _make_rt(_rt_cummax_10, _op_cummax.call(self._impl, _a0))
     try:
         i, a = _sig_cummax.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, cummax, (self,) + args, kwargs)
-    return _make_rt(_rt_cummax_5, _op_cummax.call(self._impl, a[0]))
+    return _make_rt(_rt_cummax_10, _op_cummax.call(self._impl, a[0]))
 
 
 _sig_cummin = _Signatures('cummin', [
@@ -7123,12 +7611,12 @@ def cummin(self, *args, **kwargs):
         _a0, = args
         _t0 = type(_a0)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
-            return _make_rt(_rt_cummin_6, _op_cummin.call(self._impl, _a0))
+            return _make_rt(_rt_cummin_11, _op_cummin.call(self._impl, _a0))
     try:
         i, a = _sig_cummin.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, cummin, (self,) + args, kwargs)
-    return _make_rt(_rt_cummin_6, _op_cummin.call(self._impl, a[0]))
+    return _make_rt(_rt_cummin_11, _op_cummin.call(self._impl, a[0]))
 
 
 _sig_median = _Signatures('median', [
@@ -7151,7 +7639,7 @@ def median(self, *args, **kwargs):
     if i == 0:
         return _wrap(_op_median.call(self._impl))
     elif i == 1:
-        return _make_rt(_rt_median_7, _op_median_dim.call(self._impl, a[0], a[1]))
+        return _make_rt(_rt_median_12, _op_median_dim.call(self._impl, a[0], a[1]))
 
 
 _sig_nanmedian = _Signatures('nanmedian', [
@@ -7174,7 +7662,7 @@ def nanmedian(self, *args, **kwargs):
     if i == 0:
         return _wrap(_op_nanmedian.call(self._impl))
     elif i == 1:
-        return _make_rt(_rt_nanmedian_8, _op_nanmedian_dim.call(self._impl, a[0], a[1]))
+        return _make_rt(_rt_nanmedian_13, _op_nanmedian_dim.call(self._impl, a[0], a[1]))
 
 
 _sig_mode = _Signatures('mode', [
@@ -7191,12 +7679,12 @@ def mode(self, *args, **kwargs):
         _t0 = type(_a0)
         _t1 = type(_a1)
         if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and _t1 is bool:
-            return _make_rt(_rt_mode_9, _op_mode.call(self._impl, _a0, _a1))
+            return _make_rt(_rt_mode_14, _op_mode.call(self._impl, _a0, _a1))
     try:
         i, a = _sig_mode.parse(args, kwargs)
     except TypeError as e:
         return _tf_fallback(e, mode, (self,) + args, kwargs)
-    return _make_rt(_rt_mode_9, _op_mode.call(self._impl, a[0], a[1]))
+    return _make_rt(_rt_mode_14, _op_mode.call(self._impl, a[0], a[1]))
 
 
 _sig_nonzero = _Signatures('nonzero', [
@@ -8223,7 +8711,7 @@ def resize_as_(self, *args, **kwargs):
     return self
 
 
-__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
+__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'lu_solve', 'inverse', 'triangular_solve', 'det', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
 
 # the binary operators' fast functions (_tensor_operators.install)
 OPERATORS = {'matmul': _matmul_operator, 'add': _add_operator, 'add_': _add__operator, 'sub': _sub_operator, 'sub_': _sub__operator, 'mul': _mul_operator, 'mul_': _mul__operator, 'div': _div_operator, 'div_': _div__operator, 'floor_divide': _floor_divide_operator, 'floor_divide_': _floor_divide__operator, 'remainder': _remainder_operator, 'remainder_': _remainder__operator, 'pow': _pow_operator, 'pow_': _pow__operator, 'eq': _eq_operator, 'ne': _ne_operator, 'lt': _lt_operator, 'le': _le_operator, 'gt': _gt_operator, 'ge': _ge_operator, 'bitwise_and': _bitwise_and_operator, 'bitwise_and_': _bitwise_and__operator, 'bitwise_or': _bitwise_or_operator, 'bitwise_or_': _bitwise_or__operator, 'bitwise_xor': _bitwise_xor_operator, 'bitwise_xor_': _bitwise_xor__operator, 'bitwise_left_shift': _bitwise_left_shift_operator, 'bitwise_left_shift_': _bitwise_left_shift__operator, 'bitwise_right_shift': _bitwise_right_shift_operator, 'bitwise_right_shift_': _bitwise_right_shift__operator}

@@ -2053,6 +2053,554 @@ def _autograd__linalg_svd(ks, A, full_matrices, compute_uv, driver):
 register_autograd('aten::_linalg_svd', _autograd__linalg_svd)
 
 
+_op_linalg_lu_factor_ex = _get_op('aten::linalg_lu_factor_ex')
+
+
+def _autograd_linalg_lu_factor_ex(ks, A, pivot, check_errors):
+    if (type(A) is _TI and A.autograd is not None) and _gs.enabled and requires_grad_any(A):
+        node = _n.LinalgLuFactorExBackward0()
+        node.next_edges = record.edges(A)
+        node.pivot_ = pivot
+        result = _op_linalg_lu_factor_ex.redispatch(ks, A, pivot, check_errors)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False, False])
+        node.result_ = record.save_output(result, (0, 1))
+        return result
+    return _op_linalg_lu_factor_ex.redispatch(ks, A, pivot, check_errors)
+
+
+register_autograd('aten::linalg_lu_factor_ex', _autograd_linalg_lu_factor_ex)
+
+
+_op_linalg_lu_factor_ex_out = _get_op('aten::linalg_lu_factor_ex.out')
+
+
+def _autograd_linalg_lu_factor_ex_out(ks, A, pivot, check_errors, LU, pivots, info):
+    if (type(A) is _TI and A.autograd is not None):
+        out_not_differentiable('linalg_lu_factor_ex', A)
+    return _op_linalg_lu_factor_ex_out.redispatch(ks, A, pivot, check_errors, LU, pivots, info)
+
+
+register_autograd('aten::linalg_lu_factor_ex.out', _autograd_linalg_lu_factor_ex_out)
+
+
+_op_linalg_lu = _get_op('aten::linalg_lu')
+
+
+def _autograd_linalg_lu(ks, A, pivot):
+    if (type(A) is _TI and A.autograd is not None) and _gs.enabled and requires_grad_any(A):
+        node = _n.LinalgLuBackward0()
+        node.next_edges = record.edges(A)
+        node.pivot_ = pivot
+        result = _op_linalg_lu.redispatch(ks, A, pivot)
+        _check_differentiable_dtype(result[1])
+        _check_differentiable_dtype(result[2])
+        record.history(result, node, [False, True, True])
+        node.result_ = record.save_output(result, (0, 1, 2))
+        return result
+    return _op_linalg_lu.redispatch(ks, A, pivot)
+
+
+register_autograd('aten::linalg_lu', _autograd_linalg_lu)
+
+
+_op_linalg_lu_out = _get_op('aten::linalg_lu.out')
+
+
+def _autograd_linalg_lu_out(ks, A, pivot, P, L, U):
+    if (type(A) is _TI and A.autograd is not None):
+        out_not_differentiable('linalg_lu', A)
+    return _op_linalg_lu_out.redispatch(ks, A, pivot, P, L, U)
+
+
+register_autograd('aten::linalg_lu.out', _autograd_linalg_lu_out)
+
+
+_op_linalg_lu_solve = _get_op('aten::linalg_lu_solve')
+
+
+def _autograd_linalg_lu_solve(ks, LU, pivots, B, left, adjoint):
+    if _gs.enabled:
+        _rg = ((type(LU) is _TI and LU.autograd is not None) or (type(B) is _TI and B.autograd is not None)) and requires_grad_any(LU, B)
+        if (type(pivots) is _TI and pivots.autograd is not None) and requires_grad_any(pivots):
+            _not_differentiable('linalg_lu_solve', 'pivots')
+        if _rg:
+            node = _n.LinalgLuSolveBackward0()
+            node.next_edges = record.edges(LU, B)
+            node.LU_ = record.save(LU)
+            node.pivots_ = record.save(pivots)
+            node.left_ = left
+            node.adjoint_ = adjoint
+            result = _op_linalg_lu_solve.redispatch(ks, LU, pivots, B, left, adjoint)
+            record.output(result, node)
+            node.result_ = record.save_output(result)
+            return result
+    return _op_linalg_lu_solve.redispatch(ks, LU, pivots, B, left, adjoint)
+
+
+register_autograd('aten::linalg_lu_solve', _autograd_linalg_lu_solve)
+
+
+_op_linalg_lu_solve_out = _get_op('aten::linalg_lu_solve.out')
+
+
+def _autograd_linalg_lu_solve_out(ks, LU, pivots, B, left, adjoint, out):
+    if (type(LU) is _TI and LU.autograd is not None) or (type(pivots) is _TI and pivots.autograd is not None) or (type(B) is _TI and B.autograd is not None):
+        out_not_differentiable('linalg_lu_solve', LU, pivots, B)
+    return _op_linalg_lu_solve_out.redispatch(ks, LU, pivots, B, left, adjoint, out)
+
+
+register_autograd('aten::linalg_lu_solve.out', _autograd_linalg_lu_solve_out)
+
+
+_op_lu_unpack = _get_op('aten::lu_unpack')
+
+
+def _autograd_lu_unpack(ks, LU_data, LU_pivots, unpack_data, unpack_pivots):
+    if (type(LU_data) is _TI and LU_data.autograd is not None) and _gs.enabled and requires_grad_any(LU_data):
+        node = _n.LuUnpackBackward0()
+        node.next_edges = record.edges(LU_data)
+        node.LU_data_sizes_ = record.meta(LU_data, 'sizes')
+        result = _op_lu_unpack.redispatch(ks, LU_data, LU_pivots, unpack_data, unpack_pivots)
+        _check_differentiable_dtype(result[1])
+        _check_differentiable_dtype(result[2])
+        record.history(result, node, [False, True, True])
+        return result
+    return _op_lu_unpack.redispatch(ks, LU_data, LU_pivots, unpack_data, unpack_pivots)
+
+
+register_autograd('aten::lu_unpack', _autograd_lu_unpack)
+
+
+_op_lu_unpack_out = _get_op('aten::lu_unpack.out')
+
+
+def _autograd_lu_unpack_out(ks, LU_data, LU_pivots, unpack_data, unpack_pivots, P, L, U):
+    if (type(LU_data) is _TI and LU_data.autograd is not None) or (type(LU_pivots) is _TI and LU_pivots.autograd is not None):
+        out_not_differentiable('lu_unpack', LU_data, LU_pivots)
+    return _op_lu_unpack_out.redispatch(ks, LU_data, LU_pivots, unpack_data, unpack_pivots, P, L, U)
+
+
+register_autograd('aten::lu_unpack.out', _autograd_lu_unpack_out)
+
+
+_op__linalg_solve_ex = _get_op('aten::_linalg_solve_ex')
+
+
+def _autograd__linalg_solve_ex(ks, A, B, left, check_errors):
+    if ((type(A) is _TI and A.autograd is not None) or (type(B) is _TI and B.autograd is not None)) and _gs.enabled and requires_grad_any(A, B):
+        node = _n.LinalgSolveExBackward0()
+        node.next_edges = record.edges(A, B)
+        node.A_ = record.save(A)
+        node.left_ = left
+        result = _op__linalg_solve_ex.redispatch(ks, A, B, left, check_errors)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False, False, False])
+        node.result_ = record.save_output(result, (0, 1, 2))
+        return result
+    return _op__linalg_solve_ex.redispatch(ks, A, B, left, check_errors)
+
+
+register_autograd('aten::_linalg_solve_ex', _autograd__linalg_solve_ex)
+
+
+_op_linalg_inv_ex = _get_op('aten::linalg_inv_ex')
+
+
+def _autograd_linalg_inv_ex(ks, A, check_errors):
+    if (type(A) is _TI and A.autograd is not None) and _gs.enabled and requires_grad_any(A):
+        node = _n.LinalgInvExBackward0()
+        node.next_edges = record.edges(A)
+        result = _op_linalg_inv_ex.redispatch(ks, A, check_errors)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result, (0,))
+        return result
+    return _op_linalg_inv_ex.redispatch(ks, A, check_errors)
+
+
+register_autograd('aten::linalg_inv_ex', _autograd_linalg_inv_ex)
+
+
+_op_linalg_solve_triangular = _get_op('aten::linalg_solve_triangular')
+
+
+def _autograd_linalg_solve_triangular(ks, self, B, upper, left, unitriangular):
+    if ((type(self) is _TI and self.autograd is not None) or (type(B) is _TI and B.autograd is not None)) and _gs.enabled and requires_grad_any(self, B):
+        node = _n.LinalgSolveTriangularBackward0()
+        node.next_edges = record.edges(self, B)
+        node.self_ = record.save(self)
+        node.upper_ = upper
+        node.left_ = left
+        node.unitriangular_ = unitriangular
+        result = _op_linalg_solve_triangular.redispatch(ks, self, B, upper, left, unitriangular)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_linalg_solve_triangular.redispatch(ks, self, B, upper, left, unitriangular)
+
+
+register_autograd('aten::linalg_solve_triangular', _autograd_linalg_solve_triangular)
+
+
+_op_linalg_solve_triangular_out = _get_op('aten::linalg_solve_triangular.out')
+
+
+def _autograd_linalg_solve_triangular_out(ks, self, B, upper, left, unitriangular, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(B) is _TI and B.autograd is not None):
+        out_not_differentiable('linalg_solve_triangular', self, B)
+    return _op_linalg_solve_triangular_out.redispatch(ks, self, B, upper, left, unitriangular, out)
+
+
+register_autograd('aten::linalg_solve_triangular.out', _autograd_linalg_solve_triangular_out)
+
+
+_op_triangular_solve = _get_op('aten::triangular_solve')
+
+
+def _autograd_triangular_solve(ks, self, A, upper, transpose, unitriangular):
+    if ((type(self) is _TI and self.autograd is not None) or (type(A) is _TI and A.autograd is not None)) and _gs.enabled and requires_grad_any(self, A):
+        node = _n.TriangularSolveBackward0()
+        node.next_edges = record.edges(self, A)
+        node.self_ = record.save(self)
+        node.A_ = record.save(A)
+        node.upper_ = upper
+        node.transpose_ = transpose
+        node.unitriangular_ = unitriangular
+        result = _op_triangular_solve.redispatch(ks, self, A, upper, transpose, unitriangular)
+        _check_differentiable_dtype(result[0])
+        _check_differentiable_dtype(result[1])
+        record.history(result, node, None)
+        node.result_ = record.save_output(result, (0,))
+        return result
+    return _op_triangular_solve.redispatch(ks, self, A, upper, transpose, unitriangular)
+
+
+register_autograd('aten::triangular_solve', _autograd_triangular_solve)
+
+
+_op__linalg_det = _get_op('aten::_linalg_det')
+
+
+def _autograd__linalg_det(ks, A):
+    if (type(A) is _TI and A.autograd is not None) and _gs.enabled and requires_grad_any(A):
+        node = _n.LinalgDetBackward0()
+        node.next_edges = record.edges(A)
+        node.A_ = record.save(A)
+        result = _op__linalg_det.redispatch(ks, A)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False, False])
+        node.result_ = record.save_output(result, (0, 1, 2))
+        return result
+    return _op__linalg_det.redispatch(ks, A)
+
+
+register_autograd('aten::_linalg_det', _autograd__linalg_det)
+
+
+_op__linalg_slogdet = _get_op('aten::_linalg_slogdet')
+
+
+def _autograd__linalg_slogdet(ks, A):
+    if (type(A) is _TI and A.autograd is not None) and _gs.enabled and requires_grad_any(A):
+        node = _n.LinalgSlogdetBackward0()
+        node.next_edges = record.edges(A)
+        node.A_ = record.save(A)
+        result = _op__linalg_slogdet.redispatch(ks, A)
+        _check_differentiable_dtype(result[0])
+        _check_differentiable_dtype(result[1])
+        record.history(result, node, [True, True, False, False])
+        node.result_ = record.save_output(result, (0, 2, 3))
+        return result
+    return _op__linalg_slogdet.redispatch(ks, A)
+
+
+register_autograd('aten::_linalg_slogdet', _autograd__linalg_slogdet)
+
+
+_op_linalg_cholesky_ex = _get_op('aten::linalg_cholesky_ex')
+
+
+def _autograd_linalg_cholesky_ex(ks, self, upper, check_errors):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.LinalgCholeskyExBackward0()
+        node.next_edges = record.edges(self)
+        node.upper_ = upper
+        result = _op_linalg_cholesky_ex.redispatch(ks, self, upper, check_errors)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False])
+        node.result_ = record.save_output(result, (0,))
+        return result
+    return _op_linalg_cholesky_ex.redispatch(ks, self, upper, check_errors)
+
+
+register_autograd('aten::linalg_cholesky_ex', _autograd_linalg_cholesky_ex)
+
+
+_op_cholesky = _get_op('aten::cholesky')
+
+
+def _autograd_cholesky(ks, self, upper):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.CholeskyBackward0()
+        node.next_edges = record.edges(self)
+        node.upper_ = upper
+        result = _op_cholesky.redispatch(ks, self, upper)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_cholesky.redispatch(ks, self, upper)
+
+
+register_autograd('aten::cholesky', _autograd_cholesky)
+
+
+_op_cholesky_out = _get_op('aten::cholesky.out')
+
+
+def _autograd_cholesky_out(ks, self, upper, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('cholesky', self)
+    return _op_cholesky_out.redispatch(ks, self, upper, out)
+
+
+register_autograd('aten::cholesky.out', _autograd_cholesky_out)
+
+
+_op_cholesky_solve = _get_op('aten::cholesky_solve')
+
+
+def _autograd_cholesky_solve(ks, self, input2, upper):
+    if ((type(self) is _TI and self.autograd is not None) or (type(input2) is _TI and input2.autograd is not None)) and _gs.enabled and requires_grad_any(self, input2):
+        node = _n.CholeskySolveBackward0()
+        node.next_edges = record.edges(self, input2)
+        node.self_ = record.save(self)
+        node.input2_ = record.save(input2)
+        node.upper_ = upper
+        result = _op_cholesky_solve.redispatch(ks, self, input2, upper)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_cholesky_solve.redispatch(ks, self, input2, upper)
+
+
+register_autograd('aten::cholesky_solve', _autograd_cholesky_solve)
+
+
+_op_cholesky_solve_out = _get_op('aten::cholesky_solve.out')
+
+
+def _autograd_cholesky_solve_out(ks, self, input2, upper, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(input2) is _TI and input2.autograd is not None):
+        out_not_differentiable('cholesky_solve', self, input2)
+    return _op_cholesky_solve_out.redispatch(ks, self, input2, upper, out)
+
+
+register_autograd('aten::cholesky_solve.out', _autograd_cholesky_solve_out)
+
+
+_op_cholesky_inverse = _get_op('aten::cholesky_inverse')
+
+
+def _autograd_cholesky_inverse(ks, self, upper):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.CholeskyInverseBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.upper_ = upper
+        result = _op_cholesky_inverse.redispatch(ks, self, upper)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_cholesky_inverse.redispatch(ks, self, upper)
+
+
+register_autograd('aten::cholesky_inverse', _autograd_cholesky_inverse)
+
+
+_op_cholesky_inverse_out = _get_op('aten::cholesky_inverse.out')
+
+
+def _autograd_cholesky_inverse_out(ks, self, upper, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('cholesky_inverse', self)
+    return _op_cholesky_inverse_out.redispatch(ks, self, upper, out)
+
+
+register_autograd('aten::cholesky_inverse.out', _autograd_cholesky_inverse_out)
+
+
+_op__linalg_eigh = _get_op('aten::_linalg_eigh')
+
+
+def _autograd__linalg_eigh(ks, A, UPLO, compute_v):
+    if (type(A) is _TI and A.autograd is not None) and _gs.enabled and requires_grad_any(A):
+        node = _n.LinalgEighBackward0()
+        node.next_edges = record.edges(A)
+        result = _op__linalg_eigh.redispatch(ks, A, UPLO, compute_v)
+        _check_differentiable_dtype(result[0])
+        _check_differentiable_dtype(result[1])
+        record.history(result, node, None)
+        node.result_ = record.save_output(result, (0, 1))
+        return result
+    return _op__linalg_eigh.redispatch(ks, A, UPLO, compute_v)
+
+
+register_autograd('aten::_linalg_eigh', _autograd__linalg_eigh)
+
+
+_op_linalg_qr = _get_op('aten::linalg_qr')
+
+
+def _autograd_linalg_qr(ks, A, mode):
+    if (type(A) is _TI and A.autograd is not None) and _gs.enabled and requires_grad_any(A):
+        node = _n.LinalgQrBackward0()
+        node.next_edges = record.edges(A)
+        node.mode_ = mode
+        result = _op_linalg_qr.redispatch(ks, A, mode)
+        _check_differentiable_dtype(result[0])
+        _check_differentiable_dtype(result[1])
+        record.history(result, node, None)
+        node.result_ = record.save_output(result, (0, 1))
+        return result
+    return _op_linalg_qr.redispatch(ks, A, mode)
+
+
+register_autograd('aten::linalg_qr', _autograd_linalg_qr)
+
+
+_op_linalg_qr_out = _get_op('aten::linalg_qr.out')
+
+
+def _autograd_linalg_qr_out(ks, A, mode, Q, R):
+    if (type(A) is _TI and A.autograd is not None):
+        out_not_differentiable('linalg_qr', A)
+    return _op_linalg_qr_out.redispatch(ks, A, mode, Q, R)
+
+
+register_autograd('aten::linalg_qr.out', _autograd_linalg_qr_out)
+
+
+_op_geqrf = _get_op('aten::geqrf')
+
+
+def _autograd_geqrf(ks, self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.GeqrfBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_geqrf.redispatch(ks, self)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False])
+        return result
+    return _op_geqrf.redispatch(ks, self)
+
+
+register_autograd('aten::geqrf', _autograd_geqrf)
+
+
+_op_linalg_matrix_exp = _get_op('aten::linalg_matrix_exp')
+
+
+def _autograd_linalg_matrix_exp(ks, self):
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.LinalgMatrixExpBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_linalg_matrix_exp.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op_linalg_matrix_exp.redispatch(ks, self)
+
+
+register_autograd('aten::linalg_matrix_exp', _autograd_linalg_matrix_exp)
+
+
+_op_linalg_cross = _get_op('aten::linalg_cross')
+
+
+def _autograd_linalg_cross(ks, self, other, dim):
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+        node = _n.LinalgCrossBackward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(self)
+        node.other_ = record.save(other)
+        node.dim_ = dim
+        result = _op_linalg_cross.redispatch(ks, self, other, dim)
+        record.output(result, node)
+        return result
+    return _op_linalg_cross.redispatch(ks, self, other, dim)
+
+
+register_autograd('aten::linalg_cross', _autograd_linalg_cross)
+
+
+_op_linalg_cross_out = _get_op('aten::linalg_cross.out')
+
+
+def _autograd_linalg_cross_out(ks, self, other, dim, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('linalg_cross', self, other)
+    return _op_linalg_cross_out.redispatch(ks, self, other, dim, out)
+
+
+register_autograd('aten::linalg_cross.out', _autograd_linalg_cross_out)
+
+
+_op_linalg_lstsq = _get_op('aten::linalg_lstsq')
+
+
+def _autograd_linalg_lstsq(ks, self, b, rcond, driver):
+    if ((type(self) is _TI and self.autograd is not None) or (type(b) is _TI and b.autograd is not None)) and _gs.enabled and requires_grad_any(self, b):
+        node = _n.LinalgLstsqBackward0()
+        node.next_edges = record.edges(self, b)
+        node.self_ = record.save(self)
+        node.b_ = record.save(b)
+        result = _op_linalg_lstsq.redispatch(ks, self, b, rcond, driver)
+        _check_differentiable_dtype(result[0])
+        record.history(result, node, [True, False, False, False])
+        return result
+    return _op_linalg_lstsq.redispatch(ks, self, b, rcond, driver)
+
+
+register_autograd('aten::linalg_lstsq', _autograd_linalg_lstsq)
+
+
+_op_linalg_lstsq_out = _get_op('aten::linalg_lstsq.out')
+
+
+def _autograd_linalg_lstsq_out(ks, self, b, rcond, driver, solution, residuals, rank, singular_values):
+    if (type(self) is _TI and self.autograd is not None) or (type(b) is _TI and b.autograd is not None):
+        out_not_differentiable('linalg_lstsq', self, b)
+    return _op_linalg_lstsq_out.redispatch(ks, self, b, rcond, driver, solution, residuals, rank, singular_values)
+
+
+register_autograd('aten::linalg_lstsq.out', _autograd_linalg_lstsq_out)
+
+
+_op_linalg_pinv_atol_rtol_tensor = _get_op('aten::linalg_pinv.atol_rtol_tensor')
+
+
+def _autograd_linalg_pinv_atol_rtol_tensor(ks, self, atol, rtol, hermitian):
+    if _gs.enabled:
+        _rg = (type(self) is _TI and self.autograd is not None) and requires_grad_any(self)
+        if (type(atol) is _TI and atol.autograd is not None) and requires_grad_any(atol):
+            _not_differentiable('linalg_pinv', 'atol')
+        if (type(rtol) is _TI and rtol.autograd is not None) and requires_grad_any(rtol):
+            _not_differentiable('linalg_pinv', 'rtol')
+        if _rg:
+            node = _n.LinalgPinvBackward0()
+            node.next_edges = record.edges(self)
+            node.self_ = record.save(self)
+            result = _op_linalg_pinv_atol_rtol_tensor.redispatch(ks, self, atol, rtol, hermitian)
+            record.output(result, node)
+            node.result_ = record.save_output(result)
+            return result
+    return _op_linalg_pinv_atol_rtol_tensor.redispatch(ks, self, atol, rtol, hermitian)
+
+
+register_autograd('aten::linalg_pinv.atol_rtol_tensor', _autograd_linalg_pinv_atol_rtol_tensor)
+
+
 _op_nll_loss_forward = _get_op('aten::nll_loss_forward')
 
 

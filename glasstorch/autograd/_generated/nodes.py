@@ -2626,6 +2626,919 @@ class LinalgSvdBackward0(Node):
         return self.compute_uv_
 
 
+def _LinalgLuFactorExBackward0_0(grad, grads, pivot, result):
+    return lu_factor_ex_backward(grad, result[0], result[1], pivot)
+
+
+class LinalgLuFactorExBackward0(Node):
+    """Backward of ``linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:5)."""
+
+    __slots__ = ('pivot_', 'result_')
+    _tensor_slots = ('result_',)
+    _inputs = ('A',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'LinalgLuFactorExBackward0')
+        pivot = node.pivot_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LinalgLuFactorExBackward0_0(grad, grads, pivot, result))
+        return out
+
+    @property
+    def _saved_LU(self):
+        return wrap_saved(self.result_[0], 'LinalgLuFactorExBackward0')
+
+    @property
+    def _raw_saved_LU(self):
+        return self.result_[0]
+
+    @property
+    def _saved_pivots(self):
+        return wrap_saved(self.result_[1], 'LinalgLuFactorExBackward0')
+
+    @property
+    def _raw_saved_pivots(self):
+        return self.result_[1]
+
+    @property
+    def _saved_pivot(self):
+        return self.pivot_
+
+
+def _LinalgLuBackward0_0(grad, grads, pivot, result):
+    return linalg_lu_backward(grads[1], grads[2], result[0], result[1], result[2], pivot)
+
+
+class LinalgLuBackward0(Node):
+    """Backward of ``linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:9)."""
+
+    __slots__ = ('pivot_', 'result_')
+    _tensor_slots = ('result_',)
+    _inputs = ('A',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = _defined_grads(grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'LinalgLuBackward0')
+        pivot = node.pivot_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LinalgLuBackward0_0(grad, grads, pivot, result))
+        return out
+
+    @property
+    def _saved_P(self):
+        return wrap_saved(self.result_[0], 'LinalgLuBackward0')
+
+    @property
+    def _raw_saved_P(self):
+        return self.result_[0]
+
+    @property
+    def _saved_L(self):
+        return wrap_saved(self.result_[1], 'LinalgLuBackward0')
+
+    @property
+    def _raw_saved_L(self):
+        return self.result_[1]
+
+    @property
+    def _saved_U(self):
+        return wrap_saved(self.result_[2], 'LinalgLuBackward0')
+
+    @property
+    def _raw_saved_U(self):
+        return self.result_[2]
+
+    @property
+    def _saved_pivot(self):
+        return self.pivot_
+
+
+def _LinalgLuSolveBackward0_0(grad, grads, LU, pivots, left, adjoint, result):
+    return linalg_lu_solve_LU(grad, LU, pivots, result, left, adjoint)
+
+
+def _LinalgLuSolveBackward0_1(grad, grads, LU, pivots, left, adjoint, result):
+    return linalg_lu_solve_B(grad, LU, pivots, left, adjoint)
+
+
+class LinalgLuSolveBackward0(Node):
+    """Backward of ``linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:13)."""
+
+    __slots__ = ('LU_', 'pivots_', 'left_', 'adjoint_', 'result_')
+    _tensor_slots = ('LU_', 'pivots_', 'result_')
+    _inputs = ('LU', 'B')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        LU = _unpack(node, node.LU_, 'LinalgLuSolveBackward0')
+        pivots = _unpack(node, node.pivots_, 'LinalgLuSolveBackward0')
+        result = wrap_saved(node.result_, 'LinalgLuSolveBackward0')
+        left = node.left_
+        adjoint = node.adjoint_
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LinalgLuSolveBackward0_0(grad, grads, LU, pivots, left, adjoint, result))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_LinalgLuSolveBackward0_1(grad, grads, LU, pivots, left, adjoint, result))
+        return out
+
+    @property
+    def _saved_LU(self):
+        return _unpack(self, self.LU_, 'LinalgLuSolveBackward0')
+
+    @property
+    def _raw_saved_LU(self):
+        return self.LU_
+
+    @property
+    def _saved_pivots(self):
+        return _unpack(self, self.pivots_, 'LinalgLuSolveBackward0')
+
+    @property
+    def _raw_saved_pivots(self):
+        return self.pivots_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'LinalgLuSolveBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+    @property
+    def _saved_left(self):
+        return self.left_
+
+    @property
+    def _saved_adjoint(self):
+        return self.adjoint_
+
+
+def _LuUnpackBackward0_0(grad, grads, LU_data_sizes):
+    return lu_unpack_backward(grads[1], grads[2], LU_data_sizes[-2], LU_data_sizes[-1])
+
+
+class LuUnpackBackward0(Node):
+    """Backward of ``lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:17)."""
+
+    __slots__ = ('LU_data_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('LU_data',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = _defined_grads(grads)
+        grad = grads[0]
+        LU_data_sizes = node.LU_data_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LuUnpackBackward0_0(grad, grads, LU_data_sizes))
+        return out
+
+    @property
+    def _saved_LU_data_sym_sizes(self):
+        return self.LU_data_sizes_
+
+
+def _LinalgSolveExBackward0_0(grad, grads, A, left, result):
+    return linalg_solve_backward(grad, result[0], A, result[1], result[2], left)
+
+
+class LinalgSolveExBackward0(Node):
+    """Backward of ``_linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor LU, Tensor pivots, Tensor info)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:22)."""
+
+    __slots__ = ('A_', 'left_', 'result_')
+    _tensor_slots = ('A_', 'result_')
+    _inputs = ('A', 'B')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        A = _unpack(node, node.A_, 'LinalgSolveExBackward0')
+        result = wrap_saved(node.result_, 'LinalgSolveExBackward0')
+        left = node.left_
+        out = [None] * 2
+        if node.should_compute_output(0) or node.should_compute_output(1):
+            res = _LinalgSolveExBackward0_0(grad, grads, A, left, result)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+        return out
+
+    @property
+    def _saved_A(self):
+        return _unpack(self, self.A_, 'LinalgSolveExBackward0')
+
+    @property
+    def _raw_saved_A(self):
+        return self.A_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_[0], 'LinalgSolveExBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_[0]
+
+    @property
+    def _saved_LU(self):
+        return wrap_saved(self.result_[1], 'LinalgSolveExBackward0')
+
+    @property
+    def _raw_saved_LU(self):
+        return self.result_[1]
+
+    @property
+    def _saved_pivots(self):
+        return wrap_saved(self.result_[2], 'LinalgSolveExBackward0')
+
+    @property
+    def _raw_saved_pivots(self):
+        return self.result_[2]
+
+    @property
+    def _saved_left(self):
+        return self.left_
+
+
+def _LinalgInvExBackward0_0(grad, grads, result):
+    return inv_backward(grad, result[0])
+
+
+class LinalgInvExBackward0(Node):
+    """Backward of ``linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:26)."""
+
+    __slots__ = ('result_',)
+    _tensor_slots = ('result_',)
+    _inputs = ('A',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'LinalgInvExBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LinalgInvExBackward0_0(grad, grads, result))
+        return out
+
+    @property
+    def _saved_inverse(self):
+        return wrap_saved(self.result_[0], 'LinalgInvExBackward0')
+
+    @property
+    def _raw_saved_inverse(self):
+        return self.result_[0]
+
+
+def _LinalgSolveTriangularBackward0_0(grad, grads, self, upper, left, unitriangular, result):
+    return linalg_solve_triangular_backward(grad, self, result, upper, left, unitriangular)
+
+
+class LinalgSolveTriangularBackward0(Node):
+    """Backward of ``linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:30)."""
+
+    __slots__ = ('self_', 'upper_', 'left_', 'unitriangular_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self', 'B')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'LinalgSolveTriangularBackward0')
+        self = _unpack(node, node.self_, 'LinalgSolveTriangularBackward0')
+        upper = node.upper_
+        left = node.left_
+        unitriangular = node.unitriangular_
+        out = [None] * 2
+        if node.should_compute_output(0) or node.should_compute_output(1):
+            res = _LinalgSolveTriangularBackward0_0(grad, grads, self, upper, left, unitriangular, result)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'LinalgSolveTriangularBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'LinalgSolveTriangularBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+    @property
+    def _saved_upper(self):
+        return self.upper_
+
+    @property
+    def _saved_left(self):
+        return self.left_
+
+    @property
+    def _saved_unitriangular(self):
+        return self.unitriangular_
+
+
+def _TriangularSolveBackward0_0(grad, grads, self, A, upper, transpose, unitriangular, result):
+    return triangular_solve_backward(grads[0], grads[1], self, A, result[0], upper, transpose, unitriangular)
+
+
+class TriangularSolveBackward0(Node):
+    """Backward of ``triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:33)."""
+
+    __slots__ = ('self_', 'A_', 'upper_', 'transpose_', 'unitriangular_', 'result_')
+    _tensor_slots = ('self_', 'A_', 'result_')
+    _inputs = ('self', 'A')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = _defined_grads(grads)
+        grad = grads[0]
+        A = _unpack(node, node.A_, 'TriangularSolveBackward0')
+        result = wrap_saved(node.result_, 'TriangularSolveBackward0')
+        self = _unpack(node, node.self_, 'TriangularSolveBackward0')
+        upper = node.upper_
+        transpose = node.transpose_
+        unitriangular = node.unitriangular_
+        out = [None] * 2
+        if node.should_compute_output(0) or node.should_compute_output(1):
+            res = _TriangularSolveBackward0_0(grad, grads, self, A, upper, transpose, unitriangular, result)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'TriangularSolveBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_A(self):
+        return _unpack(self, self.A_, 'TriangularSolveBackward0')
+
+    @property
+    def _raw_saved_A(self):
+        return self.A_
+
+    @property
+    def _saved_solution(self):
+        return wrap_saved(self.result_[0], 'TriangularSolveBackward0')
+
+    @property
+    def _raw_saved_solution(self):
+        return self.result_[0]
+
+    @property
+    def _saved_upper(self):
+        return self.upper_
+
+    @property
+    def _saved_transpose(self):
+        return self.transpose_
+
+    @property
+    def _saved_unitriangular(self):
+        return self.unitriangular_
+
+
+def _LinalgDetBackward0_0(grad, grads, A, result):
+    return linalg_det_backward(grad, result[0], A, result[1], result[2])
+
+
+class LinalgDetBackward0(Node):
+    """Backward of ``_linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:36)."""
+
+    __slots__ = ('A_', 'result_')
+    _tensor_slots = ('A_', 'result_')
+    _inputs = ('A',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        A = _unpack(node, node.A_, 'LinalgDetBackward0')
+        result = wrap_saved(node.result_, 'LinalgDetBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LinalgDetBackward0_0(grad, grads, A, result))
+        return out
+
+    @property
+    def _saved_A(self):
+        return _unpack(self, self.A_, 'LinalgDetBackward0')
+
+    @property
+    def _raw_saved_A(self):
+        return self.A_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_[0], 'LinalgDetBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_[0]
+
+    @property
+    def _saved_LU(self):
+        return wrap_saved(self.result_[1], 'LinalgDetBackward0')
+
+    @property
+    def _raw_saved_LU(self):
+        return self.result_[1]
+
+    @property
+    def _saved_pivots(self):
+        return wrap_saved(self.result_[2], 'LinalgDetBackward0')
+
+    @property
+    def _raw_saved_pivots(self):
+        return self.result_[2]
+
+
+def _LinalgSlogdetBackward0_0(grad, grads, A, result):
+    return slogdet_backward(grads[0], grads[1], A, result[0], result[2], result[3])
+
+
+class LinalgSlogdetBackward0(Node):
+    """Backward of ``_linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:40)."""
+
+    __slots__ = ('A_', 'result_')
+    _tensor_slots = ('A_', 'result_')
+    _inputs = ('A',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = _defined_grads(grads)
+        grad = grads[0]
+        A = _unpack(node, node.A_, 'LinalgSlogdetBackward0')
+        result = wrap_saved(node.result_, 'LinalgSlogdetBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LinalgSlogdetBackward0_0(grad, grads, A, result))
+        return out
+
+    @property
+    def _saved_A(self):
+        return _unpack(self, self.A_, 'LinalgSlogdetBackward0')
+
+    @property
+    def _raw_saved_A(self):
+        return self.A_
+
+    @property
+    def _saved_sign(self):
+        return wrap_saved(self.result_[0], 'LinalgSlogdetBackward0')
+
+    @property
+    def _raw_saved_sign(self):
+        return self.result_[0]
+
+    @property
+    def _saved_LU(self):
+        return wrap_saved(self.result_[2], 'LinalgSlogdetBackward0')
+
+    @property
+    def _raw_saved_LU(self):
+        return self.result_[2]
+
+    @property
+    def _saved_pivots(self):
+        return wrap_saved(self.result_[3], 'LinalgSlogdetBackward0')
+
+    @property
+    def _raw_saved_pivots(self):
+        return self.result_[3]
+
+
+def _LinalgCholeskyExBackward0_0(grad, grads, upper, result):
+    return cholesky_backward(grad, upper, result[0])
+
+
+class LinalgCholeskyExBackward0(Node):
+    """Backward of ``linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:44)."""
+
+    __slots__ = ('upper_', 'result_')
+    _tensor_slots = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'LinalgCholeskyExBackward0')
+        upper = node.upper_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LinalgCholeskyExBackward0_0(grad, grads, upper, result))
+        return out
+
+    @property
+    def _saved_L(self):
+        return wrap_saved(self.result_[0], 'LinalgCholeskyExBackward0')
+
+    @property
+    def _raw_saved_L(self):
+        return self.result_[0]
+
+    @property
+    def _saved_upper(self):
+        return self.upper_
+
+
+def _CholeskyBackward0_0(grad, grads, upper, result):
+    return cholesky_backward(grad, upper, result)
+
+
+class CholeskyBackward0(Node):
+    """Backward of ``cholesky(Tensor self, bool upper=False) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:48)."""
+
+    __slots__ = ('upper_', 'result_')
+    _tensor_slots = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'CholeskyBackward0')
+        upper = node.upper_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CholeskyBackward0_0(grad, grads, upper, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'CholeskyBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+    @property
+    def _saved_upper(self):
+        return self.upper_
+
+
+def _CholeskySolveBackward0_0(grad, grads, self, input2, upper, result):
+    return cholesky_solve_backward(grad, self, input2, result, upper)
+
+
+class CholeskySolveBackward0(Node):
+    """Backward of ``cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:51)."""
+
+    __slots__ = ('self_', 'input2_', 'upper_', 'result_')
+    _tensor_slots = ('self_', 'input2_', 'result_')
+    _inputs = ('self', 'input2')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        input2 = _unpack(node, node.input2_, 'CholeskySolveBackward0')
+        result = wrap_saved(node.result_, 'CholeskySolveBackward0')
+        self = _unpack(node, node.self_, 'CholeskySolveBackward0')
+        upper = node.upper_
+        out = [None] * 2
+        if node.should_compute_output(0) or node.should_compute_output(1):
+            res = _CholeskySolveBackward0_0(grad, grads, self, input2, upper, result)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'CholeskySolveBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_input2(self):
+        return _unpack(self, self.input2_, 'CholeskySolveBackward0')
+
+    @property
+    def _raw_saved_input2(self):
+        return self.input2_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'CholeskySolveBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+    @property
+    def _saved_upper(self):
+        return self.upper_
+
+
+def _CholeskyInverseBackward0_0(grad, grads, self, upper, result):
+    return cholesky_inverse_backward(grad, self, upper, result)
+
+
+class CholeskyInverseBackward0(Node):
+    """Backward of ``cholesky_inverse(Tensor self, bool upper=False) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:54)."""
+
+    __slots__ = ('self_', 'upper_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'CholeskyInverseBackward0')
+        self = _unpack(node, node.self_, 'CholeskyInverseBackward0')
+        upper = node.upper_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_CholeskyInverseBackward0_0(grad, grads, self, upper, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'CholeskyInverseBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'CholeskyInverseBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+    @property
+    def _saved_upper(self):
+        return self.upper_
+
+
+def _LinalgEighBackward0_0(grad, grads, result):
+    return linalg_eig_backward(grads[0], grads[1], result[0], result[1], True)
+
+
+class LinalgEighBackward0(Node):
+    """Backward of ``_linalg_eigh(Tensor A, str UPLO="L", bool compute_v=True) -> (Tensor eigenvalues, Tensor eigenvectors)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:57)."""
+
+    __slots__ = ('result_',)
+    _tensor_slots = ('result_',)
+    _inputs = ('A',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = _defined_grads(grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'LinalgEighBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LinalgEighBackward0_0(grad, grads, result))
+        return out
+
+    @property
+    def _saved_eigenvalues(self):
+        return wrap_saved(self.result_[0], 'LinalgEighBackward0')
+
+    @property
+    def _raw_saved_eigenvalues(self):
+        return self.result_[0]
+
+    @property
+    def _saved_eigenvectors(self):
+        return wrap_saved(self.result_[1], 'LinalgEighBackward0')
+
+    @property
+    def _raw_saved_eigenvectors(self):
+        return self.result_[1]
+
+
+def _LinalgQrBackward0_0(grad, grads, mode, result):
+    return linalg_qr_backward(grads[0], grads[1], result[0], result[1], mode)
+
+
+class LinalgQrBackward0(Node):
+    """Backward of ``linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:60)."""
+
+    __slots__ = ('mode_', 'result_')
+    _tensor_slots = ('result_',)
+    _inputs = ('A',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = _defined_grads(grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'LinalgQrBackward0')
+        mode = node.mode_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LinalgQrBackward0_0(grad, grads, mode, result))
+        return out
+
+    @property
+    def _saved_Q(self):
+        return wrap_saved(self.result_[0], 'LinalgQrBackward0')
+
+    @property
+    def _raw_saved_Q(self):
+        return self.result_[0]
+
+    @property
+    def _saved_R(self):
+        return wrap_saved(self.result_[1], 'LinalgQrBackward0')
+
+    @property
+    def _raw_saved_R(self):
+        return self.result_[1]
+
+    @property
+    def _saved_mode(self):
+        return self.mode_
+
+
+def _GeqrfBackward0_0(grad, grads):
+    return not_implemented("geqrf")
+
+
+class GeqrfBackward0(Node):
+    """Backward of ``geqrf(Tensor self) -> (Tensor a, Tensor tau)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:63)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_GeqrfBackward0_0(grad, grads))
+        return out
+
+
+def _LinalgMatrixExpBackward0_0(grad, grads, self):
+    return linalg_matrix_exp_differential(self, grad)
+
+
+class LinalgMatrixExpBackward0(Node):
+    """Backward of ``linalg_matrix_exp(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:66)."""
+
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'LinalgMatrixExpBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LinalgMatrixExpBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'LinalgMatrixExpBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _LinalgCrossBackward0_0(grad, grads, self, other, dim):
+    return linalg_cross_backward(grad, self, other, dim)
+
+
+class LinalgCrossBackward0(Node):
+    """Backward of ``linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:69)."""
+
+    __slots__ = ('self_', 'other_', 'dim_')
+    _tensor_slots = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = _unpack(node, node.other_, 'LinalgCrossBackward0')
+        self = _unpack(node, node.self_, 'LinalgCrossBackward0')
+        dim = node.dim_
+        out = [None] * 2
+        if node.should_compute_output(0) or node.should_compute_output(1):
+            res = _LinalgCrossBackward0_0(grad, grads, self, other, dim)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'LinalgCrossBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_other(self):
+        return _unpack(self, self.other_, 'LinalgCrossBackward0')
+
+    @property
+    def _raw_saved_other(self):
+        return self.other_
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+
+def _LinalgLstsqBackward0_0(grad, grads, self, b):
+    return linalg_lstsq_backward(grad, self, b)
+
+
+class LinalgLstsqBackward0(Node):
+    """Backward of ``linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:72)."""
+
+    __slots__ = ('self_', 'b_')
+    _tensor_slots = ('self_', 'b_')
+    _inputs = ('self', 'b')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        b = _unpack(node, node.b_, 'LinalgLstsqBackward0')
+        self = _unpack(node, node.self_, 'LinalgLstsqBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0) or node.should_compute_output(1):
+            res = _LinalgLstsqBackward0_0(grad, grads, self, b)
+            out[0] = unwrap(res[0])
+            out[1] = unwrap(res[1])
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'LinalgLstsqBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_b(self):
+        return _unpack(self, self.b_, 'LinalgLstsqBackward0')
+
+    @property
+    def _raw_saved_b(self):
+        return self.b_
+
+
+def _LinalgPinvBackward0_0(grad, grads, self, result):
+    return pinv_backward(grad, result, self)
+
+
+class LinalgPinvBackward0(Node):
+    """Backward of ``linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor`` (glasstorch/_ops/derivatives/linalg_lapack.yaml:76)."""
+
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'LinalgPinvBackward0')
+        self = _unpack(node, node.self_, 'LinalgPinvBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LinalgPinvBackward0_0(grad, grads, self, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'LinalgPinvBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'LinalgPinvBackward0')
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
 def _NllLossBackward0_0(grad, grads, self, target, weight, reduction, ignore_index, result):
     return nll_loss_backward(grad, self, target, weight, reduction, ignore_index, result[1])
 
