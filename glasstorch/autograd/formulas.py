@@ -42,7 +42,7 @@ __all__ = [
     "index_source_backward", "index_fill_value_backward", "scatter_reduce_backward",
     # activations, losses, normalisation, convolution, pooling
     "softmax_backward", "log_softmax_backward", "gelu_backward", "silu_backward", "mish_backward",
-    "softplus_backward", "softplus_double_backward", "elu_backward",
+    "softplus_backward", "softplus_double_backward", "tanh_backward", "sigmoid_backward", "elu_backward",
     "elu_double_backward", "threshold_backward", "hardtanh_backward", "leaky_relu_backward",
     "hardsigmoid_backward", "hardswish_backward",
     "log_sigmoid_backward", "glu_backward", "embedding_backward", "nll_loss_backward",
@@ -768,6 +768,16 @@ def mish_backward(grad, x):
     s = x.sigmoid()
     t = _T.nn.functional.softplus(x).tanh()
     return grad * (t + x * s * (1 - t * t))
+
+
+def tanh_backward(grad, result):
+    """The ``tanh_backward`` operator, differentiable again through its own entry (TanhBackwardBackward0)."""
+    return _T.ops.aten.tanh_backward.default(grad, result)
+
+
+def sigmoid_backward(grad, result):
+    """The ``sigmoid_backward`` operator, differentiable again (SigmoidBackwardBackward0)."""
+    return _T.ops.aten.sigmoid_backward.default(grad, result)
 
 
 def softplus_backward(grad, x, beta, threshold):

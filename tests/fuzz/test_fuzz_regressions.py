@@ -529,3 +529,22 @@ def test_cumprod_gradient_along_a_size_one_dim_is_the_incoming_gradient(shape, d
     g, t = _both(run)
     assert_same(g[0].detach(), t[0].detach())
     assert g[1:] == t[1:]
+
+
+@pytest.mark.parametrize("op", ["tanh", "sigmoid"])
+@pytest.mark.parametrize("dtype", ["float64", "float16", "bfloat16"])
+def test_tanh_and_sigmoid_gradients_are_operators(op, dtype):
+    """tanh's and sigmoid's derivatives are the tanh_backward/sigmoid_backward operators (TanhBackwardBackward0,
+    SigmoidBackwardBackward0 under create_graph; they were MulBackward0), computed as PyTorch's kernels: float
+    opmath for bfloat16, float16 step by step for sigmoid_backward."""
+    def run(m):
+        x = m.tensor([[0.3, -0.5, 2.2], [0.7, -3.1, 1.9]], dtype=getattr(m, dtype), requires_grad=True)
+        y = getattr(x, op)()
+        g = m.autograd.grad((y * 7.3).sum(), x, create_graph=True)[0]
+        gg = m.autograd.grad((g * g).sum(), x, create_graph=True)[0]
+        return g, gg, type(g.grad_fn).__name__, type(gg.grad_fn).__name__
+    g, t = _both(run)
+    tol = {"rtol": 1e-12, "atol": 1e-12} if dtype == "float64" else {"rtol": 2e-2, "atol": 2e-2}  # tanh's own ulps
+    assert_same(g[0], t[0], **tol)
+    assert_same(g[1], t[1], **tol)
+    assert g[2:] == t[2:]

@@ -496,6 +496,8 @@ cosh_out = _def('cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
 tanh = _def('tanh(Tensor self) -> Tensor')
 tanh_ = _def('tanh_(Tensor(a!) self) -> Tensor(a!)')
 tanh_out = _def('tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+tanh_backward_grad_input = _def('tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)')
+tanh_backward = _def('tanh_backward(Tensor grad_output, Tensor output) -> Tensor')
 asinh = _def('asinh(Tensor self) -> Tensor')
 asinh_ = _def('asinh_(Tensor(a!) self) -> Tensor(a!)')
 asinh_out = _def('asinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
@@ -508,6 +510,8 @@ atanh_out = _def('atanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
 sigmoid = _def('sigmoid(Tensor self) -> Tensor')
 sigmoid_ = _def('sigmoid_(Tensor(a!) self) -> Tensor(a!)')
 sigmoid_out = _def('sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+sigmoid_backward_grad_input = _def('sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)')
+sigmoid_backward = _def('sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor')
 erf = _def('erf(Tensor self) -> Tensor')
 erf_ = _def('erf_(Tensor(a!) self) -> Tensor(a!)')
 erf_out = _def('erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
@@ -2494,6 +2498,16 @@ _reg(tanh_, "CPU", _tanh__structured)
 _reg(tanh_, "Meta", _tanh__structured)
 _reg(tanh_out, "CPU", _k_kernels_cpu_pointwise.tanh_out)
 _reg(tanh_out, "Meta", _k_kernels_cpu_pointwise.tanh_out)
+_reg(tanh_backward_grad_input, "CPU", _k_kernels_cpu_activation.tanh_backward_out)
+_reg(tanh_backward_grad_input, "Meta", _k_kernels_cpu_activation.tanh_backward_out)
+
+
+def _tanh_backward_structured(grad_output, output):
+    return _k_kernels_cpu_activation.tanh_backward_out(grad_output, output, None)
+
+
+_reg(tanh_backward, "CPU", _functional(_k_kernels_cpu_activation.tanh_backward_out, 2, _tanh_backward_structured), '_tanh_backward_structured')
+_reg(tanh_backward, "Meta", _functional(_k_kernels_cpu_activation.tanh_backward_out, 2, _tanh_backward_structured), '_tanh_backward_structured')
 
 
 def _asinh_structured(self):
@@ -2566,6 +2580,16 @@ _reg(sigmoid_, "CPU", _sigmoid__structured)
 _reg(sigmoid_, "Meta", _sigmoid__structured)
 _reg(sigmoid_out, "CPU", _k_kernels_cpu_pointwise.sigmoid_out)
 _reg(sigmoid_out, "Meta", _k_kernels_cpu_pointwise.sigmoid_out)
+_reg(sigmoid_backward_grad_input, "CPU", _k_kernels_cpu_activation.sigmoid_backward_out)
+_reg(sigmoid_backward_grad_input, "Meta", _k_kernels_cpu_activation.sigmoid_backward_out)
+
+
+def _sigmoid_backward_structured(grad_output, output):
+    return _k_kernels_cpu_activation.sigmoid_backward_out(grad_output, output, None)
+
+
+_reg(sigmoid_backward, "CPU", _functional(_k_kernels_cpu_activation.sigmoid_backward_out, 2, _sigmoid_backward_structured), '_sigmoid_backward_structured')
+_reg(sigmoid_backward, "Meta", _functional(_k_kernels_cpu_activation.sigmoid_backward_out, 2, _sigmoid_backward_structured), '_sigmoid_backward_structured')
 
 
 def _erf_structured(self):
@@ -4903,6 +4927,7 @@ _layer(cosh_, "ADInplaceOrView", _layers.inplace_kernel(cosh_, (0,)))
 _layer(cosh_out, "ADInplaceOrView", _layers.inplace_kernel(cosh_out, (1,)))
 _layer(tanh_, "ADInplaceOrView", _layers.inplace_kernel(tanh_, (0,)))
 _layer(tanh_out, "ADInplaceOrView", _layers.inplace_kernel(tanh_out, (1,)))
+_layer(tanh_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(tanh_backward_grad_input, (2,)))
 _layer(asinh_, "ADInplaceOrView", _layers.inplace_kernel(asinh_, (0,)))
 _layer(asinh_out, "ADInplaceOrView", _layers.inplace_kernel(asinh_out, (1,)))
 _layer(acosh_, "ADInplaceOrView", _layers.inplace_kernel(acosh_, (0,)))
@@ -4911,6 +4936,7 @@ _layer(atanh_, "ADInplaceOrView", _layers.inplace_kernel(atanh_, (0,)))
 _layer(atanh_out, "ADInplaceOrView", _layers.inplace_kernel(atanh_out, (1,)))
 _layer(sigmoid_, "ADInplaceOrView", _layers.inplace_kernel(sigmoid_, (0,)))
 _layer(sigmoid_out, "ADInplaceOrView", _layers.inplace_kernel(sigmoid_out, (1,)))
+_layer(sigmoid_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(sigmoid_backward_grad_input, (2,)))
 _layer(erf_, "ADInplaceOrView", _layers.inplace_kernel(erf_, (0,)))
 _layer(erf_out, "ADInplaceOrView", _layers.inplace_kernel(erf_out, (1,)))
 _layer(erfc_, "ADInplaceOrView", _layers.inplace_kernel(erfc_, (0,)))

@@ -6127,6 +6127,24 @@ def _autograd_tanh_out(ks, self, out):
 register_autograd('aten::tanh.out', _autograd_tanh_out)
 
 
+_op_tanh_backward = _get_op('aten::tanh_backward')
+
+
+def _autograd_tanh_backward(ks, grad_output, output):
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(output) is _TI and output.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, output):
+        node = _n.TanhBackwardBackward0()
+        node.next_edges = record.edges(grad_output, output)
+        node.grad_output_ = record.save(grad_output) if node.should_compute_output(1) else None
+        node.output_ = record.save(output)
+        result = _op_tanh_backward.redispatch(ks, grad_output, output)
+        record.output(result, node)
+        return result
+    return _op_tanh_backward.redispatch(ks, grad_output, output)
+
+
+register_autograd('aten::tanh_backward', _autograd_tanh_backward)
+
+
 _op_asinh = _get_op('aten::asinh')
 
 
@@ -6317,6 +6335,24 @@ def _autograd_sigmoid_out(ks, self, out):
 
 
 register_autograd('aten::sigmoid.out', _autograd_sigmoid_out)
+
+
+_op_sigmoid_backward = _get_op('aten::sigmoid_backward')
+
+
+def _autograd_sigmoid_backward(ks, grad_output, output):
+    if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(output) is _TI and output.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, output):
+        node = _n.SigmoidBackwardBackward0()
+        node.next_edges = record.edges(grad_output, output)
+        node.grad_output_ = record.save(grad_output) if node.should_compute_output(1) else None
+        node.output_ = record.save(output)
+        result = _op_sigmoid_backward.redispatch(ks, grad_output, output)
+        record.output(result, node)
+        return result
+    return _op_sigmoid_backward.redispatch(ks, grad_output, output)
+
+
+register_autograd('aten::sigmoid_backward', _autograd_sigmoid_backward)
 
 
 _op_erf = _get_op('aten::erf')

@@ -7286,7 +7286,7 @@ class CoshBackward0(Node):
 
 
 def _TanhBackward0_0(grad, grads, result):
-    return grad * (1 - result * result).conj()
+    return tanh_backward(grad, result)
 
 
 class TanhBackward0(Node):
@@ -7314,12 +7314,56 @@ class TanhBackward0(Node):
         return self.result_
 
 
+def _TanhBackwardBackward0_0(grad, grads, grad_output, output):
+    return tanh_backward(grad, output.conj())
+
+
+def _TanhBackwardBackward0_1(grad, grads, grad_output, output):
+    return grad.conj() * (-2 * output.conj() * grad_output).conj()
+
+
+class TanhBackwardBackward0(Node):
+    """Backward of ``tanh_backward(Tensor grad_output, Tensor output) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:164)."""
+
+    __slots__ = ('grad_output_', 'output_')
+    _tensor_slots = ('grad_output_', 'output_')
+    _inputs = ('grad_output', 'output')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        grad_output = _unpack(node, node.grad_output_, 'TanhBackwardBackward0')
+        output = _unpack(node, node.output_, 'TanhBackwardBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TanhBackwardBackward0_0(grad, grads, grad_output, output))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_TanhBackwardBackward0_1(grad, grads, grad_output, output))
+        return out
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self, self.grad_output_, 'TanhBackwardBackward0')
+
+    @property
+    def _raw_saved_grad_output(self):
+        return self.grad_output_
+
+    @property
+    def _saved_output(self):
+        return _unpack(self, self.output_, 'TanhBackwardBackward0')
+
+    @property
+    def _raw_saved_output(self):
+        return self.output_
+
+
 def _AsinhBackward0_0(grad, grads, self):
     return grad * (self.pow(2) + 1).rsqrt().conj()
 
 
 class AsinhBackward0(Node):
-    """Backward of ``asinh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:164)."""
+    """Backward of ``asinh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:168)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7348,7 +7392,7 @@ def _AcoshBackward0_0(grad, grads, self):
 
 
 class AcoshBackward0(Node):
-    """Backward of ``acosh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:167)."""
+    """Backward of ``acosh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:171)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7377,7 +7421,7 @@ def _AtanhBackward0_0(grad, grads, self):
 
 
 class AtanhBackward0(Node):
-    """Backward of ``atanh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:171)."""
+    """Backward of ``atanh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:175)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7402,11 +7446,11 @@ class AtanhBackward0(Node):
 
 
 def _SigmoidBackward0_0(grad, grads, result):
-    return grad * ((1 - result) * result).conj()
+    return sigmoid_backward(grad, result)
 
 
 class SigmoidBackward0(Node):
-    """Backward of ``sigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:174)."""
+    """Backward of ``sigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:178)."""
 
     __slots__ = ('result_',)
     _tensor_slots = ('result_',)
@@ -7430,12 +7474,56 @@ class SigmoidBackward0(Node):
         return self.result_
 
 
+def _SigmoidBackwardBackward0_0(grad, grads, grad_output, output):
+    return sigmoid_backward(grad, output.conj())
+
+
+def _SigmoidBackwardBackward0_1(grad, grads, grad_output, output):
+    return grad.conj() * grad_output * (-2 * output.conj() + 1)
+
+
+class SigmoidBackwardBackward0(Node):
+    """Backward of ``sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:181)."""
+
+    __slots__ = ('grad_output_', 'output_')
+    _tensor_slots = ('grad_output_', 'output_')
+    _inputs = ('grad_output', 'output')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        grad_output = _unpack(node, node.grad_output_, 'SigmoidBackwardBackward0')
+        output = _unpack(node, node.output_, 'SigmoidBackwardBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SigmoidBackwardBackward0_0(grad, grads, grad_output, output))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_SigmoidBackwardBackward0_1(grad, grads, grad_output, output))
+        return out
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self, self.grad_output_, 'SigmoidBackwardBackward0')
+
+    @property
+    def _raw_saved_grad_output(self):
+        return self.grad_output_
+
+    @property
+    def _saved_output(self):
+        return _unpack(self, self.output_, 'SigmoidBackwardBackward0')
+
+    @property
+    def _raw_saved_output(self):
+        return self.output_
+
+
 def _ErfBackward0_0(grad, grads, self):
     return 1.1283791670955126 * (-(self.pow(2))).exp() * grad
 
 
 class ErfBackward0(Node):
-    """Backward of ``erf(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:177)."""
+    """Backward of ``erf(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:185)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7464,7 +7552,7 @@ def _ErfcBackward0_0(grad, grads, self):
 
 
 class ErfcBackward0(Node):
-    """Backward of ``erfc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:180)."""
+    """Backward of ``erfc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:188)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7493,7 +7581,7 @@ def _ErfinvBackward0_0(grad, grads, self):
 
 
 class ErfinvBackward0(Node):
-    """Backward of ``erfinv(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:183)."""
+    """Backward of ``erfinv(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:191)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7522,7 +7610,7 @@ def _FloorBackward0_0(grad, grads):
 
 
 class FloorBackward0(Node):
-    """Backward of ``floor(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:186)."""
+    """Backward of ``floor(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:194)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7542,7 +7630,7 @@ def _CeilBackward0_0(grad, grads):
 
 
 class CeilBackward0(Node):
-    """Backward of ``ceil(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:189)."""
+    """Backward of ``ceil(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:197)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7562,7 +7650,7 @@ def _TruncBackward0_0(grad, grads):
 
 
 class TruncBackward0(Node):
-    """Backward of ``trunc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:192)."""
+    """Backward of ``trunc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:200)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7582,7 +7670,7 @@ def _FracBackward0_0(grad, grads):
 
 
 class FracBackward0(Node):
-    """Backward of ``frac(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:195)."""
+    """Backward of ``frac(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:203)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7602,7 +7690,7 @@ def _RoundBackward0_0(grad, grads):
 
 
 class RoundBackward0(Node):
-    """Backward of ``round(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:198)."""
+    """Backward of ``round(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:206)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7622,7 +7710,7 @@ def _RoundBackward1_0(grad, grads):
 
 
 class RoundBackward1(Node):
-    """Backward of ``round.decimals(Tensor self, *, int decimals) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:201)."""
+    """Backward of ``round.decimals(Tensor self, *, int decimals) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:209)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7642,7 +7730,7 @@ def _NanToNumBackward0_0(grad, grads, self):
 
 
 class NanToNumBackward0(Node):
-    """Backward of ``nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:204)."""
+    """Backward of ``nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:212)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7675,7 +7763,7 @@ def _Atan2Backward0_1(grad, grads, self, other):
 
 
 class Atan2Backward0(Node):
-    """Backward of ``atan2(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:208)."""
+    """Backward of ``atan2(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:216)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -7719,7 +7807,7 @@ def _HypotBackward0_1(grad, grads, self, other, result):
 
 
 class HypotBackward0(Node):
-    """Backward of ``hypot(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:212)."""
+    """Backward of ``hypot(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:220)."""
 
     __slots__ = ('self_', 'other_', 'result_')
     _tensor_slots = ('self_', 'other_', 'result_')
@@ -7772,7 +7860,7 @@ def _CopysignBackward0_1(grad, grads, self, other, result):
 
 
 class CopysignBackward0(Node):
-    """Backward of ``copysign.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:216)."""
+    """Backward of ``copysign.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:224)."""
 
     __slots__ = ('self_', 'other_', 'result_')
     _tensor_slots = ('self_', 'other_', 'result_')
@@ -7821,7 +7909,7 @@ def _CopysignBackward1_0(grad, grads, self, result):
 
 
 class CopysignBackward1(Node):
-    """Backward of ``copysign.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:220)."""
+    """Backward of ``copysign.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:228)."""
 
     __slots__ = ('self_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -7863,7 +7951,7 @@ def _XlogyBackward0_1(grad, grads, self, other):
 
 
 class XlogyBackward0(Node):
-    """Backward of ``xlogy.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:223)."""
+    """Backward of ``xlogy.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:231)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -7903,7 +7991,7 @@ def _XlogyBackward1_0(grad, grads, other, self):
 
 
 class XlogyBackward1(Node):
-    """Backward of ``xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:227)."""
+    """Backward of ``xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:235)."""
 
     __slots__ = ('other_', 'self_')
     _tensor_slots = ('other_',)
@@ -7937,7 +8025,7 @@ def _XlogyBackward2_0(grad, grads, self, other):
 
 
 class XlogyBackward2(Node):
-    """Backward of ``xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:230)."""
+    """Backward of ``xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:238)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_',)
@@ -7975,7 +8063,7 @@ def _LogaddexpBackward0_1(grad, grads, self, other):
 
 
 class LogaddexpBackward0(Node):
-    """Backward of ``logaddexp(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:233)."""
+    """Backward of ``logaddexp(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:241)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8019,7 +8107,7 @@ def _MaximumBackward0_1(grad, grads, self, other):
 
 
 class MaximumBackward0(Node):
-    """Backward of ``maximum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:237)."""
+    """Backward of ``maximum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:245)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8063,7 +8151,7 @@ def _FmaxBackward0_1(grad, grads, self, other):
 
 
 class FmaxBackward0(Node):
-    """Backward of ``fmax(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:241)."""
+    """Backward of ``fmax(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:249)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8107,7 +8195,7 @@ def _MinimumBackward0_1(grad, grads, self, other):
 
 
 class MinimumBackward0(Node):
-    """Backward of ``minimum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:245)."""
+    """Backward of ``minimum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:253)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8151,7 +8239,7 @@ def _FminBackward0_1(grad, grads, self, other):
 
 
 class FminBackward0(Node):
-    """Backward of ``fmin(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:249)."""
+    """Backward of ``fmin(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:257)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8195,7 +8283,7 @@ def _ClampBackward0_1(grad, grads, self, min, max):
 
 
 class ClampBackward0(Node):
-    """Backward of ``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:254)."""
+    """Backward of ``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:262)."""
 
     __slots__ = ('self_', 'min_', 'max_')
     _tensor_slots = ('self_', 'min_', 'max_')
@@ -8246,7 +8334,7 @@ def _ClampBackward1_0(grad, grads, self, min, max):
 
 
 class ClampBackward1(Node):
-    """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:258)."""
+    """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:266)."""
 
     __slots__ = ('self_', 'min_', 'max_')
     _tensor_slots = ('self_',)
@@ -8285,7 +8373,7 @@ def _ClampMinBackward0_0(grad, grads, self, min):
 
 
 class ClampMinBackward0(Node):
-    """Backward of ``clamp_min(Tensor self, Scalar min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:261)."""
+    """Backward of ``clamp_min(Tensor self, Scalar min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:269)."""
 
     __slots__ = ('self_', 'min_')
     _tensor_slots = ('self_',)
@@ -8323,7 +8411,7 @@ def _ClampMinBackward1_1(grad, grads, self, min):
 
 
 class ClampMinBackward1(Node):
-    """Backward of ``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:264)."""
+    """Backward of ``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:272)."""
 
     __slots__ = ('self_', 'min_')
     _tensor_slots = ('self_', 'min_')
@@ -8363,7 +8451,7 @@ def _ClampMaxBackward0_0(grad, grads, self, max):
 
 
 class ClampMaxBackward0(Node):
-    """Backward of ``clamp_max(Tensor self, Scalar max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:268)."""
+    """Backward of ``clamp_max(Tensor self, Scalar max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:276)."""
 
     __slots__ = ('self_', 'max_')
     _tensor_slots = ('self_',)
@@ -8401,7 +8489,7 @@ def _ClampMaxBackward1_1(grad, grads, self, max):
 
 
 class ClampMaxBackward1(Node):
-    """Backward of ``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:271)."""
+    """Backward of ``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:279)."""
 
     __slots__ = ('self_', 'max_')
     _tensor_slots = ('self_', 'max_')
@@ -8445,7 +8533,7 @@ def _WhereBackward0_1(grad, grads, condition):
 
 
 class WhereBackward0(Node):
-    """Backward of ``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:275)."""
+    """Backward of ``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:283)."""
 
     __slots__ = ('condition_',)
     _tensor_slots = ('condition_',)
@@ -8476,7 +8564,7 @@ def _EqBackward0_0(grad, grads):
 
 
 class EqBackward0(Node):
-    """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:283)."""
+    """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:291)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8500,7 +8588,7 @@ def _EqBackward1_1(grad, grads):
 
 
 class EqBackward1(Node):
-    """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:286)."""
+    """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:294)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8522,7 +8610,7 @@ def _GeBackward0_0(grad, grads):
 
 
 class GeBackward0(Node):
-    """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:290)."""
+    """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:298)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8546,7 +8634,7 @@ def _GeBackward1_1(grad, grads):
 
 
 class GeBackward1(Node):
-    """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:293)."""
+    """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:301)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8568,7 +8656,7 @@ def _GtBackward0_0(grad, grads):
 
 
 class GtBackward0(Node):
-    """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:297)."""
+    """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:305)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8592,7 +8680,7 @@ def _GtBackward1_1(grad, grads):
 
 
 class GtBackward1(Node):
-    """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:300)."""
+    """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:308)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8614,7 +8702,7 @@ def _LeBackward0_0(grad, grads):
 
 
 class LeBackward0(Node):
-    """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:304)."""
+    """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:312)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8638,7 +8726,7 @@ def _LeBackward1_1(grad, grads):
 
 
 class LeBackward1(Node):
-    """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:307)."""
+    """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:315)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8660,7 +8748,7 @@ def _LtBackward0_0(grad, grads):
 
 
 class LtBackward0(Node):
-    """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:311)."""
+    """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:319)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8684,7 +8772,7 @@ def _LtBackward1_1(grad, grads):
 
 
 class LtBackward1(Node):
-    """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:314)."""
+    """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:322)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8706,7 +8794,7 @@ def _NeBackward0_0(grad, grads):
 
 
 class NeBackward0(Node):
-    """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:318)."""
+    """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:326)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8730,7 +8818,7 @@ def _NeBackward1_1(grad, grads):
 
 
 class NeBackward1(Node):
-    """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:321)."""
+    """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:329)."""
 
     __slots__ = ()
     _tensor_slots = ()

@@ -207,16 +207,16 @@ def threshold_backward_out(grad_output, self, threshold, out=None):
     return it.out
 
 
-def _grad_kernel(out, inputs, kname, fn):
+def _grad_kernel(out, inputs, kname, fn, dtypes=FLOATING, compute=None):
     """A structured ``*_backward`` kernel of two tensors: broadcast and promoted as a binary op (``inputs`` in the
-    order PyTorch's iterator takes them: its broadcast errors and output layout follow), floating dtypes only,
-    ``fn(a, b, ct)`` computed in the opmath type ``ct`` and rounded once."""
+    order PyTorch's iterator takes them: its broadcast errors and output layout follow), ``dtypes`` only (floating
+    by default), ``fn(a, b, ct)`` computed in the opmath type ``ct`` (or ``compute(dtype)``) and rounded once."""
     it = build((out,), inputs)
     dt = it.common_dtype
-    if dt not in FLOATING:
+    if dt not in dtypes:
         raise not_implemented(kname, dt)
     if not it.is_meta and it.out.numel():
-        ct = opmath(dt)
+        ct = (compute or opmath)(dt)
         a, b = (np.asarray(x).astype(ct, copy=False) for x in it.ins_np)
         with np.errstate(all="ignore"):
             np.copyto(it.out_np, fn(a, b, ct), casting="unsafe")
@@ -365,6 +365,26 @@ def softplus_out(self, beta, threshold, out):
         bx = x * b
         return np.where(bx > t, x, np.log1p(np.exp(bx)) / b)
     return _pointwise(self, out, "softplus_cpu", fn)
+
+
+def tanh_backward_out(grad_output, output, out=None):
+    """tanh's derivative from its result: ``grad * (1 - y * y)`` (conjugated for complex, as PyTorch's kernel)."""
+    return _grad_kernel(out, (grad_output, output), "tanh_backward_cpu",
+                        lambda g, y, ct: g * np.conj(1 - y * y), FLOATING | _COMPLEX)
+
+
+def sigmoid_backward_out(grad_output, output, out=None):
+    """sigmoid's derivative from its result: ``grad * (1 - y) * y`` in that order, ``grad * conj((1 - y) * y)``
+    for complex (PyTorch's kernels)."""
+    def fn(g, y, ct):
+        return g * np.conj((1 - y) * y) if ct.kind == "c" else g * (1 - y) * y
+    return _grad_kernel(out, (grad_output, output), "sigmoid_backward_cpu", fn, FLOATING | _COMPLEX, _half_steps)
+
+
+def _half_steps(dtype) -> np.dtype:
+    """sigmoid_backward's compute type: float16 step by step (its kernel has no float opmath for Half, only for
+    BFloat16), else the opmath type."""
+    return np.dtype(np.float16) if dtype is _dt.float16 else opmath(dtype)
 
 
 def softplus_backward_out(grad_output, self, beta, threshold, out=None):
