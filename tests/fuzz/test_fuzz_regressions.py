@@ -548,3 +548,18 @@ def test_tanh_and_sigmoid_gradients_are_operators(op, dtype):
     assert_same(g[0], t[0], **tol)
     assert_same(g[1], t[1], **tol)
     assert g[2:] == t[2:]
+
+
+@pytest.mark.parametrize("op", ["tanh", "sigmoid"])
+def test_tanh_and_sigmoid_complex_double_backward(op):
+    """The derivative operators' own formulas conjugate as PyTorch's: tanh_backward's output formula is
+    grad.conj() * (-2 * output.conj() * grad_output), sigmoid_backward's grad.conj() * grad_output * (1 - 2 *
+    output.conj())."""
+    def run(m):
+        x = m.tensor([0.3 + 0.2j, -0.5 + 1j], dtype=m.complex128, requires_grad=True)
+        y = getattr(x, op)()
+        g = m.autograd.grad(y, x, grad_outputs=m.tensor([1 + 0.5j, 2 - 1j], dtype=m.complex128), create_graph=True)[0]
+        return g, m.autograd.grad(g, x, grad_outputs=m.tensor([0.5 - 1j, 1 + 1j], dtype=m.complex128))[0]
+    g, t = _both(run)
+    assert_same(g[0].detach(), t[0].detach(), rtol=1e-12, atol=1e-12)
+    assert_same(g[1], t[1], rtol=1e-12, atol=1e-12)

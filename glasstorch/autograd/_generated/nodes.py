@@ -7319,7 +7319,7 @@ def _TanhBackwardBackward0_0(grad, grads, grad_output, output):
 
 
 def _TanhBackwardBackward0_1(grad, grads, grad_output, output):
-    return grad.conj() * (-2 * output.conj() * grad_output).conj()
+    return grad.conj() * (-2 * output.conj() * grad_output)
 
 
 class TanhBackwardBackward0(Node):
