@@ -9,13 +9,24 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ["state"]
+__all__ = ["state", "forward_levels"]
 
 
 class _GradState(threading.local):
     def __init__(self):
         self.enabled = True
         self.inference = False
+        self.fw_grad_mode = True  # PyTorch's AutogradState fw_grad_mode: off while a custom Function runs
+
+
+class _ForwardLevels:
+    """The forward-AD levels (PyTorch's global ForwardADLevel list): ``level`` is the innermost one, -1 for none.
+
+    Process-wide, as PyTorch's levels are; the generated autograd kernels read ``level`` first, so calls made
+    outside any ``dual_level`` pay one comparison."""
+
+    level = -1
 
 
 state = _GradState()
+forward_levels = _ForwardLevels()

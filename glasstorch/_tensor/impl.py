@@ -98,6 +98,7 @@ class AutogradMeta:
     creation_meta = None
     version_at_grad_fn = None
     view_fn = None  # replays a view that as_strided cannot (Note [View replay] in _ops/layer_kernels.py)
+    fw_grad = None  # forward-AD tangents, level -> TensorImpl (autograd/forward_grad.py)
 
     def __init__(self, requires_grad=False):
         self.requires_grad = requires_grad

@@ -11,7 +11,7 @@ from __future__ import annotations
 from .._ops._generated import ops as _ops  # noqa: F401  (the operators must exist before their kernels)
 from .._ops.factories import full_impl
 from . import engine as _engine
-from . import formulas, functional, graph, manual_kernels, node_support  # noqa: F401  (manual: copy_)
+from . import forward_ad, formulas, functional, graph, manual_kernels, node_support  # noqa: F401  (manual: copy_)
 from ._generated import kernels as _kernels  # noqa: F401  (registers the Autograd-key kernels)
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from .function import Function, InplaceFunction, once_differentiable  # noqa: F401
@@ -24,7 +24,7 @@ from .variable import Variable
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "detect_anomaly", "set_detect_anomaly", "graph", "Node", "Function", "InplaceFunction",
-           "once_differentiable", "gradcheck", "gradgradcheck", "functional", "Variable"]
+           "once_differentiable", "gradcheck", "gradgradcheck", "functional", "Variable", "forward_ad"]
 
 _to_tensor = None  # bound by install()
 

@@ -8,9 +8,12 @@ Invariant: like the generated kernels, nothing is recorded when grad mode is off
 from __future__ import annotations
 
 from .._core.dispatch_key import bit
+from .._core.grad_state import forward_levels
 from .._core.grad_state import state as _gs
+from .._ops.aten import aten
 from .._ops.dispatcher import get_op
 from .._tensor.impl import TensorImpl
+from .forward_grad import fw_grad, has_fw_grad, set_fw_grad
 from .graph import collect_next_edges, requires_grad
 from .node_support import check_inplace, record, register_autograd, requires_grad_any
 from .view_history import CopyBackwards
@@ -21,6 +24,8 @@ _op_copy_ = get_op("aten::copy_")
 
 
 def _autograd_copy_(ks, self, src, non_blocking=False):
+    if forward_levels.level >= 0 and _gs.fw_grad_mode and has_fw_grad(self, src):
+        return _copy_dual(ks, self, src, non_blocking)
     if _gs.enabled and type(src) is TensorImpl and requires_grad_any(self, src):
         check_inplace(self)
         node = CopyBackwards()
@@ -31,6 +36,25 @@ def _autograd_copy_(ks, self, src, non_blocking=False):
         record.history_inplace(result, node)
         return result
     return _op_copy_.redispatch(ks, self, src, non_blocking)
+
+
+def _copy_dual(ks, self, src, non_blocking):
+    """``copy_`` with a dual operand (PyTorch's manual VariableType::copy_): self's tangent becomes src's (zeros
+    when src has none), written in place when self has one."""
+    self_t, src_t = fw_grad(self), fw_grad(src)
+    _gs.fw_grad_mode = False
+    try:
+        _autograd_copy_(ks, self, src, non_blocking)
+        if not (self.dtype.is_floating_point or self.dtype.is_complex):
+            return self
+        if self_t is not None:
+            new = aten.copy_(self_t, src_t, False) if src_t is not None else aten.zero_(self_t)
+        else:
+            new = aten.expand(src_t, self.sizes, False) if src_t.sizes != self.sizes else aten.clone(src_t, None)
+    finally:
+        _gs.fw_grad_mode = True
+    set_fw_grad(self, new, 0, is_inplace=True)
+    return self
 
 
 register_autograd("aten::copy_", _autograd_copy_)

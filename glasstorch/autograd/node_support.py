@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from .._core.dispatch_key import AUTOGRAD_KEYS
 from .._core.dtype import name_of
+from .._core.grad_state import forward_levels
 from .._ops.aten import aten
 from .._ops.dispatcher import register_fallback, register_kernel
 from .._ops.factories import full_impl
@@ -22,6 +23,7 @@ from .._tensor.impl import AutogradMeta, TensorImpl
 from . import graph as _graph
 from .anomaly_mode import _state as _anomaly
 from .anomaly_mode import is_anomaly_enabled, record_forward_stack
+from .forward_grad import has_fw_grad
 from .grad_mode import state as _grad_state
 from .graph import Node, SavedTensor, collect_next_edges, grad_accumulator, gradient_edge, requires_grad, set_history
 from .view_history import handle_view_on_rebase, rebase_history
@@ -238,7 +240,10 @@ class NotImplemented(Node):  # noqa: A001 - PyTorch's class name (grad_fn of tor
 
 
 def not_implemented_fallback(op, ks, *args, **kwargs):
-    """Autograd-key fallback: run the op; if it should have recorded, record a node that raises in backward."""
+    """Autograd-key fallback: run the op; if it should have recorded, record a node that raises in backward.
+    A dual input raises PyTorch's forward-AD error: the op has no formula to derive a tangent from."""
+    if forward_levels.level >= 0 and _grad_state.fw_grad_mode and has_fw_grad(*args, *kwargs.values()):
+        raise NotImplementedError(f"Trying to use forward AD with {op.name.split('.')[0]} that does not support it.")
     if not _grad_state.enabled:
         return op.redispatch(ks, *args, **kwargs)
     values = list(args) + list(kwargs.values())

@@ -7,7 +7,9 @@ from glasstorch.autograd.node_support import (  # noqa: F401
     check_inplace, grad_enabled, out_not_differentiable, record, register_autograd, requires_grad_any,
 )
 from glasstorch._core.dtype import name_of
+from glasstorch._core.grad_state import forward_levels as _fw
 from glasstorch._core.grad_state import state as _gs
+from glasstorch.autograd.forward_support import LINEAR, FwSpec, forward_call  # noqa: F401
 from glasstorch._ops.dispatcher import get_op as _get_op
 from glasstorch._tensor.impl import TensorImpl as _TI
 
@@ -25,9 +27,12 @@ def _check_differentiable_dtype(r):
 
 
 _op__conj = _get_op('aten::_conj')
+_fw__conj = FwSpec(_op__conj, (0,), (False,), 'functional', None)
 
 
 def _autograd__conj(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__conj, _autograd__conj, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ConjBackward0()
         node.next_edges = record.edges(self)
@@ -41,9 +46,12 @@ register_autograd('aten::_conj', _autograd__conj)
 
 
 _op__neg_view = _get_op('aten::_neg_view')
+_fw__neg_view = FwSpec(_op__neg_view, (0,), (False,), 'functional', None)
 
 
 def _autograd__neg_view(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__neg_view, _autograd__neg_view, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.NegViewBackward0()
         node.next_edges = record.edges(self)
@@ -57,9 +65,12 @@ register_autograd('aten::_neg_view', _autograd__neg_view)
 
 
 _op__conj_physical = _get_op('aten::_conj_physical')
+_fw__conj_physical = FwSpec(_op__conj_physical, (0,), (False,), 'functional', None)
 
 
 def _autograd__conj_physical(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__conj_physical, _autograd__conj_physical, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ConjPhysicalBackward0()
         node.next_edges = record.edges(self)
@@ -73,9 +84,12 @@ register_autograd('aten::_conj_physical', _autograd__conj_physical)
 
 
 _op_conj_physical_ = _get_op('aten::conj_physical_')
+_fw_conj_physical_ = FwSpec(_op_conj_physical_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_conj_physical_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_conj_physical_, _autograd_conj_physical_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ConjPhysicalBackward1()
@@ -91,9 +105,12 @@ register_autograd('aten::conj_physical_', _autograd_conj_physical_)
 
 
 _op_view_as_real = _get_op('aten::view_as_real')
+_fw_view_as_real = FwSpec(_op_view_as_real, (0,), (False,), 'functional', None)
 
 
 def _autograd_view_as_real(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_view_as_real, _autograd_view_as_real, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ViewAsRealBackward0()
         node.next_edges = record.edges(self)
@@ -107,9 +124,12 @@ register_autograd('aten::view_as_real', _autograd_view_as_real)
 
 
 _op_view_as_complex = _get_op('aten::view_as_complex')
+_fw_view_as_complex = FwSpec(_op_view_as_complex, (0,), (False,), 'functional', None)
 
 
 def _autograd_view_as_complex(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_view_as_complex, _autograd_view_as_complex, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ViewAsComplexBackward0()
         node.next_edges = record.edges(self)
@@ -123,9 +143,12 @@ register_autograd('aten::view_as_complex', _autograd_view_as_complex)
 
 
 _op_angle = _get_op('aten::angle')
+_fw_angle = FwSpec(_op_angle, (0,), (False,), 'functional', None)
 
 
 def _autograd_angle(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_angle, _autograd_angle, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AngleBackward0()
         node.next_edges = record.edges(self)
@@ -152,9 +175,12 @@ register_autograd('aten::angle.out', _autograd_angle_out)
 
 
 _op_polar = _get_op('aten::polar')
+_fw_polar = FwSpec(_op_polar, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_polar(ks, abs, angle):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_polar, _autograd_polar, ks, abs, angle)
     if ((type(abs) is _TI and abs.autograd is not None) or (type(angle) is _TI and angle.autograd is not None)) and _gs.enabled and requires_grad_any(abs, angle):
         node = _n.PolarBackward0()
         node.next_edges = record.edges(abs, angle)
@@ -181,9 +207,12 @@ register_autograd('aten::polar.out', _autograd_polar_out)
 
 
 _op_complex = _get_op('aten::complex')
+_fw_complex = FwSpec(_op_complex, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_complex(ks, real, imag):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_complex, _autograd_complex, ks, real, imag)
     if ((type(real) is _TI and real.autograd is not None) or (type(imag) is _TI and imag.autograd is not None)) and _gs.enabled and requires_grad_any(real, imag):
         node = _n.ComplexBackward0()
         node.next_edges = record.edges(real, imag)
@@ -209,9 +238,12 @@ register_autograd('aten::complex.out', _autograd_complex_out)
 
 
 _op_convolution = _get_op('aten::convolution')
+_fw_convolution = FwSpec(_op_convolution, (0, 1, 2), (False, False, False), 'functional', None)
 
 
 def _autograd_convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_convolution, _autograd_convolution, ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     if ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and _gs.enabled and requires_grad_any(input, weight, bias):
         node = _n.ConvolutionBackward0()
         node.next_edges = record.edges(input, weight, bias)
@@ -234,9 +266,12 @@ register_autograd('aten::convolution', _autograd_convolution)
 
 
 _op__convolution = _get_op('aten::_convolution')
+_fw__convolution = FwSpec(_op__convolution, (0, 1, 2), (False, False, False), 'functional', None)
 
 
 def _autograd__convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__convolution, _autograd__convolution, ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32)
     if ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and _gs.enabled and requires_grad_any(input, weight, bias):
         node = _n.ConvolutionBackward1()
         node.next_edges = record.edges(input, weight, bias)
@@ -259,9 +294,12 @@ register_autograd('aten::_convolution', _autograd__convolution)
 
 
 _op_max_pool2d_with_indices = _get_op('aten::max_pool2d_with_indices')
+_fw_max_pool2d_with_indices = FwSpec(_op_max_pool2d_with_indices, (0,), (False,), 'functional', None)
 
 
 def _autograd_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation, ceil_mode):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_max_pool2d_with_indices, _autograd_max_pool2d_with_indices, ks, self, kernel_size, stride, padding, dilation, ceil_mode)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MaxPool2DWithIndicesBackward0()
         node.next_edges = record.edges(self)
@@ -290,9 +328,12 @@ register_autograd('aten::max_pool2d_with_indices.out', _autograd_max_pool2d_with
 
 
 _op_avg_pool2d = _get_op('aten::avg_pool2d')
+_fw_avg_pool2d = FwSpec(_op_avg_pool2d, (0,), (False,), 'functional', None)
 
 
 def _autograd_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_avg_pool2d, _autograd_avg_pool2d, ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AvgPool2DBackward0()
         node.next_edges = record.edges(self)
@@ -325,9 +366,12 @@ register_autograd('aten::avg_pool2d.out', _autograd_avg_pool2d_out)
 
 
 _op__adaptive_avg_pool2d = _get_op('aten::_adaptive_avg_pool2d')
+_fw__adaptive_avg_pool2d = FwSpec(_op__adaptive_avg_pool2d, (0,), (False,), 'functional', None)
 
 
 def _autograd__adaptive_avg_pool2d(ks, self, output_size):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__adaptive_avg_pool2d, _autograd__adaptive_avg_pool2d, ks, self, output_size)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AdaptiveAvgPool2DBackward0()
         node.next_edges = record.edges(self)
@@ -342,9 +386,12 @@ register_autograd('aten::_adaptive_avg_pool2d', _autograd__adaptive_avg_pool2d)
 
 
 _op_view = _get_op('aten::view')
+_fw_view = FwSpec(_op_view, (0,), (False,), 'functional', None)
 
 
 def _autograd_view(ks, self, size):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_view, _autograd_view, ks, self, size)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ViewBackward0()
         node.next_edges = record.edges(self)
@@ -369,9 +416,12 @@ register_autograd('aten::view.dtype', _autograd_view_dtype)
 
 
 _op__unsafe_view = _get_op('aten::_unsafe_view')
+_fw__unsafe_view = FwSpec(_op__unsafe_view, (0,), (False,), 'functional', None)
 
 
 def _autograd__unsafe_view(ks, self, size):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__unsafe_view, _autograd__unsafe_view, ks, self, size)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.UnsafeViewBackward0()
         node.next_edges = record.edges(self)
@@ -386,9 +436,12 @@ register_autograd('aten::_unsafe_view', _autograd__unsafe_view)
 
 
 _op__reshape_alias = _get_op('aten::_reshape_alias')
+_fw__reshape_alias = FwSpec(_op__reshape_alias, (0,), (False,), 'functional', None)
 
 
 def _autograd__reshape_alias(ks, self, size, stride):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__reshape_alias, _autograd__reshape_alias, ks, self, size, stride)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReshapeAliasBackward0()
         node.next_edges = record.edges(self)
@@ -403,9 +456,12 @@ register_autograd('aten::_reshape_alias', _autograd__reshape_alias)
 
 
 _op_as_strided = _get_op('aten::as_strided')
+_fw_as_strided = FwSpec(_op_as_strided, (0,), (False,), 'functional', None)
 
 
 def _autograd_as_strided(ks, self, size, stride, storage_offset):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_as_strided, _autograd_as_strided, ks, self, size, stride, storage_offset)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AsStridedBackward0()
         node.next_edges = record.edges(self)
@@ -423,9 +479,12 @@ register_autograd('aten::as_strided', _autograd_as_strided)
 
 
 _op_as_strided_ = _get_op('aten::as_strided_')
+_fw_as_strided_ = FwSpec(_op_as_strided_, (0,), (False,), 'inplace_view', None)
 
 
 def _autograd_as_strided_(ks, self, size, stride, storage_offset):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_as_strided_, _autograd_as_strided_, ks, self, size, stride, storage_offset)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AsStridedBackward1()
@@ -445,9 +504,12 @@ register_autograd('aten::as_strided_', _autograd_as_strided_)
 
 
 _op_transpose_int = _get_op('aten::transpose.int')
+_fw_transpose_int = FwSpec(_op_transpose_int, (0,), (False,), 'functional', None)
 
 
 def _autograd_transpose_int(ks, self, dim0, dim1):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_transpose_int, _autograd_transpose_int, ks, self, dim0, dim1)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.TransposeBackward0()
         node.next_edges = record.edges(self)
@@ -463,9 +525,12 @@ register_autograd('aten::transpose.int', _autograd_transpose_int)
 
 
 _op_transpose_ = _get_op('aten::transpose_')
+_fw_transpose_ = FwSpec(_op_transpose_, (0,), (False,), 'inplace_view', None)
 
 
 def _autograd_transpose_(ks, self, dim0, dim1):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_transpose_, _autograd_transpose_, ks, self, dim0, dim1)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.TransposeBackward1()
@@ -483,9 +548,12 @@ register_autograd('aten::transpose_', _autograd_transpose_)
 
 
 _op_t = _get_op('aten::t')
+_fw_t = FwSpec(_op_t, (0,), (False,), 'functional', None)
 
 
 def _autograd_t(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_t, _autograd_t, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.TBackward0()
         node.next_edges = record.edges(self)
@@ -499,9 +567,12 @@ register_autograd('aten::t', _autograd_t)
 
 
 _op_t_ = _get_op('aten::t_')
+_fw_t_ = FwSpec(_op_t_, (0,), (False,), 'inplace_view', None)
 
 
 def _autograd_t_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_t_, _autograd_t_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.TBackward1()
@@ -517,9 +588,12 @@ register_autograd('aten::t_', _autograd_t_)
 
 
 _op_permute = _get_op('aten::permute')
+_fw_permute = FwSpec(_op_permute, (0,), (False,), 'functional', None)
 
 
 def _autograd_permute(ks, self, dims):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_permute, _autograd_permute, ks, self, dims)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.PermuteBackward0()
         node.next_edges = record.edges(self)
@@ -534,9 +608,12 @@ register_autograd('aten::permute', _autograd_permute)
 
 
 _op_expand = _get_op('aten::expand')
+_fw_expand = FwSpec(_op_expand, (0,), (False,), 'functional', None)
 
 
 def _autograd_expand(ks, self, size, implicit):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_expand, _autograd_expand, ks, self, size, implicit)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ExpandBackward0()
         node.next_edges = record.edges(self)
@@ -551,9 +628,12 @@ register_autograd('aten::expand', _autograd_expand)
 
 
 _op_unsqueeze = _get_op('aten::unsqueeze')
+_fw_unsqueeze = FwSpec(_op_unsqueeze, (0,), (False,), 'functional', None)
 
 
 def _autograd_unsqueeze(ks, self, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_unsqueeze, _autograd_unsqueeze, ks, self, dim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.UnsqueezeBackward0()
         node.next_edges = record.edges(self)
@@ -568,9 +648,12 @@ register_autograd('aten::unsqueeze', _autograd_unsqueeze)
 
 
 _op_unsqueeze_ = _get_op('aten::unsqueeze_')
+_fw_unsqueeze_ = FwSpec(_op_unsqueeze_, (0,), (False,), 'inplace_view', None)
 
 
 def _autograd_unsqueeze_(ks, self, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_unsqueeze_, _autograd_unsqueeze_, ks, self, dim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.UnsqueezeBackward1()
@@ -587,9 +670,12 @@ register_autograd('aten::unsqueeze_', _autograd_unsqueeze_)
 
 
 _op_squeeze = _get_op('aten::squeeze')
+_fw_squeeze = FwSpec(_op_squeeze, (0,), (False,), 'functional', None)
 
 
 def _autograd_squeeze(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_squeeze, _autograd_squeeze, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SqueezeBackward0()
         node.next_edges = record.edges(self)
@@ -604,9 +690,12 @@ register_autograd('aten::squeeze', _autograd_squeeze)
 
 
 _op_squeeze_dim = _get_op('aten::squeeze.dim')
+_fw_squeeze_dim = FwSpec(_op_squeeze_dim, (0,), (False,), 'functional', None)
 
 
 def _autograd_squeeze_dim(ks, self, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_squeeze_dim, _autograd_squeeze_dim, ks, self, dim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SqueezeBackward1()
         node.next_edges = record.edges(self)
@@ -621,9 +710,12 @@ register_autograd('aten::squeeze.dim', _autograd_squeeze_dim)
 
 
 _op_squeeze_dims = _get_op('aten::squeeze.dims')
+_fw_squeeze_dims = FwSpec(_op_squeeze_dims, (0,), (False,), 'functional', None)
 
 
 def _autograd_squeeze_dims(ks, self, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_squeeze_dims, _autograd_squeeze_dims, ks, self, dim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SqueezeBackward2()
         node.next_edges = record.edges(self)
@@ -638,9 +730,12 @@ register_autograd('aten::squeeze.dims', _autograd_squeeze_dims)
 
 
 _op_squeeze_ = _get_op('aten::squeeze_')
+_fw_squeeze_ = FwSpec(_op_squeeze_, (0,), (False,), 'inplace_view', None)
 
 
 def _autograd_squeeze_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_squeeze_, _autograd_squeeze_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SqueezeBackward3()
@@ -657,9 +752,12 @@ register_autograd('aten::squeeze_', _autograd_squeeze_)
 
 
 _op_squeeze__dim = _get_op('aten::squeeze_.dim')
+_fw_squeeze__dim = FwSpec(_op_squeeze__dim, (0,), (False,), 'inplace_view', None)
 
 
 def _autograd_squeeze__dim(ks, self, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_squeeze__dim, _autograd_squeeze__dim, ks, self, dim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SqueezeBackward4()
@@ -676,9 +774,12 @@ register_autograd('aten::squeeze_.dim', _autograd_squeeze__dim)
 
 
 _op_squeeze__dims = _get_op('aten::squeeze_.dims')
+_fw_squeeze__dims = FwSpec(_op_squeeze__dims, (0,), (False,), 'inplace_view', None)
 
 
 def _autograd_squeeze__dims(ks, self, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_squeeze__dims, _autograd_squeeze__dims, ks, self, dim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SqueezeBackward5()
@@ -695,9 +796,12 @@ register_autograd('aten::squeeze_.dims', _autograd_squeeze__dims)
 
 
 _op_select_int = _get_op('aten::select.int')
+_fw_select_int = FwSpec(_op_select_int, (0,), (False,), 'functional', None)
 
 
 def _autograd_select_int(ks, self, dim, index):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_select_int, _autograd_select_int, ks, self, dim, index)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SelectBackward0()
         node.next_edges = record.edges(self)
@@ -714,9 +818,12 @@ register_autograd('aten::select.int', _autograd_select_int)
 
 
 _op_slice_Tensor = _get_op('aten::slice.Tensor')
+_fw_slice_Tensor = FwSpec(_op_slice_Tensor, (0,), (False,), 'functional', None)
 
 
 def _autograd_slice_Tensor(ks, self, dim, start, end, step):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_slice_Tensor, _autograd_slice_Tensor, ks, self, dim, start, end, step)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SliceBackward0()
         node.next_edges = record.edges(self)
@@ -735,9 +842,12 @@ register_autograd('aten::slice.Tensor', _autograd_slice_Tensor)
 
 
 _op_diagonal = _get_op('aten::diagonal')
+_fw_diagonal = FwSpec(_op_diagonal, (0,), (False,), 'functional', None)
 
 
 def _autograd_diagonal(ks, self, offset, dim1, dim2):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_diagonal, _autograd_diagonal, ks, self, offset, dim1, dim2)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.DiagonalBackward0()
         node.next_edges = record.edges(self)
@@ -755,9 +865,12 @@ register_autograd('aten::diagonal', _autograd_diagonal)
 
 
 _op_unfold = _get_op('aten::unfold')
+_fw_unfold = FwSpec(_op_unfold, (0,), (False,), 'functional', None)
 
 
 def _autograd_unfold(ks, self, dimension, size, step):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_unfold, _autograd_unfold, ks, self, dimension, size, step)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.UnfoldBackward0()
         node.next_edges = record.edges(self)
@@ -775,9 +888,12 @@ register_autograd('aten::unfold', _autograd_unfold)
 
 
 _op_split_Tensor = _get_op('aten::split.Tensor')
+_fw_split_Tensor = FwSpec(_op_split_Tensor, (0,), (False,), 'functional', None)
 
 
 def _autograd_split_Tensor(ks, self, split_size, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_split_Tensor, _autograd_split_Tensor, ks, self, split_size, dim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SplitBackward0()
         node.next_edges = record.edges(self)
@@ -792,9 +908,12 @@ register_autograd('aten::split.Tensor', _autograd_split_Tensor)
 
 
 _op_split_with_sizes = _get_op('aten::split_with_sizes')
+_fw_split_with_sizes = FwSpec(_op_split_with_sizes, (0,), (False,), 'functional', None)
 
 
 def _autograd_split_with_sizes(ks, self, split_sizes, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_split_with_sizes, _autograd_split_with_sizes, ks, self, split_sizes, dim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SplitWithSizesBackward0()
         node.next_edges = record.edges(self)
@@ -809,9 +928,12 @@ register_autograd('aten::split_with_sizes', _autograd_split_with_sizes)
 
 
 _op_unbind_int = _get_op('aten::unbind.int')
+_fw_unbind_int = FwSpec(_op_unbind_int, (0,), (False,), 'functional', None)
 
 
 def _autograd_unbind_int(ks, self, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_unbind_int, _autograd_unbind_int, ks, self, dim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.UnbindBackward0()
         node.next_edges = record.edges(self)
@@ -826,9 +948,12 @@ register_autograd('aten::unbind.int', _autograd_unbind_int)
 
 
 _op_alias = _get_op('aten::alias')
+_fw_alias = FwSpec(_op_alias, (0,), (False,), 'functional', None)
 
 
 def _autograd_alias(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_alias, _autograd_alias, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AliasBackward0()
         node.next_edges = record.edges(self)
@@ -842,9 +967,12 @@ register_autograd('aten::alias', _autograd_alias)
 
 
 _op_clone = _get_op('aten::clone')
+_fw_clone = FwSpec(_op_clone, (0,), (False,), 'functional', None)
 
 
 def _autograd_clone(ks, self, memory_format):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_clone, _autograd_clone, ks, self, memory_format)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.CloneBackward0()
         node.next_edges = record.edges(self)
@@ -858,9 +986,12 @@ register_autograd('aten::clone', _autograd_clone)
 
 
 _op__to_copy = _get_op('aten::_to_copy')
+_fw__to_copy = FwSpec(_op__to_copy, (0,), (False,), 'functional', None)
 
 
 def _autograd__to_copy(ks, self, dtype, layout, device, pin_memory, non_blocking, memory_format):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__to_copy, _autograd__to_copy, ks, self, dtype, layout, device, pin_memory, non_blocking, memory_format)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self) and (dtype is None or dtype.is_floating_point or dtype.is_complex):
         node = _n.ToCopyBackward0()
         node.next_edges = record.edges(self)
@@ -875,9 +1006,12 @@ register_autograd('aten::_to_copy', _autograd__to_copy)
 
 
 _op_fill__Scalar = _get_op('aten::fill_.Scalar')
+_fw_fill__Scalar = FwSpec(_op_fill__Scalar, (0,), (False,), 'inplace', None)
 
 
 def _autograd_fill__Scalar(ks, self, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_fill__Scalar, _autograd_fill__Scalar, ks, self, value)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.FillBackward2()
@@ -893,9 +1027,12 @@ register_autograd('aten::fill_.Scalar', _autograd_fill__Scalar)
 
 
 _op_fill__Tensor = _get_op('aten::fill_.Tensor')
+_fw_fill__Tensor = FwSpec(_op_fill__Tensor, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_fill__Tensor(ks, self, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_fill__Tensor, _autograd_fill__Tensor, ks, self, value)
     if ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and _gs.enabled and requires_grad_any(self, value):
         check_inplace(self)
         node = _n.FillBackward3()
@@ -911,9 +1048,12 @@ register_autograd('aten::fill_.Tensor', _autograd_fill__Tensor)
 
 
 _op_zero_ = _get_op('aten::zero_')
+_fw_zero_ = FwSpec(_op_zero_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_zero_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_zero_, _autograd_zero_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ZeroBackward0()
@@ -929,9 +1069,12 @@ register_autograd('aten::zero_', _autograd_zero_)
 
 
 _op_masked_fill_Scalar = _get_op('aten::masked_fill.Scalar')
+_fw_masked_fill_Scalar = FwSpec(_op_masked_fill_Scalar, (0,), (False,), 'functional', None)
 
 
 def _autograd_masked_fill_Scalar(ks, self, mask, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_masked_fill_Scalar, _autograd_masked_fill_Scalar, ks, self, mask, value)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MaskedFillBackward0()
         node.next_edges = record.edges(self)
@@ -946,9 +1089,12 @@ register_autograd('aten::masked_fill.Scalar', _autograd_masked_fill_Scalar)
 
 
 _op_masked_fill__Scalar = _get_op('aten::masked_fill_.Scalar')
+_fw_masked_fill__Scalar = FwSpec(_op_masked_fill__Scalar, (0,), (False,), 'inplace', None)
 
 
 def _autograd_masked_fill__Scalar(ks, self, mask, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_masked_fill__Scalar, _autograd_masked_fill__Scalar, ks, self, mask, value)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.MaskedFillBackward0()
@@ -965,9 +1111,12 @@ register_autograd('aten::masked_fill_.Scalar', _autograd_masked_fill__Scalar)
 
 
 _op_masked_fill_Tensor = _get_op('aten::masked_fill.Tensor')
+_fw_masked_fill_Tensor = FwSpec(_op_masked_fill_Tensor, (0, 2), (False, False), 'functional', None)
 
 
 def _autograd_masked_fill_Tensor(ks, self, mask, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_masked_fill_Tensor, _autograd_masked_fill_Tensor, ks, self, mask, value)
     if ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and _gs.enabled and requires_grad_any(self, value):
         node = _n.MaskedFillBackward1()
         node.next_edges = record.edges(self, value)
@@ -982,9 +1131,12 @@ register_autograd('aten::masked_fill.Tensor', _autograd_masked_fill_Tensor)
 
 
 _op_masked_fill__Tensor = _get_op('aten::masked_fill_.Tensor')
+_fw_masked_fill__Tensor = FwSpec(_op_masked_fill__Tensor, (0, 2), (False, False), 'inplace', None)
 
 
 def _autograd_masked_fill__Tensor(ks, self, mask, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_masked_fill__Tensor, _autograd_masked_fill__Tensor, ks, self, mask, value)
     if ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and _gs.enabled and requires_grad_any(self, value):
         check_inplace(self)
         node = _n.MaskedFillBackward1()
@@ -1001,9 +1153,12 @@ register_autograd('aten::masked_fill_.Tensor', _autograd_masked_fill__Tensor)
 
 
 _op_masked_scatter = _get_op('aten::masked_scatter')
+_fw_masked_scatter = FwSpec(_op_masked_scatter, (0, 2), (False, False), 'functional', None)
 
 
 def _autograd_masked_scatter(ks, self, mask, source):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_masked_scatter, _autograd_masked_scatter, ks, self, mask, source)
     if ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
         node = _n.MaskedScatterBackward0()
         node.next_edges = record.edges(self, source)
@@ -1019,9 +1174,12 @@ register_autograd('aten::masked_scatter', _autograd_masked_scatter)
 
 
 _op_masked_scatter_ = _get_op('aten::masked_scatter_')
+_fw_masked_scatter_ = FwSpec(_op_masked_scatter_, (0, 2), (False, False), 'inplace', None)
 
 
 def _autograd_masked_scatter_(ks, self, mask, source):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_masked_scatter_, _autograd_masked_scatter_, ks, self, mask, source)
     if ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
         check_inplace(self)
         node = _n.MaskedScatterBackward0()
@@ -1039,9 +1197,12 @@ register_autograd('aten::masked_scatter_', _autograd_masked_scatter_)
 
 
 _op_masked_select = _get_op('aten::masked_select')
+_fw_masked_select = FwSpec(_op_masked_select, (0,), (False,), 'functional', None)
 
 
 def _autograd_masked_select(ks, self, mask):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_masked_select, _autograd_masked_select, ks, self, mask)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MaskedSelectBackward0()
         node.next_edges = record.edges(self)
@@ -1069,9 +1230,12 @@ register_autograd('aten::masked_select.out', _autograd_masked_select_out)
 
 
 _op_index_select = _get_op('aten::index_select')
+_fw_index_select = FwSpec(_op_index_select, (0,), (False,), 'functional', None)
 
 
 def _autograd_index_select(ks, self, dim, index):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_index_select, _autograd_index_select, ks, self, dim, index)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.IndexSelectBackward0()
         node.next_edges = record.edges(self)
@@ -1100,9 +1264,12 @@ register_autograd('aten::index_select.out', _autograd_index_select_out)
 
 
 _op_gather = _get_op('aten::gather')
+_fw_gather = FwSpec(_op_gather, (0,), (False,), 'functional', None)
 
 
 def _autograd_gather(ks, self, dim, index, sparse_grad):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_gather, _autograd_gather, ks, self, dim, index, sparse_grad)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.GatherBackward0()
         node.next_edges = record.edges(self)
@@ -1131,9 +1298,12 @@ register_autograd('aten::gather.out', _autograd_gather_out)
 
 
 _op_take = _get_op('aten::take')
+_fw_take = FwSpec(_op_take, (0,), (False,), 'functional', None)
 
 
 def _autograd_take(ks, self, index):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_take, _autograd_take, ks, self, index)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.TakeBackward0()
         node.next_edges = record.edges(self)
@@ -1161,9 +1331,12 @@ register_autograd('aten::take.out', _autograd_take_out)
 
 
 _op_scatter_src = _get_op('aten::scatter.src')
+_fw_scatter_src = FwSpec(_op_scatter_src, (0, 3), (False, False), 'functional', None)
 
 
 def _autograd_scatter_src(ks, self, dim, index, src):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_scatter_src, _autograd_scatter_src, ks, self, dim, index, src)
     if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
         node = _n.ScatterBackward0()
         node.next_edges = record.edges(self, src)
@@ -1179,9 +1352,12 @@ register_autograd('aten::scatter.src', _autograd_scatter_src)
 
 
 _op_scatter__src = _get_op('aten::scatter_.src')
+_fw_scatter__src = FwSpec(_op_scatter__src, (0, 3), (False, False), 'inplace', None)
 
 
 def _autograd_scatter__src(ks, self, dim, index, src):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_scatter__src, _autograd_scatter__src, ks, self, dim, index, src)
     if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
         check_inplace(self)
         node = _n.ScatterBackward0()
@@ -1211,9 +1387,12 @@ register_autograd('aten::scatter.src_out', _autograd_scatter_src_out)
 
 
 _op_scatter_value = _get_op('aten::scatter.value')
+_fw_scatter_value = FwSpec(_op_scatter_value, (0,), (False,), 'functional', None)
 
 
 def _autograd_scatter_value(ks, self, dim, index, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_scatter_value, _autograd_scatter_value, ks, self, dim, index, value)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ScatterBackward1()
         node.next_edges = record.edges(self)
@@ -1229,9 +1408,12 @@ register_autograd('aten::scatter.value', _autograd_scatter_value)
 
 
 _op_scatter__value = _get_op('aten::scatter_.value')
+_fw_scatter__value = FwSpec(_op_scatter__value, (0,), (False,), 'inplace', None)
 
 
 def _autograd_scatter__value(ks, self, dim, index, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_scatter__value, _autograd_scatter__value, ks, self, dim, index, value)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ScatterBackward1()
@@ -1261,9 +1443,12 @@ register_autograd('aten::scatter.value_out', _autograd_scatter_value_out)
 
 
 _op_scatter_add = _get_op('aten::scatter_add')
+_fw_scatter_add = FwSpec(_op_scatter_add, (0, 3), (False, False), 'functional', None)
 
 
 def _autograd_scatter_add(ks, self, dim, index, src):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_scatter_add, _autograd_scatter_add, ks, self, dim, index, src)
     if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
         node = _n.ScatterAddBackward0()
         node.next_edges = record.edges(self, src)
@@ -1279,9 +1464,12 @@ register_autograd('aten::scatter_add', _autograd_scatter_add)
 
 
 _op_scatter_add_ = _get_op('aten::scatter_add_')
+_fw_scatter_add_ = FwSpec(_op_scatter_add_, (0, 3), (False, False), 'inplace', None)
 
 
 def _autograd_scatter_add_(ks, self, dim, index, src):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_scatter_add_, _autograd_scatter_add_, ks, self, dim, index, src)
     if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
         check_inplace(self)
         node = _n.ScatterAddBackward0()
@@ -1311,9 +1499,12 @@ register_autograd('aten::scatter_add.out', _autograd_scatter_add_out)
 
 
 _op_scatter_reduce_two = _get_op('aten::scatter_reduce.two')
+_fw_scatter_reduce_two = FwSpec(_op_scatter_reduce_two, (0, 3), (False, False), 'functional', None)
 
 
 def _autograd_scatter_reduce_two(ks, self, dim, index, src, reduce, include_self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_scatter_reduce_two, _autograd_scatter_reduce_two, ks, self, dim, index, src, reduce, include_self)
     if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
         node = _n.ScatterReduceBackward0()
         node.next_edges = record.edges(self, src)
@@ -1334,9 +1525,12 @@ register_autograd('aten::scatter_reduce.two', _autograd_scatter_reduce_two)
 
 
 _op_scatter_reduce__two = _get_op('aten::scatter_reduce_.two')
+_fw_scatter_reduce__two = FwSpec(_op_scatter_reduce__two, (0, 3), (False, False), 'inplace', None)
 
 
 def _autograd_scatter_reduce__two(ks, self, dim, index, src, reduce, include_self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_scatter_reduce__two, _autograd_scatter_reduce__two, ks, self, dim, index, src, reduce, include_self)
     if ((type(self) is _TI and self.autograd is not None) or (type(src) is _TI and src.autograd is not None)) and _gs.enabled and requires_grad_any(self, src):
         check_inplace(self)
         node = _n.ScatterReduceBackward0()
@@ -1371,9 +1565,12 @@ register_autograd('aten::scatter_reduce.two_out', _autograd_scatter_reduce_two_o
 
 
 _op_index_add = _get_op('aten::index_add')
+_fw_index_add = FwSpec(_op_index_add, (0, 3), (False, False), 'functional', None)
 
 
 def _autograd_index_add(ks, self, dim, index, source, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_index_add, _autograd_index_add, ks, self, dim, index, source, alpha)
     if ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
         node = _n.IndexAddBackward0()
         node.next_edges = record.edges(self, source)
@@ -1391,9 +1588,12 @@ register_autograd('aten::index_add', _autograd_index_add)
 
 
 _op_index_add_ = _get_op('aten::index_add_')
+_fw_index_add_ = FwSpec(_op_index_add_, (0, 3), (False, False), 'inplace', None)
 
 
 def _autograd_index_add_(ks, self, dim, index, source, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_index_add_, _autograd_index_add_, ks, self, dim, index, source, alpha)
     if ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
         check_inplace(self)
         node = _n.IndexAddBackward0()
@@ -1425,9 +1625,12 @@ register_autograd('aten::index_add.out', _autograd_index_add_out)
 
 
 _op_index_copy = _get_op('aten::index_copy')
+_fw_index_copy = FwSpec(_op_index_copy, (0, 3), (False, False), 'functional', None)
 
 
 def _autograd_index_copy(ks, self, dim, index, source):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_index_copy, _autograd_index_copy, ks, self, dim, index, source)
     if ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
         node = _n.IndexCopyBackward0()
         node.next_edges = record.edges(self, source)
@@ -1444,9 +1647,12 @@ register_autograd('aten::index_copy', _autograd_index_copy)
 
 
 _op_index_copy_ = _get_op('aten::index_copy_')
+_fw_index_copy_ = FwSpec(_op_index_copy_, (0, 3), (False, False), 'inplace', None)
 
 
 def _autograd_index_copy_(ks, self, dim, index, source):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_index_copy_, _autograd_index_copy_, ks, self, dim, index, source)
     if ((type(self) is _TI and self.autograd is not None) or (type(source) is _TI and source.autograd is not None)) and _gs.enabled and requires_grad_any(self, source):
         check_inplace(self)
         node = _n.IndexCopyBackward0()
@@ -1477,9 +1683,12 @@ register_autograd('aten::index_copy.out', _autograd_index_copy_out)
 
 
 _op_index_fill_int_Scalar = _get_op('aten::index_fill.int_Scalar')
+_fw_index_fill_int_Scalar = FwSpec(_op_index_fill_int_Scalar, (0,), (False,), 'functional', None)
 
 
 def _autograd_index_fill_int_Scalar(ks, self, dim, index, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_index_fill_int_Scalar, _autograd_index_fill_int_Scalar, ks, self, dim, index, value)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.IndexFillBackward0()
         node.next_edges = record.edges(self)
@@ -1495,9 +1704,12 @@ register_autograd('aten::index_fill.int_Scalar', _autograd_index_fill_int_Scalar
 
 
 _op_index_fill__int_Scalar = _get_op('aten::index_fill_.int_Scalar')
+_fw_index_fill__int_Scalar = FwSpec(_op_index_fill__int_Scalar, (0,), (False,), 'inplace', None)
 
 
 def _autograd_index_fill__int_Scalar(ks, self, dim, index, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_index_fill__int_Scalar, _autograd_index_fill__int_Scalar, ks, self, dim, index, value)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.IndexFillBackward0()
@@ -1515,9 +1727,12 @@ register_autograd('aten::index_fill_.int_Scalar', _autograd_index_fill__int_Scal
 
 
 _op_index_fill_int_Tensor = _get_op('aten::index_fill.int_Tensor')
+_fw_index_fill_int_Tensor = FwSpec(_op_index_fill_int_Tensor, (0, 3), (False, False), 'functional', None)
 
 
 def _autograd_index_fill_int_Tensor(ks, self, dim, index, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_index_fill_int_Tensor, _autograd_index_fill_int_Tensor, ks, self, dim, index, value)
     if ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and _gs.enabled and requires_grad_any(self, value):
         node = _n.IndexFillBackward1()
         node.next_edges = record.edges(self, value)
@@ -1533,9 +1748,12 @@ register_autograd('aten::index_fill.int_Tensor', _autograd_index_fill_int_Tensor
 
 
 _op_index_fill__int_Tensor = _get_op('aten::index_fill_.int_Tensor')
+_fw_index_fill__int_Tensor = FwSpec(_op_index_fill__int_Tensor, (0, 3), (False, False), 'inplace', None)
 
 
 def _autograd_index_fill__int_Tensor(ks, self, dim, index, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_index_fill__int_Tensor, _autograd_index_fill__int_Tensor, ks, self, dim, index, value)
     if ((type(self) is _TI and self.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and _gs.enabled and requires_grad_any(self, value):
         check_inplace(self)
         node = _n.IndexFillBackward1()
@@ -1553,9 +1771,12 @@ register_autograd('aten::index_fill_.int_Tensor', _autograd_index_fill__int_Tens
 
 
 _op_index_Tensor = _get_op('aten::index.Tensor')
+_fw_index_Tensor = FwSpec(_op_index_Tensor, (0,), (False,), 'functional', None)
 
 
 def _autograd_index_Tensor(ks, self, indices):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_index_Tensor, _autograd_index_Tensor, ks, self, indices)
     if _gs.enabled:
         _rg = (type(self) is _TI and self.autograd is not None) and requires_grad_any(self)
         if any(type(t) is _TI and t.autograd is not None for t in indices) and requires_grad_any(*indices):
@@ -1587,9 +1808,12 @@ register_autograd('aten::index.Tensor_out', _autograd_index_Tensor_out)
 
 
 _op_index_put = _get_op('aten::index_put')
+_fw_index_put = FwSpec(_op_index_put, (0, 2), (False, False), 'functional', None)
 
 
 def _autograd_index_put(ks, self, indices, values, accumulate):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_index_put, _autograd_index_put, ks, self, indices, values, accumulate)
     if _gs.enabled:
         _rg = ((type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None)) and requires_grad_any(self, values)
         if any(type(t) is _TI and t.autograd is not None for t in indices) and requires_grad_any(*indices):
@@ -1610,9 +1834,12 @@ register_autograd('aten::index_put', _autograd_index_put)
 
 
 _op_index_put_ = _get_op('aten::index_put_')
+_fw_index_put_ = FwSpec(_op_index_put_, (0, 2), (False, False), 'inplace', None)
 
 
 def _autograd_index_put_(ks, self, indices, values, accumulate):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_index_put_, _autograd_index_put_, ks, self, indices, values, accumulate)
     if _gs.enabled:
         _rg = ((type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None)) and requires_grad_any(self, values)
         if _rg:
@@ -1636,9 +1863,12 @@ register_autograd('aten::index_put_', _autograd_index_put_)
 
 
 _op__index_put_impl_ = _get_op('aten::_index_put_impl_')
+_fw__index_put_impl_ = FwSpec(_op__index_put_impl_, (0, 2), (False, False), 'inplace', None)
 
 
 def _autograd__index_put_impl_(ks, self, indices, values, accumulate, unsafe):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__index_put_impl_, _autograd__index_put_impl_, ks, self, indices, values, accumulate, unsafe)
     if _gs.enabled:
         _rg = ((type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None)) and requires_grad_any(self, values)
         if _rg:
@@ -1662,9 +1892,12 @@ register_autograd('aten::_index_put_impl_', _autograd__index_put_impl_)
 
 
 _op_mm = _get_op('aten::mm')
+_fw_mm = FwSpec(_op_mm, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_mm(ks, self, mat2):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_mm, _autograd_mm, ks, self, mat2)
     if ((type(self) is _TI and self.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None)) and _gs.enabled and requires_grad_any(self, mat2):
         node = _n.MmBackward0()
         node.next_edges = record.edges(self, mat2)
@@ -1692,9 +1925,12 @@ register_autograd('aten::mm.out', _autograd_mm_out)
 
 
 _op_bmm = _get_op('aten::bmm')
+_fw_bmm = FwSpec(_op_bmm, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_bmm(ks, self, mat2):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_bmm, _autograd_bmm, ks, self, mat2)
     if ((type(self) is _TI and self.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None)) and _gs.enabled and requires_grad_any(self, mat2):
         node = _n.BmmBackward0()
         node.next_edges = record.edges(self, mat2)
@@ -1722,9 +1958,12 @@ register_autograd('aten::bmm.out', _autograd_bmm_out)
 
 
 _op_addmm = _get_op('aten::addmm')
+_fw_addmm = FwSpec(_op_addmm, (0, 1, 2), (False, False, False), 'functional', None)
 
 
 def _autograd_addmm(ks, self, mat1, mat2, beta, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_addmm, _autograd_addmm, ks, self, mat1, mat2, beta, alpha)
     if ((type(self) is _TI and self.autograd is not None) or (type(mat1) is _TI and mat1.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None)) and _gs.enabled and requires_grad_any(self, mat1, mat2):
         node = _n.AddmmBackward0()
         node.next_edges = record.edges(self, mat1, mat2)
@@ -1742,9 +1981,12 @@ register_autograd('aten::addmm', _autograd_addmm)
 
 
 _op_addmm_ = _get_op('aten::addmm_')
+_fw_addmm_ = FwSpec(_op_addmm_, (0, 1, 2), (False, False, False), 'inplace', None)
 
 
 def _autograd_addmm_(ks, self, mat1, mat2, beta, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_addmm_, _autograd_addmm_, ks, self, mat1, mat2, beta, alpha)
     if ((type(self) is _TI and self.autograd is not None) or (type(mat1) is _TI and mat1.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None)) and _gs.enabled and requires_grad_any(self, mat1, mat2):
         check_inplace(self)
         node = _n.AddmmBackward0()
@@ -1776,9 +2018,12 @@ register_autograd('aten::addmm.out', _autograd_addmm_out)
 
 
 _op_baddbmm = _get_op('aten::baddbmm')
+_fw_baddbmm = FwSpec(_op_baddbmm, (0, 1, 2), (False, False, False), 'functional', None)
 
 
 def _autograd_baddbmm(ks, self, batch1, batch2, beta, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_baddbmm, _autograd_baddbmm, ks, self, batch1, batch2, beta, alpha)
     if ((type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None)) and _gs.enabled and requires_grad_any(self, batch1, batch2):
         node = _n.BaddbmmBackward0()
         node.next_edges = record.edges(self, batch1, batch2)
@@ -1796,9 +2041,12 @@ register_autograd('aten::baddbmm', _autograd_baddbmm)
 
 
 _op_baddbmm_ = _get_op('aten::baddbmm_')
+_fw_baddbmm_ = FwSpec(_op_baddbmm_, (0, 1, 2), (False, False, False), 'inplace', None)
 
 
 def _autograd_baddbmm_(ks, self, batch1, batch2, beta, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_baddbmm_, _autograd_baddbmm_, ks, self, batch1, batch2, beta, alpha)
     if ((type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None)) and _gs.enabled and requires_grad_any(self, batch1, batch2):
         check_inplace(self)
         node = _n.BaddbmmBackward0()
@@ -1830,9 +2078,12 @@ register_autograd('aten::baddbmm.out', _autograd_baddbmm_out)
 
 
 _op_addbmm = _get_op('aten::addbmm')
+_fw_addbmm = FwSpec(_op_addbmm, (0, 1, 2), (False, False, False), 'functional', None)
 
 
 def _autograd_addbmm(ks, self, batch1, batch2, beta, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_addbmm, _autograd_addbmm, ks, self, batch1, batch2, beta, alpha)
     if ((type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None)) and _gs.enabled and requires_grad_any(self, batch1, batch2):
         node = _n.AddbmmBackward0()
         node.next_edges = record.edges(self, batch1, batch2)
@@ -1852,9 +2103,12 @@ register_autograd('aten::addbmm', _autograd_addbmm)
 
 
 _op_addbmm_ = _get_op('aten::addbmm_')
+_fw_addbmm_ = FwSpec(_op_addbmm_, (0, 1, 2), (False, False, False), 'inplace', None)
 
 
 def _autograd_addbmm_(ks, self, batch1, batch2, beta, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_addbmm_, _autograd_addbmm_, ks, self, batch1, batch2, beta, alpha)
     if ((type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None)) and _gs.enabled and requires_grad_any(self, batch1, batch2):
         check_inplace(self)
         node = _n.AddbmmBackward0()
@@ -1888,9 +2142,12 @@ register_autograd('aten::addbmm.out', _autograd_addbmm_out)
 
 
 _op_addmv = _get_op('aten::addmv')
+_fw_addmv = FwSpec(_op_addmv, (0, 1, 2), (False, False, False), 'functional', None)
 
 
 def _autograd_addmv(ks, self, mat, vec, beta, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_addmv, _autograd_addmv, ks, self, mat, vec, beta, alpha)
     if ((type(self) is _TI and self.autograd is not None) or (type(mat) is _TI and mat.autograd is not None) or (type(vec) is _TI and vec.autograd is not None)) and _gs.enabled and requires_grad_any(self, mat, vec):
         node = _n.AddmvBackward0()
         node.next_edges = record.edges(self, mat, vec)
@@ -1908,9 +2165,12 @@ register_autograd('aten::addmv', _autograd_addmv)
 
 
 _op_addmv_ = _get_op('aten::addmv_')
+_fw_addmv_ = FwSpec(_op_addmv_, (0, 1, 2), (False, False, False), 'inplace', None)
 
 
 def _autograd_addmv_(ks, self, mat, vec, beta, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_addmv_, _autograd_addmv_, ks, self, mat, vec, beta, alpha)
     if ((type(self) is _TI and self.autograd is not None) or (type(mat) is _TI and mat.autograd is not None) or (type(vec) is _TI and vec.autograd is not None)) and _gs.enabled and requires_grad_any(self, mat, vec):
         check_inplace(self)
         node = _n.AddmvBackward0()
@@ -1942,9 +2202,12 @@ register_autograd('aten::addmv.out', _autograd_addmv_out)
 
 
 _op_mv = _get_op('aten::mv')
+_fw_mv = FwSpec(_op_mv, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_mv(ks, self, vec):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_mv, _autograd_mv, ks, self, vec)
     if ((type(self) is _TI and self.autograd is not None) or (type(vec) is _TI and vec.autograd is not None)) and _gs.enabled and requires_grad_any(self, vec):
         node = _n.MvBackward0()
         node.next_edges = record.edges(self, vec)
@@ -1972,9 +2235,12 @@ register_autograd('aten::mv.out', _autograd_mv_out)
 
 
 _op_dot = _get_op('aten::dot')
+_fw_dot = FwSpec(_op_dot, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_dot(ks, self, tensor):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_dot, _autograd_dot, ks, self, tensor)
     if ((type(self) is _TI and self.autograd is not None) or (type(tensor) is _TI and tensor.autograd is not None)) and _gs.enabled and requires_grad_any(self, tensor):
         node = _n.DotBackward0()
         node.next_edges = record.edges(self, tensor)
@@ -2002,9 +2268,12 @@ register_autograd('aten::dot.out', _autograd_dot_out)
 
 
 _op_vdot = _get_op('aten::vdot')
+_fw_vdot = FwSpec(_op_vdot, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_vdot(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_vdot, _autograd_vdot, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.VdotBackward0()
         node.next_edges = record.edges(self, other)
@@ -2032,9 +2301,12 @@ register_autograd('aten::vdot.out', _autograd_vdot_out)
 
 
 _op__linalg_svd = _get_op('aten::_linalg_svd')
+_fw__linalg_svd = FwSpec(_op__linalg_svd, (0,), (False,), 'functional', None)
 
 
 def _autograd__linalg_svd(ks, A, full_matrices, compute_uv, driver):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__linalg_svd, _autograd__linalg_svd, ks, A, full_matrices, compute_uv, driver)
     if (type(A) is _TI and A.autograd is not None) and _gs.enabled and requires_grad_any(A):
         node = _n.LinalgSvdBackward0()
         node.next_edges = record.edges(A)
@@ -2054,9 +2326,12 @@ register_autograd('aten::_linalg_svd', _autograd__linalg_svd)
 
 
 _op_linalg_lu_factor_ex = _get_op('aten::linalg_lu_factor_ex')
+_fw_linalg_lu_factor_ex = FwSpec(_op_linalg_lu_factor_ex, (0,), (False,), 'functional', None)
 
 
 def _autograd_linalg_lu_factor_ex(ks, A, pivot, check_errors):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_linalg_lu_factor_ex, _autograd_linalg_lu_factor_ex, ks, A, pivot, check_errors)
     if (type(A) is _TI and A.autograd is not None) and _gs.enabled and requires_grad_any(A):
         node = _n.LinalgLuFactorExBackward0()
         node.next_edges = record.edges(A)
@@ -2085,9 +2360,12 @@ register_autograd('aten::linalg_lu_factor_ex.out', _autograd_linalg_lu_factor_ex
 
 
 _op_linalg_lu = _get_op('aten::linalg_lu')
+_fw_linalg_lu = FwSpec(_op_linalg_lu, (0,), (False,), 'functional', None)
 
 
 def _autograd_linalg_lu(ks, A, pivot):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_linalg_lu, _autograd_linalg_lu, ks, A, pivot)
     if (type(A) is _TI and A.autograd is not None) and _gs.enabled and requires_grad_any(A):
         node = _n.LinalgLuBackward0()
         node.next_edges = record.edges(A)
@@ -2117,9 +2395,12 @@ register_autograd('aten::linalg_lu.out', _autograd_linalg_lu_out)
 
 
 _op_linalg_lu_solve = _get_op('aten::linalg_lu_solve')
+_fw_linalg_lu_solve = FwSpec(_op_linalg_lu_solve, (0, 2), (False, False), 'functional', None)
 
 
 def _autograd_linalg_lu_solve(ks, LU, pivots, B, left, adjoint):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_linalg_lu_solve, _autograd_linalg_lu_solve, ks, LU, pivots, B, left, adjoint)
     if _gs.enabled:
         _rg = ((type(LU) is _TI and LU.autograd is not None) or (type(B) is _TI and B.autograd is not None)) and requires_grad_any(LU, B)
         if (type(pivots) is _TI and pivots.autograd is not None) and requires_grad_any(pivots):
@@ -2154,9 +2435,12 @@ register_autograd('aten::linalg_lu_solve.out', _autograd_linalg_lu_solve_out)
 
 
 _op_lu_unpack = _get_op('aten::lu_unpack')
+_fw_lu_unpack = FwSpec(_op_lu_unpack, (0,), (False,), 'functional', None)
 
 
 def _autograd_lu_unpack(ks, LU_data, LU_pivots, unpack_data, unpack_pivots):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_lu_unpack, _autograd_lu_unpack, ks, LU_data, LU_pivots, unpack_data, unpack_pivots)
     if (type(LU_data) is _TI and LU_data.autograd is not None) and _gs.enabled and requires_grad_any(LU_data):
         node = _n.LuUnpackBackward0()
         node.next_edges = record.edges(LU_data)
@@ -2185,9 +2469,12 @@ register_autograd('aten::lu_unpack.out', _autograd_lu_unpack_out)
 
 
 _op__linalg_solve_ex = _get_op('aten::_linalg_solve_ex')
+_fw__linalg_solve_ex = FwSpec(_op__linalg_solve_ex, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd__linalg_solve_ex(ks, A, B, left, check_errors):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__linalg_solve_ex, _autograd__linalg_solve_ex, ks, A, B, left, check_errors)
     if ((type(A) is _TI and A.autograd is not None) or (type(B) is _TI and B.autograd is not None)) and _gs.enabled and requires_grad_any(A, B):
         node = _n.LinalgSolveExBackward0()
         node.next_edges = record.edges(A, B)
@@ -2205,9 +2492,12 @@ register_autograd('aten::_linalg_solve_ex', _autograd__linalg_solve_ex)
 
 
 _op_linalg_inv_ex = _get_op('aten::linalg_inv_ex')
+_fw_linalg_inv_ex = FwSpec(_op_linalg_inv_ex, (0,), (False,), 'functional', None)
 
 
 def _autograd_linalg_inv_ex(ks, A, check_errors):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_linalg_inv_ex, _autograd_linalg_inv_ex, ks, A, check_errors)
     if (type(A) is _TI and A.autograd is not None) and _gs.enabled and requires_grad_any(A):
         node = _n.LinalgInvExBackward0()
         node.next_edges = record.edges(A)
@@ -2223,9 +2513,12 @@ register_autograd('aten::linalg_inv_ex', _autograd_linalg_inv_ex)
 
 
 _op_linalg_solve_triangular = _get_op('aten::linalg_solve_triangular')
+_fw_linalg_solve_triangular = FwSpec(_op_linalg_solve_triangular, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_linalg_solve_triangular(ks, self, B, upper, left, unitriangular):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_linalg_solve_triangular, _autograd_linalg_solve_triangular, ks, self, B, upper, left, unitriangular)
     if ((type(self) is _TI and self.autograd is not None) or (type(B) is _TI and B.autograd is not None)) and _gs.enabled and requires_grad_any(self, B):
         node = _n.LinalgSolveTriangularBackward0()
         node.next_edges = record.edges(self, B)
@@ -2256,9 +2549,12 @@ register_autograd('aten::linalg_solve_triangular.out', _autograd_linalg_solve_tr
 
 
 _op_triangular_solve = _get_op('aten::triangular_solve')
+_fw_triangular_solve = FwSpec(_op_triangular_solve, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_triangular_solve(ks, self, A, upper, transpose, unitriangular):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_triangular_solve, _autograd_triangular_solve, ks, self, A, upper, transpose, unitriangular)
     if ((type(self) is _TI and self.autograd is not None) or (type(A) is _TI and A.autograd is not None)) and _gs.enabled and requires_grad_any(self, A):
         node = _n.TriangularSolveBackward0()
         node.next_edges = record.edges(self, A)
@@ -2280,9 +2576,12 @@ register_autograd('aten::triangular_solve', _autograd_triangular_solve)
 
 
 _op__linalg_det = _get_op('aten::_linalg_det')
+_fw__linalg_det = FwSpec(_op__linalg_det, (0,), (False,), 'functional', None)
 
 
 def _autograd__linalg_det(ks, A):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__linalg_det, _autograd__linalg_det, ks, A)
     if (type(A) is _TI and A.autograd is not None) and _gs.enabled and requires_grad_any(A):
         node = _n.LinalgDetBackward0()
         node.next_edges = record.edges(A)
@@ -2299,9 +2598,12 @@ register_autograd('aten::_linalg_det', _autograd__linalg_det)
 
 
 _op__linalg_slogdet = _get_op('aten::_linalg_slogdet')
+_fw__linalg_slogdet = FwSpec(_op__linalg_slogdet, (0,), (False,), 'functional', None)
 
 
 def _autograd__linalg_slogdet(ks, A):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__linalg_slogdet, _autograd__linalg_slogdet, ks, A)
     if (type(A) is _TI and A.autograd is not None) and _gs.enabled and requires_grad_any(A):
         node = _n.LinalgSlogdetBackward0()
         node.next_edges = record.edges(A)
@@ -2319,9 +2621,12 @@ register_autograd('aten::_linalg_slogdet', _autograd__linalg_slogdet)
 
 
 _op_linalg_cholesky_ex = _get_op('aten::linalg_cholesky_ex')
+_fw_linalg_cholesky_ex = FwSpec(_op_linalg_cholesky_ex, (0,), (False,), 'functional', None)
 
 
 def _autograd_linalg_cholesky_ex(ks, self, upper, check_errors):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_linalg_cholesky_ex, _autograd_linalg_cholesky_ex, ks, self, upper, check_errors)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.LinalgCholeskyExBackward0()
         node.next_edges = record.edges(self)
@@ -2338,9 +2643,12 @@ register_autograd('aten::linalg_cholesky_ex', _autograd_linalg_cholesky_ex)
 
 
 _op_cholesky = _get_op('aten::cholesky')
+_fw_cholesky = FwSpec(_op_cholesky, (0,), (False,), 'functional', None)
 
 
 def _autograd_cholesky(ks, self, upper):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_cholesky, _autograd_cholesky, ks, self, upper)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.CholeskyBackward0()
         node.next_edges = record.edges(self)
@@ -2368,9 +2676,12 @@ register_autograd('aten::cholesky.out', _autograd_cholesky_out)
 
 
 _op_cholesky_solve = _get_op('aten::cholesky_solve')
+_fw_cholesky_solve = FwSpec(_op_cholesky_solve, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_cholesky_solve(ks, self, input2, upper):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_cholesky_solve, _autograd_cholesky_solve, ks, self, input2, upper)
     if ((type(self) is _TI and self.autograd is not None) or (type(input2) is _TI and input2.autograd is not None)) and _gs.enabled and requires_grad_any(self, input2):
         node = _n.CholeskySolveBackward0()
         node.next_edges = record.edges(self, input2)
@@ -2400,9 +2711,12 @@ register_autograd('aten::cholesky_solve.out', _autograd_cholesky_solve_out)
 
 
 _op_cholesky_inverse = _get_op('aten::cholesky_inverse')
+_fw_cholesky_inverse = FwSpec(_op_cholesky_inverse, (0,), (False,), 'functional', None)
 
 
 def _autograd_cholesky_inverse(ks, self, upper):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_cholesky_inverse, _autograd_cholesky_inverse, ks, self, upper)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.CholeskyInverseBackward0()
         node.next_edges = record.edges(self)
@@ -2431,9 +2745,12 @@ register_autograd('aten::cholesky_inverse.out', _autograd_cholesky_inverse_out)
 
 
 _op__linalg_eigh = _get_op('aten::_linalg_eigh')
+_fw__linalg_eigh = FwSpec(_op__linalg_eigh, (0,), (False,), 'functional', None)
 
 
 def _autograd__linalg_eigh(ks, A, UPLO, compute_v):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__linalg_eigh, _autograd__linalg_eigh, ks, A, UPLO, compute_v)
     if (type(A) is _TI and A.autograd is not None) and _gs.enabled and requires_grad_any(A):
         node = _n.LinalgEighBackward0()
         node.next_edges = record.edges(A)
@@ -2450,9 +2767,12 @@ register_autograd('aten::_linalg_eigh', _autograd__linalg_eigh)
 
 
 _op_linalg_qr = _get_op('aten::linalg_qr')
+_fw_linalg_qr = FwSpec(_op_linalg_qr, (0,), (False,), 'functional', None)
 
 
 def _autograd_linalg_qr(ks, A, mode):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_linalg_qr, _autograd_linalg_qr, ks, A, mode)
     if (type(A) is _TI and A.autograd is not None) and _gs.enabled and requires_grad_any(A):
         node = _n.LinalgQrBackward0()
         node.next_edges = record.edges(A)
@@ -2482,9 +2802,12 @@ register_autograd('aten::linalg_qr.out', _autograd_linalg_qr_out)
 
 
 _op_geqrf = _get_op('aten::geqrf')
+_fw_geqrf = FwSpec(_op_geqrf, (0,), (False,), 'functional', None)
 
 
 def _autograd_geqrf(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_geqrf, _autograd_geqrf, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.GeqrfBackward0()
         node.next_edges = record.edges(self)
@@ -2499,9 +2822,12 @@ register_autograd('aten::geqrf', _autograd_geqrf)
 
 
 _op_linalg_matrix_exp = _get_op('aten::linalg_matrix_exp')
+_fw_linalg_matrix_exp = FwSpec(_op_linalg_matrix_exp, (0,), (False,), 'functional', None)
 
 
 def _autograd_linalg_matrix_exp(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_linalg_matrix_exp, _autograd_linalg_matrix_exp, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.LinalgMatrixExpBackward0()
         node.next_edges = record.edges(self)
@@ -2516,9 +2842,12 @@ register_autograd('aten::linalg_matrix_exp', _autograd_linalg_matrix_exp)
 
 
 _op_linalg_cross = _get_op('aten::linalg_cross')
+_fw_linalg_cross = FwSpec(_op_linalg_cross, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_linalg_cross(ks, self, other, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_linalg_cross, _autograd_linalg_cross, ks, self, other, dim)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.LinalgCrossBackward0()
         node.next_edges = record.edges(self, other)
@@ -2547,9 +2876,12 @@ register_autograd('aten::linalg_cross.out', _autograd_linalg_cross_out)
 
 
 _op_linalg_lstsq = _get_op('aten::linalg_lstsq')
+_fw_linalg_lstsq = FwSpec(_op_linalg_lstsq, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_linalg_lstsq(ks, self, b, rcond, driver):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_linalg_lstsq, _autograd_linalg_lstsq, ks, self, b, rcond, driver)
     if ((type(self) is _TI and self.autograd is not None) or (type(b) is _TI and b.autograd is not None)) and _gs.enabled and requires_grad_any(self, b):
         node = _n.LinalgLstsqBackward0()
         node.next_edges = record.edges(self, b)
@@ -2578,9 +2910,12 @@ register_autograd('aten::linalg_lstsq.out', _autograd_linalg_lstsq_out)
 
 
 _op_linalg_pinv_atol_rtol_tensor = _get_op('aten::linalg_pinv.atol_rtol_tensor')
+_fw_linalg_pinv_atol_rtol_tensor = FwSpec(_op_linalg_pinv_atol_rtol_tensor, (0,), (False,), 'functional', None)
 
 
 def _autograd_linalg_pinv_atol_rtol_tensor(ks, self, atol, rtol, hermitian):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_linalg_pinv_atol_rtol_tensor, _autograd_linalg_pinv_atol_rtol_tensor, ks, self, atol, rtol, hermitian)
     if _gs.enabled:
         _rg = (type(self) is _TI and self.autograd is not None) and requires_grad_any(self)
         if (type(atol) is _TI and atol.autograd is not None) and requires_grad_any(atol):
@@ -2602,9 +2937,12 @@ register_autograd('aten::linalg_pinv.atol_rtol_tensor', _autograd_linalg_pinv_at
 
 
 _op_nll_loss_forward = _get_op('aten::nll_loss_forward')
+_fw_nll_loss_forward = FwSpec(_op_nll_loss_forward, (0,), (False,), 'functional', None)
 
 
 def _autograd_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_nll_loss_forward, _autograd_nll_loss_forward, ks, self, target, weight, reduction, ignore_index)
     if _gs.enabled:
         _rg = (type(self) is _TI and self.autograd is not None) and requires_grad_any(self)
         if (type(weight) is _TI and weight.autograd is not None) and requires_grad_any(weight):
@@ -2629,9 +2967,12 @@ register_autograd('aten::nll_loss_forward', _autograd_nll_loss_forward)
 
 
 _op_nll_loss_backward = _get_op('aten::nll_loss_backward')
+_fw_nll_loss_backward = FwSpec(_op_nll_loss_backward, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_nll_loss_backward, _autograd_nll_loss_backward, ks, grad_output, self, target, weight, reduction, ignore_index, total_weight)
     if _gs.enabled:
         _rg = ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and requires_grad_any(grad_output, self)
         if (type(weight) is _TI and weight.autograd is not None) and requires_grad_any(weight):
@@ -2655,9 +2996,12 @@ register_autograd('aten::nll_loss_backward', _autograd_nll_loss_backward)
 
 
 _op_nll_loss2d_forward = _get_op('aten::nll_loss2d_forward')
+_fw_nll_loss2d_forward = FwSpec(_op_nll_loss2d_forward, (0,), (False,), 'functional', None)
 
 
 def _autograd_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_nll_loss2d_forward, _autograd_nll_loss2d_forward, ks, self, target, weight, reduction, ignore_index)
     if _gs.enabled:
         _rg = (type(self) is _TI and self.autograd is not None) and requires_grad_any(self)
         if (type(weight) is _TI and weight.autograd is not None) and requires_grad_any(weight):
@@ -2682,9 +3026,12 @@ register_autograd('aten::nll_loss2d_forward', _autograd_nll_loss2d_forward)
 
 
 _op_nll_loss2d_backward = _get_op('aten::nll_loss2d_backward')
+_fw_nll_loss2d_backward = FwSpec(_op_nll_loss2d_backward, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_nll_loss2d_backward, _autograd_nll_loss2d_backward, ks, grad_output, self, target, weight, reduction, ignore_index, total_weight)
     if _gs.enabled:
         _rg = ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and requires_grad_any(grad_output, self)
         if (type(weight) is _TI and weight.autograd is not None) and requires_grad_any(weight):
@@ -2708,9 +3055,12 @@ register_autograd('aten::nll_loss2d_backward', _autograd_nll_loss2d_backward)
 
 
 _op_mse_loss = _get_op('aten::mse_loss')
+_fw_mse_loss = FwSpec(_op_mse_loss, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_mse_loss(ks, self, target, reduction):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_mse_loss, _autograd_mse_loss, ks, self, target, reduction)
     if ((type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None)) and _gs.enabled and requires_grad_any(self, target):
         node = _n.MseLossBackward0()
         node.next_edges = record.edges(self, target)
@@ -2739,9 +3089,12 @@ register_autograd('aten::mse_loss.out', _autograd_mse_loss_out)
 
 
 _op_smooth_l1_loss = _get_op('aten::smooth_l1_loss')
+_fw_smooth_l1_loss = FwSpec(_op_smooth_l1_loss, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_smooth_l1_loss(ks, self, target, reduction, beta):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_smooth_l1_loss, _autograd_smooth_l1_loss, ks, self, target, reduction, beta)
     if ((type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None)) and _gs.enabled and requires_grad_any(self, target):
         node = _n.SmoothL1LossBackward0()
         node.next_edges = record.edges(self, target)
@@ -2771,9 +3124,12 @@ register_autograd('aten::smooth_l1_loss.out', _autograd_smooth_l1_loss_out)
 
 
 _op_huber_loss = _get_op('aten::huber_loss')
+_fw_huber_loss = FwSpec(_op_huber_loss, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_huber_loss(ks, self, target, reduction, delta):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_huber_loss, _autograd_huber_loss, ks, self, target, reduction, delta)
     if ((type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None)) and _gs.enabled and requires_grad_any(self, target):
         node = _n.HuberLossBackward0()
         node.next_edges = record.edges(self, target)
@@ -2803,9 +3159,12 @@ register_autograd('aten::huber_loss.out', _autograd_huber_loss_out)
 
 
 _op_binary_cross_entropy = _get_op('aten::binary_cross_entropy')
+_fw_binary_cross_entropy = FwSpec(_op_binary_cross_entropy, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_binary_cross_entropy(ks, self, target, weight, reduction):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_binary_cross_entropy, _autograd_binary_cross_entropy, ks, self, target, weight, reduction)
     if _gs.enabled:
         _rg = ((type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None)) and requires_grad_any(self, target)
         if (type(weight) is _TI and weight.autograd is not None) and requires_grad_any(weight):
@@ -2839,9 +3198,12 @@ register_autograd('aten::binary_cross_entropy.out', _autograd_binary_cross_entro
 
 
 _op_binary_cross_entropy_with_logits = _get_op('aten::binary_cross_entropy_with_logits')
+_fw_binary_cross_entropy_with_logits = FwSpec(_op_binary_cross_entropy_with_logits, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_binary_cross_entropy_with_logits(ks, self, target, weight, pos_weight, reduction):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_binary_cross_entropy_with_logits, _autograd_binary_cross_entropy_with_logits, ks, self, target, weight, pos_weight, reduction)
     if _gs.enabled:
         _rg = ((type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None)) and requires_grad_any(self, target)
         if (type(weight) is _TI and weight.autograd is not None) and requires_grad_any(weight):
@@ -2866,9 +3228,12 @@ register_autograd('aten::binary_cross_entropy_with_logits', _autograd_binary_cro
 
 
 _op_relu = _get_op('aten::relu')
+_fw_relu = FwSpec(_op_relu, (0,), (False,), 'functional', None)
 
 
 def _autograd_relu(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_relu, _autograd_relu, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReluBackward0()
         node.next_edges = record.edges(self)
@@ -2883,9 +3248,12 @@ register_autograd('aten::relu', _autograd_relu)
 
 
 _op_relu_ = _get_op('aten::relu_')
+_fw_relu_ = FwSpec(_op_relu_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_relu_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_relu_, _autograd_relu_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ReluBackward0()
@@ -2902,9 +3270,12 @@ register_autograd('aten::relu_', _autograd_relu_)
 
 
 _op_threshold = _get_op('aten::threshold')
+_fw_threshold = FwSpec(_op_threshold, (0,), (False,), 'functional', None)
 
 
 def _autograd_threshold(ks, self, threshold, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_threshold, _autograd_threshold, ks, self, threshold, value)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ThresholdBackward0()
         node.next_edges = record.edges(self)
@@ -2932,9 +3303,12 @@ register_autograd('aten::threshold.out', _autograd_threshold_out)
 
 
 _op_threshold_ = _get_op('aten::threshold_')
+_fw_threshold_ = FwSpec(_op_threshold_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_threshold_(ks, self, threshold, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_threshold_, _autograd_threshold_, ks, self, threshold, value)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ThresholdBackward1()
@@ -2952,9 +3326,12 @@ register_autograd('aten::threshold_', _autograd_threshold_)
 
 
 _op_threshold_backward = _get_op('aten::threshold_backward')
+_fw_threshold_backward = FwSpec(_op_threshold_backward, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_threshold_backward(ks, grad_output, self, threshold):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_threshold_backward, _autograd_threshold_backward, ks, grad_output, self, threshold)
     if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
         node = _n.ThresholdBackwardBackward0()
         node.next_edges = record.edges(grad_output, self)
@@ -2970,9 +3347,12 @@ register_autograd('aten::threshold_backward', _autograd_threshold_backward)
 
 
 _op_gelu = _get_op('aten::gelu')
+_fw_gelu = FwSpec(_op_gelu, (0,), (False,), 'functional', None)
 
 
 def _autograd_gelu(ks, self, approximate):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_gelu, _autograd_gelu, ks, self, approximate)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.GeluBackward0()
         node.next_edges = record.edges(self)
@@ -3000,9 +3380,12 @@ register_autograd('aten::gelu.out', _autograd_gelu_out)
 
 
 _op_gelu_ = _get_op('aten::gelu_')
+_fw_gelu_ = FwSpec(_op_gelu_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_gelu_(ks, self, approximate):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_gelu_, _autograd_gelu_, ks, self, approximate)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.GeluBackward0()
@@ -3020,9 +3403,12 @@ register_autograd('aten::gelu_', _autograd_gelu_)
 
 
 _op_gelu_backward = _get_op('aten::gelu_backward')
+_fw_gelu_backward = FwSpec(_op_gelu_backward, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_gelu_backward(ks, grad_output, self, approximate):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_gelu_backward, _autograd_gelu_backward, ks, grad_output, self, approximate)
     if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
         node = _n.GeluBackwardBackward0()
         node.next_edges = record.edges(grad_output, self)
@@ -3039,9 +3425,12 @@ register_autograd('aten::gelu_backward', _autograd_gelu_backward)
 
 
 _op_silu = _get_op('aten::silu')
+_fw_silu = FwSpec(_op_silu, (0,), (False,), 'functional', None)
 
 
 def _autograd_silu(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_silu, _autograd_silu, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SiluBackward0()
         node.next_edges = record.edges(self)
@@ -3056,9 +3445,12 @@ register_autograd('aten::silu', _autograd_silu)
 
 
 _op_silu_ = _get_op('aten::silu_')
+_fw_silu_ = FwSpec(_op_silu_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_silu_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_silu_, _autograd_silu_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SiluBackward0()
@@ -3087,9 +3479,12 @@ register_autograd('aten::silu.out', _autograd_silu_out)
 
 
 _op_mish = _get_op('aten::mish')
+_fw_mish = FwSpec(_op_mish, (0,), (False,), 'functional', None)
 
 
 def _autograd_mish(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_mish, _autograd_mish, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MishBackward0()
         node.next_edges = record.edges(self)
@@ -3104,9 +3499,12 @@ register_autograd('aten::mish', _autograd_mish)
 
 
 _op_mish_ = _get_op('aten::mish_')
+_fw_mish_ = FwSpec(_op_mish_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_mish_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_mish_, _autograd_mish_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.MishBackward0()
@@ -3135,9 +3533,12 @@ register_autograd('aten::mish.out', _autograd_mish_out)
 
 
 _op_softplus = _get_op('aten::softplus')
+_fw_softplus = FwSpec(_op_softplus, (0,), (False,), 'functional', None)
 
 
 def _autograd_softplus(ks, self, beta, threshold):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_softplus, _autograd_softplus, ks, self, beta, threshold)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SoftplusBackward0()
         node.next_edges = record.edges(self)
@@ -3166,9 +3567,12 @@ register_autograd('aten::softplus.out', _autograd_softplus_out)
 
 
 _op_softplus_backward = _get_op('aten::softplus_backward')
+_fw_softplus_backward = FwSpec(_op_softplus_backward, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_softplus_backward(ks, grad_output, self, beta, threshold):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_softplus_backward, _autograd_softplus_backward, ks, grad_output, self, beta, threshold)
     if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
         node = _n.SoftplusBackwardBackward0()
         node.next_edges = record.edges(grad_output, self)
@@ -3186,9 +3590,12 @@ register_autograd('aten::softplus_backward', _autograd_softplus_backward)
 
 
 _op_elu = _get_op('aten::elu')
+_fw_elu = FwSpec(_op_elu, (0,), (False,), 'functional', None)
 
 
 def _autograd_elu(ks, self, alpha, scale, input_scale):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_elu, _autograd_elu, ks, self, alpha, scale, input_scale)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.EluBackward0()
         node.next_edges = record.edges(self)
@@ -3218,9 +3625,12 @@ register_autograd('aten::elu.out', _autograd_elu_out)
 
 
 _op_elu_ = _get_op('aten::elu_')
+_fw_elu_ = FwSpec(_op_elu_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_elu_(ks, self, alpha, scale, input_scale):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_elu_, _autograd_elu_, ks, self, alpha, scale, input_scale)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.EluBackward1()
@@ -3240,9 +3650,12 @@ register_autograd('aten::elu_', _autograd_elu_)
 
 
 _op_elu_backward = _get_op('aten::elu_backward')
+_fw_elu_backward = FwSpec(_op_elu_backward, (0, 5), (False, False), 'functional', None)
 
 
 def _autograd_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_elu_backward, _autograd_elu_backward, ks, grad_output, alpha, scale, input_scale, is_result, self_or_result)
     if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self_or_result) is _TI and self_or_result.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self_or_result):
         node = _n.EluBackwardBackward0()
         node.next_edges = record.edges(grad_output, self_or_result)
@@ -3262,9 +3675,12 @@ register_autograd('aten::elu_backward', _autograd_elu_backward)
 
 
 _op_celu = _get_op('aten::celu')
+_fw_celu = FwSpec(_op_celu, (0,), (False,), 'functional', None)
 
 
 def _autograd_celu(ks, self, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_celu, _autograd_celu, ks, self, alpha)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.CeluBackward0()
         node.next_edges = record.edges(self)
@@ -3280,9 +3696,12 @@ register_autograd('aten::celu', _autograd_celu)
 
 
 _op_celu_ = _get_op('aten::celu_')
+_fw_celu_ = FwSpec(_op_celu_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_celu_(ks, self, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_celu_, _autograd_celu_, ks, self, alpha)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.CeluBackward1()
@@ -3300,9 +3719,12 @@ register_autograd('aten::celu_', _autograd_celu_)
 
 
 _op_leaky_relu = _get_op('aten::leaky_relu')
+_fw_leaky_relu = FwSpec(_op_leaky_relu, (0,), (False,), 'functional', None)
 
 
 def _autograd_leaky_relu(ks, self, negative_slope):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_leaky_relu, _autograd_leaky_relu, ks, self, negative_slope)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.LeakyReluBackward0()
         node.next_edges = record.edges(self)
@@ -3330,9 +3752,12 @@ register_autograd('aten::leaky_relu.out', _autograd_leaky_relu_out)
 
 
 _op_leaky_relu_ = _get_op('aten::leaky_relu_')
+_fw_leaky_relu_ = FwSpec(_op_leaky_relu_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_leaky_relu_(ks, self, negative_slope):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_leaky_relu_, _autograd_leaky_relu_, ks, self, negative_slope)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.LeakyReluBackward1()
@@ -3350,9 +3775,12 @@ register_autograd('aten::leaky_relu_', _autograd_leaky_relu_)
 
 
 _op_leaky_relu_backward = _get_op('aten::leaky_relu_backward')
+_fw_leaky_relu_backward = FwSpec(_op_leaky_relu_backward, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_leaky_relu_backward, _autograd_leaky_relu_backward, ks, grad_output, self, negative_slope, self_is_result)
     if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
         node = _n.LeakyReluBackwardBackward0()
         node.next_edges = record.edges(grad_output, self)
@@ -3368,9 +3796,12 @@ register_autograd('aten::leaky_relu_backward', _autograd_leaky_relu_backward)
 
 
 _op_hardtanh = _get_op('aten::hardtanh')
+_fw_hardtanh = FwSpec(_op_hardtanh, (0,), (False,), 'functional', None)
 
 
 def _autograd_hardtanh(ks, self, min_val, max_val):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_hardtanh, _autograd_hardtanh, ks, self, min_val, max_val)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.HardtanhBackward0()
         node.next_edges = record.edges(self)
@@ -3399,9 +3830,12 @@ register_autograd('aten::hardtanh.out', _autograd_hardtanh_out)
 
 
 _op_hardtanh_ = _get_op('aten::hardtanh_')
+_fw_hardtanh_ = FwSpec(_op_hardtanh_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_hardtanh_(ks, self, min_val, max_val):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_hardtanh_, _autograd_hardtanh_, ks, self, min_val, max_val)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.HardtanhBackward0()
@@ -3420,9 +3854,12 @@ register_autograd('aten::hardtanh_', _autograd_hardtanh_)
 
 
 _op_hardtanh_backward = _get_op('aten::hardtanh_backward')
+_fw_hardtanh_backward = FwSpec(_op_hardtanh_backward, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_hardtanh_backward(ks, grad_output, self, min_val, max_val):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_hardtanh_backward, _autograd_hardtanh_backward, ks, grad_output, self, min_val, max_val)
     if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
         node = _n.HardtanhBackwardBackward0()
         node.next_edges = record.edges(grad_output, self)
@@ -3439,9 +3876,12 @@ register_autograd('aten::hardtanh_backward', _autograd_hardtanh_backward)
 
 
 _op_hardsigmoid = _get_op('aten::hardsigmoid')
+_fw_hardsigmoid = FwSpec(_op_hardsigmoid, (0,), (False,), 'functional', None)
 
 
 def _autograd_hardsigmoid(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_hardsigmoid, _autograd_hardsigmoid, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.HardsigmoidBackward0()
         node.next_edges = record.edges(self)
@@ -3468,9 +3908,12 @@ register_autograd('aten::hardsigmoid.out', _autograd_hardsigmoid_out)
 
 
 _op_hardsigmoid_ = _get_op('aten::hardsigmoid_')
+_fw_hardsigmoid_ = FwSpec(_op_hardsigmoid_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_hardsigmoid_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_hardsigmoid_, _autograd_hardsigmoid_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.HardsigmoidBackward0()
@@ -3487,9 +3930,12 @@ register_autograd('aten::hardsigmoid_', _autograd_hardsigmoid_)
 
 
 _op_hardswish = _get_op('aten::hardswish')
+_fw_hardswish = FwSpec(_op_hardswish, (0,), (False,), 'functional', None)
 
 
 def _autograd_hardswish(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_hardswish, _autograd_hardswish, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.HardswishBackward0()
         node.next_edges = record.edges(self)
@@ -3516,9 +3962,12 @@ register_autograd('aten::hardswish.out', _autograd_hardswish_out)
 
 
 _op_hardswish_ = _get_op('aten::hardswish_')
+_fw_hardswish_ = FwSpec(_op_hardswish_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_hardswish_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_hardswish_, _autograd_hardswish_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.HardswishBackward0()
@@ -3535,9 +3984,12 @@ register_autograd('aten::hardswish_', _autograd_hardswish_)
 
 
 _op_log_sigmoid_forward = _get_op('aten::log_sigmoid_forward')
+_fw_log_sigmoid_forward = FwSpec(_op_log_sigmoid_forward, (0,), (False,), 'functional', None)
 
 
 def _autograd_log_sigmoid_forward(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_log_sigmoid_forward, _autograd_log_sigmoid_forward, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.LogSigmoidBackward0()
         node.next_edges = record.edges(self)
@@ -3553,9 +4005,12 @@ register_autograd('aten::log_sigmoid_forward', _autograd_log_sigmoid_forward)
 
 
 _op_glu = _get_op('aten::glu')
+_fw_glu = FwSpec(_op_glu, (0,), (False,), 'functional', None)
 
 
 def _autograd_glu(ks, self, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_glu, _autograd_glu, ks, self, dim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.GluBackward0()
         node.next_edges = record.edges(self)
@@ -3583,9 +4038,12 @@ register_autograd('aten::glu.out', _autograd_glu_out)
 
 
 _op__softmax = _get_op('aten::_softmax')
+_fw__softmax = FwSpec(_op__softmax, (0,), (False,), 'functional', None)
 
 
 def _autograd__softmax(ks, self, dim, half_to_float):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__softmax, _autograd__softmax, ks, self, dim, half_to_float)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SoftmaxBackward0()
         node.next_edges = record.edges(self)
@@ -3613,9 +4071,12 @@ register_autograd('aten::_softmax.out', _autograd__softmax_out)
 
 
 _op__log_softmax = _get_op('aten::_log_softmax')
+_fw__log_softmax = FwSpec(_op__log_softmax, (0,), (False,), 'functional', None)
 
 
 def _autograd__log_softmax(ks, self, dim, half_to_float):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__log_softmax, _autograd__log_softmax, ks, self, dim, half_to_float)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.LogSoftmaxBackward0()
         node.next_edges = record.edges(self)
@@ -3643,9 +4104,12 @@ register_autograd('aten::_log_softmax.out', _autograd__log_softmax_out)
 
 
 _op_native_layer_norm = _get_op('aten::native_layer_norm')
+_fw_native_layer_norm = FwSpec(_op_native_layer_norm, (0, 2, 3), (False, False, False), 'functional', None)
 
 
 def _autograd_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_native_layer_norm, _autograd_native_layer_norm, ks, input, normalized_shape, weight, bias, eps)
     if ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and _gs.enabled and requires_grad_any(input, weight, bias):
         node = _n.NativeLayerNormBackward0()
         node.next_edges = record.edges(input, weight, bias)
@@ -3666,9 +4130,12 @@ register_autograd('aten::native_layer_norm', _autograd_native_layer_norm)
 
 
 _op__fused_rms_norm = _get_op('aten::_fused_rms_norm')
+_fw__fused_rms_norm = FwSpec(_op__fused_rms_norm, (0, 2), (False, False), 'functional', None)
 
 
 def _autograd__fused_rms_norm(ks, input, normalized_shape, weight, eps):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__fused_rms_norm, _autograd__fused_rms_norm, ks, input, normalized_shape, weight, eps)
     if ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None)) and _gs.enabled and requires_grad_any(input, weight):
         node = _n.FusedRmsNormBackward0()
         node.next_edges = record.edges(input, weight)
@@ -3688,9 +4155,12 @@ register_autograd('aten::_fused_rms_norm', _autograd__fused_rms_norm)
 
 
 _op_native_batch_norm = _get_op('aten::native_batch_norm')
+_fw_native_batch_norm = FwSpec(_op_native_batch_norm, (0, 1, 2), (False, False, False), 'functional', None)
 
 
 def _autograd_native_batch_norm(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_native_batch_norm, _autograd_native_batch_norm, ks, input, weight, bias, running_mean, running_var, training, momentum, eps)
     if _gs.enabled:
         _rg = ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias)
         if (type(running_mean) is _TI and running_mean.autograd is not None) and requires_grad_any(running_mean):
@@ -3719,9 +4189,12 @@ register_autograd('aten::native_batch_norm', _autograd_native_batch_norm)
 
 
 _op__native_batch_norm_legit = _get_op('aten::_native_batch_norm_legit')
+_fw__native_batch_norm_legit = FwSpec(_op__native_batch_norm_legit, (0, 1, 2), (False, False, False), 'functional', None)
 
 
 def _autograd__native_batch_norm_legit(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__native_batch_norm_legit, _autograd__native_batch_norm_legit, ks, input, weight, bias, running_mean, running_var, training, momentum, eps)
     if _gs.enabled:
         _rg = ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias)
         if (type(running_mean) is _TI and running_mean.autograd is not None) and requires_grad_any(running_mean):
@@ -3750,9 +4223,12 @@ register_autograd('aten::_native_batch_norm_legit', _autograd__native_batch_norm
 
 
 _op__native_batch_norm_legit_no_stats = _get_op('aten::_native_batch_norm_legit.no_stats')
+_fw__native_batch_norm_legit_no_stats = FwSpec(_op__native_batch_norm_legit_no_stats, (0, 1, 2), (False, False, False), 'functional', None)
 
 
 def _autograd__native_batch_norm_legit_no_stats(ks, input, weight, bias, training, momentum, eps):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__native_batch_norm_legit_no_stats, _autograd__native_batch_norm_legit_no_stats, ks, input, weight, bias, training, momentum, eps)
     if ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and _gs.enabled and requires_grad_any(input, weight, bias):
         node = _n.NativeBatchNormLegitBackward1()
         node.next_edges = record.edges(input, weight, bias)
@@ -3773,9 +4249,12 @@ register_autograd('aten::_native_batch_norm_legit.no_stats', _autograd__native_b
 
 
 _op__native_batch_norm_legit_no_training = _get_op('aten::_native_batch_norm_legit_no_training')
+_fw__native_batch_norm_legit_no_training = FwSpec(_op__native_batch_norm_legit_no_training, (0, 1, 2), (False, False, False), 'functional', None)
 
 
 def _autograd__native_batch_norm_legit_no_training(ks, input, weight, bias, running_mean, running_var, momentum, eps):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__native_batch_norm_legit_no_training, _autograd__native_batch_norm_legit_no_training, ks, input, weight, bias, running_mean, running_var, momentum, eps)
     if _gs.enabled:
         _rg = ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and requires_grad_any(input, weight, bias)
         if (type(running_mean) is _TI and running_mean.autograd is not None) and requires_grad_any(running_mean):
@@ -3803,9 +4282,12 @@ register_autograd('aten::_native_batch_norm_legit_no_training', _autograd__nativ
 
 
 _op_native_group_norm = _get_op('aten::native_group_norm')
+_fw_native_group_norm = FwSpec(_op_native_group_norm, (0, 1, 2), (False, False, False), 'functional', None)
 
 
 def _autograd_native_group_norm(ks, input, weight, bias, N, C, HxW, group, eps):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_native_group_norm, _autograd_native_group_norm, ks, input, weight, bias, N, C, HxW, group, eps)
     if ((type(input) is _TI and input.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(bias) is _TI and bias.autograd is not None)) and _gs.enabled and requires_grad_any(input, weight, bias):
         node = _n.NativeGroupNormBackward0()
         node.next_edges = record.edges(input, weight, bias)
@@ -3830,9 +4312,12 @@ register_autograd('aten::native_group_norm', _autograd_native_group_norm)
 
 
 _op_native_dropout = _get_op('aten::native_dropout')
+_fw_native_dropout = FwSpec(_op_native_dropout, (0,), (False,), 'functional', None)
 
 
 def _autograd_native_dropout(ks, input, p, train):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_native_dropout, _autograd_native_dropout, ks, input, p, train)
     if (type(input) is _TI and input.autograd is not None) and _gs.enabled and requires_grad_any(input):
         node = _n.NativeDropoutBackward0()
         node.next_edges = record.edges(input)
@@ -3850,9 +4335,12 @@ register_autograd('aten::native_dropout', _autograd_native_dropout)
 
 
 _op_embedding = _get_op('aten::embedding')
+_fw_embedding = FwSpec(_op_embedding, (0,), (False,), 'functional', None)
 
 
 def _autograd_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_embedding, _autograd_embedding, ks, weight, indices, padding_idx, scale_grad_by_freq, sparse)
     if (type(weight) is _TI and weight.autograd is not None) and _gs.enabled and requires_grad_any(weight):
         node = _n.EmbeddingBackward0()
         node.next_edges = record.edges(weight)
@@ -3870,9 +4358,12 @@ register_autograd('aten::embedding', _autograd_embedding)
 
 
 _op_embedding_renorm_ = _get_op('aten::embedding_renorm_')
+_fw_embedding_renorm_ = FwSpec(_op_embedding_renorm_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_embedding_renorm_(ks, self, indices, max_norm, norm_type):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_embedding_renorm_, _autograd_embedding_renorm_, ks, self, indices, max_norm, norm_type)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.EmbeddingRenormBackward0()
@@ -3888,9 +4379,12 @@ register_autograd('aten::embedding_renorm_', _autograd_embedding_renorm_)
 
 
 _op__scaled_dot_product_flash_attention_for_cpu = _get_op('aten::_scaled_dot_product_flash_attention_for_cpu')
+_fw__scaled_dot_product_flash_attention_for_cpu = FwSpec(_op__scaled_dot_product_flash_attention_for_cpu, (0, 1, 2), (False, False, False), 'functional', None)
 
 
 def _autograd__scaled_dot_product_flash_attention_for_cpu(ks, query, key, value, dropout_p, is_causal, attn_mask, scale):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__scaled_dot_product_flash_attention_for_cpu, _autograd__scaled_dot_product_flash_attention_for_cpu, ks, query, key, value, dropout_p, is_causal, attn_mask, scale)
     if _gs.enabled:
         _rg = ((type(query) is _TI and query.autograd is not None) or (type(key) is _TI and key.autograd is not None) or (type(value) is _TI and value.autograd is not None)) and requires_grad_any(query, key, value)
         if (type(attn_mask) is _TI and attn_mask.autograd is not None) and requires_grad_any(attn_mask):
@@ -3917,9 +4411,12 @@ register_autograd('aten::_scaled_dot_product_flash_attention_for_cpu', _autograd
 
 
 _op_add_Tensor = _get_op('aten::add.Tensor')
+_fw_add_Tensor = FwSpec(_op_add_Tensor, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_add_Tensor(ks, self, other, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_add_Tensor, _autograd_add_Tensor, ks, self, other, alpha)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.AddBackward0()
         node.next_edges = record.edges(self, other)
@@ -3934,9 +4431,12 @@ register_autograd('aten::add.Tensor', _autograd_add_Tensor)
 
 
 _op_add__Tensor = _get_op('aten::add_.Tensor')
+_fw_add__Tensor = FwSpec(_op_add__Tensor, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_add__Tensor(ks, self, other, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_add__Tensor, _autograd_add__Tensor, ks, self, other, alpha)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.AddBackward0()
@@ -3965,9 +4465,12 @@ register_autograd('aten::add.out', _autograd_add_out)
 
 
 _op_add_Scalar = _get_op('aten::add.Scalar')
+_fw_add_Scalar = FwSpec(_op_add_Scalar, (0,), (False,), 'functional', None)
 
 
 def _autograd_add_Scalar(ks, self, other, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_add_Scalar, _autograd_add_Scalar, ks, self, other, alpha)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AddBackward1()
         node.next_edges = record.edges(self)
@@ -3981,9 +4484,12 @@ register_autograd('aten::add.Scalar', _autograd_add_Scalar)
 
 
 _op_add__Scalar = _get_op('aten::add_.Scalar')
+_fw_add__Scalar = FwSpec(_op_add__Scalar, (0,), (False,), 'inplace', None)
 
 
 def _autograd_add__Scalar(ks, self, other, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_add__Scalar, _autograd_add__Scalar, ks, self, other, alpha)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AddBackward1()
@@ -4011,9 +4517,12 @@ register_autograd('aten::add.Scalar_out', _autograd_add_Scalar_out)
 
 
 _op_sub_Tensor = _get_op('aten::sub.Tensor')
+_fw_sub_Tensor = FwSpec(_op_sub_Tensor, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_sub_Tensor(ks, self, other, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sub_Tensor, _autograd_sub_Tensor, ks, self, other, alpha)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.SubBackward0()
         node.next_edges = record.edges(self, other)
@@ -4028,9 +4537,12 @@ register_autograd('aten::sub.Tensor', _autograd_sub_Tensor)
 
 
 _op_sub__Tensor = _get_op('aten::sub_.Tensor')
+_fw_sub__Tensor = FwSpec(_op_sub__Tensor, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_sub__Tensor(ks, self, other, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sub__Tensor, _autograd_sub__Tensor, ks, self, other, alpha)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.SubBackward0()
@@ -4059,9 +4571,12 @@ register_autograd('aten::sub.out', _autograd_sub_out)
 
 
 _op_sub_Scalar = _get_op('aten::sub.Scalar')
+_fw_sub_Scalar = FwSpec(_op_sub_Scalar, (0,), (False,), 'functional', None)
 
 
 def _autograd_sub_Scalar(ks, self, other, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sub_Scalar, _autograd_sub_Scalar, ks, self, other, alpha)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SubBackward1()
         node.next_edges = record.edges(self)
@@ -4075,9 +4590,12 @@ register_autograd('aten::sub.Scalar', _autograd_sub_Scalar)
 
 
 _op_sub__Scalar = _get_op('aten::sub_.Scalar')
+_fw_sub__Scalar = FwSpec(_op_sub__Scalar, (0,), (False,), 'inplace', None)
 
 
 def _autograd_sub__Scalar(ks, self, other, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sub__Scalar, _autograd_sub__Scalar, ks, self, other, alpha)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SubBackward1()
@@ -4105,9 +4623,12 @@ register_autograd('aten::sub.Scalar_out', _autograd_sub_Scalar_out)
 
 
 _op_rsub_Tensor = _get_op('aten::rsub.Tensor')
+_fw_rsub_Tensor = FwSpec(_op_rsub_Tensor, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_rsub_Tensor(ks, self, other, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_rsub_Tensor, _autograd_rsub_Tensor, ks, self, other, alpha)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.RsubBackward0()
         node.next_edges = record.edges(self, other)
@@ -4134,9 +4655,12 @@ register_autograd('aten::rsub.Tensor_out', _autograd_rsub_Tensor_out)
 
 
 _op_rsub_Scalar = _get_op('aten::rsub.Scalar')
+_fw_rsub_Scalar = FwSpec(_op_rsub_Scalar, (0,), (False,), 'functional', None)
 
 
 def _autograd_rsub_Scalar(ks, self, other, alpha):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_rsub_Scalar, _autograd_rsub_Scalar, ks, self, other, alpha)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.RsubBackward1()
         node.next_edges = record.edges(self)
@@ -4163,9 +4687,12 @@ register_autograd('aten::rsub.Scalar_out', _autograd_rsub_Scalar_out)
 
 
 _op_mul_Tensor = _get_op('aten::mul.Tensor')
+_fw_mul_Tensor = FwSpec(_op_mul_Tensor, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_mul_Tensor(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_mul_Tensor, _autograd_mul_Tensor, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.MulBackward0()
         node.next_edges = record.edges(self, other)
@@ -4181,9 +4708,12 @@ register_autograd('aten::mul.Tensor', _autograd_mul_Tensor)
 
 
 _op_mul__Tensor = _get_op('aten::mul_.Tensor')
+_fw_mul__Tensor = FwSpec(_op_mul__Tensor, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_mul__Tensor(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_mul__Tensor, _autograd_mul__Tensor, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.MulBackward0()
@@ -4213,9 +4743,12 @@ register_autograd('aten::mul.out', _autograd_mul_out)
 
 
 _op_mul_Scalar = _get_op('aten::mul.Scalar')
+_fw_mul_Scalar = FwSpec(_op_mul_Scalar, (0,), (False,), 'functional', None)
 
 
 def _autograd_mul_Scalar(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_mul_Scalar, _autograd_mul_Scalar, ks, self, other)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MulBackward1()
         node.next_edges = record.edges(self)
@@ -4230,9 +4763,12 @@ register_autograd('aten::mul.Scalar', _autograd_mul_Scalar)
 
 
 _op_mul__Scalar = _get_op('aten::mul_.Scalar')
+_fw_mul__Scalar = FwSpec(_op_mul__Scalar, (0,), (False,), 'inplace', None)
 
 
 def _autograd_mul__Scalar(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_mul__Scalar, _autograd_mul__Scalar, ks, self, other)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.MulBackward1()
@@ -4261,9 +4797,12 @@ register_autograd('aten::mul.Scalar_out', _autograd_mul_Scalar_out)
 
 
 _op_div_Tensor = _get_op('aten::div.Tensor')
+_fw_div_Tensor = FwSpec(_op_div_Tensor, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_div_Tensor(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_div_Tensor, _autograd_div_Tensor, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.DivBackward0()
         node.next_edges = record.edges(self, other)
@@ -4279,9 +4818,12 @@ register_autograd('aten::div.Tensor', _autograd_div_Tensor)
 
 
 _op_div__Tensor = _get_op('aten::div_.Tensor')
+_fw_div__Tensor = FwSpec(_op_div__Tensor, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_div__Tensor(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_div__Tensor, _autograd_div__Tensor, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.DivBackward0()
@@ -4311,9 +4853,12 @@ register_autograd('aten::div.out', _autograd_div_out)
 
 
 _op_div_Scalar = _get_op('aten::div.Scalar')
+_fw_div_Scalar = FwSpec(_op_div_Scalar, (0,), (False,), 'functional', None)
 
 
 def _autograd_div_Scalar(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_div_Scalar, _autograd_div_Scalar, ks, self, other)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.DivBackward1()
         node.next_edges = record.edges(self)
@@ -4328,9 +4873,12 @@ register_autograd('aten::div.Scalar', _autograd_div_Scalar)
 
 
 _op_div__Scalar = _get_op('aten::div_.Scalar')
+_fw_div__Scalar = FwSpec(_op_div__Scalar, (0,), (False,), 'inplace', None)
 
 
 def _autograd_div__Scalar(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_div__Scalar, _autograd_div__Scalar, ks, self, other)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.DivBackward1()
@@ -4359,9 +4907,12 @@ register_autograd('aten::div.Scalar_out', _autograd_div_Scalar_out)
 
 
 _op_div_Tensor_mode = _get_op('aten::div.Tensor_mode')
+_fw_div_Tensor_mode = FwSpec(_op_div_Tensor_mode, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_div_Tensor_mode(ks, self, other, rounding_mode):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_div_Tensor_mode, _autograd_div_Tensor_mode, ks, self, other, rounding_mode)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.DivBackward2()
         node.next_edges = record.edges(self, other)
@@ -4378,9 +4929,12 @@ register_autograd('aten::div.Tensor_mode', _autograd_div_Tensor_mode)
 
 
 _op_div__Tensor_mode = _get_op('aten::div_.Tensor_mode')
+_fw_div__Tensor_mode = FwSpec(_op_div__Tensor_mode, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_div__Tensor_mode(ks, self, other, rounding_mode):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_div__Tensor_mode, _autograd_div__Tensor_mode, ks, self, other, rounding_mode)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.DivBackward2()
@@ -4399,9 +4953,12 @@ register_autograd('aten::div_.Tensor_mode', _autograd_div__Tensor_mode)
 
 
 _op_div_Scalar_mode = _get_op('aten::div.Scalar_mode')
+_fw_div_Scalar_mode = FwSpec(_op_div_Scalar_mode, (0,), (False,), 'functional', None)
 
 
 def _autograd_div_Scalar_mode(ks, self, other, rounding_mode):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_div_Scalar_mode, _autograd_div_Scalar_mode, ks, self, other, rounding_mode)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.DivBackward3()
         node.next_edges = record.edges(self)
@@ -4417,9 +4974,12 @@ register_autograd('aten::div.Scalar_mode', _autograd_div_Scalar_mode)
 
 
 _op_div__Scalar_mode = _get_op('aten::div_.Scalar_mode')
+_fw_div__Scalar_mode = FwSpec(_op_div__Scalar_mode, (0,), (False,), 'inplace', None)
 
 
 def _autograd_div__Scalar_mode(ks, self, other, rounding_mode):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_div__Scalar_mode, _autograd_div__Scalar_mode, ks, self, other, rounding_mode)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.DivBackward3()
@@ -4449,9 +5009,12 @@ register_autograd('aten::div.Scalar_mode_out', _autograd_div_Scalar_mode_out)
 
 
 _op_remainder_Scalar = _get_op('aten::remainder.Scalar')
+_fw_remainder_Scalar = FwSpec(_op_remainder_Scalar, (0,), (False,), 'functional', None)
 
 
 def _autograd_remainder_Scalar(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_remainder_Scalar, _autograd_remainder_Scalar, ks, self, other)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.RemainderBackward0()
         node.next_edges = record.edges(self)
@@ -4465,9 +5028,12 @@ register_autograd('aten::remainder.Scalar', _autograd_remainder_Scalar)
 
 
 _op_remainder__Scalar = _get_op('aten::remainder_.Scalar')
+_fw_remainder__Scalar = FwSpec(_op_remainder__Scalar, (0,), (False,), 'inplace', None)
 
 
 def _autograd_remainder__Scalar(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_remainder__Scalar, _autograd_remainder__Scalar, ks, self, other)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.RemainderBackward0()
@@ -4495,9 +5061,12 @@ register_autograd('aten::remainder.Scalar_out', _autograd_remainder_Scalar_out)
 
 
 _op_remainder_Tensor = _get_op('aten::remainder.Tensor')
+_fw_remainder_Tensor = FwSpec(_op_remainder_Tensor, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_remainder_Tensor(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_remainder_Tensor, _autograd_remainder_Tensor, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.RemainderBackward1()
         node.next_edges = record.edges(self, other)
@@ -4513,9 +5082,12 @@ register_autograd('aten::remainder.Tensor', _autograd_remainder_Tensor)
 
 
 _op_remainder__Tensor = _get_op('aten::remainder_.Tensor')
+_fw_remainder__Tensor = FwSpec(_op_remainder__Tensor, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_remainder__Tensor(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_remainder__Tensor, _autograd_remainder__Tensor, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.RemainderBackward1()
@@ -4545,9 +5117,12 @@ register_autograd('aten::remainder.Tensor_out', _autograd_remainder_Tensor_out)
 
 
 _op_fmod_Scalar = _get_op('aten::fmod.Scalar')
+_fw_fmod_Scalar = FwSpec(_op_fmod_Scalar, (0,), (False,), 'functional', None)
 
 
 def _autograd_fmod_Scalar(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_fmod_Scalar, _autograd_fmod_Scalar, ks, self, other)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.FmodBackward0()
         node.next_edges = record.edges(self)
@@ -4561,9 +5136,12 @@ register_autograd('aten::fmod.Scalar', _autograd_fmod_Scalar)
 
 
 _op_fmod__Scalar = _get_op('aten::fmod_.Scalar')
+_fw_fmod__Scalar = FwSpec(_op_fmod__Scalar, (0,), (False,), 'inplace', None)
 
 
 def _autograd_fmod__Scalar(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_fmod__Scalar, _autograd_fmod__Scalar, ks, self, other)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.FmodBackward0()
@@ -4591,9 +5169,12 @@ register_autograd('aten::fmod.Scalar_out', _autograd_fmod_Scalar_out)
 
 
 _op_fmod_Tensor = _get_op('aten::fmod.Tensor')
+_fw_fmod_Tensor = FwSpec(_op_fmod_Tensor, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_fmod_Tensor(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_fmod_Tensor, _autograd_fmod_Tensor, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.FmodBackward1()
         node.next_edges = record.edges(self, other)
@@ -4609,9 +5190,12 @@ register_autograd('aten::fmod.Tensor', _autograd_fmod_Tensor)
 
 
 _op_fmod__Tensor = _get_op('aten::fmod_.Tensor')
+_fw_fmod__Tensor = FwSpec(_op_fmod__Tensor, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_fmod__Tensor(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_fmod__Tensor, _autograd_fmod__Tensor, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.FmodBackward1()
@@ -4641,9 +5225,12 @@ register_autograd('aten::fmod.Tensor_out', _autograd_fmod_Tensor_out)
 
 
 _op_pow_Tensor_Scalar = _get_op('aten::pow.Tensor_Scalar')
+_fw_pow_Tensor_Scalar = FwSpec(_op_pow_Tensor_Scalar, (0,), (False,), 'functional', None)
 
 
 def _autograd_pow_Tensor_Scalar(ks, self, exponent):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_pow_Tensor_Scalar, _autograd_pow_Tensor_Scalar, ks, self, exponent)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.PowBackward0()
         node.next_edges = record.edges(self)
@@ -4659,9 +5246,12 @@ register_autograd('aten::pow.Tensor_Scalar', _autograd_pow_Tensor_Scalar)
 
 
 _op_pow__Scalar = _get_op('aten::pow_.Scalar')
+_fw_pow__Scalar = FwSpec(_op_pow__Scalar, (0,), (False,), 'inplace', None)
 
 
 def _autograd_pow__Scalar(ks, self, exponent):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_pow__Scalar, _autograd_pow__Scalar, ks, self, exponent)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.PowBackward0()
@@ -4691,9 +5281,12 @@ register_autograd('aten::pow.Tensor_Scalar_out', _autograd_pow_Tensor_Scalar_out
 
 
 _op_pow_Tensor_Tensor = _get_op('aten::pow.Tensor_Tensor')
+_fw_pow_Tensor_Tensor = FwSpec(_op_pow_Tensor_Tensor, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_pow_Tensor_Tensor(ks, self, exponent):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_pow_Tensor_Tensor, _autograd_pow_Tensor_Tensor, ks, self, exponent)
     if ((type(self) is _TI and self.autograd is not None) or (type(exponent) is _TI and exponent.autograd is not None)) and _gs.enabled and requires_grad_any(self, exponent):
         node = _n.PowBackward1()
         node.next_edges = record.edges(self, exponent)
@@ -4710,9 +5303,12 @@ register_autograd('aten::pow.Tensor_Tensor', _autograd_pow_Tensor_Tensor)
 
 
 _op_pow__Tensor = _get_op('aten::pow_.Tensor')
+_fw_pow__Tensor = FwSpec(_op_pow__Tensor, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_pow__Tensor(ks, self, exponent):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_pow__Tensor, _autograd_pow__Tensor, ks, self, exponent)
     if ((type(self) is _TI and self.autograd is not None) or (type(exponent) is _TI and exponent.autograd is not None)) and _gs.enabled and requires_grad_any(self, exponent):
         check_inplace(self)
         node = _n.PowBackward1()
@@ -4743,9 +5339,12 @@ register_autograd('aten::pow.Tensor_Tensor_out', _autograd_pow_Tensor_Tensor_out
 
 
 _op_pow_Scalar = _get_op('aten::pow.Scalar')
+_fw_pow_Scalar = FwSpec(_op_pow_Scalar, (1,), (False,), 'functional', None)
 
 
 def _autograd_pow_Scalar(ks, self, exponent):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_pow_Scalar, _autograd_pow_Scalar, ks, self, exponent)
     if (type(exponent) is _TI and exponent.autograd is not None) and _gs.enabled and requires_grad_any(exponent):
         node = _n.PowBackward2()
         node.next_edges = record.edges(exponent)
@@ -4774,9 +5373,12 @@ register_autograd('aten::pow.Scalar_out', _autograd_pow_Scalar_out)
 
 
 _op_addcmul = _get_op('aten::addcmul')
+_fw_addcmul = FwSpec(_op_addcmul, (0, 1, 2), (False, False, False), 'functional', None)
 
 
 def _autograd_addcmul(ks, self, tensor1, tensor2, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_addcmul, _autograd_addcmul, ks, self, tensor1, tensor2, value)
     if ((type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None)) and _gs.enabled and requires_grad_any(self, tensor1, tensor2):
         node = _n.AddcmulBackward0()
         node.next_edges = record.edges(self, tensor1, tensor2)
@@ -4793,9 +5395,12 @@ register_autograd('aten::addcmul', _autograd_addcmul)
 
 
 _op_addcmul_ = _get_op('aten::addcmul_')
+_fw_addcmul_ = FwSpec(_op_addcmul_, (0, 1, 2), (False, False, False), 'inplace', None)
 
 
 def _autograd_addcmul_(ks, self, tensor1, tensor2, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_addcmul_, _autograd_addcmul_, ks, self, tensor1, tensor2, value)
     if ((type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None)) and _gs.enabled and requires_grad_any(self, tensor1, tensor2):
         check_inplace(self)
         node = _n.AddcmulBackward0()
@@ -4826,9 +5431,12 @@ register_autograd('aten::addcmul.out', _autograd_addcmul_out)
 
 
 _op_addcdiv = _get_op('aten::addcdiv')
+_fw_addcdiv = FwSpec(_op_addcdiv, (0, 1, 2), (False, False, False), 'functional', None)
 
 
 def _autograd_addcdiv(ks, self, tensor1, tensor2, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_addcdiv, _autograd_addcdiv, ks, self, tensor1, tensor2, value)
     if ((type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None)) and _gs.enabled and requires_grad_any(self, tensor1, tensor2):
         node = _n.AddcdivBackward0()
         node.next_edges = record.edges(self, tensor1, tensor2)
@@ -4845,9 +5453,12 @@ register_autograd('aten::addcdiv', _autograd_addcdiv)
 
 
 _op_addcdiv_ = _get_op('aten::addcdiv_')
+_fw_addcdiv_ = FwSpec(_op_addcdiv_, (0, 1, 2), (False, False, False), 'inplace', None)
 
 
 def _autograd_addcdiv_(ks, self, tensor1, tensor2, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_addcdiv_, _autograd_addcdiv_, ks, self, tensor1, tensor2, value)
     if ((type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None)) and _gs.enabled and requires_grad_any(self, tensor1, tensor2):
         check_inplace(self)
         node = _n.AddcdivBackward0()
@@ -4878,9 +5489,12 @@ register_autograd('aten::addcdiv.out', _autograd_addcdiv_out)
 
 
 _op_lerp_Scalar = _get_op('aten::lerp.Scalar')
+_fw_lerp_Scalar = FwSpec(_op_lerp_Scalar, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_lerp_Scalar(ks, self, end, weight):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_lerp_Scalar, _autograd_lerp_Scalar, ks, self, end, weight)
     if ((type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None)) and _gs.enabled and requires_grad_any(self, end):
         node = _n.LerpBackward0()
         node.next_edges = record.edges(self, end)
@@ -4895,9 +5509,12 @@ register_autograd('aten::lerp.Scalar', _autograd_lerp_Scalar)
 
 
 _op_lerp__Scalar = _get_op('aten::lerp_.Scalar')
+_fw_lerp__Scalar = FwSpec(_op_lerp__Scalar, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_lerp__Scalar(ks, self, end, weight):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_lerp__Scalar, _autograd_lerp__Scalar, ks, self, end, weight)
     if ((type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None)) and _gs.enabled and requires_grad_any(self, end):
         check_inplace(self)
         node = _n.LerpBackward0()
@@ -4926,9 +5543,12 @@ register_autograd('aten::lerp.Scalar_out', _autograd_lerp_Scalar_out)
 
 
 _op_lerp_Tensor = _get_op('aten::lerp.Tensor')
+_fw_lerp_Tensor = FwSpec(_op_lerp_Tensor, (0, 1, 2), (False, False, False), 'functional', None)
 
 
 def _autograd_lerp_Tensor(ks, self, end, weight):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_lerp_Tensor, _autograd_lerp_Tensor, ks, self, end, weight)
     if ((type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None) or (type(weight) is _TI and weight.autograd is not None)) and _gs.enabled and requires_grad_any(self, end, weight):
         node = _n.LerpBackward1()
         node.next_edges = record.edges(self, end, weight)
@@ -4945,9 +5565,12 @@ register_autograd('aten::lerp.Tensor', _autograd_lerp_Tensor)
 
 
 _op_lerp__Tensor = _get_op('aten::lerp_.Tensor')
+_fw_lerp__Tensor = FwSpec(_op_lerp__Tensor, (0, 1, 2), (False, False, False), 'inplace', None)
 
 
 def _autograd_lerp__Tensor(ks, self, end, weight):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_lerp__Tensor, _autograd_lerp__Tensor, ks, self, end, weight)
     if ((type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None) or (type(weight) is _TI and weight.autograd is not None)) and _gs.enabled and requires_grad_any(self, end, weight):
         check_inplace(self)
         node = _n.LerpBackward1()
@@ -4978,9 +5601,12 @@ register_autograd('aten::lerp.Tensor_out', _autograd_lerp_Tensor_out)
 
 
 _op_abs = _get_op('aten::abs')
+_fw_abs = FwSpec(_op_abs, (0,), (False,), 'functional', None)
 
 
 def _autograd_abs(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_abs, _autograd_abs, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AbsBackward0()
         node.next_edges = record.edges(self)
@@ -4995,9 +5621,12 @@ register_autograd('aten::abs', _autograd_abs)
 
 
 _op_abs_ = _get_op('aten::abs_')
+_fw_abs_ = FwSpec(_op_abs_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_abs_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_abs_, _autograd_abs_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AbsBackward0()
@@ -5026,9 +5655,12 @@ register_autograd('aten::abs.out', _autograd_abs_out)
 
 
 _op_neg = _get_op('aten::neg')
+_fw_neg = FwSpec(_op_neg, (0,), (False,), 'functional', None)
 
 
 def _autograd_neg(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_neg, _autograd_neg, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.NegBackward0()
         node.next_edges = record.edges(self)
@@ -5042,9 +5674,12 @@ register_autograd('aten::neg', _autograd_neg)
 
 
 _op_neg_ = _get_op('aten::neg_')
+_fw_neg_ = FwSpec(_op_neg_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_neg_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_neg_, _autograd_neg_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.NegBackward0()
@@ -5072,9 +5707,12 @@ register_autograd('aten::neg.out', _autograd_neg_out)
 
 
 _op_sign = _get_op('aten::sign')
+_fw_sign = FwSpec(_op_sign, (0,), (False,), 'functional', None)
 
 
 def _autograd_sign(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sign, _autograd_sign, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SignBackward0()
         node.next_edges = record.edges(self)
@@ -5088,9 +5726,12 @@ register_autograd('aten::sign', _autograd_sign)
 
 
 _op_sign_ = _get_op('aten::sign_')
+_fw_sign_ = FwSpec(_op_sign_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_sign_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sign_, _autograd_sign_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SignBackward0()
@@ -5118,9 +5759,12 @@ register_autograd('aten::sign.out', _autograd_sign_out)
 
 
 _op_sgn = _get_op('aten::sgn')
+_fw_sgn = FwSpec(_op_sgn, (0,), (False,), 'functional', None)
 
 
 def _autograd_sgn(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sgn, _autograd_sgn, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SgnBackward0()
         node.next_edges = record.edges(self)
@@ -5136,9 +5780,12 @@ register_autograd('aten::sgn', _autograd_sgn)
 
 
 _op_sgn_ = _get_op('aten::sgn_')
+_fw_sgn_ = FwSpec(_op_sgn_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_sgn_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sgn_, _autograd_sgn_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SgnBackward0()
@@ -5168,9 +5815,12 @@ register_autograd('aten::sgn.out', _autograd_sgn_out)
 
 
 _op_exp = _get_op('aten::exp')
+_fw_exp = FwSpec(_op_exp, (0,), (False,), 'functional', None)
 
 
 def _autograd_exp(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_exp, _autograd_exp, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ExpBackward0()
         node.next_edges = record.edges(self)
@@ -5185,9 +5835,12 @@ register_autograd('aten::exp', _autograd_exp)
 
 
 _op_exp_ = _get_op('aten::exp_')
+_fw_exp_ = FwSpec(_op_exp_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_exp_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_exp_, _autograd_exp_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ExpBackward0()
@@ -5216,9 +5869,12 @@ register_autograd('aten::exp.out', _autograd_exp_out)
 
 
 _op_exp2 = _get_op('aten::exp2')
+_fw_exp2 = FwSpec(_op_exp2, (0,), (False,), 'functional', None)
 
 
 def _autograd_exp2(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_exp2, _autograd_exp2, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.Exp2Backward0()
         node.next_edges = record.edges(self)
@@ -5233,9 +5889,12 @@ register_autograd('aten::exp2', _autograd_exp2)
 
 
 _op_exp2_ = _get_op('aten::exp2_')
+_fw_exp2_ = FwSpec(_op_exp2_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_exp2_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_exp2_, _autograd_exp2_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.Exp2Backward0()
@@ -5264,9 +5923,12 @@ register_autograd('aten::exp2.out', _autograd_exp2_out)
 
 
 _op_expm1 = _get_op('aten::expm1')
+_fw_expm1 = FwSpec(_op_expm1, (0,), (False,), 'functional', None)
 
 
 def _autograd_expm1(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_expm1, _autograd_expm1, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.Expm1Backward0()
         node.next_edges = record.edges(self)
@@ -5281,9 +5943,12 @@ register_autograd('aten::expm1', _autograd_expm1)
 
 
 _op_expm1_ = _get_op('aten::expm1_')
+_fw_expm1_ = FwSpec(_op_expm1_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_expm1_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_expm1_, _autograd_expm1_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.Expm1Backward0()
@@ -5312,9 +5977,12 @@ register_autograd('aten::expm1.out', _autograd_expm1_out)
 
 
 _op_log = _get_op('aten::log')
+_fw_log = FwSpec(_op_log, (0,), (False,), 'functional', None)
 
 
 def _autograd_log(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_log, _autograd_log, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.LogBackward0()
         node.next_edges = record.edges(self)
@@ -5329,9 +5997,12 @@ register_autograd('aten::log', _autograd_log)
 
 
 _op_log_ = _get_op('aten::log_')
+_fw_log_ = FwSpec(_op_log_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_log_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_log_, _autograd_log_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.LogBackward0()
@@ -5360,9 +6031,12 @@ register_autograd('aten::log.out', _autograd_log_out)
 
 
 _op_log2 = _get_op('aten::log2')
+_fw_log2 = FwSpec(_op_log2, (0,), (False,), 'functional', None)
 
 
 def _autograd_log2(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_log2, _autograd_log2, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.Log2Backward0()
         node.next_edges = record.edges(self)
@@ -5377,9 +6051,12 @@ register_autograd('aten::log2', _autograd_log2)
 
 
 _op_log2_ = _get_op('aten::log2_')
+_fw_log2_ = FwSpec(_op_log2_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_log2_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_log2_, _autograd_log2_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.Log2Backward0()
@@ -5408,9 +6085,12 @@ register_autograd('aten::log2.out', _autograd_log2_out)
 
 
 _op_log10 = _get_op('aten::log10')
+_fw_log10 = FwSpec(_op_log10, (0,), (False,), 'functional', None)
 
 
 def _autograd_log10(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_log10, _autograd_log10, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.Log10Backward0()
         node.next_edges = record.edges(self)
@@ -5425,9 +6105,12 @@ register_autograd('aten::log10', _autograd_log10)
 
 
 _op_log10_ = _get_op('aten::log10_')
+_fw_log10_ = FwSpec(_op_log10_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_log10_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_log10_, _autograd_log10_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.Log10Backward0()
@@ -5456,9 +6139,12 @@ register_autograd('aten::log10.out', _autograd_log10_out)
 
 
 _op_log1p = _get_op('aten::log1p')
+_fw_log1p = FwSpec(_op_log1p, (0,), (False,), 'functional', None)
 
 
 def _autograd_log1p(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_log1p, _autograd_log1p, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.Log1PBackward0()
         node.next_edges = record.edges(self)
@@ -5473,9 +6159,12 @@ register_autograd('aten::log1p', _autograd_log1p)
 
 
 _op_log1p_ = _get_op('aten::log1p_')
+_fw_log1p_ = FwSpec(_op_log1p_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_log1p_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_log1p_, _autograd_log1p_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.Log1PBackward0()
@@ -5504,9 +6193,12 @@ register_autograd('aten::log1p.out', _autograd_log1p_out)
 
 
 _op_sqrt = _get_op('aten::sqrt')
+_fw_sqrt = FwSpec(_op_sqrt, (0,), (False,), 'functional', None)
 
 
 def _autograd_sqrt(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sqrt, _autograd_sqrt, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SqrtBackward0()
         node.next_edges = record.edges(self)
@@ -5521,9 +6213,12 @@ register_autograd('aten::sqrt', _autograd_sqrt)
 
 
 _op_sqrt_ = _get_op('aten::sqrt_')
+_fw_sqrt_ = FwSpec(_op_sqrt_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_sqrt_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sqrt_, _autograd_sqrt_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SqrtBackward0()
@@ -5552,9 +6247,12 @@ register_autograd('aten::sqrt.out', _autograd_sqrt_out)
 
 
 _op_rsqrt = _get_op('aten::rsqrt')
+_fw_rsqrt = FwSpec(_op_rsqrt, (0,), (False,), 'functional', None)
 
 
 def _autograd_rsqrt(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_rsqrt, _autograd_rsqrt, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.RsqrtBackward0()
         node.next_edges = record.edges(self)
@@ -5569,9 +6267,12 @@ register_autograd('aten::rsqrt', _autograd_rsqrt)
 
 
 _op_rsqrt_ = _get_op('aten::rsqrt_')
+_fw_rsqrt_ = FwSpec(_op_rsqrt_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_rsqrt_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_rsqrt_, _autograd_rsqrt_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.RsqrtBackward0()
@@ -5600,9 +6301,12 @@ register_autograd('aten::rsqrt.out', _autograd_rsqrt_out)
 
 
 _op_reciprocal = _get_op('aten::reciprocal')
+_fw_reciprocal = FwSpec(_op_reciprocal, (0,), (False,), 'functional', None)
 
 
 def _autograd_reciprocal(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_reciprocal, _autograd_reciprocal, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReciprocalBackward0()
         node.next_edges = record.edges(self)
@@ -5617,9 +6321,12 @@ register_autograd('aten::reciprocal', _autograd_reciprocal)
 
 
 _op_reciprocal_ = _get_op('aten::reciprocal_')
+_fw_reciprocal_ = FwSpec(_op_reciprocal_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_reciprocal_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_reciprocal_, _autograd_reciprocal_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ReciprocalBackward0()
@@ -5648,9 +6355,12 @@ register_autograd('aten::reciprocal.out', _autograd_reciprocal_out)
 
 
 _op_square = _get_op('aten::square')
+_fw_square = FwSpec(_op_square, (0,), (False,), 'functional', None)
 
 
 def _autograd_square(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_square, _autograd_square, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SquareBackward0()
         node.next_edges = record.edges(self)
@@ -5665,9 +6375,12 @@ register_autograd('aten::square', _autograd_square)
 
 
 _op_square_ = _get_op('aten::square_')
+_fw_square_ = FwSpec(_op_square_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_square_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_square_, _autograd_square_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SquareBackward0()
@@ -5696,9 +6409,12 @@ register_autograd('aten::square.out', _autograd_square_out)
 
 
 _op_sin = _get_op('aten::sin')
+_fw_sin = FwSpec(_op_sin, (0,), (False,), 'functional', None)
 
 
 def _autograd_sin(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sin, _autograd_sin, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SinBackward0()
         node.next_edges = record.edges(self)
@@ -5713,9 +6429,12 @@ register_autograd('aten::sin', _autograd_sin)
 
 
 _op_sin_ = _get_op('aten::sin_')
+_fw_sin_ = FwSpec(_op_sin_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_sin_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sin_, _autograd_sin_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SinBackward0()
@@ -5744,9 +6463,12 @@ register_autograd('aten::sin.out', _autograd_sin_out)
 
 
 _op_cos = _get_op('aten::cos')
+_fw_cos = FwSpec(_op_cos, (0,), (False,), 'functional', None)
 
 
 def _autograd_cos(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_cos, _autograd_cos, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.CosBackward0()
         node.next_edges = record.edges(self)
@@ -5761,9 +6483,12 @@ register_autograd('aten::cos', _autograd_cos)
 
 
 _op_cos_ = _get_op('aten::cos_')
+_fw_cos_ = FwSpec(_op_cos_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_cos_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_cos_, _autograd_cos_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.CosBackward0()
@@ -5792,9 +6517,12 @@ register_autograd('aten::cos.out', _autograd_cos_out)
 
 
 _op_tan = _get_op('aten::tan')
+_fw_tan = FwSpec(_op_tan, (0,), (False,), 'functional', None)
 
 
 def _autograd_tan(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_tan, _autograd_tan, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.TanBackward0()
         node.next_edges = record.edges(self)
@@ -5809,9 +6537,12 @@ register_autograd('aten::tan', _autograd_tan)
 
 
 _op_tan_ = _get_op('aten::tan_')
+_fw_tan_ = FwSpec(_op_tan_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_tan_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_tan_, _autograd_tan_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.TanBackward0()
@@ -5840,9 +6571,12 @@ register_autograd('aten::tan.out', _autograd_tan_out)
 
 
 _op_asin = _get_op('aten::asin')
+_fw_asin = FwSpec(_op_asin, (0,), (False,), 'functional', None)
 
 
 def _autograd_asin(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_asin, _autograd_asin, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AsinBackward0()
         node.next_edges = record.edges(self)
@@ -5857,9 +6591,12 @@ register_autograd('aten::asin', _autograd_asin)
 
 
 _op_asin_ = _get_op('aten::asin_')
+_fw_asin_ = FwSpec(_op_asin_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_asin_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_asin_, _autograd_asin_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AsinBackward0()
@@ -5888,9 +6625,12 @@ register_autograd('aten::asin.out', _autograd_asin_out)
 
 
 _op_acos = _get_op('aten::acos')
+_fw_acos = FwSpec(_op_acos, (0,), (False,), 'functional', None)
 
 
 def _autograd_acos(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_acos, _autograd_acos, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AcosBackward0()
         node.next_edges = record.edges(self)
@@ -5905,9 +6645,12 @@ register_autograd('aten::acos', _autograd_acos)
 
 
 _op_acos_ = _get_op('aten::acos_')
+_fw_acos_ = FwSpec(_op_acos_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_acos_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_acos_, _autograd_acos_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AcosBackward0()
@@ -5936,9 +6679,12 @@ register_autograd('aten::acos.out', _autograd_acos_out)
 
 
 _op_atan = _get_op('aten::atan')
+_fw_atan = FwSpec(_op_atan, (0,), (False,), 'functional', None)
 
 
 def _autograd_atan(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_atan, _autograd_atan, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AtanBackward0()
         node.next_edges = record.edges(self)
@@ -5953,9 +6699,12 @@ register_autograd('aten::atan', _autograd_atan)
 
 
 _op_atan_ = _get_op('aten::atan_')
+_fw_atan_ = FwSpec(_op_atan_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_atan_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_atan_, _autograd_atan_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AtanBackward0()
@@ -5984,9 +6733,12 @@ register_autograd('aten::atan.out', _autograd_atan_out)
 
 
 _op_sinh = _get_op('aten::sinh')
+_fw_sinh = FwSpec(_op_sinh, (0,), (False,), 'functional', None)
 
 
 def _autograd_sinh(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sinh, _autograd_sinh, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SinhBackward0()
         node.next_edges = record.edges(self)
@@ -6001,9 +6753,12 @@ register_autograd('aten::sinh', _autograd_sinh)
 
 
 _op_sinh_ = _get_op('aten::sinh_')
+_fw_sinh_ = FwSpec(_op_sinh_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_sinh_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sinh_, _autograd_sinh_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SinhBackward0()
@@ -6032,9 +6787,12 @@ register_autograd('aten::sinh.out', _autograd_sinh_out)
 
 
 _op_cosh = _get_op('aten::cosh')
+_fw_cosh = FwSpec(_op_cosh, (0,), (False,), 'functional', None)
 
 
 def _autograd_cosh(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_cosh, _autograd_cosh, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.CoshBackward0()
         node.next_edges = record.edges(self)
@@ -6049,9 +6807,12 @@ register_autograd('aten::cosh', _autograd_cosh)
 
 
 _op_cosh_ = _get_op('aten::cosh_')
+_fw_cosh_ = FwSpec(_op_cosh_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_cosh_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_cosh_, _autograd_cosh_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.CoshBackward0()
@@ -6080,9 +6841,12 @@ register_autograd('aten::cosh.out', _autograd_cosh_out)
 
 
 _op_tanh = _get_op('aten::tanh')
+_fw_tanh = FwSpec(_op_tanh, (0,), (False,), 'functional', None)
 
 
 def _autograd_tanh(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_tanh, _autograd_tanh, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.TanhBackward0()
         node.next_edges = record.edges(self)
@@ -6097,9 +6861,12 @@ register_autograd('aten::tanh', _autograd_tanh)
 
 
 _op_tanh_ = _get_op('aten::tanh_')
+_fw_tanh_ = FwSpec(_op_tanh_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_tanh_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_tanh_, _autograd_tanh_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.TanhBackward0()
@@ -6128,9 +6895,12 @@ register_autograd('aten::tanh.out', _autograd_tanh_out)
 
 
 _op_tanh_backward = _get_op('aten::tanh_backward')
+_fw_tanh_backward = FwSpec(_op_tanh_backward, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_tanh_backward(ks, grad_output, output):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_tanh_backward, _autograd_tanh_backward, ks, grad_output, output)
     if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(output) is _TI and output.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, output):
         node = _n.TanhBackwardBackward0()
         node.next_edges = record.edges(grad_output, output)
@@ -6146,9 +6916,12 @@ register_autograd('aten::tanh_backward', _autograd_tanh_backward)
 
 
 _op_asinh = _get_op('aten::asinh')
+_fw_asinh = FwSpec(_op_asinh, (0,), (False,), 'functional', None)
 
 
 def _autograd_asinh(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_asinh, _autograd_asinh, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AsinhBackward0()
         node.next_edges = record.edges(self)
@@ -6163,9 +6936,12 @@ register_autograd('aten::asinh', _autograd_asinh)
 
 
 _op_asinh_ = _get_op('aten::asinh_')
+_fw_asinh_ = FwSpec(_op_asinh_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_asinh_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_asinh_, _autograd_asinh_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AsinhBackward0()
@@ -6194,9 +6970,12 @@ register_autograd('aten::asinh.out', _autograd_asinh_out)
 
 
 _op_acosh = _get_op('aten::acosh')
+_fw_acosh = FwSpec(_op_acosh, (0,), (False,), 'functional', None)
 
 
 def _autograd_acosh(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_acosh, _autograd_acosh, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AcoshBackward0()
         node.next_edges = record.edges(self)
@@ -6211,9 +6990,12 @@ register_autograd('aten::acosh', _autograd_acosh)
 
 
 _op_acosh_ = _get_op('aten::acosh_')
+_fw_acosh_ = FwSpec(_op_acosh_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_acosh_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_acosh_, _autograd_acosh_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AcoshBackward0()
@@ -6242,9 +7024,12 @@ register_autograd('aten::acosh.out', _autograd_acosh_out)
 
 
 _op_atanh = _get_op('aten::atanh')
+_fw_atanh = FwSpec(_op_atanh, (0,), (False,), 'functional', None)
 
 
 def _autograd_atanh(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_atanh, _autograd_atanh, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AtanhBackward0()
         node.next_edges = record.edges(self)
@@ -6259,9 +7044,12 @@ register_autograd('aten::atanh', _autograd_atanh)
 
 
 _op_atanh_ = _get_op('aten::atanh_')
+_fw_atanh_ = FwSpec(_op_atanh_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_atanh_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_atanh_, _autograd_atanh_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.AtanhBackward0()
@@ -6290,9 +7078,12 @@ register_autograd('aten::atanh.out', _autograd_atanh_out)
 
 
 _op_sigmoid = _get_op('aten::sigmoid')
+_fw_sigmoid = FwSpec(_op_sigmoid, (0,), (False,), 'functional', None)
 
 
 def _autograd_sigmoid(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sigmoid, _autograd_sigmoid, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SigmoidBackward0()
         node.next_edges = record.edges(self)
@@ -6307,9 +7098,12 @@ register_autograd('aten::sigmoid', _autograd_sigmoid)
 
 
 _op_sigmoid_ = _get_op('aten::sigmoid_')
+_fw_sigmoid_ = FwSpec(_op_sigmoid_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_sigmoid_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sigmoid_, _autograd_sigmoid_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.SigmoidBackward0()
@@ -6338,9 +7132,12 @@ register_autograd('aten::sigmoid.out', _autograd_sigmoid_out)
 
 
 _op_sigmoid_backward = _get_op('aten::sigmoid_backward')
+_fw_sigmoid_backward = FwSpec(_op_sigmoid_backward, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_sigmoid_backward(ks, grad_output, output):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sigmoid_backward, _autograd_sigmoid_backward, ks, grad_output, output)
     if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(output) is _TI and output.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, output):
         node = _n.SigmoidBackwardBackward0()
         node.next_edges = record.edges(grad_output, output)
@@ -6356,9 +7153,12 @@ register_autograd('aten::sigmoid_backward', _autograd_sigmoid_backward)
 
 
 _op_erf = _get_op('aten::erf')
+_fw_erf = FwSpec(_op_erf, (0,), (False,), 'functional', None)
 
 
 def _autograd_erf(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_erf, _autograd_erf, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ErfBackward0()
         node.next_edges = record.edges(self)
@@ -6373,9 +7173,12 @@ register_autograd('aten::erf', _autograd_erf)
 
 
 _op_erf_ = _get_op('aten::erf_')
+_fw_erf_ = FwSpec(_op_erf_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_erf_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_erf_, _autograd_erf_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ErfBackward0()
@@ -6404,9 +7207,12 @@ register_autograd('aten::erf.out', _autograd_erf_out)
 
 
 _op_erfc = _get_op('aten::erfc')
+_fw_erfc = FwSpec(_op_erfc, (0,), (False,), 'functional', None)
 
 
 def _autograd_erfc(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_erfc, _autograd_erfc, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ErfcBackward0()
         node.next_edges = record.edges(self)
@@ -6421,9 +7227,12 @@ register_autograd('aten::erfc', _autograd_erfc)
 
 
 _op_erfc_ = _get_op('aten::erfc_')
+_fw_erfc_ = FwSpec(_op_erfc_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_erfc_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_erfc_, _autograd_erfc_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ErfcBackward0()
@@ -6452,9 +7261,12 @@ register_autograd('aten::erfc.out', _autograd_erfc_out)
 
 
 _op_erfinv = _get_op('aten::erfinv')
+_fw_erfinv = FwSpec(_op_erfinv, (0,), (False,), 'functional', None)
 
 
 def _autograd_erfinv(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_erfinv, _autograd_erfinv, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ErfinvBackward0()
         node.next_edges = record.edges(self)
@@ -6469,9 +7281,12 @@ register_autograd('aten::erfinv', _autograd_erfinv)
 
 
 _op_erfinv_ = _get_op('aten::erfinv_')
+_fw_erfinv_ = FwSpec(_op_erfinv_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_erfinv_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_erfinv_, _autograd_erfinv_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ErfinvBackward0()
@@ -6500,9 +7315,12 @@ register_autograd('aten::erfinv.out', _autograd_erfinv_out)
 
 
 _op_floor = _get_op('aten::floor')
+_fw_floor = FwSpec(_op_floor, (0,), (False,), 'functional', None)
 
 
 def _autograd_floor(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_floor, _autograd_floor, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.FloorBackward0()
         node.next_edges = record.edges(self)
@@ -6516,9 +7334,12 @@ register_autograd('aten::floor', _autograd_floor)
 
 
 _op_floor_ = _get_op('aten::floor_')
+_fw_floor_ = FwSpec(_op_floor_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_floor_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_floor_, _autograd_floor_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.FloorBackward0()
@@ -6546,9 +7367,12 @@ register_autograd('aten::floor.out', _autograd_floor_out)
 
 
 _op_ceil = _get_op('aten::ceil')
+_fw_ceil = FwSpec(_op_ceil, (0,), (False,), 'functional', None)
 
 
 def _autograd_ceil(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_ceil, _autograd_ceil, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.CeilBackward0()
         node.next_edges = record.edges(self)
@@ -6562,9 +7386,12 @@ register_autograd('aten::ceil', _autograd_ceil)
 
 
 _op_ceil_ = _get_op('aten::ceil_')
+_fw_ceil_ = FwSpec(_op_ceil_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_ceil_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_ceil_, _autograd_ceil_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.CeilBackward0()
@@ -6592,9 +7419,12 @@ register_autograd('aten::ceil.out', _autograd_ceil_out)
 
 
 _op_trunc = _get_op('aten::trunc')
+_fw_trunc = FwSpec(_op_trunc, (0,), (False,), 'functional', None)
 
 
 def _autograd_trunc(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_trunc, _autograd_trunc, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.TruncBackward0()
         node.next_edges = record.edges(self)
@@ -6608,9 +7438,12 @@ register_autograd('aten::trunc', _autograd_trunc)
 
 
 _op_trunc_ = _get_op('aten::trunc_')
+_fw_trunc_ = FwSpec(_op_trunc_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_trunc_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_trunc_, _autograd_trunc_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.TruncBackward0()
@@ -6638,9 +7471,12 @@ register_autograd('aten::trunc.out', _autograd_trunc_out)
 
 
 _op_frac = _get_op('aten::frac')
+_fw_frac = FwSpec(_op_frac, (0,), (False,), 'functional', None)
 
 
 def _autograd_frac(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_frac, _autograd_frac, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.FracBackward0()
         node.next_edges = record.edges(self)
@@ -6654,9 +7490,12 @@ register_autograd('aten::frac', _autograd_frac)
 
 
 _op_frac_ = _get_op('aten::frac_')
+_fw_frac_ = FwSpec(_op_frac_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_frac_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_frac_, _autograd_frac_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.FracBackward0()
@@ -6684,9 +7523,12 @@ register_autograd('aten::frac.out', _autograd_frac_out)
 
 
 _op_round = _get_op('aten::round')
+_fw_round = FwSpec(_op_round, (0,), (False,), 'functional', None)
 
 
 def _autograd_round(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_round, _autograd_round, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.RoundBackward0()
         node.next_edges = record.edges(self)
@@ -6700,9 +7542,12 @@ register_autograd('aten::round', _autograd_round)
 
 
 _op_round_ = _get_op('aten::round_')
+_fw_round_ = FwSpec(_op_round_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_round_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_round_, _autograd_round_, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.RoundBackward0()
@@ -6730,9 +7575,12 @@ register_autograd('aten::round.out', _autograd_round_out)
 
 
 _op_round_decimals = _get_op('aten::round.decimals')
+_fw_round_decimals = FwSpec(_op_round_decimals, (0,), (False,), 'functional', None)
 
 
 def _autograd_round_decimals(ks, self, decimals):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_round_decimals, _autograd_round_decimals, ks, self, decimals)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.RoundBackward1()
         node.next_edges = record.edges(self)
@@ -6746,9 +7594,12 @@ register_autograd('aten::round.decimals', _autograd_round_decimals)
 
 
 _op_round__decimals = _get_op('aten::round_.decimals')
+_fw_round__decimals = FwSpec(_op_round__decimals, (0,), (False,), 'inplace', None)
 
 
 def _autograd_round__decimals(ks, self, decimals):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_round__decimals, _autograd_round__decimals, ks, self, decimals)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.RoundBackward1()
@@ -6776,9 +7627,12 @@ register_autograd('aten::round.decimals_out', _autograd_round_decimals_out)
 
 
 _op_nan_to_num = _get_op('aten::nan_to_num')
+_fw_nan_to_num = FwSpec(_op_nan_to_num, (0,), (False,), 'functional', None)
 
 
 def _autograd_nan_to_num(ks, self, nan, posinf, neginf):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_nan_to_num, _autograd_nan_to_num, ks, self, nan, posinf, neginf)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.NanToNumBackward0()
         node.next_edges = record.edges(self)
@@ -6793,9 +7647,12 @@ register_autograd('aten::nan_to_num', _autograd_nan_to_num)
 
 
 _op_nan_to_num_ = _get_op('aten::nan_to_num_')
+_fw_nan_to_num_ = FwSpec(_op_nan_to_num_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_nan_to_num_(ks, self, nan, posinf, neginf):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_nan_to_num_, _autograd_nan_to_num_, ks, self, nan, posinf, neginf)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.NanToNumBackward0()
@@ -6824,9 +7681,12 @@ register_autograd('aten::nan_to_num.out', _autograd_nan_to_num_out)
 
 
 _op_atan2 = _get_op('aten::atan2')
+_fw_atan2 = FwSpec(_op_atan2, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_atan2(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_atan2, _autograd_atan2, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.Atan2Backward0()
         node.next_edges = record.edges(self, other)
@@ -6842,9 +7702,12 @@ register_autograd('aten::atan2', _autograd_atan2)
 
 
 _op_atan2_ = _get_op('aten::atan2_')
+_fw_atan2_ = FwSpec(_op_atan2_, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_atan2_(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_atan2_, _autograd_atan2_, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.Atan2Backward0()
@@ -6874,9 +7737,12 @@ register_autograd('aten::atan2.out', _autograd_atan2_out)
 
 
 _op_hypot = _get_op('aten::hypot')
+_fw_hypot = FwSpec(_op_hypot, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_hypot(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_hypot, _autograd_hypot, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.HypotBackward0()
         node.next_edges = record.edges(self, other)
@@ -6893,9 +7759,12 @@ register_autograd('aten::hypot', _autograd_hypot)
 
 
 _op_hypot_ = _get_op('aten::hypot_')
+_fw_hypot_ = FwSpec(_op_hypot_, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_hypot_(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_hypot_, _autograd_hypot_, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.HypotBackward0()
@@ -6926,9 +7795,12 @@ register_autograd('aten::hypot.out', _autograd_hypot_out)
 
 
 _op_copysign_Tensor = _get_op('aten::copysign.Tensor')
+_fw_copysign_Tensor = FwSpec(_op_copysign_Tensor, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_copysign_Tensor(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_copysign_Tensor, _autograd_copysign_Tensor, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.CopysignBackward0()
         node.next_edges = record.edges(self, other)
@@ -6945,9 +7817,12 @@ register_autograd('aten::copysign.Tensor', _autograd_copysign_Tensor)
 
 
 _op_copysign__Tensor = _get_op('aten::copysign_.Tensor')
+_fw_copysign__Tensor = FwSpec(_op_copysign__Tensor, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_copysign__Tensor(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_copysign__Tensor, _autograd_copysign__Tensor, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.CopysignBackward0()
@@ -6978,9 +7853,12 @@ register_autograd('aten::copysign.out', _autograd_copysign_out)
 
 
 _op_copysign_Scalar = _get_op('aten::copysign.Scalar')
+_fw_copysign_Scalar = FwSpec(_op_copysign_Scalar, (0,), (False,), 'functional', None)
 
 
 def _autograd_copysign_Scalar(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_copysign_Scalar, _autograd_copysign_Scalar, ks, self, other)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.CopysignBackward1()
         node.next_edges = record.edges(self)
@@ -6996,9 +7874,12 @@ register_autograd('aten::copysign.Scalar', _autograd_copysign_Scalar)
 
 
 _op_copysign__Scalar = _get_op('aten::copysign_.Scalar')
+_fw_copysign__Scalar = FwSpec(_op_copysign__Scalar, (0,), (False,), 'inplace', None)
 
 
 def _autograd_copysign__Scalar(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_copysign__Scalar, _autograd_copysign__Scalar, ks, self, other)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.CopysignBackward1()
@@ -7028,9 +7909,12 @@ register_autograd('aten::copysign.Scalar_out', _autograd_copysign_Scalar_out)
 
 
 _op_xlogy_Tensor = _get_op('aten::xlogy.Tensor')
+_fw_xlogy_Tensor = FwSpec(_op_xlogy_Tensor, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_xlogy_Tensor(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_xlogy_Tensor, _autograd_xlogy_Tensor, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.XlogyBackward0()
         node.next_edges = record.edges(self, other)
@@ -7046,9 +7930,12 @@ register_autograd('aten::xlogy.Tensor', _autograd_xlogy_Tensor)
 
 
 _op_xlogy__Tensor = _get_op('aten::xlogy_.Tensor')
+_fw_xlogy__Tensor = FwSpec(_op_xlogy__Tensor, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_xlogy__Tensor(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_xlogy__Tensor, _autograd_xlogy__Tensor, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.XlogyBackward0()
@@ -7066,9 +7953,12 @@ register_autograd('aten::xlogy_.Tensor', _autograd_xlogy__Tensor)
 
 
 _op_xlogy_Scalar_Self = _get_op('aten::xlogy.Scalar_Self')
+_fw_xlogy_Scalar_Self = FwSpec(_op_xlogy_Scalar_Self, (1,), (False,), 'functional', None)
 
 
 def _autograd_xlogy_Scalar_Self(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_xlogy_Scalar_Self, _autograd_xlogy_Scalar_Self, ks, self, other)
     if (type(other) is _TI and other.autograd is not None) and _gs.enabled and requires_grad_any(other):
         node = _n.XlogyBackward1()
         node.next_edges = record.edges(other)
@@ -7084,9 +7974,12 @@ register_autograd('aten::xlogy.Scalar_Self', _autograd_xlogy_Scalar_Self)
 
 
 _op_xlogy_Scalar_Other = _get_op('aten::xlogy.Scalar_Other')
+_fw_xlogy_Scalar_Other = FwSpec(_op_xlogy_Scalar_Other, (0,), (False,), 'functional', None)
 
 
 def _autograd_xlogy_Scalar_Other(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_xlogy_Scalar_Other, _autograd_xlogy_Scalar_Other, ks, self, other)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.XlogyBackward2()
         node.next_edges = record.edges(self)
@@ -7102,9 +7995,12 @@ register_autograd('aten::xlogy.Scalar_Other', _autograd_xlogy_Scalar_Other)
 
 
 _op_xlogy__Scalar_Other = _get_op('aten::xlogy_.Scalar_Other')
+_fw_xlogy__Scalar_Other = FwSpec(_op_xlogy__Scalar_Other, (0,), (False,), 'inplace', None)
 
 
 def _autograd_xlogy__Scalar_Other(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_xlogy__Scalar_Other, _autograd_xlogy__Scalar_Other, ks, self, other)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.XlogyBackward2()
@@ -7122,9 +8018,12 @@ register_autograd('aten::xlogy_.Scalar_Other', _autograd_xlogy__Scalar_Other)
 
 
 _op_logaddexp = _get_op('aten::logaddexp')
+_fw_logaddexp = FwSpec(_op_logaddexp, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_logaddexp(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_logaddexp, _autograd_logaddexp, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.LogaddexpBackward0()
         node.next_edges = record.edges(self, other)
@@ -7152,9 +8051,12 @@ register_autograd('aten::logaddexp.out', _autograd_logaddexp_out)
 
 
 _op_maximum = _get_op('aten::maximum')
+_fw_maximum = FwSpec(_op_maximum, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_maximum(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_maximum, _autograd_maximum, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.MaximumBackward0()
         node.next_edges = record.edges(self, other)
@@ -7182,9 +8084,12 @@ register_autograd('aten::maximum.out', _autograd_maximum_out)
 
 
 _op_fmax = _get_op('aten::fmax')
+_fw_fmax = FwSpec(_op_fmax, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_fmax(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_fmax, _autograd_fmax, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.FmaxBackward0()
         node.next_edges = record.edges(self, other)
@@ -7212,9 +8117,12 @@ register_autograd('aten::fmax.out', _autograd_fmax_out)
 
 
 _op_minimum = _get_op('aten::minimum')
+_fw_minimum = FwSpec(_op_minimum, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_minimum(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_minimum, _autograd_minimum, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.MinimumBackward0()
         node.next_edges = record.edges(self, other)
@@ -7242,9 +8150,12 @@ register_autograd('aten::minimum.out', _autograd_minimum_out)
 
 
 _op_fmin = _get_op('aten::fmin')
+_fw_fmin = FwSpec(_op_fmin, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_fmin(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_fmin, _autograd_fmin, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.FminBackward0()
         node.next_edges = record.edges(self, other)
@@ -7272,9 +8183,12 @@ register_autograd('aten::fmin.out', _autograd_fmin_out)
 
 
 _op_clamp_Tensor = _get_op('aten::clamp.Tensor')
+_fw_clamp_Tensor = FwSpec(_op_clamp_Tensor, (0, 1, 2), (False, False, False), 'functional', None)
 
 
 def _autograd_clamp_Tensor(ks, self, min, max):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_clamp_Tensor, _autograd_clamp_Tensor, ks, self, min, max)
     if ((type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None) or (type(max) is _TI and max.autograd is not None)) and _gs.enabled and requires_grad_any(self, min, max):
         node = _n.ClampBackward0()
         node.next_edges = record.edges(self, min, max)
@@ -7291,9 +8205,12 @@ register_autograd('aten::clamp.Tensor', _autograd_clamp_Tensor)
 
 
 _op_clamp__Tensor = _get_op('aten::clamp_.Tensor')
+_fw_clamp__Tensor = FwSpec(_op_clamp__Tensor, (0, 1, 2), (False, False, False), 'inplace', None)
 
 
 def _autograd_clamp__Tensor(ks, self, min, max):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_clamp__Tensor, _autograd_clamp__Tensor, ks, self, min, max)
     if ((type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None) or (type(max) is _TI and max.autograd is not None)) and _gs.enabled and requires_grad_any(self, min, max):
         check_inplace(self)
         node = _n.ClampBackward0()
@@ -7336,9 +8253,12 @@ register_autograd('aten::clamp.out', _autograd_clamp_out)
 
 
 _op_clamp = _get_op('aten::clamp')
+_fw_clamp = FwSpec(_op_clamp, (0,), (False,), 'functional', None)
 
 
 def _autograd_clamp(ks, self, min, max):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_clamp, _autograd_clamp, ks, self, min, max)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ClampBackward1()
         node.next_edges = record.edges(self)
@@ -7355,9 +8275,12 @@ register_autograd('aten::clamp', _autograd_clamp)
 
 
 _op_clamp_ = _get_op('aten::clamp_')
+_fw_clamp_ = FwSpec(_op_clamp_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_clamp_(ks, self, min, max):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_clamp_, _autograd_clamp_, ks, self, min, max)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ClampBackward1()
@@ -7376,9 +8299,12 @@ register_autograd('aten::clamp_', _autograd_clamp_)
 
 
 _op_clamp_min = _get_op('aten::clamp_min')
+_fw_clamp_min = FwSpec(_op_clamp_min, (0,), (False,), 'functional', None)
 
 
 def _autograd_clamp_min(ks, self, min):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_clamp_min, _autograd_clamp_min, ks, self, min)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ClampMinBackward0()
         node.next_edges = record.edges(self)
@@ -7394,9 +8320,12 @@ register_autograd('aten::clamp_min', _autograd_clamp_min)
 
 
 _op_clamp_min_ = _get_op('aten::clamp_min_')
+_fw_clamp_min_ = FwSpec(_op_clamp_min_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_clamp_min_(ks, self, min):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_clamp_min_, _autograd_clamp_min_, ks, self, min)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ClampMinBackward0()
@@ -7426,9 +8355,12 @@ register_autograd('aten::clamp_min.out', _autograd_clamp_min_out)
 
 
 _op_clamp_min_Tensor = _get_op('aten::clamp_min.Tensor')
+_fw_clamp_min_Tensor = FwSpec(_op_clamp_min_Tensor, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_clamp_min_Tensor(ks, self, min):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_clamp_min_Tensor, _autograd_clamp_min_Tensor, ks, self, min)
     if ((type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None)) and _gs.enabled and requires_grad_any(self, min):
         node = _n.ClampMinBackward1()
         node.next_edges = record.edges(self, min)
@@ -7444,9 +8376,12 @@ register_autograd('aten::clamp_min.Tensor', _autograd_clamp_min_Tensor)
 
 
 _op_clamp_min__Tensor = _get_op('aten::clamp_min_.Tensor')
+_fw_clamp_min__Tensor = FwSpec(_op_clamp_min__Tensor, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_clamp_min__Tensor(ks, self, min):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_clamp_min__Tensor, _autograd_clamp_min__Tensor, ks, self, min)
     if ((type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None)) and _gs.enabled and requires_grad_any(self, min):
         check_inplace(self)
         node = _n.ClampMinBackward1()
@@ -7476,9 +8411,12 @@ register_autograd('aten::clamp_min.Tensor_out', _autograd_clamp_min_Tensor_out)
 
 
 _op_clamp_max = _get_op('aten::clamp_max')
+_fw_clamp_max = FwSpec(_op_clamp_max, (0,), (False,), 'functional', None)
 
 
 def _autograd_clamp_max(ks, self, max):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_clamp_max, _autograd_clamp_max, ks, self, max)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ClampMaxBackward0()
         node.next_edges = record.edges(self)
@@ -7494,9 +8432,12 @@ register_autograd('aten::clamp_max', _autograd_clamp_max)
 
 
 _op_clamp_max_ = _get_op('aten::clamp_max_')
+_fw_clamp_max_ = FwSpec(_op_clamp_max_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_clamp_max_(ks, self, max):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_clamp_max_, _autograd_clamp_max_, ks, self, max)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ClampMaxBackward0()
@@ -7526,9 +8467,12 @@ register_autograd('aten::clamp_max.out', _autograd_clamp_max_out)
 
 
 _op_clamp_max_Tensor = _get_op('aten::clamp_max.Tensor')
+_fw_clamp_max_Tensor = FwSpec(_op_clamp_max_Tensor, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_clamp_max_Tensor(ks, self, max):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_clamp_max_Tensor, _autograd_clamp_max_Tensor, ks, self, max)
     if ((type(self) is _TI and self.autograd is not None) or (type(max) is _TI and max.autograd is not None)) and _gs.enabled and requires_grad_any(self, max):
         node = _n.ClampMaxBackward1()
         node.next_edges = record.edges(self, max)
@@ -7544,9 +8488,12 @@ register_autograd('aten::clamp_max.Tensor', _autograd_clamp_max_Tensor)
 
 
 _op_clamp_max__Tensor = _get_op('aten::clamp_max_.Tensor')
+_fw_clamp_max__Tensor = FwSpec(_op_clamp_max__Tensor, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_clamp_max__Tensor(ks, self, max):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_clamp_max__Tensor, _autograd_clamp_max__Tensor, ks, self, max)
     if ((type(self) is _TI and self.autograd is not None) or (type(max) is _TI and max.autograd is not None)) and _gs.enabled and requires_grad_any(self, max):
         check_inplace(self)
         node = _n.ClampMaxBackward1()
@@ -7576,9 +8523,12 @@ register_autograd('aten::clamp_max.Tensor_out', _autograd_clamp_max_Tensor_out)
 
 
 _op_where_self = _get_op('aten::where.self')
+_fw_where_self = FwSpec(_op_where_self, (1, 2), (False, False), 'functional', None)
 
 
 def _autograd_where_self(ks, condition, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_where_self, _autograd_where_self, ks, condition, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         node = _n.WhereBackward0()
         node.next_edges = record.edges(self, other)
@@ -7605,9 +8555,12 @@ register_autograd('aten::where.self_out', _autograd_where_self_out)
 
 
 _op_eq__Scalar = _get_op('aten::eq_.Scalar')
+_fw_eq__Scalar = FwSpec(_op_eq__Scalar, (0,), (False,), 'inplace', None)
 
 
 def _autograd_eq__Scalar(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_eq__Scalar, _autograd_eq__Scalar, ks, self, other)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.EqBackward0()
@@ -7623,9 +8576,12 @@ register_autograd('aten::eq_.Scalar', _autograd_eq__Scalar)
 
 
 _op_eq__Tensor = _get_op('aten::eq_.Tensor')
+_fw_eq__Tensor = FwSpec(_op_eq__Tensor, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_eq__Tensor(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_eq__Tensor, _autograd_eq__Tensor, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.EqBackward1()
@@ -7641,9 +8597,12 @@ register_autograd('aten::eq_.Tensor', _autograd_eq__Tensor)
 
 
 _op_ge__Scalar = _get_op('aten::ge_.Scalar')
+_fw_ge__Scalar = FwSpec(_op_ge__Scalar, (0,), (False,), 'inplace', None)
 
 
 def _autograd_ge__Scalar(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_ge__Scalar, _autograd_ge__Scalar, ks, self, other)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.GeBackward0()
@@ -7659,9 +8618,12 @@ register_autograd('aten::ge_.Scalar', _autograd_ge__Scalar)
 
 
 _op_ge__Tensor = _get_op('aten::ge_.Tensor')
+_fw_ge__Tensor = FwSpec(_op_ge__Tensor, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_ge__Tensor(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_ge__Tensor, _autograd_ge__Tensor, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.GeBackward1()
@@ -7677,9 +8639,12 @@ register_autograd('aten::ge_.Tensor', _autograd_ge__Tensor)
 
 
 _op_gt__Scalar = _get_op('aten::gt_.Scalar')
+_fw_gt__Scalar = FwSpec(_op_gt__Scalar, (0,), (False,), 'inplace', None)
 
 
 def _autograd_gt__Scalar(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_gt__Scalar, _autograd_gt__Scalar, ks, self, other)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.GtBackward0()
@@ -7695,9 +8660,12 @@ register_autograd('aten::gt_.Scalar', _autograd_gt__Scalar)
 
 
 _op_gt__Tensor = _get_op('aten::gt_.Tensor')
+_fw_gt__Tensor = FwSpec(_op_gt__Tensor, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_gt__Tensor(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_gt__Tensor, _autograd_gt__Tensor, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.GtBackward1()
@@ -7713,9 +8681,12 @@ register_autograd('aten::gt_.Tensor', _autograd_gt__Tensor)
 
 
 _op_le__Scalar = _get_op('aten::le_.Scalar')
+_fw_le__Scalar = FwSpec(_op_le__Scalar, (0,), (False,), 'inplace', None)
 
 
 def _autograd_le__Scalar(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_le__Scalar, _autograd_le__Scalar, ks, self, other)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.LeBackward0()
@@ -7731,9 +8702,12 @@ register_autograd('aten::le_.Scalar', _autograd_le__Scalar)
 
 
 _op_le__Tensor = _get_op('aten::le_.Tensor')
+_fw_le__Tensor = FwSpec(_op_le__Tensor, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_le__Tensor(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_le__Tensor, _autograd_le__Tensor, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.LeBackward1()
@@ -7749,9 +8723,12 @@ register_autograd('aten::le_.Tensor', _autograd_le__Tensor)
 
 
 _op_lt__Scalar = _get_op('aten::lt_.Scalar')
+_fw_lt__Scalar = FwSpec(_op_lt__Scalar, (0,), (False,), 'inplace', None)
 
 
 def _autograd_lt__Scalar(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_lt__Scalar, _autograd_lt__Scalar, ks, self, other)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.LtBackward0()
@@ -7767,9 +8744,12 @@ register_autograd('aten::lt_.Scalar', _autograd_lt__Scalar)
 
 
 _op_lt__Tensor = _get_op('aten::lt_.Tensor')
+_fw_lt__Tensor = FwSpec(_op_lt__Tensor, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_lt__Tensor(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_lt__Tensor, _autograd_lt__Tensor, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.LtBackward1()
@@ -7785,9 +8765,12 @@ register_autograd('aten::lt_.Tensor', _autograd_lt__Tensor)
 
 
 _op_ne__Scalar = _get_op('aten::ne_.Scalar')
+_fw_ne__Scalar = FwSpec(_op_ne__Scalar, (0,), (False,), 'inplace', None)
 
 
 def _autograd_ne__Scalar(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_ne__Scalar, _autograd_ne__Scalar, ks, self, other)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.NeBackward0()
@@ -7803,9 +8786,12 @@ register_autograd('aten::ne_.Scalar', _autograd_ne__Scalar)
 
 
 _op_ne__Tensor = _get_op('aten::ne_.Tensor')
+_fw_ne__Tensor = FwSpec(_op_ne__Tensor, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_ne__Tensor(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_ne__Tensor, _autograd_ne__Tensor, ks, self, other)
     if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
         check_inplace(self)
         node = _n.NeBackward1()
@@ -7861,9 +8847,12 @@ register_autograd('aten::logical_xor_', _autograd_logical_xor_)
 
 
 _op_bernoulli = _get_op('aten::bernoulli')
+_fw_bernoulli = FwSpec(_op_bernoulli, (0,), (False,), 'functional', None)
 
 
 def _autograd_bernoulli(ks, self, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_bernoulli, _autograd_bernoulli, ks, self, generator)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.BernoulliBackward0()
         node.next_edges = record.edges(self)
@@ -7889,9 +8878,12 @@ register_autograd('aten::bernoulli.out', _autograd_bernoulli_out)
 
 
 _op_bernoulli__Tensor = _get_op('aten::bernoulli_.Tensor')
+_fw_bernoulli__Tensor = FwSpec(_op_bernoulli__Tensor, (0, 1), (False, False), 'inplace', None)
 
 
 def _autograd_bernoulli__Tensor(ks, self, p, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_bernoulli__Tensor, _autograd_bernoulli__Tensor, ks, self, p, generator)
     if ((type(self) is _TI and self.autograd is not None) or (type(p) is _TI and p.autograd is not None)) and _gs.enabled and requires_grad_any(self, p):
         check_inplace(self)
         node = _n.BernoulliBackward1()
@@ -7908,9 +8900,12 @@ register_autograd('aten::bernoulli_.Tensor', _autograd_bernoulli__Tensor)
 
 
 _op_bernoulli__float = _get_op('aten::bernoulli_.float')
+_fw_bernoulli__float = FwSpec(_op_bernoulli__float, (0,), (False,), 'inplace', None)
 
 
 def _autograd_bernoulli__float(ks, self, p, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_bernoulli__float, _autograd_bernoulli__float, ks, self, p, generator)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.BernoulliBackward2()
@@ -7926,9 +8921,12 @@ register_autograd('aten::bernoulli_.float', _autograd_bernoulli__float)
 
 
 _op_exponential_ = _get_op('aten::exponential_')
+_fw_exponential_ = FwSpec(_op_exponential_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_exponential_(ks, self, lambd, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_exponential_, _autograd_exponential_, ks, self, lambd, generator)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.ExponentialBackward0()
@@ -7944,9 +8942,12 @@ register_autograd('aten::exponential_', _autograd_exponential_)
 
 
 _op_normal_ = _get_op('aten::normal_')
+_fw_normal_ = FwSpec(_op_normal_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_normal_(ks, self, mean, std, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_normal_, _autograd_normal_, ks, self, mean, std, generator)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.NormalBackward0()
@@ -7962,9 +8963,12 @@ register_autograd('aten::normal_', _autograd_normal_)
 
 
 _op_random__from = _get_op('aten::random_.from')
+_fw_random__from = FwSpec(_op_random__from, (0,), (False,), 'inplace', None)
 
 
 def _autograd_random__from(ks, self, from_, to, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_random__from, _autograd_random__from, ks, self, from_, to, generator)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.RandomBackward0()
@@ -7980,9 +8984,12 @@ register_autograd('aten::random_.from', _autograd_random__from)
 
 
 _op_random__to = _get_op('aten::random_.to')
+_fw_random__to = FwSpec(_op_random__to, (0,), (False,), 'inplace', None)
 
 
 def _autograd_random__to(ks, self, to, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_random__to, _autograd_random__to, ks, self, to, generator)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.RandomBackward1()
@@ -7998,9 +9005,12 @@ register_autograd('aten::random_.to', _autograd_random__to)
 
 
 _op_random_ = _get_op('aten::random_')
+_fw_random_ = FwSpec(_op_random_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_random_(ks, self, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_random_, _autograd_random_, ks, self, generator)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.RandomBackward2()
@@ -8016,9 +9026,12 @@ register_autograd('aten::random_', _autograd_random_)
 
 
 _op_uniform_ = _get_op('aten::uniform_')
+_fw_uniform_ = FwSpec(_op_uniform_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_uniform_(ks, self, from_, to, generator):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_uniform_, _autograd_uniform_, ks, self, from_, to, generator)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.UniformBackward0()
@@ -8034,9 +9047,12 @@ register_autograd('aten::uniform_', _autograd_uniform_)
 
 
 _op_sum = _get_op('aten::sum')
+_fw_sum = FwSpec(_op_sum, (0,), (False,), 'functional', None)
 
 
 def _autograd_sum(ks, self, dtype):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sum, _autograd_sum, ks, self, dtype)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SumBackward0()
         node.next_edges = record.edges(self)
@@ -8064,9 +9080,12 @@ register_autograd('aten::sum.out', _autograd_sum_out)
 
 
 _op_sum_dim_IntList = _get_op('aten::sum.dim_IntList')
+_fw_sum_dim_IntList = FwSpec(_op_sum_dim_IntList, (0,), (False,), 'functional', None)
 
 
 def _autograd_sum_dim_IntList(ks, self, dim, keepdim, dtype):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sum_dim_IntList, _autograd_sum_dim_IntList, ks, self, dim, keepdim, dtype)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SumBackward1()
         node.next_edges = record.edges(self)
@@ -8084,9 +9103,12 @@ register_autograd('aten::sum.dim_IntList', _autograd_sum_dim_IntList)
 
 
 _op_mean = _get_op('aten::mean')
+_fw_mean = FwSpec(_op_mean, (0,), (False,), 'functional', None)
 
 
 def _autograd_mean(ks, self, dtype):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_mean, _autograd_mean, ks, self, dtype)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MeanBackward0()
         node.next_edges = record.edges(self)
@@ -8114,9 +9136,12 @@ register_autograd('aten::mean.out', _autograd_mean_out)
 
 
 _op_mean_dim = _get_op('aten::mean.dim')
+_fw_mean_dim = FwSpec(_op_mean_dim, (0,), (False,), 'functional', None)
 
 
 def _autograd_mean_dim(ks, self, dim, keepdim, dtype):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_mean_dim, _autograd_mean_dim, ks, self, dim, keepdim, dtype)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MeanBackward1()
         node.next_edges = record.edges(self)
@@ -8134,9 +9159,12 @@ register_autograd('aten::mean.dim', _autograd_mean_dim)
 
 
 _op_prod = _get_op('aten::prod')
+_fw_prod = FwSpec(_op_prod, (0,), (False,), 'functional', None)
 
 
 def _autograd_prod(ks, self, dtype):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_prod, _autograd_prod, ks, self, dtype)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ProdBackward0()
         node.next_edges = record.edges(self)
@@ -8164,9 +9192,12 @@ register_autograd('aten::prod.out', _autograd_prod_out)
 
 
 _op_prod_dim_int = _get_op('aten::prod.dim_int')
+_fw_prod_dim_int = FwSpec(_op_prod_dim_int, (0,), (False,), 'functional', None)
 
 
 def _autograd_prod_dim_int(ks, self, dim, keepdim, dtype):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_prod_dim_int, _autograd_prod_dim_int, ks, self, dim, keepdim, dtype)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ProdBackward1()
         node.next_edges = record.edges(self)
@@ -8184,9 +9215,12 @@ register_autograd('aten::prod.dim_int', _autograd_prod_dim_int)
 
 
 _op_max_dim = _get_op('aten::max.dim')
+_fw_max_dim = FwSpec(_op_max_dim, (0,), (False,), 'functional', None)
 
 
 def _autograd_max_dim(ks, self, dim, keepdim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_max_dim, _autograd_max_dim, ks, self, dim, keepdim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MaxBackward0()
         node.next_edges = record.edges(self)
@@ -8217,9 +9251,12 @@ register_autograd('aten::max.out', _autograd_max_out)
 
 
 _op_max = _get_op('aten::max')
+_fw_max = FwSpec(_op_max, (0,), (False,), 'functional', None)
 
 
 def _autograd_max(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_max, _autograd_max, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MaxBackward1()
         node.next_edges = record.edges(self)
@@ -8235,9 +9272,12 @@ register_autograd('aten::max', _autograd_max)
 
 
 _op_min_dim = _get_op('aten::min.dim')
+_fw_min_dim = FwSpec(_op_min_dim, (0,), (False,), 'functional', None)
 
 
 def _autograd_min_dim(ks, self, dim, keepdim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_min_dim, _autograd_min_dim, ks, self, dim, keepdim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MinBackward0()
         node.next_edges = record.edges(self)
@@ -8268,9 +9308,12 @@ register_autograd('aten::min.out', _autograd_min_out)
 
 
 _op_min = _get_op('aten::min')
+_fw_min = FwSpec(_op_min, (0,), (False,), 'functional', None)
 
 
 def _autograd_min(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_min, _autograd_min, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MinBackward1()
         node.next_edges = record.edges(self)
@@ -8286,9 +9329,12 @@ register_autograd('aten::min', _autograd_min)
 
 
 _op_amax = _get_op('aten::amax')
+_fw_amax = FwSpec(_op_amax, (0,), (False,), 'functional', None)
 
 
 def _autograd_amax(ks, self, dim, keepdim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_amax, _autograd_amax, ks, self, dim, keepdim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AmaxBackward0()
         node.next_edges = record.edges(self)
@@ -8318,9 +9364,12 @@ register_autograd('aten::amax.out', _autograd_amax_out)
 
 
 _op_amin = _get_op('aten::amin')
+_fw_amin = FwSpec(_op_amin, (0,), (False,), 'functional', None)
 
 
 def _autograd_amin(ks, self, dim, keepdim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_amin, _autograd_amin, ks, self, dim, keepdim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AminBackward0()
         node.next_edges = record.edges(self)
@@ -8350,9 +9399,12 @@ register_autograd('aten::amin.out', _autograd_amin_out)
 
 
 _op_logsumexp = _get_op('aten::logsumexp')
+_fw_logsumexp = FwSpec(_op_logsumexp, (0,), (False,), 'functional', None)
 
 
 def _autograd_logsumexp(ks, self, dim, keepdim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_logsumexp, _autograd_logsumexp, ks, self, dim, keepdim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.LogsumexpBackward0()
         node.next_edges = record.edges(self)
@@ -8382,9 +9434,12 @@ register_autograd('aten::logsumexp.out', _autograd_logsumexp_out)
 
 
 _op_var_correction = _get_op('aten::var.correction')
+_fw_var_correction = FwSpec(_op_var_correction, (0,), (False,), 'functional', None)
 
 
 def _autograd_var_correction(ks, self, dim, correction, keepdim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_var_correction, _autograd_var_correction, ks, self, dim, correction, keepdim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.VarBackward0()
         node.next_edges = record.edges(self)
@@ -8426,9 +9481,12 @@ register_autograd('aten::var.correction_out', _autograd_var_correction_out)
 
 
 _op_std_correction = _get_op('aten::std.correction')
+_fw_std_correction = FwSpec(_op_std_correction, (0,), (False,), 'functional', None)
 
 
 def _autograd_std_correction(ks, self, dim, correction, keepdim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_std_correction, _autograd_std_correction, ks, self, dim, correction, keepdim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.StdBackward0()
         node.next_edges = record.edges(self)
@@ -8471,9 +9529,12 @@ register_autograd('aten::std.correction_out', _autograd_std_correction_out)
 
 
 _op_var_mean_correction = _get_op('aten::var_mean.correction')
+_fw_var_mean_correction = FwSpec(_op_var_mean_correction, (0,), (False,), 'functional', None)
 
 
 def _autograd_var_mean_correction(ks, self, dim, correction, keepdim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_var_mean_correction, _autograd_var_mean_correction, ks, self, dim, correction, keepdim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.VarMeanBackward0()
         node.next_edges = record.edges(self)
@@ -8505,9 +9566,12 @@ register_autograd('aten::var_mean.correction_out', _autograd_var_mean_correction
 
 
 _op_std_mean_correction = _get_op('aten::std_mean.correction')
+_fw_std_mean_correction = FwSpec(_op_std_mean_correction, (0,), (False,), 'functional', None)
 
 
 def _autograd_std_mean_correction(ks, self, dim, correction, keepdim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_std_mean_correction, _autograd_std_mean_correction, ks, self, dim, correction, keepdim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.StdMeanBackward0()
         node.next_edges = record.edges(self)
@@ -8540,9 +9604,12 @@ register_autograd('aten::std_mean.correction_out', _autograd_std_mean_correction
 
 
 _op_norm_Scalar = _get_op('aten::norm.Scalar')
+_fw_norm_Scalar = FwSpec(_op_norm_Scalar, (0,), (False,), 'functional', None)
 
 
 def _autograd_norm_Scalar(ks, self, p):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_norm_Scalar, _autograd_norm_Scalar, ks, self, p)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.NormBackward0()
         node.next_edges = record.edges(self)
@@ -8583,9 +9650,12 @@ register_autograd('aten::norm.Scalar_out', _autograd_norm_Scalar_out)
 
 
 _op_norm_ScalarOpt_dim = _get_op('aten::norm.ScalarOpt_dim')
+_fw_norm_ScalarOpt_dim = FwSpec(_op_norm_ScalarOpt_dim, (0,), (False,), 'functional', None)
 
 
 def _autograd_norm_ScalarOpt_dim(ks, self, p, dim, keepdim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_norm_ScalarOpt_dim, _autograd_norm_ScalarOpt_dim, ks, self, p, dim, keepdim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.NormBackward1()
         node.next_edges = record.edges(self)
@@ -8604,9 +9674,12 @@ register_autograd('aten::norm.ScalarOpt_dim', _autograd_norm_ScalarOpt_dim)
 
 
 _op_norm_ScalarOpt_dtype = _get_op('aten::norm.ScalarOpt_dtype')
+_fw_norm_ScalarOpt_dtype = FwSpec(_op_norm_ScalarOpt_dtype, (0,), (False,), 'functional', None)
 
 
 def _autograd_norm_ScalarOpt_dtype(ks, self, p, dtype):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_norm_ScalarOpt_dtype, _autograd_norm_ScalarOpt_dtype, ks, self, p, dtype)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.NormBackward2()
         node.next_edges = record.edges(self)
@@ -8635,9 +9708,12 @@ register_autograd('aten::norm.ScalarOpt_dtype_out', _autograd_norm_ScalarOpt_dty
 
 
 _op_norm_ScalarOpt_dim_dtype = _get_op('aten::norm.ScalarOpt_dim_dtype')
+_fw_norm_ScalarOpt_dim_dtype = FwSpec(_op_norm_ScalarOpt_dim_dtype, (0,), (False,), 'functional', None)
 
 
 def _autograd_norm_ScalarOpt_dim_dtype(ks, self, p, dim, keepdim, dtype):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_norm_ScalarOpt_dim_dtype, _autograd_norm_ScalarOpt_dim_dtype, ks, self, p, dim, keepdim, dtype)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.NormBackward3()
         node.next_edges = record.edges(self)
@@ -8656,9 +9732,12 @@ register_autograd('aten::norm.ScalarOpt_dim_dtype', _autograd_norm_ScalarOpt_dim
 
 
 _op_linalg_vector_norm = _get_op('aten::linalg_vector_norm')
+_fw_linalg_vector_norm = FwSpec(_op_linalg_vector_norm, (0,), (False,), 'functional', None)
 
 
 def _autograd_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_linalg_vector_norm, _autograd_linalg_vector_norm, ks, self, ord, dim, keepdim, dtype)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.LinalgVectorNormBackward0()
         node.next_edges = record.edges(self)
@@ -8689,9 +9768,12 @@ register_autograd('aten::linalg_vector_norm.out', _autograd_linalg_vector_norm_o
 
 
 _op_cumsum = _get_op('aten::cumsum')
+_fw_cumsum = FwSpec(_op_cumsum, (0,), (False,), 'functional', None)
 
 
 def _autograd_cumsum(ks, self, dim, dtype):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_cumsum, _autograd_cumsum, ks, self, dim, dtype)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.CumsumBackward0()
         node.next_edges = record.edges(self)
@@ -8707,9 +9789,12 @@ register_autograd('aten::cumsum', _autograd_cumsum)
 
 
 _op_cumsum_ = _get_op('aten::cumsum_')
+_fw_cumsum_ = FwSpec(_op_cumsum_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_cumsum_(ks, self, dim, dtype):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_cumsum_, _autograd_cumsum_, ks, self, dim, dtype)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.CumsumBackward0()
@@ -8739,9 +9824,12 @@ register_autograd('aten::cumsum.out', _autograd_cumsum_out)
 
 
 _op_cumprod = _get_op('aten::cumprod')
+_fw_cumprod = FwSpec(_op_cumprod, (0,), (False,), 'functional', None)
 
 
 def _autograd_cumprod(ks, self, dim, dtype):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_cumprod, _autograd_cumprod, ks, self, dim, dtype)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.CumprodBackward0()
         node.next_edges = record.edges(self)
@@ -8759,9 +9847,12 @@ register_autograd('aten::cumprod', _autograd_cumprod)
 
 
 _op_cumprod_ = _get_op('aten::cumprod_')
+_fw_cumprod_ = FwSpec(_op_cumprod_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_cumprod_(ks, self, dim, dtype):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_cumprod_, _autograd_cumprod_, ks, self, dim, dtype)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.CumprodBackward0()
@@ -8793,9 +9884,12 @@ register_autograd('aten::cumprod.out', _autograd_cumprod_out)
 
 
 _op_cat = _get_op('aten::cat')
+_fw_cat = FwSpec(_op_cat, (0,), (True,), 'functional', None)
 
 
 def _autograd_cat(ks, tensors, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_cat, _autograd_cat, ks, tensors, dim)
     if any(type(t) is _TI and t.autograd is not None for t in tensors) and _gs.enabled and requires_grad_any(*tensors):
         node = _n.CatBackward0()
         node.next_edges = record.edges(*tensors)
@@ -8825,9 +9919,12 @@ register_autograd('aten::cat.out', _autograd_cat_out)
 
 
 _op_stack = _get_op('aten::stack')
+_fw_stack = FwSpec(_op_stack, (0,), (True,), 'functional', None)
 
 
 def _autograd_stack(ks, tensors, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_stack, _autograd_stack, ks, tensors, dim)
     if any(type(t) is _TI and t.autograd is not None for t in tensors) and _gs.enabled and requires_grad_any(*tensors):
         node = _n.StackBackward0()
         node.next_edges = record.edges(*tensors)
@@ -8856,9 +9953,12 @@ register_autograd('aten::stack.out', _autograd_stack_out)
 
 
 _op_tril = _get_op('aten::tril')
+_fw_tril = FwSpec(_op_tril, (0,), (False,), 'functional', None)
 
 
 def _autograd_tril(ks, self, diagonal):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_tril, _autograd_tril, ks, self, diagonal)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.TrilBackward0()
         node.next_edges = record.edges(self)
@@ -8873,9 +9973,12 @@ register_autograd('aten::tril', _autograd_tril)
 
 
 _op_tril_ = _get_op('aten::tril_')
+_fw_tril_ = FwSpec(_op_tril_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_tril_(ks, self, diagonal):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_tril_, _autograd_tril_, ks, self, diagonal)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.TrilBackward0()
@@ -8904,9 +10007,12 @@ register_autograd('aten::tril.out', _autograd_tril_out)
 
 
 _op_triu = _get_op('aten::triu')
+_fw_triu = FwSpec(_op_triu, (0,), (False,), 'functional', None)
 
 
 def _autograd_triu(ks, self, diagonal):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_triu, _autograd_triu, ks, self, diagonal)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.TriuBackward0()
         node.next_edges = record.edges(self)
@@ -8921,9 +10027,12 @@ register_autograd('aten::triu', _autograd_triu)
 
 
 _op_triu_ = _get_op('aten::triu_')
+_fw_triu_ = FwSpec(_op_triu_, (0,), (False,), 'inplace', None)
 
 
 def _autograd_triu_(ks, self, diagonal):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_triu_, _autograd_triu_, ks, self, diagonal)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         check_inplace(self)
         node = _n.TriuBackward0()
@@ -8952,9 +10061,12 @@ register_autograd('aten::triu.out', _autograd_triu_out)
 
 
 _op_repeat = _get_op('aten::repeat')
+_fw_repeat = FwSpec(_op_repeat, (0,), (False,), 'functional', None)
 
 
 def _autograd_repeat(ks, self, repeats):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_repeat, _autograd_repeat, ks, self, repeats)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.RepeatBackward0()
         node.next_edges = record.edges(self)
@@ -8970,9 +10082,12 @@ register_autograd('aten::repeat', _autograd_repeat)
 
 
 _op_flip = _get_op('aten::flip')
+_fw_flip = FwSpec(_op_flip, (0,), (False,), 'functional', None)
 
 
 def _autograd_flip(ks, self, dims):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_flip, _autograd_flip, ks, self, dims)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.FlipBackward0()
         node.next_edges = record.edges(self)
@@ -8987,9 +10102,12 @@ register_autograd('aten::flip', _autograd_flip)
 
 
 _op_roll = _get_op('aten::roll')
+_fw_roll = FwSpec(_op_roll, (0,), (False,), 'functional', None)
 
 
 def _autograd_roll(ks, self, shifts, dims):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_roll, _autograd_roll, ks, self, shifts, dims)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.RollBackward0()
         node.next_edges = record.edges(self)
@@ -9005,9 +10123,12 @@ register_autograd('aten::roll', _autograd_roll)
 
 
 _op_rot90 = _get_op('aten::rot90')
+_fw_rot90 = FwSpec(_op_rot90, (0,), (False,), 'functional', None)
 
 
 def _autograd_rot90(ks, self, k, dims):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_rot90, _autograd_rot90, ks, self, k, dims)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.Rot90Backward0()
         node.next_edges = record.edges(self)
@@ -9023,9 +10144,12 @@ register_autograd('aten::rot90', _autograd_rot90)
 
 
 _op_diag_embed = _get_op('aten::diag_embed')
+_fw_diag_embed = FwSpec(_op_diag_embed, (0,), (False,), 'functional', None)
 
 
 def _autograd_diag_embed(ks, self, offset, dim1, dim2):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_diag_embed, _autograd_diag_embed, ks, self, offset, dim1, dim2)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.DiagEmbedBackward0()
         node.next_edges = record.edges(self)
@@ -9042,9 +10166,12 @@ register_autograd('aten::diag_embed', _autograd_diag_embed)
 
 
 _op_narrow_copy = _get_op('aten::narrow_copy')
+_fw_narrow_copy = FwSpec(_op_narrow_copy, (0,), (False,), 'functional', None)
 
 
 def _autograd_narrow_copy(ks, self, dim, start, length):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_narrow_copy, _autograd_narrow_copy, ks, self, dim, start, length)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.NarrowCopyBackward0()
         node.next_edges = record.edges(self)
@@ -9074,9 +10201,12 @@ register_autograd('aten::narrow_copy.out', _autograd_narrow_copy_out)
 
 
 _op_constant_pad_nd = _get_op('aten::constant_pad_nd')
+_fw_constant_pad_nd = FwSpec(_op_constant_pad_nd, (0,), (False,), 'functional', None)
 
 
 def _autograd_constant_pad_nd(ks, self, pad, value):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_constant_pad_nd, _autograd_constant_pad_nd, ks, self, pad, value)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ConstantPadNdBackward0()
         node.next_edges = record.edges(self)
@@ -9091,9 +10221,12 @@ register_autograd('aten::constant_pad_nd', _autograd_constant_pad_nd)
 
 
 _op_reflection_pad1d = _get_op('aten::reflection_pad1d')
+_fw_reflection_pad1d = FwSpec(_op_reflection_pad1d, (0,), (False,), 'functional', None)
 
 
 def _autograd_reflection_pad1d(ks, self, padding):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_reflection_pad1d, _autograd_reflection_pad1d, ks, self, padding)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReflectionPad1DBackward0()
         node.next_edges = record.edges(self)
@@ -9121,9 +10254,12 @@ register_autograd('aten::reflection_pad1d.out', _autograd_reflection_pad1d_out)
 
 
 _op_reflection_pad1d_backward = _get_op('aten::reflection_pad1d_backward')
+_fw_reflection_pad1d_backward = FwSpec(_op_reflection_pad1d_backward, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_reflection_pad1d_backward(ks, grad_output, self, padding):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_reflection_pad1d_backward, _autograd_reflection_pad1d_backward, ks, grad_output, self, padding)
     if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
         node = _n.ReflectionPad1DBackwardBackward0()
         node.next_edges = record.edges(grad_output, self)
@@ -9138,9 +10274,12 @@ register_autograd('aten::reflection_pad1d_backward', _autograd_reflection_pad1d_
 
 
 _op_reflection_pad2d = _get_op('aten::reflection_pad2d')
+_fw_reflection_pad2d = FwSpec(_op_reflection_pad2d, (0,), (False,), 'functional', None)
 
 
 def _autograd_reflection_pad2d(ks, self, padding):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_reflection_pad2d, _autograd_reflection_pad2d, ks, self, padding)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReflectionPad2DBackward0()
         node.next_edges = record.edges(self)
@@ -9168,9 +10307,12 @@ register_autograd('aten::reflection_pad2d.out', _autograd_reflection_pad2d_out)
 
 
 _op_reflection_pad2d_backward = _get_op('aten::reflection_pad2d_backward')
+_fw_reflection_pad2d_backward = FwSpec(_op_reflection_pad2d_backward, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_reflection_pad2d_backward(ks, grad_output, self, padding):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_reflection_pad2d_backward, _autograd_reflection_pad2d_backward, ks, grad_output, self, padding)
     if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
         node = _n.ReflectionPad2DBackwardBackward0()
         node.next_edges = record.edges(grad_output, self)
@@ -9185,9 +10327,12 @@ register_autograd('aten::reflection_pad2d_backward', _autograd_reflection_pad2d_
 
 
 _op_replication_pad1d = _get_op('aten::replication_pad1d')
+_fw_replication_pad1d = FwSpec(_op_replication_pad1d, (0,), (False,), 'functional', None)
 
 
 def _autograd_replication_pad1d(ks, self, padding):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_replication_pad1d, _autograd_replication_pad1d, ks, self, padding)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReplicationPad1DBackward0()
         node.next_edges = record.edges(self)
@@ -9215,9 +10360,12 @@ register_autograd('aten::replication_pad1d.out', _autograd_replication_pad1d_out
 
 
 _op_replication_pad1d_backward = _get_op('aten::replication_pad1d_backward')
+_fw_replication_pad1d_backward = FwSpec(_op_replication_pad1d_backward, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_replication_pad1d_backward(ks, grad_output, self, padding):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_replication_pad1d_backward, _autograd_replication_pad1d_backward, ks, grad_output, self, padding)
     if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
         node = _n.ReplicationPad1DBackwardBackward0()
         node.next_edges = record.edges(grad_output, self)
@@ -9232,9 +10380,12 @@ register_autograd('aten::replication_pad1d_backward', _autograd_replication_pad1
 
 
 _op_replication_pad2d = _get_op('aten::replication_pad2d')
+_fw_replication_pad2d = FwSpec(_op_replication_pad2d, (0,), (False,), 'functional', None)
 
 
 def _autograd_replication_pad2d(ks, self, padding):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_replication_pad2d, _autograd_replication_pad2d, ks, self, padding)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReplicationPad2DBackward0()
         node.next_edges = record.edges(self)
@@ -9262,9 +10413,12 @@ register_autograd('aten::replication_pad2d.out', _autograd_replication_pad2d_out
 
 
 _op_replication_pad2d_backward = _get_op('aten::replication_pad2d_backward')
+_fw_replication_pad2d_backward = FwSpec(_op_replication_pad2d_backward, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_replication_pad2d_backward(ks, grad_output, self, padding):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_replication_pad2d_backward, _autograd_replication_pad2d_backward, ks, grad_output, self, padding)
     if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
         node = _n.ReplicationPad2DBackwardBackward0()
         node.next_edges = record.edges(grad_output, self)
@@ -9279,9 +10433,12 @@ register_autograd('aten::replication_pad2d_backward', _autograd_replication_pad2
 
 
 _op_reflection_pad3d = _get_op('aten::reflection_pad3d')
+_fw_reflection_pad3d = FwSpec(_op_reflection_pad3d, (0,), (False,), 'functional', None)
 
 
 def _autograd_reflection_pad3d(ks, self, padding):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_reflection_pad3d, _autograd_reflection_pad3d, ks, self, padding)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReflectionPad3DBackward0()
         node.next_edges = record.edges(self)
@@ -9309,9 +10466,12 @@ register_autograd('aten::reflection_pad3d.out', _autograd_reflection_pad3d_out)
 
 
 _op_reflection_pad3d_backward = _get_op('aten::reflection_pad3d_backward')
+_fw_reflection_pad3d_backward = FwSpec(_op_reflection_pad3d_backward, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_reflection_pad3d_backward(ks, grad_output, self, padding):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_reflection_pad3d_backward, _autograd_reflection_pad3d_backward, ks, grad_output, self, padding)
     if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
         node = _n.ReflectionPad3DBackwardBackward0()
         node.next_edges = record.edges(grad_output, self)
@@ -9326,9 +10486,12 @@ register_autograd('aten::reflection_pad3d_backward', _autograd_reflection_pad3d_
 
 
 _op_replication_pad3d = _get_op('aten::replication_pad3d')
+_fw_replication_pad3d = FwSpec(_op_replication_pad3d, (0,), (False,), 'functional', None)
 
 
 def _autograd_replication_pad3d(ks, self, padding):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_replication_pad3d, _autograd_replication_pad3d, ks, self, padding)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReplicationPad3DBackward0()
         node.next_edges = record.edges(self)
@@ -9356,9 +10519,12 @@ register_autograd('aten::replication_pad3d.out', _autograd_replication_pad3d_out
 
 
 _op_replication_pad3d_backward = _get_op('aten::replication_pad3d_backward')
+_fw_replication_pad3d_backward = FwSpec(_op_replication_pad3d_backward, (0, 1), (False, False), 'functional', None)
 
 
 def _autograd_replication_pad3d_backward(ks, grad_output, self, padding):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_replication_pad3d_backward, _autograd_replication_pad3d_backward, ks, grad_output, self, padding)
     if ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and _gs.enabled and requires_grad_any(grad_output, self):
         node = _n.ReplicationPad3DBackwardBackward0()
         node.next_edges = record.edges(grad_output, self)
@@ -9373,9 +10539,12 @@ register_autograd('aten::replication_pad3d_backward', _autograd_replication_pad3
 
 
 _op_sort = _get_op('aten::sort')
+_fw_sort = FwSpec(_op_sort, (0,), (False,), 'functional', None)
 
 
 def _autograd_sort(ks, self, dim, descending):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sort, _autograd_sort, ks, self, dim, descending)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SortBackward0()
         node.next_edges = record.edges(self)
@@ -9393,9 +10562,12 @@ register_autograd('aten::sort', _autograd_sort)
 
 
 _op_sort_stable = _get_op('aten::sort.stable')
+_fw_sort_stable = FwSpec(_op_sort_stable, (0,), (False,), 'functional', None)
 
 
 def _autograd_sort_stable(ks, self, stable, dim, descending):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sort_stable, _autograd_sort_stable, ks, self, stable, dim, descending)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SortBackward1()
         node.next_edges = record.edges(self)
@@ -9413,9 +10585,12 @@ register_autograd('aten::sort.stable', _autograd_sort_stable)
 
 
 _op_topk = _get_op('aten::topk')
+_fw_topk = FwSpec(_op_topk, (0,), (False,), 'functional', None)
 
 
 def _autograd_topk(ks, self, k, dim, largest, sorted):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_topk, _autograd_topk, ks, self, k, dim, largest, sorted)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.TopkBackward0()
         node.next_edges = record.edges(self)
@@ -9433,9 +10608,12 @@ register_autograd('aten::topk', _autograd_topk)
 
 
 _op_kthvalue = _get_op('aten::kthvalue')
+_fw_kthvalue = FwSpec(_op_kthvalue, (0,), (False,), 'functional', None)
 
 
 def _autograd_kthvalue(ks, self, k, dim, keepdim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_kthvalue, _autograd_kthvalue, ks, self, k, dim, keepdim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.KthvalueBackward0()
         node.next_edges = record.edges(self)
@@ -9454,9 +10632,12 @@ register_autograd('aten::kthvalue', _autograd_kthvalue)
 
 
 _op_cummax = _get_op('aten::cummax')
+_fw_cummax = FwSpec(_op_cummax, (0,), (False,), 'functional', None)
 
 
 def _autograd_cummax(ks, self, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_cummax, _autograd_cummax, ks, self, dim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.CummaxBackward0()
         node.next_edges = record.edges(self)
@@ -9486,9 +10667,12 @@ register_autograd('aten::cummax.out', _autograd_cummax_out)
 
 
 _op_cummin = _get_op('aten::cummin')
+_fw_cummin = FwSpec(_op_cummin, (0,), (False,), 'functional', None)
 
 
 def _autograd_cummin(ks, self, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_cummin, _autograd_cummin, ks, self, dim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.CumminBackward0()
         node.next_edges = record.edges(self)
@@ -9518,9 +10702,12 @@ register_autograd('aten::cummin.out', _autograd_cummin_out)
 
 
 _op_median = _get_op('aten::median')
+_fw_median = FwSpec(_op_median, (0,), (False,), 'functional', None)
 
 
 def _autograd_median(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_median, _autograd_median, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MedianBackward0()
         node.next_edges = record.edges(self)
@@ -9536,9 +10723,12 @@ register_autograd('aten::median', _autograd_median)
 
 
 _op_median_dim = _get_op('aten::median.dim')
+_fw_median_dim = FwSpec(_op_median_dim, (0,), (False,), 'functional', None)
 
 
 def _autograd_median_dim(ks, self, dim, keepdim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_median_dim, _autograd_median_dim, ks, self, dim, keepdim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.MedianBackward1()
         node.next_edges = record.edges(self)
@@ -9557,9 +10747,12 @@ register_autograd('aten::median.dim', _autograd_median_dim)
 
 
 _op_nanmedian = _get_op('aten::nanmedian')
+_fw_nanmedian = FwSpec(_op_nanmedian, (0,), (False,), 'functional', None)
 
 
 def _autograd_nanmedian(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_nanmedian, _autograd_nanmedian, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.NanmedianBackward0()
         node.next_edges = record.edges(self)
@@ -9575,9 +10768,12 @@ register_autograd('aten::nanmedian', _autograd_nanmedian)
 
 
 _op_nanmedian_dim = _get_op('aten::nanmedian.dim')
+_fw_nanmedian_dim = FwSpec(_op_nanmedian_dim, (0,), (False,), 'functional', None)
 
 
 def _autograd_nanmedian_dim(ks, self, dim, keepdim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_nanmedian_dim, _autograd_nanmedian_dim, ks, self, dim, keepdim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.NanmedianBackward1()
         node.next_edges = record.edges(self)
@@ -9596,9 +10792,12 @@ register_autograd('aten::nanmedian.dim', _autograd_nanmedian_dim)
 
 
 _op_mode = _get_op('aten::mode')
+_fw_mode = FwSpec(_op_mode, (0,), (False,), 'functional', None)
 
 
 def _autograd_mode(ks, self, dim, keepdim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_mode, _autograd_mode, ks, self, dim, keepdim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ModeBackward0()
         node.next_edges = record.edges(self)
@@ -9617,9 +10816,12 @@ register_autograd('aten::mode', _autograd_mode)
 
 
 _op_unique_dim = _get_op('aten::unique_dim')
+_fw_unique_dim = FwSpec(_op_unique_dim, (0,), (False,), 'functional', None)
 
 
 def _autograd_unique_dim(ks, self, dim, sorted, return_inverse, return_counts):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_unique_dim, _autograd_unique_dim, ks, self, dim, sorted, return_inverse, return_counts)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.UniqueDimBackward0()
         node.next_edges = record.edges(self)
@@ -9634,9 +10836,12 @@ register_autograd('aten::unique_dim', _autograd_unique_dim)
 
 
 _op_unique_consecutive = _get_op('aten::unique_consecutive')
+_fw_unique_consecutive = FwSpec(_op_unique_consecutive, (0,), (False,), 'functional', None)
 
 
 def _autograd_unique_consecutive(ks, self, return_inverse, return_counts, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_unique_consecutive, _autograd_unique_consecutive, ks, self, return_inverse, return_counts, dim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.UniqueConsecutiveBackward0()
         node.next_edges = record.edges(self)
@@ -9651,9 +10856,12 @@ register_autograd('aten::unique_consecutive', _autograd_unique_consecutive)
 
 
 _op__unique2 = _get_op('aten::_unique2')
+_fw__unique2 = FwSpec(_op__unique2, (0,), (False,), 'functional', None)
 
 
 def _autograd__unique2(ks, self, sorted, return_inverse, return_counts):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__unique2, _autograd__unique2, ks, self, sorted, return_inverse, return_counts)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.Unique2Backward0()
         node.next_edges = record.edges(self)
@@ -9668,9 +10876,12 @@ register_autograd('aten::_unique2', _autograd__unique2)
 
 
 _op_view_copy = _get_op('aten::view_copy')
+_fw_view_copy = FwSpec(_op_view_copy, (0,), (False,), 'functional', None)
 
 
 def _autograd_view_copy(ks, self, size):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_view_copy, _autograd_view_copy, ks, self, size)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ViewBackward0_copy()
         node.next_edges = record.edges(self)
@@ -9719,9 +10930,12 @@ register_autograd('aten::view_copy.dtype_out', _autograd_view_copy_dtype_out)
 
 
 _op__reshape_alias_copy = _get_op('aten::_reshape_alias_copy')
+_fw__reshape_alias_copy = FwSpec(_op__reshape_alias_copy, (0,), (False,), 'functional', None)
 
 
 def _autograd__reshape_alias_copy(ks, self, size, stride):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__reshape_alias_copy, _autograd__reshape_alias_copy, ks, self, size, stride)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ReshapeAliasBackward0_copy()
         node.next_edges = record.edges(self)
@@ -9748,9 +10962,12 @@ register_autograd('aten::_reshape_alias_copy.out', _autograd__reshape_alias_copy
 
 
 _op_as_strided_copy = _get_op('aten::as_strided_copy')
+_fw_as_strided_copy = FwSpec(_op_as_strided_copy, (0,), (False,), 'functional', None)
 
 
 def _autograd_as_strided_copy(ks, self, size, stride, storage_offset):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_as_strided_copy, _autograd_as_strided_copy, ks, self, size, stride, storage_offset)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AsStridedBackward0_copy()
         node.next_edges = record.edges(self)
@@ -9780,9 +10997,12 @@ register_autograd('aten::as_strided_copy.out', _autograd_as_strided_copy_out)
 
 
 _op_transpose_copy_int = _get_op('aten::transpose_copy.int')
+_fw_transpose_copy_int = FwSpec(_op_transpose_copy_int, (0,), (False,), 'functional', None)
 
 
 def _autograd_transpose_copy_int(ks, self, dim0, dim1):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_transpose_copy_int, _autograd_transpose_copy_int, ks, self, dim0, dim1)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.TransposeBackward0_copy()
         node.next_edges = record.edges(self)
@@ -9810,9 +11030,12 @@ register_autograd('aten::transpose_copy.int_out', _autograd_transpose_copy_int_o
 
 
 _op_t_copy = _get_op('aten::t_copy')
+_fw_t_copy = FwSpec(_op_t_copy, (0,), (False,), 'functional', None)
 
 
 def _autograd_t_copy(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_t_copy, _autograd_t_copy, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.TBackward0_copy()
         node.next_edges = record.edges(self)
@@ -9838,9 +11061,12 @@ register_autograd('aten::t_copy.out', _autograd_t_copy_out)
 
 
 _op_permute_copy = _get_op('aten::permute_copy')
+_fw_permute_copy = FwSpec(_op_permute_copy, (0,), (False,), 'functional', None)
 
 
 def _autograd_permute_copy(ks, self, dims):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_permute_copy, _autograd_permute_copy, ks, self, dims)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.PermuteBackward0_copy()
         node.next_edges = record.edges(self)
@@ -9867,9 +11093,12 @@ register_autograd('aten::permute_copy.out', _autograd_permute_copy_out)
 
 
 _op_expand_copy = _get_op('aten::expand_copy')
+_fw_expand_copy = FwSpec(_op_expand_copy, (0,), (False,), 'functional', None)
 
 
 def _autograd_expand_copy(ks, self, size, implicit):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_expand_copy, _autograd_expand_copy, ks, self, size, implicit)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.ExpandBackward0_copy()
         node.next_edges = record.edges(self)
@@ -9896,9 +11125,12 @@ register_autograd('aten::expand_copy.out', _autograd_expand_copy_out)
 
 
 _op_slice_copy_Tensor = _get_op('aten::slice_copy.Tensor')
+_fw_slice_copy_Tensor = FwSpec(_op_slice_copy_Tensor, (0,), (False,), 'functional', None)
 
 
 def _autograd_slice_copy_Tensor(ks, self, dim, start, end, step):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_slice_copy_Tensor, _autograd_slice_copy_Tensor, ks, self, dim, start, end, step)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SliceBackward0_copy()
         node.next_edges = record.edges(self)
@@ -9929,9 +11161,12 @@ register_autograd('aten::slice_copy.Tensor_out', _autograd_slice_copy_Tensor_out
 
 
 _op_select_copy_int = _get_op('aten::select_copy.int')
+_fw_select_copy_int = FwSpec(_op_select_copy_int, (0,), (False,), 'functional', None)
 
 
 def _autograd_select_copy_int(ks, self, dim, index):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_select_copy_int, _autograd_select_copy_int, ks, self, dim, index)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SelectBackward0_copy()
         node.next_edges = record.edges(self)
@@ -9960,9 +11195,12 @@ register_autograd('aten::select_copy.int_out', _autograd_select_copy_int_out)
 
 
 _op_unsqueeze_copy = _get_op('aten::unsqueeze_copy')
+_fw_unsqueeze_copy = FwSpec(_op_unsqueeze_copy, (0,), (False,), 'functional', None)
 
 
 def _autograd_unsqueeze_copy(ks, self, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_unsqueeze_copy, _autograd_unsqueeze_copy, ks, self, dim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.UnsqueezeBackward0_copy()
         node.next_edges = record.edges(self)
@@ -9989,9 +11227,12 @@ register_autograd('aten::unsqueeze_copy.out', _autograd_unsqueeze_copy_out)
 
 
 _op_squeeze_copy = _get_op('aten::squeeze_copy')
+_fw_squeeze_copy = FwSpec(_op_squeeze_copy, (0,), (False,), 'functional', None)
 
 
 def _autograd_squeeze_copy(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_squeeze_copy, _autograd_squeeze_copy, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SqueezeBackward0_copy()
         node.next_edges = record.edges(self)
@@ -10018,9 +11259,12 @@ register_autograd('aten::squeeze_copy.out', _autograd_squeeze_copy_out)
 
 
 _op_squeeze_copy_dim = _get_op('aten::squeeze_copy.dim')
+_fw_squeeze_copy_dim = FwSpec(_op_squeeze_copy_dim, (0,), (False,), 'functional', None)
 
 
 def _autograd_squeeze_copy_dim(ks, self, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_squeeze_copy_dim, _autograd_squeeze_copy_dim, ks, self, dim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SqueezeBackward1_copy()
         node.next_edges = record.edges(self)
@@ -10047,9 +11291,12 @@ register_autograd('aten::squeeze_copy.dim_out', _autograd_squeeze_copy_dim_out)
 
 
 _op_squeeze_copy_dims = _get_op('aten::squeeze_copy.dims')
+_fw_squeeze_copy_dims = FwSpec(_op_squeeze_copy_dims, (0,), (False,), 'functional', None)
 
 
 def _autograd_squeeze_copy_dims(ks, self, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_squeeze_copy_dims, _autograd_squeeze_copy_dims, ks, self, dim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SqueezeBackward2_copy()
         node.next_edges = record.edges(self)
@@ -10076,9 +11323,12 @@ register_autograd('aten::squeeze_copy.dims_out', _autograd_squeeze_copy_dims_out
 
 
 _op_unfold_copy = _get_op('aten::unfold_copy')
+_fw_unfold_copy = FwSpec(_op_unfold_copy, (0,), (False,), 'functional', None)
 
 
 def _autograd_unfold_copy(ks, self, dimension, size, step):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_unfold_copy, _autograd_unfold_copy, ks, self, dimension, size, step)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.UnfoldBackward0_copy()
         node.next_edges = record.edges(self)
@@ -10108,9 +11358,12 @@ register_autograd('aten::unfold_copy.out', _autograd_unfold_copy_out)
 
 
 _op_diagonal_copy = _get_op('aten::diagonal_copy')
+_fw_diagonal_copy = FwSpec(_op_diagonal_copy, (0,), (False,), 'functional', None)
 
 
 def _autograd_diagonal_copy(ks, self, offset, dim1, dim2):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_diagonal_copy, _autograd_diagonal_copy, ks, self, offset, dim1, dim2)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.DiagonalBackward0_copy()
         node.next_edges = record.edges(self)
@@ -10140,9 +11393,12 @@ register_autograd('aten::diagonal_copy.out', _autograd_diagonal_copy_out)
 
 
 _op_split_copy_Tensor = _get_op('aten::split_copy.Tensor')
+_fw_split_copy_Tensor = FwSpec(_op_split_copy_Tensor, (0,), (False,), 'functional', None)
 
 
 def _autograd_split_copy_Tensor(ks, self, split_size, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_split_copy_Tensor, _autograd_split_copy_Tensor, ks, self, split_size, dim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SplitBackward0_copy()
         node.next_edges = record.edges(self)
@@ -10169,9 +11425,12 @@ register_autograd('aten::split_copy.Tensor_out', _autograd_split_copy_Tensor_out
 
 
 _op_split_with_sizes_copy = _get_op('aten::split_with_sizes_copy')
+_fw_split_with_sizes_copy = FwSpec(_op_split_with_sizes_copy, (0,), (False,), 'functional', None)
 
 
 def _autograd_split_with_sizes_copy(ks, self, split_sizes, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_split_with_sizes_copy, _autograd_split_with_sizes_copy, ks, self, split_sizes, dim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.SplitWithSizesBackward0_copy()
         node.next_edges = record.edges(self)
@@ -10198,9 +11457,12 @@ register_autograd('aten::split_with_sizes_copy.out', _autograd_split_with_sizes_
 
 
 _op_unbind_copy_int = _get_op('aten::unbind_copy.int')
+_fw_unbind_copy_int = FwSpec(_op_unbind_copy_int, (0,), (False,), 'functional', None)
 
 
 def _autograd_unbind_copy_int(ks, self, dim):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_unbind_copy_int, _autograd_unbind_copy_int, ks, self, dim)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.UnbindBackward0_copy()
         node.next_edges = record.edges(self)
@@ -10227,9 +11489,12 @@ register_autograd('aten::unbind_copy.int_out', _autograd_unbind_copy_int_out)
 
 
 _op_alias_copy = _get_op('aten::alias_copy')
+_fw_alias_copy = FwSpec(_op_alias_copy, (0,), (False,), 'functional', None)
 
 
 def _autograd_alias_copy(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_alias_copy, _autograd_alias_copy, ks, self)
     if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
         node = _n.AliasBackward0_copy()
         node.next_edges = record.edges(self)

@@ -7,7 +7,7 @@ from glasstorch.autograd.linalg_formulas import *  # noqa: F401,F403
 from glasstorch.autograd.complex_formulas import *  # noqa: F401,F403
 from glasstorch.autograd import graph as _graph
 from glasstorch.autograd.graph import _BACKWARD_TWICE, Node, SavedTensor  # noqa: F401
-from glasstorch.autograd.node_support import materialize, unwrap, wrap_saved
+from glasstorch.autograd.node_support import materialize, record, unwrap, wrap_saved
 
 
 def _unpack(node, saved, node_name):
@@ -16,6 +16,16 @@ def _unpack(node, saved, node_name):
     if node._released and saved is not None and not isinstance(saved, SavedTensor):
         raise RuntimeError(_BACKWARD_TWICE)
     return wrap_saved(saved, node_name)
+
+
+def _element_wise(backward, t):
+    """A forward formula from an element-wise backward one: J t = conj(Jᴴ conj(t))."""
+    return backward(t.conj()).conj() if t.is_complex() else backward(t)
+
+
+def _fw_meta(t, what):
+    """The metadata a backward formula reads (``self_sizes``), from a forward formula's primal."""
+    return record.meta(t._impl, what)
 
 
 def _defined_grads(grads):

@@ -21,7 +21,7 @@ from ..cpu import copy as _copy
 __all__ = ["view", "view_dtype", "reshape_alias", "unsafe_view", "as_strided", "transpose", "t", "permute", "expand",
            "slice_Tensor",
            "select_int", "unsqueeze", "squeeze", "squeeze_dim", "squeeze_dims", "unfold", "diagonal",
-           "split_Tensor", "split_with_sizes", "unbind_int", "alias", "clone", "copy_",
+           "split_Tensor", "split_with_sizes", "unbind_int", "alias", "fw_primal", "make_dual", "unpack_dual", "clone", "copy_",
            "fill_Scalar", "fill_Tensor", "zero_", "to_copy"]
 
 view = _views.view
@@ -36,6 +36,19 @@ diagonal = _views.diagonal
 split_with_sizes = _views.split_with_sizes
 unbind_int = _views.unbind
 alias = _views.alias
+
+
+def fw_primal(self: TensorImpl, level) -> TensorImpl:
+    """Below autograd a primal is an alias: the tangent lives in autograd's metadata (autograd/forward_grad.py)."""
+    return _views.alias(self)
+
+
+def make_dual(primal: TensorImpl, tangent: TensorImpl, level) -> TensorImpl:
+    return _views.alias(primal)
+
+
+def unpack_dual(dual: TensorImpl, level):
+    return _views.alias(dual), None
 
 
 def expand(self: TensorImpl, size, implicit=False) -> TensorImpl:
