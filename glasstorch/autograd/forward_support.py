@@ -99,7 +99,7 @@ def _filled(spec, args, tangents) -> list:
             ts = t or [None] * len(a)
             out.append([_zeros(p) if x is None else x for p, x in zip(a, ts, strict=True)])
         else:
-            out.append(_zeros(a) if t is None and type(a) is TensorImpl else t)
+            out.append(t if t is not None else _zeros(a) if type(a) is TensorImpl else 0)  # a wrapped number: 0
     return out
 
 

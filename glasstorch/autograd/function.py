@@ -26,11 +26,13 @@ import functools
 import inspect
 import warnings
 
+from .._core.grad_state import forward_levels
 from .._ops.aten import aten
 from .._ops.factories import full_impl
 from .._tensor.impl import AutogradMeta, TensorImpl
 from . import graph as _graph
 from .anomaly_mode import is_anomaly_enabled, record_forward_stack
+from .forward_grad import fw_grad, set_fw_grad
 from .grad_mode import state as _grad_state
 from .graph import Node, SavedTensor, collect_next_edges, requires_grad, set_history
 from .view_history import rebase_history
@@ -107,6 +109,8 @@ class BackwardCFunction(Node, FunctionCtx):
     # -- saved tensors ------------------------------------------------------------------------------
     @property
     def saved_tensors(self) -> tuple:
+        if self.__dict__.get("_in_jvp"):  # inside jvp: what forward gave save_for_forward, as PyTorch's
+            return tuple(self.saved_for_forward)
         if self._saved is None:
             return tuple(self.to_save)
         name = self.name()
@@ -270,13 +274,20 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         executable = _grad_state.enabled and any(ctx.needs_input_grad)
         if executable:
             ctx.next_edges = collect_next_edges(*tensor_impls)
-        with _NoGrad():
-            if with_setup:
-                output = cls.forward(*args)
-                cls.setup_context(ctx, args, output)
-            else:
-                output = cls.forward(ctx, *args)
+        tangents = [fw_grad(i) for i in impls] if forward_levels.level >= 0 else None
+        fw_mode, _grad_state.fw_grad_mode = _grad_state.fw_grad_mode, False  # forward sees no tangents
+        try:
+            with _NoGrad():
+                if with_setup:
+                    output = cls.forward(*args)
+                    cls.setup_context(ctx, args, output)
+                else:
+                    output = cls.forward(ctx, *args)
+        finally:
+            _grad_state.fw_grad_mode = fw_mode
         result = _wrap_outputs(ctx, tensor_impls, output, executable)
+        if tangents is not None and any(t is not None for t in tangents):
+            _forward_mode_ad(cls, ctx, impls, tangents, output, result)
         if executable:
             _save_variables(ctx, result)
             if is_anomaly_enabled():
@@ -371,6 +382,54 @@ def _wrap_outputs(ctx, input_impls, output, executable):
         ctx.input_meta.append(None)
     ctx._output_info = info
     return tuple(wrapped) if is_tuple else wrapped[0]
+
+
+def _forward_mode_ad(cls, ctx, impls, tangents, raw, result) -> None:
+    """PyTorch's ``_process_forward_mode_AD``: the outputs' tangents from the user's ``jvp`` (one tangent or None
+    per forward input), with forward grad mode off while it runs."""
+    versions = [None if t is None else t.version.version for t in tangents]
+    ctx._in_jvp, fw_mode, _grad_state.fw_grad_mode = True, _grad_state.fw_grad_mode, False
+    try:
+        grads = cls.jvp(ctx, *[None if t is None else _graph.to_tensor(t) for t in tangents])
+    finally:
+        ctx._in_jvp, _grad_state.fw_grad_mode = False, fw_mode
+    grads = grads if isinstance(grads, tuple) else (grads,)
+    outs, raws = (result, raw) if isinstance(result, tuple) else ((result,), (raw,))
+    if len(grads) != len(outs):
+        raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients (expected {len(outs)} "
+                           f"but got {len(grads)})")
+    dirty = {id(i) for t in (ctx.dirty_tensors or ()) if (i := _impl_of(t)) is not None}
+    non_diff = {id(i) for t in (ctx.non_differentiable or ()) if (i := _impl_of(t)) is not None}
+    for i, (out, raw_out, g) in enumerate(zip(outs, raws, grads, strict=True)):
+        impl, raw_impl = _impl_of(out), _impl_of(raw_out)
+        if impl is None or id(raw_impl) in non_diff or not (impl.dtype.is_floating_point or impl.dtype.is_complex):
+            if g is not None:
+                raise RuntimeError(f"Function's jvp returned a gradient at position {i}, but  the corresponding "
+                                   "forward output is not a differentiable Tensor.You should return None at that "
+                                   "position instead.")
+            continue
+        if g is None:
+            continue
+        if id(raw_impl) in dirty:
+            _dirty_tangent(impl, g._impl, impls, tangents, versions)
+        else:
+            set_fw_grad(impl, g._impl, 0, False)
+
+
+def _dirty_tangent(impl, g, impls, tangents, versions) -> None:
+    """An input modified in place: its tangent must have been modified in place too and returned as is."""
+    k = next(k for k, x in enumerate(impls) if x is impl)
+    if tangents[k] is None:
+        set_fw_grad(impl, g, 0, True)
+        return
+    if g.version.version == versions[k]:
+        raise RuntimeError("An inplace custom Function is not modifying the forward mode gradients inplace. If the "
+                           "forward is modifying an input inplace, then the jvp function must modify the "
+                           "corresponding gradient inplace.")
+    if g is not tangents[k]:
+        raise RuntimeError("An inplace custom Function is not returning the forward mode gradients as-is. If the "
+                           "forward is modifying an input inplace, then the jvp function must modify the gradient "
+                           "inplace and return it as-is.")
 
 
 def _save_variables(ctx, result) -> None:

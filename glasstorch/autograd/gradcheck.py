@@ -26,6 +26,8 @@ import itertools
 import sys
 import warnings
 
+from . import forward_ad as _fwad
+
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
 
@@ -208,10 +210,48 @@ def _allclose(a, b, rtol, atol) -> bool:
     return bool(((a - b).abs() <= atol + rtol * b.abs()).all())
 
 
-def _mismatch(a, n, i, j, part=None) -> str:
+def _mismatch(a, n, i, j, part=None, mode="") -> str:
     prefix = "" if part is None else f"While considering the {part} part of complex outputs only, "
-    return (f"{prefix}Jacobian mismatch for output {i:d} with respect to input {j:d},\nnumerical:{n}\n"
+    return (f"{prefix}Jacobian {mode}mismatch for output {i:d} with respect to input {j:d},\nnumerical:{n}\n"
             f"analytical:{a}\n")
+
+
+# -- forward-mode Jacobian ----------------------------------------------------------------------------------
+def _forward_ad_jacobian(func, inputs, keep) -> list:
+    """``J[j][i]``: (inputs[j].numel(), outputs[keep[i]].numel()), one row per element of input j: the output
+    tangents of a forward pass whose only tangent is that element's one-hot."""
+    torch = _torch()
+    result = []
+    with _fwad.dual_level():
+        for k, x in enumerate(inputs):
+            if not (_is_tensor(x) and x.requires_grad):
+                continue
+            rows = [[] for _ in keep]
+            for e in range(x.numel()):
+                tangent = torch.zeros(x.shape, dtype=x.dtype, device=x.device)
+                tangent.view(-1)[e] = 1
+                args = list(inputs)
+                args[k] = _fwad.make_dual(x.detach(), tangent)
+                outs = [o for o in _as_tuple(func(*args)) if _is_tensor(o)]
+                for r, i in zip(rows, keep, strict=True):
+                    t = _fwad.unpack_dual(outs[i]).tangent
+                    r.append(torch.zeros(outs[i].numel(), dtype=outs[i].dtype) if t is None else t.reshape(-1).clone())
+            result.append([torch.stack(r, 0) if r else torch.zeros(0, 0, dtype=x.dtype) for r in rows])
+    return result
+
+
+def _forward_ad_check(func, func_out, inputs, outputs, eps, rtol, atol) -> None:
+    """The forward-AD Jacobians against the numerical ones (PyTorch's ``check_forward_ad``)."""
+    tensor_outs = [o for o in _as_tuple(func_out) if _is_tensor(o)]
+    keep = [k for k, o in enumerate(tensor_outs) if o.requires_grad]
+    if not keep:
+        return
+    numerical = _numerical_jacobian(func, inputs, _as_tuple(func_out), eps)
+    forward = _forward_ad_jacobian(func, inputs, keep)
+    for j, (per_input, fw) in enumerate(zip(numerical, forward, strict=True)):
+        for i, k in enumerate(keep):
+            if not _allclose(fw[i], per_input[k], rtol, atol):
+                raise GradcheckError(_mismatch(fw[i], per_input[k], i, j, mode="computed with forward mode "))
 
 
 def _slow_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol,
@@ -342,21 +382,24 @@ def _complex_outputs_as(func, take):
 
 
 def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes,
-                      check_backward_ad, fast_mode) -> bool:
+                      check_backward_ad, fast_mode, check_forward_ad=False) -> bool:
     tupled = _as_tuple(inputs)
     _check_inputs(tupled)
     func_out = func(*tupled)
     outputs = _differentiable_outputs(func_out)
-    check = _fast_check if fast_mode else _slow_check
-    complex_outs = {i for i, o in enumerate(outputs) if o.is_complex()}
-    if any(_is_tensor(o) and o.is_complex() for o in _as_tuple(func_out)):
-        for part, take in (("imaginary", _torch().imag), ("real", _torch().real)):  # PyTorch's order
-            part_fn = _complex_outputs_as(func, take)
-            part_out = part_fn(*tupled)
-            check(part_fn, part_out, tupled, _differentiable_outputs(part_out), eps, rtol, atol, check_grad_dtypes,
-                  nondet_tol, (complex_outs, part))
-    else:
-        check(func, func_out, tupled, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
+    if check_backward_ad:
+        check = _fast_check if fast_mode else _slow_check
+        complex_outs = {i for i, o in enumerate(outputs) if o.is_complex()}
+        if any(_is_tensor(o) and o.is_complex() for o in _as_tuple(func_out)):
+            for part, take in (("imaginary", _torch().imag), ("real", _torch().real)):  # PyTorch's order
+                part_fn = _complex_outputs_as(func, take)
+                part_out = part_fn(*tupled)
+                check(part_fn, part_out, tupled, _differentiable_outputs(part_out), eps, rtol, atol, check_grad_dtypes,
+                      nondet_tol, (complex_outs, part))
+        else:
+            check(func, func_out, tupled, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
+    if check_forward_ad:  # always the whole Jacobian, also in fast mode
+        _forward_ad_check(func, func_out, tupled, outputs, eps, rtol, atol)
     if not check_backward_ad:
         return True
     if outputs:
@@ -373,8 +416,8 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
               check_backward_ad: bool = True, fast_mode: bool = False, masked=None) -> bool:
     """Check the analytical gradients of ``func`` against finite differences (``torch.autograd.gradcheck``).
 
-    ``check_batched_grad``, ``check_forward_ad`` and ``masked`` are accepted; batched (vmap) and forward-AD
-    checks are not performed.
+    ``check_forward_ad`` checks the Jacobian forward-mode AD computes as well (one pass per input element, fast
+    mode included); ``check_batched_grad`` and ``masked`` are accepted; batched (vmap) checks are not performed.
     """
     if not (check_forward_ad or check_backward_ad):
         raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
@@ -383,7 +426,7 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
     if check_batched_forward_grad and not check_forward_ad:
         raise AssertionError("Setting check_batched_forward_grad=True requires check_forward_ad to be True")
     args = (func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes, check_backward_ad,
-            fast_mode)
+            fast_mode, check_forward_ad)
     if not raise_exception:
         try:
             return _gradcheck_helper(*args)

@@ -243,7 +243,7 @@ def not_implemented_fallback(op, ks, *args, **kwargs):
     """Autograd-key fallback: run the op; if it should have recorded, record a node that raises in backward.
     A dual input raises PyTorch's forward-AD error: the op has no formula to derive a tangent from."""
     if forward_levels.level >= 0 and _grad_state.fw_grad_mode and has_fw_grad(*args, *kwargs.values()):
-        raise NotImplementedError(f"Trying to use forward AD with {op.name.split('.')[0]} that does not support it.")
+        return _no_forward_formula(op, ks, args, kwargs)
     if not _grad_state.enabled:
         return op.redispatch(ks, *args, **kwargs)
     values = list(args) + list(kwargs.values())
@@ -261,6 +261,16 @@ def not_implemented_fallback(op, ks, *args, **kwargs):
     node.op_name = op.name
     node.next_edges = collect_next_edges(*tensors)
     record.history(out, node)
+    return out
+
+
+def _no_forward_formula(op, ks, args, kwargs):
+    """A dual input of an op without formulas: fine when no output is differentiable (``x > 0``), else PyTorch's
+    forward-AD error."""
+    out = op.redispatch(ks, *args, **kwargs)
+    outs = out if isinstance(out, (list, tuple)) else (out,)
+    if any(_differentiable(o) for o in outs):
+        raise NotImplementedError(f"Trying to use forward AD with {op.name.split('.')[0]} that does not support it.")
     return out
 
 

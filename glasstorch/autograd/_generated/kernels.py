@@ -386,7 +386,7 @@ register_autograd('aten::_adaptive_avg_pool2d', _autograd__adaptive_avg_pool2d)
 
 
 _op_view = _get_op('aten::view')
-_fw_view = FwSpec(_op_view, (0,), (False,), 'functional', None)
+_fw_view = FwSpec(_op_view, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_view(ks, self, size):
@@ -416,7 +416,7 @@ register_autograd('aten::view.dtype', _autograd_view_dtype)
 
 
 _op__unsafe_view = _get_op('aten::_unsafe_view')
-_fw__unsafe_view = FwSpec(_op__unsafe_view, (0,), (False,), 'functional', None)
+_fw__unsafe_view = FwSpec(_op__unsafe_view, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd__unsafe_view(ks, self, size):
@@ -456,7 +456,7 @@ register_autograd('aten::_reshape_alias', _autograd__reshape_alias)
 
 
 _op_as_strided = _get_op('aten::as_strided')
-_fw_as_strided = FwSpec(_op_as_strided, (0,), (False,), 'functional', None)
+_fw_as_strided = FwSpec(_op_as_strided, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_as_strided(ks, self, size, stride, storage_offset):
@@ -479,7 +479,7 @@ register_autograd('aten::as_strided', _autograd_as_strided)
 
 
 _op_as_strided_ = _get_op('aten::as_strided_')
-_fw_as_strided_ = FwSpec(_op_as_strided_, (0,), (False,), 'inplace_view', None)
+_fw_as_strided_ = FwSpec(_op_as_strided_, (0,), (False,), 'inplace_view', LINEAR)
 
 
 def _autograd_as_strided_(ks, self, size, stride, storage_offset):
@@ -504,7 +504,7 @@ register_autograd('aten::as_strided_', _autograd_as_strided_)
 
 
 _op_transpose_int = _get_op('aten::transpose.int')
-_fw_transpose_int = FwSpec(_op_transpose_int, (0,), (False,), 'functional', None)
+_fw_transpose_int = FwSpec(_op_transpose_int, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_transpose_int(ks, self, dim0, dim1):
@@ -525,7 +525,7 @@ register_autograd('aten::transpose.int', _autograd_transpose_int)
 
 
 _op_transpose_ = _get_op('aten::transpose_')
-_fw_transpose_ = FwSpec(_op_transpose_, (0,), (False,), 'inplace_view', None)
+_fw_transpose_ = FwSpec(_op_transpose_, (0,), (False,), 'inplace_view', LINEAR)
 
 
 def _autograd_transpose_(ks, self, dim0, dim1):
@@ -548,7 +548,7 @@ register_autograd('aten::transpose_', _autograd_transpose_)
 
 
 _op_t = _get_op('aten::t')
-_fw_t = FwSpec(_op_t, (0,), (False,), 'functional', None)
+_fw_t = FwSpec(_op_t, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_t(ks, self):
@@ -567,7 +567,7 @@ register_autograd('aten::t', _autograd_t)
 
 
 _op_t_ = _get_op('aten::t_')
-_fw_t_ = FwSpec(_op_t_, (0,), (False,), 'inplace_view', None)
+_fw_t_ = FwSpec(_op_t_, (0,), (False,), 'inplace_view', LINEAR)
 
 
 def _autograd_t_(ks, self):
@@ -588,7 +588,7 @@ register_autograd('aten::t_', _autograd_t_)
 
 
 _op_permute = _get_op('aten::permute')
-_fw_permute = FwSpec(_op_permute, (0,), (False,), 'functional', None)
+_fw_permute = FwSpec(_op_permute, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_permute(ks, self, dims):
@@ -608,7 +608,7 @@ register_autograd('aten::permute', _autograd_permute)
 
 
 _op_expand = _get_op('aten::expand')
-_fw_expand = FwSpec(_op_expand, (0,), (False,), 'functional', None)
+_fw_expand = FwSpec(_op_expand, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_expand(ks, self, size, implicit):
@@ -628,7 +628,7 @@ register_autograd('aten::expand', _autograd_expand)
 
 
 _op_unsqueeze = _get_op('aten::unsqueeze')
-_fw_unsqueeze = FwSpec(_op_unsqueeze, (0,), (False,), 'functional', None)
+_fw_unsqueeze = FwSpec(_op_unsqueeze, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_unsqueeze(ks, self, dim):
@@ -648,7 +648,7 @@ register_autograd('aten::unsqueeze', _autograd_unsqueeze)
 
 
 _op_unsqueeze_ = _get_op('aten::unsqueeze_')
-_fw_unsqueeze_ = FwSpec(_op_unsqueeze_, (0,), (False,), 'inplace_view', None)
+_fw_unsqueeze_ = FwSpec(_op_unsqueeze_, (0,), (False,), 'inplace_view', LINEAR)
 
 
 def _autograd_unsqueeze_(ks, self, dim):
@@ -670,7 +670,7 @@ register_autograd('aten::unsqueeze_', _autograd_unsqueeze_)
 
 
 _op_squeeze = _get_op('aten::squeeze')
-_fw_squeeze = FwSpec(_op_squeeze, (0,), (False,), 'functional', None)
+_fw_squeeze = FwSpec(_op_squeeze, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_squeeze(ks, self):
@@ -690,7 +690,7 @@ register_autograd('aten::squeeze', _autograd_squeeze)
 
 
 _op_squeeze_dim = _get_op('aten::squeeze.dim')
-_fw_squeeze_dim = FwSpec(_op_squeeze_dim, (0,), (False,), 'functional', None)
+_fw_squeeze_dim = FwSpec(_op_squeeze_dim, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_squeeze_dim(ks, self, dim):
@@ -710,7 +710,7 @@ register_autograd('aten::squeeze.dim', _autograd_squeeze_dim)
 
 
 _op_squeeze_dims = _get_op('aten::squeeze.dims')
-_fw_squeeze_dims = FwSpec(_op_squeeze_dims, (0,), (False,), 'functional', None)
+_fw_squeeze_dims = FwSpec(_op_squeeze_dims, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_squeeze_dims(ks, self, dim):
@@ -730,7 +730,7 @@ register_autograd('aten::squeeze.dims', _autograd_squeeze_dims)
 
 
 _op_squeeze_ = _get_op('aten::squeeze_')
-_fw_squeeze_ = FwSpec(_op_squeeze_, (0,), (False,), 'inplace_view', None)
+_fw_squeeze_ = FwSpec(_op_squeeze_, (0,), (False,), 'inplace_view', LINEAR)
 
 
 def _autograd_squeeze_(ks, self):
@@ -752,7 +752,7 @@ register_autograd('aten::squeeze_', _autograd_squeeze_)
 
 
 _op_squeeze__dim = _get_op('aten::squeeze_.dim')
-_fw_squeeze__dim = FwSpec(_op_squeeze__dim, (0,), (False,), 'inplace_view', None)
+_fw_squeeze__dim = FwSpec(_op_squeeze__dim, (0,), (False,), 'inplace_view', LINEAR)
 
 
 def _autograd_squeeze__dim(ks, self, dim):
@@ -774,7 +774,7 @@ register_autograd('aten::squeeze_.dim', _autograd_squeeze__dim)
 
 
 _op_squeeze__dims = _get_op('aten::squeeze_.dims')
-_fw_squeeze__dims = FwSpec(_op_squeeze__dims, (0,), (False,), 'inplace_view', None)
+_fw_squeeze__dims = FwSpec(_op_squeeze__dims, (0,), (False,), 'inplace_view', LINEAR)
 
 
 def _autograd_squeeze__dims(ks, self, dim):
@@ -796,7 +796,7 @@ register_autograd('aten::squeeze_.dims', _autograd_squeeze__dims)
 
 
 _op_select_int = _get_op('aten::select.int')
-_fw_select_int = FwSpec(_op_select_int, (0,), (False,), 'functional', None)
+_fw_select_int = FwSpec(_op_select_int, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_select_int(ks, self, dim, index):
@@ -818,7 +818,7 @@ register_autograd('aten::select.int', _autograd_select_int)
 
 
 _op_slice_Tensor = _get_op('aten::slice.Tensor')
-_fw_slice_Tensor = FwSpec(_op_slice_Tensor, (0,), (False,), 'functional', None)
+_fw_slice_Tensor = FwSpec(_op_slice_Tensor, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_slice_Tensor(ks, self, dim, start, end, step):
@@ -842,7 +842,7 @@ register_autograd('aten::slice.Tensor', _autograd_slice_Tensor)
 
 
 _op_diagonal = _get_op('aten::diagonal')
-_fw_diagonal = FwSpec(_op_diagonal, (0,), (False,), 'functional', None)
+_fw_diagonal = FwSpec(_op_diagonal, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_diagonal(ks, self, offset, dim1, dim2):
@@ -865,7 +865,7 @@ register_autograd('aten::diagonal', _autograd_diagonal)
 
 
 _op_unfold = _get_op('aten::unfold')
-_fw_unfold = FwSpec(_op_unfold, (0,), (False,), 'functional', None)
+_fw_unfold = FwSpec(_op_unfold, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_unfold(ks, self, dimension, size, step):
@@ -888,7 +888,7 @@ register_autograd('aten::unfold', _autograd_unfold)
 
 
 _op_split_Tensor = _get_op('aten::split.Tensor')
-_fw_split_Tensor = FwSpec(_op_split_Tensor, (0,), (False,), 'functional', None)
+_fw_split_Tensor = FwSpec(_op_split_Tensor, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_split_Tensor(ks, self, split_size, dim):
@@ -908,7 +908,7 @@ register_autograd('aten::split.Tensor', _autograd_split_Tensor)
 
 
 _op_split_with_sizes = _get_op('aten::split_with_sizes')
-_fw_split_with_sizes = FwSpec(_op_split_with_sizes, (0,), (False,), 'functional', None)
+_fw_split_with_sizes = FwSpec(_op_split_with_sizes, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_split_with_sizes(ks, self, split_sizes, dim):
@@ -928,7 +928,7 @@ register_autograd('aten::split_with_sizes', _autograd_split_with_sizes)
 
 
 _op_unbind_int = _get_op('aten::unbind.int')
-_fw_unbind_int = FwSpec(_op_unbind_int, (0,), (False,), 'functional', None)
+_fw_unbind_int = FwSpec(_op_unbind_int, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_unbind_int(ks, self, dim):
@@ -948,7 +948,7 @@ register_autograd('aten::unbind.int', _autograd_unbind_int)
 
 
 _op_alias = _get_op('aten::alias')
-_fw_alias = FwSpec(_op_alias, (0,), (False,), 'functional', None)
+_fw_alias = FwSpec(_op_alias, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_alias(ks, self):
@@ -967,7 +967,7 @@ register_autograd('aten::alias', _autograd_alias)
 
 
 _op_clone = _get_op('aten::clone')
-_fw_clone = FwSpec(_op_clone, (0,), (False,), 'functional', None)
+_fw_clone = FwSpec(_op_clone, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_clone(ks, self, memory_format):
@@ -986,7 +986,7 @@ register_autograd('aten::clone', _autograd_clone)
 
 
 _op__to_copy = _get_op('aten::_to_copy')
-_fw__to_copy = FwSpec(_op__to_copy, (0,), (False,), 'functional', None)
+_fw__to_copy = FwSpec(_op__to_copy, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd__to_copy(ks, self, dtype, layout, device, pin_memory, non_blocking, memory_format):
@@ -1006,7 +1006,7 @@ register_autograd('aten::_to_copy', _autograd__to_copy)
 
 
 _op_fill__Scalar = _get_op('aten::fill_.Scalar')
-_fw_fill__Scalar = FwSpec(_op_fill__Scalar, (0,), (False,), 'inplace', None)
+_fw_fill__Scalar = FwSpec(_op_fill__Scalar, (0,), (False,), 'inplace', _n._FillBackward2_jvp)
 
 
 def _autograd_fill__Scalar(ks, self, value):
@@ -1027,7 +1027,7 @@ register_autograd('aten::fill_.Scalar', _autograd_fill__Scalar)
 
 
 _op_fill__Tensor = _get_op('aten::fill_.Tensor')
-_fw_fill__Tensor = FwSpec(_op_fill__Tensor, (0, 1), (False, False), 'inplace', None)
+_fw_fill__Tensor = FwSpec(_op_fill__Tensor, (0, 1), (False, False), 'inplace', _n._FillBackward3_jvp)
 
 
 def _autograd_fill__Tensor(ks, self, value):
@@ -1048,7 +1048,7 @@ register_autograd('aten::fill_.Tensor', _autograd_fill__Tensor)
 
 
 _op_zero_ = _get_op('aten::zero_')
-_fw_zero_ = FwSpec(_op_zero_, (0,), (False,), 'inplace', None)
+_fw_zero_ = FwSpec(_op_zero_, (0,), (False,), 'inplace', _n._ZeroBackward0_jvp)
 
 
 def _autograd_zero_(ks, self):
@@ -1069,7 +1069,7 @@ register_autograd('aten::zero_', _autograd_zero_)
 
 
 _op_masked_fill_Scalar = _get_op('aten::masked_fill.Scalar')
-_fw_masked_fill_Scalar = FwSpec(_op_masked_fill_Scalar, (0,), (False,), 'functional', None)
+_fw_masked_fill_Scalar = FwSpec(_op_masked_fill_Scalar, (0,), (False,), 'functional', _n._MaskedFillBackward0_jvp)
 
 
 def _autograd_masked_fill_Scalar(ks, self, mask, value):
@@ -1089,7 +1089,7 @@ register_autograd('aten::masked_fill.Scalar', _autograd_masked_fill_Scalar)
 
 
 _op_masked_fill__Scalar = _get_op('aten::masked_fill_.Scalar')
-_fw_masked_fill__Scalar = FwSpec(_op_masked_fill__Scalar, (0,), (False,), 'inplace', None)
+_fw_masked_fill__Scalar = FwSpec(_op_masked_fill__Scalar, (0,), (False,), 'inplace', _n._MaskedFillBackward0_jvp)
 
 
 def _autograd_masked_fill__Scalar(ks, self, mask, value):
@@ -1111,7 +1111,7 @@ register_autograd('aten::masked_fill_.Scalar', _autograd_masked_fill__Scalar)
 
 
 _op_masked_fill_Tensor = _get_op('aten::masked_fill.Tensor')
-_fw_masked_fill_Tensor = FwSpec(_op_masked_fill_Tensor, (0, 2), (False, False), 'functional', None)
+_fw_masked_fill_Tensor = FwSpec(_op_masked_fill_Tensor, (0, 2), (False, False), 'functional', _n._MaskedFillBackward1_jvp)
 
 
 def _autograd_masked_fill_Tensor(ks, self, mask, value):
@@ -1131,7 +1131,7 @@ register_autograd('aten::masked_fill.Tensor', _autograd_masked_fill_Tensor)
 
 
 _op_masked_fill__Tensor = _get_op('aten::masked_fill_.Tensor')
-_fw_masked_fill__Tensor = FwSpec(_op_masked_fill__Tensor, (0, 2), (False, False), 'inplace', None)
+_fw_masked_fill__Tensor = FwSpec(_op_masked_fill__Tensor, (0, 2), (False, False), 'inplace', _n._MaskedFillBackward1_jvp)
 
 
 def _autograd_masked_fill__Tensor(ks, self, mask, value):
@@ -1197,7 +1197,7 @@ register_autograd('aten::masked_scatter_', _autograd_masked_scatter_)
 
 
 _op_masked_select = _get_op('aten::masked_select')
-_fw_masked_select = FwSpec(_op_masked_select, (0,), (False,), 'functional', None)
+_fw_masked_select = FwSpec(_op_masked_select, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_masked_select(ks, self, mask):
@@ -1230,7 +1230,7 @@ register_autograd('aten::masked_select.out', _autograd_masked_select_out)
 
 
 _op_index_select = _get_op('aten::index_select')
-_fw_index_select = FwSpec(_op_index_select, (0,), (False,), 'functional', None)
+_fw_index_select = FwSpec(_op_index_select, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_index_select(ks, self, dim, index):
@@ -1264,7 +1264,7 @@ register_autograd('aten::index_select.out', _autograd_index_select_out)
 
 
 _op_gather = _get_op('aten::gather')
-_fw_gather = FwSpec(_op_gather, (0,), (False,), 'functional', None)
+_fw_gather = FwSpec(_op_gather, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_gather(ks, self, dim, index, sparse_grad):
@@ -1298,7 +1298,7 @@ register_autograd('aten::gather.out', _autograd_gather_out)
 
 
 _op_take = _get_op('aten::take')
-_fw_take = FwSpec(_op_take, (0,), (False,), 'functional', None)
+_fw_take = FwSpec(_op_take, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_take(ks, self, index):
@@ -1771,7 +1771,7 @@ register_autograd('aten::index_fill_.int_Tensor', _autograd_index_fill__int_Tens
 
 
 _op_index_Tensor = _get_op('aten::index.Tensor')
-_fw_index_Tensor = FwSpec(_op_index_Tensor, (0,), (False,), 'functional', None)
+_fw_index_Tensor = FwSpec(_op_index_Tensor, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_index_Tensor(ks, self, indices):
@@ -1892,7 +1892,7 @@ register_autograd('aten::_index_put_impl_', _autograd__index_put_impl_)
 
 
 _op_mm = _get_op('aten::mm')
-_fw_mm = FwSpec(_op_mm, (0, 1), (False, False), 'functional', None)
+_fw_mm = FwSpec(_op_mm, (0, 1), (False, False), 'functional', _n._MmBackward0_jvp)
 
 
 def _autograd_mm(ks, self, mat2):
@@ -1925,7 +1925,7 @@ register_autograd('aten::mm.out', _autograd_mm_out)
 
 
 _op_bmm = _get_op('aten::bmm')
-_fw_bmm = FwSpec(_op_bmm, (0, 1), (False, False), 'functional', None)
+_fw_bmm = FwSpec(_op_bmm, (0, 1), (False, False), 'functional', _n._BmmBackward0_jvp)
 
 
 def _autograd_bmm(ks, self, mat2):
@@ -1958,7 +1958,7 @@ register_autograd('aten::bmm.out', _autograd_bmm_out)
 
 
 _op_addmm = _get_op('aten::addmm')
-_fw_addmm = FwSpec(_op_addmm, (0, 1, 2), (False, False, False), 'functional', None)
+_fw_addmm = FwSpec(_op_addmm, (0, 1, 2), (False, False, False), 'functional', _n._AddmmBackward0_jvp)
 
 
 def _autograd_addmm(ks, self, mat1, mat2, beta, alpha):
@@ -1981,7 +1981,7 @@ register_autograd('aten::addmm', _autograd_addmm)
 
 
 _op_addmm_ = _get_op('aten::addmm_')
-_fw_addmm_ = FwSpec(_op_addmm_, (0, 1, 2), (False, False, False), 'inplace', None)
+_fw_addmm_ = FwSpec(_op_addmm_, (0, 1, 2), (False, False, False), 'inplace', _n._AddmmBackward0_jvp)
 
 
 def _autograd_addmm_(ks, self, mat1, mat2, beta, alpha):
@@ -2018,7 +2018,7 @@ register_autograd('aten::addmm.out', _autograd_addmm_out)
 
 
 _op_baddbmm = _get_op('aten::baddbmm')
-_fw_baddbmm = FwSpec(_op_baddbmm, (0, 1, 2), (False, False, False), 'functional', None)
+_fw_baddbmm = FwSpec(_op_baddbmm, (0, 1, 2), (False, False, False), 'functional', _n._BaddbmmBackward0_jvp)
 
 
 def _autograd_baddbmm(ks, self, batch1, batch2, beta, alpha):
@@ -2041,7 +2041,7 @@ register_autograd('aten::baddbmm', _autograd_baddbmm)
 
 
 _op_baddbmm_ = _get_op('aten::baddbmm_')
-_fw_baddbmm_ = FwSpec(_op_baddbmm_, (0, 1, 2), (False, False, False), 'inplace', None)
+_fw_baddbmm_ = FwSpec(_op_baddbmm_, (0, 1, 2), (False, False, False), 'inplace', _n._BaddbmmBackward0_jvp)
 
 
 def _autograd_baddbmm_(ks, self, batch1, batch2, beta, alpha):
@@ -2142,7 +2142,7 @@ register_autograd('aten::addbmm.out', _autograd_addbmm_out)
 
 
 _op_addmv = _get_op('aten::addmv')
-_fw_addmv = FwSpec(_op_addmv, (0, 1, 2), (False, False, False), 'functional', None)
+_fw_addmv = FwSpec(_op_addmv, (0, 1, 2), (False, False, False), 'functional', _n._AddmvBackward0_jvp)
 
 
 def _autograd_addmv(ks, self, mat, vec, beta, alpha):
@@ -2165,7 +2165,7 @@ register_autograd('aten::addmv', _autograd_addmv)
 
 
 _op_addmv_ = _get_op('aten::addmv_')
-_fw_addmv_ = FwSpec(_op_addmv_, (0, 1, 2), (False, False, False), 'inplace', None)
+_fw_addmv_ = FwSpec(_op_addmv_, (0, 1, 2), (False, False, False), 'inplace', _n._AddmvBackward0_jvp)
 
 
 def _autograd_addmv_(ks, self, mat, vec, beta, alpha):
@@ -2202,7 +2202,7 @@ register_autograd('aten::addmv.out', _autograd_addmv_out)
 
 
 _op_mv = _get_op('aten::mv')
-_fw_mv = FwSpec(_op_mv, (0, 1), (False, False), 'functional', None)
+_fw_mv = FwSpec(_op_mv, (0, 1), (False, False), 'functional', _n._MvBackward0_jvp)
 
 
 def _autograd_mv(ks, self, vec):
@@ -2235,7 +2235,7 @@ register_autograd('aten::mv.out', _autograd_mv_out)
 
 
 _op_dot = _get_op('aten::dot')
-_fw_dot = FwSpec(_op_dot, (0, 1), (False, False), 'functional', None)
+_fw_dot = FwSpec(_op_dot, (0, 1), (False, False), 'functional', _n._DotBackward0_jvp)
 
 
 def _autograd_dot(ks, self, tensor):
@@ -3228,7 +3228,7 @@ register_autograd('aten::binary_cross_entropy_with_logits', _autograd_binary_cro
 
 
 _op_relu = _get_op('aten::relu')
-_fw_relu = FwSpec(_op_relu, (0,), (False,), 'functional', None)
+_fw_relu = FwSpec(_op_relu, (0,), (False,), 'functional', _n._ReluBackward0_jvp)
 
 
 def _autograd_relu(ks, self):
@@ -3248,7 +3248,7 @@ register_autograd('aten::relu', _autograd_relu)
 
 
 _op_relu_ = _get_op('aten::relu_')
-_fw_relu_ = FwSpec(_op_relu_, (0,), (False,), 'inplace', None)
+_fw_relu_ = FwSpec(_op_relu_, (0,), (False,), 'inplace', _n._ReluBackward0_jvp)
 
 
 def _autograd_relu_(ks, self):
@@ -3270,7 +3270,7 @@ register_autograd('aten::relu_', _autograd_relu_)
 
 
 _op_threshold = _get_op('aten::threshold')
-_fw_threshold = FwSpec(_op_threshold, (0,), (False,), 'functional', None)
+_fw_threshold = FwSpec(_op_threshold, (0,), (False,), 'functional', _n._ThresholdBackward0_jvp)
 
 
 def _autograd_threshold(ks, self, threshold, value):
@@ -3347,7 +3347,7 @@ register_autograd('aten::threshold_backward', _autograd_threshold_backward)
 
 
 _op_gelu = _get_op('aten::gelu')
-_fw_gelu = FwSpec(_op_gelu, (0,), (False,), 'functional', None)
+_fw_gelu = FwSpec(_op_gelu, (0,), (False,), 'functional', _n._GeluBackward0_jvp)
 
 
 def _autograd_gelu(ks, self, approximate):
@@ -3380,7 +3380,7 @@ register_autograd('aten::gelu.out', _autograd_gelu_out)
 
 
 _op_gelu_ = _get_op('aten::gelu_')
-_fw_gelu_ = FwSpec(_op_gelu_, (0,), (False,), 'inplace', None)
+_fw_gelu_ = FwSpec(_op_gelu_, (0,), (False,), 'inplace', _n._GeluBackward0_jvp)
 
 
 def _autograd_gelu_(ks, self, approximate):
@@ -3425,7 +3425,7 @@ register_autograd('aten::gelu_backward', _autograd_gelu_backward)
 
 
 _op_silu = _get_op('aten::silu')
-_fw_silu = FwSpec(_op_silu, (0,), (False,), 'functional', None)
+_fw_silu = FwSpec(_op_silu, (0,), (False,), 'functional', _n._SiluBackward0_jvp)
 
 
 def _autograd_silu(ks, self):
@@ -3445,7 +3445,7 @@ register_autograd('aten::silu', _autograd_silu)
 
 
 _op_silu_ = _get_op('aten::silu_')
-_fw_silu_ = FwSpec(_op_silu_, (0,), (False,), 'inplace', None)
+_fw_silu_ = FwSpec(_op_silu_, (0,), (False,), 'inplace', _n._SiluBackward0_jvp)
 
 
 def _autograd_silu_(ks, self):
@@ -3479,7 +3479,7 @@ register_autograd('aten::silu.out', _autograd_silu_out)
 
 
 _op_mish = _get_op('aten::mish')
-_fw_mish = FwSpec(_op_mish, (0,), (False,), 'functional', None)
+_fw_mish = FwSpec(_op_mish, (0,), (False,), 'functional', _n._MishBackward0_jvp)
 
 
 def _autograd_mish(ks, self):
@@ -3499,7 +3499,7 @@ register_autograd('aten::mish', _autograd_mish)
 
 
 _op_mish_ = _get_op('aten::mish_')
-_fw_mish_ = FwSpec(_op_mish_, (0,), (False,), 'inplace', None)
+_fw_mish_ = FwSpec(_op_mish_, (0,), (False,), 'inplace', _n._MishBackward0_jvp)
 
 
 def _autograd_mish_(ks, self):
@@ -3533,7 +3533,7 @@ register_autograd('aten::mish.out', _autograd_mish_out)
 
 
 _op_softplus = _get_op('aten::softplus')
-_fw_softplus = FwSpec(_op_softplus, (0,), (False,), 'functional', None)
+_fw_softplus = FwSpec(_op_softplus, (0,), (False,), 'functional', _n._SoftplusBackward0_jvp)
 
 
 def _autograd_softplus(ks, self, beta, threshold):
@@ -3590,7 +3590,7 @@ register_autograd('aten::softplus_backward', _autograd_softplus_backward)
 
 
 _op_elu = _get_op('aten::elu')
-_fw_elu = FwSpec(_op_elu, (0,), (False,), 'functional', None)
+_fw_elu = FwSpec(_op_elu, (0,), (False,), 'functional', _n._EluBackward0_jvp)
 
 
 def _autograd_elu(ks, self, alpha, scale, input_scale):
@@ -3675,7 +3675,7 @@ register_autograd('aten::elu_backward', _autograd_elu_backward)
 
 
 _op_celu = _get_op('aten::celu')
-_fw_celu = FwSpec(_op_celu, (0,), (False,), 'functional', None)
+_fw_celu = FwSpec(_op_celu, (0,), (False,), 'functional', _n._CeluBackward0_jvp)
 
 
 def _autograd_celu(ks, self, alpha):
@@ -3719,7 +3719,7 @@ register_autograd('aten::celu_', _autograd_celu_)
 
 
 _op_leaky_relu = _get_op('aten::leaky_relu')
-_fw_leaky_relu = FwSpec(_op_leaky_relu, (0,), (False,), 'functional', None)
+_fw_leaky_relu = FwSpec(_op_leaky_relu, (0,), (False,), 'functional', _n._LeakyReluBackward0_jvp)
 
 
 def _autograd_leaky_relu(ks, self, negative_slope):
@@ -3796,7 +3796,7 @@ register_autograd('aten::leaky_relu_backward', _autograd_leaky_relu_backward)
 
 
 _op_hardtanh = _get_op('aten::hardtanh')
-_fw_hardtanh = FwSpec(_op_hardtanh, (0,), (False,), 'functional', None)
+_fw_hardtanh = FwSpec(_op_hardtanh, (0,), (False,), 'functional', _n._HardtanhBackward0_jvp)
 
 
 def _autograd_hardtanh(ks, self, min_val, max_val):
@@ -3830,7 +3830,7 @@ register_autograd('aten::hardtanh.out', _autograd_hardtanh_out)
 
 
 _op_hardtanh_ = _get_op('aten::hardtanh_')
-_fw_hardtanh_ = FwSpec(_op_hardtanh_, (0,), (False,), 'inplace', None)
+_fw_hardtanh_ = FwSpec(_op_hardtanh_, (0,), (False,), 'inplace', _n._HardtanhBackward0_jvp)
 
 
 def _autograd_hardtanh_(ks, self, min_val, max_val):
@@ -3876,7 +3876,7 @@ register_autograd('aten::hardtanh_backward', _autograd_hardtanh_backward)
 
 
 _op_hardsigmoid = _get_op('aten::hardsigmoid')
-_fw_hardsigmoid = FwSpec(_op_hardsigmoid, (0,), (False,), 'functional', None)
+_fw_hardsigmoid = FwSpec(_op_hardsigmoid, (0,), (False,), 'functional', _n._HardsigmoidBackward0_jvp)
 
 
 def _autograd_hardsigmoid(ks, self):
@@ -3908,7 +3908,7 @@ register_autograd('aten::hardsigmoid.out', _autograd_hardsigmoid_out)
 
 
 _op_hardsigmoid_ = _get_op('aten::hardsigmoid_')
-_fw_hardsigmoid_ = FwSpec(_op_hardsigmoid_, (0,), (False,), 'inplace', None)
+_fw_hardsigmoid_ = FwSpec(_op_hardsigmoid_, (0,), (False,), 'inplace', _n._HardsigmoidBackward0_jvp)
 
 
 def _autograd_hardsigmoid_(ks, self):
@@ -3930,7 +3930,7 @@ register_autograd('aten::hardsigmoid_', _autograd_hardsigmoid_)
 
 
 _op_hardswish = _get_op('aten::hardswish')
-_fw_hardswish = FwSpec(_op_hardswish, (0,), (False,), 'functional', None)
+_fw_hardswish = FwSpec(_op_hardswish, (0,), (False,), 'functional', _n._HardswishBackward0_jvp)
 
 
 def _autograd_hardswish(ks, self):
@@ -3962,7 +3962,7 @@ register_autograd('aten::hardswish.out', _autograd_hardswish_out)
 
 
 _op_hardswish_ = _get_op('aten::hardswish_')
-_fw_hardswish_ = FwSpec(_op_hardswish_, (0,), (False,), 'inplace', None)
+_fw_hardswish_ = FwSpec(_op_hardswish_, (0,), (False,), 'inplace', _n._HardswishBackward0_jvp)
 
 
 def _autograd_hardswish_(ks, self):
@@ -4038,7 +4038,7 @@ register_autograd('aten::glu.out', _autograd_glu_out)
 
 
 _op__softmax = _get_op('aten::_softmax')
-_fw__softmax = FwSpec(_op__softmax, (0,), (False,), 'functional', None)
+_fw__softmax = FwSpec(_op__softmax, (0,), (False,), 'functional', _n._SoftmaxBackward0_jvp)
 
 
 def _autograd__softmax(ks, self, dim, half_to_float):
@@ -4071,7 +4071,7 @@ register_autograd('aten::_softmax.out', _autograd__softmax_out)
 
 
 _op__log_softmax = _get_op('aten::_log_softmax')
-_fw__log_softmax = FwSpec(_op__log_softmax, (0,), (False,), 'functional', None)
+_fw__log_softmax = FwSpec(_op__log_softmax, (0,), (False,), 'functional', _n._LogSoftmaxBackward0_jvp)
 
 
 def _autograd__log_softmax(ks, self, dim, half_to_float):
@@ -4312,7 +4312,7 @@ register_autograd('aten::native_group_norm', _autograd_native_group_norm)
 
 
 _op_native_dropout = _get_op('aten::native_dropout')
-_fw_native_dropout = FwSpec(_op_native_dropout, (0,), (False,), 'functional', None)
+_fw_native_dropout = FwSpec(_op_native_dropout, (0,), (False,), 'functional', _n._NativeDropoutBackward0_jvp)
 
 
 def _autograd_native_dropout(ks, input, p, train):
@@ -4335,7 +4335,7 @@ register_autograd('aten::native_dropout', _autograd_native_dropout)
 
 
 _op_embedding = _get_op('aten::embedding')
-_fw_embedding = FwSpec(_op_embedding, (0,), (False,), 'functional', None)
+_fw_embedding = FwSpec(_op_embedding, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
@@ -4411,7 +4411,7 @@ register_autograd('aten::_scaled_dot_product_flash_attention_for_cpu', _autograd
 
 
 _op_add_Tensor = _get_op('aten::add.Tensor')
-_fw_add_Tensor = FwSpec(_op_add_Tensor, (0, 1), (False, False), 'functional', None)
+_fw_add_Tensor = FwSpec(_op_add_Tensor, (0, 1), (False, False), 'functional', _n._AddBackward0_jvp)
 
 
 def _autograd_add_Tensor(ks, self, other, alpha):
@@ -4431,7 +4431,7 @@ register_autograd('aten::add.Tensor', _autograd_add_Tensor)
 
 
 _op_add__Tensor = _get_op('aten::add_.Tensor')
-_fw_add__Tensor = FwSpec(_op_add__Tensor, (0, 1), (False, False), 'inplace', None)
+_fw_add__Tensor = FwSpec(_op_add__Tensor, (0, 1), (False, False), 'inplace', _n._AddBackward0_jvp)
 
 
 def _autograd_add__Tensor(ks, self, other, alpha):
@@ -4465,7 +4465,7 @@ register_autograd('aten::add.out', _autograd_add_out)
 
 
 _op_add_Scalar = _get_op('aten::add.Scalar')
-_fw_add_Scalar = FwSpec(_op_add_Scalar, (0,), (False,), 'functional', None)
+_fw_add_Scalar = FwSpec(_op_add_Scalar, (0,), (False,), 'functional', _n._AddBackward1_jvp)
 
 
 def _autograd_add_Scalar(ks, self, other, alpha):
@@ -4484,7 +4484,7 @@ register_autograd('aten::add.Scalar', _autograd_add_Scalar)
 
 
 _op_add__Scalar = _get_op('aten::add_.Scalar')
-_fw_add__Scalar = FwSpec(_op_add__Scalar, (0,), (False,), 'inplace', None)
+_fw_add__Scalar = FwSpec(_op_add__Scalar, (0,), (False,), 'inplace', _n._AddBackward1_jvp)
 
 
 def _autograd_add__Scalar(ks, self, other, alpha):
@@ -4517,7 +4517,7 @@ register_autograd('aten::add.Scalar_out', _autograd_add_Scalar_out)
 
 
 _op_sub_Tensor = _get_op('aten::sub.Tensor')
-_fw_sub_Tensor = FwSpec(_op_sub_Tensor, (0, 1), (False, False), 'functional', None)
+_fw_sub_Tensor = FwSpec(_op_sub_Tensor, (0, 1), (False, False), 'functional', _n._SubBackward0_jvp)
 
 
 def _autograd_sub_Tensor(ks, self, other, alpha):
@@ -4537,7 +4537,7 @@ register_autograd('aten::sub.Tensor', _autograd_sub_Tensor)
 
 
 _op_sub__Tensor = _get_op('aten::sub_.Tensor')
-_fw_sub__Tensor = FwSpec(_op_sub__Tensor, (0, 1), (False, False), 'inplace', None)
+_fw_sub__Tensor = FwSpec(_op_sub__Tensor, (0, 1), (False, False), 'inplace', _n._SubBackward0_jvp)
 
 
 def _autograd_sub__Tensor(ks, self, other, alpha):
@@ -4571,7 +4571,7 @@ register_autograd('aten::sub.out', _autograd_sub_out)
 
 
 _op_sub_Scalar = _get_op('aten::sub.Scalar')
-_fw_sub_Scalar = FwSpec(_op_sub_Scalar, (0,), (False,), 'functional', None)
+_fw_sub_Scalar = FwSpec(_op_sub_Scalar, (0,), (False,), 'functional', _n._SubBackward1_jvp)
 
 
 def _autograd_sub_Scalar(ks, self, other, alpha):
@@ -4590,7 +4590,7 @@ register_autograd('aten::sub.Scalar', _autograd_sub_Scalar)
 
 
 _op_sub__Scalar = _get_op('aten::sub_.Scalar')
-_fw_sub__Scalar = FwSpec(_op_sub__Scalar, (0,), (False,), 'inplace', None)
+_fw_sub__Scalar = FwSpec(_op_sub__Scalar, (0,), (False,), 'inplace', _n._SubBackward1_jvp)
 
 
 def _autograd_sub__Scalar(ks, self, other, alpha):
@@ -4623,7 +4623,7 @@ register_autograd('aten::sub.Scalar_out', _autograd_sub_Scalar_out)
 
 
 _op_rsub_Tensor = _get_op('aten::rsub.Tensor')
-_fw_rsub_Tensor = FwSpec(_op_rsub_Tensor, (0, 1), (False, False), 'functional', None)
+_fw_rsub_Tensor = FwSpec(_op_rsub_Tensor, (0, 1), (False, False), 'functional', _n._RsubBackward0_jvp)
 
 
 def _autograd_rsub_Tensor(ks, self, other, alpha):
@@ -4655,7 +4655,7 @@ register_autograd('aten::rsub.Tensor_out', _autograd_rsub_Tensor_out)
 
 
 _op_rsub_Scalar = _get_op('aten::rsub.Scalar')
-_fw_rsub_Scalar = FwSpec(_op_rsub_Scalar, (0,), (False,), 'functional', None)
+_fw_rsub_Scalar = FwSpec(_op_rsub_Scalar, (0,), (False,), 'functional', _n._RsubBackward1_jvp)
 
 
 def _autograd_rsub_Scalar(ks, self, other, alpha):
@@ -4687,7 +4687,7 @@ register_autograd('aten::rsub.Scalar_out', _autograd_rsub_Scalar_out)
 
 
 _op_mul_Tensor = _get_op('aten::mul.Tensor')
-_fw_mul_Tensor = FwSpec(_op_mul_Tensor, (0, 1), (False, False), 'functional', None)
+_fw_mul_Tensor = FwSpec(_op_mul_Tensor, (0, 1), (False, False), 'functional', _n._MulBackward0_jvp)
 
 
 def _autograd_mul_Tensor(ks, self, other):
@@ -4708,7 +4708,7 @@ register_autograd('aten::mul.Tensor', _autograd_mul_Tensor)
 
 
 _op_mul__Tensor = _get_op('aten::mul_.Tensor')
-_fw_mul__Tensor = FwSpec(_op_mul__Tensor, (0, 1), (False, False), 'inplace', None)
+_fw_mul__Tensor = FwSpec(_op_mul__Tensor, (0, 1), (False, False), 'inplace', _n._MulBackward0_jvp)
 
 
 def _autograd_mul__Tensor(ks, self, other):
@@ -4743,7 +4743,7 @@ register_autograd('aten::mul.out', _autograd_mul_out)
 
 
 _op_mul_Scalar = _get_op('aten::mul.Scalar')
-_fw_mul_Scalar = FwSpec(_op_mul_Scalar, (0,), (False,), 'functional', None)
+_fw_mul_Scalar = FwSpec(_op_mul_Scalar, (0,), (False,), 'functional', _n._MulBackward1_jvp)
 
 
 def _autograd_mul_Scalar(ks, self, other):
@@ -4763,7 +4763,7 @@ register_autograd('aten::mul.Scalar', _autograd_mul_Scalar)
 
 
 _op_mul__Scalar = _get_op('aten::mul_.Scalar')
-_fw_mul__Scalar = FwSpec(_op_mul__Scalar, (0,), (False,), 'inplace', None)
+_fw_mul__Scalar = FwSpec(_op_mul__Scalar, (0,), (False,), 'inplace', _n._MulBackward1_jvp)
 
 
 def _autograd_mul__Scalar(ks, self, other):
@@ -4797,7 +4797,7 @@ register_autograd('aten::mul.Scalar_out', _autograd_mul_Scalar_out)
 
 
 _op_div_Tensor = _get_op('aten::div.Tensor')
-_fw_div_Tensor = FwSpec(_op_div_Tensor, (0, 1), (False, False), 'functional', None)
+_fw_div_Tensor = FwSpec(_op_div_Tensor, (0, 1), (False, False), 'functional', _n._DivBackward0_jvp)
 
 
 def _autograd_div_Tensor(ks, self, other):
@@ -4818,7 +4818,7 @@ register_autograd('aten::div.Tensor', _autograd_div_Tensor)
 
 
 _op_div__Tensor = _get_op('aten::div_.Tensor')
-_fw_div__Tensor = FwSpec(_op_div__Tensor, (0, 1), (False, False), 'inplace', None)
+_fw_div__Tensor = FwSpec(_op_div__Tensor, (0, 1), (False, False), 'inplace', _n._DivBackward0_jvp)
 
 
 def _autograd_div__Tensor(ks, self, other):
@@ -4853,7 +4853,7 @@ register_autograd('aten::div.out', _autograd_div_out)
 
 
 _op_div_Scalar = _get_op('aten::div.Scalar')
-_fw_div_Scalar = FwSpec(_op_div_Scalar, (0,), (False,), 'functional', None)
+_fw_div_Scalar = FwSpec(_op_div_Scalar, (0,), (False,), 'functional', _n._DivBackward1_jvp)
 
 
 def _autograd_div_Scalar(ks, self, other):
@@ -4873,7 +4873,7 @@ register_autograd('aten::div.Scalar', _autograd_div_Scalar)
 
 
 _op_div__Scalar = _get_op('aten::div_.Scalar')
-_fw_div__Scalar = FwSpec(_op_div__Scalar, (0,), (False,), 'inplace', None)
+_fw_div__Scalar = FwSpec(_op_div__Scalar, (0,), (False,), 'inplace', _n._DivBackward1_jvp)
 
 
 def _autograd_div__Scalar(ks, self, other):
@@ -5225,7 +5225,7 @@ register_autograd('aten::fmod.Tensor_out', _autograd_fmod_Tensor_out)
 
 
 _op_pow_Tensor_Scalar = _get_op('aten::pow.Tensor_Scalar')
-_fw_pow_Tensor_Scalar = FwSpec(_op_pow_Tensor_Scalar, (0,), (False,), 'functional', None)
+_fw_pow_Tensor_Scalar = FwSpec(_op_pow_Tensor_Scalar, (0,), (False,), 'functional', _n._PowBackward0_jvp)
 
 
 def _autograd_pow_Tensor_Scalar(ks, self, exponent):
@@ -5246,7 +5246,7 @@ register_autograd('aten::pow.Tensor_Scalar', _autograd_pow_Tensor_Scalar)
 
 
 _op_pow__Scalar = _get_op('aten::pow_.Scalar')
-_fw_pow__Scalar = FwSpec(_op_pow__Scalar, (0,), (False,), 'inplace', None)
+_fw_pow__Scalar = FwSpec(_op_pow__Scalar, (0,), (False,), 'inplace', _n._PowBackward0_jvp)
 
 
 def _autograd_pow__Scalar(ks, self, exponent):
@@ -5373,7 +5373,7 @@ register_autograd('aten::pow.Scalar_out', _autograd_pow_Scalar_out)
 
 
 _op_addcmul = _get_op('aten::addcmul')
-_fw_addcmul = FwSpec(_op_addcmul, (0, 1, 2), (False, False, False), 'functional', None)
+_fw_addcmul = FwSpec(_op_addcmul, (0, 1, 2), (False, False, False), 'functional', _n._AddcmulBackward0_jvp)
 
 
 def _autograd_addcmul(ks, self, tensor1, tensor2, value):
@@ -5395,7 +5395,7 @@ register_autograd('aten::addcmul', _autograd_addcmul)
 
 
 _op_addcmul_ = _get_op('aten::addcmul_')
-_fw_addcmul_ = FwSpec(_op_addcmul_, (0, 1, 2), (False, False, False), 'inplace', None)
+_fw_addcmul_ = FwSpec(_op_addcmul_, (0, 1, 2), (False, False, False), 'inplace', _n._AddcmulBackward0_jvp)
 
 
 def _autograd_addcmul_(ks, self, tensor1, tensor2, value):
@@ -5431,7 +5431,7 @@ register_autograd('aten::addcmul.out', _autograd_addcmul_out)
 
 
 _op_addcdiv = _get_op('aten::addcdiv')
-_fw_addcdiv = FwSpec(_op_addcdiv, (0, 1, 2), (False, False, False), 'functional', None)
+_fw_addcdiv = FwSpec(_op_addcdiv, (0, 1, 2), (False, False, False), 'functional', _n._AddcdivBackward0_jvp)
 
 
 def _autograd_addcdiv(ks, self, tensor1, tensor2, value):
@@ -5453,7 +5453,7 @@ register_autograd('aten::addcdiv', _autograd_addcdiv)
 
 
 _op_addcdiv_ = _get_op('aten::addcdiv_')
-_fw_addcdiv_ = FwSpec(_op_addcdiv_, (0, 1, 2), (False, False, False), 'inplace', None)
+_fw_addcdiv_ = FwSpec(_op_addcdiv_, (0, 1, 2), (False, False, False), 'inplace', _n._AddcdivBackward0_jvp)
 
 
 def _autograd_addcdiv_(ks, self, tensor1, tensor2, value):
@@ -5489,7 +5489,7 @@ register_autograd('aten::addcdiv.out', _autograd_addcdiv_out)
 
 
 _op_lerp_Scalar = _get_op('aten::lerp.Scalar')
-_fw_lerp_Scalar = FwSpec(_op_lerp_Scalar, (0, 1), (False, False), 'functional', None)
+_fw_lerp_Scalar = FwSpec(_op_lerp_Scalar, (0, 1), (False, False), 'functional', _n._LerpBackward0_jvp)
 
 
 def _autograd_lerp_Scalar(ks, self, end, weight):
@@ -5509,7 +5509,7 @@ register_autograd('aten::lerp.Scalar', _autograd_lerp_Scalar)
 
 
 _op_lerp__Scalar = _get_op('aten::lerp_.Scalar')
-_fw_lerp__Scalar = FwSpec(_op_lerp__Scalar, (0, 1), (False, False), 'inplace', None)
+_fw_lerp__Scalar = FwSpec(_op_lerp__Scalar, (0, 1), (False, False), 'inplace', _n._LerpBackward0_jvp)
 
 
 def _autograd_lerp__Scalar(ks, self, end, weight):
@@ -5543,7 +5543,7 @@ register_autograd('aten::lerp.Scalar_out', _autograd_lerp_Scalar_out)
 
 
 _op_lerp_Tensor = _get_op('aten::lerp.Tensor')
-_fw_lerp_Tensor = FwSpec(_op_lerp_Tensor, (0, 1, 2), (False, False, False), 'functional', None)
+_fw_lerp_Tensor = FwSpec(_op_lerp_Tensor, (0, 1, 2), (False, False, False), 'functional', _n._LerpBackward1_jvp)
 
 
 def _autograd_lerp_Tensor(ks, self, end, weight):
@@ -5565,7 +5565,7 @@ register_autograd('aten::lerp.Tensor', _autograd_lerp_Tensor)
 
 
 _op_lerp__Tensor = _get_op('aten::lerp_.Tensor')
-_fw_lerp__Tensor = FwSpec(_op_lerp__Tensor, (0, 1, 2), (False, False, False), 'inplace', None)
+_fw_lerp__Tensor = FwSpec(_op_lerp__Tensor, (0, 1, 2), (False, False, False), 'inplace', _n._LerpBackward1_jvp)
 
 
 def _autograd_lerp__Tensor(ks, self, end, weight):
@@ -5601,7 +5601,7 @@ register_autograd('aten::lerp.Tensor_out', _autograd_lerp_Tensor_out)
 
 
 _op_abs = _get_op('aten::abs')
-_fw_abs = FwSpec(_op_abs, (0,), (False,), 'functional', None)
+_fw_abs = FwSpec(_op_abs, (0,), (False,), 'functional', _n._AbsBackward0_jvp)
 
 
 def _autograd_abs(ks, self):
@@ -5621,7 +5621,7 @@ register_autograd('aten::abs', _autograd_abs)
 
 
 _op_abs_ = _get_op('aten::abs_')
-_fw_abs_ = FwSpec(_op_abs_, (0,), (False,), 'inplace', None)
+_fw_abs_ = FwSpec(_op_abs_, (0,), (False,), 'inplace', _n._AbsBackward0_jvp)
 
 
 def _autograd_abs_(ks, self):
@@ -5655,7 +5655,7 @@ register_autograd('aten::abs.out', _autograd_abs_out)
 
 
 _op_neg = _get_op('aten::neg')
-_fw_neg = FwSpec(_op_neg, (0,), (False,), 'functional', None)
+_fw_neg = FwSpec(_op_neg, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_neg(ks, self):
@@ -5674,7 +5674,7 @@ register_autograd('aten::neg', _autograd_neg)
 
 
 _op_neg_ = _get_op('aten::neg_')
-_fw_neg_ = FwSpec(_op_neg_, (0,), (False,), 'inplace', None)
+_fw_neg_ = FwSpec(_op_neg_, (0,), (False,), 'inplace', LINEAR)
 
 
 def _autograd_neg_(ks, self):
@@ -5707,7 +5707,7 @@ register_autograd('aten::neg.out', _autograd_neg_out)
 
 
 _op_sign = _get_op('aten::sign')
-_fw_sign = FwSpec(_op_sign, (0,), (False,), 'functional', None)
+_fw_sign = FwSpec(_op_sign, (0,), (False,), 'functional', _n._SignBackward0_jvp)
 
 
 def _autograd_sign(ks, self):
@@ -5726,7 +5726,7 @@ register_autograd('aten::sign', _autograd_sign)
 
 
 _op_sign_ = _get_op('aten::sign_')
-_fw_sign_ = FwSpec(_op_sign_, (0,), (False,), 'inplace', None)
+_fw_sign_ = FwSpec(_op_sign_, (0,), (False,), 'inplace', _n._SignBackward0_jvp)
 
 
 def _autograd_sign_(ks, self):
@@ -5759,7 +5759,7 @@ register_autograd('aten::sign.out', _autograd_sign_out)
 
 
 _op_sgn = _get_op('aten::sgn')
-_fw_sgn = FwSpec(_op_sgn, (0,), (False,), 'functional', None)
+_fw_sgn = FwSpec(_op_sgn, (0,), (False,), 'functional', _n._SgnBackward0_jvp)
 
 
 def _autograd_sgn(ks, self):
@@ -5780,7 +5780,7 @@ register_autograd('aten::sgn', _autograd_sgn)
 
 
 _op_sgn_ = _get_op('aten::sgn_')
-_fw_sgn_ = FwSpec(_op_sgn_, (0,), (False,), 'inplace', None)
+_fw_sgn_ = FwSpec(_op_sgn_, (0,), (False,), 'inplace', _n._SgnBackward0_jvp)
 
 
 def _autograd_sgn_(ks, self):
@@ -5815,7 +5815,7 @@ register_autograd('aten::sgn.out', _autograd_sgn_out)
 
 
 _op_exp = _get_op('aten::exp')
-_fw_exp = FwSpec(_op_exp, (0,), (False,), 'functional', None)
+_fw_exp = FwSpec(_op_exp, (0,), (False,), 'functional', _n._ExpBackward0_jvp)
 
 
 def _autograd_exp(ks, self):
@@ -5835,7 +5835,7 @@ register_autograd('aten::exp', _autograd_exp)
 
 
 _op_exp_ = _get_op('aten::exp_')
-_fw_exp_ = FwSpec(_op_exp_, (0,), (False,), 'inplace', None)
+_fw_exp_ = FwSpec(_op_exp_, (0,), (False,), 'inplace', _n._ExpBackward0_jvp)
 
 
 def _autograd_exp_(ks, self):
@@ -5869,7 +5869,7 @@ register_autograd('aten::exp.out', _autograd_exp_out)
 
 
 _op_exp2 = _get_op('aten::exp2')
-_fw_exp2 = FwSpec(_op_exp2, (0,), (False,), 'functional', None)
+_fw_exp2 = FwSpec(_op_exp2, (0,), (False,), 'functional', _n._Exp2Backward0_jvp)
 
 
 def _autograd_exp2(ks, self):
@@ -5889,7 +5889,7 @@ register_autograd('aten::exp2', _autograd_exp2)
 
 
 _op_exp2_ = _get_op('aten::exp2_')
-_fw_exp2_ = FwSpec(_op_exp2_, (0,), (False,), 'inplace', None)
+_fw_exp2_ = FwSpec(_op_exp2_, (0,), (False,), 'inplace', _n._Exp2Backward0_jvp)
 
 
 def _autograd_exp2_(ks, self):
@@ -5923,7 +5923,7 @@ register_autograd('aten::exp2.out', _autograd_exp2_out)
 
 
 _op_expm1 = _get_op('aten::expm1')
-_fw_expm1 = FwSpec(_op_expm1, (0,), (False,), 'functional', None)
+_fw_expm1 = FwSpec(_op_expm1, (0,), (False,), 'functional', _n._Expm1Backward0_jvp)
 
 
 def _autograd_expm1(ks, self):
@@ -5943,7 +5943,7 @@ register_autograd('aten::expm1', _autograd_expm1)
 
 
 _op_expm1_ = _get_op('aten::expm1_')
-_fw_expm1_ = FwSpec(_op_expm1_, (0,), (False,), 'inplace', None)
+_fw_expm1_ = FwSpec(_op_expm1_, (0,), (False,), 'inplace', _n._Expm1Backward0_jvp)
 
 
 def _autograd_expm1_(ks, self):
@@ -5977,7 +5977,7 @@ register_autograd('aten::expm1.out', _autograd_expm1_out)
 
 
 _op_log = _get_op('aten::log')
-_fw_log = FwSpec(_op_log, (0,), (False,), 'functional', None)
+_fw_log = FwSpec(_op_log, (0,), (False,), 'functional', _n._LogBackward0_jvp)
 
 
 def _autograd_log(ks, self):
@@ -5997,7 +5997,7 @@ register_autograd('aten::log', _autograd_log)
 
 
 _op_log_ = _get_op('aten::log_')
-_fw_log_ = FwSpec(_op_log_, (0,), (False,), 'inplace', None)
+_fw_log_ = FwSpec(_op_log_, (0,), (False,), 'inplace', _n._LogBackward0_jvp)
 
 
 def _autograd_log_(ks, self):
@@ -6031,7 +6031,7 @@ register_autograd('aten::log.out', _autograd_log_out)
 
 
 _op_log2 = _get_op('aten::log2')
-_fw_log2 = FwSpec(_op_log2, (0,), (False,), 'functional', None)
+_fw_log2 = FwSpec(_op_log2, (0,), (False,), 'functional', _n._Log2Backward0_jvp)
 
 
 def _autograd_log2(ks, self):
@@ -6051,7 +6051,7 @@ register_autograd('aten::log2', _autograd_log2)
 
 
 _op_log2_ = _get_op('aten::log2_')
-_fw_log2_ = FwSpec(_op_log2_, (0,), (False,), 'inplace', None)
+_fw_log2_ = FwSpec(_op_log2_, (0,), (False,), 'inplace', _n._Log2Backward0_jvp)
 
 
 def _autograd_log2_(ks, self):
@@ -6085,7 +6085,7 @@ register_autograd('aten::log2.out', _autograd_log2_out)
 
 
 _op_log10 = _get_op('aten::log10')
-_fw_log10 = FwSpec(_op_log10, (0,), (False,), 'functional', None)
+_fw_log10 = FwSpec(_op_log10, (0,), (False,), 'functional', _n._Log10Backward0_jvp)
 
 
 def _autograd_log10(ks, self):
@@ -6105,7 +6105,7 @@ register_autograd('aten::log10', _autograd_log10)
 
 
 _op_log10_ = _get_op('aten::log10_')
-_fw_log10_ = FwSpec(_op_log10_, (0,), (False,), 'inplace', None)
+_fw_log10_ = FwSpec(_op_log10_, (0,), (False,), 'inplace', _n._Log10Backward0_jvp)
 
 
 def _autograd_log10_(ks, self):
@@ -6139,7 +6139,7 @@ register_autograd('aten::log10.out', _autograd_log10_out)
 
 
 _op_log1p = _get_op('aten::log1p')
-_fw_log1p = FwSpec(_op_log1p, (0,), (False,), 'functional', None)
+_fw_log1p = FwSpec(_op_log1p, (0,), (False,), 'functional', _n._Log1PBackward0_jvp)
 
 
 def _autograd_log1p(ks, self):
@@ -6159,7 +6159,7 @@ register_autograd('aten::log1p', _autograd_log1p)
 
 
 _op_log1p_ = _get_op('aten::log1p_')
-_fw_log1p_ = FwSpec(_op_log1p_, (0,), (False,), 'inplace', None)
+_fw_log1p_ = FwSpec(_op_log1p_, (0,), (False,), 'inplace', _n._Log1PBackward0_jvp)
 
 
 def _autograd_log1p_(ks, self):
@@ -6193,7 +6193,7 @@ register_autograd('aten::log1p.out', _autograd_log1p_out)
 
 
 _op_sqrt = _get_op('aten::sqrt')
-_fw_sqrt = FwSpec(_op_sqrt, (0,), (False,), 'functional', None)
+_fw_sqrt = FwSpec(_op_sqrt, (0,), (False,), 'functional', _n._SqrtBackward0_jvp)
 
 
 def _autograd_sqrt(ks, self):
@@ -6213,7 +6213,7 @@ register_autograd('aten::sqrt', _autograd_sqrt)
 
 
 _op_sqrt_ = _get_op('aten::sqrt_')
-_fw_sqrt_ = FwSpec(_op_sqrt_, (0,), (False,), 'inplace', None)
+_fw_sqrt_ = FwSpec(_op_sqrt_, (0,), (False,), 'inplace', _n._SqrtBackward0_jvp)
 
 
 def _autograd_sqrt_(ks, self):
@@ -6247,7 +6247,7 @@ register_autograd('aten::sqrt.out', _autograd_sqrt_out)
 
 
 _op_rsqrt = _get_op('aten::rsqrt')
-_fw_rsqrt = FwSpec(_op_rsqrt, (0,), (False,), 'functional', None)
+_fw_rsqrt = FwSpec(_op_rsqrt, (0,), (False,), 'functional', _n._RsqrtBackward0_jvp)
 
 
 def _autograd_rsqrt(ks, self):
@@ -6267,7 +6267,7 @@ register_autograd('aten::rsqrt', _autograd_rsqrt)
 
 
 _op_rsqrt_ = _get_op('aten::rsqrt_')
-_fw_rsqrt_ = FwSpec(_op_rsqrt_, (0,), (False,), 'inplace', None)
+_fw_rsqrt_ = FwSpec(_op_rsqrt_, (0,), (False,), 'inplace', _n._RsqrtBackward0_jvp)
 
 
 def _autograd_rsqrt_(ks, self):
@@ -6301,7 +6301,7 @@ register_autograd('aten::rsqrt.out', _autograd_rsqrt_out)
 
 
 _op_reciprocal = _get_op('aten::reciprocal')
-_fw_reciprocal = FwSpec(_op_reciprocal, (0,), (False,), 'functional', None)
+_fw_reciprocal = FwSpec(_op_reciprocal, (0,), (False,), 'functional', _n._ReciprocalBackward0_jvp)
 
 
 def _autograd_reciprocal(ks, self):
@@ -6321,7 +6321,7 @@ register_autograd('aten::reciprocal', _autograd_reciprocal)
 
 
 _op_reciprocal_ = _get_op('aten::reciprocal_')
-_fw_reciprocal_ = FwSpec(_op_reciprocal_, (0,), (False,), 'inplace', None)
+_fw_reciprocal_ = FwSpec(_op_reciprocal_, (0,), (False,), 'inplace', _n._ReciprocalBackward0_jvp)
 
 
 def _autograd_reciprocal_(ks, self):
@@ -6355,7 +6355,7 @@ register_autograd('aten::reciprocal.out', _autograd_reciprocal_out)
 
 
 _op_square = _get_op('aten::square')
-_fw_square = FwSpec(_op_square, (0,), (False,), 'functional', None)
+_fw_square = FwSpec(_op_square, (0,), (False,), 'functional', _n._SquareBackward0_jvp)
 
 
 def _autograd_square(ks, self):
@@ -6375,7 +6375,7 @@ register_autograd('aten::square', _autograd_square)
 
 
 _op_square_ = _get_op('aten::square_')
-_fw_square_ = FwSpec(_op_square_, (0,), (False,), 'inplace', None)
+_fw_square_ = FwSpec(_op_square_, (0,), (False,), 'inplace', _n._SquareBackward0_jvp)
 
 
 def _autograd_square_(ks, self):
@@ -6409,7 +6409,7 @@ register_autograd('aten::square.out', _autograd_square_out)
 
 
 _op_sin = _get_op('aten::sin')
-_fw_sin = FwSpec(_op_sin, (0,), (False,), 'functional', None)
+_fw_sin = FwSpec(_op_sin, (0,), (False,), 'functional', _n._SinBackward0_jvp)
 
 
 def _autograd_sin(ks, self):
@@ -6429,7 +6429,7 @@ register_autograd('aten::sin', _autograd_sin)
 
 
 _op_sin_ = _get_op('aten::sin_')
-_fw_sin_ = FwSpec(_op_sin_, (0,), (False,), 'inplace', None)
+_fw_sin_ = FwSpec(_op_sin_, (0,), (False,), 'inplace', _n._SinBackward0_jvp)
 
 
 def _autograd_sin_(ks, self):
@@ -6463,7 +6463,7 @@ register_autograd('aten::sin.out', _autograd_sin_out)
 
 
 _op_cos = _get_op('aten::cos')
-_fw_cos = FwSpec(_op_cos, (0,), (False,), 'functional', None)
+_fw_cos = FwSpec(_op_cos, (0,), (False,), 'functional', _n._CosBackward0_jvp)
 
 
 def _autograd_cos(ks, self):
@@ -6483,7 +6483,7 @@ register_autograd('aten::cos', _autograd_cos)
 
 
 _op_cos_ = _get_op('aten::cos_')
-_fw_cos_ = FwSpec(_op_cos_, (0,), (False,), 'inplace', None)
+_fw_cos_ = FwSpec(_op_cos_, (0,), (False,), 'inplace', _n._CosBackward0_jvp)
 
 
 def _autograd_cos_(ks, self):
@@ -6517,7 +6517,7 @@ register_autograd('aten::cos.out', _autograd_cos_out)
 
 
 _op_tan = _get_op('aten::tan')
-_fw_tan = FwSpec(_op_tan, (0,), (False,), 'functional', None)
+_fw_tan = FwSpec(_op_tan, (0,), (False,), 'functional', _n._TanBackward0_jvp)
 
 
 def _autograd_tan(ks, self):
@@ -6537,7 +6537,7 @@ register_autograd('aten::tan', _autograd_tan)
 
 
 _op_tan_ = _get_op('aten::tan_')
-_fw_tan_ = FwSpec(_op_tan_, (0,), (False,), 'inplace', None)
+_fw_tan_ = FwSpec(_op_tan_, (0,), (False,), 'inplace', _n._TanBackward0_jvp)
 
 
 def _autograd_tan_(ks, self):
@@ -6571,7 +6571,7 @@ register_autograd('aten::tan.out', _autograd_tan_out)
 
 
 _op_asin = _get_op('aten::asin')
-_fw_asin = FwSpec(_op_asin, (0,), (False,), 'functional', None)
+_fw_asin = FwSpec(_op_asin, (0,), (False,), 'functional', _n._AsinBackward0_jvp)
 
 
 def _autograd_asin(ks, self):
@@ -6591,7 +6591,7 @@ register_autograd('aten::asin', _autograd_asin)
 
 
 _op_asin_ = _get_op('aten::asin_')
-_fw_asin_ = FwSpec(_op_asin_, (0,), (False,), 'inplace', None)
+_fw_asin_ = FwSpec(_op_asin_, (0,), (False,), 'inplace', _n._AsinBackward0_jvp)
 
 
 def _autograd_asin_(ks, self):
@@ -6625,7 +6625,7 @@ register_autograd('aten::asin.out', _autograd_asin_out)
 
 
 _op_acos = _get_op('aten::acos')
-_fw_acos = FwSpec(_op_acos, (0,), (False,), 'functional', None)
+_fw_acos = FwSpec(_op_acos, (0,), (False,), 'functional', _n._AcosBackward0_jvp)
 
 
 def _autograd_acos(ks, self):
@@ -6645,7 +6645,7 @@ register_autograd('aten::acos', _autograd_acos)
 
 
 _op_acos_ = _get_op('aten::acos_')
-_fw_acos_ = FwSpec(_op_acos_, (0,), (False,), 'inplace', None)
+_fw_acos_ = FwSpec(_op_acos_, (0,), (False,), 'inplace', _n._AcosBackward0_jvp)
 
 
 def _autograd_acos_(ks, self):
@@ -6679,7 +6679,7 @@ register_autograd('aten::acos.out', _autograd_acos_out)
 
 
 _op_atan = _get_op('aten::atan')
-_fw_atan = FwSpec(_op_atan, (0,), (False,), 'functional', None)
+_fw_atan = FwSpec(_op_atan, (0,), (False,), 'functional', _n._AtanBackward0_jvp)
 
 
 def _autograd_atan(ks, self):
@@ -6699,7 +6699,7 @@ register_autograd('aten::atan', _autograd_atan)
 
 
 _op_atan_ = _get_op('aten::atan_')
-_fw_atan_ = FwSpec(_op_atan_, (0,), (False,), 'inplace', None)
+_fw_atan_ = FwSpec(_op_atan_, (0,), (False,), 'inplace', _n._AtanBackward0_jvp)
 
 
 def _autograd_atan_(ks, self):
@@ -6733,7 +6733,7 @@ register_autograd('aten::atan.out', _autograd_atan_out)
 
 
 _op_sinh = _get_op('aten::sinh')
-_fw_sinh = FwSpec(_op_sinh, (0,), (False,), 'functional', None)
+_fw_sinh = FwSpec(_op_sinh, (0,), (False,), 'functional', _n._SinhBackward0_jvp)
 
 
 def _autograd_sinh(ks, self):
@@ -6753,7 +6753,7 @@ register_autograd('aten::sinh', _autograd_sinh)
 
 
 _op_sinh_ = _get_op('aten::sinh_')
-_fw_sinh_ = FwSpec(_op_sinh_, (0,), (False,), 'inplace', None)
+_fw_sinh_ = FwSpec(_op_sinh_, (0,), (False,), 'inplace', _n._SinhBackward0_jvp)
 
 
 def _autograd_sinh_(ks, self):
@@ -6787,7 +6787,7 @@ register_autograd('aten::sinh.out', _autograd_sinh_out)
 
 
 _op_cosh = _get_op('aten::cosh')
-_fw_cosh = FwSpec(_op_cosh, (0,), (False,), 'functional', None)
+_fw_cosh = FwSpec(_op_cosh, (0,), (False,), 'functional', _n._CoshBackward0_jvp)
 
 
 def _autograd_cosh(ks, self):
@@ -6807,7 +6807,7 @@ register_autograd('aten::cosh', _autograd_cosh)
 
 
 _op_cosh_ = _get_op('aten::cosh_')
-_fw_cosh_ = FwSpec(_op_cosh_, (0,), (False,), 'inplace', None)
+_fw_cosh_ = FwSpec(_op_cosh_, (0,), (False,), 'inplace', _n._CoshBackward0_jvp)
 
 
 def _autograd_cosh_(ks, self):
@@ -6841,7 +6841,7 @@ register_autograd('aten::cosh.out', _autograd_cosh_out)
 
 
 _op_tanh = _get_op('aten::tanh')
-_fw_tanh = FwSpec(_op_tanh, (0,), (False,), 'functional', None)
+_fw_tanh = FwSpec(_op_tanh, (0,), (False,), 'functional', _n._TanhBackward0_jvp)
 
 
 def _autograd_tanh(ks, self):
@@ -6861,7 +6861,7 @@ register_autograd('aten::tanh', _autograd_tanh)
 
 
 _op_tanh_ = _get_op('aten::tanh_')
-_fw_tanh_ = FwSpec(_op_tanh_, (0,), (False,), 'inplace', None)
+_fw_tanh_ = FwSpec(_op_tanh_, (0,), (False,), 'inplace', _n._TanhBackward0_jvp)
 
 
 def _autograd_tanh_(ks, self):
@@ -6916,7 +6916,7 @@ register_autograd('aten::tanh_backward', _autograd_tanh_backward)
 
 
 _op_asinh = _get_op('aten::asinh')
-_fw_asinh = FwSpec(_op_asinh, (0,), (False,), 'functional', None)
+_fw_asinh = FwSpec(_op_asinh, (0,), (False,), 'functional', _n._AsinhBackward0_jvp)
 
 
 def _autograd_asinh(ks, self):
@@ -6936,7 +6936,7 @@ register_autograd('aten::asinh', _autograd_asinh)
 
 
 _op_asinh_ = _get_op('aten::asinh_')
-_fw_asinh_ = FwSpec(_op_asinh_, (0,), (False,), 'inplace', None)
+_fw_asinh_ = FwSpec(_op_asinh_, (0,), (False,), 'inplace', _n._AsinhBackward0_jvp)
 
 
 def _autograd_asinh_(ks, self):
@@ -6970,7 +6970,7 @@ register_autograd('aten::asinh.out', _autograd_asinh_out)
 
 
 _op_acosh = _get_op('aten::acosh')
-_fw_acosh = FwSpec(_op_acosh, (0,), (False,), 'functional', None)
+_fw_acosh = FwSpec(_op_acosh, (0,), (False,), 'functional', _n._AcoshBackward0_jvp)
 
 
 def _autograd_acosh(ks, self):
@@ -6990,7 +6990,7 @@ register_autograd('aten::acosh', _autograd_acosh)
 
 
 _op_acosh_ = _get_op('aten::acosh_')
-_fw_acosh_ = FwSpec(_op_acosh_, (0,), (False,), 'inplace', None)
+_fw_acosh_ = FwSpec(_op_acosh_, (0,), (False,), 'inplace', _n._AcoshBackward0_jvp)
 
 
 def _autograd_acosh_(ks, self):
@@ -7024,7 +7024,7 @@ register_autograd('aten::acosh.out', _autograd_acosh_out)
 
 
 _op_atanh = _get_op('aten::atanh')
-_fw_atanh = FwSpec(_op_atanh, (0,), (False,), 'functional', None)
+_fw_atanh = FwSpec(_op_atanh, (0,), (False,), 'functional', _n._AtanhBackward0_jvp)
 
 
 def _autograd_atanh(ks, self):
@@ -7044,7 +7044,7 @@ register_autograd('aten::atanh', _autograd_atanh)
 
 
 _op_atanh_ = _get_op('aten::atanh_')
-_fw_atanh_ = FwSpec(_op_atanh_, (0,), (False,), 'inplace', None)
+_fw_atanh_ = FwSpec(_op_atanh_, (0,), (False,), 'inplace', _n._AtanhBackward0_jvp)
 
 
 def _autograd_atanh_(ks, self):
@@ -7078,7 +7078,7 @@ register_autograd('aten::atanh.out', _autograd_atanh_out)
 
 
 _op_sigmoid = _get_op('aten::sigmoid')
-_fw_sigmoid = FwSpec(_op_sigmoid, (0,), (False,), 'functional', None)
+_fw_sigmoid = FwSpec(_op_sigmoid, (0,), (False,), 'functional', _n._SigmoidBackward0_jvp)
 
 
 def _autograd_sigmoid(ks, self):
@@ -7098,7 +7098,7 @@ register_autograd('aten::sigmoid', _autograd_sigmoid)
 
 
 _op_sigmoid_ = _get_op('aten::sigmoid_')
-_fw_sigmoid_ = FwSpec(_op_sigmoid_, (0,), (False,), 'inplace', None)
+_fw_sigmoid_ = FwSpec(_op_sigmoid_, (0,), (False,), 'inplace', _n._SigmoidBackward0_jvp)
 
 
 def _autograd_sigmoid_(ks, self):
@@ -7153,7 +7153,7 @@ register_autograd('aten::sigmoid_backward', _autograd_sigmoid_backward)
 
 
 _op_erf = _get_op('aten::erf')
-_fw_erf = FwSpec(_op_erf, (0,), (False,), 'functional', None)
+_fw_erf = FwSpec(_op_erf, (0,), (False,), 'functional', _n._ErfBackward0_jvp)
 
 
 def _autograd_erf(ks, self):
@@ -7173,7 +7173,7 @@ register_autograd('aten::erf', _autograd_erf)
 
 
 _op_erf_ = _get_op('aten::erf_')
-_fw_erf_ = FwSpec(_op_erf_, (0,), (False,), 'inplace', None)
+_fw_erf_ = FwSpec(_op_erf_, (0,), (False,), 'inplace', _n._ErfBackward0_jvp)
 
 
 def _autograd_erf_(ks, self):
@@ -7207,7 +7207,7 @@ register_autograd('aten::erf.out', _autograd_erf_out)
 
 
 _op_erfc = _get_op('aten::erfc')
-_fw_erfc = FwSpec(_op_erfc, (0,), (False,), 'functional', None)
+_fw_erfc = FwSpec(_op_erfc, (0,), (False,), 'functional', _n._ErfcBackward0_jvp)
 
 
 def _autograd_erfc(ks, self):
@@ -7227,7 +7227,7 @@ register_autograd('aten::erfc', _autograd_erfc)
 
 
 _op_erfc_ = _get_op('aten::erfc_')
-_fw_erfc_ = FwSpec(_op_erfc_, (0,), (False,), 'inplace', None)
+_fw_erfc_ = FwSpec(_op_erfc_, (0,), (False,), 'inplace', _n._ErfcBackward0_jvp)
 
 
 def _autograd_erfc_(ks, self):
@@ -7261,7 +7261,7 @@ register_autograd('aten::erfc.out', _autograd_erfc_out)
 
 
 _op_erfinv = _get_op('aten::erfinv')
-_fw_erfinv = FwSpec(_op_erfinv, (0,), (False,), 'functional', None)
+_fw_erfinv = FwSpec(_op_erfinv, (0,), (False,), 'functional', _n._ErfinvBackward0_jvp)
 
 
 def _autograd_erfinv(ks, self):
@@ -7281,7 +7281,7 @@ register_autograd('aten::erfinv', _autograd_erfinv)
 
 
 _op_erfinv_ = _get_op('aten::erfinv_')
-_fw_erfinv_ = FwSpec(_op_erfinv_, (0,), (False,), 'inplace', None)
+_fw_erfinv_ = FwSpec(_op_erfinv_, (0,), (False,), 'inplace', _n._ErfinvBackward0_jvp)
 
 
 def _autograd_erfinv_(ks, self):
@@ -7315,7 +7315,7 @@ register_autograd('aten::erfinv.out', _autograd_erfinv_out)
 
 
 _op_floor = _get_op('aten::floor')
-_fw_floor = FwSpec(_op_floor, (0,), (False,), 'functional', None)
+_fw_floor = FwSpec(_op_floor, (0,), (False,), 'functional', _n._FloorBackward0_jvp)
 
 
 def _autograd_floor(ks, self):
@@ -7334,7 +7334,7 @@ register_autograd('aten::floor', _autograd_floor)
 
 
 _op_floor_ = _get_op('aten::floor_')
-_fw_floor_ = FwSpec(_op_floor_, (0,), (False,), 'inplace', None)
+_fw_floor_ = FwSpec(_op_floor_, (0,), (False,), 'inplace', _n._FloorBackward0_jvp)
 
 
 def _autograd_floor_(ks, self):
@@ -7367,7 +7367,7 @@ register_autograd('aten::floor.out', _autograd_floor_out)
 
 
 _op_ceil = _get_op('aten::ceil')
-_fw_ceil = FwSpec(_op_ceil, (0,), (False,), 'functional', None)
+_fw_ceil = FwSpec(_op_ceil, (0,), (False,), 'functional', _n._CeilBackward0_jvp)
 
 
 def _autograd_ceil(ks, self):
@@ -7386,7 +7386,7 @@ register_autograd('aten::ceil', _autograd_ceil)
 
 
 _op_ceil_ = _get_op('aten::ceil_')
-_fw_ceil_ = FwSpec(_op_ceil_, (0,), (False,), 'inplace', None)
+_fw_ceil_ = FwSpec(_op_ceil_, (0,), (False,), 'inplace', _n._CeilBackward0_jvp)
 
 
 def _autograd_ceil_(ks, self):
@@ -7419,7 +7419,7 @@ register_autograd('aten::ceil.out', _autograd_ceil_out)
 
 
 _op_trunc = _get_op('aten::trunc')
-_fw_trunc = FwSpec(_op_trunc, (0,), (False,), 'functional', None)
+_fw_trunc = FwSpec(_op_trunc, (0,), (False,), 'functional', _n._TruncBackward0_jvp)
 
 
 def _autograd_trunc(ks, self):
@@ -7438,7 +7438,7 @@ register_autograd('aten::trunc', _autograd_trunc)
 
 
 _op_trunc_ = _get_op('aten::trunc_')
-_fw_trunc_ = FwSpec(_op_trunc_, (0,), (False,), 'inplace', None)
+_fw_trunc_ = FwSpec(_op_trunc_, (0,), (False,), 'inplace', _n._TruncBackward0_jvp)
 
 
 def _autograd_trunc_(ks, self):
@@ -7471,7 +7471,7 @@ register_autograd('aten::trunc.out', _autograd_trunc_out)
 
 
 _op_frac = _get_op('aten::frac')
-_fw_frac = FwSpec(_op_frac, (0,), (False,), 'functional', None)
+_fw_frac = FwSpec(_op_frac, (0,), (False,), 'functional', _n._FracBackward0_jvp)
 
 
 def _autograd_frac(ks, self):
@@ -7490,7 +7490,7 @@ register_autograd('aten::frac', _autograd_frac)
 
 
 _op_frac_ = _get_op('aten::frac_')
-_fw_frac_ = FwSpec(_op_frac_, (0,), (False,), 'inplace', None)
+_fw_frac_ = FwSpec(_op_frac_, (0,), (False,), 'inplace', _n._FracBackward0_jvp)
 
 
 def _autograd_frac_(ks, self):
@@ -7523,7 +7523,7 @@ register_autograd('aten::frac.out', _autograd_frac_out)
 
 
 _op_round = _get_op('aten::round')
-_fw_round = FwSpec(_op_round, (0,), (False,), 'functional', None)
+_fw_round = FwSpec(_op_round, (0,), (False,), 'functional', _n._RoundBackward0_jvp)
 
 
 def _autograd_round(ks, self):
@@ -7542,7 +7542,7 @@ register_autograd('aten::round', _autograd_round)
 
 
 _op_round_ = _get_op('aten::round_')
-_fw_round_ = FwSpec(_op_round_, (0,), (False,), 'inplace', None)
+_fw_round_ = FwSpec(_op_round_, (0,), (False,), 'inplace', _n._RoundBackward0_jvp)
 
 
 def _autograd_round_(ks, self):
@@ -7575,7 +7575,7 @@ register_autograd('aten::round.out', _autograd_round_out)
 
 
 _op_round_decimals = _get_op('aten::round.decimals')
-_fw_round_decimals = FwSpec(_op_round_decimals, (0,), (False,), 'functional', None)
+_fw_round_decimals = FwSpec(_op_round_decimals, (0,), (False,), 'functional', _n._RoundBackward1_jvp)
 
 
 def _autograd_round_decimals(ks, self, decimals):
@@ -7594,7 +7594,7 @@ register_autograd('aten::round.decimals', _autograd_round_decimals)
 
 
 _op_round__decimals = _get_op('aten::round_.decimals')
-_fw_round__decimals = FwSpec(_op_round__decimals, (0,), (False,), 'inplace', None)
+_fw_round__decimals = FwSpec(_op_round__decimals, (0,), (False,), 'inplace', _n._RoundBackward1_jvp)
 
 
 def _autograd_round__decimals(ks, self, decimals):
@@ -7627,7 +7627,7 @@ register_autograd('aten::round.decimals_out', _autograd_round_decimals_out)
 
 
 _op_nan_to_num = _get_op('aten::nan_to_num')
-_fw_nan_to_num = FwSpec(_op_nan_to_num, (0,), (False,), 'functional', None)
+_fw_nan_to_num = FwSpec(_op_nan_to_num, (0,), (False,), 'functional', _n._NanToNumBackward0_jvp)
 
 
 def _autograd_nan_to_num(ks, self, nan, posinf, neginf):
@@ -7647,7 +7647,7 @@ register_autograd('aten::nan_to_num', _autograd_nan_to_num)
 
 
 _op_nan_to_num_ = _get_op('aten::nan_to_num_')
-_fw_nan_to_num_ = FwSpec(_op_nan_to_num_, (0,), (False,), 'inplace', None)
+_fw_nan_to_num_ = FwSpec(_op_nan_to_num_, (0,), (False,), 'inplace', _n._NanToNumBackward0_jvp)
 
 
 def _autograd_nan_to_num_(ks, self, nan, posinf, neginf):
@@ -8253,7 +8253,7 @@ register_autograd('aten::clamp.out', _autograd_clamp_out)
 
 
 _op_clamp = _get_op('aten::clamp')
-_fw_clamp = FwSpec(_op_clamp, (0,), (False,), 'functional', None)
+_fw_clamp = FwSpec(_op_clamp, (0,), (False,), 'functional', _n._ClampBackward1_jvp)
 
 
 def _autograd_clamp(ks, self, min, max):
@@ -8275,7 +8275,7 @@ register_autograd('aten::clamp', _autograd_clamp)
 
 
 _op_clamp_ = _get_op('aten::clamp_')
-_fw_clamp_ = FwSpec(_op_clamp_, (0,), (False,), 'inplace', None)
+_fw_clamp_ = FwSpec(_op_clamp_, (0,), (False,), 'inplace', _n._ClampBackward1_jvp)
 
 
 def _autograd_clamp_(ks, self, min, max):
@@ -8299,7 +8299,7 @@ register_autograd('aten::clamp_', _autograd_clamp_)
 
 
 _op_clamp_min = _get_op('aten::clamp_min')
-_fw_clamp_min = FwSpec(_op_clamp_min, (0,), (False,), 'functional', None)
+_fw_clamp_min = FwSpec(_op_clamp_min, (0,), (False,), 'functional', _n._ClampMinBackward0_jvp)
 
 
 def _autograd_clamp_min(ks, self, min):
@@ -8320,7 +8320,7 @@ register_autograd('aten::clamp_min', _autograd_clamp_min)
 
 
 _op_clamp_min_ = _get_op('aten::clamp_min_')
-_fw_clamp_min_ = FwSpec(_op_clamp_min_, (0,), (False,), 'inplace', None)
+_fw_clamp_min_ = FwSpec(_op_clamp_min_, (0,), (False,), 'inplace', _n._ClampMinBackward0_jvp)
 
 
 def _autograd_clamp_min_(ks, self, min):
@@ -8411,7 +8411,7 @@ register_autograd('aten::clamp_min.Tensor_out', _autograd_clamp_min_Tensor_out)
 
 
 _op_clamp_max = _get_op('aten::clamp_max')
-_fw_clamp_max = FwSpec(_op_clamp_max, (0,), (False,), 'functional', None)
+_fw_clamp_max = FwSpec(_op_clamp_max, (0,), (False,), 'functional', _n._ClampMaxBackward0_jvp)
 
 
 def _autograd_clamp_max(ks, self, max):
@@ -8432,7 +8432,7 @@ register_autograd('aten::clamp_max', _autograd_clamp_max)
 
 
 _op_clamp_max_ = _get_op('aten::clamp_max_')
-_fw_clamp_max_ = FwSpec(_op_clamp_max_, (0,), (False,), 'inplace', None)
+_fw_clamp_max_ = FwSpec(_op_clamp_max_, (0,), (False,), 'inplace', _n._ClampMaxBackward0_jvp)
 
 
 def _autograd_clamp_max_(ks, self, max):
@@ -8523,7 +8523,7 @@ register_autograd('aten::clamp_max.Tensor_out', _autograd_clamp_max_Tensor_out)
 
 
 _op_where_self = _get_op('aten::where.self')
-_fw_where_self = FwSpec(_op_where_self, (1, 2), (False, False), 'functional', None)
+_fw_where_self = FwSpec(_op_where_self, (1, 2), (False, False), 'functional', _n._WhereBackward0_jvp)
 
 
 def _autograd_where_self(ks, condition, self, other):
@@ -9047,7 +9047,7 @@ register_autograd('aten::uniform_', _autograd_uniform_)
 
 
 _op_sum = _get_op('aten::sum')
-_fw_sum = FwSpec(_op_sum, (0,), (False,), 'functional', None)
+_fw_sum = FwSpec(_op_sum, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_sum(ks, self, dtype):
@@ -9080,7 +9080,7 @@ register_autograd('aten::sum.out', _autograd_sum_out)
 
 
 _op_sum_dim_IntList = _get_op('aten::sum.dim_IntList')
-_fw_sum_dim_IntList = FwSpec(_op_sum_dim_IntList, (0,), (False,), 'functional', None)
+_fw_sum_dim_IntList = FwSpec(_op_sum_dim_IntList, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_sum_dim_IntList(ks, self, dim, keepdim, dtype):
@@ -9103,7 +9103,7 @@ register_autograd('aten::sum.dim_IntList', _autograd_sum_dim_IntList)
 
 
 _op_mean = _get_op('aten::mean')
-_fw_mean = FwSpec(_op_mean, (0,), (False,), 'functional', None)
+_fw_mean = FwSpec(_op_mean, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_mean(ks, self, dtype):
@@ -9136,7 +9136,7 @@ register_autograd('aten::mean.out', _autograd_mean_out)
 
 
 _op_mean_dim = _get_op('aten::mean.dim')
-_fw_mean_dim = FwSpec(_op_mean_dim, (0,), (False,), 'functional', None)
+_fw_mean_dim = FwSpec(_op_mean_dim, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_mean_dim(ks, self, dim, keepdim, dtype):
@@ -9768,7 +9768,7 @@ register_autograd('aten::linalg_vector_norm.out', _autograd_linalg_vector_norm_o
 
 
 _op_cumsum = _get_op('aten::cumsum')
-_fw_cumsum = FwSpec(_op_cumsum, (0,), (False,), 'functional', None)
+_fw_cumsum = FwSpec(_op_cumsum, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_cumsum(ks, self, dim, dtype):
@@ -9789,7 +9789,7 @@ register_autograd('aten::cumsum', _autograd_cumsum)
 
 
 _op_cumsum_ = _get_op('aten::cumsum_')
-_fw_cumsum_ = FwSpec(_op_cumsum_, (0,), (False,), 'inplace', None)
+_fw_cumsum_ = FwSpec(_op_cumsum_, (0,), (False,), 'inplace', LINEAR)
 
 
 def _autograd_cumsum_(ks, self, dim, dtype):
@@ -9884,7 +9884,7 @@ register_autograd('aten::cumprod.out', _autograd_cumprod_out)
 
 
 _op_cat = _get_op('aten::cat')
-_fw_cat = FwSpec(_op_cat, (0,), (True,), 'functional', None)
+_fw_cat = FwSpec(_op_cat, (0,), (True,), 'functional', LINEAR)
 
 
 def _autograd_cat(ks, tensors, dim):
@@ -9919,7 +9919,7 @@ register_autograd('aten::cat.out', _autograd_cat_out)
 
 
 _op_stack = _get_op('aten::stack')
-_fw_stack = FwSpec(_op_stack, (0,), (True,), 'functional', None)
+_fw_stack = FwSpec(_op_stack, (0,), (True,), 'functional', LINEAR)
 
 
 def _autograd_stack(ks, tensors, dim):
@@ -9953,7 +9953,7 @@ register_autograd('aten::stack.out', _autograd_stack_out)
 
 
 _op_tril = _get_op('aten::tril')
-_fw_tril = FwSpec(_op_tril, (0,), (False,), 'functional', None)
+_fw_tril = FwSpec(_op_tril, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_tril(ks, self, diagonal):
@@ -9973,7 +9973,7 @@ register_autograd('aten::tril', _autograd_tril)
 
 
 _op_tril_ = _get_op('aten::tril_')
-_fw_tril_ = FwSpec(_op_tril_, (0,), (False,), 'inplace', None)
+_fw_tril_ = FwSpec(_op_tril_, (0,), (False,), 'inplace', LINEAR)
 
 
 def _autograd_tril_(ks, self, diagonal):
@@ -10007,7 +10007,7 @@ register_autograd('aten::tril.out', _autograd_tril_out)
 
 
 _op_triu = _get_op('aten::triu')
-_fw_triu = FwSpec(_op_triu, (0,), (False,), 'functional', None)
+_fw_triu = FwSpec(_op_triu, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_triu(ks, self, diagonal):
@@ -10027,7 +10027,7 @@ register_autograd('aten::triu', _autograd_triu)
 
 
 _op_triu_ = _get_op('aten::triu_')
-_fw_triu_ = FwSpec(_op_triu_, (0,), (False,), 'inplace', None)
+_fw_triu_ = FwSpec(_op_triu_, (0,), (False,), 'inplace', LINEAR)
 
 
 def _autograd_triu_(ks, self, diagonal):
@@ -10061,7 +10061,7 @@ register_autograd('aten::triu.out', _autograd_triu_out)
 
 
 _op_repeat = _get_op('aten::repeat')
-_fw_repeat = FwSpec(_op_repeat, (0,), (False,), 'functional', None)
+_fw_repeat = FwSpec(_op_repeat, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_repeat(ks, self, repeats):
@@ -10082,7 +10082,7 @@ register_autograd('aten::repeat', _autograd_repeat)
 
 
 _op_flip = _get_op('aten::flip')
-_fw_flip = FwSpec(_op_flip, (0,), (False,), 'functional', None)
+_fw_flip = FwSpec(_op_flip, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_flip(ks, self, dims):
@@ -10102,7 +10102,7 @@ register_autograd('aten::flip', _autograd_flip)
 
 
 _op_roll = _get_op('aten::roll')
-_fw_roll = FwSpec(_op_roll, (0,), (False,), 'functional', None)
+_fw_roll = FwSpec(_op_roll, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_roll(ks, self, shifts, dims):
@@ -10123,7 +10123,7 @@ register_autograd('aten::roll', _autograd_roll)
 
 
 _op_rot90 = _get_op('aten::rot90')
-_fw_rot90 = FwSpec(_op_rot90, (0,), (False,), 'functional', None)
+_fw_rot90 = FwSpec(_op_rot90, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_rot90(ks, self, k, dims):
@@ -10144,7 +10144,7 @@ register_autograd('aten::rot90', _autograd_rot90)
 
 
 _op_diag_embed = _get_op('aten::diag_embed')
-_fw_diag_embed = FwSpec(_op_diag_embed, (0,), (False,), 'functional', None)
+_fw_diag_embed = FwSpec(_op_diag_embed, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_diag_embed(ks, self, offset, dim1, dim2):
@@ -10166,7 +10166,7 @@ register_autograd('aten::diag_embed', _autograd_diag_embed)
 
 
 _op_narrow_copy = _get_op('aten::narrow_copy')
-_fw_narrow_copy = FwSpec(_op_narrow_copy, (0,), (False,), 'functional', None)
+_fw_narrow_copy = FwSpec(_op_narrow_copy, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_narrow_copy(ks, self, dim, start, length):
@@ -10221,7 +10221,7 @@ register_autograd('aten::constant_pad_nd', _autograd_constant_pad_nd)
 
 
 _op_reflection_pad1d = _get_op('aten::reflection_pad1d')
-_fw_reflection_pad1d = FwSpec(_op_reflection_pad1d, (0,), (False,), 'functional', None)
+_fw_reflection_pad1d = FwSpec(_op_reflection_pad1d, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_reflection_pad1d(ks, self, padding):
@@ -10274,7 +10274,7 @@ register_autograd('aten::reflection_pad1d_backward', _autograd_reflection_pad1d_
 
 
 _op_reflection_pad2d = _get_op('aten::reflection_pad2d')
-_fw_reflection_pad2d = FwSpec(_op_reflection_pad2d, (0,), (False,), 'functional', None)
+_fw_reflection_pad2d = FwSpec(_op_reflection_pad2d, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_reflection_pad2d(ks, self, padding):
@@ -10327,7 +10327,7 @@ register_autograd('aten::reflection_pad2d_backward', _autograd_reflection_pad2d_
 
 
 _op_replication_pad1d = _get_op('aten::replication_pad1d')
-_fw_replication_pad1d = FwSpec(_op_replication_pad1d, (0,), (False,), 'functional', None)
+_fw_replication_pad1d = FwSpec(_op_replication_pad1d, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_replication_pad1d(ks, self, padding):
@@ -10380,7 +10380,7 @@ register_autograd('aten::replication_pad1d_backward', _autograd_replication_pad1
 
 
 _op_replication_pad2d = _get_op('aten::replication_pad2d')
-_fw_replication_pad2d = FwSpec(_op_replication_pad2d, (0,), (False,), 'functional', None)
+_fw_replication_pad2d = FwSpec(_op_replication_pad2d, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_replication_pad2d(ks, self, padding):
@@ -10433,7 +10433,7 @@ register_autograd('aten::replication_pad2d_backward', _autograd_replication_pad2
 
 
 _op_reflection_pad3d = _get_op('aten::reflection_pad3d')
-_fw_reflection_pad3d = FwSpec(_op_reflection_pad3d, (0,), (False,), 'functional', None)
+_fw_reflection_pad3d = FwSpec(_op_reflection_pad3d, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_reflection_pad3d(ks, self, padding):
@@ -10486,7 +10486,7 @@ register_autograd('aten::reflection_pad3d_backward', _autograd_reflection_pad3d_
 
 
 _op_replication_pad3d = _get_op('aten::replication_pad3d')
-_fw_replication_pad3d = FwSpec(_op_replication_pad3d, (0,), (False,), 'functional', None)
+_fw_replication_pad3d = FwSpec(_op_replication_pad3d, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_replication_pad3d(ks, self, padding):
@@ -10876,7 +10876,7 @@ register_autograd('aten::_unique2', _autograd__unique2)
 
 
 _op_view_copy = _get_op('aten::view_copy')
-_fw_view_copy = FwSpec(_op_view_copy, (0,), (False,), 'functional', None)
+_fw_view_copy = FwSpec(_op_view_copy, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_view_copy(ks, self, size):
@@ -10962,7 +10962,7 @@ register_autograd('aten::_reshape_alias_copy.out', _autograd__reshape_alias_copy
 
 
 _op_as_strided_copy = _get_op('aten::as_strided_copy')
-_fw_as_strided_copy = FwSpec(_op_as_strided_copy, (0,), (False,), 'functional', None)
+_fw_as_strided_copy = FwSpec(_op_as_strided_copy, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_as_strided_copy(ks, self, size, stride, storage_offset):
@@ -10997,7 +10997,7 @@ register_autograd('aten::as_strided_copy.out', _autograd_as_strided_copy_out)
 
 
 _op_transpose_copy_int = _get_op('aten::transpose_copy.int')
-_fw_transpose_copy_int = FwSpec(_op_transpose_copy_int, (0,), (False,), 'functional', None)
+_fw_transpose_copy_int = FwSpec(_op_transpose_copy_int, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_transpose_copy_int(ks, self, dim0, dim1):
@@ -11030,7 +11030,7 @@ register_autograd('aten::transpose_copy.int_out', _autograd_transpose_copy_int_o
 
 
 _op_t_copy = _get_op('aten::t_copy')
-_fw_t_copy = FwSpec(_op_t_copy, (0,), (False,), 'functional', None)
+_fw_t_copy = FwSpec(_op_t_copy, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_t_copy(ks, self):
@@ -11061,7 +11061,7 @@ register_autograd('aten::t_copy.out', _autograd_t_copy_out)
 
 
 _op_permute_copy = _get_op('aten::permute_copy')
-_fw_permute_copy = FwSpec(_op_permute_copy, (0,), (False,), 'functional', None)
+_fw_permute_copy = FwSpec(_op_permute_copy, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_permute_copy(ks, self, dims):
@@ -11093,7 +11093,7 @@ register_autograd('aten::permute_copy.out', _autograd_permute_copy_out)
 
 
 _op_expand_copy = _get_op('aten::expand_copy')
-_fw_expand_copy = FwSpec(_op_expand_copy, (0,), (False,), 'functional', None)
+_fw_expand_copy = FwSpec(_op_expand_copy, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_expand_copy(ks, self, size, implicit):
@@ -11125,7 +11125,7 @@ register_autograd('aten::expand_copy.out', _autograd_expand_copy_out)
 
 
 _op_slice_copy_Tensor = _get_op('aten::slice_copy.Tensor')
-_fw_slice_copy_Tensor = FwSpec(_op_slice_copy_Tensor, (0,), (False,), 'functional', None)
+_fw_slice_copy_Tensor = FwSpec(_op_slice_copy_Tensor, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_slice_copy_Tensor(ks, self, dim, start, end, step):
@@ -11161,7 +11161,7 @@ register_autograd('aten::slice_copy.Tensor_out', _autograd_slice_copy_Tensor_out
 
 
 _op_select_copy_int = _get_op('aten::select_copy.int')
-_fw_select_copy_int = FwSpec(_op_select_copy_int, (0,), (False,), 'functional', None)
+_fw_select_copy_int = FwSpec(_op_select_copy_int, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_select_copy_int(ks, self, dim, index):
@@ -11195,7 +11195,7 @@ register_autograd('aten::select_copy.int_out', _autograd_select_copy_int_out)
 
 
 _op_unsqueeze_copy = _get_op('aten::unsqueeze_copy')
-_fw_unsqueeze_copy = FwSpec(_op_unsqueeze_copy, (0,), (False,), 'functional', None)
+_fw_unsqueeze_copy = FwSpec(_op_unsqueeze_copy, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_unsqueeze_copy(ks, self, dim):
@@ -11227,7 +11227,7 @@ register_autograd('aten::unsqueeze_copy.out', _autograd_unsqueeze_copy_out)
 
 
 _op_squeeze_copy = _get_op('aten::squeeze_copy')
-_fw_squeeze_copy = FwSpec(_op_squeeze_copy, (0,), (False,), 'functional', None)
+_fw_squeeze_copy = FwSpec(_op_squeeze_copy, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_squeeze_copy(ks, self):
@@ -11259,7 +11259,7 @@ register_autograd('aten::squeeze_copy.out', _autograd_squeeze_copy_out)
 
 
 _op_squeeze_copy_dim = _get_op('aten::squeeze_copy.dim')
-_fw_squeeze_copy_dim = FwSpec(_op_squeeze_copy_dim, (0,), (False,), 'functional', None)
+_fw_squeeze_copy_dim = FwSpec(_op_squeeze_copy_dim, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_squeeze_copy_dim(ks, self, dim):
@@ -11291,7 +11291,7 @@ register_autograd('aten::squeeze_copy.dim_out', _autograd_squeeze_copy_dim_out)
 
 
 _op_squeeze_copy_dims = _get_op('aten::squeeze_copy.dims')
-_fw_squeeze_copy_dims = FwSpec(_op_squeeze_copy_dims, (0,), (False,), 'functional', None)
+_fw_squeeze_copy_dims = FwSpec(_op_squeeze_copy_dims, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_squeeze_copy_dims(ks, self, dim):
@@ -11323,7 +11323,7 @@ register_autograd('aten::squeeze_copy.dims_out', _autograd_squeeze_copy_dims_out
 
 
 _op_unfold_copy = _get_op('aten::unfold_copy')
-_fw_unfold_copy = FwSpec(_op_unfold_copy, (0,), (False,), 'functional', None)
+_fw_unfold_copy = FwSpec(_op_unfold_copy, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_unfold_copy(ks, self, dimension, size, step):
@@ -11358,7 +11358,7 @@ register_autograd('aten::unfold_copy.out', _autograd_unfold_copy_out)
 
 
 _op_diagonal_copy = _get_op('aten::diagonal_copy')
-_fw_diagonal_copy = FwSpec(_op_diagonal_copy, (0,), (False,), 'functional', None)
+_fw_diagonal_copy = FwSpec(_op_diagonal_copy, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_diagonal_copy(ks, self, offset, dim1, dim2):
@@ -11393,7 +11393,7 @@ register_autograd('aten::diagonal_copy.out', _autograd_diagonal_copy_out)
 
 
 _op_split_copy_Tensor = _get_op('aten::split_copy.Tensor')
-_fw_split_copy_Tensor = FwSpec(_op_split_copy_Tensor, (0,), (False,), 'functional', None)
+_fw_split_copy_Tensor = FwSpec(_op_split_copy_Tensor, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_split_copy_Tensor(ks, self, split_size, dim):
@@ -11425,7 +11425,7 @@ register_autograd('aten::split_copy.Tensor_out', _autograd_split_copy_Tensor_out
 
 
 _op_split_with_sizes_copy = _get_op('aten::split_with_sizes_copy')
-_fw_split_with_sizes_copy = FwSpec(_op_split_with_sizes_copy, (0,), (False,), 'functional', None)
+_fw_split_with_sizes_copy = FwSpec(_op_split_with_sizes_copy, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_split_with_sizes_copy(ks, self, split_sizes, dim):
@@ -11457,7 +11457,7 @@ register_autograd('aten::split_with_sizes_copy.out', _autograd_split_with_sizes_
 
 
 _op_unbind_copy_int = _get_op('aten::unbind_copy.int')
-_fw_unbind_copy_int = FwSpec(_op_unbind_copy_int, (0,), (False,), 'functional', None)
+_fw_unbind_copy_int = FwSpec(_op_unbind_copy_int, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_unbind_copy_int(ks, self, dim):
@@ -11489,7 +11489,7 @@ register_autograd('aten::unbind_copy.int_out', _autograd_unbind_copy_int_out)
 
 
 _op_alias_copy = _get_op('aten::alias_copy')
-_fw_alias_copy = FwSpec(_op_alias_copy, (0,), (False,), 'functional', None)
+_fw_alias_copy = FwSpec(_op_alias_copy, (0,), (False,), 'functional', LINEAR)
 
 
 def _autograd_alias_copy(ks, self):

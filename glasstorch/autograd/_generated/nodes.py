@@ -544,7 +544,7 @@ def _UnsafeViewBackward0_0(grad, grads, self_sizes):
 
 
 class UnsafeViewBackward0(Node):
-    """Backward of ``_unsafe_view(Tensor self, SymInt[] size) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:21)."""
+    """Backward of ``_unsafe_view(Tensor self, SymInt[] size) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:22)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -569,7 +569,7 @@ def _ReshapeAliasBackward0_0(grad, grads, self_sizes):
 
 
 class ReshapeAliasBackward0(Node):
-    """Backward of ``_reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:24)."""
+    """Backward of ``_reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:26)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -594,7 +594,7 @@ def _AsStridedBackward0_0(grad, grads, size, stride, storage_offset, self_geomet
 
 
 class AsStridedBackward0(Node):
-    """Backward of ``as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:27)."""
+    """Backward of ``as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:29)."""
 
     __slots__ = ('size_', 'stride_', 'storage_offset_', 'self_geometry_')
     _tensor_slots = ()
@@ -630,7 +630,7 @@ def _AsStridedBackward1_0(grad, grads, size, stride, storage_offset, self_geomet
 
 
 class AsStridedBackward1(Node):
-    """Backward of ``as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:30)."""
+    """Backward of ``as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:33)."""
 
     __slots__ = ('size_', 'stride_', 'storage_offset_', 'self_geometry_')
     _tensor_slots = ()
@@ -666,7 +666,7 @@ def _TransposeBackward0_0(grad, grads, dim0, dim1):
 
 
 class TransposeBackward0(Node):
-    """Backward of ``transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:33)."""
+    """Backward of ``transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:37)."""
 
     __slots__ = ('dim0_', 'dim1_')
     _tensor_slots = ()
@@ -696,7 +696,7 @@ def _TransposeBackward1_0(grad, grads, dim0, dim1):
 
 
 class TransposeBackward1(Node):
-    """Backward of ``transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:36)."""
+    """Backward of ``transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:41)."""
 
     __slots__ = ('dim0_', 'dim1_')
     _tensor_slots = ()
@@ -726,7 +726,7 @@ def _TBackward0_0(grad, grads):
 
 
 class TBackward0(Node):
-    """Backward of ``t(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:39)."""
+    """Backward of ``t(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:45)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -746,7 +746,7 @@ def _TBackward1_0(grad, grads):
 
 
 class TBackward1(Node):
-    """Backward of ``t_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:42)."""
+    """Backward of ``t_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:49)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -766,7 +766,7 @@ def _PermuteBackward0_0(grad, grads, dims):
 
 
 class PermuteBackward0(Node):
-    """Backward of ``permute(Tensor(a) self, int[] dims) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:45)."""
+    """Backward of ``permute(Tensor(a) self, int[] dims) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:53)."""
 
     __slots__ = ('dims_',)
     _tensor_slots = ()
@@ -791,7 +791,7 @@ def _ExpandBackward0_0(grad, grads, self_sizes):
 
 
 class ExpandBackward0(Node):
-    """Backward of ``expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:48)."""
+    """Backward of ``expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:57)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -816,7 +816,7 @@ def _UnsqueezeBackward0_0(grad, grads, dim):
 
 
 class UnsqueezeBackward0(Node):
-    """Backward of ``unsqueeze(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:51)."""
+    """Backward of ``unsqueeze(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:61)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -841,7 +841,7 @@ def _UnsqueezeBackward1_0(grad, grads, dim):
 
 
 class UnsqueezeBackward1(Node):
-    """Backward of ``unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:54)."""
+    """Backward of ``unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:65)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -866,7 +866,7 @@ def _SqueezeBackward0_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward0(Node):
-    """Backward of ``squeeze(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:57)."""
+    """Backward of ``squeeze(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:69)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -891,7 +891,7 @@ def _SqueezeBackward1_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward1(Node):
-    """Backward of ``squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:60)."""
+    """Backward of ``squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:73)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -916,7 +916,7 @@ def _SqueezeBackward2_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward2(Node):
-    """Backward of ``squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:63)."""
+    """Backward of ``squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:77)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -941,7 +941,7 @@ def _SqueezeBackward3_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward3(Node):
-    """Backward of ``squeeze_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:66)."""
+    """Backward of ``squeeze_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:81)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -966,7 +966,7 @@ def _SqueezeBackward4_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward4(Node):
-    """Backward of ``squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:69)."""
+    """Backward of ``squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:85)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -991,7 +991,7 @@ def _SqueezeBackward5_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward5(Node):
-    """Backward of ``squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:72)."""
+    """Backward of ``squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:89)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -1016,7 +1016,7 @@ def _SelectBackward0_0(grad, grads, dim, index, self_sizes):
 
 
 class SelectBackward0(Node):
-    """Backward of ``select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:75)."""
+    """Backward of ``select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:93)."""
 
     __slots__ = ('dim_', 'index_', 'self_sizes_')
     _tensor_slots = ()
@@ -1051,7 +1051,7 @@ def _SliceBackward0_0(grad, grads, dim, start, end, step, self_sizes):
 
 
 class SliceBackward0(Node):
-    """Backward of ``slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:78)."""
+    """Backward of ``slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:97)."""
 
     __slots__ = ('dim_', 'start_', 'end_', 'step_', 'self_sizes_')
     _tensor_slots = ()
@@ -1096,7 +1096,7 @@ def _DiagonalBackward0_0(grad, grads, offset, dim1, dim2, self_sizes):
 
 
 class DiagonalBackward0(Node):
-    """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:81)."""
+    """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:101)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_', 'self_sizes_')
     _tensor_slots = ()
@@ -1136,7 +1136,7 @@ def _UnfoldBackward0_0(grad, grads, dimension, size, step, self_sizes):
 
 
 class UnfoldBackward0(Node):
-    """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:84)."""
+    """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:105)."""
 
     __slots__ = ('dimension_', 'size_', 'step_', 'self_sizes_')
     _tensor_slots = ()
@@ -1176,7 +1176,7 @@ def _SplitBackward0_0(grad, grads, dim):
 
 
 class SplitBackward0(Node):
-    """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:87)."""
+    """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:109)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1201,7 +1201,7 @@ def _SplitWithSizesBackward0_0(grad, grads, dim):
 
 
 class SplitWithSizesBackward0(Node):
-    """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:90)."""
+    """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:113)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1226,7 +1226,7 @@ def _UnbindBackward0_0(grad, grads, dim):
 
 
 class UnbindBackward0(Node):
-    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:93)."""
+    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]`` (glasstorch/_ops/derivatives/core.yaml:117)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -1251,7 +1251,7 @@ def _AliasBackward0_0(grad, grads):
 
 
 class AliasBackward0(Node):
-    """Backward of ``alias(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:96)."""
+    """Backward of ``alias(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:121)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1271,7 +1271,7 @@ def _CloneBackward0_0(grad, grads):
 
 
 class CloneBackward0(Node):
-    """Backward of ``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:99)."""
+    """Backward of ``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:125)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1291,7 +1291,7 @@ def _ToCopyBackward0_0(grad, grads, self_dtype):
 
 
 class ToCopyBackward0(Node):
-    """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:102)."""
+    """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:129)."""
 
     __slots__ = ('self_dtype_',)
     _tensor_slots = ()
@@ -1312,7 +1312,7 @@ def _FillBackward2_0(grad, grads):
 
 
 class FillBackward2(Node):
-    """Backward of ``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:119)."""
+    """Backward of ``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:149)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1327,6 +1327,10 @@ class FillBackward2(Node):
         return out
 
 
+def _FillBackward2_jvp(self_p, self_t, value, result):
+    return zeros_like(self_t)
+
+
 def _FillBackward3_0(grad, grads):
     return zeros_like(grad)
 
@@ -1336,7 +1340,7 @@ def _FillBackward3_1(grad, grads):
 
 
 class FillBackward3(Node):
-    """Backward of ``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:122)."""
+    """Backward of ``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:153)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1353,12 +1357,16 @@ class FillBackward3(Node):
         return out
 
 
+def _FillBackward3_jvp(self_p, self_t, value_p, value_t, result):
+    return zeros_like(self_t) + value_t
+
+
 def _ZeroBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
 class ZeroBackward0(Node):
-    """Backward of ``zero_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:126)."""
+    """Backward of ``zero_(Tensor(a!) self) -> Tensor(a!)`` (glasstorch/_ops/derivatives/core.yaml:158)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -1371,6 +1379,10 @@ class ZeroBackward0(Node):
         if node.should_compute_output(0):
             out[0] = unwrap(_ZeroBackward0_0(grad, grads))
         return out
+
+
+def _ZeroBackward0_jvp(self_p, self_t, result):
+    return zeros_like(self_t)
 
 
 def _MaskedFillBackward0_0(grad, grads, mask):
@@ -1402,6 +1414,10 @@ class MaskedFillBackward0(Node):
         return self.mask_
 
 
+def _MaskedFillBackward0_jvp(self_p, self_t, mask, value, result):
+    return self_t.masked_fill(mask, 0)
+
+
 def _MaskedFillBackward1_0(grad, grads, mask):
     return grad.masked_fill(mask, 0)
 
@@ -1411,7 +1427,7 @@ def _MaskedFillBackward1_1(grad, grads, mask):
 
 
 class MaskedFillBackward1(Node):
-    """Backward of ``masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:9)."""
+    """Backward of ``masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:10)."""
 
     __slots__ = ('mask_',)
     _tensor_slots = ('mask_',)
@@ -1437,6 +1453,10 @@ class MaskedFillBackward1(Node):
         return self.mask_
 
 
+def _MaskedFillBackward1_jvp(self_p, self_t, mask, value_p, value_t, result):
+    return self_t.masked_fill(mask, value_t)
+
+
 def _MaskedScatterBackward0_0(grad, grads, mask, source_sizes):
     return grad.masked_fill(mask, 0)
 
@@ -1446,7 +1466,7 @@ def _MaskedScatterBackward0_1(grad, grads, mask, source_sizes):
 
 
 class MaskedScatterBackward0(Node):
-    """Backward of ``masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:14)."""
+    """Backward of ``masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:16)."""
 
     __slots__ = ('mask_', 'source_sizes_')
     _tensor_slots = ('mask_',)
@@ -1482,7 +1502,7 @@ def _MaskedSelectBackward0_0(grad, grads, mask, self_sizes):
 
 
 class MaskedSelectBackward0(Node):
-    """Backward of ``masked_select(Tensor self, Tensor mask) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:19)."""
+    """Backward of ``masked_select(Tensor self, Tensor mask) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:21)."""
 
     __slots__ = ('mask_', 'self_sizes_')
     _tensor_slots = ('mask_',)
@@ -1516,7 +1536,7 @@ def _IndexSelectBackward0_0(grad, grads, index, dim, self_sizes):
 
 
 class IndexSelectBackward0(Node):
-    """Backward of ``index_select(Tensor self, int dim, Tensor index) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:23)."""
+    """Backward of ``index_select(Tensor self, int dim, Tensor index) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:26)."""
 
     __slots__ = ('index_', 'dim_', 'self_sizes_')
     _tensor_slots = ('index_',)
@@ -1555,7 +1575,7 @@ def _GatherBackward0_0(grad, grads, index, dim, self_sizes):
 
 
 class GatherBackward0(Node):
-    """Backward of ``gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:27)."""
+    """Backward of ``gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:31)."""
 
     __slots__ = ('index_', 'dim_', 'self_sizes_')
     _tensor_slots = ('index_',)
@@ -1594,7 +1614,7 @@ def _TakeBackward0_0(grad, grads, index, self_sizes):
 
 
 class TakeBackward0(Node):
-    """Backward of ``take(Tensor self, Tensor index) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:31)."""
+    """Backward of ``take(Tensor self, Tensor index) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:36)."""
 
     __slots__ = ('index_', 'self_sizes_')
     _tensor_slots = ('index_',)
@@ -1632,7 +1652,7 @@ def _ScatterBackward0_1(grad, grads, index, dim):
 
 
 class ScatterBackward0(Node):
-    """Backward of ``scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:35)."""
+    """Backward of ``scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:41)."""
 
     __slots__ = ('index_', 'dim_')
     _tensor_slots = ('index_',)
@@ -1668,7 +1688,7 @@ def _ScatterBackward1_0(grad, grads, index, dim):
 
 
 class ScatterBackward1(Node):
-    """Backward of ``scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:40)."""
+    """Backward of ``scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:46)."""
 
     __slots__ = ('index_', 'dim_')
     _tensor_slots = ('index_',)
@@ -1706,7 +1726,7 @@ def _ScatterAddBackward0_1(grad, grads, index, dim):
 
 
 class ScatterAddBackward0(Node):
-    """Backward of ``scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:44)."""
+    """Backward of ``scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:50)."""
 
     __slots__ = ('index_', 'dim_')
     _tensor_slots = ('index_',)
@@ -1742,7 +1762,7 @@ def _ScatterReduceBackward0_0(grad, grads, self, index, src, dim, reduce, includ
 
 
 class ScatterReduceBackward0(Node):
-    """Backward of ``scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:49)."""
+    """Backward of ``scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:55)."""
 
     __slots__ = ('self_', 'index_', 'src_', 'dim_', 'reduce_', 'include_self_', 'result_')
     _tensor_slots = ('self_', 'index_', 'src_', 'result_')
@@ -1819,7 +1839,7 @@ def _IndexAddBackward0_1(grad, grads, index, dim, alpha, source_sizes):
 
 
 class IndexAddBackward0(Node):
-    """Backward of ``index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:53)."""
+    """Backward of ``index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:59)."""
 
     __slots__ = ('index_', 'dim_', 'alpha_', 'source_sizes_')
     _tensor_slots = ('index_',)
@@ -1869,7 +1889,7 @@ def _IndexCopyBackward0_1(grad, grads, index, dim, source_sizes):
 
 
 class IndexCopyBackward0(Node):
-    """Backward of ``index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:58)."""
+    """Backward of ``index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:64)."""
 
     __slots__ = ('index_', 'dim_', 'source_sizes_')
     _tensor_slots = ('index_',)
@@ -1910,7 +1930,7 @@ def _IndexFillBackward0_0(grad, grads, index, dim):
 
 
 class IndexFillBackward0(Node):
-    """Backward of ``index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:63)."""
+    """Backward of ``index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:69)."""
 
     __slots__ = ('index_', 'dim_')
     _tensor_slots = ('index_',)
@@ -1948,7 +1968,7 @@ def _IndexFillBackward1_1(grad, grads, index, dim):
 
 
 class IndexFillBackward1(Node):
-    """Backward of ``index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:67)."""
+    """Backward of ``index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:73)."""
 
     __slots__ = ('index_', 'dim_')
     _tensor_slots = ('index_',)
@@ -1984,7 +2004,7 @@ def _IndexBackward0_0(grad, grads, indices, self_sizes):
 
 
 class IndexBackward0(Node):
-    """Backward of ``index.Tensor(Tensor self, Tensor?[] indices) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:72)."""
+    """Backward of ``index.Tensor(Tensor self, Tensor?[] indices) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:78)."""
 
     __slots__ = ('indices_', 'self_sizes_')
     _tensor_slots = ('indices_',)
@@ -2022,7 +2042,7 @@ def _IndexPutBackward0_1(grad, grads, indices, values, accumulate):
 
 
 class IndexPutBackward0(Node):
-    """Backward of ``index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:75)."""
+    """Backward of ``index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:82)."""
 
     __slots__ = ('indices_', 'values_', 'accumulate_')
     _tensor_slots = ('indices_', 'values_')
@@ -2071,7 +2091,7 @@ def _IndexPutImplBackward0_1(grad, grads, indices, values, accumulate):
 
 
 class IndexPutImplBackward0(Node):
-    """Backward of ``_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor(a!)`` (glasstorch/_ops/derivatives/index.yaml:80)."""
+    """Backward of ``_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor(a!)`` (glasstorch/_ops/derivatives/index.yaml:87)."""
 
     __slots__ = ('indices_', 'values_', 'accumulate_')
     _tensor_slots = ('indices_', 'values_')
@@ -2155,6 +2175,10 @@ class MmBackward0(Node):
         return self.mat2_
 
 
+def _MmBackward0_jvp(self_p, self_t, mat2_p, mat2_t, result):
+    return self_t.mm(mat2_p) + self_p.mm(mat2_t)
+
+
 def _BmmBackward0_0(grad, grads, self, mat2):
     return grad.bmm(mat2.transpose(1, 2).conj())
 
@@ -2164,7 +2188,7 @@ def _BmmBackward0_1(grad, grads, self, mat2):
 
 
 class BmmBackward0(Node):
-    """Backward of ``bmm(Tensor self, Tensor mat2) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:8)."""
+    """Backward of ``bmm(Tensor self, Tensor mat2) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:9)."""
 
     __slots__ = ('self_', 'mat2_')
     _tensor_slots = ('self_', 'mat2_')
@@ -2199,6 +2223,10 @@ class BmmBackward0(Node):
         return self.mat2_
 
 
+def _BmmBackward0_jvp(self_p, self_t, mat2_p, mat2_t, result):
+    return self_t.bmm(mat2_p) + self_p.bmm(mat2_t)
+
+
 def _AddmmBackward0_0(grad, grads, mat1, mat2, beta, alpha):
     return maybe_multiply(grad, conj_scalar(beta))
 
@@ -2212,7 +2240,7 @@ def _AddmmBackward0_2(grad, grads, mat1, mat2, beta, alpha):
 
 
 class AddmmBackward0(Node):
-    """Backward of ``addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:12)."""
+    """Backward of ``addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:14)."""
 
     __slots__ = ('mat1_', 'mat2_', 'beta_', 'alpha_')
     _tensor_slots = ('mat1_', 'mat2_')
@@ -2259,6 +2287,10 @@ class AddmmBackward0(Node):
         return self.alpha_
 
 
+def _AddmmBackward0_jvp(self_p, self_t, mat1_p, mat1_t, mat2_p, mat2_t, beta, alpha, result):
+    return maybe_multiply(self_t, beta) + maybe_multiply(mat1_t.mm(mat2_p) + mat1_p.mm(mat2_t), alpha)
+
+
 def _BaddbmmBackward0_0(grad, grads, batch1, batch2, beta, alpha):
     return maybe_multiply(grad, conj_scalar(beta))
 
@@ -2272,7 +2304,7 @@ def _BaddbmmBackward0_2(grad, grads, batch1, batch2, beta, alpha):
 
 
 class BaddbmmBackward0(Node):
-    """Backward of ``baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:17)."""
+    """Backward of ``baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:20)."""
 
     __slots__ = ('batch1_', 'batch2_', 'beta_', 'alpha_')
     _tensor_slots = ('batch1_', 'batch2_')
@@ -2319,6 +2351,10 @@ class BaddbmmBackward0(Node):
         return self.alpha_
 
 
+def _BaddbmmBackward0_jvp(self_p, self_t, batch1_p, batch1_t, batch2_p, batch2_t, beta, alpha, result):
+    return maybe_multiply(self_t, beta) + maybe_multiply(batch1_t.bmm(batch2_p) + batch1_p.bmm(batch2_t), alpha)
+
+
 def _AddbmmBackward0_0(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, batch2_sizes):
     return maybe_multiply(grad, beta)
 
@@ -2332,7 +2368,7 @@ def _AddbmmBackward0_2(grad, grads, batch1, batch2, beta, alpha, batch1_sizes, b
 
 
 class AddbmmBackward0(Node):
-    """Backward of ``addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:22)."""
+    """Backward of ``addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:26)."""
 
     __slots__ = ('batch1_', 'batch2_', 'beta_', 'alpha_', 'batch1_sizes_', 'batch2_sizes_')
     _tensor_slots = ('batch1_', 'batch2_')
@@ -2402,7 +2438,7 @@ def _AddmvBackward0_2(grad, grads, mat, vec, beta, alpha):
 
 
 class AddmvBackward0(Node):
-    """Backward of ``addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:27)."""
+    """Backward of ``addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:31)."""
 
     __slots__ = ('mat_', 'vec_', 'beta_', 'alpha_')
     _tensor_slots = ('mat_', 'vec_')
@@ -2449,6 +2485,10 @@ class AddmvBackward0(Node):
         return self.alpha_
 
 
+def _AddmvBackward0_jvp(self_p, self_t, mat_p, mat_t, vec_p, vec_t, beta, alpha, result):
+    return maybe_multiply(self_t, beta) + maybe_multiply(mat_t.mv(vec_p) + mat_p.mv(vec_t), alpha)
+
+
 def _MvBackward0_0(grad, grads, self, vec):
     return grad.unsqueeze(1) * vec.unsqueeze(0).conj()
 
@@ -2458,7 +2498,7 @@ def _MvBackward0_1(grad, grads, self, vec):
 
 
 class MvBackward0(Node):
-    """Backward of ``mv(Tensor self, Tensor vec) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:32)."""
+    """Backward of ``mv(Tensor self, Tensor vec) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:37)."""
 
     __slots__ = ('self_', 'vec_')
     _tensor_slots = ('self_', 'vec_')
@@ -2493,6 +2533,10 @@ class MvBackward0(Node):
         return self.vec_
 
 
+def _MvBackward0_jvp(self_p, self_t, vec_p, vec_t, result):
+    return self_t.mv(vec_p) + self_p.mv(vec_t)
+
+
 def _DotBackward0_0(grad, grads, self, tensor):
     return grad * tensor.conj()
 
@@ -2502,7 +2546,7 @@ def _DotBackward0_1(grad, grads, self, tensor):
 
 
 class DotBackward0(Node):
-    """Backward of ``dot(Tensor self, Tensor tensor) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:36)."""
+    """Backward of ``dot(Tensor self, Tensor tensor) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:42)."""
 
     __slots__ = ('self_', 'tensor_')
     _tensor_slots = ('self_', 'tensor_')
@@ -2537,6 +2581,10 @@ class DotBackward0(Node):
         return self.tensor_
 
 
+def _DotBackward0_jvp(self_p, self_t, tensor_p, tensor_t, result):
+    return self_t.dot(tensor_p) + self_p.dot(tensor_t)
+
+
 def _VdotBackward0_0(grad, grads, self, other):
     return grad.conj() * other
 
@@ -2546,7 +2594,7 @@ def _VdotBackward0_1(grad, grads, self, other):
 
 
 class VdotBackward0(Node):
-    """Backward of ``vdot(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:40)."""
+    """Backward of ``vdot(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:47)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -2586,7 +2634,7 @@ def _LinalgSvdBackward0_0(grad, grads, full_matrices, compute_uv, result):
 
 
 class LinalgSvdBackward0(Node):
-    """Backward of ``_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)`` (glasstorch/_ops/derivatives/linalg.yaml:45)."""
+    """Backward of ``_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)`` (glasstorch/_ops/derivatives/linalg.yaml:52)."""
 
     __slots__ = ('full_matrices_', 'compute_uv_', 'result_')
     _tensor_slots = ('result_',)
@@ -4100,12 +4148,16 @@ class ReluBackward0(Node):
         return self.result_
 
 
+def _ReluBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _ReluBackward0_0(grad, [grad], result), self_t)
+
+
 def _ThresholdBackward0_0(grad, grads, self, threshold):
     return threshold_backward(grad, self, threshold)
 
 
 class ThresholdBackward0(Node):
-    """Backward of ``threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:8)."""
+    """Backward of ``threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:9)."""
 
     __slots__ = ('self_', 'threshold_')
     _tensor_slots = ('self_',)
@@ -4134,12 +4186,16 @@ class ThresholdBackward0(Node):
         return self.threshold_
 
 
+def _ThresholdBackward0_jvp(self_p, self_t, threshold, value, result):
+    return _element_wise(lambda grad: _ThresholdBackward0_0(grad, [grad], self_p, threshold), self_t)
+
+
 def _ThresholdBackward1_0(grad, grads, self, threshold):
     return threshold_backward(grad, self, threshold)
 
 
 class ThresholdBackward1(Node):
-    """Backward of ``threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:11)."""
+    """Backward of ``threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:13)."""
 
     __slots__ = ('self_', 'threshold_')
     _tensor_slots = ('self_',)
@@ -4177,7 +4233,7 @@ def _ThresholdBackwardBackward0_1(grad, grads, self, threshold):
 
 
 class ThresholdBackwardBackward0(Node):
-    """Backward of ``threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:14)."""
+    """Backward of ``threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:16)."""
 
     __slots__ = ('self_', 'threshold_')
     _tensor_slots = ('self_',)
@@ -4213,7 +4269,7 @@ def _GeluBackward0_0(grad, grads, self, approximate):
 
 
 class GeluBackward0(Node):
-    """Backward of ``gelu(Tensor self, *, str approximate='none') -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:18)."""
+    """Backward of ``gelu(Tensor self, *, str approximate='none') -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:20)."""
 
     __slots__ = ('self_', 'approximate_')
     _tensor_slots = ('self_',)
@@ -4242,6 +4298,10 @@ class GeluBackward0(Node):
         return self.approximate_
 
 
+def _GeluBackward0_jvp(self_p, self_t, approximate, result):
+    return _element_wise(lambda grad: _GeluBackward0_0(grad, [grad], self_p, approximate), self_t)
+
+
 def _GeluBackwardBackward0_0(grad, grads, grad_output, self, approximate):
     return gelu_backward(grad, self, approximate)
 
@@ -4251,7 +4311,7 @@ def _GeluBackwardBackward0_1(grad, grads, grad_output, self, approximate):
 
 
 class GeluBackwardBackward0(Node):
-    """Backward of ``gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:21)."""
+    """Backward of ``gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:24)."""
 
     __slots__ = ('grad_output_', 'self_', 'approximate_')
     _tensor_slots = ('grad_output_', 'self_')
@@ -4296,7 +4356,7 @@ def _SiluBackward0_0(grad, grads, self):
 
 
 class SiluBackward0(Node):
-    """Backward of ``silu(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:25)."""
+    """Backward of ``silu(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:28)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -4320,12 +4380,16 @@ class SiluBackward0(Node):
         return self.self_
 
 
+def _SiluBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _SiluBackward0_0(grad, [grad], self_p), self_t)
+
+
 def _MishBackward0_0(grad, grads, self):
     return mish_backward(grad, self)
 
 
 class MishBackward0(Node):
-    """Backward of ``mish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:28)."""
+    """Backward of ``mish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:32)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -4349,12 +4413,16 @@ class MishBackward0(Node):
         return self.self_
 
 
+def _MishBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _MishBackward0_0(grad, [grad], self_p), self_t)
+
+
 def _SoftplusBackward0_0(grad, grads, self, beta, threshold):
     return softplus_backward(grad, self, beta, threshold)
 
 
 class SoftplusBackward0(Node):
-    """Backward of ``softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:31)."""
+    """Backward of ``softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:36)."""
 
     __slots__ = ('self_', 'beta_', 'threshold_')
     _tensor_slots = ('self_',)
@@ -4388,6 +4456,10 @@ class SoftplusBackward0(Node):
         return self.threshold_
 
 
+def _SoftplusBackward0_jvp(self_p, self_t, beta, threshold, result):
+    return _element_wise(lambda grad: _SoftplusBackward0_0(grad, [grad], self_p, beta, threshold), self_t)
+
+
 def _SoftplusBackwardBackward0_0(grad, grads, grad_output, self, beta, threshold):
     return softplus_backward(grad, self, beta, threshold)
 
@@ -4397,7 +4469,7 @@ def _SoftplusBackwardBackward0_1(grad, grads, grad_output, self, beta, threshold
 
 
 class SoftplusBackwardBackward0(Node):
-    """Backward of ``softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:34)."""
+    """Backward of ``softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:40)."""
 
     __slots__ = ('grad_output_', 'self_', 'beta_', 'threshold_')
     _tensor_slots = ('grad_output_', 'self_')
@@ -4447,7 +4519,7 @@ def _EluBackward0_0(grad, grads, self, alpha, scale, input_scale):
 
 
 class EluBackward0(Node):
-    """Backward of ``elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:38)."""
+    """Backward of ``elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:44)."""
 
     __slots__ = ('self_', 'alpha_', 'scale_', 'input_scale_')
     _tensor_slots = ('self_',)
@@ -4486,12 +4558,16 @@ class EluBackward0(Node):
         return self.input_scale_
 
 
+def _EluBackward0_jvp(self_p, self_t, alpha, scale, input_scale, result):
+    return _element_wise(lambda grad: _EluBackward0_0(grad, [grad], self_p, alpha, scale, input_scale), self_t)
+
+
 def _EluBackward1_0(grad, grads, alpha, scale, input_scale, result):
     return elu_backward(grad, alpha, scale, input_scale, True, result)
 
 
 class EluBackward1(Node):
-    """Backward of ``elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:41)."""
+    """Backward of ``elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:48)."""
 
     __slots__ = ('alpha_', 'scale_', 'input_scale_', 'result_')
     _tensor_slots = ('result_',)
@@ -4539,7 +4615,7 @@ def _EluBackwardBackward0_1(grad, grads, grad_output, self_or_result, alpha, sca
 
 
 class EluBackwardBackward0(Node):
-    """Backward of ``elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:44)."""
+    """Backward of ``elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:51)."""
 
     __slots__ = ('grad_output_', 'self_or_result_', 'alpha_', 'scale_', 'input_scale_', 'is_result_')
     _tensor_slots = ('grad_output_', 'self_or_result_')
@@ -4599,7 +4675,7 @@ def _CeluBackward0_0(grad, grads, self, alpha):
 
 
 class CeluBackward0(Node):
-    """Backward of ``celu(Tensor self, Scalar alpha=1.0) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:48)."""
+    """Backward of ``celu(Tensor self, Scalar alpha=1.0) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:55)."""
 
     __slots__ = ('self_', 'alpha_')
     _tensor_slots = ('self_',)
@@ -4628,12 +4704,16 @@ class CeluBackward0(Node):
         return self.alpha_
 
 
+def _CeluBackward0_jvp(self_p, self_t, alpha, result):
+    return _element_wise(lambda grad: _CeluBackward0_0(grad, [grad], self_p, alpha), self_t)
+
+
 def _CeluBackward1_0(grad, grads, alpha, result):
     return elu_backward(grad, alpha, 1, 1.0 / float(alpha), True, result)
 
 
 class CeluBackward1(Node):
-    """Backward of ``celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:51)."""
+    """Backward of ``celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:59)."""
 
     __slots__ = ('alpha_', 'result_')
     _tensor_slots = ('result_',)
@@ -4667,7 +4747,7 @@ def _LeakyReluBackward0_0(grad, grads, self, negative_slope):
 
 
 class LeakyReluBackward0(Node):
-    """Backward of ``leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:54)."""
+    """Backward of ``leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:62)."""
 
     __slots__ = ('self_', 'negative_slope_')
     _tensor_slots = ('self_',)
@@ -4696,12 +4776,16 @@ class LeakyReluBackward0(Node):
         return self.negative_slope_
 
 
+def _LeakyReluBackward0_jvp(self_p, self_t, negative_slope, result):
+    return _element_wise(lambda grad: _LeakyReluBackward0_0(grad, [grad], self_p, negative_slope), self_t)
+
+
 def _LeakyReluBackward1_0(grad, grads, negative_slope, result):
     return leaky_relu_backward(grad, result, negative_slope, True)
 
 
 class LeakyReluBackward1(Node):
-    """Backward of ``leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:58)."""
+    """Backward of ``leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:67)."""
 
     __slots__ = ('negative_slope_', 'result_')
     _tensor_slots = ('result_',)
@@ -4739,7 +4823,7 @@ def _LeakyReluBackwardBackward0_1(grad, grads, self, negative_slope):
 
 
 class LeakyReluBackwardBackward0(Node):
-    """Backward of ``leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:61)."""
+    """Backward of ``leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:70)."""
 
     __slots__ = ('self_', 'negative_slope_')
     _tensor_slots = ('self_',)
@@ -4775,7 +4859,7 @@ def _HardtanhBackward0_0(grad, grads, self, min_val, max_val):
 
 
 class HardtanhBackward0(Node):
-    """Backward of ``hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:65)."""
+    """Backward of ``hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:74)."""
 
     __slots__ = ('self_', 'min_val_', 'max_val_')
     _tensor_slots = ('self_',)
@@ -4809,6 +4893,10 @@ class HardtanhBackward0(Node):
         return self.max_val_
 
 
+def _HardtanhBackward0_jvp(self_p, self_t, min_val, max_val, result):
+    return _element_wise(lambda grad: _HardtanhBackward0_0(grad, [grad], self_p, min_val, max_val), self_t)
+
+
 def _HardtanhBackwardBackward0_0(grad, grads, self, min_val, max_val):
     return hardtanh_backward(grad, self, min_val, max_val)
 
@@ -4818,7 +4906,7 @@ def _HardtanhBackwardBackward0_1(grad, grads, self, min_val, max_val):
 
 
 class HardtanhBackwardBackward0(Node):
-    """Backward of ``hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:68)."""
+    """Backward of ``hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:78)."""
 
     __slots__ = ('self_', 'min_val_', 'max_val_')
     _tensor_slots = ('self_',)
@@ -4859,7 +4947,7 @@ def _HardsigmoidBackward0_0(grad, grads, self):
 
 
 class HardsigmoidBackward0(Node):
-    """Backward of ``hardsigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:74)."""
+    """Backward of ``hardsigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:84)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -4883,12 +4971,16 @@ class HardsigmoidBackward0(Node):
         return self.self_
 
 
+def _HardsigmoidBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _HardsigmoidBackward0_0(grad, [grad], self_p), self_t)
+
+
 def _HardswishBackward0_0(grad, grads, self):
     return hardswish_backward(grad, self)
 
 
 class HardswishBackward0(Node):
-    """Backward of ``hardswish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:77)."""
+    """Backward of ``hardswish(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:88)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -4912,12 +5004,16 @@ class HardswishBackward0(Node):
         return self.self_
 
 
+def _HardswishBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _HardswishBackward0_0(grad, [grad], self_p), self_t)
+
+
 def _LogSigmoidBackward0_0(grad, grads, self):
     return log_sigmoid_backward(grad, self)
 
 
 class LogSigmoidBackward0(Node):
-    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:80)."""
+    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:92)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -4946,7 +5042,7 @@ def _GluBackward0_0(grad, grads, self, dim):
 
 
 class GluBackward0(Node):
-    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:84)."""
+    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:96)."""
 
     __slots__ = ('self_', 'dim_')
     _tensor_slots = ('self_',)
@@ -4980,7 +5076,7 @@ def _SoftmaxBackward0_0(grad, grads, dim, result):
 
 
 class SoftmaxBackward0(Node):
-    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:87)."""
+    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:99)."""
 
     __slots__ = ('dim_', 'result_')
     _tensor_slots = ('result_',)
@@ -5009,12 +5105,16 @@ class SoftmaxBackward0(Node):
         return self.dim_
 
 
+def _SoftmaxBackward0_jvp(self_p, self_t, dim, half_to_float, result):
+    return result * (self_t - (self_t * result).sum(dim, keepdim=True))
+
+
 def _LogSoftmaxBackward0_0(grad, grads, dim, result):
     return log_softmax_backward(grad, result, dim)
 
 
 class LogSoftmaxBackward0(Node):
-    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:90)."""
+    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:103)."""
 
     __slots__ = ('dim_', 'result_')
     _tensor_slots = ('result_',)
@@ -5043,12 +5143,16 @@ class LogSoftmaxBackward0(Node):
         return self.dim_
 
 
+def _LogSoftmaxBackward0_jvp(self_p, self_t, dim, half_to_float, result):
+    return self_t - (self_t * result.exp()).sum(dim, keepdim=True)
+
+
 def _NativeLayerNormBackward0_0(grad, grads, input, weight, bias, normalized_shape, eps, result):
     return layer_norm_backward(grad, input, normalized_shape, result[1], result[2], weight, bias, eps)
 
 
 class NativeLayerNormBackward0(Node):
-    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:93)."""
+    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:107)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'normalized_shape_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -5125,7 +5229,7 @@ def _FusedRmsNormBackward0_0(grad, grads, input, weight, normalized_shape, resul
 
 
 class FusedRmsNormBackward0(Node):
-    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:97)."""
+    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:111)."""
 
     __slots__ = ('input_', 'weight_', 'normalized_shape_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'result_')
@@ -5179,7 +5283,7 @@ def _NativeBatchNormBackward0_0(grad, grads, input, weight, bias, running_mean, 
 
 
 class NativeBatchNormBackward0(Node):
-    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:100)."""
+    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:114)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -5274,7 +5378,7 @@ def _NativeBatchNormLegitBackward0_0(grad, grads, input, weight, bias, running_m
 
 
 class NativeBatchNormLegitBackward0(Node):
-    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:104)."""
+    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:118)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -5369,7 +5473,7 @@ def _NativeBatchNormLegitBackward1_0(grad, grads, input, weight, bias, training,
 
 
 class NativeBatchNormLegitBackward1(Node):
-    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:108)."""
+    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:122)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -5446,7 +5550,7 @@ def _NativeBatchNormLegitNoTrainingBackward0_0(grad, grads, input, weight, bias,
 
 
 class NativeBatchNormLegitNoTrainingBackward0(Node):
-    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:112)."""
+    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:126)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -5536,7 +5640,7 @@ def _NativeGroupNormBackward0_0(grad, grads, input, weight, bias, N, C, HxW, gro
 
 
 class NativeGroupNormBackward0(Node):
-    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:116)."""
+    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:130)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'N_', 'C_', 'HxW_', 'group_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -5623,7 +5727,7 @@ def _NativeDropoutBackward0_0(grad, grads, p, train, result):
 
 
 class NativeDropoutBackward0(Node):
-    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:119)."""
+    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:133)."""
 
     __slots__ = ('p_', 'train_', 'result_')
     _tensor_slots = ('result_',)
@@ -5657,12 +5761,16 @@ class NativeDropoutBackward0(Node):
         return self.train_
 
 
+def _NativeDropoutBackward0_jvp(input_p, input_t, p, train, result):
+    return (input_t * result[1] * (1.0 if not train else 0.0 if p == 1 else 1.0 / (1.0 - p)), None)
+
+
 def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq, weight_sizes):
     return embedding_backward(grad, indices, weight_sizes[0], padding_idx, scale_grad_by_freq)
 
 
 class EmbeddingBackward0(Node):
-    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:123)."""
+    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:138)."""
 
     __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'weight_sizes_')
     _tensor_slots = ('indices_',)
@@ -5706,7 +5814,7 @@ def _EmbeddingRenormBackward0_0(grad, grads):
 
 
 class EmbeddingRenormBackward0(Node):
-    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:129)."""
+    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:145)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -5726,7 +5834,7 @@ def _ScaledDotProductFlashAttentionForCpuBackward0_0(grad, grads, query, key, va
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(Node):
-    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:133)."""
+    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:149)."""
 
     __slots__ = ('query_', 'key_', 'value_', 'attn_mask_', 'dropout_p_', 'is_causal_', 'scale_', 'result_')
     _tensor_slots = ('query_', 'key_', 'value_', 'attn_mask_', 'result_')
@@ -5835,12 +5943,16 @@ class AddBackward0(Node):
         return self.alpha_
 
 
+def _AddBackward0_jvp(self_p, self_t, other_p, other_t, alpha, result):
+    return self_t + maybe_multiply(other_t, alpha)
+
+
 def _AddBackward1_0(grad, grads):
     return grad
 
 
 class AddBackward1(Node):
-    """Backward of ``add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:10)."""
+    """Backward of ``add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:11)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -5855,6 +5967,10 @@ class AddBackward1(Node):
         return out
 
 
+def _AddBackward1_jvp(self_p, self_t, other, alpha, result):
+    return self_t.clone()
+
+
 def _SubBackward0_0(grad, grads, alpha):
     return grad
 
@@ -5864,7 +5980,7 @@ def _SubBackward0_1(grad, grads, alpha):
 
 
 class SubBackward0(Node):
-    """Backward of ``sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:13)."""
+    """Backward of ``sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:15)."""
 
     __slots__ = ('alpha_',)
     _tensor_slots = ()
@@ -5886,12 +6002,16 @@ class SubBackward0(Node):
         return self.alpha_
 
 
+def _SubBackward0_jvp(self_p, self_t, other_p, other_t, alpha, result):
+    return self_t - maybe_multiply(other_t, alpha)
+
+
 def _SubBackward1_0(grad, grads):
     return grad
 
 
 class SubBackward1(Node):
-    """Backward of ``sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:17)."""
+    """Backward of ``sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:20)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -5906,6 +6026,10 @@ class SubBackward1(Node):
         return out
 
 
+def _SubBackward1_jvp(self_p, self_t, other, alpha, result):
+    return self_t.clone()
+
+
 def _RsubBackward0_0(grad, grads, alpha):
     return maybe_multiply(-grad, conj_scalar(alpha))
 
@@ -5915,7 +6039,7 @@ def _RsubBackward0_1(grad, grads, alpha):
 
 
 class RsubBackward0(Node):
-    """Backward of ``rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:20)."""
+    """Backward of ``rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:24)."""
 
     __slots__ = ('alpha_',)
     _tensor_slots = ()
@@ -5937,12 +6061,16 @@ class RsubBackward0(Node):
         return self.alpha_
 
 
+def _RsubBackward0_jvp(self_p, self_t, other_p, other_t, alpha, result):
+    return other_t - maybe_multiply(self_t, alpha)
+
+
 def _RsubBackward1_0(grad, grads, alpha):
     return maybe_multiply(-grad, conj_scalar(alpha))
 
 
 class RsubBackward1(Node):
-    """Backward of ``rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:24)."""
+    """Backward of ``rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:29)."""
 
     __slots__ = ('alpha_',)
     _tensor_slots = ()
@@ -5962,6 +6090,10 @@ class RsubBackward1(Node):
         return self.alpha_
 
 
+def _RsubBackward1_jvp(self_p, self_t, other, alpha, result):
+    return -maybe_multiply(self_t, alpha)
+
+
 def _MulBackward0_0(grad, grads, self, other):
     return grad * conj_scalar(other)
 
@@ -5971,7 +6103,7 @@ def _MulBackward0_1(grad, grads, self, other):
 
 
 class MulBackward0(Node):
-    """Backward of ``mul.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:27)."""
+    """Backward of ``mul.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:33)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -6006,12 +6138,16 @@ class MulBackward0(Node):
         return self.other_
 
 
+def _MulBackward0_jvp(self_p, self_t, other_p, other_t, result):
+    return other_t * self_p + self_t * other_p
+
+
 def _MulBackward1_0(grad, grads, other):
     return grad * conj_scalar(other)
 
 
 class MulBackward1(Node):
-    """Backward of ``mul.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:31)."""
+    """Backward of ``mul.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:38)."""
 
     __slots__ = ('other_',)
     _tensor_slots = ()
@@ -6031,6 +6167,10 @@ class MulBackward1(Node):
         return self.other_
 
 
+def _MulBackward1_jvp(self_p, self_t, other, result):
+    return self_t * other
+
+
 def _DivBackward0_0(grad, grads, self, other):
     return div_self_backward(grad, other)
 
@@ -6040,7 +6180,7 @@ def _DivBackward0_1(grad, grads, self, other):
 
 
 class DivBackward0(Node):
-    """Backward of ``div.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:34)."""
+    """Backward of ``div.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:42)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -6075,12 +6215,16 @@ class DivBackward0(Node):
         return self.other_
 
 
+def _DivBackward0_jvp(self_p, self_t, other_p, other_t, result):
+    return (self_t - other_t * result) / other_p
+
+
 def _DivBackward1_0(grad, grads, other):
     return div_self_backward(grad, other)
 
 
 class DivBackward1(Node):
-    """Backward of ``div.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:38)."""
+    """Backward of ``div.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:47)."""
 
     __slots__ = ('other_',)
     _tensor_slots = ()
@@ -6100,6 +6244,10 @@ class DivBackward1(Node):
         return self.other_
 
 
+def _DivBackward1_jvp(self_p, self_t, other, result):
+    return self_t / other
+
+
 def _DivBackward2_0(grad, grads, self, other, rounding_mode):
     return div_self_backward(grad, other, rounding_mode)
 
@@ -6109,7 +6257,7 @@ def _DivBackward2_1(grad, grads, self, other, rounding_mode):
 
 
 class DivBackward2(Node):
-    """Backward of ``div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:41)."""
+    """Backward of ``div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:51)."""
 
     __slots__ = ('self_', 'other_', 'rounding_mode_')
     _tensor_slots = ('self_', 'other_')
@@ -6154,7 +6302,7 @@ def _DivBackward3_0(grad, grads, other, rounding_mode):
 
 
 class DivBackward3(Node):
-    """Backward of ``div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:45)."""
+    """Backward of ``div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:55)."""
 
     __slots__ = ('other_', 'rounding_mode_')
     _tensor_slots = ()
@@ -6184,7 +6332,7 @@ def _RemainderBackward0_0(grad, grads):
 
 
 class RemainderBackward0(Node):
-    """Backward of ``remainder.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:48)."""
+    """Backward of ``remainder.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:58)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -6208,7 +6356,7 @@ def _RemainderBackward1_1(grad, grads, self, other):
 
 
 class RemainderBackward1(Node):
-    """Backward of ``remainder.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:51)."""
+    """Backward of ``remainder.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:61)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -6248,7 +6396,7 @@ def _FmodBackward0_0(grad, grads):
 
 
 class FmodBackward0(Node):
-    """Backward of ``fmod.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:55)."""
+    """Backward of ``fmod.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:65)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -6272,7 +6420,7 @@ def _FmodBackward1_1(grad, grads, self, other):
 
 
 class FmodBackward1(Node):
-    """Backward of ``fmod.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:58)."""
+    """Backward of ``fmod.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:68)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -6312,7 +6460,7 @@ def _PowBackward0_0(grad, grads, self, exponent):
 
 
 class PowBackward0(Node):
-    """Backward of ``pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:62)."""
+    """Backward of ``pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:72)."""
 
     __slots__ = ('self_', 'exponent_')
     _tensor_slots = ('self_',)
@@ -6341,6 +6489,10 @@ class PowBackward0(Node):
         return self.exponent_
 
 
+def _PowBackward0_jvp(self_p, self_t, exponent, result):
+    return _element_wise(lambda grad: _PowBackward0_0(grad, [grad], self_p, exponent), self_t)
+
+
 def _PowBackward1_0(grad, grads, self, exponent, result):
     return pow_backward_self(grad, self, exponent)
 
@@ -6350,7 +6502,7 @@ def _PowBackward1_1(grad, grads, self, exponent, result):
 
 
 class PowBackward1(Node):
-    """Backward of ``pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:65)."""
+    """Backward of ``pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:76)."""
 
     __slots__ = ('self_', 'exponent_', 'result_')
     _tensor_slots = ('self_', 'exponent_', 'result_')
@@ -6399,7 +6551,7 @@ def _PowBackward2_0(grad, grads, exponent, self, result):
 
 
 class PowBackward2(Node):
-    """Backward of ``pow.Scalar(Scalar self, Tensor exponent) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:69)."""
+    """Backward of ``pow.Scalar(Scalar self, Tensor exponent) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:80)."""
 
     __slots__ = ('exponent_', 'self_', 'result_')
     _tensor_slots = ('exponent_', 'result_')
@@ -6450,7 +6602,7 @@ def _AddcmulBackward0_2(grad, grads, tensor1, tensor2, value):
 
 
 class AddcmulBackward0(Node):
-    """Backward of ``addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:72)."""
+    """Backward of ``addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:83)."""
 
     __slots__ = ('tensor1_', 'tensor2_', 'value_')
     _tensor_slots = ('tensor1_', 'tensor2_')
@@ -6492,6 +6644,10 @@ class AddcmulBackward0(Node):
         return self.value_
 
 
+def _AddcmulBackward0_jvp(self_p, self_t, tensor1_p, tensor1_t, tensor2_p, tensor2_t, value, result):
+    return self_t + maybe_multiply(tensor1_t * tensor2_p + tensor1_p * tensor2_t, value)
+
+
 def _AddcdivBackward0_0(grad, grads, tensor1, tensor2, value):
     return grad
 
@@ -6505,7 +6661,7 @@ def _AddcdivBackward0_2(grad, grads, tensor1, tensor2, value):
 
 
 class AddcdivBackward0(Node):
-    """Backward of ``addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:77)."""
+    """Backward of ``addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:89)."""
 
     __slots__ = ('tensor1_', 'tensor2_', 'value_')
     _tensor_slots = ('tensor1_', 'tensor2_')
@@ -6547,6 +6703,10 @@ class AddcdivBackward0(Node):
         return self.value_
 
 
+def _AddcdivBackward0_jvp(self_p, self_t, tensor1_p, tensor1_t, tensor2_p, tensor2_t, value, result):
+    return self_t + maybe_multiply(tensor1_t / tensor2_p - tensor1_p * tensor2_t / (tensor2_p * tensor2_p), value)
+
+
 def _LerpBackward0_0(grad, grads, weight):
     return grad * (1 - float(weight))
 
@@ -6556,7 +6716,7 @@ def _LerpBackward0_1(grad, grads, weight):
 
 
 class LerpBackward0(Node):
-    """Backward of ``lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:82)."""
+    """Backward of ``lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:95)."""
 
     __slots__ = ('weight_',)
     _tensor_slots = ()
@@ -6578,6 +6738,10 @@ class LerpBackward0(Node):
         return self.weight_
 
 
+def _LerpBackward0_jvp(self_p, self_t, end_p, end_t, weight, result):
+    return self_t + (end_t - self_t) * weight
+
+
 def _LerpBackward1_0(grad, grads, self, end, weight):
     return grad * (1 - weight).conj()
 
@@ -6591,7 +6755,7 @@ def _LerpBackward1_2(grad, grads, self, end, weight):
 
 
 class LerpBackward1(Node):
-    """Backward of ``lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:86)."""
+    """Backward of ``lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:100)."""
 
     __slots__ = ('self_', 'end_', 'weight_')
     _tensor_slots = ('self_', 'end_', 'weight_')
@@ -6637,12 +6801,16 @@ class LerpBackward1(Node):
         return self.weight_
 
 
+def _LerpBackward1_jvp(self_p, self_t, end_p, end_t, weight_p, weight_t, result):
+    return self_t + (end_t - self_t) * weight_p + (end_p - self_p) * weight_t
+
+
 def _AbsBackward0_0(grad, grads, self):
     return grad * self.sgn()
 
 
 class AbsBackward0(Node):
-    """Backward of ``abs(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:92)."""
+    """Backward of ``abs(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:107)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -6666,12 +6834,16 @@ class AbsBackward0(Node):
         return self.self_
 
 
+def _AbsBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _AbsBackward0_0(grad, [grad], self_p), self_t)
+
+
 def _NegBackward0_0(grad, grads):
     return -grad
 
 
 class NegBackward0(Node):
-    """Backward of ``neg(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:95)."""
+    """Backward of ``neg(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:111)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -6691,7 +6863,7 @@ def _SignBackward0_0(grad, grads):
 
 
 class SignBackward0(Node):
-    """Backward of ``sign(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:98)."""
+    """Backward of ``sign(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:115)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -6706,12 +6878,16 @@ class SignBackward0(Node):
         return out
 
 
+def _SignBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _SignBackward0_0(grad, [grad]), self_t)
+
+
 def _SgnBackward0_0(grad, grads, self, result):
     return sgn_backward(self, grad, result)
 
 
 class SgnBackward0(Node):
-    """Backward of ``sgn(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:101)."""
+    """Backward of ``sgn(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:119)."""
 
     __slots__ = ('self_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -6744,12 +6920,16 @@ class SgnBackward0(Node):
         return self.result_
 
 
+def _SgnBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _SgnBackward0_0(grad, [grad], self_p, result), self_t)
+
+
 def _ExpBackward0_0(grad, grads, result):
     return grad * result.conj()
 
 
 class ExpBackward0(Node):
-    """Backward of ``exp(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:104)."""
+    """Backward of ``exp(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:123)."""
 
     __slots__ = ('result_',)
     _tensor_slots = ('result_',)
@@ -6773,12 +6953,16 @@ class ExpBackward0(Node):
         return self.result_
 
 
+def _ExpBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _ExpBackward0_0(grad, [grad], result), self_t)
+
+
 def _Exp2Backward0_0(grad, grads, result):
     return grad * result.conj() * 0.6931471805599453
 
 
 class Exp2Backward0(Node):
-    """Backward of ``exp2(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:107)."""
+    """Backward of ``exp2(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:127)."""
 
     __slots__ = ('result_',)
     _tensor_slots = ('result_',)
@@ -6802,12 +6986,16 @@ class Exp2Backward0(Node):
         return self.result_
 
 
+def _Exp2Backward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _Exp2Backward0_0(grad, [grad], result), self_t)
+
+
 def _Expm1Backward0_0(grad, grads, result):
     return grad * (result.conj() + 1)
 
 
 class Expm1Backward0(Node):
-    """Backward of ``expm1(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:110)."""
+    """Backward of ``expm1(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:131)."""
 
     __slots__ = ('result_',)
     _tensor_slots = ('result_',)
@@ -6831,12 +7019,16 @@ class Expm1Backward0(Node):
         return self.result_
 
 
+def _Expm1Backward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _Expm1Backward0_0(grad, [grad], result), self_t)
+
+
 def _LogBackward0_0(grad, grads, self):
     return grad / self.conj()
 
 
 class LogBackward0(Node):
-    """Backward of ``log(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:113)."""
+    """Backward of ``log(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:135)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -6860,12 +7052,16 @@ class LogBackward0(Node):
         return self.self_
 
 
+def _LogBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _LogBackward0_0(grad, [grad], self_p), self_t)
+
+
 def _Log2Backward0_0(grad, grads, self):
     return grad / (self.conj() * 0.6931471805599453)
 
 
 class Log2Backward0(Node):
-    """Backward of ``log2(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:116)."""
+    """Backward of ``log2(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:139)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -6889,12 +7085,16 @@ class Log2Backward0(Node):
         return self.self_
 
 
+def _Log2Backward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _Log2Backward0_0(grad, [grad], self_p), self_t)
+
+
 def _Log10Backward0_0(grad, grads, self):
     return grad / (self.conj() * 2.3025850929940456)
 
 
 class Log10Backward0(Node):
-    """Backward of ``log10(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:119)."""
+    """Backward of ``log10(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:143)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -6918,12 +7118,16 @@ class Log10Backward0(Node):
         return self.self_
 
 
+def _Log10Backward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _Log10Backward0_0(grad, [grad], self_p), self_t)
+
+
 def _Log1PBackward0_0(grad, grads, self):
     return grad / (self.conj() + 1)
 
 
 class Log1PBackward0(Node):
-    """Backward of ``log1p(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:122)."""
+    """Backward of ``log1p(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:147)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -6947,12 +7151,16 @@ class Log1PBackward0(Node):
         return self.self_
 
 
+def _Log1PBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _Log1PBackward0_0(grad, [grad], self_p), self_t)
+
+
 def _SqrtBackward0_0(grad, grads, result):
     return grad / (2 * result.conj())
 
 
 class SqrtBackward0(Node):
-    """Backward of ``sqrt(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:125)."""
+    """Backward of ``sqrt(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:151)."""
 
     __slots__ = ('result_',)
     _tensor_slots = ('result_',)
@@ -6976,12 +7184,16 @@ class SqrtBackward0(Node):
         return self.result_
 
 
+def _SqrtBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _SqrtBackward0_0(grad, [grad], result), self_t)
+
+
 def _RsqrtBackward0_0(grad, grads, result):
     return -0.5 * grad * result.pow(3).conj()
 
 
 class RsqrtBackward0(Node):
-    """Backward of ``rsqrt(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:128)."""
+    """Backward of ``rsqrt(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:155)."""
 
     __slots__ = ('result_',)
     _tensor_slots = ('result_',)
@@ -7005,12 +7217,16 @@ class RsqrtBackward0(Node):
         return self.result_
 
 
+def _RsqrtBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _RsqrtBackward0_0(grad, [grad], result), self_t)
+
+
 def _ReciprocalBackward0_0(grad, grads, result):
     return -grad * (result * result).conj()
 
 
 class ReciprocalBackward0(Node):
-    """Backward of ``reciprocal(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:131)."""
+    """Backward of ``reciprocal(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:159)."""
 
     __slots__ = ('result_',)
     _tensor_slots = ('result_',)
@@ -7034,12 +7250,16 @@ class ReciprocalBackward0(Node):
         return self.result_
 
 
+def _ReciprocalBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _ReciprocalBackward0_0(grad, [grad], result), self_t)
+
+
 def _SquareBackward0_0(grad, grads, self):
     return grad * (2.0 * self.conj())
 
 
 class SquareBackward0(Node):
-    """Backward of ``square(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:134)."""
+    """Backward of ``square(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:163)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7063,12 +7283,16 @@ class SquareBackward0(Node):
         return self.self_
 
 
+def _SquareBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _SquareBackward0_0(grad, [grad], self_p), self_t)
+
+
 def _SinBackward0_0(grad, grads, self):
     return grad * self.cos().conj()
 
 
 class SinBackward0(Node):
-    """Backward of ``sin(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:137)."""
+    """Backward of ``sin(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:167)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7092,12 +7316,16 @@ class SinBackward0(Node):
         return self.self_
 
 
+def _SinBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _SinBackward0_0(grad, [grad], self_p), self_t)
+
+
 def _CosBackward0_0(grad, grads, self):
     return grad * -self.sin().conj()
 
 
 class CosBackward0(Node):
-    """Backward of ``cos(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:140)."""
+    """Backward of ``cos(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:171)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7121,12 +7349,16 @@ class CosBackward0(Node):
         return self.self_
 
 
+def _CosBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _CosBackward0_0(grad, [grad], self_p), self_t)
+
+
 def _TanBackward0_0(grad, grads, result):
     return grad * (1 + result.pow(2)).conj()
 
 
 class TanBackward0(Node):
-    """Backward of ``tan(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:143)."""
+    """Backward of ``tan(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:175)."""
 
     __slots__ = ('result_',)
     _tensor_slots = ('result_',)
@@ -7150,12 +7382,16 @@ class TanBackward0(Node):
         return self.result_
 
 
+def _TanBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _TanBackward0_0(grad, [grad], result), self_t)
+
+
 def _AsinBackward0_0(grad, grads, self):
     return grad * (-self * self + 1).rsqrt().conj()
 
 
 class AsinBackward0(Node):
-    """Backward of ``asin(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:146)."""
+    """Backward of ``asin(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:179)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7179,12 +7415,16 @@ class AsinBackward0(Node):
         return self.self_
 
 
+def _AsinBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _AsinBackward0_0(grad, [grad], self_p), self_t)
+
+
 def _AcosBackward0_0(grad, grads, self):
     return grad * -((-self * self + 1).rsqrt()).conj()
 
 
 class AcosBackward0(Node):
-    """Backward of ``acos(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:149)."""
+    """Backward of ``acos(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:183)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7208,12 +7448,16 @@ class AcosBackward0(Node):
         return self.self_
 
 
+def _AcosBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _AcosBackward0_0(grad, [grad], self_p), self_t)
+
+
 def _AtanBackward0_0(grad, grads, self):
     return grad / (self * self + 1).conj()
 
 
 class AtanBackward0(Node):
-    """Backward of ``atan(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:152)."""
+    """Backward of ``atan(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:187)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7237,12 +7481,16 @@ class AtanBackward0(Node):
         return self.self_
 
 
+def _AtanBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _AtanBackward0_0(grad, [grad], self_p), self_t)
+
+
 def _SinhBackward0_0(grad, grads, self):
     return grad * self.cosh().conj()
 
 
 class SinhBackward0(Node):
-    """Backward of ``sinh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:155)."""
+    """Backward of ``sinh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:191)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7266,12 +7514,16 @@ class SinhBackward0(Node):
         return self.self_
 
 
+def _SinhBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _SinhBackward0_0(grad, [grad], self_p), self_t)
+
+
 def _CoshBackward0_0(grad, grads, self):
     return grad * self.sinh().conj()
 
 
 class CoshBackward0(Node):
-    """Backward of ``cosh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:158)."""
+    """Backward of ``cosh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:195)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7295,12 +7547,16 @@ class CoshBackward0(Node):
         return self.self_
 
 
+def _CoshBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _CoshBackward0_0(grad, [grad], self_p), self_t)
+
+
 def _TanhBackward0_0(grad, grads, result):
     return tanh_backward(grad, result)
 
 
 class TanhBackward0(Node):
-    """Backward of ``tanh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:161)."""
+    """Backward of ``tanh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:199)."""
 
     __slots__ = ('result_',)
     _tensor_slots = ('result_',)
@@ -7324,6 +7580,10 @@ class TanhBackward0(Node):
         return self.result_
 
 
+def _TanhBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _TanhBackward0_0(grad, [grad], result), self_t)
+
+
 def _TanhBackwardBackward0_0(grad, grads, grad_output, output):
     return tanh_backward(grad, output.conj())
 
@@ -7333,7 +7593,7 @@ def _TanhBackwardBackward0_1(grad, grads, grad_output, output):
 
 
 class TanhBackwardBackward0(Node):
-    """Backward of ``tanh_backward(Tensor grad_output, Tensor output) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:164)."""
+    """Backward of ``tanh_backward(Tensor grad_output, Tensor output) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:203)."""
 
     __slots__ = ('grad_output_', 'output_')
     _tensor_slots = ('grad_output_', 'output_')
@@ -7373,7 +7633,7 @@ def _AsinhBackward0_0(grad, grads, self):
 
 
 class AsinhBackward0(Node):
-    """Backward of ``asinh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:168)."""
+    """Backward of ``asinh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:207)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7397,12 +7657,16 @@ class AsinhBackward0(Node):
         return self.self_
 
 
+def _AsinhBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _AsinhBackward0_0(grad, [grad], self_p), self_t)
+
+
 def _AcoshBackward0_0(grad, grads, self):
     return grad * ((self + 1).rsqrt() * (self - 1).rsqrt()).conj() if self.is_complex() else grad * (self * self - 1).rsqrt()
 
 
 class AcoshBackward0(Node):
-    """Backward of ``acosh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:171)."""
+    """Backward of ``acosh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:211)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7426,12 +7690,16 @@ class AcoshBackward0(Node):
         return self.self_
 
 
+def _AcoshBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _AcoshBackward0_0(grad, [grad], self_p), self_t)
+
+
 def _AtanhBackward0_0(grad, grads, self):
     return grad * 1 / (1 - self.pow(2)).conj()
 
 
 class AtanhBackward0(Node):
-    """Backward of ``atanh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:175)."""
+    """Backward of ``atanh(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:216)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7455,12 +7723,16 @@ class AtanhBackward0(Node):
         return self.self_
 
 
+def _AtanhBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _AtanhBackward0_0(grad, [grad], self_p), self_t)
+
+
 def _SigmoidBackward0_0(grad, grads, result):
     return sigmoid_backward(grad, result)
 
 
 class SigmoidBackward0(Node):
-    """Backward of ``sigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:178)."""
+    """Backward of ``sigmoid(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:220)."""
 
     __slots__ = ('result_',)
     _tensor_slots = ('result_',)
@@ -7484,6 +7756,10 @@ class SigmoidBackward0(Node):
         return self.result_
 
 
+def _SigmoidBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _SigmoidBackward0_0(grad, [grad], result), self_t)
+
+
 def _SigmoidBackwardBackward0_0(grad, grads, grad_output, output):
     return sigmoid_backward(grad, output.conj())
 
@@ -7493,7 +7769,7 @@ def _SigmoidBackwardBackward0_1(grad, grads, grad_output, output):
 
 
 class SigmoidBackwardBackward0(Node):
-    """Backward of ``sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:181)."""
+    """Backward of ``sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:224)."""
 
     __slots__ = ('grad_output_', 'output_')
     _tensor_slots = ('grad_output_', 'output_')
@@ -7533,7 +7809,7 @@ def _ErfBackward0_0(grad, grads, self):
 
 
 class ErfBackward0(Node):
-    """Backward of ``erf(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:185)."""
+    """Backward of ``erf(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:228)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7557,12 +7833,16 @@ class ErfBackward0(Node):
         return self.self_
 
 
+def _ErfBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _ErfBackward0_0(grad, [grad], self_p), self_t)
+
+
 def _ErfcBackward0_0(grad, grads, self):
     return -1.1283791670955126 * (-(self.pow(2))).exp() * grad
 
 
 class ErfcBackward0(Node):
-    """Backward of ``erfc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:188)."""
+    """Backward of ``erfc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:232)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7586,12 +7866,16 @@ class ErfcBackward0(Node):
         return self.self_
 
 
+def _ErfcBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _ErfcBackward0_0(grad, [grad], self_p), self_t)
+
+
 def _ErfinvBackward0_0(grad, grads, self):
     return 0.886226925452758 * self.erfinv().pow(2).exp() * grad
 
 
 class ErfinvBackward0(Node):
-    """Backward of ``erfinv(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:191)."""
+    """Backward of ``erfinv(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:236)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7615,12 +7899,16 @@ class ErfinvBackward0(Node):
         return self.self_
 
 
+def _ErfinvBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _ErfinvBackward0_0(grad, [grad], self_p), self_t)
+
+
 def _FloorBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
 class FloorBackward0(Node):
-    """Backward of ``floor(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:194)."""
+    """Backward of ``floor(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:240)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7635,12 +7923,16 @@ class FloorBackward0(Node):
         return out
 
 
+def _FloorBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _FloorBackward0_0(grad, [grad]), self_t)
+
+
 def _CeilBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
 class CeilBackward0(Node):
-    """Backward of ``ceil(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:197)."""
+    """Backward of ``ceil(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:244)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7655,12 +7947,16 @@ class CeilBackward0(Node):
         return out
 
 
+def _CeilBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _CeilBackward0_0(grad, [grad]), self_t)
+
+
 def _TruncBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
 class TruncBackward0(Node):
-    """Backward of ``trunc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:200)."""
+    """Backward of ``trunc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:248)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7675,12 +7971,16 @@ class TruncBackward0(Node):
         return out
 
 
+def _TruncBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _TruncBackward0_0(grad, [grad]), self_t)
+
+
 def _FracBackward0_0(grad, grads):
     return grad
 
 
 class FracBackward0(Node):
-    """Backward of ``frac(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:203)."""
+    """Backward of ``frac(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:252)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7695,12 +7995,16 @@ class FracBackward0(Node):
         return out
 
 
+def _FracBackward0_jvp(self_p, self_t, result):
+    return self_t.clone()
+
+
 def _RoundBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
 class RoundBackward0(Node):
-    """Backward of ``round(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:206)."""
+    """Backward of ``round(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:256)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7715,12 +8019,16 @@ class RoundBackward0(Node):
         return out
 
 
+def _RoundBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _RoundBackward0_0(grad, [grad]), self_t)
+
+
 def _RoundBackward1_0(grad, grads):
     return zeros_like(grad)
 
 
 class RoundBackward1(Node):
-    """Backward of ``round.decimals(Tensor self, *, int decimals) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:209)."""
+    """Backward of ``round.decimals(Tensor self, *, int decimals) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:260)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -7735,12 +8043,16 @@ class RoundBackward1(Node):
         return out
 
 
+def _RoundBackward1_jvp(self_p, self_t, decimals, result):
+    return _element_wise(lambda grad: _RoundBackward1_0(grad, [grad]), self_t)
+
+
 def _NanToNumBackward0_0(grad, grads, self):
     return grad * self.isfinite()
 
 
 class NanToNumBackward0(Node):
-    """Backward of ``nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:212)."""
+    """Backward of ``nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:264)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -7764,6 +8076,10 @@ class NanToNumBackward0(Node):
         return self.self_
 
 
+def _NanToNumBackward0_jvp(self_p, self_t, nan, posinf, neginf, result):
+    return _element_wise(lambda grad: _NanToNumBackward0_0(grad, [grad], self_p), self_t)
+
+
 def _Atan2Backward0_0(grad, grads, self, other):
     return grad * other * atan2_recip(self, other)
 
@@ -7773,7 +8089,7 @@ def _Atan2Backward0_1(grad, grads, self, other):
 
 
 class Atan2Backward0(Node):
-    """Backward of ``atan2(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:216)."""
+    """Backward of ``atan2(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:269)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -7817,7 +8133,7 @@ def _HypotBackward0_1(grad, grads, self, other, result):
 
 
 class HypotBackward0(Node):
-    """Backward of ``hypot(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:220)."""
+    """Backward of ``hypot(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:273)."""
 
     __slots__ = ('self_', 'other_', 'result_')
     _tensor_slots = ('self_', 'other_', 'result_')
@@ -7870,7 +8186,7 @@ def _CopysignBackward0_1(grad, grads, self, other, result):
 
 
 class CopysignBackward0(Node):
-    """Backward of ``copysign.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:224)."""
+    """Backward of ``copysign.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:277)."""
 
     __slots__ = ('self_', 'other_', 'result_')
     _tensor_slots = ('self_', 'other_', 'result_')
@@ -7919,7 +8235,7 @@ def _CopysignBackward1_0(grad, grads, self, result):
 
 
 class CopysignBackward1(Node):
-    """Backward of ``copysign.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:228)."""
+    """Backward of ``copysign.Scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:281)."""
 
     __slots__ = ('self_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -7961,7 +8277,7 @@ def _XlogyBackward0_1(grad, grads, self, other):
 
 
 class XlogyBackward0(Node):
-    """Backward of ``xlogy.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:231)."""
+    """Backward of ``xlogy.Tensor(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:284)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8001,7 +8317,7 @@ def _XlogyBackward1_0(grad, grads, other, self):
 
 
 class XlogyBackward1(Node):
-    """Backward of ``xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:235)."""
+    """Backward of ``xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:288)."""
 
     __slots__ = ('other_', 'self_')
     _tensor_slots = ('other_',)
@@ -8035,7 +8351,7 @@ def _XlogyBackward2_0(grad, grads, self, other):
 
 
 class XlogyBackward2(Node):
-    """Backward of ``xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:238)."""
+    """Backward of ``xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:291)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_',)
@@ -8073,7 +8389,7 @@ def _LogaddexpBackward0_1(grad, grads, self, other):
 
 
 class LogaddexpBackward0(Node):
-    """Backward of ``logaddexp(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:241)."""
+    """Backward of ``logaddexp(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:294)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8117,7 +8433,7 @@ def _MaximumBackward0_1(grad, grads, self, other):
 
 
 class MaximumBackward0(Node):
-    """Backward of ``maximum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:245)."""
+    """Backward of ``maximum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:298)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8161,7 +8477,7 @@ def _FmaxBackward0_1(grad, grads, self, other):
 
 
 class FmaxBackward0(Node):
-    """Backward of ``fmax(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:249)."""
+    """Backward of ``fmax(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:302)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8205,7 +8521,7 @@ def _MinimumBackward0_1(grad, grads, self, other):
 
 
 class MinimumBackward0(Node):
-    """Backward of ``minimum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:253)."""
+    """Backward of ``minimum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:306)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8249,7 +8565,7 @@ def _FminBackward0_1(grad, grads, self, other):
 
 
 class FminBackward0(Node):
-    """Backward of ``fmin(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:257)."""
+    """Backward of ``fmin(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:310)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8293,7 +8609,7 @@ def _ClampBackward0_1(grad, grads, self, min, max):
 
 
 class ClampBackward0(Node):
-    """Backward of ``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:262)."""
+    """Backward of ``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:315)."""
 
     __slots__ = ('self_', 'min_', 'max_')
     _tensor_slots = ('self_', 'min_', 'max_')
@@ -8344,7 +8660,7 @@ def _ClampBackward1_0(grad, grads, self, min, max):
 
 
 class ClampBackward1(Node):
-    """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:266)."""
+    """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:319)."""
 
     __slots__ = ('self_', 'min_', 'max_')
     _tensor_slots = ('self_',)
@@ -8378,12 +8694,16 @@ class ClampBackward1(Node):
         return self.max_
 
 
+def _ClampBackward1_jvp(self_p, self_t, min, max, result):
+    return _element_wise(lambda grad: _ClampBackward1_0(grad, [grad], self_p, min, max), self_t)
+
+
 def _ClampMinBackward0_0(grad, grads, self, min):
     return where_grad(self >= min, grad)
 
 
 class ClampMinBackward0(Node):
-    """Backward of ``clamp_min(Tensor self, Scalar min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:269)."""
+    """Backward of ``clamp_min(Tensor self, Scalar min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:323)."""
 
     __slots__ = ('self_', 'min_')
     _tensor_slots = ('self_',)
@@ -8412,6 +8732,10 @@ class ClampMinBackward0(Node):
         return self.min_
 
 
+def _ClampMinBackward0_jvp(self_p, self_t, min, result):
+    return _element_wise(lambda grad: _ClampMinBackward0_0(grad, [grad], self_p, min), self_t)
+
+
 def _ClampMinBackward1_0(grad, grads, self, min):
     return where_grad(self >= min, grad)
 
@@ -8421,7 +8745,7 @@ def _ClampMinBackward1_1(grad, grads, self, min):
 
 
 class ClampMinBackward1(Node):
-    """Backward of ``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:272)."""
+    """Backward of ``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:327)."""
 
     __slots__ = ('self_', 'min_')
     _tensor_slots = ('self_', 'min_')
@@ -8461,7 +8785,7 @@ def _ClampMaxBackward0_0(grad, grads, self, max):
 
 
 class ClampMaxBackward0(Node):
-    """Backward of ``clamp_max(Tensor self, Scalar max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:276)."""
+    """Backward of ``clamp_max(Tensor self, Scalar max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:331)."""
 
     __slots__ = ('self_', 'max_')
     _tensor_slots = ('self_',)
@@ -8490,6 +8814,10 @@ class ClampMaxBackward0(Node):
         return self.max_
 
 
+def _ClampMaxBackward0_jvp(self_p, self_t, max, result):
+    return _element_wise(lambda grad: _ClampMaxBackward0_0(grad, [grad], self_p, max), self_t)
+
+
 def _ClampMaxBackward1_0(grad, grads, self, max):
     return where_grad(self <= max, grad)
 
@@ -8499,7 +8827,7 @@ def _ClampMaxBackward1_1(grad, grads, self, max):
 
 
 class ClampMaxBackward1(Node):
-    """Backward of ``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:279)."""
+    """Backward of ``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:335)."""
 
     __slots__ = ('self_', 'max_')
     _tensor_slots = ('self_', 'max_')
@@ -8543,7 +8871,7 @@ def _WhereBackward0_1(grad, grads, condition):
 
 
 class WhereBackward0(Node):
-    """Backward of ``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:283)."""
+    """Backward of ``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:339)."""
 
     __slots__ = ('condition_',)
     _tensor_slots = ('condition_',)
@@ -8569,12 +8897,16 @@ class WhereBackward0(Node):
         return self.condition_
 
 
+def _WhereBackward0_jvp(condition, self_p, self_t, other_p, other_t, result):
+    return self_t.where(condition, other_t)
+
+
 def _EqBackward0_0(grad, grads):
     return zeros_like(grad)
 
 
 class EqBackward0(Node):
-    """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:291)."""
+    """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:348)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8598,7 +8930,7 @@ def _EqBackward1_1(grad, grads):
 
 
 class EqBackward1(Node):
-    """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:294)."""
+    """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:351)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8620,7 +8952,7 @@ def _GeBackward0_0(grad, grads):
 
 
 class GeBackward0(Node):
-    """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:298)."""
+    """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:355)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8644,7 +8976,7 @@ def _GeBackward1_1(grad, grads):
 
 
 class GeBackward1(Node):
-    """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:301)."""
+    """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:358)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8666,7 +8998,7 @@ def _GtBackward0_0(grad, grads):
 
 
 class GtBackward0(Node):
-    """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:305)."""
+    """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:362)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8690,7 +9022,7 @@ def _GtBackward1_1(grad, grads):
 
 
 class GtBackward1(Node):
-    """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:308)."""
+    """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:365)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8712,7 +9044,7 @@ def _LeBackward0_0(grad, grads):
 
 
 class LeBackward0(Node):
-    """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:312)."""
+    """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:369)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8736,7 +9068,7 @@ def _LeBackward1_1(grad, grads):
 
 
 class LeBackward1(Node):
-    """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:315)."""
+    """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:372)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8758,7 +9090,7 @@ def _LtBackward0_0(grad, grads):
 
 
 class LtBackward0(Node):
-    """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:319)."""
+    """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:376)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8782,7 +9114,7 @@ def _LtBackward1_1(grad, grads):
 
 
 class LtBackward1(Node):
-    """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:322)."""
+    """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:379)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8804,7 +9136,7 @@ def _NeBackward0_0(grad, grads):
 
 
 class NeBackward0(Node):
-    """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:326)."""
+    """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:383)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8828,7 +9160,7 @@ def _NeBackward1_1(grad, grads):
 
 
 class NeBackward1(Node):
-    """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:329)."""
+    """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:386)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9071,7 +9403,7 @@ def _SumBackward1_0(grad, grads, dim, keepdim, self_dtype, self_sizes):
 
 
 class SumBackward1(Node):
-    """Backward of ``sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:6)."""
+    """Backward of ``sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:7)."""
 
     __slots__ = ('dim_', 'keepdim_', 'self_dtype_', 'self_sizes_')
     _tensor_slots = ()
@@ -9107,7 +9439,7 @@ def _MeanBackward0_0(grad, grads, self_numel, self_sizes):
 
 
 class MeanBackward0(Node):
-    """Backward of ``mean(Tensor self, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:9)."""
+    """Backward of ``mean(Tensor self, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:11)."""
 
     __slots__ = ('self_numel_', 'self_sizes_')
     _tensor_slots = ()
@@ -9137,7 +9469,7 @@ def _MeanBackward1_0(grad, grads, dim, keepdim, self_numel, self_sizes):
 
 
 class MeanBackward1(Node):
-    """Backward of ``mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:12)."""
+    """Backward of ``mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:15)."""
 
     __slots__ = ('dim_', 'keepdim_', 'self_numel_', 'self_sizes_')
     _tensor_slots = ()
@@ -9177,7 +9509,7 @@ def _ProdBackward0_0(grad, grads, self, result):
 
 
 class ProdBackward0(Node):
-    """Backward of ``prod(Tensor self, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:15)."""
+    """Backward of ``prod(Tensor self, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:19)."""
 
     __slots__ = ('self_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -9215,7 +9547,7 @@ def _ProdBackward1_0(grad, grads, self, dim, keepdim, result):
 
 
 class ProdBackward1(Node):
-    """Backward of ``prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:18)."""
+    """Backward of ``prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:22)."""
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -9263,7 +9595,7 @@ def _MaxBackward0_0(grad, grads, dim, keepdim, self_sizes, result):
 
 
 class MaxBackward0(Node):
-    """Backward of ``max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/reduce.yaml:21)."""
+    """Backward of ``max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/reduce.yaml:25)."""
 
     __slots__ = ('dim_', 'keepdim_', 'self_sizes_', 'result_')
     _tensor_slots = ('result_',)
@@ -9307,7 +9639,7 @@ def _MaxBackward1_0(grad, grads, self, result):
 
 
 class MaxBackward1(Node):
-    """Backward of ``max(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:25)."""
+    """Backward of ``max(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:29)."""
 
     __slots__ = ('self_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -9345,7 +9677,7 @@ def _MinBackward0_0(grad, grads, dim, keepdim, self_sizes, result):
 
 
 class MinBackward0(Node):
-    """Backward of ``min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/reduce.yaml:28)."""
+    """Backward of ``min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`` (glasstorch/_ops/derivatives/reduce.yaml:32)."""
 
     __slots__ = ('dim_', 'keepdim_', 'self_sizes_', 'result_')
     _tensor_slots = ('result_',)
@@ -9389,7 +9721,7 @@ def _MinBackward1_0(grad, grads, self, result):
 
 
 class MinBackward1(Node):
-    """Backward of ``min(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:32)."""
+    """Backward of ``min(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:36)."""
 
     __slots__ = ('self_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -9427,7 +9759,7 @@ def _AmaxBackward0_0(grad, grads, self, dim, keepdim, result):
 
 
 class AmaxBackward0(Node):
-    """Backward of ``amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:35)."""
+    """Backward of ``amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:39)."""
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -9475,7 +9807,7 @@ def _AminBackward0_0(grad, grads, self, dim, keepdim, result):
 
 
 class AminBackward0(Node):
-    """Backward of ``amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:38)."""
+    """Backward of ``amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:42)."""
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -9523,7 +9855,7 @@ def _LogsumexpBackward0_0(grad, grads, self, dim, keepdim, result):
 
 
 class LogsumexpBackward0(Node):
-    """Backward of ``logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:41)."""
+    """Backward of ``logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:45)."""
 
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -9571,7 +9903,7 @@ def _VarBackward0_0(grad, grads, self, dim, correction, keepdim):
 
 
 class VarBackward0(Node):
-    """Backward of ``var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:44)."""
+    """Backward of ``var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:48)."""
 
     __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_')
     _tensor_slots = ('self_',)
@@ -9615,7 +9947,7 @@ def _StdBackward0_0(grad, grads, self, dim, correction, keepdim, result):
 
 
 class StdBackward0(Node):
-    """Backward of ``std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:47)."""
+    """Backward of ``std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:51)."""
 
     __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -9668,7 +10000,7 @@ def _VarMeanBackward0_0(grad, grads, self, dim, correction, keepdim):
 
 
 class VarMeanBackward0(Node):
-    """Backward of ``var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/reduce.yaml:50)."""
+    """Backward of ``var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/reduce.yaml:54)."""
 
     __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_')
     _tensor_slots = ('self_',)
@@ -9712,7 +10044,7 @@ def _StdMeanBackward0_0(grad, grads, self, dim, correction, keepdim, result):
 
 
 class StdMeanBackward0(Node):
-    """Backward of ``std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/reduce.yaml:53)."""
+    """Backward of ``std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/reduce.yaml:57)."""
 
     __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -9765,7 +10097,7 @@ def _NormBackward0_0(grad, grads, self, p, result):
 
 
 class NormBackward0(Node):
-    """Backward of ``norm.Scalar(Tensor self, Scalar p=2) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:56)."""
+    """Backward of ``norm.Scalar(Tensor self, Scalar p=2) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:60)."""
 
     __slots__ = ('self_', 'p_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -9808,7 +10140,7 @@ def _NormBackward1_0(grad, grads, self, p, dim, keepdim, result):
 
 
 class NormBackward1(Node):
-    """Backward of ``norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:59)."""
+    """Backward of ``norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:63)."""
 
     __slots__ = ('self_', 'p_', 'dim_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -9861,7 +10193,7 @@ def _NormBackward2_0(grad, grads, self, p, result):
 
 
 class NormBackward2(Node):
-    """Backward of ``norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:62)."""
+    """Backward of ``norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:66)."""
 
     __slots__ = ('self_', 'p_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -9904,7 +10236,7 @@ def _NormBackward3_0(grad, grads, self, p, dim, keepdim, result):
 
 
 class NormBackward3(Node):
-    """Backward of ``norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:65)."""
+    """Backward of ``norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:69)."""
 
     __slots__ = ('self_', 'p_', 'dim_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -9957,7 +10289,7 @@ def _LinalgVectorNormBackward0_0(grad, grads, self, ord, dim, keepdim, result):
 
 
 class LinalgVectorNormBackward0(Node):
-    """Backward of ``linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:68)."""
+    """Backward of ``linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:72)."""
 
     __slots__ = ('self_', 'ord_', 'dim_', 'keepdim_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -10010,7 +10342,7 @@ def _CumsumBackward0_0(grad, grads, dim, self_dtype):
 
 
 class CumsumBackward0(Node):
-    """Backward of ``cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:71)."""
+    """Backward of ``cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:75)."""
 
     __slots__ = ('dim_', 'self_dtype_')
     _tensor_slots = ()
@@ -10036,7 +10368,7 @@ def _CumprodBackward0_0(grad, grads, self, dim, self_dtype, result):
 
 
 class CumprodBackward0(Node):
-    """Backward of ``cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:74)."""
+    """Backward of ``cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:79)."""
 
     __slots__ = ('self_', 'dim_', 'self_dtype_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -10108,7 +10440,7 @@ def _StackBackward0_0(grad, grads, dim, tensors_dtype):
 
 
 class StackBackward0(Node):
-    """Backward of ``stack(Tensor[] tensors, int dim=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:9)."""
+    """Backward of ``stack(Tensor[] tensors, int dim=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:10)."""
 
     __slots__ = ('dim_', 'tensors_dtype_', 'tensors_size_')
     _tensor_slots = ()
@@ -10135,7 +10467,7 @@ def _TrilBackward0_0(grad, grads, diagonal):
 
 
 class TrilBackward0(Node):
-    """Backward of ``tril(Tensor self, SymInt diagonal=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:12)."""
+    """Backward of ``tril(Tensor self, SymInt diagonal=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:14)."""
 
     __slots__ = ('diagonal_',)
     _tensor_slots = ()
@@ -10160,7 +10492,7 @@ def _TriuBackward0_0(grad, grads, diagonal):
 
 
 class TriuBackward0(Node):
-    """Backward of ``triu(Tensor self, SymInt diagonal=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:15)."""
+    """Backward of ``triu(Tensor self, SymInt diagonal=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:18)."""
 
     __slots__ = ('diagonal_',)
     _tensor_slots = ()
@@ -10185,7 +10517,7 @@ def _RepeatBackward0_0(grad, grads, repeats, self_sizes):
 
 
 class RepeatBackward0(Node):
-    """Backward of ``repeat(Tensor self, SymInt[] repeats) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:18)."""
+    """Backward of ``repeat(Tensor self, SymInt[] repeats) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:22)."""
 
     __slots__ = ('repeats_', 'self_sizes_')
     _tensor_slots = ()
@@ -10215,7 +10547,7 @@ def _FlipBackward0_0(grad, grads, dims):
 
 
 class FlipBackward0(Node):
-    """Backward of ``flip(Tensor self, int[] dims) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:21)."""
+    """Backward of ``flip(Tensor self, int[] dims) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:26)."""
 
     __slots__ = ('dims_',)
     _tensor_slots = ()
@@ -10240,7 +10572,7 @@ def _RollBackward0_0(grad, grads, shifts, dims):
 
 
 class RollBackward0(Node):
-    """Backward of ``roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:24)."""
+    """Backward of ``roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:30)."""
 
     __slots__ = ('shifts_', 'dims_')
     _tensor_slots = ()
@@ -10270,7 +10602,7 @@ def _Rot90Backward0_0(grad, grads, k, dims):
 
 
 class Rot90Backward0(Node):
-    """Backward of ``rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:27)."""
+    """Backward of ``rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:34)."""
 
     __slots__ = ('k_', 'dims_')
     _tensor_slots = ()
@@ -10300,7 +10632,7 @@ def _DiagEmbedBackward0_0(grad, grads, offset, dim1, dim2):
 
 
 class DiagEmbedBackward0(Node):
-    """Backward of ``diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:30)."""
+    """Backward of ``diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:38)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_')
     _tensor_slots = ()
@@ -10335,7 +10667,7 @@ def _NarrowCopyBackward0_0(grad, grads, dim, start, length, self_sizes):
 
 
 class NarrowCopyBackward0(Node):
-    """Backward of ``narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:33)."""
+    """Backward of ``narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:42)."""
 
     __slots__ = ('dim_', 'start_', 'length_', 'self_sizes_')
     _tensor_slots = ()
@@ -10375,7 +10707,7 @@ def _ConstantPadNdBackward0_0(grad, grads, pad):
 
 
 class ConstantPadNdBackward0(Node):
-    """Backward of ``constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:36)."""
+    """Backward of ``constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:46)."""
 
     __slots__ = ('pad_',)
     _tensor_slots = ()
@@ -10400,7 +10732,7 @@ def _ReflectionPad1DBackward0_0(grad, grads, self, padding):
 
 
 class ReflectionPad1DBackward0(Node):
-    """Backward of ``reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:39)."""
+    """Backward of ``reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:49)."""
 
     __slots__ = ('self_', 'padding_')
     _tensor_slots = ('self_',)
@@ -10438,7 +10770,7 @@ def _ReflectionPad1DBackwardBackward0_1(grad, grads, padding):
 
 
 class ReflectionPad1DBackwardBackward0(Node):
-    """Backward of ``reflection_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:42)."""
+    """Backward of ``reflection_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:53)."""
 
     __slots__ = ('padding_',)
     _tensor_slots = ()
@@ -10465,7 +10797,7 @@ def _ReflectionPad2DBackward0_0(grad, grads, self, padding):
 
 
 class ReflectionPad2DBackward0(Node):
-    """Backward of ``reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:46)."""
+    """Backward of ``reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:57)."""
 
     __slots__ = ('self_', 'padding_')
     _tensor_slots = ('self_',)
@@ -10503,7 +10835,7 @@ def _ReflectionPad2DBackwardBackward0_1(grad, grads, padding):
 
 
 class ReflectionPad2DBackwardBackward0(Node):
-    """Backward of ``reflection_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:49)."""
+    """Backward of ``reflection_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:61)."""
 
     __slots__ = ('padding_',)
     _tensor_slots = ()
@@ -10530,7 +10862,7 @@ def _ReplicationPad1DBackward0_0(grad, grads, self, padding):
 
 
 class ReplicationPad1DBackward0(Node):
-    """Backward of ``replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:53)."""
+    """Backward of ``replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:65)."""
 
     __slots__ = ('self_', 'padding_')
     _tensor_slots = ('self_',)
@@ -10568,7 +10900,7 @@ def _ReplicationPad1DBackwardBackward0_1(grad, grads, padding):
 
 
 class ReplicationPad1DBackwardBackward0(Node):
-    """Backward of ``replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:56)."""
+    """Backward of ``replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:69)."""
 
     __slots__ = ('padding_',)
     _tensor_slots = ()
@@ -10595,7 +10927,7 @@ def _ReplicationPad2DBackward0_0(grad, grads, self, padding):
 
 
 class ReplicationPad2DBackward0(Node):
-    """Backward of ``replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:60)."""
+    """Backward of ``replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:73)."""
 
     __slots__ = ('self_', 'padding_')
     _tensor_slots = ('self_',)
@@ -10633,7 +10965,7 @@ def _ReplicationPad2DBackwardBackward0_1(grad, grads, padding):
 
 
 class ReplicationPad2DBackwardBackward0(Node):
-    """Backward of ``replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:63)."""
+    """Backward of ``replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:77)."""
 
     __slots__ = ('padding_',)
     _tensor_slots = ()
@@ -10660,7 +10992,7 @@ def _ReflectionPad3DBackward0_0(grad, grads, self, padding):
 
 
 class ReflectionPad3DBackward0(Node):
-    """Backward of ``reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:67)."""
+    """Backward of ``reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:81)."""
 
     __slots__ = ('self_', 'padding_')
     _tensor_slots = ('self_',)
@@ -10698,7 +11030,7 @@ def _ReflectionPad3DBackwardBackward0_1(grad, grads, padding):
 
 
 class ReflectionPad3DBackwardBackward0(Node):
-    """Backward of ``reflection_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:70)."""
+    """Backward of ``reflection_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:85)."""
 
     __slots__ = ('padding_',)
     _tensor_slots = ()
@@ -10725,7 +11057,7 @@ def _ReplicationPad3DBackward0_0(grad, grads, self, padding):
 
 
 class ReplicationPad3DBackward0(Node):
-    """Backward of ``replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:74)."""
+    """Backward of ``replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:89)."""
 
     __slots__ = ('self_', 'padding_')
     _tensor_slots = ('self_',)
@@ -10763,7 +11095,7 @@ def _ReplicationPad3DBackwardBackward0_1(grad, grads, padding):
 
 
 class ReplicationPad3DBackwardBackward0(Node):
-    """Backward of ``replication_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:77)."""
+    """Backward of ``replication_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:93)."""
 
     __slots__ = ('padding_',)
     _tensor_slots = ()
@@ -11330,7 +11662,7 @@ def _ReshapeAliasBackward0_copy_0(grad, grads, self_sizes):
 
 
 class ReshapeAliasBackward0_copy(Node):
-    """Backward of ``_reshape_alias_copy(Tensor self, SymInt[] size, SymInt[] stride) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:24)."""
+    """Backward of ``_reshape_alias_copy(Tensor self, SymInt[] size, SymInt[] stride) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:26)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -11355,7 +11687,7 @@ def _AsStridedBackward0_copy_0(grad, grads, size, stride, storage_offset, self_g
 
 
 class AsStridedBackward0_copy(Node):
-    """Backward of ``as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:27)."""
+    """Backward of ``as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:29)."""
 
     __slots__ = ('size_', 'stride_', 'storage_offset_', 'self_geometry_')
     _tensor_slots = ()
@@ -11391,7 +11723,7 @@ def _TransposeBackward0_copy_0(grad, grads, dim0, dim1):
 
 
 class TransposeBackward0_copy(Node):
-    """Backward of ``transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:33)."""
+    """Backward of ``transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:37)."""
 
     __slots__ = ('dim0_', 'dim1_')
     _tensor_slots = ()
@@ -11421,7 +11753,7 @@ def _TBackward0_copy_0(grad, grads):
 
 
 class TBackward0_copy(Node):
-    """Backward of ``t_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:39)."""
+    """Backward of ``t_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:45)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -11441,7 +11773,7 @@ def _PermuteBackward0_copy_0(grad, grads, dims):
 
 
 class PermuteBackward0_copy(Node):
-    """Backward of ``permute_copy(Tensor self, int[] dims) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:45)."""
+    """Backward of ``permute_copy(Tensor self, int[] dims) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:53)."""
 
     __slots__ = ('dims_',)
     _tensor_slots = ()
@@ -11466,7 +11798,7 @@ def _ExpandBackward0_copy_0(grad, grads, self_sizes):
 
 
 class ExpandBackward0_copy(Node):
-    """Backward of ``expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:48)."""
+    """Backward of ``expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:57)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -11491,7 +11823,7 @@ def _SliceBackward0_copy_0(grad, grads, dim, start, end, step, self_sizes):
 
 
 class SliceBackward0_copy(Node):
-    """Backward of ``slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:78)."""
+    """Backward of ``slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:97)."""
 
     __slots__ = ('dim_', 'start_', 'end_', 'step_', 'self_sizes_')
     _tensor_slots = ()
@@ -11536,7 +11868,7 @@ def _SelectBackward0_copy_0(grad, grads, dim, index, self_sizes):
 
 
 class SelectBackward0_copy(Node):
-    """Backward of ``select_copy.int(Tensor self, int dim, SymInt index) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:75)."""
+    """Backward of ``select_copy.int(Tensor self, int dim, SymInt index) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:93)."""
 
     __slots__ = ('dim_', 'index_', 'self_sizes_')
     _tensor_slots = ()
@@ -11571,7 +11903,7 @@ def _UnsqueezeBackward0_copy_0(grad, grads, dim):
 
 
 class UnsqueezeBackward0_copy(Node):
-    """Backward of ``unsqueeze_copy(Tensor self, int dim) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:51)."""
+    """Backward of ``unsqueeze_copy(Tensor self, int dim) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:61)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -11596,7 +11928,7 @@ def _SqueezeBackward0_copy_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward0_copy(Node):
-    """Backward of ``squeeze_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:57)."""
+    """Backward of ``squeeze_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:69)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -11621,7 +11953,7 @@ def _SqueezeBackward1_copy_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward1_copy(Node):
-    """Backward of ``squeeze_copy.dim(Tensor self, int dim) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:60)."""
+    """Backward of ``squeeze_copy.dim(Tensor self, int dim) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:73)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -11646,7 +11978,7 @@ def _SqueezeBackward2_copy_0(grad, grads, self_sizes):
 
 
 class SqueezeBackward2_copy(Node):
-    """Backward of ``squeeze_copy.dims(Tensor self, int[] dim) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:63)."""
+    """Backward of ``squeeze_copy.dims(Tensor self, int[] dim) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:77)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -11671,7 +12003,7 @@ def _UnfoldBackward0_copy_0(grad, grads, dimension, size, step, self_sizes):
 
 
 class UnfoldBackward0_copy(Node):
-    """Backward of ``unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:84)."""
+    """Backward of ``unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:105)."""
 
     __slots__ = ('dimension_', 'size_', 'step_', 'self_sizes_')
     _tensor_slots = ()
@@ -11711,7 +12043,7 @@ def _DiagonalBackward0_copy_0(grad, grads, offset, dim1, dim2, self_sizes):
 
 
 class DiagonalBackward0_copy(Node):
-    """Backward of ``diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:81)."""
+    """Backward of ``diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:101)."""
 
     __slots__ = ('offset_', 'dim1_', 'dim2_', 'self_sizes_')
     _tensor_slots = ()
@@ -11751,7 +12083,7 @@ def _SplitBackward0_copy_0(grad, grads, dim):
 
 
 class SplitBackward0_copy(Node):
-    """Backward of ``split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:87)."""
+    """Backward of ``split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:109)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -11776,7 +12108,7 @@ def _SplitWithSizesBackward0_copy_0(grad, grads, dim):
 
 
 class SplitWithSizesBackward0_copy(Node):
-    """Backward of ``split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:90)."""
+    """Backward of ``split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:113)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -11801,7 +12133,7 @@ def _UnbindBackward0_copy_0(grad, grads, dim):
 
 
 class UnbindBackward0_copy(Node):
-    """Backward of ``unbind_copy.int(Tensor self, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:93)."""
+    """Backward of ``unbind_copy.int(Tensor self, int dim=0) -> Tensor[]`` (glasstorch/_ops/derivatives/core.yaml:117)."""
 
     __slots__ = ('dim_',)
     _tensor_slots = ()
@@ -11826,7 +12158,7 @@ def _AliasBackward0_copy_0(grad, grads):
 
 
 class AliasBackward0_copy(Node):
-    """Backward of ``alias_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:96)."""
+    """Backward of ``alias_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:121)."""
 
     __slots__ = ()
     _tensor_slots = ()
