@@ -67,6 +67,16 @@ COMPOSITIONS = {
                [(3, 4), (3, 4)]),
     "scalar_ops": (lambda m, x: (x + 1, 2 - x, x * 3, x / 4, x ** 3, 1 / (x * x + 1), -x, abs(x)), [(4,)]),
     "dtype_cast": (lambda m, x: x.float().double() * 2, [(3,)]),
+    "linear": (lambda m, x, w, b: m.nn.functional.linear(x, w, b), [(2, 3), (4, 3), (4,)]),
+    "conv_bias": (lambda m, x, w, b: m.nn.functional.conv2d(x, w, b, stride=2), [(1, 2, 6, 6), (3, 2, 3, 3), (3,)]),
+    "batch_norm_train": (lambda m, x: m.nn.functional.batch_norm(x, None, None, training=True), [(4, 3)]),
+    "embedding": (lambda m, w: m.nn.functional.embedding(m.tensor([[0, 2], [1, 1]]), w), [(3, 4)]),
+    "max_pool": (lambda m, x: m.nn.functional.max_pool2d(x, 2), [(1, 1, 4, 4)]),
+    "sort_topk": (lambda m, x: (x.sort(1)[0], x.topk(2)[0], x.max(1)[0], x.cummax(0)[0]), [(3, 4)]),
+    "binary_math": (lambda m, x, y: (x.abs() ** y, m.atan2(x, y), m.maximum(x, y)), [(3,), (3,)]),
+    "inplace_chain": (lambda m, x, y: x.clone().addcmul_(y, y, value=0.5).div_(y.exp()).sigmoid_().clamp_(0.2, 0.8),
+                      [(4,), (4,)]),
+    "einsum": (lambda m, a, b: m.einsum("ij,jk->ik", a, b), [(2, 3), (3, 4)]),
 }
 
 
@@ -74,6 +84,18 @@ COMPOSITIONS = {
 def test_tangents_match_torch(name):
     fn, shapes = COMPOSITIONS[name]
     check_jvp(fn, *shapes)
+
+
+def test_fwd_grad_mode_switch():
+    for m in (gt, torch):
+        fw = FW[m]
+        with fw.dual_level():
+            d = fw.make_dual(m.randn(3), m.randn(3))
+            with fw._set_fwd_grad_enabled(False):
+                assert not fw._is_fwd_grad_enabled()
+                assert fw.unpack_dual(d * 2).tangent is None
+            assert fw._is_fwd_grad_enabled()
+            assert fw.unpack_dual(d * 2).tangent is not None
 
 
 def test_view_tangents_are_views_of_the_tangent():
@@ -198,7 +220,21 @@ def _error_cases(m):
         "exit none": lambda: fw.exit_dual_level(),
         "exit wrong": inside(lambda: fw.exit_dual_level(level=1)),
         "no formula": inside(lambda: fw.make_dual(x, x).floor_divide(2)),
+        "aten make_dual without level": lambda: m._make_dual(x, x, 0),
+        "aten make_dual bad level": inside(lambda: m._make_dual(x, x, 1)),
     }
+
+
+def test_aten_dual_ops():
+    for m in (gt, torch):
+        fw = FW[m]
+        x = m.ones(2)
+        with fw.dual_level():
+            d = m._make_dual(x, x * 3, 0)
+            primal, tangent = m._unpack_dual(d, 0)
+            assert type(m._unpack_dual(d, 0)).__name__ == "_unpack_dual"
+            assert primal._base is x and m.equal(tangent, x * 3)
+        assert m._unpack_dual(x, 0).tangent is None
 
 
 @pytest.mark.parametrize("case", list(_error_cases(torch)))

@@ -57,6 +57,12 @@ def _tangent(x, is_list):
     return fw_grad(x)
 
 
+# Note [Forward AD in the autograd kernels]
+# PyTorch's VariableType kernels compute forward grads inline after the redispatch.  Ours start with
+# ``if _fw.level >= 0 and _gs.fw_grad_mode: return forward_call(spec, kernel, ...)``: outside a dual level that is
+# one global read and a comparison; inside, forward_call reruns the same kernel with forward grad mode off (so the
+# check fails and the backward graph is recorded as usual), then evaluates the formula, also with the mode off, so
+# that the ops of a formula see no tangents.  Levels are process-wide (as PyTorch's); the mode is thread-local.
 def forward_call(spec: FwSpec, kernel, ks, *args):
     """Run ``kernel`` and give its outputs the tangents its formula computes from the inputs' tangents."""
     tangents = [_tangent(args[i], is_list) for i, is_list in zip(spec.inputs, spec.lists, strict=True)]
@@ -280,8 +286,11 @@ def _autograd__make_dual(ks, primal, tangent, level):
     result = _not_fw_view(_op_make_dual.redispatch(ks, primal, tangent, level))
     if node is not None:
         record.history(result, node)
-    if level != 0 or level > forward_levels.level:
+    if level != 0:
         raise RuntimeError("Invalid level given to _make_dual")
+    if level > forward_levels.level:
+        raise RuntimeError("Trying to access a forward AD level with an invalid index. This index was either not "
+                           "created or is already deleted.")
     set_fw_grad(result, tangent, level, False)
     return result
 

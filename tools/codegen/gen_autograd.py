@@ -365,11 +365,6 @@ def _unpack(node, saved, node_name):
     return wrap_saved(saved, node_name)
 
 
-def _element_wise(backward, t):
-    """A forward formula from an element-wise backward one: J t = conj(Jᴴ conj(t))."""
-    return backward(t.conj()).conj() if t.is_complex() else backward(t)
-
-
 def _fw_meta(t, what):
     """The metadata a backward formula reads (``self_sizes``), from a forward formula's primal."""
     return record.meta(t._impl, what)
@@ -393,20 +388,22 @@ def _jvp_params(info: Info) -> list:
 
 
 def _element_wise_call(info: Info) -> str:
-    """``auto_element_wise``: the backward formula evaluated with the tangent as ``grad`` (conjugated around it
-    for complex tensors, as PyTorch's shorthand)."""
+    """``auto_element_wise``: the backward formula evaluated with the tangent as ``grad`` (an element-wise
+    Jacobian is diagonal, so Jᵀ t = J t for real tensors; PyTorch conjugates around it for complex ones, which
+    glasstorch's real-only backward formulas do not reach)."""
     by_name = {a.name: a for a in info.args}
     names = {n: (f"{_py(n)}_p" if n in info.diff_inputs else _py(n)) for n in by_name}
     lists = _saved_tensor_lists(info)
     saved_t = sorted(info.saved_tensors + lists, key=[a.name for a in info.args].index)
     saved_v = [n for n in info.saved_values if n not in lists]
-    args = ["grad", "[grad]"] + [names[n] for n in saved_t + saved_v]
+    t = f"{_py(info.diff_inputs[0])}_t"
+    args = [t, f"[{t}]"] + [names[n] for n in saved_t + saved_v]
     for m in info.saved_meta:
         base, what = m.rsplit("_", 1)
         args.append(f"_fw_meta({names[base]}, {what!r})")
     if info.uses_result:
         args.append("result")
-    return f"_element_wise(lambda grad: _{info.node}_0({', '.join(args)}), {_py(info.diff_inputs[0])}_t)"
+    return f"_{info.node}_0({', '.join(args)})"
 
 
 def _jvp_fn(info: Info) -> list:

@@ -18,11 +18,6 @@ def _unpack(node, saved, node_name):
     return wrap_saved(saved, node_name)
 
 
-def _element_wise(backward, t):
-    """A forward formula from an element-wise backward one: J t = conj(Jᴴ conj(t))."""
-    return backward(t.conj()).conj() if t.is_complex() else backward(t)
-
-
 def _fw_meta(t, what):
     """The metadata a backward formula reads (``self_sizes``), from a forward formula's primal."""
     return record.meta(t._impl, what)
@@ -4149,7 +4144,7 @@ class ReluBackward0(Node):
 
 
 def _ReluBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _ReluBackward0_0(grad, [grad], result), self_t)
+    return _ReluBackward0_0(self_t, [self_t], result)
 
 
 def _ThresholdBackward0_0(grad, grads, self, threshold):
@@ -4187,7 +4182,7 @@ class ThresholdBackward0(Node):
 
 
 def _ThresholdBackward0_jvp(self_p, self_t, threshold, value, result):
-    return _element_wise(lambda grad: _ThresholdBackward0_0(grad, [grad], self_p, threshold), self_t)
+    return _ThresholdBackward0_0(self_t, [self_t], self_p, threshold)
 
 
 def _ThresholdBackward1_0(grad, grads, self, threshold):
@@ -4299,7 +4294,7 @@ class GeluBackward0(Node):
 
 
 def _GeluBackward0_jvp(self_p, self_t, approximate, result):
-    return _element_wise(lambda grad: _GeluBackward0_0(grad, [grad], self_p, approximate), self_t)
+    return _GeluBackward0_0(self_t, [self_t], self_p, approximate)
 
 
 def _GeluBackwardBackward0_0(grad, grads, grad_output, self, approximate):
@@ -4381,7 +4376,7 @@ class SiluBackward0(Node):
 
 
 def _SiluBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _SiluBackward0_0(grad, [grad], self_p), self_t)
+    return _SiluBackward0_0(self_t, [self_t], self_p)
 
 
 def _MishBackward0_0(grad, grads, self):
@@ -4414,7 +4409,7 @@ class MishBackward0(Node):
 
 
 def _MishBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _MishBackward0_0(grad, [grad], self_p), self_t)
+    return _MishBackward0_0(self_t, [self_t], self_p)
 
 
 def _SoftplusBackward0_0(grad, grads, self, beta, threshold):
@@ -4457,7 +4452,7 @@ class SoftplusBackward0(Node):
 
 
 def _SoftplusBackward0_jvp(self_p, self_t, beta, threshold, result):
-    return _element_wise(lambda grad: _SoftplusBackward0_0(grad, [grad], self_p, beta, threshold), self_t)
+    return _SoftplusBackward0_0(self_t, [self_t], self_p, beta, threshold)
 
 
 def _SoftplusBackwardBackward0_0(grad, grads, grad_output, self, beta, threshold):
@@ -4559,7 +4554,7 @@ class EluBackward0(Node):
 
 
 def _EluBackward0_jvp(self_p, self_t, alpha, scale, input_scale, result):
-    return _element_wise(lambda grad: _EluBackward0_0(grad, [grad], self_p, alpha, scale, input_scale), self_t)
+    return _EluBackward0_0(self_t, [self_t], self_p, alpha, scale, input_scale)
 
 
 def _EluBackward1_0(grad, grads, alpha, scale, input_scale, result):
@@ -4705,7 +4700,7 @@ class CeluBackward0(Node):
 
 
 def _CeluBackward0_jvp(self_p, self_t, alpha, result):
-    return _element_wise(lambda grad: _CeluBackward0_0(grad, [grad], self_p, alpha), self_t)
+    return _CeluBackward0_0(self_t, [self_t], self_p, alpha)
 
 
 def _CeluBackward1_0(grad, grads, alpha, result):
@@ -4777,7 +4772,7 @@ class LeakyReluBackward0(Node):
 
 
 def _LeakyReluBackward0_jvp(self_p, self_t, negative_slope, result):
-    return _element_wise(lambda grad: _LeakyReluBackward0_0(grad, [grad], self_p, negative_slope), self_t)
+    return _LeakyReluBackward0_0(self_t, [self_t], self_p, negative_slope)
 
 
 def _LeakyReluBackward1_0(grad, grads, negative_slope, result):
@@ -4894,7 +4889,7 @@ class HardtanhBackward0(Node):
 
 
 def _HardtanhBackward0_jvp(self_p, self_t, min_val, max_val, result):
-    return _element_wise(lambda grad: _HardtanhBackward0_0(grad, [grad], self_p, min_val, max_val), self_t)
+    return _HardtanhBackward0_0(self_t, [self_t], self_p, min_val, max_val)
 
 
 def _HardtanhBackwardBackward0_0(grad, grads, self, min_val, max_val):
@@ -4972,7 +4967,7 @@ class HardsigmoidBackward0(Node):
 
 
 def _HardsigmoidBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _HardsigmoidBackward0_0(grad, [grad], self_p), self_t)
+    return _HardsigmoidBackward0_0(self_t, [self_t], self_p)
 
 
 def _HardswishBackward0_0(grad, grads, self):
@@ -5005,7 +5000,7 @@ class HardswishBackward0(Node):
 
 
 def _HardswishBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _HardswishBackward0_0(grad, [grad], self_p), self_t)
+    return _HardswishBackward0_0(self_t, [self_t], self_p)
 
 
 def _LogSigmoidBackward0_0(grad, grads, self):
@@ -6490,7 +6485,7 @@ class PowBackward0(Node):
 
 
 def _PowBackward0_jvp(self_p, self_t, exponent, result):
-    return _element_wise(lambda grad: _PowBackward0_0(grad, [grad], self_p, exponent), self_t)
+    return _PowBackward0_0(self_t, [self_t], self_p, exponent)
 
 
 def _PowBackward1_0(grad, grads, self, exponent, result):
@@ -6835,7 +6830,7 @@ class AbsBackward0(Node):
 
 
 def _AbsBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _AbsBackward0_0(grad, [grad], self_p), self_t)
+    return _AbsBackward0_0(self_t, [self_t], self_p)
 
 
 def _NegBackward0_0(grad, grads):
@@ -6879,7 +6874,7 @@ class SignBackward0(Node):
 
 
 def _SignBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _SignBackward0_0(grad, [grad]), self_t)
+    return _SignBackward0_0(self_t, [self_t])
 
 
 def _SgnBackward0_0(grad, grads, self, result):
@@ -6921,7 +6916,7 @@ class SgnBackward0(Node):
 
 
 def _SgnBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _SgnBackward0_0(grad, [grad], self_p, result), self_t)
+    return _SgnBackward0_0(self_t, [self_t], self_p, result)
 
 
 def _ExpBackward0_0(grad, grads, result):
@@ -6954,7 +6949,7 @@ class ExpBackward0(Node):
 
 
 def _ExpBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _ExpBackward0_0(grad, [grad], result), self_t)
+    return _ExpBackward0_0(self_t, [self_t], result)
 
 
 def _Exp2Backward0_0(grad, grads, result):
@@ -6987,7 +6982,7 @@ class Exp2Backward0(Node):
 
 
 def _Exp2Backward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _Exp2Backward0_0(grad, [grad], result), self_t)
+    return _Exp2Backward0_0(self_t, [self_t], result)
 
 
 def _Expm1Backward0_0(grad, grads, result):
@@ -7020,7 +7015,7 @@ class Expm1Backward0(Node):
 
 
 def _Expm1Backward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _Expm1Backward0_0(grad, [grad], result), self_t)
+    return _Expm1Backward0_0(self_t, [self_t], result)
 
 
 def _LogBackward0_0(grad, grads, self):
@@ -7053,7 +7048,7 @@ class LogBackward0(Node):
 
 
 def _LogBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _LogBackward0_0(grad, [grad], self_p), self_t)
+    return _LogBackward0_0(self_t, [self_t], self_p)
 
 
 def _Log2Backward0_0(grad, grads, self):
@@ -7086,7 +7081,7 @@ class Log2Backward0(Node):
 
 
 def _Log2Backward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _Log2Backward0_0(grad, [grad], self_p), self_t)
+    return _Log2Backward0_0(self_t, [self_t], self_p)
 
 
 def _Log10Backward0_0(grad, grads, self):
@@ -7119,7 +7114,7 @@ class Log10Backward0(Node):
 
 
 def _Log10Backward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _Log10Backward0_0(grad, [grad], self_p), self_t)
+    return _Log10Backward0_0(self_t, [self_t], self_p)
 
 
 def _Log1PBackward0_0(grad, grads, self):
@@ -7152,7 +7147,7 @@ class Log1PBackward0(Node):
 
 
 def _Log1PBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _Log1PBackward0_0(grad, [grad], self_p), self_t)
+    return _Log1PBackward0_0(self_t, [self_t], self_p)
 
 
 def _SqrtBackward0_0(grad, grads, result):
@@ -7185,7 +7180,7 @@ class SqrtBackward0(Node):
 
 
 def _SqrtBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _SqrtBackward0_0(grad, [grad], result), self_t)
+    return _SqrtBackward0_0(self_t, [self_t], result)
 
 
 def _RsqrtBackward0_0(grad, grads, result):
@@ -7218,7 +7213,7 @@ class RsqrtBackward0(Node):
 
 
 def _RsqrtBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _RsqrtBackward0_0(grad, [grad], result), self_t)
+    return _RsqrtBackward0_0(self_t, [self_t], result)
 
 
 def _ReciprocalBackward0_0(grad, grads, result):
@@ -7251,7 +7246,7 @@ class ReciprocalBackward0(Node):
 
 
 def _ReciprocalBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _ReciprocalBackward0_0(grad, [grad], result), self_t)
+    return _ReciprocalBackward0_0(self_t, [self_t], result)
 
 
 def _SquareBackward0_0(grad, grads, self):
@@ -7284,7 +7279,7 @@ class SquareBackward0(Node):
 
 
 def _SquareBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _SquareBackward0_0(grad, [grad], self_p), self_t)
+    return _SquareBackward0_0(self_t, [self_t], self_p)
 
 
 def _SinBackward0_0(grad, grads, self):
@@ -7317,7 +7312,7 @@ class SinBackward0(Node):
 
 
 def _SinBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _SinBackward0_0(grad, [grad], self_p), self_t)
+    return _SinBackward0_0(self_t, [self_t], self_p)
 
 
 def _CosBackward0_0(grad, grads, self):
@@ -7350,7 +7345,7 @@ class CosBackward0(Node):
 
 
 def _CosBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _CosBackward0_0(grad, [grad], self_p), self_t)
+    return _CosBackward0_0(self_t, [self_t], self_p)
 
 
 def _TanBackward0_0(grad, grads, result):
@@ -7383,7 +7378,7 @@ class TanBackward0(Node):
 
 
 def _TanBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _TanBackward0_0(grad, [grad], result), self_t)
+    return _TanBackward0_0(self_t, [self_t], result)
 
 
 def _AsinBackward0_0(grad, grads, self):
@@ -7416,7 +7411,7 @@ class AsinBackward0(Node):
 
 
 def _AsinBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _AsinBackward0_0(grad, [grad], self_p), self_t)
+    return _AsinBackward0_0(self_t, [self_t], self_p)
 
 
 def _AcosBackward0_0(grad, grads, self):
@@ -7449,7 +7444,7 @@ class AcosBackward0(Node):
 
 
 def _AcosBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _AcosBackward0_0(grad, [grad], self_p), self_t)
+    return _AcosBackward0_0(self_t, [self_t], self_p)
 
 
 def _AtanBackward0_0(grad, grads, self):
@@ -7482,7 +7477,7 @@ class AtanBackward0(Node):
 
 
 def _AtanBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _AtanBackward0_0(grad, [grad], self_p), self_t)
+    return _AtanBackward0_0(self_t, [self_t], self_p)
 
 
 def _SinhBackward0_0(grad, grads, self):
@@ -7515,7 +7510,7 @@ class SinhBackward0(Node):
 
 
 def _SinhBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _SinhBackward0_0(grad, [grad], self_p), self_t)
+    return _SinhBackward0_0(self_t, [self_t], self_p)
 
 
 def _CoshBackward0_0(grad, grads, self):
@@ -7548,7 +7543,7 @@ class CoshBackward0(Node):
 
 
 def _CoshBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _CoshBackward0_0(grad, [grad], self_p), self_t)
+    return _CoshBackward0_0(self_t, [self_t], self_p)
 
 
 def _TanhBackward0_0(grad, grads, result):
@@ -7581,7 +7576,7 @@ class TanhBackward0(Node):
 
 
 def _TanhBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _TanhBackward0_0(grad, [grad], result), self_t)
+    return _TanhBackward0_0(self_t, [self_t], result)
 
 
 def _TanhBackwardBackward0_0(grad, grads, grad_output, output):
@@ -7658,7 +7653,7 @@ class AsinhBackward0(Node):
 
 
 def _AsinhBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _AsinhBackward0_0(grad, [grad], self_p), self_t)
+    return _AsinhBackward0_0(self_t, [self_t], self_p)
 
 
 def _AcoshBackward0_0(grad, grads, self):
@@ -7691,7 +7686,7 @@ class AcoshBackward0(Node):
 
 
 def _AcoshBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _AcoshBackward0_0(grad, [grad], self_p), self_t)
+    return _AcoshBackward0_0(self_t, [self_t], self_p)
 
 
 def _AtanhBackward0_0(grad, grads, self):
@@ -7724,7 +7719,7 @@ class AtanhBackward0(Node):
 
 
 def _AtanhBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _AtanhBackward0_0(grad, [grad], self_p), self_t)
+    return _AtanhBackward0_0(self_t, [self_t], self_p)
 
 
 def _SigmoidBackward0_0(grad, grads, result):
@@ -7757,7 +7752,7 @@ class SigmoidBackward0(Node):
 
 
 def _SigmoidBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _SigmoidBackward0_0(grad, [grad], result), self_t)
+    return _SigmoidBackward0_0(self_t, [self_t], result)
 
 
 def _SigmoidBackwardBackward0_0(grad, grads, grad_output, output):
@@ -7834,7 +7829,7 @@ class ErfBackward0(Node):
 
 
 def _ErfBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _ErfBackward0_0(grad, [grad], self_p), self_t)
+    return _ErfBackward0_0(self_t, [self_t], self_p)
 
 
 def _ErfcBackward0_0(grad, grads, self):
@@ -7867,7 +7862,7 @@ class ErfcBackward0(Node):
 
 
 def _ErfcBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _ErfcBackward0_0(grad, [grad], self_p), self_t)
+    return _ErfcBackward0_0(self_t, [self_t], self_p)
 
 
 def _ErfinvBackward0_0(grad, grads, self):
@@ -7900,7 +7895,7 @@ class ErfinvBackward0(Node):
 
 
 def _ErfinvBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _ErfinvBackward0_0(grad, [grad], self_p), self_t)
+    return _ErfinvBackward0_0(self_t, [self_t], self_p)
 
 
 def _FloorBackward0_0(grad, grads):
@@ -7924,7 +7919,7 @@ class FloorBackward0(Node):
 
 
 def _FloorBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _FloorBackward0_0(grad, [grad]), self_t)
+    return _FloorBackward0_0(self_t, [self_t])
 
 
 def _CeilBackward0_0(grad, grads):
@@ -7948,7 +7943,7 @@ class CeilBackward0(Node):
 
 
 def _CeilBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _CeilBackward0_0(grad, [grad]), self_t)
+    return _CeilBackward0_0(self_t, [self_t])
 
 
 def _TruncBackward0_0(grad, grads):
@@ -7972,7 +7967,7 @@ class TruncBackward0(Node):
 
 
 def _TruncBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _TruncBackward0_0(grad, [grad]), self_t)
+    return _TruncBackward0_0(self_t, [self_t])
 
 
 def _FracBackward0_0(grad, grads):
@@ -8020,7 +8015,7 @@ class RoundBackward0(Node):
 
 
 def _RoundBackward0_jvp(self_p, self_t, result):
-    return _element_wise(lambda grad: _RoundBackward0_0(grad, [grad]), self_t)
+    return _RoundBackward0_0(self_t, [self_t])
 
 
 def _RoundBackward1_0(grad, grads):
@@ -8044,7 +8039,7 @@ class RoundBackward1(Node):
 
 
 def _RoundBackward1_jvp(self_p, self_t, decimals, result):
-    return _element_wise(lambda grad: _RoundBackward1_0(grad, [grad]), self_t)
+    return _RoundBackward1_0(self_t, [self_t])
 
 
 def _NanToNumBackward0_0(grad, grads, self):
@@ -8077,7 +8072,7 @@ class NanToNumBackward0(Node):
 
 
 def _NanToNumBackward0_jvp(self_p, self_t, nan, posinf, neginf, result):
-    return _element_wise(lambda grad: _NanToNumBackward0_0(grad, [grad], self_p), self_t)
+    return _NanToNumBackward0_0(self_t, [self_t], self_p)
 
 
 def _Atan2Backward0_0(grad, grads, self, other):
@@ -8695,7 +8690,7 @@ class ClampBackward1(Node):
 
 
 def _ClampBackward1_jvp(self_p, self_t, min, max, result):
-    return _element_wise(lambda grad: _ClampBackward1_0(grad, [grad], self_p, min, max), self_t)
+    return _ClampBackward1_0(self_t, [self_t], self_p, min, max)
 
 
 def _ClampMinBackward0_0(grad, grads, self, min):
@@ -8733,7 +8728,7 @@ class ClampMinBackward0(Node):
 
 
 def _ClampMinBackward0_jvp(self_p, self_t, min, result):
-    return _element_wise(lambda grad: _ClampMinBackward0_0(grad, [grad], self_p, min), self_t)
+    return _ClampMinBackward0_0(self_t, [self_t], self_p, min)
 
 
 def _ClampMinBackward1_0(grad, grads, self, min):
@@ -8815,7 +8810,7 @@ class ClampMaxBackward0(Node):
 
 
 def _ClampMaxBackward0_jvp(self_p, self_t, max, result):
-    return _element_wise(lambda grad: _ClampMaxBackward0_0(grad, [grad], self_p, max), self_t)
+    return _ClampMaxBackward0_0(self_t, [self_t], self_p, max)
 
 
 def _ClampMaxBackward1_0(grad, grads, self, max):
