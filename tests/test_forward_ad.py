@@ -60,6 +60,7 @@ COMPOSITIONS = {
     "cat_stack": (lambda m, x, y: (m.cat([x, y, x], 0), m.stack([x, y], 1)), [(2, 3), (2, 3)]),
     "cat_partly_dual": (lambda m, x: m.cat([x, m.ones(2, 3, dtype=m.float64)], 1), [(2, 3)]),
     "layer_norm": (lambda m, x, w: m.nn.functional.layer_norm(x, (4,), w, None), [(3, 4), (4,)]),
+    "layer_norm_2d_bias": (lambda m, x, w, b: m.nn.functional.layer_norm(x, (3, 4), w, b), [(2, 3, 4), (3, 4), (3, 4)]),
     "conv2d": (lambda m, x, w: m.nn.functional.conv2d(x, w, padding=1), [(1, 2, 5, 5), (3, 2, 3, 3)]),
     "indexing": (lambda m, x: (x[m.tensor([2, 0])], x.gather(1, m.tensor([[0], [2], [1]])), x.clamp(-0.5, 0.5),
                                m.where(x > 0, x, x * 3)), [(3, 4)]),

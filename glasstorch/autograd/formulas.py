@@ -48,8 +48,8 @@ __all__ = [
     "log_sigmoid_backward", "glu_backward", "embedding_backward", "nll_loss_backward",
     "nll_loss_of_grad", "mse_loss_backward",
     "smooth_l1_loss_backward", "huber_loss_backward", "bce_backward", "bce_target_backward", "bce_logits_backward",
-    "bce_logits_target_backward", "layer_norm_backward", "batch_norm_backward", "group_norm_backward",
-    "rms_norm_backward", "convolution_backward", "max_pool2d_backward", "avg_pool2d_backward",
+    "bce_logits_target_backward", "layer_norm_backward", "layer_norm_jvp", "batch_norm_backward", "group_norm_backward",
+    "rms_norm_backward", "convolution_backward", "convolution_jvp", "max_pool2d_backward", "avg_pool2d_backward",
     "adaptive_avg_pool2d_backward", "sdpa_backward", "gelu_double_backward",
 ]
 
@@ -962,6 +962,20 @@ def layer_norm_backward(grad, x, normalized_shape, mean, rstd, weight, bias, eps
     return dx, dweight, dbias
 
 
+def layer_norm_jvp(x_p, x_t, weight_p, weight_t, bias_t, mean, rstd, normalized_shape):
+    """The tangent of native_layer_norm's output (PyTorch's ``layer_norm_jvp``), from its saved mean and rstd."""
+    axes = tuple(range(x_p.dim() - len(normalized_shape), x_p.dim()))
+    xhat = (x_p - mean) * rstd
+    out = rstd * (x_t - x_t.mean(axes, keepdim=True) - xhat * (x_t * xhat).mean(axes, keepdim=True))
+    if weight_p is not None:
+        out = out * weight_p
+    if _T.is_tensor(weight_t):
+        out = out + xhat * weight_t
+    if _T.is_tensor(bias_t):
+        out = out + bias_t
+    return out
+
+
 def _channel_shape(x):
     return (1, -1) + (1,) * (x.dim() - 2)
 
@@ -1044,6 +1058,18 @@ def _weight_grad(inp, gout, stride, padding, dilation, groups, ksize):
     for d in range(nd):
         out = out.narrow(2 + d, 0, ksize[d])
     return out.transpose(0, 1)
+
+
+def convolution_jvp(inp_p, inp_t, weight_p, weight_t, bias_t, stride, padding, dilation, transposed, output_padding,
+                    groups):
+    """The tangent of convolution (PyTorch's ``convolution_jvp``): bilinear in input and weight, linear in bias (a
+    tangent of 0 stands for an input without one)."""
+    def conv(x, w):
+        return _T.convolution(x, w, None, stride, padding, dilation, transposed, output_padding, groups)
+    out = conv(inp_t, weight_p) + conv(inp_p, weight_t)
+    if _T.is_tensor(bias_t):
+        out = out + bias_t.reshape(_channel_shape(out))
+    return out
 
 
 def convolution_backward(grad, inp, weight, bias, stride, padding, dilation, transposed, output_padding, groups):

@@ -238,7 +238,7 @@ register_autograd('aten::complex.out', _autograd_complex_out)
 
 
 _op_convolution = _get_op('aten::convolution')
-_fw_convolution = FwSpec(_op_convolution, (0, 1, 2), (False, False, False), 'functional', None)
+_fw_convolution = FwSpec(_op_convolution, (0, 1, 2), (False, False, False), 'functional', _n._ConvolutionBackward0_jvp)
 
 
 def _autograd_convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
@@ -266,7 +266,7 @@ register_autograd('aten::convolution', _autograd_convolution)
 
 
 _op__convolution = _get_op('aten::_convolution')
-_fw__convolution = FwSpec(_op__convolution, (0, 1, 2), (False, False, False), 'functional', None)
+_fw__convolution = FwSpec(_op__convolution, (0, 1, 2), (False, False, False), 'functional', _n._ConvolutionBackward1_jvp)
 
 
 def _autograd__convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32):
@@ -4104,7 +4104,7 @@ register_autograd('aten::_log_softmax.out', _autograd__log_softmax_out)
 
 
 _op_native_layer_norm = _get_op('aten::native_layer_norm')
-_fw_native_layer_norm = FwSpec(_op_native_layer_norm, (0, 2, 3), (False, False, False), 'functional', None)
+_fw_native_layer_norm = FwSpec(_op_native_layer_norm, (0, 2, 3), (False, False, False), 'functional', _n._NativeLayerNormBackward0_jvp)
 
 
 def _autograd_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):

@@ -315,12 +315,16 @@ class ConvolutionBackward0(Node):
         return self.groups_
 
 
+def _ConvolutionBackward0_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, stride, padding, dilation, transposed, output_padding, groups, result):
+    return convolution_jvp(input_p, input_t, weight_p, weight_t, bias_t, stride, padding, dilation, transposed, output_padding, groups)
+
+
 def _ConvolutionBackward1_0(grad, grads, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     return convolution_backward(grad, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
 
 
 class ConvolutionBackward1(Node):
-    """Backward of ``_convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:8)."""
+    """Backward of ``_convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:9)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'stride_', 'padding_', 'dilation_', 'transposed_', 'output_padding_', 'groups_')
     _tensor_slots = ('input_', 'weight_', 'bias_')
@@ -395,12 +399,16 @@ class ConvolutionBackward1(Node):
         return self.groups_
 
 
+def _ConvolutionBackward1_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32, result):
+    return convolution_jvp(input_p, input_t, weight_p, weight_t, bias_t, stride, padding, dilation, transposed, output_padding, groups)
+
+
 def _MaxPool2DWithIndicesBackward0_0(grad, grads, self_sizes, result):
     return max_pool2d_backward(grad, self_sizes, result[1])
 
 
 class MaxPool2DWithIndicesBackward0(Node):
-    """Backward of ``max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/conv.yaml:11)."""
+    """Backward of ``max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/conv.yaml:13)."""
 
     __slots__ = ('self_sizes_', 'result_')
     _tensor_slots = ('result_',)
@@ -434,7 +442,7 @@ def _AvgPool2DBackward0_0(grad, grads, kernel_size, stride, padding, ceil_mode, 
 
 
 class AvgPool2DBackward0(Node):
-    """Backward of ``avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:15)."""
+    """Backward of ``avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:17)."""
 
     __slots__ = ('kernel_size_', 'stride_', 'padding_', 'ceil_mode_', 'count_include_pad_', 'divisor_override_', 'self_sizes_')
     _tensor_slots = ()
@@ -489,7 +497,7 @@ def _AdaptiveAvgPool2DBackward0_0(grad, grads, self_sizes):
 
 
 class AdaptiveAvgPool2DBackward0(Node):
-    """Backward of ``_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:18)."""
+    """Backward of ``_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor`` (glasstorch/_ops/derivatives/conv.yaml:20)."""
 
     __slots__ = ('self_sizes_',)
     _tensor_slots = ()
@@ -5219,12 +5227,16 @@ class NativeLayerNormBackward0(Node):
         return self.eps_
 
 
+def _NativeLayerNormBackward0_jvp(input_p, input_t, normalized_shape, weight_p, weight_t, bias_p, bias_t, eps, result):
+    return (layer_norm_jvp(input_p, input_t, weight_p, weight_t, bias_t, result[1], result[2], normalized_shape), None, None)
+
+
 def _FusedRmsNormBackward0_0(grad, grads, input, weight, normalized_shape, result):
     return rms_norm_backward(grads, input, normalized_shape, result[1], weight)
 
 
 class FusedRmsNormBackward0(Node):
-    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:111)."""
+    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:112)."""
 
     __slots__ = ('input_', 'weight_', 'normalized_shape_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'result_')
@@ -5278,7 +5290,7 @@ def _NativeBatchNormBackward0_0(grad, grads, input, weight, bias, running_mean, 
 
 
 class NativeBatchNormBackward0(Node):
-    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:114)."""
+    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:115)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -5373,7 +5385,7 @@ def _NativeBatchNormLegitBackward0_0(grad, grads, input, weight, bias, running_m
 
 
 class NativeBatchNormLegitBackward0(Node):
-    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:118)."""
+    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:119)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -5468,7 +5480,7 @@ def _NativeBatchNormLegitBackward1_0(grad, grads, input, weight, bias, training,
 
 
 class NativeBatchNormLegitBackward1(Node):
-    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:122)."""
+    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:123)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -5545,7 +5557,7 @@ def _NativeBatchNormLegitNoTrainingBackward0_0(grad, grads, input, weight, bias,
 
 
 class NativeBatchNormLegitNoTrainingBackward0(Node):
-    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:126)."""
+    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:127)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -5635,7 +5647,7 @@ def _NativeGroupNormBackward0_0(grad, grads, input, weight, bias, N, C, HxW, gro
 
 
 class NativeGroupNormBackward0(Node):
-    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:130)."""
+    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:131)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'N_', 'C_', 'HxW_', 'group_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -5722,7 +5734,7 @@ def _NativeDropoutBackward0_0(grad, grads, p, train, result):
 
 
 class NativeDropoutBackward0(Node):
-    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:133)."""
+    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:134)."""
 
     __slots__ = ('p_', 'train_', 'result_')
     _tensor_slots = ('result_',)
@@ -5765,7 +5777,7 @@ def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq,
 
 
 class EmbeddingBackward0(Node):
-    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:138)."""
+    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:139)."""
 
     __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'weight_sizes_')
     _tensor_slots = ('indices_',)
@@ -5809,7 +5821,7 @@ def _EmbeddingRenormBackward0_0(grad, grads):
 
 
 class EmbeddingRenormBackward0(Node):
-    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:145)."""
+    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:146)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -5829,7 +5841,7 @@ def _ScaledDotProductFlashAttentionForCpuBackward0_0(grad, grads, query, key, va
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(Node):
-    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:149)."""
+    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:150)."""
 
     __slots__ = ('query_', 'key_', 'value_', 'attn_mask_', 'dropout_p_', 'is_causal_', 'scale_', 'result_')
     _tensor_slots = ('query_', 'key_', 'value_', 'attn_mask_', 'result_')

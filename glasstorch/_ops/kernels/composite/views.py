@@ -21,7 +21,8 @@ from ..cpu import copy as _copy
 __all__ = ["view", "view_dtype", "reshape_alias", "unsafe_view", "as_strided", "transpose", "t", "permute", "expand",
            "slice_Tensor",
            "select_int", "unsqueeze", "squeeze", "squeeze_dim", "squeeze_dims", "unfold", "diagonal",
-           "split_Tensor", "split_with_sizes", "unbind_int", "alias", "fw_primal", "make_dual", "unpack_dual", "clone", "copy_",
+           "split_Tensor", "split_with_sizes", "unbind_int", "alias", "fw_primal", "make_dual", "unpack_dual", "clone",
+           "copy_",
            "fill_Scalar", "fill_Tensor", "zero_", "to_copy"]
 
 view = _views.view
