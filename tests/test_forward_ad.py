@@ -99,6 +99,35 @@ def test_fwd_grad_mode_switch():
             assert fw.unpack_dual(d * 2).tangent is not None
 
 
+def test_tangent_layout_follows_the_output():
+    """An output laid out unlike the tangent its formula gives gets the tangent copied into its own layout."""
+    check_jvp(lambda m, x, y: (y.t() * x, y.t() + 0 * x, x + y.t()), (2, 3), (3, 2))
+
+
+def test_forward_over_reverse():
+    """Backward formulas run on dual tensors too: the tangent of a gradient is a Hessian-vector product."""
+    out = {}
+    for m in (gt, torch):
+        fw = FW[m]
+        x = m.tensor([1.0, 2.0, -1.0], dtype=m.float64, requires_grad=True)
+        with fw.dual_level():
+            d = fw.make_dual(x, m.tensor([1.0, 0.5, 2.0], dtype=m.float64))
+            (g,) = m.autograd.grad((d ** 3).sin().sum(), x, create_graph=True)
+            tangent = fw.unpack_dual(g).tangent
+            assert type(tangent.grad_fn).__name__ == "ViewBackward0"
+            out[m] = tangent.detach()
+    assert_same(out[gt], out[torch], **TOL)
+
+
+def test_tangent_computation_is_recorded():
+    for m in (gt, torch):
+        fw = FW[m]
+        t = m.ones(3, dtype=m.float64, requires_grad=True)
+        with fw.dual_level():
+            tangent = fw.unpack_dual(fw.make_dual(m.ones(3, dtype=m.float64), t * 2).exp()).tangent
+            assert type(tangent.grad_fn).__name__ == "MulBackward0"
+
+
 def test_view_tangents_are_views_of_the_tangent():
     for m in (gt, torch):
         fw = FW[m]
