@@ -1331,7 +1331,7 @@ register_autograd('aten::take.out', _autograd_take_out)
 
 
 _op_scatter_src = _get_op('aten::scatter.src')
-_fw_scatter_src = FwSpec(_op_scatter_src, (0, 3), (False, False), 'functional', None)
+_fw_scatter_src = FwSpec(_op_scatter_src, (0, 3), (False, False), 'functional', _n._ScatterBackward0_jvp)
 
 
 def _autograd_scatter_src(ks, self, dim, index, src):
@@ -1352,7 +1352,7 @@ register_autograd('aten::scatter.src', _autograd_scatter_src)
 
 
 _op_scatter__src = _get_op('aten::scatter_.src')
-_fw_scatter__src = FwSpec(_op_scatter__src, (0, 3), (False, False), 'inplace', None)
+_fw_scatter__src = FwSpec(_op_scatter__src, (0, 3), (False, False), 'inplace', _n._ScatterBackward0_jvp)
 
 
 def _autograd_scatter__src(ks, self, dim, index, src):
@@ -1387,7 +1387,7 @@ register_autograd('aten::scatter.src_out', _autograd_scatter_src_out)
 
 
 _op_scatter_value = _get_op('aten::scatter.value')
-_fw_scatter_value = FwSpec(_op_scatter_value, (0,), (False,), 'functional', None)
+_fw_scatter_value = FwSpec(_op_scatter_value, (0,), (False,), 'functional', _n._ScatterBackward1_jvp)
 
 
 def _autograd_scatter_value(ks, self, dim, index, value):
@@ -1408,7 +1408,7 @@ register_autograd('aten::scatter.value', _autograd_scatter_value)
 
 
 _op_scatter__value = _get_op('aten::scatter_.value')
-_fw_scatter__value = FwSpec(_op_scatter__value, (0,), (False,), 'inplace', None)
+_fw_scatter__value = FwSpec(_op_scatter__value, (0,), (False,), 'inplace', _n._ScatterBackward1_jvp)
 
 
 def _autograd_scatter__value(ks, self, dim, index, value):
@@ -1443,7 +1443,7 @@ register_autograd('aten::scatter.value_out', _autograd_scatter_value_out)
 
 
 _op_scatter_add = _get_op('aten::scatter_add')
-_fw_scatter_add = FwSpec(_op_scatter_add, (0, 3), (False, False), 'functional', None)
+_fw_scatter_add = FwSpec(_op_scatter_add, (0, 3), (False, False), 'functional', _n._ScatterAddBackward0_jvp)
 
 
 def _autograd_scatter_add(ks, self, dim, index, src):
@@ -1464,7 +1464,7 @@ register_autograd('aten::scatter_add', _autograd_scatter_add)
 
 
 _op_scatter_add_ = _get_op('aten::scatter_add_')
-_fw_scatter_add_ = FwSpec(_op_scatter_add_, (0, 3), (False, False), 'inplace', None)
+_fw_scatter_add_ = FwSpec(_op_scatter_add_, (0, 3), (False, False), 'inplace', _n._ScatterAddBackward0_jvp)
 
 
 def _autograd_scatter_add_(ks, self, dim, index, src):
@@ -2967,7 +2967,7 @@ register_autograd('aten::nll_loss_forward', _autograd_nll_loss_forward)
 
 
 _op_nll_loss_backward = _get_op('aten::nll_loss_backward')
-_fw_nll_loss_backward = FwSpec(_op_nll_loss_backward, (0, 1), (False, False), 'functional', None)
+_fw_nll_loss_backward = FwSpec(_op_nll_loss_backward, (0, 1), (False, False), 'functional', LINEAR)
 
 
 def _autograd_nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
@@ -3026,7 +3026,7 @@ register_autograd('aten::nll_loss2d_forward', _autograd_nll_loss2d_forward)
 
 
 _op_nll_loss2d_backward = _get_op('aten::nll_loss2d_backward')
-_fw_nll_loss2d_backward = FwSpec(_op_nll_loss2d_backward, (0, 1), (False, False), 'functional', None)
+_fw_nll_loss2d_backward = FwSpec(_op_nll_loss2d_backward, (0, 1), (False, False), 'functional', LINEAR)
 
 
 def _autograd_nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
@@ -7909,7 +7909,7 @@ register_autograd('aten::copysign.Scalar_out', _autograd_copysign_Scalar_out)
 
 
 _op_xlogy_Tensor = _get_op('aten::xlogy.Tensor')
-_fw_xlogy_Tensor = FwSpec(_op_xlogy_Tensor, (0, 1), (False, False), 'functional', None)
+_fw_xlogy_Tensor = FwSpec(_op_xlogy_Tensor, (0, 1), (False, False), 'functional', _n._XlogyBackward0_jvp)
 
 
 def _autograd_xlogy_Tensor(ks, self, other):
@@ -7930,7 +7930,7 @@ register_autograd('aten::xlogy.Tensor', _autograd_xlogy_Tensor)
 
 
 _op_xlogy__Tensor = _get_op('aten::xlogy_.Tensor')
-_fw_xlogy__Tensor = FwSpec(_op_xlogy__Tensor, (0, 1), (False, False), 'inplace', None)
+_fw_xlogy__Tensor = FwSpec(_op_xlogy__Tensor, (0, 1), (False, False), 'inplace', _n._XlogyBackward0_jvp)
 
 
 def _autograd_xlogy__Tensor(ks, self, other):

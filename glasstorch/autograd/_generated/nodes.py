@@ -1686,12 +1686,16 @@ class ScatterBackward0(Node):
         return self.dim_
 
 
+def _ScatterBackward0_jvp(self_p, self_t, dim, index, src_p, src_t, result):
+    return self_t.scatter(dim, index, src_t)
+
+
 def _ScatterBackward1_0(grad, grads, index, dim):
     return grad.scatter(dim, index, 0)
 
 
 class ScatterBackward1(Node):
-    """Backward of ``scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:46)."""
+    """Backward of ``scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:47)."""
 
     __slots__ = ('index_', 'dim_')
     _tensor_slots = ('index_',)
@@ -1720,6 +1724,10 @@ class ScatterBackward1(Node):
         return self.dim_
 
 
+def _ScatterBackward1_jvp(self_p, self_t, dim, index, value, result):
+    return self_t.scatter(dim, index, 0)
+
+
 def _ScatterAddBackward0_0(grad, grads, index, dim):
     return grad
 
@@ -1729,7 +1737,7 @@ def _ScatterAddBackward0_1(grad, grads, index, dim):
 
 
 class ScatterAddBackward0(Node):
-    """Backward of ``scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:50)."""
+    """Backward of ``scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:52)."""
 
     __slots__ = ('index_', 'dim_')
     _tensor_slots = ('index_',)
@@ -1760,12 +1768,16 @@ class ScatterAddBackward0(Node):
         return self.dim_
 
 
+def _ScatterAddBackward0_jvp(self_p, self_t, dim, index, src_p, src_t, result):
+    return self_t.scatter_add(dim, index, src_t)
+
+
 def _ScatterReduceBackward0_0(grad, grads, self, index, src, dim, reduce, include_self, result):
     return scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)
 
 
 class ScatterReduceBackward0(Node):
-    """Backward of ``scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:55)."""
+    """Backward of ``scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:58)."""
 
     __slots__ = ('self_', 'index_', 'src_', 'dim_', 'reduce_', 'include_self_', 'result_')
     _tensor_slots = ('self_', 'index_', 'src_', 'result_')
@@ -1842,7 +1854,7 @@ def _IndexAddBackward0_1(grad, grads, index, dim, alpha, source_sizes):
 
 
 class IndexAddBackward0(Node):
-    """Backward of ``index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:59)."""
+    """Backward of ``index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:62)."""
 
     __slots__ = ('index_', 'dim_', 'alpha_', 'source_sizes_')
     _tensor_slots = ('index_',)
@@ -1892,7 +1904,7 @@ def _IndexCopyBackward0_1(grad, grads, index, dim, source_sizes):
 
 
 class IndexCopyBackward0(Node):
-    """Backward of ``index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:64)."""
+    """Backward of ``index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:67)."""
 
     __slots__ = ('index_', 'dim_', 'source_sizes_')
     _tensor_slots = ('index_',)
@@ -1933,7 +1945,7 @@ def _IndexFillBackward0_0(grad, grads, index, dim):
 
 
 class IndexFillBackward0(Node):
-    """Backward of ``index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:69)."""
+    """Backward of ``index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:72)."""
 
     __slots__ = ('index_', 'dim_')
     _tensor_slots = ('index_',)
@@ -1971,7 +1983,7 @@ def _IndexFillBackward1_1(grad, grads, index, dim):
 
 
 class IndexFillBackward1(Node):
-    """Backward of ``index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:73)."""
+    """Backward of ``index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:76)."""
 
     __slots__ = ('index_', 'dim_')
     _tensor_slots = ('index_',)
@@ -2007,7 +2019,7 @@ def _IndexBackward0_0(grad, grads, indices, self_sizes):
 
 
 class IndexBackward0(Node):
-    """Backward of ``index.Tensor(Tensor self, Tensor?[] indices) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:78)."""
+    """Backward of ``index.Tensor(Tensor self, Tensor?[] indices) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:81)."""
 
     __slots__ = ('indices_', 'self_sizes_')
     _tensor_slots = ('indices_',)
@@ -2045,7 +2057,7 @@ def _IndexPutBackward0_1(grad, grads, indices, values, accumulate):
 
 
 class IndexPutBackward0(Node):
-    """Backward of ``index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:82)."""
+    """Backward of ``index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor`` (glasstorch/_ops/derivatives/index.yaml:85)."""
 
     __slots__ = ('indices_', 'values_', 'accumulate_')
     _tensor_slots = ('indices_', 'values_')
@@ -2094,7 +2106,7 @@ def _IndexPutImplBackward0_1(grad, grads, indices, values, accumulate):
 
 
 class IndexPutImplBackward0(Node):
-    """Backward of ``_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor(a!)`` (glasstorch/_ops/derivatives/index.yaml:87)."""
+    """Backward of ``_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor(a!)`` (glasstorch/_ops/derivatives/index.yaml:90)."""
 
     __slots__ = ('indices_', 'values_', 'accumulate_')
     _tensor_slots = ('indices_', 'values_')
@@ -3725,7 +3737,7 @@ def _NllLoss2DBackward0_0(grad, grads, self, target, weight, reduction, ignore_i
 
 
 class NllLoss2DBackward0(Node):
-    """Backward of ``nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)`` (glasstorch/_ops/derivatives/loss.yaml:15)."""
+    """Backward of ``nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)`` (glasstorch/_ops/derivatives/loss.yaml:16)."""
 
     __slots__ = ('self_', 'target_', 'weight_', 'reduction_', 'ignore_index_', 'result_')
     _tensor_slots = ('self_', 'target_', 'weight_', 'result_')
@@ -3795,7 +3807,7 @@ def _NllLoss2DBackwardBackward0_1(grad, grads, target, weight, reduction, ignore
 
 
 class NllLoss2DBackwardBackward0(Node):
-    """Backward of ``nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:20)."""
+    """Backward of ``nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:21)."""
 
     __slots__ = ('target_', 'weight_', 'reduction_', 'ignore_index_')
     _tensor_slots = ('target_', 'weight_')
@@ -3849,7 +3861,7 @@ def _MseLossBackward0_1(grad, grads, self, target, reduction):
 
 
 class MseLossBackward0(Node):
-    """Backward of ``mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:25)."""
+    """Backward of ``mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:27)."""
 
     __slots__ = ('self_', 'target_', 'reduction_')
     _tensor_slots = ('self_', 'target_')
@@ -3898,7 +3910,7 @@ def _SmoothL1LossBackward0_1(grad, grads, self, target, reduction, beta):
 
 
 class SmoothL1LossBackward0(Node):
-    """Backward of ``smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:29)."""
+    """Backward of ``smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:31)."""
 
     __slots__ = ('self_', 'target_', 'reduction_', 'beta_')
     _tensor_slots = ('self_', 'target_')
@@ -3952,7 +3964,7 @@ def _HuberLossBackward0_1(grad, grads, self, target, reduction, delta):
 
 
 class HuberLossBackward0(Node):
-    """Backward of ``huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:33)."""
+    """Backward of ``huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:35)."""
 
     __slots__ = ('self_', 'target_', 'reduction_', 'delta_')
     _tensor_slots = ('self_', 'target_')
@@ -4006,7 +4018,7 @@ def _BinaryCrossEntropyBackward0_1(grad, grads, self, target, weight, reduction)
 
 
 class BinaryCrossEntropyBackward0(Node):
-    """Backward of ``binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:37)."""
+    """Backward of ``binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:39)."""
 
     __slots__ = ('self_', 'target_', 'weight_', 'reduction_')
     _tensor_slots = ('self_', 'target_', 'weight_')
@@ -4064,7 +4076,7 @@ def _BinaryCrossEntropyWithLogitsBackward0_1(grad, grads, self, target, weight, 
 
 
 class BinaryCrossEntropyWithLogitsBackward0(Node):
-    """Backward of ``binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:41)."""
+    """Backward of ``binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor`` (glasstorch/_ops/derivatives/loss.yaml:43)."""
 
     __slots__ = ('self_', 'target_', 'weight_', 'pos_weight_', 'reduction_')
     _tensor_slots = ('self_', 'target_', 'weight_', 'pos_weight_')
@@ -8319,6 +8331,10 @@ class XlogyBackward0(Node):
         return self.other_
 
 
+def _XlogyBackward0_jvp(self_p, self_t, other_p, other_t, result):
+    return (self_p != 0).to(other_p.dtype).xlogy(other_p) * self_t + other_t * self_p / other_p
+
+
 def _XlogyBackward1_0(grad, grads, other, self):
     return grad * self / other
 
@@ -8905,7 +8921,7 @@ class WhereBackward0(Node):
 
 
 def _WhereBackward0_jvp(condition, self_p, self_t, other_p, other_t, result):
-    return self_t.where(condition, other_t)
+    return where(condition, self_t, other_t)
 
 
 def _EqBackward0_0(grad, grads):
