@@ -673,6 +673,7 @@ class Tensor:
         if self._impl.autograd is not None:
             self._impl.autograd.requires_grad = False
             self._impl.autograd.grad_fn = None
+            self._impl.autograd.fw_grad = None  # PyTorch's detach_ drops the forward-AD tangents too
         return self
 
     # -- conversion to Python / numpy --------------------------------------------------------------

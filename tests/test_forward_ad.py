@@ -223,6 +223,8 @@ def test_make_dual_layout_and_views():
             assert fw.unpack_dual(x).tangent is None
             assert fw.unpack_dual(d.detach()).tangent is None
             assert fw.unpack_dual(d.clone()).tangent is not None
+            fresh = fw.make_dual(m.randn(3), m.randn(3))
+            assert fw.unpack_dual((fresh * 1).detach_()).tangent is None
         assert fw.unpack_dual(d).tangent is None and fw.unpack_dual(d).primal is d
         with fw.dual_level():
             assert fw.unpack_dual(d).tangent is None  # the level's tangents went with it
@@ -251,6 +253,7 @@ def _error_cases(m):
         "exit wrong": inside(lambda: fw.exit_dual_level(level=1)),
         "no formula": inside(lambda: fw.make_dual(x, x).floor_divide(2)),
         "aten make_dual without level": lambda: m._make_dual(x, x, 0),
+        "resize dual": inside(lambda: fw.make_dual(m.randn(3), m.randn(3)).resize_(3)),
         "aten make_dual bad level": inside(lambda: m._make_dual(x, x, 1)),
     }
 

@@ -72,13 +72,21 @@ def _resize_keys(ks, self, sizes):
     return ks & _NO_VERSION_BUMP if tuple(sizes) == self.sizes else ks
 
 
+def _no_tangent(self):
+    """PyTorch checks after resizing that the tensor is not dual."""
+    if forward_levels.level >= 0 and fw_grad(self) is not None:
+        raise RuntimeError("cannot resize variables that has a forward grad")
+    return self
+
+
 def _autograd_resize_(ks, self, size, memory_format=None):
-    return _op_resize_.redispatch(_resize_keys(ks, self, size), self, size, memory_format=memory_format)
+    out = _op_resize_.redispatch(_resize_keys(ks, self, size), self, size, memory_format=memory_format)
+    return _no_tangent(out)
 
 
 def _autograd_resize_as_(ks, self, the_template, memory_format=None):
     ks = _resize_keys(ks, self, the_template.sizes)
-    return _op_resize_as_.redispatch(ks, self, the_template, memory_format=memory_format)
+    return _no_tangent(_op_resize_as_.redispatch(ks, self, the_template, memory_format=memory_format))
 
 
 register_autograd("aten::resize_", _autograd_resize_)
