@@ -62,7 +62,8 @@ def _tangent(x, is_list):
 # ``if _fw.level >= 0 and _gs.fw_grad_mode: return forward_call(spec, kernel, ...)``: outside a dual level that is
 # one global read and a comparison; inside, forward_call calls the same kernel function back with forward grad mode
 # off (so the check fails and the op runs and records its backward graph as usual), then evaluates the formula, also
-# with the mode off, so that the ops of a formula see no tangents.  Levels are process-wide (as PyTorch's); the mode is thread-local.
+# with the mode off, so that the ops of a formula see no tangents.  Levels are process-wide (as PyTorch's); the mode
+# is thread-local.
 def forward_call(spec: FwSpec, kernel, ks, *args):
     """Run ``kernel`` and give its outputs the tangents its formula computes from the inputs' tangents."""
     tangents = [_tangent(args[i], is_list) for i, is_list in zip(spec.inputs, spec.lists, strict=True)]

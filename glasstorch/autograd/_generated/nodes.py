@@ -8340,7 +8340,7 @@ def _XlogyBackward1_0(grad, grads, other, self):
 
 
 class XlogyBackward1(Node):
-    """Backward of ``xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:288)."""
+    """Backward of ``xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:289)."""
 
     __slots__ = ('other_', 'self_')
     _tensor_slots = ('other_',)
@@ -8374,7 +8374,7 @@ def _XlogyBackward2_0(grad, grads, self, other):
 
 
 class XlogyBackward2(Node):
-    """Backward of ``xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:291)."""
+    """Backward of ``xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:292)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_',)
@@ -8412,7 +8412,7 @@ def _LogaddexpBackward0_1(grad, grads, self, other):
 
 
 class LogaddexpBackward0(Node):
-    """Backward of ``logaddexp(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:294)."""
+    """Backward of ``logaddexp(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:295)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8456,7 +8456,7 @@ def _MaximumBackward0_1(grad, grads, self, other):
 
 
 class MaximumBackward0(Node):
-    """Backward of ``maximum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:298)."""
+    """Backward of ``maximum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:299)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8500,7 +8500,7 @@ def _FmaxBackward0_1(grad, grads, self, other):
 
 
 class FmaxBackward0(Node):
-    """Backward of ``fmax(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:302)."""
+    """Backward of ``fmax(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:303)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8544,7 +8544,7 @@ def _MinimumBackward0_1(grad, grads, self, other):
 
 
 class MinimumBackward0(Node):
-    """Backward of ``minimum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:306)."""
+    """Backward of ``minimum(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:307)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8588,7 +8588,7 @@ def _FminBackward0_1(grad, grads, self, other):
 
 
 class FminBackward0(Node):
-    """Backward of ``fmin(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:310)."""
+    """Backward of ``fmin(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:311)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -8632,7 +8632,7 @@ def _ClampBackward0_1(grad, grads, self, min, max):
 
 
 class ClampBackward0(Node):
-    """Backward of ``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:315)."""
+    """Backward of ``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:316)."""
 
     __slots__ = ('self_', 'min_', 'max_')
     _tensor_slots = ('self_', 'min_', 'max_')
@@ -8683,7 +8683,7 @@ def _ClampBackward1_0(grad, grads, self, min, max):
 
 
 class ClampBackward1(Node):
-    """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:319)."""
+    """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:320)."""
 
     __slots__ = ('self_', 'min_', 'max_')
     _tensor_slots = ('self_',)
@@ -8726,7 +8726,7 @@ def _ClampMinBackward0_0(grad, grads, self, min):
 
 
 class ClampMinBackward0(Node):
-    """Backward of ``clamp_min(Tensor self, Scalar min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:323)."""
+    """Backward of ``clamp_min(Tensor self, Scalar min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:324)."""
 
     __slots__ = ('self_', 'min_')
     _tensor_slots = ('self_',)
@@ -8768,7 +8768,7 @@ def _ClampMinBackward1_1(grad, grads, self, min):
 
 
 class ClampMinBackward1(Node):
-    """Backward of ``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:327)."""
+    """Backward of ``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:328)."""
 
     __slots__ = ('self_', 'min_')
     _tensor_slots = ('self_', 'min_')
@@ -8808,7 +8808,7 @@ def _ClampMaxBackward0_0(grad, grads, self, max):
 
 
 class ClampMaxBackward0(Node):
-    """Backward of ``clamp_max(Tensor self, Scalar max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:331)."""
+    """Backward of ``clamp_max(Tensor self, Scalar max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:332)."""
 
     __slots__ = ('self_', 'max_')
     _tensor_slots = ('self_',)
@@ -8850,7 +8850,7 @@ def _ClampMaxBackward1_1(grad, grads, self, max):
 
 
 class ClampMaxBackward1(Node):
-    """Backward of ``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:335)."""
+    """Backward of ``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:336)."""
 
     __slots__ = ('self_', 'max_')
     _tensor_slots = ('self_', 'max_')
@@ -8894,7 +8894,7 @@ def _WhereBackward0_1(grad, grads, condition):
 
 
 class WhereBackward0(Node):
-    """Backward of ``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:339)."""
+    """Backward of ``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:340)."""
 
     __slots__ = ('condition_',)
     _tensor_slots = ('condition_',)
@@ -8929,7 +8929,7 @@ def _EqBackward0_0(grad, grads):
 
 
 class EqBackward0(Node):
-    """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:348)."""
+    """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:349)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8953,7 +8953,7 @@ def _EqBackward1_1(grad, grads):
 
 
 class EqBackward1(Node):
-    """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:351)."""
+    """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:352)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8975,7 +8975,7 @@ def _GeBackward0_0(grad, grads):
 
 
 class GeBackward0(Node):
-    """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:355)."""
+    """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:356)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -8999,7 +8999,7 @@ def _GeBackward1_1(grad, grads):
 
 
 class GeBackward1(Node):
-    """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:358)."""
+    """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:359)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9021,7 +9021,7 @@ def _GtBackward0_0(grad, grads):
 
 
 class GtBackward0(Node):
-    """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:362)."""
+    """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:363)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9045,7 +9045,7 @@ def _GtBackward1_1(grad, grads):
 
 
 class GtBackward1(Node):
-    """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:365)."""
+    """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:366)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9067,7 +9067,7 @@ def _LeBackward0_0(grad, grads):
 
 
 class LeBackward0(Node):
-    """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:369)."""
+    """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:370)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9091,7 +9091,7 @@ def _LeBackward1_1(grad, grads):
 
 
 class LeBackward1(Node):
-    """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:372)."""
+    """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:373)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9113,7 +9113,7 @@ def _LtBackward0_0(grad, grads):
 
 
 class LtBackward0(Node):
-    """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:376)."""
+    """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:377)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9137,7 +9137,7 @@ def _LtBackward1_1(grad, grads):
 
 
 class LtBackward1(Node):
-    """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:379)."""
+    """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:380)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9159,7 +9159,7 @@ def _NeBackward0_0(grad, grads):
 
 
 class NeBackward0(Node):
-    """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:383)."""
+    """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:384)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -9183,7 +9183,7 @@ def _NeBackward1_1(grad, grads):
 
 
 class NeBackward1(Node):
-    """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:386)."""
+    """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`` (glasstorch/_ops/derivatives/pointwise.yaml:387)."""
 
     __slots__ = ()
     _tensor_slots = ()
