@@ -87,6 +87,18 @@ def test_tangents_match_torch(name):
     check_jvp(fn, *shapes)
 
 
+def test_complex_tangents():
+    """Element-wise formulas conjugate around the backward formula for complex tensors, as PyTorch's shorthand."""
+    out = {}
+    for m in (gt, torch):
+        fw = FW[m]
+        with fw.dual_level():
+            x = m.tensor([1 + 2j, -0.5 + 1j], dtype=m.complex128)
+            d = fw.make_dual(x, m.tensor([0.5 - 1j, 2 + 0j], dtype=m.complex128))
+            out[m] = fw.unpack_dual((d * d).exp() + d.sin() * d.conj() + d.sqrt() + d.sigmoid()).tangent
+    assert_same(out[gt], out[torch], **TOL)
+
+
 def test_fwd_grad_mode_switch():
     for m in (gt, torch):
         fw = FW[m]

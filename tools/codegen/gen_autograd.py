@@ -365,6 +365,11 @@ def _unpack(node, saved, node_name):
     return wrap_saved(saved, node_name)
 
 
+def _element_wise(backward, t):
+    """A forward formula from an element-wise backward one: J t = conj(Jᴴ conj(t)) (J t for real tensors)."""
+    return backward(t.conj()).conj() if t.is_complex() else backward(t)
+
+
 def _fw_meta(t, what):
     """The metadata a backward formula reads (``self_sizes``), from a forward formula's primal."""
     return record.meta(t._impl, what)
@@ -389,21 +394,19 @@ def _jvp_params(info: Info) -> list:
 
 def _element_wise_call(info: Info) -> str:
     """``auto_element_wise``: the backward formula evaluated with the tangent as ``grad`` (an element-wise
-    Jacobian is diagonal, so Jᵀ t = J t for real tensors; PyTorch conjugates around it for complex ones, which
-    glasstorch's real-only backward formulas do not reach)."""
+    Jacobian is diagonal: J t = conj(Jᴴ conj(t)), as PyTorch's shorthand)."""
     by_name = {a.name: a for a in info.args}
     names = {n: (f"{_py(n)}_p" if n in info.diff_inputs else _py(n)) for n in by_name}
     lists = _saved_tensor_lists(info)
     saved_t = sorted(info.saved_tensors + lists, key=[a.name for a in info.args].index)
     saved_v = [n for n in info.saved_values if n not in lists]
-    t = f"{_py(info.diff_inputs[0])}_t"
-    args = [t, f"[{t}]"] + [names[n] for n in saved_t + saved_v]
+    args = ["grad", "[grad]"] + [names[n] for n in saved_t + saved_v]
     for m in info.saved_meta:
         base, what = m.rsplit("_", 1)
         args.append(f"_fw_meta({names[base]}, {what!r})")
     if info.uses_result:
         args.append("result")
-    return f"_{info.node}_0({', '.join(args)})"
+    return f"_element_wise(lambda grad: _{info.node}_0({', '.join(args)}), {_py(info.diff_inputs[0])}_t)"
 
 
 def _jvp_fn(info: Info) -> list:

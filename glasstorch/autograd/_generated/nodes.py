@@ -18,6 +18,11 @@ def _unpack(node, saved, node_name):
     return wrap_saved(saved, node_name)
 
 
+def _element_wise(backward, t):
+    """A forward formula from an element-wise backward one: J t = conj(Jᴴ conj(t)) (J t for real tensors)."""
+    return backward(t.conj()).conj() if t.is_complex() else backward(t)
+
+
 def _fw_meta(t, what):
     """The metadata a backward formula reads (``self_sizes``), from a forward formula's primal."""
     return record.meta(t._impl, what)
@@ -4164,7 +4169,7 @@ class ReluBackward0(Node):
 
 
 def _ReluBackward0_jvp(self_p, self_t, result):
-    return _ReluBackward0_0(self_t, [self_t], result)
+    return _element_wise(lambda grad: _ReluBackward0_0(grad, [grad], result), self_t)
 
 
 def _ThresholdBackward0_0(grad, grads, self, threshold):
@@ -4202,7 +4207,7 @@ class ThresholdBackward0(Node):
 
 
 def _ThresholdBackward0_jvp(self_p, self_t, threshold, value, result):
-    return _ThresholdBackward0_0(self_t, [self_t], self_p, threshold)
+    return _element_wise(lambda grad: _ThresholdBackward0_0(grad, [grad], self_p, threshold), self_t)
 
 
 def _ThresholdBackward1_0(grad, grads, self, threshold):
@@ -4314,7 +4319,7 @@ class GeluBackward0(Node):
 
 
 def _GeluBackward0_jvp(self_p, self_t, approximate, result):
-    return _GeluBackward0_0(self_t, [self_t], self_p, approximate)
+    return _element_wise(lambda grad: _GeluBackward0_0(grad, [grad], self_p, approximate), self_t)
 
 
 def _GeluBackwardBackward0_0(grad, grads, grad_output, self, approximate):
@@ -4396,7 +4401,7 @@ class SiluBackward0(Node):
 
 
 def _SiluBackward0_jvp(self_p, self_t, result):
-    return _SiluBackward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _SiluBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _MishBackward0_0(grad, grads, self):
@@ -4429,7 +4434,7 @@ class MishBackward0(Node):
 
 
 def _MishBackward0_jvp(self_p, self_t, result):
-    return _MishBackward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _MishBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _SoftplusBackward0_0(grad, grads, self, beta, threshold):
@@ -4472,7 +4477,7 @@ class SoftplusBackward0(Node):
 
 
 def _SoftplusBackward0_jvp(self_p, self_t, beta, threshold, result):
-    return _SoftplusBackward0_0(self_t, [self_t], self_p, beta, threshold)
+    return _element_wise(lambda grad: _SoftplusBackward0_0(grad, [grad], self_p, beta, threshold), self_t)
 
 
 def _SoftplusBackwardBackward0_0(grad, grads, grad_output, self, beta, threshold):
@@ -4574,7 +4579,7 @@ class EluBackward0(Node):
 
 
 def _EluBackward0_jvp(self_p, self_t, alpha, scale, input_scale, result):
-    return _EluBackward0_0(self_t, [self_t], self_p, alpha, scale, input_scale)
+    return _element_wise(lambda grad: _EluBackward0_0(grad, [grad], self_p, alpha, scale, input_scale), self_t)
 
 
 def _EluBackward1_0(grad, grads, alpha, scale, input_scale, result):
@@ -4720,7 +4725,7 @@ class CeluBackward0(Node):
 
 
 def _CeluBackward0_jvp(self_p, self_t, alpha, result):
-    return _CeluBackward0_0(self_t, [self_t], self_p, alpha)
+    return _element_wise(lambda grad: _CeluBackward0_0(grad, [grad], self_p, alpha), self_t)
 
 
 def _CeluBackward1_0(grad, grads, alpha, result):
@@ -4792,7 +4797,7 @@ class LeakyReluBackward0(Node):
 
 
 def _LeakyReluBackward0_jvp(self_p, self_t, negative_slope, result):
-    return _LeakyReluBackward0_0(self_t, [self_t], self_p, negative_slope)
+    return _element_wise(lambda grad: _LeakyReluBackward0_0(grad, [grad], self_p, negative_slope), self_t)
 
 
 def _LeakyReluBackward1_0(grad, grads, negative_slope, result):
@@ -4909,7 +4914,7 @@ class HardtanhBackward0(Node):
 
 
 def _HardtanhBackward0_jvp(self_p, self_t, min_val, max_val, result):
-    return _HardtanhBackward0_0(self_t, [self_t], self_p, min_val, max_val)
+    return _element_wise(lambda grad: _HardtanhBackward0_0(grad, [grad], self_p, min_val, max_val), self_t)
 
 
 def _HardtanhBackwardBackward0_0(grad, grads, self, min_val, max_val):
@@ -4987,7 +4992,7 @@ class HardsigmoidBackward0(Node):
 
 
 def _HardsigmoidBackward0_jvp(self_p, self_t, result):
-    return _HardsigmoidBackward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _HardsigmoidBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _HardswishBackward0_0(grad, grads, self):
@@ -5020,7 +5025,7 @@ class HardswishBackward0(Node):
 
 
 def _HardswishBackward0_jvp(self_p, self_t, result):
-    return _HardswishBackward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _HardswishBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _LogSigmoidBackward0_0(grad, grads, self):
@@ -6509,7 +6514,7 @@ class PowBackward0(Node):
 
 
 def _PowBackward0_jvp(self_p, self_t, exponent, result):
-    return _PowBackward0_0(self_t, [self_t], self_p, exponent)
+    return _element_wise(lambda grad: _PowBackward0_0(grad, [grad], self_p, exponent), self_t)
 
 
 def _PowBackward1_0(grad, grads, self, exponent, result):
@@ -6854,7 +6859,7 @@ class AbsBackward0(Node):
 
 
 def _AbsBackward0_jvp(self_p, self_t, result):
-    return _AbsBackward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _AbsBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _NegBackward0_0(grad, grads):
@@ -6898,7 +6903,7 @@ class SignBackward0(Node):
 
 
 def _SignBackward0_jvp(self_p, self_t, result):
-    return _SignBackward0_0(self_t, [self_t])
+    return _element_wise(lambda grad: _SignBackward0_0(grad, [grad]), self_t)
 
 
 def _SgnBackward0_0(grad, grads, self, result):
@@ -6940,7 +6945,7 @@ class SgnBackward0(Node):
 
 
 def _SgnBackward0_jvp(self_p, self_t, result):
-    return _SgnBackward0_0(self_t, [self_t], self_p, result)
+    return _element_wise(lambda grad: _SgnBackward0_0(grad, [grad], self_p, result), self_t)
 
 
 def _ExpBackward0_0(grad, grads, result):
@@ -6973,7 +6978,7 @@ class ExpBackward0(Node):
 
 
 def _ExpBackward0_jvp(self_p, self_t, result):
-    return _ExpBackward0_0(self_t, [self_t], result)
+    return _element_wise(lambda grad: _ExpBackward0_0(grad, [grad], result), self_t)
 
 
 def _Exp2Backward0_0(grad, grads, result):
@@ -7006,7 +7011,7 @@ class Exp2Backward0(Node):
 
 
 def _Exp2Backward0_jvp(self_p, self_t, result):
-    return _Exp2Backward0_0(self_t, [self_t], result)
+    return _element_wise(lambda grad: _Exp2Backward0_0(grad, [grad], result), self_t)
 
 
 def _Expm1Backward0_0(grad, grads, result):
@@ -7039,7 +7044,7 @@ class Expm1Backward0(Node):
 
 
 def _Expm1Backward0_jvp(self_p, self_t, result):
-    return _Expm1Backward0_0(self_t, [self_t], result)
+    return _element_wise(lambda grad: _Expm1Backward0_0(grad, [grad], result), self_t)
 
 
 def _LogBackward0_0(grad, grads, self):
@@ -7072,7 +7077,7 @@ class LogBackward0(Node):
 
 
 def _LogBackward0_jvp(self_p, self_t, result):
-    return _LogBackward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _LogBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _Log2Backward0_0(grad, grads, self):
@@ -7105,7 +7110,7 @@ class Log2Backward0(Node):
 
 
 def _Log2Backward0_jvp(self_p, self_t, result):
-    return _Log2Backward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _Log2Backward0_0(grad, [grad], self_p), self_t)
 
 
 def _Log10Backward0_0(grad, grads, self):
@@ -7138,7 +7143,7 @@ class Log10Backward0(Node):
 
 
 def _Log10Backward0_jvp(self_p, self_t, result):
-    return _Log10Backward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _Log10Backward0_0(grad, [grad], self_p), self_t)
 
 
 def _Log1PBackward0_0(grad, grads, self):
@@ -7171,7 +7176,7 @@ class Log1PBackward0(Node):
 
 
 def _Log1PBackward0_jvp(self_p, self_t, result):
-    return _Log1PBackward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _Log1PBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _SqrtBackward0_0(grad, grads, result):
@@ -7204,7 +7209,7 @@ class SqrtBackward0(Node):
 
 
 def _SqrtBackward0_jvp(self_p, self_t, result):
-    return _SqrtBackward0_0(self_t, [self_t], result)
+    return _element_wise(lambda grad: _SqrtBackward0_0(grad, [grad], result), self_t)
 
 
 def _RsqrtBackward0_0(grad, grads, result):
@@ -7237,7 +7242,7 @@ class RsqrtBackward0(Node):
 
 
 def _RsqrtBackward0_jvp(self_p, self_t, result):
-    return _RsqrtBackward0_0(self_t, [self_t], result)
+    return _element_wise(lambda grad: _RsqrtBackward0_0(grad, [grad], result), self_t)
 
 
 def _ReciprocalBackward0_0(grad, grads, result):
@@ -7270,7 +7275,7 @@ class ReciprocalBackward0(Node):
 
 
 def _ReciprocalBackward0_jvp(self_p, self_t, result):
-    return _ReciprocalBackward0_0(self_t, [self_t], result)
+    return _element_wise(lambda grad: _ReciprocalBackward0_0(grad, [grad], result), self_t)
 
 
 def _SquareBackward0_0(grad, grads, self):
@@ -7303,7 +7308,7 @@ class SquareBackward0(Node):
 
 
 def _SquareBackward0_jvp(self_p, self_t, result):
-    return _SquareBackward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _SquareBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _SinBackward0_0(grad, grads, self):
@@ -7336,7 +7341,7 @@ class SinBackward0(Node):
 
 
 def _SinBackward0_jvp(self_p, self_t, result):
-    return _SinBackward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _SinBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _CosBackward0_0(grad, grads, self):
@@ -7369,7 +7374,7 @@ class CosBackward0(Node):
 
 
 def _CosBackward0_jvp(self_p, self_t, result):
-    return _CosBackward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _CosBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _TanBackward0_0(grad, grads, result):
@@ -7402,7 +7407,7 @@ class TanBackward0(Node):
 
 
 def _TanBackward0_jvp(self_p, self_t, result):
-    return _TanBackward0_0(self_t, [self_t], result)
+    return _element_wise(lambda grad: _TanBackward0_0(grad, [grad], result), self_t)
 
 
 def _AsinBackward0_0(grad, grads, self):
@@ -7435,7 +7440,7 @@ class AsinBackward0(Node):
 
 
 def _AsinBackward0_jvp(self_p, self_t, result):
-    return _AsinBackward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _AsinBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _AcosBackward0_0(grad, grads, self):
@@ -7468,7 +7473,7 @@ class AcosBackward0(Node):
 
 
 def _AcosBackward0_jvp(self_p, self_t, result):
-    return _AcosBackward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _AcosBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _AtanBackward0_0(grad, grads, self):
@@ -7501,7 +7506,7 @@ class AtanBackward0(Node):
 
 
 def _AtanBackward0_jvp(self_p, self_t, result):
-    return _AtanBackward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _AtanBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _SinhBackward0_0(grad, grads, self):
@@ -7534,7 +7539,7 @@ class SinhBackward0(Node):
 
 
 def _SinhBackward0_jvp(self_p, self_t, result):
-    return _SinhBackward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _SinhBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _CoshBackward0_0(grad, grads, self):
@@ -7567,7 +7572,7 @@ class CoshBackward0(Node):
 
 
 def _CoshBackward0_jvp(self_p, self_t, result):
-    return _CoshBackward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _CoshBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _TanhBackward0_0(grad, grads, result):
@@ -7600,7 +7605,7 @@ class TanhBackward0(Node):
 
 
 def _TanhBackward0_jvp(self_p, self_t, result):
-    return _TanhBackward0_0(self_t, [self_t], result)
+    return _element_wise(lambda grad: _TanhBackward0_0(grad, [grad], result), self_t)
 
 
 def _TanhBackwardBackward0_0(grad, grads, grad_output, output):
@@ -7677,7 +7682,7 @@ class AsinhBackward0(Node):
 
 
 def _AsinhBackward0_jvp(self_p, self_t, result):
-    return _AsinhBackward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _AsinhBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _AcoshBackward0_0(grad, grads, self):
@@ -7710,7 +7715,7 @@ class AcoshBackward0(Node):
 
 
 def _AcoshBackward0_jvp(self_p, self_t, result):
-    return _AcoshBackward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _AcoshBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _AtanhBackward0_0(grad, grads, self):
@@ -7743,7 +7748,7 @@ class AtanhBackward0(Node):
 
 
 def _AtanhBackward0_jvp(self_p, self_t, result):
-    return _AtanhBackward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _AtanhBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _SigmoidBackward0_0(grad, grads, result):
@@ -7776,7 +7781,7 @@ class SigmoidBackward0(Node):
 
 
 def _SigmoidBackward0_jvp(self_p, self_t, result):
-    return _SigmoidBackward0_0(self_t, [self_t], result)
+    return _element_wise(lambda grad: _SigmoidBackward0_0(grad, [grad], result), self_t)
 
 
 def _SigmoidBackwardBackward0_0(grad, grads, grad_output, output):
@@ -7853,7 +7858,7 @@ class ErfBackward0(Node):
 
 
 def _ErfBackward0_jvp(self_p, self_t, result):
-    return _ErfBackward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _ErfBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _ErfcBackward0_0(grad, grads, self):
@@ -7886,7 +7891,7 @@ class ErfcBackward0(Node):
 
 
 def _ErfcBackward0_jvp(self_p, self_t, result):
-    return _ErfcBackward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _ErfcBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _ErfinvBackward0_0(grad, grads, self):
@@ -7919,7 +7924,7 @@ class ErfinvBackward0(Node):
 
 
 def _ErfinvBackward0_jvp(self_p, self_t, result):
-    return _ErfinvBackward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _ErfinvBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _FloorBackward0_0(grad, grads):
@@ -7943,7 +7948,7 @@ class FloorBackward0(Node):
 
 
 def _FloorBackward0_jvp(self_p, self_t, result):
-    return _FloorBackward0_0(self_t, [self_t])
+    return _element_wise(lambda grad: _FloorBackward0_0(grad, [grad]), self_t)
 
 
 def _CeilBackward0_0(grad, grads):
@@ -7967,7 +7972,7 @@ class CeilBackward0(Node):
 
 
 def _CeilBackward0_jvp(self_p, self_t, result):
-    return _CeilBackward0_0(self_t, [self_t])
+    return _element_wise(lambda grad: _CeilBackward0_0(grad, [grad]), self_t)
 
 
 def _TruncBackward0_0(grad, grads):
@@ -7991,7 +7996,7 @@ class TruncBackward0(Node):
 
 
 def _TruncBackward0_jvp(self_p, self_t, result):
-    return _TruncBackward0_0(self_t, [self_t])
+    return _element_wise(lambda grad: _TruncBackward0_0(grad, [grad]), self_t)
 
 
 def _FracBackward0_0(grad, grads):
@@ -8039,7 +8044,7 @@ class RoundBackward0(Node):
 
 
 def _RoundBackward0_jvp(self_p, self_t, result):
-    return _RoundBackward0_0(self_t, [self_t])
+    return _element_wise(lambda grad: _RoundBackward0_0(grad, [grad]), self_t)
 
 
 def _RoundBackward1_0(grad, grads):
@@ -8063,7 +8068,7 @@ class RoundBackward1(Node):
 
 
 def _RoundBackward1_jvp(self_p, self_t, decimals, result):
-    return _RoundBackward1_0(self_t, [self_t])
+    return _element_wise(lambda grad: _RoundBackward1_0(grad, [grad]), self_t)
 
 
 def _NanToNumBackward0_0(grad, grads, self):
@@ -8096,7 +8101,7 @@ class NanToNumBackward0(Node):
 
 
 def _NanToNumBackward0_jvp(self_p, self_t, nan, posinf, neginf, result):
-    return _NanToNumBackward0_0(self_t, [self_t], self_p)
+    return _element_wise(lambda grad: _NanToNumBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _Atan2Backward0_0(grad, grads, self, other):
@@ -8718,7 +8723,7 @@ class ClampBackward1(Node):
 
 
 def _ClampBackward1_jvp(self_p, self_t, min, max, result):
-    return _ClampBackward1_0(self_t, [self_t], self_p, min, max)
+    return _element_wise(lambda grad: _ClampBackward1_0(grad, [grad], self_p, min, max), self_t)
 
 
 def _ClampMinBackward0_0(grad, grads, self, min):
@@ -8756,7 +8761,7 @@ class ClampMinBackward0(Node):
 
 
 def _ClampMinBackward0_jvp(self_p, self_t, min, result):
-    return _ClampMinBackward0_0(self_t, [self_t], self_p, min)
+    return _element_wise(lambda grad: _ClampMinBackward0_0(grad, [grad], self_p, min), self_t)
 
 
 def _ClampMinBackward1_0(grad, grads, self, min):
@@ -8838,7 +8843,7 @@ class ClampMaxBackward0(Node):
 
 
 def _ClampMaxBackward0_jvp(self_p, self_t, max, result):
-    return _ClampMaxBackward0_0(self_t, [self_t], self_p, max)
+    return _element_wise(lambda grad: _ClampMaxBackward0_0(grad, [grad], self_p, max), self_t)
 
 
 def _ClampMaxBackward1_0(grad, grads, self, max):
