@@ -17,6 +17,9 @@ class _GradState(threading.local):
         self.enabled = True
         self.inference = False
         self.fw_grad_mode = True  # PyTorch's AutogradState fw_grad_mode: off while a custom Function runs
+        # PyTorch's AutogradState view_replay_enabled: views record how to replay themselves (ViewFunc) so a
+        # view's grad_fn regenerated after an in-place write is the view op's own node, not AsStridedBackward0.
+        self.view_replay = False
 
 
 class _ForwardLevels:

@@ -4,7 +4,8 @@ PyTorch counterparts: ``ADInplaceOrViewType_*.cpp`` (version bumps for in-place 
 view bookkeeping for view ops) and ``RegisterBackendSelect.cpp`` (factories pick their backend from
 the ``device`` argument).  Each kernel receives the key set below its own key and redispatches.
 
-Invariant: these kernels never touch data; they only bump versions, record ``_base`` and choose keys.
+Invariant: these kernels never touch data; they only bump versions, record ``_base`` (and, with view replay on,
+how to make the view again: ``_ops/view_funcs.py``) and choose keys.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from .._core.device import CPU
 from .._core.dispatch_key import AUTOGRAD_SET, BACKEND_FOR_DEVICE, bit, tls
 from .._core.grad_state import state as _grad_state
 from .._tensor.impl import AutogradMeta, CreationMeta, TensorImpl
-from .aten import aten
+from .view_funcs import ViewFunc, as_strided_view_func
 
 __all__ = ["inplace_kernel", "view_kernel", "backend_select_kernel"]
 
@@ -94,47 +95,45 @@ def _propagated(source: TensorImpl, creation):
 # the view's slice of the base's gradient, and a view's grad_fn is regenerated after its base changed.  The
 # default is as_strided with the view's geometry, which cannot express a view that changes more than geometry: a
 # flipped conjugate/negative bit (_conj, _neg_view) or another dtype (view_as_real, view_as_complex).  Such a view,
-# and every view taken from it, records a ``view_fn`` on its AutogradMeta that replays the chain of view ops from
-# a tensor laid out as the root base (PyTorch's ViewInfo::view_fn, set for VIEW_FUNCTIONS_WITH_METADATA_CHANGE).
+# every view taken from it, and with view replay on (torch.autograd._force_original_view_tracking(True)) every
+# view, records a ``view_fn`` on its AutogradMeta: the chain of view ops from a tensor laid out as the root base
+# (_ops/view_funcs.py; PyTorch's ViewInfo::view_fn, set for VIEW_FUNCTIONS_WITH_METADATA_CHANGE or in that mode).
+# With the mode on, the regenerated grad_fn is therefore the view op's own node (ViewBackward0, SliceBackward0 ...).
 _METADATA_CHANGING = frozenset({"aten::_conj", "aten::_neg_view", "aten::view_as_real", "aten::view_as_complex"})
 
 
-def _replay(op, self: TensorImpl, root: TensorImpl, args, parent, out: TensorImpl):
-    """The view function of ``out = op(self, *args)`` over a root-shaped tensor: ``op`` itself after an as_strided
-    to ``self`` when ``op`` changes metadata, else an as_strided to ``out`` after the parent's replay (PyTorch's
-    ViewInfo::chain)."""
-    if parent is None:
-        sizes, strides, rel = self.sizes, self.strides, self.offset - root.offset
-        source = (lambda b: b) if self is root else (lambda b: aten.as_strided(b, sizes, strides, b.offset + rel))
-        return lambda b: op(source(b), *args)
-    sizes, strides, offset, self_offset = out.sizes, out.strides, out.offset, self.offset
-    if op.name in _METADATA_CHANGING:
-        return lambda b: op(parent(b), *args)
-
-    def view_fn(b):
-        p = parent(b)
-        return aten.as_strided(p, sizes, strides, offset + p.offset - self_offset)
-    return view_fn
+def _view_func(source: TensorImpl, root: TensorImpl, op, args: tuple, index, out: TensorImpl):
+    """The replay chain of ``out``, a new view of ``source`` (PyTorch's ``ViewInfo::chain``): this op appended when
+    it must be replayed, after an ``as_strided`` standing in for a source made without a chain; else an
+    ``as_strided`` to ``out`` after the source's chain; None when neither applies."""
+    meta = source.autograd
+    parent = meta.view_fn if meta is not None and source.base is not None else None
+    if _grad_state.view_replay or op.name in _METADATA_CHANGING:
+        step = ViewFunc(((op, args, index),))
+        if parent is not None:
+            return parent.then(step)
+        return step if source.base is None else as_strided_view_func(source, root).then(step)
+    return None if parent is None else parent.then(as_strided_view_func(out, source))
 
 
-def _set_view_fn(view: TensorImpl, fn) -> None:
+def _set_view_func(view: TensorImpl, fn: ViewFunc) -> None:
     meta = view.autograd
     if meta is None:
         meta = view.autograd = AutogradMeta()
+        meta.version_at_grad_fn = view.version.version
     meta.view_fn = fn
 
 
 def view_kernel(op):
     """Redispatch, then mark each output as a view of the input's root base (``_base``) and, when the view
     may not be written in place under autograd later, how it was created (PyTorch's ``CreationMeta``); a view
-    that as_strided cannot replay gets a view function (Note [View replay])."""
+    that as_strided cannot replay (or any, with view replay on) gets a view function (Note [View replay])."""
     replays = op.name in _METADATA_CHANGING
 
     def kernel(ks, self, *args):
         out = op.redispatch(ks, self, *args)
         root = self.base if self.base is not None else self
-        meta = self.autograd
-        parent = None if meta is None or self.base is None else meta.view_fn
+        chained = replays or _grad_state.view_replay or self.autograd is not None
         if type(out) is TensorImpl:
             out.base = root
             creation = None if _grad_state.enabled else (
@@ -142,16 +141,16 @@ def view_kernel(op):
             creation = _propagated(self, creation)
             if creation is not None:
                 _mark_creation(out, creation)
-            if replays or parent is not None:
-                _set_view_fn(out, _replay(op, self, root, args, parent, out))
+            if chained and (fn := _view_func(self, root, op, args, None, out)) is not None:
+                _set_view_func(out, fn)
         else:
             creation = _propagated(self, CreationMeta.MULTI_OUTPUT_NODE if _grad_state.enabled else (
                 CreationMeta.INFERENCE_MODE if _grad_state.inference else CreationMeta.NO_GRAD_MODE))
-            for o in out:
+            for i, o in enumerate(out):
                 o.base = root
                 _mark_creation(o, creation)
-                if parent is not None:
-                    _set_view_fn(o, _replay(op, self, root, args, parent, o))
+                if chained and (fn := _view_func(self, root, op, args, i, o)) is not None:
+                    _set_view_func(o, fn)
         return out
     kernel.__qualname__ = f"ADInplaceOrView::{op.name}"
     return kernel

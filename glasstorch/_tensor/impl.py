@@ -97,7 +97,7 @@ class AutogradMeta:
     name = None
     creation_meta = None
     version_at_grad_fn = None
-    view_fn = None  # replays a view that as_strided cannot (Note [View replay] in _ops/layer_kernels.py)
+    view_fn = None  # a view's replay chain (Note [View replay] in _ops/layer_kernels.py; _ops/view_funcs.py)
     fw_grad = None  # forward-AD tangents, level -> TensorImpl (autograd/forward_grad.py)
 
     def __init__(self, requires_grad=False):

@@ -17,9 +17,7 @@ from .._core.dispatch_key import AUTOGRAD_SET, bit, tls as _dispatch_tls
 from .._core.grad_state import state
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled"]
-
-
+           "is_inference_mode_enabled", "is_view_replay_enabled", "_force_original_view_tracking"]
 
 
 def is_grad_enabled() -> bool:
@@ -154,6 +152,53 @@ class inference_mode(_DecoratorContextManager):
 
     def __exit__(self, *exc):
         state.enabled, state.inference, _dispatch_tls.excluded, _dispatch_tls.included = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+def _set_view_replay_enabled(mode: bool) -> None:
+    """Turn view replay on or off for this thread (``torch._C._set_view_replay_enabled``)."""
+    state.view_replay = bool(mode)
+
+
+def is_view_replay_enabled() -> bool:
+    """Returns True if view-replay is currently enabled."""
+    return state.view_replay
+
+
+class _force_original_view_tracking(_DecoratorContextManager):
+    """Whether views record the ops that made them, so that a view written in place (or whose base was) gets
+    the view op's own ``grad_fn`` back instead of ``AsStridedBackward0`` (PyTorch's context manager).
+
+    As in PyTorch it sets the mode when constructed (so a plain call works), restores the previous mode on exit,
+    and as a decorator sets the mode only while the function runs.
+
+    Args:
+        mode: True to replay views, False for as_strided.
+
+    Example:
+        >>> with torch.autograd._force_original_view_tracking(True):
+        ...     v = torch.ones(4, requires_grad=True).clone().view(2, 2)
+        ...     _ = v.mul_(2)
+        >>> v.grad_fn.name()
+        'ViewBackward0'
+    """
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = state.view_replay
+        self.mode = mode
+        _set_view_replay_enabled(mode)
+
+    def __call__(self, orig_func):
+        _set_view_replay_enabled(self.prev)
+        return super().__call__(orig_func)
+
+    def __enter__(self) -> None:
+        _set_view_replay_enabled(self.mode)
+
+    def __exit__(self, *exc) -> None:
+        _set_view_replay_enabled(self.prev)
 
     def clone(self):
         return self.__class__(self.mode)

@@ -15,8 +15,13 @@ version counter; a view remembers the version at which its ``grad_fn`` was set (
 split, chunk), may not be written in place once grad mode records: :func:`handle_view_on_rebase` raises
 PyTorch's errors.
 
+With view replay on (``torch.autograd._force_original_view_tracking(True)``), a view carries the chain of view
+ops that made it (``_ops/view_funcs.py``); the regenerated ``grad_fn`` is then that chain replayed on the base
+(``ViewBackward0``, ``SliceBackward0`` …) and CopySlices finds the view's slice of the gradient the same way.
+
 Invariant: after an in-place op on a view records, ``base.grad_fn`` is a CopySlices whose edge 0 is the
-base's previous gradient edge, and the view's ``grad_fn`` is an AsStridedBackward0 pointing at it.
+base's previous gradient edge, and the view's ``grad_fn`` is an AsStridedBackward0 (or, with a replay chain, the
+last view op's node) pointing at it.
 
 Known limit (Note [Views without autograd metadata]): a view taken while its base had no autograd
 history, and never itself recorded, carries no AutogradMeta (so no ``version_at_grad_fn``); if its base
@@ -143,10 +148,10 @@ class CopySlices(Node):
         sizes, strides, offset = self.base_geometry
         result = empty_strided_impl(sizes, strides, grad.dtype, grad.device)
         aten.copy_(result, grad, False)
-        v_sizes, v_strides, v_offset = self.view_geometry
-        if self.view_fn is not None:  # a conj/neg or dtype-changing view: replay it (Note [View replay])
+        if self.view_fn is not None:
             grad_slice = self.view_fn(result)
         else:
+            v_sizes, v_strides, v_offset = self.view_geometry
             grad_slice = aten.as_strided(result, v_sizes, v_strides, v_offset - offset)
         # fn may save its incoming gradient for double backward, and grad_slice is written below: clone.
         res = self.fn.apply([aten.clone(grad_slice, contiguous_format)])
@@ -220,15 +225,19 @@ def _view_fn(view: TensorImpl):
 
 
 def _regenerate(view: TensorImpl) -> None:
+    """A fresh grad_fn for ``view`` over its base's current history: the replayed view ops' own node when the
+    view has a replay chain (PyTorch replays it with grad mode forced on), else an AsStridedBackward0."""
     view_fn = _view_fn(view)
-    if view_fn is not None:  # PyTorch's grad_fn of such a view: the view replayed on its base, grad mode on
-        prev, _grad_state.enabled = _grad_state.enabled, True
+    if view_fn is not None:
+        prev = _grad_state.enabled
+        _grad_state.enabled = True
         try:
             replayed = view_fn(view.base).autograd
         finally:
             _grad_state.enabled = prev
-        set_history(view, replayed.grad_fn, replayed.output_nr)
-        return
+        if replayed is not None and replayed.grad_fn is not None:
+            set_history(view, replayed.grad_fn, replayed.output_nr)
+            return
     node = AsStridedBackward0(view.base, view)
     node.next_edges = (gradient_edge(view.base),)
     set_history(view, node, 0)
