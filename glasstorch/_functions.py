@@ -41,7 +41,7 @@ __all__ = [
     "empty_like", "full_like", "empty_strided", "arange", "range", "linspace", "logspace", "eye", "rand", "randn",
     "randint", "randperm", "normal", "bernoulli", "rand_like", "randn_like", "randint_like", "manual_seed", "seed",
     "initial_seed", "get_rng_state", "set_rng_state", "is_tensor", "is_storage", "numel", "is_floating_point",
-    "is_complex", "is_conj", "is_neg",
+    "is_inference", "is_complex", "is_conj", "is_neg",
     "result_type", "promote_types", "can_cast", "split", "broadcast_shapes", "detach",
     "default_generator", "Generator", "adjoint",
 ]
@@ -613,6 +613,11 @@ def numel(input) -> int:
 
 def is_floating_point(input) -> bool:
     return _tensor_input("is_floating_point", input).is_floating_point()
+
+
+def is_inference(input) -> bool:
+    """Whether ``input`` was made in inference mode (``torch.is_inference``)."""
+    return _tensor_input("is_inference", input).is_inference()
 
 
 def is_complex(input) -> bool:

@@ -8,6 +8,8 @@ gradients in ``.grad`` (AccumulateGrad) or returns them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from .._ops._generated import ops as _ops  # noqa: F401  (the operators must exist before their kernels)
 from .._ops.factories import full_impl
 from . import engine as _engine
@@ -20,7 +22,7 @@ from .grad_mode import (  # noqa: F401
     is_view_replay_enabled, no_grad, set_grad_enabled,
 )
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
-from .graph import Node, requires_grad
+from .graph import AccumulateGrad, GradientEdge, Node, requires_grad
 from .variable import Variable
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
@@ -36,6 +38,24 @@ def _tensor_list(x, what):
     if isinstance(x, (list, tuple)):
         return list(x)
     return [x]
+
+
+def _input_target(x):
+    """What the engine captures for one of ``inputs=``: a tensor's impl, or a GradientEdge as given (the gradient
+    flowing into that node's input)."""
+    return x if isinstance(x, GradientEdge) else x._impl
+
+
+def _input_list(inputs, fname: str) -> list:
+    """``inputs=`` of ``grad``/``backward``: a tensor, a sequence, or a plain dict (its values, in order)."""
+    if type(inputs) is dict:
+        return list(inputs.values())
+    if isinstance(inputs, GradientEdge):  # a NamedTuple, yet one input
+        return [inputs]
+    if isinstance(inputs, Mapping):
+        raise TypeError(f"`inputs` argument to `{fname}()` must be a dict, not {type(inputs).__name__}. "
+                        "Other Mapping types are not supported.")
+    return _tensor_list(inputs, "inputs")
 
 
 def _make_grads(outputs, grad_outputs, is_grads_batched=False) -> list:
@@ -100,9 +120,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     _check_roots(outputs)
     input_list = None
     if inputs is not None:
-        input_list = [t._impl for t in _tensor_list(inputs, "inputs")]
+        input_list = [_input_target(t) for t in _input_list(inputs, "backward")]
         if not input_list:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     roots = [o._impl for o in outputs]
     if input_list is None:
         _engine.execute(roots, grads, retain_graph, create_graph)
@@ -111,9 +131,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     prev = _engine._grad_state.enabled
     _engine._grad_state.enabled = create_graph
     try:
-        for impl, g in zip(input_list, captured, strict=False):
-            if g is not None:
-                _engine.accumulate_grad(impl, g)
+        for target, g in zip(input_list, captured, strict=False):
+            if isinstance(target, GradientEdge):  # an edge accumulates only where it is a leaf's AccumulateGrad
+                target = target.node.impl if isinstance(target.node, AccumulateGrad) else None
+            if g is not None and target is not None:
+                _engine.accumulate_grad(target, g)
     finally:
         _engine._grad_state.enabled = prev
 
@@ -127,7 +149,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if allow_unused is None:
         allow_unused = materialize_grads
     outs = _tensor_list(outputs, "outputs")
-    ins = _tensor_list(inputs, "inputs")
+    ins = _input_list(inputs, "grad")
     if not ins:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     g_outs = _tensor_list(grad_outputs, "grad_outputs") or [None] * len(outs)
@@ -136,18 +158,20 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if retain_graph is None:
         retain_graph = create_graph
     for i in ins:
-        if not requires_grad(i._impl):
+        if not isinstance(i, GradientEdge) and not requires_grad(i._impl):
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     grads = _make_grads(outs, g_outs)
     _check_roots(outs)
     captured = _engine.execute([o._impl for o in outs], grads, retain_graph, create_graph,
-                               [i._impl for i in ins], accumulate=False, is_grad=True)
+                               [_input_target(i) for i in ins], accumulate=False, is_grad=True)
     result = []
     for k, (i, g) in enumerate(zip(ins, captured, strict=True)):
         if g is None:
             if not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {k} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
+            if materialize_grads and isinstance(i, GradientEdge):
+                raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
             if materialize_grads:  # PyTorch: zeros_like(input, requires_grad=create_graph), a fresh leaf
                 zeros = formulas.zeros_like(i)
                 result.append(zeros.requires_grad_() if create_graph else zeros)
@@ -155,6 +179,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             result.append(None)
         else:
             result.append(_to_tensor(g))
+    if type(inputs) is dict:
+        return dict(zip(inputs.keys(), result, strict=True))
     return tuple(result)
 
 

@@ -274,7 +274,7 @@ def execute(roots: list, grads: list, keep_graph: bool, create_graph: bool, inpu
     captures = {}
     needed = None
     if inputs is not None:
-        edges = [gradient_edge(i) for i in inputs]
+        edges = [gradient_edge(i) if type(i) is TensorImpl else i for i in inputs]  # impls or GradientEdges
         for k, e in enumerate(edges):
             if e is not None:
                 captures.setdefault(e[0], []).append((e[1], k))

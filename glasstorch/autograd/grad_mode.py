@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 
 from .._core.dispatch_key import AUTOGRAD_SET, bit, tls as _dispatch_tls
 from .._core.grad_state import state
@@ -34,7 +35,14 @@ class _DecoratorContextManager:
 
     def __call__(self, func):
         if inspect.isclass(func):
-            raise RuntimeError("Cannot decorate classes; it is ambiguous")
+            warnings.warn("Decorating classes is deprecated and will be disabled in future versions. You should only "
+                          "decorate functions or methods. To preserve the current behavior of class decoration, you "
+                          "can directly decorate the `__init__` method and nothing else.", FutureWarning,
+                          stacklevel=2)
+            cls = func
+
+            def func(*args, **kwargs):  # the class becomes a function that constructs it in the mode
+                return cls(*args, **kwargs)
         if inspect.isgeneratorfunction(func):
             @functools.wraps(func)
             def gen_wrapper(*args, **kwargs):
@@ -70,13 +78,17 @@ class _DecoratorContextManager:
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):
-    """Disable graph recording inside the block (``torch.no_grad``); ``@no_grad`` works without parentheses."""
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """A context manager that also decorates without parentheses (``@no_grad``, ``@enable_grad``)."""
 
     def __new__(cls, orig_func=None):
         if orig_func is None:
             return super().__new__(cls)
         return cls()(orig_func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
+    """Disable graph recording inside the block (``torch.no_grad``); ``@no_grad`` works without parentheses."""
 
     def __init__(self, orig_func=None):
         self.prev = False
@@ -89,8 +101,12 @@ class no_grad(_DecoratorContextManager):
         state.enabled = self.prev
 
 
-class enable_grad(_DecoratorContextManager):
-    """Re-enable graph recording inside a ``no_grad`` block (``torch.enable_grad``)."""
+class enable_grad(_NoParamDecoratorContextManager):
+    """Re-enable graph recording inside a ``no_grad`` block (``torch.enable_grad``); ``@enable_grad`` works
+    without parentheses."""
+
+    def __init__(self, orig_func=None):
+        self.prev = True
 
     def __enter__(self):
         self.prev = state.enabled
