@@ -5,12 +5,32 @@ commonly reaches for there: ``_disabled_torch_function_impl`` (the ``__torch_fun
 out of the protocol, as ``nn.Parameter`` uses it) and the context managers ``DisableTorchFunctionSubclass`` and
 ``DisableTorchFunction`` (implemented in ``glasstorch/_binding_support.py``, Note [Torch function state]), and
 autograd's view-replay switch ``_set_view_replay_enabled``/``_is_view_replay_enabled`` (``autograd/grad_mode.py``;
-the user API is ``torch.autograd._force_original_view_tracking``).
+the user API is ``torch.autograd._force_original_view_tracking``), and ``_functions``: the node classes
+(``AccumulateGrad``, ``CopySlices``, ``MulBackward0`` …) and the small nodes of ``autograd/basic_ops.py``.
 """
 
+import types
+
 from ._binding_support import DisableTorchFunction, DisableTorchFunctionSubclass, _disabled_torch_function_impl
+from .autograd import basic_ops as _basic_ops
+from .autograd._generated import nodes as _generated_nodes
 from .autograd.grad_mode import _set_view_replay_enabled
 from .autograd.grad_mode import is_view_replay_enabled as _is_view_replay_enabled
+from .autograd.graph import AccumulateGrad, Node
+from .autograd.view_history import CopySlices
 
 __all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "_disabled_torch_function_impl",
-           "_set_view_replay_enabled", "_is_view_replay_enabled"]
+           "_set_view_replay_enabled", "_is_view_replay_enabled", "_functions"]
+
+
+def _node_classes() -> dict:
+    """The backward node classes by name, as ``torch._C._functions`` lists them (generated and hand-written)."""
+    found = {n: c for n, c in vars(_generated_nodes).items() if isinstance(c, type) and issubclass(c, Node)}
+    found.update(AccumulateGrad=AccumulateGrad, CopySlices=CopySlices, Error=_basic_ops.Error,
+                 DelayedError=_basic_ops.DelayedError, UndefinedGrad=_basic_ops.UndefinedGrad,
+                 UndefinedGradBackward=_basic_ops.UndefinedGradBackward)
+    return found
+
+
+_functions = types.ModuleType("torch._C._functions", "Autograd's node classes (PyTorch's torch._C._functions).")
+vars(_functions).update(_node_classes())
