@@ -6,7 +6,9 @@ out of the protocol, as ``nn.Parameter`` uses it) and the context managers ``Dis
 ``DisableTorchFunction`` (implemented in ``glasstorch/_binding_support.py``, Note [Torch function state]), and
 autograd's view-replay switch ``_set_view_replay_enabled``/``_is_view_replay_enabled`` (``autograd/grad_mode.py``;
 the user API is ``torch.autograd._force_original_view_tracking``), and ``_functions``: the node classes
-(``AccumulateGrad``, ``CopySlices``, ``MulBackward0`` …) and the small nodes of ``autograd/basic_ops.py``.
+(``AccumulateGrad``, ``CopySlices``, ``MulBackward0`` …) and the small nodes of ``autograd/basic_ops.py``, and
+``_autograd``: a few engine entry points (saved-tensor hooks state, version counters); ``is_grad_enabled`` and
+``_current_graph_task_id``.
 """
 
 import types
@@ -14,13 +16,15 @@ import types
 from ._binding_support import DisableTorchFunction, DisableTorchFunctionSubclass, _disabled_torch_function_impl
 from .autograd import basic_ops as _basic_ops
 from .autograd._generated import nodes as _generated_nodes
-from .autograd.grad_mode import _set_view_replay_enabled
+from .autograd.engine import current_graph_task_id as _current_graph_task_id
+from .autograd.grad_mode import _set_view_replay_enabled, _unsafe_set_version_counter, is_grad_enabled
 from .autograd.grad_mode import is_view_replay_enabled as _is_view_replay_enabled
-from .autograd.graph import AccumulateGrad, Node
+from .autograd.graph import AccumulateGrad, Node, _saved_tensors_hooks_is_enabled
 from .autograd.view_history import CopySlices
 
 __all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "_disabled_torch_function_impl",
-           "_set_view_replay_enabled", "_is_view_replay_enabled", "_functions"]
+           "_set_view_replay_enabled", "_is_view_replay_enabled", "_functions", "_autograd", "is_grad_enabled",
+           "_current_graph_task_id"]
 
 
 def _node_classes() -> dict:
@@ -34,3 +38,8 @@ def _node_classes() -> dict:
 
 _functions = types.ModuleType("torch._C._functions", "Autograd's node classes (PyTorch's torch._C._functions).")
 vars(_functions).update(_node_classes())
+
+
+_autograd = types.ModuleType("torch._C._autograd", "The autograd engine's Python entry points (torch._C._autograd).")
+_autograd._saved_tensors_hooks_is_enabled = _saved_tensors_hooks_is_enabled
+_autograd._unsafe_set_version_counter = _unsafe_set_version_counter

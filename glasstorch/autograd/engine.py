@@ -39,7 +39,7 @@ from .grad_mode import state as _grad_state
 from .graph import AccumulateGrad, Node, gradient_edge
 
 __all__ = ["execute", "accumulate_grad", "sum_to", "current_graph_task_id", "will_execute_node", "profile_nodes",
-           "NodeStats"]
+           "queue_callback", "ImperativeEngine", "NodeStats"]
 
 
 class NodeStats:
@@ -283,9 +283,11 @@ def execute(roots: list, grads: list, keep_graph: bool, create_graph: bool, inpu
     prev = _grad_state.enabled
     _grad_state.enabled = create_graph
     stack = _tasks.__dict__.setdefault("stack", [])
-    stack.append(_GraphTask(deps, needed, is_grad))
+    task = _GraphTask(deps, needed, is_grad)
+    stack.append(task)
     try:
         _loop(root, deps, captures, captured, needed, keep_graph, accumulate)
+        _run_final_callbacks(task)
     finally:
         _grad_state.enabled = prev
         stack.pop()
@@ -300,13 +302,44 @@ _task_ids = itertools.count()
 
 
 class _GraphTask:
-    __slots__ = ("id", "deps", "needed", "is_grad")
+    __slots__ = ("id", "deps", "needed", "is_grad", "final_callbacks")
 
     def __init__(self, deps, needed, is_grad):
         self.id = next(_task_ids)
         self.deps = deps
         self.needed = needed
         self.is_grad = is_grad
+        self.final_callbacks = []
+
+
+def queue_callback(callback) -> None:
+    """Run ``callback()`` once the running backward has finished its graph (``Engine::queue_callback``); a
+    callback may queue more, which run after it."""
+    stack = getattr(_tasks, "stack", None)
+    if not stack:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    stack[-1].final_callbacks.append(callback)
+
+
+def _run_final_callbacks(task: _GraphTask) -> None:
+    callbacks = task.final_callbacks
+    i = 0
+    while i < len(callbacks):  # the list may grow while it runs
+        callbacks[i]()
+        i += 1
+
+
+class ImperativeEngine:
+    """``Variable._execution_engine`` (PyTorch's ``torch._C._ImperativeEngine``): what Python code reaches the
+    engine through."""
+
+    def queue_callback(self, callback) -> None:
+        queue_callback(callback)
+
+    def is_checkpoint_valid(self) -> bool:
+        """False while a backward run by ``autograd.grad`` or ``backward(inputs=...)`` is going (checkpointing
+        cannot tell what to recompute there)."""
+        return all(task.needed is None for task in getattr(_tasks, "stack", ()))
 
 
 def current_graph_task_id() -> int:

@@ -18,7 +18,8 @@ from .._core.dispatch_key import AUTOGRAD_SET, bit, tls as _dispatch_tls
 from .._core.grad_state import state
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled", "is_view_replay_enabled", "_force_original_view_tracking"]
+           "is_inference_mode_enabled", "is_view_replay_enabled", "_force_original_view_tracking",
+           "_unsafe_preserve_version_counter", "_unsafe_set_version_counter"]
 
 
 def is_grad_enabled() -> bool:
@@ -218,3 +219,36 @@ class _force_original_view_tracking(_DecoratorContextManager):
 
     def clone(self):
         return self.__class__(self.mode)
+
+
+def _unsafe_set_version_counter(tensors, versions) -> None:
+    """Set each tensor's version counter to the given value (``torch._C._autograd._unsafe_set_version_counter``)."""
+    if len(tensors) != len(versions):
+        raise RuntimeError(f"tensors_len={len(tensors)}, versions_len={len(versions)}")
+    for t, v in zip(tensors, versions, strict=True):
+        if v < 0:
+            raise RuntimeError(f"Cannot set a version_counter to a value below 0: {v}")
+        t._impl.version.version = v
+
+
+class _unsafe_preserve_version_counter(_DecoratorContextManager):
+    """Hide the in-place writes of the block from autograd: the tensors' versions are set back on exit
+    (PyTorch's context manager of the same name; a saved tensor written meanwhile gives silently wrong
+    gradients).
+
+    Args:
+        tensors: a tensor or a tuple of tensors.
+    """
+
+    def __init__(self, tensors) -> None:
+        self.tensors = tensors if isinstance(tensors, tuple) else (tensors,)
+        self.prev_versions = tuple(t._version for t in self.tensors)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        _unsafe_set_version_counter(self.tensors, self.prev_versions)
+
+    def clone(self):
+        return self.__class__(self.tensors)

@@ -481,6 +481,11 @@ class disable_saved_tensors_hooks:
         return wrapper
 
 
+def _saved_tensors_hooks_is_enabled() -> bool:
+    """False inside ``disable_saved_tensors_hooks`` (``torch._C._autograd._saved_tensors_hooks_is_enabled``)."""
+    return getattr(_hooks_state, "disabled", None) is None
+
+
 class _AllowMutationOnSavedContext:
     """The state of one ``allow_mutation_on_saved_tensors`` block: closed once the block is left."""
 

@@ -14,6 +14,7 @@ from .._core.dtype import get_default_dtype
 from .._ops.factories import full_impl
 from .._tensor.impl import TensorImpl
 from . import graph as _graph
+from .engine import ImperativeEngine
 
 __all__ = ["Variable", "VariableMeta"]
 
@@ -30,6 +31,8 @@ class VariableMeta(type):
 
 class Variable(metaclass=VariableMeta):
     """``Variable(data=None, requires_grad=False, volatile=False, _grad_fn=None, name=None)`` -> Tensor."""
+
+    _execution_engine = ImperativeEngine()  # Variable._execution_engine.queue_callback(...), as in PyTorch
 
     def __new__(cls, data=None, requires_grad=False, volatile=False, _grad_fn=None, name=None):
         if name is not None and not isinstance(name, str):
