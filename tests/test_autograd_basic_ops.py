@@ -74,3 +74,31 @@ def test_functions_namespace_lists_node_classes():
     assert isinstance(y.grad_fn, gt._C._functions.CopySlices)
     assert isinstance(y.grad_fn.next_functions[0][0].next_functions[0][0], gt._C._functions.AccumulateGrad)
     assert isinstance((x * 2).grad_fn, gt._C._functions.MulBackward0)
+
+
+def _boxed(mod):
+    seen = []
+
+    class Boxed(mod.autograd.Function):
+        boxed_grads_call = True
+
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, grads):
+            seen.append((type(grads).__name__, len(grads)))
+            g1, g2 = grads
+            grads.clear()  # a boxed backward may free its gradients as it goes
+            return g1 * 2 + g2 * 3
+
+    x = mod.tensor(Y, requires_grad=True)
+    a, b = Boxed.apply(x)
+    (a.sum() + b.sum() * 2).backward()
+    direct = a.grad_fn.apply(mod.ones(3), mod.ones(3) * 2)
+    return seen, x.grad.numpy().tolist(), direct.numpy().tolist()
+
+
+def test_boxed_grads_call_hands_backward_one_list():
+    assert _boxed(gt) == _boxed(torch)

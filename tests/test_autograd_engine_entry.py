@@ -87,3 +87,49 @@ def _hooks_state(mod):
 
 def test_hooks_state_and_grad_mode():
     assert _hooks_state(gt) == _hooks_state(torch)
+
+
+def test_out_refuses_an_out_tensor_that_requires_grad():
+    def make(mod, where):
+        def run():
+            a = mod.ones(2, 2, requires_grad=where == "input")
+            x = mod.zeros(2, 2, requires_grad=where == "out")
+            mod.mul(a, a, out=x)
+        return run
+    for where in ("input", "out"):
+        assert_same_error(make(gt, where), make(torch, where))
+
+    def in_no_grad(mod):
+        x = mod.zeros(2, requires_grad=True)
+        with mod.no_grad():
+            mod.mul(mod.ones(2), 3, out=x)
+        return x.detach().numpy().tolist()
+    assert in_no_grad(gt) == in_no_grad(torch)
+
+
+def test_post_accumulate_grad_hook_must_return_none():
+    def make(mod):
+        def run():
+            t = mod.ones(2, requires_grad=True)
+            t.register_post_accumulate_grad_hook(lambda p: p.grad)
+            t.sum().backward()
+        return run
+    assert_same_error(make(gt), make(torch))
+
+
+def test_set_grad_enabled_as_decorator_leaves_the_mode_alone():
+    def run(mod):
+        seen = []
+        with mod.enable_grad():
+            @mod.set_grad_enabled(False)
+            def inner(x):
+                return x.sin()
+            seen.append(mod.is_grad_enabled())
+            obj = mod.set_grad_enabled(False)
+            seen.append(mod.is_grad_enabled())
+            wrapped = obj(lambda x: x.sin())
+            seen.append(mod.is_grad_enabled())
+            x = mod.zeros(1, requires_grad=True)
+            seen += [inner(x).requires_grad, wrapped(x).requires_grad, mod.is_grad_enabled()]
+        return seen
+    assert run(gt) == run(torch)

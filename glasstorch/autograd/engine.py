@@ -506,7 +506,8 @@ def accumulate_grad(leaf: TensorImpl, new: TensorImpl | None) -> None:
         aten.add__Tensor(old, new, 1)
     if meta.post_acc_grad_hooks:
         for hook in list(meta.post_acc_grad_hooks.values()):
-            hook(_graph.to_tensor(leaf))
+            if hook(_graph.to_tensor(leaf)) is not None:
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
 def _obey_layout(leaf: TensorImpl, grad: TensorImpl, steal: bool) -> TensorImpl:

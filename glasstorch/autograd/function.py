@@ -32,6 +32,7 @@ from .._ops.factories import full_impl
 from .._tensor.impl import AutogradMeta, TensorImpl
 from . import graph as _graph
 from .anomaly_mode import is_anomaly_enabled, record_forward_stack
+from .basic_ops import Error
 from .forward_grad import fw_grad, set_fw_grad
 from .grad_mode import state as _grad_state
 from .graph import Node, SavedTensor, collect_next_edges, requires_grad, set_history
@@ -136,14 +137,17 @@ class BackwardCFunction(Node, FunctionCtx):
                                "should only implement one of them.")
         return vjp_fn if vjp_fn is not Function.vjp else backward_fn
 
-    def apply(self, grads):
+    def apply(self, grads, *more):
         """Engine entry: gradients (impls) of the forward outputs -> gradients of the tensor inputs.
 
-        Called with public Tensors instead of a list (``grad_fn.apply(g)``), it runs the user's backward
-        directly, as PyTorch's ``BackwardCFunction.apply`` does.
+        Called with public Tensors instead (``grad_fn.apply(g1, g2)``), it runs the user's backward directly, as
+        PyTorch's ``BackwardCFunction.apply`` does (a ``boxed_grads_call`` Function gets them as one list).
         """
-        if not isinstance(grads, list):
-            return self._user_backward()(self, grads)
+        if more or not (isinstance(grads, list) and all(g is None or type(g) is TensorImpl for g in grads)):
+            args = (grads, *more)
+            if getattr(self._forward_cls, "boxed_grads_call", False):
+                args = (list(args),)
+            return self._user_backward()(self, *args)
         n_out = max(len(self._output_info), len(grads))
         args = []
         for i in range(n_out):
@@ -152,7 +156,10 @@ class BackwardCFunction(Node, FunctionCtx):
             if g is None and info is not None and self.materialize_grads:
                 g = full_impl(info[0], 0, info[1], info[2])
             args.append(None if g is None else _graph.to_tensor(g))
-        result = self._user_backward()(self, *args)
+        if getattr(self._forward_cls, "boxed_grads_call", False):  # backward(ctx, grads): one list it may empty
+            result = self._user_backward()(self, args)
+        else:
+            result = self._user_backward()(self, *args)
         return self._check_grads(result)
 
     def _check_grads(self, result) -> list:
@@ -451,25 +458,6 @@ def _save_variables(ctx, result) -> None:
 
 # -- once_differentiable -----------------------------------------------------------------------------------
 _TWICE = "trying to differentiate twice a function that was marked with @once_differentiable"
-
-
-class Error(Node):
-    """A node whose backward raises (PyTorch's ``torch::autograd::Error``, made by ``DelayedError``)."""
-
-    _undefined_gives_undefined = False  # raises whatever reaches it
-
-    def __init__(self, msg: str):
-        super().__init__()
-        self.msg = msg
-
-    def name(self) -> str:
-        return "torch::autograd::Error"
-
-    def __repr__(self):
-        return f"<Error object at {hex(id(self))}>"
-
-    def apply(self, grads):
-        raise RuntimeError(self.msg)
 
 
 def _delayed_error(msg: str, values: tuple) -> tuple:

@@ -125,6 +125,10 @@ class set_grad_enabled(_DecoratorContextManager):
         self.mode = bool(mode)
         state.enabled = self.mode
 
+    def __call__(self, orig_func):
+        state.enabled = self.prev  # as a decorator the mode applies only while the function runs
+        return super().__call__(orig_func)
+
     def __enter__(self):
         state.enabled = self.mode
 

@@ -506,7 +506,8 @@ def _star(f, name) -> str:
 
 def _out_kernel(g) -> list:
     params = ", ".join(_py(a.name) for a in g.func.arguments)
-    ins = [a for a in g.func.arguments if a.type.base == "Tensor" and not a.is_write]
+    # PyTorch refuses an input or an ``out=`` tensor that requires grad (``throw_error_out_requires_grad``)
+    ins = [a for a in g.func.arguments if a.type.base == "Tensor"]
     inputs = ", ".join(_star(g, a.name) for a in ins)
     check = [f"    out_not_differentiable({g.func.base_name!r}, {inputs})"]
     if ins:  # the metadata pre-check first, as the recording kernels do: most inputs have none

@@ -319,8 +319,8 @@ _op_max_pool2d_with_indices_out = _get_op('aten::max_pool2d_with_indices.out')
 
 
 def _autograd_max_pool2d_with_indices_out(ks, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('max_pool2d_with_indices', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None) or (type(indices) is _TI and indices.autograd is not None):
+        out_not_differentiable('max_pool2d_with_indices', self, out, indices)
     return _op_max_pool2d_with_indices_out.redispatch(ks, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices)
 
 
@@ -357,8 +357,8 @@ _op_avg_pool2d_out = _get_op('aten::avg_pool2d.out')
 
 
 def _autograd_avg_pool2d_out(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('avg_pool2d', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('avg_pool2d', self, out)
     return _op_avg_pool2d_out.redispatch(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
 
 
@@ -1221,8 +1221,8 @@ _op_masked_select_out = _get_op('aten::masked_select.out')
 
 
 def _autograd_masked_select_out(ks, self, mask, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(mask) is _TI and mask.autograd is not None):
-        out_not_differentiable('masked_select', self, mask)
+    if (type(self) is _TI and self.autograd is not None) or (type(mask) is _TI and mask.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('masked_select', self, mask, out)
     return _op_masked_select_out.redispatch(ks, self, mask, out)
 
 
@@ -1255,8 +1255,8 @@ _op_index_select_out = _get_op('aten::index_select.out')
 
 
 def _autograd_index_select_out(ks, self, dim, index, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None):
-        out_not_differentiable('index_select', self, index)
+    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('index_select', self, index, out)
     return _op_index_select_out.redispatch(ks, self, dim, index, out)
 
 
@@ -1289,8 +1289,8 @@ _op_gather_out = _get_op('aten::gather.out')
 
 
 def _autograd_gather_out(ks, self, dim, index, sparse_grad, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None):
-        out_not_differentiable('gather', self, index)
+    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('gather', self, index, out)
     return _op_gather_out.redispatch(ks, self, dim, index, sparse_grad, out)
 
 
@@ -1322,8 +1322,8 @@ _op_take_out = _get_op('aten::take.out')
 
 
 def _autograd_take_out(ks, self, index, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None):
-        out_not_differentiable('take', self, index)
+    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('take', self, index, out)
     return _op_take_out.redispatch(ks, self, index, out)
 
 
@@ -1378,8 +1378,8 @@ _op_scatter_src_out = _get_op('aten::scatter.src_out')
 
 
 def _autograd_scatter_src_out(ks, self, dim, index, src, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(src) is _TI and src.autograd is not None):
-        out_not_differentiable('scatter', self, index, src)
+    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(src) is _TI and src.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('scatter', self, index, src, out)
     return _op_scatter_src_out.redispatch(ks, self, dim, index, src, out)
 
 
@@ -1434,8 +1434,8 @@ _op_scatter_value_out = _get_op('aten::scatter.value_out')
 
 
 def _autograd_scatter_value_out(ks, self, dim, index, value, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None):
-        out_not_differentiable('scatter', self, index)
+    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('scatter', self, index, out)
     return _op_scatter_value_out.redispatch(ks, self, dim, index, value, out)
 
 
@@ -1490,8 +1490,8 @@ _op_scatter_add_out = _get_op('aten::scatter_add.out')
 
 
 def _autograd_scatter_add_out(ks, self, dim, index, src, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(src) is _TI and src.autograd is not None):
-        out_not_differentiable('scatter_add', self, index, src)
+    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(src) is _TI and src.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('scatter_add', self, index, src, out)
     return _op_scatter_add_out.redispatch(ks, self, dim, index, src, out)
 
 
@@ -1556,8 +1556,8 @@ _op_scatter_reduce_two_out = _get_op('aten::scatter_reduce.two_out')
 
 
 def _autograd_scatter_reduce_two_out(ks, self, dim, index, src, reduce, include_self, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(src) is _TI and src.autograd is not None):
-        out_not_differentiable('scatter_reduce', self, index, src)
+    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(src) is _TI and src.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('scatter_reduce', self, index, src, out)
     return _op_scatter_reduce_two_out.redispatch(ks, self, dim, index, src, reduce, include_self, out)
 
 
@@ -1616,8 +1616,8 @@ _op_index_add_out = _get_op('aten::index_add.out')
 
 
 def _autograd_index_add_out(ks, self, dim, index, source, alpha, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(source) is _TI and source.autograd is not None):
-        out_not_differentiable('index_add', self, index, source)
+    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(source) is _TI and source.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('index_add', self, index, source, out)
     return _op_index_add_out.redispatch(ks, self, dim, index, source, alpha, out)
 
 
@@ -1674,8 +1674,8 @@ _op_index_copy_out = _get_op('aten::index_copy.out')
 
 
 def _autograd_index_copy_out(ks, self, dim, index, source, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(source) is _TI and source.autograd is not None):
-        out_not_differentiable('index_copy', self, index, source)
+    if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(source) is _TI and source.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('index_copy', self, index, source, out)
     return _op_index_copy_out.redispatch(ks, self, dim, index, source, out)
 
 
@@ -1799,8 +1799,8 @@ _op_index_Tensor_out = _get_op('aten::index.Tensor_out')
 
 
 def _autograd_index_Tensor_out(ks, self, indices, out):
-    if (type(self) is _TI and self.autograd is not None) or any(type(t) is _TI and t.autograd is not None for t in indices):
-        out_not_differentiable('index', self, *indices)
+    if (type(self) is _TI and self.autograd is not None) or any(type(t) is _TI and t.autograd is not None for t in indices) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('index', self, *indices, out)
     return _op_index_Tensor_out.redispatch(ks, self, indices, out)
 
 
@@ -1916,8 +1916,8 @@ _op_mm_out = _get_op('aten::mm.out')
 
 
 def _autograd_mm_out(ks, self, mat2, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None):
-        out_not_differentiable('mm', self, mat2)
+    if (type(self) is _TI and self.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('mm', self, mat2, out)
     return _op_mm_out.redispatch(ks, self, mat2, out)
 
 
@@ -1949,8 +1949,8 @@ _op_bmm_out = _get_op('aten::bmm.out')
 
 
 def _autograd_bmm_out(ks, self, mat2, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None):
-        out_not_differentiable('bmm', self, mat2)
+    if (type(self) is _TI and self.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('bmm', self, mat2, out)
     return _op_bmm_out.redispatch(ks, self, mat2, out)
 
 
@@ -2009,8 +2009,8 @@ _op_addmm_out = _get_op('aten::addmm.out')
 
 
 def _autograd_addmm_out(ks, self, mat1, mat2, beta, alpha, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(mat1) is _TI and mat1.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None):
-        out_not_differentiable('addmm', self, mat1, mat2)
+    if (type(self) is _TI and self.autograd is not None) or (type(mat1) is _TI and mat1.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('addmm', self, mat1, mat2, out)
     return _op_addmm_out.redispatch(ks, self, mat1, mat2, beta, alpha, out)
 
 
@@ -2069,8 +2069,8 @@ _op_baddbmm_out = _get_op('aten::baddbmm.out')
 
 
 def _autograd_baddbmm_out(ks, self, batch1, batch2, beta, alpha, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None):
-        out_not_differentiable('baddbmm', self, batch1, batch2)
+    if (type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('baddbmm', self, batch1, batch2, out)
     return _op_baddbmm_out.redispatch(ks, self, batch1, batch2, beta, alpha, out)
 
 
@@ -2133,8 +2133,8 @@ _op_addbmm_out = _get_op('aten::addbmm.out')
 
 
 def _autograd_addbmm_out(ks, self, batch1, batch2, beta, alpha, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None):
-        out_not_differentiable('addbmm', self, batch1, batch2)
+    if (type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('addbmm', self, batch1, batch2, out)
     return _op_addbmm_out.redispatch(ks, self, batch1, batch2, beta, alpha, out)
 
 
@@ -2193,8 +2193,8 @@ _op_addmv_out = _get_op('aten::addmv.out')
 
 
 def _autograd_addmv_out(ks, self, mat, vec, beta, alpha, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(mat) is _TI and mat.autograd is not None) or (type(vec) is _TI and vec.autograd is not None):
-        out_not_differentiable('addmv', self, mat, vec)
+    if (type(self) is _TI and self.autograd is not None) or (type(mat) is _TI and mat.autograd is not None) or (type(vec) is _TI and vec.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('addmv', self, mat, vec, out)
     return _op_addmv_out.redispatch(ks, self, mat, vec, beta, alpha, out)
 
 
@@ -2226,8 +2226,8 @@ _op_mv_out = _get_op('aten::mv.out')
 
 
 def _autograd_mv_out(ks, self, vec, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(vec) is _TI and vec.autograd is not None):
-        out_not_differentiable('mv', self, vec)
+    if (type(self) is _TI and self.autograd is not None) or (type(vec) is _TI and vec.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('mv', self, vec, out)
     return _op_mv_out.redispatch(ks, self, vec, out)
 
 
@@ -2259,8 +2259,8 @@ _op_dot_out = _get_op('aten::dot.out')
 
 
 def _autograd_dot_out(ks, self, tensor, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(tensor) is _TI and tensor.autograd is not None):
-        out_not_differentiable('dot', self, tensor)
+    if (type(self) is _TI and self.autograd is not None) or (type(tensor) is _TI and tensor.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('dot', self, tensor, out)
     return _op_dot_out.redispatch(ks, self, tensor, out)
 
 
@@ -2292,8 +2292,8 @@ _op_vdot_out = _get_op('aten::vdot.out')
 
 
 def _autograd_vdot_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('vdot', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('vdot', self, other, out)
     return _op_vdot_out.redispatch(ks, self, other, out)
 
 
@@ -3080,8 +3080,8 @@ _op_mse_loss_out = _get_op('aten::mse_loss.out')
 
 
 def _autograd_mse_loss_out(ks, self, target, reduction, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None):
-        out_not_differentiable('mse_loss', self, target)
+    if (type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('mse_loss', self, target, out)
     return _op_mse_loss_out.redispatch(ks, self, target, reduction, out)
 
 
@@ -3115,8 +3115,8 @@ _op_smooth_l1_loss_out = _get_op('aten::smooth_l1_loss.out')
 
 
 def _autograd_smooth_l1_loss_out(ks, self, target, reduction, beta, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None):
-        out_not_differentiable('smooth_l1_loss', self, target)
+    if (type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('smooth_l1_loss', self, target, out)
     return _op_smooth_l1_loss_out.redispatch(ks, self, target, reduction, beta, out)
 
 
@@ -3150,8 +3150,8 @@ _op_huber_loss_out = _get_op('aten::huber_loss.out')
 
 
 def _autograd_huber_loss_out(ks, self, target, reduction, delta, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None):
-        out_not_differentiable('huber_loss', self, target)
+    if (type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('huber_loss', self, target, out)
     return _op_huber_loss_out.redispatch(ks, self, target, reduction, delta, out)
 
 
@@ -3189,8 +3189,8 @@ _op_binary_cross_entropy_out = _get_op('aten::binary_cross_entropy.out')
 
 
 def _autograd_binary_cross_entropy_out(ks, self, target, weight, reduction, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None) or (type(weight) is _TI and weight.autograd is not None):
-        out_not_differentiable('binary_cross_entropy', self, target, weight)
+    if (type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('binary_cross_entropy', self, target, weight, out)
     return _op_binary_cross_entropy_out.redispatch(ks, self, target, weight, reduction, out)
 
 
@@ -3294,8 +3294,8 @@ _op_threshold_out = _get_op('aten::threshold.out')
 
 
 def _autograd_threshold_out(ks, self, threshold, value, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('threshold', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('threshold', self, out)
     return _op_threshold_out.redispatch(ks, self, threshold, value, out)
 
 
@@ -3371,8 +3371,8 @@ _op_gelu_out = _get_op('aten::gelu.out')
 
 
 def _autograd_gelu_out(ks, self, approximate, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('gelu', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('gelu', self, out)
     return _op_gelu_out.redispatch(ks, self, approximate, out)
 
 
@@ -3470,8 +3470,8 @@ _op_silu_out = _get_op('aten::silu.out')
 
 
 def _autograd_silu_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('silu', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('silu', self, out)
     return _op_silu_out.redispatch(ks, self, out)
 
 
@@ -3524,8 +3524,8 @@ _op_mish_out = _get_op('aten::mish.out')
 
 
 def _autograd_mish_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('mish', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('mish', self, out)
     return _op_mish_out.redispatch(ks, self, out)
 
 
@@ -3558,8 +3558,8 @@ _op_softplus_out = _get_op('aten::softplus.out')
 
 
 def _autograd_softplus_out(ks, self, beta, threshold, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('softplus', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('softplus', self, out)
     return _op_softplus_out.redispatch(ks, self, beta, threshold, out)
 
 
@@ -3616,8 +3616,8 @@ _op_elu_out = _get_op('aten::elu.out')
 
 
 def _autograd_elu_out(ks, self, alpha, scale, input_scale, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('elu', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('elu', self, out)
     return _op_elu_out.redispatch(ks, self, alpha, scale, input_scale, out)
 
 
@@ -3743,8 +3743,8 @@ _op_leaky_relu_out = _get_op('aten::leaky_relu.out')
 
 
 def _autograd_leaky_relu_out(ks, self, negative_slope, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('leaky_relu', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('leaky_relu', self, out)
     return _op_leaky_relu_out.redispatch(ks, self, negative_slope, out)
 
 
@@ -3821,8 +3821,8 @@ _op_hardtanh_out = _get_op('aten::hardtanh.out')
 
 
 def _autograd_hardtanh_out(ks, self, min_val, max_val, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('hardtanh', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('hardtanh', self, out)
     return _op_hardtanh_out.redispatch(ks, self, min_val, max_val, out)
 
 
@@ -3899,8 +3899,8 @@ _op_hardsigmoid_out = _get_op('aten::hardsigmoid.out')
 
 
 def _autograd_hardsigmoid_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('hardsigmoid', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('hardsigmoid', self, out)
     return _op_hardsigmoid_out.redispatch(ks, self, out)
 
 
@@ -3953,8 +3953,8 @@ _op_hardswish_out = _get_op('aten::hardswish.out')
 
 
 def _autograd_hardswish_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('hardswish', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('hardswish', self, out)
     return _op_hardswish_out.redispatch(ks, self, out)
 
 
@@ -4029,8 +4029,8 @@ _op_glu_out = _get_op('aten::glu.out')
 
 
 def _autograd_glu_out(ks, self, dim, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('glu', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('glu', self, out)
     return _op_glu_out.redispatch(ks, self, dim, out)
 
 
@@ -4062,8 +4062,8 @@ _op__softmax_out = _get_op('aten::_softmax.out')
 
 
 def _autograd__softmax_out(ks, self, dim, half_to_float, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('_softmax', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('_softmax', self, out)
     return _op__softmax_out.redispatch(ks, self, dim, half_to_float, out)
 
 
@@ -4095,8 +4095,8 @@ _op__log_softmax_out = _get_op('aten::_log_softmax.out')
 
 
 def _autograd__log_softmax_out(ks, self, dim, half_to_float, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('_log_softmax', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('_log_softmax', self, out)
     return _op__log_softmax_out.redispatch(ks, self, dim, half_to_float, out)
 
 
@@ -4456,8 +4456,8 @@ _op_add_out = _get_op('aten::add.out')
 
 
 def _autograd_add_out(ks, self, other, alpha, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('add', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('add', self, other, out)
     return _op_add_out.redispatch(ks, self, other, alpha, out)
 
 
@@ -4508,8 +4508,8 @@ _op_add_Scalar_out = _get_op('aten::add.Scalar_out')
 
 
 def _autograd_add_Scalar_out(ks, self, other, alpha, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('add', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('add', self, out)
     return _op_add_Scalar_out.redispatch(ks, self, other, alpha, out)
 
 
@@ -4562,8 +4562,8 @@ _op_sub_out = _get_op('aten::sub.out')
 
 
 def _autograd_sub_out(ks, self, other, alpha, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('sub', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('sub', self, other, out)
     return _op_sub_out.redispatch(ks, self, other, alpha, out)
 
 
@@ -4614,8 +4614,8 @@ _op_sub_Scalar_out = _get_op('aten::sub.Scalar_out')
 
 
 def _autograd_sub_Scalar_out(ks, self, other, alpha, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('sub', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('sub', self, out)
     return _op_sub_Scalar_out.redispatch(ks, self, other, alpha, out)
 
 
@@ -4646,8 +4646,8 @@ _op_rsub_Tensor_out = _get_op('aten::rsub.Tensor_out')
 
 
 def _autograd_rsub_Tensor_out(ks, self, other, alpha, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('rsub', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('rsub', self, other, out)
     return _op_rsub_Tensor_out.redispatch(ks, self, other, alpha, out)
 
 
@@ -4678,8 +4678,8 @@ _op_rsub_Scalar_out = _get_op('aten::rsub.Scalar_out')
 
 
 def _autograd_rsub_Scalar_out(ks, self, other, alpha, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('rsub', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('rsub', self, out)
     return _op_rsub_Scalar_out.redispatch(ks, self, other, alpha, out)
 
 
@@ -4734,8 +4734,8 @@ _op_mul_out = _get_op('aten::mul.out')
 
 
 def _autograd_mul_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('mul', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('mul', self, other, out)
     return _op_mul_out.redispatch(ks, self, other, out)
 
 
@@ -4788,8 +4788,8 @@ _op_mul_Scalar_out = _get_op('aten::mul.Scalar_out')
 
 
 def _autograd_mul_Scalar_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('mul', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('mul', self, out)
     return _op_mul_Scalar_out.redispatch(ks, self, other, out)
 
 
@@ -4844,8 +4844,8 @@ _op_div_out = _get_op('aten::div.out')
 
 
 def _autograd_div_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('div', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('div', self, other, out)
     return _op_div_out.redispatch(ks, self, other, out)
 
 
@@ -4898,8 +4898,8 @@ _op_div_Scalar_out = _get_op('aten::div.Scalar_out')
 
 
 def _autograd_div_Scalar_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('div', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('div', self, out)
     return _op_div_Scalar_out.redispatch(ks, self, other, out)
 
 
@@ -5000,8 +5000,8 @@ _op_div_Scalar_mode_out = _get_op('aten::div.Scalar_mode_out')
 
 
 def _autograd_div_Scalar_mode_out(ks, self, other, rounding_mode, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('div', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('div', self, out)
     return _op_div_Scalar_mode_out.redispatch(ks, self, other, rounding_mode, out)
 
 
@@ -5052,8 +5052,8 @@ _op_remainder_Scalar_out = _get_op('aten::remainder.Scalar_out')
 
 
 def _autograd_remainder_Scalar_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('remainder', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('remainder', self, out)
     return _op_remainder_Scalar_out.redispatch(ks, self, other, out)
 
 
@@ -5108,8 +5108,8 @@ _op_remainder_Tensor_out = _get_op('aten::remainder.Tensor_out')
 
 
 def _autograd_remainder_Tensor_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('remainder', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('remainder', self, other, out)
     return _op_remainder_Tensor_out.redispatch(ks, self, other, out)
 
 
@@ -5160,8 +5160,8 @@ _op_fmod_Scalar_out = _get_op('aten::fmod.Scalar_out')
 
 
 def _autograd_fmod_Scalar_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('fmod', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('fmod', self, out)
     return _op_fmod_Scalar_out.redispatch(ks, self, other, out)
 
 
@@ -5216,8 +5216,8 @@ _op_fmod_Tensor_out = _get_op('aten::fmod.Tensor_out')
 
 
 def _autograd_fmod_Tensor_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('fmod', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('fmod', self, other, out)
     return _op_fmod_Tensor_out.redispatch(ks, self, other, out)
 
 
@@ -5272,8 +5272,8 @@ _op_pow_Tensor_Scalar_out = _get_op('aten::pow.Tensor_Scalar_out')
 
 
 def _autograd_pow_Tensor_Scalar_out(ks, self, exponent, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('pow', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('pow', self, out)
     return _op_pow_Tensor_Scalar_out.redispatch(ks, self, exponent, out)
 
 
@@ -5330,8 +5330,8 @@ _op_pow_Tensor_Tensor_out = _get_op('aten::pow.Tensor_Tensor_out')
 
 
 def _autograd_pow_Tensor_Tensor_out(ks, self, exponent, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(exponent) is _TI and exponent.autograd is not None):
-        out_not_differentiable('pow', self, exponent)
+    if (type(self) is _TI and self.autograd is not None) or (type(exponent) is _TI and exponent.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('pow', self, exponent, out)
     return _op_pow_Tensor_Tensor_out.redispatch(ks, self, exponent, out)
 
 
@@ -5364,8 +5364,8 @@ _op_pow_Scalar_out = _get_op('aten::pow.Scalar_out')
 
 
 def _autograd_pow_Scalar_out(ks, self, exponent, out):
-    if (type(exponent) is _TI and exponent.autograd is not None):
-        out_not_differentiable('pow', exponent)
+    if (type(exponent) is _TI and exponent.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('pow', exponent, out)
     return _op_pow_Scalar_out.redispatch(ks, self, exponent, out)
 
 
@@ -5422,8 +5422,8 @@ _op_addcmul_out = _get_op('aten::addcmul.out')
 
 
 def _autograd_addcmul_out(ks, self, tensor1, tensor2, value, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None):
-        out_not_differentiable('addcmul', self, tensor1, tensor2)
+    if (type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('addcmul', self, tensor1, tensor2, out)
     return _op_addcmul_out.redispatch(ks, self, tensor1, tensor2, value, out)
 
 
@@ -5480,8 +5480,8 @@ _op_addcdiv_out = _get_op('aten::addcdiv.out')
 
 
 def _autograd_addcdiv_out(ks, self, tensor1, tensor2, value, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None):
-        out_not_differentiable('addcdiv', self, tensor1, tensor2)
+    if (type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('addcdiv', self, tensor1, tensor2, out)
     return _op_addcdiv_out.redispatch(ks, self, tensor1, tensor2, value, out)
 
 
@@ -5534,8 +5534,8 @@ _op_lerp_Scalar_out = _get_op('aten::lerp.Scalar_out')
 
 
 def _autograd_lerp_Scalar_out(ks, self, end, weight, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None):
-        out_not_differentiable('lerp', self, end)
+    if (type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('lerp', self, end, out)
     return _op_lerp_Scalar_out.redispatch(ks, self, end, weight, out)
 
 
@@ -5592,8 +5592,8 @@ _op_lerp_Tensor_out = _get_op('aten::lerp.Tensor_out')
 
 
 def _autograd_lerp_Tensor_out(ks, self, end, weight, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None) or (type(weight) is _TI and weight.autograd is not None):
-        out_not_differentiable('lerp', self, end, weight)
+    if (type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('lerp', self, end, weight, out)
     return _op_lerp_Tensor_out.redispatch(ks, self, end, weight, out)
 
 
@@ -5646,8 +5646,8 @@ _op_abs_out = _get_op('aten::abs.out')
 
 
 def _autograd_abs_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('abs', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('abs', self, out)
     return _op_abs_out.redispatch(ks, self, out)
 
 
@@ -5698,8 +5698,8 @@ _op_neg_out = _get_op('aten::neg.out')
 
 
 def _autograd_neg_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('neg', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('neg', self, out)
     return _op_neg_out.redispatch(ks, self, out)
 
 
@@ -5750,8 +5750,8 @@ _op_sign_out = _get_op('aten::sign.out')
 
 
 def _autograd_sign_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('sign', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('sign', self, out)
     return _op_sign_out.redispatch(ks, self, out)
 
 
@@ -5806,8 +5806,8 @@ _op_sgn_out = _get_op('aten::sgn.out')
 
 
 def _autograd_sgn_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('sgn', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('sgn', self, out)
     return _op_sgn_out.redispatch(ks, self, out)
 
 
@@ -5860,8 +5860,8 @@ _op_exp_out = _get_op('aten::exp.out')
 
 
 def _autograd_exp_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('exp', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('exp', self, out)
     return _op_exp_out.redispatch(ks, self, out)
 
 
@@ -5914,8 +5914,8 @@ _op_exp2_out = _get_op('aten::exp2.out')
 
 
 def _autograd_exp2_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('exp2', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('exp2', self, out)
     return _op_exp2_out.redispatch(ks, self, out)
 
 
@@ -5968,8 +5968,8 @@ _op_expm1_out = _get_op('aten::expm1.out')
 
 
 def _autograd_expm1_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('expm1', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('expm1', self, out)
     return _op_expm1_out.redispatch(ks, self, out)
 
 
@@ -6022,8 +6022,8 @@ _op_log_out = _get_op('aten::log.out')
 
 
 def _autograd_log_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('log', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('log', self, out)
     return _op_log_out.redispatch(ks, self, out)
 
 
@@ -6076,8 +6076,8 @@ _op_log2_out = _get_op('aten::log2.out')
 
 
 def _autograd_log2_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('log2', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('log2', self, out)
     return _op_log2_out.redispatch(ks, self, out)
 
 
@@ -6130,8 +6130,8 @@ _op_log10_out = _get_op('aten::log10.out')
 
 
 def _autograd_log10_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('log10', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('log10', self, out)
     return _op_log10_out.redispatch(ks, self, out)
 
 
@@ -6184,8 +6184,8 @@ _op_log1p_out = _get_op('aten::log1p.out')
 
 
 def _autograd_log1p_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('log1p', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('log1p', self, out)
     return _op_log1p_out.redispatch(ks, self, out)
 
 
@@ -6238,8 +6238,8 @@ _op_sqrt_out = _get_op('aten::sqrt.out')
 
 
 def _autograd_sqrt_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('sqrt', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('sqrt', self, out)
     return _op_sqrt_out.redispatch(ks, self, out)
 
 
@@ -6292,8 +6292,8 @@ _op_rsqrt_out = _get_op('aten::rsqrt.out')
 
 
 def _autograd_rsqrt_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('rsqrt', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('rsqrt', self, out)
     return _op_rsqrt_out.redispatch(ks, self, out)
 
 
@@ -6346,8 +6346,8 @@ _op_reciprocal_out = _get_op('aten::reciprocal.out')
 
 
 def _autograd_reciprocal_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('reciprocal', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('reciprocal', self, out)
     return _op_reciprocal_out.redispatch(ks, self, out)
 
 
@@ -6400,8 +6400,8 @@ _op_square_out = _get_op('aten::square.out')
 
 
 def _autograd_square_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('square', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('square', self, out)
     return _op_square_out.redispatch(ks, self, out)
 
 
@@ -6454,8 +6454,8 @@ _op_sin_out = _get_op('aten::sin.out')
 
 
 def _autograd_sin_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('sin', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('sin', self, out)
     return _op_sin_out.redispatch(ks, self, out)
 
 
@@ -6508,8 +6508,8 @@ _op_cos_out = _get_op('aten::cos.out')
 
 
 def _autograd_cos_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('cos', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('cos', self, out)
     return _op_cos_out.redispatch(ks, self, out)
 
 
@@ -6562,8 +6562,8 @@ _op_tan_out = _get_op('aten::tan.out')
 
 
 def _autograd_tan_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('tan', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('tan', self, out)
     return _op_tan_out.redispatch(ks, self, out)
 
 
@@ -6616,8 +6616,8 @@ _op_asin_out = _get_op('aten::asin.out')
 
 
 def _autograd_asin_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('asin', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('asin', self, out)
     return _op_asin_out.redispatch(ks, self, out)
 
 
@@ -6670,8 +6670,8 @@ _op_acos_out = _get_op('aten::acos.out')
 
 
 def _autograd_acos_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('acos', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('acos', self, out)
     return _op_acos_out.redispatch(ks, self, out)
 
 
@@ -6724,8 +6724,8 @@ _op_atan_out = _get_op('aten::atan.out')
 
 
 def _autograd_atan_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('atan', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('atan', self, out)
     return _op_atan_out.redispatch(ks, self, out)
 
 
@@ -6778,8 +6778,8 @@ _op_sinh_out = _get_op('aten::sinh.out')
 
 
 def _autograd_sinh_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('sinh', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('sinh', self, out)
     return _op_sinh_out.redispatch(ks, self, out)
 
 
@@ -6832,8 +6832,8 @@ _op_cosh_out = _get_op('aten::cosh.out')
 
 
 def _autograd_cosh_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('cosh', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('cosh', self, out)
     return _op_cosh_out.redispatch(ks, self, out)
 
 
@@ -6886,8 +6886,8 @@ _op_tanh_out = _get_op('aten::tanh.out')
 
 
 def _autograd_tanh_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('tanh', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('tanh', self, out)
     return _op_tanh_out.redispatch(ks, self, out)
 
 
@@ -6961,8 +6961,8 @@ _op_asinh_out = _get_op('aten::asinh.out')
 
 
 def _autograd_asinh_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('asinh', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('asinh', self, out)
     return _op_asinh_out.redispatch(ks, self, out)
 
 
@@ -7015,8 +7015,8 @@ _op_acosh_out = _get_op('aten::acosh.out')
 
 
 def _autograd_acosh_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('acosh', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('acosh', self, out)
     return _op_acosh_out.redispatch(ks, self, out)
 
 
@@ -7069,8 +7069,8 @@ _op_atanh_out = _get_op('aten::atanh.out')
 
 
 def _autograd_atanh_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('atanh', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('atanh', self, out)
     return _op_atanh_out.redispatch(ks, self, out)
 
 
@@ -7123,8 +7123,8 @@ _op_sigmoid_out = _get_op('aten::sigmoid.out')
 
 
 def _autograd_sigmoid_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('sigmoid', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('sigmoid', self, out)
     return _op_sigmoid_out.redispatch(ks, self, out)
 
 
@@ -7198,8 +7198,8 @@ _op_erf_out = _get_op('aten::erf.out')
 
 
 def _autograd_erf_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('erf', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('erf', self, out)
     return _op_erf_out.redispatch(ks, self, out)
 
 
@@ -7252,8 +7252,8 @@ _op_erfc_out = _get_op('aten::erfc.out')
 
 
 def _autograd_erfc_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('erfc', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('erfc', self, out)
     return _op_erfc_out.redispatch(ks, self, out)
 
 
@@ -7306,8 +7306,8 @@ _op_erfinv_out = _get_op('aten::erfinv.out')
 
 
 def _autograd_erfinv_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('erfinv', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('erfinv', self, out)
     return _op_erfinv_out.redispatch(ks, self, out)
 
 
@@ -7358,8 +7358,8 @@ _op_floor_out = _get_op('aten::floor.out')
 
 
 def _autograd_floor_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('floor', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('floor', self, out)
     return _op_floor_out.redispatch(ks, self, out)
 
 
@@ -7410,8 +7410,8 @@ _op_ceil_out = _get_op('aten::ceil.out')
 
 
 def _autograd_ceil_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('ceil', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('ceil', self, out)
     return _op_ceil_out.redispatch(ks, self, out)
 
 
@@ -7462,8 +7462,8 @@ _op_trunc_out = _get_op('aten::trunc.out')
 
 
 def _autograd_trunc_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('trunc', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('trunc', self, out)
     return _op_trunc_out.redispatch(ks, self, out)
 
 
@@ -7514,8 +7514,8 @@ _op_frac_out = _get_op('aten::frac.out')
 
 
 def _autograd_frac_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('frac', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('frac', self, out)
     return _op_frac_out.redispatch(ks, self, out)
 
 
@@ -7566,8 +7566,8 @@ _op_round_out = _get_op('aten::round.out')
 
 
 def _autograd_round_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('round', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('round', self, out)
     return _op_round_out.redispatch(ks, self, out)
 
 
@@ -7618,8 +7618,8 @@ _op_round_decimals_out = _get_op('aten::round.decimals_out')
 
 
 def _autograd_round_decimals_out(ks, self, decimals, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('round', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('round', self, out)
     return _op_round_decimals_out.redispatch(ks, self, decimals, out)
 
 
@@ -7672,8 +7672,8 @@ _op_nan_to_num_out = _get_op('aten::nan_to_num.out')
 
 
 def _autograd_nan_to_num_out(ks, self, nan, posinf, neginf, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('nan_to_num', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('nan_to_num', self, out)
     return _op_nan_to_num_out.redispatch(ks, self, nan, posinf, neginf, out)
 
 
@@ -7728,8 +7728,8 @@ _op_atan2_out = _get_op('aten::atan2.out')
 
 
 def _autograd_atan2_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('atan2', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('atan2', self, other, out)
     return _op_atan2_out.redispatch(ks, self, other, out)
 
 
@@ -7786,8 +7786,8 @@ _op_hypot_out = _get_op('aten::hypot.out')
 
 
 def _autograd_hypot_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('hypot', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('hypot', self, other, out)
     return _op_hypot_out.redispatch(ks, self, other, out)
 
 
@@ -7844,8 +7844,8 @@ _op_copysign_out = _get_op('aten::copysign.out')
 
 
 def _autograd_copysign_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('copysign', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('copysign', self, other, out)
     return _op_copysign_out.redispatch(ks, self, other, out)
 
 
@@ -7900,8 +7900,8 @@ _op_copysign_Scalar_out = _get_op('aten::copysign.Scalar_out')
 
 
 def _autograd_copysign_Scalar_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('copysign', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('copysign', self, out)
     return _op_copysign_Scalar_out.redispatch(ks, self, other, out)
 
 
@@ -8042,8 +8042,8 @@ _op_logaddexp_out = _get_op('aten::logaddexp.out')
 
 
 def _autograd_logaddexp_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('logaddexp', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('logaddexp', self, other, out)
     return _op_logaddexp_out.redispatch(ks, self, other, out)
 
 
@@ -8075,8 +8075,8 @@ _op_maximum_out = _get_op('aten::maximum.out')
 
 
 def _autograd_maximum_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('maximum', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('maximum', self, other, out)
     return _op_maximum_out.redispatch(ks, self, other, out)
 
 
@@ -8108,8 +8108,8 @@ _op_fmax_out = _get_op('aten::fmax.out')
 
 
 def _autograd_fmax_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('fmax', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('fmax', self, other, out)
     return _op_fmax_out.redispatch(ks, self, other, out)
 
 
@@ -8141,8 +8141,8 @@ _op_minimum_out = _get_op('aten::minimum.out')
 
 
 def _autograd_minimum_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('minimum', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('minimum', self, other, out)
     return _op_minimum_out.redispatch(ks, self, other, out)
 
 
@@ -8174,8 +8174,8 @@ _op_fmin_out = _get_op('aten::fmin.out')
 
 
 def _autograd_fmin_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('fmin', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('fmin', self, other, out)
     return _op_fmin_out.redispatch(ks, self, other, out)
 
 
@@ -8232,8 +8232,8 @@ _op_clamp_Tensor_out = _get_op('aten::clamp.Tensor_out')
 
 
 def _autograd_clamp_Tensor_out(ks, self, min, max, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None) or (type(max) is _TI and max.autograd is not None):
-        out_not_differentiable('clamp', self, min, max)
+    if (type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None) or (type(max) is _TI and max.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('clamp', self, min, max, out)
     return _op_clamp_Tensor_out.redispatch(ks, self, min, max, out)
 
 
@@ -8244,8 +8244,8 @@ _op_clamp_out = _get_op('aten::clamp.out')
 
 
 def _autograd_clamp_out(ks, self, min, max, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('clamp', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('clamp', self, out)
     return _op_clamp_out.redispatch(ks, self, min, max, out)
 
 
@@ -8346,8 +8346,8 @@ _op_clamp_min_out = _get_op('aten::clamp_min.out')
 
 
 def _autograd_clamp_min_out(ks, self, min, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('clamp_min', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('clamp_min', self, out)
     return _op_clamp_min_out.redispatch(ks, self, min, out)
 
 
@@ -8402,8 +8402,8 @@ _op_clamp_min_Tensor_out = _get_op('aten::clamp_min.Tensor_out')
 
 
 def _autograd_clamp_min_Tensor_out(ks, self, min, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None):
-        out_not_differentiable('clamp_min', self, min)
+    if (type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('clamp_min', self, min, out)
     return _op_clamp_min_Tensor_out.redispatch(ks, self, min, out)
 
 
@@ -8458,8 +8458,8 @@ _op_clamp_max_out = _get_op('aten::clamp_max.out')
 
 
 def _autograd_clamp_max_out(ks, self, max, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('clamp_max', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('clamp_max', self, out)
     return _op_clamp_max_out.redispatch(ks, self, max, out)
 
 
@@ -8514,8 +8514,8 @@ _op_clamp_max_Tensor_out = _get_op('aten::clamp_max.Tensor_out')
 
 
 def _autograd_clamp_max_Tensor_out(ks, self, max, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(max) is _TI and max.autograd is not None):
-        out_not_differentiable('clamp_max', self, max)
+    if (type(self) is _TI and self.autograd is not None) or (type(max) is _TI and max.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('clamp_max', self, max, out)
     return _op_clamp_max_Tensor_out.redispatch(ks, self, max, out)
 
 
@@ -8546,8 +8546,8 @@ _op_where_self_out = _get_op('aten::where.self_out')
 
 
 def _autograd_where_self_out(ks, condition, self, other, out):
-    if (type(condition) is _TI and condition.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('where', condition, self, other)
+    if (type(condition) is _TI and condition.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('where', condition, self, other, out)
     return _op_where_self_out.redispatch(ks, condition, self, other, out)
 
 
@@ -8869,8 +8869,8 @@ _op_bernoulli_out = _get_op('aten::bernoulli.out')
 
 
 def _autograd_bernoulli_out(ks, self, generator, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('bernoulli', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('bernoulli', self, out)
     return _op_bernoulli_out.redispatch(ks, self, generator, out)
 
 
@@ -9071,8 +9071,8 @@ _op_sum_out = _get_op('aten::sum.out')
 
 
 def _autograd_sum_out(ks, self, dtype, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('sum', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('sum', self, out)
     return _op_sum_out.redispatch(ks, self, dtype, out)
 
 
@@ -9127,8 +9127,8 @@ _op_mean_out = _get_op('aten::mean.out')
 
 
 def _autograd_mean_out(ks, self, dim, keepdim, dtype, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('mean', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('mean', self, out)
     return _op_mean_out.redispatch(ks, self, dim, keepdim, dtype, out)
 
 
@@ -9183,8 +9183,8 @@ _op_prod_out = _get_op('aten::prod.out')
 
 
 def _autograd_prod_out(ks, self, dtype, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('prod', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('prod', self, out)
     return _op_prod_out.redispatch(ks, self, dtype, out)
 
 
@@ -9242,8 +9242,8 @@ _op_max_out = _get_op('aten::max.out')
 
 
 def _autograd_max_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('max', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('max', self, other, out)
     return _op_max_out.redispatch(ks, self, other, out)
 
 
@@ -9299,8 +9299,8 @@ _op_min_out = _get_op('aten::min.out')
 
 
 def _autograd_min_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('min', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('min', self, other, out)
     return _op_min_out.redispatch(ks, self, other, out)
 
 
@@ -9355,8 +9355,8 @@ _op_amax_out = _get_op('aten::amax.out')
 
 
 def _autograd_amax_out(ks, self, dim, keepdim, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('amax', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('amax', self, out)
     return _op_amax_out.redispatch(ks, self, dim, keepdim, out)
 
 
@@ -9390,8 +9390,8 @@ _op_amin_out = _get_op('aten::amin.out')
 
 
 def _autograd_amin_out(ks, self, dim, keepdim, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('amin', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('amin', self, out)
     return _op_amin_out.redispatch(ks, self, dim, keepdim, out)
 
 
@@ -9425,8 +9425,8 @@ _op_logsumexp_out = _get_op('aten::logsumexp.out')
 
 
 def _autograd_logsumexp_out(ks, self, dim, keepdim, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('logsumexp', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('logsumexp', self, out)
     return _op_logsumexp_out.redispatch(ks, self, dim, keepdim, out)
 
 
@@ -9460,8 +9460,8 @@ _op_var_out = _get_op('aten::var.out')
 
 
 def _autograd_var_out(ks, self, dim, unbiased, keepdim, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('var', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('var', self, out)
     return _op_var_out.redispatch(ks, self, dim, unbiased, keepdim, out)
 
 
@@ -9472,8 +9472,8 @@ _op_var_correction_out = _get_op('aten::var.correction_out')
 
 
 def _autograd_var_correction_out(ks, self, dim, correction, keepdim, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('var', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('var', self, out)
     return _op_var_correction_out.redispatch(ks, self, dim, correction, keepdim, out)
 
 
@@ -9508,8 +9508,8 @@ _op_std_out = _get_op('aten::std.out')
 
 
 def _autograd_std_out(ks, self, dim, unbiased, keepdim, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('std', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('std', self, out)
     return _op_std_out.redispatch(ks, self, dim, unbiased, keepdim, out)
 
 
@@ -9520,8 +9520,8 @@ _op_std_correction_out = _get_op('aten::std.correction_out')
 
 
 def _autograd_std_correction_out(ks, self, dim, correction, keepdim, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('std', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('std', self, out)
     return _op_std_correction_out.redispatch(ks, self, dim, correction, keepdim, out)
 
 
@@ -9557,8 +9557,8 @@ _op_var_mean_correction_out = _get_op('aten::var_mean.correction_out')
 
 
 def _autograd_var_mean_correction_out(ks, self, dim, correction, keepdim, out0, out1):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('var_mean', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out0) is _TI and out0.autograd is not None) or (type(out1) is _TI and out1.autograd is not None):
+        out_not_differentiable('var_mean', self, out0, out1)
     return _op_var_mean_correction_out.redispatch(ks, self, dim, correction, keepdim, out0, out1)
 
 
@@ -9595,8 +9595,8 @@ _op_std_mean_correction_out = _get_op('aten::std_mean.correction_out')
 
 
 def _autograd_std_mean_correction_out(ks, self, dim, correction, keepdim, out0, out1):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('std_mean', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out0) is _TI and out0.autograd is not None) or (type(out1) is _TI and out1.autograd is not None):
+        out_not_differentiable('std_mean', self, out0, out1)
     return _op_std_mean_correction_out.redispatch(ks, self, dim, correction, keepdim, out0, out1)
 
 
@@ -9629,8 +9629,8 @@ _op_norm_out = _get_op('aten::norm.out')
 
 
 def _autograd_norm_out(ks, self, p, dim, keepdim, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('norm', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('norm', self, out)
     return _op_norm_out.redispatch(ks, self, p, dim, keepdim, out)
 
 
@@ -9641,8 +9641,8 @@ _op_norm_Scalar_out = _get_op('aten::norm.Scalar_out')
 
 
 def _autograd_norm_Scalar_out(ks, self, p, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('norm', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('norm', self, out)
     return _op_norm_Scalar_out.redispatch(ks, self, p, out)
 
 
@@ -9699,8 +9699,8 @@ _op_norm_ScalarOpt_dtype_out = _get_op('aten::norm.ScalarOpt_dtype_out')
 
 
 def _autograd_norm_ScalarOpt_dtype_out(ks, self, p, dtype, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('norm', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('norm', self, out)
     return _op_norm_ScalarOpt_dtype_out.redispatch(ks, self, p, dtype, out)
 
 
@@ -9759,8 +9759,8 @@ _op_linalg_vector_norm_out = _get_op('aten::linalg_vector_norm.out')
 
 
 def _autograd_linalg_vector_norm_out(ks, self, ord, dim, keepdim, dtype, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('linalg_vector_norm', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('linalg_vector_norm', self, out)
     return _op_linalg_vector_norm_out.redispatch(ks, self, ord, dim, keepdim, dtype, out)
 
 
@@ -9815,8 +9815,8 @@ _op_cumsum_out = _get_op('aten::cumsum.out')
 
 
 def _autograd_cumsum_out(ks, self, dim, dtype, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('cumsum', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('cumsum', self, out)
     return _op_cumsum_out.redispatch(ks, self, dim, dtype, out)
 
 
@@ -9875,8 +9875,8 @@ _op_cumprod_out = _get_op('aten::cumprod.out')
 
 
 def _autograd_cumprod_out(ks, self, dim, dtype, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('cumprod', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('cumprod', self, out)
     return _op_cumprod_out.redispatch(ks, self, dim, dtype, out)
 
 
@@ -9910,8 +9910,8 @@ _op_cat_out = _get_op('aten::cat.out')
 
 
 def _autograd_cat_out(ks, tensors, dim, out):
-    if any(type(t) is _TI and t.autograd is not None for t in tensors):
-        out_not_differentiable('cat', *tensors)
+    if any(type(t) is _TI and t.autograd is not None for t in tensors) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('cat', *tensors, out)
     return _op_cat_out.redispatch(ks, tensors, dim, out)
 
 
@@ -9944,8 +9944,8 @@ _op_stack_out = _get_op('aten::stack.out')
 
 
 def _autograd_stack_out(ks, tensors, dim, out):
-    if any(type(t) is _TI and t.autograd is not None for t in tensors):
-        out_not_differentiable('stack', *tensors)
+    if any(type(t) is _TI and t.autograd is not None for t in tensors) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('stack', *tensors, out)
     return _op_stack_out.redispatch(ks, tensors, dim, out)
 
 
@@ -9998,8 +9998,8 @@ _op_tril_out = _get_op('aten::tril.out')
 
 
 def _autograd_tril_out(ks, self, diagonal, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('tril', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('tril', self, out)
     return _op_tril_out.redispatch(ks, self, diagonal, out)
 
 
@@ -10052,8 +10052,8 @@ _op_triu_out = _get_op('aten::triu.out')
 
 
 def _autograd_triu_out(ks, self, diagonal, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('triu', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('triu', self, out)
     return _op_triu_out.redispatch(ks, self, diagonal, out)
 
 
@@ -10192,8 +10192,8 @@ _op_narrow_copy_out = _get_op('aten::narrow_copy.out')
 
 
 def _autograd_narrow_copy_out(ks, self, dim, start, length, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('narrow_copy', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('narrow_copy', self, out)
     return _op_narrow_copy_out.redispatch(ks, self, dim, start, length, out)
 
 
@@ -10245,8 +10245,8 @@ _op_reflection_pad1d_out = _get_op('aten::reflection_pad1d.out')
 
 
 def _autograd_reflection_pad1d_out(ks, self, padding, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('reflection_pad1d', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('reflection_pad1d', self, out)
     return _op_reflection_pad1d_out.redispatch(ks, self, padding, out)
 
 
@@ -10298,8 +10298,8 @@ _op_reflection_pad2d_out = _get_op('aten::reflection_pad2d.out')
 
 
 def _autograd_reflection_pad2d_out(ks, self, padding, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('reflection_pad2d', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('reflection_pad2d', self, out)
     return _op_reflection_pad2d_out.redispatch(ks, self, padding, out)
 
 
@@ -10351,8 +10351,8 @@ _op_replication_pad1d_out = _get_op('aten::replication_pad1d.out')
 
 
 def _autograd_replication_pad1d_out(ks, self, padding, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('replication_pad1d', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('replication_pad1d', self, out)
     return _op_replication_pad1d_out.redispatch(ks, self, padding, out)
 
 
@@ -10404,8 +10404,8 @@ _op_replication_pad2d_out = _get_op('aten::replication_pad2d.out')
 
 
 def _autograd_replication_pad2d_out(ks, self, padding, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('replication_pad2d', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('replication_pad2d', self, out)
     return _op_replication_pad2d_out.redispatch(ks, self, padding, out)
 
 
@@ -10457,8 +10457,8 @@ _op_reflection_pad3d_out = _get_op('aten::reflection_pad3d.out')
 
 
 def _autograd_reflection_pad3d_out(ks, self, padding, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('reflection_pad3d', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('reflection_pad3d', self, out)
     return _op_reflection_pad3d_out.redispatch(ks, self, padding, out)
 
 
@@ -10510,8 +10510,8 @@ _op_replication_pad3d_out = _get_op('aten::replication_pad3d.out')
 
 
 def _autograd_replication_pad3d_out(ks, self, padding, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('replication_pad3d', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('replication_pad3d', self, out)
     return _op_replication_pad3d_out.redispatch(ks, self, padding, out)
 
 
@@ -10658,8 +10658,8 @@ _op_cummax_out = _get_op('aten::cummax.out')
 
 
 def _autograd_cummax_out(ks, self, dim, values, indices):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('cummax', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None) or (type(indices) is _TI and indices.autograd is not None):
+        out_not_differentiable('cummax', self, values, indices)
     return _op_cummax_out.redispatch(ks, self, dim, values, indices)
 
 
@@ -10693,8 +10693,8 @@ _op_cummin_out = _get_op('aten::cummin.out')
 
 
 def _autograd_cummin_out(ks, self, dim, values, indices):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('cummin', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None) or (type(indices) is _TI and indices.autograd is not None):
+        out_not_differentiable('cummin', self, values, indices)
     return _op_cummin_out.redispatch(ks, self, dim, values, indices)
 
 
