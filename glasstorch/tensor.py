@@ -438,6 +438,10 @@ class Tensor:
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self.requires_grad_(value)
 
+    @requires_grad.deleter
+    def requires_grad(self):
+        raise RuntimeError("requires_grad must be a bool")  # PyTorch's setter, handed no value
+
     def requires_grad_(self, requires_grad=True) -> Tensor:
         impl = self._impl
         if not self.is_leaf:
@@ -487,6 +491,19 @@ class Tensor:
     @property
     def grad_fn(self):
         return _current_grad_fn(self._impl)
+
+    @property
+    def _grad_fn(self):
+        return _current_grad_fn(self._impl)
+
+    @_grad_fn.deleter
+    def _grad_fn(self):
+        raise RuntimeError("Deletion of _grad_fn not allowed. Detach tensor instead!")
+
+    def _refuse_hooks_deletion(self):
+        raise RuntimeError("Deletion of _backwards_hooks not allowed!")
+
+    _backward_hooks = property(None, None, _refuse_hooks_deletion)  # only its deletion is spelled as PyTorch's
 
     @property
     def is_leaf(self) -> bool:
@@ -589,6 +606,10 @@ class Tensor:
             raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
         dst.storage, dst.dtype, dst.device, dst.key_set = src.storage, src.dtype, src.device, src.key_set
         dst.set_geometry(src.sizes, src.strides, src.offset)
+
+    @data.deleter
+    def data(self):
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
     @_subclass_protocol
     def detach(self) -> Tensor:

@@ -133,3 +133,11 @@ def test_set_grad_enabled_as_decorator_leaves_the_mode_alone():
             seen += [inner(x).requires_grad, wrapped(x).requires_grad, mod.is_grad_enabled()]
         return seen
     assert run(gt) == run(torch)
+
+
+def test_autograd_attributes_refuse_deletion():
+    for name in ("data", "requires_grad", "_grad_fn", "_backward_hooks"):
+        assert_same_error(lambda n=name: delattr(gt.ones(2, requires_grad=True), n),
+                          lambda n=name: delattr(torch.ones(2, requires_grad=True), n))
+    x, y = gt.ones(2, requires_grad=True), torch.ones(2, requires_grad=True)
+    assert ((x * 2)._grad_fn.name(), x._grad_fn) == ((y * 2)._grad_fn.name(), y._grad_fn)
