@@ -12,19 +12,37 @@ the user API is ``torch.autograd._force_original_view_tracking``), and ``_functi
 """
 
 import types
+import weakref
 
 from ._binding_support import DisableTorchFunction, DisableTorchFunctionSubclass, _disabled_torch_function_impl
 from .autograd import basic_ops as _basic_ops
 from .autograd._generated import nodes as _generated_nodes
 from .autograd.engine import current_graph_task_id as _current_graph_task_id
-from .autograd.grad_mode import _set_view_replay_enabled, _unsafe_set_version_counter, is_grad_enabled
+from .autograd.grad_mode import (
+    _is_multithreading_enabled,
+    _set_multithreading_enabled,
+    _set_view_replay_enabled,
+    _unsafe_set_version_counter,
+    is_grad_enabled,
+)
 from .autograd.grad_mode import is_view_replay_enabled as _is_view_replay_enabled
 from .autograd.graph import AccumulateGrad, Node, _saved_tensors_hooks_is_enabled
 from .autograd.view_history import CopySlices
 
 __all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "_disabled_torch_function_impl",
            "_set_view_replay_enabled", "_is_view_replay_enabled", "_functions", "_autograd", "is_grad_enabled",
-           "_current_graph_task_id"]
+           "_current_graph_task_id", "_is_multithreading_enabled", "_set_multithreading_enabled", "_WeakTensorRef"]
+
+
+class _WeakTensorRef:
+    """A weak reference to a tensor's data (``torch._C._WeakTensorRef``): ``expired()`` once the TensorImpl is
+    gone (no tensor, view or saved value holds it)."""
+
+    def __init__(self, tensor):
+        self._ref = weakref.ref(tensor._impl)
+
+    def expired(self) -> bool:
+        return self._ref() is None
 
 
 def _node_classes() -> dict:

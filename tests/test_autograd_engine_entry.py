@@ -141,3 +141,41 @@ def test_autograd_attributes_refuse_deletion():
                           lambda n=name: delattr(torch.ones(2, requires_grad=True), n))
     x, y = gt.ones(2, requires_grad=True), torch.ones(2, requires_grad=True)
     assert ((x * 2)._grad_fn.name(), x._grad_fn) == ((y * 2)._grad_fn.name(), y._grad_fn)
+
+
+def test_apply_refuses_a_keyword_that_repeats_a_positional():
+    def make(mod, call):
+        class Fn(mod.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                return x + y
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, g
+
+        x = mod.ones(1)
+        return lambda: call(Fn, x)
+    for call in (lambda f, x: f.apply(x, x, y=x), lambda f, x: f.apply(x, bad=x), lambda f, x: f.apply(x, bad=x, y=x)):
+        assert_same_error(make(gt, call), make(torch, call))
+
+
+def _threads_and_refs(mod):
+    seen = [mod._C._is_multithreading_enabled()]
+    with mod.autograd.set_multithreading_enabled(False):
+        seen.append(mod._C._is_multithreading_enabled())
+    seen.append(mod._C._is_multithreading_enabled())
+    t = mod.rand(2, requires_grad=True)
+    out = t.exp()  # exp saves its result: the graph keeps that impl alive
+    ref = mod._C._WeakTensorRef(out)
+    del out
+    seen.append(ref.expired())
+    t = mod.rand(2)
+    ref = mod._C._WeakTensorRef(t)
+    del t
+    seen.append(ref.expired())
+    return seen
+
+
+def test_multithreading_switch_and_weak_tensor_ref():
+    assert _threads_and_refs(gt) == _threads_and_refs(torch)

@@ -20,6 +20,7 @@ class _GradState(threading.local):
         # PyTorch's AutogradState view_replay_enabled: views record how to replay themselves (ViewFunc) so a
         # view's grad_fn regenerated after an in-place write is the view op's own node, not AsStridedBackward0.
         self.view_replay = False
+        self.multithreading = True  # set_multithreading_enabled (recorded; backward runs on the calling thread)
 
 
 class _ForwardLevels:

@@ -19,7 +19,7 @@ from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from .function import Function, InplaceFunction, once_differentiable  # noqa: F401
 from .grad_mode import (  # noqa: F401
     _force_original_view_tracking, _unsafe_preserve_version_counter, enable_grad, inference_mode, is_grad_enabled,
-    is_inference_mode_enabled, is_view_replay_enabled, no_grad, set_grad_enabled,
+    is_inference_mode_enabled, is_view_replay_enabled, no_grad, set_grad_enabled, set_multithreading_enabled,
 )
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
 from .graph import AccumulateGrad, GradientEdge, Node, requires_grad

@@ -212,6 +212,9 @@ def _kwargs_to_args(forward, args, kwargs) -> tuple:
     names = [p.name for p in list(inspect.signature(forward).parameters.values())[1:] if p.kind in kinds]
     out = list(args)
     rest = dict(kwargs)
+    for name in names[:len(args)]:
+        if name in rest:
+            raise TypeError(f"forward() got multiple values for argument '{name}'")
     for name in names[len(args):]:
         if name not in rest:
             break

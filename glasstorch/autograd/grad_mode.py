@@ -19,7 +19,7 @@ from .._core.grad_state import state
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "is_view_replay_enabled", "_force_original_view_tracking",
-           "_unsafe_preserve_version_counter", "_unsafe_set_version_counter"]
+           "_unsafe_preserve_version_counter", "_unsafe_set_version_counter", "set_multithreading_enabled"]
 
 
 def is_grad_enabled() -> bool:
@@ -256,3 +256,36 @@ class _unsafe_preserve_version_counter(_DecoratorContextManager):
 
     def clone(self):
         return self.__class__(self.tensors)
+
+
+def _set_multithreading_enabled(mode: bool) -> None:
+    state.multithreading = bool(mode)
+
+
+def _is_multithreading_enabled() -> bool:
+    return state.multithreading
+
+
+class set_multithreading_enabled(_DecoratorContextManager):
+    """Whether backward may run on the engine's device threads (``torch.autograd.set_multithreading_enabled``).
+
+    glasstorch's engine always runs backward on the calling thread (what PyTorch does for CPU work either way),
+    so the flag is recorded and read back but changes nothing.  Set at construction, restored on exit.
+
+    Args:
+        mode: True (the default state) or False.
+    """
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = _is_multithreading_enabled()
+        _set_multithreading_enabled(mode)
+        self.mode = mode
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        _set_multithreading_enabled(self.prev)
+
+    def clone(self):
+        return self.__class__(self.mode)
