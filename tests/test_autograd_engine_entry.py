@@ -179,3 +179,21 @@ def _threads_and_refs(mod):
 
 def test_multithreading_switch_and_weak_tensor_ref():
     assert _threads_and_refs(gt) == _threads_and_refs(torch)
+
+
+def test_custom_function_dirtying_a_view_of_a_leaf():
+    def make(mod):
+        class Func(mod.autograd.Function):
+            @staticmethod
+            def forward(ctx, inp):
+                inp.add_(1)
+                ctx.mark_dirty(inp)
+                return inp
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        a = mod.tensor([1.0, 2.0], requires_grad=True)
+        return lambda: Func.apply(a.view_as(a))
+    assert_same_error(make(gt), make(torch))

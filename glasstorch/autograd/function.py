@@ -376,6 +376,10 @@ def _wrap_outputs(ctx, input_impls, output, executable):
             if impl.base is not None:
                 if len(outputs) > 1:
                     raise RuntimeError(_VIEW_DIRTY_MULTI)
+                base_meta = impl.base.autograd  # PyTorch 2.8+: rebasing a leaf's view would leak the leaf's graph
+                if base_meta is not None and base_meta.requires_grad and base_meta.grad_fn is None:
+                    raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
+                                       "operation.")
                 rebase_history(impl, ctx)  # the base's history becomes CopySlices(ctx)
             else:
                 if meta is None:
