@@ -197,3 +197,16 @@ def test_custom_function_dirtying_a_view_of_a_leaf():
         a = mod.tensor([1.0, 2.0], requires_grad=True)
         return lambda: Func.apply(a.view_as(a))
     assert_same_error(make(gt), make(torch))
+
+
+def test_saved_input_detached_in_place():
+    def make(mod, op):
+        def run():
+            a = mod.tensor(1.0, requires_grad=True).clone()
+            b = op(a)
+            a.detach_()
+            b.backward()
+            return True
+        return run
+    assert_same_error(make(gt, lambda a: a.sin()), make(torch, lambda a: a.sin()))
+    assert make(gt, lambda a: a.exp())() and make(torch, lambda a: a.exp())()  # a saved output is fine

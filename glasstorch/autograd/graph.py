@@ -321,7 +321,7 @@ class SavedTensor:
     """A tensor saved for backward, with PyTorch's version check (``SavedVariable``)."""
 
     __slots__ = ("impl", "version", "packed", "unpack_hook", "grad_fn_ref", "output_nr", "is_output", "released",
-                 "was_none")
+                 "was_none", "had_grad_fn")
 
     def __init__(self, impl, is_output: bool = False):
         self.released = False
@@ -337,6 +337,7 @@ class SavedTensor:
         self.version = impl.version.version
         meta = impl.autograd
         self.output_nr = 0 if meta is None else meta.output_nr
+        self.had_grad_fn = meta is not None and meta.grad_fn is not None  # an input's history, checked at unpack
         # An output saved by its own node would form a cycle node -> saved -> output -> node: keep the
         # node weakly (PyTorch saves tensor_data() plus grad_fn for the same reason).
         self.grad_fn_ref = weakref.ref(meta.grad_fn) if is_output and meta is not None and meta.grad_fn else None
@@ -400,6 +401,10 @@ class SavedTensor:
                 out.autograd.grad_fn = node
                 out.autograd.output_nr = self.output_nr
             return out
+        if self.had_grad_fn and current_grad_fn(impl) is None:
+            # A saved input is the tensor itself, its history read from it; detach_() took that away.
+            raise RuntimeError("Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
+                               "This is not supported, please use out-of-place `.detach()` instead")
         return impl
 
 
