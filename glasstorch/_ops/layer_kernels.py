@@ -16,7 +16,11 @@ from .._core.grad_state import state as _grad_state
 from .._tensor.impl import AutogradMeta, CreationMeta, TensorImpl
 from .view_funcs import ViewFunc, as_strided_view_func
 
-__all__ = ["inplace_kernel", "view_kernel", "backend_select_kernel"]
+__all__ = ["inplace_kernel", "view_kernel", "backend_select_kernel", "write_observers"]
+
+# Called with each tensor an in-place or out= op is about to write, before the write (below autograd): how
+# autograd's allow_mutation_on_saved_tensors clones a saved tensor first (PyTorch uses a dispatch mode).
+write_observers: list = []
 
 
 _BELOW = bit("ADInplaceOrView") | AUTOGRAD_SET  # PyTorch's AutoDispatchBelowADInplaceOrView
@@ -38,6 +42,8 @@ def inplace_kernel(op, written: tuple):
             prev = tls.excluded
             tls.excluded = prev | _BELOW
             try:
+                if write_observers:
+                    _observe(args, written)
                 out = redispatch(ks, *args, **kwargs)
             finally:
                 tls.excluded = prev
@@ -52,6 +58,8 @@ def inplace_kernel(op, written: tuple):
             prev = tls.excluded
             tls.excluded = prev | _BELOW
             try:
+                if write_observers:
+                    _observe(args, written)
                 out = redispatch(ks, *args, **kwargs)
             finally:
                 tls.excluded = prev
@@ -64,6 +72,16 @@ def inplace_kernel(op, written: tuple):
             return out
     kernel.__qualname__ = f"ADInplaceOrView::{op.name}"
     return kernel
+
+
+def _observe(args, written) -> None:
+    for w in written:
+        t = args[w] if w < len(args) else None
+        targets = [t] if type(t) is TensorImpl else [x for x in t if type(x) is TensorImpl] if isinstance(
+            t, (list, tuple)) else []
+        for x in targets:
+            for fn in write_observers:
+                fn(x)
 
 
 def _bump_each(tensors) -> None:

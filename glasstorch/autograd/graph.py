@@ -17,6 +17,7 @@ Invariant: a graph only points from outputs towards inputs, so freeing outputs f
 
 from __future__ import annotations
 
+import collections
 import itertools
 import re
 import threading
@@ -24,6 +25,8 @@ import weakref
 from typing import NamedTuple
 
 from .._core.grad_state import state as _grad_state
+from .._ops.aten import aten
+from .._ops.layer_kernels import write_observers
 from .._tensor.impl import AutogradMeta, TensorImpl
 from .._tensor.views import type_string
 from .anomaly_mode import is_anomaly_enabled
@@ -321,12 +324,13 @@ class SavedTensor:
     """A tensor saved for backward, with PyTorch's version check (``SavedVariable``)."""
 
     __slots__ = ("impl", "version", "packed", "unpack_hook", "grad_fn_ref", "output_nr", "is_output", "released",
-                 "was_none", "had_grad_fn")
+                 "was_none", "had_grad_fn", "history")
 
     def __init__(self, impl, is_output: bool = False):
         self.released = False
         self.was_none = impl is None
         self.packed = None
+        self.history = None
         self.unpack_hook = None
         self.is_output = is_output
         if impl is None:
@@ -350,6 +354,7 @@ class SavedTensor:
             self.impl = impl
 
     def _pack_with(self, impl, pack, unpack) -> None:
+        self.history = _history_of(impl, self.is_output)
         prev = _grad_state.enabled
         _grad_state.enabled = False  # PyTorch runs pack hooks without recording
         try:
@@ -388,7 +393,7 @@ class SavedTensor:
             raise RuntimeError(_BACKWARD_TWICE)
         if self.unpack_hook is not None:
             t = self.unpack_hook(self.packed)
-            return t._impl if t is not None else None
+            return None if t is None else self._with_history(t._impl)
         impl = self.impl
         if impl.version.version != self.version:
             raise RuntimeError(_version_error(impl, self, node_name))
@@ -406,6 +411,37 @@ class SavedTensor:
             raise RuntimeError("Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
                                "This is not supported, please use out-of-place `.detach()` instead")
         return impl
+
+
+    def _with_history(self, impl: TensorImpl) -> TensorImpl:
+        """What an unpack hook returned, as a new tensor with the saved tensor's history (PyTorch's
+        ``SavedVariable::unpack`` makes a variable of the data with the saved grad_fn, or as the same leaf)."""
+        node, leaf_accumulator = self.history
+        if node is None and leaf_accumulator is None and self.grad_fn_ref is None:
+            return impl
+        out = impl.view_impl(impl.sizes, impl.strides, impl.offset)
+        meta = out.autograd = AutogradMeta()
+        if node is None and self.grad_fn_ref is not None:
+            node = self.grad_fn_ref()
+        if node is not None:
+            meta.grad_fn, meta.output_nr = node, self.output_nr
+        else:
+            meta.requires_grad = True
+            meta.grad_accumulator = leaf_accumulator
+        return out
+
+
+def _history_of(impl: TensorImpl, is_output: bool) -> tuple:
+    """(grad_fn, leaf accumulator ref) of a tensor packed by a hook: an input's grad_fn is held strongly (its data
+    is gone), an output's stays the weak ``grad_fn_ref``; a leaf that requires grad gives its accumulator."""
+    meta = impl.autograd
+    if meta is None:
+        return None, None
+    if meta.grad_fn is not None:
+        return (None if is_output else current_grad_fn(impl)), None
+    if meta.requires_grad:
+        return None, weakref.ref(grad_accumulator(impl))
+    return None, None
 
 
 def _version_error(impl, saved, node_name) -> str:
@@ -473,6 +509,8 @@ class disable_saved_tensors_hooks:
         self.error_message = error_message
 
     def __enter__(self):
+        if getattr(_hooks_state, "stack", None):  # hooks already active: as PyTorch, refuse with the message
+            raise RuntimeError(self.error_message)
         self.prev = getattr(_hooks_state, "disabled", None)
         _hooks_state.disabled = self.error_message
 
@@ -491,47 +529,83 @@ def _saved_tensors_hooks_is_enabled() -> bool:
     return getattr(_hooks_state, "disabled", None) is None
 
 
-class _AllowMutationOnSavedContext:
-    """The state of one ``allow_mutation_on_saved_tensors`` block: closed once the block is left."""
+class _Handle:
+    """What a saved tensor packs to inside ``allow_mutation_on_saved_tensors``: a key to its value."""
 
-    def __init__(self):
-        self.closed = False
+
+def _storage_id(t) -> tuple:
+    return (t.data_ptr(), t._version)
+
+
+class _AllowMutationOnSavedContext:
+    """The state of one ``allow_mutation_on_saved_tensors`` block (PyTorch's, field for field): ``original`` and
+    ``cloned`` map a handle to the saved tensor or to its clone taken before a write; ``tid_to_weakhandle`` finds
+    a saved tensor's handle; ``sid_to_tid`` the saved tensors over one storage at one version.  The handles are
+    held by the saved tensors only, so entries leave with the graph."""
+
+    def __init__(self) -> None:
+        self.cloned = weakref.WeakKeyDictionary()
+        self.original = weakref.WeakKeyDictionary()
+        self.tid_to_weakhandle = weakref.WeakValueDictionary()
+        self.sid_to_tid = collections.defaultdict(set)
+
+    def clear(self) -> None:
+        self.cloned.clear()
+        self.original.clear()
+        self.tid_to_weakhandle.clear()
+        self.sid_to_tid.clear()
+
+    def pack(self, tensor) -> _Handle:
+        tid = (id(tensor), *_storage_id(tensor))
+        self.sid_to_tid[_storage_id(tensor)].add(tid)
+        handle = self.tid_to_weakhandle.get(tid)
+        if handle is None:  # the same tensor at the same version may be saved several times: one handle
+            handle = self.tid_to_weakhandle[tid] = _Handle()
+            self.original[handle] = tensor
+        return handle
+
+    def unpack(self, handle: _Handle):
+        if getattr(_mutation_state, "active", False) and handle in self.cloned:
+            return self.cloned[handle]
+        if not getattr(_mutation_state, "active", False) or handle not in self.original:
+            raise AssertionError("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+                                 "in which the graph was originally recorded.")
+        return self.original[handle]
+
+    def before_write(self, impl: TensorImpl) -> None:
+        """Clone every saved tensor over ``impl``'s storage at its current version, once, before the write."""
+        tids = self.sid_to_tid.get((impl.data_ptr(), impl.version.version))
+        for tid in tids or ():
+            handle = self.tid_to_weakhandle.get(tid)  # None: saved once, but that graph is gone
+            if handle is None or handle in self.cloned:
+                continue
+            original = self.original.pop(handle)
+            self.cloned[handle] = to_tensor(aten.clone(original._impl, None))
 
 
 _mutation_state = threading.local()
 
 
 class allow_mutation_on_saved_tensors:
-    """Tensors saved for backward inside this block may be modified in place afterwards: backward sees the
-    values they had when saved (``torch.autograd.graph.allow_mutation_on_saved_tensors``).
-
-    PyTorch clones a saved tensor just before an in-place op would write it; here the pack hook clones each
-    saved tensor when it is saved (the same gradients, more memory).  Backward must run inside the block.
-    """
+    """Tensors saved for backward inside this block may be modified in place: each is cloned just before the
+    first write that would change it, and backward uses the clone (``torch.autograd.graph``'s context
+    manager).  Backward must run inside the block; the context's state is cleared on exit."""
 
     def __enter__(self) -> _AllowMutationOnSavedContext:
         if getattr(_mutation_state, "active", False):
             raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
         ctx = self.ctx = _AllowMutationOnSavedContext()
-
-        def pack(tensor):
-            return tensor.clone()
-
-        def unpack(saved):
-            if ctx.closed:
-                raise AssertionError("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
-                                     "in which the graph was originally recorded.")
-            return saved
-
-        self.hooks = saved_tensors_hooks(pack, unpack)
+        self.hooks = saved_tensors_hooks(ctx.pack, ctx.unpack)
         self.hooks.__enter__()
+        write_observers.append(ctx.before_write)
         _mutation_state.active = True
         return ctx
 
     def __exit__(self, *exc):
-        self.hooks.__exit__(*exc)
-        self.ctx.closed = True
         _mutation_state.active = False
+        write_observers.remove(self.ctx.before_write)
+        self.hooks.__exit__(*exc)
+        self.ctx.clear()
 
 
 # -- graph utilities of torch.autograd.graph -----------------------------------------------------------------
