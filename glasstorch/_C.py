@@ -26,7 +26,7 @@ from .autograd.grad_mode import (
     is_grad_enabled,
 )
 from .autograd.grad_mode import is_view_replay_enabled as _is_view_replay_enabled
-from .autograd.graph import AccumulateGrad, Node, _saved_tensors_hooks_is_enabled
+from .autograd.graph import AccumulateGrad, Node, SavedTensor, _saved_tensors_hooks_is_enabled
 from .autograd.view_history import CopySlices
 
 __all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "_disabled_torch_function_impl",
@@ -61,3 +61,4 @@ vars(_functions).update(_node_classes())
 _autograd = types.ModuleType("torch._C._autograd", "The autograd engine's Python entry points (torch._C._autograd).")
 _autograd._saved_tensors_hooks_is_enabled = _saved_tensors_hooks_is_enabled
 _autograd._unsafe_set_version_counter = _unsafe_set_version_counter
+_autograd.SavedTensor = SavedTensor

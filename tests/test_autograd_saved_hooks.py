@@ -77,3 +77,43 @@ def test_allow_mutation_refuses_nesting_and_backward_outside():
             out = (a.clone() ** 2).sum()
         out.backward()
     assert_same_error(lambda: outside(gt), lambda: outside(torch))
+
+
+def test_raw_saved_tensors_of_a_custom_function():
+    def make(mod, step):
+        class Fn(mod.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x, None)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        def run():
+            a = mod.tensor(A, requires_grad=True)
+            y = Fn.apply(a)
+            saved = y.grad_fn._raw_saved_tensors
+            assert len(saved) == 2 and all(isinstance(s, mod._C._autograd.SavedTensor) for s in saved)
+            if step == "none":
+                saved[1].register_hooks(lambda x: x, lambda x: x)
+            if step == "twice":
+                saved[0].register_hooks(lambda x: x, lambda x: x)
+                saved[0].register_hooks(lambda x: x, lambda x: x)
+            y.sum().backward()
+            if step == "after":
+                _ = y.grad_fn._raw_saved_tensors
+            return a.grad.numpy().tolist()
+        return run
+    for step in ("none", "twice", "after"):
+        assert_same_error(make(gt, step), make(torch, step))
+    assert make(gt, "ok")() == make(torch, "ok")()
+
+
+def test_register_hooks_wants_two_callables():
+    for args in ((lambda x: x,), (1, 1)):
+        with pytest.raises(TypeError, match="incompatible function arguments"):
+            (gt.ones(2, requires_grad=True) * 1).exp().grad_fn._raw_saved_result.register_hooks(*args)
+        with pytest.raises(TypeError, match="incompatible function arguments"):
+            (torch.ones(2, requires_grad=True) * 1).exp().grad_fn._raw_saved_result.register_hooks(*args)

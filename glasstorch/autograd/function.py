@@ -118,6 +118,13 @@ class BackwardCFunction(Node, FunctionCtx):
         return tuple(None if (impl := s.unpack(name)) is None else _graph.to_tensor(impl) for s in self._saved)
 
     @property
+    def _raw_saved_tensors(self) -> tuple:
+        """The SavedTensor objects themselves (hooks may be registered on them before backward)."""
+        if self._released:
+            raise RuntimeError(_graph._BACKWARD_TWICE)
+        return tuple(self._saved or ())
+
+    @property
     def saved_variables(self) -> tuple:
         warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
         return self.saved_tensors

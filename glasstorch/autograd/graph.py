@@ -366,9 +366,15 @@ class SavedTensor:
         self.unpack_hook = unpack
         self.impl = None
 
-    def register_hooks(self, pack_hook, unpack_hook) -> None:
+    def register_hooks(self, *hooks) -> None:
         """Pack the saved tensor now with ``pack_hook``; backward unpacks it with ``unpack_hook``
-        (``torch._C._autograd.SavedTensor.register_hooks``)."""
+        (``torch._C._autograd.SavedTensor.register_hooks(pack_hook, unpack_hook)``)."""
+        if len(hooks) != 2 or not all(callable(h) for h in hooks):  # pybind11's overload error
+            raise TypeError("register_hooks(): incompatible function arguments. The following argument types are "
+                            "supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: collections.abc.Callable, "
+                            "arg1: collections.abc.Callable) -> None\n\nInvoked with: "
+                            + ", ".join(repr(x) for x in (self, *hooks)))
+        pack_hook, unpack_hook = hooks
         if self.unpack_hook is not None:
             raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. Hint: "
                                "only one pair of hooks is allowed at a time.")
