@@ -166,8 +166,8 @@ _op_angle_out = _get_op('aten::angle.out')
 
 
 def _autograd_angle_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('angle', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('angle', self, out)
     return _op_angle_out.redispatch(ks, self, out)
 
 
@@ -198,8 +198,8 @@ _op_polar_out = _get_op('aten::polar.out')
 
 
 def _autograd_polar_out(ks, abs, angle, out):
-    if (type(abs) is _TI and abs.autograd is not None) or (type(angle) is _TI and angle.autograd is not None):
-        out_not_differentiable('polar', abs, angle)
+    if (type(abs) is _TI and abs.autograd is not None) or (type(angle) is _TI and angle.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('polar', abs, angle, out)
     return _op_polar_out.redispatch(ks, abs, angle, out)
 
 
@@ -229,8 +229,8 @@ _op_complex_out = _get_op('aten::complex.out')
 
 
 def _autograd_complex_out(ks, real, imag, out):
-    if (type(real) is _TI and real.autograd is not None) or (type(imag) is _TI and imag.autograd is not None):
-        out_not_differentiable('complex', real, imag)
+    if (type(real) is _TI and real.autograd is not None) or (type(imag) is _TI and imag.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('complex', real, imag, out)
     return _op_complex_out.redispatch(ks, real, imag, out)
 
 
@@ -2351,8 +2351,8 @@ _op_linalg_lu_factor_ex_out = _get_op('aten::linalg_lu_factor_ex.out')
 
 
 def _autograd_linalg_lu_factor_ex_out(ks, A, pivot, check_errors, LU, pivots, info):
-    if (type(A) is _TI and A.autograd is not None):
-        out_not_differentiable('linalg_lu_factor_ex', A)
+    if (type(A) is _TI and A.autograd is not None) or (type(LU) is _TI and LU.autograd is not None) or (type(pivots) is _TI and pivots.autograd is not None) or (type(info) is _TI and info.autograd is not None):
+        out_not_differentiable('linalg_lu_factor_ex', A, LU, pivots, info)
     return _op_linalg_lu_factor_ex_out.redispatch(ks, A, pivot, check_errors, LU, pivots, info)
 
 
@@ -2386,8 +2386,8 @@ _op_linalg_lu_out = _get_op('aten::linalg_lu.out')
 
 
 def _autograd_linalg_lu_out(ks, A, pivot, P, L, U):
-    if (type(A) is _TI and A.autograd is not None):
-        out_not_differentiable('linalg_lu', A)
+    if (type(A) is _TI and A.autograd is not None) or (type(P) is _TI and P.autograd is not None) or (type(L) is _TI and L.autograd is not None) or (type(U) is _TI and U.autograd is not None):
+        out_not_differentiable('linalg_lu', A, P, L, U)
     return _op_linalg_lu_out.redispatch(ks, A, pivot, P, L, U)
 
 
@@ -2426,8 +2426,8 @@ _op_linalg_lu_solve_out = _get_op('aten::linalg_lu_solve.out')
 
 
 def _autograd_linalg_lu_solve_out(ks, LU, pivots, B, left, adjoint, out):
-    if (type(LU) is _TI and LU.autograd is not None) or (type(pivots) is _TI and pivots.autograd is not None) or (type(B) is _TI and B.autograd is not None):
-        out_not_differentiable('linalg_lu_solve', LU, pivots, B)
+    if (type(LU) is _TI and LU.autograd is not None) or (type(pivots) is _TI and pivots.autograd is not None) or (type(B) is _TI and B.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('linalg_lu_solve', LU, pivots, B, out)
     return _op_linalg_lu_solve_out.redispatch(ks, LU, pivots, B, left, adjoint, out)
 
 
@@ -2460,8 +2460,8 @@ _op_lu_unpack_out = _get_op('aten::lu_unpack.out')
 
 
 def _autograd_lu_unpack_out(ks, LU_data, LU_pivots, unpack_data, unpack_pivots, P, L, U):
-    if (type(LU_data) is _TI and LU_data.autograd is not None) or (type(LU_pivots) is _TI and LU_pivots.autograd is not None):
-        out_not_differentiable('lu_unpack', LU_data, LU_pivots)
+    if (type(LU_data) is _TI and LU_data.autograd is not None) or (type(LU_pivots) is _TI and LU_pivots.autograd is not None) or (type(P) is _TI and P.autograd is not None) or (type(L) is _TI and L.autograd is not None) or (type(U) is _TI and U.autograd is not None):
+        out_not_differentiable('lu_unpack', LU_data, LU_pivots, P, L, U)
     return _op_lu_unpack_out.redispatch(ks, LU_data, LU_pivots, unpack_data, unpack_pivots, P, L, U)
 
 
@@ -2540,8 +2540,8 @@ _op_linalg_solve_triangular_out = _get_op('aten::linalg_solve_triangular.out')
 
 
 def _autograd_linalg_solve_triangular_out(ks, self, B, upper, left, unitriangular, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(B) is _TI and B.autograd is not None):
-        out_not_differentiable('linalg_solve_triangular', self, B)
+    if (type(self) is _TI and self.autograd is not None) or (type(B) is _TI and B.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('linalg_solve_triangular', self, B, out)
     return _op_linalg_solve_triangular_out.redispatch(ks, self, B, upper, left, unitriangular, out)
 
 
@@ -2667,8 +2667,8 @@ _op_cholesky_out = _get_op('aten::cholesky.out')
 
 
 def _autograd_cholesky_out(ks, self, upper, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('cholesky', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('cholesky', self, out)
     return _op_cholesky_out.redispatch(ks, self, upper, out)
 
 
@@ -2702,8 +2702,8 @@ _op_cholesky_solve_out = _get_op('aten::cholesky_solve.out')
 
 
 def _autograd_cholesky_solve_out(ks, self, input2, upper, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(input2) is _TI and input2.autograd is not None):
-        out_not_differentiable('cholesky_solve', self, input2)
+    if (type(self) is _TI and self.autograd is not None) or (type(input2) is _TI and input2.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('cholesky_solve', self, input2, out)
     return _op_cholesky_solve_out.redispatch(ks, self, input2, upper, out)
 
 
@@ -2736,8 +2736,8 @@ _op_cholesky_inverse_out = _get_op('aten::cholesky_inverse.out')
 
 
 def _autograd_cholesky_inverse_out(ks, self, upper, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('cholesky_inverse', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('cholesky_inverse', self, out)
     return _op_cholesky_inverse_out.redispatch(ks, self, upper, out)
 
 
@@ -2793,8 +2793,8 @@ _op_linalg_qr_out = _get_op('aten::linalg_qr.out')
 
 
 def _autograd_linalg_qr_out(ks, A, mode, Q, R):
-    if (type(A) is _TI and A.autograd is not None):
-        out_not_differentiable('linalg_qr', A)
+    if (type(A) is _TI and A.autograd is not None) or (type(Q) is _TI and Q.autograd is not None) or (type(R) is _TI and R.autograd is not None):
+        out_not_differentiable('linalg_qr', A, Q, R)
     return _op_linalg_qr_out.redispatch(ks, A, mode, Q, R)
 
 
@@ -2867,8 +2867,8 @@ _op_linalg_cross_out = _get_op('aten::linalg_cross.out')
 
 
 def _autograd_linalg_cross_out(ks, self, other, dim, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('linalg_cross', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('linalg_cross', self, other, out)
     return _op_linalg_cross_out.redispatch(ks, self, other, dim, out)
 
 
@@ -2901,8 +2901,8 @@ _op_linalg_lstsq_out = _get_op('aten::linalg_lstsq.out')
 
 
 def _autograd_linalg_lstsq_out(ks, self, b, rcond, driver, solution, residuals, rank, singular_values):
-    if (type(self) is _TI and self.autograd is not None) or (type(b) is _TI and b.autograd is not None):
-        out_not_differentiable('linalg_lstsq', self, b)
+    if (type(self) is _TI and self.autograd is not None) or (type(b) is _TI and b.autograd is not None) or (type(solution) is _TI and solution.autograd is not None) or (type(residuals) is _TI and residuals.autograd is not None) or (type(rank) is _TI and rank.autograd is not None) or (type(singular_values) is _TI and singular_values.autograd is not None):
+        out_not_differentiable('linalg_lstsq', self, b, solution, residuals, rank, singular_values)
     return _op_linalg_lstsq_out.redispatch(ks, self, b, rcond, driver, solution, residuals, rank, singular_values)
 
 
@@ -10899,8 +10899,8 @@ _op_view_copy_out = _get_op('aten::view_copy.out')
 
 
 def _autograd_view_copy_out(ks, self, size, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('view_copy', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('view_copy', self, out)
     return _op_view_copy_out.redispatch(ks, self, size, out)
 
 
@@ -10921,8 +10921,8 @@ _op_view_copy_dtype_out = _get_op('aten::view_copy.dtype_out')
 
 
 def _autograd_view_copy_dtype_out(ks, self, dtype, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('view_copy', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('view_copy', self, out)
     return _op_view_copy_dtype_out.redispatch(ks, self, dtype, out)
 
 
@@ -10953,8 +10953,8 @@ _op__reshape_alias_copy_out = _get_op('aten::_reshape_alias_copy.out')
 
 
 def _autograd__reshape_alias_copy_out(ks, self, size, stride, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('_reshape_alias_copy', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('_reshape_alias_copy', self, out)
     return _op__reshape_alias_copy_out.redispatch(ks, self, size, stride, out)
 
 
@@ -10988,8 +10988,8 @@ _op_as_strided_copy_out = _get_op('aten::as_strided_copy.out')
 
 
 def _autograd_as_strided_copy_out(ks, self, size, stride, storage_offset, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('as_strided_copy', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('as_strided_copy', self, out)
     return _op_as_strided_copy_out.redispatch(ks, self, size, stride, storage_offset, out)
 
 
@@ -11021,8 +11021,8 @@ _op_transpose_copy_int_out = _get_op('aten::transpose_copy.int_out')
 
 
 def _autograd_transpose_copy_int_out(ks, self, dim0, dim1, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('transpose_copy', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('transpose_copy', self, out)
     return _op_transpose_copy_int_out.redispatch(ks, self, dim0, dim1, out)
 
 
@@ -11052,8 +11052,8 @@ _op_t_copy_out = _get_op('aten::t_copy.out')
 
 
 def _autograd_t_copy_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('t_copy', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('t_copy', self, out)
     return _op_t_copy_out.redispatch(ks, self, out)
 
 
@@ -11084,8 +11084,8 @@ _op_permute_copy_out = _get_op('aten::permute_copy.out')
 
 
 def _autograd_permute_copy_out(ks, self, dims, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('permute_copy', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('permute_copy', self, out)
     return _op_permute_copy_out.redispatch(ks, self, dims, out)
 
 
@@ -11116,8 +11116,8 @@ _op_expand_copy_out = _get_op('aten::expand_copy.out')
 
 
 def _autograd_expand_copy_out(ks, self, size, implicit, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('expand_copy', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('expand_copy', self, out)
     return _op_expand_copy_out.redispatch(ks, self, size, implicit, out)
 
 
@@ -11152,8 +11152,8 @@ _op_slice_copy_Tensor_out = _get_op('aten::slice_copy.Tensor_out')
 
 
 def _autograd_slice_copy_Tensor_out(ks, self, dim, start, end, step, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('slice_copy', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('slice_copy', self, out)
     return _op_slice_copy_Tensor_out.redispatch(ks, self, dim, start, end, step, out)
 
 
@@ -11186,8 +11186,8 @@ _op_select_copy_int_out = _get_op('aten::select_copy.int_out')
 
 
 def _autograd_select_copy_int_out(ks, self, dim, index, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('select_copy', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('select_copy', self, out)
     return _op_select_copy_int_out.redispatch(ks, self, dim, index, out)
 
 
@@ -11218,8 +11218,8 @@ _op_unsqueeze_copy_out = _get_op('aten::unsqueeze_copy.out')
 
 
 def _autograd_unsqueeze_copy_out(ks, self, dim, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('unsqueeze_copy', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('unsqueeze_copy', self, out)
     return _op_unsqueeze_copy_out.redispatch(ks, self, dim, out)
 
 
@@ -11250,8 +11250,8 @@ _op_squeeze_copy_out = _get_op('aten::squeeze_copy.out')
 
 
 def _autograd_squeeze_copy_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('squeeze_copy', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('squeeze_copy', self, out)
     return _op_squeeze_copy_out.redispatch(ks, self, out)
 
 
@@ -11282,8 +11282,8 @@ _op_squeeze_copy_dim_out = _get_op('aten::squeeze_copy.dim_out')
 
 
 def _autograd_squeeze_copy_dim_out(ks, self, dim, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('squeeze_copy', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('squeeze_copy', self, out)
     return _op_squeeze_copy_dim_out.redispatch(ks, self, dim, out)
 
 
@@ -11314,8 +11314,8 @@ _op_squeeze_copy_dims_out = _get_op('aten::squeeze_copy.dims_out')
 
 
 def _autograd_squeeze_copy_dims_out(ks, self, dim, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('squeeze_copy', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('squeeze_copy', self, out)
     return _op_squeeze_copy_dims_out.redispatch(ks, self, dim, out)
 
 
@@ -11349,8 +11349,8 @@ _op_unfold_copy_out = _get_op('aten::unfold_copy.out')
 
 
 def _autograd_unfold_copy_out(ks, self, dimension, size, step, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('unfold_copy', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('unfold_copy', self, out)
     return _op_unfold_copy_out.redispatch(ks, self, dimension, size, step, out)
 
 
@@ -11384,8 +11384,8 @@ _op_diagonal_copy_out = _get_op('aten::diagonal_copy.out')
 
 
 def _autograd_diagonal_copy_out(ks, self, offset, dim1, dim2, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('diagonal_copy', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('diagonal_copy', self, out)
     return _op_diagonal_copy_out.redispatch(ks, self, offset, dim1, dim2, out)
 
 
@@ -11416,8 +11416,8 @@ _op_split_copy_Tensor_out = _get_op('aten::split_copy.Tensor_out')
 
 
 def _autograd_split_copy_Tensor_out(ks, self, split_size, dim, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('split_copy', self)
+    if (type(self) is _TI and self.autograd is not None) or any(type(t) is _TI and t.autograd is not None for t in out):
+        out_not_differentiable('split_copy', self, *out)
     return _op_split_copy_Tensor_out.redispatch(ks, self, split_size, dim, out)
 
 
@@ -11448,8 +11448,8 @@ _op_split_with_sizes_copy_out = _get_op('aten::split_with_sizes_copy.out')
 
 
 def _autograd_split_with_sizes_copy_out(ks, self, split_sizes, dim, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('split_with_sizes_copy', self)
+    if (type(self) is _TI and self.autograd is not None) or any(type(t) is _TI and t.autograd is not None for t in out):
+        out_not_differentiable('split_with_sizes_copy', self, *out)
     return _op_split_with_sizes_copy_out.redispatch(ks, self, split_sizes, dim, out)
 
 
@@ -11480,8 +11480,8 @@ _op_unbind_copy_int_out = _get_op('aten::unbind_copy.int_out')
 
 
 def _autograd_unbind_copy_int_out(ks, self, dim, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('unbind_copy', self)
+    if (type(self) is _TI and self.autograd is not None) or any(type(t) is _TI and t.autograd is not None for t in out):
+        out_not_differentiable('unbind_copy', self, *out)
     return _op_unbind_copy_int_out.redispatch(ks, self, dim, out)
 
 
@@ -11511,8 +11511,8 @@ _op_alias_copy_out = _get_op('aten::alias_copy.out')
 
 
 def _autograd_alias_copy_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('alias_copy', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('alias_copy', self, out)
     return _op_alias_copy_out.redispatch(ks, self, out)
 
 
