@@ -500,10 +500,18 @@ class Tensor:
     def _grad_fn(self):
         raise RuntimeError("Deletion of _grad_fn not allowed. Detach tensor instead!")
 
-    def _refuse_hooks_deletion(self):
-        raise RuntimeError("Deletion of _backwards_hooks not allowed!")
+    @property
+    def _backward_hooks(self):
+        """A slot for scripts that set it (PyTorch keeps the tensor's Python hooks there); None by default."""
+        return self.__dict__.get("_backward_hooks")
 
-    _backward_hooks = property(None, None, _refuse_hooks_deletion)  # only its deletion is spelled as PyTorch's
+    @_backward_hooks.setter
+    def _backward_hooks(self, value):
+        self.__dict__["_backward_hooks"] = value
+
+    @_backward_hooks.deleter
+    def _backward_hooks(self):
+        raise RuntimeError("Deletion of _backwards_hooks not allowed!")
 
     @property
     def is_leaf(self) -> bool:

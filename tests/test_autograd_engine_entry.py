@@ -210,3 +210,31 @@ def test_saved_input_detached_in_place():
         return run
     assert_same_error(make(gt, lambda a: a.sin()), make(torch, lambda a: a.sin()))
     assert make(gt, lambda a: a.exp())() and make(torch, lambda a: a.exp())()  # a saved output is fine
+
+
+def test_custom_function_dirtying_a_multi_output_view_says_so_first():
+    def make(mod):
+        class Func(mod.autograd.Function):
+            @staticmethod
+            def forward(ctx, inp):
+                inp.add_(1)
+                ctx.mark_dirty(inp)
+                return inp
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        a = mod.tensor([1.0, 2.0], requires_grad=True)
+        b, _ = a.split_with_sizes([1, 1], dim=0)
+        return lambda: Func.apply(b)
+    assert_same_error(make(gt), make(torch))
+
+
+def test_backward_hooks_attribute_reads_and_sets():
+    def run(mod):
+        t = mod.ones(2)
+        seen = [t._backward_hooks]
+        t._backward_hooks = {}
+        return seen + [t._backward_hooks]
+    assert run(gt) == run(torch)

@@ -36,7 +36,7 @@ from .basic_ops import Error
 from .forward_grad import fw_grad, set_fw_grad
 from .grad_mode import state as _grad_state
 from .graph import Node, SavedTensor, collect_next_edges, requires_grad, set_history
-from .view_history import rebase_history
+from .view_history import handle_view_on_rebase, rebase_history
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "FunctionMeta", "InplaceFunction", "once_differentiable"]
 
@@ -383,6 +383,8 @@ def _wrap_outputs(ctx, input_impls, output, executable):
             if impl.base is not None:
                 if len(outputs) > 1:
                     raise RuntimeError(_VIEW_DIRTY_MULTI)
+                if meta is not None and meta.creation_meta is not None:
+                    handle_view_on_rebase(impl)  # a view that may not be written in place says so first
                 base_meta = impl.base.autograd  # PyTorch 2.8+: rebasing a leaf's view would leak the leaf's graph
                 if base_meta is not None and base_meta.requires_grad and base_meta.grad_fn is None:
                     raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
