@@ -39,12 +39,10 @@ _NO_ATTR = re.compile(r"(?:module '([\w.]+)'|'(\w+)' object|type object '(\w+)'|
 
 def missing_name(entry: str) -> str | None:
     """The glasstorch name a ``missing op`` entry reports (``glasstorch.linalg.inv``, ``glasstorch.Tensor.conj``)."""
-    m = _MISSING.search(entry)
-    if m:
-        return m.group(1)
     m = _NO_ATTR.search(entry)
     if not m:
-        return None
+        m = _MISSING.search(entry)
+        return m.group(1) if m else None
     module, obj, typ, ns, attr = m.groups()
     owner = module or (f"glasstorch.ops.{ns}" if ns else f"glasstorch.{obj or typ}")
     return f"{owner}.{attr}"
@@ -71,6 +69,7 @@ class Figures:
     agree: int = 0
     f32_ops: int = 0
     f32_agree: int = 0
+    absent: int = 0                  # OpInfos whose function form glasstorch lacks
     families: dict = field(default_factory=lambda: collections.defaultdict(lambda: [0, 0, 0, 0]))
     missing: collections.Counter = field(default_factory=collections.Counter)   # missing name -> OpInfos
     causes: collections.Counter = field(default_factory=collections.Counter)    # cause -> failing cases
@@ -96,6 +95,8 @@ def figures(mode: str, failures: dict[str, str]) -> Figures:
             fig.f32_ops, fam[2] = fig.f32_ops + 1, fam[2] + 1
             if not any(_f32(c) for c in failed):
                 fig.f32_agree, fam[3] = fig.f32_agree + 1, fam[3] + 1
+        if any(c.check == "function" and known.cause_of(failures[c.key]) == "missing op" for c in failed):
+            fig.absent += 1
         names = {missing_name(failures[c.key]) for c in failed if known.cause_of(failures[c.key]) == "missing op"}
         names.discard(None)
         fig.missing.update(names)
@@ -109,7 +110,8 @@ def _pct(n: int, m: int) -> str:
 
 def summary_lines(mode: str, fig: Figures) -> list[str]:
     return [f"{mode}: {fig.agree} of {fig.ops} OpInfos agree on every dtype and check of the run",
-            f"{mode}: {fig.f32_agree} of {fig.f32_ops} OpInfos agree in float32 (forward variants and gradients)"]
+            f"{mode}: {fig.f32_agree} of {fig.f32_ops} OpInfos agree in float32 (forward variants and gradients)",
+            f"{mode}: {fig.absent} OpInfos call a function glasstorch does not have"]
 
 
 def _fam(fig: Figures | None, fam: str) -> list | None:
