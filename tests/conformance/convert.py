@@ -106,8 +106,10 @@ def tensor_to_gt(t: torch.Tensor):
     """A glasstorch tensor with ``t``'s bytes, dtype, sizes, strides, storage offset and requires_grad."""
     if t.layout != torch.strided:
         raise MissingName(f"glasstorch layout {t.layout}")
-    conj, neg = t.is_conj(), t.is_neg()
-    src = t.detach().resolve_conj().resolve_neg() if conj or neg else t.detach()
+    # A conjugate view's storage holds the conjugates of its values: copy those bytes and set glasstorch's bit.
+    # A negative view (rare) crosses resolved: its values, without the bit.
+    conj, neg = t.is_conj() and not t.is_neg(), t.is_neg()
+    src = t.detach().resolve_conj().resolve_neg() if neg else t.detach()
     dtype = _dtype(src.dtype)
     if src.device.type == "meta":
         out = gt.empty_strided(tuple(src.shape), src.stride(), dtype=dtype, device="meta")

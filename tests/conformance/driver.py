@@ -179,6 +179,8 @@ def _raised(e: BaseException, where: str):
 
 def _clone(t):
     """A copy of a torch sample with each tensor's geometry kept and no autograd history (for in-place, out=)."""
+    if isinstance(t, torch.Tensor) and t.is_conj():
+        return _clone(t.conj()).conj()  # the storage holds the conjugates; the copy keeps the bit
     if isinstance(t, torch.Tensor):
         storage = t.detach().untyped_storage()
         return torch.empty(0, dtype=t.dtype).set_(storage.clone(), t.storage_offset(), t.shape, t.stride())
