@@ -402,14 +402,23 @@ def pinv_backward(grad, pinvA, A):
     return -(K @ pinvA).mH + (gradh - A @ K) @ pinvA @ pinvAh + pinvAhK - pinvAhK @ pinvA @ A
 
 
-def linalg_lstsq_backward(gX, A, B):
-    """``linalg_lstsq``: the solution is A⁺ B, so gB = A⁺ᴴ gX and gA is A⁺'s gradient for gX Bᴴ."""
-    if gX is None:
+def linalg_lstsq_backward(gX, gR, A, B):
+    """``linalg_lstsq``: the solution is A⁺ B, so gB = A⁺ᴴ gX and gA is A⁺'s gradient for gX Bᴴ. The residuals
+    r = ‖A X − B‖² per column are minimal in X, so only their explicit dependence counts (the envelope theorem):
+    with E = A X − B, gA += 2 E gR Xᴴ and gB −= 2 E gR (gR scaling each column)."""
+    if gX is None and (gR is None or gR.numel() == 0):
         return None, None
     vector = _is_vector_rhs(A, B)
-    g = gX.unsqueeze(-1) if vector else gX
     b = B.unsqueeze(-1) if vector else B
     pinvA = _lib().linalg.pinv(A)
-    gA = pinv_backward(g @ b.mH, pinvA, A)
-    gB = pinvA.mH @ g
+    gA = gB = None
+    if gX is not None:
+        g = gX.unsqueeze(-1) if vector else gX
+        gA = pinv_backward(g @ b.mH, pinvA, A)
+        gB = pinvA.mH @ g
+    if gR is not None and gR.numel() != 0:
+        X = pinvA @ b
+        scaled = (A @ X - b) * (2 * (gR.unsqueeze(-1) if vector else gR).unsqueeze(-2))
+        gA = scaled @ X.mH if gA is None else gA + scaled @ X.mH
+        gB = -scaled if gB is None else gB - scaled
     return gA, (gB.squeeze(-1) if vector else gB)

@@ -54,6 +54,13 @@ KNOWN_FAILURES: dict[str, str] = {
     k: v for op in ("t_", "transpose_", "swapaxes_", "swapdims_", "unsqueeze_", "squeeze_", "as_strided_", "set_")
     for kind in ("float32", "int") for k, v in _aot_and_inductor(f"Tensor.{op}-{kind}", _INPUT_METADATA).items()
 }
+# Found when linalg and the *_copy ops landed (2026-12-02): the joint graph of matrix_power(x, 0) does not read x,
+# so AOT autograd returns no gradient where eager's formula gives zeros; as_strided_copy's backward goes through
+# as_strided_backward's index-based accumulation, which the backward trace treats as data-dependent.
+KNOWN_FAILURES.update(_aot_and_inductor("linalg.matrix_power-float32",
+                                        "AOT autograd: no gradient for an input the graph does not read (n=0)"))
+KNOWN_FAILURES.update(_aot_and_inductor("as_strided_copy-float32",
+                                        "backward trace breaks on as_strided_backward's index accumulation"))
 
 
 def _entries() -> list[tuple[str, object]]:
@@ -123,8 +130,8 @@ WIDE_EXPECTED_BREAKS = EXPECTED_BREAKS | {
     "index_fill",   # a tensor value: its gradient sums grad over the unique indices (aten._unique2), as PyTorch's
                     # formula does -> a dynamic-shape op met while AOT traces the joint graph -> a graph break
 }
-WIDE_FAILURES: dict[str, str] = {
-    **{k: v for k, v in KNOWN_FAILURES.items() if k.endswith("-inductor")},
+WIDE_FAILURES: dict[str, str] = {  # matrix_power's n=0 sample is not among samples 3 to 6
+    **{k: v for k, v in KNOWN_FAILURES.items() if k.endswith("-inductor") and not k.startswith("linalg.matrix_power")},
 }
 
 

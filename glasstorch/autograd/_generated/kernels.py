@@ -2889,7 +2889,8 @@ def _autograd_linalg_lstsq(ks, self, b, rcond, driver):
         node.b_ = record.save(b)
         result = _op_linalg_lstsq.redispatch(ks, self, b, rcond, driver)
         _check_differentiable_dtype(result[0])
-        record.history(result, node, [True, False, False, False])
+        _check_differentiable_dtype(result[1])
+        record.history(result, node, [True, True, False, False])
         return result
     return _op_linalg_lstsq.redispatch(ks, self, b, rcond, driver)
 

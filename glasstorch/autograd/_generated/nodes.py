@@ -3540,7 +3540,7 @@ class LinalgCrossBackward0(Node):
 
 
 def _LinalgLstsqBackward0_0(grad, grads, self, b):
-    return linalg_lstsq_backward(grad, self, b)
+    return linalg_lstsq_backward(grads[0], grads[1], self, b)
 
 
 class LinalgLstsqBackward0(Node):
@@ -3551,7 +3551,7 @@ class LinalgLstsqBackward0(Node):
     _inputs = ('self', 'b')
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
-        grads = materialize(node, grads)
+        grads = _defined_grads(grads)
         grad = grads[0]
         b = _unpack(node, node.b_, 'LinalgLstsqBackward0')
         self = _unpack(node, node.self_, 'LinalgLstsqBackward0')
