@@ -19,6 +19,7 @@ from .._core.dispatch_key import tls as _tls
 __all__ = [
     # generic
     "maybe_multiply", "conj_scalar", "zeros_like", "zeros_like_grad", "where", "where_grad", "not_implemented",
+    "trace_backward",
     "tensor_list",
     "cat_grads", "pad_dim", "unsqueeze_dims", "restore_reduced_dims", "reshape_backward",
     # pointwise
@@ -1188,3 +1189,10 @@ def sdpa_backward(grad, query, key, value, attn_mask, dropout_p, is_causal, scal
     dq = dscores.matmul(key) * s
     dk = dscores.transpose(-2, -1).matmul(query) * s
     return dq, dk, dv
+
+
+def trace_backward(grad, sizes):
+    """``grad`` on the main diagonal of a zero matrix of ``sizes``."""
+    out = _T.zeros(sizes, dtype=grad.dtype, device=grad.device)
+    out.diagonal().copy_(grad.expand(min(sizes)))
+    return out

@@ -2325,6 +2325,38 @@ def _autograd__linalg_svd(ks, A, full_matrices, compute_uv, driver):
 register_autograd('aten::_linalg_svd', _autograd__linalg_svd)
 
 
+_op_trace = _get_op('aten::trace')
+_fw_trace = FwSpec(_op_trace, (0,), (False,), 'functional', None)
+
+
+def _autograd_trace(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_trace, _autograd_trace, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.TraceBackward0()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_trace.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op_trace.redispatch(ks, self)
+
+
+register_autograd('aten::trace', _autograd_trace)
+
+
+_op_trace_out = _get_op('aten::trace.out')
+
+
+def _autograd_trace_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('trace', self)
+    return _op_trace_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::trace.out', _autograd_trace_out)
+
+
 _op_linalg_lu_factor_ex = _get_op('aten::linalg_lu_factor_ex')
 _fw_linalg_lu_factor_ex = FwSpec(_op_linalg_lu_factor_ex, (0,), (False,), 'functional', None)
 

@@ -2704,6 +2704,31 @@ class LinalgSvdBackward0(Node):
         return self.compute_uv_
 
 
+def _TraceBackward0_0(grad, grads, self_sizes):
+    return trace_backward(grad, self_sizes)
+
+
+class TraceBackward0(Node):
+    """Backward of ``trace(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:55)."""
+
+    __slots__ = ('self_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TraceBackward0_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
 def _LinalgLuFactorExBackward0_0(grad, grads, pivot, result):
     return lu_factor_ex_backward(grad, result[0], result[1], pivot)
 

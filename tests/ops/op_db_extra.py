@@ -1,0 +1,84 @@
+"""OpInfo entries for the tensor products and shape helpers of issue 20: tensordot, inner, kron, trace,
+diagflat, block_diag, cartesian_prod, tril_indices/triu_indices and diff.
+
+Each entry runs through test_ops.py (function, method, out= forms; values, dtypes, shapes; gradients and
+gradcheck; error type and message), against torch.
+"""
+
+from __future__ import annotations
+
+from opinfo import ALL, ALL_NUMERIC, ErrorSample, OpInfo, Sample, T
+
+ALL_FLOAT_INTS = ALL_NUMERIC
+
+
+# -- tensordot / inner / kron / trace ------------------------------------------------------------------------
+def tensordot_samples(dtype):
+    yield Sample((T((2, 3, 4)), T((3, 4, 5), seed=1)), {"dims": 2}, name="dims=2")
+    yield Sample((T((2, 3)), T((3, 4), seed=1)), {"dims": 1}, name="dims=1")
+    yield Sample((T((2, 3)), T((4, 5), seed=1)), {"dims": 0}, name="outer dims=0")
+    yield Sample((T((2, 3, 4)), T((4, 3, 5), seed=1)), {"dims": ([1, 2], [1, 0])}, name="pair of lists")
+    yield Sample((T((2, 3, 4)), T((4, 3, 5), seed=1)), {"dims": ([-1], [0])}, name="negative dims")
+    yield Sample((T((2, 1)), T((3, 4), seed=1)), {"dims": ([1], [0])}, name="size-1 broadcast first")
+    yield Sample((T((2, 3)), T((1, 4), seed=1)), {"dims": ([1], [0])}, name="size-1 broadcast second")
+    yield Sample((T((3, 4), layout="transposed"), T((3, 2), seed=1, layout="strided")), {"dims": ([0], [0])},
+                 name="layouts")
+    yield Sample((T((0, 3)), T((3, 2), seed=1)), {"dims": 1}, name="empty")
+
+
+def tensordot_errors():
+    return [ErrorSample((T((2, 3)), T((3, 4))), {"dims": ([1], [0, 1])}, name="lengths"),
+            ErrorSample((T((2, 3)), T((3, 3))), {"dims": ([1, 1], [0, 1])}, name="repeated"),
+            ErrorSample((T((2, 3)), T((4, 3))), {"dims": ([1], [0])}, name="sizes"),
+            ErrorSample((T((2, 3)), T((3, 4))), {"dims": ([5], [0])}, name="range"),
+            ErrorSample((T((2, 3)), T((3, 4), dtype="float64")), {"dims": 1}, name="dtypes"),
+            ErrorSample((T((2, 3)), T((3, 4))), {"dims": -1}, name="negative count"),
+            ErrorSample((T((2, 3)), T((3, 4))), {"dims": 3}, name="count too big"),
+            ErrorSample((T((2, 3)), T((3, 4))), {"dims": "x"}, name="bad dims type"),
+            ErrorSample((T((2, 3)), T((3, 4))), {"dims": 1, "out": T((0,), dtype="float64")}, name="out dtype")]
+
+
+def inner_samples(dtype):
+    yield Sample((T((2, 3)), T((4, 3), seed=1)), name="2d 2d")
+    yield Sample((T((3,)), T((3,), seed=1)), name="vectors")
+    yield Sample((T((2, 2, 3)), T((3,), seed=1)), name="3d 1d")
+    yield Sample((T(()), T((2, 3), seed=1)), name="0-dim")
+    yield Sample((T((2, 3), layout="transposed"), T((4, 3), seed=1, layout="strided")), name="layouts")
+
+
+def inner_errors():
+    return [ErrorSample((T((2, 3)), T((4, 2))), name="last dims"),
+            ErrorSample((T((2, 3)), T((4, 3), dtype="float64")), name="dtypes")]
+
+
+def kron_samples(dtype):
+    yield Sample((T((2, 3)), T((4, 2), seed=1)), name="2d 2d")
+    yield Sample((T((3,)), T((2, 2), seed=1)), name="1d 2d")
+    yield Sample((T((2, 1, 3)), T((2,), seed=1)), name="3d 1d")
+    yield Sample((T(()), T((2, 3), seed=1)), name="0-dim")
+    yield Sample((T((2, 3), layout="transposed"), T((0, 2), seed=1)), name="empty")
+    other = "float64" if dtype != "float64" else "int32"
+    yield Sample((T((2, 2)), T((2,), seed=1, dtype=other)), name=f"mixed {other}")
+
+
+def trace_samples(dtype):
+    yield Sample((T((3, 3)),), name="square")
+    yield Sample((T((2, 4)),), name="wide")
+    yield Sample((T((5, 2), layout="transposed"),), name="tall transposed")
+    yield Sample((T((0, 3)),), name="empty")
+
+
+def trace_errors():
+    return [ErrorSample((T((2, 3, 3)),), name="3d"), ErrorSample((T((3,)),), name="1d"),
+            ErrorSample((T((2, 2), dtype="bool"),), name="bool")]
+
+
+OPS = [
+    OpInfo("tensordot", aten=("tensordot", "tensordot.out"), samples=tensordot_samples, dtypes=ALL_FLOAT_INTS,
+           out=True, errors=tensordot_errors),
+    OpInfo("inner", aten=("inner", "inner.out"), samples=inner_samples, dtypes=ALL_FLOAT_INTS, method=True,
+           out=True, errors=inner_errors),
+    OpInfo("kron", aten=("kron", "kron.out"), samples=kron_samples, dtypes=ALL, method=True, out=True),
+    OpInfo("trace", aten=("trace", "trace.out"), samples=trace_samples, dtypes=ALL_FLOAT_INTS, method=True,
+           errors=trace_errors),
+]

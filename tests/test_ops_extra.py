@@ -1,0 +1,113 @@
+"""Issue 20's tensor products and shape helpers against torch, beyond what their OpInfo entries
+(tests/ops/op_db_extra.py) cover: the Python-level argument forms, gradients through the composites, out=
+resizing and the autograd node names."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import glasstorch as gt
+from tests.oracle import assert_same, assert_same_error, from_torch
+
+
+def _pair(*shapes, dtype=torch.float64, requires_grad=False, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    ths = [torch.randn(s, generator=g, dtype=dtype) for s in shapes]
+    gts = [from_torch(t) for t in ths]
+    for t in ths + gts:
+        t.requires_grad_(requires_grad)
+    return gts, ths
+
+
+def _grads_match(fn_name, gts, ths, *args, **kwargs):
+    out_gt = getattr(gt, fn_name)(*gts, *args, **kwargs)
+    out_th = getattr(torch, fn_name)(*ths, *args, **kwargs)
+    assert_same(out_gt, out_th, check_strides=False, rtol=1e-12, atol=1e-12)
+    seed_th = torch.randn(out_th.shape, dtype=out_th.dtype, generator=torch.Generator().manual_seed(5))
+    got = gt.autograd.grad(out_gt, gts, from_torch(seed_th))
+    want = torch.autograd.grad(out_th, ths, seed_th)
+    for a, b in zip(got, want, strict=True):
+        assert_same(a, b, check_strides=False, rtol=1e-12, atol=1e-12)
+    return out_gt, out_th
+
+
+# -- tensordot --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("shapes,dims", [(((2, 4, 3), (4, 3, 5)), 2), (((2, 3), (4,)), 0),
+                                         (((2, 3, 4), (4, 3, 5)), ([1, 2], [1, 0])),
+                                         (((3, 2), (4, 3)), [[0], [1]]), (((2, 3, 4), (4, 5)), ((-1,), (0,)))],
+                         ids=str)
+def test_tensordot_dims_forms_and_grads(shapes, dims):
+    gts, ths = _pair(*shapes, requires_grad=True)
+    _grads_match("tensordot", gts, ths, dims=dims)
+
+
+def test_tensordot_tensor_dims():
+    gts, ths = _pair((2, 3, 4), (3, 4, 5))
+    for dims in ([[1, 2], [0, 1]], 2):
+        got = gt.tensordot(*gts, dims=gt.tensor(dims))
+        want = torch.tensordot(*ths, dims=torch.tensor(dims))
+        assert_same(got, want, rtol=1e-12, atol=1e-12)
+    assert_same_error(lambda: gt.tensordot(*gts, dims=gt.tensor([[1], [0], [2]])),
+                      lambda: torch.tensordot(*ths, dims=torch.tensor([[1], [0], [2]])))
+    assert_same_error(lambda: gt.tensordot(*gts, dims=gt.tensor(-1)),
+                      lambda: torch.tensordot(*ths, dims=torch.tensor(-1)))
+
+
+def test_tensordot_size_one_broadcast_grads():
+    gts, ths = _pair((2, 1, 3), (4, 3, 5), requires_grad=True)
+    _grads_match("tensordot", gts, ths, dims=([1, 2], [0, 1]))
+
+
+def test_tensordot_out_resizes_and_warns():
+    gts, ths = _pair((2, 3), (3, 4))
+    out_gt, out_th = gt.empty(5, dtype=gt.float64), torch.empty(5, dtype=torch.float64)
+    with pytest.warns(UserWarning, match="was resized"):
+        res = gt.tensordot(*gts, dims=1, out=out_gt)
+    with pytest.warns(UserWarning, match="was resized"):
+        torch.tensordot(*ths, dims=1, out=out_th)
+    assert res is out_gt
+    assert_same(out_gt, out_th, rtol=1e-12, atol=1e-12)
+
+
+# -- inner / kron / trace ---------------------------------------------------------------------------------
+def test_inner_grads():
+    gts, ths = _pair((2, 3, 4), (5, 4), requires_grad=True)
+    _grads_match("inner", gts, ths)
+
+
+def test_inner_zero_dim_out():
+    gts, ths = _pair((), (2, 3))
+    out_gt, out_th = gt.empty(0, dtype=gt.float64), torch.empty(0, dtype=torch.float64)
+    gt.inner(*gts, out=out_gt)
+    torch.inner(*ths, out=out_th)
+    assert_same(out_gt, out_th)
+
+
+@pytest.mark.parametrize("shapes", [((2, 3), (4, 1)), ((3,), (2, 2, 2)), ((), (3,))], ids=str)
+def test_kron_grads(shapes):
+    gts, ths = _pair(*shapes, requires_grad=True)
+    _grads_match("kron", gts, ths)
+
+
+def test_kron_out_promotes_into_out_dtype():
+    a_th, b_th = torch.arange(4).reshape(2, 2), torch.tensor([1.5, -2.0])
+    out_gt, out_th = gt.empty(0, dtype=gt.float64), torch.empty(0, dtype=torch.float64)
+    gt.kron(from_torch(a_th), from_torch(b_th), out=out_gt)
+    torch.kron(a_th, b_th, out=out_th)
+    assert_same(out_gt, out_th)
+    assert_same_error(lambda: gt.kron(from_torch(b_th), from_torch(a_th), out=gt.empty(0, dtype=gt.int64)),
+                      lambda: torch.kron(b_th, a_th, out=torch.empty(0, dtype=torch.int64)))
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 5), (4, 1)], ids=str)
+def test_trace_grads_and_node(shape):
+    gts, ths = _pair(shape, requires_grad=True)
+    out_gt, out_th = _grads_match("trace", gts, ths)
+    assert type(out_gt.grad_fn).__name__ == type(out_th.grad_fn).__name__ == "TraceBackward0"
+
+
+def test_trace_integer_dtypes():
+    for dt in ("uint8", "int16", "int32", "float16", "bfloat16"):
+        th = torch.arange(12).reshape(3, 4).to(getattr(torch, dt))
+        assert_same(gt.trace(from_torch(th)), torch.trace(th))
