@@ -1,5 +1,5 @@
 """Python-level functions of ``torch.functional`` — ``einsum``, ``unique``, ``unique_consecutive``, ``norm``,
-``broadcast_tensors``, ``atleast_1d``/``2d``/``3d``, ``lu``, ``tensordot`` — and
+``broadcast_tensors``, ``atleast_1d``/``2d``/``3d``, ``lu``, ``tensordot``, ``block_diag``, ``cartesian_prod`` — and
 the ``as_tuple`` form of ``nonzero`` (a manual binding in PyTorch's ``python_torch_functions_manual.cpp``).
 
 PyTorch writes these in Python over the aten operators; so does glasstorch: each parses its arguments the
@@ -19,7 +19,8 @@ from ._generated import functions as _ops
 from .tensor import Tensor
 
 __all__ = ["einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "atleast_1d", "atleast_2d",
-           "atleast_3d", "lu", "tensordot", "install"]
+           "atleast_3d", "lu", "tensordot", "block_diag", "cartesian_prod",
+           "install"]
 
 
 def _subscript(n) -> str:
@@ -234,6 +235,28 @@ def tensordot(a, b, dims=2, out=None):
     return _ops.tensordot(a, b, dims_a, dims_b, out=out)
 
 
+def block_diag(*tensors):
+    """The tensors as blocks on the diagonal of one matrix (a 0-d tensor a 1x1 block, a 1-d tensor a row).
+
+    Example:
+        >>> import glasstorch as torch
+        >>> torch.block_diag(torch.ones(2, 2), torch.tensor([5., 6.])).shape
+        torch.Size([3, 4])
+    """
+    return _ops.block_diag(tensors)
+
+
+def cartesian_prod(*tensors):
+    """Every combination of the 1-d tensors' elements, one per row, in ``itertools.product`` order.
+
+    Example:
+        >>> import glasstorch as torch
+        >>> torch.cartesian_prod(torch.tensor([1, 2]), torch.tensor([3, 4])).tolist()
+        [[1, 3], [1, 4], [2, 3], [2, 4]]
+    """
+    return _ops.cartesian_prod(tensors)
+
+
 def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
     return norm(self, p, dim, keepdim, dtype=dtype)
 
@@ -253,7 +276,8 @@ def _nonzero_method(self, *, as_tuple=False):
 def install(namespace) -> None:
     """Bind the functions into ``namespace`` (the ``glasstorch`` module) and the methods onto Tensor."""
     for name in ("einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "atleast_1d",
-                 "atleast_2d", "atleast_3d", "lu", "tensordot"):
+                 "atleast_2d", "atleast_3d", "lu", "tensordot", "block_diag",
+                 "cartesian_prod"):
         setattr(namespace, name, globals()[name])
     for method, name in ((_unique_method, "unique"), (_unique_consecutive_method, "unique_consecutive"),
                          (_nonzero_method, "nonzero"), (_norm_method, "norm"), (_lu_method, "lu")):

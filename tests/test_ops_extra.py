@@ -111,3 +111,68 @@ def test_trace_integer_dtypes():
     for dt in ("uint8", "int16", "int32", "float16", "bfloat16"):
         th = torch.arange(12).reshape(3, 4).to(getattr(torch, dt))
         assert_same(gt.trace(from_torch(th)), torch.trace(th))
+
+
+# -- block_diag / cartesian_prod / diagflat / diff / tril_indices ----------------------------------------------
+def test_block_diag_mixed_dtype_grads_and_node():
+    a_th = torch.randn(2, 2, requires_grad=True)
+    b_th = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    c_th = torch.tensor(2.0, requires_grad=True)
+    ths = [a_th, b_th, c_th]
+    gts = [from_torch(t.detach()).requires_grad_() for t in ths]
+    out_gt, out_th = gt.block_diag(*gts), torch.block_diag(*ths)
+    assert_same(out_gt, out_th)
+    assert type(out_gt.grad_fn).__name__ == type(out_th.grad_fn).__name__ == "BlockDiagBackward0"
+    seed = torch.randn(out_th.shape, dtype=out_th.dtype)
+    for got, want in zip(gt.autograd.grad(out_gt, gts, from_torch(seed)), torch.autograd.grad(out_th, ths, seed),
+                         strict=True):
+        assert_same(got, want)
+
+
+def test_block_diag_no_input():
+    assert_same(gt.block_diag(), torch.block_diag())
+
+
+def test_cartesian_prod_grads():
+    gts, ths = _pair((3,), (2,), (2,), requires_grad=True)
+    _grads_match("cartesian_prod", gts, ths)
+
+
+def test_diagflat_grads():
+    gts, ths = _pair((2, 3), requires_grad=True)
+    _grads_match("diagflat", gts, ths, -1)
+
+
+@pytest.mark.parametrize("n,dim", [(1, -1), (2, 0), (3, 1), (9, 1)], ids=str)
+def test_diff_grads_through_prepend_and_append(n, dim):
+    gts, ths = _pair((3, 4), (3, 4), (3, 4), requires_grad=True)
+    out_gt = gt.diff(gts[0], n, dim, prepend=gts[1], append=gts[2])
+    out_th = torch.diff(ths[0], n, dim, prepend=ths[1], append=ths[2])
+    assert_same(out_gt, out_th, rtol=1e-12, atol=1e-12)
+    if out_th.numel():
+        seed = torch.randn(out_th.shape, dtype=out_th.dtype)
+        for got, want in zip(gt.autograd.grad(out_gt, gts, from_torch(seed)), torch.autograd.grad(out_th, ths, seed),
+                             strict=True):
+            assert_same(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_diff_bool_and_unsigned_wrap():
+    for th in (torch.tensor([True, False, False, True]), torch.tensor([3, 1, 250, 4], dtype=torch.uint8)):
+        assert_same(gt.diff(from_torch(th)), torch.diff(th))
+        assert_same(gt.diff(from_torch(th), 2), torch.diff(th, 2))
+
+
+def test_diff_out_forbids_autograd():
+    gts, ths = _pair((2, 3), requires_grad=True)
+    assert_same_error(lambda: gt.diff(gts[0], out=gt.empty(0, dtype=gt.float64)),
+                      lambda: torch.diff(ths[0], out=torch.empty(0, dtype=torch.float64)))
+
+
+@pytest.mark.parametrize("name", ["tril_indices", "triu_indices"])
+def test_triangle_indices_meta_and_out_forms(name):
+    got = getattr(gt, name)(4, 3, 1, device="meta")
+    want = getattr(torch, name)(4, 3, 1, device="meta")
+    assert (tuple(got.shape), str(got.device), repr(got.dtype)) == (tuple(want.shape), str(want.device),
+                                                                    repr(want.dtype))
+    assert_same_error(lambda: getattr(gt, name)(3, 3, out=gt.empty(0)),
+                      lambda: getattr(torch, name)(3, 3, out=torch.empty(0)))

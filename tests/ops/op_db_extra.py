@@ -7,7 +7,7 @@ gradcheck; error type and message), against torch.
 
 from __future__ import annotations
 
-from opinfo import ALL, ALL_NUMERIC, ErrorSample, OpInfo, Sample, T
+from opinfo import ALL, ALL_NUMERIC, DType, ErrorSample, OpInfo, Sample, T
 
 ALL_FLOAT_INTS = ALL_NUMERIC
 
@@ -73,6 +73,74 @@ def trace_errors():
             ErrorSample((T((2, 2), dtype="bool"),), name="bool")]
 
 
+# -- diagflat / block_diag / cartesian_prod / tril_indices / triu_indices / diff ----------------------------
+def diagflat_samples(dtype):
+    yield Sample((T((3,)),), name="1d")
+    yield Sample((T((2, 3)),), {"offset": 1}, name="2d offset 1")
+    yield Sample((T((2, 2), layout="transposed"),), {"offset": -2}, name="transposed offset -2")
+    yield Sample((T(()),), name="0-dim")
+    yield Sample((T((0,)),), {"offset": 1}, name="empty")
+
+
+def block_diag_samples(dtype):
+    yield Sample((T((2, 2)), T((3,), seed=1), T((), seed=2)), name="2d 1d 0d")
+    yield Sample((T((2, 3), layout="transposed"), T((1, 2), seed=1)), name="transposed")
+    yield Sample((T((2, 0)), T((0, 3), seed=1), T((1, 1), seed=2)), name="empty blocks")
+    other = "float64" if dtype != "float64" else "int32"
+    yield Sample((T((2, 2)), T((2,), seed=1, dtype=other)), name=f"mixed {other}")
+    yield Sample((T((2, 2), dtype="int64"), T((), seed=1)), name="0-dim promotes")
+    yield Sample((T((1, 2)),), name="single")
+
+
+def block_diag_errors():
+    return [ErrorSample((T((2, 2)), T((2, 2, 2))), name="3d")]
+
+
+def cartesian_prod_samples(dtype):
+    yield Sample((T((3,)), T((2,), seed=1)), name="two")
+    yield Sample((T((2,)), T((3,), seed=1, layout="strided"), T((2,), seed=2)), name="three strided")
+    yield Sample((T((2,)), T((0,), seed=1)), name="empty")
+
+
+def cartesian_prod_errors():
+    return [ErrorSample((T((3, 2)),), name="2d"), ErrorSample((T((3,)), T((2,), dtype="float64")), name="dtypes"),
+            ErrorSample((), name="none")]
+
+
+def triangle_indices_samples(dtype):
+    for args in ((3, 4), (3, 4, 1), (4, 3, -1), (5, 5, 10), (3, 3, -10), (0, 3), (1, 1)):
+        yield Sample(args, name=f"{args}")
+    yield Sample((4, 2, 1), {"dtype": DType("int32")}, name="int32")
+
+
+def triangle_indices_errors():
+    return [ErrorSample((-1, 3), name="negative row"), ErrorSample((3, -2), name="negative col"),
+            ErrorSample((3, 3), {"dtype": DType("float32")}, name="float"),
+            ErrorSample((3, 3), {"dtype": DType("int16")}, name="int16"),
+            ErrorSample((3, 3), {"dtype": DType("bool")}, name="bool")]
+
+
+def diff_samples(dtype):
+    yield Sample((T((4, 5)),), name="default")
+    yield Sample((T((4, 5)),), {"n": 2, "dim": 0}, name="n=2 dim=0")
+    yield Sample((T((3, 4)), 1, 0, T((2, 4), seed=1), T((1, 4), seed=2)), name="prepend append")
+    yield Sample((T((3, 4), layout="transposed"),), {"append": T((3, 2), seed=1)}, name="transposed append")
+    yield Sample((T((5,)),), {"n": 7}, name="n past the length")
+    yield Sample((T((2, 3)),), {"n": 0}, name="n=0")
+    yield Sample((T((6,), layout="strided"),), {"n": 3}, name="strided n=3")
+    other = "float64" if dtype != "float64" else "int32"
+    yield Sample((T((3, 2)),), {"dim": 0, "prepend": T((1, 2), seed=1, dtype=other)}, name=f"prepend {other}")
+
+
+def diff_errors():
+    return [ErrorSample((T(()),), name="0-dim"), ErrorSample((T((2, 3)), -1), name="negative n"),
+            ErrorSample((T((2, 3)), 1, 0, T((3,))), name="prepend ndim"),
+            ErrorSample((T((2, 3)), 1, 0, T((1, 4))), name="prepend shape"),
+            ErrorSample((T((2, 3)), 1, 1, None, T((3, 4))), name="append shape"),
+            ErrorSample((T((2, 3)), 1, 5), name="dim range"),
+            ErrorSample((T((2, 3)),), {"out": T((0,), dtype="int64")}, name="out cast")]
+
+
 OPS = [
     OpInfo("tensordot", aten=("tensordot", "tensordot.out"), samples=tensordot_samples, dtypes=ALL_FLOAT_INTS,
            out=True, errors=tensordot_errors),
@@ -81,4 +149,14 @@ OPS = [
     OpInfo("kron", aten=("kron", "kron.out"), samples=kron_samples, dtypes=ALL, method=True, out=True),
     OpInfo("trace", aten=("trace", "trace.out"), samples=trace_samples, dtypes=ALL_FLOAT_INTS, method=True,
            errors=trace_errors),
+    OpInfo("diagflat", aten=("diagflat",), samples=diagflat_samples, dtypes=ALL, method=True),
+    OpInfo("block_diag", aten=("block_diag",), samples=block_diag_samples, dtypes=ALL, errors=block_diag_errors),
+    OpInfo("cartesian_prod", aten=("cartesian_prod",), samples=cartesian_prod_samples, dtypes=ALL,
+           errors=cartesian_prod_errors),
+    OpInfo("tril_indices", aten=("tril_indices",), samples=triangle_indices_samples, dtypes=("int64",), grad=False,
+           errors=triangle_indices_errors),
+    OpInfo("triu_indices", aten=("triu_indices",), samples=triangle_indices_samples, dtypes=("int64",), grad=False,
+           errors=triangle_indices_errors),
+    OpInfo("diff", aten=("diff", "diff.out"), samples=diff_samples, dtypes=ALL, method=True, out=True,
+           errors=diff_errors),
 ]

@@ -10570,6 +10570,28 @@ def _autograd_replication_pad3d_backward(ks, grad_output, self, padding):
 register_autograd('aten::replication_pad3d_backward', _autograd_replication_pad3d_backward)
 
 
+_op_block_diag = _get_op('aten::block_diag')
+_fw_block_diag = FwSpec(_op_block_diag, (0,), (True,), 'functional', None)
+
+
+def _autograd_block_diag(ks, tensors):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_block_diag, _autograd_block_diag, ks, tensors)
+    if any(type(t) is _TI and t.autograd is not None for t in tensors) and _gs.enabled and requires_grad_any(*tensors):
+        node = _n.BlockDiagBackward0()
+        node.next_edges = record.edges(*tensors)
+        node.tensors_size_ = len(tensors)
+        node.tensors_dtype_ = tuple(record.meta(t, 'dtype') for t in tensors)
+        node.tensors_sizes_ = tuple(record.meta(t, 'sizes') for t in tensors)
+        result = _op_block_diag.redispatch(ks, tensors)
+        record.output(result, node)
+        return result
+    return _op_block_diag.redispatch(ks, tensors)
+
+
+register_autograd('aten::block_diag', _autograd_block_diag)
+
+
 _op_sort = _get_op('aten::sort')
 _fw_sort = FwSpec(_op_sort, (0,), (False,), 'functional', None)
 

@@ -11170,6 +11170,29 @@ class ReplicationPad3DBackwardBackward0(Node):
         return self.padding_
 
 
+def _BlockDiagBackward0_0(grad, grads, tensors_dtype, tensors_sizes):
+    return block_diag_backward(grad, tensors_sizes, tensors_dtype)
+
+
+class BlockDiagBackward0(Node):
+    """Backward of ``block_diag(Tensor[] tensors) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:97)."""
+
+    __slots__ = ('tensors_dtype_', 'tensors_sizes_', 'tensors_size_')
+    _tensor_slots = ()
+    _inputs = ('tensors',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        tensors_dtype = node.tensors_dtype_
+        tensors_sizes = node.tensors_sizes_
+        n_tensors = node.tensors_size_
+        out = [None] * n_tensors
+        if any(node.should_compute_output(i) for i in range(n_tensors)):
+            out[0:n_tensors] = [unwrap(g) for g in _BlockDiagBackward0_0(grad, grads, tensors_dtype, tensors_sizes)]
+        return out
+
+
 def _SortBackward0_0(grad, grads, dim, self_sizes, result):
     return value_selecting_backward(grad, dim, result[1], self_sizes, True)
 
