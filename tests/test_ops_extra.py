@@ -176,3 +176,35 @@ def test_triangle_indices_meta_and_out_forms(name):
                                                                     repr(want.dtype))
     assert_same_error(lambda: getattr(gt, name)(3, 3, out=gt.empty(0)),
                       lambda: getattr(torch, name)(3, 3, out=torch.empty(0)))
+
+
+# -- gcd / lcm / nextafter / signbit ---------------------------------------------------------------------------
+def test_gcd_lcm_function_inplace_forms():
+    a_th, b_th = torch.tensor([12, -18, 0, 7]), torch.tensor([8, 12, 5, 0])
+    for name in ("gcd_", "lcm_"):
+        x_gt, x_th = from_torch(a_th), a_th.clone()
+        res = getattr(gt, name)(x_gt, from_torch(b_th))
+        getattr(torch, name)(x_th, b_th)
+        assert res is x_gt
+        assert_same(x_gt, x_th)
+
+
+def test_nextafter_gradients():
+    """torch 2.13 passes the gradient to ``self`` where it steps (none where ``self == other``) and gives ``other``
+    zeros, also when broadcast."""
+    ths = [torch.tensor([[1.0, 2.0, 3.0]], requires_grad=True), torch.tensor([[2.0], [3.0]], requires_grad=True)]
+    gts = [from_torch(t.detach()).requires_grad_() for t in ths]
+    y_gt, y_th = gt.nextafter(*gts), torch.nextafter(*ths)
+    assert type(y_gt.grad_fn).__name__ == type(y_th.grad_fn).__name__ == "NextafterBackward0"
+    seed = torch.randn(y_th.shape)
+    for got, want in zip(gt.autograd.grad(y_gt, gts, from_torch(seed)), torch.autograd.grad(y_th, ths, seed),
+                         strict=True):
+        assert_same(got, want)
+
+
+def test_signbit_is_not_differentiable():
+    x_th = torch.tensor([-1.0, 0.0, -0.0], requires_grad=True)
+    x_gt = from_torch(x_th.detach()).requires_grad_()
+    got, want = gt.signbit(x_gt), torch.signbit(x_th)
+    assert_same(got, want)
+    assert got.requires_grad is want.requires_grad is False

@@ -141,6 +141,56 @@ def diff_errors():
             ErrorSample((T((2, 3)),), {"out": T((0,), dtype="int64")}, name="out cast")]
 
 
+# -- gcd / lcm / nextafter / signbit -------------------------------------------------------------------------
+INTS = ("int64", "int32", "int16", "int8", "uint8")
+
+
+def gcd_samples(dtype):
+    low = 0 if dtype == "uint8" else -30
+    yield Sample((T((3, 4), low=low, high=30), T((3, 4), low=low, high=30, seed=1)), name="same shape")
+    yield Sample((T((2, 3, 4), low=low, high=30, layout="transposed"), T((4,), low=low, high=30, seed=1)),
+                 name="broadcast")
+    yield Sample((T((3,), values=[0, 0, 7]), T((3,), values=[0, 5, 0])), name="zeros")
+    yield Sample((T((), low=1, high=9), T((3,), low=1, high=9, seed=1)), name="0-dim")
+    if dtype != "int8":
+        yield Sample((T((3,), low=1, high=9), T((3,), low=1, high=9, seed=1, dtype="int8")), name="mixed int8")
+
+
+def integer_only_errors():
+    return [ErrorSample((T((2,)), T((2,))), name="float"),
+            ErrorSample((T((2,), dtype="bool"), T((2,), dtype="bool")), name="bool"),
+            ErrorSample((T((2,), dtype="int64"), 2), name="number other"),
+            ErrorSample((T((2,), dtype="int64"), T((3,), dtype="int64")), name="broadcast")]
+
+
+def nextafter_samples(dtype):
+    yield Sample((T((3, 4)), T((3, 4), seed=1)), name="same shape")
+    yield Sample((T((2, 3), layout="transposed"), T((3,), seed=1)), name="broadcast")
+    yield Sample((T((4,), values=[0.0, -0.0, 1.0, float("inf")]), T((4,), values=[1.0, -1.0, 1.0, 0.0])),
+                 name="zeros, equal, inf")
+    yield Sample((T((2,), values=[float("nan"), 1.0]), T((2,), values=[1.0, float("nan")])), name="nan")
+    other = "float64" if dtype != "float64" else "float32"
+    yield Sample((T((3,)), T((3,), seed=1, dtype=other)), name=f"mixed {other}")
+
+
+def nextafter_errors():
+    return [ErrorSample((T((2,), dtype="int64"), T((2,), dtype="int64")), name="int"),
+            ErrorSample((T((2,)), 1.0), name="number other")]
+
+
+def signbit_samples(dtype):
+    yield Sample((T((3, 4)),), name="random")
+    yield Sample((T((2, 3), layout="transposed"),), name="transposed")
+    if dtype in ("float16", "bfloat16", "float32", "float64"):
+        yield Sample((T((5,), values=[0.0, -0.0, float("nan"), -float("inf"), float("inf")]),), name="signed zeros")
+    yield Sample((T(()),), name="0-dim")
+
+
+def signbit_errors():
+    return [ErrorSample((T((2,), dtype="complex64"),), name="complex"),
+            ErrorSample((T((2,)),), {"out": T((0,), dtype="float32")}, name="float out")]
+
+
 OPS = [
     OpInfo("tensordot", aten=("tensordot", "tensordot.out"), samples=tensordot_samples, dtypes=ALL_FLOAT_INTS,
            out=True, errors=tensordot_errors),
@@ -159,4 +209,13 @@ OPS = [
            errors=triangle_indices_errors),
     OpInfo("diff", aten=("diff", "diff.out"), samples=diff_samples, dtypes=ALL, method=True, out=True,
            errors=diff_errors),
+    OpInfo("gcd", aten=("gcd", "gcd_", "gcd.out"), samples=gcd_samples, dtypes=INTS, method=True, inplace=True,
+           out=True, errors=integer_only_errors),
+    OpInfo("lcm", aten=("lcm", "lcm_", "lcm.out"), samples=gcd_samples, dtypes=INTS, method=True, inplace=True,
+           out=True, errors=integer_only_errors),
+    OpInfo("nextafter", aten=("nextafter", "nextafter_", "nextafter.out"), samples=nextafter_samples,
+           dtypes=("float32", "float64", "float16", "bfloat16"), method=True, inplace=True, out=True, gradcheck=False,
+           errors=nextafter_errors),
+    OpInfo("signbit", aten=("signbit", "signbit.out"), samples=signbit_samples, dtypes=ALL, method=True, out=True,
+           errors=signbit_errors),
 ]

@@ -35,6 +35,7 @@ from glasstorch._ops.kernels.cpu import pointwise as _k_kernels_cpu_pointwise
 from glasstorch._ops.decompositions import pointwise as _k_decompositions_pointwise
 from glasstorch._ops.kernels.cpu import compare as _k_kernels_cpu_compare
 from glasstorch._ops.kernels.cpu import pointwise_ternary as _k_kernels_cpu_pointwise_ternary
+from glasstorch._ops.kernels.cpu import pointwise_bits as _k_kernels_cpu_pointwise_bits
 from glasstorch._ops.kernels.cpu import reduce as _k_kernels_cpu_reduce
 from glasstorch._ops.decompositions import reduce as _k_decompositions_reduce
 from glasstorch._ops.kernels.cpu import shape as _k_kernels_cpu_shape
@@ -795,6 +796,17 @@ addcmul_out = _def('addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, 
 addcdiv = _def('addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor')
 addcdiv_ = _def('addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)')
 addcdiv_out = _def('addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)')
+gcd = _def('gcd(Tensor self, Tensor other) -> Tensor')
+gcd_ = _def('gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+gcd_out = _def('gcd.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+lcm = _def('lcm(Tensor self, Tensor other) -> Tensor')
+lcm_ = _def('lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+lcm_out = _def('lcm.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+nextafter = _def('nextafter(Tensor self, Tensor other) -> Tensor')
+nextafter_ = _def('nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+nextafter_out = _def('nextafter.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+signbit = _def('signbit(Tensor self) -> Tensor')
+signbit_out = _def('signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
 uniform_ = _def('uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)')
 normal_ = _def('normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)')
 exponential_ = _def('exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)')
@@ -4117,6 +4129,70 @@ _reg(addcdiv_, "CPU", _addcdiv__structured)
 _reg(addcdiv_, "Meta", _addcdiv__structured)
 _reg(addcdiv_out, "CPU", _k_kernels_cpu_pointwise_ternary.addcdiv_out)
 _reg(addcdiv_out, "Meta", _k_kernels_cpu_pointwise_ternary.addcdiv_out)
+
+
+def _gcd_structured(self, other):
+    return _k_kernels_cpu_pointwise_bits.gcd_out(self, other, None)
+
+
+_reg(gcd, "CPU", _functional(_k_kernels_cpu_pointwise_bits.gcd_out, 2, _gcd_structured), '_gcd_structured')
+_reg(gcd, "Meta", _functional(_k_kernels_cpu_pointwise_bits.gcd_out, 2, _gcd_structured), '_gcd_structured')
+
+
+def _gcd__structured(self, other):
+    return _k_kernels_cpu_pointwise_bits.gcd_out(self, other, self)
+
+
+_reg(gcd_, "CPU", _gcd__structured)
+_reg(gcd_, "Meta", _gcd__structured)
+_reg(gcd_out, "CPU", _k_kernels_cpu_pointwise_bits.gcd_out)
+_reg(gcd_out, "Meta", _k_kernels_cpu_pointwise_bits.gcd_out)
+
+
+def _lcm_structured(self, other):
+    return _k_kernels_cpu_pointwise_bits.lcm_out(self, other, None)
+
+
+_reg(lcm, "CPU", _functional(_k_kernels_cpu_pointwise_bits.lcm_out, 2, _lcm_structured), '_lcm_structured')
+_reg(lcm, "Meta", _functional(_k_kernels_cpu_pointwise_bits.lcm_out, 2, _lcm_structured), '_lcm_structured')
+
+
+def _lcm__structured(self, other):
+    return _k_kernels_cpu_pointwise_bits.lcm_out(self, other, self)
+
+
+_reg(lcm_, "CPU", _lcm__structured)
+_reg(lcm_, "Meta", _lcm__structured)
+_reg(lcm_out, "CPU", _k_kernels_cpu_pointwise_bits.lcm_out)
+_reg(lcm_out, "Meta", _k_kernels_cpu_pointwise_bits.lcm_out)
+
+
+def _nextafter_structured(self, other):
+    return _k_kernels_cpu_pointwise_bits.nextafter_out(self, other, None)
+
+
+_reg(nextafter, "CPU", _functional(_k_kernels_cpu_pointwise_bits.nextafter_out, 2, _nextafter_structured), '_nextafter_structured')
+_reg(nextafter, "Meta", _functional(_k_kernels_cpu_pointwise_bits.nextafter_out, 2, _nextafter_structured), '_nextafter_structured')
+
+
+def _nextafter__structured(self, other):
+    return _k_kernels_cpu_pointwise_bits.nextafter_out(self, other, self)
+
+
+_reg(nextafter_, "CPU", _nextafter__structured)
+_reg(nextafter_, "Meta", _nextafter__structured)
+_reg(nextafter_out, "CPU", _k_kernels_cpu_pointwise_bits.nextafter_out)
+_reg(nextafter_out, "Meta", _k_kernels_cpu_pointwise_bits.nextafter_out)
+
+
+def _signbit_structured(self):
+    return _k_kernels_cpu_pointwise_bits.signbit_out(self, None)
+
+
+_reg(signbit, "CPU", _functional(_k_kernels_cpu_pointwise_bits.signbit_out, 1, _signbit_structured), '_signbit_structured')
+_reg(signbit, "Meta", _functional(_k_kernels_cpu_pointwise_bits.signbit_out, 1, _signbit_structured), '_signbit_structured')
+_reg(signbit_out, "CPU", _k_kernels_cpu_pointwise_bits.signbit_out)
+_reg(signbit_out, "Meta", _k_kernels_cpu_pointwise_bits.signbit_out)
 _reg(uniform_, "CPU", _k_kernels_cpu_random_ops.uniform_impl_)
 _reg(uniform_, "Meta", _k_kernels_cpu_random_ops.uniform_impl_)
 _reg(normal_, "CPU", _k_kernels_cpu_random_ops.normal_impl_)
@@ -5137,6 +5213,13 @@ _layer(addcmul_, "ADInplaceOrView", _layers.inplace_kernel(addcmul_, (0,)))
 _layer(addcmul_out, "ADInplaceOrView", _layers.inplace_kernel(addcmul_out, (4,)))
 _layer(addcdiv_, "ADInplaceOrView", _layers.inplace_kernel(addcdiv_, (0,)))
 _layer(addcdiv_out, "ADInplaceOrView", _layers.inplace_kernel(addcdiv_out, (4,)))
+_layer(gcd_, "ADInplaceOrView", _layers.inplace_kernel(gcd_, (0,)))
+_layer(gcd_out, "ADInplaceOrView", _layers.inplace_kernel(gcd_out, (2,)))
+_layer(lcm_, "ADInplaceOrView", _layers.inplace_kernel(lcm_, (0,)))
+_layer(lcm_out, "ADInplaceOrView", _layers.inplace_kernel(lcm_out, (2,)))
+_layer(nextafter_, "ADInplaceOrView", _layers.inplace_kernel(nextafter_, (0,)))
+_layer(nextafter_out, "ADInplaceOrView", _layers.inplace_kernel(nextafter_out, (2,)))
+_layer(signbit_out, "ADInplaceOrView", _layers.inplace_kernel(signbit_out, (1,)))
 _layer(uniform_, "ADInplaceOrView", _layers.inplace_kernel(uniform_, (0,)))
 _layer(normal_, "ADInplaceOrView", _layers.inplace_kernel(normal_, (0,)))
 _layer(exponential_, "ADInplaceOrView", _layers.inplace_kernel(exponential_, (0,)))

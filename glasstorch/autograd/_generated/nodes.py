@@ -9230,6 +9230,50 @@ class NeBackward1(Node):
         return out
 
 
+def _NextafterBackward0_0(grad, grads, self, other):
+    return grad.masked_fill(self == other, 0)
+
+
+def _NextafterBackward0_1(grad, grads, self, other):
+    return zeros_like(other)
+
+
+class NextafterBackward0(Node):
+    """Backward of ``nextafter(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:410)."""
+
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = _unpack(node, node.other_, 'NextafterBackward0')
+        self = _unpack(node, node.self_, 'NextafterBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NextafterBackward0_0(grad, grads, self, other))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_NextafterBackward0_1(grad, grads, self, other))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'NextafterBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_other(self):
+        return _unpack(self, self.other_, 'NextafterBackward0')
+
+    @property
+    def _raw_saved_other(self):
+        return self.other_
+
+
 def _BernoulliBackward0_0(grad, grads):
     return zeros_like(grad)
 
