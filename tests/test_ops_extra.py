@@ -208,3 +208,22 @@ def test_signbit_is_not_differentiable():
     got, want = gt.signbit(x_gt), torch.signbit(x_th)
     assert_same(got, want)
     assert got.requires_grad is want.requires_grad is False
+
+
+# -- float_power ------------------------------------------------------------------------------------------------
+def test_float_power_grads_cast_back_to_input_dtype():
+    ths = [torch.tensor([0.5, 1.5, 2.0], requires_grad=True), torch.tensor([2.0, -1.0, 0.5], requires_grad=True)]
+    gts = [from_torch(t.detach()).requires_grad_() for t in ths]
+    y_gt, y_th = gt.float_power(*gts), torch.float_power(*ths)
+    assert_same(y_gt, y_th, rtol=1e-12, atol=1e-12)
+    seed = torch.randn(3, dtype=torch.float64)
+    for got, want in zip(gt.autograd.grad(y_gt, gts, from_torch(seed)), torch.autograd.grad(y_th, ths, seed),
+                         strict=True):
+        assert_same(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_float_power_inplace_on_double():
+    x_th = torch.tensor([1.5, 2.0], dtype=torch.float64)
+    x_gt = from_torch(x_th)
+    assert x_gt.float_power_(gt.tensor([2, 3])) is x_gt
+    assert_same(x_gt, x_th.float_power_(torch.tensor([2, 3])))

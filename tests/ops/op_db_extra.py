@@ -191,6 +191,26 @@ def signbit_errors():
             ErrorSample((T((2,)),), {"out": T((0,), dtype="float32")}, name="float out")]
 
 
+# -- float_power --------------------------------------------------------------------------------------------
+def float_power_samples(dtype):
+    yield Sample((T((3, 4), low=0.5, high=3), T((3, 4), low=-2, high=2, seed=1)), name="tensor tensor")
+    yield Sample((T((2, 3, 4), low=0.5, high=3, layout="transposed"), T((4,), low=-2, high=2, seed=1)),
+                 name="broadcast")
+    yield Sample((T((3,), low=0.5, high=3), 2), name="int exponent")
+    yield Sample((T((3,), low=0.5, high=3), -0.5), name="float exponent")
+    yield Sample((T((3,), low=0.5, high=3), 1j), name="complex exponent", skip_out=True)
+    yield Sample((2.5, T((3,), low=-2, high=2)), name="scalar base", skip_inplace=True)
+    yield Sample((T((3,), low=-3, high=3), T((3,), dtype="complex64", seed=1)), name="complex tensor",
+                 skip_out=True, skip_inplace=True)
+
+
+def float_power_errors():
+    return [ErrorSample((T((2,)), T((2,))), {"out": T((0,), dtype="float32")}, name="float out"),
+            ErrorSample((T((2,), dtype="float64"), 1j), {"out": T((0,), dtype="float64")}, name="complex needs"),
+            ErrorSample((T((2,), dtype="float32"), 2), form="inplace", name="float32 base in place"),
+            ErrorSample((T((2,)), T((3,))), name="broadcast")]
+
+
 OPS = [
     OpInfo("tensordot", aten=("tensordot", "tensordot.out"), samples=tensordot_samples, dtypes=ALL_FLOAT_INTS,
            out=True, errors=tensordot_errors),
@@ -218,4 +238,8 @@ OPS = [
            errors=nextafter_errors),
     OpInfo("signbit", aten=("signbit", "signbit.out"), samples=signbit_samples, dtypes=ALL, method=True, out=True,
            errors=signbit_errors),
+    OpInfo("float_power", aten=("float_power.Tensor_Tensor", "float_power.Scalar", "float_power.Tensor_Scalar",
+                                "float_power_.Tensor", "float_power_.Scalar", "float_power.Tensor_Tensor_out",
+                                "float_power.Scalar_out", "float_power.Tensor_Scalar_out"),
+           samples=float_power_samples, dtypes=ALL, method=True, inplace=True, out=True, errors=float_power_errors),
 ]
