@@ -227,3 +227,25 @@ def test_float_power_inplace_on_double():
     x_gt = from_torch(x_th)
     assert x_gt.float_power_(gt.tensor([2, 3])) is x_gt
     assert_same(x_gt, x_th.float_power_(torch.tensor([2, 3])))
+
+
+# -- nansum / nanmean ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["nansum", "nanmean"])
+def test_nan_reductions_grads_skip_nans(name):
+    x_th = torch.tensor([[1.0, float("nan"), 3.0], [float("nan"), 5.0, 2.0]], dtype=torch.float64,
+                        requires_grad=True)
+    x_gt = from_torch(x_th.detach()).requires_grad_()
+    for args in ((), (1,), ((0, 1), True)):
+        y_gt, y_th = getattr(gt, name)(x_gt, *args), getattr(torch, name)(x_th, *args)
+        assert_same(y_gt, y_th, rtol=1e-12, atol=1e-12)
+        assert type(y_gt.grad_fn).__name__ == type(y_th.grad_fn).__name__
+        seed = torch.randn(y_th.shape, dtype=torch.float64)
+        (g_gt,), (g_th,) = gt.autograd.grad(y_gt, [x_gt], from_torch(seed)), torch.autograd.grad(y_th, [x_th], seed)
+        assert_same(g_gt, g_th, rtol=1e-12, atol=1e-12)
+
+
+def test_nansum_integer_is_sum():
+    th = torch.tensor([[3, -1], [250, 7]], dtype=torch.int16)
+    for kwargs in ({}, {"dtype": torch.int8}, {"dim": 0}):
+        gkw = {k: (gt.int8 if v is torch.int8 else v) for k, v in kwargs.items()}
+        assert_same(gt.nansum(from_torch(th), **gkw), torch.nansum(th, **kwargs))

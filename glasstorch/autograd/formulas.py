@@ -19,7 +19,7 @@ from .._core.dispatch_key import tls as _tls
 __all__ = [
     # generic
     "maybe_multiply", "conj_scalar", "zeros_like", "zeros_like_grad", "where", "where_grad", "not_implemented",
-    "trace_backward", "block_diag_backward",
+    "trace_backward", "block_diag_backward", "nansum_backward",
     "tensor_list",
     "cat_grads", "pad_dim", "unsqueeze_dims", "restore_reduced_dims", "reshape_backward",
     # pointwise
@@ -1207,3 +1207,8 @@ def block_diag_backward(grad, sizes, dtypes):
         out.append(piece.clone() if piece.dtype == dt else piece.to(dt))  # fresh, as PyTorch's
         row, col = row + r, col + c
     return out
+
+
+def nansum_backward(grad, self, dim, keepdim):
+    """``sum``'s gradient, zero where ``self`` is NaN."""
+    return sum_backward(grad, tuple(self.shape), dim, keepdim) * self.isnan().logical_not()

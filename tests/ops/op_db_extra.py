@@ -211,6 +211,36 @@ def float_power_errors():
             ErrorSample((T((2,)), T((3,))), name="broadcast")]
 
 
+# -- nansum / nanmean -------------------------------------------------------------------------------------
+_NAN_VALUES = [[1.0, float("nan"), 3.0], [float("nan"), float("nan"), 2.0]]
+
+
+def nan_reduction_samples(dtype):
+    floating = dtype in ("float16", "bfloat16", "float32", "float64")
+    if floating:
+        yield Sample((T((2, 3), values=_NAN_VALUES),), name="with nan all")
+        yield Sample((T((2, 3), values=_NAN_VALUES), 1), name="with nan dim=1")
+        yield Sample((T((2, 3), values=_NAN_VALUES), (0, 1), True), name="with nan dims keepdim")
+        yield Sample((T((2, 3), values=_NAN_VALUES),), {"dtype": DType("float64")}, name="with nan dtype=float64")
+    yield Sample((T((3, 4)),), name="all")
+    yield Sample((T((3, 4), layout="transposed"), 0), name="transposed dim=0")
+    yield Sample((T((2, 3, 4)), [-1, 0], True), name="dims keepdim")
+    yield Sample((T(()),), name="0-dim")
+    yield Sample((T((0, 3)), 1), name="empty")
+
+
+def nansum_errors():
+    return [ErrorSample((T((2,), dtype="complex64"),), name="complex"),
+            ErrorSample((T((2, 3)), 5), name="dim range"),
+            ErrorSample((T((2, 3)),), {"out": T((0,), dtype="int64")}, name="int out")]
+
+
+def nanmean_errors():
+    return [ErrorSample((T((2,), dtype="int64"),), name="int"),
+            ErrorSample((T((2, 3)), 5), name="dim range"),
+            ErrorSample((T((2, 3)),), {"out": T((0,), dtype="int64")}, name="int out")]
+
+
 OPS = [
     OpInfo("tensordot", aten=("tensordot", "tensordot.out"), samples=tensordot_samples, dtypes=ALL_FLOAT_INTS,
            out=True, errors=tensordot_errors),
@@ -242,4 +272,8 @@ OPS = [
                                 "float_power_.Tensor", "float_power_.Scalar", "float_power.Tensor_Tensor_out",
                                 "float_power.Scalar_out", "float_power.Tensor_Scalar_out"),
            samples=float_power_samples, dtypes=ALL, method=True, inplace=True, out=True, errors=float_power_errors),
+    OpInfo("nansum", aten=("nansum", "nansum.out"), samples=nan_reduction_samples, dtypes=ALL, method=True,
+           out=True, errors=nansum_errors),
+    OpInfo("nanmean", aten=("nanmean", "nanmean.out"), samples=nan_reduction_samples,
+           dtypes=("float32", "float64", "float16", "bfloat16"), method=True, out=True, errors=nanmean_errors),
 ]

@@ -38,6 +38,7 @@ from glasstorch._ops.kernels.cpu import pointwise_ternary as _k_kernels_cpu_poin
 from glasstorch._ops.kernels.cpu import pointwise_bits as _k_kernels_cpu_pointwise_bits
 from glasstorch._ops.kernels.cpu import reduce as _k_kernels_cpu_reduce
 from glasstorch._ops.decompositions import reduce as _k_decompositions_reduce
+from glasstorch._ops.kernels.composite import nan_reduce as _k_kernels_composite_nan_reduce
 from glasstorch._ops.kernels.cpu import shape as _k_kernels_cpu_shape
 from glasstorch._ops.decompositions import shape as _k_decompositions_shape
 from glasstorch._ops.kernels.cpu import sort as _k_kernels_cpu_sort
@@ -912,6 +913,10 @@ cumsum_out = _def('cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, T
 cumprod = _def('cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor')
 cumprod_ = _def('cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)')
 cumprod_out = _def('cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)')
+nansum = _def('nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor')
+nansum_out = _def('nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)')
+nanmean = _def('nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor')
+nanmean_out = _def('nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)')
 cat = _def('cat(Tensor[] tensors, int dim=0) -> Tensor')
 cat_out = _def('cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)')
 concat = _def('concat(Tensor[] tensors, int dim=0) -> Tensor')
@@ -4508,6 +4513,10 @@ _reg(cumprod_, "CPU", _cumprod__structured)
 _reg(cumprod_, "Meta", _cumprod__structured)
 _reg(cumprod_out, "CPU", _k_kernels_cpu_reduce.cumprod_out)
 _reg(cumprod_out, "Meta", _k_kernels_cpu_reduce.cumprod_out)
+_reg(nansum, "CompositeExplicitAutograd", _k_kernels_composite_nan_reduce.nansum)
+_reg(nansum_out, "CompositeExplicitAutograd", _k_kernels_composite_nan_reduce.nansum_out)
+_reg(nanmean, "CompositeImplicitAutograd", _k_decompositions_reduce.nanmean)
+_reg(nanmean_out, "CompositeImplicitAutograd", _k_decompositions_reduce.nanmean_out)
 
 
 def _cat_structured(tensors, dim):
@@ -5282,6 +5291,7 @@ _layer(cumsum_, "ADInplaceOrView", _layers.inplace_kernel(cumsum_, (0,)))
 _layer(cumsum_out, "ADInplaceOrView", _layers.inplace_kernel(cumsum_out, (3,)))
 _layer(cumprod_, "ADInplaceOrView", _layers.inplace_kernel(cumprod_, (0,)))
 _layer(cumprod_out, "ADInplaceOrView", _layers.inplace_kernel(cumprod_out, (3,)))
+_layer(nansum_out, "ADInplaceOrView", _layers.inplace_kernel(nansum_out, (4,)))
 _layer(cat_out, "ADInplaceOrView", _layers.inplace_kernel(cat_out, (2,)))
 _layer(stack_out, "ADInplaceOrView", _layers.inplace_kernel(stack_out, (2,)))
 _layer(tril_, "ADInplaceOrView", _layers.inplace_kernel(tril_, (0,)))

@@ -10057,6 +10057,41 @@ def _autograd_cumprod_out(ks, self, dim, dtype, out):
 register_autograd('aten::cumprod.out', _autograd_cumprod_out)
 
 
+_op_nansum = _get_op('aten::nansum')
+_fw_nansum = FwSpec(_op_nansum, (0,), (False,), 'functional', None)
+
+
+def _autograd_nansum(ks, self, dim, keepdim, dtype):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_nansum, _autograd_nansum, ks, self, dim, keepdim, dtype)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.NansumBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.dim_ = dim
+        node.keepdim_ = keepdim
+        node.self_dtype_ = record.meta(self, 'dtype')
+        result = _op_nansum.redispatch(ks, self, dim, keepdim, dtype)
+        record.output(result, node)
+        return result
+    return _op_nansum.redispatch(ks, self, dim, keepdim, dtype)
+
+
+register_autograd('aten::nansum', _autograd_nansum)
+
+
+_op_nansum_out = _get_op('aten::nansum.out')
+
+
+def _autograd_nansum_out(ks, self, dim, keepdim, dtype, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('nansum', self)
+    return _op_nansum_out.redispatch(ks, self, dim, keepdim, dtype, out)
+
+
+register_autograd('aten::nansum.out', _autograd_nansum_out)
+
+
 _op_cat = _get_op('aten::cat')
 _fw_cat = FwSpec(_op_cat, (0,), (True,), 'functional', LINEAR)
 

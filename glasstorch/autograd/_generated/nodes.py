@@ -10504,6 +10504,46 @@ class CumprodBackward0(Node):
         return self.dim_
 
 
+def _NansumBackward0_0(grad, grads, self, dim, keepdim, self_dtype):
+    return nansum_backward(grad.to(self_dtype), self, dim, keepdim)
+
+
+class NansumBackward0(Node):
+    """Backward of ``nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:82)."""
+
+    __slots__ = ('self_', 'dim_', 'keepdim_', 'self_dtype_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'NansumBackward0')
+        dim = node.dim_
+        keepdim = node.keepdim_
+        self_dtype = node.self_dtype_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NansumBackward0_0(grad, grads, self, dim, keepdim, self_dtype))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'NansumBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+
 def _CatBackward0_0(grad, grads, dim, tensors_dtype, tensors_sizes):
     return cat_tensors_backward(grad, tensors_sizes, tensors_dtype, dim)
 
