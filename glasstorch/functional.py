@@ -1,5 +1,5 @@
 """Python-level functions of ``torch.functional`` — ``einsum``, ``unique``, ``unique_consecutive``, ``norm``,
-``broadcast_tensors``, ``atleast_1d``/``2d``/``3d``, ``lu`` — and
+``broadcast_tensors``, ``atleast_1d``/``2d``/``3d``, ``lu``, ``tensordot``, ``block_diag``, ``cartesian_prod`` — and
 the ``as_tuple`` form of ``nonzero`` (a manual binding in PyTorch's ``python_torch_functions_manual.cpp``).
 
 PyTorch writes these in Python over the aten operators; so does glasstorch: each parses its arguments the
@@ -19,7 +19,8 @@ from ._generated import functions as _ops
 from .tensor import Tensor
 
 __all__ = ["einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "atleast_1d", "atleast_2d",
-           "atleast_3d", "lu", "install"]
+           "atleast_3d", "lu", "tensordot", "block_diag", "cartesian_prod",
+           "install"]
 
 
 def _subscript(n) -> str:
@@ -201,6 +202,61 @@ def _lu_method(self, pivot=True, get_infos=False):
     return lu(self, pivot=pivot, get_infos=get_infos)
 
 
+def tensordot(a, b, dims=2, out=None):
+    """Contract ``a`` and ``b``: ``dims`` is a count (the last ``dims`` of ``a`` with the first of ``b``), a pair of
+    dimension lists, or a tensor holding either (PyTorch's ``torch.functional.tensordot``).
+
+    Example:
+        >>> import glasstorch as torch
+        >>> torch.tensordot(torch.ones(2, 3), torch.ones(3, 4), dims=1).shape
+        torch.Size([2, 4])
+    """
+    if not isinstance(dims, (tuple, list, Tensor, int)):
+        raise RuntimeError(f"tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
+                           f"containing two lists, but got dims={dims}")
+    if isinstance(dims, Tensor):
+        if dims.numel() > 1:
+            if dims.size()[0] != 2:
+                raise AssertionError(f"dims tensor must have size 2 in first dimension, got {dims.size()[0]}")
+            dims = (dims[0].tolist(), dims[1].tolist())
+        elif int(dims.item()) < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        else:
+            dims = int(dims.item())
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.dim(), b.dim()):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims = (list(range(-dims, 0)), list(range(dims)))
+    dims_a, dims_b = dims
+    if out is None:
+        return _ops.tensordot(a, b, dims_a, dims_b)
+    return _ops.tensordot(a, b, dims_a, dims_b, out=out)
+
+
+def block_diag(*tensors):
+    """The tensors as blocks on the diagonal of one matrix (a 0-d tensor a 1x1 block, a 1-d tensor a row).
+
+    Example:
+        >>> import glasstorch as torch
+        >>> torch.block_diag(torch.ones(2, 2), torch.tensor([5., 6.])).shape
+        torch.Size([3, 4])
+    """
+    return _ops.block_diag(tensors)
+
+
+def cartesian_prod(*tensors):
+    """Every combination of the 1-d tensors' elements, one per row, in ``itertools.product`` order.
+
+    Example:
+        >>> import glasstorch as torch
+        >>> torch.cartesian_prod(torch.tensor([1, 2]), torch.tensor([3, 4])).tolist()
+        [[1, 3], [1, 4], [2, 3], [2, 4]]
+    """
+    return _ops.cartesian_prod(tensors)
+
+
 def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
     return norm(self, p, dim, keepdim, dtype=dtype)
 
@@ -220,7 +276,8 @@ def _nonzero_method(self, *, as_tuple=False):
 def install(namespace) -> None:
     """Bind the functions into ``namespace`` (the ``glasstorch`` module) and the methods onto Tensor."""
     for name in ("einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "atleast_1d",
-                 "atleast_2d", "atleast_3d", "lu"):
+                 "atleast_2d", "atleast_3d", "lu", "tensordot", "block_diag",
+                 "cartesian_prod"):
         setattr(namespace, name, globals()[name])
     for method, name in ((_unique_method, "unique"), (_unique_consecutive_method, "unique_consecutive"),
                          (_nonzero_method, "nonzero"), (_norm_method, "norm"), (_lu_method, "lu")):

@@ -206,6 +206,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     bitwise_xor_Tensor_out as _op_bitwise_xor_Tensor_out,
     bitwise_xor__Scalar as _op_bitwise_xor__Scalar,
     bitwise_xor__Tensor as _op_bitwise_xor__Tensor,
+    block_diag as _op_block_diag,
     bmm as _op_bmm,
     bmm_dtype as _op_bmm_dtype,
     bmm_dtype_out as _op_bmm_dtype_out,
@@ -214,6 +215,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     bucketize_Scalar as _op_bucketize_Scalar,
     bucketize_Tensor as _op_bucketize_Tensor,
     bucketize_Tensor_out as _op_bucketize_Tensor_out,
+    cartesian_prod as _op_cartesian_prod,
     cat as _op_cat,
     cat_out as _op_cat_out,
     ceil as _op_ceil,
@@ -305,9 +307,12 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     diag as _op_diag,
     diag_embed as _op_diag_embed,
     diag_out as _op_diag_out,
+    diagflat as _op_diagflat,
     diagonal as _op_diagonal,
     diagonal_copy as _op_diagonal_copy,
     diagonal_copy_out as _op_diagonal_copy_out,
+    diff as _op_diff,
+    diff_out as _op_diff_out,
     div_Scalar as _op_div_Scalar,
     div_Scalar_mode as _op_div_Scalar_mode,
     div_Scalar_mode_out as _op_div_Scalar_mode_out,
@@ -372,6 +377,14 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     flip as _op_flip,
     fliplr as _op_fliplr,
     flipud as _op_flipud,
+    float_power_Scalar as _op_float_power_Scalar,
+    float_power_Scalar_out as _op_float_power_Scalar_out,
+    float_power_Tensor_Scalar as _op_float_power_Tensor_Scalar,
+    float_power_Tensor_Scalar_out as _op_float_power_Tensor_Scalar_out,
+    float_power_Tensor_Tensor as _op_float_power_Tensor_Tensor,
+    float_power_Tensor_Tensor_out as _op_float_power_Tensor_Tensor_out,
+    float_power__Scalar as _op_float_power__Scalar,
+    float_power__Tensor as _op_float_power__Tensor,
     floor as _op_floor,
     floor_ as _op_floor_,
     floor_divide as _op_floor_divide,
@@ -396,6 +409,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     frac_out as _op_frac_out,
     gather as _op_gather,
     gather_out as _op_gather_out,
+    gcd as _op_gcd,
+    gcd_ as _op_gcd_,
+    gcd_out as _op_gcd_out,
     ge_Scalar as _op_ge_Scalar,
     ge_Scalar_out as _op_ge_Scalar_out,
     ge_Tensor as _op_ge_Tensor,
@@ -462,6 +478,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     index_put_ as _op_index_put_,
     index_select as _op_index_select,
     index_select_out as _op_index_select_out,
+    inner as _op_inner,
+    inner_out as _op_inner_out,
     inverse as _op_inverse,
     inverse_out as _op_inverse_out,
     isclose as _op_isclose,
@@ -472,10 +490,15 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     isnan_out as _op_isnan_out,
     isreal as _op_isreal,
     kl_div as _op_kl_div,
+    kron as _op_kron,
+    kron_out as _op_kron_out,
     kthvalue as _op_kthvalue,
     kthvalue_values as _op_kthvalue_values,
     l1_loss as _op_l1_loss,
     layer_norm as _op_layer_norm,
+    lcm as _op_lcm,
+    lcm_ as _op_lcm_,
+    lcm_out as _op_lcm_out,
     le_Scalar as _op_le_Scalar,
     le_Scalar_out as _op_le_Scalar_out,
     le_Tensor as _op_le_Tensor,
@@ -684,9 +707,13 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     nan_to_num as _op_nan_to_num,
     nan_to_num_ as _op_nan_to_num_,
     nan_to_num_out as _op_nan_to_num_out,
+    nanmean as _op_nanmean,
+    nanmean_out as _op_nanmean_out,
     nanmedian as _op_nanmedian,
     nanmedian_dim as _op_nanmedian_dim,
     nanmedian_dim_values as _op_nanmedian_dim_values,
+    nansum as _op_nansum,
+    nansum_out as _op_nansum_out,
     narrow as _op_narrow,
     narrow_Tensor as _op_narrow_Tensor,
     narrow_copy as _op_narrow_copy,
@@ -704,6 +731,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     neg as _op_neg,
     neg_ as _op_neg_,
     neg_out as _op_neg_out,
+    nextafter as _op_nextafter,
+    nextafter_ as _op_nextafter_,
+    nextafter_out as _op_nextafter_out,
     nll_loss as _op_nll_loss,
     nll_loss2d as _op_nll_loss2d,
     nll_loss2d_backward as _op_nll_loss2d_backward,
@@ -873,6 +903,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     sign as _op_sign,
     sign_ as _op_sign_,
     sign_out as _op_sign_out,
+    signbit as _op_signbit,
+    signbit_out as _op_signbit_out,
     silu as _op_silu,
     silu_ as _op_silu_,
     silu_out as _op_silu_out,
@@ -969,6 +1001,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     tensor_split_indices as _op_tensor_split_indices,
     tensor_split_sections as _op_tensor_split_sections,
     tensor_split_tensor_indices_or_sections as _op_tensor_split_tensor_indices_or_sections,
+    tensordot as _op_tensordot,
+    tensordot_out as _op_tensordot_out,
     threshold as _op_threshold,
     threshold_ as _op_threshold_,
     threshold_backward as _op_threshold_backward,
@@ -977,6 +1011,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     tile as _op_tile,
     topk as _op_topk,
     topk_values as _op_topk_values,
+    trace as _op_trace,
+    trace_out as _op_trace_out,
     transpose_ as _op_transpose_,
     transpose_copy_int as _op_transpose_copy_int,
     transpose_copy_int_out as _op_transpose_copy_int_out,
@@ -985,9 +1021,11 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     triangular_solve_X as _op_triangular_solve_X,
     tril as _op_tril,
     tril_ as _op_tril_,
+    tril_indices as _op_tril_indices,
     tril_out as _op_tril_out,
     triu as _op_triu,
     triu_ as _op_triu_,
+    triu_indices as _op_triu_indices,
     triu_out as _op_triu_out,
     true_divide_Scalar as _op_true_divide_Scalar,
     true_divide_Tensor as _op_true_divide_Tensor,
@@ -2630,6 +2668,110 @@ def ger(*args, **kwargs):
     if a[2] is None:
         return _wrap(_op_ger.call(a[0], a[1]))
     return _wrap(_op_ger_out.call(a[0], a[1], a[2]))
+
+
+_sig_tensordot = _Signatures('tensordot', [
+    'tensordot(Tensor input, Tensor other, int[] dims_self, int[] dims_other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def tensordot(*args, **kwargs):
+    """tensordot(Tensor input, Tensor other, int[] dims_self, int[] dims_other, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_tensordot.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, tensordot, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_tensordot.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_tensordot_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_inner = _Signatures('inner', [
+    'inner(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def inner(*args, **kwargs):
+    """inner(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_inner.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_inner_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_inner.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, inner, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_inner.call(a[0], a[1]))
+    return _wrap(_op_inner_out.call(a[0], a[1], a[2]))
+
+
+_sig_kron = _Signatures('kron', [
+    'kron(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def kron(*args, **kwargs):
+    """kron(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_kron.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_kron_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_kron.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, kron, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_kron.call(a[0], a[1]))
+    return _wrap(_op_kron_out.call(a[0], a[1], a[2]))
+
+
+_sig_trace = _Signatures('trace', [
+    'trace(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def trace(*args, **kwargs):
+    """trace(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_trace.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_trace_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_trace.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, trace, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_trace.call(a[0]))
+    return _wrap(_op_trace_out.call(a[0], a[1]))
 
 
 _sig_einsum = _Signatures('einsum', [
@@ -8927,6 +9069,205 @@ def addcdiv(*args, **kwargs):
         return _wrap(_op_addcdiv_out.call(a[0], a[1], a[2], a[3], a[4]))
 
 
+_sig_gcd = _Signatures('gcd', [
+    'gcd(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def gcd(*args, **kwargs):
+    """gcd(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_gcd.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_gcd_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_gcd.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, gcd, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_gcd.call(a[0], a[1]))
+    return _wrap(_op_gcd_out.call(a[0], a[1], a[2]))
+
+
+_sig_gcd_ = _Signatures('gcd_', [
+    'gcd_(Tensor input, Tensor other)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def gcd_(*args, **kwargs):
+    """gcd_(Tensor input, Tensor other)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_gcd_.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_gcd_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, gcd_, args, kwargs)
+    return _wrap(_op_gcd_.call(a[0], a[1]))
+
+
+_sig_lcm = _Signatures('lcm', [
+    'lcm(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def lcm(*args, **kwargs):
+    """lcm(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_lcm.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_lcm_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_lcm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, lcm, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_lcm.call(a[0], a[1]))
+    return _wrap(_op_lcm_out.call(a[0], a[1], a[2]))
+
+
+_sig_lcm_ = _Signatures('lcm_', [
+    'lcm_(Tensor input, Tensor other)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def lcm_(*args, **kwargs):
+    """lcm_(Tensor input, Tensor other)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_lcm_.call(_a0._impl, _a1._impl))
+    try:
+        i, a = _sig_lcm_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, lcm_, args, kwargs)
+    return _wrap(_op_lcm_.call(a[0], a[1]))
+
+
+_sig_nextafter = _Signatures('nextafter', [
+    'nextafter(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def nextafter(*args, **kwargs):
+    """nextafter(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_nextafter.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_nextafter_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_nextafter.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, nextafter, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_nextafter.call(a[0], a[1]))
+    return _wrap(_op_nextafter_out.call(a[0], a[1], a[2]))
+
+
+_sig_signbit = _Signatures('signbit', [
+    'signbit(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def signbit(*args, **kwargs):
+    """signbit(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_signbit.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_signbit_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_signbit.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, signbit, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_signbit.call(a[0]))
+    return _wrap(_op_signbit_out.call(a[0], a[1]))
+
+
+_sig_float_power = _Signatures('float_power', [
+    'float_power(Tensor input, Tensor exponent, *, Tensor? out=None)',
+    'float_power(Scalar self, Tensor exponent, *, Tensor? out=None)',
+    'float_power(Tensor input, Scalar exponent, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def float_power(*args, **kwargs):
+    """float_power(Tensor input, Tensor exponent, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_float_power_Tensor_Tensor.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_float_power_Tensor_Tensor_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_float_power.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, float_power, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_float_power_Tensor_Tensor.call(a[0], a[1]))
+        return _wrap(_op_float_power_Tensor_Tensor_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_float_power_Scalar.call(a[0], a[1]))
+        return _wrap(_op_float_power_Scalar_out.call(a[0], a[1], a[2]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_float_power_Tensor_Scalar.call(a[0], a[1]))
+        return _wrap(_op_float_power_Tensor_Scalar_out.call(a[0], a[1], a[2]))
+
+
 _sig_bernoulli = _Signatures('bernoulli', [
     'bernoulli(Tensor input, *, Generator? generator=None, Tensor? out=None)',
     'bernoulli(Tensor input, float p, *, Generator? generator=None)',
@@ -9555,6 +9896,38 @@ def cumprod(*args, **kwargs):
     return _wrap(_op_cumprod_out.call(a[0], a[1], a[2], a[3]))
 
 
+_sig_nansum = _Signatures('nansum', [
+    'nansum(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def nansum(*args, **kwargs):
+    """nansum(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)"""
+    try:
+        i, a = _sig_nansum.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, nansum, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_nansum.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_nansum_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_nanmean = _Signatures('nanmean', [
+    'nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def nanmean(*args, **kwargs):
+    """nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None)"""
+    try:
+        i, a = _sig_nanmean.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, nanmean, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_nanmean.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_nanmean_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
 _sig_cat = _Signatures('cat', [
     'cat(Tensor[] tensors, int dim=0, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
@@ -10099,6 +10472,104 @@ def pad(*args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, pad, args, kwargs)
     return _wrap(_op_pad.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_diagflat = _Signatures('diagflat', [
+    'diagflat(Tensor input, int offset=0)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def diagflat(*args, **kwargs):
+    """diagflat(Tensor input, int offset=0)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_diagflat.call(_a0._impl, _a1))
+    try:
+        i, a = _sig_diagflat.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, diagflat, args, kwargs)
+    return _wrap(_op_diagflat.call(a[0], a[1]))
+
+
+_sig_block_diag = _Signatures('block_diag', [
+    'block_diag(Tensor[] tensors)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def block_diag(*args, **kwargs):
+    """block_diag(Tensor[] tensors)"""
+    try:
+        i, a = _sig_block_diag.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, block_diag, args, kwargs)
+    return _wrap(_op_block_diag.call(a[0]))
+
+
+_sig_cartesian_prod = _Signatures('cartesian_prod', [
+    'cartesian_prod(Tensor[] tensors)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def cartesian_prod(*args, **kwargs):
+    """cartesian_prod(Tensor[] tensors)"""
+    try:
+        i, a = _sig_cartesian_prod.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, cartesian_prod, args, kwargs)
+    return _wrap(_op_cartesian_prod.call(a[0]))
+
+
+_sig_tril_indices = _Signatures('tril_indices', [
+    'tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def tril_indices(*args, **kwargs):
+    """tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)"""
+    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        i, a = 0, [args[0], args[1], args[2], 'long', None, None, None, False]
+    else:
+        try:
+            i, a = _sig_tril_indices.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, tril_indices, args, kwargs)
+    return _requires_grad(a[7], _op_tril_indices.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+
+
+_sig_triu_indices = _Signatures('triu_indices', [
+    'triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def triu_indices(*args, **kwargs):
+    """triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)"""
+    if len(args) == 3 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is int and -9223372036854775808 <= args[1] < 9223372036854775808 and type(args[2]) is int and -9223372036854775808 <= args[2] < 9223372036854775808:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        i, a = 0, [args[0], args[1], args[2], 'long', None, None, None, False]
+    else:
+        try:
+            i, a = _sig_triu_indices.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, triu_indices, args, kwargs)
+    return _requires_grad(a[7], _op_triu_indices.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+
+
+_sig_diff = _Signatures('diff', [
+    'diff(Tensor input, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def diff(*args, **kwargs):
+    """diff(Tensor input, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_diff.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, diff, args, kwargs)
+    if a[5] is None:
+        return _wrap(_op_diff.call(a[0], a[1], a[2], a[3], a[4]))
+    return _wrap(_op_diff_out.call(a[0], a[1], a[2], a[3], a[4], a[5]))
 
 
 _sig_sort = _Signatures('sort', [
@@ -11753,7 +12224,7 @@ def resize_as_(*args, **kwargs):
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 
-__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', '_foreach_mul_', '_foreach_add_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
+__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', '_foreach_mul_', '_foreach_add_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'float_power', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
 
 LINALG_FUNCTIONS = ['_linalg_eigvals', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']
 NN_FUNCTIONS = ['_pad_circular', '_pad_enum', 'adaptive_avg_pool2d', 'avg_pool2d', 'binary_cross_entropy', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'softplus']

@@ -206,6 +206,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     bitwise_xor_Tensor_out as _op_bitwise_xor_Tensor_out,
     bitwise_xor__Scalar as _op_bitwise_xor__Scalar,
     bitwise_xor__Tensor as _op_bitwise_xor__Tensor,
+    block_diag as _op_block_diag,
     bmm as _op_bmm,
     bmm_dtype as _op_bmm_dtype,
     bmm_dtype_out as _op_bmm_dtype_out,
@@ -214,6 +215,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     bucketize_Scalar as _op_bucketize_Scalar,
     bucketize_Tensor as _op_bucketize_Tensor,
     bucketize_Tensor_out as _op_bucketize_Tensor_out,
+    cartesian_prod as _op_cartesian_prod,
     cat as _op_cat,
     cat_out as _op_cat_out,
     ceil as _op_ceil,
@@ -305,9 +307,12 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     diag as _op_diag,
     diag_embed as _op_diag_embed,
     diag_out as _op_diag_out,
+    diagflat as _op_diagflat,
     diagonal as _op_diagonal,
     diagonal_copy as _op_diagonal_copy,
     diagonal_copy_out as _op_diagonal_copy_out,
+    diff as _op_diff,
+    diff_out as _op_diff_out,
     div_Scalar as _op_div_Scalar,
     div_Scalar_mode as _op_div_Scalar_mode,
     div_Scalar_mode_out as _op_div_Scalar_mode_out,
@@ -372,6 +377,14 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     flip as _op_flip,
     fliplr as _op_fliplr,
     flipud as _op_flipud,
+    float_power_Scalar as _op_float_power_Scalar,
+    float_power_Scalar_out as _op_float_power_Scalar_out,
+    float_power_Tensor_Scalar as _op_float_power_Tensor_Scalar,
+    float_power_Tensor_Scalar_out as _op_float_power_Tensor_Scalar_out,
+    float_power_Tensor_Tensor as _op_float_power_Tensor_Tensor,
+    float_power_Tensor_Tensor_out as _op_float_power_Tensor_Tensor_out,
+    float_power__Scalar as _op_float_power__Scalar,
+    float_power__Tensor as _op_float_power__Tensor,
     floor as _op_floor,
     floor_ as _op_floor_,
     floor_divide as _op_floor_divide,
@@ -396,6 +409,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     frac_out as _op_frac_out,
     gather as _op_gather,
     gather_out as _op_gather_out,
+    gcd as _op_gcd,
+    gcd_ as _op_gcd_,
+    gcd_out as _op_gcd_out,
     ge_Scalar as _op_ge_Scalar,
     ge_Scalar_out as _op_ge_Scalar_out,
     ge_Tensor as _op_ge_Tensor,
@@ -462,6 +478,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     index_put_ as _op_index_put_,
     index_select as _op_index_select,
     index_select_out as _op_index_select_out,
+    inner as _op_inner,
+    inner_out as _op_inner_out,
     inverse as _op_inverse,
     inverse_out as _op_inverse_out,
     isclose as _op_isclose,
@@ -472,10 +490,15 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     isnan_out as _op_isnan_out,
     isreal as _op_isreal,
     kl_div as _op_kl_div,
+    kron as _op_kron,
+    kron_out as _op_kron_out,
     kthvalue as _op_kthvalue,
     kthvalue_values as _op_kthvalue_values,
     l1_loss as _op_l1_loss,
     layer_norm as _op_layer_norm,
+    lcm as _op_lcm,
+    lcm_ as _op_lcm_,
+    lcm_out as _op_lcm_out,
     le_Scalar as _op_le_Scalar,
     le_Scalar_out as _op_le_Scalar_out,
     le_Tensor as _op_le_Tensor,
@@ -684,9 +707,13 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     nan_to_num as _op_nan_to_num,
     nan_to_num_ as _op_nan_to_num_,
     nan_to_num_out as _op_nan_to_num_out,
+    nanmean as _op_nanmean,
+    nanmean_out as _op_nanmean_out,
     nanmedian as _op_nanmedian,
     nanmedian_dim as _op_nanmedian_dim,
     nanmedian_dim_values as _op_nanmedian_dim_values,
+    nansum as _op_nansum,
+    nansum_out as _op_nansum_out,
     narrow as _op_narrow,
     narrow_Tensor as _op_narrow_Tensor,
     narrow_copy as _op_narrow_copy,
@@ -704,6 +731,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     neg as _op_neg,
     neg_ as _op_neg_,
     neg_out as _op_neg_out,
+    nextafter as _op_nextafter,
+    nextafter_ as _op_nextafter_,
+    nextafter_out as _op_nextafter_out,
     nll_loss as _op_nll_loss,
     nll_loss2d as _op_nll_loss2d,
     nll_loss2d_backward as _op_nll_loss2d_backward,
@@ -873,6 +903,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     sign as _op_sign,
     sign_ as _op_sign_,
     sign_out as _op_sign_out,
+    signbit as _op_signbit,
+    signbit_out as _op_signbit_out,
     silu as _op_silu,
     silu_ as _op_silu_,
     silu_out as _op_silu_out,
@@ -969,6 +1001,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     tensor_split_indices as _op_tensor_split_indices,
     tensor_split_sections as _op_tensor_split_sections,
     tensor_split_tensor_indices_or_sections as _op_tensor_split_tensor_indices_or_sections,
+    tensordot as _op_tensordot,
+    tensordot_out as _op_tensordot_out,
     threshold as _op_threshold,
     threshold_ as _op_threshold_,
     threshold_backward as _op_threshold_backward,
@@ -977,6 +1011,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     tile as _op_tile,
     topk as _op_topk,
     topk_values as _op_topk_values,
+    trace as _op_trace,
+    trace_out as _op_trace_out,
     transpose_ as _op_transpose_,
     transpose_copy_int as _op_transpose_copy_int,
     transpose_copy_int_out as _op_transpose_copy_int_out,
@@ -985,9 +1021,11 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     triangular_solve_X as _op_triangular_solve_X,
     tril as _op_tril,
     tril_ as _op_tril_,
+    tril_indices as _op_tril_indices,
     tril_out as _op_tril_out,
     triu as _op_triu,
     triu_ as _op_triu_,
+    triu_indices as _op_triu_indices,
     triu_out as _op_triu_out,
     true_divide_Scalar as _op_true_divide_Scalar,
     true_divide_Tensor as _op_true_divide_Tensor,
@@ -2228,6 +2266,67 @@ def ger(self, *args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, ger, (self,) + args, kwargs)
     return _wrap(_op_ger.call(self._impl, a[0]))
+
+
+_sig_inner = _Signatures('inner', [
+    'inner(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def inner(self, *args, **kwargs):
+    """inner(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, inner, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_inner.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_inner.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, inner, (self,) + args, kwargs)
+    return _wrap(_op_inner.call(self._impl, a[0]))
+
+
+_sig_kron = _Signatures('kron', [
+    'kron(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def kron(self, *args, **kwargs):
+    """kron(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, kron, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_kron.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_kron.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, kron, (self,) + args, kwargs)
+    return _wrap(_op_kron.call(self._impl, a[0]))
+
+
+_sig_trace = _Signatures('trace', [
+    'trace()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def trace(self, *args, **kwargs):
+    """trace()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, trace, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_trace.call(self._impl))
+    else:
+        try:
+            i, a = _sig_trace.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, trace, (self,) + args, kwargs)
+    return _wrap(_op_trace.call(self._impl))
 
 
 _sig_lu_solve = _Signatures('lu_solve', [
@@ -6545,6 +6644,210 @@ def addcdiv_(self, *args, **kwargs):
         return self
 
 
+_sig_gcd = _Signatures('gcd', [
+    'gcd(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def gcd(self, *args, **kwargs):
+    """gcd(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, gcd, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_gcd.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_gcd.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, gcd, (self,) + args, kwargs)
+    return _wrap(_op_gcd.call(self._impl, a[0]))
+
+
+_sig_gcd_ = _Signatures('gcd_', [
+    'gcd_(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def gcd_(self, *args, **kwargs):
+    """gcd_(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, gcd_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_gcd_.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_gcd_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, gcd_, (self,) + args, kwargs)
+    _op_gcd_.call(self._impl, a[0])
+    return self
+
+
+_sig_lcm = _Signatures('lcm', [
+    'lcm(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def lcm(self, *args, **kwargs):
+    """lcm(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, lcm, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_lcm.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_lcm.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, lcm, (self,) + args, kwargs)
+    return _wrap(_op_lcm.call(self._impl, a[0]))
+
+
+_sig_lcm_ = _Signatures('lcm_', [
+    'lcm_(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def lcm_(self, *args, **kwargs):
+    """lcm_(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, lcm_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_lcm_.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_lcm_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, lcm_, (self,) + args, kwargs)
+    _op_lcm_.call(self._impl, a[0])
+    return self
+
+
+_sig_nextafter = _Signatures('nextafter', [
+    'nextafter(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def nextafter(self, *args, **kwargs):
+    """nextafter(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, nextafter, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_nextafter.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_nextafter.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, nextafter, (self,) + args, kwargs)
+    return _wrap(_op_nextafter.call(self._impl, a[0]))
+
+
+_sig_nextafter_ = _Signatures('nextafter_', [
+    'nextafter_(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def nextafter_(self, *args, **kwargs):
+    """nextafter_(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, nextafter_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_nextafter_.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_nextafter_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, nextafter_, (self,) + args, kwargs)
+    _op_nextafter_.call(self._impl, a[0])
+    return self
+
+
+_sig_signbit = _Signatures('signbit', [
+    'signbit()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def signbit(self, *args, **kwargs):
+    """signbit()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, signbit, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_signbit.call(self._impl))
+    else:
+        try:
+            i, a = _sig_signbit.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, signbit, (self,) + args, kwargs)
+    return _wrap(_op_signbit.call(self._impl))
+
+
+_sig_float_power = _Signatures('float_power', [
+    'float_power(Tensor exponent)',
+    'float_power(Scalar exponent)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def float_power(self, *args, **kwargs):
+    """float_power(Tensor exponent)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, float_power, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_float_power_Tensor_Tensor.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_float_power.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, float_power, (self,) + args, kwargs)
+    if i == 0:
+        return _wrap(_op_float_power_Tensor_Tensor.call(self._impl, a[0]))
+    elif i == 1:
+        return _wrap(_op_float_power_Tensor_Scalar.call(self._impl, a[0]))
+
+
+_sig_float_power_ = _Signatures('float_power_', [
+    'float_power_(Tensor exponent)',
+    'float_power_(Scalar exponent)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def float_power_(self, *args, **kwargs):
+    """float_power_(Tensor exponent)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, float_power_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_float_power__Tensor.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_float_power_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, float_power_, (self,) + args, kwargs)
+    if i == 0:
+        _op_float_power__Tensor.call(self._impl, a[0])
+        return self
+    elif i == 1:
+        _op_float_power__Scalar.call(self._impl, a[0])
+        return self
+
+
 _sig_uniform_ = _Signatures('uniform_', [
     'uniform_(float from=0, float to=1, *, Generator? generator=None)',
 ], numbers_as_tensors=False, is_method=True)
@@ -7167,6 +7470,38 @@ def cumprod_(self, *args, **kwargs):
     return self
 
 
+_sig_nansum = _Signatures('nansum', [
+    'nansum(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def nansum(self, *args, **kwargs):
+    """nansum(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, nansum, (self,) + args, kwargs)
+    try:
+        i, a = _sig_nansum.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, nansum, (self,) + args, kwargs)
+    return _wrap(_op_nansum.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_nanmean = _Signatures('nanmean', [
+    'nanmean(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def nanmean(self, *args, **kwargs):
+    """nanmean(int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, nanmean, (self,) + args, kwargs)
+    try:
+        i, a = _sig_nanmean.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, nanmean, (self,) + args, kwargs)
+    return _wrap(_op_nanmean.call(self._impl, a[0], a[1], a[2]))
+
+
 _sig_repeat = _Signatures('repeat', [
     'repeat(SymInt[] repeats)',
 ], numbers_as_tensors=False, is_method=True)
@@ -7467,6 +7802,43 @@ def narrow_copy(self, *args, **kwargs):
     except TypeError as e:
         return _tf_fallback(e, narrow_copy, (self,) + args, kwargs)
     return _wrap(_op_narrow_copy.call(self._impl, a[0], a[1], a[2]))
+
+
+_sig_diagflat = _Signatures('diagflat', [
+    'diagflat(int offset=0)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def diagflat(self, *args, **kwargs):
+    """diagflat(int offset=0)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, diagflat, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            return _wrap(_op_diagflat.call(self._impl, _a0))
+    try:
+        i, a = _sig_diagflat.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, diagflat, (self,) + args, kwargs)
+    return _wrap(_op_diagflat.call(self._impl, a[0]))
+
+
+_sig_diff = _Signatures('diff', [
+    'diff(int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def diff(self, *args, **kwargs):
+    """diff(int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, diff, (self,) + args, kwargs)
+    try:
+        i, a = _sig_diff.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, diff, (self,) + args, kwargs)
+    return _wrap(_op_diff.call(self._impl, a[0], a[1], a[2], a[3]))
 
 
 _sig_sort = _Signatures('sort', [
@@ -8718,7 +9090,7 @@ def resize_as_(self, *args, **kwargs):
     return self
 
 
-__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'lu_solve', 'inverse', 'triangular_solve', 'det', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
+__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'inner', 'kron', 'trace', 'lu_solve', 'inverse', 'triangular_solve', 'det', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'nextafter_', 'signbit', 'float_power', 'float_power_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'nansum', 'nanmean', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'diagflat', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
 
 # the binary operators' fast functions (_tensor_operators.install)
 OPERATORS = {'matmul': _matmul_operator, 'add': _add_operator, 'add_': _add__operator, 'sub': _sub_operator, 'sub_': _sub__operator, 'mul': _mul_operator, 'mul_': _mul__operator, 'div': _div_operator, 'div_': _div__operator, 'floor_divide': _floor_divide_operator, 'floor_divide_': _floor_divide__operator, 'remainder': _remainder_operator, 'remainder_': _remainder__operator, 'pow': _pow_operator, 'pow_': _pow__operator, 'eq': _eq_operator, 'ne': _ne_operator, 'lt': _lt_operator, 'le': _le_operator, 'gt': _gt_operator, 'ge': _ge_operator, 'bitwise_and': _bitwise_and_operator, 'bitwise_and_': _bitwise_and__operator, 'bitwise_or': _bitwise_or_operator, 'bitwise_or_': _bitwise_or__operator, 'bitwise_xor': _bitwise_xor_operator, 'bitwise_xor_': _bitwise_xor__operator, 'bitwise_left_shift': _bitwise_left_shift_operator, 'bitwise_left_shift_': _bitwise_left_shift__operator, 'bitwise_right_shift': _bitwise_right_shift_operator, 'bitwise_right_shift_': _bitwise_right_shift__operator}

@@ -28,7 +28,7 @@ from .aten import aten
 from .kernels.cpu import copy as _copy
 
 __all__ = ["tensor_impl", "infer_dtype", "full_impl", "arange_impl", "linspace_impl", "logspace_impl", "eye_impl",
-           "check_fits"]
+           "check_fits", "not_implemented_for"]
 
 _SCALARS = (bool, int, float, complex)
 _F16 = np.dtype(np.float16)
@@ -386,7 +386,8 @@ def _scalar_float(x):
     return x.item() if _is_tensor(x) else x
 
 
-def _not_implemented(kernel, dtype):
+def not_implemented_for(kernel, dtype):
+    """PyTorch's dispatch-macro error: ``"kernel" not implemented for 'Float'``."""
     return NotImplementedError(f'"{kernel}" not implemented for \'{_dt.name_of(dtype)}\'')
 
 
@@ -405,7 +406,7 @@ def arange_impl(start, end, step, dtype, device=CPU) -> TensorImpl:
     """
     start, end, step = (_scalar_float(v) for v in (start, end, step))
     if dtype is _dt.bool or dtype.is_complex:
-        raise _not_implemented("arange_cpu", dtype)
+        raise not_implemented_for("arange_cpu", dtype)
     for v in (start, end, step):
         check_fits(v, _dt.float64)  # Scalar::to<double>: a complex value with an imaginary part fails
     start, end, step = (v.real if isinstance(v, complex) else v for v in (start, end, step))
@@ -568,7 +569,7 @@ def linspace_impl(start, end, steps, dtype, device=CPU) -> TensorImpl:
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     if dtype is _dt.bool:
-        raise _not_implemented("linspace_cpu", dtype)
+        raise not_implemented_for("linspace_cpu", dtype)
     start, end = _scalar_float(start), _scalar_float(end)
     _check_endpoints(start, end, dtype)
     out = empty_impl((steps,), dtype, device)
@@ -588,7 +589,7 @@ def logspace_impl(start, end, steps, base, dtype, device=CPU) -> TensorImpl:
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     if dtype is _dt.bool:
-        raise _not_implemented("logspace_cpu", dtype)
+        raise not_implemented_for("logspace_cpu", dtype)
     start, end = _scalar_float(start), _scalar_float(end)
     _check_endpoints(start, end, dtype)
     out = empty_impl((steps,), dtype, device)

@@ -334,6 +334,9 @@ def parse_schema(text: str) -> FunctionSchema:
 
 
 _ENUM_DEFAULTS = {"Mean": 1, "Sum": 2, "contiguous_format": "contiguous_format", "long": "long"}
+# A ScalarType default as torch's registered schemas print it (c10::ScalarType's number) and as
+# native_functions.yaml writes it (``dtype=long``) read the same
+_SCALAR_TYPE_CODES = {"4": "long"}
 
 
 def parse_default(text: str, type_: Type):
@@ -352,6 +355,8 @@ def parse_default(text: str, type_: Type):
         return vals
     if text in _ENUM_DEFAULTS:
         return _ENUM_DEFAULTS[text]
+    if type_.base == "ScalarType" and text in _SCALAR_TYPE_CODES:
+        return _SCALAR_TYPE_CODES[text]
     try:
         v = int(text)
     except ValueError:

@@ -19,6 +19,7 @@ from .._core.dispatch_key import tls as _tls
 __all__ = [
     # generic
     "maybe_multiply", "conj_scalar", "zeros_like", "zeros_like_grad", "where", "where_grad", "not_implemented",
+    "trace_backward", "block_diag_backward", "nansum_backward",
     "tensor_list",
     "cat_grads", "pad_dim", "unsqueeze_dims", "restore_reduced_dims", "reshape_backward",
     # pointwise
@@ -1188,3 +1189,26 @@ def sdpa_backward(grad, query, key, value, attn_mask, dropout_p, is_causal, scal
     dq = dscores.matmul(key) * s
     dk = dscores.transpose(-2, -1).matmul(query) * s
     return dq, dk, dv
+
+
+def trace_backward(grad, sizes):
+    """``grad`` on the main diagonal of a zero matrix of ``sizes``."""
+    out = _T.zeros(sizes, dtype=grad.dtype, device=grad.device)
+    out.diagonal().copy_(grad.expand(min(sizes)))
+    return out
+
+
+def block_diag_backward(grad, sizes, dtypes):
+    """Each input's block of ``grad`` (0-d inputs were 1x1 blocks, 1-d inputs rows), in the input's dtype."""
+    out, row, col = [], 0, 0
+    for size, dt in zip(sizes, dtypes, strict=True):
+        r, c = ((1, 1), (1, math.prod(size)), tuple(size))[len(size)]
+        piece = grad[row:row + r, col:col + c].reshape(size)
+        out.append(piece.clone() if piece.dtype == dt else piece.to(dt))  # fresh, as PyTorch's
+        row, col = row + r, col + c
+    return out
+
+
+def nansum_backward(grad, self, dim, keepdim):
+    """``sum``'s gradient, zero where ``self`` is NaN."""
+    return sum_backward(grad, tuple(self.shape), dim, keepdim) * self.isnan().logical_not()

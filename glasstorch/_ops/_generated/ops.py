@@ -17,6 +17,7 @@ from glasstorch._ops.kernels.cpu import index as _k_kernels_cpu_index
 from glasstorch._ops.decompositions import index as _k_decompositions_index
 from glasstorch._ops.kernels.cpu import linalg as _k_kernels_cpu_linalg
 from glasstorch._ops.decompositions import linalg as _k_decompositions_linalg
+from glasstorch._ops.kernels.composite import products as _k_kernels_composite_products
 from glasstorch._ops.kernels.cpu import spectral as _k_kernels_cpu_spectral
 from glasstorch._ops.decompositions import linalg_lapack as _k_decompositions_linalg_lapack
 from glasstorch._ops.kernels.cpu import lapack as _k_kernels_cpu_lapack
@@ -34,8 +35,10 @@ from glasstorch._ops.kernels.cpu import pointwise as _k_kernels_cpu_pointwise
 from glasstorch._ops.decompositions import pointwise as _k_decompositions_pointwise
 from glasstorch._ops.kernels.cpu import compare as _k_kernels_cpu_compare
 from glasstorch._ops.kernels.cpu import pointwise_ternary as _k_kernels_cpu_pointwise_ternary
+from glasstorch._ops.kernels.cpu import pointwise_bits as _k_kernels_cpu_pointwise_bits
 from glasstorch._ops.kernels.cpu import reduce as _k_kernels_cpu_reduce
 from glasstorch._ops.decompositions import reduce as _k_decompositions_reduce
+from glasstorch._ops.kernels.composite import nan_reduce as _k_kernels_composite_nan_reduce
 from glasstorch._ops.kernels.cpu import shape as _k_kernels_cpu_shape
 from glasstorch._ops.decompositions import shape as _k_decompositions_shape
 from glasstorch._ops.kernels.cpu import sort as _k_kernels_cpu_sort
@@ -194,6 +197,14 @@ outer = _def('outer(Tensor self, Tensor vec2) -> Tensor')
 outer_out = _def('outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)')
 ger = _def('ger(Tensor self, Tensor vec2) -> Tensor')
 ger_out = _def('ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)')
+tensordot = _def('tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor')
+tensordot_out = _def('tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!)')
+inner = _def('inner(Tensor self, Tensor other) -> Tensor')
+inner_out = _def('inner.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+kron = _def('kron(Tensor self, Tensor other) -> Tensor')
+kron_out = _def('kron.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+trace = _def('trace(Tensor self) -> Tensor')
+trace_out = _def('trace.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
 einsum = _def('einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor')
 _linalg_svd = _def('_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)')
 _linalg_svd_U = _def('_linalg_svd.U(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None, Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh)')
@@ -786,6 +797,25 @@ addcmul_out = _def('addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, 
 addcdiv = _def('addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor')
 addcdiv_ = _def('addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)')
 addcdiv_out = _def('addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)')
+gcd = _def('gcd(Tensor self, Tensor other) -> Tensor')
+gcd_ = _def('gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+gcd_out = _def('gcd.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+lcm = _def('lcm(Tensor self, Tensor other) -> Tensor')
+lcm_ = _def('lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+lcm_out = _def('lcm.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+nextafter = _def('nextafter(Tensor self, Tensor other) -> Tensor')
+nextafter_ = _def('nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+nextafter_out = _def('nextafter.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+signbit = _def('signbit(Tensor self) -> Tensor')
+signbit_out = _def('signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+float_power_Tensor_Tensor = _def('float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor')
+float_power_Scalar = _def('float_power.Scalar(Scalar self, Tensor exponent) -> Tensor')
+float_power_Tensor_Scalar = _def('float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor')
+float_power__Tensor = _def('float_power_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)')
+float_power__Scalar = _def('float_power_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)')
+float_power_Tensor_Tensor_out = _def('float_power.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)')
+float_power_Scalar_out = _def('float_power.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)')
+float_power_Tensor_Scalar_out = _def('float_power.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)')
 uniform_ = _def('uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)')
 normal_ = _def('normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)')
 exponential_ = _def('exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)')
@@ -883,6 +913,10 @@ cumsum_out = _def('cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, T
 cumprod = _def('cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor')
 cumprod_ = _def('cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)')
 cumprod_out = _def('cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)')
+nansum = _def('nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor')
+nansum_out = _def('nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)')
+nanmean = _def('nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor')
+nanmean_out = _def('nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)')
 cat = _def('cat(Tensor[] tensors, int dim=0) -> Tensor')
 cat_out = _def('cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)')
 concat = _def('concat(Tensor[] tensors, int dim=0) -> Tensor')
@@ -948,6 +982,13 @@ replication_pad3d_backward = _def('replication_pad3d_backward(Tensor grad_output
 _pad_circular = _def('_pad_circular(Tensor self, SymInt[] pad) -> Tensor')
 _pad_enum = _def('_pad_enum(Tensor self, SymInt[] pad, int mode, float? value=None) -> Tensor')
 pad = _def('pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor')
+diagflat = _def('diagflat(Tensor self, int offset=0) -> Tensor')
+block_diag = _def('block_diag(Tensor[] tensors) -> Tensor')
+cartesian_prod = _def('cartesian_prod(Tensor[] tensors) -> Tensor')
+tril_indices = _def('tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor')
+triu_indices = _def('triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor')
+diff = _def('diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor')
+diff_out = _def('diff.out(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor(a!) out) -> Tensor(a!)')
 sort_stable = _def('sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)')
 sort_values_stable = _def('sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)')
 sort = _def('sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)')
@@ -1518,6 +1559,14 @@ _reg(outer, "CompositeImplicitAutograd", _k_decompositions_linalg.outer)
 _reg(outer_out, "CompositeImplicitAutograd", _k_decompositions_linalg.outer_out)
 _reg(ger, "CompositeImplicitAutograd", _k_decompositions_linalg.ger)
 _reg(ger_out, "CompositeImplicitAutograd", _k_decompositions_linalg.ger_out)
+_reg(tensordot, "CompositeImplicitAutograd", _k_decompositions_linalg.tensordot)
+_reg(tensordot_out, "CompositeImplicitAutograd", _k_decompositions_linalg.tensordot_out)
+_reg(inner, "CompositeImplicitAutograd", _k_decompositions_linalg.inner)
+_reg(inner_out, "CompositeImplicitAutograd", _k_decompositions_linalg.inner_out)
+_reg(kron, "CompositeImplicitAutograd", _k_decompositions_linalg.kron)
+_reg(kron_out, "CompositeImplicitAutograd", _k_decompositions_linalg.kron_out)
+_reg(trace, "CompositeExplicitAutograd", _k_kernels_composite_products.trace)
+_reg(trace_out, "CompositeExplicitAutograd", _k_kernels_composite_products.trace_out)
 _reg(einsum, "CompositeImplicitAutograd", _k_decompositions_linalg.einsum)
 _reg(_linalg_svd, "CPU", _k_kernels_cpu_spectral.linalg_svd_cpu)
 _reg(_linalg_svd, "Meta", _k_kernels_cpu_spectral.linalg_svd_cpu)
@@ -4093,6 +4142,78 @@ _reg(addcdiv_, "CPU", _addcdiv__structured)
 _reg(addcdiv_, "Meta", _addcdiv__structured)
 _reg(addcdiv_out, "CPU", _k_kernels_cpu_pointwise_ternary.addcdiv_out)
 _reg(addcdiv_out, "Meta", _k_kernels_cpu_pointwise_ternary.addcdiv_out)
+
+
+def _gcd_structured(self, other):
+    return _k_kernels_cpu_pointwise_bits.gcd_out(self, other, None)
+
+
+_reg(gcd, "CPU", _functional(_k_kernels_cpu_pointwise_bits.gcd_out, 2, _gcd_structured), '_gcd_structured')
+_reg(gcd, "Meta", _functional(_k_kernels_cpu_pointwise_bits.gcd_out, 2, _gcd_structured), '_gcd_structured')
+
+
+def _gcd__structured(self, other):
+    return _k_kernels_cpu_pointwise_bits.gcd_out(self, other, self)
+
+
+_reg(gcd_, "CPU", _gcd__structured)
+_reg(gcd_, "Meta", _gcd__structured)
+_reg(gcd_out, "CPU", _k_kernels_cpu_pointwise_bits.gcd_out)
+_reg(gcd_out, "Meta", _k_kernels_cpu_pointwise_bits.gcd_out)
+
+
+def _lcm_structured(self, other):
+    return _k_kernels_cpu_pointwise_bits.lcm_out(self, other, None)
+
+
+_reg(lcm, "CPU", _functional(_k_kernels_cpu_pointwise_bits.lcm_out, 2, _lcm_structured), '_lcm_structured')
+_reg(lcm, "Meta", _functional(_k_kernels_cpu_pointwise_bits.lcm_out, 2, _lcm_structured), '_lcm_structured')
+
+
+def _lcm__structured(self, other):
+    return _k_kernels_cpu_pointwise_bits.lcm_out(self, other, self)
+
+
+_reg(lcm_, "CPU", _lcm__structured)
+_reg(lcm_, "Meta", _lcm__structured)
+_reg(lcm_out, "CPU", _k_kernels_cpu_pointwise_bits.lcm_out)
+_reg(lcm_out, "Meta", _k_kernels_cpu_pointwise_bits.lcm_out)
+
+
+def _nextafter_structured(self, other):
+    return _k_kernels_cpu_pointwise_bits.nextafter_out(self, other, None)
+
+
+_reg(nextafter, "CPU", _functional(_k_kernels_cpu_pointwise_bits.nextafter_out, 2, _nextafter_structured), '_nextafter_structured')
+_reg(nextafter, "Meta", _functional(_k_kernels_cpu_pointwise_bits.nextafter_out, 2, _nextafter_structured), '_nextafter_structured')
+
+
+def _nextafter__structured(self, other):
+    return _k_kernels_cpu_pointwise_bits.nextafter_out(self, other, self)
+
+
+_reg(nextafter_, "CPU", _nextafter__structured)
+_reg(nextafter_, "Meta", _nextafter__structured)
+_reg(nextafter_out, "CPU", _k_kernels_cpu_pointwise_bits.nextafter_out)
+_reg(nextafter_out, "Meta", _k_kernels_cpu_pointwise_bits.nextafter_out)
+
+
+def _signbit_structured(self):
+    return _k_kernels_cpu_pointwise_bits.signbit_out(self, None)
+
+
+_reg(signbit, "CPU", _functional(_k_kernels_cpu_pointwise_bits.signbit_out, 1, _signbit_structured), '_signbit_structured')
+_reg(signbit, "Meta", _functional(_k_kernels_cpu_pointwise_bits.signbit_out, 1, _signbit_structured), '_signbit_structured')
+_reg(signbit_out, "CPU", _k_kernels_cpu_pointwise_bits.signbit_out)
+_reg(signbit_out, "Meta", _k_kernels_cpu_pointwise_bits.signbit_out)
+_reg(float_power_Tensor_Tensor, "CompositeImplicitAutograd", _k_decompositions_pointwise.float_power_Tensor_Tensor)
+_reg(float_power_Scalar, "CompositeImplicitAutograd", _k_decompositions_pointwise.float_power_Scalar)
+_reg(float_power_Tensor_Scalar, "CompositeImplicitAutograd", _k_decompositions_pointwise.float_power_Tensor_Scalar)
+_reg(float_power__Tensor, "CompositeImplicitAutograd", _k_decompositions_pointwise.float_power__Tensor)
+_reg(float_power__Scalar, "CompositeImplicitAutograd", _k_decompositions_pointwise.float_power__Scalar)
+_reg(float_power_Tensor_Tensor_out, "CompositeImplicitAutograd", _k_decompositions_pointwise.float_power_Tensor_Tensor_out)
+_reg(float_power_Scalar_out, "CompositeImplicitAutograd", _k_decompositions_pointwise.float_power_Scalar_out)
+_reg(float_power_Tensor_Scalar_out, "CompositeImplicitAutograd", _k_decompositions_pointwise.float_power_Tensor_Scalar_out)
 _reg(uniform_, "CPU", _k_kernels_cpu_random_ops.uniform_impl_)
 _reg(uniform_, "Meta", _k_kernels_cpu_random_ops.uniform_impl_)
 _reg(normal_, "CPU", _k_kernels_cpu_random_ops.normal_impl_)
@@ -4392,6 +4513,10 @@ _reg(cumprod_, "CPU", _cumprod__structured)
 _reg(cumprod_, "Meta", _cumprod__structured)
 _reg(cumprod_out, "CPU", _k_kernels_cpu_reduce.cumprod_out)
 _reg(cumprod_out, "Meta", _k_kernels_cpu_reduce.cumprod_out)
+_reg(nansum, "CompositeExplicitAutograd", _k_kernels_composite_nan_reduce.nansum)
+_reg(nansum_out, "CompositeExplicitAutograd", _k_kernels_composite_nan_reduce.nansum_out)
+_reg(nanmean, "CompositeImplicitAutograd", _k_decompositions_reduce.nanmean)
+_reg(nanmean_out, "CompositeImplicitAutograd", _k_decompositions_reduce.nanmean_out)
 
 
 def _cat_structured(tensors, dim):
@@ -4561,6 +4686,13 @@ _reg(replication_pad3d_backward, "Meta", _k_kernels_cpu_shape.replication_pad3d_
 _reg(_pad_circular, "CompositeImplicitAutograd", _k_decompositions_shape.pad_circular)
 _reg(_pad_enum, "CompositeImplicitAutograd", _k_decompositions_shape.pad_enum)
 _reg(pad, "CompositeImplicitAutograd", _k_decompositions_shape.pad)
+_reg(diagflat, "CompositeImplicitAutograd", _k_decompositions_shape.diagflat)
+_reg(block_diag, "CompositeExplicitAutograd", _k_kernels_composite_products.block_diag)
+_reg(cartesian_prod, "CompositeImplicitAutograd", _k_decompositions_shape.cartesian_prod)
+_reg(tril_indices, "CompositeExplicitAutograd", _k_kernels_composite_factories.tril_indices)
+_reg(triu_indices, "CompositeExplicitAutograd", _k_kernels_composite_factories.triu_indices)
+_reg(diff, "CompositeImplicitAutograd", _k_decompositions_shape.diff)
+_reg(diff_out, "CompositeImplicitAutograd", _k_decompositions_shape.diff_out)
 
 
 def _sort_stable_structured(self, stable, dim, descending):
@@ -4813,6 +4945,7 @@ _layer(mv_out, "ADInplaceOrView", _layers.inplace_kernel(mv_out, (2,)))
 _layer(dot_out, "ADInplaceOrView", _layers.inplace_kernel(dot_out, (2,)))
 _layer(vdot_out, "ADInplaceOrView", _layers.inplace_kernel(vdot_out, (2,)))
 _layer(linear_out, "ADInplaceOrView", _layers.inplace_kernel(linear_out, (3,)))
+_layer(trace_out, "ADInplaceOrView", _layers.inplace_kernel(trace_out, (1,)))
 _layer(_linalg_svd_U, "ADInplaceOrView", _layers.inplace_kernel(_linalg_svd_U, (4, 5, 6)))
 _layer(linalg_lu_factor_ex_out, "ADInplaceOrView", _layers.inplace_kernel(linalg_lu_factor_ex_out, (3, 4, 5)))
 _layer(linalg_lu_out, "ADInplaceOrView", _layers.inplace_kernel(linalg_lu_out, (2, 3, 4)))
@@ -5105,6 +5238,13 @@ _layer(addcmul_, "ADInplaceOrView", _layers.inplace_kernel(addcmul_, (0,)))
 _layer(addcmul_out, "ADInplaceOrView", _layers.inplace_kernel(addcmul_out, (4,)))
 _layer(addcdiv_, "ADInplaceOrView", _layers.inplace_kernel(addcdiv_, (0,)))
 _layer(addcdiv_out, "ADInplaceOrView", _layers.inplace_kernel(addcdiv_out, (4,)))
+_layer(gcd_, "ADInplaceOrView", _layers.inplace_kernel(gcd_, (0,)))
+_layer(gcd_out, "ADInplaceOrView", _layers.inplace_kernel(gcd_out, (2,)))
+_layer(lcm_, "ADInplaceOrView", _layers.inplace_kernel(lcm_, (0,)))
+_layer(lcm_out, "ADInplaceOrView", _layers.inplace_kernel(lcm_out, (2,)))
+_layer(nextafter_, "ADInplaceOrView", _layers.inplace_kernel(nextafter_, (0,)))
+_layer(nextafter_out, "ADInplaceOrView", _layers.inplace_kernel(nextafter_out, (2,)))
+_layer(signbit_out, "ADInplaceOrView", _layers.inplace_kernel(signbit_out, (1,)))
 _layer(uniform_, "ADInplaceOrView", _layers.inplace_kernel(uniform_, (0,)))
 _layer(normal_, "ADInplaceOrView", _layers.inplace_kernel(normal_, (0,)))
 _layer(exponential_, "ADInplaceOrView", _layers.inplace_kernel(exponential_, (0,)))
@@ -5151,6 +5291,7 @@ _layer(cumsum_, "ADInplaceOrView", _layers.inplace_kernel(cumsum_, (0,)))
 _layer(cumsum_out, "ADInplaceOrView", _layers.inplace_kernel(cumsum_out, (3,)))
 _layer(cumprod_, "ADInplaceOrView", _layers.inplace_kernel(cumprod_, (0,)))
 _layer(cumprod_out, "ADInplaceOrView", _layers.inplace_kernel(cumprod_out, (3,)))
+_layer(nansum_out, "ADInplaceOrView", _layers.inplace_kernel(nansum_out, (4,)))
 _layer(cat_out, "ADInplaceOrView", _layers.inplace_kernel(cat_out, (2,)))
 _layer(stack_out, "ADInplaceOrView", _layers.inplace_kernel(stack_out, (2,)))
 _layer(tril_, "ADInplaceOrView", _layers.inplace_kernel(tril_, (0,)))
@@ -5171,6 +5312,8 @@ _layer(reflection_pad3d_backward_grad_input, "ADInplaceOrView", _layers.inplace_
 _layer(replication_pad1d_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(replication_pad1d_backward_grad_input, (3,)))
 _layer(replication_pad2d_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(replication_pad2d_backward_grad_input, (3,)))
 _layer(replication_pad3d_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(replication_pad3d_backward_grad_input, (3,)))
+_layer(tril_indices, "BackendSelect", _layers.backend_select_kernel(tril_indices, 5))
+_layer(triu_indices, "BackendSelect", _layers.backend_select_kernel(triu_indices, 5))
 _layer(sort_values_stable, "ADInplaceOrView", _layers.inplace_kernel(sort_values_stable, (4, 5)))
 _layer(sort_values, "ADInplaceOrView", _layers.inplace_kernel(sort_values, (3, 4)))
 _layer(topk_values, "ADInplaceOrView", _layers.inplace_kernel(topk_values, (5, 6)))

@@ -27,7 +27,8 @@ from ..aten import aten
 from ..tensor_iterator import resize_out
 
 __all__ = ["matmul", "matmul_out", "linear", "linear_out", "outer", "outer_out", "ger", "ger_out", "einsum",
-           "linalg_svd", "linalg_svd_U", "linalg_svdvals", "linalg_svdvals_out"]
+           "linalg_svd", "linalg_svd_U", "linalg_svdvals", "linalg_svdvals_out", "tensordot", "tensordot_out", "inner",
+           "inner_out", "kron", "kron_out"]
 
 
 def _requires_grad(t: TensorImpl) -> bool:
@@ -502,4 +503,99 @@ def linalg_svdvals(A, driver=None):
 def linalg_svdvals_out(A, driver=None, out=None):
     U, Vh = empty_impl((0,), A.dtype, A.device), empty_impl((0,), A.dtype, A.device)
     aten._linalg_svd_U(A, False, False, driver, U, out, Vh)
+    return out
+
+
+# -- tensordot / inner / kron (Linear.cpp, LinearAlgebra.cpp) --------------------------------------------------
+def _tensordot_operands(self: TensorImpl, other: TensorImpl, dims_self, dims_other):
+    """``self`` permuted to (free, contracted) and ``other`` to (contracted, free), each flattened to a matrix,
+    and the result's sizes. A contracted pair of sizes (1, n) broadcasts: the size-n side is summed first."""
+    if len(dims_self) != len(dims_other):
+        raise RuntimeError("both dimension lists should have same length")
+    if self.dtype != other.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    d1 = [_shape.wrap_dim(d, self.ndim) for d in dims_self]
+    d2 = [_shape.wrap_dim(d, other.ndim) for d in dims_other]
+    t1, t2, csize = self, other, 1
+    for a, b, raw in zip(d1, d2, dims_self, strict=True):
+        if d1.count(a) > 1:
+            raise RuntimeError(f"dim {raw} appears multiple times in the list of dims")
+        s1, s2 = self.sizes[a], other.sizes[b]
+        if s1 == s2:
+            csize *= s1
+        elif s2 == 1:
+            t1 = aten.sum_dim_IntList(t1, [a], True, t1.dtype)
+        elif s1 == 1:
+            t2 = aten.sum_dim_IntList(t2, [b], True, t2.dtype)
+        else:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} in dim {a} and second "
+                               f"has size {s2} in dim {b}")
+    for b, raw in zip(d2, dims_other, strict=True):
+        if d2.count(b) > 1:
+            raise RuntimeError(f"dim {raw} appears multiple times in the list of dims")
+    free1 = [d for d in range(self.ndim) if d not in d1]
+    free2 = [d for d in range(other.ndim) if d not in d2]
+    rows, cols = _shape.prod([self.sizes[d] for d in free1]), _shape.prod([other.sizes[d] for d in free2])
+    m1 = aten.reshape(aten.permute(t1, free1 + d1), (rows, csize))
+    m2 = aten.reshape(aten.permute(t2, d2 + free2), (csize, cols))
+    return m1, m2, [self.sizes[d] for d in free1] + [other.sizes[d] for d in free2]
+
+
+def tensordot(self: TensorImpl, other: TensorImpl, dims_self, dims_other) -> TensorImpl:
+    """Contract ``self``'s ``dims_self`` with ``other``'s ``dims_other``: one ``mm`` over permuted matrices."""
+    m1, m2, sizes = _tensordot_operands(self, other, dims_self, dims_other)
+    return aten.reshape(aten.mm(m1, m2), sizes)
+
+
+def tensordot_out(self: TensorImpl, other: TensorImpl, dims_self, dims_other, out: TensorImpl) -> TensorImpl:
+    result = tensordot(self, other, dims_self, dims_other)
+    if result.dtype != out.dtype:
+        raise RuntimeError(f"tensordot: Expected the output tensor to have dtype {result.dtype._short}, but got an "
+                           f"output tensor with dtype {out.dtype._short}")
+    resize_out(out, result.sizes)
+    return aten.copy_(out, result, False)
+
+
+def _inner_check(self: TensorImpl, other: TensorImpl) -> None:
+    if self.sizes[-1] != other.sizes[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(self.sizes)} and {list(other.sizes)}")
+
+
+def inner(self: TensorImpl, other: TensorImpl) -> TensorImpl:
+    """``tensordot`` over both last dimensions; a 0-dim operand multiplies instead."""
+    if self.ndim == 0 or other.ndim == 0:
+        return aten.mul_Tensor(self, other)
+    _inner_check(self, other)
+    return aten.tensordot(self, other, [-1], [-1])
+
+
+def inner_out(self: TensorImpl, other: TensorImpl, out: TensorImpl) -> TensorImpl:
+    if self.ndim == 0 or other.ndim == 0:
+        return aten.mul_out(self, other, out)
+    _inner_check(self, other)
+    return aten.tensordot_out(self, other, [-1], [-1], out)
+
+
+def _kron_views(self: TensorImpl, other: TensorImpl):
+    """Both operands padded to one rank and interleaved: ``self`` as (a0, 1, a1, 1, ...), ``other`` as
+    (1, b0, 1, b1, ...); their broadcast product, flattened pairwise, is the Kronecker product."""
+    n = max(self.ndim, other.ndim)
+    a = (1,) * (n - self.ndim) + tuple(self.sizes)
+    b = (1,) * (n - other.ndim) + tuple(other.sizes)
+    va = aten.reshape(self, [s for x in a for s in (x, 1)])
+    vb = aten.reshape(other, [s for x in b for s in (1, x)])
+    interleaved = [s for pair in zip(a, b, strict=True) for s in pair]
+    return va, vb, interleaved, [x * y for x, y in zip(a, b, strict=True)]
+
+
+def kron(self: TensorImpl, other: TensorImpl) -> TensorImpl:
+    va, vb, _, sizes = _kron_views(self, other)
+    return aten.reshape(aten.mul_Tensor(va, vb), sizes)
+
+
+def kron_out(self: TensorImpl, other: TensorImpl, out: TensorImpl) -> TensorImpl:
+    va, vb, interleaved, sizes = _kron_views(self, other)
+    resize_out(out, sizes)
+    aten.mul_out(va, vb, aten.view(out, interleaved))
     return out

@@ -12,7 +12,7 @@ from ..aten import aten
 
 __all__ = ["var_dim", "var_unbiased", "var_dim_out", "std_dim", "std_unbiased", "std_dim_out", "var_mean_dim",
            "var_mean_unbiased", "std_mean_dim", "std_mean_unbiased", "max_other", "max_other_out", "min_other",
-           "min_other_out"]
+           "min_other_out", "nanmean", "nanmean_out"]
 
 
 def _correction(unbiased: bool) -> int:
@@ -73,3 +73,21 @@ def min_other(self, other):
 
 def min_other_out(self, other, out):
     return aten.minimum_out(self, other, out)
+
+
+# -- nanmean: nansum over the count of non-NaN elements ----------------------------------------------------------
+def _nan_count(self, dim, keepdim):
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{self.dtype._short}")
+    return aten.sum_dim_IntList(aten.logical_not(aten.isnan(self)), dim, keepdim, None)
+
+
+def nanmean(self, dim, keepdim, dtype):
+    count = _nan_count(self, dim, keepdim)
+    return aten.div_Tensor(aten.nansum(self, dim, keepdim, dtype), count)
+
+
+def nanmean_out(self, dim, keepdim, dtype, out):
+    count = _nan_count(self, dim, keepdim)
+    return aten.div__Tensor(aten.nansum_out(self, dim, keepdim, dtype, out), count)

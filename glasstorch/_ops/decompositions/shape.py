@@ -17,13 +17,15 @@ from ..._core.shape import wrap_dim
 from ..._tensor.impl import empty_impl
 from ..aten import aten
 from ..dispatcher import get_op
+from ..tensor_iterator import resize_out
 from .views import atleast_nd
 
 __all__ = [
     "concat", "concat_out", "concatenate", "concatenate_out", "hstack", "hstack_out", "vstack", "vstack_out",
     "dstack", "dstack_out", "column_stack", "column_stack_out", "tile", "repeat_interleave_self_Tensor",
     "repeat_interleave_self_int", "fliplr", "flipud", "rot90", "diag", "pad", "pad_enum",
-    "pad_circular", "narrow_Tensor", "nonzero_numpy", "tensor_split_tensor_indices_or_sections",
+    "pad_circular", "narrow_Tensor", "nonzero_numpy", "tensor_split_tensor_indices_or_sections", "diagflat",
+    "cartesian_prod", "diff", "diff_out",
 ]
 
 _PYTHON_KEY = bit("Python")
@@ -292,3 +294,92 @@ def tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, di
     if t.ndim == 0:
         return aten.tensor_split_sections(self, int(values[()]), dim)
     return aten.tensor_split_indices(self, [int(v) for v in values], dim)
+
+
+# -- diagflat / cartesian_prod / diff (TensorShape.cpp, ReduceOps.cpp) ------------------------------------------
+def diagflat(self, offset):
+    """The flattened input on the ``offset``-th diagonal of a square matrix."""
+    return aten.diag_embed(aten.reshape(self, (-1,)), offset, 0, 1)
+
+
+def cartesian_prod(tensors):
+    """Every combination of the 1-d inputs' elements, one per row (``meshgrid(indexing="ij")``, flattened)."""
+    tensors = list(tensors)
+    for t in tensors:
+        if t.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.sizes)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    if any(t.dtype != tensors[0].dtype for t in tensors):
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    if any(t.device != tensors[0].device for t in tensors):
+        raise RuntimeError("meshgrid expects all tensors to have the same device")
+    sizes = [t.sizes[0] for t in tensors]
+    columns = []
+    for i, t in enumerate(tensors):
+        grid = aten.expand(_reshape(t, [-1 if j == i else 1 for j in range(len(tensors))]), sizes, False)
+        columns.append(_reshape(grid, (-1,)))
+    return aten.stack(columns, 1)
+
+
+def _diff_operand(self, dim, prepend, append):
+    """``self`` with ``prepend``/``append`` concatenated along ``dim``, after PyTorch's shape checks."""
+    pieces = []
+    for extra in (prepend, self, append):
+        if extra is None:
+            continue
+        if extra is not self:
+            if extra.ndim != self.ndim:
+                raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+            for d in range(self.ndim):
+                if d != dim and extra.sizes[d] != self.sizes[d]:
+                    raise RuntimeError(f"diff expects the shape of tensor to prepend or append to match that of "
+                                       f"input except along the differencing dimension; input.size({d}) = "
+                                       f"{self.sizes[d]}, but got tensor.size({d}) = {extra.sizes[d]}")
+        pieces.append(extra)
+    return pieces[0] if len(pieces) == 1 else aten.cat(pieces, dim)
+
+
+def _diff_check(self, n, dim):
+    if self.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    return wrap_dim(dim, self.ndim)
+
+
+def _diff_once(x, dim, out=None):
+    """``x[1:] - x[:-1]`` along ``dim`` (``logical_xor`` for bool), into ``out`` when given."""
+    length = x.sizes[dim] - 1
+    hi, lo = aten.narrow(x, dim, 1, length), aten.narrow(x, dim, 0, length)
+    if x.dtype == _dt.bool:
+        return aten.logical_xor(hi, lo) if out is None else aten.logical_xor_out(hi, lo, out)
+    return aten.sub_Tensor(hi, lo, 1) if out is None else aten.sub_out(hi, lo, 1, out)
+
+
+def _diff_repeat(x, n, dim):
+    for _ in range(n):
+        x = _diff_once(x, dim)
+    return x
+
+
+def diff(self, n, dim, prepend, append):
+    """The ``n``-th forward difference along ``dim``, after concatenating ``prepend`` and ``append``; an order past
+    the dimension's length stops at an empty result (PyTorch clamps ``n`` to it)."""
+    dim = _diff_check(self, n, dim)
+    x = _diff_operand(self, dim, prepend, append)
+    if n == 0:
+        return aten.clone(x, None)
+    return _diff_repeat(x, min(n, x.sizes[dim]), dim)
+
+
+def diff_out(self, n, dim, prepend, append, out):
+    dim = _diff_check(self, n, dim)
+    x = _diff_operand(self, dim, prepend, append)
+    if n == 0:
+        resize_out(out, x.sizes)
+        return aten.copy_(out, x, False)
+    n = min(n, x.sizes[dim])
+    return _diff_once(_diff_repeat(x, n - 1, dim), dim, out)

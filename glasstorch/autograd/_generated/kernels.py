@@ -2325,6 +2325,38 @@ def _autograd__linalg_svd(ks, A, full_matrices, compute_uv, driver):
 register_autograd('aten::_linalg_svd', _autograd__linalg_svd)
 
 
+_op_trace = _get_op('aten::trace')
+_fw_trace = FwSpec(_op_trace, (0,), (False,), 'functional', None)
+
+
+def _autograd_trace(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_trace, _autograd_trace, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.TraceBackward0()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op_trace.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op_trace.redispatch(ks, self)
+
+
+register_autograd('aten::trace', _autograd_trace)
+
+
+_op_trace_out = _get_op('aten::trace.out')
+
+
+def _autograd_trace_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('trace', self)
+    return _op_trace_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::trace.out', _autograd_trace_out)
+
+
 _op_linalg_lu_factor_ex = _get_op('aten::linalg_lu_factor_ex')
 _fw_linalg_lu_factor_ex = FwSpec(_op_linalg_lu_factor_ex, (0,), (False,), 'functional', None)
 
@@ -8847,6 +8879,148 @@ def _autograd_logical_xor_(ks, self, other):
 register_autograd('aten::logical_xor_', _autograd_logical_xor_)
 
 
+_op_gcd = _get_op('aten::gcd')
+
+
+def _autograd_gcd(ks, self, other):
+    return _op_gcd.redispatch(ks, self, other)
+
+
+register_autograd('aten::gcd', _autograd_gcd)
+
+
+_op_gcd_ = _get_op('aten::gcd_')
+
+
+def _autograd_gcd_(ks, self, other):
+    return _op_gcd_.redispatch(ks, self, other)
+
+
+register_autograd('aten::gcd_', _autograd_gcd_)
+
+
+_op_gcd_out = _get_op('aten::gcd.out')
+
+
+def _autograd_gcd_out(ks, self, other, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('gcd', self, other)
+    return _op_gcd_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::gcd.out', _autograd_gcd_out)
+
+
+_op_lcm = _get_op('aten::lcm')
+
+
+def _autograd_lcm(ks, self, other):
+    return _op_lcm.redispatch(ks, self, other)
+
+
+register_autograd('aten::lcm', _autograd_lcm)
+
+
+_op_lcm_ = _get_op('aten::lcm_')
+
+
+def _autograd_lcm_(ks, self, other):
+    return _op_lcm_.redispatch(ks, self, other)
+
+
+register_autograd('aten::lcm_', _autograd_lcm_)
+
+
+_op_lcm_out = _get_op('aten::lcm.out')
+
+
+def _autograd_lcm_out(ks, self, other, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('lcm', self, other)
+    return _op_lcm_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::lcm.out', _autograd_lcm_out)
+
+
+_op_nextafter = _get_op('aten::nextafter')
+_fw_nextafter = FwSpec(_op_nextafter, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_nextafter(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_nextafter, _autograd_nextafter, ks, self, other)
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+        node = _n.NextafterBackward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(self) if node.should_compute_output(0) else None
+        node.other_ = record.save(other)
+        result = _op_nextafter.redispatch(ks, self, other)
+        record.output(result, node)
+        return result
+    return _op_nextafter.redispatch(ks, self, other)
+
+
+register_autograd('aten::nextafter', _autograd_nextafter)
+
+
+_op_nextafter_ = _get_op('aten::nextafter_')
+_fw_nextafter_ = FwSpec(_op_nextafter_, (0, 1), (False, False), 'inplace', None)
+
+
+def _autograd_nextafter_(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_nextafter_, _autograd_nextafter_, ks, self, other)
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+        check_inplace(self)
+        node = _n.NextafterBackward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(record.clone(self)) if node.should_compute_output(0) else None
+        node.other_ = record.save(other)
+        result = _op_nextafter_.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_nextafter_.redispatch(ks, self, other)
+
+
+register_autograd('aten::nextafter_', _autograd_nextafter_)
+
+
+_op_nextafter_out = _get_op('aten::nextafter.out')
+
+
+def _autograd_nextafter_out(ks, self, other, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
+        out_not_differentiable('nextafter', self, other)
+    return _op_nextafter_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::nextafter.out', _autograd_nextafter_out)
+
+
+_op_signbit = _get_op('aten::signbit')
+
+
+def _autograd_signbit(ks, self):
+    return _op_signbit.redispatch(ks, self)
+
+
+register_autograd('aten::signbit', _autograd_signbit)
+
+
+_op_signbit_out = _get_op('aten::signbit.out')
+
+
+def _autograd_signbit_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('signbit', self)
+    return _op_signbit_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::signbit.out', _autograd_signbit_out)
+
+
 _op_bernoulli = _get_op('aten::bernoulli')
 _fw_bernoulli = FwSpec(_op_bernoulli, (0,), (False,), 'functional', None)
 
@@ -9884,6 +10058,41 @@ def _autograd_cumprod_out(ks, self, dim, dtype, out):
 register_autograd('aten::cumprod.out', _autograd_cumprod_out)
 
 
+_op_nansum = _get_op('aten::nansum')
+_fw_nansum = FwSpec(_op_nansum, (0,), (False,), 'functional', None)
+
+
+def _autograd_nansum(ks, self, dim, keepdim, dtype):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_nansum, _autograd_nansum, ks, self, dim, keepdim, dtype)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.NansumBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.dim_ = dim
+        node.keepdim_ = keepdim
+        node.self_dtype_ = record.meta(self, 'dtype')
+        result = _op_nansum.redispatch(ks, self, dim, keepdim, dtype)
+        record.output(result, node)
+        return result
+    return _op_nansum.redispatch(ks, self, dim, keepdim, dtype)
+
+
+register_autograd('aten::nansum', _autograd_nansum)
+
+
+_op_nansum_out = _get_op('aten::nansum.out')
+
+
+def _autograd_nansum_out(ks, self, dim, keepdim, dtype, out):
+    if (type(self) is _TI and self.autograd is not None):
+        out_not_differentiable('nansum', self)
+    return _op_nansum_out.redispatch(ks, self, dim, keepdim, dtype, out)
+
+
+register_autograd('aten::nansum.out', _autograd_nansum_out)
+
+
 _op_cat = _get_op('aten::cat')
 _fw_cat = FwSpec(_op_cat, (0,), (True,), 'functional', LINEAR)
 
@@ -10537,6 +10746,28 @@ def _autograd_replication_pad3d_backward(ks, grad_output, self, padding):
 
 
 register_autograd('aten::replication_pad3d_backward', _autograd_replication_pad3d_backward)
+
+
+_op_block_diag = _get_op('aten::block_diag')
+_fw_block_diag = FwSpec(_op_block_diag, (0,), (True,), 'functional', None)
+
+
+def _autograd_block_diag(ks, tensors):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_block_diag, _autograd_block_diag, ks, tensors)
+    if any(type(t) is _TI and t.autograd is not None for t in tensors) and _gs.enabled and requires_grad_any(*tensors):
+        node = _n.BlockDiagBackward0()
+        node.next_edges = record.edges(*tensors)
+        node.tensors_size_ = len(tensors)
+        node.tensors_dtype_ = tuple(record.meta(t, 'dtype') for t in tensors)
+        node.tensors_sizes_ = tuple(record.meta(t, 'sizes') for t in tensors)
+        result = _op_block_diag.redispatch(ks, tensors)
+        record.output(result, node)
+        return result
+    return _op_block_diag.redispatch(ks, tensors)
+
+
+register_autograd('aten::block_diag', _autograd_block_diag)
 
 
 _op_sort = _get_op('aten::sort')

@@ -2704,6 +2704,31 @@ class LinalgSvdBackward0(Node):
         return self.compute_uv_
 
 
+def _TraceBackward0_0(grad, grads, self_sizes):
+    return trace_backward(grad, self_sizes)
+
+
+class TraceBackward0(Node):
+    """Backward of ``trace(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/linalg.yaml:55)."""
+
+    __slots__ = ('self_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TraceBackward0_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
 def _LinalgLuFactorExBackward0_0(grad, grads, pivot, result):
     return lu_factor_ex_backward(grad, result[0], result[1], pivot)
 
@@ -9205,6 +9230,50 @@ class NeBackward1(Node):
         return out
 
 
+def _NextafterBackward0_0(grad, grads, self, other):
+    return grad.masked_fill(self == other, 0)
+
+
+def _NextafterBackward0_1(grad, grads, self, other):
+    return zeros_like(other)
+
+
+class NextafterBackward0(Node):
+    """Backward of ``nextafter(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/pointwise.yaml:410)."""
+
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = _unpack(node, node.other_, 'NextafterBackward0')
+        self = _unpack(node, node.self_, 'NextafterBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NextafterBackward0_0(grad, grads, self, other))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_NextafterBackward0_1(grad, grads, self, other))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'NextafterBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_other(self):
+        return _unpack(self, self.other_, 'NextafterBackward0')
+
+    @property
+    def _raw_saved_other(self):
+        return self.other_
+
+
 def _BernoulliBackward0_0(grad, grads):
     return zeros_like(grad)
 
@@ -10435,6 +10504,46 @@ class CumprodBackward0(Node):
         return self.dim_
 
 
+def _NansumBackward0_0(grad, grads, self, dim, keepdim, self_dtype):
+    return nansum_backward(grad.to(self_dtype), self, dim, keepdim)
+
+
+class NansumBackward0(Node):
+    """Backward of ``nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`` (glasstorch/_ops/derivatives/reduce.yaml:82)."""
+
+    __slots__ = ('self_', 'dim_', 'keepdim_', 'self_dtype_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'NansumBackward0')
+        dim = node.dim_
+        keepdim = node.keepdim_
+        self_dtype = node.self_dtype_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_NansumBackward0_0(grad, grads, self, dim, keepdim, self_dtype))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'NansumBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_keepdim(self):
+        return self.keepdim_
+
+
 def _CatBackward0_0(grad, grads, dim, tensors_dtype, tensors_sizes):
     return cat_tensors_backward(grad, tensors_sizes, tensors_dtype, dim)
 
@@ -11143,6 +11252,29 @@ class ReplicationPad3DBackwardBackward0(Node):
     @property
     def _saved_padding(self):
         return self.padding_
+
+
+def _BlockDiagBackward0_0(grad, grads, tensors_dtype, tensors_sizes):
+    return block_diag_backward(grad, tensors_sizes, tensors_dtype)
+
+
+class BlockDiagBackward0(Node):
+    """Backward of ``block_diag(Tensor[] tensors) -> Tensor`` (glasstorch/_ops/derivatives/shape.yaml:97)."""
+
+    __slots__ = ('tensors_dtype_', 'tensors_sizes_', 'tensors_size_')
+    _tensor_slots = ()
+    _inputs = ('tensors',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        tensors_dtype = node.tensors_dtype_
+        tensors_sizes = node.tensors_sizes_
+        n_tensors = node.tensors_size_
+        out = [None] * n_tensors
+        if any(node.should_compute_output(i) for i in range(n_tensors)):
+            out[0:n_tensors] = [unwrap(g) for g in _BlockDiagBackward0_0(grad, grads, tensors_dtype, tensors_sizes)]
+        return out
 
 
 def _SortBackward0_0(grad, grads, dim, self_sizes, result):

@@ -7,12 +7,14 @@ CompositeExplicitAutograd: one kernel for every backend (the BackendSelect layer
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...._core import dtype as _dt
 from ...._core.device import CPU, as_device
-from ...._tensor.impl import TensorImpl
-from ...factories import full_impl
+from ...._tensor.impl import TensorImpl, empty_impl, from_numpy_impl
+from ...factories import full_impl, not_implemented_for
 
-__all__ = ["scalar_tensor"]
+__all__ = ["scalar_tensor", "tril_indices", "triu_indices"]
 
 
 def scalar_tensor(s, dtype=None, layout=None, device=None, pin_memory=None) -> TensorImpl:
@@ -20,3 +22,26 @@ def scalar_tensor(s, dtype=None, layout=None, device=None, pin_memory=None) -> T
     (``fill_``'s checks: a complex or out-of-range ``s`` raises)."""
     dtype = _dt.get_default_dtype() if dtype is None else dtype
     return full_impl((), s, dtype, CPU if device is None else as_device(device))
+
+
+def _triangle_indices(name, np_indices):
+    """``tril_indices``/``triu_indices``: the (row, column) coordinates of a triangle of a ``row`` x ``col``
+    matrix, row by row, as a 2 x N tensor of int64 (or int32)."""
+    def kernel(row, col, offset=0, dtype=None, layout=None, device=None, pin_memory=None) -> TensorImpl:
+        dtype = _dt.int64 if dtype in (None, "long") else dtype
+        if dtype not in (_dt.int64, _dt.int32):
+            raise not_implemented_for(name, dtype)
+        for label, n in (("row", row), ("col", col)):
+            if n < 0:
+                raise RuntimeError(f"{label} must be non-negative, got{n}")
+        dev = CPU if device is None else as_device(device)
+        rows, cols = np_indices(row, offset, col) if row and col else ((), ())
+        if dev.type == "meta":
+            return empty_impl((2, len(rows)), dtype, dev)
+        return from_numpy_impl(np.array([rows, cols], dtype=dtype.np).reshape(2, len(rows)), dtype, dev)
+    kernel.__name__ = kernel.__qualname__ = name
+    return kernel
+
+
+tril_indices = _triangle_indices("tril_indices", np.tril_indices)
+triu_indices = _triangle_indices("triu_indices", np.triu_indices)
