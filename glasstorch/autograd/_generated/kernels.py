@@ -2349,8 +2349,8 @@ _op_trace_out = _get_op('aten::trace.out')
 
 
 def _autograd_trace_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('trace', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('trace', self, out)
     return _op_trace_out.redispatch(ks, self, out)
 
 
@@ -8903,8 +8903,8 @@ _op_gcd_out = _get_op('aten::gcd.out')
 
 
 def _autograd_gcd_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('gcd', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('gcd', self, other, out)
     return _op_gcd_out.redispatch(ks, self, other, out)
 
 
@@ -8935,8 +8935,8 @@ _op_lcm_out = _get_op('aten::lcm.out')
 
 
 def _autograd_lcm_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('lcm', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('lcm', self, other, out)
     return _op_lcm_out.redispatch(ks, self, other, out)
 
 
@@ -8991,8 +8991,8 @@ _op_nextafter_out = _get_op('aten::nextafter.out')
 
 
 def _autograd_nextafter_out(ks, self, other, out):
-    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None):
-        out_not_differentiable('nextafter', self, other)
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('nextafter', self, other, out)
     return _op_nextafter_out.redispatch(ks, self, other, out)
 
 
@@ -9013,8 +9013,8 @@ _op_signbit_out = _get_op('aten::signbit.out')
 
 
 def _autograd_signbit_out(ks, self, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('signbit', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('signbit', self, out)
     return _op_signbit_out.redispatch(ks, self, out)
 
 
@@ -10085,8 +10085,8 @@ _op_nansum_out = _get_op('aten::nansum.out')
 
 
 def _autograd_nansum_out(ks, self, dim, keepdim, dtype, out):
-    if (type(self) is _TI and self.autograd is not None):
-        out_not_differentiable('nansum', self)
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('nansum', self, out)
     return _op_nansum_out.redispatch(ks, self, dim, keepdim, dtype, out)
 
 
