@@ -378,6 +378,8 @@ CTOR_ERRORS = [
     lambda m: m.nn.Unflatten(1, 4),
     lambda m: m.nn.Hardtanh(1.0, -1.0),
     lambda m: m.nn.HuberLoss(delta="1"),
+    lambda m: m.nn.Bilinear(0, 0, 0),
+    lambda m: m.nn.Bilinear(-1, 2, 3),
 ]
 
 

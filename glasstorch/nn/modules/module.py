@@ -482,6 +482,20 @@ class Module(ModuleCallMixin, ModuleStateMixin):
 
         return self._apply(convert)
 
+    def share_memory(self):
+        """Move every parameter and buffer into shared memory (``Tensor.share_memory_``); returns self."""
+        return self._apply(lambda t: t.share_memory_())
+
+    def _replicate_for_data_parallel(self):
+        """A shallow replica for DataParallel: its own dicts, no parameters of its own (they are set per replica)."""
+        replica = self.__new__(type(self))
+        replica.__dict__ = self.__dict__.copy()
+        replica._parameters = {}
+        replica._buffers = replica._buffers.copy()
+        replica._modules = replica._modules.copy()
+        replica._is_replica = True
+        return replica
+
     def to_empty(self, *, device, recurse: bool = True):
         """Move parameters and buffers to ``device`` without copying their values (after meta-device init)."""
         return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
