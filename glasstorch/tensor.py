@@ -1198,6 +1198,15 @@ def parse_to(args, kwargs):
     return idx, dev, dtype, non_blocking, copy, fmt
 
 
+def nn_parse_to(*args, **kwargs):
+    """``torch._C._nn._parse_to`` (Module.to's parser): (device, dtype, non_blocking, memory_format), with the
+    argument parser's TypeErrors; a ``copy`` argument is refused, even False (modules convert in place)."""
+    idx, device, dtype, non_blocking, _copy, fmt = parse_to(args, kwargs)
+    if "copy" in kwargs or len(args) > (3 if idx == 0 else 2):  # given at all, even False
+        raise RuntimeError(".to() does not accept copy argument")
+    return device, dtype, non_blocking, fmt
+
+
 def _parse_to(t, args, kwargs):
     """(dtype, device, copy, memory_format) of ``t.to(*args, **kwargs)``."""
     if len(args) == 1 and type(args[0]) is _dt.dtype and (not kwargs or list(kwargs) == ["memory_format"]):

@@ -970,3 +970,22 @@ def test_share_memory_goes_through_share_memory_():
 
     assert run(glasstorch) and run(torch)
     assert "share_memory_" in seen[0] and "share_memory_" in seen[1]
+
+
+@pytest.mark.parametrize("args,kwargs", [((), {"memory_format": "m.contiguous_format"}), (("cpu", "m.float64"), {}),
+                                         (("m.float16", True), {}), (("cpu",), {"copy": False}),
+                                         ((), {"device": "cpu", "copy": True}), ((1.5,), {})])
+def test_c_nn_parse_to(args, kwargs):
+    # torch._C._nn._parse_to is Module.to's parser: (device, dtype, non_blocking, memory_format) or torch's error
+    def call(m):
+        def arg(a):  # "m.NAME": that attribute of the library under test
+            return getattr(m, a[2:]) if isinstance(a, str) and a.startswith("m.") else a
+        conv = [arg(a) for a in args]
+        kw = {k: arg(v) for k, v in kwargs.items()}
+        return m._C._nn._parse_to(*conv, **kw)
+    try:
+        expected = call(torch)
+    except Exception:
+        assert_same_error(lambda: call(glasstorch), lambda: call(torch))
+        return
+    assert repr(call(glasstorch)) == repr(expected)
