@@ -422,7 +422,7 @@ class MaxPool2DWithIndicesBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'MaxPool2DWithIndicesBackward0')
+        result = wrap_saved(node.result_, 'MaxPool2DWithIndicesBackward0', node)
         self_sizes = node.self_sizes_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -431,7 +431,7 @@ class MaxPool2DWithIndicesBackward0(Node):
 
     @property
     def _saved_result1(self):
-        return wrap_saved(self.result_[1], 'MaxPool2DWithIndicesBackward0')
+        return wrap_saved(self.result_[1], 'MaxPool2DWithIndicesBackward0', self)
 
     @property
     def _raw_saved_result1(self):
@@ -1792,7 +1792,7 @@ class ScatterReduceBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         index = _unpack(node, node.index_, 'ScatterReduceBackward0')
-        result = wrap_saved(node.result_, 'ScatterReduceBackward0')
+        result = wrap_saved(node.result_, 'ScatterReduceBackward0', node)
         self = _unpack(node, node.self_, 'ScatterReduceBackward0')
         src = _unpack(node, node.src_, 'ScatterReduceBackward0')
         dim = node.dim_
@@ -1831,7 +1831,7 @@ class ScatterReduceBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'ScatterReduceBackward0')
+        return wrap_saved(self.result_, 'ScatterReduceBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -2663,7 +2663,7 @@ class LinalgSvdBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = _defined_grads(grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LinalgSvdBackward0')
+        result = wrap_saved(node.result_, 'LinalgSvdBackward0', node)
         full_matrices = node.full_matrices_
         compute_uv = node.compute_uv_
         out = [None] * 1
@@ -2673,7 +2673,7 @@ class LinalgSvdBackward0(Node):
 
     @property
     def _saved_U(self):
-        return wrap_saved(self.result_[0], 'LinalgSvdBackward0')
+        return wrap_saved(self.result_[0], 'LinalgSvdBackward0', self)
 
     @property
     def _raw_saved_U(self):
@@ -2681,7 +2681,7 @@ class LinalgSvdBackward0(Node):
 
     @property
     def _saved_S(self):
-        return wrap_saved(self.result_[1], 'LinalgSvdBackward0')
+        return wrap_saved(self.result_[1], 'LinalgSvdBackward0', self)
 
     @property
     def _raw_saved_S(self):
@@ -2689,7 +2689,7 @@ class LinalgSvdBackward0(Node):
 
     @property
     def _saved_Vh(self):
-        return wrap_saved(self.result_[2], 'LinalgSvdBackward0')
+        return wrap_saved(self.result_[2], 'LinalgSvdBackward0', self)
 
     @property
     def _raw_saved_Vh(self):
@@ -3631,7 +3631,7 @@ class NllLossBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'NllLossBackward0')
+        result = wrap_saved(node.result_, 'NllLossBackward0', node)
         self = _unpack(node, node.self_, 'NllLossBackward0')
         target = _unpack(node, node.target_, 'NllLossBackward0')
         weight = _unpack(node, node.weight_, 'NllLossBackward0')
@@ -3668,7 +3668,7 @@ class NllLossBackward0(Node):
 
     @property
     def _saved_total_weight(self):
-        return wrap_saved(self.result_[1], 'NllLossBackward0')
+        return wrap_saved(self.result_[1], 'NllLossBackward0', self)
 
     @property
     def _raw_saved_total_weight(self):
@@ -3751,7 +3751,7 @@ class NllLoss2DBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'NllLoss2DBackward0')
+        result = wrap_saved(node.result_, 'NllLoss2DBackward0', node)
         self = _unpack(node, node.self_, 'NllLoss2DBackward0')
         target = _unpack(node, node.target_, 'NllLoss2DBackward0')
         weight = _unpack(node, node.weight_, 'NllLoss2DBackward0')
@@ -3788,7 +3788,7 @@ class NllLoss2DBackward0(Node):
 
     @property
     def _saved_total_weight(self):
-        return wrap_saved(self.result_[1], 'NllLoss2DBackward0')
+        return wrap_saved(self.result_[1], 'NllLoss2DBackward0', self)
 
     @property
     def _raw_saved_total_weight(self):
@@ -4153,7 +4153,7 @@ class ReluBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'ReluBackward0')
+        result = wrap_saved(node.result_, 'ReluBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_ReluBackward0_0(grad, grads, result))
@@ -4161,7 +4161,7 @@ class ReluBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'ReluBackward0')
+        return wrap_saved(self.result_, 'ReluBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -4596,7 +4596,7 @@ class EluBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'EluBackward1')
+        result = wrap_saved(node.result_, 'EluBackward1', node)
         alpha = node.alpha_
         scale = node.scale_
         input_scale = node.input_scale_
@@ -4607,7 +4607,7 @@ class EluBackward1(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'EluBackward1')
+        return wrap_saved(self.result_, 'EluBackward1', self)
 
     @property
     def _raw_saved_result(self):
@@ -4742,7 +4742,7 @@ class CeluBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'CeluBackward1')
+        result = wrap_saved(node.result_, 'CeluBackward1', node)
         alpha = node.alpha_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -4751,7 +4751,7 @@ class CeluBackward1(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'CeluBackward1')
+        return wrap_saved(self.result_, 'CeluBackward1', self)
 
     @property
     def _raw_saved_result(self):
@@ -4814,7 +4814,7 @@ class LeakyReluBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LeakyReluBackward1')
+        result = wrap_saved(node.result_, 'LeakyReluBackward1', node)
         negative_slope = node.negative_slope_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -4823,7 +4823,7 @@ class LeakyReluBackward1(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'LeakyReluBackward1')
+        return wrap_saved(self.result_, 'LeakyReluBackward1', self)
 
     @property
     def _raw_saved_result(self):
@@ -5105,7 +5105,7 @@ class SoftmaxBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'SoftmaxBackward0')
+        result = wrap_saved(node.result_, 'SoftmaxBackward0', node)
         dim = node.dim_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -5114,7 +5114,7 @@ class SoftmaxBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'SoftmaxBackward0')
+        return wrap_saved(self.result_, 'SoftmaxBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -5143,7 +5143,7 @@ class LogSoftmaxBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LogSoftmaxBackward0')
+        result = wrap_saved(node.result_, 'LogSoftmaxBackward0', node)
         dim = node.dim_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -5152,7 +5152,7 @@ class LogSoftmaxBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'LogSoftmaxBackward0')
+        return wrap_saved(self.result_, 'LogSoftmaxBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -5183,7 +5183,7 @@ class NativeLayerNormBackward0(Node):
         grad = grads[0]
         bias = _unpack(node, node.bias_, 'NativeLayerNormBackward0')
         input = _unpack(node, node.input_, 'NativeLayerNormBackward0')
-        result = wrap_saved(node.result_, 'NativeLayerNormBackward0')
+        result = wrap_saved(node.result_, 'NativeLayerNormBackward0', node)
         weight = _unpack(node, node.weight_, 'NativeLayerNormBackward0')
         normalized_shape = node.normalized_shape_
         eps = node.eps_
@@ -5221,7 +5221,7 @@ class NativeLayerNormBackward0(Node):
 
     @property
     def _saved_result1(self):
-        return wrap_saved(self.result_[1], 'NativeLayerNormBackward0')
+        return wrap_saved(self.result_[1], 'NativeLayerNormBackward0', self)
 
     @property
     def _raw_saved_result1(self):
@@ -5229,7 +5229,7 @@ class NativeLayerNormBackward0(Node):
 
     @property
     def _saved_result2(self):
-        return wrap_saved(self.result_[2], 'NativeLayerNormBackward0')
+        return wrap_saved(self.result_[2], 'NativeLayerNormBackward0', self)
 
     @property
     def _raw_saved_result2(self):
@@ -5263,7 +5263,7 @@ class FusedRmsNormBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         input = _unpack(node, node.input_, 'FusedRmsNormBackward0')
-        result = wrap_saved(node.result_, 'FusedRmsNormBackward0')
+        result = wrap_saved(node.result_, 'FusedRmsNormBackward0', node)
         weight = _unpack(node, node.weight_, 'FusedRmsNormBackward0')
         normalized_shape = node.normalized_shape_
         out = [None] * 2
@@ -5291,7 +5291,7 @@ class FusedRmsNormBackward0(Node):
 
     @property
     def _saved_result1(self):
-        return wrap_saved(self.result_[1], 'FusedRmsNormBackward0')
+        return wrap_saved(self.result_[1], 'FusedRmsNormBackward0', self)
 
     @property
     def _raw_saved_result1(self):
@@ -5318,7 +5318,7 @@ class NativeBatchNormBackward0(Node):
         grad = grads[0]
         bias = _unpack(node, node.bias_, 'NativeBatchNormBackward0')
         input = _unpack(node, node.input_, 'NativeBatchNormBackward0')
-        result = wrap_saved(node.result_, 'NativeBatchNormBackward0')
+        result = wrap_saved(node.result_, 'NativeBatchNormBackward0', node)
         running_mean = _unpack(node, node.running_mean_, 'NativeBatchNormBackward0')
         running_var = _unpack(node, node.running_var_, 'NativeBatchNormBackward0')
         weight = _unpack(node, node.weight_, 'NativeBatchNormBackward0')
@@ -5374,7 +5374,7 @@ class NativeBatchNormBackward0(Node):
 
     @property
     def _saved_result1(self):
-        return wrap_saved(self.result_[1], 'NativeBatchNormBackward0')
+        return wrap_saved(self.result_[1], 'NativeBatchNormBackward0', self)
 
     @property
     def _raw_saved_result1(self):
@@ -5382,7 +5382,7 @@ class NativeBatchNormBackward0(Node):
 
     @property
     def _saved_result2(self):
-        return wrap_saved(self.result_[2], 'NativeBatchNormBackward0')
+        return wrap_saved(self.result_[2], 'NativeBatchNormBackward0', self)
 
     @property
     def _raw_saved_result2(self):
@@ -5413,7 +5413,7 @@ class NativeBatchNormLegitBackward0(Node):
         grad = grads[0]
         bias = _unpack(node, node.bias_, 'NativeBatchNormLegitBackward0')
         input = _unpack(node, node.input_, 'NativeBatchNormLegitBackward0')
-        result = wrap_saved(node.result_, 'NativeBatchNormLegitBackward0')
+        result = wrap_saved(node.result_, 'NativeBatchNormLegitBackward0', node)
         running_mean = _unpack(node, node.running_mean_, 'NativeBatchNormLegitBackward0')
         running_var = _unpack(node, node.running_var_, 'NativeBatchNormLegitBackward0')
         weight = _unpack(node, node.weight_, 'NativeBatchNormLegitBackward0')
@@ -5469,7 +5469,7 @@ class NativeBatchNormLegitBackward0(Node):
 
     @property
     def _saved_result1(self):
-        return wrap_saved(self.result_[1], 'NativeBatchNormLegitBackward0')
+        return wrap_saved(self.result_[1], 'NativeBatchNormLegitBackward0', self)
 
     @property
     def _raw_saved_result1(self):
@@ -5477,7 +5477,7 @@ class NativeBatchNormLegitBackward0(Node):
 
     @property
     def _saved_result2(self):
-        return wrap_saved(self.result_[2], 'NativeBatchNormLegitBackward0')
+        return wrap_saved(self.result_[2], 'NativeBatchNormLegitBackward0', self)
 
     @property
     def _raw_saved_result2(self):
@@ -5508,7 +5508,7 @@ class NativeBatchNormLegitBackward1(Node):
         grad = grads[0]
         bias = _unpack(node, node.bias_, 'NativeBatchNormLegitBackward1')
         input = _unpack(node, node.input_, 'NativeBatchNormLegitBackward1')
-        result = wrap_saved(node.result_, 'NativeBatchNormLegitBackward1')
+        result = wrap_saved(node.result_, 'NativeBatchNormLegitBackward1', node)
         weight = _unpack(node, node.weight_, 'NativeBatchNormLegitBackward1')
         training = node.training_
         eps = node.eps_
@@ -5546,7 +5546,7 @@ class NativeBatchNormLegitBackward1(Node):
 
     @property
     def _saved_result1(self):
-        return wrap_saved(self.result_[1], 'NativeBatchNormLegitBackward1')
+        return wrap_saved(self.result_[1], 'NativeBatchNormLegitBackward1', self)
 
     @property
     def _raw_saved_result1(self):
@@ -5554,7 +5554,7 @@ class NativeBatchNormLegitBackward1(Node):
 
     @property
     def _saved_result2(self):
-        return wrap_saved(self.result_[2], 'NativeBatchNormLegitBackward1')
+        return wrap_saved(self.result_[2], 'NativeBatchNormLegitBackward1', self)
 
     @property
     def _raw_saved_result2(self):
@@ -5585,7 +5585,7 @@ class NativeBatchNormLegitNoTrainingBackward0(Node):
         grad = grads[0]
         bias = _unpack(node, node.bias_, 'NativeBatchNormLegitNoTrainingBackward0')
         input = _unpack(node, node.input_, 'NativeBatchNormLegitNoTrainingBackward0')
-        result = wrap_saved(node.result_, 'NativeBatchNormLegitNoTrainingBackward0')
+        result = wrap_saved(node.result_, 'NativeBatchNormLegitNoTrainingBackward0', node)
         running_mean = _unpack(node, node.running_mean_, 'NativeBatchNormLegitNoTrainingBackward0')
         running_var = _unpack(node, node.running_var_, 'NativeBatchNormLegitNoTrainingBackward0')
         weight = _unpack(node, node.weight_, 'NativeBatchNormLegitNoTrainingBackward0')
@@ -5640,7 +5640,7 @@ class NativeBatchNormLegitNoTrainingBackward0(Node):
 
     @property
     def _saved_result1(self):
-        return wrap_saved(self.result_[1], 'NativeBatchNormLegitNoTrainingBackward0')
+        return wrap_saved(self.result_[1], 'NativeBatchNormLegitNoTrainingBackward0', self)
 
     @property
     def _raw_saved_result1(self):
@@ -5648,7 +5648,7 @@ class NativeBatchNormLegitNoTrainingBackward0(Node):
 
     @property
     def _saved_result2(self):
-        return wrap_saved(self.result_[2], 'NativeBatchNormLegitNoTrainingBackward0')
+        return wrap_saved(self.result_[2], 'NativeBatchNormLegitNoTrainingBackward0', self)
 
     @property
     def _raw_saved_result2(self):
@@ -5675,7 +5675,7 @@ class NativeGroupNormBackward0(Node):
         grad = grads[0]
         bias = _unpack(node, node.bias_, 'NativeGroupNormBackward0')
         input = _unpack(node, node.input_, 'NativeGroupNormBackward0')
-        result = wrap_saved(node.result_, 'NativeGroupNormBackward0')
+        result = wrap_saved(node.result_, 'NativeGroupNormBackward0', node)
         weight = _unpack(node, node.weight_, 'NativeGroupNormBackward0')
         N = node.N_
         C = node.C_
@@ -5715,7 +5715,7 @@ class NativeGroupNormBackward0(Node):
 
     @property
     def _saved_result1(self):
-        return wrap_saved(self.result_[1], 'NativeGroupNormBackward0')
+        return wrap_saved(self.result_[1], 'NativeGroupNormBackward0', self)
 
     @property
     def _raw_saved_result1(self):
@@ -5723,7 +5723,7 @@ class NativeGroupNormBackward0(Node):
 
     @property
     def _saved_result2(self):
-        return wrap_saved(self.result_[2], 'NativeGroupNormBackward0')
+        return wrap_saved(self.result_[2], 'NativeGroupNormBackward0', self)
 
     @property
     def _raw_saved_result2(self):
@@ -5760,7 +5760,7 @@ class NativeDropoutBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'NativeDropoutBackward0')
+        result = wrap_saved(node.result_, 'NativeDropoutBackward0', node)
         p = node.p_
         train = node.train_
         out = [None] * 1
@@ -5770,7 +5770,7 @@ class NativeDropoutBackward0(Node):
 
     @property
     def _saved_result1(self):
-        return wrap_saved(self.result_[1], 'NativeDropoutBackward0')
+        return wrap_saved(self.result_[1], 'NativeDropoutBackward0', self)
 
     @property
     def _raw_saved_result1(self):
@@ -5870,7 +5870,7 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
         attn_mask = _unpack(node, node.attn_mask_, 'ScaledDotProductFlashAttentionForCpuBackward0')
         key = _unpack(node, node.key_, 'ScaledDotProductFlashAttentionForCpuBackward0')
         query = _unpack(node, node.query_, 'ScaledDotProductFlashAttentionForCpuBackward0')
-        result = wrap_saved(node.result_, 'ScaledDotProductFlashAttentionForCpuBackward0')
+        result = wrap_saved(node.result_, 'ScaledDotProductFlashAttentionForCpuBackward0', node)
         value = _unpack(node, node.value_, 'ScaledDotProductFlashAttentionForCpuBackward0')
         dropout_p = node.dropout_p_
         is_causal = node.is_causal_
@@ -5917,7 +5917,7 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
 
     @property
     def _saved_logsumexp(self):
-        return wrap_saved(self.result_[1], 'ScaledDotProductFlashAttentionForCpuBackward0')
+        return wrap_saved(self.result_[1], 'ScaledDotProductFlashAttentionForCpuBackward0', self)
 
     @property
     def _raw_saved_logsumexp(self):
@@ -6536,7 +6536,7 @@ class PowBackward1(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         exponent = _unpack(node, node.exponent_, 'PowBackward1')
-        result = wrap_saved(node.result_, 'PowBackward1')
+        result = wrap_saved(node.result_, 'PowBackward1', node)
         self = _unpack(node, node.self_, 'PowBackward1')
         out = [None] * 2
         if node.should_compute_output(0):
@@ -6563,7 +6563,7 @@ class PowBackward1(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'PowBackward1')
+        return wrap_saved(self.result_, 'PowBackward1', self)
 
     @property
     def _raw_saved_result(self):
@@ -6585,7 +6585,7 @@ class PowBackward2(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         exponent = _unpack(node, node.exponent_, 'PowBackward2')
-        result = wrap_saved(node.result_, 'PowBackward2')
+        result = wrap_saved(node.result_, 'PowBackward2', node)
         self = node.self_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -6602,7 +6602,7 @@ class PowBackward2(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'PowBackward2')
+        return wrap_saved(self.result_, 'PowBackward2', self)
 
     @property
     def _raw_saved_result(self):
@@ -6962,7 +6962,7 @@ class ExpBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'ExpBackward0')
+        result = wrap_saved(node.result_, 'ExpBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_ExpBackward0_0(grad, grads, result))
@@ -6970,7 +6970,7 @@ class ExpBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'ExpBackward0')
+        return wrap_saved(self.result_, 'ExpBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -6995,7 +6995,7 @@ class Exp2Backward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'Exp2Backward0')
+        result = wrap_saved(node.result_, 'Exp2Backward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_Exp2Backward0_0(grad, grads, result))
@@ -7003,7 +7003,7 @@ class Exp2Backward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'Exp2Backward0')
+        return wrap_saved(self.result_, 'Exp2Backward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -7028,7 +7028,7 @@ class Expm1Backward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'Expm1Backward0')
+        result = wrap_saved(node.result_, 'Expm1Backward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_Expm1Backward0_0(grad, grads, result))
@@ -7036,7 +7036,7 @@ class Expm1Backward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'Expm1Backward0')
+        return wrap_saved(self.result_, 'Expm1Backward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -7193,7 +7193,7 @@ class SqrtBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'SqrtBackward0')
+        result = wrap_saved(node.result_, 'SqrtBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_SqrtBackward0_0(grad, grads, result))
@@ -7201,7 +7201,7 @@ class SqrtBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'SqrtBackward0')
+        return wrap_saved(self.result_, 'SqrtBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -7226,7 +7226,7 @@ class RsqrtBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'RsqrtBackward0')
+        result = wrap_saved(node.result_, 'RsqrtBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_RsqrtBackward0_0(grad, grads, result))
@@ -7234,7 +7234,7 @@ class RsqrtBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'RsqrtBackward0')
+        return wrap_saved(self.result_, 'RsqrtBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -7259,7 +7259,7 @@ class ReciprocalBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'ReciprocalBackward0')
+        result = wrap_saved(node.result_, 'ReciprocalBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_ReciprocalBackward0_0(grad, grads, result))
@@ -7267,7 +7267,7 @@ class ReciprocalBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'ReciprocalBackward0')
+        return wrap_saved(self.result_, 'ReciprocalBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -7391,7 +7391,7 @@ class TanBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'TanBackward0')
+        result = wrap_saved(node.result_, 'TanBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_TanBackward0_0(grad, grads, result))
@@ -7399,7 +7399,7 @@ class TanBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'TanBackward0')
+        return wrap_saved(self.result_, 'TanBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -7589,7 +7589,7 @@ class TanhBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'TanhBackward0')
+        result = wrap_saved(node.result_, 'TanhBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_TanhBackward0_0(grad, grads, result))
@@ -7597,7 +7597,7 @@ class TanhBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'TanhBackward0')
+        return wrap_saved(self.result_, 'TanhBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -7765,7 +7765,7 @@ class SigmoidBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'SigmoidBackward0')
+        result = wrap_saved(node.result_, 'SigmoidBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_SigmoidBackward0_0(grad, grads, result))
@@ -7773,7 +7773,7 @@ class SigmoidBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'SigmoidBackward0')
+        return wrap_saved(self.result_, 'SigmoidBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -8167,7 +8167,7 @@ class HypotBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         other = _unpack(node, node.other_, 'HypotBackward0')
-        result = wrap_saved(node.result_, 'HypotBackward0')
+        result = wrap_saved(node.result_, 'HypotBackward0', node)
         self = _unpack(node, node.self_, 'HypotBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
@@ -8194,7 +8194,7 @@ class HypotBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'HypotBackward0')
+        return wrap_saved(self.result_, 'HypotBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -8220,7 +8220,7 @@ class CopysignBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         other = _unpack(node, node.other_, 'CopysignBackward0')
-        result = wrap_saved(node.result_, 'CopysignBackward0')
+        result = wrap_saved(node.result_, 'CopysignBackward0', node)
         self = _unpack(node, node.self_, 'CopysignBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
@@ -8247,7 +8247,7 @@ class CopysignBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'CopysignBackward0')
+        return wrap_saved(self.result_, 'CopysignBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -8268,7 +8268,7 @@ class CopysignBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'CopysignBackward1')
+        result = wrap_saved(node.result_, 'CopysignBackward1', node)
         self = _unpack(node, node.self_, 'CopysignBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -8285,7 +8285,7 @@ class CopysignBackward1(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'CopysignBackward1')
+        return wrap_saved(self.result_, 'CopysignBackward1', self)
 
     @property
     def _raw_saved_result(self):
@@ -9546,7 +9546,7 @@ class ProdBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'ProdBackward0')
+        result = wrap_saved(node.result_, 'ProdBackward0', node)
         self = _unpack(node, node.self_, 'ProdBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -9563,7 +9563,7 @@ class ProdBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'ProdBackward0')
+        return wrap_saved(self.result_, 'ProdBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -9584,7 +9584,7 @@ class ProdBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'ProdBackward1')
+        result = wrap_saved(node.result_, 'ProdBackward1', node)
         self = _unpack(node, node.self_, 'ProdBackward1')
         dim = node.dim_
         keepdim = node.keepdim_
@@ -9603,7 +9603,7 @@ class ProdBackward1(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'ProdBackward1')
+        return wrap_saved(self.result_, 'ProdBackward1', self)
 
     @property
     def _raw_saved_result(self):
@@ -9632,7 +9632,7 @@ class MaxBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'MaxBackward0')
+        result = wrap_saved(node.result_, 'MaxBackward0', node)
         dim = node.dim_
         keepdim = node.keepdim_
         self_sizes = node.self_sizes_
@@ -9643,7 +9643,7 @@ class MaxBackward0(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'MaxBackward0')
+        return wrap_saved(self.result_[1], 'MaxBackward0', self)
 
     @property
     def _raw_saved_indices(self):
@@ -9676,7 +9676,7 @@ class MaxBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'MaxBackward1')
+        result = wrap_saved(node.result_, 'MaxBackward1', node)
         self = _unpack(node, node.self_, 'MaxBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -9693,7 +9693,7 @@ class MaxBackward1(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'MaxBackward1')
+        return wrap_saved(self.result_, 'MaxBackward1', self)
 
     @property
     def _raw_saved_result(self):
@@ -9714,7 +9714,7 @@ class MinBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'MinBackward0')
+        result = wrap_saved(node.result_, 'MinBackward0', node)
         dim = node.dim_
         keepdim = node.keepdim_
         self_sizes = node.self_sizes_
@@ -9725,7 +9725,7 @@ class MinBackward0(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'MinBackward0')
+        return wrap_saved(self.result_[1], 'MinBackward0', self)
 
     @property
     def _raw_saved_indices(self):
@@ -9758,7 +9758,7 @@ class MinBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'MinBackward1')
+        result = wrap_saved(node.result_, 'MinBackward1', node)
         self = _unpack(node, node.self_, 'MinBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -9775,7 +9775,7 @@ class MinBackward1(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'MinBackward1')
+        return wrap_saved(self.result_, 'MinBackward1', self)
 
     @property
     def _raw_saved_result(self):
@@ -9796,7 +9796,7 @@ class AmaxBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'AmaxBackward0')
+        result = wrap_saved(node.result_, 'AmaxBackward0', node)
         self = _unpack(node, node.self_, 'AmaxBackward0')
         dim = node.dim_
         keepdim = node.keepdim_
@@ -9815,7 +9815,7 @@ class AmaxBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'AmaxBackward0')
+        return wrap_saved(self.result_, 'AmaxBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -9844,7 +9844,7 @@ class AminBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'AminBackward0')
+        result = wrap_saved(node.result_, 'AminBackward0', node)
         self = _unpack(node, node.self_, 'AminBackward0')
         dim = node.dim_
         keepdim = node.keepdim_
@@ -9863,7 +9863,7 @@ class AminBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'AminBackward0')
+        return wrap_saved(self.result_, 'AminBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -9892,7 +9892,7 @@ class LogsumexpBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LogsumexpBackward0')
+        result = wrap_saved(node.result_, 'LogsumexpBackward0', node)
         self = _unpack(node, node.self_, 'LogsumexpBackward0')
         dim = node.dim_
         keepdim = node.keepdim_
@@ -9911,7 +9911,7 @@ class LogsumexpBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'LogsumexpBackward0')
+        return wrap_saved(self.result_, 'LogsumexpBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -9984,7 +9984,7 @@ class StdBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'StdBackward0')
+        result = wrap_saved(node.result_, 'StdBackward0', node)
         self = _unpack(node, node.self_, 'StdBackward0')
         dim = node.dim_
         correction = node.correction_
@@ -10004,7 +10004,7 @@ class StdBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'StdBackward0')
+        return wrap_saved(self.result_, 'StdBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -10081,7 +10081,7 @@ class StdMeanBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = _defined_grads(grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'StdMeanBackward0')
+        result = wrap_saved(node.result_, 'StdMeanBackward0', node)
         self = _unpack(node, node.self_, 'StdMeanBackward0')
         dim = node.dim_
         correction = node.correction_
@@ -10101,7 +10101,7 @@ class StdMeanBackward0(Node):
 
     @property
     def _saved_result0(self):
-        return wrap_saved(self.result_[0], 'StdMeanBackward0')
+        return wrap_saved(self.result_[0], 'StdMeanBackward0', self)
 
     @property
     def _raw_saved_result0(self):
@@ -10134,7 +10134,7 @@ class NormBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'NormBackward0')
+        result = wrap_saved(node.result_, 'NormBackward0', node)
         self = _unpack(node, node.self_, 'NormBackward0')
         p = node.p_
         out = [None] * 1
@@ -10152,7 +10152,7 @@ class NormBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'NormBackward0')
+        return wrap_saved(self.result_, 'NormBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -10177,7 +10177,7 @@ class NormBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'NormBackward1')
+        result = wrap_saved(node.result_, 'NormBackward1', node)
         self = _unpack(node, node.self_, 'NormBackward1')
         p = node.p_
         dim = node.dim_
@@ -10197,7 +10197,7 @@ class NormBackward1(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'NormBackward1')
+        return wrap_saved(self.result_, 'NormBackward1', self)
 
     @property
     def _raw_saved_result(self):
@@ -10230,7 +10230,7 @@ class NormBackward2(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'NormBackward2')
+        result = wrap_saved(node.result_, 'NormBackward2', node)
         self = _unpack(node, node.self_, 'NormBackward2')
         p = node.p_
         out = [None] * 1
@@ -10248,7 +10248,7 @@ class NormBackward2(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'NormBackward2')
+        return wrap_saved(self.result_, 'NormBackward2', self)
 
     @property
     def _raw_saved_result(self):
@@ -10273,7 +10273,7 @@ class NormBackward3(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'NormBackward3')
+        result = wrap_saved(node.result_, 'NormBackward3', node)
         self = _unpack(node, node.self_, 'NormBackward3')
         p = node.p_
         dim = node.dim_
@@ -10293,7 +10293,7 @@ class NormBackward3(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'NormBackward3')
+        return wrap_saved(self.result_, 'NormBackward3', self)
 
     @property
     def _raw_saved_result(self):
@@ -10326,7 +10326,7 @@ class LinalgVectorNormBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LinalgVectorNormBackward0')
+        result = wrap_saved(node.result_, 'LinalgVectorNormBackward0', node)
         self = _unpack(node, node.self_, 'LinalgVectorNormBackward0')
         ord = node.ord_
         dim = node.dim_
@@ -10346,7 +10346,7 @@ class LinalgVectorNormBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'LinalgVectorNormBackward0')
+        return wrap_saved(self.result_, 'LinalgVectorNormBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -10405,7 +10405,7 @@ class CumprodBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'CumprodBackward0')
+        result = wrap_saved(node.result_, 'CumprodBackward0', node)
         self = _unpack(node, node.self_, 'CumprodBackward0')
         dim = node.dim_
         self_dtype = node.self_dtype_
@@ -10424,7 +10424,7 @@ class CumprodBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'CumprodBackward0')
+        return wrap_saved(self.result_, 'CumprodBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -11159,7 +11159,7 @@ class SortBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'SortBackward0')
+        result = wrap_saved(node.result_, 'SortBackward0', node)
         dim = node.dim_
         self_sizes = node.self_sizes_
         out = [None] * 1
@@ -11169,7 +11169,7 @@ class SortBackward0(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'SortBackward0')
+        return wrap_saved(self.result_[1], 'SortBackward0', self)
 
     @property
     def _raw_saved_indices(self):
@@ -11198,7 +11198,7 @@ class SortBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'SortBackward1')
+        result = wrap_saved(node.result_, 'SortBackward1', node)
         dim = node.dim_
         self_sizes = node.self_sizes_
         out = [None] * 1
@@ -11208,7 +11208,7 @@ class SortBackward1(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'SortBackward1')
+        return wrap_saved(self.result_[1], 'SortBackward1', self)
 
     @property
     def _raw_saved_indices(self):
@@ -11237,7 +11237,7 @@ class TopkBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'TopkBackward0')
+        result = wrap_saved(node.result_, 'TopkBackward0', node)
         dim = node.dim_
         self_sizes = node.self_sizes_
         out = [None] * 1
@@ -11247,7 +11247,7 @@ class TopkBackward0(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'TopkBackward0')
+        return wrap_saved(self.result_[1], 'TopkBackward0', self)
 
     @property
     def _raw_saved_indices(self):
@@ -11276,7 +11276,7 @@ class KthvalueBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'KthvalueBackward0')
+        result = wrap_saved(node.result_, 'KthvalueBackward0', node)
         dim = node.dim_
         keepdim = node.keepdim_
         self_sizes = node.self_sizes_
@@ -11287,7 +11287,7 @@ class KthvalueBackward0(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'KthvalueBackward0')
+        return wrap_saved(self.result_[1], 'KthvalueBackward0', self)
 
     @property
     def _raw_saved_indices(self):
@@ -11320,7 +11320,7 @@ class CummaxBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'CummaxBackward0')
+        result = wrap_saved(node.result_, 'CummaxBackward0', node)
         self = _unpack(node, node.self_, 'CummaxBackward0')
         dim = node.dim_
         out = [None] * 1
@@ -11338,7 +11338,7 @@ class CummaxBackward0(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'CummaxBackward0')
+        return wrap_saved(self.result_[1], 'CummaxBackward0', self)
 
     @property
     def _raw_saved_indices(self):
@@ -11363,7 +11363,7 @@ class CumminBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'CumminBackward0')
+        result = wrap_saved(node.result_, 'CumminBackward0', node)
         self = _unpack(node, node.self_, 'CumminBackward0')
         dim = node.dim_
         out = [None] * 1
@@ -11381,7 +11381,7 @@ class CumminBackward0(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'CumminBackward0')
+        return wrap_saved(self.result_[1], 'CumminBackward0', self)
 
     @property
     def _raw_saved_indices(self):
@@ -11406,7 +11406,7 @@ class MedianBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'MedianBackward0')
+        result = wrap_saved(node.result_, 'MedianBackward0', node)
         self = _unpack(node, node.self_, 'MedianBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -11423,7 +11423,7 @@ class MedianBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'MedianBackward0')
+        return wrap_saved(self.result_, 'MedianBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -11444,7 +11444,7 @@ class MedianBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'MedianBackward1')
+        result = wrap_saved(node.result_, 'MedianBackward1', node)
         dim = node.dim_
         keepdim = node.keepdim_
         self_sizes = node.self_sizes_
@@ -11455,7 +11455,7 @@ class MedianBackward1(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'MedianBackward1')
+        return wrap_saved(self.result_[1], 'MedianBackward1', self)
 
     @property
     def _raw_saved_indices(self):
@@ -11488,7 +11488,7 @@ class NanmedianBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'NanmedianBackward0')
+        result = wrap_saved(node.result_, 'NanmedianBackward0', node)
         self = _unpack(node, node.self_, 'NanmedianBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -11505,7 +11505,7 @@ class NanmedianBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'NanmedianBackward0')
+        return wrap_saved(self.result_, 'NanmedianBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -11526,7 +11526,7 @@ class NanmedianBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'NanmedianBackward1')
+        result = wrap_saved(node.result_, 'NanmedianBackward1', node)
         dim = node.dim_
         keepdim = node.keepdim_
         self_sizes = node.self_sizes_
@@ -11537,7 +11537,7 @@ class NanmedianBackward1(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'NanmedianBackward1')
+        return wrap_saved(self.result_[1], 'NanmedianBackward1', self)
 
     @property
     def _raw_saved_indices(self):
@@ -11570,7 +11570,7 @@ class ModeBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'ModeBackward0')
+        result = wrap_saved(node.result_, 'ModeBackward0', node)
         dim = node.dim_
         keepdim = node.keepdim_
         self_sizes = node.self_sizes_
@@ -11581,7 +11581,7 @@ class ModeBackward0(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'ModeBackward0')
+        return wrap_saved(self.result_[1], 'ModeBackward0', self)
 
     @property
     def _raw_saved_indices(self):
