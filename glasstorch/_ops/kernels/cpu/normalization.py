@@ -18,6 +18,7 @@ import numpy as np
 
 from ...._core import dtype as _dt
 from ...._core import shape as _shape
+from ...._core.layout import channels_last, channels_last_3d, contiguous_format
 from ...._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
 from .activation import FLOATING, not_implemented
 from .resize import suggest_memory_format
@@ -66,6 +67,20 @@ def _empty_like_suggested(x: TensorImpl) -> TensorImpl:
     """``empty_like(x, x.suggest_memory_format())``: batch and group norm keep a channels-last input so."""
     return empty_strided_impl(x.sizes, _shape.memory_format_strides(x.sizes, suggest_memory_format(x)), x.dtype,
                               x.device)
+
+
+def _batch_norm_output(x: TensorImpl, *params) -> TensorImpl:
+    """batch_norm_cpu's output: when the input (and every given parameter) is contiguous in some memory format,
+    that format (``suggest_memory_format_contig``: a channels-last-contiguous input stays so even where its
+    strides are ambiguous, pytorch/pytorch#63224); otherwise the suggested one."""
+    S, T = x.sizes, x.strides
+    contig = _shape.is_contiguous(S, T)
+    cl = (len(S) == 4 and _shape.is_channels_last_contiguous(S, T))
+    cl3 = (len(S) == 5 and _shape.is_channels_last_3d_contiguous(S, T))
+    if (contig or cl or cl3) and all(p is None or p.is_contiguous() for p in params):
+        fmt = contiguous_format if contig else channels_last_3d if cl3 else channels_last
+        return empty_strided_impl(S, _shape.memory_format_strides(S, fmt), x.dtype, x.device)
+    return _empty_like_suggested(x)
 
 
 # -- layer norm ---------------------------------------------------------------------------------------------
@@ -143,7 +158,7 @@ def native_batch_norm_kernel(input, weight, bias, running_mean, running_var, tra
     if input.dtype not in FLOATING:
         raise not_implemented("batch_norm", input.dtype)
     c = input.sizes[1]
-    out = _empty_like_suggested(input)
+    out = _batch_norm_output(input, weight, bias, running_mean, running_var)
     save_mean = empty_contiguous((c,) if training else (0,), pdt, input.device)
     save_invstd = empty_contiguous((c,) if training else (0,), pdt, input.device)
     if _is_meta(input, weight, bias, running_mean, running_var) or input.numel() == 0:
