@@ -934,6 +934,12 @@ class Tensor:
         return self.to(dtype)
 
     @_subclass_protocol
+    def to_dense(self, *args, **kwargs) -> Tensor:
+        """A strided tensor is dense already: ``self`` (or ``self.to(dtype)`` for another dtype)."""
+        dtype, _masked_grad = TO_DENSE_SIGNATURES.parse(args, kwargs)[1]
+        return self if dtype is None or dtype == self.dtype else self.to(dtype)
+
+    @_subclass_protocol
     def type_as(self, other) -> Tensor:
         return self.to(other._impl.device, other._impl.dtype)
 
@@ -1176,6 +1182,10 @@ TO_SIGNATURES = _arg_parser.Signatures("to", [
     "to(ScalarType dtype, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)",
     "to(Tensor tensor, bool non_blocking=False, bool copy=False, *, MemoryFormat? memory_format=None)",
 ], numbers_as_tensors=True)
+
+
+TO_DENSE_SIGNATURES = _arg_parser.Signatures("to_dense",
+                                             ["to_dense(ScalarType? dtype=None, *, bool? masked_grad=None)"])
 
 
 def _new_options(t, fname, dtype, device):
