@@ -197,7 +197,7 @@ class PolarBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'PolarBackward0')
+        result = wrap_saved(node.result_, 'PolarBackward0', node)
         out = [None] * 2
         if node.should_compute_output(0) or node.should_compute_output(1):
             res = _PolarBackward0_0(grad, grads, result)
@@ -207,7 +207,7 @@ class PolarBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'PolarBackward0')
+        return wrap_saved(self.result_, 'PolarBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -2718,7 +2718,7 @@ class LinalgLuFactorExBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LinalgLuFactorExBackward0')
+        result = wrap_saved(node.result_, 'LinalgLuFactorExBackward0', node)
         pivot = node.pivot_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -2727,7 +2727,7 @@ class LinalgLuFactorExBackward0(Node):
 
     @property
     def _saved_LU(self):
-        return wrap_saved(self.result_[0], 'LinalgLuFactorExBackward0')
+        return wrap_saved(self.result_[0], 'LinalgLuFactorExBackward0', self)
 
     @property
     def _raw_saved_LU(self):
@@ -2735,7 +2735,7 @@ class LinalgLuFactorExBackward0(Node):
 
     @property
     def _saved_pivots(self):
-        return wrap_saved(self.result_[1], 'LinalgLuFactorExBackward0')
+        return wrap_saved(self.result_[1], 'LinalgLuFactorExBackward0', self)
 
     @property
     def _raw_saved_pivots(self):
@@ -2760,7 +2760,7 @@ class LinalgLuBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = _defined_grads(grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LinalgLuBackward0')
+        result = wrap_saved(node.result_, 'LinalgLuBackward0', node)
         pivot = node.pivot_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -2769,7 +2769,7 @@ class LinalgLuBackward0(Node):
 
     @property
     def _saved_P(self):
-        return wrap_saved(self.result_[0], 'LinalgLuBackward0')
+        return wrap_saved(self.result_[0], 'LinalgLuBackward0', self)
 
     @property
     def _raw_saved_P(self):
@@ -2777,7 +2777,7 @@ class LinalgLuBackward0(Node):
 
     @property
     def _saved_L(self):
-        return wrap_saved(self.result_[1], 'LinalgLuBackward0')
+        return wrap_saved(self.result_[1], 'LinalgLuBackward0', self)
 
     @property
     def _raw_saved_L(self):
@@ -2785,7 +2785,7 @@ class LinalgLuBackward0(Node):
 
     @property
     def _saved_U(self):
-        return wrap_saved(self.result_[2], 'LinalgLuBackward0')
+        return wrap_saved(self.result_[2], 'LinalgLuBackward0', self)
 
     @property
     def _raw_saved_U(self):
@@ -2816,7 +2816,7 @@ class LinalgLuSolveBackward0(Node):
         grad = grads[0]
         LU = _unpack(node, node.LU_, 'LinalgLuSolveBackward0')
         pivots = _unpack(node, node.pivots_, 'LinalgLuSolveBackward0')
-        result = wrap_saved(node.result_, 'LinalgLuSolveBackward0')
+        result = wrap_saved(node.result_, 'LinalgLuSolveBackward0', node)
         left = node.left_
         adjoint = node.adjoint_
         out = [None] * 2
@@ -2844,7 +2844,7 @@ class LinalgLuSolveBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'LinalgLuSolveBackward0')
+        return wrap_saved(self.result_, 'LinalgLuSolveBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -2899,7 +2899,7 @@ class LinalgSolveExBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         A = _unpack(node, node.A_, 'LinalgSolveExBackward0')
-        result = wrap_saved(node.result_, 'LinalgSolveExBackward0')
+        result = wrap_saved(node.result_, 'LinalgSolveExBackward0', node)
         left = node.left_
         out = [None] * 2
         if node.should_compute_output(0) or node.should_compute_output(1):
@@ -2918,7 +2918,7 @@ class LinalgSolveExBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_[0], 'LinalgSolveExBackward0')
+        return wrap_saved(self.result_[0], 'LinalgSolveExBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -2926,7 +2926,7 @@ class LinalgSolveExBackward0(Node):
 
     @property
     def _saved_LU(self):
-        return wrap_saved(self.result_[1], 'LinalgSolveExBackward0')
+        return wrap_saved(self.result_[1], 'LinalgSolveExBackward0', self)
 
     @property
     def _raw_saved_LU(self):
@@ -2934,7 +2934,7 @@ class LinalgSolveExBackward0(Node):
 
     @property
     def _saved_pivots(self):
-        return wrap_saved(self.result_[2], 'LinalgSolveExBackward0')
+        return wrap_saved(self.result_[2], 'LinalgSolveExBackward0', self)
 
     @property
     def _raw_saved_pivots(self):
@@ -2959,7 +2959,7 @@ class LinalgInvExBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LinalgInvExBackward0')
+        result = wrap_saved(node.result_, 'LinalgInvExBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_LinalgInvExBackward0_0(grad, grads, result))
@@ -2967,7 +2967,7 @@ class LinalgInvExBackward0(Node):
 
     @property
     def _saved_inverse(self):
-        return wrap_saved(self.result_[0], 'LinalgInvExBackward0')
+        return wrap_saved(self.result_[0], 'LinalgInvExBackward0', self)
 
     @property
     def _raw_saved_inverse(self):
@@ -2988,7 +2988,7 @@ class LinalgSolveTriangularBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LinalgSolveTriangularBackward0')
+        result = wrap_saved(node.result_, 'LinalgSolveTriangularBackward0', node)
         self = _unpack(node, node.self_, 'LinalgSolveTriangularBackward0')
         upper = node.upper_
         left = node.left_
@@ -3010,7 +3010,7 @@ class LinalgSolveTriangularBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'LinalgSolveTriangularBackward0')
+        return wrap_saved(self.result_, 'LinalgSolveTriangularBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -3044,7 +3044,7 @@ class TriangularSolveBackward0(Node):
         grads = _defined_grads(grads)
         grad = grads[0]
         A = _unpack(node, node.A_, 'TriangularSolveBackward0')
-        result = wrap_saved(node.result_, 'TriangularSolveBackward0')
+        result = wrap_saved(node.result_, 'TriangularSolveBackward0', node)
         self = _unpack(node, node.self_, 'TriangularSolveBackward0')
         upper = node.upper_
         transpose = node.transpose_
@@ -3074,7 +3074,7 @@ class TriangularSolveBackward0(Node):
 
     @property
     def _saved_solution(self):
-        return wrap_saved(self.result_[0], 'TriangularSolveBackward0')
+        return wrap_saved(self.result_[0], 'TriangularSolveBackward0', self)
 
     @property
     def _raw_saved_solution(self):
@@ -3108,7 +3108,7 @@ class LinalgDetBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         A = _unpack(node, node.A_, 'LinalgDetBackward0')
-        result = wrap_saved(node.result_, 'LinalgDetBackward0')
+        result = wrap_saved(node.result_, 'LinalgDetBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_LinalgDetBackward0_0(grad, grads, A, result))
@@ -3124,7 +3124,7 @@ class LinalgDetBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_[0], 'LinalgDetBackward0')
+        return wrap_saved(self.result_[0], 'LinalgDetBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -3132,7 +3132,7 @@ class LinalgDetBackward0(Node):
 
     @property
     def _saved_LU(self):
-        return wrap_saved(self.result_[1], 'LinalgDetBackward0')
+        return wrap_saved(self.result_[1], 'LinalgDetBackward0', self)
 
     @property
     def _raw_saved_LU(self):
@@ -3140,7 +3140,7 @@ class LinalgDetBackward0(Node):
 
     @property
     def _saved_pivots(self):
-        return wrap_saved(self.result_[2], 'LinalgDetBackward0')
+        return wrap_saved(self.result_[2], 'LinalgDetBackward0', self)
 
     @property
     def _raw_saved_pivots(self):
@@ -3162,7 +3162,7 @@ class LinalgSlogdetBackward0(Node):
         grads = _defined_grads(grads)
         grad = grads[0]
         A = _unpack(node, node.A_, 'LinalgSlogdetBackward0')
-        result = wrap_saved(node.result_, 'LinalgSlogdetBackward0')
+        result = wrap_saved(node.result_, 'LinalgSlogdetBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_LinalgSlogdetBackward0_0(grad, grads, A, result))
@@ -3178,7 +3178,7 @@ class LinalgSlogdetBackward0(Node):
 
     @property
     def _saved_sign(self):
-        return wrap_saved(self.result_[0], 'LinalgSlogdetBackward0')
+        return wrap_saved(self.result_[0], 'LinalgSlogdetBackward0', self)
 
     @property
     def _raw_saved_sign(self):
@@ -3186,7 +3186,7 @@ class LinalgSlogdetBackward0(Node):
 
     @property
     def _saved_LU(self):
-        return wrap_saved(self.result_[2], 'LinalgSlogdetBackward0')
+        return wrap_saved(self.result_[2], 'LinalgSlogdetBackward0', self)
 
     @property
     def _raw_saved_LU(self):
@@ -3194,7 +3194,7 @@ class LinalgSlogdetBackward0(Node):
 
     @property
     def _saved_pivots(self):
-        return wrap_saved(self.result_[3], 'LinalgSlogdetBackward0')
+        return wrap_saved(self.result_[3], 'LinalgSlogdetBackward0', self)
 
     @property
     def _raw_saved_pivots(self):
@@ -3215,7 +3215,7 @@ class LinalgCholeskyExBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LinalgCholeskyExBackward0')
+        result = wrap_saved(node.result_, 'LinalgCholeskyExBackward0', node)
         upper = node.upper_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -3224,7 +3224,7 @@ class LinalgCholeskyExBackward0(Node):
 
     @property
     def _saved_L(self):
-        return wrap_saved(self.result_[0], 'LinalgCholeskyExBackward0')
+        return wrap_saved(self.result_[0], 'LinalgCholeskyExBackward0', self)
 
     @property
     def _raw_saved_L(self):
@@ -3249,7 +3249,7 @@ class CholeskyBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'CholeskyBackward0')
+        result = wrap_saved(node.result_, 'CholeskyBackward0', node)
         upper = node.upper_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -3258,7 +3258,7 @@ class CholeskyBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'CholeskyBackward0')
+        return wrap_saved(self.result_, 'CholeskyBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -3284,7 +3284,7 @@ class CholeskySolveBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         input2 = _unpack(node, node.input2_, 'CholeskySolveBackward0')
-        result = wrap_saved(node.result_, 'CholeskySolveBackward0')
+        result = wrap_saved(node.result_, 'CholeskySolveBackward0', node)
         self = _unpack(node, node.self_, 'CholeskySolveBackward0')
         upper = node.upper_
         out = [None] * 2
@@ -3312,7 +3312,7 @@ class CholeskySolveBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'CholeskySolveBackward0')
+        return wrap_saved(self.result_, 'CholeskySolveBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -3337,7 +3337,7 @@ class CholeskyInverseBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'CholeskyInverseBackward0')
+        result = wrap_saved(node.result_, 'CholeskyInverseBackward0', node)
         self = _unpack(node, node.self_, 'CholeskyInverseBackward0')
         upper = node.upper_
         out = [None] * 1
@@ -3355,7 +3355,7 @@ class CholeskyInverseBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'CholeskyInverseBackward0')
+        return wrap_saved(self.result_, 'CholeskyInverseBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -3380,7 +3380,7 @@ class LinalgEighBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = _defined_grads(grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LinalgEighBackward0')
+        result = wrap_saved(node.result_, 'LinalgEighBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_LinalgEighBackward0_0(grad, grads, result))
@@ -3388,7 +3388,7 @@ class LinalgEighBackward0(Node):
 
     @property
     def _saved_eigenvalues(self):
-        return wrap_saved(self.result_[0], 'LinalgEighBackward0')
+        return wrap_saved(self.result_[0], 'LinalgEighBackward0', self)
 
     @property
     def _raw_saved_eigenvalues(self):
@@ -3396,7 +3396,7 @@ class LinalgEighBackward0(Node):
 
     @property
     def _saved_eigenvectors(self):
-        return wrap_saved(self.result_[1], 'LinalgEighBackward0')
+        return wrap_saved(self.result_[1], 'LinalgEighBackward0', self)
 
     @property
     def _raw_saved_eigenvectors(self):
@@ -3417,7 +3417,7 @@ class LinalgQrBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = _defined_grads(grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LinalgQrBackward0')
+        result = wrap_saved(node.result_, 'LinalgQrBackward0', node)
         mode = node.mode_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -3426,7 +3426,7 @@ class LinalgQrBackward0(Node):
 
     @property
     def _saved_Q(self):
-        return wrap_saved(self.result_[0], 'LinalgQrBackward0')
+        return wrap_saved(self.result_[0], 'LinalgQrBackward0', self)
 
     @property
     def _raw_saved_Q(self):
@@ -3434,7 +3434,7 @@ class LinalgQrBackward0(Node):
 
     @property
     def _saved_R(self):
-        return wrap_saved(self.result_[1], 'LinalgQrBackward0')
+        return wrap_saved(self.result_[1], 'LinalgQrBackward0', self)
 
     @property
     def _raw_saved_R(self):
@@ -3593,7 +3593,7 @@ class LinalgPinvBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LinalgPinvBackward0')
+        result = wrap_saved(node.result_, 'LinalgPinvBackward0', node)
         self = _unpack(node, node.self_, 'LinalgPinvBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -3610,7 +3610,7 @@ class LinalgPinvBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'LinalgPinvBackward0')
+        return wrap_saved(self.result_, 'LinalgPinvBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -6920,7 +6920,7 @@ class SgnBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'SgnBackward0')
+        result = wrap_saved(node.result_, 'SgnBackward0', node)
         self = _unpack(node, node.self_, 'SgnBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -6937,7 +6937,7 @@ class SgnBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'SgnBackward0')
+        return wrap_saved(self.result_, 'SgnBackward0', self)
 
     @property
     def _raw_saved_result(self):
