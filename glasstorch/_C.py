@@ -8,7 +8,7 @@ autograd's view-replay switch ``_set_view_replay_enabled``/``_is_view_replay_ena
 the user API is ``torch.autograd._force_original_view_tracking``), and ``_functions``: the node classes
 (``AccumulateGrad``, ``CopySlices``, ``MulBackward0`` …) and the small nodes of ``autograd/basic_ops.py``, and
 ``_autograd``: a few engine entry points (saved-tensor hooks state, version counters); ``is_grad_enabled`` and
-``_current_graph_task_id``.
+``_current_graph_task_id``; ``_nn._parse_to``, ``nn.Module.to``'s argument parser.
 """
 
 import types
@@ -28,10 +28,12 @@ from .autograd.grad_mode import (
 from .autograd.grad_mode import is_view_replay_enabled as _is_view_replay_enabled
 from .autograd.graph import AccumulateGrad, Node, SavedTensor, _saved_tensors_hooks_is_enabled
 from .autograd.view_history import CopySlices
+from .tensor import nn_parse_to
 
 __all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "_disabled_torch_function_impl",
            "_set_view_replay_enabled", "_is_view_replay_enabled", "_functions", "_autograd", "is_grad_enabled",
-           "_current_graph_task_id", "_is_multithreading_enabled", "_set_multithreading_enabled", "_WeakTensorRef"]
+           "_current_graph_task_id", "_is_multithreading_enabled", "_set_multithreading_enabled", "_WeakTensorRef",
+           "_nn"]
 
 
 class _WeakTensorRef:
@@ -62,3 +64,5 @@ _autograd = types.ModuleType("torch._C._autograd", "The autograd engine's Python
 _autograd._saved_tensors_hooks_is_enabled = _saved_tensors_hooks_is_enabled
 _autograd._unsafe_set_version_counter = _unsafe_set_version_counter
 _autograd.SavedTensor = SavedTensor
+
+_nn = types.SimpleNamespace(_parse_to=nn_parse_to)

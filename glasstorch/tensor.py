@@ -963,6 +963,12 @@ class Tensor:
         return self.to(dtype)
 
     @_subclass_protocol
+    def to_dense(self, *args, **kwargs) -> Tensor:
+        """A strided tensor is dense already: ``self`` (or ``self.to(dtype)`` for another dtype)."""
+        dtype, _masked_grad = TO_DENSE_SIGNATURES.parse(args, kwargs)[1]
+        return self if dtype is None or dtype == self.dtype else self.to(dtype)
+
+    @_subclass_protocol
     def type_as(self, other) -> Tensor:
         return self.to(other._impl.device, other._impl.dtype)
 
@@ -1207,6 +1213,10 @@ TO_SIGNATURES = _arg_parser.Signatures("to", [
 ], numbers_as_tensors=True)
 
 
+TO_DENSE_SIGNATURES = _arg_parser.Signatures("to_dense",
+                                             ["to_dense(ScalarType? dtype=None, *, bool? masked_grad=None)"])
+
+
 def _new_options(t, fname, dtype, device):
     """A ``new_*`` factory's dtype (converted as the parser does: Python types too) and device, else ``t``'s."""
     return _arg_parser.dtype_arg(fname, dtype) or t.dtype, as_device(device) if device else t.device
@@ -1225,6 +1235,15 @@ def parse_to(args, kwargs):
         impl, non_blocking, copy, fmt = values
         dtype, dev = impl.dtype, impl.device
     return idx, dev, dtype, non_blocking, copy, fmt
+
+
+def nn_parse_to(*args, **kwargs):
+    """``torch._C._nn._parse_to`` (Module.to's parser): (device, dtype, non_blocking, memory_format), with the
+    argument parser's TypeErrors; a ``copy`` argument is refused, even False (modules convert in place)."""
+    idx, device, dtype, non_blocking, _copy, fmt = parse_to(args, kwargs)
+    if "copy" in kwargs or len(args) > (3 if idx == 0 else 2):  # given at all, even False
+        raise RuntimeError(".to() does not accept copy argument")
+    return device, dtype, non_blocking, fmt
 
 
 def _parse_to(t, args, kwargs):

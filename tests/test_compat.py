@@ -208,3 +208,14 @@ def test_version_compares_like_torch_version():
                   "2.13.0.post1", "2.13.0rc1"):
         for op in ("__lt__", "__le__", "__gt__", "__ge__", "__eq__"):
             assert getattr(ours, op)(other) == getattr(TorchVersion, op)(theirs, other), (op, other)
+
+
+def test_backends_quantized_engine_switch():
+    # glasstorch has no quantized engine (a PyTorch build without any answers ['none']); the texts are torch's
+    assert gt.backends.quantized.supported_engines == ["none"]
+    assert gt.backends.quantized.engine == "none"
+    gt.backends.quantized.engine = "none"
+    assert_same_error(lambda: setattr(gt.backends.quantized, "engine", "foo"),
+                      lambda: setattr(torch.backends.quantized, "engine", "foo"))
+    with pytest.raises(RuntimeError, match="^quantized engine FBGEMM is not supported$"):
+        gt.backends.quantized.engine = "fbgemm"

@@ -1164,3 +1164,24 @@ def test_random_full_range(name):
     assert gv.max() >= tv.max() * 0.9  # covers the same range
     small = np.asarray(gt.zeros(2000, dtype=getattr(gt, name)).random_(2).double().tolist())
     assert set(np.unique(small)) == {0.0, 1.0}
+
+
+@pytest.mark.parametrize("args,kwargs", [((), {}), (("float64",), {}), (("float32",), {}), ((), {"masked_grad": True}),
+                                         ((1,), {}), ((), {"dtype": "float16", "masked_grad": False})])
+def test_to_dense_of_a_strided_tensor(args, kwargs):
+    # a strided tensor is its own dense form (the same object); another dtype converts with history
+    def run(m):
+        x = m.arange(6.0).reshape(2, 3).requires_grad_()
+        conv = [getattr(m, a) if isinstance(a, str) else a for a in args]
+        kw = {k: getattr(m, v) if isinstance(v, str) else v for k, v in kwargs.items()}
+        y = x.to_dense(*conv, **kw)
+        return y, y is x
+    try:
+        t, t_same = run(torch)
+    except TypeError:
+        assert_same_error(lambda: run(gt), lambda: run(torch))
+        return
+    g, g_same = run(gt)
+    assert g_same == t_same
+    assert_same(g, t)
+    assert type(g.grad_fn).__name__ == type(t.grad_fn).__name__

@@ -220,3 +220,17 @@ def test_new_empty_strided(size, stride):
              ("grad", lambda m: m.zeros(2).new_empty_strided(size, stride, requires_grad=True).requires_grad),
              ("int grad", lambda m: m.zeros(2).new_empty_strided(size, stride, dtype=m.int64, requires_grad=True))]
     assert _mismatches(cases) == []
+
+
+@pytest.mark.parametrize("shape,perm", [((1, 3, 2, 1), (0, 2, 1, 3)), ((1, 3, 2, 4), (0, 2, 1, 3)),
+                                        ((2, 3, 4, 5), (0, 3, 1, 2)), ((1, 2, 1, 3, 1), (0, 4, 1, 2, 3)),
+                                        ((2, 4, 3, 3), (0, 1, 3, 2))])
+@pytest.mark.parametrize("train", [False, True])
+def test_batch_norm_output_keeps_an_ambiguous_channels_last_layout(shape, perm, train):
+    # batch_norm_cpu allocates in the format the input is contiguous in (suggest_memory_format_contig), even when
+    # the strides are ambiguous for suggest_memory_format (a permuted (1, 2, 3, 1) input is channels-last)
+    def run(m):
+        x = m.arange(float(np.prod(shape))).reshape(shape).permute(perm)
+        bn = (m.nn.BatchNorm2d if len(shape) == 4 else m.nn.BatchNorm3d)(x.shape[1]).train(train)
+        return bn(x)
+    assert_same(run(gt), run(torch), rtol=1e-5, atol=1e-5)

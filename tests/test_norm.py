@@ -217,3 +217,15 @@ def test_out_call_returns_the_out_named_tuple(op):
         r = getattr(m, op)(x, 1, out=(m.empty(0), m.empty(0, dtype=m.long)))
         return type(r).__module__, type(r).__name__
     assert run(gt) == run(torch)
+
+
+@pytest.mark.parametrize("dtype,stats", [("float32", "float32"), ("float64", "float64"), ("bfloat16", "float32")])
+def test_batch_norm_update_stats_moves_the_running_statistics(dtype, stats):
+    # (mean, biased var) come back; running_mean/var move in place towards the mean and the unbiased variance
+    def run(m):
+        x = (m.arange(24.0).reshape(2, 3, 4) ** 1.5).to(getattr(m, dtype))
+        rm, rv = m.zeros(3, dtype=getattr(m, stats)), m.ones(3, dtype=getattr(m, stats))
+        mean, var = m.batch_norm_update_stats(x, rm, rv, 0.1)
+        return mean, var, rm, rv
+    for g, t in zip(run(gt), run(torch), strict=True):
+        assert_same(g, t, rtol=1e-5, atol=1e-5)

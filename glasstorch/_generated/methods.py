@@ -155,6 +155,7 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     baddbmm_dtype_out as _op_baddbmm_dtype_out,
     baddbmm_out as _op_baddbmm_out,
     batch_norm as _op_batch_norm,
+    batch_norm_update_stats as _op_batch_norm_update_stats,
     bernoulli as _op_bernoulli,
     bernoulli__Tensor as _op_bernoulli__Tensor,
     bernoulli__float as _op_bernoulli__float,

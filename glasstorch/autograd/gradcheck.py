@@ -22,13 +22,14 @@ Invariant: the inputs are restored exactly after every perturbation.
 
 from __future__ import annotations
 
+import collections.abc
 import itertools
 import sys
 import warnings
 
 from . import forward_ad as _fwad
 
-__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "get_numerical_jacobian"]
 
 
 class GradcheckError(RuntimeError):
@@ -111,31 +112,68 @@ def _snapshot(out) -> list:
 # gradcheck clones each output as it is computed; so do we, in both the slow and the fast check.
 
 
+def _numerical_jacobian_wrt(func, inputs, target, outs, eps) -> list:
+    """One (target.numel(), o.numel()) Jacobian per output tensor in ``outs``, perturbing ``target.data``."""
+    torch = _torch()
+    data = target.data
+    cols = [[] for _ in outs]
+    for idx in itertools.product(*[range(n) for n in data.size()]):
+        entry = data[idx] if idx else data
+        orig = entry.clone()
+        column = _central_differences(func, inputs, entry, orig, eps, eps)
+        if data.is_complex():  # Note [Complex gradcheck]: ds/dx + i ds/dy, the conjugate Wirtinger derivative
+            dy = _central_differences(func, inputs, entry, orig, eps * 1j, eps)
+            column = [dx + d * 1j for dx, d in zip(column, dy, strict=True)]
+        for k, c in enumerate(column[:len(cols)]):
+            cols[k].append(c)
+    return [torch.stack(c, 0) if c else torch.zeros(0, o.numel(), dtype=o.dtype) for c, o in zip(cols, outs,
+                                                                                                     strict=True)]
+
+
 def _numerical_jacobian(func, inputs, outputs, eps) -> list:
     """``J[j][i]``: (inputs[j].numel(), outputs[i].numel()) for every input j that requires grad, every output i."""
-    torch = _torch()
     outs = [o for o in outputs if _is_tensor(o)]
-    result = []
-    for inp in _diff_inputs(inputs):
-        data = inp.data
-        cols = [[] for _ in outs]
-        for idx in itertools.product(*[range(n) for n in data.size()]):
-            entry = data[idx] if idx else data
-            orig = entry.clone()
-            column = _central_differences(func, inputs, entry, orig, eps, eps)
-            if data.is_complex():  # Note [Complex gradcheck]: ds/dx + i ds/dy, the conjugate Wirtinger derivative
-                dy = _central_differences(func, inputs, entry, orig, eps * 1j, eps)
-                column = [dx + d * 1j for dx, d in zip(column, dy, strict=True)]
-            for k, c in enumerate(column):
-                cols[k].append(c)
-        jac = []
-        for k, o in enumerate(outs):
-            if cols[k]:
-                jac.append(torch.stack(cols[k], 0))
-            else:
-                jac.append(torch.zeros(0, o.numel(), dtype=o.dtype))
-        result.append(jac)
-    return result
+    return [_numerical_jacobian_wrt(func, inputs, inp, outs, eps) for inp in _diff_inputs(inputs)]
+
+
+def _iter_tensors(x, only_requiring_grad: bool = False):
+    """The tensors in ``x`` (a tensor or nested iterables of them), optionally only those that require grad."""
+    if _is_tensor(x):
+        if x.requires_grad or not only_requiring_grad:
+            yield x
+    elif isinstance(x, collections.abc.Iterable) and not isinstance(x, str):
+        for elem in x:
+            yield from _iter_tensors(elem, only_requiring_grad)
+
+
+def _get_numerical_jacobian(fn, inputs, outputs=None, target=None, eps=1e-3, is_forward_ad=False) -> list:
+    """For each tensor of ``target`` (default ``inputs``) that requires grad, a tuple of Jacobians
+    (target.numel(), o.numel()), one per floating or complex output ``o`` of ``fn(*inputs)``.
+
+    ``target`` may be tensors ``fn`` reaches without taking them as arguments (a module's parameters):
+    their ``.data`` is perturbed in place and restored.
+    """
+    if outputs is None:
+        outputs = _as_tuple(fn(*_as_tuple(inputs)))
+    if not is_forward_ad and any(o.is_complex() for o in outputs):
+        raise ValueError("Expected output to be non-complex. get_numerical_jacobian no longer supports functions "
+                         "that return complex outputs.")
+    def inexact(out):
+        return [o for o in _as_tuple(out) if _is_tensor(o) and (o.is_floating_point() or o.is_complex())]
+
+    inputs = _as_tuple(inputs)
+    target = inputs if target is None else target
+    return [tuple(_numerical_jacobian_wrt(lambda *a: inexact(fn(*a)), inputs, t, inexact(outputs), eps))
+            for t in _iter_tensors(target, True)]
+
+
+def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
+    """Deprecated PyTorch API: the numerical Jacobians of ``fn(inputs)``'s first output w.r.t. each target."""
+    if grad_out != 1.0:
+        raise ValueError("Expected grad_out to be 1.0. get_numerical_jacobian no longer supports values of "
+                         "grad_out != 1.0.")
+    jacobians = _get_numerical_jacobian(lambda *inps: fn(inps), inputs, None, target, eps)
+    return tuple(per_output[0] for per_output in jacobians)
 
 
 def _central_differences(func, inputs, entry, orig, delta, eps) -> list:

@@ -392,7 +392,7 @@ class SavedTensor:
         self.impl = None
         self.packed = None
 
-    def unpack(self, node_name: str = ""):
+    def unpack(self, node_name: str = "", saved_for=None):
         if self.was_none:
             return None
         if self.released:
@@ -407,6 +407,11 @@ class SavedTensor:
             # A fresh tensor with the output's data and history each time (PyTorch's SavedVariable::unpack).
             out = impl.view_impl(impl.sizes, impl.strides, impl.offset)
             node = self.grad_fn_ref() if self.grad_fn_ref is not None else None
+            if node is None and self.grad_fn_ref is not None:
+                # Note [Saved output of an in-place op on a view]: the view's regenerated grad_fn, held only by
+                # the view, is gone with it; as PyTorch's SavedVariable::unpack, the output then hangs off the node
+                # that saved it (``saved_for``), whose next edges lead where the view's history did.
+                node = saved_for
             if node is not None:
                 out.autograd = AutogradMeta()
                 out.autograd.grad_fn = node

@@ -106,4 +106,4 @@ def get_deterministic_debug_mode() -> int:
     return 1 if context.deterministic_warn_only else 2
 
 
-from . import cpu, cuda, cudnn, mkl, mkldnn, mps, openmp  # noqa: E402,F401
+from . import cpu, cuda, cudnn, mkl, mkldnn, mps, openmp, quantized  # noqa: E402,F401

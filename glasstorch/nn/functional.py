@@ -187,44 +187,7 @@ del _name
 # ============================================================================================================
 import glasstorch as _torch  # noqa: E402  (the package is importing this module; attributes resolve at call time)
 
-
-class _Reduction:
-    """``torch.nn._reduction``: reduction strings to ``at::Reduction`` and the legacy ``size_average``/``reduce``."""
-
-    @staticmethod
-    def get_enum(reduction: str) -> int:
-        if reduction == "none":
-            return 0
-        if reduction == "mean":
-            return 1
-        if reduction == "elementwise_mean":
-            warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
-                          stacklevel=2)
-            return 1
-        if reduction == "sum":
-            return 2
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-
-    @staticmethod
-    def legacy_get_string(size_average, reduce, emit_warning=True) -> str:
-        if size_average is None:
-            size_average = True
-        if reduce is None:
-            reduce = True
-        if size_average and reduce:
-            ret = "mean"
-        elif reduce:
-            ret = "sum"
-        else:
-            ret = "none"
-        if emit_warning:
-            warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
-                          stacklevel=2)
-        return ret
-
-    @staticmethod
-    def legacy_get_enum(size_average, reduce, emit_warning=True) -> int:
-        return _Reduction.get_enum(_Reduction.legacy_get_string(size_average, reduce, emit_warning))
+from . import _reduction as _Reduction  # noqa: E402
 
 
 def _size_warning(input, target):

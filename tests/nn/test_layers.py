@@ -39,6 +39,8 @@ LAYERS = [
     ("BatchNorm1d-nostats", lambda m: m.nn.BatchNorm1d(6, track_running_stats=False), [X2], {}),
     ("BatchNorm1d-nostats-eval", lambda m: m.nn.BatchNorm1d(6, track_running_stats=False), [X2], {"train": False}),
     ("BatchNorm2d", lambda m: m.nn.BatchNorm2d(3, affine=False), [IMG], {}),
+    ("SyncBatchNorm", lambda m: m.nn.SyncBatchNorm(3), [IMG], {}),
+    ("SyncBatchNorm-eval-3d", lambda m: m.nn.SyncBatchNorm(5, momentum=None), [X3], {"train": False}),
     ("Dropout-eval", lambda m: m.nn.Dropout(0.3), [X2], {"train": False}),
     ("Dropout-p0", lambda m: m.nn.Dropout(0.0), [X2], {}),
     ("ReLU", lambda m: m.nn.ReLU(), [X2], {}),
@@ -376,6 +378,8 @@ CTOR_ERRORS = [
     lambda m: m.nn.Unflatten(1, 4),
     lambda m: m.nn.Hardtanh(1.0, -1.0),
     lambda m: m.nn.HuberLoss(delta="1"),
+    lambda m: m.nn.Bilinear(0, 0, 0),
+    lambda m: m.nn.Bilinear(-1, 2, 3),
 ]
 
 
@@ -444,3 +448,22 @@ def test_functional_extras():
         x1.grad = x2.grad = t1.grad = t2.grad = None
     z, tz = pair(np.zeros((2, 6), np.float32))
     np.testing.assert_allclose(to_np(F.cosine_similarity(z, x1[:2])), to_np(TF.cosine_similarity(tz, t1[:2])))
+
+
+def test_sync_batchnorm_convert_and_errors():
+    def build(m):
+        inner = m.nn.Sequential(m.nn.BatchNorm2d(3))
+        net = m.nn.Sequential(m.nn.Linear(6, 6), m.nn.BatchNorm1d(6, affine=False), inner)
+        net[2][0].eval()
+        out = m.nn.SyncBatchNorm.convert_sync_batchnorm(net)
+        return net, out
+    (g_in, g_out), (_, t_out) = build(glasstorch), build(torch)
+    assert repr(g_out) == repr(t_out)
+    assert [type(c).__name__ for c in g_out.modules()] == [type(c).__name__ for c in t_out.modules()]
+    assert g_out[1].running_mean is g_in[1].running_mean and g_out[2][0].training is False
+    assert g_out[2][0].weight is g_in[2][0].weight
+    lone = glasstorch.nn.SyncBatchNorm.convert_sync_batchnorm(glasstorch.nn.BatchNorm2d(2))
+    assert type(lone) is glasstorch.nn.SyncBatchNorm
+    for shape in [(3,), (2, 0, 4)]:
+        assert_same_error(lambda m=glasstorch, s=shape: m.nn.SyncBatchNorm(3)(m.zeros(s)),
+                          lambda m=torch, s=shape: m.nn.SyncBatchNorm(3)(m.zeros(s)))

@@ -925,3 +925,67 @@ def _registration_hooks_trace(m):
 
 def test_global_registration_and_backward_hooks():
     assert _registration_hooks_trace(glasstorch) == _registration_hooks_trace(torch)
+
+
+def _replicas(m):
+    """DataParallel's manual replication (as test_nn does on CPU): replica params are views of the originals."""
+    plist = m.nn.ParameterList([m.nn.Parameter(m.ones(2, 2)), m.nn.Parameter(m.zeros(2))])
+    pdict = m.nn.ParameterDict({"foo": m.nn.Parameter(m.ones(3)), "bar": m.nn.Parameter(m.zeros(1))})
+    seq = m.nn.Sequential(m.nn.Linear(2, 2))
+    out = []
+    for mod in (plist, pdict, seq):
+        rep = mod._replicate_for_data_parallel()
+        assert type(rep) is type(mod) and rep._is_replica and not hasattr(mod, "_is_replica")
+        assert rep._modules is not mod._modules and rep._buffers is not mod._buffers
+        out.append((len(rep._parameters), list(rep._modules), list(mod._parameters)))
+        for n, p in mod.named_parameters(recurse=False):
+            setattr(rep, n, p.view_as(p))
+        for n, p in mod.named_parameters(recurse=False):
+            assert getattr(rep, n)._base is p and getattr(rep, n).grad_fn is not None
+    return out
+
+
+def test_replicate_for_data_parallel():
+    g, t = _replicas(glasstorch), _replicas(torch)
+    assert g == t
+
+
+def test_share_memory_goes_through_share_memory_():
+    # Module.share_memory applies Tensor.share_memory_ to every parameter and buffer and returns the module
+    seen = []
+
+    def run(m):
+        class Rec(m.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.p = m.nn.Parameter(m.eye(2))
+                self.register_buffer("b", m.zeros(1))
+
+            def _apply(self, fn, recurse=True):
+                seen.append(fn.__code__.co_names)
+                return self
+
+        r = Rec()
+        return r.share_memory() is r
+
+    assert run(glasstorch) and run(torch)
+    assert "share_memory_" in seen[0] and "share_memory_" in seen[1]
+
+
+@pytest.mark.parametrize("args,kwargs", [((), {"memory_format": "m.contiguous_format"}), (("cpu", "m.float64"), {}),
+                                         (("m.float16", True), {}), (("cpu",), {"copy": False}),
+                                         ((), {"device": "cpu", "copy": True}), ((1.5,), {})])
+def test_c_nn_parse_to(args, kwargs):
+    # torch._C._nn._parse_to is Module.to's parser: (device, dtype, non_blocking, memory_format) or torch's error
+    def call(m):
+        def arg(a):  # "m.NAME": that attribute of the library under test
+            return getattr(m, a[2:]) if isinstance(a, str) and a.startswith("m.") else a
+        conv = [arg(a) for a in args]
+        kw = {k: arg(v) for k, v in kwargs.items()}
+        return m._C._nn._parse_to(*conv, **kw)
+    try:
+        expected = call(torch)
+    except Exception:
+        assert_same_error(lambda: call(glasstorch), lambda: call(torch))
+        return
+    assert repr(call(glasstorch)) == repr(expected)

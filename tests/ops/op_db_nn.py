@@ -161,6 +161,20 @@ def native_batch_norm_samples(dtype):
                   1e-3), name="eval")
 
 
+def update_stats_samples(dtype):
+    p = "float32" if dtype in HALF else None
+    yield Sample((T((4, 3)), None, None, 0.1), name="no stats")
+    yield Sample((T((2, 3, 5)), T((3,), dtype=p), T((3,), low=0.5, high=2, dtype=p), 0.3), name="stats")
+    yield Sample((T((2, 3, 2, 2)), T((3,), dtype=p), None, 1.0), name="mean only")
+    yield Sample((T((1, 2)), T((2,), dtype=p), T((2,), dtype=p), 0.5), name="one per channel")
+
+
+def update_stats_errors():
+    return [ErrorSample((T((0, 1)), T((1,)), T((1,)), 0.0), name="empty"),
+            ErrorSample((T((2, 3), dtype="float64"), T((3,)), None, 0.1), name="mixed dtypes"),
+            ErrorSample((T((2, 3), dtype="float16"), T((3,), dtype="float64"), None, 0.1), name="half, double stats")]
+
+
 def legit_samples(dtype):
     p = "float32" if dtype in HALF else None
     yield Sample((T((2, 3, 5)), T((3,), dtype=p, seed=1), T((3,), dtype=p, seed=2), T((3,), dtype=p),
@@ -576,6 +590,8 @@ OPS = [
     *no_grad(NnOpInfo("batch_norm running stats", aten=(), fn=_running_stats, samples=running_stats_samples,
                       dtypes=ALL_FLOAT)),
     OpInfo("native_batch_norm", aten=("native_batch_norm",), samples=native_batch_norm_samples, dtypes=ALL_FLOAT),
+    OpInfo("batch_norm_update_stats", aten=("batch_norm_update_stats",), samples=update_stats_samples,
+           dtypes=ALL_FLOAT, errors=update_stats_errors),
     OpInfo("_native_batch_norm_legit", aten=("_native_batch_norm_legit", "_native_batch_norm_legit.no_stats"),
            samples=lambda dt: list(legit_samples(dt)) + list(legit_no_stats_samples(dt)), dtypes=ALL_FLOAT),
     OpInfo("_native_batch_norm_legit_no_training", aten=("_native_batch_norm_legit_no_training",),

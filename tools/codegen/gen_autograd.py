@@ -299,7 +299,7 @@ def _node_class(info: Info) -> list:
     # Saved tensors unpack in name order, as PyTorch's generated apply does: the first one whose version moved
     # is the one the error names.
     unpacks = [(n, f"{n} = _unpack(node, node.{n}_, {node!r})") for n in saved_t] + \
-        ([("result", "result = wrap_saved(node.result_, " + repr(node) + ")")] if info.uses_result else [])
+        ([("result", "result = wrap_saved(node.result_, " + repr(node) + ", node)")] if info.uses_result else [])
     loads = [line for _, line in sorted(unpacks)] + [f"{n} = node.{n}_" for n in saved_v + saved_m] + \
         [f"n_{n} = node.{n}_size_" for n in info.diff_inputs if n in info.list_inputs]
     out += [f"        {x}" for x in loads]
@@ -319,12 +319,12 @@ def _node_class(info: Info) -> list:
         out += _raw_saved(n, f"self.{n}_")
     if info.uses_result and info.result_parts is None:
         out += ["    @property", "    def _saved_result(self):",
-                f"        return wrap_saved(self.result_, {node!r})", ""]
+                f"        return wrap_saved(self.result_, {node!r}, self)", ""]
         out += _raw_saved("result", "self.result_")
     for i in info.result_parts or ():  # PyTorch's names: the return's name, or result<i>
         name = e["f"].func.returns[i].name or f"result{i}"
         out += ["    @property", f"    def _saved_{name}(self):",
-                f"        return wrap_saved(self.result_[{i}], {node!r})", ""]
+                f"        return wrap_saved(self.result_[{i}], {node!r}, self)", ""]
         out += _raw_saved(name, f"self.result_[{i}]")
     lists = {a.name for a in info.args if a.type.is_list}
     shown = [n for n in saved_m if not n.endswith(_UNSHOWN_META) and n.rsplit("_", 1)[0] not in lists]

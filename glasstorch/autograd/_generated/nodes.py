@@ -197,7 +197,7 @@ class PolarBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'PolarBackward0')
+        result = wrap_saved(node.result_, 'PolarBackward0', node)
         out = [None] * 2
         if node.should_compute_output(0) or node.should_compute_output(1):
             res = _PolarBackward0_0(grad, grads, result)
@@ -207,7 +207,7 @@ class PolarBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'PolarBackward0')
+        return wrap_saved(self.result_, 'PolarBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -422,7 +422,7 @@ class MaxPool2DWithIndicesBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'MaxPool2DWithIndicesBackward0')
+        result = wrap_saved(node.result_, 'MaxPool2DWithIndicesBackward0', node)
         self_sizes = node.self_sizes_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -431,7 +431,7 @@ class MaxPool2DWithIndicesBackward0(Node):
 
     @property
     def _saved_result1(self):
-        return wrap_saved(self.result_[1], 'MaxPool2DWithIndicesBackward0')
+        return wrap_saved(self.result_[1], 'MaxPool2DWithIndicesBackward0', self)
 
     @property
     def _raw_saved_result1(self):
@@ -1792,7 +1792,7 @@ class ScatterReduceBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         index = _unpack(node, node.index_, 'ScatterReduceBackward0')
-        result = wrap_saved(node.result_, 'ScatterReduceBackward0')
+        result = wrap_saved(node.result_, 'ScatterReduceBackward0', node)
         self = _unpack(node, node.self_, 'ScatterReduceBackward0')
         src = _unpack(node, node.src_, 'ScatterReduceBackward0')
         dim = node.dim_
@@ -1831,7 +1831,7 @@ class ScatterReduceBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'ScatterReduceBackward0')
+        return wrap_saved(self.result_, 'ScatterReduceBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -2663,7 +2663,7 @@ class LinalgSvdBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = _defined_grads(grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LinalgSvdBackward0')
+        result = wrap_saved(node.result_, 'LinalgSvdBackward0', node)
         full_matrices = node.full_matrices_
         compute_uv = node.compute_uv_
         out = [None] * 1
@@ -2673,7 +2673,7 @@ class LinalgSvdBackward0(Node):
 
     @property
     def _saved_U(self):
-        return wrap_saved(self.result_[0], 'LinalgSvdBackward0')
+        return wrap_saved(self.result_[0], 'LinalgSvdBackward0', self)
 
     @property
     def _raw_saved_U(self):
@@ -2681,7 +2681,7 @@ class LinalgSvdBackward0(Node):
 
     @property
     def _saved_S(self):
-        return wrap_saved(self.result_[1], 'LinalgSvdBackward0')
+        return wrap_saved(self.result_[1], 'LinalgSvdBackward0', self)
 
     @property
     def _raw_saved_S(self):
@@ -2689,7 +2689,7 @@ class LinalgSvdBackward0(Node):
 
     @property
     def _saved_Vh(self):
-        return wrap_saved(self.result_[2], 'LinalgSvdBackward0')
+        return wrap_saved(self.result_[2], 'LinalgSvdBackward0', self)
 
     @property
     def _raw_saved_Vh(self):
@@ -2743,7 +2743,7 @@ class LinalgLuFactorExBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LinalgLuFactorExBackward0')
+        result = wrap_saved(node.result_, 'LinalgLuFactorExBackward0', node)
         pivot = node.pivot_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -2752,7 +2752,7 @@ class LinalgLuFactorExBackward0(Node):
 
     @property
     def _saved_LU(self):
-        return wrap_saved(self.result_[0], 'LinalgLuFactorExBackward0')
+        return wrap_saved(self.result_[0], 'LinalgLuFactorExBackward0', self)
 
     @property
     def _raw_saved_LU(self):
@@ -2760,7 +2760,7 @@ class LinalgLuFactorExBackward0(Node):
 
     @property
     def _saved_pivots(self):
-        return wrap_saved(self.result_[1], 'LinalgLuFactorExBackward0')
+        return wrap_saved(self.result_[1], 'LinalgLuFactorExBackward0', self)
 
     @property
     def _raw_saved_pivots(self):
@@ -2785,7 +2785,7 @@ class LinalgLuBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = _defined_grads(grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LinalgLuBackward0')
+        result = wrap_saved(node.result_, 'LinalgLuBackward0', node)
         pivot = node.pivot_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -2794,7 +2794,7 @@ class LinalgLuBackward0(Node):
 
     @property
     def _saved_P(self):
-        return wrap_saved(self.result_[0], 'LinalgLuBackward0')
+        return wrap_saved(self.result_[0], 'LinalgLuBackward0', self)
 
     @property
     def _raw_saved_P(self):
@@ -2802,7 +2802,7 @@ class LinalgLuBackward0(Node):
 
     @property
     def _saved_L(self):
-        return wrap_saved(self.result_[1], 'LinalgLuBackward0')
+        return wrap_saved(self.result_[1], 'LinalgLuBackward0', self)
 
     @property
     def _raw_saved_L(self):
@@ -2810,7 +2810,7 @@ class LinalgLuBackward0(Node):
 
     @property
     def _saved_U(self):
-        return wrap_saved(self.result_[2], 'LinalgLuBackward0')
+        return wrap_saved(self.result_[2], 'LinalgLuBackward0', self)
 
     @property
     def _raw_saved_U(self):
@@ -2841,7 +2841,7 @@ class LinalgLuSolveBackward0(Node):
         grad = grads[0]
         LU = _unpack(node, node.LU_, 'LinalgLuSolveBackward0')
         pivots = _unpack(node, node.pivots_, 'LinalgLuSolveBackward0')
-        result = wrap_saved(node.result_, 'LinalgLuSolveBackward0')
+        result = wrap_saved(node.result_, 'LinalgLuSolveBackward0', node)
         left = node.left_
         adjoint = node.adjoint_
         out = [None] * 2
@@ -2869,7 +2869,7 @@ class LinalgLuSolveBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'LinalgLuSolveBackward0')
+        return wrap_saved(self.result_, 'LinalgLuSolveBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -2924,7 +2924,7 @@ class LinalgSolveExBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         A = _unpack(node, node.A_, 'LinalgSolveExBackward0')
-        result = wrap_saved(node.result_, 'LinalgSolveExBackward0')
+        result = wrap_saved(node.result_, 'LinalgSolveExBackward0', node)
         left = node.left_
         out = [None] * 2
         if node.should_compute_output(0) or node.should_compute_output(1):
@@ -2943,7 +2943,7 @@ class LinalgSolveExBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_[0], 'LinalgSolveExBackward0')
+        return wrap_saved(self.result_[0], 'LinalgSolveExBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -2951,7 +2951,7 @@ class LinalgSolveExBackward0(Node):
 
     @property
     def _saved_LU(self):
-        return wrap_saved(self.result_[1], 'LinalgSolveExBackward0')
+        return wrap_saved(self.result_[1], 'LinalgSolveExBackward0', self)
 
     @property
     def _raw_saved_LU(self):
@@ -2959,7 +2959,7 @@ class LinalgSolveExBackward0(Node):
 
     @property
     def _saved_pivots(self):
-        return wrap_saved(self.result_[2], 'LinalgSolveExBackward0')
+        return wrap_saved(self.result_[2], 'LinalgSolveExBackward0', self)
 
     @property
     def _raw_saved_pivots(self):
@@ -2984,7 +2984,7 @@ class LinalgInvExBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LinalgInvExBackward0')
+        result = wrap_saved(node.result_, 'LinalgInvExBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_LinalgInvExBackward0_0(grad, grads, result))
@@ -2992,7 +2992,7 @@ class LinalgInvExBackward0(Node):
 
     @property
     def _saved_inverse(self):
-        return wrap_saved(self.result_[0], 'LinalgInvExBackward0')
+        return wrap_saved(self.result_[0], 'LinalgInvExBackward0', self)
 
     @property
     def _raw_saved_inverse(self):
@@ -3013,7 +3013,7 @@ class LinalgSolveTriangularBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LinalgSolveTriangularBackward0')
+        result = wrap_saved(node.result_, 'LinalgSolveTriangularBackward0', node)
         self = _unpack(node, node.self_, 'LinalgSolveTriangularBackward0')
         upper = node.upper_
         left = node.left_
@@ -3035,7 +3035,7 @@ class LinalgSolveTriangularBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'LinalgSolveTriangularBackward0')
+        return wrap_saved(self.result_, 'LinalgSolveTriangularBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -3069,7 +3069,7 @@ class TriangularSolveBackward0(Node):
         grads = _defined_grads(grads)
         grad = grads[0]
         A = _unpack(node, node.A_, 'TriangularSolveBackward0')
-        result = wrap_saved(node.result_, 'TriangularSolveBackward0')
+        result = wrap_saved(node.result_, 'TriangularSolveBackward0', node)
         self = _unpack(node, node.self_, 'TriangularSolveBackward0')
         upper = node.upper_
         transpose = node.transpose_
@@ -3099,7 +3099,7 @@ class TriangularSolveBackward0(Node):
 
     @property
     def _saved_solution(self):
-        return wrap_saved(self.result_[0], 'TriangularSolveBackward0')
+        return wrap_saved(self.result_[0], 'TriangularSolveBackward0', self)
 
     @property
     def _raw_saved_solution(self):
@@ -3133,7 +3133,7 @@ class LinalgDetBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         A = _unpack(node, node.A_, 'LinalgDetBackward0')
-        result = wrap_saved(node.result_, 'LinalgDetBackward0')
+        result = wrap_saved(node.result_, 'LinalgDetBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_LinalgDetBackward0_0(grad, grads, A, result))
@@ -3149,7 +3149,7 @@ class LinalgDetBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_[0], 'LinalgDetBackward0')
+        return wrap_saved(self.result_[0], 'LinalgDetBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -3157,7 +3157,7 @@ class LinalgDetBackward0(Node):
 
     @property
     def _saved_LU(self):
-        return wrap_saved(self.result_[1], 'LinalgDetBackward0')
+        return wrap_saved(self.result_[1], 'LinalgDetBackward0', self)
 
     @property
     def _raw_saved_LU(self):
@@ -3165,7 +3165,7 @@ class LinalgDetBackward0(Node):
 
     @property
     def _saved_pivots(self):
-        return wrap_saved(self.result_[2], 'LinalgDetBackward0')
+        return wrap_saved(self.result_[2], 'LinalgDetBackward0', self)
 
     @property
     def _raw_saved_pivots(self):
@@ -3187,7 +3187,7 @@ class LinalgSlogdetBackward0(Node):
         grads = _defined_grads(grads)
         grad = grads[0]
         A = _unpack(node, node.A_, 'LinalgSlogdetBackward0')
-        result = wrap_saved(node.result_, 'LinalgSlogdetBackward0')
+        result = wrap_saved(node.result_, 'LinalgSlogdetBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_LinalgSlogdetBackward0_0(grad, grads, A, result))
@@ -3203,7 +3203,7 @@ class LinalgSlogdetBackward0(Node):
 
     @property
     def _saved_sign(self):
-        return wrap_saved(self.result_[0], 'LinalgSlogdetBackward0')
+        return wrap_saved(self.result_[0], 'LinalgSlogdetBackward0', self)
 
     @property
     def _raw_saved_sign(self):
@@ -3211,7 +3211,7 @@ class LinalgSlogdetBackward0(Node):
 
     @property
     def _saved_LU(self):
-        return wrap_saved(self.result_[2], 'LinalgSlogdetBackward0')
+        return wrap_saved(self.result_[2], 'LinalgSlogdetBackward0', self)
 
     @property
     def _raw_saved_LU(self):
@@ -3219,7 +3219,7 @@ class LinalgSlogdetBackward0(Node):
 
     @property
     def _saved_pivots(self):
-        return wrap_saved(self.result_[3], 'LinalgSlogdetBackward0')
+        return wrap_saved(self.result_[3], 'LinalgSlogdetBackward0', self)
 
     @property
     def _raw_saved_pivots(self):
@@ -3240,7 +3240,7 @@ class LinalgCholeskyExBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LinalgCholeskyExBackward0')
+        result = wrap_saved(node.result_, 'LinalgCholeskyExBackward0', node)
         upper = node.upper_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -3249,7 +3249,7 @@ class LinalgCholeskyExBackward0(Node):
 
     @property
     def _saved_L(self):
-        return wrap_saved(self.result_[0], 'LinalgCholeskyExBackward0')
+        return wrap_saved(self.result_[0], 'LinalgCholeskyExBackward0', self)
 
     @property
     def _raw_saved_L(self):
@@ -3274,7 +3274,7 @@ class CholeskyBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'CholeskyBackward0')
+        result = wrap_saved(node.result_, 'CholeskyBackward0', node)
         upper = node.upper_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -3283,7 +3283,7 @@ class CholeskyBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'CholeskyBackward0')
+        return wrap_saved(self.result_, 'CholeskyBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -3309,7 +3309,7 @@ class CholeskySolveBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         input2 = _unpack(node, node.input2_, 'CholeskySolveBackward0')
-        result = wrap_saved(node.result_, 'CholeskySolveBackward0')
+        result = wrap_saved(node.result_, 'CholeskySolveBackward0', node)
         self = _unpack(node, node.self_, 'CholeskySolveBackward0')
         upper = node.upper_
         out = [None] * 2
@@ -3337,7 +3337,7 @@ class CholeskySolveBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'CholeskySolveBackward0')
+        return wrap_saved(self.result_, 'CholeskySolveBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -3362,7 +3362,7 @@ class CholeskyInverseBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'CholeskyInverseBackward0')
+        result = wrap_saved(node.result_, 'CholeskyInverseBackward0', node)
         self = _unpack(node, node.self_, 'CholeskyInverseBackward0')
         upper = node.upper_
         out = [None] * 1
@@ -3380,7 +3380,7 @@ class CholeskyInverseBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'CholeskyInverseBackward0')
+        return wrap_saved(self.result_, 'CholeskyInverseBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -3405,7 +3405,7 @@ class LinalgEighBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = _defined_grads(grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LinalgEighBackward0')
+        result = wrap_saved(node.result_, 'LinalgEighBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_LinalgEighBackward0_0(grad, grads, result))
@@ -3413,7 +3413,7 @@ class LinalgEighBackward0(Node):
 
     @property
     def _saved_eigenvalues(self):
-        return wrap_saved(self.result_[0], 'LinalgEighBackward0')
+        return wrap_saved(self.result_[0], 'LinalgEighBackward0', self)
 
     @property
     def _raw_saved_eigenvalues(self):
@@ -3421,7 +3421,7 @@ class LinalgEighBackward0(Node):
 
     @property
     def _saved_eigenvectors(self):
-        return wrap_saved(self.result_[1], 'LinalgEighBackward0')
+        return wrap_saved(self.result_[1], 'LinalgEighBackward0', self)
 
     @property
     def _raw_saved_eigenvectors(self):
@@ -3442,7 +3442,7 @@ class LinalgQrBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = _defined_grads(grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LinalgQrBackward0')
+        result = wrap_saved(node.result_, 'LinalgQrBackward0', node)
         mode = node.mode_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -3451,7 +3451,7 @@ class LinalgQrBackward0(Node):
 
     @property
     def _saved_Q(self):
-        return wrap_saved(self.result_[0], 'LinalgQrBackward0')
+        return wrap_saved(self.result_[0], 'LinalgQrBackward0', self)
 
     @property
     def _raw_saved_Q(self):
@@ -3459,7 +3459,7 @@ class LinalgQrBackward0(Node):
 
     @property
     def _saved_R(self):
-        return wrap_saved(self.result_[1], 'LinalgQrBackward0')
+        return wrap_saved(self.result_[1], 'LinalgQrBackward0', self)
 
     @property
     def _raw_saved_R(self):
@@ -3618,7 +3618,7 @@ class LinalgPinvBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LinalgPinvBackward0')
+        result = wrap_saved(node.result_, 'LinalgPinvBackward0', node)
         self = _unpack(node, node.self_, 'LinalgPinvBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -3635,7 +3635,7 @@ class LinalgPinvBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'LinalgPinvBackward0')
+        return wrap_saved(self.result_, 'LinalgPinvBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -3656,7 +3656,7 @@ class NllLossBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'NllLossBackward0')
+        result = wrap_saved(node.result_, 'NllLossBackward0', node)
         self = _unpack(node, node.self_, 'NllLossBackward0')
         target = _unpack(node, node.target_, 'NllLossBackward0')
         weight = _unpack(node, node.weight_, 'NllLossBackward0')
@@ -3693,7 +3693,7 @@ class NllLossBackward0(Node):
 
     @property
     def _saved_total_weight(self):
-        return wrap_saved(self.result_[1], 'NllLossBackward0')
+        return wrap_saved(self.result_[1], 'NllLossBackward0', self)
 
     @property
     def _raw_saved_total_weight(self):
@@ -3776,7 +3776,7 @@ class NllLoss2DBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'NllLoss2DBackward0')
+        result = wrap_saved(node.result_, 'NllLoss2DBackward0', node)
         self = _unpack(node, node.self_, 'NllLoss2DBackward0')
         target = _unpack(node, node.target_, 'NllLoss2DBackward0')
         weight = _unpack(node, node.weight_, 'NllLoss2DBackward0')
@@ -3813,7 +3813,7 @@ class NllLoss2DBackward0(Node):
 
     @property
     def _saved_total_weight(self):
-        return wrap_saved(self.result_[1], 'NllLoss2DBackward0')
+        return wrap_saved(self.result_[1], 'NllLoss2DBackward0', self)
 
     @property
     def _raw_saved_total_weight(self):
@@ -4178,7 +4178,7 @@ class ReluBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'ReluBackward0')
+        result = wrap_saved(node.result_, 'ReluBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_ReluBackward0_0(grad, grads, result))
@@ -4186,7 +4186,7 @@ class ReluBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'ReluBackward0')
+        return wrap_saved(self.result_, 'ReluBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -4621,7 +4621,7 @@ class EluBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'EluBackward1')
+        result = wrap_saved(node.result_, 'EluBackward1', node)
         alpha = node.alpha_
         scale = node.scale_
         input_scale = node.input_scale_
@@ -4632,7 +4632,7 @@ class EluBackward1(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'EluBackward1')
+        return wrap_saved(self.result_, 'EluBackward1', self)
 
     @property
     def _raw_saved_result(self):
@@ -4767,7 +4767,7 @@ class CeluBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'CeluBackward1')
+        result = wrap_saved(node.result_, 'CeluBackward1', node)
         alpha = node.alpha_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -4776,7 +4776,7 @@ class CeluBackward1(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'CeluBackward1')
+        return wrap_saved(self.result_, 'CeluBackward1', self)
 
     @property
     def _raw_saved_result(self):
@@ -4839,7 +4839,7 @@ class LeakyReluBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LeakyReluBackward1')
+        result = wrap_saved(node.result_, 'LeakyReluBackward1', node)
         negative_slope = node.negative_slope_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -4848,7 +4848,7 @@ class LeakyReluBackward1(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'LeakyReluBackward1')
+        return wrap_saved(self.result_, 'LeakyReluBackward1', self)
 
     @property
     def _raw_saved_result(self):
@@ -5130,7 +5130,7 @@ class SoftmaxBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'SoftmaxBackward0')
+        result = wrap_saved(node.result_, 'SoftmaxBackward0', node)
         dim = node.dim_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -5139,7 +5139,7 @@ class SoftmaxBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'SoftmaxBackward0')
+        return wrap_saved(self.result_, 'SoftmaxBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -5168,7 +5168,7 @@ class LogSoftmaxBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LogSoftmaxBackward0')
+        result = wrap_saved(node.result_, 'LogSoftmaxBackward0', node)
         dim = node.dim_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -5177,7 +5177,7 @@ class LogSoftmaxBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'LogSoftmaxBackward0')
+        return wrap_saved(self.result_, 'LogSoftmaxBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -5208,7 +5208,7 @@ class NativeLayerNormBackward0(Node):
         grad = grads[0]
         bias = _unpack(node, node.bias_, 'NativeLayerNormBackward0')
         input = _unpack(node, node.input_, 'NativeLayerNormBackward0')
-        result = wrap_saved(node.result_, 'NativeLayerNormBackward0')
+        result = wrap_saved(node.result_, 'NativeLayerNormBackward0', node)
         weight = _unpack(node, node.weight_, 'NativeLayerNormBackward0')
         normalized_shape = node.normalized_shape_
         eps = node.eps_
@@ -5246,7 +5246,7 @@ class NativeLayerNormBackward0(Node):
 
     @property
     def _saved_result1(self):
-        return wrap_saved(self.result_[1], 'NativeLayerNormBackward0')
+        return wrap_saved(self.result_[1], 'NativeLayerNormBackward0', self)
 
     @property
     def _raw_saved_result1(self):
@@ -5254,7 +5254,7 @@ class NativeLayerNormBackward0(Node):
 
     @property
     def _saved_result2(self):
-        return wrap_saved(self.result_[2], 'NativeLayerNormBackward0')
+        return wrap_saved(self.result_[2], 'NativeLayerNormBackward0', self)
 
     @property
     def _raw_saved_result2(self):
@@ -5288,7 +5288,7 @@ class FusedRmsNormBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         input = _unpack(node, node.input_, 'FusedRmsNormBackward0')
-        result = wrap_saved(node.result_, 'FusedRmsNormBackward0')
+        result = wrap_saved(node.result_, 'FusedRmsNormBackward0', node)
         weight = _unpack(node, node.weight_, 'FusedRmsNormBackward0')
         normalized_shape = node.normalized_shape_
         out = [None] * 2
@@ -5316,7 +5316,7 @@ class FusedRmsNormBackward0(Node):
 
     @property
     def _saved_result1(self):
-        return wrap_saved(self.result_[1], 'FusedRmsNormBackward0')
+        return wrap_saved(self.result_[1], 'FusedRmsNormBackward0', self)
 
     @property
     def _raw_saved_result1(self):
@@ -5343,7 +5343,7 @@ class NativeBatchNormBackward0(Node):
         grad = grads[0]
         bias = _unpack(node, node.bias_, 'NativeBatchNormBackward0')
         input = _unpack(node, node.input_, 'NativeBatchNormBackward0')
-        result = wrap_saved(node.result_, 'NativeBatchNormBackward0')
+        result = wrap_saved(node.result_, 'NativeBatchNormBackward0', node)
         running_mean = _unpack(node, node.running_mean_, 'NativeBatchNormBackward0')
         running_var = _unpack(node, node.running_var_, 'NativeBatchNormBackward0')
         weight = _unpack(node, node.weight_, 'NativeBatchNormBackward0')
@@ -5399,7 +5399,7 @@ class NativeBatchNormBackward0(Node):
 
     @property
     def _saved_result1(self):
-        return wrap_saved(self.result_[1], 'NativeBatchNormBackward0')
+        return wrap_saved(self.result_[1], 'NativeBatchNormBackward0', self)
 
     @property
     def _raw_saved_result1(self):
@@ -5407,7 +5407,7 @@ class NativeBatchNormBackward0(Node):
 
     @property
     def _saved_result2(self):
-        return wrap_saved(self.result_[2], 'NativeBatchNormBackward0')
+        return wrap_saved(self.result_[2], 'NativeBatchNormBackward0', self)
 
     @property
     def _raw_saved_result2(self):
@@ -5438,7 +5438,7 @@ class NativeBatchNormLegitBackward0(Node):
         grad = grads[0]
         bias = _unpack(node, node.bias_, 'NativeBatchNormLegitBackward0')
         input = _unpack(node, node.input_, 'NativeBatchNormLegitBackward0')
-        result = wrap_saved(node.result_, 'NativeBatchNormLegitBackward0')
+        result = wrap_saved(node.result_, 'NativeBatchNormLegitBackward0', node)
         running_mean = _unpack(node, node.running_mean_, 'NativeBatchNormLegitBackward0')
         running_var = _unpack(node, node.running_var_, 'NativeBatchNormLegitBackward0')
         weight = _unpack(node, node.weight_, 'NativeBatchNormLegitBackward0')
@@ -5494,7 +5494,7 @@ class NativeBatchNormLegitBackward0(Node):
 
     @property
     def _saved_result1(self):
-        return wrap_saved(self.result_[1], 'NativeBatchNormLegitBackward0')
+        return wrap_saved(self.result_[1], 'NativeBatchNormLegitBackward0', self)
 
     @property
     def _raw_saved_result1(self):
@@ -5502,7 +5502,7 @@ class NativeBatchNormLegitBackward0(Node):
 
     @property
     def _saved_result2(self):
-        return wrap_saved(self.result_[2], 'NativeBatchNormLegitBackward0')
+        return wrap_saved(self.result_[2], 'NativeBatchNormLegitBackward0', self)
 
     @property
     def _raw_saved_result2(self):
@@ -5533,7 +5533,7 @@ class NativeBatchNormLegitBackward1(Node):
         grad = grads[0]
         bias = _unpack(node, node.bias_, 'NativeBatchNormLegitBackward1')
         input = _unpack(node, node.input_, 'NativeBatchNormLegitBackward1')
-        result = wrap_saved(node.result_, 'NativeBatchNormLegitBackward1')
+        result = wrap_saved(node.result_, 'NativeBatchNormLegitBackward1', node)
         weight = _unpack(node, node.weight_, 'NativeBatchNormLegitBackward1')
         training = node.training_
         eps = node.eps_
@@ -5571,7 +5571,7 @@ class NativeBatchNormLegitBackward1(Node):
 
     @property
     def _saved_result1(self):
-        return wrap_saved(self.result_[1], 'NativeBatchNormLegitBackward1')
+        return wrap_saved(self.result_[1], 'NativeBatchNormLegitBackward1', self)
 
     @property
     def _raw_saved_result1(self):
@@ -5579,7 +5579,7 @@ class NativeBatchNormLegitBackward1(Node):
 
     @property
     def _saved_result2(self):
-        return wrap_saved(self.result_[2], 'NativeBatchNormLegitBackward1')
+        return wrap_saved(self.result_[2], 'NativeBatchNormLegitBackward1', self)
 
     @property
     def _raw_saved_result2(self):
@@ -5610,7 +5610,7 @@ class NativeBatchNormLegitNoTrainingBackward0(Node):
         grad = grads[0]
         bias = _unpack(node, node.bias_, 'NativeBatchNormLegitNoTrainingBackward0')
         input = _unpack(node, node.input_, 'NativeBatchNormLegitNoTrainingBackward0')
-        result = wrap_saved(node.result_, 'NativeBatchNormLegitNoTrainingBackward0')
+        result = wrap_saved(node.result_, 'NativeBatchNormLegitNoTrainingBackward0', node)
         running_mean = _unpack(node, node.running_mean_, 'NativeBatchNormLegitNoTrainingBackward0')
         running_var = _unpack(node, node.running_var_, 'NativeBatchNormLegitNoTrainingBackward0')
         weight = _unpack(node, node.weight_, 'NativeBatchNormLegitNoTrainingBackward0')
@@ -5665,7 +5665,7 @@ class NativeBatchNormLegitNoTrainingBackward0(Node):
 
     @property
     def _saved_result1(self):
-        return wrap_saved(self.result_[1], 'NativeBatchNormLegitNoTrainingBackward0')
+        return wrap_saved(self.result_[1], 'NativeBatchNormLegitNoTrainingBackward0', self)
 
     @property
     def _raw_saved_result1(self):
@@ -5673,7 +5673,7 @@ class NativeBatchNormLegitNoTrainingBackward0(Node):
 
     @property
     def _saved_result2(self):
-        return wrap_saved(self.result_[2], 'NativeBatchNormLegitNoTrainingBackward0')
+        return wrap_saved(self.result_[2], 'NativeBatchNormLegitNoTrainingBackward0', self)
 
     @property
     def _raw_saved_result2(self):
@@ -5700,7 +5700,7 @@ class NativeGroupNormBackward0(Node):
         grad = grads[0]
         bias = _unpack(node, node.bias_, 'NativeGroupNormBackward0')
         input = _unpack(node, node.input_, 'NativeGroupNormBackward0')
-        result = wrap_saved(node.result_, 'NativeGroupNormBackward0')
+        result = wrap_saved(node.result_, 'NativeGroupNormBackward0', node)
         weight = _unpack(node, node.weight_, 'NativeGroupNormBackward0')
         N = node.N_
         C = node.C_
@@ -5740,7 +5740,7 @@ class NativeGroupNormBackward0(Node):
 
     @property
     def _saved_result1(self):
-        return wrap_saved(self.result_[1], 'NativeGroupNormBackward0')
+        return wrap_saved(self.result_[1], 'NativeGroupNormBackward0', self)
 
     @property
     def _raw_saved_result1(self):
@@ -5748,7 +5748,7 @@ class NativeGroupNormBackward0(Node):
 
     @property
     def _saved_result2(self):
-        return wrap_saved(self.result_[2], 'NativeGroupNormBackward0')
+        return wrap_saved(self.result_[2], 'NativeGroupNormBackward0', self)
 
     @property
     def _raw_saved_result2(self):
@@ -5785,7 +5785,7 @@ class NativeDropoutBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'NativeDropoutBackward0')
+        result = wrap_saved(node.result_, 'NativeDropoutBackward0', node)
         p = node.p_
         train = node.train_
         out = [None] * 1
@@ -5795,7 +5795,7 @@ class NativeDropoutBackward0(Node):
 
     @property
     def _saved_result1(self):
-        return wrap_saved(self.result_[1], 'NativeDropoutBackward0')
+        return wrap_saved(self.result_[1], 'NativeDropoutBackward0', self)
 
     @property
     def _raw_saved_result1(self):
@@ -5895,7 +5895,7 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
         attn_mask = _unpack(node, node.attn_mask_, 'ScaledDotProductFlashAttentionForCpuBackward0')
         key = _unpack(node, node.key_, 'ScaledDotProductFlashAttentionForCpuBackward0')
         query = _unpack(node, node.query_, 'ScaledDotProductFlashAttentionForCpuBackward0')
-        result = wrap_saved(node.result_, 'ScaledDotProductFlashAttentionForCpuBackward0')
+        result = wrap_saved(node.result_, 'ScaledDotProductFlashAttentionForCpuBackward0', node)
         value = _unpack(node, node.value_, 'ScaledDotProductFlashAttentionForCpuBackward0')
         dropout_p = node.dropout_p_
         is_causal = node.is_causal_
@@ -5942,7 +5942,7 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
 
     @property
     def _saved_logsumexp(self):
-        return wrap_saved(self.result_[1], 'ScaledDotProductFlashAttentionForCpuBackward0')
+        return wrap_saved(self.result_[1], 'ScaledDotProductFlashAttentionForCpuBackward0', self)
 
     @property
     def _raw_saved_logsumexp(self):
@@ -6561,7 +6561,7 @@ class PowBackward1(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         exponent = _unpack(node, node.exponent_, 'PowBackward1')
-        result = wrap_saved(node.result_, 'PowBackward1')
+        result = wrap_saved(node.result_, 'PowBackward1', node)
         self = _unpack(node, node.self_, 'PowBackward1')
         out = [None] * 2
         if node.should_compute_output(0):
@@ -6588,7 +6588,7 @@ class PowBackward1(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'PowBackward1')
+        return wrap_saved(self.result_, 'PowBackward1', self)
 
     @property
     def _raw_saved_result(self):
@@ -6610,7 +6610,7 @@ class PowBackward2(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         exponent = _unpack(node, node.exponent_, 'PowBackward2')
-        result = wrap_saved(node.result_, 'PowBackward2')
+        result = wrap_saved(node.result_, 'PowBackward2', node)
         self = node.self_
         out = [None] * 1
         if node.should_compute_output(0):
@@ -6627,7 +6627,7 @@ class PowBackward2(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'PowBackward2')
+        return wrap_saved(self.result_, 'PowBackward2', self)
 
     @property
     def _raw_saved_result(self):
@@ -6945,7 +6945,7 @@ class SgnBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'SgnBackward0')
+        result = wrap_saved(node.result_, 'SgnBackward0', node)
         self = _unpack(node, node.self_, 'SgnBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -6962,7 +6962,7 @@ class SgnBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'SgnBackward0')
+        return wrap_saved(self.result_, 'SgnBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -6987,7 +6987,7 @@ class ExpBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'ExpBackward0')
+        result = wrap_saved(node.result_, 'ExpBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_ExpBackward0_0(grad, grads, result))
@@ -6995,7 +6995,7 @@ class ExpBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'ExpBackward0')
+        return wrap_saved(self.result_, 'ExpBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -7020,7 +7020,7 @@ class Exp2Backward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'Exp2Backward0')
+        result = wrap_saved(node.result_, 'Exp2Backward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_Exp2Backward0_0(grad, grads, result))
@@ -7028,7 +7028,7 @@ class Exp2Backward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'Exp2Backward0')
+        return wrap_saved(self.result_, 'Exp2Backward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -7053,7 +7053,7 @@ class Expm1Backward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'Expm1Backward0')
+        result = wrap_saved(node.result_, 'Expm1Backward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_Expm1Backward0_0(grad, grads, result))
@@ -7061,7 +7061,7 @@ class Expm1Backward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'Expm1Backward0')
+        return wrap_saved(self.result_, 'Expm1Backward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -7218,7 +7218,7 @@ class SqrtBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'SqrtBackward0')
+        result = wrap_saved(node.result_, 'SqrtBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_SqrtBackward0_0(grad, grads, result))
@@ -7226,7 +7226,7 @@ class SqrtBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'SqrtBackward0')
+        return wrap_saved(self.result_, 'SqrtBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -7251,7 +7251,7 @@ class RsqrtBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'RsqrtBackward0')
+        result = wrap_saved(node.result_, 'RsqrtBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_RsqrtBackward0_0(grad, grads, result))
@@ -7259,7 +7259,7 @@ class RsqrtBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'RsqrtBackward0')
+        return wrap_saved(self.result_, 'RsqrtBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -7284,7 +7284,7 @@ class ReciprocalBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'ReciprocalBackward0')
+        result = wrap_saved(node.result_, 'ReciprocalBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_ReciprocalBackward0_0(grad, grads, result))
@@ -7292,7 +7292,7 @@ class ReciprocalBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'ReciprocalBackward0')
+        return wrap_saved(self.result_, 'ReciprocalBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -7416,7 +7416,7 @@ class TanBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'TanBackward0')
+        result = wrap_saved(node.result_, 'TanBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_TanBackward0_0(grad, grads, result))
@@ -7424,7 +7424,7 @@ class TanBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'TanBackward0')
+        return wrap_saved(self.result_, 'TanBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -7614,7 +7614,7 @@ class TanhBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'TanhBackward0')
+        result = wrap_saved(node.result_, 'TanhBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_TanhBackward0_0(grad, grads, result))
@@ -7622,7 +7622,7 @@ class TanhBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'TanhBackward0')
+        return wrap_saved(self.result_, 'TanhBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -7790,7 +7790,7 @@ class SigmoidBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'SigmoidBackward0')
+        result = wrap_saved(node.result_, 'SigmoidBackward0', node)
         out = [None] * 1
         if node.should_compute_output(0):
             out[0] = unwrap(_SigmoidBackward0_0(grad, grads, result))
@@ -7798,7 +7798,7 @@ class SigmoidBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'SigmoidBackward0')
+        return wrap_saved(self.result_, 'SigmoidBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -8192,7 +8192,7 @@ class HypotBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         other = _unpack(node, node.other_, 'HypotBackward0')
-        result = wrap_saved(node.result_, 'HypotBackward0')
+        result = wrap_saved(node.result_, 'HypotBackward0', node)
         self = _unpack(node, node.self_, 'HypotBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
@@ -8219,7 +8219,7 @@ class HypotBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'HypotBackward0')
+        return wrap_saved(self.result_, 'HypotBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -8245,7 +8245,7 @@ class CopysignBackward0(Node):
         grads = materialize(node, grads)
         grad = grads[0]
         other = _unpack(node, node.other_, 'CopysignBackward0')
-        result = wrap_saved(node.result_, 'CopysignBackward0')
+        result = wrap_saved(node.result_, 'CopysignBackward0', node)
         self = _unpack(node, node.self_, 'CopysignBackward0')
         out = [None] * 2
         if node.should_compute_output(0):
@@ -8272,7 +8272,7 @@ class CopysignBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'CopysignBackward0')
+        return wrap_saved(self.result_, 'CopysignBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -8293,7 +8293,7 @@ class CopysignBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'CopysignBackward1')
+        result = wrap_saved(node.result_, 'CopysignBackward1', node)
         self = _unpack(node, node.self_, 'CopysignBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -8310,7 +8310,7 @@ class CopysignBackward1(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'CopysignBackward1')
+        return wrap_saved(self.result_, 'CopysignBackward1', self)
 
     @property
     def _raw_saved_result(self):
@@ -9615,7 +9615,7 @@ class ProdBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'ProdBackward0')
+        result = wrap_saved(node.result_, 'ProdBackward0', node)
         self = _unpack(node, node.self_, 'ProdBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -9632,7 +9632,7 @@ class ProdBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'ProdBackward0')
+        return wrap_saved(self.result_, 'ProdBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -9653,7 +9653,7 @@ class ProdBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'ProdBackward1')
+        result = wrap_saved(node.result_, 'ProdBackward1', node)
         self = _unpack(node, node.self_, 'ProdBackward1')
         dim = node.dim_
         keepdim = node.keepdim_
@@ -9672,7 +9672,7 @@ class ProdBackward1(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'ProdBackward1')
+        return wrap_saved(self.result_, 'ProdBackward1', self)
 
     @property
     def _raw_saved_result(self):
@@ -9701,7 +9701,7 @@ class MaxBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'MaxBackward0')
+        result = wrap_saved(node.result_, 'MaxBackward0', node)
         dim = node.dim_
         keepdim = node.keepdim_
         self_sizes = node.self_sizes_
@@ -9712,7 +9712,7 @@ class MaxBackward0(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'MaxBackward0')
+        return wrap_saved(self.result_[1], 'MaxBackward0', self)
 
     @property
     def _raw_saved_indices(self):
@@ -9745,7 +9745,7 @@ class MaxBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'MaxBackward1')
+        result = wrap_saved(node.result_, 'MaxBackward1', node)
         self = _unpack(node, node.self_, 'MaxBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -9762,7 +9762,7 @@ class MaxBackward1(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'MaxBackward1')
+        return wrap_saved(self.result_, 'MaxBackward1', self)
 
     @property
     def _raw_saved_result(self):
@@ -9783,7 +9783,7 @@ class MinBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'MinBackward0')
+        result = wrap_saved(node.result_, 'MinBackward0', node)
         dim = node.dim_
         keepdim = node.keepdim_
         self_sizes = node.self_sizes_
@@ -9794,7 +9794,7 @@ class MinBackward0(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'MinBackward0')
+        return wrap_saved(self.result_[1], 'MinBackward0', self)
 
     @property
     def _raw_saved_indices(self):
@@ -9827,7 +9827,7 @@ class MinBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'MinBackward1')
+        result = wrap_saved(node.result_, 'MinBackward1', node)
         self = _unpack(node, node.self_, 'MinBackward1')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -9844,7 +9844,7 @@ class MinBackward1(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'MinBackward1')
+        return wrap_saved(self.result_, 'MinBackward1', self)
 
     @property
     def _raw_saved_result(self):
@@ -9865,7 +9865,7 @@ class AmaxBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'AmaxBackward0')
+        result = wrap_saved(node.result_, 'AmaxBackward0', node)
         self = _unpack(node, node.self_, 'AmaxBackward0')
         dim = node.dim_
         keepdim = node.keepdim_
@@ -9884,7 +9884,7 @@ class AmaxBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'AmaxBackward0')
+        return wrap_saved(self.result_, 'AmaxBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -9913,7 +9913,7 @@ class AminBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'AminBackward0')
+        result = wrap_saved(node.result_, 'AminBackward0', node)
         self = _unpack(node, node.self_, 'AminBackward0')
         dim = node.dim_
         keepdim = node.keepdim_
@@ -9932,7 +9932,7 @@ class AminBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'AminBackward0')
+        return wrap_saved(self.result_, 'AminBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -9961,7 +9961,7 @@ class LogsumexpBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LogsumexpBackward0')
+        result = wrap_saved(node.result_, 'LogsumexpBackward0', node)
         self = _unpack(node, node.self_, 'LogsumexpBackward0')
         dim = node.dim_
         keepdim = node.keepdim_
@@ -9980,7 +9980,7 @@ class LogsumexpBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'LogsumexpBackward0')
+        return wrap_saved(self.result_, 'LogsumexpBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -10053,7 +10053,7 @@ class StdBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'StdBackward0')
+        result = wrap_saved(node.result_, 'StdBackward0', node)
         self = _unpack(node, node.self_, 'StdBackward0')
         dim = node.dim_
         correction = node.correction_
@@ -10073,7 +10073,7 @@ class StdBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'StdBackward0')
+        return wrap_saved(self.result_, 'StdBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -10150,7 +10150,7 @@ class StdMeanBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = _defined_grads(grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'StdMeanBackward0')
+        result = wrap_saved(node.result_, 'StdMeanBackward0', node)
         self = _unpack(node, node.self_, 'StdMeanBackward0')
         dim = node.dim_
         correction = node.correction_
@@ -10170,7 +10170,7 @@ class StdMeanBackward0(Node):
 
     @property
     def _saved_result0(self):
-        return wrap_saved(self.result_[0], 'StdMeanBackward0')
+        return wrap_saved(self.result_[0], 'StdMeanBackward0', self)
 
     @property
     def _raw_saved_result0(self):
@@ -10203,7 +10203,7 @@ class NormBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'NormBackward0')
+        result = wrap_saved(node.result_, 'NormBackward0', node)
         self = _unpack(node, node.self_, 'NormBackward0')
         p = node.p_
         out = [None] * 1
@@ -10221,7 +10221,7 @@ class NormBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'NormBackward0')
+        return wrap_saved(self.result_, 'NormBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -10246,7 +10246,7 @@ class NormBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'NormBackward1')
+        result = wrap_saved(node.result_, 'NormBackward1', node)
         self = _unpack(node, node.self_, 'NormBackward1')
         p = node.p_
         dim = node.dim_
@@ -10266,7 +10266,7 @@ class NormBackward1(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'NormBackward1')
+        return wrap_saved(self.result_, 'NormBackward1', self)
 
     @property
     def _raw_saved_result(self):
@@ -10299,7 +10299,7 @@ class NormBackward2(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'NormBackward2')
+        result = wrap_saved(node.result_, 'NormBackward2', node)
         self = _unpack(node, node.self_, 'NormBackward2')
         p = node.p_
         out = [None] * 1
@@ -10317,7 +10317,7 @@ class NormBackward2(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'NormBackward2')
+        return wrap_saved(self.result_, 'NormBackward2', self)
 
     @property
     def _raw_saved_result(self):
@@ -10342,7 +10342,7 @@ class NormBackward3(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'NormBackward3')
+        result = wrap_saved(node.result_, 'NormBackward3', node)
         self = _unpack(node, node.self_, 'NormBackward3')
         p = node.p_
         dim = node.dim_
@@ -10362,7 +10362,7 @@ class NormBackward3(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'NormBackward3')
+        return wrap_saved(self.result_, 'NormBackward3', self)
 
     @property
     def _raw_saved_result(self):
@@ -10395,7 +10395,7 @@ class LinalgVectorNormBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'LinalgVectorNormBackward0')
+        result = wrap_saved(node.result_, 'LinalgVectorNormBackward0', node)
         self = _unpack(node, node.self_, 'LinalgVectorNormBackward0')
         ord = node.ord_
         dim = node.dim_
@@ -10415,7 +10415,7 @@ class LinalgVectorNormBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'LinalgVectorNormBackward0')
+        return wrap_saved(self.result_, 'LinalgVectorNormBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -10474,7 +10474,7 @@ class CumprodBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'CumprodBackward0')
+        result = wrap_saved(node.result_, 'CumprodBackward0', node)
         self = _unpack(node, node.self_, 'CumprodBackward0')
         dim = node.dim_
         self_dtype = node.self_dtype_
@@ -10493,7 +10493,7 @@ class CumprodBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'CumprodBackward0')
+        return wrap_saved(self.result_, 'CumprodBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -11291,7 +11291,7 @@ class SortBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'SortBackward0')
+        result = wrap_saved(node.result_, 'SortBackward0', node)
         dim = node.dim_
         self_sizes = node.self_sizes_
         out = [None] * 1
@@ -11301,7 +11301,7 @@ class SortBackward0(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'SortBackward0')
+        return wrap_saved(self.result_[1], 'SortBackward0', self)
 
     @property
     def _raw_saved_indices(self):
@@ -11330,7 +11330,7 @@ class SortBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'SortBackward1')
+        result = wrap_saved(node.result_, 'SortBackward1', node)
         dim = node.dim_
         self_sizes = node.self_sizes_
         out = [None] * 1
@@ -11340,7 +11340,7 @@ class SortBackward1(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'SortBackward1')
+        return wrap_saved(self.result_[1], 'SortBackward1', self)
 
     @property
     def _raw_saved_indices(self):
@@ -11369,7 +11369,7 @@ class TopkBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'TopkBackward0')
+        result = wrap_saved(node.result_, 'TopkBackward0', node)
         dim = node.dim_
         self_sizes = node.self_sizes_
         out = [None] * 1
@@ -11379,7 +11379,7 @@ class TopkBackward0(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'TopkBackward0')
+        return wrap_saved(self.result_[1], 'TopkBackward0', self)
 
     @property
     def _raw_saved_indices(self):
@@ -11408,7 +11408,7 @@ class KthvalueBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'KthvalueBackward0')
+        result = wrap_saved(node.result_, 'KthvalueBackward0', node)
         dim = node.dim_
         keepdim = node.keepdim_
         self_sizes = node.self_sizes_
@@ -11419,7 +11419,7 @@ class KthvalueBackward0(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'KthvalueBackward0')
+        return wrap_saved(self.result_[1], 'KthvalueBackward0', self)
 
     @property
     def _raw_saved_indices(self):
@@ -11452,7 +11452,7 @@ class CummaxBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'CummaxBackward0')
+        result = wrap_saved(node.result_, 'CummaxBackward0', node)
         self = _unpack(node, node.self_, 'CummaxBackward0')
         dim = node.dim_
         out = [None] * 1
@@ -11470,7 +11470,7 @@ class CummaxBackward0(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'CummaxBackward0')
+        return wrap_saved(self.result_[1], 'CummaxBackward0', self)
 
     @property
     def _raw_saved_indices(self):
@@ -11495,7 +11495,7 @@ class CumminBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'CumminBackward0')
+        result = wrap_saved(node.result_, 'CumminBackward0', node)
         self = _unpack(node, node.self_, 'CumminBackward0')
         dim = node.dim_
         out = [None] * 1
@@ -11513,7 +11513,7 @@ class CumminBackward0(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'CumminBackward0')
+        return wrap_saved(self.result_[1], 'CumminBackward0', self)
 
     @property
     def _raw_saved_indices(self):
@@ -11538,7 +11538,7 @@ class MedianBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'MedianBackward0')
+        result = wrap_saved(node.result_, 'MedianBackward0', node)
         self = _unpack(node, node.self_, 'MedianBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -11555,7 +11555,7 @@ class MedianBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'MedianBackward0')
+        return wrap_saved(self.result_, 'MedianBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -11576,7 +11576,7 @@ class MedianBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'MedianBackward1')
+        result = wrap_saved(node.result_, 'MedianBackward1', node)
         dim = node.dim_
         keepdim = node.keepdim_
         self_sizes = node.self_sizes_
@@ -11587,7 +11587,7 @@ class MedianBackward1(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'MedianBackward1')
+        return wrap_saved(self.result_[1], 'MedianBackward1', self)
 
     @property
     def _raw_saved_indices(self):
@@ -11620,7 +11620,7 @@ class NanmedianBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'NanmedianBackward0')
+        result = wrap_saved(node.result_, 'NanmedianBackward0', node)
         self = _unpack(node, node.self_, 'NanmedianBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
@@ -11637,7 +11637,7 @@ class NanmedianBackward0(Node):
 
     @property
     def _saved_result(self):
-        return wrap_saved(self.result_, 'NanmedianBackward0')
+        return wrap_saved(self.result_, 'NanmedianBackward0', self)
 
     @property
     def _raw_saved_result(self):
@@ -11658,7 +11658,7 @@ class NanmedianBackward1(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'NanmedianBackward1')
+        result = wrap_saved(node.result_, 'NanmedianBackward1', node)
         dim = node.dim_
         keepdim = node.keepdim_
         self_sizes = node.self_sizes_
@@ -11669,7 +11669,7 @@ class NanmedianBackward1(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'NanmedianBackward1')
+        return wrap_saved(self.result_[1], 'NanmedianBackward1', self)
 
     @property
     def _raw_saved_indices(self):
@@ -11702,7 +11702,7 @@ class ModeBackward0(Node):
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
-        result = wrap_saved(node.result_, 'ModeBackward0')
+        result = wrap_saved(node.result_, 'ModeBackward0', node)
         dim = node.dim_
         keepdim = node.keepdim_
         self_sizes = node.self_sizes_
@@ -11713,7 +11713,7 @@ class ModeBackward0(Node):
 
     @property
     def _saved_indices(self):
-        return wrap_saved(self.result_[1], 'ModeBackward0')
+        return wrap_saved(self.result_[1], 'ModeBackward0', self)
 
     @property
     def _raw_saved_indices(self):

@@ -30,7 +30,7 @@ from .activation import (  # noqa: F401
     Tanhshrink,
     Threshold,
 )
-from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d  # noqa: F401
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm  # noqa: F401
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential  # noqa: F401
 from .conv import Conv1d, Conv2d  # noqa: F401
 from .dropout import Dropout  # noqa: F401
@@ -57,7 +57,7 @@ __all__ = [
     "Module", "CELU", "ELU", "GELU", "GLU", "SELU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU",
     "LogSigmoid", "LogSoftmax", "Mish", "MultiheadAttention", "PReLU", "ReLU", "ReLU6", "Sigmoid", "SiLU", "Softmax",
     "Softmax2d", "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "BatchNorm1d",
-    "BatchNorm2d", "BatchNorm3d", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential", "Conv1d",
+    "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential", "Conv1d",
     "Conv2d", "Dropout", "Flatten", "Unflatten", "Bilinear", "Identity", "Linear", "BCELoss", "BCEWithLogitsLoss",
     "CrossEntropyLoss", "HuberLoss", "KLDivLoss", "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss", "GroupNorm",
     "LayerNorm", "RMSNorm", "AdaptiveAvgPool2d", "AvgPool2d", "MaxPool2d", "Embedding", "TransformerEncoder",

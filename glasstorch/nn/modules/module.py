@@ -25,7 +25,7 @@ from collections import OrderedDict
 from ..._functions import empty_like
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
-from ...tensor import parse_to as _tensor_parse_to  # torch._C._nn._parse_to's overloads are Tensor.to's
+from ...tensor import nn_parse_to as _parse_to  # torch._C._nn._parse_to
 from ..parameter import Buffer, Parameter
 from . import _module_hooks
 from ._module_hooks import (  # noqa: F401
@@ -50,15 +50,6 @@ __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forwar
 
 def _forward_unimplemented(self, *input):
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
-
-
-def _parse_to(*args, **kwargs):
-    """``torch._C._nn._parse_to``: (device, dtype, non_blocking, memory_format) from Module.to's arguments,
-    with the argument parser's TypeErrors; a ``copy`` argument is refused, even False (modules convert in place)."""
-    idx, device, dtype, non_blocking, _copy, memory_format = _tensor_parse_to(args, kwargs)
-    if "copy" in kwargs or len(args) > (3 if idx == 0 else 2):  # given at all, even False
-        raise RuntimeError(".to() does not accept copy argument")
-    return device, dtype, non_blocking, memory_format
 
 
 class Module(ModuleCallMixin, ModuleStateMixin):
@@ -481,6 +472,20 @@ class Module(ModuleCallMixin, ModuleStateMixin):
                 raise
 
         return self._apply(convert)
+
+    def share_memory(self):
+        """Move every parameter and buffer into shared memory (``Tensor.share_memory_``); returns self."""
+        return self._apply(lambda t: t.share_memory_())
+
+    def _replicate_for_data_parallel(self):
+        """A shallow replica for DataParallel: its own dicts, no parameters of its own (they are set per replica)."""
+        replica = self.__new__(type(self))
+        replica.__dict__ = self.__dict__.copy()
+        replica._parameters = {}
+        replica._buffers = replica._buffers.copy()
+        replica._modules = replica._modules.copy()
+        replica._is_replica = True
+        return replica
 
     def to_empty(self, *, device, recurse: bool = True):
         """Move parameters and buffers to ``device`` without copying their values (after meta-device init)."""

@@ -18,6 +18,7 @@ import numpy as np
 
 from ...._core import dtype as _dt
 from ...._core import shape as _shape
+from ...._core.layout import channels_last, channels_last_3d, contiguous_format
 from ...._tensor.impl import TensorImpl, empty_contiguous, empty_strided_impl
 from .activation import FLOATING, not_implemented
 from .resize import suggest_memory_format
@@ -66,6 +67,59 @@ def _empty_like_suggested(x: TensorImpl) -> TensorImpl:
     """``empty_like(x, x.suggest_memory_format())``: batch and group norm keep a channels-last input so."""
     return empty_strided_impl(x.sizes, _shape.memory_format_strides(x.sizes, suggest_memory_format(x)), x.dtype,
                               x.device)
+
+
+def _batch_norm_output(x: TensorImpl, *params) -> TensorImpl:
+    """batch_norm_cpu's output: when the input (and every given parameter) is contiguous in some memory format,
+    that format (``suggest_memory_format_contig``: a channels-last-contiguous input stays so even where its
+    strides are ambiguous, pytorch/pytorch#63224); otherwise the suggested one."""
+    S, T = x.sizes, x.strides
+    contig = _shape.is_contiguous(S, T)
+    cl = (len(S) == 4 and _shape.is_channels_last_contiguous(S, T))
+    cl3 = (len(S) == 5 and _shape.is_channels_last_3d_contiguous(S, T))
+    if (contig or cl or cl3) and all(p is None or p.is_contiguous() for p in params):
+        fmt = contiguous_format if contig else channels_last_3d if cl3 else channels_last
+        return empty_strided_impl(S, _shape.memory_format_strides(S, fmt), x.dtype, x.device)
+    return _empty_like_suggested(x)
+
+
+def _batch_stats(input: TensorImpl, x, running_mean, running_var, momentum):
+    """Per-channel (mean, biased var, x - mean) of ``x`` (``input``'s data in the compute type); the running
+    statistics move by ``momentum`` towards the mean and the unbiased variance."""
+    c = input.sizes[1]
+    axes = (0,) + tuple(range(2, input.ndim))
+    mu = x.mean(axis=axes)
+    centered = x - mu.reshape((1, c) + (1,) * (input.ndim - 2))
+    var = (centered * centered).mean(axis=axes)
+    n = input.numel() // c
+    if running_mean is not None:
+        rm = running_mean.as_numpy()
+        np.copyto(rm, (1 - momentum) * rm.astype(x.dtype) + momentum * mu, casting="unsafe")
+    if running_var is not None:
+        rv = running_var.as_numpy()
+        unbiased = var * n / x.dtype.type(n - 1)  # n == 1 gives NaN, as in PyTorch
+        np.copyto(rv, (1 - momentum) * rv.astype(x.dtype) + momentum * unbiased, casting="unsafe")
+    return mu, var, centered
+
+
+def batch_norm_update_stats_kernel(input, running_mean, running_var, momentum):
+    """``(mean, var)`` of each channel (biased variance), moving the running statistics in place."""
+    mixed = _is_mixed_type(input, running_mean, running_var)
+    if mixed:
+        _check_mixed_data_type(input, running_mean, running_var)
+    if input.numel() == 0:
+        raise RuntimeError(f"input tensor must have at least one element, but got input_sizes = {_fmt(input.sizes)}")
+    pdt = _param_dtype(input, mixed)
+    c = input.sizes[1]
+    save_mean, save_var = empty_contiguous((c,), pdt, input.device), empty_contiguous((c,), pdt, input.device)
+    if _is_meta(input, running_mean, running_var):
+        return save_mean, save_var
+    with np.errstate(all="ignore"):
+        mu, var, _ = _batch_stats(input, input.as_numpy().astype(_compute_type(input.dtype)), running_mean,
+                                  running_var, momentum)
+    np.copyto(save_mean.as_numpy(), mu, casting="unsafe")
+    np.copyto(save_var.as_numpy(), var, casting="unsafe")
+    return save_mean, save_var
 
 
 # -- layer norm ---------------------------------------------------------------------------------------------
@@ -143,29 +197,18 @@ def native_batch_norm_kernel(input, weight, bias, running_mean, running_var, tra
     if input.dtype not in FLOATING:
         raise not_implemented("batch_norm", input.dtype)
     c = input.sizes[1]
-    out = _empty_like_suggested(input)
+    out = _batch_norm_output(input, weight, bias, running_mean, running_var)
     save_mean = empty_contiguous((c,) if training else (0,), pdt, input.device)
     save_invstd = empty_contiguous((c,) if training else (0,), pdt, input.device)
     if _is_meta(input, weight, bias, running_mean, running_var) or input.numel() == 0:
         return out, save_mean, save_invstd
     ct = _compute_type(input.dtype)
     x = input.as_numpy().astype(ct)
-    axes = (0,) + tuple(range(2, input.ndim))
     bshape = (1, c) + (1,) * (input.ndim - 2)
     with np.errstate(all="ignore"):
         if training:
-            mu = x.mean(axis=axes)
-            centered = x - mu.reshape(bshape)
-            var = (centered * centered).mean(axis=axes)
+            mu, var, centered = _batch_stats(input, x, running_mean, running_var, momentum)
             invstd = 1.0 / np.sqrt(var + ct(eps))
-            n = input.numel() // c
-            if running_mean is not None:
-                rm = running_mean.as_numpy()
-                np.copyto(rm, (1 - momentum) * rm.astype(ct) + momentum * mu, casting="unsafe")
-            if running_var is not None:
-                rv = running_var.as_numpy()
-                unbiased = var * n / ct(n - 1)  # n == 1 gives NaN, as in PyTorch
-                np.copyto(rv, (1 - momentum) * rv.astype(ct) + momentum * unbiased, casting="unsafe")
             np.copyto(save_mean.as_numpy(), mu, casting="unsafe")
             np.copyto(save_invstd.as_numpy(), invstd, casting="unsafe")
         else:
