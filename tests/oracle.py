@@ -15,10 +15,16 @@ Values are compared exactly (NaN equals NaN) unless ``rtol``/``atol`` are given.
 
 from __future__ import annotations
 
+import functools
+import os
+import subprocess
+import sys
+
 import numpy as np
 import torch
 
-__all__ = ["both", "to_torch", "from_torch", "assert_same", "assert_same_error", "shares_storage", "dtype_name"]
+__all__ = ["fresh_interpreter", "both", "to_torch", "from_torch", "assert_same", "assert_same_error", "shares_storage",
+           "dtype_name"]
 
 
 def _glasstorch():
@@ -114,3 +120,21 @@ def assert_same_error(fn_gt, fn_th):
     got = f"{type(err_gt).__name__}: {err_gt}"
     assert got == want, f"error differs:\n  glasstorch: {got}\n  torch:      {want}"
     return err_gt, err_th
+
+
+def fresh_interpreter(test):
+    """Run ``test`` in a new Python process: which gradients the engine may reuse in place (Note [Stealing
+    gradients]) is read from CPython reference counts, and a hook another test leaves in the interpreter holds
+    one more reference (a failed real ``torch.compile`` earlier in the process does), so versions would depend on
+    test order."""
+    @functools.wraps(test)
+    def wrapper(*args, **kwargs):
+        if os.environ.get("GLASSTORCH_TEST_FRESH_INTERPRETER") == "1":
+            return test(*args, **kwargs)
+        node = os.environ["PYTEST_CURRENT_TEST"].rsplit(" ", 1)[0]
+        env = dict(os.environ, GLASSTORCH_TEST_FRESH_INTERPRETER="1")
+        run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", node], env=env,
+                             cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))), capture_output=True,
+                             text=True, timeout=300)
+        assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    return wrapper

@@ -7,34 +7,12 @@ Each case is a recipe over ``m`` (``glasstorch`` or ``torch``) run in both libra
 plain Python data, errors by type and exact message.
 """
 
-import functools
-import os
-import subprocess
-import sys
 
 import pytest
 import torch
-from oracle import assert_same_error
+from oracle import assert_same_error, fresh_interpreter
 
 import glasstorch
-
-
-def fresh_interpreter(test):
-    """Run ``test`` in a new Python process: which gradients the engine may reuse in place (Note [Stealing
-    gradients]) is read from CPython reference counts, and a hook another test leaves in the interpreter holds
-    one more reference (a failed real ``torch.compile`` earlier in the process does), so versions would depend on
-    test order."""
-    @functools.wraps(test)
-    def wrapper(*args, **kwargs):
-        if os.environ.get("GLASSTORCH_TEST_FRESH_INTERPRETER") == "1":
-            return test(*args, **kwargs)
-        node = os.environ["PYTEST_CURRENT_TEST"].rsplit(" ", 1)[0]
-        env = dict(os.environ, GLASSTORCH_TEST_FRESH_INTERPRETER="1")
-        run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", node], env=env,
-                             cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))), capture_output=True,
-                             text=True, timeout=300)
-        assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    return wrapper
 
 
 def _data(x):

@@ -50,19 +50,29 @@ _CUDA_POLICIES = {
              "norm.ScalarOpt_dim"),
     "fp32_set_opt_dtype": ("cumprod", "cumsum", "linalg_vector_norm", "log_softmax.int", "prod", "prod.dim_int",
                            "softmax.int", "sum", "sum.dim_IntList"),
-    "promote": ("addcdiv", "addcmul", "atan2", "dot", "index_put", "scatter_add", "vdot"),
+    "promote": ("addcdiv", "addcmul", "atan2", "cross", "dot", "index_put", "scatter_add", "tensordot", "vdot"),
     "banned": ("binary_cross_entropy",),
 }
+_CUDA_POLICIES["lower_precision_fp"] += ("linalg_multi_dot", "linalg_vecdot")
 
 POLICIES = {
     "cpu": {
         "lower_precision_fp": ("addbmm", "addmm", "baddbmm", "bmm", "conv1d", "conv1d.padding", "conv2d",
-                               "conv2d.padding", "linear", "matmul", "mm", "scaled_dot_product_attention"),
+                               "conv2d.padding", "linalg_vecdot", "linear", "matmul", "mm",
+                               "scaled_dot_product_attention"),
         "fp32": ("binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy_loss", "huber_loss",
                  "kl_div", "l1_loss", "linalg_svd", "linalg_svdvals", "mse_loss", "nll_loss", "nll_loss2d", "polar",
                  "prod", "prod.dim_int",
                  "reflection_pad1d", "reflection_pad2d", "replication_pad1d", "replication_pad2d",
-                 "replication_pad3d", "smooth_l1_loss", "view_as_complex"),
+                 "replication_pad3d", "smooth_l1_loss", "view_as_complex",
+                 # the linear-algebra decompositions and solvers run in float32 on CPU, as in torch's fp32 list
+                 "_lu_with_info", "cholesky", "cholesky_inverse", "cholesky_solve", "geqrf", "inverse",
+                 "linalg_cholesky", "linalg_cholesky_ex", "linalg_cond", "linalg_cond.p_str", "linalg_eig",
+                 "linalg_eigh", "linalg_eigvals", "linalg_eigvalsh", "linalg_householder_product", "linalg_inv",
+                 "linalg_inv_ex", "linalg_lstsq", "linalg_matrix_rank", "linalg_matrix_rank.atol_rtol_float",
+                 "linalg_matrix_rank.atol_rtol_tensor", "linalg_matrix_rank.tol_tensor", "linalg_qr",
+                 "linalg_solve", "linalg_tensorinv", "linalg_tensorsolve", "lu_solve", "orgqr", "ormqr",
+                 "pinverse", "qr", "svd", "trace", "triangular_solve"),
         "promote": ("cat", "stack", "index_copy"),
     },
     "cuda": _CUDA_POLICIES,
