@@ -342,7 +342,7 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
         start, end = 0, start
     dtype = _dtype_or_default(dtype_arg("range", dtype))
     if dtype is _dt.bool or dtype.is_complex:
-        raise _fac.not_implemented_for("range_cpu", dtype)
+        raise _fac.not_implemented("range_cpu", dtype)
     n = builtins.int(math.floor((end - start) / step)) + 1
     out = _fac.empty_impl((max(n, 0),), dtype, as_device(device))
     if out.storage._data is not None:
@@ -491,7 +491,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     if dtype is _dt.bool or dtype.is_complex:
-        raise _fac.not_implemented_for("randperm", dtype)
+        raise _fac.not_implemented("randperm", dtype)
     if n > 0:
         _fac.check_fits(n - 1, dtype)  # every value 0 .. n-1 must be representable
     out = _fac.empty_impl((n,), dtype, as_device(device))

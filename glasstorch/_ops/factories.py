@@ -26,9 +26,10 @@ from .._device.threads import get_num_threads
 from .._tensor.impl import TensorImpl, empty_impl, empty_strided_impl, from_numpy_impl
 from .aten import aten
 from .kernels.cpu import copy as _copy
+from .kernels.cpu.dispatch_types import not_implemented
 
 __all__ = ["tensor_impl", "infer_dtype", "full_impl", "arange_impl", "linspace_impl", "logspace_impl", "eye_impl",
-           "check_fits", "not_implemented_for"]
+           "check_fits", "not_implemented"]
 
 _SCALARS = (bool, int, float, complex)
 _F16 = np.dtype(np.float16)
@@ -386,11 +387,6 @@ def _scalar_float(x):
     return x.item() if _is_tensor(x) else x
 
 
-def not_implemented_for(kernel, dtype):
-    """PyTorch's dispatch-macro error: ``"kernel" not implemented for 'Float'``."""
-    return NotImplementedError(f'"{kernel}" not implemented for \'{_dt.name_of(dtype)}\'')
-
-
 def _fmt_double(x) -> str:
     """A double as C++ ``operator<<`` prints it (six significant digits)."""
     return f"{float(x):g}"
@@ -406,7 +402,7 @@ def arange_impl(start, end, step, dtype, device=CPU) -> TensorImpl:
     """
     start, end, step = (_scalar_float(v) for v in (start, end, step))
     if dtype is _dt.bool or dtype.is_complex:
-        raise not_implemented_for("arange_cpu", dtype)
+        raise not_implemented("arange_cpu", dtype)
     for v in (start, end, step):
         check_fits(v, _dt.float64)  # Scalar::to<double>: a complex value with an imaginary part fails
     start, end, step = (v.real if isinstance(v, complex) else v for v in (start, end, step))
@@ -569,7 +565,7 @@ def linspace_impl(start, end, steps, dtype, device=CPU) -> TensorImpl:
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     if dtype is _dt.bool:
-        raise not_implemented_for("linspace_cpu", dtype)
+        raise not_implemented("linspace_cpu", dtype)
     start, end = _scalar_float(start), _scalar_float(end)
     _check_endpoints(start, end, dtype)
     out = empty_impl((steps,), dtype, device)
@@ -589,7 +585,7 @@ def logspace_impl(start, end, steps, base, dtype, device=CPU) -> TensorImpl:
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     if dtype is _dt.bool:
-        raise not_implemented_for("logspace_cpu", dtype)
+        raise not_implemented("logspace_cpu", dtype)
     start, end = _scalar_float(start), _scalar_float(end)
     _check_endpoints(start, end, dtype)
     out = empty_impl((steps,), dtype, device)

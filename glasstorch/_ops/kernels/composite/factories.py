@@ -12,7 +12,8 @@ import numpy as np
 from ...._core import dtype as _dt
 from ...._core.device import CPU, as_device
 from ...._tensor.impl import TensorImpl, empty_impl, from_numpy_impl
-from ...factories import full_impl, not_implemented_for
+from ...factories import full_impl
+from ..cpu.dispatch_types import not_implemented
 
 __all__ = ["scalar_tensor", "tril_indices", "triu_indices"]
 
@@ -30,7 +31,7 @@ def _triangle_indices(name, np_indices):
     def kernel(row, col, offset=0, dtype=None, layout=None, device=None, pin_memory=None) -> TensorImpl:
         dtype = _dt.int64 if dtype in (None, "long") else dtype
         if dtype not in (_dt.int64, _dt.int32):
-            raise not_implemented_for(name, dtype)
+            raise not_implemented(name, dtype)
         for label, n in (("row", row), ("col", col)):
             if n < 0:
                 raise RuntimeError(f"{label} must be non-negative, got{n}")
