@@ -421,6 +421,8 @@ def _exclusive_cumprod(x, dim, reverse=False):
 def _prod_safe_zeros_backward(grad, x, dim):
     if x.numel() == 0:
         return grad.expand_as(x)
+    if x.shape[dim] == 1:  # the product of no other element: the gradient itself, as torch (no graph through x)
+        return grad
     return grad * (_exclusive_cumprod(x, dim) * _exclusive_cumprod(x, dim, reverse=True)).conj()
 
 

@@ -563,3 +563,23 @@ def test_tanh_and_sigmoid_complex_double_backward(op):
     g, t = _both(run)
     assert_same(g[0].detach(), t[0].detach(), rtol=1e-12, atol=1e-12)
     assert_same(g[1], t[1], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.sub(x).prod(0),
+    lambda x: x.sub(x).prod(0, keepdim=True),
+    lambda x: x.sub(x).prod(),
+    lambda x: (x * 0).unsqueeze(1).prod(1),
+], ids=["prod_dim", "prod_dim_keepdim", "prod_all", "prod_size1_dim"])
+def test_prod_over_a_size_1_dim_passes_the_gradient_through(call):
+    """autograd/formulas._prod_safe_zeros_backward: over a dim of size 1 the gradient is grad itself, as torch's
+    prod_safe_zeros_backward; it multiplied by the (empty) exclusive products of the input, so under create_graph
+    the result required grad through x where torch's does not."""
+    def run(m):
+        x = m.tensor([-1.5], dtype=m.float64, requires_grad=True)
+        y = m.tensor(-1.5, dtype=m.float64, requires_grad=True)
+        g = m.autograd.grad(call(x).sum(), (x, y), create_graph=True, allow_unused=True)
+        return g[0], g[0].requires_grad, g[0].grad_fn is None, g[1]
+    got, want = _both(run)
+    assert_same(got[0], want[0])
+    assert got[1:] == want[1:]
