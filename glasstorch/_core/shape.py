@@ -282,21 +282,27 @@ def wrap_dim(dim, ndim, wrap_scalar=True) -> int:
 
 
 def broadcast_shapes(*shapes) -> tuple:
-    """Right-aligned broadcast of shapes with PyTorch's error text."""
-    ndim = max((len(s) for s in shapes), default=0)
-    out = [1] * ndim
-    for shape in shapes:  # pairwise from the last dim, as infer_size: the first mismatch named is the rightmost
-        off = ndim - len(shape)
-        for i in reversed(range(len(shape))):
-            s, d = shape[i], off + i
-            cur = out[d]
+    """Right-aligned broadcast of shapes with PyTorch's error text.
+
+    As TensorIterator's compute_shape, the shapes are folded one at a time into the running result (infer_size):
+    each pair is walked from its last dim, so the first mismatch named is the rightmost one, and the dimension a
+    mismatch names counts in that pair's frame (the longer of the two), not in the final result's."""
+    out: list = []
+    for shape in shapes:
+        n = max(len(out), len(shape))
+        cur_full = [1] * (n - len(out)) + out
+        off = n - len(shape)
+        for d in reversed(range(n)):
+            s = shape[d - off] if d >= off else 1
+            cur = cur_full[d]
             if cur == s or s == 1:
                 continue
             if cur == 1:
-                out[d] = s
+                cur_full[d] = s
             else:
                 raise RuntimeError(f"The size of tensor a ({cur}) must match the size of tensor b ({s}) at "
                                    f"non-singleton dimension {d}")
+        out = cur_full
     return tuple(out)
 
 

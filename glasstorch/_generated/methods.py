@@ -607,6 +607,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     log_ as _op_log_,
     log_out as _op_log_out,
     log_sigmoid as _op_log_sigmoid,
+    log_sigmoid_backward as _op_log_sigmoid_backward,
+    log_sigmoid_backward_grad_input as _op_log_sigmoid_backward_grad_input,
     log_sigmoid_forward as _op_log_sigmoid_forward,
     log_sigmoid_forward_output as _op_log_sigmoid_forward_output,
     log_sigmoid_out as _op_log_sigmoid_out,

@@ -46,7 +46,7 @@ __all__ = [
     "softplus_backward", "softplus_double_backward", "tanh_backward", "sigmoid_backward", "elu_backward",
     "elu_double_backward", "threshold_backward", "hardtanh_backward", "leaky_relu_backward",
     "hardsigmoid_backward", "hardswish_backward",
-    "log_sigmoid_backward", "glu_backward", "embedding_backward", "nll_loss_backward",
+    "log_sigmoid_backward", "log_sigmoid_double_backward", "glu_backward", "embedding_backward", "nll_loss_backward",
     "nll_loss_of_grad", "mse_loss_backward",
     "smooth_l1_loss_backward", "huber_loss_backward", "bce_backward", "bce_target_backward", "bce_logits_backward",
     "bce_logits_target_backward", "layer_norm_backward", "layer_norm_jvp", "batch_norm_backward", "group_norm_backward",
@@ -837,9 +837,15 @@ def hardswish_backward(grad, x):
     return _T.where(x < -3, zero, _T.where(x <= 3, grad * (x / 3 + 0.5), grad))
 
 
-def log_sigmoid_backward(grad, x):
-    z = (-x.abs()).exp()
-    return _T.where(x < 0, grad / (1 + z), grad * (z / (1 + z)))
+def log_sigmoid_backward(grad, x, buffer):
+    """The ``log_sigmoid_backward`` operator (differentiable again: LogSigmoidBackwardBackward0)."""
+    return _T.ops.aten.log_sigmoid_backward.default(grad, x, buffer)
+
+
+def log_sigmoid_double_backward(grad, x):
+    """d/dx of ``log_sigmoid_backward``: ``grad * sigmoid(x) * (sigmoid(x) - 1)`` (PyTorch's formula)."""
+    z = x.sigmoid()
+    return grad * (z - 1) * z
 
 
 def glu_backward(grad, x, dim):

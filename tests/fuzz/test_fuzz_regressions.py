@@ -583,3 +583,30 @@ def test_prod_over_a_size_1_dim_passes_the_gradient_through(call):
     got, want = _both(run)
     assert_same(got[0], want[0])
     assert got[1:] == want[1:]
+
+
+@pytest.mark.parametrize("at", [0.0, -1.25, 2.5])
+def test_log_sigmoid_double_backward_is_exact_at_zero(at):
+    """log_sigmoid's derivative is the log_sigmoid_backward operator with PyTorch's own double-backward formula
+    (LogSigmoidBackwardBackward0): the composite where/abs/exp glasstorch used gave a zero second derivative at
+    exactly x == 0 (abs has a zero gradient there), found as sin(sin(x - x)) under create_graph."""
+    def run(m):
+        x = m.tensor(at, dtype=m.float64, requires_grad=True)
+        (g,) = m.autograd.grad(m.nn.functional.logsigmoid(x), (x,), create_graph=True)
+        (gg,) = m.autograd.grad(g, (x,))
+        return g, type(g.grad_fn).__name__, gg
+    got, want = _both(run)
+    assert_same(got[0], want[0])
+    assert got[1] == want[1]
+    assert_same(got[2], want[2])
+
+
+def test_broadcast_error_counts_the_dim_in_the_pair_frame():
+    """_core/shape.broadcast_shapes folds the shapes one at a time, as TensorIterator's compute_shape: a mismatch
+    names its dimension in the frame of the running shape and the new one (where's 1-d condition and 1-d self
+    clash at dimension 0 even though the 2-d other makes the result 2-d)."""
+    def run(m):
+        return m.where(m.tensor([False, False]), m.tensor([], dtype=m.uint8), m.tensor([[0]], dtype=m.uint8))
+    assert_same_error(lambda: run(glasstorch), lambda: run(torch))
+    assert_same_error(lambda: glasstorch.zeros(2, 3) + glasstorch.zeros(4, 1, 2),
+                      lambda: torch.zeros(2, 3) + torch.zeros(4, 1, 2))

@@ -384,6 +384,8 @@ threshold_ = _def('threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -
 threshold_out = _def('threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)')
 threshold_backward_grad_input = _def('threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)')
 threshold_backward = _def('threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor')
+log_sigmoid_backward_grad_input = _def('log_sigmoid_backward.grad_input(Tensor grad_output, Tensor self, Tensor buffer, *, Tensor(a!) grad_input) -> Tensor(a!)')
+log_sigmoid_backward = _def('log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor')
 log_sigmoid_out = _def('log_sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
 log_sigmoid = _def('log_sigmoid(Tensor self) -> Tensor')
 log_sigmoid_forward_output = _def('log_sigmoid_forward.output(Tensor self, *, Tensor(a!) output, Tensor(b!) buffer) -> (Tensor(a!), Tensor(b!))')
@@ -2016,6 +2018,16 @@ def _threshold_backward_structured(grad_output, self, threshold):
 
 _reg(threshold_backward, "CPU", _functional(_k_kernels_cpu_activation.threshold_backward_out, 3, _threshold_backward_structured), '_threshold_backward_structured')
 _reg(threshold_backward, "Meta", _functional(_k_kernels_cpu_activation.threshold_backward_out, 3, _threshold_backward_structured), '_threshold_backward_structured')
+_reg(log_sigmoid_backward_grad_input, "CPU", _k_kernels_cpu_activation.log_sigmoid_backward_out)
+_reg(log_sigmoid_backward_grad_input, "Meta", _k_kernels_cpu_activation.log_sigmoid_backward_out)
+
+
+def _log_sigmoid_backward_structured(grad_output, self, buffer):
+    return _k_kernels_cpu_activation.log_sigmoid_backward_out(grad_output, self, buffer, None)
+
+
+_reg(log_sigmoid_backward, "CPU", _functional(_k_kernels_cpu_activation.log_sigmoid_backward_out, 3, _log_sigmoid_backward_structured), '_log_sigmoid_backward_structured')
+_reg(log_sigmoid_backward, "Meta", _functional(_k_kernels_cpu_activation.log_sigmoid_backward_out, 3, _log_sigmoid_backward_structured), '_log_sigmoid_backward_structured')
 _reg(log_sigmoid_out, "CompositeImplicitAutograd", _k_decompositions_nn.log_sigmoid_out)
 _reg(log_sigmoid, "CompositeImplicitAutograd", _k_decompositions_nn.log_sigmoid)
 _reg(log_sigmoid_forward_output, "CPU", _k_kernels_cpu_activation.log_sigmoid_forward_out)
@@ -5006,6 +5018,7 @@ _layer(hardswish_, "ADInplaceOrView", _layers.inplace_kernel(hardswish_, (0,)))
 _layer(threshold_, "ADInplaceOrView", _layers.inplace_kernel(threshold_, (0,)))
 _layer(threshold_out, "ADInplaceOrView", _layers.inplace_kernel(threshold_out, (3,)))
 _layer(threshold_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(threshold_backward_grad_input, (3,)))
+_layer(log_sigmoid_backward_grad_input, "ADInplaceOrView", _layers.inplace_kernel(log_sigmoid_backward_grad_input, (3,)))
 _layer(log_sigmoid_forward_output, "ADInplaceOrView", _layers.inplace_kernel(log_sigmoid_forward_output, (1, 2)))
 _layer(glu_out, "ADInplaceOrView", _layers.inplace_kernel(glu_out, (2,)))
 _layer(embedding_renorm_, "ADInplaceOrView", _layers.inplace_kernel(embedding_renorm_, (0,)))

@@ -4030,11 +4030,38 @@ def _autograd_log_sigmoid_forward(ks, self):
         result = _op_log_sigmoid_forward.redispatch(ks, self)
         _check_differentiable_dtype(result[0])
         record.history(result, node, [True, False])
+        node.result_ = record.save_output(result, (1,))
         return result
     return _op_log_sigmoid_forward.redispatch(ks, self)
 
 
 register_autograd('aten::log_sigmoid_forward', _autograd_log_sigmoid_forward)
+
+
+_op_log_sigmoid_backward = _get_op('aten::log_sigmoid_backward')
+_fw_log_sigmoid_backward = FwSpec(_op_log_sigmoid_backward, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_log_sigmoid_backward(ks, grad_output, self, buffer):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_log_sigmoid_backward, _autograd_log_sigmoid_backward, ks, grad_output, self, buffer)
+    if _gs.enabled:
+        _rg = ((type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None)) and requires_grad_any(grad_output, self)
+        if (type(buffer) is _TI and buffer.autograd is not None) and requires_grad_any(buffer):
+            _not_differentiable('log_sigmoid_backward', 'buffer')
+        if _rg:
+            node = _n.LogSigmoidBackwardBackward0()
+            node.next_edges = record.edges(grad_output, self)
+            node.grad_output_ = record.save(grad_output) if node.should_compute_output(1) else None
+            node.self_ = record.save(self)
+            node.buffer_ = record.save(buffer) if node.should_compute_output(0) else None
+            result = _op_log_sigmoid_backward.redispatch(ks, grad_output, self, buffer)
+            record.output(result, node)
+            return result
+    return _op_log_sigmoid_backward.redispatch(ks, grad_output, self, buffer)
+
+
+register_autograd('aten::log_sigmoid_backward', _autograd_log_sigmoid_backward)
 
 
 _op_glu = _get_op('aten::glu')

@@ -5053,24 +5053,25 @@ def _HardswishBackward0_jvp(self_p, self_t, result):
     return _element_wise(lambda grad: _HardswishBackward0_0(grad, [grad], self_p), self_t)
 
 
-def _LogSigmoidBackward0_0(grad, grads, self):
-    return log_sigmoid_backward(grad, self)
+def _LogSigmoidBackward0_0(grad, grads, self, result):
+    return log_sigmoid_backward(grad, self, result[1])
 
 
 class LogSigmoidBackward0(Node):
     """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)`` (glasstorch/_ops/derivatives/nn.yaml:92)."""
 
-    __slots__ = ('self_',)
-    _tensor_slots = ('self_',)
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
     _inputs = ('self',)
 
     def apply(node, grads):  # noqa: N805 - formulas name an input `self`
         grads = materialize(node, grads)
         grad = grads[0]
+        result = wrap_saved(node.result_, 'LogSigmoidBackward0', node)
         self = _unpack(node, node.self_, 'LogSigmoidBackward0')
         out = [None] * 1
         if node.should_compute_output(0):
-            out[0] = unwrap(_LogSigmoidBackward0_0(grad, grads, self))
+            out[0] = unwrap(_LogSigmoidBackward0_0(grad, grads, self, result))
         return out
 
     @property
@@ -5081,13 +5082,74 @@ class LogSigmoidBackward0(Node):
     def _raw_saved_self(self):
         return self.self_
 
+    @property
+    def _saved_buffer(self):
+        return wrap_saved(self.result_[1], 'LogSigmoidBackward0', self)
+
+    @property
+    def _raw_saved_buffer(self):
+        return self.result_[1]
+
+
+def _LogSigmoidBackwardBackward0_0(grad, grads, grad_output, self, buffer):
+    return log_sigmoid_backward(grad, self, buffer)
+
+
+def _LogSigmoidBackwardBackward0_1(grad, grads, grad_output, self, buffer):
+    return log_sigmoid_double_backward(grad * grad_output, self)
+
+
+class LogSigmoidBackwardBackward0(Node):
+    """Backward of ``log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:96)."""
+
+    __slots__ = ('grad_output_', 'self_', 'buffer_')
+    _tensor_slots = ('grad_output_', 'self_', 'buffer_')
+    _inputs = ('grad_output', 'self')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        buffer = _unpack(node, node.buffer_, 'LogSigmoidBackwardBackward0')
+        grad_output = _unpack(node, node.grad_output_, 'LogSigmoidBackwardBackward0')
+        self = _unpack(node, node.self_, 'LogSigmoidBackwardBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LogSigmoidBackwardBackward0_0(grad, grads, grad_output, self, buffer))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_LogSigmoidBackwardBackward0_1(grad, grads, grad_output, self, buffer))
+        return out
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self, self.grad_output_, 'LogSigmoidBackwardBackward0')
+
+    @property
+    def _raw_saved_grad_output(self):
+        return self.grad_output_
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'LogSigmoidBackwardBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_buffer(self):
+        return _unpack(self, self.buffer_, 'LogSigmoidBackwardBackward0')
+
+    @property
+    def _raw_saved_buffer(self):
+        return self.buffer_
+
 
 def _GluBackward0_0(grad, grads, self, dim):
     return glu_backward(grad, self, dim)
 
 
 class GluBackward0(Node):
-    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:96)."""
+    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:100)."""
 
     __slots__ = ('self_', 'dim_')
     _tensor_slots = ('self_',)
@@ -5121,7 +5183,7 @@ def _SoftmaxBackward0_0(grad, grads, dim, result):
 
 
 class SoftmaxBackward0(Node):
-    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:99)."""
+    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:103)."""
 
     __slots__ = ('dim_', 'result_')
     _tensor_slots = ('result_',)
@@ -5159,7 +5221,7 @@ def _LogSoftmaxBackward0_0(grad, grads, dim, result):
 
 
 class LogSoftmaxBackward0(Node):
-    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:103)."""
+    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:107)."""
 
     __slots__ = ('dim_', 'result_')
     _tensor_slots = ('result_',)
@@ -5197,7 +5259,7 @@ def _NativeLayerNormBackward0_0(grad, grads, input, weight, bias, normalized_sha
 
 
 class NativeLayerNormBackward0(Node):
-    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:107)."""
+    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:111)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'normalized_shape_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -5278,7 +5340,7 @@ def _FusedRmsNormBackward0_0(grad, grads, input, weight, normalized_shape, resul
 
 
 class FusedRmsNormBackward0(Node):
-    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:112)."""
+    """Backward of ``_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:116)."""
 
     __slots__ = ('input_', 'weight_', 'normalized_shape_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'result_')
@@ -5332,7 +5394,7 @@ def _NativeBatchNormBackward0_0(grad, grads, input, weight, bias, running_mean, 
 
 
 class NativeBatchNormBackward0(Node):
-    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:115)."""
+    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:119)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -5427,7 +5489,7 @@ def _NativeBatchNormLegitBackward0_0(grad, grads, input, weight, bias, running_m
 
 
 class NativeBatchNormLegitBackward0(Node):
-    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:119)."""
+    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:123)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -5522,7 +5584,7 @@ def _NativeBatchNormLegitBackward1_0(grad, grads, input, weight, bias, training,
 
 
 class NativeBatchNormLegitBackward1(Node):
-    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:123)."""
+    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:127)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'training_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -5599,7 +5661,7 @@ def _NativeBatchNormLegitNoTrainingBackward0_0(grad, grads, input, weight, bias,
 
 
 class NativeBatchNormLegitNoTrainingBackward0(Node):
-    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:127)."""
+    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:131)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'eps_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'running_mean_', 'running_var_', 'result_')
@@ -5689,7 +5751,7 @@ def _NativeGroupNormBackward0_0(grad, grads, input, weight, bias, N, C, HxW, gro
 
 
 class NativeGroupNormBackward0(Node):
-    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:131)."""
+    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:135)."""
 
     __slots__ = ('input_', 'weight_', 'bias_', 'N_', 'C_', 'HxW_', 'group_', 'result_')
     _tensor_slots = ('input_', 'weight_', 'bias_', 'result_')
@@ -5776,7 +5838,7 @@ def _NativeDropoutBackward0_0(grad, grads, p, train, result):
 
 
 class NativeDropoutBackward0(Node):
-    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:134)."""
+    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`` (glasstorch/_ops/derivatives/nn.yaml:138)."""
 
     __slots__ = ('p_', 'train_', 'result_')
     _tensor_slots = ('result_',)
@@ -5819,7 +5881,7 @@ def _EmbeddingBackward0_0(grad, grads, indices, padding_idx, scale_grad_by_freq,
 
 
 class EmbeddingBackward0(Node):
-    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:139)."""
+    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`` (glasstorch/_ops/derivatives/nn.yaml:143)."""
 
     __slots__ = ('indices_', 'padding_idx_', 'scale_grad_by_freq_', 'weight_sizes_')
     _tensor_slots = ('indices_',)
@@ -5863,7 +5925,7 @@ def _EmbeddingRenormBackward0_0(grad, grads):
 
 
 class EmbeddingRenormBackward0(Node):
-    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:146)."""
+    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)`` (glasstorch/_ops/derivatives/nn.yaml:150)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -5883,7 +5945,7 @@ def _ScaledDotProductFlashAttentionForCpuBackward0_0(grad, grads, query, key, va
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(Node):
-    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:150)."""
+    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)`` (glasstorch/_ops/derivatives/nn.yaml:154)."""
 
     __slots__ = ('query_', 'key_', 'value_', 'attn_mask_', 'dropout_p_', 'is_causal_', 'scale_', 'result_')
     _tensor_slots = ('query_', 'key_', 'value_', 'attn_mask_', 'result_')

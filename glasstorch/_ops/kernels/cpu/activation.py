@@ -35,7 +35,7 @@ __all__ = [
     "relu_kernel", "relu_inplace_kernel", "gelu_out", "gelu_backward_out", "silu_out", "softplus_out", "elu_out",
     "leaky_relu_out",
     "hardtanh_out", "hardsigmoid_out", "hardswish_out", "mish_out", "threshold_out", "threshold_backward_out",
-    "leaky_relu_backward_out", "hardtanh_backward_out", "hardsigmoid_backward_out", "elu_backward_out",
+    "leaky_relu_backward_out", "hardtanh_backward_out", "log_sigmoid_backward_out", "hardsigmoid_backward_out", "elu_backward_out",
     "log_sigmoid_forward_out",
     "glu_out", "softmax_out", "log_softmax_out", "embedding_kernel", "embedding_renorm_kernel",
     "FLOATING", "not_implemented", "opmath", "typemeta_name", "check_out_dtype",
@@ -261,6 +261,17 @@ def hardtanh_backward_out(grad_output, self, min_val, max_val, out=None):
     def fn(g, x, ct):
         return np.where((x <= _scalar(min_val, ct)) | (x >= _scalar(max_val, ct)), ct.type(0), g)
     return _grad_kernel(out, (grad_output, self), "hardshrink_backward_cpu", fn)
+
+
+def log_sigmoid_backward_out(grad_output, self, buffer, out=None):
+    """``grad * (1 - z / (1 + z))`` where ``self < 0``, else ``grad * (z / (1 + z))``, with ``z = exp(-|self|)``
+    recomputed from ``self``, in PyTorch's CPU kernel's order of operations (which takes ``buffer`` but does not
+    read it either)."""
+    def fn(x, g, ct):
+        z = np.exp(-np.abs(x))
+        q = z / (1 + z)
+        return g * np.where(x < 0, 1 - q, q)
+    return _grad_kernel(out, (self, grad_output), "log_sigmoid_backward_cpu", fn)
 
 
 def hardsigmoid_backward_out(grad_output, self, out=None):
