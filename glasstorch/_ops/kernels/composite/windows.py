@@ -82,7 +82,7 @@ class _Steps:
 def _make(dtype, device, values) -> TensorImpl:
     dev = CPU if device is None else as_device(device)
     n = len(values)
-    if dev.type == "meta":
+    if dev.type == "meta" or n == 0:
         return empty_impl((n,), dtype, dev)
     return from_numpy_impl(np.ascontiguousarray(np.asarray(values).astype(dtype.np)).reshape(n), dtype, dev)
 
