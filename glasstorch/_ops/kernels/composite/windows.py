@@ -3,9 +3,10 @@
 (``SpectralOps.cpp``).
 
 CompositeExplicitAutograd: one kernel for every backend.  Each window follows PyTorch's arithmetic step by step
-(``arange`` in the result dtype, then in-place multiplies and adds by double scalars): every step is computed in
-the dtype's op-math type (float32 for the 16-bit floats) and rounded to the dtype, as a TensorIterator kernel
-rounds.  A periodic window of length N is the symmetric one of length N + 1 without its last point.
+(``arange`` in the result dtype, then in-place multiplies and adds by scalars, which the window kernels round to
+the dtype first): every step is computed in the dtype's op-math type (float32 for the 16-bit floats) and rounded
+to the dtype, as a TensorIterator kernel rounds.  A periodic window of length N is the symmetric one of length
+N + 1 without its last point.
 
 Invariant: a factory returns a fresh tensor (or the ``out=`` tensor, resized); an unset dtype is the default.
 """
@@ -35,9 +36,13 @@ __all__ = ["hann_window", "hann_window_periodic", "hann_window_out", "hann_windo
            "fft_rfftfreq", "fft_rfftfreq_out"]
 
 
-def _options_text(dtype, layout) -> str:
-    """PyTorch's ``TensorOptions`` repr, as the window checks print it."""
-    dt = "float (default)" if dtype is None else _dt.cpp_type_name(dtype, "typeid")
+def _options_text(name, dtype, layout) -> str:
+    """PyTorch's ``TensorOptions`` repr, as the window checks print it: only ``hann_window`` checks before its
+    unset dtype is filled in (it checks, then calls ``hamming_window``)."""
+    if dtype is None:
+        dt = "float (default)" if name == "hann_window" else _dt.cpp_type_name(_dt.get_default_dtype(), "typeid")
+    else:
+        dt = _dt.cpp_type_name(dtype, "typeid")
     lay = "Strided (default)" if layout is None else "Sparse" if layout is not strided else "Strided"
     return (f"TensorOptions(dtype={dt}, device=cpu, layout={lay}, requires_grad=false (default), "
             f"pinned_memory=false, memory_format=(nullopt))")
@@ -47,9 +52,9 @@ def _checks(name: str, window_length: int, dtype, layout) -> None:
     """``window_function_checks``: a strided layout, a floating dtype, a non-negative length."""
     resolved = _dt.get_default_dtype() if dtype is None else dtype
     if layout is not None and layout is not strided:
-        raise RuntimeError(f"{name} is not implemented for sparse types, got: {_options_text(dtype, layout)}")
+        raise RuntimeError(f"{name} is not implemented for sparse types, got: {_options_text(name, dtype, layout)}")
     if not (resolved.is_floating_point or resolved.is_complex):
-        raise RuntimeError(f"{name} expects floating point dtypes, got: {_options_text(dtype, layout)}")
+        raise RuntimeError(f"{name} expects floating point dtypes, got: {_options_text(name, dtype, layout)}")
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
     if resolved.is_complex:
@@ -69,11 +74,15 @@ class _Steps:
     def arange(self, n):
         return self.r(np.arange(n))
 
+    def scalar(self, s):
+        """A Python scalar as the window kernels see it: rounded to the dtype (a 16-bit float loses bits)."""
+        return self.math(self.np.type(s))
+
     def mul(self, a, s):
-        return self.r(a * self.math(s))
+        return self.r(a * self.scalar(s))
 
     def add(self, a, s):
-        return self.r(a + self.math(s))
+        return self.r(a + self.scalar(s))
 
     def cos(self, a):
         return self.r(np.cos(a))
@@ -264,7 +273,7 @@ def _freq(name, n, d, dtype, device, onesided: bool) -> TensorImpl:
         k[(n + 1) // 2:] = np.arange(-(n // 2), 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         scale = np.float64(1.0) / np.float64(n * d)
-    return _make(dtype, device, st.mul(st.r(k), scale))
+    return _make(dtype, device, st.r(st.r(k) * st.math(scale)))
 
 
 def fft_fftfreq(n, d=1.0, dtype=None, layout=None, device=None, pin_memory=None):
