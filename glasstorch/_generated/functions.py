@@ -11544,9 +11544,7 @@ def istft(*args, **kwargs):
 
 _sig_hann_window = _Signatures('hann_window', [
     'hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
-    'hann_window(int window_length, *, Tensor? out=None)',
     'hann_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
-    'hann_window(int window_length, bool periodic, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
 
@@ -11562,22 +11560,14 @@ def hann_window(*args, **kwargs):
     if i == 0:
         return _requires_grad(a[5], _op_hann_window.call(a[0], a[1], a[2], a[3], a[4]))
     elif i == 1:
-        return _wrap(_op_hann_window_out.call(a[0], a[1]))
-    elif i == 2:
         return _requires_grad(a[6], _op_hann_window_periodic.call(a[0], a[1], a[2], a[3], a[4], a[5]))
-    elif i == 3:
-        return _wrap(_op_hann_window_periodic_out.call(a[0], a[1], a[2]))
 
 
 _sig_hamming_window = _Signatures('hamming_window', [
     'hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
-    'hamming_window(int window_length, *, Tensor? out=None)',
     'hamming_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
-    'hamming_window(int window_length, bool periodic, *, Tensor? out=None)',
     'hamming_window(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
-    'hamming_window(int window_length, bool periodic, float alpha, *, Tensor? out=None)',
     'hamming_window(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
-    'hamming_window(int window_length, bool periodic, float alpha, float beta, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
 
@@ -11593,26 +11583,16 @@ def hamming_window(*args, **kwargs):
     if i == 0:
         return _requires_grad(a[5], _op_hamming_window.call(a[0], a[1], a[2], a[3], a[4]))
     elif i == 1:
-        return _wrap(_op_hamming_window_out.call(a[0], a[1]))
-    elif i == 2:
         return _requires_grad(a[6], _op_hamming_window_periodic.call(a[0], a[1], a[2], a[3], a[4], a[5]))
-    elif i == 3:
-        return _wrap(_op_hamming_window_periodic_out.call(a[0], a[1], a[2]))
-    elif i == 4:
+    elif i == 2:
         return _requires_grad(a[7], _op_hamming_window_periodic_alpha.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
-    elif i == 5:
-        return _wrap(_op_hamming_window_periodic_alpha_out.call(a[0], a[1], a[2], a[3]))
-    elif i == 6:
+    elif i == 3:
         return _requires_grad(a[8], _op_hamming_window_periodic_alpha_beta.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
-    elif i == 7:
-        return _wrap(_op_hamming_window_periodic_alpha_beta_out.call(a[0], a[1], a[2], a[3], a[4]))
 
 
 _sig_bartlett_window = _Signatures('bartlett_window', [
     'bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
-    'bartlett_window(int window_length, *, Tensor? out=None)',
     'bartlett_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
-    'bartlett_window(int window_length, bool periodic, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
 
@@ -11628,18 +11608,12 @@ def bartlett_window(*args, **kwargs):
     if i == 0:
         return _requires_grad(a[5], _op_bartlett_window.call(a[0], a[1], a[2], a[3], a[4]))
     elif i == 1:
-        return _wrap(_op_bartlett_window_out.call(a[0], a[1]))
-    elif i == 2:
         return _requires_grad(a[6], _op_bartlett_window_periodic.call(a[0], a[1], a[2], a[3], a[4], a[5]))
-    elif i == 3:
-        return _wrap(_op_bartlett_window_periodic_out.call(a[0], a[1], a[2]))
 
 
 _sig_blackman_window = _Signatures('blackman_window', [
     'blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
-    'blackman_window(int window_length, *, Tensor? out=None)',
     'blackman_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
-    'blackman_window(int window_length, bool periodic, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
 
@@ -11655,20 +11629,13 @@ def blackman_window(*args, **kwargs):
     if i == 0:
         return _requires_grad(a[5], _op_blackman_window.call(a[0], a[1], a[2], a[3], a[4]))
     elif i == 1:
-        return _wrap(_op_blackman_window_out.call(a[0], a[1]))
-    elif i == 2:
         return _requires_grad(a[6], _op_blackman_window_periodic.call(a[0], a[1], a[2], a[3], a[4], a[5]))
-    elif i == 3:
-        return _wrap(_op_blackman_window_periodic_out.call(a[0], a[1], a[2]))
 
 
 _sig_kaiser_window = _Signatures('kaiser_window', [
     'kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
-    'kaiser_window(int window_length, *, Tensor? out=None)',
     'kaiser_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
-    'kaiser_window(int window_length, bool periodic, *, Tensor? out=None)',
     'kaiser_window(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
-    'kaiser_window(int window_length, bool periodic, float beta, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
 
 
@@ -11684,15 +11651,9 @@ def kaiser_window(*args, **kwargs):
     if i == 0:
         return _requires_grad(a[5], _op_kaiser_window.call(a[0], a[1], a[2], a[3], a[4]))
     elif i == 1:
-        return _wrap(_op_kaiser_window_out.call(a[0], a[1]))
-    elif i == 2:
         return _requires_grad(a[6], _op_kaiser_window_periodic.call(a[0], a[1], a[2], a[3], a[4], a[5]))
-    elif i == 3:
-        return _wrap(_op_kaiser_window_periodic_out.call(a[0], a[1], a[2]))
-    elif i == 4:
+    elif i == 2:
         return _requires_grad(a[7], _op_kaiser_window_beta.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
-    elif i == 5:
-        return _wrap(_op_kaiser_window_beta_out.call(a[0], a[1], a[2], a[3]))
 
 
 _sig_view_copy = _Signatures('view_copy', [

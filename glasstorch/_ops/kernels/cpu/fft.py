@@ -23,7 +23,7 @@ import scipy.fft as _sfft
 
 from ...._core import dtype as _dt
 from ...._device.threads import get_num_threads
-from ...._tensor.impl import TensorImpl, empty_strided_impl
+from ...._tensor.impl import TensorImpl, empty_strided_impl, from_numpy_impl
 from ...tensor_iterator import resize_out
 from .linalg import is_meta
 
@@ -54,16 +54,20 @@ def _fft_layout(x: TensorImpl, out_sizes, dims) -> tuple:
     return tuple(strides)
 
 
-def _result(x: TensorImpl, out_sizes, dims, dtype, out) -> TensorImpl:
+def _result(x: TensorImpl, out_sizes, dims, dtype, out, values=None) -> TensorImpl:
+    """The output: ``out`` resized, or a fresh tensor in PyTorch's layout, holding ``values`` when given (scipy's
+    array itself when it already has that layout)."""
     out_sizes = tuple(out_sizes)
     if out is not None:
         resize_out(out, out_sizes)
-        return out
-    return empty_strided_impl(out_sizes, _fft_layout(x, out_sizes, dims), dtype, x.device)
-
-
-def _write(res: TensorImpl, values: np.ndarray) -> TensorImpl:
-    if res.numel():
+        res = out
+    else:
+        strides = _fft_layout(x, out_sizes, dims)
+        if values is not None and values.dtype == dtype.np and values.size and \
+                tuple(s // values.itemsize for s in values.strides) == strides:
+            return from_numpy_impl(values, dtype, x.device)
+        res = empty_strided_impl(out_sizes, strides, dtype, x.device)
+    if values is not None and res.numel():
         res.as_numpy()[...] = values
     return res
 
@@ -89,10 +93,10 @@ def fft_c2c(self: TensorImpl, dim, normalization: int, forward: bool, out=None) 
     """``_fft_c2c``: the complex transform of ``self`` over ``dim``."""
     _check_float_input(self, True)
     dims = _sort_dims(self, dim)
-    res = _result(self, self.sizes, dims, self.dtype, out)
     if is_meta(self, out):
-        return res
-    return _write(res, _c2c_values(self.as_numpy(), dims, normalization, forward))
+        return _result(self, self.sizes, dims, self.dtype, out)
+    values = _c2c_values(self.as_numpy(), dims, normalization, forward)
+    return _result(self, self.sizes, dims, self.dtype, out, values)
 
 
 def fft_c2c_out(self, dim, normalization, forward, out):
@@ -107,15 +111,14 @@ def fft_r2c(self: TensorImpl, dim, normalization: int, onesided: bool, out=None)
     sizes = list(self.sizes)
     if onesided:
         sizes[last] = sizes[last] // 2 + 1
-    res = _result(self, sizes, dims, self.dtype.to_complex(), out)
     if is_meta(self, out):
-        return res
+        return _result(self, sizes, dims, self.dtype.to_complex(), out)
     a = self.as_numpy()
     if onesided:
         values = _sfft.rfftn(a, axes=dims, norm=_NORM_FORWARD[normalization], workers=_workers())
     else:
         values = _sfft.fftn(a, axes=dims, norm=_NORM_FORWARD[normalization], workers=_workers())
-    return _write(res, values)
+    return _result(self, sizes, dims, self.dtype.to_complex(), out, values)
 
 
 def fft_r2c_out(self, dim, normalization, onesided, out):
@@ -128,13 +131,12 @@ def fft_c2r(self: TensorImpl, dim, normalization: int, last_dim_size: int, out=N
     dims = _sort_dims(self, dim, exclude_last=True)
     sizes = list(self.sizes)
     sizes[dims[-1]] = last_dim_size
-    res = _result(self, sizes, dims, self.dtype.to_real(), out)
     if is_meta(self, out):
-        return res
+        return _result(self, sizes, dims, self.dtype.to_real(), out)
     shape = [sizes[d] for d in dims]
     values = _sfft.irfftn(self.as_numpy(), s=shape, axes=dims, norm=_NORM_BACKWARD[normalization],
                           workers=_workers())
-    return _write(res, values)
+    return _result(self, sizes, dims, self.dtype.to_real(), out, values)
 
 
 def fft_c2r_out(self, dim, normalization, last_dim_size, out):
