@@ -125,6 +125,14 @@ def test_out(name, kwargs):
     _check(*both(run))
 
 
+def test_out_of_another_precision():
+    """out= of another complex or real precision takes the result cast, as torch's copy into out does."""
+    single = dict(rtol=1e-5, atol=1e-4)  # computed in single precision either way
+    assert_same(*both(lambda m: m.fft.rfft(_real(m), out=m.empty(0, dtype=m.complex128))), **single)
+    assert_same(*both(lambda m: m.fft.fft(_real(m, "float64"), out=m.empty(0, dtype=m.complex64))), **single)
+    assert_same(*both(lambda m: m.fft.irfft(_cplx(m), out=m.empty(0, dtype=m.float64))), **single)
+
+
 @pytest.mark.parametrize("name,out_dtype", [("fft", "float32"), ("rfft", "float32"), ("irfft", "complex64"),
                                             ("fftn", "float64"), ("rfftn", "float32"), ("irfftn", "complex64"),
                                             ("hfftn", "complex64"), ("ihfft", "float32")])
@@ -155,6 +163,8 @@ ERRORS = {
     "hfftn no axes": lambda m: m.fft.hfftn(_real(m), dim=()),
     "float16": lambda m: m.fft.fft(_real(m, "float16")),
     "bfloat16": lambda m: m.fft.rfft(_real(m, "bfloat16")),
+    "complex32": lambda m: m.fft.fft(m.ones(4, dtype=m.complex32)),
+    "fftshift of no dims": lambda m: m.fft.fftshift(m.arange(5), dim=()),
 }
 
 
@@ -254,6 +264,8 @@ STFT_CASES = {
     "real pairs": lambda m, x: m.stft(x[0], 10, window=m.ones(10), return_complex=False),
     "method": lambda m, x: x.stft(10, window=m.blackman_window(10), return_complex=True),
     "complex input": lambda m, x: m.stft(m.complex(x, x.flip(-1)), 8, window=m.ones(8)),
+    "aligned to the window": lambda m, x: m.stft(x, 16, win_length=8, window=m.hann_window(8), center=False,
+                                                 align_to_window=True, return_complex=True),
 }
 
 

@@ -1,9 +1,10 @@
 """``stft`` and ``istft`` (CompositeImplicitAutograd) — PyTorch's ``native/SpectralOps.cpp``, over ``_fft_r2c``,
 ``_fft_c2r`` and ``_fft_c2c``.
 
-``stft`` frames the (1-d or batched 2-d) signal with a strided view (frame ``t`` starts at ``t * hop_length``),
-multiplies each frame by the window (zero-padded on both sides to ``n_fft`` when shorter) and transforms the last
-dim; the result is ``(batch, freq, frames)``, complex or viewed as real pairs.  ``stft.center`` first pads
+``stft`` frames the (1-d or batched 2-d) signal with a strided view (frame ``t`` starts at ``t * hop_length``, or
+its window does, with ``align_to_window``), multiplies each frame by the window (zero-padded on both sides to
+``n_fft`` when shorter) and transforms the last dim; the result is ``(batch, freq, frames)``, complex or viewed as
+real pairs.  ``stft.center`` first pads
 ``n_fft // 2`` points on both sides (``pad_mode``).  ``istft`` inverts each frame, windows it again and adds the
 frames back together (overlap-add, as ``index_add``), dividing by the overlap-added squared window.
 
@@ -94,6 +95,11 @@ def stft(self, n_fft, hop_length=None, win_length=None, window=None, normalized=
                            f"window with size {list(window.sizes)}")
     full_window = _padded_window(window, win, n_fft, self)
     n_frames = 1 + (L - n_fft) // hop
+    if align_to_window and win < n_fft:
+        # frames start where their window starts: the signal gains the window's left margin on both sides
+        left = (n_fft - win) // 2
+        x = aten.constant_pad_nd(x, [left, left], 0)
+        n_frames = 1 + (L - win) // hop
     s0, s1 = x.strides
     frames = aten.as_strided(x, [B, n_frames, n_fft], [s0, hop * s1, s1], x.offset)
     if full_window is not None:

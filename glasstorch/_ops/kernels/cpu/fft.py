@@ -73,6 +73,8 @@ def _result(x: TensorImpl, out_sizes, dims, dtype, out, values=None) -> TensorIm
 
 
 def _check_float_input(x: TensorImpl, complex_input: bool) -> None:
+    if x.dtype is _dt.complex32:
+        raise RuntimeError("MKL FFT doesn't support tensors of type: Half")  # PyTorch's CPU kernel's words
     ok = x.dtype in ((_dt.complex64, _dt.complex128) if complex_input else (_dt.float32, _dt.float64))
     if not ok:
         raise RuntimeError(f"Unsupported dtype {x.dtype._short}")
