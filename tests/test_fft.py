@@ -184,7 +184,14 @@ def test_fftfreq(n, d, dtype):
 
 
 def test_fftfreq_out_requires_grad_and_errors():
-    _check(*both(lambda m: m.fft.fftfreq(5, out=m.empty(3, dtype=m.float64))))
+    def resized(m):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = m.fft.fftfreq(5, out=m.empty(3, dtype=m.float64))
+        return out, [str(w.message).split(" (Triggered internally")[0] for w in caught]
+    (gt, gt_warns), (th, th_warns) = both(resized)
+    _check(gt, th)
+    assert gt_warns == th_warns
     gt, th = both(lambda m: m.fft.rfftfreq(5, requires_grad=True))
     assert gt.requires_grad and th.requires_grad
     assert_same_error(*both(lambda m: lambda: m.fft.fftfreq(5, dtype=m.int64)))
@@ -358,3 +365,16 @@ def test_istft_errors(case):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert_same_error(*both(run))
+
+
+@pytest.mark.parametrize("name", ["rfft", "irfft", "fft"])
+def test_double_backward_matches_torch(name):
+    """The backward formulas are differentiable operators: a gradient of a gradient agrees with torch's."""
+    def run(m):
+        x = _grad_input(name, m)
+        y = getattr(m.fft, name)(x)
+        loss = (y.abs() ** 2).sum() if y.is_complex() else (y ** 3).sum()
+        (g,) = m.autograd.grad(loss, x, create_graph=True)
+        (gg,) = m.autograd.grad(g.abs().sum(), x)
+        return gg
+    assert_same(*both(run), check_strides=False, rtol=1e-9, atol=1e-9)

@@ -21,6 +21,7 @@ import scipy.special as _sp
 from ...._core import dtype as _dt
 from ...._core.device import CPU, as_device
 from ...._core.layout import strided
+from ...._core.user_warning import warn as _user_warn
 from ...._tensor.impl import TensorImpl, empty_impl, from_numpy_impl
 from ...tensor_iterator import resize_out
 from ..cpu.dispatch_types import not_implemented
@@ -276,12 +277,26 @@ def _freq(name, n, d, dtype, device, onesided: bool) -> TensorImpl:
     return _make(dtype, device, st.r(st.r(k) * st.math(scale)))
 
 
+def _freq_into(out: TensorImpl, res: TensorImpl) -> TensorImpl:
+    """``arange_out``'s resize: its own warning when ``out`` has elements but the wrong count."""
+    count = res.numel()
+    if out.numel() not in (0, count):
+        _user_warn(f"The number of elements in the out tensor of shape {list(out.sizes)} is {out.numel()} which does "
+                   f"not match the computed number of elements {count}. Note that this may occur as a result of "
+                   f"rounding error. The out tensor will be resized to a tensor of shape ({count},).")
+        need = (out.offset + count) * out.dtype.itemsize
+        if need > out.storage.nbytes():
+            out.storage.resize_(need)
+        out.set_geometry((count,), (1,), out.offset)
+    return _into(out, res)
+
+
 def fft_fftfreq(n, d=1.0, dtype=None, layout=None, device=None, pin_memory=None):
     return _freq("fftfreq", n, d, dtype, device, False)
 
 
 def fft_fftfreq_out(n, d=1.0, out=None):
-    return _into(out, _freq("fftfreq", n, d, out.dtype, out.device, False))
+    return _freq_into(out, _freq("fftfreq", n, d, out.dtype, out.device, False))
 
 
 def fft_rfftfreq(n, d=1.0, dtype=None, layout=None, device=None, pin_memory=None):
@@ -289,4 +304,4 @@ def fft_rfftfreq(n, d=1.0, dtype=None, layout=None, device=None, pin_memory=None
 
 
 def fft_rfftfreq_out(n, d=1.0, out=None):
-    return _into(out, _freq("rfftfreq", n, d, out.dtype, out.device, True))
+    return _freq_into(out, _freq("rfftfreq", n, d, out.dtype, out.device, True))
