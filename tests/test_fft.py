@@ -58,7 +58,7 @@ def _input(name, m, dtype):
 # -- 1-d transforms: every norm, n, dim, dtype -------------------------------------------------------------------
 @pytest.mark.parametrize("name", ONE_D)
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128", "int64"])
-@pytest.mark.parametrize("norm", [None, "backward", "ortho", "forward"])
+@pytest.mark.parametrize("norm", [None, "ortho", "forward"])
 def test_one_dim(name, dtype, norm):
     if name in REAL_ONLY and dtype.startswith("complex"):
         pytest.skip("real-input transform")
@@ -75,7 +75,8 @@ ND = ["fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn"]
 
 @pytest.mark.parametrize("name", ND)
 @pytest.mark.parametrize("args", [{}, {"dim": (0, 2)}, {"dim": (2, 0)}, {"s": (3, 7)}, {"s": (3, -1), "dim": (0, 1)},
-                                  {"dim": (1,)}, {"s": (4,)}, {"norm": "ortho"}, {"norm": "forward", "dim": (-1, 0)}])
+                                  {"dim": (1,)}, {"s": (4,)}, {"norm": "ortho"}, {"norm": "forward", "dim": (-1, 0)},
+                                  {"norm": "backward", "s": (5, 4)}])
 def test_n_dim(name, args):
     dtype = "float32" if name in ("rfftn", "ihfftn") else "complex64"
     _check(*both(lambda m: getattr(m.fft, name)(_input(name, m, dtype), **args)))
