@@ -245,3 +245,46 @@ CASES.update({
     "linalg.cholesky 256x256 float32": _cholesky_256,
     "linalg.det 512 batched 4x4 float32": _det_batched,
 })
+
+
+# -- torch.fft (scipy's pocketfft against torch's CPU FFT) --------------------------------------------------------
+def _signal_1m(lib, complex_=False):
+    lib.manual_seed(0)
+    x = lib.randn(1 << 20)
+    return lib.complex(x, lib.randn(1 << 20)) if complex_ else x
+
+
+def _fft_1m(lib):
+    x = _signal_1m(lib, complex_=True)
+    return lambda: lib.fft.fft(x)
+
+
+def _rfft_1m(lib):
+    x = _signal_1m(lib)
+    return lambda: lib.fft.rfft(x)
+
+
+def _irfft_1m(lib):
+    z = lib.fft.rfft(_signal_1m(lib))
+    return lambda: lib.fft.irfft(z)
+
+
+def _fft2_256(lib):
+    lib.manual_seed(0)
+    x = lib.complex(lib.randn(256, 256), lib.randn(256, 256))
+    return lambda: lib.fft.fft2(x)
+
+
+def _rfft2_256(lib):
+    lib.manual_seed(0)
+    x = lib.randn(256, 256)
+    return lambda: lib.fft.rfft2(x)
+
+
+CASES.update({
+    "fft.fft 1M complex64": _fft_1m,
+    "fft.rfft 1M float32": _rfft_1m,
+    "fft.irfft 1M complex64": _irfft_1m,
+    "fft.fft2 256x256 complex64": _fft2_256,
+    "fft.rfft2 256x256 float32": _rfft2_256,
+})

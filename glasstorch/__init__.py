@@ -51,6 +51,8 @@ from .amp.autocast_mode import (  # noqa: E402,F401
     is_autocast_enabled, set_autocast_cache_enabled, set_autocast_dtype, set_autocast_enabled,
 )
 from . import linalg  # noqa: E402,F401
+from . import fft  # noqa: E402,F401
+from . import signal  # noqa: E402,F401
 from . import functional as _functional  # noqa: E402
 
 _functional.install(sys.modules[__name__])

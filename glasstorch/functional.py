@@ -19,7 +19,7 @@ from ._generated import functions as _ops
 from .tensor import Tensor
 
 __all__ = ["einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "atleast_1d", "atleast_2d",
-           "atleast_3d", "lu", "tensordot", "block_diag", "cartesian_prod",
+           "stft", "atleast_3d", "lu", "tensordot", "block_diag", "cartesian_prod",
            "install"]
 
 
@@ -273,14 +273,41 @@ def _nonzero_method(self, *, as_tuple=False):
     return nonzero(self, as_tuple=as_tuple)
 
 
+def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
+         normalized=False, onesided=None, return_complex=None, align_to_window=None) -> Tensor:
+    """Short-time Fourier transform (``torch.stft``): windowed frames of ``n_fft`` points every ``hop_length``,
+    each transformed; with ``center`` the signal is first padded by ``n_fft // 2`` on both sides (``pad_mode``).
+
+    Returns ``(freq, frames)`` or ``(batch, freq, frames)``, complex (``return_complex=True``, required for real
+    input) or as real pairs.
+
+    Raises:
+        RuntimeError: PyTorch's messages for bad sizes, a missing ``return_complex``, a bad window.
+
+    Example:
+        >>> import glasstorch as torch
+        >>> torch.stft(torch.ones(16), 8, window=torch.hann_window(8), return_complex=True).shape
+        torch.Size([5, 9])
+    """
+    return _ops.stft(input, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided,
+                     return_complex, align_to_window)
+
+
+def _stft_method(self, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
+                 normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    return stft(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided,
+                return_complex, align_to_window)
+
+
 def install(namespace) -> None:
     """Bind the functions into ``namespace`` (the ``glasstorch`` module) and the methods onto Tensor."""
     for name in ("einsum", "unique", "unique_consecutive", "nonzero", "norm", "broadcast_tensors", "atleast_1d",
                  "atleast_2d", "atleast_3d", "lu", "tensordot", "block_diag",
-                 "cartesian_prod"):
+                 "cartesian_prod", "stft"):
         setattr(namespace, name, globals()[name])
     for method, name in ((_unique_method, "unique"), (_unique_consecutive_method, "unique_consecutive"),
-                         (_nonzero_method, "nonzero"), (_norm_method, "norm"), (_lu_method, "lu")):
+                         (_nonzero_method, "nonzero"), (_norm_method, "norm"), (_lu_method, "lu"),
+                         (_stft_method, "stft")):
         method.__name__, method.__qualname__ = name, f"Tensor.{name}"
         # Python's own call errors ("Tensor.norm() got multiple values for argument 'p'") read the code's name
         method.__code__ = method.__code__.replace(co_name=name, co_qualname=f"Tensor.{name}")

@@ -15,6 +15,12 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _conj_physical as _op__conj_physical,
     _convolution as _op__convolution,
     _convolution_mode as _op__convolution_mode,
+    _fft_c2c as _op__fft_c2c,
+    _fft_c2c_out as _op__fft_c2c_out,
+    _fft_c2r as _op__fft_c2r,
+    _fft_c2r_out as _op__fft_c2r_out,
+    _fft_r2c as _op__fft_r2c,
+    _fft_r2c_out as _op__fft_r2c_out,
     _foreach_add__Scalar as _op__foreach_add__Scalar,
     _foreach_mul__Tensor as _op__foreach_mul__Tensor,
     _foreach_norm_Scalar as _op__foreach_norm_Scalar,
@@ -154,6 +160,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     baddbmm_dtype as _op_baddbmm_dtype,
     baddbmm_dtype_out as _op_baddbmm_dtype_out,
     baddbmm_out as _op_baddbmm_out,
+    bartlett_window as _op_bartlett_window,
+    bartlett_window_out as _op_bartlett_window_out,
+    bartlett_window_periodic as _op_bartlett_window_periodic,
+    bartlett_window_periodic_out as _op_bartlett_window_periodic_out,
     batch_norm as _op_batch_norm,
     batch_norm_update_stats as _op_batch_norm_update_stats,
     bernoulli as _op_bernoulli,
@@ -207,6 +217,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     bitwise_xor_Tensor_out as _op_bitwise_xor_Tensor_out,
     bitwise_xor__Scalar as _op_bitwise_xor__Scalar,
     bitwise_xor__Tensor as _op_bitwise_xor__Tensor,
+    blackman_window as _op_blackman_window,
+    blackman_window_out as _op_blackman_window_out,
+    blackman_window_periodic as _op_blackman_window_periodic,
+    blackman_window_periodic_out as _op_blackman_window_periodic_out,
     block_diag as _op_block_diag,
     bmm as _op_bmm,
     bmm_dtype as _op_bmm_dtype,
@@ -372,6 +386,48 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     expm1_ as _op_expm1_,
     expm1_out as _op_expm1_out,
     exponential_ as _op_exponential_,
+    fft_fft as _op_fft_fft,
+    fft_fft2 as _op_fft_fft2,
+    fft_fft2_out as _op_fft_fft2_out,
+    fft_fft_out as _op_fft_fft_out,
+    fft_fftfreq as _op_fft_fftfreq,
+    fft_fftfreq_out as _op_fft_fftfreq_out,
+    fft_fftn as _op_fft_fftn,
+    fft_fftn_out as _op_fft_fftn_out,
+    fft_fftshift as _op_fft_fftshift,
+    fft_hfft as _op_fft_hfft,
+    fft_hfft2 as _op_fft_hfft2,
+    fft_hfft2_out as _op_fft_hfft2_out,
+    fft_hfft_out as _op_fft_hfft_out,
+    fft_hfftn as _op_fft_hfftn,
+    fft_hfftn_out as _op_fft_hfftn_out,
+    fft_ifft as _op_fft_ifft,
+    fft_ifft2 as _op_fft_ifft2,
+    fft_ifft2_out as _op_fft_ifft2_out,
+    fft_ifft_out as _op_fft_ifft_out,
+    fft_ifftn as _op_fft_ifftn,
+    fft_ifftn_out as _op_fft_ifftn_out,
+    fft_ifftshift as _op_fft_ifftshift,
+    fft_ihfft as _op_fft_ihfft,
+    fft_ihfft2 as _op_fft_ihfft2,
+    fft_ihfft2_out as _op_fft_ihfft2_out,
+    fft_ihfft_out as _op_fft_ihfft_out,
+    fft_ihfftn as _op_fft_ihfftn,
+    fft_ihfftn_out as _op_fft_ihfftn_out,
+    fft_irfft as _op_fft_irfft,
+    fft_irfft2 as _op_fft_irfft2,
+    fft_irfft2_out as _op_fft_irfft2_out,
+    fft_irfft_out as _op_fft_irfft_out,
+    fft_irfftn as _op_fft_irfftn,
+    fft_irfftn_out as _op_fft_irfftn_out,
+    fft_rfft as _op_fft_rfft,
+    fft_rfft2 as _op_fft_rfft2,
+    fft_rfft2_out as _op_fft_rfft2_out,
+    fft_rfft_out as _op_fft_rfft_out,
+    fft_rfftfreq as _op_fft_rfftfreq,
+    fft_rfftfreq_out as _op_fft_rfftfreq_out,
+    fft_rfftn as _op_fft_rfftn,
+    fft_rfftn_out as _op_fft_rfftn_out,
     fill__Scalar as _op_fill__Scalar,
     fill__Tensor as _op_fill__Tensor,
     flatten_using_ints as _op_flatten_using_ints,
@@ -437,6 +493,18 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     gt_Tensor_out as _op_gt_Tensor_out,
     gt__Scalar as _op_gt__Scalar,
     gt__Tensor as _op_gt__Tensor,
+    hamming_window as _op_hamming_window,
+    hamming_window_out as _op_hamming_window_out,
+    hamming_window_periodic as _op_hamming_window_periodic,
+    hamming_window_periodic_alpha as _op_hamming_window_periodic_alpha,
+    hamming_window_periodic_alpha_beta as _op_hamming_window_periodic_alpha_beta,
+    hamming_window_periodic_alpha_beta_out as _op_hamming_window_periodic_alpha_beta_out,
+    hamming_window_periodic_alpha_out as _op_hamming_window_periodic_alpha_out,
+    hamming_window_periodic_out as _op_hamming_window_periodic_out,
+    hann_window as _op_hann_window,
+    hann_window_out as _op_hann_window_out,
+    hann_window_periodic as _op_hann_window_periodic,
+    hann_window_periodic_out as _op_hann_window_periodic_out,
     hardsigmoid as _op_hardsigmoid,
     hardsigmoid_ as _op_hardsigmoid_,
     hardsigmoid_backward as _op_hardsigmoid_backward,
@@ -490,6 +558,13 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     isnan as _op_isnan,
     isnan_out as _op_isnan_out,
     isreal as _op_isreal,
+    istft as _op_istft,
+    kaiser_window as _op_kaiser_window,
+    kaiser_window_beta as _op_kaiser_window_beta,
+    kaiser_window_beta_out as _op_kaiser_window_beta_out,
+    kaiser_window_out as _op_kaiser_window_out,
+    kaiser_window_periodic as _op_kaiser_window_periodic,
+    kaiser_window_periodic_out as _op_kaiser_window_periodic_out,
     kl_div as _op_kl_div,
     kron as _op_kron,
     kron_out as _op_kron_out,
@@ -969,6 +1044,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     std_mean_correction_out as _op_std_mean_correction_out,
     std_mean_dim as _op_std_mean_dim,
     std_out as _op_std_out,
+    stft as _op_stft,
+    stft_center as _op_stft_center,
     sub_Scalar as _op_sub_Scalar,
     sub_Scalar_out as _op_sub_Scalar_out,
     sub_Tensor as _op_sub_Tensor,
@@ -11029,6 +11106,558 @@ def argwhere(*args, **kwargs):
     return _wrap(_op_argwhere.call(a[0]))
 
 
+_sig__fft_r2c = _Signatures('_fft_r2c', [
+    '_fft_r2c(Tensor input, int[] dim, int normalization, bool onesided, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _fft_r2c(*args, **kwargs):
+    """_fft_r2c(Tensor input, int[] dim, int normalization, bool onesided, *, Tensor? out=None)"""
+    try:
+        i, a = _sig__fft_r2c.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _fft_r2c, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op__fft_r2c.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op__fft_r2c_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig__fft_c2r = _Signatures('_fft_c2r', [
+    '_fft_c2r(Tensor input, int[] dim, int normalization, SymInt last_dim_size, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _fft_c2r(*args, **kwargs):
+    """_fft_c2r(Tensor input, int[] dim, int normalization, SymInt last_dim_size, *, Tensor? out=None)"""
+    try:
+        i, a = _sig__fft_c2r.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _fft_c2r, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op__fft_c2r.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op__fft_c2r_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig__fft_c2c = _Signatures('_fft_c2c', [
+    '_fft_c2c(Tensor input, SymInt[] dim, int normalization, bool forward, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def _fft_c2c(*args, **kwargs):
+    """_fft_c2c(Tensor input, SymInt[] dim, int normalization, bool forward, *, Tensor? out=None)"""
+    try:
+        i, a = _sig__fft_c2c.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, _fft_c2c, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op__fft_c2c.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op__fft_c2c_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_fft_fft = _Signatures('fft_fft', [
+    'fft_fft(Tensor input, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fft_fft(*args, **kwargs):
+    """fft_fft(Tensor input, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_fft_fft.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fft_fft, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_fft_fft.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_fft_fft_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_fft_ifft = _Signatures('fft_ifft', [
+    'fft_ifft(Tensor input, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fft_ifft(*args, **kwargs):
+    """fft_ifft(Tensor input, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_fft_ifft.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fft_ifft, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_fft_ifft.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_fft_ifft_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_fft_rfft = _Signatures('fft_rfft', [
+    'fft_rfft(Tensor input, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fft_rfft(*args, **kwargs):
+    """fft_rfft(Tensor input, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_fft_rfft.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fft_rfft, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_fft_rfft.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_fft_rfft_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_fft_irfft = _Signatures('fft_irfft', [
+    'fft_irfft(Tensor input, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fft_irfft(*args, **kwargs):
+    """fft_irfft(Tensor input, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_fft_irfft.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fft_irfft, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_fft_irfft.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_fft_irfft_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_fft_hfft = _Signatures('fft_hfft', [
+    'fft_hfft(Tensor input, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fft_hfft(*args, **kwargs):
+    """fft_hfft(Tensor input, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_fft_hfft.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fft_hfft, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_fft_hfft.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_fft_hfft_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_fft_ihfft = _Signatures('fft_ihfft', [
+    'fft_ihfft(Tensor input, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fft_ihfft(*args, **kwargs):
+    """fft_ihfft(Tensor input, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_fft_ihfft.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fft_ihfft, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_fft_ihfft.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_fft_ihfft_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_fft_fft2 = _Signatures('fft_fft2', [
+    'fft_fft2(Tensor input, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fft_fft2(*args, **kwargs):
+    """fft_fft2(Tensor input, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_fft_fft2.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fft_fft2, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_fft_fft2.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_fft_fft2_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_fft_fftn = _Signatures('fft_fftn', [
+    'fft_fftn(Tensor input, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fft_fftn(*args, **kwargs):
+    """fft_fftn(Tensor input, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_fft_fftn.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fft_fftn, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_fft_fftn.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_fft_fftn_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_fft_ifft2 = _Signatures('fft_ifft2', [
+    'fft_ifft2(Tensor input, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fft_ifft2(*args, **kwargs):
+    """fft_ifft2(Tensor input, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_fft_ifft2.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fft_ifft2, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_fft_ifft2.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_fft_ifft2_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_fft_ifftn = _Signatures('fft_ifftn', [
+    'fft_ifftn(Tensor input, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fft_ifftn(*args, **kwargs):
+    """fft_ifftn(Tensor input, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_fft_ifftn.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fft_ifftn, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_fft_ifftn.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_fft_ifftn_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_fft_rfft2 = _Signatures('fft_rfft2', [
+    'fft_rfft2(Tensor input, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fft_rfft2(*args, **kwargs):
+    """fft_rfft2(Tensor input, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_fft_rfft2.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fft_rfft2, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_fft_rfft2.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_fft_rfft2_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_fft_rfftn = _Signatures('fft_rfftn', [
+    'fft_rfftn(Tensor input, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fft_rfftn(*args, **kwargs):
+    """fft_rfftn(Tensor input, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_fft_rfftn.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fft_rfftn, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_fft_rfftn.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_fft_rfftn_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_fft_irfft2 = _Signatures('fft_irfft2', [
+    'fft_irfft2(Tensor input, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fft_irfft2(*args, **kwargs):
+    """fft_irfft2(Tensor input, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_fft_irfft2.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fft_irfft2, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_fft_irfft2.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_fft_irfft2_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_fft_irfftn = _Signatures('fft_irfftn', [
+    'fft_irfftn(Tensor input, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fft_irfftn(*args, **kwargs):
+    """fft_irfftn(Tensor input, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_fft_irfftn.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fft_irfftn, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_fft_irfftn.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_fft_irfftn_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_fft_hfft2 = _Signatures('fft_hfft2', [
+    'fft_hfft2(Tensor input, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fft_hfft2(*args, **kwargs):
+    """fft_hfft2(Tensor input, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_fft_hfft2.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fft_hfft2, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_fft_hfft2.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_fft_hfft2_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_fft_hfftn = _Signatures('fft_hfftn', [
+    'fft_hfftn(Tensor input, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fft_hfftn(*args, **kwargs):
+    """fft_hfftn(Tensor input, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_fft_hfftn.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fft_hfftn, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_fft_hfftn.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_fft_hfftn_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_fft_ihfft2 = _Signatures('fft_ihfft2', [
+    'fft_ihfft2(Tensor input, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fft_ihfft2(*args, **kwargs):
+    """fft_ihfft2(Tensor input, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_fft_ihfft2.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fft_ihfft2, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_fft_ihfft2.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_fft_ihfft2_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_fft_ihfftn = _Signatures('fft_ihfftn', [
+    'fft_ihfftn(Tensor input, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fft_ihfftn(*args, **kwargs):
+    """fft_ihfftn(Tensor input, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_fft_ihfftn.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fft_ihfftn, args, kwargs)
+    if a[4] is None:
+        return _wrap(_op_fft_ihfftn.call(a[0], a[1], a[2], a[3]))
+    return _wrap(_op_fft_ihfftn_out.call(a[0], a[1], a[2], a[3], a[4]))
+
+
+_sig_fft_fftfreq = _Signatures('fft_fftfreq', [
+    'fft_fftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
+    'fft_fftfreq(int n, float d=1.0, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fft_fftfreq(*args, **kwargs):
+    """fft_fftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)"""
+    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is float:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        i, a = 0, [args[0], args[1], None, None, None, None, False]
+    else:
+        try:
+            i, a = _sig_fft_fftfreq.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, fft_fftfreq, args, kwargs)
+    if i == 0:
+        return _requires_grad(a[6], _op_fft_fftfreq.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+    elif i == 1:
+        return _wrap(_op_fft_fftfreq_out.call(a[0], a[1], a[2]))
+
+
+_sig_fft_rfftfreq = _Signatures('fft_rfftfreq', [
+    'fft_rfftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
+    'fft_rfftfreq(int n, float d=1.0, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fft_rfftfreq(*args, **kwargs):
+    """fft_rfftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)"""
+    if len(args) == 2 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808 and type(args[1]) is float:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        i, a = 0, [args[0], args[1], None, None, None, None, False]
+    else:
+        try:
+            i, a = _sig_fft_rfftfreq.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, fft_rfftfreq, args, kwargs)
+    if i == 0:
+        return _requires_grad(a[6], _op_fft_rfftfreq.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+    elif i == 1:
+        return _wrap(_op_fft_rfftfreq_out.call(a[0], a[1], a[2]))
+
+
+_sig_fft_fftshift = _Signatures('fft_fftshift', [
+    'fft_fftshift(Tensor input, int[1]? dim=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fft_fftshift(*args, **kwargs):
+    """fft_fftshift(Tensor input, int[1]? dim=None)"""
+    try:
+        i, a = _sig_fft_fftshift.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fft_fftshift, args, kwargs)
+    return _wrap(_op_fft_fftshift.call(a[0], a[1]))
+
+
+_sig_fft_ifftshift = _Signatures('fft_ifftshift', [
+    'fft_ifftshift(Tensor input, int[1]? dim=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def fft_ifftshift(*args, **kwargs):
+    """fft_ifftshift(Tensor input, int[1]? dim=None)"""
+    try:
+        i, a = _sig_fft_ifftshift.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, fft_ifftshift, args, kwargs)
+    return _wrap(_op_fft_ifftshift.call(a[0], a[1]))
+
+
+_sig_stft = _Signatures('stft', [
+    'stft(Tensor input, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None)',
+    'stft(Tensor input, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def stft(*args, **kwargs):
+    """stft(Tensor input, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None)"""
+    try:
+        i, a = _sig_stft.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, stft, args, kwargs)
+    if i == 0:
+        return _wrap(_op_stft_center.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10]))
+    elif i == 1:
+        return _wrap(_op_stft.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]))
+
+
+_sig_istft = _Signatures('istft', [
+    'istft(Tensor input, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def istft(*args, **kwargs):
+    """istft(Tensor input, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False)"""
+    try:
+        i, a = _sig_istft.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, istft, args, kwargs)
+    return _wrap(_op_istft.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]))
+
+
+_sig_hann_window = _Signatures('hann_window', [
+    'hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
+    'hann_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def hann_window(*args, **kwargs):
+    """hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)"""
+    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        i, a = 0, [args[0], None, None, None, None, False]
+    else:
+        try:
+            i, a = _sig_hann_window.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, hann_window, args, kwargs)
+    if i == 0:
+        return _requires_grad(a[5], _op_hann_window.call(a[0], a[1], a[2], a[3], a[4]))
+    elif i == 1:
+        return _requires_grad(a[6], _op_hann_window_periodic.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_hamming_window = _Signatures('hamming_window', [
+    'hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
+    'hamming_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
+    'hamming_window(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
+    'hamming_window(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def hamming_window(*args, **kwargs):
+    """hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)"""
+    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        i, a = 0, [args[0], None, None, None, None, False]
+    else:
+        try:
+            i, a = _sig_hamming_window.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, hamming_window, args, kwargs)
+    if i == 0:
+        return _requires_grad(a[5], _op_hamming_window.call(a[0], a[1], a[2], a[3], a[4]))
+    elif i == 1:
+        return _requires_grad(a[6], _op_hamming_window_periodic.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+    elif i == 2:
+        return _requires_grad(a[7], _op_hamming_window_periodic_alpha.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+    elif i == 3:
+        return _requires_grad(a[8], _op_hamming_window_periodic_alpha_beta.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
+
+
+_sig_bartlett_window = _Signatures('bartlett_window', [
+    'bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
+    'bartlett_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def bartlett_window(*args, **kwargs):
+    """bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)"""
+    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        i, a = 0, [args[0], None, None, None, None, False]
+    else:
+        try:
+            i, a = _sig_bartlett_window.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, bartlett_window, args, kwargs)
+    if i == 0:
+        return _requires_grad(a[5], _op_bartlett_window.call(a[0], a[1], a[2], a[3], a[4]))
+    elif i == 1:
+        return _requires_grad(a[6], _op_bartlett_window_periodic.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_blackman_window = _Signatures('blackman_window', [
+    'blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
+    'blackman_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def blackman_window(*args, **kwargs):
+    """blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)"""
+    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        i, a = 0, [args[0], None, None, None, None, False]
+    else:
+        try:
+            i, a = _sig_blackman_window.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, blackman_window, args, kwargs)
+    if i == 0:
+        return _requires_grad(a[5], _op_blackman_window.call(a[0], a[1], a[2], a[3], a[4]))
+    elif i == 1:
+        return _requires_grad(a[6], _op_blackman_window_periodic.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+
+
+_sig_kaiser_window = _Signatures('kaiser_window', [
+    'kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
+    'kaiser_window(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
+    'kaiser_window(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def kaiser_window(*args, **kwargs):
+    """kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False)"""
+    if len(args) == 1 and not kwargs and type(args[0]) is int and -9223372036854775808 <= args[0] < 9223372036854775808:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        i, a = 0, [args[0], None, None, None, None, False]
+    else:
+        try:
+            i, a = _sig_kaiser_window.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, kaiser_window, args, kwargs)
+    if i == 0:
+        return _requires_grad(a[5], _op_kaiser_window.call(a[0], a[1], a[2], a[3], a[4]))
+    elif i == 1:
+        return _requires_grad(a[6], _op_kaiser_window_periodic.call(a[0], a[1], a[2], a[3], a[4], a[5]))
+    elif i == 2:
+        return _requires_grad(a[7], _op_kaiser_window_beta.call(a[0], a[1], a[2], a[3], a[4], a[5], a[6]))
+
+
 _sig_view_copy = _Signatures('view_copy', [
     'view_copy(Tensor input, ScalarType dtype, *, Tensor? out=None)',
     'view_copy(Tensor input, SymInt[] size, *, Tensor? out=None)',
@@ -12241,7 +12870,8 @@ def resize_as_(*args, **kwargs):
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 
-__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', '_foreach_mul_', '_foreach_add_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'float_power', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
+__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', '_foreach_mul_', '_foreach_add_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'float_power', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
 
+FFT_FUNCTIONS = ['fft_fft', 'fft_fft2', 'fft_fftfreq', 'fft_fftn', 'fft_fftshift', 'fft_hfft', 'fft_hfft2', 'fft_hfftn', 'fft_ifft', 'fft_ifft2', 'fft_ifftn', 'fft_ifftshift', 'fft_ihfft', 'fft_ihfft2', 'fft_ihfftn', 'fft_irfft', 'fft_irfft2', 'fft_irfftn', 'fft_rfft', 'fft_rfft2', 'fft_rfftfreq', 'fft_rfftn']
 LINALG_FUNCTIONS = ['_linalg_eigvals', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']
 NN_FUNCTIONS = ['_pad_circular', '_pad_enum', 'adaptive_avg_pool2d', 'avg_pool2d', 'binary_cross_entropy', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'softplus']

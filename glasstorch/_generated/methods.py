@@ -15,6 +15,12 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     _conj_physical as _op__conj_physical,
     _convolution as _op__convolution,
     _convolution_mode as _op__convolution_mode,
+    _fft_c2c as _op__fft_c2c,
+    _fft_c2c_out as _op__fft_c2c_out,
+    _fft_c2r as _op__fft_c2r,
+    _fft_c2r_out as _op__fft_c2r_out,
+    _fft_r2c as _op__fft_r2c,
+    _fft_r2c_out as _op__fft_r2c_out,
     _foreach_add__Scalar as _op__foreach_add__Scalar,
     _foreach_mul__Tensor as _op__foreach_mul__Tensor,
     _foreach_norm_Scalar as _op__foreach_norm_Scalar,
@@ -154,6 +160,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     baddbmm_dtype as _op_baddbmm_dtype,
     baddbmm_dtype_out as _op_baddbmm_dtype_out,
     baddbmm_out as _op_baddbmm_out,
+    bartlett_window as _op_bartlett_window,
+    bartlett_window_out as _op_bartlett_window_out,
+    bartlett_window_periodic as _op_bartlett_window_periodic,
+    bartlett_window_periodic_out as _op_bartlett_window_periodic_out,
     batch_norm as _op_batch_norm,
     batch_norm_update_stats as _op_batch_norm_update_stats,
     bernoulli as _op_bernoulli,
@@ -207,6 +217,10 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     bitwise_xor_Tensor_out as _op_bitwise_xor_Tensor_out,
     bitwise_xor__Scalar as _op_bitwise_xor__Scalar,
     bitwise_xor__Tensor as _op_bitwise_xor__Tensor,
+    blackman_window as _op_blackman_window,
+    blackman_window_out as _op_blackman_window_out,
+    blackman_window_periodic as _op_blackman_window_periodic,
+    blackman_window_periodic_out as _op_blackman_window_periodic_out,
     block_diag as _op_block_diag,
     bmm as _op_bmm,
     bmm_dtype as _op_bmm_dtype,
@@ -372,6 +386,48 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     expm1_ as _op_expm1_,
     expm1_out as _op_expm1_out,
     exponential_ as _op_exponential_,
+    fft_fft as _op_fft_fft,
+    fft_fft2 as _op_fft_fft2,
+    fft_fft2_out as _op_fft_fft2_out,
+    fft_fft_out as _op_fft_fft_out,
+    fft_fftfreq as _op_fft_fftfreq,
+    fft_fftfreq_out as _op_fft_fftfreq_out,
+    fft_fftn as _op_fft_fftn,
+    fft_fftn_out as _op_fft_fftn_out,
+    fft_fftshift as _op_fft_fftshift,
+    fft_hfft as _op_fft_hfft,
+    fft_hfft2 as _op_fft_hfft2,
+    fft_hfft2_out as _op_fft_hfft2_out,
+    fft_hfft_out as _op_fft_hfft_out,
+    fft_hfftn as _op_fft_hfftn,
+    fft_hfftn_out as _op_fft_hfftn_out,
+    fft_ifft as _op_fft_ifft,
+    fft_ifft2 as _op_fft_ifft2,
+    fft_ifft2_out as _op_fft_ifft2_out,
+    fft_ifft_out as _op_fft_ifft_out,
+    fft_ifftn as _op_fft_ifftn,
+    fft_ifftn_out as _op_fft_ifftn_out,
+    fft_ifftshift as _op_fft_ifftshift,
+    fft_ihfft as _op_fft_ihfft,
+    fft_ihfft2 as _op_fft_ihfft2,
+    fft_ihfft2_out as _op_fft_ihfft2_out,
+    fft_ihfft_out as _op_fft_ihfft_out,
+    fft_ihfftn as _op_fft_ihfftn,
+    fft_ihfftn_out as _op_fft_ihfftn_out,
+    fft_irfft as _op_fft_irfft,
+    fft_irfft2 as _op_fft_irfft2,
+    fft_irfft2_out as _op_fft_irfft2_out,
+    fft_irfft_out as _op_fft_irfft_out,
+    fft_irfftn as _op_fft_irfftn,
+    fft_irfftn_out as _op_fft_irfftn_out,
+    fft_rfft as _op_fft_rfft,
+    fft_rfft2 as _op_fft_rfft2,
+    fft_rfft2_out as _op_fft_rfft2_out,
+    fft_rfft_out as _op_fft_rfft_out,
+    fft_rfftfreq as _op_fft_rfftfreq,
+    fft_rfftfreq_out as _op_fft_rfftfreq_out,
+    fft_rfftn as _op_fft_rfftn,
+    fft_rfftn_out as _op_fft_rfftn_out,
     fill__Scalar as _op_fill__Scalar,
     fill__Tensor as _op_fill__Tensor,
     flatten_using_ints as _op_flatten_using_ints,
@@ -437,6 +493,18 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     gt_Tensor_out as _op_gt_Tensor_out,
     gt__Scalar as _op_gt__Scalar,
     gt__Tensor as _op_gt__Tensor,
+    hamming_window as _op_hamming_window,
+    hamming_window_out as _op_hamming_window_out,
+    hamming_window_periodic as _op_hamming_window_periodic,
+    hamming_window_periodic_alpha as _op_hamming_window_periodic_alpha,
+    hamming_window_periodic_alpha_beta as _op_hamming_window_periodic_alpha_beta,
+    hamming_window_periodic_alpha_beta_out as _op_hamming_window_periodic_alpha_beta_out,
+    hamming_window_periodic_alpha_out as _op_hamming_window_periodic_alpha_out,
+    hamming_window_periodic_out as _op_hamming_window_periodic_out,
+    hann_window as _op_hann_window,
+    hann_window_out as _op_hann_window_out,
+    hann_window_periodic as _op_hann_window_periodic,
+    hann_window_periodic_out as _op_hann_window_periodic_out,
     hardsigmoid as _op_hardsigmoid,
     hardsigmoid_ as _op_hardsigmoid_,
     hardsigmoid_backward as _op_hardsigmoid_backward,
@@ -490,6 +558,13 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     isnan as _op_isnan,
     isnan_out as _op_isnan_out,
     isreal as _op_isreal,
+    istft as _op_istft,
+    kaiser_window as _op_kaiser_window,
+    kaiser_window_beta as _op_kaiser_window_beta,
+    kaiser_window_beta_out as _op_kaiser_window_beta_out,
+    kaiser_window_out as _op_kaiser_window_out,
+    kaiser_window_periodic as _op_kaiser_window_periodic,
+    kaiser_window_periodic_out as _op_kaiser_window_periodic_out,
     kl_div as _op_kl_div,
     kron as _op_kron,
     kron_out as _op_kron_out,
@@ -969,6 +1044,8 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     std_mean_correction_out as _op_std_mean_correction_out,
     std_mean_dim as _op_std_mean_dim,
     std_out as _op_std_out,
+    stft as _op_stft,
+    stft_center as _op_stft_center,
     sub_Scalar as _op_sub_Scalar,
     sub_Scalar_out as _op_sub_Scalar_out,
     sub_Tensor as _op_sub_Tensor,
@@ -8123,6 +8200,42 @@ def argwhere(self, *args, **kwargs):
     return _wrap(_op_argwhere.call(self._impl))
 
 
+_sig_stft = _Signatures('stft', [
+    'stft(int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None)',
+    'stft(int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def stft(self, *args, **kwargs):
+    """stft(int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, stft, (self,) + args, kwargs)
+    try:
+        i, a = _sig_stft.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, stft, (self,) + args, kwargs)
+    if i == 0:
+        return _wrap(_op_stft_center.call(self._impl, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]))
+    elif i == 1:
+        return _wrap(_op_stft.call(self._impl, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
+
+
+_sig_istft = _Signatures('istft', [
+    'istft(int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def istft(self, *args, **kwargs):
+    """istft(int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, istft, (self,) + args, kwargs)
+    try:
+        i, a = _sig_istft.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, istft, (self,) + args, kwargs)
+    return _wrap(_op_istft.call(self._impl, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]))
+
+
 _sig_view = _Signatures('view', [
     'view(ScalarType dtype)',
     'view(SymInt[] size)',
@@ -9093,7 +9206,7 @@ def resize_as_(self, *args, **kwargs):
     return self
 
 
-__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'inner', 'kron', 'trace', 'lu_solve', 'inverse', 'triangular_solve', 'det', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'nextafter_', 'signbit', 'float_power', 'float_power_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'nansum', 'nanmean', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'diagflat', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
+__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'inner', 'kron', 'trace', 'lu_solve', 'inverse', 'triangular_solve', 'det', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'nextafter_', 'signbit', 'float_power', 'float_power_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'nansum', 'nanmean', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'diagflat', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'stft', 'istft', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
 
 # the binary operators' fast functions (_tensor_operators.install)
 OPERATORS = {'matmul': _matmul_operator, 'add': _add_operator, 'add_': _add__operator, 'sub': _sub_operator, 'sub_': _sub__operator, 'mul': _mul_operator, 'mul_': _mul__operator, 'div': _div_operator, 'div_': _div__operator, 'floor_divide': _floor_divide_operator, 'floor_divide_': _floor_divide__operator, 'remainder': _remainder_operator, 'remainder_': _remainder__operator, 'pow': _pow_operator, 'pow_': _pow__operator, 'eq': _eq_operator, 'ne': _ne_operator, 'lt': _lt_operator, 'le': _le_operator, 'gt': _gt_operator, 'ge': _ge_operator, 'bitwise_and': _bitwise_and_operator, 'bitwise_and_': _bitwise_and__operator, 'bitwise_or': _bitwise_or_operator, 'bitwise_or_': _bitwise_or__operator, 'bitwise_xor': _bitwise_xor_operator, 'bitwise_xor_': _bitwise_xor__operator, 'bitwise_left_shift': _bitwise_left_shift_operator, 'bitwise_left_shift_': _bitwise_left_shift__operator, 'bitwise_right_shift': _bitwise_right_shift_operator, 'bitwise_right_shift_': _bitwise_right_shift__operator}

@@ -11134,6 +11134,108 @@ def _autograd__unique2(ks, self, sorted, return_inverse, return_counts):
 register_autograd('aten::_unique2', _autograd__unique2)
 
 
+_op__fft_r2c = _get_op('aten::_fft_r2c')
+_fw__fft_r2c = FwSpec(_op__fft_r2c, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd__fft_r2c(ks, self, dim, normalization, onesided):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__fft_r2c, _autograd__fft_r2c, ks, self, dim, normalization, onesided)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.FftR2CBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        node.normalization_ = normalization
+        node.onesided_ = onesided
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__fft_r2c.redispatch(ks, self, dim, normalization, onesided)
+        record.output(result, node)
+        return result
+    return _op__fft_r2c.redispatch(ks, self, dim, normalization, onesided)
+
+
+register_autograd('aten::_fft_r2c', _autograd__fft_r2c)
+
+
+_op__fft_r2c_out = _get_op('aten::_fft_r2c.out')
+
+
+def _autograd__fft_r2c_out(ks, self, dim, normalization, onesided, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('_fft_r2c', self, out)
+    return _op__fft_r2c_out.redispatch(ks, self, dim, normalization, onesided, out)
+
+
+register_autograd('aten::_fft_r2c.out', _autograd__fft_r2c_out)
+
+
+_op__fft_c2r = _get_op('aten::_fft_c2r')
+_fw__fft_c2r = FwSpec(_op__fft_c2r, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd__fft_c2r(ks, self, dim, normalization, last_dim_size):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__fft_c2r, _autograd__fft_c2r, ks, self, dim, normalization, last_dim_size)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.FftC2RBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        node.normalization_ = normalization
+        result = _op__fft_c2r.redispatch(ks, self, dim, normalization, last_dim_size)
+        record.output(result, node)
+        return result
+    return _op__fft_c2r.redispatch(ks, self, dim, normalization, last_dim_size)
+
+
+register_autograd('aten::_fft_c2r', _autograd__fft_c2r)
+
+
+_op__fft_c2r_out = _get_op('aten::_fft_c2r.out')
+
+
+def _autograd__fft_c2r_out(ks, self, dim, normalization, last_dim_size, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('_fft_c2r', self, out)
+    return _op__fft_c2r_out.redispatch(ks, self, dim, normalization, last_dim_size, out)
+
+
+register_autograd('aten::_fft_c2r.out', _autograd__fft_c2r_out)
+
+
+_op__fft_c2c = _get_op('aten::_fft_c2c')
+_fw__fft_c2c = FwSpec(_op__fft_c2c, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd__fft_c2c(ks, self, dim, normalization, forward):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__fft_c2c, _autograd__fft_c2c, ks, self, dim, normalization, forward)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.FftC2CBackward0()
+        node.next_edges = record.edges(self)
+        node.dim_ = dim
+        node.normalization_ = normalization
+        node.forward_ = forward
+        result = _op__fft_c2c.redispatch(ks, self, dim, normalization, forward)
+        record.output(result, node)
+        return result
+    return _op__fft_c2c.redispatch(ks, self, dim, normalization, forward)
+
+
+register_autograd('aten::_fft_c2c', _autograd__fft_c2c)
+
+
+_op__fft_c2c_out = _get_op('aten::_fft_c2c.out')
+
+
+def _autograd__fft_c2c_out(ks, self, dim, normalization, forward, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('_fft_c2c', self, out)
+    return _op__fft_c2c_out.redispatch(ks, self, dim, normalization, forward, out)
+
+
+register_autograd('aten::_fft_c2c.out', _autograd__fft_c2c_out)
+
+
 _op_view_copy = _get_op('aten::view_copy')
 _fw_view_copy = FwSpec(_op_view_copy, (0,), (False,), 'functional', LINEAR)
 

@@ -5,6 +5,7 @@
 from glasstorch.autograd.formulas import *  # noqa: F401,F403
 from glasstorch.autograd.linalg_formulas import *  # noqa: F401,F403
 from glasstorch.autograd.complex_formulas import *  # noqa: F401,F403
+from glasstorch.autograd.fft_formulas import *  # noqa: F401,F403
 from glasstorch.autograd import graph as _graph
 from glasstorch.autograd.graph import _BACKWARD_TWICE, Node, SavedTensor  # noqa: F401
 from glasstorch.autograd.node_support import materialize, record, unwrap, wrap_saved
@@ -11852,6 +11853,111 @@ class Unique2Backward0(Node):
         if node.should_compute_output(0):
             out[0] = unwrap(_Unique2Backward0_0(grad, grads))
         return out
+
+
+def _FftR2CBackward0_0(grad, grads, dim, normalization, onesided, self_sizes):
+    return fft_r2c_backward(grad, dim, normalization, onesided, self_sizes[dim[-1]])
+
+
+class FftR2CBackward0(Node):
+    """Backward of ``_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor`` (glasstorch/_ops/derivatives/spectral.yaml:5)."""
+
+    __slots__ = ('dim_', 'normalization_', 'onesided_', 'self_sizes_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        normalization = node.normalization_
+        onesided = node.onesided_
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FftR2CBackward0_0(grad, grads, dim, normalization, onesided, self_sizes))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_normalization(self):
+        return self.normalization_
+
+    @property
+    def _saved_onesided(self):
+        return self.onesided_
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _FftC2RBackward0_0(grad, grads, dim, normalization):
+    return fft_c2r_backward(grad, dim, normalization)
+
+
+class FftC2RBackward0(Node):
+    """Backward of ``_fft_c2r(Tensor self, int[] dim, int normalization, SymInt last_dim_size) -> Tensor`` (glasstorch/_ops/derivatives/spectral.yaml:9)."""
+
+    __slots__ = ('dim_', 'normalization_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        normalization = node.normalization_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FftC2RBackward0_0(grad, grads, dim, normalization))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_normalization(self):
+        return self.normalization_
+
+
+def _FftC2CBackward0_0(grad, grads, dim, normalization, forward):
+    return fft_c2c_backward(grad, dim, normalization, forward)
+
+
+class FftC2CBackward0(Node):
+    """Backward of ``_fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor`` (glasstorch/_ops/derivatives/spectral.yaml:13)."""
+
+    __slots__ = ('dim_', 'normalization_', 'forward_')
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        dim = node.dim_
+        normalization = node.normalization_
+        forward = node.forward_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_FftC2CBackward0_0(grad, grads, dim, normalization, forward))
+        return out
+
+    @property
+    def _saved_dim(self):
+        return self.dim_
+
+    @property
+    def _saved_normalization(self):
+        return self.normalization_
+
+    @property
+    def _saved_forward(self):
+        return self.forward_
 
 
 def _ViewBackward0_copy_0(grad, grads, self_sizes):
