@@ -53,6 +53,7 @@ from .amp.autocast_mode import (  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 from . import fft  # noqa: E402,F401
 from . import signal  # noqa: E402,F401
+from . import special  # noqa: E402,F401
 from . import functional as _functional  # noqa: E402
 
 _functional.install(sys.modules[__name__])

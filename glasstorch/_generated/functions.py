@@ -318,6 +318,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     cumsum as _op_cumsum,
     cumsum_ as _op_cumsum_,
     cumsum_out as _op_cumsum_out,
+    deg2rad as _op_deg2rad,
+    deg2rad_ as _op_deg2rad_,
+    deg2rad_out as _op_deg2rad_out,
     det as _op_det,
     diag as _op_diag,
     diag_embed as _op_diag_embed,
@@ -328,6 +331,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     diagonal_copy_out as _op_diagonal_copy_out,
     diff as _op_diff,
     diff_out as _op_diff_out,
+    digamma as _op_digamma,
+    digamma_ as _op_digamma_,
+    digamma_out as _op_digamma_out,
     div_Scalar as _op_div_Scalar,
     div_Scalar_mode as _op_div_Scalar_mode,
     div_Scalar_mode_out as _op_div_Scalar_mode_out,
@@ -530,6 +536,15 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     hypot as _op_hypot,
     hypot_ as _op_hypot_,
     hypot_out as _op_hypot_out,
+    i0 as _op_i0,
+    i0_ as _op_i0_,
+    i0_out as _op_i0_out,
+    igamma as _op_igamma,
+    igamma_ as _op_igamma_,
+    igamma_out as _op_igamma_out,
+    igammac as _op_igammac,
+    igammac_ as _op_igammac_,
+    igammac_out as _op_igammac_out,
     imag as _op_imag,
     index_Tensor as _op_index_Tensor,
     index_Tensor_out as _op_index_Tensor_out,
@@ -592,6 +607,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     lerp_Tensor_out as _op_lerp_Tensor_out,
     lerp__Scalar as _op_lerp__Scalar,
     lerp__Tensor as _op_lerp__Tensor,
+    lgamma as _op_lgamma,
+    lgamma_ as _op_lgamma_,
+    lgamma_out as _op_lgamma_out,
     linalg_cholesky as _op_linalg_cholesky,
     linalg_cholesky_ex as _op_linalg_cholesky_ex,
     linalg_cholesky_ex_L as _op_linalg_cholesky_ex_L,
@@ -704,6 +722,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     logical_xor as _op_logical_xor,
     logical_xor_ as _op_logical_xor_,
     logical_xor_out as _op_logical_xor_out,
+    logit as _op_logit,
+    logit_ as _op_logit_,
+    logit_out as _op_logit_out,
     logsumexp as _op_logsumexp,
     logsumexp_out as _op_logsumexp_out,
     lt_Scalar as _op_lt_Scalar,
@@ -782,6 +803,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     multinomial_out as _op_multinomial_out,
     mv as _op_mv,
     mv_out as _op_mv_out,
+    mvlgamma as _op_mvlgamma,
+    mvlgamma_ as _op_mvlgamma_,
+    mvlgamma_out as _op_mvlgamma_out,
     nan_to_num as _op_nan_to_num,
     nan_to_num_ as _op_nan_to_num_,
     nan_to_num_out as _op_nan_to_num_out,
@@ -852,6 +876,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     pinverse as _op_pinverse,
     polar as _op_polar,
     polar_out as _op_polar_out,
+    polygamma as _op_polygamma,
+    polygamma_ as _op_polygamma_,
+    polygamma_out as _op_polygamma_out,
     positive as _op_positive,
     pow_Scalar as _op_pow_Scalar,
     pow_Scalar_out as _op_pow_Scalar_out,
@@ -867,6 +894,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     prod_out as _op_prod_out,
     qr as _op_qr,
     qr_Q as _op_qr_Q,
+    rad2deg as _op_rad2deg,
+    rad2deg_ as _op_rad2deg_,
+    rad2deg_out as _op_rad2deg_out,
     random_ as _op_random_,
     random__from as _op_random__from,
     random__to as _op_random__to,
@@ -989,6 +1019,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     sin as _op_sin,
     sin_ as _op_sin_,
     sin_out as _op_sin_out,
+    sinc as _op_sinc,
+    sinc_ as _op_sinc_,
+    sinc_out as _op_sinc_out,
     sinh as _op_sinh,
     sinh_ as _op_sinh_,
     sinh_out as _op_sinh_out,
@@ -1009,6 +1042,176 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     sort_stable as _op_sort_stable,
     sort_values as _op_sort_values,
     sort_values_stable as _op_sort_values_stable,
+    special_airy_ai as _op_special_airy_ai,
+    special_airy_ai_out as _op_special_airy_ai_out,
+    special_bessel_j0 as _op_special_bessel_j0,
+    special_bessel_j0_out as _op_special_bessel_j0_out,
+    special_bessel_j1 as _op_special_bessel_j1,
+    special_bessel_j1_out as _op_special_bessel_j1_out,
+    special_bessel_y0 as _op_special_bessel_y0,
+    special_bessel_y0_out as _op_special_bessel_y0_out,
+    special_bessel_y1 as _op_special_bessel_y1,
+    special_bessel_y1_out as _op_special_bessel_y1_out,
+    special_chebyshev_polynomial_t as _op_special_chebyshev_polynomial_t,
+    special_chebyshev_polynomial_t_n_scalar as _op_special_chebyshev_polynomial_t_n_scalar,
+    special_chebyshev_polynomial_t_n_scalar_out as _op_special_chebyshev_polynomial_t_n_scalar_out,
+    special_chebyshev_polynomial_t_out as _op_special_chebyshev_polynomial_t_out,
+    special_chebyshev_polynomial_t_x_scalar as _op_special_chebyshev_polynomial_t_x_scalar,
+    special_chebyshev_polynomial_t_x_scalar_out as _op_special_chebyshev_polynomial_t_x_scalar_out,
+    special_chebyshev_polynomial_u as _op_special_chebyshev_polynomial_u,
+    special_chebyshev_polynomial_u_n_scalar as _op_special_chebyshev_polynomial_u_n_scalar,
+    special_chebyshev_polynomial_u_n_scalar_out as _op_special_chebyshev_polynomial_u_n_scalar_out,
+    special_chebyshev_polynomial_u_out as _op_special_chebyshev_polynomial_u_out,
+    special_chebyshev_polynomial_u_x_scalar as _op_special_chebyshev_polynomial_u_x_scalar,
+    special_chebyshev_polynomial_u_x_scalar_out as _op_special_chebyshev_polynomial_u_x_scalar_out,
+    special_chebyshev_polynomial_v as _op_special_chebyshev_polynomial_v,
+    special_chebyshev_polynomial_v_n_scalar as _op_special_chebyshev_polynomial_v_n_scalar,
+    special_chebyshev_polynomial_v_n_scalar_out as _op_special_chebyshev_polynomial_v_n_scalar_out,
+    special_chebyshev_polynomial_v_out as _op_special_chebyshev_polynomial_v_out,
+    special_chebyshev_polynomial_v_x_scalar as _op_special_chebyshev_polynomial_v_x_scalar,
+    special_chebyshev_polynomial_v_x_scalar_out as _op_special_chebyshev_polynomial_v_x_scalar_out,
+    special_chebyshev_polynomial_w as _op_special_chebyshev_polynomial_w,
+    special_chebyshev_polynomial_w_n_scalar as _op_special_chebyshev_polynomial_w_n_scalar,
+    special_chebyshev_polynomial_w_n_scalar_out as _op_special_chebyshev_polynomial_w_n_scalar_out,
+    special_chebyshev_polynomial_w_out as _op_special_chebyshev_polynomial_w_out,
+    special_chebyshev_polynomial_w_x_scalar as _op_special_chebyshev_polynomial_w_x_scalar,
+    special_chebyshev_polynomial_w_x_scalar_out as _op_special_chebyshev_polynomial_w_x_scalar_out,
+    special_digamma as _op_special_digamma,
+    special_digamma_out as _op_special_digamma_out,
+    special_entr as _op_special_entr,
+    special_entr_out as _op_special_entr_out,
+    special_erf as _op_special_erf,
+    special_erf_out as _op_special_erf_out,
+    special_erfc as _op_special_erfc,
+    special_erfc_out as _op_special_erfc_out,
+    special_erfcx as _op_special_erfcx,
+    special_erfcx_out as _op_special_erfcx_out,
+    special_erfinv as _op_special_erfinv,
+    special_erfinv_out as _op_special_erfinv_out,
+    special_exp2 as _op_special_exp2,
+    special_exp2_out as _op_special_exp2_out,
+    special_expit as _op_special_expit,
+    special_expit_out as _op_special_expit_out,
+    special_expm1 as _op_special_expm1,
+    special_expm1_out as _op_special_expm1_out,
+    special_gammainc as _op_special_gammainc,
+    special_gammainc_out as _op_special_gammainc_out,
+    special_gammaincc as _op_special_gammaincc,
+    special_gammaincc_out as _op_special_gammaincc_out,
+    special_gammaln as _op_special_gammaln,
+    special_gammaln_out as _op_special_gammaln_out,
+    special_hermite_polynomial_h as _op_special_hermite_polynomial_h,
+    special_hermite_polynomial_h_n_scalar as _op_special_hermite_polynomial_h_n_scalar,
+    special_hermite_polynomial_h_n_scalar_out as _op_special_hermite_polynomial_h_n_scalar_out,
+    special_hermite_polynomial_h_out as _op_special_hermite_polynomial_h_out,
+    special_hermite_polynomial_h_x_scalar as _op_special_hermite_polynomial_h_x_scalar,
+    special_hermite_polynomial_h_x_scalar_out as _op_special_hermite_polynomial_h_x_scalar_out,
+    special_hermite_polynomial_he as _op_special_hermite_polynomial_he,
+    special_hermite_polynomial_he_n_scalar as _op_special_hermite_polynomial_he_n_scalar,
+    special_hermite_polynomial_he_n_scalar_out as _op_special_hermite_polynomial_he_n_scalar_out,
+    special_hermite_polynomial_he_out as _op_special_hermite_polynomial_he_out,
+    special_hermite_polynomial_he_x_scalar as _op_special_hermite_polynomial_he_x_scalar,
+    special_hermite_polynomial_he_x_scalar_out as _op_special_hermite_polynomial_he_x_scalar_out,
+    special_i0 as _op_special_i0,
+    special_i0_out as _op_special_i0_out,
+    special_i0e as _op_special_i0e,
+    special_i0e_out as _op_special_i0e_out,
+    special_i1 as _op_special_i1,
+    special_i1_out as _op_special_i1_out,
+    special_i1e as _op_special_i1e,
+    special_i1e_out as _op_special_i1e_out,
+    special_laguerre_polynomial_l as _op_special_laguerre_polynomial_l,
+    special_laguerre_polynomial_l_n_scalar as _op_special_laguerre_polynomial_l_n_scalar,
+    special_laguerre_polynomial_l_n_scalar_out as _op_special_laguerre_polynomial_l_n_scalar_out,
+    special_laguerre_polynomial_l_out as _op_special_laguerre_polynomial_l_out,
+    special_laguerre_polynomial_l_x_scalar as _op_special_laguerre_polynomial_l_x_scalar,
+    special_laguerre_polynomial_l_x_scalar_out as _op_special_laguerre_polynomial_l_x_scalar_out,
+    special_legendre_polynomial_p as _op_special_legendre_polynomial_p,
+    special_legendre_polynomial_p_n_scalar as _op_special_legendre_polynomial_p_n_scalar,
+    special_legendre_polynomial_p_n_scalar_out as _op_special_legendre_polynomial_p_n_scalar_out,
+    special_legendre_polynomial_p_out as _op_special_legendre_polynomial_p_out,
+    special_legendre_polynomial_p_x_scalar as _op_special_legendre_polynomial_p_x_scalar,
+    special_legendre_polynomial_p_x_scalar_out as _op_special_legendre_polynomial_p_x_scalar_out,
+    special_log1p as _op_special_log1p,
+    special_log1p_out as _op_special_log1p_out,
+    special_log_ndtr as _op_special_log_ndtr,
+    special_log_ndtr_out as _op_special_log_ndtr_out,
+    special_log_softmax as _op_special_log_softmax,
+    special_logit as _op_special_logit,
+    special_logit_out as _op_special_logit_out,
+    special_logsumexp as _op_special_logsumexp,
+    special_logsumexp_out as _op_special_logsumexp_out,
+    special_modified_bessel_i0 as _op_special_modified_bessel_i0,
+    special_modified_bessel_i0_out as _op_special_modified_bessel_i0_out,
+    special_modified_bessel_i1 as _op_special_modified_bessel_i1,
+    special_modified_bessel_i1_out as _op_special_modified_bessel_i1_out,
+    special_modified_bessel_k0 as _op_special_modified_bessel_k0,
+    special_modified_bessel_k0_out as _op_special_modified_bessel_k0_out,
+    special_modified_bessel_k1 as _op_special_modified_bessel_k1,
+    special_modified_bessel_k1_out as _op_special_modified_bessel_k1_out,
+    special_multigammaln as _op_special_multigammaln,
+    special_multigammaln_out as _op_special_multigammaln_out,
+    special_ndtr as _op_special_ndtr,
+    special_ndtr_out as _op_special_ndtr_out,
+    special_ndtri as _op_special_ndtri,
+    special_ndtri_out as _op_special_ndtri_out,
+    special_polygamma as _op_special_polygamma,
+    special_polygamma_out as _op_special_polygamma_out,
+    special_psi as _op_special_psi,
+    special_psi_out as _op_special_psi_out,
+    special_round as _op_special_round,
+    special_round_out as _op_special_round_out,
+    special_scaled_modified_bessel_k0 as _op_special_scaled_modified_bessel_k0,
+    special_scaled_modified_bessel_k0_out as _op_special_scaled_modified_bessel_k0_out,
+    special_scaled_modified_bessel_k1 as _op_special_scaled_modified_bessel_k1,
+    special_scaled_modified_bessel_k1_out as _op_special_scaled_modified_bessel_k1_out,
+    special_shifted_chebyshev_polynomial_t as _op_special_shifted_chebyshev_polynomial_t,
+    special_shifted_chebyshev_polynomial_t_n_scalar as _op_special_shifted_chebyshev_polynomial_t_n_scalar,
+    special_shifted_chebyshev_polynomial_t_n_scalar_out as _op_special_shifted_chebyshev_polynomial_t_n_scalar_out,
+    special_shifted_chebyshev_polynomial_t_out as _op_special_shifted_chebyshev_polynomial_t_out,
+    special_shifted_chebyshev_polynomial_t_x_scalar as _op_special_shifted_chebyshev_polynomial_t_x_scalar,
+    special_shifted_chebyshev_polynomial_t_x_scalar_out as _op_special_shifted_chebyshev_polynomial_t_x_scalar_out,
+    special_shifted_chebyshev_polynomial_u as _op_special_shifted_chebyshev_polynomial_u,
+    special_shifted_chebyshev_polynomial_u_n_scalar as _op_special_shifted_chebyshev_polynomial_u_n_scalar,
+    special_shifted_chebyshev_polynomial_u_n_scalar_out as _op_special_shifted_chebyshev_polynomial_u_n_scalar_out,
+    special_shifted_chebyshev_polynomial_u_out as _op_special_shifted_chebyshev_polynomial_u_out,
+    special_shifted_chebyshev_polynomial_u_x_scalar as _op_special_shifted_chebyshev_polynomial_u_x_scalar,
+    special_shifted_chebyshev_polynomial_u_x_scalar_out as _op_special_shifted_chebyshev_polynomial_u_x_scalar_out,
+    special_shifted_chebyshev_polynomial_v as _op_special_shifted_chebyshev_polynomial_v,
+    special_shifted_chebyshev_polynomial_v_n_scalar as _op_special_shifted_chebyshev_polynomial_v_n_scalar,
+    special_shifted_chebyshev_polynomial_v_n_scalar_out as _op_special_shifted_chebyshev_polynomial_v_n_scalar_out,
+    special_shifted_chebyshev_polynomial_v_out as _op_special_shifted_chebyshev_polynomial_v_out,
+    special_shifted_chebyshev_polynomial_v_x_scalar as _op_special_shifted_chebyshev_polynomial_v_x_scalar,
+    special_shifted_chebyshev_polynomial_v_x_scalar_out as _op_special_shifted_chebyshev_polynomial_v_x_scalar_out,
+    special_shifted_chebyshev_polynomial_w as _op_special_shifted_chebyshev_polynomial_w,
+    special_shifted_chebyshev_polynomial_w_n_scalar as _op_special_shifted_chebyshev_polynomial_w_n_scalar,
+    special_shifted_chebyshev_polynomial_w_n_scalar_out as _op_special_shifted_chebyshev_polynomial_w_n_scalar_out,
+    special_shifted_chebyshev_polynomial_w_out as _op_special_shifted_chebyshev_polynomial_w_out,
+    special_shifted_chebyshev_polynomial_w_x_scalar as _op_special_shifted_chebyshev_polynomial_w_x_scalar,
+    special_shifted_chebyshev_polynomial_w_x_scalar_out as _op_special_shifted_chebyshev_polynomial_w_x_scalar_out,
+    special_sinc as _op_special_sinc,
+    special_sinc_out as _op_special_sinc_out,
+    special_softmax as _op_special_softmax,
+    special_spherical_bessel_j0 as _op_special_spherical_bessel_j0,
+    special_spherical_bessel_j0_out as _op_special_spherical_bessel_j0_out,
+    special_xlog1py as _op_special_xlog1py,
+    special_xlog1py_other_scalar as _op_special_xlog1py_other_scalar,
+    special_xlog1py_other_scalar_out as _op_special_xlog1py_other_scalar_out,
+    special_xlog1py_out as _op_special_xlog1py_out,
+    special_xlog1py_self_scalar as _op_special_xlog1py_self_scalar,
+    special_xlog1py_self_scalar_out as _op_special_xlog1py_self_scalar_out,
+    special_xlogy as _op_special_xlogy,
+    special_xlogy_other_scalar as _op_special_xlogy_other_scalar,
+    special_xlogy_other_scalar_out as _op_special_xlogy_other_scalar_out,
+    special_xlogy_out as _op_special_xlogy_out,
+    special_xlogy_self_scalar as _op_special_xlogy_self_scalar,
+    special_xlogy_self_scalar_out as _op_special_xlogy_self_scalar_out,
+    special_zeta as _op_special_zeta,
+    special_zeta_other_scalar as _op_special_zeta_other_scalar,
+    special_zeta_other_scalar_out as _op_special_zeta_other_scalar_out,
+    special_zeta_out as _op_special_zeta_out,
+    special_zeta_self_scalar as _op_special_zeta_self_scalar,
+    special_zeta_self_scalar_out as _op_special_zeta_self_scalar_out,
     split_Tensor as _op_split_Tensor,
     split_copy_Tensor as _op_split_copy_Tensor,
     split_copy_Tensor_out as _op_split_copy_Tensor_out,
@@ -11106,6 +11309,2125 @@ def argwhere(*args, **kwargs):
     return _wrap(_op_argwhere.call(a[0]))
 
 
+_sig_lgamma = _Signatures('lgamma', [
+    'lgamma(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def lgamma(*args, **kwargs):
+    """lgamma(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_lgamma.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_lgamma_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_lgamma.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, lgamma, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_lgamma.call(a[0]))
+    return _wrap(_op_lgamma_out.call(a[0], a[1]))
+
+
+_sig_digamma = _Signatures('digamma', [
+    'digamma(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def digamma(*args, **kwargs):
+    """digamma(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_digamma.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_digamma_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_digamma.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, digamma, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_digamma.call(a[0]))
+    return _wrap(_op_digamma_out.call(a[0], a[1]))
+
+
+_sig_polygamma = _Signatures('polygamma', [
+    'polygamma(int n, Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def polygamma(*args, **kwargs):
+    """polygamma(int n, Tensor input, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_polygamma.call(_a0, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_polygamma_out.call(_a0, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_polygamma.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, polygamma, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_polygamma.call(a[0], a[1]))
+    return _wrap(_op_polygamma_out.call(a[0], a[1], a[2]))
+
+
+_sig_mvlgamma = _Signatures('mvlgamma', [
+    'mvlgamma(Tensor input, int p, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def mvlgamma(*args, **kwargs):
+    """mvlgamma(Tensor input, int p, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_mvlgamma.call(_a0._impl, _a1))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_to is _T or _TS[_to]):
+            return _wrap(_op_mvlgamma_out.call(_a0._impl, _a1, _o._impl))
+    try:
+        i, a = _sig_mvlgamma.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, mvlgamma, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_mvlgamma.call(a[0], a[1]))
+    return _wrap(_op_mvlgamma_out.call(a[0], a[1], a[2]))
+
+
+_sig_i0 = _Signatures('i0', [
+    'i0(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def i0(*args, **kwargs):
+    """i0(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_i0.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_i0_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_i0.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, i0, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_i0.call(a[0]))
+    return _wrap(_op_i0_out.call(a[0], a[1]))
+
+
+_sig_i0_ = _Signatures('i0_', [
+    'i0_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def i0_(*args, **kwargs):
+    """i0_(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_i0_.call(_a0._impl))
+    try:
+        i, a = _sig_i0_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, i0_, args, kwargs)
+    return _wrap(_op_i0_.call(a[0]))
+
+
+_sig_sinc = _Signatures('sinc', [
+    'sinc(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def sinc(*args, **kwargs):
+    """sinc(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_sinc.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_sinc_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_sinc.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, sinc, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_sinc.call(a[0]))
+    return _wrap(_op_sinc_out.call(a[0], a[1]))
+
+
+_sig_sinc_ = _Signatures('sinc_', [
+    'sinc_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def sinc_(*args, **kwargs):
+    """sinc_(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_sinc_.call(_a0._impl))
+    try:
+        i, a = _sig_sinc_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, sinc_, args, kwargs)
+    return _wrap(_op_sinc_.call(a[0]))
+
+
+_sig_logit = _Signatures('logit', [
+    'logit(Tensor input, float? eps=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def logit(*args, **kwargs):
+    """logit(Tensor input, float? eps=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_logit.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logit, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_logit.call(a[0], a[1]))
+    return _wrap(_op_logit_out.call(a[0], a[1], a[2]))
+
+
+_sig_logit_ = _Signatures('logit_', [
+    'logit_(Tensor input, float? eps=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def logit_(*args, **kwargs):
+    """logit_(Tensor input, float? eps=None)"""
+    try:
+        i, a = _sig_logit_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logit_, args, kwargs)
+    return _wrap(_op_logit_.call(a[0], a[1]))
+
+
+_sig_deg2rad = _Signatures('deg2rad', [
+    'deg2rad(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def deg2rad(*args, **kwargs):
+    """deg2rad(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_deg2rad.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_deg2rad_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_deg2rad.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, deg2rad, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_deg2rad.call(a[0]))
+    return _wrap(_op_deg2rad_out.call(a[0], a[1]))
+
+
+_sig_deg2rad_ = _Signatures('deg2rad_', [
+    'deg2rad_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def deg2rad_(*args, **kwargs):
+    """deg2rad_(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_deg2rad_.call(_a0._impl))
+    try:
+        i, a = _sig_deg2rad_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, deg2rad_, args, kwargs)
+    return _wrap(_op_deg2rad_.call(a[0]))
+
+
+_sig_rad2deg = _Signatures('rad2deg', [
+    'rad2deg(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def rad2deg(*args, **kwargs):
+    """rad2deg(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_rad2deg.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_rad2deg_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_rad2deg.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, rad2deg, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_rad2deg.call(a[0]))
+    return _wrap(_op_rad2deg_out.call(a[0], a[1]))
+
+
+_sig_rad2deg_ = _Signatures('rad2deg_', [
+    'rad2deg_(Tensor input)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def rad2deg_(*args, **kwargs):
+    """rad2deg_(Tensor input)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_rad2deg_.call(_a0._impl))
+    try:
+        i, a = _sig_rad2deg_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, rad2deg_, args, kwargs)
+    return _wrap(_op_rad2deg_.call(a[0]))
+
+
+_sig_igamma = _Signatures('igamma', [
+    'igamma(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def igamma(*args, **kwargs):
+    """igamma(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_igamma.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_igamma_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_igamma.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, igamma, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_igamma.call(a[0], a[1]))
+    return _wrap(_op_igamma_out.call(a[0], a[1], a[2]))
+
+
+_sig_igammac = _Signatures('igammac', [
+    'igammac(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def igammac(*args, **kwargs):
+    """igammac(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_igammac.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_igammac_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_igammac.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, igammac, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_igammac.call(a[0], a[1]))
+    return _wrap(_op_igammac_out.call(a[0], a[1], a[2]))
+
+
+_sig_special_entr = _Signatures('special_entr', [
+    'special_entr(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_entr(*args, **kwargs):
+    """special_entr(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_entr.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_entr_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_entr.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_entr, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_entr.call(a[0]))
+    return _wrap(_op_special_entr_out.call(a[0], a[1]))
+
+
+_sig_special_ndtri = _Signatures('special_ndtri', [
+    'special_ndtri(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_ndtri(*args, **kwargs):
+    """special_ndtri(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_ndtri.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_ndtri_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_ndtri.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_ndtri, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_ndtri.call(a[0]))
+    return _wrap(_op_special_ndtri_out.call(a[0], a[1]))
+
+
+_sig_special_log_ndtr = _Signatures('special_log_ndtr', [
+    'special_log_ndtr(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_log_ndtr(*args, **kwargs):
+    """special_log_ndtr(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_log_ndtr.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_log_ndtr_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_log_ndtr.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_log_ndtr, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_log_ndtr.call(a[0]))
+    return _wrap(_op_special_log_ndtr_out.call(a[0], a[1]))
+
+
+_sig_special_erfcx = _Signatures('special_erfcx', [
+    'special_erfcx(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_erfcx(*args, **kwargs):
+    """special_erfcx(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_erfcx.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_erfcx_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_erfcx.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_erfcx, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_erfcx.call(a[0]))
+    return _wrap(_op_special_erfcx_out.call(a[0], a[1]))
+
+
+_sig_special_i0e = _Signatures('special_i0e', [
+    'special_i0e(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_i0e(*args, **kwargs):
+    """special_i0e(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_i0e.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_i0e_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_i0e.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_i0e, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_i0e.call(a[0]))
+    return _wrap(_op_special_i0e_out.call(a[0], a[1]))
+
+
+_sig_special_i1 = _Signatures('special_i1', [
+    'special_i1(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_i1(*args, **kwargs):
+    """special_i1(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_i1.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_i1_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_i1.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_i1, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_i1.call(a[0]))
+    return _wrap(_op_special_i1_out.call(a[0], a[1]))
+
+
+_sig_special_i1e = _Signatures('special_i1e', [
+    'special_i1e(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_i1e(*args, **kwargs):
+    """special_i1e(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_i1e.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_i1e_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_i1e.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_i1e, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_i1e.call(a[0]))
+    return _wrap(_op_special_i1e_out.call(a[0], a[1]))
+
+
+_sig_special_bessel_j0 = _Signatures('special_bessel_j0', [
+    'special_bessel_j0(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_bessel_j0(*args, **kwargs):
+    """special_bessel_j0(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_bessel_j0.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_bessel_j0_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_bessel_j0.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_bessel_j0, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_bessel_j0.call(a[0]))
+    return _wrap(_op_special_bessel_j0_out.call(a[0], a[1]))
+
+
+_sig_special_bessel_j1 = _Signatures('special_bessel_j1', [
+    'special_bessel_j1(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_bessel_j1(*args, **kwargs):
+    """special_bessel_j1(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_bessel_j1.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_bessel_j1_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_bessel_j1.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_bessel_j1, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_bessel_j1.call(a[0]))
+    return _wrap(_op_special_bessel_j1_out.call(a[0], a[1]))
+
+
+_sig_special_bessel_y0 = _Signatures('special_bessel_y0', [
+    'special_bessel_y0(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_bessel_y0(*args, **kwargs):
+    """special_bessel_y0(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_bessel_y0.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_bessel_y0_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_bessel_y0.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_bessel_y0, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_bessel_y0.call(a[0]))
+    return _wrap(_op_special_bessel_y0_out.call(a[0], a[1]))
+
+
+_sig_special_bessel_y1 = _Signatures('special_bessel_y1', [
+    'special_bessel_y1(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_bessel_y1(*args, **kwargs):
+    """special_bessel_y1(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_bessel_y1.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_bessel_y1_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_bessel_y1.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_bessel_y1, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_bessel_y1.call(a[0]))
+    return _wrap(_op_special_bessel_y1_out.call(a[0], a[1]))
+
+
+_sig_special_modified_bessel_i0 = _Signatures('special_modified_bessel_i0', [
+    'special_modified_bessel_i0(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_modified_bessel_i0(*args, **kwargs):
+    """special_modified_bessel_i0(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_modified_bessel_i0.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_modified_bessel_i0_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_modified_bessel_i0.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_modified_bessel_i0, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_modified_bessel_i0.call(a[0]))
+    return _wrap(_op_special_modified_bessel_i0_out.call(a[0], a[1]))
+
+
+_sig_special_modified_bessel_i1 = _Signatures('special_modified_bessel_i1', [
+    'special_modified_bessel_i1(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_modified_bessel_i1(*args, **kwargs):
+    """special_modified_bessel_i1(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_modified_bessel_i1.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_modified_bessel_i1_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_modified_bessel_i1.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_modified_bessel_i1, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_modified_bessel_i1.call(a[0]))
+    return _wrap(_op_special_modified_bessel_i1_out.call(a[0], a[1]))
+
+
+_sig_special_modified_bessel_k0 = _Signatures('special_modified_bessel_k0', [
+    'special_modified_bessel_k0(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_modified_bessel_k0(*args, **kwargs):
+    """special_modified_bessel_k0(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_modified_bessel_k0.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_modified_bessel_k0_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_modified_bessel_k0.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_modified_bessel_k0, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_modified_bessel_k0.call(a[0]))
+    return _wrap(_op_special_modified_bessel_k0_out.call(a[0], a[1]))
+
+
+_sig_special_modified_bessel_k1 = _Signatures('special_modified_bessel_k1', [
+    'special_modified_bessel_k1(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_modified_bessel_k1(*args, **kwargs):
+    """special_modified_bessel_k1(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_modified_bessel_k1.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_modified_bessel_k1_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_modified_bessel_k1.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_modified_bessel_k1, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_modified_bessel_k1.call(a[0]))
+    return _wrap(_op_special_modified_bessel_k1_out.call(a[0], a[1]))
+
+
+_sig_special_airy_ai = _Signatures('special_airy_ai', [
+    'special_airy_ai(Tensor x, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_airy_ai(*args, **kwargs):
+    """special_airy_ai(Tensor x, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_airy_ai.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_airy_ai_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_airy_ai.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_airy_ai, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_airy_ai.call(a[0]))
+    return _wrap(_op_special_airy_ai_out.call(a[0], a[1]))
+
+
+_sig_special_scaled_modified_bessel_k0 = _Signatures('special_scaled_modified_bessel_k0', [
+    'special_scaled_modified_bessel_k0(Tensor x, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_scaled_modified_bessel_k0(*args, **kwargs):
+    """special_scaled_modified_bessel_k0(Tensor x, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_scaled_modified_bessel_k0.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_scaled_modified_bessel_k0_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_scaled_modified_bessel_k0.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_scaled_modified_bessel_k0, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_scaled_modified_bessel_k0.call(a[0]))
+    return _wrap(_op_special_scaled_modified_bessel_k0_out.call(a[0], a[1]))
+
+
+_sig_special_scaled_modified_bessel_k1 = _Signatures('special_scaled_modified_bessel_k1', [
+    'special_scaled_modified_bessel_k1(Tensor x, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_scaled_modified_bessel_k1(*args, **kwargs):
+    """special_scaled_modified_bessel_k1(Tensor x, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_scaled_modified_bessel_k1.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_scaled_modified_bessel_k1_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_scaled_modified_bessel_k1.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_scaled_modified_bessel_k1, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_scaled_modified_bessel_k1.call(a[0]))
+    return _wrap(_op_special_scaled_modified_bessel_k1_out.call(a[0], a[1]))
+
+
+_sig_special_spherical_bessel_j0 = _Signatures('special_spherical_bessel_j0', [
+    'special_spherical_bessel_j0(Tensor x, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_spherical_bessel_j0(*args, **kwargs):
+    """special_spherical_bessel_j0(Tensor x, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_spherical_bessel_j0.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_spherical_bessel_j0_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_spherical_bessel_j0.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_spherical_bessel_j0, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_spherical_bessel_j0.call(a[0]))
+    return _wrap(_op_special_spherical_bessel_j0_out.call(a[0], a[1]))
+
+
+_sig_special_xlog1py = _Signatures('special_xlog1py', [
+    'special_xlog1py(Tensor input, Tensor other, *, Tensor? out=None)',
+    'special_xlog1py(Scalar self, Tensor other, *, Tensor? out=None)',
+    'special_xlog1py(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_xlog1py(*args, **kwargs):
+    """special_xlog1py(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_special_xlog1py.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_xlog1py_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_special_xlog1py.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_xlog1py, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_special_xlog1py.call(a[0], a[1]))
+        return _wrap(_op_special_xlog1py_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_special_xlog1py_self_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_xlog1py_self_scalar_out.call(a[0], a[1], a[2]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_special_xlog1py_other_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_xlog1py_other_scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_special_zeta = _Signatures('special_zeta', [
+    'special_zeta(Tensor input, Tensor other, *, Tensor? out=None)',
+    'special_zeta(Scalar self, Tensor other, *, Tensor? out=None)',
+    'special_zeta(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_zeta(*args, **kwargs):
+    """special_zeta(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_special_zeta.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_zeta_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_special_zeta.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_zeta, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_special_zeta.call(a[0], a[1]))
+        return _wrap(_op_special_zeta_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_special_zeta_self_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_zeta_self_scalar_out.call(a[0], a[1], a[2]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_special_zeta_other_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_zeta_other_scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_special_chebyshev_polynomial_t = _Signatures('special_chebyshev_polynomial_t', [
+    'special_chebyshev_polynomial_t(Tensor x, Tensor n, *, Tensor? out=None)',
+    'special_chebyshev_polynomial_t(Scalar x, Tensor n, *, Tensor? out=None)',
+    'special_chebyshev_polynomial_t(Tensor x, Scalar n, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_chebyshev_polynomial_t(*args, **kwargs):
+    """special_chebyshev_polynomial_t(Tensor x, Tensor n, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_special_chebyshev_polynomial_t.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_chebyshev_polynomial_t_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_special_chebyshev_polynomial_t.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_chebyshev_polynomial_t, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_special_chebyshev_polynomial_t.call(a[0], a[1]))
+        return _wrap(_op_special_chebyshev_polynomial_t_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_special_chebyshev_polynomial_t_x_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_chebyshev_polynomial_t_x_scalar_out.call(a[0], a[1], a[2]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_special_chebyshev_polynomial_t_n_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_chebyshev_polynomial_t_n_scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_special_chebyshev_polynomial_u = _Signatures('special_chebyshev_polynomial_u', [
+    'special_chebyshev_polynomial_u(Tensor x, Tensor n, *, Tensor? out=None)',
+    'special_chebyshev_polynomial_u(Scalar x, Tensor n, *, Tensor? out=None)',
+    'special_chebyshev_polynomial_u(Tensor x, Scalar n, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_chebyshev_polynomial_u(*args, **kwargs):
+    """special_chebyshev_polynomial_u(Tensor x, Tensor n, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_special_chebyshev_polynomial_u.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_chebyshev_polynomial_u_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_special_chebyshev_polynomial_u.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_chebyshev_polynomial_u, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_special_chebyshev_polynomial_u.call(a[0], a[1]))
+        return _wrap(_op_special_chebyshev_polynomial_u_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_special_chebyshev_polynomial_u_x_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_chebyshev_polynomial_u_x_scalar_out.call(a[0], a[1], a[2]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_special_chebyshev_polynomial_u_n_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_chebyshev_polynomial_u_n_scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_special_chebyshev_polynomial_v = _Signatures('special_chebyshev_polynomial_v', [
+    'special_chebyshev_polynomial_v(Tensor x, Tensor n, *, Tensor? out=None)',
+    'special_chebyshev_polynomial_v(Scalar x, Tensor n, *, Tensor? out=None)',
+    'special_chebyshev_polynomial_v(Tensor x, Scalar n, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_chebyshev_polynomial_v(*args, **kwargs):
+    """special_chebyshev_polynomial_v(Tensor x, Tensor n, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_special_chebyshev_polynomial_v.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_chebyshev_polynomial_v_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_special_chebyshev_polynomial_v.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_chebyshev_polynomial_v, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_special_chebyshev_polynomial_v.call(a[0], a[1]))
+        return _wrap(_op_special_chebyshev_polynomial_v_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_special_chebyshev_polynomial_v_x_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_chebyshev_polynomial_v_x_scalar_out.call(a[0], a[1], a[2]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_special_chebyshev_polynomial_v_n_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_chebyshev_polynomial_v_n_scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_special_chebyshev_polynomial_w = _Signatures('special_chebyshev_polynomial_w', [
+    'special_chebyshev_polynomial_w(Tensor x, Tensor n, *, Tensor? out=None)',
+    'special_chebyshev_polynomial_w(Scalar x, Tensor n, *, Tensor? out=None)',
+    'special_chebyshev_polynomial_w(Tensor x, Scalar n, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_chebyshev_polynomial_w(*args, **kwargs):
+    """special_chebyshev_polynomial_w(Tensor x, Tensor n, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_special_chebyshev_polynomial_w.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_chebyshev_polynomial_w_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_special_chebyshev_polynomial_w.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_chebyshev_polynomial_w, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_special_chebyshev_polynomial_w.call(a[0], a[1]))
+        return _wrap(_op_special_chebyshev_polynomial_w_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_special_chebyshev_polynomial_w_x_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_chebyshev_polynomial_w_x_scalar_out.call(a[0], a[1], a[2]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_special_chebyshev_polynomial_w_n_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_chebyshev_polynomial_w_n_scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_special_shifted_chebyshev_polynomial_t = _Signatures('special_shifted_chebyshev_polynomial_t', [
+    'special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n, *, Tensor? out=None)',
+    'special_shifted_chebyshev_polynomial_t(Scalar x, Tensor n, *, Tensor? out=None)',
+    'special_shifted_chebyshev_polynomial_t(Tensor x, Scalar n, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_shifted_chebyshev_polynomial_t(*args, **kwargs):
+    """special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_special_shifted_chebyshev_polynomial_t.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_shifted_chebyshev_polynomial_t_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_special_shifted_chebyshev_polynomial_t.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_shifted_chebyshev_polynomial_t, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_special_shifted_chebyshev_polynomial_t.call(a[0], a[1]))
+        return _wrap(_op_special_shifted_chebyshev_polynomial_t_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_special_shifted_chebyshev_polynomial_t_x_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_shifted_chebyshev_polynomial_t_x_scalar_out.call(a[0], a[1], a[2]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_special_shifted_chebyshev_polynomial_t_n_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_shifted_chebyshev_polynomial_t_n_scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_special_shifted_chebyshev_polynomial_u = _Signatures('special_shifted_chebyshev_polynomial_u', [
+    'special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n, *, Tensor? out=None)',
+    'special_shifted_chebyshev_polynomial_u(Scalar x, Tensor n, *, Tensor? out=None)',
+    'special_shifted_chebyshev_polynomial_u(Tensor x, Scalar n, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_shifted_chebyshev_polynomial_u(*args, **kwargs):
+    """special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_special_shifted_chebyshev_polynomial_u.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_shifted_chebyshev_polynomial_u_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_special_shifted_chebyshev_polynomial_u.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_shifted_chebyshev_polynomial_u, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_special_shifted_chebyshev_polynomial_u.call(a[0], a[1]))
+        return _wrap(_op_special_shifted_chebyshev_polynomial_u_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_special_shifted_chebyshev_polynomial_u_x_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_shifted_chebyshev_polynomial_u_x_scalar_out.call(a[0], a[1], a[2]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_special_shifted_chebyshev_polynomial_u_n_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_shifted_chebyshev_polynomial_u_n_scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_special_shifted_chebyshev_polynomial_v = _Signatures('special_shifted_chebyshev_polynomial_v', [
+    'special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n, *, Tensor? out=None)',
+    'special_shifted_chebyshev_polynomial_v(Scalar x, Tensor n, *, Tensor? out=None)',
+    'special_shifted_chebyshev_polynomial_v(Tensor x, Scalar n, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_shifted_chebyshev_polynomial_v(*args, **kwargs):
+    """special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_special_shifted_chebyshev_polynomial_v.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_shifted_chebyshev_polynomial_v_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_special_shifted_chebyshev_polynomial_v.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_shifted_chebyshev_polynomial_v, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_special_shifted_chebyshev_polynomial_v.call(a[0], a[1]))
+        return _wrap(_op_special_shifted_chebyshev_polynomial_v_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_special_shifted_chebyshev_polynomial_v_x_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_shifted_chebyshev_polynomial_v_x_scalar_out.call(a[0], a[1], a[2]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_special_shifted_chebyshev_polynomial_v_n_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_shifted_chebyshev_polynomial_v_n_scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_special_shifted_chebyshev_polynomial_w = _Signatures('special_shifted_chebyshev_polynomial_w', [
+    'special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n, *, Tensor? out=None)',
+    'special_shifted_chebyshev_polynomial_w(Scalar x, Tensor n, *, Tensor? out=None)',
+    'special_shifted_chebyshev_polynomial_w(Tensor x, Scalar n, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_shifted_chebyshev_polynomial_w(*args, **kwargs):
+    """special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_special_shifted_chebyshev_polynomial_w.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_shifted_chebyshev_polynomial_w_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_special_shifted_chebyshev_polynomial_w.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_shifted_chebyshev_polynomial_w, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_special_shifted_chebyshev_polynomial_w.call(a[0], a[1]))
+        return _wrap(_op_special_shifted_chebyshev_polynomial_w_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_special_shifted_chebyshev_polynomial_w_x_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_shifted_chebyshev_polynomial_w_x_scalar_out.call(a[0], a[1], a[2]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_special_shifted_chebyshev_polynomial_w_n_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_shifted_chebyshev_polynomial_w_n_scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_special_hermite_polynomial_h = _Signatures('special_hermite_polynomial_h', [
+    'special_hermite_polynomial_h(Tensor x, Tensor n, *, Tensor? out=None)',
+    'special_hermite_polynomial_h(Scalar x, Tensor n, *, Tensor? out=None)',
+    'special_hermite_polynomial_h(Tensor x, Scalar n, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_hermite_polynomial_h(*args, **kwargs):
+    """special_hermite_polynomial_h(Tensor x, Tensor n, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_special_hermite_polynomial_h.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_hermite_polynomial_h_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_special_hermite_polynomial_h.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_hermite_polynomial_h, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_special_hermite_polynomial_h.call(a[0], a[1]))
+        return _wrap(_op_special_hermite_polynomial_h_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_special_hermite_polynomial_h_x_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_hermite_polynomial_h_x_scalar_out.call(a[0], a[1], a[2]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_special_hermite_polynomial_h_n_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_hermite_polynomial_h_n_scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_special_hermite_polynomial_he = _Signatures('special_hermite_polynomial_he', [
+    'special_hermite_polynomial_he(Tensor x, Tensor n, *, Tensor? out=None)',
+    'special_hermite_polynomial_he(Scalar x, Tensor n, *, Tensor? out=None)',
+    'special_hermite_polynomial_he(Tensor x, Scalar n, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_hermite_polynomial_he(*args, **kwargs):
+    """special_hermite_polynomial_he(Tensor x, Tensor n, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_special_hermite_polynomial_he.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_hermite_polynomial_he_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_special_hermite_polynomial_he.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_hermite_polynomial_he, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_special_hermite_polynomial_he.call(a[0], a[1]))
+        return _wrap(_op_special_hermite_polynomial_he_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_special_hermite_polynomial_he_x_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_hermite_polynomial_he_x_scalar_out.call(a[0], a[1], a[2]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_special_hermite_polynomial_he_n_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_hermite_polynomial_he_n_scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_special_laguerre_polynomial_l = _Signatures('special_laguerre_polynomial_l', [
+    'special_laguerre_polynomial_l(Tensor x, Tensor n, *, Tensor? out=None)',
+    'special_laguerre_polynomial_l(Scalar x, Tensor n, *, Tensor? out=None)',
+    'special_laguerre_polynomial_l(Tensor x, Scalar n, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_laguerre_polynomial_l(*args, **kwargs):
+    """special_laguerre_polynomial_l(Tensor x, Tensor n, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_special_laguerre_polynomial_l.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_laguerre_polynomial_l_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_special_laguerre_polynomial_l.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_laguerre_polynomial_l, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_special_laguerre_polynomial_l.call(a[0], a[1]))
+        return _wrap(_op_special_laguerre_polynomial_l_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_special_laguerre_polynomial_l_x_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_laguerre_polynomial_l_x_scalar_out.call(a[0], a[1], a[2]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_special_laguerre_polynomial_l_n_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_laguerre_polynomial_l_n_scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_special_legendre_polynomial_p = _Signatures('special_legendre_polynomial_p', [
+    'special_legendre_polynomial_p(Tensor x, Tensor n, *, Tensor? out=None)',
+    'special_legendre_polynomial_p(Scalar x, Tensor n, *, Tensor? out=None)',
+    'special_legendre_polynomial_p(Tensor x, Scalar n, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_legendre_polynomial_p(*args, **kwargs):
+    """special_legendre_polynomial_p(Tensor x, Tensor n, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_special_legendre_polynomial_p.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_legendre_polynomial_p_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_special_legendre_polynomial_p.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_legendre_polynomial_p, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_special_legendre_polynomial_p.call(a[0], a[1]))
+        return _wrap(_op_special_legendre_polynomial_p_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_special_legendre_polynomial_p_x_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_legendre_polynomial_p_x_scalar_out.call(a[0], a[1], a[2]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_special_legendre_polynomial_p_n_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_legendre_polynomial_p_n_scalar_out.call(a[0], a[1], a[2]))
+
+
+_sig_special_expm1 = _Signatures('special_expm1', [
+    'special_expm1(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_expm1(*args, **kwargs):
+    """special_expm1(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_expm1.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_expm1_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_expm1.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_expm1, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_expm1.call(a[0]))
+    return _wrap(_op_special_expm1_out.call(a[0], a[1]))
+
+
+_sig_special_exp2 = _Signatures('special_exp2', [
+    'special_exp2(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_exp2(*args, **kwargs):
+    """special_exp2(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_exp2.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_exp2_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_exp2.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_exp2, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_exp2.call(a[0]))
+    return _wrap(_op_special_exp2_out.call(a[0], a[1]))
+
+
+_sig_special_psi = _Signatures('special_psi', [
+    'special_psi(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_psi(*args, **kwargs):
+    """special_psi(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_psi.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_psi_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_psi.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_psi, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_psi.call(a[0]))
+    return _wrap(_op_special_psi_out.call(a[0], a[1]))
+
+
+_sig_special_digamma = _Signatures('special_digamma', [
+    'special_digamma(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_digamma(*args, **kwargs):
+    """special_digamma(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_digamma.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_digamma_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_digamma.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_digamma, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_digamma.call(a[0]))
+    return _wrap(_op_special_digamma_out.call(a[0], a[1]))
+
+
+_sig_special_gammaln = _Signatures('special_gammaln', [
+    'special_gammaln(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_gammaln(*args, **kwargs):
+    """special_gammaln(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_gammaln.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_gammaln_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_gammaln.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_gammaln, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_gammaln.call(a[0]))
+    return _wrap(_op_special_gammaln_out.call(a[0], a[1]))
+
+
+_sig_special_erf = _Signatures('special_erf', [
+    'special_erf(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_erf(*args, **kwargs):
+    """special_erf(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_erf.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_erf_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_erf.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_erf, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_erf.call(a[0]))
+    return _wrap(_op_special_erf_out.call(a[0], a[1]))
+
+
+_sig_special_erfc = _Signatures('special_erfc', [
+    'special_erfc(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_erfc(*args, **kwargs):
+    """special_erfc(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_erfc.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_erfc_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_erfc.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_erfc, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_erfc.call(a[0]))
+    return _wrap(_op_special_erfc_out.call(a[0], a[1]))
+
+
+_sig_special_erfinv = _Signatures('special_erfinv', [
+    'special_erfinv(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_erfinv(*args, **kwargs):
+    """special_erfinv(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_erfinv.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_erfinv_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_erfinv.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_erfinv, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_erfinv.call(a[0]))
+    return _wrap(_op_special_erfinv_out.call(a[0], a[1]))
+
+
+_sig_special_ndtr = _Signatures('special_ndtr', [
+    'special_ndtr(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_ndtr(*args, **kwargs):
+    """special_ndtr(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_ndtr.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_ndtr_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_ndtr.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_ndtr, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_ndtr.call(a[0]))
+    return _wrap(_op_special_ndtr_out.call(a[0], a[1]))
+
+
+_sig_special_i0 = _Signatures('special_i0', [
+    'special_i0(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_i0(*args, **kwargs):
+    """special_i0(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_i0.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_i0_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_i0.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_i0, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_i0.call(a[0]))
+    return _wrap(_op_special_i0_out.call(a[0], a[1]))
+
+
+_sig_special_expit = _Signatures('special_expit', [
+    'special_expit(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_expit(*args, **kwargs):
+    """special_expit(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_expit.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_expit_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_expit.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_expit, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_expit.call(a[0]))
+    return _wrap(_op_special_expit_out.call(a[0], a[1]))
+
+
+_sig_special_sinc = _Signatures('special_sinc', [
+    'special_sinc(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_sinc(*args, **kwargs):
+    """special_sinc(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_sinc.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_sinc_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_sinc.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_sinc, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_sinc.call(a[0]))
+    return _wrap(_op_special_sinc_out.call(a[0], a[1]))
+
+
+_sig_special_log1p = _Signatures('special_log1p', [
+    'special_log1p(Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_log1p(*args, **kwargs):
+    """special_log1p(Tensor input, *, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_log1p.call(_a0._impl))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_log1p_out.call(_a0._impl, _o._impl))
+    try:
+        i, a = _sig_special_log1p.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_log1p, args, kwargs)
+    if a[1] is None:
+        return _wrap(_op_special_log1p.call(a[0]))
+    return _wrap(_op_special_log1p_out.call(a[0], a[1]))
+
+
+_sig_special_polygamma = _Signatures('special_polygamma', [
+    'special_polygamma(int n, Tensor input, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_polygamma(*args, **kwargs):
+    """special_polygamma(int n, Tensor input, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_special_polygamma.call(_a0, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808 and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_polygamma_out.call(_a0, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_special_polygamma.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_polygamma, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_special_polygamma.call(a[0], a[1]))
+    return _wrap(_op_special_polygamma_out.call(a[0], a[1], a[2]))
+
+
+_sig_special_multigammaln = _Signatures('special_multigammaln', [
+    'special_multigammaln(Tensor input, int p, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_multigammaln(*args, **kwargs):
+    """special_multigammaln(Tensor input, int p, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_special_multigammaln.call(_a0._impl, _a1))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808 and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_multigammaln_out.call(_a0._impl, _a1, _o._impl))
+    try:
+        i, a = _sig_special_multigammaln.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_multigammaln, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_special_multigammaln.call(a[0], a[1]))
+    return _wrap(_op_special_multigammaln_out.call(a[0], a[1], a[2]))
+
+
+_sig_special_logit = _Signatures('special_logit', [
+    'special_logit(Tensor input, float? eps=None, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_logit(*args, **kwargs):
+    """special_logit(Tensor input, float? eps=None, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_special_logit.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_logit, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_special_logit.call(a[0], a[1]))
+    return _wrap(_op_special_logit_out.call(a[0], a[1], a[2]))
+
+
+_sig_special_round = _Signatures('special_round', [
+    'special_round(Tensor input, *, int decimals=0, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_round(*args, **kwargs):
+    """special_round(Tensor input, *, int decimals=0, Tensor? out=None)"""
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_special_round.call(_a0._impl, 0))
+    elif len(args) == 1 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, = args
+        _t0 = type(_a0)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_round_out.call(_a0._impl, 0, _o._impl))
+    try:
+        i, a = _sig_special_round.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_round, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_special_round.call(a[0], a[1]))
+    return _wrap(_op_special_round_out.call(a[0], a[1], a[2]))
+
+
+_sig_special_logsumexp = _Signatures('special_logsumexp', [
+    'special_logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_logsumexp(*args, **kwargs):
+    """special_logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None)"""
+    try:
+        i, a = _sig_special_logsumexp.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_logsumexp, args, kwargs)
+    if a[3] is None:
+        return _wrap(_op_special_logsumexp.call(a[0], a[1], a[2]))
+    return _wrap(_op_special_logsumexp_out.call(a[0], a[1], a[2], a[3]))
+
+
+_sig_special_log_softmax = _Signatures('special_log_softmax', [
+    'special_log_softmax(Tensor input, int dim, *, ScalarType? dtype=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_log_softmax(*args, **kwargs):
+    """special_log_softmax(Tensor input, int dim, *, ScalarType? dtype=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and _t1 is int and -9223372036854775808 <= _a1 < 9223372036854775808:
+            return _wrap(_op_special_log_softmax.call(_a0._impl, _a1, None))
+    try:
+        i, a = _sig_special_log_softmax.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_log_softmax, args, kwargs)
+    return _wrap(_op_special_log_softmax.call(a[0], a[1], a[2]))
+
+
+_sig_special_softmax = _Signatures('special_softmax', [
+    'special_softmax(Tensor input, int dim, ScalarType? dtype=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_softmax(*args, **kwargs):
+    """special_softmax(Tensor input, int dim, ScalarType? dtype=None)"""
+    try:
+        i, a = _sig_special_softmax.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_softmax, args, kwargs)
+    return _wrap(_op_special_softmax.call(a[0], a[1], a[2]))
+
+
+_sig_special_gammainc = _Signatures('special_gammainc', [
+    'special_gammainc(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_gammainc(*args, **kwargs):
+    """special_gammainc(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_special_gammainc.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_gammainc_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_special_gammainc.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_gammainc, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_special_gammainc.call(a[0], a[1]))
+    return _wrap(_op_special_gammainc_out.call(a[0], a[1], a[2]))
+
+
+_sig_special_gammaincc = _Signatures('special_gammaincc', [
+    'special_gammaincc(Tensor input, Tensor other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_gammaincc(*args, **kwargs):
+    """special_gammaincc(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_special_gammaincc.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_gammaincc_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_special_gammaincc.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_gammaincc, args, kwargs)
+    if a[2] is None:
+        return _wrap(_op_special_gammaincc.call(a[0], a[1]))
+    return _wrap(_op_special_gammaincc_out.call(a[0], a[1], a[2]))
+
+
+_sig_special_xlogy = _Signatures('special_xlogy', [
+    'special_xlogy(Tensor input, Tensor other, *, Tensor? out=None)',
+    'special_xlogy(Scalar self, Tensor other, *, Tensor? out=None)',
+    'special_xlogy(Tensor input, Scalar other, *, Tensor? out=None)',
+], numbers_as_tensors=False, is_method=False)
+
+
+def special_xlogy(*args, **kwargs):
+    """special_xlogy(Tensor input, Tensor other, *, Tensor? out=None)"""
+    if len(args) == 2 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]):
+            return _wrap(_op_special_xlogy.call(_a0._impl, _a1._impl))
+    elif len(args) == 2 and len(kwargs) == 1:  # the same with out= (a Tensor) alone
+        _a0, _a1 = args
+        _t0 = type(_a0)
+        _t1 = type(_a1)
+        _o = kwargs.get("out")
+        _to = type(_o)
+        if (_t0 is _T or _TS[_t0]) and (_t1 is _T or _TS[_t1]) and (_to is _T or _TS[_to]):
+            return _wrap(_op_special_xlogy_out.call(_a0._impl, _a1._impl, _o._impl))
+    try:
+        i, a = _sig_special_xlogy.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, special_xlogy, args, kwargs)
+    if i == 0:
+        if a[2] is None:
+            return _wrap(_op_special_xlogy.call(a[0], a[1]))
+        return _wrap(_op_special_xlogy_out.call(a[0], a[1], a[2]))
+    elif i == 1:
+        if a[2] is None:
+            return _wrap(_op_special_xlogy_self_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_xlogy_self_scalar_out.call(a[0], a[1], a[2]))
+    elif i == 2:
+        if a[2] is None:
+            return _wrap(_op_special_xlogy_other_scalar.call(a[0], a[1]))
+        return _wrap(_op_special_xlogy_other_scalar_out.call(a[0], a[1], a[2]))
+
+
 _sig__fft_r2c = _Signatures('_fft_r2c', [
     '_fft_r2c(Tensor input, int[] dim, int normalization, bool onesided, *, Tensor? out=None)',
 ], numbers_as_tensors=False, is_method=False)
@@ -12870,8 +15192,9 @@ def resize_as_(*args, **kwargs):
     return _wrap(_op_resize_as_.call(a[0], a[1], a[2]))
 
 
-__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', '_foreach_mul_', '_foreach_add_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'float_power', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
+__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'view_as_real', 'view_as_complex', 'real', 'imag', 'isreal', 'angle', 'complex', 'polar', 'convolution', '_convolution', '_convolution_mode', 'conv1d', 'conv2d', 'max_pool2d', '_adaptive_avg_pool2d', '_fused_sdp_choice', '_scaled_dot_product_attention_math', '_scaled_dot_product_flash_attention_for_cpu', 'scalar_tensor', 'masked_fill', 'masked_select', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill', 'index_put_', 'index_put', '_index_put_impl_', 'mm', 'bmm', 'addmm', 'baddbmm', 'addbmm', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'tensordot', 'inner', 'kron', 'trace', 'einsum', '_linalg_svd', 'lu_unpack', '_lu_with_info', 'lu_solve', '_linalg_solve_ex', 'inverse', 'triangular_solve', '_linalg_det', 'det', '_linalg_slogdet', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', '_linalg_eigh', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', '_softmax', 'log_softmax', '_log_softmax', 'relu', 'relu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_', 'layer_norm', 'native_layer_norm', 'rms_norm', '_fused_rms_norm', 'batch_norm', 'native_batch_norm', 'batch_norm_update_stats', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', 'group_norm', 'native_group_norm', 'dropout', 'dropout_', 'native_dropout', 'embedding', 'embedding_renorm_', 'binary_cross_entropy_with_logits', 'kl_div', '_fused_adam_', '_fused_adamw_', '_foreach_norm', '_foreach_mul_', '_foreach_add_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sgn', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'logical_not', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'sub', 'rsub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'fmod', 'pow', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'hypot', 'copysign', 'heaviside', 'xlogy', 'xlogy_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'addcmul', 'addcdiv', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'signbit', 'float_power', 'bernoulli', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'var_mean', 'std_mean', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumprod', 'nansum', 'nanmean', 'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'dstack', 'column_stack', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'triu', 'diag', 'diag_embed', 'narrow_copy', 'constant_pad_nd', 'diagflat', 'block_diag', 'cartesian_prod', 'tril_indices', 'triu_indices', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', '_unique2', 'unique_dim', 'unique_consecutive', 'searchsorted', 'bucketize', 'nonzero', 'nonzero_static', 'argwhere', 'lgamma', 'digamma', 'polygamma', 'mvlgamma', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igammac', '_fft_r2c', '_fft_c2r', '_fft_c2c', 'stft', 'istft', 'hann_window', 'hamming_window', 'bartlett_window', 'blackman_window', 'kaiser_window', 'view_copy', '_reshape_alias_copy', 'as_strided_copy', 'transpose_copy', 't_copy', 'permute_copy', 'expand_copy', 'slice_copy', 'select_copy', 'unsqueeze_copy', 'squeeze_copy', 'unfold_copy', 'diagonal_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy', 'alias_copy', 'reshape', '_unsafe_view', '_reshape_alias', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'broadcast_to', 'narrow', 'slice', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'alias', '_make_dual', '_unpack_dual', 'as_strided_', 'clone', 'fill_', 'zero_', '_to_copy', 'resize_as_']
 
 FFT_FUNCTIONS = ['fft_fft', 'fft_fft2', 'fft_fftfreq', 'fft_fftn', 'fft_fftshift', 'fft_hfft', 'fft_hfft2', 'fft_hfftn', 'fft_ifft', 'fft_ifft2', 'fft_ifftn', 'fft_ifftshift', 'fft_ihfft', 'fft_ihfft2', 'fft_ihfftn', 'fft_irfft', 'fft_irfft2', 'fft_irfftn', 'fft_rfft', 'fft_rfft2', 'fft_rfftfreq', 'fft_rfftn']
 LINALG_FUNCTIONS = ['_linalg_eigvals', 'linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']
 NN_FUNCTIONS = ['_pad_circular', '_pad_enum', 'adaptive_avg_pool2d', 'avg_pool2d', 'binary_cross_entropy', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'mish', 'mish_', 'mse_loss', 'nll_loss', 'nll_loss2d', 'nll_loss2d_forward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'softplus']
+SPECIAL_FUNCTIONS = ['special_airy_ai', 'special_bessel_j0', 'special_bessel_j1', 'special_bessel_y0', 'special_bessel_y1', 'special_chebyshev_polynomial_t', 'special_chebyshev_polynomial_u', 'special_chebyshev_polynomial_v', 'special_chebyshev_polynomial_w', 'special_digamma', 'special_entr', 'special_erf', 'special_erfc', 'special_erfcx', 'special_erfinv', 'special_exp2', 'special_expit', 'special_expm1', 'special_gammainc', 'special_gammaincc', 'special_gammaln', 'special_hermite_polynomial_h', 'special_hermite_polynomial_he', 'special_i0', 'special_i0e', 'special_i1', 'special_i1e', 'special_laguerre_polynomial_l', 'special_legendre_polynomial_p', 'special_log1p', 'special_log_ndtr', 'special_log_softmax', 'special_logit', 'special_logsumexp', 'special_modified_bessel_i0', 'special_modified_bessel_i1', 'special_modified_bessel_k0', 'special_modified_bessel_k1', 'special_multigammaln', 'special_ndtr', 'special_ndtri', 'special_polygamma', 'special_psi', 'special_round', 'special_scaled_modified_bessel_k0', 'special_scaled_modified_bessel_k1', 'special_shifted_chebyshev_polynomial_t', 'special_shifted_chebyshev_polynomial_u', 'special_shifted_chebyshev_polynomial_v', 'special_shifted_chebyshev_polynomial_w', 'special_sinc', 'special_softmax', 'special_spherical_bessel_j0', 'special_xlog1py', 'special_xlogy', 'special_zeta']

@@ -318,6 +318,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     cumsum as _op_cumsum,
     cumsum_ as _op_cumsum_,
     cumsum_out as _op_cumsum_out,
+    deg2rad as _op_deg2rad,
+    deg2rad_ as _op_deg2rad_,
+    deg2rad_out as _op_deg2rad_out,
     det as _op_det,
     diag as _op_diag,
     diag_embed as _op_diag_embed,
@@ -328,6 +331,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     diagonal_copy_out as _op_diagonal_copy_out,
     diff as _op_diff,
     diff_out as _op_diff_out,
+    digamma as _op_digamma,
+    digamma_ as _op_digamma_,
+    digamma_out as _op_digamma_out,
     div_Scalar as _op_div_Scalar,
     div_Scalar_mode as _op_div_Scalar_mode,
     div_Scalar_mode_out as _op_div_Scalar_mode_out,
@@ -530,6 +536,15 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     hypot as _op_hypot,
     hypot_ as _op_hypot_,
     hypot_out as _op_hypot_out,
+    i0 as _op_i0,
+    i0_ as _op_i0_,
+    i0_out as _op_i0_out,
+    igamma as _op_igamma,
+    igamma_ as _op_igamma_,
+    igamma_out as _op_igamma_out,
+    igammac as _op_igammac,
+    igammac_ as _op_igammac_,
+    igammac_out as _op_igammac_out,
     imag as _op_imag,
     index_Tensor as _op_index_Tensor,
     index_Tensor_out as _op_index_Tensor_out,
@@ -592,6 +607,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     lerp_Tensor_out as _op_lerp_Tensor_out,
     lerp__Scalar as _op_lerp__Scalar,
     lerp__Tensor as _op_lerp__Tensor,
+    lgamma as _op_lgamma,
+    lgamma_ as _op_lgamma_,
+    lgamma_out as _op_lgamma_out,
     linalg_cholesky as _op_linalg_cholesky,
     linalg_cholesky_ex as _op_linalg_cholesky_ex,
     linalg_cholesky_ex_L as _op_linalg_cholesky_ex_L,
@@ -704,6 +722,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     logical_xor as _op_logical_xor,
     logical_xor_ as _op_logical_xor_,
     logical_xor_out as _op_logical_xor_out,
+    logit as _op_logit,
+    logit_ as _op_logit_,
+    logit_out as _op_logit_out,
     logsumexp as _op_logsumexp,
     logsumexp_out as _op_logsumexp_out,
     lt_Scalar as _op_lt_Scalar,
@@ -782,6 +803,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     multinomial_out as _op_multinomial_out,
     mv as _op_mv,
     mv_out as _op_mv_out,
+    mvlgamma as _op_mvlgamma,
+    mvlgamma_ as _op_mvlgamma_,
+    mvlgamma_out as _op_mvlgamma_out,
     nan_to_num as _op_nan_to_num,
     nan_to_num_ as _op_nan_to_num_,
     nan_to_num_out as _op_nan_to_num_out,
@@ -852,6 +876,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     pinverse as _op_pinverse,
     polar as _op_polar,
     polar_out as _op_polar_out,
+    polygamma as _op_polygamma,
+    polygamma_ as _op_polygamma_,
+    polygamma_out as _op_polygamma_out,
     positive as _op_positive,
     pow_Scalar as _op_pow_Scalar,
     pow_Scalar_out as _op_pow_Scalar_out,
@@ -867,6 +894,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     prod_out as _op_prod_out,
     qr as _op_qr,
     qr_Q as _op_qr_Q,
+    rad2deg as _op_rad2deg,
+    rad2deg_ as _op_rad2deg_,
+    rad2deg_out as _op_rad2deg_out,
     random_ as _op_random_,
     random__from as _op_random__from,
     random__to as _op_random__to,
@@ -989,6 +1019,9 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     sin as _op_sin,
     sin_ as _op_sin_,
     sin_out as _op_sin_out,
+    sinc as _op_sinc,
+    sinc_ as _op_sinc_,
+    sinc_out as _op_sinc_out,
     sinh as _op_sinh,
     sinh_ as _op_sinh_,
     sinh_out as _op_sinh_out,
@@ -1009,6 +1042,176 @@ from glasstorch._ops._generated.ops import (  # noqa: F401
     sort_stable as _op_sort_stable,
     sort_values as _op_sort_values,
     sort_values_stable as _op_sort_values_stable,
+    special_airy_ai as _op_special_airy_ai,
+    special_airy_ai_out as _op_special_airy_ai_out,
+    special_bessel_j0 as _op_special_bessel_j0,
+    special_bessel_j0_out as _op_special_bessel_j0_out,
+    special_bessel_j1 as _op_special_bessel_j1,
+    special_bessel_j1_out as _op_special_bessel_j1_out,
+    special_bessel_y0 as _op_special_bessel_y0,
+    special_bessel_y0_out as _op_special_bessel_y0_out,
+    special_bessel_y1 as _op_special_bessel_y1,
+    special_bessel_y1_out as _op_special_bessel_y1_out,
+    special_chebyshev_polynomial_t as _op_special_chebyshev_polynomial_t,
+    special_chebyshev_polynomial_t_n_scalar as _op_special_chebyshev_polynomial_t_n_scalar,
+    special_chebyshev_polynomial_t_n_scalar_out as _op_special_chebyshev_polynomial_t_n_scalar_out,
+    special_chebyshev_polynomial_t_out as _op_special_chebyshev_polynomial_t_out,
+    special_chebyshev_polynomial_t_x_scalar as _op_special_chebyshev_polynomial_t_x_scalar,
+    special_chebyshev_polynomial_t_x_scalar_out as _op_special_chebyshev_polynomial_t_x_scalar_out,
+    special_chebyshev_polynomial_u as _op_special_chebyshev_polynomial_u,
+    special_chebyshev_polynomial_u_n_scalar as _op_special_chebyshev_polynomial_u_n_scalar,
+    special_chebyshev_polynomial_u_n_scalar_out as _op_special_chebyshev_polynomial_u_n_scalar_out,
+    special_chebyshev_polynomial_u_out as _op_special_chebyshev_polynomial_u_out,
+    special_chebyshev_polynomial_u_x_scalar as _op_special_chebyshev_polynomial_u_x_scalar,
+    special_chebyshev_polynomial_u_x_scalar_out as _op_special_chebyshev_polynomial_u_x_scalar_out,
+    special_chebyshev_polynomial_v as _op_special_chebyshev_polynomial_v,
+    special_chebyshev_polynomial_v_n_scalar as _op_special_chebyshev_polynomial_v_n_scalar,
+    special_chebyshev_polynomial_v_n_scalar_out as _op_special_chebyshev_polynomial_v_n_scalar_out,
+    special_chebyshev_polynomial_v_out as _op_special_chebyshev_polynomial_v_out,
+    special_chebyshev_polynomial_v_x_scalar as _op_special_chebyshev_polynomial_v_x_scalar,
+    special_chebyshev_polynomial_v_x_scalar_out as _op_special_chebyshev_polynomial_v_x_scalar_out,
+    special_chebyshev_polynomial_w as _op_special_chebyshev_polynomial_w,
+    special_chebyshev_polynomial_w_n_scalar as _op_special_chebyshev_polynomial_w_n_scalar,
+    special_chebyshev_polynomial_w_n_scalar_out as _op_special_chebyshev_polynomial_w_n_scalar_out,
+    special_chebyshev_polynomial_w_out as _op_special_chebyshev_polynomial_w_out,
+    special_chebyshev_polynomial_w_x_scalar as _op_special_chebyshev_polynomial_w_x_scalar,
+    special_chebyshev_polynomial_w_x_scalar_out as _op_special_chebyshev_polynomial_w_x_scalar_out,
+    special_digamma as _op_special_digamma,
+    special_digamma_out as _op_special_digamma_out,
+    special_entr as _op_special_entr,
+    special_entr_out as _op_special_entr_out,
+    special_erf as _op_special_erf,
+    special_erf_out as _op_special_erf_out,
+    special_erfc as _op_special_erfc,
+    special_erfc_out as _op_special_erfc_out,
+    special_erfcx as _op_special_erfcx,
+    special_erfcx_out as _op_special_erfcx_out,
+    special_erfinv as _op_special_erfinv,
+    special_erfinv_out as _op_special_erfinv_out,
+    special_exp2 as _op_special_exp2,
+    special_exp2_out as _op_special_exp2_out,
+    special_expit as _op_special_expit,
+    special_expit_out as _op_special_expit_out,
+    special_expm1 as _op_special_expm1,
+    special_expm1_out as _op_special_expm1_out,
+    special_gammainc as _op_special_gammainc,
+    special_gammainc_out as _op_special_gammainc_out,
+    special_gammaincc as _op_special_gammaincc,
+    special_gammaincc_out as _op_special_gammaincc_out,
+    special_gammaln as _op_special_gammaln,
+    special_gammaln_out as _op_special_gammaln_out,
+    special_hermite_polynomial_h as _op_special_hermite_polynomial_h,
+    special_hermite_polynomial_h_n_scalar as _op_special_hermite_polynomial_h_n_scalar,
+    special_hermite_polynomial_h_n_scalar_out as _op_special_hermite_polynomial_h_n_scalar_out,
+    special_hermite_polynomial_h_out as _op_special_hermite_polynomial_h_out,
+    special_hermite_polynomial_h_x_scalar as _op_special_hermite_polynomial_h_x_scalar,
+    special_hermite_polynomial_h_x_scalar_out as _op_special_hermite_polynomial_h_x_scalar_out,
+    special_hermite_polynomial_he as _op_special_hermite_polynomial_he,
+    special_hermite_polynomial_he_n_scalar as _op_special_hermite_polynomial_he_n_scalar,
+    special_hermite_polynomial_he_n_scalar_out as _op_special_hermite_polynomial_he_n_scalar_out,
+    special_hermite_polynomial_he_out as _op_special_hermite_polynomial_he_out,
+    special_hermite_polynomial_he_x_scalar as _op_special_hermite_polynomial_he_x_scalar,
+    special_hermite_polynomial_he_x_scalar_out as _op_special_hermite_polynomial_he_x_scalar_out,
+    special_i0 as _op_special_i0,
+    special_i0_out as _op_special_i0_out,
+    special_i0e as _op_special_i0e,
+    special_i0e_out as _op_special_i0e_out,
+    special_i1 as _op_special_i1,
+    special_i1_out as _op_special_i1_out,
+    special_i1e as _op_special_i1e,
+    special_i1e_out as _op_special_i1e_out,
+    special_laguerre_polynomial_l as _op_special_laguerre_polynomial_l,
+    special_laguerre_polynomial_l_n_scalar as _op_special_laguerre_polynomial_l_n_scalar,
+    special_laguerre_polynomial_l_n_scalar_out as _op_special_laguerre_polynomial_l_n_scalar_out,
+    special_laguerre_polynomial_l_out as _op_special_laguerre_polynomial_l_out,
+    special_laguerre_polynomial_l_x_scalar as _op_special_laguerre_polynomial_l_x_scalar,
+    special_laguerre_polynomial_l_x_scalar_out as _op_special_laguerre_polynomial_l_x_scalar_out,
+    special_legendre_polynomial_p as _op_special_legendre_polynomial_p,
+    special_legendre_polynomial_p_n_scalar as _op_special_legendre_polynomial_p_n_scalar,
+    special_legendre_polynomial_p_n_scalar_out as _op_special_legendre_polynomial_p_n_scalar_out,
+    special_legendre_polynomial_p_out as _op_special_legendre_polynomial_p_out,
+    special_legendre_polynomial_p_x_scalar as _op_special_legendre_polynomial_p_x_scalar,
+    special_legendre_polynomial_p_x_scalar_out as _op_special_legendre_polynomial_p_x_scalar_out,
+    special_log1p as _op_special_log1p,
+    special_log1p_out as _op_special_log1p_out,
+    special_log_ndtr as _op_special_log_ndtr,
+    special_log_ndtr_out as _op_special_log_ndtr_out,
+    special_log_softmax as _op_special_log_softmax,
+    special_logit as _op_special_logit,
+    special_logit_out as _op_special_logit_out,
+    special_logsumexp as _op_special_logsumexp,
+    special_logsumexp_out as _op_special_logsumexp_out,
+    special_modified_bessel_i0 as _op_special_modified_bessel_i0,
+    special_modified_bessel_i0_out as _op_special_modified_bessel_i0_out,
+    special_modified_bessel_i1 as _op_special_modified_bessel_i1,
+    special_modified_bessel_i1_out as _op_special_modified_bessel_i1_out,
+    special_modified_bessel_k0 as _op_special_modified_bessel_k0,
+    special_modified_bessel_k0_out as _op_special_modified_bessel_k0_out,
+    special_modified_bessel_k1 as _op_special_modified_bessel_k1,
+    special_modified_bessel_k1_out as _op_special_modified_bessel_k1_out,
+    special_multigammaln as _op_special_multigammaln,
+    special_multigammaln_out as _op_special_multigammaln_out,
+    special_ndtr as _op_special_ndtr,
+    special_ndtr_out as _op_special_ndtr_out,
+    special_ndtri as _op_special_ndtri,
+    special_ndtri_out as _op_special_ndtri_out,
+    special_polygamma as _op_special_polygamma,
+    special_polygamma_out as _op_special_polygamma_out,
+    special_psi as _op_special_psi,
+    special_psi_out as _op_special_psi_out,
+    special_round as _op_special_round,
+    special_round_out as _op_special_round_out,
+    special_scaled_modified_bessel_k0 as _op_special_scaled_modified_bessel_k0,
+    special_scaled_modified_bessel_k0_out as _op_special_scaled_modified_bessel_k0_out,
+    special_scaled_modified_bessel_k1 as _op_special_scaled_modified_bessel_k1,
+    special_scaled_modified_bessel_k1_out as _op_special_scaled_modified_bessel_k1_out,
+    special_shifted_chebyshev_polynomial_t as _op_special_shifted_chebyshev_polynomial_t,
+    special_shifted_chebyshev_polynomial_t_n_scalar as _op_special_shifted_chebyshev_polynomial_t_n_scalar,
+    special_shifted_chebyshev_polynomial_t_n_scalar_out as _op_special_shifted_chebyshev_polynomial_t_n_scalar_out,
+    special_shifted_chebyshev_polynomial_t_out as _op_special_shifted_chebyshev_polynomial_t_out,
+    special_shifted_chebyshev_polynomial_t_x_scalar as _op_special_shifted_chebyshev_polynomial_t_x_scalar,
+    special_shifted_chebyshev_polynomial_t_x_scalar_out as _op_special_shifted_chebyshev_polynomial_t_x_scalar_out,
+    special_shifted_chebyshev_polynomial_u as _op_special_shifted_chebyshev_polynomial_u,
+    special_shifted_chebyshev_polynomial_u_n_scalar as _op_special_shifted_chebyshev_polynomial_u_n_scalar,
+    special_shifted_chebyshev_polynomial_u_n_scalar_out as _op_special_shifted_chebyshev_polynomial_u_n_scalar_out,
+    special_shifted_chebyshev_polynomial_u_out as _op_special_shifted_chebyshev_polynomial_u_out,
+    special_shifted_chebyshev_polynomial_u_x_scalar as _op_special_shifted_chebyshev_polynomial_u_x_scalar,
+    special_shifted_chebyshev_polynomial_u_x_scalar_out as _op_special_shifted_chebyshev_polynomial_u_x_scalar_out,
+    special_shifted_chebyshev_polynomial_v as _op_special_shifted_chebyshev_polynomial_v,
+    special_shifted_chebyshev_polynomial_v_n_scalar as _op_special_shifted_chebyshev_polynomial_v_n_scalar,
+    special_shifted_chebyshev_polynomial_v_n_scalar_out as _op_special_shifted_chebyshev_polynomial_v_n_scalar_out,
+    special_shifted_chebyshev_polynomial_v_out as _op_special_shifted_chebyshev_polynomial_v_out,
+    special_shifted_chebyshev_polynomial_v_x_scalar as _op_special_shifted_chebyshev_polynomial_v_x_scalar,
+    special_shifted_chebyshev_polynomial_v_x_scalar_out as _op_special_shifted_chebyshev_polynomial_v_x_scalar_out,
+    special_shifted_chebyshev_polynomial_w as _op_special_shifted_chebyshev_polynomial_w,
+    special_shifted_chebyshev_polynomial_w_n_scalar as _op_special_shifted_chebyshev_polynomial_w_n_scalar,
+    special_shifted_chebyshev_polynomial_w_n_scalar_out as _op_special_shifted_chebyshev_polynomial_w_n_scalar_out,
+    special_shifted_chebyshev_polynomial_w_out as _op_special_shifted_chebyshev_polynomial_w_out,
+    special_shifted_chebyshev_polynomial_w_x_scalar as _op_special_shifted_chebyshev_polynomial_w_x_scalar,
+    special_shifted_chebyshev_polynomial_w_x_scalar_out as _op_special_shifted_chebyshev_polynomial_w_x_scalar_out,
+    special_sinc as _op_special_sinc,
+    special_sinc_out as _op_special_sinc_out,
+    special_softmax as _op_special_softmax,
+    special_spherical_bessel_j0 as _op_special_spherical_bessel_j0,
+    special_spherical_bessel_j0_out as _op_special_spherical_bessel_j0_out,
+    special_xlog1py as _op_special_xlog1py,
+    special_xlog1py_other_scalar as _op_special_xlog1py_other_scalar,
+    special_xlog1py_other_scalar_out as _op_special_xlog1py_other_scalar_out,
+    special_xlog1py_out as _op_special_xlog1py_out,
+    special_xlog1py_self_scalar as _op_special_xlog1py_self_scalar,
+    special_xlog1py_self_scalar_out as _op_special_xlog1py_self_scalar_out,
+    special_xlogy as _op_special_xlogy,
+    special_xlogy_other_scalar as _op_special_xlogy_other_scalar,
+    special_xlogy_other_scalar_out as _op_special_xlogy_other_scalar_out,
+    special_xlogy_out as _op_special_xlogy_out,
+    special_xlogy_self_scalar as _op_special_xlogy_self_scalar,
+    special_xlogy_self_scalar_out as _op_special_xlogy_self_scalar_out,
+    special_zeta as _op_special_zeta,
+    special_zeta_other_scalar as _op_special_zeta_other_scalar,
+    special_zeta_other_scalar_out as _op_special_zeta_other_scalar_out,
+    special_zeta_out as _op_special_zeta_out,
+    special_zeta_self_scalar as _op_special_zeta_self_scalar,
+    special_zeta_self_scalar_out as _op_special_zeta_self_scalar_out,
     split_Tensor as _op_split_Tensor,
     split_copy_Tensor as _op_split_copy_Tensor,
     split_copy_Tensor_out as _op_split_copy_Tensor_out,
@@ -8200,6 +8403,455 @@ def argwhere(self, *args, **kwargs):
     return _wrap(_op_argwhere.call(self._impl))
 
 
+_sig_lgamma = _Signatures('lgamma', [
+    'lgamma()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def lgamma(self, *args, **kwargs):
+    """lgamma()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, lgamma, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_lgamma.call(self._impl))
+    else:
+        try:
+            i, a = _sig_lgamma.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, lgamma, (self,) + args, kwargs)
+    return _wrap(_op_lgamma.call(self._impl))
+
+
+_sig_lgamma_ = _Signatures('lgamma_', [
+    'lgamma_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def lgamma_(self, *args, **kwargs):
+    """lgamma_()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, lgamma_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _op_lgamma_.call(self._impl)
+        return self
+    else:
+        try:
+            i, a = _sig_lgamma_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, lgamma_, (self,) + args, kwargs)
+    _op_lgamma_.call(self._impl)
+    return self
+
+
+_sig_digamma = _Signatures('digamma', [
+    'digamma()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def digamma(self, *args, **kwargs):
+    """digamma()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, digamma, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_digamma.call(self._impl))
+    else:
+        try:
+            i, a = _sig_digamma.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, digamma, (self,) + args, kwargs)
+    return _wrap(_op_digamma.call(self._impl))
+
+
+_sig_digamma_ = _Signatures('digamma_', [
+    'digamma_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def digamma_(self, *args, **kwargs):
+    """digamma_()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, digamma_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _op_digamma_.call(self._impl)
+        return self
+    else:
+        try:
+            i, a = _sig_digamma_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, digamma_, (self,) + args, kwargs)
+    _op_digamma_.call(self._impl)
+    return self
+
+
+_sig_polygamma = _Signatures('polygamma', [
+    'polygamma(int n)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def polygamma(self, *args, **kwargs):
+    """polygamma(int n)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, polygamma, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            return _wrap(_op_polygamma.call(_a0, self._impl))
+    try:
+        i, a = _sig_polygamma.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, polygamma, (self,) + args, kwargs)
+    return _wrap(_op_polygamma.call(a[0], self._impl))
+
+
+_sig_polygamma_ = _Signatures('polygamma_', [
+    'polygamma_(int n)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def polygamma_(self, *args, **kwargs):
+    """polygamma_(int n)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, polygamma_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            _op_polygamma_.call(self._impl, _a0)
+            return self
+    try:
+        i, a = _sig_polygamma_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, polygamma_, (self,) + args, kwargs)
+    _op_polygamma_.call(self._impl, a[0])
+    return self
+
+
+_sig_mvlgamma = _Signatures('mvlgamma', [
+    'mvlgamma(int p)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def mvlgamma(self, *args, **kwargs):
+    """mvlgamma(int p)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, mvlgamma, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            return _wrap(_op_mvlgamma.call(self._impl, _a0))
+    try:
+        i, a = _sig_mvlgamma.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, mvlgamma, (self,) + args, kwargs)
+    return _wrap(_op_mvlgamma.call(self._impl, a[0]))
+
+
+_sig_mvlgamma_ = _Signatures('mvlgamma_', [
+    'mvlgamma_(int p)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def mvlgamma_(self, *args, **kwargs):
+    """mvlgamma_(int p)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, mvlgamma_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if _t0 is int and -9223372036854775808 <= _a0 < 9223372036854775808:
+            _op_mvlgamma_.call(self._impl, _a0)
+            return self
+    try:
+        i, a = _sig_mvlgamma_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, mvlgamma_, (self,) + args, kwargs)
+    _op_mvlgamma_.call(self._impl, a[0])
+    return self
+
+
+_sig_i0 = _Signatures('i0', [
+    'i0()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def i0(self, *args, **kwargs):
+    """i0()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, i0, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_i0.call(self._impl))
+    else:
+        try:
+            i, a = _sig_i0.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, i0, (self,) + args, kwargs)
+    return _wrap(_op_i0.call(self._impl))
+
+
+_sig_i0_ = _Signatures('i0_', [
+    'i0_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def i0_(self, *args, **kwargs):
+    """i0_()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, i0_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _op_i0_.call(self._impl)
+        return self
+    else:
+        try:
+            i, a = _sig_i0_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, i0_, (self,) + args, kwargs)
+    _op_i0_.call(self._impl)
+    return self
+
+
+_sig_sinc = _Signatures('sinc', [
+    'sinc()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def sinc(self, *args, **kwargs):
+    """sinc()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, sinc, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_sinc.call(self._impl))
+    else:
+        try:
+            i, a = _sig_sinc.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sinc, (self,) + args, kwargs)
+    return _wrap(_op_sinc.call(self._impl))
+
+
+_sig_sinc_ = _Signatures('sinc_', [
+    'sinc_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def sinc_(self, *args, **kwargs):
+    """sinc_()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, sinc_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _op_sinc_.call(self._impl)
+        return self
+    else:
+        try:
+            i, a = _sig_sinc_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, sinc_, (self,) + args, kwargs)
+    _op_sinc_.call(self._impl)
+    return self
+
+
+_sig_logit = _Signatures('logit', [
+    'logit(float? eps=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def logit(self, *args, **kwargs):
+    """logit(float? eps=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, logit, (self,) + args, kwargs)
+    try:
+        i, a = _sig_logit.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logit, (self,) + args, kwargs)
+    return _wrap(_op_logit.call(self._impl, a[0]))
+
+
+_sig_logit_ = _Signatures('logit_', [
+    'logit_(float? eps=None)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def logit_(self, *args, **kwargs):
+    """logit_(float? eps=None)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, logit_, (self,) + args, kwargs)
+    try:
+        i, a = _sig_logit_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, logit_, (self,) + args, kwargs)
+    _op_logit_.call(self._impl, a[0])
+    return self
+
+
+_sig_deg2rad = _Signatures('deg2rad', [
+    'deg2rad()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def deg2rad(self, *args, **kwargs):
+    """deg2rad()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, deg2rad, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_deg2rad.call(self._impl))
+    else:
+        try:
+            i, a = _sig_deg2rad.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, deg2rad, (self,) + args, kwargs)
+    return _wrap(_op_deg2rad.call(self._impl))
+
+
+_sig_deg2rad_ = _Signatures('deg2rad_', [
+    'deg2rad_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def deg2rad_(self, *args, **kwargs):
+    """deg2rad_()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, deg2rad_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _op_deg2rad_.call(self._impl)
+        return self
+    else:
+        try:
+            i, a = _sig_deg2rad_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, deg2rad_, (self,) + args, kwargs)
+    _op_deg2rad_.call(self._impl)
+    return self
+
+
+_sig_rad2deg = _Signatures('rad2deg', [
+    'rad2deg()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def rad2deg(self, *args, **kwargs):
+    """rad2deg()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, rad2deg, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        return _wrap(_op_rad2deg.call(self._impl))
+    else:
+        try:
+            i, a = _sig_rad2deg.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, rad2deg, (self,) + args, kwargs)
+    return _wrap(_op_rad2deg.call(self._impl))
+
+
+_sig_rad2deg_ = _Signatures('rad2deg_', [
+    'rad2deg_()',
+], numbers_as_tensors=False, is_method=True)
+
+
+def rad2deg_(self, *args, **kwargs):
+    """rad2deg_()"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, rad2deg_, (self,) + args, kwargs)
+    if len(args) == 0 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _op_rad2deg_.call(self._impl)
+        return self
+    else:
+        try:
+            i, a = _sig_rad2deg_.parse(args, kwargs)
+        except TypeError as e:
+            return _tf_fallback(e, rad2deg_, (self,) + args, kwargs)
+    _op_rad2deg_.call(self._impl)
+    return self
+
+
+_sig_igamma = _Signatures('igamma', [
+    'igamma(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def igamma(self, *args, **kwargs):
+    """igamma(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, igamma, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_igamma.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_igamma.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, igamma, (self,) + args, kwargs)
+    return _wrap(_op_igamma.call(self._impl, a[0]))
+
+
+_sig_igamma_ = _Signatures('igamma_', [
+    'igamma_(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def igamma_(self, *args, **kwargs):
+    """igamma_(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, igamma_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_igamma_.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_igamma_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, igamma_, (self,) + args, kwargs)
+    _op_igamma_.call(self._impl, a[0])
+    return self
+
+
+_sig_igammac = _Signatures('igammac', [
+    'igammac(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def igammac(self, *args, **kwargs):
+    """igammac(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, igammac, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            return _wrap(_op_igammac.call(self._impl, _a0._impl))
+    try:
+        i, a = _sig_igammac.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, igammac, (self,) + args, kwargs)
+    return _wrap(_op_igammac.call(self._impl, a[0]))
+
+
+_sig_igammac_ = _Signatures('igammac_', [
+    'igammac_(Tensor other)',
+], numbers_as_tensors=False, is_method=True)
+
+
+def igammac_(self, *args, **kwargs):
+    """igammac_(Tensor other)"""
+    if type(self) is not _T and not _TS[type(self)] and _tf_active(type(self)):
+        return _tf_fallback(None, igammac_, (self,) + args, kwargs)
+    if len(args) == 1 and not kwargs:  # fast path: exact types (and subclasses outside __torch_function__), positional only
+        _a0, = args
+        _t0 = type(_a0)
+        if (_t0 is _T or _TS[_t0]):
+            _op_igammac_.call(self._impl, _a0._impl)
+            return self
+    try:
+        i, a = _sig_igammac_.parse(args, kwargs)
+    except TypeError as e:
+        return _tf_fallback(e, igammac_, (self,) + args, kwargs)
+    _op_igammac_.call(self._impl, a[0])
+    return self
+
+
 _sig_stft = _Signatures('stft', [
     'stft(int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None)',
     'stft(int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None)',
@@ -9206,7 +9858,7 @@ def resize_as_(self, *args, **kwargs):
     return self
 
 
-__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'inner', 'kron', 'trace', 'lu_solve', 'inverse', 'triangular_solve', 'det', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'nextafter_', 'signbit', 'float_power', 'float_power_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'nansum', 'nanmean', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'diagflat', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'stft', 'istft', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
+__all__ = ['_conj', 'conj', 'resolve_conj', 'resolve_neg', '_neg_view', '_conj_physical', 'conj_physical', 'conj_physical_', 'isreal', 'angle', 'masked_fill_', 'masked_fill', 'masked_select', 'masked_scatter_', 'masked_scatter', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter', 'scatter_', 'scatter_add', 'scatter_add_', 'scatter_reduce', 'scatter_reduce_', 'index_add', 'index_add_', 'index_copy', 'index_copy_', 'index_fill_', 'index_fill', 'index_put_', 'index_put', 'mm', 'bmm', 'addmm', 'addmm_', 'baddbmm', 'baddbmm_', 'addbmm', 'addbmm_', 'addmv', 'addmv_', 'mv', 'dot', 'vdot', 'matmul', 'outer', 'ger', 'inner', 'kron', 'trace', 'lu_solve', 'inverse', 'triangular_solve', 'det', 'slogdet', 'logdet', 'cholesky', 'cholesky_solve', 'cholesky_inverse', 'qr', 'geqrf', 'orgqr', 'ormqr', 'svd', 'pinverse', 'matrix_exp', 'matrix_power', 'cross', 'softmax', 'log_softmax', 'relu', 'relu_', 'abs', 'abs_', 'neg', 'neg_', 'sign', 'sign_', 'sgn', 'sgn_', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'asinh', 'asinh_', 'acosh', 'acosh_', 'atanh', 'atanh_', 'sigmoid', 'sigmoid_', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'erfinv_', 'floor', 'floor_', 'ceil', 'ceil_', 'trunc', 'trunc_', 'frac', 'frac_', 'round', 'round_', 'square', 'square_', 'positive', 'bitwise_not', 'bitwise_not_', 'logical_not', 'logical_not_', 'isnan', 'isinf', 'isfinite', 'nan_to_num', 'nan_to_num_', 'add', 'add_', 'sub', 'sub_', 'mul', 'mul_', 'div', 'div_', 'true_divide', 'true_divide_', 'floor_divide', 'floor_divide_', 'remainder', 'remainder_', 'fmod', 'fmod_', 'pow', 'pow_', 'maximum', 'minimum', 'fmax', 'fmin', 'logaddexp', 'atan2', 'atan2_', 'hypot', 'hypot_', 'copysign', 'copysign_', 'heaviside', 'heaviside_', 'xlogy', 'xlogy_', 'eq', 'eq_', 'ne', 'ne_', 'lt', 'lt_', 'le', 'le_', 'gt', 'gt_', 'ge', 'ge_', 'isclose', 'allclose', 'equal', 'logical_and', 'logical_and_', 'logical_or', 'logical_or_', 'logical_xor', 'logical_xor_', 'bitwise_and', 'bitwise_and_', 'bitwise_or', 'bitwise_or_', 'bitwise_xor', 'bitwise_xor_', 'bitwise_left_shift', 'bitwise_left_shift_', 'bitwise_right_shift', 'bitwise_right_shift_', 'clamp', 'clamp_', 'clamp_min', 'clamp_min_', 'clamp_max', 'clamp_max_', 'clip', 'clip_', 'where', 'lerp', 'lerp_', 'addcmul', 'addcmul_', 'addcdiv', 'addcdiv_', 'gcd', 'gcd_', 'lcm', 'lcm_', 'nextafter', 'nextafter_', 'signbit', 'float_power', 'float_power_', 'uniform_', 'normal_', 'exponential_', 'bernoulli_', 'bernoulli', 'random_', 'multinomial', 'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'var', 'std', 'norm', 'logsumexp', 'all', 'any', 'count_nonzero', 'cumsum', 'cumsum_', 'cumprod', 'cumprod_', 'nansum', 'nanmean', 'repeat', 'tile', 'repeat_interleave', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'tril', 'tril_', 'triu', 'triu_', 'diag', 'diag_embed', 'narrow_copy', 'diagflat', 'diff', 'sort', 'argsort', 'msort', 'topk', 'kthvalue', 'cummax', 'cummin', 'median', 'nanmedian', 'mode', 'nonzero', 'nonzero_static', 'argwhere', 'lgamma', 'lgamma_', 'digamma', 'digamma_', 'polygamma', 'polygamma_', 'mvlgamma', 'mvlgamma_', 'i0', 'i0_', 'sinc', 'sinc_', 'logit', 'logit_', 'deg2rad', 'deg2rad_', 'rad2deg', 'rad2deg_', 'igamma', 'igamma_', 'igammac', 'igammac_', 'stft', 'istft', 'view', 'view_as', 'reshape', 'reshape_as', 'as_strided', 'transpose', 'swapaxes', 'swapdims', 't', 'permute', 'expand', 'expand_as', 'broadcast_to', 'narrow', 'select', 'unsqueeze', 'squeeze', 'flatten', 'unflatten', 'movedim', 'moveaxis', 'unfold', 'diagonal', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'ravel', 'as_strided_', 'transpose_', 'swapaxes_', 'swapdims_', 't_', 'unsqueeze_', 'squeeze_', 'clone', 'copy_', 'fill_', 'zero_', 'resize_', 'resize_as_']
 
 # the binary operators' fast functions (_tensor_operators.install)
 OPERATORS = {'matmul': _matmul_operator, 'add': _add_operator, 'add_': _add__operator, 'sub': _sub_operator, 'sub_': _sub__operator, 'mul': _mul_operator, 'mul_': _mul__operator, 'div': _div_operator, 'div_': _div__operator, 'floor_divide': _floor_divide_operator, 'floor_divide_': _floor_divide__operator, 'remainder': _remainder_operator, 'remainder_': _remainder__operator, 'pow': _pow_operator, 'pow_': _pow__operator, 'eq': _eq_operator, 'ne': _ne_operator, 'lt': _lt_operator, 'le': _le_operator, 'gt': _gt_operator, 'ge': _ge_operator, 'bitwise_and': _bitwise_and_operator, 'bitwise_and_': _bitwise_and__operator, 'bitwise_or': _bitwise_or_operator, 'bitwise_or_': _bitwise_or__operator, 'bitwise_xor': _bitwise_xor_operator, 'bitwise_xor_': _bitwise_xor__operator, 'bitwise_left_shift': _bitwise_left_shift_operator, 'bitwise_left_shift_': _bitwise_left_shift__operator, 'bitwise_right_shift': _bitwise_right_shift_operator, 'bitwise_right_shift_': _bitwise_right_shift__operator}

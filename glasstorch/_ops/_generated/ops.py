@@ -43,6 +43,9 @@ from glasstorch._ops.kernels.cpu import shape as _k_kernels_cpu_shape
 from glasstorch._ops.decompositions import shape as _k_decompositions_shape
 from glasstorch._ops.kernels.cpu import sort as _k_kernels_cpu_sort
 from glasstorch._ops.decompositions import sort as _k_decompositions_sort
+from glasstorch._ops.kernels.cpu import special as _k_kernels_cpu_special
+from glasstorch._ops.kernels.composite import special as _k_kernels_composite_special
+from glasstorch._ops.decompositions import special as _k_decompositions_special
 from glasstorch._ops.kernels.cpu import fft as _k_kernels_cpu_fft
 from glasstorch._ops.decompositions import fft as _k_decompositions_fft
 from glasstorch._ops.kernels.composite import windows as _k_kernels_composite_windows
@@ -1037,6 +1040,209 @@ where = _def('where(Tensor condition) -> Tensor[]')
 nonzero_static = _def('nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor')
 nonzero_static_out = _def('nonzero_static.out(Tensor self, *, SymInt size, int fill_value=-1, Tensor(a!) out) -> Tensor(a!)')
 argwhere = _def('argwhere(Tensor self) -> Tensor')
+lgamma = _def('lgamma(Tensor self) -> Tensor')
+lgamma_ = _def('lgamma_(Tensor(a!) self) -> Tensor(a!)')
+lgamma_out = _def('lgamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+digamma = _def('digamma(Tensor self) -> Tensor')
+digamma_ = _def('digamma_(Tensor(a!) self) -> Tensor(a!)')
+digamma_out = _def('digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+polygamma = _def('polygamma(int n, Tensor self) -> Tensor')
+polygamma_ = _def('polygamma_(Tensor(a!) self, int n) -> Tensor(a!)')
+polygamma_out = _def('polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+mvlgamma = _def('mvlgamma(Tensor self, int p) -> Tensor')
+mvlgamma_ = _def('mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)')
+mvlgamma_out = _def('mvlgamma.out(Tensor self, int p, *, Tensor(a!) out) -> Tensor(a!)')
+i0 = _def('i0(Tensor self) -> Tensor')
+i0_ = _def('i0_(Tensor(a!) self) -> Tensor(a!)')
+i0_out = _def('i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+sinc = _def('sinc(Tensor self) -> Tensor')
+sinc_ = _def('sinc_(Tensor(a!) self) -> Tensor(a!)')
+sinc_out = _def('sinc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+logit = _def('logit(Tensor self, float? eps=None) -> Tensor')
+logit_ = _def('logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)')
+logit_out = _def('logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)')
+deg2rad = _def('deg2rad(Tensor self) -> Tensor')
+deg2rad_ = _def('deg2rad_(Tensor(a!) self) -> Tensor(a!)')
+deg2rad_out = _def('deg2rad.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+rad2deg = _def('rad2deg(Tensor self) -> Tensor')
+rad2deg_ = _def('rad2deg_(Tensor(a!) self) -> Tensor(a!)')
+rad2deg_out = _def('rad2deg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+igamma = _def('igamma(Tensor self, Tensor other) -> Tensor')
+igamma_ = _def('igamma_(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+igamma_out = _def('igamma.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+igammac = _def('igammac(Tensor self, Tensor other) -> Tensor')
+igammac_ = _def('igammac_(Tensor(a!) self, Tensor other) -> Tensor(a!)')
+igammac_out = _def('igammac.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+special_entr = _def('special_entr(Tensor self) -> Tensor')
+special_entr_out = _def('special_entr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_ndtri = _def('special_ndtri(Tensor self) -> Tensor')
+special_ndtri_out = _def('special_ndtri.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_log_ndtr = _def('special_log_ndtr(Tensor self) -> Tensor')
+special_log_ndtr_out = _def('special_log_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_erfcx = _def('special_erfcx(Tensor self) -> Tensor')
+special_erfcx_out = _def('special_erfcx.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_i0e = _def('special_i0e(Tensor self) -> Tensor')
+special_i0e_out = _def('special_i0e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_i1 = _def('special_i1(Tensor self) -> Tensor')
+special_i1_out = _def('special_i1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_i1e = _def('special_i1e(Tensor self) -> Tensor')
+special_i1e_out = _def('special_i1e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_bessel_j0 = _def('special_bessel_j0(Tensor self) -> Tensor')
+special_bessel_j0_out = _def('special_bessel_j0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_bessel_j1 = _def('special_bessel_j1(Tensor self) -> Tensor')
+special_bessel_j1_out = _def('special_bessel_j1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_bessel_y0 = _def('special_bessel_y0(Tensor self) -> Tensor')
+special_bessel_y0_out = _def('special_bessel_y0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_bessel_y1 = _def('special_bessel_y1(Tensor self) -> Tensor')
+special_bessel_y1_out = _def('special_bessel_y1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_modified_bessel_i0 = _def('special_modified_bessel_i0(Tensor self) -> Tensor')
+special_modified_bessel_i0_out = _def('special_modified_bessel_i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_modified_bessel_i1 = _def('special_modified_bessel_i1(Tensor self) -> Tensor')
+special_modified_bessel_i1_out = _def('special_modified_bessel_i1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_modified_bessel_k0 = _def('special_modified_bessel_k0(Tensor self) -> Tensor')
+special_modified_bessel_k0_out = _def('special_modified_bessel_k0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_modified_bessel_k1 = _def('special_modified_bessel_k1(Tensor self) -> Tensor')
+special_modified_bessel_k1_out = _def('special_modified_bessel_k1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_airy_ai = _def('special_airy_ai(Tensor x) -> Tensor')
+special_airy_ai_out = _def('special_airy_ai.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)')
+special_scaled_modified_bessel_k0 = _def('special_scaled_modified_bessel_k0(Tensor x) -> Tensor')
+special_scaled_modified_bessel_k0_out = _def('special_scaled_modified_bessel_k0.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)')
+special_scaled_modified_bessel_k1 = _def('special_scaled_modified_bessel_k1(Tensor x) -> Tensor')
+special_scaled_modified_bessel_k1_out = _def('special_scaled_modified_bessel_k1.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)')
+special_spherical_bessel_j0 = _def('special_spherical_bessel_j0(Tensor x) -> Tensor')
+special_spherical_bessel_j0_out = _def('special_spherical_bessel_j0.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)')
+special_xlog1py = _def('special_xlog1py(Tensor self, Tensor other) -> Tensor')
+special_xlog1py_self_scalar = _def('special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor')
+special_xlog1py_other_scalar = _def('special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor')
+special_xlog1py_out = _def('special_xlog1py.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+special_xlog1py_self_scalar_out = _def('special_xlog1py.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+special_xlog1py_other_scalar_out = _def('special_xlog1py.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
+special_zeta = _def('special_zeta(Tensor self, Tensor other) -> Tensor')
+special_zeta_self_scalar = _def('special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor')
+special_zeta_other_scalar = _def('special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor')
+special_zeta_out = _def('special_zeta.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+special_zeta_self_scalar_out = _def('special_zeta.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+special_zeta_other_scalar_out = _def('special_zeta.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
+special_chebyshev_polynomial_t = _def('special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor')
+special_chebyshev_polynomial_t_x_scalar = _def('special_chebyshev_polynomial_t.x_scalar(Scalar x, Tensor n) -> Tensor')
+special_chebyshev_polynomial_t_n_scalar = _def('special_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor')
+special_chebyshev_polynomial_t_out = _def('special_chebyshev_polynomial_t.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_chebyshev_polynomial_t_x_scalar_out = _def('special_chebyshev_polynomial_t.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_chebyshev_polynomial_t_n_scalar_out = _def('special_chebyshev_polynomial_t.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)')
+special_chebyshev_polynomial_u = _def('special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor')
+special_chebyshev_polynomial_u_x_scalar = _def('special_chebyshev_polynomial_u.x_scalar(Scalar x, Tensor n) -> Tensor')
+special_chebyshev_polynomial_u_n_scalar = _def('special_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor')
+special_chebyshev_polynomial_u_out = _def('special_chebyshev_polynomial_u.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_chebyshev_polynomial_u_x_scalar_out = _def('special_chebyshev_polynomial_u.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_chebyshev_polynomial_u_n_scalar_out = _def('special_chebyshev_polynomial_u.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)')
+special_chebyshev_polynomial_v = _def('special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor')
+special_chebyshev_polynomial_v_x_scalar = _def('special_chebyshev_polynomial_v.x_scalar(Scalar x, Tensor n) -> Tensor')
+special_chebyshev_polynomial_v_n_scalar = _def('special_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor')
+special_chebyshev_polynomial_v_out = _def('special_chebyshev_polynomial_v.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_chebyshev_polynomial_v_x_scalar_out = _def('special_chebyshev_polynomial_v.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_chebyshev_polynomial_v_n_scalar_out = _def('special_chebyshev_polynomial_v.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)')
+special_chebyshev_polynomial_w = _def('special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor')
+special_chebyshev_polynomial_w_x_scalar = _def('special_chebyshev_polynomial_w.x_scalar(Scalar x, Tensor n) -> Tensor')
+special_chebyshev_polynomial_w_n_scalar = _def('special_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor')
+special_chebyshev_polynomial_w_out = _def('special_chebyshev_polynomial_w.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_chebyshev_polynomial_w_x_scalar_out = _def('special_chebyshev_polynomial_w.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_chebyshev_polynomial_w_n_scalar_out = _def('special_chebyshev_polynomial_w.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)')
+special_shifted_chebyshev_polynomial_t = _def('special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor')
+special_shifted_chebyshev_polynomial_t_x_scalar = _def('special_shifted_chebyshev_polynomial_t.x_scalar(Scalar x, Tensor n) -> Tensor')
+special_shifted_chebyshev_polynomial_t_n_scalar = _def('special_shifted_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor')
+special_shifted_chebyshev_polynomial_t_out = _def('special_shifted_chebyshev_polynomial_t.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_shifted_chebyshev_polynomial_t_x_scalar_out = _def('special_shifted_chebyshev_polynomial_t.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_shifted_chebyshev_polynomial_t_n_scalar_out = _def('special_shifted_chebyshev_polynomial_t.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)')
+special_shifted_chebyshev_polynomial_u = _def('special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor')
+special_shifted_chebyshev_polynomial_u_x_scalar = _def('special_shifted_chebyshev_polynomial_u.x_scalar(Scalar x, Tensor n) -> Tensor')
+special_shifted_chebyshev_polynomial_u_n_scalar = _def('special_shifted_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor')
+special_shifted_chebyshev_polynomial_u_out = _def('special_shifted_chebyshev_polynomial_u.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_shifted_chebyshev_polynomial_u_x_scalar_out = _def('special_shifted_chebyshev_polynomial_u.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_shifted_chebyshev_polynomial_u_n_scalar_out = _def('special_shifted_chebyshev_polynomial_u.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)')
+special_shifted_chebyshev_polynomial_v = _def('special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor')
+special_shifted_chebyshev_polynomial_v_x_scalar = _def('special_shifted_chebyshev_polynomial_v.x_scalar(Scalar x, Tensor n) -> Tensor')
+special_shifted_chebyshev_polynomial_v_n_scalar = _def('special_shifted_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor')
+special_shifted_chebyshev_polynomial_v_out = _def('special_shifted_chebyshev_polynomial_v.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_shifted_chebyshev_polynomial_v_x_scalar_out = _def('special_shifted_chebyshev_polynomial_v.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_shifted_chebyshev_polynomial_v_n_scalar_out = _def('special_shifted_chebyshev_polynomial_v.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)')
+special_shifted_chebyshev_polynomial_w = _def('special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor')
+special_shifted_chebyshev_polynomial_w_x_scalar = _def('special_shifted_chebyshev_polynomial_w.x_scalar(Scalar x, Tensor n) -> Tensor')
+special_shifted_chebyshev_polynomial_w_n_scalar = _def('special_shifted_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor')
+special_shifted_chebyshev_polynomial_w_out = _def('special_shifted_chebyshev_polynomial_w.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_shifted_chebyshev_polynomial_w_x_scalar_out = _def('special_shifted_chebyshev_polynomial_w.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_shifted_chebyshev_polynomial_w_n_scalar_out = _def('special_shifted_chebyshev_polynomial_w.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)')
+special_hermite_polynomial_h = _def('special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor')
+special_hermite_polynomial_h_x_scalar = _def('special_hermite_polynomial_h.x_scalar(Scalar x, Tensor n) -> Tensor')
+special_hermite_polynomial_h_n_scalar = _def('special_hermite_polynomial_h.n_scalar(Tensor x, Scalar n) -> Tensor')
+special_hermite_polynomial_h_out = _def('special_hermite_polynomial_h.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_hermite_polynomial_h_x_scalar_out = _def('special_hermite_polynomial_h.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_hermite_polynomial_h_n_scalar_out = _def('special_hermite_polynomial_h.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)')
+special_hermite_polynomial_he = _def('special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor')
+special_hermite_polynomial_he_x_scalar = _def('special_hermite_polynomial_he.x_scalar(Scalar x, Tensor n) -> Tensor')
+special_hermite_polynomial_he_n_scalar = _def('special_hermite_polynomial_he.n_scalar(Tensor x, Scalar n) -> Tensor')
+special_hermite_polynomial_he_out = _def('special_hermite_polynomial_he.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_hermite_polynomial_he_x_scalar_out = _def('special_hermite_polynomial_he.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_hermite_polynomial_he_n_scalar_out = _def('special_hermite_polynomial_he.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)')
+special_laguerre_polynomial_l = _def('special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor')
+special_laguerre_polynomial_l_x_scalar = _def('special_laguerre_polynomial_l.x_scalar(Scalar x, Tensor n) -> Tensor')
+special_laguerre_polynomial_l_n_scalar = _def('special_laguerre_polynomial_l.n_scalar(Tensor x, Scalar n) -> Tensor')
+special_laguerre_polynomial_l_out = _def('special_laguerre_polynomial_l.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_laguerre_polynomial_l_x_scalar_out = _def('special_laguerre_polynomial_l.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_laguerre_polynomial_l_n_scalar_out = _def('special_laguerre_polynomial_l.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)')
+special_legendre_polynomial_p = _def('special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor')
+special_legendre_polynomial_p_x_scalar = _def('special_legendre_polynomial_p.x_scalar(Scalar x, Tensor n) -> Tensor')
+special_legendre_polynomial_p_n_scalar = _def('special_legendre_polynomial_p.n_scalar(Tensor x, Scalar n) -> Tensor')
+special_legendre_polynomial_p_out = _def('special_legendre_polynomial_p.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_legendre_polynomial_p_x_scalar_out = _def('special_legendre_polynomial_p.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)')
+special_legendre_polynomial_p_n_scalar_out = _def('special_legendre_polynomial_p.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)')
+special_expm1 = _def('special_expm1(Tensor self) -> Tensor')
+special_expm1_out = _def('special_expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_exp2 = _def('special_exp2(Tensor self) -> Tensor')
+special_exp2_out = _def('special_exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_psi = _def('special_psi(Tensor self) -> Tensor')
+special_psi_out = _def('special_psi.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_digamma = _def('special_digamma(Tensor self) -> Tensor')
+special_digamma_out = _def('special_digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_gammaln = _def('special_gammaln(Tensor self) -> Tensor')
+special_gammaln_out = _def('special_gammaln.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_erf = _def('special_erf(Tensor self) -> Tensor')
+special_erf_out = _def('special_erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_erfc = _def('special_erfc(Tensor self) -> Tensor')
+special_erfc_out = _def('special_erfc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_erfinv = _def('special_erfinv(Tensor self) -> Tensor')
+special_erfinv_out = _def('special_erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_ndtr = _def('special_ndtr(Tensor self) -> Tensor')
+special_ndtr_out = _def('special_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_i0 = _def('special_i0(Tensor self) -> Tensor')
+special_i0_out = _def('special_i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_expit = _def('special_expit(Tensor self) -> Tensor')
+special_expit_out = _def('special_expit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_sinc = _def('special_sinc(Tensor self) -> Tensor')
+special_sinc_out = _def('special_sinc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_log1p = _def('special_log1p(Tensor self) -> Tensor')
+special_log1p_out = _def('special_log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_polygamma = _def('special_polygamma(int n, Tensor self) -> Tensor')
+special_polygamma_out = _def('special_polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!)')
+special_multigammaln = _def('special_multigammaln(Tensor self, int p) -> Tensor')
+special_multigammaln_out = _def('special_multigammaln.out(Tensor self, int p, *, Tensor(a!) out) -> Tensor(a!)')
+special_logit = _def('special_logit(Tensor self, float? eps=None) -> Tensor')
+special_logit_out = _def('special_logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)')
+special_round = _def('special_round(Tensor self, *, int decimals=0) -> Tensor')
+special_round_out = _def('special_round.out(Tensor self, *, int decimals=0, Tensor(a!) out) -> Tensor(a!)')
+special_logsumexp = _def('special_logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor')
+special_logsumexp_out = _def('special_logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)')
+special_log_softmax = _def('special_log_softmax(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor')
+special_softmax = _def('special_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor')
+special_gammainc = _def('special_gammainc(Tensor self, Tensor other) -> Tensor')
+special_gammainc_out = _def('special_gammainc.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+special_gammaincc = _def('special_gammaincc(Tensor self, Tensor other) -> Tensor')
+special_gammaincc_out = _def('special_gammaincc.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+special_xlogy = _def('special_xlogy(Tensor self, Tensor other) -> Tensor')
+special_xlogy_self_scalar = _def('special_xlogy.self_scalar(Scalar self, Tensor other) -> Tensor')
+special_xlogy_other_scalar = _def('special_xlogy.other_scalar(Tensor self, Scalar other) -> Tensor')
+special_xlogy_out = _def('special_xlogy.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+special_xlogy_self_scalar_out = _def('special_xlogy.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)')
+special_xlogy_other_scalar_out = _def('special_xlogy.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)')
 _fft_r2c = _def('_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor')
 _fft_r2c_out = _def('_fft_r2c.out(Tensor self, int[] dim, int normalization, bool onesided, *, Tensor(a!) out) -> Tensor(a!)')
 _fft_c2r = _def('_fft_c2r(Tensor self, int[] dim, int normalization, SymInt last_dim_size) -> Tensor')
@@ -4861,6 +5067,825 @@ _reg(where, "CompositeImplicitAutograd", _k_decompositions_shape.nonzero_numpy)
 _reg(nonzero_static, "CPU", _k_kernels_cpu_sort.nonzero_static_cpu)
 _reg(nonzero_static_out, "CPU", _k_kernels_cpu_sort.nonzero_static_out_cpu)
 _reg(argwhere, "CompositeImplicitAutograd", _k_decompositions_sort.argwhere)
+
+
+def _lgamma_structured(self):
+    return _k_kernels_cpu_special.lgamma_out(self, None)
+
+
+_reg(lgamma, "CPU", _functional(_k_kernels_cpu_special.lgamma_out, 1, _lgamma_structured), '_lgamma_structured')
+_reg(lgamma, "Meta", _functional(_k_kernels_cpu_special.lgamma_out, 1, _lgamma_structured), '_lgamma_structured')
+
+
+def _lgamma__structured(self):
+    return _k_kernels_cpu_special.lgamma_out(self, self)
+
+
+_reg(lgamma_, "CPU", _lgamma__structured)
+_reg(lgamma_, "Meta", _lgamma__structured)
+_reg(lgamma_out, "CPU", _k_kernels_cpu_special.lgamma_out)
+_reg(lgamma_out, "Meta", _k_kernels_cpu_special.lgamma_out)
+
+
+def _digamma_structured(self):
+    return _k_kernels_cpu_special.digamma_out(self, None)
+
+
+_reg(digamma, "CPU", _functional(_k_kernels_cpu_special.digamma_out, 1, _digamma_structured), '_digamma_structured')
+_reg(digamma, "Meta", _functional(_k_kernels_cpu_special.digamma_out, 1, _digamma_structured), '_digamma_structured')
+
+
+def _digamma__structured(self):
+    return _k_kernels_cpu_special.digamma_out(self, self)
+
+
+_reg(digamma_, "CPU", _digamma__structured)
+_reg(digamma_, "Meta", _digamma__structured)
+_reg(digamma_out, "CPU", _k_kernels_cpu_special.digamma_out)
+_reg(digamma_out, "Meta", _k_kernels_cpu_special.digamma_out)
+
+
+def _polygamma_structured(n, self):
+    return _k_kernels_cpu_special.polygamma_out(n, self, None)
+
+
+_reg(polygamma, "CPU", _functional(_k_kernels_cpu_special.polygamma_out, 2, _polygamma_structured), '_polygamma_structured')
+_reg(polygamma, "Meta", _functional(_k_kernels_cpu_special.polygamma_out, 2, _polygamma_structured), '_polygamma_structured')
+_reg(polygamma_, "CompositeExplicitAutograd", _k_kernels_composite_special.polygamma_)
+_reg(polygamma_out, "CPU", _k_kernels_cpu_special.polygamma_out)
+_reg(polygamma_out, "Meta", _k_kernels_cpu_special.polygamma_out)
+
+
+def _mvlgamma_structured(self, p):
+    return _k_kernels_cpu_special.mvlgamma_out(self, p, None)
+
+
+_reg(mvlgamma, "CPU", _functional(_k_kernels_cpu_special.mvlgamma_out, 2, _mvlgamma_structured), '_mvlgamma_structured')
+_reg(mvlgamma, "Meta", _functional(_k_kernels_cpu_special.mvlgamma_out, 2, _mvlgamma_structured), '_mvlgamma_structured')
+
+
+def _mvlgamma__structured(self, p):
+    return _k_kernels_cpu_special.mvlgamma_out(self, p, self)
+
+
+_reg(mvlgamma_, "CPU", _mvlgamma__structured)
+_reg(mvlgamma_, "Meta", _mvlgamma__structured)
+_reg(mvlgamma_out, "CPU", _k_kernels_cpu_special.mvlgamma_out)
+_reg(mvlgamma_out, "Meta", _k_kernels_cpu_special.mvlgamma_out)
+
+
+def _i0_structured(self):
+    return _k_kernels_cpu_special.i0_out(self, None)
+
+
+_reg(i0, "CPU", _functional(_k_kernels_cpu_special.i0_out, 1, _i0_structured), '_i0_structured')
+_reg(i0, "Meta", _functional(_k_kernels_cpu_special.i0_out, 1, _i0_structured), '_i0_structured')
+
+
+def _i0__structured(self):
+    return _k_kernels_cpu_special.i0_out(self, self)
+
+
+_reg(i0_, "CPU", _i0__structured)
+_reg(i0_, "Meta", _i0__structured)
+_reg(i0_out, "CPU", _k_kernels_cpu_special.i0_out)
+_reg(i0_out, "Meta", _k_kernels_cpu_special.i0_out)
+
+
+def _sinc_structured(self):
+    return _k_kernels_cpu_special.sinc_out(self, None)
+
+
+_reg(sinc, "CPU", _functional(_k_kernels_cpu_special.sinc_out, 1, _sinc_structured), '_sinc_structured')
+_reg(sinc, "Meta", _functional(_k_kernels_cpu_special.sinc_out, 1, _sinc_structured), '_sinc_structured')
+
+
+def _sinc__structured(self):
+    return _k_kernels_cpu_special.sinc_out(self, self)
+
+
+_reg(sinc_, "CPU", _sinc__structured)
+_reg(sinc_, "Meta", _sinc__structured)
+_reg(sinc_out, "CPU", _k_kernels_cpu_special.sinc_out)
+_reg(sinc_out, "Meta", _k_kernels_cpu_special.sinc_out)
+
+
+def _logit_structured(self, eps):
+    return _k_kernels_cpu_special.logit_out(self, eps, None)
+
+
+_reg(logit, "CPU", _functional(_k_kernels_cpu_special.logit_out, 2, _logit_structured), '_logit_structured')
+_reg(logit, "Meta", _functional(_k_kernels_cpu_special.logit_out, 2, _logit_structured), '_logit_structured')
+
+
+def _logit__structured(self, eps):
+    return _k_kernels_cpu_special.logit_out(self, eps, self)
+
+
+_reg(logit_, "CPU", _logit__structured)
+_reg(logit_, "Meta", _logit__structured)
+_reg(logit_out, "CPU", _k_kernels_cpu_special.logit_out)
+_reg(logit_out, "Meta", _k_kernels_cpu_special.logit_out)
+_reg(deg2rad, "CompositeExplicitAutograd", _k_kernels_composite_special.deg2rad)
+_reg(deg2rad_, "CompositeExplicitAutograd", _k_kernels_composite_special.deg2rad_)
+_reg(deg2rad_out, "CompositeExplicitAutograd", _k_kernels_composite_special.deg2rad_out)
+_reg(rad2deg, "CompositeExplicitAutograd", _k_kernels_composite_special.rad2deg)
+_reg(rad2deg_, "CompositeExplicitAutograd", _k_kernels_composite_special.rad2deg_)
+_reg(rad2deg_out, "CompositeExplicitAutograd", _k_kernels_composite_special.rad2deg_out)
+
+
+def _igamma_structured(self, other):
+    return _k_kernels_cpu_special.igamma_out(self, other, None)
+
+
+_reg(igamma, "CPU", _functional(_k_kernels_cpu_special.igamma_out, 2, _igamma_structured), '_igamma_structured')
+_reg(igamma, "Meta", _functional(_k_kernels_cpu_special.igamma_out, 2, _igamma_structured), '_igamma_structured')
+
+
+def _igamma__structured(self, other):
+    return _k_kernels_cpu_special.igamma_out(self, other, self)
+
+
+_reg(igamma_, "CPU", _igamma__structured)
+_reg(igamma_, "Meta", _igamma__structured)
+_reg(igamma_out, "CPU", _k_kernels_cpu_special.igamma_out)
+_reg(igamma_out, "Meta", _k_kernels_cpu_special.igamma_out)
+
+
+def _igammac_structured(self, other):
+    return _k_kernels_cpu_special.igammac_out(self, other, None)
+
+
+_reg(igammac, "CPU", _functional(_k_kernels_cpu_special.igammac_out, 2, _igammac_structured), '_igammac_structured')
+_reg(igammac, "Meta", _functional(_k_kernels_cpu_special.igammac_out, 2, _igammac_structured), '_igammac_structured')
+
+
+def _igammac__structured(self, other):
+    return _k_kernels_cpu_special.igammac_out(self, other, self)
+
+
+_reg(igammac_, "CPU", _igammac__structured)
+_reg(igammac_, "Meta", _igammac__structured)
+_reg(igammac_out, "CPU", _k_kernels_cpu_special.igammac_out)
+_reg(igammac_out, "Meta", _k_kernels_cpu_special.igammac_out)
+
+
+def _special_entr_structured(self):
+    return _k_kernels_cpu_special.special_entr_out(self, None)
+
+
+_reg(special_entr, "CPU", _functional(_k_kernels_cpu_special.special_entr_out, 1, _special_entr_structured), '_special_entr_structured')
+_reg(special_entr, "Meta", _functional(_k_kernels_cpu_special.special_entr_out, 1, _special_entr_structured), '_special_entr_structured')
+_reg(special_entr_out, "CPU", _k_kernels_cpu_special.special_entr_out)
+_reg(special_entr_out, "Meta", _k_kernels_cpu_special.special_entr_out)
+
+
+def _special_ndtri_structured(self):
+    return _k_kernels_cpu_special.special_ndtri_out(self, None)
+
+
+_reg(special_ndtri, "CPU", _functional(_k_kernels_cpu_special.special_ndtri_out, 1, _special_ndtri_structured), '_special_ndtri_structured')
+_reg(special_ndtri, "Meta", _functional(_k_kernels_cpu_special.special_ndtri_out, 1, _special_ndtri_structured), '_special_ndtri_structured')
+_reg(special_ndtri_out, "CPU", _k_kernels_cpu_special.special_ndtri_out)
+_reg(special_ndtri_out, "Meta", _k_kernels_cpu_special.special_ndtri_out)
+
+
+def _special_log_ndtr_structured(self):
+    return _k_kernels_cpu_special.special_log_ndtr_out(self, None)
+
+
+_reg(special_log_ndtr, "CPU", _functional(_k_kernels_cpu_special.special_log_ndtr_out, 1, _special_log_ndtr_structured), '_special_log_ndtr_structured')
+_reg(special_log_ndtr, "Meta", _functional(_k_kernels_cpu_special.special_log_ndtr_out, 1, _special_log_ndtr_structured), '_special_log_ndtr_structured')
+_reg(special_log_ndtr_out, "CPU", _k_kernels_cpu_special.special_log_ndtr_out)
+_reg(special_log_ndtr_out, "Meta", _k_kernels_cpu_special.special_log_ndtr_out)
+
+
+def _special_erfcx_structured(self):
+    return _k_kernels_cpu_special.special_erfcx_out(self, None)
+
+
+_reg(special_erfcx, "CPU", _functional(_k_kernels_cpu_special.special_erfcx_out, 1, _special_erfcx_structured), '_special_erfcx_structured')
+_reg(special_erfcx, "Meta", _functional(_k_kernels_cpu_special.special_erfcx_out, 1, _special_erfcx_structured), '_special_erfcx_structured')
+_reg(special_erfcx_out, "CPU", _k_kernels_cpu_special.special_erfcx_out)
+_reg(special_erfcx_out, "Meta", _k_kernels_cpu_special.special_erfcx_out)
+
+
+def _special_i0e_structured(self):
+    return _k_kernels_cpu_special.special_i0e_out(self, None)
+
+
+_reg(special_i0e, "CPU", _functional(_k_kernels_cpu_special.special_i0e_out, 1, _special_i0e_structured), '_special_i0e_structured')
+_reg(special_i0e, "Meta", _functional(_k_kernels_cpu_special.special_i0e_out, 1, _special_i0e_structured), '_special_i0e_structured')
+_reg(special_i0e_out, "CPU", _k_kernels_cpu_special.special_i0e_out)
+_reg(special_i0e_out, "Meta", _k_kernels_cpu_special.special_i0e_out)
+
+
+def _special_i1_structured(self):
+    return _k_kernels_cpu_special.special_i1_out(self, None)
+
+
+_reg(special_i1, "CPU", _functional(_k_kernels_cpu_special.special_i1_out, 1, _special_i1_structured), '_special_i1_structured')
+_reg(special_i1, "Meta", _functional(_k_kernels_cpu_special.special_i1_out, 1, _special_i1_structured), '_special_i1_structured')
+_reg(special_i1_out, "CPU", _k_kernels_cpu_special.special_i1_out)
+_reg(special_i1_out, "Meta", _k_kernels_cpu_special.special_i1_out)
+
+
+def _special_i1e_structured(self):
+    return _k_kernels_cpu_special.special_i1e_out(self, None)
+
+
+_reg(special_i1e, "CPU", _functional(_k_kernels_cpu_special.special_i1e_out, 1, _special_i1e_structured), '_special_i1e_structured')
+_reg(special_i1e, "Meta", _functional(_k_kernels_cpu_special.special_i1e_out, 1, _special_i1e_structured), '_special_i1e_structured')
+_reg(special_i1e_out, "CPU", _k_kernels_cpu_special.special_i1e_out)
+_reg(special_i1e_out, "Meta", _k_kernels_cpu_special.special_i1e_out)
+
+
+def _special_bessel_j0_structured(self):
+    return _k_kernels_cpu_special.special_bessel_j0_out(self, None)
+
+
+_reg(special_bessel_j0, "CPU", _functional(_k_kernels_cpu_special.special_bessel_j0_out, 1, _special_bessel_j0_structured), '_special_bessel_j0_structured')
+_reg(special_bessel_j0, "Meta", _functional(_k_kernels_cpu_special.special_bessel_j0_out, 1, _special_bessel_j0_structured), '_special_bessel_j0_structured')
+_reg(special_bessel_j0_out, "CPU", _k_kernels_cpu_special.special_bessel_j0_out)
+_reg(special_bessel_j0_out, "Meta", _k_kernels_cpu_special.special_bessel_j0_out)
+
+
+def _special_bessel_j1_structured(self):
+    return _k_kernels_cpu_special.special_bessel_j1_out(self, None)
+
+
+_reg(special_bessel_j1, "CPU", _functional(_k_kernels_cpu_special.special_bessel_j1_out, 1, _special_bessel_j1_structured), '_special_bessel_j1_structured')
+_reg(special_bessel_j1, "Meta", _functional(_k_kernels_cpu_special.special_bessel_j1_out, 1, _special_bessel_j1_structured), '_special_bessel_j1_structured')
+_reg(special_bessel_j1_out, "CPU", _k_kernels_cpu_special.special_bessel_j1_out)
+_reg(special_bessel_j1_out, "Meta", _k_kernels_cpu_special.special_bessel_j1_out)
+
+
+def _special_bessel_y0_structured(self):
+    return _k_kernels_cpu_special.special_bessel_y0_out(self, None)
+
+
+_reg(special_bessel_y0, "CPU", _functional(_k_kernels_cpu_special.special_bessel_y0_out, 1, _special_bessel_y0_structured), '_special_bessel_y0_structured')
+_reg(special_bessel_y0, "Meta", _functional(_k_kernels_cpu_special.special_bessel_y0_out, 1, _special_bessel_y0_structured), '_special_bessel_y0_structured')
+_reg(special_bessel_y0_out, "CPU", _k_kernels_cpu_special.special_bessel_y0_out)
+_reg(special_bessel_y0_out, "Meta", _k_kernels_cpu_special.special_bessel_y0_out)
+
+
+def _special_bessel_y1_structured(self):
+    return _k_kernels_cpu_special.special_bessel_y1_out(self, None)
+
+
+_reg(special_bessel_y1, "CPU", _functional(_k_kernels_cpu_special.special_bessel_y1_out, 1, _special_bessel_y1_structured), '_special_bessel_y1_structured')
+_reg(special_bessel_y1, "Meta", _functional(_k_kernels_cpu_special.special_bessel_y1_out, 1, _special_bessel_y1_structured), '_special_bessel_y1_structured')
+_reg(special_bessel_y1_out, "CPU", _k_kernels_cpu_special.special_bessel_y1_out)
+_reg(special_bessel_y1_out, "Meta", _k_kernels_cpu_special.special_bessel_y1_out)
+
+
+def _special_modified_bessel_i0_structured(self):
+    return _k_kernels_cpu_special.special_modified_bessel_i0_out(self, None)
+
+
+_reg(special_modified_bessel_i0, "CPU", _functional(_k_kernels_cpu_special.special_modified_bessel_i0_out, 1, _special_modified_bessel_i0_structured), '_special_modified_bessel_i0_structured')
+_reg(special_modified_bessel_i0, "Meta", _functional(_k_kernels_cpu_special.special_modified_bessel_i0_out, 1, _special_modified_bessel_i0_structured), '_special_modified_bessel_i0_structured')
+_reg(special_modified_bessel_i0_out, "CPU", _k_kernels_cpu_special.special_modified_bessel_i0_out)
+_reg(special_modified_bessel_i0_out, "Meta", _k_kernels_cpu_special.special_modified_bessel_i0_out)
+
+
+def _special_modified_bessel_i1_structured(self):
+    return _k_kernels_cpu_special.special_modified_bessel_i1_out(self, None)
+
+
+_reg(special_modified_bessel_i1, "CPU", _functional(_k_kernels_cpu_special.special_modified_bessel_i1_out, 1, _special_modified_bessel_i1_structured), '_special_modified_bessel_i1_structured')
+_reg(special_modified_bessel_i1, "Meta", _functional(_k_kernels_cpu_special.special_modified_bessel_i1_out, 1, _special_modified_bessel_i1_structured), '_special_modified_bessel_i1_structured')
+_reg(special_modified_bessel_i1_out, "CPU", _k_kernels_cpu_special.special_modified_bessel_i1_out)
+_reg(special_modified_bessel_i1_out, "Meta", _k_kernels_cpu_special.special_modified_bessel_i1_out)
+
+
+def _special_modified_bessel_k0_structured(self):
+    return _k_kernels_cpu_special.special_modified_bessel_k0_out(self, None)
+
+
+_reg(special_modified_bessel_k0, "CPU", _functional(_k_kernels_cpu_special.special_modified_bessel_k0_out, 1, _special_modified_bessel_k0_structured), '_special_modified_bessel_k0_structured')
+_reg(special_modified_bessel_k0, "Meta", _functional(_k_kernels_cpu_special.special_modified_bessel_k0_out, 1, _special_modified_bessel_k0_structured), '_special_modified_bessel_k0_structured')
+_reg(special_modified_bessel_k0_out, "CPU", _k_kernels_cpu_special.special_modified_bessel_k0_out)
+_reg(special_modified_bessel_k0_out, "Meta", _k_kernels_cpu_special.special_modified_bessel_k0_out)
+
+
+def _special_modified_bessel_k1_structured(self):
+    return _k_kernels_cpu_special.special_modified_bessel_k1_out(self, None)
+
+
+_reg(special_modified_bessel_k1, "CPU", _functional(_k_kernels_cpu_special.special_modified_bessel_k1_out, 1, _special_modified_bessel_k1_structured), '_special_modified_bessel_k1_structured')
+_reg(special_modified_bessel_k1, "Meta", _functional(_k_kernels_cpu_special.special_modified_bessel_k1_out, 1, _special_modified_bessel_k1_structured), '_special_modified_bessel_k1_structured')
+_reg(special_modified_bessel_k1_out, "CPU", _k_kernels_cpu_special.special_modified_bessel_k1_out)
+_reg(special_modified_bessel_k1_out, "Meta", _k_kernels_cpu_special.special_modified_bessel_k1_out)
+
+
+def _special_airy_ai_structured(x):
+    return _k_kernels_cpu_special.special_airy_ai_out(x, None)
+
+
+_reg(special_airy_ai, "CPU", _functional(_k_kernels_cpu_special.special_airy_ai_out, 1, _special_airy_ai_structured), '_special_airy_ai_structured')
+_reg(special_airy_ai, "Meta", _functional(_k_kernels_cpu_special.special_airy_ai_out, 1, _special_airy_ai_structured), '_special_airy_ai_structured')
+_reg(special_airy_ai_out, "CPU", _k_kernels_cpu_special.special_airy_ai_out)
+_reg(special_airy_ai_out, "Meta", _k_kernels_cpu_special.special_airy_ai_out)
+
+
+def _special_scaled_modified_bessel_k0_structured(x):
+    return _k_kernels_cpu_special.special_scaled_modified_bessel_k0_out(x, None)
+
+
+_reg(special_scaled_modified_bessel_k0, "CPU", _functional(_k_kernels_cpu_special.special_scaled_modified_bessel_k0_out, 1, _special_scaled_modified_bessel_k0_structured), '_special_scaled_modified_bessel_k0_structured')
+_reg(special_scaled_modified_bessel_k0, "Meta", _functional(_k_kernels_cpu_special.special_scaled_modified_bessel_k0_out, 1, _special_scaled_modified_bessel_k0_structured), '_special_scaled_modified_bessel_k0_structured')
+_reg(special_scaled_modified_bessel_k0_out, "CPU", _k_kernels_cpu_special.special_scaled_modified_bessel_k0_out)
+_reg(special_scaled_modified_bessel_k0_out, "Meta", _k_kernels_cpu_special.special_scaled_modified_bessel_k0_out)
+
+
+def _special_scaled_modified_bessel_k1_structured(x):
+    return _k_kernels_cpu_special.special_scaled_modified_bessel_k1_out(x, None)
+
+
+_reg(special_scaled_modified_bessel_k1, "CPU", _functional(_k_kernels_cpu_special.special_scaled_modified_bessel_k1_out, 1, _special_scaled_modified_bessel_k1_structured), '_special_scaled_modified_bessel_k1_structured')
+_reg(special_scaled_modified_bessel_k1, "Meta", _functional(_k_kernels_cpu_special.special_scaled_modified_bessel_k1_out, 1, _special_scaled_modified_bessel_k1_structured), '_special_scaled_modified_bessel_k1_structured')
+_reg(special_scaled_modified_bessel_k1_out, "CPU", _k_kernels_cpu_special.special_scaled_modified_bessel_k1_out)
+_reg(special_scaled_modified_bessel_k1_out, "Meta", _k_kernels_cpu_special.special_scaled_modified_bessel_k1_out)
+
+
+def _special_spherical_bessel_j0_structured(x):
+    return _k_kernels_cpu_special.special_spherical_bessel_j0_out(x, None)
+
+
+_reg(special_spherical_bessel_j0, "CPU", _functional(_k_kernels_cpu_special.special_spherical_bessel_j0_out, 1, _special_spherical_bessel_j0_structured), '_special_spherical_bessel_j0_structured')
+_reg(special_spherical_bessel_j0, "Meta", _functional(_k_kernels_cpu_special.special_spherical_bessel_j0_out, 1, _special_spherical_bessel_j0_structured), '_special_spherical_bessel_j0_structured')
+_reg(special_spherical_bessel_j0_out, "CPU", _k_kernels_cpu_special.special_spherical_bessel_j0_out)
+_reg(special_spherical_bessel_j0_out, "Meta", _k_kernels_cpu_special.special_spherical_bessel_j0_out)
+
+
+def _special_xlog1py_structured(self, other):
+    return _k_kernels_cpu_special.special_xlog1py_out(self, other, None)
+
+
+_reg(special_xlog1py, "CPU", _functional(_k_kernels_cpu_special.special_xlog1py_out, 2, _special_xlog1py_structured), '_special_xlog1py_structured')
+_reg(special_xlog1py, "Meta", _functional(_k_kernels_cpu_special.special_xlog1py_out, 2, _special_xlog1py_structured), '_special_xlog1py_structured')
+
+
+def _special_xlog1py_self_scalar_structured(self, other):
+    return _k_kernels_cpu_special.special_xlog1py_out(self, other, None)
+
+
+_reg(special_xlog1py_self_scalar, "CPU", _functional(_k_kernels_cpu_special.special_xlog1py_out, 2, _special_xlog1py_self_scalar_structured), '_special_xlog1py_self_scalar_structured')
+_reg(special_xlog1py_self_scalar, "Meta", _functional(_k_kernels_cpu_special.special_xlog1py_out, 2, _special_xlog1py_self_scalar_structured), '_special_xlog1py_self_scalar_structured')
+
+
+def _special_xlog1py_other_scalar_structured(self, other):
+    return _k_kernels_cpu_special.special_xlog1py_out(self, other, None)
+
+
+_reg(special_xlog1py_other_scalar, "CPU", _functional(_k_kernels_cpu_special.special_xlog1py_out, 2, _special_xlog1py_other_scalar_structured), '_special_xlog1py_other_scalar_structured')
+_reg(special_xlog1py_other_scalar, "Meta", _functional(_k_kernels_cpu_special.special_xlog1py_out, 2, _special_xlog1py_other_scalar_structured), '_special_xlog1py_other_scalar_structured')
+_reg(special_xlog1py_out, "CPU", _k_kernels_cpu_special.special_xlog1py_out)
+_reg(special_xlog1py_out, "Meta", _k_kernels_cpu_special.special_xlog1py_out)
+_reg(special_xlog1py_self_scalar_out, "CPU", _k_kernels_cpu_special.special_xlog1py_out)
+_reg(special_xlog1py_self_scalar_out, "Meta", _k_kernels_cpu_special.special_xlog1py_out)
+_reg(special_xlog1py_other_scalar_out, "CPU", _k_kernels_cpu_special.special_xlog1py_out)
+_reg(special_xlog1py_other_scalar_out, "Meta", _k_kernels_cpu_special.special_xlog1py_out)
+
+
+def _special_zeta_structured(self, other):
+    return _k_kernels_cpu_special.special_zeta_out(self, other, None)
+
+
+_reg(special_zeta, "CPU", _functional(_k_kernels_cpu_special.special_zeta_out, 2, _special_zeta_structured), '_special_zeta_structured')
+_reg(special_zeta, "Meta", _functional(_k_kernels_cpu_special.special_zeta_out, 2, _special_zeta_structured), '_special_zeta_structured')
+
+
+def _special_zeta_self_scalar_structured(self, other):
+    return _k_kernels_cpu_special.special_zeta_out(self, other, None)
+
+
+_reg(special_zeta_self_scalar, "CPU", _functional(_k_kernels_cpu_special.special_zeta_out, 2, _special_zeta_self_scalar_structured), '_special_zeta_self_scalar_structured')
+_reg(special_zeta_self_scalar, "Meta", _functional(_k_kernels_cpu_special.special_zeta_out, 2, _special_zeta_self_scalar_structured), '_special_zeta_self_scalar_structured')
+
+
+def _special_zeta_other_scalar_structured(self, other):
+    return _k_kernels_cpu_special.special_zeta_out(self, other, None)
+
+
+_reg(special_zeta_other_scalar, "CPU", _functional(_k_kernels_cpu_special.special_zeta_out, 2, _special_zeta_other_scalar_structured), '_special_zeta_other_scalar_structured')
+_reg(special_zeta_other_scalar, "Meta", _functional(_k_kernels_cpu_special.special_zeta_out, 2, _special_zeta_other_scalar_structured), '_special_zeta_other_scalar_structured')
+_reg(special_zeta_out, "CPU", _k_kernels_cpu_special.special_zeta_out)
+_reg(special_zeta_out, "Meta", _k_kernels_cpu_special.special_zeta_out)
+_reg(special_zeta_self_scalar_out, "CPU", _k_kernels_cpu_special.special_zeta_out)
+_reg(special_zeta_self_scalar_out, "Meta", _k_kernels_cpu_special.special_zeta_out)
+_reg(special_zeta_other_scalar_out, "CPU", _k_kernels_cpu_special.special_zeta_out)
+_reg(special_zeta_other_scalar_out, "Meta", _k_kernels_cpu_special.special_zeta_out)
+
+
+def _special_chebyshev_polynomial_t_structured(x, n):
+    return _k_kernels_cpu_special.special_chebyshev_polynomial_t_out(x, n, None)
+
+
+_reg(special_chebyshev_polynomial_t, "CPU", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_t_out, 2, _special_chebyshev_polynomial_t_structured), '_special_chebyshev_polynomial_t_structured')
+_reg(special_chebyshev_polynomial_t, "Meta", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_t_out, 2, _special_chebyshev_polynomial_t_structured), '_special_chebyshev_polynomial_t_structured')
+
+
+def _special_chebyshev_polynomial_t_x_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_chebyshev_polynomial_t_out(x, n, None)
+
+
+_reg(special_chebyshev_polynomial_t_x_scalar, "CPU", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_t_out, 2, _special_chebyshev_polynomial_t_x_scalar_structured), '_special_chebyshev_polynomial_t_x_scalar_structured')
+_reg(special_chebyshev_polynomial_t_x_scalar, "Meta", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_t_out, 2, _special_chebyshev_polynomial_t_x_scalar_structured), '_special_chebyshev_polynomial_t_x_scalar_structured')
+
+
+def _special_chebyshev_polynomial_t_n_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_chebyshev_polynomial_t_out(x, n, None)
+
+
+_reg(special_chebyshev_polynomial_t_n_scalar, "CPU", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_t_out, 2, _special_chebyshev_polynomial_t_n_scalar_structured), '_special_chebyshev_polynomial_t_n_scalar_structured')
+_reg(special_chebyshev_polynomial_t_n_scalar, "Meta", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_t_out, 2, _special_chebyshev_polynomial_t_n_scalar_structured), '_special_chebyshev_polynomial_t_n_scalar_structured')
+_reg(special_chebyshev_polynomial_t_out, "CPU", _k_kernels_cpu_special.special_chebyshev_polynomial_t_out)
+_reg(special_chebyshev_polynomial_t_out, "Meta", _k_kernels_cpu_special.special_chebyshev_polynomial_t_out)
+_reg(special_chebyshev_polynomial_t_x_scalar_out, "CPU", _k_kernels_cpu_special.special_chebyshev_polynomial_t_out)
+_reg(special_chebyshev_polynomial_t_x_scalar_out, "Meta", _k_kernels_cpu_special.special_chebyshev_polynomial_t_out)
+_reg(special_chebyshev_polynomial_t_n_scalar_out, "CPU", _k_kernels_cpu_special.special_chebyshev_polynomial_t_out)
+_reg(special_chebyshev_polynomial_t_n_scalar_out, "Meta", _k_kernels_cpu_special.special_chebyshev_polynomial_t_out)
+
+
+def _special_chebyshev_polynomial_u_structured(x, n):
+    return _k_kernels_cpu_special.special_chebyshev_polynomial_u_out(x, n, None)
+
+
+_reg(special_chebyshev_polynomial_u, "CPU", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_u_out, 2, _special_chebyshev_polynomial_u_structured), '_special_chebyshev_polynomial_u_structured')
+_reg(special_chebyshev_polynomial_u, "Meta", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_u_out, 2, _special_chebyshev_polynomial_u_structured), '_special_chebyshev_polynomial_u_structured')
+
+
+def _special_chebyshev_polynomial_u_x_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_chebyshev_polynomial_u_out(x, n, None)
+
+
+_reg(special_chebyshev_polynomial_u_x_scalar, "CPU", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_u_out, 2, _special_chebyshev_polynomial_u_x_scalar_structured), '_special_chebyshev_polynomial_u_x_scalar_structured')
+_reg(special_chebyshev_polynomial_u_x_scalar, "Meta", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_u_out, 2, _special_chebyshev_polynomial_u_x_scalar_structured), '_special_chebyshev_polynomial_u_x_scalar_structured')
+
+
+def _special_chebyshev_polynomial_u_n_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_chebyshev_polynomial_u_out(x, n, None)
+
+
+_reg(special_chebyshev_polynomial_u_n_scalar, "CPU", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_u_out, 2, _special_chebyshev_polynomial_u_n_scalar_structured), '_special_chebyshev_polynomial_u_n_scalar_structured')
+_reg(special_chebyshev_polynomial_u_n_scalar, "Meta", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_u_out, 2, _special_chebyshev_polynomial_u_n_scalar_structured), '_special_chebyshev_polynomial_u_n_scalar_structured')
+_reg(special_chebyshev_polynomial_u_out, "CPU", _k_kernels_cpu_special.special_chebyshev_polynomial_u_out)
+_reg(special_chebyshev_polynomial_u_out, "Meta", _k_kernels_cpu_special.special_chebyshev_polynomial_u_out)
+_reg(special_chebyshev_polynomial_u_x_scalar_out, "CPU", _k_kernels_cpu_special.special_chebyshev_polynomial_u_out)
+_reg(special_chebyshev_polynomial_u_x_scalar_out, "Meta", _k_kernels_cpu_special.special_chebyshev_polynomial_u_out)
+_reg(special_chebyshev_polynomial_u_n_scalar_out, "CPU", _k_kernels_cpu_special.special_chebyshev_polynomial_u_out)
+_reg(special_chebyshev_polynomial_u_n_scalar_out, "Meta", _k_kernels_cpu_special.special_chebyshev_polynomial_u_out)
+
+
+def _special_chebyshev_polynomial_v_structured(x, n):
+    return _k_kernels_cpu_special.special_chebyshev_polynomial_v_out(x, n, None)
+
+
+_reg(special_chebyshev_polynomial_v, "CPU", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_v_out, 2, _special_chebyshev_polynomial_v_structured), '_special_chebyshev_polynomial_v_structured')
+_reg(special_chebyshev_polynomial_v, "Meta", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_v_out, 2, _special_chebyshev_polynomial_v_structured), '_special_chebyshev_polynomial_v_structured')
+
+
+def _special_chebyshev_polynomial_v_x_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_chebyshev_polynomial_v_out(x, n, None)
+
+
+_reg(special_chebyshev_polynomial_v_x_scalar, "CPU", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_v_out, 2, _special_chebyshev_polynomial_v_x_scalar_structured), '_special_chebyshev_polynomial_v_x_scalar_structured')
+_reg(special_chebyshev_polynomial_v_x_scalar, "Meta", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_v_out, 2, _special_chebyshev_polynomial_v_x_scalar_structured), '_special_chebyshev_polynomial_v_x_scalar_structured')
+
+
+def _special_chebyshev_polynomial_v_n_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_chebyshev_polynomial_v_out(x, n, None)
+
+
+_reg(special_chebyshev_polynomial_v_n_scalar, "CPU", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_v_out, 2, _special_chebyshev_polynomial_v_n_scalar_structured), '_special_chebyshev_polynomial_v_n_scalar_structured')
+_reg(special_chebyshev_polynomial_v_n_scalar, "Meta", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_v_out, 2, _special_chebyshev_polynomial_v_n_scalar_structured), '_special_chebyshev_polynomial_v_n_scalar_structured')
+_reg(special_chebyshev_polynomial_v_out, "CPU", _k_kernels_cpu_special.special_chebyshev_polynomial_v_out)
+_reg(special_chebyshev_polynomial_v_out, "Meta", _k_kernels_cpu_special.special_chebyshev_polynomial_v_out)
+_reg(special_chebyshev_polynomial_v_x_scalar_out, "CPU", _k_kernels_cpu_special.special_chebyshev_polynomial_v_out)
+_reg(special_chebyshev_polynomial_v_x_scalar_out, "Meta", _k_kernels_cpu_special.special_chebyshev_polynomial_v_out)
+_reg(special_chebyshev_polynomial_v_n_scalar_out, "CPU", _k_kernels_cpu_special.special_chebyshev_polynomial_v_out)
+_reg(special_chebyshev_polynomial_v_n_scalar_out, "Meta", _k_kernels_cpu_special.special_chebyshev_polynomial_v_out)
+
+
+def _special_chebyshev_polynomial_w_structured(x, n):
+    return _k_kernels_cpu_special.special_chebyshev_polynomial_w_out(x, n, None)
+
+
+_reg(special_chebyshev_polynomial_w, "CPU", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_w_out, 2, _special_chebyshev_polynomial_w_structured), '_special_chebyshev_polynomial_w_structured')
+_reg(special_chebyshev_polynomial_w, "Meta", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_w_out, 2, _special_chebyshev_polynomial_w_structured), '_special_chebyshev_polynomial_w_structured')
+
+
+def _special_chebyshev_polynomial_w_x_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_chebyshev_polynomial_w_out(x, n, None)
+
+
+_reg(special_chebyshev_polynomial_w_x_scalar, "CPU", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_w_out, 2, _special_chebyshev_polynomial_w_x_scalar_structured), '_special_chebyshev_polynomial_w_x_scalar_structured')
+_reg(special_chebyshev_polynomial_w_x_scalar, "Meta", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_w_out, 2, _special_chebyshev_polynomial_w_x_scalar_structured), '_special_chebyshev_polynomial_w_x_scalar_structured')
+
+
+def _special_chebyshev_polynomial_w_n_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_chebyshev_polynomial_w_out(x, n, None)
+
+
+_reg(special_chebyshev_polynomial_w_n_scalar, "CPU", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_w_out, 2, _special_chebyshev_polynomial_w_n_scalar_structured), '_special_chebyshev_polynomial_w_n_scalar_structured')
+_reg(special_chebyshev_polynomial_w_n_scalar, "Meta", _functional(_k_kernels_cpu_special.special_chebyshev_polynomial_w_out, 2, _special_chebyshev_polynomial_w_n_scalar_structured), '_special_chebyshev_polynomial_w_n_scalar_structured')
+_reg(special_chebyshev_polynomial_w_out, "CPU", _k_kernels_cpu_special.special_chebyshev_polynomial_w_out)
+_reg(special_chebyshev_polynomial_w_out, "Meta", _k_kernels_cpu_special.special_chebyshev_polynomial_w_out)
+_reg(special_chebyshev_polynomial_w_x_scalar_out, "CPU", _k_kernels_cpu_special.special_chebyshev_polynomial_w_out)
+_reg(special_chebyshev_polynomial_w_x_scalar_out, "Meta", _k_kernels_cpu_special.special_chebyshev_polynomial_w_out)
+_reg(special_chebyshev_polynomial_w_n_scalar_out, "CPU", _k_kernels_cpu_special.special_chebyshev_polynomial_w_out)
+_reg(special_chebyshev_polynomial_w_n_scalar_out, "Meta", _k_kernels_cpu_special.special_chebyshev_polynomial_w_out)
+
+
+def _special_shifted_chebyshev_polynomial_t_structured(x, n):
+    return _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_t_out(x, n, None)
+
+
+_reg(special_shifted_chebyshev_polynomial_t, "CPU", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_t_out, 2, _special_shifted_chebyshev_polynomial_t_structured), '_special_shifted_chebyshev_polynomial_t_structured')
+_reg(special_shifted_chebyshev_polynomial_t, "Meta", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_t_out, 2, _special_shifted_chebyshev_polynomial_t_structured), '_special_shifted_chebyshev_polynomial_t_structured')
+
+
+def _special_shifted_chebyshev_polynomial_t_x_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_t_out(x, n, None)
+
+
+_reg(special_shifted_chebyshev_polynomial_t_x_scalar, "CPU", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_t_out, 2, _special_shifted_chebyshev_polynomial_t_x_scalar_structured), '_special_shifted_chebyshev_polynomial_t_x_scalar_structured')
+_reg(special_shifted_chebyshev_polynomial_t_x_scalar, "Meta", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_t_out, 2, _special_shifted_chebyshev_polynomial_t_x_scalar_structured), '_special_shifted_chebyshev_polynomial_t_x_scalar_structured')
+
+
+def _special_shifted_chebyshev_polynomial_t_n_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_t_out(x, n, None)
+
+
+_reg(special_shifted_chebyshev_polynomial_t_n_scalar, "CPU", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_t_out, 2, _special_shifted_chebyshev_polynomial_t_n_scalar_structured), '_special_shifted_chebyshev_polynomial_t_n_scalar_structured')
+_reg(special_shifted_chebyshev_polynomial_t_n_scalar, "Meta", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_t_out, 2, _special_shifted_chebyshev_polynomial_t_n_scalar_structured), '_special_shifted_chebyshev_polynomial_t_n_scalar_structured')
+_reg(special_shifted_chebyshev_polynomial_t_out, "CPU", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_t_out)
+_reg(special_shifted_chebyshev_polynomial_t_out, "Meta", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_t_out)
+_reg(special_shifted_chebyshev_polynomial_t_x_scalar_out, "CPU", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_t_out)
+_reg(special_shifted_chebyshev_polynomial_t_x_scalar_out, "Meta", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_t_out)
+_reg(special_shifted_chebyshev_polynomial_t_n_scalar_out, "CPU", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_t_out)
+_reg(special_shifted_chebyshev_polynomial_t_n_scalar_out, "Meta", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_t_out)
+
+
+def _special_shifted_chebyshev_polynomial_u_structured(x, n):
+    return _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_u_out(x, n, None)
+
+
+_reg(special_shifted_chebyshev_polynomial_u, "CPU", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_u_out, 2, _special_shifted_chebyshev_polynomial_u_structured), '_special_shifted_chebyshev_polynomial_u_structured')
+_reg(special_shifted_chebyshev_polynomial_u, "Meta", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_u_out, 2, _special_shifted_chebyshev_polynomial_u_structured), '_special_shifted_chebyshev_polynomial_u_structured')
+
+
+def _special_shifted_chebyshev_polynomial_u_x_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_u_out(x, n, None)
+
+
+_reg(special_shifted_chebyshev_polynomial_u_x_scalar, "CPU", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_u_out, 2, _special_shifted_chebyshev_polynomial_u_x_scalar_structured), '_special_shifted_chebyshev_polynomial_u_x_scalar_structured')
+_reg(special_shifted_chebyshev_polynomial_u_x_scalar, "Meta", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_u_out, 2, _special_shifted_chebyshev_polynomial_u_x_scalar_structured), '_special_shifted_chebyshev_polynomial_u_x_scalar_structured')
+
+
+def _special_shifted_chebyshev_polynomial_u_n_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_u_out(x, n, None)
+
+
+_reg(special_shifted_chebyshev_polynomial_u_n_scalar, "CPU", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_u_out, 2, _special_shifted_chebyshev_polynomial_u_n_scalar_structured), '_special_shifted_chebyshev_polynomial_u_n_scalar_structured')
+_reg(special_shifted_chebyshev_polynomial_u_n_scalar, "Meta", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_u_out, 2, _special_shifted_chebyshev_polynomial_u_n_scalar_structured), '_special_shifted_chebyshev_polynomial_u_n_scalar_structured')
+_reg(special_shifted_chebyshev_polynomial_u_out, "CPU", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_u_out)
+_reg(special_shifted_chebyshev_polynomial_u_out, "Meta", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_u_out)
+_reg(special_shifted_chebyshev_polynomial_u_x_scalar_out, "CPU", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_u_out)
+_reg(special_shifted_chebyshev_polynomial_u_x_scalar_out, "Meta", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_u_out)
+_reg(special_shifted_chebyshev_polynomial_u_n_scalar_out, "CPU", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_u_out)
+_reg(special_shifted_chebyshev_polynomial_u_n_scalar_out, "Meta", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_u_out)
+
+
+def _special_shifted_chebyshev_polynomial_v_structured(x, n):
+    return _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_v_out(x, n, None)
+
+
+_reg(special_shifted_chebyshev_polynomial_v, "CPU", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_v_out, 2, _special_shifted_chebyshev_polynomial_v_structured), '_special_shifted_chebyshev_polynomial_v_structured')
+_reg(special_shifted_chebyshev_polynomial_v, "Meta", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_v_out, 2, _special_shifted_chebyshev_polynomial_v_structured), '_special_shifted_chebyshev_polynomial_v_structured')
+
+
+def _special_shifted_chebyshev_polynomial_v_x_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_v_out(x, n, None)
+
+
+_reg(special_shifted_chebyshev_polynomial_v_x_scalar, "CPU", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_v_out, 2, _special_shifted_chebyshev_polynomial_v_x_scalar_structured), '_special_shifted_chebyshev_polynomial_v_x_scalar_structured')
+_reg(special_shifted_chebyshev_polynomial_v_x_scalar, "Meta", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_v_out, 2, _special_shifted_chebyshev_polynomial_v_x_scalar_structured), '_special_shifted_chebyshev_polynomial_v_x_scalar_structured')
+
+
+def _special_shifted_chebyshev_polynomial_v_n_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_v_out(x, n, None)
+
+
+_reg(special_shifted_chebyshev_polynomial_v_n_scalar, "CPU", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_v_out, 2, _special_shifted_chebyshev_polynomial_v_n_scalar_structured), '_special_shifted_chebyshev_polynomial_v_n_scalar_structured')
+_reg(special_shifted_chebyshev_polynomial_v_n_scalar, "Meta", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_v_out, 2, _special_shifted_chebyshev_polynomial_v_n_scalar_structured), '_special_shifted_chebyshev_polynomial_v_n_scalar_structured')
+_reg(special_shifted_chebyshev_polynomial_v_out, "CPU", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_v_out)
+_reg(special_shifted_chebyshev_polynomial_v_out, "Meta", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_v_out)
+_reg(special_shifted_chebyshev_polynomial_v_x_scalar_out, "CPU", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_v_out)
+_reg(special_shifted_chebyshev_polynomial_v_x_scalar_out, "Meta", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_v_out)
+_reg(special_shifted_chebyshev_polynomial_v_n_scalar_out, "CPU", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_v_out)
+_reg(special_shifted_chebyshev_polynomial_v_n_scalar_out, "Meta", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_v_out)
+
+
+def _special_shifted_chebyshev_polynomial_w_structured(x, n):
+    return _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_w_out(x, n, None)
+
+
+_reg(special_shifted_chebyshev_polynomial_w, "CPU", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_w_out, 2, _special_shifted_chebyshev_polynomial_w_structured), '_special_shifted_chebyshev_polynomial_w_structured')
+_reg(special_shifted_chebyshev_polynomial_w, "Meta", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_w_out, 2, _special_shifted_chebyshev_polynomial_w_structured), '_special_shifted_chebyshev_polynomial_w_structured')
+
+
+def _special_shifted_chebyshev_polynomial_w_x_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_w_out(x, n, None)
+
+
+_reg(special_shifted_chebyshev_polynomial_w_x_scalar, "CPU", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_w_out, 2, _special_shifted_chebyshev_polynomial_w_x_scalar_structured), '_special_shifted_chebyshev_polynomial_w_x_scalar_structured')
+_reg(special_shifted_chebyshev_polynomial_w_x_scalar, "Meta", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_w_out, 2, _special_shifted_chebyshev_polynomial_w_x_scalar_structured), '_special_shifted_chebyshev_polynomial_w_x_scalar_structured')
+
+
+def _special_shifted_chebyshev_polynomial_w_n_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_w_out(x, n, None)
+
+
+_reg(special_shifted_chebyshev_polynomial_w_n_scalar, "CPU", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_w_out, 2, _special_shifted_chebyshev_polynomial_w_n_scalar_structured), '_special_shifted_chebyshev_polynomial_w_n_scalar_structured')
+_reg(special_shifted_chebyshev_polynomial_w_n_scalar, "Meta", _functional(_k_kernels_cpu_special.special_shifted_chebyshev_polynomial_w_out, 2, _special_shifted_chebyshev_polynomial_w_n_scalar_structured), '_special_shifted_chebyshev_polynomial_w_n_scalar_structured')
+_reg(special_shifted_chebyshev_polynomial_w_out, "CPU", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_w_out)
+_reg(special_shifted_chebyshev_polynomial_w_out, "Meta", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_w_out)
+_reg(special_shifted_chebyshev_polynomial_w_x_scalar_out, "CPU", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_w_out)
+_reg(special_shifted_chebyshev_polynomial_w_x_scalar_out, "Meta", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_w_out)
+_reg(special_shifted_chebyshev_polynomial_w_n_scalar_out, "CPU", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_w_out)
+_reg(special_shifted_chebyshev_polynomial_w_n_scalar_out, "Meta", _k_kernels_cpu_special.special_shifted_chebyshev_polynomial_w_out)
+
+
+def _special_hermite_polynomial_h_structured(x, n):
+    return _k_kernels_cpu_special.special_hermite_polynomial_h_out(x, n, None)
+
+
+_reg(special_hermite_polynomial_h, "CPU", _functional(_k_kernels_cpu_special.special_hermite_polynomial_h_out, 2, _special_hermite_polynomial_h_structured), '_special_hermite_polynomial_h_structured')
+_reg(special_hermite_polynomial_h, "Meta", _functional(_k_kernels_cpu_special.special_hermite_polynomial_h_out, 2, _special_hermite_polynomial_h_structured), '_special_hermite_polynomial_h_structured')
+
+
+def _special_hermite_polynomial_h_x_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_hermite_polynomial_h_out(x, n, None)
+
+
+_reg(special_hermite_polynomial_h_x_scalar, "CPU", _functional(_k_kernels_cpu_special.special_hermite_polynomial_h_out, 2, _special_hermite_polynomial_h_x_scalar_structured), '_special_hermite_polynomial_h_x_scalar_structured')
+_reg(special_hermite_polynomial_h_x_scalar, "Meta", _functional(_k_kernels_cpu_special.special_hermite_polynomial_h_out, 2, _special_hermite_polynomial_h_x_scalar_structured), '_special_hermite_polynomial_h_x_scalar_structured')
+
+
+def _special_hermite_polynomial_h_n_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_hermite_polynomial_h_out(x, n, None)
+
+
+_reg(special_hermite_polynomial_h_n_scalar, "CPU", _functional(_k_kernels_cpu_special.special_hermite_polynomial_h_out, 2, _special_hermite_polynomial_h_n_scalar_structured), '_special_hermite_polynomial_h_n_scalar_structured')
+_reg(special_hermite_polynomial_h_n_scalar, "Meta", _functional(_k_kernels_cpu_special.special_hermite_polynomial_h_out, 2, _special_hermite_polynomial_h_n_scalar_structured), '_special_hermite_polynomial_h_n_scalar_structured')
+_reg(special_hermite_polynomial_h_out, "CPU", _k_kernels_cpu_special.special_hermite_polynomial_h_out)
+_reg(special_hermite_polynomial_h_out, "Meta", _k_kernels_cpu_special.special_hermite_polynomial_h_out)
+_reg(special_hermite_polynomial_h_x_scalar_out, "CPU", _k_kernels_cpu_special.special_hermite_polynomial_h_out)
+_reg(special_hermite_polynomial_h_x_scalar_out, "Meta", _k_kernels_cpu_special.special_hermite_polynomial_h_out)
+_reg(special_hermite_polynomial_h_n_scalar_out, "CPU", _k_kernels_cpu_special.special_hermite_polynomial_h_out)
+_reg(special_hermite_polynomial_h_n_scalar_out, "Meta", _k_kernels_cpu_special.special_hermite_polynomial_h_out)
+
+
+def _special_hermite_polynomial_he_structured(x, n):
+    return _k_kernels_cpu_special.special_hermite_polynomial_he_out(x, n, None)
+
+
+_reg(special_hermite_polynomial_he, "CPU", _functional(_k_kernels_cpu_special.special_hermite_polynomial_he_out, 2, _special_hermite_polynomial_he_structured), '_special_hermite_polynomial_he_structured')
+_reg(special_hermite_polynomial_he, "Meta", _functional(_k_kernels_cpu_special.special_hermite_polynomial_he_out, 2, _special_hermite_polynomial_he_structured), '_special_hermite_polynomial_he_structured')
+
+
+def _special_hermite_polynomial_he_x_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_hermite_polynomial_he_out(x, n, None)
+
+
+_reg(special_hermite_polynomial_he_x_scalar, "CPU", _functional(_k_kernels_cpu_special.special_hermite_polynomial_he_out, 2, _special_hermite_polynomial_he_x_scalar_structured), '_special_hermite_polynomial_he_x_scalar_structured')
+_reg(special_hermite_polynomial_he_x_scalar, "Meta", _functional(_k_kernels_cpu_special.special_hermite_polynomial_he_out, 2, _special_hermite_polynomial_he_x_scalar_structured), '_special_hermite_polynomial_he_x_scalar_structured')
+
+
+def _special_hermite_polynomial_he_n_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_hermite_polynomial_he_out(x, n, None)
+
+
+_reg(special_hermite_polynomial_he_n_scalar, "CPU", _functional(_k_kernels_cpu_special.special_hermite_polynomial_he_out, 2, _special_hermite_polynomial_he_n_scalar_structured), '_special_hermite_polynomial_he_n_scalar_structured')
+_reg(special_hermite_polynomial_he_n_scalar, "Meta", _functional(_k_kernels_cpu_special.special_hermite_polynomial_he_out, 2, _special_hermite_polynomial_he_n_scalar_structured), '_special_hermite_polynomial_he_n_scalar_structured')
+_reg(special_hermite_polynomial_he_out, "CPU", _k_kernels_cpu_special.special_hermite_polynomial_he_out)
+_reg(special_hermite_polynomial_he_out, "Meta", _k_kernels_cpu_special.special_hermite_polynomial_he_out)
+_reg(special_hermite_polynomial_he_x_scalar_out, "CPU", _k_kernels_cpu_special.special_hermite_polynomial_he_out)
+_reg(special_hermite_polynomial_he_x_scalar_out, "Meta", _k_kernels_cpu_special.special_hermite_polynomial_he_out)
+_reg(special_hermite_polynomial_he_n_scalar_out, "CPU", _k_kernels_cpu_special.special_hermite_polynomial_he_out)
+_reg(special_hermite_polynomial_he_n_scalar_out, "Meta", _k_kernels_cpu_special.special_hermite_polynomial_he_out)
+
+
+def _special_laguerre_polynomial_l_structured(x, n):
+    return _k_kernels_cpu_special.special_laguerre_polynomial_l_out(x, n, None)
+
+
+_reg(special_laguerre_polynomial_l, "CPU", _functional(_k_kernels_cpu_special.special_laguerre_polynomial_l_out, 2, _special_laguerre_polynomial_l_structured), '_special_laguerre_polynomial_l_structured')
+_reg(special_laguerre_polynomial_l, "Meta", _functional(_k_kernels_cpu_special.special_laguerre_polynomial_l_out, 2, _special_laguerre_polynomial_l_structured), '_special_laguerre_polynomial_l_structured')
+
+
+def _special_laguerre_polynomial_l_x_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_laguerre_polynomial_l_out(x, n, None)
+
+
+_reg(special_laguerre_polynomial_l_x_scalar, "CPU", _functional(_k_kernels_cpu_special.special_laguerre_polynomial_l_out, 2, _special_laguerre_polynomial_l_x_scalar_structured), '_special_laguerre_polynomial_l_x_scalar_structured')
+_reg(special_laguerre_polynomial_l_x_scalar, "Meta", _functional(_k_kernels_cpu_special.special_laguerre_polynomial_l_out, 2, _special_laguerre_polynomial_l_x_scalar_structured), '_special_laguerre_polynomial_l_x_scalar_structured')
+
+
+def _special_laguerre_polynomial_l_n_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_laguerre_polynomial_l_out(x, n, None)
+
+
+_reg(special_laguerre_polynomial_l_n_scalar, "CPU", _functional(_k_kernels_cpu_special.special_laguerre_polynomial_l_out, 2, _special_laguerre_polynomial_l_n_scalar_structured), '_special_laguerre_polynomial_l_n_scalar_structured')
+_reg(special_laguerre_polynomial_l_n_scalar, "Meta", _functional(_k_kernels_cpu_special.special_laguerre_polynomial_l_out, 2, _special_laguerre_polynomial_l_n_scalar_structured), '_special_laguerre_polynomial_l_n_scalar_structured')
+_reg(special_laguerre_polynomial_l_out, "CPU", _k_kernels_cpu_special.special_laguerre_polynomial_l_out)
+_reg(special_laguerre_polynomial_l_out, "Meta", _k_kernels_cpu_special.special_laguerre_polynomial_l_out)
+_reg(special_laguerre_polynomial_l_x_scalar_out, "CPU", _k_kernels_cpu_special.special_laguerre_polynomial_l_out)
+_reg(special_laguerre_polynomial_l_x_scalar_out, "Meta", _k_kernels_cpu_special.special_laguerre_polynomial_l_out)
+_reg(special_laguerre_polynomial_l_n_scalar_out, "CPU", _k_kernels_cpu_special.special_laguerre_polynomial_l_out)
+_reg(special_laguerre_polynomial_l_n_scalar_out, "Meta", _k_kernels_cpu_special.special_laguerre_polynomial_l_out)
+
+
+def _special_legendre_polynomial_p_structured(x, n):
+    return _k_kernels_cpu_special.special_legendre_polynomial_p_out(x, n, None)
+
+
+_reg(special_legendre_polynomial_p, "CPU", _functional(_k_kernels_cpu_special.special_legendre_polynomial_p_out, 2, _special_legendre_polynomial_p_structured), '_special_legendre_polynomial_p_structured')
+_reg(special_legendre_polynomial_p, "Meta", _functional(_k_kernels_cpu_special.special_legendre_polynomial_p_out, 2, _special_legendre_polynomial_p_structured), '_special_legendre_polynomial_p_structured')
+
+
+def _special_legendre_polynomial_p_x_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_legendre_polynomial_p_out(x, n, None)
+
+
+_reg(special_legendre_polynomial_p_x_scalar, "CPU", _functional(_k_kernels_cpu_special.special_legendre_polynomial_p_out, 2, _special_legendre_polynomial_p_x_scalar_structured), '_special_legendre_polynomial_p_x_scalar_structured')
+_reg(special_legendre_polynomial_p_x_scalar, "Meta", _functional(_k_kernels_cpu_special.special_legendre_polynomial_p_out, 2, _special_legendre_polynomial_p_x_scalar_structured), '_special_legendre_polynomial_p_x_scalar_structured')
+
+
+def _special_legendre_polynomial_p_n_scalar_structured(x, n):
+    return _k_kernels_cpu_special.special_legendre_polynomial_p_out(x, n, None)
+
+
+_reg(special_legendre_polynomial_p_n_scalar, "CPU", _functional(_k_kernels_cpu_special.special_legendre_polynomial_p_out, 2, _special_legendre_polynomial_p_n_scalar_structured), '_special_legendre_polynomial_p_n_scalar_structured')
+_reg(special_legendre_polynomial_p_n_scalar, "Meta", _functional(_k_kernels_cpu_special.special_legendre_polynomial_p_out, 2, _special_legendre_polynomial_p_n_scalar_structured), '_special_legendre_polynomial_p_n_scalar_structured')
+_reg(special_legendre_polynomial_p_out, "CPU", _k_kernels_cpu_special.special_legendre_polynomial_p_out)
+_reg(special_legendre_polynomial_p_out, "Meta", _k_kernels_cpu_special.special_legendre_polynomial_p_out)
+_reg(special_legendre_polynomial_p_x_scalar_out, "CPU", _k_kernels_cpu_special.special_legendre_polynomial_p_out)
+_reg(special_legendre_polynomial_p_x_scalar_out, "Meta", _k_kernels_cpu_special.special_legendre_polynomial_p_out)
+_reg(special_legendre_polynomial_p_n_scalar_out, "CPU", _k_kernels_cpu_special.special_legendre_polynomial_p_out)
+_reg(special_legendre_polynomial_p_n_scalar_out, "Meta", _k_kernels_cpu_special.special_legendre_polynomial_p_out)
+_reg(special_expm1, "CompositeImplicitAutograd", _k_decompositions_special.special_expm1)
+_reg(special_expm1_out, "CompositeImplicitAutograd", _k_decompositions_special.special_expm1_out)
+_reg(special_exp2, "CompositeImplicitAutograd", _k_decompositions_special.special_exp2)
+_reg(special_exp2_out, "CompositeImplicitAutograd", _k_decompositions_special.special_exp2_out)
+_reg(special_psi, "CompositeImplicitAutograd", _k_decompositions_special.special_psi)
+_reg(special_psi_out, "CompositeImplicitAutograd", _k_decompositions_special.special_psi_out)
+_reg(special_digamma, "CompositeImplicitAutograd", _k_decompositions_special.special_digamma)
+_reg(special_digamma_out, "CompositeImplicitAutograd", _k_decompositions_special.special_digamma_out)
+_reg(special_gammaln, "CompositeImplicitAutograd", _k_decompositions_special.special_gammaln)
+_reg(special_gammaln_out, "CompositeImplicitAutograd", _k_decompositions_special.special_gammaln_out)
+_reg(special_erf, "CompositeImplicitAutograd", _k_decompositions_special.special_erf)
+_reg(special_erf_out, "CompositeImplicitAutograd", _k_decompositions_special.special_erf_out)
+_reg(special_erfc, "CompositeImplicitAutograd", _k_decompositions_special.special_erfc)
+_reg(special_erfc_out, "CompositeImplicitAutograd", _k_decompositions_special.special_erfc_out)
+_reg(special_erfinv, "CompositeImplicitAutograd", _k_decompositions_special.special_erfinv)
+_reg(special_erfinv_out, "CompositeImplicitAutograd", _k_decompositions_special.special_erfinv_out)
+_reg(special_ndtr, "CompositeImplicitAutograd", _k_decompositions_special.special_ndtr)
+_reg(special_ndtr_out, "CompositeImplicitAutograd", _k_decompositions_special.special_ndtr_out)
+_reg(special_i0, "CompositeImplicitAutograd", _k_decompositions_special.special_i0)
+_reg(special_i0_out, "CompositeImplicitAutograd", _k_decompositions_special.special_i0_out)
+_reg(special_expit, "CompositeImplicitAutograd", _k_decompositions_special.special_expit)
+_reg(special_expit_out, "CompositeImplicitAutograd", _k_decompositions_special.special_expit_out)
+_reg(special_sinc, "CompositeImplicitAutograd", _k_decompositions_special.special_sinc)
+_reg(special_sinc_out, "CompositeImplicitAutograd", _k_decompositions_special.special_sinc_out)
+_reg(special_log1p, "CompositeImplicitAutograd", _k_decompositions_special.special_log1p)
+_reg(special_log1p_out, "CompositeImplicitAutograd", _k_decompositions_special.special_log1p_out)
+_reg(special_polygamma, "CompositeImplicitAutograd", _k_decompositions_special.special_polygamma)
+_reg(special_polygamma_out, "CompositeImplicitAutograd", _k_decompositions_special.special_polygamma_out)
+_reg(special_multigammaln, "CompositeImplicitAutograd", _k_decompositions_special.special_multigammaln)
+_reg(special_multigammaln_out, "CompositeImplicitAutograd", _k_decompositions_special.special_multigammaln_out)
+_reg(special_logit, "CompositeImplicitAutograd", _k_decompositions_special.special_logit)
+_reg(special_logit_out, "CompositeImplicitAutograd", _k_decompositions_special.special_logit_out)
+_reg(special_round, "CompositeImplicitAutograd", _k_decompositions_special.special_round)
+_reg(special_round_out, "CompositeImplicitAutograd", _k_decompositions_special.special_round_out)
+_reg(special_logsumexp, "CompositeImplicitAutograd", _k_decompositions_special.special_logsumexp)
+_reg(special_logsumexp_out, "CompositeImplicitAutograd", _k_decompositions_special.special_logsumexp_out)
+_reg(special_log_softmax, "CompositeImplicitAutograd", _k_decompositions_special.special_log_softmax)
+_reg(special_softmax, "CompositeImplicitAutograd", _k_decompositions_special.special_softmax)
+_reg(special_gammainc, "CompositeImplicitAutograd", _k_decompositions_special.special_gammainc)
+_reg(special_gammainc_out, "CompositeImplicitAutograd", _k_decompositions_special.special_gammainc_out)
+_reg(special_gammaincc, "CompositeImplicitAutograd", _k_decompositions_special.special_gammaincc)
+_reg(special_gammaincc_out, "CompositeImplicitAutograd", _k_decompositions_special.special_gammaincc_out)
+_reg(special_xlogy, "CompositeImplicitAutograd", _k_decompositions_special.special_xlogy)
+_reg(special_xlogy_self_scalar, "CompositeImplicitAutograd", _k_decompositions_special.special_xlogy_self_scalar)
+_reg(special_xlogy_other_scalar, "CompositeImplicitAutograd", _k_decompositions_special.special_xlogy_other_scalar)
+_reg(special_xlogy_out, "CompositeImplicitAutograd", _k_decompositions_special.special_xlogy_out)
+_reg(special_xlogy_self_scalar_out, "CompositeImplicitAutograd", _k_decompositions_special.special_xlogy_self_scalar_out)
+_reg(special_xlogy_other_scalar_out, "CompositeImplicitAutograd", _k_decompositions_special.special_xlogy_other_scalar_out)
 _reg(_fft_r2c, "CPU", _k_kernels_cpu_fft.fft_r2c)
 _reg(_fft_r2c, "Meta", _k_kernels_cpu_fft.fft_r2c)
 _reg(_fft_r2c_out, "CPU", _k_kernels_cpu_fft.fft_r2c_out)
@@ -5508,6 +6533,89 @@ _layer(searchsorted_Scalar_out, "ADInplaceOrView", _layers.inplace_kernel(search
 _layer(bucketize_Tensor_out, "ADInplaceOrView", _layers.inplace_kernel(bucketize_Tensor_out, (4,)))
 _layer(nonzero_out, "ADInplaceOrView", _layers.inplace_kernel(nonzero_out, (1,)))
 _layer(nonzero_static_out, "ADInplaceOrView", _layers.inplace_kernel(nonzero_static_out, (3,)))
+_layer(lgamma_, "ADInplaceOrView", _layers.inplace_kernel(lgamma_, (0,)))
+_layer(lgamma_out, "ADInplaceOrView", _layers.inplace_kernel(lgamma_out, (1,)))
+_layer(digamma_, "ADInplaceOrView", _layers.inplace_kernel(digamma_, (0,)))
+_layer(digamma_out, "ADInplaceOrView", _layers.inplace_kernel(digamma_out, (1,)))
+_layer(polygamma_, "ADInplaceOrView", _layers.inplace_kernel(polygamma_, (0,)))
+_layer(polygamma_out, "ADInplaceOrView", _layers.inplace_kernel(polygamma_out, (2,)))
+_layer(mvlgamma_, "ADInplaceOrView", _layers.inplace_kernel(mvlgamma_, (0,)))
+_layer(mvlgamma_out, "ADInplaceOrView", _layers.inplace_kernel(mvlgamma_out, (2,)))
+_layer(i0_, "ADInplaceOrView", _layers.inplace_kernel(i0_, (0,)))
+_layer(i0_out, "ADInplaceOrView", _layers.inplace_kernel(i0_out, (1,)))
+_layer(sinc_, "ADInplaceOrView", _layers.inplace_kernel(sinc_, (0,)))
+_layer(sinc_out, "ADInplaceOrView", _layers.inplace_kernel(sinc_out, (1,)))
+_layer(logit_, "ADInplaceOrView", _layers.inplace_kernel(logit_, (0,)))
+_layer(logit_out, "ADInplaceOrView", _layers.inplace_kernel(logit_out, (2,)))
+_layer(deg2rad_, "ADInplaceOrView", _layers.inplace_kernel(deg2rad_, (0,)))
+_layer(deg2rad_out, "ADInplaceOrView", _layers.inplace_kernel(deg2rad_out, (1,)))
+_layer(rad2deg_, "ADInplaceOrView", _layers.inplace_kernel(rad2deg_, (0,)))
+_layer(rad2deg_out, "ADInplaceOrView", _layers.inplace_kernel(rad2deg_out, (1,)))
+_layer(igamma_, "ADInplaceOrView", _layers.inplace_kernel(igamma_, (0,)))
+_layer(igamma_out, "ADInplaceOrView", _layers.inplace_kernel(igamma_out, (2,)))
+_layer(igammac_, "ADInplaceOrView", _layers.inplace_kernel(igammac_, (0,)))
+_layer(igammac_out, "ADInplaceOrView", _layers.inplace_kernel(igammac_out, (2,)))
+_layer(special_entr_out, "ADInplaceOrView", _layers.inplace_kernel(special_entr_out, (1,)))
+_layer(special_ndtri_out, "ADInplaceOrView", _layers.inplace_kernel(special_ndtri_out, (1,)))
+_layer(special_log_ndtr_out, "ADInplaceOrView", _layers.inplace_kernel(special_log_ndtr_out, (1,)))
+_layer(special_erfcx_out, "ADInplaceOrView", _layers.inplace_kernel(special_erfcx_out, (1,)))
+_layer(special_i0e_out, "ADInplaceOrView", _layers.inplace_kernel(special_i0e_out, (1,)))
+_layer(special_i1_out, "ADInplaceOrView", _layers.inplace_kernel(special_i1_out, (1,)))
+_layer(special_i1e_out, "ADInplaceOrView", _layers.inplace_kernel(special_i1e_out, (1,)))
+_layer(special_bessel_j0_out, "ADInplaceOrView", _layers.inplace_kernel(special_bessel_j0_out, (1,)))
+_layer(special_bessel_j1_out, "ADInplaceOrView", _layers.inplace_kernel(special_bessel_j1_out, (1,)))
+_layer(special_bessel_y0_out, "ADInplaceOrView", _layers.inplace_kernel(special_bessel_y0_out, (1,)))
+_layer(special_bessel_y1_out, "ADInplaceOrView", _layers.inplace_kernel(special_bessel_y1_out, (1,)))
+_layer(special_modified_bessel_i0_out, "ADInplaceOrView", _layers.inplace_kernel(special_modified_bessel_i0_out, (1,)))
+_layer(special_modified_bessel_i1_out, "ADInplaceOrView", _layers.inplace_kernel(special_modified_bessel_i1_out, (1,)))
+_layer(special_modified_bessel_k0_out, "ADInplaceOrView", _layers.inplace_kernel(special_modified_bessel_k0_out, (1,)))
+_layer(special_modified_bessel_k1_out, "ADInplaceOrView", _layers.inplace_kernel(special_modified_bessel_k1_out, (1,)))
+_layer(special_airy_ai_out, "ADInplaceOrView", _layers.inplace_kernel(special_airy_ai_out, (1,)))
+_layer(special_scaled_modified_bessel_k0_out, "ADInplaceOrView", _layers.inplace_kernel(special_scaled_modified_bessel_k0_out, (1,)))
+_layer(special_scaled_modified_bessel_k1_out, "ADInplaceOrView", _layers.inplace_kernel(special_scaled_modified_bessel_k1_out, (1,)))
+_layer(special_spherical_bessel_j0_out, "ADInplaceOrView", _layers.inplace_kernel(special_spherical_bessel_j0_out, (1,)))
+_layer(special_xlog1py_out, "ADInplaceOrView", _layers.inplace_kernel(special_xlog1py_out, (2,)))
+_layer(special_xlog1py_self_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_xlog1py_self_scalar_out, (2,)))
+_layer(special_xlog1py_other_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_xlog1py_other_scalar_out, (2,)))
+_layer(special_zeta_out, "ADInplaceOrView", _layers.inplace_kernel(special_zeta_out, (2,)))
+_layer(special_zeta_self_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_zeta_self_scalar_out, (2,)))
+_layer(special_zeta_other_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_zeta_other_scalar_out, (2,)))
+_layer(special_chebyshev_polynomial_t_out, "ADInplaceOrView", _layers.inplace_kernel(special_chebyshev_polynomial_t_out, (2,)))
+_layer(special_chebyshev_polynomial_t_x_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_chebyshev_polynomial_t_x_scalar_out, (2,)))
+_layer(special_chebyshev_polynomial_t_n_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_chebyshev_polynomial_t_n_scalar_out, (2,)))
+_layer(special_chebyshev_polynomial_u_out, "ADInplaceOrView", _layers.inplace_kernel(special_chebyshev_polynomial_u_out, (2,)))
+_layer(special_chebyshev_polynomial_u_x_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_chebyshev_polynomial_u_x_scalar_out, (2,)))
+_layer(special_chebyshev_polynomial_u_n_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_chebyshev_polynomial_u_n_scalar_out, (2,)))
+_layer(special_chebyshev_polynomial_v_out, "ADInplaceOrView", _layers.inplace_kernel(special_chebyshev_polynomial_v_out, (2,)))
+_layer(special_chebyshev_polynomial_v_x_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_chebyshev_polynomial_v_x_scalar_out, (2,)))
+_layer(special_chebyshev_polynomial_v_n_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_chebyshev_polynomial_v_n_scalar_out, (2,)))
+_layer(special_chebyshev_polynomial_w_out, "ADInplaceOrView", _layers.inplace_kernel(special_chebyshev_polynomial_w_out, (2,)))
+_layer(special_chebyshev_polynomial_w_x_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_chebyshev_polynomial_w_x_scalar_out, (2,)))
+_layer(special_chebyshev_polynomial_w_n_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_chebyshev_polynomial_w_n_scalar_out, (2,)))
+_layer(special_shifted_chebyshev_polynomial_t_out, "ADInplaceOrView", _layers.inplace_kernel(special_shifted_chebyshev_polynomial_t_out, (2,)))
+_layer(special_shifted_chebyshev_polynomial_t_x_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_shifted_chebyshev_polynomial_t_x_scalar_out, (2,)))
+_layer(special_shifted_chebyshev_polynomial_t_n_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_shifted_chebyshev_polynomial_t_n_scalar_out, (2,)))
+_layer(special_shifted_chebyshev_polynomial_u_out, "ADInplaceOrView", _layers.inplace_kernel(special_shifted_chebyshev_polynomial_u_out, (2,)))
+_layer(special_shifted_chebyshev_polynomial_u_x_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_shifted_chebyshev_polynomial_u_x_scalar_out, (2,)))
+_layer(special_shifted_chebyshev_polynomial_u_n_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_shifted_chebyshev_polynomial_u_n_scalar_out, (2,)))
+_layer(special_shifted_chebyshev_polynomial_v_out, "ADInplaceOrView", _layers.inplace_kernel(special_shifted_chebyshev_polynomial_v_out, (2,)))
+_layer(special_shifted_chebyshev_polynomial_v_x_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_shifted_chebyshev_polynomial_v_x_scalar_out, (2,)))
+_layer(special_shifted_chebyshev_polynomial_v_n_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_shifted_chebyshev_polynomial_v_n_scalar_out, (2,)))
+_layer(special_shifted_chebyshev_polynomial_w_out, "ADInplaceOrView", _layers.inplace_kernel(special_shifted_chebyshev_polynomial_w_out, (2,)))
+_layer(special_shifted_chebyshev_polynomial_w_x_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_shifted_chebyshev_polynomial_w_x_scalar_out, (2,)))
+_layer(special_shifted_chebyshev_polynomial_w_n_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_shifted_chebyshev_polynomial_w_n_scalar_out, (2,)))
+_layer(special_hermite_polynomial_h_out, "ADInplaceOrView", _layers.inplace_kernel(special_hermite_polynomial_h_out, (2,)))
+_layer(special_hermite_polynomial_h_x_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_hermite_polynomial_h_x_scalar_out, (2,)))
+_layer(special_hermite_polynomial_h_n_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_hermite_polynomial_h_n_scalar_out, (2,)))
+_layer(special_hermite_polynomial_he_out, "ADInplaceOrView", _layers.inplace_kernel(special_hermite_polynomial_he_out, (2,)))
+_layer(special_hermite_polynomial_he_x_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_hermite_polynomial_he_x_scalar_out, (2,)))
+_layer(special_hermite_polynomial_he_n_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_hermite_polynomial_he_n_scalar_out, (2,)))
+_layer(special_laguerre_polynomial_l_out, "ADInplaceOrView", _layers.inplace_kernel(special_laguerre_polynomial_l_out, (2,)))
+_layer(special_laguerre_polynomial_l_x_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_laguerre_polynomial_l_x_scalar_out, (2,)))
+_layer(special_laguerre_polynomial_l_n_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_laguerre_polynomial_l_n_scalar_out, (2,)))
+_layer(special_legendre_polynomial_p_out, "ADInplaceOrView", _layers.inplace_kernel(special_legendre_polynomial_p_out, (2,)))
+_layer(special_legendre_polynomial_p_x_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_legendre_polynomial_p_x_scalar_out, (2,)))
+_layer(special_legendre_polynomial_p_n_scalar_out, "ADInplaceOrView", _layers.inplace_kernel(special_legendre_polynomial_p_n_scalar_out, (2,)))
 _layer(_fft_r2c_out, "ADInplaceOrView", _layers.inplace_kernel(_fft_r2c_out, (4,)))
 _layer(_fft_c2r_out, "ADInplaceOrView", _layers.inplace_kernel(_fft_c2r_out, (4,)))
 _layer(_fft_c2c_out, "ADInplaceOrView", _layers.inplace_kernel(_fft_c2c_out, (4,)))

@@ -11134,6 +11134,2087 @@ def _autograd__unique2(ks, self, sorted, return_inverse, return_counts):
 register_autograd('aten::_unique2', _autograd__unique2)
 
 
+_op_deg2rad = _get_op('aten::deg2rad')
+_fw_deg2rad = FwSpec(_op_deg2rad, (0,), (False,), 'functional', _n._Deg2RadBackward0_jvp)
+
+
+def _autograd_deg2rad(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_deg2rad, _autograd_deg2rad, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.Deg2RadBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_deg2rad.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op_deg2rad.redispatch(ks, self)
+
+
+register_autograd('aten::deg2rad', _autograd_deg2rad)
+
+
+_op_deg2rad_ = _get_op('aten::deg2rad_')
+_fw_deg2rad_ = FwSpec(_op_deg2rad_, (0,), (False,), 'inplace', _n._Deg2RadBackward0_jvp)
+
+
+def _autograd_deg2rad_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_deg2rad_, _autograd_deg2rad_, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.Deg2RadBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_deg2rad_.redispatch(ks, self)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_deg2rad_.redispatch(ks, self)
+
+
+register_autograd('aten::deg2rad_', _autograd_deg2rad_)
+
+
+_op_deg2rad_out = _get_op('aten::deg2rad.out')
+
+
+def _autograd_deg2rad_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('deg2rad', self, out)
+    return _op_deg2rad_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::deg2rad.out', _autograd_deg2rad_out)
+
+
+_op_special_erfcx = _get_op('aten::special_erfcx')
+_fw_special_erfcx = FwSpec(_op_special_erfcx, (0,), (False,), 'functional', _n._SpecialErfcxBackward0_jvp)
+
+
+def _autograd_special_erfcx(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_special_erfcx, _autograd_special_erfcx, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.SpecialErfcxBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_special_erfcx.redispatch(ks, self)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_special_erfcx.redispatch(ks, self)
+
+
+register_autograd('aten::special_erfcx', _autograd_special_erfcx)
+
+
+_op_special_erfcx_out = _get_op('aten::special_erfcx.out')
+
+
+def _autograd_special_erfcx_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_erfcx', self, out)
+    return _op_special_erfcx_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::special_erfcx.out', _autograd_special_erfcx_out)
+
+
+_op_i0 = _get_op('aten::i0')
+_fw_i0 = FwSpec(_op_i0, (0,), (False,), 'functional', _n._I0Backward0_jvp)
+
+
+def _autograd_i0(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_i0, _autograd_i0, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.I0Backward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_i0.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op_i0.redispatch(ks, self)
+
+
+register_autograd('aten::i0', _autograd_i0)
+
+
+_op_i0_ = _get_op('aten::i0_')
+_fw_i0_ = FwSpec(_op_i0_, (0,), (False,), 'inplace', _n._I0Backward0_jvp)
+
+
+def _autograd_i0_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_i0_, _autograd_i0_, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.I0Backward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        result = _op_i0_.redispatch(ks, self)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_i0_.redispatch(ks, self)
+
+
+register_autograd('aten::i0_', _autograd_i0_)
+
+
+_op_i0_out = _get_op('aten::i0.out')
+
+
+def _autograd_i0_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('i0', self, out)
+    return _op_i0_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::i0.out', _autograd_i0_out)
+
+
+_op_special_i0e = _get_op('aten::special_i0e')
+_fw_special_i0e = FwSpec(_op_special_i0e, (0,), (False,), 'functional', _n._SpecialI0EBackward0_jvp)
+
+
+def _autograd_special_i0e(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_special_i0e, _autograd_special_i0e, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.SpecialI0EBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_special_i0e.redispatch(ks, self)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_special_i0e.redispatch(ks, self)
+
+
+register_autograd('aten::special_i0e', _autograd_special_i0e)
+
+
+_op_special_i0e_out = _get_op('aten::special_i0e.out')
+
+
+def _autograd_special_i0e_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_i0e', self, out)
+    return _op_special_i0e_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::special_i0e.out', _autograd_special_i0e_out)
+
+
+_op_special_i1 = _get_op('aten::special_i1')
+_fw_special_i1 = FwSpec(_op_special_i1, (0,), (False,), 'functional', _n._SpecialI1Backward0_jvp)
+
+
+def _autograd_special_i1(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_special_i1, _autograd_special_i1, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.SpecialI1Backward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_special_i1.redispatch(ks, self)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_special_i1.redispatch(ks, self)
+
+
+register_autograd('aten::special_i1', _autograd_special_i1)
+
+
+_op_special_i1_out = _get_op('aten::special_i1.out')
+
+
+def _autograd_special_i1_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_i1', self, out)
+    return _op_special_i1_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::special_i1.out', _autograd_special_i1_out)
+
+
+_op_special_i1e = _get_op('aten::special_i1e')
+_fw_special_i1e = FwSpec(_op_special_i1e, (0,), (False,), 'functional', _n._SpecialI1EBackward0_jvp)
+
+
+def _autograd_special_i1e(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_special_i1e, _autograd_special_i1e, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.SpecialI1EBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_special_i1e.redispatch(ks, self)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_special_i1e.redispatch(ks, self)
+
+
+register_autograd('aten::special_i1e', _autograd_special_i1e)
+
+
+_op_special_i1e_out = _get_op('aten::special_i1e.out')
+
+
+def _autograd_special_i1e_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_i1e', self, out)
+    return _op_special_i1e_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::special_i1e.out', _autograd_special_i1e_out)
+
+
+_op_igamma = _get_op('aten::igamma')
+_fw_igamma = FwSpec(_op_igamma, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_igamma(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_igamma, _autograd_igamma, ks, self, other)
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+        node = _n.IgammaBackward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.other_ = record.save(other) if node.should_compute_output(1) else None
+        result = _op_igamma.redispatch(ks, self, other)
+        record.output(result, node)
+        return result
+    return _op_igamma.redispatch(ks, self, other)
+
+
+register_autograd('aten::igamma', _autograd_igamma)
+
+
+_op_igamma_ = _get_op('aten::igamma_')
+_fw_igamma_ = FwSpec(_op_igamma_, (0, 1), (False, False), 'inplace', None)
+
+
+def _autograd_igamma_(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_igamma_, _autograd_igamma_, ks, self, other)
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+        check_inplace(self)
+        node = _n.IgammaBackward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(record.clone(self)) if node.should_compute_output(1) else None
+        node.other_ = record.save(other) if node.should_compute_output(1) else None
+        result = _op_igamma_.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_igamma_.redispatch(ks, self, other)
+
+
+register_autograd('aten::igamma_', _autograd_igamma_)
+
+
+_op_igamma_out = _get_op('aten::igamma.out')
+
+
+def _autograd_igamma_out(ks, self, other, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('igamma', self, other, out)
+    return _op_igamma_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::igamma.out', _autograd_igamma_out)
+
+
+_op_igammac = _get_op('aten::igammac')
+_fw_igammac = FwSpec(_op_igammac, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_igammac(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_igammac, _autograd_igammac, ks, self, other)
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+        node = _n.IgammacBackward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.other_ = record.save(other) if node.should_compute_output(1) else None
+        result = _op_igammac.redispatch(ks, self, other)
+        record.output(result, node)
+        return result
+    return _op_igammac.redispatch(ks, self, other)
+
+
+register_autograd('aten::igammac', _autograd_igammac)
+
+
+_op_igammac_ = _get_op('aten::igammac_')
+_fw_igammac_ = FwSpec(_op_igammac_, (0, 1), (False, False), 'inplace', None)
+
+
+def _autograd_igammac_(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_igammac_, _autograd_igammac_, ks, self, other)
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+        check_inplace(self)
+        node = _n.IgammacBackward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(record.clone(self)) if node.should_compute_output(1) else None
+        node.other_ = record.save(other) if node.should_compute_output(1) else None
+        result = _op_igammac_.redispatch(ks, self, other)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_igammac_.redispatch(ks, self, other)
+
+
+register_autograd('aten::igammac_', _autograd_igammac_)
+
+
+_op_igammac_out = _get_op('aten::igammac.out')
+
+
+def _autograd_igammac_out(ks, self, other, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('igammac', self, other, out)
+    return _op_igammac_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::igammac.out', _autograd_igammac_out)
+
+
+_op_lgamma = _get_op('aten::lgamma')
+_fw_lgamma = FwSpec(_op_lgamma, (0,), (False,), 'functional', _n._LgammaBackward0_jvp)
+
+
+def _autograd_lgamma(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_lgamma, _autograd_lgamma, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.LgammaBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_lgamma.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op_lgamma.redispatch(ks, self)
+
+
+register_autograd('aten::lgamma', _autograd_lgamma)
+
+
+_op_lgamma_ = _get_op('aten::lgamma_')
+_fw_lgamma_ = FwSpec(_op_lgamma_, (0,), (False,), 'inplace', _n._LgammaBackward0_jvp)
+
+
+def _autograd_lgamma_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_lgamma_, _autograd_lgamma_, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.LgammaBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        result = _op_lgamma_.redispatch(ks, self)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_lgamma_.redispatch(ks, self)
+
+
+register_autograd('aten::lgamma_', _autograd_lgamma_)
+
+
+_op_lgamma_out = _get_op('aten::lgamma.out')
+
+
+def _autograd_lgamma_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('lgamma', self, out)
+    return _op_lgamma_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::lgamma.out', _autograd_lgamma_out)
+
+
+_op_digamma = _get_op('aten::digamma')
+_fw_digamma = FwSpec(_op_digamma, (0,), (False,), 'functional', _n._DigammaBackward0_jvp)
+
+
+def _autograd_digamma(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_digamma, _autograd_digamma, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.DigammaBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_digamma.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op_digamma.redispatch(ks, self)
+
+
+register_autograd('aten::digamma', _autograd_digamma)
+
+
+_op_digamma_ = _get_op('aten::digamma_')
+_fw_digamma_ = FwSpec(_op_digamma_, (0,), (False,), 'inplace', _n._DigammaBackward0_jvp)
+
+
+def _autograd_digamma_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_digamma_, _autograd_digamma_, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.DigammaBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        result = _op_digamma_.redispatch(ks, self)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_digamma_.redispatch(ks, self)
+
+
+register_autograd('aten::digamma_', _autograd_digamma_)
+
+
+_op_digamma_out = _get_op('aten::digamma.out')
+
+
+def _autograd_digamma_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('digamma', self, out)
+    return _op_digamma_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::digamma.out', _autograd_digamma_out)
+
+
+_op_polygamma = _get_op('aten::polygamma')
+_fw_polygamma = FwSpec(_op_polygamma, (1,), (False,), 'functional', _n._PolygammaBackward0_jvp)
+
+
+def _autograd_polygamma(ks, n, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_polygamma, _autograd_polygamma, ks, n, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.PolygammaBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.n_ = n
+        result = _op_polygamma.redispatch(ks, n, self)
+        record.output(result, node)
+        return result
+    return _op_polygamma.redispatch(ks, n, self)
+
+
+register_autograd('aten::polygamma', _autograd_polygamma)
+
+
+_op_polygamma_out = _get_op('aten::polygamma.out')
+
+
+def _autograd_polygamma_out(ks, n, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('polygamma', self, out)
+    return _op_polygamma_out.redispatch(ks, n, self, out)
+
+
+register_autograd('aten::polygamma.out', _autograd_polygamma_out)
+
+
+_op_polygamma_ = _get_op('aten::polygamma_')
+_fw_polygamma_ = FwSpec(_op_polygamma_, (0,), (False,), 'inplace', _n._PolygammaBackward1_jvp)
+
+
+def _autograd_polygamma_(ks, self, n):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_polygamma_, _autograd_polygamma_, ks, self, n)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.PolygammaBackward1()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        node.n_ = n
+        result = _op_polygamma_.redispatch(ks, self, n)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_polygamma_.redispatch(ks, self, n)
+
+
+register_autograd('aten::polygamma_', _autograd_polygamma_)
+
+
+_op_special_xlog1py = _get_op('aten::special_xlog1py')
+_fw_special_xlog1py = FwSpec(_op_special_xlog1py, (0, 1), (False, False), 'functional', _n._SpecialXlog1PyBackward0_jvp)
+
+
+def _autograd_special_xlog1py(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_special_xlog1py, _autograd_special_xlog1py, ks, self, other)
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+        node = _n.SpecialXlog1PyBackward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(self)
+        node.other_ = record.save(other)
+        result = _op_special_xlog1py.redispatch(ks, self, other)
+        record.output(result, node)
+        return result
+    return _op_special_xlog1py.redispatch(ks, self, other)
+
+
+register_autograd('aten::special_xlog1py', _autograd_special_xlog1py)
+
+
+_op_special_xlog1py_out = _get_op('aten::special_xlog1py.out')
+
+
+def _autograd_special_xlog1py_out(ks, self, other, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_xlog1py', self, other, out)
+    return _op_special_xlog1py_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::special_xlog1py.out', _autograd_special_xlog1py_out)
+
+
+_op_special_xlog1py_self_scalar = _get_op('aten::special_xlog1py.self_scalar')
+_fw_special_xlog1py_self_scalar = FwSpec(_op_special_xlog1py_self_scalar, (1,), (False,), 'functional', _n._SpecialXlog1PyBackward1_jvp)
+
+
+def _autograd_special_xlog1py_self_scalar(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_special_xlog1py_self_scalar, _autograd_special_xlog1py_self_scalar, ks, self, other)
+    if (type(other) is _TI and other.autograd is not None) and _gs.enabled and requires_grad_any(other):
+        node = _n.SpecialXlog1PyBackward1()
+        node.next_edges = record.edges(other)
+        node.other_ = record.save(other)
+        node.self_ = self
+        result = _op_special_xlog1py_self_scalar.redispatch(ks, self, other)
+        record.output(result, node)
+        return result
+    return _op_special_xlog1py_self_scalar.redispatch(ks, self, other)
+
+
+register_autograd('aten::special_xlog1py.self_scalar', _autograd_special_xlog1py_self_scalar)
+
+
+_op_special_xlog1py_self_scalar_out = _get_op('aten::special_xlog1py.self_scalar_out')
+
+
+def _autograd_special_xlog1py_self_scalar_out(ks, self, other, out):
+    if (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_xlog1py', other, out)
+    return _op_special_xlog1py_self_scalar_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::special_xlog1py.self_scalar_out', _autograd_special_xlog1py_self_scalar_out)
+
+
+_op_special_xlog1py_other_scalar = _get_op('aten::special_xlog1py.other_scalar')
+_fw_special_xlog1py_other_scalar = FwSpec(_op_special_xlog1py_other_scalar, (0,), (False,), 'functional', _n._SpecialXlog1PyBackward2_jvp)
+
+
+def _autograd_special_xlog1py_other_scalar(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_special_xlog1py_other_scalar, _autograd_special_xlog1py_other_scalar, ks, self, other)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.SpecialXlog1PyBackward2()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.other_ = other
+        result = _op_special_xlog1py_other_scalar.redispatch(ks, self, other)
+        record.output(result, node)
+        return result
+    return _op_special_xlog1py_other_scalar.redispatch(ks, self, other)
+
+
+register_autograd('aten::special_xlog1py.other_scalar', _autograd_special_xlog1py_other_scalar)
+
+
+_op_special_xlog1py_other_scalar_out = _get_op('aten::special_xlog1py.other_scalar_out')
+
+
+def _autograd_special_xlog1py_other_scalar_out(ks, self, other, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_xlog1py', self, out)
+    return _op_special_xlog1py_other_scalar_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::special_xlog1py.other_scalar_out', _autograd_special_xlog1py_other_scalar_out)
+
+
+_op_special_zeta = _get_op('aten::special_zeta')
+_fw_special_zeta = FwSpec(_op_special_zeta, (0, 1), (False, False), 'functional', None)
+
+
+def _autograd_special_zeta(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_special_zeta, _autograd_special_zeta, ks, self, other)
+    if ((type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None)) and _gs.enabled and requires_grad_any(self, other):
+        node = _n.SpecialZetaBackward0()
+        node.next_edges = record.edges(self, other)
+        node.self_ = record.save(self) if node.should_compute_output(1) else None
+        node.other_ = record.save(other) if node.should_compute_output(1) else None
+        result = _op_special_zeta.redispatch(ks, self, other)
+        record.output(result, node)
+        return result
+    return _op_special_zeta.redispatch(ks, self, other)
+
+
+register_autograd('aten::special_zeta', _autograd_special_zeta)
+
+
+_op_special_zeta_out = _get_op('aten::special_zeta.out')
+
+
+def _autograd_special_zeta_out(ks, self, other, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_zeta', self, other, out)
+    return _op_special_zeta_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::special_zeta.out', _autograd_special_zeta_out)
+
+
+_op_special_zeta_self_scalar = _get_op('aten::special_zeta.self_scalar')
+_fw_special_zeta_self_scalar = FwSpec(_op_special_zeta_self_scalar, (1,), (False,), 'functional', None)
+
+
+def _autograd_special_zeta_self_scalar(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_special_zeta_self_scalar, _autograd_special_zeta_self_scalar, ks, self, other)
+    if (type(other) is _TI and other.autograd is not None) and _gs.enabled and requires_grad_any(other):
+        node = _n.SpecialZetaBackward1()
+        node.next_edges = record.edges(other)
+        node.other_ = record.save(other)
+        node.self_ = self
+        result = _op_special_zeta_self_scalar.redispatch(ks, self, other)
+        record.output(result, node)
+        return result
+    return _op_special_zeta_self_scalar.redispatch(ks, self, other)
+
+
+register_autograd('aten::special_zeta.self_scalar', _autograd_special_zeta_self_scalar)
+
+
+_op_special_zeta_self_scalar_out = _get_op('aten::special_zeta.self_scalar_out')
+
+
+def _autograd_special_zeta_self_scalar_out(ks, self, other, out):
+    if (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_zeta', other, out)
+    return _op_special_zeta_self_scalar_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::special_zeta.self_scalar_out', _autograd_special_zeta_self_scalar_out)
+
+
+_op_special_zeta_other_scalar = _get_op('aten::special_zeta.other_scalar')
+_fw_special_zeta_other_scalar = FwSpec(_op_special_zeta_other_scalar, (0,), (False,), 'functional', None)
+
+
+def _autograd_special_zeta_other_scalar(ks, self, other):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_special_zeta_other_scalar, _autograd_special_zeta_other_scalar, ks, self, other)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.SpecialZetaBackward2()
+        node.next_edges = record.edges(self)
+        result = _op_special_zeta_other_scalar.redispatch(ks, self, other)
+        record.output(result, node)
+        return result
+    return _op_special_zeta_other_scalar.redispatch(ks, self, other)
+
+
+register_autograd('aten::special_zeta.other_scalar', _autograd_special_zeta_other_scalar)
+
+
+_op_special_zeta_other_scalar_out = _get_op('aten::special_zeta.other_scalar_out')
+
+
+def _autograd_special_zeta_other_scalar_out(ks, self, other, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_zeta', self, out)
+    return _op_special_zeta_other_scalar_out.redispatch(ks, self, other, out)
+
+
+register_autograd('aten::special_zeta.other_scalar_out', _autograd_special_zeta_other_scalar_out)
+
+
+_op_mvlgamma = _get_op('aten::mvlgamma')
+_fw_mvlgamma = FwSpec(_op_mvlgamma, (0,), (False,), 'functional', _n._MvlgammaBackward0_jvp)
+
+
+def _autograd_mvlgamma(ks, self, p):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_mvlgamma, _autograd_mvlgamma, ks, self, p)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.MvlgammaBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.p_ = p
+        result = _op_mvlgamma.redispatch(ks, self, p)
+        record.output(result, node)
+        return result
+    return _op_mvlgamma.redispatch(ks, self, p)
+
+
+register_autograd('aten::mvlgamma', _autograd_mvlgamma)
+
+
+_op_mvlgamma_ = _get_op('aten::mvlgamma_')
+_fw_mvlgamma_ = FwSpec(_op_mvlgamma_, (0,), (False,), 'inplace', _n._MvlgammaBackward0_jvp)
+
+
+def _autograd_mvlgamma_(ks, self, p):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_mvlgamma_, _autograd_mvlgamma_, ks, self, p)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.MvlgammaBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        node.p_ = p
+        result = _op_mvlgamma_.redispatch(ks, self, p)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_mvlgamma_.redispatch(ks, self, p)
+
+
+register_autograd('aten::mvlgamma_', _autograd_mvlgamma_)
+
+
+_op_mvlgamma_out = _get_op('aten::mvlgamma.out')
+
+
+def _autograd_mvlgamma_out(ks, self, p, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('mvlgamma', self, out)
+    return _op_mvlgamma_out.redispatch(ks, self, p, out)
+
+
+register_autograd('aten::mvlgamma.out', _autograd_mvlgamma_out)
+
+
+_op_rad2deg = _get_op('aten::rad2deg')
+_fw_rad2deg = FwSpec(_op_rad2deg, (0,), (False,), 'functional', _n._Rad2DegBackward0_jvp)
+
+
+def _autograd_rad2deg(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_rad2deg, _autograd_rad2deg, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.Rad2DegBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_rad2deg.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op_rad2deg.redispatch(ks, self)
+
+
+register_autograd('aten::rad2deg', _autograd_rad2deg)
+
+
+_op_rad2deg_ = _get_op('aten::rad2deg_')
+_fw_rad2deg_ = FwSpec(_op_rad2deg_, (0,), (False,), 'inplace', _n._Rad2DegBackward0_jvp)
+
+
+def _autograd_rad2deg_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_rad2deg_, _autograd_rad2deg_, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.Rad2DegBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_rad2deg_.redispatch(ks, self)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_rad2deg_.redispatch(ks, self)
+
+
+register_autograd('aten::rad2deg_', _autograd_rad2deg_)
+
+
+_op_rad2deg_out = _get_op('aten::rad2deg.out')
+
+
+def _autograd_rad2deg_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('rad2deg', self, out)
+    return _op_rad2deg_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::rad2deg.out', _autograd_rad2deg_out)
+
+
+_op_special_entr = _get_op('aten::special_entr')
+_fw_special_entr = FwSpec(_op_special_entr, (0,), (False,), 'functional', _n._SpecialEntrBackward0_jvp)
+
+
+def _autograd_special_entr(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_special_entr, _autograd_special_entr, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.SpecialEntrBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_special_entr.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op_special_entr.redispatch(ks, self)
+
+
+register_autograd('aten::special_entr', _autograd_special_entr)
+
+
+_op_special_entr_out = _get_op('aten::special_entr.out')
+
+
+def _autograd_special_entr_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_entr', self, out)
+    return _op_special_entr_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::special_entr.out', _autograd_special_entr_out)
+
+
+_op_special_ndtri = _get_op('aten::special_ndtri')
+_fw_special_ndtri = FwSpec(_op_special_ndtri, (0,), (False,), 'functional', _n._SpecialNdtriBackward0_jvp)
+
+
+def _autograd_special_ndtri(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_special_ndtri, _autograd_special_ndtri, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.SpecialNdtriBackward0()
+        node.next_edges = record.edges(self)
+        result = _op_special_ndtri.redispatch(ks, self)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_special_ndtri.redispatch(ks, self)
+
+
+register_autograd('aten::special_ndtri', _autograd_special_ndtri)
+
+
+_op_special_ndtri_out = _get_op('aten::special_ndtri.out')
+
+
+def _autograd_special_ndtri_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_ndtri', self, out)
+    return _op_special_ndtri_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::special_ndtri.out', _autograd_special_ndtri_out)
+
+
+_op_special_log_ndtr = _get_op('aten::special_log_ndtr')
+_fw_special_log_ndtr = FwSpec(_op_special_log_ndtr, (0,), (False,), 'functional', _n._SpecialLogNdtrBackward0_jvp)
+
+
+def _autograd_special_log_ndtr(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_special_log_ndtr, _autograd_special_log_ndtr, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.SpecialLogNdtrBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_special_log_ndtr.redispatch(ks, self)
+        record.output(result, node)
+        node.result_ = record.save_output(result)
+        return result
+    return _op_special_log_ndtr.redispatch(ks, self)
+
+
+register_autograd('aten::special_log_ndtr', _autograd_special_log_ndtr)
+
+
+_op_special_log_ndtr_out = _get_op('aten::special_log_ndtr.out')
+
+
+def _autograd_special_log_ndtr_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_log_ndtr', self, out)
+    return _op_special_log_ndtr_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::special_log_ndtr.out', _autograd_special_log_ndtr_out)
+
+
+_op_logit = _get_op('aten::logit')
+_fw_logit = FwSpec(_op_logit, (0,), (False,), 'functional', _n._LogitBackward0_jvp)
+
+
+def _autograd_logit(ks, self, eps):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_logit, _autograd_logit, ks, self, eps)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.LogitBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        node.eps_ = eps
+        result = _op_logit.redispatch(ks, self, eps)
+        record.output(result, node)
+        return result
+    return _op_logit.redispatch(ks, self, eps)
+
+
+register_autograd('aten::logit', _autograd_logit)
+
+
+_op_logit_ = _get_op('aten::logit_')
+_fw_logit_ = FwSpec(_op_logit_, (0,), (False,), 'inplace', _n._LogitBackward0_jvp)
+
+
+def _autograd_logit_(ks, self, eps):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_logit_, _autograd_logit_, ks, self, eps)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.LogitBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        node.eps_ = eps
+        result = _op_logit_.redispatch(ks, self, eps)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_logit_.redispatch(ks, self, eps)
+
+
+register_autograd('aten::logit_', _autograd_logit_)
+
+
+_op_logit_out = _get_op('aten::logit.out')
+
+
+def _autograd_logit_out(ks, self, eps, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('logit', self, out)
+    return _op_logit_out.redispatch(ks, self, eps, out)
+
+
+register_autograd('aten::logit.out', _autograd_logit_out)
+
+
+_op_sinc = _get_op('aten::sinc')
+_fw_sinc = FwSpec(_op_sinc, (0,), (False,), 'functional', _n._SincBackward0_jvp)
+
+
+def _autograd_sinc(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sinc, _autograd_sinc, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.SincBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(self)
+        result = _op_sinc.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op_sinc.redispatch(ks, self)
+
+
+register_autograd('aten::sinc', _autograd_sinc)
+
+
+_op_sinc_ = _get_op('aten::sinc_')
+_fw_sinc_ = FwSpec(_op_sinc_, (0,), (False,), 'inplace', _n._SincBackward0_jvp)
+
+
+def _autograd_sinc_(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw_sinc_, _autograd_sinc_, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        check_inplace(self)
+        node = _n.SincBackward0()
+        node.next_edges = record.edges(self)
+        node.self_ = record.save(record.clone(self))
+        result = _op_sinc_.redispatch(ks, self)
+        _check_differentiable_dtype(result)
+        record.history_inplace(result, node)
+        return result
+    return _op_sinc_.redispatch(ks, self)
+
+
+register_autograd('aten::sinc_', _autograd_sinc_)
+
+
+_op_sinc_out = _get_op('aten::sinc.out')
+
+
+def _autograd_sinc_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('sinc', self, out)
+    return _op_sinc_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::sinc.out', _autograd_sinc_out)
+
+
+_op_special_airy_ai = _get_op('aten::special_airy_ai')
+
+
+def _autograd_special_airy_ai(ks, x):
+    return _op_special_airy_ai.redispatch(ks, x)
+
+
+register_autograd('aten::special_airy_ai', _autograd_special_airy_ai)
+
+
+_op_special_airy_ai_out = _get_op('aten::special_airy_ai.out')
+
+
+def _autograd_special_airy_ai_out(ks, x, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_airy_ai', x, out)
+    return _op_special_airy_ai_out.redispatch(ks, x, out)
+
+
+register_autograd('aten::special_airy_ai.out', _autograd_special_airy_ai_out)
+
+
+_op_special_bessel_j0 = _get_op('aten::special_bessel_j0')
+
+
+def _autograd_special_bessel_j0(ks, self):
+    return _op_special_bessel_j0.redispatch(ks, self)
+
+
+register_autograd('aten::special_bessel_j0', _autograd_special_bessel_j0)
+
+
+_op_special_bessel_j0_out = _get_op('aten::special_bessel_j0.out')
+
+
+def _autograd_special_bessel_j0_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_bessel_j0', self, out)
+    return _op_special_bessel_j0_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::special_bessel_j0.out', _autograd_special_bessel_j0_out)
+
+
+_op_special_bessel_j1 = _get_op('aten::special_bessel_j1')
+
+
+def _autograd_special_bessel_j1(ks, self):
+    return _op_special_bessel_j1.redispatch(ks, self)
+
+
+register_autograd('aten::special_bessel_j1', _autograd_special_bessel_j1)
+
+
+_op_special_bessel_j1_out = _get_op('aten::special_bessel_j1.out')
+
+
+def _autograd_special_bessel_j1_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_bessel_j1', self, out)
+    return _op_special_bessel_j1_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::special_bessel_j1.out', _autograd_special_bessel_j1_out)
+
+
+_op_special_bessel_y0 = _get_op('aten::special_bessel_y0')
+
+
+def _autograd_special_bessel_y0(ks, self):
+    return _op_special_bessel_y0.redispatch(ks, self)
+
+
+register_autograd('aten::special_bessel_y0', _autograd_special_bessel_y0)
+
+
+_op_special_bessel_y0_out = _get_op('aten::special_bessel_y0.out')
+
+
+def _autograd_special_bessel_y0_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_bessel_y0', self, out)
+    return _op_special_bessel_y0_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::special_bessel_y0.out', _autograd_special_bessel_y0_out)
+
+
+_op_special_bessel_y1 = _get_op('aten::special_bessel_y1')
+
+
+def _autograd_special_bessel_y1(ks, self):
+    return _op_special_bessel_y1.redispatch(ks, self)
+
+
+register_autograd('aten::special_bessel_y1', _autograd_special_bessel_y1)
+
+
+_op_special_bessel_y1_out = _get_op('aten::special_bessel_y1.out')
+
+
+def _autograd_special_bessel_y1_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_bessel_y1', self, out)
+    return _op_special_bessel_y1_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::special_bessel_y1.out', _autograd_special_bessel_y1_out)
+
+
+_op_special_chebyshev_polynomial_t = _get_op('aten::special_chebyshev_polynomial_t')
+
+
+def _autograd_special_chebyshev_polynomial_t(ks, x, n):
+    return _op_special_chebyshev_polynomial_t.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_chebyshev_polynomial_t', _autograd_special_chebyshev_polynomial_t)
+
+
+_op_special_chebyshev_polynomial_t_out = _get_op('aten::special_chebyshev_polynomial_t.out')
+
+
+def _autograd_special_chebyshev_polynomial_t_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_chebyshev_polynomial_t', x, n, out)
+    return _op_special_chebyshev_polynomial_t_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_chebyshev_polynomial_t.out', _autograd_special_chebyshev_polynomial_t_out)
+
+
+_op_special_chebyshev_polynomial_t_x_scalar = _get_op('aten::special_chebyshev_polynomial_t.x_scalar')
+
+
+def _autograd_special_chebyshev_polynomial_t_x_scalar(ks, x, n):
+    return _op_special_chebyshev_polynomial_t_x_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_chebyshev_polynomial_t.x_scalar', _autograd_special_chebyshev_polynomial_t_x_scalar)
+
+
+_op_special_chebyshev_polynomial_t_x_scalar_out = _get_op('aten::special_chebyshev_polynomial_t.x_scalar_out')
+
+
+def _autograd_special_chebyshev_polynomial_t_x_scalar_out(ks, x, n, out):
+    if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_chebyshev_polynomial_t', n, out)
+    return _op_special_chebyshev_polynomial_t_x_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_chebyshev_polynomial_t.x_scalar_out', _autograd_special_chebyshev_polynomial_t_x_scalar_out)
+
+
+_op_special_chebyshev_polynomial_t_n_scalar = _get_op('aten::special_chebyshev_polynomial_t.n_scalar')
+
+
+def _autograd_special_chebyshev_polynomial_t_n_scalar(ks, x, n):
+    return _op_special_chebyshev_polynomial_t_n_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_chebyshev_polynomial_t.n_scalar', _autograd_special_chebyshev_polynomial_t_n_scalar)
+
+
+_op_special_chebyshev_polynomial_t_n_scalar_out = _get_op('aten::special_chebyshev_polynomial_t.n_scalar_out')
+
+
+def _autograd_special_chebyshev_polynomial_t_n_scalar_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_chebyshev_polynomial_t', x, out)
+    return _op_special_chebyshev_polynomial_t_n_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_chebyshev_polynomial_t.n_scalar_out', _autograd_special_chebyshev_polynomial_t_n_scalar_out)
+
+
+_op_special_chebyshev_polynomial_u = _get_op('aten::special_chebyshev_polynomial_u')
+
+
+def _autograd_special_chebyshev_polynomial_u(ks, x, n):
+    return _op_special_chebyshev_polynomial_u.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_chebyshev_polynomial_u', _autograd_special_chebyshev_polynomial_u)
+
+
+_op_special_chebyshev_polynomial_u_out = _get_op('aten::special_chebyshev_polynomial_u.out')
+
+
+def _autograd_special_chebyshev_polynomial_u_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_chebyshev_polynomial_u', x, n, out)
+    return _op_special_chebyshev_polynomial_u_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_chebyshev_polynomial_u.out', _autograd_special_chebyshev_polynomial_u_out)
+
+
+_op_special_chebyshev_polynomial_u_x_scalar = _get_op('aten::special_chebyshev_polynomial_u.x_scalar')
+
+
+def _autograd_special_chebyshev_polynomial_u_x_scalar(ks, x, n):
+    return _op_special_chebyshev_polynomial_u_x_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_chebyshev_polynomial_u.x_scalar', _autograd_special_chebyshev_polynomial_u_x_scalar)
+
+
+_op_special_chebyshev_polynomial_u_x_scalar_out = _get_op('aten::special_chebyshev_polynomial_u.x_scalar_out')
+
+
+def _autograd_special_chebyshev_polynomial_u_x_scalar_out(ks, x, n, out):
+    if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_chebyshev_polynomial_u', n, out)
+    return _op_special_chebyshev_polynomial_u_x_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_chebyshev_polynomial_u.x_scalar_out', _autograd_special_chebyshev_polynomial_u_x_scalar_out)
+
+
+_op_special_chebyshev_polynomial_u_n_scalar = _get_op('aten::special_chebyshev_polynomial_u.n_scalar')
+
+
+def _autograd_special_chebyshev_polynomial_u_n_scalar(ks, x, n):
+    return _op_special_chebyshev_polynomial_u_n_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_chebyshev_polynomial_u.n_scalar', _autograd_special_chebyshev_polynomial_u_n_scalar)
+
+
+_op_special_chebyshev_polynomial_u_n_scalar_out = _get_op('aten::special_chebyshev_polynomial_u.n_scalar_out')
+
+
+def _autograd_special_chebyshev_polynomial_u_n_scalar_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_chebyshev_polynomial_u', x, out)
+    return _op_special_chebyshev_polynomial_u_n_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_chebyshev_polynomial_u.n_scalar_out', _autograd_special_chebyshev_polynomial_u_n_scalar_out)
+
+
+_op_special_chebyshev_polynomial_v = _get_op('aten::special_chebyshev_polynomial_v')
+
+
+def _autograd_special_chebyshev_polynomial_v(ks, x, n):
+    return _op_special_chebyshev_polynomial_v.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_chebyshev_polynomial_v', _autograd_special_chebyshev_polynomial_v)
+
+
+_op_special_chebyshev_polynomial_v_out = _get_op('aten::special_chebyshev_polynomial_v.out')
+
+
+def _autograd_special_chebyshev_polynomial_v_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_chebyshev_polynomial_v', x, n, out)
+    return _op_special_chebyshev_polynomial_v_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_chebyshev_polynomial_v.out', _autograd_special_chebyshev_polynomial_v_out)
+
+
+_op_special_chebyshev_polynomial_v_x_scalar = _get_op('aten::special_chebyshev_polynomial_v.x_scalar')
+
+
+def _autograd_special_chebyshev_polynomial_v_x_scalar(ks, x, n):
+    return _op_special_chebyshev_polynomial_v_x_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_chebyshev_polynomial_v.x_scalar', _autograd_special_chebyshev_polynomial_v_x_scalar)
+
+
+_op_special_chebyshev_polynomial_v_x_scalar_out = _get_op('aten::special_chebyshev_polynomial_v.x_scalar_out')
+
+
+def _autograd_special_chebyshev_polynomial_v_x_scalar_out(ks, x, n, out):
+    if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_chebyshev_polynomial_v', n, out)
+    return _op_special_chebyshev_polynomial_v_x_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_chebyshev_polynomial_v.x_scalar_out', _autograd_special_chebyshev_polynomial_v_x_scalar_out)
+
+
+_op_special_chebyshev_polynomial_v_n_scalar = _get_op('aten::special_chebyshev_polynomial_v.n_scalar')
+
+
+def _autograd_special_chebyshev_polynomial_v_n_scalar(ks, x, n):
+    return _op_special_chebyshev_polynomial_v_n_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_chebyshev_polynomial_v.n_scalar', _autograd_special_chebyshev_polynomial_v_n_scalar)
+
+
+_op_special_chebyshev_polynomial_v_n_scalar_out = _get_op('aten::special_chebyshev_polynomial_v.n_scalar_out')
+
+
+def _autograd_special_chebyshev_polynomial_v_n_scalar_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_chebyshev_polynomial_v', x, out)
+    return _op_special_chebyshev_polynomial_v_n_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_chebyshev_polynomial_v.n_scalar_out', _autograd_special_chebyshev_polynomial_v_n_scalar_out)
+
+
+_op_special_chebyshev_polynomial_w = _get_op('aten::special_chebyshev_polynomial_w')
+
+
+def _autograd_special_chebyshev_polynomial_w(ks, x, n):
+    return _op_special_chebyshev_polynomial_w.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_chebyshev_polynomial_w', _autograd_special_chebyshev_polynomial_w)
+
+
+_op_special_chebyshev_polynomial_w_out = _get_op('aten::special_chebyshev_polynomial_w.out')
+
+
+def _autograd_special_chebyshev_polynomial_w_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_chebyshev_polynomial_w', x, n, out)
+    return _op_special_chebyshev_polynomial_w_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_chebyshev_polynomial_w.out', _autograd_special_chebyshev_polynomial_w_out)
+
+
+_op_special_chebyshev_polynomial_w_x_scalar = _get_op('aten::special_chebyshev_polynomial_w.x_scalar')
+
+
+def _autograd_special_chebyshev_polynomial_w_x_scalar(ks, x, n):
+    return _op_special_chebyshev_polynomial_w_x_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_chebyshev_polynomial_w.x_scalar', _autograd_special_chebyshev_polynomial_w_x_scalar)
+
+
+_op_special_chebyshev_polynomial_w_x_scalar_out = _get_op('aten::special_chebyshev_polynomial_w.x_scalar_out')
+
+
+def _autograd_special_chebyshev_polynomial_w_x_scalar_out(ks, x, n, out):
+    if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_chebyshev_polynomial_w', n, out)
+    return _op_special_chebyshev_polynomial_w_x_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_chebyshev_polynomial_w.x_scalar_out', _autograd_special_chebyshev_polynomial_w_x_scalar_out)
+
+
+_op_special_chebyshev_polynomial_w_n_scalar = _get_op('aten::special_chebyshev_polynomial_w.n_scalar')
+
+
+def _autograd_special_chebyshev_polynomial_w_n_scalar(ks, x, n):
+    return _op_special_chebyshev_polynomial_w_n_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_chebyshev_polynomial_w.n_scalar', _autograd_special_chebyshev_polynomial_w_n_scalar)
+
+
+_op_special_chebyshev_polynomial_w_n_scalar_out = _get_op('aten::special_chebyshev_polynomial_w.n_scalar_out')
+
+
+def _autograd_special_chebyshev_polynomial_w_n_scalar_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_chebyshev_polynomial_w', x, out)
+    return _op_special_chebyshev_polynomial_w_n_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_chebyshev_polynomial_w.n_scalar_out', _autograd_special_chebyshev_polynomial_w_n_scalar_out)
+
+
+_op_special_hermite_polynomial_h = _get_op('aten::special_hermite_polynomial_h')
+
+
+def _autograd_special_hermite_polynomial_h(ks, x, n):
+    return _op_special_hermite_polynomial_h.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_hermite_polynomial_h', _autograd_special_hermite_polynomial_h)
+
+
+_op_special_hermite_polynomial_h_out = _get_op('aten::special_hermite_polynomial_h.out')
+
+
+def _autograd_special_hermite_polynomial_h_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_hermite_polynomial_h', x, n, out)
+    return _op_special_hermite_polynomial_h_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_hermite_polynomial_h.out', _autograd_special_hermite_polynomial_h_out)
+
+
+_op_special_hermite_polynomial_h_x_scalar = _get_op('aten::special_hermite_polynomial_h.x_scalar')
+
+
+def _autograd_special_hermite_polynomial_h_x_scalar(ks, x, n):
+    return _op_special_hermite_polynomial_h_x_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_hermite_polynomial_h.x_scalar', _autograd_special_hermite_polynomial_h_x_scalar)
+
+
+_op_special_hermite_polynomial_h_x_scalar_out = _get_op('aten::special_hermite_polynomial_h.x_scalar_out')
+
+
+def _autograd_special_hermite_polynomial_h_x_scalar_out(ks, x, n, out):
+    if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_hermite_polynomial_h', n, out)
+    return _op_special_hermite_polynomial_h_x_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_hermite_polynomial_h.x_scalar_out', _autograd_special_hermite_polynomial_h_x_scalar_out)
+
+
+_op_special_hermite_polynomial_h_n_scalar = _get_op('aten::special_hermite_polynomial_h.n_scalar')
+
+
+def _autograd_special_hermite_polynomial_h_n_scalar(ks, x, n):
+    return _op_special_hermite_polynomial_h_n_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_hermite_polynomial_h.n_scalar', _autograd_special_hermite_polynomial_h_n_scalar)
+
+
+_op_special_hermite_polynomial_h_n_scalar_out = _get_op('aten::special_hermite_polynomial_h.n_scalar_out')
+
+
+def _autograd_special_hermite_polynomial_h_n_scalar_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_hermite_polynomial_h', x, out)
+    return _op_special_hermite_polynomial_h_n_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_hermite_polynomial_h.n_scalar_out', _autograd_special_hermite_polynomial_h_n_scalar_out)
+
+
+_op_special_hermite_polynomial_he = _get_op('aten::special_hermite_polynomial_he')
+
+
+def _autograd_special_hermite_polynomial_he(ks, x, n):
+    return _op_special_hermite_polynomial_he.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_hermite_polynomial_he', _autograd_special_hermite_polynomial_he)
+
+
+_op_special_hermite_polynomial_he_out = _get_op('aten::special_hermite_polynomial_he.out')
+
+
+def _autograd_special_hermite_polynomial_he_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_hermite_polynomial_he', x, n, out)
+    return _op_special_hermite_polynomial_he_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_hermite_polynomial_he.out', _autograd_special_hermite_polynomial_he_out)
+
+
+_op_special_hermite_polynomial_he_x_scalar = _get_op('aten::special_hermite_polynomial_he.x_scalar')
+
+
+def _autograd_special_hermite_polynomial_he_x_scalar(ks, x, n):
+    return _op_special_hermite_polynomial_he_x_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_hermite_polynomial_he.x_scalar', _autograd_special_hermite_polynomial_he_x_scalar)
+
+
+_op_special_hermite_polynomial_he_x_scalar_out = _get_op('aten::special_hermite_polynomial_he.x_scalar_out')
+
+
+def _autograd_special_hermite_polynomial_he_x_scalar_out(ks, x, n, out):
+    if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_hermite_polynomial_he', n, out)
+    return _op_special_hermite_polynomial_he_x_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_hermite_polynomial_he.x_scalar_out', _autograd_special_hermite_polynomial_he_x_scalar_out)
+
+
+_op_special_hermite_polynomial_he_n_scalar = _get_op('aten::special_hermite_polynomial_he.n_scalar')
+
+
+def _autograd_special_hermite_polynomial_he_n_scalar(ks, x, n):
+    return _op_special_hermite_polynomial_he_n_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_hermite_polynomial_he.n_scalar', _autograd_special_hermite_polynomial_he_n_scalar)
+
+
+_op_special_hermite_polynomial_he_n_scalar_out = _get_op('aten::special_hermite_polynomial_he.n_scalar_out')
+
+
+def _autograd_special_hermite_polynomial_he_n_scalar_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_hermite_polynomial_he', x, out)
+    return _op_special_hermite_polynomial_he_n_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_hermite_polynomial_he.n_scalar_out', _autograd_special_hermite_polynomial_he_n_scalar_out)
+
+
+_op_special_laguerre_polynomial_l = _get_op('aten::special_laguerre_polynomial_l')
+
+
+def _autograd_special_laguerre_polynomial_l(ks, x, n):
+    return _op_special_laguerre_polynomial_l.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_laguerre_polynomial_l', _autograd_special_laguerre_polynomial_l)
+
+
+_op_special_laguerre_polynomial_l_out = _get_op('aten::special_laguerre_polynomial_l.out')
+
+
+def _autograd_special_laguerre_polynomial_l_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_laguerre_polynomial_l', x, n, out)
+    return _op_special_laguerre_polynomial_l_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_laguerre_polynomial_l.out', _autograd_special_laguerre_polynomial_l_out)
+
+
+_op_special_laguerre_polynomial_l_x_scalar = _get_op('aten::special_laguerre_polynomial_l.x_scalar')
+
+
+def _autograd_special_laguerre_polynomial_l_x_scalar(ks, x, n):
+    return _op_special_laguerre_polynomial_l_x_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_laguerre_polynomial_l.x_scalar', _autograd_special_laguerre_polynomial_l_x_scalar)
+
+
+_op_special_laguerre_polynomial_l_x_scalar_out = _get_op('aten::special_laguerre_polynomial_l.x_scalar_out')
+
+
+def _autograd_special_laguerre_polynomial_l_x_scalar_out(ks, x, n, out):
+    if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_laguerre_polynomial_l', n, out)
+    return _op_special_laguerre_polynomial_l_x_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_laguerre_polynomial_l.x_scalar_out', _autograd_special_laguerre_polynomial_l_x_scalar_out)
+
+
+_op_special_laguerre_polynomial_l_n_scalar = _get_op('aten::special_laguerre_polynomial_l.n_scalar')
+
+
+def _autograd_special_laguerre_polynomial_l_n_scalar(ks, x, n):
+    return _op_special_laguerre_polynomial_l_n_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_laguerre_polynomial_l.n_scalar', _autograd_special_laguerre_polynomial_l_n_scalar)
+
+
+_op_special_laguerre_polynomial_l_n_scalar_out = _get_op('aten::special_laguerre_polynomial_l.n_scalar_out')
+
+
+def _autograd_special_laguerre_polynomial_l_n_scalar_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_laguerre_polynomial_l', x, out)
+    return _op_special_laguerre_polynomial_l_n_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_laguerre_polynomial_l.n_scalar_out', _autograd_special_laguerre_polynomial_l_n_scalar_out)
+
+
+_op_special_legendre_polynomial_p = _get_op('aten::special_legendre_polynomial_p')
+
+
+def _autograd_special_legendre_polynomial_p(ks, x, n):
+    return _op_special_legendre_polynomial_p.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_legendre_polynomial_p', _autograd_special_legendre_polynomial_p)
+
+
+_op_special_legendre_polynomial_p_out = _get_op('aten::special_legendre_polynomial_p.out')
+
+
+def _autograd_special_legendre_polynomial_p_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_legendre_polynomial_p', x, n, out)
+    return _op_special_legendre_polynomial_p_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_legendre_polynomial_p.out', _autograd_special_legendre_polynomial_p_out)
+
+
+_op_special_legendre_polynomial_p_x_scalar = _get_op('aten::special_legendre_polynomial_p.x_scalar')
+
+
+def _autograd_special_legendre_polynomial_p_x_scalar(ks, x, n):
+    return _op_special_legendre_polynomial_p_x_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_legendre_polynomial_p.x_scalar', _autograd_special_legendre_polynomial_p_x_scalar)
+
+
+_op_special_legendre_polynomial_p_x_scalar_out = _get_op('aten::special_legendre_polynomial_p.x_scalar_out')
+
+
+def _autograd_special_legendre_polynomial_p_x_scalar_out(ks, x, n, out):
+    if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_legendre_polynomial_p', n, out)
+    return _op_special_legendre_polynomial_p_x_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_legendre_polynomial_p.x_scalar_out', _autograd_special_legendre_polynomial_p_x_scalar_out)
+
+
+_op_special_legendre_polynomial_p_n_scalar = _get_op('aten::special_legendre_polynomial_p.n_scalar')
+
+
+def _autograd_special_legendre_polynomial_p_n_scalar(ks, x, n):
+    return _op_special_legendre_polynomial_p_n_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_legendre_polynomial_p.n_scalar', _autograd_special_legendre_polynomial_p_n_scalar)
+
+
+_op_special_legendre_polynomial_p_n_scalar_out = _get_op('aten::special_legendre_polynomial_p.n_scalar_out')
+
+
+def _autograd_special_legendre_polynomial_p_n_scalar_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_legendre_polynomial_p', x, out)
+    return _op_special_legendre_polynomial_p_n_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_legendre_polynomial_p.n_scalar_out', _autograd_special_legendre_polynomial_p_n_scalar_out)
+
+
+_op_special_modified_bessel_i0 = _get_op('aten::special_modified_bessel_i0')
+
+
+def _autograd_special_modified_bessel_i0(ks, self):
+    return _op_special_modified_bessel_i0.redispatch(ks, self)
+
+
+register_autograd('aten::special_modified_bessel_i0', _autograd_special_modified_bessel_i0)
+
+
+_op_special_modified_bessel_i0_out = _get_op('aten::special_modified_bessel_i0.out')
+
+
+def _autograd_special_modified_bessel_i0_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_modified_bessel_i0', self, out)
+    return _op_special_modified_bessel_i0_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::special_modified_bessel_i0.out', _autograd_special_modified_bessel_i0_out)
+
+
+_op_special_modified_bessel_i1 = _get_op('aten::special_modified_bessel_i1')
+
+
+def _autograd_special_modified_bessel_i1(ks, self):
+    return _op_special_modified_bessel_i1.redispatch(ks, self)
+
+
+register_autograd('aten::special_modified_bessel_i1', _autograd_special_modified_bessel_i1)
+
+
+_op_special_modified_bessel_i1_out = _get_op('aten::special_modified_bessel_i1.out')
+
+
+def _autograd_special_modified_bessel_i1_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_modified_bessel_i1', self, out)
+    return _op_special_modified_bessel_i1_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::special_modified_bessel_i1.out', _autograd_special_modified_bessel_i1_out)
+
+
+_op_special_modified_bessel_k0 = _get_op('aten::special_modified_bessel_k0')
+
+
+def _autograd_special_modified_bessel_k0(ks, self):
+    return _op_special_modified_bessel_k0.redispatch(ks, self)
+
+
+register_autograd('aten::special_modified_bessel_k0', _autograd_special_modified_bessel_k0)
+
+
+_op_special_modified_bessel_k0_out = _get_op('aten::special_modified_bessel_k0.out')
+
+
+def _autograd_special_modified_bessel_k0_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_modified_bessel_k0', self, out)
+    return _op_special_modified_bessel_k0_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::special_modified_bessel_k0.out', _autograd_special_modified_bessel_k0_out)
+
+
+_op_special_modified_bessel_k1 = _get_op('aten::special_modified_bessel_k1')
+
+
+def _autograd_special_modified_bessel_k1(ks, self):
+    return _op_special_modified_bessel_k1.redispatch(ks, self)
+
+
+register_autograd('aten::special_modified_bessel_k1', _autograd_special_modified_bessel_k1)
+
+
+_op_special_modified_bessel_k1_out = _get_op('aten::special_modified_bessel_k1.out')
+
+
+def _autograd_special_modified_bessel_k1_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_modified_bessel_k1', self, out)
+    return _op_special_modified_bessel_k1_out.redispatch(ks, self, out)
+
+
+register_autograd('aten::special_modified_bessel_k1.out', _autograd_special_modified_bessel_k1_out)
+
+
+_op_special_scaled_modified_bessel_k0 = _get_op('aten::special_scaled_modified_bessel_k0')
+
+
+def _autograd_special_scaled_modified_bessel_k0(ks, x):
+    return _op_special_scaled_modified_bessel_k0.redispatch(ks, x)
+
+
+register_autograd('aten::special_scaled_modified_bessel_k0', _autograd_special_scaled_modified_bessel_k0)
+
+
+_op_special_scaled_modified_bessel_k0_out = _get_op('aten::special_scaled_modified_bessel_k0.out')
+
+
+def _autograd_special_scaled_modified_bessel_k0_out(ks, x, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_scaled_modified_bessel_k0', x, out)
+    return _op_special_scaled_modified_bessel_k0_out.redispatch(ks, x, out)
+
+
+register_autograd('aten::special_scaled_modified_bessel_k0.out', _autograd_special_scaled_modified_bessel_k0_out)
+
+
+_op_special_scaled_modified_bessel_k1 = _get_op('aten::special_scaled_modified_bessel_k1')
+
+
+def _autograd_special_scaled_modified_bessel_k1(ks, x):
+    return _op_special_scaled_modified_bessel_k1.redispatch(ks, x)
+
+
+register_autograd('aten::special_scaled_modified_bessel_k1', _autograd_special_scaled_modified_bessel_k1)
+
+
+_op_special_scaled_modified_bessel_k1_out = _get_op('aten::special_scaled_modified_bessel_k1.out')
+
+
+def _autograd_special_scaled_modified_bessel_k1_out(ks, x, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_scaled_modified_bessel_k1', x, out)
+    return _op_special_scaled_modified_bessel_k1_out.redispatch(ks, x, out)
+
+
+register_autograd('aten::special_scaled_modified_bessel_k1.out', _autograd_special_scaled_modified_bessel_k1_out)
+
+
+_op_special_shifted_chebyshev_polynomial_t = _get_op('aten::special_shifted_chebyshev_polynomial_t')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_t(ks, x, n):
+    return _op_special_shifted_chebyshev_polynomial_t.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_t', _autograd_special_shifted_chebyshev_polynomial_t)
+
+
+_op_special_shifted_chebyshev_polynomial_t_out = _get_op('aten::special_shifted_chebyshev_polynomial_t.out')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_t_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_shifted_chebyshev_polynomial_t', x, n, out)
+    return _op_special_shifted_chebyshev_polynomial_t_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_t.out', _autograd_special_shifted_chebyshev_polynomial_t_out)
+
+
+_op_special_shifted_chebyshev_polynomial_t_x_scalar = _get_op('aten::special_shifted_chebyshev_polynomial_t.x_scalar')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_t_x_scalar(ks, x, n):
+    return _op_special_shifted_chebyshev_polynomial_t_x_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_t.x_scalar', _autograd_special_shifted_chebyshev_polynomial_t_x_scalar)
+
+
+_op_special_shifted_chebyshev_polynomial_t_x_scalar_out = _get_op('aten::special_shifted_chebyshev_polynomial_t.x_scalar_out')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_t_x_scalar_out(ks, x, n, out):
+    if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_shifted_chebyshev_polynomial_t', n, out)
+    return _op_special_shifted_chebyshev_polynomial_t_x_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_t.x_scalar_out', _autograd_special_shifted_chebyshev_polynomial_t_x_scalar_out)
+
+
+_op_special_shifted_chebyshev_polynomial_t_n_scalar = _get_op('aten::special_shifted_chebyshev_polynomial_t.n_scalar')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_t_n_scalar(ks, x, n):
+    return _op_special_shifted_chebyshev_polynomial_t_n_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_t.n_scalar', _autograd_special_shifted_chebyshev_polynomial_t_n_scalar)
+
+
+_op_special_shifted_chebyshev_polynomial_t_n_scalar_out = _get_op('aten::special_shifted_chebyshev_polynomial_t.n_scalar_out')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_t_n_scalar_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_shifted_chebyshev_polynomial_t', x, out)
+    return _op_special_shifted_chebyshev_polynomial_t_n_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_t.n_scalar_out', _autograd_special_shifted_chebyshev_polynomial_t_n_scalar_out)
+
+
+_op_special_shifted_chebyshev_polynomial_u = _get_op('aten::special_shifted_chebyshev_polynomial_u')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_u(ks, x, n):
+    return _op_special_shifted_chebyshev_polynomial_u.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_u', _autograd_special_shifted_chebyshev_polynomial_u)
+
+
+_op_special_shifted_chebyshev_polynomial_u_out = _get_op('aten::special_shifted_chebyshev_polynomial_u.out')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_u_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_shifted_chebyshev_polynomial_u', x, n, out)
+    return _op_special_shifted_chebyshev_polynomial_u_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_u.out', _autograd_special_shifted_chebyshev_polynomial_u_out)
+
+
+_op_special_shifted_chebyshev_polynomial_u_x_scalar = _get_op('aten::special_shifted_chebyshev_polynomial_u.x_scalar')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_u_x_scalar(ks, x, n):
+    return _op_special_shifted_chebyshev_polynomial_u_x_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_u.x_scalar', _autograd_special_shifted_chebyshev_polynomial_u_x_scalar)
+
+
+_op_special_shifted_chebyshev_polynomial_u_x_scalar_out = _get_op('aten::special_shifted_chebyshev_polynomial_u.x_scalar_out')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_u_x_scalar_out(ks, x, n, out):
+    if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_shifted_chebyshev_polynomial_u', n, out)
+    return _op_special_shifted_chebyshev_polynomial_u_x_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_u.x_scalar_out', _autograd_special_shifted_chebyshev_polynomial_u_x_scalar_out)
+
+
+_op_special_shifted_chebyshev_polynomial_u_n_scalar = _get_op('aten::special_shifted_chebyshev_polynomial_u.n_scalar')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_u_n_scalar(ks, x, n):
+    return _op_special_shifted_chebyshev_polynomial_u_n_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_u.n_scalar', _autograd_special_shifted_chebyshev_polynomial_u_n_scalar)
+
+
+_op_special_shifted_chebyshev_polynomial_u_n_scalar_out = _get_op('aten::special_shifted_chebyshev_polynomial_u.n_scalar_out')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_u_n_scalar_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_shifted_chebyshev_polynomial_u', x, out)
+    return _op_special_shifted_chebyshev_polynomial_u_n_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_u.n_scalar_out', _autograd_special_shifted_chebyshev_polynomial_u_n_scalar_out)
+
+
+_op_special_shifted_chebyshev_polynomial_v = _get_op('aten::special_shifted_chebyshev_polynomial_v')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_v(ks, x, n):
+    return _op_special_shifted_chebyshev_polynomial_v.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_v', _autograd_special_shifted_chebyshev_polynomial_v)
+
+
+_op_special_shifted_chebyshev_polynomial_v_out = _get_op('aten::special_shifted_chebyshev_polynomial_v.out')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_v_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_shifted_chebyshev_polynomial_v', x, n, out)
+    return _op_special_shifted_chebyshev_polynomial_v_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_v.out', _autograd_special_shifted_chebyshev_polynomial_v_out)
+
+
+_op_special_shifted_chebyshev_polynomial_v_x_scalar = _get_op('aten::special_shifted_chebyshev_polynomial_v.x_scalar')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_v_x_scalar(ks, x, n):
+    return _op_special_shifted_chebyshev_polynomial_v_x_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_v.x_scalar', _autograd_special_shifted_chebyshev_polynomial_v_x_scalar)
+
+
+_op_special_shifted_chebyshev_polynomial_v_x_scalar_out = _get_op('aten::special_shifted_chebyshev_polynomial_v.x_scalar_out')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_v_x_scalar_out(ks, x, n, out):
+    if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_shifted_chebyshev_polynomial_v', n, out)
+    return _op_special_shifted_chebyshev_polynomial_v_x_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_v.x_scalar_out', _autograd_special_shifted_chebyshev_polynomial_v_x_scalar_out)
+
+
+_op_special_shifted_chebyshev_polynomial_v_n_scalar = _get_op('aten::special_shifted_chebyshev_polynomial_v.n_scalar')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_v_n_scalar(ks, x, n):
+    return _op_special_shifted_chebyshev_polynomial_v_n_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_v.n_scalar', _autograd_special_shifted_chebyshev_polynomial_v_n_scalar)
+
+
+_op_special_shifted_chebyshev_polynomial_v_n_scalar_out = _get_op('aten::special_shifted_chebyshev_polynomial_v.n_scalar_out')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_v_n_scalar_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_shifted_chebyshev_polynomial_v', x, out)
+    return _op_special_shifted_chebyshev_polynomial_v_n_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_v.n_scalar_out', _autograd_special_shifted_chebyshev_polynomial_v_n_scalar_out)
+
+
+_op_special_shifted_chebyshev_polynomial_w = _get_op('aten::special_shifted_chebyshev_polynomial_w')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_w(ks, x, n):
+    return _op_special_shifted_chebyshev_polynomial_w.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_w', _autograd_special_shifted_chebyshev_polynomial_w)
+
+
+_op_special_shifted_chebyshev_polynomial_w_out = _get_op('aten::special_shifted_chebyshev_polynomial_w.out')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_w_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_shifted_chebyshev_polynomial_w', x, n, out)
+    return _op_special_shifted_chebyshev_polynomial_w_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_w.out', _autograd_special_shifted_chebyshev_polynomial_w_out)
+
+
+_op_special_shifted_chebyshev_polynomial_w_x_scalar = _get_op('aten::special_shifted_chebyshev_polynomial_w.x_scalar')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_w_x_scalar(ks, x, n):
+    return _op_special_shifted_chebyshev_polynomial_w_x_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_w.x_scalar', _autograd_special_shifted_chebyshev_polynomial_w_x_scalar)
+
+
+_op_special_shifted_chebyshev_polynomial_w_x_scalar_out = _get_op('aten::special_shifted_chebyshev_polynomial_w.x_scalar_out')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_w_x_scalar_out(ks, x, n, out):
+    if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_shifted_chebyshev_polynomial_w', n, out)
+    return _op_special_shifted_chebyshev_polynomial_w_x_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_w.x_scalar_out', _autograd_special_shifted_chebyshev_polynomial_w_x_scalar_out)
+
+
+_op_special_shifted_chebyshev_polynomial_w_n_scalar = _get_op('aten::special_shifted_chebyshev_polynomial_w.n_scalar')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_w_n_scalar(ks, x, n):
+    return _op_special_shifted_chebyshev_polynomial_w_n_scalar.redispatch(ks, x, n)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_w.n_scalar', _autograd_special_shifted_chebyshev_polynomial_w_n_scalar)
+
+
+_op_special_shifted_chebyshev_polynomial_w_n_scalar_out = _get_op('aten::special_shifted_chebyshev_polynomial_w.n_scalar_out')
+
+
+def _autograd_special_shifted_chebyshev_polynomial_w_n_scalar_out(ks, x, n, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_shifted_chebyshev_polynomial_w', x, out)
+    return _op_special_shifted_chebyshev_polynomial_w_n_scalar_out.redispatch(ks, x, n, out)
+
+
+register_autograd('aten::special_shifted_chebyshev_polynomial_w.n_scalar_out', _autograd_special_shifted_chebyshev_polynomial_w_n_scalar_out)
+
+
+_op_special_spherical_bessel_j0 = _get_op('aten::special_spherical_bessel_j0')
+
+
+def _autograd_special_spherical_bessel_j0(ks, x):
+    return _op_special_spherical_bessel_j0.redispatch(ks, x)
+
+
+register_autograd('aten::special_spherical_bessel_j0', _autograd_special_spherical_bessel_j0)
+
+
+_op_special_spherical_bessel_j0_out = _get_op('aten::special_spherical_bessel_j0.out')
+
+
+def _autograd_special_spherical_bessel_j0_out(ks, x, out):
+    if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('special_spherical_bessel_j0', x, out)
+    return _op_special_spherical_bessel_j0_out.redispatch(ks, x, out)
+
+
+register_autograd('aten::special_spherical_bessel_j0.out', _autograd_special_spherical_bessel_j0_out)
+
+
 _op__fft_r2c = _get_op('aten::_fft_r2c')
 _fw__fft_r2c = FwSpec(_op__fft_r2c, (0,), (False,), 'functional', LINEAR)
 

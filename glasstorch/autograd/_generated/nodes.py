@@ -6,6 +6,7 @@ from glasstorch.autograd.formulas import *  # noqa: F401,F403
 from glasstorch.autograd.linalg_formulas import *  # noqa: F401,F403
 from glasstorch.autograd.complex_formulas import *  # noqa: F401,F403
 from glasstorch.autograd.fft_formulas import *  # noqa: F401,F403
+from glasstorch.autograd.special_formulas import *  # noqa: F401,F403
 from glasstorch.autograd import graph as _graph
 from glasstorch.autograd.graph import _BACKWARD_TWICE, Node, SavedTensor  # noqa: F401
 from glasstorch.autograd.node_support import materialize, record, unwrap, wrap_saved
@@ -11853,6 +11854,924 @@ class Unique2Backward0(Node):
         if node.should_compute_output(0):
             out[0] = unwrap(_Unique2Backward0_0(grad, grads))
         return out
+
+
+def _Deg2RadBackward0_0(grad, grads):
+    return deg2rad_backward(grad)
+
+
+class Deg2RadBackward0(Node):
+    """Backward of ``deg2rad(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:6)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_Deg2RadBackward0_0(grad, grads))
+        return out
+
+
+def _Deg2RadBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _Deg2RadBackward0_0(grad, [grad]), self_t)
+
+
+def _SpecialErfcxBackward0_0(grad, grads, self, result):
+    return (2.0 * self * result - 1.1283791670955126) * grad
+
+
+class SpecialErfcxBackward0(Node):
+    """Backward of ``special_erfcx(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:10)."""
+
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'SpecialErfcxBackward0', node)
+        self = _unpack(node, node.self_, 'SpecialErfcxBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SpecialErfcxBackward0_0(grad, grads, self, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'SpecialErfcxBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'SpecialErfcxBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
+def _SpecialErfcxBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _SpecialErfcxBackward0_0(grad, [grad], self_p, result), self_t)
+
+
+def _I0Backward0_0(grad, grads, self):
+    return grad * special_i1(self)
+
+
+class I0Backward0(Node):
+    """Backward of ``i0(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:14)."""
+
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'I0Backward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_I0Backward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'I0Backward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _I0Backward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _I0Backward0_0(grad, [grad], self_p), self_t)
+
+
+def _SpecialI0EBackward0_0(grad, grads, self, result):
+    return grad * (special_i1e(self) - self.sgn() * result)
+
+
+class SpecialI0EBackward0(Node):
+    """Backward of ``special_i0e(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:18)."""
+
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'SpecialI0EBackward0', node)
+        self = _unpack(node, node.self_, 'SpecialI0EBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SpecialI0EBackward0_0(grad, grads, self, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'SpecialI0EBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'SpecialI0EBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
+def _SpecialI0EBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _SpecialI0EBackward0_0(grad, [grad], self_p, result), self_t)
+
+
+def _SpecialI1Backward0_0(grad, grads, self, result):
+    return i1_backward(grad, self, result)
+
+
+class SpecialI1Backward0(Node):
+    """Backward of ``special_i1(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:22)."""
+
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'SpecialI1Backward0', node)
+        self = _unpack(node, node.self_, 'SpecialI1Backward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SpecialI1Backward0_0(grad, grads, self, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'SpecialI1Backward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'SpecialI1Backward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
+def _SpecialI1Backward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _SpecialI1Backward0_0(grad, [grad], self_p, result), self_t)
+
+
+def _SpecialI1EBackward0_0(grad, grads, self, result):
+    return i1e_backward(grad, self, result)
+
+
+class SpecialI1EBackward0(Node):
+    """Backward of ``special_i1e(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:26)."""
+
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'SpecialI1EBackward0', node)
+        self = _unpack(node, node.self_, 'SpecialI1EBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SpecialI1EBackward0_0(grad, grads, self, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'SpecialI1EBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'SpecialI1EBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
+def _SpecialI1EBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _SpecialI1EBackward0_0(grad, [grad], self_p, result), self_t)
+
+
+def _IgammaBackward0_0(grad, grads, self, other):
+    return not_implemented("igamma: input")
+
+
+def _IgammaBackward0_1(grad, grads, self, other):
+    return grad * ((self - 1) * other.log() - other - self.lgamma()).exp()
+
+
+class IgammaBackward0(Node):
+    """Backward of ``igamma(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:30)."""
+
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = _unpack(node, node.other_, 'IgammaBackward0')
+        self = _unpack(node, node.self_, 'IgammaBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_IgammaBackward0_0(grad, grads, self, other))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_IgammaBackward0_1(grad, grads, self, other))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'IgammaBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_other(self):
+        return _unpack(self, self.other_, 'IgammaBackward0')
+
+    @property
+    def _raw_saved_other(self):
+        return self.other_
+
+
+def _IgammacBackward0_0(grad, grads, self, other):
+    return not_implemented("igammac: input")
+
+
+def _IgammacBackward0_1(grad, grads, self, other):
+    return -grad * ((self - 1) * other.log() - other - self.lgamma()).exp()
+
+
+class IgammacBackward0(Node):
+    """Backward of ``igammac(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:34)."""
+
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = _unpack(node, node.other_, 'IgammacBackward0')
+        self = _unpack(node, node.self_, 'IgammacBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_IgammacBackward0_0(grad, grads, self, other))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_IgammacBackward0_1(grad, grads, self, other))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'IgammacBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_other(self):
+        return _unpack(self, self.other_, 'IgammacBackward0')
+
+    @property
+    def _raw_saved_other(self):
+        return self.other_
+
+
+def _LgammaBackward0_0(grad, grads, self):
+    return grad * self.digamma()
+
+
+class LgammaBackward0(Node):
+    """Backward of ``lgamma(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:38)."""
+
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'LgammaBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LgammaBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'LgammaBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _LgammaBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _LgammaBackward0_0(grad, [grad], self_p), self_t)
+
+
+def _DigammaBackward0_0(grad, grads, self):
+    return grad * self.polygamma(1)
+
+
+class DigammaBackward0(Node):
+    """Backward of ``digamma(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:42)."""
+
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'DigammaBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_DigammaBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'DigammaBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _DigammaBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _DigammaBackward0_0(grad, [grad], self_p), self_t)
+
+
+def _PolygammaBackward0_0(grad, grads, self, n):
+    return grad * self.polygamma(n + 1)
+
+
+class PolygammaBackward0(Node):
+    """Backward of ``polygamma(int n, Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:46)."""
+
+    __slots__ = ('self_', 'n_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'PolygammaBackward0')
+        n = node.n_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_PolygammaBackward0_0(grad, grads, self, n))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'PolygammaBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_n(self):
+        return self.n_
+
+
+def _PolygammaBackward0_jvp(n, self_p, self_t, result):
+    return _element_wise(lambda grad: _PolygammaBackward0_0(grad, [grad], self_p, n), self_t)
+
+
+def _PolygammaBackward1_0(grad, grads, self, n):
+    return grad * self.polygamma(n + 1)
+
+
+class PolygammaBackward1(Node):
+    """Backward of ``polygamma_(Tensor(a!) self, int n) -> Tensor(a!)`` (glasstorch/_ops/derivatives/special.yaml:50)."""
+
+    __slots__ = ('self_', 'n_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'PolygammaBackward1')
+        n = node.n_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_PolygammaBackward1_0(grad, grads, self, n))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'PolygammaBackward1')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_n(self):
+        return self.n_
+
+
+def _PolygammaBackward1_jvp(self_p, self_t, n, result):
+    return _element_wise(lambda grad: _PolygammaBackward1_0(grad, [grad], self_p, n), self_t)
+
+
+def _SpecialXlog1PyBackward0_0(grad, grads, self, other):
+    return special_xlog1py(grad, other).masked_fill((self == 0.) & (other <= -1.), 0.)
+
+
+def _SpecialXlog1PyBackward0_1(grad, grads, self, other):
+    return grad * self / (other + 1)
+
+
+class SpecialXlog1PyBackward0(Node):
+    """Backward of ``special_xlog1py(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:54)."""
+
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = _unpack(node, node.other_, 'SpecialXlog1PyBackward0')
+        self = _unpack(node, node.self_, 'SpecialXlog1PyBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SpecialXlog1PyBackward0_0(grad, grads, self, other))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_SpecialXlog1PyBackward0_1(grad, grads, self, other))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'SpecialXlog1PyBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_other(self):
+        return _unpack(self, self.other_, 'SpecialXlog1PyBackward0')
+
+    @property
+    def _raw_saved_other(self):
+        return self.other_
+
+
+def _SpecialXlog1PyBackward0_jvp(self_p, self_t, other_p, other_t, result):
+    return special_xlog1py(self_t, other_p).masked_fill((self_p == 0.) & (other_p <= -1.), 0.) + other_t * self_p / (other_p + 1)
+
+
+def _SpecialXlog1PyBackward1_0(grad, grads, other, self):
+    return grad * self / (other + 1)
+
+
+class SpecialXlog1PyBackward1(Node):
+    """Backward of ``special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:59)."""
+
+    __slots__ = ('other_', 'self_')
+    _tensor_slots = ('other_',)
+    _inputs = ('other',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = _unpack(node, node.other_, 'SpecialXlog1PyBackward1')
+        self = node.self_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SpecialXlog1PyBackward1_0(grad, grads, other, self))
+        return out
+
+    @property
+    def _saved_other(self):
+        return _unpack(self, self.other_, 'SpecialXlog1PyBackward1')
+
+    @property
+    def _raw_saved_other(self):
+        return self.other_
+
+    @property
+    def _saved_self(self):
+        return self.self_
+
+
+def _SpecialXlog1PyBackward1_jvp(self, other_p, other_t, result):
+    return _element_wise(lambda grad: _SpecialXlog1PyBackward1_0(grad, [grad], other_p, self), other_t)
+
+
+def _SpecialXlog1PyBackward2_0(grad, grads, self, other):
+    return xlog1py_scalar_other_backward(grad, self, other)
+
+
+class SpecialXlog1PyBackward2(Node):
+    """Backward of ``special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:63)."""
+
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'SpecialXlog1PyBackward2')
+        other = node.other_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SpecialXlog1PyBackward2_0(grad, grads, self, other))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'SpecialXlog1PyBackward2')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_other(self):
+        return self.other_
+
+
+def _SpecialXlog1PyBackward2_jvp(self_p, self_t, other, result):
+    return _element_wise(lambda grad: _SpecialXlog1PyBackward2_0(grad, [grad], self_p, other), self_t)
+
+
+def _SpecialZetaBackward0_0(grad, grads, self, other):
+    return not_implemented("zeta")
+
+
+def _SpecialZetaBackward0_1(grad, grads, self, other):
+    return grad * -self * special_zeta(self + 1., other)
+
+
+class SpecialZetaBackward0(Node):
+    """Backward of ``special_zeta(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:67)."""
+
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
+    _inputs = ('self', 'other')
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = _unpack(node, node.other_, 'SpecialZetaBackward0')
+        self = _unpack(node, node.self_, 'SpecialZetaBackward0')
+        out = [None] * 2
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SpecialZetaBackward0_0(grad, grads, self, other))
+        if node.should_compute_output(1):
+            out[1] = unwrap(_SpecialZetaBackward0_1(grad, grads, self, other))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'SpecialZetaBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_other(self):
+        return _unpack(self, self.other_, 'SpecialZetaBackward0')
+
+    @property
+    def _raw_saved_other(self):
+        return self.other_
+
+
+def _SpecialZetaBackward1_0(grad, grads, other, self):
+    return grad * -self * special_zeta(self + 1., other)
+
+
+class SpecialZetaBackward1(Node):
+    """Backward of ``special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:71)."""
+
+    __slots__ = ('other_', 'self_')
+    _tensor_slots = ('other_',)
+    _inputs = ('other',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        other = _unpack(node, node.other_, 'SpecialZetaBackward1')
+        self = node.self_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SpecialZetaBackward1_0(grad, grads, other, self))
+        return out
+
+    @property
+    def _saved_other(self):
+        return _unpack(self, self.other_, 'SpecialZetaBackward1')
+
+    @property
+    def _raw_saved_other(self):
+        return self.other_
+
+    @property
+    def _saved_self(self):
+        return self.self_
+
+
+def _SpecialZetaBackward2_0(grad, grads):
+    return not_implemented("zeta")
+
+
+class SpecialZetaBackward2(Node):
+    """Backward of ``special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:74)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SpecialZetaBackward2_0(grad, grads))
+        return out
+
+
+def _MvlgammaBackward0_0(grad, grads, self, p):
+    return mvlgamma_backward(grad, self, p)
+
+
+class MvlgammaBackward0(Node):
+    """Backward of ``mvlgamma(Tensor self, int p) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:77)."""
+
+    __slots__ = ('self_', 'p_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'MvlgammaBackward0')
+        p = node.p_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_MvlgammaBackward0_0(grad, grads, self, p))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'MvlgammaBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_p(self):
+        return self.p_
+
+
+def _MvlgammaBackward0_jvp(self_p, self_t, p, result):
+    return _element_wise(lambda grad: _MvlgammaBackward0_0(grad, [grad], self_p, p), self_t)
+
+
+def _Rad2DegBackward0_0(grad, grads):
+    return rad2deg_backward(grad)
+
+
+class Rad2DegBackward0(Node):
+    """Backward of ``rad2deg(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:81)."""
+
+    __slots__ = ()
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_Rad2DegBackward0_0(grad, grads))
+        return out
+
+
+def _Rad2DegBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _Rad2DegBackward0_0(grad, [grad]), self_t)
+
+
+def _SpecialEntrBackward0_0(grad, grads, self):
+    return grad * (-(1 + self.log()))
+
+
+class SpecialEntrBackward0(Node):
+    """Backward of ``special_entr(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:85)."""
+
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'SpecialEntrBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SpecialEntrBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'SpecialEntrBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _SpecialEntrBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _SpecialEntrBackward0_0(grad, [grad], self_p), self_t)
+
+
+def _SpecialNdtriBackward0_0(grad, grads, result):
+    return grad * 2.5066282746310002 * (result.square() / 2).exp()
+
+
+class SpecialNdtriBackward0(Node):
+    """Backward of ``special_ndtri(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:89)."""
+
+    __slots__ = ('result_',)
+    _tensor_slots = ('result_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'SpecialNdtriBackward0', node)
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SpecialNdtriBackward0_0(grad, grads, result))
+        return out
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'SpecialNdtriBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
+def _SpecialNdtriBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _SpecialNdtriBackward0_0(grad, [grad], result), self_t)
+
+
+def _SpecialLogNdtrBackward0_0(grad, grads, self, result):
+    return grad / 2.5066282746310002 * (result + self.pow(2) / 2).neg().exp()
+
+
+class SpecialLogNdtrBackward0(Node):
+    """Backward of ``special_log_ndtr(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:93)."""
+
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        result = wrap_saved(node.result_, 'SpecialLogNdtrBackward0', node)
+        self = _unpack(node, node.self_, 'SpecialLogNdtrBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SpecialLogNdtrBackward0_0(grad, grads, self, result))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'SpecialLogNdtrBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_result(self):
+        return wrap_saved(self.result_, 'SpecialLogNdtrBackward0', self)
+
+    @property
+    def _raw_saved_result(self):
+        return self.result_
+
+
+def _SpecialLogNdtrBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _SpecialLogNdtrBackward0_0(grad, [grad], self_p, result), self_t)
+
+
+def _LogitBackward0_0(grad, grads, self, eps):
+    return logit_backward(grad, self, eps)
+
+
+class LogitBackward0(Node):
+    """Backward of ``logit(Tensor self, float? eps=None) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:97)."""
+
+    __slots__ = ('self_', 'eps_')
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'LogitBackward0')
+        eps = node.eps_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_LogitBackward0_0(grad, grads, self, eps))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'LogitBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+    @property
+    def _saved_eps(self):
+        return self.eps_
+
+
+def _LogitBackward0_jvp(self_p, self_t, eps, result):
+    return _element_wise(lambda grad: _LogitBackward0_0(grad, [grad], self_p, eps), self_t)
+
+
+def _SincBackward0_0(grad, grads, self):
+    return sinc_backward(grad, self)
+
+
+class SincBackward0(Node):
+    """Backward of ``sinc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:101)."""
+
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self = _unpack(node, node.self_, 'SincBackward0')
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_SincBackward0_0(grad, grads, self))
+        return out
+
+    @property
+    def _saved_self(self):
+        return _unpack(self, self.self_, 'SincBackward0')
+
+    @property
+    def _raw_saved_self(self):
+        return self.self_
+
+
+def _SincBackward0_jvp(self_p, self_t, result):
+    return _element_wise(lambda grad: _SincBackward0_0(grad, [grad], self_p), self_t)
 
 
 def _FftR2CBackward0_0(grad, grads, dim, normalization, onesided, self_sizes):
