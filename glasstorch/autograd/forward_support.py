@@ -34,9 +34,12 @@ from .forward_grad import fw_grad, set_fw_grad
 from .graph import Node, collect_next_edges, requires_grad
 from .node_support import record, register_autograd, requires_grad_any
 
-__all__ = ["FwSpec", "LINEAR", "forward_call", "Identity"]
+__all__ = ["FwSpec", "LINEAR", "NOT_IMPLEMENTED", "forward_call", "Identity"]
 
 LINEAR = "auto_linear"
+# ``result: not_implemented``: PyTorch has no forward formula for the op (igamma, special_zeta), so a dual input
+# raises its error instead of taking the double-backward route
+NOT_IMPLEMENTED = "not_implemented"
 
 
 class FwSpec:
@@ -67,6 +70,13 @@ def _tangent(x, is_list):
 def forward_call(spec: FwSpec, kernel, ks, *args):
     """Run ``kernel`` and give its outputs the tangents its formula computes from the inputs' tangents."""
     tangents = [_tangent(args[i], is_list) for i, is_list in zip(spec.inputs, spec.lists, strict=True)]
+    if spec.jvp is NOT_IMPLEMENTED and any(t is not None for t in tangents):
+        name = spec.op.name.split("::")[-1].split(".")[0]
+        raise NotImplementedError(
+            f"Trying to use forward AD with {name} that does not support it because it has not "
+            "been implemented yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?"
+            "template=feature-request.yml so that we can prioritize its implementation or submit a PR adding the "
+            "implementation to derivatives.yaml")
     _gs.fw_grad_mode = False
     try:
         if all(t is None for t in tangents):

@@ -97,7 +97,9 @@ def _gamma_inc_op(name, alias):
 # -- orthogonal polynomials ----------------------------------------------------------------------------------
 def _poly_samples(dtype):
     yield Sample((T((3, 4), low=-1.5, high=1.5), T((3, 4), dtype="int64", low=0, high=12, seed=3)), name="int n")
-    yield Sample((T((3, 4), low=-0.99, high=0.99), T((4,), dtype="int64", low=9, high=30, seed=4)), name="large n")
+    # the closed forms past degree 8 divide by sin/cos of acos(x) / 2: near x = ±1 an ulp of acos moves them ~1e-5
+    yield Sample((T((3, 4), low=-0.99, high=0.99), T((4,), dtype="int64", low=9, high=30, seed=4)), name="large n",
+                 rtol=1e-4)
     yield Sample((T((2, 3), low=-2.0, high=2.0, layout="transposed"), 5), name="n scalar")
     yield Sample((T((3, 4), low=-3.0, high=3.0), -1), name="negative n")
     yield Sample((0.25, T((5,), dtype="int64", low=0, high=10)), name="x scalar")

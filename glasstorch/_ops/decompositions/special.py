@@ -88,7 +88,7 @@ _SQRT1_2 = 0.707106781186547524400844362104849039  # M_SQRT1_2
 
 def special_ndtr(self: TensorImpl) -> TensorImpl:
     """The standard normal CDF, ``(1 + erf(x * sqrt(1/2))) * 0.5``."""
-    return aten.mul_Tensor(aten.add_Tensor(aten.erf(aten.mul_Tensor(self, _SQRT1_2)), 1, 1), 0.5)
+    return aten.mul_Scalar(aten.add_Scalar(aten.erf(aten.mul_Scalar(self, _SQRT1_2)), 1, 1), 0.5)
 
 
 def special_ndtr_out(self: TensorImpl, out: TensorImpl) -> TensorImpl:

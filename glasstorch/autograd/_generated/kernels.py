@@ -9,7 +9,9 @@ from glasstorch.autograd.node_support import (  # noqa: F401
 from glasstorch._core.dtype import name_of
 from glasstorch._core.grad_state import forward_levels as _fw
 from glasstorch._core.grad_state import state as _gs
-from glasstorch.autograd.forward_support import LINEAR, FwSpec, forward_call  # noqa: F401
+from glasstorch.autograd.forward_support import (  # noqa: F401
+    LINEAR, NOT_IMPLEMENTED, FwSpec, forward_call,
+)
 from glasstorch._ops.dispatcher import get_op as _get_op
 from glasstorch._tensor.impl import TensorImpl as _TI
 
@@ -11373,7 +11375,7 @@ register_autograd('aten::special_i1e.out', _autograd_special_i1e_out)
 
 
 _op_igamma = _get_op('aten::igamma')
-_fw_igamma = FwSpec(_op_igamma, (0, 1), (False, False), 'functional', None)
+_fw_igamma = FwSpec(_op_igamma, (0, 1), (False, False), 'functional', NOT_IMPLEMENTED)
 
 
 def _autograd_igamma(ks, self, other):
@@ -11394,7 +11396,7 @@ register_autograd('aten::igamma', _autograd_igamma)
 
 
 _op_igamma_ = _get_op('aten::igamma_')
-_fw_igamma_ = FwSpec(_op_igamma_, (0, 1), (False, False), 'inplace', None)
+_fw_igamma_ = FwSpec(_op_igamma_, (0, 1), (False, False), 'inplace', NOT_IMPLEMENTED)
 
 
 def _autograd_igamma_(ks, self, other):
@@ -11429,7 +11431,7 @@ register_autograd('aten::igamma.out', _autograd_igamma_out)
 
 
 _op_igammac = _get_op('aten::igammac')
-_fw_igammac = FwSpec(_op_igammac, (0, 1), (False, False), 'functional', None)
+_fw_igammac = FwSpec(_op_igammac, (0, 1), (False, False), 'functional', NOT_IMPLEMENTED)
 
 
 def _autograd_igammac(ks, self, other):
@@ -11450,7 +11452,7 @@ register_autograd('aten::igammac', _autograd_igammac)
 
 
 _op_igammac_ = _get_op('aten::igammac_')
-_fw_igammac_ = FwSpec(_op_igammac_, (0, 1), (False, False), 'inplace', None)
+_fw_igammac_ = FwSpec(_op_igammac_, (0, 1), (False, False), 'inplace', NOT_IMPLEMENTED)
 
 
 def _autograd_igammac_(ks, self, other):
@@ -11748,7 +11750,7 @@ register_autograd('aten::special_xlog1py.other_scalar_out', _autograd_special_xl
 
 
 _op_special_zeta = _get_op('aten::special_zeta')
-_fw_special_zeta = FwSpec(_op_special_zeta, (0, 1), (False, False), 'functional', None)
+_fw_special_zeta = FwSpec(_op_special_zeta, (0, 1), (False, False), 'functional', NOT_IMPLEMENTED)
 
 
 def _autograd_special_zeta(ks, self, other):
@@ -11781,7 +11783,7 @@ register_autograd('aten::special_zeta.out', _autograd_special_zeta_out)
 
 
 _op_special_zeta_self_scalar = _get_op('aten::special_zeta.self_scalar')
-_fw_special_zeta_self_scalar = FwSpec(_op_special_zeta_self_scalar, (1,), (False,), 'functional', None)
+_fw_special_zeta_self_scalar = FwSpec(_op_special_zeta_self_scalar, (1,), (False,), 'functional', NOT_IMPLEMENTED)
 
 
 def _autograd_special_zeta_self_scalar(ks, self, other):
@@ -11814,7 +11816,7 @@ register_autograd('aten::special_zeta.self_scalar_out', _autograd_special_zeta_s
 
 
 _op_special_zeta_other_scalar = _get_op('aten::special_zeta.other_scalar')
-_fw_special_zeta_other_scalar = FwSpec(_op_special_zeta_other_scalar, (0,), (False,), 'functional', None)
+_fw_special_zeta_other_scalar = FwSpec(_op_special_zeta_other_scalar, (0,), (False,), 'functional', NOT_IMPLEMENTED)
 
 
 def _autograd_special_zeta_other_scalar(ks, self, other):

@@ -11861,7 +11861,7 @@ def _Deg2RadBackward0_0(grad, grads):
 
 
 class Deg2RadBackward0(Node):
-    """Backward of ``deg2rad(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:6)."""
+    """Backward of ``deg2rad(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:7)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -11885,7 +11885,7 @@ def _SpecialErfcxBackward0_0(grad, grads, self, result):
 
 
 class SpecialErfcxBackward0(Node):
-    """Backward of ``special_erfcx(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:10)."""
+    """Backward of ``special_erfcx(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:11)."""
 
     __slots__ = ('self_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -11927,7 +11927,7 @@ def _I0Backward0_0(grad, grads, self):
 
 
 class I0Backward0(Node):
-    """Backward of ``i0(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:14)."""
+    """Backward of ``i0(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:15)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -11960,7 +11960,7 @@ def _SpecialI0EBackward0_0(grad, grads, self, result):
 
 
 class SpecialI0EBackward0(Node):
-    """Backward of ``special_i0e(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:18)."""
+    """Backward of ``special_i0e(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:19)."""
 
     __slots__ = ('self_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -12002,7 +12002,7 @@ def _SpecialI1Backward0_0(grad, grads, self, result):
 
 
 class SpecialI1Backward0(Node):
-    """Backward of ``special_i1(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:22)."""
+    """Backward of ``special_i1(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:23)."""
 
     __slots__ = ('self_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -12044,7 +12044,7 @@ def _SpecialI1EBackward0_0(grad, grads, self, result):
 
 
 class SpecialI1EBackward0(Node):
-    """Backward of ``special_i1e(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:26)."""
+    """Backward of ``special_i1e(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:27)."""
 
     __slots__ = ('self_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -12090,7 +12090,7 @@ def _IgammaBackward0_1(grad, grads, self, other):
 
 
 class IgammaBackward0(Node):
-    """Backward of ``igamma(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:30)."""
+    """Backward of ``igamma(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:31)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -12134,7 +12134,7 @@ def _IgammacBackward0_1(grad, grads, self, other):
 
 
 class IgammacBackward0(Node):
-    """Backward of ``igammac(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:34)."""
+    """Backward of ``igammac(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:36)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -12174,7 +12174,7 @@ def _LgammaBackward0_0(grad, grads, self):
 
 
 class LgammaBackward0(Node):
-    """Backward of ``lgamma(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:38)."""
+    """Backward of ``lgamma(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:41)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -12207,7 +12207,7 @@ def _DigammaBackward0_0(grad, grads, self):
 
 
 class DigammaBackward0(Node):
-    """Backward of ``digamma(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:42)."""
+    """Backward of ``digamma(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:45)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -12240,7 +12240,7 @@ def _PolygammaBackward0_0(grad, grads, self, n):
 
 
 class PolygammaBackward0(Node):
-    """Backward of ``polygamma(int n, Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:46)."""
+    """Backward of ``polygamma(int n, Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:49)."""
 
     __slots__ = ('self_', 'n_')
     _tensor_slots = ('self_',)
@@ -12278,7 +12278,7 @@ def _PolygammaBackward1_0(grad, grads, self, n):
 
 
 class PolygammaBackward1(Node):
-    """Backward of ``polygamma_(Tensor(a!) self, int n) -> Tensor(a!)`` (glasstorch/_ops/derivatives/special.yaml:50)."""
+    """Backward of ``polygamma_(Tensor(a!) self, int n) -> Tensor(a!)`` (glasstorch/_ops/derivatives/special.yaml:53)."""
 
     __slots__ = ('self_', 'n_')
     _tensor_slots = ('self_',)
@@ -12320,7 +12320,7 @@ def _SpecialXlog1PyBackward0_1(grad, grads, self, other):
 
 
 class SpecialXlog1PyBackward0(Node):
-    """Backward of ``special_xlog1py(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:54)."""
+    """Backward of ``special_xlog1py(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:57)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -12364,7 +12364,7 @@ def _SpecialXlog1PyBackward1_0(grad, grads, other, self):
 
 
 class SpecialXlog1PyBackward1(Node):
-    """Backward of ``special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:59)."""
+    """Backward of ``special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:62)."""
 
     __slots__ = ('other_', 'self_')
     _tensor_slots = ('other_',)
@@ -12402,7 +12402,7 @@ def _SpecialXlog1PyBackward2_0(grad, grads, self, other):
 
 
 class SpecialXlog1PyBackward2(Node):
-    """Backward of ``special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:63)."""
+    """Backward of ``special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:66)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_',)
@@ -12444,7 +12444,7 @@ def _SpecialZetaBackward0_1(grad, grads, self, other):
 
 
 class SpecialZetaBackward0(Node):
-    """Backward of ``special_zeta(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:67)."""
+    """Backward of ``special_zeta(Tensor self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:70)."""
 
     __slots__ = ('self_', 'other_')
     _tensor_slots = ('self_', 'other_')
@@ -12484,7 +12484,7 @@ def _SpecialZetaBackward1_0(grad, grads, other, self):
 
 
 class SpecialZetaBackward1(Node):
-    """Backward of ``special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:71)."""
+    """Backward of ``special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:75)."""
 
     __slots__ = ('other_', 'self_')
     _tensor_slots = ('other_',)
@@ -12518,7 +12518,7 @@ def _SpecialZetaBackward2_0(grad, grads):
 
 
 class SpecialZetaBackward2(Node):
-    """Backward of ``special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:74)."""
+    """Backward of ``special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:79)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -12538,7 +12538,7 @@ def _MvlgammaBackward0_0(grad, grads, self, p):
 
 
 class MvlgammaBackward0(Node):
-    """Backward of ``mvlgamma(Tensor self, int p) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:77)."""
+    """Backward of ``mvlgamma(Tensor self, int p) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:83)."""
 
     __slots__ = ('self_', 'p_')
     _tensor_slots = ('self_',)
@@ -12576,7 +12576,7 @@ def _Rad2DegBackward0_0(grad, grads):
 
 
 class Rad2DegBackward0(Node):
-    """Backward of ``rad2deg(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:81)."""
+    """Backward of ``rad2deg(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:87)."""
 
     __slots__ = ()
     _tensor_slots = ()
@@ -12600,7 +12600,7 @@ def _SpecialEntrBackward0_0(grad, grads, self):
 
 
 class SpecialEntrBackward0(Node):
-    """Backward of ``special_entr(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:85)."""
+    """Backward of ``special_entr(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:91)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)
@@ -12633,7 +12633,7 @@ def _SpecialNdtriBackward0_0(grad, grads, result):
 
 
 class SpecialNdtriBackward0(Node):
-    """Backward of ``special_ndtri(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:89)."""
+    """Backward of ``special_ndtri(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:95)."""
 
     __slots__ = ('result_',)
     _tensor_slots = ('result_',)
@@ -12666,7 +12666,7 @@ def _SpecialLogNdtrBackward0_0(grad, grads, self, result):
 
 
 class SpecialLogNdtrBackward0(Node):
-    """Backward of ``special_log_ndtr(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:93)."""
+    """Backward of ``special_log_ndtr(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:99)."""
 
     __slots__ = ('self_', 'result_')
     _tensor_slots = ('self_', 'result_')
@@ -12708,7 +12708,7 @@ def _LogitBackward0_0(grad, grads, self, eps):
 
 
 class LogitBackward0(Node):
-    """Backward of ``logit(Tensor self, float? eps=None) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:97)."""
+    """Backward of ``logit(Tensor self, float? eps=None) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:103)."""
 
     __slots__ = ('self_', 'eps_')
     _tensor_slots = ('self_',)
@@ -12746,7 +12746,7 @@ def _SincBackward0_0(grad, grads, self):
 
 
 class SincBackward0(Node):
-    """Backward of ``sinc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:101)."""
+    """Backward of ``sinc(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/special.yaml:107)."""
 
     __slots__ = ('self_',)
     _tensor_slots = ('self_',)

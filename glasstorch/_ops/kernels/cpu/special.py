@@ -52,16 +52,18 @@ _SIMPLE_COMPLEX = FLOATING | frozenset((_dt.complex64, _dt.complex128))
 
 
 # -- the shared loop ---------------------------------------------------------------------------------------------
-def _pointwise(inputs, out, kname, dtypes, compute, float_op=True):
+def _pointwise(inputs, out, kname, dtypes, compute, float_op=True, reduced_steps=False):
     """One structured pointwise kernel: ``compute(*operands, dt)`` gets the operands as arrays of the compute
-    dtype (the common dtype, float32 for float16/bfloat16) and returns the values, rounded here into ``out``."""
+    dtype (the common dtype, float32 for float16/bfloat16) and returns the values, rounded here into ``out``.
+    ``reduced_steps``: float16/bfloat16 operands stay in their dtype, so every step of ``compute`` rounds to it,
+    as PyTorch's scalar ``c10::Half`` arithmetic does."""
     it = build((out,), inputs, int_to_float=float_op, cast_outputs=True)
     if it.is_meta:
         return it.out
     dt = it.common_dtype
     if dt not in dtypes:
         raise not_implemented(kname, dt)
-    c = _opmath(dt).np
+    c = dt.np if reduced_steps else _opmath(dt).np
     operands = [np.asarray(_in_dtype(x, dt), dtype=c) for x in it.ins_np]
     with _quiet():
         res = np.asarray(compute(*operands, dt)).astype(c, copy=False)
@@ -78,11 +80,18 @@ def _unary(kname, compute, dtypes=FLOATING):
     return kernel
 
 
-def _binary(kname, compute, dtypes=_FULL, float_op=True):
+def _binary(kname, compute, dtypes=_FULL, float_op=True, reduced_steps=False):
     def kernel(self, other, out=None):
-        return _pointwise((self, other), out, kname, dtypes, compute, float_op)
+        return _pointwise((self, other), out, kname, dtypes, compute, float_op, reduced_steps)
     kernel.__qualname__ = kernel.__name__ = kname.removesuffix("_cpu") + "_out"
     return kernel
+
+
+def _rounded(fn, x):
+    """``fn`` of x evaluated in float64 and rounded to x's dtype: one step of a formula in that dtype, as correctly
+    rounded as the libm call (``std::sin``, ``std::log`` ...) it stands for, where numpy's float32 SIMD loops
+    can be an ulp or two away."""
+    return fn(x.astype(np.result_type(x.dtype, _F64))).astype(x.dtype)
 
 
 def _f64(fn):
@@ -109,7 +118,7 @@ def _trigamma(x, dt):
     low = x < c(0.5)
     if np.any(low):
         pi = c(math.pi)
-        s = np.sin(pi * x[low])
+        s = _rounded(np.sin, pi * x[low])
         result[low] -= (pi * pi) / (s * s)
         sign[low] = -1
         x[low] = c(1) - x[low]
@@ -126,8 +135,9 @@ def _zeta(x, q):
     x < 1 or a non-integer x with q <= 0, NaN for q = inf; x = inf gives 1 at q == 1, inf below, NaN above."""
     x, q = np.broadcast_arrays(np.asarray(x, dtype=_F64), np.asarray(q, dtype=_F64))
     r = np.asarray(_sc.zeta(x, q), dtype=_F64)
-    r = np.where(np.isinf(x) & (x > 0), np.where(q == 1, 1.0, np.where((q > 0) & (q < 1), np.inf, np.nan)), r)
-    r = np.where(np.isposinf(q), np.nan, r)
+    # x = inf: the series' terms are inf where |q + i| < 1, 1 where it is 1, else 0 (a zero sum ends in NaN)
+    r = np.where(np.isposinf(x), np.where(q > 1, np.nan, np.where(q == 1, 1.0, np.inf)), r)
+    r = np.where(np.isposinf(q) | np.isnan(q), np.nan, r)
     nonpos = q <= 0
     r = np.where(nonpos & (x != np.floor(x)), np.nan, r)
     r = np.where(nonpos & (q == np.floor(q)), np.inf, r)
@@ -210,18 +220,13 @@ igammac_out = _binary("igammac_cpu", lambda a, x, dt: _igamma_edges(a, x, False)
 
 
 # -- Bessel, Airy, error-function relatives ----------------------------------------------------------------------
-def _rounded(fn, x):
-    """A scipy value in float64, rounded to x's dtype (one libm-quality step of a formula in that dtype)."""
-    return fn(x.astype(_F64)).astype(x.dtype)
-
-
 def _log_ndtr(x, dt):
     """``calc_log_ndtr`` in the operand's dtype: ``log(erfcx(-t) / 2) - t^2`` below -1, else ``log1p(-erfc(t) / 2)``
     (t = x / sqrt(2)); its gradient reads the result, so the rounding of these steps shows there."""
     c = x.dtype.type
     t = x * c(math.sqrt(0.5))
-    low = np.log(_rounded(_sc.erfcx, -t) / c(2)) - t * t
-    high = np.log1p(-_rounded(_sc.erfc, t) / c(2))
+    low = _rounded(np.log, _rounded(_sc.erfcx, -t) / c(2)) - t * t
+    high = _rounded(np.log1p, -_rounded(_sc.erfc, t) / c(2))
     return np.where(x < c(-1), low, high)
 
 def _spherical_j0(x):
@@ -238,7 +243,12 @@ special_i1e_out = _unary("i1e_cpu", _f64(_sc.i1e))
 special_erfcx_out = _unary("erfcx_cpu", _f64(_sc.erfcx), _FULL)
 special_ndtri_out = _unary("ndtri_cpu", _f64(_sc.ndtri), _FULL)
 special_log_ndtr_out = _unary("log_ndtr_cpu", _log_ndtr, _FULL)
-special_airy_ai_out = _unary("airy_ai_cpu", _f64(lambda x: _sc.airy(x)[0]), _FULL)
+def _airy_ai(x):
+    r = _sc.airy(x)[0]
+    return np.where(np.isnan(r) & (x > 0) & np.isfinite(x), 0.0, r)  # scipy gives up far right (Ai is 0 there)
+
+
+special_airy_ai_out = _unary("airy_ai_cpu", _f64(_airy_ai), _FULL)
 special_bessel_j0_out = _unary("bessel_j0_cpu", _f64(_sc.j0), _FULL)
 special_bessel_j1_out = _unary("bessel_j1_cpu", _f64(_sc.j1), _FULL)
 special_bessel_y0_out = _unary("bessel_y0_cpu", _f64(_sc.y0), _FULL)
@@ -255,7 +265,7 @@ special_spherical_bessel_j0_out = _unary("spherical_bessel_j0_cpu", _f64(_spheri
 # -- short formulas in the operand's dtype -----------------------------------------------------------------------
 def _entr(x, dt):
     """``-x log x``; 0 at 0, -inf below, NaN stays."""
-    r = -x * np.log(x)
+    r = -x * _rounded(np.log, x)
     r = np.where(x == 0, 0, r)
     return np.where(x < 0, -np.inf, r)
 
@@ -264,7 +274,7 @@ def _sinc(x, dt):
     """``sin(pi x) / (pi x)``, the product rounded first as PyTorch's; 1 at 0."""
     c = x.dtype.type
     prod = x * c(math.pi)
-    r = np.sin(prod) / prod
+    r = _rounded(np.sin, prod) / prod
     return np.where(x == 0, c(1), r)
 
 
@@ -280,12 +290,12 @@ def _logit(eps):
 
 
 def logit_out(self, eps=None, out=None):
-    """``log(x / (1 - x))``, x clamped to [eps, 1 - eps] when eps is given."""
-    return _pointwise((self,), out, "logit_cpu", FLOATING, _logit(eps))
+    """``log(x / (1 - x))``, x clamped to [eps, 1 - eps] when eps is given; float16/bfloat16 round every step."""
+    return _pointwise((self,), out, "logit_cpu", FLOATING, _logit(eps), reduced_steps=True)
 
 
 def _xlog1py(x, y, dt):
-    """``x * log1p(y)``; 0 where x == 0 (unless y is NaN)."""
+    """``x * log1p(y)``; 0 where x == 0 (unless y is NaN); float16/bfloat16 round log1p before the product."""
     r = x * np.log1p(y)
     r = np.where(x == 0, 0, r)
     return np.where(np.isnan(y), np.nan, r)
@@ -293,7 +303,7 @@ def _xlog1py(x, y, dt):
 
 special_entr_out = _unary("entr_cpu", _entr)
 sinc_out = _unary("sinc_cpu", _sinc, _SIMPLE_COMPLEX)
-special_xlog1py_out = _binary("xlog1py_cpu", _xlog1py, FLOATING)
+special_xlog1py_out = _binary("xlog1py_cpu", _xlog1py, FLOATING, reduced_steps=True)
 special_zeta_out = _binary("zeta_cpu", lambda x, q, dt: _zeta(x, q))
 
 
@@ -344,18 +354,19 @@ def _chebyshev(kind, threshold):
 
 def _chebyshev_closed(kind, y, nf, n):
     c = y.dtype.type
-    theta = np.arccos(y)
+    theta = _rounded(np.arccos, y)
     odd = n % 2 == 1
+    sin, cos = (lambda v: _rounded(np.sin, v)), (lambda v: _rounded(np.cos, v))
     if kind == "t":
-        return np.cos(nf * theta)
+        return cos(nf * theta)
     if kind == "u":
-        s = np.sin(theta)
-        return np.where(s != 0, np.sin((nf + c(1)) * theta) / s, (nf + c(1)) * np.cos((nf + c(1)) * theta) / y)
+        s = sin(theta)
+        return np.where(s != 0, sin((nf + c(1)) * theta) / s, (nf + c(1)) * cos((nf + c(1)) * theta) / y)
     half = theta / c(2)
     if kind == "v":
-        return np.where(np.sin(half) != c(1), np.cos((nf + c(0.5)) * theta) / np.cos(half),
+        return np.where(sin(half) != c(1), cos((nf + c(0.5)) * theta) / cos(half),
                         np.where(odd, -(nf + nf + c(1)), nf + nf + c(1)))
-    return np.where(np.cos(half) != c(1), np.sin((nf + c(0.5)) * theta) / np.sin(half),
+    return np.where(cos(half) != c(1), sin((nf + c(0.5)) * theta) / sin(half),
                     np.where(y > 0, nf + nf + c(1), np.where(odd, c(-1), c(1))))
 
 
