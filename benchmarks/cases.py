@@ -288,3 +288,23 @@ CASES.update({
     "fft.fft2 256x256 complex64": _fft2_256,
     "fft.rfft2 256x256 float32": _rfft2_256,
 })
+
+
+# -- torch.special on 1M float32 elements (scipy.special kernels: the double routine, rounded once) ---------------
+def _special_1m(fn, low, high):
+    def case(lib):
+        a = lib.linspace(low, high, 1_000_000)
+        f = fn(lib)
+        return lambda: f(a)
+    return case
+
+
+CASES.update({
+    "lgamma 1M float32": _special_1m(lambda lib: lib.lgamma, 0.1, 20.0),
+    "digamma 1M float32": _special_1m(lambda lib: lib.digamma, 0.1, 20.0),
+    "special.i0e 1M float32": _special_1m(lambda lib: lib.special.i0e, -20.0, 20.0),
+    "special.bessel_j0 1M float32": _special_1m(lambda lib: lib.special.bessel_j0, -20.0, 20.0),
+    "special.ndtri 1M float32": _special_1m(lambda lib: lib.special.ndtri, 0.001, 0.999),
+    "special.log_ndtr 1M float32": _special_1m(lambda lib: lib.special.log_ndtr, -10.0, 5.0),
+    "sinc 1M float32": _special_1m(lambda lib: lib.sinc, -10.0, 10.0),
+})

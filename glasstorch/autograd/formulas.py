@@ -339,7 +339,7 @@ def logsumexp_backward(grad, x, result, dim, keepdim):
     sizes = tuple(x.shape)
     g = restore_reduced_dims(grad, dim, keepdim, sizes)
     r = restore_reduced_dims(result, dim, keepdim, sizes)
-    return g * (x - r).exp()
+    return g * (x - r).exp().conj()  # the conjugate Wirtinger gradient for complex inputs
 
 
 def var_backward(grad, x, dim, correction, keepdim):

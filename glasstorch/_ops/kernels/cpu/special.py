@@ -95,17 +95,26 @@ def _rounded(fn, x):
 
 
 def _f64(fn):
-    """A scipy function evaluated in float64 (Note [Special-function precision])."""
-    return lambda *args: fn(*(np.asarray(a, dtype=_F64) for a in args[:-1]))
+    """A scipy.special ufunc on the compute-dtype operands: its float32 loop evaluates the double routine and rounds
+    once (Note [Special-function precision]), without a float64 copy of the operands."""
+    return lambda *args: fn(*args[:-1])
+
+
+def _fix(r, mask, value):
+    """``r`` with ``value`` where ``mask`` holds (in place: ``r`` is the kernel's own result array)."""
+    if mask.any():
+        np.copyto(r, value, where=mask, casting="unsafe")
+    return r
 
 
 # -- gamma family ------------------------------------------------------------------------------------------------
 def _digamma(x, dt):
     """``calc_digamma``: ∓inf at ±0 (the sign of the pole's side), NaN at the negative integers and -inf."""
-    x = np.asarray(x, dtype=_F64)
-    r = _sc.psi(x)
-    r = np.where(x == 0, np.copysign(np.inf, -x), r)
-    return np.where((x < 0) & (x == np.trunc(x)), np.nan, r)
+    r = np.asarray(_sc.psi(x))
+    zero = x == 0
+    if zero.any():
+        np.copyto(r, np.copysign(np.inf, -x), where=zero, casting="unsafe")
+    return _fix(r, (x < 0) & (x == np.trunc(x)), np.nan)
 
 
 def _trigamma(x, dt):
@@ -170,8 +179,7 @@ def polygamma_out(n, self, out=None):
 
 def _lgamma(x, dt):
     """``log|gamma(x)|``; +inf at the poles and at -inf (scipy gives -inf there)."""
-    x = np.asarray(x, dtype=_F64)
-    return np.where(np.isneginf(x), np.inf, _sc.gammaln(x))
+    return _fix(np.asarray(_sc.gammaln(x)), np.isneginf(x), np.inf)
 
 
 lgamma_out = _unary("lgamma_vml_cpu", _lgamma)
@@ -198,7 +206,7 @@ def _mvlgamma(p):
         c = x.dtype.type
         offsets = np.arange(-p * 0.5 + 0.5, 0.5, 0.5).astype(x.dtype)  # (1-p)/2 ... 0, as PyTorch's arange
         args = x[..., None] + offsets
-        total = _sc.gammaln(args.astype(_F64)).astype(x.dtype).sum(-1, dtype=x.dtype)
+        total = _sc.gammaln(args).sum(-1, dtype=x.dtype)
         return total + c(p * (p - 1) * math.log(math.pi) * 0.25)
     return compute
 
@@ -225,15 +233,14 @@ def _log_ndtr(x, dt):
     (t = x / sqrt(2)); its gradient reads the result, so the rounding of these steps shows there."""
     c = x.dtype.type
     t = x * c(math.sqrt(0.5))
-    low = _rounded(np.log, _rounded(_sc.erfcx, -t) / c(2)) - t * t
-    high = _rounded(np.log1p, -_rounded(_sc.erfc, t) / c(2))
+    low = _rounded(np.log, _sc.erfcx(-t) / c(2)) - t * t
+    high = _rounded(np.log1p, -_sc.erfc(t) / c(2))
     return np.where(x < c(-1), low, high)
 
 def _spherical_j0(x):
-    with _quiet():
-        r = np.sin(x) / x
-    r = np.where(x == 0, 1.0, r)
-    return np.where(np.isinf(x), 0.0, r)
+    """``sin(x) / x`` (its series below 1/2 agrees to the last bit or so), 1 at 0 and 0 at ±inf."""
+    r = _rounded(np.sin, x) / x
+    return _fix(_fix(r, x == 0, 1.0), np.isinf(x), 0.0)
 
 
 i0_out = _unary("i0_vml_cpu", _f64(_sc.i0))
@@ -244,8 +251,8 @@ special_erfcx_out = _unary("erfcx_cpu", _f64(_sc.erfcx), _FULL)
 special_ndtri_out = _unary("ndtri_cpu", _f64(_sc.ndtri), _FULL)
 special_log_ndtr_out = _unary("log_ndtr_cpu", _log_ndtr, _FULL)
 def _airy_ai(x):
-    r = _sc.airy(x)[0]
-    return np.where(np.isnan(r) & (x > 0) & np.isfinite(x), 0.0, r)  # scipy gives up far right (Ai is 0 there)
+    r = np.asarray(_sc.airy(x)[0])
+    return _fix(r, np.isnan(r) & (x > 0) & np.isfinite(x), 0.0)  # scipy gives up far right (Ai is 0 there)
 
 
 special_airy_ai_out = _unary("airy_ai_cpu", _f64(_airy_ai), _FULL)
@@ -272,10 +279,8 @@ def _entr(x, dt):
 
 def _sinc(x, dt):
     """``sin(pi x) / (pi x)``, the product rounded first as PyTorch's; 1 at 0."""
-    c = x.dtype.type
-    prod = x * c(math.pi)
-    r = _rounded(np.sin, prod) / prod
-    return np.where(x == 0, c(1), r)
+    prod = x * x.dtype.type(math.pi)
+    return _fix(np.asarray(np.sin(prod) / prod), x == 0, 1)
 
 
 def _logit(eps):
