@@ -319,6 +319,17 @@ def backward_op_samples(*extra, integral=False):
     return samples
 
 
+def _log_sigmoid_backward(lib):
+    """``aten::log_sigmoid_backward(grad, x, buffer)`` with the buffer the forward makes, ``exp(-|x|)``, computed
+    from a detached ``x`` (the buffer is not differentiable): so the numerical Jacobian in ``x`` sees the buffer
+    move with ``x``, as it does in a real backward."""
+    call = _aten_backward("log_sigmoid_backward")(lib)
+
+    def fn(grad, x, out=None):
+        return call(grad, x, (-x.detach().abs()).exp(), out=out)
+    return fn
+
+
 def elu_backward_samples(dtype):
     """(grad, alpha, scale, input_scale, is_result, input or result): elu's and celu's/selu's constants."""
     for s in act_samples(dtype):
@@ -568,6 +579,8 @@ OPS = [
     NnOpInfo("aten.hardsigmoid_backward", aten=("hardsigmoid_backward", "hardsigmoid_backward.grad_input"),
              fn=_aten_backward("hardsigmoid_backward"), samples=backward_op_samples(), dtypes=ALL_FLOAT,
              out=True, errors=backward_op_errors(dtypes=("int64",))),
+    NnOpInfo("aten.log_sigmoid_backward", aten=("log_sigmoid_backward", "log_sigmoid_backward.grad_input"),
+             fn=_log_sigmoid_backward, samples=backward_op_samples(), dtypes=ALL_FLOAT, out=True),
     _act("logsigmoid", aten=("log_sigmoid", "log_sigmoid.out", "log_sigmoid_forward", "log_sigmoid_forward.output"),
          out=True, errors=act_errors()),
     _act("glu", aten=("glu", "glu.out"), samples=glu_samples, dtypes=ALL_FLOAT + ("int64",), out=True,

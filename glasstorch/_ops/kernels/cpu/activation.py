@@ -265,14 +265,21 @@ def hardtanh_backward_out(grad_output, self, min_val, max_val, out=None):
 
 
 def log_sigmoid_backward_out(grad_output, self, buffer, out=None):
-    """``grad * (1 - z / (1 + z))`` where ``self < 0``, else ``grad * (z / (1 + z))``, with ``z = exp(-|self|)``
-    recomputed from ``self``, in PyTorch's CPU kernel's order of operations (which takes ``buffer`` but does not
-    read it either)."""
-    def fn(x, g, ct):
-        z = np.exp(-np.abs(x))
-        q = z / (1 + z)
-        return g * np.where(x < 0, 1 - q, q)
-    return _grad_kernel(out, (self, grad_output), "log_sigmoid_backward_cpu", fn)
+    """``(1 - z / (1 + z)) * grad`` where ``self < 0``, else ``(z / (1 + z)) * grad``, with ``z`` the forward's
+    ``buffer`` (``exp(-|self|)``), in PyTorch's CPU kernel's order of operations; the three broadcast and promote
+    together in the order PyTorch's iterator takes them (input, buffer, grad), all of one dtype as its iterator
+    checks."""
+    it = build((out,), (self, buffer, grad_output), check_same_dtype=True)
+    dt = it.common_dtype
+    if dt not in FLOATING:
+        raise not_implemented("log_sigmoid_backward_cpu", dt)
+    if not it.is_meta and it.out.numel():
+        ct = opmath(dt)
+        x, z, g = (np.asarray(a).astype(ct, copy=False) for a in it.ins_np)
+        with np.errstate(all="ignore"):
+            q = z / (1 + z)
+            np.copyto(it.out_np, np.where(x < 0, 1 - q, q) * g, casting="unsafe")
+    return it.out
 
 
 def hardsigmoid_backward_out(grad_output, self, out=None):
