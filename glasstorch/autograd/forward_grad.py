@@ -22,7 +22,7 @@ from .._ops.factories import full_impl
 from .._tensor import views as _views
 from .._tensor.impl import AutogradMeta, TensorImpl
 
-__all__ = ["enter_dual_level", "exit_dual_level", "fw_grad", "set_fw_grad", "has_fw_grad"]
+__all__ = ["enter_dual_level", "exit_dual_level", "fw_grad", "fw_view_base", "set_fw_grad", "has_fw_grad"]
 
 _levels: list = []  # per level, the tensors that hold one of its tangents (weakly)
 
@@ -52,13 +52,14 @@ def exit_dual_level(level: int) -> None:
 
 
 # -- reading and writing tangents ---------------------------------------------------------------------------------
-def _fw_view_base(impl):
+def fw_view_base(impl):
     """The base whose tangent a view's tangent is a view of; None for a non-view or a view that is not forward
     differentiable (``_make_dual``, ``_fw_primal``)."""
     base = impl.base
-    if base is None or (impl.autograd is not None and impl.autograd.__dict__.get("no_fw_view")):
-        return None
-    return base
+    if base is None or impl.autograd is None:
+        return base
+    d = impl.autograd.__dict__
+    return None if d.get("no_fw_view") else d.get("fw_base", base)
 
 
 def fw_grad(impl, level: int = 0):
@@ -72,7 +73,7 @@ def fw_grad(impl, level: int = 0):
         t = grads.get(level)
         if t is not None:
             return t
-    base = _fw_view_base(impl)
+    base = fw_view_base(impl)
     if base is None:
         return None
     base_t = fw_grad(base, level)
@@ -136,7 +137,7 @@ def set_fw_grad(impl, new, level: int = 0, is_inplace: bool = False) -> None:
         raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original "
                            f"Tensor, this is not supported. Tensor is of size {_sizes(impl.sizes)} while the given "
                            f"forward gradient is of size {_sizes(new.sizes)}.")
-    base = _fw_view_base(impl) if is_inplace else None
+    base = fw_view_base(impl) if is_inplace else None
     if base is not None and fw_grad(base, level) is None:
         if _same_meta(new, base) and _same_meta(new, impl):
             base_t = new
