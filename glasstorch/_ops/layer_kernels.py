@@ -14,6 +14,7 @@ from .._core.device import CPU
 from .._core.dispatch_key import AUTOGRAD_SET, BACKEND_FOR_DEVICE, bit, tls
 from .._core.grad_state import state as _grad_state
 from .._tensor.impl import AutogradMeta, CreationMeta, TensorImpl
+from .aten import aten
 from .view_funcs import ViewFunc, as_strided_view_func
 
 __all__ = ["inplace_kernel", "view_kernel", "backend_select_kernel", "write_observers"]
@@ -142,6 +143,15 @@ def _set_view_func(view: TensorImpl, fn: ViewFunc) -> None:
     meta.view_fn = fn
 
 
+class _DualAsAlias:
+    """``_make_dual`` below ADInplaceOrView is ``alias(primal)`` (a tensor subclass's ``__torch_dispatch__``
+    sees ``aten.alias``, never ``_make_dual``); the tangent is autograd's business."""
+
+    @staticmethod
+    def redispatch(ks, primal, tangent, level):
+        return aten.alias.redispatch(ks, primal)
+
+
 def _forward_view_base(self: TensorImpl):
     """The forward-mode base of a view of ``self`` when it is not the root base: ``self`` itself when ``self``
     is a view whose tangent is its own (``_make_dual``'s result), else what ``self`` inherited (PyTorch keeps a
@@ -165,9 +175,12 @@ def view_kernel(op):
     may not be written in place under autograd later, how it was created (PyTorch's ``CreationMeta``); a view
     that as_strided cannot replay (or any, with view replay on) gets a view function (Note [View replay])."""
     replays = op.name in _METADATA_CHANGING
+    below = op
+    if op.name == "aten::_make_dual":  # PyTorch's manual ADInplaceOrView kernel: the primal's alias, below here
+        below = _DualAsAlias()
 
     def kernel(ks, self, *args):
-        out = op.redispatch(ks, self, *args)
+        out = below.redispatch(ks, self, *args)
         root = self.base if self.base is not None else self
         chained = replays or _grad_state.view_replay or self.autograd is not None
         fw_base = _forward_view_base(self)

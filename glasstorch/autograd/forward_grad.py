@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import weakref
 
+from .._core.dispatch_key import MATH_BITS
 from .._core.grad_state import forward_levels
 from .._core.grad_state import state as _gs
 from .._ops.aten import aten
@@ -105,18 +106,30 @@ def _store(impl, tangent, level) -> None:
     _levels[level].add(impl)
 
 
+def _storage_numel(t) -> int:
+    return t.storage.nbytes() // t.dtype.itemsize
+
+
 def _same_meta(a, b) -> bool:
-    """PyTorch's ``has_same_meta``: offset, sizes, and strides wherever the size is not 1."""
-    return (a.offset == b.offset and a.sizes == b.sizes and
-            all(sa == sb or n == 1 for sa, sb, n in zip(a.strides, b.strides, a.sizes, strict=True)))
+    """PyTorch's ``has_same_meta``: storages of one element count and the same conj/neg bits, the same sizes and,
+    unless both are empty, the same offset and strides wherever the size is not 0 or 1."""
+    if _storage_numel(a) != _storage_numel(b) or a.is_conj() != b.is_conj() or a.is_neg() != b.is_neg():
+        return False
+    if a.sizes != b.sizes:
+        return False
+    if a.numel() == 0 and b.numel() == 0:
+        return True
+    return a.offset == b.offset and all(sa == sb or n in (0, 1) for sa, sb, n in zip(a.strides, b.strides, a.sizes,
+                                                                                   strict=True))
 
 
 def _zeros_laid_out_as(tangent, primal):
-    """PyTorch's ``_new_zeros_with_same_feature_meta``: zeros of the tangent's dtype over a storage as large as
-    the primal's, read with the primal's sizes, strides and offset."""
-    n = primal.storage.nbytes() // primal.dtype.itemsize
-    flat = full_impl((n,), 0, tangent.dtype, tangent.device)
-    return _views.as_strided(flat, primal.sizes, primal.strides, primal.offset)
+    """PyTorch's ``_new_zeros_with_same_feature_meta`` plus the primal's conj/neg bits: zeros of the tangent's
+    dtype over a storage as large as the primal's, read with the primal's sizes, strides and offset."""
+    flat = full_impl((_storage_numel(primal),), 0, tangent.dtype, tangent.device)
+    out = _views.as_strided(flat, primal.sizes, primal.strides, primal.offset)
+    out.key_set |= primal.key_set & MATH_BITS
+    return out
 
 
 def _sizes(sizes) -> str:

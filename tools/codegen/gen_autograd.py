@@ -464,8 +464,9 @@ def _variants(fns, f):
         if g.func.name == name + "_" and _signature(g) == _signature(f):
             found.append(("inplace", g))  # paired by arguments, not overload name (pow_.Scalar is not pow.Scalar)
         elif g.func.name == name and g.func.is_out and (g.func.overload_name == "out" and not ov or
-                                                         g.func.overload_name in (f"{ov}_out", "out")):
-            found.append(("out", g))
+                                                         g.func.overload_name in (f"{ov}_out", "out") or
+                                                         _signature(g) == _signature(f)):
+            found.append(("out", g))  # by name, or by arguments (sum.IntList_out is sum.dim_IntList's)
     return found
 
 
@@ -473,7 +474,8 @@ def gen_kernels(infos, fns) -> str:
     out = [HEADER, '"""Autograd-key kernels generated from _ops/derivatives/*.yaml (PyTorch\'s VariableType)."""\n',
            "from glasstorch.autograd._generated import nodes as _n",
            "from glasstorch.autograd.node_support import (  # noqa: F401",
-           "    check_inplace, grad_enabled, out_not_differentiable, record, register_autograd, requires_grad_any,",
+           "    check_inplace, grad_enabled, out_no_forward_ad, out_not_differentiable, record, register_autograd,",
+           "    requires_grad_any,",
            ")", "from glasstorch._core.dtype import name_of",
            "from glasstorch._core.grad_state import forward_levels as _fw",
            "from glasstorch._core.grad_state import state as _gs",
@@ -514,9 +516,13 @@ def _out_kernel(g) -> list:
     if ins:  # the metadata pre-check first, as the recording kernels do: most inputs have none
         meta = " or ".join(_has_autograd(_py(a.name), a.type.is_list) for a in ins)
         check = [f"    if {meta}:", "    " + check[0]]
+    # then the op runs, and only then a tangent on any of them is refused (PyTorch's order: the out is written)
+    fw = [f"    result = _op_{g.ident}.redispatch(ks, {params})",
+          "    if _fw.level >= 0:",
+          f"        out_no_forward_ad({g.func.base_name!r}, {inputs})",
+          "    return result"] if ins else [f"    return _op_{g.ident}.redispatch(ks, {params})"]
     return [f"_op_{g.ident} = _get_op({g.func.qualified_name!r})", "", "",
-            f"def _autograd_{g.ident}(ks, {params}):", *check,
-            f"    return _op_{g.ident}.redispatch(ks, {params})", "", "",
+            f"def _autograd_{g.ident}(ks, {params}):", *check, *fw, "", "",
             f"register_autograd({g.func.qualified_name!r}, _autograd_{g.ident})", "", ""]
 
 

@@ -10,6 +10,7 @@ from glasstorch._ops.kernels.composite import complex_views as _k_kernels_compos
 from glasstorch._ops.decompositions import complex as _k_decompositions_complex
 from glasstorch._ops.kernels.cpu import complex as _k_kernels_cpu_complex
 from glasstorch._ops.kernels.cpu import conv as _k_kernels_cpu_conv
+from glasstorch._ops.decompositions import conv as _k_decompositions_conv
 from glasstorch._ops.decompositions import attention as _k_decompositions_attention
 from glasstorch._ops.kernels.cpu import attention as _k_kernels_cpu_attention
 from glasstorch._ops.kernels.composite import factories as _k_kernels_composite_factories
@@ -94,6 +95,7 @@ complex_out = _def('complex.out(Tensor real, Tensor imag, *, Tensor(a!) out) -> 
 polar = _def('polar(Tensor abs, Tensor angle) -> Tensor')
 polar_out = _def('polar.out(Tensor abs, Tensor angle, *, Tensor(a!) out) -> Tensor(a!)')
 convolution = _def('convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor')
+convolution_backward = _def('convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)')
 _convolution = _def('_convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32) -> Tensor')
 _convolution_mode = _def('_convolution_mode(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, str padding, SymInt[] dilation, SymInt groups) -> Tensor')
 conv1d = _def('conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor')
@@ -1210,6 +1212,7 @@ alias = _def('alias(Tensor(a) self) -> Tensor(a)')
 _fw_primal = _def('_fw_primal(Tensor(a) self, int level) -> Tensor(a)')
 _make_dual = _def('_make_dual(Tensor(a) primal, Tensor tangent, int level) -> Tensor(a)')
 _unpack_dual = _def('_unpack_dual(Tensor(a) dual, int level) -> (Tensor(a) primal, Tensor tangent)')
+_new_zeros_with_same_feature_meta = _def('_new_zeros_with_same_feature_meta(Tensor self, Tensor other, *, int self_num_batch_dims=0) -> Tensor')
 as_strided_ = _def('as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)')
 transpose_ = _def('transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)')
 swapaxes_ = _def('swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)')
@@ -1280,6 +1283,7 @@ _reg(polar, "Meta", _functional(_k_kernels_cpu_complex.polar_out, 2, _polar_stru
 _reg(polar_out, "CPU", _k_kernels_cpu_complex.polar_out)
 _reg(polar_out, "Meta", _k_kernels_cpu_complex.polar_out)
 _reg(convolution, "CompositeExplicitAutograd", _k_kernels_cpu_conv.convolution_composite)
+_reg(convolution_backward, "CompositeImplicitAutograd", _k_decompositions_conv.convolution_backward)
 _reg(_convolution, "CompositeExplicitAutograd", _k_kernels_cpu_conv.convolution_kernel)
 _reg(_convolution_mode, "CompositeImplicitAutograd", _k_kernels_cpu_conv.convolution_mode)
 _reg(conv1d, "CompositeImplicitAutograd", _k_kernels_cpu_conv.conv1d)
@@ -5040,6 +5044,7 @@ _reg(alias, "CompositeExplicitAutograd", _k_kernels_composite_views.alias)
 _reg(_fw_primal, "CompositeExplicitAutograd", _k_kernels_composite_views.fw_primal)
 _reg(_make_dual, "CompositeExplicitAutograd", _k_kernels_composite_views.make_dual)
 _reg(_unpack_dual, "CompositeExplicitAutograd", _k_kernels_composite_views.unpack_dual)
+_reg(_new_zeros_with_same_feature_meta, "CompositeExplicitAutograd", _k_kernels_composite_factories.new_zeros_with_same_feature_meta)
 _reg(as_strided_, "CompositeExplicitAutograd", _k_kernels_composite_inplace_views.as_strided_)
 _reg(transpose_, "CompositeExplicitAutograd", _k_kernels_composite_inplace_views.transpose_)
 _reg(swapaxes_, "CompositeImplicitAutograd", _k_decompositions_views.swapaxes_)
