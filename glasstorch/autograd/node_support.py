@@ -203,8 +203,9 @@ def out_no_forward_ad(name: str, *inputs) -> None:
                                   "an out= function")
 
 
-def register_autograd(qualname: str, fn) -> None:
-    register_kernel(qualname, "Autograd", fn, with_keyset=True, label=f"autograd::{qualname}")
+def register_autograd(qualname: str, fn, key: str = "Autograd") -> None:
+    """Register a generated autograd kernel: at the Autograd alias key, or at one key for a per-key formula."""
+    register_kernel(qualname, key, fn, with_keyset=True, label=f"autograd::{qualname}")
 
 
 # -- node helpers ------------------------------------------------------------------------------------------

@@ -1094,6 +1094,101 @@ def _autograd__new_zeros_with_same_feature_meta(ks, self, other, self_num_batch_
 register_autograd('aten::_new_zeros_with_same_feature_meta', _autograd__new_zeros_with_same_feature_meta)
 
 
+_op__test_autograd_multiple_dispatch_fullcoverage = _get_op('aten::_test_autograd_multiple_dispatch.fullcoverage')
+_fw__test_autograd_multiple_dispatch_fullcoverage = FwSpec(_op__test_autograd_multiple_dispatch_fullcoverage, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd__test_autograd_multiple_dispatch_fullcoverage(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__test_autograd_multiple_dispatch_fullcoverage, _autograd__test_autograd_multiple_dispatch_fullcoverage, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.TestAutogradMultipleDispatchBackward0()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__test_autograd_multiple_dispatch_fullcoverage.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op__test_autograd_multiple_dispatch_fullcoverage.redispatch(ks, self)
+
+
+register_autograd('aten::_test_autograd_multiple_dispatch.fullcoverage', _autograd__test_autograd_multiple_dispatch_fullcoverage)
+
+
+_op__test_autograd_multiple_dispatch_fullcoverage_out = _get_op('aten::_test_autograd_multiple_dispatch.fullcoverage_out')
+
+
+def _autograd__test_autograd_multiple_dispatch_fullcoverage_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('_test_autograd_multiple_dispatch', self, out)
+    result = _op__test_autograd_multiple_dispatch_fullcoverage_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('_test_autograd_multiple_dispatch', self, out)
+    return result
+
+
+register_autograd('aten::_test_autograd_multiple_dispatch.fullcoverage_out', _autograd__test_autograd_multiple_dispatch_fullcoverage_out)
+
+
+_op__test_autograd_multiple_dispatch_fullcoverage = _get_op('aten::_test_autograd_multiple_dispatch.fullcoverage')
+_fw__test_autograd_multiple_dispatch_fullcoverage_AutogradCUDA = FwSpec(_op__test_autograd_multiple_dispatch_fullcoverage, (0,), (False,), 'functional', None)
+
+
+def _autograd__test_autograd_multiple_dispatch_fullcoverage_AutogradCUDA(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__test_autograd_multiple_dispatch_fullcoverage_AutogradCUDA, _autograd__test_autograd_multiple_dispatch_fullcoverage_AutogradCUDA, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.TestAutogradMultipleDispatchBackwardAutogradCUDA0()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__test_autograd_multiple_dispatch_fullcoverage.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op__test_autograd_multiple_dispatch_fullcoverage.redispatch(ks, self)
+
+
+register_autograd('aten::_test_autograd_multiple_dispatch.fullcoverage', _autograd__test_autograd_multiple_dispatch_fullcoverage_AutogradCUDA, 'AutogradCUDA')
+
+
+_op__test_autograd_multiple_dispatch_view = _get_op('aten::_test_autograd_multiple_dispatch_view')
+_fw__test_autograd_multiple_dispatch_view = FwSpec(_op__test_autograd_multiple_dispatch_view, (0,), (False,), 'functional', None)
+
+
+def _autograd__test_autograd_multiple_dispatch_view(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__test_autograd_multiple_dispatch_view, _autograd__test_autograd_multiple_dispatch_view, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.TestAutogradMultipleDispatchViewBackward0()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__test_autograd_multiple_dispatch_view.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op__test_autograd_multiple_dispatch_view.redispatch(ks, self)
+
+
+register_autograd('aten::_test_autograd_multiple_dispatch_view', _autograd__test_autograd_multiple_dispatch_view)
+
+
+_op__test_autograd_multiple_dispatch_view = _get_op('aten::_test_autograd_multiple_dispatch_view')
+_fw__test_autograd_multiple_dispatch_view_AutogradCUDA = FwSpec(_op__test_autograd_multiple_dispatch_view, (0,), (False,), 'functional', None)
+
+
+def _autograd__test_autograd_multiple_dispatch_view_AutogradCUDA(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__test_autograd_multiple_dispatch_view_AutogradCUDA, _autograd__test_autograd_multiple_dispatch_view_AutogradCUDA, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.TestAutogradMultipleDispatchViewBackwardAutogradCUDA0()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__test_autograd_multiple_dispatch_view.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op__test_autograd_multiple_dispatch_view.redispatch(ks, self)
+
+
+register_autograd('aten::_test_autograd_multiple_dispatch_view', _autograd__test_autograd_multiple_dispatch_view_AutogradCUDA, 'AutogradCUDA')
+
+
 _op_masked_fill_Scalar = _get_op('aten::masked_fill.Scalar')
 _fw_masked_fill_Scalar = FwSpec(_op_masked_fill_Scalar, (0,), (False,), 'functional', _n._MaskedFillBackward0_jvp)
 
@@ -13185,3 +13280,58 @@ def _autograd_alias_copy_out(ks, self, out):
 
 
 register_autograd('aten::alias_copy.out', _autograd_alias_copy_out)
+
+
+_op__test_autograd_multiple_dispatch_view_copy = _get_op('aten::_test_autograd_multiple_dispatch_view_copy')
+_fw__test_autograd_multiple_dispatch_view_copy = FwSpec(_op__test_autograd_multiple_dispatch_view_copy, (0,), (False,), 'functional', None)
+
+
+def _autograd__test_autograd_multiple_dispatch_view_copy(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__test_autograd_multiple_dispatch_view_copy, _autograd__test_autograd_multiple_dispatch_view_copy, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.TestAutogradMultipleDispatchViewBackward0_copy()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__test_autograd_multiple_dispatch_view_copy.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op__test_autograd_multiple_dispatch_view_copy.redispatch(ks, self)
+
+
+register_autograd('aten::_test_autograd_multiple_dispatch_view_copy', _autograd__test_autograd_multiple_dispatch_view_copy)
+
+
+_op__test_autograd_multiple_dispatch_view_copy_out = _get_op('aten::_test_autograd_multiple_dispatch_view_copy.out')
+
+
+def _autograd__test_autograd_multiple_dispatch_view_copy_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('_test_autograd_multiple_dispatch_view_copy', self, out)
+    result = _op__test_autograd_multiple_dispatch_view_copy_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('_test_autograd_multiple_dispatch_view_copy', self, out)
+    return result
+
+
+register_autograd('aten::_test_autograd_multiple_dispatch_view_copy.out', _autograd__test_autograd_multiple_dispatch_view_copy_out)
+
+
+_op__test_autograd_multiple_dispatch_view_copy = _get_op('aten::_test_autograd_multiple_dispatch_view_copy')
+_fw__test_autograd_multiple_dispatch_view_copy_AutogradCUDA = FwSpec(_op__test_autograd_multiple_dispatch_view_copy, (0,), (False,), 'functional', None)
+
+
+def _autograd__test_autograd_multiple_dispatch_view_copy_AutogradCUDA(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__test_autograd_multiple_dispatch_view_copy_AutogradCUDA, _autograd__test_autograd_multiple_dispatch_view_copy_AutogradCUDA, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.TestAutogradMultipleDispatchViewBackwardAutogradCUDA0_copy()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__test_autograd_multiple_dispatch_view_copy.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op__test_autograd_multiple_dispatch_view_copy.redispatch(ks, self)
+
+
+register_autograd('aten::_test_autograd_multiple_dispatch_view_copy', _autograd__test_autograd_multiple_dispatch_view_copy_AutogradCUDA, 'AutogradCUDA')
