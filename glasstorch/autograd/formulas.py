@@ -11,6 +11,7 @@ double backward works.
 
 from __future__ import annotations
 
+import cmath
 import math
 
 from .._core.dispatch_key import bit as _bit
@@ -18,7 +19,8 @@ from .._core.dispatch_key import tls as _tls
 
 __all__ = [
     # generic
-    "maybe_multiply", "conj_scalar", "zeros_like", "zeros_like_grad", "where", "where_grad", "not_implemented",
+    "maybe_multiply", "conj_scalar", "zeros_like", "to_copy_backward",
+    "zeros_like_grad", "where", "where_grad", "not_implemented",
     "trace_backward", "block_diag_backward", "nansum_backward",
     "tensor_list",
     "cat_grads", "pad_dim", "unsqueeze_dims", "restore_reduced_dims", "reshape_backward",
@@ -77,6 +79,14 @@ def conj_scalar(x):
 
 def zeros_like(t):
     return _T.zeros_like(t)
+
+
+def to_copy_backward(grad, self_dtype):
+    """PyTorch's ``_to_copy_backward``: a real input of a copy to complex takes the gradient's real part (no
+    "discards the imaginary part" warning), then the input's dtype."""
+    if grad.is_complex() and not self_dtype.is_complex:
+        grad = _T.real(grad)
+    return grad.to(self_dtype)
 
 
 def zeros_like_grad(sizes, dtype, device):
@@ -216,10 +226,15 @@ def _log_scalar(b):
 
 
 def pow_scalar_backward_exponent(grad, base, exponent, result):
+    """PyTorch's ``pow_backward_exponent`` for a Scalar base: ``grad * conj(result * log(base))``, the log taken
+    in complex when the exponent is complex (log(-1) = i pi, not NaN), 0 where base 0 meets a nonnegative
+    exponent."""
     if base == 0:
         zero = _T.zeros((), dtype=grad.dtype, device=grad.device)
-        return grad * _T.where(exponent >= 0, zero, result * _log_scalar(base)).conj()
-    return grad * (result * _log_scalar(base)).conj()
+        nonneg = _T.logical_and(exponent.imag == 0, exponent.real >= 0) if exponent.is_complex() else exponent >= 0
+        return grad * _T.where(nonneg, zero, result * -math.inf).conj()
+    log_base = cmath.log(complex(base)) if exponent.is_complex() or isinstance(base, complex) else _log_scalar(base)
+    return grad * (result * log_base).conj()
 
 
 def clamp_backward(grad, self, min, max):  # noqa: A002 - PyTorch's argument names

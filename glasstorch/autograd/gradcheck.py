@@ -263,7 +263,7 @@ def _analytical_jacobian_parts(inputs, output, nondet_tol) -> tuple:
 
     jac1, types_ok, sizes_ok = stack(rows())
     jac2, _, _ = stack(rows())
-    reentrant = all(a.numel() == 0 or float((a - b).abs().max()) <= nondet_tol
+    reentrant = all(a.numel() == 0 or not float((a - b).abs().max()) > nondet_tol  # PyTorch's test: NaN passes
                     for a, b in zip(jac1, jac2, strict=True))
     return jac1, reentrant, sizes_ok, types_ok
 
@@ -420,7 +420,7 @@ def _fast_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dty
     for i, (o, v) in enumerate(zip(outputs, vs, strict=False)):
         grads = torch.autograd.grad(o, diff, v, retain_graph=True, allow_unused=True)
         again = torch.autograd.grad(o, diff, v, retain_graph=True, allow_unused=True)  # PyTorch's reentrancy check
-        if not all(g is None or h is None or g.numel() == 0 or float((g - h).abs().max()) <= nondet_tol
+        if not all(g is None or h is None or g.numel() == 0 or not float((g - h).abs().max()) > nondet_tol
                    for g, h in zip(grads, again, strict=True)):
             raise GradcheckError(_NOT_REENTRANT.format(nondet_tol))
         for j, (g, u) in enumerate(zip(grads, us, strict=False)):

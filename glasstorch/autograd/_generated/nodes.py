@@ -1296,7 +1296,7 @@ class CloneBackward0(Node):
 
 
 def _ToCopyBackward0_0(grad, grads, self_dtype):
-    return grad.to(self_dtype)
+    return to_copy_backward(grad, self_dtype)
 
 
 class ToCopyBackward0(Node):
