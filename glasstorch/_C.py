@@ -4,7 +4,8 @@ PyTorch's ``_C`` is its compiled extension; glasstorch has none, and this module
 commonly reaches for there: ``_disabled_torch_function_impl`` (the ``__torch_function__`` that keeps a subclass
 out of the protocol, as ``nn.Parameter`` uses it) and the context managers ``DisableTorchFunctionSubclass`` and
 ``DisableTorchFunction`` (implemented in ``glasstorch/_binding_support.py``, Note [Torch function state]), and
-autograd's view-replay switch ``_set_view_replay_enabled``/``_is_view_replay_enabled`` (``autograd/grad_mode.py``;
+autograd's view-replay switch ``_set_view_replay_enabled``/``_is_view_replay_enabled`` and forward grad mode's
+``_set_fwd_grad_enabled``/``_is_fwd_grad_enabled`` (``autograd/grad_mode.py``;
 the user API is ``torch.autograd._force_original_view_tracking``), and ``_functions``: the node classes
 (``AccumulateGrad``, ``CopySlices``, ``MulBackward0`` …) and the small nodes of ``autograd/basic_ops.py``, and
 ``_autograd``: a few engine entry points (saved-tensor hooks state, version counters); ``is_grad_enabled`` and
@@ -19,7 +20,9 @@ from .autograd import basic_ops as _basic_ops
 from .autograd._generated import nodes as _generated_nodes
 from .autograd.engine import current_graph_task_id as _current_graph_task_id
 from .autograd.grad_mode import (
+    _is_fwd_grad_enabled,
     _is_multithreading_enabled,
+    _set_fwd_grad_enabled,
     _set_multithreading_enabled,
     _set_view_replay_enabled,
     _unsafe_set_version_counter,
@@ -29,11 +32,13 @@ from .autograd.grad_mode import is_view_replay_enabled as _is_view_replay_enable
 from .autograd.graph import AccumulateGrad, Node, SavedTensor, _saved_tensors_hooks_is_enabled
 from .autograd.view_history import CopySlices
 from .tensor import nn_parse_to
+from .utils._python_dispatch import _RestorePythonTLSSnapshot
 
 __all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "_disabled_torch_function_impl",
            "_set_view_replay_enabled", "_is_view_replay_enabled", "_functions", "_autograd", "is_grad_enabled",
            "_current_graph_task_id", "_is_multithreading_enabled", "_set_multithreading_enabled", "_WeakTensorRef",
-           "_nn"]
+           "_nn", "_set_fwd_grad_enabled", "_is_fwd_grad_enabled",
+           "_RestorePythonTLSSnapshot"]
 
 
 class _WeakTensorRef:

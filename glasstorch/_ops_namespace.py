@@ -80,6 +80,12 @@ class OpOverload:
     def name(self) -> str:
         return self._handle.name
 
+    @property
+    def overloadpacket(self) -> OpOverloadPacket:
+        """The packet of all overloads of this name (``ops.aten.add`` for ``ops.aten.add.Tensor``)."""
+        ns, _, rest = self._handle.name.partition("::")
+        return getattr(getattr(ops, ns), rest.split(".")[0])
+
     def __repr__(self):
         ns, _, rest = self._handle.name.partition("::")
         return f"{ns}.{rest.split('.')[0]}.{self._overloadname}"

@@ -28,14 +28,16 @@ attribute and property reads (``s.shape``, ``s.grad``), the remaining hand-writt
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 from ._binding_support import _disabled_torch_function_impl, tf_subclass_active, torch_function_state
 from .tensor import Tensor
+from .utils._python_dispatch import _RestorePythonTLSSnapshot
 
 __all__ = ["get_default_nowrap_functions", "has_torch_function", "has_torch_function_unary",
            "has_torch_function_variadic", "handle_torch_function",
-           "is_tensor_method_or_property", "get_overloaded_args"]
+           "is_tensor_method_or_property", "get_overloaded_args", "enable_reentrant_dispatch"]
 
 
 def _overloaded(x) -> bool:
@@ -165,3 +167,11 @@ def _binding_fallback(exc, func, args, kwargs):
                         f"returned NotImplemented:\n\n{handlers}\nFor more information, try re-running with "
                         f"TORCH_LOGS=not_implemented")
     return result
+
+
+@contextlib.contextmanager
+def enable_reentrant_dispatch():
+    """Inside a ``__torch_dispatch__``: operators called in the block dispatch as from the top (autograd
+    records them), PyTorch's context manager over ``torch._C._RestorePythonTLSSnapshot``."""
+    with _RestorePythonTLSSnapshot():
+        yield

@@ -26,6 +26,7 @@ from ._core.device import as_device, device
 from ._core.dispatch_key import MATH_BITS as _MATH_BITS
 from ._core.dispatch_key import bit as _dk_bit
 from ._core.dispatch_key import tls as _dk_tls
+from ._core.grad_state import forward_levels as _forward_levels
 from ._core.grad_state import state as _grad_state
 from ._core.shape import Size
 from ._core.user_warning import warn as _user_warn
@@ -36,6 +37,7 @@ from ._ops import legacy_constructors as _legacy
 from ._ops.aten import aten
 from . import autograd as _autograd
 from .autograd import graph as _autograd_graph
+from .autograd.forward_grad import fw_grad as _fw_grad
 from .autograd.graph import current_grad_fn as _current_grad_fn
 from ._ops import factories as _fac
 from ._ops import python_arg_parser as _arg_parser
@@ -686,6 +688,9 @@ class Tensor:
                             "possible. Make sure your class inherits from Tensor.")
         impl = data._impl
         out = wrap(impl.view_impl(impl.sizes, impl.strides, impl.offset), cls)
+        if getattr(cls, "__torch_dispatch__", None) is not None:  # its ops go to cls.__torch_dispatch__
+            out._impl.key_set |= _PYTHON_KEY
+            out._impl.pyobj = PinnedPyObject(out)
         if require_grad:
             if not (impl.dtype.is_floating_point or impl.dtype.is_complex):
                 raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
@@ -817,10 +822,17 @@ class Tensor:
         return iter(self.unbind(0))
 
     def __repr__(self, *, tensor_contents=None):
-        return _printing.tensor_repr(self)
+        return _printing.tensor_repr(self, tangent=self._tangent_repr())
 
     def __str__(self):
-        return _printing.tensor_repr(self)
+        return _printing.tensor_repr(self, tangent=self._tangent_repr())
+
+    def _tangent_repr(self):
+        """The repr of this tensor's forward-mode tangent at level 0 (PyTorch prints a dual's as a suffix)."""
+        if _forward_levels.level < 0:
+            return None
+        t = _fw_grad(self._impl, 0)
+        return None if t is None else _printing.tensor_repr(_autograd_graph.to_tensor(t))
 
     def __format__(self, spec):
         if self._impl.sizes == () and not self._impl.is_meta:

@@ -14,6 +14,7 @@ from .._core.device import CPU
 from .._core.dispatch_key import AUTOGRAD_SET, BACKEND_FOR_DEVICE, bit, tls
 from .._core.grad_state import state as _grad_state
 from .._tensor.impl import AutogradMeta, CreationMeta, TensorImpl
+from .aten import aten
 from .view_funcs import ViewFunc, as_strided_view_func
 
 __all__ = ["inplace_kernel", "view_kernel", "backend_select_kernel", "write_observers"]
@@ -142,18 +143,51 @@ def _set_view_func(view: TensorImpl, fn: ViewFunc) -> None:
     meta.view_fn = fn
 
 
+class _DualAsAlias:
+    """``_make_dual`` below ADInplaceOrView is ``alias(primal)`` (a tensor subclass's ``__torch_dispatch__``
+    sees ``aten.alias``, never ``_make_dual``); the tangent is autograd's business."""
+
+    @staticmethod
+    def redispatch(ks, primal, tangent, level):
+        return aten.alias.redispatch(ks, primal)
+
+
+def _forward_view_base(self: TensorImpl):
+    """The forward-mode base of a view of ``self`` when it is not the root base: ``self`` itself when ``self``
+    is a view whose tangent is its own (``_make_dual``'s result), else what ``self`` inherited (PyTorch keeps a
+    forward ViewInfo apart from the backward one)."""
+    meta = self.autograd
+    if meta is None:
+        return None
+    d = meta.__dict__
+    return self if d.get("no_fw_view") else d.get("fw_base")
+
+
+def _set_forward_view_base(view: TensorImpl, fw_base: TensorImpl) -> None:
+    if view.autograd is None:
+        view.autograd = AutogradMeta()
+        view.autograd.version_at_grad_fn = view.version.version
+    view.autograd.fw_base = fw_base
+
+
 def view_kernel(op):
     """Redispatch, then mark each output as a view of the input's root base (``_base``) and, when the view
     may not be written in place under autograd later, how it was created (PyTorch's ``CreationMeta``); a view
     that as_strided cannot replay (or any, with view replay on) gets a view function (Note [View replay])."""
     replays = op.name in _METADATA_CHANGING
+    below = op
+    if op.name == "aten::_make_dual":  # PyTorch's manual ADInplaceOrView kernel: the primal's alias, below here
+        below = _DualAsAlias()
 
     def kernel(ks, self, *args):
-        out = op.redispatch(ks, self, *args)
+        out = below.redispatch(ks, self, *args)
         root = self.base if self.base is not None else self
         chained = replays or _grad_state.view_replay or self.autograd is not None
+        fw_base = _forward_view_base(self)
         if type(out) is TensorImpl:
             out.base = root
+            if fw_base is not None:
+                _set_forward_view_base(out, fw_base)
             creation = None if _grad_state.enabled else (
                 CreationMeta.INFERENCE_MODE if _grad_state.inference else CreationMeta.NO_GRAD_MODE)
             creation = _propagated(self, creation)
@@ -166,6 +200,8 @@ def view_kernel(op):
                 CreationMeta.INFERENCE_MODE if _grad_state.inference else CreationMeta.NO_GRAD_MODE))
             for i, o in enumerate(out):
                 o.base = root
+                if fw_base is not None:
+                    _set_forward_view_base(o, fw_base)
                 _mark_creation(o, creation)
                 if chained and (fn := _view_func(self, root, op, args, i, o)) is not None:
                     _set_view_func(o, fn)

@@ -305,6 +305,7 @@ class TensorFacts:
     grad_fn_name: str | None = None
     prefix: str = "tensor("
     default_dtype: str | None = None
+    tangent: str | None = None  # the repr of a dual tensor's forward-mode tangent
 
 
 def _default_dtype_name() -> str:
@@ -367,6 +368,8 @@ def render(facts: TensorFacts, tensor_contents: str | None = None) -> str:
         suffixes.append(f"grad_fn=<{facts.grad_fn_name}>")
     elif facts.requires_grad:
         suffixes.append("requires_grad=True")
+    if facts.tangent is not None:
+        suffixes.append("tangent=" + facts.tangent)
     return _append_suffixes(facts.prefix + body, suffixes, indent)
 
 
@@ -398,8 +401,9 @@ def _values_of(impl) -> np.ndarray:
     return _dt.complex32_values(a) if a.dtype.names else a
 
 
-def tensor_facts(t) -> TensorFacts:
-    """Read the printer's facts off a glasstorch Tensor (never touching the data of a meta tensor)."""
+def tensor_facts(t, tangent: str | None = None) -> TensorFacts:
+    """Read the printer's facts off a glasstorch Tensor (never touching the data of a meta tensor); ``tangent``
+    is the repr of its forward-mode tangent, if it is dual."""
     is_meta = t.device.type == "meta"
     return TensorFacts(
         values=None if is_meta else _values_of(t._impl),
@@ -409,10 +413,11 @@ def tensor_facts(t) -> TensorFacts:
         requires_grad=bool(t.requires_grad),
         grad_fn_name=_grad_fn_name(t),
         prefix=_prefix_of(t),
+        tangent=tangent,
     )
 
 
-def tensor_repr(t, *, tensor_contents: str | None = None) -> str:
+def tensor_repr(t, *, tensor_contents: str | None = None, tangent: str | None = None) -> str:
     """``repr(t)`` / ``str(t)`` of a glasstorch Tensor, in PyTorch's exact format.
 
     Example:
@@ -420,4 +425,4 @@ def tensor_repr(t, *, tensor_contents: str | None = None) -> str:
         >>> tensor_repr(torch.tensor([1.0, 2.5]))
         'tensor([1.0000, 2.5000])'
     """
-    return render(tensor_facts(t), tensor_contents)
+    return render(tensor_facts(t, tangent), tensor_contents)

@@ -8,9 +8,11 @@ gradients in ``.grad`` (AccumulateGrad) or returns them.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 
 from .._ops._generated import ops as _ops  # noqa: F401  (the operators must exist before their kernels)
+from .._ops.aten import aten
 from .._ops.factories import full_impl
 from . import engine as _engine
 from . import forward_ad, formulas, functional, graph, manual_kernels, node_support  # noqa: F401  (manual: copy_)
@@ -78,6 +80,14 @@ def _make_grads(outputs, grad_outputs, is_grads_batched=False) -> list:
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         gi = g._impl
         out_shape, grad_shape = _calculate_shape(out, g, is_grads_batched)
+        if out_shape != grad_shape and is_grads_batched:
+            grad_shape = grad_shape[1:]  # PyTorch measures the first sample, g[0], without its first dim again
+            raise RuntimeError("If `is_grads_batched=True`, we interpret the first dimension of each grad_output as "
+                               "the batch dimension. The sizes of the remaining dimensions are expected to match the "
+                               f"shape of corresponding output, but a mismatch was detected: grad_output[{i}] has a "
+                               f"shape of torch.Size({list(grad_shape)}) and output[{i}] has a shape of "
+                               f"torch.Size({list(out_shape)}). If you only want some tensors in `grad_output` to be "
+                               "considered batched, consider using vmap.")
         if out_shape != grad_shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size({list(grad_shape)}) and "
                                f"output[{i}] has a shape of torch.Size({list(out_shape)}).")
@@ -140,6 +150,25 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         _engine._grad_state.enabled = prev
 
 
+def _batched_backward(run, grads, retain_graph) -> list:
+    """``is_grads_batched``: PyTorch vmaps the backward over the first dimension of the grad_outputs; here one
+    backward per batch element (the graph kept for the next), each input's gradients stacked."""
+    batch = next(g.sizes[0] for g in grads if g is not None)
+    per_sample = []
+    for b in range(batch):
+        sample = [None if g is None else aten.select_int(g, 0, b) for g in grads]
+        per_sample.append(run(sample, retain_graph or b < batch - 1))
+    return [_stack_samples([p[k] for p in per_sample]) for k in range(len(per_sample[0]))]
+
+
+def _stack_samples(grads):
+    """One input's gradients over the batch, stacked; None when no sample reached it (zeros where some did not)."""
+    some = next((g for g in grads if g is not None), None)
+    if some is None:
+        return None
+    return aten.stack([full_impl(some.sizes, 0, some.dtype, some.device) if g is None else g for g in grads], 0)
+
+
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """The gradients of ``outputs`` with respect to ``inputs``, returned, not accumulated."""
@@ -160,10 +189,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for i in ins:
         if not isinstance(i, GradientEdge) and not requires_grad(i._impl):
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    grads = _make_grads(outs, g_outs)
+    grads = _make_grads(outs, g_outs, is_grads_batched)
     _check_roots(outs)
-    captured = _engine.execute([o._impl for o in outs], grads, retain_graph, create_graph,
-                               [_input_target(i) for i in ins], accumulate=False, is_grad=True)
+    run = functools.partial(_engine.execute, [o._impl for o in outs], create_graph=create_graph,
+                            inputs=[_input_target(i) for i in ins], accumulate=False, is_grad=True)
+    captured = _batched_backward(run, grads, retain_graph) if is_grads_batched else run(grads, retain_graph)
     result = []
     for k, (i, g) in enumerate(zip(ins, captured, strict=True)):
         if g is None:

@@ -11,6 +11,7 @@ double backward works.
 
 from __future__ import annotations
 
+import cmath
 import math
 
 from .._core.dispatch_key import bit as _bit
@@ -18,7 +19,8 @@ from .._core.dispatch_key import tls as _tls
 
 __all__ = [
     # generic
-    "maybe_multiply", "conj_scalar", "zeros_like", "zeros_like_grad", "where", "where_grad", "not_implemented",
+    "maybe_multiply", "conj_scalar", "zeros_like", "to_copy_backward",
+    "zeros_like_grad", "where", "where_grad", "not_implemented",
     "trace_backward", "block_diag_backward", "nansum_backward",
     "tensor_list",
     "cat_grads", "pad_dim", "unsqueeze_dims", "restore_reduced_dims", "reshape_backward",
@@ -77,6 +79,14 @@ def conj_scalar(x):
 
 def zeros_like(t):
     return _T.zeros_like(t)
+
+
+def to_copy_backward(grad, self_dtype):
+    """PyTorch's ``_to_copy_backward``: a real input of a copy to complex takes the gradient's real part (no
+    "discards the imaginary part" warning), then the input's dtype."""
+    if grad.is_complex() and not self_dtype.is_complex:
+        grad = _T.real(grad)
+    return grad.to(self_dtype)
 
 
 def zeros_like_grad(sizes, dtype, device):
@@ -216,10 +226,15 @@ def _log_scalar(b):
 
 
 def pow_scalar_backward_exponent(grad, base, exponent, result):
+    """PyTorch's ``pow_backward_exponent`` for a Scalar base: ``grad * conj(result * log(base))``, the log taken
+    in complex when the exponent is complex (log(-1) = i pi, not NaN), 0 where base 0 meets a nonnegative
+    exponent."""
     if base == 0:
         zero = _T.zeros((), dtype=grad.dtype, device=grad.device)
-        return grad * _T.where(exponent >= 0, zero, result * _log_scalar(base)).conj()
-    return grad * (result * _log_scalar(base)).conj()
+        nonneg = _T.logical_and(exponent.imag == 0, exponent.real >= 0) if exponent.is_complex() else exponent >= 0
+        return grad * _T.where(nonneg, zero, result * -math.inf).conj()
+    log_base = cmath.log(complex(base)) if exponent.is_complex() or isinstance(base, complex) else _log_scalar(base)
+    return grad * (result * log_base).conj()
 
 
 def clamp_backward(grad, self, min, max):  # noqa: A002 - PyTorch's argument names
@@ -1053,22 +1068,6 @@ def rms_norm_backward(grads, x, normalized_shape, rstd, weight):
 
 
 # -- convolution and pooling ---------------------------------------------------------------------------------------
-def _weight_grad(inp, gout, stride, padding, dilation, groups, ksize):
-    """d weight of a (non-transposed) convolution: a convolution of the input with the output gradient."""
-    n, g = inp.shape[0], groups
-    cg = inp.shape[1] // g
-    og = gout.shape[1] // g
-    sp = inp.shape[2:]
-    osp = gout.shape[2:]
-    nd = len(sp)
-    x = inp.reshape(n, g, cg, *sp).permute(2, 1, 0, *range(3, 3 + nd)).reshape(cg, g * n, *sp)
-    w = gout.reshape(n, g, og, *osp).movedim(0, 2).reshape(g * og, n, *osp)
-    out = _T.convolution(x, w, None, list(dilation), list(padding), list(stride), False, [0] * nd, g)
-    for d in range(nd):
-        out = out.narrow(2 + d, 0, ksize[d])
-    return out.transpose(0, 1)
-
-
 def convolution_jvp(inp_p, inp_t, weight_p, weight_t, bias_t, stride, padding, dilation, transposed, output_padding,
                     groups):
     """The tangent of convolution (PyTorch's ``convolution_jvp``): bilinear in input and weight, linear in bias (a
@@ -1082,26 +1081,11 @@ def convolution_jvp(inp_p, inp_t, weight_p, weight_t, bias_t, stride, padding, d
 
 
 def convolution_backward(grad, inp, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    """(d input, d weight, d bias) of convolution, from (transposed) convolutions of grad."""
-    nd = weight.dim() - 2
-    stride = _expand(stride, nd)
-    padding = _expand(padding, nd)
-    dilation = _expand(dilation, nd)
-    output_padding = _expand(output_padding, nd)
-    ksize = tuple(weight.shape[2:])
-    dbias = grad.sum([0] + list(range(2, grad.dim()))) if bias is not None else None
-    if inp.numel() == 0 or grad.numel() == 0:
-        return _T.zeros_like(inp), _T.zeros_like(weight), dbias
-    if not transposed:
-        natural = [(grad.shape[2 + d] - 1) * stride[d] - 2 * padding[d] + dilation[d] * (ksize[d] - 1) + 1
-                   for d in range(nd)]
-        op = [inp.shape[2 + d] - natural[d] for d in range(nd)]
-        dinp = _T.convolution(grad, weight, None, stride, padding, dilation, True, op, groups)
-        dw = _weight_grad(inp, grad, stride, padding, dilation, groups, ksize)
-    else:
-        dinp = _T.convolution(grad, weight, None, stride, padding, dilation, False, [0] * nd, groups)
-        dw = _weight_grad(grad, inp, stride, padding, dilation, groups, ksize)
-    return dinp, dw, dbias
+    """(d input, d weight, d bias) of convolution: ``aten::convolution_backward`` (d bias only with a bias)."""
+    mask = [True, True, bias is not None]
+    bias_sizes = None if bias is None else list(bias.shape)
+    return _T.ops.aten.convolution_backward(grad, inp, weight, bias_sizes, list(stride), list(padding),
+                                            list(dilation), transposed, list(output_padding), groups, mask)
 
 
 def _expand(values, n):

@@ -25,7 +25,7 @@ from .._core.grad_state import state as _gs
 from .._ops.dispatcher import get_op
 from . import forward_grad as _fg
 from . import graph as _graph
-from .grad_mode import _DecoratorContextManager
+from .grad_mode import _DecoratorContextManager, _is_fwd_grad_enabled  # noqa: F401 - torch.autograd.forward_ad._is_fwd_grad_enabled
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "dual_level"]
 
@@ -115,8 +115,6 @@ class dual_level(_DecoratorContextManager):  # noqa: N801 - PyTorch's name
         exit_dual_level()
 
 
-def _is_fwd_grad_enabled() -> bool:
-    return _gs.fw_grad_mode
 
 
 class _set_fwd_grad_enabled(_DecoratorContextManager):  # noqa: N801 - PyTorch's name

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import weakref
 
+from .._core.dispatch_key import MATH_BITS
 from .._core.grad_state import forward_levels
 from .._core.grad_state import state as _gs
 from .._ops.aten import aten
@@ -22,7 +23,7 @@ from .._ops.factories import full_impl
 from .._tensor import views as _views
 from .._tensor.impl import AutogradMeta, TensorImpl
 
-__all__ = ["enter_dual_level", "exit_dual_level", "fw_grad", "set_fw_grad", "has_fw_grad"]
+__all__ = ["enter_dual_level", "exit_dual_level", "fw_grad", "fw_view_base", "set_fw_grad", "has_fw_grad"]
 
 _levels: list = []  # per level, the tensors that hold one of its tangents (weakly)
 
@@ -52,13 +53,14 @@ def exit_dual_level(level: int) -> None:
 
 
 # -- reading and writing tangents ---------------------------------------------------------------------------------
-def _fw_view_base(impl):
+def fw_view_base(impl):
     """The base whose tangent a view's tangent is a view of; None for a non-view or a view that is not forward
     differentiable (``_make_dual``, ``_fw_primal``)."""
     base = impl.base
-    if base is None or (impl.autograd is not None and impl.autograd.__dict__.get("no_fw_view")):
-        return None
-    return base
+    if base is None or impl.autograd is None:
+        return base
+    d = impl.autograd.__dict__
+    return None if d.get("no_fw_view") else d.get("fw_base", base)
 
 
 def fw_grad(impl, level: int = 0):
@@ -72,7 +74,7 @@ def fw_grad(impl, level: int = 0):
         t = grads.get(level)
         if t is not None:
             return t
-    base = _fw_view_base(impl)
+    base = fw_view_base(impl)
     if base is None:
         return None
     base_t = fw_grad(base, level)
@@ -104,18 +106,30 @@ def _store(impl, tangent, level) -> None:
     _levels[level].add(impl)
 
 
+def _storage_numel(t) -> int:
+    return t.storage.nbytes() // t.dtype.itemsize
+
+
 def _same_meta(a, b) -> bool:
-    """PyTorch's ``has_same_meta``: offset, sizes, and strides wherever the size is not 1."""
-    return (a.offset == b.offset and a.sizes == b.sizes and
-            all(sa == sb or n == 1 for sa, sb, n in zip(a.strides, b.strides, a.sizes, strict=True)))
+    """PyTorch's ``has_same_meta``: storages of one element count and the same conj/neg bits, the same sizes and,
+    unless both are empty, the same offset and strides wherever the size is not 0 or 1."""
+    if _storage_numel(a) != _storage_numel(b) or a.is_conj() != b.is_conj() or a.is_neg() != b.is_neg():
+        return False
+    if a.sizes != b.sizes:
+        return False
+    if a.numel() == 0 and b.numel() == 0:
+        return True
+    return a.offset == b.offset and all(sa == sb or n in (0, 1) for sa, sb, n in zip(a.strides, b.strides, a.sizes,
+                                                                                   strict=True))
 
 
 def _zeros_laid_out_as(tangent, primal):
-    """PyTorch's ``_new_zeros_with_same_feature_meta``: zeros of the tangent's dtype over a storage as large as
-    the primal's, read with the primal's sizes, strides and offset."""
-    n = primal.storage.nbytes() // primal.dtype.itemsize
-    flat = full_impl((n,), 0, tangent.dtype, tangent.device)
-    return _views.as_strided(flat, primal.sizes, primal.strides, primal.offset)
+    """PyTorch's ``_new_zeros_with_same_feature_meta`` plus the primal's conj/neg bits: zeros of the tangent's
+    dtype over a storage as large as the primal's, read with the primal's sizes, strides and offset."""
+    flat = full_impl((_storage_numel(primal),), 0, tangent.dtype, tangent.device)
+    out = _views.as_strided(flat, primal.sizes, primal.strides, primal.offset)
+    out.key_set |= primal.key_set & MATH_BITS
+    return out
 
 
 def _sizes(sizes) -> str:
@@ -136,7 +150,7 @@ def set_fw_grad(impl, new, level: int = 0, is_inplace: bool = False) -> None:
         raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original "
                            f"Tensor, this is not supported. Tensor is of size {_sizes(impl.sizes)} while the given "
                            f"forward gradient is of size {_sizes(new.sizes)}.")
-    base = _fw_view_base(impl) if is_inplace else None
+    base = fw_view_base(impl) if is_inplace else None
     if base is not None and fw_grad(base, level) is None:
         if _same_meta(new, base) and _same_meta(new, impl):
             base_t = new

@@ -33,7 +33,7 @@ from .._tensor.impl import AutogradMeta, TensorImpl
 from . import graph as _graph
 from .anomaly_mode import is_anomaly_enabled, record_forward_stack
 from .basic_ops import Error
-from .forward_grad import fw_grad, set_fw_grad
+from .forward_grad import fw_grad, fw_view_base, set_fw_grad
 from .grad_mode import state as _grad_state
 from .graph import Node, SavedTensor, collect_next_edges, requires_grad, set_history
 from .view_history import handle_view_on_rebase, rebase_history
@@ -111,7 +111,7 @@ class BackwardCFunction(Node, FunctionCtx):
     @property
     def saved_tensors(self) -> tuple:
         if self.__dict__.get("_in_jvp"):  # inside jvp: what forward gave save_for_forward, as PyTorch's
-            return tuple(self.saved_for_forward)
+            return tuple(self.__dict__.get("saved_for_forward", ()))
         if self._saved is None:
             return tuple(self.to_save)
         name = self.name()
@@ -327,9 +327,14 @@ class InplaceFunction(Function):
 
 
 def _alias(impl: TensorImpl) -> TensorImpl:
-    """A view of ``impl`` on all of it, made without recording (``view_as`` under no_grad)."""
-    with _NoGrad():
-        return aten.alias(impl)
+    """A view of ``impl`` on all of it, made without recording and with forward grad mode off (PyTorch's
+    ``_view_as_self_with_no_grad``): its tangent is what ``jvp`` returns for it."""
+    fw_mode, _grad_state.fw_grad_mode = _grad_state.fw_grad_mode, False
+    try:
+        with _NoGrad():
+            return aten.alias(impl)
+    finally:
+        _grad_state.fw_grad_mode = fw_mode
 
 
 _VIEW_DIRTY_MULTI = (
@@ -407,13 +412,25 @@ def _wrap_outputs(ctx, input_impls, output, executable):
     return tuple(wrapped) if is_tuple else wrapped[0]
 
 
+def _jvp_inputs(ctx, impls, tangents) -> list:
+    """The tangents ``jvp`` sees: None for non-tensors; a differentiable input without a tangent gets zeros
+    unless ``set_materialize_grads(False)``."""
+    out = []
+    for impl, t in zip(impls, tangents, strict=True):
+        if t is None and impl is not None and ctx.materialize_grads and (
+                impl.dtype.is_floating_point or impl.dtype.is_complex):
+            t = full_impl(impl.sizes, 0, impl.dtype, impl.device)
+        out.append(None if t is None else _graph.to_tensor(t))
+    return out
+
+
 def _forward_mode_ad(cls, ctx, impls, tangents, raw, result) -> None:
     """PyTorch's ``_process_forward_mode_AD``: the outputs' tangents from the user's ``jvp`` (one tangent or None
     per forward input), with forward grad mode off while it runs."""
     versions = [None if t is None else t.version.version for t in tangents]
     ctx._in_jvp, fw_mode, _grad_state.fw_grad_mode = True, _grad_state.fw_grad_mode, False
     try:
-        grads = cls.jvp(ctx, *[None if t is None else _graph.to_tensor(t) for t in tangents])
+        grads = cls.jvp(ctx, *_jvp_inputs(ctx, impls, tangents))
     finally:
         ctx._in_jvp, _grad_state.fw_grad_mode = False, fw_mode
     grads = grads if isinstance(grads, tuple) else (grads,)
@@ -423,6 +440,10 @@ def _forward_mode_ad(cls, ctx, impls, tangents, raw, result) -> None:
                            f"but got {len(grads)})")
     dirty = {id(i) for t in (ctx.dirty_tensors or ()) if (i := _impl_of(t)) is not None}
     non_diff = {id(i) for t in (ctx.non_differentiable or ()) if (i := _impl_of(t)) is not None}
+    bases = {}  # PyTorch's inputs_bases: each tensor input's forward-view base (or itself) -> its position
+    for k, x in enumerate(impls):
+        if x is not None:
+            bases[id(fw_view_base(x) or x)] = k
     for i, (out, raw_out, g) in enumerate(zip(outs, raws, grads, strict=True)):
         impl, raw_impl = _impl_of(out), _impl_of(raw_out)
         if impl is None or id(raw_impl) in non_diff or not (impl.dtype.is_floating_point or impl.dtype.is_complex):
@@ -435,8 +456,32 @@ def _forward_mode_ad(cls, ctx, impls, tangents, raw, result) -> None:
             continue
         if id(raw_impl) in dirty:
             _dirty_tangent(impl, g._impl, impls, tangents, versions)
-        else:
-            set_fw_grad(impl, g._impl, 0, False)
+            continue
+        out_base = fw_view_base(impl)
+        k = bases.get(id(out_base)) if out_base is not None else None
+        if k is not None:
+            if tangents[k] is None:  # a view of an input without a tangent: set as an in-place op would
+                set_fw_grad(impl, g._impl, 0, True)
+                return  # PyTorch's loop stops here too
+            _check_view_tangent(g._impl, tangents[k])
+        set_fw_grad(impl, g._impl, 0, False)
+
+
+def _check_view_tangent(g, input_tangent) -> None:
+    """An output that is a view of an input (or the input as is) needs a tangent that is a view of the same base
+    as that input's tangent."""
+    g_base = fw_view_base(g)
+    if g_base is None:
+        raise RuntimeError("A custom Function's forward is returning a view (or an input as-is) but the jvp is not "
+                           "returning a view.")
+    in_base = fw_view_base(input_tangent)
+    if in_base is not None:
+        if in_base is not g_base:
+            raise RuntimeError("A custom Function is returning a view but the jvp is not returning a view of the "
+                               "same base as the given grad input.")
+    elif input_tangent is not g_base:
+        raise RuntimeError("A custom Function is returning a view but the jvp is not returning a view of the given "
+                           "grad input.")
 
 
 def _dirty_tangent(impl, g, impls, tangents, versions) -> None:

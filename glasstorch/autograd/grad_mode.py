@@ -188,6 +188,17 @@ def is_view_replay_enabled() -> bool:
     return state.view_replay
 
 
+def _set_fwd_grad_enabled(mode: bool) -> None:
+    """Turn forward grad mode on or off for this thread (``torch._C._set_fwd_grad_enabled``): off, ops neither
+    read nor compute tangents."""
+    state.fw_grad_mode = bool(mode)
+
+
+def _is_fwd_grad_enabled() -> bool:
+    """Whether forward grad mode is on for this thread (``torch._C._is_fwd_grad_enabled``)."""
+    return state.fw_grad_mode
+
+
 class _force_original_view_tracking(_DecoratorContextManager):
     """Whether views record the ops that made them, so that a view written in place (or whose base was) gets
     the view op's own ``grad_fn`` back instead of ``AsStridedBackward0`` (PyTorch's context manager).

@@ -29,7 +29,7 @@ import warnings
 
 from . import forward_ad as _fwad
 
-__all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "get_numerical_jacobian"]
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "get_numerical_jacobian", "get_analytical_jacobian"]
 
 
 class GradcheckError(RuntimeError):
@@ -52,6 +52,10 @@ If the test
 - is a Module test (e.g., in common_nn.py), then modify the corresponding
   module_test entry to have `gradcheck_nondet_tol=<tol>`
 """
+
+_NOT_REENTRANT = ("Backward is not reentrant, i.e., running backward with same input and grad_output multiple times "
+                  "gives different values, although analytical gradient matches numerical gradient.The tolerance for "
+                  "nondeterminism was {}." + _NONDET_HINT)
 
 _UNDEFINED_HINT = 'Please look at "Notes about undefined output gradients" in "tools/autograd/derivatives.yaml"'
 
@@ -120,9 +124,9 @@ def _numerical_jacobian_wrt(func, inputs, target, outs, eps) -> list:
     for idx in itertools.product(*[range(n) for n in data.size()]):
         entry = data[idx] if idx else data
         orig = entry.clone()
-        column = _central_differences(func, inputs, entry, orig, eps, eps)
+        column = _central_differences(func, inputs, entry, orig, eps, eps, idx)
         if data.is_complex():  # Note [Complex gradcheck]: ds/dx + i ds/dy, the conjugate Wirtinger derivative
-            dy = _central_differences(func, inputs, entry, orig, eps * 1j, eps)
+            dy = _central_differences(func, inputs, entry, orig, eps * 1j, eps, idx)
             column = [dx + d * 1j for dx, d in zip(column, dy, strict=True)]
         for k, c in enumerate(column[:len(cols)]):
             cols[k].append(c)
@@ -167,8 +171,16 @@ def _get_numerical_jacobian(fn, inputs, outputs=None, target=None, eps=1e-3, is_
             for t in _iter_tensors(target, True)]
 
 
+def _private_api(name: str) -> None:
+    warnings.warn(f"`{name}` was part of PyTorch's private API and not meant to be exposed. We are deprecating it "
+                  "and it will be removed in a future version of PyTorch. If you have a specific use for this or "
+                  "feature request for this to be a stable API, please file us an issue at "
+                  "https://github.com/pytorch/pytorch/issues/new", FutureWarning, stacklevel=3)
+
+
 def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
     """Deprecated PyTorch API: the numerical Jacobians of ``fn(inputs)``'s first output w.r.t. each target."""
+    _private_api("get_numerical_jacobian")
     if grad_out != 1.0:
         raise ValueError("Expected grad_out to be 1.0. get_numerical_jacobian no longer supports values of "
                          "grad_out != 1.0.")
@@ -176,21 +188,47 @@ def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
     return tuple(per_output[0] for per_output in jacobians)
 
 
-def _central_differences(func, inputs, entry, orig, delta, eps) -> list:
-    """``(f(x + delta) - f(x - delta)) / (2 eps)`` for each output, flattened, with ``entry`` of ``x`` moved."""
+def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
+    """Deprecated PyTorch API: (Jacobians of ``output`` w.r.t. each input that requires grad, from backward;
+    reentrant, sizes_ok, types_ok)."""
+    _private_api("get_analytical_jacobian")
+    if grad_out != 1.0:
+        raise ValueError("Expected grad_out to be 1.0. get_analytical_jacobian no longer supports values of "
+                         "grad_out != 1.0.")
+    if output.is_complex():
+        raise ValueError("Expected output to be non-complex. get_analytical_jacobian no longer supports functions "
+                         "that return complex outputs.")
+    return _analytical_jacobian_parts(inputs, output, nondet_tol)
+
+
+def _central_differences(func, inputs, entry, orig, delta, eps, idx=None) -> list:
+    """``(f(x + delta) - f(x - delta)) / (2 eps)`` for each output, flattened, with ``entry`` (``idx``) of ``x``
+    moved."""
     entry.copy_(orig - delta)
     lo = _snapshot(func(*inputs))
     entry.copy_(orig + delta)
     hi = _snapshot(func(*inputs))
     entry.copy_(orig)
+    _check_same_dtype_and_shape(lo, hi, eps, idx)
     return [((b - a) / (2 * eps)).detach().reshape(-1) for a, b in zip(lo, hi, strict=False)]
 
 
+def _check_same_dtype_and_shape(lo, hi, eps, idx=None) -> None:
+    """PyTorch's neighbourhood check: perturbing an input must not change an output's shape or dtype."""
+    on_index = "" if idx is None else f"on index {idx} "
+    for a, b in zip(lo, hi, strict=False):
+        assert a.shape == b.shape, (f"Expected `func` to return outputs with the same shape when inputs are perturbed "
+                                    f"{on_index}by {eps}, but got: shapes {a.shape} and {b.shape}.")
+        assert a.dtype == b.dtype, (f"Expected `func` to return outputs with the same dtype when inputs are perturbed "
+                                    f"{on_index}by {eps}, but got: dtypes {a.dtype} and {b.dtype}.")
+
+
 # -- analytical Jacobian ------------------------------------------------------------------------------------
-def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes) -> list:
-    """``J[j]``: (inputs[j].numel(), output.numel()) from one backward per output element, run twice."""
+def _analytical_jacobian_parts(inputs, output, nondet_tol) -> tuple:
+    """(Jacobians, reentrant, sizes_ok, types_ok): ``J[j]`` of shape (inputs[j].numel(), output.numel()) from one
+    backward per output element; computed twice, reentrant when both agree to ``nondet_tol``."""
     torch = _torch()
-    diff = _diff_inputs(inputs)
+    diff = list(_iter_tensors(inputs, True))
 
     def rows():
         grad_out = torch.zeros(output.shape, dtype=output.dtype, device=output.device)  # row-major: view(-1)
@@ -225,16 +263,20 @@ def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes) -> list:
 
     jac1, types_ok, sizes_ok = stack(rows())
     jac2, _, _ = stack(rows())
-    reentrant = all(a.numel() == 0 or float((a - b).abs().max()) <= nondet_tol
+    reentrant = all(a.numel() == 0 or not float((a - b).abs().max()) > nondet_tol  # PyTorch's test: NaN passes
                     for a, b in zip(jac1, jac2, strict=True))
+    return jac1, reentrant, sizes_ok, types_ok
+
+
+def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes) -> list:
+    """``J[j]``: (inputs[j].numel(), output.numel()) from one backward per output element, run twice."""
+    jac1, reentrant, sizes_ok, types_ok = _analytical_jacobian_parts(inputs, output, nondet_tol)
     if not types_ok and check_grad_dtypes:
         raise GradcheckError("Gradient has dtype mismatch")
     if not sizes_ok:
         raise GradcheckError("Analytical gradient has incorrect size")
     if not reentrant:
-        raise GradcheckError("Backward is not reentrant, i.e., running backward with same input and grad_output "
-                             "multiple times gives different values, although analytical gradient matches numerical "
-                             f"gradient.The tolerance for nondeterminism was {nondet_tol}." + _NONDET_HINT)
+        raise GradcheckError(_NOT_REENTRANT.format(nondet_tol))
     return jac1
 
 
@@ -248,8 +290,8 @@ def _allclose(a, b, rtol, atol) -> bool:
     return bool(((a - b).abs() <= atol + rtol * b.abs()).all())
 
 
-def _mismatch(a, n, i, j, part=None, mode="") -> str:
-    prefix = "" if part is None else f"While considering the {part} part of complex outputs only, "
+def _mismatch(a, n, i, j, part=None, mode="", of="outputs") -> str:
+    prefix = "" if part is None else f"While considering the {part} part of complex {of} only, "
     return (f"{prefix}Jacobian {mode}mismatch for output {i:d} with respect to input {j:d},\nnumerical:{n}\n"
             f"analytical:{a}\n")
 
@@ -260,17 +302,26 @@ def _forward_ad_jacobian(func, inputs, keep) -> list:
     tangents of a forward pass whose only tangent is that element's one-hot."""
     torch = _torch()
     result = []
+    diff = [k for k, x in enumerate(inputs) if _is_tensor(x) and x.requires_grad]
+
+    def duals(k, e):
+        # PyTorch's: every differentiable input is a dual of its detached value (so forward sees no input that
+        # requires grad), with zero tangents but for element e of input k
+        args = list(inputs)
+        for j in diff:
+            x = inputs[j]
+            tangent = torch.zeros(x.shape, dtype=x.dtype, device=x.device)
+            if j == k:
+                tangent.view(-1)[e] = 1
+            args[j] = _fwad.make_dual(x.detach(), tangent)
+        return args
+
     with _fwad.dual_level():
-        for k, x in enumerate(inputs):
-            if not (_is_tensor(x) and x.requires_grad):
-                continue
+        for k in diff:
+            x = inputs[k]
             rows = [[] for _ in keep]
             for e in range(x.numel()):
-                tangent = torch.zeros(x.shape, dtype=x.dtype, device=x.device)
-                tangent.view(-1)[e] = 1
-                args = list(inputs)
-                args[k] = _fwad.make_dual(x.detach(), tangent)
-                outs = [o for o in _as_tuple(func(*args)) if _is_tensor(o)]
+                outs = [o for o in _as_tuple(func(*duals(k, e))) if _is_tensor(o)]
                 for r, i in zip(rows, keep, strict=True):
                     t = _fwad.unpack_dual(outs[i]).tangent
                     r.append(torch.zeros(outs[i].numel(), dtype=outs[i].dtype) if t is None else t.reshape(-1).clone())
@@ -278,8 +329,10 @@ def _forward_ad_jacobian(func, inputs, keep) -> list:
     return result
 
 
-def _forward_ad_check(func, func_out, inputs, outputs, eps, rtol, atol) -> None:
-    """The forward-AD Jacobians against the numerical ones (PyTorch's ``check_forward_ad``)."""
+def _forward_ad_check(func, func_out, inputs, outputs, eps, rtol, atol, part=None, cplx=()) -> None:
+    """The forward-AD Jacobians against the numerical ones (PyTorch's ``check_forward_ad``); a mismatch for one of
+    the complex inputs ``cplx`` (positions) names the ``part`` of them being checked."""
+    positions = [k for k, x in enumerate(inputs) if _is_tensor(x) and x.requires_grad]
     tensor_outs = [o for o in _as_tuple(func_out) if _is_tensor(o)]
     keep = [k for k, o in enumerate(tensor_outs) if o.requires_grad]
     if not keep:
@@ -289,7 +342,29 @@ def _forward_ad_check(func, func_out, inputs, outputs, eps, rtol, atol) -> None:
     for j, (per_input, fw) in enumerate(zip(numerical, forward, strict=True)):
         for i, k in enumerate(keep):
             if not _allclose(fw[i], per_input[k], rtol, atol):
-                raise GradcheckError(_mismatch(fw[i], per_input[k], i, j, mode="computed with forward mode "))
+                named = part if positions[j] in cplx else None
+                raise GradcheckError(_mismatch(fw[i], per_input[k], i, j, named, "computed with forward mode ",
+                                               "inputs"))
+
+
+def _forward_ad_checks(func, func_out, inputs, outputs, eps, rtol, atol) -> None:
+    """PyTorch's forward-AD half of ``_gradcheck_real_imag``: with complex inputs, the function is checked as one
+    of their imaginary parts (real parts held), then of their real parts, so every perturbed input is real."""
+    cplx = [k for k, x in enumerate(inputs) if _is_tensor(x) and x.is_complex()]
+    if not cplx:
+        return _forward_ad_check(func, func_out, inputs, outputs, eps, rtol, atol)
+    for part, take, rebuild in (("imaginary", _torch().imag, lambda x, orig: orig.real + x * 1j),
+                                ("real", _torch().real, lambda x, orig: x + orig.imag * 1j)):
+        def part_fn(*args, rebuild=rebuild):
+            args = list(args)
+            for k in cplx:
+                args[k] = rebuild(args[k], inputs[k])
+            return _as_tuple(func(*args))
+        part_inputs = tuple(take(x) if k in cplx else x for k, x in enumerate(inputs))
+        part_out = part_fn(*part_inputs)
+        _forward_ad_check(part_fn, part_out, part_inputs, _differentiable_outputs(part_out), eps, rtol, atol, part,
+                          cplx)
+    return None
 
 
 def _slow_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol,
@@ -340,9 +415,14 @@ def _fast_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dty
         data.copy_(orig + eps * u)
         hi = _differentiable_like(func(*inputs), func_out)
         data.copy_(orig)
+        _check_same_dtype_and_shape(lo, hi, eps)
         num.append([(b - a) / (2 * eps) for a, b in zip(lo, hi, strict=False)])
     for i, (o, v) in enumerate(zip(outputs, vs, strict=False)):
         grads = torch.autograd.grad(o, diff, v, retain_graph=True, allow_unused=True)
+        again = torch.autograd.grad(o, diff, v, retain_graph=True, allow_unused=True)  # PyTorch's reentrancy check
+        if not all(g is None or h is None or g.numel() == 0 or not float((g - h).abs().max()) > nondet_tol
+                   for g, h in zip(grads, again, strict=True)):
+            raise GradcheckError(_NOT_REENTRANT.format(nondet_tol))
         for j, (g, u) in enumerate(zip(grads, us, strict=False)):
             ana = (g * u).sum() if g is not None else torch.zeros((), dtype=u.dtype)
             numv = (num[j][i].to(v.dtype) * v).sum()
@@ -437,7 +517,7 @@ def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined
         else:
             check(func, func_out, tupled, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
     if check_forward_ad:  # always the whole Jacobian, also in fast mode
-        _forward_ad_check(func, func_out, tupled, outputs, eps, rtol, atol)
+        _forward_ad_checks(func, func_out, tupled, outputs, eps, rtol, atol)
     if not check_backward_ad:
         return True
     if outputs:

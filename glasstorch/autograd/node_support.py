@@ -29,7 +29,7 @@ from .graph import Node, SavedTensor, collect_next_edges, grad_accumulator, grad
 from .view_history import handle_view_on_rebase, rebase_history
 
 __all__ = ["grad_enabled", "requires_grad_any", "record", "check_inplace", "out_not_differentiable",
-           "register_autograd", "materialize", "unwrap", "wrap_saved", "not_implemented_fallback"]
+           "out_no_forward_ad", "register_autograd", "materialize", "unwrap", "wrap_saved", "not_implemented_fallback"]
 
 
 def grad_enabled() -> bool:
@@ -196,8 +196,16 @@ def out_not_differentiable(name: str, *inputs) -> None:
                            "but one of the arguments requires grad.")
 
 
-def register_autograd(qualname: str, fn) -> None:
-    register_kernel(qualname, "Autograd", fn, with_keyset=True, label=f"autograd::{qualname}")
+def out_no_forward_ad(name: str, *inputs) -> None:
+    """PyTorch's out= kernels refuse forward AD once they have run: an input or ``out`` with a tangent."""
+    if has_fw_grad(*inputs):
+        raise NotImplementedError(f"Trying to use forward AD with {name}_out that does not support it because it is "
+                                  "an out= function")
+
+
+def register_autograd(qualname: str, fn, key: str = "Autograd") -> None:
+    """Register a generated autograd kernel: at the Autograd alias key, or at one key for a per-key formula."""
+    register_kernel(qualname, key, fn, with_keyset=True, label=f"autograd::{qualname}")
 
 
 # -- node helpers ------------------------------------------------------------------------------------------
@@ -243,6 +251,8 @@ class NotImplemented(Node):  # noqa: A001 - PyTorch's class name (grad_fn of tor
 def not_implemented_fallback(op, ks, *args, **kwargs):
     """Autograd-key fallback: run the op; if it should have recorded, record a node that raises in backward.
     A dual input raises PyTorch's forward-AD error: the op has no formula to derive a tangent from."""
+    if op.schema.is_out:
+        return _out_fallback(op, ks, args, kwargs)
     if forward_levels.level >= 0 and _grad_state.fw_grad_mode and has_fw_grad(*args, *kwargs.values()):
         return _no_forward_formula(op, ks, args, kwargs)
     if not _grad_state.enabled:
@@ -262,6 +272,15 @@ def not_implemented_fallback(op, ks, *args, **kwargs):
     node.op_name = op.name
     node.next_edges = collect_next_edges(*tensors)
     record.history(out, node)
+    return out
+
+
+def _out_fallback(op, ks, args, kwargs):
+    """An out= overload of an op without a formula: it runs (an input requiring grad is fine: nothing is
+    differentiable), then a tangent on any tensor is refused as the generated out= kernels refuse it."""
+    out = op.redispatch(ks, *args, **kwargs)
+    if forward_levels.level >= 0:
+        out_no_forward_ad(op.schema.name, *args, *kwargs.values())
     return out
 
 

@@ -11,11 +11,14 @@ Invariant: the Python key is in the included set exactly while the mode stack is
 
 from __future__ import annotations
 
-from .._core.dispatch_key import ExcludeDispatchKeyGuard, bit, tls
+from .._core.dispatch_key import AUTOGRAD_SET, ExcludeDispatchKeyGuard, bit, tls
+from .._core.grad_state import state as _grad_state
 from .._ops.dispatcher import get_op, register_fallback, register_kernel, register_op
 from .._ops_namespace import OpOverload, to_impls, to_tensors
 
 __all__ = ["DisableTorchDispatch", "TorchDispatchMode", "mode_stack"]
+
+_LAYERS_ABOVE = AUTOGRAD_SET | bit("ADInplaceOrView")
 
 _PYTHON = bit("Python")
 
@@ -67,6 +70,25 @@ class DisableTorchDispatch(ExcludeDispatchKeyGuard):
 
     def __init__(self):
         super().__init__(_PYTHON)
+
+
+class _RestorePythonTLSSnapshot:
+    """``torch._C._RestorePythonTLSSnapshot`` (behind ``torch.overrides.enable_reentrant_dispatch``): inside a
+    ``__torch_dispatch__``, calls start over as at the top: the Autograd and ADInplaceOrView keys that the layers
+    above the Python key exclude while they redispatch (an in-place op's) are back, unless inference mode
+    excludes them."""
+
+    __slots__ = ("prev",)
+
+    def __enter__(self):
+        self.prev = tls.excluded
+        if not _grad_state.inference:
+            tls.excluded = self.prev & ~_LAYERS_ABOVE
+        return self
+
+    def __exit__(self, *exc):
+        tls.excluded = self.prev
+        return False
 
 
 _overloads: dict = {}

@@ -133,6 +133,23 @@ def convolution_samples(dtype):
     yield Sample((_x((1, 2, 4, 4, 4)), _x((3, 2, 2, 2, 2), 3), None, [1], [0], [1], False, [0], 1), name="3-d", **t)
 
 
+def convolution_backward_samples(dtype):
+    """``torch.ops.aten.convolution_backward``: grad_output, input, weight, bias_sizes ..., output_mask."""
+    t = _tol(dtype)
+    yield Sample((_x((2, 3, 3, 3), 4), _x((2, 4, 5, 5)), _x((3, 4, 3, 3), 1), [3], [1], [0], [1], False, [0], 1,
+                  [True, True, True]), name="plain", **t)
+    yield Sample((_x((2, 3, 3, 3), 4), _x((2, 4, 5, 5)), _x((3, 4, 3, 3), 1), None, [1], [0], [1], False, [0], 1,
+                  [False, True, False]), name="weight only", **t)
+    yield Sample((_x((1, 4, 3, 3), 4), _x((1, 2, 6, 6)), _x((4, 2, 3, 3), 1), [4], [2], [1], [1], False, [0], 1,
+                  [True, False, True]), name="strided padded", **t)
+    yield Sample((_x((1, 4, 3, 3), 4), _x((1, 4, 5, 5)), _x((4, 2, 3, 3), 1), None, [1], [0], [1], False, [0], 2,
+                  [True, True, False]), name="groups", **t)
+    yield Sample((_x((2, 3, 10, 10), 4), _x((2, 4, 5, 5)), _x((4, 3, 3, 3), 1), [3], [2], [1], [1], True, [1], 1,
+                  [True, True, True]), name="transposed", **t)
+    yield Sample((_x((1, 2, 10), 4), _x((1, 4, 5)), _x((4, 2, 3), 1), None, [2], [1], [1], True, [1], 1,
+                  [True, True, False]), name="transposed 1-d", **t)
+
+
 def convolution_errors():
     x, w = T((1, 3, 5, 5)), T((4, 3, 3, 3))
     return [
@@ -334,6 +351,8 @@ OPS = [
            errors=conv1d_errors),
     OpInfo("convolution", aten=("convolution",), samples=convolution_samples, dtypes=CONV_DTYPES,
            errors=convolution_errors),
+    ConvOpInfo("ops.aten.convolution_backward", aten=("convolution_backward",),
+               fn=lambda lib: lib.ops.aten.convolution_backward, samples=convolution_backward_samples, dtypes=FLOATS),
     OpInfo("_convolution", aten=("_convolution",), samples=_convolution_samples, dtypes=FLOATS),
     OpInfo("_convolution_mode", aten=("_convolution_mode",), samples=_convolution_mode_samples, dtypes=FLOATS),
     OpInfo("max_pool2d", aten=("max_pool2d",), samples=lambda dt: (s for s in max_pool_samples(dt)),

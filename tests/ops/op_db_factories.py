@@ -7,7 +7,18 @@ non-number, ``requires_grad`` on an integer dtype).
 
 from __future__ import annotations
 
-from opinfo import ALL, DType, ErrorSample, OpInfo, Sample
+from op_db_index import FnOpInfo
+from opinfo import ALL, FLOATS, DType, ErrorSample, OpInfo, Sample, T
+
+
+def _zeros_with_feature_meta_samples(dtype):
+    """``aten._new_zeros_with_same_feature_meta``: other's layout (and storage size) per batch element of self."""
+    yield Sample((T((5,)), T((2, 3, 4), dtype="float64")), name="other's dtype")
+    yield Sample((T((3, 5)), T((2, 3, 4), layout="transposed")), {"self_num_batch_dims": 1}, name="transposed")
+    yield Sample((T((3, 2, 5)), T((2, 6), layout="strided")), {"self_num_batch_dims": 2}, name="strided")
+    yield Sample((T((2, 3)), T((1, 0, 2))), {"self_num_batch_dims": 2}, name="empty other")
+    yield Sample((T((3, 0, 5)), T((5,))), {"self_num_batch_dims": 2}, name="empty batch")
+    yield Sample((T((4,)), T(())), {"self_num_batch_dims": 1}, name="0-dim other")
 
 
 def _scalar_tensor_samples(dtype):
@@ -32,4 +43,7 @@ def _scalar_tensor_errors():
 OPS = [
     OpInfo("scalar_tensor", aten=("scalar_tensor",), samples=_scalar_tensor_samples, dtypes=ALL, grad=False,
            errors=_scalar_tensor_errors),
+    FnOpInfo("ops.aten._new_zeros_with_same_feature_meta", aten=("_new_zeros_with_same_feature_meta",),
+             fn=lambda lib: lib.ops.aten._new_zeros_with_same_feature_meta, samples=_zeros_with_feature_meta_samples,
+             dtypes=FLOATS, grad=False),
 ]

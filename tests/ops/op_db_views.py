@@ -7,6 +7,7 @@ harness: function/method forms, dtypes, and error parity.
 
 from __future__ import annotations
 
+from op_db_index import FnOpInfo
 from opinfo import ALL, DType, ErrorSample, OpInfo, Sample, T
 
 SRC = [T((2, 3, 4)), T((2, 3, 4), layout="transposed"), T((2, 3, 8), layout="strided")]
@@ -154,11 +155,25 @@ OPS = [
           ("unfold_copy", ("unfold_copy", "unfold_copy.out"), _each([T((2, 6))], 1, 2, 2), True),
           ("diagonal_copy", ("diagonal_copy", "diagonal_copy.out"), _chain(_each(SRC_2D), _each(SRC, 1, 0, 2)), True),
           ("alias_copy", ("alias_copy", "alias_copy.out"), _each(SRC), True),
+          ("_test_autograd_multiple_dispatch_view_copy", ("_test_autograd_multiple_dispatch_view_copy",
+                                                          "_test_autograd_multiple_dispatch_view_copy.out"),
+           _each(SRC), True),
           ("split_copy", ("split_copy.Tensor", "split_copy.Tensor_out"), _each(SRC, 2, 2), False),
           ("split_with_sizes_copy", ("split_with_sizes_copy", "split_with_sizes_copy.out"), _each(SRC, [1, 3], 2),
            False),
           ("unbind_copy", ("unbind_copy.int", "unbind_copy.int_out"), _each(SRC, 1), False),
       ]],
+    # PyTorch's test-only operators of per-dispatch-key formulas (derivatives/core.yaml): the Default formulas
+    # (grad + 1 for the copy, the reshape for the view) are what the gradient checks compare
+    OpInfo("_test_autograd_multiple_dispatch", aten=("_test_autograd_multiple_dispatch.fullcoverage",
+                                                     "_test_autograd_multiple_dispatch.ntonly"),
+           samples=_chain(_each(SRC), _each(SRC_2D, True)), dtypes=ALL, gradcheck=False),
+    FnOpInfo("ops.aten._test_autograd_multiple_dispatch.fullcoverage_out",
+             aten=("_test_autograd_multiple_dispatch.fullcoverage_out",),
+             fn=lambda lib: lib.ops.aten._test_autograd_multiple_dispatch.fullcoverage_out,
+             samples=_each(SRC, out=T((0,))), dtypes=("float32", "int64"), grad=False),
+    OpInfo("_test_autograd_multiple_dispatch_view", aten=("_test_autograd_multiple_dispatch_view",),
+           samples=_each(SRC_2D[:1]), dtypes=ALL),
     OpInfo("resize_as_", aten=("resize_as_",), dtypes=ALL, method=True, grad=False,
            samples=_chain(_each(SRC_2D, T((2, 5))), _each(SRC_2D, T((4, 3), layout="transposed")),
                           _each([T((2, 3, 4))], T((2, 3, 2, 2)), memory_format=DType("preserve_format"))),

@@ -89,37 +89,61 @@ def load_derivatives(fns) -> list:
             if f is not None and not declared:
                 raise DeclarationError(f"{loc}: {f.name} is declared now: drop 'declared: False'")
             base = _camel(schema.name.split("::")[-1].rstrip("_").removesuffix("_forward"))
-            n = counts.get(base, 0)  # overloads are counted per node name (convolution, _convolution ...)
-            counts[base] = n + 1
-            if not declared:
-                continue  # PyTorch's entry for an operator glasstorch lacks: it only keeps the node numbers right
-            body = [(k, str(v).strip()) for k, v in raw.items() if k not in ENTRY_FIELDS]
-            formulas = OrderedDict((k, v) for k, v in body if v != NON_DIFFERENTIABLE)
-            non_diff = [x for k, v in body if v == NON_DIFFERENTIABLE for x in _keys(k)]
-            od, cond = raw.get("output_differentiability"), None
-            if od is not None and len(od) == 1 and isinstance(od[0], str):
-                od, cond = None, od[0]  # PyTorch's condition form: ["!dtype || isDifferentiableType(*dtype)"]
-            fw = str(raw["result"]).strip() if "result" in raw else None
-            if fw == "auto_element_wise" and len(formulas) != 1:
-                raise DeclarationError(f"{loc}: auto_element_wise needs exactly one backward formula")
-            entries.append({"f": f, "loc": loc, "formulas": formulas, "non_diff": non_diff, "fw": fw,
-                            "node": f"{base}Backward{n}", "out_diff": od, "out_diff_cond": cond})
+            for key, fields in _per_key(raw, loc):
+                prefix = f"{base}Backward{key or ''}"  # PyTorch's node of a per-key formula: ...BackwardAutogradCUDA0
+                n = counts.get(prefix, 0)  # overloads are counted per node name (convolution, _convolution ...)
+                counts[prefix] = n + 1
+                if declared:  # else PyTorch's entry for an operator glasstorch lacks: it only keeps the numbers right
+                    entries.append(_entry(f, loc, fields, f"{prefix}{n}", key))
     return entries + _view_copy_entries(fns, entries)
+
+
+AUTOGRAD_KEYS = ("AutogradCPU", "AutogradCUDA", "AutogradMeta", "AutogradPrivateUse1", "AutogradOther")
+
+
+def _per_key(raw, loc) -> list:
+    """(dispatch key or None, fields) per formula set: an entry's own, or one per key of its ``dispatch:`` map
+    (``Default`` registers at the Autograd alias key, ``AutogradCUDA`` ... at their own); keys glasstorch has no
+    dispatch key for (``AutogradNestedTensor``) are left out."""
+    dispatch = raw.get("dispatch")
+    if dispatch is None:
+        return [(None, raw)]
+    keys = [k for k in dispatch if k != "__line__"]  # the YAML loader's line mark
+    for key in keys:
+        if key != "Default" and not key.startswith("Autograd"):
+            raise DeclarationError(f"{loc}: unknown autograd dispatch key {key!r}")
+    return [(None if key == "Default" else key, {**raw, **dispatch[key]}) for key in keys
+            if key == "Default" or key in AUTOGRAD_KEYS]
+
+
+def _entry(f, loc, raw, node, key) -> dict:
+    body = [(k, str(v).strip()) for k, v in raw.items() if k not in ENTRY_FIELDS]
+    formulas = OrderedDict((k, v) for k, v in body if v != NON_DIFFERENTIABLE)
+    non_diff = [x for k, v in body if v == NON_DIFFERENTIABLE for x in _keys(k)]
+    od, cond = raw.get("output_differentiability"), None
+    if od is not None and len(od) == 1 and isinstance(od[0], str):
+        od, cond = None, od[0]  # PyTorch's condition form: ["!dtype || isDifferentiableType(*dtype)"]
+    fw = str(raw["result"]).strip() if "result" in raw else None
+    if fw == "auto_element_wise" and len(formulas) != 1:
+        raise DeclarationError(f"{loc}: auto_element_wise needs exactly one backward formula")
+    return {"f": f, "loc": loc, "formulas": formulas, "non_diff": non_diff, "fw": fw, "node": node,
+            "out_diff": od, "out_diff_cond": cond, "key": key}
 
 
 def _view_copy_entries(fns, entries) -> list:
     """An entry for each declared ``X_copy`` overload (the view_copy family) whose view ``X`` has one: the view's
     formulas, its node name with ``_copy`` appended (``ViewBackward0_copy``), as PyTorch's autograd codegen
     derives them."""
-    by_view = {(e["f"].func.name, e["f"].func.overload_name): e for e in entries}
+    by_view: dict = {}
+    for e in entries:  # one per dispatch key of a per-key entry
+        by_view.setdefault((e["f"].func.name, e["f"].func.overload_name), []).append(e)
     out = []
     for f in fns:
         name = f.func.name
         if f.func.is_out or not name.endswith("_copy"):
             continue
-        e = by_view.get((name.removesuffix("_copy"), f.func.overload_name))
-        if e is not None:
-            out.append({**e, "f": f, "node": e["node"] + "_copy"})
+        out += [{**e, "f": f, "node": e["node"] + "_copy"}
+                for e in by_view.get((name.removesuffix("_copy"), f.func.overload_name), [])]
     return out
 
 
@@ -465,8 +489,9 @@ def _variants(fns, f):
         if g.func.name == name + "_" and _signature(g) == _signature(f):
             found.append(("inplace", g))  # paired by arguments, not overload name (pow_.Scalar is not pow.Scalar)
         elif g.func.name == name and g.func.is_out and (g.func.overload_name == "out" and not ov or
-                                                         g.func.overload_name in (f"{ov}_out", "out")):
-            found.append(("out", g))
+                                                         g.func.overload_name in (f"{ov}_out", "out") or
+                                                         _signature(g) == _signature(f)):
+            found.append(("out", g))  # by name, or by arguments (sum.IntList_out is sum.dim_IntList's)
     return found
 
 
@@ -474,7 +499,8 @@ def gen_kernels(infos, fns) -> str:
     out = [HEADER, '"""Autograd-key kernels generated from _ops/derivatives/*.yaml (PyTorch\'s VariableType)."""\n',
            "from glasstorch.autograd._generated import nodes as _n",
            "from glasstorch.autograd.node_support import (  # noqa: F401",
-           "    check_inplace, grad_enabled, out_not_differentiable, record, register_autograd, requires_grad_any,",
+           "    check_inplace, grad_enabled, out_no_forward_ad, out_not_differentiable, record, register_autograd,",
+           "    requires_grad_any,",
            ")", "from glasstorch._core.dtype import name_of",
            "from glasstorch._core.grad_state import forward_levels as _fw",
            "from glasstorch._core.grad_state import state as _gs",
@@ -486,6 +512,8 @@ def gen_kernels(infos, fns) -> str:
     for info in infos:
         f = info.entry["f"]
         out += _kernel(info, f, _kind(f))
+        if info.entry["key"] is not None:
+            continue  # a per-key formula: the variants follow the Default one
         for kind, g in _variants(fns, f):
             if g.name in covered:
                 continue
@@ -516,9 +544,13 @@ def _out_kernel(g) -> list:
     if ins:  # the metadata pre-check first, as the recording kernels do: most inputs have none
         meta = " or ".join(_has_autograd(_py(a.name), a.type.is_list) for a in ins)
         check = [f"    if {meta}:", "    " + check[0]]
+    # then the op runs, and only then a tangent on any of them is refused (PyTorch's order: the out is written)
+    fw = [f"    result = _op_{g.ident}.redispatch(ks, {params})",
+          "    if _fw.level >= 0:",
+          f"        out_no_forward_ad({g.func.base_name!r}, {inputs})",
+          "    return result"] if ins else [f"    return _op_{g.ident}.redispatch(ks, {params})"]
     return [f"_op_{g.ident} = _get_op({g.func.qualified_name!r})", "", "",
-            f"def _autograd_{g.ident}(ks, {params}):", *check,
-            f"    return _op_{g.ident}.redispatch(ks, {params})", "", "",
+            f"def _autograd_{g.ident}(ks, {params}):", *check, *fw, "", "",
             f"register_autograd({g.func.qualified_name!r}, _autograd_{g.ident})", "", ""]
 
 
@@ -601,6 +633,17 @@ def _fw_spec(info: Info, f, kind) -> str:
 
 
 def _kernel(info: Info, f, kind) -> list:
+    key = info.entry.get("key")
+    lines = _kernel_lines(info, f, kind)
+    if key is None:
+        return lines
+    # a per-key formula: its own kernel (and forward spec) names, registered at that key
+    own = [re.sub(rf"\b(_autograd|_fw)_{f.ident}\b", rf"\1_{f.ident}_{key}", x) for x in lines]
+    return [x.replace(f"_autograd_{f.ident}_{key})", f"_autograd_{f.ident}_{key}, {key!r})")
+            if x.startswith("register_autograd(") else x for x in own]
+
+
+def _kernel_lines(info: Info, f, kind) -> list:
     args = [a for a in f.func.arguments if not (a.is_write and a.kwarg_only)]
     params = ", ".join(_py(a.name) for a in args)
     op_name = f.func.name.split("::")[-1]

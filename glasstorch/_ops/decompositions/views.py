@@ -167,3 +167,9 @@ def atleast_2d(self) -> TensorImpl | list:
 
 def atleast_3d(self) -> TensorImpl | list:
     return _atleast(self, 3)
+
+
+def test_autograd_multiple_dispatch_ntonly(self: TensorImpl, b) -> TensorImpl:
+    """PyTorch's test-only ``_test_autograd_multiple_dispatch.ntonly``: ``self.clone()`` (CompositeImplicit: the
+    clone records autograd; its per-key formula is for nested tensors only)."""
+    return aten.clone(self, None)

@@ -4,7 +4,8 @@
 
 from glasstorch.autograd._generated import nodes as _n
 from glasstorch.autograd.node_support import (  # noqa: F401
-    check_inplace, grad_enabled, out_not_differentiable, record, register_autograd, requires_grad_any,
+    check_inplace, grad_enabled, out_no_forward_ad, out_not_differentiable, record, register_autograd,
+    requires_grad_any,
 )
 from glasstorch._core.dtype import name_of
 from glasstorch._core.grad_state import forward_levels as _fw
@@ -170,7 +171,10 @@ _op_angle_out = _get_op('aten::angle.out')
 def _autograd_angle_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('angle', self, out)
-    return _op_angle_out.redispatch(ks, self, out)
+    result = _op_angle_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('angle', self, out)
+    return result
 
 
 register_autograd('aten::angle.out', _autograd_angle_out)
@@ -202,7 +206,10 @@ _op_polar_out = _get_op('aten::polar.out')
 def _autograd_polar_out(ks, abs, angle, out):
     if (type(abs) is _TI and abs.autograd is not None) or (type(angle) is _TI and angle.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('polar', abs, angle, out)
-    return _op_polar_out.redispatch(ks, abs, angle, out)
+    result = _op_polar_out.redispatch(ks, abs, angle, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('polar', abs, angle, out)
+    return result
 
 
 register_autograd('aten::polar.out', _autograd_polar_out)
@@ -233,7 +240,10 @@ _op_complex_out = _get_op('aten::complex.out')
 def _autograd_complex_out(ks, real, imag, out):
     if (type(real) is _TI and real.autograd is not None) or (type(imag) is _TI and imag.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('complex', real, imag, out)
-    return _op_complex_out.redispatch(ks, real, imag, out)
+    result = _op_complex_out.redispatch(ks, real, imag, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('complex', real, imag, out)
+    return result
 
 
 register_autograd('aten::complex.out', _autograd_complex_out)
@@ -323,7 +333,10 @@ _op_max_pool2d_with_indices_out = _get_op('aten::max_pool2d_with_indices.out')
 def _autograd_max_pool2d_with_indices_out(ks, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None) or (type(indices) is _TI and indices.autograd is not None):
         out_not_differentiable('max_pool2d_with_indices', self, out, indices)
-    return _op_max_pool2d_with_indices_out.redispatch(ks, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices)
+    result = _op_max_pool2d_with_indices_out.redispatch(ks, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices)
+    if _fw.level >= 0:
+        out_no_forward_ad('max_pool2d_with_indices', self, out, indices)
+    return result
 
 
 register_autograd('aten::max_pool2d_with_indices.out', _autograd_max_pool2d_with_indices_out)
@@ -361,7 +374,10 @@ _op_avg_pool2d_out = _get_op('aten::avg_pool2d.out')
 def _autograd_avg_pool2d_out(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('avg_pool2d', self, out)
-    return _op_avg_pool2d_out.redispatch(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+    result = _op_avg_pool2d_out.redispatch(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('avg_pool2d', self, out)
+    return result
 
 
 register_autograd('aten::avg_pool2d.out', _autograd_avg_pool2d_out)
@@ -1070,6 +1086,111 @@ def _autograd_zero_(ks, self):
 register_autograd('aten::zero_', _autograd_zero_)
 
 
+_op__new_zeros_with_same_feature_meta = _get_op('aten::_new_zeros_with_same_feature_meta')
+
+
+def _autograd__new_zeros_with_same_feature_meta(ks, self, other, self_num_batch_dims):
+    return _op__new_zeros_with_same_feature_meta.redispatch(ks, self, other, self_num_batch_dims)
+
+
+register_autograd('aten::_new_zeros_with_same_feature_meta', _autograd__new_zeros_with_same_feature_meta)
+
+
+_op__test_autograd_multiple_dispatch_fullcoverage = _get_op('aten::_test_autograd_multiple_dispatch.fullcoverage')
+_fw__test_autograd_multiple_dispatch_fullcoverage = FwSpec(_op__test_autograd_multiple_dispatch_fullcoverage, (0,), (False,), 'functional', LINEAR)
+
+
+def _autograd__test_autograd_multiple_dispatch_fullcoverage(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__test_autograd_multiple_dispatch_fullcoverage, _autograd__test_autograd_multiple_dispatch_fullcoverage, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.TestAutogradMultipleDispatchBackward0()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__test_autograd_multiple_dispatch_fullcoverage.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op__test_autograd_multiple_dispatch_fullcoverage.redispatch(ks, self)
+
+
+register_autograd('aten::_test_autograd_multiple_dispatch.fullcoverage', _autograd__test_autograd_multiple_dispatch_fullcoverage)
+
+
+_op__test_autograd_multiple_dispatch_fullcoverage_out = _get_op('aten::_test_autograd_multiple_dispatch.fullcoverage_out')
+
+
+def _autograd__test_autograd_multiple_dispatch_fullcoverage_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('_test_autograd_multiple_dispatch', self, out)
+    result = _op__test_autograd_multiple_dispatch_fullcoverage_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('_test_autograd_multiple_dispatch', self, out)
+    return result
+
+
+register_autograd('aten::_test_autograd_multiple_dispatch.fullcoverage_out', _autograd__test_autograd_multiple_dispatch_fullcoverage_out)
+
+
+_op__test_autograd_multiple_dispatch_fullcoverage = _get_op('aten::_test_autograd_multiple_dispatch.fullcoverage')
+_fw__test_autograd_multiple_dispatch_fullcoverage_AutogradCUDA = FwSpec(_op__test_autograd_multiple_dispatch_fullcoverage, (0,), (False,), 'functional', None)
+
+
+def _autograd__test_autograd_multiple_dispatch_fullcoverage_AutogradCUDA(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__test_autograd_multiple_dispatch_fullcoverage_AutogradCUDA, _autograd__test_autograd_multiple_dispatch_fullcoverage_AutogradCUDA, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.TestAutogradMultipleDispatchBackwardAutogradCUDA0()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__test_autograd_multiple_dispatch_fullcoverage.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op__test_autograd_multiple_dispatch_fullcoverage.redispatch(ks, self)
+
+
+register_autograd('aten::_test_autograd_multiple_dispatch.fullcoverage', _autograd__test_autograd_multiple_dispatch_fullcoverage_AutogradCUDA, 'AutogradCUDA')
+
+
+_op__test_autograd_multiple_dispatch_view = _get_op('aten::_test_autograd_multiple_dispatch_view')
+_fw__test_autograd_multiple_dispatch_view = FwSpec(_op__test_autograd_multiple_dispatch_view, (0,), (False,), 'functional', None)
+
+
+def _autograd__test_autograd_multiple_dispatch_view(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__test_autograd_multiple_dispatch_view, _autograd__test_autograd_multiple_dispatch_view, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.TestAutogradMultipleDispatchViewBackward0()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__test_autograd_multiple_dispatch_view.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op__test_autograd_multiple_dispatch_view.redispatch(ks, self)
+
+
+register_autograd('aten::_test_autograd_multiple_dispatch_view', _autograd__test_autograd_multiple_dispatch_view)
+
+
+_op__test_autograd_multiple_dispatch_view = _get_op('aten::_test_autograd_multiple_dispatch_view')
+_fw__test_autograd_multiple_dispatch_view_AutogradCUDA = FwSpec(_op__test_autograd_multiple_dispatch_view, (0,), (False,), 'functional', None)
+
+
+def _autograd__test_autograd_multiple_dispatch_view_AutogradCUDA(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__test_autograd_multiple_dispatch_view_AutogradCUDA, _autograd__test_autograd_multiple_dispatch_view_AutogradCUDA, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.TestAutogradMultipleDispatchViewBackwardAutogradCUDA0()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__test_autograd_multiple_dispatch_view.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op__test_autograd_multiple_dispatch_view.redispatch(ks, self)
+
+
+register_autograd('aten::_test_autograd_multiple_dispatch_view', _autograd__test_autograd_multiple_dispatch_view_AutogradCUDA, 'AutogradCUDA')
+
+
 _op_masked_fill_Scalar = _get_op('aten::masked_fill.Scalar')
 _fw_masked_fill_Scalar = FwSpec(_op_masked_fill_Scalar, (0,), (False,), 'functional', _n._MaskedFillBackward0_jvp)
 
@@ -1225,7 +1346,10 @@ _op_masked_select_out = _get_op('aten::masked_select.out')
 def _autograd_masked_select_out(ks, self, mask, out):
     if (type(self) is _TI and self.autograd is not None) or (type(mask) is _TI and mask.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('masked_select', self, mask, out)
-    return _op_masked_select_out.redispatch(ks, self, mask, out)
+    result = _op_masked_select_out.redispatch(ks, self, mask, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('masked_select', self, mask, out)
+    return result
 
 
 register_autograd('aten::masked_select.out', _autograd_masked_select_out)
@@ -1259,7 +1383,10 @@ _op_index_select_out = _get_op('aten::index_select.out')
 def _autograd_index_select_out(ks, self, dim, index, out):
     if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('index_select', self, index, out)
-    return _op_index_select_out.redispatch(ks, self, dim, index, out)
+    result = _op_index_select_out.redispatch(ks, self, dim, index, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('index_select', self, index, out)
+    return result
 
 
 register_autograd('aten::index_select.out', _autograd_index_select_out)
@@ -1293,7 +1420,10 @@ _op_gather_out = _get_op('aten::gather.out')
 def _autograd_gather_out(ks, self, dim, index, sparse_grad, out):
     if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('gather', self, index, out)
-    return _op_gather_out.redispatch(ks, self, dim, index, sparse_grad, out)
+    result = _op_gather_out.redispatch(ks, self, dim, index, sparse_grad, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('gather', self, index, out)
+    return result
 
 
 register_autograd('aten::gather.out', _autograd_gather_out)
@@ -1326,7 +1456,10 @@ _op_take_out = _get_op('aten::take.out')
 def _autograd_take_out(ks, self, index, out):
     if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('take', self, index, out)
-    return _op_take_out.redispatch(ks, self, index, out)
+    result = _op_take_out.redispatch(ks, self, index, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('take', self, index, out)
+    return result
 
 
 register_autograd('aten::take.out', _autograd_take_out)
@@ -1382,7 +1515,10 @@ _op_scatter_src_out = _get_op('aten::scatter.src_out')
 def _autograd_scatter_src_out(ks, self, dim, index, src, out):
     if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(src) is _TI and src.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('scatter', self, index, src, out)
-    return _op_scatter_src_out.redispatch(ks, self, dim, index, src, out)
+    result = _op_scatter_src_out.redispatch(ks, self, dim, index, src, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('scatter', self, index, src, out)
+    return result
 
 
 register_autograd('aten::scatter.src_out', _autograd_scatter_src_out)
@@ -1438,7 +1574,10 @@ _op_scatter_value_out = _get_op('aten::scatter.value_out')
 def _autograd_scatter_value_out(ks, self, dim, index, value, out):
     if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('scatter', self, index, out)
-    return _op_scatter_value_out.redispatch(ks, self, dim, index, value, out)
+    result = _op_scatter_value_out.redispatch(ks, self, dim, index, value, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('scatter', self, index, out)
+    return result
 
 
 register_autograd('aten::scatter.value_out', _autograd_scatter_value_out)
@@ -1494,7 +1633,10 @@ _op_scatter_add_out = _get_op('aten::scatter_add.out')
 def _autograd_scatter_add_out(ks, self, dim, index, src, out):
     if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(src) is _TI and src.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('scatter_add', self, index, src, out)
-    return _op_scatter_add_out.redispatch(ks, self, dim, index, src, out)
+    result = _op_scatter_add_out.redispatch(ks, self, dim, index, src, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('scatter_add', self, index, src, out)
+    return result
 
 
 register_autograd('aten::scatter_add.out', _autograd_scatter_add_out)
@@ -1560,7 +1702,10 @@ _op_scatter_reduce_two_out = _get_op('aten::scatter_reduce.two_out')
 def _autograd_scatter_reduce_two_out(ks, self, dim, index, src, reduce, include_self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(src) is _TI and src.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('scatter_reduce', self, index, src, out)
-    return _op_scatter_reduce_two_out.redispatch(ks, self, dim, index, src, reduce, include_self, out)
+    result = _op_scatter_reduce_two_out.redispatch(ks, self, dim, index, src, reduce, include_self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('scatter_reduce', self, index, src, out)
+    return result
 
 
 register_autograd('aten::scatter_reduce.two_out', _autograd_scatter_reduce_two_out)
@@ -1620,7 +1765,10 @@ _op_index_add_out = _get_op('aten::index_add.out')
 def _autograd_index_add_out(ks, self, dim, index, source, alpha, out):
     if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(source) is _TI and source.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('index_add', self, index, source, out)
-    return _op_index_add_out.redispatch(ks, self, dim, index, source, alpha, out)
+    result = _op_index_add_out.redispatch(ks, self, dim, index, source, alpha, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('index_add', self, index, source, out)
+    return result
 
 
 register_autograd('aten::index_add.out', _autograd_index_add_out)
@@ -1678,7 +1826,10 @@ _op_index_copy_out = _get_op('aten::index_copy.out')
 def _autograd_index_copy_out(ks, self, dim, index, source, out):
     if (type(self) is _TI and self.autograd is not None) or (type(index) is _TI and index.autograd is not None) or (type(source) is _TI and source.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('index_copy', self, index, source, out)
-    return _op_index_copy_out.redispatch(ks, self, dim, index, source, out)
+    result = _op_index_copy_out.redispatch(ks, self, dim, index, source, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('index_copy', self, index, source, out)
+    return result
 
 
 register_autograd('aten::index_copy.out', _autograd_index_copy_out)
@@ -1803,7 +1954,10 @@ _op_index_Tensor_out = _get_op('aten::index.Tensor_out')
 def _autograd_index_Tensor_out(ks, self, indices, out):
     if (type(self) is _TI and self.autograd is not None) or any(type(t) is _TI and t.autograd is not None for t in indices) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('index', self, *indices, out)
-    return _op_index_Tensor_out.redispatch(ks, self, indices, out)
+    result = _op_index_Tensor_out.redispatch(ks, self, indices, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('index', self, *indices, out)
+    return result
 
 
 register_autograd('aten::index.Tensor_out', _autograd_index_Tensor_out)
@@ -1920,7 +2074,10 @@ _op_mm_out = _get_op('aten::mm.out')
 def _autograd_mm_out(ks, self, mat2, out):
     if (type(self) is _TI and self.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('mm', self, mat2, out)
-    return _op_mm_out.redispatch(ks, self, mat2, out)
+    result = _op_mm_out.redispatch(ks, self, mat2, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('mm', self, mat2, out)
+    return result
 
 
 register_autograd('aten::mm.out', _autograd_mm_out)
@@ -1953,7 +2110,10 @@ _op_bmm_out = _get_op('aten::bmm.out')
 def _autograd_bmm_out(ks, self, mat2, out):
     if (type(self) is _TI and self.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('bmm', self, mat2, out)
-    return _op_bmm_out.redispatch(ks, self, mat2, out)
+    result = _op_bmm_out.redispatch(ks, self, mat2, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('bmm', self, mat2, out)
+    return result
 
 
 register_autograd('aten::bmm.out', _autograd_bmm_out)
@@ -2013,7 +2173,10 @@ _op_addmm_out = _get_op('aten::addmm.out')
 def _autograd_addmm_out(ks, self, mat1, mat2, beta, alpha, out):
     if (type(self) is _TI and self.autograd is not None) or (type(mat1) is _TI and mat1.autograd is not None) or (type(mat2) is _TI and mat2.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('addmm', self, mat1, mat2, out)
-    return _op_addmm_out.redispatch(ks, self, mat1, mat2, beta, alpha, out)
+    result = _op_addmm_out.redispatch(ks, self, mat1, mat2, beta, alpha, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('addmm', self, mat1, mat2, out)
+    return result
 
 
 register_autograd('aten::addmm.out', _autograd_addmm_out)
@@ -2073,7 +2236,10 @@ _op_baddbmm_out = _get_op('aten::baddbmm.out')
 def _autograd_baddbmm_out(ks, self, batch1, batch2, beta, alpha, out):
     if (type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('baddbmm', self, batch1, batch2, out)
-    return _op_baddbmm_out.redispatch(ks, self, batch1, batch2, beta, alpha, out)
+    result = _op_baddbmm_out.redispatch(ks, self, batch1, batch2, beta, alpha, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('baddbmm', self, batch1, batch2, out)
+    return result
 
 
 register_autograd('aten::baddbmm.out', _autograd_baddbmm_out)
@@ -2137,7 +2303,10 @@ _op_addbmm_out = _get_op('aten::addbmm.out')
 def _autograd_addbmm_out(ks, self, batch1, batch2, beta, alpha, out):
     if (type(self) is _TI and self.autograd is not None) or (type(batch1) is _TI and batch1.autograd is not None) or (type(batch2) is _TI and batch2.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('addbmm', self, batch1, batch2, out)
-    return _op_addbmm_out.redispatch(ks, self, batch1, batch2, beta, alpha, out)
+    result = _op_addbmm_out.redispatch(ks, self, batch1, batch2, beta, alpha, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('addbmm', self, batch1, batch2, out)
+    return result
 
 
 register_autograd('aten::addbmm.out', _autograd_addbmm_out)
@@ -2197,7 +2366,10 @@ _op_addmv_out = _get_op('aten::addmv.out')
 def _autograd_addmv_out(ks, self, mat, vec, beta, alpha, out):
     if (type(self) is _TI and self.autograd is not None) or (type(mat) is _TI and mat.autograd is not None) or (type(vec) is _TI and vec.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('addmv', self, mat, vec, out)
-    return _op_addmv_out.redispatch(ks, self, mat, vec, beta, alpha, out)
+    result = _op_addmv_out.redispatch(ks, self, mat, vec, beta, alpha, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('addmv', self, mat, vec, out)
+    return result
 
 
 register_autograd('aten::addmv.out', _autograd_addmv_out)
@@ -2230,7 +2402,10 @@ _op_mv_out = _get_op('aten::mv.out')
 def _autograd_mv_out(ks, self, vec, out):
     if (type(self) is _TI and self.autograd is not None) or (type(vec) is _TI and vec.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('mv', self, vec, out)
-    return _op_mv_out.redispatch(ks, self, vec, out)
+    result = _op_mv_out.redispatch(ks, self, vec, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('mv', self, vec, out)
+    return result
 
 
 register_autograd('aten::mv.out', _autograd_mv_out)
@@ -2263,7 +2438,10 @@ _op_dot_out = _get_op('aten::dot.out')
 def _autograd_dot_out(ks, self, tensor, out):
     if (type(self) is _TI and self.autograd is not None) or (type(tensor) is _TI and tensor.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('dot', self, tensor, out)
-    return _op_dot_out.redispatch(ks, self, tensor, out)
+    result = _op_dot_out.redispatch(ks, self, tensor, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('dot', self, tensor, out)
+    return result
 
 
 register_autograd('aten::dot.out', _autograd_dot_out)
@@ -2296,7 +2474,10 @@ _op_vdot_out = _get_op('aten::vdot.out')
 def _autograd_vdot_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('vdot', self, other, out)
-    return _op_vdot_out.redispatch(ks, self, other, out)
+    result = _op_vdot_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('vdot', self, other, out)
+    return result
 
 
 register_autograd('aten::vdot.out', _autograd_vdot_out)
@@ -2327,6 +2508,21 @@ def _autograd__linalg_svd(ks, A, full_matrices, compute_uv, driver):
 register_autograd('aten::_linalg_svd', _autograd__linalg_svd)
 
 
+_op__linalg_svd_U = _get_op('aten::_linalg_svd.U')
+
+
+def _autograd__linalg_svd_U(ks, A, full_matrices, compute_uv, driver, U, S, Vh):
+    if (type(A) is _TI and A.autograd is not None) or (type(U) is _TI and U.autograd is not None) or (type(S) is _TI and S.autograd is not None) or (type(Vh) is _TI and Vh.autograd is not None):
+        out_not_differentiable('_linalg_svd', A, U, S, Vh)
+    result = _op__linalg_svd_U.redispatch(ks, A, full_matrices, compute_uv, driver, U, S, Vh)
+    if _fw.level >= 0:
+        out_no_forward_ad('_linalg_svd', A, U, S, Vh)
+    return result
+
+
+register_autograd('aten::_linalg_svd.U', _autograd__linalg_svd_U)
+
+
 _op_trace = _get_op('aten::trace')
 _fw_trace = FwSpec(_op_trace, (0,), (False,), 'functional', None)
 
@@ -2353,7 +2549,10 @@ _op_trace_out = _get_op('aten::trace.out')
 def _autograd_trace_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('trace', self, out)
-    return _op_trace_out.redispatch(ks, self, out)
+    result = _op_trace_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('trace', self, out)
+    return result
 
 
 register_autograd('aten::trace.out', _autograd_trace_out)
@@ -2387,7 +2586,10 @@ _op_linalg_lu_factor_ex_out = _get_op('aten::linalg_lu_factor_ex.out')
 def _autograd_linalg_lu_factor_ex_out(ks, A, pivot, check_errors, LU, pivots, info):
     if (type(A) is _TI and A.autograd is not None) or (type(LU) is _TI and LU.autograd is not None) or (type(pivots) is _TI and pivots.autograd is not None) or (type(info) is _TI and info.autograd is not None):
         out_not_differentiable('linalg_lu_factor_ex', A, LU, pivots, info)
-    return _op_linalg_lu_factor_ex_out.redispatch(ks, A, pivot, check_errors, LU, pivots, info)
+    result = _op_linalg_lu_factor_ex_out.redispatch(ks, A, pivot, check_errors, LU, pivots, info)
+    if _fw.level >= 0:
+        out_no_forward_ad('linalg_lu_factor_ex', A, LU, pivots, info)
+    return result
 
 
 register_autograd('aten::linalg_lu_factor_ex.out', _autograd_linalg_lu_factor_ex_out)
@@ -2422,7 +2624,10 @@ _op_linalg_lu_out = _get_op('aten::linalg_lu.out')
 def _autograd_linalg_lu_out(ks, A, pivot, P, L, U):
     if (type(A) is _TI and A.autograd is not None) or (type(P) is _TI and P.autograd is not None) or (type(L) is _TI and L.autograd is not None) or (type(U) is _TI and U.autograd is not None):
         out_not_differentiable('linalg_lu', A, P, L, U)
-    return _op_linalg_lu_out.redispatch(ks, A, pivot, P, L, U)
+    result = _op_linalg_lu_out.redispatch(ks, A, pivot, P, L, U)
+    if _fw.level >= 0:
+        out_no_forward_ad('linalg_lu', A, P, L, U)
+    return result
 
 
 register_autograd('aten::linalg_lu.out', _autograd_linalg_lu_out)
@@ -2462,7 +2667,10 @@ _op_linalg_lu_solve_out = _get_op('aten::linalg_lu_solve.out')
 def _autograd_linalg_lu_solve_out(ks, LU, pivots, B, left, adjoint, out):
     if (type(LU) is _TI and LU.autograd is not None) or (type(pivots) is _TI and pivots.autograd is not None) or (type(B) is _TI and B.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('linalg_lu_solve', LU, pivots, B, out)
-    return _op_linalg_lu_solve_out.redispatch(ks, LU, pivots, B, left, adjoint, out)
+    result = _op_linalg_lu_solve_out.redispatch(ks, LU, pivots, B, left, adjoint, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('linalg_lu_solve', LU, pivots, B, out)
+    return result
 
 
 register_autograd('aten::linalg_lu_solve.out', _autograd_linalg_lu_solve_out)
@@ -2496,7 +2704,10 @@ _op_lu_unpack_out = _get_op('aten::lu_unpack.out')
 def _autograd_lu_unpack_out(ks, LU_data, LU_pivots, unpack_data, unpack_pivots, P, L, U):
     if (type(LU_data) is _TI and LU_data.autograd is not None) or (type(LU_pivots) is _TI and LU_pivots.autograd is not None) or (type(P) is _TI and P.autograd is not None) or (type(L) is _TI and L.autograd is not None) or (type(U) is _TI and U.autograd is not None):
         out_not_differentiable('lu_unpack', LU_data, LU_pivots, P, L, U)
-    return _op_lu_unpack_out.redispatch(ks, LU_data, LU_pivots, unpack_data, unpack_pivots, P, L, U)
+    result = _op_lu_unpack_out.redispatch(ks, LU_data, LU_pivots, unpack_data, unpack_pivots, P, L, U)
+    if _fw.level >= 0:
+        out_no_forward_ad('lu_unpack', LU_data, LU_pivots, P, L, U)
+    return result
 
 
 register_autograd('aten::lu_unpack.out', _autograd_lu_unpack_out)
@@ -2525,6 +2736,21 @@ def _autograd__linalg_solve_ex(ks, A, B, left, check_errors):
 register_autograd('aten::_linalg_solve_ex', _autograd__linalg_solve_ex)
 
 
+_op__linalg_solve_ex_result = _get_op('aten::_linalg_solve_ex.result')
+
+
+def _autograd__linalg_solve_ex_result(ks, A, B, left, check_errors, result, LU, pivots, info):
+    if (type(A) is _TI and A.autograd is not None) or (type(B) is _TI and B.autograd is not None) or (type(result) is _TI and result.autograd is not None) or (type(LU) is _TI and LU.autograd is not None) or (type(pivots) is _TI and pivots.autograd is not None) or (type(info) is _TI and info.autograd is not None):
+        out_not_differentiable('_linalg_solve_ex', A, B, result, LU, pivots, info)
+    result = _op__linalg_solve_ex_result.redispatch(ks, A, B, left, check_errors, result, LU, pivots, info)
+    if _fw.level >= 0:
+        out_no_forward_ad('_linalg_solve_ex', A, B, result, LU, pivots, info)
+    return result
+
+
+register_autograd('aten::_linalg_solve_ex.result', _autograd__linalg_solve_ex_result)
+
+
 _op_linalg_inv_ex = _get_op('aten::linalg_inv_ex')
 _fw_linalg_inv_ex = FwSpec(_op_linalg_inv_ex, (0,), (False,), 'functional', None)
 
@@ -2544,6 +2770,21 @@ def _autograd_linalg_inv_ex(ks, A, check_errors):
 
 
 register_autograd('aten::linalg_inv_ex', _autograd_linalg_inv_ex)
+
+
+_op_linalg_inv_ex_inverse = _get_op('aten::linalg_inv_ex.inverse')
+
+
+def _autograd_linalg_inv_ex_inverse(ks, A, check_errors, inverse, info):
+    if (type(A) is _TI and A.autograd is not None) or (type(inverse) is _TI and inverse.autograd is not None) or (type(info) is _TI and info.autograd is not None):
+        out_not_differentiable('linalg_inv_ex', A, inverse, info)
+    result = _op_linalg_inv_ex_inverse.redispatch(ks, A, check_errors, inverse, info)
+    if _fw.level >= 0:
+        out_no_forward_ad('linalg_inv_ex', A, inverse, info)
+    return result
+
+
+register_autograd('aten::linalg_inv_ex.inverse', _autograd_linalg_inv_ex_inverse)
 
 
 _op_linalg_solve_triangular = _get_op('aten::linalg_solve_triangular')
@@ -2576,7 +2817,10 @@ _op_linalg_solve_triangular_out = _get_op('aten::linalg_solve_triangular.out')
 def _autograd_linalg_solve_triangular_out(ks, self, B, upper, left, unitriangular, out):
     if (type(self) is _TI and self.autograd is not None) or (type(B) is _TI and B.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('linalg_solve_triangular', self, B, out)
-    return _op_linalg_solve_triangular_out.redispatch(ks, self, B, upper, left, unitriangular, out)
+    result = _op_linalg_solve_triangular_out.redispatch(ks, self, B, upper, left, unitriangular, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('linalg_solve_triangular', self, B, out)
+    return result
 
 
 register_autograd('aten::linalg_solve_triangular.out', _autograd_linalg_solve_triangular_out)
@@ -2609,6 +2853,21 @@ def _autograd_triangular_solve(ks, self, A, upper, transpose, unitriangular):
 register_autograd('aten::triangular_solve', _autograd_triangular_solve)
 
 
+_op_triangular_solve_X = _get_op('aten::triangular_solve.X')
+
+
+def _autograd_triangular_solve_X(ks, self, A, upper, transpose, unitriangular, X, M):
+    if (type(self) is _TI and self.autograd is not None) or (type(A) is _TI and A.autograd is not None) or (type(X) is _TI and X.autograd is not None) or (type(M) is _TI and M.autograd is not None):
+        out_not_differentiable('triangular_solve', self, A, X, M)
+    result = _op_triangular_solve_X.redispatch(ks, self, A, upper, transpose, unitriangular, X, M)
+    if _fw.level >= 0:
+        out_no_forward_ad('triangular_solve', self, A, X, M)
+    return result
+
+
+register_autograd('aten::triangular_solve.X', _autograd_triangular_solve_X)
+
+
 _op__linalg_det = _get_op('aten::_linalg_det')
 _fw__linalg_det = FwSpec(_op__linalg_det, (0,), (False,), 'functional', None)
 
@@ -2629,6 +2888,21 @@ def _autograd__linalg_det(ks, A):
 
 
 register_autograd('aten::_linalg_det', _autograd__linalg_det)
+
+
+_op__linalg_det_result = _get_op('aten::_linalg_det.result')
+
+
+def _autograd__linalg_det_result(ks, A, result, LU, pivots):
+    if (type(A) is _TI and A.autograd is not None) or (type(result) is _TI and result.autograd is not None) or (type(LU) is _TI and LU.autograd is not None) or (type(pivots) is _TI and pivots.autograd is not None):
+        out_not_differentiable('_linalg_det', A, result, LU, pivots)
+    result = _op__linalg_det_result.redispatch(ks, A, result, LU, pivots)
+    if _fw.level >= 0:
+        out_no_forward_ad('_linalg_det', A, result, LU, pivots)
+    return result
+
+
+register_autograd('aten::_linalg_det.result', _autograd__linalg_det_result)
 
 
 _op__linalg_slogdet = _get_op('aten::_linalg_slogdet')
@@ -2654,6 +2928,21 @@ def _autograd__linalg_slogdet(ks, A):
 register_autograd('aten::_linalg_slogdet', _autograd__linalg_slogdet)
 
 
+_op__linalg_slogdet_sign = _get_op('aten::_linalg_slogdet.sign')
+
+
+def _autograd__linalg_slogdet_sign(ks, A, sign, logabsdet, LU, pivots):
+    if (type(A) is _TI and A.autograd is not None) or (type(sign) is _TI and sign.autograd is not None) or (type(logabsdet) is _TI and logabsdet.autograd is not None) or (type(LU) is _TI and LU.autograd is not None) or (type(pivots) is _TI and pivots.autograd is not None):
+        out_not_differentiable('_linalg_slogdet', A, sign, logabsdet, LU, pivots)
+    result = _op__linalg_slogdet_sign.redispatch(ks, A, sign, logabsdet, LU, pivots)
+    if _fw.level >= 0:
+        out_no_forward_ad('_linalg_slogdet', A, sign, logabsdet, LU, pivots)
+    return result
+
+
+register_autograd('aten::_linalg_slogdet.sign', _autograd__linalg_slogdet_sign)
+
+
 _op_linalg_cholesky_ex = _get_op('aten::linalg_cholesky_ex')
 _fw_linalg_cholesky_ex = FwSpec(_op_linalg_cholesky_ex, (0,), (False,), 'functional', None)
 
@@ -2674,6 +2963,21 @@ def _autograd_linalg_cholesky_ex(ks, self, upper, check_errors):
 
 
 register_autograd('aten::linalg_cholesky_ex', _autograd_linalg_cholesky_ex)
+
+
+_op_linalg_cholesky_ex_L = _get_op('aten::linalg_cholesky_ex.L')
+
+
+def _autograd_linalg_cholesky_ex_L(ks, self, upper, check_errors, L, info):
+    if (type(self) is _TI and self.autograd is not None) or (type(L) is _TI and L.autograd is not None) or (type(info) is _TI and info.autograd is not None):
+        out_not_differentiable('linalg_cholesky_ex', self, L, info)
+    result = _op_linalg_cholesky_ex_L.redispatch(ks, self, upper, check_errors, L, info)
+    if _fw.level >= 0:
+        out_no_forward_ad('linalg_cholesky_ex', self, L, info)
+    return result
+
+
+register_autograd('aten::linalg_cholesky_ex.L', _autograd_linalg_cholesky_ex_L)
 
 
 _op_cholesky = _get_op('aten::cholesky')
@@ -2703,7 +3007,10 @@ _op_cholesky_out = _get_op('aten::cholesky.out')
 def _autograd_cholesky_out(ks, self, upper, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('cholesky', self, out)
-    return _op_cholesky_out.redispatch(ks, self, upper, out)
+    result = _op_cholesky_out.redispatch(ks, self, upper, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('cholesky', self, out)
+    return result
 
 
 register_autograd('aten::cholesky.out', _autograd_cholesky_out)
@@ -2738,7 +3045,10 @@ _op_cholesky_solve_out = _get_op('aten::cholesky_solve.out')
 def _autograd_cholesky_solve_out(ks, self, input2, upper, out):
     if (type(self) is _TI and self.autograd is not None) or (type(input2) is _TI and input2.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('cholesky_solve', self, input2, out)
-    return _op_cholesky_solve_out.redispatch(ks, self, input2, upper, out)
+    result = _op_cholesky_solve_out.redispatch(ks, self, input2, upper, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('cholesky_solve', self, input2, out)
+    return result
 
 
 register_autograd('aten::cholesky_solve.out', _autograd_cholesky_solve_out)
@@ -2772,7 +3082,10 @@ _op_cholesky_inverse_out = _get_op('aten::cholesky_inverse.out')
 def _autograd_cholesky_inverse_out(ks, self, upper, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('cholesky_inverse', self, out)
-    return _op_cholesky_inverse_out.redispatch(ks, self, upper, out)
+    result = _op_cholesky_inverse_out.redispatch(ks, self, upper, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('cholesky_inverse', self, out)
+    return result
 
 
 register_autograd('aten::cholesky_inverse.out', _autograd_cholesky_inverse_out)
@@ -2798,6 +3111,21 @@ def _autograd__linalg_eigh(ks, A, UPLO, compute_v):
 
 
 register_autograd('aten::_linalg_eigh', _autograd__linalg_eigh)
+
+
+_op__linalg_eigh_eigenvalues = _get_op('aten::_linalg_eigh.eigenvalues')
+
+
+def _autograd__linalg_eigh_eigenvalues(ks, A, UPLO, compute_v, eigenvalues, eigenvectors):
+    if (type(A) is _TI and A.autograd is not None) or (type(eigenvalues) is _TI and eigenvalues.autograd is not None) or (type(eigenvectors) is _TI and eigenvectors.autograd is not None):
+        out_not_differentiable('_linalg_eigh', A, eigenvalues, eigenvectors)
+    result = _op__linalg_eigh_eigenvalues.redispatch(ks, A, UPLO, compute_v, eigenvalues, eigenvectors)
+    if _fw.level >= 0:
+        out_no_forward_ad('_linalg_eigh', A, eigenvalues, eigenvectors)
+    return result
+
+
+register_autograd('aten::_linalg_eigh.eigenvalues', _autograd__linalg_eigh_eigenvalues)
 
 
 _op_linalg_qr = _get_op('aten::linalg_qr')
@@ -2829,7 +3157,10 @@ _op_linalg_qr_out = _get_op('aten::linalg_qr.out')
 def _autograd_linalg_qr_out(ks, A, mode, Q, R):
     if (type(A) is _TI and A.autograd is not None) or (type(Q) is _TI and Q.autograd is not None) or (type(R) is _TI and R.autograd is not None):
         out_not_differentiable('linalg_qr', A, Q, R)
-    return _op_linalg_qr_out.redispatch(ks, A, mode, Q, R)
+    result = _op_linalg_qr_out.redispatch(ks, A, mode, Q, R)
+    if _fw.level >= 0:
+        out_no_forward_ad('linalg_qr', A, Q, R)
+    return result
 
 
 register_autograd('aten::linalg_qr.out', _autograd_linalg_qr_out)
@@ -2853,6 +3184,21 @@ def _autograd_geqrf(ks, self):
 
 
 register_autograd('aten::geqrf', _autograd_geqrf)
+
+
+_op_geqrf_a = _get_op('aten::geqrf.a')
+
+
+def _autograd_geqrf_a(ks, self, a, tau):
+    if (type(self) is _TI and self.autograd is not None) or (type(a) is _TI and a.autograd is not None) or (type(tau) is _TI and tau.autograd is not None):
+        out_not_differentiable('geqrf', self, a, tau)
+    result = _op_geqrf_a.redispatch(ks, self, a, tau)
+    if _fw.level >= 0:
+        out_no_forward_ad('geqrf', self, a, tau)
+    return result
+
+
+register_autograd('aten::geqrf.a', _autograd_geqrf_a)
 
 
 _op_linalg_matrix_exp = _get_op('aten::linalg_matrix_exp')
@@ -2903,7 +3249,10 @@ _op_linalg_cross_out = _get_op('aten::linalg_cross.out')
 def _autograd_linalg_cross_out(ks, self, other, dim, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('linalg_cross', self, other, out)
-    return _op_linalg_cross_out.redispatch(ks, self, other, dim, out)
+    result = _op_linalg_cross_out.redispatch(ks, self, other, dim, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('linalg_cross', self, other, out)
+    return result
 
 
 register_autograd('aten::linalg_cross.out', _autograd_linalg_cross_out)
@@ -2938,7 +3287,10 @@ _op_linalg_lstsq_out = _get_op('aten::linalg_lstsq.out')
 def _autograd_linalg_lstsq_out(ks, self, b, rcond, driver, solution, residuals, rank, singular_values):
     if (type(self) is _TI and self.autograd is not None) or (type(b) is _TI and b.autograd is not None) or (type(solution) is _TI and solution.autograd is not None) or (type(residuals) is _TI and residuals.autograd is not None) or (type(rank) is _TI and rank.autograd is not None) or (type(singular_values) is _TI and singular_values.autograd is not None):
         out_not_differentiable('linalg_lstsq', self, b, solution, residuals, rank, singular_values)
-    return _op_linalg_lstsq_out.redispatch(ks, self, b, rcond, driver, solution, residuals, rank, singular_values)
+    result = _op_linalg_lstsq_out.redispatch(ks, self, b, rcond, driver, solution, residuals, rank, singular_values)
+    if _fw.level >= 0:
+        out_no_forward_ad('linalg_lstsq', self, b, solution, residuals, rank, singular_values)
+    return result
 
 
 register_autograd('aten::linalg_lstsq.out', _autograd_linalg_lstsq_out)
@@ -3001,6 +3353,21 @@ def _autograd_nll_loss_forward(ks, self, target, weight, reduction, ignore_index
 register_autograd('aten::nll_loss_forward', _autograd_nll_loss_forward)
 
 
+_op_nll_loss_forward_output = _get_op('aten::nll_loss_forward.output')
+
+
+def _autograd_nll_loss_forward_output(ks, self, target, weight, reduction, ignore_index, output, total_weight):
+    if (type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(output) is _TI and output.autograd is not None) or (type(total_weight) is _TI and total_weight.autograd is not None):
+        out_not_differentiable('nll_loss_forward', self, target, weight, output, total_weight)
+    result = _op_nll_loss_forward_output.redispatch(ks, self, target, weight, reduction, ignore_index, output, total_weight)
+    if _fw.level >= 0:
+        out_no_forward_ad('nll_loss_forward', self, target, weight, output, total_weight)
+    return result
+
+
+register_autograd('aten::nll_loss_forward.output', _autograd_nll_loss_forward_output)
+
+
 _op_nll_loss_backward = _get_op('aten::nll_loss_backward')
 _fw_nll_loss_backward = FwSpec(_op_nll_loss_backward, (0, 1), (False, False), 'functional', LINEAR)
 
@@ -3028,6 +3395,21 @@ def _autograd_nll_loss_backward(ks, grad_output, self, target, weight, reduction
 
 
 register_autograd('aten::nll_loss_backward', _autograd_nll_loss_backward)
+
+
+_op_nll_loss_backward_grad_input = _get_op('aten::nll_loss_backward.grad_input')
+
+
+def _autograd_nll_loss_backward_grad_input(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(total_weight) is _TI and total_weight.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('nll_loss_backward', grad_output, self, target, weight, total_weight, grad_input)
+    result = _op_nll_loss_backward_grad_input.redispatch(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('nll_loss_backward', grad_output, self, target, weight, total_weight, grad_input)
+    return result
+
+
+register_autograd('aten::nll_loss_backward.grad_input', _autograd_nll_loss_backward_grad_input)
 
 
 _op_nll_loss2d_forward = _get_op('aten::nll_loss2d_forward')
@@ -3060,6 +3442,21 @@ def _autograd_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_ind
 register_autograd('aten::nll_loss2d_forward', _autograd_nll_loss2d_forward)
 
 
+_op_nll_loss2d_forward_output = _get_op('aten::nll_loss2d_forward.output')
+
+
+def _autograd_nll_loss2d_forward_output(ks, self, target, weight, reduction, ignore_index, output, total_weight):
+    if (type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(output) is _TI and output.autograd is not None) or (type(total_weight) is _TI and total_weight.autograd is not None):
+        out_not_differentiable('nll_loss2d_forward', self, target, weight, output, total_weight)
+    result = _op_nll_loss2d_forward_output.redispatch(ks, self, target, weight, reduction, ignore_index, output, total_weight)
+    if _fw.level >= 0:
+        out_no_forward_ad('nll_loss2d_forward', self, target, weight, output, total_weight)
+    return result
+
+
+register_autograd('aten::nll_loss2d_forward.output', _autograd_nll_loss2d_forward_output)
+
+
 _op_nll_loss2d_backward = _get_op('aten::nll_loss2d_backward')
 _fw_nll_loss2d_backward = FwSpec(_op_nll_loss2d_backward, (0, 1), (False, False), 'functional', LINEAR)
 
@@ -3087,6 +3484,21 @@ def _autograd_nll_loss2d_backward(ks, grad_output, self, target, weight, reducti
 
 
 register_autograd('aten::nll_loss2d_backward', _autograd_nll_loss2d_backward)
+
+
+_op_nll_loss2d_backward_grad_input = _get_op('aten::nll_loss2d_backward.grad_input')
+
+
+def _autograd_nll_loss2d_backward_grad_input(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(total_weight) is _TI and total_weight.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('nll_loss2d_backward', grad_output, self, target, weight, total_weight, grad_input)
+    result = _op_nll_loss2d_backward_grad_input.redispatch(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('nll_loss2d_backward', grad_output, self, target, weight, total_weight, grad_input)
+    return result
+
+
+register_autograd('aten::nll_loss2d_backward.grad_input', _autograd_nll_loss2d_backward_grad_input)
 
 
 _op_mse_loss = _get_op('aten::mse_loss')
@@ -3117,7 +3529,10 @@ _op_mse_loss_out = _get_op('aten::mse_loss.out')
 def _autograd_mse_loss_out(ks, self, target, reduction, out):
     if (type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('mse_loss', self, target, out)
-    return _op_mse_loss_out.redispatch(ks, self, target, reduction, out)
+    result = _op_mse_loss_out.redispatch(ks, self, target, reduction, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('mse_loss', self, target, out)
+    return result
 
 
 register_autograd('aten::mse_loss.out', _autograd_mse_loss_out)
@@ -3152,7 +3567,10 @@ _op_smooth_l1_loss_out = _get_op('aten::smooth_l1_loss.out')
 def _autograd_smooth_l1_loss_out(ks, self, target, reduction, beta, out):
     if (type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('smooth_l1_loss', self, target, out)
-    return _op_smooth_l1_loss_out.redispatch(ks, self, target, reduction, beta, out)
+    result = _op_smooth_l1_loss_out.redispatch(ks, self, target, reduction, beta, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('smooth_l1_loss', self, target, out)
+    return result
 
 
 register_autograd('aten::smooth_l1_loss.out', _autograd_smooth_l1_loss_out)
@@ -3187,7 +3605,10 @@ _op_huber_loss_out = _get_op('aten::huber_loss.out')
 def _autograd_huber_loss_out(ks, self, target, reduction, delta, out):
     if (type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('huber_loss', self, target, out)
-    return _op_huber_loss_out.redispatch(ks, self, target, reduction, delta, out)
+    result = _op_huber_loss_out.redispatch(ks, self, target, reduction, delta, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('huber_loss', self, target, out)
+    return result
 
 
 register_autograd('aten::huber_loss.out', _autograd_huber_loss_out)
@@ -3226,7 +3647,10 @@ _op_binary_cross_entropy_out = _get_op('aten::binary_cross_entropy.out')
 def _autograd_binary_cross_entropy_out(ks, self, target, weight, reduction, out):
     if (type(self) is _TI and self.autograd is not None) or (type(target) is _TI and target.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('binary_cross_entropy', self, target, weight, out)
-    return _op_binary_cross_entropy_out.redispatch(ks, self, target, weight, reduction, out)
+    result = _op_binary_cross_entropy_out.redispatch(ks, self, target, weight, reduction, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('binary_cross_entropy', self, target, weight, out)
+    return result
 
 
 register_autograd('aten::binary_cross_entropy.out', _autograd_binary_cross_entropy_out)
@@ -3331,7 +3755,10 @@ _op_threshold_out = _get_op('aten::threshold.out')
 def _autograd_threshold_out(ks, self, threshold, value, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('threshold', self, out)
-    return _op_threshold_out.redispatch(ks, self, threshold, value, out)
+    result = _op_threshold_out.redispatch(ks, self, threshold, value, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('threshold', self, out)
+    return result
 
 
 register_autograd('aten::threshold.out', _autograd_threshold_out)
@@ -3381,6 +3808,21 @@ def _autograd_threshold_backward(ks, grad_output, self, threshold):
 register_autograd('aten::threshold_backward', _autograd_threshold_backward)
 
 
+_op_threshold_backward_grad_input = _get_op('aten::threshold_backward.grad_input')
+
+
+def _autograd_threshold_backward_grad_input(ks, grad_output, self, threshold, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('threshold_backward', grad_output, self, grad_input)
+    result = _op_threshold_backward_grad_input.redispatch(ks, grad_output, self, threshold, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('threshold_backward', grad_output, self, grad_input)
+    return result
+
+
+register_autograd('aten::threshold_backward.grad_input', _autograd_threshold_backward_grad_input)
+
+
 _op_gelu = _get_op('aten::gelu')
 _fw_gelu = FwSpec(_op_gelu, (0,), (False,), 'functional', _n._GeluBackward0_jvp)
 
@@ -3408,7 +3850,10 @@ _op_gelu_out = _get_op('aten::gelu.out')
 def _autograd_gelu_out(ks, self, approximate, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('gelu', self, out)
-    return _op_gelu_out.redispatch(ks, self, approximate, out)
+    result = _op_gelu_out.redispatch(ks, self, approximate, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('gelu', self, out)
+    return result
 
 
 register_autograd('aten::gelu.out', _autograd_gelu_out)
@@ -3459,6 +3904,21 @@ def _autograd_gelu_backward(ks, grad_output, self, approximate):
 register_autograd('aten::gelu_backward', _autograd_gelu_backward)
 
 
+_op_gelu_backward_grad_input = _get_op('aten::gelu_backward.grad_input')
+
+
+def _autograd_gelu_backward_grad_input(ks, grad_output, self, approximate, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('gelu_backward', grad_output, self, grad_input)
+    result = _op_gelu_backward_grad_input.redispatch(ks, grad_output, self, approximate, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('gelu_backward', grad_output, self, grad_input)
+    return result
+
+
+register_autograd('aten::gelu_backward.grad_input', _autograd_gelu_backward_grad_input)
+
+
 _op_silu = _get_op('aten::silu')
 _fw_silu = FwSpec(_op_silu, (0,), (False,), 'functional', _n._SiluBackward0_jvp)
 
@@ -3507,7 +3967,10 @@ _op_silu_out = _get_op('aten::silu.out')
 def _autograd_silu_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('silu', self, out)
-    return _op_silu_out.redispatch(ks, self, out)
+    result = _op_silu_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('silu', self, out)
+    return result
 
 
 register_autograd('aten::silu.out', _autograd_silu_out)
@@ -3561,7 +4024,10 @@ _op_mish_out = _get_op('aten::mish.out')
 def _autograd_mish_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('mish', self, out)
-    return _op_mish_out.redispatch(ks, self, out)
+    result = _op_mish_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('mish', self, out)
+    return result
 
 
 register_autograd('aten::mish.out', _autograd_mish_out)
@@ -3595,7 +4061,10 @@ _op_softplus_out = _get_op('aten::softplus.out')
 def _autograd_softplus_out(ks, self, beta, threshold, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('softplus', self, out)
-    return _op_softplus_out.redispatch(ks, self, beta, threshold, out)
+    result = _op_softplus_out.redispatch(ks, self, beta, threshold, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('softplus', self, out)
+    return result
 
 
 register_autograd('aten::softplus.out', _autograd_softplus_out)
@@ -3622,6 +4091,21 @@ def _autograd_softplus_backward(ks, grad_output, self, beta, threshold):
 
 
 register_autograd('aten::softplus_backward', _autograd_softplus_backward)
+
+
+_op_softplus_backward_grad_input = _get_op('aten::softplus_backward.grad_input')
+
+
+def _autograd_softplus_backward_grad_input(ks, grad_output, self, beta, threshold, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('softplus_backward', grad_output, self, grad_input)
+    result = _op_softplus_backward_grad_input.redispatch(ks, grad_output, self, beta, threshold, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('softplus_backward', grad_output, self, grad_input)
+    return result
+
+
+register_autograd('aten::softplus_backward.grad_input', _autograd_softplus_backward_grad_input)
 
 
 _op_elu = _get_op('aten::elu')
@@ -3653,7 +4137,10 @@ _op_elu_out = _get_op('aten::elu.out')
 def _autograd_elu_out(ks, self, alpha, scale, input_scale, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('elu', self, out)
-    return _op_elu_out.redispatch(ks, self, alpha, scale, input_scale, out)
+    result = _op_elu_out.redispatch(ks, self, alpha, scale, input_scale, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('elu', self, out)
+    return result
 
 
 register_autograd('aten::elu.out', _autograd_elu_out)
@@ -3707,6 +4194,21 @@ def _autograd_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result
 
 
 register_autograd('aten::elu_backward', _autograd_elu_backward)
+
+
+_op_elu_backward_grad_input = _get_op('aten::elu_backward.grad_input')
+
+
+def _autograd_elu_backward_grad_input(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self_or_result) is _TI and self_or_result.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('elu_backward', grad_output, self_or_result, grad_input)
+    result = _op_elu_backward_grad_input.redispatch(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('elu_backward', grad_output, self_or_result, grad_input)
+    return result
+
+
+register_autograd('aten::elu_backward.grad_input', _autograd_elu_backward_grad_input)
 
 
 _op_celu = _get_op('aten::celu')
@@ -3780,7 +4282,10 @@ _op_leaky_relu_out = _get_op('aten::leaky_relu.out')
 def _autograd_leaky_relu_out(ks, self, negative_slope, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('leaky_relu', self, out)
-    return _op_leaky_relu_out.redispatch(ks, self, negative_slope, out)
+    result = _op_leaky_relu_out.redispatch(ks, self, negative_slope, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('leaky_relu', self, out)
+    return result
 
 
 register_autograd('aten::leaky_relu.out', _autograd_leaky_relu_out)
@@ -3830,6 +4335,21 @@ def _autograd_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is
 register_autograd('aten::leaky_relu_backward', _autograd_leaky_relu_backward)
 
 
+_op_leaky_relu_backward_grad_input = _get_op('aten::leaky_relu_backward.grad_input')
+
+
+def _autograd_leaky_relu_backward_grad_input(ks, grad_output, self, negative_slope, self_is_result, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('leaky_relu_backward', grad_output, self, grad_input)
+    result = _op_leaky_relu_backward_grad_input.redispatch(ks, grad_output, self, negative_slope, self_is_result, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('leaky_relu_backward', grad_output, self, grad_input)
+    return result
+
+
+register_autograd('aten::leaky_relu_backward.grad_input', _autograd_leaky_relu_backward_grad_input)
+
+
 _op_hardtanh = _get_op('aten::hardtanh')
 _fw_hardtanh = FwSpec(_op_hardtanh, (0,), (False,), 'functional', _n._HardtanhBackward0_jvp)
 
@@ -3858,7 +4378,10 @@ _op_hardtanh_out = _get_op('aten::hardtanh.out')
 def _autograd_hardtanh_out(ks, self, min_val, max_val, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('hardtanh', self, out)
-    return _op_hardtanh_out.redispatch(ks, self, min_val, max_val, out)
+    result = _op_hardtanh_out.redispatch(ks, self, min_val, max_val, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('hardtanh', self, out)
+    return result
 
 
 register_autograd('aten::hardtanh.out', _autograd_hardtanh_out)
@@ -3910,6 +4433,21 @@ def _autograd_hardtanh_backward(ks, grad_output, self, min_val, max_val):
 register_autograd('aten::hardtanh_backward', _autograd_hardtanh_backward)
 
 
+_op_hardtanh_backward_grad_input = _get_op('aten::hardtanh_backward.grad_input')
+
+
+def _autograd_hardtanh_backward_grad_input(ks, grad_output, self, min_val, max_val, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('hardtanh_backward', grad_output, self, grad_input)
+    result = _op_hardtanh_backward_grad_input.redispatch(ks, grad_output, self, min_val, max_val, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('hardtanh_backward', grad_output, self, grad_input)
+    return result
+
+
+register_autograd('aten::hardtanh_backward.grad_input', _autograd_hardtanh_backward_grad_input)
+
+
 _op_hardsigmoid = _get_op('aten::hardsigmoid')
 _fw_hardsigmoid = FwSpec(_op_hardsigmoid, (0,), (False,), 'functional', _n._HardsigmoidBackward0_jvp)
 
@@ -3936,7 +4474,10 @@ _op_hardsigmoid_out = _get_op('aten::hardsigmoid.out')
 def _autograd_hardsigmoid_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('hardsigmoid', self, out)
-    return _op_hardsigmoid_out.redispatch(ks, self, out)
+    result = _op_hardsigmoid_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('hardsigmoid', self, out)
+    return result
 
 
 register_autograd('aten::hardsigmoid.out', _autograd_hardsigmoid_out)
@@ -3990,7 +4531,10 @@ _op_hardswish_out = _get_op('aten::hardswish.out')
 def _autograd_hardswish_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('hardswish', self, out)
-    return _op_hardswish_out.redispatch(ks, self, out)
+    result = _op_hardswish_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('hardswish', self, out)
+    return result
 
 
 register_autograd('aten::hardswish.out', _autograd_hardswish_out)
@@ -4040,6 +4584,21 @@ def _autograd_log_sigmoid_forward(ks, self):
 register_autograd('aten::log_sigmoid_forward', _autograd_log_sigmoid_forward)
 
 
+_op_log_sigmoid_forward_output = _get_op('aten::log_sigmoid_forward.output')
+
+
+def _autograd_log_sigmoid_forward_output(ks, self, output, buffer):
+    if (type(self) is _TI and self.autograd is not None) or (type(output) is _TI and output.autograd is not None) or (type(buffer) is _TI and buffer.autograd is not None):
+        out_not_differentiable('log_sigmoid_forward', self, output, buffer)
+    result = _op_log_sigmoid_forward_output.redispatch(ks, self, output, buffer)
+    if _fw.level >= 0:
+        out_no_forward_ad('log_sigmoid_forward', self, output, buffer)
+    return result
+
+
+register_autograd('aten::log_sigmoid_forward.output', _autograd_log_sigmoid_forward_output)
+
+
 _op_log_sigmoid_backward = _get_op('aten::log_sigmoid_backward')
 _fw_log_sigmoid_backward = FwSpec(_op_log_sigmoid_backward, (0, 1), (False, False), 'functional', None)
 
@@ -4064,6 +4623,21 @@ def _autograd_log_sigmoid_backward(ks, grad_output, self, buffer):
 
 
 register_autograd('aten::log_sigmoid_backward', _autograd_log_sigmoid_backward)
+
+
+_op_log_sigmoid_backward_grad_input = _get_op('aten::log_sigmoid_backward.grad_input')
+
+
+def _autograd_log_sigmoid_backward_grad_input(ks, grad_output, self, buffer, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(buffer) is _TI and buffer.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('log_sigmoid_backward', grad_output, self, buffer, grad_input)
+    result = _op_log_sigmoid_backward_grad_input.redispatch(ks, grad_output, self, buffer, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('log_sigmoid_backward', grad_output, self, buffer, grad_input)
+    return result
+
+
+register_autograd('aten::log_sigmoid_backward.grad_input', _autograd_log_sigmoid_backward_grad_input)
 
 
 _op_glu = _get_op('aten::glu')
@@ -4093,7 +4667,10 @@ _op_glu_out = _get_op('aten::glu.out')
 def _autograd_glu_out(ks, self, dim, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('glu', self, out)
-    return _op_glu_out.redispatch(ks, self, dim, out)
+    result = _op_glu_out.redispatch(ks, self, dim, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('glu', self, out)
+    return result
 
 
 register_autograd('aten::glu.out', _autograd_glu_out)
@@ -4126,7 +4703,10 @@ _op__softmax_out = _get_op('aten::_softmax.out')
 def _autograd__softmax_out(ks, self, dim, half_to_float, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('_softmax', self, out)
-    return _op__softmax_out.redispatch(ks, self, dim, half_to_float, out)
+    result = _op__softmax_out.redispatch(ks, self, dim, half_to_float, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('_softmax', self, out)
+    return result
 
 
 register_autograd('aten::_softmax.out', _autograd__softmax_out)
@@ -4159,7 +4739,10 @@ _op__log_softmax_out = _get_op('aten::_log_softmax.out')
 def _autograd__log_softmax_out(ks, self, dim, half_to_float, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('_log_softmax', self, out)
-    return _op__log_softmax_out.redispatch(ks, self, dim, half_to_float, out)
+    result = _op__log_softmax_out.redispatch(ks, self, dim, half_to_float, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('_log_softmax', self, out)
+    return result
 
 
 register_autograd('aten::_log_softmax.out', _autograd__log_softmax_out)
@@ -4520,7 +5103,10 @@ _op_add_out = _get_op('aten::add.out')
 def _autograd_add_out(ks, self, other, alpha, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('add', self, other, out)
-    return _op_add_out.redispatch(ks, self, other, alpha, out)
+    result = _op_add_out.redispatch(ks, self, other, alpha, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('add', self, other, out)
+    return result
 
 
 register_autograd('aten::add.out', _autograd_add_out)
@@ -4572,7 +5158,10 @@ _op_add_Scalar_out = _get_op('aten::add.Scalar_out')
 def _autograd_add_Scalar_out(ks, self, other, alpha, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('add', self, out)
-    return _op_add_Scalar_out.redispatch(ks, self, other, alpha, out)
+    result = _op_add_Scalar_out.redispatch(ks, self, other, alpha, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('add', self, out)
+    return result
 
 
 register_autograd('aten::add.Scalar_out', _autograd_add_Scalar_out)
@@ -4626,7 +5215,10 @@ _op_sub_out = _get_op('aten::sub.out')
 def _autograd_sub_out(ks, self, other, alpha, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('sub', self, other, out)
-    return _op_sub_out.redispatch(ks, self, other, alpha, out)
+    result = _op_sub_out.redispatch(ks, self, other, alpha, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('sub', self, other, out)
+    return result
 
 
 register_autograd('aten::sub.out', _autograd_sub_out)
@@ -4678,7 +5270,10 @@ _op_sub_Scalar_out = _get_op('aten::sub.Scalar_out')
 def _autograd_sub_Scalar_out(ks, self, other, alpha, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('sub', self, out)
-    return _op_sub_Scalar_out.redispatch(ks, self, other, alpha, out)
+    result = _op_sub_Scalar_out.redispatch(ks, self, other, alpha, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('sub', self, out)
+    return result
 
 
 register_autograd('aten::sub.Scalar_out', _autograd_sub_Scalar_out)
@@ -4710,7 +5305,10 @@ _op_rsub_Tensor_out = _get_op('aten::rsub.Tensor_out')
 def _autograd_rsub_Tensor_out(ks, self, other, alpha, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('rsub', self, other, out)
-    return _op_rsub_Tensor_out.redispatch(ks, self, other, alpha, out)
+    result = _op_rsub_Tensor_out.redispatch(ks, self, other, alpha, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('rsub', self, other, out)
+    return result
 
 
 register_autograd('aten::rsub.Tensor_out', _autograd_rsub_Tensor_out)
@@ -4742,7 +5340,10 @@ _op_rsub_Scalar_out = _get_op('aten::rsub.Scalar_out')
 def _autograd_rsub_Scalar_out(ks, self, other, alpha, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('rsub', self, out)
-    return _op_rsub_Scalar_out.redispatch(ks, self, other, alpha, out)
+    result = _op_rsub_Scalar_out.redispatch(ks, self, other, alpha, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('rsub', self, out)
+    return result
 
 
 register_autograd('aten::rsub.Scalar_out', _autograd_rsub_Scalar_out)
@@ -4798,7 +5399,10 @@ _op_mul_out = _get_op('aten::mul.out')
 def _autograd_mul_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('mul', self, other, out)
-    return _op_mul_out.redispatch(ks, self, other, out)
+    result = _op_mul_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('mul', self, other, out)
+    return result
 
 
 register_autograd('aten::mul.out', _autograd_mul_out)
@@ -4852,7 +5456,10 @@ _op_mul_Scalar_out = _get_op('aten::mul.Scalar_out')
 def _autograd_mul_Scalar_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('mul', self, out)
-    return _op_mul_Scalar_out.redispatch(ks, self, other, out)
+    result = _op_mul_Scalar_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('mul', self, out)
+    return result
 
 
 register_autograd('aten::mul.Scalar_out', _autograd_mul_Scalar_out)
@@ -4908,7 +5515,10 @@ _op_div_out = _get_op('aten::div.out')
 def _autograd_div_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('div', self, other, out)
-    return _op_div_out.redispatch(ks, self, other, out)
+    result = _op_div_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('div', self, other, out)
+    return result
 
 
 register_autograd('aten::div.out', _autograd_div_out)
@@ -4962,7 +5572,10 @@ _op_div_Scalar_out = _get_op('aten::div.Scalar_out')
 def _autograd_div_Scalar_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('div', self, out)
-    return _op_div_Scalar_out.redispatch(ks, self, other, out)
+    result = _op_div_Scalar_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('div', self, out)
+    return result
 
 
 register_autograd('aten::div.Scalar_out', _autograd_div_Scalar_out)
@@ -5012,6 +5625,21 @@ def _autograd_div__Tensor_mode(ks, self, other, rounding_mode):
 
 
 register_autograd('aten::div_.Tensor_mode', _autograd_div__Tensor_mode)
+
+
+_op_div_out_mode = _get_op('aten::div.out_mode')
+
+
+def _autograd_div_out_mode(ks, self, other, rounding_mode, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('div', self, other, out)
+    result = _op_div_out_mode.redispatch(ks, self, other, rounding_mode, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('div', self, other, out)
+    return result
+
+
+register_autograd('aten::div.out_mode', _autograd_div_out_mode)
 
 
 _op_div_Scalar_mode = _get_op('aten::div.Scalar_mode')
@@ -5064,7 +5692,10 @@ _op_div_Scalar_mode_out = _get_op('aten::div.Scalar_mode_out')
 def _autograd_div_Scalar_mode_out(ks, self, other, rounding_mode, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('div', self, out)
-    return _op_div_Scalar_mode_out.redispatch(ks, self, other, rounding_mode, out)
+    result = _op_div_Scalar_mode_out.redispatch(ks, self, other, rounding_mode, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('div', self, out)
+    return result
 
 
 register_autograd('aten::div.Scalar_mode_out', _autograd_div_Scalar_mode_out)
@@ -5116,7 +5747,10 @@ _op_remainder_Scalar_out = _get_op('aten::remainder.Scalar_out')
 def _autograd_remainder_Scalar_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('remainder', self, out)
-    return _op_remainder_Scalar_out.redispatch(ks, self, other, out)
+    result = _op_remainder_Scalar_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('remainder', self, out)
+    return result
 
 
 register_autograd('aten::remainder.Scalar_out', _autograd_remainder_Scalar_out)
@@ -5172,7 +5806,10 @@ _op_remainder_Tensor_out = _get_op('aten::remainder.Tensor_out')
 def _autograd_remainder_Tensor_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('remainder', self, other, out)
-    return _op_remainder_Tensor_out.redispatch(ks, self, other, out)
+    result = _op_remainder_Tensor_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('remainder', self, other, out)
+    return result
 
 
 register_autograd('aten::remainder.Tensor_out', _autograd_remainder_Tensor_out)
@@ -5224,7 +5861,10 @@ _op_fmod_Scalar_out = _get_op('aten::fmod.Scalar_out')
 def _autograd_fmod_Scalar_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('fmod', self, out)
-    return _op_fmod_Scalar_out.redispatch(ks, self, other, out)
+    result = _op_fmod_Scalar_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('fmod', self, out)
+    return result
 
 
 register_autograd('aten::fmod.Scalar_out', _autograd_fmod_Scalar_out)
@@ -5280,7 +5920,10 @@ _op_fmod_Tensor_out = _get_op('aten::fmod.Tensor_out')
 def _autograd_fmod_Tensor_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('fmod', self, other, out)
-    return _op_fmod_Tensor_out.redispatch(ks, self, other, out)
+    result = _op_fmod_Tensor_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('fmod', self, other, out)
+    return result
 
 
 register_autograd('aten::fmod.Tensor_out', _autograd_fmod_Tensor_out)
@@ -5336,7 +5979,10 @@ _op_pow_Tensor_Scalar_out = _get_op('aten::pow.Tensor_Scalar_out')
 def _autograd_pow_Tensor_Scalar_out(ks, self, exponent, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('pow', self, out)
-    return _op_pow_Tensor_Scalar_out.redispatch(ks, self, exponent, out)
+    result = _op_pow_Tensor_Scalar_out.redispatch(ks, self, exponent, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('pow', self, out)
+    return result
 
 
 register_autograd('aten::pow.Tensor_Scalar_out', _autograd_pow_Tensor_Scalar_out)
@@ -5394,7 +6040,10 @@ _op_pow_Tensor_Tensor_out = _get_op('aten::pow.Tensor_Tensor_out')
 def _autograd_pow_Tensor_Tensor_out(ks, self, exponent, out):
     if (type(self) is _TI and self.autograd is not None) or (type(exponent) is _TI and exponent.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('pow', self, exponent, out)
-    return _op_pow_Tensor_Tensor_out.redispatch(ks, self, exponent, out)
+    result = _op_pow_Tensor_Tensor_out.redispatch(ks, self, exponent, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('pow', self, exponent, out)
+    return result
 
 
 register_autograd('aten::pow.Tensor_Tensor_out', _autograd_pow_Tensor_Tensor_out)
@@ -5428,7 +6077,10 @@ _op_pow_Scalar_out = _get_op('aten::pow.Scalar_out')
 def _autograd_pow_Scalar_out(ks, self, exponent, out):
     if (type(exponent) is _TI and exponent.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('pow', exponent, out)
-    return _op_pow_Scalar_out.redispatch(ks, self, exponent, out)
+    result = _op_pow_Scalar_out.redispatch(ks, self, exponent, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('pow', exponent, out)
+    return result
 
 
 register_autograd('aten::pow.Scalar_out', _autograd_pow_Scalar_out)
@@ -5486,7 +6138,10 @@ _op_addcmul_out = _get_op('aten::addcmul.out')
 def _autograd_addcmul_out(ks, self, tensor1, tensor2, value, out):
     if (type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('addcmul', self, tensor1, tensor2, out)
-    return _op_addcmul_out.redispatch(ks, self, tensor1, tensor2, value, out)
+    result = _op_addcmul_out.redispatch(ks, self, tensor1, tensor2, value, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('addcmul', self, tensor1, tensor2, out)
+    return result
 
 
 register_autograd('aten::addcmul.out', _autograd_addcmul_out)
@@ -5544,7 +6199,10 @@ _op_addcdiv_out = _get_op('aten::addcdiv.out')
 def _autograd_addcdiv_out(ks, self, tensor1, tensor2, value, out):
     if (type(self) is _TI and self.autograd is not None) or (type(tensor1) is _TI and tensor1.autograd is not None) or (type(tensor2) is _TI and tensor2.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('addcdiv', self, tensor1, tensor2, out)
-    return _op_addcdiv_out.redispatch(ks, self, tensor1, tensor2, value, out)
+    result = _op_addcdiv_out.redispatch(ks, self, tensor1, tensor2, value, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('addcdiv', self, tensor1, tensor2, out)
+    return result
 
 
 register_autograd('aten::addcdiv.out', _autograd_addcdiv_out)
@@ -5598,7 +6256,10 @@ _op_lerp_Scalar_out = _get_op('aten::lerp.Scalar_out')
 def _autograd_lerp_Scalar_out(ks, self, end, weight, out):
     if (type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('lerp', self, end, out)
-    return _op_lerp_Scalar_out.redispatch(ks, self, end, weight, out)
+    result = _op_lerp_Scalar_out.redispatch(ks, self, end, weight, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('lerp', self, end, out)
+    return result
 
 
 register_autograd('aten::lerp.Scalar_out', _autograd_lerp_Scalar_out)
@@ -5656,7 +6317,10 @@ _op_lerp_Tensor_out = _get_op('aten::lerp.Tensor_out')
 def _autograd_lerp_Tensor_out(ks, self, end, weight, out):
     if (type(self) is _TI and self.autograd is not None) or (type(end) is _TI and end.autograd is not None) or (type(weight) is _TI and weight.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('lerp', self, end, weight, out)
-    return _op_lerp_Tensor_out.redispatch(ks, self, end, weight, out)
+    result = _op_lerp_Tensor_out.redispatch(ks, self, end, weight, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('lerp', self, end, weight, out)
+    return result
 
 
 register_autograd('aten::lerp.Tensor_out', _autograd_lerp_Tensor_out)
@@ -5710,7 +6374,10 @@ _op_abs_out = _get_op('aten::abs.out')
 def _autograd_abs_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('abs', self, out)
-    return _op_abs_out.redispatch(ks, self, out)
+    result = _op_abs_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('abs', self, out)
+    return result
 
 
 register_autograd('aten::abs.out', _autograd_abs_out)
@@ -5762,7 +6429,10 @@ _op_neg_out = _get_op('aten::neg.out')
 def _autograd_neg_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('neg', self, out)
-    return _op_neg_out.redispatch(ks, self, out)
+    result = _op_neg_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('neg', self, out)
+    return result
 
 
 register_autograd('aten::neg.out', _autograd_neg_out)
@@ -5814,7 +6484,10 @@ _op_sign_out = _get_op('aten::sign.out')
 def _autograd_sign_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('sign', self, out)
-    return _op_sign_out.redispatch(ks, self, out)
+    result = _op_sign_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('sign', self, out)
+    return result
 
 
 register_autograd('aten::sign.out', _autograd_sign_out)
@@ -5870,7 +6543,10 @@ _op_sgn_out = _get_op('aten::sgn.out')
 def _autograd_sgn_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('sgn', self, out)
-    return _op_sgn_out.redispatch(ks, self, out)
+    result = _op_sgn_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('sgn', self, out)
+    return result
 
 
 register_autograd('aten::sgn.out', _autograd_sgn_out)
@@ -5924,7 +6600,10 @@ _op_exp_out = _get_op('aten::exp.out')
 def _autograd_exp_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('exp', self, out)
-    return _op_exp_out.redispatch(ks, self, out)
+    result = _op_exp_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('exp', self, out)
+    return result
 
 
 register_autograd('aten::exp.out', _autograd_exp_out)
@@ -5978,7 +6657,10 @@ _op_exp2_out = _get_op('aten::exp2.out')
 def _autograd_exp2_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('exp2', self, out)
-    return _op_exp2_out.redispatch(ks, self, out)
+    result = _op_exp2_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('exp2', self, out)
+    return result
 
 
 register_autograd('aten::exp2.out', _autograd_exp2_out)
@@ -6032,7 +6714,10 @@ _op_expm1_out = _get_op('aten::expm1.out')
 def _autograd_expm1_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('expm1', self, out)
-    return _op_expm1_out.redispatch(ks, self, out)
+    result = _op_expm1_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('expm1', self, out)
+    return result
 
 
 register_autograd('aten::expm1.out', _autograd_expm1_out)
@@ -6086,7 +6771,10 @@ _op_log_out = _get_op('aten::log.out')
 def _autograd_log_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('log', self, out)
-    return _op_log_out.redispatch(ks, self, out)
+    result = _op_log_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('log', self, out)
+    return result
 
 
 register_autograd('aten::log.out', _autograd_log_out)
@@ -6140,7 +6828,10 @@ _op_log2_out = _get_op('aten::log2.out')
 def _autograd_log2_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('log2', self, out)
-    return _op_log2_out.redispatch(ks, self, out)
+    result = _op_log2_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('log2', self, out)
+    return result
 
 
 register_autograd('aten::log2.out', _autograd_log2_out)
@@ -6194,7 +6885,10 @@ _op_log10_out = _get_op('aten::log10.out')
 def _autograd_log10_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('log10', self, out)
-    return _op_log10_out.redispatch(ks, self, out)
+    result = _op_log10_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('log10', self, out)
+    return result
 
 
 register_autograd('aten::log10.out', _autograd_log10_out)
@@ -6248,7 +6942,10 @@ _op_log1p_out = _get_op('aten::log1p.out')
 def _autograd_log1p_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('log1p', self, out)
-    return _op_log1p_out.redispatch(ks, self, out)
+    result = _op_log1p_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('log1p', self, out)
+    return result
 
 
 register_autograd('aten::log1p.out', _autograd_log1p_out)
@@ -6302,7 +6999,10 @@ _op_sqrt_out = _get_op('aten::sqrt.out')
 def _autograd_sqrt_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('sqrt', self, out)
-    return _op_sqrt_out.redispatch(ks, self, out)
+    result = _op_sqrt_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('sqrt', self, out)
+    return result
 
 
 register_autograd('aten::sqrt.out', _autograd_sqrt_out)
@@ -6356,7 +7056,10 @@ _op_rsqrt_out = _get_op('aten::rsqrt.out')
 def _autograd_rsqrt_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('rsqrt', self, out)
-    return _op_rsqrt_out.redispatch(ks, self, out)
+    result = _op_rsqrt_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('rsqrt', self, out)
+    return result
 
 
 register_autograd('aten::rsqrt.out', _autograd_rsqrt_out)
@@ -6410,7 +7113,10 @@ _op_reciprocal_out = _get_op('aten::reciprocal.out')
 def _autograd_reciprocal_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('reciprocal', self, out)
-    return _op_reciprocal_out.redispatch(ks, self, out)
+    result = _op_reciprocal_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('reciprocal', self, out)
+    return result
 
 
 register_autograd('aten::reciprocal.out', _autograd_reciprocal_out)
@@ -6464,7 +7170,10 @@ _op_square_out = _get_op('aten::square.out')
 def _autograd_square_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('square', self, out)
-    return _op_square_out.redispatch(ks, self, out)
+    result = _op_square_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('square', self, out)
+    return result
 
 
 register_autograd('aten::square.out', _autograd_square_out)
@@ -6518,7 +7227,10 @@ _op_sin_out = _get_op('aten::sin.out')
 def _autograd_sin_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('sin', self, out)
-    return _op_sin_out.redispatch(ks, self, out)
+    result = _op_sin_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('sin', self, out)
+    return result
 
 
 register_autograd('aten::sin.out', _autograd_sin_out)
@@ -6572,7 +7284,10 @@ _op_cos_out = _get_op('aten::cos.out')
 def _autograd_cos_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('cos', self, out)
-    return _op_cos_out.redispatch(ks, self, out)
+    result = _op_cos_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('cos', self, out)
+    return result
 
 
 register_autograd('aten::cos.out', _autograd_cos_out)
@@ -6626,7 +7341,10 @@ _op_tan_out = _get_op('aten::tan.out')
 def _autograd_tan_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('tan', self, out)
-    return _op_tan_out.redispatch(ks, self, out)
+    result = _op_tan_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('tan', self, out)
+    return result
 
 
 register_autograd('aten::tan.out', _autograd_tan_out)
@@ -6680,7 +7398,10 @@ _op_asin_out = _get_op('aten::asin.out')
 def _autograd_asin_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('asin', self, out)
-    return _op_asin_out.redispatch(ks, self, out)
+    result = _op_asin_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('asin', self, out)
+    return result
 
 
 register_autograd('aten::asin.out', _autograd_asin_out)
@@ -6734,7 +7455,10 @@ _op_acos_out = _get_op('aten::acos.out')
 def _autograd_acos_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('acos', self, out)
-    return _op_acos_out.redispatch(ks, self, out)
+    result = _op_acos_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('acos', self, out)
+    return result
 
 
 register_autograd('aten::acos.out', _autograd_acos_out)
@@ -6788,7 +7512,10 @@ _op_atan_out = _get_op('aten::atan.out')
 def _autograd_atan_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('atan', self, out)
-    return _op_atan_out.redispatch(ks, self, out)
+    result = _op_atan_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('atan', self, out)
+    return result
 
 
 register_autograd('aten::atan.out', _autograd_atan_out)
@@ -6842,7 +7569,10 @@ _op_sinh_out = _get_op('aten::sinh.out')
 def _autograd_sinh_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('sinh', self, out)
-    return _op_sinh_out.redispatch(ks, self, out)
+    result = _op_sinh_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('sinh', self, out)
+    return result
 
 
 register_autograd('aten::sinh.out', _autograd_sinh_out)
@@ -6896,7 +7626,10 @@ _op_cosh_out = _get_op('aten::cosh.out')
 def _autograd_cosh_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('cosh', self, out)
-    return _op_cosh_out.redispatch(ks, self, out)
+    result = _op_cosh_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('cosh', self, out)
+    return result
 
 
 register_autograd('aten::cosh.out', _autograd_cosh_out)
@@ -6950,7 +7683,10 @@ _op_tanh_out = _get_op('aten::tanh.out')
 def _autograd_tanh_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('tanh', self, out)
-    return _op_tanh_out.redispatch(ks, self, out)
+    result = _op_tanh_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('tanh', self, out)
+    return result
 
 
 register_autograd('aten::tanh.out', _autograd_tanh_out)
@@ -6975,6 +7711,21 @@ def _autograd_tanh_backward(ks, grad_output, output):
 
 
 register_autograd('aten::tanh_backward', _autograd_tanh_backward)
+
+
+_op_tanh_backward_grad_input = _get_op('aten::tanh_backward.grad_input')
+
+
+def _autograd_tanh_backward_grad_input(ks, grad_output, output, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(output) is _TI and output.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('tanh_backward', grad_output, output, grad_input)
+    result = _op_tanh_backward_grad_input.redispatch(ks, grad_output, output, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('tanh_backward', grad_output, output, grad_input)
+    return result
+
+
+register_autograd('aten::tanh_backward.grad_input', _autograd_tanh_backward_grad_input)
 
 
 _op_asinh = _get_op('aten::asinh')
@@ -7025,7 +7776,10 @@ _op_asinh_out = _get_op('aten::asinh.out')
 def _autograd_asinh_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('asinh', self, out)
-    return _op_asinh_out.redispatch(ks, self, out)
+    result = _op_asinh_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('asinh', self, out)
+    return result
 
 
 register_autograd('aten::asinh.out', _autograd_asinh_out)
@@ -7079,7 +7833,10 @@ _op_acosh_out = _get_op('aten::acosh.out')
 def _autograd_acosh_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('acosh', self, out)
-    return _op_acosh_out.redispatch(ks, self, out)
+    result = _op_acosh_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('acosh', self, out)
+    return result
 
 
 register_autograd('aten::acosh.out', _autograd_acosh_out)
@@ -7133,7 +7890,10 @@ _op_atanh_out = _get_op('aten::atanh.out')
 def _autograd_atanh_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('atanh', self, out)
-    return _op_atanh_out.redispatch(ks, self, out)
+    result = _op_atanh_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('atanh', self, out)
+    return result
 
 
 register_autograd('aten::atanh.out', _autograd_atanh_out)
@@ -7187,7 +7947,10 @@ _op_sigmoid_out = _get_op('aten::sigmoid.out')
 def _autograd_sigmoid_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('sigmoid', self, out)
-    return _op_sigmoid_out.redispatch(ks, self, out)
+    result = _op_sigmoid_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('sigmoid', self, out)
+    return result
 
 
 register_autograd('aten::sigmoid.out', _autograd_sigmoid_out)
@@ -7212,6 +7975,21 @@ def _autograd_sigmoid_backward(ks, grad_output, output):
 
 
 register_autograd('aten::sigmoid_backward', _autograd_sigmoid_backward)
+
+
+_op_sigmoid_backward_grad_input = _get_op('aten::sigmoid_backward.grad_input')
+
+
+def _autograd_sigmoid_backward_grad_input(ks, grad_output, output, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(output) is _TI and output.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('sigmoid_backward', grad_output, output, grad_input)
+    result = _op_sigmoid_backward_grad_input.redispatch(ks, grad_output, output, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('sigmoid_backward', grad_output, output, grad_input)
+    return result
+
+
+register_autograd('aten::sigmoid_backward.grad_input', _autograd_sigmoid_backward_grad_input)
 
 
 _op_erf = _get_op('aten::erf')
@@ -7262,7 +8040,10 @@ _op_erf_out = _get_op('aten::erf.out')
 def _autograd_erf_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('erf', self, out)
-    return _op_erf_out.redispatch(ks, self, out)
+    result = _op_erf_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('erf', self, out)
+    return result
 
 
 register_autograd('aten::erf.out', _autograd_erf_out)
@@ -7316,7 +8097,10 @@ _op_erfc_out = _get_op('aten::erfc.out')
 def _autograd_erfc_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('erfc', self, out)
-    return _op_erfc_out.redispatch(ks, self, out)
+    result = _op_erfc_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('erfc', self, out)
+    return result
 
 
 register_autograd('aten::erfc.out', _autograd_erfc_out)
@@ -7370,7 +8154,10 @@ _op_erfinv_out = _get_op('aten::erfinv.out')
 def _autograd_erfinv_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('erfinv', self, out)
-    return _op_erfinv_out.redispatch(ks, self, out)
+    result = _op_erfinv_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('erfinv', self, out)
+    return result
 
 
 register_autograd('aten::erfinv.out', _autograd_erfinv_out)
@@ -7422,7 +8209,10 @@ _op_floor_out = _get_op('aten::floor.out')
 def _autograd_floor_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('floor', self, out)
-    return _op_floor_out.redispatch(ks, self, out)
+    result = _op_floor_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('floor', self, out)
+    return result
 
 
 register_autograd('aten::floor.out', _autograd_floor_out)
@@ -7474,7 +8264,10 @@ _op_ceil_out = _get_op('aten::ceil.out')
 def _autograd_ceil_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('ceil', self, out)
-    return _op_ceil_out.redispatch(ks, self, out)
+    result = _op_ceil_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('ceil', self, out)
+    return result
 
 
 register_autograd('aten::ceil.out', _autograd_ceil_out)
@@ -7526,7 +8319,10 @@ _op_trunc_out = _get_op('aten::trunc.out')
 def _autograd_trunc_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('trunc', self, out)
-    return _op_trunc_out.redispatch(ks, self, out)
+    result = _op_trunc_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('trunc', self, out)
+    return result
 
 
 register_autograd('aten::trunc.out', _autograd_trunc_out)
@@ -7578,7 +8374,10 @@ _op_frac_out = _get_op('aten::frac.out')
 def _autograd_frac_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('frac', self, out)
-    return _op_frac_out.redispatch(ks, self, out)
+    result = _op_frac_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('frac', self, out)
+    return result
 
 
 register_autograd('aten::frac.out', _autograd_frac_out)
@@ -7630,7 +8429,10 @@ _op_round_out = _get_op('aten::round.out')
 def _autograd_round_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('round', self, out)
-    return _op_round_out.redispatch(ks, self, out)
+    result = _op_round_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('round', self, out)
+    return result
 
 
 register_autograd('aten::round.out', _autograd_round_out)
@@ -7682,7 +8484,10 @@ _op_round_decimals_out = _get_op('aten::round.decimals_out')
 def _autograd_round_decimals_out(ks, self, decimals, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('round', self, out)
-    return _op_round_decimals_out.redispatch(ks, self, decimals, out)
+    result = _op_round_decimals_out.redispatch(ks, self, decimals, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('round', self, out)
+    return result
 
 
 register_autograd('aten::round.decimals_out', _autograd_round_decimals_out)
@@ -7736,7 +8541,10 @@ _op_nan_to_num_out = _get_op('aten::nan_to_num.out')
 def _autograd_nan_to_num_out(ks, self, nan, posinf, neginf, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('nan_to_num', self, out)
-    return _op_nan_to_num_out.redispatch(ks, self, nan, posinf, neginf, out)
+    result = _op_nan_to_num_out.redispatch(ks, self, nan, posinf, neginf, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('nan_to_num', self, out)
+    return result
 
 
 register_autograd('aten::nan_to_num.out', _autograd_nan_to_num_out)
@@ -7792,7 +8600,10 @@ _op_atan2_out = _get_op('aten::atan2.out')
 def _autograd_atan2_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('atan2', self, other, out)
-    return _op_atan2_out.redispatch(ks, self, other, out)
+    result = _op_atan2_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('atan2', self, other, out)
+    return result
 
 
 register_autograd('aten::atan2.out', _autograd_atan2_out)
@@ -7850,7 +8661,10 @@ _op_hypot_out = _get_op('aten::hypot.out')
 def _autograd_hypot_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('hypot', self, other, out)
-    return _op_hypot_out.redispatch(ks, self, other, out)
+    result = _op_hypot_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('hypot', self, other, out)
+    return result
 
 
 register_autograd('aten::hypot.out', _autograd_hypot_out)
@@ -7908,7 +8722,10 @@ _op_copysign_out = _get_op('aten::copysign.out')
 def _autograd_copysign_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('copysign', self, other, out)
-    return _op_copysign_out.redispatch(ks, self, other, out)
+    result = _op_copysign_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('copysign', self, other, out)
+    return result
 
 
 register_autograd('aten::copysign.out', _autograd_copysign_out)
@@ -7964,7 +8781,10 @@ _op_copysign_Scalar_out = _get_op('aten::copysign.Scalar_out')
 def _autograd_copysign_Scalar_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('copysign', self, out)
-    return _op_copysign_Scalar_out.redispatch(ks, self, other, out)
+    result = _op_copysign_Scalar_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('copysign', self, out)
+    return result
 
 
 register_autograd('aten::copysign.Scalar_out', _autograd_copysign_Scalar_out)
@@ -8014,6 +8834,21 @@ def _autograd_xlogy__Tensor(ks, self, other):
 register_autograd('aten::xlogy_.Tensor', _autograd_xlogy__Tensor)
 
 
+_op_xlogy_OutTensor = _get_op('aten::xlogy.OutTensor')
+
+
+def _autograd_xlogy_OutTensor(ks, self, other, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('xlogy', self, other, out)
+    result = _op_xlogy_OutTensor.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('xlogy', self, other, out)
+    return result
+
+
+register_autograd('aten::xlogy.OutTensor', _autograd_xlogy_OutTensor)
+
+
 _op_xlogy_Scalar_Self = _get_op('aten::xlogy.Scalar_Self')
 _fw_xlogy_Scalar_Self = FwSpec(_op_xlogy_Scalar_Self, (1,), (False,), 'functional', None)
 
@@ -8033,6 +8868,21 @@ def _autograd_xlogy_Scalar_Self(ks, self, other):
 
 
 register_autograd('aten::xlogy.Scalar_Self', _autograd_xlogy_Scalar_Self)
+
+
+_op_xlogy_OutScalar_Self = _get_op('aten::xlogy.OutScalar_Self')
+
+
+def _autograd_xlogy_OutScalar_Self(ks, self, other, out):
+    if (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('xlogy', other, out)
+    result = _op_xlogy_OutScalar_Self.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('xlogy', other, out)
+    return result
+
+
+register_autograd('aten::xlogy.OutScalar_Self', _autograd_xlogy_OutScalar_Self)
 
 
 _op_xlogy_Scalar_Other = _get_op('aten::xlogy.Scalar_Other')
@@ -8079,6 +8929,21 @@ def _autograd_xlogy__Scalar_Other(ks, self, other):
 register_autograd('aten::xlogy_.Scalar_Other', _autograd_xlogy__Scalar_Other)
 
 
+_op_xlogy_OutScalar_Other = _get_op('aten::xlogy.OutScalar_Other')
+
+
+def _autograd_xlogy_OutScalar_Other(ks, self, other, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('xlogy', self, out)
+    result = _op_xlogy_OutScalar_Other.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('xlogy', self, out)
+    return result
+
+
+register_autograd('aten::xlogy.OutScalar_Other', _autograd_xlogy_OutScalar_Other)
+
+
 _op_logaddexp = _get_op('aten::logaddexp')
 _fw_logaddexp = FwSpec(_op_logaddexp, (0, 1), (False, False), 'functional', None)
 
@@ -8106,7 +8971,10 @@ _op_logaddexp_out = _get_op('aten::logaddexp.out')
 def _autograd_logaddexp_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('logaddexp', self, other, out)
-    return _op_logaddexp_out.redispatch(ks, self, other, out)
+    result = _op_logaddexp_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('logaddexp', self, other, out)
+    return result
 
 
 register_autograd('aten::logaddexp.out', _autograd_logaddexp_out)
@@ -8139,7 +9007,10 @@ _op_maximum_out = _get_op('aten::maximum.out')
 def _autograd_maximum_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('maximum', self, other, out)
-    return _op_maximum_out.redispatch(ks, self, other, out)
+    result = _op_maximum_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('maximum', self, other, out)
+    return result
 
 
 register_autograd('aten::maximum.out', _autograd_maximum_out)
@@ -8172,7 +9043,10 @@ _op_fmax_out = _get_op('aten::fmax.out')
 def _autograd_fmax_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('fmax', self, other, out)
-    return _op_fmax_out.redispatch(ks, self, other, out)
+    result = _op_fmax_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('fmax', self, other, out)
+    return result
 
 
 register_autograd('aten::fmax.out', _autograd_fmax_out)
@@ -8205,7 +9079,10 @@ _op_minimum_out = _get_op('aten::minimum.out')
 def _autograd_minimum_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('minimum', self, other, out)
-    return _op_minimum_out.redispatch(ks, self, other, out)
+    result = _op_minimum_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('minimum', self, other, out)
+    return result
 
 
 register_autograd('aten::minimum.out', _autograd_minimum_out)
@@ -8238,7 +9115,10 @@ _op_fmin_out = _get_op('aten::fmin.out')
 def _autograd_fmin_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('fmin', self, other, out)
-    return _op_fmin_out.redispatch(ks, self, other, out)
+    result = _op_fmin_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('fmin', self, other, out)
+    return result
 
 
 register_autograd('aten::fmin.out', _autograd_fmin_out)
@@ -8296,7 +9176,10 @@ _op_clamp_Tensor_out = _get_op('aten::clamp.Tensor_out')
 def _autograd_clamp_Tensor_out(ks, self, min, max, out):
     if (type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None) or (type(max) is _TI and max.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('clamp', self, min, max, out)
-    return _op_clamp_Tensor_out.redispatch(ks, self, min, max, out)
+    result = _op_clamp_Tensor_out.redispatch(ks, self, min, max, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('clamp', self, min, max, out)
+    return result
 
 
 register_autograd('aten::clamp.Tensor_out', _autograd_clamp_Tensor_out)
@@ -8308,7 +9191,10 @@ _op_clamp_out = _get_op('aten::clamp.out')
 def _autograd_clamp_out(ks, self, min, max, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('clamp', self, out)
-    return _op_clamp_out.redispatch(ks, self, min, max, out)
+    result = _op_clamp_out.redispatch(ks, self, min, max, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('clamp', self, out)
+    return result
 
 
 register_autograd('aten::clamp.out', _autograd_clamp_out)
@@ -8410,7 +9296,10 @@ _op_clamp_min_out = _get_op('aten::clamp_min.out')
 def _autograd_clamp_min_out(ks, self, min, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('clamp_min', self, out)
-    return _op_clamp_min_out.redispatch(ks, self, min, out)
+    result = _op_clamp_min_out.redispatch(ks, self, min, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('clamp_min', self, out)
+    return result
 
 
 register_autograd('aten::clamp_min.out', _autograd_clamp_min_out)
@@ -8466,7 +9355,10 @@ _op_clamp_min_Tensor_out = _get_op('aten::clamp_min.Tensor_out')
 def _autograd_clamp_min_Tensor_out(ks, self, min, out):
     if (type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('clamp_min', self, min, out)
-    return _op_clamp_min_Tensor_out.redispatch(ks, self, min, out)
+    result = _op_clamp_min_Tensor_out.redispatch(ks, self, min, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('clamp_min', self, min, out)
+    return result
 
 
 register_autograd('aten::clamp_min.Tensor_out', _autograd_clamp_min_Tensor_out)
@@ -8522,7 +9414,10 @@ _op_clamp_max_out = _get_op('aten::clamp_max.out')
 def _autograd_clamp_max_out(ks, self, max, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('clamp_max', self, out)
-    return _op_clamp_max_out.redispatch(ks, self, max, out)
+    result = _op_clamp_max_out.redispatch(ks, self, max, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('clamp_max', self, out)
+    return result
 
 
 register_autograd('aten::clamp_max.out', _autograd_clamp_max_out)
@@ -8578,7 +9473,10 @@ _op_clamp_max_Tensor_out = _get_op('aten::clamp_max.Tensor_out')
 def _autograd_clamp_max_Tensor_out(ks, self, max, out):
     if (type(self) is _TI and self.autograd is not None) or (type(max) is _TI and max.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('clamp_max', self, max, out)
-    return _op_clamp_max_Tensor_out.redispatch(ks, self, max, out)
+    result = _op_clamp_max_Tensor_out.redispatch(ks, self, max, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('clamp_max', self, max, out)
+    return result
 
 
 register_autograd('aten::clamp_max.Tensor_out', _autograd_clamp_max_Tensor_out)
@@ -8610,7 +9508,10 @@ _op_where_self_out = _get_op('aten::where.self_out')
 def _autograd_where_self_out(ks, condition, self, other, out):
     if (type(condition) is _TI and condition.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('where', condition, self, other, out)
-    return _op_where_self_out.redispatch(ks, condition, self, other, out)
+    result = _op_where_self_out.redispatch(ks, condition, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('where', condition, self, other, out)
+    return result
 
 
 register_autograd('aten::where.self_out', _autograd_where_self_out)
@@ -8934,7 +9835,10 @@ _op_gcd_out = _get_op('aten::gcd.out')
 def _autograd_gcd_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('gcd', self, other, out)
-    return _op_gcd_out.redispatch(ks, self, other, out)
+    result = _op_gcd_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('gcd', self, other, out)
+    return result
 
 
 register_autograd('aten::gcd.out', _autograd_gcd_out)
@@ -8966,7 +9870,10 @@ _op_lcm_out = _get_op('aten::lcm.out')
 def _autograd_lcm_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('lcm', self, other, out)
-    return _op_lcm_out.redispatch(ks, self, other, out)
+    result = _op_lcm_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('lcm', self, other, out)
+    return result
 
 
 register_autograd('aten::lcm.out', _autograd_lcm_out)
@@ -9022,7 +9929,10 @@ _op_nextafter_out = _get_op('aten::nextafter.out')
 def _autograd_nextafter_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('nextafter', self, other, out)
-    return _op_nextafter_out.redispatch(ks, self, other, out)
+    result = _op_nextafter_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('nextafter', self, other, out)
+    return result
 
 
 register_autograd('aten::nextafter.out', _autograd_nextafter_out)
@@ -9044,7 +9954,10 @@ _op_signbit_out = _get_op('aten::signbit.out')
 def _autograd_signbit_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('signbit', self, out)
-    return _op_signbit_out.redispatch(ks, self, out)
+    result = _op_signbit_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('signbit', self, out)
+    return result
 
 
 register_autograd('aten::signbit.out', _autograd_signbit_out)
@@ -9075,7 +9988,10 @@ _op_bernoulli_out = _get_op('aten::bernoulli.out')
 def _autograd_bernoulli_out(ks, self, generator, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('bernoulli', self, out)
-    return _op_bernoulli_out.redispatch(ks, self, generator, out)
+    result = _op_bernoulli_out.redispatch(ks, self, generator, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('bernoulli', self, out)
+    return result
 
 
 register_autograd('aten::bernoulli.out', _autograd_bernoulli_out)
@@ -9277,7 +10193,10 @@ _op_sum_out = _get_op('aten::sum.out')
 def _autograd_sum_out(ks, self, dtype, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('sum', self, out)
-    return _op_sum_out.redispatch(ks, self, dtype, out)
+    result = _op_sum_out.redispatch(ks, self, dtype, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('sum', self, out)
+    return result
 
 
 register_autograd('aten::sum.out', _autograd_sum_out)
@@ -9304,6 +10223,21 @@ def _autograd_sum_dim_IntList(ks, self, dim, keepdim, dtype):
 
 
 register_autograd('aten::sum.dim_IntList', _autograd_sum_dim_IntList)
+
+
+_op_sum_IntList_out = _get_op('aten::sum.IntList_out')
+
+
+def _autograd_sum_IntList_out(ks, self, dim, keepdim, dtype, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('sum', self, out)
+    result = _op_sum_IntList_out.redispatch(ks, self, dim, keepdim, dtype, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('sum', self, out)
+    return result
+
+
+register_autograd('aten::sum.IntList_out', _autograd_sum_IntList_out)
 
 
 _op_mean = _get_op('aten::mean')
@@ -9333,10 +10267,28 @@ _op_mean_out = _get_op('aten::mean.out')
 def _autograd_mean_out(ks, self, dim, keepdim, dtype, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('mean', self, out)
-    return _op_mean_out.redispatch(ks, self, dim, keepdim, dtype, out)
+    result = _op_mean_out.redispatch(ks, self, dim, keepdim, dtype, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('mean', self, out)
+    return result
 
 
 register_autograd('aten::mean.out', _autograd_mean_out)
+
+
+_op_mean_dtype_out = _get_op('aten::mean.dtype_out')
+
+
+def _autograd_mean_dtype_out(ks, self, dtype, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('mean', self, out)
+    result = _op_mean_dtype_out.redispatch(ks, self, dtype, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('mean', self, out)
+    return result
+
+
+register_autograd('aten::mean.dtype_out', _autograd_mean_dtype_out)
 
 
 _op_mean_dim = _get_op('aten::mean.dim')
@@ -9389,7 +10341,10 @@ _op_prod_out = _get_op('aten::prod.out')
 def _autograd_prod_out(ks, self, dtype, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('prod', self, out)
-    return _op_prod_out.redispatch(ks, self, dtype, out)
+    result = _op_prod_out.redispatch(ks, self, dtype, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('prod', self, out)
+    return result
 
 
 register_autograd('aten::prod.out', _autograd_prod_out)
@@ -9416,6 +10371,21 @@ def _autograd_prod_dim_int(ks, self, dim, keepdim, dtype):
 
 
 register_autograd('aten::prod.dim_int', _autograd_prod_dim_int)
+
+
+_op_prod_int_out = _get_op('aten::prod.int_out')
+
+
+def _autograd_prod_int_out(ks, self, dim, keepdim, dtype, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('prod', self, out)
+    result = _op_prod_int_out.redispatch(ks, self, dim, keepdim, dtype, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('prod', self, out)
+    return result
+
+
+register_autograd('aten::prod.int_out', _autograd_prod_int_out)
 
 
 _op_max_dim = _get_op('aten::max.dim')
@@ -9448,10 +10418,28 @@ _op_max_out = _get_op('aten::max.out')
 def _autograd_max_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('max', self, other, out)
-    return _op_max_out.redispatch(ks, self, other, out)
+    result = _op_max_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('max', self, other, out)
+    return result
 
 
 register_autograd('aten::max.out', _autograd_max_out)
+
+
+_op_max_dim_max = _get_op('aten::max.dim_max')
+
+
+def _autograd_max_dim_max(ks, self, dim, keepdim, max, max_values):
+    if (type(self) is _TI and self.autograd is not None) or (type(max) is _TI and max.autograd is not None) or (type(max_values) is _TI and max_values.autograd is not None):
+        out_not_differentiable('max', self, max, max_values)
+    result = _op_max_dim_max.redispatch(ks, self, dim, keepdim, max, max_values)
+    if _fw.level >= 0:
+        out_no_forward_ad('max', self, max, max_values)
+    return result
+
+
+register_autograd('aten::max.dim_max', _autograd_max_dim_max)
 
 
 _op_max = _get_op('aten::max')
@@ -9473,6 +10461,21 @@ def _autograd_max(ks, self):
 
 
 register_autograd('aten::max', _autograd_max)
+
+
+_op_max_unary_out = _get_op('aten::max.unary_out')
+
+
+def _autograd_max_unary_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('max', self, out)
+    result = _op_max_unary_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('max', self, out)
+    return result
+
+
+register_autograd('aten::max.unary_out', _autograd_max_unary_out)
 
 
 _op_min_dim = _get_op('aten::min.dim')
@@ -9505,10 +10508,28 @@ _op_min_out = _get_op('aten::min.out')
 def _autograd_min_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('min', self, other, out)
-    return _op_min_out.redispatch(ks, self, other, out)
+    result = _op_min_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('min', self, other, out)
+    return result
 
 
 register_autograd('aten::min.out', _autograd_min_out)
+
+
+_op_min_dim_min = _get_op('aten::min.dim_min')
+
+
+def _autograd_min_dim_min(ks, self, dim, keepdim, min, min_indices):
+    if (type(self) is _TI and self.autograd is not None) or (type(min) is _TI and min.autograd is not None) or (type(min_indices) is _TI and min_indices.autograd is not None):
+        out_not_differentiable('min', self, min, min_indices)
+    result = _op_min_dim_min.redispatch(ks, self, dim, keepdim, min, min_indices)
+    if _fw.level >= 0:
+        out_no_forward_ad('min', self, min, min_indices)
+    return result
+
+
+register_autograd('aten::min.dim_min', _autograd_min_dim_min)
 
 
 _op_min = _get_op('aten::min')
@@ -9530,6 +10551,21 @@ def _autograd_min(ks, self):
 
 
 register_autograd('aten::min', _autograd_min)
+
+
+_op_min_unary_out = _get_op('aten::min.unary_out')
+
+
+def _autograd_min_unary_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('min', self, out)
+    result = _op_min_unary_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('min', self, out)
+    return result
+
+
+register_autograd('aten::min.unary_out', _autograd_min_unary_out)
 
 
 _op_amax = _get_op('aten::amax')
@@ -9561,7 +10597,10 @@ _op_amax_out = _get_op('aten::amax.out')
 def _autograd_amax_out(ks, self, dim, keepdim, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('amax', self, out)
-    return _op_amax_out.redispatch(ks, self, dim, keepdim, out)
+    result = _op_amax_out.redispatch(ks, self, dim, keepdim, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('amax', self, out)
+    return result
 
 
 register_autograd('aten::amax.out', _autograd_amax_out)
@@ -9596,7 +10635,10 @@ _op_amin_out = _get_op('aten::amin.out')
 def _autograd_amin_out(ks, self, dim, keepdim, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('amin', self, out)
-    return _op_amin_out.redispatch(ks, self, dim, keepdim, out)
+    result = _op_amin_out.redispatch(ks, self, dim, keepdim, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('amin', self, out)
+    return result
 
 
 register_autograd('aten::amin.out', _autograd_amin_out)
@@ -9631,7 +10673,10 @@ _op_logsumexp_out = _get_op('aten::logsumexp.out')
 def _autograd_logsumexp_out(ks, self, dim, keepdim, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('logsumexp', self, out)
-    return _op_logsumexp_out.redispatch(ks, self, dim, keepdim, out)
+    result = _op_logsumexp_out.redispatch(ks, self, dim, keepdim, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('logsumexp', self, out)
+    return result
 
 
 register_autograd('aten::logsumexp.out', _autograd_logsumexp_out)
@@ -9666,7 +10711,10 @@ _op_var_out = _get_op('aten::var.out')
 def _autograd_var_out(ks, self, dim, unbiased, keepdim, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('var', self, out)
-    return _op_var_out.redispatch(ks, self, dim, unbiased, keepdim, out)
+    result = _op_var_out.redispatch(ks, self, dim, unbiased, keepdim, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('var', self, out)
+    return result
 
 
 register_autograd('aten::var.out', _autograd_var_out)
@@ -9678,7 +10726,10 @@ _op_var_correction_out = _get_op('aten::var.correction_out')
 def _autograd_var_correction_out(ks, self, dim, correction, keepdim, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('var', self, out)
-    return _op_var_correction_out.redispatch(ks, self, dim, correction, keepdim, out)
+    result = _op_var_correction_out.redispatch(ks, self, dim, correction, keepdim, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('var', self, out)
+    return result
 
 
 register_autograd('aten::var.correction_out', _autograd_var_correction_out)
@@ -9714,7 +10765,10 @@ _op_std_out = _get_op('aten::std.out')
 def _autograd_std_out(ks, self, dim, unbiased, keepdim, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('std', self, out)
-    return _op_std_out.redispatch(ks, self, dim, unbiased, keepdim, out)
+    result = _op_std_out.redispatch(ks, self, dim, unbiased, keepdim, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('std', self, out)
+    return result
 
 
 register_autograd('aten::std.out', _autograd_std_out)
@@ -9726,7 +10780,10 @@ _op_std_correction_out = _get_op('aten::std.correction_out')
 def _autograd_std_correction_out(ks, self, dim, correction, keepdim, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('std', self, out)
-    return _op_std_correction_out.redispatch(ks, self, dim, correction, keepdim, out)
+    result = _op_std_correction_out.redispatch(ks, self, dim, correction, keepdim, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('std', self, out)
+    return result
 
 
 register_autograd('aten::std.correction_out', _autograd_std_correction_out)
@@ -9763,7 +10820,10 @@ _op_var_mean_correction_out = _get_op('aten::var_mean.correction_out')
 def _autograd_var_mean_correction_out(ks, self, dim, correction, keepdim, out0, out1):
     if (type(self) is _TI and self.autograd is not None) or (type(out0) is _TI and out0.autograd is not None) or (type(out1) is _TI and out1.autograd is not None):
         out_not_differentiable('var_mean', self, out0, out1)
-    return _op_var_mean_correction_out.redispatch(ks, self, dim, correction, keepdim, out0, out1)
+    result = _op_var_mean_correction_out.redispatch(ks, self, dim, correction, keepdim, out0, out1)
+    if _fw.level >= 0:
+        out_no_forward_ad('var_mean', self, out0, out1)
+    return result
 
 
 register_autograd('aten::var_mean.correction_out', _autograd_var_mean_correction_out)
@@ -9801,7 +10861,10 @@ _op_std_mean_correction_out = _get_op('aten::std_mean.correction_out')
 def _autograd_std_mean_correction_out(ks, self, dim, correction, keepdim, out0, out1):
     if (type(self) is _TI and self.autograd is not None) or (type(out0) is _TI and out0.autograd is not None) or (type(out1) is _TI and out1.autograd is not None):
         out_not_differentiable('std_mean', self, out0, out1)
-    return _op_std_mean_correction_out.redispatch(ks, self, dim, correction, keepdim, out0, out1)
+    result = _op_std_mean_correction_out.redispatch(ks, self, dim, correction, keepdim, out0, out1)
+    if _fw.level >= 0:
+        out_no_forward_ad('std_mean', self, out0, out1)
+    return result
 
 
 register_autograd('aten::std_mean.correction_out', _autograd_std_mean_correction_out)
@@ -9835,7 +10898,10 @@ _op_norm_out = _get_op('aten::norm.out')
 def _autograd_norm_out(ks, self, p, dim, keepdim, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('norm', self, out)
-    return _op_norm_out.redispatch(ks, self, p, dim, keepdim, out)
+    result = _op_norm_out.redispatch(ks, self, p, dim, keepdim, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('norm', self, out)
+    return result
 
 
 register_autograd('aten::norm.out', _autograd_norm_out)
@@ -9847,7 +10913,10 @@ _op_norm_Scalar_out = _get_op('aten::norm.Scalar_out')
 def _autograd_norm_Scalar_out(ks, self, p, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('norm', self, out)
-    return _op_norm_Scalar_out.redispatch(ks, self, p, out)
+    result = _op_norm_Scalar_out.redispatch(ks, self, p, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('norm', self, out)
+    return result
 
 
 register_autograd('aten::norm.Scalar_out', _autograd_norm_Scalar_out)
@@ -9905,7 +10974,10 @@ _op_norm_ScalarOpt_dtype_out = _get_op('aten::norm.ScalarOpt_dtype_out')
 def _autograd_norm_ScalarOpt_dtype_out(ks, self, p, dtype, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('norm', self, out)
-    return _op_norm_ScalarOpt_dtype_out.redispatch(ks, self, p, dtype, out)
+    result = _op_norm_ScalarOpt_dtype_out.redispatch(ks, self, p, dtype, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('norm', self, out)
+    return result
 
 
 register_autograd('aten::norm.ScalarOpt_dtype_out', _autograd_norm_ScalarOpt_dtype_out)
@@ -9933,6 +11005,21 @@ def _autograd_norm_ScalarOpt_dim_dtype(ks, self, p, dim, keepdim, dtype):
 
 
 register_autograd('aten::norm.ScalarOpt_dim_dtype', _autograd_norm_ScalarOpt_dim_dtype)
+
+
+_op_norm_dtype_out = _get_op('aten::norm.dtype_out')
+
+
+def _autograd_norm_dtype_out(ks, self, p, dim, keepdim, dtype, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('norm', self, out)
+    result = _op_norm_dtype_out.redispatch(ks, self, p, dim, keepdim, dtype, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('norm', self, out)
+    return result
+
+
+register_autograd('aten::norm.dtype_out', _autograd_norm_dtype_out)
 
 
 _op_linalg_vector_norm = _get_op('aten::linalg_vector_norm')
@@ -9965,7 +11052,10 @@ _op_linalg_vector_norm_out = _get_op('aten::linalg_vector_norm.out')
 def _autograd_linalg_vector_norm_out(ks, self, ord, dim, keepdim, dtype, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('linalg_vector_norm', self, out)
-    return _op_linalg_vector_norm_out.redispatch(ks, self, ord, dim, keepdim, dtype, out)
+    result = _op_linalg_vector_norm_out.redispatch(ks, self, ord, dim, keepdim, dtype, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('linalg_vector_norm', self, out)
+    return result
 
 
 register_autograd('aten::linalg_vector_norm.out', _autograd_linalg_vector_norm_out)
@@ -10021,7 +11111,10 @@ _op_cumsum_out = _get_op('aten::cumsum.out')
 def _autograd_cumsum_out(ks, self, dim, dtype, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('cumsum', self, out)
-    return _op_cumsum_out.redispatch(ks, self, dim, dtype, out)
+    result = _op_cumsum_out.redispatch(ks, self, dim, dtype, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('cumsum', self, out)
+    return result
 
 
 register_autograd('aten::cumsum.out', _autograd_cumsum_out)
@@ -10081,7 +11174,10 @@ _op_cumprod_out = _get_op('aten::cumprod.out')
 def _autograd_cumprod_out(ks, self, dim, dtype, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('cumprod', self, out)
-    return _op_cumprod_out.redispatch(ks, self, dim, dtype, out)
+    result = _op_cumprod_out.redispatch(ks, self, dim, dtype, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('cumprod', self, out)
+    return result
 
 
 register_autograd('aten::cumprod.out', _autograd_cumprod_out)
@@ -10116,7 +11212,10 @@ _op_nansum_out = _get_op('aten::nansum.out')
 def _autograd_nansum_out(ks, self, dim, keepdim, dtype, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('nansum', self, out)
-    return _op_nansum_out.redispatch(ks, self, dim, keepdim, dtype, out)
+    result = _op_nansum_out.redispatch(ks, self, dim, keepdim, dtype, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('nansum', self, out)
+    return result
 
 
 register_autograd('aten::nansum.out', _autograd_nansum_out)
@@ -10151,7 +11250,10 @@ _op_cat_out = _get_op('aten::cat.out')
 def _autograd_cat_out(ks, tensors, dim, out):
     if any(type(t) is _TI and t.autograd is not None for t in tensors) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('cat', *tensors, out)
-    return _op_cat_out.redispatch(ks, tensors, dim, out)
+    result = _op_cat_out.redispatch(ks, tensors, dim, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('cat', *tensors, out)
+    return result
 
 
 register_autograd('aten::cat.out', _autograd_cat_out)
@@ -10185,7 +11287,10 @@ _op_stack_out = _get_op('aten::stack.out')
 def _autograd_stack_out(ks, tensors, dim, out):
     if any(type(t) is _TI and t.autograd is not None for t in tensors) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('stack', *tensors, out)
-    return _op_stack_out.redispatch(ks, tensors, dim, out)
+    result = _op_stack_out.redispatch(ks, tensors, dim, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('stack', *tensors, out)
+    return result
 
 
 register_autograd('aten::stack.out', _autograd_stack_out)
@@ -10239,7 +11344,10 @@ _op_tril_out = _get_op('aten::tril.out')
 def _autograd_tril_out(ks, self, diagonal, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('tril', self, out)
-    return _op_tril_out.redispatch(ks, self, diagonal, out)
+    result = _op_tril_out.redispatch(ks, self, diagonal, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('tril', self, out)
+    return result
 
 
 register_autograd('aten::tril.out', _autograd_tril_out)
@@ -10293,7 +11401,10 @@ _op_triu_out = _get_op('aten::triu.out')
 def _autograd_triu_out(ks, self, diagonal, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('triu', self, out)
-    return _op_triu_out.redispatch(ks, self, diagonal, out)
+    result = _op_triu_out.redispatch(ks, self, diagonal, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('triu', self, out)
+    return result
 
 
 register_autograd('aten::triu.out', _autograd_triu_out)
@@ -10433,7 +11544,10 @@ _op_narrow_copy_out = _get_op('aten::narrow_copy.out')
 def _autograd_narrow_copy_out(ks, self, dim, start, length, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('narrow_copy', self, out)
-    return _op_narrow_copy_out.redispatch(ks, self, dim, start, length, out)
+    result = _op_narrow_copy_out.redispatch(ks, self, dim, start, length, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('narrow_copy', self, out)
+    return result
 
 
 register_autograd('aten::narrow_copy.out', _autograd_narrow_copy_out)
@@ -10486,7 +11600,10 @@ _op_reflection_pad1d_out = _get_op('aten::reflection_pad1d.out')
 def _autograd_reflection_pad1d_out(ks, self, padding, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('reflection_pad1d', self, out)
-    return _op_reflection_pad1d_out.redispatch(ks, self, padding, out)
+    result = _op_reflection_pad1d_out.redispatch(ks, self, padding, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('reflection_pad1d', self, out)
+    return result
 
 
 register_autograd('aten::reflection_pad1d.out', _autograd_reflection_pad1d_out)
@@ -10510,6 +11627,21 @@ def _autograd_reflection_pad1d_backward(ks, grad_output, self, padding):
 
 
 register_autograd('aten::reflection_pad1d_backward', _autograd_reflection_pad1d_backward)
+
+
+_op_reflection_pad1d_backward_grad_input = _get_op('aten::reflection_pad1d_backward.grad_input')
+
+
+def _autograd_reflection_pad1d_backward_grad_input(ks, grad_output, self, padding, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('reflection_pad1d_backward', grad_output, self, grad_input)
+    result = _op_reflection_pad1d_backward_grad_input.redispatch(ks, grad_output, self, padding, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('reflection_pad1d_backward', grad_output, self, grad_input)
+    return result
+
+
+register_autograd('aten::reflection_pad1d_backward.grad_input', _autograd_reflection_pad1d_backward_grad_input)
 
 
 _op_reflection_pad2d = _get_op('aten::reflection_pad2d')
@@ -10539,7 +11671,10 @@ _op_reflection_pad2d_out = _get_op('aten::reflection_pad2d.out')
 def _autograd_reflection_pad2d_out(ks, self, padding, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('reflection_pad2d', self, out)
-    return _op_reflection_pad2d_out.redispatch(ks, self, padding, out)
+    result = _op_reflection_pad2d_out.redispatch(ks, self, padding, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('reflection_pad2d', self, out)
+    return result
 
 
 register_autograd('aten::reflection_pad2d.out', _autograd_reflection_pad2d_out)
@@ -10563,6 +11698,21 @@ def _autograd_reflection_pad2d_backward(ks, grad_output, self, padding):
 
 
 register_autograd('aten::reflection_pad2d_backward', _autograd_reflection_pad2d_backward)
+
+
+_op_reflection_pad2d_backward_grad_input = _get_op('aten::reflection_pad2d_backward.grad_input')
+
+
+def _autograd_reflection_pad2d_backward_grad_input(ks, grad_output, self, padding, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('reflection_pad2d_backward', grad_output, self, grad_input)
+    result = _op_reflection_pad2d_backward_grad_input.redispatch(ks, grad_output, self, padding, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('reflection_pad2d_backward', grad_output, self, grad_input)
+    return result
+
+
+register_autograd('aten::reflection_pad2d_backward.grad_input', _autograd_reflection_pad2d_backward_grad_input)
 
 
 _op_replication_pad1d = _get_op('aten::replication_pad1d')
@@ -10592,7 +11742,10 @@ _op_replication_pad1d_out = _get_op('aten::replication_pad1d.out')
 def _autograd_replication_pad1d_out(ks, self, padding, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('replication_pad1d', self, out)
-    return _op_replication_pad1d_out.redispatch(ks, self, padding, out)
+    result = _op_replication_pad1d_out.redispatch(ks, self, padding, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('replication_pad1d', self, out)
+    return result
 
 
 register_autograd('aten::replication_pad1d.out', _autograd_replication_pad1d_out)
@@ -10616,6 +11769,21 @@ def _autograd_replication_pad1d_backward(ks, grad_output, self, padding):
 
 
 register_autograd('aten::replication_pad1d_backward', _autograd_replication_pad1d_backward)
+
+
+_op_replication_pad1d_backward_grad_input = _get_op('aten::replication_pad1d_backward.grad_input')
+
+
+def _autograd_replication_pad1d_backward_grad_input(ks, grad_output, self, padding, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('replication_pad1d_backward', grad_output, self, grad_input)
+    result = _op_replication_pad1d_backward_grad_input.redispatch(ks, grad_output, self, padding, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('replication_pad1d_backward', grad_output, self, grad_input)
+    return result
+
+
+register_autograd('aten::replication_pad1d_backward.grad_input', _autograd_replication_pad1d_backward_grad_input)
 
 
 _op_replication_pad2d = _get_op('aten::replication_pad2d')
@@ -10645,7 +11813,10 @@ _op_replication_pad2d_out = _get_op('aten::replication_pad2d.out')
 def _autograd_replication_pad2d_out(ks, self, padding, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('replication_pad2d', self, out)
-    return _op_replication_pad2d_out.redispatch(ks, self, padding, out)
+    result = _op_replication_pad2d_out.redispatch(ks, self, padding, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('replication_pad2d', self, out)
+    return result
 
 
 register_autograd('aten::replication_pad2d.out', _autograd_replication_pad2d_out)
@@ -10669,6 +11840,21 @@ def _autograd_replication_pad2d_backward(ks, grad_output, self, padding):
 
 
 register_autograd('aten::replication_pad2d_backward', _autograd_replication_pad2d_backward)
+
+
+_op_replication_pad2d_backward_grad_input = _get_op('aten::replication_pad2d_backward.grad_input')
+
+
+def _autograd_replication_pad2d_backward_grad_input(ks, grad_output, self, padding, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('replication_pad2d_backward', grad_output, self, grad_input)
+    result = _op_replication_pad2d_backward_grad_input.redispatch(ks, grad_output, self, padding, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('replication_pad2d_backward', grad_output, self, grad_input)
+    return result
+
+
+register_autograd('aten::replication_pad2d_backward.grad_input', _autograd_replication_pad2d_backward_grad_input)
 
 
 _op_reflection_pad3d = _get_op('aten::reflection_pad3d')
@@ -10698,7 +11884,10 @@ _op_reflection_pad3d_out = _get_op('aten::reflection_pad3d.out')
 def _autograd_reflection_pad3d_out(ks, self, padding, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('reflection_pad3d', self, out)
-    return _op_reflection_pad3d_out.redispatch(ks, self, padding, out)
+    result = _op_reflection_pad3d_out.redispatch(ks, self, padding, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('reflection_pad3d', self, out)
+    return result
 
 
 register_autograd('aten::reflection_pad3d.out', _autograd_reflection_pad3d_out)
@@ -10722,6 +11911,21 @@ def _autograd_reflection_pad3d_backward(ks, grad_output, self, padding):
 
 
 register_autograd('aten::reflection_pad3d_backward', _autograd_reflection_pad3d_backward)
+
+
+_op_reflection_pad3d_backward_grad_input = _get_op('aten::reflection_pad3d_backward.grad_input')
+
+
+def _autograd_reflection_pad3d_backward_grad_input(ks, grad_output, self, padding, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('reflection_pad3d_backward', grad_output, self, grad_input)
+    result = _op_reflection_pad3d_backward_grad_input.redispatch(ks, grad_output, self, padding, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('reflection_pad3d_backward', grad_output, self, grad_input)
+    return result
+
+
+register_autograd('aten::reflection_pad3d_backward.grad_input', _autograd_reflection_pad3d_backward_grad_input)
 
 
 _op_replication_pad3d = _get_op('aten::replication_pad3d')
@@ -10751,7 +11955,10 @@ _op_replication_pad3d_out = _get_op('aten::replication_pad3d.out')
 def _autograd_replication_pad3d_out(ks, self, padding, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('replication_pad3d', self, out)
-    return _op_replication_pad3d_out.redispatch(ks, self, padding, out)
+    result = _op_replication_pad3d_out.redispatch(ks, self, padding, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('replication_pad3d', self, out)
+    return result
 
 
 register_autograd('aten::replication_pad3d.out', _autograd_replication_pad3d_out)
@@ -10775,6 +11982,21 @@ def _autograd_replication_pad3d_backward(ks, grad_output, self, padding):
 
 
 register_autograd('aten::replication_pad3d_backward', _autograd_replication_pad3d_backward)
+
+
+_op_replication_pad3d_backward_grad_input = _get_op('aten::replication_pad3d_backward.grad_input')
+
+
+def _autograd_replication_pad3d_backward_grad_input(ks, grad_output, self, padding, grad_input):
+    if (type(grad_output) is _TI and grad_output.autograd is not None) or (type(self) is _TI and self.autograd is not None) or (type(grad_input) is _TI and grad_input.autograd is not None):
+        out_not_differentiable('replication_pad3d_backward', grad_output, self, grad_input)
+    result = _op_replication_pad3d_backward_grad_input.redispatch(ks, grad_output, self, padding, grad_input)
+    if _fw.level >= 0:
+        out_no_forward_ad('replication_pad3d_backward', grad_output, self, grad_input)
+    return result
+
+
+register_autograd('aten::replication_pad3d_backward.grad_input', _autograd_replication_pad3d_backward_grad_input)
 
 
 _op_block_diag = _get_op('aten::block_diag')
@@ -10822,6 +12044,21 @@ def _autograd_sort(ks, self, dim, descending):
 register_autograd('aten::sort', _autograd_sort)
 
 
+_op_sort_values = _get_op('aten::sort.values')
+
+
+def _autograd_sort_values(ks, self, dim, descending, values, indices):
+    if (type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None) or (type(indices) is _TI and indices.autograd is not None):
+        out_not_differentiable('sort', self, values, indices)
+    result = _op_sort_values.redispatch(ks, self, dim, descending, values, indices)
+    if _fw.level >= 0:
+        out_no_forward_ad('sort', self, values, indices)
+    return result
+
+
+register_autograd('aten::sort.values', _autograd_sort_values)
+
+
 _op_sort_stable = _get_op('aten::sort.stable')
 _fw_sort_stable = FwSpec(_op_sort_stable, (0,), (False,), 'functional', None)
 
@@ -10843,6 +12080,21 @@ def _autograd_sort_stable(ks, self, stable, dim, descending):
 
 
 register_autograd('aten::sort.stable', _autograd_sort_stable)
+
+
+_op_sort_values_stable = _get_op('aten::sort.values_stable')
+
+
+def _autograd_sort_values_stable(ks, self, stable, dim, descending, values, indices):
+    if (type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None) or (type(indices) is _TI and indices.autograd is not None):
+        out_not_differentiable('sort', self, values, indices)
+    result = _op_sort_values_stable.redispatch(ks, self, stable, dim, descending, values, indices)
+    if _fw.level >= 0:
+        out_no_forward_ad('sort', self, values, indices)
+    return result
+
+
+register_autograd('aten::sort.values_stable', _autograd_sort_values_stable)
 
 
 _op_topk = _get_op('aten::topk')
@@ -10868,6 +12120,21 @@ def _autograd_topk(ks, self, k, dim, largest, sorted):
 register_autograd('aten::topk', _autograd_topk)
 
 
+_op_topk_values = _get_op('aten::topk.values')
+
+
+def _autograd_topk_values(ks, self, k, dim, largest, sorted, values, indices):
+    if (type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None) or (type(indices) is _TI and indices.autograd is not None):
+        out_not_differentiable('topk', self, values, indices)
+    result = _op_topk_values.redispatch(ks, self, k, dim, largest, sorted, values, indices)
+    if _fw.level >= 0:
+        out_no_forward_ad('topk', self, values, indices)
+    return result
+
+
+register_autograd('aten::topk.values', _autograd_topk_values)
+
+
 _op_kthvalue = _get_op('aten::kthvalue')
 _fw_kthvalue = FwSpec(_op_kthvalue, (0,), (False,), 'functional', None)
 
@@ -10890,6 +12157,21 @@ def _autograd_kthvalue(ks, self, k, dim, keepdim):
 
 
 register_autograd('aten::kthvalue', _autograd_kthvalue)
+
+
+_op_kthvalue_values = _get_op('aten::kthvalue.values')
+
+
+def _autograd_kthvalue_values(ks, self, k, dim, keepdim, values, indices):
+    if (type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None) or (type(indices) is _TI and indices.autograd is not None):
+        out_not_differentiable('kthvalue', self, values, indices)
+    result = _op_kthvalue_values.redispatch(ks, self, k, dim, keepdim, values, indices)
+    if _fw.level >= 0:
+        out_no_forward_ad('kthvalue', self, values, indices)
+    return result
+
+
+register_autograd('aten::kthvalue.values', _autograd_kthvalue_values)
 
 
 _op_cummax = _get_op('aten::cummax')
@@ -10921,7 +12203,10 @@ _op_cummax_out = _get_op('aten::cummax.out')
 def _autograd_cummax_out(ks, self, dim, values, indices):
     if (type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None) or (type(indices) is _TI and indices.autograd is not None):
         out_not_differentiable('cummax', self, values, indices)
-    return _op_cummax_out.redispatch(ks, self, dim, values, indices)
+    result = _op_cummax_out.redispatch(ks, self, dim, values, indices)
+    if _fw.level >= 0:
+        out_no_forward_ad('cummax', self, values, indices)
+    return result
 
 
 register_autograd('aten::cummax.out', _autograd_cummax_out)
@@ -10956,7 +12241,10 @@ _op_cummin_out = _get_op('aten::cummin.out')
 def _autograd_cummin_out(ks, self, dim, values, indices):
     if (type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None) or (type(indices) is _TI and indices.autograd is not None):
         out_not_differentiable('cummin', self, values, indices)
-    return _op_cummin_out.redispatch(ks, self, dim, values, indices)
+    result = _op_cummin_out.redispatch(ks, self, dim, values, indices)
+    if _fw.level >= 0:
+        out_no_forward_ad('cummin', self, values, indices)
+    return result
 
 
 register_autograd('aten::cummin.out', _autograd_cummin_out)
@@ -11007,6 +12295,21 @@ def _autograd_median_dim(ks, self, dim, keepdim):
 register_autograd('aten::median.dim', _autograd_median_dim)
 
 
+_op_median_dim_values = _get_op('aten::median.dim_values')
+
+
+def _autograd_median_dim_values(ks, self, dim, keepdim, values, indices):
+    if (type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None) or (type(indices) is _TI and indices.autograd is not None):
+        out_not_differentiable('median', self, values, indices)
+    result = _op_median_dim_values.redispatch(ks, self, dim, keepdim, values, indices)
+    if _fw.level >= 0:
+        out_no_forward_ad('median', self, values, indices)
+    return result
+
+
+register_autograd('aten::median.dim_values', _autograd_median_dim_values)
+
+
 _op_nanmedian = _get_op('aten::nanmedian')
 _fw_nanmedian = FwSpec(_op_nanmedian, (0,), (False,), 'functional', None)
 
@@ -11052,6 +12355,21 @@ def _autograd_nanmedian_dim(ks, self, dim, keepdim):
 register_autograd('aten::nanmedian.dim', _autograd_nanmedian_dim)
 
 
+_op_nanmedian_dim_values = _get_op('aten::nanmedian.dim_values')
+
+
+def _autograd_nanmedian_dim_values(ks, self, dim, keepdim, values, indices):
+    if (type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None) or (type(indices) is _TI and indices.autograd is not None):
+        out_not_differentiable('nanmedian', self, values, indices)
+    result = _op_nanmedian_dim_values.redispatch(ks, self, dim, keepdim, values, indices)
+    if _fw.level >= 0:
+        out_no_forward_ad('nanmedian', self, values, indices)
+    return result
+
+
+register_autograd('aten::nanmedian.dim_values', _autograd_nanmedian_dim_values)
+
+
 _op_mode = _get_op('aten::mode')
 _fw_mode = FwSpec(_op_mode, (0,), (False,), 'functional', None)
 
@@ -11074,6 +12392,21 @@ def _autograd_mode(ks, self, dim, keepdim):
 
 
 register_autograd('aten::mode', _autograd_mode)
+
+
+_op_mode_values = _get_op('aten::mode.values')
+
+
+def _autograd_mode_values(ks, self, dim, keepdim, values, indices):
+    if (type(self) is _TI and self.autograd is not None) or (type(values) is _TI and values.autograd is not None) or (type(indices) is _TI and indices.autograd is not None):
+        out_not_differentiable('mode', self, values, indices)
+    result = _op_mode_values.redispatch(ks, self, dim, keepdim, values, indices)
+    if _fw.level >= 0:
+        out_no_forward_ad('mode', self, values, indices)
+    return result
+
+
+register_autograd('aten::mode.values', _autograd_mode_values)
 
 
 _op_unique_dim = _get_op('aten::unique_dim')
@@ -13246,7 +14579,10 @@ _op__fft_r2c_out = _get_op('aten::_fft_r2c.out')
 def _autograd__fft_r2c_out(ks, self, dim, normalization, onesided, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('_fft_r2c', self, out)
-    return _op__fft_r2c_out.redispatch(ks, self, dim, normalization, onesided, out)
+    result = _op__fft_r2c_out.redispatch(ks, self, dim, normalization, onesided, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('_fft_r2c', self, out)
+    return result
 
 
 register_autograd('aten::_fft_r2c.out', _autograd__fft_r2c_out)
@@ -13279,7 +14615,10 @@ _op__fft_c2r_out = _get_op('aten::_fft_c2r.out')
 def _autograd__fft_c2r_out(ks, self, dim, normalization, last_dim_size, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('_fft_c2r', self, out)
-    return _op__fft_c2r_out.redispatch(ks, self, dim, normalization, last_dim_size, out)
+    result = _op__fft_c2r_out.redispatch(ks, self, dim, normalization, last_dim_size, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('_fft_c2r', self, out)
+    return result
 
 
 register_autograd('aten::_fft_c2r.out', _autograd__fft_c2r_out)
@@ -13313,7 +14652,10 @@ _op__fft_c2c_out = _get_op('aten::_fft_c2c.out')
 def _autograd__fft_c2c_out(ks, self, dim, normalization, forward, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('_fft_c2c', self, out)
-    return _op__fft_c2c_out.redispatch(ks, self, dim, normalization, forward, out)
+    result = _op__fft_c2c_out.redispatch(ks, self, dim, normalization, forward, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('_fft_c2c', self, out)
+    return result
 
 
 register_autograd('aten::_fft_c2c.out', _autograd__fft_c2c_out)
@@ -13345,7 +14687,10 @@ _op_view_copy_out = _get_op('aten::view_copy.out')
 def _autograd_view_copy_out(ks, self, size, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('view_copy', self, out)
-    return _op_view_copy_out.redispatch(ks, self, size, out)
+    result = _op_view_copy_out.redispatch(ks, self, size, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('view_copy', self, out)
+    return result
 
 
 register_autograd('aten::view_copy.out', _autograd_view_copy_out)
@@ -13367,7 +14712,10 @@ _op_view_copy_dtype_out = _get_op('aten::view_copy.dtype_out')
 def _autograd_view_copy_dtype_out(ks, self, dtype, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('view_copy', self, out)
-    return _op_view_copy_dtype_out.redispatch(ks, self, dtype, out)
+    result = _op_view_copy_dtype_out.redispatch(ks, self, dtype, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('view_copy', self, out)
+    return result
 
 
 register_autograd('aten::view_copy.dtype_out', _autograd_view_copy_dtype_out)
@@ -13399,7 +14747,10 @@ _op__reshape_alias_copy_out = _get_op('aten::_reshape_alias_copy.out')
 def _autograd__reshape_alias_copy_out(ks, self, size, stride, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('_reshape_alias_copy', self, out)
-    return _op__reshape_alias_copy_out.redispatch(ks, self, size, stride, out)
+    result = _op__reshape_alias_copy_out.redispatch(ks, self, size, stride, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('_reshape_alias_copy', self, out)
+    return result
 
 
 register_autograd('aten::_reshape_alias_copy.out', _autograd__reshape_alias_copy_out)
@@ -13434,7 +14785,10 @@ _op_as_strided_copy_out = _get_op('aten::as_strided_copy.out')
 def _autograd_as_strided_copy_out(ks, self, size, stride, storage_offset, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('as_strided_copy', self, out)
-    return _op_as_strided_copy_out.redispatch(ks, self, size, stride, storage_offset, out)
+    result = _op_as_strided_copy_out.redispatch(ks, self, size, stride, storage_offset, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('as_strided_copy', self, out)
+    return result
 
 
 register_autograd('aten::as_strided_copy.out', _autograd_as_strided_copy_out)
@@ -13467,7 +14821,10 @@ _op_transpose_copy_int_out = _get_op('aten::transpose_copy.int_out')
 def _autograd_transpose_copy_int_out(ks, self, dim0, dim1, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('transpose_copy', self, out)
-    return _op_transpose_copy_int_out.redispatch(ks, self, dim0, dim1, out)
+    result = _op_transpose_copy_int_out.redispatch(ks, self, dim0, dim1, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('transpose_copy', self, out)
+    return result
 
 
 register_autograd('aten::transpose_copy.int_out', _autograd_transpose_copy_int_out)
@@ -13498,7 +14855,10 @@ _op_t_copy_out = _get_op('aten::t_copy.out')
 def _autograd_t_copy_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('t_copy', self, out)
-    return _op_t_copy_out.redispatch(ks, self, out)
+    result = _op_t_copy_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('t_copy', self, out)
+    return result
 
 
 register_autograd('aten::t_copy.out', _autograd_t_copy_out)
@@ -13530,7 +14890,10 @@ _op_permute_copy_out = _get_op('aten::permute_copy.out')
 def _autograd_permute_copy_out(ks, self, dims, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('permute_copy', self, out)
-    return _op_permute_copy_out.redispatch(ks, self, dims, out)
+    result = _op_permute_copy_out.redispatch(ks, self, dims, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('permute_copy', self, out)
+    return result
 
 
 register_autograd('aten::permute_copy.out', _autograd_permute_copy_out)
@@ -13562,7 +14925,10 @@ _op_expand_copy_out = _get_op('aten::expand_copy.out')
 def _autograd_expand_copy_out(ks, self, size, implicit, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('expand_copy', self, out)
-    return _op_expand_copy_out.redispatch(ks, self, size, implicit, out)
+    result = _op_expand_copy_out.redispatch(ks, self, size, implicit, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('expand_copy', self, out)
+    return result
 
 
 register_autograd('aten::expand_copy.out', _autograd_expand_copy_out)
@@ -13598,7 +14964,10 @@ _op_slice_copy_Tensor_out = _get_op('aten::slice_copy.Tensor_out')
 def _autograd_slice_copy_Tensor_out(ks, self, dim, start, end, step, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('slice_copy', self, out)
-    return _op_slice_copy_Tensor_out.redispatch(ks, self, dim, start, end, step, out)
+    result = _op_slice_copy_Tensor_out.redispatch(ks, self, dim, start, end, step, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('slice_copy', self, out)
+    return result
 
 
 register_autograd('aten::slice_copy.Tensor_out', _autograd_slice_copy_Tensor_out)
@@ -13632,7 +15001,10 @@ _op_select_copy_int_out = _get_op('aten::select_copy.int_out')
 def _autograd_select_copy_int_out(ks, self, dim, index, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('select_copy', self, out)
-    return _op_select_copy_int_out.redispatch(ks, self, dim, index, out)
+    result = _op_select_copy_int_out.redispatch(ks, self, dim, index, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('select_copy', self, out)
+    return result
 
 
 register_autograd('aten::select_copy.int_out', _autograd_select_copy_int_out)
@@ -13664,7 +15036,10 @@ _op_unsqueeze_copy_out = _get_op('aten::unsqueeze_copy.out')
 def _autograd_unsqueeze_copy_out(ks, self, dim, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('unsqueeze_copy', self, out)
-    return _op_unsqueeze_copy_out.redispatch(ks, self, dim, out)
+    result = _op_unsqueeze_copy_out.redispatch(ks, self, dim, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('unsqueeze_copy', self, out)
+    return result
 
 
 register_autograd('aten::unsqueeze_copy.out', _autograd_unsqueeze_copy_out)
@@ -13696,7 +15071,10 @@ _op_squeeze_copy_out = _get_op('aten::squeeze_copy.out')
 def _autograd_squeeze_copy_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('squeeze_copy', self, out)
-    return _op_squeeze_copy_out.redispatch(ks, self, out)
+    result = _op_squeeze_copy_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('squeeze_copy', self, out)
+    return result
 
 
 register_autograd('aten::squeeze_copy.out', _autograd_squeeze_copy_out)
@@ -13728,7 +15106,10 @@ _op_squeeze_copy_dim_out = _get_op('aten::squeeze_copy.dim_out')
 def _autograd_squeeze_copy_dim_out(ks, self, dim, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('squeeze_copy', self, out)
-    return _op_squeeze_copy_dim_out.redispatch(ks, self, dim, out)
+    result = _op_squeeze_copy_dim_out.redispatch(ks, self, dim, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('squeeze_copy', self, out)
+    return result
 
 
 register_autograd('aten::squeeze_copy.dim_out', _autograd_squeeze_copy_dim_out)
@@ -13760,7 +15141,10 @@ _op_squeeze_copy_dims_out = _get_op('aten::squeeze_copy.dims_out')
 def _autograd_squeeze_copy_dims_out(ks, self, dim, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('squeeze_copy', self, out)
-    return _op_squeeze_copy_dims_out.redispatch(ks, self, dim, out)
+    result = _op_squeeze_copy_dims_out.redispatch(ks, self, dim, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('squeeze_copy', self, out)
+    return result
 
 
 register_autograd('aten::squeeze_copy.dims_out', _autograd_squeeze_copy_dims_out)
@@ -13795,7 +15179,10 @@ _op_unfold_copy_out = _get_op('aten::unfold_copy.out')
 def _autograd_unfold_copy_out(ks, self, dimension, size, step, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('unfold_copy', self, out)
-    return _op_unfold_copy_out.redispatch(ks, self, dimension, size, step, out)
+    result = _op_unfold_copy_out.redispatch(ks, self, dimension, size, step, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('unfold_copy', self, out)
+    return result
 
 
 register_autograd('aten::unfold_copy.out', _autograd_unfold_copy_out)
@@ -13830,7 +15217,10 @@ _op_diagonal_copy_out = _get_op('aten::diagonal_copy.out')
 def _autograd_diagonal_copy_out(ks, self, offset, dim1, dim2, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('diagonal_copy', self, out)
-    return _op_diagonal_copy_out.redispatch(ks, self, offset, dim1, dim2, out)
+    result = _op_diagonal_copy_out.redispatch(ks, self, offset, dim1, dim2, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('diagonal_copy', self, out)
+    return result
 
 
 register_autograd('aten::diagonal_copy.out', _autograd_diagonal_copy_out)
@@ -13862,7 +15252,10 @@ _op_split_copy_Tensor_out = _get_op('aten::split_copy.Tensor_out')
 def _autograd_split_copy_Tensor_out(ks, self, split_size, dim, out):
     if (type(self) is _TI and self.autograd is not None) or any(type(t) is _TI and t.autograd is not None for t in out):
         out_not_differentiable('split_copy', self, *out)
-    return _op_split_copy_Tensor_out.redispatch(ks, self, split_size, dim, out)
+    result = _op_split_copy_Tensor_out.redispatch(ks, self, split_size, dim, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('split_copy', self, *out)
+    return result
 
 
 register_autograd('aten::split_copy.Tensor_out', _autograd_split_copy_Tensor_out)
@@ -13894,7 +15287,10 @@ _op_split_with_sizes_copy_out = _get_op('aten::split_with_sizes_copy.out')
 def _autograd_split_with_sizes_copy_out(ks, self, split_sizes, dim, out):
     if (type(self) is _TI and self.autograd is not None) or any(type(t) is _TI and t.autograd is not None for t in out):
         out_not_differentiable('split_with_sizes_copy', self, *out)
-    return _op_split_with_sizes_copy_out.redispatch(ks, self, split_sizes, dim, out)
+    result = _op_split_with_sizes_copy_out.redispatch(ks, self, split_sizes, dim, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('split_with_sizes_copy', self, *out)
+    return result
 
 
 register_autograd('aten::split_with_sizes_copy.out', _autograd_split_with_sizes_copy_out)
@@ -13926,7 +15322,10 @@ _op_unbind_copy_int_out = _get_op('aten::unbind_copy.int_out')
 def _autograd_unbind_copy_int_out(ks, self, dim, out):
     if (type(self) is _TI and self.autograd is not None) or any(type(t) is _TI and t.autograd is not None for t in out):
         out_not_differentiable('unbind_copy', self, *out)
-    return _op_unbind_copy_int_out.redispatch(ks, self, dim, out)
+    result = _op_unbind_copy_int_out.redispatch(ks, self, dim, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('unbind_copy', self, *out)
+    return result
 
 
 register_autograd('aten::unbind_copy.int_out', _autograd_unbind_copy_int_out)
@@ -13957,7 +15356,65 @@ _op_alias_copy_out = _get_op('aten::alias_copy.out')
 def _autograd_alias_copy_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('alias_copy', self, out)
-    return _op_alias_copy_out.redispatch(ks, self, out)
+    result = _op_alias_copy_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('alias_copy', self, out)
+    return result
 
 
 register_autograd('aten::alias_copy.out', _autograd_alias_copy_out)
+
+
+_op__test_autograd_multiple_dispatch_view_copy = _get_op('aten::_test_autograd_multiple_dispatch_view_copy')
+_fw__test_autograd_multiple_dispatch_view_copy = FwSpec(_op__test_autograd_multiple_dispatch_view_copy, (0,), (False,), 'functional', None)
+
+
+def _autograd__test_autograd_multiple_dispatch_view_copy(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__test_autograd_multiple_dispatch_view_copy, _autograd__test_autograd_multiple_dispatch_view_copy, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.TestAutogradMultipleDispatchViewBackward0_copy()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__test_autograd_multiple_dispatch_view_copy.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op__test_autograd_multiple_dispatch_view_copy.redispatch(ks, self)
+
+
+register_autograd('aten::_test_autograd_multiple_dispatch_view_copy', _autograd__test_autograd_multiple_dispatch_view_copy)
+
+
+_op__test_autograd_multiple_dispatch_view_copy_out = _get_op('aten::_test_autograd_multiple_dispatch_view_copy.out')
+
+
+def _autograd__test_autograd_multiple_dispatch_view_copy_out(ks, self, out):
+    if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
+        out_not_differentiable('_test_autograd_multiple_dispatch_view_copy', self, out)
+    result = _op__test_autograd_multiple_dispatch_view_copy_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('_test_autograd_multiple_dispatch_view_copy', self, out)
+    return result
+
+
+register_autograd('aten::_test_autograd_multiple_dispatch_view_copy.out', _autograd__test_autograd_multiple_dispatch_view_copy_out)
+
+
+_op__test_autograd_multiple_dispatch_view_copy = _get_op('aten::_test_autograd_multiple_dispatch_view_copy')
+_fw__test_autograd_multiple_dispatch_view_copy_AutogradCUDA = FwSpec(_op__test_autograd_multiple_dispatch_view_copy, (0,), (False,), 'functional', None)
+
+
+def _autograd__test_autograd_multiple_dispatch_view_copy_AutogradCUDA(ks, self):
+    if _fw.level >= 0 and _gs.fw_grad_mode:
+        return forward_call(_fw__test_autograd_multiple_dispatch_view_copy_AutogradCUDA, _autograd__test_autograd_multiple_dispatch_view_copy_AutogradCUDA, ks, self)
+    if (type(self) is _TI and self.autograd is not None) and _gs.enabled and requires_grad_any(self):
+        node = _n.TestAutogradMultipleDispatchViewBackwardAutogradCUDA0_copy()
+        node.next_edges = record.edges(self)
+        node.self_sizes_ = record.meta(self, 'sizes')
+        result = _op__test_autograd_multiple_dispatch_view_copy.redispatch(ks, self)
+        record.output(result, node)
+        return result
+    return _op__test_autograd_multiple_dispatch_view_copy.redispatch(ks, self)
+
+
+register_autograd('aten::_test_autograd_multiple_dispatch_view_copy', _autograd__test_autograd_multiple_dispatch_view_copy_AutogradCUDA, 'AutogradCUDA')

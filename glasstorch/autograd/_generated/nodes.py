@@ -1297,7 +1297,7 @@ class CloneBackward0(Node):
 
 
 def _ToCopyBackward0_0(grad, grads, self_dtype):
-    return grad.to(self_dtype)
+    return to_copy_backward(grad, self_dtype)
 
 
 class ToCopyBackward0(Node):
@@ -1393,6 +1393,106 @@ class ZeroBackward0(Node):
 
 def _ZeroBackward0_jvp(self_p, self_t, result):
     return zeros_like(self_t)
+
+
+def _TestAutogradMultipleDispatchBackward0_0(grad, grads, self_sizes):
+    return grad.expand(self_sizes) + 1
+
+
+class TestAutogradMultipleDispatchBackward0(Node):
+    """Backward of ``_test_autograd_multiple_dispatch.fullcoverage(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:169)."""
+
+    __slots__ = ('self_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TestAutogradMultipleDispatchBackward0_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _TestAutogradMultipleDispatchBackwardAutogradCUDA0_0(grad, grads, self_sizes):
+    return grad.expand(self_sizes) * 2
+
+
+class TestAutogradMultipleDispatchBackwardAutogradCUDA0(Node):
+    """Backward of ``_test_autograd_multiple_dispatch.fullcoverage(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:169)."""
+
+    __slots__ = ('self_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TestAutogradMultipleDispatchBackwardAutogradCUDA0_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _TestAutogradMultipleDispatchViewBackward0_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes)
+
+
+class TestAutogradMultipleDispatchViewBackward0(Node):
+    """Backward of ``_test_autograd_multiple_dispatch_view(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:184)."""
+
+    __slots__ = ('self_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TestAutogradMultipleDispatchViewBackward0_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _TestAutogradMultipleDispatchViewBackwardAutogradCUDA0_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes) + 1
+
+
+class TestAutogradMultipleDispatchViewBackwardAutogradCUDA0(Node):
+    """Backward of ``_test_autograd_multiple_dispatch_view(Tensor(a) self) -> Tensor(a)`` (glasstorch/_ops/derivatives/core.yaml:184)."""
+
+    __slots__ = ('self_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TestAutogradMultipleDispatchViewBackwardAutogradCUDA0_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
 
 
 def _MaskedFillBackward0_0(grad, grads, mask):
@@ -13418,3 +13518,53 @@ class AliasBackward0_copy(Node):
         if node.should_compute_output(0):
             out[0] = unwrap(_AliasBackward0_copy_0(grad, grads))
         return out
+
+
+def _TestAutogradMultipleDispatchViewBackward0_copy_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes)
+
+
+class TestAutogradMultipleDispatchViewBackward0_copy(Node):
+    """Backward of ``_test_autograd_multiple_dispatch_view_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:184)."""
+
+    __slots__ = ('self_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TestAutogradMultipleDispatchViewBackward0_copy_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_
+
+
+def _TestAutogradMultipleDispatchViewBackwardAutogradCUDA0_copy_0(grad, grads, self_sizes):
+    return grad.reshape(self_sizes) + 1
+
+
+class TestAutogradMultipleDispatchViewBackwardAutogradCUDA0_copy(Node):
+    """Backward of ``_test_autograd_multiple_dispatch_view_copy(Tensor self) -> Tensor`` (glasstorch/_ops/derivatives/core.yaml:184)."""
+
+    __slots__ = ('self_sizes_',)
+    _tensor_slots = ()
+    _inputs = ('self',)
+
+    def apply(node, grads):  # noqa: N805 - formulas name an input `self`
+        grads = materialize(node, grads)
+        grad = grads[0]
+        self_sizes = node.self_sizes_
+        out = [None] * 1
+        if node.should_compute_output(0):
+            out[0] = unwrap(_TestAutogradMultipleDispatchViewBackwardAutogradCUDA0_copy_0(grad, grads, self_sizes))
+        return out
+
+    @property
+    def _saved_self_sym_sizes(self):
+        return self.self_sizes_

@@ -11,11 +11,12 @@ import numpy as np
 
 from ...._core import dtype as _dt
 from ...._core.device import CPU, as_device
+from ...._tensor import views as _views
 from ...._tensor.impl import TensorImpl, empty_impl, from_numpy_impl
 from ...factories import full_impl
 from ..cpu.dispatch_types import not_implemented
 
-__all__ = ["scalar_tensor", "tril_indices", "triu_indices"]
+__all__ = ["scalar_tensor", "tril_indices", "triu_indices", "new_zeros_with_same_feature_meta"]
 
 
 def scalar_tensor(s, dtype=None, layout=None, device=None, pin_memory=None) -> TensorImpl:
@@ -46,3 +47,17 @@ def _triangle_indices(name, np_indices):
 
 tril_indices = _triangle_indices("tril_indices", np.tril_indices)
 triu_indices = _triangle_indices("triu_indices", np.triu_indices)
+
+
+def new_zeros_with_same_feature_meta(self: TensorImpl, other: TensorImpl, self_num_batch_dims=0) -> TensorImpl:
+    """Zeros of ``other``'s dtype and device laid out as ``other`` in its (feature) dimensions, led by ``self``'s
+    first ``self_num_batch_dims`` sizes: one copy of ``other``'s whole storage per batch element, so that the
+    result's feature dims index their storage as ``other``'s do (forward AD lays a tangent out as its primal)."""
+    batch = tuple(self.sizes[:self_num_batch_dims])
+    per_batch = other.storage.nbytes() // other.dtype.itemsize
+    strides, step = [], per_batch
+    for n in reversed(batch):
+        strides.insert(0, step)
+        step *= n
+    flat = full_impl((step,), 0, other.dtype, other.device)
+    return _views.as_strided(flat, batch + tuple(other.sizes), tuple(strides) + tuple(other.strides), other.offset)

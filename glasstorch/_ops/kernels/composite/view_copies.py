@@ -25,7 +25,8 @@ __all__ = [
     "squeeze_copy_dim", "squeeze_copy_dim_out", "squeeze_copy_dims", "squeeze_copy_dims_out", "unfold_copy",
     "unfold_copy_out", "diagonal_copy", "diagonal_copy_out", "split_copy_Tensor", "split_copy_Tensor_out",
     "split_with_sizes_copy", "split_with_sizes_copy_out", "unbind_copy_int", "unbind_copy_int_out", "alias_copy",
-    "alias_copy_out",
+    "alias_copy_out", "test_autograd_multiple_dispatch_out", "test_autograd_multiple_dispatch_view_copy",
+    "test_autograd_multiple_dispatch_view_copy_out",
 ]
 
 
@@ -122,3 +123,8 @@ unbind_copy_int = _copy_of(_v.unbind_int, "unbind_copy_int")
 unbind_copy_int_out = _out_of(unbind_copy_int, "unbind_copy_int_out")
 alias_copy = _copy_of(_v.alias, "alias_copy")
 alias_copy_out = _out_of(alias_copy, "alias_copy_out")
+test_autograd_multiple_dispatch_out = _out_of(_v.test_autograd_multiple_dispatch, "test_autograd_multiple_dispatch_out")
+test_autograd_multiple_dispatch_view_copy = _copy_of(_v.test_autograd_multiple_dispatch_view,
+                                                     "test_autograd_multiple_dispatch_view_copy")
+test_autograd_multiple_dispatch_view_copy_out = _out_of(test_autograd_multiple_dispatch_view_copy,
+                                                        "test_autograd_multiple_dispatch_view_copy_out")

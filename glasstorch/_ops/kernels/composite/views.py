@@ -23,7 +23,8 @@ __all__ = ["view", "view_dtype", "reshape_alias", "unsafe_view", "as_strided", "
            "select_int", "unsqueeze", "squeeze", "squeeze_dim", "squeeze_dims", "unfold", "diagonal",
            "split_Tensor", "split_with_sizes", "unbind_int", "alias", "fw_primal", "make_dual", "unpack_dual", "clone",
            "copy_",
-           "fill_Scalar", "fill_Tensor", "zero_", "to_copy"]
+           "fill_Scalar", "fill_Tensor", "zero_", "to_copy", "test_autograd_multiple_dispatch_view",
+           "test_autograd_multiple_dispatch"]
 
 view = _views.view
 view_dtype = _views.view_dtype
@@ -143,3 +144,13 @@ def to_copy(self: TensorImpl, dtype=None, layout=None, device=None, pin_memory=N
     out = empty_strided_impl(self.sizes, _shape.strides_for_format(self.sizes, self.strides, memory_format),
                              self.dtype if dtype is None else dtype, self.device if device is None else device)
     return _copy.copy_(out, self)
+
+
+def test_autograd_multiple_dispatch_view(self: TensorImpl) -> TensorImpl:
+    """PyTorch's test-only view: ``self.view(-1)``."""
+    return _views.view(self, [-1])
+
+
+def test_autograd_multiple_dispatch(self: TensorImpl) -> TensorImpl:
+    """PyTorch's test-only ``_test_autograd_multiple_dispatch.fullcoverage``: ``self.clone()``."""
+    return clone(self)
