@@ -12515,7 +12515,10 @@ _op_deg2rad_out = _get_op('aten::deg2rad.out')
 def _autograd_deg2rad_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('deg2rad', self, out)
-    return _op_deg2rad_out.redispatch(ks, self, out)
+    result = _op_deg2rad_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('deg2rad', self, out)
+    return result
 
 
 register_autograd('aten::deg2rad.out', _autograd_deg2rad_out)
@@ -12548,7 +12551,10 @@ _op_special_erfcx_out = _get_op('aten::special_erfcx.out')
 def _autograd_special_erfcx_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_erfcx', self, out)
-    return _op_special_erfcx_out.redispatch(ks, self, out)
+    result = _op_special_erfcx_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_erfcx', self, out)
+    return result
 
 
 register_autograd('aten::special_erfcx.out', _autograd_special_erfcx_out)
@@ -12602,7 +12608,10 @@ _op_i0_out = _get_op('aten::i0.out')
 def _autograd_i0_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('i0', self, out)
-    return _op_i0_out.redispatch(ks, self, out)
+    result = _op_i0_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('i0', self, out)
+    return result
 
 
 register_autograd('aten::i0.out', _autograd_i0_out)
@@ -12635,7 +12644,10 @@ _op_special_i0e_out = _get_op('aten::special_i0e.out')
 def _autograd_special_i0e_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_i0e', self, out)
-    return _op_special_i0e_out.redispatch(ks, self, out)
+    result = _op_special_i0e_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_i0e', self, out)
+    return result
 
 
 register_autograd('aten::special_i0e.out', _autograd_special_i0e_out)
@@ -12668,7 +12680,10 @@ _op_special_i1_out = _get_op('aten::special_i1.out')
 def _autograd_special_i1_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_i1', self, out)
-    return _op_special_i1_out.redispatch(ks, self, out)
+    result = _op_special_i1_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_i1', self, out)
+    return result
 
 
 register_autograd('aten::special_i1.out', _autograd_special_i1_out)
@@ -12701,7 +12716,10 @@ _op_special_i1e_out = _get_op('aten::special_i1e.out')
 def _autograd_special_i1e_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_i1e', self, out)
-    return _op_special_i1e_out.redispatch(ks, self, out)
+    result = _op_special_i1e_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_i1e', self, out)
+    return result
 
 
 register_autograd('aten::special_i1e.out', _autograd_special_i1e_out)
@@ -12757,7 +12775,10 @@ _op_igamma_out = _get_op('aten::igamma.out')
 def _autograd_igamma_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('igamma', self, other, out)
-    return _op_igamma_out.redispatch(ks, self, other, out)
+    result = _op_igamma_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('igamma', self, other, out)
+    return result
 
 
 register_autograd('aten::igamma.out', _autograd_igamma_out)
@@ -12813,7 +12834,10 @@ _op_igammac_out = _get_op('aten::igammac.out')
 def _autograd_igammac_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('igammac', self, other, out)
-    return _op_igammac_out.redispatch(ks, self, other, out)
+    result = _op_igammac_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('igammac', self, other, out)
+    return result
 
 
 register_autograd('aten::igammac.out', _autograd_igammac_out)
@@ -12867,7 +12891,10 @@ _op_lgamma_out = _get_op('aten::lgamma.out')
 def _autograd_lgamma_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('lgamma', self, out)
-    return _op_lgamma_out.redispatch(ks, self, out)
+    result = _op_lgamma_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('lgamma', self, out)
+    return result
 
 
 register_autograd('aten::lgamma.out', _autograd_lgamma_out)
@@ -12921,7 +12948,10 @@ _op_digamma_out = _get_op('aten::digamma.out')
 def _autograd_digamma_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('digamma', self, out)
-    return _op_digamma_out.redispatch(ks, self, out)
+    result = _op_digamma_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('digamma', self, out)
+    return result
 
 
 register_autograd('aten::digamma.out', _autograd_digamma_out)
@@ -12954,7 +12984,10 @@ _op_polygamma_out = _get_op('aten::polygamma.out')
 def _autograd_polygamma_out(ks, n, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('polygamma', self, out)
-    return _op_polygamma_out.redispatch(ks, n, self, out)
+    result = _op_polygamma_out.redispatch(ks, n, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('polygamma', self, out)
+    return result
 
 
 register_autograd('aten::polygamma.out', _autograd_polygamma_out)
@@ -13010,7 +13043,10 @@ _op_special_xlog1py_out = _get_op('aten::special_xlog1py.out')
 def _autograd_special_xlog1py_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_xlog1py', self, other, out)
-    return _op_special_xlog1py_out.redispatch(ks, self, other, out)
+    result = _op_special_xlog1py_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_xlog1py', self, other, out)
+    return result
 
 
 register_autograd('aten::special_xlog1py.out', _autograd_special_xlog1py_out)
@@ -13043,7 +13079,10 @@ _op_special_xlog1py_self_scalar_out = _get_op('aten::special_xlog1py.self_scalar
 def _autograd_special_xlog1py_self_scalar_out(ks, self, other, out):
     if (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_xlog1py', other, out)
-    return _op_special_xlog1py_self_scalar_out.redispatch(ks, self, other, out)
+    result = _op_special_xlog1py_self_scalar_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_xlog1py', other, out)
+    return result
 
 
 register_autograd('aten::special_xlog1py.self_scalar_out', _autograd_special_xlog1py_self_scalar_out)
@@ -13076,7 +13115,10 @@ _op_special_xlog1py_other_scalar_out = _get_op('aten::special_xlog1py.other_scal
 def _autograd_special_xlog1py_other_scalar_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_xlog1py', self, out)
-    return _op_special_xlog1py_other_scalar_out.redispatch(ks, self, other, out)
+    result = _op_special_xlog1py_other_scalar_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_xlog1py', self, out)
+    return result
 
 
 register_autograd('aten::special_xlog1py.other_scalar_out', _autograd_special_xlog1py_other_scalar_out)
@@ -13109,7 +13151,10 @@ _op_special_zeta_out = _get_op('aten::special_zeta.out')
 def _autograd_special_zeta_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_zeta', self, other, out)
-    return _op_special_zeta_out.redispatch(ks, self, other, out)
+    result = _op_special_zeta_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_zeta', self, other, out)
+    return result
 
 
 register_autograd('aten::special_zeta.out', _autograd_special_zeta_out)
@@ -13142,7 +13187,10 @@ _op_special_zeta_self_scalar_out = _get_op('aten::special_zeta.self_scalar_out')
 def _autograd_special_zeta_self_scalar_out(ks, self, other, out):
     if (type(other) is _TI and other.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_zeta', other, out)
-    return _op_special_zeta_self_scalar_out.redispatch(ks, self, other, out)
+    result = _op_special_zeta_self_scalar_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_zeta', other, out)
+    return result
 
 
 register_autograd('aten::special_zeta.self_scalar_out', _autograd_special_zeta_self_scalar_out)
@@ -13173,7 +13221,10 @@ _op_special_zeta_other_scalar_out = _get_op('aten::special_zeta.other_scalar_out
 def _autograd_special_zeta_other_scalar_out(ks, self, other, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_zeta', self, out)
-    return _op_special_zeta_other_scalar_out.redispatch(ks, self, other, out)
+    result = _op_special_zeta_other_scalar_out.redispatch(ks, self, other, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_zeta', self, out)
+    return result
 
 
 register_autograd('aten::special_zeta.other_scalar_out', _autograd_special_zeta_other_scalar_out)
@@ -13229,7 +13280,10 @@ _op_mvlgamma_out = _get_op('aten::mvlgamma.out')
 def _autograd_mvlgamma_out(ks, self, p, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('mvlgamma', self, out)
-    return _op_mvlgamma_out.redispatch(ks, self, p, out)
+    result = _op_mvlgamma_out.redispatch(ks, self, p, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('mvlgamma', self, out)
+    return result
 
 
 register_autograd('aten::mvlgamma.out', _autograd_mvlgamma_out)
@@ -13281,7 +13335,10 @@ _op_rad2deg_out = _get_op('aten::rad2deg.out')
 def _autograd_rad2deg_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('rad2deg', self, out)
-    return _op_rad2deg_out.redispatch(ks, self, out)
+    result = _op_rad2deg_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('rad2deg', self, out)
+    return result
 
 
 register_autograd('aten::rad2deg.out', _autograd_rad2deg_out)
@@ -13313,7 +13370,10 @@ _op_special_entr_out = _get_op('aten::special_entr.out')
 def _autograd_special_entr_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_entr', self, out)
-    return _op_special_entr_out.redispatch(ks, self, out)
+    result = _op_special_entr_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_entr', self, out)
+    return result
 
 
 register_autograd('aten::special_entr.out', _autograd_special_entr_out)
@@ -13345,7 +13405,10 @@ _op_special_ndtri_out = _get_op('aten::special_ndtri.out')
 def _autograd_special_ndtri_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_ndtri', self, out)
-    return _op_special_ndtri_out.redispatch(ks, self, out)
+    result = _op_special_ndtri_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_ndtri', self, out)
+    return result
 
 
 register_autograd('aten::special_ndtri.out', _autograd_special_ndtri_out)
@@ -13378,7 +13441,10 @@ _op_special_log_ndtr_out = _get_op('aten::special_log_ndtr.out')
 def _autograd_special_log_ndtr_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_log_ndtr', self, out)
-    return _op_special_log_ndtr_out.redispatch(ks, self, out)
+    result = _op_special_log_ndtr_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_log_ndtr', self, out)
+    return result
 
 
 register_autograd('aten::special_log_ndtr.out', _autograd_special_log_ndtr_out)
@@ -13434,7 +13500,10 @@ _op_logit_out = _get_op('aten::logit.out')
 def _autograd_logit_out(ks, self, eps, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('logit', self, out)
-    return _op_logit_out.redispatch(ks, self, eps, out)
+    result = _op_logit_out.redispatch(ks, self, eps, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('logit', self, out)
+    return result
 
 
 register_autograd('aten::logit.out', _autograd_logit_out)
@@ -13488,7 +13557,10 @@ _op_sinc_out = _get_op('aten::sinc.out')
 def _autograd_sinc_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('sinc', self, out)
-    return _op_sinc_out.redispatch(ks, self, out)
+    result = _op_sinc_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('sinc', self, out)
+    return result
 
 
 register_autograd('aten::sinc.out', _autograd_sinc_out)
@@ -13510,7 +13582,10 @@ _op_special_airy_ai_out = _get_op('aten::special_airy_ai.out')
 def _autograd_special_airy_ai_out(ks, x, out):
     if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_airy_ai', x, out)
-    return _op_special_airy_ai_out.redispatch(ks, x, out)
+    result = _op_special_airy_ai_out.redispatch(ks, x, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_airy_ai', x, out)
+    return result
 
 
 register_autograd('aten::special_airy_ai.out', _autograd_special_airy_ai_out)
@@ -13532,7 +13607,10 @@ _op_special_bessel_j0_out = _get_op('aten::special_bessel_j0.out')
 def _autograd_special_bessel_j0_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_bessel_j0', self, out)
-    return _op_special_bessel_j0_out.redispatch(ks, self, out)
+    result = _op_special_bessel_j0_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_bessel_j0', self, out)
+    return result
 
 
 register_autograd('aten::special_bessel_j0.out', _autograd_special_bessel_j0_out)
@@ -13554,7 +13632,10 @@ _op_special_bessel_j1_out = _get_op('aten::special_bessel_j1.out')
 def _autograd_special_bessel_j1_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_bessel_j1', self, out)
-    return _op_special_bessel_j1_out.redispatch(ks, self, out)
+    result = _op_special_bessel_j1_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_bessel_j1', self, out)
+    return result
 
 
 register_autograd('aten::special_bessel_j1.out', _autograd_special_bessel_j1_out)
@@ -13576,7 +13657,10 @@ _op_special_bessel_y0_out = _get_op('aten::special_bessel_y0.out')
 def _autograd_special_bessel_y0_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_bessel_y0', self, out)
-    return _op_special_bessel_y0_out.redispatch(ks, self, out)
+    result = _op_special_bessel_y0_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_bessel_y0', self, out)
+    return result
 
 
 register_autograd('aten::special_bessel_y0.out', _autograd_special_bessel_y0_out)
@@ -13598,7 +13682,10 @@ _op_special_bessel_y1_out = _get_op('aten::special_bessel_y1.out')
 def _autograd_special_bessel_y1_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_bessel_y1', self, out)
-    return _op_special_bessel_y1_out.redispatch(ks, self, out)
+    result = _op_special_bessel_y1_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_bessel_y1', self, out)
+    return result
 
 
 register_autograd('aten::special_bessel_y1.out', _autograd_special_bessel_y1_out)
@@ -13620,7 +13707,10 @@ _op_special_chebyshev_polynomial_t_out = _get_op('aten::special_chebyshev_polyno
 def _autograd_special_chebyshev_polynomial_t_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_chebyshev_polynomial_t', x, n, out)
-    return _op_special_chebyshev_polynomial_t_out.redispatch(ks, x, n, out)
+    result = _op_special_chebyshev_polynomial_t_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_chebyshev_polynomial_t', x, n, out)
+    return result
 
 
 register_autograd('aten::special_chebyshev_polynomial_t.out', _autograd_special_chebyshev_polynomial_t_out)
@@ -13642,7 +13732,10 @@ _op_special_chebyshev_polynomial_t_x_scalar_out = _get_op('aten::special_chebysh
 def _autograd_special_chebyshev_polynomial_t_x_scalar_out(ks, x, n, out):
     if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_chebyshev_polynomial_t', n, out)
-    return _op_special_chebyshev_polynomial_t_x_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_chebyshev_polynomial_t_x_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_chebyshev_polynomial_t', n, out)
+    return result
 
 
 register_autograd('aten::special_chebyshev_polynomial_t.x_scalar_out', _autograd_special_chebyshev_polynomial_t_x_scalar_out)
@@ -13664,7 +13757,10 @@ _op_special_chebyshev_polynomial_t_n_scalar_out = _get_op('aten::special_chebysh
 def _autograd_special_chebyshev_polynomial_t_n_scalar_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_chebyshev_polynomial_t', x, out)
-    return _op_special_chebyshev_polynomial_t_n_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_chebyshev_polynomial_t_n_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_chebyshev_polynomial_t', x, out)
+    return result
 
 
 register_autograd('aten::special_chebyshev_polynomial_t.n_scalar_out', _autograd_special_chebyshev_polynomial_t_n_scalar_out)
@@ -13686,7 +13782,10 @@ _op_special_chebyshev_polynomial_u_out = _get_op('aten::special_chebyshev_polyno
 def _autograd_special_chebyshev_polynomial_u_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_chebyshev_polynomial_u', x, n, out)
-    return _op_special_chebyshev_polynomial_u_out.redispatch(ks, x, n, out)
+    result = _op_special_chebyshev_polynomial_u_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_chebyshev_polynomial_u', x, n, out)
+    return result
 
 
 register_autograd('aten::special_chebyshev_polynomial_u.out', _autograd_special_chebyshev_polynomial_u_out)
@@ -13708,7 +13807,10 @@ _op_special_chebyshev_polynomial_u_x_scalar_out = _get_op('aten::special_chebysh
 def _autograd_special_chebyshev_polynomial_u_x_scalar_out(ks, x, n, out):
     if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_chebyshev_polynomial_u', n, out)
-    return _op_special_chebyshev_polynomial_u_x_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_chebyshev_polynomial_u_x_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_chebyshev_polynomial_u', n, out)
+    return result
 
 
 register_autograd('aten::special_chebyshev_polynomial_u.x_scalar_out', _autograd_special_chebyshev_polynomial_u_x_scalar_out)
@@ -13730,7 +13832,10 @@ _op_special_chebyshev_polynomial_u_n_scalar_out = _get_op('aten::special_chebysh
 def _autograd_special_chebyshev_polynomial_u_n_scalar_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_chebyshev_polynomial_u', x, out)
-    return _op_special_chebyshev_polynomial_u_n_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_chebyshev_polynomial_u_n_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_chebyshev_polynomial_u', x, out)
+    return result
 
 
 register_autograd('aten::special_chebyshev_polynomial_u.n_scalar_out', _autograd_special_chebyshev_polynomial_u_n_scalar_out)
@@ -13752,7 +13857,10 @@ _op_special_chebyshev_polynomial_v_out = _get_op('aten::special_chebyshev_polyno
 def _autograd_special_chebyshev_polynomial_v_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_chebyshev_polynomial_v', x, n, out)
-    return _op_special_chebyshev_polynomial_v_out.redispatch(ks, x, n, out)
+    result = _op_special_chebyshev_polynomial_v_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_chebyshev_polynomial_v', x, n, out)
+    return result
 
 
 register_autograd('aten::special_chebyshev_polynomial_v.out', _autograd_special_chebyshev_polynomial_v_out)
@@ -13774,7 +13882,10 @@ _op_special_chebyshev_polynomial_v_x_scalar_out = _get_op('aten::special_chebysh
 def _autograd_special_chebyshev_polynomial_v_x_scalar_out(ks, x, n, out):
     if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_chebyshev_polynomial_v', n, out)
-    return _op_special_chebyshev_polynomial_v_x_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_chebyshev_polynomial_v_x_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_chebyshev_polynomial_v', n, out)
+    return result
 
 
 register_autograd('aten::special_chebyshev_polynomial_v.x_scalar_out', _autograd_special_chebyshev_polynomial_v_x_scalar_out)
@@ -13796,7 +13907,10 @@ _op_special_chebyshev_polynomial_v_n_scalar_out = _get_op('aten::special_chebysh
 def _autograd_special_chebyshev_polynomial_v_n_scalar_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_chebyshev_polynomial_v', x, out)
-    return _op_special_chebyshev_polynomial_v_n_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_chebyshev_polynomial_v_n_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_chebyshev_polynomial_v', x, out)
+    return result
 
 
 register_autograd('aten::special_chebyshev_polynomial_v.n_scalar_out', _autograd_special_chebyshev_polynomial_v_n_scalar_out)
@@ -13818,7 +13932,10 @@ _op_special_chebyshev_polynomial_w_out = _get_op('aten::special_chebyshev_polyno
 def _autograd_special_chebyshev_polynomial_w_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_chebyshev_polynomial_w', x, n, out)
-    return _op_special_chebyshev_polynomial_w_out.redispatch(ks, x, n, out)
+    result = _op_special_chebyshev_polynomial_w_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_chebyshev_polynomial_w', x, n, out)
+    return result
 
 
 register_autograd('aten::special_chebyshev_polynomial_w.out', _autograd_special_chebyshev_polynomial_w_out)
@@ -13840,7 +13957,10 @@ _op_special_chebyshev_polynomial_w_x_scalar_out = _get_op('aten::special_chebysh
 def _autograd_special_chebyshev_polynomial_w_x_scalar_out(ks, x, n, out):
     if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_chebyshev_polynomial_w', n, out)
-    return _op_special_chebyshev_polynomial_w_x_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_chebyshev_polynomial_w_x_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_chebyshev_polynomial_w', n, out)
+    return result
 
 
 register_autograd('aten::special_chebyshev_polynomial_w.x_scalar_out', _autograd_special_chebyshev_polynomial_w_x_scalar_out)
@@ -13862,7 +13982,10 @@ _op_special_chebyshev_polynomial_w_n_scalar_out = _get_op('aten::special_chebysh
 def _autograd_special_chebyshev_polynomial_w_n_scalar_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_chebyshev_polynomial_w', x, out)
-    return _op_special_chebyshev_polynomial_w_n_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_chebyshev_polynomial_w_n_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_chebyshev_polynomial_w', x, out)
+    return result
 
 
 register_autograd('aten::special_chebyshev_polynomial_w.n_scalar_out', _autograd_special_chebyshev_polynomial_w_n_scalar_out)
@@ -13884,7 +14007,10 @@ _op_special_hermite_polynomial_h_out = _get_op('aten::special_hermite_polynomial
 def _autograd_special_hermite_polynomial_h_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_hermite_polynomial_h', x, n, out)
-    return _op_special_hermite_polynomial_h_out.redispatch(ks, x, n, out)
+    result = _op_special_hermite_polynomial_h_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_hermite_polynomial_h', x, n, out)
+    return result
 
 
 register_autograd('aten::special_hermite_polynomial_h.out', _autograd_special_hermite_polynomial_h_out)
@@ -13906,7 +14032,10 @@ _op_special_hermite_polynomial_h_x_scalar_out = _get_op('aten::special_hermite_p
 def _autograd_special_hermite_polynomial_h_x_scalar_out(ks, x, n, out):
     if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_hermite_polynomial_h', n, out)
-    return _op_special_hermite_polynomial_h_x_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_hermite_polynomial_h_x_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_hermite_polynomial_h', n, out)
+    return result
 
 
 register_autograd('aten::special_hermite_polynomial_h.x_scalar_out', _autograd_special_hermite_polynomial_h_x_scalar_out)
@@ -13928,7 +14057,10 @@ _op_special_hermite_polynomial_h_n_scalar_out = _get_op('aten::special_hermite_p
 def _autograd_special_hermite_polynomial_h_n_scalar_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_hermite_polynomial_h', x, out)
-    return _op_special_hermite_polynomial_h_n_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_hermite_polynomial_h_n_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_hermite_polynomial_h', x, out)
+    return result
 
 
 register_autograd('aten::special_hermite_polynomial_h.n_scalar_out', _autograd_special_hermite_polynomial_h_n_scalar_out)
@@ -13950,7 +14082,10 @@ _op_special_hermite_polynomial_he_out = _get_op('aten::special_hermite_polynomia
 def _autograd_special_hermite_polynomial_he_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_hermite_polynomial_he', x, n, out)
-    return _op_special_hermite_polynomial_he_out.redispatch(ks, x, n, out)
+    result = _op_special_hermite_polynomial_he_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_hermite_polynomial_he', x, n, out)
+    return result
 
 
 register_autograd('aten::special_hermite_polynomial_he.out', _autograd_special_hermite_polynomial_he_out)
@@ -13972,7 +14107,10 @@ _op_special_hermite_polynomial_he_x_scalar_out = _get_op('aten::special_hermite_
 def _autograd_special_hermite_polynomial_he_x_scalar_out(ks, x, n, out):
     if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_hermite_polynomial_he', n, out)
-    return _op_special_hermite_polynomial_he_x_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_hermite_polynomial_he_x_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_hermite_polynomial_he', n, out)
+    return result
 
 
 register_autograd('aten::special_hermite_polynomial_he.x_scalar_out', _autograd_special_hermite_polynomial_he_x_scalar_out)
@@ -13994,7 +14132,10 @@ _op_special_hermite_polynomial_he_n_scalar_out = _get_op('aten::special_hermite_
 def _autograd_special_hermite_polynomial_he_n_scalar_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_hermite_polynomial_he', x, out)
-    return _op_special_hermite_polynomial_he_n_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_hermite_polynomial_he_n_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_hermite_polynomial_he', x, out)
+    return result
 
 
 register_autograd('aten::special_hermite_polynomial_he.n_scalar_out', _autograd_special_hermite_polynomial_he_n_scalar_out)
@@ -14016,7 +14157,10 @@ _op_special_laguerre_polynomial_l_out = _get_op('aten::special_laguerre_polynomi
 def _autograd_special_laguerre_polynomial_l_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_laguerre_polynomial_l', x, n, out)
-    return _op_special_laguerre_polynomial_l_out.redispatch(ks, x, n, out)
+    result = _op_special_laguerre_polynomial_l_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_laguerre_polynomial_l', x, n, out)
+    return result
 
 
 register_autograd('aten::special_laguerre_polynomial_l.out', _autograd_special_laguerre_polynomial_l_out)
@@ -14038,7 +14182,10 @@ _op_special_laguerre_polynomial_l_x_scalar_out = _get_op('aten::special_laguerre
 def _autograd_special_laguerre_polynomial_l_x_scalar_out(ks, x, n, out):
     if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_laguerre_polynomial_l', n, out)
-    return _op_special_laguerre_polynomial_l_x_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_laguerre_polynomial_l_x_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_laguerre_polynomial_l', n, out)
+    return result
 
 
 register_autograd('aten::special_laguerre_polynomial_l.x_scalar_out', _autograd_special_laguerre_polynomial_l_x_scalar_out)
@@ -14060,7 +14207,10 @@ _op_special_laguerre_polynomial_l_n_scalar_out = _get_op('aten::special_laguerre
 def _autograd_special_laguerre_polynomial_l_n_scalar_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_laguerre_polynomial_l', x, out)
-    return _op_special_laguerre_polynomial_l_n_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_laguerre_polynomial_l_n_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_laguerre_polynomial_l', x, out)
+    return result
 
 
 register_autograd('aten::special_laguerre_polynomial_l.n_scalar_out', _autograd_special_laguerre_polynomial_l_n_scalar_out)
@@ -14082,7 +14232,10 @@ _op_special_legendre_polynomial_p_out = _get_op('aten::special_legendre_polynomi
 def _autograd_special_legendre_polynomial_p_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_legendre_polynomial_p', x, n, out)
-    return _op_special_legendre_polynomial_p_out.redispatch(ks, x, n, out)
+    result = _op_special_legendre_polynomial_p_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_legendre_polynomial_p', x, n, out)
+    return result
 
 
 register_autograd('aten::special_legendre_polynomial_p.out', _autograd_special_legendre_polynomial_p_out)
@@ -14104,7 +14257,10 @@ _op_special_legendre_polynomial_p_x_scalar_out = _get_op('aten::special_legendre
 def _autograd_special_legendre_polynomial_p_x_scalar_out(ks, x, n, out):
     if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_legendre_polynomial_p', n, out)
-    return _op_special_legendre_polynomial_p_x_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_legendre_polynomial_p_x_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_legendre_polynomial_p', n, out)
+    return result
 
 
 register_autograd('aten::special_legendre_polynomial_p.x_scalar_out', _autograd_special_legendre_polynomial_p_x_scalar_out)
@@ -14126,7 +14282,10 @@ _op_special_legendre_polynomial_p_n_scalar_out = _get_op('aten::special_legendre
 def _autograd_special_legendre_polynomial_p_n_scalar_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_legendre_polynomial_p', x, out)
-    return _op_special_legendre_polynomial_p_n_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_legendre_polynomial_p_n_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_legendre_polynomial_p', x, out)
+    return result
 
 
 register_autograd('aten::special_legendre_polynomial_p.n_scalar_out', _autograd_special_legendre_polynomial_p_n_scalar_out)
@@ -14148,7 +14307,10 @@ _op_special_modified_bessel_i0_out = _get_op('aten::special_modified_bessel_i0.o
 def _autograd_special_modified_bessel_i0_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_modified_bessel_i0', self, out)
-    return _op_special_modified_bessel_i0_out.redispatch(ks, self, out)
+    result = _op_special_modified_bessel_i0_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_modified_bessel_i0', self, out)
+    return result
 
 
 register_autograd('aten::special_modified_bessel_i0.out', _autograd_special_modified_bessel_i0_out)
@@ -14170,7 +14332,10 @@ _op_special_modified_bessel_i1_out = _get_op('aten::special_modified_bessel_i1.o
 def _autograd_special_modified_bessel_i1_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_modified_bessel_i1', self, out)
-    return _op_special_modified_bessel_i1_out.redispatch(ks, self, out)
+    result = _op_special_modified_bessel_i1_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_modified_bessel_i1', self, out)
+    return result
 
 
 register_autograd('aten::special_modified_bessel_i1.out', _autograd_special_modified_bessel_i1_out)
@@ -14192,7 +14357,10 @@ _op_special_modified_bessel_k0_out = _get_op('aten::special_modified_bessel_k0.o
 def _autograd_special_modified_bessel_k0_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_modified_bessel_k0', self, out)
-    return _op_special_modified_bessel_k0_out.redispatch(ks, self, out)
+    result = _op_special_modified_bessel_k0_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_modified_bessel_k0', self, out)
+    return result
 
 
 register_autograd('aten::special_modified_bessel_k0.out', _autograd_special_modified_bessel_k0_out)
@@ -14214,7 +14382,10 @@ _op_special_modified_bessel_k1_out = _get_op('aten::special_modified_bessel_k1.o
 def _autograd_special_modified_bessel_k1_out(ks, self, out):
     if (type(self) is _TI and self.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_modified_bessel_k1', self, out)
-    return _op_special_modified_bessel_k1_out.redispatch(ks, self, out)
+    result = _op_special_modified_bessel_k1_out.redispatch(ks, self, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_modified_bessel_k1', self, out)
+    return result
 
 
 register_autograd('aten::special_modified_bessel_k1.out', _autograd_special_modified_bessel_k1_out)
@@ -14236,7 +14407,10 @@ _op_special_scaled_modified_bessel_k0_out = _get_op('aten::special_scaled_modifi
 def _autograd_special_scaled_modified_bessel_k0_out(ks, x, out):
     if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_scaled_modified_bessel_k0', x, out)
-    return _op_special_scaled_modified_bessel_k0_out.redispatch(ks, x, out)
+    result = _op_special_scaled_modified_bessel_k0_out.redispatch(ks, x, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_scaled_modified_bessel_k0', x, out)
+    return result
 
 
 register_autograd('aten::special_scaled_modified_bessel_k0.out', _autograd_special_scaled_modified_bessel_k0_out)
@@ -14258,7 +14432,10 @@ _op_special_scaled_modified_bessel_k1_out = _get_op('aten::special_scaled_modifi
 def _autograd_special_scaled_modified_bessel_k1_out(ks, x, out):
     if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_scaled_modified_bessel_k1', x, out)
-    return _op_special_scaled_modified_bessel_k1_out.redispatch(ks, x, out)
+    result = _op_special_scaled_modified_bessel_k1_out.redispatch(ks, x, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_scaled_modified_bessel_k1', x, out)
+    return result
 
 
 register_autograd('aten::special_scaled_modified_bessel_k1.out', _autograd_special_scaled_modified_bessel_k1_out)
@@ -14280,7 +14457,10 @@ _op_special_shifted_chebyshev_polynomial_t_out = _get_op('aten::special_shifted_
 def _autograd_special_shifted_chebyshev_polynomial_t_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_shifted_chebyshev_polynomial_t', x, n, out)
-    return _op_special_shifted_chebyshev_polynomial_t_out.redispatch(ks, x, n, out)
+    result = _op_special_shifted_chebyshev_polynomial_t_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_shifted_chebyshev_polynomial_t', x, n, out)
+    return result
 
 
 register_autograd('aten::special_shifted_chebyshev_polynomial_t.out', _autograd_special_shifted_chebyshev_polynomial_t_out)
@@ -14302,7 +14482,10 @@ _op_special_shifted_chebyshev_polynomial_t_x_scalar_out = _get_op('aten::special
 def _autograd_special_shifted_chebyshev_polynomial_t_x_scalar_out(ks, x, n, out):
     if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_shifted_chebyshev_polynomial_t', n, out)
-    return _op_special_shifted_chebyshev_polynomial_t_x_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_shifted_chebyshev_polynomial_t_x_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_shifted_chebyshev_polynomial_t', n, out)
+    return result
 
 
 register_autograd('aten::special_shifted_chebyshev_polynomial_t.x_scalar_out', _autograd_special_shifted_chebyshev_polynomial_t_x_scalar_out)
@@ -14324,7 +14507,10 @@ _op_special_shifted_chebyshev_polynomial_t_n_scalar_out = _get_op('aten::special
 def _autograd_special_shifted_chebyshev_polynomial_t_n_scalar_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_shifted_chebyshev_polynomial_t', x, out)
-    return _op_special_shifted_chebyshev_polynomial_t_n_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_shifted_chebyshev_polynomial_t_n_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_shifted_chebyshev_polynomial_t', x, out)
+    return result
 
 
 register_autograd('aten::special_shifted_chebyshev_polynomial_t.n_scalar_out', _autograd_special_shifted_chebyshev_polynomial_t_n_scalar_out)
@@ -14346,7 +14532,10 @@ _op_special_shifted_chebyshev_polynomial_u_out = _get_op('aten::special_shifted_
 def _autograd_special_shifted_chebyshev_polynomial_u_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_shifted_chebyshev_polynomial_u', x, n, out)
-    return _op_special_shifted_chebyshev_polynomial_u_out.redispatch(ks, x, n, out)
+    result = _op_special_shifted_chebyshev_polynomial_u_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_shifted_chebyshev_polynomial_u', x, n, out)
+    return result
 
 
 register_autograd('aten::special_shifted_chebyshev_polynomial_u.out', _autograd_special_shifted_chebyshev_polynomial_u_out)
@@ -14368,7 +14557,10 @@ _op_special_shifted_chebyshev_polynomial_u_x_scalar_out = _get_op('aten::special
 def _autograd_special_shifted_chebyshev_polynomial_u_x_scalar_out(ks, x, n, out):
     if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_shifted_chebyshev_polynomial_u', n, out)
-    return _op_special_shifted_chebyshev_polynomial_u_x_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_shifted_chebyshev_polynomial_u_x_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_shifted_chebyshev_polynomial_u', n, out)
+    return result
 
 
 register_autograd('aten::special_shifted_chebyshev_polynomial_u.x_scalar_out', _autograd_special_shifted_chebyshev_polynomial_u_x_scalar_out)
@@ -14390,7 +14582,10 @@ _op_special_shifted_chebyshev_polynomial_u_n_scalar_out = _get_op('aten::special
 def _autograd_special_shifted_chebyshev_polynomial_u_n_scalar_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_shifted_chebyshev_polynomial_u', x, out)
-    return _op_special_shifted_chebyshev_polynomial_u_n_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_shifted_chebyshev_polynomial_u_n_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_shifted_chebyshev_polynomial_u', x, out)
+    return result
 
 
 register_autograd('aten::special_shifted_chebyshev_polynomial_u.n_scalar_out', _autograd_special_shifted_chebyshev_polynomial_u_n_scalar_out)
@@ -14412,7 +14607,10 @@ _op_special_shifted_chebyshev_polynomial_v_out = _get_op('aten::special_shifted_
 def _autograd_special_shifted_chebyshev_polynomial_v_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_shifted_chebyshev_polynomial_v', x, n, out)
-    return _op_special_shifted_chebyshev_polynomial_v_out.redispatch(ks, x, n, out)
+    result = _op_special_shifted_chebyshev_polynomial_v_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_shifted_chebyshev_polynomial_v', x, n, out)
+    return result
 
 
 register_autograd('aten::special_shifted_chebyshev_polynomial_v.out', _autograd_special_shifted_chebyshev_polynomial_v_out)
@@ -14434,7 +14632,10 @@ _op_special_shifted_chebyshev_polynomial_v_x_scalar_out = _get_op('aten::special
 def _autograd_special_shifted_chebyshev_polynomial_v_x_scalar_out(ks, x, n, out):
     if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_shifted_chebyshev_polynomial_v', n, out)
-    return _op_special_shifted_chebyshev_polynomial_v_x_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_shifted_chebyshev_polynomial_v_x_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_shifted_chebyshev_polynomial_v', n, out)
+    return result
 
 
 register_autograd('aten::special_shifted_chebyshev_polynomial_v.x_scalar_out', _autograd_special_shifted_chebyshev_polynomial_v_x_scalar_out)
@@ -14456,7 +14657,10 @@ _op_special_shifted_chebyshev_polynomial_v_n_scalar_out = _get_op('aten::special
 def _autograd_special_shifted_chebyshev_polynomial_v_n_scalar_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_shifted_chebyshev_polynomial_v', x, out)
-    return _op_special_shifted_chebyshev_polynomial_v_n_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_shifted_chebyshev_polynomial_v_n_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_shifted_chebyshev_polynomial_v', x, out)
+    return result
 
 
 register_autograd('aten::special_shifted_chebyshev_polynomial_v.n_scalar_out', _autograd_special_shifted_chebyshev_polynomial_v_n_scalar_out)
@@ -14478,7 +14682,10 @@ _op_special_shifted_chebyshev_polynomial_w_out = _get_op('aten::special_shifted_
 def _autograd_special_shifted_chebyshev_polynomial_w_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_shifted_chebyshev_polynomial_w', x, n, out)
-    return _op_special_shifted_chebyshev_polynomial_w_out.redispatch(ks, x, n, out)
+    result = _op_special_shifted_chebyshev_polynomial_w_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_shifted_chebyshev_polynomial_w', x, n, out)
+    return result
 
 
 register_autograd('aten::special_shifted_chebyshev_polynomial_w.out', _autograd_special_shifted_chebyshev_polynomial_w_out)
@@ -14500,7 +14707,10 @@ _op_special_shifted_chebyshev_polynomial_w_x_scalar_out = _get_op('aten::special
 def _autograd_special_shifted_chebyshev_polynomial_w_x_scalar_out(ks, x, n, out):
     if (type(n) is _TI and n.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_shifted_chebyshev_polynomial_w', n, out)
-    return _op_special_shifted_chebyshev_polynomial_w_x_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_shifted_chebyshev_polynomial_w_x_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_shifted_chebyshev_polynomial_w', n, out)
+    return result
 
 
 register_autograd('aten::special_shifted_chebyshev_polynomial_w.x_scalar_out', _autograd_special_shifted_chebyshev_polynomial_w_x_scalar_out)
@@ -14522,7 +14732,10 @@ _op_special_shifted_chebyshev_polynomial_w_n_scalar_out = _get_op('aten::special
 def _autograd_special_shifted_chebyshev_polynomial_w_n_scalar_out(ks, x, n, out):
     if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_shifted_chebyshev_polynomial_w', x, out)
-    return _op_special_shifted_chebyshev_polynomial_w_n_scalar_out.redispatch(ks, x, n, out)
+    result = _op_special_shifted_chebyshev_polynomial_w_n_scalar_out.redispatch(ks, x, n, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_shifted_chebyshev_polynomial_w', x, out)
+    return result
 
 
 register_autograd('aten::special_shifted_chebyshev_polynomial_w.n_scalar_out', _autograd_special_shifted_chebyshev_polynomial_w_n_scalar_out)
@@ -14544,7 +14757,10 @@ _op_special_spherical_bessel_j0_out = _get_op('aten::special_spherical_bessel_j0
 def _autograd_special_spherical_bessel_j0_out(ks, x, out):
     if (type(x) is _TI and x.autograd is not None) or (type(out) is _TI and out.autograd is not None):
         out_not_differentiable('special_spherical_bessel_j0', x, out)
-    return _op_special_spherical_bessel_j0_out.redispatch(ks, x, out)
+    result = _op_special_spherical_bessel_j0_out.redispatch(ks, x, out)
+    if _fw.level >= 0:
+        out_no_forward_ad('special_spherical_bessel_j0', x, out)
+    return result
 
 
 register_autograd('aten::special_spherical_bessel_j0.out', _autograd_special_spherical_bessel_j0_out)
